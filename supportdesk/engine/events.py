@@ -1,0 +1,42 @@
+"""What a turn streams to whoever drives it (the TUI, the CLI, evals)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from supportdesk.items import Item
+
+
+@dataclass(frozen=True)
+class SessionStarted:
+    session_id: str
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    agent: str
+    step: int
+
+
+@dataclass(frozen=True)
+class Token:
+    """A streamed piece of the reply the agent is writing (not yet stored)."""
+
+    agent: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Appended:
+    """An item is now in the log (message, tool call/result, handoff, context set, notice)."""
+
+    item: Item
+
+
+@dataclass(frozen=True)
+class Done:
+    session_id: str
+    active_agent: str
+
+
+Event = SessionStarted | StepStarted | Token | Appended | Done

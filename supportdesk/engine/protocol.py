@@ -1,0 +1,130 @@
+"""The one protocol every model provider speaks, and the actions it may return.
+
+The runner cannot tell the embedded offline model from a real LLM server: both get a
+`StepRequest` and stream back `TextDelta`s followed by exactly one action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from supportdesk.config import AgentConfig, DeskConfig
+from supportdesk.items import HandoffKind, Item
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What a model is told about one tool it may call."""
+
+    name: str
+    description: str
+    args_model: type[BaseModel]
+
+    def json_schema(self) -> dict[str, Any]:
+        return self.args_model.model_json_schema()
+
+
+@dataclass
+class StepRequest:
+    session_id: str
+    agent: AgentConfig
+    desk: DeskConfig
+    tools: list[ToolSpec]
+    handoff_targets: list[AgentConfig]
+    # The session log as the agent sees it (oldest first). Long sessions send the most
+    # recent window; the shared context below carries what was learned before it.
+    history: Sequence[Item]
+    # The shared context as of now: key -> value.
+    context: dict[str, Any]
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    # False when the server gave no usage and the figures are our estimate.
+    reported: bool = True
+
+    def as_meta(self) -> dict[str, Any]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens, "reported": self.reported}
+
+
+@dataclass
+class TextDelta:
+    """A piece of a reply as it streams."""
+
+    text: str
+
+
+@dataclass
+class RequestedCall:
+    call_id: str
+    name: str
+    # Parsed arguments; None when the model sent something that is not a JSON object.
+    arguments: dict[str, Any] | None
+    raw_arguments: str = ""
+
+
+@dataclass
+class _Action:
+    # Shared-context writes the agent makes along with the action (key -> value; None clears).
+    context: dict[str, Any] = field(default_factory=dict, kw_only=True)
+    usage: Usage | None = field(default=None, kw_only=True)
+    # Agent-private bookkeeping stored in the items' meta (routing confidence ...).
+    meta: dict[str, Any] = field(default_factory=dict, kw_only=True)
+
+
+@dataclass
+class Answer(_Action):
+    """Reply to the customer; ends the turn."""
+
+    text: str
+
+
+@dataclass
+class CallTools(_Action):
+    """Run these tools; the agent then takes another step with their results."""
+
+    calls: list[RequestedCall]
+    text: str = ""
+
+
+@dataclass
+class Transfer(_Action):
+    """Hand the conversation to another agent, which continues the same turn."""
+
+    to_agent: str
+    reason: str
+    handoff_kind: HandoffKind = "route"
+    # An optional line to the customer before the handoff ("Let me bring in billing.").
+    text: str = ""
+
+
+Action = Answer | CallTools | Transfer
+ProviderErrorKind = Literal[
+    "unreachable", "auth", "unknown_model", "rate_limited", "timeout", "bad_response", "error"
+]
+
+
+class ProviderError(Exception):
+    """A model server failed in a way the user should be told about in plain words."""
+
+    def __init__(self, kind: ProviderErrorKind, message: str):
+        self.kind = kind
+        self.message = message
+        super().__init__(message)
+
+
+@runtime_checkable
+class ModelProvider(Protocol):
+    name: str
+
+    def stream(self, request: StepRequest) -> AsyncIterator[TextDelta | Action]:
+        """Yield zero or more TextDeltas, then exactly one Action."""
+        ...
+
+    async def aclose(self) -> None: ...

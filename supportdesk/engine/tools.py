@@ -1,0 +1,138 @@
+"""The tool mechanism: a function with a pydantic argument model and a policy check.
+
+Policy runs inside the tool call, before the function, so no prompt, model or customer
+can talk an agent past it. The desk's actual tools live in `supportdesk.tools`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from supportdesk.engine.protocol import ToolSpec
+from supportdesk.items import Notice
+
+if TYPE_CHECKING:
+    from supportdesk.config import AgentConfig, DeskConfig
+
+
+class PolicyDenied(Exception):
+    """The tool refuses this call under the desk's policy (the reason goes to the model)."""
+
+
+class ApprovalRequired(Exception):
+    """The call may go ahead only once staff approve it."""
+
+
+@dataclass
+class ToolContext:
+    session_id: str
+    call_id: str
+    agent: AgentConfig
+    desk: DeskConfig
+    context: dict[str, Any]
+    # Whatever the app wires in for tools to act on (the demo customer data store).
+    services: Any = None
+    # True when staff granted an approval for this very call.
+    approved: bool = False
+
+
+@dataclass
+class ToolOutput:
+    output: Any
+    is_error: bool = False
+    # Shared-context writes that the tool makes (key -> value; None clears).
+    context: dict[str, Any] = field(default_factory=dict)
+    # Notices the tool wants in the log (a request for a human, say).
+    notices: list[Notice] = field(default_factory=list)
+    # Set when the policy asked for staff approval.
+    approval_reason: str | None = None
+
+    def text(self) -> str:
+        if isinstance(self.output, str):
+            return self.output
+        return json.dumps(self.output, ensure_ascii=False, default=str)
+
+
+Policy = Callable[[ToolContext, Any], None]
+Runner = Callable[[ToolContext, Any], "ToolOutput | Any | Awaitable[ToolOutput | Any]"]
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    args: type[BaseModel]
+    run: Runner
+    policy: Policy | None = None
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, self.args)
+
+    async def invoke(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> ToolOutput:
+        """Validate, check policy, run. Never raises: every failure is an error output."""
+        if arguments is None:
+            return ToolOutput(f"{self.name}: arguments must be a JSON object", is_error=True)
+        try:
+            args = self.args.model_validate(arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+            )
+            return ToolOutput(f"{self.name}: invalid arguments: {problems}", is_error=True)
+        if self.policy is not None:
+            try:
+                self.policy(ctx, args)
+            except PolicyDenied as exc:
+                return ToolOutput(f"refused by policy: {exc}", is_error=True)
+            except ApprovalRequired as exc:
+                if not ctx.approved:
+                    return ToolOutput(
+                        f"waiting for staff approval: {exc}", approval_reason=str(exc)
+                    )
+        try:
+            result = self.run(ctx, args)
+            if inspect.isawaitable(result):
+                result = await result
+        except PolicyDenied as exc:
+            return ToolOutput(f"refused by policy: {exc}", is_error=True)
+        except Exception as exc:  # a broken tool is an error result, never a crashed turn
+            return ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        return result if isinstance(result, ToolOutput) else ToolOutput(result)
+
+
+class ToolRegistry:
+    def __init__(self) -> None:
+        self._tools: dict[str, Tool] = {}
+
+    def add(self, tool: Tool) -> Tool:
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} registered twice")
+        self._tools[tool.name] = tool
+        return tool
+
+    def tool(
+        self, name: str, description: str, args: type[BaseModel], policy: Policy | None = None
+    ) -> Callable[[Runner], Runner]:
+        """Decorator: register a function as a tool."""
+
+        def register(fn: Runner) -> Runner:
+            self.add(Tool(name, description, args, fn, policy))
+            return fn
+
+        return register
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def specs(self, names: list[str]) -> list[ToolSpec]:
+        return [self._tools[n].spec for n in names if n in self._tools]

@@ -1,0 +1,119 @@
+"""The session item kinds: the only things a session log holds.
+
+A session is an ordered, append-only list of these. Every pane of the TUI, every
+export and every eval is a fold over them, so a new kind is one model here, one
+projection, one widget.
+
+Items are built without `seq`/`session_id`/`created_at` by the engine; the store
+stamps those when it appends them, in the same transaction that takes the seq.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Role = Literal["customer", "agent", "staff", "system"]
+HandoffKind = Literal["route", "escalate", "return", "manual"]
+NoticeKind = Literal[
+    "limit",  # a runner limit was reached; the turn ended and went to the fallback agent
+    "provider_error",  # the model server failed; the customer's message is still stored
+    "approval_requested",  # a tool wants staff approval before acting
+    "approval_granted",
+    "approval_denied",
+    "human_requested",  # the customer asked for a person
+    "info",
+]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class _ItemBase(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    session_id: str = ""
+    seq: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+    # The agent that held the conversation when this item was written.
+    agent: str = ""
+    # Agent-private bookkeeping (token usage, routing confidence, request ids).
+    # It is stored with the item but never shown to the agents as conversation.
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class Message(_ItemBase):
+    kind: Literal["message"] = "message"
+    role: Role
+    text: str
+
+
+class ToolCall(_ItemBase):
+    kind: Literal["tool_call"] = "tool_call"
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResult(_ItemBase):
+    kind: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    output: str
+    is_error: bool = False
+
+
+class Handoff(_ItemBase):
+    kind: Literal["handoff"] = "handoff"
+    from_agent: str
+    to_agent: str
+    reason: str = ""
+    # `kind` is the item discriminator, so the handoff's own sort lives here.
+    handoff_kind: HandoffKind = "route"
+
+
+class ContextSet(_ItemBase):
+    """One write to the shared context. `value=None` clears the key."""
+
+    kind: Literal["context_set"] = "context_set"
+    key: str
+    value: Any = None
+    writer: str
+
+
+class Notice(_ItemBase):
+    kind: Literal["notice"] = "notice"
+    notice_kind: NoticeKind
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+Item = Annotated[
+    Union[Message, ToolCall, ToolResult, Handoff, ContextSet, Notice],
+    Field(discriminator="kind"),
+]
+ITEM_ADAPTER: TypeAdapter[Item] = TypeAdapter(Item)
+ITEM_KINDS = ("message", "tool_call", "tool_result", "handoff", "context_set", "notice")
+
+# The envelope is stored in columns; everything else of an item is its JSON body.
+ENVELOPE = frozenset({"session_id", "seq", "created_at", "agent", "meta", "kind"})
+
+
+def item_body(item: Item) -> dict[str, Any]:
+    """The kind-specific fields of an item (what the store keeps as its JSON body)."""
+    return item.model_dump(mode="json", exclude=set(ENVELOPE))
+
+
+def item_to_json(item: Item) -> dict[str, Any]:
+    """The public JSON shape of an item (CLI `--json`, export)."""
+    out: dict[str, Any] = {
+        "seq": item.seq,
+        "kind": item.kind,
+        "agent": item.agent,
+        "created_at": item.created_at.isoformat(),
+    }
+    out.update(item_body(item))
+    return out

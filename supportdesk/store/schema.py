@@ -1,0 +1,63 @@
+"""The session database schema and its forward migrations (`PRAGMA user_version`).
+
+Migration N takes a database at version N-1 to N. A database with a higher version than
+`CURRENT_VERSION` comes from a newer supportdesk and is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+# 'SDSK': marks a SQLite file as ours, so a stranger's database is refused, not adopted.
+APPLICATION_ID = 0x5344534B
+
+MIGRATIONS: list[str] = [
+    # 1: sessions and their append-only item log.
+    """
+    CREATE TABLE sessions (
+        id            TEXT PRIMARY KEY,
+        title         TEXT NOT NULL DEFAULT '',
+        created_at    TEXT NOT NULL,
+        updated_at    TEXT NOT NULL,
+        entry_agent   TEXT NOT NULL,
+        active_agent  TEXT NOT NULL,
+        status        TEXT NOT NULL DEFAULT 'open',
+        item_count    INTEGER NOT NULL DEFAULT 0,
+        handoff_count INTEGER NOT NULL DEFAULT 0,
+        forked_from   TEXT,
+        forked_at     INTEGER
+    );
+    CREATE INDEX sessions_by_activity ON sessions (updated_at DESC, id);
+
+    CREATE TABLE items (
+        id         INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq        INTEGER NOT NULL,
+        kind       TEXT NOT NULL,
+        agent      TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        body       TEXT NOT NULL,
+        meta       TEXT,
+        -- the key of a context_set item, so "context as of seq k" is one index probe per key
+        ctx_key    TEXT,
+        UNIQUE (session_id, seq)
+    );
+    CREATE INDEX items_by_kind ON items (session_id, kind, seq);
+    CREATE INDEX items_by_ctx_key ON items (session_id, ctx_key, seq) WHERE ctx_key IS NOT NULL;
+
+    CREATE TABLE context_keys (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        key        TEXT NOT NULL,
+        PRIMARY KEY (session_id, key)
+    ) WITHOUT ROWID;
+    """,
+    # 2: full-text search over message text, backfilled from the log.
+    """
+    CREATE VIRTUAL TABLE message_fts USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
+    INSERT INTO message_fts (rowid, text)
+        SELECT id, json_extract(body, '$.text') FROM items WHERE kind = 'message';
+    CREATE TRIGGER items_fts_delete AFTER DELETE ON items WHEN old.kind = 'message' BEGIN
+        DELETE FROM message_fts WHERE rowid = old.id;
+    END;
+    """,
+]
+
+CURRENT_VERSION = len(MIGRATIONS)

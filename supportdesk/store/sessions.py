@@ -1,0 +1,519 @@
+"""The SQLite session store: an append-only item log per session.
+
+Every read the panes need (latest N, a seq range, one item, the handoffs, the context
+as of seq k) is an index lookup whose cost does not grow with the session's length.
+Appends take the next seq inside one `BEGIN IMMEDIATE` transaction, so several OS
+processes writing one session never lose, duplicate or reorder an item.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+from pydantic import BaseModel
+
+from supportdesk.items import ITEM_ADAPTER, Handoff, Item, item_body, utcnow
+from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, MIGRATIONS
+
+T = TypeVar("T")
+
+# Private-use code points that mark a search match inside a snippet: they cannot be
+# confused with markup or with anything a customer typed in a search result.
+MATCH_START = "\ue000"
+MATCH_END = "\ue001"
+
+
+class StoreError(Exception):
+    """A database that cannot be used; the message is one line for the user."""
+
+
+class SessionInfo(BaseModel):
+    id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    entry_agent: str
+    active_agent: str
+    status: str
+    item_count: int
+    handoff_count: int
+    forked_from: str | None = None
+    forked_at: int | None = None
+
+
+class ContextEntry(BaseModel):
+    key: str
+    value: Any
+    writer: str
+    seq: int
+    created_at: datetime
+
+
+class SearchHit(BaseModel):
+    session_id: str
+    title: str
+    seq: int
+    snippet: str
+
+    def parts(self) -> list[tuple[str, bool]]:
+        """The snippet as (text, is_match) runs, for highlighting without markup."""
+        out: list[tuple[str, bool]] = []
+        for i, chunk in enumerate(re.split(f"[{MATCH_START}{MATCH_END}]", self.snippet)):
+            if chunk:
+                out.append((chunk, i % 2 == 1))
+        return out
+
+
+def default_db_path() -> Path:
+    env = os.environ.get("SUPPORTDESK_DB")
+    if env:
+        return Path(env)
+    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return data / "supportdesk" / "desk.db"
+
+
+_SESSION_COLS = (
+    "id, title, created_at, updated_at, entry_agent, active_agent, status, "
+    "item_count, handoff_count, forked_from, forked_at"
+)
+_ITEM_COLS = "session_id, seq, kind, agent, created_at, body, meta"
+
+
+def _session(row: Sequence[Any]) -> SessionInfo:
+    return SessionInfo(**dict(zip(_SESSION_COLS.split(", "), row)))
+
+
+def _item(row: Sequence[Any]) -> Item:
+    session_id, seq, kind, agent, created_at, body, meta = row
+    data = json.loads(body)
+    data.update(
+        session_id=session_id,
+        seq=seq,
+        kind=kind,
+        agent=agent,
+        created_at=created_at,
+        meta=json.loads(meta) if meta else {},
+    )
+    return ITEM_ADAPTER.validate_python(data)
+
+
+def _fts_query(text: str) -> str:
+    """User words -> an FTS5 query of quoted prefix terms (no operators from user text)."""
+    words = re.findall(r"\w+", text, flags=re.UNICODE)
+    return " ".join(f'"{w}"*' for w in words)
+
+
+def _check_and_migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Refuse foreign or newer databases before writing anything; then migrate forward."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.DatabaseError:
+        raise StoreError(f"{path}: not a supportdesk database (not SQLite at all); refusing to touch it") from None
+    if app_id != APPLICATION_ID and (tables or version):
+        raise StoreError(
+            f"{path}: a SQLite database of another program, not supportdesk's; refusing to touch it"
+        )
+    if version > CURRENT_VERSION:
+        raise StoreError(
+            f"{path}: made by a newer supportdesk (schema v{version}, this one knows v{CURRENT_VERSION}); "
+            "upgrade supportdesk to open it"
+        )
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if version == CURRENT_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Re-read under the write lock: another process may have migrated meanwhile.
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number in range(version + 1, CURRENT_VERSION + 1):
+            for statement in _split_script(MIGRATIONS[number - 1]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _split_script(script: str) -> list[str]:
+    """Split a migration into statements (executescript would commit our transaction)."""
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
+
+
+class SessionStore:
+    """One connection to a session database. Open with `await SessionStore.open(path)`."""
+
+    def __init__(self, db: aiosqlite.Connection, path: str):
+        self._db = db
+        self.path = path
+        # The clock that stamps appended items; tests fix it for stable snapshots.
+        self.clock: Callable[[], datetime] = utcnow
+
+    @classmethod
+    async def open(cls, path: str | os.PathLike[str] | None = None, *, busy_timeout_ms: int = 10_000) -> SessionStore:
+        target = Path(path) if path else default_db_path()
+        if str(target) != ":memory:":
+            if target.is_dir():
+                raise StoreError(f"{target}: is a folder, not a database file")
+            target.parent.mkdir(parents=True, exist_ok=True)
+        db = await aiosqlite.connect(str(target), isolation_level=None)
+        try:
+            await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            await db._execute(_check_and_migrate, db._conn, str(target))
+        except sqlite3.Error as exc:
+            await db.close()
+            raise StoreError(f"{target}: cannot open database: {exc}") from None
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db, str(target))
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def __aenter__(self) -> SessionStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        # A whole transaction runs in one hop to the connection's thread: with one hop per
+        # statement, an append would pay six thread round trips instead of one.
+        return await self._db._execute(fn, self._db._conn, *args)
+
+    # --- sessions ---------------------------------------------------------------------------
+
+    async def create_session(
+        self, entry_agent: str, *, title: str = "", session_id: str | None = None
+    ) -> SessionInfo:
+        sid = session_id or uuid.uuid4().hex[:12]
+        now = self.clock().isoformat()
+        await self._db.execute(
+            "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (sid, title, now, now, entry_agent, entry_agent),
+        )
+        info = await self.get_session(sid)
+        assert info is not None
+        return info
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        async with self._db.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,)) as cur:
+            row = await cur.fetchone()
+        return _session(row) if row else None
+
+    async def find_session(self, prefix: str) -> SessionInfo | None:
+        """A session by its id or an unambiguous prefix of it (what people type)."""
+        exact = await self.get_session(prefix)
+        if exact or not prefix:
+            return exact
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
+            (prefix, prefix + "\U0010ffff"),
+        )
+        return _session(rows[0]) if len(rows) == 1 else None
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
+            (limit, offset),
+        )
+        return [_session(r) for r in rows]
+
+    async def count_sessions(self) -> int:
+        rows = await self._db.execute_fetchall("SELECT count(*) FROM sessions")
+        return rows[0][0]
+
+    async def set_status(self, session_id: str, status: str) -> None:
+        await self._db.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id))
+
+    async def delete_session(self, session_id: str) -> bool:
+        def tx(conn: sqlite3.Connection) -> bool:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("PRAGMA foreign_keys = ON")
+                cur = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+                conn.execute("COMMIT")
+                return cur.rowcount > 0
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        return await self._run(tx)
+
+    # --- the log --------------------------------------------------------------------------------
+
+    async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
+        """Append items as one transaction; returns them stamped with seq and time."""
+        if not items:
+            return []
+        now = self.clock()
+
+        def tx(conn: sqlite3.Connection) -> list[Item]:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    "SELECT item_count, handoff_count, active_agent, title FROM sessions WHERE id = ?",
+                    (session_id,),
+                ).fetchone()
+                if row is None:
+                    raise StoreError(f"no session {session_id!r}")
+                seq, handoffs, active, title = row
+                stamped: list[Item] = []
+                for item in items:
+                    seq += 1
+                    done = item.model_copy(update={"session_id": session_id, "seq": seq, "created_at": now})
+                    ctx_key = None
+                    if done.kind == "handoff":
+                        handoffs += 1
+                        active = done.to_agent
+                    elif done.kind == "context_set":
+                        ctx_key = done.key
+                        conn.execute(
+                            "INSERT OR IGNORE INTO context_keys (session_id, key) VALUES (?, ?)",
+                            (session_id, ctx_key),
+                        )
+                    cur = conn.execute(
+                        "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            session_id,
+                            seq,
+                            done.kind,
+                            done.agent,
+                            now.isoformat(),
+                            json.dumps(item_body(done), ensure_ascii=False),
+                            json.dumps(done.meta, ensure_ascii=False) if done.meta else None,
+                            ctx_key,
+                        ),
+                    )
+                    if done.kind == "message":
+                        conn.execute("INSERT INTO message_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, done.text))
+                        if not title and done.role == "customer":
+                            title = " ".join(done.text.split())[:80]
+                    stamped.append(done)
+                conn.execute(
+                    "UPDATE sessions SET item_count = ?, handoff_count = ?, active_agent = ?, title = ?, "
+                    "updated_at = ? WHERE id = ?",
+                    (seq, handoffs, active, title, now.isoformat(), session_id),
+                )
+                conn.execute("COMMIT")
+                return stamped
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        return await self._run(tx)
+
+    async def last_seq(self, session_id: str) -> int:
+        rows = await self._db.execute_fetchall("SELECT item_count FROM sessions WHERE id = ?", (session_id,))
+        return rows[0][0] if rows else 0
+
+    async def latest(self, session_id: str, n: int) -> list[Item]:
+        """The last n items, oldest first."""
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq > "
+            "(SELECT item_count FROM sessions WHERE id = ?) - ? ORDER BY seq",
+            (session_id, session_id, n),
+        )
+        return [_item(r) for r in rows]
+
+    async def range(self, session_id: str, first: int, last: int) -> list[Item]:
+        """Items with first <= seq <= last, oldest first."""
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+            (session_id, first, last),
+        )
+        return [_item(r) for r in rows]
+
+    async def item(self, session_id: str, seq: int) -> Item | None:
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq = ?", (session_id, seq)
+        )
+        return _item(rows[0]) if rows else None
+
+    async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND kind = 'handoff' AND seq <= ? ORDER BY seq",
+            (session_id, upto if upto is not None else 2**62),
+        )
+        return [_item(r) for r in rows]  # type: ignore[misc]
+
+    async def agent_at(self, session_id: str, seq: int) -> str:
+        """The agent holding the conversation once item `seq` was written."""
+        rows = await self._db.execute_fetchall(
+            "SELECT json_extract(body, '$.to_agent') FROM items "
+            "WHERE session_id = ? AND kind = 'handoff' AND seq <= ? ORDER BY seq DESC LIMIT 1",
+            (session_id, seq),
+        )
+        if rows:
+            return rows[0][0]
+        info = await self.get_session(session_id)
+        return info.entry_agent if info else ""
+
+    async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
+        """The shared context as of item `seq` (default: now). One index probe per key."""
+        rows = await self._db.execute_fetchall(
+            """
+            SELECT k.key, i.body, i.seq, i.created_at
+            FROM context_keys AS k
+            JOIN items AS i ON i.session_id = k.session_id AND i.seq = (
+                SELECT seq FROM items
+                WHERE session_id = k.session_id AND ctx_key = k.key AND seq <= ?
+                ORDER BY seq DESC LIMIT 1)
+            WHERE k.session_id = ?
+            ORDER BY k.key
+            """,
+            (seq if seq is not None else 2**62, session_id),
+        )
+        out: dict[str, ContextEntry] = {}
+        for key, body, at, created in rows:
+            data = json.loads(body)
+            if data.get("value") is None:
+                continue  # cleared
+            out[key] = ContextEntry(key=key, value=data["value"], writer=data["writer"], seq=at, created_at=created)
+        return out
+
+    async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
+        """The seqs of every item of one kind (the replay's handoff stops, say)."""
+        rows = await self._db.execute_fetchall(
+            "SELECT seq FROM items WHERE session_id = ? AND kind = ? ORDER BY seq", (session_id, kind)
+        )
+        return [r[0] for r in rows]
+
+    async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
+        """Token usage per agent, summed from the items' meta (`usage` written by the runner)."""
+        rows = await self._db.execute_fetchall(
+            """
+            SELECT agent,
+                   sum(coalesce(json_extract(meta, '$.usage.input_tokens'), 0)),
+                   sum(coalesce(json_extract(meta, '$.usage.output_tokens'), 0)),
+                   min(coalesce(json_extract(meta, '$.usage.reported'), 1))
+            FROM items WHERE session_id = ? AND meta IS NOT NULL AND json_extract(meta, '$.usage') IS NOT NULL
+            GROUP BY agent ORDER BY agent
+            """,
+            (session_id,),
+        )
+        return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
+
+    # --- search and fork ---------------------------------------------------------------------
+
+    async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
+        query = _fts_query(text)
+        if not query:
+            return []
+        rows = await self._db.execute_fetchall(
+            f"""
+            SELECT i.session_id, s.title, i.seq,
+                   snippet(message_fts, 0, '{MATCH_START}', '{MATCH_END}', '…', 12)
+            FROM message_fts
+            JOIN items AS i ON i.id = message_fts.rowid
+            JOIN sessions AS s ON s.id = i.session_id
+            WHERE message_fts MATCH ?
+            ORDER BY s.updated_at DESC, i.seq DESC
+            LIMIT ?
+            """,
+            (query, limit),
+        )
+        return [SearchHit(session_id=a, title=b, seq=c, snippet=d) for a, b, c, d in rows]
+
+    async def fork(self, session_id: str, upto: int) -> SessionInfo:
+        """A new session holding a copy of items 1..upto of another."""
+        source = await self.get_session(session_id)
+        if source is None:
+            raise StoreError(f"no session {session_id!r}")
+        upto = max(0, min(upto, source.item_count))
+        new_id = uuid.uuid4().hex[:12]
+        now = self.clock().isoformat()
+
+        def tx(conn: sqlite3.Connection) -> None:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                handoffs, active = conn.execute(
+                    "SELECT count(*), (SELECT json_extract(body, '$.to_agent') FROM items WHERE session_id = ?1 "
+                    "AND kind = 'handoff' AND seq <= ?2 ORDER BY seq DESC LIMIT 1) "
+                    "FROM items WHERE session_id = ?1 AND kind = 'handoff' AND seq <= ?2",
+                    (session_id, upto),
+                ).fetchone()
+                conn.execute(
+                    "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, status, "
+                    "item_count, handoff_count, forked_from, forked_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)",
+                    (
+                        new_id,
+                        source.title,
+                        now,
+                        now,
+                        source.entry_agent,
+                        active or source.entry_agent,
+                        upto,
+                        handoffs,
+                        session_id,
+                        upto,
+                    ),
+                )
+                conn.execute(
+                    "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) "
+                    "SELECT ?, seq, kind, agent, created_at, body, meta, ctx_key FROM items "
+                    "WHERE session_id = ? AND seq <= ? ORDER BY seq",
+                    (new_id, session_id, upto),
+                )
+                conn.execute(
+                    "INSERT INTO context_keys (session_id, key) SELECT DISTINCT ?, ctx_key FROM items "
+                    "WHERE session_id = ? AND ctx_key IS NOT NULL",
+                    (new_id, new_id),
+                )
+                conn.execute(
+                    "INSERT INTO message_fts (rowid, text) SELECT id, json_extract(body, '$.text') FROM items "
+                    "WHERE session_id = ? AND kind = 'message'",
+                    (new_id,),
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        await self._run(tx)
+        info = await self.get_session(new_id)
+        assert info is not None
+        return info
+
+    async def data_version(self) -> int:
+        """Changes whenever another connection commits: a cheap 'anything new?' probe."""
+        rows = await self._db.execute_fetchall("PRAGMA data_version")
+        return rows[0][0]
+
+
+__all__ = [
+    "ContextEntry",
+    "SearchHit",
+    "SessionInfo",
+    "SessionStore",
+    "StoreError",
+    "default_db_path",
+    "MATCH_START",
+    "MATCH_END",
+]
