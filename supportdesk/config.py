@@ -168,7 +168,8 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str] | None:
         if model is None:
             return None
     if isinstance(model, type) and issubclass(model, BaseModel):
-        return [n for n in model.model_fields if n not in ("name", "source")]
+        hidden = {"name", "source"} if model is AgentConfig else {"source"}
+        return [n for n in model.model_fields if n not in hidden]
     return None
 
 

@@ -357,11 +357,7 @@ class SessionStore:
         return _item(rows[0]) if rows else None
 
     async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND kind = 'handoff' AND seq <= ? ORDER BY seq",
-            (session_id, upto if upto is not None else 2**62),
-        )
-        return [_item(r) for r in rows]  # type: ignore[misc]
+        return await self.of_kind(session_id, "handoff", upto=upto)  # type: ignore[return-value]
 
     async def agent_at(self, session_id: str, seq: int) -> str:
         """The agent holding the conversation once item `seq` was written."""
@@ -397,6 +393,14 @@ class SessionStore:
                 continue  # cleared
             out[key] = ContextEntry(key=key, value=data["value"], writer=data["writer"], seq=at, created_at=created)
         return out
+
+    async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]:
+        """Every item of one kind (notices for pending approvals, say), oldest first."""
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND kind = ? AND seq <= ? ORDER BY seq",
+            (session_id, kind, upto if upto is not None else 2**62),
+        )
+        return [_item(r) for r in rows]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""

@@ -1,0 +1,299 @@
+"""The `supportdesk` command: the TUI by default, headless subcommands beside it.
+
+Every failure a user can cause (a broken desk file, a foreign database, an unknown
+session) ends as one clear line on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from supportdesk.config import ConfigError, load_desk, resolve_config_path
+from supportdesk.store import StoreError
+from supportdesk.text import safe_text
+
+EXIT_USAGE = 2
+
+
+def _out(text: str = "") -> None:
+    print(safe_text(text))
+
+
+def _err(text: str) -> None:
+    print(f"supportdesk: {safe_text(text)}", file=sys.stderr)
+
+
+# --- headless commands -------------------------------------------------------------------------
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from supportdesk.engine.desk import open_desk
+    from supportdesk.engine.events import Appended, SessionStarted
+    from supportdesk.export import item_line
+    from supportdesk.items import item_to_json
+
+    async with await open_desk(args.db, args.config) as desk:
+        session_id = args.session
+        if session_id:
+            info = await desk.store.find_session(session_id)
+            if info is None:
+                _err(f"no session {session_id!r}; see `supportdesk sessions list`")
+                return 1
+            session_id = info.id
+        else:
+            session_id = await desk.runner.new_session()
+        if args.json:
+            print(json.dumps({"session": session_id}))
+        else:
+            _out(f"session {session_id}")
+        for message in args.message:
+            async for event in desk.runner.send(session_id, message):
+                if isinstance(event, SessionStarted):
+                    continue
+                if not isinstance(event, Appended):
+                    continue
+                item = event.item
+                if args.json:
+                    print(json.dumps(item_to_json(item), ensure_ascii=False))
+                elif item.kind == "message" and item.role == "customer":
+                    _out(f"\n{item_line(item, desk.config)}")
+                elif item.kind in ("message", "handoff", "notice") or args.verbose:
+                    _out(item_line(item, desk.config))
+    return 0
+
+
+async def _sessions_list(args: argparse.Namespace) -> int:
+    from supportdesk.store import SessionStore
+
+    async with await SessionStore.open(args.db) as store:
+        if args.search:
+            hits = await store.search(args.search, limit=args.limit)
+            if args.json:
+                for hit in hits:
+                    print(json.dumps(hit.model_dump(mode="json") | {"snippet": _plain_snippet(hit)}, ensure_ascii=False))
+                return 0
+            for hit in hits:
+                _out(f"{hit.session_id}  #{hit.seq:<5} {_plain_snippet(hit)}")
+            if not hits:
+                _out(f"no messages match {args.search!r}")
+            return 0
+        sessions = await store.list_sessions(limit=args.limit)
+        if args.json:
+            for info in sessions:
+                print(json.dumps(info.model_dump(mode="json"), ensure_ascii=False))
+            return 0
+        if not sessions:
+            _out("no sessions yet; start one with `supportdesk run \"Hello\"` or `supportdesk`")
+        for info in sessions:
+            _out(
+                f"{info.id}  {info.updated_at:%Y-%m-%d %H:%M}  {info.active_agent:<10} "
+                f"{info.handoff_count:>2} handoffs  {info.status:<17} {info.title}"
+            )
+    return 0
+
+
+def _plain_snippet(hit: Any) -> str:
+    return "".join(f"«{t}»" if match else t for t, match in hit.parts())
+
+
+async def _load_session(args: argparse.Namespace) -> tuple[Any, list[Any]] | None:
+    from supportdesk.store import SessionStore
+
+    async with await SessionStore.open(args.db) as store:
+        info = await store.find_session(args.id)
+        if info is None:
+            _err(f"no session {args.id!r}; see `supportdesk sessions list`")
+            return None
+        return info, await store.range(info.id, 1, info.item_count)
+
+
+def _desk_or_none(args: argparse.Namespace) -> Any:
+    try:
+        return load_desk(args.config)
+    except ConfigError:
+        return None  # titles are a nicety when showing a transcript
+
+
+async def _sessions_show(args: argparse.Namespace) -> int:
+    from supportdesk.export import item_line
+
+    loaded = await _load_session(args)
+    if loaded is None:
+        return 1
+    info, items = loaded
+    config = _desk_or_none(args)
+    _out(f"{info.id} · {info.title} · agent now: {info.active_agent} · {info.item_count} items")
+    for item in items:
+        _out(f"{item.seq:>5}  {item_line(item, config)}")
+    return 0
+
+
+async def _export(args: argparse.Namespace) -> int:
+    from supportdesk.export import session_json, session_markdown
+
+    loaded = await _load_session(args)
+    if loaded is None:
+        return 1
+    info, items = loaded
+    if args.format == "json":
+        text = json.dumps(session_json(info, items), ensure_ascii=False, indent=2) + "\n"
+    else:
+        text = session_markdown(info, items, _desk_or_none(args))
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        _out(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _config_check(args: argparse.Namespace) -> int:
+    path = args.path or args.config
+    resolved = resolve_config_path(path)
+    try:
+        desk = load_desk(resolved)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(safe_text(problem), file=sys.stderr)
+        return EXIT_USAGE
+    agents = ", ".join(f"{a.name} (L{a.level})" for a in desk.agents.values())
+    _out(f"{resolved}: ok · entry {desk.desk.entry} · agents: {agents} · model: {desk.model.provider}")
+    return 0
+
+
+# --- the TUI -----------------------------------------------------------------------------------
+
+
+def _tui(args: argparse.Namespace) -> int:
+    try:
+        from supportdesk.tui.app import run_app
+    except ImportError as exc:
+        _err(f"the terminal interface is not available in this build ({exc}); try `supportdesk run MESSAGE`")
+        return 1
+    # Fail early, in plain words, before the screen is taken over.
+    load_desk(args.config)
+    return run_app(
+        db=args.db,
+        config=args.config,
+        theme=getattr(args, "theme", None),
+        session=getattr(args, "session", None),
+        replay=getattr(args, "replay_id", None),
+    ) or 0
+
+
+# --- argument parsing --------------------------------------------------------------------------
+
+
+def _common(default: Any) -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db", metavar="PATH", default=default, help="session database (default: $SUPPORTDESK_DB or the data folder)"
+    )
+    common.add_argument(
+        "--config", metavar="PATH", default=default, help="desk file (default: $SUPPORTDESK_CONFIG, ./agents.toml ...)"
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="supportdesk",
+        parents=[_common(None)],
+        description="A terminal desk for multi-agent customer support.",
+    )
+    # Subcommands take --db/--config too; SUPPRESS keeps them from undoing `supportdesk --db X run`.
+    common = _common(argparse.SUPPRESS)
+    parser.add_argument("--theme", help="theme name (see the themes/ folder)")
+    parser.set_defaults(func=_tui, session=None, replay_id=None)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    chat = sub.add_parser("chat", parents=[common], help="open the desk, optionally on one session")
+    chat.add_argument("--session", metavar="ID")
+    chat.add_argument("--theme")
+    chat.set_defaults(func=_tui)
+
+    replay = sub.add_parser("replay", parents=[common], help="replay a past session and step through its handoffs")
+    replay.add_argument("replay_id", metavar="ID")
+    replay.add_argument("--theme")
+    replay.set_defaults(func=_tui)
+
+    run = sub.add_parser("run", parents=[common], help="send customer messages headlessly and print what the agents do")
+    run.add_argument("--session", metavar="ID", help="continue this session (default: a new one)")
+    run.add_argument("--json", action="store_true", help="one JSON object per appended item")
+    run.add_argument("-v", "--verbose", action="store_true", help="also print tool calls, results and context writes")
+    run.add_argument("message", nargs="+", metavar="MESSAGE")
+    run.set_defaults(func=_run)
+
+    sessions = sub.add_parser("sessions", help="list, search and show sessions")
+    ssub = sessions.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
+    slist = ssub.add_parser("list", parents=[common], help="sessions, newest activity first")
+    slist.add_argument("--search", metavar="TEXT", help="full-text search over messages")
+    slist.add_argument("--json", action="store_true")
+    slist.add_argument("--limit", type=int, default=50)
+    slist.set_defaults(func=_sessions_list)
+    sshow = ssub.add_parser("show", parents=[common], help="one session's items")
+    sshow.add_argument("id", metavar="ID")
+    sshow.set_defaults(func=_sessions_show)
+
+    export = sub.add_parser("export", parents=[common], help="a session as Markdown or JSON")
+    export.add_argument("id", metavar="ID")
+    export.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    export.add_argument("-o", "--output", metavar="FILE")
+    export.set_defaults(func=_export)
+
+    config = sub.add_parser("config", help="check a desk file")
+    csub = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    check = csub.add_parser("check", parents=[common], help="validate agents.toml and print every problem")
+    check.add_argument("path", nargs="?", metavar="PATH")
+    check.set_defaults(func=_config_check)
+
+    for module in ("supportdesk.evals", "supportdesk.doctor"):
+        _plug_in(module, sub, common)
+    return parser
+
+
+def _plug_in(module: str, sub: Any, common: argparse.ArgumentParser) -> None:
+    """Subcommands that live with their feature (eval, doctor) register themselves."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return
+    register: Callable[..., None] = mod.register
+    try:
+        register(sub, common)
+    except TypeError:
+        register(sub)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = args.func
+    try:
+        result = func(args)
+        if isinstance(result, Coroutine):
+            result = asyncio.run(result)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(safe_text(problem), file=sys.stderr)
+        return EXIT_USAGE
+    except StoreError as exc:
+        _err(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

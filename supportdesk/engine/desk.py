@@ -1,0 +1,75 @@
+"""Wiring: a desk file and a database become a ready runner."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from supportdesk.config import DeskConfig, load_desk
+from supportdesk.engine.protocol import ModelProvider
+from supportdesk.engine.runner import Runner
+from supportdesk.engine.tools import ToolRegistry
+from supportdesk.store import SessionStore
+
+
+@dataclass
+class Services:
+    """What tools act on. `customers` is the demo customer data store."""
+
+    customers: Any = None
+
+
+@dataclass
+class Desk:
+    config: DeskConfig
+    store: SessionStore
+    runner: Runner
+    services: Services
+
+    async def close(self) -> None:
+        await self.runner.provider.aclose()
+        if self.services.customers is not None:
+            await self.services.customers.close()
+        await self.store.close()
+
+    async def __aenter__(self) -> Desk:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+async def open_desk(
+    db: str | os.PathLike[str] | None = None,
+    config: DeskConfig | str | os.PathLike[str] | None = None,
+    *,
+    provider: ModelProvider | None = None,
+    tools: ToolRegistry | None = None,
+    customers: bool = True,
+) -> Desk:
+    """Open the database and desk. Raises ConfigError or StoreError with user-facing text."""
+    cfg = config if isinstance(config, DeskConfig) else load_desk(config)
+    store = await SessionStore.open(db)
+    try:
+        services = Services()
+        if customers:
+            services.customers = await _open_customers(store.path)
+        if tools is None:
+            from supportdesk.tools import registry as tools
+        if provider is None:
+            from supportdesk.models import make_provider
+
+            provider = make_provider(cfg)
+    except BaseException:
+        await store.close()
+        raise
+    return Desk(cfg, store, Runner(store, cfg, provider, tools, services), services)
+
+
+async def _open_customers(path: str) -> Any:
+    try:
+        from supportdesk.store.customers import open_customers
+    except ImportError:  # the demo data store is optional for bare engine use
+        return None
+    return await open_customers(path)

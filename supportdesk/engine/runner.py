@@ -1,0 +1,403 @@
+"""The desk runner: one customer message in, agent steps out as a stream of events.
+
+A step asks the model for the next action, runs any tools, and appends everything that
+step produced in one transaction. The active agent is read from the log at the start of
+every turn, never kept in memory, so a restart (or another process) picks up exactly
+where the conversation stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from supportdesk.config import AgentConfig, DeskConfig
+from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token
+from supportdesk.engine.protocol import (
+    Answer,
+    CallTools,
+    ModelProvider,
+    ProviderError,
+    StepRequest,
+    TextDelta,
+    Transfer,
+)
+from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry
+from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
+from supportdesk.store import SessionStore
+
+# How much of the log a step shows the model. The shared context carries what was
+# learned earlier, so a 100,000-item session does not cost 100,000 items per step.
+HISTORY_WINDOW = 400
+
+PROVIDER_ERROR_TEXT = {
+    "unreachable": "The model server could not be reached",
+    "auth": "The model server refused our API key",
+    "unknown_model": "The model server does not know the configured model",
+    "rate_limited": "The model server is rate-limiting us",
+    "timeout": "The model server did not answer in time",
+    "bad_response": "The model server sent a reply we could not read",
+    "error": "The model failed",
+}
+
+
+class TurnError(Exception):
+    """A staff command that cannot be carried out (unknown agent, no such approval ...)."""
+
+
+def transfer_tool_name(agent: str) -> str:
+    return f"transfer_to_{agent}"
+
+
+class Runner:
+    def __init__(
+        self,
+        store: SessionStore,
+        config: DeskConfig,
+        provider: ModelProvider,
+        tools: ToolRegistry,
+        services: Any = None,
+    ):
+        self.store = store
+        self.config = config
+        self.provider = provider
+        self.tools = tools
+        self.services = services
+
+    # --- sessions and turns ----------------------------------------------------------------------
+
+    async def new_session(self) -> str:
+        info = await self.store.create_session(self.config.desk.entry)
+        return info.id
+
+    async def send(self, session_id: str | None, text: str) -> AsyncIterator[Event]:
+        """Store the customer's message, then let the agents work until one answers."""
+        if session_id is None:
+            session_id = await self.new_session()
+            yield SessionStarted(session_id)
+        active = await self._active_agent(session_id)
+        [stored] = await self.store.append(session_id, [Message(role="customer", text=text, agent=active)])
+        yield Appended(stored)
+        async for event in self._turn(session_id):
+            yield event
+
+    async def retry_turn(self, session_id: str) -> AsyncIterator[Event]:
+        """Run the agents again on the log as it stands (after a provider error, say)."""
+        async for event in self._turn(session_id):
+            yield event
+
+    async def _active_agent(self, session_id: str) -> str:
+        info = await self.store.get_session(session_id)
+        if info is None:
+            raise TurnError(f"no session {session_id!r}")
+        # A desk file edited since the session began may no longer have that agent.
+        return info.active_agent if info.active_agent in self.config.agents else self.config.desk.fallback
+
+    async def _turn(self, session_id: str) -> AsyncIterator[Event]:
+        limits = self.config.desk.limits
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limits.message_timeout
+        active = await self._active_agent(session_id)
+        holders = [active]  # who held the conversation this turn, for ping-pong detection
+        handoffs = 0
+        statuses: set[str] = set()
+
+        for step in range(1, limits.max_steps_per_message + 2):
+            if step > limits.max_steps_per_message:
+                async for ev in self._limit(session_id, active, f"{limits.max_steps_per_message} steps without an answer"):
+                    yield ev
+                active = self.config.desk.fallback
+                break
+            agent = self.config.agents[active]
+            yield StepStarted(active, step)
+            budget = min(limits.step_timeout, deadline - loop.time())
+            action = None
+            try:
+                if budget <= 0:
+                    raise TimeoutError
+                async with asyncio.timeout(budget):
+                    request = await self._request(session_id, agent)
+                    async for out in self.provider.stream(request):
+                        if isinstance(out, TextDelta):
+                            yield Token(active, out.text)
+                        else:
+                            action = out
+                    if isinstance(action, CallTools):
+                        stored = await self._run_tools(session_id, agent, action)
+            except TimeoutError:
+                which = "message" if deadline - loop.time() <= 0 else "step"
+                seconds = limits.message_timeout if which == "message" else limits.step_timeout
+                async for ev in self._limit(session_id, active, f"the {which} took longer than {seconds:g} s"):
+                    yield ev
+                active = self.config.desk.fallback
+                break
+            except ProviderError as exc:
+                text = f"{PROVIDER_ERROR_TEXT.get(exc.kind, 'The model failed')}: {exc.message}"
+                notice = Notice(notice_kind="provider_error", text=text, data={"error": exc.kind}, agent=active)
+                for item in await self.store.append(session_id, [notice]):
+                    yield Appended(item)
+                break
+            except Exception as exc:  # a broken provider must not lose the turn or crash the app
+                notice = Notice(
+                    notice_kind="provider_error",
+                    text=f"The model failed: {type(exc).__name__}: {exc}",
+                    data={"error": "error"},
+                    agent=active,
+                )
+                for item in await self.store.append(session_id, [notice]):
+                    yield Appended(item)
+                break
+
+            if action is None:
+                notice = Notice(notice_kind="provider_error", text="The model returned no action", agent=active)
+                for item in await self.store.append(session_id, [notice]):
+                    yield Appended(item)
+                break
+
+            if isinstance(action, CallTools):
+                for item in stored:
+                    if item.kind == "notice":
+                        statuses.add(item.notice_kind)
+                    yield Appended(item)
+                continue
+
+            items = self._context_items(action.context, active)
+            meta = self._meta(action)
+            if isinstance(action, Answer):
+                items.append(Message(role="agent", text=action.text, agent=active, meta=meta))
+                for item in await self.store.append(session_id, items):
+                    yield Appended(item)
+                break
+
+            assert isinstance(action, Transfer)
+            refusal = self._check_transfer(agent, action)
+            if refusal:
+                call_id = f"call_{uuid.uuid4().hex[:10]}"
+                name = transfer_tool_name(action.to_agent)
+                items += [
+                    ToolCall(call_id=call_id, name=name, arguments={"reason": action.reason}, agent=active, meta=meta),
+                    ToolResult(call_id=call_id, name=name, output=refusal, is_error=True, agent=active),
+                ]
+                for item in await self.store.append(session_id, items):
+                    yield Appended(item)
+                continue
+            problem = self._handoff_limit(handoffs + 1, holders + [action.to_agent])
+            if problem:
+                for item in await self.store.append(session_id, items):
+                    yield Appended(item)
+                async for ev in self._limit(session_id, active, problem):
+                    yield ev
+                active = self.config.desk.fallback
+                break
+            if action.text:
+                items.append(Message(role="agent", text=action.text, agent=active))
+            items.append(
+                Handoff(
+                    from_agent=active,
+                    to_agent=action.to_agent,
+                    reason=action.reason,
+                    handoff_kind=action.handoff_kind,
+                    agent=active,
+                    meta=meta,
+                )
+            )
+            for item in await self.store.append(session_id, items):
+                yield Appended(item)
+            handoffs += 1
+            active = action.to_agent
+            holders.append(active)
+
+        status = (
+            "awaiting_approval"
+            if "approval_requested" in statuses
+            else "needs_human" if "human_requested" in statuses else "open"
+        )
+        await self.store.set_status(session_id, status)
+        yield Done(session_id, active)
+
+    # --- one step's parts --------------------------------------------------------------------------
+
+    async def _request(self, session_id: str, agent: AgentConfig) -> StepRequest:
+        history = await self.store.latest(session_id, HISTORY_WINDOW)
+        context = await self.store.context_at(session_id)
+        return StepRequest(
+            session_id=session_id,
+            agent=agent,
+            desk=self.config,
+            tools=self.tools.specs(agent.tools),
+            handoff_targets=[self.config.agents[n] for n in agent.handoffs if n in self.config.agents],
+            history=history,
+            context={k: e.value for k, e in context.items()},
+        )
+
+    @staticmethod
+    def _meta(action: Answer | CallTools | Transfer) -> dict[str, Any]:
+        meta = dict(action.meta)
+        if action.usage is not None:
+            meta["usage"] = action.usage.as_meta()
+        return meta
+
+    @staticmethod
+    def _context_items(updates: dict[str, Any], writer: str) -> list[Item]:
+        return [ContextSet(key=k, value=v, writer=writer, agent=writer) for k, v in updates.items()]
+
+    def _check_transfer(self, agent: AgentConfig, action: Transfer) -> str | None:
+        if action.to_agent in agent.handoffs and action.to_agent in self.config.agents:
+            return None
+        valid = ", ".join(agent.handoffs) or "none"
+        return f"refused: {agent.name} cannot hand off to {action.to_agent!r}; valid targets: {valid}"
+
+    def _handoff_limit(self, count: int, holders: list[str]) -> str | None:
+        limits = self.config.desk.limits
+        if count > limits.max_handoffs_per_message:
+            return f"more than {limits.max_handoffs_per_message} handoffs for one message"
+        window = holders[-limits.pingpong_window :]
+        if len(window) >= limits.pingpong_window and len(set(window)) < limits.pingpong_min_unique:
+            return f"agents kept handing the conversation back and forth ({' → '.join(window)})"
+        return None
+
+    async def _run_tools(self, session_id: str, agent: AgentConfig, action: CallTools) -> list[Item]:
+        """Run the calls; append the step's calls, results and context writes together."""
+        active = agent.name
+        items: list[Item] = self._context_items(action.context, active)
+        if action.text:
+            items.append(Message(role="agent", text=action.text, agent=active))
+        context = {k: e.value for k, e in (await self.store.context_at(session_id)).items()}
+        context.update(action.context)
+        meta = self._meta(action)
+        results: list[Item] = []
+        for call in action.calls:
+            call_id = call.call_id or f"call_{uuid.uuid4().hex[:10]}"
+            arguments = call.arguments if call.arguments is not None else {"_invalid_json": call.raw_arguments}
+            items.append(ToolCall(call_id=call_id, name=call.name, arguments=arguments, agent=active, meta=meta))
+            meta = {}  # usage belongs to the step once, not to each call
+            output = await self._invoke(session_id, agent, call_id, call.name, call.arguments, context)
+            results.append(
+                ToolResult(call_id=call_id, name=call.name, output=output.text(), is_error=output.is_error, agent=active)
+            )
+            results += self._context_items(output.context, active)
+            context.update(output.context)
+            results += [n.model_copy(update={"agent": active}) for n in output.notices]
+            if output.approval_reason is not None:
+                results.append(
+                    Notice(
+                        notice_kind="approval_requested",
+                        text=f"{agent.title} asks staff to approve {call.name}: {output.approval_reason}",
+                        data={"approval_id": call_id, "tool": call.name, "arguments": call.arguments or {}},
+                        agent=active,
+                    )
+                )
+        return await self.store.append(session_id, items + results)
+
+    async def _invoke(
+        self,
+        session_id: str,
+        agent: AgentConfig,
+        call_id: str,
+        name: str,
+        arguments: dict[str, Any] | None,
+        context: dict[str, Any],
+        approved: bool = False,
+    ) -> ToolOutput:
+        tool = self.tools.get(name)
+        if tool is None or name not in agent.tools:
+            valid = ", ".join(agent.tools) or "none"
+            return ToolOutput(f"unknown tool {name!r} for {agent.name}; available: {valid}", is_error=True)
+        ctx = ToolContext(
+            session_id=session_id,
+            call_id=call_id,
+            agent=agent,
+            desk=self.config,
+            context=context,
+            services=self.services,
+            approved=approved,
+        )
+        return await tool.invoke(ctx, arguments)
+
+    async def _limit(self, session_id: str, active: str, why: str) -> AsyncIterator[Event]:
+        """A limit ends the turn and hands the conversation to the fallback agent."""
+        fallback = self.config.desk.fallback
+        items: list[Item] = [Notice(notice_kind="limit", text=f"Limit reached: {why}.", agent=active)]
+        if active != fallback:
+            items.append(
+                Handoff(from_agent=active, to_agent=fallback, reason=f"limit reached: {why}", handoff_kind="return", agent=active)
+            )
+        for item in await self.store.append(session_id, items):
+            yield Appended(item)
+
+    # --- staff actions -----------------------------------------------------------------------------
+
+    async def staff_note(self, session_id: str, text: str) -> Item:
+        active = await self._active_agent(session_id)
+        [item] = await self.store.append(session_id, [Message(role="staff", text=text, agent=active)])
+        return item
+
+    async def force_handoff(self, session_id: str, to_agent: str, reason: str = "staff decision") -> Item:
+        if to_agent not in self.config.agents:
+            raise TurnError(f"no agent named {to_agent!r}; agents: {', '.join(self.config.agents)}")
+        active = await self._active_agent(session_id)
+        if to_agent == active:
+            raise TurnError(f"{to_agent} already holds the conversation")
+        [item] = await self.store.append(
+            session_id,
+            [Handoff(from_agent=active, to_agent=to_agent, reason=reason, handoff_kind="manual", agent=active)],
+        )
+        return item
+
+    async def set_context(self, session_id: str, key: str, value: Any, writer: str = "staff") -> Item:
+        active = await self._active_agent(session_id)
+        [item] = await self.store.append(session_id, [ContextSet(key=key, value=value, writer=writer, agent=active)])
+        return item
+
+    async def pending_approvals(self, session_id: str) -> list[Notice]:
+        notices = await self.store.of_kind(session_id, "notice")
+        decided = {
+            n.data.get("approval_id")
+            for n in notices
+            if n.notice_kind in ("approval_granted", "approval_denied")
+        }
+        return [
+            n for n in notices if n.notice_kind == "approval_requested" and n.data.get("approval_id") not in decided
+        ]
+
+    async def decide_approval(self, session_id: str, approval_id: str, granted: bool) -> AsyncIterator[Event]:
+        """Staff grant or deny a pending approval; the agent then tells the customer."""
+        pending = {n.data["approval_id"]: n for n in await self.pending_approvals(session_id)}
+        request = pending.get(approval_id)
+        if request is None:
+            raise TurnError(f"no pending approval {approval_id!r}")
+        active = await self._active_agent(session_id)
+        agent = self.config.agents.get(request.agent) or self.config.agents[active]
+        tool = request.data["tool"]
+        kind = "approval_granted" if granted else "approval_denied"
+        verdict = "granted" if granted else "denied"
+        items: list[Item] = [
+            Notice(
+                notice_kind=kind,
+                text=f"Staff {verdict} {tool} ({approval_id}).",
+                data={"approval_id": approval_id, "tool": tool},
+                agent=active,
+            )
+        ]
+        if granted:
+            context = {k: e.value for k, e in (await self.store.context_at(session_id)).items()}
+            call_id = f"{approval_id}-approved"
+            output = await self._invoke(
+                session_id, agent, call_id, tool, request.data.get("arguments") or {}, context, approved=True
+            )
+            items += [
+                ToolCall(call_id=call_id, name=tool, arguments=request.data.get("arguments") or {}, agent=agent.name),
+                ToolResult(call_id=call_id, name=tool, output=output.text(), is_error=output.is_error, agent=agent.name),
+                *self._context_items(output.context, agent.name),
+            ]
+        for item in await self.store.append(session_id, items):
+            yield Appended(item)
+        async for event in self._turn(session_id):
+            yield event
+
+
+async def drain(events: AsyncIterator[Event]) -> list[Event]:
+    """Run a turn to its end and keep every event (CLI, evals, tests)."""
+    return [event async for event in events]

@@ -1,0 +1,25 @@
+"""Untrusted text (customers', models') made safe to show on a terminal.
+
+Rich markup is never parsed from it (callers build `rich.text.Text`, not markup strings);
+this module takes care of the other half: control characters and escape sequences that
+a terminal would obey are replaced by visible stand-ins.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except tab and newline, DEL, and C1 controls (ESC, CSI, OSC ... live here).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode "control picture": ␛ for ESC, ␇ for BEL ...
+    return "␡" if code == 0x7F else f"\\x{code:02x}"
+
+
+def safe_text(text: str) -> str:
+    """The text with every terminal control character made visible and inert."""
+    return _CONTROL.sub(_visible, text)

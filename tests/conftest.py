@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from supportdesk.config import DeskConfig, parse_desk
+from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolRegistry
+
+REPO = Path(__file__).resolve().parent.parent
+
+TEST_DESK = """
+[desk]
+entry = "triage"
+fallback = "triage"
+[desk.limits]
+max_handoffs_per_message = 3
+max_steps_per_message = 6
+pingpong_window = 4
+pingpong_min_unique = 3
+step_timeout = 2.0
+message_timeout = 5.0
+
+[agents.triage]
+title = "Triage"
+description = "routes"
+handoffs = ["billing", "technical"]
+
+[agents.billing]
+title = "Billing"
+description = "money"
+tools = ["refund", "explode"]
+handoffs = ["senior", "triage"]
+
+[agents.technical]
+title = "Technical"
+description = "fixes"
+handoffs = ["senior", "triage"]
+
+[agents.senior]
+title = "Senior"
+description = "level 2"
+level = 2
+tools = ["refund"]
+handoffs = ["triage"]
+"""
+
+
+class RefundArgs(BaseModel):
+    amount: float
+
+
+def _refund_policy(ctx, args: RefundArgs) -> None:
+    limit = ctx.desk.policy.refund_limit(ctx.agent.level)
+    if args.amount > limit:
+        raise PolicyDenied(f"{ctx.agent.name} may refund at most ${limit:.2f}")
+    if args.amount >= ctx.desk.policy.approval_threshold:
+        raise ApprovalRequired(f"refund of ${args.amount:.2f}")
+
+
+def make_test_tools() -> tuple[ToolRegistry, list[float]]:
+    registry = ToolRegistry()
+    refunds: list[float] = []
+
+    @registry.tool("refund", "Refund an amount", RefundArgs, policy=_refund_policy)
+    def refund(ctx, args: RefundArgs):
+        refunds.append(args.amount)
+        return {"refunded": args.amount}
+
+    class Nothing(BaseModel):
+        pass
+
+    @registry.tool("explode", "Always fails", Nothing)
+    def explode(ctx, args):
+        raise RuntimeError("boom")
+
+    return registry, refunds
+
+
+@pytest.fixture
+def test_desk() -> DeskConfig:
+    return parse_desk(TEST_DESK, "test.toml", tool_names=["refund", "explode"])
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "desk.db"
