@@ -1,0 +1,550 @@
+"""A model provider for OpenAI-compatible chat-completion servers.
+
+Hosted OpenAI, Ollama, vLLM, llama.cpp and LM Studio all speak `/v1/chat/completions` with
+tools. This module wraps the official `openai` client (imported here and nowhere else, so the
+offline desk never loads it) behind the desk's small `ModelProvider` protocol:
+
+- the agent's tools become function tools; each handoff target becomes `transfer_to_<agent>`;
+- the model's reply maps onto the same actions the embedded model returns (Answer, CallTools,
+  Transfer), so the runner, the TUI and replay cannot tell the difference;
+- retries are ours, not the client's: the client would wait up to two minutes on a
+  Retry-After, far past what a chat turn can afford, so we cap the wait and give up clearly;
+- every failure that reaches the runner is a `ProviderError` with a plain sentence, and the
+  API key never appears in one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import re
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+try:
+    import httpx2
+    import openai
+except ImportError as exc:  # pragma: no cover - exercised only without the extra installed
+    raise ImportError(
+        "the openai provider needs the openai package: pip install 'supportdesk[openai]'"
+    ) from exc
+
+from supportdesk.config import DeskConfig, ModelSettings
+from supportdesk.engine.protocol import (
+    Action,
+    Answer,
+    CallTools,
+    ProviderError,
+    RequestedCall,
+    StepRequest,
+    TextDelta,
+    Transfer,
+    Usage,
+)
+from supportdesk.items import HandoffKind
+from supportdesk.models.history import (
+    build_messages,
+    estimate_tokens,
+    tool_definitions,
+    transfer_target,
+)
+
+# Local servers ignore the key but the client insists on one.
+PLACEHOLDER_KEY = "not-needed"
+# Longest Retry-After we honour inside a chat turn; a server asking for more gets a clear
+# "rate limited" notice instead of a frozen conversation.
+MAX_RETRY_AFTER = 20.0
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 8.0
+# Server text quoted in an error is cut to this many characters.
+_MAX_SERVER_TEXT = 200
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class _StreamDropped(Exception):
+    """The stream ended before the server said the reply was finished."""
+
+
+class _EmptyReply(Exception):
+    def __init__(self, finish_reason: str | None):
+        self.finish_reason = finish_reason
+
+
+@dataclass
+class _Reply:
+    """One model reply, assembled from stream chunks or a whole response."""
+
+    text: str = ""
+    # index -> {"id", "name", "arguments"}; filled from deltas in arrival order.
+    calls: dict[int, dict[str, str]] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: tuple[int, int] | None = None
+    model: str = ""
+    request_id: str | None = None
+
+    def add_tool_delta(self, delta: Any) -> None:
+        index = getattr(delta, "index", None)
+        call_id = getattr(delta, "id", None)
+        if index is None:
+            # A few servers omit the index: a new id starts a new call, else continue the last.
+            known = [i for i, c in self.calls.items() if call_id and c["id"] == call_id]
+            if known:
+                index = known[0]
+            elif call_id or not self.calls:
+                index = len(self.calls)
+            else:
+                index = max(self.calls)
+        slot = self.calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+        if call_id and not slot["id"]:
+            slot["id"] = call_id
+        function = getattr(delta, "function", None)
+        if function is not None:
+            # Real servers repeat the name in every delta: set it once, never concatenate.
+            if function.name and not slot["name"]:
+                slot["name"] = function.name
+            if function.arguments:
+                slot["arguments"] += function.arguments
+
+
+def parse_arguments(raw: str) -> dict[str, Any] | None:
+    """The JSON object a model sent as arguments; None when it is not one."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds from `retry-after-ms` or `retry-after` (numeric form); None when absent."""
+    if headers is None:
+        return None
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            continue
+        if seconds >= 0 and seconds != float("inf"):
+            return seconds
+    return None
+
+
+def backoff_delay(attempt: int, rng: random.Random | None = None) -> float:
+    """Exponential backoff with jitter: 0.5 s, 1 s, 2 s ... capped at 8 s."""
+    base = min(BACKOFF_BASE * 2**attempt, BACKOFF_CAP)
+    jitter = 1 - 0.25 * (rng or random).random()
+    return base * jitter
+
+
+def handoff_kind(config: DeskConfig, current: str, target: str) -> HandoffKind:
+    here = config.agents.get(current)
+    there = config.agents.get(target)
+    if here is not None and there is not None and there.level > here.level:
+        return "escalate"
+    if target == config.desk.entry:
+        return "return"
+    return "route"
+
+
+def resolve_api_key(settings: ModelSettings) -> str:
+    """The key from the environment variable the config names, or a placeholder.
+
+    Raises ProviderError(auth) when the config names a variable that is not set: sending a
+    placeholder to a hosted API would only produce a more confusing 401.
+    """
+    if not settings.api_key_env:
+        return PLACEHOLDER_KEY
+    key = os.environ.get(settings.api_key_env, "").strip()
+    if not key:
+        raise ProviderError(
+            "auth",
+            f"the environment variable {settings.api_key_env} is not set; "
+            f"export it with the server's API key",
+        )
+    return key
+
+
+def _plain(text: str) -> str:
+    """Server text made safe to show: no control characters or terminal escapes, bounded."""
+    text = _CONTROL.sub(" ", text).strip()
+    return text if len(text) <= _MAX_SERVER_TEXT else text[: _MAX_SERVER_TEXT - 1] + "…"
+
+
+def _server_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        if isinstance(message, str) and message:
+            return message
+    if isinstance(body, str) and body:
+        return body
+    return ""
+
+
+class OpenAIProvider:
+    """`ModelProvider` for any server that speaks `/v1/chat/completions` with tools."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        config: DeskConfig,
+        *,
+        http_client: httpx2.AsyncClient | None = None,
+        sleep: Sleep | None = None,
+    ) -> None:
+        self.config = config
+        self.settings = config.model
+        self._sleep: Sleep = sleep or asyncio.sleep
+        self._key_problem: ProviderError | None = None
+        try:
+            self._key = resolve_api_key(self.settings)
+        except ProviderError as exc:
+            # Report it on the first step (as a notice), not while the desk is being opened.
+            self._key, self._key_problem = PLACEHOLDER_KEY, exc
+        timeout = self.settings.timeout
+        self.client = openai.AsyncOpenAI(
+            api_key=self._key,
+            base_url=self.settings.base_url,
+            # The client's default is ten minutes; a support chat cannot wait that long.
+            timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
+            # Retries are ours (see module docstring).
+            max_retries=0,
+            http_client=http_client,
+        )
+
+    @property
+    def base_url(self) -> str:
+        return str(self.client.base_url)
+
+    def model_for(self, agent_model: str | None) -> str:
+        return agent_model or self.settings.model or ""
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+    # --- the protocol ------------------------------------------------------------------------
+
+    async def stream(self, request: StepRequest) -> AsyncIterator[TextDelta | Action]:
+        if self._key_problem is not None:
+            raise self._key_problem
+        model = self.model_for(request.agent.model)
+        messages = build_messages(request)
+        tools = tool_definitions(request)
+        params = self._params(model, messages, tools)
+        started = False  # once text reached the customer, a retry would repeat it
+        attempt = 0
+        while True:
+            try:
+                reply = _Reply(model=model)
+                if self.settings.stream:
+                    async for piece in self._stream_once(params, reply):
+                        started = True
+                        yield piece
+                else:
+                    await self._complete_once(params, reply)
+                    if reply.text:
+                        yield TextDelta(reply.text)
+                if not reply.text and not reply.calls:
+                    raise _EmptyReply(reply.finish_reason)
+                yield self._action(request, reply, messages, tools)
+                return
+            except (openai.OpenAIError, _StreamDropped, json.JSONDecodeError) as exc:
+                if _rejects_stream_options(exc) and "stream_options" in params:
+                    # Some older servers refuse the usage request; go on without usage.
+                    params.pop("stream_options")
+                    continue
+                wait = None if started else self._retry_wait(exc, attempt)
+                if wait is None or attempt >= self.settings.max_retries:
+                    raise self._provider_error(exc, attempt + 1, model) from None
+                attempt += 1
+                await self._sleep(wait)
+            except _EmptyReply as exc:
+                raise self._empty_reply_error(exc.finish_reason) from None
+
+    # --- one request -------------------------------------------------------------------------
+
+    def _params(
+        self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        s = self.settings
+        params: dict[str, Any] = {"model": model, "messages": messages}
+        # Always an explicit cap: some servers default to "until the context is full".
+        params[s.max_tokens_field] = s.max_tokens
+        if s.temperature is not None:
+            params["temperature"] = s.temperature
+        if tools:
+            params["tools"] = tools
+            # tool_choice without tools is an error on several servers.
+            if s.tool_choice is not None:
+                params["tool_choice"] = s.tool_choice
+        if s.stream:
+            params["stream_options"] = {"include_usage": True}
+        return params
+
+    async def _stream_once(self, params: dict[str, Any], reply: _Reply) -> AsyncIterator[TextDelta]:
+        stream = await self.client.chat.completions.create(**params, stream=True)
+        reply.request_id = stream.response.headers.get("x-request-id")
+        try:
+            async for chunk in stream:
+                usage = getattr(chunk, "usage", None)
+                if usage is not None and usage.prompt_tokens is not None:
+                    reply.usage = (usage.prompt_tokens or 0, usage.completion_tokens or 0)
+                for choice in getattr(chunk, "choices", None) or []:
+                    if getattr(choice, "index", 0) not in (0, None):
+                        continue  # we ask for one choice; ignore any others
+                    delta = choice.delta
+                    if delta is not None:
+                        if delta.content:
+                            reply.text += delta.content
+                            yield TextDelta(delta.content)
+                        for tool_delta in delta.tool_calls or []:
+                            reply.add_tool_delta(tool_delta)
+                    if choice.finish_reason:
+                        reply.finish_reason = choice.finish_reason
+        finally:
+            await stream.close()
+        if reply.finish_reason is None:
+            raise _StreamDropped()
+
+    async def _complete_once(self, params: dict[str, Any], reply: _Reply) -> None:
+        body = {k: v for k, v in params.items() if k != "stream_options"}
+        raw = await self.client.chat.completions.with_raw_response.create(**body)
+        reply.request_id = raw.headers.get("x-request-id")
+        response = raw.parse()
+        if not response.choices:
+            raise _EmptyReply(None)
+        choice = response.choices[0]
+        message = choice.message
+        reply.text = message.content or ""
+        reply.finish_reason = choice.finish_reason
+        for index, call in enumerate(message.tool_calls or []):
+            function = getattr(call, "function", None)
+            reply.calls[index] = {
+                "id": call.id or "",
+                "name": (function.name if function else "") or "",
+                "arguments": (function.arguments if function else "") or "",
+            }
+        if response.usage is not None and response.usage.prompt_tokens is not None:
+            reply.usage = (response.usage.prompt_tokens or 0, response.usage.completion_tokens or 0)
+
+    # --- mapping the reply onto an action ----------------------------------------------------
+
+    def _action(
+        self,
+        request: StepRequest,
+        reply: _Reply,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+    ) -> Action:
+        if reply.usage is not None:
+            usage = Usage(reply.usage[0], reply.usage[1], reported=True)
+        else:
+            sent = json.dumps(messages, ensure_ascii=False) + json.dumps(tools, ensure_ascii=False)
+            made = reply.text + "".join(c["name"] + c["arguments"] for c in reply.calls.values())
+            usage = Usage(estimate_tokens(sent), estimate_tokens(made), reported=False)
+        meta: dict[str, Any] = {"provider": self.name, "model": reply.model}
+        if reply.finish_reason:
+            meta["finish_reason"] = reply.finish_reason
+        if reply.request_id:
+            meta["request_id"] = reply.request_id
+
+        calls: list[RequestedCall] = []
+        transfers: list[tuple[str, dict[str, Any] | None]] = []
+        for _, slot in sorted(reply.calls.items()):
+            call_id = slot["id"] or f"call_{uuid.uuid4().hex[:12]}"
+            arguments = parse_arguments(slot["arguments"])
+            target = transfer_target(slot["name"])
+            if target is not None and target in self.config.agents:
+                transfers.append((target, arguments))
+            else:
+                # Unknown names pass through: the runner answers them with an error result.
+                calls.append(RequestedCall(call_id, slot["name"], arguments, slot["arguments"]))
+
+        if calls:
+            # Tools first; a transfer requested alongside them is left for the next step,
+            # when the model has seen the results.
+            if transfers:
+                meta["deferred_transfer"] = transfers[0][0]
+            return CallTools(calls, text=reply.text, usage=usage, meta=meta)
+        if transfers:
+            target, arguments = transfers[0]
+            arguments = arguments or {}
+            reason = arguments.get("reason")
+            return Transfer(
+                target,
+                reason if isinstance(reason, str) else "",
+                handoff_kind=handoff_kind(self.config, request.agent.name, target),
+                text=reply.text,
+                context=_context_writes(arguments.get("context")),
+                usage=usage,
+                meta=meta,
+            )
+        return Answer(reply.text, usage=usage, meta=meta)
+
+    # --- failures ----------------------------------------------------------------------------
+
+    def _retry_wait(self, exc: BaseException, attempt: int) -> float | None:
+        """Seconds to wait before trying again, or None when retrying would not help."""
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            if status not in (408, 409, 429) and status < 500:
+                return None
+            asked = parse_retry_after(exc.response.headers)
+            if asked is not None:
+                return asked if asked <= MAX_RETRY_AFTER else None
+            return backoff_delay(attempt)
+        if isinstance(exc, openai.APITimeoutError):
+            return None  # a hang has already used the whole timeout once
+        if isinstance(exc, (openai.APIConnectionError, _StreamDropped)):
+            return backoff_delay(attempt)
+        return None
+
+    def _scrub(self, text: str) -> str:
+        if self._key and self._key != PLACEHOLDER_KEY and len(self._key) >= 4:
+            text = text.replace(self._key, "***")
+        return _plain(text)
+
+    def _provider_error(self, exc: BaseException, attempts: int, model: str) -> ProviderError:
+        where = self.base_url.rstrip("/")
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        said = self._scrub(_server_message(exc))
+        said_part = f": {said}" if said else ""
+        if isinstance(exc, openai.APITimeoutError):
+            return ProviderError(
+                "timeout", f"the model server at {where} did not answer within {self.settings.timeout:g} s"
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return ProviderError("unreachable", f"cannot reach the model server at {where}{tries}")
+        if isinstance(exc, _StreamDropped):
+            return ProviderError(
+                "bad_response", f"the model server at {where} stopped in the middle of its reply{tries}"
+            )
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            if status in (401, 403):
+                hint = (
+                    f"check the key in ${self.settings.api_key_env}"
+                    if self.settings.api_key_env
+                    else "set model.api_key_env to the variable that holds the key"
+                )
+                return ProviderError("auth", f"the model server refused the API key (HTTP {status}); {hint}")
+            if status == 404:
+                if "model" in said.lower() or not said:
+                    return ProviderError(
+                        "unknown_model",
+                        f"the model server at {where} does not know the model {model!r} (HTTP 404); "
+                        "check model in [model] (or that base_url ends in /v1)",
+                    )
+                return ProviderError("bad_response", f"the model server answered HTTP 404{said_part}")
+            if status == 429:
+                asked = parse_retry_after(exc.response.headers)
+                if asked is not None and asked > MAX_RETRY_AFTER:
+                    return ProviderError(
+                        "rate_limited",
+                        f"the model server is rate limiting and asks to wait {asked:g} s; try again later",
+                    )
+                return ProviderError("rate_limited", f"the model server is rate limiting requests{tries}; try again shortly")
+            if status in (502, 503, 504):
+                return ProviderError("unreachable", f"the model server at {where} is unavailable (HTTP {status}){tries}")
+            if status >= 500:
+                return ProviderError("bad_response", f"the model server failed (HTTP {status}){tries}{said_part}")
+            return ProviderError("bad_response", f"the model server rejected the request (HTTP {status}){said_part}")
+        if isinstance(exc, (json.JSONDecodeError, openai.APIResponseValidationError)):
+            return ProviderError("bad_response", f"the model server at {where} sent a reply that is not valid JSON")
+        if isinstance(exc, openai.APIError):
+            return ProviderError("bad_response", f"the model server reported an error{said_part or ': ' + self._scrub(str(exc))}")
+        return ProviderError("error", f"the model request failed: {self._scrub(str(exc))}")
+
+    def _empty_reply_error(self, finish_reason: str | None) -> ProviderError:
+        if finish_reason == "length":
+            return ProviderError(
+                "bad_response",
+                f"the model used its whole token cap ({self.settings.max_tokens}) without replying; "
+                "raise max_tokens in [model]",
+            )
+        return ProviderError("bad_response", "the model sent an empty reply")
+
+    # --- used by `supportdesk doctor` --------------------------------------------------------
+
+    async def list_models(self) -> list[str]:
+        """Model ids the server lists at GET /models."""
+        if self._key_problem is not None:
+            raise self._key_problem
+        try:
+            page = await self.client.models.list()
+            return [m.id for m in page.data if getattr(m, "id", None)]
+        except (openai.OpenAIError, json.JSONDecodeError) as exc:
+            raise self._provider_error(exc, 1, self.settings.model or "") from None
+
+    async def probe_tools(self, model: str) -> bool:
+        """Ask for one tiny forced tool call; True when the server returned a tool call.
+
+        Forcing a named function is what the llama.cpp, vLLM and OpenAI servers support; a
+        server that refuses that form gets "required", then "auto".
+        """
+        if self._key_problem is not None:
+            raise self._key_problem
+        tool = {
+            "type": "function",
+            "function": {
+                "name": "ping",
+                "description": "Answer the connectivity check.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"ok": {"type": "boolean"}},
+                    "required": ["ok"],
+                },
+            },
+        }
+        choices: list[Any] = [{"type": "function", "function": {"name": "ping"}}, "required", "auto"]
+        last: BaseException | None = None
+        for choice in choices:
+            try:
+                response = await self.client.chat.completions.create(
+                    model=model,
+                    messages=[{"role": "user", "content": "Call the ping tool with ok=true."}],
+                    tools=[tool],  # type: ignore[list-item]
+                    tool_choice=choice,
+                    **{self.settings.max_tokens_field: 64},
+                )
+            except openai.BadRequestError as exc:
+                last = exc
+                continue
+            except (openai.OpenAIError, json.JSONDecodeError) as exc:
+                raise self._provider_error(exc, 1, model) from None
+            message = response.choices[0].message if response.choices else None
+            return bool(message and message.tool_calls)
+        assert last is not None
+        raise self._provider_error(last, 1, model)
+
+
+def _rejects_stream_options(exc: BaseException) -> bool:
+    return (
+        isinstance(exc, openai.BadRequestError)
+        and "stream_options" in (_server_message(exc) or str(exc))
+    )
+
+
+def _context_writes(value: Any) -> dict[str, Any]:
+    """The `context` argument of a transfer, as shared-context writes (bad shapes ignored)."""
+    if not isinstance(value, dict):
+        return {}
+    writes: dict[str, Any] = {}
+    for key, item in value.items():
+        key = str(key).strip()
+        if key and len(key) <= 64:
+            writes[key] = item
+    return writes
