@@ -190,7 +190,9 @@ def _explain(source: str, err: dict[str, Any]) -> str:
     if kind == "literal_error":
         return f"{source}: {key}: {err['msg'].replace('Input should be', 'must be')}"
     got = err.get("input")
-    got_text = f" (got {got!r})" if not isinstance(got, dict | list) else ""
+    # Never echo what was written where a secret might have been pasted.
+    secret = any("key" in str(p) for p in loc)
+    got_text = f" (got {got!r})" if not isinstance(got, dict | list) and not secret else ""
     msg = err["msg"].replace("Input should be", "must be").replace("Value error, ", "")
     return f"{source}: {key}: {msg}{got_text}"
 
