@@ -1,0 +1,99 @@
+"""The headless CLI: sessions, show, export, and clear errors (real processes, real DB)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+
+from supportdesk.items import ContextSet, Handoff, Message, ToolCall, ToolResult
+from supportdesk.store import SessionStore
+
+
+def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "supportdesk.cli", *args], capture_output=True, text=True, env=env)
+
+
+@pytest.fixture
+def populated(db_path):
+    async def build() -> str:
+        async with await SessionStore.open(db_path) as store:
+            info = await store.create_session("triage", session_id="abc123def456")
+            await store.append(
+                info.id,
+                [
+                    Message(role="customer", text="I was charged twice \x1b[31m[bold]now[/bold]", agent="triage"),
+                    ContextSet(key="category", value="billing", writer="triage", agent="triage"),
+                    Handoff(from_agent="triage", to_agent="billing", reason="duplicate charge", agent="triage"),
+                    ToolCall(call_id="c1", name="refund", arguments={"amount": 29.99}, agent="billing"),
+                    ToolResult(call_id="c1", name="refund", output="refunded", agent="billing"),
+                    Message(role="agent", text="Refunded **$29.99**.", agent="billing"),
+                ],
+            )
+            other = await store.create_session("triage", session_id="fff000111222")
+            await store.append(other.id, [Message(role="customer", text="cannot log in", agent="triage")])
+            return info.id
+
+    return asyncio.run(build())
+
+
+def test_sessions_list_and_search(db_path, populated):
+    out = cli("sessions", "list", "--db", str(db_path), "--json")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["id"] for r in rows] == ["fff000111222", "abc123def456"]  # newest activity first
+    assert rows[1]["active_agent"] == "billing" and rows[1]["handoff_count"] == 1
+    hits = cli("sessions", "list", "--db", str(db_path), "--search", "charg")
+    assert "abc123def456" in hits.stdout and "«charged»" in hits.stdout and "fff000" not in hits.stdout
+
+
+def test_show_makes_control_characters_visible(db_path, populated):
+    out = cli("sessions", "show", "abc123", "--db", str(db_path))
+    assert out.returncode == 0, out.stderr
+    assert "\x1b" not in out.stdout and "␛[31m[bold]now[/bold]" in out.stdout
+    assert "→ route: triage → billing (duplicate charge)" in out.stdout
+
+
+def test_export_json_shape(db_path, populated):
+    out = cli("export", populated, "--format", "json", "--db", str(db_path))
+    data = json.loads(out.stdout)
+    assert data["session"]["id"] == populated
+    kinds = [i["kind"] for i in data["items"]]
+    assert kinds == ["message", "context_set", "handoff", "tool_call", "tool_result", "message"]
+    assert data["items"][2]["from_agent"] == "triage" and data["items"][2]["to_agent"] == "billing"
+    assert data["items"][3]["arguments"] == {"amount": 29.99}
+    assert data["items"][1]["key"] == "category" and data["items"][1]["value"] == "billing"
+    assert [i["seq"] for i in data["items"]] == [1, 2, 3, 4, 5, 6]
+
+
+def test_export_markdown(db_path, populated, tmp_path):
+    target = tmp_path / "t.md"
+    out = cli("export", populated, "--db", str(db_path), "-o", str(target))
+    assert out.returncode == 0
+    text = target.read_text()
+    assert text.startswith("# I was charged twice")
+    assert "**Billing**" in text and "Refunded **$29.99**." in text
+
+
+def test_unknown_session_and_bad_database(db_path, populated, tmp_path):
+    out = cli("sessions", "show", "nope", "--db", str(db_path))
+    assert out.returncode == 1 and "no session 'nope'" in out.stderr
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"definitely not sqlite" * 100)
+    before = junk.read_bytes()
+    out = cli("sessions", "list", "--db", str(junk))
+    assert out.returncode == 1
+    assert out.stderr.count("\n") == 1 and "not a supportdesk database" in out.stderr
+    assert "Traceback" not in out.stderr
+    assert junk.read_bytes() == before
+
+
+def test_db_from_environment(db_path, populated):
+    import os
+
+    env = dict(os.environ, SUPPORTDESK_DB=str(db_path))
+    out = cli("sessions", "list", env=env)
+    assert "abc123def456" in out.stdout
