@@ -1,0 +1,106 @@
+"""The domain lexicon: many ways customers say one thing, folded onto one word.
+
+The router learns from the desk's own examples, written for a subscription software
+product. Customers borrow words from their bank ("top-up", "PIN", "direct debit",
+"Apple Pay") or simply say the same thing differently ("billed", "debited", "taken").
+Folding those onto the product's own concepts lets a few hundred examples cover phrasing
+nobody wrote. Each entry is general English or product vocabulary, not a list of
+sentences from any test set.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Contractions first, so "didn't" and "did not" become the same tokens.
+CONTRACTIONS = (
+    (r"\bcan'?t\b", "can not"),
+    (r"\bcannot\b", "can not"),
+    (r"\bwon'?t\b", "will not"),
+    (r"\bain'?t\b", "is not"),
+    (r"\b(\w+)n't\b", r"\1 not"),
+    (r"\bi'm\b", "i am"),
+    (r"\b(\w+)'ve\b", r"\1 have"),
+    (r"\b(\w+)'ll\b", r"\1 will"),
+    (r"\b(\w+)'re\b", r"\1 are"),
+    (r"\b(\w+)'d\b", r"\1 would"),
+    (r"\b(\w+)'s\b", r"\1"),
+)
+
+# concept -> phrasings. Longer phrasings win (they are tried first).
+CONCEPTS: dict[str, tuple[str, ...]] = {
+    # money leaving the customer
+    "charged": (
+        "charged", "billed", "debited", "deducted", "invoiced", "took money", "taken money",
+        "taken from my account", "taken out", "came out of my account", "withdrawn from my account",
+        "paid twice", "payed", "overcharged",
+    ),
+    "fee": ("fee", "fees", "surcharge", "commission", "extra cost", "extra charge", "service charge"),
+    "refund": (
+        "refund", "refunds", "refunded", "refunding", "reimburse", "reimbursed", "reimbursement",
+        "money back", "my money returned", "return my money", "give back my money", "chargeback",
+    ),
+    "unrecognised": (
+        "unrecognised", "unrecognized", "not recognise", "not recognize", "do not know what",
+        "not know what", "unknown", "unfamiliar", "unauthorised", "unauthorized", "not authorise",
+        "not authorize", "never made", "not make", "did not make", "never authorised", "suspicious",
+    ),
+    "autopay": ("direct debit", "direct debits", "standing order", "autopay", "auto pay", "automatic payment", "recurring payment"),
+    "currency": ("exchange rate", "exchange rates", "currency conversion", "conversion rate", "foreign currency", "currency", "exchange"),
+    "statement": ("statement", "bank statement", "transaction history", "account history"),
+    "twice": ("twice", "two times", "double", "duplicate", "duplicated", "two charges", "same charge", "same payment"),
+    # bank products standing in for the subscription's plans, payment methods and app
+    "topup": ("top up", "top-up", "topup", "top ups", "top-ups", "topping up", "topped up", "add money", "add funds", "load money", "add credits", "adding credits", "adding money"),
+    "card": ("credit card", "debit card", "virtual card", "disposable card", "visa", "mastercard", "amex", "card"),
+    "transfer": ("bank transfer", "wire transfer", "sepa", "transfer", "transferred", "transfers", "wire"),
+    "cash": ("cash withdrawal", "cash machine", "cashpoint", "atm", "withdraw cash", "withdrawing cash", "withdrew cash", "withdrawal", "withdrawals"),
+    "wallet": ("apple pay", "google pay", "android pay", "samsung pay", "gpay", "wallet", "contactless", "tap to pay", "nfc"),
+    # account access
+    "passcode": ("pin number", "pin code", "pin", "passcode", "pass code", "password", "passphrase", "passwords"),
+    "locked": ("blocked", "locked out", "locked", "frozen", "suspended", "disabled", "deactivated"),
+    "verify": ("verify", "verified", "verification", "verifying", "identity", "id check", "kyc", "proof of id", "identification", "id document", "passport", "driving licence", "driver license"),
+    "phone": ("phone", "mobile", "cellphone", "cell phone", "iphone", "smartphone", "handset"),
+    "lost": ("lost", "stolen", "misplaced", "lose", "stole", "theft", "missing phone"),
+    "details": ("personal details", "personal information", "personal info", "my details", "my address", "my name", "surname", "last name", "home address", "phone number", "date of birth"),
+    # something that does not work
+    "broken": (
+        "not working", "not work", "does not work", "stopped working", "not functioning", "broken",
+        "failed", "fails", "failing", "fail", "declined", "rejected", "refused", "denied",
+        "not go through", "not going through", "not accepted", "error", "errors", "crash",
+        "crashes", "crashed", "crashing", "bug", "glitch", "unsuccessful", "not successful",
+        "not process", "not processed", "not approved", "not reflected", "trouble with",
+        "problem with", "problems with", "issue with", "issues with", "something wrong",
+        "what is wrong", "unable to use", "can not use", "not able to use", "non-functional",
+        "non functional", "not functional", "stuck",
+    ),
+}
+
+
+def _build() -> tuple[re.Pattern[str], dict[str, str]]:
+    pairs = [(phrase, concept) for concept, phrases in CONCEPTS.items() for phrase in phrases]
+    pairs.sort(key=lambda pair: len(pair[0]), reverse=True)
+    # One alternation, longest first: each stretch of text is folded once.
+    alternation = "|".join(re.escape(p) for p, _ in pairs)
+    return re.compile(rf"\b(?:{alternation})\b"), {p: c for p, c in pairs}
+
+
+_CONTRACTION_RES = [(re.compile(p), r) for p, r in CONTRACTIONS]
+_LEXICON_RE, _PHRASE_TO_CONCEPT = _build()
+_MONEY = re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
+_NUMBER = re.compile(r"\b\d[\d,.]*\b")
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
+
+
+def normalise(text: str) -> str:
+    """Lower-case, expand contractions, mark money, and fold phrasings onto concepts.
+
+    A folded concept keeps the customer's own word too ("billed" -> "billed charged"), so
+    the classifier sees both the exact wording and the idea behind it.
+    """
+    t = text.lower().translate(_APOSTROPHES)
+    for pattern, repl in _CONTRACTION_RES:
+        t = pattern.sub(repl, t)
+    t = _MONEY.sub(" amount ", t)
+    t = _NUMBER.sub(" number ", t)
+    t = _LEXICON_RE.sub(lambda m: f" {m.group(0)} {_PHRASE_TO_CONCEPT[m.group(0)]}_c ", t)
+    return t

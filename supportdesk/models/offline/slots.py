@@ -1,0 +1,190 @@
+"""Slot extraction: the facts a support agent picks out of a customer's sentence.
+
+Amounts ($29.99, 29.99 USD, €12), dates (March 1st, 2026-03-03, 1 March, 03/01/2026),
+emails, invoice ids (INV-1042) and order ids (ORD-77). Pure regular expressions: the
+offline model runs them on every message, so they must be cheap and never raise.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MONTHS = {
+    name: i
+    for i, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s+(?P<year>20\d\d))?"
+
+_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
+_CODES = ("usd", "eur", "gbp", "dollars", "dollar", "euros", "euro", "pounds", "pound", "bucks")
+_CODE_TO_CURRENCY = {
+    "usd": "USD", "dollars": "USD", "dollar": "USD", "bucks": "USD",
+    "eur": "EUR", "euros": "EUR", "euro": "EUR",
+    "gbp": "GBP", "pounds": "GBP", "pound": "GBP",
+}
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?"
+_AMOUNT_SYMBOL = re.compile(rf"(?P<sym>[$€£])\s?(?P<num>{_NUMBER})(?![\d])")
+_AMOUNT_CODE = re.compile(
+    rf"(?<![\w.])(?P<num>{_NUMBER})\s?(?P<code>{'|'.join(_CODES)})\b", re.IGNORECASE
+)
+_AMOUNT_CODE_FIRST = re.compile(
+    rf"\b(?P<code>usd|eur|gbp)\s?(?P<num>{_NUMBER})(?![\d])", re.IGNORECASE
+)
+
+_ISO_DATE = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b")
+_MONTH_DAY = re.compile(rf"\b(?P<month>{_MONTH_RE})\.?\s+(?:the\s+)?{_DAY}\b{_YEAR}", re.IGNORECASE)
+_DAY_MONTH = re.compile(
+    rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH_RE})\b{_YEAR}", re.IGNORECASE
+)
+# 03/01/2026 is read month-first (the product bills in US format); 13/01/2026 is day-first.
+_SLASH_DATE = re.compile(r"\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<year>20\d\d)\b")
+
+_EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_INVOICE = re.compile(r"\b(?:INV|inv|Inv)[-#\s]?(?P<num>\d{3,})\b|\binvoice\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
+_ORDER = re.compile(r"\b(?:ORD|ord|Ord)[-#\s]?(?P<num>\d{2,})\b|\border\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
+_CUSTOMER_ID = re.compile(r"\bCUS[-_]?(?P<num>\d{3,})\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Amount:
+    value: float
+    currency: str = "USD"
+
+    def __str__(self) -> str:
+        symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(self.currency, "")
+        return f"{symbol}{self.value:,.2f}" if symbol else f"{self.value:,.2f} {self.currency}"
+
+
+@dataclass(frozen=True)
+class Date:
+    """A calendar date; `year` is None when the customer did not say it."""
+
+    month: int
+    day: int
+    year: int | None = None
+
+    def iso(self) -> str:
+        """'2026-03-01', or '--03-01' (ISO 8601's form for a date without a year)."""
+        if self.year is None:
+            return f"--{self.month:02d}-{self.day:02d}"
+        return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
+
+
+@dataclass
+class Slots:
+    amounts: list[Amount] = field(default_factory=list)
+    dates: list[Date] = field(default_factory=list)
+    emails: list[str] = field(default_factory=list)
+    invoice_ids: list[str] = field(default_factory=list)
+    order_ids: list[str] = field(default_factory=list)
+    customer_ids: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return any((self.amounts, self.dates, self.emails, self.invoice_ids, self.order_ids, self.customer_ids))
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _valid(month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= 31
+
+
+def _add_unique(seq: list, value) -> None:
+    if value not in seq:
+        seq.append(value)
+
+
+def extract_amounts(text: str) -> list[Amount]:
+    found: list[tuple[int, Amount]] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in (_AMOUNT_SYMBOL, _AMOUNT_CODE_FIRST, _AMOUNT_CODE):
+        for m in pattern.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            if m.groupdict().get("sym"):
+                currency = _SYMBOLS[m.group("sym")]
+            else:
+                currency = _CODE_TO_CURRENCY[m.group("code").lower()]
+            taken.append((m.start(), m.end()))
+            found.append((m.start(), Amount(round(_number(m.group("num")), 2), currency)))
+    out: list[Amount] = []
+    for _, amount in sorted(found, key=lambda pair: pair[0]):
+        _add_unique(out, amount)
+    return out
+
+
+def extract_dates(text: str) -> list[Date]:
+    found: list[tuple[int, Date]] = []
+    taken: list[tuple[int, int]] = []
+
+    def keep(start: int, end: int, date: Date) -> None:
+        if any(a < end and start < b for a, b in taken):
+            return
+        if _valid(date.month, date.day):
+            taken.append((start, end))
+            found.append((start, date))
+
+    for m in _ISO_DATE.finditer(text):
+        keep(m.start(), m.end(), Date(int(m.group("month")), int(m.group("day")), int(m.group("year"))))
+    for m in _SLASH_DATE.finditer(text):
+        a, b = int(m.group("a")), int(m.group("b"))
+        month, day = (a, b) if a <= 12 else (b, a)
+        keep(m.start(), m.end(), Date(month, day, int(m.group("year"))))
+    for pattern in (_MONTH_DAY, _DAY_MONTH):
+        for m in pattern.finditer(text):
+            month_word = m.group("month").lower()
+            # "may" is also a verb: only take it when a day number sits right beside it.
+            year = int(m.group("year")) if m.group("year") else None
+            keep(m.start(), m.end(), Date(MONTHS[month_word], int(m.group("day")), year))
+    out: list[Date] = []
+    for _, date in sorted(found, key=lambda pair: pair[0]):
+        _add_unique(out, date)
+    return out
+
+
+def _ids(pattern: re.Pattern[str], prefix: str, text: str) -> list[str]:
+    out: list[str] = []
+    for m in pattern.finditer(text):
+        num = m.groupdict().get("num") or m.groupdict().get("num2")
+        if num:
+            _add_unique(out, f"{prefix}-{num}")
+    return out
+
+
+def extract(text: str) -> Slots:
+    """Every slot found in `text`, each list in order of appearance, without repeats."""
+    emails: list[str] = []
+    for m in _EMAIL.finditer(text):
+        _add_unique(emails, m.group(0).lower())
+    # An email's digits are not amounts or ids: blank emails out before the other passes.
+    rest = _EMAIL.sub(" ", text)
+    return Slots(
+        amounts=extract_amounts(rest),
+        dates=extract_dates(rest),
+        emails=emails,
+        invoice_ids=_ids(_INVOICE, "INV", rest),
+        order_ids=_ids(_ORDER, "ORD", rest),
+        customer_ids=_ids(_CUSTOMER_ID, "CUS", rest),
+    )

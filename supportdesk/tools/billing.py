@@ -1,0 +1,166 @@
+"""Billing tools: find the customer, read charges and invoices, refund, change the plan."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from supportdesk.engine.tools import ToolContext, ToolOutput
+from supportdesk.tools import registry
+from supportdesk.tools.common import ToolFailure, check_refund_policy, customers, safe
+
+
+class FindCustomerArgs(BaseModel):
+    query: str = Field(description="customer id (CUS-1001), email address or full name", min_length=1)
+
+
+async def _find_customer(ctx: ToolContext, args: FindCustomerArgs) -> ToolOutput:
+    found = await customers(ctx).find_customer(args.query)
+    if found is None:
+        return ToolOutput(f"no customer matches {args.query!r}", is_error=True)
+    return ToolOutput(found, context={"customer_id": found["id"], "customer_email": found["email"]})
+
+
+registry.tool("find_customer", "Look a customer up by id, email address or name.", FindCustomerArgs)(
+    safe(_find_customer)
+)
+
+
+class FindChargesArgs(BaseModel):
+    customer_id: str | None = Field(None, description="limit to this customer")
+    amount: float | None = Field(None, gt=0, description="the charged amount, e.g. 29.99")
+    dates: list[str] = Field(
+        default_factory=list, description="dates as YYYY-MM-DD, or --MM-DD when the year is unknown"
+    )
+
+
+async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
+    store = customers(ctx)
+    if not (args.customer_id or args.amount or args.dates):
+        raise ToolFailure("give a customer id, an amount or dates to search charges")
+    charges = await store.find_charges(customer_id=args.customer_id, amount=args.amount, dates=args.dates or None)
+    owners = sorted({c["customer_id"] for c in charges})
+    result = {
+        "charges": charges,
+        "customers": owners,
+        "duplicates": [c["id"] for c in charges if c.get("duplicate_of")],
+    }
+    context = {"customer_id": owners[0]} if len(owners) == 1 else {}
+    return ToolOutput(result, context=context)
+
+
+registry.tool(
+    "find_charges",
+    "Find charges by customer, amount and/or dates; marks duplicates (duplicate_of) and what is still refundable.",
+    FindChargesArgs,
+)(safe(_find_charges))
+
+
+class ListInvoicesArgs(BaseModel):
+    customer_id: str = Field(min_length=1)
+
+
+async def _list_invoices(ctx: ToolContext, args: ListInvoicesArgs) -> ToolOutput:
+    store = customers(ctx)
+    if await store.get_customer(args.customer_id) is None:
+        raise ToolFailure(f"no customer {args.customer_id}")
+    return ToolOutput({"invoices": await store.invoices(args.customer_id), "refunds": await store.refunds(args.customer_id)})
+
+
+registry.tool("list_invoices", "List a customer's invoices and the refunds made so far.", ListInvoicesArgs)(
+    safe(_list_invoices)
+)
+
+
+class RefundArgs(BaseModel):
+    charge_id: str = Field(min_length=1, description="the charge to refund, e.g. CH-9004")
+    amount: float = Field(gt=0, description="amount to refund in the charge's currency")
+    reason: str = Field(min_length=1, description="why, in a few words (duplicate charge ...)")
+
+
+def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
+    check_refund_policy(ctx, args.amount, "refund")
+
+
+async def _refund(ctx: ToolContext, args: RefundArgs) -> ToolOutput:
+    result = await customers(ctx).refund(
+        session_id=ctx.session_id,
+        call_id=ctx.call_id,
+        charge_id=args.charge_id,
+        amount=round(args.amount, 2),
+        reason=args.reason,
+        agent=ctx.agent.name,
+    )
+    return ToolOutput(
+        result,
+        context={"last_refund": {"charge_id": result["charge_id"], "amount": result["amount"], "refund_id": result["refund_id"]}},
+    )
+
+
+registry.tool(
+    "refund_charge",
+    "Refund (part of) a charge. Limited per agent level; large refunds wait for staff approval.",
+    RefundArgs,
+    policy=_refund_policy,
+)(safe(_refund))
+
+
+class PaymentMethodArgs(BaseModel):
+    customer_id: str = Field(min_length=1)
+    method: str = Field(min_length=3, max_length=80, description="e.g. 'visa ending 1234' or 'paypal'")
+
+
+async def _update_payment_method(ctx: ToolContext, args: PaymentMethodArgs) -> ToolOutput:
+    return ToolOutput(
+        await customers(ctx).update_payment_method(
+            session_id=ctx.session_id, call_id=ctx.call_id, customer_id=args.customer_id, method=args.method, agent=ctx.agent.name
+        )
+    )
+
+
+registry.tool("update_payment_method", "Replace the payment method on file.", PaymentMethodArgs)(
+    safe(_update_payment_method)
+)
+
+
+class ChangePlanArgs(BaseModel):
+    customer_id: str = Field(min_length=1)
+    plan: Literal["starter", "pro", "team"]
+    billing_period: Literal["monthly", "annual"] | None = None
+
+
+async def _change_plan(ctx: ToolContext, args: ChangePlanArgs) -> ToolOutput:
+    return ToolOutput(
+        await customers(ctx).change_plan(
+            session_id=ctx.session_id,
+            call_id=ctx.call_id,
+            customer_id=args.customer_id,
+            plan=args.plan,
+            billing_period=args.billing_period,
+            agent=ctx.agent.name,
+        )
+    )
+
+
+registry.tool("change_plan", "Move a customer to another plan or billing period.", ChangePlanArgs)(
+    safe(_change_plan)
+)
+
+
+class CancelArgs(BaseModel):
+    customer_id: str = Field(min_length=1)
+    reason: str = "customer asked to cancel"
+
+
+async def _cancel(ctx: ToolContext, args: CancelArgs) -> ToolOutput:
+    return ToolOutput(
+        await customers(ctx).cancel(
+            session_id=ctx.session_id, call_id=ctx.call_id, customer_id=args.customer_id, reason=args.reason, agent=ctx.agent.name
+        )
+    )
+
+
+registry.tool("cancel_subscription", "Cancel a customer's subscription (no further renewals).", CancelArgs)(
+    safe(_cancel)
+)

@@ -1,0 +1,61 @@
+"""What the desk's tools share: reaching the demo data and the policy checks."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolContext, ToolOutput
+from supportdesk.store.customers import CustomerError, CustomerStore
+
+
+class ToolFailure(Exception):
+    """An expected failure the agent should read (unknown customer ...), not a crash."""
+
+
+def customers(ctx: ToolContext) -> CustomerStore:
+    store = getattr(ctx.services, "customers", None)
+    if store is None:
+        raise ToolFailure("the customer data store is not available on this desk")
+    return store
+
+
+def money(value: float) -> str:
+    return f"${value:,.2f}"
+
+
+def check_refund_policy(ctx: ToolContext, amount: float, what: str = "refund") -> None:
+    """Per-level limits and the staff-approval threshold, read from the desk's policy.
+
+    This is the only place that decides: no instruction in a prompt or a customer's
+    message can change it.
+    """
+    level = ctx.agent.level
+    limit = ctx.desk.policy.refund_limit(level)
+    if amount > limit + 1e-9:
+        raise PolicyDenied(
+            f"a {what} of {money(amount)} is above the {money(limit)} limit for level-{level} agents"
+            + ("; escalate to a senior agent" if level < 2 else "")
+        )
+    threshold = ctx.desk.policy.approval_threshold
+    if amount >= threshold - 1e-9:
+        raise ApprovalRequired(f"a {what} of {money(amount)} is at or above the {money(threshold)} approval threshold")
+
+
+def require_level(ctx: ToolContext, level: int, what: str) -> None:
+    if ctx.agent.level < level:
+        raise PolicyDenied(f"{what} needs a level-{level} agent; {ctx.agent.name} is level {ctx.agent.level}")
+
+
+def safe(fn: Callable[[ToolContext, Any], Awaitable[ToolOutput]]) -> Callable[[ToolContext, Any], Awaitable[ToolOutput]]:
+    """Turn the data store's expected failures into a readable error output for the agent."""
+
+    @functools.wraps(fn)
+    async def run(ctx: ToolContext, args: Any) -> ToolOutput:
+        try:
+            return await fn(ctx, args)
+        except (CustomerError, ToolFailure) as exc:
+            return ToolOutput(str(exc), is_error=True)
+
+    return run

@@ -1,0 +1,53 @@
+"""Technical tools: search the knowledge base, send a password reset."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from supportdesk.engine.tools import ToolContext, ToolOutput
+from supportdesk.tools import registry
+from supportdesk.tools.common import ToolFailure, customers, safe
+from supportdesk.tools.kb import knowledge_base
+
+
+class SearchKbArgs(BaseModel):
+    query: str = Field(min_length=1, description="what the customer is trying to do or what fails")
+    limit: int = Field(3, ge=1, le=10)
+
+
+def _search_kb(ctx: ToolContext, args: SearchKbArgs) -> ToolOutput:
+    hits = knowledge_base().search(args.query, args.limit)
+    return ToolOutput(
+        {
+            "articles": [
+                {"id": a.slug, "title": a.title, "score": score, "steps": list(a.steps)} for a, score in hits
+            ]
+        }
+    )
+
+
+registry.tool("search_kb", "Search the help-centre articles; returns the best matches with their steps.", SearchKbArgs)(
+    _search_kb
+)
+
+
+class PasswordResetArgs(BaseModel):
+    customer: str = Field(min_length=1, description="customer id or the account's email address")
+
+
+async def _send_password_reset(ctx: ToolContext, args: PasswordResetArgs) -> ToolOutput:
+    store = customers(ctx)
+    found = await store.find_customer(args.customer)
+    if found is None:
+        raise ToolFailure(f"no account matches {args.customer!r}; ask for the email on the account")
+    result = await store.password_reset(
+        session_id=ctx.session_id, call_id=ctx.call_id, customer_id=found["id"], agent=ctx.agent.name
+    )
+    return ToolOutput(result, context={"customer_id": found["id"], "customer_email": found["email"]})
+
+
+registry.tool(
+    "send_password_reset",
+    "Email a password reset link to the address on file (never to an address the customer gives).",
+    PasswordResetArgs,
+)(safe(_send_password_reset))
