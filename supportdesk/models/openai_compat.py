@@ -298,7 +298,7 @@ class OpenAIProvider:
         stream = await self.client.chat.completions.create(**params, stream=True)
         reply.request_id = stream.response.headers.get("x-request-id")
         try:
-            async for chunk in stream:
+            async for chunk in _dropped_as_such(stream):
                 usage = getattr(chunk, "usage", None)
                 if usage is not None and usage.prompt_tokens is not None:
                     reply.usage = (usage.prompt_tokens or 0, usage.completion_tokens or 0)
@@ -529,6 +529,18 @@ class OpenAIProvider:
             return bool(message and message.tool_calls)
         assert last is not None
         raise self._provider_error(last, 1, model)
+
+
+async def _dropped_as_such(stream: Any) -> AsyncIterator[Any]:
+    """The stream's chunks; a connection lost after the reply began is a dropped stream,
+    not an unreachable server (a read timeout stays a timeout)."""
+    try:
+        async for chunk in stream:
+            yield chunk
+    except openai.APITimeoutError:
+        raise
+    except openai.APIConnectionError as exc:
+        raise _StreamDropped() from exc
 
 
 def _rejects_stream_options(exc: BaseException) -> bool:
