@@ -1,0 +1,121 @@
+"""`supportdesk doctor` against a real loopback server."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from fake_llm_server import Complete, FakeLLMServer, Status
+from llm_desk import DESK_TOML, make_config
+from supportdesk.cli import main
+from supportdesk.doctor import diagnose
+
+PING_CALL = {"content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ping", "arguments": "{\"ok\": true}"}}]}
+
+
+@pytest.fixture
+def server():
+    with FakeLLMServer(models=["test-model", "big-model", "other"]) as srv:
+        yield srv
+
+
+async def doctor(config) -> tuple[int, list[str]]:
+    lines: list[str] = []
+    code = await diagnose(config, out=lines.append)
+    return code, lines
+
+
+async def test_everything_fine(server):
+    server.push(Complete(PING_CALL, "tool_calls"), Complete(PING_CALL, "tool_calls"))
+    code, lines = await doctor(make_config(server.url))
+    assert code == 0, lines
+    assert all(line.startswith("✓") for line in lines), lines
+    text = "\n".join(lines)
+    assert "3 models listed" in text
+    assert "test-model is served" in text and "big-model is served (used by senior)" in text
+    assert "/v1/models" in server.paths
+    first = server.requests[0]
+    assert first["tool_choice"] == {"type": "function", "function": {"name": "ping"}}
+    assert first["max_tokens"] == 64
+    assert {r["model"] for r in server.requests} == {"test-model", "big-model"}
+
+
+async def test_model_not_served(server):
+    server.models = ["llama3.2", "qwen2.5"]
+    code, lines = await doctor(make_config(server.url))
+    assert code == 1
+    bad = [line for line in lines if line.startswith("✗")]
+    assert any("test-model is not served; the server has: llama3.2, qwen2.5" in line for line in bad), lines
+    assert server.requests == []  # no tool probe for a model that is not there
+
+
+async def test_named_tool_choice_refused_falls_back_to_required(server):
+    server.push(
+        Status(400, {"error": {"message": "tool_choice must be one of none, auto, required"}}),
+        Complete(PING_CALL, "tool_calls"),
+        Complete(PING_CALL, "tool_calls"),
+    )
+    code, lines = await doctor(make_config(server.url))
+    assert code == 0, lines
+    assert server.requests[1]["tool_choice"] == "required"
+
+
+async def test_model_that_answers_with_text_cannot_hand_off(server):
+    server.push(Complete({"content": "pong"}), Complete(PING_CALL, "tool_calls"))
+    code, lines = await doctor(make_config(server.url))
+    assert code == 1
+    assert any(line.startswith("✗ tools") and "test-model answered with text" in line for line in lines), lines
+
+
+async def test_unreachable_server_is_one_clear_line():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, lines = await doctor(make_config(f"http://127.0.0.1:{port}/v1", max_retries=0))
+    assert code == 1
+    assert lines[-1].startswith("✗ server") and f"127.0.0.1:{port}" in lines[-1]
+
+
+async def test_missing_key_variable(monkeypatch, server):
+    monkeypatch.delenv("SD_DOCTOR_KEY", raising=False)
+    code, lines = await doctor(make_config(server.url, api_key_env="SD_DOCTOR_KEY"))
+    assert code == 1
+    assert lines[-1].startswith("✗ api key") and "SD_DOCTOR_KEY" in lines[-1]
+    assert server.paths == []
+
+
+def desk_file(tmp_path, base_url: str, provider: str = "openai"):
+    """A desk file for the CLI (which checks tool names against the real registry)."""
+    text = DESK_TOML.format(base_url=base_url, timeout=5, max_retries=0, extra="")
+    text = text.replace('tools = ["lookup_customer", "list_charges", "issue_refund"]', "tools = []")
+    path = tmp_path / "agents.toml"
+    path.write_text(text.replace('provider = "openai"', f'provider = "{provider}"'))
+    return path
+
+
+def test_cli_offline_desk(tmp_path, capsys):
+    path = desk_file(tmp_path, "http://127.0.0.1:9/v1", "offline")
+    code = main(["doctor", "--config", str(path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "offline" in out and "needs no server" in out
+
+
+def test_cli_broken_desk_exits_2(tmp_path, capsys):
+    path = tmp_path / "agents.toml"
+    path.write_text("[model]\nprovider = 'openai'\n[agents.triage]\ntitle='T'\ndescription='d'\n")
+    code = main(["doctor", "--config", str(path)])
+    out = capsys.readouterr()
+    assert code == 2
+    assert "model.base_url" in out.out + out.err
+    assert "Traceback" not in out.out + out.err
+
+
+def test_cli_against_a_server(tmp_path, capsys, server):
+    server.push(Complete(PING_CALL, "tool_calls"), Complete(PING_CALL, "tool_calls"))
+    path = desk_file(tmp_path, server.url)
+    code = main(["doctor", "--config", str(path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "✓ tools" in out
