@@ -87,6 +87,36 @@ _SESSION_COLS = (
 )
 _ITEM_COLS = "session_id, seq, kind, agent, created_at, body, meta"
 
+# The reads the panes make on every refresh. They are module constants so the tests can
+# run `EXPLAIN QUERY PLAN` on the exact strings and prove each one is an index search
+# (SEARCH ... USING INDEX), never a scan of the items table.
+SQL_LAST_SEQ = "SELECT item_count FROM sessions WHERE id = ?"
+SQL_LATEST = (
+    f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq > "
+    "(SELECT item_count FROM sessions WHERE id = ?) - ? ORDER BY seq"
+)
+SQL_RANGE = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq"
+SQL_ITEM = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq = ?"
+SQL_OF_KIND = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND kind = ? AND seq <= ? ORDER BY seq"
+SQL_KIND_SEQS = "SELECT seq FROM items WHERE session_id = ? AND kind = ? ORDER BY seq"
+SQL_AGENT_AT = (
+    "SELECT json_extract(body, '$.to_agent') FROM items "
+    "WHERE session_id = ? AND kind = 'handoff' AND seq <= ? ORDER BY seq DESC LIMIT 1"
+)
+# One probe per context key: the newest write to that key at or before seq k.
+SQL_CONTEXT_AT = """
+    SELECT k.key, i.body, i.seq, i.created_at
+    FROM context_keys AS k
+    JOIN items AS i ON i.session_id = k.session_id AND i.seq = (
+        SELECT seq FROM items
+        WHERE session_id = k.session_id AND ctx_key = k.key AND seq <= ?
+        ORDER BY seq DESC LIMIT 1)
+    WHERE k.session_id = ?
+    ORDER BY k.key
+"""
+# Larger than any seq: "no upper bound" for the reads that take one.
+_NO_LIMIT = 2**62
+
 
 def _session(row: Sequence[Any]) -> SessionInfo:
     return SessionInfo(**dict(zip(_SESSION_COLS.split(", "), row)))
@@ -178,8 +208,14 @@ class SessionStore:
         if str(target) != ":memory:":
             if target.is_dir():
                 raise StoreError(f"{target}: is a folder, not a database file")
-            target.parent.mkdir(parents=True, exist_ok=True)
-        db = await aiosqlite.connect(str(target), isolation_level=None)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{target}: cannot create its folder: {exc.strerror or exc}") from None
+        try:
+            db = await aiosqlite.connect(str(target), isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{target}: cannot open database: {exc}") from None
         try:
             await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             await db._execute(_check_and_migrate, db._conn, str(target))
@@ -330,30 +366,21 @@ class SessionStore:
         return await self._run(tx)
 
     async def last_seq(self, session_id: str) -> int:
-        rows = await self._db.execute_fetchall("SELECT item_count FROM sessions WHERE id = ?", (session_id,))
+        rows = await self._db.execute_fetchall(SQL_LAST_SEQ, (session_id,))
         return rows[0][0] if rows else 0
 
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
-        rows = await self._db.execute_fetchall(
-            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq > "
-            "(SELECT item_count FROM sessions WHERE id = ?) - ? ORDER BY seq",
-            (session_id, session_id, n),
-        )
+        rows = await self._db.execute_fetchall(SQL_LATEST, (session_id, session_id, n))
         return [_item(r) for r in rows]
 
     async def range(self, session_id: str, first: int, last: int) -> list[Item]:
         """Items with first <= seq <= last, oldest first."""
-        rows = await self._db.execute_fetchall(
-            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
-            (session_id, first, last),
-        )
+        rows = await self._db.execute_fetchall(SQL_RANGE, (session_id, first, last))
         return [_item(r) for r in rows]
 
     async def item(self, session_id: str, seq: int) -> Item | None:
-        rows = await self._db.execute_fetchall(
-            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq = ?", (session_id, seq)
-        )
+        rows = await self._db.execute_fetchall(SQL_ITEM, (session_id, seq))
         return _item(rows[0]) if rows else None
 
     async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
@@ -361,11 +388,7 @@ class SessionStore:
 
     async def agent_at(self, session_id: str, seq: int) -> str:
         """The agent holding the conversation once item `seq` was written."""
-        rows = await self._db.execute_fetchall(
-            "SELECT json_extract(body, '$.to_agent') FROM items "
-            "WHERE session_id = ? AND kind = 'handoff' AND seq <= ? ORDER BY seq DESC LIMIT 1",
-            (session_id, seq),
-        )
+        rows = await self._db.execute_fetchall(SQL_AGENT_AT, (session_id, seq))
         if rows:
             return rows[0][0]
         info = await self.get_session(session_id)
@@ -374,17 +397,7 @@ class SessionStore:
     async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
         """The shared context as of item `seq` (default: now). One index probe per key."""
         rows = await self._db.execute_fetchall(
-            """
-            SELECT k.key, i.body, i.seq, i.created_at
-            FROM context_keys AS k
-            JOIN items AS i ON i.session_id = k.session_id AND i.seq = (
-                SELECT seq FROM items
-                WHERE session_id = k.session_id AND ctx_key = k.key AND seq <= ?
-                ORDER BY seq DESC LIMIT 1)
-            WHERE k.session_id = ?
-            ORDER BY k.key
-            """,
-            (seq if seq is not None else 2**62, session_id),
+            SQL_CONTEXT_AT, (seq if seq is not None else _NO_LIMIT, session_id)
         )
         out: dict[str, ContextEntry] = {}
         for key, body, at, created in rows:
@@ -397,16 +410,13 @@ class SessionStore:
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""
         rows = await self._db.execute_fetchall(
-            f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND kind = ? AND seq <= ? ORDER BY seq",
-            (session_id, kind, upto if upto is not None else 2**62),
+            SQL_OF_KIND, (session_id, kind, upto if upto is not None else _NO_LIMIT)
         )
         return [_item(r) for r in rows]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""
-        rows = await self._db.execute_fetchall(
-            "SELECT seq FROM items WHERE session_id = ? AND kind = ? ORDER BY seq", (session_id, kind)
-        )
+        rows = await self._db.execute_fetchall(SQL_KIND_SEQS, (session_id, kind))
         return [r[0] for r in rows]
 
     async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
@@ -457,6 +467,14 @@ class SessionStore:
         def tx(conn: sqlite3.Connection) -> None:
             conn.execute("BEGIN IMMEDIATE")
             try:
+                # The title comes from the first customer message: keep the source's only
+                # if that message is among the copied items (or the title was given, not derived).
+                first_customer = conn.execute(
+                    "SELECT min(seq) FROM items WHERE session_id = ? AND kind = 'message' "
+                    "AND json_extract(body, '$.role') = 'customer'",
+                    (session_id,),
+                ).fetchone()[0]
+                title = source.title if first_customer is None or first_customer <= upto else ""
                 handoffs, active = conn.execute(
                     "SELECT count(*), (SELECT json_extract(body, '$.to_agent') FROM items WHERE session_id = ?1 "
                     "AND kind = 'handoff' AND seq <= ?2 ORDER BY seq DESC LIMIT 1) "
@@ -468,7 +486,7 @@ class SessionStore:
                     "item_count, handoff_count, forked_from, forked_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)",
                     (
                         new_id,
-                        source.title,
+                        title,
                         now,
                         now,
                         source.entry_agent,
