@@ -150,7 +150,8 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str) -> None:
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except sqlite3.DatabaseError:
         raise StoreError(f"{path}: not a supportdesk database (not SQLite at all); refusing to touch it") from None
-    if app_id != APPLICATION_ID and (tables or version):
+    # Ours, or a blank SQLite file (no tables, no version, no other program's id) to adopt.
+    if app_id != APPLICATION_ID and (app_id or tables or version):
         raise StoreError(
             f"{path}: a SQLite database of another program, not supportdesk's; refusing to touch it"
         )

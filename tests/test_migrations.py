@@ -1,0 +1,305 @@
+"""Opening databases: forward migration, refusal of files that are not ours, and index-only reads."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from supportdesk.items import ContextSet, Handoff, Message
+from supportdesk.store import SessionStore, StoreError
+from supportdesk.store import sessions as store_sql
+from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, MIGRATIONS
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def build_version_1(path: Path) -> None:
+    """A database as supportdesk v1 left it: only the first migration, a few items, no FTS."""
+    conn = sqlite3.connect(path)
+    conn.executescript(MIGRATIONS[0])
+    conn.execute(f"PRAGMA user_version = 1")
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    now = "2025-06-01T10:00:00+00:00"
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, item_count, handoff_count) "
+        "VALUES ('old1', 'Charged twice', ?, ?, 'triage', 'billing', 3, 1)",
+        (now, now),
+    )
+    rows = [
+        (1, "message", "triage", {"role": "customer", "text": "I was charged twice for the narwhal plan"}, None),
+        (2, "handoff", "triage", {"from_agent": "triage", "to_agent": "billing", "reason": "money", "handoff_kind": "route"}, None),
+        (3, "message", "billing", {"role": "agent", "text": "The duplicate narwhal charge is refunded"}, None),
+    ]
+    for seq, kind, agent, body, key in rows:
+        conn.execute(
+            "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) VALUES ('old1', ?, ?, ?, ?, ?, NULL, ?)",
+            (seq, kind, agent, now, json.dumps(body), key),
+        )
+    conn.commit()
+    conn.close()
+
+
+async def test_version_1_database_migrates_forward_and_old_messages_are_searchable(tmp_path: Path):
+    path = tmp_path / "v1.db"
+    build_version_1(path)
+    store = await SessionStore.open(path)
+    try:
+        hits = await store.search("narwhal")
+        assert [(h.session_id, h.seq) for h in hits] == [("old1", 3), ("old1", 1)]
+        assert (await store.get_session("old1")).active_agent == "billing"
+        assert [i.kind for i in await store.range("old1", 1, 10)] == ["message", "handoff", "message"]
+        # the log goes on at seq 4, and new messages are indexed too
+        added = await store.append("old1", [Message(role="customer", text="and the narwhal invoice?", agent="billing")])
+        assert added[0].seq == 4
+        assert [h.seq for h in await store.search("narwhal")] == [4, 3, 1]
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    # opening again is a no-op (no second backfill: each message indexed once)
+    again = await SessionStore.open(path)
+    try:
+        assert [h.seq for h in await again.search("narwhal")] == [4, 3, 1]
+    finally:
+        await again.close()
+
+
+async def test_fresh_file_gets_the_current_schema(tmp_path: Path):
+    path = tmp_path / "sub" / "dir" / "new.db"  # folders are created
+    store = await SessionStore.open(path)
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+async def test_empty_file_is_adopted_as_a_new_database(tmp_path: Path):
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    store = await SessionStore.open(path)
+    try:
+        info = await store.create_session("triage")
+        await store.append(info.id, [Message(role="customer", text="hello", agent="triage")])
+        assert await store.last_seq(info.id) == 1
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+
+
+async def test_newer_schema_is_refused_and_left_byte_identical(tmp_path: Path):
+    path = tmp_path / "future.db"
+    store = await SessionStore.open(path)
+    info = await store.create_session("triage")
+    await store.append(info.id, [Message(role="customer", text="from the future", agent="triage")])
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {CURRENT_VERSION + 1}")
+        conn.execute("PRAGMA journal_mode = DELETE")  # fold the WAL in: one file holds everything
+    assert not Path(f"{path}-wal").exists()
+    before = digest(path)
+    with pytest.raises(StoreError) as caught:
+        await SessionStore.open(path)
+    message = str(caught.value)
+    assert f"v{CURRENT_VERSION + 1}" in message and "newer supportdesk" in message
+    assert "\n" not in message
+    assert digest(path) == before
+    assert not Path(f"{path}-wal").exists()  # not switched to WAL either
+
+
+async def test_text_file_is_refused_and_untouched(tmp_path: Path):
+    path = tmp_path / "notes.db"
+    path.write_text("These are my notes, not a database.\n" * 50)
+    before = digest(path)
+    with pytest.raises(StoreError, match="not a supportdesk database"):
+        await SessionStore.open(path)
+    assert digest(path) == before
+    tiny = tmp_path / "tiny.db"
+    tiny.write_text("hi")
+    with pytest.raises(StoreError, match="not a supportdesk database"):
+        await SessionStore.open(tiny)
+    assert tiny.read_text() == "hi"
+
+
+async def test_another_programs_sqlite_database_is_refused_and_untouched(tmp_path: Path):
+    path = tmp_path / "recipes.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE recipes (name TEXT, minutes INTEGER)")
+        conn.execute("INSERT INTO recipes VALUES ('soup', 30)")
+    assert sqlite3.connect(path).execute("PRAGMA application_id").fetchone()[0] == 0
+    before = digest(path)
+    with pytest.raises(StoreError, match="another program"):
+        await SessionStore.open(path)
+    assert digest(path) == before
+    # a foreign application id with no tables yet is refused too
+    marked = tmp_path / "marked.db"
+    with sqlite3.connect(marked) as conn:
+        conn.execute("PRAGMA application_id = 1234")
+    before = digest(marked)
+    with pytest.raises(StoreError):
+        await SessionStore.open(marked)
+    assert digest(marked) == before
+
+
+async def test_folder_path_is_a_clear_error(tmp_path: Path):
+    with pytest.raises(StoreError, match="is a folder"):
+        await SessionStore.open(tmp_path)
+
+
+async def test_path_below_a_file_is_a_clear_error(tmp_path: Path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError) as caught:
+        await SessionStore.open(blocker / "desk.db")
+    assert "\n" not in str(caught.value)
+    assert blocker.read_text() == "x"
+
+
+def run_cli(*args: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "supportdesk.cli", *args],
+        capture_output=True, text=True, cwd=REPO, env=env, timeout=60,
+    )
+
+
+@pytest.mark.parametrize("kind", ["text", "foreign", "newer", "folder"])
+def test_cli_refuses_bad_databases_with_one_line_and_exit_1(tmp_path: Path, kind: str):
+    path = tmp_path / "bad.db"
+    if kind == "text":
+        path.write_text("hello, I am a text file\n")
+    elif kind == "foreign":
+        with sqlite3.connect(path) as conn:
+            conn.execute("CREATE TABLE mine (x)")
+    elif kind == "newer":
+        with sqlite3.connect(path) as conn:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {CURRENT_VERSION + 5}")
+    else:
+        path.mkdir()
+    before = None if kind == "folder" else digest(path)
+    result = run_cli("sessions", "list", "--db", str(path))
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert str(path) in lines[0]
+    assert result.stdout == ""
+    if before is not None:
+        assert digest(path) == before
+
+
+# --- cost that does not grow: every pane read is an index search ------------------------------
+
+INDEXED_READS = {
+    "latest": store_sql.SQL_LATEST,
+    "range": store_sql.SQL_RANGE,
+    "item": store_sql.SQL_ITEM,
+    "handoffs": store_sql.SQL_OF_KIND,
+    "kind_seqs": store_sql.SQL_KIND_SEQS,
+    "agent_at": store_sql.SQL_AGENT_AT,
+    "context_at": store_sql.SQL_CONTEXT_AT,
+    "last_seq": store_sql.SQL_LAST_SEQ,
+}
+
+# The index constraint each read must use: an index search on session_id alone would still
+# read every item of the session, so the seq bound (or the kind/key) must be in it too.
+EXPECTED_PROBE = {
+    "latest": "(session_id=? AND seq>?)",
+    "range": "(session_id=? AND seq>? AND seq<?)",
+    "item": "(session_id=? AND seq=?)",
+    "handoffs": "items_by_kind (session_id=? AND kind=? AND seq<?)",
+    "kind_seqs": "items_by_kind (session_id=? AND kind=?)",
+    "agent_at": "items_by_kind (session_id=? AND kind=? AND seq<?)",
+    "context_at": "items_by_ctx_key (session_id=? AND ctx_key=? AND seq<?)",
+    "last_seq": "sessions USING INDEX sqlite_autoindex_sessions_1 (id=?)",
+}
+
+
+@pytest.fixture
+async def big_db(tmp_path: Path) -> tuple[Path, str]:
+    """A database with two sessions, handoffs and context writes, so the planner has choices."""
+    path = tmp_path / "plan.db"
+    store = await SessionStore.open(path)
+    try:
+        ids = []
+        for _ in range(2):
+            info = await store.create_session("triage")
+            ids.append(info.id)
+            for round_ in range(20):
+                await store.append(
+                    info.id,
+                    [Message(role="customer", text=f"message {round_}", agent="triage")]
+                    + [Message(role="agent", text=f"reply {round_} {n}", agent="billing") for n in range(20)]
+                    + [Handoff(from_agent="triage", to_agent="billing", agent="triage"),
+                       ContextSet(key=f"k{round_ % 3}", value=round_, writer="billing", agent="billing")],
+                )
+    finally:
+        await store.close()
+    return path, ids[0]
+
+
+def plan(conn: sqlite3.Connection, sql: str) -> list[str]:
+    params = (1,) * sql.count("?")
+    return [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, params)]
+
+
+@pytest.mark.parametrize("name", sorted(INDEXED_READS))
+def test_pane_reads_are_index_searches_not_scans(big_db, name: str):
+    path, _ = big_db
+    with sqlite3.connect(path) as conn:
+        steps = plan(conn, INDEXED_READS[name])
+        for analyze in (False, True):
+            if analyze:
+                conn.execute("ANALYZE")  # statistics must not tip the planner into a scan
+                steps = plan(conn, INDEXED_READS[name])
+            assert steps, name
+            assert not any(step.startswith("SCAN") for step in steps), (name, steps)
+            assert not any("TEMP B-TREE" in step for step in steps), (name, steps)  # no sort of a result set
+            searches = [s for s in steps if s.startswith("SEARCH")]
+            assert searches, (name, steps)
+            assert all("USING" in s and ("INDEX" in s or "PRIMARY KEY" in s) for s in searches), (name, steps)
+            assert any(EXPECTED_PROBE[name] in s for s in searches), (name, steps)
+
+
+def test_the_store_runs_the_explained_sql(big_db):
+    """Trace the statements the store sends: the pane reads are exactly the constants explained above."""
+    import asyncio
+
+    path, sid = big_db
+    seen: list[str] = []
+
+    async def go() -> None:
+        store = await SessionStore.open(path)
+        try:
+            await store._db._execute(store._db._conn.set_trace_callback, seen.append)
+            await store.latest(sid, 50)
+            await store.range(sid, 3, 9)
+            await store.item(sid, 4)
+            await store.handoffs(sid, upto=100)
+            await store.kind_seqs(sid, "handoff")
+            await store.agent_at(sid, 30)
+            await store.context_at(sid, 100)
+            await store.last_seq(sid)
+        finally:
+            await store.close()
+
+    asyncio.run(go())
+    normalized = {" ".join(s.split()) for s in seen}
+    for name, sql in INDEXED_READS.items():
+        # the traced text has the parameters bound; compare the statement's leading words
+        head = " ".join(sql.split()).split("?")[0]
+        assert any(s.startswith(head) for s in normalized), (name, head)
