@@ -1,0 +1,288 @@
+"""The supportdesk Textual app: opens the desk, then the chat (or replay) screen.
+
+Public actions, used by the command palette (`supportdesk.tui.commands.DeskCommands`),
+key bindings and slash commands:
+
+- `action_new_session()`     start a new session on the chat screen
+- `action_open_browser()`    push the session browser; its choice opens live or in replay
+- `action_export()`          write the current transcript as Markdown (`/export json` for JSON)
+- `open_session(session_id)` show a session live on the chat screen (closes a replay)
+- `open_replay(session_id)`  replay a session read-only with a position cursor
+- `force_handoff(agent)`     hand the current session to an agent (a manual handoff)
+- `action_approve()` / `action_deny()`  decide the latest pending approval
+- `action_add_note()`        put `/note ` in the input, ready for a staff note
+- `action_help()`            the help screen listing every binding
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Static
+
+from supportdesk.config import ConfigError, DeskConfig
+from supportdesk.store import StoreError
+from supportdesk.text import safe_text
+from supportdesk.tui.screens.chat import ChatScreen
+from supportdesk.tui.widgets import AgentLook
+
+try:  # the palette provider and themes are built alongside; the app runs without them
+    from supportdesk.tui.commands import DeskCommands
+
+    _COMMANDS: set[Any] = {DeskCommands}
+except ImportError:
+    _COMMANDS = set()
+
+try:
+    from supportdesk.tui import themes as desk_themes
+except ImportError:
+    desk_themes = None  # type: ignore[assignment]
+
+FALLBACK_THEME = "textual-dark"
+
+
+class MessageScreen(Screen):
+    """What shows while the desk opens, and the one clear line if it cannot."""
+
+    DEFAULT_CSS = """
+    MessageScreen { align: center middle; }
+    MessageScreen > Static { width: auto; max-width: 90%; padding: 1 3; border: round $primary; }
+    MessageScreen.-error > Static { border: round $error; }
+    """
+    BINDINGS = [Binding("q,escape", "app.quit", "Quit")]
+
+    def __init__(self, text: str, *, error: bool = False):
+        super().__init__(classes="-error" if error else "")
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(safe_text(self.text)), markup=False)
+
+
+class SupportDeskApp(App[int]):
+    TITLE = "supportdesk"
+    COMMANDS = App.COMMANDS | _COMMANDS
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("question_mark", "help", "Help", show=False),
+        Binding("ctrl+b", "open_browser", "Sessions", show=False),
+    ]
+
+    def __init__(
+        self,
+        desk: Any = None,
+        db: str | os.PathLike[str] | None = None,
+        config: DeskConfig | str | os.PathLike[str] | None = None,
+        theme: str | None = None,
+        session_id: str | None = None,
+        replay_id: str | None = None,
+        *,
+        export_dir: str | os.PathLike[str] | None = None,
+    ):
+        super().__init__()
+        self.desk = desk
+        self._owns_desk = desk is None
+        self._db, self._config = db, config
+        self._requested_theme = theme
+        self._session_id, self._replay_id = session_id, replay_id
+        self.export_dir = Path(export_dir) if export_dir else None
+        self.look = AgentLook(desk.config if desk else None)
+        self.chat: ChatScreen | None = None
+        self.exit_code = 0
+        self._theme_ready = False
+
+    # --- start-up ----------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._set_up_themes()
+        self.push_screen(MessageScreen("Opening the desk…"))
+        self._open()
+
+    def _set_up_themes(self) -> None:
+        chosen = self._requested_theme
+        if desk_themes is not None:
+            loaded, errors = desk_themes.load_themes()
+            for theme in loaded:
+                self.register_theme(theme)
+            for line in errors:
+                self.notify(line, title="theme", severity="warning", timeout=8)
+            chosen = chosen or desk_themes.remembered_theme() or desk_themes.DEFAULT_THEME
+        chosen = chosen or FALLBACK_THEME
+        if chosen not in self.available_themes:
+            self.notify(f"no theme named {chosen!r}; using the default", severity="warning")
+            chosen = desk_themes.DEFAULT_THEME if desk_themes else FALLBACK_THEME
+            if chosen not in self.available_themes:
+                chosen = FALLBACK_THEME
+        self.theme = chosen
+        self._recolor(chosen)
+        self._theme_ready = True
+
+    def watch_theme(self, name: str) -> None:
+        if not self._theme_ready:
+            return
+        self._recolor(name)
+        if desk_themes is not None:
+            desk_themes.remember_theme(name)
+
+    def _recolor(self, theme_name: str) -> None:
+        overrides = desk_themes.agent_colors(theme_name) if desk_themes is not None else {}
+        self.look = AgentLook(self.desk.config if self.desk else None, overrides)
+        if self.chat is not None:
+            self.chat.recolor(self.look)
+        for screen in self.screen_stack:
+            recolor = getattr(screen, "recolor", None)
+            if recolor is not None and screen is not self.chat:
+                recolor(self.look)
+
+    @work(exclusive=True, group="open")
+    async def _open(self) -> None:
+        if self.desk is None:
+            from supportdesk.engine.desk import open_desk
+
+            try:
+                self.desk = await open_desk(self._db, self._config)
+            except ConfigError as exc:
+                self._fail("\n".join(exc.problems))
+                return
+            except StoreError as exc:
+                self._fail(str(exc))
+                return
+            except Exception as exc:  # anything else still gets one line, not a traceback
+                self._fail(f"cannot open the desk: {type(exc).__name__}: {exc}")
+                return
+        self._recolor(self.theme)
+        await self._start()
+
+    def _fail(self, text: str) -> None:
+        self.exit_code = 1
+        self.switch_screen(MessageScreen(f"{text}\n\npress q to quit", error=True))
+
+    async def _start(self) -> None:
+        session_id = await self._resolve(self._session_id) if self._session_id else None
+        self.chat = ChatScreen(self.desk, self.look, session_id)
+        await self.switch_screen(self.chat)
+        if self._replay_id:
+            replay_id = await self._resolve(self._replay_id)
+            if replay_id is None:
+                return
+            self.open_replay(replay_id)
+
+    async def _resolve(self, prefix: str) -> str | None:
+        info = await self.desk.store.find_session(prefix)
+        if info is None:
+            self.notify(f"no session {prefix!r}; see `supportdesk sessions list`", severity="error", timeout=8)
+            return None
+        return info.id
+
+    async def on_unmount(self) -> None:
+        if self._owns_desk and self.desk is not None:
+            try:
+                await self.desk.close()
+            except Exception:
+                pass
+
+    # --- the public actions -------------------------------------------------------------------------
+
+    def _chat_ready(self) -> ChatScreen | None:
+        if self.chat is None:
+            self.notify("the desk is still opening", severity="warning")
+        return self.chat
+
+    async def open_session(self, session_id: str) -> None:
+        """Show `session_id` live on the chat screen (leaving replay or the browser)."""
+        chat = self._chat_ready()
+        if chat is None:
+            return
+        self._back_to(chat)
+        await chat.load(session_id)
+
+    def open_replay(self, session_id: str, position: int | None = None) -> None:
+        from supportdesk.tui.screens.replay import ReplayScreen
+
+        if self._chat_ready() is None:
+            return
+        self.push_screen(ReplayScreen(self.desk, self.look, session_id, position))
+
+    async def action_new_session(self) -> None:
+        chat = self._chat_ready()
+        if chat is None:
+            return
+        self._back_to(chat)
+        await chat.action_new_session()
+
+    def _back_to(self, chat: ChatScreen) -> None:
+        while self.screen is not chat and len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_open_browser(self) -> None:
+        if self._chat_ready() is None:
+            return
+        try:
+            from supportdesk.tui.screens.browser import BrowserScreen
+        except ImportError:
+            self.notify("the session browser is not available in this build", severity="warning")
+            return
+        self.push_screen(BrowserScreen(self.desk.store), self._browser_chose)
+
+    async def _browser_chose(self, choice: tuple[str, str] | None) -> None:
+        if not choice:
+            return
+        action, session_id = choice
+        if action == "replay":
+            self.open_replay(session_id)
+        else:
+            await self.open_session(session_id)
+
+    async def action_export(self) -> None:
+        chat = self._chat_ready()
+        if chat is not None:
+            await chat.export("markdown")
+
+    async def force_handoff(self, agent: str, reason: str = "staff decision") -> None:
+        chat = self._chat_ready()
+        if chat is not None:
+            await chat.force_handoff(agent, reason)
+
+    def action_approve(self) -> None:
+        chat = self._chat_ready()
+        if chat is not None:
+            chat.action_approve()
+
+    def action_deny(self) -> None:
+        chat = self._chat_ready()
+        if chat is not None:
+            chat.action_deny()
+
+    def action_add_note(self) -> None:
+        chat = self._chat_ready()
+        if chat is not None:
+            self._back_to(chat)
+            chat.action_add_note()
+
+    def action_help(self) -> None:
+        try:
+            from supportdesk.tui.screens.help import HelpScreen
+        except ImportError:
+            self.notify("keys are listed in the footer; /help in the input lists commands", severity="information")
+            return
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+
+def run_app(
+    db: str | os.PathLike[str] | None = None,
+    config: str | os.PathLike[str] | None = None,
+    theme: str | None = None,
+    session: str | None = None,
+    replay: str | None = None,
+) -> int:
+    app = SupportDeskApp(db=db, config=config, theme=theme, session_id=session, replay_id=replay)
+    app.run()
+    return app.exit_code

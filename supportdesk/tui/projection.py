@@ -1,0 +1,59 @@
+"""The panes' data as of a position k in a session's log (no Textual here).
+
+Live view and replay are the same fold: the live chat asks for k = the end, replay moves k.
+Every read is an index lookup (a window of items, the handoffs, the context as of k), so the
+cost does not grow with the session's length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from supportdesk.items import Handoff, Item
+from supportdesk.store import ContextEntry, SessionInfo, SessionStore
+
+# How many items the conversation pane mounts at a time; older ones load on demand.
+PAGE = 60
+
+
+@dataclass
+class Snapshot:
+    session: SessionInfo
+    position: int  # k: the last item shown
+    items: list[Item]  # the window of items ending at k, oldest first
+    agent: str  # who held the conversation once item k was written
+    handoffs: list[Handoff]  # every handoff up to k
+    context: dict[str, ContextEntry]  # the shared context as of k
+    changed: set[str] = field(default_factory=set)  # keys the step ending at k wrote
+
+
+def step_start(items: Sequence[Item], position: int) -> int:
+    """The seq after which the latest step (ending at `position`) began.
+
+    A step's writes sit between two conversational beats (a message or a handoff): the
+    context an agent wrote while answering or handing off, the results of its tools. So the
+    step ending at k starts after the last message or handoff before k.
+    """
+    for item in reversed(items):
+        if item.seq < position and item.kind in ("message", "handoff"):
+            return item.seq
+    return items[0].seq - 1 if items else 0
+
+
+def changed_keys(context: dict[str, ContextEntry], items: Sequence[Item], position: int) -> set[str]:
+    start = step_start(items, position)
+    return {key for key, entry in context.items() if start < entry.seq <= position}
+
+
+async def snapshot(store: SessionStore, session_id: str, position: int | None = None, page: int = PAGE) -> Snapshot | None:
+    """The panes' state as of item `position` (default: the end of the log)."""
+    info = await store.get_session(session_id)
+    if info is None:
+        return None
+    end = info.item_count if position is None else max(0, min(position, info.item_count))
+    items = await store.range(session_id, max(1, end - page + 1), end) if end else []
+    agent = await store.agent_at(session_id, end) if end else info.entry_agent
+    handoffs = await store.handoffs(session_id, upto=end)
+    context = await store.context_at(session_id, end)
+    return Snapshot(info, end, items, agent, handoffs, context, changed_keys(context, items, end))

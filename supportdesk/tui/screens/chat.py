@@ -1,0 +1,363 @@
+"""The chat screen: talk to the desk as the customer, act on it as staff, watch it live.
+
+Every pane is the log as of its end. The screen follows the end two ways: the events of the
+turns it runs itself, and for writes by other processes a cheap `data_version` probe that,
+when it moves, reads only the items after the last seq the screen has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+
+from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token
+from supportdesk.engine.runner import TurnError
+from supportdesk.export import session_json, session_markdown
+from supportdesk.items import Item
+from supportdesk.store import StoreError
+from supportdesk.text import safe_text
+from supportdesk.tui.projection import PAGE, changed_keys, snapshot
+from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
+from supportdesk.tui.widgets.prompt import Slash, SlashError, parse_slash
+
+# How often the screen asks the database whether anyone else wrote (seconds).
+POLL_INTERVAL = 0.4
+
+
+class ChatScreen(Screen):
+    CSS_PATH = "chat.tcss"
+    BINDINGS = [
+        Binding("ctrl+n", "new_session", "New"),
+        Binding("ctrl+b", "app.open_browser", "Sessions"),
+        Binding("ctrl+r", "replay", "Replay"),
+        Binding("ctrl+o", "export", "Export"),
+        Binding("ctrl+y", "approve", "Approve"),
+        Binding("ctrl+g", "deny", "Deny"),
+        Binding("ctrl+l", "follow", "Latest", show=False),
+        Binding("escape", "focus_prompt", "Input", show=False),
+    ]
+
+    def __init__(self, desk: Any, look: AgentLook, session_id: str | None = None):
+        super().__init__()
+        self.desk = desk
+        self.look = look
+        self.session_id: str | None = session_id
+        self._turn_lock = asyncio.Lock()
+        self._apply_lock = asyncio.Lock()
+        self._data_version: int | None = None
+        self._recent: list[Item] = []  # the latest items seen (for "what the last step changed")
+        self._handoff_count = 0
+        self._usage: dict[str, dict[str, int]] = {}
+
+    @property
+    def store(self):
+        return self.desk.store
+
+    @property
+    def runner(self):
+        return self.desk.runner
+
+    def compose(self) -> ComposeResult:
+        yield AgentBar(self.look, id="agent-bar")
+        with Horizontal(id="panes"):
+            yield Conversation(self.look, id="conversation")
+            with Vertical(id="side"):
+                timeline = HandoffTimeline(self.look, id="timeline")
+                timeline.border_title = "Handoffs"
+                yield timeline
+                inspector = ContextInspector(self.look, id="inspector")
+                inspector.border_title = "Shared context"
+                yield inspector
+        yield Prompt(self.desk.config.agents, id="prompt")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.query_one(Prompt).focus()
+        self.set_interval(POLL_INTERVAL, self.poll)
+        await self.load(self.session_id)
+
+    # --- whole-session loads -----------------------------------------------------------------------
+
+    async def load(self, session_id: str | None) -> None:
+        """Show a session from its end (or an empty new one)."""
+        self.session_id = session_id
+        conversation = self.query_one(Conversation)
+        if session_id is None:
+            await conversation.show(self.store, None, [], 0)
+            self.query_one(HandoffTimeline).show([])
+            self.query_one(ContextInspector).show({}, set())
+            self._recent, self._handoff_count, self._usage = [], 0, {}
+            self.query_one(AgentBar).agent = self.desk.config.desk.entry
+            self._facts()
+            return
+        snap = await snapshot(self.store, session_id)
+        if snap is None:
+            self.notify(f"no session {session_id!r}", severity="error")
+            await self.load(None)
+            return
+        self._data_version = await self.store.data_version()
+        await conversation.show(self.store, session_id, snap.items, snap.position)
+        self.query_one(HandoffTimeline).show(snap.handoffs)
+        self.query_one(ContextInspector).show(snap.context, snap.changed)
+        self.query_one(AgentBar).agent = snap.agent
+        self._recent = list(snap.items)
+        self._handoff_count = len(snap.handoffs)
+        await self._refresh_facts()
+
+    async def _refresh_facts(self) -> None:
+        # Usage is summed over the session's items, so it is read when a turn ends, not per item.
+        self._usage = await self.store.usage_totals(self.session_id) if self.session_id else {}
+        self._facts()
+
+    def _facts(self) -> None:
+        conversation = self.query_one(Conversation)
+        self.query_one(AgentBar).set_facts(self.session_id, conversation.end, self._handoff_count, self._usage)
+        self.sub_title = self.session_id or "new session"
+
+    # --- new items from the log ----------------------------------------------------------------------
+
+    async def apply(self, items: Sequence[Item]) -> None:
+        """Fold new log items into every pane (from our own turns or from another process)."""
+        async with self._apply_lock:
+            conversation = self.query_one(Conversation)
+            items = [i for i in items if i.seq > conversation.end]
+            if not items or self.session_id is None:
+                return
+            if items[0].seq > conversation.end + 1:
+                # Someone else wrote in between: read the gap so nothing is skipped.
+                gap = await self.store.range(self.session_id, conversation.end + 1, items[0].seq - 1)
+                items = gap + list(items)
+            fresh = await conversation.extend(items)
+            if not fresh:
+                return
+            self._recent = (self._recent + fresh)[-PAGE:]
+            bar = self.query_one(AgentBar)
+            timeline = self.query_one(HandoffTimeline)
+            for item in fresh:
+                if item.kind == "handoff":
+                    timeline.add(item)
+                    bar.agent = item.to_agent
+                    self._handoff_count += 1
+            context = await self.store.context_at(self.session_id, conversation.end)
+            self.query_one(ContextInspector).show(context, changed_keys(context, self._recent, conversation.end))
+            self._facts()
+
+    async def sync(self) -> None:
+        """Read whatever the log holds past what is shown (index range, never the whole session)."""
+        if self.session_id is None:
+            return
+        conversation = self.query_one(Conversation)
+        last = await self.store.last_seq(self.session_id)
+        if last > conversation.end:
+            await self.apply(await self.store.range(self.session_id, conversation.end + 1, last))
+
+    async def poll(self) -> None:
+        """Another process may have written: `PRAGMA data_version` says so without reading items."""
+        if self.session_id is None or self.is_current is False:
+            return
+        try:
+            version = await self.store.data_version()
+        except Exception:  # the desk is closing
+            return
+        if version != self._data_version:
+            self._data_version = version
+            await self.sync()
+
+    # --- turns ------------------------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#prompt")
+    async def submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.clear()
+        if not text:
+            return
+        if text.startswith("/"):
+            try:
+                command = parse_slash(text)
+            except SlashError as exc:
+                self.notify(str(exc), severity="warning")
+                return
+            await self.run_slash(command)
+        else:
+            self.send(text)
+
+    @work(group="turn")
+    async def send(self, text: str) -> None:
+        await self._drive(lambda: self.runner.send(self.session_id, text))
+
+    async def _drive(self, start: Any) -> None:
+        """Run one turn (or approval decision) to its end, folding its events into the panes."""
+        async with self._turn_lock:  # turns queue up; the input stays usable meanwhile
+            conversation = self.query_one(Conversation)
+            bar = self.query_one(AgentBar)
+            bar.set_working(bar.agent or self.desk.config.desk.entry)
+            try:
+                events: AsyncIterator[Event] = start()
+                async for event in events:
+                    await self._on_event(event)
+            except (TurnError, StoreError) as exc:
+                self.notify(safe_text(str(exc)), severity="error")
+            except Exception as exc:  # never a traceback for staff; the log keeps what was stored
+                self.notify(safe_text(f"the turn failed: {type(exc).__name__}: {exc}"), severity="error")
+            finally:
+                await conversation.end_stream()
+                bar.set_working("")
+                await self.sync()
+                await self._refresh_facts()
+
+    async def _on_event(self, event: Event) -> None:
+        conversation = self.query_one(Conversation)
+        if isinstance(event, SessionStarted):
+            self.session_id = event.session_id
+            conversation.session_id = event.session_id
+            self._data_version = await self.store.data_version()
+            self.app.sub_title = event.session_id
+        elif isinstance(event, StepStarted):
+            await conversation.end_stream()
+            self.query_one(AgentBar).set_working(event.agent)
+        elif isinstance(event, Token):
+            if conversation.stream is None:
+                await conversation.start_stream(event.agent)
+            await conversation.write_stream(event.text)
+        elif isinstance(event, Appended):
+            await self.apply([event.item])
+        elif isinstance(event, Done):
+            await conversation.end_stream()
+
+    # --- staff actions -------------------------------------------------------------------------------
+
+    def _need_session(self) -> bool:
+        if self.session_id is None:
+            self.notify("no session yet: send a message first", severity="warning")
+            return False
+        return True
+
+    async def run_slash(self, command: Slash) -> None:
+        name, args = command.name, command.args
+        if name == "handoff":
+            await self.force_handoff(*args)
+        elif name == "note":
+            await self._staff(lambda sid: self.runner.staff_note(sid, args[0]))
+        elif name == "set":
+            await self._staff(lambda sid: self.runner.set_context(sid, args[0], args[1]))
+        elif name == "unset":
+            await self._staff(lambda sid: self.runner.set_context(sid, args[0], None))
+        elif name == "approve":
+            self.decide(True, *args)
+        elif name == "deny":
+            self.decide(False, *args)
+        elif name == "new":
+            await self.action_new_session()
+        elif name == "export":
+            await self.export(args[0])
+        elif name == "browse":
+            self.app.action_open_browser()
+        elif name == "replay":
+            self.action_replay()
+        elif name == "retry":
+            if self._need_session():
+                self.retry()
+        elif name == "help":
+            self.app.action_help()
+
+    async def _staff(self, act: Any) -> bool:
+        if not self._need_session():
+            return False
+        try:
+            await act(self.session_id)
+        except (TurnError, StoreError) as exc:
+            self.notify(safe_text(str(exc)), severity="error")
+            return False
+        await self.sync()
+        return True
+
+    async def force_handoff(self, agent: str, reason: str = "staff decision") -> None:
+        if await self._staff(lambda sid: self.runner.force_handoff(sid, agent, reason)):
+            self.notify(f"{self.look.title(agent)} now holds the conversation")
+
+    @work(group="turn")
+    async def retry(self) -> None:
+        await self._drive(lambda: self.runner.retry_turn(self.session_id))
+
+    @work(group="turn")
+    async def decide(self, granted: bool, approval_id: str | None = None) -> None:
+        if not self._need_session():
+            return
+        pending = await self.runner.pending_approvals(self.session_id)
+        if not pending:
+            self.notify("nothing is waiting for approval", severity="warning")
+            return
+        if approval_id is None:
+            approval_id = pending[-1].data.get("approval_id")
+        await self._drive(lambda: self.runner.decide_approval(self.session_id, approval_id, granted))
+
+    async def action_new_session(self) -> None:
+        await self.load(None)
+        self.query_one(Prompt).focus()
+        self.notify("new session: the first message starts it")
+
+    def action_approve(self) -> None:
+        self.decide(True)
+
+    def action_deny(self) -> None:
+        self.decide(False)
+
+    def action_replay(self) -> None:
+        if self._need_session():
+            self.app.open_replay(self.session_id)
+
+    async def action_export(self) -> None:
+        await self.export("markdown")
+
+    async def export(self, fmt: str = "markdown") -> Path | None:
+        """Write the whole transcript next to where the app was started (or the app's export dir)."""
+        if not self._need_session():
+            return None
+        info = await self.store.get_session(self.session_id)
+        items = await self.store.range(self.session_id, 1, info.item_count)
+        folder = Path(getattr(self.app, "export_dir", None) or Path.cwd())
+        path = folder / f"supportdesk-{info.id}.{'md' if fmt == 'markdown' else 'json'}"
+        if fmt == "json":
+            text = json.dumps(session_json(info, items), ensure_ascii=False, indent=2) + "\n"
+        else:
+            text = session_markdown(info, items, self.desk.config)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"could not write {path}: {exc.strerror}", severity="error")
+            return None
+        self.notify(f"wrote {path}")
+        return path
+
+    def action_add_note(self) -> None:
+        prompt = self.query_one(Prompt)
+        prompt.value = "/note "
+        prompt.cursor_position = len(prompt.value)
+        prompt.focus()
+
+    def action_focus_prompt(self) -> None:
+        self.query_one(Prompt).focus()
+
+    async def action_follow(self) -> None:
+        await self.query_one(Conversation).follow()
+
+    @on(HandoffTimeline.Jump)
+    async def jump(self, event: HandoffTimeline.Jump) -> None:
+        await self.query_one(Conversation).reveal(event.seq)
+
+    def recolor(self, look: AgentLook) -> None:
+        self.look = look
+        self.query_one(AgentBar).recolor(look)
+        self.query_one(Conversation).recolor(look)
+        self.query_one(HandoffTimeline).recolor(look)
+        self.query_one(ContextInspector).recolor(look)

@@ -1,0 +1,159 @@
+"""Replay: a past session, read-only, as of a position cursor k.
+
+The panes are the same projections as the live chat's, taken at k. Moving k reads only
+what it needs: the handoff stops come from one index read at open (`kind_seqs`), and each
+move reads a window ending at k, the agent and the context as of k.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from supportdesk.items import Handoff
+from supportdesk.tui.projection import changed_keys
+from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline
+
+
+class ReplayScreen(Screen):
+    CSS_PATH = "replay.tcss"
+    BINDINGS = [
+        Binding("left", "step(-1)", "Item ←"),
+        Binding("right", "step(1)", "Item →"),
+        Binding("left_square_bracket,p", "handoff(-1)", "Prev handoff"),
+        Binding("right_square_bracket,n", "handoff(1)", "Next handoff"),
+        Binding("home", "go('start')", "Start"),
+        Binding("end", "go('end')", "End"),
+        Binding("f", "fork", "Fork from here"),
+        Binding("escape,q", "close", "Close"),
+    ]
+
+    position: var[int] = var(0, init=False)
+
+    def __init__(self, desk, look: AgentLook, session_id: str, position: int | None = None):
+        super().__init__()
+        self.desk = desk
+        self.look = look
+        self.session_id = session_id
+        self._start_at = position
+        self.total = 0
+        self.stops: list[int] = []  # the seqs of the handoffs: previous/next handoff are bisects
+        self.handoffs: list[Handoff] = []
+
+    @property
+    def store(self):
+        return self.desk.store
+
+    def compose(self) -> ComposeResult:
+        yield AgentBar(self.look, id="agent-bar")
+        yield Static("", id="position", markup=False)
+        with Horizontal(id="panes"):
+            yield Conversation(self.look, id="conversation")
+            with Vertical(id="side"):
+                timeline = HandoffTimeline(self.look, id="timeline")
+                timeline.border_title = "Handoffs"
+                yield timeline
+                inspector = ContextInspector(self.look, id="inspector")
+                inspector.border_title = "Context as of here"
+                yield inspector
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        info = await self.store.get_session(self.session_id)
+        if info is None:
+            self.app.notify(f"no session {self.session_id!r}", severity="error")
+            self.dismiss()
+            return
+        self.info = info
+        self.total = info.item_count
+        self.stops = await self.store.kind_seqs(self.session_id, "handoff")
+        self.handoffs = await self.store.handoffs(self.session_id)
+        self.sub_title = f"replay {info.id}"
+        start = self.total if self._start_at is None else max(0, min(self._start_at, self.total))
+        conversation = self.query_one(Conversation)
+        conversation.store, conversation.session_id = self.store, self.session_id
+        await self.show_position(start)
+        self.query_one(Conversation).focus()
+
+    # --- moving the cursor ----------------------------------------------------------------------------
+
+    async def show_position(self, k: int) -> None:
+        """Every pane as of item k."""
+        self.position = k
+        conversation = self.query_one(Conversation)
+        await conversation.set_position(k)
+        agent = await self.store.agent_at(self.session_id, k) if k else self.info.entry_agent
+        context = await self.store.context_at(self.session_id, k)
+        bar = self.query_one(AgentBar)
+        bar.agent = agent
+        index = bisect_right(self.stops, k)  # handoffs at or before k
+        current = self.stops[index - 1] if index else None
+        bar.set_facts(self.session_id, self.total, len(self.stops), extra="replay · read-only")
+        self.query_one(HandoffTimeline).show(self.handoffs, current=current, position=k)
+        self.query_one(ContextInspector).show(context, changed_keys(context, conversation.items, k))
+        self.query_one("#position", Static).update(self.position_text(k, index))
+
+    def position_text(self, k: int, handoff_index: int) -> Text:
+        text = Text("◆ ", style="bold")
+        text.append(f"handoff {handoff_index} of {len(self.stops)}", style="bold")
+        text.append(" · ")
+        text.append(f"item {k} of {self.total}", style="bold")
+        if k == self.total:
+            text.append("  (end)", style="dim")
+        elif k == 0:
+            text.append("  (start)", style="dim")
+        text.append("     ←/→ item · [/] handoff · home/end · f fork from here", style="dim")
+        return text
+
+    @work(exclusive=True, group="replay-move")
+    async def move_to(self, k: int) -> None:
+        await self.show_position(max(0, min(k, self.total)))
+
+    def action_step(self, delta: int) -> None:
+        self.move_to(self.position + delta)
+
+    def action_handoff(self, direction: int) -> None:
+        if not self.stops:
+            self.notify("this session has no handoffs", severity="warning")
+            return
+        if direction > 0:
+            index = bisect_right(self.stops, self.position)
+            target = self.stops[index] if index < len(self.stops) else None
+        else:
+            index = bisect_left(self.stops, self.position)
+            target = self.stops[index - 1] if index > 0 else None
+        if target is None:
+            self.notify("no more handoffs that way", severity="information", timeout=2)
+            return
+        self.move_to(target)
+
+    def action_go(self, where: str) -> None:
+        self.move_to(0 if where == "start" else self.total)
+
+    @on(HandoffTimeline.Jump)
+    def jump(self, event: HandoffTimeline.Jump) -> None:
+        self.move_to(event.seq)
+
+    async def action_fork(self) -> None:
+        """A new live session holding items 1..k; it opens on the chat screen."""
+        info = await self.store.fork(self.session_id, self.position)
+        self.app.notify(f"forked {self.session_id} at item {self.position} into {info.id}")
+        await self.app.open_session(info.id)
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def recolor(self, look: AgentLook) -> None:
+        self.look = look
+        self.query_one(AgentBar).recolor(look)
+        self.query_one(Conversation).recolor(look)
+        self.query_one(HandoffTimeline).recolor(look)
+        self.query_one(ContextInspector).recolor(look)

@@ -1,0 +1,118 @@
+"""The active-agent bar: who holds the conversation, plus a small line of session facts."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from supportdesk.tui.widgets.render import AgentLook, literal
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class WorkingIndicator(Static):
+    """`⠹ Billing is working…` while a turn runs; hidden otherwise."""
+
+    working: reactive[str] = reactive("")  # the agent working, "" when idle
+
+    def __init__(self, look: AgentLook, **kwargs):
+        super().__init__("", markup=False, **kwargs)
+        self.look = look
+        self._frame = 0
+        self._timer = None
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def watch_working(self, agent: str) -> None:
+        self.display = bool(agent)
+        if agent and self._timer is None:
+            self._timer = self.set_interval(0.1, self._tick)
+        elif not agent and self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._paint()
+
+    def _tick(self) -> None:
+        self._frame = (self._frame + 1) % len(SPINNER)
+        self._paint()
+
+    def _paint(self) -> None:
+        if self.working:
+            self.update(
+                Text.assemble((SPINNER[self._frame] + " ", "bold"), self.look.label(self.working), (" is working…", "italic"))
+            )
+
+
+class AgentBar(Horizontal):
+    """Title, level and colour of the active agent; session id, size and token use beside it."""
+
+    agent: reactive[str] = reactive("", init=False)
+
+    def __init__(self, look: AgentLook, **kwargs):
+        super().__init__(**kwargs)
+        self.look = look
+        self.facts = Text()
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="agent-badge", markup=False)
+        yield Static("", id="session-facts", markup=False)
+        yield WorkingIndicator(self.look, id="working")
+
+    def watch_agent(self, agent: str) -> None:
+        self._paint()
+
+    def recolor(self, look: AgentLook) -> None:
+        self.look = look
+        self.query_one(WorkingIndicator).look = look
+        self._paint()
+
+    def _paint(self) -> None:
+        badge = self.query_one("#agent-badge", Static)
+        if not self.agent:
+            badge.update(Text(" no agent yet ", style="dim"))
+            return
+        color = self.look.color(self.agent)
+        level = self.look.level(self.agent)
+        badge.update(
+            Text.assemble(
+                ("● ", color),
+                (self.look.title(self.agent), f"bold {color}"),
+                (f"  L{level}", "bold" if level > 1 else "dim"),
+            )
+        )
+        self.styles.border_left = ("tall", color)
+
+    def set_facts(
+        self,
+        session_id: str | None,
+        items: int,
+        handoffs: int,
+        usage: dict[str, dict[str, int]] | None = None,
+        extra: str = "",
+    ) -> None:
+        facts = Text()
+        if session_id is None:
+            facts.append("new session", style="italic")
+        else:
+            facts.append(f"session {session_id}", style="bold")
+            facts.append(f" · {items} items · {handoffs} handoff{'s' if handoffs != 1 else ''}", style="dim")
+        if usage:
+            total_in = sum(u["input_tokens"] for u in usage.values())
+            total_out = sum(u["output_tokens"] for u in usage.values())
+            estimated = any(not u.get("reported", 1) for u in usage.values())
+            facts.append(" · tokens ", style="dim")
+            facts.append(f"{total_in}↑ {total_out}↓{'~' if estimated else ''}")
+            parts = [f"{self.look.title(a)} {u['input_tokens']}/{u['output_tokens']}" for a, u in usage.items()]
+            facts.append(f" ({', '.join(parts)})", style="dim")
+        if extra:
+            facts.append(" · ")
+            facts.append_text(literal(extra, "bold"))
+        self.facts = facts
+        self.query_one("#session-facts", Static).update(facts)
+
+    def set_working(self, agent: str) -> None:
+        self.query_one(WorkingIndicator).working = agent

@@ -1,0 +1,61 @@
+"""The shared-context inspector: key, value, who wrote it and when; fresh keys highlighted."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from supportdesk.store import ContextEntry
+from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
+
+
+# Long values are clipped in the table; the conversation's context lines expand to show them whole.
+VALUE_WIDTH = 24
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 1] + "…"
+
+
+class ContextInspector(DataTable):
+    def __init__(self, look: AgentLook, **kwargs):
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        self.look = look
+        self.context: dict[str, ContextEntry] = {}
+        self.changed: set[str] = set()
+
+    def on_mount(self) -> None:
+        self.add_column("key", key="key")
+        self.add_column("value", key="value")
+        self.add_column("by", key="by")
+        self.add_column("at", key="at")
+
+    def show(self, context: dict[str, ContextEntry], changed: set[str]) -> None:
+        self.context, self.changed = dict(context), set(changed)
+        self.clear()
+        accent = self._accent()
+        for key, entry in sorted(context.items()):
+            fresh = key in changed
+            style = f"bold {accent}" if fresh else ""
+            self.add_row(
+                Text.assemble(("✱ " if fresh else "  ", style), literal(key, style)),
+                literal(_clip(compact_json(entry.value)), "bold" if fresh else ""),
+                self.look.label(entry.writer, bold=False) if entry.writer in self._agents() else literal(entry.writer),
+                Text(f"#{entry.seq} {entry.created_at:%H:%M}", style="dim"),
+                key=key,
+            )
+        self.border_subtitle = f"{len(context)} key{'s' if len(context) != 1 else ''}" if context else "empty"
+
+    def _agents(self) -> set[str]:
+        config = self.look.config
+        return set(config.agents) if config else set()
+
+    def _accent(self) -> str:
+        try:
+            return self.app.current_theme.accent or "yellow"
+        except Exception:  # no app yet (unit use)
+            return "yellow"
+
+    def recolor(self, look: AgentLook) -> None:
+        self.look = look
+        self.show(self.context, self.changed)
