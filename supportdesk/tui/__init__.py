@@ -1,0 +1,1 @@
+"""The Textual interface: app, screens, widgets and themes (reads projections, sends commands)."""

@@ -1,0 +1,1 @@
+"""The screens of the desk, each with its .tcss beside it."""

@@ -1,0 +1,515 @@
+"""The session browser: every session, newest activity first; full-text search; row actions.
+
+The browser reads only the store (a page of sessions, or search hits) and answers with what
+the user chose: `("open", id)` or `("replay", id)` as the screen's result, which the app acts
+on. Fork, export and delete happen here. Titles and snippets are customer text: they are
+built as `rich.text.Text` (literal), never as markup.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import var
+from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
+from textual.widgets import Button, DataTable, Footer, Input, Label, Static
+
+from supportdesk.export import session_json, session_markdown
+from supportdesk.store import SearchHit, SessionInfo, SessionStore
+from supportdesk.text import safe_text
+from supportdesk.tui.themes import agent_colors
+
+BrowserResult = tuple[str, str]
+
+# How long typing must pause before the search runs (one query per pause, not per key).
+SEARCH_DEBOUNCE = 0.25
+# The least width of the wide column; it grows with the terminal.
+TITLE_WIDTH = 30
+SNIPPET_WIDTH = 40
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(safe_text(text).split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _when(info_time: Any) -> str:
+    return f"{info_time:%Y-%m-%d %H:%M}"
+
+
+@dataclass(frozen=True)
+class Row:
+    """What a table row stands for: a session (seq None) or one search hit in it."""
+
+    session_id: str
+    seq: int | None = None
+
+
+class SessionTable(DataTable[Any]):
+    """The sessions (or hits) table; Enter opens, so the footer says so."""
+
+    BINDING_GROUP_TITLE = "Session list"
+    BINDINGS = [Binding("enter", "select_cursor", "Open", show=True)]
+
+
+# --- modals -------------------------------------------------------------------------------------
+
+
+class Dialog(ModalScreen[Any]):
+    """A small centred box over the browser."""
+
+    DEFAULT_CSS = """
+    Dialog {
+        align: center middle;
+        background: $background 60%;
+    }
+    Dialog > .dialog {
+        width: 64;
+        height: auto;
+        padding: 1 2;
+        background: $surface;
+        border: thick $primary 60%;
+    }
+    Dialog .dialog-title { text-style: bold; width: 100%; margin-bottom: 1; }
+    Dialog .dialog-body { margin-bottom: 1; }
+    Dialog .dialog-buttons { height: auto; align-horizontal: right; margin-top: 1; }
+    Dialog .dialog-buttons Button { margin-left: 1; }
+    """
+
+
+class ConfirmDelete(Dialog):
+    """Asks before a session is deleted for good. Cancel has the focus: the safe default."""
+
+    DEFAULT_CSS = """
+    ConfirmDelete > .dialog { border: thick $error 70%; }
+    """
+    BINDINGS = [
+        Binding("y", "answer(True)", "Delete"),
+        Binding("n,escape", "answer(False)", "Cancel"),
+    ]
+
+    def __init__(self, session_id: str, title: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.session_title = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="dialog"):
+            yield Label("Delete this session?", classes="dialog-title")
+            question = Text.assemble(
+                (_one_line(self.session_title or "Untitled session", 60), "bold"),
+                "\n",
+                (self.session_id, "dim"),
+                "\n\nIts whole log goes; forks of it stay.",
+            )
+            yield Static(question, classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Delete", variant="error", id="delete")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "delete")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class ExportDialog(Dialog):
+    """Where to write the export; the file's suffix picks the format (.json, else Markdown)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, default_path: Path) -> None:
+        super().__init__()
+        self.default_path = default_path
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="dialog"):
+            yield Label("Export session", classes="dialog-title")
+            yield Static("Path (.md writes Markdown, .json writes JSON):", classes="dialog-body")
+            yield Input(str(self.default_path), id="path")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Markdown", variant="primary", id="markdown")
+                yield Button("JSON", id="json")
+                yield Button("Cancel", id="cancel")
+
+    def _path(self) -> Path | None:
+        text = self.query_one("#path", Input).value.strip()
+        return Path(text).expanduser() if text else None
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.dismiss(self._path())
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        path = self._path()
+        if event.button.id == "cancel" or path is None:
+            self.dismiss(None)
+        else:
+            self.dismiss(path.with_suffix(".json" if event.button.id == "json" else ".md"))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+# --- the browser --------------------------------------------------------------------------------
+
+
+class BrowserScreen(Screen[BrowserResult | None]):
+    """All sessions, paged, newest activity first, with search and row actions."""
+
+    CSS_PATH = "browser.tcss"
+    BINDING_GROUP_TITLE = "Session browser"
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("r", "replay", "Replay"),
+        Binding("f", "fork", "Fork"),
+        Binding("e", "export", "Export"),
+        Binding("d", "delete", "Delete"),
+        Binding("slash", "focus_search", "Search"),
+        Binding("right_square_bracket", "page(1)", "Next page"),
+        Binding("left_square_bracket", "page(-1)", "Prev page"),
+    ]
+
+    PAGE_SIZE = 50
+    SEARCH_LIMIT = 100
+
+    page: var[int] = var(0)
+    total: var[int] = var(0)
+    query_text: var[str] = var("")
+
+    def __init__(self, store: SessionStore, config: Any = None, *, export_dir: Path | None = None) -> None:
+        super().__init__()
+        self.store = store
+        self.config = config
+        self.export_dir = export_dir
+        self._rows: dict[str, Row] = {}
+        self._sessions: dict[str, SessionInfo] = {}
+        self._debounce: Timer | None = None
+        self._data_version: int | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="topbar"):
+            yield Static(Text("Sessions", style="bold"), id="heading")
+            yield Static(id="status")
+        yield Input(placeholder="Search messages (full text) — / to focus, Enter to go to the results", id="search")
+        yield SessionTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        yield Static(id="empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        # Hosted by the desk app, take its desk file (agent titles) and export folder.
+        desk = getattr(self.app, "desk", None)
+        if self.config is None and desk is not None:
+            self.config = getattr(desk, "config", None)
+        if self.export_dir is None:
+            self.export_dir = getattr(self.app, "export_dir", None)
+        self.query_one(SessionTable).focus()
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+        self.reload()
+        # Sessions another process writes appear without a full reload on every tick:
+        # data_version only changes when another connection committed something.
+        self.set_interval(1.0, self._poll_changes)
+
+    # --- loading ---------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        if self.query_text:
+            self._search(self.query_text)
+        else:
+            self._load_page()
+
+    @work(exclusive=True, group="browser-load")
+    async def _load_page(self) -> None:
+        total = await self.store.count_sessions()
+        last_page = max(0, (total - 1) // self.PAGE_SIZE)
+        page = min(self.page, last_page)
+        infos = await self.store.list_sessions(limit=self.PAGE_SIZE, offset=page * self.PAGE_SIZE)
+        self.total = total
+        self.page = page
+        self._show_sessions(infos)
+
+    @work(exclusive=True, group="browser-load")
+    async def _search(self, text: str) -> None:
+        hits = await self.store.search(text, limit=self.SEARCH_LIMIT)
+        infos: dict[str, SessionInfo] = {}
+        for hit in hits:
+            if hit.session_id not in infos:
+                info = await self.store.get_session(hit.session_id)
+                if info is not None:
+                    infos[hit.session_id] = info
+        if text == self.query_text:  # the user may have typed on meanwhile
+            self._show_hits(text, hits, infos)
+
+    async def _poll_changes(self) -> None:
+        try:
+            version = await self.store.data_version()
+        except Exception:  # the app is closing the store; nothing to refresh
+            return
+        if self._data_version is not None and version != self._data_version:
+            self.reload()
+        self._data_version = version
+
+    # --- rendering -------------------------------------------------------------------------
+
+    def _agent_cell(self, name: str) -> Text:
+        color = agent_colors(self.app.theme).get(name)
+        agent = self.config.agents.get(name) if self.config is not None else None
+        if color is None and agent is not None and agent.color:
+            color = agent.color
+        return Text(safe_text(agent.title if agent else name), style=f"bold {color}" if color else "bold")
+
+    def _status_cell(self, status: str) -> Text:
+        variables = self.app.theme_variables
+        color = {
+            "open": variables.get("success"),
+            "awaiting_approval": variables.get("warning"),
+            "needs_human": variables.get("error"),
+        }.get(status)
+        label = {"awaiting_approval": "needs approval", "needs_human": "needs a human"}.get(status, status)
+        return Text(label.replace("_", " "), style=color or "")
+
+    def _reset_table(self, *columns: tuple[str, str, int | None]) -> SessionTable:
+        table = self.query_one(SessionTable)
+        keep = table.cursor_row
+        table.clear(columns=True)
+        for label, key, width in columns:
+            table.add_column(label, key=key, width=width)
+        self._rows.clear()
+        self._keep_cursor = keep
+        return table
+
+    def _restore_cursor(self, table: SessionTable) -> None:
+        if table.row_count:
+            table.move_cursor(row=min(self._keep_cursor, table.row_count - 1), animate=False)
+
+    def _flex_width(self, fixed: tuple[int, ...], least: int) -> int:
+        """What is left of the table's width for the one wide column (title, snippet)."""
+        # 2 for the border, 1 for a scrollbar, 2 of padding per column (the wide one too).
+        inner = self.app.size.width - 4 - 1 - 2 * (len(fixed) + 1)
+        return max(least, inner - sum(fixed))
+
+    def on_resize(self) -> None:
+        if self.is_mounted:
+            self.reload()
+
+    def _show_sessions(self, infos: list[SessionInfo]) -> None:
+        fixed = (16, 10, 8, 14, 12)
+        title_width = self._flex_width(fixed, TITLE_WIDTH)
+        table = self._reset_table(
+            ("Title", "title", title_width),
+            ("Started", "started", fixed[0]),
+            ("Agent", "agent", fixed[1]),
+            ("Handoffs", "handoffs", fixed[2]),
+            ("Status", "status", fixed[3]),
+            ("ID", "id", fixed[4]),
+        )
+        self._sessions = {info.id: info for info in infos}
+        for info in infos:
+            self._rows[info.id] = Row(info.id)
+            table.add_row(
+                Text(_one_line(info.title or "Untitled session", title_width)),
+                Text(_when(info.created_at)),
+                self._agent_cell(info.active_agent),
+                Text(str(info.handoff_count), justify="right"),
+                self._status_cell(info.status),
+                Text(info.id, style="dim"),
+                key=info.id,
+            )
+        self._restore_cursor(table)
+        pages = max(1, -(-self.total // self.PAGE_SIZE))
+        noun = "session" if self.total == 1 else "sessions"
+        self._set_status(f"{self.total} {noun} · page {self.page + 1} of {pages}")
+        self._set_empty("No sessions yet. Close the browser (Esc) and start a conversation." if not infos else "")
+
+    def _show_hits(self, text: str, hits: list[SearchHit], infos: dict[str, SessionInfo]) -> None:
+        fixed = (28, 5, 10, 12)
+        table = self._reset_table(
+            ("Session", "title", fixed[0]),
+            ("#", "seq", fixed[1]),
+            ("Matching message", "snippet", self._flex_width(fixed, SNIPPET_WIDTH)),
+            ("Agent", "agent", fixed[2]),
+            ("ID", "id", fixed[3]),
+        )
+        self._sessions = dict(infos)
+        for hit in hits:
+            info = infos.get(hit.session_id)
+            if info is None:
+                continue  # deleted between the search and now
+            key = f"{hit.session_id}#{hit.seq}"
+            self._rows[key] = Row(hit.session_id, hit.seq)
+            table.add_row(
+                Text(_one_line(hit.title or "Untitled session", 28)),
+                Text(str(hit.seq), style="dim", justify="right"),
+                self._snippet(hit),
+                self._agent_cell(info.active_agent),
+                Text(hit.session_id, style="dim"),
+                key=key,
+            )
+        self._restore_cursor(table)
+        count = len(self._rows)
+        shown = _one_line(text, 30)
+        self._set_status(f"{count} {'match' if count == 1 else 'matches'} for “{shown}”")
+        self._set_empty(f"No message matches “{shown}”." if not count else "")
+
+    def _snippet(self, hit: SearchHit) -> Text:
+        """The matching words highlighted from the hit's parts, with no markup anywhere."""
+        snippet = Text(no_wrap=True, overflow="ellipsis")
+        highlight = f"bold reverse {self.app.theme_variables.get('accent', '')}".strip()
+        for chunk, is_match in hit.parts():
+            snippet.append(" ".join(safe_text(chunk).splitlines()), style=highlight if is_match else "")
+        return snippet
+
+    def _set_status(self, text: str) -> None:
+        self.query_one("#status", Static).update(Text(text))
+
+    def _set_empty(self, text: str) -> None:
+        empty = self.query_one("#empty", Static)
+        empty.update(Text(text))
+        empty.display = bool(text)
+
+    def _theme_changed(self) -> None:
+        self.reload()  # agent and status colours come from the theme
+
+    # --- the current row -------------------------------------------------------------------
+
+    def current(self) -> Row | None:
+        table = self.query_one(SessionTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self._rows.get(key or "")
+
+    def _current_or_say(self) -> Row | None:
+        row = self.current()
+        if row is None:
+            self.notify("No session selected", severity="warning")
+        return row
+
+    # --- search ----------------------------------------------------------------------------
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(SEARCH_DEBOUNCE, lambda: self._apply_query(event.value))
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._apply_query(event.value)
+        self.query_one(SessionTable).focus()
+
+    def _apply_query(self, value: str) -> None:
+        text = value.strip()
+        if text == self.query_text:
+            return
+        self.query_text = text
+        self._keep_cursor = 0
+        self.query_one(SessionTable).move_cursor(row=0, animate=False)
+        self.reload()
+
+    def action_focus_search(self) -> None:
+        self.query_one("#search", Input).focus()
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_page(self, delta: int) -> None:
+        if self.query_text:
+            return
+        pages = max(1, -(-self.total // self.PAGE_SIZE))
+        page = min(max(0, self.page + delta), pages - 1)
+        if page != self.page:
+            self.page = page
+            self._keep_cursor = 0
+            self.query_one(SessionTable).move_cursor(row=0, animate=False)
+            self._load_page()
+
+    @on(DataTable.RowSelected, "#sessions")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        row = self._rows.get(event.row_key.value or "")
+        if row is not None:
+            self.dismiss(("open", row.session_id))
+
+    def action_replay(self) -> None:
+        if row := self._current_or_say():
+            self.dismiss(("replay", row.session_id))
+
+    def action_fork(self) -> None:
+        if row := self._current_or_say():
+            self._fork(row.session_id)
+
+    @work(exclusive=True, group="browser-action")
+    async def _fork(self, session_id: str) -> None:
+        info = await self.store.get_session(session_id)
+        if info is None:
+            self.notify("That session no longer exists", severity="error")
+            self.reload()
+            return
+        fork = await self.store.fork(session_id, info.item_count)
+        self.dismiss(("open", fork.id))
+
+    def action_export(self) -> None:
+        if row := self._current_or_say():
+            folder = self.export_dir or Path.cwd()
+            self.app.push_screen(
+                ExportDialog(folder / f"supportdesk-{row.session_id}.md"),
+                lambda path: self._export(row.session_id, path) if path else None,
+            )
+
+    @work(exclusive=True, group="browser-action")
+    async def _export(self, session_id: str, path: Path) -> None:
+        info = await self.store.get_session(session_id)
+        if info is None:
+            self.notify("That session no longer exists", severity="error")
+            return
+        items = await self.store.range(session_id, 1, info.item_count)
+        if path.suffix.lower() == ".json":
+            text = json.dumps(session_json(info, items), ensure_ascii=False, indent=2) + "\n"
+        else:
+            text = session_markdown(info, items, self.config)
+        if path.is_dir():
+            path = path / f"supportdesk-{session_id}.md"
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"Could not write {path}: {exc.strerror or exc}", severity="error", markup=False)
+            return
+        self.notify(f"Exported {len(items)} items to {path}", title="Export", markup=False)
+
+    def action_delete(self) -> None:
+        if row := self._current_or_say():
+            info = self._sessions.get(row.session_id)
+            title = info.title if info else ""
+            self.app.push_screen(
+                ConfirmDelete(row.session_id, title),
+                lambda yes: self._delete(row.session_id) if yes else None,
+            )
+
+    @work(exclusive=True, group="browser-action")
+    async def _delete(self, session_id: str) -> None:
+        if await self.store.delete_session(session_id):
+            self.notify(f"Deleted session {session_id}")
+        self.reload()
+
+
+__all__ = ["BrowserScreen", "ConfirmDelete", "Dialog", "ExportDialog", "Row"]

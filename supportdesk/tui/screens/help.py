@@ -1,0 +1,157 @@
+"""The help screen: the keys active where it was opened from, and the slash commands.
+
+The bindings are read from the screen below at the moment help opens (its focused widget,
+the screen and the app), so the list is always the truth about what the keys do right there.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+# The chat input's slash commands: (usage, what it does). The chat screen parses these.
+SLASH_COMMANDS: tuple[tuple[str, str], ...] = (
+    ("/handoff AGENT [reason]", "Give the conversation to AGENT now (a manual handoff)"),
+    ("/note TEXT", "Add a staff note: the agents see it, the customer does not"),
+    ("/set KEY VALUE", "Set a key of the shared context"),
+    ("/unset KEY", "Clear a key of the shared context"),
+    ("/approve", "Approve the pending approval"),
+    ("/deny", "Deny the pending approval"),
+    ("/new", "Start a new session"),
+    ("/export [markdown|json]", "Export the transcript (Markdown by default)"),
+    ("/browse", "Open the session browser"),
+    ("/retry", "Run the last customer message again"),
+    ("/help", "Show this help"),
+)
+
+
+# One width for the key column of every table, so the sections line up.
+KEY_WIDTH = 24
+
+
+def _group_title(node: object) -> str:
+    title = getattr(node, "BINDING_GROUP_TITLE", None)
+    if title:
+        return str(title)
+    from textual.app import App
+
+    if isinstance(node, App):
+        return "Everywhere"
+    # "SessionTable" -> "Session table"
+    words = re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", type(node).__name__)
+    return " ".join(words).capitalize() or type(node).__name__
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists the active bindings with their descriptions, then the slash commands."""
+
+    BINDINGS = [
+        Binding("escape,q", "close", "Close help"),
+    ]
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    HelpScreen > #help {
+        width: 84;
+        max-width: 95%;
+        height: 90%;
+        background: $surface;
+        border: thick $primary 60%;
+        border-title-color: $primary;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+        padding: 0 1;
+    }
+    HelpScreen #help-body {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    HelpScreen .help-heading {
+        color: $accent;
+        text-style: bold;
+        margin-top: 1;
+    }
+    """
+
+    def __init__(self, below: Screen[object] | None = None) -> None:
+        super().__init__()
+        # Which screen's keys to list; by default the one under this modal when it opens.
+        self._below = below
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help") as box:
+            box.border_title = "Keys and commands"
+            box.border_subtitle = "Esc or q closes"
+            with VerticalScroll(id="help-body"):
+                for title, table in self._binding_tables():
+                    yield Static(Text(title), classes="help-heading")
+                    yield Static(table, classes="help-table")
+                yield Static(Text("Slash commands (type them in the message box)"), classes="help-heading")
+                yield Static(self._slash_table(), classes="help-table", id="slash-commands")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()
+
+    def _screen_below(self) -> Screen[object] | None:
+        if self._below is not None:
+            return self._below
+        stack = self.app.screen_stack
+        if self in stack:
+            index = stack.index(self)
+            return stack[index - 1] if index > 0 else None
+        return stack[-1] if stack else None
+
+    def _binding_tables(self) -> list[tuple[str, Table]]:
+        below = self._screen_below()
+        if below is None:
+            return []
+        # (group, description) -> the keys that do it, so ctrl+c and super+c share one row.
+        groups: dict[str, dict[tuple[str, bool], list[str]]] = {}
+        for active in below.active_bindings.values():
+            binding = active.binding
+            if not binding.description or binding.system:
+                continue
+            description = "Command palette" if binding.action == "command_palette" else binding.description
+            rows = groups.setdefault(_group_title(active.node), {})
+            rows.setdefault((description, active.enabled), []).append(self.app.get_key_display(binding))
+        # The screen's own keys first, then the focused widget's, then the app's.
+        order = sorted(groups, key=lambda title: (title == "Everywhere", title != _group_title(below)))
+        tables = []
+        for title in order:
+            table = self._table()
+            for (description, enabled), keys in groups[title].items():
+                style = "" if enabled else "dim"
+                table.add_row(
+                    Text(", ".join(dict.fromkeys(keys)), style=f"bold {style}".strip()),
+                    Text(description + ("" if enabled else " (not available now)"), style=style),
+                )
+            tables.append((title, table))
+        return tables
+
+    def _slash_table(self) -> Table:
+        table = self._table()
+        for usage, description in SLASH_COMMANDS:
+            table.add_row(Text(usage, style="bold"), Text(description))
+        return table
+
+    @staticmethod
+    def _table() -> Table:
+        table = Table.grid(padding=(0, 2), expand=False)
+        table.add_column(min_width=KEY_WIDTH, max_width=KEY_WIDTH)
+        table.add_column(ratio=1)
+        return table
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+__all__ = ["HelpScreen", "SLASH_COMMANDS"]
