@@ -39,12 +39,13 @@ ALPHA = 1.0  # additive smoothing
 
 
 # How much each kind of feature counts. A word's character pieces share one vote between
-# them (so long words do not outvote short ones), and a lexicon concept counts double: it
-# stands for every phrasing of the idea.
+# them (so long words do not outvote short ones), and a lexicon concept counts triple: it
+# stands for every phrasing of the idea. (Weights chosen on half of a held-out set and
+# checked on the other half.)
 WORD_WEIGHT = 1.0
-CHAR_WEIGHT = 1.0
-BIGRAM_WEIGHT = 0.5
-CONCEPT_WEIGHT = 2.0
+CHAR_WEIGHT = 2.0
+BIGRAM_WEIGHT = 0.25
+CONCEPT_WEIGHT = 3.0
 
 
 def features(text: str) -> dict[str, float]:

@@ -1,0 +1,66 @@
+"""The embedded offline model: a deterministic support team that needs no network.
+
+It speaks the same protocol as a real LLM provider. What an agent does follows from its
+role in the desk, not its name: the entry agent routes (triage); the others act on the
+tools they hold and their level (see specialist.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+from supportdesk.config import AgentConfig, DeskConfig
+from supportdesk.engine.protocol import Action, Answer, StepRequest, TextDelta, Transfer
+from supportdesk.models.offline import triage
+from supportdesk.models.offline.router import Router
+from supportdesk.models.offline.specialist import Specialist, skills_of
+from supportdesk.models.offline.view import View
+
+_CHUNK = re.compile(r"\S+\s*")
+
+
+class OfflineModel:
+    name = "offline"
+
+    def __init__(self, config: DeskConfig, *, use_disk_cache: bool = True):
+        self.config = config
+        self._use_disk_cache = use_disk_cache
+        self._routers: dict[tuple[str, ...], Router] = {}
+
+    def router_for(self, desk: DeskConfig, agent: AgentConfig) -> Router | None:
+        """The router over `agent`'s specialist handoff targets (trained once, then cached)."""
+        targets = [desk.agents[n] for n in agent.handoffs if n in desk.agents and skills_of(desk.agents[n])]
+        if not targets:
+            return None
+        key = tuple(sorted(a.name for a in targets))
+        router = self._routers.get(key)
+        if router is None:
+            router = Router(targets, use_disk_cache=self._use_disk_cache)
+            self._routers[key] = router
+        return router
+
+    def warm_up(self) -> None:
+        """Train the entry agent's router now rather than on the first message."""
+        self.router_for(self.config, self.config.entry)
+
+    def decide(self, request: StepRequest) -> Action:
+        view = View(request)
+        desk = request.desk
+        agent = request.agent
+        if agent.name == desk.desk.entry or (not skills_of(agent) and agent.handoffs):
+            router = self.router_for(desk, agent)
+            if router is not None:
+                return triage.decide(view, router)
+        # Specialists tell topics apart with the entry agent's router.
+        return Specialist(view, self.router_for(desk, desk.entry)).decide()
+
+    async def stream(self, request: StepRequest) -> AsyncIterator[TextDelta | Action]:
+        action = self.decide(request)
+        text = action.text if isinstance(action, (Answer, Transfer)) else ""
+        for piece in _CHUNK.findall(text):
+            yield TextDelta(piece)
+        yield action
+
+    async def aclose(self) -> None:
+        return None

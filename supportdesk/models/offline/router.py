@@ -1,0 +1,64 @@
+"""Triage's routing decision: which handoff target a message belongs with, or "ask".
+
+The classifier is trained on every handoff target's `examples` (falling back to its
+description when it has none), so another desk with other agents routes its own way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from supportdesk.config import AgentConfig
+from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for
+from supportdesk.models.offline.lexicon import normalise
+
+_WORD = re.compile(r"[a-z][a-z0-9_]*")
+
+# When is triage unsure enough to ask instead of guessing? The two classes are near a
+# coin toss, or the message holds (almost) nothing the examples know, or it is very short
+# and only mildly leaning one way ("my account", "can you process that?").
+MIN_CONFIDENCE = 0.52
+SHORT_MESSAGE_WORDS = 2
+SHORT_MESSAGE_CONFIDENCE = 0.6
+
+
+@dataclass(frozen=True)
+class Route:
+    agent: str | None  # None: ask a clarifying question
+    confidence: float
+    prediction: Prediction | None
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(normalise(text)) if w not in STOPWORDS and not w.endswith("_c")]
+
+
+def training_examples(targets: Sequence[AgentConfig]) -> dict[str, list[str]]:
+    return {a.name: list(a.examples) or [a.description, a.title] for a in targets}
+
+
+class Router:
+    def __init__(self, targets: Sequence[AgentConfig], use_disk_cache: bool = True):
+        self.targets = [a.name for a in targets]
+        self.model: TextClassifier = classifier_for(training_examples(targets), use_disk=use_disk_cache)
+
+    def route(self, text: str, exclude: Sequence[str] = ()) -> Route:
+        candidates = [t for t in self.targets if t not in exclude] or self.targets
+        if len(candidates) == 1:
+            return Route(candidates[0], 1.0, None)
+        p = self.model.predict(text, candidates)
+        n_words = len(content_words(text))
+        unsure = (
+            p.known_features == 0
+            or p.confidence < MIN_CONFIDENCE
+            or (n_words <= SHORT_MESSAGE_WORDS and p.confidence < SHORT_MESSAGE_CONFIDENCE)
+        )
+        return Route(None if unsure else p.label, p.confidence, p)
+
+    def best(self, text: str, exclude: Sequence[str] = ()) -> Route:
+        """The most likely target even when unsure (after one clarifying question)."""
+        candidates = [t for t in self.targets if t not in exclude] or self.targets
+        p = self.model.predict(text, candidates)
+        return Route(p.label, p.confidence, p)

@@ -1,0 +1,119 @@
+"""The entry agent: greet, understand, write down what was learned, hand to a specialist."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+from supportdesk.models.offline import cues
+from supportdesk.models.offline.router import Route, Router
+from supportdesk.models.offline.view import View
+
+CLARIFY_OPENING = "So I can bring in the right colleague:"
+
+
+def _describe(view: View, name: str) -> str:
+    agent = view.desk.agents[name]
+    return f"{agent.title.lower()} ({agent.description.rstrip('.').lower()})"
+
+
+def clarifying_question(view: View, candidates: list[str]) -> str:
+    options = [_describe(view, n) for n in candidates]
+    listed = ", or ".join(options) if len(options) <= 2 else ", ".join(options[:-1]) + ", or " + options[-1]
+    return f"Happy to help. {CLARIFY_OPENING} is this about {listed}?"
+
+
+def greeting(view: View) -> str:
+    return (
+        f"Hello, and welcome to {view.desk.desk.name}! I can help with charges, refunds, plans and "
+        "invoices, and with anything in the app that isn't working. What can I do for you?"
+    )
+
+
+def _title_mentioned(view: View, text: str, candidates: list[str]) -> str | None:
+    lowered = f" {text.lower()} "
+    hits = [n for n in candidates if f" {n.lower()}" in lowered or f" {view.desk.agents[n].title.lower()}" in lowered]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _transfer(view: View, route: Route, text: str, extra: dict[str, Any] | None = None) -> Transfer:
+    target = view.desk.agents[route.agent]  # type: ignore[index]
+    context = view.facts.context_writes(view.context)
+    context["category"] = target.name
+    context["issue"] = text[:300]
+    context.update(extra or {})
+    meta: dict[str, Any] = {"router": "offline", "routing_confidence": round(route.confidence, 3)}
+    if route.prediction is not None:
+        meta["scores"] = {k: round(v, 2) for k, v in route.prediction.scores.items()}
+    summary = " ".join(text.split())[:120]
+    return Transfer(
+        to_agent=target.name,
+        reason=f"{target.title.lower()} request: {summary}",
+        text=f"Thanks, I'm bringing in our {target.title.lower()} team to help with this.",
+        context=context,
+        meta=meta,
+    )
+
+
+def decide(view: View, router: Router):
+    me = view.agent.name
+    text = view.latest
+    candidates = list(router.targets)
+
+    # Handed back this turn with a new topic: route it, never back to whoever returned it.
+    returned_by = [h.from_agent for h in view.turn_handoffs if h.to_agent == me and h.handoff_kind == "return"]
+    if returned_by:
+        topic = view.context.get("pending_topic") or text
+        route = router.route(topic, exclude=returned_by)
+        if route.agent is None:
+            route = router.best(topic, exclude=returned_by)
+        return _transfer(view, route, topic, {"pending_topic": None})
+
+    if not text.strip():
+        return Answer(greeting(view))
+    if cues.HUMAN.search(text):
+        if view.has_tool("request_human") and not view.calls("request_human", this_turn=True):
+            return CallTools(
+                [RequestedCall(view.call_id(), "request_human", {"reason": text[:300]})],
+                context=view.facts.context_writes(view.context),
+            )
+        return Answer(
+            "I've asked a member of our support staff to join this conversation; they'll see everything "
+            "we've discussed. While you wait, feel free to tell me more about what's going on."
+        )
+    if cues.GREETING.search(text):
+        return Answer(greeting(view))
+    if cues.SMALL_TALK.search(text):
+        return Answer(
+            f"I'm the {view.desk.desk.name} assistant. I can sort out billing questions (charges, refunds, "
+            "plans, invoices) and technical problems (login, passwords, sync, the app). What do you need help with?"
+        )
+
+    route = router.route(text)
+    asked_before = view.last_agent_text().startswith("Happy to help. " + CLARIFY_OPENING)
+    if route.agent is None and asked_before:
+        # One question only: route on the answer, read together with what came before.
+        named = _title_mentioned(view, text, candidates)
+        if named:
+            return _transfer(view, Route(named, 1.0, None), text)
+        previous = view.customer_messages[-2].text if len(view.customer_messages) > 1 else ""
+        combined = f"{previous} {text}".strip()
+        route = router.route(text)
+        if route.agent is None:
+            route = router.best(combined)
+        return _transfer(view, route, combined)
+    if route.agent is None:
+        if cues.OUT_OF_SCOPE.search(text):
+            return Answer(
+                f"I'm afraid that's outside what I can help with here: I'm the {view.desk.desk.name} assistant. "
+                "If there's anything about your account, billing or the app, I'm glad to help."
+            )
+        if cues.THANKS.search(text):
+            return Answer("You're welcome! Is there anything else I can help you with?")
+        if cues.INJECTION.search(text):
+            return Answer(
+                "I can't set aside how this desk works: our policies are enforced by our systems for every "
+                "customer. Tell me what you need with your account and I'll get the right person on it."
+            )
+        return Answer(clarifying_question(view, candidates), meta={"router": "offline", "routing_confidence": round(route.confidence, 3), "clarifying": True})
+    return _transfer(view, route, text)

@@ -1,0 +1,149 @@
+"""What an offline agent reads off a step request: the conversation, the tools' results,
+the facts the customer has given, and the shared context.
+
+Everything is derived from the log each step, never kept between steps: that is what
+makes the offline model deterministic and lets a restarted desk carry on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from supportdesk.engine.protocol import StepRequest
+from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult
+from supportdesk.models.offline import slots as slot_extraction
+
+
+@dataclass
+class ToolEvent:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    seq: int
+    agent: str
+    output: Any = None  # parsed JSON when the tool returned JSON, else the text
+    is_error: bool = False
+    done: bool = False  # a result has been recorded
+
+    @property
+    def ok(self) -> bool:
+        return self.done and not self.is_error and not self.waiting
+
+    @property
+    def waiting(self) -> bool:
+        return isinstance(self.output, str) and self.output.startswith("waiting for staff approval")
+
+
+@dataclass
+class Facts:
+    """What the customer has told us, across all their messages (latest first wins)."""
+
+    emails: list[str] = field(default_factory=list)
+    customer_ids: list[str] = field(default_factory=list)
+    amounts: list[float] = field(default_factory=list)
+    dates: list[str] = field(default_factory=list)
+    invoice_ids: list[str] = field(default_factory=list)
+    order_ids: list[str] = field(default_factory=list)
+
+    def add(self, found: slot_extraction.Slots) -> None:
+        for target, values in (
+            (self.emails, found.emails),
+            (self.customer_ids, found.customer_ids),
+            (self.amounts, [a.value for a in found.amounts]),
+            (self.dates, [d.iso() for d in found.dates]),
+            (self.invoice_ids, found.invoice_ids),
+            (self.order_ids, found.order_ids),
+        ):
+            for v in values:
+                if v in target:
+                    target.remove(v)
+                target.append(v)
+
+    def context_writes(self, context: dict[str, Any]) -> dict[str, Any]:
+        """The shared-context keys these facts add or change."""
+        out: dict[str, Any] = {}
+        if self.emails and context.get("customer_email") != self.emails[-1]:
+            out["customer_email"] = self.emails[-1]
+        for key, values in (
+            ("amounts", self.amounts),
+            ("dates", self.dates),
+            ("invoice_ids", self.invoice_ids),
+            ("order_ids", self.order_ids),
+        ):
+            if values and context.get(key) != values:
+                out[key] = list(values)
+        if self.customer_ids and not context.get("customer_id"):
+            out["customer_id"] = self.customer_ids[-1]
+        return out
+
+
+class View:
+    def __init__(self, request: StepRequest):
+        self.request = request
+        self.agent = request.agent
+        self.desk = request.desk
+        self.context = dict(request.context)
+        history = list(request.history)
+        self.history = history
+        self.last_seq = history[-1].seq if history else 0
+
+        self.customer_messages: list[Message] = [i for i in history if isinstance(i, Message) and i.role == "customer"]
+        last_customer_at = max((k for k, i in enumerate(history) if isinstance(i, Message) and i.role == "customer"), default=-1)
+        self.turn = history[last_customer_at + 1 :]
+        self.latest: str = self.customer_messages[-1].text if self.customer_messages else ""
+
+        self.tools: list[ToolEvent] = []
+        by_id: dict[str, ToolEvent] = {}
+        for i in history:
+            if isinstance(i, ToolCall):
+                ev = ToolEvent(i.call_id, i.name, dict(i.arguments), i.seq, i.agent)
+                by_id[i.call_id] = ev
+                self.tools.append(ev)
+            elif isinstance(i, ToolResult) and i.call_id in by_id:
+                ev = by_id[i.call_id]
+                ev.done, ev.is_error = True, i.is_error
+                try:
+                    ev.output = json.loads(i.output)
+                except ValueError:
+                    ev.output = i.output
+        turn_start = self.turn[0].seq if self.turn else self.last_seq + 1
+        self.turn_tools = [t for t in self.tools if t.seq >= turn_start]
+        self.turn_handoffs = [i for i in self.turn if isinstance(i, Handoff)]
+        self.turn_notices = [i for i in self.turn if isinstance(i, Notice)]
+        self.agent_messages = [i for i in history if isinstance(i, Message) and i.role == "agent"]
+
+        self.facts = Facts()
+        for m in self.customer_messages:
+            self.facts.add(slot_extraction.extract(m.text))
+
+    # --- questions the agents ask of the log ----------------------------------------------------
+
+    def tool_names(self) -> set[str]:
+        return {t.name for t in self.request.tools}
+
+    def has_tool(self, name: str) -> bool:
+        return name in self.tool_names()
+
+    def calls(self, name: str, *, this_turn: bool = False) -> list[ToolEvent]:
+        pool = self.turn_tools if this_turn else self.tools
+        return [t for t in pool if t.name == name]
+
+    def last_call(self, name: str, *, this_turn: bool = False) -> ToolEvent | None:
+        found = self.calls(name, this_turn=this_turn)
+        return found[-1] if found else None
+
+    def called_with(self, name: str, arguments: dict[str, Any]) -> bool:
+        return any(t.name == name and t.arguments == arguments for t in self.tools)
+
+    def last_agent_text(self) -> str:
+        return self.agent_messages[-1].text if self.agent_messages else ""
+
+    def answered_this_turn(self) -> bool:
+        return any(isinstance(i, Message) and i.role == "agent" for i in self.turn)
+
+    def call_id(self, index: int = 0) -> str:
+        # Deterministic per log position: a step retried after a crash asks for the same
+        # call ids, so the tools' idempotency turns a replay into a no-op.
+        return f"call_{self.last_seq}_{index}"
