@@ -172,7 +172,8 @@ class ExportDialog(Dialog):
 class BrowserScreen(Screen[BrowserResult | None]):
     """All sessions, paged, newest activity first, with search and row actions."""
 
-    CSS_PATH = "browser.tcss"
+    # Absolute, so a subclass defined elsewhere still finds it.
+    CSS_PATH = Path(__file__).with_name("browser.tcss")
     BINDING_GROUP_TITLE = "Session browser"
     BINDINGS = [
         Binding("escape", "close", "Close"),
@@ -235,6 +236,8 @@ class BrowserScreen(Screen[BrowserResult | None]):
 
     @work(exclusive=True, group="browser-load")
     async def _load_page(self) -> None:
+        # The version this view is as of: a later commit elsewhere triggers a reload.
+        self._data_version = await self.store.data_version()
         total = await self.store.count_sessions()
         last_page = max(0, (total - 1) // self.PAGE_SIZE)
         page = min(self.page, last_page)
@@ -245,6 +248,7 @@ class BrowserScreen(Screen[BrowserResult | None]):
 
     @work(exclusive=True, group="browser-load")
     async def _search(self, text: str) -> None:
+        self._data_version = await self.store.data_version()
         hits = await self.store.search(text, limit=self.SEARCH_LIMIT)
         infos: dict[str, SessionInfo] = {}
         for hit in hits:

@@ -110,7 +110,8 @@ class HelpScreen(ModalScreen[None]):
             return stack[index - 1] if index > 0 else None
         return stack[-1] if stack else None
 
-    def _binding_tables(self) -> list[tuple[str, Table]]:
+    def binding_rows(self) -> list[tuple[str, list[tuple[str, str, bool]]]]:
+        """[(group title, [(keys, description, enabled)])] for the screen below, in display order."""
         below = self._screen_below()
         if below is None:
             return []
@@ -125,13 +126,19 @@ class HelpScreen(ModalScreen[None]):
             rows.setdefault((description, active.enabled), []).append(self.app.get_key_display(binding))
         # The screen's own keys first, then the focused widget's, then the app's.
         order = sorted(groups, key=lambda title: (title == "Everywhere", title != _group_title(below)))
+        return [
+            (title, [(", ".join(dict.fromkeys(keys)), description, enabled) for (description, enabled), keys in groups[title].items()])
+            for title in order
+        ]
+
+    def _binding_tables(self) -> list[tuple[str, Table]]:
         tables = []
-        for title in order:
+        for title, rows in self.binding_rows():
             table = self._table()
-            for (description, enabled), keys in groups[title].items():
+            for keys, description, enabled in rows:
                 style = "" if enabled else "dim"
                 table.add_row(
-                    Text(", ".join(dict.fromkeys(keys)), style=f"bold {style}".strip()),
+                    Text(keys, style=f"bold {style}".strip()),
                     Text(description + ("" if enabled else " (not available now)"), style=style),
                 )
             tables.append((title, table))

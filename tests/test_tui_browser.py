@@ -1,0 +1,326 @@
+"""The session browser, hosted in a tiny app: list, page, search, open/replay/fork/export/delete."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+
+from supportdesk.items import Message
+from supportdesk.store import SessionStore
+from supportdesk.tui.screens.browser import BrowserScreen, ConfirmDelete, ExportDialog, SessionTable
+from tests.tui_browser_data import BrowserHost, fixed_clock, seed_sessions
+
+SIZE = (120, 36)
+
+
+@pytest.fixture
+async def store(tmp_path: Path):
+    store = await SessionStore.open(tmp_path / "desk.db")
+    await seed_sessions(store)
+    yield store
+    await store.close()
+
+
+async def settle(pilot) -> None:
+    """Let the screen's SQLite workers finish and the screen repaint."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def table(app: BrowserHost) -> SessionTable:
+    return app.screen.query_one(SessionTable)
+
+
+def column(app: BrowserHost, key: str) -> list[str]:
+    t = table(app)
+    return [Text(str(t.get_cell(row, key))).plain if not isinstance(t.get_cell(row, key), Text) else t.get_cell(row, key).plain for row in t.rows]
+
+
+def host(store: SessionStore, tmp_path: Path | None = None, **kw) -> BrowserHost:
+    return BrowserHost(lambda: BrowserScreen(store, export_dir=tmp_path, **kw))
+
+
+async def test_lists_every_session_newest_activity_first(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert column(app, "id") == ["s-billing", "s-login", "s-hello"]
+        assert column(app, "title")[0].startswith("Hi, I was charged twice")
+        assert column(app, "agent") == ["billing", "technical", "triage"]
+        assert column(app, "handoffs") == ["1", "1", "0"]
+        assert column(app, "started") == ["2026-03-03 10:10", "2026-03-03 10:05", "2026-03-03 10:00"]
+        assert column(app, "status") == ["open", "open", "open"]
+        assert "3 sessions · page 1 of 1" in str(app.screen.query_one("#status").render())
+
+
+async def test_agent_titles_come_from_the_desk_file(store: SessionStore, test_desk) -> None:
+    app = host(store, config=test_desk)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert column(app, "agent") == ["Billing", "Technical", "Triage"]
+
+
+async def test_pages_move_with_the_bracket_keys(store: SessionStore) -> None:
+    class SmallPages(BrowserScreen):
+        PAGE_SIZE = 2
+
+    app = BrowserHost(lambda: SmallPages(store))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert column(app, "id") == ["s-billing", "s-login"]
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert column(app, "id") == ["s-hello"]
+        assert "page 2 of 2" in str(app.screen.query_one("#status").render())
+        await pilot.press("right_square_bracket")  # no page 3
+        await settle(pilot)
+        assert column(app, "id") == ["s-hello"]
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert column(app, "id") == ["s-billing", "s-login"]
+
+
+async def test_search_shows_matching_snippets_with_the_match_highlighted(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await pilot.press(*"refund")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.focused is table(app)  # Enter goes on to the results
+        assert column(app, "id") == ["s-billing", "s-billing", "s-login"]
+        assert column(app, "seq") == ["5", "4", "1"]
+        snippets = [table(app).get_cell(row, "snippet") for row in table(app).rows]
+        for snippet in snippets:
+            highlighted = [snippet.plain[span.start : span.end] for span in snippet.spans if "reverse" in str(span.style)]
+            assert [word.lower() for word in highlighted] == ["refund"]
+        assert "3 matches" in str(app.screen.query_one("#status").render())
+        # Opening a hit opens its session
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        assert app.results == [("open", "s-login")]
+
+
+async def test_search_runs_while_typing_and_clearing_it_brings_the_list_back(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"password")
+        await pilot.pause(0.5)  # the debounce
+        await settle(pilot)
+        assert column(app, "id") == ["s-login"]
+        await pilot.press(*("backspace" for _ in "password"))
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert column(app, "id") == ["s-billing", "s-login", "s-hello"]
+
+
+async def test_no_match_says_so(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"zebra", "enter")
+        await settle(pilot)
+        assert table(app).row_count == 0
+        assert "No message matches" in str(app.screen.query_one("#empty").render())
+
+
+async def test_customer_markup_and_escapes_show_literally(store: SessionStore) -> None:
+    store.clock = fixed_clock(20)
+    await store.create_session("triage", session_id="s-evil")
+    evil = "\x1b[31mred [bold red]refund[/] [link=http://x]click[/link]\x1b[0m"
+    await store.append("s-evil", [Message(role="customer", text=evil, agent="triage")])
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        title = table(app).get_cell("s-evil", "title")
+        assert "[bold red]refund[/]" in title.plain and "[link=http://" in title.plain
+        assert "\x1b" not in title.plain and "␛[31m" in title.plain
+        assert all(not span.style or str(span.style) == "" for span in title.spans)
+        await pilot.press("slash", *"refund", "enter")
+        await settle(pilot)
+        snippet = table(app).get_cell("s-evil#1", "snippet")
+        assert "[bold red]" in snippet.plain and "\x1b" not in snippet.plain
+
+
+async def test_enter_opens_and_r_replays(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+    assert app.results == [("open", "s-billing")]
+
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "r")
+        await settle(pilot)
+    assert app.results == [("replay", "s-login")]
+
+
+async def test_escape_closes(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, BrowserScreen)
+    assert app.results == [None]
+
+
+async def test_fork_copies_the_whole_session_and_opens_the_copy(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+    [(action, new_id)] = app.results
+    assert action == "open" and new_id != "s-billing"
+    fork = await store.get_session(new_id)
+    source = await store.get_session("s-billing")
+    assert fork.forked_from == "s-billing" and fork.forked_at == source.item_count == fork.item_count
+    assert fork.active_agent == "billing"
+    assert [i.model_dump(exclude={"session_id"}) for i in await store.range(new_id, 1, 99)] == [
+        i.model_dump(exclude={"session_id"}) for i in await store.range("s-billing", 1, 99)
+    ]
+
+
+async def test_export_markdown_by_keyboard_and_json_by_mouse(store: SessionStore, tmp_path: Path) -> None:
+    app = host(store, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, ExportDialog)
+        await pilot.press("enter")  # the suggested path, next to the export folder
+        await settle(pilot)
+        markdown = tmp_path / "supportdesk-s-billing.md"
+        text = markdown.read_text(encoding="utf-8")
+        assert text.startswith("# Hi, I was charged twice for my subscription this month.")
+        assert "duplicate charge of $29.99" in text
+        assert any("Exported 6 items" in n.message for n in app._notifications)
+
+        await pilot.press("down", "e")
+        await settle(pilot)
+        await pilot.click("#json")
+        await settle(pilot)
+        data = json.loads((tmp_path / "supportdesk-s-login.json").read_text(encoding="utf-8"))
+        assert data["session"]["id"] == "s-login"
+        assert [i["kind"] for i in data["items"]] == ["message", "handoff", "message"]
+        assert isinstance(app.screen, BrowserScreen)  # exporting keeps the browser open
+    assert app.results == []
+
+
+async def test_export_to_a_typed_path(store: SessionStore, tmp_path: Path) -> None:
+    app = host(store, tmp_path)
+    target = tmp_path / "out" / "mine.json"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        field = app.screen.query_one("#path")
+        field.value = ""
+        await pilot.press(*str(target), "enter")
+        await settle(pilot)
+    assert json.loads(target.read_text())["session"]["id"] == "s-billing"
+
+
+async def test_export_to_an_unwritable_place_is_one_line(store: SessionStore, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    app = host(store, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        app.screen.query_one("#path").value = str(blocker / "x.md")
+        await pilot.press("enter")
+        await settle(pilot)
+        [note] = [n for n in app._notifications if n.severity == "error"]
+        assert "Could not write" in note.message and "\n" not in note.message
+
+
+async def test_delete_asks_first_and_no_keeps_the_session(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDelete)
+        await pilot.press("enter")  # the focused button is Cancel: the safe default
+        await settle(pilot)
+        assert isinstance(app.screen, BrowserScreen)
+        assert await store.get_session("s-billing") is not None
+        await pilot.press("d", "n")
+        await settle(pilot)
+        assert await store.get_session("s-billing") is not None
+
+        await pilot.press("d", "y")
+        await settle(pilot)
+        assert await store.get_session("s-billing") is None
+        assert column(app, "id") == ["s-login", "s-hello"]
+        assert await store.search("duplicate") == []
+
+
+async def test_delete_confirmed_by_tabbing_to_the_button(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down", "d")
+        await settle(pilot)
+        await pilot.press("shift+tab", "enter")  # from Cancel back to Delete
+        await settle(pilot)
+        assert await store.get_session("s-hello") is None
+        assert column(app, "id") == ["s-billing", "s-login"]
+
+
+async def test_mouse_click_on_a_row_then_again_opens_it(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # row 0 is at y=2 inside the table (border, header); row 1 below it
+        await pilot.click(SessionTable, offset=(5, 3))
+        await settle(pilot)
+        assert table(app).cursor_row == 1
+        assert app.results == []
+        await pilot.click(SessionTable, offset=(5, 3))
+        await settle(pilot)
+    assert app.results == [("open", "s-login")]
+
+
+async def test_mouse_delete_through_the_dialog(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.click(SessionTable, offset=(5, 4))
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        await pilot.click("#delete")
+        await settle(pilot)
+        assert await store.get_session("s-hello") is None
+
+
+async def test_sessions_written_elsewhere_appear(store: SessionStore, tmp_path: Path) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        other = await SessionStore.open(store.path)  # another connection, like another process
+        try:
+            other.clock = fixed_clock(30)
+            await other.create_session("triage", session_id="s-new")
+            await other.append("s-new", [Message(role="customer", text="brand new", agent="triage")])
+        finally:
+            await other.close()
+        for _ in range(30):
+            await pilot.pause(0.1)
+            await settle(pilot)
+            if column(app, "id")[:1] == ["s-new"]:
+                break
+        assert column(app, "id")[0] == "s-new"
