@@ -68,7 +68,8 @@ class BrowserHost(App[Any]):
         yield Static("host")
 
     def on_mount(self) -> None:
-        self.push_screen(self.make_screen(), self.results.append)
+        if self.make_screen is not None:  # a subclass may open its screen itself
+            self.push_screen(self.make_screen(), self.results.append)
 
 
 class HelpHost(BrowserHost):
