@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
@@ -33,7 +33,8 @@ SLASH_COMMANDS: tuple[tuple[str, str], ...] = (
 
 
 # One width for the key column of every table, so the sections line up.
-KEY_WIDTH = 24
+KEY_WIDTH = 14
+USAGE_WIDTH = 24
 
 
 def _group_title(node: object) -> str:
@@ -61,7 +62,7 @@ class HelpScreen(ModalScreen[None]):
         background: $background 60%;
     }
     HelpScreen > #help {
-        width: 84;
+        width: 116;
         max-width: 95%;
         height: 90%;
         background: $surface;
@@ -75,6 +76,10 @@ class HelpScreen(ModalScreen[None]):
         height: 1fr;
         scrollbar-size-vertical: 1;
     }
+    HelpScreen #help-columns { height: auto; }
+    HelpScreen #help-keys { width: 46; height: auto; padding-right: 2; }
+    HelpScreen #help-commands { width: 1fr; height: auto; }
+    HelpScreen .help-note { color: $text-muted; }
     HelpScreen .help-heading {
         color: $accent;
         text-style: bold;
@@ -91,12 +96,20 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(id="help") as box:
             box.border_title = "Keys and commands"
             box.border_subtitle = "Esc or q closes"
-            with VerticalScroll(id="help-body"):
-                for title, table in self._binding_tables():
-                    yield Static(Text(title), classes="help-heading")
-                    yield Static(table, classes="help-table")
-                yield Static(Text("Slash commands (type them in the message box)"), classes="help-heading")
-                yield Static(self._slash_table(), classes="help-table", id="slash-commands")
+            with VerticalScroll(id="help-body"), Horizontal(id="help-columns"):
+                with Vertical(id="help-keys"):
+                    for title, table in self._binding_tables():
+                        yield Static(Text(title), classes="help-heading")
+                        yield Static(table, classes="help-table")
+                with Vertical(id="help-commands"):
+                    yield Static(Text("Slash commands"), classes="help-heading")
+                    yield Static(Text("Type them in the message box.", style="italic"), classes="help-note")
+                    yield Static(self._slash_table(), classes="help-table", id="slash-commands")
+                    yield Static(Text("Command palette"), classes="help-heading")
+                    yield Static(
+                        Text("Ctrl+P finds sessions, agents (hand off to …), actions and themes by name."),
+                        classes="help-note",
+                    )
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()
@@ -117,15 +130,18 @@ class HelpScreen(ModalScreen[None]):
             return []
         # (group, description) -> the keys that do it, so ctrl+c and super+c share one row.
         groups: dict[str, dict[tuple[str, bool], list[str]]] = {}
-        for active in below.active_bindings.values():
+        # Keys shown in the footer first: they are the ones people look for.
+        actives = sorted(below.active_bindings.values(), key=lambda active: not active.binding.show)
+        for active in actives:
             binding = active.binding
             if not binding.description or binding.system:
                 continue
             description = "Command palette" if binding.action == "command_palette" else binding.description
             rows = groups.setdefault(_group_title(active.node), {})
             rows.setdefault((description, active.enabled), []).append(self.app.get_key_display(binding))
-        # The screen's own keys first, then the focused widget's, then the app's.
-        order = sorted(groups, key=lambda title: (title == "Everywhere", title != _group_title(below)))
+        # The screen's own keys first, then the app's, then the focused widget's (mostly navigation).
+        here = _group_title(below)
+        order = sorted(groups, key=lambda title: 0 if title == here else 1 if title == "Everywhere" else 2)
         return [
             (title, [(", ".join(dict.fromkeys(keys)), description, enabled) for (description, enabled), keys in groups[title].items()])
             for title in order
@@ -145,15 +161,15 @@ class HelpScreen(ModalScreen[None]):
         return tables
 
     def _slash_table(self) -> Table:
-        table = self._table()
+        table = self._table(USAGE_WIDTH)
         for usage, description in SLASH_COMMANDS:
             table.add_row(Text(usage, style="bold"), Text(description))
         return table
 
     @staticmethod
-    def _table() -> Table:
+    def _table(first_width: int = KEY_WIDTH) -> Table:
         table = Table.grid(padding=(0, 2), expand=False)
-        table.add_column(min_width=KEY_WIDTH, max_width=KEY_WIDTH)
+        table.add_column(min_width=first_width, max_width=first_width)
         table.add_column(ratio=1)
         return table
 
