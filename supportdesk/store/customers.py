@@ -366,9 +366,11 @@ class CustomerStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 row = conn.execute(
-                    "SELECT result FROM demo_tool_calls WHERE session_id = ? AND call_id = ?", (session_id, call_id)
+                    "SELECT result, tool FROM demo_tool_calls WHERE session_id = ? AND call_id = ?", (session_id, call_id)
                 ).fetchone()
                 if row is not None:
+                    if row[1] != tool:
+                        raise CustomerError(f"call id {call_id} was already used for {row[1]}")
                     conn.execute("COMMIT")
                     result = json.loads(row[0])
                     result["replayed"] = True
@@ -436,7 +438,7 @@ class CustomerStore:
 
         return await self._once(session_id, call_id, "issue_credit", act)
 
-    async def _account_event(self, conn: sqlite3.Connection, customer_id: str, event: str, detail: str, agent: str, session_id: str) -> None:
+    def _account_event(self, conn: sqlite3.Connection, customer_id: str, event: str, detail: str, agent: str, session_id: str) -> None:
         conn.execute(
             "INSERT INTO demo_account_events (customer_id, event, detail, agent, session_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (customer_id, event, detail, agent, session_id, _now()),

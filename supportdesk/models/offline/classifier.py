@@ -21,6 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from supportdesk.models.offline.lexicon import normalise
@@ -48,6 +49,15 @@ BIGRAM_WEIGHT = 0.25
 CONCEPT_WEIGHT = 3.0
 
 
+@lru_cache(maxsize=8192)
+def _char_pieces(word: str) -> tuple[str, ...]:
+    """Character 4- and 5-grams of a word with its boundaries marked ("<char", "arged>")."""
+    if len(word) <= 3:
+        return ()
+    padded = f"<{word}>"
+    return tuple("#" + padded[i : i + n] for n in (4, 5) for i in range(len(padded) - n + 1))
+
+
 def features(text: str) -> dict[str, float]:
     """The weighted features of one message."""
     words = _WORD.findall(normalise(text))
@@ -63,11 +73,11 @@ def features(text: str) -> dict[str, float]:
             add(w, CONCEPT_WEIGHT)
             continue
         add(w, WORD_WEIGHT)
-        if len(w) > 3:
-            padded = f"<{w}>"
-            pieces = [padded[i : i + n] for n in (4, 5) for i in range(len(padded) - n + 1)]
+        pieces = _char_pieces(w)
+        if pieces:
+            share = CHAR_WEIGHT / len(pieces)
             for piece in pieces:
-                add("#" + piece, CHAR_WEIGHT / len(pieces))
+                add(piece, share)
     for a, b in zip(words, words[1:]):
         if a not in STOPWORDS or b not in STOPWORDS:
             add(f"{a}+{b}", BIGRAM_WEIGHT)
@@ -90,6 +100,7 @@ class TextClassifier:
         self._log_prior = log_prior
         self._log_prob = log_prob
         self._log_unseen = log_unseen
+        self._vocabulary = frozenset(f for table in log_prob.values() for f in table)
 
     # --- training ------------------------------------------------------------------------
 
@@ -126,7 +137,8 @@ class TextClassifier:
     def predict(self, text: str, candidates: Iterable[str] | None = None) -> Prediction:
         labels = [l for l in (candidates or self.labels) if l in self._log_prior] or self.labels
         feats = features(text)
-        known = {f: w for f, w in feats.items() if any(f in self._log_prob[l] for l in labels)}
+        vocabulary = self._vocabulary
+        known = {f: w for f, w in feats.items() if f in vocabulary}
         scores: dict[str, float] = {}
         for label in labels:
             table = self._log_prob[label]

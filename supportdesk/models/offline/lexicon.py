@@ -11,21 +11,20 @@ sentences from any test set.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Contractions first, so "didn't" and "did not" become the same tokens.
-CONTRACTIONS = (
-    (r"\bcan'?t\b", "can not"),
-    (r"\bcannot\b", "can not"),
-    (r"\bwon'?t\b", "will not"),
-    (r"\bain'?t\b", "is not"),
-    (r"\b(\w+)n't\b", r"\1 not"),
-    (r"\bi'm\b", "i am"),
-    (r"\b(\w+)'ve\b", r"\1 have"),
-    (r"\b(\w+)'ll\b", r"\1 will"),
-    (r"\b(\w+)'re\b", r"\1 are"),
-    (r"\b(\w+)'d\b", r"\1 would"),
-    (r"\b(\w+)'s\b", r"\1"),
-)
+_IRREGULAR = {"can't": "can not", "cant": "can not", "cannot": "can not", "won't": "will not", "wont": "will not",
+              "ain't": "is not", "i'm": "i am"}
+_SUFFIXES = {"n't": " not", "'ve": " have", "'ll": " will", "'re": " are", "'d": " would", "'s": ""}
+_CONTRACTION = re.compile(r"\b(?:can'?t|cannot|won'?t|ain't|i'm)\b|\b(\w+)(n't|'ve|'ll|'re|'d|'s)\b")
+
+
+def _expand(m: re.Match[str]) -> str:
+    if m.group(1) is None:
+        return _IRREGULAR[m.group(0)]
+    return m.group(1) + _SUFFIXES[m.group(2)]
+
 
 # concept -> phrasings. Longer phrasings win (they are tried first).
 CONCEPTS: dict[str, tuple[str, ...]] = {
@@ -84,13 +83,13 @@ def _build() -> tuple[re.Pattern[str], dict[str, str]]:
     return re.compile(rf"\b(?:{alternation})\b"), {p: c for p, c in pairs}
 
 
-_CONTRACTION_RES = [(re.compile(p), r) for p, r in CONTRACTIONS]
 _LEXICON_RE, _PHRASE_TO_CONCEPT = _build()
 _MONEY = re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
 
 
+@lru_cache(maxsize=1024)
 def normalise(text: str) -> str:
     """Lower-case, expand contractions, mark money, and fold phrasings onto concepts.
 
@@ -98,8 +97,7 @@ def normalise(text: str) -> str:
     the classifier sees both the exact wording and the idea behind it.
     """
     t = text.lower().translate(_APOSTROPHES)
-    for pattern, repl in _CONTRACTION_RES:
-        t = pattern.sub(repl, t)
+    t = _CONTRACTION.sub(_expand, t)
     t = _MONEY.sub(" amount ", t)
     t = _NUMBER.sub(" number ", t)
     t = _LEXICON_RE.sub(lambda m: f" {m.group(0)} {_PHRASE_TO_CONCEPT[m.group(0)]}_c ", t)

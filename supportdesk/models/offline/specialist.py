@@ -28,6 +28,7 @@ from supportdesk.models.offline.view import ToolEvent, View
 MONEY_TOOLS = ("refund_charge", "find_charges")
 TECH_TOOLS = ("search_kb", "send_password_reset")
 TOPIC_SWITCH_CONFIDENCE = 0.8
+LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
 POLICY_NOTE = (
     "Just so you know, I can't set aside our policies: they are enforced by our systems for every customer. "
 )
@@ -682,8 +683,19 @@ class Specialist:
         failed = bool(cues.STEPS_FAILED.search(text)) and bool(searched_before) and not v.turn_tools
         if v.context.get("bug_summary") and not v.calls("create_ticket") and v.has_tool("create_ticket"):
             return self._ticket(v.context["bug_summary"])
+        login_issue = any(cues.LOGIN.search(t) or cues.RESET.search(t) for t in topic_texts + [text]) or any(
+            isinstance(t.output, dict) and (t.output.get("articles") or [{}])[0].get("id") in LOGIN_ARTICLES
+            for t in searched_before
+        )
+        reset_sent = any(t.name == "send_password_reset" and t.ok for t in v.tools)
+        if failed and login_issue and not bug and not reset_sent and v.has_tool("send_password_reset"):
+            # The usual next step for a refused password is a reset, not an engineering ticket.
+            failed = False
+            force_reset = True
+        else:
+            force_reset = False
         if bug or failed:
-            summary = self._bug_summary(issue, text, searched_before)
+            summary = self._bug_summary(text if bug else issue, text, [] if bug else searched_before)
             if v.has_tool("create_ticket"):
                 return self._ticket(summary)
             target = self.escalation_target("create_ticket")
@@ -695,13 +707,14 @@ class Specialist:
                     to_agent=target,
                     reason=f"{why}: {summary[:120]}",
                     handoff_kind="escalate",
-                    text=f"Thanks for trying that. This needs a closer look, so I'm passing it to a {title} colleague "
+                    text=("Thanks for reporting this. " if bug else "Thanks for trying that. ")
+                    + f"This needs a closer look, so I'm passing it to a {title} colleague "
                     "who can get engineering involved; they'll have everything you've told me.",
                     context=step.context({"bug_summary": summary, "steps_tried": steps_tried, "escalation_reason": why}),
                 )
             return self._ask_human("the steps did not fix the problem", {"bug_summary": summary})
 
-        wants_reset = any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:])) or (
+        wants_reset = force_reset or any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:])) or (
             "reset link" in v.last_agent_text().lower() and (cues.AFFIRM.search(text) or v.facts.emails)
         )
         if wants_reset and v.has_tool("send_password_reset"):
@@ -759,7 +772,7 @@ class Specialist:
             top = articles[0]
             steps = " ".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
             offer = ""
-            if top["id"] in ("login-problems", "password-reset", "account-locked") and v.has_tool("send_password_reset"):
+            if top["id"] in LOGIN_ARTICLES and v.has_tool("send_password_reset"):
                 offer = " If you'd like, I can also send you a password reset link: just tell me the email on your account."
             return step.answer(
                 f"Here's what usually fixes this (from our article \"{top['title']}\"): {steps}{offer} "
@@ -771,8 +784,9 @@ class Specialist:
         tried = ""
         if searched and isinstance(searched[-1].output, dict) and searched[-1].output.get("articles"):
             tried = f" Steps from '{searched[-1].output['articles'][0]['title']}' did not help."
-        latest = "" if text.strip() == issue.strip() else f" Latest: {text.strip()}"
-        return f"{issue.strip()}{latest}{tried}"[:480]
+        first = issue.strip().rstrip(".") + "."
+        latest = "" if text.strip() == issue.strip() else f" Then: {text.strip().rstrip('.')}."
+        return f"{first}{latest}{tried}"[:480]
 
     def _ticket(self, summary: str):
         v = self.view

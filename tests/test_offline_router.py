@@ -1,0 +1,137 @@
+"""The triage router: learned from the desk's examples, cached, asks when unsure."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from supportdesk.config import load_desk, parse_desk
+from supportdesk.models.offline import classifier as clf
+from supportdesk.models.offline.classifier import TextClassifier, classifier_for, examples_key
+from supportdesk.models.offline.lexicon import normalise
+from supportdesk.models.offline.router import Router
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def desk():
+    return load_desk(REPO / "agents.toml")
+
+
+@pytest.fixture(scope="module")
+def router(desk):
+    return Router([desk.agents["billing"], desk.agents["technical"]], use_disk_cache=False)
+
+
+def test_shipped_desk_has_plenty_of_examples(desk):
+    for name in ("billing", "technical"):
+        assert len(desk.agents[name].examples) >= 80
+        assert len(set(desk.agents[name].examples)) == len(desk.agents[name].examples)
+
+
+def test_no_dev_message_is_shipped(desk):
+    """The measurement set must not leak into the product's examples."""
+    dev = REPO.parent / "shared" / "data" / "triage" / "dev.jsonl"
+    if not dev.exists():
+        pytest.skip("dev set not present")
+    measured = {json.loads(line)["text"].strip().lower() for line in dev.open(encoding="utf-8")}
+    shipped = {e.strip().lower() for a in desk.agents.values() for e in a.examples}
+    assert not measured & shipped
+
+
+@pytest.mark.parametrize(
+    ("text", "agent"),
+    [
+        ("I was charged twice this month", "billing"),
+        ("Why is there an extra fee on my bill?", "billing"),
+        ("please give me my money back", "billing"),
+        ("I want to cancel my subscription", "billing"),
+        ("I can't log in", "technical"),
+        ("the two-factor code never arrives", "technical"),
+        ("my phone was stolen", "technical"),
+        ("how do I change my PIN?", "technical"),
+        ("the sync is stuck", "technical"),
+    ],
+)
+def test_routes_plain_requests(router, text, agent):
+    assert router.route(text).agent == agent
+
+
+@pytest.mark.parametrize("text", ["I need help", "hello", "asdf qwerty", "ok"])
+def test_unsure_means_ask(router, text):
+    route = router.route(text)
+    assert route.agent is None
+    assert router.best(text).agent in ("billing", "technical")
+
+
+def test_lexicon_folds_banking_words_onto_concepts():
+    assert "passcode_c" in normalise("I forgot my PIN")
+    assert "topup_c" in normalise("my top-up failed")
+    assert "charged_c" in normalise("you debited my account")
+    assert "can not" in normalise("I can't log in")
+
+
+def test_another_desk_routes_its_own_way():
+    text = """
+[desk]
+entry = "front"
+fallback = "front"
+[agents.front]
+title = "Front"
+description = "routes"
+handoffs = ["kitchen", "bar"]
+[agents.kitchen]
+title = "Kitchen"
+description = "food"
+tools = ["search_kb"]
+examples = ["the soup is cold", "my pizza is burnt", "the pasta was undercooked", "there is a hair in my salad"]
+[agents.bar]
+title = "Bar"
+description = "drinks"
+tools = ["find_charges"]
+examples = ["my beer is flat", "the wine is corked", "this cocktail is too sweet", "the coffee is cold"]
+"""
+    desk = parse_desk(text, "diner.toml", tool_names=["search_kb", "find_charges"])
+    router = Router([desk.agents["kitchen"], desk.agents["bar"]], use_disk_cache=False)
+    assert router.route("the wine tastes corked and flat").agent == "bar"
+    assert router.route("my pizza came burnt").agent == "kitchen"
+
+
+def test_prediction_is_deterministic(router):
+    a = router.route("there is a charge I don't recognise")
+    b = router.route("there is a charge I don't recognise")
+    assert a == b
+
+
+def test_disk_cache_is_keyed_by_examples(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(clf, "_MEMORY", {})
+    examples = {"a": ["red apples", "green apples"], "b": ["blue sky", "grey sky"]}
+    model = classifier_for(examples)
+    path = tmp_path / "supportdesk" / f"router-{examples_key(examples)}.json"
+    assert path.exists()
+    # A fresh process (empty memory) loads the same model from disk.
+    monkeypatch.setattr(clf, "_MEMORY", {})
+    loaded = classifier_for(examples)
+    assert loaded is not model
+    assert loaded.predict("apples please").label == model.predict("apples please").label == "a"
+    other = {"a": ["red apples"], "b": ["blue sky"]}
+    assert examples_key(other) != examples_key(examples)
+
+
+def test_corrupt_cache_is_retrained(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(clf, "_MEMORY", {})
+    examples = {"a": ["red apples"], "b": ["blue sky"]}
+    path = tmp_path / "supportdesk" / f"router-{examples_key(examples)}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json", encoding="utf-8")
+    assert classifier_for(examples).predict("apples").label == "a"
+    assert json.loads(path.read_text(encoding="utf-8"))["format"] == clf._FORMAT
+
+
+def test_round_trip_json():
+    model = TextClassifier.train({"a": ["red apples"], "b": ["blue sky"]})
+    again = TextClassifier.from_json(json.loads(json.dumps(model.to_json())))
+    assert again.predict("sky").scores == model.predict("sky").scores

@@ -1,0 +1,75 @@
+"""Slot extraction: amounts, dates, emails, invoice/order/customer ids from free text."""
+
+from __future__ import annotations
+
+import pytest
+
+from supportdesk.models.offline.slots import Amount, Date, extract, extract_amounts, extract_dates
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("two charges of $29.99 on March 1st", [Amount(29.99, "USD")]),
+        ("I paid 29.99 USD yesterday", [Amount(29.99, "USD")]),
+        ("they took €12 from me", [Amount(12.0, "EUR")]),
+        ("a £1 fee and then 40 pounds", [Amount(1.0, "GBP"), Amount(40.0, "GBP")]),
+        ("refund $1,299.50 please", [Amount(1299.5, "USD")]),
+        ("EUR 15.5 charged", [Amount(15.5, "EUR")]),
+        ("$29.99 and again $29.99", [Amount(29.99, "USD")]),
+        ("I have 3 seats and 2 users", []),
+    ],
+)
+def test_amounts(text, expected):
+    assert extract_amounts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("on March 1st and March 3rd", [Date(3, 1), Date(3, 3)]),
+        ("charged on 2026-03-03", [Date(3, 3, 2026)]),
+        ("on 1 March 2026", [Date(3, 1, 2026)]),
+        ("on the 3rd of March", [Date(3, 3)]),
+        ("Feb. 28, 2026 and Dec 31", [Date(2, 28, 2026), Date(12, 31)]),
+        ("on 03/01/2026", [Date(3, 1, 2026)]),
+        ("on 13/01/2026", [Date(1, 13, 2026)]),
+        ("it may be fine", []),
+        ("march 45th", []),
+    ],
+)
+def test_dates(text, expected):
+    assert extract_dates(text) == expected
+
+
+def test_date_iso_forms():
+    assert Date(3, 1, 2026).iso() == "2026-03-01"
+    assert Date(3, 1).iso() == "--03-01"
+
+
+def test_emails_and_ids():
+    found = extract(
+        "I'm Bob.Smith+x@Example.co.uk, invoice INV-1042 and invoice number 5531, order #ORD-77, account CUS-1001"
+    )
+    assert found.emails == ["bob.smith+x@example.co.uk"]
+    assert found.invoice_ids == ["INV-1042", "INV-5531"]
+    assert found.order_ids == ["ORD-77"]
+    assert found.customer_ids == ["CUS-1001"]
+
+
+def test_email_digits_are_not_amounts_or_ids():
+    found = extract("write to jo2026@example.com")
+    assert found.emails == ["jo2026@example.com"]
+    assert found.amounts == [] and found.dates == []
+
+
+def test_seed_message_slots():
+    found = extract("Yes, I can see two charges of $29.99 on March 1st and March 3rd.")
+    assert found.amounts == [Amount(29.99)]
+    assert [d.iso() for d in found.dates] == ["--03-01", "--03-03"]
+    assert not extract("nothing useful here")
+
+
+def test_amount_str():
+    assert str(Amount(29.99)) == "$29.99"
+    assert str(Amount(12, "EUR")) == "€12.00"
