@@ -19,7 +19,8 @@ async def _find_customer(ctx: ToolContext, args: FindCustomerArgs) -> ToolOutput
     found = await customers(ctx).find_customer(args.query)
     if found is None:
         return ToolOutput(f"no customer matches {args.query!r}", is_error=True)
-    return ToolOutput(found, context={"customer_id": found["id"], "customer_email": found["email"]})
+    learned = {"customer_id": found["id"], "customer_email": found["email"]}
+    return ToolOutput(found, context={k: v for k, v in learned.items() if ctx.context.get(k) != v})
 
 
 registry.tool("find_customer", "Look a customer up by id, email address or name.", FindCustomerArgs)(
@@ -46,7 +47,7 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
         "customers": owners,
         "duplicates": [c["id"] for c in charges if c.get("duplicate_of")],
     }
-    context = {"customer_id": owners[0]} if len(owners) == 1 else {}
+    context = {"customer_id": owners[0]} if len(owners) == 1 and ctx.context.get("customer_id") != owners[0] else {}
     return ToolOutput(result, context=context)
 
 

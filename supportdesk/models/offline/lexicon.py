@@ -85,6 +85,7 @@ def _build() -> tuple[re.Pattern[str], dict[str, str]]:
 
 _LEXICON_RE, _PHRASE_TO_CONCEPT = _build()
 _MONEY = re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
+_EMAIL = re.compile(r"\b[\w.%+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
 
@@ -98,6 +99,7 @@ def normalise(text: str) -> str:
     """
     t = text.lower().translate(_APOSTROPHES)
     t = _CONTRACTION.sub(_expand, t)
+    t = _EMAIL.sub(" ", t)  # an address says who, not what about
     t = _MONEY.sub(" amount ", t)
     t = _NUMBER.sub(" number ", t)
     t = _LEXICON_RE.sub(lambda m: f" {m.group(0)} {_PHRASE_TO_CONCEPT[m.group(0)]}_c ", t)

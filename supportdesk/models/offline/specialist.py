@@ -32,6 +32,14 @@ LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
 POLICY_NOTE = (
     "Just so you know, I can't set aside our policies: they are enforced by our systems for every customer. "
 )
+HUMAN_REQUESTED = (
+    "I've asked a member of our staff to join; they'll see this whole conversation, so you won't need "
+    "to repeat anything. I'm still here in the meantime."
+)
+CARD_NUMBER_WARNING = (
+    "Please don't send full card numbers in chat. Tell me the card brand and its last four digits "
+    "(for example \"visa ending 1234\"), and add the card itself under Settings > Billing."
+)
 PLAN_PRICES = "Starter is $9.99 a month, Pro $29.99 and Team $129.99 (annual billing costs ten months' price)."
 
 
@@ -84,7 +92,7 @@ class Specialist:
         self.me = view.agent
         self.skills = skills_of(self.me)
         self.step = Step(view)
-        if view.latest and cues.INJECTION.search(view.latest) and not view.answered_this_turn():
+        if view.latest and cues.INJECTION.search(view.latest) and not view.answered_this_turn(view.agent.name):
             self.step.note = POLICY_NOTE
 
     # --- topics ---------------------------------------------------------------------------------
@@ -133,7 +141,9 @@ class Specialist:
         v = self.view
         text = v.latest
 
-        if text and not v.turn_tools and not v.turn_handoffs or (text and self._fresh_turn()):
+        if v.turn_tools and v.turn_tools[-1].name == "request_human" and v.turn_tools[-1].done:
+            return self.step.answer(HUMAN_REQUESTED)
+        if text and not v.turn_tools:
             early = self._conversational(text)
             if early is not None:
                 return early
@@ -152,6 +162,8 @@ class Specialist:
             )
         if switch_clause is not None and isinstance(action, Answer):
             return self._return(switch_clause, action.text, action.context)
+        if self.step.note and isinstance(action, Transfer) and action.text and not action.text.startswith(self.step.note):
+            action.text = self.step.note + action.text
         return action
 
     def _fresh_turn(self) -> bool:
@@ -166,15 +178,14 @@ class Specialist:
         route = self.router.route(text) if self.router else None
         unsure = route is None or route.agent is None
         if cues.HUMAN.search(text):
-            return self.step.answer(
-                "I've asked a member of our staff to join; they'll see this whole conversation, so you won't need "
-                "to repeat anything. I'm still here in the meantime."
-            )
+            return self.step.answer(HUMAN_REQUESTED)
+        if cues.CARD_NUMBER.search(text):
+            return self.step.answer(CARD_NUMBER_WARNING)
         if unsure and cues.GREETING.search(text):
             return self.step.answer("Hello again! What else can I help you with?")
         if unsure and cues.THANKS.search(text):
             return self.step.answer("You're welcome! Is there anything else I can help with?")
-        if unsure and cues.OUT_OF_SCOPE.search(text):
+        if cues.OUT_OF_SCOPE.search(text) and not self._has_own_request(text, any_skill=True):
             return self.step.answer(
                 "I'm afraid that's outside what I can help with: I can only help with your account, billing and the app. "
                 "Is there anything there I can do for you?"
@@ -186,10 +197,13 @@ class Specialist:
         v = self.view
         switch_clause = None
         own: list[str] = []
-        if text and self.router is not None:
+        # Just handed this conversation for a topic: the rest of the message was dealt with
+        # before the handoff, so there is no switching away from it again this turn.
+        arrived = any(h.to_agent == self.me.name for h in v.turn_handoffs)
+        if text and self.router is not None and not arrived:
             for clause in cues.clauses(text):
                 skill = self.topic(clause, TOPIC_SWITCH_CONFIDENCE)
-                if skill is not None and skill not in self.skills and switch_clause is None:
+                if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):
                     switch_clause = clause
                 else:
                     own.append(clause)
@@ -220,12 +234,13 @@ class Specialist:
         category = self.skill_for_agent(ctx.get("category"))
         return (category if category in self.skills else sorted(self.skills)[0]), switch_clause, own_text
 
-    def _has_own_request(self, clause: str) -> bool:
-        if "money" in self.skills and any(
-            p.search(clause) for p in (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.CREDIT)
+    def _has_own_request(self, clause: str, any_skill: bool = False) -> bool:
+        if ("money" in self.skills or any_skill) and any(
+            p.search(clause)
+            for p in (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.CREDIT, cues.CARD_NUMBER, cues.CARD_DESCRIPTION)
         ):
             return True
-        if "tech" in self.skills and any(p.search(clause) for p in (cues.RESET, cues.LOGIN, cues.BUG)):
+        if ("tech" in self.skills or any_skill) and any(p.search(clause) for p in (cues.RESET, cues.LOGIN, cues.BUG)):
             return True
         return False
 
@@ -350,6 +365,8 @@ class Specialist:
 
         charges = self._charges(customer_id)
         if charges is None:
+            if v.called_with("find_charges", {"customer_id": customer_id}):
+                return step.answer(f"I can't find any charges for account {customer_id}. Could you check the email address on the account?")
             return step.call("find_charges", {"customer_id": customer_id}, **ctx)
         if "refund" in intents or "duplicate" in intents or "affirm" in intents:
             return self._refund_flow(customer_id, charges, intents, text)
@@ -437,7 +454,27 @@ class Specialist:
             return step.answer(f"Your payment method is now {out.get('payment_method')}; future charges will use it.")
         return None
 
+    def _charge_label(self, charge_id: str) -> str:
+        for t in reversed(self.view.tools):
+            if t.ok and t.name == "find_charges" and isinstance(t.output, dict):
+                for ch in t.output.get("charges", []):
+                    if ch.get("id") == charge_id:
+                        kind = "the duplicate charge" if ch.get("duplicate_of") else "the charge"
+                        return f"{kind} on {nice_date(ch['charged_on'])} (charge {charge_id})"
+        return f"charge {charge_id}"
+
     def _done_text(self, out: dict[str, Any], approved: bool = False) -> str:
+        if "refund_id" in out:
+            what = self._charge_label(out["charge_id"])
+            if approved:
+                return (
+                    f"Good news: the refund was approved and processed: {money(out['amount'])} back for {what}, "
+                    f"refund {out['refund_id']}. It reaches your original payment method within 5-10 business days."
+                )
+            return (
+                f"Done: I've refunded {money(out['amount'])} for {what}, refund {out['refund_id']}. "
+                "It goes back to your original payment method within 5-10 business days."
+            )
         if "refund_id" in out:
             lead = "Good news: the refund was approved and" if approved else "Done: I've"
             verb = "processed" if approved else "refunded"
@@ -470,6 +507,10 @@ class Specialist:
             target = next((c for c in charges if c["id"] == ctx_charge), None)
         if target is None:
             pool = [c for c in dups if c["refundable"] > 0] or dups
+            named = self._charges_matching(charges) if (f.dates or f.invoice_ids) else []
+            dup_family = {c["id"] for c in dups} | {c.get("duplicate_of") for c in dups}
+            if named and not any(c["id"] in dup_family for c in self._charges_named(charges)):
+                pool = named  # the customer pointed at a charge that is not a duplicate
             if not pool and wants_refund:
                 pool = self._charges_matching(charges)
             if f.amounts:
@@ -508,10 +549,16 @@ class Specialist:
             return step.answer(
                 f"I see a charge of {money(target['amount'])} on {when} for \"{target['description']}\". Would you like me to refund it?"
             )
-        requested = [a for a in f.amounts if a <= target["refundable"] + 0.005]
+        asked = [a.value for a in v.latest_facts().amounts]
+        requested = [a for a in asked if a <= target["refundable"] + 0.005]
+        if asked and not requested and not ctx_charge:
+            # Asked for more than the charge: refunds follow what was paid, not what is asked.
+            return step.answer(
+                f"I can't refund {money(max(asked))}: a refund is made against a specific charge, up to what was paid. "
+                f"{label.capitalize()} of {money(target['amount'])} on {when} can be refunded "
+                f"({money(target['refundable'])}). Would you like me to refund it?"
+            )
         amount = round(min(requested[-1] if requested and not is_dup else target["refundable"], target["refundable"]), 2)
-        if f.amounts and max(f.amounts) > target["refundable"] + 0.005 and not requested:
-            step.note += f"The most that charge can be refunded is {money(target['refundable'])}. "
         reason = f"duplicate of {target['duplicate_of']}" if is_dup else (v.context.get("refund_reason") or "customer request")
         limit = v.desk.policy.refund_limit(self.me.level)
         args = {"charge_id": target["id"], "amount": amount, "reason": "duplicate charge" if is_dup else reason}
@@ -523,6 +570,16 @@ class Specialist:
                 f"a refund of {money(amount)} is above what I can approve", {"refund_amount": amount, "charge_id": target["id"]}
             )
         return step.call("refund_charge", args, customer_id=customer_id)
+
+    def _charges_named(self, charges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Every charge on the dates or invoices the customer named, refundable or not."""
+        f = self.view.facts
+        return [
+            c
+            for c in charges
+            if c.get("invoice_id") in f.invoice_ids
+            or any(c["charged_on"].endswith(d[1:]) or c["charged_on"] == d for d in f.dates)
+        ]
 
     def _charges_matching(self, charges: list[dict[str, Any]]) -> list[dict[str, Any]]:
         f = self.view.facts
@@ -622,10 +679,7 @@ class Specialist:
     def _payment_method(self, customer_id: str, text: str):
         step = self.step
         if cues.CARD_NUMBER.search(text):
-            return step.answer(
-                "Please don't send full card numbers in chat. Tell me the card brand and its last four digits "
-                "(for example \"visa ending 1234\"), and add the card itself under Settings > Billing."
-            )
+            return step.answer(CARD_NUMBER_WARNING)
         method = cues.card_description(text)
         if method is None:
             return step.answer(
@@ -733,7 +787,11 @@ class Specialist:
             if not v.called_with("send_password_reset", {"customer": who}):
                 return step.call("send_password_reset", {"customer": who})
         if v.has_tool("search_kb"):
-            query = text if len(text.split()) > 3 or not topic_texts else " ".join(topic_texts[-2:])
+            just_arrived = bool(v.turn_handoffs) and v.turn_handoffs[-1].to_agent == self.me.name
+            if just_arrived and v.context.get("issue"):
+                query = v.context["issue"]  # what triage understood, without the small talk around it
+            else:
+                query = text if len(text.split()) > 3 or not topic_texts else " ".join(topic_texts[-2:])
             if not v.called_with("search_kb", {"query": query}):
                 return step.call("search_kb", {"query": query}, issue=issue[:300])
         return step.answer("Could you tell me a bit more about what happens, and what you see on screen?")
@@ -761,7 +819,12 @@ class Specialist:
             out = last.output if isinstance(last.output, dict) else {}
             return step.answer(
                 f"I've opened engineering ticket {out.get('ticket_id')} with everything you've described "
-                f"(\"{str(out.get('summary', ''))[:120]}\"). Our engineers will follow up by email; you don't need to repeat anything."
+                f"(\"{str(out.get('summary', ''))[:120]}\"). "
+                + (
+                    "Our engineers will follow up by email; you don't need to repeat anything."
+                    if out.get("customer_id")
+                    else "If you tell me the email on your account, I'll add it so our engineers can reach you."
+                )
             )
         if last.name == "search_kb":
             articles = last.output.get("articles", []) if isinstance(last.output, dict) else []

@@ -23,6 +23,17 @@ def clarifying_question(view: View, candidates: list[str]) -> str:
     return f"Happy to help. {CLARIFY_OPENING} is this about {listed}?"
 
 
+OUT_OF_SCOPE_REPLY = (
+    "I'm afraid that's outside what I can help with here: I'm the {desk} assistant. "
+    "If there's anything about your account, billing or the app, I'm glad to help."
+)
+_DOMAIN_CUES = (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.RESET, cues.LOGIN, cues.BUG)
+
+
+def _domain_request(text: str) -> bool:
+    return any(p.search(text) for p in _DOMAIN_CUES)
+
+
 def greeting(view: View) -> str:
     return (
         f"Hello, and welcome to {view.desk.desk.name}! I can help with charges, refunds, plans and "
@@ -89,6 +100,8 @@ def decide(view: View, router: Router):
             "plans, invoices) and technical problems (login, passwords, sync, the app). What do you need help with?"
         )
 
+    if cues.OUT_OF_SCOPE.search(text) and not _domain_request(text):
+        return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
     route = router.route(text)
     asked_before = view.last_agent_text().startswith("Happy to help. " + CLARIFY_OPENING)
     if route.agent is None and asked_before:
@@ -103,11 +116,6 @@ def decide(view: View, router: Router):
             route = router.best(combined)
         return _transfer(view, route, combined)
     if route.agent is None:
-        if cues.OUT_OF_SCOPE.search(text):
-            return Answer(
-                f"I'm afraid that's outside what I can help with here: I'm the {view.desk.desk.name} assistant. "
-                "If there's anything about your account, billing or the app, I'm glad to help."
-            )
         if cues.THANKS.search(text):
             return Answer("You're welcome! Is there anything else I can help you with?")
         if cues.INJECTION.search(text):

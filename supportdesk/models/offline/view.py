@@ -74,8 +74,10 @@ class Facts:
         ):
             if values and context.get(key) != values:
                 out[key] = list(values)
-        if self.customer_ids and not context.get("customer_id"):
-            out["customer_id"] = self.customer_ids[-1]
+        # A customer id the customer typed is a claim; `customer_id` is written by the lookup
+        # tools once the account is found.
+        if self.customer_ids and context.get("customer_ref") != self.customer_ids[-1]:
+            out["customer_ref"] = self.customer_ids[-1]
         return out
 
 
@@ -140,8 +142,13 @@ class View:
     def last_agent_text(self) -> str:
         return self.agent_messages[-1].text if self.agent_messages else ""
 
-    def answered_this_turn(self) -> bool:
-        return any(isinstance(i, Message) and i.role == "agent" for i in self.turn)
+    def answered_this_turn(self, agent: str | None = None) -> bool:
+        return any(
+            isinstance(i, Message) and i.role == "agent" and (agent is None or i.agent == agent) for i in self.turn
+        )
+
+    def latest_facts(self) -> slot_extraction.Slots:
+        return slot_extraction.extract(self.latest) if self.latest else slot_extraction.Slots()
 
     def call_id(self, index: int = 0) -> str:
         # Deterministic per log position: a step retried after a crash asks for the same
