@@ -39,6 +39,7 @@ from supportdesk.engine.protocol import Answer, ModelProvider, StepRequest, Text
 from supportdesk.items import Handoff, Item, Message, Notice, ToolCall, ToolResult
 
 CONCURRENT_SESSIONS = 16
+MIN_ROWS_PER_JOB = 500
 
 # --- routing --------------------------------------------------------------------------------------
 
@@ -160,6 +161,42 @@ async def evaluate_routing(
                 correct += routed == row["agent"]
     plain = {k: dict(v) for k, v in confusion.items()}
     return RoutingReport(len(rows), correct, plain, seconds)
+
+
+def _route_chunk(rows: list[dict[str, Any]], config: DeskConfig | str | None) -> RoutingReport:
+    return asyncio.run(evaluate_routing(rows, config=config))
+
+
+def route_in_processes(
+    rows: list[dict[str, Any]], *, config: DeskConfig | str | None = None, jobs: int | None = None
+) -> RoutingReport:
+    """Routing over several OS processes, each with its own in-memory database.
+
+    Sessions are independent, and one process is bound by the database thread hops of
+    its runner, so a large file is split across the machine's cores. The time reported
+    is the wall-clock time of the whole run, process start-up included.
+    """
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    jobs = jobs or min(os.cpu_count() or 1, 8)
+    if jobs <= 1 or len(rows) < MIN_ROWS_PER_JOB * 2:
+        return asyncio.run(evaluate_routing(rows, config=config))
+    cfg = config if isinstance(config, DeskConfig) else load_desk(config)
+    jobs = min(jobs, len(rows) // MIN_ROWS_PER_JOB)
+    chunks = [rows[i::jobs] for i in range(jobs)]
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        parts = list(pool.map(_route_chunk, chunks, [cfg] * jobs))
+    seconds = time.perf_counter() - started
+    confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for part in parts:
+        for actual, row in part.confusion.items():
+            for routed, count in row.items():
+                confusion[actual][routed] += count
+    return RoutingReport(
+        sum(p.n for p in parts), sum(p.correct for p in parts), {k: dict(v) for k, v in confusion.items()}, seconds
+    )
 
 
 def format_routing(report: RoutingReport) -> str:
@@ -338,7 +375,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     db = getattr(args, "db", None)
     try:
         if args.eval_kind == "routing":
-            report = asyncio.run(evaluate_routing(rows, config=config, db=db))
+            if db:  # one database file: one process writes it
+                report = asyncio.run(evaluate_routing(rows, config=config, db=db))
+            else:
+                report = route_in_processes(rows, config=config, jobs=args.jobs)
             print(json.dumps(report.as_json()) if args.json else format_routing(report))
             return 0
         results = asyncio.run(evaluate_conversations(rows, config=config, db=db))
@@ -369,6 +409,8 @@ def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
         p = kinds.add_parser(kind, parents=parents, help=text)
         p.add_argument("file", metavar="FILE.jsonl")
         p.add_argument("--json", action="store_true", help="machine-readable output")
+        if kind == "routing":
+            p.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
         if common is None:
             p.add_argument("--db", metavar="PATH", help="database to use (default: a temporary one)")
             p.add_argument("--config", metavar="PATH", help="desk file")
