@@ -17,6 +17,7 @@ key bindings and slash commands:
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,10 +85,13 @@ class SupportDeskApp(App[int]):
         session_id: str | None = None,
         replay_id: str | None = None,
         *,
+        desk_factory: Callable[[], Awaitable[Any]] | None = None,
         export_dir: str | os.PathLike[str] | None = None,
     ):
+        """`desk` is an opened Desk (tests); `desk_factory` opens one inside the app's loop."""
         super().__init__()
         self.desk = desk
+        self._desk_factory = desk_factory
         self._owns_desk = desk is None
         self._db, self._config = db, config
         self._requested_theme = theme
@@ -147,7 +151,10 @@ class SupportDeskApp(App[int]):
             from supportdesk.engine.desk import open_desk
 
             try:
-                self.desk = await open_desk(self._db, self._config)
+                if self._desk_factory is not None:
+                    self.desk = await self._desk_factory()
+                else:
+                    self.desk = await open_desk(self._db, self._config)
             except ConfigError as exc:
                 self._fail("\n".join(exc.problems))
                 return

@@ -29,16 +29,20 @@ class Snapshot:
 
 
 def step_start(items: Sequence[Item], position: int) -> int:
-    """The seq after which the latest step (ending at `position`) began.
+    """The seq after which the step that wrote item `position` began.
 
-    A step's writes sit between two conversational beats (a message or a handoff): the
-    context an agent wrote while answering or handing off, the results of its tools. So the
-    step ending at k starts after the last message or handoff before k.
+    The runner appends everything one step produced (context writes, tool calls and results,
+    a reply or a handoff) in one transaction, and the store stamps them with one time. So the
+    step is the run of items ending at k that share item k's time.
     """
-    for item in reversed(items):
-        if item.seq < position and item.kind in ("message", "handoff"):
+    upto = [item for item in items if item.seq <= position]
+    if not upto or upto[-1].seq != position:
+        return position  # item k is not in the window: nothing to attribute
+    stamp = upto[-1].created_at
+    for item in reversed(upto):
+        if item.created_at != stamp:
             return item.seq
-    return items[0].seq - 1 if items else 0
+    return upto[0].seq - 1
 
 
 def changed_keys(context: dict[str, ContextEntry], items: Sequence[Item], position: int) -> set[str]:

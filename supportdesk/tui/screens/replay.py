@@ -53,8 +53,9 @@ class ReplayScreen(Screen):
         return self.desk.store
 
     def compose(self) -> ComposeResult:
-        yield AgentBar(self.look, id="agent-bar")
-        yield Static("", id="position", markup=False)
+        with Vertical(id="header"):
+            yield AgentBar(self.look, id="agent-bar")
+            yield Static("", id="position", markup=False)
         with Horizontal(id="panes"):
             yield Conversation(self.look, id="conversation")
             with Vertical(id="side"):

@@ -107,7 +107,7 @@ class FoldedLine(Static, can_focus=True):
     """Tool calls, tool results and context writes: one line, Enter or a click expands it."""
 
     BINDINGS = [Binding("enter,space", "toggle", "Expand", show=False)]
-    expanded: reactive[bool] = reactive(False)
+    expanded: reactive[bool] = reactive(False, layout=True)
 
     def __init__(self, item: Item, look: AgentLook):
         self.item = item
@@ -149,9 +149,8 @@ class FoldedLine(Static, can_focus=True):
                 line.append_text(literal(value))
             line.append(f"  by {item.writer}", style="dim")
         line.append(f"  {stamp(item)}", style="dim")
-        if not self.expanded:
-            line.no_wrap = True
-            line.overflow = "ellipsis"
+        if not self.expanded and self.size.width:
+            line.truncate(self.size.width - 3, overflow="ellipsis")  # one line, whatever it holds
         return line
 
     def watch_expanded(self, expanded: bool) -> None:

@@ -1,0 +1,305 @@
+"""The chat screen, driven with Pilot on a real SQLite file and a scripted model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from textual.widgets import Markdown, Static
+
+from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.screens.chat import ChatScreen
+from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline, Prompt
+from supportdesk.tui.widgets.items import FoldedLine, HandoffLine, MessageView, NoticeLine
+from supportdesk.tui.widgets.prompt import SlashError, parse_slash
+from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long
+
+
+@pytest.fixture(autouse=True)
+def _own_config_home(tmp_path, monkeypatch):
+    # Remembered themes and user themes go to a folder of the test's own.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+async def until(pilot, condition, tries: int = 200) -> None:
+    """Let the app run until `condition()` holds (no timing assertions: just progress)."""
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the app never reached the expected state")
+
+
+def chat(app) -> ChatScreen:
+    return app.chat
+
+
+async def open_app(pilot_app):
+    return pilot_app
+
+
+async def type_and_send(pilot, text: str) -> None:
+    prompt = pilot.app.screen.query_one(Prompt)
+    prompt.value = text
+    prompt.focus()
+    await pilot.press("enter")
+
+
+def messages(screen) -> list[MessageView]:
+    return list(screen.query(MessageView))
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def test_send_shows_reply_handoff_and_new_active_agent(db_path, test_desk, tmp_path):
+    script = [
+        Transfer("billing", "charged twice", context={"category": "billing"}, text="Passing you to billing."),
+        Answer("Refunded the **duplicate**.", context={"refund": 29}),
+    ]
+    desk, model, _ = await scripted_desk(db_path, test_desk, script)
+    app = SupportDeskApp(desk=desk, export_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.screen is app.chat)
+        screen = app.chat
+        assert screen.query_one(AgentBar).agent == "triage"
+        await type_and_send(pilot, "I was charged twice")
+        await until(pilot, lambda: any(m.item and m.item.role == "agent" and "duplicate" in m.item.text for m in messages(screen)))
+        await until(pilot, lambda: not screen.query_one(AgentBar).query_one("#working").display)
+
+        assert screen.session_id is not None
+        assert screen.query_one(AgentBar).agent == "billing"
+        timeline = screen.query_one(HandoffTimeline)
+        assert [(h.from_agent, h.to_agent) for h in timeline.handoffs] == [("triage", "billing")]
+        assert len(screen.query(HandoffLine)) == 1
+        # Every stored item is on screen, in seq order, exactly once.
+        stored = await desk.store.range(screen.session_id, 1, 100)
+        shown = [w.seq for w in screen.query(".item")]
+        assert shown == [i.seq for i in stored]
+        # The agent's reply is Markdown; the customer's line is literal.
+        reply = [m for m in messages(screen) if m.item and m.item.role == "agent"][-1]
+        assert reply.query_one(Markdown)
+        assert "billing" in str(screen.query_one(AgentBar).query_one("#agent-badge", Static).render()).lower()
+        # The inspector shows the context, with what the last step wrote highlighted.
+        inspector = screen.query_one(ContextInspector)
+        assert set(inspector.context) == {"category", "refund"}
+        assert inspector.changed == {"refund"}
+        assert inspector.row_count == 2
+    await desk.close()
+
+
+async def test_streamed_reply_becomes_the_stored_message_in_place(db_path, test_desk):
+    desk, model, _ = await scripted_desk(db_path, test_desk, [Answer("one two three four")], delay=0.05)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None)
+        screen = app.chat
+        await type_and_send(pilot, "hello")
+        await until(pilot, lambda: any(m.item and m.item.role == "agent" for m in messages(screen)))
+        await until(pilot, lambda: screen.query_one(Conversation).stream is None)
+        agent_views = [m for m in messages(screen) if m.agent == "triage" and (m.item is None or m.item.role == "agent")]
+        assert len(agent_views) == 1  # the draft turned into the message; no duplicate
+        assert agent_views[0].item.text == "one two three four"
+    await desk.close()
+
+
+async def test_customer_markup_and_escapes_are_shown_literally(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk, [Answer("ok")])
+    app = SupportDeskApp(desk=desk)
+    nasty = "[bold]x[/bold] [link=http://x]y[/link] \x1b[31mred"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None)
+        screen = app.chat
+        await type_and_send(pilot, nasty)
+        await until(pilot, lambda: any(m.item and m.item.role == "customer" for m in messages(screen)))
+        view = [m for m in messages(screen) if m.item and m.item.role == "customer"][0]
+        body = view.query_one(".body", Static)
+        rendered = body.render()
+        plain = str(rendered)
+        assert "[bold]x[/bold]" in plain
+        assert "[link=http://x]y[/link]" in plain
+        assert "\x1b" not in plain and "␛[31mred" in plain
+        # Nothing was turned into a style or a link.
+        spans = getattr(rendered, "spans", [])
+        assert all(not getattr(span, "style", "") for span in spans)
+        stored = await desk.store.range(screen.session_id, 1, 1)
+        assert stored[0].text == nasty  # the log keeps exactly what was typed
+    await desk.close()
+
+
+async def test_timeline_jump_scrolls_to_a_handoff_outside_the_window(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_long(desk.store, "long1", 400)
+    app = SupportDeskApp(desk=desk, session_id="long1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).items)
+        screen = app.chat
+        conversation = screen.query_one(Conversation)
+        # Only the last page is mounted, not the whole session.
+        assert conversation.last == 400 and len(conversation.items) <= 100
+        assert conversation.first > 300
+        timeline = screen.query_one(HandoffTimeline)
+        assert len(timeline.handoffs) == 40
+        timeline.focus()
+        timeline.highlighted = 2  # the third handoff, seq 30
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(screen.query("#item-30")))
+        await pilot.pause(0.1)
+        target = screen.query_one("#item-30")
+        assert conversation.first <= 30 <= conversation.last
+        # The handoff is within the visible part of the pane.
+        assert conversation.scroll_offset.y <= target.virtual_region.y < conversation.scroll_offset.y + conversation.size.height
+    await desk.close()
+
+
+async def test_scrolling_to_the_top_loads_older_items_on_demand(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_long(desk.store, "long2", 300)
+    app = SupportDeskApp(desk=desk, session_id="long2")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).items)
+        conversation = app.chat.query_one(Conversation)
+        first = conversation.first
+        conversation.scroll_home(animate=False)
+        await until(pilot, lambda: conversation.first < first)
+        assert conversation.items == sorted(conversation.items, key=lambda i: i.seq)
+        assert [i.seq for i in conversation.items] == list(range(conversation.first, conversation.last + 1))
+    await desk.close()
+
+
+async def test_staff_slash_commands(db_path, test_desk, tmp_path):
+    desk, model, _ = await scripted_desk(db_path, test_desk, [Answer("hello there"), Answer("retried")])
+    app = SupportDeskApp(desk=desk, export_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None)
+        screen = app.chat
+        # Staff actions need a session; saying so is not an error the app dies of.
+        await type_and_send(pilot, "/note too early")
+        await type_and_send(pilot, "hi")
+        await until(pilot, lambda: screen.session_id is not None and any(m.item and m.item.role == "agent" for m in messages(screen)))
+        sid = screen.session_id
+
+        await type_and_send(pilot, "/handoff technical customer says the app crashes")
+        await until(pilot, lambda: screen.query_one(AgentBar).agent == "technical")
+        [handoff] = await desk.store.handoffs(sid)
+        assert (handoff.to_agent, handoff.handoff_kind, handoff.reason) == ("technical", "manual", "customer says the app crashes")
+        assert len(screen.query_one(HandoffTimeline).handoffs) == 1
+
+        await type_and_send(pilot, "/note customer is a VIP")
+        await until(pilot, lambda: any(m.item and m.item.role == "staff" for m in messages(screen)))
+        staff = (await desk.store.of_kind(sid, "message"))[-1]
+        assert (staff.role, staff.text) == ("staff", "customer is a VIP")
+
+        await type_and_send(pilot, "/set plan pro")
+        await type_and_send(pilot, "/set seats 5")
+        inspector = screen.query_one(ContextInspector)
+        await until(pilot, lambda: "seats" in inspector.context)
+        context = await desk.store.context_at(sid)
+        assert context["plan"].value == "pro" and context["seats"].value == 5
+        assert context["plan"].writer == "staff"
+
+        await type_and_send(pilot, "/unset plan")
+        await until(pilot, lambda: "plan" not in inspector.context)
+        assert "plan" not in await desk.store.context_at(sid)
+
+        await type_and_send(pilot, "/export")
+        await type_and_send(pilot, "/export json")
+        md = tmp_path / f"supportdesk-{sid}.md"
+        js = tmp_path / f"supportdesk-{sid}.json"
+        await until(pilot, lambda: md.exists() and js.exists())
+        assert "customer is a VIP" in md.read_text()
+        assert json.loads(js.read_text())["session"]["id"] == sid
+
+        await type_and_send(pilot, "/retry")
+        await until(pilot, lambda: any(m.item and m.item.text == "retried" for m in messages(screen)))
+
+        await type_and_send(pilot, "/handoff nobody")
+        await type_and_send(pilot, "/frobnicate")
+        await pilot.pause(0.1)
+        assert screen.query_one(AgentBar).agent == "technical"  # the bad commands changed nothing
+
+        await type_and_send(pilot, "/help")
+        await until(pilot, lambda: app.screen is not screen)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
+
+        await type_and_send(pilot, "/new")
+        await until(pilot, lambda: screen.session_id is None)
+        assert not screen.query(".item")
+        assert screen.query_one(AgentBar).agent == "triage"
+        # Re-opening the old session shows it all again, from the log.
+        await app.open_session(sid)
+        await until(pilot, lambda: screen.session_id == sid and screen.query(".item"))
+        assert screen.query_one(AgentBar).agent == "technical"
+    await desk.close()
+
+
+async def test_approval_grant_and_deny(db_path, test_desk):
+    def escalating_script(answer: str):
+        return [
+            Transfer("billing", "refund"),
+            Transfer("senior", "big refund", handoff_kind="escalate"),
+            CallTools([RequestedCall("c1", "refund", {"amount": 300})]),
+            Answer("A colleague must approve that refund."),
+            Answer(answer),
+        ]
+
+    for granted, answer in ((True, "Your refund is done."), (False, "Sorry, the refund was declined.")):
+        db = db_path.with_name(f"{granted}.db")
+        desk, _, refunds = await scripted_desk(db, test_desk, escalating_script(answer))
+        app = SupportDeskApp(desk=desk)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.chat is not None)
+            screen = app.chat
+            await type_and_send(pilot, "refund me 300 dollars")
+            await until(pilot, lambda: any(n.item.notice_kind == "approval_requested" for n in screen.query(NoticeLine)))
+            await until(pilot, lambda: not screen.query_one("#working").display)
+            notice = [n for n in screen.query(NoticeLine) if n.item.notice_kind == "approval_requested"][0]
+            assert "/approve" in str(notice.render())  # it says how to decide
+            assert screen.query_one(AgentBar).agent == "senior"
+            assert refunds == []
+            await type_and_send(pilot, "/approve" if granted else "/deny")
+            await until(pilot, lambda: any(m.item and m.item.text == answer for m in messages(screen)))
+            kinds = [n.item.notice_kind for n in screen.query(NoticeLine)]
+            assert ("approval_granted" if granted else "approval_denied") in kinds
+            assert refunds == ([300.0] if granted else [])
+            assert await desk.runner.pending_approvals(screen.session_id) == []
+            # Nothing left to decide: a second decision says so and changes nothing.
+            count = len(screen.query(".item"))
+            await pilot.press("ctrl+y")
+            await pilot.pause(0.2)
+            assert len(screen.query(".item")) == count
+        await desk.close()
+
+
+async def test_tool_lines_fold_and_expand(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.query(FoldedLine))
+        line = [f for f in app.chat.query(FoldedLine) if f.item.kind == "tool_result" and f.item.name == "find_charges"][0]
+        await pilot.pause(0.1)
+        assert line.size.height == 1
+        line.focus()
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert line.expanded and line.size.height > 1
+        assert "CH-26" in str(line.render())
+    await desk.close()
+
+
+def test_parse_slash():
+    assert parse_slash("/handoff billing he asked nicely").args == ("billing", "he asked nicely")
+    assert parse_slash("/handoff senior").args == ("senior", "staff decision")
+    assert parse_slash("/set n 5").args == ("n", 5)
+    assert parse_slash("/set name Dana Whitfield").args == ("name", "Dana Whitfield")
+    assert parse_slash('/set tags ["a", "b"]').args == ("tags", ["a", "b"])
+    assert parse_slash("/export json").args == ("json",)
+    assert parse_slash("/export").args == ("markdown",)
+    assert parse_slash("/approve ap1").args == ("ap1",)
+    for bad in ("/handoff", "/set key", "/unset", "/export pdf", "/nope", "/new now"):
+        with pytest.raises(SlashError):
+            parse_slash(bad)

@@ -1,0 +1,127 @@
+"""Fixed data for the TUI tests: the seed's double-charge conversation, appended to a real store.
+
+Everything is deterministic (fixed clock, fixed session id) so snapshots are stable.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from supportdesk.config import load_desk
+from supportdesk.engine.desk import open_desk
+from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
+from tests.conftest import REPO, make_test_tools
+from tests.scripted import ScriptedModel
+
+FIXED = datetime(2026, 3, 3, 10, 0, tzinfo=timezone.utc)
+SEED_ID = "dc0001seed00"
+
+
+def fixed_clock(start: datetime = FIXED, step: timedelta = timedelta(seconds=7)):
+    """A clock that ticks a fixed amount per call: stable, yet every step has its own time."""
+    now = [start]
+
+    def clock() -> datetime:
+        value = now[0]
+        now[0] = value + step
+        return value
+
+    return clock
+
+
+async def repo_desk(db_path, script=(), **model_kw):
+    """The repo's own desk (real titles, colours, levels) with a scripted model and no network."""
+    tools, _ = make_test_tools()
+    config = load_desk(REPO / "agents.toml")
+    desk = await open_desk(db_path, config, provider=ScriptedModel(list(script), **model_kw), tools=tools, customers=False)
+    desk.store.clock = fixed_clock()
+    return desk
+
+
+async def scripted_desk(db_path, config, script=(), **model_kw):
+    tools, refunds = make_test_tools()
+    model = ScriptedModel(list(script), **model_kw)
+    desk = await open_desk(db_path, config, provider=model, tools=tools, customers=False)
+    desk.store.clock = fixed_clock()
+    return desk, model, refunds
+
+
+def _usage(i: int, o: int) -> dict:
+    return {"usage": {"input_tokens": i, "output_tokens": o, "reported": True}}
+
+
+async def seed_double_charge(store, session_id: str = SEED_ID) -> str:
+    """Triage hears about a double charge, hands to Billing, Billing refunds the duplicate."""
+    await store.create_session("triage", session_id=session_id)
+    steps = [
+        [Message(role="customer", agent="triage", text="Hi, I was charged twice for my Pro plan this month "
+                 "(March 1 and March 3). My email is dana@example.com.")],
+        [
+            ContextSet(key="customer_email", value="dana@example.com", writer="triage", agent="triage"),
+            ContextSet(key="issue", value="duplicate charge", writer="triage", agent="triage"),
+            Message(role="agent", agent="triage", text="Thanks, Dana. I'm passing you to **Billing**, who can check those charges."),
+            Handoff(from_agent="triage", to_agent="billing", reason="duplicate charge on the March invoice",
+                    handoff_kind="route", agent="triage", meta=_usage(412, 38)),
+        ],
+        [
+            ToolCall(call_id="c1", name="find_customer", arguments={"email": "dana@example.com"}, agent="billing",
+                     meta=_usage(630, 22)),
+            ToolResult(call_id="c1", name="find_customer", agent="billing",
+                       output='{"id": "CUS-1001", "name": "Dana Whitfield", "plan": "pro"}'),
+            ContextSet(key="customer_id", value="CUS-1001", writer="billing", agent="billing"),
+        ],
+        [
+            ToolCall(call_id="c2", name="find_charges", arguments={"customer_id": "CUS-1001", "month": "2026-03"},
+                     agent="billing", meta=_usage(702, 25)),
+            ToolResult(call_id="c2", name="find_charges", agent="billing",
+                       output='[{"id": "CH-25", "amount": 29.0, "charged_on": "2026-03-01"}, '
+                              '{"id": "CH-26", "amount": 29.0, "charged_on": "2026-03-03"}]'),
+        ],
+        [
+            ToolCall(call_id="c3", name="refund_charge", arguments={"charge_id": "CH-26", "reason": "duplicate"},
+                     agent="billing", meta=_usage(788, 24)),
+            ToolResult(call_id="c3", name="refund_charge", agent="billing",
+                       output='{"refund_id": "RF-1", "charge_id": "CH-26", "amount": 29.0, "status": "refunded"}'),
+            ContextSet(key="refund", value={"charge_id": "CH-26", "amount": 29.0}, writer="billing", agent="billing"),
+        ],
+        [
+            Message(role="agent", agent="billing", meta=_usage(860, 71), text=(
+                "I found two identical charges of **$29.00** for March (CH-25 on March 1 and CH-26 on March 3). "
+                "I've refunded the duplicate:\n\n- refund **RF-1** for CH-26\n- back on your card in 5-10 business days\n\n"
+                "Is there anything else I can help with?")),
+        ],
+    ]
+    for step in steps:
+        await store.append(session_id, step)
+    return session_id
+
+
+async def seed_long(store, session_id: str, n: int, handoff_every: int = 10) -> str:
+    """A long session: customer/agent messages with a handoff every `handoff_every` items."""
+    await store.create_session("triage", session_id=session_id)
+    agents = ["triage", "billing", "technical", "senior"]
+    batch, holder = [], "triage"
+    for seq in range(1, n + 1):
+        if seq % handoff_every == 0:
+            to = agents[(seq // handoff_every) % len(agents)]
+            if to == holder:
+                to = agents[(agents.index(to) + 1) % len(agents)]
+            batch.append(Handoff(from_agent=holder, to_agent=to, reason=f"step {seq}", agent=holder))
+            holder = to
+        elif seq % handoff_every == 5:
+            batch.append(ContextSet(key=f"k{seq % 3}", value=seq, writer=holder, agent=holder))
+        elif seq % 2:
+            batch.append(Message(role="customer", text=f"customer line {seq}", agent=holder))
+        else:
+            batch.append(Message(role="agent", text=f"agent line {seq}", agent=holder))
+        if len(batch) >= 500:
+            await store.append(session_id, batch)
+            batch = []
+    if batch:
+        await store.append(session_id, batch)
+    return session_id
+
+
+def approval_notice(agent: str = "senior") -> Notice:
+    return Notice(notice_kind="approval_requested", text="Senior asks staff to approve refund: refund of $300.00",
+                  data={"approval_id": "ap1", "tool": "refund", "arguments": {"amount": 300}}, agent=agent)
