@@ -396,3 +396,23 @@ async def test_garbage_in_the_stream_is_a_bad_response():
     provider = provider_for(wire, max_retries=0)
     err = await collect_error(provider, make_request(provider.config))
     assert err.kind == "bad_response"
+
+
+async def test_required_with_a_single_tool_names_it():
+    config = make_config(tool_choice="required")
+    config.agents["triage"].handoffs = ["billing"]
+    wire = Wire(sse("llamacpp_transfer_stream.sse"), sse("vllm_parallel_tools_stream.sse"))
+    provider = OpenAIProvider(config, http_client=wire.client(), sleep=no_sleep)
+    await run(provider, make_request(config, "triage"))
+    assert wire.body()["tool_choice"] == {"type": "function", "function": {"name": "transfer_to_billing"}}
+    await run(provider, make_request(config, "billing"))
+    assert wire.body()["tool_choice"] == "required"
+
+
+async def test_lone_surrogates_from_a_server_become_replacement_characters():
+    body = 'data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"bad \\ud800 byte \\ud83d\\ude00"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    wire = Wire(httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode()))
+    provider = provider_for(wire)
+    _, action = await run(provider, make_request(provider.config))
+    assert action.text == "bad \ufffd byte \U0001f600"
+    action.text.encode("utf-8")  # storable

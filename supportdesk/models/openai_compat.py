@@ -63,6 +63,7 @@ BACKOFF_CAP = 8.0
 # Server text quoted in an error is cut to this many characters.
 _MAX_SERVER_TEXT = 200
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -107,9 +108,15 @@ class _Reply:
         if function is not None:
             # Real servers repeat the name in every delta: set it once, never concatenate.
             if function.name and not slot["name"]:
-                slot["name"] = function.name
+                slot["name"] = _clean(function.name)
             if function.arguments:
-                slot["arguments"] += function.arguments
+                slot["arguments"] += _clean(function.arguments)
+
+
+def _clean(text: str) -> str:
+    """Text a server sent, storable as UTF-8: lone surrogates (from a server escaping bad
+    bytes) would make the store refuse the item, so they become U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | None:
@@ -288,7 +295,11 @@ class OpenAIProvider:
         if tools:
             params["tools"] = tools
             # tool_choice without tools is an error on several servers.
-            if s.tool_choice is not None:
+            if s.tool_choice == "required" and len(tools) == 1:
+                # "required" with a single tool means that tool; the named form is the one
+                # every server with tool calling accepts (llama-cpp-python rejects "required").
+                params["tool_choice"] = {"type": "function", "function": {"name": tools[0]["function"]["name"]}}
+            elif s.tool_choice is not None:
                 params["tool_choice"] = s.tool_choice
         if s.stream:
             params["stream_options"] = {"include_usage": True}
@@ -308,8 +319,9 @@ class OpenAIProvider:
                     delta = choice.delta
                     if delta is not None:
                         if delta.content:
-                            reply.text += delta.content
-                            yield TextDelta(delta.content)
+                            piece = _clean(delta.content)
+                            reply.text += piece
+                            yield TextDelta(piece)
                         for tool_delta in delta.tool_calls or []:
                             reply.add_tool_delta(tool_delta)
                     if choice.finish_reason:
@@ -328,14 +340,14 @@ class OpenAIProvider:
             raise _EmptyReply(None)
         choice = response.choices[0]
         message = choice.message
-        reply.text = message.content or ""
+        reply.text = _clean(message.content or "")
         reply.finish_reason = choice.finish_reason
         for index, call in enumerate(message.tool_calls or []):
             function = getattr(call, "function", None)
             reply.calls[index] = {
                 "id": call.id or "",
-                "name": (function.name if function else "") or "",
-                "arguments": (function.arguments if function else "") or "",
+                "name": _clean((function.name if function else "") or ""),
+                "arguments": _clean((function.arguments if function else "") or ""),
             }
         if response.usage is not None and response.usage.prompt_tokens is not None:
             reply.usage = (response.usage.prompt_tokens or 0, response.usage.completion_tokens or 0)
