@@ -26,12 +26,13 @@ from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conve
 class ReplayScreen(Screen):
     CSS_PATH = "replay.tcss"
     BINDINGS = [
-        Binding("left", "step(-1)", "Item ←"),
-        Binding("right", "step(1)", "Item →"),
+        # Priority: the panes' own scrolling keys must not swallow the cursor's.
+        Binding("left", "step(-1)", "Item ←", priority=True),
+        Binding("right", "step(1)", "Item →", priority=True),
         Binding("left_square_bracket,p", "handoff(-1)", "Prev handoff"),
         Binding("right_square_bracket,n", "handoff(1)", "Next handoff"),
-        Binding("home", "go('start')", "Start"),
-        Binding("end", "go('end')", "End"),
+        Binding("home", "go('start')", "Start", priority=True),
+        Binding("end", "go('end')", "End", priority=True),
         Binding("f", "fork", "Fork from here"),
         Binding("escape,q", "close", "Close"),
     ]
