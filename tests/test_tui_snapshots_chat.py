@@ -1,0 +1,77 @@
+"""Snapshots of the chat screen after the seed's double-charge conversation and of replay at a
+handoff, in the dark and light themes (fixed size, fixed clock, fixed session id)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.screens.replay import ReplayScreen
+from supportdesk.tui.widgets import Conversation, Prompt
+from tests.tui_seed import SEED_ID, repo_desk, seed_double_charge
+
+SIZE = (120, 40)
+THEMES = ["desk-dark", "desk-light"]
+
+
+@pytest.fixture(autouse=True)
+def _own_config_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+@pytest.fixture
+def seeded_db(tmp_path):
+    db = tmp_path / "snap.db"
+
+    async def seed() -> None:
+        desk = await repo_desk(db)
+        await seed_double_charge(desk.store)
+        await desk.close()
+
+    asyncio.run(seed())
+    return db
+
+
+async def until(pilot, condition, tries: int = 300) -> None:
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the app never reached the expected state")
+
+
+def make_app(db, theme: str, **kwargs) -> SupportDeskApp:
+    return SupportDeskApp(desk_factory=lambda: repo_desk(db), theme=theme, **kwargs)
+
+
+async def still(pilot) -> None:
+    """No blinking cursor, nothing moving."""
+    for prompt in pilot.app.screen.query(Prompt):
+        prompt.cursor_blink = False
+    await pilot.pause(0.2)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_chat_after_double_charge(snap_compare, seeded_db, theme):
+    app = make_app(seeded_db, theme, session_id=SEED_ID)
+
+    async def ready(pilot) -> None:
+        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+        await still(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_replay_stopped_at_a_handoff(snap_compare, seeded_db, theme):
+    app = make_app(seeded_db, theme, replay_id=SEED_ID)
+
+    async def at_handoff(pilot) -> None:
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.position == 14)
+        await pilot.press("left_square_bracket")
+        await until(pilot, lambda: app.screen.position == 5 and not app.screen.workers)
+        await still(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=at_handoff)
