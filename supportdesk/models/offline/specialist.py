@@ -447,7 +447,8 @@ class Specialist:
             )
         if last.name == "change_plan":
             return step.answer(
-                f"Done: you're now on the {str(out.get('plan', '')).title()} plan, billed {out.get('billing_period', 'monthly')}. "
+                f"Done: you're now on the {str(out.get('plan', '')).title()} plan, billed "
+                f"{'annually' if out.get('billing_period') == 'annual' else 'monthly'}. "
                 "The change shows on your next invoice."
             )
         if last.name == "update_payment_method":
@@ -494,6 +495,11 @@ class Specialist:
     def _refund_flow(self, customer_id: str, charges: list[dict[str, Any]], intents: set[str], text: str):
         v, step, f = self.view, self.step, self.view.facts
         wants_refund = "refund" in intents or ("affirm" in intents and self._offered_refund())
+        # A bare "refund" with nothing saying which charge: confirm the one we found first.
+        pointed = bool(
+            "duplicate" in intents or f.amounts or f.dates or f.invoice_ids or v.context.get("charge_id")
+            or ("affirm" in intents and self._offered_refund())
+        )
         pending = self._pending_refund()
         if pending is not None:
             return step.answer(
@@ -538,7 +544,7 @@ class Specialist:
                 f"That's already taken care of: {label} of {money(target['amount'])} on {when} has been refunded{ref}. "
                 "There's nothing more you need to do; it reaches your original payment method within 5-10 business days."
             )
-        if not wants_refund:
+        if not wants_refund or not pointed:
             first = next((c for c in charges if c["id"] == target.get("duplicate_of")), None)
             if is_dup and first:
                 return step.answer(
