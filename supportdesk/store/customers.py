@@ -17,7 +17,7 @@ import os
 import random
 import sqlite3
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timezone
 from typing import Any, TypeVar
 
 import aiosqlite

@@ -166,9 +166,6 @@ class Specialist:
             action.text = self.step.note + action.text
         return action
 
-    def _fresh_turn(self) -> bool:
-        return not any(t for t in self.view.turn_tools) and not self.view.turn_handoffs
-
     def _conversational(self, text: str):
         """A request for a person, small talk, thanks or out-of-scope questions."""
         v = self.view
@@ -474,18 +471,6 @@ class Specialist:
                 )
             return (
                 f"Done: I've refunded {money(out['amount'])} for {what}, refund {out['refund_id']}. "
-                "It goes back to your original payment method within 5-10 business days."
-            )
-        if "refund_id" in out:
-            lead = "Good news: the refund was approved and" if approved else "Done: I've"
-            verb = "processed" if approved else "refunded"
-            if approved:
-                return (
-                    f"{lead} {verb}: {money(out['amount'])} back for charge {out['charge_id']} (refund {out['refund_id']}). "
-                    "It reaches your original payment method within 5-10 business days."
-                )
-            return (
-                f"{lead} {verb} {money(out['amount'])} for charge {out['charge_id']} (refund {out['refund_id']}). "
                 "It goes back to your original payment method within 5-10 business days."
             )
         if "credit_id" in out:
