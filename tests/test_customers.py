@@ -50,7 +50,7 @@ async def test_shares_the_session_database_and_reopens_without_reseeding(db_path
     await first.close()
     again = await open_customers(db_path)
     try:
-        assert len(await again._query("SELECT * FROM demo_customers")) == 40
+        assert len(await again._query("SELECT * FROM demo_customers")) == 41
         assert [r["amount"] for r in await again.refunds("CUS-1001")] == [10.0]
     finally:
         await again.close()

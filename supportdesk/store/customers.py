@@ -119,7 +119,7 @@ PLANS = (
     ("team", "Team", 129.99, 1299.99),
 )
 SEED = 20260301
-SEED_VERSION = "1"
+SEED_VERSION = "2"
 
 FIRST = ("Ada", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hugo", "Iris", "Jonas", "Keiko", "Liam",
          "Maya", "Nils", "Olga", "Priya", "Quinn", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wes", "Xia",
@@ -213,6 +213,20 @@ def _seed(conn: sqlite3.Connection) -> None:
                 add_month(cid, plan, month, day, status="disputed")
             else:
                 add_month(cid, plan, month, day)
+    # An annual Team customer charged twice for the year: a refund above the approval
+    # threshold, so senior's refund waits for staff.
+    add_customer("CUS-1041", "Priya Raman", "priya@example.com", "team", 15, "amex ending 0005")
+    conn.execute("UPDATE demo_customers SET billing_period = 'annual' WHERE id = 'CUS-1041'")
+    conn.execute(
+        "INSERT INTO demo_invoices VALUES (?, ?, ?, ?, ?, ?)",
+        (f"INV-{invoice_no}", "CUS-1041", "2026", 1299.99, "paid", "2026-01-15"),
+    )
+    for charge_id, day in ((f"CH-{charge_no}", 15), (f"CH-{charge_no + 1}", 16)):
+        conn.execute(
+            "INSERT INTO demo_charges (id, customer_id, invoice_id, amount, charged_on, description, status)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (charge_id, "CUS-1041", f"INV-{invoice_no}", 1299.99, f"2026-01-{day}", "Acme Cloud Team plan, 2026 (annual)", "succeeded"),
+        )
     conn.execute("INSERT INTO demo_meta VALUES ('seed_version', ?)", (SEED_VERSION,))
 
 
