@@ -1,0 +1,173 @@
+"""The desk's command-palette provider and the themes, through the running app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.command import CommandPalette
+
+from supportdesk.engine.protocol import Answer
+from supportdesk.items import Message
+from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.commands import DeskCommands
+from supportdesk.tui.themes import DEFAULT_THEME, remember_theme, remembered_theme
+from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge
+
+
+@pytest.fixture(autouse=True)
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return home
+
+
+async def until(pilot, condition, tries: int = 300) -> None:
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the app never reached the expected state")
+
+
+async def started(pilot) -> None:
+    app = pilot.app
+    await until(pilot, lambda: app.chat is not None and app.screen is app.chat)
+
+
+async def hits(provider: DeskCommands, query: str) -> list:
+    await provider.startup()
+    return [hit async for hit in provider.search(query)]
+
+
+async def run_palette(pilot, query: str) -> None:
+    await pilot.press("ctrl+p")
+    await until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+    await pilot.press(*query)
+    await pilot.pause(0.3)  # the palette gathers hits in the background
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_provider_offers_sessions_agents_and_actions(db_path, test_desk) -> None:
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        provider = DeskCommands(app.screen)
+        texts = [h.text for h in await hits(provider, "hand off")]
+        assert {"Hand off to Billing", "Hand off to Technical", "Hand off to Senior", "Hand off to Triage"} <= set(texts)
+        texts = [h.text for h in await hits(provider, "charged twice")]
+        assert any(t.startswith("Open session: Hi, I was charged twice") for t in texts)
+        texts = {h.text for h in await hits(provider, "theme")}
+        assert {"Switch theme: desk-dark", "Switch theme: desk-light", "Switch theme: desk-contrast"} <= texts
+        for action in ("New session", "Open session browser", "Export transcript", "Approve pending approval",
+                       "Deny pending approval", "Add staff note"):
+            assert action in {h.text for h in await hits(provider, action)}
+        discovered = [h.text async for h in provider.discover()]
+        assert "New session" in discovered and not any(t.startswith("Open session:") for t in discovered)
+
+
+async def test_while_loading_only_actions_are_offered() -> None:
+    class Loading(App[None]):
+        desk = None
+
+    app = Loading()
+    async with app.run_test(size=(80, 20)):
+        provider = DeskCommands(app.screen)
+        texts = [h.text for h in await hits(provider, "se")]
+        assert "New session" in texts
+        assert not any(t.startswith(("Open session:", "Hand off")) for t in texts)
+
+
+async def test_session_titles_are_shown_literally(db_path, test_desk) -> None:
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await desk.store.create_session("triage", session_id="s-evil")
+    await desk.store.append("s-evil", [Message(role="customer", text="[bold red]help[/] me \x1b[2J", agent="triage")])
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        [hit] = [h for h in await hits(DeskCommands(app.screen), "help me") if h.text.startswith("Open session")]
+        assert "[bold red]help[/] me ␛[2J" in hit.match_display.plain
+        assert "\x1b" not in hit.match_display.plain
+
+
+async def test_palette_opens_a_session_by_title(db_path, test_desk) -> None:
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await run_palette(pilot, "Open session: Hi, I was charged")
+        await until(pilot, lambda: app.chat.session_id == SEED_ID)
+
+
+async def test_palette_hands_off_to_an_agent(db_path, test_desk) -> None:
+    desk, _, _ = await scripted_desk(db_path, test_desk, [Answer("Hello!")])
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await until(pilot, lambda: app.chat.session_id == SEED_ID)
+        await run_palette(pilot, "Hand off to Technical")
+
+        async def last_handoff():
+            return (await desk.store.handoffs(SEED_ID))[-1]
+
+        for _ in range(100):
+            handoff = await last_handoff()
+            if handoff.to_agent == "technical":
+                break
+            await pilot.pause(0.02)
+        assert handoff.to_agent == "technical" and handoff.handoff_kind == "manual"
+
+
+async def test_switching_theme_from_the_palette_applies_and_is_remembered(db_path, test_desk) -> None:
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        assert app.theme == DEFAULT_THEME
+        await run_palette(pilot, "Switch theme: desk-light")
+        await until(pilot, lambda: app.theme == "desk-light")
+        assert app.current_theme.dark is False
+    assert remembered_theme() == "desk-light"
+
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        assert app.theme == "desk-light"  # restored at the next start
+
+
+async def test_a_user_theme_can_be_chosen(db_path, test_desk, config_home: Path) -> None:
+    folder = config_home / "supportdesk" / "themes"
+    folder.mkdir(parents=True)
+    (folder / "night.toml").write_text('name = "night-shift"\nprimary = "#ff8800"\n[agents]\nbilling = "#00ff00"\n')
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk, theme="night-shift")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        assert app.theme == "night-shift"
+        assert app.theme_variables["agent-billing"].lower() == "#00ff00"
+
+
+async def test_a_broken_theme_file_is_one_notification_and_the_default_is_used(
+    db_path, test_desk, config_home: Path
+) -> None:
+    folder = config_home / "supportdesk" / "themes"
+    folder.mkdir(parents=True)
+    (folder / "broken.toml").write_text('name = "broken"\nprimary = "bluish"\n')
+    remember_theme("broken")  # the user's last choice is the theme that now fails to load
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        about_file = [n for n in app._notifications if "broken.toml" in n.message]
+        assert len(about_file) == 1
+        assert "primary = 'bluish' is not a colour" in about_file[0].message
+        assert "\n" not in about_file[0].message
+        assert app.theme == DEFAULT_THEME
+        assert {"desk-light", "desk-contrast"} <= set(app.available_themes)
