@@ -47,7 +47,8 @@ def _group_title(node: object) -> str:
         return "Everywhere"
     # "SessionTable" -> "Session table"
     words = re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", type(node).__name__)
-    return " ".join(words).capitalize() or type(node).__name__
+    title = " ".join(words).capitalize().removesuffix(" screen")
+    return title or type(node).__name__
 
 
 class HelpScreen(ModalScreen[None]):
