@@ -118,7 +118,7 @@ def server():
         yield srv
 
 
-async def test_double_charge_conversation_end_to_end(server, tmp_path):
+def script_seed(server: FakeLLMServer) -> None:
     server.push(
         # 1: triage routes to billing, writing what it learned; billing asks for details.
         expecting("Triage", check_triage, tool_stream(
@@ -142,10 +142,12 @@ async def test_double_charge_conversation_end_to_end(server, tmp_path):
         )),
         expecting("Billing", check_refund_done, text_stream("Done: $29.99 is refunded to your card for CH-9004.")),
     )
-    config = openai_desk(server.url)
-    provider = OpenAIProvider(config)
+
+
+async def run_seed(db, config, provider=None):
+    """The seed conversation on a fresh desk: (items, streamed tokens, CUS-1001's refunds)."""
     tokens: list[str] = []
-    async with await open_desk(tmp_path / "desk.db", config, provider=provider) as desk:
+    async with await open_desk(db, config, provider=provider) as desk:
         session_id = None
         for message in SEED:
             events = await drain(desk.runner.send(session_id, message))
@@ -153,6 +155,13 @@ async def test_double_charge_conversation_end_to_end(server, tmp_path):
             tokens += [e.text for e in events if isinstance(e, Token)]
         items = await desk.store.latest(session_id, 100)
         refunds = await desk.services.customers.refunds("CUS-1001")
+    return items, tokens, refunds
+
+
+async def test_double_charge_conversation_end_to_end(server, tmp_path):
+    script_seed(server)
+    config = openai_desk(server.url)
+    items, tokens, refunds = await run_seed(tmp_path / "desk.db", config, OpenAIProvider(config))
 
     problems = [i.text for i in items if i.kind == "notice"]
     assert problems == [], problems
@@ -181,3 +190,26 @@ async def test_double_charge_conversation_end_to_end(server, tmp_path):
     last = server.requests[-1]["messages"]
     users = [m["content"] for m in last if m["role"] == "user"]
     assert users == SEED
+
+
+def projections(items, refunds):
+    """What the TUI, replay and evals read, independent of wording and step count."""
+    return {
+        "kinds": {i.kind for i in items},
+        "handoffs": [(i.from_agent, i.to_agent, i.handoff_kind) for i in items if i.kind == "handoff"],
+        "tools": {i.name for i in items if i.kind == "tool_call"},
+        "customer_id": next(i.value for i in items if i.kind == "context_set" and i.key == "customer_id"),
+        "customer": [i.text for i in items if i.kind == "message" and i.role == "customer"],
+        "refunded": [(r["charge_id"], r["amount"]) for r in refunds],
+        "notices": [i.text for i in items if i.kind == "notice"],
+    }
+
+
+async def test_same_items_as_the_embedded_model(server, tmp_path):
+    script_seed(server)
+    config = openai_desk(server.url)
+    served = projections(*(await run_seed(tmp_path / "openai.db", config, OpenAIProvider(config)))[::2])
+    offline_config = parse_desk(packaged_desk_path().read_text(encoding="utf-8"), "agents.toml")
+    assert offline_config.model.provider == "offline"
+    embedded = projections(*(await run_seed(tmp_path / "offline.db", offline_config))[::2])
+    assert served == embedded
