@@ -3,7 +3,6 @@ and malformed tool calls travelling through the real runner and store."""
 
 from __future__ import annotations
 
-import json
 import socket
 
 import pytest
