@@ -111,8 +111,11 @@ def tool_stream(calls: list[tuple[str, str]], text: str = "", usage: dict[str, i
 
 
 class FakeLLMServer:
-    def __init__(self, models: list[str] | None = None):
-        self.models = models if models is not None else ["fake-model"]
+    def __init__(self, models: list[str] | None = None, *, list_models: bool = True):
+        # None: the server has no /models route (some proxies), so GET /models is a 404.
+        self.models: list[str] | None = (models if models is not None else ["fake-model"]) if list_models else None
+        # Set to answer GET requests with this instead (a 401 for a bad key, say).
+        self.models_reply: Status | None = None
         self.replies: deque[Reply | Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -156,7 +159,10 @@ class FakeLLMServer:
 
             def do_GET(self) -> None:
                 server.paths.append(self.path)
-                if self.path.rstrip("/").endswith("/models"):
+                if server.models_reply is not None:
+                    reply = server.models_reply
+                    self._json(reply.code, reply.body, reply.headers)
+                elif self.path.rstrip("/").endswith("/models") and server.models is not None:
                     data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in server.models]
                     self._json(200, {"object": "list", "data": data})
                 else:

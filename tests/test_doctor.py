@@ -119,3 +119,24 @@ def test_cli_against_a_server(tmp_path, capsys, server):
     out = capsys.readouterr().out
     assert code == 0, out
     assert "✓ tools" in out
+
+
+async def test_server_without_a_models_route_is_checked_through_the_tool_probe():
+    with FakeLLMServer(list_models=False) as srv:
+        srv.push(Complete(PING_CALL, "tool_calls"), Status(404, {"error": {"message": "model 'big-model' not found"}}))
+        code, lines = await doctor(make_config(srv.url))
+    assert code == 1
+    assert lines[3].startswith("! server")
+    assert any(line.startswith("✓ tools") and "test-model" in line for line in lines), lines
+    assert any(line.startswith("✗ model") and "big-model" in line for line in lines), lines
+
+
+async def test_rejected_key_on_models_is_one_line(monkeypatch, server):
+    monkeypatch.setenv("SD_DOCTOR_KEY", "sk-should-never-print")
+    server.models_reply = Status(401, {"error": {"message": "Incorrect API key provided: sk-should-never-print"}})
+    code, lines = await doctor(make_config(server.url, api_key_env="SD_DOCTOR_KEY"))
+    assert code == 1
+    assert lines[-1].startswith("✗ server") and "refused the API key (HTTP 401)" in lines[-1]
+    assert "SD_DOCTOR_KEY" in lines[-1]
+    assert all("sk-should-never-print" not in line for line in lines)
+    assert server.requests == []
