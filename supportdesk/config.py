@@ -29,8 +29,10 @@ class Limits(_Strict):
     # turn, fewer than `pingpong_min_unique` distinct ones means agents are bouncing.
     pingpong_window: int = Field(6, ge=2)
     pingpong_min_unique: int = Field(3, ge=1)
-    step_timeout: float = Field(30.0, gt=0)
-    message_timeout: float = Field(120.0, gt=0)
+    # Longer than a model server's own request timeout (60 s by default), so a slow server
+    # ends as a provider error staff can retry, not as a desk limit.
+    step_timeout: float = Field(90.0, gt=0)
+    message_timeout: float = Field(300.0, gt=0)
 
 
 class DeskSettings(_Strict):

@@ -32,15 +32,21 @@ from supportdesk.store import SessionStore
 # learned earlier, so a 100,000-item session does not cost 100,000 items per step.
 HISTORY_WINDOW = 400
 
+# Said when a provider raises without a message of its own.
 PROVIDER_ERROR_TEXT = {
-    "unreachable": "The model server could not be reached",
-    "auth": "The model server refused our API key",
-    "unknown_model": "The model server does not know the configured model",
-    "rate_limited": "The model server is rate-limiting us",
-    "timeout": "The model server did not answer in time",
-    "bad_response": "The model server sent a reply we could not read",
-    "error": "The model failed",
+    "unreachable": "the model server could not be reached",
+    "auth": "the model server refused our API key",
+    "unknown_model": "the model server does not know the configured model",
+    "rate_limited": "the model server is rate-limiting us",
+    "timeout": "the model server did not answer in time",
+    "bad_response": "the model server sent a reply we could not read",
+    "error": "the model failed",
 }
+
+
+def provider_error_text(exc: ProviderError) -> str:
+    said = exc.message or PROVIDER_ERROR_TEXT.get(exc.kind, "the model failed")
+    return f"{said[:1].upper()}{said[1:]}. The customer's message is saved; retry the turn with /retry."
 
 
 class TurnError(Exception):
@@ -134,8 +140,9 @@ class Runner:
                 active = self.config.desk.fallback
                 break
             except ProviderError as exc:
-                text = f"{PROVIDER_ERROR_TEXT.get(exc.kind, 'The model failed')}: {exc.message}"
-                notice = Notice(notice_kind="provider_error", text=text, data={"error": exc.kind}, agent=active)
+                notice = Notice(
+                    notice_kind="provider_error", text=provider_error_text(exc), data={"error": exc.kind}, agent=active
+                )
                 for item in await self.store.append(session_id, [notice]):
                     yield Appended(item)
                 break
