@@ -10,7 +10,7 @@ from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
 
 
 # Long values are clipped in the table; the conversation's context lines expand to show them whole.
-VALUE_WIDTH = 24
+VALUE_WIDTH = 26
 
 
 def _clip(text: str) -> str:
@@ -25,10 +25,9 @@ class ContextInspector(DataTable):
         self.changed: set[str] = set()
 
     def on_mount(self) -> None:
-        self.add_column("key", key="key")
-        self.add_column("value", key="value")
-        self.add_column("by", key="by")
-        self.add_column("at", key="at")
+        # Two lines a row: key over who wrote it, value over when (fits a narrow side pane).
+        self.add_column("key · by", key="key")
+        self.add_column("value · at", key="value")
 
     def show(self, context: dict[str, ContextEntry], changed: set[str]) -> None:
         self.context, self.changed = dict(context), set(changed)
@@ -36,13 +35,17 @@ class ContextInspector(DataTable):
         accent = self._accent()
         for key, entry in sorted(context.items()):
             fresh = key in changed
-            style = f"bold {accent}" if fresh else ""
+            style = f"bold {accent}" if fresh else "bold"
+            writer = self.look.label(entry.writer, bold=False) if entry.writer in self._agents() else literal(entry.writer, "italic")
             self.add_row(
-                Text.assemble(("✱ " if fresh else "  ", style), literal(key, style)),
-                literal(_clip(compact_json(entry.value)), "bold" if fresh else ""),
-                self.look.label(entry.writer, bold=False) if entry.writer in self._agents() else literal(entry.writer),
-                Text(f"#{entry.seq} {entry.created_at:%H:%M}", style="dim"),
+                Text.assemble(("✱ " if fresh else "  ", style), literal(key, style), "\n  ", writer),
+                Text.assemble(
+                    literal(_clip(compact_json(entry.value)), "bold" if fresh else ""),
+                    "\n",
+                    (f"#{entry.seq} · {entry.created_at:%H:%M:%S}", "dim"),
+                ),
                 key=key,
+                height=2,
             )
         self.border_subtitle = f"{len(context)} key{'s' if len(context) != 1 else ''}" if context else "empty"
 

@@ -13,6 +13,9 @@ from supportdesk.items import Handoff
 from supportdesk.tui.widgets.render import HANDOFF_ICONS, AgentLook, literal
 
 
+REASON_WIDTH = 40
+
+
 class HandoffTimeline(OptionList):
     """Each option is one handoff item; its id is the item's seq."""
 
@@ -65,8 +68,10 @@ class HandoffTimeline(OptionList):
         line.append_text(self.look.label(handoff.to_agent))
         line.append(f"  {handoff.handoff_kind}", style="italic")
         if handoff.reason:
-            line.append("\n        ")
-            line.append_text(literal(handoff.reason, "dim"))
+            line.append("\n    ")
+            reason = literal(handoff.reason, "italic")
+            reason.truncate(REASON_WIDTH, overflow="ellipsis")  # one line each, however long the reason
+            line.append_text(reason)
         if ahead:
             line.stylize("dim")  # not yet happened at the replay's position
         return Option(line, id=f"h{handoff.seq}")
