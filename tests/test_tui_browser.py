@@ -324,3 +324,17 @@ async def test_sessions_written_elsewhere_appear(store: SessionStore, tmp_path: 
             if column(app, "id")[:1] == ["s-new"]:
                 break
         assert column(app, "id")[0] == "s-new"
+
+
+async def test_mouse_only_replay_from_the_footer(store: SessionStore) -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.click(SessionTable, offset=(5, 4))  # the third row: s-hello
+        await settle(pilot)
+        [replay_key] = [k for k in app.screen.query(FooterKey) if k.action == "replay"]
+        await pilot.click(replay_key)
+        await settle(pilot)
+    assert app.results == [("replay", "s-hello")]
