@@ -410,3 +410,67 @@ def test_sql_constants_are_the_ones_the_store_runs():
     # the EXPLAIN tests check these strings; make sure they are real module constants
     for name in ("SQL_LATEST", "SQL_RANGE", "SQL_ITEM", "SQL_OF_KIND", "SQL_AGENT_AT", "SQL_CONTEXT_AT", "SQL_KIND_SEQS"):
         assert isinstance(getattr(store_sql, name), str)
+
+
+# --- batched search indexing ------------------------------------------------------------------
+
+
+def fts_rows(db_path: Path) -> int:
+    with sqlite3.connect(db_path) as conn:
+        return conn.execute("SELECT count(*) FROM message_fts").fetchone()[0]
+
+
+async def test_appends_index_messages_in_batches_and_search_indexes_the_rest(store: SessionStore, db_path: Path):
+    info = await store.create_session("triage")
+    total = store_sql.SEARCH_BATCH + 44
+    for n in range(total):
+        await store.append(info.id, [reply("billing", f"okapi note {n}")])
+    # the backlog reached a batch inside an append: most are indexed without any search
+    assert store_sql.SEARCH_BATCH <= fts_rows(db_path) < total
+    hits = await store.search("okapi", limit=1000)
+    assert sorted(h.seq for h in hits) == list(range(1, total + 1))
+    assert fts_rows(db_path) == total  # each message once
+    assert len(await store.search("okapi", limit=1000)) == total
+
+
+async def test_search_after_deleting_the_newest_items_finds_messages_on_reused_ids(store: SessionStore, db_path: Path):
+    kept = await store.create_session("triage")
+    await store.append(kept.id, [customer("first gecko")])
+    doomed = await store.create_session("triage")
+    await store.append(doomed.id, [customer("doomed gecko"), reply("triage", "doomed too")])
+    assert len(await store.search("gecko")) == 2  # indexed up to the doomed items' ids
+    await store.delete_session(doomed.id)
+    # SQLite gives the freed highest ids to the next rows: they must still be indexed
+    await store.append(kept.id, [customer("second gecko"), customer("third gecko")])
+    assert [h.seq for h in await store.search("gecko")] == [3, 2, 1]
+    assert {h.session_id for h in await store.search("gecko")} == {kept.id}
+    assert await store.search("doomed") == []
+
+
+async def test_deleting_a_session_whose_messages_were_never_indexed(store: SessionStore):
+    a = await store.create_session("triage")
+    b = await store.create_session("triage")
+    await store.append(a.id, [customer("ibis one")])
+    await store.append(b.id, [customer("ibis two")])
+    assert await store.delete_session(b.id)  # b's message was still in the backlog
+    assert [h.session_id for h in await store.search("ibis")] == [a.id]
+
+
+async def test_a_lock_held_past_the_busy_timeout_is_a_clear_store_error(db_path: Path):
+    store = await SessionStore.open(db_path, busy_timeout_ms=100)
+    try:
+        info = await store.create_session("triage")
+        blocker = sqlite3.connect(db_path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # another process's write lock, held
+        try:
+            with pytest.raises(StoreError, match="locked by another process") as caught:
+                await store.append(info.id, [customer("waiting")])
+            assert "\n" not in str(caught.value)
+            # reads go on under WAL while the other writer holds its lock
+            assert (await store.get_session(info.id)).item_count == 0
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert (await store.append(info.id, [customer("now it goes")]))[0].seq == 1
+    finally:
+        await store.close()

@@ -44,6 +44,13 @@ def start_writer(db: Path, sid: str, writer: int, batches: int, sizes: str, star
 
 def read_log(db: Path, sid: str) -> tuple[list[tuple[int, dict]], int]:
     """(seq, meta) of every item in seq order, and the session's item_count, via plain sqlite3."""
+
+    async def search() -> int:
+        # a search first indexes whatever messages the appends left for the next batch
+        async with await SessionStore.open(db) as store:
+            return len(await store.search("writer", limit=1_000_000))
+
+    found = asyncio.run(search())
     conn = sqlite3.connect(db)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -52,7 +59,7 @@ def read_log(db: Path, sid: str) -> tuple[list[tuple[int, dict]], int]:
         fts = conn.execute(
             "SELECT count(*) FROM message_fts WHERE rowid IN (SELECT id FROM items WHERE session_id = ?)", (sid,)
         ).fetchone()[0]
-        assert fts == len(rows), "every message is in the search index exactly once"
+        assert fts == len(rows) == found, "every message is in the search index exactly once"
     finally:
         conn.close()
     return [(seq, json.loads(meta)) for seq, meta in rows], count

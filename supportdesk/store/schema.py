@@ -58,6 +58,14 @@ MIGRATIONS: list[str] = [
         DELETE FROM message_fts WHERE rowid = old.id;
     END;
     """,
+    # 3: search indexing in batches. Indexing one message costs an FTS5 segment flush inside
+    # the append's write lock; now messages past `indexed_upto` (an items.id) are indexed
+    # together, when a search runs or when the backlog reaches a batch. Everything up to
+    # here was indexed by migration 2 and the appends before this one.
+    """
+    CREATE TABLE search_progress (indexed_upto INTEGER NOT NULL);
+    INSERT INTO search_progress (indexed_upto) SELECT coalesce(max(id), 0) FROM items;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -125,15 +125,33 @@ SQL_INSERT_ITEM = (
     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
+# Search indexing runs in batches (schema migration 3): items.id only grows, so the
+# messages not yet indexed are those past a high-water mark, found by a rowid range.
+SEARCH_BATCH = 256
+SQL_SEARCH_BACKLOG = "SELECT (SELECT coalesce(max(id), 0) FROM items) - indexed_upto FROM search_progress"
 SQL_INDEX_NEW_MESSAGES = (
     "INSERT INTO message_fts (rowid, text) SELECT id, json_extract(body, '$.text') FROM items "
-    "WHERE session_id = ? AND kind = 'message' AND seq > ?"
+    "WHERE id > (SELECT indexed_upto FROM search_progress) AND kind = 'message'"
 )
+SQL_MARK_INDEXED = "UPDATE search_progress SET indexed_upto = (SELECT coalesce(max(id), 0) FROM items)"
+# After a delete the highest ids may be gone, and SQLite hands them out again: pull the
+# mark down so the reused ids count as new.
+SQL_LOWER_MARK = "UPDATE search_progress SET indexed_upto = min(indexed_upto, (SELECT coalesce(max(id), 0) FROM items))"
 SQL_ADD_CONTEXT_KEY = "INSERT OR IGNORE INTO context_keys (session_id, key) VALUES (?, ?)"
 SQL_APPEND_TAIL = (
     "UPDATE sessions SET item_count = ?, handoff_count = ?, active_agent = ?, title = ?, updated_at = ? "
     "WHERE id = ?"
 )
+SQL_SEARCH = f"""
+    SELECT i.session_id, s.title, i.seq,
+           snippet(message_fts, 0, '{MATCH_START}', '{MATCH_END}', '…', 12)
+    FROM message_fts
+    JOIN items AS i ON i.id = message_fts.rowid
+    JOIN sessions AS s ON s.id = i.session_id
+    WHERE message_fts MATCH ?
+    ORDER BY s.updated_at DESC, i.seq DESC
+    LIMIT ?
+"""
 # Larger than any seq: "no upper bound" for the reads that take one.
 _NO_LIMIT = 2**62
 
@@ -190,9 +208,40 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str) -> None:
         raise
 
 
-def _write_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T]) -> T:
+# Waiting for another process's lock is left to SQLite's busy handler (busy_timeout). We
+# measured our own retry of BEGIN IMMEDIATE (busy_timeout 0, random sleeps from 50 µs
+# doubling to 2 ms, and other steps) against it with 4 writer processes on 2 CPUs: ours was
+# 10-20% slower, because waiters that wake often burn the CPU the lock holder needs, while
+# SQLite's sleeps (1, 2, 5, 10 ... ms) leave it to the writer that holds the lock.
+# benchmarks/bench_store.py measures the result.
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _explain_busy(action: Callable[[], T], timeout_s: float) -> T:
+    """Run action; a lock still held after the busy timeout becomes a one-line StoreError."""
+    try:
+        return action()
+    except sqlite3.OperationalError as exc:
+        if not _is_busy(exc):
+            raise
+        raise StoreError(
+            f"the database stayed locked by another process for over {timeout_s:g} s; try again"
+        ) from None
+
+
+def _fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any], timeout_s: float) -> list[Any]:
+    return _explain_busy(lambda: conn.execute(sql, params).fetchall(), timeout_s)
+
+
+def _write_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T], timeout_s: float) -> T:
     """BEGIN IMMEDIATE takes the write lock up front, so the seq read inside is final."""
-    conn.execute("BEGIN IMMEDIATE")
+    _explain_busy(lambda: conn.execute("BEGIN IMMEDIATE"), timeout_s)
     try:
         result = fn(conn)
         conn.execute("COMMIT")
@@ -203,6 +252,12 @@ def _write_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connectio
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+def _index_new_messages(conn: sqlite3.Connection) -> None:
+    """Bring the search index up to date (inside a write transaction)."""
+    conn.execute(SQL_INDEX_NEW_MESSAGES)
+    conn.execute(SQL_MARK_INDEXED)
 
 
 def _split_script(script: str) -> list[str]:
@@ -222,9 +277,11 @@ def _split_script(script: str) -> list[str]:
 class SessionStore:
     """One connection to a session database. Open with `await SessionStore.open(path)`."""
 
-    def __init__(self, db: aiosqlite.Connection, path: str):
+    def __init__(self, db: aiosqlite.Connection, path: str, busy_timeout_s: float = 10.0):
         self._db = db
         self.path = path
+        # How long a read or write waits for another process's lock before giving up.
+        self._busy_timeout_s = busy_timeout_s
         # The clock that stamps appended items; tests fix it for stable snapshots.
         self.clock: Callable[[], datetime] = utcnow
 
@@ -251,7 +308,7 @@ class SessionStore:
         except BaseException:
             await db.close()
             raise
-        return cls(db, str(target))
+        return cls(db, str(target), busy_timeout_ms / 1000)
 
     async def close(self) -> None:
         await self._db.close()
@@ -264,7 +321,11 @@ class SessionStore:
 
     async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread."""
-        return await self._db._execute(_write_transaction, self._db._conn, fn)
+        return await self._db._execute(_write_transaction, self._db._conn, fn, self._busy_timeout_s)
+
+    async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of one read, in one hop; a read that meets a lock waits like a write does."""
+        return await self._db._execute(_fetch, self._db._conn, sql, params, self._busy_timeout_s)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         # A whole transaction runs in one hop to the connection's thread: with one hop per
@@ -278,49 +339,52 @@ class SessionStore:
     ) -> SessionInfo:
         sid = session_id or uuid.uuid4().hex[:12]
         now = self.clock().isoformat()
-        await self._db.execute(
-            "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (sid, title, now, now, entry_agent, entry_agent),
+        await self._write(
+            lambda conn: conn.execute(
+                "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (sid, title, now, now, entry_agent, entry_agent),
+            )
         )
         info = await self.get_session(sid)
         assert info is not None
         return info
 
     async def get_session(self, session_id: str) -> SessionInfo | None:
-        async with self._db.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,)) as cur:
-            row = await cur.fetchone()
-        return _session(row) if row else None
+        rows = await self._fetch(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,))
+        return _session(rows[0]) if rows else None
 
     async def find_session(self, prefix: str) -> SessionInfo | None:
         """A session by its id or an unambiguous prefix of it (what people type)."""
         exact = await self.get_session(prefix)
         if exact or not prefix:
             return exact
-        rows = await self._db.execute_fetchall(
+        rows = await self._fetch(
             f"SELECT {_SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
             (prefix, prefix + "\U0010ffff"),
         )
         return _session(rows[0]) if len(rows) == 1 else None
 
     async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
-        rows = await self._db.execute_fetchall(
+        rows = await self._fetch(
             f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
             (limit, offset),
         )
         return [_session(r) for r in rows]
 
     async def count_sessions(self) -> int:
-        rows = await self._db.execute_fetchall("SELECT count(*) FROM sessions")
+        rows = await self._fetch("SELECT count(*) FROM sessions")
         return rows[0][0]
 
     async def set_status(self, session_id: str, status: str) -> None:
-        await self._db.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id))
+        await self._write(lambda conn: conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id)))
 
     async def delete_session(self, session_id: str) -> bool:
         def tx(conn: sqlite3.Connection) -> bool:
             # Items, context keys and (by trigger) search rows go with it: ON DELETE CASCADE.
-            return conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+            deleted = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+            conn.execute(SQL_LOWER_MARK)
+            return deleted
 
         return await self._write(tx)
 
@@ -347,7 +411,6 @@ class SessionStore:
         ]
         handoffs = [item for item in items if item.kind == "handoff"]
         new_keys = sorted({row[5] for row in rows if row[5] is not None})
-        has_messages = any(item.kind == "message" for item in items)
         first_customer = next((i.text for i in items if i.kind == "message" and i.role == "customer"), None)
 
         def tx(conn: sqlite3.Connection) -> int:
@@ -358,9 +421,8 @@ class SessionStore:
             conn.executemany(
                 SQL_INSERT_ITEM, [(session_id, last + n, *fields) for n, fields in enumerate(rows, start=1)]
             )
-            if has_messages:
-                # The new messages are found through items_by_kind (session, 'message', seq > last).
-                conn.execute(SQL_INDEX_NEW_MESSAGES, (session_id, last))
+            if conn.execute(SQL_SEARCH_BACKLOG).fetchone()[0] >= SEARCH_BATCH:
+                _index_new_messages(conn)
             if new_keys:
                 conn.executemany(SQL_ADD_CONTEXT_KEY, [(session_id, key) for key in new_keys])
             if handoffs:
@@ -378,21 +440,21 @@ class SessionStore:
         ]
 
     async def last_seq(self, session_id: str) -> int:
-        rows = await self._db.execute_fetchall(SQL_LAST_SEQ, (session_id,))
+        rows = await self._fetch(SQL_LAST_SEQ, (session_id,))
         return rows[0][0] if rows else 0
 
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
-        rows = await self._db.execute_fetchall(SQL_LATEST, (session_id, session_id, n))
+        rows = await self._fetch(SQL_LATEST, (session_id, session_id, n))
         return [_item(r) for r in rows]
 
     async def range(self, session_id: str, first: int, last: int) -> list[Item]:
         """Items with first <= seq <= last, oldest first."""
-        rows = await self._db.execute_fetchall(SQL_RANGE, (session_id, first, last))
+        rows = await self._fetch(SQL_RANGE, (session_id, first, last))
         return [_item(r) for r in rows]
 
     async def item(self, session_id: str, seq: int) -> Item | None:
-        rows = await self._db.execute_fetchall(SQL_ITEM, (session_id, seq))
+        rows = await self._fetch(SQL_ITEM, (session_id, seq))
         return _item(rows[0]) if rows else None
 
     async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
@@ -400,7 +462,7 @@ class SessionStore:
 
     async def agent_at(self, session_id: str, seq: int) -> str:
         """The agent holding the conversation once item `seq` was written."""
-        rows = await self._db.execute_fetchall(SQL_AGENT_AT, (session_id, seq))
+        rows = await self._fetch(SQL_AGENT_AT, (session_id, seq))
         if rows:
             return rows[0][0]
         info = await self.get_session(session_id)
@@ -408,7 +470,7 @@ class SessionStore:
 
     async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
         """The shared context as of item `seq` (default: now). One index probe per key."""
-        rows = await self._db.execute_fetchall(
+        rows = await self._fetch(
             SQL_CONTEXT_AT, (seq if seq is not None else _NO_LIMIT, session_id)
         )
         out: dict[str, ContextEntry] = {}
@@ -421,19 +483,19 @@ class SessionStore:
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""
-        rows = await self._db.execute_fetchall(
+        rows = await self._fetch(
             SQL_OF_KIND, (session_id, kind, upto if upto is not None else _NO_LIMIT)
         )
         return [_item(r) for r in rows]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""
-        rows = await self._db.execute_fetchall(SQL_KIND_SEQS, (session_id, kind))
+        rows = await self._fetch(SQL_KIND_SEQS, (session_id, kind))
         return [r[0] for r in rows]
 
     async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
         """Token usage per agent, summed from the items' meta (`usage` written by the runner)."""
-        rows = await self._db.execute_fetchall(
+        rows = await self._fetch(
             """
             SELECT agent,
                    sum(coalesce(json_extract(meta, '$.usage.input_tokens'), 0)),
@@ -452,19 +514,15 @@ class SessionStore:
         query = _fts_query(text)
         if not query:
             return []
-        rows = await self._db.execute_fetchall(
-            f"""
-            SELECT i.session_id, s.title, i.seq,
-                   snippet(message_fts, 0, '{MATCH_START}', '{MATCH_END}', '…', 12)
-            FROM message_fts
-            JOIN items AS i ON i.id = message_fts.rowid
-            JOIN sessions AS s ON s.id = i.session_id
-            WHERE message_fts MATCH ?
-            ORDER BY s.updated_at DESC, i.seq DESC
-            LIMIT ?
-            """,
-            (query, limit),
-        )
+        timeout = self._busy_timeout_s
+
+        def run(conn: sqlite3.Connection) -> list[Any]:
+            # Index what the appends left for later first, so every stored message is found.
+            if _fetch(conn, SQL_SEARCH_BACKLOG, (), timeout)[0][0] > 0:
+                _write_transaction(conn, _index_new_messages, timeout)
+            return _fetch(conn, SQL_SEARCH, (query, limit), timeout)
+
+        rows = await self._run(run)
         return [SearchHit(session_id=a, title=b, seq=c, snippet=d) for a, b, c, d in rows]
 
     async def fork(self, session_id: str, upto: int) -> SessionInfo:
@@ -518,11 +576,7 @@ class SessionStore:
                 "WHERE session_id = ? AND ctx_key IS NOT NULL",
                 (new_id, new_id),
             )
-            conn.execute(
-                "INSERT INTO message_fts (rowid, text) SELECT id, json_extract(body, '$.text') FROM items "
-                "WHERE session_id = ? AND kind = 'message'",
-                (new_id,),
-            )
+            # (the copies are new ids past the search mark: the next search indexes them)
 
         await self._write(tx)
         info = await self.get_session(new_id)
@@ -531,7 +585,7 @@ class SessionStore:
 
     async def data_version(self) -> int:
         """Changes whenever another connection commits: a cheap 'anything new?' probe."""
-        rows = await self._db.execute_fetchall("PRAGMA data_version")
+        rows = await self._fetch("PRAGMA data_version")
         return rows[0][0]
 
 
