@@ -28,41 +28,18 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from supportdesk.config import DeskConfig, load_desk
 from supportdesk.engine.events import Appended
-from supportdesk.engine.protocol import Answer, ModelProvider, StepRequest, TextDelta
 from supportdesk.items import Handoff, Item, Message, Notice, ToolCall, ToolResult
 
 CONCURRENT_SESSIONS = 16
 MIN_ROWS_PER_JOB = 500
 
 # --- routing --------------------------------------------------------------------------------------
-
-
-class _RoutingOnly:
-    """Wraps the desk's provider: the entry agent decides for real; once it has handed the
-    message on, the receiving agent just stops. Routing is what is measured, and the
-    specialists' own work (tool calls, lookups) would only slow the measurement down."""
-
-    def __init__(self, inner: ModelProvider, entry: str):
-        self.inner = inner
-        self.entry = entry
-        self.name = f"{inner.name} (routing only)"
-
-    async def stream(self, request: StepRequest) -> AsyncIterator[TextDelta | Any]:
-        if request.agent.name != self.entry:
-            yield Answer("(routing eval: stopped after the handoff)")
-            return
-        async for out in self.inner.stream(request):
-            yield out
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -122,19 +99,18 @@ async def evaluate_routing(
     rows: list[dict[str, Any]], *, config: DeskConfig | str | None = None, db: str | None = None
 ) -> RoutingReport:
     from supportdesk.engine.desk import open_desk
-    from supportdesk.models import make_provider
 
     cfg = config if isinstance(config, DeskConfig) else load_desk(config)
     for n, row in enumerate(rows, start=1):
         if not isinstance(row.get("text"), str) or not isinstance(row.get("agent"), str):
             raise EvalError(f"line {n}: needs \"text\" and \"agent\" strings")
-    provider = _RoutingOnly(make_provider(cfg), cfg.desk.entry)
     with tempfile.TemporaryDirectory(prefix="supportdesk-eval-") as tmp:
         # In memory unless asked otherwise: nothing to clean up, and no fsync per message.
         path = db or ":memory:"
         confusion: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         correct = 0
-        async with await open_desk(path, cfg, provider=provider, customers=False) as desk:
+        # No customer data: the turn is cut at the entry agent's handoff, before any tool runs.
+        async with await open_desk(path, cfg, customers=False) as desk:
             entry = cfg.desk.entry
             gate = asyncio.Semaphore(CONCURRENT_SESSIONS)
 
