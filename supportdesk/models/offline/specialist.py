@@ -844,9 +844,15 @@ class Specialist:
 
     def _ticket(self, summary: str):
         v = self.view
+        # Attach the account when the customer has told us who they are, so engineering can
+        # reach them without anyone asking again.
+        email = v.facts.emails[-1] if v.facts.emails else v.context.get("customer_email")
+        if not v.context.get("customer_id") and email and v.has_tool("find_customer"):
+            if not v.called_with("find_customer", {"query": email}):
+                return self.step.call("find_customer", {"query": email})
         severity = "high" if cues.BUG.search(summary) and any(w in summary.lower() for w in ("data", "lost", "deleted", "corrupt")) else "normal"
         args: dict[str, Any] = {"summary": summary[:480], "severity": severity}
-        customer = v.context.get("customer_id")
+        customer = v.context.get("customer_id") or self._customer_id()
         if customer:
             args["customer_id"] = customer
         return self.step.call("create_ticket", args)
