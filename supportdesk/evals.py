@@ -359,7 +359,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             return 0
         results = asyncio.run(evaluate_conversations(rows, config=config, db=db))
     except EvalError as exc:
-        print(f"supportdesk: {exc}", file=sys.stderr)
+        print(f"supportdesk: {args.file}: {exc}", file=sys.stderr)
         return 2
     failed = [r for r in results if not r.passed]
     if args.json:
@@ -375,19 +375,22 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
-    parents = [common] if common is not None else []
+    """Add `eval routing|conversations` to the CLI. `--db` and `--config` are our own here
+    (same names as everywhere) because their default differs: a temporary database."""
     ev = sub.add_parser("eval", help="measure routing, run scripted conversations")
     kinds = ev.add_subparsers(dest="eval_kind", metavar="KIND", required=True)
     for kind, text in (
         ("routing", "routing accuracy on a JSONL file of {text, agent}"),
         ("conversations", "scripted multi-turn conversations with expectations"),
     ):
-        p = kinds.add_parser(kind, parents=parents, help=text)
+        p = kinds.add_parser(kind, help=text)
         p.add_argument("file", metavar="FILE.jsonl")
         p.add_argument("--json", action="store_true", help="machine-readable output")
         if kind == "routing":
             p.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: one per core)")
-        if common is None:
-            p.add_argument("--db", metavar="PATH", help="database to use (default: a temporary one)")
-            p.add_argument("--config", metavar="PATH", help="desk file")
+        # SUPPRESS: a `supportdesk --db X eval ...` given before the subcommand is kept.
+        p.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
+                       help="keep the eval's sessions in this database (default: a temporary one)")
+        p.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
+                       help="desk file (default: $SUPPORTDESK_CONFIG, ./agents.toml ...)")
         p.set_defaults(func=_cmd_eval)

@@ -77,6 +77,11 @@ def test_cli_bad_file(tmp_path, capsys):
     assert main(["eval", "routing", str(bad)]) == 2
     assert "bad.jsonl:2: not valid JSON" in capsys.readouterr().err
     assert main(["eval", "routing", str(tmp_path / "missing.jsonl")]) == 2
+    unlabelled = tmp_path / "unlabelled.jsonl"
+    unlabelled.write_text('{"text": "hi"}\n', encoding="utf-8")
+    capsys.readouterr()
+    assert main(["eval", "routing", str(unlabelled)]) == 2
+    assert 'unlabelled.jsonl: line 1: needs "text" and "agent"' in capsys.readouterr().err
 
 
 CONVOS = [
