@@ -344,3 +344,12 @@ async def test_mouse_only_replay_from_the_footer(store: SessionStore) -> None:
         await pilot.click(replay_key)
         await settle(pilot)
     assert app.results == [("replay", "s-hello")]
+
+
+async def test_status_says_what_the_session_waits_for(store: SessionStore) -> None:
+    await store.set_status("s-login", "awaiting_approval")
+    await store.set_status("s-hello", "needs_human")
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert column(app, "status") == ["open", "needs approval", "needs a human"]
