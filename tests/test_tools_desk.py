@@ -181,3 +181,13 @@ async def test_search_kb_tool(desk, services):
     out = await invoke("search_kb", ctx(desk, services, "technical"), query="two-factor code", limit=2)
     assert [a["id"] for a in out.output["articles"]][0] == "two-factor"
     assert len(out.output["articles"]) <= 2
+
+
+async def test_find_charges_by_customer_email_in_one_call(desk, services):
+    c = ToolContext(session_id="s", call_id="x", agent=desk.agents["billing"], desk=desk, context={"customer_id": "CUS-1001"}, services=services)
+    out = await invoke("find_charges", c, customer="dana@example.com")
+    assert out.output["customers"] == ["CUS-1001"] and out.output["duplicates"] == ["CH-9004"]
+    # Only what the shared context does not already hold is written.
+    assert out.context == {"customer_email": "dana@example.com"}
+    missing = await invoke("find_charges", ctx(desk, services), customer="nobody@example.com")
+    assert missing.is_error and "no customer matches" in missing.output

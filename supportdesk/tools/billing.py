@@ -30,6 +30,7 @@ registry.tool("find_customer", "Look a customer up by id, email address or name.
 
 class FindChargesArgs(BaseModel):
     customer_id: str | None = Field(None, description="limit to this customer")
+    customer: str | None = Field(None, description="or: the customer's id, email address or name, looked up first")
     amount: float | None = Field(None, gt=0, description="the charged amount, e.g. 29.99")
     dates: list[str] = Field(
         default_factory=list, description="dates as YYYY-MM-DD, or --MM-DD when the year is unknown"
@@ -38,17 +39,29 @@ class FindChargesArgs(BaseModel):
 
 async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
     store = customers(ctx)
-    if not (args.customer_id or args.amount or args.dates):
-        raise ToolFailure("give a customer id, an amount or dates to search charges")
-    charges = await store.find_charges(customer_id=args.customer_id, amount=args.amount, dates=args.dates or None)
+    customer_id = args.customer_id
+    learned: dict[str, str] = {}
+    if args.customer:
+        # One call instead of find_customer + find_charges: the usual first step in billing.
+        found = await store.find_customer(args.customer)
+        if found is None:
+            raise ToolFailure(f"no customer matches {args.customer!r}")
+        customer_id = found["id"]
+        learned["customer_email"] = found["email"]
+    if not (customer_id or args.amount or args.dates):
+        raise ToolFailure("give a customer, an amount or dates to search charges")
+    charges = await store.find_charges(customer_id=customer_id, amount=args.amount, dates=args.dates or None)
     owners = sorted({c["customer_id"] for c in charges})
+    if customer_id and not owners:
+        owners = [customer_id]
     result = {
         "charges": charges,
         "customers": owners,
         "duplicates": [c["id"] for c in charges if c.get("duplicate_of")],
     }
-    context = {"customer_id": owners[0]} if len(owners) == 1 and ctx.context.get("customer_id") != owners[0] else {}
-    return ToolOutput(result, context=context)
+    if len(owners) == 1:
+        learned["customer_id"] = owners[0]
+    return ToolOutput(result, context={k: v for k, v in learned.items() if ctx.context.get(k) != v})
 
 
 registry.tool(

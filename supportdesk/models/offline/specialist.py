@@ -272,13 +272,18 @@ class Specialist:
                 return t.output
         return None
 
-    def _identify(self) -> Any:
+    def _identify(self, intents: set[str]) -> Any:
         """Look the customer up from what they told us, or ask (once per lookup) for the email."""
         v, f = self.view, self.view.facts
         failed = [t for t in v.turn_tools if t.name in ("find_customer", "find_charges") and t.done]
         if f.customer_ids or f.emails:
             query = (f.emails or f.customer_ids)[-1]
-            if not v.called_with("find_customer", {"query": query}):
+            # Questions about charges start from the charges (one lookup, not two).
+            about_charges = not intents & {"cancel", "plan", "payment", "invoice", "credit"}
+            if about_charges and v.has_tool("find_charges"):
+                if not v.called_with("find_charges", {"customer": query}):
+                    return self.step.call("find_charges", {"customer": query})
+            elif not v.called_with("find_customer", {"query": query}):
                 return self.step.call("find_customer", {"query": query})
         if f.amounts and f.dates:
             args = {"amount": f.amounts[-1], "dates": f.dates[-2:]}
@@ -344,7 +349,7 @@ class Specialist:
 
         customer_id = self._customer_id()
         if customer_id is None:
-            return self._identify()
+            return self._identify(intents)
         ctx = {"customer_id": customer_id}
 
         if "credit" in intents:
