@@ -86,3 +86,13 @@ def test_desk() -> DeskConfig:
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "desk.db"
+
+
+@pytest.fixture(autouse=True)
+def _private_user_folders(tmp_path_factory, monkeypatch):
+    """Tests never read or write the real user's data, config or cache folders."""
+    home = tmp_path_factory.mktemp("xdg")
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, str(home / name.lower()))
+    monkeypatch.delenv("SUPPORTDESK_DB", raising=False)
+    monkeypatch.delenv("SUPPORTDESK_CONFIG", raising=False)

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from supportdesk.models.offline.classifier import STOPWORDS
-from supportdesk.models.offline.lexicon import normalise
+from supportdesk.lexicon import normalise
 
 KB_DIR = Path(__file__).resolve().parent / "kb"
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*")

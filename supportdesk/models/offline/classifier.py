@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from supportdesk.models.offline.lexicon import normalise
+from supportdesk.lexicon import normalise
 
 _FORMAT = 3  # bump when features or the model change, so stale disk caches are ignored
 _WORD = re.compile(r"[a-z][a-z0-9_]*")

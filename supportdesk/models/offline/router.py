@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from supportdesk.config import AgentConfig
 from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for
-from supportdesk.models.offline.lexicon import normalise
+from supportdesk.lexicon import normalise
 
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
 
