@@ -353,3 +353,18 @@ async def test_status_says_what_the_session_waits_for(store: SessionStore) -> No
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert column(app, "status") == ["open", "needs approval", "needs a human"]
+
+
+@pytest.mark.parametrize("width", [80, 120, 160])
+async def test_the_table_fits_the_terminal_without_sideways_scrolling(store: SessionStore, width: int) -> None:
+    app = host(store)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        t = table(app)
+        keys = [column.key.value for column in t.columns.values()]
+        assert keys[:5] == ["title", "started", "agent", "handoffs", "status"]
+        assert ("id" in keys) == (width >= 100)  # the id goes first when space is short
+        assert t.max_scroll_x == 0
+        await pilot.press("slash", *"refund", "enter")
+        await settle(pilot)
+        assert table(app).max_scroll_x == 0

@@ -33,8 +33,8 @@ BrowserResult = tuple[str, str]
 # How long typing must pause before the search runs (one query per pause, not per key).
 SEARCH_DEBOUNCE = 0.25
 # The least width of the wide column; it grows with the terminal.
-TITLE_WIDTH = 30
-SNIPPET_WIDTH = 40
+TITLE_WIDTH = 16
+SNIPPET_WIDTH = 30
 
 
 def _one_line(text: str, width: int) -> str:
@@ -44,6 +44,31 @@ def _one_line(text: str, width: int) -> str:
 
 def _when(info_time: Any) -> str:
     return f"{info_time:%Y-%m-%d %H:%M}"
+
+
+@dataclass(frozen=True)
+class Column:
+    label: str
+    key: str
+    width: int = 0  # 0: the wide column, which takes what the others leave
+    optional: bool = False  # dropped first when the terminal is narrow
+
+
+SESSION_COLUMNS = (
+    Column("Title", "title"),
+    Column("Started", "started", 16),
+    Column("Agent", "agent", 10),
+    Column("Handoffs", "handoffs", 8),
+    Column("Status", "status", 14),
+    Column("ID", "id", 12, optional=True),
+)
+HIT_COLUMNS = (
+    Column("Session", "title", 26),
+    Column("#", "seq", 5),
+    Column("Matching message", "snippet"),
+    Column("Agent", "agent", 10, optional=True),
+    Column("ID", "id", 12, optional=True),
+)
 
 
 @dataclass(frozen=True)
@@ -301,39 +326,45 @@ class BrowserScreen(Screen[BrowserResult | None]):
         if table.row_count:
             table.move_cursor(row=min(self._keep_cursor, table.row_count - 1), animate=False)
 
-    def _flex_width(self, fixed: tuple[int, ...], least: int) -> int:
-        """What is left of the table's width for the one wide column (title, snippet)."""
-        # 2 for the border, 1 for a scrollbar, 2 of padding per column (the wide one too).
-        inner = self.app.size.width - 4 - 1 - 2 * (len(fixed) + 1)
-        return max(least, inner - sum(fixed))
+    def _fit(self, columns: tuple[Column, ...], least: int) -> tuple[list[Column], int]:
+        """The columns that fit the terminal and the width left for the wide one (title, snippet).
+
+        Optional columns go first, from the right, when the wide column would be narrower
+        than `least`; a table wider than the terminal would scroll sideways instead.
+        """
+        shown = list(columns)
+        while True:
+            fixed = sum(c.width for c in shown)
+            # 2 border, 2 margin, 1 vertical scrollbar; 2 of cell padding per column.
+            wide = self.app.size.width - 5 - 2 * len(shown) - fixed
+            optional = [c for c in shown if c.optional]
+            if wide >= least or not optional:
+                return shown, max(least, wide)
+            shown.remove(optional[-1])
 
     def on_resize(self) -> None:
         if self.is_mounted:
             self.reload()
 
+    def _fill(self, columns: tuple[Column, ...], least: int) -> tuple[SessionTable, list[Column], int]:
+        shown, wide = self._fit(columns, least)
+        table = self._reset_table(*((c.label, c.key, c.width or wide) for c in shown))
+        return table, shown, wide
+
     def _show_sessions(self, infos: list[SessionInfo]) -> None:
-        fixed = (16, 10, 8, 14, 12)
-        title_width = self._flex_width(fixed, TITLE_WIDTH)
-        table = self._reset_table(
-            ("Title", "title", title_width),
-            ("Started", "started", fixed[0]),
-            ("Agent", "agent", fixed[1]),
-            ("Handoffs", "handoffs", fixed[2]),
-            ("Status", "status", fixed[3]),
-            ("ID", "id", fixed[4]),
-        )
+        table, shown, title_width = self._fill(SESSION_COLUMNS, TITLE_WIDTH)
         self._sessions = {info.id: info for info in infos}
         for info in infos:
             self._rows[info.id] = Row(info.id)
-            table.add_row(
-                Text(_one_line(info.title or "Untitled session", title_width)),
-                Text(_when(info.created_at)),
-                self._agent_cell(info.active_agent),
-                Text(str(info.handoff_count), justify="right"),
-                self._status_cell(info.status),
-                Text(info.id, style="dim"),
-                key=info.id,
-            )
+            cells = {
+                "title": Text(_one_line(info.title or "Untitled session", title_width)),
+                "started": Text(_when(info.created_at)),
+                "agent": self._agent_cell(info.active_agent),
+                "handoffs": Text(str(info.handoff_count), justify="right"),
+                "status": self._status_cell(info.status),
+                "id": Text(info.id, style="dim"),
+            }
+            table.add_row(*(cells[c.key] for c in shown), key=info.id)
         self._restore_cursor(table)
         pages = max(1, -(-self.total // self.PAGE_SIZE))
         noun = "session" if self.total == 1 else "sessions"
@@ -341,14 +372,8 @@ class BrowserScreen(Screen[BrowserResult | None]):
         self._set_empty("No sessions yet. Close the browser (Esc) and start a conversation." if not infos else "")
 
     def _show_hits(self, text: str, hits: list[SearchHit], infos: dict[str, SessionInfo]) -> None:
-        fixed = (28, 5, 10, 12)
-        table = self._reset_table(
-            ("Session", "title", fixed[0]),
-            ("#", "seq", fixed[1]),
-            ("Matching message", "snippet", self._flex_width(fixed, SNIPPET_WIDTH)),
-            ("Agent", "agent", fixed[2]),
-            ("ID", "id", fixed[3]),
-        )
+        table, shown, _ = self._fill(HIT_COLUMNS, SNIPPET_WIDTH)
+        title_width = next(c.width for c in HIT_COLUMNS if c.key == "title")
         self._sessions = dict(infos)
         for hit in hits:
             info = infos.get(hit.session_id)
@@ -356,19 +381,19 @@ class BrowserScreen(Screen[BrowserResult | None]):
                 continue  # deleted between the search and now
             key = f"{hit.session_id}#{hit.seq}"
             self._rows[key] = Row(hit.session_id, hit.seq)
-            table.add_row(
-                Text(_one_line(hit.title or "Untitled session", 28)),
-                Text(str(hit.seq), style="dim", justify="right"),
-                self._snippet(hit),
-                self._agent_cell(info.active_agent),
-                Text(hit.session_id, style="dim"),
-                key=key,
-            )
+            cells = {
+                "title": Text(_one_line(hit.title or "Untitled session", title_width)),
+                "seq": Text(str(hit.seq), style="dim", justify="right"),
+                "snippet": self._snippet(hit),
+                "agent": self._agent_cell(info.active_agent),
+                "id": Text(hit.session_id, style="dim"),
+            }
+            table.add_row(*(cells[c.key] for c in shown), key=key)
         self._restore_cursor(table)
         count = len(self._rows)
-        shown = _one_line(text, 30)
-        self._set_status(f"{count} {'match' if count == 1 else 'matches'} for “{shown}”")
-        self._set_empty(f"No message matches “{shown}”." if not count else "")
+        shown_query = _one_line(text, 30)
+        self._set_status(f"{count} {'match' if count == 1 else 'matches'} for “{shown_query}”")
+        self._set_empty(f"No message matches “{shown_query}”." if not count else "")
 
     def _snippet(self, hit: SearchHit) -> Text:
         """The matching words highlighted from the hit's parts, with no markup anywhere."""
