@@ -127,6 +127,8 @@ async def child_open(db: str, session_id: str) -> dict[str, Any]:
     async with await SessionStore.open(db) as store:
         last = await store.last_seq(session_id)
     before_imports = time.perf_counter()
+    from textual import events
+
     from supportdesk.tui.app import SupportDeskApp
     from supportdesk.tui.widgets.prompt import Prompt
 
@@ -140,8 +142,13 @@ async def child_open(db: str, session_id: str) -> dict[str, Any]:
         shown = time.perf_counter() - start
         prompt = app.chat.query_one(Prompt)
         prompt.focus()
-        await pilot.press("x")
-        await _until(pilot, lambda: prompt.value.endswith("x"))
+        # The key goes in as the terminal driver sends it (pilot.press adds idle waits of its own).
+        app.post_message(events.Key("x", "x"))
+        while not prompt.value.endswith("x"):
+            if time.perf_counter() - start > 60:
+                raise TimeoutError("the input never took the key")
+            await asyncio.sleep(0.0005)
+        await _frame(pilot)
         ready = time.perf_counter() - start
         mounted = len(app.chat.query(".item"))
     return {"shown": shown, "ready": ready, "imports": imports, "rss_mb": _rss_mb(), "mounted": mounted}
@@ -224,7 +231,7 @@ async def child_cold(kind: str, db: str, spawned_at: float) -> dict[str, Any]:
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: isinstance(app.screen.focused, Input)
                      and (kind == "bare" or app.screen is app.chat))
-        await pilot.pause()  # the frame with the focused input
+        await _frame(pilot)  # the frame with the focused input
         elapsed = time.time() - spawned_at
     return {"cold": elapsed, "rss_mb": _rss_mb()}
 
