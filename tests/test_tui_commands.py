@@ -23,6 +23,21 @@ def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture
+async def make_desk(db_path, test_desk):
+    """Opens scripted desks on the test's database and closes them all at the end."""
+    opened = []
+
+    async def make(script=()):
+        desk, _, _ = await scripted_desk(db_path, test_desk, list(script))
+        opened.append(desk)
+        return desk
+
+    yield make
+    for desk in opened:
+        await desk.close()
+
+
 async def until(pilot, condition, tries: int = 300) -> None:
     for _ in range(tries):
         if condition():
@@ -50,8 +65,8 @@ async def run_palette(pilot, query: str) -> None:
     await pilot.pause()
 
 
-async def test_provider_offers_sessions_agents_and_actions(db_path, test_desk) -> None:
-    desk, _, _ = await scripted_desk(db_path, test_desk)
+async def test_provider_offers_sessions_agents_and_actions(make_desk) -> None:
+    desk = await make_desk()
     await seed_double_charge(desk.store)
     app = SupportDeskApp(desk=desk)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -82,8 +97,8 @@ async def test_while_loading_only_actions_are_offered() -> None:
         assert not any(t.startswith(("Open session:", "Hand off")) for t in texts)
 
 
-async def test_session_titles_are_shown_literally(db_path, test_desk) -> None:
-    desk, _, _ = await scripted_desk(db_path, test_desk)
+async def test_session_titles_are_shown_literally(make_desk) -> None:
+    desk = await make_desk()
     await desk.store.create_session("triage", session_id="s-evil")
     await desk.store.append("s-evil", [Message(role="customer", text="[bold red]help[/] me \x1b[2J", agent="triage")])
     app = SupportDeskApp(desk=desk)
@@ -94,8 +109,8 @@ async def test_session_titles_are_shown_literally(db_path, test_desk) -> None:
         assert "\x1b" not in hit.match_display.plain
 
 
-async def test_palette_opens_a_session_by_title(db_path, test_desk) -> None:
-    desk, _, _ = await scripted_desk(db_path, test_desk)
+async def test_palette_opens_a_session_by_title(make_desk) -> None:
+    desk = await make_desk()
     await seed_double_charge(desk.store)
     app = SupportDeskApp(desk=desk)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -104,8 +119,8 @@ async def test_palette_opens_a_session_by_title(db_path, test_desk) -> None:
         await until(pilot, lambda: app.chat.session_id == SEED_ID)
 
 
-async def test_palette_hands_off_to_an_agent(db_path, test_desk) -> None:
-    desk, _, _ = await scripted_desk(db_path, test_desk, [Answer("Hello!")])
+async def test_palette_hands_off_to_an_agent(make_desk) -> None:
+    desk = await make_desk([Answer("Hello!")])
     await seed_double_charge(desk.store)
     app = SupportDeskApp(desk=desk, session_id=SEED_ID)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -124,8 +139,8 @@ async def test_palette_hands_off_to_an_agent(db_path, test_desk) -> None:
         assert handoff.to_agent == "technical" and handoff.handoff_kind == "manual"
 
 
-async def test_switching_theme_from_the_palette_applies_and_is_remembered(db_path, test_desk) -> None:
-    desk, _, _ = await scripted_desk(db_path, test_desk)
+async def test_switching_theme_from_the_palette_applies_and_is_remembered(make_desk) -> None:
+    desk = await make_desk()
     app = SupportDeskApp(desk=desk)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot)
@@ -135,18 +150,18 @@ async def test_switching_theme_from_the_palette_applies_and_is_remembered(db_pat
         assert app.current_theme.dark is False
     assert remembered_theme() == "desk-light"
 
-    desk, _, _ = await scripted_desk(db_path, test_desk)
+    desk = await make_desk()
     app = SupportDeskApp(desk=desk)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot)
         assert app.theme == "desk-light"  # restored at the next start
 
 
-async def test_a_user_theme_can_be_chosen(db_path, test_desk, config_home: Path) -> None:
+async def test_a_user_theme_can_be_chosen(make_desk, config_home: Path) -> None:
     folder = config_home / "supportdesk" / "themes"
     folder.mkdir(parents=True)
     (folder / "night.toml").write_text('name = "night-shift"\nprimary = "#ff8800"\n[agents]\nbilling = "#00ff00"\n')
-    desk, _, _ = await scripted_desk(db_path, test_desk)
+    desk = await make_desk()
     app = SupportDeskApp(desk=desk, theme="night-shift")
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot)
@@ -155,13 +170,13 @@ async def test_a_user_theme_can_be_chosen(db_path, test_desk, config_home: Path)
 
 
 async def test_a_broken_theme_file_is_one_notification_and_the_default_is_used(
-    db_path, test_desk, config_home: Path
+    make_desk, config_home: Path
 ) -> None:
     folder = config_home / "supportdesk" / "themes"
     folder.mkdir(parents=True)
     (folder / "broken.toml").write_text('name = "broken"\nprimary = "bluish"\n')
     remember_theme("broken")  # the user's last choice is the theme that now fails to load
-    desk, _, _ = await scripted_desk(db_path, test_desk)
+    desk = await make_desk()
     app = SupportDeskApp(desk=desk)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot)
