@@ -210,6 +210,9 @@ async def test_title_comes_from_first_customer_message(store: SessionStore):
     title = (await store.get_session(info.id)).title
     assert title.startswith("My invoice is wrong x")
     assert len(title) == 80
+    blank = await store.create_session("triage")
+    await store.append(blank.id, [customer("   \n "), customer("the real question"), customer("later")])
+    assert (await store.get_session(blank.id)).title == "the real question"
     titled = await store.create_session("triage", title="Given title")
     await store.append(titled.id, [customer("does not replace it")])
     assert (await store.get_session(titled.id)).title == "Given title"

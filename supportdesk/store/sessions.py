@@ -119,8 +119,20 @@ SQL_CONTEXT_AT = """
     WHERE k.session_id = ?
     ORDER BY k.key
 """
-# The append transaction: read the session's head, insert, index, move the head.
-SQL_APPEND_HEAD = "SELECT item_count, handoff_count, active_agent, title FROM sessions WHERE id = ?"
+# The append transaction is two statements: move the session's head (returning the last seq
+# before this append and the search backlog), then insert the items. Few statements, because
+# the write lock is held meanwhile and other processes wait for it.
+SQL_APPEND_HEAD = """
+    UPDATE sessions SET
+        item_count = item_count + :n,
+        handoff_count = handoff_count + :handoffs,
+        active_agent = coalesce(:active, active_agent),
+        title = CASE WHEN title = '' AND :title IS NOT NULL THEN :title ELSE title END,
+        updated_at = :now
+    WHERE id = :sid
+    RETURNING item_count - :n,
+        (SELECT coalesce(max(id), 0) FROM items) - (SELECT indexed_upto FROM search_progress)
+"""
 SQL_INSERT_ITEM = (
     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -138,10 +150,6 @@ SQL_MARK_INDEXED = "UPDATE search_progress SET indexed_upto = (SELECT coalesce(m
 # mark down so the reused ids count as new.
 SQL_LOWER_MARK = "UPDATE search_progress SET indexed_upto = min(indexed_upto, (SELECT coalesce(max(id), 0) FROM items))"
 SQL_ADD_CONTEXT_KEY = "INSERT OR IGNORE INTO context_keys (session_id, key) VALUES (?, ?)"
-SQL_APPEND_TAIL = (
-    "UPDATE sessions SET item_count = ?, handoff_count = ?, active_agent = ?, title = ?, updated_at = ? "
-    "WHERE id = ?"
-)
 SQL_SEARCH = f"""
     SELECT i.session_id, s.title, i.seq,
            snippet(message_fts, 0, '{MATCH_START}', '{MATCH_END}', '…', 12)
@@ -411,26 +419,29 @@ class SessionStore:
         ]
         handoffs = [item for item in items if item.kind == "handoff"]
         new_keys = sorted({row[5] for row in rows if row[5] is not None})
-        first_customer = next((i.text for i in items if i.kind == "message" and i.role == "customer"), None)
+        # The title comes from the first customer message (if the session has none yet).
+        titles = (" ".join(i.text.split())[:80] for i in items if i.kind == "message" and i.role == "customer")
+        head = {
+            "sid": session_id,
+            "n": len(rows),
+            "handoffs": len(handoffs),
+            "active": handoffs[-1].to_agent if handoffs else None,
+            "title": next((t for t in titles if t), None),
+            "now": stamp,
+        }
 
         def tx(conn: sqlite3.Connection) -> int:
-            row = conn.execute(SQL_APPEND_HEAD, (session_id,)).fetchone()
-            if row is None:
+            moved = conn.execute(SQL_APPEND_HEAD, head).fetchall()
+            if not moved:
                 raise StoreError(f"no session {session_id!r}")
-            last, handoff_count, active, title = row
+            last, backlog = moved[0]
             conn.executemany(
                 SQL_INSERT_ITEM, [(session_id, last + n, *fields) for n, fields in enumerate(rows, start=1)]
             )
-            if conn.execute(SQL_SEARCH_BACKLOG).fetchone()[0] >= SEARCH_BATCH:
-                _index_new_messages(conn)
             if new_keys:
                 conn.executemany(SQL_ADD_CONTEXT_KEY, [(session_id, key) for key in new_keys])
-            if handoffs:
-                handoff_count += len(handoffs)
-                active = handoffs[-1].to_agent
-            if not title and first_customer is not None:
-                title = " ".join(first_customer.split())[:80]
-            conn.execute(SQL_APPEND_TAIL, (last + len(rows), handoff_count, active, title, stamp, session_id))
+            if backlog + len(rows) >= SEARCH_BATCH:
+                _index_new_messages(conn)
             return last
 
         last = await self._write(tx)
