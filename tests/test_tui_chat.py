@@ -11,7 +11,7 @@ from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transf
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.chat import ChatScreen
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline, Prompt
-from supportdesk.tui.widgets.items import FoldedLine, HandoffLine, MessageView, NoticeLine
+from supportdesk.tui.widgets.items import FoldedLine, HandoffLine, MessageView, NoticeLine, StreamingReply
 from supportdesk.tui.widgets.prompt import SlashError, parse_slash
 from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long
 
@@ -46,8 +46,8 @@ async def type_and_send(pilot, text: str) -> None:
     await pilot.press("enter")
 
 
-def messages(screen) -> list[MessageView]:
-    return list(screen.query(MessageView))
+def messages(screen) -> list[MessageView | StreamingReply]:
+    return list(screen.query(".message"))
 
 
 def text_of(widget: Static) -> str:
@@ -78,9 +78,13 @@ async def test_send_shows_reply_handoff_and_new_active_agent(db_path, test_desk,
         stored = await desk.store.range(screen.session_id, 1, 100)
         shown = [w.seq for w in screen.query(".item")]
         assert shown == [i.seq for i in stored]
-        # The agent's reply is Markdown; the customer's line is literal.
+        # The streamed reply became the stored message in place, still a Markdown widget.
         reply = [m for m in messages(screen) if m.item and m.item.role == "agent"][-1]
-        assert reply.query_one(Markdown)
+        assert isinstance(reply, StreamingReply) and reply.id == f"item-{reply.item.seq}"
+        assert "duplicate" in reply.query_one(Markdown).source
+        # The line sent with the transfer was not streamed: a stored message rendered as Markdown.
+        [passing] = [m for m in messages(screen) if isinstance(m, MessageView) and m.item.role == "agent"]
+        assert type(passing.render().renderables[1]).__name__ == "Markdown"
         assert "billing" in str(screen.query_one(AgentBar).query_one("#agent-badge", Static).render()).lower()
         # The inspector shows the context, with what the last step wrote highlighted.
         inspector = screen.query_one(ContextInspector)
@@ -115,8 +119,7 @@ async def test_customer_markup_and_escapes_are_shown_literally(db_path, test_des
         await type_and_send(pilot, nasty)
         await until(pilot, lambda: any(m.item and m.item.role == "customer" for m in messages(screen)))
         view = [m for m in messages(screen) if m.item and m.item.role == "customer"][0]
-        body = view.query_one(".body", Static)
-        rendered = body.render()
+        header, rendered = view.render().renderables
         plain = str(rendered)
         assert "[bold]x[/bold]" in plain
         assert "[link=http://x]y[/link]" in plain
@@ -162,6 +165,8 @@ async def test_scrolling_to_the_top_loads_older_items_on_demand(db_path, test_de
         await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).items)
         conversation = app.chat.query_one(Conversation)
         first = conversation.first
+        await until(pilot, lambda: conversation.max_scroll_y > 0)  # laid out, taller than the pane
+        conversation.release_anchor()
         conversation.scroll_home(animate=False)
         await until(pilot, lambda: conversation.first < first)
         assert conversation.items == sorted(conversation.items, key=lambda i: i.seq)

@@ -11,7 +11,6 @@ import pytest
 from supportdesk.engine.protocol import Answer, Transfer
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.widgets import AgentBar, Conversation, HandoffTimeline, Prompt
-from supportdesk.tui.widgets.items import MessageView
 from tests.conftest import REPO
 from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge
 
@@ -58,9 +57,9 @@ async def test_two_app_instances_on_one_database_follow_each_other(db_path, test
             prompt = writer.chat.query_one(Prompt)
             prompt.value = "also the app crashes on my phone"
             await pilot.press("enter")
-            await until(pilot, lambda: any(m.item and m.item.text == "Try reinstalling." for m in writer.chat.query(MessageView)))
+            await until(pilot, lambda: any(m.item and m.item.text == "Try reinstalling." for m in writer.chat.query(".message")))
             # The other instance picks it all up from the database.
-            await until(wp, lambda: any(m.item and m.item.text == "Try reinstalling." for m in watcher.chat.query(MessageView)))
+            await until(wp, lambda: any(m.item and m.item.text == "Try reinstalling." for m in watcher.chat.query(".message")))
             screen = watcher.chat
             assert screen.query_one(AgentBar).agent == "senior"
             assert [h.to_agent for h in screen.query_one(HandoffTimeline).handoffs] == ["billing", "senior"]
@@ -105,7 +104,7 @@ async def test_writes_from_another_os_process_show_up(db_path, test_desk):
         proc = await asyncio.create_subprocess_exec(sys.executable, "-c", script, cwd=str(REPO))
         assert await proc.wait() == 0
         await until(pilot, lambda: app.chat.query_one(Conversation).last == 16)
-        staff = [m for m in app.chat.query(MessageView) if m.item and m.item.role == "staff"]
+        staff = [m for m in app.chat.query(".message") if m.item and m.item.role == "staff"]
         assert [m.item.text for m in staff] == ["note from another process"]
         assert app.chat.query_one(AgentBar).agent == "senior"
     await desk.close()
@@ -123,6 +122,6 @@ async def test_a_session_not_shown_is_not_followed(db_path, test_desk):
         await other.runner.staff_note("other", "not for this screen")
         await pilot.pause(1.0)
         assert app.chat.query_one(Conversation).last == 14
-        assert not [m for m in app.chat.query(MessageView) if m.item and m.item.role == "staff"]
+        assert not [m for m in app.chat.query(".message") if m.item and m.item.role == "staff"]
     await other.close()
     await desk.close()

@@ -109,13 +109,20 @@ async def test_replay_jumps_between_handoffs_of_a_long_session(db_path, test_des
         await settle(pilot, screen, 990)  # 1000 is itself a handoff, so the one before it
         assert "handoff 99 of 100" in position_line(screen)
         assert len(conversation.items) <= 200  # a window, never the session
-        # Selecting a handoff in the timeline moves the cursor there.
+        # The timeline lists a page of handoffs around the cursor, not all 100.
         timeline = screen.query_one(HandoffTimeline)
+        assert len(timeline.handoffs) == 50 and timeline.before == 50 and timeline.current == 990
+        # Selecting a handoff moves the cursor there.
         timeline.focus()
-        timeline.highlighted = 9
+        timeline.highlighted = timeline.get_option_index("h600")
         await pilot.press("enter")
-        await settle(pilot, screen, 100)
-        assert conversation.last == 100 and screen.query("#item-100")
+        await settle(pilot, screen, 600)
+        assert conversation.last == 600 and screen.query("#item-600")
+        # The "earlier" row pages back without moving the cursor.
+        timeline.highlighted = timeline.get_option_index("earlier")
+        await pilot.press("enter")
+        await until(pilot, lambda: timeline.before == 0)
+        assert [h.seq for h in timeline.handoffs][:2] == [10, 20] and screen.position == 600
     await desk.close()
 
 

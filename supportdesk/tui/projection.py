@@ -15,6 +15,8 @@ from supportdesk.store import ContextEntry, SessionInfo, SessionStore
 
 # How many items the conversation pane mounts at a time; older ones load on demand.
 PAGE = 60
+# How many handoffs the timeline lists at a time (a 100,000-item session may hold thousands).
+HANDOFF_PAGE = 50
 
 
 @dataclass
@@ -23,7 +25,8 @@ class Snapshot:
     position: int  # k: the last item shown
     items: list[Item]  # the window of items ending at k, oldest first
     agent: str  # who held the conversation once item k was written
-    handoffs: list[Handoff]  # every handoff up to k
+    stops: list[int]  # the seqs of every handoff up to k (ints: cheap however many)
+    handoffs: list[Handoff]  # the latest HANDOFF_PAGE of them, for the timeline
     context: dict[str, ContextEntry]  # the shared context as of k
     changed: set[str] = field(default_factory=set)  # keys the step ending at k wrote
 
@@ -58,6 +61,23 @@ async def snapshot(store: SessionStore, session_id: str, position: int | None = 
     end = info.item_count if position is None else max(0, min(position, info.item_count))
     items = await store.range(session_id, max(1, end - page + 1), end) if end else []
     agent = await store.agent_at(session_id, end) if end else info.entry_agent
-    handoffs = await store.handoffs(session_id, upto=end)
+    stops = [seq for seq in await store.kind_seqs(session_id, "handoff") if seq <= end]
+    handoffs = await read_handoffs(store, session_id, stops[-HANDOFF_PAGE:])
     context = await store.context_at(session_id, end)
-    return Snapshot(info, end, items, agent, handoffs, context, changed_keys(context, items, end))
+    return Snapshot(info, end, items, agent, stops, handoffs, context, changed_keys(context, items, end))
+
+
+async def read_handoffs(
+    store: SessionStore, session_id: str, seqs: Sequence[int], cache: dict[int, Handoff] | None = None
+) -> list[Handoff]:
+    """The handoff items at these seqs: one index lookup each, remembered in `cache`."""
+    cache = {} if cache is None else cache
+    out: list[Handoff] = []
+    for seq in seqs:
+        if seq not in cache:
+            item = await store.item(session_id, seq)
+            if item is None or item.kind != "handoff":
+                continue
+            cache[seq] = item
+        out.append(cache[seq])
+    return out

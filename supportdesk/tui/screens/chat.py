@@ -26,7 +26,7 @@ from supportdesk.export import session_json, session_markdown
 from supportdesk.items import Item
 from supportdesk.store import StoreError
 from supportdesk.text import safe_text
-from supportdesk.tui.projection import PAGE, changed_keys, snapshot
+from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, read_handoffs, snapshot
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.prompt import Slash, SlashError, parse_slash
 
@@ -56,7 +56,8 @@ class ChatScreen(Screen):
         self._apply_lock = asyncio.Lock()
         self._data_version: int | None = None
         self._recent: list[Item] = []  # the latest items seen (for "what the last step changed")
-        self._handoff_count = 0
+        self._stops: list[int] = []  # seqs of every handoff so far (the timeline pages through them)
+        self._handoffs_read: dict[int, Any] = {}
         self._usage: dict[str, dict[str, int]] = {}
 
     @property
@@ -96,7 +97,8 @@ class ChatScreen(Screen):
             await conversation.show(self.store, None, [], 0)
             self.query_one(HandoffTimeline).show([])
             self.query_one(ContextInspector).show({}, set())
-            self._recent, self._handoff_count, self._usage = [], 0, {}
+            self._recent, self._stops, self._usage = [], [], {}
+            self._handoffs_read = {}
             self.query_one(AgentBar).agent = self.desk.config.desk.entry
             self._facts()
             return
@@ -107,11 +109,12 @@ class ChatScreen(Screen):
             return
         self._data_version = await self.store.data_version()
         await conversation.show(self.store, session_id, snap.items, snap.position)
-        self.query_one(HandoffTimeline).show(snap.handoffs)
+        self._stops = list(snap.stops)
+        self._handoffs_read = {h.seq: h for h in snap.handoffs}
+        self.query_one(HandoffTimeline).show(snap.handoffs, before=len(snap.stops) - len(snap.handoffs))
         self.query_one(ContextInspector).show(snap.context, snap.changed)
         self.query_one(AgentBar).agent = snap.agent
         self._recent = list(snap.items)
-        self._handoff_count = len(snap.handoffs)
         await self._refresh_facts()
 
     async def _refresh_facts(self) -> None:
@@ -121,7 +124,7 @@ class ChatScreen(Screen):
 
     def _facts(self) -> None:
         conversation = self.query_one(Conversation)
-        self.query_one(AgentBar).set_facts(self.session_id, conversation.end, self._handoff_count, self._usage)
+        self.query_one(AgentBar).set_facts(self.session_id, conversation.end, len(self._stops), self._usage)
         self.sub_title = self.session_id or "new session"
 
     # --- new items from the log ----------------------------------------------------------------------
@@ -145,9 +148,10 @@ class ChatScreen(Screen):
             timeline = self.query_one(HandoffTimeline)
             for item in fresh:
                 if item.kind == "handoff":
+                    self._stops.append(item.seq)
+                    self._handoffs_read[item.seq] = item
                     timeline.add(item)
                     bar.agent = item.to_agent
-                    self._handoff_count += 1
             context = await self.store.context_at(self.session_id, conversation.end)
             self.query_one(ContextInspector).show(context, changed_keys(context, self._recent, conversation.end))
             self._facts()
@@ -354,6 +358,16 @@ class ChatScreen(Screen):
     @on(HandoffTimeline.Jump)
     async def jump(self, event: HandoffTimeline.Jump) -> None:
         await self.query_one(Conversation).reveal(event.seq)
+
+    @on(HandoffTimeline.Page)
+    async def page(self, event: HandoffTimeline.Page) -> None:
+        """Show the page of handoffs before (or after) the one listed."""
+        timeline = self.query_one(HandoffTimeline)
+        start = timeline.before + event.direction * HANDOFF_PAGE
+        start = max(0, min(start, max(0, len(self._stops) - HANDOFF_PAGE)))
+        seqs = self._stops[start : start + HANDOFF_PAGE]
+        handoffs = await read_handoffs(self.store, self.session_id, seqs, self._handoffs_read)
+        timeline.show(handoffs, before=start, after=len(self._stops) - start - len(seqs))
 
     def recolor(self, look: AgentLook) -> None:
         self.look = look

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from supportdesk.items import Handoff
-from supportdesk.tui.projection import changed_keys
+from supportdesk.tui.projection import HANDOFF_PAGE, changed_keys, read_handoffs
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline
 
 
@@ -47,7 +47,8 @@ class ReplayScreen(Screen):
         self._start_at = position
         self.total = 0
         self.stops: list[int] = []  # the seqs of the handoffs: previous/next handoff are bisects
-        self.handoffs: list[Handoff] = []
+        self.page_start = 0  # index in `stops` of the first handoff the timeline lists
+        self._handoffs_read: dict[int, Handoff] = {}
 
     @property
     def store(self):
@@ -77,7 +78,6 @@ class ReplayScreen(Screen):
         self.info = info
         self.total = info.item_count
         self.stops = await self.store.kind_seqs(self.session_id, "handoff")
-        self.handoffs = await self.store.handoffs(self.session_id)
         self.sub_title = f"replay {info.id}"
         start = self.total if self._start_at is None else max(0, min(self._start_at, self.total))
         conversation = self.query_one(Conversation)
@@ -99,9 +99,24 @@ class ReplayScreen(Screen):
         index = bisect_right(self.stops, k)  # handoffs at or before k
         current = self.stops[index - 1] if index else None
         bar.set_facts(self.session_id, self.total, len(self.stops), extra="replay · read-only")
-        self.query_one(HandoffTimeline).show(self.handoffs, current=current, position=k)
+        if not (self.page_start <= index - 1 < self.page_start + HANDOFF_PAGE):
+            # The current handoff is off the listed page: centre a page on it.
+            self.page_start = max(0, min(index - HANDOFF_PAGE // 2, len(self.stops) - HANDOFF_PAGE))
+        await self.show_timeline(current)
         self.query_one(ContextInspector).show(context, changed_keys(context, conversation.items, k))
         self.query_one("#position", Static).update(self.position_text(k, index))
+
+    async def show_timeline(self, current: int | None) -> None:
+        seqs = self.stops[self.page_start : self.page_start + HANDOFF_PAGE]
+        handoffs = await read_handoffs(self.store, self.session_id, seqs, self._handoffs_read)
+        after = len(self.stops) - self.page_start - len(seqs)
+        self.query_one(HandoffTimeline).show(handoffs, before=self.page_start, after=after, current=current)
+
+    @on(HandoffTimeline.Page)
+    async def page(self, event: HandoffTimeline.Page) -> None:
+        start = self.page_start + event.direction * HANDOFF_PAGE
+        self.page_start = max(0, min(start, max(0, len(self.stops) - HANDOFF_PAGE)))
+        await self.show_timeline(self.query_one(HandoffTimeline).current)
 
     def position_text(self, k: int, handoff_index: int) -> Text:
         text = Text("◆ ", style="bold")

@@ -8,7 +8,10 @@ that stays the last child until its message is stored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -18,8 +21,22 @@ from textual.widgets import Static
 from supportdesk.items import Item, Message
 from supportdesk.store import SessionStore
 from supportdesk.tui.projection import PAGE
-from supportdesk.tui.widgets.items import MessageView, item_id, item_widget
+from supportdesk.tui.widgets.items import MessageView, StreamingReply, item_id, item_widget
 from supportdesk.tui.widgets.render import AgentLook
+
+T = TypeVar("T")
+
+def serialized(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """Run a window change under the pane's lock: a page loading on scroll must not interleave
+    with a replay step or a live append (they would mount the same item twice)."""
+
+    @functools.wraps(method)
+    async def locked(self: Conversation, *args: Any, **kwargs: Any) -> T:
+        async with self._lock:
+            return await method(self, *args, **kwargs)
+
+    return locked
+
 
 # More than this many mounted items and the far end of the window is let go (it reloads on demand).
 MAX_MOUNTED = 3 * PAGE
@@ -39,6 +56,7 @@ class Conversation(VerticalScroll, can_focus=True):
     Conversation .message { margin: 0 0 1 0; padding: 0 1; }
     Conversation .message .speaker { height: 1; }
     Conversation .message .body { height: auto; }
+    Conversation .message.-streaming { height: auto; }
     Conversation .message.-customer { background: $boost; border-left: outer $secondary; }
     Conversation .message.-staff { background: $warning 8%; border-left: outer $warning; }
     Conversation .message.-system { color: $text-muted; border-left: outer $panel-lighten-2; }
@@ -66,8 +84,9 @@ class Conversation(VerticalScroll, can_focus=True):
         self.session_id: str | None = None
         self.items: list[Item] = []  # the mounted window, oldest first
         self.end = 0
-        self.stream: MessageView | None = None
+        self.stream: StreamingReply | None = None
         self._loading = False
+        self._lock = asyncio.Lock()
 
     @property
     def first(self) -> int:
@@ -82,6 +101,7 @@ class Conversation(VerticalScroll, can_focus=True):
 
     # --- whole-window changes ---------------------------------------------------------------------
 
+    @serialized
     async def show(self, store: SessionStore | None, session_id: str | None, items: Sequence[Item], end: int) -> None:
         """Replace the window: `items` are the page ending at `end`."""
         self.store, self.session_id, self.end = store, session_id, end
@@ -134,6 +154,7 @@ class Conversation(VerticalScroll, can_focus=True):
 
     # --- the live end -----------------------------------------------------------------------------
 
+    @serialized
     async def extend(self, items: Sequence[Item]) -> list[Item]:
         """New items from the log (live). Returns the ones this pane had not seen."""
         fresh = [item for item in items if item.seq > self.end]
@@ -159,11 +180,12 @@ class Conversation(VerticalScroll, can_focus=True):
     def is_anchored(self) -> bool:
         return self._anchored and not self._anchor_released
 
+    @serialized
     async def start_stream(self, agent: str) -> None:
         await self._drop_stream()
         if self.last < self.end:
             return  # scrolled back: the reply will be there when they come down
-        self.stream = MessageView(None, self.look, agent=agent)
+        self.stream = StreamingReply(self.look, agent)
         await self.mount(self.stream)
 
     async def write_stream(self, text: str) -> None:
@@ -175,12 +197,14 @@ class Conversation(VerticalScroll, can_focus=True):
             stream, self.stream = self.stream, None
             await stream.abandon()
 
+    @serialized
     async def end_stream(self) -> None:
         """The step ended without storing a message (tool calls, an error): drop the draft."""
         await self._drop_stream()
 
     # --- replay's cursor ---------------------------------------------------------------------------
 
+    @serialized
     async def set_position(self, position: int) -> None:
         """Show the log up to `position` (replay): trim or extend the window, or reload it."""
         assert self.store is not None and self.session_id is not None
@@ -211,6 +235,7 @@ class Conversation(VerticalScroll, can_focus=True):
             self._loading = True
             self.run_worker(self.load_newer(), group="conversation-load", exclusive=True)
 
+    @serialized
     async def load_older(self) -> None:
         try:
             if self.store is None or self.session_id is None or self.first <= 1:
@@ -228,6 +253,7 @@ class Conversation(VerticalScroll, can_focus=True):
         finally:
             self._loading = False
 
+    @serialized
     async def load_newer(self) -> None:
         try:
             if self.store is None or self.session_id is None or self.last >= self.end:
@@ -238,6 +264,7 @@ class Conversation(VerticalScroll, can_focus=True):
         finally:
             self._loading = False
 
+    @serialized
     async def reveal(self, seq: int) -> Widget | None:
         """Scroll to item `seq`, loading a window around it if it is not mounted."""
         if self.store is None or self.session_id is None:
@@ -257,6 +284,7 @@ class Conversation(VerticalScroll, can_focus=True):
         self.set_timer(1.5, lambda: target.remove_class("-flash"))
         return target
 
+    @serialized
     async def follow(self) -> None:
         """Back to the live end (End key): reload the last page if the window left it."""
         if self.last < self.end and self.store is not None and self.session_id is not None:
@@ -267,7 +295,7 @@ class Conversation(VerticalScroll, can_focus=True):
     def recolor(self, look: AgentLook) -> None:
         self.look = look
         for widget in self.query(".item"):
-            if isinstance(widget, MessageView):
+            if isinstance(widget, (MessageView, StreamingReply)):
                 widget.recolor(look)
             else:
                 widget.look = look  # type: ignore[attr-defined]

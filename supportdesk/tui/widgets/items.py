@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+from rich.console import Group
+from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -18,6 +20,7 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from supportdesk.items import Item, Message
+from supportdesk.text import safe_text
 from supportdesk.tui.widgets.render import (
     HANDOFF_ICONS,
     NOTICE_ICONS,
@@ -40,33 +43,57 @@ def stamp(item: Item) -> str:
     return f"{item.created_at:%H:%M:%S}"
 
 
-class MessageView(Vertical):
-    """A message: who spoke (agent title in its colour) and what they said.
+class MessageView(Static):
+    """A stored message: who spoke (agent title in its colour) and what they said, in one widget.
 
-    Agent text is Markdown; customer, staff and system text is shown literally. A streaming
-    reply is a MessageView with no item yet: it grows in place and becomes the stored
-    message when that lands.
+    Agent text is Markdown (Rich's renderable: a window of them mounts in milliseconds, where a
+    Markdown widget per message would not); customer, staff and system text is literal.
     """
 
-    def __init__(self, item: Message | None, look: AgentLook, *, agent: str = ""):
-        self.item = item
+    def __init__(self, item: Message, look: AgentLook):
+        self.item: Message | None = item
         self.look = look
-        self.agent = item.agent if item else agent
-        role = item.role if item else "agent"
-        super().__init__(classes=f"item message -{role}", id=item_id(item.seq) if item else None)
-        self.seq = item.seq if item else 0
+        self.agent = item.agent
+        self.seq = item.seq
+        super().__init__(classes=f"item message -{item.role}", id=item_id(item.seq), markup=False)
+
+    def on_mount(self) -> None:
+        if self.item.role == "agent":
+            self.styles.border_left = ("outer", self.look.color(self.agent))
+
+    def render(self) -> Group:
+        item = self.item
+        header = Text.assemble(speaker(item, self.look), (f"  {stamp(item)}", "dim"))
+        body = RichMarkdown(safe_text(item.text)) if item.role == "agent" else literal(item.text)
+        return Group(header, body)
+
+    def recolor(self, look: AgentLook) -> None:
+        self.look = look
+        if self.item.role == "agent":
+            self.styles.border_left = ("outer", look.color(self.agent))
+        self.refresh()
+
+
+class StreamingReply(Vertical):
+    """A reply as it streams: a Markdown widget fed by MarkdownStream, growing in place.
+
+    When the message is stored it stays where it is and takes the item's seq.
+    """
+
+    def __init__(self, look: AgentLook, agent: str):
+        super().__init__(classes="item message -agent -streaming")
+        self.look = look
+        self.agent = agent
+        self.item: Message | None = None
+        self.seq = 0
         self._stream: MarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), classes="speaker", markup=False)
-        if self.item is None or self.item.role == "agent":
-            yield Markdown(self.item.text if self.item else "", classes="body")
-        else:
-            yield Static(literal(self.item.text), classes="body", markup=False)
+        yield Markdown("", classes="body")
 
     def on_mount(self) -> None:
-        if self.item is None or self.item.role == "agent":
-            self.styles.border_left = ("outer", self.look.color(self.agent))
+        self.styles.border_left = ("outer", self.look.color(self.agent))
 
     def _header(self) -> Text:
         if self.item is None:
@@ -76,15 +103,12 @@ class MessageView(Vertical):
     def recolor(self, look: AgentLook) -> None:
         self.look = look
         self.query_one(".speaker", Static).update(self._header())
-        if self.item is None or self.item.role == "agent":
-            self.styles.border_left = ("outer", look.color(self.agent))
-
-    # --- streaming -----------------------------------------------------------------------------
+        self.styles.border_left = ("outer", look.color(self.agent))
 
     async def write(self, fragment: str) -> None:
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(Markdown))
-        await self._stream.write(fragment)
+        await self._stream.write(safe_text(fragment))
 
     async def finish(self, item: Message) -> None:
         """The reply is stored: stop streaming and show exactly what the log holds."""
@@ -93,8 +117,9 @@ class MessageView(Vertical):
             self._stream = None
         self.item, self.seq, self.agent = item, item.seq, item.agent
         self.id = item_id(item.seq)
+        self.remove_class("-streaming")
         self.query_one(".speaker", Static).update(self._header())
-        await self.query_one(Markdown).update(item.text)
+        await self.query_one(Markdown).update(safe_text(item.text))
 
     async def abandon(self) -> None:
         if self._stream is not None:
