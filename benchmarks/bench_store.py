@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """The session store against the OpenAI Agents SDK's SQLiteSession, same machine, same run.
 
-    python benchmarks/bench_store.py            # full sizes (about 2-4 minutes)
+    python benchmarks/bench_store.py            # full sizes (about 1 minute)
     python benchmarks/bench_store.py --quick    # smaller sizes, for a quick look
 
 Both stores write to a file database in a fresh temporary folder (not :memory:). Rows:
