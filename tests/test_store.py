@@ -477,3 +477,62 @@ async def test_a_lock_held_past_the_busy_timeout_is_a_clear_store_error(db_path:
         assert (await store.append(info.id, [customer("now it goes")]))[0].seq == 1
     finally:
         await store.close()
+
+
+# --- context_at and agent_at agree with a plain fold over the log, for any log ----------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+KEYS = ["plan", "email", "issue"]
+AGENTS = ["triage", "billing", "senior"]
+step = st.one_of(
+    st.tuples(st.just("ctx"), st.sampled_from(KEYS), st.one_of(st.none(), st.integers(0, 9), st.text(max_size=3))),
+    st.tuples(st.just("handoff"), st.sampled_from(AGENTS), st.none()),
+    st.tuples(st.just("msg"), st.none(), st.none()),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(st.lists(step, min_size=1, max_size=4), min_size=1, max_size=8))
+def test_context_and_agent_at_every_k_match_a_fold_of_the_log(tmp_path: Path, batches):
+    import asyncio
+    import uuid
+
+    async def go() -> None:
+        store = await SessionStore.open(tmp_path / f"{uuid.uuid4().hex}.db")
+        try:
+            info = await store.create_session("triage")
+            holder = "triage"
+            for batch in batches:
+                items = []
+                for kind, a, b in batch:
+                    if kind == "ctx":
+                        items.append(ctx(a, b, holder))
+                    elif kind == "handoff":
+                        items.append(handoff(holder, a))
+                        holder = a
+                    else:
+                        items.append(reply(holder, "text"))
+                await store.append(info.id, items)
+            log = await store.range(info.id, 1, 10_000)
+            folded: dict[str, object] = {}
+            agent = "triage"
+            for k in range(0, len(log) + 1):
+                if k:
+                    item = log[k - 1]
+                    if item.kind == "context_set":
+                        if item.value is None:
+                            folded.pop(item.key, None)
+                        else:
+                            folded[item.key] = (item.value, item.writer, item.seq)
+                    elif item.kind == "handoff":
+                        agent = item.to_agent
+                got = {key: (e.value, e.writer, e.seq) for key, e in (await store.context_at(info.id, k)).items()}
+                assert got == folded, k
+                assert await store.agent_at(info.id, k) == agent, k
+            assert (await store.get_session(info.id)).active_agent == agent
+        finally:
+            await store.close()
+
+    asyncio.run(go())

@@ -137,8 +137,8 @@ SQL_INSERT_ITEM = (
     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
-# Search indexing runs in batches (schema migration 3): items.id only grows, so the
-# messages not yet indexed are those past a high-water mark, found by a rowid range.
+# Search indexing runs in batches (schema migration 3). A new item gets max(items.id) + 1, so
+# the messages not yet indexed are those past a high-water mark, found by a rowid range.
 SEARCH_BATCH = 256
 SQL_SEARCH_BACKLOG = "SELECT (SELECT coalesce(max(id), 0) FROM items) - indexed_upto FROM search_progress"
 SQL_INDEX_NEW_MESSAGES = (
@@ -148,7 +148,9 @@ SQL_INDEX_NEW_MESSAGES = (
 SQL_MARK_INDEXED = "UPDATE search_progress SET indexed_upto = (SELECT coalesce(max(id), 0) FROM items)"
 # After a delete the highest ids may be gone, and SQLite hands them out again: pull the
 # mark down so the reused ids count as new.
-SQL_LOWER_MARK = "UPDATE search_progress SET indexed_upto = min(indexed_upto, (SELECT coalesce(max(id), 0) FROM items))"
+SQL_LOWER_MARK = (
+    "UPDATE search_progress SET indexed_upto = min(indexed_upto, (SELECT coalesce(max(id), 0) FROM items))"
+)
 SQL_ADD_CONTEXT_KEY = "INSERT OR IGNORE INTO context_keys (session_id, key) VALUES (?, ?)"
 SQL_SEARCH = f"""
     SELECT i.session_id, s.title, i.seq,
