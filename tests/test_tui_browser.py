@@ -368,3 +368,26 @@ async def test_the_table_fits_the_terminal_without_sideways_scrolling(store: Ses
         await pilot.press("slash", *"refund", "enter")
         await settle(pilot)
         assert table(app).max_scroll_x == 0
+
+
+async def test_a_failing_store_is_one_line_and_the_browser_stays(store: SessionStore, monkeypatch) -> None:
+    from supportdesk.store import StoreError
+
+    async def locked(*args, **kwargs):
+        raise StoreError("desk.db: the database stayed locked by another process for 10 s")
+
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(store, "search", locked)
+        monkeypatch.setattr(store, "fork", locked)
+        await pilot.press("slash", *"refund", "enter")
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        errors = [n.message for n in app._notifications if n.severity == "error"]
+        assert errors == [
+            "Could not search: desk.db: the database stayed locked by another process for 10 s",
+            "Could not fork the session: desk.db: the database stayed locked by another process for 10 s",
+        ]
+        assert isinstance(app.screen, BrowserScreen) and app.results == []

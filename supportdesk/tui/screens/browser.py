@@ -9,6 +9,9 @@ built as `rich.text.Text` (literal), never as markup.
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +27,7 @@ from textual.timer import Timer
 from textual.widgets import Button, DataTable, Footer, Input, Label, Static
 
 from supportdesk.export import session_json, session_markdown
-from supportdesk.store import SearchHit, SessionInfo, SessionStore
+from supportdesk.store import SearchHit, SessionInfo, SessionStore, StoreError
 from supportdesk.text import safe_text
 from supportdesk.tui.themes import agent_colors
 
@@ -253,6 +256,16 @@ class BrowserScreen(Screen[BrowserResult | None]):
 
     # --- loading ---------------------------------------------------------------------------
 
+    @contextmanager
+    def _one_line_errors(self, doing: str) -> Iterator[None]:
+        """A failing database read or write becomes one notification, never a crashed app."""
+        try:
+            yield
+        except StoreError as exc:
+            self.notify(f"Could not {doing}: {exc}", severity="error", markup=False)
+        except (sqlite3.Error, ValueError, OSError) as exc:
+            self.notify(f"Could not {doing}: {type(exc).__name__}: {exc}", severity="error", markup=False)
+
     def reload(self) -> None:
         if self.query_text:
             self._search(self.query_text)
@@ -261,28 +274,33 @@ class BrowserScreen(Screen[BrowserResult | None]):
 
     @work(exclusive=True, group="browser-load")
     async def _load_page(self) -> None:
-        # The version this view is as of: a later commit elsewhere triggers a reload.
-        self._data_version = await self.store.data_version()
-        total = await self.store.count_sessions()
-        last_page = max(0, (total - 1) // self.PAGE_SIZE)
-        page = min(self.page, last_page)
-        infos = await self.store.list_sessions(limit=self.PAGE_SIZE, offset=page * self.PAGE_SIZE)
+        with self._one_line_errors("list the sessions"):
+            # The version this view is as of: a later commit elsewhere triggers a reload.
+            self._data_version = await self.store.data_version()
+            total = await self.store.count_sessions()
+            last_page = max(0, (total - 1) // self.PAGE_SIZE)
+            page = min(self.page, last_page)
+            infos = await self.store.list_sessions(limit=self.PAGE_SIZE, offset=page * self.PAGE_SIZE)
+            self._show_page(total, page, infos)
+
+    def _show_page(self, total: int, page: int, infos: list[SessionInfo]) -> None:
         self.total = total
         self.page = page
         self._show_sessions(infos)
 
     @work(exclusive=True, group="browser-load")
     async def _search(self, text: str) -> None:
-        self._data_version = await self.store.data_version()
-        hits = await self.store.search(text, limit=self.SEARCH_LIMIT)
-        infos: dict[str, SessionInfo] = {}
-        for hit in hits:
-            if hit.session_id not in infos:
-                info = await self.store.get_session(hit.session_id)
-                if info is not None:
-                    infos[hit.session_id] = info
-        if text == self.query_text:  # the user may have typed on meanwhile
-            self._show_hits(text, hits, infos)
+        with self._one_line_errors("search"):
+            self._data_version = await self.store.data_version()
+            hits = await self.store.search(text, limit=self.SEARCH_LIMIT)
+            infos: dict[str, SessionInfo] = {}
+            for hit in hits:
+                if hit.session_id not in infos:
+                    info = await self.store.get_session(hit.session_id)
+                    if info is not None:
+                        infos[hit.session_id] = info
+            if text == self.query_text:  # the user may have typed on meanwhile
+                self._show_hits(text, hits, infos)
 
     async def _poll_changes(self) -> None:
         try:
@@ -488,13 +506,14 @@ class BrowserScreen(Screen[BrowserResult | None]):
 
     @work(exclusive=True, group="browser-action")
     async def _fork(self, session_id: str) -> None:
-        info = await self.store.get_session(session_id)
-        if info is None:
-            self.notify("That session no longer exists", severity="error")
-            self.reload()
-            return
-        fork = await self.store.fork(session_id, info.item_count)
-        self.dismiss(("open", fork.id))
+        with self._one_line_errors("fork the session"):
+            info = await self.store.get_session(session_id)
+            if info is None:
+                self.notify("That session no longer exists", severity="error")
+                self.reload()
+                return
+            fork = await self.store.fork(session_id, info.item_count)
+            self.dismiss(("open", fork.id))
 
     def action_export(self) -> None:
         if row := self._current_or_say():
@@ -506,11 +525,15 @@ class BrowserScreen(Screen[BrowserResult | None]):
 
     @work(exclusive=True, group="browser-action")
     async def _export(self, session_id: str, path: Path) -> None:
-        info = await self.store.get_session(session_id)
-        if info is None:
-            self.notify("That session no longer exists", severity="error")
-            return
-        items = await self.store.range(session_id, 1, info.item_count)
+        with self._one_line_errors("read the session"):
+            info = await self.store.get_session(session_id)
+            if info is None:
+                self.notify("That session no longer exists", severity="error")
+                return
+            items = await self.store.range(session_id, 1, info.item_count)
+            self._write_export(session_id, path, info, items)
+
+    def _write_export(self, session_id: str, path: Path, info: SessionInfo, items: list[Any]) -> None:
         if path.suffix.lower() == ".json":
             text = json.dumps(session_json(info, items), ensure_ascii=False, indent=2) + "\n"
         else:
@@ -536,8 +559,9 @@ class BrowserScreen(Screen[BrowserResult | None]):
 
     @work(exclusive=True, group="browser-action")
     async def _delete(self, session_id: str) -> None:
-        if await self.store.delete_session(session_id):
-            self.notify(f"Deleted session {session_id}")
+        with self._one_line_errors("delete the session"):
+            if await self.store.delete_session(session_id):
+                self.notify(f"Deleted session {session_id}", markup=False)
         self.reload()
 
 
