@@ -2,6 +2,7 @@
 
     python tests/store_writer.py DB SESSION WRITER_ID BATCHES [--sizes 1,2,3] [--start FILE]
 
+SESSION `-` makes a session of its own.
 Appends BATCHES batches (batch b has sizes[b % len(sizes)] items) in order. Every item
 carries its writer id, its batch number, its place in the batch and the batch's size (in
 the text and in meta), plus a per-writer counter, so the parent can check each writer's
@@ -31,14 +32,25 @@ async def main() -> int:
     parser.add_argument("batches", type=int)
     parser.add_argument("--sizes", default="1")
     parser.add_argument("--start", help="wait until this file exists, so writers start together")
+    parser.add_argument("--open-after-start", action="store_true", help="open the database only after the start")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
 
-    store = await SessionStore.open(args.db)
-    print("ready", flush=True)
-    if args.start:
-        while not Path(args.start).exists():
-            time.sleep(0.001)
+    def wait_for_start() -> None:
+        if args.start:
+            while not Path(args.start).exists():
+                time.sleep(0.001)
+
+    if args.open_after_start:  # several processes opening (and migrating) one new file at once
+        print("ready", flush=True)
+        wait_for_start()
+        store = await SessionStore.open(args.db)
+    else:
+        store = await SessionStore.open(args.db)
+        print("ready", flush=True)
+        wait_for_start()
+    if args.session == "-":
+        args.session = (await store.create_session("triage")).id
     counter = 0
     try:
         for batch in range(args.batches):

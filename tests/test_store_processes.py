@@ -157,3 +157,32 @@ def test_writer_killed_mid_run_loses_no_committed_batch_and_leaves_no_partial_on
             await store.close()
 
     assert asyncio.run(reopen()) == len(log) + 1
+
+
+def test_processes_opening_one_new_file_at_once_migrate_it_once(tmp_path: Path):
+    db = tmp_path / "fresh.db"  # does not exist yet: every writer races to create and migrate it
+    go = tmp_path / "go"
+    cmd = [sys.executable, str(WRITER), str(db), "-", "0", "50", "--sizes", "1,3", "--start", str(go), "--open-after-start"]
+    procs = []
+    for writer in range(4):
+        cmd[4] = str(writer)
+        proc = subprocess.Popen(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        procs.append(proc)
+    go.touch()
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert out.splitlines()[-1] == "committed 49"
+    from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION
+
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert conn.execute("SELECT count(*) FROM search_progress").fetchone()[0] == 1  # migrated once
+        counts = conn.execute("SELECT item_count FROM sessions").fetchall()
+        assert counts == [(100,)] * 4  # 50 batches of 1 or 3 items each
+    finally:
+        conn.close()
