@@ -391,3 +391,17 @@ async def test_a_failing_store_is_one_line_and_the_browser_stays(store: SessionS
             "Could not fork the session: desk.db: the database stayed locked by another process for 10 s",
         ]
         assert isinstance(app.screen, BrowserScreen) and app.results == []
+
+
+async def test_forks_and_untitled_sessions_are_marked(store: SessionStore) -> None:
+    store.clock = fixed_clock(40)
+    fork = await store.fork("s-login", 2)
+    store.clock = fixed_clock(50)
+    await store.create_session("triage", session_id="s-empty")
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = dict(zip(column(app, "id"), column(app, "title")))
+        assert titles["s-empty"] == "Untitled session"
+        assert titles[fork.id].startswith("⑂ I cannot log in")
+        assert titles["s-login"].startswith("I cannot log in")

@@ -320,6 +320,13 @@ class BrowserScreen(Screen[BrowserResult | None]):
             color = agent.color
         return Text(safe_text(agent.title if agent else name), style=f"bold {color}" if color else "bold")
 
+    def _title_cell(self, info: SessionInfo, width: int) -> Text:
+        title = info.title or "Untitled session"
+        if not info.forked_from:
+            return Text(_one_line(title, width), style="" if info.title else "dim italic")
+        # A fork says so: "⑂ " before its (copied) title.
+        return Text.assemble(("⑂ ", "bold dim"), _one_line(title, width - 2))
+
     def _status_cell(self, status: str) -> Text:
         variables = self.app.theme_variables
         color = {
@@ -375,7 +382,7 @@ class BrowserScreen(Screen[BrowserResult | None]):
         for info in infos:
             self._rows[info.id] = Row(info.id)
             cells = {
-                "title": Text(_one_line(info.title or "Untitled session", title_width)),
+                "title": self._title_cell(info, title_width),
                 "started": Text(_when(info.created_at)),
                 "agent": self._agent_cell(info.active_agent),
                 "handoffs": Text(str(info.handoff_count), justify="right"),
