@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from textual.color import Color
 from textual.widgets import Markdown, Static
 
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
@@ -89,7 +90,7 @@ async def test_send_shows_reply_handoff_and_new_active_agent(db_path, test_desk,
         # The inspector shows the context, with what the last step wrote highlighted.
         inspector = screen.query_one(ContextInspector)
         assert set(inspector.context) == {"category", "refund"}
-        assert inspector.changed == {"refund"}
+        assert inspector.changed == {"category", "refund"}  # everything this turn wrote
         assert inspector.row_count == 2
     await desk.close()
 
@@ -308,3 +309,72 @@ def test_parse_slash():
     for bad in ("/handoff", "/set key", "/unset", "/export pdf", "/nope", "/new now"):
         with pytest.raises(SlashError):
             parse_slash(bad)
+
+
+async def test_a_database_that_cannot_be_opened_is_one_clear_line(tmp_path, test_desk):
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    app = SupportDeskApp(db=folder, config=test_desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.exit_code == 1)
+        await pilot.pause(0.05)
+        text = str(app.screen.query_one(Static).render())
+        assert "is a folder, not a database file" in text and "Traceback" not in text
+        await pilot.press("q")
+    assert app.exit_code == 1
+
+
+async def test_theme_switch_recolors_agents_and_is_remembered(db_path, test_desk, tmp_path):
+    from supportdesk.tui import themes
+
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID, theme="desk-dark")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.query(".message"))
+        app.theme = "desk-light"
+        await pilot.pause(0.1)
+        assert themes.remembered_theme() == "desk-light"
+        light, dark = themes.agent_colors("desk-light"), themes.agent_colors("desk-dark")
+        assert light["billing"] != dark["billing"]  # the premise: the light theme has its own agent colours
+        assert app.look.color("billing") == light["billing"]
+        # Panes already on screen take the new colours (the message's agent border).
+        reply = [m for m in app.chat.query(".message") if m.item and m.item.agent == "billing" and m.item.role == "agent"][-1]
+        assert reply.styles.border_left[1] == Color.parse(light["billing"])
+    await desk.close()
+
+
+async def test_usage_totals_show_in_the_agent_bar(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.query(".message"))
+        facts = str(app.chat.query_one(AgentBar).facts)
+        totals = await desk.store.usage_totals(SEED_ID)
+        total_in = sum(u["input_tokens"] for u in totals.values())
+        assert f"tokens {total_in}↑" in facts and "Billing" in facts
+    await desk.close()
+
+
+async def test_browser_choice_opens_live_or_in_replay(db_path, test_desk):
+    from supportdesk.tui.screens.replay import ReplayScreen
+
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None)
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: type(app.screen).__name__ == "BrowserScreen")
+        app.screen.dismiss(("replay", SEED_ID))
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        assert app.screen.session_id == SEED_ID
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.chat)
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: type(app.screen).__name__ == "BrowserScreen")
+        app.screen.dismiss(("open", SEED_ID))
+        await until(pilot, lambda: app.screen is app.chat and app.chat.session_id == SEED_ID)
+        assert app.chat.query_one(Conversation).last == 14
+    await desk.close()

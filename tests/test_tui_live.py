@@ -59,8 +59,12 @@ async def test_two_app_instances_on_one_database_follow_each_other(db_path, test
             await pilot.press("enter")
             await until(pilot, lambda: any(m.item and m.item.text == "Try reinstalling." for m in writer.chat.query(".message")))
             # The other instance picks it all up from the database.
-            await until(wp, lambda: any(m.item and m.item.text == "Try reinstalling." for m in watcher.chat.query(".message")))
             screen = watcher.chat
+            await until(
+                wp,
+                lambda: any(m.item and m.item.text == "Try reinstalling." for m in screen.query(".message"))
+                and not screen._apply_lock.locked(),  # every pane has folded the new items in
+            )
             assert screen.query_one(AgentBar).agent == "senior"
             assert [h.to_agent for h in screen.query_one(HandoffTimeline).handoffs] == ["billing", "senior"]
             assert "device" in screen.query_one("#inspector").context
@@ -103,7 +107,7 @@ async def test_writes_from_another_os_process_show_up(db_path, test_desk):
         script = APPEND_FROM_ANOTHER_PROCESS.format(repo=str(REPO), db=str(db_path), sid=SEED_ID)
         proc = await asyncio.create_subprocess_exec(sys.executable, "-c", script, cwd=str(REPO))
         assert await proc.wait() == 0
-        await until(pilot, lambda: app.chat.query_one(Conversation).last == 16)
+        await until(pilot, lambda: app.chat.query_one(Conversation).last == 16 and not app.chat._apply_lock.locked())
         staff = [m for m in app.chat.query(".message") if m.item and m.item.role == "staff"]
         assert [m.item.text for m in staff] == ["note from another process"]
         assert app.chat.query_one(AgentBar).agent == "senior"

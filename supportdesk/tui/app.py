@@ -173,8 +173,9 @@ class SupportDeskApp(App[int]):
 
     async def _start(self) -> None:
         session_id = await self._resolve(self._session_id) if self._session_id else None
-        self.chat = ChatScreen(self.desk, self.look, session_id)
-        await self.switch_screen(self.chat)
+        chat = ChatScreen(self.desk, self.look, session_id)
+        await self.switch_screen(chat)
+        self.chat = chat  # only once composed: actions may query its panes from now on
         if self._replay_id:
             replay_id = await self._resolve(self._replay_id)
             if replay_id is None:

@@ -48,12 +48,28 @@ def step_start(items: Sequence[Item], position: int) -> int:
     return upto[0].seq - 1
 
 
-def changed_keys(context: dict[str, ContextEntry], items: Sequence[Item], position: int) -> set[str]:
-    start = step_start(items, position)
+def turn_start(items: Sequence[Item], position: int) -> int:
+    """The seq of the customer's message that started the turn ending at `position`.
+
+    The live view highlights what the whole latest turn changed: a turn usually ends with a
+    reply-only step, which would otherwise leave nothing highlighted right after it.
+    """
+    for item in reversed(items):
+        if item.seq <= position and item.kind == "message" and item.role == "customer":
+            return item.seq
+    return step_start(items, position)
+
+
+def changed_keys(
+    context: dict[str, ContextEntry], items: Sequence[Item], position: int, *, whole_turn: bool = False
+) -> set[str]:
+    start = turn_start(items, position) if whole_turn else step_start(items, position)
     return {key for key, entry in context.items() if start < entry.seq <= position}
 
 
-async def snapshot(store: SessionStore, session_id: str, position: int | None = None, page: int = PAGE) -> Snapshot | None:
+async def snapshot(
+    store: SessionStore, session_id: str, position: int | None = None, page: int = PAGE, *, whole_turn: bool = False
+) -> Snapshot | None:
     """The panes' state as of item `position` (default: the end of the log)."""
     info = await store.get_session(session_id)
     if info is None:
@@ -64,7 +80,7 @@ async def snapshot(store: SessionStore, session_id: str, position: int | None = 
     stops = [seq for seq in await store.kind_seqs(session_id, "handoff") if seq <= end]
     handoffs = await read_handoffs(store, session_id, stops[-HANDOFF_PAGE:])
     context = await store.context_at(session_id, end)
-    return Snapshot(info, end, items, agent, stops, handoffs, context, changed_keys(context, items, end))
+    return Snapshot(info, end, items, agent, stops, handoffs, context, changed_keys(context, items, end, whole_turn=whole_turn))
 
 
 async def read_handoffs(

@@ -77,7 +77,7 @@ class ChatScreen(Screen):
                 timeline.border_title = "Handoffs"
                 yield timeline
                 inspector = ContextInspector(self.look, id="inspector")
-                inspector.border_title = "Shared context"
+                inspector.border_title = "Shared context · ✱ changed this turn"
                 yield inspector
         yield Prompt(self.desk.config.agents, id="prompt")
         yield Footer()
@@ -102,7 +102,7 @@ class ChatScreen(Screen):
             self.query_one(AgentBar).agent = self.desk.config.desk.entry
             self._facts()
             return
-        snap = await snapshot(self.store, session_id)
+        snap = await snapshot(self.store, session_id, whole_turn=True)
         if snap is None:
             self.notify(f"no session {session_id!r}", severity="error")
             await self.load(None)
@@ -153,7 +153,9 @@ class ChatScreen(Screen):
                     timeline.add(item)
                     bar.agent = item.to_agent
             context = await self.store.context_at(self.session_id, conversation.end)
-            self.query_one(ContextInspector).show(context, changed_keys(context, self._recent, conversation.end))
+            self.query_one(ContextInspector).show(
+                context, changed_keys(context, self._recent, conversation.end, whole_turn=True)
+            )
             self._facts()
 
     async def sync(self) -> None:

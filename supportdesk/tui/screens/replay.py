@@ -65,7 +65,7 @@ class ReplayScreen(Screen):
                 timeline.border_title = "Handoffs"
                 yield timeline
                 inspector = ContextInspector(self.look, id="inspector")
-                inspector.border_title = "Context as of here"
+                inspector.border_title = "Context as of here · ✱ this step"
                 yield inspector
         yield Footer()
 
