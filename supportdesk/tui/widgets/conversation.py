@@ -40,6 +40,8 @@ def serialized(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
 
 # More than this many mounted items and the far end of the window is let go (it reloads on demand).
 MAX_MOUNTED = 3 * PAGE
+# A replay jump mounts just enough to fill a tall terminal; scrolling up loads the rest.
+JUMP_PAGE = 30
 
 
 class Conversation(VerticalScroll, can_focus=True):
@@ -213,12 +215,12 @@ class Conversation(VerticalScroll, can_focus=True):
             while self.items and self.items[-1].seq > position:
                 item = self.items.pop()
                 await self.query_one(f"#{item_id(item.seq)}").remove()
-        elif self.items and self.last < position <= self.last + PAGE:
+        elif self.items and self.last < position <= self.last + JUMP_PAGE:
             await self._mount_items(await self.store.range(self.session_id, self.last + 1, position))
             await self._prune(keep_end=True)
         else:
             await self._clear()
-            await self._mount_items(await self.store.range(self.session_id, max(1, position - PAGE + 1), position))
+            await self._mount_items(await self.store.range(self.session_id, max(1, position - JUMP_PAGE + 1), position))
         self._update_hint()
         self.anchor()
 
