@@ -139,3 +139,18 @@ def test_round_trip_json():
     model = TextClassifier.train({"a": ["red apples"], "b": ["blue sky"]})
     again = TextClassifier.from_json(json.loads(json.dumps(model.to_json())))
     assert again.predict("sky").scores == model.predict("sky").scores
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Hi, I was charged twice for my subscription this month.", "duplicate charge"),
+        ("I want to cancel my subscription", "cancellation"),
+        ("I can't log in to the app", "cannot log in"),
+        ("the export button does nothing", "technical question"),
+    ],
+)
+def test_handoff_reason_is_a_short_topic(text, reason):
+    from supportdesk.models.offline.triage import topic
+
+    assert topic(text, "Technical") == reason

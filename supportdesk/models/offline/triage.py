@@ -47,6 +47,29 @@ def _title_mentioned(view: View, text: str, candidates: list[str]) -> str | None
     return hits[0] if len(hits) == 1 else None
 
 
+# What the timeline says a handoff is about, first match wins: a short topic, not the message.
+_TOPICS = (
+    (cues.DUPLICATE, "duplicate charge"),
+    (cues.REFUND, "refund request"),
+    (cues.CANCEL, "cancellation"),
+    (cues.PLAN_CHANGE, "plan change"),
+    (cues.PAYMENT_METHOD, "payment method"),
+    (cues.INVOICE, "invoice question"),
+    (cues.EXPLAIN, "unrecognised charge"),
+    (cues.CREDIT, "credit request"),
+    (cues.RESET, "password reset"),
+    (cues.LOGIN, "cannot log in"),
+    (cues.BUG, "possible bug"),
+)
+
+
+def topic(text: str, target_title: str) -> str:
+    for pattern, name in _TOPICS:
+        if pattern.search(text):
+            return name
+    return f"{target_title.lower()} question"
+
+
 def _transfer(view: View, route: Route, text: str, extra: dict[str, Any] | None = None) -> Transfer:
     target = view.desk.agents[route.agent]  # type: ignore[index]
     context = view.facts.context_writes(view.context)
@@ -56,10 +79,9 @@ def _transfer(view: View, route: Route, text: str, extra: dict[str, Any] | None 
     meta: dict[str, Any] = {"router": "offline", "routing_confidence": round(route.confidence, 3)}
     if route.prediction is not None:
         meta["scores"] = {k: round(v, 2) for k, v in route.prediction.scores.items()}
-    summary = " ".join(text.split())[:120]
     return Transfer(
         to_agent=target.name,
-        reason=f"{target.title.lower()} request: {summary}",
+        reason=topic(text, target.title),
         text=f"Thanks, I'm bringing in our {target.title.lower()} team to help with this.",
         context=context,
         meta=meta,
