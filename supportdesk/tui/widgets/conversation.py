@@ -111,6 +111,7 @@ class Conversation(VerticalScroll, can_focus=True):
         await self._clear()
         await self._mount_items(list(items))
         self.anchor()
+        self.call_after_refresh(self._fill_if_short)
 
     async def _clear(self) -> None:
         self.items = []
@@ -223,8 +224,18 @@ class Conversation(VerticalScroll, can_focus=True):
             await self._mount_items(await self.store.range(self.session_id, max(1, position - JUMP_PAGE + 1), position))
         self._update_hint()
         self.anchor()
+        self.call_after_refresh(self._fill_if_short)
 
     # --- on demand --------------------------------------------------------------------------------
+
+    def _fill_if_short(self) -> None:
+        """A window shorter than the pane cannot be scrolled up, so load older items now."""
+        if not self._loading and self.items and self.first > 1 and self.max_scroll_y == 0 and self.store is not None:
+            self._loading = True
+            self.run_worker(self.load_older(), group="conversation-load", exclusive=True)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fill_if_short)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -254,6 +265,7 @@ class Conversation(VerticalScroll, can_focus=True):
             self.call_after_refresh(keep_place)
         finally:
             self._loading = False
+        self.call_after_refresh(self._fill_if_short)
 
     @serialized
     async def load_newer(self) -> None:
