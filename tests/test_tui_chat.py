@@ -10,7 +10,6 @@ from textual.widgets import Markdown, Static
 
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.tui.app import SupportDeskApp
-from supportdesk.tui.screens.chat import ChatScreen
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.items import FoldedLine, HandoffLine, MessageView, NoticeLine, StreamingReply
 from supportdesk.tui.widgets.prompt import SlashError, parse_slash
@@ -32,14 +31,6 @@ async def until(pilot, condition, tries: int = 200) -> None:
     raise AssertionError("the app never reached the expected state")
 
 
-def chat(app) -> ChatScreen:
-    return app.chat
-
-
-async def open_app(pilot_app):
-    return pilot_app
-
-
 async def type_and_send(pilot, text: str) -> None:
     prompt = pilot.app.screen.query_one(Prompt)
     prompt.value = text
@@ -49,10 +40,6 @@ async def type_and_send(pilot, text: str) -> None:
 
 def messages(screen) -> list[MessageView | StreamingReply]:
     return list(screen.query(".message"))
-
-
-def text_of(widget: Static) -> str:
-    return str(widget.render())
 
 
 async def test_send_shows_reply_handoff_and_new_active_agent(db_path, test_desk, tmp_path):

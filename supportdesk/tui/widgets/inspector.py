@@ -11,10 +11,11 @@ from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
 
 # Long values are clipped in the table; the conversation's context lines expand to show them whole.
 VALUE_WIDTH = 26
+KEY_WIDTH = 18
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 1] + "…"
+def _clip(text: str, width: int = VALUE_WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 class ContextInspector(DataTable):
@@ -26,8 +27,9 @@ class ContextInspector(DataTable):
 
     def on_mount(self) -> None:
         # Two lines a row: key over who wrote it, value over when (fits a narrow side pane).
-        self.add_column("key · by", key="key")
-        self.add_column("value · at", key="value")
+        # Fixed widths: measured widths come out squashed when rows land while the screen is hidden.
+        self.add_column("key · by", key="key", width=KEY_WIDTH)
+        self.add_column("value · at", key="value", width=VALUE_WIDTH)
 
     def show(self, context: dict[str, ContextEntry], changed: set[str]) -> None:
         self.context, self.changed = dict(context), set(changed)
@@ -38,7 +40,7 @@ class ContextInspector(DataTable):
             style = f"bold {accent}" if fresh else "bold"
             writer = self.look.label(entry.writer, bold=False) if entry.writer in self._agents() else literal(entry.writer, "italic")
             self.add_row(
-                Text.assemble(("✱ " if fresh else "  ", style), literal(key, style), "\n  ", writer),
+                Text.assemble(("✱ " if fresh else "  ", style), literal(_clip(key, KEY_WIDTH - 2), style), "\n  ", writer),
                 Text.assemble(
                     literal(_clip(compact_json(entry.value)), "bold" if fresh else ""),
                     "\n",
