@@ -99,10 +99,15 @@ class ReplayScreen(Screen):
         index = bisect_right(self.stops, k)  # handoffs at or before k
         current = self.stops[index - 1] if index else None
         bar.set_facts(self.session_id, self.total, len(self.stops), extra="replay · read-only")
+        timeline = self.query_one(HandoffTimeline)
         if not (self.page_start <= index - 1 < self.page_start + HANDOFF_PAGE):
             # The current handoff is off the listed page: centre a page on it.
             self.page_start = max(0, min(index - HANDOFF_PAGE // 2, len(self.stops) - HANDOFF_PAGE))
-        await self.show_timeline(current)
+            await self.show_timeline(current)
+        elif timeline.before != self.page_start or not timeline.option_count:
+            await self.show_timeline(current)
+        else:
+            timeline.mark(current)
         self.query_one(ContextInspector).show(context, changed_keys(context, conversation.items, k))
         self.query_one("#position", Static).update(self.position_text(k, index))
 

@@ -40,8 +40,8 @@ def serialized(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
 
 # More than this many mounted items and the far end of the window is let go (it reloads on demand).
 MAX_MOUNTED = 3 * PAGE
-# A replay jump mounts just enough to fill a tall terminal; scrolling up loads the rest.
-JUMP_PAGE = 30
+# A replay jump mounts about a screenful; scrolling up (or a short window) loads the rest.
+JUMP_PAGE = 20
 
 
 class Conversation(VerticalScroll, can_focus=True):

@@ -49,6 +49,21 @@ class HandoffTimeline(OptionList):
         self.handoffs, self.before, self.after, self.current = list(handoffs), before, after, current
         self._rebuild()
 
+    def mark(self, current: int | None) -> None:
+        """Move the replay marker within the listed page: two rows change, not the whole list."""
+        if current == self.current:
+            return
+        previous, self.current = self.current, current
+        by_seq = {h.seq: (self.before + n, h) for n, h in enumerate(self.handoffs, 1)}
+        for seq in (previous, current):
+            if seq in by_seq:
+                number, handoff = by_seq[seq]
+                self.replace_option_prompt(f"h{seq}", self._option(number, handoff).prompt)
+        if current is not None and current in by_seq:
+            self.highlighted = self.get_option_index(f"h{current}")
+        else:
+            self.highlighted = None
+
     def add(self, handoff: Handoff) -> None:
         """A handoff just landed (live): it joins the end of the page."""
         if any(h.seq == handoff.seq for h in self.handoffs):
