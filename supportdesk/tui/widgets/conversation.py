@@ -118,6 +118,21 @@ class Conversation(VerticalScroll, can_focus=True):
         await self.remove_children(".item")
         self._update_hint()
 
+    async def _replace_window(self, page: list[Item]) -> None:
+        """Swap the whole window for `page` in one batch (a replay jump)."""
+        old = {item.seq for item in self.items}
+        with self.app.batch_update():
+            removal = self.remove_children(".item")
+            self.items = []
+            if old.isdisjoint(item.seq for item in page):
+                # No id is in both windows, so the old widgets may go while the new ones come.
+                mounting = self._mount_items(page)
+                await removal
+                await mounting
+            else:
+                await removal
+                await self._mount_items(page)
+
     async def _mount_items(self, items: list[Item], *, front: bool = False) -> None:
         if not items:
             return
@@ -220,8 +235,8 @@ class Conversation(VerticalScroll, can_focus=True):
             await self._mount_items(await self.store.range(self.session_id, self.last + 1, position))
             await self._prune(keep_end=True)
         else:
-            await self._clear()
-            await self._mount_items(await self.store.range(self.session_id, max(1, position - JUMP_PAGE + 1), position))
+            page = await self.store.range(self.session_id, max(1, position - JUMP_PAGE + 1), position)
+            await self._replace_window(page)
         self._update_hint()
         self.anchor()
         self.call_after_refresh(self._fill_if_short)
