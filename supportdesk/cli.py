@@ -14,9 +14,10 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from supportdesk.config import ConfigError, load_desk, resolve_config_path
-from supportdesk.store import StoreError
 from supportdesk.text import safe_text
+
+# The desk's modules (pydantic models, SQLite) are imported where a command needs them:
+# the TUI draws its first frame before they load.
 
 EXIT_USAGE = 2
 
@@ -114,6 +115,8 @@ async def _load_session(args: argparse.Namespace) -> tuple[Any, list[Any]] | Non
 
 
 def _desk_or_none(args: argparse.Namespace) -> Any:
+    from supportdesk.config import ConfigError, load_desk
+
     try:
         return load_desk(args.config)
     except ConfigError:
@@ -154,6 +157,8 @@ async def _export(args: argparse.Namespace) -> int:
 
 
 def _config_check(args: argparse.Namespace) -> int:
+    from supportdesk.config import ConfigError, load_desk, resolve_config_path
+
     path = args.path or args.config
     resolved = resolve_config_path(path)
     try:
@@ -176,8 +181,7 @@ def _tui(args: argparse.Namespace) -> int:
     except ImportError as exc:
         _err(f"the terminal interface is not available in this build ({exc}); try `supportdesk run MESSAGE`")
         return 1
-    # Fail early, in plain words, before the screen is taken over.
-    load_desk(args.config)
+    # A broken desk file or database is shown by the app itself as one clear line (exit 1).
     return run_app(
         db=args.db,
         config=args.config,
@@ -281,18 +285,28 @@ def main(argv: list[str] | None = None) -> int:
         result = func(args)
         if isinstance(result, Coroutine):
             result = asyncio.run(result)
-    except ConfigError as exc:
-        for problem in exc.problems:
-            print(safe_text(problem), file=sys.stderr)
-        return EXIT_USAGE
-    except StoreError as exc:
-        _err(str(exc))
-        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        return _user_error(exc)
     return int(result or 0)
+
+
+def _user_error(exc: Exception) -> int:
+    """A broken desk file or database is one clear message; anything else is a real bug."""
+    from supportdesk.config import ConfigError
+    from supportdesk.store import StoreError
+
+    if isinstance(exc, ConfigError):
+        for problem in exc.problems:
+            print(safe_text(problem), file=sys.stderr)
+        return EXIT_USAGE
+    if isinstance(exc, StoreError):
+        _err(str(exc))
+        return 1
+    raise exc
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -22,7 +23,7 @@ def _own_config_home(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
 
 
-async def until(pilot, condition, tries: int = 200) -> None:
+async def until(pilot, condition, tries: int = 1000) -> None:
     """Let the app run until `condition()` holds (no timing assertions: just progress)."""
     for _ in range(tries):
         if condition():
@@ -388,3 +389,28 @@ async def test_input_stays_usable_while_agents_work(db_path, test_desk):
             ("agent", "second answer"),
         ]
     await desk.close()
+
+
+async def test_typing_before_the_desk_opens_is_kept(db_path, test_desk):
+    """The first frame has a working input; what is typed there reaches the chat."""
+    from supportdesk.tui.app import StartScreen
+
+    gate = asyncio.Event()
+
+    async def open_later():
+        await gate.wait()
+        desk, _, _ = await scripted_desk(db_path, test_desk, [Answer("Hello there, how can I help?")])
+        return desk
+
+    app = SupportDeskApp(desk_factory=open_later)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen))
+        assert app.screen.focused is app.screen.query_one("#prompt")
+        await pilot.press(*"hi there", "enter", *"and a draft")
+        assert app.screen.queued == ["hi there"]
+        gate.set()
+        await until(pilot, lambda: app.chat is not None and app.screen is app.chat)
+        assert app.chat.query_one(Prompt).value == "and a draft"
+        await until(pilot, lambda: any(m.item and m.item.role == "agent" for m in messages(app.chat)))
+        said = [m.item.text for m in messages(app.chat) if m.item]
+        assert said[:2] == ["hi there", "Hello there, how can I help?"]

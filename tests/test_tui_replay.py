@@ -15,7 +15,7 @@ def _own_config_home(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
 
 
-async def until(pilot, condition, tries: int = 200) -> None:
+async def until(pilot, condition, tries: int = 1000) -> None:
     for _ in range(tries):
         if condition():
             return

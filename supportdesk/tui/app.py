@@ -16,23 +16,27 @@ key bindings and slash commands:
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
-from supportdesk.config import ConfigError, DeskConfig
-from supportdesk.store import StoreError
 from supportdesk.text import safe_text
-from supportdesk.tui.screens.chat import ChatScreen
-from supportdesk.tui.widgets import AgentLook
+
+# Start-up imports only Textual and this module: the desk (pydantic models, SQLite, the
+# offline model) and the chat screen's widgets load in a thread after the first frame, so
+# the input is on screen and typing as fast as a bare Textual app allows.
+if TYPE_CHECKING:
+    from supportdesk.config import DeskConfig
+    from supportdesk.tui.screens.chat import ChatScreen
 
 try:  # the palette provider and themes are built alongside; the app runs without them
     from supportdesk.tui.commands import DeskCommands
@@ -67,6 +71,45 @@ class MessageScreen(Screen):
         yield Static(Text(safe_text(self.text)), markup=False)
 
 
+class StartScreen(Screen):
+    """The first frame: a working input while the desk opens. What is typed here is kept."""
+
+    DEFAULT_CSS = """
+    StartScreen { layout: vertical; }
+    StartScreen > #opening { height: 1fr; content-align: center middle; color: $text-muted; }
+    StartScreen > #queued { height: auto; max-height: 6; padding: 0 2; color: $text-muted; }
+    StartScreen > Input { dock: bottom; }
+    """
+    BINDINGS = [Binding("ctrl+q", "app.quit", "Quit", show=False)]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queued: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("Opening the desk…", id="opening")
+        yield Static("", id="queued")
+        yield Input(placeholder="Write as the customer · /help for staff commands", id="prompt")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def queue(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.clear()
+        if text:
+            self.queued.append(text)
+            lines = [f"queued · {line}" for line in self.queued[-5:]]
+            self.query_one("#queued", Static).update(Text(safe_text("\n".join(lines))))
+
+
+def _load_desk_modules() -> None:
+    """The heavy imports, run in a thread so the first frame does not wait for them."""
+    import supportdesk.engine.desk  # noqa: F401
+    import supportdesk.tui.screens.chat  # noqa: F401
+
+
 class SupportDeskApp(App[int]):
     TITLE = "supportdesk"
     COMMANDS = App.COMMANDS | _COMMANDS
@@ -97,7 +140,7 @@ class SupportDeskApp(App[int]):
         self._requested_theme = theme
         self._session_id, self._replay_id = session_id, replay_id
         self.export_dir = Path(export_dir) if export_dir else None
-        self.look = AgentLook(desk.config if desk else None)
+        self.look: Any = None  # the agents' colours; set once the desk modules are loaded
         self.chat: ChatScreen | None = None
         self.exit_code = 0
         self._theme_ready = False
@@ -106,8 +149,8 @@ class SupportDeskApp(App[int]):
 
     def on_mount(self) -> None:
         self._set_up_themes()
-        self.push_screen(MessageScreen("Opening the desk…"))
-        self._open()
+        self.push_screen(StartScreen())
+        self.call_after_refresh(self._open)
 
     def _set_up_themes(self) -> None:
         chosen = self._requested_theme
@@ -136,6 +179,10 @@ class SupportDeskApp(App[int]):
             desk_themes.remember_theme(name)
 
     def _recolor(self, theme_name: str) -> None:
+        if self.chat is None and self.desk is None:
+            return  # nothing coloured by agent is on screen before the desk opens
+        from supportdesk.tui.widgets import AgentLook
+
         overrides = desk_themes.agent_colors(theme_name) if desk_themes is not None else {}
         self.look = AgentLook(self.desk.config if self.desk else None, overrides)
         if self.chat is not None:
@@ -147,6 +194,10 @@ class SupportDeskApp(App[int]):
 
     @work(exclusive=True, group="open")
     async def _open(self) -> None:
+        await asyncio.to_thread(_load_desk_modules)
+        from supportdesk.config import ConfigError
+        from supportdesk.store import StoreError
+
         if self.desk is None:
             from supportdesk.engine.desk import open_desk
 
@@ -172,10 +223,17 @@ class SupportDeskApp(App[int]):
         self.switch_screen(MessageScreen(f"{text}\n\npress q to quit", error=True))
 
     async def _start(self) -> None:
+        from supportdesk.tui.screens.chat import ChatScreen
+
         session_id = await self._resolve(self._session_id) if self._session_id else None
+        # What was typed while the desk opened, read before the start screen goes away.
+        draft, queued = "", []
+        if isinstance(self.screen, StartScreen):
+            draft, queued = self.screen.query_one(Input).value, list(self.screen.queued)
         chat = ChatScreen(self.desk, self.look, session_id)
         await self.switch_screen(chat)
         self.chat = chat  # only once composed: actions may query its panes from now on
+        await chat.take_over(draft, queued)
         if self._replay_id:
             replay_id = await self._resolve(self._replay_id)
             if replay_id is None:

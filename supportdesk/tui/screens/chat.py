@@ -181,10 +181,22 @@ class ChatScreen(Screen):
 
     # --- turns ------------------------------------------------------------------------------------------
 
+    async def take_over(self, draft: str, queued: Sequence[str]) -> None:
+        """Carry on from the start screen: keep the half-typed draft, send what was queued."""
+        prompt = self.query_one(Prompt)
+        prompt.value = draft
+        prompt.cursor_position = len(draft)
+        for text in queued:
+            await self.submit_text(text)
+
     @on(Input.Submitted, "#prompt")
     async def submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
         event.input.clear()
+        await self.submit_text(text)
+
+    async def submit_text(self, text: str) -> None:
+        """What Enter does: a slash command for staff, anything else goes to the desk."""
         if not text:
             return
         if text.startswith("/"):
