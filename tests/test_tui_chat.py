@@ -11,6 +11,7 @@ from textual.widgets import Markdown, Static
 
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.projection import HANDOFF_PAGE
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.items import FoldedLine, HandoffLine, MessageView, NoticeLine, StreamingReply
 from supportdesk.tui.widgets.prompt import SlashError, parse_slash
@@ -133,14 +134,17 @@ async def test_timeline_jump_scrolls_to_a_handoff_outside_the_window(db_path, te
         assert conversation.last == 400 and len(conversation.items) <= 100
         assert conversation.first > 300
         timeline = screen.query_one(HandoffTimeline)
-        assert len(timeline.handoffs) == 40
+        # The timeline lists the latest page of the 40 handoffs, with a row for the earlier ones.
+        assert len(timeline.handoffs) == min(40, HANDOFF_PAGE)
+        seq = timeline.handoffs[0].seq
+        assert seq < conversation.first  # its item is outside the mounted window
         timeline.focus()
-        timeline.highlighted = 2  # the third handoff, seq 30
+        timeline.highlighted = timeline.get_option_index(f"h{seq}")
         await pilot.press("enter")
-        await until(pilot, lambda: bool(screen.query("#item-30")))
+        await until(pilot, lambda: bool(screen.query(f"#item-{seq}")))
         await pilot.pause(0.1)
-        target = screen.query_one("#item-30")
-        assert conversation.first <= 30 <= conversation.last
+        target = screen.query_one(f"#item-{seq}")
+        assert conversation.first <= seq <= conversation.last
         # The handoff is within the visible part of the pane.
         assert conversation.scroll_offset.y <= target.virtual_region.y < conversation.scroll_offset.y + conversation.size.height
     await desk.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.projection import HANDOFF_PAGE
 from supportdesk.tui.screens.replay import ReplayScreen
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline
 from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long
@@ -111,18 +112,22 @@ async def test_replay_jumps_between_handoffs_of_a_long_session(db_path, test_des
         assert len(conversation.items) <= 200  # a window, never the session
         # The timeline lists a page of handoffs around the cursor, not all 100.
         timeline = screen.query_one(HandoffTimeline)
-        assert len(timeline.handoffs) == 50 and timeline.before == 50 and timeline.current == 990
+        assert len(timeline.handoffs) == HANDOFF_PAGE and timeline.current == 990
+        assert timeline.before == 100 - HANDOFF_PAGE
         # Selecting a handoff moves the cursor there.
+        target = timeline.handoffs[0].seq
         timeline.focus()
-        timeline.highlighted = timeline.get_option_index("h600")
+        timeline.highlighted = timeline.get_option_index(f"h{target}")
         await pilot.press("enter")
-        await settle(pilot, screen, 600)
-        assert conversation.last == 600 and screen.query("#item-600")
-        # The "earlier" row pages back without moving the cursor.
+        await settle(pilot, screen, target)
+        assert conversation.last == target and screen.query(f"#item-{target}")
+        # The "earlier" row pages back without moving the cursor (handoffs sit every 10 items).
+        before = timeline.before
         timeline.highlighted = timeline.get_option_index("earlier")
         await pilot.press("enter")
-        await until(pilot, lambda: timeline.before == 0)
-        assert [h.seq for h in timeline.handoffs][:2] == [10, 20] and screen.position == 600
+        await until(pilot, lambda: timeline.before == max(0, before - HANDOFF_PAGE))
+        first = 10 * (timeline.before + 1)
+        assert [h.seq for h in timeline.handoffs][:2] == [first, first + 10] and screen.position == target
     await desk.close()
 
 

@@ -16,7 +16,7 @@ from supportdesk.store import ContextEntry, SessionInfo, SessionStore
 # How many items the conversation pane mounts at a time; older ones load on demand.
 PAGE = 40
 # How many handoffs the timeline lists at a time (a 100,000-item session may hold thousands).
-HANDOFF_PAGE = 50
+HANDOFF_PAGE = 20
 
 
 @dataclass

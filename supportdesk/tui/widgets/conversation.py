@@ -41,7 +41,7 @@ def serialized(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
 # More than this many mounted items and the far end of the window is let go (it reloads on demand).
 MAX_MOUNTED = 3 * PAGE
 # A replay jump mounts about a screenful; scrolling up (or a short window) loads the rest.
-JUMP_PAGE = 20
+JUMP_PAGE = 12
 
 
 class Conversation(VerticalScroll, can_focus=True):
