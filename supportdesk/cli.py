@@ -219,12 +219,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     chat = sub.add_parser("chat", parents=[common], help="open the desk, optionally on one session")
     chat.add_argument("--session", metavar="ID")
-    chat.add_argument("--theme")
+    chat.add_argument("--theme", default=argparse.SUPPRESS)
     chat.set_defaults(func=_tui)
 
     replay = sub.add_parser("replay", parents=[common], help="replay a past session and step through its handoffs")
     replay.add_argument("replay_id", metavar="ID")
-    replay.add_argument("--theme")
+    replay.add_argument("--theme", default=argparse.SUPPRESS)
     replay.set_defaults(func=_tui)
 
     run = sub.add_parser("run", parents=[common], help="send customer messages headlessly and print what the agents do")

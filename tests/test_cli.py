@@ -97,3 +97,22 @@ def test_db_from_environment(db_path, populated):
     env = dict(os.environ, SUPPORTDESK_DB=str(db_path))
     out = cli("sessions", "list", env=env)
     assert "abc123def456" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--theme", "desk-light", "chat"],
+        ["chat", "--theme", "desk-light"],
+        ["--theme", "desk-light", "replay", "abc"],
+        ["--db", "x.db", "chat", "--session", "s1"],
+    ],
+)
+def test_top_level_options_reach_subcommands(argv):
+    from supportdesk.cli import build_parser
+
+    args = build_parser().parse_args(argv)
+    if "--theme" in argv:
+        assert args.theme == "desk-light"
+    if "--db" in argv:
+        assert args.db == "x.db" and args.session == "s1"
