@@ -15,22 +15,9 @@ from supportdesk.tui.projection import HANDOFF_PAGE
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.items import FoldedLine, HandoffLine, MessageView, NoticeLine, StreamingReply
 from supportdesk.tui.widgets.prompt import SlashError, parse_slash
-from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long
+from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long, until
 
 
-@pytest.fixture(autouse=True)
-def _own_config_home(tmp_path, monkeypatch):
-    # Remembered themes and user themes go to a folder of the test's own.
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-
-
-async def until(pilot, condition, tries: int = 1000) -> None:
-    """Let the app run until `condition()` holds (no timing assertions: just progress)."""
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the app never reached the expected state")
 
 
 async def type_and_send(pilot, text: str) -> None:

@@ -13,7 +13,7 @@ from supportdesk.items import Message
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.commands import DeskCommands
 from supportdesk.tui.themes import DEFAULT_THEME, remember_theme, remembered_theme
-from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge
+from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, until
 
 
 @pytest.fixture(autouse=True)
@@ -37,13 +37,6 @@ async def make_desk(db_path, test_desk):
     for desk in opened:
         await desk.close()
 
-
-async def until(pilot, condition, tries: int = 300) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the app never reached the expected state")
 
 
 async def started(pilot) -> None:

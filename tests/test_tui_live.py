@@ -6,26 +6,14 @@ import asyncio
 import sys
 import textwrap
 
-import pytest
 
 from supportdesk.engine.protocol import Answer, Transfer
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.widgets import AgentBar, Conversation, HandoffTimeline, Prompt
 from tests.conftest import REPO
-from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge
+from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, until
 
 
-@pytest.fixture(autouse=True)
-def _own_config_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-
-
-async def until(pilot, condition, tries: int = 300) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the app never reached the expected state")
 
 
 def spy_ranges(store) -> list[tuple[int, int]]:

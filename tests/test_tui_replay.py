@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
 
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.projection import HANDOFF_PAGE
 from supportdesk.tui.screens.replay import ReplayScreen
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline
-from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long
+from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long, until
 
 
-@pytest.fixture(autouse=True)
-def _own_config_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-
-
-async def until(pilot, condition, tries: int = 1000) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the app never reached the expected state")
 
 
 def position_line(screen) -> str:

@@ -10,15 +10,11 @@ import pytest
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.replay import ReplayScreen
 from supportdesk.tui.widgets import Conversation, Prompt
-from tests.tui_seed import SEED_ID, repo_desk, seed_double_charge
+from tests.tui_seed import SEED_ID, repo_desk, seed_double_charge, until
 
 SIZE = (120, 40)
 THEMES = ["desk-dark", "desk-light"]
 
-
-@pytest.fixture(autouse=True)
-def _own_config_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
 
 
 @pytest.fixture
@@ -33,13 +29,6 @@ def seeded_db(tmp_path):
     asyncio.run(seed())
     return db
 
-
-async def until(pilot, condition, tries: int = 300) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the app never reached the expected state")
 
 
 def make_app(db, theme: str, **kwargs) -> SupportDeskApp:

@@ -125,3 +125,12 @@ async def seed_long(store, session_id: str, n: int, handoff_every: int = 10) -> 
 def approval_notice(agent: str = "senior") -> Notice:
     return Notice(notice_kind="approval_requested", text="Senior asks staff to approve refund: refund of $300.00",
                   data={"approval_id": "ap1", "tool": "refund", "arguments": {"amount": 300}}, agent=agent)
+
+
+async def until(pilot, condition, tries: int = 1000) -> None:
+    """Let the app run until `condition()` holds: bounded progress (20 s), not a timing check."""
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the app never reached the expected state")
