@@ -26,3 +26,22 @@ def test_cost_uses_prices_per_million_and_skips_unpriced_models():
     assert cost(usage, prices) == pytest.approx(0.60)
     assert cost(usage, {}) is None
     assert cost({}, prices) is None
+
+
+def test_session_cost_prices_each_agent_at_its_own_model(test_desk):
+    from supportdesk.config import Price
+    from supportdesk.models.pricing import session_cost
+
+    test_desk.model.model = "small"
+    test_desk.agents["senior"].model = "big"
+    test_desk.model.prices = {
+        "small": Price(input_per_million=1.0, output_per_million=2.0),
+        "big": Price(input_per_million=10.0, output_per_million=20.0),
+    }
+    per_agent = {
+        "billing": {"input_tokens": 1_000_000, "output_tokens": 500_000},
+        "senior": {"input_tokens": 100_000, "output_tokens": 10_000},
+    }
+    assert session_cost(per_agent, test_desk) == pytest.approx(1.0 + 1.0 + 1.0 + 0.2)
+    test_desk.model.prices = {}
+    assert session_cost(per_agent, test_desk) is None

@@ -333,6 +333,23 @@ async def test_usage_totals_show_in_the_agent_bar(db_path, test_desk):
         totals = await desk.store.usage_totals(SEED_ID)
         total_in = sum(u["input_tokens"] for u in totals.values())
         assert f"tokens {total_in}↑" in facts and "Billing" in facts
+        assert "$" not in facts  # no price table: tokens only
+    await desk.close()
+
+
+async def test_cost_shows_when_the_desk_has_prices(db_path, test_desk):
+    from supportdesk.config import Price
+    from supportdesk.models.pricing import session_cost
+
+    test_desk.model.model = "m"
+    test_desk.model.prices = {"m": Price(input_per_million=1000.0, output_per_million=2000.0)}
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.query(".message"))
+        expected = session_cost(await desk.store.usage_totals(SEED_ID), test_desk)
+        assert expected and f"${expected:.4f}" in str(app.chat.query_one(AgentBar).facts)
     await desk.close()
 
 

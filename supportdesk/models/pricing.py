@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from supportdesk.config import Price
+from supportdesk.config import DeskConfig, Price
 from supportdesk.engine.protocol import Usage
 
 
@@ -47,3 +47,16 @@ def cost(usage: Mapping[str, Usage], prices: Mapping[str, Price]) -> float | Non
         total += used.input_tokens * price.input_per_million / 1_000_000
         total += used.output_tokens * price.output_per_million / 1_000_000
     return total if priced else None
+
+
+def session_cost(per_agent: Mapping[str, Mapping[str, int]], config: DeskConfig) -> float | None:
+    """Cost of a session from its per-agent token totals (`SessionStore.usage_totals`),
+    each agent priced at its own model (its `model` override, else the desk's)."""
+    by_model: dict[str, Usage] = {}
+    for name, used in per_agent.items():
+        agent = config.agents.get(name)
+        model = (agent.model if agent is not None else None) or config.model.model or ""
+        total = by_model.setdefault(model, Usage(0, 0, reported=True))
+        total.input_tokens += int(used.get("input_tokens") or 0)
+        total.output_tokens += int(used.get("output_tokens") or 0)
+    return cost(by_model, config.model.prices)

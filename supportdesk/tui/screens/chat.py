@@ -24,6 +24,7 @@ from supportdesk.engine.events import Appended, Done, Event, SessionStarted, Ste
 from supportdesk.engine.runner import TurnError
 from supportdesk.export import session_json, session_markdown
 from supportdesk.items import Item
+from supportdesk.models.pricing import session_cost
 from supportdesk.store import StoreError
 from supportdesk.text import safe_text
 from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, read_handoffs, snapshot
@@ -124,7 +125,8 @@ class ChatScreen(Screen):
 
     def _facts(self) -> None:
         conversation = self.query_one(Conversation)
-        self.query_one(AgentBar).set_facts(self.session_id, conversation.end, len(self._stops), self._usage)
+        spent = session_cost(self._usage, self.desk.config) if self._usage else None
+        self.query_one(AgentBar).set_facts(self.session_id, conversation.end, len(self._stops), self._usage, cost=spent)
         self.sub_title = self.session_id or "new session"
 
     # --- new items from the log ----------------------------------------------------------------------

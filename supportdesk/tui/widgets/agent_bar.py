@@ -93,6 +93,7 @@ class AgentBar(Horizontal):
         handoffs: int,
         usage: dict[str, dict[str, int]] | None = None,
         extra: str = "",
+        cost: float | None = None,
     ) -> None:
         facts = Text()
         if session_id is None:
@@ -108,6 +109,8 @@ class AgentBar(Horizontal):
             facts.append(f"{total_in}↑ {total_out}↓{'~' if estimated else ''}")
             parts = [f"{self.look.title(a)} {u['input_tokens']}/{u['output_tokens']}" for a, u in usage.items()]
             facts.append(f" ({', '.join(parts)})", style="dim")
+            if cost is not None:
+                facts.append(f" · ${cost:.4f}{'~' if estimated else ''}")
         if extra:
             facts.append(" · ")
             facts.append_text(literal(extra, "bold"))
