@@ -829,13 +829,16 @@ class Specialist:
                     "I couldn't find a help article for that. Could you describe what happens, step by step, and any error message you see?"
                 )
             top = articles[0]
-            steps = " ".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
-            offer = ""
+            # A Markdown list: the TUI renders agent text as Markdown, so each step gets its own line.
+            steps = "\n".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
+            closing = "Let me know whether that works."
             if top["id"] in LOGIN_ARTICLES and v.has_tool("send_password_reset"):
-                offer = " If you'd like, I can also send you a password reset link: just tell me the email on your account."
+                closing = (
+                    "If you'd like, I can also send you a password reset link: just tell me the email "
+                    f"on your account. {closing}"
+                )
             return step.answer(
-                f"Here's what usually fixes this (from our article \"{top['title']}\"): {steps}{offer} "
-                "Let me know whether that works."
+                f"Here's what usually fixes this (from our article \"{top['title']}\"):\n\n{steps}\n\n{closing}"
             )
         return None
 
