@@ -16,7 +16,6 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
@@ -28,6 +27,7 @@ from supportdesk.models.pricing import session_cost
 from supportdesk.store import StoreError
 from supportdesk.text import safe_text
 from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, read_handoffs, snapshot
+from supportdesk.tui.widgets.panes import session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.prompt import Slash, SlashError, parse_slash
 
@@ -71,15 +71,7 @@ class ChatScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield AgentBar(self.look, id="agent-bar")
-        with Horizontal(id="panes"):
-            yield Conversation(self.look, id="conversation")
-            with Vertical(id="side"):
-                timeline = HandoffTimeline(self.look, id="timeline")
-                timeline.border_title = "Handoffs"
-                yield timeline
-                inspector = ContextInspector(self.look, id="inspector")
-                inspector.border_title = "Shared context · ✱ changed this turn"
-                yield inspector
+        yield from session_panes(self.look, "Shared context · ✱ changed this turn")
         yield Prompt(self.desk.config.agents, id="prompt")
         yield Footer()
 

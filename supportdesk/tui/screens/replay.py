@@ -13,13 +13,14 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from supportdesk.items import Handoff
 from supportdesk.tui.projection import HANDOFF_PAGE, changed_keys, read_handoffs
+from supportdesk.tui.widgets.panes import session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline
 
 
@@ -58,15 +59,7 @@ class ReplayScreen(Screen):
         with Vertical(id="header"):
             yield AgentBar(self.look, id="agent-bar")
             yield Static("", id="position", markup=False)
-        with Horizontal(id="panes"):
-            yield Conversation(self.look, id="conversation")
-            with Vertical(id="side"):
-                timeline = HandoffTimeline(self.look, id="timeline")
-                timeline.border_title = "Handoffs"
-                yield timeline
-                inspector = ContextInspector(self.look, id="inspector")
-                inspector.border_title = "Context as of here · ✱ this step"
-                yield inspector
+        yield from session_panes(self.look, "Context as of here · ✱ this step")
         yield Footer()
 
     async def on_mount(self) -> None:
