@@ -131,7 +131,7 @@ class Runner:
                         else:
                             action = out
                     if isinstance(action, CallTools):
-                        stored = await self._run_tools(session_id, agent, action)
+                        stored = await self._run_tools(session_id, agent, action, request.context)
             except TimeoutError:
                 which = "message" if deadline - loop.time() <= 0 else "step"
                 seconds = limits.message_timeout if which == "message" else limits.step_timeout
@@ -265,14 +265,18 @@ class Runner:
             return f"agents kept handing the conversation back and forth ({' → '.join(window)})"
         return None
 
-    async def _run_tools(self, session_id: str, agent: AgentConfig, action: CallTools) -> list[Item]:
-        """Run the calls; append the step's calls, results and context writes together."""
+    async def _run_tools(
+        self, session_id: str, agent: AgentConfig, action: CallTools, context: dict[str, Any]
+    ) -> list[Item]:
+        """Run the calls; append the step's calls, results and context writes together.
+
+        `context` is the shared context the step's request was built from, so the tools act
+        on the same facts the model decided on (and the step reads it once, not twice)."""
         active = agent.name
         items: list[Item] = self._context_items(action.context, active)
         if action.text:
             items.append(Message(role="agent", text=action.text, agent=active))
-        context = {k: e.value for k, e in (await self.store.context_at(session_id)).items()}
-        context.update(action.context)
+        context = {**context, **action.context}
         meta = self._meta(action)
         results: list[Item] = []
         for call in action.calls:
