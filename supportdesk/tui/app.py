@@ -232,7 +232,10 @@ class SupportDeskApp(App[int]):
             draft, queued = self.screen.query_one(Input).value, list(self.screen.queued)
         chat = ChatScreen(self.desk, self.look, session_id)
         await self.switch_screen(chat)
-        self.chat = chat  # only once composed: actions may query its panes from now on
+        # switch_screen can return before the screen's on_mount has run; turns, queued messages
+        # and the palette's actions query the panes, so publish the screen once it is ready.
+        await chat.ready.wait()
+        self.chat = chat
         await chat.take_over(draft, queued)
         if self._replay_id:
             replay_id = await self._resolve(self._replay_id)

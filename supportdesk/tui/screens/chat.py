@@ -15,6 +15,7 @@ from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Input
@@ -60,6 +61,8 @@ class ChatScreen(Screen):
         self._stops: list[int] = []  # seqs of every handoff so far (the timeline pages through them)
         self._handoffs_read: dict[int, Any] = {}
         self._usage: dict[str, dict[str, int]] = {}
+        # Set once the panes are mounted and the session loaded: turns may start from then on.
+        self.ready = asyncio.Event()
 
     @property
     def store(self):
@@ -79,6 +82,7 @@ class ChatScreen(Screen):
         self.query_one(Prompt).focus()
         self.set_interval(POLL_INTERVAL, self.poll)
         await self.load(self.session_id)
+        self.ready.set()
 
     # --- whole-session loads -----------------------------------------------------------------------
 
@@ -221,11 +225,15 @@ class ChatScreen(Screen):
                 self.notify(safe_text(str(exc)), severity="error")
             except Exception as exc:  # never a traceback for staff; the log keeps what was stored
                 self.notify(safe_text(f"the turn failed: {type(exc).__name__}: {exc}"), severity="error")
-            finally:
+            # Not in a `finally`: a cancelled worker means the screen is closing. The log holds
+            # everything the turn did; whoever opens the session next shows it.
+            try:
                 await conversation.end_stream()
                 bar.set_working("")
                 await self.sync()
                 await self._refresh_facts()
+            except NoMatches:
+                pass  # the panes of a ready screen go missing only while it closes (the app quits)
 
     async def _on_event(self, event: Event) -> None:
         conversation = self.query_one(Conversation)

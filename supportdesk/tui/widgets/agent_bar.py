@@ -56,22 +56,27 @@ class AgentBar(Horizontal):
         super().__init__(**kwargs)
         self.look = look
         self.facts = Text()
+        # Held from the start, not queried: a turn may begin (queued messages from the start
+        # screen) before these are mounted, and an update must land all the same.
+        self._badge = Static("", id="agent-badge", markup=False)
+        self._facts = Static("", id="session-facts", markup=False)
+        self._working = WorkingIndicator(look, id="working")
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="agent-badge", markup=False)
-        yield Static("", id="session-facts", markup=False)
-        yield WorkingIndicator(self.look, id="working")
+        yield self._badge
+        yield self._facts
+        yield self._working
 
     def watch_agent(self, agent: str) -> None:
         self._paint()
 
     def recolor(self, look: AgentLook) -> None:
         self.look = look
-        self.query_one(WorkingIndicator).look = look
+        self._working.look = look
         self._paint()
 
     def _paint(self) -> None:
-        badge = self.query_one("#agent-badge", Static)
+        badge = self._badge
         if not self.agent:
             badge.update(Text(" no agent yet ", style="dim"))
             return
@@ -115,7 +120,7 @@ class AgentBar(Horizontal):
             facts.append(" · ")
             facts.append_text(literal(extra, "bold"))
         self.facts = facts
-        self.query_one("#session-facts", Static).update(facts)
+        self._facts.update(facts)
 
     def set_working(self, agent: str) -> None:
-        self.query_one(WorkingIndicator).working = agent
+        self._working.working = agent
