@@ -7,6 +7,7 @@ app never shows a traceback for a typo.
 
 from __future__ import annotations
 
+import copy
 import os
 import tomllib
 from collections.abc import Iterable
@@ -199,54 +200,194 @@ def _explain(source: str, err: dict[str, Any]) -> str:
     return f"{source}: {key}: {msg}{got_text}"
 
 
-def _cross_check(cfg: DeskConfig, source: str, tool_names: set[str]) -> list[str]:
+# --- salvaging what validated ---------------------------------------------------------------
+#
+# A file with a structural problem (unknown key, wrong type, missing value) still gets its
+# cross-checks, so one `config check` lists everything. The cross-checks then read a copy of the
+# file with the broken fields taken out, and skip any check that would read one of them: such a
+# check would only see a default, and report a problem the user never wrote.
+
+_AGENT_TABLE = "agent table"  # the marker for "the value at this point is one agent's table"
+
+
+def _field_path(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """`loc` cut to the model field it is in: `agents.senior.handoffs[1]` -> `agents.senior.handoffs`."""
+    model: Any = DeskConfig
+    path: list[Any] = []
+    for part in loc:
+        path.append(part)
+        if model is _AGENT_TABLE:
+            model = AgentConfig
+            continue
+        field = model.model_fields.get(part)
+        if field is None:  # an unknown key
+            break
+        if model is DeskConfig and part == "agents":
+            model = _AGENT_TABLE
+            continue
+        ann = field.annotation
+        if not (isinstance(ann, type) and issubclass(ann, BaseModel)):
+            break
+        model = ann
+    return tuple(path)
+
+
+class _Broken:
+    """The field paths that failed validation."""
+
+    def __init__(self, paths: Iterable[tuple[Any, ...]] = ()):
+        self.paths = set(paths)
+
+    def __call__(self, *path: Any) -> bool:
+        """Whether the value at `path` is unreliable: it, or a table holding it, failed."""
+        return any(path[: len(p)] == p for p in self.paths)
+
+
+# Required fields taken out of a broken agent get a stand-in, so the rest of the agent can still
+# be cross-checked. No check reads them: they are marked broken.
+_STAND_INS: dict[str, Any] = {"title": "", "description": ""}
+
+
+def _without(raw: dict[str, Any], paths: Iterable[tuple[Any, ...]]) -> dict[str, Any]:
+    """A copy of `raw` with the value at each path removed (or stood in for)."""
+    cleaned = copy.deepcopy(raw)
+    for path in sorted(paths, key=len):
+        table: Any = cleaned
+        for part in path[:-1]:
+            table = table.get(part) if isinstance(table, dict) else None
+        if not isinstance(table, dict):
+            continue  # a table above it was already removed
+        table.pop(path[-1], None)
+        is_agent_field = len(path) == 3 and path[0] == "agents"
+        if is_agent_field and path[-1] in _STAND_INS:
+            table[path[-1]] = _STAND_INS[path[-1]]
+    if not isinstance(cleaned.get("agents"), dict):
+        cleaned["agents"] = {}
+    return cleaned
+
+
+def _salvage(raw: dict[str, Any], errors: list[dict[str, Any]]) -> tuple[DeskConfig, _Broken] | None:
+    """The parts of `raw` that validated, and which parts did not; None if nothing can be saved."""
+    broken = _Broken(_field_path(tuple(e["loc"])) for e in errors)
+    try:
+        return DeskConfig.model_validate(_without(raw, broken.paths)), broken
+    except ValidationError:
+        return None  # a problem shape we do not know how to take apart: report structure only
+
+
+# --- cross-checks ----------------------------------------------------------------------------
+
+
+def _cross_check(
+    cfg: DeskConfig,
+    source: str,
+    tool_names: set[str],
+    agent_names: set[str] | None = None,
+    broken: _Broken | None = None,
+) -> list[str]:
+    """Problems between fields. `agent_names` holds every agent the file defines, broken or not;
+    None when the agents table itself is broken. A check reading a `broken` field is skipped."""
+    broken = broken or _Broken()
+    if agent_names is None and not broken("agents"):
+        agent_names = set(cfg.agents)
     problems: list[str] = []
-    names = sorted(cfg.agents)
-    valid = ", ".join(names)
-    for key, who in (("desk.entry", cfg.desk.entry), ("desk.fallback", cfg.desk.fallback)):
-        if who not in cfg.agents:
-            problems.append(f"{source}: {key}: no agent named {who!r}; valid agents: {valid}")
+    if agent_names is not None:
+        problems += _check_agent_names(cfg, source, agent_names, broken)
     for name, agent in cfg.agents.items():
+        problems += _check_tools(name, agent, source, tool_names, broken)
+        problems += _check_color(name, agent, source, broken)
+    problems += _check_limits(cfg, source, broken)
+    problems += _check_model(cfg, source, broken)
+    return problems
+
+
+def _check_agent_names(cfg: DeskConfig, source: str, agent_names: set[str], broken: _Broken) -> list[str]:
+    problems: list[str] = []
+    valid = ", ".join(sorted(agent_names))
+    for field in ("entry", "fallback"):
+        who = getattr(cfg.desk, field)
+        if not broken("desk", field) and who not in agent_names:
+            problems.append(f"{source}: desk.{field}: no agent named {who!r}; valid agents: {valid}")
+    for name, agent in cfg.agents.items():
+        if broken("agents", name, "handoffs"):
+            continue
         for i, target in enumerate(agent.handoffs):
-            if target not in cfg.agents:
+            if target not in agent_names:
                 problems.append(
                     f"{source}: agents.{name}.handoffs[{i}]: no agent named {target!r}; "
                     f"valid agents: {valid}"
                 )
             elif target == name:
                 problems.append(f"{source}: agents.{name}.handoffs[{i}]: an agent cannot hand off to itself")
-        for i, tool in enumerate(agent.tools):
-            if tool_names and tool not in tool_names:
-                problems.append(
-                    f"{source}: agents.{name}.tools[{i}]: no tool named {tool!r}; "
-                    f"valid tools: {', '.join(sorted(tool_names))}"
-                )
-        if agent.color:
-            from rich.color import Color, ColorParseError
-
-            try:
-                Color.parse(agent.color)
-            except ColorParseError:
-                problems.append(
-                    f"{source}: agents.{name}.color: {agent.color!r} is not a colour; "
-                    "use a name like 'cyan' or a hex value like '#5fafff'"
-                )
-    if not cfg.agents:
+    if not agent_names:
         problems.append(f"{source}: agents: the desk has no agents; add an [agents.triage] table")
+    return problems
+
+
+def _check_tools(name: str, agent: AgentConfig, source: str, tool_names: set[str], broken: _Broken) -> list[str]:
+    if not tool_names or broken("agents", name, "tools"):
+        return []
+    return [
+        f"{source}: agents.{name}.tools[{i}]: no tool named {tool!r}; valid tools: {', '.join(sorted(tool_names))}"
+        for i, tool in enumerate(agent.tools)
+        if tool not in tool_names
+    ]
+
+
+def _check_color(name: str, agent: AgentConfig, source: str, broken: _Broken) -> list[str]:
+    if not agent.color or broken("agents", name, "color"):
+        return []
+    from rich.color import Color, ColorParseError
+
+    try:
+        Color.parse(agent.color)
+    except ColorParseError:
+        return [
+            f"{source}: agents.{name}.color: {agent.color!r} is not a colour; "
+            "use a name like 'cyan' or a hex value like '#5fafff'"
+        ]
+    return []
+
+
+def _check_limits(cfg: DeskConfig, source: str, broken: _Broken) -> list[str]:
     lim = cfg.desk.limits
+    limits = ("desk", "limits")
+    if broken(*limits, "pingpong_min_unique") or broken(*limits, "pingpong_window"):
+        return []
     if lim.pingpong_min_unique > lim.pingpong_window:
-        problems.append(
+        return [
             f"{source}: desk.limits.pingpong_min_unique: must be at most pingpong_window "
             f"({lim.pingpong_window})"
-        )
-    if cfg.model.provider == "openai":
-        for key in ("base_url", "model"):
-            if not getattr(cfg.model, key):
-                problems.append(
-                    f"{source}: model.{key}: required when provider = \"openai\"; "
-                    f"for example base_url = \"http://127.0.0.1:11434/v1\" and model = \"llama3.2\""
-                )
-    return problems
+        ]
+    return []
+
+
+def _check_model(cfg: DeskConfig, source: str, broken: _Broken) -> list[str]:
+    if broken("model", "provider") or cfg.model.provider != "openai":
+        return []
+    return [
+        f"{source}: model.{key}: required when provider = \"openai\"; "
+        f"for example base_url = \"http://127.0.0.1:11434/v1\" and model = \"llama3.2\""
+        for key in ("base_url", "model")
+        if not broken("model", key) and not getattr(cfg.model, key)
+    ]
+
+
+def _structural_and_cross_problems(
+    raw: dict[str, Any], exc: ValidationError, source: str, tool_names: set[str]
+) -> list[str]:
+    """Every problem in a file that failed validation: the structural ones, then the
+    cross-checks over whatever validated."""
+    errors = exc.errors()
+    problems = [_explain(source, e) for e in errors]
+    salvaged = _salvage(raw, errors)
+    if salvaged is None:
+        return problems
+    cfg, broken = salvaged
+    agents = raw.get("agents")
+    # A broken agent is still an agent: naming it elsewhere is not a second problem.
+    agent_names = set(agents) if isinstance(agents, dict) and not broken("agents") else None
+    return problems + _cross_check(cfg, source, tool_names, agent_names, broken)
 
 
 def parse_desk(text: str, source: str = "agents.toml", tool_names: Iterable[str] | None = None) -> DeskConfig:
@@ -259,23 +400,22 @@ def parse_desk(text: str, source: str = "agents.toml", tool_names: Iterable[str]
     if isinstance(agents, dict):
         for name, table in agents.items():
             if isinstance(table, dict):
-                table.setdefault("name", name)
-                if name != table["name"]:
-                    table["name"] = name
-    try:
-        cfg = DeskConfig.model_validate(raw)
-    except ValidationError as exc:
-        raise ConfigError([_explain(source, e) for e in exc.errors()]) from None
-    for i, agent in enumerate(cfg.agents.values()):
-        if not agent.color:
-            agent.color = DEFAULT_COLORS[i % len(DEFAULT_COLORS)]
+                table["name"] = name
     if tool_names is None:
         from supportdesk.tools import registry
 
         tool_names = registry.names()
-    problems = _cross_check(cfg, source, set(tool_names))
+    tools = set(tool_names)
+    try:
+        cfg = DeskConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_structural_and_cross_problems(raw, exc, source, tools)) from None
+    problems = _cross_check(cfg, source, tools)
     if problems:
         raise ConfigError(problems)
+    for i, agent in enumerate(cfg.agents.values()):
+        if not agent.color:
+            agent.color = DEFAULT_COLORS[i % len(DEFAULT_COLORS)]
     cfg.source = source
     return cfg
 

@@ -127,3 +127,123 @@ def test_config_check_command(tmp_path):
 def test_missing_file():
     with pytest.raises(ConfigError, match="no such file"):
         load_desk("/nonexistent/agents.toml")
+
+
+# --- one load reports structural problems and cross-checks together ------------------------
+
+
+def test_structural_and_cross_check_problems_reported_together():
+    text = TEST_DESK.replace("[desk.limits]", "[desk.limits]\nmax_hops = 3").replace(
+        'handoffs = ["triage"]', 'handoffs = ["triag"]'
+    )
+    lines = problems(text)
+    assert len(lines) == 2
+    assert lines[0].startswith("desk.toml: desk.limits.max_hops: unknown key")
+    assert lines[1].startswith("desk.toml: agents.senior.handoffs[0]: no agent named 'triag'")
+
+
+def test_a_broken_agent_is_not_also_unknown_where_it_is_named():
+    # billing's table is broken; triage hands off to it, senior's fallback names it.
+    text = (
+        TEST_DESK.replace('title = "Billing"\ndescription = "money"\n', 'colour = "red"\n')
+        .replace('fallback = "triage"', 'fallback = "billing"')
+        .replace('handoffs = ["triage"]', 'handoffs = ["triag"]')
+    )
+    lines = problems(text)
+    assert sorted(lines) == sorted(
+        [
+            "desk.toml: agents.billing.title: required key is missing; add `title = ...`",
+            "desk.toml: agents.billing.description: required key is missing; add `description = ...`",
+            "desk.toml: agents.billing.colour: unknown key; valid keys here: title, description, level, "
+            "color, instructions, tools, handoffs, examples, model",
+            "desk.toml: agents.senior.handoffs[0]: no agent named 'triag'; "
+            "valid agents: billing, senior, technical, triage",
+        ]
+    )
+
+
+def test_an_agent_that_is_not_a_table_is_still_an_agent_name():
+    text = TEST_DESK.replace('[agents.senior]\ntitle = "Senior"', '[agents.spare]\ntitle = "Senior"').replace(
+        "[agents.triage]", '[agents]\nsenior = "level 2"\n\n[agents.triage]'
+    )
+    [line] = problems(text)
+    assert line.startswith("desk.toml: agents.senior: must be a valid dictionary")
+
+
+def test_the_valid_fields_of_a_broken_agent_are_still_cross_checked():
+    text = TEST_DESK.replace("level = 2", 'level = "two"').replace('tools = ["refund"]', 'tools = ["refnd"]')
+    lines = problems(text)
+    assert len(lines) == 2
+    assert "agents.senior.level:" in lines[0]
+    assert "agents.senior.tools[0]: no tool named 'refnd'" in lines[1]
+
+
+def test_a_broken_field_is_not_cross_checked_against_its_default():
+    # With entry broken, checking the default "triage" against a desk without one would be a
+    # problem the user never wrote.
+    text = TEST_DESK.replace('entry = "triage"', "entry = 3").replace("[agents.triage]", "[agents.reception]")
+    text = text.replace('"triage"', '"reception"')
+    [line] = problems(text)
+    assert line == "desk.toml: desk.entry: must be a valid string (got 3)"
+
+
+def test_a_broken_handoff_list_is_not_cross_checked_but_the_rest_is():
+    text = TEST_DESK.replace('handoffs = ["triage"]', 'handoffs = ["triag", 3]').replace(
+        'entry = "triage"', 'entry = "reception"'
+    )
+    lines = problems(text)
+    assert len(lines) == 2
+    assert lines[0].startswith("desk.toml: agents.senior.handoffs")
+    assert "must be a valid string" in lines[0]
+    assert "desk.entry: no agent named 'reception'" in lines[1]
+    assert not any("'triag'" in p for p in lines)
+
+
+def test_without_an_agents_table_no_agent_names_are_checked():
+    lines = problems('[desk]\nentry = "reception"\n[policy]\nrefund_limit_level1 = -1\n')
+    assert len(lines) == 2
+    assert any("agents: required key is missing" in p for p in lines)
+    assert any("policy.refund_limit_level1" in p for p in lines)
+    assert not any("no agent named" in p or "no agents" in p for p in lines)
+
+
+def test_a_whole_broken_section_skips_its_checks():
+    text = TEST_DESK.replace("[desk]\n", "[desk_]\n").replace("[desk.limits]", "[desk_.limits]")
+    text = "desk = 3\n" + text.replace("pingpong_min_unique = 3", "pingpong_min_unique = 9")
+    text = text.replace('handoffs = ["triage"]', 'handoffs = ["senior"]')
+    lines = problems(text)
+    assert any(p.startswith("desk.toml: desk_: unknown key") for p in lines)
+    assert any(p.startswith("desk.toml: desk: must be a valid dictionary") for p in lines)
+    assert any("agents.senior.handoffs[0]: an agent cannot hand off to itself" in p for p in lines)
+    assert not any("pingpong" in p or "desk.entry" in p for p in lines)
+    assert len(lines) == 3
+
+
+def test_openai_checks_run_next_to_structural_problems_and_never_echo_a_key():
+    text = TEST_DESK + '\n[model]\nprovider = "openai"\napi_key_env = "sk-abc123-secret"\nbase_url = 5\n'
+    lines = problems(text)
+    assert any(p.startswith("desk.toml: model.base_url: must be a valid string") for p in lines)
+    assert any("model.api_key_env" in p and "NAME" in p for p in lines)
+    # base_url is already reported as broken; only the missing model is a cross-check problem.
+    assert [p for p in lines if "required when provider" in p] == [
+        'desk.toml: model.model: required when provider = "openai"; '
+        'for example base_url = "http://127.0.0.1:11434/v1" and model = "llama3.2"'
+    ]
+    assert not any("sk-abc123-secret" in p for p in lines)
+
+
+def test_config_check_lists_both_kinds_and_exits_2(tmp_path):
+    shipped = (REPO / "agents.toml").read_text()
+    broken = shipped.replace('entry = "triage"', 'entry = "nobody"', 1).replace("level = 2", "level = 7", 1)
+    assert broken.count("nobody") == 1 and "level = 7" in broken
+    bad = tmp_path / "agents.toml"
+    bad.write_text(broken)
+    run = subprocess.run(
+        [sys.executable, "-m", "supportdesk.cli", "config", "check", str(bad)], capture_output=True, text=True
+    )
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        f"{bad}: agents.senior.level: must be less than or equal to 3 (got 7)",
+        f"{bad}: desk.entry: no agent named 'nobody'; valid agents: billing, senior, technical, triage",
+    ]
+    assert run.stdout == ""
