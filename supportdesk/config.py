@@ -177,7 +177,15 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str] | None:
 
 
 def _dotted(loc: Iterable[Any]) -> str:
-    return ".".join(str(p) for p in loc)
+    """`agents.senior.handoffs[1]`: list items the way the cross-check messages name them.
+    TOML keys are always strings, so an int in a location is a list index."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
 
 
 def _explain(source: str, err: dict[str, Any]) -> str:
