@@ -260,6 +260,8 @@ def _without(raw: dict[str, Any], paths: Iterable[tuple[Any, ...]]) -> dict[str,
     """A copy of `raw` with the value at each path removed (or stood in for)."""
     cleaned = copy.deepcopy(raw)
     for path in sorted(paths, key=len):
+        if not path:
+            continue  # the whole file: nothing to take out, so the salvage fails and says so
         table: Any = cleaned
         for part in path[:-1]:
             table = table.get(part) if isinstance(table, dict) else None
