@@ -213,6 +213,8 @@ INDEXED_READS = {
     "agent_at": store_sql.SQL_AGENT_AT,
     "context_at": store_sql.SQL_CONTEXT_AT,
     "last_seq": store_sql.SQL_LAST_SEQ,
+    "items_at": store_sql.SQL_ITEMS_AT,
+    "usage_totals": store_sql.SQL_USAGE_TOTALS,
     # inside every append: the session head, and indexing the new messages for search
     "append_head": store_sql.SQL_APPEND_HEAD,
     "append_index_messages": store_sql.SQL_INDEX_NEW_MESSAGES,
@@ -229,6 +231,8 @@ EXPECTED_PROBE = {
     "agent_at": "items_by_kind (session_id=? AND kind=? AND seq<?)",
     "context_at": "items_by_ctx_key (session_id=? AND ctx_key=? AND seq<?)",
     "last_seq": "sessions USING INDEX sqlite_autoindex_sessions_1 (id=?)",
+    "items_at": "(session_id=? AND seq=?)",
+    "usage_totals": "usage_totals USING PRIMARY KEY (session_id=?)",
     "append_head": "sessions USING INDEX sqlite_autoindex_sessions_1 (id=?)",
     "append_index_messages": "items USING INTEGER PRIMARY KEY (rowid>?)",
 }
@@ -275,8 +279,11 @@ def test_pane_reads_are_index_searches_not_scans(big_db, name: str):
                 conn.execute("ANALYZE")  # statistics must not tip the planner into a scan
                 steps = plan(conn, INDEXED_READS[name])
             assert steps, name
-            # (search_progress is a one-row table: reading it whole is one row)
-            assert not any(step.startswith("SCAN") and "search_progress" not in step for step in steps), (name, steps)
+            # (search_progress is a one-row table: reading it whole is one row; json_each is the
+            # list of seqs the caller passed, not a table)
+            assert not any(
+                step.startswith("SCAN") and "search_progress" not in step and "json_each" not in step for step in steps
+            ), (name, steps)
             assert not any("TEMP B-TREE" in step for step in steps), (name, steps)  # no sort of a result set
             # ("SEARCH items" alone is max(id) on the rowid: one descent to the last row)
             searches = [s for s in steps if s.startswith("SEARCH") and s != "SEARCH items"]
@@ -314,6 +321,8 @@ def test_the_store_runs_the_explained_sql(big_db):
             await store.agent_at(sid, 30)
             await store.context_at(sid, 100)
             await store.last_seq(sid)
+            await store.items_at(sid, [3, 7, 12])
+            await store.usage_totals(sid)
         finally:
             await store.close()
 
@@ -345,3 +354,78 @@ async def test_version_2_database_gets_the_search_mark_and_indexes_each_message_
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
         assert conn.execute("SELECT count(*) FROM message_fts").fetchone()[0] == 3
+
+
+def build_version_3_with_usage(path: Path) -> list[tuple[str, str, dict | None]]:
+    """A v3 database whose items carry token usage in meta; returns (session, agent, meta) per item."""
+    build_version_1(path)
+    conn = sqlite3.connect(path)
+    conn.executescript(MIGRATIONS[1])
+    conn.executescript(MIGRATIONS[2])
+    conn.execute("PRAGMA user_version = 3")
+    now = "2025-06-02T10:00:00+00:00"
+    written: list[tuple[str, str, dict | None]] = []
+    for sid in ("u1", "u2"):
+        conn.execute(
+            "INSERT INTO sessions (id, created_at, updated_at, entry_agent, active_agent, item_count) "
+            "VALUES (?, ?, ?, 'triage', 'triage', 30)",
+            (sid, now, now),
+        )
+        for seq in range(1, 31):
+            agent = ("triage", "billing", "technical")[seq % 3]
+            meta: dict | None
+            if seq % 4 == 0:
+                meta = None  # a customer line, say: no meta at all
+            elif seq % 4 == 1:
+                meta = {"confidence": 0.8}  # meta without usage
+            else:
+                usage = {"input_tokens": 50 * seq + len(sid), "output_tokens": seq}
+                if seq % 5:
+                    usage["reported"] = seq % 7 != 0
+                meta = {"model": "small", "usage": usage}
+            written.append((sid, agent, meta))
+            conn.execute(
+                "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta) VALUES (?, ?, 'message', ?, ?, ?, ?)",
+                (sid, seq, agent, now, json.dumps({"role": "agent", "text": f"line {seq}"}),
+                 None if meta is None else json.dumps(meta)),
+            )
+    conn.commit()
+    conn.close()
+    return written
+
+
+def usage_summed(written: list[tuple[str, str, dict | None]], sid: str) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for session, agent, meta in written:
+        if session != sid or not meta or "usage" not in meta:
+            continue
+        sums = out.setdefault(agent, {"input_tokens": 0, "output_tokens": 0, "reported": 1})
+        sums["input_tokens"] += meta["usage"]["input_tokens"]
+        sums["output_tokens"] += meta["usage"]["output_tokens"]
+        sums["reported"] = min(sums["reported"], int(meta["usage"].get("reported", True)))
+    return dict(sorted(out.items()))
+
+
+async def test_version_3_database_back_fills_usage_totals_once(tmp_path: Path):
+    path = tmp_path / "v3.db"
+    written = build_version_3_with_usage(path)
+    store = await SessionStore.open(path)
+    try:
+        for sid in ("u1", "u2"):
+            totals = await store.usage_totals(sid)
+            assert totals == usage_summed(written, sid)
+            assert set(totals) == {"triage", "billing", "technical"}
+        assert await store.usage_totals("old1") == {}  # v1's items carried no usage
+        # new appends add to the back-filled totals
+        meta = {"usage": {"input_tokens": 9, "output_tokens": 4, "reported": False}}
+        await store.append("u1", [Message(role="agent", text="more", agent="billing", meta=meta)])
+        written.append(("u1", "billing", meta))
+        assert await store.usage_totals("u1") == usage_summed(written, "u1")
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+    # opening again does not back-fill a second time
+    async with await SessionStore.open(path) as again:
+        assert await again.usage_totals("u1") == usage_summed(written, "u1")
+        assert await again.usage_totals("u2") == usage_summed(written, "u2")

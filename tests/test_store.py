@@ -122,6 +122,72 @@ async def test_latest_range_and_item(store: SessionStore):
     assert await store.item("missing", 1) is None
 
 
+async def test_items_at_reads_many_seqs_in_seq_order_skipping_missing(store: SessionStore):
+    info = await store.create_session("triage")
+    other = await store.create_session("triage")
+    await fill(store, info.id, 250)
+    await fill(store, other.id, 20)
+    wanted = [200, 3, 77, 3, 1, 250, 251, 0, -4, 10_000, 120]
+    got = await store.items_at(info.id, wanted)
+    present = sorted({seq for seq in wanted if 1 <= seq <= 250})
+    assert [i.seq for i in got] == present
+    assert got == [await store.item(info.id, seq) for seq in present]
+    assert all(i.session_id == info.id for i in got)  # never another session's item at that seq
+    assert await store.items_at(info.id, []) == []
+    assert await store.items_at(info.id, [251, 999]) == []
+    assert await store.items_at("missing", [1, 2]) == []
+    every = await store.items_at(info.id, range(250, 0, -1))
+    assert every == await store.range(info.id, 1, 250)
+
+
+async def test_items_at_is_one_statement(store: SessionStore):
+    info = await store.create_session("triage")
+    await fill(store, info.id, 60)
+    seen: list[str] = []
+    await store._db._execute(store._db._conn.set_trace_callback, seen.append)
+    try:
+        got = await store.items_at(info.id, list(range(1, 61, 3)))
+    finally:
+        await store._db._execute(store._db._conn.set_trace_callback, None)
+    assert len(got) == 20
+    assert len(seen) == 1, seen
+
+
+async def test_read_handoffs_reads_a_page_at_once_and_keeps_the_cache(store: SessionStore):
+    from supportdesk.tui.projection import read_handoffs
+
+    info = await store.create_session("triage")
+    for n in range(25):
+        await store.append(info.id, [customer(f"q{n}"), handoff("triage", f"agent{n}", reason=f"r{n}")])
+    stops = await store.kind_seqs(info.id, "handoff")
+    page = stops[-20:]
+    seen: list[str] = []
+    await store._db._execute(store._db._conn.set_trace_callback, seen.append)
+    try:
+        cache: dict = {}
+        got = await read_handoffs(store, info.id, page, cache)
+        assert [h.seq for h in got] == page
+        assert [h.to_agent for h in got] == [f"agent{n}" for n in range(5, 25)]
+        assert len(seen) == 1, seen  # the page is one read, not 20
+        assert sorted(cache) == page
+        # everything cached: no read at all; the result follows the order asked for
+        seen.clear()
+        again = await read_handoffs(store, info.id, list(reversed(page)), cache)
+        assert [h.seq for h in again] == list(reversed(page))
+        assert seen == []
+        # a page overlapping the cache reads only the seqs it lacks; non-handoff and missing seqs are skipped
+        seen.clear()
+        mixed = [stops[0], 1, stops[10], 9_999, stops[1]]
+        got = await read_handoffs(store, info.id, mixed, cache)
+        assert [h.seq for h in got] == [stops[0], stops[10], stops[1]]
+        assert len(seen) == 1
+        assert 1 not in cache and 9_999 not in cache
+    finally:
+        await store._db._execute(store._db._conn.set_trace_callback, None)
+    # without a cache it still answers
+    assert [h.seq for h in await read_handoffs(store, info.id, stops[:3])] == stops[:3]
+
+
 async def test_handoffs_agent_at_of_kind_and_kind_seqs(store: SessionStore):
     info = await store.create_session("triage")
     await store.append(info.id, [customer("refund please")])  # 1
@@ -196,6 +262,190 @@ async def test_usage_totals_sum_per_agent(store: SessionStore):
     }
     empty = await store.create_session("triage")
     assert await store.usage_totals(empty.id) == {}
+
+
+# What usage_totals computed before the totals were kept by the appends: a pass over every
+# item of the session. The kept totals must always equal it.
+OLD_USAGE_SCAN = """
+    SELECT agent,
+           sum(coalesce(json_extract(meta, '$.usage.input_tokens'), 0)),
+           sum(coalesce(json_extract(meta, '$.usage.output_tokens'), 0)),
+           min(coalesce(json_extract(meta, '$.usage.reported'), 1))
+    FROM items WHERE session_id = ? AND meta IS NOT NULL AND json_extract(meta, '$.usage') IS NOT NULL
+    GROUP BY agent ORDER BY agent
+"""
+
+
+def old_usage_scan(db_path: Path, session_id: str) -> dict[str, dict[str, int]]:
+    with sqlite3.connect(db_path) as conn:
+        rows = conn.execute(OLD_USAGE_SCAN, (session_id,)).fetchall()
+    return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
+
+
+def expected_usage(items) -> dict[str, dict[str, int]]:
+    """The totals summed in Python from the items a test appended."""
+    out: dict[str, dict[str, int]] = {}
+    for item in items:
+        usage = item.meta.get("usage")
+        if usage is None:
+            continue
+        sums = out.setdefault(item.agent, {"input_tokens": 0, "output_tokens": 0, "reported": 1})
+        sums["input_tokens"] += usage.get("input_tokens", 0)
+        sums["output_tokens"] += usage.get("output_tokens", 0)
+        sums["reported"] = min(sums["reported"], int(usage.get("reported", True)))
+    return dict(sorted(out.items()))
+
+
+def used(n: int, reported: bool | None = True) -> dict:
+    usage = {"input_tokens": 100 + 7 * n, "output_tokens": 3 + n % 11}
+    if reported is not None:
+        usage["reported"] = reported
+    return {"model": "small", "usage": usage}
+
+
+def mixed_step(n: int) -> list:
+    """One step's worth of items of every kind, some carrying usage and some not."""
+    agent = ("triage", "billing", "senior")[n % 3]
+    return [
+        customer(f"question {n}"),
+        ToolCall(call_id=f"c{n}", name="lookup", arguments={"n": n}, agent=agent, meta=used(n, reported=None)),
+        ToolResult(call_id=f"c{n}", name="lookup", output="ok", agent=agent),
+        ctx(f"k{n % 4}", n, agent),
+        Notice(notice_kind="info", text="note", agent=agent, meta={"request_id": f"r{n}"}),
+        handoff(agent, "billing"),
+        Message(role="agent", text=f"answer {n}", agent=agent, meta=used(n, reported=n % 5 != 0)),
+    ]
+
+
+async def test_kept_usage_totals_equal_the_old_scan_on_mixed_items(store: SessionStore, db_path: Path):
+    info = await store.create_session("triage")
+    other = await store.create_session("triage")
+    appended = []
+    for n in range(12):
+        step = mixed_step(n)
+        appended += step
+        await store.append(info.id, step)
+        await store.append(other.id, mixed_step(n + 100))  # another session's usage stays its own
+        totals = await store.usage_totals(info.id)
+        assert totals == expected_usage(appended) == old_usage_scan(db_path, info.id)
+    assert set(totals) == {"triage", "billing", "senior"}
+    assert totals["triage"]["reported"] == 0  # step 0's answer was estimated
+    assert await store.usage_totals(other.id) == old_usage_scan(db_path, other.id)
+    # the totals survive reopening, and a second connection reads the same
+    async with await SessionStore.open(db_path) as again:
+        assert await again.usage_totals(info.id) == totals
+
+
+async def test_fork_at_k_counts_only_the_usage_of_items_up_to_k(store: SessionStore, db_path: Path):
+    src = await store.create_session("triage")
+    appended = []
+    for n in range(6):
+        appended += await store.append(src.id, mixed_step(n))
+    source_totals = await store.usage_totals(src.id)
+    for k in (0, 1, 2, 9, 21, 22, len(appended), len(appended) + 5):
+        fork = await store.fork(src.id, k)
+        expected = expected_usage(appended[:k])
+        assert await store.usage_totals(fork.id) == expected == old_usage_scan(db_path, fork.id), k
+    assert await store.usage_totals(src.id) == source_totals  # the source is untouched
+    # a fork's own appends add to the copied totals
+    fork = await store.fork(src.id, 9)
+    more = [Message(role="agent", text="more", agent="billing", meta=used(50, reported=False))]
+    await store.append(fork.id, more)
+    assert await store.usage_totals(fork.id) == expected_usage(appended[:9] + more)
+    assert await store.usage_totals(src.id) == source_totals
+
+
+async def test_delete_removes_the_sessions_usage_totals(store: SessionStore, db_path: Path):
+    gone = await store.create_session("triage")
+    kept = await store.create_session("triage")
+    await store.append(gone.id, mixed_step(1))
+    kept_items = await store.append(kept.id, mixed_step(2))
+    await store.delete_session(gone.id)
+    assert await store.usage_totals(gone.id) == {}
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("SELECT count(*) FROM usage_totals WHERE session_id = ?", (gone.id,)).fetchone()[0] == 0
+    assert await store.usage_totals(kept.id) == expected_usage(kept_items)
+
+
+# A separate OS process appending items with usage: several of them write one session at once.
+USAGE_WRITER = """
+import asyncio, sys, time
+from pathlib import Path
+from supportdesk.items import Message
+from supportdesk.store import SessionStore
+
+db, sid, writer, batches, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5])
+
+async def main():
+    async with await SessionStore.open(db) as store:
+        print("ready", flush=True)
+        while not start.exists():
+            time.sleep(0.001)
+        for batch in range(batches):
+            items = [
+                Message(role="agent", text=f"w{writer} b{batch} p{part}", agent=f"agent{(batch + part) % 3}",
+                        meta={"usage": {"input_tokens": writer * 1000 + batch, "output_tokens": part + 1,
+                                        "reported": (writer + batch) % 7 != 0}})
+                for part in range(1 + batch % 3)
+            ]
+            await store.append(sid, items)
+
+asyncio.run(main())
+"""
+
+
+def usage_writer_items(writer: int, batches: int) -> list[Message]:
+    """What USAGE_WRITER appends, built the same way here, for the expected totals."""
+    return [
+        Message(role="agent", text="", agent=f"agent{(batch + part) % 3}",
+                meta={"usage": {"input_tokens": writer * 1000 + batch, "output_tokens": part + 1,
+                                "reported": (writer + batch) % 7 != 0}})
+        for batch in range(batches)
+        for part in range(1 + batch % 3)
+    ]
+
+
+def test_appends_from_two_processes_keep_usage_totals_right(tmp_path: Path):
+    import asyncio
+    import subprocess
+    import sys
+
+    db = tmp_path / "usage.db"
+
+    async def new_session() -> str:
+        async with await SessionStore.open(db) as s:
+            return (await s.create_session("triage")).id
+
+    sid = asyncio.run(new_session())
+    go = tmp_path / "go"
+    batches = 300
+    repo = Path(__file__).resolve().parent.parent
+    writers = []
+    for writer in (1, 2):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", USAGE_WRITER, str(db), sid, str(writer), str(batches), str(go)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=repo,
+        )
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read() if proc.stderr else ""
+        writers.append(proc)
+    go.touch()
+    for proc in writers:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+
+    async def totals() -> dict[str, dict[str, int]]:
+        async with await SessionStore.open(db) as s:
+            return await s.usage_totals(sid)
+
+    expected = expected_usage(usage_writer_items(1, batches) + usage_writer_items(2, batches))
+    assert asyncio.run(totals()) == expected == old_usage_scan(db, sid)
+    # the two writers really interleaved (otherwise the test would prove little)
+    with sqlite3.connect(db) as conn:
+        texts = [t for (t,) in conn.execute(
+            "SELECT json_extract(body, '$.text') FROM items WHERE session_id = ? ORDER BY seq", (sid,))]
+    switches = sum(1 for a, b in zip(texts, texts[1:]) if a[:2] != b[:2])
+    assert switches > 2
 
 
 # --- sessions: title, listing, finding --------------------------------------------------------

@@ -66,6 +66,27 @@ MIGRATIONS: list[str] = [
     CREATE TABLE search_progress (indexed_upto INTEGER NOT NULL);
     INSERT INTO search_progress (indexed_upto) SELECT coalesce(max(id), 0) FROM items;
     """,
+    # 4: token usage per session and agent, kept by the appends, so reading a session's totals
+    # at the end of every turn is one index probe instead of a pass over all its items. The
+    # back-fill sums the usage the runner wrote into item meta so far, as that pass did.
+    """
+    CREATE TABLE usage_totals (
+        session_id    TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        agent         TEXT NOT NULL,
+        input_tokens  INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        -- 0 once any of the agent's counts was estimated rather than reported by the server
+        reported      INTEGER NOT NULL,
+        PRIMARY KEY (session_id, agent)
+    ) WITHOUT ROWID;
+    INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported)
+        SELECT session_id, agent,
+               sum(coalesce(json_extract(meta, '$.usage.input_tokens'), 0)),
+               sum(coalesce(json_extract(meta, '$.usage.output_tokens'), 0)),
+               min(coalesce(json_extract(meta, '$.usage.reported'), 1))
+        FROM items WHERE meta IS NOT NULL AND json_extract(meta, '$.usage') IS NOT NULL
+        GROUP BY session_id, agent;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

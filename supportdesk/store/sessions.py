@@ -102,6 +102,11 @@ SQL_LATEST = (
 )
 SQL_RANGE = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq"
 SQL_ITEM = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq = ?"
+# Many items by seq in one statement: the seqs travel as one JSON array, so the SQL text is
+# the same whatever their number (one probe of (session_id, seq) per listed seq).
+SQL_ITEMS_AT = (
+    f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq"
+)
 SQL_OF_KIND = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND kind = ? AND seq <= ? ORDER BY seq"
 SQL_KIND_SEQS = "SELECT seq FROM items WHERE session_id = ? AND kind = ? ORDER BY seq"
 SQL_AGENT_AT = (
@@ -152,6 +157,28 @@ SQL_LOWER_MARK = (
     "UPDATE search_progress SET indexed_upto = min(indexed_upto, (SELECT coalesce(max(id), 0) FROM items))"
 )
 SQL_ADD_CONTEXT_KEY = "INSERT OR IGNORE INTO context_keys (session_id, key) VALUES (?, ?)"
+# Token usage per session and agent (schema migration 4), added to by the append that
+# stores the items carrying it. `reported` drops to 0 once any count was an estimate.
+SQL_USAGE_TOTALS = (
+    "SELECT agent, input_tokens, output_tokens, reported FROM usage_totals WHERE session_id = ? ORDER BY agent"
+)
+SQL_ADD_USAGE = """
+    INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (session_id, agent) DO UPDATE SET
+        input_tokens = input_tokens + excluded.input_tokens,
+        output_tokens = output_tokens + excluded.output_tokens,
+        reported = min(reported, excluded.reported)
+"""
+# A fork's totals are those of the items it copies (1..k), not the source's whole session.
+SQL_FORK_USAGE = """
+    INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported)
+    SELECT ?, agent,
+           sum(coalesce(json_extract(meta, '$.usage.input_tokens'), 0)),
+           sum(coalesce(json_extract(meta, '$.usage.output_tokens'), 0)),
+           min(coalesce(json_extract(meta, '$.usage.reported'), 1))
+    FROM items WHERE session_id = ? AND seq <= ? AND meta IS NOT NULL AND json_extract(meta, '$.usage') IS NOT NULL
+    GROUP BY agent
+"""
 SQL_SEARCH = f"""
     SELECT i.session_id, s.title, i.seq,
            snippet(message_fts, 0, '{MATCH_START}', '{MATCH_END}', '…', 12)
@@ -172,6 +199,29 @@ def _session(row: Sequence[Any]) -> SessionInfo:
 
 def _item(row: Sequence[Any]) -> Item:
     return ITEM_ADAPTER.validate_json(row[0])
+
+
+def _count(value: Any, default: int) -> int:
+    """A usage figure from item meta as the SQL back-fill reads it: numbers count, anything else not."""
+    if value is None:
+        return default
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def _usage_by_agent(items: Sequence[Item]) -> list[tuple[str, int, int, int]]:
+    """(agent, input, output, reported) summed over the items whose meta carries `usage`."""
+    totals: dict[str, tuple[int, int, int]] = {}
+    for item in items:
+        usage = item.meta.get("usage")
+        if usage is None:
+            continue
+        fields = usage if isinstance(usage, dict) else {}
+        tokens_in = _count(fields.get("input_tokens"), 0)
+        tokens_out = _count(fields.get("output_tokens"), 0)
+        reported = _count(fields.get("reported"), 1)
+        before_in, before_out, before_reported = totals.get(item.agent, (0, 0, 1))
+        totals[item.agent] = (before_in + tokens_in, before_out + tokens_out, min(before_reported, reported))
+    return [(agent, *sums) for agent, sums in totals.items()]
 
 
 def _fts_query(text: str) -> str:
@@ -420,6 +470,7 @@ class SessionStore:
             for item in items
         ]
         handoffs = [item for item in items if item.kind == "handoff"]
+        usage = _usage_by_agent(items)
         new_keys = sorted({row[5] for row in rows if row[5] is not None})
         # The title comes from the first customer message (if the session has none yet).
         titles = (" ".join(i.text.split())[:80] for i in items if i.kind == "message" and i.role == "customer")
@@ -442,6 +493,8 @@ class SessionStore:
             )
             if new_keys:
                 conn.executemany(SQL_ADD_CONTEXT_KEY, [(session_id, key) for key in new_keys])
+            if usage:
+                conn.executemany(SQL_ADD_USAGE, [(session_id, *row) for row in usage])
             if backlog + len(rows) >= SEARCH_BATCH:
                 _index_new_messages(conn)
             return last
@@ -469,6 +522,14 @@ class SessionStore:
     async def item(self, session_id: str, seq: int) -> Item | None:
         rows = await self._fetch(SQL_ITEM, (session_id, seq))
         return _item(rows[0]) if rows else None
+
+    async def items_at(self, session_id: str, seqs: Sequence[int]) -> list[Item]:
+        """The items at these seqs, in seq order, in one read; seqs with no item are skipped."""
+        wanted = sorted({int(seq) for seq in seqs})
+        if not wanted:
+            return []
+        rows = await self._fetch(SQL_ITEMS_AT, (session_id, json.dumps(wanted)))
+        return [_item(r) for r in rows]
 
     async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
         return await self.of_kind(session_id, "handoff", upto=upto)  # type: ignore[return-value]
@@ -507,18 +568,11 @@ class SessionStore:
         return [r[0] for r in rows]
 
     async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
-        """Token usage per agent, summed from the items' meta (`usage` written by the runner)."""
-        rows = await self._fetch(
-            """
-            SELECT agent,
-                   sum(coalesce(json_extract(meta, '$.usage.input_tokens'), 0)),
-                   sum(coalesce(json_extract(meta, '$.usage.output_tokens'), 0)),
-                   min(coalesce(json_extract(meta, '$.usage.reported'), 1))
-            FROM items WHERE session_id = ? AND meta IS NOT NULL AND json_extract(meta, '$.usage') IS NOT NULL
-            GROUP BY agent ORDER BY agent
-            """,
-            (session_id,),
-        )
+        """Token usage per agent (the `usage` the runner writes into item meta), summed.
+
+        The appends keep the sums, so this is one index probe however long the session is.
+        """
+        rows = await self._fetch(SQL_USAGE_TOTALS, (session_id,))
         return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
 
     # --- search and fork ---------------------------------------------------------------------
@@ -589,6 +643,7 @@ class SessionStore:
                 "WHERE session_id = ? AND ctx_key IS NOT NULL",
                 (new_id, new_id),
             )
+            conn.execute(SQL_FORK_USAGE, (new_id, session_id, upto))
             # (the copies are new ids past the search mark: the next search indexes them)
 
         await self._write(tx)

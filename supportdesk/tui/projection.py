@@ -86,14 +86,14 @@ async def snapshot(
 async def read_handoffs(
     store: SessionStore, session_id: str, seqs: Sequence[int], cache: dict[int, Handoff] | None = None
 ) -> list[Handoff]:
-    """The handoff items at these seqs: one index lookup each, remembered in `cache`."""
+    """The handoff items at these seqs, in the order given, remembered in `cache`.
+
+    The seqs not in the cache are read together, so a timeline page is one read, not one per row.
+    """
     cache = {} if cache is None else cache
-    out: list[Handoff] = []
-    for seq in seqs:
-        if seq not in cache:
-            item = await store.item(session_id, seq)
-            if item is None or item.kind != "handoff":
-                continue
-            cache[seq] = item
-        out.append(cache[seq])
-    return out
+    missing = [seq for seq in seqs if seq not in cache]
+    if missing:
+        for item in await store.items_at(session_id, missing):
+            if isinstance(item, Handoff):
+                cache[item.seq] = item
+    return [cache[seq] for seq in seqs if seq in cache]
