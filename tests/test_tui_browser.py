@@ -10,7 +10,7 @@ from rich.text import Text
 
 from supportdesk.items import Message
 from supportdesk.store import SessionStore
-from supportdesk.tui.screens.browser import BrowserScreen, ConfirmDelete, ExportDialog, SessionTable
+from supportdesk.tui.screens.browser import BrowserChoice, BrowserScreen, ConfirmDelete, ExportDialog, SessionTable
 from tests.tui_browser_data import BrowserHost, fixed_clock, seed_sessions
 
 SIZE = (120, 36)
@@ -113,10 +113,10 @@ async def test_search_shows_matching_snippets_with_the_match_highlighted(store: 
             highlighted = [snippet.plain[span.start : span.end] for span in snippet.spans if "reverse" in str(span.style)]
             assert [word.lower() for word in highlighted] == ["refund"]
         assert "3 matches" in str(app.screen.query_one("#status").render())
-        # Opening a hit opens its session
+        # Opening a hit opens its session at the matching message
         await pilot.press("down", "down", "enter")
         await settle(pilot)
-        assert app.results == [("open", "s-login")]
+        assert app.results == [BrowserChoice("open", "s-login", 1)]
 
 
 async def test_search_runs_while_typing_and_clearing_it_brings_the_list_back(store: SessionStore) -> None:
@@ -164,14 +164,53 @@ async def test_enter_opens_and_r_replays(store: SessionStore) -> None:
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
-    assert app.results == [("open", "s-billing")]
+    assert app.results == [BrowserChoice("open", "s-billing")]
 
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("down", "r")
         await settle(pilot)
-    assert app.results == [("replay", "s-login")]
+    assert app.results == [BrowserChoice("replay", "s-login")]
+
+
+async def test_a_search_hit_replays_at_its_message(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"refund", "enter")
+        await settle(pilot)
+        assert column(app, "seq") == ["5", "4", "1"]
+        await pilot.press("down", "r")
+        await settle(pilot)
+    assert app.results == [BrowserChoice("replay", "s-billing", 4)]
+
+
+async def test_replay_from_a_hit_opens_the_replay_at_the_hit(tmp_path: Path, test_desk) -> None:
+    """The real app: browser, search, `r` on a hit -> the replay cursor stands on the hit's message."""
+    from supportdesk.tui.app import SupportDeskApp
+    from supportdesk.tui.screens.replay import ReplayScreen
+    from tests.tui_seed import scripted_desk, until as until_app
+
+    desk, _, _ = await scripted_desk(tmp_path / "desk.db", test_desk)
+    await seed_sessions(desk.store)
+    app = SupportDeskApp(desk=desk)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until_app(pilot, lambda: app.chat is not None and app.screen is app.chat)
+            for row, (session_id, seq, total) in enumerate([("s-billing", 4, 6), ("s-login", 1, 3)]):
+                await pilot.press("ctrl+b")
+                await until_app(pilot, lambda: isinstance(app.screen, BrowserScreen))
+                await pilot.press("slash", *"refund", "enter")
+                await until_app(pilot, lambda: table(app).row_count == 3 and app.screen.focused is table(app))
+                await pilot.press(*["down"] * (row + 1), "r")
+                await until_app(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.total)
+                replay = app.screen
+                assert (replay.session_id, replay.position, replay.total) == (session_id, seq, total)
+                await pilot.press("escape")
+                await until_app(pilot, lambda: app.screen is app.chat)
+    finally:
+        await desk.close()
 
 
 async def test_escape_closes(store: SessionStore) -> None:
@@ -190,8 +229,8 @@ async def test_fork_copies_the_whole_session_and_opens_the_copy(store: SessionSt
         await settle(pilot)
         await pilot.press("f")
         await settle(pilot)
-    [(action, new_id)] = app.results
-    assert action == "open" and new_id != "s-billing"
+    [(action, new_id, seq)] = app.results
+    assert action == "open" and new_id != "s-billing" and seq is None
     fork = await store.get_session(new_id)
     source = await store.get_session("s-billing")
     assert fork.forked_from == "s-billing" and fork.forked_at == source.item_count == fork.item_count
@@ -301,7 +340,7 @@ async def test_mouse_click_on_a_row_then_again_opens_it(store: SessionStore) -> 
         assert app.results == []
         await pilot.click(SessionTable, offset=(5, 3))
         await settle(pilot)
-    assert app.results == [("open", "s-login")]
+    assert app.results == [BrowserChoice("open", "s-login")]
 
 
 async def test_mouse_delete_through_the_dialog(store: SessionStore) -> None:
@@ -343,7 +382,7 @@ async def test_mouse_only_replay_from_the_footer(store: SessionStore) -> None:
         [replay_key] = [k for k in app.screen.query(FooterKey) if k.action == "replay"]
         await pilot.click(replay_key)
         await settle(pilot)
-    assert app.results == [("replay", "s-hello")]
+    assert app.results == [BrowserChoice("replay", "s-hello")]
 
 
 async def test_status_says_what_the_session_waits_for(store: SessionStore) -> None:

@@ -300,12 +300,14 @@ class SupportDeskApp(App[int]):
             return
         self.push_screen(BrowserScreen(self.desk.store), self._browser_chose)
 
-    async def _browser_chose(self, choice: tuple[str, str] | None) -> None:
+    async def _browser_chose(self, choice: tuple[Any, ...] | None) -> None:
         if not choice:
             return
-        action, session_id = choice
+        # (action, session id) or, from a search hit, (action, session id, the hit's seq)
+        action, session_id, *hit = choice
+        seq = hit[0] if hit else None
         if action == "replay":
-            self.open_replay(session_id)
+            self.open_replay(session_id, seq)
         else:
             await self.open_session(session_id)
 

@@ -1,8 +1,8 @@
 """The session browser: every session, newest activity first; full-text search; row actions.
 
 The browser reads only the store (a page of sessions, or search hits) and answers with what
-the user chose: `("open", id)` or `("replay", id)` as the screen's result, which the app acts
-on. Fork, export and delete happen here. Titles and snippets are customer text: they are
+the user chose, a `BrowserChoice`: `("open", id, seq)` or `("replay", id, seq)`, where `seq` is
+the matching message of a search hit (None for a plain session row); the app acts on it. Fork, export and delete happen here. Titles and snippets are customer text: they are
 built as `rich.text.Text` (literal), never as markup.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.text import Text
 from textual import on, work
@@ -31,7 +31,17 @@ from supportdesk.store import SearchHit, SessionInfo, SessionStore, StoreError
 from supportdesk.text import safe_text
 from supportdesk.tui.themes import agent_colors
 
-BrowserResult = tuple[str, str]
+
+
+class BrowserChoice(NamedTuple):
+    """The browser's answer: open `session_id` live or replay it, at message `seq` if a hit chose it."""
+
+    action: str  # "open" or "replay"
+    session_id: str
+    seq: int | None = None
+
+
+BrowserResult = BrowserChoice
 
 # How long typing must pause before the search runs (one query per pause, not per key).
 SEARCH_DEBOUNCE = 0.25
@@ -501,11 +511,11 @@ class BrowserScreen(Screen[BrowserResult | None]):
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         row = self._rows.get(event.row_key.value or "")
         if row is not None:
-            self.dismiss(("open", row.session_id))
+            self.dismiss(BrowserChoice("open", row.session_id, row.seq))
 
     def action_replay(self) -> None:
         if row := self._current_or_say():
-            self.dismiss(("replay", row.session_id))
+            self.dismiss(BrowserChoice("replay", row.session_id, row.seq))
 
     def action_fork(self) -> None:
         if row := self._current_or_say():
@@ -520,7 +530,7 @@ class BrowserScreen(Screen[BrowserResult | None]):
                 self.reload()
                 return
             fork = await self.store.fork(session_id, info.item_count)
-            self.dismiss(("open", fork.id))
+            self.dismiss(BrowserChoice("open", fork.id))
 
     def action_export(self) -> None:
         if row := self._current_or_say():
@@ -572,4 +582,4 @@ class BrowserScreen(Screen[BrowserResult | None]):
         self.reload()
 
 
-__all__ = ["BrowserScreen", "ConfirmDelete", "Dialog", "ExportDialog", "Row"]
+__all__ = ["BrowserChoice", "BrowserScreen", "ConfirmDelete", "Dialog", "ExportDialog", "Row"]
