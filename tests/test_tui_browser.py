@@ -213,6 +213,34 @@ async def test_replay_from_a_hit_opens_the_replay_at_the_hit(tmp_path: Path, tes
         await desk.close()
 
 
+async def test_opening_a_hit_far_from_the_end_shows_the_matching_message(tmp_path: Path, test_desk) -> None:
+    """The real app: Enter on a hit opens the session live with the hit's message in the window."""
+    from supportdesk.tui.app import SupportDeskApp
+    from supportdesk.tui.widgets import Conversation
+    from tests.tui_seed import scripted_desk, until as until_app
+
+    desk, _, _ = await scripted_desk(tmp_path / "desk.db", test_desk)
+    await desk.store.create_session("triage", session_id="s-long")
+    before = [Message(role="customer", text=f"line {n}", agent="triage") for n in range(1, 201)]
+    after = [Message(role="agent", text=f"answer {n}", agent="triage") for n in range(1, 201)]
+    await desk.store.append("s-long", [*before, Message(role="customer", text="my parcel is lost", agent="triage"), *after])
+    app = SupportDeskApp(desk=desk)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until_app(pilot, lambda: app.chat is not None and app.screen is app.chat)
+            await pilot.press("ctrl+b")
+            await until_app(pilot, lambda: isinstance(app.screen, BrowserScreen))
+            await pilot.press("slash", *"parcel", "enter")
+            await until_app(pilot, lambda: table(app).row_count == 1 and app.screen.focused is table(app))
+            await pilot.press("enter")
+            conversation = app.chat.query_one(Conversation)
+            await until_app(pilot, lambda: app.screen is app.chat and app.chat.session_id == "s-long")
+            await until_app(pilot, lambda: conversation.first <= 201 <= conversation.last)
+            assert conversation.last < 401  # the window moved to the hit, away from the live end
+    finally:
+        await desk.close()
+
+
 async def test_escape_closes(store: SessionStore) -> None:
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:

@@ -308,8 +308,12 @@ class SupportDeskApp(App[int]):
         seq = hit[0] if hit else None
         if action == "replay":
             self.open_replay(session_id, seq)
-        else:
-            await self.open_session(session_id)
+            return
+        await self.open_session(session_id)
+        if seq is not None and self.chat is not None and self.chat.session_id == session_id:
+            from supportdesk.tui.widgets import Conversation
+
+            await self.chat.query_one(Conversation).reveal(seq)
 
     async def action_export(self) -> None:
         chat = self._chat_ready()
