@@ -10,7 +10,14 @@ from rich.text import Text
 
 from supportdesk.items import Message
 from supportdesk.store import SessionStore
-from supportdesk.tui.screens.browser import BrowserChoice, BrowserScreen, ConfirmDelete, ExportDialog, SessionTable
+from supportdesk.tui.screens.browser import (
+    BrowserChoice,
+    BrowserScreen,
+    ConfirmDelete,
+    ConfirmFork,
+    ExportDialog,
+    SessionTable,
+)
 from tests.tui_browser_data import BrowserHost, fixed_clock, seed_sessions
 
 SIZE = (120, 36)
@@ -257,6 +264,10 @@ async def test_fork_copies_the_whole_session_and_opens_the_copy(store: SessionSt
         await settle(pilot)
         await pilot.press("f")
         await settle(pilot)
+        assert isinstance(app.screen, ConfirmFork)
+        assert "copy of its 6 items" in str(app.screen.query_one(".dialog-body").render())
+        await pilot.press("enter")  # the focused button is Fork: nothing is lost by forking
+        await settle(pilot)
     [(action, new_id, seq)] = app.results
     assert action == "open" and new_id != "s-billing" and seq is None
     fork = await store.get_session(new_id)
@@ -266,6 +277,62 @@ async def test_fork_copies_the_whole_session_and_opens_the_copy(store: SessionSt
     assert [i.model_dump(exclude={"session_id"}) for i in await store.range(new_id, 1, 99)] == [
         i.model_dump(exclude={"session_id"}) for i in await store.range("s-billing", 1, 99)
     ]
+
+
+async def fork_count(store: SessionStore) -> int:
+    return sum(1 for info in await store.list_sessions(limit=99) if info.forked_from)
+
+
+async def test_fork_asks_first_and_every_no_keeps_the_list_as_it_was(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for answer in ("n", "escape", "#cancel"):
+            await pilot.press("f")
+            await settle(pilot)
+            assert isinstance(app.screen, ConfirmFork)
+            if answer.startswith("#"):
+                await pilot.click(answer)
+            else:
+                await pilot.press(answer)
+            await settle(pilot)
+            assert isinstance(app.screen, BrowserScreen)
+        assert await fork_count(store) == 0 and app.results == []
+        assert column(app, "id") == ["s-billing", "s-login", "s-hello"]
+
+
+@pytest.mark.parametrize("answer", ["y", "#fork"])
+async def test_fork_confirmed_by_y_or_by_mouse_opens_the_copy(store: SessionStore, answer: str) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.click(SessionTable, offset=(5, 3))  # the second row: s-login
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        if answer.startswith("#"):
+            await pilot.click(answer)
+        else:
+            await pilot.press(answer)
+        await settle(pilot)
+    [(action, new_id, seq)] = app.results
+    fork = await store.get_session(new_id)
+    assert action == "open" and seq is None
+    assert (fork.forked_from, fork.forked_at, fork.item_count) == ("s-login", 3, 3)
+
+
+async def test_fork_copies_what_the_dialog_counted(store: SessionStore) -> None:
+    """A message arriving while the dialog is open is not copied: the answer was about 6 items."""
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        await store.append("s-billing", [Message(role="customer", text="one more thing", agent="billing")])
+        await pilot.press("y")
+        await settle(pilot)
+    [(_, new_id, _)] = app.results
+    assert (await store.get_session(new_id)).item_count == 6
 
 
 async def test_export_markdown_by_keyboard_and_json_by_mouse(store: SessionStore, tmp_path: Path) -> None:
@@ -450,7 +517,7 @@ async def test_a_failing_store_is_one_line_and_the_browser_stays(store: SessionS
         monkeypatch.setattr(store, "fork", locked)
         await pilot.press("slash", *"refund", "enter")
         await settle(pilot)
-        await pilot.press("f")
+        await pilot.press("f", "y")
         await settle(pilot)
         errors = [n.message for n in app._notifications if n.severity == "error"]
         assert errors == [

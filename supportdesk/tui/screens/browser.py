@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -53,6 +53,13 @@ SNIPPET_WIDTH = 30
 def _one_line(text: str, width: int) -> str:
     flat = " ".join(safe_text(text).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def typed_character(screen: Screen[Any], event: events.Key) -> str | None:
+    """The character a key press types, if it is printable and no binding where it was pressed claims it."""
+    if not event.is_printable or not event.character or event.key in screen.active_bindings:
+        return None
+    return event.character
 
 
 def _when(info_time: Any) -> str:
@@ -124,7 +131,61 @@ class Dialog(ModalScreen[Any]):
     """
 
 
-class ConfirmDelete(Dialog):
+class Confirm(Dialog):
+    """A yes/no question about one session, answered True or False.
+
+    `y` (or Enter on the yes button, or a click) says yes; `n`, Esc or the Cancel button say no.
+    Any other printable key also says no: someone typing a word past the row key that opened
+    the dialog (d, f) must never reach the `y` in it.
+    """
+
+    QUESTION = ""
+    YES_LABEL = "Yes"
+    YES_ID = "yes"  # the yes button's id
+    YES_VARIANT = "primary"
+    FOCUS_YES = False  # which button has the focus, so what Enter does
+
+    def __init__(self, session_id: str, title: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.session_title = title
+
+    def consequence(self) -> str:
+        """What happens on yes, in one or two plain sentences."""
+        return ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="dialog"):
+            yield Label(self.QUESTION, classes="dialog-title")
+            question = Text.assemble(
+                (_one_line(self.session_title or "Untitled session", 60), "bold"),
+                "\n",
+                (self.session_id, "dim"),
+                "\n\n",
+                self.consequence(),
+            )
+            yield Static(question, classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(self.YES_LABEL, variant=self.YES_VARIANT, id=self.YES_ID)
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one(f"#{self.YES_ID}" if self.FOCUS_YES else "#cancel", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == self.YES_ID)
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+    def on_key(self, event: events.Key) -> None:
+        if typed_character(self, event) is not None:
+            event.stop()
+            self.dismiss(False)
+
+
+class ConfirmDelete(Confirm):
     """Asks before a session is deleted for good. Cancel has the focus: the safe default."""
 
     DEFAULT_CSS = """
@@ -134,35 +195,34 @@ class ConfirmDelete(Dialog):
         Binding("y", "answer(True)", "Delete"),
         Binding("n,escape", "answer(False)", "Cancel"),
     ]
+    QUESTION = "Delete this session?"
+    YES_LABEL = "Delete"
+    YES_ID = "delete"
+    YES_VARIANT = "error"
 
-    def __init__(self, session_id: str, title: str) -> None:
-        super().__init__()
-        self.session_id = session_id
-        self.session_title = title
+    def consequence(self) -> str:
+        return "Its whole log goes; forks of it stay."
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog", classes="dialog"):
-            yield Label("Delete this session?", classes="dialog-title")
-            question = Text.assemble(
-                (_one_line(self.session_title or "Untitled session", 60), "bold"),
-                "\n",
-                (self.session_id, "dim"),
-                "\n\nIts whole log goes; forks of it stay.",
-            )
-            yield Static(question, classes="dialog-body")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Delete", variant="error", id="delete")
-                yield Button("Cancel", id="cancel")
 
-    def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()
+class ConfirmFork(Confirm):
+    """Asks before a session is forked. Nothing is lost either way, so Fork has the focus."""
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "delete")
+    BINDINGS = [
+        Binding("y", "answer(True)", "Fork"),
+        Binding("n,escape", "answer(False)", "Cancel"),
+    ]
+    QUESTION = "Fork this session?"
+    YES_LABEL = "Fork"
+    YES_ID = "fork"
+    FOCUS_YES = True
 
-    def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
+    def __init__(self, session_id: str, title: str, item_count: int) -> None:
+        super().__init__(session_id, title)
+        self.item_count = item_count
+
+    def consequence(self) -> str:
+        items = "item" if self.item_count == 1 else "items"
+        return f"A new session gets a copy of its {self.item_count} {items} and opens live; this one stays as it is."
 
 
 class ExportDialog(Dialog):
@@ -518,18 +578,25 @@ class BrowserScreen(Screen[BrowserResult | None]):
             self.dismiss(BrowserChoice("replay", row.session_id, row.seq))
 
     def action_fork(self) -> None:
-        if row := self._current_or_say():
-            self._fork(row.session_id)
+        row = self._current_or_say()
+        info = self._sessions.get(row.session_id) if row else None
+        if info is None:
+            return
+        # The copy holds the items the dialog counted, even if the session grows meanwhile.
+        upto = info.item_count
+        self.app.push_screen(
+            ConfirmFork(info.id, info.title, upto),
+            lambda yes: self._fork(info.id, upto) if yes else None,
+        )
 
     @work(exclusive=True, group="browser-action")
-    async def _fork(self, session_id: str) -> None:
+    async def _fork(self, session_id: str, upto: int) -> None:
         with self._one_line_errors("fork the session"):
-            info = await self.store.get_session(session_id)
-            if info is None:
+            if await self.store.get_session(session_id) is None:
                 self.notify("That session no longer exists", severity="error")
                 self.reload()
                 return
-            fork = await self.store.fork(session_id, info.item_count)
+            fork = await self.store.fork(session_id, upto)
             self.dismiss(BrowserChoice("open", fork.id))
 
     def action_export(self) -> None:
@@ -582,4 +649,4 @@ class BrowserScreen(Screen[BrowserResult | None]):
         self.reload()
 
 
-__all__ = ["BrowserChoice", "BrowserScreen", "ConfirmDelete", "Dialog", "ExportDialog", "Row"]
+__all__ = ["BrowserChoice", "BrowserScreen", "Confirm", "ConfirmDelete", "ConfirmFork", "Dialog", "ExportDialog", "Row"]
