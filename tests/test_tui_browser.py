@@ -137,6 +137,60 @@ async def test_search_runs_while_typing_and_clearing_it_brings_the_list_back(sto
         await until(pilot, lambda: column(app, "id") == ["s-billing", "s-login", "s-hello"])
 
 
+def search_box(app: BrowserHost):
+    return app.screen.query_one("#search")
+
+
+async def test_typing_a_word_at_the_table_searches_for_it(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.screen.focused is table(app)
+        await pilot.press(*"password")
+        assert app.screen.focused is search_box(app) and search_box(app).value == "password"
+        await until(pilot, lambda: column(app, "id") == ["s-login"])
+        # Back at the results, a new word replaces the old query, as typing after / does.
+        await pilot.press("enter")
+        assert app.screen.focused is table(app)
+        await pilot.press(*"hello")
+        assert search_box(app).value == "hello"
+        await until(pilot, lambda: column(app, "id") == ["s-hello"])
+    assert app.results == []  # no row action ran on the way
+
+
+async def test_a_capital_letter_is_typing_even_when_its_small_letter_is_a_row_key(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"Refund")
+        assert search_box(app).value == "Refund"
+        await until(pilot, lambda: column(app, "id") == ["s-billing", "s-billing", "s-login"])
+    assert app.results == []
+
+
+async def test_bound_keys_keep_their_meaning_at_the_table(store: SessionStore) -> None:
+    from supportdesk.tui.screens.help import HelpScreen
+    from tests.tui_browser_data import HelpHost
+
+    app = HelpHost(lambda: BrowserScreen(store))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")  # the app's help key, not a search for "?"
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowserScreen) and search_box(app).value == ""
+        await pilot.press("e")  # a row key: export, not a search for "e"
+        await settle(pilot)
+        assert isinstance(app.screen, ExportDialog)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+    assert app.results == [BrowserChoice("replay", "s-billing")]
+
+
 async def test_no_match_says_so(store: SessionStore) -> None:
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
@@ -333,6 +387,28 @@ async def test_fork_copies_what_the_dialog_counted(store: SessionStore) -> None:
         await settle(pilot)
     [(_, new_id, _)] = app.results
     assert (await store.get_session(new_id)).item_count == 6
+
+
+async def test_words_typed_past_a_dialog_never_answer_yes(store: SessionStore) -> None:
+    """'delivery' typed at the table: d opens the delete question, e says no, the y is harmless."""
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"delivery")
+        await settle(pilot)
+        assert isinstance(app.screen, BrowserScreen)
+        assert await store.get_session("s-billing") is not None
+        # The rest of the word went to the search box, where a y is just a letter.
+        assert app.screen.query_one("#search").value == "livery"
+
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"fly")  # f opens the fork question, l says no (and goes no further)
+        await settle(pilot)
+        assert isinstance(app.screen, BrowserScreen)
+        assert app.screen.query_one("#search").value == "y"
+    assert await fork_count(store) == 0 and app.results == []
 
 
 async def test_export_markdown_by_keyboard_and_json_by_mouse(store: SessionStore, tmp_path: Path) -> None:

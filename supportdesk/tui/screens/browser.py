@@ -551,6 +551,22 @@ class BrowserScreen(Screen[BrowserResult | None]):
     def action_focus_search(self) -> None:
         self.query_one("#search", Input).focus()
 
+    def on_key(self, event: events.Key) -> None:
+        """A printable key no binding here claims starts a search, as if `/` had been pressed first.
+
+        Row keys (r, f, e, d) and the app's keys (like ?) keep their meaning. The key is handed
+        to the search box behind its focus event, so it replaces the old query the same way
+        typing after `/` does, and the keys typed next follow it there.
+        """
+        search = self.query_one("#search", Input)
+        if self.focused is search or typed_character(self, event) is None:
+            return
+        event.stop()
+        event.prevent_default()
+        # set_focus posts the focus event now (focus() would defer it), so it is handled first.
+        self.set_focus(search)
+        search.post_message(events.Key(event.key, event.character))
+
     # --- actions ---------------------------------------------------------------------------
 
     def action_close(self) -> None:
