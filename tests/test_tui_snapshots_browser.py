@@ -1,4 +1,4 @@
-"""Snapshots of the session browser after a search, and of the help screen, in the dark and light themes.
+"""Snapshots of the session browser after a search, its fork question, and the help screen, dark and light.
 
 Fixed terminal size, fixed clock (the seeded sessions' times), fixed session ids.
 Update with `pytest tests/test_tui_snapshots_browser.py --snapshot-update` after a deliberate change.
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from supportdesk.store import SessionStore
-from supportdesk.tui.screens.browser import BrowserScreen
+from supportdesk.tui.screens.browser import BrowserScreen, ConfirmFork
 from supportdesk.tui.screens.help import HelpScreen
 from tests.tui_browser_data import HelpHost, seed_sessions
 
@@ -65,6 +65,17 @@ def test_browser_after_a_search(snap_compare: Any, seeded_db: Path, theme: str) 
         await _settle(pilot)
 
     assert snap_compare(StoreHost(seeded_db, theme), terminal_size=SIZE, run_before=search)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_fork_question_over_the_browser(snap_compare: Any, seeded_db: Path, theme: str) -> None:
+    async def ask_to_fork(pilot: Any) -> None:
+        await _settle(pilot)
+        await pilot.press("f")
+        await _settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmFork)
+
+    assert snap_compare(StoreHost(seeded_db, theme), terminal_size=SIZE, run_before=ask_to_fork)
 
 
 @pytest.mark.parametrize("theme", THEMES)
