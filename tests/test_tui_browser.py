@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from rich.text import Text
+from textual import events
 
 from supportdesk.items import Message
 from supportdesk.store import SessionStore
@@ -166,6 +167,30 @@ async def test_a_capital_letter_is_typing_even_when_its_small_letter_is_a_row_ke
         assert search_box(app).value == "Refund"
         await until(pilot, lambda: column(app, "id") == ["s-billing", "s-billing", "s-login"])
     assert app.results == []
+
+
+async def test_a_word_typed_faster_than_the_screen_keeps_every_letter(store: SessionStore) -> None:
+    """All keys arrive before the first is handled (a fast typist, tmux send-keys): none is lost
+    and the "r" in "parcel" is a letter, not Replay."""
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for letter in "parcel":
+            app.post_message(events.Key(letter, letter))
+        await until(pilot, lambda: search_box(app).value == "parcel")
+        await until(pilot, lambda: "No message matches “parcel”" in str(app.screen.query_one("#empty").render()))
+        assert isinstance(app.screen, BrowserScreen)
+    assert app.results == []
+
+
+async def test_pasting_at_the_table_searches_for_the_pasted_text(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.post_message(events.Paste("password"))
+        await until(pilot, lambda: search_box(app).value == "password")
+        assert app.screen.focused is search_box(app)
+        await until(pilot, lambda: column(app, "id") == ["s-login"])
 
 
 async def test_bound_keys_keep_their_meaning_at_the_table(store: SessionStore) -> None:

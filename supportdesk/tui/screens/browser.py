@@ -100,10 +100,45 @@ class Row:
 
 
 class SessionTable(DataTable[Any]):
-    """The sessions (or hits) table; Enter opens, so the footer says so."""
+    """The sessions (or hits) table; Enter opens, so the footer says so.
+
+    Typing at the table searches: a printable key that no binding claims moves the focus to
+    `type_into` (the search box) and goes there, as if `/` had been pressed first. Keys typed
+    fast arrive here even after the focus has moved (the app routed them before the first one
+    was handled); until the table has the focus again they all follow the first one, bound or
+    not, so a quickly typed "parcel" does not replay at its "r".
+    """
 
     BINDING_GROUP_TITLE = "Session list"
     BINDINGS = [Binding("enter", "select_cursor", "Open", show=True)]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.type_into: Input | None = None
+        self._typing_elsewhere = False
+
+    def on_focus(self) -> None:
+        self._typing_elsewhere = False
+
+    def on_key(self, event: events.Key) -> None:
+        target = self.type_into
+        if target is None or not self.screen.is_current or not event.is_printable or not event.character:
+            return
+        if not self._typing_elsewhere and event.key in self.screen.active_bindings:
+            return  # a row key (r, f, e, d, /, [, ]) or one of the app's (?)
+        event.stop()
+        event.prevent_default()
+        self._typing_elsewhere = True
+        # set_focus posts the focus event now (focus() would defer it), so the search box
+        # handles it first: it selects the old query, which the key then replaces, as after `/`.
+        self.screen.set_focus(target)
+        target.post_message(events.Key(event.key, event.character))
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self.type_into is not None and event.text:
+            event.stop()
+            self.screen.set_focus(self.type_into)
+            self.type_into.post_message(events.Paste(event.text))
 
 
 # --- modals -------------------------------------------------------------------------------------
@@ -317,7 +352,9 @@ class BrowserScreen(Screen[BrowserResult | None]):
             self.config = getattr(desk, "config", None)
         if self.export_dir is None:
             self.export_dir = getattr(self.app, "export_dir", None)
-        self.query_one(SessionTable).focus()
+        table = self.query_one(SessionTable)
+        table.type_into = self.query_one("#search", Input)
+        table.focus()
         self.watch(self.app, "theme", self._theme_changed, init=False)
         self.reload()
         # Sessions another process writes appear without a full reload on every tick:
@@ -550,22 +587,6 @@ class BrowserScreen(Screen[BrowserResult | None]):
 
     def action_focus_search(self) -> None:
         self.query_one("#search", Input).focus()
-
-    def on_key(self, event: events.Key) -> None:
-        """A printable key no binding here claims starts a search, as if `/` had been pressed first.
-
-        Row keys (r, f, e, d) and the app's keys (like ?) keep their meaning. The key is handed
-        to the search box behind its focus event, so it replaces the old query the same way
-        typing after `/` does, and the keys typed next follow it there.
-        """
-        search = self.query_one("#search", Input)
-        if self.focused is search or typed_character(self, event) is None:
-            return
-        event.stop()
-        event.prevent_default()
-        # set_focus posts the focus event now (focus() would defer it), so it is handled first.
-        self.set_focus(search)
-        search.post_message(events.Key(event.key, event.character))
 
     # --- actions ---------------------------------------------------------------------------
 
