@@ -436,6 +436,24 @@ async def test_words_typed_past_a_dialog_never_answer_yes(store: SessionStore) -
     assert await fork_count(store) == 0 and app.results == []
 
 
+@pytest.mark.parametrize("burst", ["xz", "ny", "nn"])
+async def test_keys_typed_in_a_burst_at_a_question_answer_it_once(store: SessionStore, burst: str) -> None:
+    """The second key of a burst reaches the question after the first answered it: it must not
+    close the browser too, nor answer again."""
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDelete)
+        for letter in burst:
+            app.post_message(events.Key(letter, letter))
+        await settle(pilot)
+        assert isinstance(app.screen, BrowserScreen)
+        assert await store.get_session("s-billing") is not None
+    assert app.results == []
+
+
 async def test_export_markdown_by_keyboard_and_json_by_mouse(store: SessionStore, tmp_path: Path) -> None:
     app = host(store, tmp_path)
     async with app.run_test(size=SIZE) as pilot:

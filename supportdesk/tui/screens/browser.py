@@ -209,15 +209,18 @@ class Confirm(Dialog):
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == self.YES_ID)
+        self.action_answer(event.button.id == self.YES_ID)
 
     def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
+        # Keys typed in a burst can arrive after the first answer; dismissing twice would
+        # close the screen below too.
+        if self.is_current:
+            self.dismiss(answer)
 
     def on_key(self, event: events.Key) -> None:
         if typed_character(self, event) is not None:
             event.stop()
-            self.dismiss(False)
+            self.action_answer(False)
 
 
 class ConfirmDelete(Confirm):
