@@ -17,6 +17,8 @@ class ScriptedModel:
     name: str = "scripted"
     requests: list[StepRequest] = field(default_factory=list)
     delay: float = 0.0
+    # If set, an answer streams its first word, then waits for this before the rest (tests of a draft).
+    mid_stream: asyncio.Event | None = None
 
     async def stream(self, request: StepRequest) -> AsyncIterator[object]:
         self.requests.append(request)
@@ -27,7 +29,9 @@ class ScriptedModel:
         if isinstance(action, Exception):
             raise action
         if isinstance(action, Answer):
-            for word in action.text.split(" "):
+            for n, word in enumerate(action.text.split(" ")):
+                if n == 1 and self.mid_stream is not None:
+                    await self.mid_stream.wait()
                 yield TextDelta(word + " ")
         yield action
 

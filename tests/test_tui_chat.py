@@ -13,7 +13,8 @@ from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transf
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.projection import HANDOFF_PAGE
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline, Prompt
-from supportdesk.tui.widgets.items import FoldedLine, HandoffLine, MessageView, NoticeLine, StreamingReply
+from supportdesk.tui.widgets.item_lines import ItemLines
+from supportdesk.tui.widgets.items import StreamingReply
 from supportdesk.tui.widgets.prompt import SlashError, parse_slash
 from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long, until
 
@@ -27,8 +28,18 @@ async def type_and_send(pilot, text: str) -> None:
     await pilot.press("enter")
 
 
-def messages(screen) -> list[MessageView | StreamingReply]:
-    return list(screen.query(".message"))
+def window(screen) -> list:
+    """The stored items in the conversation pane's window."""
+    return list(screen.query_one(Conversation).items)
+
+
+def messages(screen) -> list:
+    return [item for item in window(screen) if item.kind == "message"]
+
+
+def drawn(screen, seq: int) -> str:
+    """Item `seq` as the pane draws it, as plain text."""
+    return screen.query_one(Conversation).lines.text_of(seq)
 
 
 async def test_send_shows_reply_handoff_and_new_active_agent(db_path, test_desk, tmp_path):
@@ -43,25 +54,26 @@ async def test_send_shows_reply_handoff_and_new_active_agent(db_path, test_desk,
         screen = app.chat
         assert screen.query_one(AgentBar).agent == "triage"
         await type_and_send(pilot, "I was charged twice")
-        await until(pilot, lambda: any(m.item and m.item.role == "agent" and "duplicate" in m.item.text for m in messages(screen)))
+        await until(pilot, lambda: any(m.role == "agent" and "duplicate" in m.text for m in messages(screen)))
         await until(pilot, lambda: not screen.query_one(AgentBar).query_one("#working").display)
 
         assert screen.session_id is not None
         assert screen.query_one(AgentBar).agent == "billing"
         timeline = screen.query_one(HandoffTimeline)
         assert [(h.from_agent, h.to_agent) for h in timeline.handoffs] == [("triage", "billing")]
-        assert len(screen.query(HandoffLine)) == 1
+        assert len([i for i in window(screen) if i.kind == "handoff"]) == 1
         # Every stored item is on screen, in seq order, exactly once.
         stored = await desk.store.range(screen.session_id, 1, 100)
-        shown = [w.seq for w in screen.query(".item")]
+        shown = [i.seq for i in window(screen)]
         assert shown == [i.seq for i in stored]
-        # The streamed reply became the stored message in place, still a Markdown widget.
-        reply = [m for m in messages(screen) if m.item and m.item.role == "agent"][-1]
-        assert isinstance(reply, StreamingReply) and reply.id == f"item-{reply.item.seq}"
-        assert "duplicate" in reply.query_one(Markdown).source
-        # The line sent with the transfer was not streamed: a stored message rendered as Markdown.
-        [passing] = [m for m in messages(screen) if isinstance(m, MessageView) and m.item.role == "agent"]
-        assert type(passing.render().renderables[1]).__name__ == "Markdown"
+        # The streamed reply became the stored message: the draft is gone, the item drawn as Markdown.
+        assert screen.query_one(Conversation).stream is None and not screen.query(StreamingReply)
+        reply = [m for m in messages(screen) if m.role == "agent"][-1]
+        assert "Refunded the duplicate." in drawn(screen, reply.seq) and "**" not in drawn(screen, reply.seq)
+        # The line sent with the transfer was not streamed: stored, drawn under the agent's title.
+        passing = [m for m in messages(screen) if m.role == "agent"][0]
+        header, body = drawn(screen, passing.seq).splitlines()[:2]
+        assert header.startswith("▌ Triage") and body.strip() == "▌ Passing you to billing."
         assert "billing" in str(screen.query_one(AgentBar).query_one("#agent-badge", Static).render()).lower()
         # The inspector shows the context, with what the last step wrote highlighted.
         inspector = screen.query_one(ContextInspector)
@@ -72,17 +84,24 @@ async def test_send_shows_reply_handoff_and_new_active_agent(db_path, test_desk,
 
 
 async def test_streamed_reply_becomes_the_stored_message_in_place(db_path, test_desk):
-    desk, model, _ = await scripted_desk(db_path, test_desk, [Answer("one two three four")], delay=0.05)
+    gate = asyncio.Event()
+    desk, model, _ = await scripted_desk(db_path, test_desk, [Answer("one two three four")], mid_stream=gate)
     app = SupportDeskApp(desk=desk)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.chat is not None)
         screen = app.chat
         await type_and_send(pilot, "hello")
-        await until(pilot, lambda: any(m.item and m.item.role == "agent" for m in messages(screen)))
+        # The reply grows in place while it streams ...
+        await until(pilot, lambda: bool(screen.query(StreamingReply)) and "one" in screen.query_one(StreamingReply).source)
+        assert not any(m.role == "agent" for m in messages(screen))
+        gate.set()
+        # ... and once stored, the stored message takes its place: no draft left, no duplicate.
+        await until(pilot, lambda: any(m.role == "agent" for m in messages(screen)))
         await until(pilot, lambda: screen.query_one(Conversation).stream is None)
-        agent_views = [m for m in messages(screen) if m.agent == "triage" and (m.item is None or m.item.role == "agent")]
-        assert len(agent_views) == 1  # the draft turned into the message; no duplicate
-        assert agent_views[0].item.text == "one two three four"
+        assert not screen.query(StreamingReply)
+        replies = [m for m in messages(screen) if m.role == "agent"]
+        assert [m.text for m in replies] == ["one two three four"]
+        assert drawn(screen, replies[0].seq).count("one two three four") == 1
     await desk.close()
 
 
@@ -94,16 +113,17 @@ async def test_customer_markup_and_escapes_are_shown_literally(db_path, test_des
         await until(pilot, lambda: app.chat is not None)
         screen = app.chat
         await type_and_send(pilot, nasty)
-        await until(pilot, lambda: any(m.item and m.item.role == "customer" for m in messages(screen)))
-        view = [m for m in messages(screen) if m.item and m.item.role == "customer"][0]
-        header, rendered = view.render().renderables
-        plain = str(rendered)
+        await until(pilot, lambda: any(m.role == "customer" for m in messages(screen)))
+        customer = [m for m in messages(screen) if m.role == "customer"][0]
+        plain = drawn(screen, customer.seq)
         assert "[bold]x[/bold]" in plain
         assert "[link=http://x]y[/link]" in plain
         assert "\x1b" not in plain and "␛[31mred" in plain
-        # Nothing was turned into a style or a link.
-        spans = getattr(rendered, "spans", [])
-        assert all(not getattr(span, "style", "") for span in spans)
+        # Nothing was turned into a style or a link: the body's cells carry no bold, link or red.
+        body = screen.query_one(Conversation).lines.strips_of(customer.seq)[1:]
+        segments = [seg for strip in body for seg in strip if seg.text.strip() and seg.text != "▌"]
+        assert segments and all(not seg.style.bold and not seg.style.link for seg in segments)
+        assert all(seg.style.color == segments[0].style.color for seg in segments)
         stored = await desk.store.range(screen.session_id, 1, 1)
         assert stored[0].text == nasty  # the log keeps exactly what was typed
     await desk.close()
@@ -128,12 +148,13 @@ async def test_timeline_jump_scrolls_to_a_handoff_outside_the_window(db_path, te
         timeline.focus()
         timeline.highlighted = timeline.get_option_index(f"h{seq}")
         await pilot.press("enter")
-        await until(pilot, lambda: bool(screen.query(f"#item-{seq}")))
+        await until(pilot, lambda: conversation.holds(seq))
         await pilot.pause(0.1)
-        target = screen.query_one(f"#item-{seq}")
         assert conversation.first <= seq <= conversation.last
-        # The handoff is within the visible part of the pane.
-        assert conversation.scroll_offset.y <= target.virtual_region.y < conversation.scroll_offset.y + conversation.size.height
+        # The handoff is within the visible part of the pane, flashed and selected.
+        region = conversation.item_region(seq)
+        assert conversation.scroll_offset.y <= region.y < conversation.scroll_offset.y + conversation.size.height
+        assert conversation.lines.flash == seq and conversation.lines.cursor == seq
     await desk.close()
 
 
@@ -163,7 +184,7 @@ async def test_staff_slash_commands(db_path, test_desk, tmp_path):
         # Staff actions need a session; saying so is not an error the app dies of.
         await type_and_send(pilot, "/note too early")
         await type_and_send(pilot, "hi")
-        await until(pilot, lambda: screen.session_id is not None and any(m.item and m.item.role == "agent" for m in messages(screen)))
+        await until(pilot, lambda: screen.session_id is not None and any(m.role == "agent" for m in messages(screen)))
         sid = screen.session_id
 
         await type_and_send(pilot, "/handoff technical customer says the app crashes")
@@ -173,7 +194,7 @@ async def test_staff_slash_commands(db_path, test_desk, tmp_path):
         assert len(screen.query_one(HandoffTimeline).handoffs) == 1
 
         await type_and_send(pilot, "/note customer is a VIP")
-        await until(pilot, lambda: any(m.item and m.item.role == "staff" for m in messages(screen)))
+        await until(pilot, lambda: any(m.role == "staff" for m in messages(screen)))
         staff = (await desk.store.of_kind(sid, "message"))[-1]
         assert (staff.role, staff.text) == ("staff", "customer is a VIP")
 
@@ -198,7 +219,7 @@ async def test_staff_slash_commands(db_path, test_desk, tmp_path):
         assert json.loads(js.read_text())["session"]["id"] == sid
 
         await type_and_send(pilot, "/retry")
-        await until(pilot, lambda: any(m.item and m.item.text == "retried" for m in messages(screen)))
+        await until(pilot, lambda: any(m.text == "retried" for m in messages(screen)))
 
         await type_and_send(pilot, "/handoff nobody")
         await type_and_send(pilot, "/frobnicate")
@@ -212,11 +233,11 @@ async def test_staff_slash_commands(db_path, test_desk, tmp_path):
 
         await type_and_send(pilot, "/new")
         await until(pilot, lambda: screen.session_id is None)
-        assert not screen.query(".item")
+        assert not window(screen)
         assert screen.query_one(AgentBar).agent == "triage"
         # Re-opening the old session shows it all again, from the log.
         await app.open_session(sid)
-        await until(pilot, lambda: screen.session_id == sid and screen.query(".item"))
+        await until(pilot, lambda: screen.session_id == sid and bool(window(screen)))
         assert screen.query_one(AgentBar).agent == "technical"
     await desk.close()
 
@@ -239,23 +260,23 @@ async def test_approval_grant_and_deny(db_path, test_desk):
             await until(pilot, lambda: app.chat is not None)
             screen = app.chat
             await type_and_send(pilot, "refund me 300 dollars")
-            await until(pilot, lambda: any(n.item.notice_kind == "approval_requested" for n in screen.query(NoticeLine)))
+            await until(pilot, lambda: any(i.kind == "notice" and i.notice_kind == "approval_requested" for i in window(screen)))
             await until(pilot, lambda: not screen.query_one("#working").display)
-            notice = [n for n in screen.query(NoticeLine) if n.item.notice_kind == "approval_requested"][0]
-            assert "/approve" in str(notice.render())  # it says how to decide
+            notice = [i for i in window(screen) if i.kind == "notice" and i.notice_kind == "approval_requested"][0]
+            assert "/approve" in drawn(screen, notice.seq)  # it says how to decide
             assert screen.query_one(AgentBar).agent == "senior"
             assert refunds == []
             await type_and_send(pilot, "/approve" if granted else "/deny")
-            await until(pilot, lambda: any(m.item and m.item.text == answer for m in messages(screen)))
-            kinds = [n.item.notice_kind for n in screen.query(NoticeLine)]
+            await until(pilot, lambda: any(m.text == answer for m in messages(screen)))
+            kinds = [i.notice_kind for i in window(screen) if i.kind == "notice"]
             assert ("approval_granted" if granted else "approval_denied") in kinds
             assert refunds == ([300.0] if granted else [])
             assert await desk.runner.pending_approvals(screen.session_id) == []
             # Nothing left to decide: a second decision says so and changes nothing.
-            count = len(screen.query(".item"))
+            count = len(window(screen))
             await pilot.press("ctrl+y")
             await pilot.pause(0.2)
-            assert len(screen.query(".item")) == count
+            assert len(window(screen)) == count
         await desk.close()
 
 
@@ -264,15 +285,30 @@ async def test_tool_lines_fold_and_expand(db_path, test_desk):
     await seed_double_charge(desk.store)
     app = SupportDeskApp(desk=desk, session_id=SEED_ID)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.chat is not None and app.chat.query(FoldedLine))
-        line = [f for f in app.chat.query(FoldedLine) if f.item.kind == "tool_result" and f.item.name == "find_charges"][0]
+        await until(pilot, lambda: app.chat is not None and bool(window(app.chat)))
+        conversation = app.chat.query_one(Conversation)
+        lines = conversation.lines
+        [result] = [i for i in window(app.chat) if i.kind == "tool_result" and i.name == "find_charges"]
         await pilot.pause(0.1)
-        assert line.size.height == 1
-        line.focus()
+        assert lines.region_of(result.seq).height == 1 and "CH-26" not in drawn(app.chat, result.seq)
+        # The keyboard: focus the pane, walk the item cursor up to the result, Enter expands it.
+        conversation.focus()
+        for _ in range(len(window(app.chat))):
+            if lines.cursor == result.seq:
+                break
+            await pilot.press("up")
+        assert lines.cursor == result.seq
         await pilot.press("enter")
         await pilot.pause(0.1)
-        assert line.expanded and line.size.height > 1
-        assert "CH-26" in str(line.render())
+        assert result.seq in lines.expanded and lines.region_of(result.seq).height > 1
+        assert "CH-26" in drawn(app.chat, result.seq)
+        # The mouse: a click on it folds it again.
+        region = conversation.item_region(result.seq)
+        conversation.scroll_to_region(region, animate=False, immediate=True)
+        await pilot.pause(0.1)
+        await pilot.click(ItemLines, offset=(4, lines.region_of(result.seq).y - lines.scroll_offset.y))
+        await pilot.pause(0.1)
+        assert result.seq not in lines.expanded and lines.region_of(result.seq).height == 1
     await desk.close()
 
 
@@ -310,16 +346,18 @@ async def test_theme_switch_recolors_agents_and_is_remembered(db_path, test_desk
     await seed_double_charge(desk.store)
     app = SupportDeskApp(desk=desk, session_id=SEED_ID, theme="desk-dark")
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.chat is not None and app.chat.query(".message"))
+        await until(pilot, lambda: app.chat is not None and bool(messages(app.chat)))
         app.theme = "desk-light"
         await pilot.pause(0.1)
         assert themes.remembered_theme() == "desk-light"
         light, dark = themes.agent_colors("desk-light"), themes.agent_colors("desk-dark")
         assert light["billing"] != dark["billing"]  # the premise: the light theme has its own agent colours
         assert app.look.color("billing") == light["billing"]
-        # Panes already on screen take the new colours (the message's agent border).
-        reply = [m for m in app.chat.query(".message") if m.item and m.item.agent == "billing" and m.item.role == "agent"][-1]
-        assert reply.styles.border_left[1] == Color.parse(light["billing"])
+        # Panes already on screen take the new colours (the bar beside the agent's message).
+        reply = [m for m in messages(app.chat) if m.agent == "billing" and m.role == "agent"][-1]
+        edge = app.chat.query_one(Conversation).lines.strips_of(reply.seq)[0]
+        bar = next(iter(edge))
+        assert bar.text == "▌" and Color.from_rich_color(bar.style.color) == Color.parse(light["billing"])
     await desk.close()
 
 
@@ -328,7 +366,7 @@ async def test_usage_totals_show_in_the_agent_bar(db_path, test_desk):
     await seed_double_charge(desk.store)
     app = SupportDeskApp(desk=desk, session_id=SEED_ID)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.chat is not None and app.chat.query(".message"))
+        await until(pilot, lambda: app.chat is not None and bool(messages(app.chat)))
         facts = str(app.chat.query_one(AgentBar).facts)
         totals = await desk.store.usage_totals(SEED_ID)
         total_in = sum(u["input_tokens"] for u in totals.values())
@@ -347,7 +385,7 @@ async def test_cost_shows_when_the_desk_has_prices(db_path, test_desk):
     await seed_double_charge(desk.store)
     app = SupportDeskApp(desk=desk, session_id=SEED_ID)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.chat is not None and app.chat.query(".message"))
+        await until(pilot, lambda: app.chat is not None and bool(messages(app.chat)))
         expected = session_cost(await desk.store.usage_totals(SEED_ID), test_desk)
         assert expected and f"${expected:.4f}" in str(app.chat.query_one(AgentBar).facts)
     await desk.close()
@@ -383,12 +421,12 @@ async def test_input_stays_usable_while_agents_work(db_path, test_desk):
         await until(pilot, lambda: app.chat is not None)
         screen = app.chat
         await type_and_send(pilot, "first question")
-        await until(pilot, lambda: any(m.item and m.item.text == "first question" for m in messages(screen)))
+        await until(pilot, lambda: any(m.text == "first question" for m in messages(screen)))
         # While the first turn runs (the model is still thinking), the input takes the next message.
-        assert not any(m.item and m.item.role == "agent" for m in messages(screen))
+        assert not any(m.role == "agent" for m in messages(screen))
         await type_and_send(pilot, "second question")
         assert screen.query_one(Prompt).value == ""
-        await until(pilot, lambda: any(m.item and m.item.text == "second answer" for m in messages(screen)))
+        await until(pilot, lambda: any(m.text == "second answer" for m in messages(screen)))
         stored = [(i.role, i.text) for i in await desk.store.of_kind(screen.session_id, "message")]
         assert stored == [
             ("customer", "first question"),
@@ -419,6 +457,6 @@ async def test_typing_before_the_desk_opens_is_kept(db_path, test_desk):
         gate.set()
         await until(pilot, lambda: app.chat is not None and app.screen is app.chat)
         assert app.chat.query_one(Prompt).value == "and a draft"
-        await until(pilot, lambda: any(m.item and m.item.role == "agent" for m in messages(app.chat)))
-        said = [m.item.text for m in messages(app.chat) if m.item]
+        await until(pilot, lambda: any(m.role == "agent" for m in messages(app.chat)))
+        said = [m.text for m in messages(app.chat)]
         assert said[:2] == ["hi there", "Hello there, how can I help?"]

@@ -45,18 +45,18 @@ async def test_two_app_instances_on_one_database_follow_each_other(db_path, test
             prompt = writer.chat.query_one(Prompt)
             prompt.value = "also the app crashes on my phone"
             await pilot.press("enter")
-            await until(pilot, lambda: any(m.item and m.item.text == "Try reinstalling." for m in writer.chat.query(".message")))
+            await until(pilot, lambda: any(i.kind == "message" and i.text == "Try reinstalling." for i in writer.chat.query_one(Conversation).items))
             # The other instance picks it all up from the database.
             screen = watcher.chat
             await until(
                 wp,
-                lambda: any(m.item and m.item.text == "Try reinstalling." for m in screen.query(".message"))
+                lambda: any(i.kind == "message" and i.text == "Try reinstalling." for i in screen.query_one(Conversation).items)
                 and not screen._apply_lock.locked(),  # every pane has folded the new items in
             )
             assert screen.query_one(AgentBar).agent == "senior"
             assert [h.to_agent for h in screen.query_one(HandoffTimeline).handoffs] == ["billing", "senior"]
             assert "device" in screen.query_one("#inspector").context
-            shown = [w.seq for w in screen.query(".item")]
+            shown = [i.seq for i in screen.query_one(Conversation).items]
             assert shown == list(range(1, (await watcher_desk.store.last_seq(SEED_ID)) + 1))
             # Only the new items were read, never the session from the start.
             assert reads and all(first > 14 for first, _ in reads)
@@ -96,8 +96,8 @@ async def test_writes_from_another_os_process_show_up(db_path, test_desk):
         proc = await asyncio.create_subprocess_exec(sys.executable, "-c", script, cwd=str(REPO))
         assert await proc.wait() == 0
         await until(pilot, lambda: app.chat.query_one(Conversation).last == 16 and not app.chat._apply_lock.locked())
-        staff = [m for m in app.chat.query(".message") if m.item and m.item.role == "staff"]
-        assert [m.item.text for m in staff] == ["note from another process"]
+        staff = [i for i in app.chat.query_one(Conversation).items if i.kind == "message" and i.role == "staff"]
+        assert [m.text for m in staff] == ["note from another process"]
         assert app.chat.query_one(AgentBar).agent == "senior"
     await desk.close()
 
@@ -114,6 +114,6 @@ async def test_a_session_not_shown_is_not_followed(db_path, test_desk):
         await other.runner.staff_note("other", "not for this screen")
         await pilot.pause(1.0)
         assert app.chat.query_one(Conversation).last == 14
-        assert not [m for m in app.chat.query(".message") if m.item and m.item.role == "staff"]
+        assert not [i for i in app.chat.query_one(Conversation).items if i.kind == "message" and i.role == "staff"]
     await other.close()
     await desk.close()

@@ -1,9 +1,9 @@
 """The conversation pane: a bounded window of the log, never the whole session.
 
-At most a few pages of items are mounted. Scrolling to the top reads the page before the
-window from the store (an index lookup); scrolling to the bottom of a window that stops
-short of the position reads the page after it. A live reply streams into a MessageView
-that stays the last child until its message is stored.
+The window (at most a few pages of items) is drawn as lines by one `ItemLines` widget.
+Scrolling to the top reads the page before the window from the store (an index lookup);
+scrolling to the bottom of a window that stops short of the position reads the page after it.
+A live reply streams into a Markdown widget below the lines until its message is stored.
 """
 
 from __future__ import annotations
@@ -14,21 +14,24 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widget import Widget
+from textual.geometry import Region
 from textual.widgets import Static
 
-from supportdesk.items import Item, Message
+from supportdesk.items import Item
 from supportdesk.store import SessionStore
 from supportdesk.tui.projection import PAGE
-from supportdesk.tui.widgets.items import MessageView, StreamingReply, item_id, item_widget
+from supportdesk.tui.widgets.item_lines import ItemLines
+from supportdesk.tui.widgets.items import StreamingReply, is_agent_reply
 from supportdesk.tui.widgets.render import AgentLook
 
 T = TypeVar("T")
 
+
 def serialized(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
     """Run a window change under the pane's lock: a page loading on scroll must not interleave
-    with a replay step or a live append (they would mount the same item twice)."""
+    with a replay step or a live append (they would show the same item twice)."""
 
     @functools.wraps(method)
     async def locked(self: Conversation, *args: Any, **kwargs: Any) -> T:
@@ -38,14 +41,20 @@ def serialized(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
     return locked
 
 
-# More than this many mounted items and the far end of the window is let go (it reloads on demand).
+# More than this many items in the window and its far end is let go (it reloads on demand).
 MAX_MOUNTED = 3 * PAGE
-# A replay jump mounts about a screenful; scrolling up (or a short window) loads the rest.
+# A replay jump reads about a screenful; scrolling up (or a short window) loads the rest.
 JUMP_PAGE = 12
 
 
 class Conversation(VerticalScroll, can_focus=True):
-    """Items `first..last` of one session are mounted; `end` is the position the pane may show."""
+    """Items `first..last` of one session are in the window; `end` is the position the pane may show."""
+
+    BINDINGS = [
+        Binding("up", "select(-1)", "Prev item", show=False),
+        Binding("down", "select(1)", "Next item", show=False),
+        Binding("enter,space", "toggle", "Expand", show=False),
+    ]
 
     DEFAULT_CSS = """
     Conversation {
@@ -54,29 +63,11 @@ class Conversation(VerticalScroll, can_focus=True):
         scrollbar-size-vertical: 1;
     }
     Conversation #older { color: $text-muted; text-align: center; width: 1fr; margin-bottom: 1; }
-    Conversation .item { height: auto; }
-    Conversation .message { margin: 0 0 1 0; padding: 0 1; }
+    Conversation .message { margin: 0 0 1 0; padding: 0 1; height: auto; }
     Conversation .message .speaker { height: 1; }
     Conversation .message .body { height: auto; }
-    Conversation .message.-streaming { height: auto; }
-    Conversation .message.-customer { background: $boost; border-left: outer $secondary; }
-    Conversation .message.-staff { background: $warning 8%; border-left: outer $warning; }
-    Conversation .message.-system { color: $text-muted; border-left: outer $panel-lighten-2; }
     Conversation Markdown { margin: 0; padding: 0; background: transparent; }
     Conversation Markdown > *:last-child { margin-bottom: 0; }
-    Conversation .folded { color: $text-muted; padding: 0 1 0 2; text-wrap: nowrap; text-overflow: ellipsis; }
-    Conversation .folded.-expanded { text-wrap: wrap; }
-    Conversation .folded:hover { background: $boost; }
-    Conversation .folded:focus { background: $boost; color: $text; }
-    Conversation .folded.-error { color: $text-error; }
-    Conversation .handoff { padding: 0 1; margin: 1 0 1 0; background: $primary 12%; }
-    Conversation .notice { padding: 0 1; margin: 0 0 1 0; background: $warning 10%; border-left: outer $warning; }
-    Conversation .notice.-provider-error, Conversation .notice.-approval-denied {
-        background: $error 10%; border-left: outer $error;
-    }
-    Conversation .notice.-approval-granted { background: $success 10%; border-left: outer $success; }
-    Conversation .notice.-info { background: $boost; border-left: outer $primary; }
-    Conversation .-flash { background: $accent 30%; }
     """
 
     def __init__(self, look: AgentLook, *, id: str | None = None):
@@ -84,11 +75,16 @@ class Conversation(VerticalScroll, can_focus=True):
         self.look = look
         self.store: SessionStore | None = None
         self.session_id: str | None = None
-        self.items: list[Item] = []  # the mounted window, oldest first
+        self.lines = ItemLines(look, id="lines")
         self.end = 0
         self.stream: StreamingReply | None = None
         self._loading = False
         self._lock = asyncio.Lock()
+
+    @property
+    def items(self) -> list[Item]:
+        """The window, oldest first."""
+        return self.lines.items
 
     @property
     def first(self) -> int:
@@ -98,8 +94,13 @@ class Conversation(VerticalScroll, can_focus=True):
     def last(self) -> int:
         return self.items[-1].seq if self.items else self.end
 
+    def holds(self, seq: int) -> bool:
+        """Item `seq` is in the window (drawn, or one scroll away)."""
+        return self.lines.index_of(seq) is not None
+
     def compose(self):
         yield Static("", id="older", markup=False)
+        yield self.lines
 
     # --- whole-window changes ---------------------------------------------------------------------
 
@@ -108,44 +109,12 @@ class Conversation(VerticalScroll, can_focus=True):
         """Replace the window: `items` are the page ending at `end`."""
         self.store, self.session_id, self.end = store, session_id, end
         await self._drop_stream()
-        await self._clear()
-        await self._mount_items(list(items))
+        self._set_window(items)
         self.anchor()
         self.call_after_refresh(self._fill_if_short)
 
-    async def _clear(self) -> None:
-        self.items = []
-        await self.remove_children(".item")
-        self._update_hint()
-
-    async def _replace_window(self, page: list[Item]) -> None:
-        """Swap the whole window for `page` in one batch (a replay jump)."""
-        old = {item.seq for item in self.items}
-        with self.app.batch_update():
-            removal = self.remove_children(".item")
-            self.items = []
-            if old.isdisjoint(item.seq for item in page):
-                # No id is in both windows, so the old widgets may go while the new ones come.
-                mounting = self._mount_items(page)
-                await removal
-                await mounting
-            else:
-                await removal
-                await self._mount_items(page)
-
-    async def _mount_items(self, items: list[Item], *, front: bool = False) -> None:
-        if not items:
-            return
-        widgets = [item_widget(item, self.look) for item in items]
-        if front:
-            await self.mount_all(widgets, after=self.query_one("#older"))
-            self.items[:0] = items
-        elif self.stream is not None:
-            await self.mount_all(widgets, before=self.stream)
-            self.items.extend(items)
-        else:
-            await self.mount_all(widgets)
-            self.items.extend(items)
+    def _set_window(self, items: Sequence[Item]) -> None:
+        self.lines.set_items(items)
         self._update_hint()
 
     def _update_hint(self) -> None:
@@ -158,16 +127,15 @@ class Conversation(VerticalScroll, can_focus=True):
         else:
             hint.update(Text("no messages yet · type below and press Enter", style="dim italic"))
 
-    async def _prune(self, *, keep_end: bool) -> None:
+    def _prune(self, *, keep_end: bool) -> None:
         """Let go of the far side of a window grown past MAX_MOUNTED."""
         excess = len(self.items) - MAX_MOUNTED
         if excess <= 0:
             return
-        drop = self.items[:excess] if keep_end else self.items[-excess:]
-        self.items = self.items[excess:] if keep_end else self.items[:-excess]
-        for item in drop:
-            for widget in self.query(f"#{item_id(item.seq)}"):
-                await widget.remove()
+        if keep_end:
+            self.lines.drop_first(excess)
+        else:
+            self.lines.drop_last(excess)
         self._update_hint()
 
     # --- the live end -----------------------------------------------------------------------------
@@ -182,16 +150,16 @@ class Conversation(VerticalScroll, can_focus=True):
         self.end = fresh[-1].seq
         if not at_end:
             return fresh  # the user is reading older items; they load when scrolled to
-        for item in fresh:
-            if isinstance(item, Message) and item.role == "agent" and self.stream is not None:
-                # The reply that was streaming is stored: it becomes that item in place.
-                await self.stream.finish(item)
-                self.items.append(item)
-                self.stream = None
-            else:
-                await self._mount_items([item])
+        if self.stream is not None and any(is_agent_reply(item) for item in fresh):
+            # The reply that was streaming is stored: the stored item takes its place in one frame.
+            with self.app.batch_update():
+                await self._drop_stream()
+                self.lines.append(fresh)
+        else:
+            self.lines.append(fresh)
+        self._update_hint()
         if self.is_anchored:
-            await self._prune(keep_end=True)
+            self._prune(keep_end=True)
         return fresh
 
     @property
@@ -213,7 +181,8 @@ class Conversation(VerticalScroll, can_focus=True):
     async def _drop_stream(self) -> None:
         if self.stream is not None:
             stream, self.stream = self.stream, None
-            await stream.abandon()
+            await stream.stop()
+            await stream.remove()
 
     @serialized
     async def end_stream(self) -> None:
@@ -228,15 +197,12 @@ class Conversation(VerticalScroll, can_focus=True):
         assert self.store is not None and self.session_id is not None
         self.end = position
         if self.items and self.first <= position <= self.last:
-            while self.items and self.items[-1].seq > position:
-                item = self.items.pop()
-                await self.query_one(f"#{item_id(item.seq)}").remove()
+            self.lines.truncate_after(position)
         elif self.items and self.last < position <= self.last + JUMP_PAGE:
-            await self._mount_items(await self.store.range(self.session_id, self.last + 1, position))
-            await self._prune(keep_end=True)
+            self.lines.append(await self.store.range(self.session_id, self.last + 1, position))
+            self._prune(keep_end=True)
         else:
-            page = await self.store.range(self.session_id, max(1, position - JUMP_PAGE + 1), position)
-            await self._replace_window(page)
+            self.lines.set_items(await self.store.range(self.session_id, max(1, position - JUMP_PAGE + 1), position))
         self._update_hint()
         self.anchor()
         self.call_after_refresh(self._fill_if_short)
@@ -270,8 +236,9 @@ class Conversation(VerticalScroll, can_focus=True):
                 return
             before = self.virtual_size.height
             older = await self.store.range(self.session_id, max(1, self.first - PAGE), self.first - 1)
-            await self._mount_items(older, front=True)
-            await self._prune(keep_end=False)
+            self.lines.prepend(older)
+            self._update_hint()
+            self._prune(keep_end=False)
 
             def keep_place() -> None:
                 # What was on screen stays put: move down by what was added above it.
@@ -287,45 +254,105 @@ class Conversation(VerticalScroll, can_focus=True):
         try:
             if self.store is None or self.session_id is None or self.last >= self.end:
                 return
-            newer = await self.store.range(self.session_id, self.last + 1, min(self.end, self.last + PAGE))
-            await self._mount_items(newer)
-            await self._prune(keep_end=True)
+            self.lines.append(await self.store.range(self.session_id, self.last + 1, min(self.end, self.last + PAGE)))
+            self._update_hint()
+            self._prune(keep_end=True)
         finally:
             self._loading = False
 
     @serialized
-    async def reveal(self, seq: int) -> Widget | None:
-        """Scroll to item `seq`, loading a window around it if it is not mounted."""
+    async def reveal(self, seq: int) -> bool:
+        """Scroll to item `seq` and flash it, loading a window around it if it is not in the window."""
         if self.store is None or self.session_id is None:
-            return None
+            return False
         if not (self.items and self.first <= seq <= self.last):
             await self._drop_stream()
-            await self._clear()
             around = await self.store.range(self.session_id, max(1, seq - PAGE // 2), min(self.end, seq + PAGE // 2))
-            await self._mount_items(around)
-        widgets = self.query(f"#{item_id(seq)}")
-        if not widgets:
-            return None
-        target = widgets.first()
+            self._set_window(around)
+        if self.lines.index_of(seq) is None:
+            return False
         self.release_anchor()
-        self.call_after_refresh(self.scroll_to_widget, target, animate=False, top=True)
-        target.add_class("-flash")
-        self.set_timer(1.5, lambda: target.remove_class("-flash"))
-        return target
+        self.lines.cursor = seq
+        self.lines.set_flash(seq)
+        self.call_after_refresh(self._scroll_to_item, seq, True)
+        self.set_timer(1.5, lambda: self.lines.set_flash(None) if self.lines.flash == seq else None)
+        return True
+
+    def item_region(self, seq: int) -> Region | None:
+        """Where item `seq` is in the pane's scrollable space (None if it is not in the window)."""
+        region = self.lines.region_of(seq)
+        return None if region is None else region.translate((0, self.lines.virtual_region.y))
+
+    def _scroll_to_item(self, seq: int, top: bool = False) -> None:
+        region = self.item_region(seq)
+        if region is not None:
+            self.scroll_to_region(region, animate=False, top=top, immediate=True)
 
     @serialized
     async def follow(self) -> None:
         """Back to the live end (End key): reload the last page if the window left it."""
         if self.last < self.end and self.store is not None and self.session_id is not None:
-            await self._clear()
-            await self._mount_items(await self.store.range(self.session_id, max(1, self.end - PAGE + 1), self.end))
+            self._set_window(await self.store.range(self.session_id, max(1, self.end - PAGE + 1), self.end))
         self.anchor()
+
+    # --- the keyboard: an item cursor -------------------------------------------------------------
+
+    def on_focus(self) -> None:
+        self.lines.show_cursor = True
+        self.lines.refresh()
+
+    def on_blur(self) -> None:
+        self.lines.show_cursor = False
+        self.lines.refresh()
+
+    async def action_select(self, delta: int) -> None:
+        """Move the item cursor; at the window's edge, load the next page that way first."""
+        if not self.items:
+            return
+        index = self.lines.index_of(self.lines.cursor) if self.lines.cursor is not None else None
+        if index is None:
+            index = self._first_visible() if delta > 0 else self._last_visible()
+        else:
+            index += delta
+            if index < 0 and self.first > 1:
+                seq = self.items[0].seq
+                self._loading = True
+                await self.load_older()
+                index = (self.lines.index_of(seq) or 0) - 1
+            elif index >= len(self.items) and self.last < self.end:
+                self._loading = True
+                await self.load_newer()
+            index = max(0, min(index, len(self.items) - 1))
+        seq = self.items[index].seq
+        self.lines.cursor = seq
+        self.lines.refresh()
+        if index == len(self.items) - 1 and self.last == self.end:
+            self.anchor()  # the last item: back to following the live end
+        else:
+            self.release_anchor()
+            # After the refresh: a page loaded above moves the window first.
+            self.call_after_refresh(self._scroll_to_item, seq)
+
+    def _visible_seqs(self) -> list[int]:
+        top = self.scroll_offset.y - self.lines.virtual_region.y
+        seqs = [self.lines.seq_at(y) for y in range(max(0, top), max(0, top + self.scrollable_content_region.height))]
+        return [seq for seq in seqs if seq is not None]
+
+    def _first_visible(self) -> int:
+        seqs = self._visible_seqs()
+        return self.lines.index_of(seqs[0]) or 0 if seqs else 0
+
+    def _last_visible(self) -> int:
+        seqs = self._visible_seqs()
+        found = self.lines.index_of(seqs[-1]) if seqs else None
+        return len(self.items) - 1 if found is None else found
+
+    def action_toggle(self) -> None:
+        if self.lines.cursor is not None:
+            self.lines.toggle(self.lines.cursor)
 
     def recolor(self, look: AgentLook) -> None:
         self.look = look
-        for widget in self.query(".item"):
-            if isinstance(widget, (MessageView, StreamingReply)):
-                widget.recolor(look)
-            else:
-                widget.look = look  # type: ignore[attr-defined]
-                widget.refresh()
+        self.lines.recolor(look)
+        if self.stream is not None:
+            self.stream.recolor(look)

@@ -1,0 +1,304 @@
+"""A window of items drawn as lines: one widget, however many items the window holds.
+
+Each item is rendered once per width (and fold state) into strips; the compositor then asks only
+for the lines it shows. Mounting a widget per item cost a style pass, a layout pass and a render
+per widget on every window change: a replay jump is now one re-layout of one widget.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.widget import Widget
+
+from supportdesk.items import Item
+from supportdesk.tui.widgets.items import FOLDED_KINDS, Frame, frame, renderable
+from supportdesk.tui.widgets.render import AgentLook
+
+EDGE = "▌"
+
+
+@dataclass
+class Block:
+    strips: list[Strip]
+    frame: Frame
+
+
+class ItemLines(Widget):
+    """Items `items[0].seq .. items[-1].seq` of a session, oldest first, as lines."""
+
+    COMPONENT_CLASSES = {
+        "item-lines--customer", "item-lines--edge-customer",
+        "item-lines--agent", "item-lines--edge-agent",
+        "item-lines--staff", "item-lines--edge-staff",
+        "item-lines--system", "item-lines--edge-system",
+        "item-lines--folded", "item-lines--folded-error",
+        "item-lines--handoff",
+        "item-lines--notice", "item-lines--edge-notice",
+        "item-lines--notice-error", "item-lines--edge-notice-error",
+        "item-lines--notice-granted", "item-lines--edge-notice-granted",
+        "item-lines--notice-info", "item-lines--edge-notice-info",
+        "item-lines--cursor", "item-lines--hover", "item-lines--flash",
+    }  # fmt: skip
+
+    DEFAULT_CSS = """
+    ItemLines { height: auto; width: 1fr; }
+    ItemLines > .item-lines--customer { background: $boost; }
+    ItemLines > .item-lines--edge-customer { color: $secondary; }
+    ItemLines > .item-lines--edge-agent { color: $primary; }
+    ItemLines > .item-lines--staff { background: $warning 8%; }
+    ItemLines > .item-lines--edge-staff { color: $warning; }
+    ItemLines > .item-lines--system { color: $text-muted; }
+    ItemLines > .item-lines--edge-system { color: $panel-lighten-2; }
+    ItemLines > .item-lines--folded { color: $text-muted; }
+    ItemLines > .item-lines--folded-error { color: $text-error; }
+    ItemLines > .item-lines--handoff { background: $primary 12%; }
+    ItemLines > .item-lines--notice { background: $warning 10%; }
+    ItemLines > .item-lines--edge-notice { color: $warning; }
+    ItemLines > .item-lines--notice-error { background: $error 10%; }
+    ItemLines > .item-lines--edge-notice-error { color: $error; }
+    ItemLines > .item-lines--notice-granted { background: $success 10%; }
+    ItemLines > .item-lines--edge-notice-granted { color: $success; }
+    ItemLines > .item-lines--notice-info { background: $boost; }
+    ItemLines > .item-lines--edge-notice-info { color: $primary; }
+    ItemLines > .item-lines--cursor { background: $accent 18%; }
+    ItemLines > .item-lines--hover { background: $boost; }
+    ItemLines > .item-lines--flash { background: $accent 30%; }
+    """
+
+    def __init__(self, look: AgentLook, *, id: str | None = None):
+        super().__init__(id=id)
+        self.look = look
+        self.items: list[Item] = []
+        self.expanded: set[int] = set()  # seqs of folded items shown whole
+        self.cursor: int | None = None  # the selected item's seq (drawn while show_cursor)
+        self.show_cursor = False
+        self.hover: int | None = None
+        self.flash: int | None = None
+        self._blocks: dict[int, tuple[tuple[int, bool], Block]] = {}
+        self._tops: list[int] = []  # where each item's block starts, in lines
+        self._height = 0
+        self._laid_out: tuple[int, int] | None = None  # (width, version) the tops were computed for
+        self._version = 0
+
+    # --- the window ---------------------------------------------------------------------------------
+
+    @property
+    def first(self) -> int | None:
+        return self.items[0].seq if self.items else None
+
+    @property
+    def last(self) -> int | None:
+        return self.items[-1].seq if self.items else None
+
+    def set_items(self, items: Iterable[Item]) -> None:
+        self.items = list(items)
+        self._changed()
+
+    def append(self, items: Sequence[Item]) -> None:
+        self.items.extend(items)
+        self._changed()
+
+    def prepend(self, items: Sequence[Item]) -> None:
+        self.items[:0] = items
+        self._changed()
+
+    def drop_first(self, count: int) -> list[Item]:
+        dropped, self.items = self.items[:count], self.items[count:]
+        self._changed()
+        return dropped
+
+    def drop_last(self, count: int) -> list[Item]:
+        if count <= 0:
+            return []
+        dropped, self.items = self.items[-count:], self.items[:-count]
+        self._changed()
+        return dropped
+
+    def truncate_after(self, seq: int) -> None:
+        """Keep the items up to and including `seq`."""
+        keep = bisect_right([item.seq for item in self.items], seq)
+        self.drop_last(len(self.items) - keep)
+
+    def index_of(self, seq: int) -> int | None:
+        index = bisect_right([item.seq for item in self.items], seq) - 1
+        return index if index >= 0 and self.items[index].seq == seq else None
+
+    def _changed(self) -> None:
+        live = {item.seq for item in self.items}
+        self._blocks = {seq: block for seq, block in self._blocks.items() if seq in live}
+        self.expanded &= live
+        if self.cursor not in live:
+            self.cursor = None
+        self._version += 1
+        self._laid_out = None
+        self.refresh(layout=True)
+
+    # --- fold, select, flash ------------------------------------------------------------------------
+
+    def toggle(self, seq: int) -> bool:
+        """Expand or fold a tool call, tool result or context line. False if it does not fold."""
+        index = self.index_of(seq)
+        if index is None or self.items[index].kind not in FOLDED_KINDS:
+            return False
+        self.expanded ^= {seq}
+        self._version += 1
+        self._laid_out = None
+        self.refresh(layout=True)
+        return True
+
+    def set_flash(self, seq: int | None) -> None:
+        self.flash = seq
+        self.refresh()
+
+    def recolor(self, look: AgentLook) -> None:
+        self.look = look
+        self._forget_rendering()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._forget_rendering()  # a theme change: every colour baked into the strips is stale
+
+    def _forget_rendering(self) -> None:
+        self._blocks.clear()
+        self._laid_out = None
+        self.refresh(layout=True)
+
+    # --- geometry -----------------------------------------------------------------------------------
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._layout(width)
+        return self._height
+
+    def region_of(self, seq: int) -> Region | None:
+        """Where item `seq` is, in this widget's lines (y 0 is the first line of the window)."""
+        index = self.index_of(seq)
+        if index is None:
+            return None
+        width = self.size.width or 1
+        self._layout(width)
+        block = self._block(index, width)
+        return Region(0, self._tops[index], width, len(block.strips))
+
+    def seq_at(self, y: int) -> int | None:
+        """The item drawn on line `y`, or None for the space between items."""
+        if not self.items:
+            return None
+        self._layout(self.size.width or 1)
+        index = bisect_right(self._tops, y) - 1
+        if index < 0:
+            return None
+        block = self._block(index, self.size.width or 1)
+        return self.items[index].seq if y < self._tops[index] + len(block.strips) else None
+
+    def _layout(self, width: int) -> None:
+        if self._laid_out == (width, self._version):
+            return
+        tops: list[int] = []
+        y = 0
+        below = 0  # the previous block's bottom margin: margins between blocks collapse, as in CSS
+        for index in range(len(self.items)):
+            block = self._block(index, width)
+            y += max(below, block.frame.margin_top) if tops else block.frame.margin_top
+            tops.append(y)
+            y += len(block.strips)
+            below = block.frame.margin_bottom
+        self._tops, self._height = tops, y + below
+        self._laid_out = (width, self._version)
+
+    # --- drawing ------------------------------------------------------------------------------------
+
+    def _block(self, index: int, width: int) -> Block:
+        item = self.items[index]
+        key = (width, item.seq in self.expanded)
+        cached = self._blocks.get(item.seq)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        block = self._render_block(item, width, expanded=key[1])
+        self._blocks[item.seq] = (key, block)
+        return block
+
+    def _render_block(self, item: Item, width: int, *, expanded: bool) -> Block:
+        shape = frame(item)
+        base = self.rich_style
+        style = base + self.get_component_rich_style(shape.style)
+        edge: list[Segment] = []
+        if shape.edge is not None:
+            color = self.get_component_rich_style(shape.edge).color
+            if item.kind == "message" and item.role == "agent":
+                color = Style.parse(self.look.color(item.agent)).color
+            edge = [Segment(EDGE, Style(color=color, bgcolor=base.bgcolor))]
+        inner = max(1, width - len(edge) - shape.left - 1)
+        console = self.app.console
+        options = console.options.update(width=inner, height=None)
+        lines = console.render_lines(renderable(item, self.look, expanded=expanded), options, style=style, pad=True)
+        left = Segment(" " * shape.left, style)
+        right = Segment(" ", style)
+        strips = [Strip([*edge, left, *line, right], width) for line in lines]
+        return Block(strips, shape)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        self._layout(width)
+        index = bisect_right(self._tops, y) - 1
+        if index < 0:
+            return Strip.blank(width, self.rich_style)
+        block = self._block(index, width)
+        row = y - self._tops[index]
+        if row >= len(block.strips):
+            return Strip.blank(width, self.rich_style)
+        strip = block.strips[row]
+        seq = self.items[index].seq
+        highlight = None
+        if seq == self.flash:
+            highlight = "item-lines--flash"
+        elif seq == self.cursor and self.show_cursor:
+            highlight = "item-lines--cursor"
+        elif seq == self.hover:
+            highlight = "item-lines--hover"
+        if highlight is not None:
+            # Only the background changes: the text keeps its own colours.
+            bg = Style(bgcolor=self.get_component_rich_style(highlight).bgcolor)
+            strip = Strip(Segment.apply_style(iter(strip), post_style=bg), strip.cell_length)
+        return strip
+
+    # --- the mouse ----------------------------------------------------------------------------------
+
+    def on_click(self, event: events.Click) -> None:
+        seq = self.seq_at(event.y)
+        if seq is None:
+            return
+        self.cursor = seq
+        self.toggle(seq)
+        self.refresh()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        seq = self.seq_at(event.y)
+        index = None if seq is None else self.index_of(seq)
+        hover = seq if index is not None and self.items[index].kind in FOLDED_KINDS else None
+        if hover != self.hover:
+            self.hover = hover
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self.hover is not None:
+            self.hover = None
+            self.refresh()
+
+    # --- reading it back (tests, the tmux check) ----------------------------------------------------
+
+    def strips_of(self, seq: int) -> list[Strip]:
+        """The item as drawn at the current width (no highlight)."""
+        index = self.index_of(seq)
+        return [] if index is None else self._block(index, self.size.width or 80).strips
+
+    def text_of(self, seq: int) -> str:
+        """The item as drawn, as plain text (one line per row)."""
+        return "\n".join(strip.text.rstrip() for strip in self.strips_of(seq))
