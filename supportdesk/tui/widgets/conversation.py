@@ -51,9 +51,9 @@ class Conversation(VerticalScroll, can_focus=True):
     """Items `first..last` of one session are in the window; `end` is the position the pane may show."""
 
     BINDINGS = [
-        Binding("up", "select(-1)", "Prev item", show=False),
-        Binding("down", "select(1)", "Next item", show=False),
-        Binding("enter,space", "toggle", "Expand", show=False),
+        Binding("up", "select(-1)", "Select the item above", show=False),
+        Binding("down", "select(1)", "Select the item below", show=False),
+        Binding("enter,space", "toggle", "Expand or fold a tool or context line", show=False),
     ]
 
     DEFAULT_CSS = """
