@@ -460,3 +460,26 @@ async def test_typing_before_the_desk_opens_is_kept(db_path, test_desk):
         await until(pilot, lambda: any(m.role == "agent" for m in messages(app.chat)))
         said = [m.text for m in messages(app.chat)]
         assert said[:2] == ["hi there", "Hello there, how can I help?"]
+
+
+async def test_the_window_rewraps_when_the_pane_narrows(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and bool(window(app.chat)))
+        lines = app.chat.query_one(Conversation).lines
+        reply = [m for m in messages(app.chat) if m.role == "agent"][-1]
+        await pilot.pause(0.1)
+        wide = lines.region_of(reply.seq).height
+        await pilot.resize_terminal(90, 40)
+        await until(pilot, lambda: lines.size.width < 60)
+        await pilot.pause(0.1)
+        narrow = lines.region_of(reply.seq).height
+        assert narrow > wide  # the same text on more lines ...
+        drawn_lines = drawn(app.chat, reply.seq).splitlines()
+        assert all(len(line) <= lines.size.width for line in drawn_lines)  # ... none past the edge
+        # Blocks never overlap, whatever their heights: each starts below the one before.
+        regions = [lines.region_of(item.seq) for item in window(app.chat)]
+        assert all(a.bottom <= b.y for a, b in zip(regions, regions[1:]))
+    await desk.close()

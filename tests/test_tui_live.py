@@ -117,3 +117,37 @@ async def test_a_session_not_shown_is_not_followed(db_path, test_desk):
         assert not [i for i in app.chat.query_one(Conversation).items if i.kind == "message" and i.role == "staff"]
     await other.close()
     await desk.close()
+
+
+async def test_new_items_below_are_announced_while_reading_further_up(db_path, test_desk):
+    """Staff scrolled back are not yanked down by a write elsewhere; a bar says what arrived below."""
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    other, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID)
+    async with app.run_test(size=(120, 20)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+        conversation = app.chat.query_one(Conversation)
+        bar = conversation.query_one("#newer")
+        await until(pilot, lambda: conversation.max_scroll_y > 0)
+        assert not bar.display
+        conversation.focus()
+        await pilot.press("home")  # back to the start of the session
+        await until(pilot, lambda: conversation.scroll_y == 0)
+        await other.runner.staff_note(SEED_ID, "note from the other terminal")
+        await other.runner.force_handoff(SEED_ID, "senior", "second terminal")
+        await until(pilot, lambda: conversation.end == 16)
+        assert conversation.unseen == 2 and bar.display
+        assert "2 new items below" in str(bar.render())
+        assert conversation.scroll_y == 0  # the place being read stays put
+        # ctrl+l goes to the latest, and the bar goes.
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: not bar.display)
+        await until(pilot, lambda: conversation.scroll_y == conversation.max_scroll_y)
+        assert conversation.unseen == 0 and conversation.last == 16
+        # At the latest, new items are simply shown: no bar.
+        await other.runner.staff_note(SEED_ID, "one more")
+        await until(pilot, lambda: conversation.last == 17)
+        assert not bar.display
+    await other.close()
+    await desk.close()

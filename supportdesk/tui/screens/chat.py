@@ -209,6 +209,7 @@ class ChatScreen(Screen):
 
     @work(group="turn")
     async def send(self, text: str) -> None:
+        await self.query_one(Conversation).follow()  # staff who write want to see the answer
         await self._drive(lambda: self.runner.send(self.session_id, text))
 
     async def _drive(self, start: Any) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from rich.text import Text
+from textual import events, on
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Region
@@ -63,6 +64,11 @@ class Conversation(VerticalScroll, can_focus=True):
         scrollbar-size-vertical: 1;
     }
     Conversation #older { color: $text-muted; text-align: center; width: 1fr; margin-bottom: 1; }
+    Conversation #newer {
+        dock: bottom; height: 1; width: 1fr; display: none;
+        text-align: center; background: $accent 35%; color: $text;
+    }
+    Conversation #newer:hover { background: $accent 55%; }
     Conversation .message { margin: 0 0 1 0; padding: 0 1; height: auto; }
     Conversation .message .speaker { height: 1; }
     Conversation .message .body { height: auto; }
@@ -80,6 +86,7 @@ class Conversation(VerticalScroll, can_focus=True):
         self.stream: StreamingReply | None = None
         self._loading = False
         self._lock = asyncio.Lock()
+        self.unseen = 0  # items that arrived below while staff were reading further up
 
     @property
     def items(self) -> list[Item]:
@@ -101,6 +108,19 @@ class Conversation(VerticalScroll, can_focus=True):
     def compose(self):
         yield Static("", id="older", markup=False)
         yield self.lines
+        yield Static("", id="newer", markup=False)
+
+    def _set_unseen(self, count: int) -> None:
+        """The bar at the foot of the pane: how much arrived below the part being read."""
+        self.unseen = count
+        bar = self.query_one("#newer", Static)
+        bar.display = count > 0
+        if count:
+            bar.update(Text(f"↓ {count} new item{'s' if count != 1 else ''} below · ctrl+l or click to jump to the latest"))
+
+    @on(events.Click, "#newer")
+    def _jump_to_latest(self) -> None:
+        self.run_worker(self.follow(), group="conversation-load")
 
     # --- whole-window changes ---------------------------------------------------------------------
 
@@ -110,6 +130,7 @@ class Conversation(VerticalScroll, can_focus=True):
         self.store, self.session_id, self.end = store, session_id, end
         await self._drop_stream()
         self._set_window(items)
+        self._set_unseen(0)
         self.anchor()
         self.call_after_refresh(self._fill_if_short)
 
@@ -148,6 +169,8 @@ class Conversation(VerticalScroll, can_focus=True):
             return []
         at_end = self.last >= self.end
         self.end = fresh[-1].seq
+        if not at_end or not self.is_anchored:
+            self._set_unseen(self.unseen + len(fresh))
         if not at_end:
             return fresh  # the user is reading older items; they load when scrolled to
         if self.stream is not None and any(is_agent_reply(item) for item in fresh):
@@ -220,6 +243,8 @@ class Conversation(VerticalScroll, can_focus=True):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        if self.unseen and new >= self.max_scroll_y and self.last >= self.end:
+            self._set_unseen(0)  # scrolled down to the latest: nothing below is unseen any more
         if self._loading or not self.items or self.store is None:
             return
         if new <= 0 and self.first > 1:
@@ -290,9 +315,10 @@ class Conversation(VerticalScroll, can_focus=True):
 
     @serialized
     async def follow(self) -> None:
-        """Back to the live end (End key): reload the last page if the window left it."""
+        """Back to the live end (ctrl+l, the new-items bar): reload the last page if the window left it."""
         if self.last < self.end and self.store is not None and self.session_id is not None:
             self._set_window(await self.store.range(self.session_id, max(1, self.end - PAGE + 1), self.end))
+        self._set_unseen(0)
         self.anchor()
 
     # --- the keyboard: an item cursor -------------------------------------------------------------
