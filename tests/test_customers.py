@@ -110,3 +110,16 @@ async def test_account_changes_are_visible(customers):
     assert [t["id"] for t in await customers.tickets("CUS-1001")] == [ticket["ticket_id"]]
     with pytest.raises(CustomerError, match="no plan"):
         await customers.change_plan(session_id="s", call_id="g", customer_id="CUS-1001", plan="gold", billing_period=None, agent="billing")
+
+
+async def test_plans_read_the_plan_table_cheapest_first(customers, db_path):
+    table = sqlite3.connect(db_path).execute(
+        "SELECT code, name, monthly_price, annual_price FROM demo_plans ORDER BY monthly_price"
+    ).fetchall()
+    assert len(table) >= 2
+    plans = await customers.plans()
+    assert [(p["code"], p["name"], p["monthly_price"], p["annual_price"]) for p in plans] == table
+    # A price changed in the table is what the next read returns: nothing is cached.
+    await customers._run(lambda conn: conn.execute("UPDATE demo_plans SET monthly_price = 1.25 WHERE code = ?", (table[-1][0],)))
+    again = await customers.plans()
+    assert again[0]["code"] == table[-1][0] and again[0]["monthly_price"] == 1.25

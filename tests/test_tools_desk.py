@@ -139,6 +139,29 @@ async def test_plan_payment_cancel(desk, services):
     assert (dana["plan"], dana["payment_method"], dana["status"]) == ("starter", "paypal", "cancelled")
 
 
+async def test_list_plans_returns_what_the_store_holds(desk, services):
+    table = await services.customers._query("SELECT * FROM demo_plans ORDER BY monthly_price")
+    for agent in ("billing", "senior"):
+        assert "list_plans" in desk.agents[agent].tools
+        out = await invoke("list_plans", ctx(desk, services, agent))
+        assert not out.is_error and out.context == {}
+        assert out.output == {"plans": table}
+    # The tool reads the store each time: a new price shows in the next call.
+    await services.customers._run(lambda conn: conn.execute("UPDATE demo_plans SET annual_price = 77.5 WHERE code = 'pro'"))
+    out = await invoke("list_plans", ctx(desk, services))
+    assert next(p for p in out.output["plans"] if p["code"] == "pro")["annual_price"] == 77.5
+
+
+async def test_list_plans_with_no_plans_or_no_store_is_an_error(desk, services):
+    out = await invoke("list_plans", ctx(desk, None))
+    assert out.is_error and "not available" in out.output
+    # Customers point at their plan, so the foreign keys go off to empty the price list.
+    await services.customers._run(lambda conn: conn.execute("PRAGMA foreign_keys = OFF"))
+    await services.customers._run(lambda conn: conn.execute("DELETE FROM demo_plans"))
+    out = await invoke("list_plans", ctx(desk, services))
+    assert out.is_error and "no plans" in out.output
+
+
 async def test_password_reset_goes_to_the_address_on_file(desk, services):
     out = await invoke("send_password_reset", ctx(desk, services, "technical"), customer="CUS-1001")
     assert out.output["email"] == "dana@example.com"

@@ -353,7 +353,10 @@ class CustomerStore:
         return rows[0] if rows else None
 
     async def plans(self) -> list[dict[str, Any]]:
-        return await self._query("SELECT * FROM demo_plans ORDER BY monthly_price")
+        """The plans on sale, cheapest first: code, name, monthly_price, annual_price."""
+        return await self._query(
+            "SELECT code, name, monthly_price, annual_price FROM demo_plans ORDER BY monthly_price, code"
+        )
 
     async def refunds(self, customer_id: str | None = None) -> list[dict[str, Any]]:
         if customer_id:

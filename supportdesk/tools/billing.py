@@ -1,4 +1,4 @@
-"""Billing tools: find the customer, read charges and invoices, refund, change the plan."""
+"""Billing tools: find the customer, read charges, invoices and plan prices, refund, change the plan."""
 
 from __future__ import annotations
 
@@ -136,6 +136,24 @@ async def _update_payment_method(ctx: ToolContext, args: PaymentMethodArgs) -> T
 registry.tool("update_payment_method", "Replace the payment method on file.", PaymentMethodArgs)(
     safe(_update_payment_method)
 )
+
+
+class ListPlansArgs(BaseModel):
+    """No arguments: the price list is the same for every customer."""
+
+
+async def _list_plans(ctx: ToolContext, args: ListPlansArgs) -> ToolOutput:
+    plans = await customers(ctx).plans()
+    if not plans:
+        raise ToolFailure("no plans are on sale right now")
+    return ToolOutput({"plans": plans})
+
+
+registry.tool(
+    "list_plans",
+    "List the plans on sale with their monthly and annual prices (read-only; no customer needed).",
+    ListPlansArgs,
+)(safe(_list_plans))
 
 
 class ChangePlanArgs(BaseModel):
