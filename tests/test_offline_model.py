@@ -11,6 +11,7 @@ from supportdesk.engine.protocol import Answer, CallTools, ModelProvider, Reques
 from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.models import make_provider
 from supportdesk.models.offline import OfflineModel
+from supportdesk.models.offline.specialist import money
 from supportdesk.tools import registry
 from tests.conftest import REPO
 from tests.scripted import ScriptedModel
@@ -176,3 +177,68 @@ async def test_approval_flow_through_the_runner(tmp_path, desk):
         assert [c["amount"] for c in await d.services.customers.credits("CUS-1002")] == [300]
         said = " ".join(i.text for i in after if isinstance(i, Message))
         assert "$300.00" in said
+
+
+def _said(items) -> str:
+    return " ".join(i.text for i in items if isinstance(i, Message) and i.role == "agent")
+
+
+def _price_words(plans) -> list[str]:
+    return [w for p in plans for w in (money(p["monthly_price"]), money(p["annual_price"]))]
+
+
+async def test_pricing_question_reads_the_prices_from_the_store(tmp_path, desk):
+    async with await open_desk(tmp_path / "p.db", desk) as d:
+        store = d.services.customers
+        for new_price in (None, 41.25):
+            if new_price is not None:
+                await store._run(lambda conn: conn.execute("UPDATE demo_plans SET monthly_price = ? WHERE code = 'team'", (new_price,)))
+            items = [e.item async for e in d.runner.send(None, "what are the prices of your plans") if isinstance(e, Appended)]
+            calls = [i for i in items if isinstance(i, ToolCall)]
+            assert [(c.agent, c.name) for c in calls] == [("billing", "list_plans")]
+            said = _said(items)
+            plans = await store.plans()
+            for price in _price_words(plans):
+                assert price in said
+        assert "$41.25 a month" in said and "$129.99" not in said
+
+
+async def test_plan_change_without_a_plan_asks_with_the_stores_prices(tmp_path, desk):
+    async with await open_desk(tmp_path / "c.db", desk) as d:
+        await d.services.customers._run(lambda conn: conn.execute("UPDATE demo_plans SET annual_price = 250.5 WHERE code = 'pro'"))
+        sid = await d.runner.new_session()
+        items = [e.item async for e in d.runner.send(sid, "I want to change my plan, I'm dana@example.com") if isinstance(e, Appended)]
+        assert [i.name for i in items if isinstance(i, ToolCall)] == ["find_customer", "list_plans"]
+        said = _said(items)
+        assert "which plan" in said.lower() and "$250.50 a year" in said
+        assert all(price in said for price in _price_words(await d.services.customers.plans()))
+        # The answer to the question finishes the change.
+        items = [e.item async for e in d.runner.send(sid, "the Team one please") if isinstance(e, Appended)]
+        assert [(i.name, i.arguments.get("plan")) for i in items if isinstance(i, ToolCall)] == [("change_plan", "team")]
+        assert (await d.services.customers.get_customer("CUS-1001"))["plan"] == "team"
+
+
+def _plans_read(output: str, is_error: bool = False):
+    call = ToolCall(call_id="c1", name="list_plans", arguments={}, seq=2, agent="billing")
+    return [call, ToolResult(call_id="c1", name="list_plans", seq=3, agent="billing", output=output, is_error=is_error)]
+
+
+def test_pricing_answers_from_the_tool_result_it_got(desk, model):
+    first = model.decide(request(desk, "billing", ["How much does the Pro plan cost?"]))
+    assert isinstance(first, CallTools) and [c.name for c in first.calls] == ["list_plans"]
+    listing = '{"plans": [{"code": "pro", "name": "Pro", "monthly_price": 1234.5, "annual_price": 9.0}]}'
+    action = model.decide(request(desk, "billing", ["How much does the Pro plan cost?"], extra=_plans_read(listing)))
+    assert isinstance(action, Answer) and "$1,234.50 a month or $9.00 a year" in action.text
+
+
+def test_pricing_without_a_price_list_quotes_no_price(desk, model):
+    failed = _plans_read("the customer data store is not available on this desk", is_error=True)
+    for texts, extra in ((["what are your prices?"], failed), (["I'd like to change my plan"], failed)):
+        action = model.decide(request(desk, "billing", texts, {"customer_id": "CUS-1001"}, extra))
+        assert isinstance(action, Answer) and "$" not in action.text, action
+    # An agent that does not hold the tool does not guess either.
+    billing = desk.agents["billing"]
+    tools = registry.specs([t for t in billing.tools if t != "list_plans"])
+    history = [Message(role="customer", text="how much is the Team plan?", seq=1, agent="billing")]
+    action = model.decide(StepRequest("s1", billing, desk, tools, [], history, {}))
+    assert isinstance(action, Answer) and "$" not in action.text

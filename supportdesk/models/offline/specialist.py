@@ -1,8 +1,8 @@
 """The specialists: what an agent does is decided by the tools it holds and its level.
 
 - the money skill (it holds `refund_charge` / `find_charges`): find the customer, explain
-  charges, spot duplicates, refund within the desk's limit for its level, invoices, plans,
-  payment methods, cancellations;
+  charges, spot duplicates, refund within the desk's limit for its level, invoices, plans
+  (their prices read from the store with `list_plans`), payment methods, cancellations;
 - the tech skill (it holds `search_kb` / `send_password_reset`): walk the customer through
   the knowledge base, send password resets, report bugs;
 - a level-2 agent with both (senior) takes what level 1 escalated, using the shared context
@@ -14,6 +14,7 @@ out-of-scope requests politely and records a request for a person.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -40,7 +41,9 @@ CARD_NUMBER_WARNING = (
     "Please don't send full card numbers in chat. Tell me the card brand and its last four digits "
     "(for example \"visa ending 1234\"), and add the card itself under Settings > Billing."
 )
-PLAN_PRICES = "Starter is $9.99 a month, Pro $29.99 and Team $129.99 (annual billing costs ten months' price)."
+
+# What an answer needs of each plan `list_plans` returns.
+PLAN_FIELDS = {"code", "name", "monthly_price", "annual_price"}
 
 
 def money(value: float) -> str:
@@ -345,7 +348,7 @@ class Specialist:
 
         intents = self._money_intents(text)
         if intents == {"pricing"}:
-            return step.answer(f"{PLAN_PRICES} Would you like to change your plan?")
+            return self._pricing(text)
 
         customer_id = self._customer_id()
         if customer_id is None:
@@ -422,7 +425,8 @@ class Specialist:
         if not v.turn_tools:
             return None
         last = v.turn_tools[-1]
-        if not last.done or last.name in ("find_customer", "find_charges", "list_invoices", "request_human"):
+        # Lookups feed the decision that follows rather than being answered on their own.
+        if not last.done or last.name in ("find_customer", "find_charges", "list_invoices", "list_plans", "request_human"):
             return None
         if last.name in ("refund_charge", "issue_credit"):
             if last.waiting:
@@ -659,7 +663,10 @@ class Specialist:
                 if plan or period:
                     break
         if plan is None and period is None:
-            return step.answer(f"Which plan would you like? {PLAN_PRICES}")
+            return self._with_prices(
+                lambda prices, _plans: f"Which plan would you like? {prices}",
+                "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment.",
+            )
         if plan is None:
             record = self._customer_record(customer_id)
             if record is None:
@@ -671,6 +678,44 @@ class Specialist:
         if v.called_with("change_plan", args):
             return step.answer(f"You're already moved to the {plan.title()} plan. Anything else?")
         return step.call("change_plan", args)
+
+    def _pricing(self, text: str):
+        offer = " Would you like to change your plan?" if self.view.has_tool("change_plan") else ""
+        named, _ = cues.plan_request(text)
+
+        def say(prices: str, plans: list[dict[str, Any]]) -> str:
+            asked = next((p for p in plans if p.get("code") == named), None)
+            if asked is not None:
+                return f"The {asked['name']} plan is {self._plan_price(asked)}.{offer}"
+            return f"{prices}{offer}"
+
+        return self._with_prices(
+            say,
+            "I can't read our price list just now, and I'd rather not quote a price from memory. "
+            "Could you ask me again in a moment?",
+        )
+
+    def _with_prices(self, say: Callable[[str, list[dict[str, Any]]], str], no_prices: str):
+        """Answer from the price list `list_plans` returned this turn, reading it first.
+
+        Prices are data in the store, never known by the model: without a successful read the
+        answer quotes none.
+        """
+        v = self.view
+        read = v.last_call("list_plans", this_turn=True)
+        if read is None and v.has_tool("list_plans"):
+            return self.step.call("list_plans", {})
+        listing = read.output.get("plans") if read is not None and read.ok and isinstance(read.output, dict) else None
+        plans = [p for p in listing or [] if isinstance(p, dict) and PLAN_FIELDS <= p.keys()]
+        if not plans:
+            return self.step.answer(no_prices)
+        listed = [f"{p['name']} is {self._plan_price(p)}" for p in plans]
+        prices = ("; ".join(listed[:-1]) + "; and " + listed[-1] if len(listed) > 1 else listed[0]) + "."
+        return self.step.answer(say(prices, plans))
+
+    @staticmethod
+    def _plan_price(plan: dict[str, Any]) -> str:
+        return f"{money(plan['monthly_price'])} a month or {money(plan['annual_price'])} a year"
 
     def _payment_method(self, customer_id: str, text: str):
         step = self.step
