@@ -138,6 +138,20 @@ async def test_search_runs_while_typing_and_clearing_it_brings_the_list_back(sto
         await until(pilot, lambda: column(app, "id") == ["s-billing", "s-login", "s-hello"])
 
 
+async def test_down_from_the_search_box_goes_to_the_results(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"refund")
+        await until(pilot, lambda: column(app, "id") == ["s-billing", "s-billing", "s-login"])
+        await pilot.press("down")
+        assert app.screen.focused is table(app)
+        assert search_box(app).value == "refund"  # the query stays
+        await pilot.press("down", "r")  # the table's own ↓ moves the cursor; r replays that hit
+        await settle(pilot)
+        assert app.results == [BrowserChoice("replay", "s-billing", 4)]
+
+
 def search_box(app: BrowserHost):
     return app.screen.query_one("#search")
 

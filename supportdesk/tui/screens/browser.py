@@ -318,6 +318,8 @@ class BrowserScreen(Screen[BrowserResult | None]):
         Binding("e", "export", "Export"),
         Binding("d", "delete", "Delete"),
         Binding("slash", "focus_search", "Search"),
+        # From the search box, ↓ goes on to the results (the table's own ↓ moves its cursor).
+        Binding("down", "focus_results", "Go to the results", show=False),
         Binding("right_square_bracket", "page(1)", "Next page"),
         Binding("left_square_bracket", "page(-1)", "Prev page"),
     ]
@@ -590,6 +592,9 @@ class BrowserScreen(Screen[BrowserResult | None]):
 
     def action_focus_search(self) -> None:
         self.query_one("#search", Input).focus()
+
+    def action_focus_results(self) -> None:
+        self.query_one(SessionTable).focus()
 
     # --- actions ---------------------------------------------------------------------------
 
