@@ -43,7 +43,7 @@ def serialized(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
 
 
 # More than this many items in the window and its far end is let go (it reloads on demand).
-MAX_MOUNTED = 3 * PAGE
+MAX_WINDOW = 3 * PAGE
 # A replay jump reads about a screenful; scrolling up (or a short window) loads the rest.
 JUMP_PAGE = 12
 
@@ -149,8 +149,8 @@ class Conversation(VerticalScroll, can_focus=True):
             hint.update(Text("no messages yet · type below and press Enter", style="dim italic"))
 
     def _prune(self, *, keep_end: bool) -> None:
-        """Let go of the far side of a window grown past MAX_MOUNTED."""
-        excess = len(self.items) - MAX_MOUNTED
+        """Let go of the far side of a window grown past MAX_WINDOW."""
+        excess = len(self.items) - MAX_WINDOW
         if excess <= 0:
             return
         if keep_end:

@@ -90,14 +90,6 @@ class ItemLines(Widget):
 
     # --- the window ---------------------------------------------------------------------------------
 
-    @property
-    def first(self) -> int | None:
-        return self.items[0].seq if self.items else None
-
-    @property
-    def last(self) -> int | None:
-        return self.items[-1].seq if self.items else None
-
     def set_items(self, items: Iterable[Item]) -> None:
         self.items = list(items)
         self._changed()
