@@ -12,6 +12,7 @@ from textual.widgets import Markdown, Static
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.projection import HANDOFF_PAGE
+from supportdesk.tui.screens.browser import BrowserChoice
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.item_lines import ItemLines
 from supportdesk.tui.widgets.items import StreamingReply
@@ -401,14 +402,14 @@ async def test_browser_choice_opens_live_or_in_replay(db_path, test_desk):
         await until(pilot, lambda: app.chat is not None)
         await pilot.press("ctrl+b")
         await until(pilot, lambda: type(app.screen).__name__ == "BrowserScreen")
-        app.screen.dismiss(("replay", SEED_ID))
+        app.screen.dismiss(BrowserChoice("replay", SEED_ID))
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
         assert app.screen.session_id == SEED_ID
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is app.chat)
         await pilot.press("ctrl+b")
         await until(pilot, lambda: type(app.screen).__name__ == "BrowserScreen")
-        app.screen.dismiss(("open", SEED_ID))
+        app.screen.dismiss(BrowserChoice("open", SEED_ID))
         await until(pilot, lambda: app.screen is app.chat and app.chat.session_id == SEED_ID)
         assert app.chat.query_one(Conversation).last == 14
     await desk.close()

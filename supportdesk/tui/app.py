@@ -36,6 +36,7 @@ from supportdesk.text import safe_text
 # the input is on screen and typing as fast as a bare Textual app allows.
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
+    from supportdesk.tui.screens.browser import BrowserChoice
     from supportdesk.tui.screens.chat import ChatScreen
 
 try:  # the palette provider and themes are built alongside; the app runs without them
@@ -300,12 +301,10 @@ class SupportDeskApp(App[int]):
             return
         self.push_screen(BrowserScreen(self.desk.store), self._browser_chose)
 
-    async def _browser_chose(self, choice: tuple[Any, ...] | None) -> None:
+    async def _browser_chose(self, choice: BrowserChoice | None) -> None:
         if not choice:
             return
-        # (action, session id) or, from a search hit, (action, session id, the hit's seq)
-        action, session_id, *hit = choice
-        seq = hit[0] if hit else None
+        action, session_id, seq = choice  # seq: the search hit's message, if a hit was chosen
         if action == "replay":
             self.open_replay(session_id, seq)
             return

@@ -41,8 +41,6 @@ class BrowserChoice(NamedTuple):
     seq: int | None = None
 
 
-BrowserResult = BrowserChoice
-
 # How long typing must pause before the search runs (one query per pause, not per key).
 SEARCH_DEBOUNCE = 0.25
 # The least width of the wide column; it grows with the terminal.
@@ -305,7 +303,7 @@ class ExportDialog(Dialog):
 # --- the browser --------------------------------------------------------------------------------
 
 
-class BrowserScreen(Screen[BrowserResult | None]):
+class BrowserScreen(Screen[BrowserChoice | None]):
     """All sessions, paged, newest activity first, with search and row actions."""
 
     # Absolute, so a subclass defined elsewhere still finds it.
