@@ -7,6 +7,7 @@ from pydantic import BaseModel
 
 from supportdesk.config import DeskConfig, parse_desk
 from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolRegistry
+from tests import pg
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -96,3 +97,23 @@ def _private_user_folders(tmp_path_factory, monkeypatch):
         monkeypatch.setenv(name, str(home / name.lower()))
     monkeypatch.delenv("SUPPORTDESK_DB", raising=False)
     monkeypatch.delenv("SUPPORTDESK_CONFIG", raising=False)
+
+
+@pytest.fixture
+def pg_url():
+    """A fresh, empty database on the test PostgreSQL server, dropped after the test.
+
+    Skips without SUPPORTDESK_TEST_PG_URL; under CI=true that is a failure instead.
+    """
+    yield from pg.fresh_database()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under CI a skipped PostgreSQL test is a failure: CI must prove both stores."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and pg.in_ci() and item.get_closest_marker("postgres") is not None:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"a PostgreSQL test may not skip under CI=true: {reason}"
