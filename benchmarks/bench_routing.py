@@ -10,7 +10,8 @@
 - classifier start-up ms (import + training, fresh process, no cache; and with the disk
   cache warm) vs compiling the regex baseline in a fresh process.
 
-Bars (issue 3): accuracy >= 97 %, >= 1,000 messages/second, <= 5 ms median, <= 100 ms start-up.
+Bars: accuracy >= 97 %, >= 1,000 messages/second, <= 5 ms median, <= 100 ms start-up.
+Exit status 1 if a bar is missed.
 """
 
 from __future__ import annotations
@@ -41,8 +42,18 @@ CONFIG = str(REPO / "agents.toml")
 regex_route = lambda text: "billing" if re.search(r"charg|fee|refund|twice|recogni|debit|exchange|extra|money back", text, re.I) else "technical"  # noqa: E731,E501
 
 
+MISSED: list[str] = []
+
+
 def row(label: str, ours: str, peer: str, note: str = "") -> None:
     print(f"{label:<44} {ours:>14} {peer:>14}  {note}")
+
+
+def bar(label: str, ok: bool) -> str:
+    """Record a bar's verdict; the benchmark exits 1 when any is missed."""
+    if not ok:
+        MISSED.append(label)
+    return "ok  " if ok else "MISS"
 
 
 def bench_accuracy_and_speed(rows: list[dict]) -> None:
@@ -51,8 +62,11 @@ def bench_accuracy_and_speed(rows: list[dict]) -> None:
     started = time.perf_counter()
     regex_correct = sum(regex_route(r["text"]) == r["agent"] for r in rows)
     regex_seconds = time.perf_counter() - started
-    row("routing accuracy (dev set)", f"{report.accuracy:.2%}", f"{regex_correct / len(rows):.2%}", "bar >= 97 %")
-    row("eval routing, messages/s (all cores)", f"{report.n / report.seconds:,.0f}", f"{len(rows) / regex_seconds:,.0f}", "bar >= 1,000; peer = regex alone, no engine")
+    rate = report.n / report.seconds
+    row("routing accuracy (dev set)", f"{report.accuracy:.2%}", f"{regex_correct / len(rows):.2%}",
+        f"{bar('accuracy', report.accuracy >= 0.97)} bar >= 97 %")
+    row("eval routing, messages/s (all cores)", f"{rate:,.0f}", f"{len(rows) / regex_seconds:,.0f}",
+        f"{bar('routing speed', rate >= 1000)} bar >= 1,000; peer = regex alone, no engine")
     row("eval routing, messages/s (one process)", f"{single.n / single.seconds:,.0f}", "", "runner + in-memory store per message")
 
 
@@ -106,7 +120,8 @@ def bench_latency(runs: int) -> None:
 
     ours, path = asyncio.run(_latency(lambda cfg: OfflineModel(cfg), runs))
     peer, _ = asyncio.run(_latency(lambda cfg: RegexRouted(cfg.desk.entry), runs))
-    row("one message triage->billing->tool->answer, ms", f"{ours:.2f}", f"{peer:.2f}", "bar <= 5 ms median; peer = regex + scripted")
+    row("one message triage->billing->tool->answer, ms", f"{ours:.2f}", f"{peer:.2f}",
+        f"{bar('one message', ours <= 5.0)} bar <= 5 ms median; peer = regex + scripted")
     print(f"{'':<44} path: {' '.join(path)}")
 
 
@@ -157,7 +172,8 @@ def bench_startup() -> None:
         _subprocess_ms(STARTUP.format(repo=str(REPO), config=CONFIG, disk=True), env, runs=1)
         warm, warm_total = _subprocess_ms(STARTUP.format(repo=str(REPO), config=CONFIG, disk=True), env)
         (regex,) = _subprocess_ms(REGEX_STARTUP, env)
-    row("classifier start-up, ms (import + train)", f"{cold:.1f}", f"{regex:.2f}", "bar <= 100 ms; peer = regex compile")
+    row("classifier start-up, ms (import + train)", f"{cold:.1f}", f"{regex:.2f}",
+        f"{bar('classifier start-up', cold <= 100.0)} bar <= 100 ms; peer = regex compile")
     row("classifier start-up, ms (disk cache warm)", f"{warm:.1f}", "", "")
     row("  whole process incl. desk config + pydantic", f"{cold_total:.0f} / {warm_total:.0f}", "", "cold / warm cache")
 
@@ -173,6 +189,10 @@ def main() -> int:
     bench_accuracy_and_speed(rows)
     bench_latency(args.runs)
     bench_startup()
+    if MISSED:
+        print(f"\nmissed {len(MISSED)} bar(s): {', '.join(MISSED)}")
+        return 1
+    print("\nevery bar met")
     return 0
 
 
