@@ -205,7 +205,8 @@ def _common(default: Any) -> argparse.ArgumentParser:
     return common
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line; `argv` (default: this process's) decides which plug-ins to import."""
     parser = argparse.ArgumentParser(
         prog="supportdesk",
         parents=[_common(None)],
@@ -257,28 +258,46 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("path", nargs="?", metavar="PATH")
     check.set_defaults(func=_config_check)
 
-    for module in ("supportdesk.evals", "supportdesk.doctor"):
-        _plug_in(module, sub, common)
+    wanted = _requested_command(sys.argv[1:] if argv is None else argv)
+    for name, (module, help_text) in PLUG_INS.items():
+        if name == wanted:
+            _plug_in(module, sub, common)
+        else:  # listed in --help without importing the feature (and pydantic with it)
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
+# Subcommands that live with their feature register themselves, but only when asked for: the
+# TUI's start-up must not import them. name -> (module with a `register(sub, common)`, help).
+PLUG_INS: dict[str, tuple[str, str]] = {
+    "eval": ("supportdesk.evals", "measure routing, run scripted conversations"),
+    "doctor": ("supportdesk.doctor", "check the model provider: server, model and tool support"),
+}
+# Top-level options that take a value, so their value is not taken for the command's name.
+_VALUE_OPTIONS = {"--db", "--config", "--theme"}
+
+
+def _requested_command(argv: list[str]) -> str | None:
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in _VALUE_OPTIONS:
+            skip = True
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
 def _plug_in(module: str, sub: Any, common: argparse.ArgumentParser) -> None:
-    """Subcommands that live with their feature (eval, doctor) register themselves."""
     import importlib
 
-    try:
-        mod = importlib.import_module(module)
-    except ImportError:
-        return
-    register: Callable[..., None] = mod.register
-    try:
-        register(sub, common)
-    except TypeError:
-        register(sub)
+    register: Callable[..., None] = importlib.import_module(module).register
+    register(sub, common)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     func = args.func
     try:
