@@ -87,6 +87,13 @@ MIGRATIONS: list[str] = [
         FROM items WHERE meta IS NOT NULL AND json_extract(meta, '$.usage') IS NOT NULL
         GROUP BY session_id, agent;
     """,
+    # 5: where a session's customer came from (tui, cli, web, chatwoot, bench, import) and a
+    # JSON object of facts about the session that are not conversation (a benchmark task's
+    # id and reward, a channel's conversation id). Sessions before this came from the TUI or CLI.
+    """
+    ALTER TABLE sessions ADD COLUMN channel TEXT NOT NULL DEFAULT 'tui';
+    ALTER TABLE sessions ADD COLUMN meta TEXT NOT NULL DEFAULT '{}';
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

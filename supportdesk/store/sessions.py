@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, MIGRATIONS
@@ -48,6 +48,16 @@ class SessionInfo(BaseModel):
     handoff_count: int
     forked_from: str | None = None
     forked_at: int | None = None
+    # Where the customer came from: tui, cli, web, chatwoot, bench, import.
+    channel: str = "tui"
+    # Facts about the session that are not conversation (a benchmark task's id and reward, a
+    # channel's own conversation id): never shown to agents.
+    meta: dict[str, Any] = {}
+
+    @field_validator("meta", mode="before")
+    @classmethod
+    def _meta_from_json(cls, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
 
 
 class ContextEntry(BaseModel):
@@ -83,7 +93,7 @@ def default_db_path() -> Path:
 
 _SESSION_COLS = (
     "id, title, created_at, updated_at, entry_agent, active_agent, status, "
-    "item_count, handoff_count, forked_from, forked_at"
+    "item_count, handoff_count, forked_from, forked_at, channel, meta"
 )
 # An item row as one JSON object (envelope columns merged into the body), so reading it
 # back is a single pydantic-core parse: about half the cost of json.loads + validation.
@@ -395,15 +405,22 @@ class SessionStore:
     # --- sessions ---------------------------------------------------------------------------
 
     async def create_session(
-        self, entry_agent: str, *, title: str = "", session_id: str | None = None
+        self,
+        entry_agent: str,
+        *,
+        title: str = "",
+        session_id: str | None = None,
+        channel: str = "tui",
+        meta: dict[str, Any] | None = None,
     ) -> SessionInfo:
         sid = session_id or uuid.uuid4().hex[:12]
         now = self.clock().isoformat()
+        meta_json = json.dumps(meta or {}, ensure_ascii=False)
         await self._write(
             lambda conn: conn.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (sid, title, now, now, entry_agent, entry_agent),
+                "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (sid, title, now, now, entry_agent, entry_agent, channel, meta_json),
             )
         )
         info = await self.get_session(sid)
