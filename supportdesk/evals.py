@@ -16,7 +16,9 @@ Turn expectations (all optional): `handoffs` (["triage>billing", ...], exactly t
 `tools` ([{"name": ..., "arguments": {subset}}], called this turn, in order), `not_tools`
 (names not called this turn), `agent` (active after the turn), `reply` / `reply_not`
 (case-insensitive substrings of the agents' replies this turn), `context` (subset of the
-shared context after the turn), `notices` (notice kinds appended this turn).
+shared context after the turn), `context_includes` (like `context`, but a list matches when each
+expected element is found in it, a dict element by subset), `context_absent` (keys unset, null or
+empty after the turn), `notices` (notice kinds appended this turn).
 """
 
 from __future__ import annotations
@@ -225,6 +227,20 @@ def _subset(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
     return True
 
 
+def _includes(expected: Any, actual: Any) -> bool:
+    """`expected` is found in `actual`: dicts by subset, lists element by element (in any order)."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(k in actual and _includes(v, actual[k]) for k, v in expected.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and all(any(_includes(e, a) for a in actual) for e in expected)
+    if isinstance(expected, float) or isinstance(actual, float):
+        try:
+            return abs(float(actual) - float(expected)) <= 0.005
+        except (TypeError, ValueError):
+            return False
+    return expected == actual
+
+
 def _check_turn(n: int, expect: dict[str, Any], items: list[Item], active: str, context: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     where = f"turn {n}"
@@ -258,6 +274,11 @@ def _check_turn(n: int, expect: dict[str, Any], items: list[Item], active: str, 
             problems.append(f"{where}: reply must not contain {part!r}")
     if "context" in expect and not _subset(expect["context"], context):
         problems.append(f"{where}: context {json.dumps(context, default=str)[:300]} lacks {expect['context']}")
+    if "context_includes" in expect and not _includes(expect["context_includes"], context):
+        problems.append(f"{where}: context {json.dumps(context, default=str)[:300]} does not include {expect['context_includes']}")
+    for key in expect.get("context_absent", []):
+        if context.get(key) not in (None, "", [], {}):
+            problems.append(f"{where}: context {key!r} should be unset, is {json.dumps(context[key], default=str)[:120]}")
     kinds = [i.notice_kind for i in items if isinstance(i, Notice)]
     for kind in expect.get("notices", []):
         if kind not in kinds:
