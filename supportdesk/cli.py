@@ -70,9 +70,9 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 async def _sessions_list(args: argparse.Namespace) -> int:
-    from supportdesk.store import SessionStore
+    from supportdesk.store import open_store
 
-    async with await SessionStore.open(args.db) as store:
+    async with await open_store(args.db) as store:
         if args.search:
             hits = await store.search(args.search, limit=args.limit)
             if args.json:
@@ -104,9 +104,9 @@ def _plain_snippet(hit: Any) -> str:
 
 
 async def _load_session(args: argparse.Namespace) -> tuple[Any, list[Any]] | None:
-    from supportdesk.store import SessionStore
+    from supportdesk.store import open_store
 
-    async with await SessionStore.open(args.db) as store:
+    async with await open_store(args.db) as store:
         info = await store.find_session(args.id)
         if info is None:
             _err(f"no session {args.id!r}; see `supportdesk sessions list`")
@@ -197,7 +197,11 @@ def _tui(args: argparse.Namespace) -> int:
 def _common(default: Any) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--db", metavar="PATH", default=default, help="session database (default: $SUPPORTDESK_DB or the data folder)"
+        "--db",
+        metavar="PATH|URL",
+        default=default,
+        help="session database: a SQLite file or sqlite:///path, or postgresql://user:password@host/db "
+        "(default: $SUPPORTDESK_DB or the data folder)",
     )
     common.add_argument(
         "--config", metavar="PATH", default=default, help="desk file (default: $SUPPORTDESK_CONFIG, ./agents.toml ...)"
@@ -316,11 +320,14 @@ def main(argv: list[str] | None = None) -> int:
 def _user_error(exc: Exception) -> int:
     """A broken desk file or database is one clear message; anything else is a real bug."""
     from supportdesk.config import ConfigError
-    from supportdesk.store import StoreError
+    from supportdesk.store import StoreError, StoreLocationError
 
     if isinstance(exc, ConfigError):
         for problem in exc.problems:
             print(safe_text(problem), file=sys.stderr)
+        return EXIT_USAGE
+    if isinstance(exc, StoreLocationError):  # what was typed in --db must change
+        _err(str(exc))
         return EXIT_USAGE
     if isinstance(exc, StoreError):
         _err(str(exc))

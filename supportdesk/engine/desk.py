@@ -10,7 +10,7 @@ from supportdesk.config import DeskConfig, load_desk
 from supportdesk.engine.protocol import ModelProvider
 from supportdesk.engine.runner import Runner
 from supportdesk.engine.tools import ToolRegistry
-from supportdesk.store import SessionStore
+from supportdesk.store import Store, StoreLocation, open_store, parse_location
 
 
 @dataclass
@@ -23,7 +23,7 @@ class Services:
 @dataclass
 class Desk:
     config: DeskConfig
-    store: SessionStore
+    store: Store
     runner: Runner
     services: Services
 
@@ -50,11 +50,12 @@ async def open_desk(
 ) -> Desk:
     """Open the database and desk. Raises ConfigError or StoreError with user-facing text."""
     cfg = config if isinstance(config, DeskConfig) else load_desk(config)
-    store = await SessionStore.open(db)
+    location = parse_location(db)
+    store = await open_store(location)
     try:
         services = Services()
         if customers:
-            services.customers = await _open_customers(store.path)
+            services.customers = await _open_customers(location)
         if tools is None:
             from supportdesk.tools import registry as tools
         if provider is None:
@@ -67,9 +68,11 @@ async def open_desk(
     return Desk(cfg, store, Runner(store, cfg, provider, tools, services), services)
 
 
-async def _open_customers(path: str) -> Any:
+async def _open_customers(location: StoreLocation) -> Any:
+    if location.kind != "sqlite":
+        return None  # the demo data has no PostgreSQL adapter yet: tools say so
     try:
         from supportdesk.store.customers import open_customers
     except ImportError:  # the demo data store is optional for bare engine use
         return None
-    return await open_customers(path)
+    return await open_customers(location.target)

@@ -26,7 +26,7 @@ from supportdesk.engine.protocol import (
 )
 from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry
 from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
-from supportdesk.store import SessionStore
+from supportdesk.store import Store
 
 # How much of the log a step shows the model. The shared context carries what was
 # learned earlier, so a 100,000-item session does not cost 100,000 items per step.
@@ -60,7 +60,7 @@ def transfer_tool_name(agent: str) -> str:
 class Runner:
     def __init__(
         self,
-        store: SessionStore,
+        store: Store,
         config: DeskConfig,
         provider: ModelProvider,
         tools: ToolRegistry,

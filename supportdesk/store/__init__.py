@@ -1,23 +1,63 @@
-"""The SQLite session store. Nothing outside this package writes SQL."""
+"""The session store: one contract (`Store`), a SQLite and a PostgreSQL adapter.
 
-from supportdesk.store.sessions import (
+Nothing outside this package writes SQL or imports a database driver. `open_store` is the one
+way in: it reads `--db`/`$SUPPORTDESK_DB` as a path or URL and imports only the adapter it
+needs (the PostgreSQL driver is an optional extra).
+"""
+
+from __future__ import annotations
+
+import os
+
+from supportdesk.store.location import StoreLocation, default_db_path, parse_location, redact_url
+from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
+    Change,
     ContextEntry,
     SearchHit,
     SessionInfo,
-    SessionStore,
+    Store,
     StoreError,
-    default_db_path,
+    StoreLocationError,
+    TurnLease,
 )
+from supportdesk.store.sessions import SessionStore
+
+POSTGRES_EXTRA = "pip install 'supportdesk[postgres]'"
+
+
+async def open_store(where: str | os.PathLike[str] | StoreLocation | None = None) -> Store:
+    """Open the store at a path or URL (default: $SUPPORTDESK_DB, else the data folder)."""
+    location = where if isinstance(where, StoreLocation) else parse_location(where)
+    if location.kind == "sqlite":
+        return await SessionStore.open(location.target)
+    try:
+        from supportdesk.store.postgres import PostgresStore
+    except ImportError as exc:
+        if getattr(exc, "name", None) not in (None, "asyncpg") and "asyncpg" not in str(exc):
+            raise
+        raise StoreLocationError(
+            f"{location}: PostgreSQL support is not installed; install it with {POSTGRES_EXTRA}"
+        ) from None
+    return await PostgresStore.open(location)
+
 
 __all__ = [
     "MATCH_END",
     "MATCH_START",
+    "Change",
     "ContextEntry",
     "SearchHit",
     "SessionInfo",
     "SessionStore",
+    "Store",
     "StoreError",
+    "StoreLocation",
+    "StoreLocationError",
+    "TurnLease",
     "default_db_path",
+    "open_store",
+    "parse_location",
+    "redact_url",
 ]

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
+import asyncio
+import random
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -19,76 +21,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
-from pydantic import BaseModel, field_validator
-
 from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
+from supportdesk.store.location import default_db_path, parse_location
+from supportdesk.store.protocol import (
+    MATCH_END,
+    MATCH_START,
+    ContextEntry,
+    SearchHit,
+    SessionInfo,
+    StoreError,
+    StoreLocationError,
+    search_words,
+)
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, MIGRATIONS
 
 T = TypeVar("T")
-
-# Private-use code points that mark a search match inside a snippet: they cannot be
-# confused with markup or with anything a customer typed in a search result.
-MATCH_START = "\ue000"
-MATCH_END = "\ue001"
-
-
-class StoreError(Exception):
-    """A database that cannot be used; the message is one line for the user."""
-
-
-class SessionInfo(BaseModel):
-    id: str
-    title: str
-    created_at: datetime
-    updated_at: datetime
-    entry_agent: str
-    active_agent: str
-    status: str
-    item_count: int
-    handoff_count: int
-    forked_from: str | None = None
-    forked_at: int | None = None
-    # Where the customer came from: tui, cli, web, chatwoot, bench, import.
-    channel: str = "tui"
-    # Facts about the session that are not conversation (a benchmark task's id and reward, a
-    # channel's own conversation id): never shown to agents.
-    meta: dict[str, Any] = {}
-
-    @field_validator("meta", mode="before")
-    @classmethod
-    def _meta_from_json(cls, value: Any) -> Any:
-        return json.loads(value) if isinstance(value, str) else value
-
-
-class ContextEntry(BaseModel):
-    key: str
-    value: Any
-    writer: str
-    seq: int
-    created_at: datetime
-
-
-class SearchHit(BaseModel):
-    session_id: str
-    title: str
-    seq: int
-    snippet: str
-
-    def parts(self) -> list[tuple[str, bool]]:
-        """The snippet as (text, is_match) runs, for highlighting without markup."""
-        out: list[tuple[str, bool]] = []
-        for i, chunk in enumerate(re.split(f"[{MATCH_START}{MATCH_END}]", self.snippet)):
-            if chunk:
-                out.append((chunk, i % 2 == 1))
-        return out
-
-
-def default_db_path() -> Path:
-    env = os.environ.get("SUPPORTDESK_DB")
-    if env:
-        return Path(env)
-    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return data / "supportdesk" / "desk.db"
 
 
 _SESSION_COLS = (
@@ -236,18 +183,28 @@ def _usage_by_agent(items: Sequence[Item]) -> list[tuple[str, int, int, int]]:
 
 def _fts_query(text: str) -> str:
     """User words -> an FTS5 query of quoted prefix terms (no operators from user text)."""
-    words = re.findall(r"\w+", text, flags=re.UNICODE)
-    return " ".join(f'"{w}"*' for w in words)
+    return " ".join(f'"{w}"*' for w in search_words(text))
 
 
-def _check_and_migrate(conn: sqlite3.Connection, path: str) -> None:
-    """Refuse foreign or newer databases before writing anything; then migrate forward."""
+def _identity(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """(application_id, user_version, number of schema objects), read in one transaction.
+
+    Three separate reads could straddle another process's first migration (no id yet, but
+    tables already) and take our own new file for a stranger's."""
+    conn.execute("BEGIN")
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    except sqlite3.DatabaseError:
-        raise StoreError(f"{path}: not a supportdesk database (not SQLite at all); refusing to touch it") from None
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+    return app_id, version, tables
+
+
+def _refuse_strangers(identity: tuple[int, int, int], path: str) -> int:
+    """The schema version, once the file is ours (or blank); else one line saying why not."""
+    app_id, version, tables = identity
     # Ours, or a blank SQLite file (no tables, no version, no other program's id) to adopt.
     if app_id != APPLICATION_ID and (app_id or tables or version):
         raise StoreError(
@@ -258,6 +215,19 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str) -> None:
             f"{path}: made by a newer supportdesk (schema v{version}, this one knows v{CURRENT_VERSION}); "
             "upgrade supportdesk to open it"
         )
+    return version
+
+
+def _check_and_migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Refuse foreign or newer databases before writing anything; then migrate forward."""
+    try:
+        version = _refuse_strangers(_identity(conn), path)
+    except sqlite3.OperationalError as exc:
+        if _is_busy(exc):
+            raise  # another process is creating or migrating the file: the caller retries
+        raise StoreError(f"{path}: not a supportdesk database (not SQLite at all); refusing to touch it") from None
+    except sqlite3.DatabaseError:
+        raise StoreError(f"{path}: not a supportdesk database (not SQLite at all); refusing to touch it") from None
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
@@ -266,7 +236,10 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         # Re-read under the write lock: another process may have migrated meanwhile.
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        version = _refuse_strangers((app_id, version, tables), path)
         for number in range(version + 1, CURRENT_VERSION + 1):
             for statement in _split_script(MIGRATIONS[number - 1]):
                 conn.execute(statement)
@@ -274,7 +247,8 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str) -> None:
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
 
 
@@ -344,12 +318,32 @@ def _split_script(script: str) -> list[str]:
     return out
 
 
+async def _open_when_free(db: aiosqlite.Connection, path: str, timeout_s: float) -> None:
+    """Check and migrate the file, waiting while other processes create or migrate it.
+
+    Switching a new file to WAL and reading it while another process does so can fail with
+    SQLITE_BUSY without SQLite's busy handler ever waiting, so several processes opening one
+    new file at once retry here, with jittered sleeps, up to the busy timeout."""
+    deadline = time.monotonic() + timeout_s
+    pause = 0.005
+    while True:
+        try:
+            await db._execute(_check_and_migrate, db._conn, path)
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or time.monotonic() + pause > deadline:
+                raise
+        await asyncio.sleep(pause * (0.5 + random.random()))
+        pause = min(pause * 2, 0.2)
+
+
 class SessionStore:
     """One connection to a session database. Open with `await SessionStore.open(path)`."""
 
     def __init__(self, db: aiosqlite.Connection, path: str, busy_timeout_s: float = 10.0):
         self._db = db
         self.path = path
+        self.location = path
         # How long a read or write waits for another process's lock before giving up.
         self._busy_timeout_s = busy_timeout_s
         # The clock that stamps appended items; tests fix it for stable snapshots.
@@ -357,7 +351,10 @@ class SessionStore:
 
     @classmethod
     async def open(cls, path: str | os.PathLike[str] | None = None, *, busy_timeout_ms: int = 10_000) -> SessionStore:
-        target = Path(path) if path else default_db_path()
+        location = parse_location(path)
+        if location.kind != "sqlite":
+            raise StoreLocationError(f"{location}: not a SQLite database; open it with supportdesk.store.open_store")
+        target = location.path
         if str(target) != ":memory:":
             if target.is_dir():
                 raise StoreError(f"{target}: is a folder, not a database file")
@@ -371,7 +368,7 @@ class SessionStore:
             raise StoreError(f"{target}: cannot open database: {exc}") from None
         try:
             await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            await db._execute(_check_and_migrate, db._conn, str(target))
+            await _open_when_free(db, str(target), busy_timeout_ms / 1000)
         except sqlite3.Error as exc:
             await db.close()
             raise StoreError(f"{target}: cannot open database: {exc}") from None
@@ -391,16 +388,20 @@ class SessionStore:
 
     async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread."""
-        return await self._db._execute(_write_transaction, self._db._conn, fn, self._busy_timeout_s)
+        return await self._run(_write_transaction, fn, self._busy_timeout_s)
 
     async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of one read, in one hop; a read that meets a lock waits like a write does."""
-        return await self._db._execute(_fetch, self._db._conn, sql, params, self._busy_timeout_s)
+        return await self._run(_fetch, sql, params, self._busy_timeout_s)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         # A whole transaction runs in one hop to the connection's thread: with one hop per
         # statement, an append would pay six thread round trips instead of one.
-        return await self._db._execute(fn, self._db._conn, *args)
+        try:
+            return await self._db._execute(fn, self._db._conn, *args)
+        except sqlite3.Error as exc:
+            # The contract's callers know StoreError only, never this adapter's driver.
+            raise StoreError(f"{self.path}: {exc}") from None
 
     # --- sessions ---------------------------------------------------------------------------
 
@@ -680,6 +681,7 @@ __all__ = [
     "SessionInfo",
     "SessionStore",
     "StoreError",
+    "StoreLocationError",
     "default_db_path",
     "MATCH_START",
     "MATCH_END",

@@ -197,7 +197,7 @@ class SupportDeskApp(App[int]):
     async def _open(self) -> None:
         await asyncio.to_thread(_load_desk_modules)
         from supportdesk.config import ConfigError
-        from supportdesk.store import StoreError
+        from supportdesk.store import StoreError, StoreLocationError
 
         if self.desk is None:
             from supportdesk.engine.desk import open_desk
@@ -210,6 +210,9 @@ class SupportDeskApp(App[int]):
             except ConfigError as exc:
                 self._fail("\n".join(exc.problems))
                 return
+            except StoreLocationError as exc:  # --db names a database that cannot be reached
+                self._fail(str(exc), exit_code=2)
+                return
             except StoreError as exc:
                 self._fail(str(exc))
                 return
@@ -219,8 +222,8 @@ class SupportDeskApp(App[int]):
         self._recolor(self.theme)
         await self._start()
 
-    def _fail(self, text: str) -> None:
-        self.exit_code = 1
+    def _fail(self, text: str, exit_code: int = 1) -> None:
+        self.exit_code = exit_code
         self.switch_screen(MessageScreen(f"{text}\n\npress q to quit", error=True))
 
     async def _start(self) -> None:

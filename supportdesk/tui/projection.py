@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from supportdesk.items import Handoff, Item
-from supportdesk.store import ContextEntry, SessionInfo, SessionStore
+from supportdesk.store import ContextEntry, SessionInfo, Store
 
 # How many items the conversation pane mounts at a time; older ones load on demand.
 PAGE = 40
@@ -68,7 +68,7 @@ def changed_keys(
 
 
 async def snapshot(
-    store: SessionStore, session_id: str, position: int | None = None, page: int = PAGE, *, whole_turn: bool = False
+    store: Store, session_id: str, position: int | None = None, page: int = PAGE, *, whole_turn: bool = False
 ) -> Snapshot | None:
     """The panes' state as of item `position` (default: the end of the log)."""
     info = await store.get_session(session_id)
@@ -84,7 +84,7 @@ async def snapshot(
 
 
 async def read_handoffs(
-    store: SessionStore, session_id: str, seqs: Sequence[int], cache: dict[int, Handoff] | None = None
+    store: Store, session_id: str, seqs: Sequence[int], cache: dict[int, Handoff] | None = None
 ) -> list[Handoff]:
     """The handoff items at these seqs, in the order given, remembered in `cache`.
 

@@ -9,7 +9,6 @@ built as `rich.text.Text` (literal), never as markup.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from textual.timer import Timer
 from textual.widgets import Button, DataTable, Footer, Input, Label, Static
 
 from supportdesk.export import session_json, session_markdown
-from supportdesk.store import SearchHit, SessionInfo, SessionStore, StoreError
+from supportdesk.store import SearchHit, SessionInfo, Store, StoreError
 from supportdesk.text import safe_text
 from supportdesk.tui.themes import agent_colors
 
@@ -329,7 +328,7 @@ class BrowserScreen(Screen[BrowserChoice | None]):
     total: var[int] = var(0)
     query_text: var[str] = var("")
 
-    def __init__(self, store: SessionStore, config: Any = None, *, export_dir: Path | None = None) -> None:
+    def __init__(self, store: Store, config: Any = None, *, export_dir: Path | None = None) -> None:
         super().__init__()
         self.store = store
         self.config = config
@@ -373,7 +372,7 @@ class BrowserScreen(Screen[BrowserChoice | None]):
             yield
         except StoreError as exc:
             self.notify(f"Could not {doing}: {exc}", severity="error", markup=False)
-        except (sqlite3.Error, ValueError, OSError) as exc:
+        except (ValueError, OSError) as exc:
             self.notify(f"Could not {doing}: {type(exc).__name__}: {exc}", severity="error", markup=False)
 
     def reload(self) -> None:

@@ -21,7 +21,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 
 from supportdesk.items import Item
-from supportdesk.store import SessionStore
+from supportdesk.store import Store
 from supportdesk.tui.projection import PAGE
 from supportdesk.tui.widgets.item_lines import ItemLines
 from supportdesk.tui.widgets.items import StreamingReply, is_agent_reply
@@ -79,7 +79,7 @@ class Conversation(VerticalScroll, can_focus=True):
     def __init__(self, look: AgentLook, *, id: str | None = None):
         super().__init__(id=id)
         self.look = look
-        self.store: SessionStore | None = None
+        self.store: Store | None = None
         self.session_id: str | None = None
         self.lines = ItemLines(look, id="lines")
         self.end = 0
@@ -125,7 +125,7 @@ class Conversation(VerticalScroll, can_focus=True):
     # --- whole-window changes ---------------------------------------------------------------------
 
     @serialized
-    async def show(self, store: SessionStore | None, session_id: str | None, items: Sequence[Item], end: int) -> None:
+    async def show(self, store: Store | None, session_id: str | None, items: Sequence[Item], end: int) -> None:
         """Replace the window: `items` are the page ending at `end`."""
         self.store, self.session_id, self.end = store, session_id, end
         await self._drop_stream()

@@ -1,0 +1,189 @@
+"""The session store's contract: what the engine, the TUI, export and evals may ask of a store.
+
+Two adapters keep it: `SessionStore` (SQLite, `sessions.py`, the embedded default) and
+`PostgresStore` (`postgres.py`, the shared store of a desk that spans machines). Code outside
+`store/` holds a `Store` and never learns which one it has; `tests/test_store_contract.py`
+runs one suite over both.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, field_validator
+
+from supportdesk.items import Handoff, Item
+
+# Private-use code points that mark a search match inside a snippet: they cannot be
+# confused with markup or with anything a customer typed in a search result.
+MATCH_START = "\ue000"
+MATCH_END = "\ue001"
+
+
+class StoreError(Exception):
+    """A database that cannot be used; the message is one line for the user."""
+
+
+class StoreLocationError(StoreError):
+    """The database named by --db/SUPPORTDESK_DB cannot be reached as given (bad URL, host,
+    password, missing database, missing driver): a usage error the user fixes in what they typed."""
+
+
+class SessionInfo(BaseModel):
+    id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    entry_agent: str
+    active_agent: str
+    status: str
+    item_count: int
+    handoff_count: int
+    forked_from: str | None = None
+    forked_at: int | None = None
+    # Where the customer came from: tui, cli, web, chatwoot, bench, import.
+    channel: str = "tui"
+    # Facts about the session that are not conversation (a benchmark task's id and reward, a
+    # channel's own conversation id): never shown to agents.
+    meta: dict[str, Any] = {}
+
+    @field_validator("meta", mode="before")
+    @classmethod
+    def _meta_from_json(cls, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+
+class ContextEntry(BaseModel):
+    key: str
+    value: Any
+    writer: str
+    seq: int
+    created_at: datetime
+
+
+class SearchHit(BaseModel):
+    session_id: str
+    title: str
+    seq: int
+    snippet: str
+
+    def parts(self) -> list[tuple[str, bool]]:
+        """The snippet as (text, is_match) runs, for highlighting without markup."""
+        out: list[tuple[str, bool]] = []
+        for i, chunk in enumerate(re.split(f"[{MATCH_START}{MATCH_END}]", self.snippet)):
+            if chunk:
+                out.append((chunk, i % 2 == 1))
+        return out
+
+
+def search_words(text: str) -> list[str]:
+    """The words of a search box, as both adapters match them (each a prefix, all required).
+
+    Only word characters survive, so nothing a user types becomes query syntax."""
+    return re.findall(r"\w+", text, flags=re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One entry of the change feed: session `session_id` now ends at `head` (its item count).
+
+    `head` is 0 with `deleted` set when the session was deleted."""
+
+    session_id: str
+    head: int
+    deleted: bool = False
+
+
+@runtime_checkable
+class TurnLease(Protocol):
+    """The right to run one turn on one session (see `Store.turn`).
+
+    `async with` acquires (waiting as long as another holder keeps it) and releases. A caller
+    that must say it is waiting (the runner emits an event) calls `try_acquire` first, then
+    `acquire`. `waited` is how long the acquisition waited, in seconds."""
+
+    waited: float
+
+    async def try_acquire(self) -> bool: ...
+
+    async def acquire(self) -> None: ...
+
+    async def release(self) -> None: ...
+
+    async def __aenter__(self) -> TurnLease: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A session log store. Every read the panes make is an index lookup on both adapters."""
+
+    # Where the store is, for people: a path, or a URL with its password masked.
+    location: str
+    # The clock that stamps what is written; tests fix it for stable snapshots.
+    clock: Callable[[], datetime]
+
+    async def close(self) -> None: ...
+
+    async def __aenter__(self) -> Store: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+    # --- sessions ---
+    async def create_session(
+        self,
+        entry_agent: str,
+        *,
+        title: str = "",
+        session_id: str | None = None,
+        channel: str = "tui",
+        meta: dict[str, Any] | None = None,
+    ) -> SessionInfo: ...
+
+    async def get_session(self, session_id: str) -> SessionInfo | None: ...
+
+    async def find_session(self, prefix: str) -> SessionInfo | None: ...
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]: ...
+
+    async def count_sessions(self) -> int: ...
+
+    async def set_status(self, session_id: str, status: str) -> None: ...
+
+    async def delete_session(self, session_id: str) -> bool: ...
+
+    # --- the log ---
+    async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]: ...
+
+    async def last_seq(self, session_id: str) -> int: ...
+
+    async def latest(self, session_id: str, n: int) -> list[Item]: ...
+
+    async def range(self, session_id: str, first: int, last: int) -> list[Item]: ...
+
+    async def item(self, session_id: str, seq: int) -> Item | None: ...
+
+    async def items_at(self, session_id: str, seqs: Sequence[int]) -> list[Item]: ...
+
+    async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]: ...
+
+    async def agent_at(self, session_id: str, seq: int) -> str: ...
+
+    async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]: ...
+
+    async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]: ...
+
+    async def kind_seqs(self, session_id: str, kind: str) -> list[int]: ...
+
+    async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]: ...
+
+    # --- search and fork ---
+    async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]: ...
+
+    async def fork(self, session_id: str, upto: int) -> SessionInfo: ...
