@@ -1,4 +1,7 @@
-"""The session store's reads, writes, search, fork and delete, on real SQLite files."""
+"""The store contract: one suite over both adapters (a real SQLite file, a real PostgreSQL database).
+
+Every test taking `store` runs on both, unless it also takes `db_path` or is marked
+`sqlite_only` (it looks inside the SQLite file itself). PostgreSQL runs are marked `postgres`."""
 
 from __future__ import annotations
 
@@ -9,8 +12,22 @@ from pathlib import Path
 import pytest
 
 from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
-from supportdesk.store import MATCH_END, MATCH_START, SessionStore, StoreError
+from supportdesk.store import MATCH_END, MATCH_START, SessionStore, Store, StoreError, open_store
 from supportdesk.store import sessions as store_sql
+from supportdesk.store.postgres import PostgresStore
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+sqlite_only = pytest.mark.sqlite_only
+
+
+def pytest_generate_tests(metafunc):
+    """Run each contract test on both adapters; tests that open the SQLite file run on SQLite only."""
+    if "backend" not in metafunc.fixturenames:
+        return
+    if "db_path" in metafunc.fixturenames or metafunc.definition.get_closest_marker("sqlite_only"):
+        metafunc.parametrize("backend", ["sqlite"])
+    else:
+        metafunc.parametrize("backend", BACKENDS)
 
 
 class StepClock:
@@ -25,8 +42,16 @@ class StepClock:
 
 
 @pytest.fixture
-async def store(db_path: Path):
-    s = await SessionStore.open(db_path)
+def where(backend: str, tmp_path: Path, request) -> Path | str:
+    """The database the contract test runs on (resolved outside the event loop: pg_url runs one)."""
+    return tmp_path / "desk.db" if backend == "sqlite" else request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+async def store(backend: str, where: Path | str):
+    s = await open_store(where)
+    assert isinstance(s, Store)
+    assert isinstance(s, PostgresStore if backend == "postgres" else SessionStore)
     s.clock = StepClock()
     yield s
     await s.close()
@@ -48,7 +73,7 @@ def ctx(key: str, value, writer: str = "triage") -> ContextSet:
     return ContextSet(key=key, value=value, writer=writer, agent=writer)
 
 
-async def fill(store: SessionStore, sid: str, n: int, batch: int = 100) -> None:
+async def fill(store: Store, sid: str, n: int, batch: int = 100) -> None:
     for start in range(0, n, batch):
         await store.append(sid, [reply("triage", f"line {i + 1}") for i in range(start, min(n, start + batch))])
 
@@ -56,7 +81,7 @@ async def fill(store: SessionStore, sid: str, n: int, batch: int = 100) -> None:
 # --- append and the simple reads ----------------------------------------------------------
 
 
-async def test_append_stamps_consecutive_seqs_and_session_fields(store: SessionStore):
+async def test_append_stamps_consecutive_seqs_and_session_fields(store: Store):
     info = await store.create_session("triage")
     assert (info.item_count, info.active_agent, info.title) == (0, "triage", "")
     first = await store.append(info.id, [customer("My card was charged twice"), reply("triage", "Let me look")])
@@ -75,7 +100,7 @@ async def test_append_stamps_consecutive_seqs_and_session_fields(store: SessionS
     assert await store.last_seq(info.id) == 3
 
 
-async def test_append_to_missing_session_is_a_store_error_and_writes_nothing(store: SessionStore):
+async def test_append_to_missing_session_is_a_store_error_and_writes_nothing(store: Store):
     with pytest.raises(StoreError, match="no session"):
         await store.append("nope", [customer("hi")])
     info = await store.create_session("triage")
@@ -83,7 +108,7 @@ async def test_append_to_missing_session_is_a_store_error_and_writes_nothing(sto
     assert await store.last_seq(info.id) == 1
 
 
-async def test_items_round_trip_every_kind_with_meta(store: SessionStore):
+async def test_items_round_trip_every_kind_with_meta(store: Store):
     info = await store.create_session("triage")
     items = [
         customer("hello"),
@@ -102,7 +127,7 @@ async def test_items_round_trip_every_kind_with_meta(store: SessionStore):
     assert read[6].meta == {"usage": {"input_tokens": 5, "output_tokens": 7}}
 
 
-async def test_latest_range_and_item(store: SessionStore):
+async def test_latest_range_and_item(store: Store):
     info = await store.create_session("triage")
     other = await store.create_session("triage")
     await fill(store, info.id, 250)
@@ -122,7 +147,7 @@ async def test_latest_range_and_item(store: SessionStore):
     assert await store.item("missing", 1) is None
 
 
-async def test_items_at_reads_many_seqs_in_seq_order_skipping_missing(store: SessionStore):
+async def test_items_at_reads_many_seqs_in_seq_order_skipping_missing(store: Store):
     info = await store.create_session("triage")
     other = await store.create_session("triage")
     await fill(store, info.id, 250)
@@ -140,7 +165,8 @@ async def test_items_at_reads_many_seqs_in_seq_order_skipping_missing(store: Ses
     assert every == await store.range(info.id, 1, 250)
 
 
-async def test_items_at_is_one_statement(store: SessionStore):
+@sqlite_only
+async def test_items_at_is_one_statement(store: Store):
     info = await store.create_session("triage")
     await fill(store, info.id, 60)
     seen: list[str] = []
@@ -153,7 +179,8 @@ async def test_items_at_is_one_statement(store: SessionStore):
     assert len(seen) == 1, seen
 
 
-async def test_read_handoffs_reads_a_page_at_once_and_keeps_the_cache(store: SessionStore):
+@sqlite_only
+async def test_read_handoffs_reads_a_page_at_once_and_keeps_the_cache(store: Store):
     from supportdesk.tui.projection import read_handoffs
 
     info = await store.create_session("triage")
@@ -188,7 +215,7 @@ async def test_read_handoffs_reads_a_page_at_once_and_keeps_the_cache(store: Ses
     assert [h.seq for h in await read_handoffs(store, info.id, stops[:3])] == stops[:3]
 
 
-async def test_handoffs_agent_at_of_kind_and_kind_seqs(store: SessionStore):
+async def test_handoffs_agent_at_of_kind_and_kind_seqs(store: Store):
     info = await store.create_session("triage")
     await store.append(info.id, [customer("refund please")])  # 1
     await store.append(info.id, [handoff("triage", "billing", "money")])  # 2
@@ -210,7 +237,7 @@ async def test_handoffs_agent_at_of_kind_and_kind_seqs(store: SessionStore):
     assert await store.kind_seqs(info.id, "notice") == []
 
 
-async def test_context_at_folds_writes_at_different_seqs_and_clears(store: SessionStore):
+async def test_context_at_folds_writes_at_different_seqs_and_clears(store: Store):
     info = await store.create_session("triage")
     await store.append(info.id, [customer("hi")])  # 1
     await store.append(info.id, [ctx("customer", "c-17")])  # 2
@@ -243,7 +270,7 @@ async def test_context_at_folds_writes_at_different_seqs_and_clears(store: Sessi
     assert list(await store.context_at(other.id)) == ["other"]
 
 
-async def test_usage_totals_sum_per_agent(store: SessionStore):
+async def test_usage_totals_sum_per_agent(store: Store):
     info = await store.create_session("triage")
     await store.append(
         info.id,
@@ -317,7 +344,7 @@ def mixed_step(n: int) -> list:
     ]
 
 
-async def test_kept_usage_totals_equal_the_old_scan_on_mixed_items(store: SessionStore, db_path: Path):
+async def test_kept_usage_totals_equal_the_old_scan_on_mixed_items(store: Store, db_path: Path):
     info = await store.create_session("triage")
     other = await store.create_session("triage")
     appended = []
@@ -336,7 +363,7 @@ async def test_kept_usage_totals_equal_the_old_scan_on_mixed_items(store: Sessio
         assert await again.usage_totals(info.id) == totals
 
 
-async def test_fork_at_k_counts_only_the_usage_of_items_up_to_k(store: SessionStore, db_path: Path):
+async def test_fork_at_k_counts_only_the_usage_of_items_up_to_k(store: Store, db_path: Path):
     src = await store.create_session("triage")
     appended = []
     for n in range(6):
@@ -355,7 +382,7 @@ async def test_fork_at_k_counts_only_the_usage_of_items_up_to_k(store: SessionSt
     assert await store.usage_totals(src.id) == source_totals
 
 
-async def test_delete_removes_the_sessions_usage_totals(store: SessionStore, db_path: Path):
+async def test_delete_removes_the_sessions_usage_totals(store: Store, db_path: Path):
     gone = await store.create_session("triage")
     kept = await store.create_session("triage")
     await store.append(gone.id, mixed_step(1))
@@ -451,7 +478,7 @@ def test_appends_from_two_processes_keep_usage_totals_right(tmp_path: Path):
 # --- sessions: title, listing, finding --------------------------------------------------------
 
 
-async def test_title_comes_from_first_customer_message(store: SessionStore):
+async def test_title_comes_from_first_customer_message(store: Store):
     info = await store.create_session("triage")
     await store.append(info.id, [reply("triage", "Welcome!")])
     assert (await store.get_session(info.id)).title == ""
@@ -468,7 +495,7 @@ async def test_title_comes_from_first_customer_message(store: SessionStore):
     assert (await store.get_session(titled.id)).title == "Given title"
 
 
-async def test_list_sessions_pages_by_last_activity(store: SessionStore):
+async def test_list_sessions_pages_by_last_activity(store: Store):
     ids = [(await store.create_session("triage")).id for _ in range(5)]
     # touch them in the order 2, 0, 4: those are the most recent, newest first
     for i in (2, 0, 4):
@@ -483,7 +510,7 @@ async def test_list_sessions_pages_by_last_activity(store: SessionStore):
     assert await store.count_sessions() == 5
 
 
-async def test_find_session_by_unambiguous_prefix(store: SessionStore):
+async def test_find_session_by_unambiguous_prefix(store: Store):
     a = await store.create_session("triage", session_id="abc123")
     await store.create_session("triage", session_id="abd456")
     assert (await store.find_session("abc123")).id == a.id
@@ -496,7 +523,7 @@ async def test_find_session_by_unambiguous_prefix(store: SessionStore):
     assert await store.find_session("a_c") is None
 
 
-async def test_set_status(store: SessionStore):
+async def test_set_status(store: Store):
     info = await store.create_session("triage")
     await store.set_status(info.id, "closed")
     assert (await store.get_session(info.id)).status == "closed"
@@ -505,7 +532,7 @@ async def test_set_status(store: SessionStore):
 # --- search ---------------------------------------------------------------------------------
 
 
-async def test_search_finds_messages_across_sessions_with_snippets(store: SessionStore):
+async def test_search_finds_messages_across_sessions_with_snippets(store: Store):
     a = await store.create_session("triage")
     b = await store.create_session("triage")
     await store.append(a.id, [customer("I was charged twice for my subscription"), reply("billing", "I see the duplicate charge")])
@@ -533,7 +560,7 @@ async def test_search_finds_messages_across_sessions_with_snippets(store: Sessio
     ['"', '""', "'", "charged OR", "AND", "NOT charged", "NEAR(", "charged*", "*", "a:b", "col:charged",
      "(charged", "charged)", "^charged", "-charged", "+", '"unterminated', "{text}: x", "\\", "%_"],
 )
-async def test_search_input_with_fts_syntax_never_errors(store: SessionStore, query: str):
+async def test_search_input_with_fts_syntax_never_errors(store: Store, query: str):
     info = await store.create_session("triage")
     await store.append(info.id, [customer("I was charged twice, AND NOT happy about it")])
     hits = await store.search(query)
@@ -546,7 +573,7 @@ async def test_search_input_with_fts_syntax_never_errors(store: SessionStore, qu
         assert hits == []  # "OR" and "col" are plain words here, and the text has neither
 
 
-async def test_search_of_nothing_returns_nothing(store: SessionStore):
+async def test_search_of_nothing_returns_nothing(store: Store):
     info = await store.create_session("triage")
     await store.append(info.id, [customer("hello")])
     assert await store.search("") == []
@@ -557,7 +584,7 @@ async def test_search_of_nothing_returns_nothing(store: SessionStore):
 # --- fork -----------------------------------------------------------------------------------
 
 
-async def test_fork_copies_items_up_to_k_and_leaves_the_source_alone(store: SessionStore):
+async def test_fork_copies_items_up_to_k_and_leaves_the_source_alone(store: Store):
     src = await store.create_session("triage")
     await store.append(src.id, [customer("refund my duplicate charge")])  # 1
     await store.append(src.id, [handoff("triage", "billing"), ctx("plan", "pro", "billing")])  # 2, 3
@@ -589,7 +616,7 @@ async def test_fork_copies_items_up_to_k_and_leaves_the_source_alone(store: Sess
     assert (await store.get_session(src.id)).model_dump() == source_info.model_dump()
 
 
-async def test_fork_edges(store: SessionStore):
+async def test_fork_edges(store: Store):
     src = await store.create_session("triage")
     await store.append(src.id, [reply("triage", "welcome"), customer("hello there"), handoff("triage", "technical")])
     whole = await store.fork(src.id, 99)  # clamped to the end
@@ -603,7 +630,7 @@ async def test_fork_edges(store: SessionStore):
         await store.fork("missing", 1)
 
 
-async def test_fork_before_the_first_customer_message_has_no_title_yet(store: SessionStore):
+async def test_fork_before_the_first_customer_message_has_no_title_yet(store: Store):
     src = await store.create_session("triage")
     await store.append(src.id, [reply("triage", "welcome"), customer("my router is blinking")])
     early = await store.fork(src.id, 1)
@@ -615,7 +642,7 @@ async def test_fork_before_the_first_customer_message_has_no_title_yet(store: Se
 # --- delete ---------------------------------------------------------------------------------
 
 
-async def test_delete_cascades_to_items_context_and_search(store: SessionStore, db_path: Path):
+async def test_delete_cascades_to_items_context_and_search(store: Store, db_path: Path):
     gone = await store.create_session("triage")
     kept = await store.create_session("triage")
     await store.append(gone.id, [customer("platypus problem"), ctx("k", 1)])
@@ -673,7 +700,7 @@ def fts_rows(db_path: Path) -> int:
         return conn.execute("SELECT count(*) FROM message_fts").fetchone()[0]
 
 
-async def test_appends_index_messages_in_batches_and_search_indexes_the_rest(store: SessionStore, db_path: Path):
+async def test_appends_index_messages_in_batches_and_search_indexes_the_rest(store: Store, db_path: Path):
     info = await store.create_session("triage")
     total = store_sql.SEARCH_BATCH + 44
     for n in range(total):
@@ -686,7 +713,7 @@ async def test_appends_index_messages_in_batches_and_search_indexes_the_rest(sto
     assert len(await store.search("okapi", limit=1000)) == total
 
 
-async def test_search_after_deleting_the_newest_items_finds_messages_on_reused_ids(store: SessionStore, db_path: Path):
+async def test_search_after_deleting_the_newest_items_finds_messages_on_reused_ids(store: Store, db_path: Path):
     kept = await store.create_session("triage")
     await store.append(kept.id, [customer("first gecko")])
     doomed = await store.create_session("triage")
@@ -700,7 +727,7 @@ async def test_search_after_deleting_the_newest_items_finds_messages_on_reused_i
     assert await store.search("doomed") == []
 
 
-async def test_deleting_a_session_whose_messages_were_never_indexed(store: SessionStore):
+async def test_deleting_a_session_whose_messages_were_never_indexed(store: Store):
     a = await store.create_session("triage")
     b = await store.create_session("triage")
     await store.append(a.id, [customer("ibis one")])

@@ -1,0 +1,72 @@
+"""The PostgreSQL schema and its forward migrations, versioned in `supportdesk_meta`.
+
+Migration N takes a database at version N-1 to N. A database whose `supportdesk_meta` says a
+higher version than `CURRENT_VERSION` comes from a newer supportdesk and is refused before
+anything is written. It holds the same log as the SQLite schema (`schema.py`), in
+PostgreSQL's own terms: timestamps as timestamptz, ids in the "C" collation (so an id prefix
+is an index range, as in SQLite), and message search as a tsvector with a GIN index.
+"""
+
+from __future__ import annotations
+
+# Our tables; a database that has one of them but no supportdesk_meta belongs to someone else.
+TABLES = ("sessions", "items", "context_keys", "usage_totals")
+
+MIGRATIONS: list[str] = [
+    # 1: the session log as the SQLite schema has it at its v5 (sessions with channel and meta,
+    # items, context keys, usage totals), with full-text search over message text.
+    """
+    CREATE TABLE sessions (
+        id            text COLLATE "C" PRIMARY KEY,
+        title         text NOT NULL DEFAULT '',
+        created_at    timestamptz NOT NULL,
+        updated_at    timestamptz NOT NULL,
+        entry_agent   text NOT NULL,
+        active_agent  text NOT NULL,
+        status        text NOT NULL DEFAULT 'open',
+        item_count    integer NOT NULL DEFAULT 0,
+        handoff_count integer NOT NULL DEFAULT 0,
+        forked_from   text,
+        forked_at     integer,
+        channel       text NOT NULL DEFAULT 'tui',
+        meta          text NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX sessions_by_activity ON sessions (updated_at DESC, id);
+
+    CREATE TABLE items (
+        session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq        integer NOT NULL,
+        kind       text NOT NULL,
+        agent      text NOT NULL,
+        created_at timestamptz NOT NULL,
+        -- the item's JSON without its envelope (session, seq, kind, agent, time, meta)
+        body       text NOT NULL,
+        meta       text,
+        -- the key of a context_set item, so "context as of seq k" is one index probe per key
+        ctx_key    text,
+        -- a message's words, folded as the search box folds them (lower case, no accents)
+        search     tsvector,
+        PRIMARY KEY (session_id, seq)
+    );
+    CREATE INDEX items_by_kind ON items (session_id, kind, seq);
+    CREATE INDEX items_by_ctx_key ON items (session_id, ctx_key, seq) WHERE ctx_key IS NOT NULL;
+    CREATE INDEX items_search ON items USING gin (search);
+
+    CREATE TABLE context_keys (
+        session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        key        text NOT NULL,
+        PRIMARY KEY (session_id, key)
+    );
+
+    CREATE TABLE usage_totals (
+        session_id    text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        agent         text NOT NULL,
+        input_tokens  bigint NOT NULL,
+        output_tokens bigint NOT NULL,
+        reported      integer NOT NULL,
+        PRIMARY KEY (session_id, agent)
+    );
+    """,
+]
+
+CURRENT_VERSION = len(MIGRATIONS)

@@ -1,0 +1,582 @@
+"""The PostgreSQL session store: the same log as the SQLite one, shared by many machines.
+
+Selected by a `postgresql://` URL in --db; needs the `postgres` extra (asyncpg), imported only
+here. The contract is `store/protocol.py`; what differs from SQLite:
+
+- An append is one statement (data-modifying CTEs): it moves the session's head, whose row
+  lock orders appends to one session, inserts the items, keeps the context keys and usage
+  totals, and sends a NOTIFY with the new head, all in one transaction and one round trip.
+  Appends to different sessions never wait for each other.
+- A turn lease is a session-level advisory lock held on its own connection: a holder that
+  dies loses it with its connection (at once for a killed process, after the TCP keepalive
+  for a lost network).
+- The change feed is LISTEN on a connection of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+import unicodedata
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
+from supportdesk.store.location import StoreLocation, scrub
+from supportdesk.store.pg_schema import CURRENT_VERSION, MIGRATIONS, TABLES
+from supportdesk.store.protocol import (
+    MATCH_END,
+    MATCH_START,
+    Change,
+    ContextEntry,
+    SearchHit,
+    SessionInfo,
+    StoreError,
+    StoreLocationError,
+    search_words,
+)
+
+# The NOTIFY channel of the change feed; payload "<head> <0|1 deleted> <session id>".
+CHANNEL = "supportdesk_changes"
+# Serializes first opens that migrate (any 64-bit number no other lock of ours uses).
+_MIGRATION_LOCK = 0x5344534B_00000001
+CONNECT_TIMEOUT_S = 10.0
+# A client that vanished from the network is dropped by the server (and its turn lease with
+# it) after about idle + interval * count seconds.
+_SERVER_SETTINGS = {
+    "application_name": "supportdesk",
+    "timezone": "UTC",
+    "tcp_keepalives_idle": "10",
+    "tcp_keepalives_interval": "5",
+    "tcp_keepalives_count": "3",
+}
+_NO_LIMIT = 2**31 - 1  # larger than any seq: "no upper bound" (seq is a 32-bit integer)
+
+_SESSION_COLS = (
+    "id, title, created_at, updated_at, entry_agent, active_agent, status, "
+    "item_count, handoff_count, forked_from, forked_at, channel, meta"
+)
+# An item row as one JSON text (envelope merged into the body), so reading it back is a
+# single pydantic-core parse, as on SQLite. Timestamps print as ISO 8601 (timezone UTC).
+_ITEM_DOC = (
+    """'{"session_id":' || to_json(session_id)::text || ',"seq":' || seq || ',"kind":' || to_json(kind)::text"""
+    """ || ',"agent":' || to_json(agent)::text || ',"created_at":' || to_json(created_at)::text"""
+    """ || ',"meta":' || coalesce(meta, '{}')"""
+    """ || CASE WHEN body = '{}' THEN '}' ELSE ',' || substr(body, 2) END"""
+)
+
+SQL_LAST_SEQ = "SELECT item_count FROM sessions WHERE id = $1"
+SQL_LATEST = (
+    f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq > "
+    "(SELECT item_count FROM sessions WHERE id = $1) - $2 ORDER BY seq"
+)
+SQL_RANGE = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq"
+SQL_ITEM = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = $2"
+SQL_ITEMS_AT = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = ANY($2::integer[]) ORDER BY seq"
+SQL_OF_KIND = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND kind = $2 AND seq <= $3 ORDER BY seq"
+SQL_KIND_SEQS = "SELECT seq FROM items WHERE session_id = $1 AND kind = $2 ORDER BY seq"
+SQL_AGENT_AT = (
+    "SELECT body::json ->> 'to_agent' FROM items "
+    "WHERE session_id = $1 AND kind = 'handoff' AND seq <= $2 ORDER BY seq DESC LIMIT 1"
+)
+# One probe per context key: the newest write to that key at or before seq k.
+SQL_CONTEXT_AT = """
+    SELECT k.key, i.body, i.seq, i.created_at
+    FROM context_keys AS k
+    CROSS JOIN LATERAL (
+        SELECT body, seq, created_at FROM items
+        WHERE session_id = k.session_id AND ctx_key = k.key AND seq <= $1
+        ORDER BY seq DESC LIMIT 1) AS i
+    WHERE k.session_id = $2
+    ORDER BY k.key
+"""
+SQL_USAGE_TOTALS = (
+    "SELECT agent, input_tokens, output_tokens, reported FROM usage_totals WHERE session_id = $1 ORDER BY agent"
+)
+# The whole append in one statement. The UPDATE takes the session row's lock, so a second
+# append to the same session waits for this one's commit and then reads the moved head.
+SQL_APPEND = f"""
+WITH head AS (
+    UPDATE sessions SET
+        item_count = item_count + $2,
+        handoff_count = handoff_count + $3,
+        active_agent = coalesce($4, active_agent),
+        title = CASE WHEN title = '' AND $5::text IS NOT NULL THEN $5::text ELSE title END,
+        updated_at = $6
+    WHERE id = $1
+    RETURNING item_count - $2 AS last
+), new AS (
+    SELECT head.last + t.n AS seq, t.kind, t.agent, t.body, t.meta, t.ctx_key, t.words
+    FROM head, unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+        WITH ORDINALITY AS t(kind, agent, body, meta, ctx_key, words, n)
+), stored AS (
+    INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key, search)
+    SELECT $1, seq, kind, agent, $6, body, meta, ctx_key, to_tsvector('simple', words) FROM new
+), keys AS (
+    INSERT INTO context_keys (session_id, key)
+    SELECT DISTINCT $1, ctx_key FROM new WHERE ctx_key IS NOT NULL
+    ON CONFLICT DO NOTHING
+), usage AS (
+    INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported)
+    SELECT $1, u.agent, u.tokens_in, u.tokens_out, u.reported
+    FROM head, unnest($13::text[], $14::bigint[], $15::bigint[], $16::integer[]) AS u(agent, tokens_in, tokens_out, reported)
+    ON CONFLICT (session_id, agent) DO UPDATE SET
+        input_tokens = usage_totals.input_tokens + excluded.input_tokens,
+        output_tokens = usage_totals.output_tokens + excluded.output_tokens,
+        reported = least(usage_totals.reported, excluded.reported)
+)
+SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1) FROM head
+"""
+SQL_SEARCH = f"""
+WITH hits AS (
+    SELECT i.session_id, s.title, i.seq, i.body, s.updated_at
+    FROM items AS i JOIN sessions AS s ON s.id = i.session_id
+    WHERE i.search @@ to_tsquery('simple', $1)
+    ORDER BY s.updated_at DESC, i.seq DESC
+    LIMIT $2
+)
+SELECT session_id, title, seq, ts_headline('simple', body::json ->> 'text', to_tsquery('simple', $1), $3)
+FROM hits ORDER BY updated_at DESC, seq DESC
+"""
+# As SQLite's snippet(): about a dozen words around the match, the match between the marks.
+_HEADLINE = f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords=14, MinWords=6, ShortWord=0, MaxFragments=1"
+
+
+def _fold(text: str) -> str:
+    """Lower case without accents, as SQLite's unicode61 tokenizer with remove_diacritics."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _search_words(text: str) -> str:
+    """The words a message is found by, one space apart (PostgreSQL's parser then sees words only)."""
+    return " ".join(search_words(_fold(text)))
+
+
+def _tsquery(text: str) -> str:
+    """Search-box words -> every word required, each a prefix (the SQLite adapter's contract)."""
+    return " & ".join(f"'{w}':*" for w in search_words(_fold(text)))
+
+
+def _count(value: Any, default: int) -> int:
+    if value is None:
+        return default
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def _usage_rows(pairs: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, int, int, int]]:
+    """(agent, input, output, reported) summed over (agent, item meta) pairs that carry usage."""
+    totals: dict[str, tuple[int, int, int]] = {}
+    for agent, meta in pairs:
+        usage = meta.get("usage")
+        if usage is None:
+            continue
+        fields = usage if isinstance(usage, dict) else {}
+        before_in, before_out, before_reported = totals.get(agent, (0, 0, 1))
+        totals[agent] = (
+            before_in + _count(fields.get("input_tokens"), 0),
+            before_out + _count(fields.get("output_tokens"), 0),
+            min(before_reported, _count(fields.get("reported"), 1)),
+        )
+    return [(agent, *sums) for agent, sums in totals.items()]
+
+
+def _session(row: asyncpg.Record) -> SessionInfo:
+    return SessionInfo(**dict(row))
+
+
+def _item(row: asyncpg.Record) -> Item:
+    return ITEM_ADAPTER.validate_json(row[0])
+
+
+def lease_key(session_id: str) -> int:
+    """The 64-bit advisory-lock key of a session's turn (collisions: about 2^-64 per pair)."""
+    digest = hashlib.blake2b(f"supportdesk-turn:{session_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def _connect_error(location: StoreLocation, exc: BaseException) -> StoreLocationError:
+    """What went wrong connecting, as one line naming what to fix (never the password)."""
+    where = location.display
+    parts = location.target
+    if isinstance(exc, asyncpg.InvalidPasswordError):
+        return StoreLocationError(f"{where}: the server refused the password; check the user and password in the URL")
+    if isinstance(exc, asyncpg.InvalidCatalogNameError):
+        return StoreLocationError(f"{where}: the server has no such database; create it (createdb) or fix its name in the URL")
+    if isinstance(exc, asyncpg.InvalidAuthorizationSpecificationError):
+        return StoreLocationError(f"{where}: the server refused the user ({scrub(str(exc), parts)}); check the URL")
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        return StoreLocationError(f"{where}: the server did not answer within {CONNECT_TIMEOUT_S:g} s; check the host and port")
+    if isinstance(exc, OSError):
+        said = exc.strerror or str(exc) or type(exc).__name__
+        return StoreLocationError(f"{where}: cannot reach the server ({scrub(said, parts)}); check the host and port")
+    said = scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, parts)
+    return StoreLocationError(f"{where}: cannot connect: {said}")
+
+
+async def _connect(location: StoreLocation) -> asyncpg.Connection:
+    try:
+        return await asyncpg.connect(location.target, timeout=CONNECT_TIMEOUT_S, server_settings=_SERVER_SETTINGS)
+    except (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        raise _connect_error(location, exc) from None
+    except ValueError as exc:  # asyncpg's own URL parsing (a bad port, an unknown option)
+        raise StoreLocationError(f"{location.display}: not a usable PostgreSQL URL ({scrub(str(exc), location.target)})") from None
+
+
+async def _migrate(conn: asyncpg.Connection, where: str) -> None:
+    """Refuse a stranger's or a newer database before writing anything; then migrate forward."""
+
+    async def version_now() -> int | None:
+        # pg_tables, not to_regclass: a plain query sees what a migration committed while we
+        # waited for its lock (the catalog cache may not have yet).
+        present = {
+            r[0]
+            for r in await conn.fetch(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename = ANY($1::text[])",
+                ["supportdesk_meta", *TABLES],
+            )
+        }
+        if "supportdesk_meta" not in present:
+            if present:
+                raise StoreError(
+                    f"{where}: holds tables named like supportdesk's (sessions, items) but is not a supportdesk "
+                    "database; refusing to touch it"
+                )
+            return None
+        value = await conn.fetchval("SELECT value FROM supportdesk_meta WHERE key = 'schema_version'")
+        return int(value) if value is not None else 0
+
+    def refuse_newer(version: int | None) -> int:
+        version = version or 0
+        if version > CURRENT_VERSION:
+            raise StoreError(
+                f"{where}: made by a newer supportdesk (schema v{version}, this one knows v{CURRENT_VERSION}); "
+                "upgrade supportdesk to open it"
+            )
+        return version
+
+    if refuse_newer(await version_now()) == CURRENT_VERSION:
+        return
+    async with conn.transaction():
+        # Another process may be migrating too: one at a time, then read the version again.
+        await conn.execute("SELECT pg_advisory_xact_lock($1)", _MIGRATION_LOCK)
+        version = refuse_newer(await version_now())
+        if version == 0:
+            await conn.execute("CREATE TABLE IF NOT EXISTS supportdesk_meta (key text PRIMARY KEY, value text NOT NULL)")
+        for number in range(version + 1, CURRENT_VERSION + 1):
+            await conn.execute(MIGRATIONS[number - 1])
+        await conn.execute(
+            "INSERT INTO supportdesk_meta (key, value) VALUES ('schema_version', $1) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            str(CURRENT_VERSION),
+        )
+
+
+class PostgresStore:
+    """A pool of connections to one supportdesk database. Open with `await PostgresStore.open(url)`."""
+
+    def __init__(self, pool: asyncpg.Pool, location: StoreLocation):
+        self._pool = pool
+        self._where = location
+        self.location = location.display
+        self.clock: Callable[[], datetime] = utcnow
+
+    @classmethod
+    async def open(cls, location: StoreLocation, *, pool_size: int = 8) -> PostgresStore:
+        conn = await _connect(location)
+        try:
+            await _migrate(conn, location.display)
+        except asyncpg.PostgresError as exc:
+            raise StoreError(f"{location.display}: cannot set up the database: {scrub(str(exc), location.target)}") from None
+        finally:
+            await conn.close()
+        try:
+            pool = await asyncpg.create_pool(
+                location.target,
+                min_size=1,
+                max_size=pool_size,
+                timeout=CONNECT_TIMEOUT_S,
+                server_settings=_SERVER_SETTINGS,
+            )
+        except (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise _connect_error(location, exc) from None
+        return cls(pool, location)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    async def __aenter__(self) -> PostgresStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _failed(self, exc: BaseException) -> StoreError:
+        said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return StoreError(f"{self.location}: {scrub(said, self._where.target)}")
+
+    async def _fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        try:
+            return await self._pool.fetch(sql, *args)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
+
+    # --- sessions ---------------------------------------------------------------------------
+
+    async def create_session(
+        self,
+        entry_agent: str,
+        *,
+        title: str = "",
+        session_id: str | None = None,
+        channel: str = "tui",
+        meta: dict[str, Any] | None = None,
+    ) -> SessionInfo:
+        sid = session_id or uuid.uuid4().hex[:12]
+        now = self.clock()
+        try:
+            rows = await self._fetch(
+                f"""WITH s AS (
+                    INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta)
+                    VALUES ($1, $2, $3, $3, $4, $4, $5, $6) RETURNING {_SESSION_COLS})
+                SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id) FROM s""",
+                sid,
+                title,
+                now,
+                entry_agent,
+                channel,
+                json.dumps(meta or {}, ensure_ascii=False),
+            )
+        except StoreError:
+            if await self.get_session(sid) is not None:
+                raise StoreError(f"a session {sid!r} already exists") from None
+            raise
+        return SessionInfo(**{k: v for k, v in dict(rows[0]).items() if k != "pg_notify"})
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        rows = await self._fetch(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = $1", session_id)
+        return _session(rows[0]) if rows else None
+
+    async def find_session(self, prefix: str) -> SessionInfo | None:
+        """A session by its id or an unambiguous prefix of it (what people type)."""
+        exact = await self.get_session(prefix)
+        if exact or not prefix:
+            return exact
+        rows = await self._fetch(
+            f"SELECT {_SESSION_COLS} FROM sessions WHERE id >= $1 AND id < $2 LIMIT 2", prefix, prefix + "\U0010ffff"
+        )
+        return _session(rows[0]) if len(rows) == 1 else None
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        rows = await self._fetch(
+            f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC, id LIMIT $1 OFFSET $2", limit, offset
+        )
+        return [_session(r) for r in rows]
+
+    async def count_sessions(self) -> int:
+        rows = await self._fetch("SELECT count(*) FROM sessions")
+        return rows[0][0]
+
+    async def set_status(self, session_id: str, status: str) -> None:
+        await self._fetch(
+            f"""WITH s AS (UPDATE sessions SET status = $2 WHERE id = $1 RETURNING item_count)
+            SELECT pg_notify('{CHANNEL}', item_count || ' 0 ' || $1) FROM s""",
+            session_id,
+            status,
+        )
+
+    async def delete_session(self, session_id: str) -> bool:
+        # Items, context keys and usage totals go with it: ON DELETE CASCADE.
+        rows = await self._fetch(
+            f"""WITH d AS (DELETE FROM sessions WHERE id = $1 RETURNING id)
+            SELECT pg_notify('{CHANNEL}', '0 1 ' || id) FROM d""",
+            session_id,
+        )
+        return bool(rows)
+
+    # --- the log --------------------------------------------------------------------------------
+
+    async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
+        """Append items as one transaction; returns them stamped with seq and time."""
+        if not items:
+            return []
+        now = self.clock()
+        kinds, agents, bodies, metas, keys, words = [], [], [], [], [], []
+        for item in items:
+            kinds.append(item.kind)
+            agents.append(item.agent)
+            bodies.append(item.model_dump_json(exclude=ENVELOPE))
+            metas.append(json.dumps(item.meta, ensure_ascii=False) if item.meta else None)
+            keys.append(item.key if item.kind == "context_set" else None)
+            words.append(_search_words(item.text) if item.kind == "message" else None)
+        handoffs = [item for item in items if item.kind == "handoff"]
+        usage = _usage_rows([(item.agent, item.meta) for item in items])
+        titles = (" ".join(i.text.split())[:80] for i in items if i.kind == "message" and i.role == "customer")
+        rows = await self._fetch(
+            SQL_APPEND,
+            session_id,
+            len(items),
+            len(handoffs),
+            handoffs[-1].to_agent if handoffs else None,
+            next((t for t in titles if t), None),
+            now,
+            kinds,
+            agents,
+            bodies,
+            metas,
+            keys,
+            words,
+            [u[0] for u in usage],
+            [u[1] for u in usage],
+            [u[2] for u in usage],
+            [u[3] for u in usage],
+        )
+        if not rows:
+            raise StoreError(f"no session {session_id!r}")
+        last = rows[0][0]
+        return [
+            item.model_copy(update={"session_id": session_id, "seq": last + n, "created_at": now})
+            for n, item in enumerate(items, start=1)
+        ]
+
+    async def last_seq(self, session_id: str) -> int:
+        rows = await self._fetch(SQL_LAST_SEQ, session_id)
+        return rows[0][0] if rows else 0
+
+    async def latest(self, session_id: str, n: int) -> list[Item]:
+        """The last n items, oldest first."""
+        return [_item(r) for r in await self._fetch(SQL_LATEST, session_id, n)]
+
+    async def range(self, session_id: str, first: int, last: int) -> list[Item]:
+        """Items with first <= seq <= last, oldest first."""
+        first, last = max(first, -_NO_LIMIT), min(last, _NO_LIMIT)
+        return [_item(r) for r in await self._fetch(SQL_RANGE, session_id, first, last)]
+
+    async def item(self, session_id: str, seq: int) -> Item | None:
+        if not -_NO_LIMIT <= seq <= _NO_LIMIT:
+            return None
+        rows = await self._fetch(SQL_ITEM, session_id, seq)
+        return _item(rows[0]) if rows else None
+
+    async def items_at(self, session_id: str, seqs: Sequence[int]) -> list[Item]:
+        """The items at these seqs, in seq order, in one read; seqs with no item are skipped."""
+        wanted = sorted({int(seq) for seq in seqs if -_NO_LIMIT <= int(seq) <= _NO_LIMIT})
+        if not wanted:
+            return []
+        return [_item(r) for r in await self._fetch(SQL_ITEMS_AT, session_id, wanted)]
+
+    async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
+        return await self.of_kind(session_id, "handoff", upto=upto)  # type: ignore[return-value]
+
+    async def agent_at(self, session_id: str, seq: int) -> str:
+        """The agent holding the conversation once item `seq` was written."""
+        rows = await self._fetch(SQL_AGENT_AT, session_id, min(seq, _NO_LIMIT))
+        if rows:
+            return rows[0][0]
+        info = await self.get_session(session_id)
+        return info.entry_agent if info else ""
+
+    async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
+        """The shared context as of item `seq` (default: now). One index probe per key."""
+        upto = min(seq, _NO_LIMIT) if seq is not None else _NO_LIMIT
+        out: dict[str, ContextEntry] = {}
+        for key, body, at, created in await self._fetch(SQL_CONTEXT_AT, upto, session_id):
+            data = json.loads(body)
+            if data.get("value") is None:
+                continue  # cleared
+            out[key] = ContextEntry(key=key, value=data["value"], writer=data["writer"], seq=at, created_at=created)
+        return out
+
+    async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]:
+        """Every item of one kind (notices for pending approvals, say), oldest first."""
+        upto = min(upto, _NO_LIMIT) if upto is not None else _NO_LIMIT
+        return [_item(r) for r in await self._fetch(SQL_OF_KIND, session_id, kind, upto)]
+
+    async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
+        """The seqs of every item of one kind (the replay's handoff stops, say)."""
+        return [r[0] for r in await self._fetch(SQL_KIND_SEQS, session_id, kind)]
+
+    async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
+        """Token usage per agent, kept by the appends: one index probe."""
+        rows = await self._fetch(SQL_USAGE_TOTALS, session_id)
+        return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
+
+    # --- search and fork ---------------------------------------------------------------------
+
+    async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
+        query = _tsquery(text)
+        if not query:
+            return []
+        rows = await self._fetch(SQL_SEARCH, query, limit, _HEADLINE)
+        return [SearchHit(session_id=a, title=b, seq=c, snippet=d or "") for a, b, c, d in rows]
+
+    async def fork(self, session_id: str, upto: int) -> SessionInfo:
+        """A new session holding a copy of items 1..upto of another."""
+        source = await self.get_session(session_id)
+        if source is None:
+            raise StoreError(f"no session {session_id!r}")
+        upto = max(0, min(upto, source.item_count))
+        new_id = uuid.uuid4().hex[:12]
+        now = self.clock()
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                # The title comes from the first customer message: keep the source's only if
+                # that message is among the copied items.
+                first_customer = await conn.fetchval(
+                    "SELECT min(seq) FROM items WHERE session_id = $1 AND kind = 'message' "
+                    "AND body::json ->> 'role' = 'customer'",
+                    session_id,
+                )
+                title = source.title if first_customer is None or first_customer <= upto else ""
+                handoffs = await conn.fetchval(
+                    "SELECT count(*) FROM items WHERE session_id = $1 AND kind = 'handoff' AND seq <= $2", session_id, upto
+                )
+                active = await conn.fetchval(SQL_AGENT_AT, session_id, upto)
+                await conn.execute(
+                    "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, status, "
+                    "item_count, handoff_count, forked_from, forked_at) VALUES ($1, $2, $3, $3, $4, $5, 'open', $6, $7, $8, $6)",
+                    new_id,
+                    title,
+                    now,
+                    source.entry_agent,
+                    active or source.entry_agent,
+                    upto,
+                    handoffs,
+                    session_id,
+                )
+                await conn.execute(
+                    "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key, search) "
+                    "SELECT $1, seq, kind, agent, created_at, body, meta, ctx_key, search FROM items "
+                    "WHERE session_id = $2 AND seq <= $3",
+                    new_id,
+                    session_id,
+                    upto,
+                )
+                await conn.execute(
+                    "INSERT INTO context_keys (session_id, key) SELECT DISTINCT $1, ctx_key FROM items "
+                    "WHERE session_id = $1 AND ctx_key IS NOT NULL",
+                    new_id,
+                )
+                # A fork's totals are those of the items it copies, summed as the appends sum them.
+                metas = await conn.fetch(
+                    "SELECT agent, meta FROM items WHERE session_id = $1 AND meta IS NOT NULL", new_id
+                )
+                usage = _usage_rows([(agent, json.loads(meta)) for agent, meta in metas])
+                if usage:
+                    await conn.executemany(
+                        "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) "
+                        "VALUES ($1, $2, $3, $4, $5)",
+                        [(new_id, *row) for row in usage],
+                    )
+                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{upto} 0 {new_id}")
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
+        info = await self.get_session(new_id)
+        assert info is not None
+        return info
