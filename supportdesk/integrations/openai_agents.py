@@ -128,12 +128,17 @@ class _StartHooks(RunHooks[Any]):
 
 
 class DeskSession:
-    """An Agents SDK session kept as a desk session (SQLite path or database URL, as `--db`)."""
+    """An Agents SDK session kept as a desk session.
+
+    `db` is a SQLite path or a database URL, as `--db` (default: the desk's default database),
+    opened and closed around each call; or a `Store` the caller already holds open on the event
+    loop the agent runs in (cheaper on PostgreSQL, where opening a store sets up a pool).
+    """
 
     def __init__(
         self,
         session_id: str,
-        db: str | os.PathLike[str] | None = None,
+        db: str | os.PathLike[str] | Store | None = None,
         *,
         session_settings: SessionSettings | dict[str, Any] | None = None,
         entry_agent: str | None = None,
@@ -229,6 +234,9 @@ class DeskSession:
         # One connection per call: the SDK calls from whichever event loop runs the agent
         # (`Runner.run_sync` makes its own), and nothing is left open for the caller to close.
         self._check_open()
+        if isinstance(self.db, Store):
+            yield self.db
+            return
         store = await open_store(self.db)
         try:
             yield store
