@@ -34,39 +34,98 @@ def _err(text: str) -> None:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    """Send the messages in turn; the exit code says how the turns ended (see EXIT_*)."""
+    from supportdesk.store import StoreError
+
+    messages = [_read_stdin() if m == "-" else m for m in args.message]
+    if not messages and not args.retry:
+        _err("give a message to send, or --retry with --session to finish the last turn")
+        return EXIT_USAGE
+    if args.retry and not args.session:
+        _err("--retry needs --session ID: the session whose last turn to finish")
+        return EXIT_USAGE
+
+    def show(line: dict[str, Any] | str) -> None:
+        if isinstance(line, dict):
+            print(json.dumps(line, ensure_ascii=False))
+        else:
+            _out(line)
+
+    outcomes: list[str] = []
+    unsaved = list(messages)  # the customer's messages not in the log yet
+    try:
+        return await _run_turns(args, messages, unsaved, outcomes, show)
+    except StoreError as exc:
+        if unsaved:
+            _err(f"{exc}; the customer's message was not saved")
+            return EXIT_FAILURE
+        raise
+
+
+async def _run_turns(
+    args: argparse.Namespace, messages: list[str], unsaved: list[str], outcomes: list[str], show: Callable[[Any], None]
+) -> int:
     from supportdesk.engine.desk import open_desk
-    from supportdesk.engine.events import Appended, SessionStarted
+    from supportdesk.engine.events import Appended, Done, SessionStarted
     from supportdesk.export import item_line
     from supportdesk.items import item_to_json
 
     async with await open_desk(args.db, args.config) as desk:
-        session_id = args.session
-        if session_id:
-            info = await desk.store.find_session(session_id)
+        session_id: str | None = None
+        if args.session:
+            info = await desk.store.find_session(args.session)
             if info is None:
-                _err(f"no session {session_id!r}; see `supportdesk sessions list`")
-                return 1
+                _err(f"no session {args.session!r}; see `supportdesk sessions list`")
+                unsaved.clear()
+                return EXIT_FAILURE
             session_id = info.id
-        else:
-            session_id = await desk.runner.new_session()
-        if args.json:
-            print(json.dumps({"session": session_id}))
-        else:
-            _out(f"session {session_id}")
-        for message in args.message:
-            async for event in desk.runner.send(session_id, message):
+            show({"session": session_id} if args.json else f"session {session_id}")
+        turns: list[tuple[str | None, Any]] = []
+        if args.retry:
+            turns.append((None, lambda sid: desk.runner.retry_turn(sid)))
+        turns += [(m, lambda sid, m=m: desk.runner.send(sid, m)) for m in messages]
+        for message, start in turns:
+            async for event in start(session_id):
                 if isinstance(event, SessionStarted):
-                    continue
-                if not isinstance(event, Appended):
-                    continue
-                item = event.item
-                if args.json:
-                    print(json.dumps(item_to_json(item), ensure_ascii=False))
-                elif item.kind == "message" and item.role == "customer":
-                    _out(f"\n{item_line(item, desk.config)}")
-                elif item.kind in ("message", "handoff", "notice") or args.verbose:
-                    _out(item_line(item, desk.config))
-    return 0
+                    session_id = event.session_id
+                    show({"session": session_id} if args.json else f"session {session_id}")
+                elif isinstance(event, Done):
+                    outcomes.append(event.outcome)
+                    if args.json:
+                        show({"turn": len(outcomes), "outcome": event.outcome, "status": event.status,
+                              "agent": event.active_agent})
+                elif isinstance(event, Appended):
+                    item = event.item
+                    if message is not None and unsaved and unsaved[0] is message:
+                        unsaved.pop(0)  # the turn's first item is its customer message
+                    if args.json:
+                        show(item_to_json(item))
+                    elif item.kind == "message" and item.role == "customer":
+                        _out(f"\n{item_line(item, desk.config)}")
+                    elif item.kind in ("message", "handoff", "notice") or args.verbose:
+                        _out(item_line(item, desk.config))
+    return _exit_code(outcomes)
+
+
+# `run`'s exit codes (README, "Exit codes"): scripts can tell an answered customer from a turn
+# that needs a retry or a look.
+EXIT_OK = 0  # every turn ended in an agent's answer (or a pending staff approval)
+EXIT_FAILURE = 1  # a database, file or session problem (one line on stderr)
+EXIT_PROVIDER = 3  # a turn ended in a provider error: retry it with `run --retry --session ID`
+EXIT_LIMIT = 4  # a turn hit a desk limit: the fallback agent answered and holds the conversation
+
+
+def _exit_code(outcomes: list[str]) -> int:
+    if "provider_error" in outcomes:
+        return EXIT_PROVIDER
+    if "limit" in outcomes:
+        return EXIT_LIMIT
+    return EXIT_OK
+
+
+def _read_stdin() -> str:
+    """A message from stdin, whatever its bytes: invalid UTF-8 becomes U+FFFD."""
+    return sys.stdin.buffer.read().decode("utf-8", errors="replace").strip()
 
 
 async def _sessions_list(args: argparse.Namespace) -> int:
@@ -234,9 +293,14 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", parents=[common], help="send customer messages headlessly and print what the agents do")
     run.add_argument("--session", metavar="ID", help="continue this session (default: a new one)")
-    run.add_argument("--json", action="store_true", help="one JSON object per appended item")
+    run.add_argument(
+        "--json", action="store_true", help="one JSON object per appended item, and one per turn with its outcome"
+    )
     run.add_argument("-v", "--verbose", action="store_true", help="also print tool calls, results and context writes")
-    run.add_argument("message", nargs="+", metavar="MESSAGE")
+    run.add_argument(
+        "--retry", action="store_true", help="first finish the session's last turn (after a crash or a provider error)"
+    )
+    run.add_argument("message", nargs="*", metavar="MESSAGE", help="customer messages; - reads one from stdin")
     run.set_defaults(func=_run)
 
     sessions = sub.add_parser("sessions", help="list, search and show sessions")
@@ -300,7 +364,14 @@ def _plug_in(module: str, sub: Any, common: argparse.ArgumentParser) -> None:
     register(sub, common)
 
 
+def _as_text(argv: list[str]) -> list[str]:
+    """Arguments as text: bytes that are not UTF-8 (Python keeps them as lone surrogates,
+    which nothing downstream can encode) become U+FFFD before anything is created."""
+    return [arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for arg in argv]
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = _as_text(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     func = args.func

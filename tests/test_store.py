@@ -813,3 +813,15 @@ def test_context_and_agent_at_every_k_match_a_fold_of_the_log(tmp_path: Path, ba
             await store.close()
 
     asyncio.run(go())
+
+
+async def test_a_session_and_its_first_items_are_created_together(store) -> None:
+    info = await store.create_session("triage", first=[customer("my card was charged twice")])
+    assert info.item_count == 1 and info.title == "my card was charged twice"
+    [first] = await store.range(info.id, 1, 1)
+    assert first.kind == "message" and first.text == "my card was charged twice"
+    # A first append that fails (here: a clashing id) leaves no session and no items behind.
+    with pytest.raises(StoreError):
+        await store.create_session("triage", session_id=info.id, first=[customer("again")])
+    assert await store.count_sessions() == 1
+    assert await store.last_seq(info.id) == 1

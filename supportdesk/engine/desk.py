@@ -10,7 +10,7 @@ from supportdesk.config import DeskConfig, load_desk
 from supportdesk.engine.protocol import ModelProvider
 from supportdesk.engine.runner import Runner
 from supportdesk.engine.tools import ToolRegistry
-from supportdesk.store import Store, StoreLocation, open_store, parse_location
+from supportdesk.store import Store, StoreError, StoreLocation, open_store, parse_location
 
 
 @dataclass
@@ -54,7 +54,8 @@ async def open_desk(
     store = await open_store(location)
     try:
         services = Services()
-        if customers:
+        # A read-only database can be read (replay, export) but no tool may act on its data.
+        if customers and not getattr(store, "readonly", False):
             services.customers = await _open_customers(location)
         if tools is None:
             from supportdesk.tools import registry as tools
@@ -75,4 +76,7 @@ async def _open_customers(location: StoreLocation) -> Any:
         from supportdesk.store.customers import open_customers
     except ImportError:  # the demo data store is optional for bare engine use
         return None
-    return await open_customers(location.target)
+    try:
+        return await open_customers(location.target)
+    except Exception as exc:  # a full disk while seeding, say: one line, never a traceback
+        raise StoreError(f"{location}: cannot set up the demo customer data: {exc}") from None

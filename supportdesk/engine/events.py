@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from supportdesk.items import Item
 
@@ -33,10 +34,18 @@ class Appended:
     item: Item
 
 
+# How a turn ended: an agent answered the customer, a provider failed (the turn can be
+# retried), or a desk limit stopped it (the fallback agent took the conversation back).
+TurnOutcome = Literal["answered", "provider_error", "limit"]
+
+
 @dataclass(frozen=True)
 class Done:
     session_id: str
     active_agent: str
+    outcome: TurnOutcome = "answered"
+    # The session's status after the turn: open, awaiting_approval, needs_human.
+    status: str = "open"
 
 
 Event = SessionStarted | StepStarted | Token | Appended | Done

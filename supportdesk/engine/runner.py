@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from supportdesk.config import AgentConfig, DeskConfig
-from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token
+from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome
 from supportdesk.engine.protocol import (
     Answer,
     CallTools,
@@ -81,10 +81,17 @@ class Runner:
     async def send(self, session_id: str | None, text: str) -> AsyncIterator[Event]:
         """Store the customer's message, then let the agents work until one answers."""
         if session_id is None:
-            session_id = await self.new_session()
+            # The session and its first message are one transaction: a message that cannot be
+            # stored (disk full, read-only file) leaves no empty session behind.
+            entry = self.config.desk.entry
+            info = await self.store.create_session(entry, first=[Message(role="customer", text=text, agent=entry)])
+            session_id = info.id
             yield SessionStarted(session_id)
-        active = await self._active_agent(session_id)
-        [stored] = await self.store.append(session_id, [Message(role="customer", text=text, agent=active)])
+            stored = await self.store.item(session_id, 1)
+            assert stored is not None
+        else:
+            active = await self._active_agent(session_id)
+            [stored] = await self.store.append(session_id, [Message(role="customer", text=text, agent=active)])
         yield Appended(stored)
         async for event in self._turn(session_id):
             yield event
@@ -109,12 +116,13 @@ class Runner:
         holders = [active]  # who held the conversation this turn, for ping-pong detection
         handoffs = 0
         statuses: set[str] = set()
+        outcome: TurnOutcome = "answered"
 
         for step in range(1, limits.max_steps_per_message + 2):
             if step > limits.max_steps_per_message:
                 async for ev in self._limit(session_id, active, f"{limits.max_steps_per_message} steps without an answer"):
                     yield ev
-                active = self.config.desk.fallback
+                active, outcome = self.config.desk.fallback, "limit"
                 break
             agent = self.config.agents[active]
             yield StepStarted(active, step)
@@ -137,7 +145,7 @@ class Runner:
                 seconds = limits.message_timeout if which == "message" else limits.step_timeout
                 async for ev in self._limit(session_id, active, f"the {which} took longer than {seconds:g} s"):
                     yield ev
-                active = self.config.desk.fallback
+                active, outcome = self.config.desk.fallback, "limit"
                 break
             except ProviderError as exc:
                 notice = Notice(
@@ -145,6 +153,7 @@ class Runner:
                 )
                 for item in await self.store.append(session_id, [notice]):
                     yield Appended(item)
+                outcome = "provider_error"
                 break
             except Exception as exc:  # a broken provider must not lose the turn or crash the app
                 notice = Notice(
@@ -155,12 +164,14 @@ class Runner:
                 )
                 for item in await self.store.append(session_id, [notice]):
                     yield Appended(item)
+                outcome = "provider_error"
                 break
 
             if action is None:
                 notice = Notice(notice_kind="provider_error", text="The model returned no action", agent=active)
                 for item in await self.store.append(session_id, [notice]):
                     yield Appended(item)
+                outcome = "provider_error"
                 break
 
             if isinstance(action, CallTools):
@@ -196,7 +207,7 @@ class Runner:
                     yield Appended(item)
                 async for ev in self._limit(session_id, active, problem):
                     yield ev
-                active = self.config.desk.fallback
+                active, outcome = self.config.desk.fallback, "limit"
                 break
             if action.text:
                 items.append(Message(role="agent", text=action.text, agent=active))
@@ -222,7 +233,7 @@ class Runner:
             else "needs_human" if "human_requested" in statuses else "open"
         )
         await self.store.set_status(session_id, status)
-        yield Done(session_id, active)
+        yield Done(session_id, active, outcome, status)
 
     # --- one step's parts --------------------------------------------------------------------------
 

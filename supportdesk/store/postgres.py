@@ -286,6 +286,8 @@ class PostgresStore:
         self._where = location
         self.location = location.display
         self.clock: Callable[[], datetime] = utcnow
+        # The protocol's flag for a store opened without write access; a server decides per write.
+        self.readonly = False
 
     @classmethod
     async def open(cls, location: StoreLocation, *, pool_size: int = 8) -> PostgresStore:
@@ -337,22 +339,28 @@ class PostgresStore:
         session_id: str | None = None,
         channel: str = "tui",
         meta: dict[str, Any] | None = None,
+        first: Sequence[Item] = (),
     ) -> SessionInfo:
+        """A new session; `first` items are appended in the same transaction."""
         sid = session_id or uuid.uuid4().hex[:12]
         now = self.clock()
-        try:
-            rows = await self._fetch(
-                f"""WITH s AS (
+        insert = f"""WITH s AS (
                     INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta)
                     VALUES ($1, $2, $3, $3, $4, $4, $5, $6) RETURNING {_SESSION_COLS})
-                SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id) FROM s""",
-                sid,
-                title,
-                now,
-                entry_agent,
-                channel,
-                json.dumps(meta or {}, ensure_ascii=False),
-            )
+                SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id) FROM s"""
+        params = (sid, title, now, entry_agent, channel, json.dumps(meta or {}, ensure_ascii=False))
+        try:
+            if first:
+                try:
+                    async with self._pool.acquire() as conn, conn.transaction():
+                        await conn.fetch(insert, *params)
+                        await conn.fetch(SQL_APPEND, *self._append_args(sid, first, now))
+                except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+                    raise self._failed(exc) from None
+                info = await self.get_session(sid)
+                assert info is not None
+                return info
+            rows = await self._fetch(insert, *params)
         except StoreError:
             if await self.get_session(sid) is not None:
                 raise StoreError(f"a session {sid!r} already exists") from None
@@ -402,11 +410,9 @@ class PostgresStore:
 
     # --- the log --------------------------------------------------------------------------------
 
-    async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
-        """Append items as one transaction; returns them stamped with seq and time."""
-        if not items:
-            return []
-        now = self.clock()
+    @staticmethod
+    def _append_args(session_id: str, items: Sequence[Item], now: datetime) -> tuple[Any, ...]:
+        """SQL_APPEND's parameters for these items (serialized before the statement runs)."""
         kinds, agents, bodies, metas, keys, words = [], [], [], [], [], []
         for item in items:
             kinds.append(item.kind)
@@ -418,8 +424,7 @@ class PostgresStore:
         handoffs = [item for item in items if item.kind == "handoff"]
         usage = _usage_rows([(item.agent, item.meta) for item in items])
         titles = (" ".join(i.text.split())[:80] for i in items if i.kind == "message" and i.role == "customer")
-        rows = await self._fetch(
-            SQL_APPEND,
+        return (
             session_id,
             len(items),
             len(handoffs),
@@ -437,6 +442,13 @@ class PostgresStore:
             [u[2] for u in usage],
             [u[3] for u in usage],
         )
+
+    async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
+        """Append items as one transaction; returns them stamped with seq and time."""
+        if not items:
+            return []
+        now = self.clock()
+        rows = await self._fetch(SQL_APPEND, *self._append_args(session_id, items, now))
         if not rows:
             raise StoreError(f"no session {session_id!r}")
         last = rows[0][0]

@@ -128,6 +128,8 @@ class Store(Protocol):
     location: str
     # The clock that stamps what is written; tests fix it for stable snapshots.
     clock: Callable[[], datetime]
+    # Opened without write access (another user's SQLite file): reads work, writes are refused.
+    readonly: bool
 
     async def close(self) -> None: ...
 
@@ -144,7 +146,11 @@ class Store(Protocol):
         session_id: str | None = None,
         channel: str = "tui",
         meta: dict[str, Any] | None = None,
-    ) -> SessionInfo: ...
+        first: Sequence[Item] = (),
+    ) -> SessionInfo:
+        """A new session; `first` items (the customer's first message) are appended in the same
+        transaction, so a failed first append never leaves an empty session behind."""
+        ...
 
     async def get_session(self, session_id: str) -> SessionInfo | None: ...
 

@@ -12,6 +12,7 @@ import json
 import os
 import asyncio
 import random
+import re
 import sqlite3
 import time
 import uuid
@@ -146,6 +147,13 @@ SQL_SEARCH = f"""
     ORDER BY s.updated_at DESC, i.seq DESC
     LIMIT ?
 """
+# The messages past the search mark (fewer than SEARCH_BATCH), for a read-only database's search.
+SQL_UNINDEXED_MESSAGES = """
+    SELECT i.session_id, s.title, i.seq, json_extract(i.body, '$.text')
+    FROM items AS i JOIN sessions AS s ON s.id = i.session_id
+    WHERE i.id > (SELECT indexed_upto FROM search_progress) AND i.kind = 'message'
+    ORDER BY s.updated_at DESC, i.seq DESC
+"""
 # Larger than any seq: "no upper bound" for the reads that take one.
 _NO_LIMIT = 2**62
 
@@ -181,9 +189,73 @@ def _usage_by_agent(items: Sequence[Item]) -> list[tuple[str, int, int, int]]:
     return [(agent, *sums) for agent, sums in totals.items()]
 
 
+def _match_snippet(text: str, words: Sequence[str], width: int = 12) -> str | None:
+    """Like FTS5's snippet(): about `width` words around the first match, matches marked;
+    None unless every word starts some word of the text (the prefix match the index makes)."""
+    tokens = list(re.finditer(r"\w+", text, flags=re.UNICODE))
+    folded = [t.group().casefold() for t in tokens]
+    wanted = [w.casefold() for w in words]
+    if not wanted or not all(any(f.startswith(w) for f in folded) for w in wanted):
+        return None
+    hits = [i for i, f in enumerate(folded) if any(f.startswith(w) for w in wanted)]
+    first = max(0, min(hits[0] - width // 4, len(tokens) - width))
+    last = min(len(tokens), first + width)
+    out = "…" if first > 0 else ""
+    cursor = tokens[first].start()
+    for i in range(first, last):
+        token = tokens[i]
+        out += text[cursor : token.start()]
+        out += f"{MATCH_START}{token.group()}{MATCH_END}" if i in hits else token.group()
+        cursor = token.end()
+    return out + ("…" if last < len(tokens) else text[cursor:])
+
+
 def _fts_query(text: str) -> str:
     """User words -> an FTS5 query of quoted prefix terms (no operators from user text)."""
     return " ".join(f'"{w}"*' for w in search_words(text))
+
+
+def _check_existing_file(target: Path) -> bool:
+    """Look at an existing file before SQLite touches it; True when it must open read-only.
+
+    An existing empty file is adopted as a new desk only when this user owns it (they made
+    it with `touch` or `mktemp`, or a first start stopped before writing the schema): an
+    empty file of another user's is not ours to turn into a database."""
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        if target.parent.is_dir() and not os.access(target.parent, os.W_OK):
+            raise StoreError(
+                f"{target}: cannot create it: the folder {target.parent} is read-only for this user; "
+                "pick a path in a folder you can write"
+            ) from None
+        return False
+    except OSError as exc:
+        raise StoreError(f"{target}: cannot read it: {exc.strerror or exc}") from None
+    if not os.access(target, os.R_OK):
+        raise StoreError(f"{target}: permission denied (this user cannot read it); check the file's permissions")
+    if info.st_size == 0 and info.st_uid != os.geteuid():
+        raise StoreError(
+            f"{target}: an empty file owned by another user, not a supportdesk database; refusing to make it "
+            "one (pass a new path to --db, or remove the file)"
+        )
+    # Writing needs the file and, for the -wal/-shm files WAL mode keeps, its folder.
+    return not (os.access(target, os.W_OK) and os.access(target.parent, os.W_OK))
+
+
+def _readonly_uri(target: Path) -> str:
+    """A read-only SQLite URI that creates no -wal/-shm files.
+
+    With both files present (a desk has it open, or a crash left them) a plain read-only
+    open reads the recent commits kept in them. Without them, `immutable=1` opens the main
+    file alone, which SQLite's WAL mode could not otherwise do without creating them."""
+    from urllib.parse import quote
+
+    uri = f"file:{quote(str(target.resolve()))}?mode=ro"
+    wal, shm = Path(f"{target}-wal"), Path(f"{target}-shm")
+    if not (wal.exists() and shm.exists()):
+        uri += "&immutable=1"
+    return uri
 
 
 def _identity(conn: sqlite3.Connection) -> tuple[int, int, int]:
@@ -218,16 +290,26 @@ def _refuse_strangers(identity: tuple[int, int, int], path: str) -> int:
     return version
 
 
-def _check_and_migrate(conn: sqlite3.Connection, path: str) -> None:
+def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = False) -> None:
     """Refuse foreign or newer databases before writing anything; then migrate forward."""
     try:
         version = _refuse_strangers(_identity(conn), path)
     except sqlite3.OperationalError as exc:
         if _is_busy(exc):
             raise  # another process is creating or migrating the file: the caller retries
+        if _error_line(exc, path, 0) is not None:
+            raise  # a full disk, a permission, a failing disk: the caller says which
         raise StoreError(f"{path}: not a supportdesk database (not SQLite at all); refusing to touch it") from None
     except sqlite3.DatabaseError:
         raise StoreError(f"{path}: not a supportdesk database (not SQLite at all); refusing to touch it") from None
+    if readonly:
+        if version != CURRENT_VERSION:
+            raise StoreError(
+                f"{path}: "
+                + ("an empty file" if version == 0 else f"made by an older supportdesk (schema v{version})")
+                + " that this user cannot write, so it cannot be set up; use a database you can write"
+            )
+        return
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
@@ -267,35 +349,84 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-def _explain_busy(action: Callable[[], T], timeout_s: float) -> T:
-    """Run action; a lock still held after the busy timeout becomes a one-line StoreError."""
+def _error_line(exc: sqlite3.Error, path: str, timeout_s: float) -> str | None:
+    """What a failed read or write means for the user, as one line naming the file; None for a bug.
+
+    SQLite says *what* went wrong in its primary result code (disk full, read-only, locked,
+    I/O); the message text is only a fallback for errors raised without a code."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if code is not None else None
+    said = str(exc).lower()
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or (primary is None and ("locked" in said or "busy" in said)):
+        return f"{path}: the database stayed locked by another process for over {timeout_s:g} s; try again"
+    if (
+        primary == sqlite3.SQLITE_FULL
+        or (primary is None and "disk is full" in said)
+        # A full disk met while growing the WAL index (-shm) or a file surfaces as an I/O
+        # error: the free space says which it was.
+        or (primary in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, None) and _disk_nearly_full(path))
+    ):
+        return f"{path}: the disk is full, so nothing more could be saved; free some space and try again"
+    if primary == sqlite3.SQLITE_READONLY or (primary is None and "readonly" in said):
+        return (
+            f"{path}: the database is read-only for this user, so nothing can be saved to it; "
+            "use a database you can write (--db) or fix its permissions"
+        )
+    if primary in (sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_AUTH):
+        return f"{path}: permission denied ({exc}); check the file's and its folder's permissions"
+    if primary == sqlite3.SQLITE_IOERR or (primary is None and "disk i/o" in said):
+        return f"{path}: the disk failed to read or write ({exc}); check the disk and try again"
+    if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return f"{path}: the database file is damaged ({exc}); restore it from a backup"
+    return None
+
+
+def _disk_nearly_full(path: str) -> bool:
+    import shutil
+
+    try:
+        return shutil.disk_usage(Path(path).parent).free < 64 * 1024
+    except OSError:
+        return False
+
+
+def _explained(action: Callable[[], T], path: str, timeout_s: float) -> T:
+    """Run action; a lock held past the busy timeout, a full disk, a read-only file or a
+    failing disk becomes a one-line StoreError naming the file."""
     try:
         return action()
-    except sqlite3.OperationalError as exc:
-        if not _is_busy(exc):
+    except sqlite3.Error as exc:
+        line = _error_line(exc, path, timeout_s)
+        if line is None:
             raise
-        raise StoreError(
-            f"the database stayed locked by another process for over {timeout_s:g} s; try again"
-        ) from None
+        raise StoreError(line) from None
+    except OSError as exc:  # the file system itself (a vanished folder)
+        raise StoreError(f"{path}: {exc.strerror or exc}; check the disk and the file's permissions") from None
 
 
-def _fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any], timeout_s: float) -> list[Any]:
-    return _explain_busy(lambda: conn.execute(sql, params).fetchall(), timeout_s)
+def _fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any], path: str, timeout_s: float) -> list[Any]:
+    return _explained(lambda: conn.execute(sql, params).fetchall(), path, timeout_s)
 
 
-def _write_transaction(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T], timeout_s: float) -> T:
+def _write_transaction(
+    conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T], path: str, timeout_s: float
+) -> T:
     """BEGIN IMMEDIATE takes the write lock up front, so the seq read inside is final."""
-    _explain_busy(lambda: conn.execute("BEGIN IMMEDIATE"), timeout_s)
-    try:
-        result = fn(conn)
-        conn.execute("COMMIT")
-        return result
-    except BaseException:
-        # Some errors (disk full, I/O) already rolled back; a second ROLLBACK would raise
-        # and hide the real error.
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+
+    def run() -> T:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = fn(conn)
+            conn.execute("COMMIT")
+            return result
+        except BaseException:
+            # Some errors (disk full, I/O) already rolled back; a second ROLLBACK would raise
+            # and hide the real error.
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    return _explained(run, path, timeout_s)
 
 
 def _index_new_messages(conn: sqlite3.Connection) -> None:
@@ -318,7 +449,7 @@ def _split_script(script: str) -> list[str]:
     return out
 
 
-async def _open_when_free(db: aiosqlite.Connection, path: str, timeout_s: float) -> None:
+async def _open_when_free(db: aiosqlite.Connection, path: str, timeout_s: float, readonly: bool = False) -> None:
     """Check and migrate the file, waiting while other processes create or migrate it.
 
     Switching a new file to WAL and reading it while another process does so can fail with
@@ -328,13 +459,65 @@ async def _open_when_free(db: aiosqlite.Connection, path: str, timeout_s: float)
     pause = 0.005
     while True:
         try:
-            await db._execute(_check_and_migrate, db._conn, path)
+            await db._execute(_check_and_migrate, db._conn, path, readonly)
             return
         except sqlite3.OperationalError as exc:
             if not _is_busy(exc) or time.monotonic() + pause > deadline:
                 raise
         await asyncio.sleep(pause * (0.5 + random.random()))
         pause = min(pause * 2, 0.2)
+
+
+class _PreparedAppend:
+    """An append's rows, serialized before the write lock is taken.
+
+    Everything that costs Python time happens here: other processes wait for the lock,
+    so it is held only for the SQL itself (`run`, inside the transaction)."""
+
+    def __init__(self, session_id: str, items: Sequence[Item], stamp: str):
+        self.session_id = session_id
+        self.rows = [
+            (
+                item.kind,
+                item.agent,
+                stamp,
+                item.model_dump_json(exclude=ENVELOPE),
+                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
+                item.key if item.kind == "context_set" else None,
+            )
+            for item in items
+        ]
+        handoffs = [item for item in items if item.kind == "handoff"]
+        self.usage = _usage_by_agent(items)
+        self.new_keys = sorted({row[5] for row in self.rows if row[5] is not None})
+        # The title comes from the first customer message (if the session has none yet).
+        titles = (" ".join(i.text.split())[:80] for i in items if i.kind == "message" and i.role == "customer")
+        self.head = {
+            "sid": session_id,
+            "n": len(self.rows),
+            "handoffs": len(handoffs),
+            "active": handoffs[-1].to_agent if handoffs else None,
+            "title": next((t for t in titles if t), None),
+            "now": stamp,
+        }
+
+    def run(self, conn: sqlite3.Connection) -> int:
+        """Move the head and insert the rows; returns the last seq before them."""
+        session_id = self.session_id
+        moved = conn.execute(SQL_APPEND_HEAD, self.head).fetchall()
+        if not moved:
+            raise StoreError(f"no session {session_id!r}")
+        last, backlog = moved[0]
+        conn.executemany(
+            SQL_INSERT_ITEM, [(session_id, last + n, *fields) for n, fields in enumerate(self.rows, start=1)]
+        )
+        if self.new_keys:
+            conn.executemany(SQL_ADD_CONTEXT_KEY, [(session_id, key) for key in self.new_keys])
+        if self.usage:
+            conn.executemany(SQL_ADD_USAGE, [(session_id, *row) for row in self.usage])
+        if backlog + len(self.rows) >= SEARCH_BATCH:
+            _index_new_messages(conn)
+        return last
 
 
 class SessionStore:
@@ -348,34 +531,55 @@ class SessionStore:
         self._busy_timeout_s = busy_timeout_s
         # The clock that stamps appended items; tests fix it for stable snapshots.
         self.clock: Callable[[], datetime] = utcnow
+        # Opened without write access (another user's file, a read-only folder): reads only.
+        self.readonly = False
 
     @classmethod
-    async def open(cls, path: str | os.PathLike[str] | None = None, *, busy_timeout_ms: int = 10_000) -> SessionStore:
+    async def open(
+        cls, path: str | os.PathLike[str] | None = None, *, busy_timeout_ms: int = 10_000, read_only: bool = False
+    ) -> SessionStore:
+        """Open (creating when new) a session database; every problem is a one-line StoreError.
+
+        A file this user cannot write (another user's, mode 444, a read-only folder) opens
+        read-only, without creating `-wal`/`-shm` files beside it: sessions can be listed,
+        shown, exported and replayed, and any write is refused with one line. `read_only`
+        asks for that mode on a file this user could write."""
         location = parse_location(path)
         if location.kind != "sqlite":
             raise StoreLocationError(f"{location}: not a SQLite database; open it with supportdesk.store.open_store")
         target = location.path
+        readonly = False
         if str(target) != ":memory:":
             if target.is_dir():
                 raise StoreError(f"{target}: is a folder, not a database file")
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"{target}: cannot create its folder: {exc.strerror or exc}") from None
+            readonly = _check_existing_file(target) or read_only
+            if read_only and not target.exists():
+                raise StoreError(f"{target}: no such database")
+            if not readonly:
+                try:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StoreError(f"{target}: cannot create its folder: {exc.strerror or exc}") from None
+        timeout_s = busy_timeout_ms / 1000
         try:
-            db = await aiosqlite.connect(str(target), isolation_level=None)
+            if readonly:
+                db = await aiosqlite.connect(_readonly_uri(target), uri=True, isolation_level=None)
+            else:
+                db = await aiosqlite.connect(str(target), isolation_level=None)
         except sqlite3.Error as exc:
-            raise StoreError(f"{target}: cannot open database: {exc}") from None
+            raise StoreError(_error_line(exc, str(target), timeout_s) or f"{target}: cannot open database: {exc}") from None
         try:
             await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-            await _open_when_free(db, str(target), busy_timeout_ms / 1000)
+            await _open_when_free(db, str(target), timeout_s, readonly)
         except sqlite3.Error as exc:
             await db.close()
-            raise StoreError(f"{target}: cannot open database: {exc}") from None
+            raise StoreError(_error_line(exc, str(target), timeout_s) or f"{target}: cannot open database: {exc}") from None
         except BaseException:
             await db.close()
             raise
-        return cls(db, str(target), busy_timeout_ms / 1000)
+        store = cls(db, str(target), timeout_s)
+        store.readonly = readonly
+        return store
 
     async def close(self) -> None:
         await self._db.close()
@@ -388,11 +592,16 @@ class SessionStore:
 
     async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread."""
-        return await self._run(_write_transaction, fn, self._busy_timeout_s)
+        if self.readonly:
+            raise StoreError(
+                f"{self.path}: the database is read-only for this user, so nothing can be saved to it; "
+                "use a database you can write (--db) or fix its permissions"
+            )
+        return await self._run(_write_transaction, fn, self.path, self._busy_timeout_s)
 
     async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of one read, in one hop; a read that meets a lock waits like a write does."""
-        return await self._run(_fetch, sql, params, self._busy_timeout_s)
+        return await self._run(_fetch, sql, params, self.path, self._busy_timeout_s)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         # A whole transaction runs in one hop to the connection's thread: with one hop per
@@ -401,7 +610,7 @@ class SessionStore:
             return await self._db._execute(fn, self._db._conn, *args)
         except sqlite3.Error as exc:
             # The contract's callers know StoreError only, never this adapter's driver.
-            raise StoreError(f"{self.path}: {exc}") from None
+            raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
 
     # --- sessions ---------------------------------------------------------------------------
 
@@ -413,17 +622,25 @@ class SessionStore:
         session_id: str | None = None,
         channel: str = "tui",
         meta: dict[str, Any] | None = None,
+        first: Sequence[Item] = (),
     ) -> SessionInfo:
+        """A new session; `first` items (the customer's first message) are appended in the same
+        transaction, so a failed first append never leaves an empty session behind."""
         sid = session_id or uuid.uuid4().hex[:12]
         now = self.clock().isoformat()
         meta_json = json.dumps(meta or {}, ensure_ascii=False)
-        await self._write(
-            lambda conn: conn.execute(
+        append = _PreparedAppend(sid, first, now) if first else None
+
+        def tx(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (sid, title, now, now, entry_agent, entry_agent, channel, meta_json),
             )
-        )
+            if append is not None:
+                append.run(conn)
+
+        await self._write(tx)
         info = await self.get_session(sid)
         assert info is not None
         return info
@@ -473,51 +690,8 @@ class SessionStore:
         if not items:
             return []
         now = self.clock()
-        stamp = now.isoformat()
-        # Everything that costs Python time happens here, before the write lock is taken:
-        # other processes wait for that lock, so it is held only for the SQL itself.
-        rows = [
-            (
-                item.kind,
-                item.agent,
-                stamp,
-                item.model_dump_json(exclude=ENVELOPE),
-                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
-                item.key if item.kind == "context_set" else None,
-            )
-            for item in items
-        ]
-        handoffs = [item for item in items if item.kind == "handoff"]
-        usage = _usage_by_agent(items)
-        new_keys = sorted({row[5] for row in rows if row[5] is not None})
-        # The title comes from the first customer message (if the session has none yet).
-        titles = (" ".join(i.text.split())[:80] for i in items if i.kind == "message" and i.role == "customer")
-        head = {
-            "sid": session_id,
-            "n": len(rows),
-            "handoffs": len(handoffs),
-            "active": handoffs[-1].to_agent if handoffs else None,
-            "title": next((t for t in titles if t), None),
-            "now": stamp,
-        }
-
-        def tx(conn: sqlite3.Connection) -> int:
-            moved = conn.execute(SQL_APPEND_HEAD, head).fetchall()
-            if not moved:
-                raise StoreError(f"no session {session_id!r}")
-            last, backlog = moved[0]
-            conn.executemany(
-                SQL_INSERT_ITEM, [(session_id, last + n, *fields) for n, fields in enumerate(rows, start=1)]
-            )
-            if new_keys:
-                conn.executemany(SQL_ADD_CONTEXT_KEY, [(session_id, key) for key in new_keys])
-            if usage:
-                conn.executemany(SQL_ADD_USAGE, [(session_id, *row) for row in usage])
-            if backlog + len(rows) >= SEARCH_BATCH:
-                _index_new_messages(conn)
-            return last
-
-        last = await self._write(tx)
+        prepared = _PreparedAppend(session_id, items, now.isoformat())
+        last = await self._write(prepared.run)
         return [
             item.model_copy(update={"session_id": session_id, "seq": last + n, "created_at": now})
             for n, item in enumerate(items, start=1)
@@ -599,13 +773,24 @@ class SessionStore:
         query = _fts_query(text)
         if not query:
             return []
-        timeout = self._busy_timeout_s
+        timeout, path, readonly = self._busy_timeout_s, self.path, self.readonly
+        words = search_words(text)
 
         def run(conn: sqlite3.Connection) -> list[Any]:
             # Index what the appends left for later first, so every stored message is found.
-            if _fetch(conn, SQL_SEARCH_BACKLOG, (), timeout)[0][0] > 0:
-                _write_transaction(conn, _index_new_messages, timeout)
-            return _fetch(conn, SQL_SEARCH, (query, limit), timeout)
+            # A read-only database cannot: its few unindexed messages (fewer than a batch) are
+            # matched here instead, newest first, before the index's hits.
+            pending: list[Any] = []
+            if _fetch(conn, SQL_SEARCH_BACKLOG, (), path, timeout)[0][0] > 0:
+                if readonly:
+                    pending = [
+                        (sid, title, seq, snippet)
+                        for sid, title, seq, body in _fetch(conn, SQL_UNINDEXED_MESSAGES, (), path, timeout)
+                        if (snippet := _match_snippet(body or "", words)) is not None
+                    ]
+                else:
+                    _write_transaction(conn, _index_new_messages, path, timeout)
+            return (pending + _fetch(conn, SQL_SEARCH, (query, limit), path, timeout))[:limit]
 
         rows = await self._run(run)
         return [SearchHit(session_id=a, title=b, seq=c, snippet=d) for a, b, c, d in rows]
