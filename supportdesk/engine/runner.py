@@ -90,11 +90,19 @@ class Runner:
             stored = await self.store.item(session_id, 1)
             assert stored is not None
         else:
-            active = await self._active_agent(session_id)
-            [stored] = await self.store.append(session_id, [Message(role="customer", text=text, agent=active)])
+            stored = await self.receive(session_id, text)
         yield Appended(stored)
         async for event in self._turn(session_id):
             yield event
+
+    async def receive(self, session_id: str, text: str) -> Item:
+        """Store the customer's message in its own transaction, without running a turn.
+
+        A channel that must answer "stored" before the agents work (the web API's 202) calls
+        this, then `retry_turn` when the session's turn comes."""
+        active = await self._active_agent(session_id)
+        [stored] = await self.store.append(session_id, [Message(role="customer", text=text, agent=active)])
+        return stored
 
     async def retry_turn(self, session_id: str) -> AsyncIterator[Event]:
         """Run the agents again on the log as it stands (after a provider error, say)."""
