@@ -83,7 +83,7 @@ async def _run_turns(
         turns: list[tuple[str | None, Any]] = []
         if args.retry:
             turns.append((None, lambda sid: desk.runner.retry_turn(sid)))
-        turns += [(m, lambda sid, m=m: desk.runner.send(sid, m)) for m in messages]
+        turns += [(m, lambda sid, m=m: desk.runner.send(sid, m, channel="cli")) for m in messages]
         for message, start in turns:
             async for event in start(session_id):
                 if isinstance(event, SessionStarted):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from supportdesk.store import SessionStore
@@ -36,3 +37,20 @@ async def test_sessions_from_before_the_channel_column_read_as_tui(db_path):
     async with await SessionStore.open(db_path) as store:
         old = await store.get_session("old1")
         assert old is not None and (old.channel, old.meta) == ("tui", {})
+
+
+def test_sessions_started_by_run_are_from_the_cli(db_path, capsys):
+    import asyncio
+
+    from supportdesk.cli import main
+
+    assert main(["--db", str(db_path), "run", "--json", "hello"]) == 0
+    session_id = json.loads(capsys.readouterr().out.splitlines()[0])["session"]
+
+    async def channel() -> str:
+        async with await SessionStore.open(db_path) as store:
+            info = await store.get_session(session_id)
+            assert info is not None
+            return info.channel
+
+    assert asyncio.run(channel()) == "cli"

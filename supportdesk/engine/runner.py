@@ -78,13 +78,17 @@ class Runner:
         info = await self.store.create_session(self.config.desk.entry)
         return info.id
 
-    async def send(self, session_id: str | None, text: str) -> AsyncIterator[Event]:
-        """Store the customer's message, then let the agents work until one answers."""
+    async def send(self, session_id: str | None, text: str, *, channel: str = "tui") -> AsyncIterator[Event]:
+        """Store the customer's message, then let the agents work until one answers.
+
+        `channel` is where a new session's customer came from (`SessionInfo.channel`)."""
         if session_id is None:
             # The session and its first message are one transaction: a message that cannot be
             # stored (disk full, read-only file) leaves no empty session behind.
             entry = self.config.desk.entry
-            info = await self.store.create_session(entry, first=[Message(role="customer", text=text, agent=entry)])
+            info = await self.store.create_session(
+                entry, channel=channel, first=[Message(role="customer", text=text, agent=entry)]
+            )
             session_id = info.id
             yield SessionStarted(session_id)
             stored = await self.store.item(session_id, 1)
