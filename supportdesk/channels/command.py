@@ -1,0 +1,80 @@
+"""`supportdesk serve`: the web API, the chat page and the channels, served by uvicorn.
+
+Registered through `cli.PLUG_INS`, so only `supportdesk serve` imports it (and the web
+framework it needs, an optional extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import socket
+import sys
+from typing import Any
+
+SERVE_EXTRA = "pip install 'supportdesk[serve]'"
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    serve = sub.add_parser(
+        "serve",
+        parents=[common],
+        help="serve the web chat and API (and configured channels) to customers",
+        description="Serve the desk to customers over HTTP: a JSON API, server-sent events and a chat page.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default: 8080; 0 picks a free one)")
+    serve.add_argument(
+        "--messages-per-minute", type=int, default=20, metavar="N", help="per conversation; more get 429 (default: 20)"
+    )
+    serve.add_argument("--access-log", action="store_true", help="log each request (method, path, status; never a token)")
+    serve.set_defaults(func=_serve)
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from supportdesk.channels.web import create_app
+    except ImportError as exc:
+        print(f"supportdesk: serving needs the web extra ({exc.name} is missing); install it with {SERVE_EXTRA}", file=sys.stderr)
+        return 1
+    from supportdesk.engine.desk import open_desk
+
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((args.host, args.port))
+        sock.listen(2048)  # connections made before uvicorn starts wait in the backlog
+    except OSError as exc:
+        print(f"supportdesk: cannot listen on {args.host}:{args.port}: {exc.strerror}; choose another --host/--port", file=sys.stderr)
+        return 2
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.getLogger("supportdesk.serve.access").setLevel(logging.INFO if args.access_log else logging.WARNING)
+    async with await open_desk(args.db, args.config) as desk:
+        app = create_app(desk, messages_per_minute=args.messages_per_minute)
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,  # uvicorn's line includes the query string, where an event stream's token travels
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+        )
+        server = uvicorn.Server(config)
+        # SIGINT/SIGTERM end the server and then close the desk in order. uvicorn's own capture
+        # would re-raise the signal afterwards, into asyncio.run's handler, which cancels the
+        # desk's close half-way and leaves the database thread hanging.
+        server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign]
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, lambda: setattr(server, "should_exit", True))
+        host, port = sock.getsockname()[:2]
+        shown = f"[{host}]" if ":" in host else host
+        print(f"supportdesk: serving {desk.config.desk.name} on http://{shown}:{port}/ (store: {desk.store.location})", file=sys.stderr, flush=True)
+        with sock:
+            await server.serve(sockets=[sock])
+    return 0

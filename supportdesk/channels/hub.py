@@ -1,0 +1,135 @@
+"""Fan-out of one desk's sessions to the event streams that follow them, in this process.
+
+Stored items reach subscribers in seq order, read once per session however many streams
+follow it. A poke says "this session may have grown": the turns this process runs poke after
+every append; other writers (a staff terminal, another `serve` worker) are noticed by the
+follower. Streamed reply pieces (deltas) are not stored, so they go only to this process's
+subscribers and are never resumed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from supportdesk.channels.view import CustomerEvent
+from supportdesk.items import Item
+from supportdesk.store import Store
+
+# A subscriber this far behind is dropped: its stream ends and the client resumes from its
+# Last-Event-ID, so a slow reader costs a reconnect instead of unbounded memory.
+QUEUE_LIMIT = 1000
+# How often the follower asks the store whether another connection committed.
+FOLLOW_INTERVAL = 0.25
+
+# None in a queue means "this stream is over" (server shutting down, or the reader too slow).
+Queued = CustomerEvent | None
+
+
+@dataclass
+class _Followed:
+    head: int
+    subscribers: set[asyncio.Queue[Queued]] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Hub:
+    def __init__(self, store: Store, view: Callable[[Item], CustomerEvent | None]):
+        self.store = store
+        self.view = view
+        self._sessions: dict[str, _Followed] = {}
+        self._follower: asyncio.Task[None] | None = None
+
+    async def subscribe(self, session_id: str) -> asyncio.Queue[Queued]:
+        """A queue of the session's new events, from now on (read the backlog after this)."""
+        queue: asyncio.Queue[Queued] = asyncio.Queue(QUEUE_LIMIT)
+        followed = self._sessions.get(session_id)
+        if followed is None:
+            followed = _Followed(head=await self.store.last_seq(session_id))
+            followed = self._sessions.setdefault(session_id, followed)
+        followed.subscribers.add(queue)
+        return queue
+
+    def unsubscribe(self, session_id: str, queue: asyncio.Queue[Queued]) -> None:
+        followed = self._sessions.get(session_id)
+        if followed is None:
+            return
+        followed.subscribers.discard(queue)
+        if not followed.subscribers:
+            del self._sessions[session_id]
+
+    def publish_delta(self, session_id: str, event: CustomerEvent) -> None:
+        followed = self._sessions.get(session_id)
+        if followed is not None:
+            self._put_all(followed, event)
+
+    async def poke(self, session_id: str) -> None:
+        """Read what the session gained since it was last read and hand it to its streams."""
+        followed = self._sessions.get(session_id)
+        if followed is None:
+            return
+        async with followed.lock:
+            last = await self.store.last_seq(session_id)
+            if last <= followed.head:
+                return
+            items = await self.store.range(session_id, followed.head + 1, last)
+            followed.head = last
+        for item in items:
+            event = self.view(item)
+            if event is not None:
+                self._put_all(followed, event)
+
+    def _put_all(self, followed: _Followed, event: CustomerEvent) -> None:
+        for queue in list(followed.subscribers):
+            try:
+                queue.put_nowait(event)
+            except asyncio.QueueFull:
+                followed.subscribers.discard(queue)
+                _end(queue)
+
+    # --- other writers -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._follower = asyncio.create_task(self._follow(), name="supportdesk-hub-follow")
+
+    async def close(self) -> None:
+        if self._follower is not None:
+            self._follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._follower
+        for followed in self._sessions.values():
+            for queue in followed.subscribers:
+                _end(queue)
+        self._sessions.clear()
+
+    async def _follow(self) -> None:
+        """Notice commits by other connections and poke the sessions someone follows.
+
+        SQLite says cheaply whether another connection committed (`data_version`); a store
+        without that probe is asked for each followed session's head instead."""
+        probe = getattr(self.store, "data_version", None)
+        seen = await probe() if probe is not None else None
+        while True:
+            await asyncio.sleep(FOLLOW_INTERVAL)
+            try:
+                if probe is not None:
+                    version = await probe()
+                    if version == seen:
+                        continue
+                    seen = version
+                for session_id in list(self._sessions):
+                    await self.poke(session_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a store hiccup must not end live follow for every stream
+                await asyncio.sleep(1.0)
+
+
+def _end(queue: asyncio.Queue[Queued]) -> None:
+    try:
+        queue.put_nowait(None)
+    except asyncio.QueueFull:  # make room by dropping the oldest: the reader resumes from its last id
+        queue.get_nowait()
+        queue.put_nowait(None)

@@ -1,0 +1,182 @@
+// The chat page: one conversation with the desk over the JSON API and an EventSource.
+// Everything the desk or the customer wrote is inserted with textContent, never as HTML.
+"use strict";
+
+(() => {
+  const STORE_KEY = "supportdesk.conversation";
+  const log = document.getElementById("log");
+  const notice = document.getElementById("notice");
+  const problem = document.getElementById("problem");
+  const talkingTo = document.getElementById("talking-to");
+  const form = document.getElementById("composer");
+  const input = document.getElementById("text");
+  const sendButton = document.getElementById("send");
+
+  let conversation = load();
+  let stream = null;
+  let streaming = null; // the reply being written: {agent, element}
+  const shown = new Set(); // seqs on the page, so a resumed stream never repeats one
+
+  function load() {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(STORE_KEY) || "null");
+      return saved && saved.id && saved.token ? saved : null;
+    } catch (_) {
+      return null;
+    }
+  }
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function scrollDown() {
+    log.scrollTop = log.scrollHeight;
+    window.scrollTo(0, document.body.scrollHeight);
+  }
+
+  function showProblem(text) {
+    problem.textContent = text;
+    problem.hidden = !text;
+  }
+
+  function bubble(from, who, text) {
+    const item = element("li", `msg ${from}`);
+    if (who) item.appendChild(element("span", "who", who));
+    item.appendChild(element("span", "text", text));
+    log.appendChild(item);
+    return item;
+  }
+
+  function onMessage(event) {
+    if (event.from === "agent" && streaming) {
+      streaming.element.remove();
+      streaming = null;
+    }
+    const who = event.from === "agent" ? event.agent : "You";
+    const item = bubble(event.from, who, event.text);
+    item.dataset.seq = String(event.seq);
+  }
+
+  function onDelta(event) {
+    if (!streaming || streaming.agent !== event.agent) {
+      if (streaming) streaming.element.remove();
+      const item = bubble("agent streaming", event.agent, "");
+      streaming = { agent: event.agent, element: item, text: item.querySelector(".text") };
+    }
+    streaming.text.textContent += event.text;
+  }
+
+  function onHandoff(event) {
+    talkingTo.textContent = `You are talking to ${event.agent}`;
+    log.appendChild(element("li", "event handoff", event.text));
+  }
+
+  function onStatus(event) {
+    if (event.status === "checking") {
+      notice.textContent = event.text;
+      notice.hidden = false;
+    } else {
+      notice.hidden = true;
+      log.appendChild(element("li", `event status-${event.status}`, event.text));
+    }
+  }
+
+  const handlers = { message: onMessage, delta: onDelta, handoff: onHandoff, status: onStatus };
+
+  function listen() {
+    if (stream) stream.close();
+    const url = `/api/conversations/${encodeURIComponent(conversation.id)}/events?token=${encodeURIComponent(conversation.token)}`;
+    stream = new EventSource(url);
+    for (const [type, handle] of Object.entries(handlers)) {
+      stream.addEventListener(type, (message) => {
+        let event;
+        try {
+          event = JSON.parse(message.data);
+        } catch (_) {
+          return;
+        }
+        if (event.seq !== undefined) {
+          if (shown.has(event.seq)) return;
+          shown.add(event.seq);
+        }
+        handle(event);
+        scrollDown();
+      });
+    }
+    stream.addEventListener("open", () => showProblem(""));
+    stream.addEventListener("error", () => {
+      if (stream.readyState === EventSource.CLOSED) {
+        showProblem("The connection to the desk was lost. Reload the page to reconnect.");
+      }
+    });
+  }
+
+  async function api(path, body) {
+    const headers = { "Content-Type": "application/json" };
+    if (conversation) headers.Authorization = `Bearer ${conversation.token}`;
+    const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+    let answer = {};
+    try {
+      answer = await response.json();
+    } catch (_) {
+      answer = {};
+    }
+    if (!response.ok) {
+      const wait = response.headers.get("Retry-After");
+      const why = answer.error || `the desk answered ${response.status}`;
+      throw new Error(wait ? `${why}` : why);
+    }
+    return answer;
+  }
+
+  async function start() {
+    const created = await api("/api/conversations", {});
+    conversation = { id: created.conversation_id, token: created.token };
+    sessionStorage.setItem(STORE_KEY, JSON.stringify(conversation));
+    listen();
+  }
+
+  form.addEventListener("submit", async (submitted) => {
+    submitted.preventDefault();
+    const text = input.value;
+    if (!text.trim()) return;
+    sendButton.disabled = true;
+    try {
+      if (!conversation) await start();
+      await api(`/api/conversations/${encodeURIComponent(conversation.id)}/messages`, { text });
+      input.value = "";
+      showProblem("");
+    } catch (failure) {
+      showProblem(`Not sent: ${failure.message}`);
+    } finally {
+      sendButton.disabled = false;
+      input.focus();
+    }
+  });
+
+  input.addEventListener("keydown", (key) => {
+    if (key.key === "Enter" && !key.shiftKey) {
+      key.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  document.getElementById("restart").addEventListener("click", () => {
+    sessionStorage.removeItem(STORE_KEY);
+    if (stream) stream.close();
+    conversation = null;
+    shown.clear();
+    log.replaceChildren();
+    notice.hidden = true;
+    talkingTo.textContent = "";
+    showProblem("");
+    input.focus();
+  });
+
+  if (conversation) listen();
+  input.focus();
+})();

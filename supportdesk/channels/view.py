@@ -1,0 +1,82 @@
+"""What a customer may see of a session: the log folded into customer-facing events.
+
+The customer sees their own messages, the agents' replies, who they are talking to, and that a
+colleague is checking something. Never tool calls or results, the shared context, staff notes,
+internal ids (agents' names, approval or call ids) or reasons: those are the desk's business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, assert_never
+
+from supportdesk.config import DeskConfig
+from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
+
+CHECKING = "A colleague is checking this. We will be right back with you."
+CHECKED = "A colleague has checked your request."
+PERSON_COMING = "A colleague will join this conversation."
+DELAYED = "Sorry, this is taking longer than it should. Your message is saved and a colleague will look at it."
+
+
+@dataclass(frozen=True)
+class CustomerEvent:
+    """One thing to show the customer. `seq` is the log position (the SSE id); None for a
+    streamed piece of a reply, which is not stored and so cannot be resumed."""
+
+    type: str  # message, delta, handoff, status
+    data: dict[str, Any]
+    seq: int | None = None
+
+
+def agent_title(config: DeskConfig, name: str) -> str:
+    agent = config.agents.get(name)
+    return agent.title if agent is not None else "Support"
+
+
+def customer_event(item: Item, config: DeskConfig) -> CustomerEvent | None:
+    """The customer's view of one stored item, or None when it is not theirs to see."""
+    match item:
+        case Message(role="customer"):
+            return CustomerEvent("message", {"from": "customer", "text": item.text, "at": _at(item)}, item.seq)
+        case Message(role="agent"):
+            data = {"from": "agent", "agent": agent_title(config, item.agent), "text": item.text, "at": _at(item)}
+            return CustomerEvent("message", data, item.seq)
+        case Message():
+            # Staff messages are internal notes until staff can write to customers; system
+            # messages are the desk's own.
+            return None
+        case Handoff():
+            title = agent_title(config, item.to_agent)
+            return CustomerEvent("handoff", {"agent": title, "text": f"You are now talking to {title}."}, item.seq)
+        case Notice():
+            return _notice(item)
+        case ToolCall() | ToolResult() | ContextSet():
+            return None
+        case _:
+            assert_never(item)
+
+
+def _notice(item: Notice) -> CustomerEvent | None:
+    match item.notice_kind:
+        case "approval_requested":
+            status, text = "checking", CHECKING
+        case "approval_granted" | "approval_denied":
+            status, text = "checked", CHECKED
+        case "human_requested":
+            status, text = "person", PERSON_COMING
+        case "limit" | "provider_error":
+            status, text = "delayed", DELAYED
+        case "info":
+            return None
+        case _:
+            assert_never(item.notice_kind)
+    return CustomerEvent("status", {"status": status, "text": text}, item.seq)
+
+
+def delta_event(config: DeskConfig, agent: str, text: str) -> CustomerEvent:
+    return CustomerEvent("delta", {"agent": agent_title(config, agent), "text": text})
+
+
+def _at(item: Item) -> str:
+    return item.created_at.isoformat()

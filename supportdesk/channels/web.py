@@ -1,0 +1,239 @@
+"""The web API and chat page: an ASGI app (Starlette) over `Conversations`.
+
+JSON in, JSON out; every refusal is `{"error": "..."}` with its status, and no traceback ever
+reaches a client. The event stream is server-sent events whose `id` is the item's seq, so a
+client that reconnects with `Last-Event-ID` (EventSource does it by itself) misses nothing.
+Tokens travel in `Authorization: Bearer`, or in `?token=` for the event stream because
+EventSource cannot set headers; the access log writes paths without their query, so no token
+is ever logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
+from supportdesk.channels.view import CustomerEvent, customer_event
+from supportdesk.engine.desk import Desk
+
+log = logging.getLogger("supportdesk.serve")
+access_log = logging.getLogger("supportdesk.serve.access")
+
+# A comment line this often keeps proxies and browsers from closing a quiet stream.
+KEEPALIVE_SECONDS = 15.0
+# What EventSource waits before reconnecting, in ms.
+RETRY_MS = 1000
+
+STATIC_FILES = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/static/chat.js": ("chat.js", "text/javascript; charset=utf-8"),
+    "/static/chat.css": ("chat.css", "text/css; charset=utf-8"),
+}
+SECURITY_HEADERS = [
+    # Only the page's own script and style run; customer text can never become markup that loads anything.
+    (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def create_app(desk: Desk, *, messages_per_minute: int = 20, extra_routes: list[Route] | None = None) -> Starlette:
+    conversations = Conversations(desk, messages_per_minute=messages_per_minute)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await conversations.start()
+        try:
+            yield
+        finally:
+            await conversations.close()
+
+    async def create(request: Request) -> Response:
+        await _read_body(request, allow_empty=True)
+        session_id, token = await conversations.create()
+        return JSONResponse({"conversation_id": session_id, "token": token}, status_code=201)
+
+    async def post_message(request: Request) -> Response:
+        session_id = request.path_params["id"]
+        await conversations.authorize(session_id, _bearer(request))
+        body = await _read_body(request)
+        if not isinstance(body, dict) or "text" not in body:
+            raise ApiError(422, 'send a JSON object with the message in "text"')
+        text = body["text"]
+        if not isinstance(text, str):
+            raise ApiError(422, '"text" must be a string')
+        if not text.strip():
+            raise ApiError(422, '"text" is empty; write a message')
+        seq = await conversations.post(session_id, text)
+        return JSONResponse({"seq": seq}, status_code=202)
+
+    async def events(request: Request) -> Response:
+        session_id = request.path_params["id"]
+        await conversations.authorize(session_id, _bearer(request) or request.query_params.get("token"))
+        after = _last_event_id(request)
+        queue = await conversations.hub.subscribe(session_id)
+        try:
+            last = await desk.store.last_seq(session_id)
+            backlog = await desk.store.range(session_id, after + 1, last) if last > after else []
+        except BaseException:
+            conversations.hub.unsubscribe(session_id, queue)
+            raise
+
+        async def stream() -> AsyncIterator[str]:
+            sent = after
+            try:
+                yield f"retry: {RETRY_MS}\n\n"
+                for item in backlog:
+                    event = customer_event(item, desk.config)
+                    if event is not None:
+                        yield _sse(event)
+                    sent = item.seq
+                while True:
+                    try:
+                        event = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
+                    except TimeoutError:
+                        yield ": keep-alive\n\n"
+                        continue
+                    if event is None:
+                        return  # shutting down, or this reader fell behind: it resumes from `sent`
+                    if event.seq is not None:
+                        if event.seq <= sent:
+                            continue  # already in the backlog
+                        sent = event.seq
+                    yield _sse(event)
+            finally:
+                conversations.hub.unsubscribe(session_id, queue)
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    async def healthz(request: Request) -> Response:
+        await desk.store.get_session("-")  # a primary-key probe: the database answers
+        return JSONResponse({"status": "ok"})
+
+    async def static(request: Request) -> Response:
+        name, media_type = STATIC_FILES[request.url.path]
+        body = resources.files("supportdesk.channels").joinpath("static", name).read_bytes()
+        return Response(body, media_type=media_type, headers={"Cache-Control": "no-cache"})
+
+    routes = [
+        Route("/", static),
+        Route("/static/chat.js", static),
+        Route("/static/chat.css", static),
+        Route("/healthz", healthz),
+        Route("/api/conversations", create, methods=["POST"]),
+        Route("/api/conversations/{id}/messages", post_message, methods=["POST"]),
+        Route("/api/conversations/{id}/events", events),
+        *(extra_routes or []),
+    ]
+
+    async def on_api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error(exc.status, exc.message, exc.headers)
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        message = {404: "not found", 405: "method not allowed"}.get(exc.status_code, exc.detail)
+        return error(exc.status_code, message, dict(exc.headers or {}))
+
+    async def on_crash(request: Request, exc: Exception) -> Response:
+        log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
+        return error(500, "the desk failed to answer; try again")
+
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(_Edge)],
+        exception_handlers={ApiError: on_api_error, HTTPException: on_http_error, Exception: on_crash},
+    )
+    app.state.conversations = conversations
+    return app
+
+
+# --- request parts ---------------------------------------------------------------------------------
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def _last_event_id(request: Request) -> int:
+    raw = request.headers.get("last-event-id") or request.query_params.get("last_event_id") or "0"
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, "Last-Event-ID must be the number of the last event received") from None
+    if value < 0:
+        raise ApiError(400, "Last-Event-ID must be the number of the last event received")
+    return value
+
+
+async def _read_body(request: Request, *, allow_empty: bool = False) -> Any:
+    """The JSON body, refused with 413 past MAX_MESSAGE_BYTES (read no further) or 400 if malformed."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_MESSAGE_BYTES:
+        raise ApiError(413, f"the message is over {MAX_MESSAGE_BYTES // 1024} KB")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_MESSAGE_BYTES:
+            raise ApiError(413, f"the message is over {MAX_MESSAGE_BYTES // 1024} KB")
+    if not body and allow_empty:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "the body is not valid JSON") from None
+
+
+def _sse(event: CustomerEvent) -> str:
+    data = json.dumps({"type": event.type, **({"seq": event.seq} if event.seq is not None else {}), **event.data}, ensure_ascii=False)
+    head = f"id: {event.seq}\n" if event.seq is not None else ""
+    return f"{head}event: {event.type}\ndata: {data}\n\n"
+
+
+class _Edge:
+    """Security headers on every response, and an access log line without the query string."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = 0
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+                # The path only: a token in the query must never reach a log.
+                access_log.info("%s %s %s", scope["method"], scope["path"], status)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
