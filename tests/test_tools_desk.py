@@ -8,7 +8,7 @@ import pytest
 
 from supportdesk.config import load_desk
 from supportdesk.engine.tools import ToolContext
-from supportdesk.store.customers import open_customers
+from supportdesk.business.sqlite import SqliteBusiness
 from supportdesk.tools import registry
 from supportdesk.tools.kb import KB_DIR, knowledge_base
 from tests.conftest import REPO
@@ -21,7 +21,7 @@ def desk():
 
 @pytest.fixture
 async def services(db_path):
-    store = await open_customers(db_path)
+    store = await SqliteBusiness.open(db_path)
     yield SimpleNamespace(customers=store)
     await store.close()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from supportdesk.config import DeskConfig, load_desk
 from supportdesk.engine.protocol import ModelProvider
@@ -12,12 +12,15 @@ from supportdesk.engine.runner import Runner
 from supportdesk.engine.tools import ToolRegistry
 from supportdesk.store import Store, StoreError, StoreLocation, open_store, parse_location
 
+if TYPE_CHECKING:
+    from supportdesk.business import BusinessData
+
 
 @dataclass
 class Services:
-    """What tools act on. `customers` is the demo customer data store."""
+    """What tools act on. `customers` is the desk's business data (customers, charges ...)."""
 
-    customers: Any = None
+    customers: BusinessData | None = None
 
 
 @dataclass
@@ -69,14 +72,14 @@ async def open_desk(
     return Desk(cfg, store, Runner(store, cfg, provider, tools, services), services)
 
 
-async def _open_customers(location: StoreLocation) -> Any:
-    if location.kind != "sqlite":
-        return None  # the demo data has no PostgreSQL adapter yet: tools say so
+async def _open_customers(location: StoreLocation) -> BusinessData:
+    # In the database the desk was opened with: the SQLite file, or the PostgreSQL database
+    # (whose adapter, and asyncpg with it, is imported only then).
+    from supportdesk.business import open_business
+
     try:
-        from supportdesk.store.customers import open_customers
-    except ImportError:  # the demo data store is optional for bare engine use
-        return None
-    try:
-        return await open_customers(location.target)
+        return await open_business(location)
+    except StoreError:
+        raise  # already one line (a missing driver, an unreachable server)
     except Exception as exc:  # a full disk while seeding, say: one line, never a traceback
         raise StoreError(f"{location}: cannot set up the demo customer data: {exc}") from None

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from supportdesk.engine.tools import ToolContext, ToolOutput
 from supportdesk.tools import registry
-from supportdesk.tools.common import ToolFailure, check_refund_policy, customers, safe
+from supportdesk.tools.common import ToolFailure, check_refund_policy, customers, safe, write_key
 
 
 class FindCustomerArgs(BaseModel):
@@ -99,8 +99,8 @@ def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
 
 async def _refund(ctx: ToolContext, args: RefundArgs) -> ToolOutput:
     result = await customers(ctx).refund(
+        key=write_key(ctx),
         session_id=ctx.session_id,
-        call_id=ctx.call_id,
         charge_id=args.charge_id,
         amount=round(args.amount, 2),
         reason=args.reason,
@@ -128,7 +128,7 @@ class PaymentMethodArgs(BaseModel):
 async def _update_payment_method(ctx: ToolContext, args: PaymentMethodArgs) -> ToolOutput:
     return ToolOutput(
         await customers(ctx).update_payment_method(
-            session_id=ctx.session_id, call_id=ctx.call_id, customer_id=args.customer_id, method=args.method, agent=ctx.agent.name
+            key=write_key(ctx), session_id=ctx.session_id, customer_id=args.customer_id, method=args.method, agent=ctx.agent.name
         )
     )
 
@@ -165,8 +165,8 @@ class ChangePlanArgs(BaseModel):
 async def _change_plan(ctx: ToolContext, args: ChangePlanArgs) -> ToolOutput:
     return ToolOutput(
         await customers(ctx).change_plan(
+            key=write_key(ctx),
             session_id=ctx.session_id,
-            call_id=ctx.call_id,
             customer_id=args.customer_id,
             plan=args.plan,
             billing_period=args.billing_period,
@@ -188,7 +188,7 @@ class CancelArgs(BaseModel):
 async def _cancel(ctx: ToolContext, args: CancelArgs) -> ToolOutput:
     return ToolOutput(
         await customers(ctx).cancel(
-            session_id=ctx.session_id, call_id=ctx.call_id, customer_id=args.customer_id, reason=args.reason, agent=ctx.agent.name
+            key=write_key(ctx), session_id=ctx.session_id, customer_id=args.customer_id, reason=args.reason, agent=ctx.agent.name
         )
     )
 

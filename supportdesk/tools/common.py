@@ -1,4 +1,4 @@
-"""What the desk's tools share: reaching the demo data and the policy checks."""
+"""What the desk's tools share: reaching the business data and the policy checks."""
 
 from __future__ import annotations
 
@@ -7,18 +7,24 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolContext, ToolOutput
-from supportdesk.store.customers import CustomerError, CustomerStore
+from supportdesk.business import BusinessData, BusinessError, call_key
 
 
 class ToolFailure(Exception):
     """An expected failure the agent should read (unknown customer ...), not a crash."""
 
 
-def customers(ctx: ToolContext) -> CustomerStore:
+def customers(ctx: ToolContext) -> BusinessData:
     store = getattr(ctx.services, "customers", None)
     if store is None:
         raise ToolFailure("the customer data store is not available on this desk")
     return store
+
+
+def write_key(ctx: ToolContext) -> str:
+    """The idempotency key of the write this call makes: the engine's, when it gives one,
+    else today's (session, call id). The business data treats it as an opaque string."""
+    return getattr(ctx, "idempotency_key", None) or call_key(ctx.session_id, ctx.call_id)
 
 
 def money(value: float) -> str:
@@ -55,7 +61,7 @@ def safe(fn: Callable[[ToolContext, Any], Awaitable[ToolOutput]]) -> Callable[[T
     async def run(ctx: ToolContext, args: Any) -> ToolOutput:
         try:
             return await fn(ctx, args)
-        except (CustomerError, ToolFailure) as exc:
+        except (BusinessError, ToolFailure) as exc:
             return ToolOutput(str(exc), is_error=True)
 
     return run

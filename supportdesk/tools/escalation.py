@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from supportdesk.engine.tools import ToolContext, ToolOutput
 from supportdesk.items import Notice
 from supportdesk.tools import registry
-from supportdesk.tools.common import check_refund_policy, customers, require_level, safe
+from supportdesk.tools.common import check_refund_policy, customers, require_level, safe, write_key
 
 
 class CreditArgs(BaseModel):
@@ -25,8 +25,8 @@ def _credit_policy(ctx: ToolContext, args: CreditArgs) -> None:
 
 async def _issue_credit(ctx: ToolContext, args: CreditArgs) -> ToolOutput:
     result = await customers(ctx).credit(
+        key=write_key(ctx),
         session_id=ctx.session_id,
-        call_id=ctx.call_id,
         customer_id=args.customer_id,
         amount=round(args.amount, 2),
         reason=args.reason,
@@ -55,8 +55,8 @@ def _ticket_policy(ctx: ToolContext, args: TicketArgs) -> None:
 
 async def _create_ticket(ctx: ToolContext, args: TicketArgs) -> ToolOutput:
     result = await customers(ctx).create_ticket(
+        key=write_key(ctx),
         session_id=ctx.session_id,
-        call_id=ctx.call_id,
         customer_id=args.customer_id,
         summary=args.summary,
         severity=args.severity,

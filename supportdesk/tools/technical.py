@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 from supportdesk.engine.tools import ToolContext, ToolOutput
 from supportdesk.tools import registry
-from supportdesk.tools.common import ToolFailure, customers, safe
+from supportdesk.tools.common import ToolFailure, customers, safe, write_key
 from supportdesk.tools.kb import knowledge_base
 
 
@@ -41,7 +41,7 @@ async def _send_password_reset(ctx: ToolContext, args: PasswordResetArgs) -> Too
     if found is None:
         raise ToolFailure(f"no account matches {args.customer!r}; ask for the email on the account")
     result = await store.password_reset(
-        session_id=ctx.session_id, call_id=ctx.call_id, customer_id=found["id"], agent=ctx.agent.name
+        key=write_key(ctx), session_id=ctx.session_id, customer_id=found["id"], agent=ctx.agent.name
     )
     return ToolOutput(result, context={"customer_id": found["id"], "customer_email": found["email"]})
 
