@@ -255,3 +255,17 @@ def test_a_sqlite_desk_never_imports_the_postgresql_driver(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.postgres
+async def test_a_postgresql_desk_keeps_its_business_data_in_postgresql(pg_url):
+    """The seed scenario on a postgresql:// desk: the refund lands in PostgreSQL, once."""
+    from tests.test_seed_scenario import run_scenario
+
+    desk, _, turns = await run_scenario(pg_url, "$29.99")
+    try:
+        assert type(desk.services.customers).__name__ == "PostgresBusiness"
+        stored = await desk.services.customers.refunds("CUS-1001")
+        assert [(r["charge_id"], r["amount"], r["agent"]) for r in stored] == [("CH-9004", 29.99, "billing")]
+    finally:
+        await desk.close()
