@@ -340,6 +340,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 PLUG_INS: dict[str, tuple[str, str]] = {
     "eval": ("supportdesk.evals", "measure routing, run scripted conversations"),
     "doctor": ("supportdesk.doctor", "check the model provider: server, model and tool support"),
+    "serve": ("supportdesk.channels.command", "serve the web chat and API (and configured channels) to customers"),
 }
 # Top-level options that take a value, so their value is not taken for the command's name.
 _VALUE_OPTIONS = {"--db", "--config", "--theme"}
