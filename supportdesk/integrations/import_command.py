@@ -1,0 +1,57 @@
+"""`supportdesk import PATH [--db DB]`: other frameworks' sessions as desk sessions.
+
+Registered through `cli.PLUG_INS`, so it is imported only when `import` is the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from supportdesk.text import safe_text
+
+EXIT_BAD_SOURCE = 2
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser | None = None) -> None:
+    parser = sub.add_parser(
+        "import",
+        parents=[common] if common is not None else [],
+        help="import Agents SDK SQLite sessions or a Strands session folder",
+        description=(
+            "Read an OpenAI Agents SDK SQLiteSession database or a Strands FileSessionManager folder "
+            "and write each session in it as a desk session (channel 'import'), to replay, search and export."
+        ),
+    )
+    parser.add_argument("path", metavar="PATH", help="an Agents SDK .db file or a Strands session folder")
+    parser.add_argument(
+        "--entry-agent",
+        default="agent",
+        metavar="NAME",
+        help="who held an Agents SDK session before its first handoff (the SDK stores no agent names)",
+    )
+    parser.set_defaults(func=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    from supportdesk.integrations.importer import SourceError, read_source, write_session
+    from supportdesk.store import open_store
+
+    try:
+        sessions = read_source(Path(args.path), entry_agent=args.entry_agent)
+    except SourceError as exc:
+        print(f"supportdesk: {safe_text(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_SOURCE
+    async with await open_store(getattr(args, "db", None)) as store:
+        for imported in sessions:
+            info = await write_session(store, imported)
+            print(
+                safe_text(
+                    f"{info.id}  {imported.source}:{imported.source_id}  {info.item_count} items · "
+                    f"{info.handoff_count} handoffs · {info.title or '(no title)'}"
+                )
+            )
+    noun = "session" if len(sessions) == 1 else "sessions"
+    print(safe_text(f"imported {len(sessions)} {noun} from {args.path}"))
+    return 0
