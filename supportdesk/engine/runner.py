@@ -99,13 +99,15 @@ class Runner:
         async for event in self._turn(session_id):
             yield event
 
-    async def receive(self, session_id: str, text: str) -> Item:
+    async def receive(self, session_id: str, text: str, *, meta: dict[str, Any] | None = None) -> Item:
         """Store the customer's message in its own transaction, without running a turn.
 
         A channel that must answer "stored" before the agents work (the web API's 202) calls
-        this, then `retry_turn` when the session's turn comes."""
+        this, then `retry_turn` when the session's turn comes. `meta` is the channel's own
+        bookkeeping (its message id), kept with the item and never shown to agents."""
         active = await self._active_agent(session_id)
-        [stored] = await self.store.append(session_id, [Message(role="customer", text=text, agent=active)])
+        message = Message(role="customer", text=text, agent=active, meta=meta or {})
+        [stored] = await self.store.append(session_id, [message])
         return stored
 
     async def retry_turn(self, session_id: str) -> AsyncIterator[Event]:
