@@ -100,11 +100,54 @@ class AgentConfig(_Strict):
     model: str | None = None
 
 
+def _env_name(v: str | None) -> str | None:
+    if v is not None and (not v or not v.replace("_", "").isalnum() or v[0].isdigit()):
+        raise ValueError("must be the NAME of an environment variable (like CHATWOOT_BOT_TOKEN), not a secret")
+    return v
+
+
+class ChatwootSettings(_Strict):
+    """`[channels.chatwoot]`: the desk as a Chatwoot agent bot (`supportdesk serve`).
+
+    Secrets are never in the desk file: each `*_env` names the environment variable holding it."""
+
+    base_url: str
+    account_id: int = Field(ge=1)
+    # The agent bot's access token (sent as `api_access_token`).
+    token_env: str
+    # The secret part of the webhook URL, /channels/chatwoot/webhook/{secret}.
+    webhook_secret_env: str
+    # Where Chatwoot signs its deliveries (X-Chatwoot-Signature): the signing secret.
+    signing_secret_env: str | None = None
+    # Signed deliveries older (or newer) than this are refused, in seconds.
+    max_signature_age: float = Field(300.0, gt=0)
+    # Inbox ids the bot answers; empty means every inbox that sends to it.
+    inboxes: list[int] = Field(default_factory=list)
+
+    @field_validator("token_env", "webhook_secret_env", "signing_secret_env")
+    @classmethod
+    def _names(cls, v: str | None) -> str | None:
+        return _env_name(v)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http(cls, v: str) -> str:
+        if not v.startswith(("http://", "https://")):
+            raise ValueError("must be the http:// or https:// address of the Chatwoot server")
+        return v.rstrip("/")
+
+
+class Channels(_Strict):
+    chatwoot: ChatwootSettings | None = None
+
+
 class DeskConfig(_Strict):
     desk: DeskSettings = Field(default_factory=DeskSettings)
     policy: Policy = Field(default_factory=Policy)
     model: ModelSettings = Field(default_factory=ModelSettings)
     agents: dict[str, AgentConfig]
+    # Where customers come from besides the terminal and the web chat (`supportdesk serve`).
+    channels: Channels = Field(default_factory=Channels)
     # Where it was read from; shown in messages and `doctor`.
     source: str = Field("", exclude=True)
 
