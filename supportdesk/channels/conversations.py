@@ -17,7 +17,7 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from supportdesk.channels.hub import Hub
@@ -29,6 +29,8 @@ from supportdesk.store import SessionInfo
 log = logging.getLogger("supportdesk.serve")
 
 CHANNEL = "web"
+# Channels whose customers wait on this server: their unanswered messages are answered on start-up.
+RESUMED_CHANNELS = ("web", "chatwoot")
 # A message body larger than this is refused (413) before it is parsed.
 MAX_MESSAGE_BYTES = 16 * 1024
 # How many recent sessions are looked at on start-up for a message left unanswered by a restart.
@@ -77,6 +79,8 @@ class Conversations:
         self.rate = RateLimit(messages_per_minute)
         self._wanted: dict[str, int] = {}  # session -> turns asked for and not yet started
         self._workers: dict[str, asyncio.Task[None]] = {}
+        # Called with the session id after each turn (a channel that relays replies elsewhere).
+        self.after_turn: list[Callable[[str], Awaitable[None]]] = []
 
     async def start(self) -> None:
         self.hub.start()
@@ -151,11 +155,18 @@ class Conversations:
         except Exception:  # the message is stored; staff see the session and can retry the turn
             log.exception("the turn on session %s failed", session_id)
         await self.hub.poke(session_id)
+        for hook in self.after_turn:
+            try:
+                await hook(session_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("relaying the turn on session %s failed", session_id)
 
     async def _resume_unanswered(self) -> None:
         """A worker stopped between a 202 and its turn: answer those messages now."""
         for info in await self.desk.store.list_sessions(limit=RESUME_LOOKBACK):
-            if info.channel != CHANNEL or info.item_count == 0:
+            if info.channel not in RESUMED_CHANNELS or info.item_count == 0:
                 continue
             [last] = await self.desk.store.latest(info.id, 1)
             if last.kind == "message" and last.role == "customer":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from supportdesk.channels.view import CustomerEvent
@@ -59,6 +59,14 @@ class Hub:
         followed.subscribers.discard(queue)
         if not followed.subscribers:
             del self._sessions[session_id]
+
+    async def stream(self, session_id: str, after: int, *, idle: float | None = None) -> EventStream:
+        """The session's customer events after seq `after`: the stored backlog, then live.
+
+        Subscribed when this returns (so a caller may answer "listening" at once); the backlog
+        is read after subscribing and seqs already sent are skipped, so nothing falls between the
+        two and nothing comes twice. Close it with `aclose()`."""
+        return EventStream(self, session_id, await self.subscribe(session_id), after, idle)
 
     def publish_delta(self, session_id: str, event: CustomerEvent) -> None:
         followed = self._sessions.get(session_id)
@@ -125,6 +133,48 @@ class Hub:
                 raise
             except Exception:  # a store hiccup must not end live follow for every stream
                 await asyncio.sleep(1.0)
+
+
+class EventStream:
+    """One reader's events (see `Hub.stream`). Yields None after `idle` seconds of silence (a
+    keep-alive tick); ends when the hub closes or the reader fell too far behind, and the reader
+    resumes from the last seq it got."""
+
+    def __init__(self, hub: Hub, session_id: str, queue: asyncio.Queue[Queued], after: int, idle: float | None):
+        self._hub = hub
+        self._session_id = session_id
+        self._queue = queue
+        self._events = self._run(after, idle)
+
+    def __aiter__(self) -> AsyncIterator[CustomerEvent | None]:
+        return self._events
+
+    async def aclose(self) -> None:
+        await self._events.aclose()
+        self._hub.unsubscribe(self._session_id, self._queue)
+
+    async def _run(self, after: int, idle: float | None) -> AsyncIterator[CustomerEvent | None]:
+        store, view = self._hub.store, self._hub.view
+        sent = after
+        last = await store.last_seq(self._session_id)
+        for item in await store.range(self._session_id, after + 1, last) if last > after else []:
+            event = view(item)
+            if event is not None:
+                yield event
+            sent = item.seq
+        while True:
+            try:
+                event = await asyncio.wait_for(self._queue.get(), idle)
+            except TimeoutError:
+                yield None
+                continue
+            if event is None:
+                return
+            if event.seq is not None:
+                if event.seq <= sent:
+                    continue  # already in the backlog
+                sent = event.seq
+            yield event
 
 
 def _end(queue: asyncio.Queue[Queued]) -> None:

@@ -10,7 +10,6 @@ is ever logged.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -27,7 +26,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
-from supportdesk.channels.view import CustomerEvent, customer_event
+from supportdesk.channels.view import CustomerEvent
 from supportdesk.engine.desk import Desk
 
 log = logging.getLogger("supportdesk.serve")
@@ -38,6 +37,8 @@ KEEPALIVE_SECONDS = 15.0
 # What EventSource waits before reconnecting, in ms.
 RETRY_MS = 1000
 
+# The Chatwoot webhook's path ends in a secret: the access log shows the prefix only.
+WEBHOOK_PREFIX = "/channels/chatwoot/webhook/"
 STATIC_FILES = {
     "/": ("index.html", "text/html; charset=utf-8"),
     "/static/chat.js": ("chat.js", "text/javascript; charset=utf-8"),
@@ -55,15 +56,29 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
-def create_app(desk: Desk, *, messages_per_minute: int = 20, extra_routes: list[Route] | None = None) -> Starlette:
+def create_app(
+    desk: Desk, *, messages_per_minute: int = 20, chatwoot_options: dict[str, Any] | None = None
+) -> Starlette:
+    """The app; `chatwoot_options` go to `ChatwootChannel` (tests pass env and retry timings)."""
     conversations = Conversations(desk, messages_per_minute=messages_per_minute)
+    channel_routes: list[Route] = []
+    chatwoot = None
+    if desk.config.channels.chatwoot is not None:
+        from supportdesk.channels.chatwoot import ChatwootChannel
+
+        chatwoot = ChatwootChannel(desk.config.channels.chatwoot, conversations, **(chatwoot_options or {}))
+        channel_routes.append(Route(WEBHOOK_PREFIX + "{secret}", chatwoot.webhook, methods=["POST"]))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await conversations.start()
+        if chatwoot is not None:
+            await chatwoot.start()
         try:
             yield
         finally:
+            if chatwoot is not None:
+                await chatwoot.close()
             await conversations.close()
 
     async def create(request: Request) -> Response:
@@ -89,38 +104,17 @@ def create_app(desk: Desk, *, messages_per_minute: int = 20, extra_routes: list[
         session_id = request.path_params["id"]
         await conversations.authorize(session_id, _bearer(request) or request.query_params.get("token"))
         after = _last_event_id(request)
-        queue = await conversations.hub.subscribe(session_id)
-        try:
-            last = await desk.store.last_seq(session_id)
-            backlog = await desk.store.range(session_id, after + 1, last) if last > after else []
-        except BaseException:
-            conversations.hub.unsubscribe(session_id, queue)
-            raise
+        events = await conversations.hub.stream(session_id, after, idle=KEEPALIVE_SECONDS)
 
         async def stream() -> AsyncIterator[str]:
-            sent = after
+            yield f"retry: {RETRY_MS}\n\n"
             try:
-                yield f"retry: {RETRY_MS}\n\n"
-                for item in backlog:
-                    event = customer_event(item, desk.config)
-                    if event is not None:
-                        yield _sse(event)
-                    sent = item.seq
-                while True:
-                    try:
-                        event = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)
-                    except TimeoutError:
-                        yield ": keep-alive\n\n"
-                        continue
-                    if event is None:
-                        return  # shutting down, or this reader fell behind: it resumes from `sent`
-                    if event.seq is not None:
-                        if event.seq <= sent:
-                            continue  # already in the backlog
-                        sent = event.seq
-                    yield _sse(event)
+                async for event in events:
+                    # A quiet stream gets a comment line; the end (shutdown, or a reader that fell
+                    # behind) closes it and EventSource resumes from its Last-Event-ID.
+                    yield ": keep-alive\n\n" if event is None else _sse(event)
             finally:
-                conversations.hub.unsubscribe(session_id, queue)
+                await events.aclose()
 
         return StreamingResponse(
             stream(),
@@ -145,7 +139,7 @@ def create_app(desk: Desk, *, messages_per_minute: int = 20, extra_routes: list[
         Route("/api/conversations", create, methods=["POST"]),
         Route("/api/conversations/{id}/messages", post_message, methods=["POST"]),
         Route("/api/conversations/{id}/events", events),
-        *(extra_routes or []),
+        *channel_routes,
     ]
 
     async def on_api_error(request: Request, exc: Exception) -> Response:
@@ -168,6 +162,7 @@ def create_app(desk: Desk, *, messages_per_minute: int = 20, extra_routes: list[
         exception_handlers={ApiError: on_api_error, HTTPException: on_http_error, Exception: on_crash},
     )
     app.state.conversations = conversations
+    app.state.chatwoot = chatwoot
     return app
 
 
@@ -232,8 +227,11 @@ class _Edge:
             if message["type"] == "http.response.start":
                 status = message["status"]
                 message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
-                # The path only: a token in the query must never reach a log.
-                access_log.info("%s %s %s", scope["method"], scope["path"], status)
+                # The path only: a token in the query (or a secret in the path) must never reach a log.
+                path = scope["path"]
+                if path.startswith(WEBHOOK_PREFIX):
+                    path = WEBHOOK_PREFIX + "…"
+                access_log.info("%s %s %s", scope["method"], path, status)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -1,0 +1,206 @@
+"""The Chatwoot agent bot against a fake Chatwoot API on 127.0.0.1 that records every call."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import pytest
+
+from supportdesk.channels.chatwoot import session_id_for, signature
+from supportdesk.config import ConfigError, parse_desk
+from tests.chatwoot_fake import ACCOUNT, INBOX, conversation_resolved, fake_chatwoot, message_created
+from tests.serve_harness import REPO, serving
+
+TOKEN = "bot-access-token-123"
+PATH_SECRET = "path-secret-abc"
+SIGNING_SECRET = "signing-secret-xyz"
+ENV = {"CW_TOKEN": TOKEN, "CW_PATH": PATH_SECRET, "CW_SIGN": SIGNING_SECRET}
+CHARGED_TWICE = "I was charged twice for my subscription this month, dana@example.com"
+
+
+def chatwoot_desk(base_url: str, *, signed: bool = False, inboxes: list[int] | None = None):
+    text = (REPO / "agents.toml").read_text(encoding="utf-8")
+    text += f"""
+[channels.chatwoot]
+base_url = "{base_url}"
+account_id = {ACCOUNT}
+token_env = "CW_TOKEN"
+webhook_secret_env = "CW_PATH"
+inboxes = {json.dumps(inboxes if inboxes is not None else [INBOX])}
+"""
+    if signed:
+        text += 'signing_secret_env = "CW_SIGN"\nmax_signature_age = 300\n'
+    return parse_desk(text, "agents.toml")
+
+
+@pytest.fixture
+async def bot(db_path):
+    async def start(*, signed: bool = False, **options):
+        fake_cm = fake_chatwoot()
+        fake = await fake_cm.__aenter__()
+        opened.append(fake_cm)
+        config = chatwoot_desk(fake.url, signed=signed)
+        served_cm = serving(db_path, config, chatwoot_options={"env": ENV, "retry_first": 0.01, "retry_cap": 0.05, **options})
+        served = await served_cm.__aenter__()
+        opened.append(served_cm)
+        client = httpx.AsyncClient(base_url=served.url, timeout=30)
+        clients.append(client)
+        return served, fake, client
+
+    opened: list = []
+    clients: list[httpx.AsyncClient] = []
+    yield start
+    for client in clients:
+        await client.aclose()
+    for cm in reversed(opened):
+        await cm.__aexit__(None, None, None)
+
+
+def deliver(client: httpx.AsyncClient, payload: dict, *, secret: str = PATH_SECRET, headers: dict | None = None):
+    return client.post(f"/channels/chatwoot/webhook/{secret}", content=json.dumps(payload).encode(), headers=headers or {})
+
+
+async def test_an_incoming_message_in_a_pending_conversation_gets_the_desks_reply(bot):
+    served, fake, client = await bot()
+    response = await deliver(client, message_created(1001, 42, CHARGED_TWICE))
+    assert response.status_code == 200 and response.json()["status"] == "stored"
+    session_id = session_id_for(ACCOUNT, 42)
+    # Stored before the 200, with its Chatwoot id, in a session of its own channel.
+    info = await served.desk.store.get_session(session_id)
+    assert info is not None and info.channel == "chatwoot" and info.meta["chatwoot_conversation"] == 42
+    [stored] = await served.desk.store.of_kind(session_id, "message")
+    assert stored.text == CHARGED_TWICE and stored.meta == {"chatwoot_message_id": 1001}
+
+    await fake.wait_for(lambda: any("duplicate" in c.body["content"] for c in fake.messages(42)))
+    replies = fake.messages(42)
+    assert [c.body["content"].split(":")[0] for c in replies] == ["Thanks, I'm bringing in our billing team to help with this.", "I found it"]
+    assert all(c.token == TOKEN and c.body["private"] is False and c.body["message_type"] == "outgoing" for c in replies)
+    assert not [c for c in fake.calls if c.path.endswith("toggle_status")]
+
+
+@pytest.mark.parametrize(
+    "payload, why",
+    [
+        (message_created(2001, 43, "a private note to colleagues", private=True), "private"),
+        (message_created(2002, 43, "Thanks, I'm bringing in billing", message_type="outgoing"), "incoming"),
+        (message_created(2003, 43, CHARGED_TWICE, status="open"), "not pending"),
+        (message_created(2004, 43, CHARGED_TWICE, inbox_id=99), "inbox"),
+        (message_created(2005, 43, CHARGED_TWICE, account_id=77), "account"),
+        ({"event": "conversation_typing_on", "conversation": {"id": 43}}, "not for the bot"),
+        ({"event": "webwidget_triggered", "id": 9}, "not for the bot"),
+    ],
+)
+async def test_echoes_private_notes_open_conversations_and_other_events_get_silence(bot, payload, why):
+    served, fake, client = await bot()
+    response = await deliver(client, payload)
+    assert response.status_code == 200
+    assert response.json()["status"] == "ignored" and why in response.json()["why"]
+    await served.conversations.idle()
+    assert fake.calls == []
+    assert await served.desk.store.get_session(session_id_for(ACCOUNT, 43)) is None
+
+
+async def test_a_human_request_posts_a_private_note_then_opens_the_conversation(bot):
+    served, fake, client = await bot()
+    await deliver(client, message_created(3001, 44, CHARGED_TWICE))
+    await fake.wait_for(lambda: len(fake.messages(44)) == 2)
+    await deliver(client, message_created(3002, 44, "I want to talk to a real person please"))
+    await fake.wait_for(lambda: any(c.path.endswith("toggle_status") for c in fake.calls))
+    await served.conversations.idle()
+    await fake.wait_for(lambda: len(fake.messages(44, private=False)) == 3)
+    calls = [c for c in fake.calls if "/conversations/44/" in c.path]
+    [note_at] = [i for i, c in enumerate(calls) if c.body.get("private") is True]
+    [toggle_at] = [i for i, c in enumerate(calls) if c.path.endswith("toggle_status")]
+    assert note_at + 1 == toggle_at and calls[toggle_at].body == {"status": "open"}
+    note = calls[note_at].body["content"]
+    assert "Customer wants: I was charged twice" in note
+    assert "handed to Billing (duplicate charge)" in note and "find_charges" in note
+    assert "Why a person: The customer asked for a human" in note
+    assert calls[-1].body["content"].startswith("I've asked a member of our staff to join")
+    # People hold it now: Chatwoot sends the next message with status open, and the bot keeps quiet.
+    before = len(fake.calls)
+    response = await deliver(client, message_created(3003, 44, "hello?", status="open"))
+    assert response.json()["status"] == "ignored"
+    await served.conversations.idle()
+    assert len(fake.calls) == before
+
+
+async def test_a_redelivered_event_is_processed_once(bot):
+    served, fake, client = await bot()
+    payload = message_created(4001, 45, CHARGED_TWICE)
+    first = await deliver(client, payload)
+    second = await deliver(client, payload)
+    assert first.json()["status"] == "stored" and second.json()["status"] == "duplicate"
+    await fake.wait_for(lambda: len(fake.messages(45)) == 2)
+    await served.conversations.idle()
+    third = await deliver(client, payload)  # and later, after the turn
+    assert third.json()["status"] == "duplicate"
+    await served.conversations.idle()
+    customer = [m for m in await served.desk.store.of_kind(session_id_for(ACCOUNT, 45), "message") if m.role == "customer"]
+    assert len(customer) == 1
+    assert len(fake.messages(45)) == 2  # one reply each, not two
+
+
+async def test_conversation_resolved_closes_the_session(bot):
+    served, fake, client = await bot()
+    await deliver(client, message_created(5001, 46, CHARGED_TWICE))
+    await fake.wait_for(lambda: len(fake.messages(46)) == 2)
+    response = await deliver(client, conversation_resolved(46))
+    assert response.status_code == 200 and response.json()["status"] == "resolved"
+    info = await served.desk.store.get_session(session_id_for(ACCOUNT, 46))
+    assert info is not None and info.status == "resolved"
+    assert (await deliver(client, conversation_resolved(999))).json()["status"] == "ignored"
+
+
+async def test_chatwoot_down_is_retried_reported_and_the_message_never_lost(bot):
+    served, fake, client = await bot()
+    fake.failures = 6  # the first six calls answer 503
+    response = await deliver(client, message_created(6001, 47, CHARGED_TWICE))
+    assert response.status_code == 200
+    session_id = session_id_for(ACCOUNT, 47)
+    assert [m.text for m in await served.desk.store.of_kind(session_id, "message")][0] == CHARGED_TWICE
+    await fake.wait_for(lambda: len(fake.messages(47)) == 2)
+    assert fake.failed == 6
+    assert [c.body["content"].split(":")[0] for c in fake.messages(47)][0].startswith("Thanks, I'm bringing in")
+    notices = [n for n in await served.desk.store.of_kind(session_id, "notice") if n.data.get("chatwoot")]
+    assert [n.data["chatwoot"] for n in notices] == ["unreachable", "recovered"]
+    assert "Chatwoot could not be reached (HTTP 503)" in notices[0].text
+
+
+async def test_the_url_secret_and_the_signature_authenticate_every_delivery(bot):
+    served, fake, client = await bot(signed=True, clock=lambda: 1_800_000_000.0)
+    payload = message_created(7001, 48, CHARGED_TWICE)
+    body = json.dumps(payload).encode()
+    now = "1800000000"
+
+    def signed(timestamp: str = now, sig: str | None = None) -> dict[str, str]:
+        return {"X-Chatwoot-Timestamp": timestamp, "X-Chatwoot-Signature": sig or signature(SIGNING_SECRET, timestamp, body)}
+
+    async def post(headers: dict[str, str], secret: str = PATH_SECRET) -> httpx.Response:
+        return await client.post(f"/channels/chatwoot/webhook/{secret}", content=body, headers=headers)
+
+    wrong_path = await post(signed(), secret="guess")
+    assert wrong_path.status_code == 404 and set(wrong_path.json()) == {"error"}
+    for headers in ({}, signed(sig="sha256=" + "0" * 64), signed(timestamp="1799999000"), signed(timestamp="soon")):
+        refused = await post(headers)
+        assert refused.status_code == 401 and set(refused.json()) == {"error"}, headers
+    stale = await post(signed(timestamp=str(1_800_000_000 - 301)))
+    assert "stale" in stale.json()["error"]
+    assert await served.desk.store.get_session(session_id_for(ACCOUNT, 48)) is None
+    accepted = await post(signed())
+    assert accepted.status_code == 200 and accepted.json()["status"] == "stored"
+    bad_json = b"{not json"
+    assert (await client.post(f"/channels/chatwoot/webhook/{PATH_SECRET}", content=bad_json, headers={
+        "X-Chatwoot-Timestamp": now, "X-Chatwoot-Signature": signature(SIGNING_SECRET, now, bad_json)})).status_code == 400
+
+
+async def test_a_missing_secret_in_the_environment_is_one_line_naming_the_variable(db_path):
+    with pytest.raises(ConfigError) as raised:
+        async with serving(db_path, chatwoot_desk("http://127.0.0.1:9", signed=True), chatwoot_options={"env": {"CW_TOKEN": "x"}}):
+            pass
+    assert raised.value.problems == [
+        "channels.chatwoot: set the environment variable CW_PATH (named in the desk file)",
+        "channels.chatwoot: set the environment variable CW_SIGN (named in the desk file)",
+    ]
