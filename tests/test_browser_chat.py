@@ -11,6 +11,7 @@ import pytest
 
 from supportdesk.engine.desk import open_desk
 from supportdesk.engine.runner import drain
+from tests.pg import in_ci
 from tests.serve_harness import write_approval_desk
 from tests.test_serve_process import ServeProcess
 
@@ -35,7 +36,7 @@ def _browser_or_skip(tmp_path):
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.path.exists(p)]
     if missing:
         why = f"Debian's chromium and chromium-driver are needed (missing {', '.join(missing)}): apt-get install chromium chromium-driver"
-        if os.environ.get("CI") == "true":
+        if in_ci():
             pytest.fail(why)
         pytest.skip(why)
     os.environ["SE_OFFLINE"] = "true"  # selenium must never fetch a browser or a driver

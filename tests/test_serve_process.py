@@ -23,7 +23,7 @@ LISTENING = re.compile(r"on (http://\S+?)/ ")
 
 
 class ServeProcess:
-    def __init__(self, db: Path, *args: str):
+    def __init__(self, db: Path | str, *args: str):
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "supportdesk.cli", "--db", str(db), "serve", "--port", "0", "--access-log", *args],
