@@ -370,7 +370,8 @@ class PostgresBusiness:
         return await self._write(key, "issue_credit", session_id, act)
 
     async def change_plan(
-        self, *, key: str, session_id: str, customer_id: str, plan: str, billing_period: str | None, agent: str
+        self, *, key: str, session_id: str, customer_id: str, plan: str, billing_period: str | None, agent: str,
+        when: str = "now",
     ) -> Row:
         async def act(conn: asyncpg.Connection) -> Row:
             before = await _require_customer(conn, customer_id)
@@ -378,13 +379,21 @@ class PostgresBusiness:
                 codes = ", ".join(r[0] for r in await conn.fetch("SELECT code FROM demo_plans ORDER BY monthly_price"))
                 raise BusinessError(f"no plan {plan!r}; plans: {codes}")
             period = billing_period or before["billing_period"]
+            result = {"customer_id": customer_id, "from_plan": before["plan"], "from_billing_period": before["billing_period"],
+                      "plan": plan, "billing_period": period, "when": when}
+            if (plan, period) == (before["plan"], before["billing_period"]):
+                return result | {"status": "unchanged"}
+            if when == "renewal":
+                detail = f"{before['plan']}/{before['billing_period']} -> {plan}/{period} at renewal"
+                await _account_event(conn, customer_id, "plan_change_scheduled", detail, agent, session_id)
+                return result | {"status": "scheduled"}
             await conn.execute(
                 "UPDATE demo_customers SET plan = $1, billing_period = $2, status = 'active' WHERE id = $3",
                 plan, period, customer_id,
             )
             detail = f"{before['plan']}/{before['billing_period']} -> {plan}/{period}"
             await _account_event(conn, customer_id, "plan_changed", detail, agent, session_id)
-            return {"customer_id": customer_id, "from_plan": before["plan"], "plan": plan, "billing_period": period, "status": "changed"}
+            return result | {"status": "changed"}
 
         return await self._write(key, "change_plan", session_id, act)
 

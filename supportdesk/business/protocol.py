@@ -69,8 +69,13 @@ class BusinessData(Protocol):
     ) -> Row: ...
 
     async def change_plan(
-        self, *, key: str, session_id: str, customer_id: str, plan: str, billing_period: str | None, agent: str
-    ) -> Row: ...
+        self, *, key: str, session_id: str, customer_id: str, plan: str, billing_period: str | None, agent: str,
+        when: str = "now",
+    ) -> Row:
+        """Move a customer to `plan` now, or record the move for their next renewal (`when`).
+        `status` says what happened: "changed", "scheduled", or "unchanged" when the customer
+        is already on that plan and period (nothing is written then)."""
+        ...
 
     async def cancel(self, *, key: str, session_id: str, customer_id: str, reason: str, agent: str) -> Row: ...
 

@@ -376,7 +376,8 @@ class SqliteBusiness:
         return await self._write(key, "issue_credit", session_id, act)
 
     async def change_plan(
-        self, *, key: str, session_id: str, customer_id: str, plan: str, billing_period: str | None, agent: str
+        self, *, key: str, session_id: str, customer_id: str, plan: str, billing_period: str | None, agent: str,
+        when: str = "now",
     ) -> Row:
         def act(conn: sqlite3.Connection) -> Row:
             before = _require_customer(conn, customer_id)
@@ -384,13 +385,21 @@ class SqliteBusiness:
                 codes = ", ".join(r[0] for r in conn.execute("SELECT code FROM demo_plans ORDER BY monthly_price"))
                 raise BusinessError(f"no plan {plan!r}; plans: {codes}")
             period = billing_period or before["billing_period"]
+            result = {"customer_id": customer_id, "from_plan": before["plan"], "from_billing_period": before["billing_period"],
+                      "plan": plan, "billing_period": period, "when": when}
+            if (plan, period) == (before["plan"], before["billing_period"]):
+                return result | {"status": "unchanged"}
+            if when == "renewal":
+                detail = f"{before['plan']}/{before['billing_period']} -> {plan}/{period} at renewal"
+                _account_event(conn, customer_id, "plan_change_scheduled", detail, agent, session_id)
+                return result | {"status": "scheduled"}
             conn.execute(
                 "UPDATE demo_customers SET plan = ?, billing_period = ?, status = 'active' WHERE id = ?",
                 (plan, period, customer_id),
             )
             detail = f"{before['plan']}/{before['billing_period']} -> {plan}/{period}"
             _account_event(conn, customer_id, "plan_changed", detail, agent, session_id)
-            return {"customer_id": customer_id, "from_plan": before["plan"], "plan": plan, "billing_period": period, "status": "changed"}
+            return result | {"status": "changed"}
 
         return await self._write(key, "change_plan", session_id, act)
 

@@ -160,6 +160,7 @@ class ChangePlanArgs(BaseModel):
     customer_id: str = Field(min_length=1)
     plan: Literal["starter", "pro", "team"]
     billing_period: Literal["monthly", "annual"] | None = None
+    when: Literal["now", "renewal"] = Field("now", description="now, or at the customer's next renewal")
 
 
 async def _change_plan(ctx: ToolContext, args: ChangePlanArgs) -> ToolOutput:
@@ -171,11 +172,17 @@ async def _change_plan(ctx: ToolContext, args: ChangePlanArgs) -> ToolOutput:
             plan=args.plan,
             billing_period=args.billing_period,
             agent=ctx.agent.name,
+            when=args.when,
         )
     )
 
 
-registry.tool("change_plan", "Move a customer to another plan or billing period.", ChangePlanArgs)(
+registry.tool(
+    "change_plan",
+    "Move a customer to another plan or billing period, now or at their next renewal; "
+    "status says whether anything changed (changed, scheduled, unchanged).",
+    ChangePlanArgs,
+)(
     safe(_change_plan)
 )
 
