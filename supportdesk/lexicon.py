@@ -47,7 +47,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "autopay": ("direct debit", "direct debits", "standing order", "autopay", "auto pay", "automatic payment", "recurring payment"),
     "currency": ("exchange rate", "exchange rates", "currency conversion", "conversion rate", "foreign currency", "currency", "exchange"),
     "statement": ("statement", "bank statement", "transaction history", "account history"),
-    "twice": ("twice", "two times", "double", "duplicate", "duplicated", "two charges", "same charge", "same payment"),
+    "twice": (
+        "twice", "two times", "double", "duplicate", "duplicated", "two charges", "same charge", "same payment",
+        "two payments", "2 payments", "2 charges", "identical payments", "identical charges", "double charged", "double billed",
+    ),
     # bank products standing in for the subscription's plans, payment methods and app
     "topup": ("top up", "top-up", "topup", "top ups", "top-ups", "topping up", "topped up", "add money", "add funds", "load money", "add credits", "adding credits", "adding money"),
     "card": ("credit card", "debit card", "virtual card", "disposable card", "visa", "mastercard", "amex", "card"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from supportdesk.config import load_desk, parse_desk
@@ -27,8 +29,12 @@ def model(desk):
     return OfflineModel(desk, use_disk_cache=False)
 
 
+# Year-less dates are read in the year the customer wrote them: a fixed day keeps tests exact.
+WRITTEN = datetime(2026, 4, 2, 9, 30, tzinfo=timezone.utc)
+
+
 def request(desk, agent: str, texts: list[str], context=None, extra=()):
-    history = [Message(role="customer", text=t, seq=n + 1, agent=agent) for n, t in enumerate(texts)]
+    history = [Message(role="customer", text=t, seq=n + 1, agent=agent, created_at=WRITTEN) for n, t in enumerate(texts)]
     history += list(extra)
     a = desk.agents[agent]
     return StepRequest("s1", a, desk, registry.specs(a.tools), [desk.agents[n] for n in a.handoffs], history, dict(context or {}))
@@ -64,7 +70,8 @@ def test_triage_routes_and_records_what_it_learned(desk, model):
     assert isinstance(action, Transfer) and action.to_agent == "billing" and action.handoff_kind == "route"
     assert action.context["category"] == "billing"
     assert action.context["customer_email"] == "dana@example.com"
-    assert action.context["amounts"] == [29.99] and action.context["dates"] == ["--03-03"]
+    # Dates in the shared context are ISO 8601, the year read from when the customer wrote.
+    assert action.context["amounts"] == [29.99] and action.context["dates"] == ["2026-03-03"]
     # Routing confidence is bookkeeping, not conversation.
     assert 0.5 < action.meta["routing_confidence"] <= 1.0
     assert "confidence" not in action.text and "confidence" not in action.reason

@@ -51,33 +51,148 @@ INJECTION = _any(
     r"\bpretend (?:you are|to be)\b", r"\bas an? (?:admin|administrator)\b",
 )
 AFFIRM = _any(
-    r"^\s*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please do|go ahead|do it|sounds good|correct|that's right|right)\b",
+    r"^\W*(?:yes|yeah|yea|yep|yup|ya|sure|ok(?:ay)?|alright|all right|please do|please|go ahead|do it|sounds good|correct|that's right|right|absolutely|definitely|of course|fine|confirm(?:ed)?|perfect)\b",
     r"\b(?:please|can you|could you|would you)\b.*\b(?:process|proceed|go ahead|do (?:it|that)|refund it)\b",
-    r"\bprocess (?:it|that|the refund)\b",
+    r"\bprocess (?:it|that|the refund)\b", r"\bgo ahead\b", r"\bplease do\b", r"\bdo it\b",
 )
-DECLINE = _any(r"^\s*(?:no|nope|nah|don't|do not|not now|no thanks)\b")
+DECLINE = _any(
+    r"^\W*(?:no|nope|nah|don't|do not|not now|no thanks|not yet|never ?mind|hold on|wait|leave it)\b",
+    r"\b(?:changed my mind|leave it as is|keep it|don't do (?:it|that)|do not do (?:it|that)|not yet|no thanks)\b",
+)
+# "forget the money", "never mind the charge", "scratch that": the customer drops what was under way.
+DROP = _any(
+    r"\b(?:forget|never ?mind|scratch|drop|ignore|skip)\b (?:about )?(?:the|that|this|my|it)\b",
+    r"\bforget (?:it|that|about it)\b", r"\bscratch that\b", r"\bnever ?mind\b",
+    r"\bthe (?:real|actual|bigger|main) (?:issue|problem)\b", r"\bwhat (?:really )?matters\b",
+)
+REAL_ISSUE = _any(r"\bthe (?:real|actual|bigger|main) (?:issue|problem)\b", r"\bwhat (?:really )?matters\b", r"\binstead\b")
 STEPS_FAILED = _any(
     r"\b(?:did not|didn't|does not|doesn't|did nothing|not) (?:work|help|fix)",
     r"\b(?:still|again) (?:not|doesn't|does not|won't|can't|cannot|fails?|failing|crash|broken|the same|stuck|happening|get)",
     r"\b(?:already )?tried (?:that|those|this|everything|all|it|the steps)\b",
     r"\bno luck\b", r"\bsame (?:problem|issue|error)\b", r"\bkeeps? (?:happening|crashing|failing)\b",
 )
+# A report the customer calls a bug, or lost data: engineering's, not the help articles'.
 BUG = _any(
-    r"\bbug\b", r"\bdata loss\b", r"\blost (?:all )?my (?:files|data|work)\b", r"\b(?:deleted|wiped|erased) my (?:files|data)\b",
-    r"\berror (?:5\d\d|code)\b", r"\bcrash(?:es|ed)? every time\b", r"\bcorrupt",
+    r"\bbug(?:gy|s)?\b", r"\berror (?:5\d\d|code)\b", r"\bcorrupt",
 )
+DATA_LOSS = _any(
+    r"\bdata loss\b", r"\blost (?:all |a |the |some )?(?:of )?(?:my |our )?(?:whole )?(?:files|data|work|folders?|documents)\b",
+    r"\b(?:deleted|wiped|erased|removed) (?:all )?(?:my |our )?(?:files|data|folders?|documents)\b",
+    r"\b(?:files|data|folders?|documents) (?:were |was |got |have been |are )?(?:deleted|wiped|erased|gone|disappeared|vanished|missing)\b",
+    r"\b(?:they'?re|they are|it'?s|everything(?:'s| is)?) (?:just )?(?:gone|vanished|disappeared)\b",
+)
+# "third time I'm writing", "I've contacted you 3 times": a repeat contact goes to someone senior.
+REPEAT_CONTACT = _any(
+    r"\b(?:second|third|fourth|fifth|2nd|3rd|4th|5th|\d+(?:st|nd|rd|th)) time (?:i'?m |i am |i have |i've |that i |we )?(?:writing|contacting|asking|calling|messaging|reaching out|chatting|here|contacted|written|asked)",
+    r"\b(?:contacted|written to|messaged|called|asked) (?:you|support|you guys|your team)? ?(?:\w+ )?(?:three|four|five|several|many|multiple|\d+) times\b",
+    r"\b(?:three|four|five|several|multiple|\d+) times (?:already|now|before)\b", r"\bkeep (?:writing|contacting|asking) (?:you|support)\b",
+)
+# Ground no tool or help article on a software desk covers: it goes to a person, never to the
+# nearest article. (An agent whose tools do cover it is found by `unknown_ground`'s caller.)
+UNKNOWN_GROUND = {
+    "privacy request": _any(
+        r"\bgdpr\b", r"\bdata (?:subject|protection)\b", r"\bright to (?:erasure|be forgotten|access)\b",
+        r"\b(?:copy|export|all) of (?:all )?(?:the )?(?:my |our )?personal (?:data|information)\b",
+        r"\bpersonal (?:data|information) (?:you|that you) (?:hold|have|keep|store)\b",
+        r"\b(?:delete|erase|remove) (?:all )?(?:of )?my (?:personal )?(?:data|information)\b", r"\bccpa\b",
+    ),
+    "ownership transfer": _any(
+        r"\b(?:transfer|hand over|change|move) (?:the )?ownership\b", r"\bownership (?:of|transfer)\b",
+        r"\b(?:become|make me|be made|set me as) (?:the )?(?:new )?owner\b", r"\bnew owner of (?:the |our )?(?:workspace|account|organi[sz]ation|team)\b",
+        r"\bowner of (?:the |our )?(?:workspace|organi[sz]ation|team account)\b",
+    ),
+    "legal matter": _any(r"\blawyer\b", r"\blegal action\b", r"\bsubpoena\b", r"\bcourt order\b", r"\bsue (?:you|acme)\b"),
+}
+
+
+# Words in a tool's name or description that show the desk does cover the ground after all.
+UNKNOWN_GROUND_WORDS = {
+    "privacy request": ("privacy", "gdpr", "personal data", "data subject"),
+    "ownership transfer": ("ownership", "owner"),
+    "legal matter": ("legal",),
+}
+
+
+def unknown_ground(text: str) -> str | None:
+    """The kind of request no tool or article covers ("privacy request" ...), or None."""
+    for name, pattern in UNKNOWN_GROUND.items():
+        if pattern.search(text):
+            return name
+    return None
+
+
+# Vague openers: nothing in the message says what about. A message is vague when every word is
+# one of these (greetings, help, problem words, pronouns): triage asks instead of guessing.
+_VAGUE_WORDS = frozenset(
+    """a an the i i'm im me my we our us you your u it its it's this that there there's theres here is are am was be been
+    have has having had got get getting need needs want wants would like to with for of on in about at and or but so just
+    please pls plz can could someone somebody anyone anybody help helping assist support hi hello hey hiya there good
+    morning afternoon evening problem problems issue issues trouble troubles question questions query something anything
+    thing things wrong work works working worked not doesn't dont don't does do isn't isnt won't wont can't cant right
+    account quick small big real some again still urgent asap now today really very hmm um ok okay yes no thanks thank
+    stuff going on happening broken weird strange odd how why what when where fix fixed sort sorted out look
+    happened happen advise explain tell know idea sure thing""".split()
+)
+_WORD = re.compile(r"[a-z']+")
+
+
+def vague(text: str) -> bool:
+    words = _WORD.findall(text.lower().replace("’", "'"))
+    return bool(words) and not re.search(r"\d|@", text) and all(w in _VAGUE_WORDS or re.sub(r"'s$|'", "", w) in _VAGUE_WORDS for w in words)
+
+
+_SLOT_VALUES = re.compile(
+    r"\S+@\S+|\b(?:cus|inv|ord)[-_#]?\d+\b|\b(?:my |the |our )?(?:e-?mail|email address|customer id|customer number|id|name|account)"
+    r"(?: address)?(?: on (?:the|my) account)?(?:\s*(?:is|:))?(?=\W|$)|\b(?:i'?m|i am|it'?s|this is|here)\b",
+    re.IGNORECASE,
+)
+
+
+def only_facts(text: str) -> bool:
+    """The text gives who the customer is ("the email on the account is dana@example.com") and
+    nothing about what they need."""
+    about = _SLOT_VALUES.sub(" ", text).strip(" ,.;:!?")
+    return not about or vague(about)
+
+
+# A part of a message that states a problem or a request of its own (a symptom, or something to
+# do), as opposed to context around one ("I was checking the app") or a plea ("asap please").
+PROBLEM = _any(
+    r"\b(?:not|never|no longer|stopped|stops|won'?t|can'?t|cannot|can ?not|couldn'?t|unable to|doesn'?t|does not|isn'?t|didn'?t) "
+    r"(?:\w+ )?(?:work|working|sync|syncing|load|loading|open|opening|log|sign|arrive|arrived|arrives|connect|save|start|update|upload|download|export)",
+    r"\bstopped \w+ing\b", r"\bcrash", r"\bfreez", r"\bfroze\b", r"\berror\b", r"\bbroken\b", r"\bstuck\b", r"\bfail",
+    r"\bdeclined\b", r"\blocked\b", r"\bnever (?:arrives|arrived|came|comes)\b", r"\bforg[oe]t\b",
+    r"\b(?:charged|billed|debited|overcharged)\b", r"\brefund", r"\bcancel", r"\bupgrade\b", r"\bdowngrade\b",
+    r"\binvoices?\b", r"\breceipts?\b", r"\btwice\b", r"\bduplicate", r"\bpassword\b", r"\breset\b", r"\b(?:2fa|two-factor)\b",
+)
+
+
+# When a plan change takes effect: at the next renewal, or now.
+AT_RENEWAL = _any(
+    r"\b(?:at|on|from|after|with|by) (?:the |my |our )?(?:next |upcoming )?(?:renewal|billing (?:date|cycle|period)|next (?:billing|invoice|cycle|period|month))\b",
+    r"\bwhen (?:my |the |our )?(?:current )?(?:period|subscription|plan|billing period|month|year|cycle) (?:ends|runs out|is over|renews)\b",
+    r"\b(?:end|close) of (?:the |my |our )?(?:current )?(?:billing )?(?:period|cycle|month|term|year)\b", r"\bnext renewal\b", r"\bat renewal\b",
+)
+RIGHT_NOW = _any(r"\b(?:right )?now\b", r"\bright away\b", r"\bimmediately\b", r"\btoday\b", r"\basap\b")
 
 # Billing requests (the money skill's own vocabulary).
 REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|my) money\b", r"\breverse (?:the|that) charge\b")
-DUPLICATE = _any(r"\btwice\b", r"\bdouble[- ]?charged?\b", r"\bduplicate", r"\btwo (?:identical )?charges\b", r"\bcharged again\b", r"\btwo times\b")
+DUPLICATE = _any(
+    r"\btwice\b", r"\bdouble[- ]?(?:charged?|billed|payments?)\b", r"\bduplicate", r"\b(?:two|2) (?:identical |same |equal )?(?:charges|payments)\b",
+    r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",
+)
 CANCEL = _any(r"\bcancel(?:l?ing|l?ed)? (?:my |the |our )?(?:subscription|plan|account|renewal|membership)\b", r"\bstop (?:the )?(?:automatic )?renewal\b", r"^\s*(?:please )?cancel\b", r"\bi want to cancel\b")
-PLAN_CHANGE = _any(r"\b(?:upgrade|downgrade|switch|change|move)\b.*\b(?:plan|starter|pro|team|annual|yearly|monthly)\b")
+PLAN_CHANGE = _any(r"\b(?:upgrade|downgrade|switch|change|move|go)\b.*\b(?:plan|starter|pro|team|annual|yearly|monthly)\b", r"\b(?:upgrade|downgrade)\b")
 PAYMENT_METHOD = _any(
     r"\b(?:update|change|replace|new|add|switch)\b.*\b(?:payment method|card on file|billing card|credit card|card|paypal)\b",
     r"\b(?:card|payment method) (?:has )?expired\b",
 )
 INVOICE = _any(r"\binvoices?\b", r"\breceipts?\b")
-PRICING = _any(r"\bhow much (?:is|does|do|are)\b", r"\bprices?\b|\bpricing\b", r"\bwhat (?:do|does) .* cost\b")
+PRICING = _any(
+    r"\bhow much (?:is|does|do|are|would)\b", r"\bprices?\b|\bpricing\b", r"\bwhat (?:do|does|would) .* cost\b",
+    r"\b(?:what|which) plans\b", r"\bplans (?:do you|are there|you (?:have|offer))\b", r"\bcost per (?:month|year)\b",
+)
 EXPLAIN = _any(r"\bexplain\b", r"\bwhat (?:is|was|are) (?:this|these|that) (?:charge|payment|fee)", r"\bdon'?t recogni[sz]e\b", r"\bnot recogni[sz]e\b", r"\bwhy (?:was|am|did|were) (?:i|we)\b.*\bcharged?\b")
 CREDIT = _any(r"\bcredit\b(?! card)", r"\bcompensat", r"\boutage\b", r"\bdowntime\b")
 
@@ -98,6 +213,14 @@ PLAN_NAME = re.compile(r"\b(starter|pro|team)\b", _FLAGS)
 PERIOD = re.compile(r"\b(annual(?:ly)?|yearly|monthly)\b", _FLAGS)
 
 
+_PARTS = re.compile(r"[,;.!?]+\s*|\s+-+\s+|\s+(?:but|instead)\s+", _FLAGS)
+
+
+def parts(text: str) -> list[str]:
+    """A message cut at every comma and sentence end: finer than `clauses`."""
+    return [p.strip() for p in _PARTS.split(text) if p and p.strip()]
+
+
 def clauses(text: str) -> list[str]:
     """A message split where customers change subject ("..., also I can't log in")."""
     return [c.strip(" ,.") for c in CLAUSE_SPLIT.split(text) if c and c.strip(" ,.")]
@@ -113,8 +236,14 @@ def card_description(text: str) -> str | None:
     return f"{brand} ending {m.group(2)}"
 
 
+_PLAN_FROM = re.compile(r"\bfrom (?:the |my |our )?(starter|pro|team)\b", _FLAGS)
+
+
 def plan_request(text: str) -> tuple[str | None, str | None]:
-    plan = PLAN_NAME.search(text)
+    """(the plan asked for, the billing period asked for). In "from Team to Pro" it is Pro."""
+    source = _PLAN_FROM.search(text)
+    named = [m for m in PLAN_NAME.finditer(text) if not (source and m.start() == source.start(1))]
+    plan = named[-1] if named else None
     period = PERIOD.search(text)
     period_value = None
     if period:

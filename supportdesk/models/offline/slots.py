@@ -188,3 +188,10 @@ def extract(text: str) -> Slots:
         order_ids=_ids(_ORDER, "ORD", rest),
         customer_ids=_ids(_CUSTOMER_ID, "CUS", rest),
     )
+
+
+def without_dates(text: str) -> str:
+    """`text` with its dates blanked out, so "March 3rd" is not read as "the third one"."""
+    for pattern in (_ISO_DATE, _SLASH_DATE, _MONTH_DAY, _DAY_MONTH):
+        text = pattern.sub(" ", text)
+    return text

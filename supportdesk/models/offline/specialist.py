@@ -22,7 +22,7 @@ from typing import Any
 from supportdesk.config import AgentConfig
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message
-from supportdesk.models.offline import cues
+from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.view import ToolEvent, View
 
@@ -36,6 +36,10 @@ POLICY_NOTE = (
 HUMAN_REQUESTED = (
     "I've asked a member of our staff to join; they'll see this whole conversation, so you won't need "
     "to repeat anything. I'm still here in the meantime."
+)
+UNKNOWN_GROUND_REPLY = (
+    "That's a {what}, and nothing in our tools or help articles covers it, so I won't guess. I've asked a member "
+    "of our staff to take it from here; they'll see this whole conversation and get back to you."
 )
 CARD_NUMBER_WARNING = (
     "Please don't send full card numbers in chat. Tell me the card brand and its last four digits "
@@ -73,9 +77,15 @@ class Step:
 
     view: View
     note: str = ""
+    # Set when this reply closes what the customer came for (a refund made, steps that worked):
+    # the moment to hand over an issue they raised for someone else.
+    resolved: bool = False
 
-    def context(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    def context(self, extra: dict[str, Any] | None = None, *, keep_offer: bool = False) -> dict[str, Any]:
         out = self.view.facts.context_writes(self.view.context)
+        # A reply that proposes nothing closes the offer before it: a later "yes" confirms nothing.
+        if not keep_offer and self.view.context.get(dialogue.PENDING_OFFER) is not None:
+            out[dialogue.PENDING_OFFER] = None
         for k, v in (extra or {}).items():
             if self.view.context.get(k) != v:
                 out[k] = v
@@ -84,8 +94,21 @@ class Step:
     def answer(self, text: str, **context: Any) -> Answer:
         return Answer(self.note + text, context=self.context(context))
 
+    def offer(self, text: str, action: str, arguments: dict[str, Any], options: list[str] | None = None, **context: Any) -> Answer:
+        """A reply that proposes one account action and waits for the customer's yes."""
+        v = self.view
+        made = dialogue.Offer(action, dict(arguments), text[:300], len(v.customer_messages), v.agent.name, list(options or []))
+        context[dialogue.PENDING_OFFER] = made.as_context()
+        return Answer(self.note + text, context=self.context(context))
+
     def call(self, name: str, arguments: dict[str, Any], **context: Any) -> CallTools:
-        return CallTools([RequestedCall(self.view.call_id(), name, arguments)], context=self.context(context))
+        # Lookups keep an open offer for the rest of the turn; carrying out an action closes it.
+        keep = name not in dialogue.ACCOUNT_ACTIONS
+        return CallTools([RequestedCall(self.view.call_id(), name, arguments)], context=self.context(context, keep_offer=keep))
+
+    def calls(self, calls: list[tuple[str, dict[str, Any]]], **context: Any) -> CallTools:
+        requested = [RequestedCall(self.view.call_id(k), name, args) for k, (name, args) in enumerate(calls)]
+        return CallTools(requested, context=self.context(context))
 
 
 class Specialist:
@@ -125,7 +148,13 @@ class Specialist:
                 start = k
         before = [i for i in history[:start] if isinstance(i, Message) and i.role == "customer"]
         first_seq = before[-1].seq if before else 0
-        return [m.text for m in self.view.customer_messages if m.seq >= first_seq]
+        texts = [m.text for m in self.view.customer_messages if m.seq >= first_seq]
+        # What triage routed here (one of several problems in a message, or one handed over
+        # later) comes first: the message itself may be about something else too.
+        issue = self.view.context.get("issue")
+        if isinstance(issue, str) and issue and issue not in texts:
+            texts.insert(0, issue)
+        return texts
 
     def escalation_target(self, tool: str) -> str | None:
         for name in self.me.handoffs:
@@ -145,12 +174,22 @@ class Specialist:
         text = v.latest
 
         if v.turn_tools and v.turn_tools[-1].name == "request_human" and v.turn_tools[-1].done:
+            ground = cues.unknown_ground(text) if text else None
+            if ground is not None and not self._covered(ground):
+                return self.step.answer(UNKNOWN_GROUND_REPLY.format(what=ground))
             return self.step.answer(HUMAN_REQUESTED)
         if text and not v.turn_tools:
             early = self._conversational(text)
             if early is not None:
-                return early
+                return self._hand_over_next(early)
+            beyond = self._beyond_me(text)
+            if beyond is not None:
+                return beyond
 
+        return self._hand_over_next(self._decide_topic(text))
+
+    def _decide_topic(self, text: str):
+        v = self.view
         focus, switch_clause, own_text = self._focus(text)
         if switch_clause is not None and own_text is None:
             return self._return(switch_clause, "")
@@ -181,9 +220,15 @@ class Specialist:
             return self.step.answer(HUMAN_REQUESTED)
         if cues.CARD_NUMBER.search(text):
             return self.step.answer(CARD_NUMBER_WARNING)
+        # Just handed this conversation for a problem: that problem comes first, not the pleasantries.
+        if any(h.to_agent == self.me.name for h in v.turn_handoffs):
+            return None
         if unsure and cues.GREETING.search(text):
             return self.step.answer("Hello again! What else can I help you with?")
-        if unsure and cues.THANKS.search(text):
+        thanks = cues.THANKS.search(text) and (unsure or not self._has_own_request(text, any_skill=True))
+        if thanks and not dialogue.open_offer(v.context, len(v.customer_messages)):
+            # "that worked, thanks": what they came for is settled.
+            self.step.resolved = True
             return self.step.answer("You're welcome! Is there anything else I can help with?")
         if cues.OUT_OF_SCOPE.search(text) and not self._has_own_request(text, any_skill=True):
             return self.step.answer(
@@ -191,6 +236,79 @@ class Specialist:
                 "Is there anything there I can do for you?"
             )
         return None
+
+    def _covered(self, ground: str) -> bool:
+        """Some tool this agent holds is about `ground` (a desk with a privacy tool handles privacy)."""
+        words = cues.UNKNOWN_GROUND_WORDS.get(ground, ())
+        return any(any(w in f"{t.name} {t.description}".lower() for w in words) for t in self.view.request.tools)
+
+    def _beyond_me(self, text: str):
+        """What a level-1 agent should not handle alone: ground no tool or article covers, a
+        repeat contact, lost data. Up to a higher level when there is one; else a person."""
+        v = self.view
+        ground = cues.unknown_ground(text)
+        repeat = bool(cues.REPEAT_CONTACT.search(text))
+        lost = bool(cues.DATA_LOSS.search(text))
+        if ground is not None and self._covered(ground):
+            ground = None
+        if ground is None and not repeat and not (lost and "tech" in self.skills):
+            return None
+        up = self._higher_agent()
+        if up is None:
+            if ground is not None:
+                return self._ask_human(f"{ground}: nothing in our tools or help articles covers it", {"escalation_reason": ground})
+            return None  # the most senior agent: handle what it can
+        if ground is not None:
+            why, say = ground, (
+                f"That's a {ground}, and it isn't something I can do or look up from here, so I won't guess. "
+            )
+        elif lost:
+            why, say = "possible data loss", "Lost files need our engineers' attention straight away. "
+        else:
+            why, say = "repeat contact", "I'm sorry you've had to get in touch again about this. "
+        extra: dict[str, Any] = {"escalation_reason": why}
+        if lost:
+            extra["bug_summary"] = self._bug_summary(text, text, [])
+        title = v.desk.agents[up].title.lower()
+        return Transfer(
+            to_agent=up,
+            reason=f"{why}: {text[:100]}",
+            handoff_kind="escalate",
+            text=say + f"I'm passing this to a {title} colleague, who will see everything you've told me.",
+            context=self.step.context(extra),
+        )
+
+    def _higher_agent(self) -> str | None:
+        for name in self.me.handoffs:
+            agent = self.view.desk.agents.get(name)
+            if agent is not None and agent.level > self.me.level:
+                return name
+        return None
+
+    def _hand_over_next(self, action):
+        """The problem is resolved: hand over the next one the customer raised, unasked."""
+        if not (self.step.resolved and isinstance(action, Answer)):
+            return action
+        waiting = dialogue.pending_issues(self.view.context)
+        if not waiting:
+            return action
+        target = self.return_target()
+        nxt, rest = waiting[0], waiting[1:]
+        if target is None:
+            return action
+        title = self.view.desk.agents[nxt["agent"]].title.lower() if nxt["agent"] in self.view.desk.agents else "the right"
+        context = dict(action.context)
+        context.update(
+            self.step.context({"pending_topic": nxt["text"], "pending_agent": nxt["agent"], dialogue.PENDING_ISSUES: rest or None})
+        )
+        return Transfer(
+            to_agent=target,
+            reason=f"next issue: {nxt.get('topic') or nxt['text'][:80]}",
+            handoff_kind="return",
+            text=f"{action.text} Now for the other thing you mentioned ({nxt.get('topic') or 'your other question'}): "
+            f"I'm passing you to our {title} team.",
+            context=context,
+        )
 
     def _focus(self, text: str) -> tuple[str | None, str | None, str | None]:
         """(skill to use, a clause on a topic this agent has no skill for, the rest of the text)."""
@@ -200,12 +318,20 @@ class Specialist:
         # Just handed this conversation for a topic: the rest of the message was dealt with
         # before the handoff, so there is no switching away from it again this turn.
         arrived = any(h.to_agent == self.me.name for h in v.turn_handoffs)
-        if text and self.router is not None and not arrived:
-            for clause in cues.clauses(text):
-                skill = self.topic(clause, TOPIC_SWITCH_CONFIDENCE)
+        # A plain yes to an open offer is not a new topic, whatever words it uses.
+        confirming = dialogue.open_offer(v.context, len(v.customer_messages)) is not None and dialogue.confirms(text)
+        # "forget the money, the real issue is ...": the customer moves on; follow at once.
+        dropping = bool(cues.DROP.search(text))
+        if text and self.router is not None and not arrived and not (confirming and not dropping):
+            # Dropping something, the customer names what they drop and what they want instead,
+            # often in one sentence: weigh each part, and follow the one that is not dropped.
+            parts = cues.parts(text) if dropping else cues.clauses(text)
+            for clause in parts:
+                # "the email is dana@example.com" answers our question; it is no new topic.
+                skill = None if cues.only_facts(clause) else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
                 if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):
                     switch_clause = clause
-                else:
+                elif not (dropping and cues.DROP.search(clause) and not cues.REAL_ISSUE.search(clause)):
                     own.append(clause)
         own_text = " ".join(own) if switch_clause is not None else text
         if switch_clause is not None and not any(self.topic(c) in self.skills or self._has_own_request(c) for c in own):
@@ -346,7 +472,18 @@ class Specialist:
         if latest_results is not None:
             return latest_results
 
-        intents = self._money_intents(text)
+        escalated = self._escalated_refund()
+        if escalated is not None:
+            return escalated
+
+        asked = self._asked(text)
+        offer = dialogue.open_offer(v.context, len(v.customer_messages))
+        if offer is not None and text:
+            answer = self._answer_offer(offer, asked, text)
+            if answer is not None:
+                return answer
+
+        intents = asked or self._carried_intents()
         if intents == {"pricing"}:
             return self._pricing(text)
 
@@ -358,9 +495,9 @@ class Specialist:
         if "credit" in intents:
             return self._credit(customer_id, text)
         if "cancel" in intents:
-            return step.call("cancel_subscription", {"customer_id": customer_id, "reason": text[:200] or "customer asked to cancel"}, **ctx)
+            return self._cancel(customer_id, explicit="cancel" in asked)
         if "plan" in intents:
-            return self._plan_change(customer_id, text)
+            return self._plan_change(customer_id, text, asked)
         if "payment" in intents:
             return self._payment_method(customer_id, text)
         if "invoice" in intents:
@@ -373,38 +510,128 @@ class Specialist:
             if v.called_with("find_charges", {"customer_id": customer_id}):
                 return step.answer(f"I can't find any charges for account {customer_id}. Could you check the email address on the account?")
             return step.call("find_charges", {"customer_id": customer_id}, **ctx)
-        if "refund" in intents or "duplicate" in intents or "affirm" in intents:
-            return self._refund_flow(customer_id, charges, intents, text)
+        if "refund" in intents or "duplicate" in intents:
+            return self._refund_flow(customer_id, charges, intents, text, explicit="refund" in asked)
         return self._charges_answer(charges)
 
-    def _money_intents(self, text: str) -> set[str]:
-        def of(t: str) -> set[str]:
-            found = set()
-            for name, pattern in (
-                ("refund", cues.REFUND), ("duplicate", cues.DUPLICATE), ("cancel", cues.CANCEL),
-                ("plan", cues.PLAN_CHANGE), ("payment", cues.PAYMENT_METHOD), ("invoice", cues.INVOICE),
-                ("pricing", cues.PRICING), ("credit", cues.CREDIT),
-            ):
-                if pattern.search(t):
-                    found.add(name)
-            if "payment" in found and "refund" in found:
-                found.discard("payment")  # "refund to my card" is a refund
-            if found & {"refund", "duplicate"}:
-                found -= {"pricing", "invoice"}
-            return found
+    @staticmethod
+    def _intents_of(t: str) -> set[str]:
+        found = set()
+        for name, pattern in (
+            ("refund", cues.REFUND), ("duplicate", cues.DUPLICATE), ("cancel", cues.CANCEL),
+            ("plan", cues.PLAN_CHANGE), ("payment", cues.PAYMENT_METHOD), ("invoice", cues.INVOICE),
+            ("pricing", cues.PRICING), ("credit", cues.CREDIT),
+        ):
+            if pattern.search(t):
+                found.add(name)
+        if "payment" in found and "refund" in found:
+            found.discard("payment")  # "refund to my card" is a refund
+        if found & {"refund", "duplicate"}:
+            found -= {"pricing", "invoice"}
+        if "plan" in found:
+            found.discard("pricing")  # "how much would the Team plan cost if I switch"
+            found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
+        return found
 
-        now = of(text)
-        if cues.AFFIRM.search(text) and not cues.DECLINE.search(text):
-            now.add("affirm")
-        if now - {"affirm"}:
-            return now
-        # Nothing new in this message: carry on with what the topic is about.
-        carried: set[str] = set()
-        for t in self.topic_texts():
-            carried |= of(t)
-        if self.view.context.get("refund_amount"):
-            carried.add("refund")
-        return carried | now
+    def _asked(self, text: str) -> set[str]:
+        """What the customer's latest message itself asks for (nothing carried over)."""
+        return self._intents_of(text) if text else set()
+
+    def _carried_intents(self) -> set[str]:
+        """Nothing new in this message: carry on with what the topic is about, latest first."""
+        for t in reversed(self.topic_texts()):
+            found = self._intents_of(t)
+            if found:
+                return found
+        return set()
+
+    # --- offers: proposed, confirmed, refused, replaced ------------------------------------------------
+
+    def _answer_offer(self, offer: dialogue.Offer, asked: set[str], text: str):
+        """The customer's reply to an open offer, or None when it is a new request."""
+        actions = {"refund", "cancel", "plan", "credit", "payment", "invoice", "pricing"}
+        other = (asked & actions) - {offer.intent}
+        if offer.intent == "refund":
+            other -= {"duplicate"}
+        if other:
+            return None  # a new request replaces the offer (the reply to it clears it)
+        if dialogue.refuses(text) and not (offer.intent in asked and not cues.DROP.search(text)):
+            what = {
+                "refund": "nothing has been refunded",
+                "cancel": "your subscription stays as it is",
+                "plan": "your plan stays as it is",
+                "credit": "no credit has been added",
+            }.get(offer.intent or "", "nothing has changed")
+            return self.step.answer(f"No problem: {what}. Is there anything else I can help with?")
+        wants = offer.intent in asked or (offer.intent == "refund" and "duplicate" in asked)
+        pointed = None
+        if offer.intent == "refund" and offer.options:
+            pointed = self._options_pointed(offer, text)
+        if not (wants or dialogue.confirms(text) or (pointed and offer.intent == "refund")):
+            return None
+        return self._carry_out(offer, pointed)
+
+    def _options_pointed(self, offer: dialogue.Offer, text: str) -> list[dict[str, Any]] | None:
+        customer_id = self._customer_id()
+        charges = self._charges(customer_id) if customer_id else None
+        if not charges:
+            return None
+        by_id = {c["id"]: c for c in charges}
+        options = [by_id[o] for o in offer.options if o in by_id]
+        return dialogue.point_at(text, options)
+
+    def _carry_out(self, offer: dialogue.Offer, pointed: list[dict[str, Any]] | None):
+        """Do exactly what was offered (or, for a refund, the listed charges the customer picked)."""
+        step = self.step
+        if offer.action == "refund_charge":
+            targets = pointed or []
+            if not targets:
+                return self._refund_call(dict(offer.arguments))
+            args = [self._refund_args(c) for c in targets]
+            done = [a for a in args if self._refunded(a["charge_id"])]
+            args = [a for a in args if not self._refunded(a["charge_id"]) and a["amount"] > 0]
+            if not args:
+                return step.answer("That's already been refunded, so there's nothing more to do. Anything else?" if done else "There's nothing left to refund on that charge. Anything else?")
+            if len(args) == 1:
+                return self._refund_call(args[0])
+            limit = self.view.desk.policy.refund_limit(self.me.level)
+            if any(a["amount"] > limit + 1e-9 for a in args):
+                return self._refund_call(args[0])
+            return step.calls([("refund_charge", a) for a in args], customer_id=self._customer_id())
+        if offer.action in self.view.tool_names():
+            return step.call(offer.action, dict(offer.arguments))
+        return step.answer("I'm sorry, I can't do that from here. Is there anything else I can help with?")
+
+    def _refund_args(self, charge: dict[str, Any]) -> dict[str, Any]:
+        dup_family = bool(charge.get("duplicate_of")) or any(
+            c.get("duplicate_of") == charge["id"] for c in (self._charges(charge.get("customer_id", "")) or [])
+        )
+        reason = "duplicate charge" if dup_family else (self.view.context.get("refund_reason") or "customer request")
+        return {"charge_id": charge["id"], "amount": round(charge["refundable"], 2), "reason": reason}
+
+    def _refund_call(self, args: dict[str, Any]):
+        amount = float(args.get("amount", 0))
+        limit = self.view.desk.policy.refund_limit(self.me.level)
+        if amount > limit + 1e-9:
+            target_agent = self.escalation_target("refund_charge")
+            if target_agent:
+                return self._escalate_refund(target_agent, args, f"above the {money(limit)} limit for level {self.me.level}")
+            return self._ask_human(
+                f"a refund of {money(amount)} is above what I can approve", {"refund_amount": amount, "charge_id": args.get("charge_id")}
+            )
+        return self.step.call("refund_charge", args, customer_id=self._customer_id())
+
+    def _escalated_refund(self):
+        """Level 1 escalated a refund the customer asked for or confirmed this turn: make it."""
+        v = self.view
+        arrived = any(h.to_agent == self.me.name and h.handoff_kind == "escalate" for h in v.turn_handoffs)
+        charge_id, amount = v.context.get("charge_id"), v.context.get("refund_amount")
+        if not arrived or not charge_id or not amount or not v.has_tool("refund_charge"):
+            return None
+        if self._refunded(charge_id) or self._pending_refund() is not None or v.calls("refund_charge", this_turn=True):
+            return None
+        reason = v.context.get("refund_reason") or "customer request"
+        return self._refund_call({"charge_id": charge_id, "amount": round(float(amount), 2), "reason": reason})
 
     def _money_results(self):
         """Answer what a tool did this turn (or escalate when the tool refused)."""
@@ -442,23 +669,38 @@ class Specialist:
                     if target:
                         return self._escalate_refund(target, last.arguments, str(last.output))
                 return step.answer(f"I wasn't able to do that: {last.output}. Is there anything else I can check?")
-            return step.answer(self._done_text(last.output))
+            made = [t for t in v.turn_tools if t.name == last.name and t.ok and isinstance(t.output, dict)]
+            step.resolved = True
+            return step.answer(" ".join(self._done_text(t.output) for t in made) or self._done_text(last.output))
         if last.is_error:
             return step.answer(f"That didn't go through: {last.output}")
         out = last.output if isinstance(last.output, dict) else {}
+        step.resolved = True
         if last.name == "cancel_subscription":
+            if out.get("previous_status") == "cancelled":
+                return step.answer(
+                    f"Your {str(out.get('plan', '')).title()} subscription was already cancelled, so nothing has changed: "
+                    "it won't renew, and you keep access until the end of the period you've paid for."
+                )
             return step.answer(
                 f"Your {str(out.get('plan', '')).title()} subscription is cancelled: it won't renew and you won't be charged again. "
                 "You keep access until the end of the period you've paid for."
             )
         if last.name == "change_plan":
-            return step.answer(
-                f"Done: you're now on the {str(out.get('plan', '')).title()} plan, billed "
-                f"{'annually' if out.get('billing_period') == 'annual' else 'monthly'}. "
-                "The change shows on your next invoice."
-            )
+            plan = str(out.get("plan", "")).title()
+            billed = "annually" if out.get("billing_period") == "annual" else "monthly"
+            status = out.get("status", "changed")
+            if status == "unchanged":
+                return step.answer(f"You're already on the {plan} plan, billed {billed}, so nothing needed changing.")
+            if status == "scheduled":
+                return step.answer(
+                    f"Done: you'll move from the {str(out.get('from_plan', '')).title()} plan to the {plan} plan at your next "
+                    f"renewal, billed {billed}. Until then nothing changes."
+                )
+            return step.answer(f"Done: you're now on the {plan} plan, billed {billed}. The change shows on your next invoice.")
         if last.name == "update_payment_method":
             return step.answer(f"Your payment method is now {out.get('payment_method')}; future charges will use it.")
+        step.resolved = False
         return None
 
     def _charge_label(self, charge_id: str) -> str:
@@ -486,13 +728,12 @@ class Specialist:
             return f"I've added {money(out['amount'])} of credit to your account ({out['credit_id']}); it comes off your next invoice."
         return "Done."
 
-    def _refund_flow(self, customer_id: str, charges: list[dict[str, Any]], intents: set[str], text: str):
+    def _refund_flow(self, customer_id: str, charges: list[dict[str, Any]], intents: set[str], text: str, explicit: bool):
         v, step, f = self.view, self.step, self.view.facts
-        wants_refund = "refund" in intents or ("affirm" in intents and self._offered_refund())
-        # A bare "refund" with nothing saying which charge: confirm the one we found first.
+        latest = v.latest_facts()
+        # The latest message says which charge: an amount, a date, an invoice, "the duplicate".
         pointed = bool(
-            "duplicate" in intents or f.amounts or f.dates or f.invoice_ids or v.context.get("charge_id")
-            or ("affirm" in intents and self._offered_refund())
+            cues.DUPLICATE.search(text) or latest.amounts or latest.dates or latest.invoice_ids or v.context.get("charge_id")
         )
         pending = self._pending_refund()
         if pending is not None:
@@ -511,7 +752,7 @@ class Specialist:
             dup_family = {c["id"] for c in dups} | {c.get("duplicate_of") for c in dups}
             if named and not any(c["id"] in dup_family for c in self._charges_named(charges)):
                 pool = named  # the customer pointed at a charge that is not a duplicate
-            if not pool and wants_refund:
+            if not pool and "refund" in intents:
                 pool = self._charges_matching(charges)
             if f.amounts:
                 pool = [c for c in pool if any(abs(c["amount"] - a) < 0.005 for a in f.amounts)] or pool
@@ -538,38 +779,32 @@ class Specialist:
                 f"That's already taken care of: {label} of {money(target['amount'])} on {when} has been refunded{ref}. "
                 "There's nothing more you need to do; it reaches your original payment method within 5-10 business days."
             )
-        if not wants_refund or not pointed:
-            first = next((c for c in charges if c["id"] == target.get("duplicate_of")), None)
+        first = next((c for c in charges if c["id"] == target.get("duplicate_of")), None)
+        options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
+        offered = self._refund_args(target)
+        if not explicit or not pointed:
             if is_dup and first:
-                return step.answer(
+                return step.offer(
                     f"I found it: two charges of {money(target['amount'])} for \"{target['description']}\", on "
                     f"{nice_date(first['charged_on'])} and {when}. The one on {when} is a duplicate. Would you like me to refund it?",
-                    customer_id=customer_id,
+                    "refund_charge", offered, options, customer_id=customer_id,
                 )
-            return step.answer(
-                f"I see a charge of {money(target['amount'])} on {when} for \"{target['description']}\". Would you like me to refund it?"
+            return step.offer(
+                f"I see a charge of {money(target['amount'])} on {when} for \"{target['description']}\". Would you like me to refund it?",
+                "refund_charge", offered, options,
             )
-        asked = [a.value for a in v.latest_facts().amounts]
+        asked = [a.value for a in latest.amounts]
         requested = [a for a in asked if a <= target["refundable"] + 0.005]
         if asked and not requested and not ctx_charge:
             # Asked for more than the charge: refunds follow what was paid, not what is asked.
-            return step.answer(
+            return step.offer(
                 f"I can't refund {money(max(asked))}: a refund is made against a specific charge, up to what was paid. "
                 f"{label.capitalize()} of {money(target['amount'])} on {when} can be refunded "
-                f"({money(target['refundable'])}). Would you like me to refund it?"
+                f"({money(target['refundable'])}). Would you like me to refund it?",
+                "refund_charge", offered, options,
             )
         amount = round(min(requested[-1] if requested and not is_dup else target["refundable"], target["refundable"]), 2)
-        reason = f"duplicate of {target['duplicate_of']}" if is_dup else (v.context.get("refund_reason") or "customer request")
-        limit = v.desk.policy.refund_limit(self.me.level)
-        args = {"charge_id": target["id"], "amount": amount, "reason": "duplicate charge" if is_dup else reason}
-        if amount > limit + 1e-9:
-            target_agent = self.escalation_target("refund_charge")
-            if target_agent:
-                return self._escalate_refund(target_agent, args, f"above the {money(limit)} limit for level {self.me.level}")
-            return self._ask_human(
-                f"a refund of {money(amount)} is above what I can approve", {"refund_amount": amount, "charge_id": target["id"]}
-            )
-        return step.call("refund_charge", args, customer_id=customer_id)
+        return self._refund_call(offered | {"amount": amount})
 
     def _charges_named(self, charges: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Every charge on the dates or invoices the customer named, refundable or not."""
@@ -597,9 +832,6 @@ class Specialist:
             ]
             return hits
         return []
-
-    def _offered_refund(self) -> bool:
-        return "would you like me to refund" in self.view.last_agent_text().lower()
 
     def _escalate_refund(self, target: str, args: dict[str, Any], why: str):
         amount = float(args.get("amount", 0))
@@ -652,32 +884,83 @@ class Specialist:
         if amount is None:
             return step.answer("What amount of credit are you asking for?")
         reason = v.context.get("credit_reason") or text[:300] or "service credit"
-        return step.call("issue_credit", {"customer_id": customer_id, "amount": round(amount, 2), "reason": reason})
+        args = {"customer_id": customer_id, "amount": round(amount, 2), "reason": reason}
+        arrived = any(h.to_agent == self.me.name and h.handoff_kind == "escalate" for h in v.turn_handoffs)
+        if "credit" in self._asked(text) or arrived:
+            return step.call("issue_credit", args)
+        return step.offer(f"I can add {money(amount)} of credit to your account, taken off your next invoice. Shall I go ahead?", "issue_credit", args)
 
-    def _plan_change(self, customer_id: str, text: str):
+    def _cancel(self, customer_id: str, explicit: bool):
+        """Cancel when the latest message asks to; otherwise say exactly what will happen and wait."""
+        step = self.step
+        request = next((t for t in reversed(self.topic_texts()) if cues.CANCEL.search(t)), None) or "customer asked to cancel"
+        args = {"customer_id": customer_id, "reason": request[:200]}
+        if explicit:
+            return step.call("cancel_subscription", args, customer_id=customer_id)
+        record = self._customer_record(customer_id)
+        if record is None and self.view.has_tool("find_customer") and not self.view.called_with("find_customer", {"query": customer_id}):
+            return step.call("find_customer", {"query": customer_id})
+        if record is not None and record.get("status") == "cancelled":
+            return step.answer("Your subscription is already cancelled: it won't renew and you won't be charged again. Anything else?")
+        plan = f"{str(record['plan']).title()} " if record else ""
+        return step.offer(
+            f"I can cancel your {plan}subscription now: it won't renew, you won't be charged again, and you keep access "
+            "until the end of the period you've paid for. Shall I go ahead?",
+            "cancel_subscription", args, customer_id=customer_id,
+        )
+
+    def _plan_change(self, customer_id: str, text: str, asked: set[str]):
+        """A plan change states which plan, which billing period and when (now or at renewal).
+
+        It is made at once when the latest message asks for it and names the plan or period;
+        anything carried from earlier messages is offered first and waits for a yes.
+        """
         v, step = self.view, self.step
         plan, period = cues.plan_request(text)
+        source = text
+        explicit = bool(plan or period) and ("plan" in asked or self._asked_which_plan())
         if plan is None and period is None:
             for t in reversed(self.topic_texts()):
                 plan, period = cues.plan_request(t)
                 if plan or period:
+                    source = t
                     break
         if plan is None and period is None:
             return self._with_prices(
                 lambda prices, _plans: f"Which plan would you like? {prices}",
                 "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment.",
             )
-        if plan is None:
-            record = self._customer_record(customer_id)
-            if record is None:
-                return step.call("find_customer", {"query": customer_id})
-            plan = record["plan"]
+        when = "renewal" if cues.AT_RENEWAL.search(text) or cues.AT_RENEWAL.search(source) else "now"
+        record = self._customer_record(customer_id)
+        if record is None:
+            if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
+                return step.answer("I couldn't read your account just now. Could you try again in a moment?")
+            return step.call("find_customer", {"query": customer_id})
+        plan = plan or record["plan"]
         args: dict[str, Any] = {"customer_id": customer_id, "plan": plan}
         if period:
             args["billing_period"] = period
+        if when == "renewal":
+            args["when"] = "renewal"
+        if plan == record.get("plan") and (period or record.get("billing_period")) == record.get("billing_period"):
+            return step.answer(
+                f"You're already on the {plan.title()} plan, billed {'annually' if record.get('billing_period') == 'annual' else 'monthly'}, "
+                "so there's nothing to change. Anything else?"
+            )
         if v.called_with("change_plan", args):
-            return step.answer(f"You're already moved to the {plan.title()} plan. Anything else?")
-        return step.call("change_plan", args)
+            return step.answer(f"That change to the {plan.title()} plan is already made. Anything else?")
+        if explicit:
+            return step.call("change_plan", args, customer_id=customer_id)
+        billed = f", billed {'annually' if period == 'annual' else 'monthly'}" if period else ""
+        timing = "at your next renewal (nothing changes until then)" if when == "renewal" else "now"
+        return step.offer(
+            f"To confirm: I'll move you from the {str(record['plan']).title()} plan to the {plan.title()} plan{billed}, {timing}. Shall I go ahead?",
+            "change_plan", args, customer_id=customer_id,
+        )
+
+    def _asked_which_plan(self) -> bool:
+        """Our last reply asked which plan: a plan named now is the answer, so the request."""
+        return self.view.last_agent_text().startswith("Which plan would you like")
 
     def _pricing(self, text: str):
         offer = " Would you like to change your plan?" if self.view.has_tool("change_plan") else ""
@@ -745,10 +1028,12 @@ class Specialist:
     def _charges_answer(self, charges: list[dict[str, Any]]):
         dups = [c for c in charges if c.get("duplicate_of") and c["refundable"] > 0]
         failed = [c for c in charges if c["status"] == "failed"]
-        tail = ""
+        listed = [c["id"] for c in charges[-6:]]
         if dups:
             tail = f" The charge on {nice_date(dups[-1]['charged_on'])} is a duplicate. Would you like me to refund it?"
-        elif failed:
+            return self.step.offer(self._charges_summary(charges) + tail, "refund_charge", self._refund_args(dups[-1]), listed)
+        tail = ""
+        if failed:
             tail = f" The payment on {nice_date(failed[-1]['charged_on'])} failed, so you weren't charged for it; updating your payment method will settle that invoice."
         return self.step.answer(self._charges_summary(charges) + tail)
 
@@ -759,6 +1044,7 @@ class Specialist:
         wanted = self.view.facts.invoice_ids
         shown = [i for i in invoices if i["id"] in wanted] or invoices[-4:]
         parts = [f"{i['id']} for {i['period']}: {money(i['amount'])}, {i['status']}" for i in shown]
+        self.step.resolved = True
         return self.step.answer(
             "Here are your invoices: " + "; ".join(parts) + ". You can download PDFs under Settings > Billing > Invoices."
         )
@@ -774,7 +1060,9 @@ class Specialist:
         issue = v.context.get("issue") or (topic_texts[0] if topic_texts else text)
         searched_before = [t for t in v.tools if t.name == "search_kb" and t.ok]
 
-        bug = bool(cues.BUG.search(text))
+        # Troubleshoot first: only a report the customer calls a bug, or lost data, goes
+        # straight to engineering; a first crash report gets the help article's steps.
+        bug = bool(cues.BUG.search(text) or cues.DATA_LOSS.search(text))
         failed = bool(cues.STEPS_FAILED.search(text)) and bool(searched_before) and not v.turn_tools
         if v.context.get("bug_summary") and not v.calls("create_ticket") and v.has_tool("create_ticket"):
             return self._ticket(v.context["bug_summary"])
@@ -903,7 +1191,7 @@ class Specialist:
         if not v.context.get("customer_id") and email and v.has_tool("find_customer"):
             if not v.called_with("find_customer", {"query": email}):
                 return self.step.call("find_customer", {"query": email})
-        severity = "high" if cues.BUG.search(summary) and any(w in summary.lower() for w in ("data", "lost", "deleted", "corrupt")) else "normal"
+        severity = "high" if cues.DATA_LOSS.search(summary) or (cues.BUG.search(summary) and any(w in summary.lower() for w in ("data", "lost", "deleted", "corrupt"))) else "normal"
         args: dict[str, Any] = {"summary": summary[:480], "severity": severity}
         customer = v.context.get("customer_id") or self._customer_id()
         if customer:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
-from supportdesk.models.offline import cues
-from supportdesk.models.offline.router import Route, Router
+from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline.router import Route, Router, content_words
 from supportdesk.models.offline.view import View
 
 CLARIFY_OPENING = "So I can bring in the right colleague:"
@@ -70,11 +71,55 @@ def topic(text: str, target_title: str) -> str:
     return f"{target_title.lower()} question"
 
 
+# Where one message carries two problems: only where the customer marks a second one ("also",
+# "and also", ", and I ...", "plus", "by the way", "two things:"). Sentences that follow up on
+# one problem ("How can I fix this?") are not a second problem.
+_ISSUE_SPLIT = re.compile(
+    r"\s*[,;.]?\s*\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*"
+    r"|\s*,\s*and\s+|\s+and\s+(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
+    r"|^\s*(?:two|2|a couple of) (?:things|problems|issues|questions)\s*:\s*",
+    re.IGNORECASE,
+)
+# Each part must route this surely, and say enough, to count as a problem of its own.
+ISSUE_CONFIDENCE = 0.8
+ISSUE_MIN_WORDS = 1
+
+
+def issues(text: str, router: Router) -> list[tuple[Route, str]]:
+    """[(route, part of the message)] when the message raises problems for more than one agent."""
+    if not _ISSUE_SPLIT.search(text):
+        return []
+    parts = [p.strip(" ,.;:") for p in _ISSUE_SPLIT.split(text) if p and p.strip(" ,.;:")]
+    if len(parts) < 2:
+        return []
+    found: list[tuple[Route, str]] = []
+    loose: list[str] = []  # parts about nothing in particular ("dana@example.com") join a neighbour
+    for part in parts:
+        # "my email is dana@example.com" is a fact, not a problem of its own.
+        substantial = bool(cues.PROBLEM.search(part)) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
+        route = router.route(part) if substantial else None
+        if route is not None and route.agent is not None and route.confidence >= ISSUE_CONFIDENCE:
+            if found and found[-1][0].agent == route.agent:
+                found[-1] = (found[-1][0], f"{found[-1][1]}. {part}")
+            else:
+                found.append((route, " ".join(loose + [part])))
+            loose = []
+        elif found:
+            found[-1] = (found[-1][0], f"{found[-1][1]}. {part}")
+        else:
+            loose.append(part)
+    if len({route.agent for route, _ in found}) < 2:
+        return []
+    return found
+
+
 def _transfer(view: View, route: Route, text: str, extra: dict[str, Any] | None = None) -> Transfer:
     target = view.desk.agents[route.agent]  # type: ignore[index]
     context = view.facts.context_writes(view.context)
     context["category"] = target.name
     context["issue"] = text[:300]
+    if view.context.get(dialogue.PENDING_OFFER) is not None:
+        context[dialogue.PENDING_OFFER] = None  # a new routing starts a new exchange
     context.update(extra or {})
     meta: dict[str, Any] = {"router": "offline", "routing_confidence": round(route.confidence, 3)}
     if route.prediction is not None:
@@ -96,11 +141,15 @@ def decide(view: View, router: Router):
     # Handed back this turn with a new topic: route it, never back to whoever returned it.
     returned_by = [h.from_agent for h in view.turn_handoffs if h.to_agent == me and h.handoff_kind == "return"]
     if returned_by:
-        topic = view.context.get("pending_topic") or text
-        route = router.route(topic, exclude=returned_by)
-        if route.agent is None:
-            route = router.best(topic, exclude=returned_by)
-        return _transfer(view, route, topic, {"pending_topic": None})
+        pending = view.context.get("pending_topic") or text
+        owner = view.context.get("pending_agent")
+        if owner in candidates and owner not in returned_by:
+            route = Route(owner, 1.0, None)  # handed over for a problem already placed
+        else:
+            route = router.route(pending, exclude=returned_by)
+            if route.agent is None:
+                route = router.best(pending, exclude=returned_by)
+        return _transfer(view, route, pending, {"pending_topic": None, "pending_agent": None})
 
     if not text.strip():
         return Answer(greeting(view))
@@ -124,8 +173,21 @@ def decide(view: View, router: Router):
 
     if cues.OUT_OF_SCOPE.search(text) and not _domain_request(text):
         return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
-    route = router.route(text)
     asked_before = view.last_agent_text().startswith("Happy to help. " + CLARIFY_OPENING)
+    if not asked_before and cues.vague(text) and not cues.THANKS.search(text):
+        # Nothing says what about ("I have a problem", "it doesn't work"): ask, don't guess.
+        return Answer(clarifying_question(view, candidates), meta={"router": "offline", "clarifying": True})
+    several = issues(text, router)
+    if several:
+        # Two problems at once: the first goes to its agent now, the others wait their turn
+        # in the shared context and are handed over when the first is resolved.
+        (first, first_text), *rest = several
+        waiting = dialogue.pending_issues(view.context) + [
+            {"agent": r.agent, "topic": topic(part, view.desk.agents[r.agent].title), "text": part[:300]}  # type: ignore[index]
+            for r, part in rest
+        ]
+        return _transfer(view, first, first_text, {dialogue.PENDING_ISSUES: waiting})
+    route = router.route(text)
     if route.agent is None and asked_before:
         # One question only: route on the answer, read together with what came before.
         named = _title_mentioned(view, text, candidates)

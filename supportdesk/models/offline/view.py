@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from supportdesk.engine.protocol import StepRequest
@@ -43,11 +44,15 @@ class Facts:
     emails: list[str] = field(default_factory=list)
     customer_ids: list[str] = field(default_factory=list)
     amounts: list[float] = field(default_factory=list)
+    # As searched: "2026-03-01", or "--03-01" when the customer gave no year.
     dates: list[str] = field(default_factory=list)
     invoice_ids: list[str] = field(default_factory=list)
     order_ids: list[str] = field(default_factory=list)
+    # The year each year-less date is read in: the customer's own words, else the charge it
+    # names, else the last such date on or before the day the customer wrote.
+    years: dict[str, int] = field(default_factory=dict)
 
-    def add(self, found: slot_extraction.Slots) -> None:
+    def add(self, found: slot_extraction.Slots, written_on: date | None = None) -> None:
         for target, values in (
             (self.emails, found.emails),
             (self.customer_ids, found.customer_ids),
@@ -60,6 +65,21 @@ class Facts:
                 if v in target:
                     target.remove(v)
                 target.append(v)
+        if written_on is not None:
+            for d in found.dates:
+                if d.year is None and d.iso() not in self.years:
+                    past = (d.month, d.day) > (written_on.month, written_on.day)
+                    self.years[d.iso()] = written_on.year - 1 if past else written_on.year
+
+    def iso_dates(self) -> list[str]:
+        """The dates as ISO 8601 calendar dates, for the shared context and for people."""
+        out = []
+        for d in self.dates:
+            if d.startswith("--") and d in self.years:
+                d = f"{self.years[d]:04d}{d[1:]}"
+            if d not in out:
+                out.append(d)
+        return out
 
     def context_writes(self, context: dict[str, Any]) -> dict[str, Any]:
         """The shared-context keys these facts add or change."""
@@ -68,7 +88,7 @@ class Facts:
             out["customer_email"] = self.emails[-1]
         for key, values in (
             ("amounts", self.amounts),
-            ("dates", self.dates),
+            ("dates", self.iso_dates()),
             ("invoice_ids", self.invoice_ids),
             ("order_ids", self.order_ids),
         ):
@@ -118,7 +138,14 @@ class View:
 
         self.facts = Facts()
         for m in self.customer_messages:
-            self.facts.add(slot_extraction.extract(m.text))
+            self.facts.add(slot_extraction.extract(m.text), m.created_at.date())
+        # A year-less date the customer gave is read in the year of the charge it names.
+        for t in self.tools:
+            if t.ok and t.name == "find_charges" and isinstance(t.output, dict):
+                for ch in t.output.get("charges", []):
+                    on = str(ch.get("charged_on", ""))
+                    if len(on) == 10 and f"--{on[5:]}" in self.facts.years:
+                        self.facts.years[f"--{on[5:]}"] = int(on[:4])
 
     # --- questions the agents ask of the log ----------------------------------------------------
 

@@ -1,0 +1,153 @@
+"""Dialogue state: what an offline agent has offered, what the customer points at, what is
+still to do.
+
+A competent agent keeps three things in mind between messages, and so do ours, in the shared
+context where staff see them in the inspector:
+
+- `pending_offer`: the one action the agent's last reply proposed and is waiting for a "yes"
+  on (the tool, its exact arguments, what was said, and the things the reply listed, which
+  "the second one" or "both" point at). A confirmation executes exactly this; a new request
+  replaces it; a refusal, or any reply that proposes nothing, clears it. An offer answers one
+  customer message: a "yes" two messages later confirms nothing.
+- `pending_issues`: problems the customer raised that another agent owns, handed over once
+  the current one is resolved.
+- the facts (emails, amounts, ISO dates ...), written by `view.Facts`.
+
+Everything here is a pure function of the log and the context, like the rest of the model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from supportdesk.models.offline import cues
+from supportdesk.models.offline import slots as slot_extraction
+
+PENDING_OFFER = "pending_offer"
+PENDING_ISSUES = "pending_issues"
+
+# The actions that change an account or move money: executed only when the customer's latest
+# message asked for that action or confirmed that exact offer.
+ACCOUNT_ACTIONS = {
+    "refund_charge": "refund",
+    "issue_credit": "credit",
+    "change_plan": "plan",
+    "cancel_subscription": "cancel",
+}
+
+
+@dataclass(frozen=True)
+class Offer:
+    action: str
+    arguments: dict[str, Any]
+    summary: str
+    turn: int  # how many customer messages there were when it was made
+    agent: str
+    options: list[str] = field(default_factory=list)  # ids the reply listed, in order
+
+    @property
+    def intent(self) -> str | None:
+        return ACCOUNT_ACTIONS.get(self.action)
+
+    def as_context(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "action": self.action,
+            "arguments": dict(self.arguments),
+            "summary": self.summary,
+            "turn": self.turn,
+            "agent": self.agent,
+        }
+        if self.options:
+            out["options"] = list(self.options)
+        return out
+
+    @classmethod
+    def from_context(cls, value: Any) -> Offer | None:
+        if not isinstance(value, dict) or not isinstance(value.get("action"), str) or not isinstance(value.get("arguments"), dict):
+            return None
+        return cls(
+            action=value["action"],
+            arguments=dict(value["arguments"]),
+            summary=str(value.get("summary", "")),
+            turn=int(value.get("turn", -1)) if str(value.get("turn", "")).lstrip("-").isdigit() else -1,
+            agent=str(value.get("agent", "")),
+            options=[str(o) for o in value.get("options", []) if isinstance(o, str)],
+        )
+
+
+def open_offer(context: dict[str, Any], customer_messages: int) -> Offer | None:
+    """The offer made in reply to the previous customer message, if it is still open."""
+    offer = Offer.from_context(context.get(PENDING_OFFER))
+    if offer is None or offer.turn != customer_messages - 1:
+        return None
+    return offer
+
+
+# --- what the customer's message does --------------------------------------------------------------
+
+
+def refuses(text: str) -> bool:
+    return bool(cues.DECLINE.search(text))
+
+
+def confirms(text: str) -> bool:
+    return bool(cues.AFFIRM.search(text)) and not refuses(text)
+
+
+_BOTH = re.compile(r"\b(?:both|all (?:of )?(?:them|those|these|the charges|the payments)|each of them|them all|the two of them)\b", re.I)
+_ORDINALS = (
+    (re.compile(r"\b(?:first|1st|earlier|earliest|former|older|original)\b(?! time)", re.I), 0),
+    (re.compile(r"\b(?:second|2nd)\b(?! time)", re.I), 1),
+    (re.compile(r"\b(?:third|3rd)\b(?! time)(?=\s*(?:one|charge|payment)\b)", re.I), 2),
+    (re.compile(r"\b(?:last|later|latest|latter|newer|newest|most recent|duplicate|double|extra|repeat(?:ed)?)\b(?! (?:month|week|year|time))", re.I), -1),
+)
+
+
+def point_at(text: str, options: list[dict[str, Any]], date_key: str = "charged_on") -> list[dict[str, Any]] | None:
+    """Which of `options` (what the agent last listed, in order) the customer points at.
+
+    "both" / "all of them" -> every option; "the March 3rd one" -> by date; "the 29.99 one" ->
+    by amount; "the second one", "the later one", "the duplicate" -> by position. None when the
+    message points at nothing in particular ("it", "that charge" are the offer itself).
+    """
+    if not options:
+        return None
+    if _BOTH.search(text) and len(options) > 1:
+        return list(options)
+    found = slot_extraction.extract(text)
+    if found.dates:
+        wanted = {(d.month, d.day, d.year) for d in found.dates}
+        hits = [
+            o for o in options
+            if any(_same_day(str(o.get(date_key, "")), m, d, y) for m, d, y in wanted)
+        ]
+        if hits:
+            return hits
+    if found.amounts and len({o.get("amount") for o in options}) > 1:
+        hits = [o for o in options if any(abs(float(o.get("amount", 0)) - a.value) < 0.005 for a in found.amounts)]
+        if hits:
+            return hits
+    # Ordinals without a date beside them ("the 3rd" alone is a date only with a month).
+    stripped = slot_extraction.without_dates(text)
+    for pattern, index in _ORDINALS:
+        if pattern.search(stripped) and (index < len(options) or index == -1):
+            return [options[index]]
+    return None
+
+
+def _same_day(iso: str, month: int, day: int, year: int | None) -> bool:
+    if len(iso) < 10:
+        return False
+    return iso[5:10] == f"{month:02d}-{day:02d}" and (year is None or iso[:4] == f"{year:04d}")
+
+
+# --- issues raised for someone else ---------------------------------------------------------------------
+
+
+def pending_issues(context: dict[str, Any]) -> list[dict[str, Any]]:
+    value = context.get(PENDING_ISSUES)
+    if not isinstance(value, list):
+        return []
+    return [i for i in value if isinstance(i, dict) and isinstance(i.get("agent"), str) and isinstance(i.get("text"), str)]
