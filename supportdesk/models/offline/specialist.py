@@ -22,12 +22,13 @@ from typing import Any
 from supportdesk.config import AgentConfig
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message
-from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline import cues, dialogue, generic
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.view import ToolEvent, View
 
 MONEY_TOOLS = ("refund_charge", "find_charges")
 TECH_TOOLS = ("search_kb", "send_password_reset")
+GENERAL_TOOLS = ("request_human",)  # every agent may hold it; it is no skill
 TOPIC_SWITCH_CONFIDENCE = 0.8
 LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
 POLICY_NOTE = (
@@ -63,11 +64,15 @@ def nice_date(iso: str) -> str:
 
 
 def skills_of(agent: AgentConfig) -> set[str]:
+    """What an agent can do, from the tools it holds: "money", "tech", or, for an agent with
+    tools of its own that are neither (defined only in the desk file), "own:<name>"."""
     out = set()
     if any(t in agent.tools for t in MONEY_TOOLS):
         out.add("money")
     if any(t in agent.tools for t in TECH_TOOLS):
         out.add("tech")
+    if not out and any(t not in GENERAL_TOOLS for t in agent.tools):
+        out.add(f"own:{agent.name}")
     return out
 
 
@@ -198,10 +203,8 @@ class Specialist:
             action = self._money(own_text if own_text is not None else text)
         elif focus == "tech":
             action = self._tech(own_text if own_text is not None else text)
-        else:
-            action = self.step.answer(
-                "I'm sorry, that's not something I can do from here. I've noted it; is there anything else I can help with?"
-            )
+        else:  # an agent's own tools ("own:<name>"), or none at all
+            action = generic.Generic(self).decide(own_text if own_text is not None else text)
         if switch_clause is not None and isinstance(action, Answer):
             return self._return(switch_clause, action.text, action.context)
         if self.step.note and isinstance(action, Transfer) and action.text and not action.text.startswith(self.step.note):

@@ -1,0 +1,144 @@
+"""Competent generic behaviour for an agent defined only in the desk file.
+
+An agent whose tools are neither the money skill's nor the tech skill's (a "returns" agent
+holding `create_return_label`, say) still works like a person given a new job description:
+it picks the tool the request is about (by the words of the tool's name and description),
+fills the tool's parameters from what the customer has said anywhere in the conversation,
+asks for the ones still missing (one question naming them), calls the tool, and reports what
+the tool returned. A request outside its description goes back to the entry agent (the
+specialist's topic switch); the shared context and dialogue state work as for everyone else.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from supportdesk.engine.protocol import ToolSpec
+from supportdesk.models.offline.router import content_words
+
+if TYPE_CHECKING:
+    from supportdesk.models.offline.specialist import Specialist
+
+# Tools every agent may hold that are not its job (a person is asked for through `_conversational`).
+_ASIDE = {"request_human"}
+_WORD = re.compile(r"[a-z]+")
+
+
+def _words(text: str) -> set[str]:
+    out = set()
+    for w in _WORD.findall(text.lower().replace("_", " ")):
+        out.add(w[:5])  # a crude stem: "returns", "returned", "return" meet
+    return out
+
+
+def _required(spec: ToolSpec) -> list[tuple[str, str]]:
+    """(name, description) of each parameter the tool needs and has no default for."""
+    model: type[BaseModel] = spec.args_model
+    return [(name, f.description or name.replace("_", " ")) for name, f in model.model_fields.items() if f.is_required()]
+
+
+def _optional(spec: ToolSpec) -> list[str]:
+    return [name for name, f in spec.args_model.model_fields.items() if not f.is_required()]
+
+
+class Generic:
+    def __init__(self, specialist: Specialist):
+        self.s = specialist
+        self.view = specialist.view
+        self.step = specialist.step
+
+    def tools(self) -> list[ToolSpec]:
+        return [t for t in self.view.request.tools if t.name not in _ASIDE]
+
+    def decide(self, text: str):
+        v = self.view
+        reported = self._report()
+        if reported is not None:
+            return reported
+        tools = self.tools()
+        if not tools:
+            return self.step.answer(
+                "I'm sorry, that's not something I can do from here. I've noted it; is there anything else I can help with?"
+            )
+        request = " ".join(self.s.topic_texts()) or text
+        tool = self._pick(tools, request)
+        if tool is None:
+            return self.step.answer(
+                f"I can help with {self.view.agent.description.rstrip('.').lower()}. What would you like me to do?"
+            )
+        args, missing = self._fill(tool, request)
+        if missing:
+            wanted = " and ".join(desc for _, desc in missing)
+            return self.step.answer(f"I can do that. To go ahead I need {self._article(wanted)}: could you tell me?")
+        if v.called_with(tool.name, args):
+            return self.step.answer("That's already done (see above). Is there anything else I can help with?")
+        return self.step.call(tool.name, args)
+
+    @staticmethod
+    def _article(wanted: str) -> str:
+        return wanted if wanted.lower().startswith(("the ", "your ", "a ", "an ")) else f"the {wanted}"
+
+    def _pick(self, tools: list[ToolSpec], request: str) -> ToolSpec | None:
+        if len(tools) == 1:
+            return tools[0]
+        asked = _words(" ".join(content_words(request)) + " " + request)
+        scored = sorted(((len(asked & _words(f"{t.name} {t.description}")), k, t) for k, t in enumerate(tools)), key=lambda x: (-x[0], x[1]))
+        return scored[0][2] if scored and scored[0][0] > 0 else None
+
+    def _fill(self, tool: ToolSpec, request: str) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """The tool's parameters from the customer's facts; the required ones still missing."""
+        args: dict[str, Any] = {}
+        missing: list[tuple[str, str]] = []
+        for name, desc in _required(tool):
+            value = self._value(name, desc, request)
+            if value is None:
+                missing.append((name, desc))
+            else:
+                args[name] = value
+        for name in _optional(tool):
+            value = self._value(name, name, request, optional=True)
+            if value is not None:
+                args[name] = value
+        return args, missing
+
+    def _value(self, name: str, desc: str, request: str, optional: bool = False) -> Any:
+        v, f = self.view, self.view.facts
+        key = f"{name} {desc}".lower()
+        if "order" in key:
+            return f.order_ids[-1] if f.order_ids else None
+        if "invoice" in key:
+            return f.invoice_ids[-1] if f.invoice_ids else None
+        if "email" in key:
+            return f.emails[-1] if f.emails else v.context.get("customer_email")
+        if "customer" in key or "account" in key:
+            return v.context.get("customer_id") or (f.customer_ids[-1] if f.customer_ids else None) or (f.emails[-1] if f.emails else None)
+        if "amount" in key or "price" in key:
+            return f.amounts[-1] if f.amounts else None
+        if "date" in key:
+            dates = f.iso_dates()
+            return dates[-1] if dates else None
+        if optional:
+            return None
+        if any(w in key for w in ("reason", "why", "description", "summary", "details", "note", "problem", "issue")):
+            # The customer's own words are the reason: the message that made the request.
+            return request[:300] if request.strip() else None
+        return None
+
+    def _report(self):
+        """Say what the tool this agent called this turn did, from its result alone."""
+        v = self.view
+        mine = [t for t in v.turn_tools if t.name not in _ASIDE and t.agent == v.agent.name]
+        if not mine or not mine[-1].done:
+            return None
+        last = mine[-1]
+        what = last.name.replace("_", " ")
+        if last.is_error:
+            return self.step.answer(f"I couldn't {what}: {last.output}. Could you check the details?")
+        self.step.resolved = True
+        if isinstance(last.output, dict):
+            facts = "; ".join(f"{k.replace('_', ' ')}: {val}" for k, val in last.output.items() if isinstance(val, (str, int, float)))
+            return self.step.answer(f"Done ({what}). {facts}." if facts else f"Done ({what}).")
+        return self.step.answer(f"Done ({what}): {str(last.output)[:300]}")
