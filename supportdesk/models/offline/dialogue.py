@@ -46,6 +46,8 @@ class Offer:
     turn: int  # how many customer messages there were when it was made
     agent: str
     options: list[str] = field(default_factory=list)  # ids the reply listed, in order
+    # The same action on several things at once ("refund both"): each one's arguments.
+    batch: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def intent(self) -> str | None:
@@ -61,6 +63,8 @@ class Offer:
         }
         if self.options:
             out["options"] = list(self.options)
+        if self.batch:
+            out["batch"] = [dict(b) for b in self.batch]
         return out
 
     @classmethod
@@ -74,6 +78,7 @@ class Offer:
             turn=int(value.get("turn", -1)) if str(value.get("turn", "")).lstrip("-").isdigit() else -1,
             agent=str(value.get("agent", "")),
             options=[str(o) for o in value.get("options", []) if isinstance(o, str)],
+            batch=[dict(b) for b in value.get("batch", []) if isinstance(b, dict)],
         )
 
 

@@ -23,6 +23,7 @@ from supportdesk.config import AgentConfig
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message
 from supportdesk.models.offline import cues, dialogue, generic
+from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.view import ToolEvent, View
 
@@ -99,10 +100,15 @@ class Step:
     def answer(self, text: str, **context: Any) -> Answer:
         return Answer(self.note + text, context=self.context(context))
 
-    def offer(self, text: str, action: str, arguments: dict[str, Any], options: list[str] | None = None, **context: Any) -> Answer:
+    def offer(
+        self, text: str, action: str, arguments: dict[str, Any], options: list[str] | None = None,
+        batch: list[dict[str, Any]] | None = None, **context: Any,
+    ) -> Answer:
         """A reply that proposes one account action and waits for the customer's yes."""
         v = self.view
-        made = dialogue.Offer(action, dict(arguments), text[:300], len(v.customer_messages), v.agent.name, list(options or []))
+        made = dialogue.Offer(
+            action, dict(arguments), text[:300], len(v.customer_messages), v.agent.name, list(options or []), list(batch or [])
+        )
         context[dialogue.PENDING_OFFER] = made.as_context()
         return Answer(self.note + text, context=self.context(context))
 
@@ -566,13 +572,25 @@ class Specialist:
                 "credit": "no credit has been added",
             }.get(offer.intent or "", "nothing has changed")
             return self.step.answer(f"No problem: {what}. Is there anything else I can help with?")
-        wants = offer.intent in asked or (offer.intent == "refund" and "duplicate" in asked)
+        wants = offer.intent in asked
         pointed = None
         if offer.intent == "refund" and offer.options:
             pointed = self._options_pointed(offer, text)
-        if not (wants or dialogue.confirms(text) or (pointed and offer.intent == "refund")):
+        if pointed and not wants:
+            # "the second one", "both": which charge is now clear, but not that they want it
+            # refunded (a plain "yes" to one charge is no yes to another): ask about exactly these.
+            return self._offer_refund_of(pointed, offer)
+        if not (wants or dialogue.confirms(text)):
             return None
         return self._carry_out(offer, pointed)
+
+    def _offer_refund_of(self, charges: list[dict[str, Any]], offer: dialogue.Offer):
+        parts = [f"{money(c['refundable'])} for the charge on {nice_date(c['charged_on'])}" for c in charges]
+        listed = " and ".join(parts)
+        each = [self._refund_args(c) for c in charges]
+        return self.step.offer(
+            f"Just to be sure: shall I refund {listed}?", "refund_charge", each[0], offer.options, each if len(each) > 1 else None
+        )
 
     def _options_pointed(self, offer: dialogue.Offer, text: str) -> list[dict[str, Any]] | None:
         customer_id = self._customer_id()
@@ -588,9 +606,9 @@ class Specialist:
         step = self.step
         if offer.action == "refund_charge":
             targets = pointed or []
-            if not targets:
+            if not targets and not offer.batch:
                 return self._refund_call(dict(offer.arguments))
-            args = [self._refund_args(c) for c in targets]
+            args = [self._refund_args(c) for c in targets] if targets else [dict(b) for b in offer.batch]
             done = [a for a in args if self._refunded(a["charge_id"])]
             args = [a for a in args if not self._refunded(a["charge_id"]) and a["amount"] > 0]
             if not args:
@@ -601,6 +619,10 @@ class Specialist:
             if any(a["amount"] > limit + 1e-9 for a in args):
                 return self._refund_call(args[0])
             return step.calls([("refund_charge", a) for a in args], customer_id=self._customer_id())
+        if offer.action == "issue_credit":
+            customer_id = self._customer_id()
+            if customer_id:
+                return self._credit(customer_id, self.view.latest, confirmed=True)
         if offer.action in self.view.tool_names():
             return step.call(offer.action, dict(offer.arguments))
         return step.answer("I'm sorry, I can't do that from here. Is there anything else I can help with?")
@@ -863,33 +885,39 @@ class Specialist:
             return self.step.call("request_human", {"reason": why}, **context)
         return self.step.answer(f"I've asked a member of staff to help, because {why}. They'll see everything we've discussed.")
 
-    def _credit(self, customer_id: str, text: str):
-        v, step, f = self.view, self.step, self.view.facts
+    def _credit(self, customer_id: str, text: str, confirmed: bool = False):
+        """A credit is made (or passed up to whoever may make it) only when the latest message
+        asks for it or confirms our offer of it; otherwise it is offered, amount and all."""
+        v, step = self.view, self.step
+        request = next((t for t in reversed(self.topic_texts()) if cues.CREDIT.search(t)), text)
+        arrived = any(h.to_agent == self.me.name and h.handoff_kind == "escalate" for h in v.turn_handoffs) and bool(v.context.get("credit_reason"))
+        go = confirmed or arrived or "credit" in self._asked(text)
+        asked_amounts = [a.value for a in slot_extraction.extract(request).amounts]
+        amount = v.context.get("credit_amount") if arrived else None
+        amount = amount or (asked_amounts[-1] if asked_amounts else None)
         if not v.has_tool("issue_credit"):
             target = self.escalation_target("issue_credit")
-            if target:
-                title = v.desk.agents[target].title.lower()
-                return Transfer(
-                    to_agent=target,
-                    reason="account credit requested",
-                    handoff_kind="escalate",
-                    text=f"Credits are handled by a {title} colleague; I'm passing this on with the details.",
-                    context=step.context({"credit_reason": text[:300], "customer_id": customer_id}),
+            if target is None:
+                return self._ask_human("an account credit was requested", {})
+            if not go:
+                what = f"{money(amount)} of credit" if amount else "a credit"
+                return step.offer(
+                    f"I can ask our senior team to add {what} to your account. Shall I go ahead?", "issue_credit",
+                    {"customer_id": customer_id, "amount": round(amount, 2) if amount else None, "reason": request[:300]},
                 )
-            return self._ask_human("an account credit was requested", {})
-        amount = f.amounts[-1] if f.amounts else None
-        if amount is None:
-            charges = self._charges(customer_id)
-            if charges is None:
-                return step.call("find_charges", {"customer_id": customer_id}, customer_id=customer_id)
-            paid = [c for c in charges if c["status"] == "succeeded"]
-            amount = paid[-1]["amount"] if paid else None
+            title = v.desk.agents[target].title.lower()
+            return Transfer(
+                to_agent=target,
+                reason="account credit requested",
+                handoff_kind="escalate",
+                text=f"Credits are handled by a {title} colleague; I'm passing this on with the details.",
+                context=step.context({"credit_reason": request[:300], "credit_amount": amount, "customer_id": customer_id}),
+            )
         if amount is None:
             return step.answer("What amount of credit are you asking for?")
-        reason = v.context.get("credit_reason") or text[:300] or "service credit"
-        args = {"customer_id": customer_id, "amount": round(amount, 2), "reason": reason}
-        arrived = any(h.to_agent == self.me.name and h.handoff_kind == "escalate" for h in v.turn_handoffs)
-        if "credit" in self._asked(text) or arrived:
+        reason = v.context.get("credit_reason") or request[:300] or "service credit"
+        args = {"customer_id": customer_id, "amount": round(float(amount), 2), "reason": reason}
+        if go:
             return step.call("issue_credit", args)
         return step.offer(f"I can add {money(amount)} of credit to your account, taken off your next invoice. Shall I go ahead?", "issue_credit", args)
 
