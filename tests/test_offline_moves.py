@@ -1,0 +1,160 @@
+"""Each example from issue 11's "Why" list, as a good human agent would handle it.
+
+These drive the real desk (runner, tools, demo data) through the offline model and check
+outcomes: which tool ran with which arguments, who holds the conversation, what the shared
+context says, and what the demo data now holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from supportdesk.engine.desk import open_desk
+from supportdesk.engine.events import Appended
+from supportdesk.items import Handoff, Item, Message, ToolCall
+from tests.conftest import REPO
+
+ACCOUNT_ACTIONS = ("refund_charge", "issue_credit", "change_plan", "cancel_subscription")
+
+
+@dataclass
+class Turn:
+    items: list[Item]
+    agent: str
+    context: dict
+
+    def calls(self, name: str | None = None) -> list[ToolCall]:
+        return [i for i in self.items if isinstance(i, ToolCall) and (name is None or i.name == name)]
+
+    def handoffs(self) -> list[str]:
+        return [f"{i.from_agent}>{i.to_agent}" for i in self.items if isinstance(i, Handoff)]
+
+    def said(self) -> str:
+        return " ".join(i.text for i in self.items if isinstance(i, Message) and i.role == "agent")
+
+
+async def talk(tmp_path, *messages: str) -> tuple[list[Turn], object]:
+    turns = []
+    desk = await open_desk(tmp_path / "desk.db", str(REPO / "agents.toml"))
+    async with desk:
+        session = await desk.runner.new_session()
+        for text in messages:
+            items = [e.item async for e in desk.runner.send(session, text) if isinstance(e, Appended)]
+            info = await desk.store.get_session(session)
+            context = {k: e.value for k, e in (await desk.store.context_at(session)).items()}
+            turns.append(Turn(items, info.active_agent, context))
+        customer = await desk.services.customers.get_customer("CUS-1002")
+    return turns, customer
+
+
+async def test_yes_cancel_it_cancels_and_refunds_nothing(tmp_path):
+    asked, email, yes = (await talk(tmp_path, "I'd like to cancel my subscription", "dana@example.com", "yes, cancel it"))[0]
+    assert not asked.calls("cancel_subscription") and not email.calls("cancel_subscription")
+    # The pending offer is the cancellation, visible in the shared context (the inspector).
+    assert email.context["pending_offer"]["action"] == "cancel_subscription"
+    [cancel] = yes.calls("cancel_subscription")
+    assert cancel.arguments["customer_id"] == "CUS-1001"
+    assert not yes.calls("refund_charge") and not yes.context.get("pending_offer")
+
+
+async def test_refund_the_second_one_refunds_the_second_of_the_pair(tmp_path):
+    turns, _ = await talk(tmp_path, "Two identical payments of 29.99 went out of my account in March", "dana@example.com", "Please refund the second one")
+    assert not any(t.calls("refund_charge") for t in turns[:2])
+    [refund] = turns[2].calls("refund_charge")
+    assert (refund.arguments["charge_id"], refund.arguments["amount"]) == ("CH-9004", 29.99)
+
+
+async def test_refund_it_please_after_everything_was_given_refunds_at_once(tmp_path):
+    first, second = (await talk(tmp_path, "I was charged twice for March, dana@example.com, 29.99", "refund it please"))[0]
+    assert not first.calls("refund_charge")
+    [refund] = second.calls("refund_charge")
+    assert refund.arguments["charge_id"] == "CH-9004" and refund.arguments["reason"] == "duplicate charge"
+
+
+async def test_i_have_a_problem_stays_with_triage_which_asks_one_question(tmp_path):
+    first, second = (await talk(tmp_path, "I have a problem", "it's about a charge on my card"))[0]
+    assert first.agent == "triage" and not first.handoffs() and first.said().rstrip().endswith("?")
+    assert second.handoffs() == ["triage>billing"]
+
+
+async def test_angry_customer_who_named_the_charge_gets_the_refund_not_another_lookup(tmp_path):
+    first, second = (
+        await talk(tmp_path, "you charged me TWICE in march, 29.99 on the 1st and again on the 3rd!!! dana@example.com", "yes refund it now")
+    )[0]
+    assert first.calls("find_charges") and not first.calls("refund_charge")
+    assert [c.name for c in second.calls()] == ["refund_charge"]
+    assert second.calls()[0].arguments["charge_id"] == "CH-9004"
+
+
+async def test_two_problems_in_one_message_the_second_is_not_dropped(tmp_path):
+    turns, _ = await talk(tmp_path, "my files stopped syncing, and I was also charged twice. dana@example.com", "that worked, thanks")
+    first, second = turns
+    assert first.agent == "technical" and first.calls("search_kb")
+    assert [i["agent"] for i in first.context["pending_issues"]] == ["billing"]
+    # Resolved: handed over for the charge without the customer asking again.
+    assert second.agent == "billing" and second.calls("find_charges") and not second.calls("refund_charge")
+    assert not second.context.get("pending_issues")
+
+
+async def test_downgrade_at_next_renewal_is_confirmed_exact_and_scheduled(tmp_path):
+    turns, customer = await talk(tmp_path, "downgrade from Team to Pro at the next renewal", "marco@example.com", "yes")
+    asked, email, yes = turns
+    assert not asked.calls("change_plan") and not email.calls("change_plan")
+    offer = email.context["pending_offer"]
+    assert offer["action"] == "change_plan" and offer["arguments"] == {"customer_id": "CUS-1002", "plan": "pro", "when": "renewal"}
+    assert "Pro" in email.said() and "renewal" in email.said()
+    [change] = yes.calls("change_plan")
+    assert change.arguments == {"customer_id": "CUS-1002", "plan": "pro", "when": "renewal"}
+    # Nothing changes before the renewal, and the reply says so rather than "you're now on Pro".
+    assert customer["plan"] == "team"
+    assert "next renewal" in yes.said() and "now on the" not in yes.said()
+
+
+async def test_done_only_when_the_tool_changed_something(tmp_path):
+    [turn], _ = await talk(tmp_path, "switch me to the pro plan please, dana@example.com")
+    assert not turn.calls("change_plan") and "already on the Pro plan" in turn.said()
+    assert "Done" not in turn.said()
+
+
+async def test_it_doesnt_work_gets_a_question_not_an_article(tmp_path):
+    [turn], _ = await talk(tmp_path, "it doesn't work")
+    assert turn.agent == "triage" and not turn.calls("search_kb") and not turn.handoffs()
+
+
+async def test_gdpr_request_goes_to_a_person_not_the_export_article(tmp_path):
+    [turn], _ = await talk(tmp_path, "Under GDPR I want a copy of all the personal data you hold about me, dana@example.com")
+    assert turn.calls("request_human") and not turn.calls("search_kb")
+    assert not any(turn.calls(n) for n in ACCOUNT_ACTIONS)
+
+
+async def test_workspace_ownership_is_not_a_billing_matter(tmp_path):
+    [turn], _ = await talk(tmp_path, "how do i transfer ownership of our workspace to my colleague? marco@example.com")
+    assert turn.calls("request_human") and turn.agent == "senior"
+    assert not turn.calls("find_charges") and not turn.calls("search_kb")
+
+
+async def test_third_time_and_deleted_files_is_escalated_not_a_trash_article(tmp_path):
+    [turn], _ = await talk(tmp_path, "third time I'm writing, 200 files deleted")
+    assert turn.agent == "senior" and not turn.calls("search_kb")
+    [ticket] = turn.calls("create_ticket")
+    assert ticket.arguments["severity"] == "high"
+
+
+async def test_a_first_crash_report_is_troubleshot_before_escalating(tmp_path):
+    first, second = (await talk(tmp_path, "the app crashes every time I open it", "tried all of that, still crashes"))[0]
+    assert first.agent == "technical" and first.calls("search_kb") and not first.handoffs()[1:]
+    assert second.handoffs() == ["technical>senior"] and second.context["steps_tried"] == ["app-crashes"]
+
+
+async def test_an_amount_given_is_never_asked_for_again(tmp_path):
+    first, second = (await talk(tmp_path, "$129.99 twice on my card, I'm marco@example.com", "yes please refund"))[0]
+    assert second.agent == "senior"
+    [refund] = second.calls("refund_charge")
+    assert refund.arguments["amount"] == 129.99
+    assert "how much" not in (first.said() + second.said()).lower()
+
+
+async def test_dates_are_iso_in_the_context_and_spelled_out_for_people(tmp_path):
+    first, _ = (await talk(tmp_path, "hi my email is marco@example.com, i got charged twice, march 1 and march 3", "thanks"))[0]
+    assert first.context["dates"] == ["2026-03-01", "2026-03-03"]
+    assert "March 1, 2026" in first.said() and "--03" not in first.said()
