@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from supportdesk.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 CONVERSATIONS = read_jsonl(REPO / "evals" / "conversations.jsonl")
+# The conversational moves: the half tuned on and the half held back (evals/README.md).
+MOVES_TUNE = read_jsonl(REPO / "evals" / "moves-tune.jsonl")
+MOVES_HELD = read_jsonl(REPO / "evals" / "moves-held.jsonl") + read_jsonl(REPO / "evals" / "moves-held-2.jsonl")
+ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD
 
 
 def test_there_are_enough_conversations():
@@ -18,7 +24,22 @@ def test_there_are_enough_conversations():
         assert any(kind in n for n in names), kind
 
 
-@pytest.mark.parametrize("conversation", CONVERSATIONS, ids=[c["name"] for c in CONVERSATIONS])
+def test_the_moves_are_split_and_varied():
+    assert len(MOVES_TUNE) + len(MOVES_HELD) >= 60
+    names = [c["name"] for c in ALL]
+    assert len(set(names)) == len(names)
+    def move(c):  # "offer 2: ..." belongs to the move "offer"
+        return re.sub(r"\s+\d+$", "", c["name"].split(":")[0])
+
+    for name in {move(c) for c in MOVES_TUNE + MOVES_HELD}:
+        # at least three paraphrases of each move, and both halves hold some
+        assert sum(move(c) == name for c in MOVES_TUNE + MOVES_HELD) >= 3, name
+        assert any(move(c) == name for c in MOVES_HELD), name
+    # outcomes only: the move files never check a reply's wording
+    assert not any("reply" in t.get("expect", {}) or "reply_not" in t.get("expect", {}) for c in MOVES_TUNE + MOVES_HELD for t in c["turns"])
+
+
+@pytest.mark.parametrize("conversation", ALL, ids=[c["name"] for c in ALL])
 async def test_conversation(conversation):
     [result] = await evaluate_conversations([conversation], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)

@@ -51,7 +51,7 @@ async def test_duplicate_2999_is_refunded_once_by_billing(db_path):
         assert info.active_agent == "billing"
         context = {k: e.value for k, e in (await desk.store.context_at(session_id)).items()}
         assert context["category"] == "billing" and context["customer_id"] == "CUS-1001"
-        assert context["amounts"] == [29.99] and context["dates"] == ["--03-01", "--03-03"]
+        assert context["amounts"] == [29.99] and context["dates"] == ["2026-03-01", "2026-03-03"]  # ISO, the year read off the charges found
     finally:
         await desk.close()
 

@@ -132,7 +132,9 @@ _VAGUE_WORDS = frozenset(
     thing things wrong work works working worked not doesn't dont don't does do isn't isnt won't wont can't cant right
     account quick small big real some again still urgent asap now today really very hmm um ok okay yes no thanks thank
     stuff going on happening broken weird strange odd how why what when where fix fixed sort sorted out look
-    happened happen advise explain tell know idea sure thing""".split()
+    happened happen advise explain tell know idea sure thing things oh ah uh well also btw yeah yea hm hmm
+    aren't arent wasn't wasnt weren't werent didn't didnt haven't havent hasn't hasnt couldn't couldnt
+    seems seem seemed properly anymore any more all at everything nothing anything right else""".split()
 )
 _WORD = re.compile(r"[a-z']+")
 
@@ -168,6 +170,18 @@ PROBLEM = _any(
 )
 
 
+_COURTESY = re.compile(
+    r"\b(?:ok(?:ay)?|thanks|thank you|thx|ty|cheers|great|perfect|awesome|brilliant|wonderful|lovely|so much|very much|a lot|"
+    r"that (?:worked|fixed it|did it|helped)|bye|goodbye|have a (?:good|nice) day|that's all|that is all)\b",
+    _FLAGS,
+)
+
+
+def courtesy_only(text: str) -> bool:
+    """Thanks and nothing more: "ok that fixed it, thank you!" (but not "thanks, also ...")."""
+    return bool(THANKS.search(text)) and only_facts(_COURTESY.sub(" ", text))
+
+
 # When a plan change takes effect: at the next renewal, or now.
 AT_RENEWAL = _any(
     r"\b(?:at|on|from|after|with|by) (?:the |my |our )?(?:next |upcoming )?(?:renewal|billing (?:date|cycle|period)|next (?:billing|invoice|cycle|period|month))\b",
@@ -182,7 +196,12 @@ DUPLICATE = _any(
     r"\btwice\b", r"\bdouble[- ]?(?:charged?|billed|payments?)\b", r"\bduplicate", r"\b(?:two|2) (?:identical |same |equal )?(?:charges|payments)\b",
     r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",
 )
-CANCEL = _any(r"\bcancel(?:l?ing|l?ed)? (?:my |the |our )?(?:subscription|plan|account|renewal|membership)\b", r"\bstop (?:the )?(?:automatic )?renewal\b", r"^\s*(?:please )?cancel\b", r"\bi want to cancel\b")
+CANCEL = _any(
+    r"\bcancel(?:l?ing|l?ed|lation)? (?:of )?(?:my |the |our |this )?(?:whole )?(?:subscription|plan|account|renewal|membership|service)\b",
+    r"\b(?:end|stop|terminate|close|quit|discontinue|shut down) (?:my |the |our |this )?(?:whole )?(?:subscription|membership|account|service|plan)\b",
+    r"\bstop (?:the )?(?:automatic |auto-?)?renew(?:al|ing)\b", r"\b(?:do not|don't|dont) (?:want (?:it )?to )?renew\b", r"\bunsubscribe\b",
+    r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"^\W*(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
+)
 PLAN_CHANGE = _any(r"\b(?:upgrade|downgrade|switch|change|move|go)\b.*\b(?:plan|starter|pro|team|annual|yearly|monthly)\b", r"\b(?:upgrade|downgrade)\b")
 PAYMENT_METHOD = _any(
     r"\b(?:update|change|replace|new|add|switch)\b.*\b(?:payment method|card on file|billing card|credit card|card|paypal)\b",
@@ -201,7 +220,10 @@ RESET = _any(
     r"\breset (?:my |the )?(?:password|passcode|pin)\b", r"\bpassword reset\b", r"\breset link\b",
     r"\bforg[oe]t(?:ten)? (?:my |the )?(?:password|passcode|pin)\b", r"\bsend (?:me )?(?:a |the )?(?:new )?(?:password|reset)\b",
 )
-LOGIN = _any(r"\b(?:can ?not|can't|cannot|unable to|couldn't|can't) (?:log|sign) ?in\b", r"\blog ?in (?:fails?|problem|issue)", r"\blocked out\b")
+LOGIN = _any(
+    r"\b(?:can ?not|can't|cant|cannot|unable to|couldn't|can't) (?:even )?(?:log|sign) ?in\b", r"\b(?:log|sign) ?in (?:fails?|problem|issue)",
+    r"\blocked out\b", r"\b(?:log|sign) ?in (?:is(?:n't| not)|does(?:n't| not)|won'?t|keeps? failing)", r"\bcan'?t (?:get|access) (?:in|into) my account\b",
+)
 
 CLAUSE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\s*(?:,|\.)?\s*\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*", _FLAGS)
 CARD_DESCRIPTION = re.compile(

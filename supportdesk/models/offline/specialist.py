@@ -14,6 +14,7 @@ out-of-scope requests politely and records a request for a person.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -234,7 +235,7 @@ class Specialist:
             return None
         if unsure and cues.GREETING.search(text):
             return self.step.answer("Hello again! What else can I help you with?")
-        thanks = cues.THANKS.search(text) and (unsure or not self._has_own_request(text, any_skill=True))
+        thanks = cues.courtesy_only(text)
         if thanks and not dialogue.open_offer(v.context, len(v.customer_messages)):
             # "that worked, thanks": what they came for is settled.
             self.step.resolved = True
@@ -337,7 +338,9 @@ class Specialist:
             parts = cues.parts(text) if dropping else cues.clauses(text)
             for clause in parts:
                 # "the email is dana@example.com" answers our question; it is no new topic.
-                skill = None if cues.only_facts(clause) else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
+                # Nor is a yes or a no: it answers what we asked.
+                answer = cues.only_facts(clause) or (not dropping and (dialogue.confirms(clause) or dialogue.refuses(clause)) and not self._has_own_request(clause, any_skill=True))
+                skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
                 if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):
                     switch_clause = clause
                 elif not (dropping and cues.DROP.search(clause) and not cues.REAL_ISSUE.search(clause)):
@@ -967,6 +970,13 @@ class Specialist:
             if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
                 return step.answer("I couldn't read your account just now. Could you try again in a moment?")
             return step.call("find_customer", {"query": customer_id})
+        named_as_target = plan is not None and re.search(rf"\b(?:to|onto|into|on) (?:the |a )?{plan}\b", source, re.I)
+        if plan == record.get("plan") and not period and not named_as_target and re.search(r"\b(?:upgrade|downgrade|switch|change|move)\b", source, re.I):
+            # "downgrade, Team is too expensive": the plan named is the one they are leaving.
+            return self._with_prices(
+                lambda prices, _plans: f"You're on the {plan.title()} plan now. Which plan would you like? {prices}",
+                "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment.",
+            )
         plan = plan or record["plan"]
         args: dict[str, Any] = {"customer_id": customer_id, "plan": plan}
         if period:
@@ -991,7 +1001,7 @@ class Specialist:
 
     def _asked_which_plan(self) -> bool:
         """Our last reply asked which plan: a plan named now is the answer, so the request."""
-        return self.view.last_agent_text().startswith("Which plan would you like")
+        return "Which plan would you like?" in self.view.last_agent_text()
 
     def _pricing(self, text: str):
         offer = " Would you like to change your plan?" if self.view.has_tool("change_plan") else ""
@@ -1169,6 +1179,7 @@ class Specialist:
                     "I couldn't find an account with that email address. Could you check it, or give me the one you signed up with?"
                 )
             email = self._mask(last.output.get("email", "")) if isinstance(last.output, dict) else "your email"
+            step.resolved = True
             return step.answer(
                 f"I've sent a password reset link to {email}. It's valid for 30 minutes; check your spam folder if it hasn't "
                 "arrived in a few minutes. Let me know if anything goes wrong."
@@ -1177,6 +1188,7 @@ class Specialist:
             if last.is_error:
                 return step.answer(f"I couldn't open the ticket: {last.output}")
             out = last.output if isinstance(last.output, dict) else {}
+            step.resolved = True
             return step.answer(
                 f"I've opened engineering ticket {out.get('ticket_id')} with everything you've described "
                 f"(\"{str(out.get('summary', ''))[:120]}\"). "

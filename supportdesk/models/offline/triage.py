@@ -8,6 +8,7 @@ from typing import Any
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.router import Route, Router, content_words
+from supportdesk.models.offline.specialist import skills_of
 from supportdesk.models.offline.view import View
 
 CLARIFY_OPENING = "So I can bring in the right colleague:"
@@ -113,6 +114,21 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     return found
 
 
+_SKILL_REQUESTS = {
+    "money": (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.CREDIT, cues.PRICING),
+    "tech": (cues.RESET, cues.LOGIN, cues.BUG, cues.DATA_LOSS),
+}
+
+
+def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
+    skills = {skill for skill, patterns in _SKILL_REQUESTS.items() if any(p.search(text) for p in patterns)}
+    if len(skills) != 1:
+        return None
+    (skill,) = skills
+    owners = [n for n in candidates if skill in skills_of(view.desk.agents[n])]
+    return owners[0] if len(owners) == 1 else None
+
+
 def _transfer(view: View, route: Route, text: str, extra: dict[str, Any] | None = None) -> Transfer:
     target = view.desk.agents[route.agent]  # type: ignore[index]
     context = view.facts.context_writes(view.context)
@@ -174,6 +190,13 @@ def decide(view: View, router: Router):
     if cues.OUT_OF_SCOPE.search(text) and not _domain_request(text):
         return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
     asked_before = view.last_agent_text().startswith("Happy to help. " + CLARIFY_OPENING)
+    if not asked_before and cues.only_facts(text) and not cues.THANKS.search(text) and not cues.GREETING.search(text) and text.strip():
+        # Who they are, but not yet what about ("hi, my email is ..."): note it, and ask.
+        if not cues.vague(text):
+            return Answer(
+                "Thanks, I've noted that. What can I help you with today?",
+                context=view.facts.context_writes(view.context),
+            )
     if not asked_before and cues.vague(text) and not cues.THANKS.search(text):
         # Nothing says what about ("I have a problem", "it doesn't work"): ask, don't guess.
         return Answer(clarifying_question(view, candidates), meta={"router": "offline", "clarifying": True})
@@ -199,6 +222,12 @@ def decide(view: View, router: Router):
         if route.agent is None:
             route = router.best(combined)
         return _transfer(view, route, combined)
+    if route.agent is None and not asked_before:
+        # The statistics can't tell, but the request names what it wants done ("upgrade me to
+        # Team", "cancel my plan", "reset my password"): the agent whose skill that is.
+        by_request = _by_request(view, text, candidates)
+        if by_request is not None:
+            return _transfer(view, Route(by_request, route.confidence, route.prediction), text)
     if route.agent is None:
         if cues.THANKS.search(text):
             return Answer("You're welcome! Is there anything else I can help you with?")
