@@ -169,6 +169,18 @@ async def test_account_changes_are_visible(business):
         await business.cancel(key="h", session_id="s", customer_id="CUS-9999", reason="x", agent="billing")
 
 
+async def test_a_plan_change_at_renewal_is_recorded_and_a_no_op_changes_nothing(business):
+    same = await business.change_plan(key="p1", session_id="s", customer_id="CUS-1002", plan="team", billing_period=None, agent="billing")
+    assert same["status"] == "unchanged"
+    later = await business.change_plan(
+        key="p2", session_id="s", customer_id="CUS-1002", plan="pro", billing_period=None, agent="billing", when="renewal"
+    )
+    assert (later["status"], later["from_plan"], later["plan"], later["when"]) == ("scheduled", "team", "pro", "renewal")
+    marco = await business.get_customer("CUS-1002")
+    assert marco["plan"] == "team"  # nothing changes before the renewal
+    assert [e["event"] for e in await business.account_events("CUS-1002")] == ["plan_change_scheduled"]
+
+
 async def test_snapshot_restores_into_another_database_and_ids_go_on(business, tmp_path):
     await refund(business, "r1", amount=5)
     await business.credit(key="c1", session_id="s", customer_id="CUS-1002", amount=7.5, reason="x", agent="senior")
