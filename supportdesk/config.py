@@ -36,11 +36,44 @@ class Limits(_Strict):
     message_timeout: float = Field(300.0, gt=0)
 
 
+class HistorySettings(_Strict):
+    """How much of the log one model call sees (`[desk.history]`, per agent `[agents.X.history]`).
+
+    What falls out of the window is summarised into one system note (engine/history_window.py)."""
+
+    max_items: int = Field(400, ge=4)
+    # A budget in estimated tokens (about four characters a token); None: items only.
+    max_tokens: int | None = Field(None, ge=64)
+
+
 class DeskSettings(_Strict):
     name: str = "Support desk"
     entry: str = "triage"
     fallback: str = "triage"
     limits: Limits = Field(default_factory=Limits)
+    history: HistorySettings = Field(default_factory=HistorySettings)
+
+
+class GuardrailSettings(_Strict):
+    """The shipped guardrail hooks (engine/guardrails.py): local checks, no model call."""
+
+    relevance: bool = False  # questions no software support desk answers (weather, poems ...)
+    injection: bool = False  # attempts to talk an agent out of its instructions
+
+
+class HooksSettings(_Strict):
+    # "module:object" names of hooks (engine/hooks.py) to run, in order.
+    enabled: list[str] = Field(default_factory=list)
+    guardrails: GuardrailSettings = Field(default_factory=GuardrailSettings)
+
+
+class TracingSettings(_Strict):
+    """OpenTelemetry spans (engine/tracing.py); also on when OTEL_EXPORTER_OTLP_ENDPOINT is set."""
+
+    enabled: bool = False
+    # OTLP/HTTP endpoint; default: $OTEL_EXPORTER_OTLP_ENDPOINT, else the collector on 127.0.0.1.
+    endpoint: str | None = None
+    service_name: str = "supportdesk"
 
 
 class Policy(_Strict):
@@ -98,6 +131,8 @@ class AgentConfig(_Strict):
     examples: list[str] = Field(default_factory=list)
     # Per-agent model name override for the configured provider.
     model: str | None = None
+    # Per-agent history window; the desk's [desk.history] when absent.
+    history: HistorySettings | None = None
 
 
 def _env_name(v: str | None) -> str | None:
@@ -145,6 +180,8 @@ class DeskConfig(_Strict):
     desk: DeskSettings = Field(default_factory=DeskSettings)
     policy: Policy = Field(default_factory=Policy)
     model: ModelSettings = Field(default_factory=ModelSettings)
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    tracing: TracingSettings = Field(default_factory=TracingSettings)
     agents: dict[str, AgentConfig]
     # Where customers come from besides the terminal and the web chat (`supportdesk serve`).
     channels: Channels = Field(default_factory=Channels)

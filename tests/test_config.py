@@ -155,7 +155,7 @@ def test_a_broken_agent_is_not_also_unknown_where_it_is_named():
             "desk.toml: agents.billing.title: required key is missing; add `title = ...`",
             "desk.toml: agents.billing.description: required key is missing; add `description = ...`",
             "desk.toml: agents.billing.colour: unknown key; valid keys here: title, description, level, "
-            "color, instructions, tools, handoffs, examples, model",
+            "color, instructions, tools, handoffs, examples, model, history",
             "desk.toml: agents.senior.handoffs[0]: no agent named 'triag'; "
             "valid agents: billing, senior, technical, triage",
         ]

@@ -35,8 +35,9 @@ class Appended:
 
 
 # How a turn ended: an agent answered the customer, a provider failed (the turn can be
-# retried), or a desk limit stopped it (the fallback agent took the conversation back).
-TurnOutcome = Literal["answered", "provider_error", "limit"]
+# retried), a desk limit stopped it (the fallback agent took the conversation back), or a
+# hook (a guardrail, say) vetoed it before any model call.
+TurnOutcome = Literal["answered", "provider_error", "limit", "vetoed"]
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,25 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, assert_never
 
 from supportdesk.config import AgentConfig, DeskConfig
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome
+from supportdesk.engine.hooks import (
+    AskApproval,
+    HandoffAsked,
+    HandoffDone,
+    HookSet,
+    ModelStep,
+    ModelStepDone,
+    ToolCallAsked,
+    ToolCallDone,
+    TurnEnded,
+    TurnStarted,
+    Veto,
+    desk_hooks,
+    veto_notice,
+)
 from supportdesk.engine.protocol import (
     Answer,
     CallTools,
@@ -71,6 +86,8 @@ class Runner:
         self.provider = provider
         self.tools = tools
         self.services = services
+        # Code outside the desk that watches each step and may veto some (engine/hooks.py).
+        self.hooks: HookSet = desk_hooks(config)
 
     # --- sessions and turns ----------------------------------------------------------------------
 
@@ -131,8 +148,16 @@ class Runner:
         handoffs = 0
         statuses: set[str] = set()
         outcome: TurnOutcome = "answered"
+        self.hooks.start_turn()
+        vetoed = False
+        async for ev in self._before_turn_hooks(session_id, active):
+            vetoed = True
+            yield ev
 
         for step in range(1, limits.max_steps_per_message + 2):
+            if vetoed:
+                outcome = "vetoed"
+                break
             if step > limits.max_steps_per_message:
                 async for ev in self._limit(session_id, active, f"{limits.max_steps_per_message} steps without an answer"):
                     yield ev
@@ -147,11 +172,20 @@ class Runner:
                     raise TimeoutError
                 async with asyncio.timeout(budget):
                     request = await self._request(session_id, agent)
+                    for item in await self._hook_notices(
+                        session_id, "before_model_step", ModelStep(session_id, active, step, len(request.history)), active
+                    ):
+                        yield Appended(item)
                     async for out in self.provider.stream(request):
                         if isinstance(out, TextDelta):
                             yield Token(active, out.text)
                         else:
                             action = out
+                    if action is not None:
+                        for item in await self._hook_notices(
+                            session_id, "after_model_step", ModelStepDone(session_id, active, step, _action_name(action)), active
+                        ):
+                            yield Appended(item)
                     if isinstance(action, CallTools):
                         stored = await self._run_tools(session_id, agent, action, request.context)
             except TimeoutError:
@@ -223,6 +257,17 @@ class Runner:
                     yield ev
                 active, outcome = self.config.desk.fallback, "limit"
                 break
+            said = await self.hooks.call(
+                "before_handoff", HandoffAsked(session_id, active, action.to_agent, action.reason), agent=active
+            )
+            items += said.notices
+            if said.decision is not None:
+                items += self._held_handoff(active, action, said.hook, said.decision, meta)
+                for item in await self.store.append(session_id, items):
+                    if item.kind == "notice":
+                        statuses.add(item.notice_kind)
+                    yield Appended(item)
+                continue
             if action.text:
                 items.append(Message(role="agent", text=action.text, agent=active))
             items.append(
@@ -238,6 +283,10 @@ class Runner:
             for item in await self.store.append(session_id, items):
                 yield Appended(item)
             handoffs += 1
+            for item in await self._hook_notices(
+                session_id, "after_handoff", HandoffDone(session_id, active, action.to_agent, action.reason), active
+            ):
+                yield Appended(item)
             active = action.to_agent
             holders.append(active)
 
@@ -247,7 +296,60 @@ class Runner:
             else "needs_human" if "human_requested" in statuses else "open"
         )
         await self.store.set_status(session_id, status)
+        for item in await self._hook_notices(session_id, "after_turn", TurnEnded(session_id, active, outcome), active):
+            yield Appended(item)
         yield Done(session_id, active, outcome, status)
+
+    # --- hooks (engine/hooks.py) -------------------------------------------------------------------
+
+    async def _hook_notices(self, session_id: str, moment: str, event: Any, agent: str) -> list[Item]:
+        """Run an observing moment's hooks; a hook that failed is reported in the log."""
+        if not self.hooks:
+            return []
+        said = await self.hooks.call(moment, event, agent=agent)
+        return await self.store.append(session_id, said.notices) if said.notices else []
+
+    async def _before_turn_hooks(self, session_id: str, active: str) -> AsyncIterator[Event]:
+        """Yields only when something was appended; a veto leaves its notice (and the hook's
+        reply) in the log and the turn ends before any model call."""
+        if not self.hooks:
+            return
+        [last] = await self.store.latest(session_id, 1) or [None]
+        text = last.text if isinstance(last, Message) and last.role == "customer" else ""
+        said = await self.hooks.call("before_turn", TurnStarted(session_id, active, text), agent=active)
+        items: list[Item] = list(said.notices)
+        if isinstance(said.decision, Veto):
+            items.append(veto_notice(said.hook, said.decision, "the turn", active))
+            if said.decision.reply:
+                items.append(Message(role="agent", text=said.decision.reply, agent=active, meta={"hook": said.hook}))
+        if items:
+            for item in await self.store.append(session_id, items):
+                yield Appended(item)
+
+    def _held_handoff(
+        self, active: str, action: Transfer, hook: str, decision: Veto | AskApproval, meta: dict[str, Any]
+    ) -> list[Item]:
+        """A vetoed handoff, or one waiting for staff: the agent reads why as its call's result."""
+        call_id = f"call_{uuid.uuid4().hex[:10]}"
+        name = transfer_tool_name(action.to_agent)
+        call = ToolCall(call_id=call_id, name=name, arguments={"reason": action.reason}, agent=active, meta=meta)
+        if isinstance(decision, Veto):
+            return [
+                call,
+                ToolResult(call_id=call_id, name=name, output=f"vetoed by {hook}: {decision.reason}", is_error=True, agent=active),
+                veto_notice(hook, decision, f"the handoff to {action.to_agent}", active, call_id=call_id),
+            ]
+        return [
+            call,
+            ToolResult(call_id=call_id, name=name, output=f"waiting for staff approval: {decision.reason}", agent=active),
+            Notice(
+                notice_kind="approval_requested",
+                text=f"{hook} asks staff to approve the handoff to {action.to_agent}: {decision.reason}",
+                data={"approval_id": call_id, "tool": name, "handoff": action.to_agent, "reason": action.reason,
+                      "handoff_kind": action.handoff_kind, "arguments": {"reason": action.reason}},
+                agent=active,
+            ),
+        ]
 
     # --- one step's parts --------------------------------------------------------------------------
 
@@ -309,7 +411,25 @@ class Runner:
             arguments = call.arguments if call.arguments is not None else {"_invalid_json": call.raw_arguments}
             items.append(ToolCall(call_id=call_id, name=call.name, arguments=arguments, agent=active, meta=meta))
             meta = {}  # usage belongs to the step once, not to each call
-            output = await self._invoke(session_id, agent, call_id, call.name, call.arguments, context)
+            said = await self.hooks.call(
+                "before_tool_call", ToolCallAsked(session_id, active, call_id, call.name, call.arguments), agent=active
+            )
+            results += said.notices
+            if isinstance(said.decision, Veto):
+                output = ToolOutput(
+                    f"vetoed by {said.hook}: {said.decision.reason}",
+                    is_error=True,
+                    notices=[veto_notice(said.hook, said.decision, call.name, active, call_id=call_id)],
+                )
+            elif isinstance(said.decision, AskApproval):
+                output = ToolOutput(
+                    f"waiting for staff approval: {said.decision.reason}",
+                    approval_reason=f"{said.decision.reason} (asked by {said.hook})",
+                )
+            else:
+                output = await self._invoke(session_id, agent, call_id, call.name, call.arguments, context)
+                done = ToolCallDone(session_id, active, call_id, call.name, output.text(), output.is_error)
+                results += (await self.hooks.call("after_tool_call", done, agent=active)).notices if self.hooks else []
             results.append(
                 ToolResult(call_id=call_id, name=call.name, output=output.text(), is_error=output.is_error, agent=active)
             )
@@ -417,7 +537,18 @@ class Runner:
                 agent=active,
             )
         ]
-        if granted:
+        if granted and "handoff" in request.data:
+            # A hook held this handoff for staff: granted, it happens now.
+            items.append(
+                Handoff(
+                    from_agent=agent.name,
+                    to_agent=request.data["handoff"],
+                    reason=request.data.get("reason", ""),
+                    handoff_kind=request.data.get("handoff_kind", "route"),
+                    agent=agent.name,
+                )
+            )
+        elif granted:
             context = {k: e.value for k, e in (await self.store.context_at(session_id)).items()}
             call_id = f"{approval_id}-approved"
             output = await self._invoke(
@@ -432,6 +563,18 @@ class Runner:
             yield Appended(item)
         async for event in self._turn(session_id):
             yield event
+
+
+def _action_name(action: Answer | CallTools | Transfer) -> str:
+    match action:
+        case Answer():
+            return "answer"
+        case CallTools():
+            return "call_tools"
+        case Transfer():
+            return "transfer"
+        case _:
+            assert_never(action)
 
 
 async def drain(events: AsyncIterator[Event]) -> list[Event]:
