@@ -528,6 +528,59 @@ class PostgresStore:
         rows = await self._fetch(SQL_SEARCH, query, limit, _HEADLINE)
         return [SearchHit(session_id=a, title=b, seq=c, snippet=d or "") for a, b, c, d in rows]
 
+    # --- whole sessions (supportdesk db copy and check: the StoreAdmin capability) -------------
+
+    async def schema_version(self) -> int:
+        rows = await self._fetch("SELECT value FROM supportdesk_meta WHERE key = 'schema_version'")
+        return int(rows[0][0]) if rows else 0
+
+    async def import_session(
+        self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
+    ) -> None:
+        """Write a session exactly as another store holds it, in one transaction."""
+        row = info.model_dump()
+        row["meta"] = json.dumps(info.meta, ensure_ascii=False)
+        cols = _SESSION_COLS.split(", ")
+        item_rows = [
+            (
+                info.id,
+                item.seq,
+                item.kind,
+                item.agent,
+                item.created_at,
+                item.model_dump_json(exclude=ENVELOPE),
+                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
+                item.key if item.kind == "context_set" else None,
+                _search_words(item.text) if item.kind == "message" else None,
+            )
+            for item in items
+        ]
+        keys = sorted({r[7] for r in item_rows if r[7] is not None})
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                if await conn.fetchval("SELECT 1 FROM sessions WHERE id = $1", info.id) is not None:
+                    raise StoreError(f"a session {info.id!r} already exists")
+                await conn.execute(
+                    f"INSERT INTO sessions ({_SESSION_COLS}) VALUES ({', '.join(f'${i + 1}' for i in range(len(cols)))})",
+                    *(row[c] for c in cols),
+                )
+                await conn.executemany(
+                    "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key, search) "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_tsvector('simple', $9))",
+                    item_rows,
+                )
+                await conn.executemany(
+                    "INSERT INTO context_keys (session_id, key) VALUES ($1, $2)", [(info.id, key) for key in keys]
+                )
+                await conn.executemany(
+                    "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) "
+                    "VALUES ($1, $2, $3, $4, $5)",
+                    [(info.id, a, t["input_tokens"], t["output_tokens"], t["reported"]) for a, t in usage.items()],
+                )
+                await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{info.item_count} 0 {info.id}")
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
+
     async def fork(self, session_id: str, upto: int) -> SessionInfo:
         """A new session holding a copy of items 1..upto of another."""
         source = await self.get_session(session_id)

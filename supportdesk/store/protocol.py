@@ -193,3 +193,24 @@ class Store(Protocol):
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]: ...
 
     async def fork(self, session_id: str, upto: int) -> SessionInfo: ...
+
+
+@runtime_checkable
+class StoreAdmin(Protocol):
+    """What moving and checking a whole desk needs beyond `Store` (`supportdesk db copy/check`).
+
+    An optional capability next to the contract: both adapters have it; the engine and the TUI
+    never use it."""
+
+    async def schema_version(self) -> int:
+        """The version of the schema this database is at (after opening, the current one)."""
+        ...
+
+    async def import_session(
+        self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
+    ) -> None:
+        """Write a session exactly as another store holds it: its id, its row (times, status,
+        counts, fork origin, channel, meta), its items with their seqs, times and meta, and its
+        usage totals. One transaction: a session is copied whole or not at all. A session of
+        that id already here is a StoreError, never overwritten."""
+        ...

@@ -854,6 +854,55 @@ class SessionStore:
         assert info is not None
         return info
 
+    # --- whole sessions (supportdesk db copy and check: the StoreAdmin capability) -------------
+
+    async def schema_version(self) -> int:
+        rows = await self._fetch("PRAGMA user_version")
+        return rows[0][0]
+
+    async def import_session(
+        self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
+    ) -> None:
+        """Write a session exactly as another store holds it, in one transaction."""
+        row = info.model_dump()
+        row["created_at"] = info.created_at.isoformat()
+        row["updated_at"] = info.updated_at.isoformat()
+        row["meta"] = json.dumps(info.meta, ensure_ascii=False)
+        cols = _SESSION_COLS.split(", ")
+        item_rows = [
+            (
+                info.id,
+                item.seq,
+                item.kind,
+                item.agent,
+                item.created_at.isoformat(),
+                item.model_dump_json(exclude=ENVELOPE),
+                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
+                item.key if item.kind == "context_set" else None,
+            )
+            for item in items
+        ]
+        keys = sorted({r[7] for r in item_rows if r[7] is not None})
+        totals = [(info.id, agent, t["input_tokens"], t["output_tokens"], t["reported"]) for agent, t in usage.items()]
+
+        def tx(conn: sqlite3.Connection) -> None:
+            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (info.id,)).fetchone() is not None:
+                raise StoreError(f"a session {info.id!r} already exists")
+            conn.execute(
+                f"INSERT INTO sessions ({_SESSION_COLS}) VALUES ({', '.join('?' for _ in cols)})",
+                tuple(row[c] for c in cols),
+            )
+            conn.executemany(SQL_INSERT_ITEM, item_rows)
+            conn.executemany(SQL_ADD_CONTEXT_KEY, [(info.id, key) for key in keys])
+            conn.executemany(
+                "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) VALUES (?, ?, ?, ?, ?)",
+                totals,
+            )
+            if conn.execute(SQL_SEARCH_BACKLOG).fetchone()[0] >= SEARCH_BATCH:
+                _index_new_messages(conn)
+
+        await self._write(tx)
+
     async def data_version(self) -> int:
         """Changes whenever another connection commits: a cheap 'anything new?' probe."""
         rows = await self._fetch("PRAGMA data_version")
