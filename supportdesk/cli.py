@@ -342,6 +342,7 @@ PLUG_INS: dict[str, tuple[str, str]] = {
     "doctor": ("supportdesk.doctor", "check the model provider: server, model and tool support"),
     "serve": ("supportdesk.channels.command", "serve the web chat and API (and configured channels) to customers"),
     "import": ("supportdesk.integrations.import_command", "import Agents SDK SQLite sessions or a Strands session folder"),
+    "db": ("supportdesk.dbtools", "copy a desk between databases, check one"),
 }
 # Top-level options that take a value, so their value is not taken for the command's name.
 _VALUE_OPTIONS = {"--db", "--config", "--theme"}

@@ -41,4 +41,21 @@ async def open_business(where: str | os.PathLike[str] | StoreLocation | None = N
             assert_never(unreachable)
 
 
-__all__ = ["BusinessData", "BusinessError", "BusinessSnapshot", "Row", "call_key", "open_business"]
+async def find_business(where: str | os.PathLike[str] | StoreLocation | None = None) -> BusinessData | None:
+    """The business data already in the database at a path or URL, or None when it holds none.
+    Never creates or seeds anything (the source of `supportdesk db copy` stays untouched)."""
+    location = where if isinstance(where, StoreLocation) else parse_location(where)
+    match location.kind:
+        case "sqlite":
+            from supportdesk.business.sqlite import SqliteBusiness
+
+            return await SqliteBusiness.open_existing(location.target)
+        case "postgresql":
+            from supportdesk.business.postgres import PostgresBusiness
+
+            return await PostgresBusiness.open_existing(location)
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+__all__ = ["BusinessData", "BusinessError", "BusinessSnapshot", "Row", "call_key", "find_business", "open_business"]

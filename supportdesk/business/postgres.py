@@ -221,6 +221,20 @@ class PostgresBusiness:
             raise
         return cls(pool, location)
 
+    @classmethod
+    async def open_existing(cls, location: StoreLocation) -> PostgresBusiness | None:
+        """The demo tables already in the database, or None; never creates or seeds anything."""
+        try:
+            conn = await asyncpg.connect(location.target, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
+            said = scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, location.target)
+            raise StoreLocationError(f"{location.display}: cannot open the business data: {said}") from None
+        try:
+            found = await conn.fetchval("SELECT to_regclass('demo_meta') IS NOT NULL")
+        finally:
+            await conn.close()
+        return await cls.open(location) if found else None
+
     async def close(self) -> None:
         await self._pool.close()
 

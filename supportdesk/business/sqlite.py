@@ -14,6 +14,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
@@ -230,6 +231,19 @@ class SqliteBusiness:
             await db.close()
             raise
         return cls(db, path)
+
+    @classmethod
+    async def open_existing(cls, db_path: str | os.PathLike[str]) -> SqliteBusiness | None:
+        """The demo tables already in the file, or None; never creates or seeds anything."""
+        path = Path(db_path)
+        if not path.is_file():
+            return None
+        probe = await aiosqlite.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            found = await (await probe.execute("SELECT 1 FROM sqlite_master WHERE name = 'demo_meta'")).fetchone()
+        finally:
+            await probe.close()
+        return await cls.open(path) if found else None
 
     async def close(self) -> None:
         await self._db.close()
