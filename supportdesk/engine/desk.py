@@ -31,6 +31,7 @@ class Desk:
     services: Services
 
     async def close(self) -> None:
+        self.runner.hooks.close()
         await self.runner.provider.aclose()
         if self.services.customers is not None:
             await self.services.customers.close()

@@ -57,6 +57,8 @@ class TurnStarted:
     agent: str
     # The customer's message that started the turn ("" for a turn staff restarted).
     text: str
+    # The log's last seq when the turn began (the customer's message, usually).
+    seq: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,9 @@ class ModelStep:
     agent: str
     step: int
     history_items: int
+    # The last seq the model call sees, and the model it goes to.
+    seq: int = 0
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,8 @@ class ModelStepDone:
     agent: str
     step: int
     action: str  # answer, call_tools, transfer
+    input_tokens: int | None = None
+    output_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,7 @@ class HandoffDone:
     from_agent: str
     to_agent: str
     reason: str
+    seq: int = 0  # the handoff item's seq
 
 
 class DeskHook:
@@ -168,6 +176,13 @@ class HookSet:
 
     def __bool__(self) -> bool:
         return bool(self.hooks)
+
+    def close(self) -> None:
+        """Let hooks that hold resources (the tracing exporter) flush and let go."""
+        for _name, hook in self.hooks:
+            close = getattr(hook, "close", None)
+            if callable(close):
+                close()
 
     def start_turn(self) -> None:
         """A hook disabled because it raised gets another chance next turn."""
@@ -228,8 +243,8 @@ def load_hooks(enabled: Iterable[str], extra: Iterable[tuple[str, Any]] = (), *,
 
 
 def desk_hooks(config: Any) -> HookSet:
-    """The hooks a desk file asks for: the shipped guardrails it turns on, then `[hooks] enabled`,
-    then entry points. A hook that cannot be loaded is a ConfigError (one line)."""
+    """The hooks a desk file asks for: tracing when it is on, the shipped guardrails it turns on,
+    then `[hooks] enabled`, then entry points. A hook that cannot be loaded is a ConfigError (one line)."""
     from supportdesk.config import ConfigError
 
     shipped: list[tuple[str, Any]] = []
@@ -241,6 +256,11 @@ def desk_hooks(config: Any) -> HookSet:
             shipped.append(("guardrail:injection", InjectionGuardrail()))
         if guardrails.relevance:
             shipped.append(("guardrail:relevance", RelevanceGuardrail()))
+    from supportdesk.engine.tracing import desk_tracing  # imports OpenTelemetry only when tracing is on
+
+    tracing = desk_tracing(config)
+    if tracing is not None:  # first, so every other hook's moments happen inside its spans
+        shipped.insert(0, ("tracing", tracing))
     try:
         return load_hooks(config.hooks.enabled, shipped)
     except HookLoadError as exc:

@@ -172,9 +172,11 @@ class Runner:
                     raise TimeoutError
                 async with asyncio.timeout(budget):
                     request = await self._request(session_id, agent)
-                    for item in await self._hook_notices(
-                        session_id, "before_model_step", ModelStep(session_id, active, step, len(request.history)), active
-                    ):
+                    seen = ModelStep(
+                        session_id, active, step, len(request.history),
+                        request.history[-1].seq if request.history else 0, self._model_name(agent),
+                    )
+                    for item in await self._hook_notices(session_id, "before_model_step", seen, active):
                         yield Appended(item)
                     async for out in self.provider.stream(request):
                         if isinstance(out, TextDelta):
@@ -182,9 +184,12 @@ class Runner:
                         else:
                             action = out
                     if action is not None:
-                        for item in await self._hook_notices(
-                            session_id, "after_model_step", ModelStepDone(session_id, active, step, _action_name(action)), active
-                        ):
+                        usage = action.usage
+                        done = ModelStepDone(
+                            session_id, active, step, _action_name(action),
+                            usage.input_tokens if usage else None, usage.output_tokens if usage else None,
+                        )
+                        for item in await self._hook_notices(session_id, "after_model_step", done, active):
                             yield Appended(item)
                     if isinstance(action, CallTools):
                         stored = await self._run_tools(session_id, agent, action, request.context)
@@ -280,12 +285,12 @@ class Runner:
                     meta=meta,
                 )
             )
-            for item in await self.store.append(session_id, items):
+            stored_items = await self.store.append(session_id, items)
+            for item in stored_items:
                 yield Appended(item)
             handoffs += 1
-            for item in await self._hook_notices(
-                session_id, "after_handoff", HandoffDone(session_id, active, action.to_agent, action.reason), active
-            ):
+            handed = HandoffDone(session_id, active, action.to_agent, action.reason, stored_items[-1].seq)
+            for item in await self._hook_notices(session_id, "after_handoff", handed, active):
                 yield Appended(item)
             active = action.to_agent
             holders.append(active)
@@ -316,7 +321,8 @@ class Runner:
             return
         [last] = await self.store.latest(session_id, 1) or [None]
         text = last.text if isinstance(last, Message) and last.role == "customer" else ""
-        said = await self.hooks.call("before_turn", TurnStarted(session_id, active, text), agent=active)
+        started = TurnStarted(session_id, active, text, last.seq if last is not None else 0)
+        said = await self.hooks.call("before_turn", started, agent=active)
         items: list[Item] = list(said.notices)
         if isinstance(said.decision, Veto):
             items.append(veto_notice(said.hook, said.decision, "the turn", active))
@@ -325,6 +331,9 @@ class Runner:
         if items:
             for item in await self.store.append(session_id, items):
                 yield Appended(item)
+
+    def _model_name(self, agent: AgentConfig) -> str:
+        return agent.model or self.config.model.model or self.config.model.provider
 
     def _held_handoff(
         self, active: str, action: Transfer, hook: str, decision: Veto | AskApproval, meta: dict[str, Any]
