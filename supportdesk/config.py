@@ -24,11 +24,13 @@ class _Strict(BaseModel):
 
 
 class Limits(_Strict):
-    max_handoffs_per_message: int = Field(4, ge=0)
+    # The defaults let every limit fire: ping-pong needs `pingpong_window - 1` handoffs in a
+    # turn, fewer than the handoff limit, and a turn of tool calls meets the step limit.
+    max_handoffs_per_message: int = Field(6, ge=0)
     max_steps_per_message: int = Field(12, ge=1)
     # Ping-pong: among the last `pingpong_window` agents to hold the conversation in one
     # turn, fewer than `pingpong_min_unique` distinct ones means agents are bouncing.
-    pingpong_window: int = Field(6, ge=2)
+    pingpong_window: int = Field(4, ge=2)
     pingpong_min_unique: int = Field(3, ge=1)
     # Longer than a model server's own request timeout (60 s by default), so a slow server
     # ends as a provider error staff can retry, not as a desk limit.
@@ -83,6 +85,25 @@ class Policy(_Strict):
     refund_limit_level2: float = Field(2000.0, ge=0)
     # Refunds and credits at or above this wait for a staff decision.
     approval_threshold: float = Field(250.0, ge=0)
+    # The reasons a refund may be made for; `refund_charge` refuses any other. The first three
+    # are checked against the data (the charge is a duplicate, the subscription is cancelled,
+    # a ticket records the failure); a reason a desk adds is taken as given.
+    refund_reasons: list[str] = Field(
+        default_factory=lambda: [
+            "duplicate charge",
+            "charged after cancellation",
+            "failed service credited by a ticket",
+        ],
+        min_length=1,
+    )
+    # A charge older than this many days is not refunded by an agent (escalate instead).
+    refund_window_days: int = Field(90, ge=1)
+
+    def refund_reason(self, said: str) -> str | None:
+        """The listed reason a model's words name ("Duplicate charge for March" -> "duplicate
+        charge"), or None when they name none."""
+        words = " ".join(said.casefold().split())
+        return next((reason for reason in self.refund_reasons if " ".join(reason.casefold().split()) in words), None)
 
     def refund_limit(self, level: int) -> float:
         return self.refund_limit_level1 if level <= 1 else self.refund_limit_level2
@@ -448,6 +469,16 @@ def _check_limits(cfg: DeskConfig, source: str, broken: _Broken) -> list[str]:
         return [
             f"{source}: desk.limits.pingpong_min_unique: must be at most pingpong_window "
             f"({lim.pingpong_window})"
+        ]
+    if broken(*limits, "max_handoffs_per_message"):
+        return []
+    # A window of N holders takes N - 1 handoffs; past the handoff limit it could never fill.
+    if lim.pingpong_window - 1 > lim.max_handoffs_per_message:
+        return [
+            f"{source}: desk.limits.pingpong_window: {lim.pingpong_window} holders take "
+            f"{lim.pingpong_window - 1} handoffs, more than max_handoffs_per_message "
+            f"({lim.max_handoffs_per_message}), so ping-pong could never be detected; "
+            f"use at most {lim.max_handoffs_per_message + 1}"
         ]
     return []
 

@@ -126,7 +126,11 @@ async def test_step_limit_hands_to_fallback_and_keeps_message(db_path, test_desk
         sid = items[0].session_id
         notice = next(i for i in items if i.kind == "notice")
         assert notice.notice_kind == "limit" and "6 steps" in notice.text
-        assert items[-1].kind == "handoff" and items[-1].to_agent == "triage" and items[-1].handoff_kind == "return"
+        back, answer = items[-2:]
+        assert back.kind == "handoff" and back.to_agent == "triage" and back.handoff_kind == "return"
+        # The customer is answered in that same turn, in one line, by the fallback agent.
+        assert answer.kind == "message" and answer.role == "agent" and answer.agent == "triage"
+        assert "taken your conversation back" in answer.text and "\n" not in answer.text
         assert (await desk.store.item(sid, 1)).text == "loop forever"
         assert (await desk.store.get_session(sid)).active_agent == "triage"
 
@@ -167,8 +171,9 @@ async def test_step_timeout(db_path, test_desk):
     desk, _, _ = await _desk(db_path, test_desk, [Answer("late")], delay=1.0)
     async with desk:
         items = _items(await drain(desk.runner.send(None, "hello?")))
-        assert [i.kind for i in items] == ["message", "notice"]
+        assert [i.kind for i in items] == ["message", "notice", "message"]
         assert "step took longer" in items[1].text
+        assert items[2].role == "agent" and "taken your conversation back" in items[2].text
 
 
 async def test_provider_error_is_a_notice_and_message_stays(db_path, test_desk):

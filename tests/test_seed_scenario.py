@@ -81,8 +81,9 @@ async def test_duplicate_12999_is_escalated_and_refunded_only_by_senior(db_path)
 
 
 async def test_a_replayed_turn_does_not_refund_twice(db_path):
-    """A crash after the refund ran but before the turn finished: retrying the turn replays
-    the same call ids, and the store returns the first result instead of refunding again."""
+    """A crash after the refund ran but before the turn finished: retrying the turn makes the
+    same call under the same turn key, and the store returns the first result instead of
+    refunding again."""
     desk, session_id, _ = await run_scenario(db_path, "$29.99")
     try:
         from supportdesk.engine.protocol import StepRequest
@@ -100,7 +101,14 @@ async def test_a_replayed_turn_does_not_refund_twice(db_path):
         action = [a async for a in desk.runner.provider.stream(request)][-1]
         first_call = next(c for c in history if isinstance(c, ToolCall) and c.name == "refund_charge")
         assert action.calls[0].call_id == first_call.call_id  # deterministic call ids
-        out = await desk.runner._invoke(session_id, agent, action.calls[0].call_id, "refund_charge", action.calls[0].arguments, context)
+        # The act is keyed by the session and the turn, not the call id: a fresh id (a real
+        # model's) replays the first result too.
+        from supportdesk.engine.runner import _TurnKeys
+
+        key = _TurnKeys(session_id, third.seq, {}).next_key("refund_charge")
+        out = await desk.runner._invoke(
+            session_id, agent, "call_fresh_id", "refund_charge", action.calls[0].arguments, context, key=key
+        )
         assert out.output["replayed"] is True
         assert len(await desk.services.customers.refunds("CUS-1001")) == 1
     finally:

@@ -13,6 +13,8 @@ Needs the `postgres` extra (asyncpg), imported only when a postgresql:// URL is 
 
 from __future__ import annotations
 
+from datetime import date
+
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
@@ -264,6 +266,10 @@ class PostgresBusiness:
             q,
         )
         return rows[0] if rows else None
+
+    def today(self) -> date:
+        """The demo world's today (the refund window counts from it)."""
+        return demo.TODAY
 
     async def get_customer(self, customer_id: str) -> Row | None:
         rows = await self._query("SELECT * FROM demo_customers WHERE id = $1", customer_id)

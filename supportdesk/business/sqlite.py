@@ -10,6 +10,8 @@ Python, says no when the charge has less left than asked.
 
 from __future__ import annotations
 
+from datetime import date
+
 import json
 import os
 import sqlite3
@@ -268,6 +270,10 @@ class SqliteBusiness:
             (q, q, q),
         )
         return rows[0] if rows else None
+
+    def today(self) -> date:
+        """The demo world's today (the refund window counts from it)."""
+        return demo.TODAY
 
     async def get_customer(self, customer_id: str) -> Row | None:
         rows = await self._query("SELECT * FROM demo_customers WHERE id = ?", (customer_id,))

@@ -102,6 +102,9 @@ class Transfer(_Action):
     handoff_kind: HandoffKind = "route"
     # An optional line to the customer before the handoff ("Let me bring in billing.").
     text: str = ""
+    # The `transfer_to_<agent>` call this came from, when the model made one (HTTP providers):
+    # the runner validates its arguments like a tool's and refuses a malformed one.
+    call: RequestedCall | None = None
 
 
 Action = Answer | CallTools | Transfer

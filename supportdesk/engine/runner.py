@@ -39,7 +39,7 @@ from supportdesk.engine.protocol import (
     TextDelta,
     Transfer,
 )
-from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry
+from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry, TransferArgs, check_arguments
 from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import Store
 
@@ -57,6 +57,31 @@ PROVIDER_ERROR_TEXT = {
     "bad_response": "the model server sent a reply we could not read",
     "error": "the model failed",
 }
+
+
+# How far back a session is read for an unfinished turn (a turn's items since its customer message).
+RESUME_WINDOW = 200
+
+# What the fallback agent tells the customer when a limit ends the turn.
+LIMIT_ANSWER = (
+    "{title} here: I've taken your conversation back because our agents could not settle it this time; "
+    "reply with what you need most and I'll pass it to the right person, or ask for a human."
+)
+
+
+class _TurnKeys:
+    """Idempotency keys for one turn's side-effecting calls: session, turn, tool, and the
+    call's number among that tool's calls in the turn. A turn resumed after a crash numbers
+    its calls the same way, whatever call ids the model makes up this time."""
+
+    def __init__(self, session_id: str, turn_seq: int, stored_calls: dict[str, int]):
+        self.session_id = session_id
+        self.turn_seq = turn_seq
+        self.calls = dict(stored_calls)
+
+    def next_key(self, tool: str) -> str:
+        self.calls[tool] = self.calls.get(tool, 0) + 1
+        return f"{self.session_id}/turn-{self.turn_seq}/{tool}/{self.calls[tool]}"
 
 
 def provider_error_text(exc: ProviderError) -> str:
@@ -111,6 +136,10 @@ class Runner:
             stored = await self.store.item(session_id, 1)
             assert stored is not None
         else:
+            # A turn a crash left unfinished is finished first, under its own turn's keys, so a
+            # tool that ran before the crash is not run again for the new message.
+            async for event in self.resume(session_id):
+                yield event
             stored = await self.receive(session_id, text)
         yield Appended(stored)
         async for event in self._turn(session_id):
@@ -132,6 +161,40 @@ class Runner:
         async for event in self._turn(session_id):
             yield event
 
+    async def resume(self, session_id: str) -> AsyncIterator[Event]:
+        """Finish the last turn if a crash stopped it before any agent answered; else nothing.
+
+        Side-effecting tools are keyed by the session, the turn and the call's place in it,
+        not by the model's call id, so a refund that ran before the crash is not made again
+        however the model names its calls this time."""
+        async for event in self._turn(session_id, only_unfinished=True):
+            yield event
+
+    async def unfinished_turn(self, session_id: str) -> int | None:
+        """The seq of the customer message whose turn never ended, or None.
+
+        A turn ends in an agent's message, a provider error or a limit notice; a customer
+        message with none of these after it was cut short (the process died mid-turn)."""
+        for item in reversed(await self.store.latest(session_id, RESUME_WINDOW)):
+            if item.kind == "message" and item.role == "agent":
+                return None
+            if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):
+                return None
+            if item.kind == "message" and item.role == "customer":
+                return item.seq
+        return None
+
+    async def _turn_start(self, session_id: str) -> tuple[int, dict[str, int]]:
+        """The seq of the turn's customer message, and how many calls of each tool the turn
+        has stored so far (a resumed or retried turn goes on counting)."""
+        calls: dict[str, int] = {}
+        for item in reversed(await self.store.latest(session_id, HISTORY_WINDOW)):
+            if item.kind == "message" and item.role == "customer":
+                return item.seq, calls
+            if item.kind == "tool_call":
+                calls[item.name] = calls.get(item.name, 0) + 1
+        return 0, calls
+
     async def _active_agent(self, session_id: str) -> str:
         info = await self.store.get_session(session_id)
         if info is None:
@@ -139,7 +202,11 @@ class Runner:
         # A desk file edited since the session began may no longer have that agent.
         return info.active_agent if info.active_agent in self.config.agents else self.config.desk.fallback
 
-    async def _turn(self, session_id: str) -> AsyncIterator[Event]:
+    async def _turn(self, session_id: str, *, only_unfinished: bool = False) -> AsyncIterator[Event]:
+        # Checked inside the turn, so whatever serializes turns on a session (the turn lease)
+        # also keeps two processes from both finishing one interrupted turn.
+        if only_unfinished and await self.unfinished_turn(session_id) is None:
+            return
         limits = self.config.desk.limits
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limits.message_timeout
@@ -153,6 +220,7 @@ class Runner:
         async for ev in self._before_turn_hooks(session_id, active):
             vetoed = True
             yield ev
+        turn = _TurnKeys(session_id, *await self._turn_start(session_id))
 
         for step in range(1, limits.max_steps_per_message + 2):
             if vetoed:
@@ -192,7 +260,7 @@ class Runner:
                         for item in await self._hook_notices(session_id, "after_model_step", done, active):
                             yield Appended(item)
                     if isinstance(action, CallTools):
-                        stored = await self._run_tools(session_id, agent, action, request.context)
+                        stored = await self._run_tools(session_id, agent, action, request.context, turn)
             except TimeoutError:
                 which = "message" if deadline - loop.time() <= 0 else "step"
                 seconds = limits.message_timeout if which == "message" else limits.step_timeout
@@ -245,10 +313,14 @@ class Runner:
             assert isinstance(action, Transfer)
             refusal = self._check_transfer(agent, action)
             if refusal:
-                call_id = f"call_{uuid.uuid4().hex[:10]}"
+                call = action.call
+                call_id = call.call_id if call and call.call_id else f"call_{uuid.uuid4().hex[:10]}"
                 name = transfer_tool_name(action.to_agent)
+                arguments = {"reason": action.reason}
+                if call is not None:
+                    arguments = call.arguments if call.arguments is not None else {"_invalid_json": call.raw_arguments}
                 items += [
-                    ToolCall(call_id=call_id, name=name, arguments={"reason": action.reason}, agent=active, meta=meta),
+                    ToolCall(call_id=call_id, name=name, arguments=arguments, agent=active, meta=meta),
                     ToolResult(call_id=call_id, name=name, output=refusal, is_error=True, agent=active),
                 ]
                 for item in await self.store.append(session_id, items):
@@ -387,6 +459,12 @@ class Runner:
         return [ContextSet(key=k, value=v, writer=writer, agent=writer) for k, v in updates.items()]
 
     def _check_transfer(self, agent: AgentConfig, action: Transfer) -> str | None:
+        """Why this handoff is refused (the model reads it as the call's error result), or None."""
+        if action.call is not None:
+            # A handoff the model asked for as a tool call is checked like any tool's arguments.
+            _, problem = check_arguments(transfer_tool_name(action.to_agent), TransferArgs, action.call.arguments)
+            if problem:
+                return problem
         if action.to_agent in agent.handoffs and action.to_agent in self.config.agents:
             return None
         valid = ", ".join(agent.handoffs) or "none"
@@ -402,7 +480,7 @@ class Runner:
         return None
 
     async def _run_tools(
-        self, session_id: str, agent: AgentConfig, action: CallTools, context: dict[str, Any]
+        self, session_id: str, agent: AgentConfig, action: CallTools, context: dict[str, Any], turn: _TurnKeys
     ) -> list[Item]:
         """Run the calls; append the step's calls, results and context writes together.
 
@@ -420,6 +498,7 @@ class Runner:
             arguments = call.arguments if call.arguments is not None else {"_invalid_json": call.raw_arguments}
             items.append(ToolCall(call_id=call_id, name=call.name, arguments=arguments, agent=active, meta=meta))
             meta = {}  # usage belongs to the step once, not to each call
+            key = turn.next_key(call.name)  # every call counts, vetoed or not, as the log does
             said = await self.hooks.call(
                 "before_tool_call", ToolCallAsked(session_id, active, call_id, call.name, call.arguments), agent=active
             )
@@ -436,7 +515,7 @@ class Runner:
                     approval_reason=f"{said.decision.reason} (asked by {said.hook})",
                 )
             else:
-                output = await self._invoke(session_id, agent, call_id, call.name, call.arguments, context)
+                output = await self._invoke(session_id, agent, call_id, call.name, call.arguments, context, key=key)
                 done = ToolCallDone(session_id, active, call_id, call.name, output.text(), output.is_error)
                 results += (await self.hooks.call("after_tool_call", done, agent=active)).notices if self.hooks else []
             results.append(
@@ -465,6 +544,8 @@ class Runner:
         arguments: dict[str, Any] | None,
         context: dict[str, Any],
         approved: bool = False,
+        *,
+        key: str = "",
     ) -> ToolOutput:
         tool = self.tools.get(name)
         if tool is None or name not in agent.tools:
@@ -473,6 +554,7 @@ class Runner:
         ctx = ToolContext(
             session_id=session_id,
             call_id=call_id,
+            idempotency_key=key,
             agent=agent,
             desk=self.config,
             context=context,
@@ -489,6 +571,10 @@ class Runner:
             items.append(
                 Handoff(from_agent=active, to_agent=fallback, reason=f"limit reached: {why}", handoff_kind="return", agent=active)
             )
+        # The customer is never left without an answer: the fallback agent says, in one line,
+        # that it has the conversation back and what happens next.
+        title = self.config.agents[fallback].title if fallback in self.config.agents else fallback
+        items.append(Message(role="agent", text=LIMIT_ANSWER.format(title=title), agent=fallback))
         for item in await self.store.append(session_id, items):
             yield Appended(item)
 
@@ -561,7 +647,14 @@ class Runner:
             context = {k: e.value for k, e in (await self.store.context_at(session_id)).items()}
             call_id = f"{approval_id}-approved"
             output = await self._invoke(
-                session_id, agent, call_id, tool, request.data.get("arguments") or {}, context, approved=True
+                session_id,
+                agent,
+                call_id,
+                tool,
+                request.data.get("arguments") or {},
+                context,
+                approved=True,
+                key=f"{session_id}/approval/{approval_id}",
             )
             items += [
                 ToolCall(call_id=call_id, name=tool, arguments=request.data.get("arguments") or {}, agent=agent.name),

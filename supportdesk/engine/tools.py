@@ -10,9 +10,9 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from supportdesk.engine.protocol import ToolSpec
 from supportdesk.items import Notice
@@ -40,6 +40,10 @@ class ToolContext:
     services: Any = None
     # True when staff granted an approval for this very call.
     approved: bool = False
+    # What a side-effecting tool's data layer records the act under, so it happens once: made
+    # by the runner from the session and the turn, never from the model's call id (a model
+    # resuming a turn after a crash makes up new ids). Opaque to the tools.
+    idempotency_key: str = ""
 
 
 @dataclass
@@ -57,6 +61,28 @@ class ToolOutput:
         if isinstance(self.output, str):
             return self.output
         return json.dumps(self.output, ensure_ascii=False, default=str)
+
+
+A = TypeVar("A", bound=BaseModel)
+
+
+def check_arguments(name: str, model: type[A], arguments: dict[str, Any] | None) -> tuple[A | None, str | None]:
+    """A call's arguments validated against its model: (args, None), or (None, what is wrong)
+    in words the model reads as the call's error result and can correct."""
+    if arguments is None:
+        return None, f"{name}: arguments must be a JSON object"
+    try:
+        return model.model_validate(arguments), None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors())
+        return None, f"{name}: invalid arguments: {problems}"
+
+
+class TransferArgs(BaseModel):
+    """The arguments of a `transfer_to_<agent>` call (models/history.py describes them to the model)."""
+
+    reason: str = Field(min_length=1)
+    context: dict[str, Any] | None = None
 
 
 Policy = Callable[[ToolContext, Any], None]
@@ -77,15 +103,9 @@ class Tool:
 
     async def invoke(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> ToolOutput:
         """Validate, check policy, run. Never raises: every failure is an error output."""
-        if arguments is None:
-            return ToolOutput(f"{self.name}: arguments must be a JSON object", is_error=True)
-        try:
-            args = self.args.model_validate(arguments)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
-            )
-            return ToolOutput(f"{self.name}: invalid arguments: {problems}", is_error=True)
+        args, problem = check_arguments(self.name, self.args, arguments)
+        if problem is not None or args is None:
+            return ToolOutput(problem or f"{self.name}: invalid arguments", is_error=True)
         if self.policy is not None:
             try:
                 self.policy(ctx, args)

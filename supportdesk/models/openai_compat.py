@@ -374,13 +374,13 @@ class OpenAIProvider:
             meta["request_id"] = reply.request_id
 
         calls: list[RequestedCall] = []
-        transfers: list[tuple[str, dict[str, Any] | None]] = []
+        transfers: list[tuple[str, dict[str, Any] | None, RequestedCall]] = []
         for _, slot in sorted(reply.calls.items()):
             call_id = slot["id"] or f"call_{uuid.uuid4().hex[:12]}"
             arguments = parse_arguments(slot["arguments"])
             target = transfer_target(slot["name"])
             if target is not None and target in self.config.agents:
-                transfers.append((target, arguments))
+                transfers.append((target, arguments, RequestedCall(call_id, slot["name"], arguments, slot["arguments"])))
             else:
                 # Unknown names pass through: the runner answers them with an error result.
                 calls.append(RequestedCall(call_id, slot["name"], arguments, slot["arguments"]))
@@ -392,7 +392,7 @@ class OpenAIProvider:
                 meta["deferred_transfer"] = transfers[0][0]
             return CallTools(calls, text=reply.text, usage=usage, meta=meta)
         if transfers:
-            target, arguments = transfers[0]
+            target, arguments, call = transfers[0]
             arguments = arguments or {}
             reason = arguments.get("reason")
             return Transfer(
@@ -403,6 +403,7 @@ class OpenAIProvider:
                 context=_context_writes(arguments.get("context")),
                 usage=usage,
                 meta=meta,
+                call=call,
             )
         return Answer(reply.text, usage=usage, meta=meta)
 

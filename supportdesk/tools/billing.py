@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from supportdesk.engine.tools import ToolContext, ToolOutput
+from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolOutput
 from supportdesk.tools import registry
 from supportdesk.tools.common import ToolFailure, check_refund_policy, customers, safe, write_key
 
@@ -90,14 +91,61 @@ registry.tool("list_invoices", "List a customer's invoices and the refunds made 
 class RefundArgs(BaseModel):
     charge_id: str = Field(min_length=1, description="the charge to refund, e.g. CH-9004")
     amount: float = Field(gt=0, description="amount to refund in the charge's currency")
-    reason: str = Field(min_length=1, description="why, in a few words (duplicate charge ...)")
+    reason: str = Field(
+        min_length=1,
+        description="one of the desk's refund reasons: duplicate charge, charged after cancellation, "
+        "failed service credited by a ticket",
+    )
 
 
 def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
+    # The reason comes first: a refund the desk would never make is not put to staff either.
+    if ctx.desk.policy.refund_reason(args.reason) is None:
+        raise PolicyDenied(_no_refund(ctx, f"{args.reason!r} is not a reason this desk refunds for"))
     check_refund_policy(ctx, args.amount, "refund")
 
 
+def _no_refund(ctx: ToolContext, why: str) -> str:
+    """A refusal the agent passes on: why, what the desk refunds for, and the way forward."""
+    listed = ", ".join(ctx.desk.policy.refund_reasons)
+    return (
+        f"no refund: {why}. This desk refunds only for: {listed}. If the customer still wants a refund, "
+        "offer to escalate to a senior agent or a human"
+    )
+
+
+async def _check_refund_facts(ctx: ToolContext, args: RefundArgs) -> None:
+    """The named reason must be true of the charge, whatever the model says; and the charge recent."""
+    store = customers(ctx)
+    charge = await store.get_charge(args.charge_id.upper())
+    if charge is None:
+        raise ToolFailure(f"no charge {args.charge_id}")
+    policy = ctx.desk.policy
+    reason = policy.refund_reason(args.reason)
+    if reason == "duplicate charge" and not charge.get("duplicate_of"):
+        raise PolicyDenied(_no_refund(ctx, f"{charge['id']} is not a duplicate of another charge"))
+    if reason == "charged after cancellation":
+        customer = await store.get_customer(charge["customer_id"])
+        if customer is None or customer.get("status") != "cancelled":
+            raise PolicyDenied(_no_refund(ctx, f"{charge['customer_id']}'s subscription is not cancelled"))
+    if reason == "failed service credited by a ticket" and not await store.tickets(charge["customer_id"]):
+        raise PolicyDenied(_no_refund(ctx, f"no ticket records a failed service for {charge['customer_id']}"))
+    today = _today(store)
+    age = (today - date.fromisoformat(str(charge["charged_on"])[:10])).days
+    if age > policy.refund_window_days:
+        raise PolicyDenied(
+            _no_refund(ctx, f"{charge['id']} was charged {age} days ago, outside the {policy.refund_window_days}-day refund window")
+        )
+
+
+def _today(store: object) -> date:
+    """Today as the business data sees it (the demo data lives in its own early 2026)."""
+    today = getattr(store, "today", None)
+    return today() if callable(today) else date.today()
+
+
 async def _refund(ctx: ToolContext, args: RefundArgs) -> ToolOutput:
+    await _check_refund_facts(ctx, args)
     result = await customers(ctx).refund(
         key=write_key(ctx),
         session_id=ctx.session_id,

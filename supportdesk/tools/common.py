@@ -24,7 +24,7 @@ def customers(ctx: ToolContext) -> BusinessData:
 def write_key(ctx: ToolContext) -> str:
     """The idempotency key of the write this call makes: the engine's, when it gives one,
     else today's (session, call id). The business data treats it as an opaque string."""
-    return getattr(ctx, "idempotency_key", None) or call_key(ctx.session_id, ctx.call_id)
+    return ctx.idempotency_key or call_key(ctx.session_id, ctx.call_id)
 
 
 def money(value: float) -> str:

@@ -113,6 +113,8 @@ class ChatScreen(Screen):
         self.query_one(AgentBar).agent = snap.agent
         self._recent = list(snap.items)
         await self._refresh_facts()
+        if not getattr(self.store, "readonly", False):
+            self.resume_turn()  # a turn a crash cut short is finished now (no-op otherwise)
 
     async def _refresh_facts(self) -> None:
         # Usage is summed over the session's items, so it is read when a turn ends, not per item.
@@ -305,6 +307,10 @@ class ChatScreen(Screen):
     async def force_handoff(self, agent: str, reason: str = "staff decision") -> None:
         if await self._staff(lambda sid: self.runner.force_handoff(sid, agent, reason)):
             self.notify(f"{self.look.title(agent)} now holds the conversation")
+
+    @work(group="turn")
+    async def resume_turn(self) -> None:
+        await self._drive(lambda: self.runner.resume(self.session_id))
 
     @work(group="turn")
     async def retry(self) -> None:
