@@ -12,7 +12,7 @@ from supportdesk.engine.desk import open_desk
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.engine.runner import drain
 from supportdesk.engine.tools import ToolContext
-from supportdesk.store.customers import open_customers
+from supportdesk.business import open_business as open_customers
 from supportdesk.tools import registry
 from tests.conftest import REPO
 from tests.scripted import ScriptedModel
