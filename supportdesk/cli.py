@@ -113,6 +113,7 @@ EXIT_OK = 0  # every turn ended in an agent's answer (or a pending staff approva
 EXIT_FAILURE = 1  # a database, file or session problem (one line on stderr)
 EXIT_PROVIDER = 3  # a turn ended in a provider error: retry it with `run --retry --session ID`
 EXIT_LIMIT = 4  # a turn hit a desk limit: the fallback agent answered and holds the conversation
+EXIT_VETOED = 5  # a hook vetoed a turn before any agent worked on it (its notice says which and why)
 
 
 def _exit_code(outcomes: list[str]) -> int:
@@ -120,6 +121,8 @@ def _exit_code(outcomes: list[str]) -> int:
         return EXIT_PROVIDER
     if "limit" in outcomes:
         return EXIT_LIMIT
+    if "vetoed" in outcomes:
+        return EXIT_VETOED
     return EXIT_OK
 
 

@@ -59,7 +59,7 @@ async def test_a_normal_charge_is_not_refunded_for_a_reason_the_desk_does_not_li
 
 async def test_a_normal_charge_called_a_duplicate_is_refused_on_the_facts(desk, services):
     out = await refund(desk, services, NORMAL, "duplicate charge", agent="senior")
-    assert out.is_error and f"{NORMAL} is not a duplicate" in out.output
+    assert out.is_error and f"{NORMAL} is not one of a pair of duplicate charges" in out.output
     assert await services.customers.refunds() == []
 
 

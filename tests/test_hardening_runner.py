@@ -221,11 +221,11 @@ def test_run_exits_4_when_a_limit_ends_a_turn(tmp_path: Path) -> None:
 
 
 def test_run_exit_codes_are_in_the_readme() -> None:
-    from supportdesk.cli import EXIT_FAILURE, EXIT_LIMIT, EXIT_OK, EXIT_PROVIDER, EXIT_USAGE
+    from supportdesk.cli import EXIT_FAILURE, EXIT_LIMIT, EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_VETOED
 
     readme = (REPO / "README.md").read_text()
     section = readme[readme.index("## Exit codes") :]
-    for code in (EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PROVIDER, EXIT_LIMIT):
+    for code in (EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PROVIDER, EXIT_LIMIT, EXIT_VETOED):
         assert f"| {code} |" in section
 
 

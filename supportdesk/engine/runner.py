@@ -173,13 +173,16 @@ class Runner:
     async def unfinished_turn(self, session_id: str) -> int | None:
         """The seq of the customer message whose turn never ended, or None.
 
-        A turn ends in an agent's message, a provider error or a limit notice; a customer
-        message with none of these after it was cut short (the process died mid-turn)."""
+        A turn ends in an agent's message, a provider error or a limit notice (or a hook's veto
+        of the turn); a customer message with none of these after it was cut short (the
+        process died mid-turn)."""
         for item in reversed(await self.store.latest(session_id, RESUME_WINDOW)):
             if item.kind == "message" and item.role == "agent":
                 return None
             if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):
                 return None
+            if item.kind == "notice" and item.data.get("vetoed") == "the turn":
+                return None  # a hook ended it on purpose
             if item.kind == "message" and item.role == "customer":
                 return item.seq
         return None

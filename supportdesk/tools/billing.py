@@ -122,8 +122,8 @@ async def _check_refund_facts(ctx: ToolContext, args: RefundArgs) -> None:
         raise ToolFailure(f"no charge {args.charge_id}")
     policy = ctx.desk.policy
     reason = policy.refund_reason(args.reason)
-    if reason == "duplicate charge" and not charge.get("duplicate_of"):
-        raise PolicyDenied(_no_refund(ctx, f"{charge['id']} is not a duplicate of another charge"))
+    if reason == "duplicate charge":
+        await _check_duplicate(ctx, store, charge)
     if reason == "charged after cancellation":
         customer = await store.get_customer(charge["customer_id"])
         if customer is None or customer.get("status") != "cancelled":
@@ -135,6 +135,21 @@ async def _check_refund_facts(ctx: ToolContext, args: RefundArgs) -> None:
     if age > policy.refund_window_days:
         raise PolicyDenied(
             _no_refund(ctx, f"{charge['id']} was charged {age} days ago, outside the {policy.refund_window_days}-day refund window")
+        )
+
+
+async def _check_duplicate(ctx: ToolContext, store: object, charge: dict) -> None:
+    """Either charge of a duplicate pair may be refunded (the customer may name the first), but
+    only one: a pair whose other charge was already refunded is no duplicate any more."""
+    siblings = await customers(ctx).charges(charge["customer_id"])
+    original = charge.get("duplicate_of") or charge["id"]
+    pair = [c for c in siblings if c["id"] == original or c.get("duplicate_of") == original]
+    if len(pair) < 2:
+        raise PolicyDenied(_no_refund(ctx, f"{charge['id']} is not one of a pair of duplicate charges"))
+    refunded = [c["id"] for c in pair if c["id"] != charge["id"] and c.get("refunded_amount", 0) > 0]
+    if refunded:
+        raise PolicyDenied(
+            _no_refund(ctx, f"the duplicate of {charge['id']} was already refunded ({', '.join(refunded)})")
         )
 
 
