@@ -1,57 +1,122 @@
-"""A session as Markdown or JSON (`supportdesk export`, the TUI's export action)."""
+"""A session as Markdown or JSON (`supportdesk export`, the TUI's export action).
+
+JSON is data: every item exactly as stored. Markdown is for pasting anywhere, so nothing a
+customer or a model wrote can act in it: their text is made visible (`text.safe_text`) and
+put in code fences longer than any run of backticks it holds, so it can forge no speaker
+line, heading, HTML or fence; the few words outside fences (title, names) are escaped.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, assert_never
 
 from supportdesk.config import DeskConfig
-from supportdesk.items import Item, item_to_json
+from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult, item_to_json
 from supportdesk.store import SessionInfo
+from supportdesk.text import safe_text
+
+ROLE_SPEAKERS = {"customer": "Customer", "staff": "Staff", "system": "System"}
 
 
 def session_json(info: SessionInfo, items: list[Item]) -> dict[str, Any]:
     return {"session": info.model_dump(mode="json"), "items": [item_to_json(i) for i in items]}
 
 
-def _who(item: Item, config: DeskConfig | None) -> str:
-    agent = config.agents.get(item.agent) if config else None
-    return agent.title if agent else item.agent
+def _title(agent: str, config: DeskConfig | None) -> str:
+    found = config.agents.get(agent) if config else None
+    return found.title if found else agent
+
+
+def speaker(item: Message, config: DeskConfig | None = None) -> str:
+    """Who a message is from, as people read it."""
+    return ROLE_SPEAKERS.get(item.role) or _title(item.agent, config)
 
 
 def item_line(item: Item, config: DeskConfig | None = None) -> str:
-    """One item as a line of plain text (CLI output, Markdown export)."""
-    if item.kind == "message":
-        speaker = {"customer": "Customer", "staff": "Staff", "system": "System"}.get(item.role) or _who(item, config)
-        return f"{speaker}: {item.text}"
-    if item.kind == "handoff":
-        reason = f" ({item.reason})" if item.reason else ""
-        return f"→ {item.handoff_kind}: {item.from_agent} → {item.to_agent}{reason}"
-    if item.kind == "tool_call":
-        return f"⚙ {item.name}({json.dumps(item.arguments, ensure_ascii=False)})"
-    if item.kind == "tool_result":
-        mark = "✗" if item.is_error else "✓"
-        return f"{mark} {item.name}: {item.output}"
-    if item.kind == "context_set":
-        value = "(cleared)" if item.value is None else json.dumps(item.value, ensure_ascii=False)
-        return f"• context {item.key} = {value} (by {item.writer})"
-    return f"! {item.notice_kind}: {item.text}"
+    """One item as a line of plain text (CLI output, and the lines of a Markdown export)."""
+    match item:
+        case Message():
+            return f"{speaker(item, config)}: {item.text}"
+        case Handoff():
+            reason = f" ({item.reason})" if item.reason else ""
+            return f"→ {item.handoff_kind}: {item.from_agent} → {item.to_agent}{reason}"
+        case ToolCall():
+            return f"⚙ {item.name}({json.dumps(item.arguments, ensure_ascii=False)})"
+        case ToolResult():
+            mark = "✗" if item.is_error else "✓"
+            return f"{mark} {item.name}: {item.output}"
+        case ContextSet():
+            value = "(cleared)" if item.value is None else json.dumps(item.value, ensure_ascii=False)
+            return f"• context {item.key} = {value} (by {item.writer})"
+        case Notice():
+            return f"! {item.notice_kind}: {item.text}"
+        case _:
+            assert_never(item)
+
+
+# --- Markdown ------------------------------------------------------------------------------------
+
+# The characters that start Markdown (GitHub's too) inside a line: emphasis, code, links and
+# images, HTML and entities, headings, tables, strikethrough, math, autolinks' "://".
+# Backslash-escaped (CommonMark allows it for any ASCII punctuation) they are literal; the
+# text around them never starts a line, so list and quote markers need no escape.
+_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#!|~&$:])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def inline(text: str) -> str:
+    """Untrusted words for a Markdown line outside a fence: visible controls, one line, escaped."""
+    return _PUNCTUATION.sub(r"\\\1", " ".join(safe_text(text).split()))
+
+
+def fenced(text: str) -> list[str]:
+    """Untrusted text as a fenced code block it cannot close: the fence is longer than any run
+    of backticks inside it."""
+    body = safe_text(text).expandtabs(4)  # a tab is a control byte too; spaces show the same
+    longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}text", *body.split("\n"), fence]
 
 
 def session_markdown(info: SessionInfo, items: list[Item], config: DeskConfig | None = None) -> str:
+    """The transcript: one speaker line per message (`**Who** · time`), the message in a fence;
+    tool calls, results, handoffs, context writes and notices in a fence under the agent that
+    made them (`*Who* · time` when that agent has not spoken just before)."""
     lines = [
-        f"# {info.title or 'Untitled session'}",
+        f"# {inline(info.title) or 'Untitled session'}",
         "",
-        f"- session: `{info.id}`",
+        f"- session: `{inline(info.id)}`",
         f"- started: {info.created_at:%Y-%m-%d %H:%M} UTC · last activity: {info.updated_at:%Y-%m-%d %H:%M} UTC",
-        f"- agent now: {info.active_agent} · handoffs: {info.handoff_count} · items: {info.item_count}",
+        f"- agent now: {inline(info.active_agent)} · handoffs: {info.handoff_count} · items: {info.item_count}",
     ]
     if info.forked_from:
-        lines.append(f"- forked from `{info.forked_from}` at item {info.forked_at}")
+        lines.append(f"- forked from `{inline(info.forked_from)}` at item {info.forked_at}")
     lines.append("")
+    section: str | None = None  # whose lines the transcript is showing now
+    activity: list[str] = []  # non-message lines waiting for their fence
+
+    def flush() -> None:
+        if activity:
+            lines.extend([*fenced("\n".join(activity)), ""])
+            activity.clear()
+
     for item in items:
-        if item.kind == "message":
-            lines += [f"**{item_line(item, config).split(':', 1)[0]}** · {item.created_at:%H:%M:%S}", "", item.text, ""]
-        else:
-            lines += [f"> {item_line(item, config)}", ""]
+        match item:
+            case Message():
+                flush()
+                who = speaker(item, config)
+                lines += [f"**{inline(who)}** · {item.created_at:%H:%M:%S}", "", *fenced(item.text), ""]
+                section = f"agent:{item.agent}" if item.role == "agent" else f"role:{item.role}"
+            case ToolCall() | ToolResult() | Handoff() | ContextSet() | Notice():
+                owner = f"agent:{item.agent}"
+                if owner != section:
+                    flush()
+                    lines += [f"*{inline(_title(item.agent, config))}* · {item.created_at:%H:%M:%S}", ""]
+                    section = owner
+                activity.append(item_line(item, config))
+            case _:
+                assert_never(item)
+    flush()
     return "\n".join(lines).rstrip() + "\n"

@@ -1,23 +1,27 @@
-"""Untrusted text (customers', models') made safe to show on a terminal.
+"""Untrusted text (customers', models') made safe to show on a terminal or in an export.
 
 Rich markup is never parsed from it (callers build `rich.text.Text`, not markup strings);
 this module takes care of the other half: control characters and escape sequences that
-a terminal would obey are replaced by visible stand-ins.
+a terminal would obey, and the bidirectional-text controls that reorder what a reader sees
+("Trojan Source"), are replaced by visible stand-ins.
 """
 
 from __future__ import annotations
 
 import re
 
-# C0 controls except tab and newline, DEL, and C1 controls (ESC, CSI, OSC ... live here).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 controls except tab and newline, DEL, and C1 controls (ESC, CSI, OSC ... live here),
+# and the invisible bidi controls: ALM, LRM, RLM, the embeddings/overrides and the isolates.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _visible(match: re.Match[str]) -> str:
     code = ord(match.group())
     if code < 0x20:
         return chr(0x2400 + code)  # the Unicode "control picture": ␛ for ESC, ␇ for BEL ...
-    return "␡" if code == 0x7F else f"\\x{code:02x}"
+    if code == 0x7F:
+        return "␡"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def safe_text(text: str) -> str:
