@@ -156,9 +156,15 @@ async def _sessions_list(args: argparse.Namespace) -> int:
         for info in sessions:
             _out(
                 f"{info.id}  {info.updated_at:%Y-%m-%d %H:%M}  {info.active_agent:<10} "
-                f"{info.handoff_count:>2} handoffs  {info.status:<17} {info.title}"
+                f"{info.handoff_count:>2} handoffs  {info.status:<17} {_clip(info.title)}"
             )
     return 0
+
+
+def _clip(text: str, width: int = 80) -> str:
+    """One line of at most `width` characters (a list view never prints a whole message)."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _plain_snippet(hit: Any) -> str:

@@ -66,11 +66,43 @@ class ContextEntry(BaseModel):
     created_at: datetime
 
 
+# A search hit's snippet is at most about this many characters, however long the message
+# (FTS5 and ts_headline count words, and one "word" can be a megabyte).
+SNIPPET_CHARS = 160
+# Of which at most this many come before the first match.
+_SNIPPET_BEFORE = 50
+
+
+def bounded_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:
+    """The snippet cut to about `limit` characters around its first match, marks kept whole."""
+    chunks = re.split(f"[{MATCH_START}{MATCH_END}]", snippet)
+    if sum(len(c) for c in chunks) <= limit:
+        return snippet
+    out: list[str] = []
+    budget = limit
+    for i, chunk in enumerate(chunks):
+        match = i % 2 == 1
+        if i == 0 and len(chunks) > 1 and len(chunk) > _SNIPPET_BEFORE:
+            chunk = "…" + chunk[-_SNIPPET_BEFORE:]  # the words just before the match
+        if len(chunk) > budget:
+            chunk = chunk[: max(budget, 1)] + "…"
+        budget -= len(chunk)
+        out.append(f"{MATCH_START}{chunk}{MATCH_END}" if match else chunk)
+        if budget <= 0:
+            break
+    return "".join(out)
+
+
 class SearchHit(BaseModel):
     session_id: str
     title: str
     seq: int
     snippet: str
+
+    @field_validator("snippet")
+    @classmethod
+    def _bounded(cls, value: str) -> str:
+        return bounded_snippet(value)
 
     def parts(self) -> list[tuple[str, bool]]:
         """The snippet as (text, is_match) runs, for highlighting without markup."""
