@@ -88,13 +88,19 @@ async def diagnose(config: DeskConfig, out: Print = print, http_client: Any = No
             served = await provider.list_models()
             _line(out, OK, "server", f"answers at {settings.base_url} ({len(served)} models listed)")
         except ProviderError as exc:
-            if exc.kind in ("unknown_model", "bad_response"):
+            if exc.kind == "unknown_model":
                 # No /models route (some proxies): the tool probe below still checks the model.
                 served = None
                 _line(out, WARN, "server", "answers but lists no models at /models; checking the model directly")
+            elif exc.kind == "bad_response":
+                served = None
+                _line(out, WARN, "server", f"{exc.message}; checking the model directly")
             else:
                 _line(out, BAD, "server", exc.message)
                 return 1
+        except Exception as exc:  # whatever a server answers, one line, never a traceback
+            served = None
+            _line(out, WARN, "server", f"answered /models with something unreadable ({_what(exc)}); checking the model directly")
 
         usable: list[str] = []
         for model, users in models.items():
@@ -116,6 +122,10 @@ async def diagnose(config: DeskConfig, out: Print = print, http_client: Any = No
                 _line(out, BAD, kind, f"{model}: {exc.message}")
                 failed = True
                 continue
+            except Exception as exc:  # whatever a server answers, one line, never a traceback
+                _line(out, BAD, "tools", f"{model}: the server's answer could not be read ({_what(exc)})")
+                failed = True
+                continue
             if called:
                 _line(out, OK, "tools", f"{model} made a tool call when asked (handoffs will work)")
             else:
@@ -130,6 +140,11 @@ async def diagnose(config: DeskConfig, out: Print = print, http_client: Any = No
     finally:
         await provider.aclose()
     return 1 if failed else 0
+
+
+def _what(exc: BaseException) -> str:
+    said = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {said[:120]}" if said else type(exc).__name__
 
 
 def _models_in_use(config: DeskConfig) -> dict[str, list[str]]:

@@ -54,7 +54,16 @@ class Hang:
     seconds: float = 30.0
 
 
-Reply = Status | Stream | Complete | Hang
+@dataclass
+class Raw:
+    """Exactly these bytes as the body (an empty reply, HTML, half a JSON document ...)."""
+
+    body: bytes
+    content_type: str = "application/json"
+    code: int = 200
+
+
+Reply = Status | Stream | Complete | Hang | Raw
 Scripted = Callable[[dict[str, Any]], Reply]
 
 
@@ -115,7 +124,7 @@ class FakeLLMServer:
         # None: the server has no /models route (some proxies), so GET /models is a 404.
         self.models: list[str] | None = (models if models is not None else ["fake-model"]) if list_models else None
         # Set to answer GET requests with this instead (a 401 for a bad key, say).
-        self.models_reply: Status | None = None
+        self.models_reply: Status | Raw | None = None
         self.replies: deque[Reply | Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -161,7 +170,10 @@ class FakeLLMServer:
                 server.paths.append(self.path)
                 if server.models_reply is not None:
                     reply = server.models_reply
-                    self._json(reply.code, reply.body, reply.headers)
+                    if isinstance(reply, Raw):
+                        self._raw(reply)
+                    else:
+                        self._json(reply.code, reply.body, reply.headers)
                 elif self.path.rstrip("/").endswith("/models") and server.models is not None:
                     data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in server.models]
                     self._json(200, {"object": "list", "data": data})
@@ -205,6 +217,15 @@ class FakeLLMServer:
                     self.close_connection = True
                 elif isinstance(reply, Stream):
                     self._stream(reply)
+                elif isinstance(reply, Raw):
+                    self._raw(reply)
+
+            def _raw(self, reply: Raw) -> None:
+                self.send_response(reply.code)
+                self.send_header("content-type", reply.content_type)
+                self.send_header("content-length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
 
             def _json(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()

@@ -140,3 +140,59 @@ async def test_rejected_key_on_models_is_one_line(monkeypatch, server):
     assert "SD_DOCTOR_KEY" in lines[-1]
     assert all("sk-should-never-print" not in line for line in lines)
     assert server.requests == []
+
+
+# --- issue 13: any answer a server gives is one line -------------------------------------------
+
+from fake_llm_server import Raw, text_stream, tool_stream  # noqa: E402
+
+_ODD_REPLIES = {
+    "streamed text": (lambda: text_stream("hello"), "streamed reply (server-sent events) to a plain request"),
+    "streamed tool call": (lambda: tool_stream([("ping", '{"ok": true}')]), "streamed reply (server-sent events)"),
+    "empty body": (lambda: Raw(b""), "sent an empty reply"),
+    "html page": (lambda: Raw(b"<html><body>502 Bad Gateway</body></html>", "text/html"), "sent an HTML page"),
+    "cut json": (lambda: Raw(b'{"choices": ['), "a reply that is not JSON"),
+    "no choices": (lambda: Status(200, {"id": "x"}), "no choices in it"),
+    "choices not a list": (lambda: Status(200, {"choices": "x"}), "no choices in it"),
+    "message not an object": (lambda: Status(200, {"choices": [{"message": "hi"}]}), "no message in it"),
+}
+
+
+@pytest.mark.parametrize("case", list(_ODD_REPLIES))
+async def test_any_chat_answer_is_one_line_saying_what_came(server, case):
+    make, words = _ODD_REPLIES[case]
+    server.push(make(), make())
+    code, lines = await doctor(make_config(server.url, max_retries=0))
+    assert code == 1
+    bad = [line for line in lines if line.startswith("✗")]
+    assert bad and all(words in line for line in bad), lines
+    assert all("\n" not in line and "Traceback" not in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "reply, words",
+    [
+        (Raw(b""), "sent an empty reply when asked for /models"),
+        (Raw(b"data: {}\n\n", "text/event-stream"), "streamed reply"),
+        (Status(200, {"data": "x"}), "JSON that has no model list"),
+        (Raw(b"[1, 2]"), "JSON that is not an object"),
+    ],
+)
+async def test_any_models_answer_is_one_line_and_the_model_is_checked_directly(server, reply, words):
+    server.models_reply = reply
+    server.push(Complete(PING_CALL, "tool_calls"), Complete(PING_CALL, "tool_calls"))
+    code, lines = await doctor(make_config(server.url, max_retries=0))
+    warn = [line for line in lines if line.startswith("!")]
+    assert len(warn) == 1 and words in warn[0], lines
+    assert code == 0 and any("made a tool call" in line for line in lines)
+
+
+def test_doctor_command_against_a_streaming_server_exits_1_without_a_traceback(server, tmp_path, capsys):
+    server.push(text_stream("hi"), text_stream("hi"))
+    desk = tmp_path / "desk.toml"
+    desk_text = DESK_TOML.format(base_url=server.url, timeout=5.0, max_retries=0, extra="")
+    desk.write_text(desk_text.replace('tools = ["lookup_customer", "list_charges", "issue_refund"]', 'tools = ["find_charges"]'))
+    assert main(["doctor", "--config", str(desk)]) == 1
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    assert "streamed reply" in out.out

@@ -492,15 +492,34 @@ class OpenAIProvider:
 
     # --- used by `supportdesk doctor` --------------------------------------------------------
 
+    def _where(self) -> str:
+        return f"the model server at {self.settings.base_url}"
+
+    def _json_reply(self, response: Any, what: str) -> dict[str, Any]:
+        """The reply's JSON object, or a ProviderError that says what came instead."""
+        text = response.text
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            return body
+        seen = _describe_body(response.headers.get("content-type", ""), text) if body is None else "JSON that is not an object"
+        raise ProviderError("bad_response", f"{self._where()} sent {seen} when asked for {what}")
+
     async def list_models(self) -> list[str]:
         """Model ids the server lists at GET /models."""
         if self._key_problem is not None:
             raise self._key_problem
         try:
-            page = await self.client.models.list()
-            return [m.id for m in page.data if getattr(m, "id", None)]
+            raw = await self.client.models.with_raw_response.list()
         except (openai.OpenAIError, json.JSONDecodeError) as exc:
             raise self._provider_error(exc, 1, self.settings.model or "") from None
+        body = self._json_reply(raw.http_response, "/models")
+        data = body.get("data")
+        if not isinstance(data, list):
+            raise ProviderError("bad_response", f"{self._where()} answered /models with JSON that has no model list")
+        return [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
     async def probe_tools(self, model: str) -> bool:
         """Ask for one tiny forced tool call; True when the server returned a tool call.
@@ -526,7 +545,7 @@ class OpenAIProvider:
         last: BaseException | None = None
         for choice in choices:
             try:
-                response = await self.client.chat.completions.create(
+                raw = await self.client.chat.completions.with_raw_response.create(
                     model=model,
                     messages=[{"role": "user", "content": "Call the ping tool with ok=true."}],
                     tools=[tool],  # type: ignore[list-item]
@@ -538,10 +557,29 @@ class OpenAIProvider:
                 continue
             except (openai.OpenAIError, json.JSONDecodeError) as exc:
                 raise self._provider_error(exc, 1, model) from None
-            message = response.choices[0].message if response.choices else None
-            return bool(message and message.tool_calls)
+            # Read the body ourselves: a server may stream, send nothing, or send JSON of
+            # another shape, and doctor must say which instead of failing on it.
+            body = self._json_reply(raw.http_response, "a chat completion")
+            choices = body.get("choices")
+            if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+                raise ProviderError("bad_response", f"{self._where()} answered a chat completion with no choices in it")
+            message = choices[0].get("message")
+            if not isinstance(message, dict):
+                raise ProviderError("bad_response", f"{self._where()} answered a chat completion with no message in it")
+            return bool(message.get("tool_calls"))
         assert last is not None
         raise self._provider_error(last, 1, model)
+
+
+def _describe_body(content_type: str, text: str) -> str:
+    """What a reply that is not a JSON object was, in a few words."""
+    if not text.strip():
+        return "an empty reply"
+    if "event-stream" in content_type or text.lstrip().startswith("data:"):
+        return "a streamed reply (server-sent events) to a plain request"
+    if "html" in content_type or text.lstrip().startswith("<"):
+        return "an HTML page"
+    return f"a reply that is not JSON ({content_type or 'no content type'}, starting {text.strip()[:40]!r})"
 
 
 async def _dropped_as_such(stream: Any) -> AsyncIterator[Any]:
