@@ -204,3 +204,15 @@ async def test_a_missing_secret_in_the_environment_is_one_line_naming_the_variab
         "channels.chatwoot: set the environment variable CW_PATH (named in the desk file)",
         "channels.chatwoot: set the environment variable CW_SIGN (named in the desk file)",
     ]
+
+
+async def test_the_webhook_secret_and_the_bot_token_never_reach_the_log(bot, caplog):
+    caplog.set_level("INFO", logger="supportdesk.serve")
+    served, fake, client = await bot()
+    fake.failures = 5  # the retries and the report are logged too
+    await deliver(client, message_created(8001, 49, CHARGED_TWICE))
+    await deliver(client, message_created(8002, 49, "hello"), secret="wrong-guess")
+    await fake.wait_for(lambda: len(fake.messages(49)) == 2)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "POST /channels/chatwoot/webhook/… 200" in logged and "Chatwoot could not be reached" in logged
+    assert PATH_SECRET not in logged and TOKEN not in logged and "wrong-guess" not in logged
