@@ -52,6 +52,9 @@ class Client:
     # (kind, seq or None, arrival time, from) for every event
     events: list[tuple[str, int | None, float, str | None]] = field(default_factory=list)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    # seqs of the stored agent messages seen, and a condition notified on each (the customer waits on it)
+    agent_seqs: list[int] = field(default_factory=list)
+    replied: asyncio.Condition = field(default_factory=asyncio.Condition)
 
 
 def start_worker(db: str) -> tuple[subprocess.Popen[str], str]:
@@ -101,6 +104,10 @@ async def follow(http: httpx.AsyncClient, cid: str, token: str, client: Client, 
                     client.events.append((fields.get("event", ""), seq, time.perf_counter(), data.get("from")))
                     if seq is not None:
                         client.stored.append(seq)
+                        if data.get("from") == "agent":
+                            client.agent_seqs.append(seq)
+                            async with client.replied:
+                                client.replied.notify_all()
                 fields = {}
                 if stop.is_set():
                     return
@@ -144,14 +151,14 @@ async def run(db: str, workers: int, conversations: int, clients_per: int) -> in
                 sent[(i, step)] = (t0, seq)
                 want = expected_agent[step]
                 # The turn is over for this customer once every client saw its final reply.
-                deadline = time.perf_counter() + 120
-                while not all(
-                    sum(1 for kind, s, _, who in c.events if kind == "message" and who == "agent" and s and s > seq) >= want
-                    for c in by_conversation[i]
-                ):
-                    if time.perf_counter() > deadline:
-                        raise SystemExit(f"conversation {i}, message {step + 1}: the final reply never reached every client")
-                    await asyncio.sleep(0.01)
+                for c in by_conversation[i]:
+                    async with c.replied:
+                        try:
+                            await asyncio.wait_for(
+                                c.replied.wait_for(lambda c=c: sum(1 for s in c.agent_seqs if s > seq) >= want), 120
+                            )
+                        except TimeoutError:
+                            raise SystemExit(f"conversation {i}, message {step + 1}: the final reply never reached every client") from None
 
         started = time.perf_counter()
         await asyncio.gather(*(customer(i) for i in range(conversations)))

@@ -271,11 +271,12 @@ class ChatwootChannel:
         while True:
             events = await self.conversations.hub.stream(session_id, after)
             try:
-                async for event in events:
-                    if event is None or event.seq is None:
-                        continue
-                    await self._relay_one(session_id, conversation_id, event)
-                    after = event.seq
+                async for batch in events:
+                    for event in batch:
+                        if event.seq is None:
+                            continue  # a streamed piece: Chatwoot gets the stored reply
+                        await self._relay_one(session_id, conversation_id, event)
+                        after = event.seq
             finally:
                 await events.aclose()
             # The stream ended (this reader fell behind): resume after the last event relayed.

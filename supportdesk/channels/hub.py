@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.items import Item
@@ -23,6 +24,11 @@ from supportdesk.store import Store
 QUEUE_LIMIT = 1000
 # How often the follower asks the store whether another connection committed.
 FOLLOW_INTERVAL = 0.25
+
+# The follower's page of recent sessions holds the followed ones and this many more.
+PAGE_MARGIN = 32
+# How far the writers' clocks (which stamp updated_at) may be from ours.
+CLOCK_SLACK = timedelta(seconds=5)
 
 # None in a queue means "this stream is over" (server shutting down, or the reader too slow).
 Queued = CustomerEvent | None
@@ -113,12 +119,16 @@ class Hub:
         self._sessions.clear()
 
     async def _follow(self) -> None:
-        """Notice commits by other connections and poke the sessions someone follows.
+        """Notice commits by other connections and poke the followed sessions they moved.
 
-        SQLite says cheaply whether another connection committed (`data_version`); a store
-        without that probe is asked for each followed session's head instead."""
+        SQLite says cheaply whether another connection committed (`data_version`). A store
+        without that probe is asked for one page of the most recently active sessions, whose
+        `item_count` is each one's head; a followed session missing from a page that reaches
+        back past the last poll is asked for on its own. (The store's change feed replaces both
+        once its protocol has one.)"""
         probe = getattr(self.store, "data_version", None)
         seen = await probe() if probe is not None else None
+        since = self.store.clock()
         while True:
             await asyncio.sleep(FOLLOW_INTERVAL)
             try:
@@ -127,18 +137,37 @@ class Hub:
                     if version == seen:
                         continue
                     seen = version
-                for session_id in list(self._sessions):
+                    moved = list(self._sessions)
+                else:
+                    now = self.store.clock()
+                    moved = await self._moved_since(since)
+                    since = now
+                for session_id in moved:
                     await self.poke(session_id)
             except asyncio.CancelledError:
                 raise
             except Exception:  # a store hiccup must not end live follow for every stream
                 await asyncio.sleep(1.0)
 
+    async def _moved_since(self, since: datetime) -> list[str]:
+        followed = {sid: f.head for sid, f in self._sessions.items()}
+        if not followed:
+            return []
+        limit = len(followed) + PAGE_MARGIN
+        page = await self.store.list_sessions(limit=limit)
+        heads = {info.id: info.item_count for info in page}
+        moved = [sid for sid, head in followed.items() if heads.get(sid, head) > head]
+        missing = [sid for sid in followed if sid not in heads]
+        if missing and len(page) == limit and page[-1].updated_at >= since - CLOCK_SLACK:
+            moved += missing  # the page may have cut off a session that changed since
+        return moved
+
 
 class EventStream:
-    """One reader's events (see `Hub.stream`). Yields None after `idle` seconds of silence (a
-    keep-alive tick); ends when the hub closes or the reader fell too far behind, and the reader
-    resumes from the last seq it got."""
+    """One reader's events (see `Hub.stream`), in batches: each is everything that was waiting,
+    so a busy stream is written in a few large chunks rather than one per streamed word. Yields
+    an empty batch after `idle` seconds of silence (a keep-alive tick); ends when the hub closes or
+    the reader fell too far behind, and the reader resumes from the last seq it got."""
 
     def __init__(self, hub: Hub, session_id: str, queue: asyncio.Queue[Queued], after: int, idle: float | None):
         self._hub = hub
@@ -146,35 +175,44 @@ class EventStream:
         self._queue = queue
         self._events = self._run(after, idle)
 
-    def __aiter__(self) -> AsyncIterator[CustomerEvent | None]:
+    def __aiter__(self) -> AsyncIterator[list[CustomerEvent]]:
         return self._events
 
     async def aclose(self) -> None:
         await self._events.aclose()
         self._hub.unsubscribe(self._session_id, self._queue)
 
-    async def _run(self, after: int, idle: float | None) -> AsyncIterator[CustomerEvent | None]:
+    async def _run(self, after: int, idle: float | None) -> AsyncIterator[list[CustomerEvent]]:
         store, view = self._hub.store, self._hub.view
         sent = after
         last = await store.last_seq(self._session_id)
-        for item in await store.range(self._session_id, after + 1, last) if last > after else []:
-            event = view(item)
-            if event is not None:
-                yield event
-            sent = item.seq
+        backlog = await store.range(self._session_id, after + 1, last) if last > after else []
+        events = [event for event in map(view, backlog) if event is not None]
+        if backlog:
+            sent = backlog[-1].seq
+        if events:
+            yield events
         while True:
             try:
-                event = await asyncio.wait_for(self._queue.get(), idle)
+                waiting = [await asyncio.wait_for(self._queue.get(), idle)]
             except TimeoutError:
-                yield None
+                yield []
                 continue
-            if event is None:
-                return
-            if event.seq is not None:
-                if event.seq <= sent:
-                    continue  # already in the backlog
-                sent = event.seq
-            yield event
+            while not self._queue.empty():
+                waiting.append(self._queue.get_nowait())
+            batch: list[CustomerEvent] = []
+            for event in waiting:
+                if event is None:
+                    if batch:
+                        yield batch
+                    return
+                if event.seq is not None:
+                    if event.seq <= sent:
+                        continue  # already in the backlog
+                    sent = event.seq
+                batch.append(event)
+            if batch:
+                yield batch
 
 
 def _end(queue: asyncio.Queue[Queued]) -> None:

@@ -109,10 +109,10 @@ def create_app(
         async def stream() -> AsyncIterator[str]:
             yield f"retry: {RETRY_MS}\n\n"
             try:
-                async for event in events:
+                async for batch in events:
                     # A quiet stream gets a comment line; the end (shutdown, or a reader that fell
                     # behind) closes it and EventSource resumes from its Last-Event-ID.
-                    yield ": keep-alive\n\n" if event is None else _sse(event)
+                    yield "".join(map(_sse, batch)) if batch else ": keep-alive\n\n"
             finally:
                 await events.aclose()
 
