@@ -134,7 +134,8 @@ _VAGUE_WORDS = frozenset(
     stuff going on happening broken weird strange odd how why what when where fix fixed sort sorted out look
     happened happen advise explain tell know idea sure thing things oh ah uh well also btw yeah yea hm hmm
     aren't arent wasn't wasnt weren't werent didn't didnt haven't havent hasn't hasnt couldn't couldnt
-    seems seem seemed properly anymore any more all at everything nothing anything right else""".split()
+    seems seem seemed properly anymore any more all at everything nothing anything right else off up funny amiss
+    matter""".split()
 )
 _WORD = re.compile(r"[a-z']+")
 
@@ -182,6 +183,13 @@ def courtesy_only(text: str) -> bool:
     return bool(THANKS.search(text)) and only_facts(_COURTESY.sub(" ", text))
 
 
+# The customer is talking about charges (so listing them answers), whatever they want done.
+ABOUT_CHARGES = _any(
+    r"\bcharg", r"\bbill", r"\bpaid\b", r"\bpay(?:ment|ments)?\b", r"\bstatement\b", r"\btransaction", r"\bdebit", r"\bfees?\b",
+    r"\bexplain\b", r"\brecogni[sz]e\b", r"\bmoney\b", r"\btook\b|\btaken\b", r"\bcost\b",
+)
+
+
 # When a plan change takes effect: at the next renewal, or now.
 AT_RENEWAL = _any(
     r"\b(?:at|on|from|after|with|by) (?:the |my |our )?(?:next |upcoming )?(?:renewal|billing (?:date|cycle|period)|next (?:billing|invoice|cycle|period|month))\b",
@@ -197,8 +205,8 @@ DUPLICATE = _any(
     r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",
 )
 CANCEL = _any(
-    r"\bcancel(?:l?ing|l?ed|lation)? (?:of )?(?:my |the |our |this )?(?:whole )?(?:subscription|plan|account|renewal|membership|service)\b",
-    r"\b(?:end|stop|terminate|close|quit|discontinue|shut down) (?:my |the |our |this )?(?:whole )?(?:subscription|membership|account|service|plan)\b",
+    r"\bcancel(?:l?ing|l?ed|lation)? (?:of )?(?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|plan|account|renewal|membership|service)\b",
+    r"\b(?:end|stop|terminate|close|quit|discontinue|shut down) (?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|membership|account|service|plan)\b",
     r"\bstop (?:the )?(?:automatic |auto-?)?renew(?:al|ing)\b", r"\b(?:do not|don't|dont) (?:want (?:it )?to )?renew\b", r"\bunsubscribe\b",
     r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"^\W*(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
 )

@@ -524,6 +524,13 @@ class Specialist:
             return step.call("find_charges", {"customer_id": customer_id}, **ctx)
         if "refund" in intents or "duplicate" in intents:
             return self._refund_flow(customer_id, charges, intents, text, explicit="refund" in asked)
+        if not any(cues.ABOUT_CHARGES.search(t) for t in self.topic_texts() + [text]):
+            # Nothing says what they want, nor that it is about a charge: ask, rather than
+            # propose something of our own that a "yes" would then set off.
+            return step.answer(
+                "I can help with charges and refunds, invoices, plan changes, cancellations and payment methods. "
+                "What would you like me to do?"
+            )
         return self._charges_answer(charges)
 
     @staticmethod
