@@ -165,6 +165,7 @@ PROBLEM = _any(
     r"\b(?:not|never|no longer|stopped|stops|won'?t|can'?t|cannot|can ?not|couldn'?t|unable to|doesn'?t|does not|isn'?t|didn'?t) "
     r"(?:\w+ )?(?:work|working|sync|syncing|load|loading|open|opening|log|sign|arrive|arrived|arrives|connect|save|start|update|upload|download|export)",
     r"\bstopped \w+ing\b", r"\bcrash", r"\bfreez", r"\bfroze\b", r"\berror\b", r"\bbroken\b", r"\bstuck\b", r"\bfail",
+    r"\b(?:is|are|comes? out|shows?|looks?) (?:\w+ )?(?:empty|blank|missing|wrong|slow|gone)\b", r"\bdisappear", r"\bvanish",
     r"\bdeclined\b", r"\blocked\b", r"\bnever (?:arrives|arrived|came|comes)\b", r"\bforg[oe]t\b",
     r"\b(?:charged|billed|debited|overcharged)\b", r"\brefund", r"\bcancel", r"\bupgrade\b", r"\bdowngrade\b",
     r"\binvoices?\b", r"\breceipts?\b", r"\btwice\b", r"\bduplicate", r"\bpassword\b", r"\breset\b", r"\b(?:2fa|two-factor)\b",
@@ -183,6 +184,11 @@ def courtesy_only(text: str) -> bool:
     return bool(THANKS.search(text)) and only_facts(_COURTESY.sub(" ", text))
 
 
+# Something looks wrong with a charge: then a duplicate found is worth offering to refund.
+CHARGE_TROUBLE = _any(
+    r"\bcharg(?:e|es|ed)\b", r"\bpaid\b", r"\bpayments?\b", r"\bstatement\b", r"\btransactions?\b", r"\bdebit",
+    r"\brecogni[sz]e\b", r"\bexplain\b", r"\btook\b|\btaken\b", r"\btwice\b|\bdouble\b|\bduplicate", r"\bbilled\b",
+)
 # The customer is talking about charges (so listing them answers), whatever they want done.
 ABOUT_CHARGES = _any(
     r"\bcharg", r"\bbill", r"\bpaid\b", r"\bpay(?:ment|ments)?\b", r"\bstatement\b", r"\btransaction", r"\bdebit", r"\bfees?\b",
@@ -210,7 +216,10 @@ CANCEL = _any(
     r"\bstop (?:the )?(?:automatic |auto-?)?renew(?:al|ing)\b", r"\b(?:do not|don't|dont) (?:want (?:it )?to )?renew\b", r"\bunsubscribe\b",
     r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"^\W*(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
 )
-PLAN_CHANGE = _any(r"\b(?:upgrade|downgrade|switch|change|move|go)\b.*\b(?:plan|starter|pro|team|annual|yearly|monthly)\b", r"\b(?:upgrade|downgrade)\b")
+PLAN_CHANGE = _any(
+    r"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|team|annual|yearly|monthly)\b",
+    r"\b(?:upgrade|downgrade)\b", r"\bfrom (?:the )?(?:starter|pro|team)\b.*\bto (?:the )?(?:starter|pro|team)\b",
+)
 PAYMENT_METHOD = _any(
     r"\b(?:update|change|replace|new|add|switch)\b.*\b(?:payment method|card on file|billing card|credit card|card|paypal)\b",
     r"\b(?:card|payment method) (?:has )?expired\b",

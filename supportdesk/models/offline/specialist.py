@@ -350,6 +350,11 @@ class Specialist:
             own_text = None
         if len(self.skills) == 1:
             return next(iter(self.skills)), switch_clause, own_text
+        if dropping and switch_clause is None and own:
+            # An agent with several skills follows the part that is not dropped.
+            wanted = self.topic(" ".join(own))
+            if wanted in self.skills:
+                return wanted, None, " ".join(own)
         if not self.skills:
             return None, switch_clause, own_text
         # Several skills (a senior agent): what was escalated first, then what the customer asks now.
@@ -1076,10 +1081,15 @@ class Specialist:
     def _charges_answer(self, charges: list[dict[str, Any]]):
         dups = [c for c in charges if c.get("duplicate_of") and c["refundable"] > 0]
         failed = [c for c in charges if c["status"] == "failed"]
-        listed = [c["id"] for c in charges[-6:]]
+        if dups and any(cues.CHARGE_TROUBLE.search(t) for t in self.topic_texts()):
+            # The offer is about the duplicated pair: "the second one" is the second of those two.
+            dup = dups[-1]
+            pair = [c["id"] for c in charges if c["id"] == dup.get("duplicate_of")] + [dup["id"]]
+            tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate. Would you like me to refund it?"
+            return self.step.offer(self._charges_summary(charges) + tail, "refund_charge", self._refund_args(dup), pair)
         if dups:
-            tail = f" The charge on {nice_date(dups[-1]['charged_on'])} is a duplicate. Would you like me to refund it?"
-            return self.step.offer(self._charges_summary(charges) + tail, "refund_charge", self._refund_args(dups[-1]), listed)
+            tail = f" The charge on {nice_date(dups[-1]['charged_on'])} looks like a duplicate; tell me if you'd like it refunded."
+            return self.step.answer(self._charges_summary(charges) + tail)
         tail = ""
         if failed:
             tail = f" The payment on {nice_date(failed[-1]['charged_on'])} failed, so you weren't charged for it; updating your payment method will settle that invoice."

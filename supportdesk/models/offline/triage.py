@@ -7,7 +7,7 @@ from typing import Any
 
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.models.offline import cues, dialogue
-from supportdesk.models.offline.router import Route, Router, content_words
+from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, Router, content_words
 from supportdesk.models.offline.specialist import skills_of
 from supportdesk.models.offline.view import View
 
@@ -211,6 +211,11 @@ def decide(view: View, router: Router):
         ]
         return _transfer(view, first, first_text, {dialogue.PENDING_ISSUES: waiting})
     route = router.route(text)
+    if route.agent is not None and route.confidence < SHORT_MESSAGE_CONFIDENCE:
+        # Only mildly leaning, against what the request itself names: the request wins.
+        by_request = _by_request(view, text, candidates)
+        if by_request is not None and by_request != route.agent:
+            return _transfer(view, Route(by_request, route.confidence, route.prediction), text)
     if route.agent is None and asked_before:
         # One question only: route on the answer, read together with what came before.
         named = _title_mentioned(view, text, candidates)
