@@ -602,7 +602,7 @@ class Specialist:
     def _offer_refund_of(self, charges: list[dict[str, Any]], offer: dialogue.Offer):
         parts = [f"{money(c['refundable'])} for the charge on {nice_date(c['charged_on'])}" for c in charges]
         listed = " and ".join(parts)
-        each = [self._refund_args(c) for c in charges]
+        each = [self._refund_args(c) for c in sorted(charges, key=lambda c: not c.get("duplicate_of"))]
         return self.step.offer(
             f"Just to be sure: shall I refund {listed}?", "refund_charge", each[0], offer.options, each if len(each) > 1 else None
         )
@@ -623,6 +623,8 @@ class Specialist:
             targets = pointed or []
             if not targets and not offer.batch:
                 return self._refund_call(dict(offer.arguments))
+            # The duplicate first: of a pair, only one may be refunded as a duplicate.
+            targets = sorted(targets, key=lambda c: not c.get("duplicate_of"))
             args = [self._refund_args(c) for c in targets] if targets else [dict(b) for b in offer.batch]
             done = [a for a in args if self._refunded(a["charge_id"])]
             args = [a for a in args if not self._refunded(a["charge_id"]) and a["amount"] > 0]
@@ -643,11 +645,31 @@ class Specialist:
         return step.answer("I'm sorry, I can't do that from here. Is there anything else I can help with?")
 
     def _refund_args(self, charge: dict[str, Any]) -> dict[str, Any]:
+        return {"charge_id": charge["id"], "amount": round(charge["refundable"], 2), "reason": self._refund_reason(charge)}
+
+    def _refund_reason(self, charge: dict[str, Any]) -> str:
+        """The desk's listed refund reason that fits this charge (the tool checks it is true)."""
+        v = self.view
+        policy = v.desk.policy
+
+        def listed(*words: str) -> str | None:
+            return next((r for r in policy.refund_reasons if all(w in r.casefold() for w in words)), None)
+
         dup_family = bool(charge.get("duplicate_of")) or any(
             c.get("duplicate_of") == charge["id"] for c in (self._charges(charge.get("customer_id", "")) or [])
         )
-        reason = "duplicate charge" if dup_family else (self.view.context.get("refund_reason") or "customer request")
-        return {"charge_id": charge["id"], "amount": round(charge["refundable"], 2), "reason": reason}
+        record = self._customer_record(charge.get("customer_id", "")) or {}
+        cancelled = record.get("status") == "cancelled" or any(t.name == "cancel_subscription" and t.ok for t in v.tools)
+        ticket = any(t.name == "create_ticket" and t.ok for t in v.tools)
+        for fits, reason in (
+            (dup_family, listed("duplicate")),
+            (cancelled, listed("cancel")),
+            (ticket, listed("ticket")),
+        ):
+            if fits and reason:
+                return reason
+        said = policy.refund_reason(str(v.context.get("refund_reason") or ""))
+        return said or "customer request"  # no listed reason fits: the tool will say so
 
     def _refund_call(self, args: dict[str, Any]):
         amount = float(args.get("amount", 0))
@@ -703,15 +725,27 @@ class Specialist:
                     f"A {what} of {money(amount)} needs a supervisor's approval, so I've sent it to our staff with all the "
                     "details. You'll see the outcome here as soon as they decide."
                 )
-            if last.is_error:
-                if isinstance(last.output, str) and last.output.startswith("refused by policy"):
-                    target = self.escalation_target(last.name)
-                    if target:
-                        return self._escalate_refund(target, last.arguments, str(last.output))
-                return step.answer(f"I wasn't able to do that: {last.output}. Is there anything else I can check?")
-            made = [t for t in v.turn_tools if t.name == last.name and t.ok and isinstance(t.output, dict)]
+            this_step = [t for t in v.turn_tools if t.name == last.name and t.seq >= self._step_start(last)]
+            made = [t for t in this_step if t.ok and isinstance(t.output, dict)]
+            refused = [t for t in this_step if t.done and t.is_error]
+            over_limit = [t for t in refused if "limit for level" in str(t.output)]
+            if over_limit and not made:
+                # Above this level's limit: a higher level may make it.
+                target = self.escalation_target(last.name)
+                if target:
+                    return self._escalate_refund(target, over_limit[-1].arguments, str(over_limit[-1].output))
+            said = " ".join(self._done_text(t.output) for t in made)
+            for t in refused:
+                # The tool's policy decides, and says why: pass it on, and offer a person.
+                what = self._charge_label(str(t.arguments.get("charge_id", ""))) if last.name == "refund_charge" else "that"
+                why = str(t.output).removeprefix("refused by policy: ").split(" If the customer")[0].rstrip(". ")
+                said += f" I couldn't refund {what}: {why}."
+            if refused:
+                said += " If you'd like, I can ask a member of our staff to look at it."
+                step.resolved = bool(made)
+                return step.answer(said.strip())
             step.resolved = True
-            return step.answer(" ".join(self._done_text(t.output) for t in made) or self._done_text(last.output))
+            return step.answer(said or self._done_text(last.output))
         if last.is_error:
             return step.answer(f"That didn't go through: {last.output}")
         out = last.output if isinstance(last.output, dict) else {}
@@ -742,6 +776,11 @@ class Specialist:
             return step.answer(f"Your payment method is now {out.get('payment_method')}; future charges will use it.")
         step.resolved = False
         return None
+
+    def _step_start(self, event: ToolEvent) -> int:
+        """The seq of the first call requested in the same step as `event` (one batch)."""
+        batch = [t for t in self.view.turn_tools if t.call_id.rsplit("_", 1)[0] == event.call_id.rsplit("_", 1)[0]]
+        return min((t.seq for t in batch), default=event.seq)
 
     def _charge_label(self, charge_id: str) -> str:
         for t in reversed(self.view.tools):
