@@ -15,6 +15,7 @@ from typing import Any, assert_never
 
 from supportdesk.config import AgentConfig, DeskConfig
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome
+from supportdesk.engine.history_window import HistoryWindows, settings_for
 from supportdesk.engine.hooks import (
     AskApproval,
     HandoffAsked,
@@ -43,9 +44,6 @@ from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry, Tran
 from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import Store
 
-# How much of the log a step shows the model. The shared context carries what was
-# learned earlier, so a 100,000-item session does not cost 100,000 items per step.
-HISTORY_WINDOW = 400
 
 # Said when a provider raises without a message of its own.
 PROVIDER_ERROR_TEXT = {
@@ -113,6 +111,8 @@ class Runner:
         self.services = services
         # Code outside the desk that watches each step and may veto some (engine/hooks.py).
         self.hooks: HookSet = desk_hooks(config)
+        # How much of the log each model call sees, and the note for the rest (engine/history_window.py).
+        self.windows = HistoryWindows(provider)
 
     # --- sessions and turns ----------------------------------------------------------------------
 
@@ -255,6 +255,8 @@ class Runner:
                         else:
                             action = out
                     if action is not None:
+                        # What this call saw, for the inspector ("the last call saw N items").
+                        action.meta["history"] = self.windows.last_seen(session_id)
                         usage = action.usage
                         done = ModelStepDone(
                             session_id, active, step, _action_name(action),
@@ -438,7 +440,8 @@ class Runner:
     # --- one step's parts --------------------------------------------------------------------------
 
     async def _request(self, session_id: str, agent: AgentConfig) -> StepRequest:
-        history = await self.store.latest(session_id, HISTORY_WINDOW)
+        window = await self.windows.build(self.store, session_id, settings_for(self.config, agent))
+        history = window.items
         context = await self.store.context_at(session_id)
         return StepRequest(
             session_id=session_id,

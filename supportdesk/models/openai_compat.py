@@ -21,7 +21,7 @@ import os
 import random
 import re
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +45,7 @@ from supportdesk.engine.protocol import (
     Transfer,
     Usage,
 )
-from supportdesk.items import HandoffKind
+from supportdesk.items import HandoffKind, Item
 from supportdesk.models.history import (
     build_messages,
     estimate_tokens,
@@ -200,6 +200,14 @@ def _server_message(exc: Any) -> str:
     return ""
 
 
+# What the summary call is told: the desk's facts live in the shared context; the note keeps the story.
+SUMMARY_INSTRUCTIONS = (
+    "You condense the earlier part of a customer-support conversation for the support agents. "
+    "In at most five sentences, say what the customer asked for, what was done (tools, handoffs, "
+    "refunds) and what is still open. Quote ids and amounts exactly. Plain text only."
+)
+
+
 class OpenAIProvider:
     """`ModelProvider` for any server that speaks `/v1/chat/completions` with tools."""
 
@@ -351,6 +359,29 @@ class OpenAIProvider:
             }
         if response.usage is not None and response.usage.prompt_tokens is not None:
             reply.usage = (response.usage.prompt_tokens or 0, response.usage.completion_tokens or 0)
+
+    # --- the history window's summary (engine/history_window.py) -------------------------------
+
+    async def summarise(self, items: Sequence[Item], previous: str | None) -> str:
+        """One plain (non-streamed) call condensing items that left a model call's history window.
+
+        Errors propagate: the window falls back to its extractive note and the turn goes on."""
+        if self._key_problem is not None:
+            raise self._key_problem
+        from supportdesk.engine.history_window import item_text
+
+        lines = "\n".join(f"#{item.seq} {item.kind} ({item.agent}): {item_text(item)}" for item in items)
+        earlier = f"The summary so far:\n{previous}\n\nWhat happened after it:\n" if previous else "The conversation:\n"
+        response = await self.client.chat.completions.create(
+            model=self.model_for(None),
+            messages=[
+                {"role": "system", "content": SUMMARY_INSTRUCTIONS},
+                {"role": "user", "content": earlier + lines},
+            ],
+            max_tokens=min(self.settings.max_tokens, 300),
+            stream=False,
+        )
+        return _clean(response.choices[0].message.content or "").strip() if response.choices else ""
 
     # --- mapping the reply onto an action ----------------------------------------------------
 

@@ -60,6 +60,14 @@ def turn_start(items: Sequence[Item], position: int) -> int:
     return step_start(items, position)
 
 
+def last_call_seen(items: Sequence[Item], position: int) -> dict[str, int] | None:
+    """What the latest model call up to k saw (`history` in its item's meta), if the window holds it."""
+    for item in reversed(items):
+        if item.seq <= position and isinstance(item.meta.get("history"), dict):
+            return item.meta["history"]
+    return None
+
+
 def changed_keys(
     context: dict[str, ContextEntry], items: Sequence[Item], position: int, *, whole_turn: bool = False
 ) -> set[str]:

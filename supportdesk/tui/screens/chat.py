@@ -27,7 +27,7 @@ from supportdesk.items import Item
 from supportdesk.models.pricing import session_cost
 from supportdesk.store import StoreError
 from supportdesk.text import safe_text
-from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, read_handoffs, snapshot
+from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, last_call_seen, read_handoffs, snapshot
 from supportdesk.tui.widgets.panes import session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.prompt import Slash, SlashError, parse_slash
@@ -109,7 +109,7 @@ class ChatScreen(Screen):
         self._stops = list(snap.stops)
         self._handoffs_read = {h.seq: h for h in snap.handoffs}
         self.query_one(HandoffTimeline).show(snap.handoffs, before=len(snap.stops) - len(snap.handoffs))
-        self.query_one(ContextInspector).show(snap.context, snap.changed)
+        self.query_one(ContextInspector).show(snap.context, snap.changed, last_call_seen(snap.items, snap.position))
         self.query_one(AgentBar).agent = snap.agent
         self._recent = list(snap.items)
         await self._refresh_facts()
@@ -154,7 +154,9 @@ class ChatScreen(Screen):
                     bar.agent = item.to_agent
             context = await self.store.context_at(self.session_id, conversation.end)
             self.query_one(ContextInspector).show(
-                context, changed_keys(context, self._recent, conversation.end, whole_turn=True)
+                context,
+                changed_keys(context, self._recent, conversation.end, whole_turn=True),
+                last_call_seen(self._recent, conversation.end),
             )
             self._facts()
 

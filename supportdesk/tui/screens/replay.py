@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from supportdesk.items import Handoff
-from supportdesk.tui.projection import HANDOFF_PAGE, changed_keys, read_handoffs
+from supportdesk.tui.projection import HANDOFF_PAGE, changed_keys, last_call_seen, read_handoffs
 from supportdesk.tui.widgets.panes import session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline
 
@@ -101,7 +101,9 @@ class ReplayScreen(Screen):
             await self.show_timeline(current)
         else:
             timeline.mark(current)
-        self.query_one(ContextInspector).show(context, changed_keys(context, conversation.items, k))
+        self.query_one(ContextInspector).show(
+            context, changed_keys(context, conversation.items, k), last_call_seen(conversation.items, k)
+        )
         self.query_one("#position", Static).update(self.position_text(k, index))
 
     async def show_timeline(self, current: int | None) -> None:

@@ -18,12 +18,19 @@ def _clip(text: str, width: int = VALUE_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def seen_text(seen: dict[str, int]) -> str:
+    text = f"last call saw {seen.get('items', 0)} items"
+    return text + (f" (+{seen['dropped']:,} summarised)" if seen.get("dropped") else "")
+
+
 class ContextInspector(DataTable):
     def __init__(self, look: AgentLook, **kwargs):
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.look = look
         self.context: dict[str, ContextEntry] = {}
         self.changed: set[str] = set()
+        # What the last model call saw (the history window): {"items", "dropped", "tokens"}.
+        self.seen: dict[str, int] | None = None
 
     def on_mount(self) -> None:
         # Two lines a row: key over who wrote it, value over when (fits a narrow side pane).
@@ -31,8 +38,8 @@ class ContextInspector(DataTable):
         self.add_column("key · by", key="key", width=KEY_WIDTH)
         self.add_column("value · at", key="value", width=VALUE_WIDTH)
 
-    def show(self, context: dict[str, ContextEntry], changed: set[str]) -> None:
-        self.context, self.changed = dict(context), set(changed)
+    def show(self, context: dict[str, ContextEntry], changed: set[str], seen: dict[str, int] | None = None) -> None:
+        self.context, self.changed, self.seen = dict(context), set(changed), seen
         self.clear()
         accent = self._accent()
         for key, entry in sorted(context.items()):
@@ -49,7 +56,8 @@ class ContextInspector(DataTable):
                 key=key,
                 height=2,
             )
-        self.border_subtitle = f"{len(context)} key{'s' if len(context) != 1 else ''}" if context else "empty"
+        keys = f"{len(context)} key{'s' if len(context) != 1 else ''}" if context else "empty"
+        self.border_subtitle = f"{keys} · {seen_text(seen)}" if seen else keys
 
     def _agents(self) -> set[str]:
         config = self.look.config
@@ -63,4 +71,4 @@ class ContextInspector(DataTable):
 
     def recolor(self, look: AgentLook) -> None:
         self.look = look
-        self.show(self.context, self.changed)
+        self.show(self.context, self.changed, self.seen)
