@@ -71,7 +71,7 @@ async def seed_long(store, session_id: str, total: int) -> None:
     batch, seq = [], 0
     opener = Message(role="customer", text="My invoice INV-1 shows the Pro plan twice", agent="triage")
     batch.append(opener)
-    for n in range(1, total):
+    for n in range(1, total - 1):
         if n % 97 == 0:
             batch.append(Handoff(from_agent="triage", to_agent="billing", reason=f"question {n}", agent="triage"))
         elif n % 5 == 0:
@@ -83,14 +83,15 @@ async def seed_long(store, session_id: str, total: int) -> None:
         if len(batch) >= 1000:
             await store.append(session_id, batch)
             batch = []
-    if batch:
-        await store.append(session_id, batch)
+    # The last turn ended with an answer (a session ending in a customer message has a turn to finish).
+    batch.append(Message(role="agent", text="Anything else I can do?", agent="billing"))
+    await store.append(session_id, batch)
 
 
 async def test_a_10000_item_session_is_held_to_the_budget_on_every_model_call(db_path):
     config = _config("[desk.history]\nmax_items = 60\nmax_tokens = 3000\n")
     tools, _ = make_test_tools()
-    model = ScriptedModel([Transfer("billing", "again"), CallTools([RequestedCall("r1", "refund", {"amount": 5.0})]), Answer("Done.")])
+    model = ScriptedModel([Transfer("senior", "again"), CallTools([RequestedCall("r1", "refund", {"amount": 5.0})]), Answer("Done.")])
     desk = await open_desk(db_path, config, provider=model, tools=tools, customers=False)
     async with desk:
         await seed_long(desk.store, "long", 10_000)

@@ -59,6 +59,9 @@ PROVIDER_ERROR_TEXT = {
 
 # How far back a session is read for an unfinished turn (a turn's items since its customer message).
 RESUME_WINDOW = 200
+# How far back a turn's own start (its customer message) is looked for. Model calls see their
+# own window (engine/history_window.py).
+HISTORY_WINDOW = 400
 
 # What the fallback agent tells the customer when a limit ends the turn.
 LIMIT_ANSWER = (
