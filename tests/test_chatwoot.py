@@ -216,3 +216,29 @@ async def test_the_webhook_secret_and_the_bot_token_never_reach_the_log(bot, cap
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "POST /channels/chatwoot/webhook/… 200" in logged and "Chatwoot could not be reached" in logged
     assert PATH_SECRET not in logged and TOKEN not in logged and "wrong-guess" not in logged
+
+
+async def test_staffs_approval_in_another_process_reaches_chatwoot(db_path):
+    from supportdesk.engine.desk import open_desk
+    from supportdesk.engine.runner import drain
+
+    async with fake_chatwoot() as fake:
+        config = chatwoot_desk(fake.url)
+        config.policy.approval_threshold = 20.0  # the $29.99 duplicate waits for staff
+        options = {"env": ENV, "retry_first": 0.01, "retry_cap": 0.05}
+        async with serving(db_path, config, chatwoot_options=options) as served, httpx.AsyncClient(
+            base_url=served.url, timeout=30
+        ) as client:
+            await deliver(client, message_created(9001, 50, CHARGED_TWICE))
+            await fake.wait_for(lambda: len(fake.messages(50)) == 2)
+            await deliver(client, message_created(9002, 50, "yes please refund the duplicate"))
+            await fake.wait_for(lambda: len(fake.messages(50)) == 3)
+            assert "supervisor's approval" in fake.messages(50)[-1].body["content"]
+            await served.conversations.idle()
+            session_id = session_id_for(ACCOUNT, 50)
+            async with await open_desk(db_path, config) as staff:  # the TUI's process, say
+                [pending] = await staff.runner.pending_approvals(session_id)
+                await drain(staff.runner.decide_approval(session_id, pending.data["approval_id"], True))
+            await fake.wait_for(lambda: len(fake.messages(50)) == 4)
+    assert fake.messages(50)[-1].body["content"].startswith("Good news: the refund was approved and processed")
+    assert not [c for c in fake.calls if c.path.endswith("toggle_status")]
