@@ -135,7 +135,8 @@ _VAGUE_WORDS = frozenset(
     happened happen advise explain tell know idea sure thing things oh ah uh well also btw yeah yea hm hmm
     aren't arent wasn't wasnt weren't werent didn't didnt haven't havent hasn't hasnt couldn't couldnt
     seems seem seemed properly anymore any more all at everything nothing anything right else off up funny amiss
-    matter""".split()
+    matter happy unhappy angry upset frustrated annoyed disappointed satisfied pleased mad sad fed bit very so
+    totally really""".split()
 )
 _WORD = re.compile(r"[a-z']+")
 
@@ -165,10 +166,12 @@ PROBLEM = _any(
     r"\b(?:not|never|no longer|stopped|stops|won'?t|can'?t|cannot|can ?not|couldn'?t|unable to|doesn'?t|does not|isn'?t|didn'?t) "
     r"(?:\w+ )?(?:work|working|sync|syncing|load|loading|open|opening|log|sign|arrive|arrived|arrives|connect|save|start|update|upload|download|export)",
     r"\bstopped \w+ing\b", r"\bcrash", r"\bfreez", r"\bfroze\b", r"\berror\b", r"\bbroken\b", r"\bstuck\b", r"\bfail",
+    r"\blogged out\b", r"\blocked out\b", r"\bhacked\b", r"\bkeeps? (?:\w+ing|getting)\b",
     r"\b(?:is|are|comes? out|shows?|looks?) (?:\w+ )?(?:empty|blank|missing|wrong|slow|gone)\b", r"\bdisappear", r"\bvanish",
     r"\bdeclined\b", r"\blocked\b", r"\bnever (?:arrives|arrived|came|comes)\b", r"\bforg[oe]t\b",
     r"\b(?:charged|billed|debited|overcharged)\b", r"\brefund", r"\bcancel", r"\bupgrade\b", r"\bdowngrade\b",
     r"\binvoices?\b", r"\breceipts?\b", r"\btwice\b", r"\bduplicate", r"\bpassword\b", r"\breset\b", r"\b(?:2fa|two-factor)\b",
+    r"\bhow much\b", r"\bprices?\b", r"\bpricing\b",
 )
 
 
@@ -219,6 +222,7 @@ CANCEL = _any(
 PLAN_CHANGE = _any(
     r"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|team|annual|yearly|monthly)\b",
     r"\b(?:upgrade|downgrade)\b", r"\bfrom (?:the )?(?:starter|pro|team)\b.*\bto (?:the )?(?:starter|pro|team)\b",
+    r"\b(?:cheaper|different|another|bigger|smaller|larger|better|new|other) (?:plan|tier|subscription)\b",
 )
 PAYMENT_METHOD = _any(
     r"\b(?:update|change|replace|new|add|switch)\b.*\b(?:payment method|card on file|billing card|credit card|card|paypal)\b",
