@@ -217,7 +217,11 @@ async def _export(args: argparse.Namespace) -> int:
     else:
         text = session_markdown(info, items, _desk_or_none(args))
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            _err(f"{args.output}: cannot write the export: {exc.strerror or exc}")
+            return 1
         _out(f"wrote {args.output}")
     else:
         sys.stdout.write(text)
@@ -414,6 +418,10 @@ def _user_error(exc: Exception) -> int:
         return EXIT_USAGE
     if isinstance(exc, StoreError):
         _err(str(exc))
+        return 1
+    if isinstance(exc, OSError):  # a file the command reads or writes: permission, disk full ...
+        where = f"{exc.filename}: " if exc.filename else ""
+        _err(f"{where}{exc.strerror or exc}; check the path, its permissions and free space")
         return 1
     raise exc
 

@@ -46,7 +46,8 @@ MIN_ROWS_PER_JOB = 500
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     rows = []
-    with open(path, encoding="utf-8") as fh:
+    # Bytes that are not UTF-8 become U+FFFD: a stray byte is one odd character, not a crash.
+    with open(path, encoding="utf-8", errors="replace") as fh:
         for n, line in enumerate(fh, start=1):
             line = line.strip()
             if not line:

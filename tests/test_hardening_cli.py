@@ -94,3 +94,35 @@ def test_search_hits_and_list_views_are_bounded(tmp_path: Path, capsys: pytest.C
     for line in capsys.readouterr().out.splitlines():
         assert len(line) < 100_000 + 600  # the title is data in JSON; the snippet is bounded
 
+
+
+def test_invalid_utf8_in_an_eval_file_is_not_a_traceback(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_bytes(b'{"text": "refund \xff\xfe please", "agent": "billing"}\n{"text": "\x9b hi", "agent": "triage"}\n')
+    ran = _cli_bytes(b"eval", b"routing", os.fsencode(rows))
+    assert b"Traceback" not in ran.stderr
+    assert ran.returncode in (0, 1), ran.stderr.decode()
+
+
+def test_an_export_that_cannot_be_written_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "d.db"
+    ran = _cli_bytes(b"run", b"--db", os.fsencode(db), b"hello")
+    assert ran.returncode == 0
+    [(info, _)] = _items(db)
+    target = tmp_path / "no-such-folder" / "out.md"
+    assert main(["export", info.id, "--db", str(db), "-o", str(target)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(target) in err[0] and "No such file or directory" in err[0]
+
+
+def test_an_existing_empty_file_of_another_user_is_refused_by_run(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("giving a file to another user needs root")
+    db = tmp_path / "empty.db"
+    db.touch()
+    os.chown(db, 65534, 65534)
+    ran = _cli_bytes(b"run", b"--db", os.fsencode(db), b"hello")
+    assert ran.returncode == 1
+    [line] = ran.stderr.decode().strip().splitlines()
+    assert "empty file owned by another user" in line and "not saved" in line
+    assert db.stat().st_size == 0

@@ -214,7 +214,26 @@ class ChatScreen(Screen):
     @work(group="turn")
     async def send(self, text: str) -> None:
         await self.query_one(Conversation).follow()  # staff who write want to see the answer
-        await self._drive(lambda: self.runner.send(self.session_id, text))
+        stored: list[bool] = []
+
+        async def events() -> AsyncIterator[Event]:
+            async for event in self.runner.send(self.session_id, text):
+                if isinstance(event, Appended) and event.item.kind == "message" and event.item.role == "customer":
+                    stored.append(True)
+                yield event
+
+        await self._drive(events)
+        if not stored:
+            # The message could not be stored (disk full, read-only database): the error is on
+            # screen, and the text goes back into the input so nothing typed is lost.
+            try:
+                prompt = self.query_one(Prompt)
+            except NoMatches:
+                return
+            if not prompt.value:
+                prompt.value = text
+                prompt.cursor_position = len(text)
+            self.notify("the message was not saved; it is back in the input", severity="warning")
 
     async def _drive(self, start: Any) -> None:
         """Run one turn (or approval decision) to its end, folding its events into the panes."""
