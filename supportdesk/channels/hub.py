@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -18,6 +19,8 @@ from datetime import datetime, timedelta
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.items import Item
 from supportdesk.store import Store
+
+log = logging.getLogger("supportdesk.serve")
 
 # A subscriber this far behind is dropped: its stream ends and the client resumes from its
 # Last-Event-ID, so a slow reader costs a reconnect instead of unbounded memory.
@@ -119,6 +122,28 @@ class Hub:
         self._sessions.clear()
 
     async def _follow(self) -> None:
+        """Poke the followed sessions that other writers moved: through the store's change feed
+        where it has one, else by polling (`_poll`). A feed that fails is opened again."""
+        follow = getattr(self.store, "follow", None)
+        if follow is None:
+            await self._poll()
+            return
+        while True:
+            try:
+                async with await follow() as feed:
+                    async for change in feed:
+                        followed = self._sessions.get(change.session_id)
+                        if followed is not None and change.head > followed.head:
+                            await self.poke(change.session_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a lost connection must not end live follow for every stream
+                log.warning("the change feed failed (%s: %s); following again", type(exc).__name__, exc)
+                await asyncio.sleep(1.0)
+                for session_id in list(self._sessions):  # what moved while the feed was down
+                    await self.poke(session_id)
+
+    async def _poll(self) -> None:
         """Notice commits by other connections and poke the followed sessions they moved.
 
         SQLite says cheaply whether another connection committed (`data_version`). A store
