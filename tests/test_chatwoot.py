@@ -242,3 +242,19 @@ async def test_staffs_approval_in_another_process_reaches_chatwoot(db_path):
             await fake.wait_for(lambda: len(fake.messages(50)) == 4)
     assert fake.messages(50)[-1].body["content"].startswith("Good news: the refund was approved and processed")
     assert not [c for c in fake.calls if c.path.endswith("toggle_status")]
+
+
+async def test_a_message_stored_before_a_crash_is_answered_in_chatwoot_after_the_restart(db_path):
+    from supportdesk.items import Message
+    from supportdesk.store import SessionStore
+
+    session_id = session_id_for(ACCOUNT, 51)
+    async with await SessionStore.open(db_path) as store:  # the 200 was sent, then the worker died
+        await store.create_session("triage", session_id=session_id, channel="chatwoot", meta={"chatwoot_conversation": 51})
+        await store.append(session_id, [Message(role="customer", text=CHARGED_TWICE, agent="triage", meta={"chatwoot_message_id": 10001})])
+    async with fake_chatwoot() as fake:
+        options = {"env": ENV, "retry_first": 0.01, "retry_cap": 0.05}
+        async with serving(db_path, chatwoot_desk(fake.url), chatwoot_options=options) as served:
+            await fake.wait_for(lambda: len(fake.messages(51)) == 2)
+            await served.conversations.idle()
+    assert [c.body["content"][:9] for c in fake.messages(51)] == ["Thanks, I", "I found i"]

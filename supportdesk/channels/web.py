@@ -71,9 +71,9 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await conversations.start()
-        if chatwoot is not None:
+        if chatwoot is not None:  # its relays follow from the log's head before any turn resumes
             await chatwoot.start()
+        await conversations.start()
         try:
             yield
         finally:
