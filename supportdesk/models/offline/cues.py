@@ -148,14 +148,14 @@ def vague(text: str) -> bool:
 
 _SLOT_VALUES = re.compile(
     r"\S+@\S+|\b(?:cus|inv|ord)[-_#]?\d+\b|\b(?:my |the |our )?(?:e-?mail|email address|customer id|customer number|id|name|account)"
-    r"(?: address)?(?: on (?:the|my) account)?(?:\s*(?:is|:))?(?=\W|$)|\b(?:i'?m|i am|it'?s|this is|here)\b",
+    r"(?: address)?(?:'s)?(?: on (?:the|my) account)?(?:\s*(?:is|:))?(?=\W|$)|\b(?:i'?m|i am|it'?s|this is|here)\b",
     re.IGNORECASE,
 )
 
 
 def only_facts(text: str) -> bool:
-    """The text gives who the customer is ("the email on the account is dana@example.com") and
-    nothing about what they need."""
+    """The text gives who the customer is ("the email on the account is dana@example.com",
+    "email's dana@...") and nothing about what they need."""
     about = _SLOT_VALUES.sub(" ", text).strip(" ,.;:!?")
     return not about or vague(about)
 
