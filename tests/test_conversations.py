@@ -12,7 +12,7 @@ from tests.conftest import REPO
 CONVERSATIONS = read_jsonl(REPO / "evals" / "conversations.jsonl")
 # The conversational moves: the half tuned on and the half held back (evals/README.md).
 MOVES_TUNE = read_jsonl(REPO / "evals" / "moves-tune.jsonl")
-MOVES_HELD = [c for n in ("", "-2", "-3", "-4") for c in read_jsonl(REPO / "evals" / f"moves-held{n}.jsonl")]
+MOVES_HELD = [c for n in ("", "-2", "-3", "-4", "-5") for c in read_jsonl(REPO / "evals" / f"moves-held{n}.jsonl")]
 ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD
 
 
