@@ -131,3 +131,16 @@ def test_customer_text_is_shown_as_text_never_as_html(browser, server):
     assert mine.text == hostile
     assert not browser.find_elements("css selector", "#log img, #log b")
     assert browser.title == "Support chat"
+
+
+def test_a_page_whose_conversation_is_gone_starts_a_new_one(browser, server):
+    browser.get(server.url + "/")
+    browser.execute_script(
+        "sessionStorage.setItem('supportdesk.conversation', JSON.stringify({id: '0123456789ab', token: 'nope'}))"
+    )
+    browser.refresh()
+    problem = browser.find_element("id", "problem")
+    _wait_for(browser, lambda d: problem.is_displayed() and "no longer available" in problem.text, "the problem line")
+    _send(browser, "hello again")
+    _wait_for(browser, lambda d: d.find_elements("css selector", ".msg.customer"), "the new conversation")
+    assert not problem.is_displayed()

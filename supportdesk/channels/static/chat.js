@@ -109,8 +109,12 @@
     }
     stream.addEventListener("open", () => showProblem(""));
     stream.addEventListener("error", () => {
+      // EventSource retries by itself while the server is unreachable; it gives up only when
+      // the server refuses the conversation (gone, or not this token's), so forget it.
       if (stream.readyState === EventSource.CLOSED) {
-        showProblem("The connection to the desk was lost. Reload the page to reconnect.");
+        sessionStorage.removeItem(STORE_KEY);
+        conversation = null;
+        showProblem("This conversation is no longer available. Send a message to start a new one.");
       }
     });
   }
