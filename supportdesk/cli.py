@@ -66,7 +66,7 @@ async def _run_turns(
     args: argparse.Namespace, messages: list[str], unsaved: list[str], outcomes: list[str], show: Callable[[Any], None]
 ) -> int:
     from supportdesk.engine.desk import open_desk
-    from supportdesk.engine.events import Appended, Done, SessionStarted
+    from supportdesk.engine.events import Appended, Done, SessionStarted, TurnWaiting
     from supportdesk.export import item_line
     from supportdesk.items import item_to_json
 
@@ -89,6 +89,8 @@ async def _run_turns(
                 if isinstance(event, SessionStarted):
                     session_id = event.session_id
                     show({"session": session_id} if args.json else f"session {session_id}")
+                elif isinstance(event, TurnWaiting):  # on stderr: stdout stays the transcript
+                    _err(f"session {event.session_id}: waiting for the turn in progress")
                 elif isinstance(event, Done):
                     outcomes.append(event.outcome)
                     if args.json:

@@ -1,4 +1,4 @@
-"""`supportdesk doctor`: one screen that says whether the configured model will work.
+"""`supportdesk doctor`: one screen that says whether the session store and the configured model will work.
 
 It checks, in order, what a user would otherwise find out the hard way: which desk file and
 provider are in use, whether the API key variable is set, whether the server answers, whether
@@ -30,17 +30,17 @@ def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     parser = sub.add_parser(
         "doctor",
         parents=parents,
-        help="check the model provider: server, model and tool support",
+        help="check the session store and the model provider: server, model and tool support",
         description="Check that the configured model provider answers, serves the model and accepts tools.",
     )
     if common is None:
         parser.add_argument("--config", metavar="PATH", help="desk file (default: see README)")
-        parser.add_argument("--db", metavar="PATH", help="accepted for symmetry; doctor does not open it")
+        parser.add_argument("--db", metavar="PATH|URL", help="the session database to check")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit 0 when everything works, 1 when a check failed, 2 when the desk file is broken."""
+    """Exit 0 when everything works, 1 when a check failed, 2 when the desk file or --db is unusable as given."""
     path = getattr(args, "config", None)
     try:
         config = load_desk(path)
@@ -49,7 +49,34 @@ def run(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(f"    {safe_text(problem)}")
         return 2
+    store = asyncio.run(check_store(getattr(args, "db", None)))
+    if store:
+        return store
     return asyncio.run(diagnose(config))
+
+
+async def check_store(db: Any, out: Print = print) -> int:
+    """One line on the session store: which adapter, where (password masked), how many sessions.
+
+    0 when it opens; 2 when --db names a database that cannot be reached as given; 1 otherwise."""
+    from supportdesk.store import StoreError, StoreLocationError, open_store, parse_location
+
+    try:
+        location = parse_location(db)
+        if location.kind == "sqlite" and location.target != ":memory:" and not location.path.exists():
+            _line(out, OK, "store", f"SQLite {location.display} (created on first use)")
+            return 0
+        async with await open_store(location) as store:
+            count = await store.count_sessions()
+    except StoreLocationError as exc:
+        _line(out, BAD, "store", str(exc))
+        return 2
+    except StoreError as exc:
+        _line(out, BAD, "store", str(exc))
+        return 1
+    name = "PostgreSQL" if location.kind == "postgresql" else "SQLite"
+    _line(out, OK, "store", f"{name} {location.display} ({count} sessions)")
+    return 0
 
 
 def _line(out: Print, mark: str, what: str, text: str) -> None:

@@ -1,6 +1,6 @@
 """A separate OS process that appends to one session; the multi-process store tests run it.
 
-    python tests/store_writer.py DB SESSION WRITER_ID BATCHES [--sizes 1,2,3] [--start FILE]
+    python tests/store_writer.py DB_PATH_OR_URL SESSION WRITER_ID BATCHES [--sizes 1,2,3] [--start FILE]
 
 SESSION `-` makes a session of its own.
 Appends BATCHES batches (batch b has sizes[b % len(sizes)] items) in order. Every item
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from supportdesk.items import Message  # noqa: E402
-from supportdesk.store import SessionStore  # noqa: E402
+from supportdesk.store import open_store  # noqa: E402
 
 
 async def main() -> int:
@@ -44,9 +44,9 @@ async def main() -> int:
     if args.open_after_start:  # several processes opening (and migrating) one new file at once
         print("ready", flush=True)
         wait_for_start()
-        store = await SessionStore.open(args.db)
+        store = await open_store(args.db)
     else:
-        store = await SessionStore.open(args.db)
+        store = await open_store(args.db)
         print("ready", flush=True)
         wait_for_start()
     if args.session == "-":

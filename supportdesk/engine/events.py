@@ -14,6 +14,14 @@ class SessionStarted:
 
 
 @dataclass(frozen=True)
+class TurnWaiting:
+    """Another turn holds this session (another terminal, worker or machine): this one waits
+    for it to end, then runs on what it left."""
+
+    session_id: str
+
+
+@dataclass(frozen=True)
 class StepStarted:
     agent: str
     step: int
@@ -49,4 +57,4 @@ class Done:
     status: str = "open"
 
 
-Event = SessionStarted | StepStarted | Token | Appended | Done
+Event = SessionStarted | TurnWaiting | StepStarted | Token | Appended | Done

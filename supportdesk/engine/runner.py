@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, assert_never
 
 from supportdesk.config import AgentConfig, DeskConfig
-from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome
+from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome, TurnWaiting
 from supportdesk.engine.history_window import HistoryWindows, settings_for
 from supportdesk.engine.hooks import (
     AskApproval,
@@ -127,6 +127,7 @@ class Runner:
         """Store the customer's message, then let the agents work until one answers.
 
         `channel` is where a new session's customer came from (`SessionInfo.channel`)."""
+        new = session_id is None
         if session_id is None:
             # The session and its first message are one transaction: a message that cannot be
             # stored (disk full, read-only file) leaves no empty session behind.
@@ -136,6 +137,11 @@ class Runner:
             )
             session_id = info.id
             yield SessionStarted(session_id)
+        async for event in self._one_at_a_time(session_id, lambda: self._send(session_id, text, new=new)):
+            yield event
+
+    async def _send(self, session_id: str, text: str, *, new: bool) -> AsyncIterator[Event]:
+        if new:
             stored = await self.store.item(session_id, 1)
             assert stored is not None
         else:
@@ -161,8 +167,23 @@ class Runner:
 
     async def retry_turn(self, session_id: str) -> AsyncIterator[Event]:
         """Run the agents again on the log as it stands (after a provider error, say)."""
-        async for event in self._turn(session_id):
+        async for event in self._one_at_a_time(session_id, lambda: self._turn(session_id)):
             yield event
+
+    async def _one_at_a_time(
+        self, session_id: str, turn: Callable[[], AsyncIterator[Event]]
+    ) -> AsyncIterator[Event]:
+        """Run a turn holding the session's turn lease: a turn another process (or machine)
+        runs on this session ends before this one starts, and this one reads what it left."""
+        lease = self.store.turn(session_id)
+        if not await lease.try_acquire():
+            yield TurnWaiting(session_id)
+            await lease.acquire()
+        try:
+            async for event in turn():
+                yield event
+        finally:
+            await lease.release()
 
     async def resume(self, session_id: str) -> AsyncIterator[Event]:
         """Finish the last turn if a crash stopped it before any agent answered; else nothing.
@@ -590,25 +611,28 @@ class Runner:
     # --- staff actions -----------------------------------------------------------------------------
 
     async def staff_note(self, session_id: str, text: str) -> Item:
-        active = await self._active_agent(session_id)
-        [item] = await self.store.append(session_id, [Message(role="staff", text=text, agent=active)])
+        async with self.store.turn(session_id):
+            active = await self._active_agent(session_id)
+            [item] = await self.store.append(session_id, [Message(role="staff", text=text, agent=active)])
         return item
 
     async def force_handoff(self, session_id: str, to_agent: str, reason: str = "staff decision") -> Item:
         if to_agent not in self.config.agents:
             raise TurnError(f"no agent named {to_agent!r}; agents: {', '.join(self.config.agents)}")
-        active = await self._active_agent(session_id)
-        if to_agent == active:
-            raise TurnError(f"{to_agent} already holds the conversation")
-        [item] = await self.store.append(
-            session_id,
-            [Handoff(from_agent=active, to_agent=to_agent, reason=reason, handoff_kind="manual", agent=active)],
-        )
+        async with self.store.turn(session_id):
+            active = await self._active_agent(session_id)
+            if to_agent == active:
+                raise TurnError(f"{to_agent} already holds the conversation")
+            [item] = await self.store.append(
+                session_id,
+                [Handoff(from_agent=active, to_agent=to_agent, reason=reason, handoff_kind="manual", agent=active)],
+            )
         return item
 
     async def set_context(self, session_id: str, key: str, value: Any, writer: str = "staff") -> Item:
-        active = await self._active_agent(session_id)
-        [item] = await self.store.append(session_id, [ContextSet(key=key, value=value, writer=writer, agent=active)])
+        async with self.store.turn(session_id):
+            active = await self._active_agent(session_id)
+            [item] = await self.store.append(session_id, [ContextSet(key=key, value=value, writer=writer, agent=active)])
         return item
 
     async def pending_approvals(self, session_id: str) -> list[Notice]:
@@ -624,6 +648,10 @@ class Runner:
 
     async def decide_approval(self, session_id: str, approval_id: str, granted: bool) -> AsyncIterator[Event]:
         """Staff grant or deny a pending approval; the agent then tells the customer."""
+        async for event in self._one_at_a_time(session_id, lambda: self._decide(session_id, approval_id, granted)):
+            yield event
+
+    async def _decide(self, session_id: str, approval_id: str, granted: bool) -> AsyncIterator[Event]:
         pending = {n.data["approval_id"]: n for n in await self.pending_approvals(session_id)}
         request = pending.get(approval_id)
         if request is None:

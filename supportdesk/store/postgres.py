@@ -278,6 +278,120 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
         )
 
 
+class PostgresLease:
+    """The turn lease of one session: a session-level advisory lock on a connection of its own.
+
+    The server drops the lock with the connection, so a killed holder frees it at once and a
+    holder cut off from the network within the TCP keepalive (about 25 s)."""
+
+    def __init__(self, store: PostgresStore, session_id: str):
+        self._store = store
+        self.session_id = session_id
+        self.key = lease_key(session_id)
+        self.waited = 0.0
+        self._conn: asyncpg.Connection | None = None
+
+    async def try_acquire(self) -> bool:
+        if self._conn is not None:
+            return True
+        conn = await self._store._hold_connection()
+        try:
+            taken = await conn.fetchval("SELECT pg_try_advisory_lock($1)", self.key)
+        except BaseException:
+            await self._store._give_back(conn)
+            raise
+        if taken:
+            self._conn = conn
+        else:
+            await self._store._give_back(conn)
+        return bool(taken)
+
+    async def acquire(self) -> None:
+        if await self.try_acquire():
+            return
+        started = time.monotonic()
+        conn = await self._store._hold_connection()
+        try:
+            await conn.fetchval("SELECT pg_advisory_lock($1)", self.key)
+        except BaseException:
+            await self._store._give_back(conn)
+            raise
+        self._conn = conn
+        self.waited = time.monotonic() - started
+
+    async def release(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            await conn.fetchval("SELECT pg_advisory_unlock($1)", self.key)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+            pass  # the connection is gone, and the lock with it
+        finally:
+            await self._store._give_back(conn)
+
+    async def __aenter__(self) -> PostgresLease:
+        await self.acquire()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.release()
+
+
+class PostgresFeed:
+    """LISTEN on a connection of its own: every NOTIFY an append, create, status change, fork
+    or delete sent in its transaction, from any machine, as it commits."""
+
+    def __init__(self, conn: asyncpg.Connection):
+        self._conn = conn
+        self._queue: asyncio.Queue[Change | None] = asyncio.Queue()
+        self._closed = False
+
+    @classmethod
+    async def start(cls, location: StoreLocation) -> PostgresFeed:
+        conn = await _connect(location)
+        feed = cls(conn)
+        conn.add_termination_listener(feed._lost)
+        await conn.add_listener(CHANNEL, feed._heard)
+        return feed
+
+    def _heard(self, conn: object, pid: int, channel: str, payload: str) -> None:
+        head, deleted, session_id = payload.split(" ", 2)
+        self._queue.put_nowait(Change(session_id, int(head), deleted == "1"))
+
+    def _lost(self, conn: object) -> None:
+        self._queue.put_nowait(None)
+
+    def __aiter__(self) -> PostgresFeed:
+        return self
+
+    async def __anext__(self) -> Change:
+        if self._closed:
+            raise StopAsyncIteration
+        change = await self._queue.get()
+        if change is None:
+            if self._closed:
+                raise StopAsyncIteration
+            raise StoreError("the change feed lost its connection to the server")
+        return change
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put_nowait(None)
+        try:
+            await self._conn.close(timeout=2)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
+            self._conn.terminate()
+
+    async def __aenter__(self) -> PostgresFeed:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
 class PostgresStore:
     """A pool of connections to one supportdesk database. Open with `await PostgresStore.open(url)`."""
 
@@ -312,6 +426,24 @@ class PostgresStore:
 
     async def close(self) -> None:
         await self._pool.close()
+
+    # --- one turn at a time, and the change feed -----------------------------------------------
+
+    def turn(self, session_id: str) -> PostgresLease:
+        return PostgresLease(self, session_id)
+
+    async def follow(self) -> PostgresFeed:
+        return await PostgresFeed.start(self._where)
+
+    async def _hold_connection(self) -> asyncpg.Connection:
+        try:
+            return await self._pool.acquire(timeout=CONNECT_TIMEOUT_S)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
+            raise self._failed(exc) from None
+
+    async def _give_back(self, conn: asyncpg.Connection) -> None:
+        # The pool's reset unlocks every advisory lock the connection still holds.
+        await self._pool.release(conn)
 
     async def __aenter__(self) -> PostgresStore:
         return self

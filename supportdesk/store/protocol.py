@@ -153,6 +153,26 @@ class TurnLease(Protocol):
 
 
 @runtime_checkable
+class Feed(Protocol):
+    """The change feed, listening from the moment `Store.follow()` returns it.
+
+    `async for change in feed` yields a `Change` for every write to a session (by this process
+    or any other) after that moment: appends, new sessions, status changes, forks, deletes.
+    Several writes may arrive as one change carrying the latest head. Close it with `aclose()`
+    or `async with`."""
+
+    def __aiter__(self) -> Feed: ...
+
+    async def __anext__(self) -> Change: ...
+
+    async def aclose(self) -> None: ...
+
+    async def __aenter__(self) -> Feed: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+
+@runtime_checkable
 class Store(Protocol):
     """A session log store. Every read the panes make is an index lookup on both adapters."""
 
@@ -225,6 +245,15 @@ class Store(Protocol):
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]: ...
 
     async def fork(self, session_id: str, upto: int) -> SessionInfo: ...
+
+    # --- one turn at a time, and the change feed ---
+    def turn(self, session_id: str) -> TurnLease:
+        """The lease of one turn on one session (not yet acquired). Turns on one session take
+        it one at a time, across processes and machines; turns on different sessions never
+        wait for each other; a holder that dies loses it after a bounded time."""
+        ...
+
+    async def follow(self) -> Feed: ...
 
 
 @runtime_checkable

@@ -94,6 +94,35 @@ MIGRATIONS: list[str] = [
     ALTER TABLE sessions ADD COLUMN channel TEXT NOT NULL DEFAULT 'tui';
     ALTER TABLE sessions ADD COLUMN meta TEXT NOT NULL DEFAULT '{}';
     """,
+    # 6: one turn at a time per session, and the change feed.
+    # `turn_leases`: who runs a turn on a session and until when (renewed while it runs), so
+    # a dead holder's lease expires. `feed_counter` counts every change to a session row;
+    # triggers stamp the changed row (`sessions.changed`) or, for a delete, leave a tombstone,
+    # so a follower reads only what changed since its last count: an index range, not the table.
+    """
+    CREATE TABLE turn_leases (
+        session_id TEXT PRIMARY KEY,
+        holder     TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE feed_counter (value INTEGER NOT NULL);
+    INSERT INTO feed_counter (value) VALUES (0);
+    ALTER TABLE sessions ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX sessions_by_change ON sessions (changed);
+    CREATE TABLE deleted_sessions (changed INTEGER PRIMARY KEY, session_id TEXT NOT NULL);
+    CREATE TRIGGER sessions_feed_insert AFTER INSERT ON sessions BEGIN
+        UPDATE feed_counter SET value = value + 1;
+        UPDATE sessions SET changed = (SELECT value FROM feed_counter) WHERE id = new.id;
+    END;
+    CREATE TRIGGER sessions_feed_update AFTER UPDATE OF item_count, status, title ON sessions BEGIN
+        UPDATE feed_counter SET value = value + 1;
+        UPDATE sessions SET changed = (SELECT value FROM feed_counter) WHERE id = new.id;
+    END;
+    CREATE TRIGGER sessions_feed_delete AFTER DELETE ON sessions BEGIN
+        UPDATE feed_counter SET value = value + 1;
+        INSERT INTO deleted_sessions (changed, session_id) SELECT value, old.id FROM feed_counter;
+    END;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -35,6 +35,7 @@ from supportdesk.store.protocol import (
     search_words,
 )
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, MIGRATIONS
+from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease
 
 T = TypeVar("T")
 
@@ -582,7 +583,12 @@ class SessionStore:
         return store
 
     async def close(self) -> None:
+        self._closed = True
         await self._db.close()
+
+    @property
+    def closed(self) -> bool:
+        return getattr(self, "_closed", False)
 
     async def __aenter__(self) -> SessionStore:
         return self
@@ -902,6 +908,16 @@ class SessionStore:
                 _index_new_messages(conn)
 
         await self._write(tx)
+    # --- one turn at a time, and the change feed (store/sqlite_live.py) -------------------------
+
+    # How long a turn lease outlives its holder's last renewal (seconds).
+    lease_ttl: float = LEASE_TTL
+
+    def turn(self, session_id: str) -> SqliteLease:
+        return SqliteLease(self, session_id, self.lease_ttl)
+
+    async def follow(self) -> SqliteFeed:
+        return await SqliteFeed.start(self)
 
     async def data_version(self) -> int:
         """Changes whenever another connection commits: a cheap 'anything new?' probe."""

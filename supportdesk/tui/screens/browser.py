@@ -8,6 +8,7 @@ built as `rich.text.Text` (literal), never as markup.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -322,6 +323,8 @@ class BrowserScreen(Screen[BrowserChoice | None]):
     ]
 
     PAGE_SIZE = 50
+    # Changes within this long of the first are shown by one reload (seconds).
+    FEED_SETTLE = 0.2
     SEARCH_LIMIT = 100
 
     page: var[int] = var(0)
@@ -336,7 +339,8 @@ class BrowserScreen(Screen[BrowserChoice | None]):
         self._rows: dict[str, Row] = {}
         self._sessions: dict[str, SessionInfo] = {}
         self._debounce: Timer | None = None
-        self._data_version: int | None = None
+        self._reload_soon: Timer | None = None
+        self._feed_task: asyncio.Task[None] | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="topbar"):
@@ -359,9 +363,8 @@ class BrowserScreen(Screen[BrowserChoice | None]):
         table.focus()
         self.watch(self.app, "theme", self._theme_changed, init=False)
         self.reload()
-        # Sessions another process writes appear without a full reload on every tick:
-        # data_version only changes when another connection committed something.
-        self.set_interval(1.0, self._poll_changes)
+        # Sessions another process or machine writes appear: the store's change feed says when.
+        self.follow_changes()
 
     # --- loading ---------------------------------------------------------------------------
 
@@ -384,8 +387,6 @@ class BrowserScreen(Screen[BrowserChoice | None]):
     @work(exclusive=True, group="browser-load")
     async def _load_page(self) -> None:
         with self._one_line_errors("list the sessions"):
-            # The version this view is as of: a later commit elsewhere triggers a reload.
-            self._data_version = await self.store.data_version()
             total = await self.store.count_sessions()
             last_page = max(0, (total - 1) // self.PAGE_SIZE)
             page = min(self.page, last_page)
@@ -400,7 +401,6 @@ class BrowserScreen(Screen[BrowserChoice | None]):
     @work(exclusive=True, group="browser-load")
     async def _search(self, text: str) -> None:
         with self._one_line_errors("search"):
-            self._data_version = await self.store.data_version()
             hits = await self.store.search(text, limit=self.SEARCH_LIMIT)
             infos: dict[str, SessionInfo] = {}
             for hit in hits:
@@ -411,14 +411,30 @@ class BrowserScreen(Screen[BrowserChoice | None]):
             if text == self.query_text:  # the user may have typed on meanwhile
                 self._show_hits(text, hits, infos)
 
-    async def _poll_changes(self) -> None:
+    def follow_changes(self) -> None:
+        # A task, not a worker: it lives as long as the screen, and `workers.wait_for_complete()`
+        # (tests, quitting) must not wait for a feed that never ends.
+        if self._feed_task is None:
+            self._feed_task = asyncio.create_task(self._follow_changes(), name=f"{type(self).__name__} feed")
+
+    def on_unmount(self) -> None:
+        if self._feed_task is not None:
+            self._feed_task.cancel()
+            self._feed_task = None
+
+    async def _follow_changes(self) -> None:
+        """Reload when sessions change; a burst of changes (a turn's steps) is one reload."""
         try:
-            version = await self.store.data_version()
-        except Exception:  # the app is closing the store; nothing to refresh
-            return
-        if self._data_version is not None and version != self._data_version:
-            self.reload()
-        self._data_version = version
+            async with await self.store.follow() as feed:
+                async for _ in feed:
+                    if self._reload_soon is None:
+                        self._reload_soon = self.set_timer(self.FEED_SETTLE, self._reload_after_changes)
+        except StoreError as exc:
+            self.notify(f"Live updates stopped: {exc}", severity="warning", markup=False)
+
+    def _reload_after_changes(self) -> None:
+        self._reload_soon = None
+        self.reload()
 
     # --- rendering -------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """The chat screen: talk to the desk as the customer, act on it as staff, watch it live.
 
 Every pane is the log as of its end. The screen follows the end two ways: the events of the
-turns it runs itself, and for writes by other processes a cheap `data_version` probe that,
-when it moves, reads only the items after the last seq the screen has.
+turns it runs itself, and for writes by other processes or machines the store's change feed;
+a change to this session reads only the items after the last seq the screen has.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
-from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token
+from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting
 from supportdesk.engine.runner import TurnError
 from supportdesk.export import session_json, session_markdown
 from supportdesk.items import Item
@@ -31,9 +31,6 @@ from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, last_ca
 from supportdesk.tui.widgets.panes import session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.prompt import Slash, SlashError, parse_slash
-
-# How often the screen asks the database whether anyone else wrote (seconds).
-POLL_INTERVAL = 0.4
 
 
 class ChatScreen(Screen):
@@ -56,7 +53,7 @@ class ChatScreen(Screen):
         self.session_id: str | None = session_id
         self._turn_lock = asyncio.Lock()
         self._apply_lock = asyncio.Lock()
-        self._data_version: int | None = None
+        self._feed_task: asyncio.Task[None] | None = None
         self._recent: list[Item] = []  # the latest items seen (for "what the last step changed")
         self._stops: list[int] = []  # seqs of every handoff so far (the timeline pages through them)
         self._handoffs_read: dict[int, Any] = {}
@@ -80,7 +77,7 @@ class ChatScreen(Screen):
 
     async def on_mount(self) -> None:
         self.query_one(Prompt).focus()
-        self.set_interval(POLL_INTERVAL, self.poll)
+        self.follow_changes()
         await self.load(self.session_id)
         self.ready.set()
 
@@ -104,7 +101,6 @@ class ChatScreen(Screen):
             self.notify(f"no session {session_id!r}", severity="error")
             await self.load(None)
             return
-        self._data_version = await self.store.data_version()
         await conversation.show(self.store, session_id, snap.items, snap.position)
         self._stops = list(snap.stops)
         self._handoffs_read = {h.seq: h for h in snap.handoffs}
@@ -169,17 +165,28 @@ class ChatScreen(Screen):
         if last > conversation.end:
             await self.apply(await self.store.range(self.session_id, conversation.end + 1, last))
 
-    async def poll(self) -> None:
-        """Another process may have written: `PRAGMA data_version` says so without reading items."""
-        if self.session_id is None or self.is_current is False:
-            return
+    def follow_changes(self) -> None:
+        # A task, not a worker: it lives as long as the screen, and `workers.wait_for_complete()`
+        # (tests, quitting) must not wait for a feed that never ends.
+        if self._feed_task is None:
+            self._feed_task = asyncio.create_task(self._follow_changes(), name=f"{type(self).__name__} feed")
+
+    def on_unmount(self) -> None:
+        if self._feed_task is not None:
+            self._feed_task.cancel()
+            self._feed_task = None
+
+    async def _follow_changes(self) -> None:
+        """Another process or machine wrote to this session: the store's change feed says so."""
         try:
-            version = await self.store.data_version()
-        except Exception:  # the desk is closing
-            return
-        if version != self._data_version:
-            self._data_version = version
-            await self.sync()
+            async with await self.store.follow() as feed:
+                async for change in feed:
+                    if change.session_id == self.session_id and change.head > self.query_one(Conversation).end:
+                        await self.sync()
+        except StoreError as exc:
+            self.notify(safe_text(f"Live follow stopped: {exc}"), severity="warning", markup=False)
+        except NoMatches:
+            pass  # the screen is closing
 
     # --- turns ------------------------------------------------------------------------------------------
 
@@ -264,8 +271,9 @@ class ChatScreen(Screen):
         if isinstance(event, SessionStarted):
             self.session_id = event.session_id
             conversation.session_id = event.session_id
-            self._data_version = await self.store.data_version()
             self.app.sub_title = event.session_id
+        elif isinstance(event, TurnWaiting):
+            self.notify("Waiting for the turn in progress on this session (another terminal or worker)…")
         elif isinstance(event, StepStarted):
             await conversation.end_stream()
             self.query_one(AgentBar).set_working(event.agent)

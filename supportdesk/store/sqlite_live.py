@@ -1,0 +1,155 @@
+"""The SQLite adapter's turn lease and change feed (schema migration 6).
+
+A turn lease is a row of `turn_leases` taken in the same `BEGIN IMMEDIATE` discipline as an
+append: one upsert that succeeds only when the row is free, expired, or already ours. While
+the turn runs, the holder renews it every third of its lifetime, so a holder that died
+(SIGKILL, a frozen machine) loses it within `LEASE_TTL` seconds and the session goes on.
+
+The change feed polls a one-row counter that triggers bump on every change to a session row;
+when it moved, one index range read (`sessions.changed > last count`, plus delete tombstones)
+says which sessions changed and their heads. Cheap enough to run every POLL seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import random
+import sqlite3
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+from supportdesk.store.protocol import Change, StoreError
+
+if TYPE_CHECKING:
+    from supportdesk.store.sessions import SessionStore
+
+# How long a lease lives without renewal; holders renew it every LEASE_TTL / 3.
+LEASE_TTL = 15.0
+# Waiting for a lease: first retry after this, doubling up to the ceiling (with jitter).
+_WAIT_FIRST, _WAIT_MAX = 0.01, 0.2
+# How often a feed checks the counter (seconds).
+POLL = 0.1
+
+SQL_TAKE_LEASE = """
+    INSERT INTO turn_leases (session_id, holder, expires_at) VALUES (:sid, :holder, :until)
+    ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+    WHERE turn_leases.expires_at <= :now OR turn_leases.holder = excluded.holder
+"""
+SQL_RENEW_LEASE = "UPDATE turn_leases SET expires_at = ? WHERE session_id = ? AND holder = ?"
+SQL_DROP_LEASE = "DELETE FROM turn_leases WHERE session_id = ? AND holder = ?"
+SQL_FEED_COUNT = "SELECT value FROM feed_counter"
+SQL_CHANGES_SINCE = """
+    SELECT id, item_count, 0, changed FROM sessions WHERE changed > ?1
+    UNION ALL
+    SELECT session_id, 0, 1, changed FROM deleted_sessions WHERE changed > ?1
+    ORDER BY 4
+"""
+
+
+class SqliteLease:
+    """The turn lease of one session on a SQLite store (see the module's docstring)."""
+
+    def __init__(self, store: SessionStore, session_id: str, ttl: float = LEASE_TTL):
+        self._store = store
+        self.session_id = session_id
+        self.ttl = ttl
+        self.holder = uuid.uuid4().hex
+        self.waited = 0.0
+        self.held = False
+        self._renewing: asyncio.Task[None] | None = None
+
+    async def try_acquire(self) -> bool:
+        if self.held:
+            return True
+        now = time.time()
+        args = {"sid": self.session_id, "holder": self.holder, "until": now + self.ttl, "now": now}
+        taken = await self._store._write(lambda conn: conn.execute(SQL_TAKE_LEASE, args).rowcount > 0)
+        if taken:
+            self.held = True
+            self._renewing = asyncio.create_task(self._renew(), name=f"lease {self.session_id}")
+        return taken
+
+    async def acquire(self) -> None:
+        started = time.monotonic()
+        pause = _WAIT_FIRST
+        while not await self.try_acquire():
+            await asyncio.sleep(pause * (0.5 + random.random()))
+            pause = min(pause * 2, _WAIT_MAX)
+        self.waited = time.monotonic() - started
+
+    async def release(self) -> None:
+        if not self.held:
+            return
+        self.held = False
+        if self._renewing is not None:
+            self._renewing.cancel()
+            self._renewing = None
+        try:
+            await self._store._write(lambda conn: conn.execute(SQL_DROP_LEASE, (self.session_id, self.holder)))
+        except (StoreError, ValueError):
+            pass  # the store is closing or locked: the lease expires on its own
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            try:
+                await self._store._write(
+                    lambda conn: conn.execute(SQL_RENEW_LEASE, (time.time() + self.ttl, self.session_id, self.holder))
+                )
+            except (StoreError, ValueError):
+                pass  # a busy moment: the next renewal comes well before the lease runs out
+
+    async def __aenter__(self) -> SqliteLease:
+        await self.acquire()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.release()
+
+
+class SqliteFeed:
+    """Changes to the sessions of a SQLite store, by any connection, from its start on."""
+
+    def __init__(self, store: SessionStore, mark: int):
+        self._store = store
+        self._mark = mark
+        self._pending: collections.deque[Change] = collections.deque()
+        self._closed = False
+
+    @classmethod
+    async def start(cls, store: SessionStore) -> SqliteFeed:
+        rows = await store._fetch(SQL_FEED_COUNT)
+        return cls(store, rows[0][0])
+
+    def __aiter__(self) -> SqliteFeed:
+        return self
+
+    async def __anext__(self) -> Change:
+        while not self._pending:
+            if self._closed:
+                raise StopAsyncIteration
+            await asyncio.sleep(POLL)
+            try:
+                count = (await self._store._fetch(SQL_FEED_COUNT))[0][0]
+                if count == self._mark:
+                    continue
+                rows = await self._store._fetch(SQL_CHANGES_SINCE, (self._mark,))
+            except (StoreError, ValueError, sqlite3.ProgrammingError):
+                if self._closed or self._store.closed:
+                    raise StopAsyncIteration from None
+                continue  # a busy moment: ask again at the next tick
+            self._mark = count
+            for session_id, head, deleted, _ in rows:
+                self._pending.append(Change(session_id, head, bool(deleted)))
+        return self._pending.popleft()
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> SqliteFeed:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,0 +1,289 @@
+"""One turn at a time per session, and the change feed, with real OS processes on both adapters.
+
+8 processes appending to one session; 8 processes running turns with the offline desk on one
+session; a turn holder SIGKILLed while the others wait; distinct sessions never waiting; a
+second process's append reaching a follower through the feed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from supportdesk.items import Item, Message
+from supportdesk.store import Change, Store, open_store
+
+HERE = Path(__file__).resolve().parent
+WRITER = HERE / "store_writer.py"
+WORKER = HERE / "turn_worker.py"
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and POSIX processes")
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def where(request, tmp_path: Path) -> str:
+    return str(tmp_path / "desk.db") if request.param == "sqlite" else request.getfixturevalue("pg_url")
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+async def _new_session(where: str) -> str:
+    async with await open_store(where) as store:
+        return (await store.create_session("triage")).id
+
+
+async def _read_log(where: str, sid: str) -> tuple[list[Item], str]:
+    async with await open_store(where) as store:
+        info = await store.get_session(sid)
+        assert info is not None
+        items = await store.range(sid, 1, info.item_count)
+        assert len(items) == info.item_count
+        return items, info.active_agent
+
+
+def start(cmd: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_line(proc: subprocess.Popen[str], wanted: str) -> list[str]:
+    assert proc.stdout is not None
+    seen = []
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise AssertionError(f"process ended before {wanted!r}: {seen} {proc.stderr.read() if proc.stderr else ''}")
+        seen.append(line.strip())
+        if line.strip() == wanted:
+            return seen
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 240) -> list[str]:
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err
+    return out.splitlines()
+
+
+# --- appends ---------------------------------------------------------------------------------
+
+
+def test_eight_processes_append_to_one_session(where: str, tmp_path: Path):
+    sid = run(_new_session(where))
+    go = tmp_path / "go"
+    writers = [start([str(WRITER), where, sid, str(w), "120", "--sizes", "1,2,3,4", "--start", str(go)]) for w in range(8)]
+    for proc in writers:
+        wait_for_line(proc, "ready")
+    go.touch()
+    for proc in writers:
+        assert finish(proc)[-1] == "committed 119"
+
+    items, _ = run(_read_log(where, sid))
+    assert [i.seq for i in items] == list(range(1, 8 * 300 + 1)), "seq 1..2400: no gap, no duplicate"
+    per_writer: dict[int, list[int]] = defaultdict(list)
+    batches: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for item in items:
+        per_writer[item.meta["writer"]].append(item.meta["n"])
+        batches[(item.meta["writer"], item.meta["batch"])].append(item.seq)
+    assert all(counters == list(range(1, 301)) for counters in per_writer.values()), "each writer's order kept"
+    for seqs in batches.values():
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "a batch is contiguous"
+    switches = sum(1 for a, b in zip(items, items[1:]) if a.meta["writer"] != b.meta["writer"])
+    assert switches > 8, "the writers really interleaved"
+
+
+# --- turns -----------------------------------------------------------------------------------
+
+
+def check_turns(items: list[Item], active_agent: str, entry: str = "triage", unanswered: set[str] = frozenset()) -> list[str]:
+    """The log is whole turns one after another; returns the customer messages in order.
+
+    Every turn starts with its customer message and holds no other; every turn except those
+    labelled in `unanswered` ("worker W turn T") ends with an agent's answer; every handoff starts from the agent holding
+    the conversation, every agent message and tool call is written by it, and the session's
+    active agent is the last handoff's target."""
+    assert [i.seq for i in items] == list(range(1, len(items) + 1))
+    turns: list[list[Item]] = []
+    for item in items:
+        if item.kind == "message" and item.role == "customer":
+            turns.append([item])
+        else:
+            assert turns, f"item {item.seq} before any customer message"
+            turns[-1].append(item)
+    holder = entry
+    for turn in turns:
+        said = turn[0].text
+        last = turn[-1]
+        if said.split(":")[0] not in unanswered:
+            assert last.kind == "message" and last.role == "agent", f"{said!r} was not answered: ends with {last}"
+        for item in turn[1:]:
+            if item.kind == "handoff":
+                assert item.from_agent == holder, f"handoff {item.seq} from {item.from_agent} while {holder} held it"
+                holder = item.to_agent
+            elif item.kind in ("tool_call", "tool_result") or (item.kind == "message" and item.role == "agent"):
+                assert item.agent == holder, f"{item.kind} {item.seq} by {item.agent} while {holder} held it"
+    assert active_agent == holder
+    customers = [t[0].text for t in turns]
+    assert len(customers) == len(set(customers)), "no customer message twice"
+    return customers
+
+
+def test_eight_processes_run_turns_on_one_session_one_at_a_time(where: str, tmp_path: Path):
+    sid = run(_new_session(where))
+    go = tmp_path / "go"
+    turns = 3
+    workers = [start([str(WORKER), where, sid, str(w), str(turns), "--start", str(go)]) for w in range(8)]
+    for proc in workers:
+        wait_for_line(proc, "ready")
+    go.touch()
+    outputs = [finish(proc) for proc in workers]
+    for out in outputs:
+        assert [line for line in out if line.startswith("turn ")][-1].startswith(f"turn {turns - 1} done")
+    assert any("waiting" in out for out in outputs), "turns really met (the test would prove little otherwise)"
+
+    items, active = run(_read_log(where, sid))
+    customers = check_turns(items, active)
+    assert len(customers) == 8 * turns
+    assert {c.split(":")[0] for c in customers} == {f"worker {w} turn {t}" for w in range(8) for t in range(turns)}
+
+
+def test_a_turn_holder_killed_mid_turn_loses_the_lease_and_the_session_goes_on(where: str, tmp_path: Path):
+    sid = run(_new_session(where))
+    go = tmp_path / "go"
+    # the victim's first turn stalls in the model call: it holds the lease when it is killed
+    victim = start([str(WORKER), where, sid, "9", "3", "--stall-turn", "0", "--lease-ttl", "1.5"])
+    wait_for_line(victim, "stalled")
+    others = [start([str(WORKER), where, sid, str(w), "2", "--start", str(go), "--lease-ttl", "1.5"]) for w in range(3)]
+    for proc in others:
+        wait_for_line(proc, "ready")
+    go.touch()
+    time.sleep(0.3)  # let the others reach the lease and wait for it
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.communicate(timeout=30)
+    assert victim.returncode == -signal.SIGKILL
+    outputs = [finish(proc, timeout=120) for proc in others]
+    assert all(out[-1].startswith("turn 1 done") for out in outputs)
+    assert any("waiting" in out for out in outputs), "the others waited for the killed holder's lease"
+
+    items, active = run(_read_log(where, sid))
+    customers = check_turns(items, active, unanswered={"worker 9 turn 0"})
+    assert customers[0].startswith("worker 9 turn 0:"), "the killed turn's committed customer message is kept"
+    assert len(customers) == 1 + 3 * 2
+
+
+def test_turns_on_distinct_sessions_never_wait(where: str, tmp_path: Path):
+    go = tmp_path / "go"
+    workers = [start([str(WORKER), where, "-", str(w), "3", "--start", str(go)]) for w in range(4)]
+    sessions = []
+    for proc in workers:
+        sessions.append(wait_for_line(proc, "ready")[0].split()[1])
+    go.touch()
+    outputs = [finish(proc) for proc in workers]
+    assert all("waiting" not in out for out in outputs)
+    for sid in sessions:
+        items, active = run(_read_log(where, sid))
+        assert len(check_turns(items, active)) == 3
+
+
+# --- the lease in one process ------------------------------------------------------------------
+
+
+async def test_the_lease_is_one_holder_per_session_and_sessions_are_independent(where: str):
+    async with await open_store(where) as store:
+        a = (await store.create_session("triage")).id
+        b = (await store.create_session("triage")).id
+        first, second, other = store.turn(a), store.turn(a), store.turn(b)
+        assert await first.try_acquire()
+        assert not await second.try_acquire()
+        assert await other.try_acquire(), "another session's turn does not wait"
+        waiting = asyncio.create_task(second.acquire())
+        await asyncio.sleep(0.3)
+        assert not waiting.done()
+        await first.release()
+        await asyncio.wait_for(waiting, 10)
+        assert second.waited > 0.2
+        await second.release()
+        await other.release()
+        async with store.turn(a):  # free again
+            pass
+
+
+async def test_a_sqlite_lease_whose_holder_stopped_renewing_expires(tmp_path: Path):
+    async with await open_store(tmp_path / "desk.db") as store:
+        sid = (await store.create_session("triage")).id
+        store.lease_ttl = 0.5
+        dead = store.turn(sid)
+        assert await dead.try_acquire()
+        dead._renewing.cancel()  # the holder froze: no more renewals, no release
+        started = time.monotonic()
+        async with store.turn(sid) as taken:
+            assert 0.2 < time.monotonic() - started < 10
+            assert taken.waited > 0
+
+
+# --- the change feed -------------------------------------------------------------------------
+
+
+async def test_a_second_process_append_reaches_the_feed_within_a_second(where: str):
+    async with await open_store(where) as store:
+        sid = (await store.create_session("triage")).id
+        async with await store.follow() as feed:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, str(WRITER), where, sid, "0", "1", "--sizes", "3",
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            )
+            assert proc.stdout is not None
+            assert (await proc.stdout.readline()).strip() == b"ready"
+            assert (await proc.stdout.readline()).strip() == b"committed 0"
+            seen_at = time.monotonic()
+
+            async def head_of_3() -> Change:
+                async for change in feed:
+                    if change.session_id == sid and change.head == 3:
+                        return change
+                raise AssertionError("the feed ended")
+
+            change = await asyncio.wait_for(head_of_3(), timeout=1.0)
+            assert change == Change(sid, 3)
+            assert time.monotonic() - seen_at < 1.0
+            await proc.wait()
+
+
+async def test_the_feed_reports_new_sessions_status_forks_and_deletes(where: str):
+    async with await open_store(where) as store, await open_store(where) as other:
+        async with await store.follow() as feed:
+            sid = (await other.create_session("triage")).id
+            await other.append(sid, [Message(role="customer", text="hello", agent="triage")])
+            await other.set_status(sid, "closed")
+            fork = await other.fork(sid, 1)
+            assert await other.delete_session(sid)
+            wanted = {(sid, True), (fork.id, False)}
+            got: list[Change] = []
+
+            async def until_all() -> None:
+                async for change in feed:
+                    got.append(change)
+                    if wanted <= {(c.session_id, c.deleted) for c in got}:
+                        return
+
+            await asyncio.wait_for(until_all(), timeout=5)
+            # writes may arrive coalesced (SQLite reads the state at its next tick): the last word holds
+            assert got[-1] in (Change(sid, 0, True), Change(fork.id, 1))
+            assert Change(fork.id, 1) in got and Change(sid, 0, True) in got
+
+
+async def test_a_closed_feed_ends_the_loop(where: str):
+    async with await open_store(where) as store:
+        feed = await store.follow()
+        await feed.aclose()
+        assert [c async for c in feed] == []
