@@ -241,3 +241,22 @@ def test_check_finds_a_broken_log_and_broken_money(tmp_path, capsys):
     assert f"problem: session {sid}: handoff_count 2, but 1 handoff items" in problems
     assert "problem: charge CH-9001: refunded_amount 1.00, but its refunds add up to 0.00" in problems
     assert len(problems) == 3 and out.rstrip().endswith("integrity: 3 problem(s)")
+
+
+def test_a_source_without_business_data_is_left_untouched(tmp_path, capsys):
+    import asyncio
+
+    source, dest = tmp_path / "bare.db", tmp_path / "dest.db"
+
+    async def setup() -> None:
+        async with await open_store(source) as store:
+            info = await store.create_session("triage")
+            await store.append(info.id, [Message(role="customer", text="hello", agent="triage")])
+
+    asyncio.run(setup())
+    code, out, _ = run_cli("db", "copy", str(source), str(dest), capsys=capsys)
+    assert code == 0 and out.strip() == "copied 1 sessions (1 items); business data: none in the source"
+    tables = {r[0] for r in sqlite3.connect(source).execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert not any(name.startswith("demo_") for name in tables)
+    code, out, _ = run_cli("db", "check", str(source), capsys=capsys)
+    assert code == 0 and "business data: none" in out
