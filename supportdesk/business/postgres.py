@@ -165,7 +165,17 @@ async def _reset_serials(conn: asyncpg.Connection) -> None:
         )
 
 
+async def _ready(conn: asyncpg.Connection) -> bool:
+    """Tables there, at this schema, seeded: nothing to do (no DDL, no lock, on every open)."""
+    if not await conn.fetchval("SELECT to_regclass('demo_meta') IS NOT NULL"):
+        return False
+    found = dict(await conn.fetch("SELECT key, value FROM demo_meta WHERE key IN ('schema_version', 'seed_version')"))
+    return found.get("schema_version") == demo.SCHEMA_VERSION and "seed_version" in found
+
+
 async def _setup(conn: asyncpg.Connection) -> None:
+    if await _ready(conn):
+        return
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock($1)", _SETUP_LOCK)
         await conn.execute(SCHEMA)
