@@ -13,8 +13,34 @@ import re
 _FLAGS = re.IGNORECASE
 
 
-def _any(*patterns: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns), _FLAGS)
+class Cue:
+    """A pattern compiled on first use: the model has many, and the desk's start-up (the TUI's
+    first frame) should not pay for the ones a session never reaches."""
+
+    __slots__ = ("source", "_compiled")
+
+    def __init__(self, source: str):
+        self.source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, _FLAGS)
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text)
+
+    def finditer(self, text: str):
+        return self.pattern.finditer(text)
+
+    def sub(self, repl, text: str) -> str:
+        return self.pattern.sub(repl, text)
+
+
+def _any(*patterns: str) -> Cue:
+    return Cue("|".join(f"(?:{p})" for p in patterns))
 
 
 GREETING = _any(
