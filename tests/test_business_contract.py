@@ -281,3 +281,22 @@ async def test_a_postgresql_desk_keeps_its_business_data_in_postgresql(pg_url):
         assert [(r["charge_id"], r["amount"], r["agent"]) for r in stored] == [("CH-9004", 29.99, "billing")]
     finally:
         await desk.close()
+
+
+async def test_find_business_never_seeds_a_database_that_has_none(where):
+    from supportdesk.business import find_business
+    from supportdesk.store import open_store
+
+    async with await open_store(where):
+        pass
+    assert await find_business(where) is None
+    assert await find_business(where) is None  # the probe created nothing
+    seeded = await open_business(where)
+    await refund(seeded, "k", amount=3)
+    await seeded.close()
+    found = await find_business(where)
+    assert found is not None
+    try:
+        assert [r["amount"] for r in await found.refunds()] == [3.0]
+    finally:
+        await found.close()
