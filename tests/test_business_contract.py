@@ -229,6 +229,10 @@ def _race(where: str, tmp_path: Path) -> list[dict]:
 
 
 async def test_racing_refunds_from_processes_never_pass_the_charge(where, tmp_path):
+    from supportdesk.store import open_store
+
+    async with await open_store(where):  # a desk's database (on SQLite: WAL, as desks run it)
+        pass
     seeded = await open_business(where)  # seeded before the race: the race is about refunds
     await seeded.close()
     lines = _race(where, tmp_path)

@@ -50,7 +50,8 @@ SEED = 20260301
 TODAY = date(2026, 3, 20)
 SEED_VERSION = "2"
 # demo_meta's 'schema_version': 2 keys writes by an opaque idempotency key (demo_writes)
-# instead of (session, call id) (demo_tool_calls).
+# instead of (session, call id) (demo_tool_calls). Bump it with any change to either adapter's
+# SCHEMA: an open of a database already at this version skips the DDL.
 SCHEMA_VERSION = "2"
 
 FIRST = ("Ada", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hugo", "Iris", "Jonas", "Keiko", "Liam",

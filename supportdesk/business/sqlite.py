@@ -153,7 +153,17 @@ def _migrate_tool_calls(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE demo_tool_calls")
 
 
+def _ready(conn: sqlite3.Connection) -> bool:
+    """Tables there, at this schema, seeded: an open needs no write lock (every desk opens this)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'demo_writes'").fetchone() is None:
+        return False
+    found = dict(conn.execute("SELECT key, value FROM demo_meta WHERE key IN ('schema_version', 'seed_version')").fetchall())
+    return found.get("schema_version") == demo.SCHEMA_VERSION and "seed_version" in found
+
+
 def _setup(conn: sqlite3.Connection) -> None:
+    if _ready(conn):
+        return
     # Schema and seed in one transaction: one fsync instead of one per statement, and two
     # processes opening a fresh database cannot both seed it.
     conn.execute("BEGIN IMMEDIATE")
