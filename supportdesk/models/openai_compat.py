@@ -237,7 +237,9 @@ class OpenAIProvider:
             timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
             # Retries are ours (see module docstring).
             max_retries=0,
-            http_client=http_client,
+            # Always an httpx2 client: openai 3 speaks nothing else, and openai 2.54+ takes one
+            # too (the tau2 extra needs litellm, which holds openai below 3).
+            http_client=http_client or httpx2.AsyncClient(),
         )
 
     @property
@@ -622,6 +624,11 @@ async def _dropped_as_such(stream: Any) -> AsyncIterator[Any]:
     except openai.APITimeoutError:
         raise
     except openai.APIConnectionError as exc:
+        raise _StreamDropped() from exc
+    # openai 2.x hands an httpx2 client's errors inside a stream through unwrapped.
+    except httpx2.TimeoutException as exc:
+        raise openai.APITimeoutError(request=exc.request) from exc
+    except httpx2.TransportError as exc:
         raise _StreamDropped() from exc
 
 
