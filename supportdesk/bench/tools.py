@@ -1,0 +1,61 @@
+"""Each tool of a tau2 domain as a desk tool.
+
+The tool's own pydantic parameters model validates the arguments, the call goes to the tau2
+environment of the task being run, and the result is stored exactly as tau2 returns it (its
+evaluator replays every stored call and compares the results character for character).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supportdesk.engine.tools import Tool, ToolContext, ToolOutput, ToolRegistry
+from supportdesk.items import Notice
+
+HUMAN_TOOL = "transfer_to_human_agents"
+
+
+class EnvironmentSlot:
+    """The environment of the task running now; tasks run one at a time, each on a fresh one."""
+
+    def __init__(self) -> None:
+        self.environment: Any = None
+
+    def call(self, call_id: str, name: str, arguments: dict[str, Any]) -> Any:
+        from supportdesk.bench.tau2env import tau2
+
+        if self.environment is None:
+            raise RuntimeError("no tau2 task is running")
+        call = tau2().message.ToolCall(id=call_id, name=name, arguments=arguments, requestor="assistant")
+        return self.environment.get_response(call)
+
+
+def _describe(tool: Any) -> str:
+    return str(tool.openai_schema["function"]["description"])
+
+
+def domain_tools(environment: Any, slot: EnvironmentSlot) -> ToolRegistry:
+    """A registry holding the domain's tools (read from `environment`), bound to `slot`."""
+    registry = ToolRegistry()
+    for name, tool in sorted(environment.tools.get_tools().items()):
+        registry.add(Tool(name, _describe(tool), tool.params, _runner(name, slot)))
+    return registry
+
+
+def tool_kinds(environment: Any) -> dict[str, str]:
+    """Tool name -> tau2's own kind for it (read, write, think, generic)."""
+    kit = environment.tools
+    return {name: kit.tool_type(name).value for name in kit.get_tools()}
+
+
+def _runner(name: str, slot: EnvironmentSlot) -> Any:
+    def run(ctx: ToolContext, args: Any) -> ToolOutput:
+        response = slot.call(ctx.call_id, name, args.model_dump(exclude_unset=True))
+        notices = []
+        if name == HUMAN_TOOL and not response.error:
+            notices.append(
+                Notice(notice_kind="human_requested", text="The agent transferred the customer to a human agent.")
+            )
+        return ToolOutput(response.content, is_error=bool(response.error), notices=notices)
+
+    return run
