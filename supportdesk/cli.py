@@ -358,6 +358,7 @@ PLUG_INS: dict[str, tuple[str, str]] = {
     "serve": ("supportdesk.channels.command", "serve the web chat and API (and configured channels) to customers"),
     "import": ("supportdesk.integrations.import_command", "import Agents SDK SQLite sessions or a Strands session folder"),
     "db": ("supportdesk.dbtools", "copy a desk between databases, check one"),
+    "bench": ("supportdesk.bench.cli", "measure a desk on tau2-bench, list past runs"),
 }
 # Top-level options that take a value, so their value is not taken for the command's name.
 _VALUE_OPTIONS = {"--db", "--config", "--theme"}
