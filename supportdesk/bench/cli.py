@@ -103,9 +103,9 @@ async def _cmd_tau2(args: argparse.Namespace) -> int:
 
 async def _cmd_list(args: argparse.Namespace) -> int:
     from supportdesk.bench.runs import find_run, list_runs
-    from supportdesk.store import SessionStore
+    from supportdesk.store import open_store
 
-    async with await SessionStore.open(getattr(args, "db", None)) as store:
+    async with await open_store(getattr(args, "db", None)) as store:
         if args.run:
             run = await find_run(store, args.run)
             if run is None:

@@ -49,7 +49,19 @@ class BenchOptions:
     seed: int | None = 300
 
 
-def _desk_config(opts: BenchOptions, domain: Domain, environment: Any, db_path: str) -> tuple[DeskConfig, str]:
+def _desk_folder(db: str | None) -> Path:
+    """Where generated desks are written: beside a SQLite database, else in the data folder."""
+    from supportdesk.store import StoreError, default_db_path, parse_location
+
+    try:
+        location = parse_location(db)
+    except StoreError:
+        return default_db_path().parent / "bench"  # open_desk reports the bad --db in one line
+    folder = Path(location.target).parent if location.kind == "sqlite" else default_db_path().parent
+    return folder / "bench"
+
+
+def _desk_config(opts: BenchOptions, domain: Domain, environment: Any, folder: Path) -> tuple[DeskConfig, str]:
     kinds = tool_kinds(environment)
     names = sorted(kinds)
     if opts.desk not in ("single", "split"):
@@ -66,7 +78,7 @@ def _desk_config(opts: BenchOptions, domain: Domain, environment: Any, db_path: 
         text = desks.single_desk_text(domain.name, domain.policy, names, model)
     else:
         text = desks.split_desk_text(domain.name, domain.policy, kinds, model)
-    path = Path(db_path).parent / "bench" / f"tau2-{domain.name}-{opts.desk}.toml"
+    path = folder / f"tau2-{domain.name}-{opts.desk}.toml"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -116,7 +128,6 @@ def _customer(opts: BenchOptions, task: Any) -> Any:
 async def run_tau2(opts: BenchOptions, progress: Any = None) -> RunReport:
     """Run the bench; raises BenchError (one line) for anything the user must fix."""
     from supportdesk.engine.desk import open_desk
-    from supportdesk.store.sessions import default_db_path
 
     if opts.trials < 1:
         raise BenchError("--trials must be at least 1")
@@ -127,9 +138,8 @@ async def run_tau2(opts: BenchOptions, progress: Any = None) -> RunReport:
         )
     started = time.perf_counter()
     domain = load_domain(opts.domain, opts.split, opts.tasks)
-    db_path = str(opts.db or default_db_path())
     first_env = domain.environment()
-    cfg, source = _desk_config(opts, domain, first_env, db_path)
+    cfg, source = _desk_config(opts, domain, first_env, _desk_folder(opts.db))
     slot = EnvironmentSlot()
     registry = domain_tools(first_env, slot)
     tool_names = set(registry.names())

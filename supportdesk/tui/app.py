@@ -118,6 +118,7 @@ class SupportDeskApp(App[int]):
         Binding("f1", "help", "Help"),
         Binding("question_mark", "help", "Help", show=False),
         Binding("ctrl+b", "open_browser", "Sessions", show=False),
+        Binding("ctrl+t", "open_bench", "Bench runs", show=False),
     ]
 
     def __init__(
@@ -303,6 +304,14 @@ class SupportDeskApp(App[int]):
             self.notify("the session browser is not available in this build", severity="warning")
             return
         self.push_screen(BrowserScreen(self.desk.store), self._browser_chose)
+
+    def action_open_bench(self) -> None:
+        """tau2-bench runs stored in this database; Enter on a task replays it beside its gold actions."""
+        if self._chat_ready() is None:
+            return
+        from supportdesk.tui.screens.bench import BenchScreen
+
+        self.push_screen(BenchScreen(self.desk, self.look))
 
     async def _browser_chose(self, choice: BrowserChoice | None) -> None:
         if not choice:

