@@ -322,3 +322,16 @@ def test_import_is_listed_but_not_imported_for_other_commands():
     assert out.split() == ["False", "False"]
     help_text = subprocess.run([sys.executable, "-m", "supportdesk.cli", "--help"], capture_output=True, text=True).stdout
     assert "import" in help_text
+
+
+@pytest.mark.postgres
+async def test_an_import_into_postgresql_is_the_same_session(tmp_path: Path, pg_url: str):
+    source = tmp_path / "agents.db"
+    await write_sdk_database(source)
+    assert await_main(["import", str(source), "--db", pg_url, "--entry-agent", "Triage Agent"]) == 0
+    async with await open_store(pg_url) as store:
+        [info] = [s for s in await store.list_sessions() if s.meta.get("session_id") == "case-charged-twice"]
+        items = await store.range(info.id, 1, info.item_count)
+        stops = await store.kind_seqs(info.id, "handoff")
+    assert info.channel == "import" and (info.active_agent, info.handoff_count) == ("Billing Agent", 1)
+    assert shape(items)[2] == ("handoff", "Triage Agent") and stops == [3]
