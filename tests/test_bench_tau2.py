@@ -222,3 +222,17 @@ def test_a_missing_or_wrong_package_is_one_line(monkeypatch, version, expected):
     with pytest.raises(BenchError) as info:
         tau2env.load_domain("retail")
     assert expected in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_desk_limit_ends_the_task_and_says_so(tmp_path):
+    # The generated single desk, edited down to one step per message: the gold replay's first
+    # call uses the step, the desk's limit ends the turn, and tau2 is told the desk stopped.
+    bench(tmp_path, "retail", ["5"])
+    written = tmp_path / "bench" / "tau2-retail-single.toml"
+    edited = tmp_path / "one-step.toml"
+    edited.write_text(written.read_text().replace("max_steps_per_message = 60", "max_steps_per_message = 1"))
+    report = bench(tmp_path, "retail", ["5"], desk=str(edited))
+    [result] = report.results
+    assert (result.reward, result.failure) == (0.0, "ended by a limit")
+    assert "1 steps without an answer" in result.detail
+    assert report.desk == "one-step.toml"
