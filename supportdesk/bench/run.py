@@ -1,9 +1,10 @@
 """One bench run: every task × trial played by tau2's orchestrator against the desk, each stored
 as a desk session and scored from that stored log.
 
-Each session's first item (the greeting tau2's orchestrator opens with) carries the bench
-metadata in its meta (`channel: bench`, run, domain, task, trial, package version, desk, agent);
-the last item is an `info` notice with the reward and why a task failed. Item meta is never
+Each session is on the `bench` channel with the bench metadata in its session meta (run, domain,
+split, task, trial, package version, desk, agent); it opens with tau2's greeting, and its last item
+is an `info` notice with the reward and why a task failed (session meta is written once, when the
+session is made, and the reward is known only after the conversation). Session meta is never
 shown to the agents, and the notice is written after the conversation ended.
 """
 
@@ -20,6 +21,7 @@ from typing import Any, Literal
 from supportdesk.bench import desks
 from supportdesk.bench.players import BenchTask, GoldProvider, NoopProvider, desk_agent, scripted_customer
 from supportdesk.bench.report import RunReport, TaskResult
+from supportdesk.bench.runs import CHANNEL, list_runs
 from supportdesk.bench.scoring import ENDED_BY_LIMIT, Score, score
 from supportdesk.bench.tau2env import PACKAGE, BenchError, Domain, load_domain, tau2
 from supportdesk.bench.tools import EnvironmentSlot, domain_tools, tool_kinds
@@ -27,7 +29,6 @@ from supportdesk.config import ConfigError, DeskConfig, ModelSettings
 from supportdesk.items import Message, Notice
 
 AgentKind = Literal["desk", "gold", "noop"]
-CHANNEL = "bench"
 
 
 @dataclass
@@ -160,7 +161,6 @@ async def run_tau2(opts: BenchOptions, progress: Any = None) -> RunReport:
         for trial in range(1, opts.trials + 1):
             for task in domain.tasks:
                 meta = {
-                    "channel": CHANNEL,
                     "bench": "tau2",
                     "run": run_id,
                     "domain": domain.name,
@@ -197,9 +197,14 @@ async def _play(
 ) -> TaskResult:
     t = tau2()
     store, cfg = desk.store, desk.config
-    info = await store.create_session(cfg.desk.entry, title=f"tau2 {domain.name} task {task.id} · trial {trial}")
+    info = await store.create_session(
+        cfg.desk.entry,
+        title=f"tau2 {domain.name} task {task.id} · trial {trial}",
+        channel=CHANNEL,
+        meta={"bench": meta},
+        first=[Message(role="agent", text=greeting, agent=cfg.desk.entry)],
+    )
     sid = info.id
-    await store.append(sid, [Message(role="agent", text=greeting, agent=cfg.desk.entry, meta={"bench": meta})])
     environment = domain.environment()
     slot.environment = environment
     current.task = task
@@ -236,8 +241,6 @@ async def _play(
 
 async def floor_from_store(store: Any, domain: str, split: str, task_ids: set[str]) -> float | None:
     """pass^1 of the latest no-op run in this database that covered these tasks."""
-    from supportdesk.bench.runs import list_runs
-
     for run in await list_runs(store):
         if run.agent == "noop" and run.domain == domain and task_ids <= {r.task_id for r in run.results}:
             chosen = [r for r in run.results if r.task_id in task_ids and r.trial == 1]

@@ -1,7 +1,7 @@
-"""Bench runs as stored: the sessions marked `channel: bench`, grouped by run.
+"""Bench runs as stored: the sessions of the `bench` channel, grouped by run.
 
-A projection of the session log like every other view: each session's first item holds the
-bench metadata and its last item the score, so listing runs needs no table of its own.
+A projection like every other view: each session's meta holds the bench metadata and its last
+item the score, so listing runs needs no table of its own.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from supportdesk.bench.report import RunReport, TaskResult
-from supportdesk.items import Message, Notice
+from supportdesk.items import Notice
 
-TITLE_PREFIX = "tau2 "
+CHANNEL = "bench"
 PAGE = 500
 
 
@@ -48,7 +48,7 @@ async def list_runs(store: Any) -> list[StoredRun]:
     while True:
         page = await store.list_sessions(limit=PAGE, offset=offset)
         for info in page:
-            if info.title.startswith(TITLE_PREFIX) and info.item_count >= 2:
+            if info.channel == CHANNEL and info.item_count >= 2:
                 await _add(store, info, runs)
         if len(page) < PAGE:
             break
@@ -57,11 +57,10 @@ async def list_runs(store: Any) -> list[StoredRun]:
 
 
 async def _add(store: Any, info: Any, runs: dict[str, StoredRun]) -> None:
-    first = await store.item(info.id, 1)
-    last = await store.item(info.id, info.item_count)
-    meta = first.meta.get("bench") if isinstance(first, Message) else None
-    if not isinstance(meta, dict) or meta.get("channel") != "bench":
+    meta = info.meta.get("bench")
+    if not isinstance(meta, dict) or "run" not in meta:
         return
+    last = await store.item(info.id, info.item_count)
     scored = last.data.get("bench") if isinstance(last, Notice) and last.notice_kind == "info" else None
     if not isinstance(scored, dict) or "reward" not in scored:
         return
