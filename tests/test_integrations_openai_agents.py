@@ -141,6 +141,47 @@ async def test_the_sdk_session_replays_in_the_tui_with_its_handoff(db_path, test
     await desk.close()
 
 
+async def test_an_sdk_run_shows_up_live_in_an_open_chat_screen(db_path, test_desk):
+    """Staff watch the session in the TUI while the SDK app writes it through DeskSession."""
+    from supportdesk.tui.app import SupportDeskApp
+    from supportdesk.tui.widgets import AgentBar, Conversation, HandoffTimeline
+    from tests.tui_seed import scripted_desk, until
+
+    session = DeskSession("case-live", db_path, entry_agent="Triage Agent")
+    # An earlier turn that ended (a session ending in a customer message would be resumed by the desk).
+    await session.add_items([{"role": "user", "content": "hello?"}, {"role": "assistant", "content": "Hi, how can I help?"}])
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk, session_id="case-live")
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 2)
+            await run_desk(session)  # the SDK run, writing through its own connections
+            screen = app.chat
+            await until(pilot, lambda: screen.query_one(Conversation).last == 8)
+            shown = [(i.kind, i.agent) for i in screen.query_one(Conversation).items]
+            assert shown[-4:] == [
+                ("handoff", "Triage Agent"), ("tool_call", "Billing Agent"), ("tool_result", "Billing Agent"), ("message", "Billing Agent"),
+            ]
+            assert [h.to_agent for h in screen.query_one(HandoffTimeline).handoffs] == ["Billing Agent"]
+            assert screen.query_one(AgentBar).agent == "Billing Agent"
+    finally:
+        await desk.close()
+
+
+async def test_the_desk_never_answers_an_sdk_session_mid_turn(db_path, test_desk):
+    """An SDK app's session that ends in the customer's message is the SDK's turn, not ours to resume."""
+    from supportdesk.engine.runner import drain
+    from tests.tui_seed import scripted_desk
+
+    await DeskSession("case-mid", db_path).add_items([{"role": "user", "content": "are you there?"}])
+    desk, model, _ = await scripted_desk(db_path, test_desk)
+    async with desk:
+        assert await desk.runner.unfinished_turn("case-mid") is not None
+        assert await drain(desk.runner.resume("case-mid")) == []
+        assert (await desk.store.get_session("case-mid")).item_count == 1
+    assert model.requests == []
+
+
 async def test_pop_and_clear_leave_the_log_append_only(where):
     ours = DeskSession("case-4", where)
     reference = SQLiteSession("case-4")

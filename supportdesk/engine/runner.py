@@ -59,6 +59,10 @@ PROVIDER_ERROR_TEXT = {
 
 # How far back a session is read for an unfinished turn (a turn's items since its customer message).
 RESUME_WINDOW = 200
+# Sessions another framework's agents write (integrations/openai_agents.py: DeskSession) or wrote
+# (integrations/importer.py: `supportdesk import`): a customer message at their end is not a turn
+# of ours that a crash cut short, so resume leaves them be.
+FOREIGN_CHANNELS = frozenset({"agents-sdk", "import"})
 # How far back a turn's own start (its customer message) is looked for. Model calls see their
 # own window (engine/history_window.py).
 HISTORY_WINDOW = 400
@@ -191,6 +195,9 @@ class Runner:
         Side-effecting tools are keyed by the session, the turn and the call's place in it,
         not by the model's call id, so a refund that ran before the crash is not made again
         however the model names its calls this time."""
+        info = await self.store.get_session(session_id)
+        if info is not None and info.channel in FOREIGN_CHANNELS:
+            return  # another framework's agents hold this session: not ours to answer
         async for event in self._turn(session_id, only_unfinished=True):
             yield event
 
