@@ -238,3 +238,21 @@ def test_a_desk_limit_ends_the_task_and_says_so(tmp_path):
     assert (result.reward, result.failure) == (0.0, "ended by a limit")
     assert "1 steps without an answer" in result.detail
     assert report.desk == "one-step.toml"
+
+
+def test_a_transfer_to_a_human_is_the_domains_tool_and_the_desks_notice(tmp_path):
+    # Retail task 50's gold is a single transfer_to_human_agents.
+    report = bench(tmp_path, "retail", ["50"])
+    [result] = report.results
+    assert result.reward == 1.0
+
+    async def read():
+        async with await SessionStore.open(tmp_path / "bench.db") as store:
+            info = await store.get_session(result.session_id)
+            return info, await store.of_kind(result.session_id, "tool_result"), await store.of_kind(result.session_id, "notice")
+
+    info, results, notices = asyncio.run(read())
+    assert [(r.name, r.is_error) for r in results] == [("transfer_to_human_agents", False)]
+    assert results[0].output == "Transfer successful"
+    assert [n.notice_kind for n in notices] == ["human_requested", "info"]
+    assert info.status == "needs_human"
