@@ -10,6 +10,7 @@ import asyncio
 import os
 import time
 import uuid
+import warnings
 from collections.abc import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
@@ -73,7 +74,10 @@ def drop_database(url: str, test_url: str) -> None:
             return
         except (asyncpg.InsufficientPrivilegeError, asyncpg.ObjectInUseError):
             if attempt == 99:
-                raise
+                # A database left behind on the throwaway test server harms no later test
+                # (each gets a fresh one); failing a passed test for it would be a flake.
+                warnings.warn(f"test database {name} could not be dropped; it stays on the test server")
+                return
             time.sleep(0.1)
 
 
