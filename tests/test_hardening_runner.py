@@ -318,3 +318,23 @@ async def test_resume_does_nothing_on_a_finished_turn(db_path, test_desk) -> Non
         assert await desk.runner.unfinished_turn(sid) is None
         assert await drain(desk.runner.resume(sid)) == []
     assert refunds == [5]
+
+
+async def test_opening_leaves_a_turn_that_may_still_be_running_elsewhere(db_path, test_desk) -> None:
+    """The TUI resumes only a turn idle for longer than a step may take: a turn another
+    process is running right now is left to it."""
+    from supportdesk.items import Handoff, Message
+
+    tools, refunds = make_test_tools()
+    script = [CallTools([RequestedCall("c9", "refund", {"amount": 5})]), Answer("Refunded $5.")]
+    desk = await open_desk(db_path, test_desk, provider=ScriptedModel(script), tools=tools, customers=False)
+    async with desk:
+        info = await desk.store.create_session("triage", first=[Message(role="customer", text="refund 5", agent="triage")])
+        await desk.store.append(
+            info.id, [Handoff(from_agent="triage", to_agent="billing", reason="refund", handoff_kind="route", agent="triage")]
+        )
+        assert await desk.runner.unfinished_turn(info.id) == 1
+        assert await drain(desk.runner.resume(info.id, idle_for=600)) == []  # written just now
+        assert refunds == []
+        events = await drain(desk.runner.resume(info.id, idle_for=0))
+        assert _done(events).outcome == "answered" and refunds == [5]

@@ -151,7 +151,7 @@ class Runner:
         else:
             # A turn a crash left unfinished is finished first, under its own turn's keys, so a
             # tool that ran before the crash is not run again for the new message.
-            async for event in self.resume(session_id):
+            async for event in self._resume(session_id):  # (this turn holds the lease already)
                 yield event
             stored = await self.receive(session_id, text)
         yield Appended(stored)
@@ -189,17 +189,33 @@ class Runner:
         finally:
             await lease.release()
 
-    async def resume(self, session_id: str) -> AsyncIterator[Event]:
+    async def resume(self, session_id: str, *, idle_for: float | None = None) -> AsyncIterator[Event]:
         """Finish the last turn if a crash stopped it before any agent answered; else nothing.
 
         Side-effecting tools are keyed by the session, the turn and the call's place in it,
         not by the model's call id, so a refund that ran before the crash is not made again
-        however the model names its calls this time."""
+        however the model names its calls this time. Runs under the turn lease, and looks at
+        the log only once it holds it. `idle_for`: only when nothing was written for that long
+        (the TUI's opening a session: a turn another process runs right now is left to it)."""
+        async for event in self._one_at_a_time(session_id, lambda: self._resume(session_id, idle_for)):
+            yield event
+
+    async def _resume(self, session_id: str, idle_for: float | None = None) -> AsyncIterator[Event]:
         info = await self.store.get_session(session_id)
         if info is not None and info.channel in FOREIGN_CHANNELS:
             return  # another framework's agents hold this session: not ours to answer
+        if idle_for is not None and not await self._idle(session_id, idle_for):
+            return  # the turn may still be running in another process
         async for event in self._turn(session_id, only_unfinished=True):
             yield event
+
+    async def _idle(self, session_id: str, seconds: float) -> bool:
+        """Nothing was written to the session for `seconds`: a live turn appends at least once
+        per step, and a step that runs longer than `step_timeout` ends in a limit notice."""
+        latest = await self.store.latest(session_id, 1)
+        if not latest:
+            return True
+        return (self.store.clock() - latest[-1].created_at).total_seconds() >= seconds
 
     async def unfinished_turn(self, session_id: str) -> int | None:
         """The seq of the customer message whose turn never ended, or None.

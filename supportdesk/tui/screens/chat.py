@@ -339,7 +339,13 @@ class ChatScreen(Screen):
 
     @work(group="turn")
     async def resume_turn(self) -> None:
-        await self._drive(lambda: self.runner.resume(self.session_id))
+        await self.ready.wait()  # the panes show the session before the turn's events arrive
+        if self.session_id is None or await self.runner.unfinished_turn(self.session_id) is None:
+            return  # the usual case: nothing to finish, nothing on screen changes
+        # Only a turn idle for longer than a step may take: one a live process is still running
+        # in another terminal or worker is left to it.
+        idle = self.desk.config.desk.limits.step_timeout
+        await self._drive(lambda: self.runner.resume(self.session_id, idle_for=idle))
 
     @work(group="turn")
     async def retry(self) -> None:
