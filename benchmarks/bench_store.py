@@ -353,6 +353,300 @@ async def theirs_reads(sqlite_session: type, folder: Path, sizes: dict[str, int]
     return out
 
 
+
+# --- PostgreSQL: ours against the Agents SDK's SQLAlchemySession, on one server ------------------
+#
+#     python benchmarks/bench_store.py --postgres postgresql://user:pw@127.0.0.1/postgres [--big]
+#
+# Each side gets a fresh database on the same server in the same run. Rows: appends of 1 and 100
+# items per commit, 8 writer processes into one session, latest-50 at 100,000 items (1,000,000
+# with --big), search over 100,000 messages (the SDK has none), and the time a change takes to
+# reach a second process through the feed (the SDK has none). Then the desk's own scale: turns
+# per second with 1, 4 and 8 worker processes each running the offline desk on its own session,
+# SQLite against PostgreSQL, and the p95 time a turn waited for its lease.
+
+PG = {"single": 400, "batches": 40, "pg_writers": 8, "pg_per_writer": 250, "latest": 100_000, "reads": 300,
+      "searches": 30, "feed": 40, "turn_workers": (1, 4, 8), "turns_each": 6}
+
+
+def _pg_admin_url(url: str, database: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + database, parts.query, parts.fragment))
+
+
+async def _pg_create(url: str, name: str) -> str:
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    return _pg_admin_url(url, name)
+
+
+def _sdk_session(url: str, sid: str, create: bool = False):
+    from agents.extensions.memory.sqlalchemy_session import SQLAlchemySession
+
+    return SQLAlchemySession.from_url(sid, url=url.replace("postgresql://", "postgresql+asyncpg://", 1), create_tables=create)
+
+
+async def pg_ours_writes(url: str, sizes: dict[str, Any]) -> dict[str, float]:
+    from supportdesk.store import open_store
+
+    async with await open_store(url) as store:
+        one = (await store.create_session("triage")).id
+        many = (await store.create_session("triage")).id
+        n = iter(range(10**9))
+        single = await median_us(lambda: store.append(one, [our_message(next(n))]), sizes["single"])
+        batch = await median_us(lambda: store.append(many, [our_message(next(n)) for _ in range(100)]), sizes["batches"])
+    return {"single": single, "batch": batch}
+
+
+async def pg_theirs_writes(url: str, sizes: dict[str, Any]) -> dict[str, float]:
+    one = _sdk_session(url, "one", create=True)
+    many = _sdk_session(url, "many", create=True)
+    n = iter(range(10**9))
+    single = await median_us(lambda: one.add_items([their_message(next(n))]), sizes["single"])
+    batch = await median_us(lambda: many.add_items([their_message(next(n)) for _ in range(100)]), sizes["batches"])
+    await one.engine.dispose()
+    await many.engine.dispose()
+    return {"single": single, "batch": batch}
+
+
+async def pg_writer_process(side: str, url: str, sid: str, count: int, go: str) -> None:
+    if side == "ours":
+        from supportdesk.store import open_store
+
+        store = await open_store(url)
+        print("ready", flush=True)
+        while not Path(go).exists():
+            await asyncio.sleep(0.001)
+        for i in range(count):
+            await store.append(sid, [our_message(i)])
+        await store.close()
+    else:
+        session = _sdk_session(url, sid)
+        await session.get_items(limit=1)  # connect before the start
+        print("ready", flush=True)
+        while not Path(go).exists():
+            await asyncio.sleep(0.001)
+        for i in range(count):
+            await session.add_items([their_message(i)])
+        await session.engine.dispose()
+
+
+def pg_writers(side: str, url: str, sid: str, sizes: dict[str, Any], folder: Path) -> float:
+    """Items per second with N OS processes appending to one session, one item per commit."""
+    go = folder / f"go-{side}"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--pg-writer", side, url, sid, str(sizes["pg_per_writer"]), str(go)],
+            stdout=subprocess.PIPE, text=True,
+        )
+        for _ in range(sizes["pg_writers"])
+    ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    started = time.perf_counter()
+    go.touch()
+    for proc in procs:
+        proc.wait(timeout=600)
+        assert proc.returncode == 0
+    return sizes["pg_writers"] * sizes["pg_per_writer"] / (time.perf_counter() - started)
+
+
+async def pg_ours_reads(url: str, sizes: dict[str, Any], count: int) -> tuple[float, float, str]:
+    """latest-50 at `count` items, and search over those `count` messages."""
+    from supportdesk.store import open_store
+
+    async with await open_store(url) as store:
+        sid = (await store.create_session("triage")).id
+        for start in range(0, count, LOAD_BATCH):
+            await store.append(sid, [our_message(n) for n in range(start, min(count, start + LOAD_BATCH))])
+            progress(f"ours: {start + LOAD_BATCH:,} / {count:,} items")
+        latest = await median_us(lambda: store.latest(sid, 50), sizes["reads"])
+        words = iter(random.Random(7).choices(["duplicate", "refund", "march", "invoice", "charg", "subscr"], k=10**6))
+        search = await median_us(lambda: store.search(next(words), limit=50), sizes["searches"])
+        hits = len(await store.search("duplicate", limit=50))
+    return latest, search, f"{hits} hits of 50 asked"
+
+
+async def pg_theirs_latest(url: str, sizes: dict[str, Any], count: int) -> float:
+    session = _sdk_session(url, f"big{count}", create=True)
+    for start in range(0, count, LOAD_BATCH):
+        await session.add_items([their_message(n) for n in range(start, min(count, start + LOAD_BATCH))])
+        progress(f"theirs: {start + LOAD_BATCH:,} / {count:,} items")
+    latest = await median_us(lambda: session.get_items(limit=50), sizes["reads"])
+    await session.engine.dispose()
+    return latest
+
+
+async def pg_feed_follower(url: str) -> None:
+    from supportdesk.store import open_store
+
+    async with await open_store(url) as store, await store.follow() as feed:
+        print("ready", flush=True)
+        async for change in feed:
+            print(f"{time.time():.6f} {change.head}", flush=True)
+
+
+async def pg_feed_latency(url: str, sizes: dict[str, Any]) -> list[float]:
+    """Seconds from an append's start in this process to another process hearing of it."""
+    from supportdesk.store import open_store
+
+    async with await open_store(url) as store:
+        sid = (await store.create_session("triage")).id
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--pg-follower", url, stdout=asyncio.subprocess.PIPE
+        )
+        assert proc.stdout is not None
+        assert (await proc.stdout.readline()).strip() == b"ready"
+        latencies = []
+        for n in range(sizes["feed"]):
+            sent = time.time()
+            await store.append(sid, [our_message(n)])
+            while True:
+                heard, head = (await proc.stdout.readline()).split()
+                if int(head) == n + 1:
+                    break
+            latencies.append(float(heard) - sent)
+            await asyncio.sleep(0.02)
+        proc.terminate()
+        await proc.wait()
+    return latencies
+
+
+async def turn_worker_process(db: str, turns: int, go: str) -> None:
+    """One offline desk on a session of its own: run `turns` turns, print each lease wait."""
+    from supportdesk.engine.desk import open_desk
+
+    desk = await open_desk(db, str(REPO / "agents.toml"))
+    waits: list[float] = []
+    plain_turn = desk.store.turn
+
+    def timed_turn(session_id: str) -> Any:
+        lease = plain_turn(session_id)
+        asked = time.perf_counter()
+        try_plain, acquire_plain = lease.try_acquire, lease.acquire
+        done = False
+
+        def record() -> None:
+            nonlocal done
+            if not done:
+                done = True
+                waits.append(time.perf_counter() - asked)
+
+        async def try_acquire() -> bool:
+            taken = await try_plain()
+            if taken:
+                record()
+            return taken
+
+        async def acquire() -> None:
+            await acquire_plain()
+            record()
+
+        lease.try_acquire, lease.acquire = try_acquire, acquire
+        return lease
+
+    desk.store.turn = timed_turn  # type: ignore[method-assign]
+    session = await desk.runner.new_session()
+    print("ready", flush=True)
+    while not Path(go).exists():
+        await asyncio.sleep(0.001)
+    questions = ["I was charged twice this month", "My app crashes on start", "How do I reset my password?"]
+    for n in range(turns):
+        async for _ in desk.runner.send(session, questions[n % len(questions)]):
+            pass
+    print("waits " + " ".join(f"{w:.6f}" for w in waits), flush=True)
+    await desk.close()
+
+
+def turns_per_second(db: str, workers: int, turns: int, folder: Path) -> tuple[float, list[float]]:
+    go = folder / f"go-turns-{workers}-{random.random()}"
+    procs = [
+        subprocess.Popen([sys.executable, __file__, "--turn-worker", db, str(turns), str(go)], stdout=subprocess.PIPE, text=True)
+        for _ in range(workers)
+    ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    started = time.perf_counter()
+    go.touch()
+    waits: list[float] = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=900)
+        assert proc.returncode == 0
+        waits += [float(w) for w in out.split()[1:]]
+    return workers * turns / (time.perf_counter() - started), waits
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+def postgres_main(url: str, big: bool) -> int:
+    try:
+        import agents.extensions.memory.sqlalchemy_session  # noqa: F401
+    except ImportError:
+        print("the peer is missing: pip install -e '.[bench]' (openai-agents[sqlalchemy])", file=sys.stderr)
+        return 2
+    from importlib.metadata import version
+
+    sizes = PG
+    count = 1_000_000 if big else sizes["latest"]
+    began = time.perf_counter()
+    ours_url = asyncio.run(_pg_create(url, "sd_bench_ours"))
+    theirs_url = asyncio.run(_pg_create(url, "sd_bench_theirs"))
+    print(f"supportdesk PostgresStore vs openai-agents {version('openai-agents')} SQLAlchemySession "
+          f"(asyncpg {version('asyncpg')}), one PostgreSQL server, fresh databases")
+    ours_w = asyncio.run(pg_ours_writes(ours_url, sizes))
+    theirs_w = asyncio.run(pg_theirs_writes(theirs_url, sizes))
+
+    async def ours_session() -> str:
+        from supportdesk.store import open_store
+
+        async with await open_store(ours_url) as store:
+            return (await store.create_session("triage")).id
+
+    with tempfile.TemporaryDirectory(prefix="bench-pg-") as tmp:
+        folder = Path(tmp)
+        ours_rate = pg_writers("ours", ours_url, asyncio.run(ours_session()), sizes, folder)
+        asyncio.run(_sdk_session(theirs_url, "writers", create=True).get_items(limit=1))
+        theirs_rate = pg_writers("theirs", theirs_url, "writers", sizes, folder)
+        ours_latest, ours_search, hits = asyncio.run(pg_ours_reads(ours_url, sizes, count))
+        theirs_latest = asyncio.run(pg_theirs_latest(theirs_url, sizes, count))
+        feed = asyncio.run(pg_feed_latency(ours_url, sizes))
+
+        writers = f"{sizes['pg_writers']} writer processes x {sizes['pg_per_writer']}"
+        rows = [
+            Row("append 1 item / commit", ours_w["single"], theirs_w["single"], "us", False),
+            Row("append 100 items / commit", ours_w["batch"], theirs_w["batch"], "us", False),
+            Row(f"{writers}, one session", ours_rate, theirs_rate, "items/s", higher_is_better=True),
+            Row(f"latest 50 at {count:,} items", ours_latest, theirs_latest, "us", False),
+        ]
+        name_w = max(len(r.name) for r in rows) + 2
+        print(f"\n{'':{name_w}}  {'ours':>18}  {'SQLAlchemySession':>18}  {'ours better':>11}")
+        for r in rows:
+            print(f"{r.name:{name_w}}  {fmt(r.ours, r.unit):>18}  {fmt(r.theirs, r.unit):>18}  {r.ratio:>10.1f}x")
+        print(f"{'search over ' + format(count, ',') + ' messages':{name_w}}  {fmt(ours_search, 'us'):>18}  {'(none)':>18}  ({hits})")
+        print(f"{'a change reaching a 2nd process':{name_w}}  median {statistics.median(feed) * 1000:.1f} ms, "
+              f"p95 {p95(feed) * 1000:.1f} ms over {len(feed)} appends (LISTEN/NOTIFY); the SDK has no feed")
+
+        print(f"\nturns/s, offline desk, each worker process on its own session ({sizes['turns_each']} turns each):")
+        print(f"{'workers':>8}  {'SQLite':>10}  {'PostgreSQL':>10}  {'p95 lease wait SQLite':>22}  {'PostgreSQL':>10}")
+        for workers in sizes["turn_workers"]:
+            lite, lite_waits = turns_per_second(str(folder / f"turns-{workers}.db"), workers, sizes["turns_each"], folder)
+            pg, pg_waits = turns_per_second(ours_url, workers, sizes["turns_each"], folder)
+            print(f"{workers:>8}  {lite:>10.1f}  {pg:>10.1f}  {p95(lite_waits) * 1000:>19.1f} ms  {p95(pg_waits) * 1000:>7.1f} ms")
+    print(f"\nwhole run: {time.perf_counter() - began:.0f} s")
+    return 0
+
+
 # --- the run -----------------------------------------------------------------------------------
 
 
@@ -360,7 +654,25 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (the bars are still checked)")
     parser.add_argument("--writer", nargs=5, metavar=("DB", "SESSION", "ID", "COUNT", "GO"), help=argparse.SUPPRESS)
+    parser.add_argument("--postgres", metavar="URL", help="the PostgreSQL section, on this server (an admin URL)")
+    parser.add_argument("--big", action="store_true", help="with --postgres: latest-50 and search at 1,000,000 items")
+    parser.add_argument("--pg-writer", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--pg-follower", help=argparse.SUPPRESS)
+    parser.add_argument("--turn-worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.pg_writer:
+        side, url, sid, count, go = args.pg_writer
+        asyncio.run(pg_writer_process(side, url, sid, int(count), go))
+        return 0
+    if args.pg_follower:
+        asyncio.run(pg_feed_follower(args.pg_follower))
+        return 0
+    if args.turn_worker:
+        db, turns, go = args.turn_worker
+        asyncio.run(turn_worker_process(db, int(turns), go))
+        return 0
+    if args.postgres:
+        return postgres_main(args.postgres, args.big)
     if args.writer:
         db, sid, writer, count, go = args.writer
         asyncio.run(writer_process(db, sid, int(writer), int(count), go))

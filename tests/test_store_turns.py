@@ -287,3 +287,22 @@ async def test_a_closed_feed_ends_the_loop(where: str):
         feed = await store.follow()
         await feed.aclose()
         assert [c async for c in feed] == []
+
+
+async def test_run_says_on_stderr_that_it_waits_for_the_turn_in_progress(where: str):
+    async with await open_store(where) as store:
+        sid = (await store.create_session("triage")).id
+        async with store.turn(sid):  # a turn in progress elsewhere
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "supportdesk.cli", "run", "--db", where, "--config", str(HERE.parent / "agents.toml"),
+                "--session", sid, "hello, my password reset mail never came",
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=HERE.parent,
+            )
+            assert proc.stderr is not None
+            line = await asyncio.wait_for(proc.stderr.readline(), timeout=60)
+            assert line.decode().strip() == f"supportdesk: session {sid}: waiting for the turn in progress"
+            assert await store.last_seq(sid) == 0, "nothing is written while the other turn holds the session"
+        out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+        assert proc.returncode == 0, err
+        assert "password reset" in out.decode()
+        assert (await store.item(sid, 1)).text == "hello, my password reset mail never came"
