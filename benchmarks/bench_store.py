@@ -469,10 +469,12 @@ async def pg_ours_reads(url: str, sizes: dict[str, Any], count: int) -> tuple[fl
             await store.append(sid, [our_message(n) for n in range(start, min(count, start + LOAD_BATCH))])
             progress(f"ours: {start + LOAD_BATCH:,} / {count:,} items")
         latest = await median_us(lambda: store.latest(sid, 50), sizes["reads"])
-        words = iter(random.Random(7).choices(["duplicate", "refund", "march", "invoice", "charg", "subscr"], k=10**6))
+        # a rare word pair (a few hits), a word in every message, a prefix of one: as staff type
+        queries = ["invoice 4711", "recognise", "charg", "line 9999"]
+        words = iter(random.Random(7).choices(queries, k=10**6))
         search = await median_us(lambda: store.search(next(words), limit=50), sizes["searches"])
-        hits = len(await store.search("duplicate", limit=50))
-    return latest, search, f"{hits} hits of 50 asked"
+        hits = [len(await store.search(q, limit=50)) for q in queries]
+    return latest, search, "hits (limit 50): " + ", ".join(f"{q!r} {n}" for q, n in zip(queries, hits))
 
 
 async def pg_theirs_latest(url: str, sizes: dict[str, Any], count: int) -> float:
