@@ -17,7 +17,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting
@@ -28,12 +27,12 @@ from supportdesk.models.pricing import session_cost
 from supportdesk.store import StoreError
 from supportdesk.text import safe_text
 from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, last_call_seen, read_handoffs, snapshot
-from supportdesk.tui.widgets.panes import session_panes
+from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.prompt import Slash, SlashError, parse_slash
 
 
-class ChatScreen(Screen):
+class ChatScreen(PaneActions):
     CSS_PATH = "chat.tcss"
     BINDINGS = [
         Binding("ctrl+n", "new_session", "New"),
@@ -44,6 +43,7 @@ class ChatScreen(Screen):
         Binding("ctrl+g", "deny", "Deny"),
         Binding("ctrl+l", "follow", "Latest", show=False),
         Binding("escape", "focus_prompt", "Input", show=False),
+        *PANE_BINDINGS,
     ]
 
     def __init__(self, desk: Any, look: AgentLook, session_id: str | None = None):

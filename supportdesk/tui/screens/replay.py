@@ -15,16 +15,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import var
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from supportdesk.items import Handoff
 from supportdesk.tui.projection import HANDOFF_PAGE, changed_keys, last_call_seen, read_handoffs
-from supportdesk.tui.widgets.panes import session_panes
+from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline
 
 
-class ReplayScreen(Screen):
+class ReplayScreen(PaneActions):
     CSS_PATH = "replay.tcss"
     BINDINGS = [
         # Priority: the panes' own scrolling keys must not swallow the cursor's.
@@ -36,6 +35,7 @@ class ReplayScreen(Screen):
         Binding("end", "go('end')", "End", priority=True),
         Binding("f", "fork", "Fork from here"),
         Binding("escape,q", "close", "Close"),
+        *PANE_BINDINGS,
     ]
 
     position: var[int] = var(0, init=False)

@@ -51,6 +51,8 @@ JUMP_PAGE = 12
 class Conversation(VerticalScroll, can_focus=True):
     """Items `first..last` of one session are in the window; `end` is the position the pane may show."""
 
+    ALLOW_MAXIMIZE = True
+
     BINDINGS = [
         Binding("up", "select(-1)", "Select the item above", show=False),
         Binding("down", "select(1)", "Select the item below", show=False),

@@ -1,21 +1,57 @@
 """The panes every view of a session shares: the conversation beside the handoff timeline
 and the context inspector. The chat screen (position = the end) and the replay screen
-(position = the cursor) compose the same ones, as the same fold at two positions."""
+(position = the cursor) compose the same ones, as the same fold at two positions.
+
+The side column (timeline over inspector) is 52 columns when the terminal has room for it and
+~40 columns of conversation; below that it collapses and the conversation takes the whole width.
+One key (`PANE_BINDINGS`) toggles the side column at any width: beside the conversation when
+wide, in its place when narrow, so the conversation never gets squeezed below `MIN_CONVERSATION`.
+Any pane can be maximised (Textual's `Screen.maximize`); Esc restores it.
+"""
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
+from textual.screen import Screen
 
 from supportdesk.tui.widgets.conversation import Conversation
 from supportdesk.tui.widgets.inspector import ContextInspector
 from supportdesk.tui.widgets.render import AgentLook
 from supportdesk.tui.widgets.timeline import HandoffTimeline
 
+SIDE_WIDTH = 52
+# The least width the conversation gets while the terminal has it.
+MIN_CONVERSATION = 40
 
-def session_panes(look: AgentLook, inspector_title: str) -> ComposeResult:
-    """Use inside a screen's compose: `yield from session_panes(look, "...")`."""
-    with Horizontal(id="panes"):
+# Shared by every screen that composes `SessionPanes`; the actions are `PaneActions`'.
+PANE_BINDINGS = [
+    Binding("f2", "toggle_side", "Side", tooltip="Show or hide the handoffs and context column"),
+    Binding("f3", "maximize_pane", "Max", tooltip="Maximise the focused pane (Esc restores it)"),
+]
+
+
+class SessionPanes(Horizontal):
+    """The conversation and the side column, laid out for the width they have."""
+
+    DEFAULT_CSS = f"""
+    SessionPanes {{ height: 1fr; }}
+    SessionPanes > #side {{ width: {SIDE_WIDTH}; }}
+    SessionPanes.-side-hidden > #side {{ display: none; }}
+    SessionPanes.-side-only > #conversation {{ display: none; }}
+    SessionPanes.-side-only > #side {{ width: 1fr; }}
+    """
+
+    # Too narrow for both: the side column and the conversation take turns.
+    narrow: var[bool] = var(False)
+    # Whether the side column shows, one choice per layout (the toggle changes the current one).
+    side_when_wide: var[bool] = var(True)
+    side_when_narrow: var[bool] = var(False)
+
+    def compose_panes(self, look: AgentLook, inspector_title: str) -> ComposeResult:
         yield Conversation(look, id="conversation")
         with Vertical(id="side"):
             timeline = HandoffTimeline(look, id="timeline")
@@ -24,3 +60,58 @@ def session_panes(look: AgentLook, inspector_title: str) -> ComposeResult:
             inspector = ContextInspector(look, id="inspector")
             inspector.border_title = inspector_title
             yield inspector
+
+    @property
+    def side_shown(self) -> bool:
+        return self.side_when_narrow if self.narrow else self.side_when_wide
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.narrow = event.size.width < SIDE_WIDTH + MIN_CONVERSATION
+
+    def toggle_side(self) -> None:
+        if self.narrow:
+            self.side_when_narrow = not self.side_when_narrow
+        else:
+            self.side_when_wide = not self.side_when_wide
+
+    def watch_narrow(self) -> None:
+        self._arrange()
+
+    def watch_side_when_wide(self) -> None:
+        self._arrange()
+
+    def watch_side_when_narrow(self) -> None:
+        self._arrange()
+
+    def _arrange(self) -> None:
+        shown = self.side_shown
+        self.set_class(not shown, "-side-hidden")
+        self.set_class(shown and self.narrow, "-side-only")
+        # The focus never stays on a pane that just went away.
+        focused = self.screen.focused if self.is_attached else None
+        side = self.query_one("#side")
+        conversation = self.query_one(Conversation)
+        if focused is not None and not shown and side in focused.ancestors:
+            conversation.focus()
+        elif focused is conversation and shown and self.narrow:
+            self.query_one(HandoffTimeline).focus()
+
+
+class PaneActions(Screen):
+    """The actions behind `PANE_BINDINGS`, for screens that compose `SessionPanes`."""
+
+    def action_toggle_side(self) -> None:
+        self.query_one(SessionPanes).toggle_side()
+
+    def action_maximize_pane(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None and not self.maximize(self.focused):
+            self.notify("this part of the screen does not maximise", severity="warning", timeout=3)
+
+
+def session_panes(look: AgentLook, inspector_title: str) -> ComposeResult:
+    """Use inside a screen's compose: `yield from session_panes(look, "...")`."""
+    panes = SessionPanes(id="panes")
+    with panes:
+        yield from panes.compose_panes(look, inspector_title)

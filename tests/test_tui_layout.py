@@ -1,0 +1,131 @@
+"""The chat and replay panes at every size: the side column collapses, toggles, panes maximise."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.screens.replay import ReplayScreen
+from supportdesk.tui.widgets import ContextInspector, Conversation, HandoffTimeline
+from supportdesk.tui.widgets.panes import MIN_CONVERSATION, SessionPanes
+from tests.tui_seed import SEED_ID, repo_desk, seed_double_charge, until
+
+
+@pytest.fixture
+def seeded_db(tmp_path):
+    db = tmp_path / "layout.db"
+
+    async def seed() -> None:
+        desk = await repo_desk(db)
+        await seed_double_charge(desk.store)
+        await desk.close()
+
+    asyncio.run(seed())
+    return db
+
+
+def make_app(db, **kwargs) -> SupportDeskApp:
+    return SupportDeskApp(desk_factory=lambda: repo_desk(db), theme="desk-dark", **kwargs)
+
+
+async def chat_ready(pilot) -> None:
+    app = pilot.app
+    await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+    await pilot.pause()
+
+
+def side(screen):
+    return screen.query_one("#side")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (120, 35), (160, 45)])
+async def test_the_conversation_keeps_forty_columns_at_every_size(seeded_db, size):
+    app = make_app(seeded_db, session_id=SEED_ID)
+    async with app.run_test(size=size) as pilot:
+        await chat_ready(pilot)
+        conversation = app.screen.query_one(Conversation)
+        assert conversation.size.width >= MIN_CONVERSATION
+        # The side column is beside it when there is room for both, collapsed when not.
+        assert side(app.screen).display == (size[0] >= 92)
+
+
+async def test_f2_shows_the_side_column_in_place_of_the_conversation_when_narrow(seeded_db):
+    app = make_app(seeded_db, session_id=SEED_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await chat_ready(pilot)
+        await pilot.press("f2")
+        await pilot.pause()
+        assert side(app.screen).display and side(app.screen).size.width >= 70
+        assert not app.screen.query_one(Conversation).display
+        # The timeline and the inspector are on screen, with their rows.
+        assert app.screen.query_one(ContextInspector).row_count == 4
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.screen.query_one(Conversation).display and not side(app.screen).display
+
+
+async def test_f2_hides_the_side_column_when_wide_and_a_resize_keeps_each_choice(seeded_db):
+    app = make_app(seeded_db, session_id=SEED_ID)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await chat_ready(pilot)
+        app.screen.query_one(HandoffTimeline).focus()
+        await pilot.press("f2")
+        await pilot.pause()
+        assert not side(app.screen).display
+        assert app.screen.query_one(Conversation).size.width > 100
+        # The focus left the pane that went away.
+        assert app.screen.focused is app.screen.query_one(Conversation)
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert app.screen.query_one(SessionPanes).narrow and not side(app.screen).display
+        await pilot.resize_terminal(120, 35)
+        await pilot.pause()
+        assert not side(app.screen).display  # still hidden: the wide layout's choice was kept
+
+
+async def test_a_resize_to_sixty_columns_collapses_the_side_column(seeded_db):
+    app = make_app(seeded_db, session_id=SEED_ID)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await chat_ready(pilot)
+        assert side(app.screen).display
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert not side(app.screen).display
+        assert app.screen.query_one(Conversation).size.width >= 55
+
+
+async def test_f3_maximises_the_focused_pane_and_escape_restores_it(seeded_db):
+    app = make_app(seeded_db, session_id=SEED_ID)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await chat_ready(pilot)
+        inspector = app.screen.query_one(ContextInspector)
+        inspector.focus()
+        await pilot.press("f3")
+        await pilot.pause()
+        assert app.screen.maximized is inspector
+        assert inspector.size.width > 100
+        await pilot.press("f3")
+        await pilot.pause()
+        assert app.screen.maximized is None
+        conversation = app.screen.query_one(Conversation)
+        conversation.focus()
+        await pilot.press("f3")
+        await pilot.pause()
+        assert app.screen.maximized is conversation
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.maximized is None
+
+
+async def test_replay_collapses_and_toggles_its_side_column_too(seeded_db):
+    app = make_app(seeded_db, replay_id=SEED_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.position == 14)
+        await pilot.pause()
+        assert not side(app.screen).display
+        assert app.screen.query_one(Conversation).size.width >= MIN_CONVERSATION
+        await pilot.press("f2")
+        await pilot.pause()
+        assert side(app.screen).display and not app.screen.query_one(Conversation).display
