@@ -158,7 +158,8 @@ async def _sessions_list(args: argparse.Namespace) -> int:
         for info in sessions:
             _out(
                 f"{info.id}  {info.updated_at:%Y-%m-%d %H:%M}  {info.active_agent:<10} "
-                f"{info.handoff_count:>2} handoffs  {info.status:<17} {_clip(info.title)}"
+                f"{info.handoff_count:>2} {'handoff ' if info.handoff_count == 1 else 'handoffs'}  "
+                f"{info.status:<17} {_clip(info.title)}"
             )
     return 0
 

@@ -46,6 +46,8 @@ def test_sessions_list_and_search(db_path, populated):
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["id"] for r in rows] == ["fff000111222", "abc123def456"]  # newest activity first
     assert rows[1]["active_agent"] == "billing" and rows[1]["handoff_count"] == 1
+    plain = cli("sessions", "list", "--db", str(db_path)).stdout.splitlines()
+    assert " 1 handoff " in plain[1] and " 0 handoffs " in plain[0]  # "1 handoff", never "1 handoffs"
     hits = cli("sessions", "list", "--db", str(db_path), "--search", "charg")
     assert "abc123def456" in hits.stdout and "«charged»" in hits.stdout and "fff000" not in hits.stdout
 
