@@ -208,6 +208,8 @@ async def test_approval_flow(db_path, test_desk):
         after = _items(await drain(desk.runner.decide_approval(sid, "c9", True)))
         assert refunds == [300]
         assert after[0].notice_kind == "approval_granted"
+        # Staff read the tool's name, not the internal call id (which stays in the data).
+        assert after[0].text == "Staff granted refund." and after[0].data["approval_id"] == "c9"
         assert after[-1].text == "Your refund of $300 is done."
         assert await desk.runner.pending_approvals(sid) == []
         with pytest.raises(Exception, match="no pending approval"):

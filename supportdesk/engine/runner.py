@@ -687,7 +687,7 @@ class Runner:
         items: list[Item] = [
             Notice(
                 notice_kind=kind,
-                text=f"Staff {verdict} {tool} ({approval_id}).",
+                text=f"Staff {verdict} {tool}.",  # the approval id stays in data: staff never need it
                 data={"approval_id": approval_id, "tool": tool},
                 agent=active,
             )
