@@ -27,3 +27,10 @@ def _visible(match: re.Match[str]) -> str:
 def safe_text(text: str) -> str:
     """The text with every terminal control character made visible and inert."""
     return _CONTROL.sub(_visible, text)
+
+
+def one_line(text: str, width: int) -> str:
+    """The text on one line (whitespace runs become one space), at most `width` characters;
+    when it had to be cut, the last character is "…" so a cut word never reads as whole."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"

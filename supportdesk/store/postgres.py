@@ -41,6 +41,7 @@ from supportdesk.store.protocol import (
     StoreLocationError,
     search_words,
 )
+from supportdesk.text import one_line
 
 # The NOTIFY channel of the change feed; payload "<head> <0|1 deleted> <session id>".
 CHANNEL = "supportdesk_changes"
@@ -555,7 +556,7 @@ class PostgresStore:
             words.append(_search_words(item.text) if item.kind == "message" else None)
         handoffs = [item for item in items if item.kind == "handoff"]
         usage = _usage_rows([(item.agent, item.meta) for item in items])
-        titles = (" ".join(i.text.split())[:80] for i in items if i.kind == "message" and i.role == "customer")
+        titles = (one_line(i.text, 80) for i in items if i.kind == "message" and i.role == "customer")
         return (
             session_id,
             len(items),

@@ -36,6 +36,7 @@ from supportdesk.store.protocol import (
 )
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, MIGRATIONS
 from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease
+from supportdesk.text import one_line
 
 T = TypeVar("T")
 
@@ -492,7 +493,7 @@ class _PreparedAppend:
         self.usage = _usage_by_agent(items)
         self.new_keys = sorted({row[5] for row in self.rows if row[5] is not None})
         # The title comes from the first customer message (if the session has none yet).
-        titles = (" ".join(i.text.split())[:80] for i in items if i.kind == "message" and i.role == "customer")
+        titles = (one_line(i.text, 80) for i in items if i.kind == "message" and i.role == "customer")
         self.head = {
             "sid": session_id,
             "n": len(self.rows),
