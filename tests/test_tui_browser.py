@@ -58,7 +58,15 @@ def column(app: BrowserHost, key: str) -> list[str]:
     t = table(app)
     cells = [t.get_cell(row, key) for row in t.rows]
     assert all(isinstance(cell, Text) for cell in cells)
+    if key == "title":  # the title without its marks (see `marks`)
+        return [cell.plain.lstrip("!●").removeprefix(" ") for cell in cells]
     return [cell.plain for cell in cells]
+
+
+def marks(app: BrowserHost) -> list[str]:
+    """The marks before each title: ! needs staff, ● not seen in this terminal."""
+    t = table(app)
+    return ["".join(ch for ch in t.get_cell(row, "title").plain.split(" ")[0] if ch in "!●") for row in t.rows]
 
 
 def host(store: SessionStore, tmp_path: Path | None = None, **kw) -> BrowserHost:
@@ -147,7 +155,7 @@ async def test_down_from_the_search_box_goes_to_the_results(store: SessionStore)
         await pilot.press("down")
         assert app.screen.focused is table(app)
         assert search_box(app).value == "refund"  # the query stays
-        await pilot.press("down", "r")  # the table's own ↓ moves the cursor; r replays that hit
+        await pilot.press("down", "ctrl+r")  # the table's own ↓ moves the cursor; ctrl+r replays that hit
         await settle(pilot)
         assert app.results == [BrowserChoice("replay", "s-billing", 4)]
 
@@ -220,12 +228,12 @@ async def test_bound_keys_keep_their_meaning_at_the_table(store: SessionStore) -
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen) and search_box(app).value == ""
-        await pilot.press("e")  # a row key: export, not a search for "e"
+        await pilot.press("ctrl+o")  # a row key: export
         await settle(pilot)
         assert isinstance(app.screen, ExportDialog)
         await pilot.press("escape")
         await settle(pilot)
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await settle(pilot)
     assert app.results == [BrowserChoice("replay", "s-billing")]
 
@@ -245,11 +253,14 @@ async def test_customer_markup_and_escapes_show_literally(store: SessionStore) -
     await store.create_session("triage", session_id="s-evil")
     evil = "\x1b[31mred [bold red]refund[/] [link=http://x]click[/link]\x1b[0m"
     await store.append("s-evil", [Message(role="customer", text=evil, agent="triage")])
+    from supportdesk.tui.seen import mark_seen
+
+    mark_seen("s-evil", 1)  # read already: no mark before the title
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         title = table(app).get_cell("s-evil", "title")
-        assert "[bold red]refund[/]" in title.plain and "[link=http://" in title.plain
+        assert "[bold red]refund[/]" in title.plain and "[link=ht" in title.plain
         assert "\x1b" not in title.plain and "␛[31m" in title.plain
         assert all(not span.style or str(span.style) == "" for span in title.spans)
         await pilot.press("slash", *"refund", "enter")
@@ -269,7 +280,7 @@ async def test_enter_opens_and_r_replays(store: SessionStore) -> None:
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("down", "r")
+        await pilot.press("down", "ctrl+r")
         await settle(pilot)
     assert app.results == [BrowserChoice("replay", "s-login")]
 
@@ -281,7 +292,7 @@ async def test_a_search_hit_replays_at_its_message(store: SessionStore) -> None:
         await pilot.press("slash", *"refund", "enter")
         await settle(pilot)
         assert column(app, "seq") == ["5", "4", "1"]
-        await pilot.press("down", "r")
+        await pilot.press("down", "ctrl+r")
         await settle(pilot)
     assert app.results == [BrowserChoice("replay", "s-billing", 4)]
 
@@ -303,7 +314,7 @@ async def test_replay_from_a_hit_opens_the_replay_at_the_hit(tmp_path: Path, tes
                 await until_app(pilot, lambda: isinstance(app.screen, BrowserScreen))
                 await pilot.press("slash", *"refund", "enter")
                 await until_app(pilot, lambda: table(app).row_count == 3 and app.screen.focused is table(app))
-                await pilot.press(*["down"] * (row + 1), "r")
+                await pilot.press(*["down"] * (row + 1), "ctrl+r")
                 await until_app(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.total)
                 replay = app.screen
                 assert (replay.session_id, replay.position, replay.total) == (session_id, seq, total)
@@ -355,7 +366,7 @@ async def test_fork_copies_the_whole_session_and_opens_the_copy(store: SessionSt
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f")
+        await pilot.press("ctrl+f")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmFork)
         assert "copy of its 6 items" in str(app.screen.query_one(".dialog-body").render())
@@ -381,7 +392,7 @@ async def test_fork_asks_first_and_every_no_keeps_the_list_as_it_was(store: Sess
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         for answer in ("n", "escape", "#cancel"):
-            await pilot.press("f")
+            await pilot.press("ctrl+f")
             await settle(pilot)
             assert isinstance(app.screen, ConfirmFork)
             if answer.startswith("#"):
@@ -401,7 +412,7 @@ async def test_fork_confirmed_by_y_or_by_mouse_opens_the_copy(store: SessionStor
         await settle(pilot)
         await pilot.click(SessionTable, offset=(5, 3))  # the second row: s-login
         await settle(pilot)
-        await pilot.press("f")
+        await pilot.press("ctrl+f")
         await settle(pilot)
         if answer.startswith("#"):
             await pilot.click(answer)
@@ -419,7 +430,7 @@ async def test_fork_copies_what_the_dialog_counted(store: SessionStore) -> None:
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f")
+        await pilot.press("ctrl+f")
         await settle(pilot)
         await store.append("s-billing", [Message(role="customer", text="one more thing", agent="billing")])
         await pilot.press("y")
@@ -428,8 +439,8 @@ async def test_fork_copies_what_the_dialog_counted(store: SessionStore) -> None:
     assert (await store.get_session(new_id)).item_count == 6
 
 
-async def test_words_typed_past_a_dialog_never_answer_yes(store: SessionStore) -> None:
-    """'delivery' typed at the table: d opens the delete question, e says no, the y is harmless."""
+async def test_words_typed_at_the_table_never_open_a_question(store: SessionStore) -> None:
+    """'delivery' and 'fly' typed at the table search for them: letters are never row keys."""
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -437,16 +448,16 @@ async def test_words_typed_past_a_dialog_never_answer_yes(store: SessionStore) -
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)
         assert await store.get_session("s-billing") is not None
-        # The rest of the word went to the search box, where a y is just a letter.
-        assert app.screen.query_one("#search").value == "livery"
+        # The whole word went to the search box, where a y is just a letter.
+        assert app.screen.query_one("#search").value == "delivery"
 
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press(*"fly")  # f opens the fork question, l says no (and goes no further)
+        await pilot.press(*"fly")
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)
-        assert app.screen.query_one("#search").value == "y"
+        assert app.screen.query_one("#search").value == "fly"
     assert await fork_count(store) == 0 and app.results == []
 
 
@@ -457,7 +468,7 @@ async def test_keys_typed_in_a_burst_at_a_question_answer_it_once(store: Session
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("d")
+        await pilot.press("delete")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmDelete)
         for letter in burst:
@@ -472,7 +483,7 @@ async def test_export_markdown_by_keyboard_and_json_by_mouse(store: SessionStore
     app = host(store, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("ctrl+o")
         await settle(pilot)
         assert isinstance(app.screen, ExportDialog)
         await pilot.press("enter")  # the suggested path, next to the export folder
@@ -483,7 +494,7 @@ async def test_export_markdown_by_keyboard_and_json_by_mouse(store: SessionStore
         assert "duplicate charge of $29.99" in text
         assert any("Exported 6 items" in n.message for n in app._notifications)
 
-        await pilot.press("down", "e")
+        await pilot.press("down", "ctrl+o")
         await settle(pilot)
         await pilot.click("#json")
         await settle(pilot)
@@ -499,7 +510,7 @@ async def test_export_to_a_typed_path(store: SessionStore, tmp_path: Path) -> No
     target = tmp_path / "out" / "mine.json"
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("ctrl+o")
         await settle(pilot)
         field = app.screen.query_one("#path")
         field.value = ""
@@ -514,7 +525,7 @@ async def test_export_to_an_unwritable_place_is_one_line(store: SessionStore, tm
     app = host(store, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("e")
+        await pilot.press("ctrl+o")
         await settle(pilot)
         app.screen.query_one("#path").value = str(blocker / "x.md")
         await pilot.press("enter")
@@ -527,18 +538,18 @@ async def test_delete_asks_first_and_no_keeps_the_session(store: SessionStore) -
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("d")
+        await pilot.press("delete")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmDelete)
         await pilot.press("enter")  # the focused button is Cancel: the safe default
         await settle(pilot)
         assert isinstance(app.screen, BrowserScreen)
         assert await store.get_session("s-billing") is not None
-        await pilot.press("d", "n")
+        await pilot.press("delete", "n")
         await settle(pilot)
         assert await store.get_session("s-billing") is not None
 
-        await pilot.press("d", "y")
+        await pilot.press("delete", "y")
         await settle(pilot)
         assert await store.get_session("s-billing") is None
         assert column(app, "id") == ["s-login", "s-hello"]
@@ -549,7 +560,7 @@ async def test_delete_confirmed_by_tabbing_to_the_button(store: SessionStore) ->
     app = host(store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("down", "down", "d")
+        await pilot.press("down", "down", "delete")
         await settle(pilot)
         await pilot.press("shift+tab", "enter")  # from Cancel back to Delete
         await settle(pilot)
@@ -577,7 +588,7 @@ async def test_mouse_delete_through_the_dialog(store: SessionStore) -> None:
         await settle(pilot)
         await pilot.click(SessionTable, offset=(5, 4))
         await settle(pilot)
-        await pilot.press("d")
+        await pilot.press("delete")
         await settle(pilot)
         await pilot.click("#delete")
         await settle(pilot)
@@ -620,6 +631,30 @@ async def test_status_says_what_the_session_waits_for(store: SessionStore) -> No
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert column(app, "status") == ["open", "needs approval", "needs a human"]
+        # A mark before the title flags the sessions that need staff.
+        assert [mark.startswith("!") for mark in marks(app)] == [False, True, True]
+
+
+async def test_sessions_with_activity_not_seen_here_are_marked(store: SessionStore) -> None:
+    from supportdesk.tui.seen import mark_seen
+
+    mark_seen("s-billing", 6)  # read to its end in this terminal
+    mark_seen("s-login", 1)  # read before its last items arrived
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert dict(zip(column(app, "id"), marks(app))) == {"s-billing": "", "s-login": "●", "s-hello": "●"}
+
+
+async def test_a_search_hit_names_the_agent_who_wrote_the_message(store: SessionStore) -> None:
+    app = host(store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"cannot", "enter")
+        await settle(pilot)
+        # s-login is with Technical now, but the customer's message was written while Triage held it.
+        hits = dict(zip(column(app, "seq"), column(app, "agent")))
+        assert hits == {"1": "triage"}
 
 
 @pytest.mark.parametrize("width", [80, 120, 160])
@@ -650,7 +685,7 @@ async def test_a_failing_store_is_one_line_and_the_browser_stays(store: SessionS
         monkeypatch.setattr(store, "fork", locked)
         await pilot.press("slash", *"refund", "enter")
         await settle(pilot)
-        await pilot.press("f", "y")
+        await pilot.press("ctrl+f", "y")
         await settle(pilot)
         errors = [n.message for n in app._notifications if n.severity == "error"]
         assert errors == [

@@ -12,11 +12,11 @@ from textual.widgets import Markdown, Static
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.projection import HANDOFF_PAGE
-from supportdesk.tui.screens.browser import BrowserChoice
+from supportdesk.tui.screens.browser import BrowserChoice, ExportDialog
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.widgets.item_lines import ItemLines
 from supportdesk.tui.widgets.items import StreamingReply
-from supportdesk.tui.widgets.prompt import SlashError, parse_slash
+from supportdesk.tui.slash import SlashError, parse_slash
 from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long, until
 
 
@@ -211,8 +211,15 @@ async def test_staff_slash_commands(db_path, test_desk, tmp_path):
         await until(pilot, lambda: "plan" not in inspector.context)
         assert "plan" not in await desk.store.context_at(sid)
 
+        # Export asks where (the browser's dialog), suggesting a file in the export folder.
         await type_and_send(pilot, "/export")
+        await until(pilot, lambda: isinstance(app.screen, ExportDialog))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is screen)
         await type_and_send(pilot, "/export json")
+        await until(pilot, lambda: isinstance(app.screen, ExportDialog))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is screen)
         md = tmp_path / f"supportdesk-{sid}.md"
         js = tmp_path / f"supportdesk-{sid}.json"
         await until(pilot, lambda: md.exists() and js.exists())
@@ -473,7 +480,7 @@ async def test_the_window_rewraps_when_the_pane_narrows(db_path, test_desk):
         reply = [m for m in messages(app.chat) if m.role == "agent"][-1]
         await pilot.pause(0.1)
         wide = lines.region_of(reply.seq).height
-        await pilot.resize_terminal(90, 40)
+        await pilot.resize_terminal(100, 40)  # still wide enough for the side column
         await until(pilot, lambda: lines.size.width < 60)
         await pilot.pause(0.1)
         narrow = lines.region_of(reply.seq).height

@@ -69,8 +69,11 @@ async def test_provider_offers_sessions_agents_and_actions(make_desk) -> None:
         assert {"Hand off to Billing", "Hand off to Technical", "Hand off to Senior", "Hand off to Triage"} <= set(texts)
         texts = [h.text for h in await hits(provider, "charged twice")]
         assert any(t.startswith("Open session: Hi, I was charged twice") for t in texts)
-        texts = {h.text for h in await hits(provider, "theme")}
-        assert {"Switch theme: desk-dark", "Switch theme: desk-light", "Switch theme: desk-contrast"} <= texts
+        texts = [h.text for h in await hits(provider, "theme")]
+        assert texts.count("Switch theme") == 1 and not any(t.startswith("Switch theme:") for t in texts)
+        # The slash commands come from the same table as the input's: /replay included.
+        texts = {h.text for h in await hits(provider, "/")}
+        assert {"/replay", "/handoff AGENT [reason]", "/export [markdown|json]"} <= texts
         for action in ("New session", "Open session browser", "Export transcript", "Approve pending approval",
                        "Deny pending approval", "Add staff note"):
             assert action in {h.text for h in await hits(provider, action)}
@@ -138,7 +141,12 @@ async def test_switching_theme_from_the_palette_applies_and_is_remembered(make_d
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot)
         assert app.theme == DEFAULT_THEME
-        await run_palette(pilot, "Switch theme: desk-light")
+        await run_palette(pilot, "Switch theme")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.pause(0.3)
+        await pilot.press(*"desk-light")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
         await until(pilot, lambda: app.theme == "desk-light")
         assert app.current_theme.dark is False
     assert remembered_theme() == "desk-light"
@@ -179,3 +187,49 @@ async def test_a_broken_theme_file_is_one_notification_and_the_default_is_used(
         assert "\n" not in about_file[0].message
         assert app.theme == DEFAULT_THEME
         assert {"desk-light", "desk-contrast"} <= set(app.available_themes)
+
+
+async def test_the_palette_lists_each_theme_once_desk_themes_first(make_desk) -> None:
+    from supportdesk.tui.commands import themes_in_order
+
+    desk = await make_desk()
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        # Textual's own "Theme" command is gone from the palette: one entry lists them all.
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Theme" not in titles
+        order = themes_in_order(app.available_themes)
+        assert order[:3] == ["desk-contrast", "desk-dark", "desk-light"] or set(order[:3]) == {
+            "desk-dark", "desk-light", "desk-contrast"}
+        assert "textual-dark" in order and len(order) == len(set(order)) == len(app.available_themes)
+
+
+async def test_a_slash_command_from_the_palette_runs_or_waits_for_its_arguments(make_desk) -> None:
+    desk = await make_desk()
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        await app.run_slash_command("note")  # needs its text: it waits in the input
+        assert app.chat.query_one("#prompt").value == "/note "
+        await app.run_slash_command("replay")  # needs nothing: it runs
+        from supportdesk.tui.screens.replay import ReplayScreen
+
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.position == 14)
+        await pilot.pause(0.1)
+
+
+async def test_long_titles_are_cut_with_an_ellipsis(make_desk) -> None:
+    desk = await make_desk()
+    long = "My invoice for the team plan shows forty seats although we only ever bought twelve of them last year"
+    info = await desk.store.create_session("triage")
+    await desk.store.append(info.id, [Message(role="customer", text=long, agent="triage")])
+    stored = (await desk.store.get_session(info.id)).title
+    assert len(stored) == 80 and stored.endswith("…") and stored[:-1] == long[:79]
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await started(pilot)
+        provider = DeskCommands(app.screen)
+        [hit] = [h for h in await hits(provider, "invoice forty seats") if h.text.startswith("Open session:")]
+        assert hit.text.endswith("…") and len(hit.text) <= len("Open session: ") + 70

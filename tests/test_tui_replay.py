@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.projection import HANDOFF_PAGE
+from supportdesk.tui.screens.browser import ConfirmFork
 from supportdesk.tui.screens.replay import ReplayScreen
 from supportdesk.tui.widgets import AgentBar, ContextInspector, Conversation, HandoffTimeline
 from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, seed_long, until
@@ -128,7 +129,17 @@ async def test_fork_from_replay_opens_live_session(db_path, test_desk):
         app.open_replay(SEED_ID, 5)
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.total)
         await settle(pilot, app.screen, 5)
+        replay = app.screen
+        # Fork asks first, as the browser's does; "no" leaves everything as it was.
         await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmFork))
+        assert "items 1–5 of 14" in str(app.screen.query_one(".dialog-body").render())
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is replay)
+        assert len(await desk.store.list_sessions()) == 1
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmFork))
+        await pilot.press("y")
         await until(pilot, lambda: app.screen is app.chat and app.chat.session_id not in (None, SEED_ID))
         new_id = app.chat.session_id
         info = await desk.store.get_session(new_id)
@@ -136,6 +147,24 @@ async def test_fork_from_replay_opens_live_session(db_path, test_desk):
         await until(pilot, lambda: app.chat.query_one(Conversation).last == 5)
         assert app.chat.query_one(AgentBar).agent == "billing"
         assert [h.seq for h in app.chat.query_one(HandoffTimeline).handoffs] == [5]
+        # The header says what it is a fork of, and from which item.
+        assert f"fork of {SEED_ID} at item 5" in app.chat.query_one(AgentBar).facts.plain
         # The original is untouched.
         assert (await desk.store.get_session(SEED_ID)).item_count == 14
     await desk.close()
+
+
+async def test_the_replay_footer_names_its_keys_once(db_path, test_desk):
+    from textual.widgets._footer import FooterKey, FooterLabel
+
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, replay_id=SEED_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.total)
+        await settle(pilot, app.screen, 14)
+        await until(pilot, lambda: bool(app.screen.query(FooterLabel)))
+        labels = [str(label.render()) for label in app.screen.query(FooterLabel)]
+        descriptions = [key.description for key in app.screen.query(FooterKey)]
+        assert "Item" in labels and "Handoff" in labels  # "←→ Item", not "← Item ←  → Item →"
+        assert not any("←" in d or "→" in d for d in descriptions)

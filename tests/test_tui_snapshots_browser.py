@@ -71,7 +71,7 @@ def test_browser_after_a_search(snap_compare: Any, seeded_db: Path, theme: str) 
 def test_fork_question_over_the_browser(snap_compare: Any, seeded_db: Path, theme: str) -> None:
     async def ask_to_fork(pilot: Any) -> None:
         await _settle(pilot)
-        await pilot.press("f")
+        await pilot.press("ctrl+f")
         await _settle(pilot)
         assert isinstance(pilot.app.screen, ConfirmFork)
 
@@ -87,3 +87,11 @@ def test_help_screen_over_the_browser(snap_compare: Any, seeded_db: Path, theme:
         assert isinstance(pilot.app.screen, HelpScreen)
 
     assert snap_compare(StoreHost(seeded_db, theme), terminal_size=SIZE, run_before=open_help)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_browser_in_a_small_terminal(snap_compare: Any, seeded_db: Path, size: tuple[int, int]) -> None:
+    async def settle(pilot: Any) -> None:
+        await _settle(pilot)
+
+    assert snap_compare(StoreHost(seeded_db, "desk-dark"), terminal_size=size, run_before=settle)

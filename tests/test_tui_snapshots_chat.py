@@ -64,3 +64,47 @@ def test_replay_stopped_at_a_handoff(snap_compare, seeded_db, theme):
         await still(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=at_handoff)
+
+
+# --- small terminals: the side column collapses, the conversation keeps its width ------------------
+
+SMALL = [(80, 24), (60, 20)]
+
+
+@pytest.mark.parametrize("size", SMALL, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_chat_in_a_small_terminal(snap_compare, seeded_db, size):
+    app = make_app(seeded_db, "desk-dark", session_id=SEED_ID)
+
+    async def ready(pilot) -> None:
+        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+        await still(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=ready)
+
+
+@pytest.mark.parametrize("size", SMALL, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_replay_in_a_small_terminal(snap_compare, seeded_db, size):
+    app = make_app(seeded_db, "desk-dark", replay_id=SEED_ID)
+
+    async def at_handoff(pilot) -> None:
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.position == 14)
+        await pilot.press("left_square_bracket")
+        await until(pilot, lambda: app.screen.position == 5 and not app.screen.workers)
+        await still(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=at_handoff)
+
+
+@pytest.mark.parametrize("size", SMALL, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_help_over_the_chat_in_a_small_terminal(snap_compare, seeded_db, size):
+    from supportdesk.tui.screens.help import HelpScreen
+
+    app = make_app(seeded_db, "desk-dark", session_id=SEED_ID)
+
+    async def open_help(pilot) -> None:
+        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await still(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=open_help)

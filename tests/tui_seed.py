@@ -134,3 +134,16 @@ async def until(pilot, condition, tries: int = 1000) -> None:
             return
         await pilot.pause(0.02)
     raise AssertionError("the app never reached the expected state")
+
+
+def seeded_file(path):
+    """A database file holding the double-charge session (for apps that open their own desk)."""
+    import asyncio
+
+    async def seed() -> None:
+        desk = await repo_desk(path)
+        await seed_double_charge(desk.store)
+        await desk.close()
+
+    asyncio.run(seed())
+    return path

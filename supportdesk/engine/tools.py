@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from supportdesk.config import AgentConfig, DeskConfig
 
 
+# How a tool result held for staff approval begins (the TUI must not draw it as done).
+APPROVAL_PENDING = "waiting for staff approval"
+
+
 class PolicyDenied(Exception):
     """The tool refuses this call under the desk's policy (the reason goes to the model)."""
 
@@ -114,7 +118,7 @@ class Tool:
             except ApprovalRequired as exc:
                 if not ctx.approved:
                     return ToolOutput(
-                        f"waiting for staff approval: {exc}", approval_reason=str(exc)
+                        f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc)
                     )
         try:
             result = self.run(ctx, args)

@@ -5,13 +5,15 @@ key bindings and slash commands:
 
 - `action_new_session()`     start a new session on the chat screen
 - `action_open_browser()`    push the session browser; its choice opens live or in replay
-- `action_export()`          write the current transcript as Markdown (`/export json` for JSON)
+- `action_export()`          ask where, then write the current transcript (`.json` writes JSON)
 - `open_session(session_id)` show a session live on the chat screen (closes a replay)
 - `open_replay(session_id)`  replay a session read-only with a position cursor
 - `force_handoff(agent)`     hand the current session to an agent (a manual handoff)
 - `action_approve()` / `action_deny()`  decide the latest pending approval
 - `action_add_note()`        put `/note ` in the input, ready for a staff note
 - `action_help()`            the help screen listing every binding
+- `pick_theme()`             the theme picker (desk themes first)
+- `run_slash_command(name)`  a slash command from the palette (runs it, or fills the input)
 """
 
 from __future__ import annotations
@@ -326,10 +328,10 @@ class SupportDeskApp(App[int]):
 
             await self.chat.query_one(Conversation).reveal(seq)
 
-    async def action_export(self) -> None:
+    def action_export(self) -> None:
         chat = self._chat_ready()
         if chat is not None:
-            await chat.export("markdown")
+            chat.ask_export("markdown")
 
     async def force_handoff(self, agent: str, reason: str = "staff decision") -> None:
         chat = self._chat_ready()
@@ -352,11 +354,38 @@ class SupportDeskApp(App[int]):
             self._back_to(chat)
             chat.action_add_note()
 
+    def get_system_commands(self, screen: Screen) -> Any:
+        # The desk's "Switch theme" lists every theme once; Textual's own would list them again.
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
+
+    def pick_theme(self) -> None:
+        from textual.command import CommandPalette
+
+        from supportdesk.tui.commands import DeskThemes
+
+        self.push_screen(CommandPalette(providers=[DeskThemes], placeholder="Search for themes…"))
+
+    async def run_slash_command(self, name: str) -> None:
+        """A slash command chosen in the palette: run it, or put it in the input to finish typing."""
+        from supportdesk.tui.slash import COMMANDS, Slash
+
+        chat = self._chat_ready()
+        if chat is None:
+            return
+        self._back_to(chat)
+        command = COMMANDS[name]
+        if command.needs_arguments:
+            chat.fill_prompt(f"/{name} ")
+        else:
+            await chat.run_slash(Slash(name, command.parse("") or ()))
+
     def action_help(self) -> None:
         try:
             from supportdesk.tui.screens.help import HelpScreen
         except ImportError:
-            self.notify("keys are listed in the footer; /help in the input lists commands", severity="information")
+            self.notify("help is not available in this build; the footer lists this screen's keys", severity="warning")
             return
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())

@@ -15,8 +15,9 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 
-from supportdesk.text import safe_text
-from supportdesk.tui.themes import loaded_theme_names
+from supportdesk.text import one_line, safe_text
+from supportdesk.tui.slash import SLASH_COMMANDS
+from supportdesk.tui.themes import loaded_theme_names, remember_setting, remembered_setting
 
 # How many sessions the palette offers (newest activity first); the browser has them all.
 SESSION_LIMIT = 200
@@ -63,7 +64,7 @@ class DeskCommands(Provider):
         except Exception:  # a busy or closing database: the palette still offers actions
             return
         for info in infos:
-            title = safe_text(" ".join((info.title or "Untitled session").split()))[:70]
+            title = one_line(safe_text(info.title or "Untitled session"), 70)
             self._sessions.append(
                 Command(
                     f"Open session: {title}",
@@ -92,11 +93,22 @@ class DeskCommands(Provider):
         yield Command("Approve pending approval", "Let the waiting tool call go ahead", partial(_call, app, "action_approve"))
         yield Command("Deny pending approval", "Refuse the waiting tool call", partial(_call, app, "action_deny"))
         yield Command("Add staff note", "A note the agents see, the customer does not", partial(_call, app, "action_add_note"))
-        for name in sorted(set(app.available_themes) & set(loaded_theme_names())):
-            yield Command(f"Switch theme: {name}", "Change the colours now (remembered)", partial(setattr, app, "theme", name))
+        # One entry for every theme (Textual's own "Theme" command is left out of the palette).
+        yield Command("Switch theme", "Pick a theme: the desk's first, then Textual's (remembered)", partial(_call, app, "pick_theme"))
+        bell = remembered_setting("bell", False) is True
+        yield Command(
+            f"Bell when staff are needed: turn {'off' if bell else 'on'}",
+            "Ring the terminal bell when a conversation needs staff (remembered)",
+            partial(remember_setting, "bell", not bell),
+        )
+
+    def _slash(self) -> Iterable[Command]:
+        """The slash commands, from the same table as the input's dispatch and help."""
+        for command in SLASH_COMMANDS:
+            yield Command(command.usage, command.help, partial(_call, self.app, "run_slash_command", command.name))
 
     def _all(self) -> list[Command]:
-        return [*self._actions(), *self._agents(), *self._sessions]
+        return [*self._actions(), *self._agents(), *self._slash(), *self._sessions]
 
     async def discover(self) -> Hits:
         for command in self._all():
@@ -111,3 +123,28 @@ class DeskCommands(Provider):
                 display = _highlight(matcher, command.text) if command.literal else matcher.highlight(command.text)
                 yield Hit(score, display, command.run, text=command.text, help=command.help)
 
+
+
+def themes_in_order(available: Iterable[str]) -> list[str]:
+    """Every registered theme once: the desk's theme files first (as loaded), then the rest by name."""
+    names = set(available)
+    desk = [name for name in loaded_theme_names() if name in names]
+    return desk + sorted(names - set(desk))
+
+
+class DeskThemes(Provider):
+    """The theme picker behind "Switch theme": each theme once, desk themes first."""
+
+    def _themes(self) -> list[str]:
+        return themes_in_order(self.app.available_themes)
+
+    async def discover(self) -> Hits:
+        for name in self._themes():
+            yield DiscoveryHit(name, partial(setattr, self.app, "theme", name), text=name)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name in self._themes():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), partial(setattr, self.app, "theme", name), text=name)

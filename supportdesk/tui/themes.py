@@ -187,8 +187,18 @@ def remembered_theme() -> str | None:
 
 def remember_theme(name: str) -> bool:
     """Persist the theme choice; False (and nothing raised) when the config folder is not writable."""
+    return remember_setting("theme", name)
+
+
+def remembered_setting(key: str, default: Any = None) -> Any:
+    """A setting kept in the state file (`bell`: ring the terminal bell when staff are needed)."""
+    return _read_state().get(key, default)
+
+
+def remember_setting(key: str, value: Any) -> bool:
+    """Persist one setting beside the others; False (nothing raised) when the folder is not writable."""
     path = _state_path()
-    state = _read_state() | {"theme": name}
+    state = _read_state() | {key: value}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # Write-then-rename: a crash mid-write never leaves a half state file behind.
@@ -207,7 +217,9 @@ __all__ = [
     "load_themes",
     "loaded_theme_names",
     "parse_theme",
+    "remember_setting",
     "remember_theme",
+    "remembered_setting",
     "remembered_theme",
     "shipped_themes_dir",
     "user_themes_dir",

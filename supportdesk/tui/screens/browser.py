@@ -9,7 +9,6 @@ built as `rich.text.Text` (literal), never as markup.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,9 +25,10 @@ from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Footer, Input, Label, Static
 
-from supportdesk.export import session_json, session_markdown
 from supportdesk.store import SearchHit, SessionInfo, Store, StoreError
-from supportdesk.text import safe_text
+from supportdesk.text import one_line, safe_text
+from supportdesk.tui.exporting import default_export_dir, write_export
+from supportdesk.tui.seen import seen_counts, unseen
 from supportdesk.tui.themes import agent_colors
 
 
@@ -49,8 +49,7 @@ SNIPPET_WIDTH = 30
 
 
 def _one_line(text: str, width: int) -> str:
-    flat = " ".join(safe_text(text).split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return one_line(safe_text(text), width)
 
 
 def typed_character(screen: Screen[Any], event: events.Key) -> str | None:
@@ -71,6 +70,9 @@ class Column:
     width: int = 0  # 0: the wide column, which takes what the others leave
     optional: bool = False  # dropped first when the terminal is narrow
 
+
+# Marks before a title: ! the session needs staff, ● activity not seen in this terminal yet.
+NEEDS_STAFF = {"awaiting_approval": "needs approval", "needs_human": "needs a human"}
 
 SESSION_COLUMNS = (
     Column("Title", "title"),
@@ -100,8 +102,8 @@ class Row:
 class SessionTable(DataTable[Any]):
     """The sessions (or hits) table; Enter opens, so the footer says so.
 
-    Typing at the table searches: a printable key that no binding claims moves the focus to
-    `type_into` (the search box) and goes there, as if `/` had been pressed first. Keys typed
+    Typing at the table searches: a letter or digit, or any printable key that no binding claims,
+    moves the focus to `type_into` (the search box) and goes there, as if `/` had been pressed first. Keys typed
     fast arrive here even after the focus has moved (the app routed them before the first one
     was handled); until the table has the focus again they all follow the first one, bound or
     not, so a quickly typed "parcel" does not replay at its "r".
@@ -122,8 +124,8 @@ class SessionTable(DataTable[Any]):
         target = self.type_into
         if target is None or not self.screen.is_current or not event.is_printable or not event.character:
             return
-        if not self._typing_elsewhere and event.key in self.screen.active_bindings:
-            return  # a row key (r, f, e, d, /, [, ]) or one of the app's (?)
+        if not self._typing_elsewhere and not event.character.isalnum() and event.key in self.screen.active_bindings:
+            return  # a bound symbol (/, [, ]) or one of the app's (?); letters and digits always search
         event.stop()
         event.prevent_default()
         self._typing_elsewhere = True
@@ -152,6 +154,7 @@ class Dialog(ModalScreen[Any]):
     }
     Dialog > .dialog {
         width: 64;
+        max-width: 100%;
         height: auto;
         padding: 1 2;
         background: $surface;
@@ -309,17 +312,19 @@ class BrowserScreen(Screen[BrowserChoice | None]):
     # Absolute, so a subclass defined elsewhere still finds it.
     CSS_PATH = Path(__file__).with_name("browser.tcss")
     BINDING_GROUP_TITLE = "Session browser"
+    # Row actions are on keys that type nothing: every letter and digit at the table searches.
     BINDINGS = [
         Binding("escape", "close", "Close"),
-        Binding("r", "replay", "Replay"),
-        Binding("f", "fork", "Fork"),
-        Binding("e", "export", "Export"),
-        Binding("d", "delete", "Delete"),
-        Binding("slash", "focus_search", "Search"),
+        Binding("ctrl+r", "replay", "Replay"),
+        Binding("ctrl+f", "fork", "Fork"),
+        Binding("ctrl+o", "export", "Export"),
+        Binding("delete", "delete", "Delete"),
+        # Not in the footer (it must fit 80 columns): the search box's placeholder says "/".
+        Binding("slash", "focus_search", "Search", show=False),
         # From the search box, ↓ goes on to the results (the table's own ↓ moves its cursor).
         Binding("down", "focus_results", "Go to the results", show=False),
-        Binding("right_square_bracket", "page(1)", "Next page"),
-        Binding("left_square_bracket", "page(-1)", "Prev page"),
+        Binding("right_square_bracket", "page(1)", "Next page", show=False),
+        Binding("left_square_bracket", "page(-1)", "Prev page", show=False),
     ]
 
     PAGE_SIZE = 50
@@ -349,7 +354,7 @@ class BrowserScreen(Screen[BrowserChoice | None]):
         yield Input(placeholder="Search messages (full text) — / to focus, Enter to go to the results", id="search")
         yield SessionTable(id="sessions", cursor_type="row", zebra_stripes=True)
         yield Static(id="empty")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         # Hosted by the desk app, take its desk file (agent titles) and export folder.
@@ -403,13 +408,18 @@ class BrowserScreen(Screen[BrowserChoice | None]):
         with self._one_line_errors("search"):
             hits = await self.store.search(text, limit=self.SEARCH_LIMIT)
             infos: dict[str, SessionInfo] = {}
+            # Who wrote each matching message (the session's current agent may be another one).
+            writers: dict[tuple[str, int], str] = {}
             for hit in hits:
                 if hit.session_id not in infos:
                     info = await self.store.get_session(hit.session_id)
                     if info is not None:
                         infos[hit.session_id] = info
+                        seqs = [h.seq for h in hits if h.session_id == hit.session_id]
+                        for item in await self.store.items_at(hit.session_id, seqs):
+                            writers[(hit.session_id, item.seq)] = item.agent
             if text == self.query_text:  # the user may have typed on meanwhile
-                self._show_hits(text, hits, infos)
+                self._show_hits(text, hits, infos, writers)
 
     def follow_changes(self) -> None:
         # A task, not a worker: it lives as long as the screen, and `workers.wait_for_complete()`
@@ -445,12 +455,25 @@ class BrowserScreen(Screen[BrowserChoice | None]):
             color = agent.color
         return Text(safe_text(agent.title if agent else name), style=f"bold {color}" if color else "bold")
 
-    def _title_cell(self, info: SessionInfo, width: int) -> Text:
-        title = info.title or "Untitled session"
-        if not info.forked_from:
-            return Text(_one_line(title, width), style="" if info.title else "dim italic")
-        # A fork says so: "⑂ " before its (copied) title.
-        return Text.assemble(("⑂ ", "bold dim"), _one_line(title, width - 2))
+    def _title_cell(self, info: SessionInfo, width: int, seen: dict[str, int], title: str | None = None) -> Text:
+        """The title (or a hit's session title), after its marks; `title` overrides the session's."""
+        title = info.title if title is None else title
+        cell = self._marks(info, seen)
+        if info.forked_from:
+            cell.append("⑂ ", style="bold dim")  # a fork says so before its (copied) title
+        cell.append(_one_line(title or "Untitled session", max(1, width - cell.cell_len)), style="" if title else "dim italic")
+        return cell
+
+    def _marks(self, info: SessionInfo, seen: dict[str, int]) -> Text:
+        variables = self.app.theme_variables
+        mark = Text()
+        if info.status in NEEDS_STAFF:
+            mark.append("!", style=f"bold {variables.get('error', '')}".strip())
+        if unseen(seen, info.id, info.item_count):
+            mark.append("●", style=variables.get("accent", ""))
+        if mark:
+            mark.append(" ")
+        return mark
 
     def _status_cell(self, status: str) -> Text:
         variables = self.app.theme_variables
@@ -459,7 +482,7 @@ class BrowserScreen(Screen[BrowserChoice | None]):
             "awaiting_approval": variables.get("warning"),
             "needs_human": variables.get("error"),
         }.get(status)
-        label = {"awaiting_approval": "needs approval", "needs_human": "needs a human"}.get(status, status)
+        label = NEEDS_STAFF.get(status, status)
         return Text(label.replace("_", " "), style=color or "")
 
     def _reset_table(self, *columns: tuple[str, str, int | None]) -> SessionTable:
@@ -504,10 +527,11 @@ class BrowserScreen(Screen[BrowserChoice | None]):
     def _show_sessions(self, infos: list[SessionInfo]) -> None:
         table, shown, title_width = self._fill(SESSION_COLUMNS, TITLE_WIDTH)
         self._sessions = {info.id: info for info in infos}
+        seen = seen_counts()
         for info in infos:
             self._rows[info.id] = Row(info.id)
             cells = {
-                "title": self._title_cell(info, title_width),
+                "title": self._title_cell(info, title_width, seen),
                 "started": Text(_when(info.created_at)),
                 "agent": self._agent_cell(info.active_agent),
                 "handoffs": Text(str(info.handoff_count), justify="right"),
@@ -521,10 +545,13 @@ class BrowserScreen(Screen[BrowserChoice | None]):
         self._set_status(f"{self.total} {noun} · page {self.page + 1} of {pages}")
         self._set_empty("No sessions yet. Close the browser (Esc) and start a conversation." if not infos else "")
 
-    def _show_hits(self, text: str, hits: list[SearchHit], infos: dict[str, SessionInfo]) -> None:
+    def _show_hits(
+        self, text: str, hits: list[SearchHit], infos: dict[str, SessionInfo], writers: dict[tuple[str, int], str]
+    ) -> None:
         table, shown, _ = self._fill(HIT_COLUMNS, SNIPPET_WIDTH)
         title_width = next(c.width for c in HIT_COLUMNS if c.key == "title")
         self._sessions = dict(infos)
+        seen = seen_counts()
         for hit in hits:
             info = infos.get(hit.session_id)
             if info is None:
@@ -532,10 +559,10 @@ class BrowserScreen(Screen[BrowserChoice | None]):
             key = f"{hit.session_id}#{hit.seq}"
             self._rows[key] = Row(hit.session_id, hit.seq)
             cells = {
-                "title": Text(_one_line(hit.title or "Untitled session", title_width)),
+                "title": self._title_cell(info, title_width, seen, hit.title),
                 "seq": Text(str(hit.seq), style="dim", justify="right"),
                 "snippet": self._snippet(hit),
-                "agent": self._agent_cell(info.active_agent),
+                "agent": self._agent_cell(writers.get((hit.session_id, hit.seq), info.active_agent)),
                 "id": Text(hit.session_id, style="dim"),
             }
             table.add_row(*(cells[c.key] for c in shown), key=key)
@@ -659,7 +686,7 @@ class BrowserScreen(Screen[BrowserChoice | None]):
 
     def action_export(self) -> None:
         if row := self._current_or_say():
-            folder = self.export_dir or Path.cwd()
+            folder = self.export_dir or default_export_dir(self.app)
             self.app.push_screen(
                 ExportDialog(folder / f"supportdesk-{row.session_id}.md"),
                 lambda path: self._export(row.session_id, path) if path else None,
@@ -676,19 +703,7 @@ class BrowserScreen(Screen[BrowserChoice | None]):
             self._write_export(session_id, path, info, items)
 
     def _write_export(self, session_id: str, path: Path, info: SessionInfo, items: list[Any]) -> None:
-        if path.suffix.lower() == ".json":
-            text = json.dumps(session_json(info, items), ensure_ascii=False, indent=2) + "\n"
-        else:
-            text = session_markdown(info, items, self.config)
-        if path.is_dir():
-            path = path / f"supportdesk-{session_id}.md"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            self.notify(f"Could not write {path}: {exc.strerror or exc}", severity="error", markup=False)
-            return
-        self.notify(f"Exported {len(items)} items to {path}", title="Export", markup=False)
+        write_export(self.notify, path, info, items, self.config)
 
     def action_delete(self) -> None:
         if row := self._current_or_say():

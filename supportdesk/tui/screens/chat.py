@@ -8,7 +8,7 @@ a change to this session reads only the items after the last seq the screen has.
 from __future__ import annotations
 
 import asyncio
-import json
+import inspect
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,26 +21,31 @@ from textual.widgets import Footer, Input
 
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting
 from supportdesk.engine.runner import TurnError
-from supportdesk.export import session_json, session_markdown
 from supportdesk.items import Item
 from supportdesk.models.pricing import session_cost
 from supportdesk.store import StoreError
 from supportdesk.text import safe_text
+from supportdesk.tui.attention import needs_staff
+from supportdesk.tui.exporting import default_export_path, write_export
 from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, last_call_seen, read_handoffs, snapshot
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
-from supportdesk.tui.widgets.prompt import Slash, SlashError, parse_slash
+from supportdesk.tui.seen import mark_seen
+from supportdesk.tui.themes import remembered_setting
+from supportdesk.tui.slash import COMMANDS, Slash, SlashError, parse_slash
 
 
 class ChatScreen(PaneActions):
     CSS_PATH = "chat.tcss"
     BINDINGS = [
-        Binding("ctrl+n", "new_session", "New"),
-        Binding("ctrl+b", "app.open_browser", "Sessions"),
-        Binding("ctrl+r", "replay", "Replay"),
-        Binding("ctrl+o", "export", "Export"),
-        Binding("ctrl+y", "approve", "Approve"),
-        Binding("ctrl+g", "deny", "Deny"),
+        # Short labels: the footer must keep them at 80 columns; help shows the tooltips.
+        Binding("ctrl+n", "new_session", "New", tooltip="Start a new session", show=False),
+        Binding("ctrl+b", "app.open_browser", "Sessions", tooltip="Browse, search and open sessions"),
+        Binding("ctrl+r", "replay", "Replay", tooltip="Replay this session"),
+        Binding("ctrl+o", "export", "Export", tooltip="Export the transcript (asks where)"),
+        # Shown only while an approval waits (see check_action).
+        Binding("ctrl+y", "approve", "Approve", tooltip="Grant the pending approval"),
+        Binding("ctrl+g", "deny", "Deny", tooltip="Deny the pending approval"),
         Binding("ctrl+l", "follow", "Latest", show=False),
         Binding("escape", "focus_prompt", "Input", show=False),
         *PANE_BINDINGS,
@@ -58,6 +63,9 @@ class ChatScreen(PaneActions):
         self._stops: list[int] = []  # seqs of every handoff so far (the timeline pages through them)
         self._handoffs_read: dict[int, Any] = {}
         self._usage: dict[str, dict[str, int]] = {}
+        self._pending_approval = False  # approve/deny keys show only while one waits
+        self._announced = ""  # the reason staff were last told they are needed (told once)
+        self._fork_of = ""  # "fork of <id> at item <k>" when the session shown is a fork
         # Set once the panes are mounted and the session loaded: turns may start from then on.
         self.ready = asyncio.Event()
 
@@ -73,7 +81,7 @@ class ChatScreen(PaneActions):
         yield AgentBar(self.look, id="agent-bar")
         yield from session_panes(self.look, "Shared context · ✱ changed this turn")
         yield Prompt(self.desk.config.agents, id="prompt")
-        yield Footer()
+        yield Footer(compact=True)
 
     async def on_mount(self) -> None:
         self.query_one(Prompt).focus()
@@ -93,14 +101,18 @@ class ChatScreen(PaneActions):
             self.query_one(ContextInspector).show({}, set())
             self._recent, self._stops, self._usage = [], [], {}
             self._handoffs_read = {}
+            self._fork_of = ""
             self.query_one(AgentBar).agent = self.desk.config.desk.entry
             self._facts()
+            await self._refresh_attention()
             return
         snap = await snapshot(self.store, session_id, whole_turn=True)
         if snap is None:
             self.notify(f"no session {session_id!r}", severity="error")
             await self.load(None)
             return
+        info = snap.session
+        self._fork_of = f"fork of {info.forked_from} at item {info.forked_at}" if info.forked_from else ""
         await conversation.show(self.store, session_id, snap.items, snap.position)
         self._stops = list(snap.stops)
         self._handoffs_read = {h.seq: h for h in snap.handoffs}
@@ -116,11 +128,34 @@ class ChatScreen(PaneActions):
         # Usage is summed over the session's items, so it is read when a turn ends, not per item.
         self._usage = await self.store.usage_totals(self.session_id) if self.session_id else {}
         self._facts()
+        await self._refresh_attention()
+        if self.session_id is not None:
+            mark_seen(self.session_id, self.query_one(Conversation).end)
+
+    async def _refresh_attention(self) -> None:
+        """Say when staff are needed: the header in words and colour, one notification, the bell."""
+        pending = await self.runner.pending_approvals(self.session_id) if self.session_id else []
+        reason = needs_staff(self._recent, pending) if self.session_id else ""
+        if bool(pending) != self._pending_approval:
+            self._pending_approval = bool(pending)
+            self.refresh_bindings()
+        self.query_one(AgentBar).attention = reason
+        if reason and reason != self._announced:
+            self.notify(safe_text(reason), title="Staff needed", severity="warning", timeout=8)
+            if remembered_setting("bell", False) is True:
+                self.app.bell()
+        self._announced = reason
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("approve", "deny"):
+            return self._pending_approval  # hidden from the footer while nothing waits
+        return True
 
     def _facts(self) -> None:
         conversation = self.query_one(Conversation)
         spent = session_cost(self._usage, self.desk.config) if self._usage else None
-        self.query_one(AgentBar).set_facts(self.session_id, conversation.end, len(self._stops), self._usage, cost=spent)
+        bar = self.query_one(AgentBar)
+        bar.set_facts(self.session_id, conversation.end, len(self._stops), self._usage, extra=self._fork_of, cost=spent)
         self.sub_title = self.session_id or "new session"
 
     # --- new items from the log ----------------------------------------------------------------------
@@ -155,6 +190,8 @@ class ChatScreen(PaneActions):
                 last_call_seen(self._recent, conversation.end),
             )
             self._facts()
+            if any(item.kind in ("notice", "message", "handoff") for item in fresh):
+                await self._refresh_attention()
 
     async def sync(self) -> None:
         """Read whatever the log holds past what is shown (index range, never the whole session)."""
@@ -164,6 +201,8 @@ class ChatScreen(PaneActions):
         last = await self.store.last_seq(self.session_id)
         if last > conversation.end:
             await self.apply(await self.store.range(self.session_id, conversation.end + 1, last))
+            if self.is_current:
+                mark_seen(self.session_id, conversation.end)
 
     def follow_changes(self) -> None:
         # A task, not a worker: it lives as long as the screen, and `workers.wait_for_complete()`
@@ -295,32 +334,21 @@ class ChatScreen(PaneActions):
         return True
 
     async def run_slash(self, command: Slash) -> None:
-        name, args = command.name, command.args
-        if name == "handoff":
-            await self.force_handoff(*args)
-        elif name == "note":
-            await self._staff(lambda sid: self.runner.staff_note(sid, args[0]))
-        elif name == "set":
-            await self._staff(lambda sid: self.runner.set_context(sid, args[0], args[1]))
-        elif name == "unset":
-            await self._staff(lambda sid: self.runner.set_context(sid, args[0], None))
-        elif name == "approve":
-            self.decide(True, *args)
-        elif name == "deny":
-            self.decide(False, *args)
-        elif name == "new":
-            await self.action_new_session()
-        elif name == "export":
-            await self.export(args[0])
-        elif name == "browse":
-            self.app.action_open_browser()
-        elif name == "replay":
-            self.action_replay()
-        elif name == "retry":
-            if self._need_session():
-                self.retry()
-        elif name == "help":
-            self.app.action_help()
+        """Run a parsed command through its row of the one table (`supportdesk.tui.slash`)."""
+        result = COMMANDS[command.name].run(self, command.args)
+        if inspect.isawaitable(result):
+            await result
+
+    async def staff_note(self, text: str) -> None:
+        await self._staff(lambda sid: self.runner.staff_note(sid, text))
+
+    async def set_context(self, key: str, value: Any) -> None:
+        """Set a shared-context key as staff; None clears it."""
+        await self._staff(lambda sid: self.runner.set_context(sid, key, value))
+
+    def action_retry(self) -> None:
+        if self._need_session():
+            self.retry()
 
     async def _staff(self, act: Any) -> bool:
         if not self._need_session():
@@ -378,33 +406,42 @@ class ChatScreen(PaneActions):
         if self._need_session():
             self.app.open_replay(self.session_id)
 
-    async def action_export(self) -> None:
-        await self.export("markdown")
+    def action_export(self) -> None:
+        self.ask_export("markdown")
 
-    async def export(self, fmt: str = "markdown") -> Path | None:
-        """Write the whole transcript next to where the app was started (or the app's export dir)."""
+    def ask_export(self, fmt: str = "markdown") -> None:
+        """Ask where to write the transcript (the same dialog as the browser's), then write it."""
         if not self._need_session():
-            return None
-        info = await self.store.get_session(self.session_id)
-        items = await self.store.range(self.session_id, 1, info.item_count)
-        folder = Path(getattr(self.app, "export_dir", None) or Path.cwd())
-        path = folder / f"supportdesk-{info.id}.{'md' if fmt == 'markdown' else 'json'}"
-        if fmt == "json":
-            text = json.dumps(session_json(info, items), ensure_ascii=False, indent=2) + "\n"
-        else:
-            text = session_markdown(info, items, self.desk.config)
+            return
+        from supportdesk.tui.screens.browser import ExportDialog
+
+        session_id = self.session_id
+        self.app.push_screen(
+            ExportDialog(default_export_path(self.app, session_id, fmt)),
+            lambda path: self.export_to(session_id, path) if path else None,
+        )
+
+    @work(group="export")
+    async def export_to(self, session_id: str, path: Path) -> Path | None:
         try:
-            path.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            self.notify(f"could not write {path}: {exc.strerror}", severity="error")
+            info = await self.store.get_session(session_id)
+            items = await self.store.range(session_id, 1, info.item_count) if info else []
+        except StoreError as exc:
+            self.notify(safe_text(f"Could not read the session: {exc}"), severity="error")
             return None
-        self.notify(f"wrote {path}")
-        return path
+        if info is None:
+            self.notify("That session no longer exists", severity="error")
+            return None
+        return write_export(self.notify, path, info, items, self.desk.config)
 
     def action_add_note(self) -> None:
+        self.fill_prompt("/note ")
+
+    def fill_prompt(self, text: str) -> None:
+        """Put a command in the input, cursor at its end, ready to finish typing."""
         prompt = self.query_one(Prompt)
-        prompt.value = "/note "
-        prompt.cursor_position = len(prompt.value)
+        prompt.value = text
+        prompt.cursor_position = len(text)
         prompt.focus()
 
     def action_focus_prompt(self) -> None:

@@ -14,27 +14,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
+from textual.widgets import Input, Static, TextArea
 
-# The chat input's slash commands: (usage, what it does). The chat screen parses these.
-SLASH_COMMANDS: tuple[tuple[str, str], ...] = (
-    ("/handoff AGENT [reason]", "Give the conversation to AGENT now (a manual handoff)"),
-    ("/note TEXT", "Add a staff note: the agents see it, the customer does not"),
-    ("/set KEY VALUE", "Set a key of the shared context"),
-    ("/unset KEY", "Clear a key of the shared context"),
-    ("/approve", "Approve the pending approval"),
-    ("/deny", "Deny the pending approval"),
-    ("/new", "Start a new session"),
-    ("/export [markdown|json]", "Export the transcript (Markdown by default)"),
-    ("/browse", "Open the session browser"),
-    ("/retry", "Run the last customer message again"),
-    ("/help", "Show this help"),
-)
-
+from supportdesk.tui.slash import SLASH_COMMANDS
 
 # One width for the key column of every table, so the sections line up.
 KEY_WIDTH = 14
 USAGE_WIDTH = 24
+# Below this width the keys and the commands stack instead of sitting side by side.
+SIDE_BY_SIDE = 100
+# Editing widgets bring dozens of generic keys (word left, delete to end…) that every input has.
+EDITING_WIDGETS = (Input, TextArea)
 
 
 def _group_title(node: object) -> str:
@@ -80,6 +70,8 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen #help-columns { height: auto; }
     HelpScreen #help-keys { width: 46; height: auto; padding-right: 2; }
     HelpScreen #help-commands { width: 1fr; height: auto; }
+    HelpScreen.-narrow #help-columns { layout: vertical; }
+    HelpScreen.-narrow #help-keys { width: 1fr; padding-right: 0; }
     HelpScreen .help-note { color: $text-muted; }
     HelpScreen .help-heading {
         color: $accent;
@@ -104,7 +96,7 @@ class HelpScreen(ModalScreen[None]):
                         yield Static(table, classes="help-table")
                 with Vertical(id="help-commands"):
                     yield Static(Text("Slash commands"), classes="help-heading")
-                    yield Static(Text("Type them in the message box.", style="italic"), classes="help-note")
+                    yield Static(Text(self._slash_note(), style="italic"), classes="help-note")
                     yield Static(self._slash_table(), classes="help-table", id="slash-commands")
                     yield Static(Text("Command palette"), classes="help-heading")
                     yield Static(
@@ -114,6 +106,15 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < SIDE_BY_SIDE, "-narrow")
+
+    def _slash_note(self) -> str:
+        below = self._screen_below()
+        if below is not None and below.query("#prompt"):
+            return "Type them in the message box."
+        return "Type them in the chat screen's message box (this screen has none)."
 
     def _screen_below(self) -> Screen[object] | None:
         if self._below is not None:
@@ -135,9 +136,10 @@ class HelpScreen(ModalScreen[None]):
         actives = sorted(below.active_bindings.values(), key=lambda active: not active.binding.show)
         for active in actives:
             binding = active.binding
-            if not binding.description or binding.system:
+            if not binding.description or binding.system or isinstance(active.node, EDITING_WIDGETS):
                 continue
-            description = "Command palette" if binding.action == "command_palette" else binding.description
+            # The footer shows the short description; help the longer tooltip when there is one.
+            description = "Command palette" if binding.action == "command_palette" else binding.tooltip or binding.description
             rows = groups.setdefault(_group_title(active.node), {})
             rows.setdefault((description, active.enabled), []).append(self.app.get_key_display(binding))
         # The screen's own keys first, then the app's, then the focused widget's (mostly navigation).
@@ -163,8 +165,8 @@ class HelpScreen(ModalScreen[None]):
 
     def _slash_table(self) -> Table:
         table = self._table(USAGE_WIDTH)
-        for usage, description in SLASH_COMMANDS:
-            table.add_row(Text(usage, style="bold"), Text(description))
+        for command in SLASH_COMMANDS:
+            table.add_row(Text(command.usage, style="bold"), Text(command.help))
         return table
 
     @staticmethod
@@ -178,4 +180,4 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-__all__ = ["HelpScreen", "SLASH_COMMANDS"]
+__all__ = ["HelpScreen"]

@@ -18,23 +18,47 @@ from textual.reactive import var
 from textual.widgets import Footer, Static
 
 from supportdesk.items import Handoff
+from supportdesk.store import StoreError
+from supportdesk.text import safe_text
 from supportdesk.tui.projection import HANDOFF_PAGE, changed_keys, last_call_seen, read_handoffs
+from supportdesk.tui.screens.browser import ConfirmFork
+from supportdesk.tui.seen import mark_seen
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline
 
 
+class ConfirmForkHere(ConfirmFork):
+    """The browser's fork question, for a fork from the replay cursor (items 1..k, not all)."""
+
+    QUESTION = "Fork from here?"
+
+    def __init__(self, session_id: str, title: str, upto: int, total: int) -> None:
+        super().__init__(session_id, title, upto)
+        self.total = total
+
+    def consequence(self) -> str:
+        return (
+            f"A new session gets a copy of items 1–{self.item_count} of {self.total} and opens live; "
+            "this one stays as it is."
+        )
+
+
 class ReplayScreen(PaneActions):
     CSS_PATH = "replay.tcss"
+    # The footer shows one label per pair of keys ("←→ Item"); help lists each key with its tooltip.
+    ITEM = Binding.Group("Item", compact=True)
+    HANDOFF = Binding.Group("Handoff", compact=True)
     BINDINGS = [
         # Priority: the panes' own scrolling keys must not swallow the cursor's.
-        Binding("left", "step(-1)", "Item ←", priority=True),
-        Binding("right", "step(1)", "Item →", priority=True),
-        Binding("left_square_bracket,p", "handoff(-1)", "Prev handoff"),
-        Binding("right_square_bracket,n", "handoff(1)", "Next handoff"),
-        Binding("home", "go('start')", "Start", priority=True),
-        Binding("end", "go('end')", "End", priority=True),
-        Binding("f", "fork", "Fork from here"),
-        Binding("escape,q", "close", "Close"),
+        Binding("left", "step(-1)", "Back", tooltip="One item back", priority=True, group=ITEM),
+        Binding("right", "step(1)", "Forward", tooltip="One item forward", priority=True, group=ITEM),
+        Binding("left_square_bracket,p", "handoff(-1)", "Prev handoff", tooltip="To the previous handoff", group=HANDOFF),
+        Binding("right_square_bracket,n", "handoff(1)", "Next handoff", tooltip="To the next handoff", group=HANDOFF),
+        Binding("home", "go('start')", "Start", tooltip="To the start of the session", priority=True, show=False),
+        Binding("end", "go('end')", "End", tooltip="To the end of the session", priority=True, show=False),
+        Binding("f", "fork", "Fork", tooltip="Fork a new live session from this item (asks first)"),
+        # Said on the position line instead: the footer keeps its labels at 80 columns.
+        Binding("escape,q", "close", "Close", tooltip="Close the replay", show=False),
         *PANE_BINDINGS,
     ]
 
@@ -60,7 +84,7 @@ class ReplayScreen(PaneActions):
             yield AgentBar(self.look, id="agent-bar")
             yield Static("", id="position", markup=False)
         yield from session_panes(self.look, "Context as of here · ✱ this step")
-        yield Footer()
+        yield Footer(compact=True)
 
     async def on_mount(self) -> None:
         info = await self.store.get_session(self.session_id)
@@ -70,6 +94,7 @@ class ReplayScreen(PaneActions):
             return
         self.info = info
         self.total = info.item_count
+        mark_seen(self.session_id, self.total)
         self.stops = await self.store.kind_seqs(self.session_id, "handoff")
         self.sub_title = f"replay {info.id}"
         start = self.total if self._start_at is None else max(0, min(self._start_at, self.total))
@@ -127,7 +152,7 @@ class ReplayScreen(PaneActions):
             text.append("  (end)", style="dim")
         elif k == 0:
             text.append("  (start)", style="dim")
-        text.append("     ←/→ item · [/] handoff · home/end · f fork from here", style="dim")
+        text.append("     home/end · f fork from here · esc close", style="dim")
         return text
 
     @work(exclusive=True, group="replay-move")
@@ -159,10 +184,22 @@ class ReplayScreen(PaneActions):
     def jump(self, event: HandoffTimeline.Jump) -> None:
         self.move_to(event.seq)
 
-    async def action_fork(self) -> None:
-        """A new live session holding items 1..k; it opens on the chat screen."""
-        info = await self.store.fork(self.session_id, self.position)
-        self.app.notify(f"forked {self.session_id} at item {self.position} into {info.id}")
+    def action_fork(self) -> None:
+        """Ask (as the browser does), then make a new live session of items 1..k and open it."""
+        upto = self.position
+        self.app.push_screen(
+            ConfirmForkHere(self.session_id, self.info.title, upto, self.total),
+            lambda yes: self._fork(upto) if yes else None,
+        )
+
+    @work(exclusive=True, group="replay-fork")
+    async def _fork(self, upto: int) -> None:
+        try:
+            info = await self.store.fork(self.session_id, upto)
+        except StoreError as exc:
+            self.app.notify(safe_text(f"Could not fork the session: {exc}"), severity="error")
+            return
+        self.app.notify(f"forked {self.session_id} at item {upto} into {info.id}")
         await self.app.open_session(info.id)
 
     def action_close(self) -> None:

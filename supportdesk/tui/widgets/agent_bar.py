@@ -51,6 +51,8 @@ class AgentBar(Horizontal):
     """Title, level and colour of the active agent; session id, size and token use beside it."""
 
     agent: reactive[str] = reactive("", init=False)
+    # Why staff are needed ("" when they are not): said in words, and the bar takes the warning colour.
+    attention: reactive[str] = reactive("", init=False)
 
     def __init__(self, look: AgentLook, **kwargs):
         super().__init__(**kwargs)
@@ -59,13 +61,23 @@ class AgentBar(Horizontal):
         # Held from the start, not queried: a turn may begin (queued messages from the start
         # screen) before these are mounted, and an update must land all the same.
         self._badge = Static("", id="agent-badge", markup=False)
+        self._attention = Static("", id="attention", markup=False)
         self._facts = Static("", id="session-facts", markup=False)
         self._working = WorkingIndicator(look, id="working")
 
     def compose(self) -> ComposeResult:
         yield self._badge
+        yield self._attention
         yield self._facts
         yield self._working
+
+    def watch_attention(self, reason: str) -> None:
+        self.set_class(bool(reason), "-attention")
+        self._attention.display = bool(reason)
+        self._attention.update(Text.assemble(("⚠ NEEDS STAFF", "bold"), f" · {reason}") if reason else "")
+
+    def on_mount(self) -> None:
+        self._attention.display = bool(self.attention)
 
     def watch_agent(self, agent: str) -> None:
         self._paint()

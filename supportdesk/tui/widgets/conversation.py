@@ -24,7 +24,7 @@ from supportdesk.items import Item
 from supportdesk.store import Store
 from supportdesk.tui.projection import PAGE
 from supportdesk.tui.widgets.item_lines import ItemLines
-from supportdesk.tui.widgets.items import StreamingReply, is_agent_reply
+from supportdesk.tui.widgets.items import StreamingReply, folds, is_agent_reply
 from supportdesk.tui.widgets.render import AgentLook
 
 T = TypeVar("T")
@@ -53,10 +53,14 @@ class Conversation(VerticalScroll, can_focus=True):
 
     ALLOW_MAXIMIZE = True
 
+    # Shown in the footer while the conversation has the focus (short labels; help shows the tooltips).
+    SELECT = Binding.Group("Select", compact=True)
     BINDINGS = [
-        Binding("up", "select(-1)", "Select the item above", show=False),
-        Binding("down", "select(1)", "Select the item below", show=False),
-        Binding("enter,space", "toggle", "Expand or fold a tool or context line", show=False),
+        Binding("up", "select(-1)", "Up", tooltip="Select the item above", group=SELECT),
+        Binding("down", "select(1)", "Down", tooltip="Select the item below", group=SELECT),
+        Binding("enter,space", "open", "Open", tooltip="Expand or fold a tool or context line; open a message whole"),
+        Binding("o", "details", "Details", tooltip="Show the selected item whole (pretty JSON), scrollable", show=False),
+        Binding("c", "copy_item", "Copy", tooltip="Copy the selected item's text or value", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -374,6 +378,37 @@ class Conversation(VerticalScroll, can_focus=True):
         seqs = self._visible_seqs()
         found = self.lines.index_of(seqs[-1]) if seqs else None
         return len(self.items) - 1 if found is None else found
+
+    def _selected(self) -> Item | None:
+        """The item under the cursor, or the latest one shown."""
+        seq = self.lines.cursor if self.lines.cursor is not None else self.last
+        index = self.lines.index_of(seq)
+        return self.items[index] if index is not None else None
+
+    def action_open(self) -> None:
+        """Enter: a tool or context line folds and unfolds in place; anything else opens whole."""
+        item = self._selected()
+        if item is None:
+            return
+        if folds(item) and self.lines.cursor == item.seq:
+            self.action_toggle()
+        else:
+            self.action_details()
+
+    def action_details(self) -> None:
+        from supportdesk.tui.screens.detail import DetailScreen, item_detail
+
+        item = self._selected()
+        if item is not None:
+            self.app.push_screen(DetailScreen(item_detail(item)))
+
+    def action_copy_item(self) -> None:
+        from supportdesk.tui.screens.detail import item_detail
+
+        item = self._selected()
+        if item is not None:
+            self.app.copy_to_clipboard(item_detail(item).text)
+            self.notify(f"copied item #{item.seq} to the clipboard", timeout=2)
 
     def action_toggle(self) -> None:
         if self.lines.cursor is not None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import DataTable
 
 from supportdesk.store import ContextEntry
@@ -24,6 +27,14 @@ def seen_text(seen: dict[str, int]) -> str:
 
 
 class ContextInspector(DataTable):
+    """Focusable (tab, or a click): Enter opens the selected value whole, `c` copies it."""
+
+    BINDING_GROUP_TITLE = "Shared context"
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open", tooltip="Open the selected value whole (pretty JSON)"),
+        Binding("c", "copy_value", "Copy", tooltip="Copy the selected value to the clipboard"),
+    ]
+
     def __init__(self, look: AgentLook, **kwargs):
         super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
         self.look = look
@@ -58,6 +69,26 @@ class ContextInspector(DataTable):
             )
         keys = f"{len(context)} key{'s' if len(context) != 1 else ''}" if context else "empty"
         self.border_subtitle = f"{keys} · {seen_text(seen)}" if seen else keys
+
+    def _selected_key(self) -> str | None:
+        if not self.row_count:
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return key if key in self.context else None
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        key = event.row_key.value
+        if key in self.context:
+            from supportdesk.tui.screens.detail import DetailScreen, context_detail
+
+            self.app.push_screen(DetailScreen(context_detail(key, self.context[key])))
+
+    def action_copy_value(self) -> None:
+        key = self._selected_key()
+        if key is not None:
+            self.app.copy_to_clipboard(json.dumps(self.context[key].value, ensure_ascii=False, indent=2))
+            self.notify(f"copied the value of {key} to the clipboard", timeout=2, markup=False)
 
     def _agents(self) -> set[str]:
         config = self.look.config

@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from supportdesk.items import Item
-from supportdesk.tui.widgets.items import FOLDED_KINDS, Frame, frame, renderable
+from supportdesk.tui.widgets.items import Frame, folds, frame, renderable
 from supportdesk.tui.widgets.render import AgentLook
 
 EDGE = "▌"
@@ -138,7 +138,7 @@ class ItemLines(Widget):
     def toggle(self, seq: int) -> bool:
         """Expand or fold a tool call, tool result or context line. False if it does not fold."""
         index = self.index_of(seq)
-        if index is None or self.items[index].kind not in FOLDED_KINDS:
+        if index is None or not folds(self.items[index]):
             return False
         self.expanded ^= {seq}
         self._version += 1
@@ -274,7 +274,7 @@ class ItemLines(Widget):
     def on_mouse_move(self, event: events.MouseMove) -> None:
         seq = self.seq_at(event.y)
         index = None if seq is None else self.index_of(seq)
-        hover = seq if index is not None and self.items[index].kind in FOLDED_KINDS else None
+        hover = seq if index is not None and folds(self.items[index]) else None
         if hover != self.hover:
             self.hover = hover
             self.refresh()

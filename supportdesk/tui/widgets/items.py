@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import assert_never
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown as RichMarkdown
@@ -17,7 +18,8 @@ from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from supportdesk.items import Item, Message
+from supportdesk.engine.tools import APPROVAL_PENDING
+from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
 from supportdesk.text import safe_text
 from supportdesk.tui.widgets.render import (
     HANDOFF_ICONS,
@@ -31,7 +33,6 @@ from supportdesk.tui.widgets.render import (
 )
 
 APPROVAL_HINT = "approve: /approve or ctrl+y · deny: /deny or ctrl+g"
-FOLDED_KINDS = frozenset({"tool_call", "tool_result", "context_set"})
 
 
 def stamp(item: Item) -> str:
@@ -58,33 +59,60 @@ NOTICE_STYLES = {
 
 
 def frame(item: Item) -> Frame:
-    if item.kind == "message":
-        # An agent's bar is drawn in the agent's own colour (see ItemLines).
-        return Frame(f"item-lines--{item.role}", f"item-lines--edge-{item.role}", margin_bottom=1)
-    if item.kind == "handoff":
-        return Frame("item-lines--handoff", margin_top=1, margin_bottom=1)
-    if item.kind == "notice":
-        style = NOTICE_STYLES.get(item.notice_kind, "notice")
-        return Frame(f"item-lines--{style}", f"item-lines--edge-{style}", margin_bottom=1)
-    error = item.kind == "tool_result" and item.is_error
-    return Frame("item-lines--folded-error" if error else "item-lines--folded", left=2)
+    match item:
+        case Message():
+            # An agent's bar is drawn in the agent's own colour (see ItemLines).
+            return Frame(f"item-lines--{item.role}", f"item-lines--edge-{item.role}", margin_bottom=1)
+        case Handoff():
+            return Frame("item-lines--handoff", margin_top=1, margin_bottom=1)
+        case Notice():
+            style = NOTICE_STYLES.get(item.notice_kind, "notice")
+            return Frame(f"item-lines--{style}", f"item-lines--edge-{style}", margin_bottom=1)
+        case ToolResult() if item.is_error:
+            return Frame("item-lines--folded-error", left=2)
+        case ToolCall() | ToolResult() | ContextSet():
+            return Frame("item-lines--folded", left=2)
+        case _:
+            assert_never(item)
 
 
 def renderable(item: Item, look: AgentLook, *, expanded: bool = False) -> RenderableType:
     """The item's content. Untrusted text goes in as data: literal Text, or Markdown for agents."""
-    if item.kind == "message":
-        header = Text.assemble(speaker(item, look), (f"  {stamp(item)}", "dim"))
-        body = RichMarkdown(safe_text(item.text)) if item.role == "agent" else literal(item.text)
-        return Group(header, body)
-    if item.kind == "handoff":
-        icon = HANDOFF_ICONS.get(item.handoff_kind, "→")
-        return Text.assemble((f"{icon} handoff ", "bold"), handoff_text(item, look), (f"  {stamp(item)}", "dim"))
-    if item.kind == "notice":
-        return notice_text(item)
-    return folded_text(item, look, expanded=expanded)
+    match item:
+        case Message():
+            header = Text.assemble(speaker(item, look), (f"  {stamp(item)}", "dim"))
+            body = RichMarkdown(safe_text(item.text)) if item.role == "agent" else literal(item.text)
+            return Group(header, body)
+        case Handoff():
+            icon = HANDOFF_ICONS.get(item.handoff_kind, "→")
+            return Text.assemble((f"{icon} handoff ", "bold"), handoff_text(item, look), (f"  {stamp(item)}", "dim"))
+        case Notice():
+            return notice_text(item)
+        case ToolCall() | ToolResult() | ContextSet():
+            return folded_text(item, look, expanded=expanded)
+        case _:
+            assert_never(item)
 
 
-def notice_text(item: Item) -> Text:
+def folds(item: Item) -> bool:
+    """Whether the item is drawn as one line that expands to show more (a cleared key has no more)."""
+    match item:
+        case ToolCall() | ToolResult():
+            return True
+        case ContextSet():
+            return item.value is not None
+        case Message() | Handoff() | Notice():
+            return False
+        case _:
+            assert_never(item)
+
+
+def is_pending(item: ToolResult) -> bool:
+    """A tool call held for staff approval: it has not happened yet, so it must not read as done."""
+    return not item.is_error and item.output.startswith(APPROVAL_PENDING)
+
+
+def notice_text(item: Notice) -> Text:
     out = Text(f"{NOTICE_ICONS.get(item.notice_kind, '!')} ", style="bold")
     out.append_text(literal(item.text))
     if item.notice_kind == "approval_requested":
@@ -95,36 +123,42 @@ def notice_text(item: Item) -> Text:
     return out
 
 
-def folded_text(item: Item, look: AgentLook, *, expanded: bool) -> Text:
+def folded_text(item: ToolCall | ToolResult | ContextSet, look: AgentLook, *, expanded: bool) -> Text:
     """Tool calls, tool results and context writes: one line (cut with …) unless expanded."""
-    line = Text("▾ " if expanded else "▸ ", style="dim")
-    if item.kind == "tool_call":
-        line.append("⚙ ")
-        line.append_text(look.label(item.agent, bold=False))
-        line.append(" called ")
-        line.append(item.name, style="bold")
-        if expanded:
-            line.append("\n")
-            line.append_text(literal(json.dumps(item.arguments, ensure_ascii=False, indent=2)))
-        else:
-            line.append("(")
-            line.append_text(literal(call_summary(item.arguments)))
-            line.append(")")
-    elif item.kind == "tool_result":
-        line.append("✗ " if item.is_error else "✓ ", style="bold")
-        line.append(item.name, style="bold")
-        line.append(" → ")
-        line.append_text(literal(item.output if expanded else " ".join(item.output.split())))
-    else:  # context_set
-        line.append("• context ")
-        line.append_text(literal(item.key, "bold"))
-        if item.value is None:
-            line.append(" cleared", style="italic")
-        else:
-            line.append(" = ")
-            value = json.dumps(item.value, ensure_ascii=False, indent=2) if expanded else compact_json(item.value)
-            line.append_text(literal(value))
-        line.append(f"  by {item.writer}", style="dim")
+    marker = ("▾ " if expanded else "▸ ") if folds(item) else "  "
+    line = Text(marker, style="dim")
+    match item:
+        case ToolCall():
+            line.append("⚙ ")
+            line.append_text(look.label(item.agent, bold=False))
+            line.append(" called ")
+            line.append(item.name, style="bold")
+            if expanded:
+                line.append("\n")
+                line.append_text(literal(json.dumps(item.arguments, ensure_ascii=False, indent=2)))
+            else:
+                line.append("(")
+                line.append_text(literal(call_summary(item.arguments)))
+                line.append(")")
+        case ToolResult():
+            pending = is_pending(item)
+            line.append("✗ " if item.is_error else "⏸ " if pending else "✓ ", style="bold")
+            line.append(item.name, style="bold")
+            line.append(" → ")
+            output = item.output if expanded else " ".join(item.output.split())
+            line.append_text(literal(output, "italic" if pending else ""))
+        case ContextSet():
+            line.append("• context ")
+            line.append_text(literal(item.key, "bold"))
+            if item.value is None:
+                line.append(" cleared", style="italic")
+            else:
+                line.append(" = ")
+                value = json.dumps(item.value, ensure_ascii=False, indent=2) if expanded else compact_json(item.value)
+                line.append_text(literal(value))
+            line.append(f"  by {item.writer}", style="dim")
+        case _:
+            assert_never(item)
     line.append(f"  {stamp(item)}", style="dim")
     if not expanded:
         line.no_wrap, line.overflow = True, "ellipsis"

@@ -30,7 +30,7 @@ MIN_CONVERSATION = 40
 # Shared by every screen that composes `SessionPanes`; the actions are `PaneActions`'.
 PANE_BINDINGS = [
     Binding("f2", "toggle_side", "Side", tooltip="Show or hide the handoffs and context column"),
-    Binding("f3", "maximize_pane", "Max", tooltip="Maximise the focused pane (Esc restores it)"),
+    Binding("f3", "maximize_pane", "Max", tooltip="Maximise the focused pane (Esc restores it)", show=False),
 ]
 
 
@@ -89,6 +89,8 @@ class SessionPanes(Horizontal):
         self.set_class(shown and self.narrow, "-side-only")
         # The focus never stays on a pane that just went away.
         focused = self.screen.focused if self.is_attached else None
+        if focused is None or not self.query("#side"):
+            return  # nothing focused, or the panes are not mounted yet (or are going)
         side = self.query_one("#side")
         conversation = self.query_one(Conversation)
         if focused is not None and not shown and side in focused.ancestors:
