@@ -171,6 +171,10 @@ class ChatScreen(PaneActions):
                 # Someone else wrote in between: read the gap so nothing is skipped.
                 gap = await self.store.range(self.session_id, conversation.end + 1, items[0].seq - 1)
                 items = gap + list(items)
+            if any(i.kind == "notice" and i.notice_kind == "approval_requested" for i in items):
+                # Approve/deny work as soon as the request is on screen (the full check follows).
+                self._pending_approval = True
+                self.refresh_bindings()
             fresh = await conversation.extend(items)
             if not fresh:
                 return
