@@ -45,6 +45,9 @@ class Tmux:
         return subprocess.run([*self.base, *args], check=True, capture_output=True, text=True, timeout=10).stdout
 
     def start(self, cwd: Path, argv: list[str], env: dict[str, str], width: int = 140, height: int = 45) -> None:
+        # tmux started from a process without a terminal hands its panes COLUMNS=80 LINES=24,
+        # which Textual (shutil.get_terminal_size) prefers to the pane's real size: say the size.
+        env = {**env, "COLUMNS": str(width), "LINES": str(height)}
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         command = " ".join(shlex.quote(a) for a in argv)
         # the shell stays after the app exits, so a crash leaves its last words on the pane
