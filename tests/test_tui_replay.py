@@ -147,7 +147,9 @@ async def test_fork_from_replay_opens_live_session(db_path, test_desk):
         await until(pilot, lambda: app.chat.query_one(Conversation).last == 5)
         assert app.chat.query_one(AgentBar).agent == "billing"
         assert [h.seq for h in app.chat.query_one(HandoffTimeline).handoffs] == [5]
-        # The header says what it is a fork of, and from which item.
+        # The header says what it is a fork of, and from which item (once the load has read
+        # the session's usage: the facts line is written last).
+        await until(pilot, lambda: "fork of" in app.chat.query_one(AgentBar).facts.plain)
         assert f"fork of {SEED_ID} at item 5" in app.chat.query_one(AgentBar).facts.plain
         # The original is untouched.
         assert (await desk.store.get_session(SEED_ID)).item_count == 14

@@ -200,7 +200,9 @@ class ReplayScreen(PaneActions):
             self.app.notify(safe_text(f"Could not fork the session: {exc}"), severity="error")
             return
         self.app.notify(f"forked {self.session_id} at item {upto} into {info.id}")
-        await self.app.open_session(info.id)
+        # Opening the fork pops this screen, which cancels what runs in its context: the load
+        # must run in the app's, or it is cut off half-way (no fork line in the header).
+        self.app.call_later(self.app.open_session, info.id)
 
     def action_close(self) -> None:
         self.dismiss()
