@@ -13,7 +13,22 @@ import re
 from typing import Any, assert_never
 
 from supportdesk.config import DeskConfig
-from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult, item_to_json
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+    item_to_json,
+)
+from supportdesk.staff import describe
 from supportdesk.store import SessionInfo
 from supportdesk.text import safe_text
 
@@ -52,6 +67,10 @@ def item_line(item: Item, config: DeskConfig | None = None) -> str:
             return f"• context {item.key} = {value} (by {item.writer})"
         case Notice():
             return f"! {item.notice_kind}: {item.text}"
+        case StaffReply():
+            return f"{item.person} (staff): {item.text}"
+        case Takeover() | Release() | StateChange() | TagChange():
+            return f"✋ {describe(item)}"
         case _:
             assert_never(item)
 
@@ -109,6 +128,18 @@ def session_markdown(info: SessionInfo, items: list[Item], config: DeskConfig | 
                 who = speaker(item, config)
                 lines += [f"**{inline(who)}** · {item.created_at:%H:%M:%S}", "", *fenced(item.text), ""]
                 section = f"agent:{item.agent}" if item.role == "agent" else f"role:{item.role}"
+            case StaffReply():
+                flush()
+                who = f"{item.person} (staff)"
+                lines += [f"**{inline(who)}** · {item.created_at:%H:%M:%S}", "", *fenced(item.text), ""]
+                section = f"staff:{item.person}"
+            case Takeover() | Release() | StateChange() | TagChange():
+                owner = f"staff:{item.person}"
+                if owner != section:
+                    flush()
+                    lines += [f"*{inline(item.person)} (staff)* · {item.created_at:%H:%M:%S}", ""]
+                    section = owner
+                activity.append(item_line(item, config))
             case ToolCall() | ToolResult() | Handoff() | ContextSet() | Notice():
                 owner = f"agent:{item.agent}"
                 if owner != section:
@@ -119,4 +150,22 @@ def session_markdown(info: SessionInfo, items: list[Item], config: DeskConfig | 
             case _:
                 assert_never(item)
     flush()
+    lines += audit_markdown(items)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def audit_markdown(items: list[Item]) -> list[str]:
+    """The session's staff actions (`supportdesk audit` for this session) as a Markdown table:
+    who, when, from where, what. Empty when staff did nothing."""
+    from supportdesk.staff import audit
+
+    entries = audit(items)
+    if not entries:
+        return []
+    lines = ["", "**Staff actions**", "", "| # | when (UTC) | who | from | action | detail |", "| --- | --- | --- | --- | --- | --- |"]
+    for e in entries:
+        detail = inline(e.detail)[:200]
+        lines.append(
+            f"| {e.seq} | {e.at:%Y-%m-%d %H:%M:%S} | {inline(e.person)} | {e.origin} | {e.action} | {detail} |"
+        )
+    return lines

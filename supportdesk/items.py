@@ -26,6 +26,12 @@ NoticeKind = Literal[
     "human_requested",  # the customer asked for a person
     "info",
 ]
+# Where a staff action came from (the audit's "origin").
+Origin = Literal["tui", "cli", "api", "chatwoot"]
+# The states staff may put a conversation in (`staff` is reached by taking it over, and left by
+# releasing it): back to the agents, waiting for a person, snoozed until a time, resolved.
+SettableState = Literal["ai", "needs_staff", "snoozed", "resolved"]
+Priority = Literal["none", "low", "medium", "high", "urgent"]
 
 
 def utcnow() -> datetime:
@@ -91,12 +97,70 @@ class Notice(_ItemBase):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
+# --- what staff do as people (issue 19): each carries the person and where it came from -------
+
+
+class _StaffAct(_ItemBase):
+    # The member of staff who acted (settings' staff name, default the OS user).
+    person: str
+    origin: Origin = "tui"
+
+
+class Takeover(_StaffAct):
+    """A person takes the conversation from the agents: they stay silent until a `release`."""
+
+    kind: Literal["takeover"] = "takeover"
+    reason: str = ""
+
+
+class Release(_StaffAct):
+    """The person gives the conversation back to `to_agent`, with a summary that agent reads."""
+
+    kind: Literal["release"] = "release"
+    to_agent: str
+    summary: str = ""
+
+
+class StateChange(_StaffAct):
+    """Staff set the conversation's state; `until` is when a snooze ends (then: needs_staff)."""
+
+    kind: Literal["state_change"] = "state_change"
+    state: SettableState
+    until: datetime | None = None
+    reason: str = ""
+
+
+class StaffReply(_StaffAct):
+    """What a person wrote to the customer (a staff note, `Message(role="staff")`, is internal)."""
+
+    kind: Literal["staff_reply"] = "staff_reply"
+    text: str
+
+
+class TagChange(_StaffAct):
+    """Tags added or removed, and the priority when it was set."""
+
+    kind: Literal["tag_change"] = "tag_change"
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    priority: Priority | None = None
+
+
+StaffAct = Takeover | Release | StateChange | StaffReply | TagChange
+
 Item = Annotated[
-    Union[Message, ToolCall, ToolResult, Handoff, ContextSet, Notice],
+    Union[Message, ToolCall, ToolResult, Handoff, ContextSet, Notice, Takeover, Release, StateChange, StaffReply, TagChange],
     Field(discriminator="kind"),
 ]
 ITEM_ADAPTER: TypeAdapter[Item] = TypeAdapter(Item)
-ITEM_KINDS = ("message", "tool_call", "tool_result", "handoff", "context_set", "notice")
+ITEM_KINDS = (
+    "message", "tool_call", "tool_result", "handoff", "context_set", "notice",
+    "takeover", "release", "state_change", "staff_reply", "tag_change",
+)
+STAFF_KINDS = frozenset({"takeover", "release", "state_change", "staff_reply", "tag_change"})
+# Staff actions that are items of the older kinds (a note, a manual handoff, a context edit, an
+# approval decision) name their person and origin in the item's meta under this key.
+STAFF_META = "staff"
 
 # The envelope is stored in columns; everything else of an item is its JSON body.
 ENVELOPE = frozenset({"session_id", "seq", "created_at", "agent", "meta", "kind"})

@@ -81,7 +81,7 @@ def test_every_item_kind_has_a_detail() -> None:
     from supportdesk.items import Item
 
     union = get_args(get_args(Item)[0])
-    assert len(union) == 6
+    assert len(union) == 11
     samples = {
         "message": {"role": "customer", "text": "hi"},
         "tool_call": {"call_id": "c", "name": "t", "arguments": {"a": 1}},
@@ -89,6 +89,11 @@ def test_every_item_kind_has_a_detail() -> None:
         "handoff": {"from_agent": "a", "to_agent": "b", "reason": "r"},
         "context_set": {"key": "k", "value": None, "writer": "staff"},
         "notice": {"notice_kind": "info", "text": "n"},
+        "takeover": {"person": "dana", "origin": "tui"},
+        "release": {"person": "dana", "to_agent": "billing", "summary": "refund done"},
+        "state_change": {"person": "dana", "state": "resolved"},
+        "staff_reply": {"person": "dana", "text": "hello"},
+        "tag_change": {"person": "dana", "added": ["vip"], "priority": "high"},
     }
     for cls in union:
         kind = cls.model_fields["kind"].default

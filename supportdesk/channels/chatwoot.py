@@ -282,9 +282,9 @@ class ChatwootChannel:
             # The stream ended (this reader fell behind): resume after the last event relayed.
 
     async def _relay_one(self, session_id: str, conversation_id: int, event: CustomerEvent) -> None:
-        if event.type == "message" and event.data.get("from") == "agent":
+        if event.type == "message" and event.data.get("from") in ("agent", "staff"):
             await self._with_retries(session_id, lambda: self.api.send_message(conversation_id, event.data["text"]))
-        elif event.type == "status" and event.data.get("status") in ("person", "delayed"):
+        elif event.type == "status" and event.data.get("status") in ("person", "delayed", "staff"):
             if session_id in self._handed_over:
                 return
             summary = await self.handoff_summary(session_id)

@@ -11,11 +11,26 @@ from dataclasses import dataclass
 from typing import Any, assert_never
 
 from supportdesk.config import DeskConfig
-from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
 
 CHECKING = "A colleague is checking this. We will be right back with you."
 CHECKED = "A colleague has checked your request."
 PERSON_COMING = "A colleague will join this conversation."
+STAFF_JOINED = "A colleague has joined this conversation."
+RESOLVED = "This conversation is marked as resolved. Write again any time."
 DELAYED = "Sorry, this is taking longer than it should. Your message is saved and a colleague will look at it."
 
 
@@ -43,9 +58,22 @@ def customer_event(item: Item, config: DeskConfig) -> CustomerEvent | None:
             data = {"from": "agent", "agent": agent_title(config, item.agent), "text": item.text, "at": _at(item)}
             return CustomerEvent("message", data, item.seq)
         case Message():
-            # Staff messages are internal notes until staff can write to customers; system
-            # messages are the desk's own.
+            # Staff messages are internal notes (staff write to customers as `staff_reply`);
+            # system messages are the desk's own.
             return None
+        case StaffReply():
+            # The person's name is theirs to give: the customer sees it, as Chatwoot shows an agent's.
+            data = {"from": "staff", "name": item.person, "text": item.text, "at": _at(item)}
+            return CustomerEvent("message", data, item.seq)
+        case Takeover():
+            return CustomerEvent("status", {"status": "staff", "text": STAFF_JOINED}, item.seq)
+        case Release():
+            title = agent_title(config, item.to_agent)
+            return CustomerEvent("handoff", {"agent": title, "text": f"You are now talking to {title}."}, item.seq)
+        case StateChange(state="resolved"):
+            return CustomerEvent("status", {"status": "resolved", "text": RESOLVED}, item.seq)
+        case StateChange() | TagChange():
+            return None  # the desk's own bookkeeping
         case Handoff():
             title = agent_title(config, item.to_agent)
             return CustomerEvent("handoff", {"agent": title, "text": f"You are now talking to {title}."}, item.seq)

@@ -44,8 +44,9 @@ class Appended:
 
 # How a turn ended: an agent answered the customer, a provider failed (the turn can be
 # retried), a desk limit stopped it (the fallback agent took the conversation back), or a
-# hook (a guardrail, say) vetoed it before any model call.
-TurnOutcome = Literal["answered", "provider_error", "limit", "vetoed"]
+# hook (a guardrail, say) vetoed it before any model call, or a person holds the conversation
+# (a take-over): the customer's message is stored and waits for them, no agent works on it.
+TurnOutcome = Literal["answered", "provider_error", "limit", "vetoed", "held"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ class Done:
     session_id: str
     active_agent: str
     outcome: TurnOutcome = "answered"
-    # The session's status after the turn: open, awaiting_approval, needs_human.
+    # The session's status after the turn: open, awaiting_approval, needs_human (or staff,
+    # when the outcome is held).
     status: str = "open"
 
 

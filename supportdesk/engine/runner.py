@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import datetime
 from collections.abc import AsyncIterator, Callable
 from typing import Any, assert_never
 
@@ -41,7 +42,23 @@ from supportdesk.engine.protocol import (
     Transfer,
 )
 from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry, TransferArgs, check_arguments
-from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Priority,
+    Release,
+    SettableState,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
+from supportdesk.staff import PART_OF_ACT, Actor, default_person
 from supportdesk.store import Store
 
 
@@ -226,6 +243,8 @@ class Runner:
         for item in reversed(await self.store.latest(session_id, RESUME_WINDOW)):
             if item.kind == "message" and item.role == "agent":
                 return None
+            if item.kind in ("takeover", "release", "staff_reply"):
+                return None  # a person took it (and answered, or handed it back for the next message)
             if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):
                 return None
             if item.kind == "notice" and item.data.get("vetoed") == "the turn":
@@ -256,6 +275,12 @@ class Runner:
         # Checked inside the turn, so whatever serializes turns on a session (the turn lease)
         # also keeps two processes from both finishing one interrupted turn.
         if only_unfinished and await self.unfinished_turn(session_id) is None:
+            return
+        holder = await self.held_by(session_id)
+        if holder is not None:
+            # A person holds the conversation: the customer's message waits for them, stored.
+            if not only_unfinished:
+                yield Done(session_id, await self._active_agent(session_id), "held", "staff")
             return
         limits = self.config.desk.limits
         loop = asyncio.get_running_loop()
@@ -632,14 +657,136 @@ class Runner:
             yield Appended(item)
 
     # --- staff actions -----------------------------------------------------------------------------
+    # Each appends its items under the turn lease, so it lands between turns, never inside one.
+    # `by` says which person did it and from where (the audit); None: the OS user, in the TUI.
 
-    async def staff_note(self, session_id: str, text: str) -> Item:
+    async def held_by(self, session_id: str) -> str | None:
+        """The person holding the conversation (a take-over not yet released), or None."""
+        taken = await self.store.kind_seqs(session_id, "takeover")
+        if not taken:
+            return None
+        released = await self.store.kind_seqs(session_id, "release")
+        if released and released[-1] > taken[-1]:
+            return None
+        item = await self.store.item(session_id, taken[-1])
+        return item.person if isinstance(item, Takeover) else None
+
+    async def resolved(self, session_id: str) -> bool:
+        """Staff resolved it and the customer has not written since."""
+        changes = await self.store.kind_seqs(session_id, "state_change")
+        if not changes:
+            return False
+        last = await self.store.item(session_id, changes[-1])
+        if not isinstance(last, StateChange) or last.state != "resolved":
+            return False
+        after = await self.store.range(session_id, last.seq + 1, last.seq + HISTORY_WINDOW)
+        return not any(isinstance(i, Message) and i.role == "customer" for i in after)
+
+    async def _staff_append(self, session_id: str, items: list[Item]) -> list[Item]:
         async with self.store.turn(session_id):
+            return await self.store.append(session_id, items)
+
+    async def takeover(self, session_id: str, by: Actor | None = None, reason: str = "") -> Item:
+        """A person takes the conversation: the agents stay silent until it is released."""
+        by = by or Actor(default_person())
+        async with self.store.turn(session_id):
+            holder = await self.held_by(session_id)
+            if holder is not None:
+                raise TurnError(f"{holder} already holds this conversation")
             active = await self._active_agent(session_id)
-            [item] = await self.store.append(session_id, [Message(role="staff", text=text, agent=active)])
+            [item] = await self.store.append(
+                session_id, [Takeover(person=by.person, origin=by.origin, reason=reason, agent=active)]
+            )
         return item
 
-    async def force_handoff(self, session_id: str, to_agent: str, reason: str = "staff decision") -> Item:
+    async def release(
+        self, session_id: str, to_agent: str | None = None, summary: str = "", by: Actor | None = None
+    ) -> list[Item]:
+        """Give the conversation back: to `to_agent`, default the agent that held it, with a
+        summary that agent reads. The agent answers the customer's next message."""
+        by = by or Actor(default_person())
+        if to_agent is not None and to_agent not in self.config.agents:
+            raise TurnError(f"no agent named {to_agent!r}; agents: {', '.join(self.config.agents)}")
+        async with self.store.turn(session_id):
+            if await self.held_by(session_id) is None:
+                raise TurnError("nobody has taken this conversation over; there is nothing to release")
+            active = await self._active_agent(session_id)
+            target = to_agent or active
+            items: list[Item] = [
+                Release(person=by.person, origin=by.origin, to_agent=target, summary=summary, agent=active)
+            ]
+            if target != active:
+                # The active agent is the log's fold over handoffs: the release moves it too.
+                items.append(
+                    Handoff(from_agent=active, to_agent=target, reason=f"released by {by.person}",
+                            handoff_kind="manual", agent=active, meta={PART_OF_ACT: True})
+                )
+            return await self.store.append(session_id, items)
+
+    async def staff_reply(self, session_id: str, text: str, by: Actor | None = None) -> Item:
+        """What a person writes to the customer (channels deliver it like an agent's reply)."""
+        by = by or Actor(default_person())
+        if not text.strip():
+            raise TurnError("the reply is empty")
+        async with self.store.turn(session_id):
+            if await self.resolved(session_id):
+                raise TurnError("this conversation is resolved; reopen it (state ai or needs_staff) to reply")
+            active = await self._active_agent(session_id)
+            [item] = await self.store.append(
+                session_id, [StaffReply(person=by.person, origin=by.origin, text=text, agent=active)]
+            )
+        return item
+
+    async def set_state(
+        self,
+        session_id: str,
+        state: SettableState,
+        *,
+        until: datetime | None = None,
+        reason: str = "",
+        by: Actor | None = None,
+    ) -> Item:
+        by = by or Actor(default_person())
+        if state == "snoozed" and until is None:
+            raise TurnError("a snooze needs a time it ends (--until)")
+        if state != "snoozed" and until is not None:
+            raise TurnError("only a snooze takes --until")
+        async with self.store.turn(session_id):
+            active = await self._active_agent(session_id)
+            item = StateChange(person=by.person, origin=by.origin, state=state, until=until, reason=reason, agent=active)
+            [stored] = await self.store.append(session_id, [item])
+        return stored
+
+    async def tag(
+        self,
+        session_id: str,
+        add: list[str] = [],  # noqa: B006 - never mutated
+        remove: list[str] = [],  # noqa: B006
+        priority: Priority | None = None,
+        by: Actor | None = None,
+    ) -> Item:
+        by = by or Actor(default_person())
+        added = list(dict.fromkeys(t.strip() for t in add if t.strip()))
+        removed = list(dict.fromkeys(t.strip() for t in remove if t.strip()))
+        if not added and not removed and priority is None:
+            raise TurnError("give a tag to add or remove, or a priority")
+        async with self.store.turn(session_id):
+            active = await self._active_agent(session_id)
+            item = TagChange(person=by.person, origin=by.origin, added=added, removed=removed, priority=priority, agent=active)
+            [stored] = await self.store.append(session_id, [item])
+        return stored
+
+    async def staff_note(self, session_id: str, text: str, by: Actor | None = None) -> Item:
+        by = by or Actor(default_person())
+        async with self.store.turn(session_id):
+            active = await self._active_agent(session_id)
+            [item] = await self.store.append(session_id, [Message(role="staff", text=text, agent=active, meta=by.meta())])
+        return item
+
+    async def force_handoff(
+        self, session_id: str, to_agent: str, reason: str = "staff decision", by: Actor | None = None
+    ) -> Item:
+        by = by or Actor(default_person())
         if to_agent not in self.config.agents:
             raise TurnError(f"no agent named {to_agent!r}; agents: {', '.join(self.config.agents)}")
         async with self.store.turn(session_id):
@@ -648,14 +795,20 @@ class Runner:
                 raise TurnError(f"{to_agent} already holds the conversation")
             [item] = await self.store.append(
                 session_id,
-                [Handoff(from_agent=active, to_agent=to_agent, reason=reason, handoff_kind="manual", agent=active)],
+                [Handoff(from_agent=active, to_agent=to_agent, reason=reason, handoff_kind="manual", agent=active,
+                         meta=by.meta())],
             )
         return item
 
-    async def set_context(self, session_id: str, key: str, value: Any, writer: str = "staff") -> Item:
+    async def set_context(
+        self, session_id: str, key: str, value: Any, writer: str = "staff", by: Actor | None = None
+    ) -> Item:
+        by = by or Actor(default_person())
         async with self.store.turn(session_id):
             active = await self._active_agent(session_id)
-            [item] = await self.store.append(session_id, [ContextSet(key=key, value=value, writer=writer, agent=active)])
+            [item] = await self.store.append(
+                session_id, [ContextSet(key=key, value=value, writer=writer, agent=active, meta=by.meta())]
+            )
         return item
 
     async def pending_approvals(self, session_id: str) -> list[Notice]:
@@ -669,12 +822,16 @@ class Runner:
             n for n in notices if n.notice_kind == "approval_requested" and n.data.get("approval_id") not in decided
         ]
 
-    async def decide_approval(self, session_id: str, approval_id: str, granted: bool) -> AsyncIterator[Event]:
-        """Staff grant or deny a pending approval; the agent then tells the customer."""
-        async for event in self._one_at_a_time(session_id, lambda: self._decide(session_id, approval_id, granted)):
+    async def decide_approval(
+        self, session_id: str, approval_id: str, granted: bool, by: Actor | None = None
+    ) -> AsyncIterator[Event]:
+        """Staff grant or deny a pending approval; the agent then tells the customer (unless a
+        person holds the conversation: then they do)."""
+        actor = by or Actor(default_person())
+        async for event in self._one_at_a_time(session_id, lambda: self._decide(session_id, approval_id, granted, actor)):
             yield event
 
-    async def _decide(self, session_id: str, approval_id: str, granted: bool) -> AsyncIterator[Event]:
+    async def _decide(self, session_id: str, approval_id: str, granted: bool, by: Actor) -> AsyncIterator[Event]:
         pending = {n.data["approval_id"]: n for n in await self.pending_approvals(session_id)}
         request = pending.get(approval_id)
         if request is None:
@@ -690,6 +847,7 @@ class Runner:
                 text=f"Staff {verdict} {tool}.",  # the approval id stays in data: staff never need it
                 data={"approval_id": approval_id, "tool": tool},
                 agent=active,
+                meta=by.meta(),
             )
         ]
         if granted and "handoff" in request.data:

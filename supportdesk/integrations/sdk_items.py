@@ -14,7 +14,21 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal, assert_never
 
-from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, Role, ToolCall, ToolResult
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    Role,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
 
 SdkItem = dict[str, Any]
 # Where our item keeps the SDK item it was made from.
@@ -117,7 +131,12 @@ def sdk_from_item(item: Item) -> SdkItem | None:
         case Handoff():
             note = f"[handoff] {item.from_agent} -> {item.to_agent}" + (f": {item.reason}" if item.reason else "")
             return {"role": "system", "content": note}
-        case ContextSet() | Notice():
+        case StaffReply():
+            return {"role": "assistant", "content": item.text}
+        case Release():
+            note = f"[staff] {item.person} gave the conversation back to {item.to_agent}" + (f": {item.summary}" if item.summary else "")
+            return {"role": "system", "content": note}
+        case ContextSet() | Notice() | Takeover() | StateChange() | TagChange():
             return None
         case _:
             assert_never(item)

@@ -18,7 +18,20 @@ import json
 from typing import Any
 
 from supportdesk.engine.protocol import StepRequest
-from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
 
 TRANSFER_PREFIX = "transfer_to_"
 # Notices about our own failures are not conversation; the model gains nothing from them.
@@ -240,6 +253,15 @@ class _Builder:
                     self.add("user", _note(text))
             elif isinstance(item, ContextSet):
                 continue  # the current context is in the system prompt
+            elif isinstance(item, StaffReply):
+                self.add("user", _note(f"{item.person} of the support staff wrote to the customer: {item.text}"))
+            elif isinstance(item, Takeover):
+                self.add("user", _note(f"{item.person} of the support staff took the conversation over; agents wait."))
+            elif isinstance(item, Release):
+                summary = f" Their summary: {item.summary}" if item.summary else ""
+                self.add("user", _note(f"{item.person} of the support staff gave the conversation back to {item.to_agent}.{summary}"))
+            elif isinstance(item, StateChange | TagChange):
+                continue  # the desk's bookkeeping, not conversation
         self.flush()
         return self.messages
 

@@ -56,7 +56,7 @@
       streaming.element.remove();
       streaming = null;
     }
-    const who = event.from === "agent" ? event.agent : "You";
+    const who = event.from === "agent" ? event.agent : event.from === "staff" ? event.name : "You";
     const item = bubble(event.from, who, event.text);
     item.dataset.seq = String(event.seq);
   }

@@ -20,6 +20,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from supportdesk.items import Release, StaffReply, StateChange, TagChange, Takeover
+from supportdesk.staff import describe
 from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import ContextEntry
 from supportdesk.text import safe_text
@@ -72,6 +74,10 @@ def item_detail(item: Item) -> Detail:
         case Notice():
             data = f"\n\n{as_json(item.data)}" if item.data else ""
             return Detail(f"notice: {item.notice_kind}", when, item.text + data)
+        case StaffReply():
+            return Detail("staff reply to the customer", f"{when} · {item.person} · from {item.origin}", item.text)
+        case Takeover() | Release() | StateChange() | TagChange():
+            return Detail(item.kind.replace("_", " "), f"{when} · {item.person} · from {item.origin}", describe(item))
         case _:
             assert_never(item)
 

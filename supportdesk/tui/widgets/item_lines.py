@@ -38,6 +38,7 @@ class ItemLines(Widget):
         "item-lines--customer", "item-lines--edge-customer",
         "item-lines--agent", "item-lines--edge-agent",
         "item-lines--staff", "item-lines--edge-staff",
+        "item-lines--staff-reply", "item-lines--edge-staff-reply", "item-lines--staff-act",
         "item-lines--system", "item-lines--edge-system",
         "item-lines--folded", "item-lines--folded-error",
         "item-lines--handoff",
@@ -55,6 +56,9 @@ class ItemLines(Widget):
     ItemLines > .item-lines--edge-agent { color: $primary; }
     ItemLines > .item-lines--staff { background: $warning 8%; }
     ItemLines > .item-lines--edge-staff { color: $warning; }
+    ItemLines > .item-lines--staff-reply { background: $success 8%; }
+    ItemLines > .item-lines--edge-staff-reply { color: $success; }
+    ItemLines > .item-lines--staff-act { background: $warning 12%; }
     ItemLines > .item-lines--system { color: $text-muted; }
     ItemLines > .item-lines--edge-system { color: $panel-lighten-2; }
     ItemLines > .item-lines--folded { color: $text-muted; }

@@ -19,7 +19,21 @@ from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from supportdesk.engine.tools import APPROVAL_PENDING
-from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
+from supportdesk.staff import describe
 from supportdesk.text import safe_text
 from supportdesk.tui.widgets.render import (
     HANDOFF_ICONS,
@@ -32,6 +46,7 @@ from supportdesk.tui.widgets.render import (
     speaker,
 )
 
+STAFF_ICONS = {"takeover": "✋", "release": "↩", "state_change": "◆", "tag_change": "#"}
 APPROVAL_HINT = "approve: /approve or ctrl+y · deny: /deny or ctrl+g"
 
 
@@ -72,6 +87,10 @@ def frame(item: Item) -> Frame:
             return Frame("item-lines--folded-error", left=2)
         case ToolCall() | ToolResult() | ContextSet():
             return Frame("item-lines--folded", left=2)
+        case StaffReply():
+            return Frame("item-lines--staff-reply", "item-lines--edge-staff-reply", margin_bottom=1)
+        case Takeover() | Release() | StateChange() | TagChange():
+            return Frame("item-lines--staff-act", margin_top=1, margin_bottom=1)
         case _:
             assert_never(item)
 
@@ -90,6 +109,11 @@ def renderable(item: Item, look: AgentLook, *, expanded: bool = False) -> Render
             return notice_text(item)
         case ToolCall() | ToolResult() | ContextSet():
             return folded_text(item, look, expanded=expanded)
+        case StaffReply():
+            header = Text.assemble((f"{safe_text(item.person)} (staff, to the customer)", "bold"), (f"  {stamp(item)}", "dim"))
+            return Group(header, literal(item.text))
+        case Takeover() | Release() | StateChange() | TagChange():
+            return Text.assemble((f"{STAFF_ICONS[item.kind]} ", "bold"), literal(describe(item)), (f"  {stamp(item)}", "dim"))
         case _:
             assert_never(item)
 
@@ -101,7 +125,7 @@ def folds(item: Item) -> bool:
             return True
         case ContextSet():
             return item.value is not None
-        case Message() | Handoff() | Notice():
+        case Message() | Handoff() | Notice() | Takeover() | Release() | StateChange() | StaffReply() | TagChange():
             return False
         case _:
             assert_never(item)

@@ -1,0 +1,217 @@
+"""Staff as people in the log: who acted, from where, and the audit of every staff action.
+
+A staff action is an item like any other. The kinds issue 19 added (take-over, release, state
+change, staff reply, tag change) carry `person` and `origin` as fields; the older kinds staff
+also write (a note, a manual handoff, a context edit, an approval decision) carry them in the
+item's meta under `STAFF_META`. `audit(items)` is the fold that lists them all, once each.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, assert_never, get_args
+
+from supportdesk.items import (
+    STAFF_META,
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Origin,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
+
+ORIGINS: tuple[str, ...] = get_args(Origin)
+# An item written as part of another staff action (the handoff a release to another agent makes):
+# the action is audited once, as the item that names the person.
+PART_OF_ACT = "part_of_staff_act"
+# The staff name when none is given (`--as`, the TUI's settings): this variable, else the OS user.
+STAFF_NAME_VARIABLE = "SUPPORTDESK_STAFF"
+
+
+def default_person() -> str:
+    name = os.environ.get(STAFF_NAME_VARIABLE, "").strip()
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in this environment (a container without passwd entry)
+        return "staff"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """A member of staff acting from somewhere (tui, cli, api, chatwoot)."""
+
+    person: str
+    origin: Origin = "tui"
+
+    def meta(self) -> dict[str, Any]:
+        """What an item of an older kind carries in its meta to say who wrote it."""
+        return {STAFF_META: {"person": self.person, "origin": self.origin}}
+
+
+def actor_of(item: Item) -> Actor | None:
+    """Who of staff wrote this item, or None when it is not a staff action."""
+    match item:
+        case Takeover() | Release() | StateChange() | StaffReply() | TagChange():
+            return Actor(item.person, item.origin)
+        case Message() | Handoff() | ContextSet() | Notice() | ToolCall() | ToolResult():
+            if item.meta.get(PART_OF_ACT):
+                return None
+            raw = item.meta.get(STAFF_META)
+            if not isinstance(raw, dict):
+                return _legacy_actor(item)
+            origin = raw.get("origin")
+            return Actor(str(raw.get("person") or "staff"), origin if origin in ORIGINS else "tui")
+        case _:
+            assert_never(item)
+
+
+def _legacy_actor(item: Item) -> Actor | None:
+    """Staff actions written before they named a person: still staff actions, by "staff"."""
+    match item:
+        case Message(role="staff") | Handoff(handoff_kind="manual"):
+            return Actor("staff")
+        case Notice(notice_kind="approval_granted" | "approval_denied"):
+            return Actor("staff")
+        case ContextSet(writer="staff"):
+            return Actor("staff")
+        case _:
+            return None
+
+
+def action_name(item: Item) -> str:
+    """The audit's name for what the item did: takeover, release, reply, state, tag, note,
+    handoff, context, approve, deny."""
+    match item:
+        case Takeover():
+            return "takeover"
+        case Release():
+            return "release"
+        case StaffReply():
+            return "reply"
+        case StateChange():
+            return "state"
+        case TagChange():
+            return "tag"
+        case Message():
+            return "note"
+        case Handoff():
+            return "handoff"
+        case ContextSet():
+            return "context"
+        case Notice():
+            return "approve" if item.notice_kind == "approval_granted" else "deny" if item.notice_kind == "approval_denied" else "notice"
+        case ToolCall() | ToolResult():
+            return item.kind
+        case _:
+            assert_never(item)
+
+
+def describe(item: Takeover | Release | StateChange | StaffReply | TagChange) -> str:
+    """One line for a staff item (CLI, export, the conversation pane). Text is data: the caller
+    makes it inert for its medium."""
+    match item:
+        case Takeover():
+            return f"{item.person} took the conversation over" + (f": {item.reason}" if item.reason else "")
+        case Release():
+            return f"{item.person} gave the conversation back to {item.to_agent}" + (f": {item.summary}" if item.summary else "")
+        case StateChange():
+            until = f" until {item.until:%Y-%m-%d %H:%M} UTC" if item.until is not None else ""
+            why = f": {item.reason}" if item.reason else ""
+            return f"{item.person} set the state to {item.state}{until}{why}"
+        case StaffReply():
+            return f"{item.person} (staff) wrote to the customer: {item.text}"
+        case TagChange():
+            return f"{item.person} " + tag_words(item)
+        case _:
+            assert_never(item)
+
+
+def tag_words(item: TagChange) -> str:
+    parts = []
+    if item.added:
+        parts.append("tagged " + ", ".join(item.added))
+    if item.removed:
+        parts.append("untagged " + ", ".join(item.removed))
+    if item.priority is not None:
+        parts.append(f"set priority {item.priority}")
+    return " and ".join(parts) or "changed nothing"
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    session_id: str
+    seq: int
+    at: datetime
+    person: str
+    origin: str
+    action: str
+    detail: str
+    macro: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "session": self.session_id,
+            "seq": self.seq,
+            "at": self.at.isoformat(),
+            "person": self.person,
+            "origin": self.origin,
+            "action": self.action,
+            "detail": self.detail,
+        }
+        if self.macro:
+            out["macro"] = self.macro
+        return out
+
+
+def audit_detail(item: Item) -> str:
+    match item:
+        case Takeover():
+            return item.reason
+        case Release():
+            return f"to {item.to_agent}" + (f": {item.summary}" if item.summary else "")
+        case StateChange():
+            until = f" until {item.until:%Y-%m-%d %H:%M} UTC" if item.until is not None else ""
+            return f"{item.state}{until}" + (f": {item.reason}" if item.reason else "")
+        case StaffReply() | Message():
+            return item.text
+        case TagChange():
+            return tag_words(item)
+        case Handoff():
+            return f"{item.from_agent} → {item.to_agent}" + (f": {item.reason}" if item.reason else "")
+        case ContextSet():
+            return f"{item.key} = {item.value!r}" if item.value is not None else f"{item.key} cleared"
+        case Notice():
+            return str(item.data.get("tool", item.text))
+        case ToolCall() | ToolResult():
+            return item.name
+        case _:
+            assert_never(item)
+
+
+def audit(items: list[Item]) -> list[AuditEntry]:
+    """Every staff action in these items, once each, in log order."""
+    entries = []
+    for item in items:
+        actor = actor_of(item)
+        if actor is None:
+            continue
+        raw = item.meta.get(STAFF_META)
+        macro = str(raw.get("macro", "")) if isinstance(raw, dict) else ""
+        entries.append(
+            AuditEntry(item.session_id, item.seq, item.created_at, actor.person, actor.origin,
+                       action_name(item), audit_detail(item), macro)
+        )
+    return entries

@@ -1,0 +1,180 @@
+"""Staff as people: take-over, release with a summary, replies to the customer, states, tags, and
+the audit of every staff action. On a real SQLite file and a real PostgreSQL database."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from supportdesk.channels.view import STAFF_JOINED, customer_event
+from supportdesk.engine.desk import open_desk
+from supportdesk.engine.events import Appended, Done
+from supportdesk.engine.protocol import Answer, StepRequest, Transfer
+from supportdesk.engine.runner import TurnError, drain
+from supportdesk.export import session_markdown
+from supportdesk.items import Message, Release, StaffReply, Takeover
+from supportdesk.models.history import build_messages
+from supportdesk.staff import Actor, audit
+from tests.conftest import make_test_tools
+from tests.scripted import ScriptedModel
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def where(request, tmp_path):
+    return tmp_path / "desk.db" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+
+
+def _agent_said(model: ScriptedModel):
+    """Each step answers with what it was shown last: proves which history the agent read."""
+
+    def answer(request: StepRequest) -> Answer:
+        return Answer(f"answer {len(model.requests)}")
+
+    return answer
+
+
+async def _desk(where, test_desk, script=()):
+    tools, _ = make_test_tools()
+    model = ScriptedModel(list(script))
+    desk = await open_desk(where, test_desk, provider=model, tools=tools, customers=False)
+    return desk, model
+
+
+def _items(events):
+    return [e.item for e in events if isinstance(e, Appended)]
+
+
+async def test_takeover_silences_agents_until_release_then_agent_reads_the_summary(where, test_desk):
+    desk, model = await _desk(where, test_desk, [Transfer("billing", "money"), Answer("Billing here.")])
+    dana = Actor("dana", "tui")
+    async with desk:
+        [started, *_] = await drain(desk.runner.send(None, "I was charged twice"))
+        sid = started.session_id
+        asked = len(model.requests)
+        await desk.runner.takeover(sid, dana, reason="VIP customer")
+        assert await desk.runner.held_by(sid) == "dana"
+
+        events = await drain(desk.runner.send(sid, "hello? anyone?"))
+        assert [i.kind for i in _items(events)] == ["message"]  # stored, nobody answered
+        assert isinstance(events[-1], Done) and events[-1].outcome == "held" and events[-1].status == "staff"
+        assert len(model.requests) == asked  # no model call while staff hold it
+        # a retried turn (what the web channel runs after its 202) and a resume stay silent too
+        assert [type(e).__name__ for e in await drain(desk.runner.retry_turn(sid))] == ["Done"]
+        assert await drain(desk.runner.resume(sid)) == []
+
+        reply = await desk.runner.staff_reply(sid, "Hi, Dana here: I refunded the duplicate.", dana)
+        assert isinstance(reply, StaffReply) and reply.person == "dana"
+        released = await desk.runner.release(sid, summary="refunded the duplicate charge; customer happy", by=dana)
+        assert [type(i) for i in released] == [Release]  # back to billing, who held it: no handoff
+        assert await desk.runner.held_by(sid) is None
+
+        model.script.append(Answer("Glad it is sorted."))
+        events = await drain(desk.runner.send(sid, "thanks! one more thing"))
+        assert [i.kind for i in _items(events)] == ["message", "message"]
+        assert isinstance(events[-1], Done) and events[-1].outcome == "answered"
+        # the agent that answers reads the person's reply and the summary
+        seen = model.requests[-1]
+        assert seen.agent.name == "billing"
+        assert any(isinstance(i, Release) and "refunded the duplicate" in i.summary for i in seen.history)
+        chat = build_messages(seen)
+        notes = [m["content"] for m in chat if m["role"] == "user"]
+        assert any("refunded the duplicate charge; customer happy" in n for n in notes)
+        assert any("dana of the support staff wrote to the customer" in n for n in notes)
+    await desk.store.close()
+
+
+async def test_release_to_another_agent_moves_the_active_agent_and_is_audited_once(where, test_desk):
+    desk, model = await _desk(where, test_desk, [Answer("Triage here.")])
+    async with desk:
+        [started, *_] = await drain(desk.runner.send(None, "help"))
+        sid = started.session_id
+        await desk.runner.takeover(sid, Actor("sam", "cli"))
+        items = await desk.runner.release(sid, "technical", "wifi issue, checked the router", Actor("sam", "cli"))
+        assert [i.kind for i in items] == ["release", "handoff"]
+        info = await desk.store.get_session(sid)
+        assert info is not None and info.active_agent == "technical"
+        log = await desk.store.range(sid, 1, info.item_count)
+        entries = audit(log)
+        assert [(e.action, e.person, e.origin) for e in entries] == [("takeover", "sam", "cli"), ("release", "sam", "cli")]
+    await desk.store.close()
+
+
+async def test_staff_actions_refuse_what_makes_no_sense(where, test_desk):
+    desk, _ = await _desk(where, test_desk, [Answer("hi")])
+    async with desk:
+        [started, *_] = await drain(desk.runner.send(None, "help"))
+        sid = started.session_id
+        with pytest.raises(TurnError, match="nobody has taken this conversation over"):
+            await desk.runner.release(sid)
+        await desk.runner.takeover(sid, Actor("dana"))
+        with pytest.raises(TurnError, match="dana already holds"):
+            await desk.runner.takeover(sid, Actor("sam"))
+        with pytest.raises(TurnError, match="no agent named 'nobody'"):
+            await desk.runner.release(sid, "nobody")
+        await desk.runner.set_state(sid, "resolved", by=Actor("dana"))
+        with pytest.raises(TurnError, match="resolved"):
+            await desk.runner.staff_reply(sid, "one more thing")
+        with pytest.raises(TurnError, match="snooze needs a time"):
+            await desk.runner.set_state(sid, "snoozed")
+        with pytest.raises(TurnError, match="give a tag"):
+            await desk.runner.tag(sid, [" "])
+        # the customer writing again reopens it: staff may reply again
+        await drain(desk.runner.send(sid, "actually, one more question"))
+        await desk.runner.staff_reply(sid, "sure", Actor("dana"))
+    await desk.store.close()
+
+
+async def test_every_staff_action_is_in_the_audit_once_with_person_time_and_origin(where, test_desk):
+    desk, _ = await _desk(where, test_desk, [Answer("hi")])
+    async with desk:
+        [started, *_] = await drain(desk.runner.send(None, "help"))
+        sid = started.session_id
+        runner = desk.runner
+        await runner.staff_note(sid, "looks like a duplicate", Actor("ana", "tui"))
+        await runner.set_context(sid, "customer_id", "C-1", by=Actor("ana", "tui"))
+        await runner.force_handoff(sid, "billing", by=Actor("ana", "api"))
+        await runner.takeover(sid, Actor("bo", "chatwoot"))
+        await runner.staff_reply(sid, "on it", Actor("bo", "chatwoot"))
+        await runner.tag(sid, ["vip", "refund"], priority="high", by=Actor("bo", "cli"))
+        until = datetime(2026, 3, 9, 9, 0, tzinfo=timezone.utc)
+        await runner.set_state(sid, "snoozed", until=until, by=Actor("bo", "cli"))
+        await runner.release(sid, summary="done", by=Actor("bo", "cli"))
+        log = await desk.store.range(sid, 1, await desk.store.last_seq(sid))
+        entries = audit(log)
+        assert [(e.action, e.person, e.origin) for e in entries] == [
+            ("note", "ana", "tui"),
+            ("context", "ana", "tui"),
+            ("handoff", "ana", "api"),
+            ("takeover", "bo", "chatwoot"),
+            ("reply", "bo", "chatwoot"),
+            ("tag", "bo", "cli"),
+            ("state", "bo", "cli"),
+            ("release", "bo", "cli"),
+        ]
+        assert entries[6].detail == "snoozed until 2026-03-09 09:00 UTC"
+        assert entries[5].detail == "tagged vip, refund and set priority high"
+        assert all(e.at == item.created_at for e, item in zip(entries, [i for i in log if i.seq in {x.seq for x in entries}]))
+        # the Markdown export lists them, one table row each
+        info = await desk.store.get_session(sid)
+        assert info is not None
+        markdown = session_markdown(info, log, desk.config)
+        rows = [line for line in markdown.splitlines() if line.startswith("| ") and line[2].isdigit()]
+        assert len(rows) == len(entries)
+        assert "**Staff actions**" in markdown and "| bo | chatwoot | takeover |" in markdown
+    await desk.store.close()
+
+
+def test_customer_sees_the_staff_reply_the_takeover_and_the_release(test_desk):
+    when = datetime(2026, 3, 9, tzinfo=timezone.utc)
+    reply = StaffReply(person="Dana", text="I refunded it.", seq=7, created_at=when)
+    event = customer_event(reply, test_desk)
+    assert event is not None and event.type == "message" and event.seq == 7
+    assert event.data == {"from": "staff", "name": "Dana", "text": "I refunded it.", "at": when.isoformat()}
+    joined = customer_event(Takeover(person="Dana", reason="internal: VIP", seq=3), test_desk)
+    assert joined is not None and joined.data == {"status": "staff", "text": STAFF_JOINED}  # never the reason
+    back = customer_event(Release(person="Dana", to_agent="billing", summary="internal notes", seq=9), test_desk)
+    assert back is not None and back.type == "handoff" and "internal" not in str(back.data)
+    assert customer_event(Message(role="staff", text="a note"), test_desk) is None
