@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from supportdesk.config import ConfigError, DeskConfig, load_desk, resolve_config_path
-from supportdesk.engine.protocol import ProviderError
+from supportdesk.engine.protocol import ModelProvider, ModelServer, ProviderError
+from supportdesk.models import make_provider
 from supportdesk.text import safe_text
 
 OK, BAD, WARN = "✓", "✗", "!"
@@ -83,14 +84,29 @@ def _line(out: Print, mark: str, what: str, text: str) -> None:
     out(f"{mark} {what:<9} {safe_text(text)}")
 
 
-async def diagnose(config: DeskConfig, out: Print = print, http_client: Any = None) -> int:
-    settings = config.model
+async def diagnose(config: DeskConfig, out: Print = print, provider: ModelProvider | None = None) -> int:
+    """Check the configured provider (or `provider`, already built) as far as it can be checked:
+    a `ModelServer` gets the key, server, model and tool checks; any other provider has nothing
+    to reach. The provider is closed before returning."""
     _line(out, OK, "config", config.source or "(built in)")
-    if settings.provider == "offline":
-        _line(out, OK, "provider", "offline: the embedded model needs no server, key or download")
-        return 0
+    if provider is None:
+        try:
+            provider = make_provider(config)
+        except ImportError as exc:  # the provider's extra is not installed
+            _line(out, BAD, "client", str(exc))
+            return 1
+    try:
+        if not isinstance(provider, ModelServer):
+            _line(out, OK, "provider", f"{provider.name}: the embedded model needs no server, key or download")
+            return 0
+        return await _check_server(config, provider, out)
+    finally:
+        await provider.aclose()
 
-    _line(out, OK, "provider", f"openai-compatible server at {settings.base_url}")
+
+async def _check_server(config: DeskConfig, provider: ModelServer, out: Print) -> int:
+    settings = config.model
+    _line(out, OK, "provider", provider.describe())
     failed = False
     if settings.api_key_env:
         if os.environ.get(settings.api_key_env, "").strip():
@@ -101,71 +117,61 @@ async def diagnose(config: DeskConfig, out: Print = print, http_client: Any = No
     else:
         _line(out, OK, "api key", "none configured (fine for local servers; set model.api_key_env for hosted ones)")
 
+    models = _models_in_use(config)
+    served: list[str] | None
     try:
-        from supportdesk.models.openai_compat import OpenAIProvider
-    except ImportError as exc:
-        _line(out, BAD, "client", str(exc))
-        return 1
-
-    provider = OpenAIProvider(config, http_client=http_client)
-    try:
-        models = _models_in_use(config)
-        served: list[str] | None
-        try:
-            served = await provider.list_models()
-            _line(out, OK, "server", f"answers at {settings.base_url} ({len(served)} models listed)")
-        except ProviderError as exc:
-            if exc.kind == "unknown_model":
-                # No /models route (some proxies): the tool probe below still checks the model.
-                served = None
-                _line(out, WARN, "server", "answers but lists no models at /models; checking the model directly")
-            elif exc.kind == "bad_response":
-                served = None
-                _line(out, WARN, "server", f"{exc.message}; checking the model directly")
-            else:
-                _line(out, BAD, "server", exc.message)
-                return 1
-        except Exception as exc:  # whatever a server answers, one line, never a traceback
+        served = await provider.list_models()
+        _line(out, OK, "server", f"answers at {settings.base_url} ({len(served)} models listed)")
+    except ProviderError as exc:
+        if exc.kind == "unknown_model":
+            # No /models route (some proxies): the tool probe below still checks the model.
             served = None
-            _line(out, WARN, "server", f"answered /models with something unreadable ({_what(exc)}); checking the model directly")
+            _line(out, WARN, "server", "answers but lists no models at /models; checking the model directly")
+        elif exc.kind == "bad_response":
+            served = None
+            _line(out, WARN, "server", f"{exc.message}; checking the model directly")
+        else:
+            _line(out, BAD, "server", exc.message)
+            return 1
+    except Exception as exc:  # whatever a server answers, one line, never a traceback
+        served = None
+        _line(out, WARN, "server", f"answered /models with something unreadable ({_what(exc)}); checking the model directly")
 
-        usable: list[str] = []
-        for model, users in models.items():
-            who = f" (used by {', '.join(users)})" if users else ""
-            if served is None or model in served:
-                usable.append(model)
-                if served is not None:
-                    _line(out, OK, "model", f"{model} is served{who}")
-            else:
-                shown = ", ".join(served[:_SHOW_MODELS]) + (" ..." if len(served) > _SHOW_MODELS else "")
-                _line(out, BAD, "model", f"{model}{who} is not served; the server has: {shown or 'none'}")
-                failed = True
+    usable: list[str] = []
+    for model, users in models.items():
+        who = f" (used by {', '.join(users)})" if users else ""
+        if served is None or model in served:
+            usable.append(model)
+            if served is not None:
+                _line(out, OK, "model", f"{model} is served{who}")
+        else:
+            shown = ", ".join(served[:_SHOW_MODELS]) + (" ..." if len(served) > _SHOW_MODELS else "")
+            _line(out, BAD, "model", f"{model}{who} is not served; the server has: {shown or 'none'}")
+            failed = True
 
-        for model in usable:
-            try:
-                called = await provider.probe_tools(model)
-            except ProviderError as exc:
-                kind = "model" if exc.kind == "unknown_model" else "tools"
-                _line(out, BAD, kind, f"{model}: {exc.message}")
-                failed = True
-                continue
-            except Exception as exc:  # whatever a server answers, one line, never a traceback
-                _line(out, BAD, "tools", f"{model}: the server's answer could not be read ({_what(exc)})")
-                failed = True
-                continue
-            if called:
-                _line(out, OK, "tools", f"{model} made a tool call when asked (handoffs will work)")
-            else:
-                _line(
-                    out,
-                    BAD,
-                    "tools",
-                    f"{model} answered with text instead of a tool call; agents cannot hand off with it "
-                    "(use a model or server with tool calling)",
-                )
-                failed = True
-    finally:
-        await provider.aclose()
+    for model in usable:
+        try:
+            called = await provider.probe_tools(model)
+        except ProviderError as exc:
+            kind = "model" if exc.kind == "unknown_model" else "tools"
+            _line(out, BAD, kind, f"{model}: {exc.message}")
+            failed = True
+            continue
+        except Exception as exc:  # whatever a server answers, one line, never a traceback
+            _line(out, BAD, "tools", f"{model}: the server's answer could not be read ({_what(exc)})")
+            failed = True
+            continue
+        if called:
+            _line(out, OK, "tools", f"{model} made a tool call when asked (handoffs will work)")
+        else:
+            _line(
+                out,
+                BAD,
+                "tools",
+                f"{model} answered with text instead of a tool call; agents cannot hand off with it "
+                "(use a model or server with tool calling)",
+            )
+            failed = True
     return 1 if failed else 0
 
 

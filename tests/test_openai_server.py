@@ -15,7 +15,8 @@ from supportdesk.engine.events import Appended, Token
 from supportdesk.engine.protocol import Answer, ProviderError, TextDelta
 from supportdesk.engine.runner import drain
 from supportdesk.engine.tools import ToolRegistry
-from supportdesk.models.openai_compat import MAX_RETRY_AFTER, OpenAIProvider
+from supportdesk.models.openai_compat import OpenAIProvider
+from supportdesk.models.retry import MAX_RETRY_AFTER
 
 
 @pytest.fixture

@@ -131,3 +131,24 @@ class ModelProvider(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class ModelServer(Protocol):
+    """A provider that reaches its model over the network, as `supportdesk doctor` sees it.
+
+    Any provider that has these gets doctor's server, model and tool checks; a provider
+    without them (the embedded model) has nothing to reach, so doctor checks nothing more."""
+
+    def describe(self) -> str:
+        """What it talks to, in a few words ("openai-compatible server at <url>")."""
+        ...
+
+    async def list_models(self) -> list[str]:
+        """Model ids the server serves; ProviderError(unknown_model or bad_response) when it
+        lists none, so doctor checks the configured model directly."""
+        ...
+
+    async def probe_tools(self, model: str) -> bool:
+        """Ask for one tiny forced tool call; True when the model made one."""
+        ...

@@ -16,6 +16,7 @@ from typing import Any, assert_never
 
 from supportdesk.config import AgentConfig, DeskConfig
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome, TurnWaiting
+from supportdesk.engine.handoffs import transfer_tool_name
 from supportdesk.engine.history_window import HistoryWindows, settings_for
 from supportdesk.engine.hooks import (
     AskApproval,
@@ -113,10 +114,6 @@ def provider_error_text(exc: ProviderError) -> str:
 
 class TurnError(Exception):
     """A staff command that cannot be carried out (unknown agent, no such approval ...)."""
-
-
-def transfer_tool_name(agent: str) -> str:
-    return f"transfer_to_{agent}"
 
 
 class Runner:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from supportdesk.engine.handoffs import transfer_tool_name
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.items import (
     ContextSet,
@@ -33,23 +34,11 @@ from supportdesk.items import (
     ToolResult,
 )
 
-TRANSFER_PREFIX = "transfer_to_"
 # Notices about our own failures are not conversation; the model gains nothing from them.
 _SKIPPED_NOTICES = frozenset({"provider_error"})
 # What the model is told when a call it made has no recorded result (a cut history window,
 # or a step that ended before the tool ran).
 MISSING_RESULT = "(no result was recorded for this call)"
-
-
-def transfer_tool_name(agent: str) -> str:
-    return f"{TRANSFER_PREFIX}{agent}"
-
-
-def transfer_target(tool_name: str) -> str | None:
-    """The agent a `transfer_to_<agent>` tool name points at, else None."""
-    if tool_name.startswith(TRANSFER_PREFIX) and len(tool_name) > len(TRANSFER_PREFIX):
-        return tool_name[len(TRANSFER_PREFIX) :]
-    return None
 
 
 def estimate_tokens(text: str) -> int:

@@ -4,24 +4,24 @@ Hosted OpenAI, Ollama, vLLM, llama.cpp and LM Studio all speak `/v1/chat/complet
 tools. This module wraps the official `openai` client (imported here and nowhere else, so the
 offline desk never loads it) behind the desk's small `ModelProvider` protocol:
 
-- the agent's tools become function tools; each handoff target becomes `transfer_to_<agent>`;
+- the agent's tools become function tools; each handoff target becomes `transfer_to_<agent>`
+  (named, and its handoff kind decided, by the desk: engine/handoffs.py);
 - the model's reply maps onto the same actions the embedded model returns (Answer, CallTools,
   Transfer), so the runner, the TUI and replay cannot tell the difference;
-- retries are ours, not the client's: the client would wait up to two minutes on a
-  Retry-After, far past what a chat turn can afford, so we cap the wait and give up clearly;
+- retries are ours, not the client's (the client's max_retries is 0): when and how long to
+  wait is models/retry.py, shared by any HTTP provider;
 - every failure that reaches the runner is a `ProviderError` with a plain sentence, and the
-  API key never appears in one.
+  API key (models/keys.py) never appears in one;
+- it is a `ModelServer` too, so `supportdesk doctor` can check the server, model and tools.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
-import random
 import re
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "the openai provider needs the openai package: pip install 'supportdesk[openai]'"
     ) from exc
 
-from supportdesk.config import DeskConfig, ModelSettings
+from supportdesk.config import DeskConfig
+from supportdesk.engine.handoffs import handoff_kind, transfer_target
 from supportdesk.engine.protocol import (
     Action,
     Answer,
@@ -45,27 +46,15 @@ from supportdesk.engine.protocol import (
     Transfer,
     Usage,
 )
-from supportdesk.items import HandoffKind, Item
-from supportdesk.models.history import (
-    build_messages,
-    estimate_tokens,
-    tool_definitions,
-    transfer_target,
-)
+from supportdesk.items import Item
+from supportdesk.models.history import build_messages, estimate_tokens, tool_definitions
+from supportdesk.models.keys import PLACEHOLDER_KEY, resolve_api_key, scrub_key
+from supportdesk.models.retry import Sleep, backoff_delay, status_retry_wait, waits_too_long
 
-# Local servers ignore the key but the client insists on one.
-PLACEHOLDER_KEY = "not-needed"
-# Longest Retry-After we honour inside a chat turn; a server asking for more gets a clear
-# "rate limited" notice instead of a frozen conversation.
-MAX_RETRY_AFTER = 20.0
-BACKOFF_BASE = 0.5
-BACKOFF_CAP = 8.0
 # Server text quoted in an error is cut to this many characters.
 _MAX_SERVER_TEXT = 200
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-Sleep = Callable[[float], Awaitable[None]]
 
 
 class _StreamDropped(Exception):
@@ -128,58 +117,6 @@ def parse_arguments(raw: str) -> dict[str, Any] | None:
     except (json.JSONDecodeError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
-
-
-def parse_retry_after(headers: Any) -> float | None:
-    """Seconds from `retry-after-ms` or `retry-after` (numeric form); None when absent."""
-    if headers is None:
-        return None
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / divisor
-        except ValueError:
-            continue
-        if seconds >= 0 and seconds != float("inf"):
-            return seconds
-    return None
-
-
-def backoff_delay(attempt: int, rng: random.Random | None = None) -> float:
-    """Exponential backoff with jitter: 0.5 s, 1 s, 2 s ... capped at 8 s."""
-    base = min(BACKOFF_BASE * 2**attempt, BACKOFF_CAP)
-    jitter = 1 - 0.25 * (rng or random).random()
-    return base * jitter
-
-
-def handoff_kind(config: DeskConfig, current: str, target: str) -> HandoffKind:
-    here = config.agents.get(current)
-    there = config.agents.get(target)
-    if here is not None and there is not None and there.level > here.level:
-        return "escalate"
-    if target == config.desk.entry:
-        return "return"
-    return "route"
-
-
-def resolve_api_key(settings: ModelSettings) -> str:
-    """The key from the environment variable the config names, or a placeholder.
-
-    Raises ProviderError(auth) when the config names a variable that is not set: sending a
-    placeholder to a hosted API would only produce a more confusing 401.
-    """
-    if not settings.api_key_env:
-        return PLACEHOLDER_KEY
-    key = os.environ.get(settings.api_key_env, "").strip()
-    if not key:
-        raise ProviderError(
-            "auth",
-            f"the environment variable {settings.api_key_env} is not set; "
-            f"export it with the server's API key",
-        )
-    return key
 
 
 def _plain(text: str) -> str:
@@ -445,13 +382,7 @@ class OpenAIProvider:
     def _retry_wait(self, exc: BaseException, attempt: int) -> float | None:
         """Seconds to wait before trying again, or None when retrying would not help."""
         if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            if status not in (408, 409, 429) and status < 500:
-                return None
-            asked = parse_retry_after(exc.response.headers)
-            if asked is not None:
-                return asked if asked <= MAX_RETRY_AFTER else None
-            return backoff_delay(attempt)
+            return status_retry_wait(exc.status_code, exc.response.headers, attempt)
         if isinstance(exc, openai.APITimeoutError):
             return None  # a hang has already used the whole timeout once
         if isinstance(exc, (openai.APIConnectionError, _StreamDropped)):
@@ -459,9 +390,7 @@ class OpenAIProvider:
         return None
 
     def _scrub(self, text: str) -> str:
-        if self._key and self._key != PLACEHOLDER_KEY and len(self._key) >= 4:
-            text = text.replace(self._key, "***")
-        return _plain(text)
+        return _plain(scrub_key(text, self._key))
 
     def _provider_error(self, exc: BaseException, attempts: int, model: str) -> ProviderError:
         where = self.base_url.rstrip("/")
@@ -496,8 +425,8 @@ class OpenAIProvider:
                     )
                 return ProviderError("bad_response", f"the model server answered HTTP 404{said_part}")
             if status == 429:
-                asked = parse_retry_after(exc.response.headers)
-                if asked is not None and asked > MAX_RETRY_AFTER:
+                asked = waits_too_long(exc.response.headers)
+                if asked is not None:
                     return ProviderError(
                         "rate_limited",
                         f"the model server is rate limiting and asks to wait {asked:g} s; try again later",
@@ -523,7 +452,10 @@ class OpenAIProvider:
             )
         return ProviderError("bad_response", "the model sent an empty reply")
 
-    # --- used by `supportdesk doctor` --------------------------------------------------------
+    # --- the ModelServer protocol, which `supportdesk doctor` checks ----------------------------
+
+    def describe(self) -> str:
+        return f"openai-compatible server at {self.settings.base_url}"
 
     def _where(self) -> str:
         return f"the model server at {self.settings.base_url}"
