@@ -129,14 +129,14 @@ async def test_the_sdk_session_replays_in_the_tui_with_its_handoff(db_path, test
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.total)
         screen = app.screen
-        await until(pilot, lambda: screen.position == 6 and not screen.workers)
+        await until(pilot, lambda: screen.shown == 6 and not screen.workers)
         assert "handoff 1 of 1 · item 6 of 6" in str(screen.query_one("#position").render())
         await pilot.press("left_square_bracket")  # step back to the handoff
-        await until(pilot, lambda: screen.position == 3 and not screen.workers)
+        await until(pilot, lambda: screen.shown == 3 and not screen.workers)
         assert screen.query_one(AgentBar).agent == "Billing Agent"
         assert screen.query_one(HandoffTimeline).current == 3
         await pilot.press("left")
-        await until(pilot, lambda: screen.position == 2 and not screen.workers)
+        await until(pilot, lambda: screen.shown == 2 and not screen.workers)
         assert screen.query_one(AgentBar).agent == "Triage Agent"
     await desk.close()
 

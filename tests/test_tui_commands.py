@@ -216,7 +216,7 @@ async def test_a_slash_command_from_the_palette_runs_or_waits_for_its_arguments(
         await app.run_slash_command("replay")  # needs nothing: it runs
         from supportdesk.tui.screens.replay import ReplayScreen
 
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.position == 14)
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.shown == 14)
         await pilot.pause(0.1)
 
 

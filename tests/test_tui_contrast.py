@@ -78,7 +78,7 @@ def test_every_shipped_theme_is_checked() -> None:
 async def test_borders_secondary_text_and_selections_keep_their_contrast(seeded_db, theme):
     app = SupportDeskApp(desk_factory=lambda: repo_desk(seeded_db), theme=theme, session_id=SEED_ID)
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID and app.chat.query_one(Conversation).last == 14)
         screen = app.screen
         screen.query_one(Conversation).focus()
         await pilot.pause()

@@ -13,7 +13,7 @@ from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, until
 
 async def open_seed(pilot) -> None:
     app = pilot.app
-    await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+    await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID and app.chat.query_one(Conversation).last == 14)
     await pilot.pause()
 
 

@@ -108,7 +108,7 @@ def seeded_db(tmp_path: Path) -> Path:
 
 async def open_chat(pilot) -> None:
     app = pilot.app
-    await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+    await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID and app.chat.query_one(Conversation).last == 14)
     await pilot.pause()
 
 
@@ -148,7 +148,7 @@ async def test_f1_at_80_columns_keeps_every_slash_command_description(seeded_db:
 async def test_replay_help_does_not_send_people_to_a_message_box_it_lacks(seeded_db: Path) -> None:
     app = SupportDeskApp(desk_factory=lambda: repo_desk(seeded_db), theme="desk-dark", replay_id=SEED_ID)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.position == 14)
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.shown == 14)
         await pilot.press("f1")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()

@@ -32,7 +32,7 @@ def make_app(db, **kwargs) -> SupportDeskApp:
 
 async def chat_ready(pilot) -> None:
     app = pilot.app
-    await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+    await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID and app.chat.query_one(Conversation).last == 14)
     await pilot.pause()
 
 
@@ -122,7 +122,7 @@ async def test_f3_maximises_the_focused_pane_and_escape_restores_it(seeded_db):
 async def test_replay_collapses_and_toggles_its_side_column_too(seeded_db):
     app = make_app(seeded_db, replay_id=SEED_ID)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.position == 14)
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.shown == 14)
         await pilot.pause()
         assert not side(app.screen).display
         assert app.screen.query_one(Conversation).size.width >= MIN_CONVERSATION

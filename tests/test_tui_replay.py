@@ -18,7 +18,7 @@ def position_line(screen) -> str:
 
 
 async def settle(pilot, screen, k: int) -> None:
-    await until(pilot, lambda: screen.position == k and not screen.workers)
+    await until(pilot, lambda: screen.shown == k and not screen.workers)
     await pilot.pause(0.05)
 
 

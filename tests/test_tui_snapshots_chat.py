@@ -55,7 +55,7 @@ def test_chat_after_double_charge(snap_compare, seeded_db, theme):
     app = make_app(seeded_db, theme, session_id=SEED_ID)
 
     async def ready(pilot) -> None:
-        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID and app.chat.query_one(Conversation).last == 14)
         await still(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
@@ -66,9 +66,9 @@ def test_replay_stopped_at_a_handoff(snap_compare, seeded_db, theme):
     app = make_app(seeded_db, theme, replay_id=SEED_ID)
 
     async def at_handoff(pilot) -> None:
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.position == 14)
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.shown == 14)
         await pilot.press("left_square_bracket")
-        await until(pilot, lambda: app.screen.position == 5 and not app.screen.workers)
+        await until(pilot, lambda: app.screen.shown == 5 and not app.screen.workers)
         await replay_still(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=at_handoff)
@@ -84,7 +84,7 @@ def test_chat_in_a_small_terminal(snap_compare, seeded_db, size):
     app = make_app(seeded_db, "desk-dark", session_id=SEED_ID)
 
     async def ready(pilot) -> None:
-        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID and app.chat.query_one(Conversation).last == 14)
         await still(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
@@ -97,7 +97,7 @@ def test_replay_in_a_small_terminal(snap_compare, seeded_db, size):
     app = make_app(seeded_db, "desk-dark", replay_id=SEED_ID)
 
     async def at_the_end(pilot) -> None:
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.position == 14)
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.shown == 14)
         await until(pilot, lambda: not app.screen.workers)
         await replay_still(pilot)
 
@@ -111,7 +111,7 @@ def test_help_over_the_chat_in_a_small_terminal(snap_compare, seeded_db, size):
     app = make_app(seeded_db, "desk-dark", session_id=SEED_ID)
 
     async def open_help(pilot) -> None:
-        await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 14)
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID and app.chat.query_one(Conversation).last == 14)
         await pilot.press("f1")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen))
         await still(pilot)

@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.binding import Binding
+from textual.reactive import var
 from textual.widgets import Footer, Input
 
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting
@@ -50,6 +51,10 @@ class ChatScreen(PaneActions):
         Binding("escape", "focus_prompt", "Input", show=False),
         *PANE_BINDINGS,
     ]
+
+    # The session every pane has finished drawing ("" for a new one): `load` awaits several
+    # reads, and what must see the whole screen (tests, snapshots) waits on this, not on time.
+    loaded: var[str | None] = var(None, init=False)
 
     def __init__(self, desk: Any, look: AgentLook, session_id: str | None = None):
         super().__init__()
@@ -105,6 +110,7 @@ class ChatScreen(PaneActions):
             self.query_one(AgentBar).agent = self.desk.config.desk.entry
             self._facts()
             await self._refresh_attention()
+            self.loaded = ""
             return
         snap = await snapshot(self.store, session_id, whole_turn=True)
         if snap is None:
@@ -121,6 +127,7 @@ class ChatScreen(PaneActions):
         self.query_one(AgentBar).agent = snap.agent
         self._recent = list(snap.items)
         await self._refresh_facts()
+        self.loaded = session_id
         if not getattr(self.store, "readonly", False):
             self.resume_turn()  # a turn a crash cut short is finished now (no-op otherwise)
 

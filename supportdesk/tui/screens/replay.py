@@ -63,6 +63,9 @@ class ReplayScreen(PaneActions):
     ]
 
     position: var[int] = var(0, init=False)
+    # The position every pane has finished drawing (`position` is set before the reads for it):
+    # what tests and anything else that must see the whole screen at k wait on.
+    shown: var[int] = var(-1, init=False)
 
     def __init__(self, desk, look: AgentLook, session_id: str, position: int | None = None):
         super().__init__()
@@ -130,6 +133,7 @@ class ReplayScreen(PaneActions):
             context, changed_keys(context, conversation.items, k), last_call_seen(conversation.items, k)
         )
         self.query_one("#position", Static).update(self.position_text(k, index))
+        self.shown = k
 
     async def show_timeline(self, current: int | None) -> None:
         seqs = self.stops[self.page_start : self.page_start + HANDOFF_PAGE]
