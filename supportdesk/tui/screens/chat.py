@@ -26,7 +26,7 @@ from supportdesk.items import Item
 from supportdesk.models.pricing import session_cost
 from supportdesk.store import StoreError
 from supportdesk.text import safe_text
-from supportdesk.tui.attention import needs_staff
+from supportdesk.desk_state import needs_staff
 from supportdesk.tui.exporting import default_export_path, write_export
 from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, last_call_seen, read_handoffs, snapshot
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes

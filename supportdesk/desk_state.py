@@ -1,0 +1,281 @@
+"""Where a conversation stands, folded from its log: who holds it, whether staff are needed and why,
+since when, and the last thing said.
+
+One definition for every reader: the chat screen's "needs staff" header, the inbox's rows and its
+badge, and the per-session summary the stores keep up to date as they append (`advance` over the
+items of each append, as they keep `item_count`), so listing the desk never re-reads a log.
+
+No Textual, no SQL: only the item kinds and the standard library. The fold never reads a clock:
+`since` is the `created_at` of the item that began the state, so a fold of the same items gives
+the same state on any machine, in any process, at any time.
+
+Asking for a person, reaching a limit or a provider failing needs staff until staff act (a note,
+a reply, a manual handoff) or the customer writes again and the agents take a new turn. A pending
+approval needs staff until it is decided, whatever else is said meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, replace
+from datetime import datetime
+from typing import Any, Literal, assert_never, get_args
+
+from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
+
+State = Literal["ai", "needs_staff", "staff", "snoozed", "resolved"]
+# Why the state holds. For `ai`: working / waiting_customer; for `needs_staff`: the rest.
+Detail = Literal[
+    "working",
+    "waiting_customer",
+    "approval",
+    "human_requested",
+    "limit",
+    "denied",
+    "provider_error",
+    "",
+]
+STATES: tuple[State, ...] = get_args(State)
+
+# What the inbox calls each (state, detail), in one place. The issue's six labels, plus the
+# needs-staff reasons it does not name: a failed provider, and "denied", which no item of today
+# reaches (a denial is staff acting; the runner answers it at once) but a staff rule may set.
+LABELS: dict[tuple[State, Detail], str] = {
+    ("ai", "working"): "agent working",
+    ("ai", "waiting_customer"): "waiting for the customer",
+    ("needs_staff", "approval"): "waiting for staff approval",
+    ("needs_staff", "human_requested"): "human requested",
+    ("needs_staff", "limit"): "limit reached",
+    ("needs_staff", "denied"): "approval denied",
+    ("needs_staff", "provider_error"): "provider error",
+    ("staff", ""): "staff holding",
+    ("snoozed", ""): "snoozed",
+    ("resolved", ""): "resolved/idle",
+}
+
+# The inbox's order: the lower the sooner (then the longest wait first).
+URGENCY: dict[tuple[State, Detail], int] = {
+    ("needs_staff", "approval"): 0,
+    ("needs_staff", "human_requested"): 0,
+    ("needs_staff", "limit"): 1,
+    ("needs_staff", "provider_error"): 1,
+    ("needs_staff", "denied"): 1,
+    ("staff", ""): 2,
+    ("ai", "working"): 3,
+    ("ai", "waiting_customer"): 4,
+    ("snoozed", ""): 5,
+    ("resolved", ""): 6,
+}
+
+# The "needs staff" sentence the chat screen's header shows, by detail.
+_REASONS: dict[Detail, str] = {
+    "human_requested": "the customer asked for a person",
+    "limit": "a limit was reached",
+    "denied": "an approval was denied",
+    "provider_error": "the model server failed",
+}
+
+# The last line is for a one-line row, not a transcript: long messages are cut here.
+LAST_LINE_CHARS = 160
+# Context keys that name the customer, best first.
+_CUSTOMER_KEYS = ("customer_name", "customer_email", "customer_id")
+
+
+@dataclass(frozen=True)
+class PendingApproval:
+    approval_id: str
+    tool: str
+
+
+@dataclass(frozen=True)
+class ConversationState:
+    """Where a conversation stands after the items folded so far (through `seq`)."""
+
+    holder: str = ""  # the agent holding it, or the staff member's name when a person holds it
+    held_by_staff: bool = False
+    state: State = "ai"
+    detail: Detail = "waiting_customer"
+    since: datetime | None = None  # when (state, detail) began: an item's created_at
+    last_line: str = ""
+    last_role: str = ""  # who said the last line: customer, agent, staff, system
+    customer: str = ""  # name, email or id when the log has learned it
+    pending: tuple[PendingApproval, ...] = ()
+    tags: tuple[str, ...] = ()
+    priority: str = ""
+    snoozed_until: datetime | None = None
+    seq: int = 0  # the last item folded in
+    # Which of _CUSTOMER_KEYS `customer` came from (a better key replaces a worse one).
+    customer_rank: int = len(_CUSTOMER_KEYS)
+
+    @property
+    def label(self) -> str:
+        return label(self.state, self.detail)
+
+    @property
+    def urgency(self) -> int:
+        return URGENCY.get((self.state, self.detail), len(URGENCY))
+
+    @property
+    def needs_staff(self) -> bool:
+        return self.state == "needs_staff"
+
+    @property
+    def reason(self) -> str:
+        """Why staff are needed, in a few words; "" when they are not (the chat header's text)."""
+        if self.state != "needs_staff":
+            return ""
+        if self.detail == "approval":
+            tools = ", ".join(dict.fromkeys(p.tool for p in self.pending))
+            return f"approval pending: {tools}"
+        return _REASONS.get(self.detail, self.label)
+
+    def to_json(self) -> str:
+        """The state as stored beside the session row (stdlib JSON, times as ISO 8601)."""
+        out = asdict(self)
+        out["since"] = self.since.isoformat() if self.since else None
+        out["snoozed_until"] = self.snoozed_until.isoformat() if self.snoozed_until else None
+        return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> ConversationState:
+        raw: dict[str, Any] = json.loads(text)
+        known = {f for f in cls.__dataclass_fields__}
+        raw = {k: v for k, v in raw.items() if k in known}  # a newer writer's extra fields
+        for key in ("since", "snoozed_until"):
+            if raw.get(key):
+                raw[key] = datetime.fromisoformat(raw[key])
+        raw["pending"] = tuple(PendingApproval(**p) for p in raw.get("pending", ()))
+        raw["tags"] = tuple(raw.get("tags", ()))
+        return cls(**raw)
+
+
+def label(state: State, detail: Detail) -> str:
+    return LABELS.get((state, detail)) or LABELS.get((state, ""), state)
+
+
+def start(holder: str) -> ConversationState:
+    """A new session's state: its entry agent holds it; nobody has said anything yet."""
+    return ConversationState(holder=holder)
+
+
+def _one_line(text: str) -> str:
+    line = re.sub(r"\s+", " ", text).strip()
+    return line if len(line) <= LAST_LINE_CHARS else line[: LAST_LINE_CHARS - 1] + "…"
+
+
+def _moved(state: ConversationState, to: State, detail: Detail, item: Item) -> ConversationState:
+    """The state moved to (to, detail) at `item`; `since` changes only when the pair does."""
+    if (state.state, state.detail) == (to, detail) and state.since is not None:
+        return state
+    return replace(state, state=to, detail=detail, since=item.created_at)
+
+
+def _after_pending(state: ConversationState, item: Item) -> ConversationState:
+    """Where the state settles once no approval is pending (after a decision)."""
+    if state.pending:
+        return _moved(state, "needs_staff", "approval", item)
+    return _moved(state, "ai", "working", item)
+
+
+def advance(state: ConversationState, item: Item) -> ConversationState:
+    """The state after one more item of the log."""
+    if item.seq:
+        state = replace(state, seq=item.seq)
+    if not state.held_by_staff:
+        holder = item.to_agent if isinstance(item, Handoff) else item.agent
+        if holder and holder != state.holder:
+            state = replace(state, holder=holder)
+    sticky = state.state == "needs_staff" and state.detail != "approval"
+    match item:
+        case Message(role=role, text=text):
+            state = replace(state, last_line=_one_line(text), last_role=role)
+            if state.pending:
+                return _moved(state, "needs_staff", "approval", item)
+            match role:
+                case "customer":
+                    return _moved(state, "ai", "working", item)
+                case "staff":
+                    return _moved(state, "ai", "waiting_customer", item)
+                case "agent" | "system":
+                    if sticky:
+                        return state  # the agent's own words do not answer a call for staff
+                    return _moved(state, "ai", "waiting_customer", item)
+                case _:
+                    assert_never(role)
+        case Handoff(handoff_kind=kind):
+            if kind == "manual" and sticky:
+                return _moved(state, "ai", "working", item)  # staff acted
+            return state
+        case Notice(notice_kind=kind, data=data):
+            match kind:
+                case "approval_requested":
+                    wanted = PendingApproval(str(data.get("approval_id", "")), str(data.get("tool", "a tool")))
+                    state = replace(state, pending=(*state.pending, wanted))
+                    return _moved(state, "needs_staff", "approval", item)
+                case "approval_granted" | "approval_denied":
+                    decided = str(data.get("approval_id", ""))
+                    state = replace(state, pending=tuple(p for p in state.pending if p.approval_id != decided))
+                    # Staff have acted: a decision, granted or denied, is theirs to make and the
+                    # agent's to tell the customer (the runner takes that turn at once).
+                    return _after_pending(state, item)
+                case "human_requested" | "limit" | "provider_error":
+                    if state.pending:
+                        return state
+                    return _moved(state, "needs_staff", kind, item)
+                case "info":
+                    return state
+                case _:
+                    assert_never(kind)
+        case ContextSet(key=key, value=value):
+            if key in _CUSTOMER_KEYS and value:
+                rank = _CUSTOMER_KEYS.index(key)
+                if rank <= state.customer_rank:
+                    return replace(state, customer=_one_line(str(value)), customer_rank=rank)
+            return state
+        case ToolCall() | ToolResult():
+            return state
+        case _:
+            assert_never(item)
+
+
+def fold(items: Iterable[Item], state: ConversationState | None = None) -> ConversationState:
+    """The state after `items`, from `state` (a new session's when None)."""
+    state = state if state is not None else ConversationState()
+    for item in items:
+        state = advance(state, item)
+    return state
+
+
+def needs_staff(recent: Iterable[Item], pending: Iterable[Notice] = ()) -> str:
+    """Why staff are needed, in a few words; "" when they are not.
+
+    `recent` is the log's tail (a screen keeps a page of it); `pending` the approval requests
+    still undecided in the whole log (the runner's answer), which the tail alone cannot know."""
+    state = fold(recent)
+    known = tuple(PendingApproval(str(n.data.get("approval_id", "")), str(n.data.get("tool", "a tool"))) for n in pending)
+    if known:
+        state = replace(state, pending=known, state="needs_staff", detail="approval")
+    elif state.detail == "approval":
+        state = replace(state, pending=(), state="ai", detail="working")
+    return state.reason
+
+
+__all__ = [
+    "ConversationState",
+    "Detail",
+    "LABELS",
+    "PendingApproval",
+    "State",
+    "STATES",
+    "URGENCY",
+    "advance",
+    "fold",
+    "label",
+    "needs_staff",
+    "start",
+]
+
+# Every (state, detail) the fold can reach has a label and an urgency.
+assert set(URGENCY) == set(LABELS)
