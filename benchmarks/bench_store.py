@@ -1,16 +1,23 @@
 #!/usr/bin/env python
 """The session store against the OpenAI Agents SDK's SQLiteSession, same machine, same run.
 
-    python benchmarks/bench_store.py            # full sizes (about 1 minute)
-    python benchmarks/bench_store.py --quick    # smaller sizes, for a quick look
+    python benchmarks/bench_store.py            # full sizes (a few minutes)
+    python benchmarks/bench_store.py --quick    # smaller sizes, for a quick look (bars still checked)
 
-Both stores write to a file database in a fresh temporary folder (not :memory:). Rows:
-single-item appends, 100-item appends, 4 writers x 1,000 items (ours: 4 OS processes into
-one session; theirs: 4 asyncio tasks on one SQLiteSession, the SDK's concurrency model),
-latest-50 reads at 10,000 and 1,000,000 items, and the shared context as of a seq at 100,000
-items (the SDK has no such read: its peer figure is get_items() folded in Python, the only
-way to get that answer from it). Each row prints both figures and how many times better
-ours is; the bars from issue 2 are checked at the end and the exit status is 1 if one fails.
+Both stores write to file databases in a fresh temporary folder (not :memory:). The comparison
+is kept fair:
+
+- **Equal durability.** Every write row runs twice: both stores at `synchronous=NORMAL` (the
+  default table: our shipped setting, the SDK set to the same) and both at `synchronous=FULL`
+  (the SDK's shipped setting, ours set to the same). Reads do not sync; they and the build of the
+  big sessions run at NORMAL on both sides.
+- **Equal shape.** The 4-writer row runs 4 OS processes on both sides, each appending single
+  items to one shared session. The SDK's own concurrency model (4 asyncio tasks on one
+  SQLiteSession in one process) is printed beside it for information, without a ratio.
+- **Features without a peer** (the context as of seq k, search, a read while a search runs) are
+  labelled as ours only: the SDK has no such read, so there is no ratio to print.
+
+The bars (issue 16) are checked at the end; the exit status is 1 if one is missed.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import asyncio
 import json
 import os
 import random
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -41,23 +49,45 @@ FULL = {
     "batches": 300,  # x 100 items
     "writers": 4,
     "per_writer": 1_000,
-    "writer_rounds": 3,  # ours and theirs alternate; the median round counts (the machine is shared)
+    "writer_rounds": 3,  # the sides alternate; the median round counts (the machine is shared)
     "small": 10_000,
     "big": 1_000_000,
     "ctx": 100_000,
     "reads": 1_000,
     "ctx_reads": 300,
-    "peer_ctx_reads": 5,
+    "searches": 20,
+    "reads_during_search": 200,
 }
-QUICK = {**FULL, "writer_rounds": 1, "single": 500, "batches": 50, "big": 100_000, "ctx": 20_000, "reads": 300, "ctx_reads": 100, "peer_ctx_reads": 3}
-
+QUICK = {
+    **FULL,
+    "writer_rounds": 1,
+    "single": 500,
+    "batches": 50,
+    "per_writer": 500,
+    "big": 100_000,
+    "ctx": 20_000,
+    "reads": 300,
+    "ctx_reads": 100,
+    "searches": 10,
+    "reads_during_search": 100,
+}
+# Our shipped setting first: it is the default table.
+LEVELS = ("NORMAL", "FULL")
 LOAD_BATCH = 1_000  # items per transaction when building the big sessions
 CTX_KEYS = [f"key{n:02d}" for n in range(20)]
+PAGE = 50  # search hits per page
+# What staff type into the search box: a word in 10 % of the messages (the bar), a word in every
+# message, a rare number, and a two-letter prefix.
+SEARCH_QUERIES = {"refund": "a word in 10 % of messages", "recognise": "a word in every message",
+                  "4711": "a rare word", "re": "a two-letter word"}
+BAR_SEARCH = "refund"
 
 
 def message_text(n: int) -> str:
-    # a realistic support line, different per item so FTS has work to do
-    return f"Customer line {n}: my invoice #{n % 9973} shows a charge I do not recognise, please check it."
+    # A realistic support line, different per item so the search index has work to do; one
+    # message in ten asks for a refund.
+    ask = " I want a refund." if n % 10 == 0 else ""
+    return f"Customer line {n}: my invoice #{n % 9973} shows a charge I do not recognise, please check it.{ask}"
 
 
 # --- what each side appends ------------------------------------------------------------------
@@ -78,10 +108,12 @@ def our_ctx_item(n: int) -> Item:
     return our_message(n)
 
 
-def their_ctx_item(n: int) -> dict[str, Any]:
-    if n % 10 == 0:
-        return {"type": "context_set", "key": CTX_KEYS[(n // 10) % len(CTX_KEYS)], "value": n, "writer": "billing"}
-    return their_message(n)
+def fold_context(upto: int) -> dict[str, Any]:
+    """The reference answer for the context as of item `upto` of the ctx session."""
+    context: dict[str, Any] = {}
+    for n in range(10, upto + 1, 10):
+        context[CTX_KEYS[(n // 10) % len(CTX_KEYS)]] = n
+    return dict(sorted(context.items()))
 
 
 # --- measuring --------------------------------------------------------------------------------
@@ -98,6 +130,7 @@ class Row:
 
     @property
     def ratio(self) -> float:
+        """How many times better ours is (below 1: worse)."""
         if self.higher_is_better:
             return self.ours / self.theirs if self.theirs else float("inf")
         return self.theirs / self.ours if self.ours else float("inf")
@@ -106,6 +139,8 @@ class Row:
 def fmt(value: float, unit: str) -> str:
     if unit == "items/s":
         return f"{value:,.0f} items/s"
+    if unit == "bytes":
+        return f"{value:,.0f} B/item"
     if value >= 1000:
         return f"{value / 1000:,.1f} ms"
     return f"{value:,.0f} µs"
@@ -121,20 +156,56 @@ async def median_us(call: Callable[[], Awaitable[Any]], times: int) -> float:
     return statistics.median(samples)
 
 
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
 def progress(text: str) -> None:
     print(f"  … {text}", file=sys.stderr, flush=True)
 
 
-# --- ours ---------------------------------------------------------------------------------------
+def bytes_per_item(db: Path, items: int) -> float:
+    """The file's used pages (after folding the WAL in) per stored item."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages, free, size = (conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "freelist_count", "page_size"))
+    return (pages - free) * size / items
 
 
-async def ours_bulk(store: SessionStore, sid: str, count: int, make: Callable[[int], Item]) -> None:
-    for start in range(1, count + 1, LOAD_BATCH):
-        await store.append(sid, [make(n) for n in range(start, min(count, start + LOAD_BATCH - 1) + 1)])
+# --- durability: both sides at the same synchronous level ------------------------------------
 
 
-async def ours_writes(folder: Path, sizes: dict[str, int]) -> dict[str, float]:
-    store = await SessionStore.open(folder / "ours_writes.db")
+async def ours_open(db: Path | str, level: str) -> SessionStore:
+    store = await SessionStore.open(db)
+    # The store ships synchronous=NORMAL and has no setting for it: the benchmark sets the
+    # pragma on the store's connection (and reads it back) to run it at the SDK's level too.
+    def set_level(conn: sqlite3.Connection) -> int:
+        conn.execute(f"PRAGMA synchronous = {level}")
+        return conn.execute("PRAGMA synchronous").fetchone()[0]
+
+    assert await store._run(set_level) == {"NORMAL": 1, "FULL": 2}[level]
+    return store
+
+
+def sdk_at(level: str) -> type:
+    """The SDK's SQLiteSession with every connection at `level` (shipped, it keeps SQLite's FULL)."""
+    from agents.memory.sqlite_session import SQLiteSession
+
+    class AtLevel(SQLiteSession):  # type: ignore[misc, valid-type]
+        @staticmethod
+        def _configure_connection(conn: Any) -> None:
+            SQLiteSession._configure_connection(conn)
+            conn.execute(f"PRAGMA synchronous = {level}")
+
+    return AtLevel
+
+
+# --- appends from one process ------------------------------------------------------------------
+
+
+async def ours_writes(folder: Path, sizes: dict[str, int], level: str) -> dict[str, float]:
+    store = await ours_open(folder / f"ours_writes_{level}.db", level)
     try:
         sid = (await store.create_session("triage")).id
         items = [our_message(n) for n in range(sizes["single"])]
@@ -155,132 +226,9 @@ async def ours_writes(folder: Path, sizes: dict[str, int]) -> dict[str, float]:
     return {"single": single, "hundred": hundred}
 
 
-def ours_four_writers(folder: Path, sizes: dict[str, int]) -> tuple[float, str]:
-    """4 OS processes append single items into one session; returns items/s and a verdict."""
-    db = folder / "ours_writers.db"
-
-    async def make() -> str:
-        async with await SessionStore.open(db) as store:
-            return (await store.create_session("triage")).id
-
-    sid = asyncio.run(make())
-    go = folder / "go"
-    procs = []
-    for writer in range(sizes["writers"]):
-        proc = subprocess.Popen(
-            [sys.executable, __file__, "--writer", str(db), sid, str(writer), str(sizes["per_writer"]), str(go)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        procs.append(proc)
-    go.touch()
-    spans = []
-    for proc in procs:
-        out, _ = proc.communicate(timeout=300)
-        if proc.returncode != 0:
-            raise SystemExit(f"writer process failed with exit {proc.returncode}")
-        spans.append(json.loads(out.strip().splitlines()[-1]))
-    elapsed = max(s["end"] for s in spans) - min(s["start"] for s in spans)
-    total = sizes["writers"] * sizes["per_writer"]
-
-    async def verify() -> str:
-        async with await SessionStore.open(db) as store:
-            items = await store.range(sid, 1, total + 10)
-            info = await store.get_session(sid)
-        seqs = [i.seq for i in items]
-        if seqs != list(range(1, total + 1)) or info is None or info.item_count != total:
-            return f"LOST/DUPLICATED: {len(items)} items, item_count {info.item_count if info else None}"
-        for writer in range(sizes["writers"]):
-            own = [i.meta["n"] for i in items if i.meta["writer"] == writer]
-            if own != list(range(sizes["per_writer"])):
-                return f"writer {writer} reordered"
-        return f"{total:,} items, seq 1..{total:,}, each writer in order"
-
-    return total / elapsed, asyncio.run(verify())
-
-
-async def writer_process(db: str, sid: str, writer: int, count: int, go: str) -> None:
-    items = [
-        Message(role="agent", text=f"writer {writer} item {n} " + message_text(n), agent="triage", meta={"writer": writer, "n": n})
-        for n in range(count)
-    ]
-    store = await SessionStore.open(db)
-    print("ready", flush=True)
-    while not os.path.exists(go):
-        time.sleep(0.0005)
-    start = time.time()
-    for item in items:
-        await store.append(sid, [item])
-    end = time.time()
-    await store.close()
-    print(json.dumps({"start": start, "end": end}), flush=True)
-
-
-async def ours_reads(folder: Path, sizes: dict[str, int]) -> dict[str, float]:
-    store = await SessionStore.open(folder / "ours_reads.db")
-    try:
-        out: dict[str, float] = {}
-        for label in ("small", "big"):
-            sid = (await store.create_session("triage")).id
-            progress(f"ours: building a {sizes[label]:,}-item session")
-            start = time.perf_counter()
-            await ours_bulk(store, sid, sizes[label], our_message)
-            out[f"build_{label}"] = sizes[label] / (time.perf_counter() - start)
-            latest = await store.latest(sid, 50)
-            assert [i.seq for i in latest] == list(range(sizes[label] - 49, sizes[label] + 1))
-            out[f"latest_{label}"] = await median_us(lambda: store.latest(sid, 50), sizes["reads"])
-
-        sid = (await store.create_session("triage")).id
-        progress(f"ours: building a {sizes['ctx']:,}-item session with context writes")
-        await ours_bulk(store, sid, sizes["ctx"], our_ctx_item)
-        rng = random.Random(7)
-        points = [rng.randint(1, sizes["ctx"]) for _ in range(sizes["ctx_reads"] + 1)]
-        expected = fold_context([their_ctx_item(n) for n in range(1, sizes["ctx"] + 1)], points[0])
-        got = {k: e.value for k, e in (await store.context_at(sid, points[0])).items()}
-        assert got == expected, "our context_at disagrees with the reference fold"
-        it = iter(points)
-        out["ctx"] = await median_us(lambda: store.context_at(sid, next(it)), sizes["ctx_reads"])
-    finally:
-        await store.close()
-    return out
-
-
-# --- theirs --------------------------------------------------------------------------------------
-
-
-def relaxed_sync(sqlite_session: type) -> type:
-    """The SDK's session with synchronous=NORMAL, as our store runs, to show what durability buys.
-
-    Shipped, SQLiteSession keeps SQLite's default synchronous=FULL: in WAL mode every commit
-    waits for an fsync. Ours uses NORMAL: a commit survives the process being killed (the
-    tests SIGKILL writers), while a power cut may lose the last commits but never corrupts.
-    """
-
-    class RelaxedSync(sqlite_session):  # type: ignore[misc, valid-type]
-        @staticmethod
-        def _configure_connection(conn: Any) -> None:
-            sqlite_session._configure_connection(conn)
-            conn.execute("PRAGMA synchronous = NORMAL")
-
-    return RelaxedSync
-
-
-def fold_context(items: list[dict[str, Any]], upto: int) -> dict[str, Any]:
-    """The context as of item `upto` from a plain item list: the SDK's only route to it."""
-    context: dict[str, Any] = {}
-    for item in items[:upto]:
-        if item.get("type") == "context_set":
-            if item["value"] is None:
-                context.pop(item["key"], None)
-            else:
-                context[item["key"]] = item["value"]
-    return dict(sorted(context.items()))
-
-
-async def theirs_writes(sqlite_session: type, folder: Path, sizes: dict[str, int]) -> dict[str, float]:
-    db = folder / "theirs_writes.db"
-    session = sqlite_session("single", db)
+async def theirs_writes(folder: Path, sizes: dict[str, int], level: str) -> dict[str, float]:
+    db = folder / f"theirs_writes_{level}.db"
+    session = sdk_at(level)("single", db)
     try:
         items = [their_message(n) for n in range(sizes["single"])]
         start = time.perf_counter()
@@ -289,7 +237,7 @@ async def theirs_writes(sqlite_session: type, folder: Path, sizes: dict[str, int
         single = sizes["single"] / (time.perf_counter() - start)
     finally:
         session.close()
-    session = sqlite_session("hundred", db)
+    session = sdk_at(level)("hundred", db)
     try:
         batches = [[their_message(n) for n in range(b * 100, b * 100 + 100)] for b in range(sizes["batches"])]
         start = time.perf_counter()
@@ -302,13 +250,126 @@ async def theirs_writes(sqlite_session: type, folder: Path, sizes: dict[str, int
     return {"single": single, "hundred": hundred}
 
 
-async def theirs_four_writers(sqlite_session: type, folder: Path, sizes: dict[str, int]) -> tuple[float, str]:
-    session = sqlite_session("writers", folder / "theirs_writers.db")
+# --- 4 writers: OS processes on both sides; the SDK's tasks for information ----------------------
+
+
+def writer_text(writer: int, n: int) -> str:
+    return f"writer {writer} item {n} " + message_text(n)
+
+
+def four_writer_processes(side: str, folder: Path, sizes: dict[str, int], level: str) -> tuple[float, str]:
+    """N OS processes append single items into one session; returns items/s and a verdict."""
+    db = folder / f"{side}_writers.db"
+    if side == "ours":
+
+        async def make() -> str:
+            async with await SessionStore.open(db) as store:
+                return (await store.create_session("triage")).id
+
+        sid = asyncio.run(make())
+    else:
+        sid = "writers"
+        sdk_at(level)(sid, db).close()  # the SDK's tables exist before the writers start
+    go = folder / f"go-{side}"
+    procs = []
+    for writer in range(sizes["writers"]):
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "--writer", side, str(db), sid, str(writer), str(sizes["per_writer"]), str(go), level],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        procs.append(proc)
+    go.touch()
+    spans = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=600)
+        if proc.returncode != 0:
+            raise SystemExit(f"{side} writer process failed with exit {proc.returncode}")
+        spans.append(json.loads(out.strip().splitlines()[-1]))
+    elapsed = max(s["end"] for s in spans) - min(s["start"] for s in spans)
+    total = sizes["writers"] * sizes["per_writer"]
+    verdict = asyncio.run(verify_ours(db, sid, sizes) if side == "ours" else verify_theirs(db, sid, sizes))
+    return total / elapsed, verdict
+
+
+async def verify_ours(db: Path, sid: str, sizes: dict[str, int]) -> str:
+    total = sizes["writers"] * sizes["per_writer"]
+    async with await SessionStore.open(db) as store:
+        items = await store.range(sid, 1, total + 10)
+        info = await store.get_session(sid)
+    seqs = [i.seq for i in items]
+    if seqs != list(range(1, total + 1)) or info is None or info.item_count != total:
+        return f"LOST/DUPLICATED: {len(items)} items, item_count {info.item_count if info else None}"
+    for writer in range(sizes["writers"]):
+        if [i.meta["n"] for i in items if i.meta["writer"] == writer] != list(range(sizes["per_writer"])):
+            return f"writer {writer} reordered"
+    return f"{total:,} items, seq 1..{total:,}, each writer in order"
+
+
+async def verify_theirs(db: Path, sid: str, sizes: dict[str, int]) -> str:
+    from agents.memory.sqlite_session import SQLiteSession
+
+    total = sizes["writers"] * sizes["per_writer"]
+    session = SQLiteSession(sid, db)
+    try:
+        items = await session.get_items()
+    finally:
+        session.close()
+    if len(items) != total:
+        return f"LOST/DUPLICATED: {len(items)} of {total:,} items"
+    order: dict[int, list[int]] = {}
+    for item in items:
+        words = str(item["content"]).split()
+        order.setdefault(int(words[1]), []).append(int(words[3]))
+    if any(order.get(w) != list(range(sizes["per_writer"])) for w in range(sizes["writers"])):
+        return "a writer's items reordered"
+    return f"{total:,} items, each writer in order"
+
+
+async def writer_process(side: str, db: str, sid: str, writer: int, count: int, go: str, level: str) -> None:
+    if side == "ours":
+        store = await ours_open(db, level)
+        items = [
+            Message(role="agent", text=writer_text(writer, n), agent="triage", meta={"writer": writer, "n": n})
+            for n in range(count)
+        ]
+
+        async def append(n: int) -> None:
+            await store.append(sid, [items[n]])
+
+        async def close() -> None:
+            await store.close()
+    else:
+        session = sdk_at(level)(sid, db)
+        await session.get_items(limit=1)  # open its connection before the start
+        their_items = [{"role": "assistant", "content": writer_text(writer, n)} for n in range(count)]
+
+        async def append(n: int) -> None:
+            await session.add_items([their_items[n]])
+
+        async def close() -> None:
+            session.close()
+
+    print("ready", flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.0005)
+    start = time.time()
+    for n in range(count):
+        await append(n)
+    end = time.time()
+    await close()
+    print(json.dumps({"start": start, "end": end}), flush=True)
+
+
+async def theirs_four_tasks(folder: Path, sizes: dict[str, int], level: str) -> tuple[float, str]:
+    """The SDK's own concurrency model: 4 asyncio tasks on one SQLiteSession in one process."""
+    session = sdk_at(level)("tasks", folder / "theirs_tasks.db")
     try:
 
         async def writer(w: int) -> None:
             for n in range(sizes["per_writer"]):
-                await session.add_items([{"role": "assistant", "content": f"writer {w} item {n} " + message_text(n)}])
+                await session.add_items([{"role": "assistant", "content": writer_text(w, n)}])
 
         start = time.perf_counter()
         await asyncio.gather(*(writer(w) for w in range(sizes["writers"])))
@@ -321,11 +382,84 @@ async def theirs_four_writers(sqlite_session: type, folder: Path, sizes: dict[st
     return total / elapsed, verdict
 
 
-async def theirs_reads(sqlite_session: type, folder: Path, sizes: dict[str, int]) -> dict[str, float]:
+# --- reads, size, and the features the SDK has no peer for ----------------------------------------
+
+
+async def ours_bulk(store: SessionStore, sid: str, count: int, make: Callable[[int], Item]) -> None:
+    for start in range(1, count + 1, LOAD_BATCH):
+        await store.append(sid, [make(n) for n in range(start, min(count, start + LOAD_BATCH - 1) + 1)])
+
+
+async def latest_during_searches(store: SessionStore, sid: str, reads: int) -> tuple[list[float], int]:
+    """latest-50 reads (µs) while another task runs searches back to back; and how many ran."""
+    running = True
+    searches = 0
+
+    async def searching() -> None:
+        nonlocal searches
+        while running:
+            for query in SEARCH_QUERIES:
+                await store.search(query, limit=PAGE)
+                searches += 1
+
+    task = asyncio.create_task(searching())
+    await asyncio.sleep(0.01)  # the first search is under way
+    samples = []
+    for _ in range(reads):
+        start = time.perf_counter()
+        await store.latest(sid, 50)
+        samples.append((time.perf_counter() - start) * 1e6)
+        await asyncio.sleep(0.0005)  # reads come now and then, as a pane's refresh does
+    running = False
+    await task
+    return samples, searches
+
+
+async def ours_reads(folder: Path, sizes: dict[str, int]) -> dict[str, Any]:
+    db = folder / "ours_reads.db"
+    store = await ours_open(db, "NORMAL")
+    out: dict[str, Any] = {}
+    try:
+        sid = ""
+        for label in ("small", "big"):
+            sid = (await store.create_session("triage")).id
+            progress(f"ours: building a {sizes[label]:,}-item session")
+            start = time.perf_counter()
+            await ours_bulk(store, sid, sizes[label], our_message)
+            out[f"build_{label}"] = sizes[label] / (time.perf_counter() - start)
+            latest = await store.latest(sid, 50)
+            assert [i.seq for i in latest] == list(range(sizes[label] - 49, sizes[label] + 1))
+            out[f"latest_{label}"] = await median_us(lambda: store.latest(sid, 50), sizes["reads"])
+        progress("ours: search")
+        for query in SEARCH_QUERIES:
+            out[f"search_{query}"] = await median_us(lambda: store.search(query, limit=PAGE), sizes["searches"])
+            out[f"hits_{query}"] = len(await store.search(query, limit=PAGE))
+        out["during"], out["searches_meanwhile"] = await latest_during_searches(store, sid, sizes["reads_during_search"])
+    finally:
+        await store.close()
+    out["bytes"] = bytes_per_item(db, sizes["small"] + sizes["big"])
+
+    store = await ours_open(folder / "ours_ctx.db", "NORMAL")
+    try:
+        sid = (await store.create_session("triage")).id
+        progress(f"ours: building a {sizes['ctx']:,}-item session with context writes")
+        await ours_bulk(store, sid, sizes["ctx"], our_ctx_item)
+        rng = random.Random(7)
+        points = [rng.randint(1, sizes["ctx"]) for _ in range(sizes["ctx_reads"] + 1)]
+        got = {k: e.value for k, e in (await store.context_at(sid, points[0])).items()}
+        assert got == fold_context(points[0]), "our context_at disagrees with the reference fold"
+        it = iter(points)
+        out["ctx"] = await median_us(lambda: store.context_at(sid, next(it)), sizes["ctx_reads"])
+    finally:
+        await store.close()
+    return out
+
+
+async def theirs_reads(folder: Path, sizes: dict[str, int]) -> dict[str, float]:
     db = folder / "theirs_reads.db"
     out: dict[str, float] = {}
     for label in ("small", "big"):
-        session = sqlite_session(label, db)
+        session = sdk_at("NORMAL")(label, db)
         try:
             progress(f"theirs: building a {sizes[label]:,}-item session")
             start = time.perf_counter()
@@ -336,20 +470,7 @@ async def theirs_reads(sqlite_session: type, folder: Path, sizes: dict[str, int]
             out[f"latest_{label}"] = await median_us(lambda: session.get_items(limit=50), sizes["reads"])
         finally:
             session.close()
-
-    session = sqlite_session("ctx", db)
-    try:
-        progress(f"theirs: building a {sizes['ctx']:,}-item session with context writes")
-        for first in range(1, sizes["ctx"] + 1, LOAD_BATCH):
-            await session.add_items([their_ctx_item(n) for n in range(first, min(sizes["ctx"], first + LOAD_BATCH - 1) + 1)])
-        rng = random.Random(7)
-
-        async def context_as_of() -> dict[str, Any]:
-            return fold_context(await session.get_items(), rng.randint(1, sizes["ctx"]))
-
-        out["ctx"] = await median_us(context_as_of, sizes["peer_ctx_reads"])
-    finally:
-        session.close()
+    out["bytes"] = bytes_per_item(db, sizes["small"] + sizes["big"])
     return out
 
 
@@ -586,11 +707,6 @@ def turns_per_second(db: str, workers: int, turns: int, folder: Path) -> tuple[f
     return workers * turns / (time.perf_counter() - started), waits
 
 
-def p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-
-
 def postgres_main(url: str, big: bool) -> int:
     try:
         import agents.extensions.memory.sqlalchemy_session  # noqa: F401
@@ -649,13 +765,126 @@ def postgres_main(url: str, big: bool) -> int:
     return 0
 
 
+
 # --- the run -----------------------------------------------------------------------------------
+
+
+def print_table(title: str, rows: list[Row], peer: str = "SQLiteSession") -> None:
+    name_w = max(len(r.name) for r in rows)
+    print(f"\n{title}")
+    print(f"{'':{name_w}}  {'ours':>18}  {peer:>18}  {'ours better':>11}")
+    for r in rows:
+        print(f"{r.name:{name_w}}  {fmt(r.ours, r.unit):>18}  {fmt(r.theirs, r.unit):>18}  {r.ratio:>10.2f}x  {r.note}")
+
+
+def sqlite_main(quick: bool) -> int:
+    try:
+        import agents.memory.sqlite_session  # noqa: F401
+    except ImportError:
+        print("the peer is missing: pip install -e '.[bench]' (PyPI openai-agents)", file=sys.stderr)
+        return 2
+    from importlib.metadata import version
+
+    sizes = QUICK if quick else FULL
+    began = time.perf_counter()
+    print(
+        f"supportdesk SessionStore vs openai-agents {version('openai-agents')} SQLiteSession  "
+        f"(SQLite {sqlite3.sqlite_version}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f}{', --quick sizes' if quick else ''})"
+    )
+    total = sizes["writers"] * sizes["per_writer"]
+    writers = f"{sizes['writers']} writers x {sizes['per_writer']:,} items"
+    bars: list[tuple[str, bool]] = []
+    verdicts: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="bench_store_") as tmp:
+        folder = Path(tmp)
+        for level in LEVELS:
+            progress(f"synchronous={level}: single and 100-item appends")
+            ours_w = asyncio.run(ours_writes(folder, sizes, level))
+            theirs_w = asyncio.run(theirs_writes(folder, sizes, level))
+            rates: dict[str, list[float]] = {"ours": [], "theirs": [], "tasks": []}
+            for round_ in range(sizes["writer_rounds"]):
+                progress(f"synchronous={level}: {writers}, round {round_ + 1} of {sizes['writer_rounds']}")
+                sub = folder / f"writers-{level}-{round_}"
+                sub.mkdir()
+                for side in ("ours", "theirs"):
+                    rate, verdict = four_writer_processes(side, sub, sizes, level)
+                    rates[side].append(rate)
+                    verdicts.append(f"{side} at {level}, round {round_ + 1}: {verdict}")
+                rate, verdict = asyncio.run(theirs_four_tasks(sub, sizes, level))
+                rates["tasks"].append(rate)
+                verdicts.append(f"SDK tasks at {level}, round {round_ + 1}: {verdict}")
+            ours_rate, theirs_rate, tasks_rate = (statistics.median(rates[k]) for k in ("ours", "theirs", "tasks"))
+            shipped = "our shipped setting; the SDK set to the same" if level == "NORMAL" else "the SDK's shipped setting; ours set to the same"
+            rows = [
+                Row("single-item appends", ours_w["single"], theirs_w["single"], "items/s", True),
+                Row("100-item appends", ours_w["hundred"], theirs_w["hundred"], "items/s", True),
+                Row(f"{writers}, 4 OS processes each", ours_rate, theirs_rate, "items/s", True,
+                    f"same shape; median of {len(rates['ours'])} alternating rounds"),
+            ]
+            print_table(f"both at synchronous={level} ({shipped})", rows)
+            print(
+                f"  for information, a different shape (no ratio): the SDK's own model, 4 asyncio tasks on one "
+                f"SQLiteSession in one process: {tasks_rate:,.0f} items/s"
+            )
+            print(
+                f"  every round (items/s): ours {', '.join(f'{r:,.0f}' for r in rates['ours'])}; "
+                f"SDK in processes {', '.join(f'{r:,.0f}' for r in rates['theirs'])}; "
+                f"SDK in tasks {', '.join(f'{r:,.0f}' for r in rates['tasks'])}"
+            )
+            bars += [
+                (f"synchronous={level}: 100-item appends, ours >= the SDK's rate", rows[1].ratio >= 1.0),
+                (f"synchronous={level}: {writers}, 4 processes each, ours >= 1.5x the SDK's rate", rows[2].ratio >= 1.5),
+            ]
+        ours_r = asyncio.run(ours_reads(folder, sizes))
+        theirs_r = asyncio.run(theirs_reads(folder, sizes))
+
+    small, big, ctx = (f"{sizes[k]:,}" for k in ("small", "big", "ctx"))
+    rows = [
+        Row(f"build {big} items (1,000/append)", ours_r["build_big"], theirs_r["build_big"], "items/s", True),
+        Row(f"latest-50 read at {small} items", ours_r["latest_small"], theirs_r["latest_small"], "µs", False, "median"),
+        Row(f"latest-50 read at {big} items", ours_r["latest_big"], theirs_r["latest_big"], "µs", False, "median"),
+        Row(f"file size at {sizes['small'] + sizes['big']:,} items", ours_r["bytes"], theirs_r["bytes"], "bytes", False,
+            "ours includes the search index"),
+    ]
+    print_table("reads and size, both at synchronous=NORMAL (reads do not sync)", rows)
+    print(f"\nours only: features the SDK has no read for (no ratio; {sizes['small'] + sizes['big']:,} messages searched)")
+    feature = [(f"context as of seq k at {ctx} items", fmt(ours_r["ctx"], "µs"), "median, random k")]
+    for query, what in SEARCH_QUERIES.items():
+        feature.append((f"search {query!r}, first {PAGE} hits", fmt(ours_r[f"search_{query}"], "µs"),
+                        f"median; {what}; {ours_r[f'hits_{query}']} hits"))
+    during = ours_r["during"]
+    feature.append(("latest-50 read while searches run", fmt(statistics.median(during), "µs"),
+                    f"median; p95 {fmt(p95(during), 'µs')}, max {fmt(max(during), 'µs')}, "
+                    f"{len(during)} reads over {ours_r['searches_meanwhile']} searches"))
+    name_w = max(len(f[0]) for f in feature)
+    for name, figure, note in feature:
+        print(f"{name:{name_w}}  {figure:>18}  {note}")
+    print("\n4 writers, checked after each run:")
+    for verdict in verdicts:
+        print(f"  {verdict}")
+
+    ours_whole = [v for v in verdicts if v.startswith("ours")]
+    bars += [
+        (f"{writers}: nothing lost, duplicated or reordered (ours, every run)",
+         all(v.endswith(f"{total:,} items, seq 1..{total:,}, each writer in order") for v in ours_whole)),
+        (f"bytes per item: ours <= 1.5x the SDK's", ours_r["bytes"] <= 1.5 * theirs_r["bytes"]),
+        (f"latest-50 read at {big} items <= 1 ms (ours)", ours_r["latest_big"] <= 1000),
+        (f"search {BAR_SEARCH!r} ({SEARCH_QUERIES[BAR_SEARCH]}) <= 100 ms to the first {PAGE} hits",
+         ours_r[f"search_{BAR_SEARCH}"] <= 100_000),
+        ("latest-50 read while searches run <= 5 ms (median)", statistics.median(during) <= 5000),
+    ]
+    print("\nbars:")
+    for text, ok in bars:
+        print(f"  [{'PASS' if ok else 'FAIL'}] {text}")
+    print(f"\nwhole run: {time.perf_counter() - began:.0f} s, load average at the end {os.getloadavg()[0]:.1f}")
+    return 0 if all(ok for _, ok in bars) else 1
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (the bars are still checked)")
-    parser.add_argument("--writer", nargs=5, metavar=("DB", "SESSION", "ID", "COUNT", "GO"), help=argparse.SUPPRESS)
+    parser.add_argument("--writer", nargs=7, help=argparse.SUPPRESS)
     parser.add_argument("--postgres", metavar="URL", help="the PostgreSQL section, on this server (an admin URL)")
     parser.add_argument("--big", action="store_true", help="with --postgres: latest-50 and search at 1,000,000 items")
     parser.add_argument("--pg-writer", nargs=5, help=argparse.SUPPRESS)
@@ -673,94 +902,13 @@ def main() -> int:
         db, turns, go = args.turn_worker
         asyncio.run(turn_worker_process(db, int(turns), go))
         return 0
+    if args.writer:
+        side, db, sid, writer, count, go, level = args.writer
+        asyncio.run(writer_process(side, db, sid, int(writer), int(count), go, level))
+        return 0
     if args.postgres:
         return postgres_main(args.postgres, args.big)
-    if args.writer:
-        db, sid, writer, count, go = args.writer
-        asyncio.run(writer_process(db, sid, int(writer), int(count), go))
-        return 0
-
-    try:
-        from agents.memory.sqlite_session import SQLiteSession
-    except ImportError:
-        print("the peer is missing: pip install -e '.[bench]' (PyPI openai-agents)", file=sys.stderr)
-        return 2
-    from importlib.metadata import version
-
-    sizes = QUICK if args.quick else FULL
-    began = time.perf_counter()
-    import sqlite3
-
-    print(
-        f"supportdesk SessionStore vs openai-agents {version('openai-agents')} SQLiteSession  "
-        f"(SQLite {sqlite3.sqlite_version}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
-        f"{', --quick sizes' if args.quick else ''})"
-    )
-    with tempfile.TemporaryDirectory(prefix="bench_store_") as tmp:
-        folder = Path(tmp)
-        progress("single and 100-item appends")
-        ours_w = asyncio.run(ours_writes(folder, sizes))
-        theirs_w = asyncio.run(theirs_writes(SQLiteSession, folder, sizes))
-        ours_rates, theirs_rates, relaxed_rates = [], [], []
-        for round_ in range(sizes["writer_rounds"]):
-            progress(f"4 writers, round {round_ + 1} of {sizes['writer_rounds']}")
-            sub = folder / f"writers{round_}"
-            sub.mkdir()
-            rate, ours_verdict = ours_four_writers(sub, sizes)
-            ours_rates.append(rate)
-            rate, theirs_verdict = asyncio.run(theirs_four_writers(SQLiteSession, sub, sizes))
-            theirs_rates.append(rate)
-            (sub / "relaxed").mkdir()
-            rate, _ = asyncio.run(theirs_four_writers(relaxed_sync(SQLiteSession), sub / "relaxed", sizes))
-            relaxed_rates.append(rate)
-            if not ours_verdict.startswith(f"{sizes['writers'] * sizes['per_writer']:,} items"):
-                break  # a lost item fails the bar; no need for more rounds
-        ours_rate, theirs_rate, relaxed_rate = (statistics.median(r) for r in (ours_rates, theirs_rates, relaxed_rates))
-        ours_r = asyncio.run(ours_reads(folder, sizes))
-        theirs_r = asyncio.run(theirs_reads(SQLiteSession, folder, sizes))
-
-    small, big, ctx = (f"{sizes[k]:,}" for k in ("small", "big", "ctx"))
-    writers = f"{sizes['writers']} writers x {sizes['per_writer']:,} items"
-    rows = [
-        Row("single-item appends", ours_w["single"], theirs_w["single"], "items/s", True),
-        Row("100-item appends", ours_w["hundred"], theirs_w["hundred"], "items/s", True),
-        Row(writers, ours_rate, theirs_rate, "items/s", True,
-            f"ours: 4 OS processes; theirs: 4 asyncio tasks (median of {len(ours_rates)} alternating rounds)"),
-        Row(f"  same, SDK at synchronous=NORMAL", ours_rate, relaxed_rate, "items/s", True,
-            "for information: the SDK without its per-commit fsync, as ours runs"),
-        Row(f"build {big} items (1,000/append)", ours_r["build_big"], theirs_r["build_big"], "items/s", True),
-        Row(f"latest-50 read at {small} items", ours_r["latest_small"], theirs_r["latest_small"], "µs", False, "median"),
-        Row(f"latest-50 read at {big} items", ours_r["latest_big"], theirs_r["latest_big"], "µs", False, "median"),
-        Row(
-            f"context as of seq k at {ctx} items", ours_r["ctx"], theirs_r["ctx"], "µs", False,
-            "theirs: no such read; get_items() folded in Python",
-        ),
-    ]
-    name_w = max(len(r.name) for r in rows)
-    print(f"\n{'':{name_w}}  {'ours':>18}  {'SQLiteSession':>18}  {'ours better':>11}")
-    for r in rows:
-        print(f"{r.name:{name_w}}  {fmt(r.ours, r.unit):>18}  {fmt(r.theirs, r.unit):>18}  {r.ratio:>10.1f}x  {r.note}")
-    print(f"\n4 writers, after the run: ours {ours_verdict}; theirs {theirs_verdict}")
-
-    print(
-        "4 writers, every round (items/s): ours "
-        + ", ".join(f"{r:,.0f}" for r in ours_rates)
-        + "; theirs "
-        + ", ".join(f"{r:,.0f}" for r in theirs_rates)
-        + "; theirs at NORMAL "
-        + ", ".join(f"{r:,.0f}" for r in relaxed_rates)
-    )
-
-    bars = [
-        (f"{writers}: ours >= 2x the SDK's rate", rows[2].ratio >= 2.0),
-        (f"{writers}: nothing lost (ours)", ours_verdict.startswith(f"{sizes['writers'] * sizes['per_writer']:,} items")),
-        (f"latest-50 read at {big} items <= 1 ms (ours)", ours_r["latest_big"] <= 1000),
-    ]
-    print("\nbars:")
-    for text, ok in bars:
-        print(f"  [{'PASS' if ok else 'FAIL'}] {text}")
-    print(f"\nwhole run: {time.perf_counter() - began:.0f} s")
-    return 0 if all(ok for _, ok in bars) else 1
+    return sqlite_main(args.quick)
 
 
 if __name__ == "__main__":
