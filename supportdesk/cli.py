@@ -93,6 +93,9 @@ async def _run_turns(
                     _err(f"session {event.session_id}: waiting for the turn in progress")
                 elif isinstance(event, Done):
                     outcomes.append(event.outcome)
+                    if event.outcome == "held" and not args.json:
+                        holder = await desk.runner.held_by(event.session_id) or "staff"
+                        _out(f"{holder} (staff) holds this conversation: the message is stored and waits for them")
                     if args.json:
                         show({"turn": len(outcomes), "outcome": event.outcome, "status": event.status,
                               "agent": event.active_agent})
@@ -116,6 +119,7 @@ EXIT_FAILURE = 1  # a database, file or session problem (one line on stderr)
 EXIT_PROVIDER = 3  # a turn ended in a provider error: retry it with `run --retry --session ID`
 EXIT_LIMIT = 4  # a turn hit a desk limit: the fallback agent answered and holds the conversation
 EXIT_VETOED = 5  # a hook vetoed a turn before any agent worked on it (its notice says which and why)
+EXIT_HELD = 6  # a person holds the conversation (a take-over): the message is stored, no agent ran
 
 
 def _exit_code(outcomes: list[str]) -> int:
@@ -125,6 +129,8 @@ def _exit_code(outcomes: list[str]) -> int:
         return EXIT_LIMIT
     if "vetoed" in outcomes:
         return EXIT_VETOED
+    if "held" in outcomes:
+        return EXIT_HELD
     return EXIT_OK
 
 
@@ -343,9 +349,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     check.set_defaults(func=_config_check)
 
     wanted = _requested_command(sys.argv[1:] if argv is None else argv)
+    wanted_module = PLUG_INS[wanted][0] if wanted in PLUG_INS else None
     for name, (module, help_text) in PLUG_INS.items():
         if name == wanted:
             _plug_in(module, sub, common)
+        elif module == wanted_module:
+            continue  # the wanted command's module registered its siblings with it
         else:  # listed in --help without importing the feature (and pydantic with it)
             sub.add_parser(name, help=help_text, add_help=False)
     return parser
@@ -360,6 +369,12 @@ PLUG_INS: dict[str, tuple[str, str]] = {
     "import": ("supportdesk.integrations.import_command", "import Agents SDK SQLite sessions or a Strands session folder"),
     "db": ("supportdesk.dbtools", "copy a desk between databases, check one"),
     "bench": ("supportdesk.bench.cli", "measure a desk on tau2-bench, list past runs"),
+    "takeover": ("supportdesk.staff_command", "take a conversation from the agents (they stay silent)"),
+    "reply": ("supportdesk.staff_command", "write to a conversation's customer as staff"),
+    "release": ("supportdesk.staff_command", "give a taken conversation back to an agent"),
+    "state": ("supportdesk.staff_command", "set a conversation's state: resolved, snoozed ..."),
+    "tag": ("supportdesk.staff_command", "tag a conversation, remove tags, set its priority"),
+    "audit": ("supportdesk.staff_command", "every staff action: who, when, from where, what"),
 }
 # Top-level options that take a value, so their value is not taken for the command's name.
 _VALUE_OPTIONS = {"--db", "--config", "--theme"}
