@@ -23,7 +23,20 @@ from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any, Literal, assert_never, get_args
 
-from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
 
 State = Literal["ai", "needs_staff", "staff", "snoozed", "resolved"]
 # Why the state holds. For `ai`: working / waiting_customer; for `needs_staff`: the rest.
@@ -35,6 +48,8 @@ Detail = Literal[
     "limit",
     "denied",
     "provider_error",
+    "flagged",  # staff set it to needs_staff themselves (`state needs_staff`)
+    "snooze_ended",  # a snooze's time passed (`at(state, now)`): back to staff
     "",
 ]
 STATES: tuple[State, ...] = get_args(State)
@@ -50,6 +65,8 @@ LABELS: dict[tuple[State, Detail], str] = {
     ("needs_staff", "limit"): "limit reached",
     ("needs_staff", "denied"): "approval denied",
     ("needs_staff", "provider_error"): "provider error",
+    ("needs_staff", "flagged"): "flagged for staff",
+    ("needs_staff", "snooze_ended"): "snooze ended",
     ("staff", ""): "staff holding",
     ("snoozed", ""): "snoozed",
     ("resolved", ""): "resolved/idle",
@@ -62,6 +79,8 @@ URGENCY: dict[tuple[State, Detail], int] = {
     ("needs_staff", "limit"): 1,
     ("needs_staff", "provider_error"): 1,
     ("needs_staff", "denied"): 1,
+    ("needs_staff", "flagged"): 1,
+    ("needs_staff", "snooze_ended"): 1,
     ("staff", ""): 2,
     ("ai", "working"): 3,
     ("ai", "waiting_customer"): 4,
@@ -75,6 +94,8 @@ _REASONS: dict[Detail, str] = {
     "limit": "a limit was reached",
     "denied": "an approval was denied",
     "provider_error": "the model server failed",
+    "flagged": "staff flagged it",
+    "snooze_ended": "its snooze ended",
 }
 
 # The last line is for a one-line row, not a transcript: long messages are cut here.
@@ -172,6 +193,14 @@ def _moved(state: ConversationState, to: State, detail: Detail, item: Item) -> C
     return replace(state, state=to, detail=detail, since=item.created_at)
 
 
+def at(state: ConversationState, now: datetime) -> ConversationState:
+    """The state as of `now`: a snooze whose time has passed is back with staff. (The fold reads
+    no clock; readers that show a live state pass theirs.)"""
+    if state.state == "snoozed" and state.snoozed_until is not None and now >= state.snoozed_until:
+        return replace(state, state="needs_staff", detail="snooze_ended", since=state.snoozed_until)
+    return state
+
+
 def _after_pending(state: ConversationState, item: Item) -> ConversationState:
     """Where the state settles once no approval is pending (after a decision)."""
     if state.pending:
@@ -180,11 +209,24 @@ def _after_pending(state: ConversationState, item: Item) -> ConversationState:
 
 
 def advance(state: ConversationState, item: Item) -> ConversationState:
-    """The state after one more item of the log."""
+    """The state after one more item of the log.
+
+    While a person holds the conversation (a take-over not yet released) it is theirs: whatever
+    would hand it to the agents or call for staff leaves it `staff` (they are the staff); only
+    resolving or snoozing it moves it, and a customer writing again brings it back to them."""
+    moved = _advance(state, item)
+    if moved.held_by_staff and moved.state in ("ai", "needs_staff"):
+        # Judged against the state before the item, so a held conversation's `since` stays put.
+        before = replace(moved, state=state.state, detail=state.detail, since=state.since)
+        return _moved(before, "staff", "", item)
+    return moved
+
+
+def _advance(state: ConversationState, item: Item) -> ConversationState:
     if item.seq:
         state = replace(state, seq=item.seq)
-    if not state.held_by_staff:
-        holder = item.to_agent if isinstance(item, Handoff) else item.agent
+    if not state.held_by_staff and not isinstance(item, Takeover):
+        holder = item.to_agent if isinstance(item, Handoff | Release) else item.agent
         if holder and holder != state.holder:
             state = replace(state, holder=holder)
     sticky = state.state == "needs_staff" and state.detail != "approval"
@@ -197,6 +239,8 @@ def advance(state: ConversationState, item: Item) -> ConversationState:
                 case "customer":
                     return _moved(state, "ai", "working", item)
                 case "staff":
+                    if state.state in ("snoozed", "resolved"):
+                        return state  # a note on a parked conversation does not reopen it
                     return _moved(state, "ai", "waiting_customer", item)
                 case "agent" | "system":
                     if sticky:
@@ -236,6 +280,35 @@ def advance(state: ConversationState, item: Item) -> ConversationState:
             return state
         case ToolCall() | ToolResult():
             return state
+        case Takeover(person=person):
+            state = replace(state, holder=person, held_by_staff=True, snoozed_until=None)
+            return _moved(state, "staff", "", item)
+        case Release(to_agent=to_agent):
+            state = replace(state, holder=to_agent, held_by_staff=False)
+            if state.pending:
+                return _moved(state, "needs_staff", "approval", item)
+            # The agent answers the customer's next message.
+            return _moved(state, "ai", "waiting_customer", item)
+        case StaffReply(text=text):
+            state = replace(state, last_line=_one_line(text), last_role="staff")
+            if state.state in ("snoozed", "resolved") or state.pending:
+                return state
+            return _moved(state, "ai", "waiting_customer", item)  # staff answered the call
+        case StateChange(state=to, until=until):
+            match to:
+                case "snoozed":
+                    return _moved(replace(state, snoozed_until=until), "snoozed", "", item)
+                case "resolved":
+                    return _moved(replace(state, snoozed_until=None), "resolved", "", item)
+                case "needs_staff":
+                    return _moved(replace(state, snoozed_until=None), "needs_staff", "flagged", item)
+                case "ai":
+                    return _moved(replace(state, snoozed_until=None), "ai", "waiting_customer", item)
+                case _:
+                    assert_never(to)
+        case TagChange(added=added, removed=removed, priority=priority):
+            tags = tuple(t for t in dict.fromkeys((*state.tags, *added)) if t not in removed)
+            return replace(state, tags=tags, priority=state.priority if priority is None else priority)
         case _:
             assert_never(item)
 
@@ -271,6 +344,7 @@ __all__ = [
     "STATES",
     "URGENCY",
     "advance",
+    "at",
     "fold",
     "label",
     "needs_staff",

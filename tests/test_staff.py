@@ -178,3 +178,45 @@ def test_customer_sees_the_staff_reply_the_takeover_and_the_release(test_desk):
     back = customer_event(Release(person="Dana", to_agent="billing", summary="internal notes", seq=9), test_desk)
     assert back is not None and back.type == "handoff" and "internal" not in str(back.data)
     assert customer_event(Message(role="staff", text="a note"), test_desk) is None
+
+
+def test_the_fold_reads_who_holds_it_its_state_tags_and_when_a_snooze_ends() -> None:
+    from datetime import timedelta
+
+    from supportdesk import desk_state
+    from supportdesk.items import Handoff, StateChange, TagChange
+
+    t0 = datetime(2026, 3, 3, 10, 0, tzinfo=timezone.utc)
+    until = t0 + timedelta(hours=2)
+    log = [
+        Message(role="customer", text="charged twice", agent="triage"),
+        Handoff(from_agent="triage", to_agent="billing", agent="triage"),
+        Message(role="agent", text="Let me check.", agent="billing"),
+        Takeover(person="dana", agent="billing"),
+        Message(role="customer", text="hello?", agent="billing"),
+        StaffReply(person="dana", text="Dana here.", agent="billing"),
+        TagChange(person="dana", added=["vip", "refund"], priority="high", agent="billing"),
+        TagChange(person="sam", removed=["refund"], agent="billing"),
+        StateChange(person="dana", state="snoozed", until=until, agent="billing"),
+    ]
+    log = [i.model_copy(update={"seq": n, "created_at": t0 + timedelta(minutes=n)}) for n, i in enumerate(log, 1)]
+    states = [desk_state.fold(log[:k], desk_state.start("triage")) for k in range(1, len(log) + 1)]
+    assert [(s.state, s.holder, s.held_by_staff) for s in states[2:6]] == [
+        ("ai", "billing", False), ("staff", "dana", True), ("staff", "dana", True), ("staff", "dana", True),
+    ]
+    assert states[3].since == log[3].created_at and states[5].since == log[3].created_at  # held since the take-over
+    assert states[5].last_line == "Dana here." and states[5].last_role == "staff"
+    snoozed = states[-1]
+    assert (snoozed.state, snoozed.tags, snoozed.priority, snoozed.snoozed_until) == ("snoozed", ("vip",), "high", until)
+    assert desk_state.at(snoozed, until - timedelta(seconds=1)).state == "snoozed"
+    woke = desk_state.at(snoozed, until)
+    assert (woke.state, woke.detail, woke.label, woke.since) == ("needs_staff", "snooze_ended", "snooze ended", until)
+    # the customer writing while a person holds it brings it back to them; release hands it on
+    back = desk_state.advance(snoozed, Message(role="customer", text="?", agent="billing", seq=10, created_at=until))
+    assert (back.state, back.holder) == ("staff", "dana")
+    released = desk_state.advance(back, Release(person="dana", to_agent="senior", summary="s", seq=11, created_at=until))
+    assert (released.state, released.detail, released.holder, released.held_by_staff) == ("ai", "waiting_customer", "senior", False)
+    resolved = desk_state.advance(released, StateChange(person="dana", state="resolved", seq=12, created_at=until))
+    assert resolved.label == "resolved/idle"
+    flagged = desk_state.advance(resolved, StateChange(person="dana", state="needs_staff", seq=13, created_at=until))
+    assert (flagged.needs_staff, flagged.reason) == (True, "staff flagged it")

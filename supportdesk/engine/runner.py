@@ -59,6 +59,7 @@ from supportdesk.items import (
     ToolCall,
     ToolResult,
 )
+from supportdesk import desk_state
 from supportdesk.staff import PART_OF_ACT, Actor, default_person
 from supportdesk.store import Store
 
@@ -669,15 +670,16 @@ class Runner:
         return item.person if isinstance(item, Takeover) else None
 
     async def resolved(self, session_id: str) -> bool:
-        """Staff resolved it and the customer has not written since."""
+        """The conversation's state is `resolved` (desk_state's fold): staff resolved it and
+        nothing since reopened it (the customer writing, a take-over, another state)."""
         changes = await self.store.kind_seqs(session_id, "state_change")
         if not changes:
             return False
         last = await self.store.item(session_id, changes[-1])
         if not isinstance(last, StateChange) or last.state != "resolved":
             return False
-        after = await self.store.range(session_id, last.seq + 1, last.seq + HISTORY_WINDOW)
-        return not any(isinstance(i, Message) and i.role == "customer" for i in after)
+        after = await self.store.range(session_id, last.seq + 1, await self.store.last_seq(session_id))
+        return desk_state.fold(after, desk_state.ConversationState(state="resolved")).state == "resolved"
 
     async def _staff_append(self, session_id: str, items: list[Item]) -> list[Item]:
         async with self.store.turn(session_id):
@@ -749,6 +751,9 @@ class Runner:
         if state != "snoozed" and until is not None:
             raise TurnError("only a snooze takes --until")
         async with self.store.turn(session_id):
+            holder = await self.held_by(session_id) if state == "ai" else None
+            if holder is not None:
+                raise TurnError(f"{holder} holds this conversation; release it to give it to the agents")
             active = await self._active_agent(session_id)
             item = StateChange(person=by.person, origin=by.origin, state=state, until=until, reason=reason, agent=active)
             [stored] = await self.store.append(session_id, [item])
