@@ -375,6 +375,7 @@ PLUG_INS: dict[str, tuple[str, str]] = {
     "state": ("supportdesk.staff_command", "set a conversation's state: resolved, snoozed ..."),
     "tag": ("supportdesk.staff_command", "tag a conversation, remove tags, set its priority"),
     "audit": ("supportdesk.staff_command", "every staff action: who, when, from where, what"),
+    "stats": ("supportdesk.stats_command", "the desk's figures over a time range: a dashboard, or --json"),
 }
 # Top-level options that take a value, so their value is not taken for the command's name.
 _VALUE_OPTIONS = {"--db", "--config", "--theme"}

@@ -33,6 +33,10 @@ Origin = Literal["tui", "cli", "api", "chatwoot"]
 SettableState = Literal["ai", "needs_staff", "snoozed", "resolved"]
 Priority = Literal["none", "low", "medium", "high", "urgent"]
 
+# How the output of a tool result held for staff approval begins: the call has not happened
+# yet (the TUI must not draw it as done, the desk's figures must not count it as made).
+APPROVAL_PENDING = "waiting for staff approval"
+
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)

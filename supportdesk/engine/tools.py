@@ -15,14 +15,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from supportdesk.engine.protocol import ToolSpec
-from supportdesk.items import Notice
+from supportdesk.items import APPROVAL_PENDING, Notice
 
 if TYPE_CHECKING:
     from supportdesk.config import AgentConfig, DeskConfig
-
-
-# How a tool result held for staff approval begins (the TUI must not draw it as done).
-APPROVAL_PENDING = "waiting for staff approval"
 
 
 class PolicyDenied(Exception):

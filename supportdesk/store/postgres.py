@@ -29,6 +29,8 @@ import asyncpg
 
 from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
 from supportdesk.store.location import StoreLocation, scrub
+from supportdesk.store.figures import DeskFigures
+from supportdesk.store.pg_figures import read_figures
 from supportdesk.store.pg_schema import CURRENT_VERSION, MIGRATIONS, TABLES
 from supportdesk.store.protocol import (
     MATCH_END,
@@ -653,6 +655,13 @@ class PostgresStore:
         return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
 
     # --- search and fork ---------------------------------------------------------------------
+
+    async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:
+        try:
+            async with self._pool.acquire(timeout=CONNECT_TIMEOUT_S) as conn:
+                return await read_figures(conn, since, until)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
+            raise self._failed(exc) from None
 
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
         query = _tsquery(text)

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, field_validator
 
 from supportdesk.items import Handoff, Item
+from supportdesk.store.figures import DeskFigures
 
 # Private-use code points that mark a search match inside a snippet: they cannot be
 # confused with markup or with anything a customer typed in a search result.
@@ -240,6 +241,14 @@ class Store(Protocol):
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]: ...
 
     async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]: ...
+
+    # --- the desk's figures ---
+    async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:
+        """Aggregates of every session's log over `since <= created_at < until` (None: from
+        the beginning), computed by the database: conversations per agent, handoffs, first
+        answer and resolution times, refunds and credits, notices, token usage
+        (`store/figures.py` defines each). Its cost follows the sessions touched in the window."""
+        ...
 
     # --- search and fork ---
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]: ...

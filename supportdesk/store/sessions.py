@@ -35,6 +35,8 @@ from supportdesk.store.protocol import (
     search_words,
 )
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, MIGRATIONS
+from supportdesk.store.figures import DeskFigures
+from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease
 from supportdesk.text import one_line
 
@@ -775,6 +777,10 @@ class SessionStore:
         return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
 
     # --- search and fork ---------------------------------------------------------------------
+
+    async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:
+        path, timeout_s = self.path, self._busy_timeout_s
+        return await self._run(lambda conn: _explained(lambda: read_figures(conn, since, until), path, timeout_s))
 
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
         query = _fts_query(text)

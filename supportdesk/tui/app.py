@@ -11,6 +11,7 @@ key bindings and slash commands:
 - `force_handoff(agent)`     hand the current session to an agent (a manual handoff)
 - `action_approve()` / `action_deny()`  decide the latest pending approval
 - `action_add_note()`        put `/note ` in the input, ready for a staff note
+- `action_open_dashboard()`  the dashboard: pictures of the desk over a time range
 - `action_help()`            the help screen listing every binding
 - `pick_theme()`             the theme picker (desk themes first)
 - `run_slash_command(name)`  a slash command from the palette (runs it, or fills the input)
@@ -121,6 +122,7 @@ class SupportDeskApp(App[int]):
         Binding("question_mark", "help", "Help", show=False),
         Binding("ctrl+b", "open_browser", "Sessions", show=False),
         Binding("ctrl+t", "open_bench", "Bench runs", show=False),
+        Binding("f4", "open_dashboard", "Dashboard", show=False, tooltip="Pictures of the desk over a time range"),
     ]
 
     def __init__(
@@ -314,6 +316,16 @@ class SupportDeskApp(App[int]):
         from supportdesk.tui.screens.bench import BenchScreen
 
         self.push_screen(BenchScreen(self.desk, self.look))
+
+    def action_open_dashboard(self) -> None:
+        """Pictures of the desk over a time range: the screen of `supportdesk stats`."""
+        if self._chat_ready() is None:
+            return
+        from supportdesk.tui.screens.dashboard import DashboardScreen
+
+        if not isinstance(self.screen, DashboardScreen):
+            # "Now" is the store's clock: the one that stamps what is written (tests fix it).
+            self.push_screen(DashboardScreen(self.desk.store, self.desk.config, clock=self.desk.store.clock))
 
     async def _browser_chose(self, choice: BrowserChoice | None) -> None:
         if not choice:

@@ -89,6 +89,11 @@ class DeskCommands(Provider):
         app = self.app
         yield Command("New session", "Start a fresh conversation", partial(_call, app, "action_new_session"))
         yield Command("Open session browser", "Browse, search, replay, fork and delete sessions", partial(_call, app, "action_open_browser"))
+        yield Command(
+            "Open dashboard",
+            "Pictures of the desk: conversations per agent, handoffs, waits, refunds, errors, tokens",
+            partial(_call, app, "action_open_dashboard"),
+        )
         yield Command("Export transcript", "Write the current session as Markdown or JSON", partial(_call, app, "action_export"))
         yield Command("Approve pending approval", "Let the waiting tool call go ahead", partial(_call, app, "action_approve"))
         yield Command("Deny pending approval", "Refuse the waiting tool call", partial(_call, app, "action_deny"))

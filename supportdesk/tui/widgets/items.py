@@ -18,8 +18,8 @@ from textual.containers import Vertical
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from supportdesk.engine.tools import APPROVAL_PENDING
 from supportdesk.items import (
+    APPROVAL_PENDING,
     ContextSet,
     Handoff,
     Item,

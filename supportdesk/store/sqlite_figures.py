@@ -1,0 +1,193 @@
+"""`desk_figures` on SQLite: the desk's aggregates over a window, in SQL (see `figures.py`).
+
+Every statement starts from the sessions touched since the window opened (`sessions.updated_at`,
+indexed: an append moves it, so a session with an item in the window is among them) and reaches
+their items through the `(session_id, kind, seq)` index: a window of today reads today's
+sessions, not the table. The statements run in one read transaction, in one hop to the
+connection's thread, so the figures agree with each other.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from supportdesk.items import APPROVAL_PENDING
+from supportdesk.store.figures import (
+    AMOUNT_EDGES,
+    DURATION_EDGES,
+    EPOCH,
+    MONEY_TOOLS,
+    PERCENTILES,
+    WAITING_STATUSES,
+    DeskFigures,
+    Distribution,
+    HandoffEdge,
+    MoneyFigures,
+    UsageRow,
+    bucket_sums,
+    rank_sql,
+)
+
+# The sessions that may hold an item in the window, and the window test on an item `i`.
+_TOUCHED = "WITH w AS (SELECT id FROM sessions WHERE updated_at >= :since)"
+_IN_WINDOW = "{a}.created_at >= :since AND {a}.created_at < :until"
+_ROLE = "json_extract({a}.body, '$.role')"
+_MONEY = ", ".join(f"'{name}'" for name in MONEY_TOOLS)
+_WAITING = ", ".join(f"'{status}'" for status in WAITING_STATUSES)
+_PENDING = APPROVAL_PENDING.replace("'", "''")
+
+
+def _summary(durations_cte: str) -> str:
+    """One row summarising the durations `s` of the CTE `dur`: n, sum, max, percentiles, buckets."""
+    ranks = ", ".join(f"max(CASE WHEN rn = {rank_sql(p, 'max')} THEN s END)" for p in PERCENTILES)
+    return f"""
+        {durations_cte},
+        r AS (SELECT s, row_number() OVER (ORDER BY s) AS rn, count(*) OVER () AS n FROM dur)
+        SELECT count(*), coalesce(sum(s), 0), max(s), {ranks}, {bucket_sums('s', DURATION_EDGES)} FROM r
+    """
+
+
+def _seconds(later: str, earlier: str) -> str:
+    return f"round((julianday({later}) - julianday({earlier})) * 86400.0, 3)"
+
+
+SQL_CONVERSATIONS = f"""
+    {_TOUCHED}
+    SELECT count(*) FROM w WHERE EXISTS (
+        SELECT 1 FROM items AS i WHERE i.session_id = w.id AND {_IN_WINDOW.format(a='i')})
+"""
+SQL_STARTED = """
+    SELECT count(*) FROM sessions
+    WHERE updated_at >= :since AND created_at >= :since AND created_at < :until
+"""
+SQL_TAKEN = f"""
+    {_TOUCHED},
+    took AS (
+        SELECT id AS sid, entry_agent AS agent FROM sessions
+        WHERE updated_at >= :since AND created_at >= :since AND created_at < :until
+        UNION
+        SELECT i.session_id, json_extract(i.body, '$.to_agent')
+        FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff'
+        WHERE {_IN_WINDOW.format(a='i')})
+    SELECT agent, count(*) FROM took GROUP BY agent ORDER BY agent
+"""
+SQL_HANDOFFS = f"""
+    {_TOUCHED}
+    SELECT json_extract(i.body, '$.from_agent'), json_extract(i.body, '$.to_agent'),
+           json_extract(i.body, '$.handoff_kind'), count(*)
+    FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff'
+    WHERE {_IN_WINDOW.format(a='i')}
+    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+"""
+SQL_ESCALATED = f"""
+    {_TOUCHED}
+    SELECT json_extract(i.body, '$.from_agent'), count(DISTINCT i.session_id)
+    FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff'
+    WHERE {_IN_WINDOW.format(a='i')} AND json_extract(i.body, '$.handoff_kind') = 'escalate'
+    GROUP BY 1 ORDER BY 1
+"""
+# Each touched session's first customer message (its seq).
+_ASKED = f"""
+    asked AS (
+        SELECT w.id AS sid, (
+            SELECT seq FROM items WHERE session_id = w.id AND kind = 'message'
+                AND {_ROLE.format(a='items')} = 'customer' ORDER BY seq LIMIT 1) AS q
+        FROM w)
+"""
+_FIRST_ANSWERS = f"""
+    {_TOUCHED}, {_ASKED},
+    d AS (
+        SELECT q.created_at AS asked_at, (
+            SELECT a.created_at FROM items AS a
+            WHERE a.session_id = asked.sid AND a.kind = 'message' AND a.seq > asked.q
+                AND {_ROLE.format(a='a')} = 'agent'
+            ORDER BY a.seq LIMIT 1) AS answered_at
+        FROM asked JOIN items AS q ON q.session_id = asked.sid AND q.seq = asked.q
+        WHERE {_IN_WINDOW.format(a='q')})
+"""
+SQL_FIRST_ANSWER = _summary(
+    f"{_FIRST_ANSWERS}, dur AS (SELECT {_seconds('answered_at', 'asked_at')} AS s FROM d WHERE answered_at IS NOT NULL)"
+)
+SQL_UNANSWERED = f"{_FIRST_ANSWERS} SELECT count(*) FROM d WHERE answered_at IS NULL"
+SQL_RESOLUTION = _summary(
+    f"""
+    {_TOUCHED}, {_ASKED},
+    dur AS (
+        SELECT {_seconds('l.created_at', 'q.created_at')} AS s
+        FROM asked
+        JOIN sessions AS ses ON ses.id = asked.sid
+        JOIN items AS q ON q.session_id = asked.sid AND q.seq = asked.q
+        JOIN items AS l ON l.session_id = asked.sid AND l.seq = (
+            SELECT seq FROM items WHERE session_id = asked.sid AND kind = 'message' ORDER BY seq DESC LIMIT 1)
+        WHERE ses.status NOT IN ({_WAITING}) AND {_ROLE.format(a='l')} = 'agent' AND {_IN_WINDOW.format(a='l')})
+    """
+)
+SQL_MONEY = f"""
+    {_TOUCHED},
+    made AS (
+        SELECT json_extract(r.body, '$.name') AS tool, CAST(json_extract(c.body, '$.arguments.amount') AS REAL) AS amount
+        FROM w
+        JOIN items AS r ON r.session_id = w.id AND r.kind = 'tool_result'
+        JOIN items AS c ON c.session_id = r.session_id AND c.seq = (
+            SELECT max(seq) FROM items
+            WHERE session_id = r.session_id AND kind = 'tool_call' AND seq < r.seq
+                AND json_extract(body, '$.call_id') = json_extract(r.body, '$.call_id'))
+        WHERE {_IN_WINDOW.format(a='r')}
+            AND json_extract(r.body, '$.name') IN ({_MONEY})
+            AND NOT json_extract(r.body, '$.is_error')
+            AND json_extract(r.body, '$.output') NOT LIKE '{_PENDING}%')
+    SELECT tool, count(*), round(coalesce(sum(amount), 0), 2), {bucket_sums('amount', AMOUNT_EDGES)}
+    FROM made GROUP BY tool ORDER BY tool
+"""
+SQL_NOTICES = f"""
+    {_TOUCHED}
+    SELECT json_extract(i.body, '$.notice_kind'), count(*)
+    FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'notice'
+    WHERE {_IN_WINDOW.format(a='i')}
+    GROUP BY 1 ORDER BY 1
+"""
+SQL_USAGE = f"""
+    {_TOUCHED}
+    SELECT i.agent, coalesce(json_extract(i.meta, '$.model'), ''),
+           sum(coalesce(json_extract(i.meta, '$.usage.input_tokens'), 0)),
+           sum(coalesce(json_extract(i.meta, '$.usage.output_tokens'), 0)),
+           min(coalesce(json_extract(i.meta, '$.usage.reported'), 1))
+    FROM w JOIN items AS i ON i.session_id = w.id
+    WHERE {_IN_WINDOW.format(a='i')} AND i.meta IS NOT NULL AND json_extract(i.meta, '$.usage') IS NOT NULL
+    GROUP BY 1, 2 ORDER BY 1, 2
+"""
+
+
+def read_figures(conn: sqlite3.Connection, since: datetime | None, until: datetime) -> DeskFigures:
+    """Every figure of the window, in one read transaction (run in the connection's thread)."""
+    params = {"since": (since or EPOCH).isoformat(), "until": until.isoformat()}
+
+    def rows(sql: str) -> list[tuple]:
+        return conn.execute(sql, params).fetchall()
+
+    conn.execute("BEGIN")
+    try:
+        return DeskFigures(
+            since=since,
+            until=until,
+            conversations=rows(SQL_CONVERSATIONS)[0][0],
+            started=rows(SQL_STARTED)[0][0],
+            taken={agent: n for agent, n in rows(SQL_TAKEN)},
+            escalated={agent: n for agent, n in rows(SQL_ESCALATED)},
+            handoffs=tuple(HandoffEdge(*row) for row in rows(SQL_HANDOFFS)),
+            first_answer=Distribution.from_row(rows(SQL_FIRST_ANSWER)[0]),
+            unanswered=rows(SQL_UNANSWERED)[0][0],
+            resolution=Distribution.from_row(rows(SQL_RESOLUTION)[0]),
+            money={
+                tool: MoneyFigures(count=n, total=float(total), buckets=tuple(int(b or 0) for b in buckets))
+                for tool, n, total, *buckets in rows(SQL_MONEY)
+            },
+            notices={kind: n for kind, n in rows(SQL_NOTICES)},
+            usage=tuple(
+                UsageRow(agent, str(model), int(tokens_in), int(tokens_out), bool(reported))
+                for agent, model, tokens_in, tokens_out, reported in rows(SQL_USAGE)
+            ),
+        )
+    finally:
+        conn.execute("COMMIT")

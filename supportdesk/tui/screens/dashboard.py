@@ -1,0 +1,343 @@
+"""The dashboard: pictures of the desk over a time range (today, 7 days, 30 days, all).
+
+The figures come from `supportdesk.stats` (one place for the command and this screen); the
+charts are plotext's, through `textual-plotext`, imported only when this screen opens. The
+handoff flow is drawn with box characters (plotext has no flow chart). Agent names come from
+the log, so they are data: made inert (`safe_text`) before plotext sees them (its output is
+read back as ANSI) and put on screen as `Text`, never markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, tzinfo
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Vertical, VerticalScroll
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from plotext import _utility as _plotext_utility
+from textual_plotext import PlotextPlot
+
+from supportdesk.items import utcnow
+from supportdesk.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels
+from supportdesk.store import StoreError
+from supportdesk.text import one_line, safe_text
+
+# plotext removes duplicate points and tick labels with `list(set(...))`: for tuples holding
+# strings that order changes from one process to the next (hash randomisation), so where two
+# labels or points share a cell a different one wins each run. Its own commented-out line keeps
+# the order; using it makes every drawing of the same figures the same (snapshots, screenshots).
+_plotext_utility.no_duplicates = lambda data: list(dict.fromkeys(data))
+
+if TYPE_CHECKING:
+    from supportdesk.config import DeskConfig
+    from supportdesk.store import Store
+    from supportdesk.store.figures import Distribution
+
+
+def _name(text: str, width: int = 14) -> str:
+    return one_line(safe_text(text), width)
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    if seconds < 60:
+        return f"{seconds:.1f}s" if seconds < 10 else f"{seconds:.0f}s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f}m"
+    if seconds < 86400:
+        return f"{seconds / 3600:.1f}h"
+    return f"{seconds / 86400:.1f}d"
+
+
+def _count_ticks(largest: float) -> list[int]:
+    """At most six whole-number ticks from 0 to past `largest` (counts have no fractions)."""
+    top = max(1, int(largest + 0.999))
+    step = max(1, -(-top // 5))
+    return list(range(0, top + step, step))
+
+
+def _bar(count: int, largest: int, width: int) -> str:
+    if count <= 0 or largest <= 0:
+        return ""
+    return "█" * max(1, round(width * count / largest))
+
+
+def flow_lines(stats: DeskStats, width: int = 60) -> Text:
+    """The handoff flow as box-drawn lines: for each agent handing off (entry agent first), a
+    branch per target with its count, kind and a bar. Escalations are marked ⇡, returns ↩."""
+    edges = stats.figures.handoffs
+    if not edges:
+        return Text("No handoffs in this range.", style="dim")
+    order = [row.agent for row in stats.agents]
+    sources = sorted({e.from_agent for e in edges}, key=lambda a: (order.index(a) if a in order else len(order), a))
+    largest = max(e.count for e in edges)
+    name_width = min(12, max(len(_name(e.from_agent)) for e in edges))
+    target_width = min(12, max(len(_name(e.to_agent)) for e in edges))
+    bar_width = max(4, width - name_width - target_width - 20)
+    marks = {"escalate": "⇡", "return": "↩", "manual": "✋", "route": " "}
+    out = Text()
+    for source in sources:
+        branches = sorted((e for e in edges if e.from_agent == source), key=lambda e: (-e.count, e.to_agent, e.handoff_kind))
+        for i, edge in enumerate(branches):
+            head = _name(source, name_width).ljust(name_width) if i == 0 else " " * name_width
+            if len(branches) == 1:
+                joint = "───▶"
+            elif i == 0:
+                joint = "─┬─▶"
+            else:
+                joint = " └─▶" if i == len(branches) - 1 else " ├─▶"
+            out.append(head, style="bold" if i == 0 else "")
+            out.append(f" {joint} ", style="dim")
+            out.append(_name(edge.to_agent, target_width).ljust(target_width))
+            out.append(f" {marks.get(edge.handoff_kind, ' ')} {edge.count:>5} ")
+            out.append(_bar(edge.count, largest, bar_width), style="yellow" if edge.handoff_kind == "escalate" else "cyan")
+            out.append("\n")
+    out.append("⇡ escalate  ↩ return  ✋ staff", style="dim")
+    return out
+
+
+class Panel(Vertical):
+    """One picture with its title on the border and a one-line summary under the title."""
+
+    def __init__(self, title: str, body: Any, *, id: str) -> None:
+        super().__init__(id=id, classes="panel")
+        self.border_title = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="summary", markup=False)
+        yield self.body
+
+    def summarise(self, text: str) -> None:
+        self.query_one(".summary", Static).update(Text(safe_text(text)))
+
+
+class DashboardScreen(Screen[None]):
+    CSS_PATH = "dashboard.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS = [
+        Binding("escape,q", "close", "Close"),
+        Binding("d", "show_range('today')", "Today"),
+        Binding("w", "show_range('7d')", "7 days"),
+        Binding("m", "show_range('30d')", "30 days"),
+        Binding("a", "show_range('all')", "All"),
+        Binding("r", "reload", "Reload"),
+    ]
+
+    # The range on screen once its figures are drawn (tests wait on it); None while loading.
+    shown: var[RangeName | None] = var(None)
+
+    def __init__(
+        self,
+        store: Store,
+        config: DeskConfig | None,
+        range_name: RangeName = "7d",
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        tz: tzinfo | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.config = config
+        self.range_name: RangeName = range_name
+        self.clock = clock
+        self.tz = tz
+        self.stats: DeskStats | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="ranges", markup=False)
+        yield Static("Loading the figures…", id="headline", markup=False)
+        with VerticalScroll(id="board"):
+            with Grid(id="panels"):
+                yield Panel("Conversations per agent", PlotextPlot(id="agents-plot"), id="agents")
+                yield Panel("Handoff flow", Static("", id="flow", markup=False), id="flow-panel")
+                yield Panel("Escalation rate per specialist", PlotextPlot(id="escalation-plot"), id="escalation")
+                yield Panel("Time to first answer", PlotextPlot(id="first-plot"), id="first-answer")
+                yield Panel("Time to resolution", PlotextPlot(id="resolution-plot"), id="resolution")
+                yield Panel("Refunds and credits by amount", PlotextPlot(id="money-plot"), id="money")
+                yield Panel("Provider errors, limits and staff calls", Static("", id="notices", markup=False), id="notices-panel")
+                yield Panel("Tokens and cost", Static("", id="tokens", markup=False), id="tokens-panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    def action_show_range(self, name: str) -> None:
+        for known in RANGES:
+            if known == name and known != self.range_name:
+                self.range_name = known
+                self.load()
+
+    def _draw_ranges(self) -> None:
+        """The ranges with their keys, the one shown marked (a plain line: nothing animates)."""
+        keys = {"today": "d", "7d": "w", "30d": "m", "all": "a"}
+        line = Text(" Range: ")
+        for name in RANGES:
+            label = f" {keys[name]} {RANGE_TITLES[name]} "
+            line.append(label, style="reverse bold" if name == self.range_name else "")
+            line.append(" ")
+        self.query_one("#ranges", Static).update(line)
+
+    def action_reload(self) -> None:
+        self.load()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    @work(exclusive=True, group="dashboard-load")
+    async def load(self) -> None:
+        self.shown = None
+        range_name = self.range_name
+        self._draw_ranges()
+        try:
+            stats = await desk_stats(self.store, self.config, range_name, self.clock(), self.tz)
+        except StoreError as exc:
+            self.query_one("#headline", Static).update(Text(safe_text(str(exc)), style="bold red"))
+            return
+        self.stats = stats
+        self._draw(stats)
+        self.shown = range_name
+
+    # --- drawing -----------------------------------------------------------------------------
+
+    def _draw(self, stats: DeskStats) -> None:
+        figures = stats.figures
+        span = RANGE_TITLES[stats.range_name]
+        self.query_one("#headline", Static).update(
+            Text(
+                safe_text(
+                    f"{span}: {figures.conversations} conversations active, {figures.started} started · "
+                    f"{sum(e.count for e in figures.handoffs)} handoffs · "
+                    f"{sum(m.count for m in figures.money.values())} refunds/credits"
+                )
+            )
+        )
+        self._draw_agents(stats)
+        self.query_one("#flow", Static).update(flow_lines(stats))
+        kinds = {kind: sum(e.count for e in figures.handoffs if e.handoff_kind == kind) for kind in ("escalate", "return")}
+        self.query_one("#flow-panel", Panel).summarise(
+            f"{sum(e.count for e in figures.handoffs)} handoffs · {kinds['escalate']} escalations · {kinds['return']} returns"
+        )
+        self._draw_escalation(stats)
+        self._draw_distribution("first-answer", "#first-plot", figures.first_answer, f"{figures.unanswered} unanswered")
+        self._draw_distribution("resolution", "#resolution-plot", figures.resolution, "")
+        self._draw_money(stats)
+        self._draw_notices(stats)
+        self._draw_tokens(stats)
+
+    def _draw_agents(self, stats: DeskStats) -> None:
+        rows = [row for row in stats.agents if row.conversations]
+        plot = self.query_one("#agents-plot", PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        if rows:
+            plt.bar([_name(r.title) for r in rows], [r.conversations for r in rows], orientation="horizontal", width=0.6)
+            plt.xticks(_count_ticks(max(r.conversations for r in rows)))
+        self.query_one("#agents", Panel).summarise(
+            " · ".join(f"{_name(r.title)} {r.conversations}" for r in rows) or "no conversations in this range"
+        )
+        plot.refresh()
+
+    def _draw_escalation(self, stats: DeskStats) -> None:
+        rows = [row for row in stats.agents if row.specialist and row.conversations]
+        plot = self.query_one("#escalation-plot", PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        if rows:
+            plt.bar(
+                [_name(r.title) for r in rows],
+                [round(100 * (r.escalation_rate or 0.0), 1) for r in rows],
+                orientation="horizontal",
+                width=0.6,
+            )
+            plt.xlim(0, 100)
+            plt.xlabel("% escalated")
+        self.query_one("#escalation", Panel).summarise(
+            " · ".join(f"{_name(r.title)} {r.escalated}/{r.conversations}" for r in rows) or "no specialist took a conversation"
+        )
+        plot.refresh()
+
+    def _draw_distribution(self, panel_id: str, plot_id: str, dist: Distribution, extra: str) -> None:
+        plot = self.query_one(plot_id, PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        if dist.count:
+            plt.bar(duration_labels(), list(dist.buckets), width=0.6)
+            plt.yticks(_count_ticks(max(dist.buckets)))
+        summary = (
+            f"{dist.count} · p50 {_duration(dist.percentiles.get(50))} · p90 {_duration(dist.percentiles.get(90))}"
+            f" · mean {_duration(dist.mean)} · max {_duration(dist.largest)}"
+            if dist.count
+            else "none in this range"
+        )
+        self.query_one(f"#{panel_id}", Panel).summarise(f"{summary}{' · ' + extra if extra else ''}")
+        plot.refresh()
+
+    def _draw_money(self, stats: DeskStats) -> None:
+        money = stats.figures.money
+        plot = self.query_one("#money-plot", PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        tools = [tool for tool in ("refund_charge", "issue_credit") if tool in money] + sorted(
+            set(money) - {"refund_charge", "issue_credit"}
+        )
+        names = {"refund_charge": "refunds", "issue_credit": "credits"}
+        if tools:
+            plt.multiple_bar(
+                amount_labels(), [list(money[t].buckets) for t in tools], labels=[names.get(t, _name(t)) for t in tools]
+            )
+            plt.yticks(_count_ticks(max(max(money[t].buckets) for t in tools)))
+        self.query_one("#money", Panel).summarise(
+            " · ".join(f"{names.get(t, _name(t))} {money[t].count}, {money[t].total:,.2f}" for t in tools)
+            or "no refunds or credits in this range"
+        )
+        plot.refresh()
+
+    def _draw_notices(self, stats: DeskStats) -> None:
+        notices = stats.figures.notices
+        wanted = [
+            ("provider_error", "provider errors"),
+            ("limit", "limits hit"),
+            ("human_requested", "human requested"),
+            ("approval_requested", "approvals asked"),
+            ("approval_granted", "approvals granted"),
+            ("approval_denied", "approvals denied"),
+        ]
+        largest = max([notices.get(kind, 0) for kind, _ in wanted] + [1])
+        out = Text()
+        for kind, label in wanted:
+            count = notices.get(kind, 0)
+            style = "bold red" if kind in ("provider_error", "limit") and count else ""
+            out.append(f"{label:<18}{count:>6} ", style=style)
+            out.append(_bar(count, largest, 20) + "\n", style="red" if style else "cyan")
+        self.query_one("#notices", Static).update(out)
+        self.query_one("#notices-panel", Panel).summarise(
+            f"{notices.get('provider_error', 0)} provider errors · {notices.get('limit', 0)} limits"
+        )
+
+    def _draw_tokens(self, stats: DeskStats) -> None:
+        out = Text()
+        total_in = sum(r.input_tokens for r in stats.tokens)
+        total_out = sum(r.output_tokens for r in stats.tokens)
+        for row in stats.tokens:
+            cost = f"{row.cost:>10.4f}" if row.cost is not None else f"{'unpriced':>10}"
+            model = _name(row.model or "—", 12)
+            out.append(f"{_name(row.agent, 10):<10} {model:<12} {row.input_tokens:>9,} in {row.output_tokens:>8,} out {cost}\n")
+        if not stats.tokens:
+            out.append("No token usage recorded in this range.\n", style="dim")
+        estimated = "" if all(r.reported for r in stats.tokens) else " (some estimated)"
+        cost = f"cost {stats.cost:,.4f}" if stats.cost is not None else "no prices set ([model.prices])"
+        self.query_one("#tokens", Static).update(out)
+        self.query_one("#tokens-panel", Panel).summarise(f"{total_in:,} in · {total_out:,} out{estimated} · {cost}")

@@ -1,0 +1,275 @@
+"""The desk's figures (`Store.desk_figures`, `supportdesk.stats`) against a plain-Python fold of
+the log, on SQLite and PostgreSQL, over seeded data at a fixed clock, for every range."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from supportdesk.config import Price, load_desk
+from supportdesk.items import APPROVAL_PENDING
+from supportdesk.stats import RANGES, StatsError, desk_stats, parse_range, stats_json, window
+from supportdesk.store import open_store
+from supportdesk.store.figures import (
+    AMOUNT_EDGES,
+    DURATION_EDGES,
+    MONEY_TOOLS,
+    PERCENTILES,
+    WAITING_STATUSES,
+    bucket_of,
+    nearest_rank,
+)
+from tests.conftest import REPO
+from tests.stats_seed import NOW, seed_desk_history
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def where(request, tmp_path: Path) -> Path | str:
+    return tmp_path / "desk.db" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+async def seeded(where: Path | str):
+    async with await open_store(where) as store:
+        await seed_desk_history(store)
+        yield store
+
+
+# --- the fold: the definitions of store/figures.py, in plain Python over every item ---------------
+
+
+def _in(t: datetime, since: datetime | None, until: datetime) -> bool:
+    return (since is None or t >= since) and t < until
+
+
+def _seconds(later: datetime, earlier: datetime) -> float:
+    return round((later - earlier).total_seconds(), 3)
+
+
+def _distribution(values: list[float]) -> dict:
+    ordered = sorted(values)
+    n = len(ordered)
+    buckets = [0] * (len(DURATION_EDGES) + 1)
+    for v in ordered:
+        buckets[bucket_of(v, DURATION_EDGES)] += 1
+    return {
+        "count": n,
+        "total": round(sum(ordered), 3),
+        "largest": ordered[-1] if ordered else None,
+        "percentiles": {p: ordered[nearest_rank(p, n) - 1] for p in PERCENTILES} if n else {},
+        "buckets": tuple(buckets),
+    }
+
+
+async def fold(store, since: datetime | None, until: datetime) -> dict:
+    sessions = []
+    offset = 0
+    while page := await store.list_sessions(limit=100, offset=offset):
+        sessions += page
+        offset += len(page)
+    conversations = started = unanswered = 0
+    taken: dict[str, set] = defaultdict(set)
+    escalated: dict[str, set] = defaultdict(set)
+    edges: Counter = Counter()
+    first_answers: list[float] = []
+    resolutions: list[float] = []
+    money: dict[str, list[float]] = defaultdict(list)
+    notices: Counter = Counter()
+    usage: dict[tuple[str, str], list] = {}
+    for info in sessions:
+        items = await store.range(info.id, 1, info.item_count)
+        if any(_in(i.created_at, since, until) for i in items):
+            conversations += 1
+        if _in(info.created_at, since, until):
+            started += 1
+            taken[info.entry_agent].add(info.id)
+        messages = [i for i in items if i.kind == "message"]
+        asked = next((m for m in messages if m.role == "customer"), None)
+        if asked is not None and _in(asked.created_at, since, until):
+            reply = next((m for m in messages if m.role == "agent" and m.seq > asked.seq), None)
+            if reply is None:
+                unanswered += 1
+            else:
+                first_answers.append(_seconds(reply.created_at, asked.created_at))
+        if asked is not None and messages and info.status not in WAITING_STATUSES:
+            last = messages[-1]
+            if last.role == "agent" and _in(last.created_at, since, until):
+                resolutions.append(_seconds(last.created_at, asked.created_at))
+        for item in items:
+            if not _in(item.created_at, since, until):
+                continue
+            if item.kind == "handoff":
+                taken[item.to_agent].add(info.id)
+                edges[(item.from_agent, item.to_agent, item.handoff_kind)] += 1
+                if item.handoff_kind == "escalate":
+                    escalated[item.from_agent].add(info.id)
+            elif item.kind == "notice":
+                notices[item.notice_kind] += 1
+            elif (
+                item.kind == "tool_result"
+                and item.name in MONEY_TOOLS
+                and not item.is_error
+                and not item.output.startswith(APPROVAL_PENDING)
+            ):
+                calls = [c for c in items if c.kind == "tool_call" and c.call_id == item.call_id and c.seq < item.seq]
+                money[item.name].append(float(calls[-1].arguments["amount"]))
+            used = item.meta.get("usage")
+            if used is not None:
+                key = (item.agent, str(item.meta.get("model") or ""))
+                row = usage.setdefault(key, [0, 0, True])
+                row[0] += int(used.get("input_tokens") or 0)
+                row[1] += int(used.get("output_tokens") or 0)
+                row[2] = row[2] and bool(used.get("reported", True))
+    money_figures = {}
+    for tool, amounts in sorted(money.items()):
+        buckets = [0] * (len(AMOUNT_EDGES) + 1)
+        for amount in amounts:
+            buckets[bucket_of(amount, AMOUNT_EDGES)] += 1
+        money_figures[tool] = {"count": len(amounts), "total": round(sum(amounts), 2), "buckets": tuple(buckets)}
+    return {
+        "conversations": conversations,
+        "started": started,
+        "taken": {agent: len(ids) for agent, ids in sorted(taken.items())},
+        "escalated": {agent: len(ids) for agent, ids in sorted(escalated.items())},
+        "handoffs": sorted((*key, n) for key, n in edges.items()),
+        "first_answer": _distribution(first_answers),
+        "unanswered": unanswered,
+        "resolution": _distribution(resolutions),
+        "money": money_figures,
+        "notices": dict(sorted(notices.items())),
+        "usage": sorted((agent, model, *row) for (agent, model), row in usage.items()),
+    }
+
+
+def _as_fold(figures) -> dict:
+    def dist(d) -> dict:
+        return {"count": d.count, "total": d.total, "largest": d.largest, "percentiles": d.percentiles, "buckets": d.buckets}
+
+    return {
+        "conversations": figures.conversations,
+        "started": figures.started,
+        "taken": dict(sorted(figures.taken.items())),
+        "escalated": dict(sorted(figures.escalated.items())),
+        "handoffs": sorted((e.from_agent, e.to_agent, e.handoff_kind, e.count) for e in figures.handoffs),
+        "first_answer": dist(figures.first_answer),
+        "unanswered": figures.unanswered,
+        "resolution": dist(figures.resolution),
+        "money": {t: {"count": m.count, "total": m.total, "buckets": m.buckets} for t, m in sorted(figures.money.items())},
+        "notices": dict(sorted(figures.notices.items())),
+        "usage": sorted((u.agent, u.model, u.input_tokens, u.output_tokens, u.reported) for u in figures.usage),
+    }
+
+
+# --- the tests ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("range_name", RANGES)
+async def test_figures_match_a_fold_of_the_log(seeded, range_name):
+    since, until = window(range_name, NOW, timezone.utc)
+    expected = await fold(seeded, since, until)
+    assert _as_fold(await seeded.desk_figures(since, until)) == expected
+
+
+async def test_the_seed_exercises_every_figure(seeded):
+    """The fold over all time sees each case the seed was written for (else the match proves little)."""
+    everything = await fold(seeded, None, NOW)
+    assert everything["conversations"] == 6 and everything["started"] == 7
+    assert everything["taken"] == {"billing": 3, "senior": 2, "technical": 2, "triage": 7}
+    assert everything["escalated"] == {"billing": 1, "technical": 1}
+    assert everything["unanswered"] == 1
+    assert everything["money"] == {
+        "issue_credit": {"count": 1, "total": 5.5, "buckets": (1, 0, 0, 0, 0, 0, 0)},
+        "refund_charge": {"count": 2, "total": 329.0, "buckets": (0, 0, 1, 0, 0, 1, 0)},
+    }
+    assert everything["notices"] == {"approval_requested": 1, "human_requested": 1, "limit": 1, "provider_error": 1}
+    assert everything["first_answer"]["count"] == 5
+    assert everything["first_answer"]["percentiles"] == {50: 12.0, 90: 90.0}
+    # resolved: today's refund (40 s), the senior's refund (5 h later, at the thanks) and the
+    # session that crossed midnight (its last answer, 11 h 1 s after it began)
+    assert (everything["resolution"]["count"], everything["resolution"]["total"]) == (3, 40.0 + 18000.0 + 39601.0)
+    assert everything["resolution"]["largest"] == 39601.0
+    today = await fold(seeded, *window("today", NOW, timezone.utc))
+    assert today["conversations"] == 2 and today["started"] == 2 and today["unanswered"] == 0
+    assert today["notices"] == {"limit": 1}
+
+
+async def test_stats_price_tokens_and_rate_escalations(seeded):
+    config = load_desk(REPO / "agents.toml")
+    priced = config.model_copy(
+        update={"model": config.model.model_copy(update={"model": "gpt-test", "prices": {"gpt-test": Price(input_per_million=1.0, output_per_million=2.0)}})}
+    )
+    stats = await desk_stats(seeded, priced, "all", NOW, timezone.utc)
+    out = stats_json(stats)
+    rows = {row["agent"]: row for row in out["agents"]}
+    assert [row["agent"] for row in out["agents"]] == ["triage", "billing", "technical", "senior"]
+    assert rows["billing"]["escalation_rate"] == round(1 / 3, 4) and rows["billing"]["specialist"]
+    assert rows["technical"]["escalation_rate"] == 0.5 and rows["technical"]["specialist"]
+    assert not rows["triage"]["specialist"] and not rows["senior"]["specialist"]
+    tokens = out["tokens"]
+    assert (tokens["input"], tokens["output"], tokens["reported"]) == (1960, 200, False)
+    # every item without a model in its meta is priced at the desk's model here
+    assert tokens["cost"] == pytest.approx((1960 * 1.0 + 200 * 2.0) / 1_000_000)
+    assert json.loads(json.dumps(out)) == out  # plain JSON
+    assert out["first_answer"]["unanswered"] == 1 and out["first_answer"]["p50_s"] == 12.0
+    unpriced = stats_json(await desk_stats(seeded, config, "all", NOW, timezone.utc))
+    assert unpriced["tokens"]["cost"] is None
+
+
+def test_ranges_and_windows():
+    assert parse_range("7d") == "7d"
+    with pytest.raises(StatsError, match="use one of today, 7d, 30d, all"):
+        parse_range("week")
+    assert window("today", NOW, timezone.utc) == (datetime(2026, 3, 20, tzinfo=timezone.utc), NOW)
+    assert window("all", NOW) == (None, NOW)
+    assert (NOW - window("30d", NOW)[0]).days == 30
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+def _run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from supportdesk.cli import main
+
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_stats_json_prints_the_figures(where, capsys):
+    import asyncio
+
+    async def seed_and_expect() -> dict:
+        async with await open_store(where) as store:
+            await seed_desk_history(store)
+            return stats_json(await desk_stats(store, load_desk(REPO / "agents.toml"), "all", NOW))
+
+    expected = asyncio.run(seed_and_expect())
+    code, out, err = _run_cli(capsys, "--db", str(where), "--config", str(REPO / "agents.toml"), "stats", "--range", "all", "--json")
+    assert (code, err) == (0, "")
+    printed = json.loads(out)
+    assert printed.pop("until") > expected.pop("until")  # the command's now is the real clock
+    assert printed == expected
+    assert printed["conversations"] == 6 and printed["money"]["refund_charge"]["total"] == 329.0
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["stats", "--range", "week"], "unknown range 'week': use one of today, 7d, 30d, all"),
+        (["--db", "{tmp}/missing.db", "stats", "--json"], "missing.db: no such database"),
+        (["--db", "{tmp}/notes.txt", "stats", "--json"], "notes.txt: not a supportdesk database"),
+        (["--db", "mysql://localhost/desk", "stats", "--json"], "mysql"),
+    ],
+)
+def test_a_bad_range_or_database_is_one_line_and_exit_2(tmp_path, capsys, argv, says):
+    (tmp_path / "notes.txt").write_text("not a database, just notes\n" * 50)
+    code, out, err = _run_cli(capsys, *[a.replace("{tmp}", str(tmp_path)) for a in argv])
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and says in err
+    assert "Traceback" not in err

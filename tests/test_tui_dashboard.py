@@ -1,0 +1,102 @@
+"""The dashboard screen (`supportdesk stats` in a terminal, F4 and the palette in the desk):
+snapshots at a fixed clock and data, and Pilot driving its ranges from the chat screen."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Static
+
+from supportdesk.config import load_desk
+from supportdesk.store import SessionStore
+from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.screens.dashboard import DashboardScreen
+from supportdesk.tui.stats_app import StatsApp
+from tests.conftest import REPO
+from tests.stats_seed import NOW, seed_desk_history
+from tests.tui_seed import repo_desk, until
+
+
+@pytest.fixture
+def history_db(tmp_path: Path) -> Path:
+    db = tmp_path / "history.db"
+
+    async def seed() -> None:
+        store = await SessionStore.open(db)
+        await seed_desk_history(store)
+        await store.close()
+
+    asyncio.run(seed())
+    return db
+
+
+def _stats_app(db: Path, range_name: str) -> StatsApp:
+    return StatsApp(db, load_desk(REPO / "agents.toml"), range_name, clock=lambda: NOW, tz=timezone.utc, theme="desk-dark")
+
+
+def _drawn(range_name: str):
+    """run_before for snap_compare: wait until the range's figures are drawn, then settle."""
+
+    async def wait(pilot: Any) -> None:
+        await until(pilot, lambda: isinstance(pilot.app.screen, DashboardScreen) and pilot.app.screen.shown == range_name)
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    return wait
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+def test_dashboard_snapshot(snap_compare: Any, history_db: Path, size: tuple[int, int]) -> None:
+    assert snap_compare(_stats_app(history_db, "all"), terminal_size=size, run_before=_drawn("all"))
+
+
+def test_dashboard_snapshot_of_today(snap_compare: Any, history_db: Path) -> None:
+    assert snap_compare(_stats_app(history_db, "today"), terminal_size=(120, 40), run_before=_drawn("today"))
+
+
+def _headline(screen: DashboardScreen) -> str:
+    return str(screen.query_one("#headline", Static).render())
+
+
+async def test_f4_opens_the_dashboard_and_keys_change_the_range(history_db: Path) -> None:
+    async def desk():
+        opened = await repo_desk(history_db)
+        opened.store.clock = lambda: NOW
+        return opened
+
+    app = SupportDeskApp(desk_factory=desk, theme="desk-dark")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None)
+        await pilot.press("f4")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen.shown == "7d")
+        screen = app.screen
+        # 7 days: today's two, the one that crossed midnight, the approval 3 days ago; s-empty started
+        assert "last 7 days: 3 conversations active, 4 started · 5 handoffs · 1 refunds/credits" in _headline(screen)
+        await pilot.press("d")
+        await until(pilot, lambda: screen.shown == "today")
+        assert "today: 2 conversations active, 2 started" in _headline(screen)
+        assert "1 limits" in str(screen.query_one("#notices-panel .summary", Static).render())
+        await pilot.press("a")
+        await until(pilot, lambda: screen.shown == "all")
+        assert "all time: 6 conversations active, 7 started · 8 handoffs · 3 refunds/credits" in _headline(screen)
+        flow = str(screen.query_one("#flow", Static).render())
+        assert "billing" in flow and "⇡" in flow
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.chat)
+
+
+async def test_the_palette_offers_the_dashboard(history_db: Path) -> None:
+    app = SupportDeskApp(desk_factory=lambda: repo_desk(history_db), theme="desk-dark")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"dashboard")
+        await until(pilot, lambda: "Open dashboard" in str(app.screen.query("OptionList").first().get_option_at_index(0).prompt)
+                    if app.screen.query("OptionList") and app.screen.query("OptionList").first().option_count else False)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen.shown == "7d")
