@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from supportdesk import desk_state
 from supportdesk.items import Handoff, Item
 from supportdesk.store import ContextEntry, SessionInfo, Store
 
@@ -105,3 +106,20 @@ async def read_handoffs(
             if isinstance(item, Handoff):
                 cache[item.seq] = item
     return [cache[seq] for seq in seqs if seq in cache]
+
+
+# The kinds that decide who holds a conversation, its staff state, tags and priority: few per
+# session, read whole by kind (an index range), so the header is right however long the log.
+STAFF_STATE_KINDS = ("takeover", "release", "state_change", "tag_change")
+
+
+async def conversation_state(
+    store: Store, session_id: str, entry_agent: str, tail: Sequence[Item] = ()
+) -> desk_state.ConversationState:
+    """desk_state's fold over every item of `STAFF_STATE_KINDS` and the latest page (`tail`):
+    the state the chat header shows; new items then `advance` it."""
+    by_seq: dict[int, Item] = {item.seq: item for item in tail}
+    for kind in STAFF_STATE_KINDS:
+        for item in await store.of_kind(session_id, kind):
+            by_seq.setdefault(item.seq, item)
+    return desk_state.fold([by_seq[seq] for seq in sorted(by_seq)], desk_state.start(entry_agent))

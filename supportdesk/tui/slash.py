@@ -68,6 +68,38 @@ def _optional_id(rest: str) -> tuple[Any, ...] | None:
     return tuple(words[:1])
 
 
+def _optional_text(rest: str) -> tuple[Any, ...] | None:
+    return (rest,)
+
+
+STATES = ("resolved", "snoozed", "needs_staff", "ai")
+PRIORITIES = ("none", "low", "medium", "high", "urgent")
+
+
+def _state(rest: str) -> tuple[Any, ...] | None:
+    state, _, when = rest.partition(" ")
+    if state not in STATES or (state == "snoozed") != bool(when.strip()):
+        return None
+    return (state, when.strip() or None)
+
+
+def _tags(rest: str) -> tuple[Any, ...] | None:
+    words = rest.split()
+    if not words:
+        return None
+    added = tuple(w for w in words if not w.startswith("-"))
+    removed = tuple(w[1:] for w in words if w.startswith("-") and len(w) > 1)
+    return (added, removed)
+
+
+def _priority(rest: str) -> tuple[Any, ...] | None:
+    return (rest,) if rest in PRIORITIES else None
+
+
+def _write_as(rest: str) -> tuple[Any, ...] | None:
+    return (rest,) if rest in ("customer", "staff") else None
+
+
 def _export_format(rest: str) -> tuple[Any, ...] | None:
     fmt = {"": "markdown", "md": "markdown"}.get(rest.lower(), rest.lower())
     return (fmt,) if fmt in ("markdown", "json") else None
@@ -104,6 +136,21 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
                  _key_value, lambda screen, args: screen.set_context(*args)),
     SlashCommand("unset", "KEY", "Clear a shared-context key",
                  _one_key, lambda screen, args: screen.set_context(args[0], None)),
+    SlashCommand("takeover", "[reason]", "Take the conversation from the agents: they stay silent until /release",
+                 _optional_text, lambda screen, args: screen.take_over_conversation(*args)),
+    SlashCommand("release", "[AGENT] [summary]", "Give it back (to the agent that held it, or AGENT) with a summary it reads",
+                 _optional_text, lambda screen, args: screen.release_conversation(*args)),
+    SlashCommand("state", "resolved|snoozed WHEN|needs_staff|ai", "Set the conversation's state (WHEN: 2h, 3d or an ISO time)",
+                 _state, lambda screen, args: screen.set_state(*args),
+                 completions=("/state resolved", "/state snoozed 2h", "/state needs_staff", "/state ai")),
+    SlashCommand("tag", "TAG... [-TAG...]", "Tag the conversation (-TAG removes a tag)",
+                 _tags, lambda screen, args: screen.tag(*args)),
+    SlashCommand("priority", "none|low|medium|high|urgent", "Set the conversation's priority",
+                 _priority, lambda screen, args: screen.set_priority(*args),
+                 completions=tuple(f"/priority {p}" for p in PRIORITIES)),
+    SlashCommand("as", "customer|staff", "Write as the customer or as staff (local sessions; F7 toggles)",
+                 _write_as, lambda screen, args: screen.set_write_as(*args),
+                 completions=("/as customer", "/as staff")),
     SlashCommand("approve", "[ID]", "Grant the pending approval (the latest, or ID)",
                  _optional_id, lambda screen, args: screen.decide(True, *args)),
     SlashCommand("deny", "[ID]", "Deny the pending approval (the latest, or ID)",

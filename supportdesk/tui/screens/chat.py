@@ -26,9 +26,19 @@ from supportdesk.items import Item
 from supportdesk.models.pricing import session_cost
 from supportdesk.store import StoreError
 from supportdesk.text import safe_text
+from supportdesk import desk_state
 from supportdesk.desk_state import needs_staff
+from supportdesk.staff import Actor, WhenError, default_person, parse_when
 from supportdesk.tui.exporting import default_export_path, write_export
-from supportdesk.tui.projection import HANDOFF_PAGE, PAGE, changed_keys, last_call_seen, read_handoffs, snapshot
+from supportdesk.tui.projection import (
+    HANDOFF_PAGE,
+    PAGE,
+    changed_keys,
+    conversation_state,
+    last_call_seen,
+    read_handoffs,
+    snapshot,
+)
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.seen import mark_seen
@@ -48,6 +58,8 @@ class ChatScreen(PaneActions):
         Binding("ctrl+y", "approve", "Approve", tooltip="Grant the pending approval"),
         Binding("ctrl+g", "deny", "Deny", tooltip="Deny the pending approval"),
         Binding("ctrl+l", "follow", "Latest", show=False),
+        Binding("f6", "take_over", "Take over", tooltip="Take the conversation from the agents (F6 again: /release)", show=False),
+        Binding("f7", "toggle_write_as", "Write as", tooltip="Write as the customer or as staff (local sessions)", show=False),
         Binding("escape", "focus_prompt", "Input", show=False),
         *PANE_BINDINGS,
     ]
@@ -71,6 +83,11 @@ class ChatScreen(PaneActions):
         self._pending_approval = False  # approve/deny keys show only while one waits
         self._announced = ""  # the reason staff were last told they are needed (told once)
         self._fork_of = ""  # "fork of <id> at item <k>" when the session shown is a fork
+        # Who holds the conversation, its state, tags, priority (desk_state's fold), for the header.
+        self._state: desk_state.ConversationState | None = None
+        self._channel = "tui"  # where the session's customer is: tui/cli (local), web, chatwoot
+        self._write_as = "customer"  # what the input writes as on a local session
+        self.person = Actor(default_person(), "tui")  # who staff actions are by
         # Set once the panes are mounted and the session loaded: turns may start from then on.
         self.ready = asyncio.Event()
 
@@ -108,6 +125,8 @@ class ChatScreen(PaneActions):
             self._handoffs_read = {}
             self._fork_of = ""
             self.query_one(AgentBar).agent = self.desk.config.desk.entry
+            self._state, self._channel, self._write_as = None, "tui", "customer"
+            self._paint_state()
             self._facts()
             await self._refresh_attention()
             self.loaded = ""
@@ -126,6 +145,10 @@ class ChatScreen(PaneActions):
         self.query_one(ContextInspector).show(snap.context, snap.changed, last_call_seen(snap.items, snap.position))
         self.query_one(AgentBar).agent = snap.agent
         self._recent = list(snap.items)
+        self._state = await conversation_state(self.store, session_id, info.entry_agent, snap.items)
+        self._channel = info.channel
+        self._write_as = "staff" if self.on_channel else "customer"
+        self._paint_state()
         await self._refresh_facts()
         self.loaded = session_id
         if not getattr(self.store, "readonly", False):
@@ -186,6 +209,9 @@ class ChatScreen(PaneActions):
             if not fresh:
                 return
             self._recent = (self._recent + fresh)[-PAGE:]
+            if self._state is not None:
+                self._state = desk_state.fold(fresh, self._state)
+                self._paint_state()
             bar = self.query_one(AgentBar)
             timeline = self.query_one(HandoffTimeline)
             for item in fresh:
@@ -265,6 +291,8 @@ class ChatScreen(PaneActions):
                 self.notify(str(exc), severity="warning")
                 return
             await self.run_slash(command)
+        elif self._write_as == "staff":
+            await self.staff_reply(text)
         else:
             self.send(text)
 
@@ -335,6 +363,9 @@ class ChatScreen(PaneActions):
             await self.apply([event.item])
         elif isinstance(event, Done):
             await conversation.end_stream()
+            if event.outcome == "held":
+                holder = self._state.holder if self._state is not None and self._state.held_by_staff else "staff"
+                self.notify(safe_text(f"{holder} holds this conversation: the message waits for them, no agent answers"))
 
     # --- staff actions -------------------------------------------------------------------------------
 
@@ -351,11 +382,11 @@ class ChatScreen(PaneActions):
             await result
 
     async def staff_note(self, text: str) -> None:
-        await self._staff(lambda sid: self.runner.staff_note(sid, text))
+        await self._staff(lambda sid: self.runner.staff_note(sid, text, self.person))
 
     async def set_context(self, key: str, value: Any) -> None:
         """Set a shared-context key as staff; None clears it."""
-        await self._staff(lambda sid: self.runner.set_context(sid, key, value))
+        await self._staff(lambda sid: self.runner.set_context(sid, key, value, by=self.person))
 
     def action_retry(self) -> None:
         if self._need_session():
@@ -372,8 +403,72 @@ class ChatScreen(PaneActions):
         await self.sync()
         return True
 
+    # --- staff as people: take over, release, reply, state, tags ---------------------------------------
+
+    @property
+    def on_channel(self) -> bool:
+        """The customer is outside (web, Chatwoot): what staff type goes to them, as staff."""
+        return self._channel in ("web", "chatwoot")
+
+    def _paint_state(self) -> None:
+        # Writing as the customer (a local session's default) says so in the input's placeholder;
+        # writing as staff says it in the header too, where it cannot be missed.
+        write_as = "staff" if self._write_as == "staff" else ""
+        self.query_one(AgentBar).set_state(self._state, write_as, now=self.store.clock())
+        self.query_one(Prompt).writing_as(self._write_as, on_channel=self.on_channel)
+
+    async def take_over_conversation(self, reason: str = "") -> None:
+        if await self._staff(lambda sid: self.runner.takeover(sid, self.person, reason)):
+            self.notify("you hold the conversation: the agents stay silent until /release")
+
+    async def release_conversation(self, rest: str = "") -> None:
+        """`/release [AGENT] [summary]`: a first word naming an agent is the agent."""
+        first, _, more = rest.partition(" ")
+        agent, summary = (first, more.strip()) if first in self.desk.config.agents else (None, rest.strip())
+        if await self._staff(lambda sid: self.runner.release(sid, agent, summary, self.person)):
+            holder = self._state.holder if self._state is not None else (agent or "")
+            self.notify(safe_text(f"{self.look.title(holder)} has the conversation back"))
+
+    async def staff_reply(self, text: str) -> None:
+        if not await self._staff(lambda sid: self.runner.staff_reply(sid, text, self.person)):
+            prompt = self.query_one(Prompt)
+            if not prompt.value:  # nothing typed is lost
+                prompt.value = text
+                prompt.cursor_position = len(text)
+
+    async def set_state(self, state: str, when: str | None = None) -> None:
+        try:
+            until = parse_when(when, self.store.clock()) if when else None
+        except WhenError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        await self._staff(lambda sid: self.runner.set_state(sid, state, until=until, by=self.person))
+
+    async def tag(self, added: Sequence[str], removed: Sequence[str] = ()) -> None:
+        await self._staff(lambda sid: self.runner.tag(sid, list(added), list(removed), by=self.person))
+
+    async def set_priority(self, priority: str) -> None:
+        await self._staff(lambda sid: self.runner.tag(sid, priority=priority, by=self.person))
+
+    def set_write_as(self, who: str) -> None:
+        if self.on_channel and who == "customer":
+            self.notify("this customer is on the web or Chatwoot: what you type goes to them as staff", severity="warning")
+            return
+        self._write_as = who
+        self._paint_state()
+        self.notify(f"the input now writes as {who}")
+
+    def action_toggle_write_as(self) -> None:
+        self.set_write_as("customer" if self._write_as == "staff" else "staff")
+
+    async def action_take_over(self) -> None:
+        if self._state is not None and self._state.held_by_staff:
+            self.fill_prompt("/release ")  # a release says to whom and what the agent should know
+            return
+        await self.take_over_conversation()
+
     async def force_handoff(self, agent: str, reason: str = "staff decision") -> None:
-        if await self._staff(lambda sid: self.runner.force_handoff(sid, agent, reason)):
+        if await self._staff(lambda sid: self.runner.force_handoff(sid, agent, reason, self.person)):
             self.notify(f"{self.look.title(agent)} now holds the conversation")
 
     @work(group="turn")
@@ -400,7 +495,7 @@ class ChatScreen(PaneActions):
             return
         if approval_id is None:
             approval_id = pending[-1].data.get("approval_id")
-        await self._drive(lambda: self.runner.decide_approval(self.session_id, approval_id, granted))
+        await self._drive(lambda: self.runner.decide_approval(self.session_id, approval_id, granted, self.person))
 
     async def action_new_session(self) -> None:
         await self.load(None)

@@ -2,13 +2,53 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from supportdesk.desk_state import ConversationState
 from supportdesk.tui.widgets.render import AgentLook, literal
+
+# The header's word for each state (desk_state.State) and its style.
+STATE_LOOKS = {
+    "ai": ("AI", "dim"),
+    "needs_staff": ("NEEDS STAFF", "bold"),
+    "staff": ("STAFF", "bold"),
+    "snoozed": ("SNOOZED", "italic"),
+    "resolved": ("RESOLVED", "bold"),
+}
+
+
+def state_text(state: ConversationState, write_as: str = "") -> Text:
+    """`✋ dana holds it · #vip #refund · ! high · writing as staff` — who holds the conversation
+    when a person does, the state when it is not the agents', tags, priority, who the input writes as."""
+    out = Text()
+    if state.held_by_staff:
+        out.append("✋ ", style="bold")
+        out.append_text(literal(state.holder, "bold"))
+        out.append(" holds it")
+    if state.state not in ("ai", "staff", "needs_staff"):
+        word, style = STATE_LOOKS[state.state]
+        if out:
+            out.append(" · ")
+        out.append(word, style=style)
+        if state.state == "snoozed" and state.snoozed_until is not None:
+            out.append(f" until {state.snoozed_until:%Y-%m-%d %H:%M}", style="dim")
+    for tag in state.tags:
+        out.append(" " if out else "")
+        out.append_text(literal(f"#{tag}", "italic"))
+    if state.priority and state.priority != "none":
+        out.append(" · " if out else "")
+        out.append(f"! {state.priority}", style="bold" if state.priority in ("high", "urgent") else "")
+    if write_as:
+        out.append(" · " if out else "")
+        out.append("as ", style="dim")
+        out.append(write_as, style="bold" if write_as == "staff" else "")
+    return out
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -62,11 +102,13 @@ class AgentBar(Horizontal):
         # screen) before these are mounted, and an update must land all the same.
         self._badge = Static("", id="agent-badge", markup=False)
         self._attention = Static("", id="attention", markup=False)
+        self._desk_state = Static("", id="desk-state", markup=False)
         self._facts = Static("", id="session-facts", markup=False)
         self._working = WorkingIndicator(look, id="working")
 
     def compose(self) -> ComposeResult:
         yield self._badge
+        yield self._desk_state
         yield self._attention
         yield self._facts
         yield self._working
@@ -78,6 +120,7 @@ class AgentBar(Horizontal):
 
     def on_mount(self) -> None:
         self._attention.display = bool(self.attention)
+        self._desk_state.display = False
 
     def watch_agent(self, agent: str) -> None:
         self._paint()
@@ -133,6 +176,16 @@ class AgentBar(Horizontal):
             facts.append_text(literal(extra, "bold"))
         self.facts = facts
         self._facts.update(facts)
+
+    def set_state(self, state: ConversationState | None, write_as: str = "", now: datetime | None = None) -> None:
+        """Who holds the conversation and its state, tags, priority; who the input writes as."""
+        from supportdesk.desk_state import at
+
+        shown = at(state, now) if state is not None and now is not None else state
+        text = state_text(shown, write_as) if shown is not None else Text("")
+        self.set_class(shown is not None and shown.held_by_staff, "-staff")
+        self._desk_state.display = bool(text)
+        self._desk_state.update(text)
 
     def set_working(self, agent: str) -> None:
         self._working.working = agent

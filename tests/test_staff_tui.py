@@ -1,0 +1,152 @@
+"""Staff as people in the TUI: take over (F6, /takeover), write as staff (F7, /as), reply, release
+with a summary the agent reads, states, tags and priority; and snapshots of the header's states."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from supportdesk.engine.protocol import Answer
+from supportdesk.items import Release, StaffReply, StateChange, TagChange, Takeover
+from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.widgets import Conversation, Prompt
+from supportdesk.tui.widgets.prompt import AS_CUSTOMER, AS_STAFF
+from tests.tui_seed import FIXED, SEED_ID, repo_desk, seed_double_charge, until
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def _person(monkeypatch):
+    monkeypatch.setenv("SUPPORTDESK_STAFF", "dana")
+
+
+async def _seed(db, extra=()):
+    desk = await repo_desk(db)
+    await seed_double_charge(desk.store)
+    if extra:
+        await desk.store.append(SEED_ID, list(extra))
+    await desk.close()
+    return db
+
+
+def _seeded(db, extra=()):
+    return asyncio.run(_seed(db, extra))
+
+
+def _header(app) -> str:
+    return str(app.chat.query_one("#desk-state").render())
+
+
+async def _type(pilot, text: str) -> None:
+    prompt = pilot.app.chat.query_one(Prompt)
+    prompt.value = text
+    await pilot.press("enter")
+
+
+async def test_take_over_reply_release_and_the_agent_answers_reading_the_summary(tmp_path):
+    db = await _seed(tmp_path / "desk.db")
+    desks = []
+
+    async def factory():
+        desk = await repo_desk(db, [Answer("Glad that is sorted, Dana.")])
+        desks.append(desk)
+        return desk
+
+    app = SupportDeskApp(desk_factory=factory, session_id=SEED_ID)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID)
+        store, model = desks[0].store, desks[0].runner.provider
+        end = await store.last_seq(SEED_ID)
+        await pilot.press("f6")
+        await until(pilot, lambda: "dana holds it" in _header(app))
+        assert isinstance(await store.item(SEED_ID, end + 1), Takeover)
+
+        # the customer writes while dana holds it: stored, no agent answers
+        await _type(pilot, "hello? is anyone there?")
+        await until(pilot, lambda: app.chat.query_one(Conversation).end == end + 2 and not app.chat.workers)
+        assert model.requests == []
+
+        await pilot.press("f7")  # write as staff
+        await until(pilot, lambda: "as staff" in _header(app))
+        assert app.chat.query_one(Prompt).placeholder == AS_STAFF
+        await _type(pilot, "Hi, this is Dana: the duplicate is refunded.")
+        await until(pilot, lambda: app.chat.query_one(Conversation).end == end + 3)
+        reply = await store.item(SEED_ID, end + 3)
+        assert isinstance(reply, StaffReply) and reply.person == "dana" and reply.origin == "tui"
+
+        await _type(pilot, "/tag vip refund")
+        await _type(pilot, "/priority high")
+        await until(pilot, lambda: "#vip #refund · ! high" in _header(app))
+
+        await _type(pilot, "/release refunded CH-26; customer calm")
+        await until(pilot, lambda: "holds it" not in _header(app))
+        released = await store.item(SEED_ID, end + 6)
+        assert isinstance(released, Release) and released.to_agent == "billing"
+        assert released.summary == "refunded CH-26; customer calm"
+
+        await pilot.press("f7")  # back to writing as the customer
+        await until(pilot, lambda: app.chat.query_one(Prompt).placeholder == AS_CUSTOMER)
+        await _type(pilot, "thanks!")
+        await until(pilot, lambda: len(model.requests) == 1 and not app.chat.workers)
+        seen = model.requests[0]
+        assert seen.agent.name == "billing"
+        assert any(isinstance(i, Release) and i.summary == "refunded CH-26; customer calm" for i in seen.history)
+        last = await store.item(SEED_ID, await store.last_seq(SEED_ID))
+        assert last is not None and last.kind == "message" and last.text == "Glad that is sorted, Dana."
+
+
+async def test_slash_commands_that_make_no_sense_say_so_and_write_nothing(tmp_path):
+    db = await _seed(tmp_path / "desk.db")
+    app = SupportDeskApp(desk_factory=lambda: repo_desk(db), session_id=SEED_ID)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID)
+        store = app.desk.store
+        end = await store.last_seq(SEED_ID)
+        await _type(pilot, "/release")
+        await until(pilot, lambda: any("nothing to release" in str(n.message) for n in app._notifications))
+        await _type(pilot, "/state snoozed")  # a snooze needs its end
+        await until(pilot, lambda: any("usage: /state" in str(n.message) for n in app._notifications))
+        await _type(pilot, "/state snoozed tomorrow")
+        await until(pilot, lambda: any("'tomorrow' is not a time" in str(n.message) for n in app._notifications))
+        assert await store.last_seq(SEED_ID) == end
+        await _type(pilot, "/state snoozed 2h")
+        await until(pilot, lambda: "SNOOZED until" in _header(app))
+        item = await store.item(SEED_ID, end + 1)
+        assert isinstance(item, StateChange) and item.state == "snoozed" and item.until is not None
+
+
+# --- the header's states, as snapshots (fixed clock, fixed data) ------------------------------------
+
+LATER = FIXED + timedelta(days=1)
+HEADER_STATES = {
+    "held": [
+        Takeover(person="dana", agent="billing"),
+        TagChange(person="dana", added=["vip", "refund"], priority="urgent", agent="billing"),
+    ],
+    "snoozed": [
+        TagChange(person="sam", added=["waiting-on-bank"], agent="billing"),
+        StateChange(person="sam", state="snoozed", until=LATER, agent="billing"),
+    ],
+    "resolved": [StateChange(person="sam", state="resolved", agent="billing")],
+}
+
+
+@pytest.mark.parametrize("state", list(HEADER_STATES))
+def test_header_shows_who_holds_the_conversation_and_its_state(snap_compare, tmp_path, state):
+    db = _seeded(tmp_path / "snap.db", HEADER_STATES[state])
+    app = SupportDeskApp(desk_factory=lambda: repo_desk(db), theme="desk-dark", session_id=SEED_ID)
+
+    async def ready(pilot) -> None:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID)
+        if state == "held":
+            await pilot.press("f7")  # and write as staff: the header says so
+            await until(pilot, lambda: "as staff" in _header(app))
+        await until(pilot, lambda: app.chat.query_one(Conversation).last == 14 + len(HEADER_STATES[state]))
+        for prompt in app.screen.query(Prompt):
+            prompt.cursor_blink = False
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
