@@ -81,7 +81,13 @@ def _wait_for(browser, condition, what: str, timeout: float = 30.0):
     try:
         return WebDriverWait(browser, timeout, poll_frequency=0.1).until(lambda d: condition(d))
     except TimeoutException:
-        raise AssertionError(f"the page never showed {what}; it shows:\n{browser.find_element('id', 'log').text}") from None
+        state = browser.execute_script(
+            "return {ready: document.readyState, saved: sessionStorage.getItem('supportdesk.conversation'),"
+            " problem: document.getElementById('problem').textContent,"
+            " hidden: document.getElementById('problem').hidden}"
+        )
+        log = browser.find_element("id", "log").text
+        raise AssertionError(f"the page never showed {what}; page state {state}; its log:\n{log}") from None
 
 
 def _agent_replies(browser) -> list[str]:
@@ -138,9 +144,14 @@ def test_a_page_whose_conversation_is_gone_starts_a_new_one(browser, server):
     browser.execute_script(
         "sessionStorage.setItem('supportdesk.conversation', JSON.stringify({id: '0123456789ab', token: 'nope'}))"
     )
-    browser.refresh()
+    browser.get(server.url + "/")  # a fresh load of the page, which finds the stale conversation
+
+    def problem_shown(d) -> bool:  # looked up each time: never an element of the page before
+        problem = d.find_element("id", "problem")
+        return problem.is_displayed() and "no longer available" in problem.text
+
+    _wait_for(browser, problem_shown, "the problem line", timeout=60.0)
     problem = browser.find_element("id", "problem")
-    _wait_for(browser, lambda d: problem.is_displayed() and "no longer available" in problem.text, "the problem line")
     _send(browser, "hello again")
     _wait_for(browser, lambda d: d.find_elements("css selector", ".msg.customer"), "the new conversation")
     assert not problem.is_displayed()
