@@ -258,3 +258,38 @@ async def test_a_message_stored_before_a_crash_is_answered_in_chatwoot_after_the
             await fake.wait_for(lambda: len(fake.messages(51)) == 2)
             await served.conversations.idle()
     assert [c.body["content"][:9] for c in fake.messages(51)] == ["Thanks, I", "I found i"]
+
+
+async def test_desk_staff_take_over_reply_through_chatwoot_and_the_bot_stays_silent_until_release(db_path):
+    """A staff reply reaches the Chatwoot customer the way agent replies do (the relay), from a
+    staff process; while staff hold it the customer's messages are stored and no agent answers."""
+    from supportdesk.engine.desk import open_desk
+    from supportdesk.staff import Actor
+
+    async with fake_chatwoot() as fake:
+        config = chatwoot_desk(fake.url)
+        options = {"env": ENV, "retry_first": 0.01, "retry_cap": 0.05}
+        async with serving(db_path, config, chatwoot_options=options) as served, httpx.AsyncClient(
+            base_url=served.url, timeout=30
+        ) as client:
+            await deliver(client, message_created(9101, 60, CHARGED_TWICE))
+            await fake.wait_for(lambda: len(fake.messages(60)) == 2)
+            await served.conversations.idle()
+            session_id = session_id_for(ACCOUNT, 60)
+            async with await open_desk(db_path, config) as staff:  # the TUI's process, say
+                await staff.runner.takeover(session_id, Actor("dana", "tui"))
+                await staff.runner.staff_reply(session_id, "Hi, Dana here. I am looking at it myself.", Actor("dana", "tui"))
+            await fake.wait_for(lambda: len(fake.messages(60)) == 3)
+            reply = fake.messages(60)[-1]
+            assert reply.body == {"content": "Hi, Dana here. I am looking at it myself.", "message_type": "outgoing",
+                                  "private": False}
+            # the customer writes while dana holds it: stored for her, nothing posted back
+            response = await deliver(client, message_created(9102, 60, "thank you, take your time"))
+            assert response.json()["status"] == "stored"
+            await served.conversations.idle()
+            assert len(fake.messages(60)) == 3 and not [c for c in fake.calls if c.path.endswith("toggle_status")]
+            async with await open_desk(db_path, config) as staff:
+                await staff.runner.release(session_id, summary="customer waits for the refund", by=Actor("dana", "tui"))
+            await deliver(client, message_created(9103, 60, "yes please refund the duplicate"))
+            await fake.wait_for(lambda: len(fake.messages(60, private=False)) >= 4)
+    assert not fake.messages(60)[-1].body["content"].startswith("Hi, Dana")

@@ -284,7 +284,9 @@ class ChatwootChannel:
     async def _relay_one(self, session_id: str, conversation_id: int, event: CustomerEvent) -> None:
         if event.type == "message" and event.data.get("from") in ("agent", "staff"):
             await self._with_retries(session_id, lambda: self.api.send_message(conversation_id, event.data["text"]))
-        elif event.type == "status" and event.data.get("status") in ("person", "delayed", "staff"):
+        elif event.type == "status" and event.data.get("status") in ("person", "delayed"):
+            # (A take-over by desk staff, status "staff", leaves the conversation pending: the
+            # bot keeps receiving the customer's messages for the person holding it in the desk.)
             if session_id in self._handed_over:
                 return
             summary = await self.handoff_summary(session_id)
