@@ -4,26 +4,16 @@ the log, on SQLite and PostgreSQL, over seeded data at a fixed clock, for every 
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 from supportdesk.config import Price, load_desk
-from supportdesk.items import APPROVAL_PENDING
 from supportdesk.stats import RANGES, StatsError, desk_stats, parse_range, stats_json, window
 from supportdesk.store import open_store
-from supportdesk.store.figures import (
-    AMOUNT_EDGES,
-    DURATION_EDGES,
-    MONEY_TOOLS,
-    PERCENTILES,
-    WAITING_STATUSES,
-    bucket_of,
-    nearest_rank,
-)
 from tests.conftest import REPO
+from tests.stats_fold import as_fold, fold
 from tests.stats_seed import NOW, seed_desk_history
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
@@ -41,131 +31,6 @@ async def seeded(where: Path | str):
         yield store
 
 
-# --- the fold: the definitions of store/figures.py, in plain Python over every item ---------------
-
-
-def _in(t: datetime, since: datetime | None, until: datetime) -> bool:
-    return (since is None or t >= since) and t < until
-
-
-def _seconds(later: datetime, earlier: datetime) -> float:
-    return round((later - earlier).total_seconds(), 3)
-
-
-def _distribution(values: list[float]) -> dict:
-    ordered = sorted(values)
-    n = len(ordered)
-    buckets = [0] * (len(DURATION_EDGES) + 1)
-    for v in ordered:
-        buckets[bucket_of(v, DURATION_EDGES)] += 1
-    return {
-        "count": n,
-        "total": round(sum(ordered), 3),
-        "largest": ordered[-1] if ordered else None,
-        "percentiles": {p: ordered[nearest_rank(p, n) - 1] for p in PERCENTILES} if n else {},
-        "buckets": tuple(buckets),
-    }
-
-
-async def fold(store, since: datetime | None, until: datetime) -> dict:
-    sessions = []
-    offset = 0
-    while page := await store.list_sessions(limit=100, offset=offset):
-        sessions += page
-        offset += len(page)
-    conversations = started = unanswered = 0
-    taken: dict[str, set] = defaultdict(set)
-    escalated: dict[str, set] = defaultdict(set)
-    edges: Counter = Counter()
-    first_answers: list[float] = []
-    resolutions: list[float] = []
-    money: dict[str, list[float]] = defaultdict(list)
-    notices: Counter = Counter()
-    usage: dict[tuple[str, str], list] = {}
-    for info in sessions:
-        items = await store.range(info.id, 1, info.item_count)
-        if any(_in(i.created_at, since, until) for i in items):
-            conversations += 1
-        if _in(info.created_at, since, until):
-            started += 1
-            taken[info.entry_agent].add(info.id)
-        messages = [i for i in items if i.kind == "message"]
-        asked = next((m for m in messages if m.role == "customer"), None)
-        if asked is not None and _in(asked.created_at, since, until):
-            reply = next((m for m in messages if m.role == "agent" and m.seq > asked.seq), None)
-            if reply is None:
-                unanswered += 1
-            else:
-                first_answers.append(_seconds(reply.created_at, asked.created_at))
-        if asked is not None and messages and info.status not in WAITING_STATUSES:
-            last = messages[-1]
-            if last.role == "agent" and _in(last.created_at, since, until):
-                resolutions.append(_seconds(last.created_at, asked.created_at))
-        for item in items:
-            if not _in(item.created_at, since, until):
-                continue
-            if item.kind == "handoff":
-                taken[item.to_agent].add(info.id)
-                edges[(item.from_agent, item.to_agent, item.handoff_kind)] += 1
-                if item.handoff_kind == "escalate":
-                    escalated[item.from_agent].add(info.id)
-            elif item.kind == "notice":
-                notices[item.notice_kind] += 1
-            elif (
-                item.kind == "tool_result"
-                and item.name in MONEY_TOOLS
-                and not item.is_error
-                and not item.output.startswith(APPROVAL_PENDING)
-            ):
-                calls = [c for c in items if c.kind == "tool_call" and c.call_id == item.call_id and c.seq < item.seq]
-                money[item.name].append(float(calls[-1].arguments["amount"]))
-            used = item.meta.get("usage")
-            if used is not None:
-                key = (item.agent, str(item.meta.get("model") or ""))
-                row = usage.setdefault(key, [0, 0, True])
-                row[0] += int(used.get("input_tokens") or 0)
-                row[1] += int(used.get("output_tokens") or 0)
-                row[2] = row[2] and bool(used.get("reported", True))
-    money_figures = {}
-    for tool, amounts in sorted(money.items()):
-        buckets = [0] * (len(AMOUNT_EDGES) + 1)
-        for amount in amounts:
-            buckets[bucket_of(amount, AMOUNT_EDGES)] += 1
-        money_figures[tool] = {"count": len(amounts), "total": round(sum(amounts), 2), "buckets": tuple(buckets)}
-    return {
-        "conversations": conversations,
-        "started": started,
-        "taken": {agent: len(ids) for agent, ids in sorted(taken.items())},
-        "escalated": {agent: len(ids) for agent, ids in sorted(escalated.items())},
-        "handoffs": sorted((*key, n) for key, n in edges.items()),
-        "first_answer": _distribution(first_answers),
-        "unanswered": unanswered,
-        "resolution": _distribution(resolutions),
-        "money": money_figures,
-        "notices": dict(sorted(notices.items())),
-        "usage": sorted((agent, model, *row) for (agent, model), row in usage.items()),
-    }
-
-
-def _as_fold(figures) -> dict:
-    def dist(d) -> dict:
-        return {"count": d.count, "total": d.total, "largest": d.largest, "percentiles": d.percentiles, "buckets": d.buckets}
-
-    return {
-        "conversations": figures.conversations,
-        "started": figures.started,
-        "taken": dict(sorted(figures.taken.items())),
-        "escalated": dict(sorted(figures.escalated.items())),
-        "handoffs": sorted((e.from_agent, e.to_agent, e.handoff_kind, e.count) for e in figures.handoffs),
-        "first_answer": dist(figures.first_answer),
-        "unanswered": figures.unanswered,
-        "resolution": dist(figures.resolution),
-        "money": {t: {"count": m.count, "total": m.total, "buckets": m.buckets} for t, m in sorted(figures.money.items())},
-        "notices": dict(sorted(figures.notices.items())),
-        "usage": sorted((u.agent, u.model, u.input_tokens, u.output_tokens, u.reported) for u in figures.usage),
-    }
-
-
 # --- the tests ---------------------------------------------------------------------------------
 
 
@@ -173,7 +38,7 @@ def _as_fold(figures) -> dict:
 async def test_figures_match_a_fold_of_the_log(seeded, range_name):
     since, until = window(range_name, NOW, timezone.utc)
     expected = await fold(seeded, since, until)
-    assert _as_fold(await seeded.desk_figures(since, until)) == expected
+    assert as_fold(await seeded.desk_figures(since, until)) == expected
 
 
 async def test_the_seed_exercises_every_figure(seeded):

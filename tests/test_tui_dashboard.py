@@ -80,7 +80,7 @@ async def test_f4_opens_the_dashboard_and_keys_change_the_range(history_db: Path
         await pilot.press("d")
         await until(pilot, lambda: screen.shown == "today")
         assert "today: 2 conversations active, 2 started" in _headline(screen)
-        assert "1 limits" in str(screen.query_one("#notices-panel .summary", Static).render())
+        assert "1 limit hit" in str(screen.query_one("#notices-panel .summary", Static).render())
         await pilot.press("a")
         await until(pilot, lambda: screen.shown == "all")
         assert "all time: 6 conversations active, 7 started · 8 handoffs · 3 refunds/credits" in _headline(screen)

@@ -22,7 +22,7 @@ of the log reproduces in `tests/test_stats.py`):
 - `notices[kind]`: notice items in the window by kind (provider errors, limits, approvals ...);
 - `usage`: the token usage recorded in the meta of items in the window, by (agent, model).
 
-Durations are seconds rounded to milliseconds; percentiles are nearest-rank.
+Durations are whole milliseconds (truncated), reported in seconds; percentiles are nearest-rank.
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ from datetime import datetime, timezone
 
 # Seconds: under 10 s, 30 s, 1 min, 5 min, 15 min, 1 h, 4 h, 1 day, and a day or more.
 DURATION_EDGES: tuple[float, ...] = (10, 30, 60, 300, 900, 3600, 4 * 3600, 86400)
+# The same in milliseconds: durations are measured in whole milliseconds (integers on both
+# databases, so every figure is exact and the same on both).
+DURATION_EDGES_MS: tuple[int, ...] = tuple(int(edge * 1000) for edge in DURATION_EDGES)
 # Money, in the charge's currency: under 10, 25, 50, 100, 250, 500, and 500 or more.
 AMOUNT_EDGES: tuple[float, ...] = (10, 25, 50, 100, 250, 500)
 # The tools that move money to the customer (their calls carry `amount`).
@@ -86,15 +89,16 @@ class Distribution:
 
     @classmethod
     def from_row(cls, row: tuple) -> Distribution:
-        """From the summary row both adapters select: n, sum, max, p50, p90, buckets..."""
+        """From the summary row both adapters select over milliseconds: n, sum, max, p50, p90,
+        buckets..."""
         n = int(row[0] or 0)
         if not n:
             return cls()
-        ranks = dict(zip(PERCENTILES, (float(v) for v in row[3 : 3 + len(PERCENTILES)])))
+        ranks = dict(zip(PERCENTILES, (int(v) / 1000 for v in row[3 : 3 + len(PERCENTILES)])))
         return cls(
             count=n,
-            total=round(float(row[1]), 3),
-            largest=float(row[2]),
+            total=int(row[1]) / 1000,
+            largest=int(row[2]) / 1000,
             percentiles=ranks,
             buckets=tuple(int(v or 0) for v in row[3 + len(PERCENTILES) :]),
         )

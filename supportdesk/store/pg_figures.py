@@ -16,7 +16,7 @@ import asyncpg
 from supportdesk.items import APPROVAL_PENDING
 from supportdesk.store.figures import (
     AMOUNT_EDGES,
-    DURATION_EDGES,
+    DURATION_EDGES_MS,
     EPOCH,
     MONEY_TOOLS,
     PERCENTILES,
@@ -34,21 +34,34 @@ _TOUCHED = "WITH w AS (SELECT id FROM sessions WHERE updated_at >= $1)"
 _IN_WINDOW = "{a}.created_at >= $1 AND {a}.created_at < $2"
 _FIELD = "({a}.body::json ->> '{f}')"
 _MONEY = ", ".join(f"'{name}'" for name in MONEY_TOOLS)
+_ROLE_OF = "({a}.body::json ->> 'role')"
+_AT = "{t} >= $1 AND {t} < $2"
 _WAITING = ", ".join(f"'{status}'" for status in WAITING_STATUSES)
 _PENDING = APPROVAL_PENDING.replace("'", "''")
 
 
-def _summary(durations_cte: str) -> str:
+# Which summary row a duration belongs to (`SQL_DURATIONS` returns one row per kind present).
+FIRST_ANSWER, RESOLUTION, UNANSWERED = 0, 1, 2
+
+
+def _summaries(durations_cte: str) -> str:
+    """A row per kind of duration `which` in the CTE `dur` (ms `s`): which, n, sum, max,
+    percentiles, bucket counts."""
     ranks = ", ".join(f"max(CASE WHEN rn = {rank_sql(p, 'greatest')} THEN s END)" for p in PERCENTILES)
     return f"""
         {durations_cte},
-        r AS (SELECT s, row_number() OVER (ORDER BY s) AS rn, count(*) OVER () AS n FROM dur)
-        SELECT count(*), coalesce(sum(s), 0), max(s), {ranks}, {bucket_sums('s', DURATION_EDGES)} FROM r
+        r AS (
+            SELECT which, s, row_number() OVER (PARTITION BY which ORDER BY s) AS rn,
+                   count(*) OVER (PARTITION BY which) AS n
+            FROM dur)
+        SELECT which, count(*), coalesce(sum(s), 0), max(s), {ranks}, {bucket_sums('s', DURATION_EDGES_MS)}
+        FROM r GROUP BY which ORDER BY which
     """
 
 
-def _seconds(later: str, earlier: str) -> str:
-    return f"round(extract(epoch FROM ({later} - {earlier}))::numeric, 3)::float8"
+def _millis(later: str, earlier: str) -> str:
+    """Whole milliseconds between two timestamps (extract gives exact numeric seconds)."""
+    return f"floor(extract(epoch FROM ({later} - {earlier})) * 1000)::bigint"
 
 
 def _tokens(path: str) -> str:
@@ -90,40 +103,35 @@ SQL_ESCALATED = f"""
     WHERE {_IN_WINDOW.format(a='i')} AND {_FIELD.format(a='i', f='handoff_kind')} = 'escalate'
     GROUP BY 1 ORDER BY 1
 """
-_ASKED = f"""
-    asked AS (
-        SELECT w.id AS sid, (
-            SELECT seq FROM items WHERE session_id = w.id AND kind = 'message'
-                AND {_FIELD.format(a='items', f='role')} = 'customer' ORDER BY seq LIMIT 1) AS q
-        FROM w)
-"""
-_FIRST_ANSWERS = f"""
-    {_TOUCHED}, {_ASKED},
-    d AS (
-        SELECT q.created_at AS asked_at, (
-            SELECT a.created_at FROM items AS a
-            WHERE a.session_id = asked.sid AND a.kind = 'message' AND a.seq > asked.q
-                AND {_FIELD.format(a='a', f='role')} = 'agent'
-            ORDER BY a.seq LIMIT 1) AS answered_at
-        FROM asked JOIN items AS q ON q.session_id = asked.sid AND q.seq = asked.q
-        WHERE {_IN_WINDOW.format(a='q')})
-"""
-SQL_FIRST_ANSWER = _summary(
-    f"{_FIRST_ANSWERS}, dur AS (SELECT {_seconds('answered_at', 'asked_at')} AS s FROM d WHERE answered_at IS NOT NULL)"
-)
-SQL_UNANSWERED = f"{_FIRST_ANSWERS} SELECT count(*) FROM d WHERE answered_at IS NULL"
-SQL_RESOLUTION = _summary(
+# Per touched session, in one pass: its first customer message, the first agent message
+# after it, its last message and status. First answers, the unanswered and resolutions are
+# all read from these rows (materialized: each probe runs once per session).
+SQL_DURATIONS = _summaries(
     f"""
-    {_TOUCHED}, {_ASKED},
+    {_TOUCHED},
+    firsts AS MATERIALIZED (
+        SELECT w.id AS sid,
+            (SELECT seq FROM items WHERE session_id = w.id AND kind = 'message'
+                AND {_ROLE_OF.format(a='items')} = 'customer' ORDER BY seq LIMIT 1) AS q,
+            (SELECT seq FROM items WHERE session_id = w.id AND kind = 'message' ORDER BY seq DESC LIMIT 1) AS last
+        FROM w),
+    facts AS MATERIALIZED (
+        SELECT q.created_at AS asked_at, l.created_at AS last_at, {_ROLE_OF.format(a='l')} AS last_role, ses.status,
+            (SELECT a.created_at FROM items AS a
+             WHERE a.session_id = f.sid AND a.kind = 'message' AND a.seq > f.q AND {_ROLE_OF.format(a='a')} = 'agent'
+             ORDER BY a.seq LIMIT 1) AS answered_at
+        FROM firsts AS f
+        JOIN sessions AS ses ON ses.id = f.sid
+        JOIN items AS q ON q.session_id = f.sid AND q.seq = f.q
+        JOIN items AS l ON l.session_id = f.sid AND l.seq = f.last),
     dur AS (
-        SELECT {_seconds('l.created_at', 'q.created_at')} AS s
-        FROM asked
-        JOIN sessions AS ses ON ses.id = asked.sid
-        JOIN items AS q ON q.session_id = asked.sid AND q.seq = asked.q
-        JOIN items AS l ON l.session_id = asked.sid AND l.seq = (
-            SELECT seq FROM items WHERE session_id = asked.sid AND kind = 'message' ORDER BY seq DESC LIMIT 1)
-        WHERE ses.status NOT IN ({_WAITING}) AND {_FIELD.format(a='l', f='role')} = 'agent'
-            AND {_IN_WINDOW.format(a='l')})
+        SELECT {FIRST_ANSWER} AS which, {_millis('answered_at', 'asked_at')} AS s FROM facts
+        WHERE {_AT.format(t='asked_at')} AND answered_at IS NOT NULL
+        UNION ALL
+        SELECT {RESOLUTION}, {_millis('last_at', 'asked_at')} FROM facts
+        WHERE status NOT IN ({_WAITING}) AND last_role = 'agent' AND {_AT.format(t='last_at')}
+        UNION ALL
+        SELECT {UNANSWERED}, NULL FROM facts WHERE {_AT.format(t='asked_at')} AND answered_at IS NULL)
     """
 )
 SQL_MONEY = f"""
@@ -170,6 +178,7 @@ async def read_figures(conn: asyncpg.Connection, since: datetime | None, until: 
         return await conn.fetch(sql, *args)
 
     async with conn.transaction(isolation="repeatable_read", readonly=True):
+        durations = {row[0]: tuple(row[1:]) for row in await rows(SQL_DURATIONS)}
         return DeskFigures(
             since=since,
             until=until,
@@ -178,9 +187,9 @@ async def read_figures(conn: asyncpg.Connection, since: datetime | None, until: 
             taken={agent: n for agent, n in await rows(SQL_TAKEN)},
             escalated={agent: n for agent, n in await rows(SQL_ESCALATED)},
             handoffs=tuple(HandoffEdge(*row) for row in await rows(SQL_HANDOFFS)),
-            first_answer=Distribution.from_row(tuple((await rows(SQL_FIRST_ANSWER))[0])),
-            unanswered=(await rows(SQL_UNANSWERED))[0][0],
-            resolution=Distribution.from_row(tuple((await rows(SQL_RESOLUTION))[0])),
+            first_answer=Distribution.from_row(durations.get(FIRST_ANSWER, (0,))),
+            unanswered=durations.get(UNANSWERED, (0,))[0],
+            resolution=Distribution.from_row(durations.get(RESOLUTION, (0,))),
             money={
                 tool: MoneyFigures(count=n, total=float(total), buckets=tuple(int(b or 0) for b in buckets))
                 for tool, n, total, *buckets in await rows(SQL_MONEY)

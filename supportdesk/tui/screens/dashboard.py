@@ -64,6 +64,10 @@ def _count_ticks(largest: float) -> list[int]:
     return list(range(0, top + step, step))
 
 
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def _bar(count: int, largest: int, width: int) -> str:
     if count <= 0 or largest <= 0:
         return ""
@@ -214,9 +218,9 @@ class DashboardScreen(Screen[None]):
         self.query_one("#headline", Static).update(
             Text(
                 safe_text(
-                    f"{span}: {figures.conversations} conversations active, {figures.started} started · "
-                    f"{sum(e.count for e in figures.handoffs)} handoffs · "
-                    f"{sum(m.count for m in figures.money.values())} refunds/credits"
+                    f"{span}: {_count(figures.conversations, 'conversation')} active, {figures.started:,} started · "
+                    f"{_count(sum(e.count for e in figures.handoffs), 'handoff')} · "
+                    f"{sum(m.count for m in figures.money.values()):,} refunds/credits"
                 )
             )
         )
@@ -224,7 +228,8 @@ class DashboardScreen(Screen[None]):
         self.query_one("#flow", Static).update(flow_lines(stats))
         kinds = {kind: sum(e.count for e in figures.handoffs if e.handoff_kind == kind) for kind in ("escalate", "return")}
         self.query_one("#flow-panel", Panel).summarise(
-            f"{sum(e.count for e in figures.handoffs)} handoffs · {kinds['escalate']} escalations · {kinds['return']} returns"
+            f"{_count(sum(e.count for e in figures.handoffs), 'handoff')} · {_count(kinds['escalate'], 'escalation')}"
+            f" · {_count(kinds['return'], 'return')}"
         )
         self._draw_escalation(stats)
         self._draw_distribution("first-answer", "#first-plot", figures.first_answer, f"{figures.unanswered} unanswered")
@@ -324,7 +329,7 @@ class DashboardScreen(Screen[None]):
             out.append(_bar(count, largest, 20) + "\n", style="red" if style else "cyan")
         self.query_one("#notices", Static).update(out)
         self.query_one("#notices-panel", Panel).summarise(
-            f"{notices.get('provider_error', 0)} provider errors · {notices.get('limit', 0)} limits"
+            f"{_count(notices.get('provider_error', 0), 'provider error')} · {_count(notices.get('limit', 0), 'limit')} hit"
         )
 
     def _draw_tokens(self, stats: DeskStats) -> None:
