@@ -445,6 +445,15 @@ def _check_tools(name: str, agent: AgentConfig, source: str, tool_names: set[str
     ]
 
 
+def check_agent_tools(cfg: DeskConfig, tool_names: Iterable[str]) -> None:
+    """The tools check of `parse_desk`, for a desk loaded with `tool_names=()` (the TUI loads
+    the file before the tools exist, and checks their names once the registry is built)."""
+    names, source = set(tool_names), cfg.source
+    problems = [p for name, agent in cfg.agents.items() for p in _check_tools(name, agent, source, names, _Broken())]
+    if problems:
+        raise ConfigError(problems)
+
+
 def _check_color(name: str, agent: AgentConfig, source: str, broken: _Broken) -> list[str]:
     if not agent.color or broken("agents", name, "color"):
         return []

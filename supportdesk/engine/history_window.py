@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from supportdesk.config import AgentConfig, DeskConfig, HistorySettings
+from supportdesk.engine.later import ready
 from supportdesk.items import Handoff, Item, Message, ToolCall, ToolResult
 from supportdesk.store import Store
 
@@ -142,8 +143,8 @@ class HistoryWindows:
     """Builds each model call's window; remembers LLM summaries per session and cut seq."""
 
     def __init__(self, provider: Any) -> None:
-        summarise = getattr(provider, "summarise", None)
-        self._summariser: Summarising | None = provider if callable(summarise) else None
+        # Looked at on first use: the provider may be deferred (engine/later.py) until a turn runs.
+        self._provider = provider
         self._summaries: dict[str, tuple[int, str]] = {}
         self._last: dict[str, dict[str, int]] = {}
         self.summary_calls = 0
@@ -173,8 +174,14 @@ class HistoryWindows:
         self._last[session_id] = window.as_meta()
         return window
 
+    @property
+    def _summariser(self) -> Summarising | None:
+        provider = ready(self._provider)
+        return provider if callable(getattr(provider, "summarise", None)) else None
+
     async def _summary(self, store: Store, session_id: str, upto: int) -> str:
-        if self._summariser is None:
+        summariser = self._summariser
+        if summariser is None:
             return await extractive_summary(store, session_id, upto)
         cached = self._summaries.get(session_id)
         if cached is not None and cached[0] == upto:
@@ -187,7 +194,7 @@ class HistoryWindows:
                 tail = await store.range(session_id, max(len(opening) + 1, upto - _SAMPLE + 1), upto)
                 items, previous = [*opening, *tail], None
             self.summary_calls += 1
-            text = await self._summariser.summarise(items, previous)
+            text = await summariser.summarise(items, previous)
         except Exception:  # a summary is a nicety: never fail the turn for it
             return await extractive_summary(store, session_id, upto)
         self._summaries[session_id] = (upto, text)

@@ -18,6 +18,7 @@ from supportdesk.config import AgentConfig, DeskConfig
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome, TurnWaiting
 from supportdesk.engine.handoffs import transfer_tool_name
 from supportdesk.engine.history_window import HistoryWindows, settings_for
+from supportdesk.engine.later import Later, ready
 from supportdesk.engine.hooks import (
     AskApproval,
     HandoffAsked,
@@ -122,19 +123,44 @@ class Runner:
         self,
         store: Store,
         config: DeskConfig,
-        provider: ModelProvider,
-        tools: ToolRegistry,
+        provider: ModelProvider | Later[ModelProvider],
+        tools: ToolRegistry | Later[ToolRegistry],
         services: Any = None,
     ):
         self.store = store
         self.config = config
-        self.provider = provider
-        self.tools = tools
+        # Either may be deferred (engine/later.py): built on first use, or by `warm()`.
+        self._provider = provider
+        self._tools = tools
         self.services = services
         # Code outside the desk that watches each step and may veto some (engine/hooks.py).
         self.hooks: HookSet = desk_hooks(config)
         # How much of the log each model call sees, and the note for the rest (engine/history_window.py).
         self.windows = HistoryWindows(provider)
+
+    @property
+    def provider(self) -> ModelProvider:
+        return ready(self._provider)
+
+    @provider.setter
+    def provider(self, provider: ModelProvider) -> None:
+        self._provider = provider
+
+    @property
+    def provider_built(self) -> bool:
+        return not isinstance(self._provider, Later) or self._provider.built
+
+    @property
+    def tools(self) -> ToolRegistry:
+        return ready(self._tools)
+
+    @tools.setter
+    def tools(self, tools: ToolRegistry) -> None:
+        self._tools = tools
+
+    def warm(self) -> None:
+        """Build whatever was deferred (the model, the tools): safe to call from a thread."""
+        self.provider, self.tools  # noqa: B018 (built on access)
 
     # --- sessions and turns ----------------------------------------------------------------------
 

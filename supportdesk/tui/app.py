@@ -211,7 +211,8 @@ class SupportDeskApp(App[int]):
                 if self._desk_factory is not None:
                     self.desk = await self._desk_factory()
                 else:
-                    self.desk = await open_desk(self._db, self._config)
+                    # The model and the tools are built after the first page is drawn (_warm_up).
+                    self.desk = await open_desk(self._db, self._config, deferred=True)
             except ConfigError as exc:
                 self._fail("\n".join(exc.problems))
                 return
@@ -245,12 +246,25 @@ class SupportDeskApp(App[int]):
         # and the palette's actions query the panes, so publish the screen once it is ready.
         await chat.ready.wait()
         self.chat = chat
+        self.call_after_refresh(self._warm_up)
         await chat.take_over(draft, queued)
         if self._replay_id:
             replay_id = await self._resolve(self._replay_id)
             if replay_id is None:
                 return
             self.open_replay(replay_id)
+
+    @work(group="warm-up")
+    async def _warm_up(self) -> None:
+        """Build the model and the tool registry, deferred until the first page was drawn."""
+        from supportdesk.config import ConfigError
+
+        try:
+            await asyncio.to_thread(self.desk.runner.warm)
+        except ConfigError as exc:  # an agent names a tool the desk does not have
+            self._fail("\n".join(exc.problems))
+        except Exception as exc:  # what opening the desk would have said, one line
+            self._fail(f"cannot open the desk: {type(exc).__name__}: {exc}")
 
     async def _resolve(self, prefix: str) -> str | None:
         info = await self.desk.store.find_session(prefix)

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
 
 from supportdesk.items import (
     APPROVAL_PENDING,
@@ -35,6 +33,10 @@ from supportdesk.items import (
 )
 from supportdesk.staff import describe
 from supportdesk.text import safe_text
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
+
 from supportdesk.tui.widgets.render import (
     HANDOFF_ICONS,
     NOTICE_ICONS,
@@ -48,6 +50,14 @@ from supportdesk.tui.widgets.render import (
 
 STAFF_ICONS = {"takeover": "✋", "release": "↩", "state_change": "◆", "tag_change": "#"}
 APPROVAL_HINT = "approve: /approve or ctrl+y · deny: /deny or ctrl+g"
+
+
+def _markdown(text: str) -> RenderableType:
+    # Imported on the first agent reply drawn: Markdown parsing (markdown-it, Pygments) is the
+    # largest import of the panes, and an empty desk draws none.
+    from rich.markdown import Markdown
+
+    return Markdown(text)
 
 
 def stamp(item: Item) -> str:
@@ -100,7 +110,7 @@ def renderable(item: Item, look: AgentLook, *, expanded: bool = False) -> Render
     match item:
         case Message():
             header = Text.assemble(speaker(item, look), (f"  {stamp(item)}", "dim"))
-            body = RichMarkdown(safe_text(item.text)) if item.role == "agent" else literal(item.text)
+            body = _markdown(safe_text(item.text)) if item.role == "agent" else literal(item.text)
             return Group(header, body)
         case Handoff():
             icon = HANDOFF_ICONS.get(item.handoff_kind, "→")
@@ -202,6 +212,8 @@ class StreamingReply(Vertical):
         self._stream: MarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Markdown  # only a streaming reply needs the widget
+
         yield Static(self._header(), classes="speaker", markup=False)
         yield Markdown("", classes="body")
 
@@ -216,13 +228,19 @@ class StreamingReply(Vertical):
         self.query_one(".speaker", Static).update(self._header())
         self.styles.border_left = ("outer", look.color(self.agent))
 
+    def _body(self) -> Markdown:
+        from textual.widgets import Markdown
+
+        return self.query_one(Markdown)
+
     @property
     def source(self) -> str:
-        return self.query_one(Markdown).source
+        return self._body().source
 
     async def write(self, fragment: str) -> None:
         if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(Markdown))
+            body = self._body()
+            self._stream = body.get_stream(body)
         await self._stream.write(safe_text(fragment))
 
     async def stop(self) -> None:

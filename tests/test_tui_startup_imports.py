@@ -1,0 +1,143 @@
+"""What the TUI imports before its first frame and before a session's first page.
+
+Start-up time is measured in benchmarks/bench_tui.py; these tests guard its causes without a
+clock: a module that the first frame (or the first page) does not need must not be imported on
+the way to it. Each probe runs in a fresh interpreter and records `sys.modules` at the moment
+the app reaches the step, from the app's own hook for it, so the answer does not depend on how
+fast the machine is.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tui_seed import SEED_ID, seeded_file
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Nothing of the desk before the first frame: the models (pydantic), the store, the engine, the
+# Markdown renderer, the tools and the offline model all load after it.
+NOT_BEFORE_FIRST_FRAME = [
+    "pydantic",
+    "supportdesk.items",
+    "supportdesk.config",
+    "supportdesk.store",
+    "supportdesk.engine.runner",
+    "supportdesk.tui.screens.chat",
+    "rich.markdown",
+    "markdown_it",
+    "textual.widgets._markdown",
+    "supportdesk.tools",
+    "supportdesk.models.offline.model",
+]
+# Built after the session's first page is drawn (in a thread): the tool registry with every
+# tool, and the offline model.
+NOT_BEFORE_FIRST_PAGE = [
+    "supportdesk.tools",
+    "supportdesk.tools.billing",
+    "supportdesk.models.offline.model",
+    "textual.widgets._markdown",  # only a reply streaming in needs the Markdown widget
+]
+
+PROBE = r"""
+import asyncio, json, sys
+from supportdesk.cli import build_parser
+
+WATCH = json.loads(sys.argv[1])
+argv = sys.argv[2:]
+args = build_parser(argv).parse_args(argv)
+
+from supportdesk.tui.app import SupportDeskApp
+
+seen = {}
+
+def loaded():
+    return [name for name in WATCH if name in sys.modules]
+
+class Probe(SupportDeskApp):
+    def _open(self):
+        # Called once the first frame (the start screen) has been drawn.
+        seen["first_frame"] = loaded()
+        return super()._open()
+
+    def _warm_up(self):
+        # Called once the chat screen shows the session's first page.
+        seen["first_page"] = loaded()
+        return super()._warm_up()
+
+async def main():
+    app = Probe(db=args.db, config=args.config, session_id=args.session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(3000):  # bounded progress, not a timing
+            if "first_page" in seen and app.chat is not None:
+                break
+            await pilot.pause(0.01)
+        await app.workers.wait_for_complete()
+        seen["after_warm_up"] = loaded()
+        seen["last"] = app.chat.query_one("Conversation").last if app.chat else None
+
+asyncio.run(main())
+print(json.dumps(seen))
+"""
+
+
+def _probe(tmp_path: Path, watch: list[str]) -> dict[str, list[str]]:
+    db = tmp_path / "desk.db"
+    seeded_file(db)
+    argv = ["chat", "--session", SEED_ID, "--db", str(db), "--config", str(REPO / "agents.toml")]
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "TEXTUAL_ANIMATIONS": "none", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(watch), *argv],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_first_frame_imports_nothing_of_the_desk(tmp_path):
+    seen = _probe(tmp_path, NOT_BEFORE_FIRST_FRAME)
+    assert seen["first_frame"] == []
+    # The probe sees them arrive later, so it would notice them arriving early.
+    assert {"pydantic", "supportdesk.store", "supportdesk.tui.screens.chat"} <= set(seen["first_page"])
+
+
+def test_the_model_and_tools_are_built_after_the_first_page(tmp_path):
+    seen = _probe(tmp_path, NOT_BEFORE_FIRST_PAGE)
+    assert seen["first_page"] == []
+    assert seen["last"] == 14  # the page shown was the session's end
+    # ... and they are there once the app has warmed up, before any turn asks for them.
+    assert {"supportdesk.tools.billing", "supportdesk.models.offline.model"} <= set(seen["after_warm_up"])
+
+
+async def test_an_unknown_tool_in_the_desk_file_is_still_one_clear_line(tmp_path):
+    """The TUI checks the agents' tool names once the registry is built (after the first page):
+    the mistake is reported as before, in the same words as `supportdesk config check`."""
+    from textual.widgets import Static
+
+    from supportdesk.tui.app import MessageScreen, SupportDeskApp
+    from tui_seed import until
+
+    desk_file = tmp_path / "agents.toml"
+    desk_file.write_text((REPO / "agents.toml").read_text().replace('"find_charges"', '"find_chargez"', 1))
+    assert "find_chargez" in desk_file.read_text()
+    app = SupportDeskApp(db=tmp_path / "desk.db", config=desk_file)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MessageScreen))
+        text = str(app.screen.query_one(Static).render())
+        assert "no tool named 'find_chargez'" in text and "Traceback" not in text
+        await pilot.press("q")
+    assert app.exit_code == 1
+
+
+async def test_a_deferred_desk_builds_its_model_and_tools_on_first_use(tmp_path):
+    from supportdesk.engine.desk import open_desk
+
+    desk = await open_desk(tmp_path / "desk.db", REPO / "agents.toml", deferred=True)
+    try:
+        assert not desk.runner.provider_built
+        assert "find_charges" in desk.runner.tools.names()  # built when asked for
+        assert desk.runner.provider is desk.runner.provider and desk.runner.provider_built
+    finally:
+        await desk.close()
