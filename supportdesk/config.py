@@ -48,12 +48,22 @@ class HistorySettings(_Strict):
     max_tokens: int | None = Field(None, ge=64)
 
 
+class SlaSettings(_Strict):
+    """`[desk.sla]`: how long a customer may wait, in seconds (None: no target). The clocks
+    (`supportdesk/sla.py`) run whether or not a target is set."""
+
+    first_response: float | None = Field(None, gt=0)  # from the first customer message to any reply
+    next_response: float | None = Field(None, gt=0)  # from each later customer message to a reply
+    resolution: float | None = Field(None, gt=0)  # from the first customer message to resolved
+
+
 class DeskSettings(_Strict):
     name: str = "Support desk"
     entry: str = "triage"
     fallback: str = "triage"
     limits: Limits = Field(default_factory=Limits)
     history: HistorySettings = Field(default_factory=HistorySettings)
+    sla: SlaSettings = Field(default_factory=SlaSettings)
 
 
 class GuardrailSettings(_Strict):

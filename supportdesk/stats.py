@@ -13,11 +13,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
+from supportdesk.sla import figures_json
 from supportdesk.store.figures import AMOUNT_EDGES, DURATION_EDGES, DeskFigures, Distribution
 
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
+    from supportdesk.sla import SlaFigures
     from supportdesk.store import Store
+
+# How many sessions the SLA fold reads per page (it folds each session's log: `sla.clock`).
+SLA_PAGE = 200
 
 RangeName = Literal["today", "7d", "30d", "all"]
 RANGES: tuple[RangeName, ...] = get_args(RangeName)
@@ -111,6 +116,9 @@ class DeskStats:
     figures: DeskFigures
     agents: tuple[AgentRow, ...]
     tokens: tuple[TokenRow, ...]
+    # Issue 19's SLA figures: waits split AI / staff / customer, breaches, AI containment,
+    # take-over and needs-staff reasons (None when not asked for).
+    sla: SlaFigures | None = None
 
     @property
     def cost(self) -> float | None:
@@ -123,7 +131,29 @@ async def desk_stats(
 ) -> DeskStats:
     since, until = window(range_name, now, tz)
     figures = await store.desk_figures(since, until)
-    return DeskStats(range_name, figures, _agents(figures, config), _tokens(figures, config))
+    sla = await sla_figures(store, config, since, until, now)
+    return DeskStats(range_name, figures, _agents(figures, config), _tokens(figures, config), sla)
+
+
+async def sla_figures(
+    store: Store, config: DeskConfig | None, since: datetime | None, until: datetime, now: datetime
+) -> SlaFigures:
+    """The SLA fold (`supportdesk/sla.py`) over every conversation started in the window, as of `now`."""
+    from supportdesk.config import SlaSettings
+    from supportdesk.sla import clock, figures
+
+    targets = config.desk.sla if config is not None else SlaSettings()
+    clocks = []
+    offset = 0
+    while True:
+        page = await store.list_sessions(limit=SLA_PAGE, offset=offset)
+        for info in page:
+            if (since is None or info.created_at >= since) and info.created_at <= until and info.item_count:
+                clocks.append(clock(await store.range(info.id, 1, info.item_count), targets, now))
+        if len(page) < SLA_PAGE:
+            break
+        offset += SLA_PAGE
+    return figures(clocks, targets)
 
 
 def _agents(figures: DeskFigures, config: DeskConfig | None) -> tuple[AgentRow, ...]:
@@ -221,6 +251,7 @@ def stats_json(stats: DeskStats) -> dict[str, Any]:
             for tool, made in figures.money.items()
         },
         "notices": dict(figures.notices),
+        "sla": figures_json(stats.sla) if stats.sla is not None else None,
         "tokens": {
             "input": sum(row.input_tokens for row in stats.tokens),
             "output": sum(row.output_tokens for row in stats.tokens),

@@ -1,0 +1,284 @@
+"""SLA clocks: how long a customer waited, for anyone, folded from a session's log.
+
+A second fold beside `desk_state` (and built on it): no Textual, no SQL, no clock of its own. The
+caller passes `now`, so a clock that is still running reads the same in a test as in the inbox.
+
+- **Waits.** The customer waits from a message of theirs until someone answers (an agent's
+  message or a person's `staff_reply`). The first such wait is the *first response*, later ones
+  *next responses*. *Resolution* runs from the first customer message to the conversation being
+  resolved (the last time, if it was reopened).
+- **Who the time is spent on**, from `desk_state` at each moment: the agents while they work
+  (`ai`/working); staff while staff are needed (`needs_staff`: an approval, a person asked for, a
+  limit), while a person holds the conversation and the customer waits for them, and while it is
+  snoozed with the customer waiting; the customer while the desk waits for them (`ai`/
+  waiting_customer, or a person holding it after answering). Resolved time is nobody's.
+- **Breaches** against `[desk.sla]`: a response (first or next) longer than its target, a
+  resolution later than its target, and a clock still running past its target at `now`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Literal, assert_never
+
+from supportdesk import desk_state
+from supportdesk.config import SlaSettings
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
+from supportdesk.staff import actor_of
+
+WaitingOn = Literal["ai", "staff", "customer"]
+Target = Literal["first_response", "next_response", "resolution"]
+TARGETS: tuple[Target, ...] = ("first_response", "next_response", "resolution")
+
+
+@dataclass(frozen=True)
+class SlaClock:
+    """One conversation's clocks as of `now`."""
+
+    started: datetime | None = None  # the first customer message
+    first_response: float | None = None  # seconds; None until someone answered
+    next_responses: tuple[float, ...] = ()  # seconds, each later wait that was answered
+    resolution: float | None = None  # seconds; None while not resolved
+    waiting_since: datetime | None = None  # the customer is waiting now, since then
+    waiting_for: Target | None = None  # which response the running wait is: first or next
+    waits: dict[WaitingOn, float] = field(default_factory=dict)  # seconds spent on each
+    breaches: dict[Target, int] = field(default_factory=dict)  # how many times each was missed
+    state: desk_state.ConversationState = field(default_factory=desk_state.ConversationState)
+    staff_acted: bool = False  # any staff action other than resolving it
+    takeover_reasons: tuple[str, ...] = ()
+    needs_staff_reasons: tuple[str, ...] = ()  # why staff were called, each time they were
+
+    @property
+    def resolved(self) -> bool:
+        return self.state.state == "resolved"
+
+    @property
+    def contained(self) -> bool:
+        """The agents settled it alone: resolved (or left idle with the customer answered) with no
+        staff action but the resolving."""
+        settled = self.resolved or (self.state.state, self.state.detail) == ("ai", "waiting_customer")
+        return settled and not self.staff_acted and self.started is not None
+
+    def running(self, now: datetime) -> float | None:
+        """Seconds the customer has been waiting at `now`, or None."""
+        return (now - self.waiting_since).total_seconds() if self.waiting_since is not None else None
+
+    def remaining(self, sla: SlaSettings, now: datetime) -> float | None:
+        """Seconds left before the running wait breaches its target (negative: overdue), or None."""
+        if self.waiting_since is None or self.waiting_for is None:
+            return None
+        target = getattr(sla, self.waiting_for)
+        if target is None:
+            return None
+        return target - (now - self.waiting_since).total_seconds()
+
+
+def waiting_on(state: desk_state.ConversationState, customer_waiting: bool) -> WaitingOn | None:
+    """Whom the time at this state is spent on (None: nobody's, the conversation is resolved)."""
+    match state.state:
+        case "ai":
+            return "ai" if state.detail == "working" else "customer"
+        case "needs_staff":
+            return "staff"
+        case "staff" | "snoozed":
+            return "staff" if customer_waiting else "customer"
+        case "resolved":
+            return None
+        case _:
+            assert_never(state.state)
+
+
+def _answers(item: Item) -> bool:
+    """An item that answers the waiting customer."""
+    match item:
+        case Message(role="agent") | StaffReply():
+            return True
+        case Message() | ToolCall() | ToolResult() | Handoff() | ContextSet() | Notice():
+            return False
+        case Takeover() | Release() | StateChange() | TagChange():
+            return False
+        case _:
+            assert_never(item)
+
+
+def clock(items: Iterable[Item], sla: SlaSettings, now: datetime) -> SlaClock:
+    """The clocks of a session whose log is `items`, as of `now`."""
+    state = desk_state.ConversationState()
+    started: datetime | None = None
+    waiting_since: datetime | None = None
+    answered: list[float] = []
+    resolution: float | None = None
+    waits: Counter[WaitingOn] = Counter()
+    staff_acted = False
+    takeovers: list[str] = []
+    called: list[str] = []
+    last_at: datetime | None = None
+    for item in items:
+        at = item.created_at
+        if last_at is not None:
+            on = waiting_on(state, waiting_since is not None)
+            if on is not None:
+                waits[on] += max(0.0, (at - last_at).total_seconds())
+        last_at = at
+        before = state
+        state = desk_state.advance(state, item)
+        if isinstance(item, Message) and item.role == "customer":
+            started = started or at
+            if waiting_since is None:
+                waiting_since = at
+        elif _answers(item) and waiting_since is not None:
+            answered.append((at - waiting_since).total_seconds())
+            waiting_since = None
+        if state.state == "needs_staff" and (before.state, before.detail) != (state.state, state.detail):
+            called.append(state.detail)
+        if isinstance(item, Takeover):
+            takeovers.append(item.reason)
+        if actor_of(item) is not None and not (isinstance(item, StateChange) and item.state == "resolved"):
+            staff_acted = True
+        if state.state == "resolved" and before.state != "resolved" and started is not None:
+            resolution = (at - started).total_seconds()
+        elif state.state != "resolved":
+            resolution = None
+    if last_at is not None and last_at < now:
+        on = waiting_on(state, waiting_since is not None)
+        if on is not None:
+            waits[on] += (now - last_at).total_seconds()
+    if state.state == "resolved":
+        waiting_since = None  # a resolved conversation keeps nobody waiting
+    first = answered[0] if answered else None
+    result = SlaClock(
+        started=started,
+        first_response=first,
+        next_responses=tuple(answered[1:]),
+        resolution=resolution,
+        waiting_since=waiting_since,
+        waiting_for=None if waiting_since is None else ("first_response" if not answered else "next_response"),
+        waits={on: round(seconds, 3) for on, seconds in waits.items()},
+        state=state,
+        staff_acted=staff_acted,
+        takeover_reasons=tuple(takeovers),
+        needs_staff_reasons=tuple(called),
+    )
+    return _with_breaches(result, sla, now)
+
+
+def _with_breaches(c: SlaClock, sla: SlaSettings, now: datetime) -> SlaClock:
+    breaches: Counter[Target] = Counter()
+    if sla.first_response is not None and c.first_response is not None and c.first_response > sla.first_response:
+        breaches["first_response"] += 1
+    if sla.next_response is not None:
+        breaches["next_response"] += sum(1 for s in c.next_responses if s > sla.next_response)
+    left = c.remaining(sla, now)
+    if left is not None and left < 0 and c.waiting_for is not None:
+        breaches[c.waiting_for] += 1  # still waiting, past the target
+    if sla.resolution is not None and c.started is not None:
+        took = c.resolution if c.resolution is not None else (now - c.started).total_seconds()
+        if took > sla.resolution:
+            breaches["resolution"] += 1
+    return replace(c, breaches={target: n for target, n in breaches.items() if n})
+
+
+# --- across conversations (`supportdesk stats`) ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SlaFigures:
+    targets: SlaSettings
+    conversations: int  # conversations with a customer message
+    breaches: dict[Target, int]
+    breached_conversations: int
+    waits: dict[WaitingOn, float]  # seconds, summed over the conversations
+    first_responses: tuple[float, ...]  # each conversation's first response, seconds
+    next_responses: tuple[float, ...]
+    resolutions: tuple[float, ...]
+    resolved: int
+    contained: int  # resolved or idle with no staff action (the AI settled it alone)
+    takeovers: int
+    takeover_reasons: dict[str, int]
+    needs_staff_reasons: dict[str, int]
+
+    @property
+    def containment(self) -> float | None:
+        return self.contained / self.conversations if self.conversations else None
+
+
+def figures(clocks: Sequence[SlaClock], sla: SlaSettings) -> SlaFigures:
+    counted = [c for c in clocks if c.started is not None]
+    breaches: Counter[Target] = Counter()
+    waits: Counter[WaitingOn] = Counter()
+    reasons: Counter[str] = Counter()
+    called: Counter[str] = Counter()
+    for c in counted:
+        breaches.update(c.breaches)
+        waits.update(c.waits)
+        reasons.update(r or "(no reason given)" for r in c.takeover_reasons)
+        called.update(c.needs_staff_reasons)
+    return SlaFigures(
+        targets=sla,
+        conversations=len(counted),
+        breaches={t: breaches.get(t, 0) for t in TARGETS},
+        breached_conversations=sum(1 for c in counted if any(c.breaches.values())),
+        waits={on: round(waits.get(on, 0.0), 3) for on in ("ai", "staff", "customer")},
+        first_responses=tuple(c.first_response for c in counted if c.first_response is not None),
+        next_responses=tuple(s for c in counted for s in c.next_responses),
+        resolutions=tuple(c.resolution for c in counted if c.resolution is not None),
+        resolved=sum(1 for c in counted if c.resolved),
+        contained=sum(1 for c in counted if c.contained),
+        takeovers=sum(len(c.takeover_reasons) for c in counted),
+        takeover_reasons=dict(sorted(reasons.items())),
+        needs_staff_reasons=dict(sorted(called.items())),
+    )
+
+
+def _median(values: Sequence[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def figures_json(f: SlaFigures) -> dict[str, object]:
+    def summary(values: Sequence[float]) -> dict[str, object]:
+        return {
+            "count": len(values),
+            "mean_s": round(sum(values) / len(values), 3) if values else None,
+            "median_s": _median(values),
+            "max_s": max(values) if values else None,
+        }
+
+    return {
+        "targets_s": {t: getattr(f.targets, t) for t in TARGETS},
+        "conversations": f.conversations,
+        "breaches": f.breaches,
+        "breached_conversations": f.breached_conversations,
+        "waits_s": f.waits,
+        "first_response": summary(f.first_responses),
+        "next_response": summary(f.next_responses),
+        "resolution": summary(f.resolutions),
+        "resolved": f.resolved,
+        "ai_containment": {
+            "contained": f.contained,
+            "conversations": f.conversations,
+            "rate": round(f.containment, 4) if f.containment is not None else None,
+        },
+        "takeovers": f.takeovers,
+        "takeover_reasons": f.takeover_reasons,
+        "needs_staff_reasons": f.needs_staff_reasons,
+    }
