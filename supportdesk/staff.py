@@ -90,10 +90,18 @@ class Actor:
 
     person: str
     origin: Origin = "tui"
+    macro: str = ""  # the macro this action is a step of (replies.toml), if any
 
     def meta(self) -> dict[str, Any]:
         """What an item of an older kind carries in its meta to say who wrote it."""
-        return {STAFF_META: {"person": self.person, "origin": self.origin}}
+        said: dict[str, Any] = {"person": self.person, "origin": self.origin}
+        if self.macro:
+            said["macro"] = self.macro
+        return {STAFF_META: said}
+
+    def act_meta(self) -> dict[str, Any]:
+        """The meta of a staff kind's item (its person and origin are fields): the macro, if any."""
+        return {STAFF_META: {"macro": self.macro}} if self.macro else {}
 
 
 def actor_of(item: Item) -> Actor | None:

@@ -720,7 +720,7 @@ class Runner:
                 raise TurnError(f"{holder} already holds this conversation")
             active = await self._active_agent(session_id)
             [item] = await self.store.append(
-                session_id, [Takeover(person=by.person, origin=by.origin, reason=reason, agent=active)]
+                session_id, [Takeover(person=by.person, origin=by.origin, reason=reason, agent=active, meta=by.act_meta())]
             )
         return item
 
@@ -738,7 +738,7 @@ class Runner:
             active = await self._active_agent(session_id)
             target = to_agent or active
             items: list[Item] = [
-                Release(person=by.person, origin=by.origin, to_agent=target, summary=summary, agent=active)
+                Release(person=by.person, origin=by.origin, to_agent=target, summary=summary, agent=active, meta=by.act_meta())
             ]
             if target != active:
                 # The active agent is the log's fold over handoffs: the release moves it too.
@@ -758,7 +758,7 @@ class Runner:
                 raise TurnError("this conversation is resolved; reopen it (state ai or needs_staff) to reply")
             active = await self._active_agent(session_id)
             [item] = await self.store.append(
-                session_id, [StaffReply(person=by.person, origin=by.origin, text=text, agent=active)]
+                session_id, [StaffReply(person=by.person, origin=by.origin, text=text, agent=active, meta=by.act_meta())]
             )
         return item
 
@@ -781,7 +781,9 @@ class Runner:
             if holder is not None:
                 raise TurnError(f"{holder} holds this conversation; release it to give it to the agents")
             active = await self._active_agent(session_id)
-            item = StateChange(person=by.person, origin=by.origin, state=state, until=until, reason=reason, agent=active)
+            item = StateChange(
+                person=by.person, origin=by.origin, state=state, until=until, reason=reason, agent=active, meta=by.act_meta()
+            )
             [stored] = await self.store.append(session_id, [item])
         return stored
 
@@ -800,7 +802,10 @@ class Runner:
             raise TurnError("give a tag to add or remove, or a priority")
         async with self.store.turn(session_id):
             active = await self._active_agent(session_id)
-            item = TagChange(person=by.person, origin=by.origin, added=added, removed=removed, priority=priority, agent=active)
+            item = TagChange(
+                person=by.person, origin=by.origin, added=added, removed=removed, priority=priority, agent=active,
+                meta=by.act_meta(),
+            )
             [stored] = await self.store.append(session_id, [item])
         return stored
 

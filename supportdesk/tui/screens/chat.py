@@ -59,6 +59,7 @@ class ChatScreen(PaneActions):
         Binding("ctrl+g", "deny", "Deny", tooltip="Deny the pending approval"),
         Binding("ctrl+l", "follow", "Latest", show=False),
         Binding("f6", "take_over", "Take over", tooltip="Take the conversation from the agents (F6 again: /release)", show=False),
+        Binding("f8", "saved_reply", "Saved reply", tooltip="Pick a saved reply (replies.toml) to send", show=False),
         Binding("f7", "toggle_write_as", "Write as", tooltip="Write as the customer or as staff (local sessions)", show=False),
         Binding("escape", "focus_prompt", "Input", show=False),
         *PANE_BINDINGS,
@@ -466,6 +467,56 @@ class ChatScreen(PaneActions):
             self.fill_prompt("/release ")  # a release says to whom and what the agent should know
             return
         await self.take_over_conversation()
+
+    def _replies(self) -> Any:
+        """replies.toml (shipped, then the user's), read when used: an edit applies at once."""
+        from supportdesk.replies import RepliesError, load_replies
+
+        try:
+            return load_replies(agents=self.desk.config.agents)
+        except RepliesError as exc:
+            for problem in exc.problems[:5]:
+                self.notify(safe_text(problem), severity="error", markup=False)
+            return None
+
+    async def send_saved_reply(self, name: str) -> None:
+        from supportdesk.replies import RepliesError, send_reply
+
+        replies = self._replies()
+        if replies is None:
+            return
+        reply = replies.replies.get(name)
+        if reply is None:
+            self.notify(safe_text(f"no saved reply {name!r}; replies: {', '.join(replies.replies) or 'none'}"),
+                        severity="warning", markup=False)
+            return
+        try:
+            await self._staff(lambda sid: send_reply(self.runner, sid, reply, self.person))
+        except RepliesError as exc:  # a field the shared context does not hold: nothing was sent
+            self.notify(safe_text(str(exc)), severity="warning", markup=False)
+
+    async def run_macro(self, name: str) -> None:
+        from supportdesk.replies import RepliesError, run_macro
+
+        replies = self._replies()
+        if replies is None:
+            return
+        macro = replies.macros.get(name)
+        if macro is None:
+            self.notify(safe_text(f"no macro {name!r}; macros: {', '.join(replies.macros) or 'none'}"),
+                        severity="warning", markup=False)
+            return
+        try:
+            if await self._staff(lambda sid: run_macro(self.runner, sid, macro, replies, self.person)):
+                self.notify(safe_text(f"macro {name} done ({len(macro.steps)} steps)"), markup=False)
+        except RepliesError as exc:
+            self.notify(safe_text(str(exc)), severity="warning", markup=False)
+
+    def action_saved_reply(self) -> None:
+        replies = self._replies()
+        if replies is not None:
+            self.fill_prompt("/reply ")
+            self.notify(safe_text("saved replies: " + (", ".join(replies.replies) or "none")), markup=False)
 
     async def force_handoff(self, agent: str, reason: str = "staff decision") -> None:
         if await self._staff(lambda sid: self.runner.force_handoff(sid, agent, reason, self.person)):
