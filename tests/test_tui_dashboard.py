@@ -100,3 +100,15 @@ async def test_the_palette_offers_the_dashboard(history_db: Path) -> None:
                     if app.screen.query("OptionList") and app.screen.query("OptionList").first().option_count else False)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen.shown == "7d")
+
+
+def test_the_tui_start_up_path_does_not_import_the_plotting_library() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; import supportdesk.tui.app, supportdesk.tui.commands, supportdesk.stats; "
+        "print('textual_plotext' in sys.modules, 'plotext' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
