@@ -152,6 +152,8 @@ async def sla_figures(
                 clocks.append(clock(await store.range(info.id, 1, info.item_count), targets, now))
         if len(page) < SLA_PAGE:
             break
+        if since is not None and page[-1].updated_at < since:
+            break  # newest activity first: later pages were last touched, so created, before the window
         offset += SLA_PAGE
     return figures(clocks, targets)
 

@@ -143,3 +143,22 @@ def test_a_bad_range_or_database_is_one_line_and_exit_2(tmp_path, capsys, argv, 
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and says in err
     assert "Traceback" not in err
+
+
+async def test_durations_are_exact_to_the_millisecond_at_a_second_s_edge(where):
+    """A reply 2.9997 s after the question is 2.999 s on both databases (SQLite's own time
+    functions keep milliseconds and would round the later stamp up to the next second)."""
+    from datetime import timedelta
+
+    from tests.stats_seed import StepClock, answer, customer
+
+    async with await open_store(where) as store:
+        clock = StepClock()
+        store.clock = clock
+        clock.now = NOW - timedelta(hours=1)
+        await store.create_session("triage", session_id="edge", first=[customer("Hello")])
+        clock.now = NOW - timedelta(hours=1) + timedelta(microseconds=2_999_700)
+        await store.append("edge", [answer("triage", "Hi")])
+        figures = await store.desk_figures(None, NOW)
+        assert (figures.first_answer.count, figures.first_answer.largest) == (1, 2.999)
+        assert figures.resolution.largest == 2.999

@@ -59,10 +59,12 @@ def _summaries(durations_cte: str) -> str:
 
 
 def _micros(stamp: str) -> str:
-    """Microseconds since the epoch of an ISO timestamp as Python writes it (the fraction, when
-    there is one, is six digits after the 19 characters of date and time): exact, unlike julianday."""
+    """Microseconds since the epoch of an ISO timestamp as Python writes it: whole seconds from
+    the date, time and offset with the fraction cut off (SQLite keeps milliseconds, and rounds
+    .9995 up to the next second), plus the fraction's six digits when there is one."""
+    whole = f"substr({stamp}, 1, 19) || CASE WHEN substr({stamp}, -6, 1) IN ('+', '-') THEN substr({stamp}, -6) ELSE '' END"
     return (
-        f"(CAST(strftime('%s', {stamp}) AS INTEGER) * 1000000"
+        f"(CAST(strftime('%s', {whole}) AS INTEGER) * 1000000"
         f" + CASE WHEN substr({stamp}, 20, 1) = '.' THEN CAST(substr({stamp}, 21, 6) AS INTEGER) ELSE 0 END)"
     )
 
