@@ -11,8 +11,10 @@ from __future__ import annotations
 import getpass
 import os
 import re
+import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any, assert_never, get_args
 
 from supportdesk.items import (
@@ -40,10 +42,34 @@ PART_OF_ACT = "part_of_staff_act"
 STAFF_NAME_VARIABLE = "SUPPORTDESK_STAFF"
 
 
+def settings_path() -> Path:
+    """The person's own settings (`[staff] name = "Dana"`), beside their replies.toml."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "supportdesk" / "settings.toml"
+
+
+class SettingsError(ValueError):
+    """settings.toml cannot be used; the message is one line naming what to fix."""
+
+
 def default_person() -> str:
+    """Who staff actions are by when nobody said (`--as`): $SUPPORTDESK_STAFF, else `[staff] name`
+    in settings.toml, else the OS user. A settings file that cannot be read is a SettingsError."""
     name = os.environ.get(STAFF_NAME_VARIABLE, "").strip()
     if name:
         return name
+    path = settings_path()
+    if path.is_file():
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"{path}: cannot be read ({exc}); fix it or remove it") from None
+        staff = raw.get("staff", {})
+        name = staff.get("name") if isinstance(staff, dict) else None
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise SettingsError(f"{path}: staff.name must be your name as text, like name = \"Dana\"")
+        if name:
+            return name.strip()
     try:
         return getpass.getuser()
     except Exception:  # no user name in this environment (a container without passwd entry)

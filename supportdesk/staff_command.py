@@ -17,7 +17,7 @@ from typing import Any, get_args
 
 from supportdesk.cli import EXIT_USAGE, _err, _out
 from supportdesk.items import Priority, SettableState
-from supportdesk.staff import Actor, AuditEntry, WhenError, audit, default_person, describe, parse_duration, parse_when
+from supportdesk.staff import Actor, AuditEntry, SettingsError, WhenError, audit, default_person, describe, parse_duration, parse_when
 
 # How many sessions `audit` reads per page, newest activity first.
 AUDIT_PAGE = 200
@@ -44,11 +44,12 @@ async def _act(args: argparse.Namespace, action: Any) -> int:
     from supportdesk.engine.runner import TurnError
 
     try:
+        by = _actor(args)
         async with await open_desk(args.db, args.config) as desk:
             session_id = await _session_id(desk, args.session)
-            for item in await action(desk.runner, session_id):
+            for item in await action(desk.runner, session_id, by):
                 _out(f"{session_id} #{item.seq} {describe(item) if item.kind in _DESCRIBED else item.kind}")
-    except (Refused, TurnError, WhenError) as exc:
+    except (Refused, TurnError, WhenError, SettingsError) as exc:
         _err(str(exc))
         return EXIT_USAGE
     return 0
@@ -58,25 +59,20 @@ _DESCRIBED = frozenset({"takeover", "release", "state_change", "staff_reply", "t
 
 
 async def takeover(args: argparse.Namespace) -> int:
-    by = _actor(args)
-    return await _act(args, lambda runner, sid: _one(runner.takeover(sid, by, reason=args.reason or "")))
+    return await _act(args, lambda runner, sid, by: _one(runner.takeover(sid, by, reason=args.reason or "")))
 
 
 async def reply(args: argparse.Namespace) -> int:
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace").strip() if args.text == "-" else args.text
-    by = _actor(args)
-    return await _act(args, lambda runner, sid: _one(runner.staff_reply(sid, text, by)))
+    return await _act(args, lambda runner, sid, by: _one(runner.staff_reply(sid, text, by)))
 
 
 async def release(args: argparse.Namespace) -> int:
-    by = _actor(args)
-    return await _act(args, lambda runner, sid: runner.release(sid, args.to, args.summary or "", by))
+    return await _act(args, lambda runner, sid, by: runner.release(sid, args.to, args.summary or "", by))
 
 
 async def state(args: argparse.Namespace) -> int:
-    by = _actor(args)
-
-    async def change(runner: Any, sid: str) -> list[Any]:
+    async def change(runner: Any, sid: str, by: Actor) -> list[Any]:
         until = parse_when(args.until, runner.store.clock()) if args.until else None
         if until is not None and until <= runner.store.clock():
             raise Refused(f"--until {args.until!r} is in the past; a snooze ends later than now")
@@ -86,9 +82,8 @@ async def state(args: argparse.Namespace) -> int:
 
 
 async def tag(args: argparse.Namespace) -> int:
-    by = _actor(args)
     return await _act(
-        args, lambda runner, sid: _one(runner.tag(sid, args.tags, args.remove or [], priority=args.priority, by=by))
+        args, lambda runner, sid, by: _one(runner.tag(sid, args.tags, args.remove or [], priority=args.priority, by=by))
     )
 
 

@@ -96,3 +96,24 @@ def test_a_reply_to_a_resolved_conversation_is_refused(tmp_path):
     assert cli(db, "state", sid, "resolved").returncode == 0
     done = cli(db, "reply", sid, "one more thing")
     assert done.returncode == 2 and "this conversation is resolved" in done.stderr
+
+
+def test_the_staff_name_comes_from_settings_toml_and_a_broken_one_is_one_line(tmp_path):
+    db = str(tmp_path / "desk.db")
+    sid = _session(db)
+    config = tmp_path / "xdg-config"
+    (config / "supportdesk").mkdir(parents=True)
+    settings = config / "supportdesk" / "settings.toml"
+    settings.write_text('[staff]\nname = "Robin"\n', encoding="utf-8")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
+    env.pop("SUPPORTDESK_STAFF", None)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "supportdesk.cli", *args, "--db", db], capture_output=True,
+                              text=True, env=env, timeout=120)
+
+    assert "Robin took the conversation over" in run("takeover", sid).stdout
+    settings.write_text("[staff\nname = 1", encoding="utf-8")
+    broken = run("release", sid)
+    assert broken.returncode == 2 and "settings.toml: cannot be read" in broken.stderr
+    assert len(broken.stderr.strip().splitlines()) == 1

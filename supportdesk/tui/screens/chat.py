@@ -28,7 +28,7 @@ from supportdesk.store import StoreError
 from supportdesk.text import safe_text
 from supportdesk import desk_state
 from supportdesk.desk_state import needs_staff
-from supportdesk.staff import Actor, WhenError, default_person, parse_when
+from supportdesk.staff import Actor, SettingsError, WhenError, default_person, parse_when
 from supportdesk.tui.exporting import default_export_path, write_export
 from supportdesk.tui.projection import (
     HANDOFF_PAGE,
@@ -88,7 +88,11 @@ class ChatScreen(PaneActions):
         self._state: desk_state.ConversationState | None = None
         self._channel = "tui"  # where the session's customer is: tui/cli (local), web, chatwoot
         self._write_as = "customer"  # what the input writes as on a local session
-        self.person = Actor(default_person(), "tui")  # who staff actions are by
+        self._settings_problem = ""
+        try:
+            self.person = Actor(default_person(), "tui")  # who staff actions are by
+        except SettingsError as exc:  # said once the screen is up; actions are by "staff" meanwhile
+            self.person, self._settings_problem = Actor("staff", "tui"), str(exc)
         # Set once the panes are mounted and the session loaded: turns may start from then on.
         self.ready = asyncio.Event()
 
@@ -108,6 +112,8 @@ class ChatScreen(PaneActions):
 
     async def on_mount(self) -> None:
         self.query_one(Prompt).focus()
+        if self._settings_problem:
+            self.notify(safe_text(self._settings_problem), severity="error", markup=False)
         self.follow_changes()
         await self.load(self.session_id)
         self.ready.set()
