@@ -41,6 +41,7 @@ from supportdesk.store.protocol import (
     SessionInfo,
     StoreError,
     StoreLocationError,
+    search_terms,
     search_words,
 )
 from supportdesk.text import one_line
@@ -136,16 +137,19 @@ WITH head AS (
 )
 SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1) FROM head
 """
+# Newest matching message first, as the SQLite adapter; the page is cut before the headlines
+# (the costly part) are built, and before the sessions are joined for their titles.
 SQL_SEARCH = f"""
 WITH hits AS (
-    SELECT i.session_id, s.title, i.seq, i.body, s.updated_at
-    FROM items AS i JOIN sessions AS s ON s.id = i.session_id
-    WHERE i.search @@ to_tsquery('simple', $1)
-    ORDER BY s.updated_at DESC, i.seq DESC
+    SELECT session_id, seq, body, created_at
+    FROM items
+    WHERE search @@ to_tsquery('simple', $1)
+    ORDER BY created_at DESC, seq DESC
     LIMIT $2
 )
-SELECT session_id, title, seq, ts_headline('simple', body::json ->> 'text', to_tsquery('simple', $1), $3)
-FROM hits ORDER BY updated_at DESC, seq DESC
+SELECT h.session_id, s.title, h.seq, ts_headline('simple', h.body::json ->> 'text', to_tsquery('simple', $1), $3)
+FROM hits AS h JOIN sessions AS s ON s.id = h.session_id
+ORDER BY h.created_at DESC, h.seq DESC
 """
 # As SQLite's snippet(): about a dozen words around the match, the match between the marks.
 _HEADLINE = f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords=14, MinWords=6, ShortWord=0, MaxFragments=1"
@@ -163,8 +167,8 @@ def _search_words(text: str) -> str:
 
 
 def _tsquery(text: str) -> str:
-    """Search-box words -> every word required, each a prefix (the SQLite adapter's contract)."""
-    return " & ".join(f"'{w}':*" for w in search_words(_fold(text)))
+    """Search-box words -> every word required, words of 3+ letters as prefixes (the contract)."""
+    return " & ".join(f"'{w}':*" if prefix else f"'{w}'" for w, prefix in search_terms(_fold(text)))
 
 
 def _count(value: Any, default: int) -> int:
@@ -664,6 +668,11 @@ class PostgresStore:
             raise self._failed(exc) from None
 
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
+        """The newest `limit` messages holding every word (words of 3+ letters as prefixes).
+
+        Like every read it takes a pool connection of its own, so the conversation's reads and
+        writes never queue behind it; cancelling the awaiting task makes asyncpg send the
+        server a cancel request, so an abandoned search stops at once."""
         query = _tsquery(text)
         if not query:
             return []

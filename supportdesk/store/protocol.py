@@ -115,10 +115,21 @@ class SearchHit(BaseModel):
 
 
 def search_words(text: str) -> list[str]:
-    """The words of a search box, as both adapters match them (each a prefix, all required).
+    """The words of a search box, as both adapters match them (all required).
 
     Only word characters survive, so nothing a user types becomes query syntax."""
     return re.findall(r"\w+", text, flags=re.UNICODE)
+
+
+# A search word this long or longer matches as a prefix ("refu" finds "refund"); a shorter one
+# matches whole words only: a one- or two-letter prefix ("re") matches a large part of every
+# index, and its cost grows with the number of words it opens, not with the page shown.
+PREFIX_MIN_CHARS = 3
+
+
+def search_terms(text: str) -> list[tuple[str, bool]]:
+    """The search box as (word, matches_as_prefix) terms, every one required (both adapters)."""
+    return [(word, len(word) >= PREFIX_MIN_CHARS) for word in search_words(text)]
 
 
 @dataclass(frozen=True)

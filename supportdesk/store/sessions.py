@@ -14,6 +14,7 @@ import asyncio
 import random
 import re
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -32,7 +33,7 @@ from supportdesk.store.protocol import (
     SessionInfo,
     StoreError,
     StoreLocationError,
-    search_words,
+    search_terms,
 )
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, MIGRATIONS
 from supportdesk.store.figures import DeskFigures
@@ -141,6 +142,10 @@ SQL_FORK_USAGE = """
     FROM items WHERE session_id = ? AND seq <= ? AND meta IS NOT NULL AND json_extract(meta, '$.usage') IS NOT NULL
     GROUP BY agent
 """
+# Newest matching message first: FTS5 walks its index backwards by rowid (= items.id, which
+# grows with every append) and stops at the limit, so a page costs the same whether a word is
+# in ten messages or in a hundred thousand, and only the page's rows get a snippet. (Ordering
+# by bm25 or by the session's activity would score or join every match before the limit.)
 SQL_SEARCH = f"""
     SELECT i.session_id, s.title, i.seq,
            snippet(message_fts, 0, '{MATCH_START}', '{MATCH_END}', '…', 12)
@@ -148,7 +153,7 @@ SQL_SEARCH = f"""
     JOIN items AS i ON i.id = message_fts.rowid
     JOIN sessions AS s ON s.id = i.session_id
     WHERE message_fts MATCH ?
-    ORDER BY s.updated_at DESC, i.seq DESC
+    ORDER BY message_fts.rowid DESC
     LIMIT ?
 """
 # The messages past the search mark (fewer than SEARCH_BATCH), for a read-only database's search.
@@ -156,7 +161,7 @@ SQL_UNINDEXED_MESSAGES = """
     SELECT i.session_id, s.title, i.seq, json_extract(i.body, '$.text')
     FROM items AS i JOIN sessions AS s ON s.id = i.session_id
     WHERE i.id > (SELECT indexed_upto FROM search_progress) AND i.kind = 'message'
-    ORDER BY s.updated_at DESC, i.seq DESC
+    ORDER BY i.id DESC
 """
 # Larger than any seq: "no upper bound" for the reads that take one.
 _NO_LIMIT = 2**62
@@ -193,15 +198,20 @@ def _usage_by_agent(items: Sequence[Item]) -> list[tuple[str, int, int, int]]:
     return [(agent, *sums) for agent, sums in totals.items()]
 
 
-def _match_snippet(text: str, words: Sequence[str], width: int = 12) -> str | None:
+def _match_snippet(text: str, terms: Sequence[tuple[str, bool]], width: int = 12) -> str | None:
     """Like FTS5's snippet(): about `width` words around the first match, matches marked;
-    None unless every word starts some word of the text (the prefix match the index makes)."""
+    None unless every term matches some word of the text as the index matches it (a prefix
+    term starts the word, a short term is the whole word)."""
     tokens = list(re.finditer(r"\w+", text, flags=re.UNICODE))
     folded = [t.group().casefold() for t in tokens]
-    wanted = [w.casefold() for w in words]
-    if not wanted or not all(any(f.startswith(w) for f in folded) for w in wanted):
+    wanted = [(w.casefold(), prefix) for w, prefix in terms]
+
+    def matches(word: str, term: tuple[str, bool]) -> bool:
+        return word.startswith(term[0]) if term[1] else word == term[0]
+
+    if not wanted or not all(any(matches(f, t) for f in folded) for t in wanted):
         return None
-    hits = [i for i, f in enumerate(folded) if any(f.startswith(w) for w in wanted)]
+    hits = [i for i, f in enumerate(folded) if any(matches(f, t) for t in wanted)]
     first = max(0, min(hits[0] - width // 4, len(tokens) - width))
     last = min(len(tokens), first + width)
     out = "…" if first > 0 else ""
@@ -215,8 +225,37 @@ def _match_snippet(text: str, words: Sequence[str], width: int = 12) -> str | No
 
 
 def _fts_query(text: str) -> str:
-    """User words -> an FTS5 query of quoted prefix terms (no operators from user text)."""
-    return " ".join(f'"{w}"*' for w in search_words(text))
+    """User words -> an FTS5 query of quoted terms, long ones as prefixes (no operators from user text)."""
+    return " ".join(f'"{w}"*' if prefix else f'"{w}"' for w, prefix in search_terms(text))
+
+
+class _SearchRun:
+    """One search on the search connection, so a cancelled search can stop its statement.
+
+    `sqlite3.Connection.interrupt()` stops whatever statement runs on the connection at that
+    moment; the lock and the flags make sure that is this search's statement, never the next
+    search's (which the same connection runs next)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running = False
+        self.cancelled = False
+
+    def enter(self) -> None:
+        with self.lock:
+            if self.cancelled:
+                raise sqlite3.OperationalError("interrupted")
+            self.running = True
+
+    def leave(self) -> None:
+        with self.lock:
+            self.running = False
+
+    def cancel(self, conn: sqlite3.Connection) -> None:
+        with self.lock:
+            self.cancelled = True
+            if self.running:
+                conn.interrupt()
 
 
 def _check_existing_file(target: Path) -> bool:
@@ -537,6 +576,9 @@ class SessionStore:
         self.clock: Callable[[], datetime] = utcnow
         # Opened without write access (another user's file, a read-only folder): reads only.
         self.readonly = False
+        # Searches run on a second connection, opened by the first search (`search`).
+        self._search_db: aiosqlite.Connection | None = None
+        self._search_db_opening = asyncio.Lock()
 
     @classmethod
     async def open(
@@ -587,6 +629,8 @@ class SessionStore:
 
     async def close(self) -> None:
         self._closed = True
+        if self._search_db is not None:
+            await self._search_db.close()
         await self._db.close()
 
     @property
@@ -612,11 +656,12 @@ class SessionStore:
         """Rows of one read, in one hop; a read that meets a lock waits like a write does."""
         return await self._run(_fetch, sql, params, self.path, self._busy_timeout_s)
 
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _run(self, fn: Callable[..., T], *args: Any, db: aiosqlite.Connection | None = None) -> T:
         # A whole transaction runs in one hop to the connection's thread: with one hop per
         # statement, an append would pay six thread round trips instead of one.
+        db = db or self._db
         try:
-            return await self._db._execute(fn, self._db._conn, *args)
+            return await db._execute(fn, db._conn, *args)
         except sqlite3.Error as exc:
             # The contract's callers know StoreError only, never this adapter's driver.
             raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
@@ -783,30 +828,75 @@ class SessionStore:
         return await self._run(lambda conn: _explained(lambda: read_figures(conn, since, until), path, timeout_s))
 
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
+        """The newest `limit` messages holding every word (words of 3+ letters as prefixes).
+
+        It runs on a connection of its own, so the conversation's reads and writes never queue
+        behind it; cancelling the awaiting task stops the statement (`interrupt()`), so a search
+        abandoned for a newer query stops costing at once."""
         query = _fts_query(text)
         if not query:
             return []
         timeout, path, readonly = self._busy_timeout_s, self.path, self.readonly
-        words = search_words(text)
+        terms = search_terms(text)
+        db = await self._search_connection()
+        job = _SearchRun()
+
+        def step(conn: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list[Any]:
+            job.enter()
+            try:
+                return _fetch(conn, sql, params, path, timeout)
+            finally:
+                job.leave()
 
         def run(conn: sqlite3.Connection) -> list[Any]:
             # Index what the appends left for later first, so every stored message is found.
             # A read-only database cannot: its few unindexed messages (fewer than a batch) are
-            # matched here instead, newest first, before the index's hits.
+            # matched here instead; they are newer than every indexed one, so they come first.
             pending: list[Any] = []
-            if _fetch(conn, SQL_SEARCH_BACKLOG, (), path, timeout)[0][0] > 0:
+            if step(conn, SQL_SEARCH_BACKLOG, ())[0][0] > 0:
                 if readonly:
                     pending = [
                         (sid, title, seq, snippet)
-                        for sid, title, seq, body in _fetch(conn, SQL_UNINDEXED_MESSAGES, (), path, timeout)
-                        if (snippet := _match_snippet(body or "", words)) is not None
-                    ]
+                        for sid, title, seq, body in step(conn, SQL_UNINDEXED_MESSAGES, ())
+                        if (snippet := _match_snippet(body or "", terms)) is not None
+                    ][:limit]
                 else:
-                    _write_transaction(conn, _index_new_messages, path, timeout)
-            return (pending + _fetch(conn, SQL_SEARCH, (query, limit), path, timeout))[:limit]
+                    job.enter()
+                    try:
+                        _write_transaction(conn, _index_new_messages, path, timeout)
+                    finally:
+                        job.leave()
+            if len(pending) >= limit:
+                return pending
+            return pending + step(conn, SQL_SEARCH, (query, limit - len(pending)))
 
-        rows = await self._run(run)
+        try:
+            rows = await self._run(run, db=db)
+        except asyncio.CancelledError:
+            job.cancel(db._conn)
+            raise
         return [SearchHit(session_id=a, title=b, seq=c, snippet=d) for a, b, c, d in rows]
+
+    async def _search_connection(self) -> aiosqlite.Connection:
+        """The connection searches run on, opened at the first search (an in-memory database
+        has no second connection: there searches share the store's)."""
+        if self._search_db is not None:
+            return self._search_db
+        if self.path == ":memory:":
+            return self._db
+        async with self._search_db_opening:
+            if self._search_db is None:
+                target = Path(self.path)
+                try:
+                    if self.readonly:
+                        db = await aiosqlite.connect(_readonly_uri(target), uri=True, isolation_level=None)
+                    else:
+                        db = await aiosqlite.connect(self.path, isolation_level=None)
+                    await db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
+                except sqlite3.Error as exc:
+                    raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
+                self._search_db = db
+        return self._search_db
 
     async def fork(self, session_id: str, upto: int) -> SessionInfo:
         """A new session holding a copy of items 1..upto of another."""

@@ -24,6 +24,7 @@ from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Footer, Input, Label, Static
+from textual.worker import Worker
 
 from supportdesk.store import SearchHit, SessionInfo, Store, StoreError
 from supportdesk.text import one_line, safe_text
@@ -346,6 +347,11 @@ class BrowserScreen(Screen[BrowserChoice | None]):
         self._debounce: Timer | None = None
         self._reload_soon: Timer | None = None
         self._feed_task: asyncio.Task[None] | None = None
+        # The search running now and its text: a new query cancels it at the first key, not
+        # after the debounce, and cancelling stops the store's statement (it does not run on).
+        self._searching: Worker[None] | None = None
+        self._searching_for = ""
+        self._search_abandoned = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="topbar"):
@@ -385,7 +391,8 @@ class BrowserScreen(Screen[BrowserChoice | None]):
 
     def reload(self) -> None:
         if self.query_text:
-            self._search(self.query_text)
+            self._searching_for = self.query_text
+            self._searching = self._search(self.query_text)
         else:
             self._load_page()
 
@@ -612,6 +619,12 @@ class BrowserScreen(Screen[BrowserChoice | None]):
     def _search_changed(self, event: Input.Changed) -> None:
         if self._debounce is not None:
             self._debounce.stop()
+        searching = self._searching
+        if searching is not None and searching.is_running and event.value.strip() != self._searching_for:
+            searching.cancel()
+            # The hits for the old text will not come: the next query must run even if the
+            # box goes back to that text.
+            self._search_abandoned = True
         self._debounce = self.set_timer(SEARCH_DEBOUNCE, lambda: self._apply_query(event.value))
 
     @on(Input.Submitted, "#search")
@@ -623,8 +636,9 @@ class BrowserScreen(Screen[BrowserChoice | None]):
 
     def _apply_query(self, value: str) -> None:
         text = value.strip()
-        if text == self.query_text:
+        if text == self.query_text and not self._search_abandoned:
             return
+        self._search_abandoned = False
         self.query_text = text
         self._keep_cursor = 0
         self.query_one(SessionTable).move_cursor(row=0, animate=False)

@@ -1,0 +1,261 @@
+"""Search with a bounded cost, off the conversation's path (issue 16), on both adapters.
+
+The page is the newest matches up to the limit; words shorter than three letters match whole
+words only; a search runs on a connection of its own, so the conversation's reads do not wait
+for it; and cancelling a search stops its statement in the database. Behaviour only: the
+timings are in benchmarks/bench_store.py."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from supportdesk.items import Message
+from supportdesk.store import SessionStore, Store, open_store
+from supportdesk.store.protocol import search_terms
+
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+class StepClock:
+    """One second per call, so 'newest' is certain on both adapters."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+@pytest.fixture(params=BACKENDS)
+def where(request, tmp_path: Path) -> Path | str:
+    return tmp_path / "desk.db" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+async def store(where: Path | str):
+    s = await open_store(where)
+    s.clock = StepClock()
+    yield s
+    await s.close()
+
+
+def customer(text: str) -> Message:
+    return Message(role="customer", text=text, agent="triage")
+
+
+async def until(condition: Callable[[], Awaitable[bool]], tries: int = 1000) -> None:
+    """Wait for a state (bounded: about 20 s), never for a time."""
+    for _ in range(tries):
+        if await condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the expected state never came")
+
+
+# --- the contract, both adapters ------------------------------------------------------------
+
+
+async def test_a_page_is_the_newest_matches_up_to_the_limit(store: Store):
+    a = await store.create_session("triage")
+    b = await store.create_session("triage")
+    for n in range(12):
+        await store.append(a.id if n % 2 else b.id, [customer(f"walrus number {n}")])
+    await store.append(a.id, [customer("no such animal here")])
+    hits = await store.search("walrus", limit=5)
+    # newest message first, whichever session holds it
+    assert [(h.session_id, h.seq) for h in hits] == [(a.id, 6), (b.id, 6), (a.id, 5), (b.id, 5), (a.id, 4)]
+    assert all("walrus" in h.snippet for h in hits)
+    assert len(await store.search("walrus", limit=100)) == 12
+    assert [h.seq for h in await store.search("walrus number", limit=1)] == [6]
+
+
+async def test_short_words_match_whole_words_only(store: Store):
+    s = await store.create_session("triage")
+    await store.append(
+        s.id,
+        [customer("re: my order"), customer("please retry the refund"), customer("I want a refund"), customer("an apple")],
+    )
+    # two letters: the word itself, not every word it starts
+    assert [h.seq for h in await store.search("re")] == [1]
+    assert [h.seq for h in await store.search("a")] == [3]
+    assert [h.seq for h in await store.search("an")] == [4]
+    # three letters and more: a prefix
+    assert [h.seq for h in await store.search("ref")] == [3, 2]
+    assert [h.seq for h in await store.search("ret")] == [2]
+    assert [h.seq for h in await store.search("re refund")] == []
+    assert [h.seq for h in await store.search("a refu")] == [3]
+
+
+def test_search_terms_say_which_words_are_prefixes():
+    assert search_terms("re: a refund!") == [("re", False), ("a", False), ("refund", True)]
+    assert search_terms("") == []
+
+
+# --- SQLite: a second connection, and interrupt() --------------------------------------------
+
+
+class HeldSearch:
+    """Watches the statements on the store's search connection (SQLite's trace callback) and
+    can hold the search statement (the one building snippets) inside SQLite's progress
+    handler until released.
+
+    FTS5 reads a message's text from its content table to build its snippet, one traced
+    statement per snippet, so `snippets` counts the snippets a search built; after a release
+    it counts those the held statement still built before the next search statement began."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.hold = False
+        self.in_search = False
+        self.snippets = 0
+        self.snippets_after_release = 0
+
+    def install(self, conn: sqlite3.Connection) -> None:
+        conn.set_trace_callback(self._statement)
+        conn.set_progress_handler(self._handler, 1)
+
+    def _statement(self, sql: str) -> None:
+        if sql.startswith("-- "):  # a statement FTS5 runs inside the search statement
+            if self.in_search and "_content" in sql:
+                self.snippets += 1
+                self.snippets_after_release += self.release.is_set()
+            return
+        self.in_search = "snippet(" in sql
+
+    def _handler(self) -> int:
+        if self.hold and self.in_search and not self.release.is_set():
+            self.started.set()
+            self.release.wait(30)
+        return 0
+
+
+async def search_store(tmp_path: Path) -> tuple[SessionStore, str, HeldSearch]:
+    store = await SessionStore.open(tmp_path / "desk.db")
+    sid = (await store.create_session("triage")).id
+    await store.append(sid, [customer(f"refund request {n} for order {n}") for n in range(400)])
+    assert len(await store.search("refund", limit=5)) == 5  # opens the search connection, indexes all
+    assert store._search_db is not None and store._search_db is not store._db
+    held = HeldSearch()
+    # on the connection's own thread (sqlite3 objects refuse others, interrupt() aside)
+    await store._search_db._execute(held.install, store._search_db._conn)
+    return store, sid, held
+
+
+async def test_snippets_are_built_for_the_page_only(tmp_path: Path):
+    store, sid, held = await search_store(tmp_path)
+    try:
+        assert len(await store.search("refund", limit=5)) == 5  # 400 messages match
+        assert held.snippets == 5
+    finally:
+        await store.close()
+
+
+async def test_a_conversation_read_does_not_wait_for_a_running_search(tmp_path: Path):
+    store, sid, held = await search_store(tmp_path)
+    held.hold = True
+    try:
+        search = asyncio.create_task(store.search("refund", limit=300))
+        await until(lambda: asyncio.sleep(0, held.started.is_set()))
+        latest = await store.latest(sid, 50)  # the search is held: this read must not queue behind it
+        assert [i.seq for i in latest] == list(range(351, 401))
+        await store.append(sid, [customer("a write while the search runs")])
+        assert not search.done()
+        held.release.set()
+        assert len(await search) == 300
+    finally:
+        held.release.set()
+        await store.close()
+
+
+async def test_cancelling_a_search_interrupts_its_statement(tmp_path: Path):
+    store, sid, held = await search_store(tmp_path)
+    held.hold = True
+    try:
+        search = asyncio.create_task(store.search("refund", limit=400))
+        await until(lambda: asyncio.sleep(0, held.started.is_set()))
+        search.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await search
+        held.release.set()
+        # The next search on that connection runs after the cancelled statement ends; had that
+        # not been interrupted, it would have built its 400 snippets first.
+        hits = await store.search("order 7")
+        assert [h.seq for h in hits] == [8]
+        assert held.snippets_after_release <= 1, held.snippets_after_release
+    finally:
+        held.release.set()
+        await store.close()
+
+
+async def test_a_cancel_after_the_search_ended_does_not_touch_the_next_one(tmp_path: Path):
+    store, sid, held = await search_store(tmp_path)
+    held.release.set()
+    try:
+        first = asyncio.create_task(store.search("refund", limit=3))
+        assert len(await first) == 3
+        first.cancel()  # too late: nothing runs for it any more
+        assert len(await store.search("refund", limit=400)) == 400
+    finally:
+        await store.close()
+
+
+# --- PostgreSQL: a pool connection each, and the server's cancel --------------------------------
+
+
+async def _backends(admin, query_part: str) -> list[tuple[int, str]]:
+    rows = await admin.fetch(
+        "SELECT pid, coalesce(wait_event_type, '') FROM pg_stat_activity "
+        "WHERE datname = current_database() AND state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()",
+        f"%{query_part}%",
+    )
+    return [(r[0], r[1]) for r in rows]
+
+
+@pytest.mark.postgres
+async def test_postgres_search_runs_beside_reads_and_a_cancel_stops_it_on_the_server(pg_url: str):
+    import asyncpg
+
+    store = await open_store(pg_url)
+    admin = await asyncpg.connect(pg_url)
+    locker = await asyncpg.connect(pg_url)
+    try:
+        sid = (await store.create_session("triage")).id
+        await store.append(sid, [customer(f"refund request {n}") for n in range(20)])
+        # Hold the sessions table, so the search (which joins it for titles) waits on the
+        # server: running, but not finishing, until we say.
+        lock = locker.transaction()
+        await lock.start()
+        await locker.execute("LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE")
+        search = asyncio.create_task(store.search("refund"))
+        await until(lambda: _has(admin, "ts_headline", 1))
+        latest = asyncio.create_task(store.latest(sid, 5))  # also waits for the lock: on another backend
+        await until(lambda: _has(admin, "item_count FROM sessions", 1))
+        [(search_pid, _)] = await _backends(admin, "ts_headline")
+        [(latest_pid, _)] = await _backends(admin, "item_count FROM sessions")
+        assert search_pid != latest_pid
+        search.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await search
+        # The lock is still held: only the server-side cancel can have ended the statement.
+        await until(lambda: _has(admin, "ts_headline", 0))
+        assert not latest.done()
+        await lock.rollback()
+        assert [i.seq for i in await latest] == [16, 17, 18, 19, 20]
+        assert len(await store.search("refund")) == 20
+    finally:
+        await locker.close()
+        await admin.close()
+        await store.close()
+
+
+async def _has(admin, query_part: str, count: int) -> bool:
+    return len(await _backends(admin, query_part)) == count
