@@ -220,3 +220,35 @@ def test_the_fold_reads_who_holds_it_its_state_tags_and_when_a_snooze_ends() -> 
     assert resolved.label == "resolved/idle"
     flagged = desk_state.advance(resolved, StateChange(person="dana", state="needs_staff", seq=13, created_at=until))
     assert (flagged.needs_staff, flagged.reason) == (True, "staff flagged it")
+
+
+async def test_a_staff_reply_reaches_the_web_customer_on_the_event_stream_and_agents_wait(tmp_path) -> None:
+    """Staff in another process (the TUI's, say) take a web conversation over and reply: the
+    customer's event stream carries the reply; the customer's next message gets no agent answer."""
+    import httpx
+
+    from supportdesk.config import load_desk
+    from tests.conftest import REPO
+    from tests.serve_harness import new_conversation, read_events, say, serving
+
+    db = tmp_path / "desk.db"
+    config = load_desk(REPO / "agents.toml")
+    async with serving(db, config) as served, httpx.AsyncClient(base_url=served.url, timeout=30) as client:
+        conversation = await new_conversation(client)
+        await say(client, conversation, "I was charged twice for my subscription this month, dana@example.com")
+        await served.conversations.idle()
+        sid = conversation[0]
+        async with await open_desk(db, config) as staff:
+            await staff.runner.takeover(sid, Actor("Dana", "tui"))
+            await staff.runner.staff_reply(sid, "Hi, Dana from the team here.", Actor("Dana", "tui"))
+        events = await read_events(
+            client, conversation, lambda evs: any(e.data.get("from") == "staff" for e in evs)
+        )
+        staff_said = [e for e in events if e.event == "message" and e.data.get("from") == "staff"]
+        assert [(e.data["name"], e.data["text"]) for e in staff_said] == [("Dana", "Hi, Dana from the team here.")]
+        assert any(e.event == "status" and e.data["status"] == "staff" for e in events)
+        last = staff_said[-1].id
+        seq = await say(client, conversation, "thanks Dana")
+        await served.conversations.idle()
+        after = await served.desk.store.range(sid, seq, await served.desk.store.last_seq(sid))
+        assert [i.kind for i in after] == ["message"] and last is not None and last < seq  # no agent answered
