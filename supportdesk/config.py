@@ -52,9 +52,9 @@ class SlaSettings(_Strict):
     """`[desk.sla]`: how long a customer may wait, in seconds (None: no target). The clocks
     (`supportdesk/sla.py`) run whether or not a target is set."""
 
-    first_response: float | None = Field(None, gt=0)  # from the first customer message to any reply
-    next_response: float | None = Field(None, gt=0)  # from each later customer message to a reply
-    resolution: float | None = Field(None, gt=0)  # from the first customer message to resolved
+    first_response: float | None = Field(default=None, gt=0)  # from the first customer message to any reply
+    next_response: float | None = Field(default=None, gt=0)  # from each later customer message to a reply
+    resolution: float | None = Field(default=None, gt=0)  # from the first customer message to resolved
 
 
 class DeskSettings(_Strict):

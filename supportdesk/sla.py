@@ -124,7 +124,7 @@ def clock(items: Iterable[Item], sla: SlaSettings, now: datetime) -> SlaClock:
     waiting_since: datetime | None = None
     answered: list[float] = []
     resolution: float | None = None
-    waits: Counter[WaitingOn] = Counter()
+    waits: dict[WaitingOn, float] = {}
     staff_acted = False
     takeovers: list[str] = []
     called: list[str] = []
@@ -134,7 +134,7 @@ def clock(items: Iterable[Item], sla: SlaSettings, now: datetime) -> SlaClock:
         if last_at is not None:
             on = waiting_on(state, waiting_since is not None)
             if on is not None:
-                waits[on] += max(0.0, (at - last_at).total_seconds())
+                waits[on] = waits.get(on, 0.0) + max(0.0, (at - last_at).total_seconds())
         last_at = at
         before = state
         state = desk_state.advance(state, item)
@@ -158,7 +158,7 @@ def clock(items: Iterable[Item], sla: SlaSettings, now: datetime) -> SlaClock:
     if last_at is not None and last_at < now:
         on = waiting_on(state, waiting_since is not None)
         if on is not None:
-            waits[on] += (now - last_at).total_seconds()
+            waits[on] = waits.get(on, 0.0) + (now - last_at).total_seconds()
     if state.state == "resolved":
         waiting_since = None  # a resolved conversation keeps nobody waiting
     first = answered[0] if answered else None
@@ -221,12 +221,13 @@ class SlaFigures:
 def figures(clocks: Sequence[SlaClock], sla: SlaSettings) -> SlaFigures:
     counted = [c for c in clocks if c.started is not None]
     breaches: Counter[Target] = Counter()
-    waits: Counter[WaitingOn] = Counter()
+    waits: dict[WaitingOn, float] = {}
     reasons: Counter[str] = Counter()
     called: Counter[str] = Counter()
     for c in counted:
         breaches.update(c.breaches)
-        waits.update(c.waits)
+        for on, seconds in c.waits.items():
+            waits[on] = waits.get(on, 0.0) + seconds
         reasons.update(r or "(no reason given)" for r in c.takeover_reasons)
         called.update(c.needs_staff_reasons)
     return SlaFigures(

@@ -65,11 +65,11 @@ def default_person() -> str:
         except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
             raise SettingsError(f"{path}: cannot be read ({exc}); fix it or remove it") from None
         staff = raw.get("staff", {})
-        name = staff.get("name") if isinstance(staff, dict) else None
-        if name is not None and (not isinstance(name, str) or not name.strip()):
+        given = staff.get("name") if isinstance(staff, dict) else None
+        if given is not None and (not isinstance(given, str) or not given.strip()):
             raise SettingsError(f"{path}: staff.name must be your name as text, like name = \"Dana\"")
-        if name:
-            return name.strip()
+        if given:
+            return given.strip()
     try:
         return getpass.getuser()
     except Exception:  # no user name in this environment (a container without passwd entry)
