@@ -126,6 +126,11 @@ class ConversationState:
     tags: tuple[str, ...] = ()
     priority: str = ""
     snoozed_until: datetime | None = None
+    # The customer's running wait (sla.py's clock, kept here so a list can show it without reading
+    # the log): since their unanswered message, None once an agent or a person answered; and how
+    # many answers they had (0: the running wait is the first response).
+    waiting_since: datetime | None = None
+    answers: int = 0
     seq: int = 0  # the last item folded in
     # Which of _CUSTOMER_KEYS `customer` came from (a better key replaces a worse one).
     customer_rank: int = len(_CUSTOMER_KEYS)
@@ -157,6 +162,7 @@ class ConversationState:
         out = asdict(self)
         out["since"] = self.since.isoformat() if self.since else None
         out["snoozed_until"] = self.snoozed_until.isoformat() if self.snoozed_until else None
+        out["waiting_since"] = self.waiting_since.isoformat() if self.waiting_since else None
         return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
@@ -164,7 +170,7 @@ class ConversationState:
         raw: dict[str, Any] = json.loads(text)
         known = {f for f in cls.__dataclass_fields__}
         raw = {k: v for k, v in raw.items() if k in known}  # a newer writer's extra fields
-        for key in ("since", "snoozed_until"):
+        for key in ("since", "snoozed_until", "waiting_since"):
             if raw.get(key):
                 raw[key] = datetime.fromisoformat(raw[key])
         raw["pending"] = tuple(PendingApproval(**p) for p in raw.get("pending", ()))
@@ -214,12 +220,28 @@ def advance(state: ConversationState, item: Item) -> ConversationState:
     While a person holds the conversation (a take-over not yet released) it is theirs: whatever
     would hand it to the agents or call for staff leaves it `staff` (they are the staff); only
     resolving or snoozing it moves it, and a customer writing again brings it back to them."""
-    moved = _advance(state, item)
+    moved = _waits(_advance(state, item), item)
     if moved.held_by_staff and moved.state in ("ai", "needs_staff"):
         # Judged against the state before the item, so a held conversation's `since` stays put.
         before = replace(moved, state=state.state, detail=state.detail, since=state.since)
         return _moved(before, "staff", "", item)
     return moved
+
+
+def _waits(state: ConversationState, item: Item) -> ConversationState:
+    """The customer's running wait: from their message until someone answers it; resolving the
+    conversation keeps nobody waiting."""
+    match item:
+        case Message(role="customer"):
+            return state if state.waiting_since is not None else replace(state, waiting_since=item.created_at)
+        case Message(role="agent") | StaffReply():
+            if state.waiting_since is None:
+                return state
+            return replace(state, waiting_since=None, answers=state.answers + 1)
+        case StateChange(state="resolved"):
+            return replace(state, waiting_since=None)
+        case _:
+            return state
 
 
 def _advance(state: ConversationState, item: Item) -> ConversationState:

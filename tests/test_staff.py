@@ -252,3 +252,31 @@ async def test_a_staff_reply_reaches_the_web_customer_on_the_event_stream_and_ag
         await served.conversations.idle()
         after = await served.desk.store.range(sid, seq, await served.desk.store.last_seq(sid))
         assert [i.kind for i in after] == ["message"] and last is not None and last < seq  # no agent answered
+
+
+def test_the_fold_keeps_the_customers_running_wait_as_the_sla_clock_measures_it() -> None:
+    from datetime import timedelta
+
+    from supportdesk import desk_state
+    from supportdesk.config import SlaSettings
+    from supportdesk.items import StateChange
+    from supportdesk.sla import clock
+
+    t0 = datetime(2026, 3, 3, 10, 0, tzinfo=timezone.utc)
+    rows = [
+        Message(role="customer", text="hi", agent="triage"),
+        Message(role="customer", text="hello??", agent="triage"),
+        Message(role="agent", text="Hello!", agent="triage"),
+        Message(role="customer", text="my bill", agent="triage"),
+        Takeover(person="dana", agent="triage"),
+        StaffReply(person="dana", text="looking", agent="triage"),
+        Message(role="customer", text="thanks", agent="triage"),
+        StateChange(person="dana", state="resolved", agent="triage"),
+    ]
+    log = [i.model_copy(update={"seq": n, "created_at": t0 + timedelta(minutes=n)}) for n, i in enumerate(rows, 1)]
+    for k in range(1, len(log) + 1):
+        state = desk_state.fold(log[:k])
+        measured = clock(log[:k], SlaSettings(), log[k - 1].created_at)
+        assert state.waiting_since == measured.waiting_since, k
+        assert state.answers == len(measured.next_responses) + (measured.first_response is not None), k
+        assert desk_state.ConversationState.from_json(state.to_json()) == state
