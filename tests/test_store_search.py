@@ -259,3 +259,14 @@ async def test_postgres_search_runs_beside_reads_and_a_cancel_stops_it_on_the_se
 
 async def _has(admin, query_part: str, count: int) -> bool:
     return len(await _backends(admin, query_part)) == count
+
+
+async def test_the_search_page_is_read_in_index_order_without_sorting_the_matches(tmp_path: Path):
+    from supportdesk.store import sessions as store_sql
+
+    store = await SessionStore.open(tmp_path / "desk.db")
+    await store.close()
+    with sqlite3.connect(tmp_path / "desk.db") as conn:
+        plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + store_sql.SQL_SEARCH, ('"refund"*', 50))]
+    assert plan[0].startswith("SCAN message_fts VIRTUAL TABLE")
+    assert not any("TEMP B-TREE" in step for step in plan), plan  # no sort of every match
