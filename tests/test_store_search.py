@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from supportdesk.items import Message
 from supportdesk.store import SessionStore, Store, open_store
 from supportdesk.store.protocol import search_terms
+from tests.tui_seed import WAIT_LIMIT
 
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -51,13 +53,13 @@ def customer(text: str) -> Message:
     return Message(role="customer", text=text, agent="triage")
 
 
-async def until(condition: Callable[[], Awaitable[bool]], tries: int = 1000) -> None:
-    """Wait for a state (bounded: about 20 s), never for a time."""
-    for _ in range(tries):
-        if await condition():
-            return
+async def until(condition: Callable[[], Awaitable[bool]]) -> None:
+    """Wait for a state (bounded generously for loaded machines), never for a time."""
+    deadline = time.monotonic() + WAIT_LIMIT
+    while not await condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the expected state never came")
         await asyncio.sleep(0.02)
-    raise AssertionError("the expected state never came")
 
 
 # --- the contract, both adapters ------------------------------------------------------------

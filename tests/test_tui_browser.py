@@ -19,6 +19,7 @@ from supportdesk.tui.screens.browser import (
     ExportDialog,
     SessionTable,
 )
+from tests.tui_seed import until as wait_until
 from tests.tui_browser_data import BrowserHost, fixed_clock, seed_sessions
 
 SIZE = (120, 36)
@@ -39,14 +40,9 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
-async def until(pilot, condition, tries: int = 300) -> None:
-    """Let the app run until `condition()` holds (bounded; progress, not timing)."""
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-        await pilot.app.workers.wait_for_complete()
-    raise AssertionError("the browser never reached the expected state")
+async def until(pilot, condition) -> None:
+    """Let the app run until `condition()` holds, its loading workers settled between looks."""
+    await wait_until(pilot, condition, settle_workers=True)
 
 
 def table(app: BrowserHost) -> SessionTable:

@@ -10,15 +10,7 @@ from supportdesk.store import SessionStore
 from supportdesk.tui.screens.browser import BrowserScreen, SessionTable
 from tests.test_store_search import HeldSearch
 from tests.tui_browser_data import BrowserHost, seed_sessions
-
-
-async def until(pilot, condition, tries: int = 1000) -> None:
-    """Let the app run until `condition()` holds (bounded progress, not a timing check)."""
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the browser never reached the expected state")
+from tests.tui_seed import until
 
 
 def ids(app: BrowserHost) -> list[str]:

@@ -5,6 +5,8 @@ Everything is deterministic (fixed clock, fixed session id) so snapshots are sta
 
 from __future__ import annotations
 
+import time
+
 from datetime import datetime, timedelta, timezone
 
 from supportdesk.config import load_desk
@@ -127,13 +129,23 @@ def approval_notice(agent: str = "senior") -> Notice:
                   data={"approval_id": "ap1", "tool": "refund", "arguments": {"amount": 300}}, agent=agent)
 
 
-async def until(pilot, condition, tries: int = 1000) -> None:
-    """Let the app run until `condition()` holds: bounded progress (20 s), not a timing check."""
-    for _ in range(tries):
-        if condition():
-            return
+# How long a test waits for a state before it fails. Generous: a loaded two-core machine runs
+# these several times slower than a quiet one, and a test that passes never waits this long.
+WAIT_LIMIT = 90.0
+
+
+async def until(pilot, condition, *, limit: float = WAIT_LIMIT, settle_workers: bool = False) -> None:
+    """Let the app run until `condition()` holds: bounded progress, not a timing check.
+
+    `settle_workers` also lets the app's running workers finish between looks (screens that
+    load in workers, such as the browser)."""
+    deadline = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("the app never reached the expected state")
         await pilot.pause(0.02)
-    raise AssertionError("the app never reached the expected state")
+        if settle_workers:
+            await pilot.app.workers.wait_for_complete()
 
 
 def seeded_file(path):
