@@ -18,6 +18,7 @@ from supportdesk.items import Message, Notice, ToolCall, ToolResult
 from supportdesk.store import SessionStore
 from supportdesk.tui.screens.bench import BenchScreen, GoldReplayScreen
 from supportdesk.tui.widgets import AgentLook
+from tests.tui_seed import until
 from tests.tui_browser_data import BrowserHost, fixed_clock
 
 SIZE = (120, 32)
@@ -91,12 +92,8 @@ def bench_db(tmp_path: Path) -> Path:
 
 
 async def _settle(pilot: Any, table_id: str, rows: int) -> DataTable:
-    for _ in range(100):
-        await pilot.pause(0.02)
-        table = pilot.app.screen.query_one(table_id, DataTable)
-        if table.row_count == rows:
-            return table
-    raise AssertionError(f"{table_id} never reached {rows} rows")
+    await until(pilot, lambda: pilot.app.screen.query_one(table_id, DataTable).row_count == rows)
+    return pilot.app.screen.query_one(table_id, DataTable)
 
 
 def _row(table: DataTable, i: int) -> list[str]:
@@ -122,19 +119,14 @@ async def test_enter_opens_the_task_in_replay_beside_its_gold_actions(bench_db: 
     async with app.run_test(size=SIZE) as pilot:
         await _settle(pilot, "#tasks", 3)
         await pilot.press("tab", "enter")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if isinstance(app.screen, GoldReplayScreen) and app.screen.total:
-                break
+        await until(pilot, lambda: isinstance(app.screen, GoldReplayScreen) and app.screen.shown == app.screen.total > 0)
         screen = app.screen
         assert isinstance(screen, GoldReplayScreen)
         assert (screen.session_id, screen.domain, screen.task_id) == ("n3", "airline", "3")
         assert screen.position == screen.total == 4  # greeting, customer, reply, score
         gold = screen.query_one("#gold", Static)
-        for _ in range(400):  # tau2's import takes a few seconds when it is installed
-            await pilot.pause(0.05)
-            if screen.gold is not None or screen.gold_problem:
-                break
+        # tau2's import takes a few seconds when it is installed
+        await until(pilot, lambda: screen.gold is not None or bool(screen.gold_problem))
         text = str(gold.render())
         if package_version() is None:
             assert "gold actions unavailable: tau2-bench is not installed" in text
@@ -142,18 +134,14 @@ async def test_enter_opens_the_task_in_replay_beside_its_gold_actions(bench_db: 
             # Airline task 3's gold: one look-up, then the answer "4" (nothing to write).
             assert screen.gold is not None and "get_reservation_details" in text
         await pilot.press("escape")
-        await pilot.pause(0.05)
-        assert isinstance(app.screen, BenchScreen)
+        await until(pilot, lambda: isinstance(app.screen, BenchScreen))
 
 
 async def test_an_empty_database_says_how_to_make_a_run(tmp_path: Path) -> None:
     app = BenchHost(tmp_path / "empty.db")
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(50):
-            await pilot.pause(0.02)
-            title = str(app.screen.query_one("#bench-title", Static).render())
-            if "No bench runs" in title:
-                break
+        await until(pilot, lambda: "No bench runs" in str(app.screen.query_one("#bench-title", Static).render()))
+        title = str(app.screen.query_one("#bench-title", Static).render())
         assert "supportdesk bench tau2 --domain retail --agent gold" in title
 
 
