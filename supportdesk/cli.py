@@ -65,7 +65,7 @@ async def _run(args: argparse.Namespace) -> int:
 async def _run_turns(
     args: argparse.Namespace, messages: list[str], unsaved: list[str], outcomes: list[str], show: Callable[[Any], None]
 ) -> int:
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
     from supportdesk.engine.events import Appended, Done, SessionStarted, TurnWaiting
     from supportdesk.export import item_line
     from supportdesk.items import item_to_json
@@ -192,10 +192,11 @@ async def _load_session(args: argparse.Namespace) -> tuple[Any, list[Any]] | Non
 
 
 def _desk_or_none(args: argparse.Namespace) -> Any:
-    from supportdesk.config import ConfigError, load_desk
+    from supportdesk.config import ConfigError
+    from supportdesk.wiring import load_config
 
     try:
-        return load_desk(args.config)
+        return load_config(args.config)
     except ConfigError:
         return None  # titles are a nicety when showing a transcript
 
@@ -238,12 +239,13 @@ async def _export(args: argparse.Namespace) -> int:
 
 
 def _config_check(args: argparse.Namespace) -> int:
-    from supportdesk.config import ConfigError, load_desk, resolve_config_path
+    from supportdesk.config import ConfigError, resolve_config_path
+    from supportdesk.wiring import load_config
 
     path = args.path or args.config
     resolved = resolve_config_path(path)
     try:
-        desk = load_desk(resolved)
+        desk = load_config(resolved)
     except ConfigError as exc:
         for problem in exc.problems:
             print(safe_text(problem), file=sys.stderr)

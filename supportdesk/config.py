@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import os
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -351,6 +351,10 @@ def _field_path(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(path)
 
 
+# Whether an agent's colour can be drawn (the terminal library decides; config imports none).
+ColourCheck = Callable[[str], bool]
+
+
 class _Broken:
     """The field paths that failed validation."""
 
@@ -405,6 +409,7 @@ def _cross_check(
     tool_names: set[str],
     agent_names: set[str] | None = None,
     broken: _Broken | None = None,
+    is_colour: ColourCheck | None = None,
 ) -> list[str]:
     """Problems between fields. `agent_names` holds every agent the file defines, broken or not;
     None when the agents table itself is broken. A check reading a `broken` field is skipped."""
@@ -416,7 +421,7 @@ def _cross_check(
         problems += _check_agent_names(cfg, source, agent_names, broken)
     for name, agent in cfg.agents.items():
         problems += _check_tools(name, agent, source, tool_names, broken)
-        problems += _check_color(name, agent, source, broken)
+        problems += _check_color(name, agent, source, broken, is_colour)
     problems += _check_limits(cfg, source, broken)
     problems += _check_model(cfg, source, broken)
     return problems
@@ -464,14 +469,12 @@ def check_agent_tools(cfg: DeskConfig, tool_names: Iterable[str]) -> None:
         raise ConfigError(problems)
 
 
-def _check_color(name: str, agent: AgentConfig, source: str, broken: _Broken) -> list[str]:
-    if not agent.color or broken("agents", name, "color"):
+def _check_color(
+    name: str, agent: AgentConfig, source: str, broken: _Broken, is_colour: ColourCheck | None
+) -> list[str]:
+    if not agent.color or is_colour is None or broken("agents", name, "color"):
         return []
-    from rich.color import Color, ColorParseError
-
-    try:
-        Color.parse(agent.color)
-    except ColorParseError:
+    if not is_colour(agent.color):
         return [
             f"{source}: agents.{name}.color: {agent.color!r} is not a colour; "
             "use a name like 'cyan' or a hex value like '#5fafff'"
@@ -514,7 +517,7 @@ def _check_model(cfg: DeskConfig, source: str, broken: _Broken) -> list[str]:
 
 
 def _structural_and_cross_problems(
-    raw: dict[str, Any], exc: ValidationError, source: str, tool_names: set[str]
+    raw: dict[str, Any], exc: ValidationError, source: str, tool_names: set[str], is_colour: ColourCheck | None
 ) -> list[str]:
     """Every problem in a file that failed validation: the structural ones, then the
     cross-checks over whatever validated."""
@@ -527,11 +530,20 @@ def _structural_and_cross_problems(
     agents = raw.get("agents")
     # A broken agent is still an agent: naming it elsewhere is not a second problem.
     agent_names = set(agents) if isinstance(agents, dict) and not broken("agents") else None
-    return problems + _cross_check(cfg, source, tool_names, agent_names, broken)
+    return problems + _cross_check(cfg, source, tool_names, agent_names, broken, is_colour)
 
 
-def parse_desk(text: str, source: str = "agents.toml", tool_names: Iterable[str] | None = None) -> DeskConfig:
-    """Validate desk TOML text; raise ConfigError with every problem found."""
+def parse_desk(
+    text: str,
+    source: str = "agents.toml",
+    tool_names: Iterable[str] | None = None,
+    is_colour: ColourCheck | None = None,
+) -> DeskConfig:
+    """Validate desk TOML text; raise ConfigError with every problem found.
+
+    What config cannot know by itself is passed in where the desk is wired
+    (supportdesk.wiring.load_config): `tool_names`, the tools agents may name, and `is_colour`,
+    whether the terminal can draw an agent's colour. Without them those are not checked."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -541,16 +553,12 @@ def parse_desk(text: str, source: str = "agents.toml", tool_names: Iterable[str]
         for name, table in agents.items():
             if isinstance(table, dict):
                 table["name"] = name
-    if tool_names is None:
-        from supportdesk.tools import registry
-
-        tool_names = registry.names()
-    tools = set(tool_names)
+    tools = set(tool_names or ())
     try:
         cfg = DeskConfig.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(_structural_and_cross_problems(raw, exc, source, tools)) from None
-    problems = _cross_check(cfg, source, tools)
+        raise ConfigError(_structural_and_cross_problems(raw, exc, source, tools, is_colour)) from None
+    problems = _cross_check(cfg, source, tools, is_colour=is_colour)
     if problems:
         raise ConfigError(problems)
     for i, agent in enumerate(cfg.agents.values()):
@@ -560,7 +568,11 @@ def parse_desk(text: str, source: str = "agents.toml", tool_names: Iterable[str]
     return cfg
 
 
-def load_desk(path: str | os.PathLike[str] | None = None, tool_names: Iterable[str] | None = None) -> DeskConfig:
+def load_desk(
+    path: str | os.PathLike[str] | None = None,
+    tool_names: Iterable[str] | None = None,
+    is_colour: ColourCheck | None = None,
+) -> DeskConfig:
     resolved = resolve_config_path(path)
     try:
         text = resolved.read_text(encoding="utf-8")
@@ -568,4 +580,4 @@ def load_desk(path: str | os.PathLike[str] | None = None, tool_names: Iterable[s
         raise ConfigError([f"{resolved}: no such file; pass --config PATH or create it"]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([f"{resolved}: cannot be read: {exc}"]) from None
-    return parse_desk(text, str(resolved), tool_names)
+    return parse_desk(text, str(resolved), tool_names, is_colour)

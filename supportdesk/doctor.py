@@ -14,10 +14,11 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from supportdesk.config import ConfigError, DeskConfig, load_desk, resolve_config_path
+from supportdesk.config import ConfigError, DeskConfig, resolve_config_path
 from supportdesk.engine.protocol import ModelProvider, ModelServer, ProviderError
 from supportdesk.models import make_provider
 from supportdesk.text import safe_text
+from supportdesk.wiring import load_config
 
 OK, BAD, WARN = "✓", "✗", "!"
 # How many served model names to show when the configured one is missing.
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     """Exit 0 when everything works, 1 when a check failed, 2 when the desk file or --db is unusable as given."""
     path = getattr(args, "config", None)
     try:
-        config = load_desk(path)
+        config = load_config(path)
     except ConfigError as exc:
         _line(print, BAD, "config", str(resolve_config_path(path)))
         for problem in exc.problems:

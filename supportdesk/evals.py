@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from supportdesk.config import DeskConfig, load_desk
+from supportdesk.config import DeskConfig
 from supportdesk.engine.events import Appended
 from supportdesk.items import Handoff, Item, Message, Notice, ToolCall, ToolResult
 
@@ -101,9 +101,9 @@ class RoutingReport:
 async def evaluate_routing(
     rows: list[dict[str, Any]], *, config: DeskConfig | str | None = None, db: str | None = None
 ) -> RoutingReport:
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import load_config, open_desk  # lazy: start-up speed of `supportdesk eval --help`
 
-    cfg = config if isinstance(config, DeskConfig) else load_desk(config)
+    cfg = config if isinstance(config, DeskConfig) else load_config(config)
     for n, row in enumerate(rows, start=1):
         if not isinstance(row.get("text"), str) or not isinstance(row.get("agent"), str):
             raise EvalError(f"line {n}: needs \"text\" and \"agent\" strings")
@@ -161,7 +161,9 @@ def route_in_processes(
     jobs = jobs or min(os.cpu_count() or 1, 8)
     if jobs <= 1 or len(rows) < MIN_ROWS_PER_JOB * 2:
         return asyncio.run(evaluate_routing(rows, config=config))
-    cfg = config if isinstance(config, DeskConfig) else load_desk(config)
+    from supportdesk.wiring import load_config  # lazy: start-up speed
+
+    cfg = config if isinstance(config, DeskConfig) else load_config(config)
     jobs = min(jobs, len(rows) // MIN_ROWS_PER_JOB)
     chunks = [rows[i::jobs] for i in range(jobs)]
     started = time.perf_counter()
@@ -342,9 +344,9 @@ async def evaluate_conversations(
     convos: list[dict[str, Any]], *, config: DeskConfig | str | None = None, db: str | None = None
 ) -> list[ConversationResult]:
     """Each conversation gets a fresh database (fresh demo customers) unless `db` is given."""
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import load_config, open_desk  # lazy: start-up speed of `supportdesk eval --help`
 
-    cfg = config if isinstance(config, DeskConfig) else load_desk(config)
+    cfg = config if isinstance(config, DeskConfig) else load_config(config)
     results = []
     with tempfile.TemporaryDirectory(prefix="supportdesk-eval-") as tmp:
         for n, convo in enumerate(convos):

@@ -16,7 +16,8 @@ import uvicorn
 
 from supportdesk.channels.web import create_app
 from supportdesk.config import DeskConfig, parse_desk
-from supportdesk.engine.desk import Desk, open_desk
+from supportdesk.engine.desk import Desk
+from supportdesk.wiring import open_desk
 
 REPO = Path(__file__).resolve().parent.parent
 # Refunds from $20 wait for staff, so the demo's $29.99 duplicate needs an approval.

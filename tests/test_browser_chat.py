@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.runner import drain
 from tests.pg import in_ci
 from tests.serve_harness import write_approval_desk

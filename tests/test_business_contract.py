@@ -261,7 +261,7 @@ async def test_racing_refunds_from_processes_never_pass_the_charge(where, tmp_pa
 def test_a_sqlite_desk_never_imports_the_postgresql_driver(tmp_path):
     script = (
         "import asyncio, sys\n"
-        "from supportdesk.engine.desk import open_desk\n"
+        "from supportdesk.wiring import open_desk\n"
         "async def main():\n"
         f"    async with await open_desk({str(tmp_path / 'd.db')!r}, {str(REPO / 'agents.toml')!r}) as desk:\n"
         "        assert type(desk.services.customers).__name__ == 'SqliteBusiness'\n"

@@ -219,7 +219,7 @@ async def test_the_webhook_secret_and_the_bot_token_never_reach_the_log(bot, cap
 
 
 async def test_staffs_approval_in_another_process_reaches_chatwoot(db_path):
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
     from supportdesk.engine.runner import drain
 
     async with fake_chatwoot() as fake:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from supportdesk.config import ConfigError, load_desk, parse_desk, resolve_config_path
+from supportdesk.wiring import is_colour
 from tests.conftest import REPO, TEST_DESK
 
 TOOLS = ["refund", "explode"]
@@ -16,7 +17,7 @@ TOOLS = ["refund", "explode"]
 
 def problems(text: str) -> list[str]:
     with pytest.raises(ConfigError) as exc:
-        parse_desk(text, "desk.toml", tool_names=TOOLS)
+        parse_desk(text, "desk.toml", tool_names=TOOLS, is_colour=is_colour)
     return exc.value.problems
 
 

@@ -15,7 +15,7 @@ from supportdesk.business import open_business
 from supportdesk.cli import main
 from supportdesk.config import load_desk
 from supportdesk.dbtools.copy import all_sessions, session_items
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.export import session_json
 from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import open_store

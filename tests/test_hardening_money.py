@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from supportdesk.config import load_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.engine.runner import drain
 from supportdesk.engine.tools import ToolContext

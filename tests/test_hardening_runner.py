@@ -19,7 +19,7 @@ from fake_llm_server import Complete, FakeLLMServer, Status, text_stream, tool_s
 from llm_desk import make_config
 
 from supportdesk.config import Limits, load_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended, Done
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.engine.runner import LIMIT_ANSWER, drain

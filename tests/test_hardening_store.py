@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from supportdesk.cli import main
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.runner import drain
 from supportdesk.items import Message
 from supportdesk.store import SessionStore, StoreError

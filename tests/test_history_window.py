@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from supportdesk.config import parse_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.history_window import SUMMARY_PREFIX, cut, item_tokens
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.engine.runner import drain

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from supportdesk.config import ConfigError, parse_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended, Done
 from supportdesk.engine.hooks import AskApproval, DeskHook, HookSet, Veto
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
@@ -232,7 +232,7 @@ def test_a_hook_that_cannot_load_is_one_line(db_path, capsys, tmp_path):
 
 def test_a_malformed_hook_name_is_a_config_error():
     config = parse_desk(TEST_DESK + '\n[hooks]\nenabled = ["just_a_module"]\n', "test.toml", tool_names=["refund", "explode"])
-    from supportdesk.engine.hooks import desk_hooks
+    from supportdesk.wiring import desk_hooks
 
     with pytest.raises(ConfigError, match="must be written module:object"):
         desk_hooks(config)

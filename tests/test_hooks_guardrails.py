@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from supportdesk.config import parse_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended, Done
 from supportdesk.engine.protocol import Answer
 from supportdesk.engine.runner import drain

@@ -22,7 +22,7 @@ import pytest
 
 from supportdesk.config import parse_desk
 from supportdesk.doctor import diagnose
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.engine.runner import drain
 from supportdesk.engine.tools import ToolRegistry

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from supportdesk.config import load_desk, parse_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.engine.protocol import Answer, CallTools, ModelProvider, RequestedCall, StepRequest, TextDelta, Transfer
 from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.items import Handoff, Item, Message, ToolCall
 from tests.conftest import REPO

@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from supportdesk.config import parse_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.engine.tools import ToolOutput, ToolRegistry
 from supportdesk.items import Handoff, Message, ToolCall, ToolResult

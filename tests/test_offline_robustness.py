@@ -7,7 +7,7 @@ import random
 import pytest
 
 from supportdesk.config import load_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.items import Message, Notice
 from tests.conftest import REPO

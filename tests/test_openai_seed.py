@@ -16,7 +16,7 @@ import pytest
 
 from fake_llm_server import FakeLLMServer, Reply, Status, text_stream, tool_stream
 from supportdesk.config import packaged_desk_path, parse_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Token
 from supportdesk.engine.runner import drain
 from supportdesk.models.openai_compat import OpenAIProvider

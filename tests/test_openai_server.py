@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from fake_llm_server import FakeLLMServer, Hang, Status, Stream, text_stream, tool_stream
 from llm_desk import make_config, make_request
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended, Token
 from supportdesk.engine.protocol import Answer, ProviderError, TextDelta
 from supportdesk.engine.runner import drain

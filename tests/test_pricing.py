@@ -3,7 +3,7 @@ import pytest
 from supportdesk.config import Price
 from supportdesk.engine.protocol import Usage
 from supportdesk.items import Message, ToolCall
-from supportdesk.models.pricing import cost, usage_by_model
+from supportdesk.engine.pricing import cost, usage_by_model
 
 
 def test_usage_is_summed_per_model_and_estimates_taint_the_sum():
@@ -30,7 +30,7 @@ def test_cost_uses_prices_per_million_and_skips_unpriced_models():
 
 def test_session_cost_prices_each_agent_at_its_own_model(test_desk):
     from supportdesk.config import Price
-    from supportdesk.models.pricing import session_cost
+    from supportdesk.engine.pricing import session_cost
 
     test_desk.model.model = "small"
     test_desk.agents["senior"].model = "big"

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended, Done, StepStarted, Token
 from supportdesk.engine.protocol import Answer, CallTools, ProviderError, RequestedCall, Transfer
 from supportdesk.engine.runner import drain

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from supportdesk.config import load_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.items import Handoff, Message, ToolCall, ToolResult
 from tests.conftest import REPO

@@ -9,7 +9,7 @@ import json
 import httpx
 import pytest
 
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.runner import drain
 from supportdesk.store import open_store
 from tests.serve_harness import (

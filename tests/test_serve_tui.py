@@ -8,7 +8,7 @@ import asyncio
 
 import httpx
 
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.browser import BrowserScreen, SessionTable
 from supportdesk.tui.widgets import Conversation

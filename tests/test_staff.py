@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from supportdesk.channels.view import STAFF_JOINED, customer_event
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended, Done
 from supportdesk.engine.protocol import Answer, StepRequest, Transfer
 from supportdesk.engine.runner import TurnError, drain

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -90,20 +89,3 @@ async def test_open_store_gives_the_sqlite_adapter_for_a_path_and_a_sqlite_url(t
 def test_redact_url_keeps_everything_but_the_password():
     assert redact_url("postgresql://u:p@h:1/d?sslmode=require") == "postgresql://u:***@h:1/d?sslmode=require"
     assert redact_url("postgresql://h/d") == "postgresql://h/d"
-
-
-def test_no_module_outside_the_store_imports_a_database_driver():
-    drivers = {"sqlite3", "aiosqlite", "asyncpg", "psycopg", "psycopg2"}
-    offenders = []
-    for path in (REPO / "supportdesk").rglob("*.py"):
-        rel = path.relative_to(REPO / "supportdesk")
-        if rel.parts[0] in ("store", "business"):
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name.split(".")[0] for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module.split(".")[0]]
-            offenders += [f"{rel}: {n}" for n in names if n in drivers]
-    assert offenders == []

@@ -16,8 +16,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from supportdesk.config import ConfigError, parse_desk
-from supportdesk.engine.desk import open_desk
-from supportdesk.engine.hooks import DeskHook, HookSet, Veto, desk_hooks
+from supportdesk.wiring import open_desk
+from supportdesk.engine.hooks import DeskHook, HookSet, Veto
+from supportdesk.wiring import desk_hooks
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer, Usage
 from supportdesk.engine.runner import drain
 from supportdesk.engine.tracing import TracingHook
@@ -149,7 +150,7 @@ def test_tracing_on_without_the_extra_is_one_config_line(monkeypatch):
 def test_with_tracing_off_a_turn_never_imports_opentelemetry(tmp_path):
     code = (
         "import asyncio, sys\n"
-        "from supportdesk.engine.desk import open_desk\n"
+        "from supportdesk.wiring import open_desk\n"
         "from supportdesk.engine.runner import drain\n"
         "async def main():\n"
         f"    async with await open_desk({str(tmp_path / 'desk.db')!r}) as desk:\n"

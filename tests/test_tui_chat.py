@@ -385,7 +385,7 @@ async def test_usage_totals_show_in_the_agent_bar(db_path, test_desk):
 
 async def test_cost_shows_when_the_desk_has_prices(db_path, test_desk):
     from supportdesk.config import Price
-    from supportdesk.models.pricing import session_cost
+    from supportdesk.engine.pricing import session_cost
 
     test_desk.model.model = "m"
     test_desk.model.prices = {"m": Price(input_per_million=1000.0, output_per_million=2000.0)}

@@ -68,7 +68,7 @@ APPEND_FROM_ANOTHER_PROCESS = textwrap.dedent(
     """
     import asyncio, sys
     sys.path.insert(0, {repo!r})
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
     from tests.conftest import make_test_tools
     from tests.scripted import ScriptedModel
     from supportdesk.config import parse_desk

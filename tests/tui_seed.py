@@ -10,7 +10,7 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from supportdesk.config import load_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
 from tests.conftest import REPO, make_test_tools
 from tests.scripted import ScriptedModel

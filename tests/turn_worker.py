@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from supportdesk.engine.desk import open_desk  # noqa: E402
+from supportdesk.wiring import open_desk  # noqa: E402
 from supportdesk.engine.events import TurnWaiting  # noqa: E402
 
 QUESTIONS = [

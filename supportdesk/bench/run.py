@@ -128,7 +128,7 @@ def _customer(opts: BenchOptions, task: Any) -> Any:
 
 async def run_tau2(opts: BenchOptions, progress: Any = None) -> RunReport:
     """Run the bench; raises BenchError (one line) for anything the user must fix."""
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
 
     if opts.trials < 1:
         raise BenchError("--trials must be at least 1")

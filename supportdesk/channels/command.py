@@ -42,7 +42,7 @@ async def _serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"supportdesk: serving needs the web extra ({exc.name} is missing); install it with {SERVE_EXTRA}", file=sys.stderr)
         return 1
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
 
     try:
         sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM)

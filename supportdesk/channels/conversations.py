@@ -24,7 +24,7 @@ from supportdesk.channels.hub import Hub
 from supportdesk.channels.view import customer_event, delta_event
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Token
-from supportdesk.store import SessionInfo
+from supportdesk.engine.log import SessionInfo
 
 log = logging.getLogger("supportdesk.serve")
 

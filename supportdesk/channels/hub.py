@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.items import Item
-from supportdesk.store import Store
+from supportdesk.engine.log import Store
 
 log = logging.getLogger("supportdesk.serve")
 

@@ -242,31 +242,6 @@ def load_hooks(enabled: Iterable[str], extra: Iterable[tuple[str, Any]] = (), *,
     return HookSet(hooks)
 
 
-def desk_hooks(config: Any) -> HookSet:
-    """The hooks a desk file asks for: tracing when it is on, the shipped guardrails it turns on,
-    then `[hooks] enabled`, then entry points. A hook that cannot be loaded is a ConfigError (one line)."""
-    from supportdesk.config import ConfigError
-
-    shipped: list[tuple[str, Any]] = []
-    guardrails = config.hooks.guardrails
-    if guardrails.relevance or guardrails.injection:
-        from supportdesk.guardrails import InjectionGuardrail, RelevanceGuardrail
-
-        if guardrails.injection:
-            shipped.append(("guardrail:injection", InjectionGuardrail()))
-        if guardrails.relevance:
-            shipped.append(("guardrail:relevance", RelevanceGuardrail()))
-    from supportdesk.engine.tracing import desk_tracing  # imports OpenTelemetry only when tracing is on
-
-    tracing = desk_tracing(config)
-    if tracing is not None:  # first, so every other hook's moments happen inside its spans
-        shipped.insert(0, ("tracing", tracing))
-    try:
-        return load_hooks(config.hooks.enabled, shipped)
-    except HookLoadError as exc:
-        raise ConfigError([f"{config.source or 'agents.toml'}: [hooks] {exc}"]) from None
-
-
 def veto_notice(hook: str, decision: Veto | AskApproval, what: str, agent: str, **data: Any) -> Notice:
     """The notice the conversation shows when a hook vetoes something."""
     return Notice(

@@ -31,7 +31,6 @@ from supportdesk.engine.hooks import (
     TurnEnded,
     TurnStarted,
     Veto,
-    desk_hooks,
     veto_notice,
 )
 from supportdesk.engine.protocol import (
@@ -43,7 +42,7 @@ from supportdesk.engine.protocol import (
     TextDelta,
     Transfer,
 )
-from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry, TransferArgs, check_arguments
+from supportdesk.engine.tools import Services, ToolContext, ToolOutput, ToolRegistry, TransferArgs, check_arguments
 from supportdesk.items import (
     ContextSet,
     Handoff,
@@ -125,7 +124,8 @@ class Runner:
         config: DeskConfig,
         provider: ModelProvider | Later[ModelProvider],
         tools: ToolRegistry | Later[ToolRegistry],
-        services: Any = None,
+        services: Services | None = None,
+        hooks: HookSet | None = None,
     ):
         self.store = store
         self.config = config
@@ -133,8 +133,9 @@ class Runner:
         self._provider = provider
         self._tools = tools
         self.services = services
-        # Code outside the desk that watches each step and may veto some (engine/hooks.py).
-        self.hooks: HookSet = desk_hooks(config)
+        # Code outside the desk that watches each step and may veto some (engine/hooks.py);
+        # the desk file's hooks are loaded where the desk is wired (supportdesk/wiring.py).
+        self.hooks: HookSet = hooks if hooks is not None else HookSet()
         # How much of the log each model call sees, and the note for the rest (engine/history_window.py).
         self.windows = HistoryWindows(provider)
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from supportdesk.business.protocol import BusinessData
 from supportdesk.engine.protocol import ToolSpec
 from supportdesk.items import APPROVAL_PENDING, Notice
 
@@ -30,14 +31,21 @@ class ApprovalRequired(Exception):
 
 
 @dataclass
+class Services:
+    """What tools act on. `customers` is the desk's business data (customers, charges ...)."""
+
+    customers: BusinessData | None = None
+
+
+@dataclass
 class ToolContext:
     session_id: str
     call_id: str
     agent: AgentConfig
     desk: DeskConfig
     context: dict[str, Any]
-    # Whatever the app wires in for tools to act on (the demo customer data store).
-    services: Any = None
+    # What the desk wires in for tools to act on (the customer data).
+    services: Services | None = None
     # True when staff granted an approval for this very call.
     approved: bool = False
     # What a side-effecting tool's data layer records the act under, so it happens once: made

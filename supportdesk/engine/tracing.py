@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from supportdesk.config import ConfigError
 from supportdesk.engine.hooks import (
     DeskHook,
     HandoffDone,
@@ -197,7 +198,6 @@ def desk_tracing(config: Any) -> TracingHook | None:
     """The tracing hook when the desk asks for tracing; None (and no OpenTelemetry import) otherwise."""
     if not tracing_wanted(config):
         return None
-    from supportdesk.config import ConfigError
 
     try:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter

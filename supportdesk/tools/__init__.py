@@ -1,8 +1,8 @@
 """The desk's tools. Importing this package registers every tool in `registry`."""
 
-from supportdesk.engine.tools import ToolRegistry
+from supportdesk.tools.shipped import registry
 
-registry = ToolRegistry()
+# Each module registers its tools on import.
+from supportdesk.tools import billing, escalation, technical  # noqa: F401
 
-# Each module registers its tools on import (kept after `registry` exists on purpose).
-from supportdesk.tools import billing, escalation, technical  # noqa: E402,F401
+__all__ = ["registry"]

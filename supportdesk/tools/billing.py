@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolOutput
-from supportdesk.tools import registry
+from supportdesk.tools.shipped import registry
 from supportdesk.tools.common import ToolFailure, check_refund_policy, customers, safe, write_key
 
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from supportdesk.engine.tools import ToolContext, ToolOutput
 from supportdesk.items import Notice
-from supportdesk.tools import registry
+from supportdesk.tools.shipped import registry
 from supportdesk.tools.common import check_refund_policy, customers, require_level, safe, write_key
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from supportdesk.engine.tools import ToolContext, ToolOutput
-from supportdesk.tools import registry
+from supportdesk.tools.shipped import registry
 from supportdesk.tools.common import ToolFailure, customers, safe, write_key
 from supportdesk.tools.kb import knowledge_base
 

@@ -39,6 +39,7 @@ from supportdesk.text import safe_text
 # the input is on screen and typing as fast as a bare Textual app allows.
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
+    from supportdesk.engine.desk import Desk
     from supportdesk.tui.screens.browser import BrowserChoice
     from supportdesk.tui.screens.chat import ChatScreen
 
@@ -110,7 +111,7 @@ class StartScreen(Screen):
 
 def _load_desk_modules() -> None:
     """The heavy imports, run in a thread so the first frame does not wait for them."""
-    import supportdesk.engine.desk  # noqa: F401
+    import supportdesk.wiring  # noqa: F401
     import supportdesk.tui.screens.chat  # noqa: F401
 
 
@@ -127,19 +128,19 @@ class SupportDeskApp(App[int]):
 
     def __init__(
         self,
-        desk: Any = None,
+        desk: Desk | None = None,
         db: str | os.PathLike[str] | None = None,
         config: DeskConfig | str | os.PathLike[str] | None = None,
         theme: str | None = None,
         session_id: str | None = None,
         replay_id: str | None = None,
         *,
-        desk_factory: Callable[[], Awaitable[Any]] | None = None,
+        desk_factory: Callable[[], Awaitable[Desk]] | None = None,
         export_dir: str | os.PathLike[str] | None = None,
     ):
         """`desk` is an opened Desk (tests); `desk_factory` opens one inside the app's loop."""
         super().__init__()
-        self.desk = desk
+        self.desk: Desk | None = desk
         self._desk_factory = desk_factory
         self._owns_desk = desk is None
         self._db, self._config = db, config
@@ -202,10 +203,10 @@ class SupportDeskApp(App[int]):
     async def _open(self) -> None:
         await asyncio.to_thread(_load_desk_modules)
         from supportdesk.config import ConfigError
-        from supportdesk.store import StoreError, StoreLocationError
+        from supportdesk.engine.log import StoreError, StoreLocationError
 
         if self.desk is None:
-            from supportdesk.engine.desk import open_desk
+            from supportdesk.wiring import open_desk
 
             try:
                 if self._desk_factory is not None:

@@ -8,10 +8,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from supportdesk.engine.log import SessionInfo, default_db_path
 from supportdesk.export import session_json, session_markdown
 from supportdesk.items import Item
-from supportdesk.store import SessionInfo
-from supportdesk.store.sessions import default_db_path
 
 
 def default_export_dir(app: Any) -> Path:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from supportdesk import desk_state
 from supportdesk.items import Handoff, Item
-from supportdesk.store import ContextEntry, SessionInfo, Store
+from supportdesk.engine.log import ContextEntry, SessionInfo, Store
 
 # How many items the conversation pane mounts at a time; older ones load on demand.
 PAGE = 40

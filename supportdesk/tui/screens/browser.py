@@ -26,7 +26,7 @@ from textual.timer import Timer
 from textual.widgets import Button, DataTable, Footer, Input, Label, Static
 from textual.worker import Worker
 
-from supportdesk.store import SearchHit, SessionInfo, Store, StoreError
+from supportdesk.engine.log import SearchHit, SessionInfo, Store, StoreError
 from supportdesk.text import one_line, safe_text
 from supportdesk.tui.exporting import default_export_dir, write_export
 from supportdesk.tui.seen import seen_counts, unseen

@@ -20,11 +20,12 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.widgets import Footer, Input
 
+from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting
 from supportdesk.engine.runner import TurnError
 from supportdesk.items import Item
-from supportdesk.models.pricing import session_cost
-from supportdesk.store import StoreError
+from supportdesk.engine.pricing import session_cost
+from supportdesk.engine.log import StoreError
 from supportdesk.text import safe_text
 from supportdesk import desk_state
 from supportdesk.desk_state import needs_staff
@@ -69,7 +70,7 @@ class ChatScreen(PaneActions):
     # reads, and what must see the whole screen (tests, snapshots) waits on this, not on time.
     loaded: var[str | None] = var(None, init=False)
 
-    def __init__(self, desk: Any, look: AgentLook, session_id: str | None = None):
+    def __init__(self, desk: Desk, look: AgentLook, session_id: str | None = None):
         super().__init__()
         self.desk = desk
         self.look = look

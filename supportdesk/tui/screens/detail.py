@@ -23,7 +23,7 @@ from textual.widgets import Static
 from supportdesk.items import Release, StaffReply, StateChange, TagChange, Takeover
 from supportdesk.staff import describe
 from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
-from supportdesk.store import ContextEntry
+from supportdesk.engine.log import ContextEntry
 from supportdesk.text import safe_text
 
 

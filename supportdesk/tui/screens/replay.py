@@ -18,7 +18,7 @@ from textual.reactive import var
 from textual.widgets import Footer, Static
 
 from supportdesk.items import Handoff
-from supportdesk.store import StoreError
+from supportdesk.engine.log import StoreError
 from supportdesk.text import safe_text
 from supportdesk.tui.projection import HANDOFF_PAGE, changed_keys, last_call_seen, read_handoffs
 from supportdesk.tui.screens.browser import ConfirmFork

@@ -21,7 +21,7 @@ from textual.geometry import Region
 from textual.widgets import Static
 
 from supportdesk.items import Item
-from supportdesk.store import Store
+from supportdesk.engine.log import Store
 from supportdesk.tui.projection import PAGE
 from supportdesk.tui.widgets.item_lines import ItemLines
 from supportdesk.tui.widgets.items import StreamingReply, folds, is_agent_reply

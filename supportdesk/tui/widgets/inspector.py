@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from supportdesk.store import ContextEntry
+from supportdesk.engine.log import ContextEntry
 from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
 
 

@@ -1,0 +1,29 @@
+"""The session log as the layers above the engine see it.
+
+The TUI and the channels read sessions through the `Store` a `Desk` holds; these are the types
+they exchange with it, named here so nothing above the engine imports `supportdesk.store`
+(the import rule in tests/test_layers.py). Which adapter is behind the `Store` stays the
+store's business.
+"""
+
+from __future__ import annotations
+
+from supportdesk.store import (
+    ContextEntry,
+    SearchHit,
+    SessionInfo,
+    Store,
+    StoreError,
+    StoreLocationError,
+    default_db_path,
+)
+
+__all__ = [
+    "ContextEntry",
+    "SearchHit",
+    "SessionInfo",
+    "Store",
+    "StoreError",
+    "StoreLocationError",
+    "default_db_path",
+]
