@@ -167,7 +167,8 @@ STAFF_KINDS = frozenset({"takeover", "release", "state_change", "staff_reply", "
 STAFF_META = "staff"
 
 # The envelope is stored in columns; everything else of an item is its JSON body.
-ENVELOPE = frozenset({"session_id", "seq", "created_at", "agent", "meta", "kind"})
+# A set, not a frozenset: pydantic's `exclude` is typed to take a set. Never changed.
+ENVELOPE: set[str] = {"session_id", "seq", "created_at", "agent", "meta", "kind"}
 
 
 def item_body(item: Item) -> dict[str, Any]:

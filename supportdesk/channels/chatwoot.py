@@ -38,7 +38,7 @@ from starlette.responses import JSONResponse, Response
 from supportdesk.channels.conversations import ApiError, Conversations
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.config import ChatwootSettings, ConfigError
-from supportdesk.items import Notice
+from supportdesk.items import Message, Notice, ToolCall
 
 log = logging.getLogger("supportdesk.serve.chatwoot")
 
@@ -194,7 +194,7 @@ class ChatwootChannel:
             raise ApiError(401, "X-Chatwoot-Signature does not match the body")
 
     async def _message_created(self, payload: dict[str, Any]) -> Response:
-        conversation = payload.get("conversation") if isinstance(payload.get("conversation"), dict) else {}
+        conversation = _table(payload, "conversation")
         message_id = payload.get("id")
         conversation_id = conversation.get("id")
         if not isinstance(message_id, int) or not isinstance(conversation_id, int):
@@ -216,7 +216,7 @@ class ChatwootChannel:
             store = self.desk.store
             info = await store.get_session(session_id)
             if info is None:
-                inbox = payload.get("inbox") if isinstance(payload.get("inbox"), dict) else {}
+                inbox = _table(payload, "inbox")
                 meta = {"chatwoot_account": self.settings.account_id, "chatwoot_conversation": conversation_id}
                 if isinstance(inbox.get("id"), int):
                     meta["chatwoot_inbox"] = inbox["id"]
@@ -234,7 +234,7 @@ class ChatwootChannel:
             return False
         if not self.settings.inboxes:
             return True
-        inbox = payload.get("inbox") if isinstance(payload.get("inbox"), dict) else {}
+        inbox = _table(payload, "inbox")
         inbox_id = inbox.get("id", conversation.get("inbox_id"))
         return inbox_id in self.settings.inboxes
 
@@ -331,7 +331,7 @@ class ChatwootChannel:
         """For the people taking over: what the customer wants, what the agents did, why a person."""
         store, config = self.desk.store, self.desk.config
         context = {k: e.value for k, e in (await store.context_at(session_id)).items()}
-        messages = await store.of_kind(session_id, "message")
+        messages = [m for m in await store.of_kind(session_id, "message") if isinstance(m, Message)]
         customer = [m.text for m in messages if m.role == "customer"]
         wants = context.get("issue") or (customer[0] if customer else "(nothing said yet)")
         did: list[str] = []
@@ -339,9 +339,9 @@ class ChatwootChannel:
             to = config.agents.get(handoff.to_agent)
             did.append(f"handed to {to.title if to else handoff.to_agent} ({handoff.reason})")
         for call in await store.of_kind(session_id, "tool_call"):
-            if call.name not in ("request_human",):
+            if isinstance(call, ToolCall) and call.name not in ("request_human",):
                 did.append(f"{call.name}({json.dumps(call.arguments, ensure_ascii=False)})")
-        notices = await store.of_kind(session_id, "notice")
+        notices = [n for n in await store.of_kind(session_id, "notice") if isinstance(n, Notice)]
         why = next(
             (n.text for n in reversed(notices) if n.notice_kind in ("human_requested", "limit", "provider_error")),
             "the desk asked for a person",
@@ -367,3 +367,9 @@ async def _read_limited(request: Request) -> bytes:
         if len(body) > MAX_WEBHOOK_BYTES:
             raise ApiError(413, "the delivery is over 1 MB")
     return bytes(body)
+
+
+def _table(payload: dict[str, Any], key: str) -> dict[str, Any]:
+    """The JSON object under `key`, or an empty one when the webhook sent something else."""
+    value = payload.get(key)
+    return value if isinstance(value, dict) else {}

@@ -493,7 +493,8 @@ class Runner:
         reply) in the log and the turn ends before any model call."""
         if not self.hooks:
             return
-        [last] = await self.store.latest(session_id, 1) or [None]
+        latest = await self.store.latest(session_id, 1)
+        last = latest[-1] if latest else None
         text = last.text if isinstance(last, Message) and last.role == "customer" else ""
         started = TurnStarted(session_id, active, text, last.seq if last is not None else 0)
         said = await self.hooks.call("before_turn", started, agent=active)
@@ -846,7 +847,7 @@ class Runner:
         return item
 
     async def pending_approvals(self, session_id: str) -> list[Notice]:
-        notices = await self.store.of_kind(session_id, "notice")
+        notices = [n for n in await self.store.of_kind(session_id, "notice") if isinstance(n, Notice)]
         decided = {
             n.data.get("approval_id")
             for n in notices

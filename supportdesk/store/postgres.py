@@ -464,7 +464,8 @@ class PostgresStore:
 
     async def _fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         try:
-            return await self._pool.fetch(sql, *args)
+            rows: list[asyncpg.Record] = await self._pool.fetch(sql, *args)
+            return rows
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
 
@@ -528,7 +529,7 @@ class PostgresStore:
 
     async def count_sessions(self) -> int:
         rows = await self._fetch("SELECT count(*) FROM sessions")
-        return rows[0][0]
+        return int(rows[0][0])
 
     async def set_status(self, session_id: str, status: str) -> None:
         await self._fetch(
@@ -629,7 +630,7 @@ class PostgresStore:
         """The agent holding the conversation once item `seq` was written."""
         rows = await self._fetch(SQL_AGENT_AT, session_id, min(seq, _NO_LIMIT))
         if rows:
-            return rows[0][0]
+            return str(rows[0][0])
         info = await self.get_session(session_id)
         return info.entry_agent if info else ""
 

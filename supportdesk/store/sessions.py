@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import aiosqlite
 from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
@@ -502,7 +502,7 @@ async def _open_when_free(db: aiosqlite.Connection, path: str, timeout_s: float,
     pause = 0.005
     while True:
         try:
-            await db._execute(_check_and_migrate, db._conn, path, readonly)
+            await db._execute(_check_and_migrate, db._conn, path, readonly)  # type: ignore[no-untyped-call]
             return
         except sqlite3.OperationalError as exc:
             if not _is_busy(exc) or time.monotonic() + pause > deadline:
@@ -560,7 +560,7 @@ class _PreparedAppend:
             conn.executemany(SQL_ADD_USAGE, [(session_id, *row) for row in self.usage])
         if backlog + len(self.rows) >= SEARCH_BATCH:
             _index_new_messages(conn)
-        return last
+        return int(last)
 
 
 class SessionStore:
@@ -661,7 +661,8 @@ class SessionStore:
         # statement, an append would pay six thread round trips instead of one.
         db = db or self._db
         try:
-            return await db._execute(fn, db._conn, *args)
+            # aiosqlite's one-hop call is private and untyped: it returns what `fn` returns.
+            return cast(T, await db._execute(fn, db._conn, *args))  # type: ignore[no-untyped-call]
         except sqlite3.Error as exc:
             # The contract's callers know StoreError only, never this adapter's driver.
             raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
@@ -723,7 +724,7 @@ class SessionStore:
 
     async def count_sessions(self) -> int:
         rows = await self._fetch("SELECT count(*) FROM sessions")
-        return rows[0][0]
+        return int(rows[0][0])
 
     async def set_status(self, session_id: str, status: str) -> None:
         await self._write(lambda conn: conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id)))
@@ -784,7 +785,7 @@ class SessionStore:
         """The agent holding the conversation once item `seq` was written."""
         rows = await self._fetch(SQL_AGENT_AT, (session_id, seq))
         if rows:
-            return rows[0][0]
+            return str(rows[0][0])
         info = await self.get_session(session_id)
         return info.entry_agent if info else ""
 
@@ -961,7 +962,7 @@ class SessionStore:
 
     async def schema_version(self) -> int:
         rows = await self._fetch("PRAGMA user_version")
-        return rows[0][0]
+        return int(rows[0][0])
 
     async def import_session(
         self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
@@ -1019,7 +1020,7 @@ class SessionStore:
     async def data_version(self) -> int:
         """Changes whenever another connection commits: a cheap 'anything new?' probe."""
         rows = await self._fetch("PRAGMA data_version")
-        return rows[0][0]
+        return int(rows[0][0])
 
 
 __all__ = [
