@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import os
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -299,7 +299,7 @@ def _dotted(loc: Iterable[Any]) -> str:
     return text
 
 
-def _explain(source: str, err: dict[str, Any]) -> str:
+def _explain(source: str, err: Mapping[str, Any]) -> str:
     loc = tuple(err["loc"])
     key = _dotted(loc)
     kind = err["type"]
@@ -391,7 +391,7 @@ def _without(raw: dict[str, Any], paths: Iterable[tuple[Any, ...]]) -> dict[str,
     return cleaned
 
 
-def _salvage(raw: dict[str, Any], errors: list[dict[str, Any]]) -> tuple[DeskConfig, _Broken] | None:
+def _salvage(raw: dict[str, Any], errors: Sequence[Mapping[str, Any]]) -> tuple[DeskConfig, _Broken] | None:
     """The parts of `raw` that validated, and which parts did not; None if nothing can be saved."""
     broken = _Broken(_field_path(tuple(e["loc"])) for e in errors)
     try:

@@ -40,7 +40,7 @@ async def _session_id(desk: Any, given: str) -> str:
 
 async def _act(args: argparse.Namespace, action: Any) -> int:
     """Open the desk, find the session, run the action; TurnError and bad input are refusals."""
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
     from supportdesk.engine.runner import TurnError
 
     try:

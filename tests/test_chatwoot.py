@@ -263,7 +263,7 @@ async def test_a_message_stored_before_a_crash_is_answered_in_chatwoot_after_the
 async def test_desk_staff_take_over_reply_through_chatwoot_and_the_bot_stays_silent_until_release(db_path):
     """A staff reply reaches the Chatwoot customer the way agent replies do (the relay), from a
     staff process; while staff hold it the customer's messages are stored and no agent answers."""
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
     from supportdesk.staff import Actor
 
     async with fake_chatwoot() as fake:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from supportdesk import desk_state
 from supportdesk.config import parse_desk
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.engine.runner import TurnError, drain
 from supportdesk.items import Message

@@ -132,7 +132,7 @@ async def test_an_unknown_tool_in_the_desk_file_is_still_one_clear_line(tmp_path
 
 
 async def test_a_deferred_desk_builds_its_model_and_tools_on_first_use(tmp_path):
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
 
     desk = await open_desk(tmp_path / "desk.db", REPO / "agents.toml", deferred=True)
     try:

@@ -100,7 +100,9 @@ def scripted_customer(task: Any) -> Any:
     from supportdesk.bench.tau2env import tau2
 
     t = tau2()
-    base, message = t.user_base, t.message
+    # tau2's modules, loaded at run time (the optional extra): untyped to the checker.
+    base: Any = t.user_base
+    message: Any = t.message
 
     class ScriptedCustomer(base.BaseUser):
         def get_init_state(self, message_history: Any = None) -> Any:

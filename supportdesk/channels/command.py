@@ -68,7 +68,7 @@ async def _serve(args: argparse.Namespace) -> int:
         # SIGINT/SIGTERM end the server and then close the desk in order. uvicorn's own capture
         # would re-raise the signal afterwards, into asyncio.run's handler, which cancels the
         # desk's close half-way and leaves the database thread hanging.
-        server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign]
+        server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign, assignment]
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, lambda: setattr(server, "should_exit", True))

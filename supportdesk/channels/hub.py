@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -207,7 +207,7 @@ class EventStream:
         await self._events.aclose()
         self._hub.unsubscribe(self._session_id, self._queue)
 
-    async def _run(self, after: int, idle: float | None) -> AsyncIterator[list[CustomerEvent]]:
+    async def _run(self, after: int, idle: float | None) -> AsyncGenerator[list[CustomerEvent], None]:
         store, view = self._hub.store, self._hub.view
         sent = after
         last = await store.last_seq(self._session_id)

@@ -1,7 +1,7 @@
 """The session log as the layers above the engine see it.
 
-The TUI and the channels read sessions through the `Store` a `Desk` holds; these are the types
-they exchange with it, named here so nothing above the engine imports `supportdesk.store`
+The TUI and the channels read sessions through the `Store` a `Desk` holds (the stats dashboard
+opens one of its own, to read only); these are the types they exchange with it, named here so nothing above the engine imports `supportdesk.store`
 (the import rule in tests/test_layers.py). Which adapter is behind the `Store` stays the
 store's business.
 """
@@ -14,16 +14,22 @@ from supportdesk.store import (
     SessionInfo,
     Store,
     StoreError,
+    StoreLocation,
     StoreLocationError,
     default_db_path,
+    open_store,
 )
+from supportdesk.store.figures import Distribution
 
 __all__ = [
     "ContextEntry",
+    "Distribution",
     "SearchHit",
     "SessionInfo",
     "Store",
     "StoreError",
+    "StoreLocation",
     "StoreLocationError",
     "default_db_path",
+    "open_store",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from datetime import datetime
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, assert_never
 
 from supportdesk.config import AgentConfig, DeskConfig
@@ -169,7 +169,7 @@ class Runner:
         info = await self.store.create_session(self.config.desk.entry)
         return info.id
 
-    async def send(self, session_id: str | None, text: str, *, channel: str = "tui") -> AsyncIterator[Event]:
+    async def send(self, session_id: str | None, text: str, *, channel: str = "tui") -> AsyncGenerator[Event, None]:
         """Store the customer's message, then let the agents work until one answers.
 
         `channel` is where a new session's customer came from (`SessionInfo.channel`)."""
@@ -186,7 +186,7 @@ class Runner:
         async for event in self._one_at_a_time(session_id, lambda: self._send(session_id, text, new=new)):
             yield event
 
-    async def _send(self, session_id: str, text: str, *, new: bool) -> AsyncIterator[Event]:
+    async def _send(self, session_id: str, text: str, *, new: bool) -> AsyncGenerator[Event, None]:
         if new:
             stored = await self.store.item(session_id, 1)
             assert stored is not None
@@ -211,14 +211,14 @@ class Runner:
         [stored] = await self.store.append(session_id, [message])
         return stored
 
-    async def retry_turn(self, session_id: str) -> AsyncIterator[Event]:
+    async def retry_turn(self, session_id: str) -> AsyncGenerator[Event, None]:
         """Run the agents again on the log as it stands (after a provider error, say)."""
         async for event in self._one_at_a_time(session_id, lambda: self._turn(session_id)):
             yield event
 
     async def _one_at_a_time(
         self, session_id: str, turn: Callable[[], AsyncIterator[Event]]
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Run a turn holding the session's turn lease: a turn another process (or machine)
         runs on this session ends before this one starts, and this one reads what it left."""
         lease = self.store.turn(session_id)
@@ -231,7 +231,7 @@ class Runner:
         finally:
             await lease.release()
 
-    async def resume(self, session_id: str, *, idle_for: float | None = None) -> AsyncIterator[Event]:
+    async def resume(self, session_id: str, *, idle_for: float | None = None) -> AsyncGenerator[Event, None]:
         """Finish the last turn if a crash stopped it before any agent answered; else nothing.
 
         Side-effecting tools are keyed by the session, the turn and the call's place in it,
@@ -242,7 +242,7 @@ class Runner:
         async for event in self._one_at_a_time(session_id, lambda: self._resume(session_id, idle_for)):
             yield event
 
-    async def _resume(self, session_id: str, idle_for: float | None = None) -> AsyncIterator[Event]:
+    async def _resume(self, session_id: str, idle_for: float | None = None) -> AsyncGenerator[Event, None]:
         info = await self.store.get_session(session_id)
         if info is not None and info.channel in FOREIGN_CHANNELS:
             return  # another framework's agents hold this session: not ours to answer
@@ -296,7 +296,7 @@ class Runner:
         # A desk file edited since the session began may no longer have that agent.
         return info.active_agent if info.active_agent in self.config.agents else self.config.desk.fallback
 
-    async def _turn(self, session_id: str, *, only_unfinished: bool = False) -> AsyncIterator[Event]:
+    async def _turn(self, session_id: str, *, only_unfinished: bool = False) -> AsyncGenerator[Event, None]:
         # Checked inside the turn, so whatever serializes turns on a session (the turn lease)
         # also keeps two processes from both finishing one interrupted turn.
         if only_unfinished and await self.unfinished_turn(session_id) is None:
@@ -488,7 +488,7 @@ class Runner:
         said = await self.hooks.call(moment, event, agent=agent)
         return await self.store.append(session_id, said.notices) if said.notices else []
 
-    async def _before_turn_hooks(self, session_id: str, active: str) -> AsyncIterator[Event]:
+    async def _before_turn_hooks(self, session_id: str, active: str) -> AsyncGenerator[Event, None]:
         """Yields only when something was appended; a veto leaves its notice (and the hook's
         reply) in the log and the turn ends before any model call."""
         if not self.hooks:
@@ -667,7 +667,7 @@ class Runner:
         )
         return await tool.invoke(ctx, arguments)
 
-    async def _limit(self, session_id: str, active: str, why: str) -> AsyncIterator[Event]:
+    async def _limit(self, session_id: str, active: str, why: str) -> AsyncGenerator[Event, None]:
         """A limit ends the turn and hands the conversation to the fallback agent."""
         fallback = self.config.desk.fallback
         items: list[Item] = [Notice(notice_kind="limit", text=f"Limit reached: {why}.", agent=active)]
@@ -859,14 +859,14 @@ class Runner:
 
     async def decide_approval(
         self, session_id: str, approval_id: str, granted: bool, by: Actor | None = None
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Staff grant or deny a pending approval; the agent then tells the customer (unless a
         person holds the conversation: then they do)."""
         actor = by or Actor(default_person())
         async for event in self._one_at_a_time(session_id, lambda: self._decide(session_id, approval_id, granted, actor)):
             yield event
 
-    async def _decide(self, session_id: str, approval_id: str, granted: bool, by: Actor) -> AsyncIterator[Event]:
+    async def _decide(self, session_id: str, approval_id: str, granted: bool, by: Actor) -> AsyncGenerator[Event, None]:
         pending = {n.data["approval_id"]: n for n in await self.pending_approvals(session_id)}
         request = pending.get(approval_id)
         if request is None:

@@ -23,6 +23,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from supportdesk.integrations.sdk_items import item_from_sdk
@@ -195,13 +196,13 @@ def strands_message_items(message: dict[str, Any], agent: str, calls: dict[str, 
         elif isinstance(block.get("toolResult"), dict):
             result = block["toolResult"]
             call_id = str(result.get("toolUseId", ""))
-            call = calls.get(call_id)
-            if call is not None and call.name == STRANDS_HANDOFF_TOOL and result.get("status") != "error":
+            answered = calls.get(call_id)
+            if answered is not None and answered.name == STRANDS_HANDOFF_TOOL and result.get("status") != "error":
                 items.append(
                     Handoff(
                         from_agent=agent,
-                        to_agent=str(call.arguments.get("agent_name", "")),
-                        reason=str(call.arguments.get("message", "")),
+                        to_agent=str(answered.arguments.get("agent_name", "")),
+                        reason=str(answered.arguments.get("message", "")),
                         agent=agent,
                     )
                 )
@@ -209,7 +210,7 @@ def strands_message_items(message: dict[str, Any], agent: str, calls: dict[str, 
                 items.append(
                     ToolResult(
                         call_id=call_id,
-                        name=call.name if call is not None else "",
+                        name=answered.name if answered is not None else "",
                         output=_block_text(result.get("content")),
                         is_error=result.get("status") == "error",
                         agent=agent,
@@ -276,9 +277,9 @@ def _read_strands_session(folder: Path) -> ImportedSession:
 def _swarm_steps(state: dict[str, Any], when: datetime) -> tuple[list[tuple[datetime, list[Item]]], str | None]:
     """A swarm's task, each node's turn (context it shared, its last answer) and the handoffs."""
     history = [str(node) for node in state.get("node_history") or []]
-    results = state.get("node_results") if isinstance(state.get("node_results"), dict) else {}
-    context = state.get("context") if isinstance(state.get("context"), dict) else {}
-    shared = context.get("shared_context") if isinstance(context.get("shared_context"), dict) else {}
+    results = _table(state, "node_results")
+    context = _table(state, "context")
+    shared = _table(context, "shared_context")
     entry = history[0] if history else None
     steps: list[list[Item]] = []
     task = state.get("current_task")
@@ -290,7 +291,7 @@ def _swarm_steps(state: dict[str, Any], when: datetime) -> tuple[list[tuple[date
         if last_turn[node] == n:  # a node's result and shared context are kept once, as of its last turn
             for key, value in (shared.get(node) or {}).items():
                 step.append(ContextSet(key=str(key), value=value, writer=node, agent=node))
-            result = (results.get(node) or {}).get("result") if isinstance(results.get(node), dict) else None
+            result = _table(results, node).get("result")
             message = result.get("message") if isinstance(result, dict) else None
             if isinstance(message, dict):
                 text = _block_text(message.get("content"))
@@ -313,10 +314,11 @@ async def write_session(store: Store, imported: ImportedSession) -> SessionInfo:
     kept_clock = store.clock
     info: SessionInfo | None = None
     try:
-        store.clock = lambda: steps[0][0] if steps else kept_clock()
+        first: Callable[[], datetime] = lambda: steps[0][0] if steps else kept_clock()  # noqa: E731
+        store.clock = first
         info = await store.create_session(imported.entry_agent, channel=CHANNEL, meta=imported.meta)
         for when, items in steps:
-            store.clock = lambda when=when: when
+            store.clock = _at(when)
             await store.append(info.id, items)
     except BaseException:
         if info is not None:  # no half-imported session left behind
@@ -328,3 +330,14 @@ async def write_session(store: Store, imported: ImportedSession) -> SessionInfo:
     final = await store.get_session(info.id)
     assert final is not None
     return final
+
+
+def _table(value: dict[str, Any], key: str) -> dict[str, Any]:
+    """The JSON object under `key`, or an empty one when the file holds something else there."""
+    found = value.get(key)
+    return found if isinstance(found, dict) else {}
+
+
+def _at(when: datetime) -> Callable[[], datetime]:
+    """A clock stopped at `when` (each imported step is stored at its own time)."""
+    return lambda: when

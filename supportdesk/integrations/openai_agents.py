@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Callable, AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -97,12 +97,16 @@ class _RunAgents:
         self._started: dict[int, tuple[weakref.ref[Any], str]] = {}
         self._claimed: set[int] = set()
 
+    def _forgetter(self, key: int) -> Callable[[Any], None]:
+        """The callback that forgets `key` once its usage object is gone."""
+        return lambda _ref: self._forget(key)
+
     def record(self, usage: Any, agent: str) -> None:
         key = id(usage)
         known = self._started.get(key)
         if known is None or known[0]() is not usage:
             self._claimed.discard(key)
-            self._started[key] = (weakref.ref(usage, lambda _ref, k=key: self._forget(k)), agent)
+            self._started[key] = (weakref.ref(usage, self._forgetter(key)), agent)
 
     def _forget(self, key: int) -> None:
         self._started.pop(key, None)

@@ -510,10 +510,11 @@ class OpenAIProvider:
         last: BaseException | None = None
         for choice in choices:
             try:
-                raw = await self.client.chat.completions.with_raw_response.create(
+                # The token cap's field name is configured, so the client's overloads cannot see it.
+                raw = await self.client.chat.completions.with_raw_response.create(  # type: ignore[call-overload]
                     model=model,
                     messages=[{"role": "user", "content": "Call the ping tool with ok=true."}],
-                    tools=[tool],  # type: ignore[list-item]
+                    tools=[tool],
                     tool_choice=choice,
                     **{self.settings.max_tokens_field: 64},
                 )
@@ -525,10 +526,10 @@ class OpenAIProvider:
             # Read the body ourselves: a server may stream, send nothing, or send JSON of
             # another shape, and doctor must say which instead of failing on it.
             body = self._json_reply(raw.http_response, "a chat completion")
-            choices = body.get("choices")
-            if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            replied = body.get("choices")
+            if not isinstance(replied, list) or not replied or not isinstance(replied[0], dict):
                 raise ProviderError("bad_response", f"{self._where()} answered a chat completion with no choices in it")
-            message = choices[0].get("message")
+            message = replied[0].get("message")
             if not isinstance(message, dict):
                 raise ProviderError("bad_response", f"{self._where()} answered a chat completion with no message in it")
             return bool(message.get("tool_calls"))

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any
 
 # Seconds: under 10 s, 30 s, 1 min, 5 min, 15 min, 1 h, 4 h, 1 day, and a day or more.
 DURATION_EDGES: tuple[float, ...] = (10, 30, 60, 300, 900, 3600, 4 * 3600, 86400)
@@ -88,7 +89,7 @@ class Distribution:
         return self.total / self.count if self.count else None
 
     @classmethod
-    def from_row(cls, row: tuple) -> Distribution:
+    def from_row(cls, row: tuple[Any, ...]) -> Distribution:
         """From the summary row both adapters select over milliseconds: n, sum, max, p50, p90,
         buckets..."""
         n = int(row[0] or 0)

@@ -175,7 +175,8 @@ async def read_figures(conn: asyncpg.Connection, since: datetime | None, until: 
     args = (since or EPOCH, until)
 
     async def rows(sql: str) -> list[asyncpg.Record]:
-        return await conn.fetch(sql, *args)
+        fetched: list[asyncpg.Record] = await conn.fetch(sql, *args)
+        return fetched
 
     async with conn.transaction(isolation="repeatable_read", readonly=True):
         durations = {row[0]: tuple(row[1:]) for row in await rows(SQL_DURATIONS)}

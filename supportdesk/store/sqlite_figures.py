@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import datetime
+from typing import Any
 
 from supportdesk.items import APPROVAL_PENDING
 from supportdesk.store.figures import (
@@ -180,7 +181,7 @@ def read_figures(conn: sqlite3.Connection, since: datetime | None, until: dateti
     """Every figure of the window, in one read transaction (run in the connection's thread)."""
     params = {"since": (since or EPOCH).isoformat(), "until": until.isoformat()}
 
-    def rows(sql: str) -> list[tuple]:
+    def rows(sql: str) -> list[tuple[Any, ...]]:
         return conn.execute(sql, params).fetchall()
 
     conn.execute("BEGIN")

@@ -241,6 +241,7 @@ class SupportDeskApp(App[int]):
         draft, queued = "", []
         if isinstance(self.screen, StartScreen):
             draft, queued = self.screen.query_one(Input).value, list(self.screen.queued)
+        assert self.desk is not None  # _open opened it before starting
         chat = ChatScreen(self.desk, self.look, session_id)
         await self.switch_screen(chat)
         # switch_screen can return before the screen's on_mount has run; turns, queued messages
@@ -261,6 +262,7 @@ class SupportDeskApp(App[int]):
         from supportdesk.config import ConfigError
 
         try:
+            assert self.desk is not None  # warmed up only once the chat screen is up
             await asyncio.to_thread(self.desk.runner.warm)
         except ConfigError as exc:  # an agent names a tool the desk does not have
             self._fail("\n".join(exc.problems))
@@ -268,6 +270,7 @@ class SupportDeskApp(App[int]):
             self._fail(f"cannot open the desk: {type(exc).__name__}: {exc}")
 
     async def _resolve(self, prefix: str) -> str | None:
+        assert self.desk is not None  # only the open desk resolves session ids
         info = await self.desk.store.find_session(prefix)
         if info is None:
             self.notify(f"no session {prefix!r}; see `supportdesk sessions list`", severity="error", timeout=8)
@@ -315,14 +318,15 @@ class SupportDeskApp(App[int]):
             self.pop_screen()
 
     def action_open_browser(self) -> None:
-        if self._chat_ready() is None:
+        chat = self._chat_ready()
+        if chat is None:
             return
         try:
             from supportdesk.tui.screens.browser import BrowserScreen
         except ImportError:
             self.notify("the session browser is not available in this build", severity="warning")
             return
-        self.push_screen(BrowserScreen(self.desk.store), self._browser_chose)
+        self.push_screen(BrowserScreen(chat.desk.store), self._browser_chose)
 
     def action_open_bench(self) -> None:
         """tau2-bench runs stored in this database; Enter on a task replays it beside its gold actions."""
@@ -334,13 +338,15 @@ class SupportDeskApp(App[int]):
 
     def action_open_dashboard(self) -> None:
         """Pictures of the desk over a time range: the screen of `supportdesk stats`."""
-        if self._chat_ready() is None:
+        chat = self._chat_ready()
+        if chat is None:
             return
         from supportdesk.tui.screens.dashboard import DashboardScreen
 
         if not isinstance(self.screen, DashboardScreen):
             # "Now" is the store's clock: the one that stamps what is written (tests fix it).
-            self.push_screen(DashboardScreen(self.desk.store, self.desk.config, clock=self.desk.store.clock))
+            desk = chat.desk
+            self.push_screen(DashboardScreen(desk.store, desk.config, clock=desk.store.clock))
 
     async def _browser_chose(self, choice: BrowserChoice | None) -> None:
         if not choice:

@@ -17,7 +17,7 @@ from supportdesk.tui.screens.dashboard import DashboardScreen
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
     from supportdesk.stats import RangeName
-    from supportdesk.store import Store
+    from supportdesk.engine.log import Store, StoreLocation
 
 
 class StatsApp(App[int]):
@@ -25,7 +25,7 @@ class StatsApp(App[int]):
 
     def __init__(
         self,
-        db: str | os.PathLike[str] | None,
+        db: str | os.PathLike[str] | StoreLocation | None,
         config: DeskConfig | None,
         range_name: RangeName,
         *,
@@ -40,7 +40,7 @@ class StatsApp(App[int]):
         self.store: Store | None = None
 
     async def on_mount(self) -> None:
-        from supportdesk.store import open_store
+        from supportdesk.engine.log import open_store
 
         loaded, _errors = desk_themes.load_themes()  # a broken user theme is the main app's to report
         for theme in loaded:

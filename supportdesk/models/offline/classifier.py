@@ -113,7 +113,7 @@ class TextClassifier:
             for text in texts:
                 feats = features(text)
                 for f, w in feats.items():
-                    c[f] += w
+                    c[f] += w  # type: ignore[assignment]  # weights are floats: a Counter adds them fine
                 doc_freq.update(feats.keys())
             counts[label] = c
         n_docs = sum(len(t) for t in examples.values()) or 1

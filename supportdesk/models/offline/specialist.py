@@ -22,7 +22,7 @@ from typing import Any
 
 from supportdesk.config import AgentConfig
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
-from supportdesk.items import Handoff, Message
+from supportdesk.items import Handoff, Message, Notice
 from supportdesk.models.offline import cues, dialogue, generic
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
@@ -345,7 +345,7 @@ class Specialist:
                     switch_clause = clause
                 elif not (dropping and cues.DROP.search(clause) and not cues.REAL_ISSUE.search(clause)):
                     own.append(clause)
-        own_text = " ".join(own) if switch_clause is not None else text
+        own_text: str | None = " ".join(own) if switch_clause is not None else text
         if switch_clause is not None and not any(self.topic(c) in self.skills or self._has_own_request(c) for c in own):
             own_text = None
         if len(self.skills) == 1:
@@ -477,7 +477,7 @@ class Specialist:
     def _pending_refund(self) -> ToolEvent | None:
         """A refund waiting for staff, with no decision yet."""
         v = self.view
-        decided = {n.data.get("approval_id") for n in v.history if getattr(n, "kind", "") == "notice" and n.notice_kind in ("approval_granted", "approval_denied")}
+        decided = {n.data.get("approval_id") for n in v.history if isinstance(n, Notice) and n.notice_kind in ("approval_granted", "approval_denied")}
         for t in v.tools:
             if t.name == "refund_charge" and t.waiting and t.call_id not in decided:
                 return t
@@ -1025,7 +1025,7 @@ class Specialist:
         if plan == record.get("plan") and not period and not named_as_target and re.search(r"\b(?:upgrade|downgrade|switch|change|move)\b", source, re.I):
             # "downgrade, Team is too expensive": the plan named is the one they are leaving.
             return self._with_prices(
-                lambda prices, _plans: f"You're on the {plan.title()} plan now. Which plan would you like? {prices}",
+                lambda prices, _plans: f"You're on the {str(plan).title()} plan now. Which plan would you like? {prices}",
                 "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment.",
             )
         plan = plan or record["plan"]

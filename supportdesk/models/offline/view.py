@@ -53,14 +53,15 @@ class Facts:
     years: dict[str, int] = field(default_factory=dict)
 
     def add(self, found: slot_extraction.Slots, written_on: date | None = None) -> None:
-        for target, values in (
+        targets: tuple[tuple[list[Any], list[Any]], ...] = (
             (self.emails, found.emails),
             (self.customer_ids, found.customer_ids),
             (self.amounts, [a.value for a in found.amounts]),
             (self.dates, [d.iso() for d in found.dates]),
             (self.invoice_ids, found.invoice_ids),
             (self.order_ids, found.order_ids),
-        ):
+        )
+        for target, values in targets:
             for v in values:
                 if v in target:
                     target.remove(v)

@@ -50,10 +50,10 @@ class BenchScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("tau2-bench runs · newest first", id="bench-title", markup=False)
-        runs = DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        runs: DataTable[str] = DataTable(id="runs", cursor_type="row", zebra_stripes=True)
         runs.border_title = "Runs"
         yield runs
-        tasks = DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
+        tasks: DataTable[str] = DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks · Enter replays a task beside its gold actions"
         yield tasks
         yield Footer()

@@ -24,6 +24,7 @@ from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Footer, Input, Label, Static
+from textual.widgets.button import ButtonVariant
 from textual.worker import Worker
 
 from supportdesk.engine.log import SearchHit, SessionInfo, Store, StoreError
@@ -179,7 +180,7 @@ class Confirm(Dialog):
     QUESTION = ""
     YES_LABEL = "Yes"
     YES_ID = "yes"  # the yes button's id
-    YES_VARIANT = "primary"
+    YES_VARIANT: ButtonVariant = "primary"
     FOCUS_YES = False  # which button has the focus, so what Enter does
 
     def __init__(self, session_id: str, title: str) -> None:
@@ -683,10 +684,11 @@ class BrowserScreen(Screen[BrowserChoice | None]):
             return
         # The copy holds the items the dialog counted, even if the session grows meanwhile.
         upto = info.item_count
-        self.app.push_screen(
-            ConfirmFork(info.id, info.title, upto),
-            lambda yes: self._fork(info.id, upto) if yes else None,
-        )
+        def chosen(yes: bool | None) -> None:
+            if yes:
+                self._fork(info.id, upto)
+
+        self.app.push_screen(ConfirmFork(info.id, info.title, upto), chosen)
 
     @work(exclusive=True, group="browser-action")
     async def _fork(self, session_id: str, upto: int) -> None:
@@ -701,10 +703,11 @@ class BrowserScreen(Screen[BrowserChoice | None]):
     def action_export(self) -> None:
         if row := self._current_or_say():
             folder = self.export_dir or default_export_dir(self.app)
-            self.app.push_screen(
-                ExportDialog(folder / f"supportdesk-{row.session_id}.md"),
-                lambda path: self._export(row.session_id, path) if path else None,
-            )
+            def export_to(path: Path | None) -> None:
+                if path:
+                    self._export(row.session_id, path)
+
+            self.app.push_screen(ExportDialog(folder / f"supportdesk-{row.session_id}.md"), export_to)
 
     @work(exclusive=True, group="browser-action")
     async def _export(self, session_id: str, path: Path) -> None:
@@ -723,10 +726,11 @@ class BrowserScreen(Screen[BrowserChoice | None]):
         if row := self._current_or_say():
             info = self._sessions.get(row.session_id)
             title = info.title if info else ""
-            self.app.push_screen(
-                ConfirmDelete(row.session_id, title),
-                lambda yes: self._delete(row.session_id) if yes else None,
-            )
+            def chosen(yes: bool | None) -> None:
+                if yes:
+                    self._delete(row.session_id)
+
+            self.app.push_screen(ConfirmDelete(row.session_id, title), chosen)
 
     @work(exclusive=True, group="browser-action")
     async def _delete(self, session_id: str) -> None:

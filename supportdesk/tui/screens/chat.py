@@ -11,7 +11,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -45,6 +45,9 @@ from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conve
 from supportdesk.tui.seen import mark_seen
 from supportdesk.tui.themes import remembered_setting
 from supportdesk.tui.slash import COMMANDS, Slash, SlashError, parse_slash
+
+if TYPE_CHECKING:
+    from supportdesk.tui.app import SupportDeskApp
 
 
 class ChatScreen(PaneActions):
@@ -567,8 +570,8 @@ class ChatScreen(PaneActions):
         self.decide(False)
 
     def action_replay(self) -> None:
-        if self._need_session():
-            self.app.open_replay(self.session_id)
+        if self._need_session() and self.session_id is not None:
+            cast("SupportDeskApp", self.app).open_replay(self.session_id)
 
     def action_export(self) -> None:
         self.ask_export("markdown")
@@ -580,10 +583,13 @@ class ChatScreen(PaneActions):
         from supportdesk.tui.screens.browser import ExportDialog
 
         session_id = self.session_id
-        self.app.push_screen(
-            ExportDialog(default_export_path(self.app, session_id, fmt)),
-            lambda path: self.export_to(session_id, path) if path else None,
-        )
+        assert session_id is not None  # _need_session said there is one
+
+        def chosen(path: Path | None) -> None:
+            if path:
+                self.export_to(session_id, path)
+
+        self.app.push_screen(ExportDialog(default_export_path(self.app, session_id, fmt)), chosen)
 
     @work(group="export")
     async def export_to(self, session_id: str, path: Path) -> Path | None:
@@ -621,6 +627,8 @@ class ChatScreen(PaneActions):
     @on(HandoffTimeline.Page)
     async def page(self, event: HandoffTimeline.Page) -> None:
         """Show the page of handoffs before (or after) the one listed."""
+        if self.session_id is None:
+            return  # no session, no handoffs to page through
         timeline = self.query_one(HandoffTimeline)
         start = timeline.before + event.direction * HANDOFF_PAGE
         start = max(0, min(start, max(0, len(self._stops) - HANDOFF_PAGE)))

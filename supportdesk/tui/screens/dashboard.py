@@ -26,7 +26,7 @@ from textual_plotext import PlotextPlot
 
 from supportdesk.items import utcnow
 from supportdesk.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels
-from supportdesk.store import StoreError
+from supportdesk.engine.log import StoreError
 from supportdesk.text import one_line, safe_text
 
 # plotext removes duplicate points and tick labels with `list(set(...))`: for tuples holding
@@ -37,8 +37,8 @@ _plotext_utility.no_duplicates = lambda data: list(dict.fromkeys(data))
 
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
-    from supportdesk.store import Store
-    from supportdesk.store.figures import Distribution
+    from supportdesk.engine.log import Store
+    from supportdesk.engine.log import Distribution
 
 
 def _name(text: str, width: int = 14) -> str:
@@ -57,7 +57,7 @@ def _duration(seconds: float | None) -> str:
     return f"{seconds / 86400:.1f}d"
 
 
-def _count_ticks(largest: float) -> list[int]:
+def _count_ticks(largest: float) -> list[float]:
     """At most six whole-number ticks from 0 to past `largest` (counts have no fractions)."""
     top = max(1, int(largest + 0.999))
     step = max(1, -(-top // 5))
@@ -302,7 +302,7 @@ class DashboardScreen(Screen[None]):
         if tools:
             plt.multiple_bar(
                 amount_labels(), [list(money[t].buckets) for t in tools], labels=[names.get(t, _name(t)) for t in tools]
-            )
+            )  # type: ignore[call-arg]  # plotext's multiple_bar takes labels; textual-plotext's annotation says label
             plt.yticks(_count_ticks(max(max(money[t].buckets) for t in tools)))
         self.query_one("#money", Panel).summarise(
             " · ".join(f"{names.get(t, _name(t))} {money[t].count}, {money[t].total:,.2f}" for t in tools)

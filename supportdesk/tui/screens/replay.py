@@ -8,10 +8,11 @@ move reads a window ending at k, the agent and the context as of k.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, CSSPathType
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import var
@@ -25,6 +26,9 @@ from supportdesk.tui.screens.browser import ConfirmFork
 from supportdesk.tui.seen import mark_seen
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline
+
+if TYPE_CHECKING:
+    from supportdesk.tui.app import SupportDeskApp
 
 
 class ConfirmForkHere(ConfirmFork):
@@ -44,7 +48,7 @@ class ConfirmForkHere(ConfirmFork):
 
 
 class ReplayScreen(PaneActions):
-    CSS_PATH = "replay.tcss"
+    CSS_PATH: ClassVar[CSSPathType] = "replay.tcss"
     # The footer shows one label per pair of keys ("←→ Item"); help lists each key with its tooltip.
     ITEM = Binding.Group("Item", compact=True)
     HANDOFF = Binding.Group("Handoff", compact=True)
@@ -191,10 +195,11 @@ class ReplayScreen(PaneActions):
     def action_fork(self) -> None:
         """Ask (as the browser does), then make a new live session of items 1..k and open it."""
         upto = self.position
-        self.app.push_screen(
-            ConfirmForkHere(self.session_id, self.info.title, upto, self.total),
-            lambda yes: self._fork(upto) if yes else None,
-        )
+        def chosen(yes: bool | None) -> None:
+            if yes:
+                self._fork(upto)
+
+        self.app.push_screen(ConfirmForkHere(self.session_id, self.info.title, upto, self.total), chosen)
 
     @work(exclusive=True, group="replay-fork")
     async def _fork(self, upto: int) -> None:
@@ -206,7 +211,7 @@ class ReplayScreen(PaneActions):
         self.app.notify(f"forked {self.session_id} at item {upto} into {info.id}")
         # Opening the fork pops this screen, which cancels what runs in its context: the load
         # must run in the app's, or it is cut off half-way (no fork line in the header).
-        self.app.call_later(self.app.open_session, info.id)
+        self.app.call_later(cast("SupportDeskApp", self.app).open_session, info.id)
 
     def action_close(self) -> None:
         self.dismiss()

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Static
 
 from supportdesk.desk_state import ConversationState
@@ -62,7 +63,7 @@ class WorkingIndicator(Static):
         super().__init__("", markup=False, **kwargs)
         self.look = look
         self._frame = 0
-        self._timer = None
+        self._timer: Timer | None = None
 
     def on_mount(self) -> None:
         self.display = False

@@ -410,7 +410,7 @@ class Conversation(VerticalScroll, can_focus=True):
             self.app.copy_to_clipboard(item_detail(item).text)
             self.notify(f"copied item #{item.seq} to the clipboard", timeout=2)
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # the fold key, not DOMNode's toggle(attribute)
         if self.lines.cursor is not None:
             self.lines.toggle(self.lines.cursor)
 

@@ -12,7 +12,7 @@ from typing import Any
 from rich.text import Text
 
 from supportdesk.config import DEFAULT_COLORS, DeskConfig
-from supportdesk.items import Item
+from supportdesk.items import Handoff, Item
 from supportdesk.text import safe_text
 
 ROLE_LABELS = {"customer": "Customer", "staff": "Staff", "system": "System"}
@@ -71,7 +71,7 @@ def call_summary(arguments: dict[str, Any]) -> str:
     return ", ".join(f"{k}={compact_json(v)}" for k, v in arguments.items())
 
 
-def handoff_text(item: Item, look: AgentLook, *, with_reason: bool = True) -> Text:
+def handoff_text(item: Handoff, look: AgentLook, *, with_reason: bool = True) -> Text:
     """`Triage → Billing  route · reason` with agent colours."""
     icon = HANDOFF_ICONS.get(item.handoff_kind, "→")
     out = Text.assemble(look.label(item.from_agent), f" {icon} ", look.label(item.to_agent))
