@@ -1,0 +1,357 @@
+"""The worked examples of docs/extending.md, built and run: if the guide's steps stop being
+true of the code, these fail.
+
+Each section builds the toy the guide builds (a tool, an agent, a provider, a hook, an item
+kind's consumers, a store backend's registration) with nothing but the public pieces the guide
+names, and runs it through the real desk: `open_desk`, the runner, the store, doctor.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, get_args, get_type_hints
+
+import pytest
+from pydantic import BaseModel, Field
+
+from supportdesk.config import ConfigError, DeskConfig, load_desk, parse_desk
+from supportdesk.doctor import diagnose
+from supportdesk.engine.handoffs import handoff_kind, transfer_tool_name
+from supportdesk.engine.protocol import (
+    Action,
+    Answer,
+    CallTools,
+    ModelProvider,
+    ModelServer,
+    RequestedCall,
+    StepRequest,
+    TextDelta,
+    Transfer,
+)
+from supportdesk.engine.runner import drain
+from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolRegistry
+from supportdesk.items import (
+    ITEM_KINDS,
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
+from supportdesk.store import Store, StoreLocation, open_store
+from supportdesk.wiring import is_colour, open_desk
+from tests.conftest import TEST_DESK, make_test_tools
+from tests.scripted import ScriptedModel
+
+# --- a new tool --------------------------------------------------------------------------------
+
+
+class GiftCardArgs(BaseModel):
+    customer_id: str = Field(description="The customer's id, e.g. CUS-1001")
+    amount: float = Field(gt=0, description="Value of the gift card")
+
+
+def gift_card_policy(ctx: ToolContext, args: GiftCardArgs) -> None:
+    # Limits live in the tool, never in a prompt: level-1 agents give at most 20.
+    if ctx.agent.level < 2 and args.amount > 20:
+        raise PolicyDenied(f"a level-{ctx.agent.level} agent can give a gift card of at most 20")
+
+
+def toy_tools() -> ToolRegistry:
+    registry, _ = make_test_tools()
+
+    @registry.tool("issue_gift_card", "Give the customer a gift card.", GiftCardArgs, policy=gift_card_policy)
+    def issue_gift_card(ctx: ToolContext, args: GiftCardArgs) -> dict[str, Any]:
+        return {"customer_id": args.customer_id, "gift_card": args.amount}
+
+    return registry
+
+
+GIFT_DESK = TEST_DESK.replace('tools = ["refund", "explode"]', 'tools = ["refund", "explode", "issue_gift_card"]')
+
+
+async def test_a_new_tool_is_offered_checked_and_run(tmp_path: Path):
+    tools = toy_tools()
+    config = parse_desk(GIFT_DESK, "desk.toml", tool_names=tools.names())
+    model = ScriptedModel(
+        [
+            Transfer("billing", "a gift"),
+            CallTools([RequestedCall("c1", "issue_gift_card", {"customer_id": "CUS-1001", "amount": 15})]),
+            CallTools([RequestedCall("c2", "issue_gift_card", {"customer_id": "CUS-1001", "amount": 50})]),
+            Answer("Done."),
+        ]
+    )
+    async with await open_desk(tmp_path / "desk.db", config, provider=model, tools=tools, customers=False) as desk:
+        events = await drain(desk.runner.send(None, "a gift card please"))
+    results = [e.item for e in events if getattr(e, "item", None) is not None and isinstance(e.item, ToolResult)]
+    assert [r.is_error for r in results] == [False, True]
+    assert json.loads(results[0].output) == {"customer_id": "CUS-1001", "gift_card": 15.0}
+    assert "at most 20" in str(results[1].output)
+    # the model was offered the tool with its argument schema
+    billing_step = model.requests[1]
+    [spec] = [t for t in billing_step.tools if t.name == "issue_gift_card"]
+    assert spec.json_schema()["properties"]["amount"]["exclusiveMinimum"] == 0
+
+
+def test_an_agent_naming_a_tool_nobody_registered_is_one_line():
+    with pytest.raises(ConfigError) as exc:
+        parse_desk(GIFT_DESK, "desk.toml", tool_names=make_test_tools()[0].names())
+    assert exc.value.problems == [
+        "desk.toml: agents.billing.tools[2]: no tool named 'issue_gift_card'; valid tools: explode, refund"
+    ]
+
+
+# --- a new agent -------------------------------------------------------------------------------
+
+RETURNS_AGENT = """
+[agents.returns]
+title = "Returns"
+description = "Product returns and exchanges: return labels, exchange requests, return status."
+instructions = "You handle returns. Never refund: hand refunds to billing."
+handoffs = ["billing", "triage"]
+color = "#af87ff"
+"""
+
+
+def returns_desk_file(tmp_path: Path) -> Path:
+    text = TEST_DESK.replace('handoffs = ["billing", "technical"]', 'handoffs = ["billing", "technical", "returns"]') + RETURNS_AGENT
+    path = tmp_path / "agents.toml"
+    path.write_text(text)
+    return path
+
+
+async def test_a_new_agent_is_reachable_by_handoff(tmp_path: Path):
+    config = load_desk(returns_desk_file(tmp_path), tool_names=make_test_tools()[0].names(), is_colour=is_colour)
+    assert config.agents["returns"].title == "Returns"
+    model = ScriptedModel([Transfer("returns", "a return"), Answer("Here is your return label.")])
+    tools, _ = make_test_tools()
+    async with await open_desk(tmp_path / "desk.db", config, provider=model, tools=tools, customers=False) as desk:
+        events = await drain(desk.runner.send(None, "I want to return my order"))
+        session_id = events[0].session_id
+        assert await desk.store.agent_at(session_id, await desk.store.last_seq(session_id)) == "returns"
+    handoffs = [e.item for e in events if isinstance(getattr(e, "item", None), Handoff)]
+    assert [(h.from_agent, h.to_agent) for h in handoffs] == [("triage", "returns")]
+    # the returns agent saw its own handoff targets as transfer tools
+    assert [a.name for a in model.requests[1].handoff_targets] == ["billing", "triage"]
+
+
+def test_a_new_agent_with_a_bad_handoff_or_colour_is_named_in_one_report(tmp_path: Path):
+    path = returns_desk_file(tmp_path)
+    path.write_text(path.read_text().replace('handoffs = ["billing", "triage"]', 'handoffs = ["biling"]').replace("#af87ff", "purplish"))
+    with pytest.raises(ConfigError) as exc:
+        load_desk(path, tool_names=make_test_tools()[0].names(), is_colour=is_colour)
+    assert any("agents.returns.handoffs" in p and "biling" in p for p in exc.value.problems), exc.value.problems
+    assert any("agents.returns.color: 'purplish' is not a colour" in p for p in exc.value.problems), exc.value.problems
+
+
+# --- a new provider ----------------------------------------------------------------------------
+
+
+class EchoServerProvider:
+    """A toy provider for a made-up model server: answers by echoing, and transfers when told
+    to. It implements ModelProvider (what the runner calls) and ModelServer (what doctor checks)."""
+
+    name = "echo"
+
+    def __init__(self, config: DeskConfig, served: list[str], tool_calls: bool = True):
+        self.config = config
+        self.served = served
+        self.tool_calls = tool_calls
+        self.closed = False
+
+    async def stream(self, request: StepRequest):
+        said = next((i.text for i in reversed(request.history) if isinstance(i, Message) and i.role == "customer"), "")
+        target = said.removeprefix("transfer ").strip() if said.startswith("transfer ") else None
+        if target and request.agent.name != target and any(a.name == target for a in request.handoff_targets):
+            kind = handoff_kind(self.config, request.agent.name, target)
+            call = RequestedCall("t1", transfer_tool_name(target), {"reason": "asked"})
+            yield Transfer(target, "asked", handoff_kind=kind, call=call)
+            return
+        yield TextDelta(f"echo: {said}")
+        yield Answer(f"echo: {said}")
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    def describe(self) -> str:
+        return "echo server at loopback"
+
+    async def list_models(self) -> list[str]:
+        return list(self.served)
+
+    async def probe_tools(self, model: str) -> bool:
+        return self.tool_calls
+
+
+def echo_config() -> DeskConfig:
+    text = TEST_DESK + '\n[model]\nprovider = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "echo-1"\n'
+    return parse_desk(text, "echo.toml", tool_names=["refund", "explode"])
+
+
+def test_the_toy_provider_speaks_both_protocols():
+    provider = EchoServerProvider(echo_config(), ["echo-1"])
+    assert isinstance(provider, ModelProvider) and isinstance(provider, ModelServer)
+
+
+async def test_doctor_checks_a_new_provider_without_knowing_it():
+    config = echo_config()
+    lines: list[str] = []
+    provider = EchoServerProvider(config, ["echo-1", "echo-2"])
+    assert await diagnose(config, out=lines.append, provider=provider) == 0
+    assert provider.closed
+    assert lines[1] == "✓ provider  echo server at loopback"
+    assert any("echo-1 is served" in line for line in lines)
+    assert lines[-1].startswith("✓ tools") and "echo-1 made a tool call" in lines[-1]
+
+    lines.clear()
+    failing = EchoServerProvider(config, ["other"], tool_calls=False)
+    assert await diagnose(config, out=lines.append, provider=failing) == 1
+    assert any(line.startswith("✗ model") and "echo-1 is not served" in line for line in lines), lines
+
+
+async def test_the_runner_runs_a_new_provider_and_logs_its_transfer_by_the_desk_s_rules(tmp_path: Path):
+    config = echo_config()
+    tools, _ = make_test_tools()
+    provider = EchoServerProvider(config, ["echo-1"])
+    async with await open_desk(tmp_path / "desk.db", config, provider=provider, tools=tools, customers=False) as desk:
+        events = await drain(desk.runner.send(None, "transfer billing"))
+        items = await desk.store.range(events[0].session_id, 1, 100)
+    handoffs = [i for i in items if isinstance(i, Handoff)]
+    assert [(h.to_agent, h.handoff_kind) for h in handoffs] == [("billing", "route")]
+    assert [i.text for i in items if isinstance(i, Message) and i.role == "agent"] == ["echo: transfer billing"]
+
+
+# --- a new hook --------------------------------------------------------------------------------
+
+HOOK_MODULE = '''
+from supportdesk.engine.hooks import DeskHook, Veto
+
+
+class NoRefundsOnSunday(DeskHook):
+    """Team policy as a hook: no refund tool call on the day the books close."""
+
+    def __init__(self, today="Sunday"):
+        self.today = today
+
+    def before_tool_call(self, event):
+        if event.name == "refund" and self.today == "Sunday":
+            return Veto("refunds wait until Monday")
+        return None
+'''
+
+
+@pytest.fixture
+def hook_module(tmp_path: Path, monkeypatch):
+    (tmp_path / "desk_policy_hooks.py").write_text(textwrap.dedent(HOOK_MODULE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "desk_policy_hooks:NoRefundsOnSunday"
+    sys.modules.pop("desk_policy_hooks", None)
+
+
+async def test_a_new_hook_named_in_the_desk_file_vetoes_a_tool_call(tmp_path: Path, hook_module: str):
+    config = parse_desk(TEST_DESK + f'\n[hooks]\nenabled = ["{hook_module}"]\n', "desk.toml", tool_names=["refund", "explode"])
+    tools, refunds = make_test_tools()
+    model = ScriptedModel([Transfer("billing", "money"), CallTools([RequestedCall("c1", "refund", {"amount": 5})]), Answer("ok")])
+    async with await open_desk(tmp_path / "desk.db", config, provider=model, tools=tools, customers=False) as desk:
+        assert [name for name, _ in desk.runner.hooks.hooks] == [hook_module]
+        events = await drain(desk.runner.send(None, "refund me"))
+    [result] = [e.item for e in events if isinstance(getattr(e, "item", None), ToolResult)]
+    assert result.is_error and "refunds wait until Monday" in str(result.output)
+    assert refunds == []  # the tool never ran
+
+
+def test_a_hook_that_cannot_be_loaded_is_a_config_error_naming_it():
+    config = parse_desk(TEST_DESK + '\n[hooks]\nenabled = ["desk_policy_hooks_missing:Nope"]\n', "desk.toml", tool_names=["refund", "explode"])
+    from supportdesk.wiring import desk_hooks
+
+    with pytest.raises(ConfigError) as exc:
+        desk_hooks(config)
+    [line] = exc.value.problems
+    assert line.startswith("desk.toml: [hooks] hook 'desk_policy_hooks_missing:Nope' cannot be loaded")
+
+
+# --- a new item kind: every consumer handles every kind ---------------------------------------
+
+NOW = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
+# One item of each kind. A new kind is added here first: the tests below then fail until every
+# consumer the guide lists handles it.
+EXAMPLES: dict[str, Item] = {
+    "message": Message(role="customer", text="hello", agent="triage"),
+    "tool_call": ToolCall(call_id="c1", name="refund", arguments={"amount": 5}, agent="billing"),
+    "tool_result": ToolResult(call_id="c1", name="refund", output="{\"refunded\": 5}", agent="billing"),
+    "handoff": Handoff(from_agent="triage", to_agent="billing", reason="money", agent="triage"),
+    "context_set": ContextSet(key="issue", value="refund", writer="triage", agent="triage"),
+    "notice": Notice(notice_kind="info", text="note", agent="triage"),
+    "takeover": Takeover(agent="triage", person="sam"),
+    "release": Release(agent="triage", person="sam", to_agent="triage"),
+    "state_change": StateChange(agent="triage", person="sam", state="resolved"),
+    "staff_reply": StaffReply(agent="triage", person="sam", text="a person here"),
+    "tag_change": TagChange(agent="triage", person="sam", added=["vip"]),
+}
+
+
+def _stamped(item: Item, seq: int) -> Item:
+    return item.model_copy(update={"session_id": "s1", "seq": seq, "created_at": NOW})
+
+
+def test_every_kind_of_the_union_is_listed_and_has_an_example():
+    union_kinds = {get_args(model.model_fields["kind"].annotation)[0] for model in get_args(get_args(Item)[0])}
+    assert union_kinds == set(ITEM_KINDS) == set(EXAMPLES)
+
+
+def test_every_consumer_handles_every_kind():
+    from supportdesk.engine.history_window import item_text
+    from supportdesk.export import item_line
+    from supportdesk.models.history import build_messages
+    from supportdesk.models.offline.view import View
+    from supportdesk.tui.widgets.items import folds, frame, renderable
+    from supportdesk.tui.widgets.render import AgentLook
+
+    config = parse_desk(TEST_DESK, "desk.toml", tool_names=["refund", "explode"])
+    look = AgentLook(config, {})
+    items = [_stamped(item, n) for n, item in enumerate(EXAMPLES.values(), start=1)]
+    for item in items:
+        assert isinstance(item_line(item, config), str)
+        assert isinstance(item_text(item), str)
+        frame(item)
+        renderable(item, look)
+        folds(item)
+    request = StepRequest("s1", config.agents["billing"], config, [], [], items, {})
+    assert build_messages(request)[0]["role"] == "system"
+    View(request)
+
+
+# --- a new store backend: every location kind reaches an adapter the contract suite runs -----
+
+
+# Each kind `--db` can select, by the name the contract suite (tests/test_store.py) runs it under.
+CONTRACT_SUITE_NAME = {"sqlite": "sqlite", "postgresql": "postgres"}
+
+
+def test_every_location_kind_has_an_adapter_and_is_in_the_contract_suite():
+    import test_store
+
+    kinds = set(get_args(get_type_hints(StoreLocation)["kind"]))
+    assert kinds <= CONTRACT_SUITE_NAME.keys(), "a new backend: name it here and add it to BACKENDS in tests/test_store.py"
+    suite = {p.values[0] if hasattr(p, "values") else p for p in test_store.BACKENDS}
+    assert {CONTRACT_SUITE_NAME[kind] for kind in kinds} == suite
+
+
+async def test_the_sqlite_adapter_satisfies_the_store_contract(tmp_path: Path):
+    async with await open_store(tmp_path / "desk.db") as store:
+        assert isinstance(store, Store)
+
+
+def test_actions_are_the_three_the_runner_dispatches():
+    assert set(get_args(Action)) == {Answer, CallTools, Transfer}
