@@ -144,6 +144,9 @@ def test_header_shows_who_holds_the_conversation_and_its_state(snap_compare, tmp
         if state == "held":
             await pilot.press("f7")  # and write as staff: the header says so
             await until(pilot, lambda: "as staff" in _header(app))
+            # its toast would go by a timer: a snapshot waits for a settled screen, not for time
+            app.clear_notifications()
+            await until(pilot, lambda: not app.screen.query("Toast"))
         await until(pilot, lambda: app.chat.query_one(Conversation).last == 14 + len(HEADER_STATES[state]))
         for prompt in app.screen.query(Prompt):
             prompt.cursor_blink = False
