@@ -95,7 +95,7 @@ class RegexRouted:
 
 
 async def _latency(provider_factory, runs: int) -> tuple[float, list[str]]:
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
     from supportdesk.engine.events import Appended
 
     cfg = load_desk(CONFIG)

@@ -75,7 +75,7 @@ def start_worker(db: str) -> tuple[subprocess.Popen[str], str]:
 
 async def agent_messages_per_step() -> list[int]:
     """How many agent messages each script step produces (offline, deterministic)."""
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
     from supportdesk.engine.events import Appended
 
     with tempfile.TemporaryDirectory() as scratch:

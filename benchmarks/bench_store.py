@@ -647,7 +647,7 @@ async def pg_feed_latency(url: str, sizes: dict[str, Any]) -> list[float]:
 
 async def turn_worker_process(db: str, turns: int, go: str) -> None:
     """One offline desk on a session of its own: run `turns` turns, print each lease wait."""
-    from supportdesk.engine.desk import open_desk
+    from supportdesk.wiring import open_desk
 
     desk = await open_desk(db, str(REPO / "agents.toml"))
     waits: list[float] = []

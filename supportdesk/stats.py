@@ -1,7 +1,7 @@
 """The desk's figures over a time range, assembled in one place for `supportdesk stats` (text and
 `--json`) and the TUI's dashboard screen. No Textual, no SQL: the store computes the aggregates
 (`Store.desk_figures`, defined in `store/figures.py`); this module picks the window, prices the
-tokens (`models/pricing.py`) and derives the rates.
+tokens (`engine/pricing.py`) and derives the rates.
 
 A new section (issue 19's SLA figures, say) is one field on `DeskStats`, filled in `desk_stats`
 and written in `stats_json`: the command and the dashboard read only those.

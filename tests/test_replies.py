@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.engine.protocol import Answer
 from supportdesk.engine.runner import drain
 from supportdesk.items import StaffReply, StateChange, TagChange
