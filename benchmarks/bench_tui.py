@@ -217,9 +217,9 @@ def _compile_package() -> str:
     recompile every module at every launch: ~100 ms that no installed copy pays."""
     import compileall
 
-    import supportdesk
+    import supportdesk.cli  # the package itself has no __init__ to locate it by
 
-    package = Path(supportdesk.__file__).parent
+    package = Path(supportdesk.cli.__file__).parent
     ok = compileall.compile_dir(str(package), quiet=1)
     return f"{package} compiled beforehand, as pip does on install" + ("" if ok else " (some files FAILED)")
 
