@@ -85,7 +85,8 @@ def time_to_text(
             for marker in markers:
                 if marker not in found and marker in text:
                     found[marker] = now - started
-            if len(found) == len(markers):
+                    found[f"cpu:{marker}"] = cpu_seconds(pid)
+            if all(marker in found for marker in markers):
                 if type_after is None:
                     found["rss_mb"] = peak_rss_mb(pid)
                     return found
@@ -104,6 +105,18 @@ def time_to_text(
             pass
         os.waitpid(pid, 0)
         os.close(fd)
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, all threads) the process has used so far; 0 when unreadable.
+
+    Beside the wall clock because a busy machine stretches wall time far more than CPU time:
+    the CPU ratio says what the program costs when the wall ratio is noise."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def peak_rss_mb(pid: int) -> float:
