@@ -40,6 +40,8 @@ NOT_BEFORE_FIRST_PAGE = [
     "supportdesk.tools.billing",
     "supportdesk.models.offline.model",
     "textual.widgets._markdown",  # only a reply streaming in needs the Markdown widget
+    "supportdesk.tui.screens.dashboard",  # charts (plotext) load when the dashboard opens
+    "plotext",
 ]
 
 PROBE = r"""
