@@ -105,10 +105,19 @@ def test_eight_processes_append_to_one_session(where: str, tmp_path: Path):
 # --- turns -----------------------------------------------------------------------------------
 
 
-def check_turns(items: list[Item], active_agent: str, entry: str = "triage", unanswered: set[str] = frozenset()) -> list[str]:
+def check_turns(
+    items: list[Item],
+    active_agent: str,
+    entry: str = "triage",
+    unanswered: set[str] = frozenset(),
+    *,
+    received: bool = False,
+) -> list[str]:
     """The log is whole turns one after another; returns the customer messages in order.
 
-    Every turn starts with its customer message and holds no other; every turn except those
+    Every turn starts with its customer message and holds no other (`received`: with its
+    customer messages, since messages stored on their own, as a web channel does, may arrive
+    together and be answered by one turn); every turn except those
     labelled in `unanswered` ("worker W turn T") ends with an agent's answer; every handoff starts from the agent holding
     the conversation, every agent message and tool call is written by it, and the session's
     active agent is the last handoff's target."""
@@ -116,24 +125,31 @@ def check_turns(items: list[Item], active_agent: str, entry: str = "triage", una
     turns: list[list[Item]] = []
     for item in items:
         if item.kind == "message" and item.role == "customer":
+            if received and turns and all(i.kind == "message" and i.role == "customer" for i in turns[-1]):
+                turns[-1].append(item)  # one more message before the turn that answers them began
+                continue
             turns.append([item])
         else:
             assert turns, f"item {item.seq} before any customer message"
             turns[-1].append(item)
     holder = entry
+    customers: list[str] = []
     for turn in turns:
         said = turn[0].text
         last = turn[-1]
         if said.split(":")[0] not in unanswered:
             assert last.kind == "message" and last.role == "agent", f"{said!r} was not answered: ends with {last}"
         for item in turn[1:]:
+            if item.kind == "message" and item.role == "customer":
+                customers.append(item.text)  # (received together with turn[0])
+                continue
             if item.kind == "handoff":
                 assert item.from_agent == holder, f"handoff {item.seq} from {item.from_agent} while {holder} held it"
                 holder = item.to_agent
             elif item.kind in ("tool_call", "tool_result") or (item.kind == "message" and item.role == "agent"):
                 assert item.agent == holder, f"{item.kind} {item.seq} by {item.agent} while {holder} held it"
     assert active_agent == holder
-    customers = [t[0].text for t in turns]
+    customers = [t[0].text for t in turns] + customers
     assert len(customers) == len(set(customers)), "no customer message twice"
     return customers
 
@@ -155,6 +171,27 @@ def test_eight_processes_run_turns_on_one_session_one_at_a_time(where: str, tmp_
     customers = check_turns(items, active)
     assert len(customers) == 8 * turns
     assert {c.split(":")[0] for c in customers} == {f"worker {w} turn {t}" for w in range(8) for t in range(turns)}
+
+
+def test_a_message_a_web_worker_receives_never_lands_inside_another_process_turn(where: str, tmp_path: Path):
+    """`Runner.receive` (the web channel's "stored, 202") takes the turn lease like `send`: a
+    message that arrives while another process is between the steps of a turn is stored after
+    that turn's answer, never among its steps."""
+    sid = run(_new_session(where))
+    gate = tmp_path / "gate"
+    turn_holder = start([str(WORKER), where, sid, "0", "1", "--pause-turn", "0", "--gate", str(gate)])
+    wait_for_line(turn_holder, "paused")  # its first step is in the log and it holds the lease
+    web = start([str(WORKER), where, sid, "1", "1", "--receive"])
+    assert web.stdout is not None
+    while (line := web.stdout.readline().strip()) not in ("lease asked", "received"):
+        assert line, f"the web process ended early: {web.stderr.read() if web.stderr else ''}"
+    gate.touch()  # the turn goes on; the web message is either waiting for the lease or (bug) stored
+    assert finish(turn_holder)[-1].startswith("turn 0 done")
+    assert finish(web)[-1].startswith("turn 0 done")
+
+    items, active = run(_read_log(where, sid))
+    customers = check_turns(items, active, received=True)
+    assert [c.split(":")[0] for c in customers] == ["worker 0 turn 0", "worker 1 turn 0"]
 
 
 def test_a_turn_holder_killed_mid_turn_loses_the_lease_and_the_session_goes_on(where: str, tmp_path: Path):

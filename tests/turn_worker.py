@@ -7,6 +7,10 @@ message `worker W turn t: <a support question>` and prints `turn t done <waited>
 turn has ended (`<waited>` is the seconds it waited for the session's turn lease), flushed: a
 line on stdout means the whole turn is in the database. A turn that had to wait also prints
 `waiting` before it starts.
+
+With `--receive` a turn is what a web worker does instead (channels/conversations.py): the
+message is stored on its own (`Runner.receive`, printing `lease asked` if it asks for the turn
+lease and `received` once stored), then the agents run (`Runner.retry_turn`).
 """
 
 from __future__ import annotations
@@ -49,6 +53,43 @@ class Stalled:
         await self.model.aclose()
 
 
+class PausedAfterFirstStep:
+    """A model that, on a turn's second step (the first step's items are in the log), says
+    `paused` and waits for the gate file: a turn in progress, holding its lease, for as long as
+    the test needs."""
+
+    name = "paused"
+
+    def __init__(self, model, gate: Path):
+        self.model = model
+        self.gate = gate
+        self.steps = 0
+
+    async def stream(self, request):
+        self.steps += 1
+        if self.steps == 2:
+            print("paused", flush=True)
+            while not self.gate.exists():
+                await asyncio.sleep(0.01)
+        async for out in self.model.stream(request):
+            yield out
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+
+
+def announce_leases(store) -> None:
+    """Print `lease asked` each time the runner asks for a session's turn lease (the test
+    knows then that the lease decides what happens next, not the processes' timing)."""
+    turn = store.turn
+
+    def announced(session_id: str):
+        print("lease asked", flush=True)
+        return turn(session_id)
+
+    store.turn = announced
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("db")
@@ -58,6 +99,9 @@ async def main() -> int:
     parser.add_argument("--start", help="wait until this file exists, so workers start together")
     parser.add_argument("--lease-ttl", type=float, help="a SQLite lease's lifetime without renewal")
     parser.add_argument("--stall-turn", type=int, help="on this turn the model never answers (a turn in progress to kill)")
+    parser.add_argument("--receive", action="store_true", help="store each message as the web channel does, then run the turn")
+    parser.add_argument("--pause-turn", type=int, help="on this turn the model pauses after the first step until --gate exists")
+    parser.add_argument("--gate", type=Path, help="the file --pause-turn waits for")
     parser.add_argument("--config", default=str(Path(__file__).resolve().parent.parent / "agents.toml"))
     args = parser.parse_args()
 
@@ -74,13 +118,26 @@ async def main() -> int:
             while not Path(args.start).exists():
                 time.sleep(0.001)
         model = desk.runner.provider
+        if args.receive:
+            announce_leases(desk.store)
         for turn in range(args.turns):
             if turn == args.stall_turn:
                 desk.runner.provider = Stalled(model)
+            elif turn == args.pause_turn:
+                desk.runner.provider = PausedAfterFirstStep(model, args.gate)
+            elif args.pause_turn is not None:
+                desk.runner.provider = model
             question = QUESTIONS[(args.worker + turn) % len(QUESTIONS)]
             waiting_since = None
             waited = 0.0
-            async for event in desk.runner.send(session, f"worker {args.worker} turn {turn}: {question}"):
+            text = f"worker {args.worker} turn {turn}: {question}"
+            if args.receive:
+                await desk.runner.receive(session, text)
+                print("received", flush=True)
+                events = desk.runner.retry_turn(session)
+            else:
+                events = desk.runner.send(session, text)
+            async for event in events:
                 if isinstance(event, TurnWaiting):
                     waiting_since = time.monotonic()
                     print("waiting", flush=True)

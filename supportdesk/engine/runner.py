@@ -195,7 +195,7 @@ class Runner:
             # tool that ran before the crash is not run again for the new message.
             async for event in self._resume(session_id):  # (this turn holds the lease already)
                 yield event
-            stored = await self.receive(session_id, text)
+            stored = await self._store_message(session_id, text)
         yield Appended(stored)
         async for event in self._turn(session_id):
             yield event
@@ -205,7 +205,16 @@ class Runner:
 
         A channel that must answer "stored" before the agents work (the web API's 202) calls
         this, then `retry_turn` when the session's turn comes. `meta` is the channel's own
-        bookkeeping (its message id), kept with the item and never shown to agents."""
+        bookkeeping (its message id), kept with the item and never shown to agents.
+
+        Stored under the session's turn lease, like `send`: a turn another process (a staff
+        terminal, another worker) runs on this session ends before the message is written, so
+        it lands between turns and never inside one; this waits as long as that turn runs."""
+        async with self.store.turn(session_id):
+            return await self._store_message(session_id, text, meta)
+
+    async def _store_message(self, session_id: str, text: str, meta: dict[str, Any] | None = None) -> Item:
+        """The customer's message, appended by the holder of the turn lease."""
         active = await self._active_agent(session_id)
         message = Message(role="customer", text=text, agent=active, meta=meta or {})
         [stored] = await self.store.append(session_id, [message])
