@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 
@@ -44,3 +46,58 @@ async def test_a_message_posted_to_one_worker_reaches_a_stream_held_on_the_other
     finally:
         first.stop()
         second.stop()
+
+
+# More conversations at once than a worker's store pool has connections (PostgresStore.open's
+# pool_size, 8): a turn lease that pinned a pooled connection starved the turns themselves.
+AT_ONCE = 16
+
+
+async def test_more_conversations_at_once_than_the_pool_has_connections_all_reach_the_other_worker(pg_url):
+    first, second = ServeProcess(pg_url), ServeProcess(pg_url)
+    logs = ""
+    try:
+        async with httpx.AsyncClient(base_url=first.url, timeout=60) as one, httpx.AsyncClient(
+            base_url=second.url, timeout=60
+        ) as two:
+            conversations = [await new_conversation(one) for _ in range(AT_ONCE)]
+            opened = asyncio.Barrier(AT_ONCE + 1)  # (cyclic: ready for the second round once passed)
+
+            def answered(events):  # an agent's message after the customer's (the demo refunds dana once)
+                said = [e.id for e in events if e.event == "message" and e.data["from"] == "customer"]
+                return bool(said) and any(
+                    e.event == "message" and e.data["from"] == "agent" and e.id > said[-1] for e in events
+                )
+
+            async def follow(client, conversation, last_event_id=None):
+                return await read_events(
+                    client,
+                    conversation,
+                    answered,
+                    last_event_id=last_event_id,
+                    timeout=120,
+                    on_open=opened.wait,
+                )
+
+            async def all_at_once(streams_on, posts_to, text, after=None):
+                streams = [
+                    asyncio.create_task(follow(streams_on, c, after[i] if after else None))
+                    for i, c in enumerate(conversations)
+                ]
+                await opened.wait()  # every stream is subscribed: post everything at once
+                seqs = await asyncio.gather(*(say(posts_to, c, text) for c in conversations))
+                return seqs, await asyncio.gather(*streams)
+
+            seqs, streamed = await all_at_once(two, one, CHARGED_TWICE)
+            for seq, events in zip(seqs, streamed):
+                assert any(e.id == seq and e.data["text"] == CHARGED_TWICE for e in events)
+            # the other way round: every conversation's next message to the second worker
+            lasts = [max(e.id for e in events if e.id is not None) for events in streamed]
+            seqs, streamed = await all_at_once(one, two, "How do I reset my password?", lasts)
+            for seq, last, events in zip(seqs, lasts, streamed):
+                stored = [e.id for e in events if e.id is not None]
+                assert stored == sorted(set(stored)) and stored[0] > last and seq in stored
+    finally:
+        logs = first.stop() + second.stop()
+        print(logs)  # shown when the test fails
+    assert "Traceback" not in logs and "ERROR" not in logs, logs

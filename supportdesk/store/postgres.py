@@ -7,21 +7,24 @@ here. The contract is `store/protocol.py`; what differs from SQLite:
   lock orders appends to one session, inserts the items, keeps the context keys and usage
   totals, and sends a NOTIFY with the new head, all in one transaction and one round trip.
   Appends to different sessions never wait for each other.
-- A turn lease is a session-level advisory lock held on its own connection: a holder that
-  dies loses it with its connection (at once for a killed process, after the TCP keepalive
-  for a lost network).
+- A turn lease is a session-level advisory lock, held on the store's one lock connection
+  (never a pooled one: see PostgresLease): a holder that dies loses it with that connection (at
+  once for a killed process, after the TCP keepalive for a lost network).
 - The change feed is LISTEN on a connection of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
+import random
 import time
 import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -60,6 +63,11 @@ _SERVER_SETTINGS = {
     "tcp_keepalives_interval": "5",
     "tcp_keepalives_count": "3",
 }
+# The turn lease's queries, and how a waiter backs off while another process holds it
+# (first retry after _WAIT_FIRST seconds, doubling up to _WAIT_MAX, with jitter).
+_TRY_LOCK = "SELECT pg_try_advisory_lock($1)"
+_UNLOCK = "SELECT pg_advisory_unlock($1)"
+_WAIT_FIRST, _WAIT_MAX = 0.01, 0.2
 _NO_LIMIT = 2**31 - 1  # larger than any seq: "no upper bound" (seq is a 32-bit integer)
 
 _SESSION_COLS = (
@@ -285,57 +293,91 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
         )
 
 
-class PostgresLease:
-    """The turn lease of one session: a session-level advisory lock on a connection of its own.
+@dataclass
+class _LocalLease:
+    """A session's in-process turn lock, and how many leases hold or wait for it."""
 
-    The server drops the lock with the connection, so a killed holder frees it at once and a
-    holder cut off from the network within the TCP keepalive (about 25 s)."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0
+
+
+class PostgresLease:
+    """The turn lease of one session: a session-level advisory lock held on the store's lock
+    connection, behind an in-process lock per session.
+
+    One connection holds every lease of the store, and it runs nothing else. A lease that
+    pinned a pooled connection for its turn would starve the turn itself: with as many turns at
+    once as the pool has connections, every connection is pinned by a lease while each turn
+    waits for one to read or append, and all of them time out (two `serve` workers under
+    load did). Advisory locks are re-entrant on one connection, so turns of this process take
+    the session's asyncio lock first; turns of other processes meet the server's lock. The
+    server drops the locks with the connection: a killed holder frees them at once, one cut
+    off from the network within the TCP keepalive (about 25 s)."""
 
     def __init__(self, store: PostgresStore, session_id: str):
         self._store = store
         self.session_id = session_id
         self.key = lease_key(session_id)
         self.waited = 0.0
-        self._conn: asyncpg.Connection | None = None
+        self.held = False
+        self._local: asyncio.Lock | None = None  # this process's lock of the session, while held
 
     async def try_acquire(self) -> bool:
-        if self._conn is not None:
+        if self.held:
             return True
-        conn = await self._store._hold_connection()
-        try:
-            taken = await conn.fetchval("SELECT pg_try_advisory_lock($1)", self.key)
-        except BaseException:
-            await self._store._give_back(conn)
-            raise
-        if taken:
-            self._conn = conn
-        else:
-            await self._store._give_back(conn)
-        return bool(taken)
+        local = self._store._local_lease(self.session_id)
+        if local.locked():
+            self._store._local_done(self.session_id)
+            return False
+        await local.acquire()
+        return await self._take_or_let_go(local, wait=False)
 
     async def acquire(self) -> None:
         if await self.try_acquire():
             return
         started = time.monotonic()
-        conn = await self._store._hold_connection()
+        local = self._store._local_lease(self.session_id)
         try:
-            await conn.fetchval("SELECT pg_advisory_lock($1)", self.key)
+            await local.acquire()  # this process's holder of the session first
         except BaseException:
-            await self._store._give_back(conn)
+            self._store._local_done(self.session_id)
             raise
-        self._conn = conn
+        await self._take_or_let_go(local, wait=True)
         self.waited = time.monotonic() - started
 
-    async def release(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is None:
-            return
+    async def _take_or_let_go(self, local: asyncio.Lock, *, wait: bool) -> bool:
+        """Holding the in-process lock, take the server's lock (retrying while another process
+        holds it if `wait`); on failure or cancellation let go of both."""
+        pause = _WAIT_FIRST
         try:
-            await conn.fetchval("SELECT pg_advisory_unlock($1)", self.key)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
-            pass  # the connection is gone, and the lock with it
+            while not await self._store._lease_call(_TRY_LOCK, self.key):
+                if not wait:
+                    break
+                await asyncio.sleep(pause * (0.5 + random.random()))
+                pause = min(pause * 2, _WAIT_MAX)
+            else:
+                self.held, self._local = True, local
+                return True
+        except BaseException:
+            local.release()
+            self._store._local_done(self.session_id)
+            raise
+        local.release()
+        self._store._local_done(self.session_id)
+        return False
+
+    async def release(self) -> None:
+        local, self._local = self._local, None
+        if not self.held or local is None:
+            return
+        self.held = False
+        try:
+            await self._store._lease_call(_UNLOCK, self.key)
+        except StoreError:
+            pass  # the lock connection is gone, and the lock with it
         finally:
-            await self._store._give_back(conn)
+            local.release()
+            self._store._local_done(self.session_id)
 
     async def __aenter__(self) -> PostgresLease:
         await self.acquire()
@@ -409,6 +451,12 @@ class PostgresStore:
         self.clock: Callable[[], datetime] = utcnow
         # The protocol's flag for a store opened without write access; a server decides per write.
         self.readonly = False
+        # Turn leases (PostgresLease): the lock connection, one query on it at a time, the
+        # in-process lock of each session some lease holds or waits for (with its count).
+        self._lease_conn: asyncpg.Connection | None = None
+        self._lease_io = asyncio.Lock()
+        self._locals: dict[str, _LocalLease] = {}
+        self._unlocking: set[asyncio.Future[None]] = set()
 
     @classmethod
     async def open(cls, location: StoreLocation, *, pool_size: int = 8) -> PostgresStore:
@@ -432,6 +480,11 @@ class PostgresStore:
         return cls(pool, location)
 
     async def close(self) -> None:
+        if self._lease_conn is not None and not self._lease_conn.is_closed():
+            try:
+                await self._lease_conn.close(timeout=2)
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
+                self._lease_conn.terminate()
         await self._pool.close()
 
     # --- one turn at a time, and the change feed -----------------------------------------------
@@ -442,15 +495,49 @@ class PostgresStore:
     async def follow(self) -> PostgresFeed:
         return await PostgresFeed.start(self._where)
 
-    async def _hold_connection(self) -> asyncpg.Connection:
-        try:
-            return await self._pool.acquire(timeout=CONNECT_TIMEOUT_S)
-        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError) as exc:
-            raise self._failed(exc) from None
+    def _local_lease(self, session_id: str) -> asyncio.Lock:
+        """The in-process lock of a session's turn, for one more lease that wants it (paired
+        with `_local_done`, so the table holds only sessions some lease holds or waits for)."""
+        entry = self._locals.setdefault(session_id, _LocalLease())
+        entry.users += 1
+        return entry.lock
 
-    async def _give_back(self, conn: asyncpg.Connection) -> None:
-        # The pool's reset unlocks every advisory lock the connection still holds.
-        await self._pool.release(conn)
+    def _local_done(self, session_id: str) -> None:
+        entry = self._locals[session_id]
+        entry.users -= 1
+        if entry.users == 0:
+            del self._locals[session_id]
+
+    async def _lease_call(self, sql: str, key: int) -> bool:
+        """One lock query on the lock connection (opened on first use, again after a loss).
+
+        Shielded from cancellation: a lock the server grants a caller that was cancelled
+        meanwhile is given back, never left held by a connection that outlives the turn."""
+        task = asyncio.ensure_future(self._lease_query(sql, key))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if sql == _TRY_LOCK:
+                task.add_done_callback(lambda done: self._give_back_granted(done, key))
+            raise
+
+    def _give_back_granted(self, done: asyncio.Future[bool], key: int) -> None:
+        if not done.cancelled() and done.exception() is None and done.result():
+            self._unlocking.add(task := asyncio.ensure_future(self._quiet_unlock(key)))
+            task.add_done_callback(self._unlocking.discard)
+
+    async def _quiet_unlock(self, key: int) -> None:
+        with contextlib.suppress(StoreError):
+            await self._lease_query(_UNLOCK, key)
+
+    async def _lease_query(self, sql: str, key: int) -> bool:
+        async with self._lease_io:
+            try:
+                if self._lease_conn is None or self._lease_conn.is_closed():
+                    self._lease_conn = await _connect(self._where)
+                return bool(await self._lease_conn.fetchval(sql, key))
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+                raise self._failed(exc) from None
 
     async def __aenter__(self) -> PostgresStore:
         return self
