@@ -57,20 +57,22 @@ class Client:
     replied: asyncio.Condition = field(default_factory=asyncio.Condition)
 
 
-def start_worker(db: str) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        found = LISTENING.search(line)
+def start_worker(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A `serve` worker whose output goes to `log` (a pipe nobody reads after start-up would
+    fill and stall the worker the first time it logs much)."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    while proc.poll() is None:
+        found = LISTENING.search(log.read_text(errors="replace"))
         if found:
             return proc, found.group(1)
-    raise SystemExit(f"serve did not start: {proc.wait()}")
+        time.sleep(0.05)
+    raise SystemExit(f"serve did not start ({proc.returncode}):\n{log.read_text(errors='replace')}")
 
 
 async def agent_messages_per_step() -> list[int]:
@@ -116,9 +118,9 @@ async def follow(http: httpx.AsyncClient, cid: str, token: str, client: Client, 
                 fields[name] = value[1:] if value.startswith(" ") else value
 
 
-async def run(db: str, workers: int, conversations: int, clients_per: int) -> int:
+async def run(db: str, workers: int, conversations: int, clients_per: int, logs: Path) -> int:
     expected_agent = await agent_messages_per_step()
-    procs = [start_worker(db) for _ in range(workers)]
+    procs = [start_worker(db, logs / f"worker-{n}.log") for n in range(workers)]
     limits = httpx.Limits(max_connections=conversations * clients_per + 100, max_keepalive_connections=100)
     https = [httpx.AsyncClient(base_url=url, timeout=120, limits=limits) for _, url in procs]
     stop = asyncio.Event()
@@ -206,6 +208,13 @@ async def run(db: str, workers: int, conversations: int, clients_per: int) -> in
         for proc, _ in procs:
             proc.terminate()
             proc.wait(timeout=30)
+        # Whatever a worker logged (a failed turn, a lost feed) is part of the result.
+        for n in range(workers):
+            said = (logs / f"worker-{n}.log").read_text(errors="replace").splitlines()
+            trouble = [line for line in said if "Traceback" in line or "ERROR" in line or "WARNING" in line]
+            if trouble:
+                print(f"worker {n} logged {len(trouble)} error/warning line(s); its last lines:", file=sys.stderr)
+                print("\n".join(said[-40:]), file=sys.stderr)
 
 
 def _ms(values: list[float], pct: int) -> float:
@@ -220,11 +229,14 @@ def main() -> int:
     parser.add_argument("--conversations", type=int, default=50)
     parser.add_argument("--clients-per-conversation", type=int, default=4)
     parser.add_argument("--quick", action="store_true", help="10 conversations, 40 clients")
+    parser.add_argument("--logs", metavar="DIR", type=Path, help="keep the workers' logs in DIR (default: a temporary folder)")
     args = parser.parse_args()
     conversations = 10 if args.quick else args.conversations
     with tempfile.TemporaryDirectory() as folder:
         db = args.pg or str(Path(folder) / "bench.db")
-        return asyncio.run(run(db, args.workers, conversations, args.clients_per_conversation))
+        logs = args.logs or Path(folder)
+        logs.mkdir(parents=True, exist_ok=True)
+        return asyncio.run(run(db, args.workers, conversations, args.clients_per_conversation, logs))
 
 
 if __name__ == "__main__":
