@@ -84,9 +84,12 @@ _ITEM_DOC = (
 )
 
 SQL_LAST_SEQ = "SELECT item_count FROM sessions WHERE id = $1"
+# The newest n by a backward walk of the primary key, cut at n. (Written as `seq > item_count - n`
+# the bound is a parameter the planner cannot see: on a long session it guessed a third of the
+# session's rows and chose a parallel sequential scan, 230 ms at 300,000 items.)
 SQL_LATEST = (
-    f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq > "
-    "(SELECT item_count FROM sessions WHERE id = $1) - $2 ORDER BY seq"
+    f"SELECT doc FROM (SELECT {_ITEM_DOC} AS doc, seq FROM items WHERE session_id = $1 "
+    "ORDER BY seq DESC LIMIT $2) AS newest ORDER BY seq"
 )
 SQL_RANGE = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq"
 SQL_ITEM = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = $2"
