@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,18 @@ from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolRegistr
 from tests import pg
 
 REPO = Path(__file__).resolve().parent.parent
+# The shared measurement set, beside the repository as in CI (../shared).
+TRIAGE_DEV = REPO.parent / "shared" / "data" / "triage" / "dev.jsonl"
+
+
+def triage_dev_set() -> Path:
+    """The triage dev set's path; skips without ../shared, but under CI=true that is a failure:
+    a guard over the shipped examples must never pass by not running."""
+    if not TRIAGE_DEV.exists():
+        if pg.in_ci():
+            pytest.fail(f"{TRIAGE_DEV} is missing: CI clones shared/ beside the repository")
+        pytest.skip(f"{TRIAGE_DEV} not present (clone shared/ beside the repository)")
+    return TRIAGE_DEV
 
 TEST_DESK = """
 [desk]
@@ -117,3 +130,49 @@ def pytest_runtest_makereport(item, call):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
         report.outcome = "failed"
         report.longrepr = f"a PostgreSQL test may not skip under CI=true: {reason}"
+
+
+# --- the `tui` marker: `pytest -m "not tui"` is the fast core loop ---------------------------------
+
+# What makes a test a TUI test: it drives an app with Pilot (`run_test`), compares a snapshot, or
+# runs the real command in tmux. Marked here, not by hand, so a new Pilot test cannot be forgotten.
+_TUI_WORDS = ("run_test(", "snap_compare")
+
+
+def _drives_the_tui(source: str) -> bool:
+    return any(word in source for word in _TUI_WORDS)
+
+
+def _module_helpers_driving_the_tui(module) -> set[str]:
+    """Names of a test module's own helpers that start the app (tests that call them are TUI tests)."""
+    names = set()
+    for name, value in vars(module).items():
+        if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("test_"):
+            try:
+                if _drives_the_tui(inspect.getsource(value)):
+                    names.add(name)
+            except (OSError, TypeError):
+                continue
+    return names
+
+
+def pytest_collection_modifyitems(config, items):
+    helpers: dict[str, set[str]] = {}
+    for item in items:
+        function = getattr(item, "function", None)
+        if function is None:
+            continue
+        module = item.module
+        if module.__name__ not in helpers:
+            helpers[module.__name__] = _module_helpers_driving_the_tui(module)
+        try:
+            source = inspect.getsource(function)
+        except (OSError, TypeError):
+            source = ""
+        if (
+            "snap_compare" in getattr(item, "fixturenames", ())
+            or item.get_closest_marker("tmux") is not None
+            or _drives_the_tui(source)
+            or any(f"{name}(" in source for name in helpers[module.__name__])
+        ):
+            item.add_marker(pytest.mark.tui)

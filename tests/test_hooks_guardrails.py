@@ -4,8 +4,6 @@ switched on and off in the desk file."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
@@ -16,11 +14,8 @@ from supportdesk.engine.protocol import Answer
 from supportdesk.engine.runner import drain
 from supportdesk.guardrails import INJECTION_REPLY, looks_like_injection, looks_off_topic
 from supportdesk.items import Message, Notice
-from tests.conftest import TEST_DESK, make_test_tools
+from tests.conftest import TEST_DESK, make_test_tools, triage_dev_set
 from tests.scripted import ScriptedModel
-
-REPO = Path(__file__).resolve().parent.parent
-DEV = REPO.parent / "shared" / "data" / "triage" / "dev.jsonl"
 
 # Prompt-injection and jailbreak phrasings collected for this test (written for it, in the
 # shapes public jailbreak write-ups describe: override, role-play, fake system turns, prompt
@@ -100,11 +95,7 @@ def rate(texts, check) -> float:
 
 
 def dev_messages() -> list[str]:
-    if not DEV.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{DEV} is missing: CI clones shared/ beside the repository")
-        pytest.skip("dev set not present")
-    return [json.loads(line)["text"] for line in DEV.open(encoding="utf-8")]
+    return [json.loads(line)["text"] for line in triage_dev_set().open(encoding="utf-8")]
 
 
 def test_false_positives_on_real_customer_messages_are_at_most_one_percent():

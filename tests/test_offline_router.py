@@ -12,7 +12,7 @@ from supportdesk.models.offline import classifier as clf
 from supportdesk.models.offline.classifier import TextClassifier, classifier_for, examples_key
 from supportdesk.lexicon import normalise
 from supportdesk.models.offline.router import Router
-from tests.conftest import REPO
+from tests.conftest import REPO, triage_dev_set
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +33,8 @@ def test_shipped_desk_has_plenty_of_examples(desk):
 
 def test_no_dev_message_is_shipped(desk):
     """The measurement set must not leak into the product's examples."""
-    dev = REPO.parent / "shared" / "data" / "triage" / "dev.jsonl"
-    if not dev.exists():
-        pytest.skip("dev set not present")
+    dev = triage_dev_set()
+
     def words(text: str) -> str:  # punctuation and case must not hide a copy
         return " ".join(re.findall(r"\w+", text.lower()))
 
@@ -154,3 +153,14 @@ def test_handoff_reason_is_a_short_topic(text, reason):
     from supportdesk.models.offline.triage import topic
 
     assert topic(text, "Technical") == reason
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_the_leak_guard_fails_in_ci_when_its_data_is_missing(tmp_path, monkeypatch, ci, outcome):
+    """Without ../shared the guard above cannot run: a skip on a laptop, a failure in CI."""
+    from tests import conftest
+
+    monkeypatch.setattr(conftest, "TRIAGE_DEV", tmp_path / "missing" / "dev.jsonl")
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="dev.jsonl"):
+        conftest.triage_dev_set()
