@@ -9,6 +9,7 @@ store's business.
 from __future__ import annotations
 
 from supportdesk.store import (
+    Change,
     ContextEntry,
     SearchHit,
     SessionInfo,
@@ -22,6 +23,7 @@ from supportdesk.store import (
 from supportdesk.store.figures import Distribution
 
 __all__ = [
+    "Change",
     "ContextEntry",
     "Distribution",
     "SearchHit",

@@ -8,7 +8,6 @@ built as `rich.text.Text` (literal), never as markup.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,9 +26,10 @@ from textual.widgets import Button, DataTable, Footer, Input, Label, Static
 from textual.widgets.button import ButtonVariant
 from textual.worker import Worker
 
-from supportdesk.engine.log import SearchHit, SessionInfo, Store, StoreError
+from supportdesk.engine.log import Change, SearchHit, SessionInfo, Store, StoreError
 from supportdesk.text import one_line, safe_text
 from supportdesk.tui.exporting import default_export_dir, write_export
+from supportdesk.tui.screens._feed import FollowsChanges
 from supportdesk.tui.seen import seen_counts, unseen
 from supportdesk.tui.themes import agent_colors
 
@@ -308,7 +308,7 @@ class ExportDialog(Dialog):
 # --- the browser --------------------------------------------------------------------------------
 
 
-class BrowserScreen(Screen[BrowserChoice | None]):
+class BrowserScreen(FollowsChanges[BrowserChoice | None]):
     """All sessions, paged, newest activity first, with search and row actions."""
 
     # Absolute, so a subclass defined elsewhere still finds it.
@@ -347,7 +347,6 @@ class BrowserScreen(Screen[BrowserChoice | None]):
         self._sessions: dict[str, SessionInfo] = {}
         self._debounce: Timer | None = None
         self._reload_soon: Timer | None = None
-        self._feed_task: asyncio.Task[None] | None = None
         # The search running now and its text: a new query cancels it at the first key, not
         # after the debounce, and cancelling stops the store's statement (it does not run on).
         self._searching: Worker[None] | None = None
@@ -376,7 +375,7 @@ class BrowserScreen(Screen[BrowserChoice | None]):
         self.watch(self.app, "theme", self._theme_changed, init=False)
         self.reload()
         # Sessions another process or machine writes appear: the store's change feed says when.
-        self.follow_changes()
+        self.follow_changes(self.store)
 
     # --- loading ---------------------------------------------------------------------------
 
@@ -429,26 +428,10 @@ class BrowserScreen(Screen[BrowserChoice | None]):
             if text == self.query_text:  # the user may have typed on meanwhile
                 self._show_hits(text, hits, infos, writers)
 
-    def follow_changes(self) -> None:
-        # A task, not a worker: it lives as long as the screen, and `workers.wait_for_complete()`
-        # (tests, quitting) must not wait for a feed that never ends.
-        if self._feed_task is None:
-            self._feed_task = asyncio.create_task(self._follow_changes(), name=f"{type(self).__name__} feed")
-
-    def on_unmount(self) -> None:
-        if self._feed_task is not None:
-            self._feed_task.cancel()
-            self._feed_task = None
-
-    async def _follow_changes(self) -> None:
+    async def on_change(self, change: Change) -> None:
         """Reload when sessions change; a burst of changes (a turn's steps) is one reload."""
-        try:
-            async with await self.store.follow() as feed:
-                async for _ in feed:
-                    if self._reload_soon is None:
-                        self._reload_soon = self.set_timer(self.FEED_SETTLE, self._reload_after_changes)
-        except StoreError as exc:
-            self.notify(f"Live updates stopped: {exc}", severity="warning", markup=False)
+        if self._reload_soon is None:
+            self._reload_soon = self.set_timer(self.FEED_SETTLE, self._reload_after_changes)
 
     def _reload_after_changes(self) -> None:
         self._reload_soon = None

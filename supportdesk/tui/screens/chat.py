@@ -11,7 +11,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, assert_never, cast
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,9 +23,22 @@ from textual.widgets import Footer, Input
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting
 from supportdesk.engine.runner import TurnError
-from supportdesk.items import Item
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
 from supportdesk.engine.pricing import session_cost
-from supportdesk.engine.log import StoreError
+from supportdesk.engine.log import Change, StoreError
 from supportdesk.text import safe_text
 from supportdesk import desk_state
 from supportdesk.desk_state import needs_staff
@@ -42,6 +55,7 @@ from supportdesk.tui.projection import (
 )
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
+from supportdesk.tui.screens._feed import FollowsChanges
 from supportdesk.tui.seen import mark_seen
 from supportdesk.tui.themes import remembered_setting
 from supportdesk.tui.slash import COMMANDS, Slash, SlashError, parse_slash
@@ -50,7 +64,19 @@ if TYPE_CHECKING:
     from supportdesk.tui.app import SupportDeskApp
 
 
-class ChatScreen(PaneActions):
+def bears_on_attention(item: Item) -> bool:
+    """Whether a new item can change why staff are needed (worth asking the runner again)."""
+    match item:
+        case Message() | Handoff() | Notice() | Takeover() | Release() | StateChange() | StaffReply():
+            return True
+        case ToolCall() | ToolResult() | ContextSet() | TagChange():
+            return False
+        case _:
+            assert_never(item)
+
+
+class ChatScreen(PaneActions, FollowsChanges[None]):
+    FEED_STOPPED = "Live follow stopped"
     CSS_PATH = "chat.tcss"
     BINDINGS = [
         # Short labels: the footer must keep them at 80 columns; help shows the tooltips.
@@ -80,7 +106,6 @@ class ChatScreen(PaneActions):
         self.session_id: str | None = session_id
         self._turn_lock = asyncio.Lock()
         self._apply_lock = asyncio.Lock()
-        self._feed_task: asyncio.Task[None] | None = None
         self._recent: list[Item] = []  # the latest items seen (for "what the last step changed")
         self._stops: list[int] = []  # seqs of every handoff so far (the timeline pages through them)
         self._handoffs_read: dict[int, Any] = {}
@@ -118,7 +143,7 @@ class ChatScreen(PaneActions):
         self.query_one(Prompt).focus()
         if self._settings_problem:
             self.notify(safe_text(self._settings_problem), severity="error", markup=False)
-        self.follow_changes()
+        self.follow_changes(self.store)
         await self.load(self.session_id)
         self.ready.set()
 
@@ -212,7 +237,7 @@ class ChatScreen(PaneActions):
                 # Someone else wrote in between: read the gap so nothing is skipped.
                 gap = await self.store.range(self.session_id, conversation.end + 1, items[0].seq - 1)
                 items = gap + list(items)
-            if any(i.kind == "notice" and i.notice_kind == "approval_requested" for i in items):
+            if any(isinstance(i, Notice) and i.notice_kind == "approval_requested" for i in items):
                 # Approve/deny work as soon as the request is on screen (the full check follows).
                 self._pending_approval = True
                 self.refresh_bindings()
@@ -226,7 +251,7 @@ class ChatScreen(PaneActions):
             bar = self.query_one(AgentBar)
             timeline = self.query_one(HandoffTimeline)
             for item in fresh:
-                if item.kind == "handoff":
+                if isinstance(item, Handoff):
                     self._stops.append(item.seq)
                     self._handoffs_read[item.seq] = item
                     timeline.add(item)
@@ -238,7 +263,7 @@ class ChatScreen(PaneActions):
                 last_call_seen(self._recent, conversation.end),
             )
             self._facts()
-            if any(item.kind in ("notice", "message", "handoff") for item in fresh):
+            if any(bears_on_attention(item) for item in fresh):
                 await self._refresh_attention()
 
     async def sync(self) -> None:
@@ -252,28 +277,10 @@ class ChatScreen(PaneActions):
             if self.is_current:
                 mark_seen(self.session_id, conversation.end)
 
-    def follow_changes(self) -> None:
-        # A task, not a worker: it lives as long as the screen, and `workers.wait_for_complete()`
-        # (tests, quitting) must not wait for a feed that never ends.
-        if self._feed_task is None:
-            self._feed_task = asyncio.create_task(self._follow_changes(), name=f"{type(self).__name__} feed")
-
-    def on_unmount(self) -> None:
-        if self._feed_task is not None:
-            self._feed_task.cancel()
-            self._feed_task = None
-
-    async def _follow_changes(self) -> None:
-        """Another process or machine wrote to this session: the store's change feed says so."""
-        try:
-            async with await self.store.follow() as feed:
-                async for change in feed:
-                    if change.session_id == self.session_id and change.head > self.query_one(Conversation).end:
-                        await self.sync()
-        except StoreError as exc:
-            self.notify(safe_text(f"Live follow stopped: {exc}"), severity="warning", markup=False)
-        except NoMatches:
-            pass  # the screen is closing
+    async def on_change(self, change: Change) -> None:
+        """Another process or machine wrote to this session: read what it added."""
+        if change.session_id == self.session_id and change.head > self.query_one(Conversation).end:
+            await self.sync()
 
     # --- turns ------------------------------------------------------------------------------------------
 
@@ -314,7 +321,7 @@ class ChatScreen(PaneActions):
 
         async def events() -> AsyncIterator[Event]:
             async for event in self.runner.send(self.session_id, text):
-                if isinstance(event, Appended) and event.item.kind == "message" and event.item.role == "customer":
+                if isinstance(event, Appended) and isinstance(event.item, Message) and event.item.role == "customer":
                     stored.append(True)
                 yield event
 
