@@ -67,8 +67,8 @@ async def _run_turns(
 ) -> int:
     from supportdesk.wiring import open_desk
     from supportdesk.engine.events import Appended, Done, SessionStarted, TurnWaiting
-    from supportdesk.export import item_line
-    from supportdesk.items import item_to_json
+    from supportdesk.export import in_brief_transcript, item_line
+    from supportdesk.items import Message, item_to_json
 
     async with await open_desk(args.db, args.config) as desk:
         session_id: str | None = None
@@ -105,9 +105,9 @@ async def _run_turns(
                         unsaved.pop(0)  # the turn's first item is its customer message
                     if args.json:
                         show(item_to_json(item))
-                    elif item.kind == "message" and item.role == "customer":
+                    elif isinstance(item, Message) and item.role == "customer":
                         _out(f"\n{item_line(item, desk.config)}")
-                    elif item.kind in ("message", "handoff", "notice") or args.verbose:
+                    elif in_brief_transcript(item) or args.verbose:
                         _out(item_line(item, desk.config))
     return _exit_code(outcomes)
 

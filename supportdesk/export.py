@@ -75,6 +75,17 @@ def item_line(item: Item, config: DeskConfig | None = None) -> str:
             assert_never(item)
 
 
+def in_brief_transcript(item: Item) -> bool:
+    """Whether `supportdesk run` prints the item without `--verbose`: what people said and did."""
+    match item:
+        case Message() | Handoff() | Notice():
+            return True
+        case ToolCall() | ToolResult() | ContextSet():
+            return False
+        case _:
+            assert_never(item)
+
+
 # --- Markdown ------------------------------------------------------------------------------------
 
 # The characters that start Markdown (GitHub's too) inside a line: emphasis, code, links and

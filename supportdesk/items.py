@@ -1,8 +1,8 @@
 """The session item kinds: the only things a session log holds.
 
 A session is an ordered, append-only list of these. Every pane of the TUI, every
-export and every eval is a fold over them, so a new kind is one model here, one
-projection, one widget.
+export and every eval is a fold over them, so a new kind is one model here (added to
+`Item`), then one branch in each consumer's `match` (tests/test_item_kinds.py lists them).
 
 Items are built without `seq`/`session_id`/`created_at` by the engine; the store
 stamps those when it appends them, in the same transaction that takes the seq.
@@ -11,7 +11,7 @@ stamps those when it appends them, in the same transaction that takes the seq.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -157,10 +157,11 @@ Item = Annotated[
     Field(discriminator="kind"),
 ]
 ITEM_ADAPTER: TypeAdapter[Item] = TypeAdapter(Item)
-ITEM_KINDS = (
-    "message", "tool_call", "tool_result", "handoff", "context_set", "notice",
-    "takeover", "release", "state_change", "staff_reply", "tag_change",
-)
+# Derived from the union above, so a new kind is declared once: its model, added to `Item`.
+# Every consumer dispatches with `match` + `assert_never`; tests/test_item_kinds.py runs each
+# kind through each of them, so a kind without a branch fails there, not on a user's screen.
+ITEM_TYPES: tuple[type[_ItemBase], ...] = get_args(get_args(Item)[0])
+ITEM_KINDS: tuple[str, ...] = tuple(model.model_fields["kind"].default for model in ITEM_TYPES)
 STAFF_KINDS = frozenset({"takeover", "release", "state_change", "staff_reply", "tag_change"})
 # Staff actions that are items of the older kinds (a note, a manual handoff, a context edit, an
 # approval decision) name their person and origin in the item's meta under this key.

@@ -15,7 +15,7 @@ Rules that real servers enforce (observed on llama.cpp, vLLM, Ollama and hosted 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, assert_never
 
 from supportdesk.engine.handoffs import transfer_tool_name
 from supportdesk.engine.protocol import StepRequest
@@ -220,37 +220,40 @@ class _Builder:
                 self.results[item.call_id] = _result_text(item)
         seen_result: set[str] = set()
         for item in items:
-            if isinstance(item, Message):
-                self._message(item)
-            elif isinstance(item, ToolCall):
-                self.call(item.call_id, item.name, item.arguments)
-            elif isinstance(item, ToolResult):
-                first = item.call_id not in seen_result
-                seen_result.add(item.call_id)
-                pending = {c["id"] for c in self.pending_calls}
-                if first and (item.call_id in pending or item.call_id in self.emitted_calls):
-                    continue  # placed right after its call
-                if item.call_id in pending or item.call_id in self.emitted_calls:
-                    self.add("user", _note(f"Later result of {item.name}: {_result_text(item)}"))
-                # A result whose call fell outside the history window is dropped: servers
-                # reject a tool message without its call.
-            elif isinstance(item, Handoff):
-                self._handoff(item)
-            elif isinstance(item, Notice):
-                text = _notice_text(item)
-                if text:
-                    self.add("user", _note(text))
-            elif isinstance(item, ContextSet):
-                continue  # the current context is in the system prompt
-            elif isinstance(item, StaffReply):
-                self.add("user", _note(f"{item.person} of the support staff wrote to the customer: {item.text}"))
-            elif isinstance(item, Takeover):
-                self.add("user", _note(f"{item.person} of the support staff took the conversation over; agents wait."))
-            elif isinstance(item, Release):
-                summary = f" Their summary: {item.summary}" if item.summary else ""
-                self.add("user", _note(f"{item.person} of the support staff gave the conversation back to {item.to_agent}.{summary}"))
-            elif isinstance(item, StateChange | TagChange):
-                continue  # the desk's bookkeeping, not conversation
+            match item:
+                case Message():
+                    self._message(item)
+                case ToolCall():
+                    self.call(item.call_id, item.name, item.arguments)
+                case ToolResult():
+                    first = item.call_id not in seen_result
+                    seen_result.add(item.call_id)
+                    pending = {c["id"] for c in self.pending_calls}
+                    if first and (item.call_id in pending or item.call_id in self.emitted_calls):
+                        continue  # placed right after its call
+                    if item.call_id in pending or item.call_id in self.emitted_calls:
+                        self.add("user", _note(f"Later result of {item.name}: {_result_text(item)}"))
+                    # A result whose call fell outside the history window is dropped: servers
+                    # reject a tool message without its call.
+                case Handoff():
+                    self._handoff(item)
+                case Notice():
+                    text = _notice_text(item)
+                    if text:
+                        self.add("user", _note(text))
+                case ContextSet():
+                    continue  # the current context is in the system prompt
+                case StaffReply():
+                    self.add("user", _note(f"{item.person} of the support staff wrote to the customer: {item.text}"))
+                case Takeover():
+                    self.add("user", _note(f"{item.person} of the support staff took the conversation over; agents wait."))
+                case Release():
+                    summary = f" Their summary: {item.summary}" if item.summary else ""
+                    self.add("user", _note(f"{item.person} of the support staff gave the conversation back to {item.to_agent}.{summary}"))
+                case StateChange() | TagChange():
+                    continue  # the desk's bookkeeping, not conversation
+                case _:
+                    assert_never(item)
         self.flush()
         return self.messages
 

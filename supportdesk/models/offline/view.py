@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, assert_never
 
 from supportdesk.engine.protocol import StepRequest
-from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.models.offline import slots as slot_extraction
 
 
@@ -112,30 +112,46 @@ class View:
         self.history = history
         self.last_seq = history[-1].seq if history else 0
 
-        self.customer_messages: list[Message] = [i for i in history if isinstance(i, Message) and i.role == "customer"]
-        last_customer_at = max((k for k, i in enumerate(history) if isinstance(i, Message) and i.role == "customer"), default=-1)
-        self.turn = history[last_customer_at + 1 :]
-        self.latest: str = self.customer_messages[-1].text if self.customer_messages else ""
-
+        # One pass over the log, every kind named: a new kind must say what the offline agents
+        # read from it (tests/test_item_kinds.py feeds each kind through here).
+        self.customer_messages: list[Message] = []
+        self.agent_messages: list[Message] = []
         self.tools: list[ToolEvent] = []
         by_id: dict[str, ToolEvent] = {}
-        for i in history:
-            if isinstance(i, ToolCall):
-                ev = ToolEvent(i.call_id, i.name, dict(i.arguments), i.seq, i.agent)
-                by_id[i.call_id] = ev
-                self.tools.append(ev)
-            elif isinstance(i, ToolResult) and i.call_id in by_id:
-                ev = by_id[i.call_id]
-                ev.done, ev.is_error = True, i.is_error
-                try:
-                    ev.output = json.loads(i.output)
-                except ValueError:
-                    ev.output = i.output
+        last_customer_at = -1
+        for at, i in enumerate(history):
+            match i:
+                case Message(role="customer"):
+                    self.customer_messages.append(i)
+                    last_customer_at = at
+                case Message(role="agent"):
+                    self.agent_messages.append(i)
+                case Message():
+                    pass  # staff notes and system lines are not the customer's facts
+                case ToolCall():
+                    ev = ToolEvent(i.call_id, i.name, dict(i.arguments), i.seq, i.agent)
+                    by_id[i.call_id] = ev
+                    self.tools.append(ev)
+                case ToolResult():
+                    if i.call_id in by_id:
+                        ev = by_id[i.call_id]
+                        ev.done, ev.is_error = True, i.is_error
+                        try:
+                            ev.output = json.loads(i.output)
+                        except ValueError:
+                            ev.output = i.output
+                case Handoff() | Notice():
+                    pass  # read per turn, below
+                case ContextSet():
+                    pass  # the context as of now comes whole in the request
+                case _:
+                    assert_never(i)
+        self.turn = history[last_customer_at + 1 :]
+        self.latest: str = self.customer_messages[-1].text if self.customer_messages else ""
         turn_start = self.turn[0].seq if self.turn else self.last_seq + 1
         self.turn_tools = [t for t in self.tools if t.seq >= turn_start]
         self.turn_handoffs = [i for i in self.turn if isinstance(i, Handoff)]
         self.turn_notices = [i for i in self.turn if isinstance(i, Notice)]
-        self.agent_messages = [i for i in history if isinstance(i, Message) and i.role == "agent"]
 
         self.facts = Facts()
         for m in self.customer_messages:

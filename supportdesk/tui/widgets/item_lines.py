@@ -18,7 +18,7 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from supportdesk.items import Item
+from supportdesk.items import Item, Message
 from supportdesk.tui.widgets.items import Frame, folds, frame, renderable
 from supportdesk.tui.widgets.render import AgentLook
 
@@ -228,7 +228,7 @@ class ItemLines(Widget):
         edge: list[Segment] = []
         if shape.edge is not None:
             color = self.get_component_rich_style(shape.edge).color
-            if item.kind == "message" and item.role == "agent":
+            if isinstance(item, Message) and item.role == "agent":
                 color = Style.parse(self.look.color(item.agent)).color
             edge = [Segment(EDGE, Style(color=color, bgcolor=base.bgcolor))]
         inner = max(1, width - len(edge) - shape.left - 1)

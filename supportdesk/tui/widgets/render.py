@@ -12,7 +12,7 @@ from typing import Any
 from rich.text import Text
 
 from supportdesk.config import DEFAULT_COLORS, DeskConfig
-from supportdesk.items import Handoff, Item
+from supportdesk.items import Handoff, Item, Message
 from supportdesk.text import safe_text
 
 ROLE_LABELS = {"customer": "Customer", "staff": "Staff", "system": "System"}
@@ -83,6 +83,6 @@ def handoff_text(item: Handoff, look: AgentLook, *, with_reason: bool = True) ->
 
 
 def speaker(item: Item, look: AgentLook) -> Text:
-    if item.kind == "message" and item.role in ROLE_LABELS:
+    if isinstance(item, Message) and item.role in ROLE_LABELS:
         return Text(ROLE_LABELS[item.role], style="bold")
     return look.label(item.agent)
