@@ -78,9 +78,9 @@ def item_line(item: Item, config: DeskConfig | None = None) -> str:
 def in_brief_transcript(item: Item) -> bool:
     """Whether `supportdesk run` prints the item without `--verbose`: what people said and did."""
     match item:
-        case Message() | Handoff() | Notice():
+        case Message() | Handoff() | Notice() | StaffReply() | Takeover() | Release():
             return True
-        case ToolCall() | ToolResult() | ContextSet():
+        case ToolCall() | ToolResult() | ContextSet() | StateChange() | TagChange():
             return False
         case _:
             assert_never(item)

@@ -23,6 +23,7 @@ from supportdesk.engine.protocol import StepRequest
 from supportdesk.engine.tools import APPROVAL_PENDING
 from supportdesk.export import in_brief_transcript, item_line, session_markdown
 from supportdesk.integrations.sdk_items import sdk_from_item
+from supportdesk.desk_state import advance, start
 from supportdesk.items import (
     ITEM_KINDS,
     ITEM_TYPES,
@@ -33,7 +34,14 @@ from supportdesk.items import (
     Message,
     Notice,
     NoticeKind,
+    Priority,
+    Release,
     Role,
+    SettableState,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
     ToolCall,
     ToolResult,
     _ItemBase,
@@ -41,7 +49,8 @@ from supportdesk.items import (
 from supportdesk.models.history import build_messages
 from supportdesk.models.offline.view import View
 from supportdesk.store import SessionInfo
-from supportdesk.tui.attention import bears_on_attention
+from supportdesk.staff import action_name, actor_of, audit_detail
+from supportdesk.tui.screens.chat import bears_on_attention
 from supportdesk.tui.screens.detail import item_detail
 from supportdesk.tui.widgets.items import folds, frame, renderable
 from supportdesk.tui.widgets.render import HANDOFF_ICONS, NOTICE_ICONS, AgentLook
@@ -71,6 +80,17 @@ SAMPLES: dict[str, list[Item]] = {
     "notice": [
         Notice(seq=40 + n, notice_kind=kind, text=f"a {kind} notice", data={"approval_id": "ap1"}, **ENVELOPE)
         for n, kind in enumerate(get_args(NoticeKind))
+    ],
+    "takeover": [Takeover(seq=50, person="dana", reason="angry customer", **ENVELOPE)],
+    "release": [Release(seq=51, person="dana", to_agent="billing", summary="refund agreed", **ENVELOPE)],
+    "state_change": [
+        StateChange(seq=52 + n, person="dana", state=state, reason="why", **ENVELOPE)
+        for n, state in enumerate(get_args(SettableState))
+    ],
+    "staff_reply": [StaffReply(seq=60, person="dana", text="I have refunded you", origin="cli", **ENVELOPE)],
+    "tag_change": [
+        TagChange(seq=61, person="dana", added=["vip"], removed=["new"], **ENVELOPE),
+        *(TagChange(seq=62 + n, person="dana", priority=p, **ENVELOPE) for n, p in enumerate(get_args(Priority))),
     ],
 }
 EVERY_SAMPLE = [item for kind in ITEM_KINDS for item in SAMPLES.get(kind, [])]
@@ -105,6 +125,10 @@ CONSUMERS: dict[str, Callable[[Any], object]] = {
     "tui folds": folds,
     "tui detail": item_detail,
     "tui attention": bears_on_attention,
+    "conversation state (header, inbox)": lambda item: advance(start("triage"), item),
+    "staff actor": actor_of,
+    "staff action name": action_name,
+    "staff audit": audit_detail,
     "export line (CLI)": lambda item: item_line(item, _config()),
     "CLI brief transcript": in_brief_transcript,
     "export markdown": _markdown,

@@ -13,7 +13,19 @@ from datetime import date
 from typing import Any, assert_never
 
 from supportdesk.engine.protocol import StepRequest
-from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
 from supportdesk.models.offline import slots as slot_extraction
 
 
@@ -144,6 +156,8 @@ class View:
                     pass  # read per turn, below
                 case ContextSet():
                     pass  # the context as of now comes whole in the request
+                case Takeover() | Release() | StateChange() | StaffReply() | TagChange():
+                    pass  # staff acting: the runner runs no agent while a person holds the conversation
                 case _:
                     assert_never(i)
         self.turn = history[last_customer_at + 1 :]
