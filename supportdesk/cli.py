@@ -378,6 +378,7 @@ PLUG_INS: dict[str, tuple[str, str]] = {
     "tag": ("supportdesk.staff_command", "tag a conversation, remove tags, set its priority"),
     "audit": ("supportdesk.staff_command", "every staff action: who, when, from where, what"),
     "stats": ("supportdesk.stats_command", "the desk's figures over a time range: a dashboard, or --json"),
+    "inbox": ("supportdesk.tui.inbox_command", "every live conversation, most urgent first: approve, deny, open"),
 }
 # Top-level options that take a value, so their value is not taken for the command's name.
 _VALUE_OPTIONS = {"--db", "--config", "--theme"}

@@ -67,6 +67,16 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (session_id, agent)
     );
     """,
+    # 2: where each conversation stands, kept by the appends (SQLite's migration 7): the
+    # state alone, indexed for the inbox's "needs staff" count, and the whole ConversationState
+    # as JSON. Sessions already here are folded once after this migration (`_migrate`).
+    """
+    ALTER TABLE sessions ADD COLUMN desk_state text;
+    ALTER TABLE sessions ADD COLUMN desk_summary text;
+    CREATE INDEX sessions_by_desk_state ON sessions (desk_state);
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
+# The migration that added the per-session summary: a database older than this folds its logs.
+DESK_SUMMARY_VERSION = 2

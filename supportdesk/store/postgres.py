@@ -30,16 +30,18 @@ from typing import Any
 
 import asyncpg
 
+from supportdesk.desk_state import ConversationState, advance, fold, start
 from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
 from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.figures import DeskFigures
 from supportdesk.store.pg_figures import read_figures
-from supportdesk.store.pg_schema import CURRENT_VERSION, MIGRATIONS, TABLES
+from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_SUMMARY_VERSION, MIGRATIONS, TABLES
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
     Change,
     ContextEntry,
+    DeskRow,
     SearchHit,
     SessionInfo,
     StoreError,
@@ -114,6 +116,13 @@ SQL_CONTEXT_AT = """
 SQL_USAGE_TOTALS = (
     "SELECT agent, input_tokens, output_tokens, reported FROM usage_totals WHERE session_id = $1 ORDER BY agent"
 )
+# Where the session stood before an append, its row locked until the append commits, so two
+# appends to one session advance the state one after the other (SQL_APPEND then sets it).
+SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent FROM sessions WHERE id = $1 FOR UPDATE"
+SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
+SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = $2, desk_summary = $3 WHERE id = $1"
+SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT $1"
+SQL_COUNT_NEEDING_STAFF = "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff'"
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
 SQL_APPEND = f"""
@@ -123,7 +132,9 @@ WITH head AS (
         handoff_count = handoff_count + $3,
         active_agent = coalesce($4, active_agent),
         title = CASE WHEN title = '' AND $5::text IS NOT NULL THEN $5::text ELSE title END,
-        updated_at = $6
+        updated_at = $6,
+        desk_state = $17,
+        desk_summary = $18
     WHERE id = $1
     RETURNING item_count - $2 AS last
 ), new AS (
@@ -213,6 +224,24 @@ def _item(row: asyncpg.Record) -> Item:
     return ITEM_ADAPTER.validate_json(row[0])
 
 
+async def _whole_log_state(conn: asyncpg.Connection, session_id: str, entry_agent: str) -> ConversationState:
+    """The state folded from the whole log (a fork, an import, a database before migration 2)."""
+    return fold((_item(r) for r in await conn.fetch(SQL_WHOLE_LOG, session_id)), start(entry_agent))
+
+
+async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str) -> None:
+    entry_agent = await conn.fetchval("SELECT entry_agent FROM sessions WHERE id = $1", session_id)
+    state = await _whole_log_state(conn, session_id, entry_agent)
+    await conn.execute(SQL_SET_SUMMARY, session_id, state.state, state.to_json())
+
+
+def _desk_row(row: asyncpg.Record) -> DeskRow:
+    cols = dict(row)
+    summary = cols.pop("desk_summary")
+    info = SessionInfo(**cols)
+    return DeskRow(info, ConversationState.from_json(summary) if summary else start(info.entry_agent))
+
+
 def lease_key(session_id: str) -> int:
     """The 64-bit advisory-lock key of a session's turn (collisions: about 2^-64 per pair)."""
     digest = hashlib.blake2b(f"supportdesk-turn:{session_id}".encode(), digest_size=8).digest()
@@ -289,6 +318,9 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
             await conn.execute("CREATE TABLE IF NOT EXISTS supportdesk_meta (key text PRIMARY KEY, value text NOT NULL)")
         for number in range(version + 1, CURRENT_VERSION + 1):
             await conn.execute(MIGRATIONS[number - 1])
+        if version < DESK_SUMMARY_VERSION:
+            for (session_id,) in await conn.fetch("SELECT id FROM sessions WHERE desk_summary IS NULL"):
+                await _keep_whole_log_state(conn, session_id)
         await conn.execute(
             "INSERT INTO supportdesk_meta (key, value) VALUES ('schema_version', $1) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -574,17 +606,20 @@ class PostgresStore:
         """A new session; `first` items are appended in the same transaction."""
         sid = session_id or uuid.uuid4().hex[:12]
         now = self.clock()
+        fresh = start(entry_agent)
         insert = f"""WITH s AS (
-                    INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta)
-                    VALUES ($1, $2, $3, $3, $4, $4, $5, $6) RETURNING {_SESSION_COLS})
+                    INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta,
+                                          desk_state, desk_summary)
+                    VALUES ($1, $2, $3, $3, $4, $4, $5, $6, $7, $8) RETURNING {_SESSION_COLS})
                 SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id) FROM s"""
-        params = (sid, title, now, entry_agent, channel, json.dumps(meta or {}, ensure_ascii=False))
+        params = (sid, title, now, entry_agent, channel, json.dumps(meta or {}, ensure_ascii=False),
+                  fresh.state, fresh.to_json())
         try:
             if first:
                 try:
                     async with self._pool.acquire() as conn, conn.transaction():
                         await conn.fetch(insert, *params)
-                        await conn.fetch(SQL_APPEND, *self._append_args(sid, first, now))
+                        await self._append_on(conn, sid, first, now)
                 except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
                     raise self._failed(exc) from None
                 info = await self.get_session(sid)
@@ -620,6 +655,13 @@ class PostgresStore:
     async def count_sessions(self) -> int:
         rows = await self._fetch("SELECT count(*) FROM sessions")
         return int(rows[0][0])
+
+    async def desk(self, *, limit: int = 200) -> list[DeskRow]:
+        return [_desk_row(r) for r in await self._fetch(SQL_DESK, limit)]
+
+    async def count_needing_staff(self) -> int:
+        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF)
+        return rows[0][0]
 
     async def set_status(self, session_id: str, status: str) -> None:
         await self._fetch(
@@ -673,15 +715,33 @@ class PostgresStore:
             [u[3] for u in usage],
         )
 
+    async def _append_on(self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime) -> int:
+        """The append inside the caller's transaction; returns the last seq before the items.
+
+        The session's kept state is read with its row locked and advanced over the new items
+        (a fold of a few items), then SQL_APPEND writes it with the head it moves."""
+        before = await conn.fetchrow(SQL_DESK_BEFORE, session_id)
+        if before is None:
+            raise StoreError(f"no session {session_id!r}")
+        count, summary, entry_agent = before
+        state = ConversationState.from_json(summary) if summary else start(entry_agent)
+        if state.seq != count:
+            state = await _whole_log_state(conn, session_id, entry_agent)
+        for n, item in enumerate(items, start=1):
+            state = advance(state, item.model_copy(update={"seq": count + n, "created_at": now}))
+        rows = await conn.fetch(SQL_APPEND, *self._append_args(session_id, items, now), state.state, state.to_json())
+        return rows[0][0]
+
     async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
         """Append items as one transaction; returns them stamped with seq and time."""
         if not items:
             return []
         now = self.clock()
-        rows = await self._fetch(SQL_APPEND, *self._append_args(session_id, items, now))
-        if not rows:
-            raise StoreError(f"no session {session_id!r}")
-        last = rows[0][0]
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                last = await self._append_on(conn, session_id, items, now)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
         return [
             item.model_copy(update={"session_id": session_id, "seq": last + n, "created_at": now})
             for n, item in enumerate(items, start=1)
@@ -811,6 +871,7 @@ class PostgresStore:
                     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_tsvector('simple', $9))",
                     item_rows,
                 )
+                await _keep_whole_log_state(conn, info.id)
                 await conn.executemany(
                     "INSERT INTO context_keys (session_id, key) VALUES ($1, $2)", [(info.id, key) for key in keys]
                 )
@@ -881,6 +942,7 @@ class PostgresStore:
                         "VALUES ($1, $2, $3, $4, $5)",
                         [(new_id, *row) for row in usage],
                     )
+                await _keep_whole_log_state(conn, new_id)
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{upto} 0 {new_id}")
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None

@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, field_validator
 
+from supportdesk.desk_state import ConversationState
 from supportdesk.items import Handoff, Item
 from supportdesk.store.figures import DeskFigures
 
@@ -133,6 +134,15 @@ def search_terms(text: str) -> list[tuple[str, bool]]:
 
 
 @dataclass(frozen=True)
+class DeskRow:
+    """One session as the inbox lists it: its row and where its conversation stands (the
+    summary the appends keep, `desk_state.fold` of its log)."""
+
+    session: SessionInfo
+    state: ConversationState
+
+
+@dataclass(frozen=True)
 class Change:
     """One entry of the change feed: session `session_id` now ends at `head` (its item count).
 
@@ -227,6 +237,16 @@ class Store(Protocol):
     async def set_status(self, session_id: str, status: str) -> None: ...
 
     async def delete_session(self, session_id: str) -> bool: ...
+
+    # --- the desk: where every conversation stands (a summary kept by the appends) ---
+    async def desk(self, *, limit: int = 200) -> list[DeskRow]:
+        """The `limit` most recently active sessions with their state, newest first: one query,
+        no log read (the state is the fold of the log that each append brings up to date)."""
+        ...
+
+    async def count_needing_staff(self) -> int:
+        """How many sessions are in state `needs_staff` (an index count, not a scan)."""
+        ...
 
     # --- the log ---
     async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]: ...

@@ -123,6 +123,18 @@ MIGRATIONS: list[str] = [
         INSERT INTO deleted_sessions (changed, session_id) SELECT value, old.id FROM feed_counter;
     END;
     """,
+    # 7: where each conversation stands (desk_state.py's fold), kept by the appends as
+    # item_count is, so the inbox lists a desk in one query and counts the sessions needing
+    # staff with one index probe. `desk_state` is the state alone (indexed, for the count);
+    # `desk_summary` the whole ConversationState as JSON. Sessions already in the file are
+    # folded once right after this migration (`sessions.backfill_summaries`).
+    """
+    ALTER TABLE sessions ADD COLUMN desk_state TEXT;
+    ALTER TABLE sessions ADD COLUMN desk_summary TEXT;
+    CREATE INDEX sessions_by_desk_state ON sessions (desk_state);
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
+# The migration that added the per-session summary: opening a file older than this folds its logs.
+DESK_SUMMARY_VERSION = 7

@@ -23,19 +23,21 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import aiosqlite
+from supportdesk.desk_state import ConversationState, advance, fold, start
 from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
 from supportdesk.store.location import default_db_path, parse_location
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
     ContextEntry,
+    DeskRow,
     SearchHit,
     SessionInfo,
     StoreError,
     StoreLocationError,
     search_terms,
 )
-from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, MIGRATIONS
+from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_SUMMARY_VERSION, MIGRATIONS
 from supportdesk.store.figures import DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease
@@ -96,11 +98,19 @@ SQL_APPEND_HEAD = """
         handoff_count = handoff_count + :handoffs,
         active_agent = coalesce(:active, active_agent),
         title = CASE WHEN title = '' AND :title IS NOT NULL THEN :title ELSE title END,
-        updated_at = :now
+        updated_at = :now,
+        desk_state = :state,
+        desk_summary = :summary
     WHERE id = :sid
     RETURNING item_count - :n,
         (SELECT coalesce(max(id), 0) FROM items) - (SELECT indexed_upto FROM search_progress)
 """
+# Where the session stood before an append (the append advances it over the new items).
+SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent FROM sessions WHERE id = ?"
+SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = ?, desk_summary = ? WHERE id = ?"
+# The inbox: the most recently active sessions with their kept state, one index range.
+SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT ?"
+SQL_COUNT_NEEDING_STAFF = "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff'"
 SQL_INSERT_ITEM = (
     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -169,6 +179,45 @@ _NO_LIMIT = 2**62
 
 def _session(row: Sequence[Any]) -> SessionInfo:
     return SessionInfo(**dict(zip(_SESSION_COLS.split(", "), row)))
+
+
+def _whole_log_state(conn: sqlite3.Connection, session_id: str, entry_agent: str) -> ConversationState:
+    """The state folded from the whole log (a session without a kept summary: a fork, an
+    import, a file from before migration 7). Inside the caller's transaction."""
+    rows = conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? ORDER BY seq", (session_id,))
+    return fold((_item(r) for r in rows), start(entry_agent))
+
+
+def _state_before(conn: sqlite3.Connection, session_id: str) -> tuple[int, ConversationState]:
+    """The session's head and its state as kept (or folded, if none was kept or it lags)."""
+    row = conn.execute(SQL_DESK_BEFORE, (session_id,)).fetchone()
+    if row is None:
+        raise StoreError(f"no session {session_id!r}")
+    count, summary, entry_agent = row
+    state = ConversationState.from_json(summary) if summary else start(entry_agent)
+    if state.seq != count:
+        state = _whole_log_state(conn, session_id, entry_agent)
+    return count, state
+
+
+def _keep_whole_log_state(conn: sqlite3.Connection, session_id: str) -> None:
+    """Fold a session's log and keep the result as its summary (inside a write transaction)."""
+    (entry_agent,) = conn.execute("SELECT entry_agent FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    state = _whole_log_state(conn, session_id, entry_agent)
+    conn.execute(SQL_SET_SUMMARY, (state.state, state.to_json(), session_id))
+
+
+def backfill_summaries(conn: sqlite3.Connection) -> None:
+    """Keep a summary for every session that has none (once, when migration 7 is applied)."""
+    for (session_id,) in conn.execute("SELECT id FROM sessions WHERE desk_summary IS NULL").fetchall():
+        _keep_whole_log_state(conn, session_id)
+
+
+def _desk_row(row: Sequence[Any]) -> DeskRow:
+    *cols, summary = row
+    info = _session(cols)
+    state = ConversationState.from_json(summary) if summary else start(info.entry_agent)
+    return DeskRow(info, state)
 
 
 def _item(row: Sequence[Any]) -> Item:
@@ -369,6 +418,8 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = Fal
             for statement in _split_script(MIGRATIONS[number - 1]):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
+        if version < DESK_SUMMARY_VERSION:
+            backfill_summaries(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute("COMMIT")
     except BaseException:
@@ -517,8 +568,11 @@ class _PreparedAppend:
     Everything that costs Python time happens here: other processes wait for the lock,
     so it is held only for the SQL itself (`run`, inside the transaction)."""
 
-    def __init__(self, session_id: str, items: Sequence[Item], stamp: str):
+    def __init__(self, session_id: str, items: Sequence[Item], when: datetime):
         self.session_id = session_id
+        self.items = items
+        self.when = when
+        stamp = when.isoformat()
         self.rows = [
             (
                 item.kind,
@@ -545,9 +599,16 @@ class _PreparedAppend:
         }
 
     def run(self, conn: sqlite3.Connection) -> int:
-        """Move the head and insert the rows; returns the last seq before them."""
+        """Move the head and insert the rows; returns the last seq before them.
+
+        The session's state advances over the new items here, under the write lock: a read of
+        the kept summary by primary key and a fold of a few items (microseconds), so two
+        processes appending to one session can never both advance from the same state."""
         session_id = self.session_id
-        moved = conn.execute(SQL_APPEND_HEAD, self.head).fetchall()
+        count, state = _state_before(conn, session_id)
+        for n, item in enumerate(self.items, start=1):
+            state = advance(state, item.model_copy(update={"seq": count + n, "created_at": self.when}))
+        moved = conn.execute(SQL_APPEND_HEAD, {**self.head, "state": state.state, "summary": state.to_json()}).fetchall()
         if not moved:
             raise StoreError(f"no session {session_id!r}")
         last, backlog = moved[0]
@@ -682,15 +743,17 @@ class SessionStore:
         """A new session; `first` items (the customer's first message) are appended in the same
         transaction, so a failed first append never leaves an empty session behind."""
         sid = session_id or uuid.uuid4().hex[:12]
-        now = self.clock().isoformat()
+        when = self.clock()
+        now = when.isoformat()
         meta_json = json.dumps(meta or {}, ensure_ascii=False)
-        append = _PreparedAppend(sid, first, now) if first else None
+        append = _PreparedAppend(sid, first, when) if first else None
+        fresh = start(entry_agent)
 
         def tx(conn: sqlite3.Connection) -> None:
             conn.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (sid, title, now, now, entry_agent, entry_agent, channel, meta_json),
+                "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta, "
+                "desk_state, desk_summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (sid, title, now, now, entry_agent, entry_agent, channel, meta_json, fresh.state, fresh.to_json()),
             )
             if append is not None:
                 append.run(conn)
@@ -726,6 +789,13 @@ class SessionStore:
         rows = await self._fetch("SELECT count(*) FROM sessions")
         return int(rows[0][0])
 
+    async def desk(self, *, limit: int = 200) -> list[DeskRow]:
+        return [_desk_row(r) for r in await self._fetch(SQL_DESK, (limit,))]
+
+    async def count_needing_staff(self) -> int:
+        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF)
+        return rows[0][0]
+
     async def set_status(self, session_id: str, status: str) -> None:
         await self._write(lambda conn: conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id)))
 
@@ -745,7 +815,7 @@ class SessionStore:
         if not items:
             return []
         now = self.clock()
-        prepared = _PreparedAppend(session_id, items, now.isoformat())
+        prepared = _PreparedAppend(session_id, items, now)
         last = await self._write(prepared.run)
         return [
             item.model_copy(update={"session_id": session_id, "seq": last + n, "created_at": now})
@@ -951,6 +1021,7 @@ class SessionStore:
                 (new_id, new_id),
             )
             conn.execute(SQL_FORK_USAGE, (new_id, session_id, upto))
+            _keep_whole_log_state(conn, new_id)
             # (the copies are new ids past the search mark: the next search indexes them)
 
         await self._write(tx)
@@ -997,6 +1068,7 @@ class SessionStore:
                 tuple(row[c] for c in cols),
             )
             conn.executemany(SQL_INSERT_ITEM, item_rows)
+            _keep_whole_log_state(conn, info.id)
             conn.executemany(SQL_ADD_CONTEXT_KEY, [(info.id, key) for key in keys])
             conn.executemany(
                 "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) VALUES (?, ?, ?, ?, ?)",

@@ -5,6 +5,7 @@ key bindings and slash commands:
 
 - `action_new_session()`     start a new session on the chat screen
 - `action_open_browser()`    push the session browser; its choice opens live or in replay
+- `action_open_inbox()`      push the inbox: every live conversation, most urgent first
 - `action_export()`          ask where, then write the current transcript (`.json` writes JSON)
 - `open_session(session_id)` show a session live on the chat screen (closes a replay)
 - `open_replay(session_id)`  replay a session read-only with a position cursor
@@ -22,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +31,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
@@ -124,7 +127,12 @@ class SupportDeskApp(App[int]):
         Binding("ctrl+b", "open_browser", "Sessions", show=False),
         Binding("ctrl+t", "open_bench", "Bench runs", show=False),
         Binding("f4", "open_dashboard", "Dashboard", show=False, tooltip="Pictures of the desk over a time range"),
+        Binding("f5", "open_inbox", "Inbox", tooltip="Every live conversation, most urgent first", show=False),
     ]
+    # How many conversations need staff (the badge on every screen; kept by the store's feed).
+    needing_staff: var[int] = var(0)
+    # What "now" is for the inbox's waiting times (tests fix it for stable snapshots).
+    clock: Callable[[], datetime] = staticmethod(lambda: datetime.now(timezone.utc))
 
     def __init__(
         self,
@@ -137,6 +145,7 @@ class SupportDeskApp(App[int]):
         *,
         desk_factory: Callable[[], Awaitable[Desk]] | None = None,
         export_dir: str | os.PathLike[str] | None = None,
+        inbox: bool = False,
     ):
         """`desk` is an opened Desk (tests); `desk_factory` opens one inside the app's loop."""
         super().__init__()
@@ -151,6 +160,8 @@ class SupportDeskApp(App[int]):
         self.chat: ChatScreen | None = None
         self.exit_code = 0
         self._theme_ready = False
+        self._open_inbox = inbox  # `supportdesk inbox`: open on the inbox
+        self._badge_task: asyncio.Task[None] | None = None
 
     # --- start-up ----------------------------------------------------------------------------------
 
@@ -250,6 +261,9 @@ class SupportDeskApp(App[int]):
         self.chat = chat
         self.call_after_refresh(self._warm_up)
         await chat.take_over(draft, queued)
+        self._start_badges()
+        if self._open_inbox:
+            self.action_open_inbox()
         if self._replay_id:
             replay_id = await self._resolve(self._replay_id)
             if replay_id is None:
@@ -269,6 +283,21 @@ class SupportDeskApp(App[int]):
         except Exception as exc:  # what opening the desk would have said, one line
             self._fail(f"cannot open the desk: {type(exc).__name__}: {exc}")
 
+    def _start_badges(self) -> None:
+        """The needs-staff badge on every full screen, its count kept by the store's feed."""
+        from supportdesk.tui.widgets.staff_badge import badge_screen, follow_staff_count
+
+        self.screen_change_signal.subscribe(self, badge_screen)
+        badge_screen(self.screen)
+        # A task, not a worker: it lasts as long as the app, and waiting for workers must not wait for it.
+        self._badge_task = asyncio.create_task(follow_staff_count(self, self.desk.store), name="staff badge")
+
+    def on_resize(self) -> None:
+        if self._badge_task is not None:
+            from supportdesk.tui.widgets.staff_badge import place_badges
+
+            place_badges(self)
+
     async def _resolve(self, prefix: str) -> str | None:
         assert self.desk is not None  # only the open desk resolves session ids
         info = await self.desk.store.find_session(prefix)
@@ -278,6 +307,8 @@ class SupportDeskApp(App[int]):
         return info.id
 
     async def on_unmount(self) -> None:
+        if self._badge_task is not None:
+            self._badge_task.cancel()
         if self._owns_desk and self.desk is not None:
             try:
                 await self.desk.close()
@@ -327,6 +358,14 @@ class SupportDeskApp(App[int]):
             self.notify("the session browser is not available in this build", severity="warning")
             return
         self.push_screen(BrowserScreen(chat.desk.store), self._browser_chose)
+
+    def action_open_inbox(self) -> None:
+        if self._chat_ready() is None:
+            return
+        from supportdesk.tui.screens.inbox import InboxScreen
+
+        if not isinstance(self.screen, InboxScreen):
+            self.push_screen(InboxScreen(self.desk, now=self.clock))
 
     def action_open_bench(self) -> None:
         """tau2-bench runs stored in this database; Enter on a task replays it beside its gold actions."""
@@ -430,7 +469,8 @@ def run_app(
     theme: str | None = None,
     session: str | None = None,
     replay: str | None = None,
+    inbox: bool = False,
 ) -> int:
-    app = SupportDeskApp(db=db, config=config, theme=theme, session_id=session, replay_id=replay)
+    app = SupportDeskApp(db=db, config=config, theme=theme, session_id=session, replay_id=replay, inbox=inbox)
     app.run()
     return app.exit_code

@@ -1,0 +1,296 @@
+"""The inbox: every recently active conversation on the desk, one row each, most urgent first.
+
+A row is a session and where it stands: customer, holder, state, how long in that state, the
+last line said. The state is the summary the store keeps with the appends (`desk_state.fold` of
+the log), so the whole list is one query (`Store.desk`), re-read when the store's change feed
+says something changed (sessions other processes create appear without a keypress).
+
+Staff act from here: Enter opens the conversation, `a`/`d` approve or deny its pending approval
+(through the runner, so a granted refund really happens). New activity re-sorts the rows but
+never moves the row under the cursor: that session keeps its place until the cursor leaves it.
+Customer text is drawn as `rich.text.Text` (literal), never as markup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from supportdesk.desk_state import ConversationState, State
+from supportdesk.items import utcnow
+from supportdesk.store import DeskRow, StoreError
+from supportdesk.text import one_line, safe_text
+
+# How many of the most recently active sessions the inbox lists.
+INBOX_LIMIT = 200
+# The state filter's steps (`s` cycles them): everything, then each group staff ask for.
+STATE_FILTERS: tuple[tuple[str, Callable[[ConversationState], bool]], ...] = (
+    ("all", lambda s: True),
+    ("needs staff", lambda s: s.state == "needs_staff"),
+    ("agent working", lambda s: (s.state, s.detail) == ("ai", "working")),
+    ("waiting for the customer", lambda s: (s.state, s.detail) == ("ai", "waiting_customer")),
+    ("resolved/idle", lambda s: s.state in ("resolved", "snoozed")),
+)
+# A state's look in its cell: (bold?, theme variable for the colour or "").
+_STATE_LOOK: dict[State, tuple[bool, str]] = {
+    "needs_staff": (True, "warning"),
+    "staff": (False, "accent"),
+    "ai": (False, ""),
+    "snoozed": (False, "text-muted"),
+    "resolved": (False, "text-muted"),
+}
+
+
+def waited(since: datetime | None, now: datetime) -> str:
+    """How long a state has held, in the unit a person reads at a glance: 45s, 12m, 3h, 2d."""
+    if since is None:
+        return ""
+    seconds = max(0, int((now - since).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def by_urgency(rows: Sequence[DeskRow], now: datetime) -> list[DeskRow]:
+    """Approvals and calls for a person first, then the longest waits (ties: newest activity)."""
+    return sorted(rows, key=lambda r: (r.state.urgency, r.state.since or now, r.session.id))
+
+
+def keep_place(order: list[DeskRow], session_id: str | None, index: int) -> list[DeskRow]:
+    """`order` with session `session_id` moved back to row `index` (the row under the cursor)."""
+    at = next((n for n, r in enumerate(order) if r.session.id == session_id), None)
+    if at is None or at == index:
+        return order
+    row = order.pop(at)
+    order.insert(min(index, len(order)), row)
+    return order
+
+
+class InboxTable(DataTable[Any]):
+    """The inbox's rows; Enter opens the conversation under the cursor."""
+
+
+class InboxScreen(Screen[None]):
+    CSS_PATH = "inbox.tcss"
+    BINDINGS = [
+        Binding("enter", "open", "Open", tooltip="Open the conversation under the cursor", show=False),
+        Binding("a", "approve", "Approve", tooltip="Grant the pending approval of this conversation"),
+        Binding("d", "deny", "Deny", tooltip="Deny the pending approval of this conversation"),
+        Binding("s", "cycle_state", "State", tooltip="Filter by state: all, needs staff, working, waiting, idle"),
+        Binding("g", "cycle_agent", "Agent", tooltip="Filter by the agent holding the conversation"),
+        Binding("escape", "app.pop_screen", "Back", tooltip="Back to the conversation"),
+    ]
+
+    state_filter: var[int] = var(0, init=False)
+    agent_filter: var[str] = var("", init=False)
+
+    def __init__(self, desk: Any, *, now: Callable[[], datetime] = utcnow, limit: int = INBOX_LIMIT):
+        super().__init__()
+        self.desk = desk
+        self.now = now
+        self.limit = limit
+        self.rows: list[DeskRow] = []  # as read, newest activity first
+        self.shown: list[DeskRow] = []  # as on screen
+        self._feed_task: asyncio.Task[None] | None = None
+        # Set after each reload has drawn its rows (tests wait on it; so does nothing else).
+        self.loads = 0
+
+    @property
+    def store(self) -> Any:
+        return self.desk.store
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="inbox-heading", markup=False)
+        table = InboxTable(id="inbox", cursor_type="row", zebra_stripes=True)
+        table.add_column("Customer", key="customer", width=22)
+        table.add_column("Agent", key="agent", width=10)
+        table.add_column("State", key="state", width=26)
+        table.add_column("For", key="for", width=5)
+        table.add_column("Last line", key="last")
+        yield table
+        yield Static("", id="inbox-empty", markup=False)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(InboxTable).focus()
+        self.reload()
+        self.follow_changes()
+        # "How long" ages while nothing is written: redraw the times now and then.
+        self.set_interval(30, self._redraw)
+
+    def on_resize(self) -> None:
+        self._fit_columns()
+
+    # --- reading ---------------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="inbox-load")
+    async def reload(self) -> None:
+        """Read the desk (one query) and redraw; a newer change cancels a read still running."""
+        try:
+            self.rows = await self.store.desk(limit=self.limit)
+        except StoreError as exc:
+            self.notify(safe_text(str(exc)), severity="error", markup=False)
+            return
+        self._redraw()
+        self.loads += 1
+
+    def follow_changes(self) -> None:
+        # A task, not a worker: it lives as long as the screen, and waiting for all workers
+        # (tests, quitting) must not wait for a feed that never ends.
+        if self._feed_task is None:
+            self._feed_task = asyncio.create_task(self._follow_changes(), name="inbox feed")
+
+    def on_unmount(self) -> None:
+        if self._feed_task is not None:
+            self._feed_task.cancel()
+            self._feed_task = None
+
+    async def _follow_changes(self) -> None:
+        try:
+            async with await self.store.follow() as feed:
+                async for _ in feed:
+                    self.reload()
+        except StoreError as exc:
+            self.notify(safe_text(f"Live follow stopped: {exc}"), severity="warning", markup=False)
+
+    # --- drawing ---------------------------------------------------------------------------------------
+
+    def _filtered(self) -> list[DeskRow]:
+        _, wanted = STATE_FILTERS[self.state_filter]
+        return [r for r in self.rows if wanted(r.state) and (not self.agent_filter or r.state.holder == self.agent_filter)]
+
+    def _agent_title(self, name: str, staff: bool) -> str:
+        agent = self.desk.config.agents.get(name) if not staff else None
+        return agent.title if agent is not None else name
+
+    def _state_style(self, state: State) -> str:
+        bold, variable = _STATE_LOOK[state]
+        colour = self.app.theme_variables.get(variable, "") if variable else ""
+        return " ".join(part for part in ("bold" if bold else "", colour) if part)
+
+    def _cells(self, row: DeskRow, now: datetime) -> tuple[Text, ...]:
+        state = row.state
+        who = state.customer or row.session.title or "Untitled session"
+        label = state.reason if state.detail == "approval" else state.label
+        last = f"{state.last_role}: {state.last_line}" if state.last_line else ""
+        return (
+            Text(one_line(safe_text(who), 40)),
+            Text(self._agent_title(state.holder, state.held_by_staff)),
+            Text(safe_text(label), style=self._state_style(state.state)),
+            Text(waited(state.since or row.session.updated_at, now)),
+            Text(one_line(safe_text(last), 200)),
+        )
+
+    def _redraw(self) -> None:
+        table = self.query_one(InboxTable)
+        now = self.now()
+        cursor_id = self.shown[table.cursor_row].session.id if 0 <= table.cursor_row < len(self.shown) else None
+        order = by_urgency(self._filtered(), now)
+        self.shown = keep_place(order, cursor_id, table.cursor_row)
+        scroll = table.scroll_offset
+        table.clear()
+        for row in self.shown:
+            table.add_row(*self._cells(row, now), key=row.session.id)
+        at = next((n for n, r in enumerate(self.shown) if r.session.id == cursor_id), 0)
+        table.move_cursor(row=at, animate=False, scroll=False)
+        table.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
+        self._heading()
+        self._fit_columns()
+        self.query_one("#inbox-empty", Static).update(
+            "" if self.shown else ("No conversations yet." if not self.rows else "No conversation matches the filters.")
+        )
+
+    def _heading(self) -> None:
+        needing = sum(1 for r in self.rows if r.state.needs_staff)
+        state_name, _ = STATE_FILTERS[self.state_filter]
+        agent = self._agent_title(self.agent_filter, False) if self.agent_filter else "all"
+        self.query_one("#inbox-heading", Static).update(
+            Text.assemble(
+                ("Inbox", "bold"),
+                f" · {len(self.shown)} of {len(self.rows)} conversations · {needing} need staff",
+                f" · state: {state_name} · agent: {agent}",
+            )
+        )
+
+    def _fit_columns(self) -> None:
+        """The last line takes whatever width the fixed columns leave."""
+        table = self.query_one(InboxTable)
+        last = next((c for k, c in table.columns.items() if k.value == "last"), None)
+        if last is None:
+            return
+        fixed = sum(c.width for k, c in table.columns.items() if k.value != "last")
+        spare = max(12, self.size.width - fixed - 2 * len(table.columns) - 2)
+        if last.width != spare or last.auto_width:
+            last.auto_width = False
+            last.width = spare
+            table.refresh()
+
+    def watch_state_filter(self) -> None:
+        self._redraw()
+
+    def watch_agent_filter(self) -> None:
+        self._redraw()
+
+    # --- actions ---------------------------------------------------------------------------------------
+
+    def _current(self) -> DeskRow | None:
+        table = self.query_one(InboxTable)
+        return self.shown[table.cursor_row] if 0 <= table.cursor_row < len(self.shown) else None
+
+    @on(DataTable.RowSelected, "#inbox")
+    async def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        await self.action_open()
+
+    async def action_open(self) -> None:
+        row = self._current()
+        if row is not None:
+            await self.app.open_session(row.session.id)
+
+    def action_cycle_state(self) -> None:
+        self.state_filter = (self.state_filter + 1) % len(STATE_FILTERS)
+
+    def action_cycle_agent(self) -> None:
+        holders = ["", *sorted({r.state.holder for r in self.rows if r.state.holder})]
+        at = holders.index(self.agent_filter) if self.agent_filter in holders else 0
+        self.agent_filter = holders[(at + 1) % len(holders)]
+
+    def action_approve(self) -> None:
+        self._decide(True)
+
+    def action_deny(self) -> None:
+        self._decide(False)
+
+    def _decide(self, granted: bool) -> None:
+        row = self._current()
+        if row is None or not row.state.pending:
+            self.notify("No approval is waiting in this conversation", severity="warning")
+            return
+        self.decide(row.session.id, row.state.pending[0].approval_id, row.state.pending[0].tool, granted)
+
+    @work(group="inbox-decide")
+    async def decide(self, session_id: str, approval_id: str, tool: str, granted: bool) -> None:
+        """Grant or deny through the runner: the tool runs (or not) and the agent tells the customer."""
+        from supportdesk.engine.runner import TurnError, drain
+
+        try:
+            await drain(self.desk.runner.decide_approval(session_id, approval_id, granted))
+        except (TurnError, StoreError) as exc:
+            self.notify(safe_text(str(exc)), severity="error", markup=False)
+            return
+        verdict = "granted" if granted else "denied"
+        self.notify(safe_text(f"{tool} {verdict} in session {session_id}"), title="Approval", markup=False)
+
+
+__all__ = ["InboxScreen", "by_urgency", "keep_place", "waited"]

@@ -1,0 +1,148 @@
+"""The per-session summary (where each conversation stands), on both adapters: kept by every
+append equal to a fold of the whole log, listed for the inbox in one query, counted for the badge,
+right after forks, imports, appends from another process and the migration of an older database."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from supportdesk.desk_state import fold, start
+from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
+from supportdesk.store import SessionStore, Store, open_store
+from supportdesk.store import sessions as store_sql
+from supportdesk.store.schema import DESK_SUMMARY_VERSION, MIGRATIONS
+from tests.test_store import StepClock, pytest_generate_tests, store, where  # noqa: F401  (the contract's fixtures)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def approval(approval_id: str = "ap1") -> Notice:
+    return Notice(notice_kind="approval_requested", text="Billing asks staff to approve refund", agent="billing",
+                  data={"approval_id": approval_id, "tool": "refund", "arguments": {"charge_id": "CH-26"}})
+
+
+CONVERSATION = [
+    [Message(role="customer", text="I was charged twice", agent="triage")],
+    [ContextSet(key="customer_email", value="dana@example.com", writer="triage", agent="triage"),
+     Handoff(from_agent="triage", to_agent="billing", reason="duplicate charge", agent="triage")],
+    [ToolCall(call_id="c1", name="refund", arguments={"charge_id": "CH-26"}, agent="billing"),
+     ToolResult(call_id="c1", name="refund", output="waiting for staff approval", agent="billing"), approval()],
+    [Message(role="agent", text="I've asked a colleague to approve the refund.", agent="billing")],
+    [Notice(notice_kind="approval_granted", text="Staff granted refund.", agent="billing", data={"approval_id": "ap1"}),
+     Message(role="agent", text="Refunded $29.00.", agent="billing")],
+]
+
+
+async def test_every_append_keeps_the_state_equal_to_a_fold_of_the_whole_log(store: Store) -> None:
+    info = await store.create_session("triage", session_id="s1")
+    [row] = await store.desk()
+    assert row.session.id == "s1" and row.state == start("triage")
+    for batch in CONVERSATION:
+        await store.append(info.id, batch)
+        whole = await store.range(info.id, 1, await store.last_seq(info.id))
+        [row] = await store.desk()
+        assert row.state == fold(whole, start("triage"))
+        assert row.session.item_count == len(whole)
+    assert (row.state.state, row.state.detail, row.state.holder) == ("ai", "waiting_customer", "billing")
+    assert row.state.customer == "dana@example.com" and row.state.last_line == "Refunded $29.00."
+
+
+async def test_the_desk_lists_newest_first_with_states_and_counts_those_needing_staff(store: Store) -> None:
+    for sid in ("a", "b", "c"):
+        await store.create_session("triage", session_id=sid, first=[Message(role="customer", text=f"hi {sid}", agent="triage")])
+    await store.append("a", [approval()])
+    await store.append("c", [Notice(notice_kind="human_requested", text="asked for a person", agent="triage")])
+    rows = await store.desk()
+    assert [r.session.id for r in rows] == ["c", "a", "b"]
+    assert [(r.state.state, r.state.detail) for r in rows] == [
+        ("needs_staff", "human_requested"), ("needs_staff", "approval"), ("ai", "working")]
+    assert rows[0].state.since == rows[0].session.updated_at  # began with the notice's append
+    assert await store.count_needing_staff() == 2
+    assert [r.session.id for r in await store.desk(limit=1)] == ["c"]
+    await store.append("a", [Notice(notice_kind="approval_denied", text="denied", agent="billing",
+                                    data={"approval_id": "ap1"})])
+    assert await store.count_needing_staff() == 1
+    await store.delete_session("c")
+    assert await store.count_needing_staff() == 0
+
+
+async def test_a_fork_and_an_import_keep_the_state_of_the_items_they_hold(store: Store) -> None:
+    info = await store.create_session("triage", session_id="src")
+    for batch in CONVERSATION:
+        await store.append(info.id, batch)
+    fork = await store.fork(info.id, 6)  # up to the approval request
+    by_id = {r.session.id: r.state for r in await store.desk()}
+    assert by_id[fork.id] == fold(await store.range(fork.id, 1, 6), start("triage"))
+    assert by_id[fork.id].detail == "approval"
+    assert await store.count_needing_staff() == 1
+    # Appending to the fork goes on from its kept state.
+    await store.append(fork.id, [Notice(notice_kind="approval_granted", text="ok", agent="billing",
+                                        data={"approval_id": "ap1"})])
+    assert await store.count_needing_staff() == 0
+    items = await store.range(info.id, 1, 99)
+    usage = await store.usage_totals(info.id)
+    source = await store.get_session(info.id)
+    assert source is not None
+    await store.delete_session(info.id)
+    await store.import_session(source, items, usage)  # type: ignore[attr-defined]
+    by_id = {r.session.id: r.state for r in await store.desk()}
+    assert by_id[info.id] == fold(items, start("triage"))
+
+
+WRITER = """
+import asyncio, sys
+from supportdesk.items import Message, Notice
+from supportdesk.store import open_store
+
+async def main(where, sid):
+    store = await open_store(where)
+    await store.create_session("triage", session_id=sid, first=[Message(role="customer", text="from afar", agent="triage")])
+    await store.append(sid, [Notice(notice_kind="approval_requested", text="refund?", agent="billing",
+                                    data={"approval_id": "x1", "tool": "refund"})])
+    await store.close()
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+async def test_sessions_written_by_another_process_are_listed_with_their_state(store: Store, where) -> None:
+    subprocess.run([sys.executable, "-c", WRITER, str(where), "far"], check=True, cwd=REPO, timeout=120)
+    [row] = await store.desk()
+    assert row.session.id == "far" and row.state.reason == "approval pending: refund"
+    assert await store.count_needing_staff() == 1
+
+
+@pytest.mark.sqlite_only
+async def test_opening_an_older_file_folds_every_session_once(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    async with await SessionStore.open(path) as fresh:
+        await fresh.create_session("triage", session_id="old1")
+        for batch in CONVERSATION[:3]:
+            await fresh.append("old1", batch)
+        expected = fold(await fresh.range("old1", 1, 99), start("triage"))
+    # Take the file back to before the summary existed.
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP INDEX sessions_by_desk_state")
+        conn.execute("ALTER TABLE sessions DROP COLUMN desk_summary")
+        conn.execute("ALTER TABLE sessions DROP COLUMN desk_state")
+        conn.execute(f"PRAGMA user_version = {DESK_SUMMARY_VERSION - 1}")
+    async with await SessionStore.open(path) as reopened:
+        [row] = await reopened.desk()
+        assert row.state == expected and row.state.detail == "approval"
+        assert await reopened.count_needing_staff() == 1
+    assert len(MIGRATIONS) >= DESK_SUMMARY_VERSION
+
+
+@pytest.mark.sqlite_only
+async def test_the_desk_reads_are_index_searches(tmp_path: Path) -> None:
+    async with await SessionStore.open(tmp_path / "d.db"):
+        pass
+    with sqlite3.connect(tmp_path / "d.db") as conn:
+        for sql, params in ((store_sql.SQL_DESK, (50,)), (store_sql.SQL_COUNT_NEEDING_STAFF, ())):
+            plan = " ".join(str(r[-1]) for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+            assert "USING INDEX" in plan or "USING COVERING INDEX" in plan, plan

@@ -1,0 +1,233 @@
+"""The inbox, driven through Pilot: rows by urgency with their states, filters, Enter to open,
+approve/deny from the row (the refund really happens through the runner), the row under the
+cursor never moved by new activity, sessions from another OS process appearing live, and the
+needs-staff badge on every screen."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from supportdesk.engine.protocol import Answer
+from supportdesk.items import Message, Notice
+from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.screens.browser import BrowserScreen
+from supportdesk.tui.screens.inbox import InboxScreen, InboxTable, keep_place, waited
+from supportdesk.tui.widgets.staff_badge import StaffBadge
+from tests.conftest import REPO
+from tests.inbox_seed import INBOX_NOW, seed_desk_states
+from tests.tui_seed import scripted_desk, until
+
+
+def inbox_of(app: SupportDeskApp) -> InboxScreen:
+    screen = app.screen
+    assert isinstance(screen, InboxScreen)
+    return screen
+
+
+def cells(screen: InboxScreen) -> list[list[str]]:
+    table = screen.query_one(InboxTable)
+    return [[str(c) for c in table.get_row_at(n)] for n in range(table.row_count)]
+
+
+def badge(app: SupportDeskApp) -> StaffBadge:
+    return app.screen.query_one(StaffBadge)
+
+
+async def open_inbox(pilot, app: SupportDeskApp, loads: int = 1) -> InboxScreen:
+    await until(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.loads >= loads)
+    return inbox_of(app)
+
+
+def inbox_app(desk) -> SupportDeskApp:
+    app = SupportDeskApp(desk=desk, inbox=True)
+    app.clock = lambda: INBOX_NOW
+    return app
+
+
+async def test_rows_show_customer_holder_state_wait_and_last_line_most_urgent_first(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    ids = await seed_desk_states(desk.store)
+    app = inbox_app(desk)
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await open_inbox(pilot, app)
+        await until(pilot, lambda: len(screen.shown) == 4)
+        order = [r.session.id for r in screen.shown]
+        # Approvals and calls for a person first (the longest wait first), then working, then waiting.
+        assert order == [ids["approval"], ids["human"], ids["working"], ids["waiting"]]
+        rows = cells(screen)
+        assert rows[0][:3] == ["dana@example.com", "Senior", "approval pending: refund"]
+        assert rows[0][4] == "agent: A colleague must approve that refund."
+        assert rows[1][1:3] == ["Triage", "human requested"]
+        assert rows[2][0] == "My app crashes when I upload a photo"  # no customer known: the title
+        assert rows[2][1:3] == ["Technical", "agent working"]
+        assert rows[3][:3] == ["kim@example.com", "Triage", "waiting for the customer"]
+        since = screen.shown[0].state.since
+        assert since is not None and rows[0][3] == waited(since, INBOX_NOW) and rows[0][3].endswith("m")
+        # The badge counts the two that need staff, on this screen and on the chat screen below.
+        await until(pilot, lambda: badge(app).count == 2)
+        assert badge(app).has_class("-some") and "2 need staff" in str(badge(app).render())
+    await desk.close()
+
+
+async def test_filters_by_state_and_by_agent(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    ids = await seed_desk_states(desk.store)
+    app = inbox_app(desk)
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await open_inbox(pilot, app)
+        await until(pilot, lambda: len(screen.shown) == 4)
+        await pilot.press("s")  # needs staff
+        assert [r.session.id for r in screen.shown] == [ids["approval"], ids["human"]]
+        await pilot.press("s")  # agent working
+        assert [r.session.id for r in screen.shown] == [ids["working"]]
+        await pilot.press("s", "s", "s")  # waiting, idle, back to all
+        assert len(screen.shown) == 4
+        await pilot.press("g")  # the first holder by name: senior, technical, triage
+        assert screen.agent_filter == "senior" and [r.session.id for r in screen.shown] == [ids["approval"]]
+        await pilot.press("g", "g")
+        assert screen.agent_filter == "triage"
+        assert {r.session.id for r in screen.shown} == {ids["human"], ids["waiting"]}
+        assert "agent: Triage" in str(screen.query_one("#inbox-heading").render())
+    await desk.close()
+
+
+async def test_enter_opens_the_conversation_and_f4_comes_back(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    ids = await seed_desk_states(desk.store)
+    app = inbox_app(desk)
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await open_inbox(pilot, app)
+        await until(pilot, lambda: len(screen.shown) == 4)
+        await pilot.press("down", "enter")
+        await until(pilot, lambda: app.screen is app.chat and app.chat.session_id == ids["human"])
+        await pilot.press("f4")
+        await open_inbox(pilot, app)
+    await desk.close()
+
+
+async def test_the_palette_opens_the_inbox(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: app.chat is not None)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"open inbox")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, InboxScreen))
+    await desk.close()
+
+
+async def test_new_activity_never_moves_the_row_under_the_cursor(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    ids = await seed_desk_states(desk.store)
+    app = inbox_app(desk)
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await open_inbox(pilot, app)
+        await until(pilot, lambda: len(screen.shown) == 4)
+        await pilot.press("down", "down", "down")
+        table = screen.query_one(InboxTable)
+        assert table.cursor_row == 3 and screen.shown[3].session.id == ids["waiting"]
+        # The waiting conversation turns urgent (it would sort first) and another one too.
+        loads = screen.loads
+        await desk.store.append(ids["waiting"], [Notice(notice_kind="human_requested", text="person!", agent="triage")])
+        await desk.store.append(ids["working"], [Notice(notice_kind="limit", text="Limit reached.", agent="technical")])
+        await until(pilot, lambda: screen.loads > loads and screen.shown[3].state.detail == "human_requested"
+                    and any(r.state.detail == "limit" for r in screen.shown))
+        assert table.cursor_row == 3 and screen.shown[3].session.id == ids["waiting"]
+        assert str(table.get_row_at(3)[2]) == "human requested"
+        # Once the cursor leaves it, the next change sorts it where it belongs.
+        await pilot.press("up")
+        loads = screen.loads
+        await desk.store.append(ids["approval"], [Message(role="agent", text="Still waiting.", agent="senior")])
+        await until(pilot, lambda: screen.loads > loads)
+        assert [r.state.state for r in screen.shown[:3]] == ["needs_staff"] * 3
+    await desk.close()
+
+
+def test_keep_place_moves_only_the_row_under_the_cursor() -> None:
+    class Row:
+        def __init__(self, sid: str) -> None:
+            self.session = type("S", (), {"id": sid})()
+
+    rows = [Row(s) for s in "abcd"]
+    assert [r.session.id for r in keep_place(list(rows), "a", 2)] == list("bcad")
+    assert [r.session.id for r in keep_place(list(rows), "d", 9)] == list("abcd")
+    assert [r.session.id for r in keep_place(list(rows), "zz", 0)] == list("abcd")
+
+
+async def test_sessions_another_process_creates_appear_without_a_keypress(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = inbox_app(desk)
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await open_inbox(pilot, app)
+        assert screen.shown == [] and "No conversations yet." in str(screen.query_one("#inbox-empty").render())
+        writer = subprocess.Popen([sys.executable, "-m", "tests.inbox_seed", str(db_path), "far-"], cwd=REPO)
+        try:
+            await until(pilot, lambda: writer.poll() is not None, tries=6000)
+            assert writer.returncode == 0
+        finally:
+            if writer.poll() is None:
+                writer.kill()
+        await until(pilot, lambda: len(screen.shown) == 4)
+        assert {r.session.id for r in screen.shown} == {"far-approval", "far-human", "far-working", "far-waiting"}
+        await until(pilot, lambda: badge(app).count == 2)
+    await desk.close()
+
+
+async def test_approving_from_the_inbox_makes_the_refund_happen(db_path, test_desk):
+    desk, _, refunds = await scripted_desk(db_path, test_desk, [Answer("Your refund of $300 is done.")])
+    ids = await seed_desk_states(desk.store)
+    app = inbox_app(desk)
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await open_inbox(pilot, app)
+        await until(pilot, lambda: len(screen.shown) == 4 and badge(app).count == 2)
+        await pilot.press("down")
+        await pilot.press("a")  # the human-requested row has no approval: nothing happens
+        await until(pilot, lambda: any("No approval" in n.message for n in app._notifications))
+        assert refunds == []
+        await pilot.press("up", "a")
+        await until(pilot, lambda: refunds == [300.0])
+        await until(pilot, lambda: badge(app).count == 1)
+
+        def approval_row():
+            return next(r for r in screen.shown if r.session.id == ids["approval"])
+
+        # The agent tells the customer; the row follows the log.
+        await until(pilot, lambda: approval_row().state.last_line == "Your refund of $300 is done.")
+        assert (approval_row().state.state, approval_row().state.detail) == ("ai", "waiting_customer")
+        assert await desk.runner.pending_approvals(ids["approval"]) == []
+    await desk.close()
+
+
+async def test_denying_from_the_inbox_refunds_nothing(db_path, test_desk):
+    desk, _, refunds = await scripted_desk(db_path, test_desk, [Answer("Sorry, that refund was declined.")])
+    ids = await seed_desk_states(desk.store)
+    app = inbox_app(desk)
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await open_inbox(pilot, app)
+        await until(pilot, lambda: len(screen.shown) == 4)
+        await pilot.press("d")
+        await until(pilot, lambda: badge(app).count == 1)
+        notices = [i.notice_kind for i in await desk.store.of_kind(ids["approval"], "notice")]
+        assert "approval_denied" in notices and refunds == []
+    await desk.close()
+
+
+async def test_the_badge_is_on_every_screen_and_hidden_at_zero(db_path, test_desk):
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.screen.query(StaffBadge))
+        assert not badge(app).has_class("-some") and not badge(app).display
+        ids = await seed_desk_states(desk.store)
+        await until(pilot, lambda: badge(app).count == 2)
+        assert badge(app).display and badge(app).region.y == 0
+        assert badge(app).region.right == 100  # the top right corner
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: isinstance(app.screen, BrowserScreen) and app.screen.query(StaffBadge))
+        await until(pilot, lambda: badge(app).count == 2)
+        await desk.store.append(ids["human"], [Message(role="staff", text="Hi, I'm here.", agent="triage")])
+        await until(pilot, lambda: badge(app).count == 1)
+        assert "1 needs staff" in str(badge(app).render())
+    await desk.close()
