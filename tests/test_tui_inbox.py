@@ -56,10 +56,10 @@ async def test_rows_show_customer_holder_state_wait_and_last_line_most_urgent_fi
         # Approvals and calls for a person first (the longest wait first), then working, then waiting.
         assert order == [ids["approval"], ids["human"], ids["working"], ids["waiting"]]
         rows = cells(screen)
-        assert rows[0][:3] == ["dana@example.com", "Senior", "approval pending: refund"]
+        assert rows[0][:3] == ["dana@example.com", "Senior", "waiting for staff approval"]
         assert rows[0][4] == "agent: A colleague must approve that refund."
         assert rows[1][1:3] == ["Triage", "human requested"]
-        assert rows[2][0] == "My app crashes when I upload a photo"  # no customer known: the title
+        assert rows[2][0] == "My app crashes when I…"  # no customer known: the title, cut to fit
         assert rows[2][1:3] == ["Technical", "agent working"]
         assert rows[3][:3] == ["kim@example.com", "Triage", "waiting for the customer"]
         since = screen.shown[0].state.since

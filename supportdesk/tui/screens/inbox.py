@@ -26,13 +26,16 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from supportdesk.desk_state import ConversationState, State
+from supportdesk.desk_state import LABELS, ConversationState, State
 from supportdesk.items import utcnow
 from supportdesk.store import DeskRow, StoreError
 from supportdesk.text import one_line, safe_text
 
 # How many of the most recently active sessions the inbox lists.
 INBOX_LIMIT = 200
+CUSTOMER_WIDTH = 22
+NARROW_CUSTOMER_WIDTH = 14
+AGENT_WIDTH = 10
 # The state filter's steps (`s` cycles them): everything, then each group staff ask for.
 STATE_FILTERS: tuple[tuple[str, Callable[[ConversationState], bool]], ...] = (
     ("all", lambda s: True),
@@ -113,9 +116,9 @@ class InboxScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="inbox-heading", markup=False)
         table = InboxTable(id="inbox", cursor_type="row", zebra_stripes=True)
-        table.add_column("Customer", key="customer", width=22)
-        table.add_column("Agent", key="agent", width=10)
-        table.add_column("State", key="state", width=26)
+        table.add_column("Customer", key="customer", width=CUSTOMER_WIDTH)
+        table.add_column("Agent", key="agent", width=AGENT_WIDTH)
+        table.add_column("State", key="state", width=max(len(label) for label in LABELS.values()))
         table.add_column("For", key="for", width=5)
         table.add_column("Last line", key="last")
         yield table
@@ -182,12 +185,11 @@ class InboxScreen(Screen[None]):
     def _cells(self, row: DeskRow, now: datetime) -> tuple[Text, ...]:
         state = row.state
         who = state.customer or row.session.title or "Untitled session"
-        label = state.reason if state.detail == "approval" else state.label
         last = f"{state.last_role}: {state.last_line}" if state.last_line else ""
         return (
-            Text(one_line(safe_text(who), 40)),
-            Text(self._agent_title(state.holder, state.held_by_staff)),
-            Text(safe_text(label), style=self._state_style(state.state)),
+            Text(one_line(safe_text(who), CUSTOMER_WIDTH if self.size.width >= 100 else NARROW_CUSTOMER_WIDTH)),
+            Text(one_line(self._agent_title(state.holder, state.held_by_staff), AGENT_WIDTH)),
+            Text(state.label, style=self._state_style(state.state)),
             Text(waited(state.since or row.session.updated_at, now)),
             Text(one_line(safe_text(last), 200)),
         )
@@ -212,15 +214,11 @@ class InboxScreen(Screen[None]):
         )
 
     def _heading(self) -> None:
-        needing = sum(1 for r in self.rows if r.state.needs_staff)
+        # How many need staff is the badge's to say (top right, on every screen).
         state_name, _ = STATE_FILTERS[self.state_filter]
         agent = self._agent_title(self.agent_filter, False) if self.agent_filter else "all"
         self.query_one("#inbox-heading", Static).update(
-            Text.assemble(
-                ("Inbox", "bold"),
-                f" · {len(self.shown)} of {len(self.rows)} conversations · {needing} need staff",
-                f" · state: {state_name} · agent: {agent}",
-            )
+            Text.assemble(("Inbox", "bold"), f" · {len(self.shown)} of {len(self.rows)} · state: {state_name} · agent: {agent}")
         )
 
     def _fit_columns(self) -> None:
@@ -229,12 +227,13 @@ class InboxScreen(Screen[None]):
         last = next((c for k, c in table.columns.items() if k.value == "last"), None)
         if last is None:
             return
+        customer = next(c for k, c in table.columns.items() if k.value == "customer")
+        # Below 100 columns the customer column gives up some width so the last line still shows.
+        customer.width = CUSTOMER_WIDTH if self.size.width >= 100 else NARROW_CUSTOMER_WIDTH
         fixed = sum(c.width for k, c in table.columns.items() if k.value != "last")
-        spare = max(12, self.size.width - fixed - 2 * len(table.columns) - 2)
-        if last.width != spare or last.auto_width:
-            last.auto_width = False
-            last.width = spare
-            table.refresh()
+        last.auto_width = False
+        last.width = max(12, self.size.width - fixed - 2 * len(table.columns) - 1)
+        table.refresh(layout=True)
 
     def watch_state_filter(self) -> None:
         self._redraw()
