@@ -5,6 +5,7 @@ right after forks, imports, appends from another process and the migration of an
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime, timedelta, timezone
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from supportdesk.store.schema import DESK_SUMMARY_VERSION, MIGRATIONS
 from tests.test_store import StepClock, pytest_generate_tests, store, where  # noqa: F401  (the contract's fixtures)
 
 REPO = Path(__file__).resolve().parents[1]
+LATER = datetime(2030, 1, 1, tzinfo=timezone.utc)  # after every time the tests write
 
 
 def approval(approval_id: str = "ap1") -> Notice:
@@ -62,13 +64,13 @@ async def test_the_desk_lists_newest_first_with_states_and_counts_those_needing_
     assert [(r.state.state, r.state.detail) for r in rows] == [
         ("needs_staff", "human_requested"), ("needs_staff", "approval"), ("ai", "working")]
     assert rows[0].state.since == rows[0].session.updated_at  # began with the notice's append
-    assert await store.count_needing_staff() == 2
+    assert await store.count_needing_staff(LATER) == 2
     assert [r.session.id for r in await store.desk(limit=1)] == ["c"]
     await store.append("a", [Notice(notice_kind="approval_denied", text="denied", agent="billing",
                                     data={"approval_id": "ap1"})])
-    assert await store.count_needing_staff() == 1
+    assert await store.count_needing_staff(LATER) == 1
     await store.delete_session("c")
-    assert await store.count_needing_staff() == 0
+    assert await store.count_needing_staff(LATER) == 0
 
 
 async def test_a_fork_and_an_import_keep_the_state_of_the_items_they_hold(store: Store) -> None:
@@ -79,11 +81,11 @@ async def test_a_fork_and_an_import_keep_the_state_of_the_items_they_hold(store:
     by_id = {r.session.id: r.state for r in await store.desk()}
     assert by_id[fork.id] == fold(await store.range(fork.id, 1, 6), start("triage"))
     assert by_id[fork.id].detail == "approval"
-    assert await store.count_needing_staff() == 1
+    assert await store.count_needing_staff(LATER) == 1
     # Appending to the fork goes on from its kept state.
     await store.append(fork.id, [Notice(notice_kind="approval_granted", text="ok", agent="billing",
                                         data={"approval_id": "ap1"})])
-    assert await store.count_needing_staff() == 0
+    assert await store.count_needing_staff(LATER) == 0
     items = await store.range(info.id, 1, 99)
     usage = await store.usage_totals(info.id)
     source = await store.get_session(info.id)
@@ -114,7 +116,7 @@ async def test_sessions_written_by_another_process_are_listed_with_their_state(s
     subprocess.run([sys.executable, "-c", WRITER, str(where), "far"], check=True, cwd=REPO, timeout=120)
     [row] = await store.desk()
     assert row.session.id == "far" and row.state.reason == "approval pending: refund"
-    assert await store.count_needing_staff() == 1
+    assert await store.count_needing_staff(LATER) == 1
 
 
 @pytest.mark.sqlite_only
@@ -134,7 +136,7 @@ async def test_opening_an_older_file_folds_every_session_once(tmp_path: Path) ->
     async with await SessionStore.open(path) as reopened:
         [row] = await reopened.desk()
         assert row.state == expected and row.state.detail == "approval"
-        assert await reopened.count_needing_staff() == 1
+        assert await reopened.count_needing_staff(LATER) == 1
     assert len(MIGRATIONS) >= DESK_SUMMARY_VERSION
 
 
@@ -143,6 +145,18 @@ async def test_the_desk_reads_are_index_searches(tmp_path: Path) -> None:
     async with await SessionStore.open(tmp_path / "d.db"):
         pass
     with sqlite3.connect(tmp_path / "d.db") as conn:
-        for sql, params in ((store_sql.SQL_DESK, (50,)), (store_sql.SQL_COUNT_NEEDING_STAFF, ())):
+        for sql, params in ((store_sql.SQL_DESK, (50,)), (store_sql.SQL_COUNT_NEEDING_STAFF, ("2030-01-01",))):
             plan = " ".join(str(r[-1]) for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))
             assert "USING INDEX" in plan or "USING COVERING INDEX" in plan, plan
+
+
+async def test_a_snooze_whose_time_has_passed_counts_as_needing_staff(store: Store) -> None:
+    from supportdesk.items import StateChange
+
+    await store.create_session("triage", session_id="z", first=[Message(role="customer", text="hi", agent="triage")])
+    until = datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)
+    await store.append("z", [StateChange(state="snoozed", until=until, person="sam", agent="triage")])
+    [row] = await store.desk()
+    assert row.state.state == "snoozed" and row.state.snoozed_until == until
+    assert await store.count_needing_staff(until - timedelta(seconds=1)) == 0
+    assert await store.count_needing_staff(until) == 1

@@ -92,7 +92,7 @@ async def test_filters_by_state_and_by_agent(db_path, test_desk):
     await desk.close()
 
 
-async def test_enter_opens_the_conversation_and_f4_comes_back(db_path, test_desk):
+async def test_enter_opens_the_conversation_and_f5_comes_back(db_path, test_desk):
     desk, _, _ = await scripted_desk(db_path, test_desk)
     ids = await seed_desk_states(desk.store)
     app = inbox_app(desk)
@@ -101,7 +101,7 @@ async def test_enter_opens_the_conversation_and_f4_comes_back(db_path, test_desk
         await until(pilot, lambda: len(screen.shown) == 4)
         await pilot.press("down", "enter")
         await until(pilot, lambda: app.screen is app.chat and app.chat.session_id == ids["human"])
-        await pilot.press("f4")
+        await pilot.press("f5")
         await open_inbox(pilot, app)
     await desk.close()
 

@@ -122,7 +122,10 @@ SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent FROM sessions WH
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
 SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = $2, desk_summary = $3 WHERE id = $1"
 SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT $1"
-SQL_COUNT_NEEDING_STAFF = "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff'"
+SQL_COUNT_NEEDING_STAFF = (
+    "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff' OR (desk_state = 'snoozed' "
+    "AND (desk_summary::json ->> 'snoozed_until')::timestamptz <= $1)"
+)
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
 SQL_APPEND = f"""
@@ -659,8 +662,8 @@ class PostgresStore:
     async def desk(self, *, limit: int = 200) -> list[DeskRow]:
         return [_desk_row(r) for r in await self._fetch(SQL_DESK, limit)]
 
-    async def count_needing_staff(self) -> int:
-        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF)
+    async def count_needing_staff(self, now: datetime) -> int:
+        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, now)
         return rows[0][0]
 
     async def set_status(self, session_id: str, status: str) -> None:

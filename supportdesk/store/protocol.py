@@ -244,8 +244,9 @@ class Store(Protocol):
         no log read (the state is the fold of the log that each append brings up to date)."""
         ...
 
-    async def count_needing_staff(self) -> int:
-        """How many sessions are in state `needs_staff` (an index count, not a scan)."""
+    async def count_needing_staff(self, now: datetime) -> int:
+        """How many sessions need staff as of `now`: in state `needs_staff`, or snoozed until a
+        time that has passed (`desk_state.at`). An index count, not a scan."""
         ...
 
     # --- the log ---

@@ -110,7 +110,11 @@ SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent FROM sessions WH
 SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = ?, desk_summary = ? WHERE id = ?"
 # The inbox: the most recently active sessions with their kept state, one index range.
 SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT ?"
-SQL_COUNT_NEEDING_STAFF = "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff'"
+# (a snooze whose time has passed is back with staff: desk_state.at)
+SQL_COUNT_NEEDING_STAFF = (
+    "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff' OR (desk_state = 'snoozed' "
+    "AND julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday(?))"
+)
 SQL_INSERT_ITEM = (
     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -792,8 +796,8 @@ class SessionStore:
     async def desk(self, *, limit: int = 200) -> list[DeskRow]:
         return [_desk_row(r) for r in await self._fetch(SQL_DESK, (limit,))]
 
-    async def count_needing_staff(self) -> int:
-        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF)
+    async def count_needing_staff(self, now: datetime) -> int:
+        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, (now.isoformat(),))
         return rows[0][0]
 
     async def set_status(self, session_id: str, status: str) -> None:

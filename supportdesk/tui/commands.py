@@ -88,7 +88,7 @@ class DeskCommands(Provider):
     def _actions(self) -> Iterable[Command]:
         app = self.app
         yield Command("New session", "Start a fresh conversation", partial(_call, app, "action_new_session"))
-        yield Command("Open inbox", "Every live conversation, most urgent first (F4)", partial(_call, app, "action_open_inbox"))
+        yield Command("Open inbox", "Every live conversation, most urgent first (F5)", partial(_call, app, "action_open_inbox"))
         yield Command("Open session browser", "Browse, search, replay, fork and delete sessions", partial(_call, app, "action_open_browser"))
         yield Command(
             "Open dashboard",

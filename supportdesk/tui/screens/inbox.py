@@ -26,7 +26,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from supportdesk.desk_state import LABELS, ConversationState, State
+from supportdesk.desk_state import LABELS, ConversationState, State, at
 from supportdesk.items import utcnow
 from supportdesk.store import DeskRow, StoreError
 from supportdesk.text import one_line, safe_text
@@ -141,10 +141,11 @@ class InboxScreen(Screen[None]):
     async def reload(self) -> None:
         """Read the desk (one query) and redraw; a newer change cancels a read still running."""
         try:
-            self.rows = await self.store.desk(limit=self.limit)
+            rows = await self.store.desk(limit=self.limit)
         except StoreError as exc:
             self.notify(safe_text(str(exc)), severity="error", markup=False)
             return
+        self.rows = rows
         self._redraw()
         self.loads += 1
 
@@ -169,9 +170,11 @@ class InboxScreen(Screen[None]):
 
     # --- drawing ---------------------------------------------------------------------------------------
 
-    def _filtered(self) -> list[DeskRow]:
+    def _filtered(self, now: datetime) -> list[DeskRow]:
+        """The rows the filters let through, each as of `now` (a snooze that has ended is back with staff)."""
         _, wanted = STATE_FILTERS[self.state_filter]
-        return [r for r in self.rows if wanted(r.state) and (not self.agent_filter or r.state.holder == self.agent_filter)]
+        live = [DeskRow(r.session, at(r.state, now)) for r in self.rows]
+        return [r for r in live if wanted(r.state) and (not self.agent_filter or r.state.holder == self.agent_filter)]
 
     def _agent_title(self, name: str, staff: bool) -> str:
         agent = self.desk.config.agents.get(name) if not staff else None
@@ -198,7 +201,7 @@ class InboxScreen(Screen[None]):
         table = self.query_one(InboxTable)
         now = self.now()
         cursor_id = self.shown[table.cursor_row].session.id if 0 <= table.cursor_row < len(self.shown) else None
-        order = by_urgency(self._filtered(), now)
+        order = by_urgency(self._filtered(now), now)
         self.shown = keep_place(order, cursor_id, table.cursor_row)
         scroll = table.scroll_offset
         table.clear()

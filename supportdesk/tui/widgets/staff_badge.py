@@ -69,8 +69,8 @@ async def follow_staff_count(app: Any, store: Any) -> None:
     """Keep `app.needing_staff` equal to the store's count, re-counted when the feed says so."""
     try:
         async with await store.follow() as feed:
-            app.needing_staff = await store.count_needing_staff()
+            app.needing_staff = await store.count_needing_staff(app.clock())
             async for _ in feed:
-                app.needing_staff = await store.count_needing_staff()
+                app.needing_staff = await store.count_needing_staff(app.clock())
     except StoreError:
         pass  # a desk whose feed stopped keeps the last count; the screens say why themselves
