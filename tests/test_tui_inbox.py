@@ -197,6 +197,8 @@ async def test_approving_from_the_inbox_makes_the_refund_happen(db_path, test_de
         await until(pilot, lambda: approval_row().state.last_line == "Your refund of $300 is done.")
         assert (approval_row().state.state, approval_row().state.detail) == ("ai", "waiting_customer")
         assert await desk.runner.pending_approvals(ids["approval"]) == []
+        [granted] = [n for n in await desk.store.of_kind(ids["approval"], "notice") if n.notice_kind == "approval_granted"]
+        assert granted.meta["staff"]["person"] == app.chat.person.person  # the audit names who decided
     await desk.close()
 
 

@@ -286,8 +286,11 @@ class InboxScreen(Screen[None]):
         """Grant or deny through the runner: the tool runs (or not) and the agent tells the customer."""
         from supportdesk.engine.runner import TurnError, drain
 
+        # The same person the chat screen acts as: the decision is theirs in the audit.
+        chat = getattr(self.app, "chat", None)
+        person = chat.person if chat is not None else None
         try:
-            await drain(self.desk.runner.decide_approval(session_id, approval_id, granted))
+            await drain(self.desk.runner.decide_approval(session_id, approval_id, granted, person))
         except (TurnError, StoreError) as exc:
             self.notify(safe_text(str(exc)), severity="error", markup=False)
             return
