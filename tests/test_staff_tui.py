@@ -138,6 +138,7 @@ HEADER_STATES = {
 def test_header_shows_who_holds_the_conversation_and_its_state(snap_compare, tmp_path, state):
     db = _seeded(tmp_path / "snap.db", HEADER_STATES[state])
     app = SupportDeskApp(desk_factory=lambda: repo_desk(db), theme="desk-dark", session_id=SEED_ID)
+    app.clock = lambda: FIXED  # the badge's "now": before the snooze ends, whatever today is
 
     async def ready(pilot) -> None:
         await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID)
