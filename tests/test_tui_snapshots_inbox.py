@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from supportdesk.engine.desk import open_desk
+from supportdesk.wiring import open_desk
 from supportdesk.store import SessionStore
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.inbox import InboxScreen

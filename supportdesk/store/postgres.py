@@ -664,7 +664,7 @@ class PostgresStore:
 
     async def count_needing_staff(self, now: datetime) -> int:
         rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, now)
-        return rows[0][0]
+        return int(rows[0][0])
 
     async def set_status(self, session_id: str, status: str) -> None:
         await self._fetch(
@@ -733,7 +733,7 @@ class PostgresStore:
         for n, item in enumerate(items, start=1):
             state = advance(state, item.model_copy(update={"seq": count + n, "created_at": now}))
         rows = await conn.fetch(SQL_APPEND, *self._append_args(session_id, items, now), state.state, state.to_json())
-        return rows[0][0]
+        return int(rows[0][0])
 
     async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
         """Append items as one transaction; returns them stamped with seq and time."""

@@ -798,7 +798,7 @@ class SessionStore:
 
     async def count_needing_staff(self, now: datetime) -> int:
         rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, (now.isoformat(),))
-        return rows[0][0]
+        return int(rows[0][0])
 
     async def set_status(self, session_id: str, status: str) -> None:
         await self._write(lambda conn: conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id)))

@@ -287,6 +287,7 @@ class SupportDeskApp(App[int]):
         """The needs-staff badge on every full screen, its count kept by the store's feed."""
         from supportdesk.tui.widgets.staff_badge import badge_screen, follow_staff_count
 
+        assert self.desk is not None  # (the desk is open: _start runs after it)
         self.screen_change_signal.subscribe(self, badge_screen)
         badge_screen(self.screen)
         # A task, not a worker: it lasts as long as the app, and waiting for workers must not wait for it.

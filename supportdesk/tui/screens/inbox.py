@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on, work
@@ -30,6 +30,9 @@ from supportdesk.desk_state import LABELS, ConversationState, State, at
 from supportdesk.items import utcnow
 from supportdesk.store import DeskRow, StoreError
 from supportdesk.text import one_line, safe_text
+
+if TYPE_CHECKING:
+    from supportdesk.tui.app import SupportDeskApp
 
 # How many of the most recently active sessions the inbox lists.
 INBOX_LIMIT = 200
@@ -258,7 +261,7 @@ class InboxScreen(Screen[None]):
     async def action_open(self) -> None:
         row = self._current()
         if row is not None:
-            await self.app.open_session(row.session.id)
+            await cast("SupportDeskApp", self.app).open_session(row.session.id)
 
     def action_cycle_state(self) -> None:
         self.state_filter = (self.state_filter + 1) % len(STATE_FILTERS)
