@@ -63,7 +63,20 @@ def _headline(screen: DashboardScreen) -> str:
     return str(screen.query_one("#headline", Static).render())
 
 
-async def test_f4_opens_the_dashboard_and_keys_change_the_range(history_db: Path) -> None:
+@pytest.fixture
+def utc_local_time(monkeypatch):
+    """The dashboard's "today" starts at local midnight: pin the local zone so the test means
+    the same on every machine."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+async def test_f4_opens_the_dashboard_and_keys_change_the_range(history_db: Path, utc_local_time) -> None:
     async def desk():
         opened = await repo_desk(history_db)
         opened.store.clock = lambda: NOW
