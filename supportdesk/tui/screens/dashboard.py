@@ -74,6 +74,20 @@ def _bar(count: int, largest: int, width: int) -> str:
     return "█" * max(1, round(width * count / largest))
 
 
+def _mark(handoff_kind: str) -> str:
+    """The flow's mark for a kind of handoff (a kind the log holds that this desk does not know
+    is drawn plain: the figures are data)."""
+    match handoff_kind:
+        case "escalate":
+            return "⇡"
+        case "return":
+            return "↩"
+        case "manual":
+            return "✋"
+        case _:
+            return " "
+
+
 def flow_lines(stats: DeskStats, width: int = 60) -> Text:
     """The handoff flow as box-drawn lines: for each agent handing off (entry agent first), a
     branch per target with its count, kind and a bar. Escalations are marked ⇡, returns ↩."""
@@ -86,7 +100,6 @@ def flow_lines(stats: DeskStats, width: int = 60) -> Text:
     name_width = min(12, max(len(_name(e.from_agent)) for e in edges))
     target_width = min(12, max(len(_name(e.to_agent)) for e in edges))
     bar_width = max(4, width - name_width - target_width - 20)
-    marks = {"escalate": "⇡", "return": "↩", "manual": "✋", "route": " "}
     out = Text()
     for source in sources:
         branches = sorted((e for e in edges if e.from_agent == source), key=lambda e: (-e.count, e.to_agent, e.handoff_kind))
@@ -101,7 +114,7 @@ def flow_lines(stats: DeskStats, width: int = 60) -> Text:
             out.append(head, style="bold" if i == 0 else "")
             out.append(f" {joint} ", style="dim")
             out.append(_name(edge.to_agent, target_width).ljust(target_width))
-            out.append(f" {marks.get(edge.handoff_kind, ' ')} {edge.count:>5} ")
+            out.append(f" {_mark(edge.handoff_kind)} {edge.count:>5} ")
             out.append(_bar(edge.count, largest, bar_width), style="yellow" if edge.handoff_kind == "escalate" else "cyan")
             out.append("\n")
     out.append("⇡ escalate  ↩ return  ✋ staff", style="dim")
@@ -169,6 +182,7 @@ class DashboardScreen(Screen[None]):
                 yield Panel("Refunds and credits by amount", PlotextPlot(id="money-plot"), id="money")
                 yield Panel("Provider errors, limits and staff calls", Static("", id="notices", markup=False), id="notices-panel")
                 yield Panel("Tokens and cost", Static("", id="tokens", markup=False), id="tokens-panel")
+                yield Panel("Service levels", Static("", id="sla", markup=False), id="sla-panel")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -237,6 +251,7 @@ class DashboardScreen(Screen[None]):
         self._draw_money(stats)
         self._draw_notices(stats)
         self._draw_tokens(stats)
+        self._draw_sla(stats)
 
     def _draw_agents(self, stats: DeskStats) -> None:
         rows = [row for row in stats.agents if row.conversations]
@@ -346,3 +361,36 @@ class DashboardScreen(Screen[None]):
         cost = f"cost {stats.cost:,.4f}" if stats.cost is not None else "no prices set ([model.prices])"
         self.query_one("#tokens", Static).update(out)
         self.query_one("#tokens-panel", Panel).summarise(f"{total_in:,} in · {total_out:,} out{estimated} · {cost}")
+
+    def _draw_sla(self, stats: DeskStats) -> None:
+        """Issue 19's SLA figures (`supportdesk/sla.py`): breaches against `[desk.sla]`, what the
+        agents settled alone, who the customers' waiting time was spent on, why staff were called."""
+        sla = stats.sla
+        panel = self.query_one("#sla-panel", Panel)
+        out = Text()
+        if sla is None or not sla.conversations:
+            self.query_one("#sla", Static).update(Text("No conversation started in this range.", style="dim"))
+            panel.summarise("nothing to measure")
+            return
+        targets = sla.targets
+        named = (("first_response", "first response"), ("next_response", "next response"), ("resolution", "resolution"))
+        set_targets = [f"{label} {_duration(getattr(targets, key))}" for key, label in named if getattr(targets, key)]
+        panel.summarise("targets: " + (" · ".join(set_targets) if set_targets else "none set ([desk.sla])"))
+        breached = sla.breached_conversations
+        out.append(f"{breached} of {_count(sla.conversations, 'conversation')} breached", style="bold red" if breached else "")
+        if breached:
+            out.append("  (" + " · ".join(f"{label} {sla.breaches.get(key, 0)}" for key, label in named) + ")")
+        rate = f" ({sla.containment:.0%})" if sla.containment is not None else ""
+        out.append(f"\nagents settled {sla.contained}{rate} alone · {_count(sla.takeovers, 'take-over')}\n")
+        largest = max([*sla.waits.values(), 1.0])
+        for on, label in (("ai", "agents working"), ("staff", "waiting on staff"), ("customer", "on the customer")):
+            seconds = sla.waits.get(on, 0.0)
+            out.append(f"{label:<17}{_duration(seconds):>7} ")
+            out.append(_bar(round(seconds), round(largest), 18) + "\n", style="yellow" if on == "staff" else "cyan")
+        called = " · ".join(f"{_name(reason, 18)} {n}" for reason, n in sla.needs_staff_reasons.items())
+        if called:
+            out.append(f"staff called for: {called}\n", style="dim")
+        taken = " · ".join(f"{_name(reason, 18)} {n}" for reason, n in sla.takeover_reasons.items())
+        if taken:
+            out.append(f"taken over for: {taken}\n", style="dim")
+        self.query_one("#sla", Static).update(out)
