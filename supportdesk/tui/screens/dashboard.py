@@ -379,13 +379,14 @@ class DashboardScreen(Screen[None]):
         breached = sla.breached_conversations
         out.append(f"{breached} of {_count(sla.conversations, 'conversation')} breached", style="bold red" if breached else "")
         if breached:
-            out.append("  (" + " · ".join(f"{label} {sla.breaches.get(key, 0)}" for key, label in named) + ")")
+            labels = dict(named)
+            out.append("  (" + " · ".join(f"{labels.get(key, key)} {n}" for key, n in sla.breaches.items()) + ")")
         rate = f" ({sla.containment:.0%})" if sla.containment is not None else ""
         out.append(f"\nagents settled {sla.contained}{rate} alone · {_count(sla.takeovers, 'take-over')}\n")
         largest = max([*sla.waits.values(), 1.0])
-        for on, label in (("ai", "agents working"), ("staff", "waiting on staff"), ("customer", "on the customer")):
-            seconds = sla.waits.get(on, 0.0)
-            out.append(f"{label:<17}{_duration(seconds):>7} ")
+        spent_on = {"ai": "agents working", "staff": "waiting on staff", "customer": "on the customer"}
+        for on, seconds in sla.waits.items():
+            out.append(f"{spent_on.get(on, on):<17}{_duration(seconds):>7} ")
             out.append(_bar(round(seconds), round(largest), 18) + "\n", style="yellow" if on == "staff" else "cyan")
         called = " · ".join(f"{_name(reason, 18)} {n}" for reason, n in sla.needs_staff_reasons.items())
         if called:
