@@ -642,10 +642,3 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         seqs = self._stops[start : start + HANDOFF_PAGE]
         handoffs = await read_handoffs(self.store, self.session_id, seqs, self._handoffs_read)
         timeline.show(handoffs, before=start, after=len(self._stops) - start - len(seqs))
-
-    def recolor(self, look: AgentLook) -> None:
-        self.look = look
-        self.query_one(AgentBar).recolor(look)
-        self.query_one(Conversation).recolor(look)
-        self.query_one(HandoffTimeline).recolor(look)
-        self.query_one(ContextInspector).recolor(look)

@@ -215,10 +215,3 @@ class ReplayScreen(PaneActions):
 
     def action_close(self) -> None:
         self.dismiss()
-
-    def recolor(self, look: AgentLook) -> None:
-        self.look = look
-        self.query_one(AgentBar).recolor(look)
-        self.query_one(Conversation).recolor(look)
-        self.query_one(HandoffTimeline).recolor(look)
-        self.query_one(ContextInspector).recolor(look)

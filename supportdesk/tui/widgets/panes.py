@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
 
+from supportdesk.tui.widgets.agent_bar import AgentBar
 from supportdesk.tui.widgets.conversation import Conversation
 from supportdesk.tui.widgets.inspector import ContextInspector
 from supportdesk.tui.widgets.render import AgentLook
@@ -100,7 +101,18 @@ class SessionPanes(Horizontal):
 
 
 class PaneActions(Screen):
-    """The actions behind `PANE_BINDINGS`, for screens that compose `SessionPanes`."""
+    """The actions behind `PANE_BINDINGS`, for screens that compose `SessionPanes` (and an
+    `AgentBar`), and the one place their panes take new agent colours."""
+
+    look: AgentLook
+
+    def recolor(self, look: AgentLook) -> None:
+        """The theme changed the agents' colours: every pane of the session redraws with them."""
+        self.look = look
+        self.query_one(AgentBar).recolor(look)
+        self.query_one(Conversation).recolor(look)
+        self.query_one(HandoffTimeline).recolor(look)
+        self.query_one(ContextInspector).recolor(look)
 
     def action_toggle_side(self) -> None:
         self.query_one(SessionPanes).toggle_side()
