@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 # How many of the most recently active sessions the inbox lists.
 INBOX_LIMIT = 200
 CUSTOMER_WIDTH = 22
+WAIT_WIDTH = 7
+TAGS_WIDTH = 14
 NARROW_CUSTOMER_WIDTH = 14
 AGENT_WIDTH = 10
 # The state filter's steps (`s` cycles them): everything, then each group staff ask for.
@@ -68,6 +70,24 @@ def waited(since: datetime | None, now: datetime) -> str:
     return f"{seconds}s"
 
 
+def customer_wait(state: ConversationState, sla: Any, now: datetime) -> tuple[str, bool]:
+    """The customer's running wait (`waiting_since`, kept by the fold as the SLA clock measures it)
+    and whether it is past its `[desk.sla]` target (first response until the first answer, then
+    next response)."""
+    if state.waiting_since is None:
+        return "", False
+    target = sla.first_response if state.answers == 0 else sla.next_response
+    late = target is not None and (now - state.waiting_since).total_seconds() > target
+    return waited(state.waiting_since, now), late
+
+
+def tags_text(state: ConversationState) -> str:
+    words = [f"#{tag}" for tag in state.tags]
+    if state.priority and state.priority != "none":
+        words.insert(0, f"!{state.priority}")
+    return " ".join(words)
+
+
 def by_urgency(rows: Sequence[DeskRow], now: datetime) -> list[DeskRow]:
     """Approvals and calls for a person first, then the longest waits (ties: newest activity)."""
     return sorted(rows, key=lambda r: (r.state.urgency, r.state.since or now, r.session.id))
@@ -95,11 +115,14 @@ class InboxScreen(Screen[None]):
         Binding("d", "deny", "Deny", tooltip="Deny the pending approval of this conversation"),
         Binding("s", "cycle_state", "State", tooltip="Filter by state: all, needs staff, working, waiting, idle"),
         Binding("g", "cycle_agent", "Agent", tooltip="Filter by the agent holding the conversation"),
+        Binding("l", "cycle_tag", "Tag", tooltip="Filter by tag (and priority)"),
+        Binding("t", "take_over", "Take over", tooltip="Take the conversation under the cursor from the agents, and open it"),
         Binding("escape", "app.pop_screen", "Back", tooltip="Back to the conversation"),
     ]
 
     state_filter: var[int] = var(0, init=False)
     agent_filter: var[str] = var("", init=False)
+    tag_filter: var[str] = var("", init=False)
 
     def __init__(self, desk: Any, *, now: Callable[[], datetime] = utcnow, limit: int = INBOX_LIMIT):
         super().__init__()
@@ -124,6 +147,10 @@ class InboxScreen(Screen[None]):
         table.add_column("State", key="state", width=max(len(label) for label in LABELS.values()))
         table.add_column("For", key="for", width=5)
         table.add_column("Last line", key="last")
+        # The customer's running SLA clock and the tags (issue 19), after the last line: the
+        # last line takes whatever width the others leave.
+        table.add_column("Wait", key="wait", width=WAIT_WIDTH)
+        table.add_column("Tags", key="tags", width=TAGS_WIDTH)
         yield table
         yield Static("", id="inbox-empty", markup=False)
         yield Footer(compact=True)
@@ -177,7 +204,12 @@ class InboxScreen(Screen[None]):
         """The rows the filters let through, each as of `now` (a snooze that has ended is back with staff)."""
         _, wanted = STATE_FILTERS[self.state_filter]
         live = [DeskRow(r.session, at(r.state, now)) for r in self.rows]
-        return [r for r in live if wanted(r.state) and (not self.agent_filter or r.state.holder == self.agent_filter)]
+        return [
+            r for r in live
+            if wanted(r.state)
+            and (not self.agent_filter or r.state.holder == self.agent_filter)
+            and (not self.tag_filter or self.tag_filter in tags_text(r.state).split())
+        ]
 
     def _agent_title(self, name: str, staff: bool) -> str:
         agent = self.desk.config.agents.get(name) if not staff else None
@@ -198,7 +230,16 @@ class InboxScreen(Screen[None]):
             Text(state.label, style=self._state_style(state.state)),
             Text(waited(state.since or row.session.updated_at, now)),
             Text(one_line(safe_text(last), 200)),
+            self._wait_cell(state, now),
+            Text(one_line(safe_text(tags_text(state)), TAGS_WIDTH)),
         )
+
+    def _wait_cell(self, state: ConversationState, now: datetime) -> Text:
+        """The customer's running wait; past its SLA target it is marked ⚠ in the error colour."""
+        shown, late = customer_wait(state, self.desk.config.desk.sla, now)
+        if late:
+            return Text(f"⚠{shown}", style=f"bold {self.app.theme_variables.get('error', '')}".strip())
+        return Text(shown)
 
     def _redraw(self) -> None:
         table = self.query_one(InboxTable)
@@ -223,8 +264,10 @@ class InboxScreen(Screen[None]):
         # How many need staff is the badge's to say (top right, on every screen).
         state_name, _ = STATE_FILTERS[self.state_filter]
         agent = self._agent_title(self.agent_filter, False) if self.agent_filter else "all"
+        tag = f" · tag: {self.tag_filter}" if self.tag_filter else ""
         self.query_one("#inbox-heading", Static).update(
-            Text.assemble(("Inbox", "bold"), f" · {len(self.shown)} of {len(self.rows)} · state: {state_name} · agent: {agent}")
+            Text.assemble(("Inbox", "bold"), f" · {len(self.shown)} of {len(self.rows)} · state: {state_name} · agent: {agent}",
+                          Text(safe_text(tag)))
         )
 
     def _fit_columns(self) -> None:
@@ -245,6 +288,9 @@ class InboxScreen(Screen[None]):
         self._redraw()
 
     def watch_agent_filter(self) -> None:
+        self._redraw()
+
+    def watch_tag_filter(self) -> None:
         self._redraw()
 
     # --- actions ---------------------------------------------------------------------------------------
@@ -270,6 +316,27 @@ class InboxScreen(Screen[None]):
         holders = ["", *sorted({r.state.holder for r in self.rows if r.state.holder})]
         at = holders.index(self.agent_filter) if self.agent_filter in holders else 0
         self.agent_filter = holders[(at + 1) % len(holders)]
+
+    def action_cycle_tag(self) -> None:
+        tags = ["", *sorted({word for r in self.rows for word in tags_text(r.state).split()})]
+        at = tags.index(self.tag_filter) if self.tag_filter in tags else 0
+        self.tag_filter = tags[(at + 1) % len(tags)]
+
+    async def action_take_over(self) -> None:
+        """Take the conversation under the cursor (the agents stay silent) and open it to reply."""
+        from supportdesk.engine.runner import TurnError
+
+        row = self._current()
+        if row is None:
+            return
+        chat = getattr(self.app, "chat", None)
+        person = chat.person if chat is not None else None
+        try:
+            await self.desk.runner.takeover(row.session.id, person)
+        except (TurnError, StoreError) as exc:
+            self.notify(safe_text(str(exc)), severity="error", markup=False)
+            return
+        await self.app.open_session(row.session.id)
 
     def action_approve(self) -> None:
         self._decide(True)
