@@ -154,3 +154,27 @@ def test_header_shows_who_holds_the_conversation_and_its_state(snap_compare, tmp
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+async def test_from_the_inbox_a_tag_filter_and_a_take_over_that_opens_the_conversation(db_path, test_desk):
+    from supportdesk.tui.screens.inbox import InboxScreen
+    from tests.inbox_seed import INBOX_NOW, seed_desk_states
+    from tests.tui_seed import scripted_desk
+
+    desk, model, _ = await scripted_desk(db_path, test_desk)
+    ids = await seed_desk_states(desk.store)
+    await desk.store.append(ids["working"], [TagChange(person="sam", added=["vip"], agent="technical")])
+    app = SupportDeskApp(desk=desk, inbox=True)
+    app.clock = lambda: INBOX_NOW
+    async with app.run_test(size=(140, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, InboxScreen) and len(app.screen.shown) == 4)
+        inbox = app.screen
+        await pilot.press("l")  # the first tag: only the tagged conversation is listed
+        await until(pilot, lambda: [r.session.id for r in inbox.shown] == [ids["working"]])
+        await pilot.press("t")  # take it over, and open it to reply
+        await until(pilot, lambda: app.chat is not None and app.chat.session_id == ids["working"]
+                    and app.chat._state is not None and app.chat._state.held_by_staff)
+        assert "dana holds it" in _header(app)
+        taken = await desk.store.item(ids["working"], await desk.store.last_seq(ids["working"]))
+        assert isinstance(taken, Takeover) and taken.person == "dana" and taken.origin == "tui"
+    await desk.close()

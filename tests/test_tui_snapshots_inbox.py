@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from supportdesk.config import SlaSettings
+from supportdesk.items import TagChange
 from supportdesk.wiring import open_desk
 from supportdesk.store import SessionStore
 from supportdesk.tui.app import SupportDeskApp
@@ -30,7 +32,9 @@ def seeded_db(tmp_path: Path) -> Path:
     async def seed() -> None:
         store = await SessionStore.open(db)
         store.clock = fixed_clock()
-        await seed_desk_states(store)
+        ids = await seed_desk_states(store)
+        # issue 19: tags and a priority on one conversation (the Tags column)
+        await store.append(ids["approval"], [TagChange(person="dana", added=["vip", "refund"], priority="high", agent="senior")])
         await store.close()
 
     asyncio.run(seed())
@@ -58,4 +62,6 @@ async def settled(pilot: Any) -> None:
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 def test_inbox(snap_compare: Any, seeded_db: Path, test_desk: Any, size: tuple[int, int]) -> None:
+    # SLA targets the seed's waiting customers have run past, so the Wait column marks breaches.
+    test_desk.desk.sla = SlaSettings(first_response=60, next_response=60)
     assert snap_compare(inbox_app(seeded_db, test_desk), terminal_size=size, run_before=settled)
