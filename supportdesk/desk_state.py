@@ -290,7 +290,7 @@ def _advance(state: ConversationState, item: Item) -> ConversationState:
                     if state.pending:
                         return state
                     return _moved(state, "needs_staff", kind, item)
-                case "info":
+                case "info" | "customer_action":  # (the customer's own phone: changes no desk state)
                     return state
                 case _:
                     assert_never(kind)

@@ -24,6 +24,7 @@ NoticeKind = Literal[
     "approval_granted",
     "approval_denied",
     "human_requested",  # the customer asked for a person
+    "customer_action",  # the customer acted on their own device (tau2 telecom's simulated customer): data, never agents'
     "info",
 ]
 # Where a staff action came from (the audit's "origin").

@@ -16,7 +16,7 @@ require_tau2()
 from supportdesk.bench import players  # noqa: E402
 from supportdesk.bench.run import BenchOptions, run_tau2  # noqa: E402
 from supportdesk.bench.runs import list_runs  # noqa: E402
-from supportdesk.bench.scoring import DB_DIFFERS, STATEMENT_MISSING  # noqa: E402
+from supportdesk.bench.scoring import DB_DIFFERS, DEVICE_DIFFERS, STATEMENT_MISSING  # noqa: E402
 from supportdesk.bench.tau2env import BenchError, load_domain, tau2  # noqa: E402
 from supportdesk.cli import main  # noqa: E402
 from supportdesk.items import Handoff, Message, Notice, ToolCall  # noqa: E402
@@ -185,7 +185,6 @@ def test_gold_run_report_and_list_from_the_command_line(tmp_path, capsys):
     ("argv", "expected"),
     [
         (["--domain", "retail", "--tasks", "999", "--agent", "gold"], "no task '999' in the base split"),
-        (["--domain", "telecom", "--agent", "gold"], "use --domain retail or airline"),
         (["--domain", "retail", "--agent", "desk", "--tasks", "1"], "embedded offline model"),
         (["--domain", "retail", "--desk", "nowhere.toml", "--agent", "gold"], "nowhere.toml: no such desk file"),
     ],
@@ -256,3 +255,87 @@ def test_a_transfer_to_a_human_is_the_domains_tool_and_the_desks_notice(tmp_path
     assert results[0].output == "Transfer successful"
     assert [n.notice_kind for n in notices] == ["human_requested", "info"]
     assert info.status == "needs_human"
+
+
+# --- telecom: the customer acts on their own phone -------------------------------------------
+
+# Base-split positions covering: two calls on the customer's phone (0), one with an argument
+# (2), the customer's call then the agent's refuel (7), a transfer to a human scored on the
+# action too (37), the customer's call then the agent's roaming switch (70).
+TELECOM_AT = [0, 2, 7, 37, 70]
+
+
+def telecom_ids(positions=TELECOM_AT):
+    tasks = load_domain("telecom", "base").tasks
+    return [tasks[i].id for i in positions]
+
+
+async def _session(db, session_id):
+    async with await SessionStore.open(db) as store:
+        return await store.range(session_id, 1, await store.last_seq(session_id))
+
+
+@pytest.mark.parametrize("desk", ["single", "split"])
+def test_telecom_gold_with_the_customers_own_calls_scores_one(tmp_path, desk):
+    tasks = telecom_ids()
+    report = bench(tmp_path, "telecom", tasks, desk=desk)
+    assert [(r.task_id, r.reward) for r in report.results] == [(t, 1.0) for t in tasks]
+    # The customer's calls are in the session as data, with tau2's answers, in the gold order.
+    items = asyncio.run(_session(tmp_path / "bench.db", report.results[0].session_id))
+    done = [i.data["customer_action"] for i in items if isinstance(i, Notice) and i.notice_kind == "customer_action"]
+    assert [d["name"] for d in done] == ["toggle_airplane_mode", "toggle_roaming"]
+    assert all(d["output"] and not d["is_error"] for d in done)
+
+
+def test_the_agents_never_see_the_customers_own_calls_and_tau2_does(tmp_path, monkeypatch):
+    from supportdesk.bench.scoring import tau2_messages
+    from supportdesk.models.history import build_messages
+
+    seen = []  # what a model would have been sent at each of the agent's steps
+    real = players.GoldProvider.stream
+
+    def watched(self, request):
+        seen.append(json.dumps(build_messages(request)))
+        return real(self, request)
+
+    monkeypatch.setattr(players.GoldProvider, "stream", watched)
+    [task] = telecom_ids([70])
+    [result] = bench(tmp_path, "telecom", [task]).results
+    assert result.reward == 1.0
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    [done] = [i for i in items if isinstance(i, Notice) and i.notice_kind == "customer_action"]
+    phone_said = done.data["customer_action"]["output"]
+    assert phone_said and "enable_roaming" in seen[-1]  # (the agent's own call is there)
+    assert all(phone_said not in s and done.text not in s for s in seen)
+    given = tau2_messages(items, {"enable_roaming"})
+    by_customer = [c for m in given if m.role == "user" and m.tool_calls for c in m.tool_calls]
+    assert [(c.name, c.arguments, c.requestor) for c in by_customer] == [
+        ("set_network_mode_preference", {"mode": "4g_5g_preferred"}, "user")
+    ]
+
+
+def test_telecom_noop_scores_what_tau2_gives_an_agent_that_does_nothing(tmp_path):
+    tasks = telecom_ids()
+    report = bench(tmp_path, "telecom", tasks, agent="noop")
+    assert {r.task_id: r.reward for r in report.results} == _do_nothing_floor("telecom", tasks)
+    assert report.pass_hat()[1] == 0.0  # every sampled task needs something done
+
+
+def test_telecom_one_changed_argument_of_the_agents_last_write_scores_zero(tmp_path, monkeypatch):
+    # Task 70 ends with the agent turning roaming on for the customer's line L1002; the same call
+    # for their other line L1001 is one tau2 accepts, so the phone still cannot send MMS abroad.
+    [task] = telecom_ids([70])
+    real = players.BenchTask.all_gold
+
+    def changed(self):
+        actions = [a.model_copy(deep=True) for a in real(self)]
+        assert actions[-1].name == "enable_roaming" and actions[-1].arguments["line_id"] == "L1002"
+        actions[-1].arguments["line_id"] = "L1001"
+        return actions
+
+    monkeypatch.setattr(players.BenchTask, "all_gold", changed)
+    [result] = bench(tmp_path, "telecom", [task]).results
+    assert (result.reward, result.failure) == (0.0, DEVICE_DIFFERS), result
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    [call] = [i for i in items if isinstance(i, ToolCall) and i.name == "enable_roaming"]
+    assert call.arguments["line_id"] == "L1001"

@@ -52,6 +52,18 @@ SPECIALISTS: dict[str, dict[str, tuple[str, str, list[str]]]] = {
             ],
         ),
     },
+    "telecom": {
+        "lines": (
+            "Lines and roaming",
+            "Suspending and resuming lines, and roaming on a line.",
+            ["suspend_line", "resume_line", "enable_roaming", "disable_roaming"],
+        ),
+        "billing": (
+            "Billing and data",
+            "Payment requests for bills, and data refuels.",
+            ["send_payment_request", "refuel_data"],
+        ),
+    },
 }
 GENERAL = ("specialist", "Specialist", "Every change to the customer's account the triage agent cannot make.")
 

@@ -4,7 +4,11 @@
   first calls the task's gold actions in order (handing off to whichever agent holds the next
   tool), the second answers without acting.
 - `scripted_customer()` is a tau2 user that opens with the task's reason for calling and then
-  ends the conversation: gold and no-op runs need no customer model either.
+  ends the conversation: gold and no-op runs need no customer model either. In a gold run it
+  also makes the task's own gold calls on the customer's device (tau2 telecom), in their turn.
+- `recording()` wraps any tau2 user so each call it makes on its own device, with tau2's
+  result, is stored in the desk session as a `customer_action` notice (data the agents never
+  see: tau2's agent does not see them either; the scoring gives them back to tau2).
 - `desk_agent()` is the tau2 agent that puts the desk behind tau2's orchestrator: each customer
   message becomes one desk turn (agents, tools, handoffs), and the orchestrator gets the reply.
 """
@@ -30,17 +34,47 @@ from supportdesk.items import Message, Notice, ToolCall
 
 NOOP_REPLY = "Thank you for reaching out. I am not able to act on this request."
 GOLD_DONE = "All done."
+# What the gold agent says when the next gold action is the customer's, and what the scripted
+# customer answers once it made its calls.
+CUSTOMER_TURN = "Please do this on your device:"
+CUSTOMER_DID_IT = "I did that on my phone."
 
 
 class BenchTask:
-    """The task a scripted provider is playing now (set by the run before each trial)."""
+    """The task a scripted provider is playing now (set by the run before each trial), and how
+    many of its gold calls on the customer's device the scripted customer made so far."""
 
     def __init__(self) -> None:
         self.task: Any = None
+        self.customer_calls = 0
+        # The agent's gold calls made when the gold agent last spoke (it counts them in the log).
+        self.agent_calls = 0
+
+    def start(self, task: Any) -> None:
+        self.task, self.customer_calls, self.agent_calls = task, 0, 0
+
+    def all_gold(self) -> list[Any]:
+        """Every gold action of the task, the agent's and the customer's, in order."""
+        criteria = self.task.evaluation_criteria if self.task is not None else None
+        return list(criteria.actions or []) if criteria else []
 
     def gold_actions(self) -> list[Any]:
-        criteria = self.task.evaluation_criteria if self.task is not None else None
-        return [a for a in (criteria.actions or []) if a.requestor == "assistant"] if criteria else []
+        return [a for a in self.all_gold() if a.requestor == "assistant"]
+
+    def next_gold(self, agent_calls: int) -> Any | None:
+        """The first gold action not yet made, given how many of the agent's gold calls were made
+        (the customer's are counted here), or None when all are made."""
+        agent_left, customer_left = agent_calls, self.customer_calls
+        for action in self.all_gold():
+            if action.requestor == "user":
+                if customer_left == 0:
+                    return action
+                customer_left -= 1
+            else:
+                if agent_left == 0:
+                    return action
+                agent_left -= 1
+        return None
 
     def communicate(self) -> list[str]:
         criteria = self.task.evaluation_criteria if self.task is not None else None
@@ -57,13 +91,17 @@ class GoldProvider:
         self.domain_tools = domain_tools
 
     async def stream(self, request: StepRequest) -> AsyncIterator[TextDelta | Action]:
-        gold = self.current.gold_actions()
-        # Stateless: how far the replay got is the number of domain calls already in the log.
+        # How far the replay got is the number of domain calls already in the log (and the
+        # customer's own gold calls, counted by the scripted customer).
         done = sum(1 for item in request.history if isinstance(item, ToolCall) and item.name in self.domain_tools)
-        if done >= len(gold):
+        self.current.agent_calls = done
+        action = self.current.next_gold(done)
+        if action is None:
             yield Answer(" ".join([GOLD_DONE, *self.current.communicate()]))
             return
-        action = gold[done]
+        if action.requestor == "user":  # the customer's turn to act on their device
+            yield Answer(f"{CUSTOMER_TURN} {action.name}.")
+            return
         if action.name in request.agent.tools:
             yield CallTools([RequestedCall(f"gold_{done}", action.name, dict(action.arguments))])
             return
@@ -95,8 +133,9 @@ def reason_for_call(task: Any) -> str:
     return str(reason if reason else instructions)
 
 
-def scripted_customer(task: Any) -> Any:
-    """A tau2 user that states the task's reason for calling once, then stops."""
+def scripted_customer(task: Any, gold: BenchTask | None = None) -> Any:
+    """A tau2 user that states the task's reason for calling once, then stops; given `gold`, it
+    first makes the task's gold calls on its device whenever they are next (one per message)."""
     from supportdesk.bench.tau2env import tau2
 
     t = tau2()
@@ -110,8 +149,19 @@ def scripted_customer(task: Any) -> Any:
 
         def generate_next_message(self, incoming: Any, state: Any) -> Any:
             spoken = sum(1 for m in state.messages if isinstance(m, message.UserMessage))
-            text = reason_for_call(task) if spoken == 0 else base.STOP
-            reply = message.UserMessage(role="user", content=text)
+            if spoken == 0:
+                reply = message.UserMessage(role="user", content=reason_for_call(task))
+            elif gold is not None and (action := gold.next_gold(gold.agent_calls)) is not None and action.requestor == "user":
+                n = gold.customer_calls
+                gold.customer_calls += 1
+                call = message.ToolCall(
+                    id=f"customer_{n}", name=action.name, arguments=dict(action.arguments), requestor="user"
+                )
+                reply = message.UserMessage(role="user", tool_calls=[call])
+            elif gold is not None and _is_tool_result(incoming):
+                reply = message.UserMessage(role="user", content=CUSTOMER_DID_IT)
+            else:
+                reply = message.UserMessage(role="user", content=base.STOP)
             state.messages.append(reply)
             return reply, state
 
@@ -123,6 +173,45 @@ def scripted_customer(task: Any) -> Any:
             return None
 
     return ScriptedCustomer()
+
+
+def _is_tool_result(incoming: Any) -> bool:
+    return getattr(incoming, "role", None) == "tool"
+
+
+def recording(customer: Any, store_actions: Any) -> Any:
+    """`customer` (a tau2 user) whose calls on its own device are handed, each with tau2's
+    result, to `store_actions(list of (call, result))` before it speaks again."""
+
+    class Recording:
+        def __init__(self) -> None:
+            self.pending: dict[str, Any] = {}
+
+        def get_init_state(self, message_history: Any = None) -> Any:
+            return customer.get_init_state(message_history)
+
+        def generate_next_message(self, incoming: Any, state: Any) -> Any:
+            results = getattr(incoming, "tool_messages", None) or ([incoming] if _is_tool_result(incoming) else [])
+            done = [(self.pending.pop(r.id), r) for r in results if r.id in self.pending]
+            if done:
+                store_actions(done)
+            reply, state = customer.generate_next_message(incoming, state)
+            for call in getattr(reply, "tool_calls", None) or []:
+                self.pending[call.id] = call
+            return reply, state
+
+        def is_stop(self, msg: Any) -> bool:
+            return bool(customer.is_stop(msg))
+
+        def stop(self, message: Any = None, state: Any = None) -> None:
+            stop = getattr(customer, "stop", None)
+            if stop is not None:
+                stop(message, state)
+
+        def set_seed(self, seed: int) -> None:
+            customer.set_seed(seed)
+
+    return Recording()
 
 
 class DeskEnded(Exception):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from supportdesk.bench import desks
-from supportdesk.bench.players import BenchTask, GoldProvider, NoopProvider, desk_agent, scripted_customer
+from supportdesk.bench.players import BenchTask, GoldProvider, NoopProvider, desk_agent, recording, scripted_customer
 from supportdesk.bench.report import RunReport, TaskResult
 from supportdesk.bench.runs import CHANNEL, list_runs
 from supportdesk.bench.scoring import ENDED_BY_LIMIT, Score, score
@@ -105,9 +105,9 @@ def _provider(opts: BenchOptions, cfg: DeskConfig, current: BenchTask, tool_name
     raise BenchError(f"no bench agent {opts.agent!r}; choose desk, gold or noop")
 
 
-def _customer(opts: BenchOptions, task: Any) -> Any:
+def _customer(opts: BenchOptions, task: Any, environment: Any, current: BenchTask) -> Any:
     if opts.agent != "desk":
-        return scripted_customer(task)
+        return scripted_customer(task, current if opts.agent == "gold" else None)
     if not opts.user_model:
         raise BenchError("--agent desk needs a customer simulator: pass --user-model (and --user-base-url)")
     args: dict[str, Any] = {"temperature": 0.0}
@@ -121,8 +121,10 @@ def _customer(opts: BenchOptions, task: Any) -> Any:
     args["api_key"] = key or ("none" if opts.user_base_url else None)
     if args["api_key"] is None:
         del args["api_key"]
+    # A domain that gives the customer a device of their own (telecom) gives its simulator the tools.
+    device = environment.get_user_tools() if environment.user_tools is not None else None
     return tau2().user_simulator.UserSimulator(
-        tools=None, instructions=str(task.user_scenario), llm=model, llm_args=args
+        tools=device, instructions=str(task.user_scenario), llm=model, llm_args=args
     )
 
 
@@ -132,11 +134,6 @@ async def run_tau2(opts: BenchOptions, progress: Any = None) -> RunReport:
 
     if opts.trials < 1:
         raise BenchError("--trials must be at least 1")
-    if opts.domain == "telecom":
-        raise BenchError(
-            "tau2's telecom domain gives the customer tools of their own, which the bench does not "
-            "store yet; use --domain retail or airline"
-        )
     started = time.perf_counter()
     domain = load_domain(opts.domain, opts.split, opts.tasks)
     first_env = domain.environment()
@@ -207,12 +204,19 @@ async def _play(
     sid = info.id
     environment = domain.environment()
     slot.environment = environment
-    current.task = task
+    current.start(task)
     agent = desk_agent(desk.runner, sid, loop)
+
+    def store_actions(done: list[tuple[Any, Any]]) -> None:
+        """The customer's calls on their own device, with tau2's results, into the session
+        (from the orchestrator's thread, before the customer speaks again)."""
+        notices = [_customer_action(call, result, cfg.desk.entry) for call, result in done]
+        asyncio.run_coroutine_threadsafe(store.append(sid, notices), loop).result()
+
     orchestrator = t.orchestrator.Orchestrator(
         domain=domain.name,
         agent=agent,
-        user=_customer(opts, task),
+        user=recording(_customer(opts, task, environment, current), store_actions),
         environment=environment,
         task=task,
         max_steps=opts.max_steps,
@@ -237,6 +241,14 @@ async def _play(
     text = f"tau2 reward {result.reward:g}" + (f": {result.failure}" if result.failure else "")
     await store.append(sid, [Notice(notice_kind="info", text=text, data={"bench": data}, agent=cfg.desk.entry)])
     return TaskResult(task.id, trial, result.reward, sid, result.failure, result.detail)
+
+
+def _customer_action(call: Any, result: Any, agent: str) -> Notice:
+    """One call the customer made on their own device, stored exactly as tau2 answered it."""
+    data = {"call_id": call.id, "name": call.name, "arguments": dict(call.arguments or {}),
+            "output": result.content or "", "is_error": bool(result.error)}
+    return Notice(notice_kind="customer_action", text=f"The customer ran {call.name} on their device.",
+                  data={"customer_action": data}, agent=agent)
 
 
 async def floor_from_store(store: Any, domain: str, split: str, task_ids: set[str]) -> float | None:

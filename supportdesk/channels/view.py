@@ -95,7 +95,7 @@ def _notice(item: Notice) -> CustomerEvent | None:
             status, text = "person", PERSON_COMING
         case "limit" | "provider_error":
             status, text = "delayed", DELAYED
-        case "info":
+        case "info" | "customer_action":
             return None
         case _:
             assert_never(item.notice_kind)

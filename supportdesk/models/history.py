@@ -34,8 +34,10 @@ from supportdesk.items import (
     ToolResult,
 )
 
-# Notices about our own failures are not conversation; the model gains nothing from them.
-_SKIPPED_NOTICES = frozenset({"provider_error"})
+# Notices about our own failures are not conversation; the model gains nothing from them. What
+# the customer did on their own device (tau2 telecom) is theirs: agents learn it from what the
+# customer says, as tau2's agent does.
+_SKIPPED_NOTICES = frozenset({"provider_error", "customer_action"})
 # What the model is told when a call it made has no recorded result (a cut history window,
 # or a step that ended before the tool ran).
 MISSING_RESULT = "(no result was recorded for this call)"

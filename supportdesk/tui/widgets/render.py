@@ -25,6 +25,7 @@ NOTICE_ICONS = {
     "approval_denied": "✗",
     "human_requested": "☎",
     "info": "ℹ",
+    "customer_action": "▸",
 }
 
 
