@@ -137,14 +137,14 @@ def test_changing_one_argument_of_the_last_write_scores_zero(tmp_path, monkeypat
     gold = domain.tasks[0].evaluation_criteria.actions
     last = len(gold) - 1
     assert gold[last].name == "modify_pending_order_address" and gold[last].arguments["zip"] == "78712"
-    real = players.BenchTask.gold_actions
+    real = players.BenchTask.all_gold  # (retail's gold actions are all the agent's)
 
     def changed(self):
         actions = [a.model_copy(deep=True) for a in real(self)]
         actions[last].arguments["zip"] = "78713"
         return actions
 
-    monkeypatch.setattr(players.BenchTask, "gold_actions", changed)
+    monkeypatch.setattr(players.BenchTask, "all_gold", changed)
     report = bench(tmp_path, "retail", ["17"])
     [result] = report.results
     assert (result.reward, result.failure) == (0.0, DB_DIFFERS), result

@@ -58,9 +58,6 @@ class BenchTask:
         criteria = self.task.evaluation_criteria if self.task is not None else None
         return list(criteria.actions or []) if criteria else []
 
-    def gold_actions(self) -> list[Any]:
-        return [a for a in self.all_gold() if a.requestor == "assistant"]
-
     def next_gold(self, agent_calls: int) -> Any | None:
         """The first gold action not yet made, given how many of the agent's gold calls were made
         (the customer's are counted here), or None when all are made."""
