@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import asyncio
+import contextlib
 import random
 import re
 import sqlite3
@@ -643,7 +644,10 @@ class SessionStore:
         self.readonly = False
         # Searches run on a second connection, opened by the first search (`search`).
         self._search_db: aiosqlite.Connection | None = None
-        self._search_db_opening = asyncio.Lock()
+        # The opening of that connection, shielded from the search that asked for it: a search
+        # cancelled mid-open (the browser cancels at each key) must not drop a half-opened
+        # connection, whose worker thread would keep the process alive at exit.
+        self._search_db_opening: asyncio.Task[aiosqlite.Connection] | None = None
 
     @classmethod
     async def open(
@@ -694,6 +698,9 @@ class SessionStore:
 
     async def close(self) -> None:
         self._closed = True
+        if self._search_db_opening is not None and not self._search_db_opening.done():
+            with contextlib.suppress(StoreError, sqlite3.Error):
+                await self._search_db_opening  # it closes what it opened, seeing the store closed
         if self._search_db is not None:
             await self._search_db.close()
         await self._db.close()
@@ -959,19 +966,31 @@ class SessionStore:
             return self._search_db
         if self.path == ":memory:":
             return self._db
-        async with self._search_db_opening:
-            if self._search_db is None:
-                target = Path(self.path)
-                try:
-                    if self.readonly:
-                        db = await aiosqlite.connect(_readonly_uri(target), uri=True, isolation_level=None)
-                    else:
-                        db = await aiosqlite.connect(self.path, isolation_level=None)
-                    await db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
-                except sqlite3.Error as exc:
-                    raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
-                self._search_db = db
-        return self._search_db
+        if self._search_db_opening is None:
+            self._search_db_opening = asyncio.create_task(self._open_search_connection())
+        return await asyncio.shield(self._search_db_opening)
+
+    async def _open_search_connection(self) -> aiosqlite.Connection:
+        target = Path(self.path)
+        try:
+            if self.readonly:
+                db = await aiosqlite.connect(_readonly_uri(target), uri=True, isolation_level=None)
+            else:
+                db = await aiosqlite.connect(self.path, isolation_level=None)
+        except sqlite3.Error as exc:
+            self._search_db_opening = None  # the next search tries again
+            raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
+        try:
+            await db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
+        except sqlite3.Error as exc:
+            await db.close()
+            self._search_db_opening = None
+            raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
+        if self.closed:  # the store closed while this opened: nobody else will close it
+            await db.close()
+            raise StoreError(f"{self.path}: the store is closed")
+        self._search_db = db
+        return db
 
     async def fork(self, session_id: str, upto: int) -> SessionInfo:
         """A new session holding a copy of items 1..upto of another."""
