@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import inspect
+import os
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -176,3 +179,48 @@ def pytest_collection_modifyitems(config, items):
             or any(f"{name}(" in source for name in helpers[module.__name__])
         ):
             item.add_marker(pytest.mark.tui)
+
+
+# --- no SQLite connection left open --------------------------------------------------------------
+
+# aiosqlite runs each connection on a non-daemon thread: a connection nobody closed keeps the
+# interpreter alive after the last test, and a CI run hangs until its time limit instead of
+# ending. Each test must close what it opened; the one that does not fails, by name.
+
+
+def _sqlite_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.endswith("(_connection_worker_thread)")}
+
+
+@pytest.fixture(autouse=True)
+def _no_sqlite_connection_left_open():
+    before = _sqlite_threads()
+    yield
+    left = _sqlite_threads() - before
+    for thread in left:  # a closed connection's thread ends just after close() returns
+        thread.join(timeout=10)
+    left = {t for t in left if t.is_alive()}
+    if left:
+        pytest.fail(
+            f"{len(left)} SQLite connection(s) left open by this test: close every store and desk it opens"
+            " (an open connection's thread keeps the test process from exiting)"
+        )
+
+
+_exit_status = 0
+
+
+def pytest_sessionfinish(session, exitstatus):
+    global _exit_status
+    _exit_status = int(exitstatus)
+
+
+def pytest_unconfigure(config):
+    """Never hang at exit: if connections are still open (the guard above names the tests), say
+    so and end the process with a failing status instead of waiting on their threads forever."""
+    left = [t for t in _sqlite_threads() if t.is_alive()]
+    if left:
+        sys.stderr.write(f"\n{len(left)} SQLite connection(s) still open at exit: ending the run as failed\n")
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(_exit_status or 1)
