@@ -11,6 +11,7 @@ from __future__ import annotations
 from supportdesk.store import (
     Change,
     ContextEntry,
+    DeskRow,
     SearchHit,
     SessionInfo,
     Store,
@@ -25,6 +26,7 @@ from supportdesk.store.figures import Distribution
 __all__ = [
     "Change",
     "ContextEntry",
+    "DeskRow",
     "Distribution",
     "SearchHit",
     "SessionInfo",

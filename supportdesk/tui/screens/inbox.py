@@ -28,7 +28,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from supportdesk.desk_state import LABELS, ConversationState, State, at
 from supportdesk.items import utcnow
-from supportdesk.store import DeskRow, StoreError
+from supportdesk.engine.log import DeskRow, StoreError
 from supportdesk.text import one_line, safe_text
 
 if TYPE_CHECKING:
@@ -338,7 +338,7 @@ class InboxScreen(Screen[None]):
         except (TurnError, StoreError) as exc:
             self.notify(safe_text(str(exc)), severity="error", markup=False)
             return
-        await self.app.open_session(row.session.id)
+        await cast("SupportDeskApp", self.app).open_session(row.session.id)
 
     def action_approve(self) -> None:
         self._decide(True)

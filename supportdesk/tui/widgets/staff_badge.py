@@ -14,7 +14,7 @@ from textual.app import App
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from supportdesk.store import StoreError
+from supportdesk.engine.log import StoreError
 
 
 class StaffBadge(Static):
