@@ -44,7 +44,7 @@ def _command(domain, desk, db):
 
 
 async def _failed_writes(db, domain):
-    writes = {n for n, kind in tool_kinds(load_domain(domain, "base", ["0"]).environment()).items() if kind == "write"}
+    writes = {n for n, kind in tool_kinds(load_domain(domain, "base").environment()).items() if kind == "write"}
     failed = {}
     async with await SessionStore.open(db) as store:
         for info in await store.list_sessions(limit=1000):
