@@ -19,6 +19,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
@@ -403,7 +404,10 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
             last_page = max(0, (total - 1) // self.PAGE_SIZE)
             page = min(self.page, last_page)
             infos = await self.store.list_sessions(limit=self.PAGE_SIZE, offset=page * self.PAGE_SIZE)
-            self._show_page(total, page, infos)
+            try:
+                self._show_page(total, page, infos)
+            except NoMatches:
+                pass  # the screen's widgets went during the reads: it closed (the app quit)
 
     def _show_page(self, total: int, page: int, infos: list[SessionInfo]) -> None:
         self.total = total
@@ -426,7 +430,10 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
                         for item in await self.store.items_at(hit.session_id, seqs):
                             writers[(hit.session_id, item.seq)] = item.agent
             if text == self.query_text:  # the user may have typed on meanwhile
-                self._show_hits(text, hits, infos, writers)
+                try:
+                    self._show_hits(text, hits, infos, writers)
+                except NoMatches:
+                    pass  # the screen's widgets went during the reads: it closed (the app quit)
 
     async def on_change(self, change: Change) -> None:
         """Reload when sessions change; a burst of changes (a turn's steps) is one reload."""
