@@ -170,3 +170,4 @@ async def test_the_replay_footer_names_its_keys_once(db_path, test_desk):
         descriptions = [key.description for key in app.screen.query(FooterKey)]
         assert "Item" in labels and "Handoff" in labels  # "←→ Item", not "← Item ←  → Item →"
         assert not any("←" in d or "→" in d for d in descriptions)
+    await desk.close()
