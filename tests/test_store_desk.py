@@ -160,3 +160,27 @@ async def test_a_snooze_whose_time_has_passed_counts_as_needing_staff(store: Sto
     assert row.state.state == "snoozed" and row.state.snoozed_until == until
     assert await store.count_needing_staff(until - timedelta(seconds=1)) == 0
     assert await store.count_needing_staff(until) == 1
+
+
+@pytest.mark.postgres
+async def test_opening_an_older_postgresql_database_folds_every_session_once(pg_url) -> None:
+    from supportdesk.store import pg_schema
+    from supportdesk.store.postgres import PostgresStore
+
+    async with await open_store(pg_url) as fresh:
+        assert isinstance(fresh, PostgresStore)
+        fresh.clock = StepClock()
+        await fresh.create_session("triage", session_id="old1")
+        for batch in CONVERSATION[:3]:
+            await fresh.append("old1", batch)
+        expected = fold(await fresh.range("old1", 1, 99), start("triage"))
+        # Take the database back to before the summary existed.
+        async with fresh._pool.acquire() as conn:
+            await conn.execute("DROP INDEX sessions_by_desk_state")
+            await conn.execute("ALTER TABLE sessions DROP COLUMN desk_summary, DROP COLUMN desk_state")
+            await conn.execute("UPDATE supportdesk_meta SET value = $1 WHERE key = 'schema_version'",
+                               str(pg_schema.DESK_SUMMARY_VERSION - 1))
+    async with await open_store(pg_url) as reopened:
+        [row] = await reopened.desk()
+        assert row.state == expected and row.state.detail == "approval"
+        assert await reopened.count_needing_staff(LATER) == 1
