@@ -240,6 +240,8 @@ class Conversation(VerticalScroll, can_focus=True):
 
     def _fill_if_short(self) -> None:
         """A window shorter than the pane cannot be scrolled up, so load older items now."""
+        if not self.size.height:
+            return  # not laid out yet: nothing is known to be short (on_resize asks again)
         if not self._loading and self.items and self.first > 1 and self.max_scroll_y == 0 and self.store is not None:
             self._loading = True
             self.run_worker(self.load_older(), group="conversation-load", exclusive=True)
