@@ -13,7 +13,6 @@ Customer text is drawn as `rich.text.Text` (literal), never as markup.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -23,13 +22,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import var
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from supportdesk.desk_state import LABELS, ConversationState, State, at
 from supportdesk.items import utcnow
-from supportdesk.engine.log import DeskRow, StoreError
+from supportdesk.engine.log import Change, DeskRow, StoreError
 from supportdesk.text import one_line, safe_text
+from supportdesk.tui.screens._feed import FollowsChanges
 
 if TYPE_CHECKING:
     from supportdesk.tui.app import SupportDeskApp
@@ -107,7 +106,7 @@ class InboxTable(DataTable[Any]):
     """The inbox's rows; Enter opens the conversation under the cursor."""
 
 
-class InboxScreen(Screen[None]):
+class InboxScreen(FollowsChanges[None]):
     CSS_PATH = "inbox.tcss"
     BINDINGS = [
         Binding("enter", "open", "Open", tooltip="Open the conversation under the cursor", show=False),
@@ -133,7 +132,6 @@ class InboxScreen(Screen[None]):
         self.limit = limit
         self.rows: list[DeskRow] = []  # as read, newest activity first
         self.shown: list[DeskRow] = []  # as on screen
-        self._feed_task: asyncio.Task[None] | None = None
         # Set after each reload has drawn its rows (tests wait on it; so does nothing else).
         self.loads = 0
 
@@ -160,7 +158,7 @@ class InboxScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(InboxTable).focus()
         self.reload()
-        self.follow_changes()
+        self.follow_changes(self.store)
         # "How long" ages while nothing is written: redraw the times now and then.
         self.set_interval(30, self._redraw)
 
@@ -177,28 +175,14 @@ class InboxScreen(Screen[None]):
         except StoreError as exc:
             self.notify(safe_text(str(exc)), severity="error", markup=False)
             return
+        if not self.is_attached:  # the inbox closed during the read (a take-over opened the chat)
+            return
         self.rows = rows
         self._redraw()
         self.loads += 1
 
-    def follow_changes(self) -> None:
-        # A task, not a worker: it lives as long as the screen, and waiting for all workers
-        # (tests, quitting) must not wait for a feed that never ends.
-        if self._feed_task is None:
-            self._feed_task = asyncio.create_task(self._follow_changes(), name="inbox feed")
-
-    def on_unmount(self) -> None:
-        if self._feed_task is not None:
-            self._feed_task.cancel()
-            self._feed_task = None
-
-    async def _follow_changes(self) -> None:
-        try:
-            async with await self.store.follow() as feed:
-                async for _ in feed:
-                    self.reload()
-        except StoreError as exc:
-            self.notify(safe_text(f"Live follow stopped: {exc}"), severity="warning", markup=False)
+    async def on_change(self, change: Change) -> None:
+        self.reload()
 
     # --- drawing ---------------------------------------------------------------------------------------
 
