@@ -40,6 +40,7 @@ async def test_a_message_that_cannot_be_stored_stays_in_the_input(db_path, test_
         await pilot.press("enter")  # the same text, sent again once the disk has room
         await until(pilot, lambda: any(i.kind == "message" and i.role == "agent" for i in screen.query_one(Conversation).items))
         assert await desk.store.count_sessions() == 1
+    await desk.close()
 
 
 async def test_opening_a_session_finishes_a_turn_a_crash_cut_short(db_path, test_desk, tmp_path):
@@ -59,3 +60,4 @@ async def test_opening_a_session_finishes_a_turn_a_crash_cut_short(db_path, test
         await until(pilot, lambda: any(i.kind == "message" and i.role == "agent" for i in conversation.items))
     assert refunds == [5]
     assert await desk.runner.unfinished_turn(info.id) is None
+    await desk.close()

@@ -13,7 +13,7 @@ from supportdesk.items import Release, StaffReply, StateChange, TagChange, Takeo
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.widgets import Conversation, Prompt
 from supportdesk.tui.widgets.prompt import AS_CUSTOMER, AS_STAFF
-from tests.tui_seed import FIXED, SEED_ID, repo_desk, seed_double_charge, until
+from tests.tui_seed import FIXED, SEED_ID, layout_settled, repo_desk, seed_double_charge, until
 
 SIZE = (120, 40)
 
@@ -152,6 +152,7 @@ def test_header_shows_who_holds_the_conversation_and_its_state(snap_compare, tmp
         for prompt in app.screen.query(Prompt):
             prompt.cursor_blink = False
         await pilot.pause(0.2)
+        await layout_settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 

@@ -18,7 +18,7 @@ from supportdesk.tui.screens.dashboard import DashboardScreen
 from supportdesk.tui.stats_app import StatsApp
 from tests.conftest import REPO
 from tests.stats_seed import NOW, seed_desk_history
-from tests.tui_seed import repo_desk, until
+from tests.tui_seed import layout_settled, repo_desk, until
 
 
 @pytest.fixture
@@ -46,6 +46,7 @@ def _drawn(range_name: str):
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+        await layout_settled(pilot)
 
     return wait
 

@@ -16,6 +16,7 @@ from supportdesk.store import SessionStore
 from supportdesk.tui.screens.browser import BrowserScreen, ConfirmFork
 from supportdesk.tui.screens.help import HelpScreen
 from tests.tui_browser_data import HelpHost, seed_sessions
+from tests.tui_seed import layout_settled
 
 SIZE = (120, 36)
 THEMES = ["desk-dark", "desk-light"]
@@ -55,6 +56,7 @@ async def _settle(pilot: Any) -> None:
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    await layout_settled(pilot)
 
 
 @pytest.mark.parametrize("theme", THEMES)

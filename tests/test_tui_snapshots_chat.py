@@ -10,7 +10,7 @@ import pytest
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.replay import ReplayScreen
 from supportdesk.tui.widgets import Conversation, Prompt
-from tests.tui_seed import SEED_ID, repo_desk, seed_double_charge, until
+from tests.tui_seed import SEED_ID, layout_settled, repo_desk, seed_double_charge, until
 
 SIZE = (120, 40)
 THEMES = ["desk-dark", "desk-light"]
@@ -40,6 +40,7 @@ async def still(pilot) -> None:
     for prompt in pilot.app.screen.query(Prompt):
         prompt.cursor_blink = False
     await pilot.pause(0.2)
+    await layout_settled(pilot)
 
 
 async def replay_still(pilot) -> None:

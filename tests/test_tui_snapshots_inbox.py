@@ -22,7 +22,7 @@ from supportdesk.tui.widgets.staff_badge import StaffBadge
 from tests.conftest import make_test_tools
 from tests.inbox_seed import INBOX_NOW, seed_desk_states
 from tests.scripted import ScriptedModel
-from tests.tui_seed import fixed_clock, until
+from tests.tui_seed import fixed_clock, layout_settled, until
 
 
 @pytest.fixture
@@ -58,6 +58,7 @@ async def settled(pilot: Any) -> None:
     await until(pilot, lambda: app.screen.query(StaffBadge) and app.screen.query_one(StaffBadge).count == 2)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    await layout_settled(pilot)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])

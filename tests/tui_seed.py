@@ -148,6 +148,29 @@ async def until(pilot, condition, *, limit: float = WAIT_LIMIT, settle_workers: 
             await pilot.app.workers.wait_for_complete()
 
 
+def _layout(app) -> tuple:
+    """What a snapshot of the screen depends on beyond its text: every scrollable's size,
+    content size and scroll position."""
+    return tuple(
+        (id(w), w.size, w.virtual_size, w.scroll_offset) for w in app.screen.query("*") if w.is_scrollable
+    )
+
+
+async def layout_settled(pilot, *, looks: int = 3, limit: float = WAIT_LIMIT) -> None:
+    """Let the app run until its layout stays the same for `looks` looks in a row: a wrapped
+    line measured late or a page loaded above moves a scrollbar after the text is drawn, and
+    a snapshot taken then differs from one taken a moment later."""
+    deadline = time.monotonic() + limit
+    previous, same = None, 0
+    while same < looks:
+        if time.monotonic() > deadline:
+            raise AssertionError("the screen's layout never settled")
+        await pilot.pause(0.05)
+        current = _layout(pilot.app)
+        same = same + 1 if current == previous else 0
+        previous = current
+
+
 def seeded_file(path):
     """A database file holding the double-charge session (for apps that open their own desk)."""
     import asyncio
