@@ -98,6 +98,29 @@ async def test_take_over_reply_release_and_the_agent_answers_reading_the_summary
         assert last is not None and last.kind == "message" and last.text == "Glad that is sorted, Dana."
 
 
+async def test_a_session_started_on_this_screen_shows_who_holds_it_once_taken_over(tmp_path):
+    """The header's state is folded from the first item of a session the chat itself started
+    (not only of sessions it opened), so a take-over right after the first answer shows."""
+    db = tmp_path / "desk.db"
+    desks = []
+
+    async def factory():
+        desk = await repo_desk(db, [Answer("Hello! How can I help?")])
+        desks.append(desk)
+        return desk
+
+    app = SupportDeskApp(desk_factory=factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == "")
+        await _type(pilot, "hi there")
+        await until(pilot, lambda: any(m.kind == "message" and m.role == "agent" for m in app.chat.query_one(Conversation).items)
+                    and not app.chat.workers)
+        await pilot.press("f6")
+        await until(pilot, lambda: "dana holds it" in _header(app))
+    for desk in desks:
+        await desk.close()
+
+
 async def test_slash_commands_that_make_no_sense_say_so_and_write_nothing(tmp_path):
     db = await _seed(tmp_path / "desk.db")
     app = SupportDeskApp(desk_factory=lambda: repo_desk(db), session_id=SEED_ID)

@@ -245,6 +245,9 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
             if not fresh:
                 return
             self._recent = (self._recent + fresh)[-PAGE:]
+            if self._state is None and fresh[0].seq == 1:
+                # A session this screen started: every item of it arrives here, from the first.
+                self._state = desk_state.start(self.desk.config.desk.entry)
             if self._state is not None:
                 self._state = desk_state.fold(fresh, self._state)
                 self._paint_state()
