@@ -12,22 +12,9 @@ import json
 import re
 from typing import Any, assert_never
 
+from supportdesk import items as k
 from supportdesk.config import DeskConfig
-from supportdesk.items import (
-    ContextSet,
-    Handoff,
-    Item,
-    Message,
-    Notice,
-    Release,
-    StaffReply,
-    StateChange,
-    TagChange,
-    Takeover,
-    ToolCall,
-    ToolResult,
-    item_to_json,
-)
+from supportdesk.items import item_to_json
 from supportdesk.staff import describe
 from supportdesk.store import SessionInfo
 from supportdesk.text import safe_text
@@ -35,7 +22,7 @@ from supportdesk.text import safe_text
 ROLE_SPEAKERS = {"customer": "Customer", "staff": "Staff", "system": "System"}
 
 
-def session_json(info: SessionInfo, items: list[Item]) -> dict[str, Any]:
+def session_json(info: SessionInfo, items: list[k.Item]) -> dict[str, Any]:
     return {"session": info.model_dump(mode="json"), "items": [item_to_json(i) for i in items]}
 
 
@@ -44,43 +31,43 @@ def _title(agent: str, config: DeskConfig | None) -> str:
     return found.title if found else agent
 
 
-def speaker(item: Message, config: DeskConfig | None = None) -> str:
+def speaker(item: k.Message, config: DeskConfig | None = None) -> str:
     """Who a message is from, as people read it."""
     return ROLE_SPEAKERS.get(item.role) or _title(item.agent, config)
 
 
-def item_line(item: Item, config: DeskConfig | None = None) -> str:
+def item_line(item: k.Item, config: DeskConfig | None = None) -> str:
     """One item as a line of plain text (CLI output, and the lines of a Markdown export)."""
     match item:
-        case Message():
+        case k.Message():
             return f"{speaker(item, config)}: {item.text}"
-        case Handoff():
+        case k.Handoff():
             reason = f" ({item.reason})" if item.reason else ""
             return f"→ {item.handoff_kind}: {item.from_agent} → {item.to_agent}{reason}"
-        case ToolCall():
+        case k.ToolCall():
             return f"⚙ {item.name}({json.dumps(item.arguments, ensure_ascii=False)})"
-        case ToolResult():
+        case k.ToolResult():
             mark = "✗" if item.is_error else "✓"
             return f"{mark} {item.name}: {item.output}"
-        case ContextSet():
+        case k.ContextSet():
             value = "(cleared)" if item.value is None else json.dumps(item.value, ensure_ascii=False)
             return f"• context {item.key} = {value} (by {item.writer})"
-        case Notice():
+        case k.Notice():
             return f"! {item.notice_kind}: {item.text}"
-        case StaffReply():
+        case k.StaffReply():
             return f"{item.person} (staff): {item.text}"
-        case Takeover() | Release() | StateChange() | TagChange():
+        case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return f"✋ {describe(item)}"
         case _:
             assert_never(item)
 
 
-def in_brief_transcript(item: Item) -> bool:
+def in_brief_transcript(item: k.Item) -> bool:
     """Whether `supportdesk run` prints the item without `--verbose`: what people said and did."""
     match item:
-        case Message() | Handoff() | Notice() | StaffReply() | Takeover() | Release():
+        case k.Message() | k.Handoff() | k.Notice() | k.StaffReply() | k.Takeover() | k.Release():
             return True
-        case ToolCall() | ToolResult() | ContextSet() | StateChange() | TagChange():
+        case k.ToolCall() | k.ToolResult() | k.ContextSet() | k.StateChange() | k.TagChange():
             return False
         case _:
             assert_never(item)
@@ -110,7 +97,7 @@ def fenced(text: str) -> list[str]:
     return [f"{fence}text", *body.split("\n"), fence]
 
 
-def session_markdown(info: SessionInfo, items: list[Item], config: DeskConfig | None = None) -> str:
+def session_markdown(info: SessionInfo, items: list[k.Item], config: DeskConfig | None = None) -> str:
     """The transcript: one speaker line per message (`**Who** · time`), the message in a fence;
     tool calls, results, handoffs, context writes and notices in a fence under the agent that
     made them (`*Who* · time` when that agent has not spoken just before)."""
@@ -134,24 +121,24 @@ def session_markdown(info: SessionInfo, items: list[Item], config: DeskConfig | 
 
     for item in items:
         match item:
-            case Message():
+            case k.Message():
                 flush()
                 who = speaker(item, config)
                 lines += [f"**{inline(who)}** · {item.created_at:%H:%M:%S}", "", *fenced(item.text), ""]
                 section = f"agent:{item.agent}" if item.role == "agent" else f"role:{item.role}"
-            case StaffReply():
+            case k.StaffReply():
                 flush()
                 who = f"{item.person} (staff)"
                 lines += [f"**{inline(who)}** · {item.created_at:%H:%M:%S}", "", *fenced(item.text), ""]
                 section = f"staff:{item.person}"
-            case Takeover() | Release() | StateChange() | TagChange():
+            case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
                 owner = f"staff:{item.person}"
                 if owner != section:
                     flush()
                     lines += [f"*{inline(item.person)} (staff)* · {item.created_at:%H:%M:%S}", ""]
                     section = owner
                 activity.append(item_line(item, config))
-            case ToolCall() | ToolResult() | Handoff() | ContextSet() | Notice():
+            case k.ToolCall() | k.ToolResult() | k.Handoff() | k.ContextSet() | k.Notice():
                 owner = f"agent:{item.agent}"
                 if owner != section:
                     flush()
@@ -165,7 +152,7 @@ def session_markdown(info: SessionInfo, items: list[Item], config: DeskConfig | 
     return "\n".join(lines).rstrip() + "\n"
 
 
-def audit_markdown(items: list[Item]) -> list[str]:
+def audit_markdown(items: list[k.Item]) -> list[str]:
     """The session's staff actions (`supportdesk audit` for this session) as a Markdown table:
     who, when, from where, what. Empty when staff did nothing."""
     from supportdesk.staff import audit

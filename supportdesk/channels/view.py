@@ -10,21 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from supportdesk import items as k
 from supportdesk.config import DeskConfig
-from supportdesk.items import (
-    ContextSet,
-    Handoff,
-    Item,
-    Message,
-    Notice,
-    Release,
-    StaffReply,
-    StateChange,
-    TagChange,
-    Takeover,
-    ToolCall,
-    ToolResult,
-)
 
 CHECKING = "A colleague is checking this. We will be right back with you."
 CHECKED = "A colleague has checked your request."
@@ -49,43 +36,43 @@ def agent_title(config: DeskConfig, name: str) -> str:
     return agent.title if agent is not None else "Support"
 
 
-def customer_event(item: Item, config: DeskConfig) -> CustomerEvent | None:
+def customer_event(item: k.Item, config: DeskConfig) -> CustomerEvent | None:
     """The customer's view of one stored item, or None when it is not theirs to see."""
     match item:
-        case Message(role="customer"):
+        case k.Message(role="customer"):
             return CustomerEvent("message", {"from": "customer", "text": item.text, "at": _at(item)}, item.seq)
-        case Message(role="agent"):
+        case k.Message(role="agent"):
             data = {"from": "agent", "agent": agent_title(config, item.agent), "text": item.text, "at": _at(item)}
             return CustomerEvent("message", data, item.seq)
-        case Message():
+        case k.Message():
             # Staff messages are internal notes (staff write to customers as `staff_reply`);
             # system messages are the desk's own.
             return None
-        case StaffReply():
+        case k.StaffReply():
             # The person's name is theirs to give: the customer sees it, as Chatwoot shows an agent's.
             data = {"from": "staff", "name": item.person, "text": item.text, "at": _at(item)}
             return CustomerEvent("message", data, item.seq)
-        case Takeover():
+        case k.Takeover():
             return CustomerEvent("status", {"status": "staff", "text": STAFF_JOINED}, item.seq)
-        case Release():
+        case k.Release():
             title = agent_title(config, item.to_agent)
             return CustomerEvent("handoff", {"agent": title, "text": f"You are now talking to {title}."}, item.seq)
-        case StateChange(state="resolved"):
+        case k.StateChange(state="resolved"):
             return CustomerEvent("status", {"status": "resolved", "text": RESOLVED}, item.seq)
-        case StateChange() | TagChange():
+        case k.StateChange() | k.TagChange():
             return None  # the desk's own bookkeeping
-        case Handoff():
+        case k.Handoff():
             title = agent_title(config, item.to_agent)
             return CustomerEvent("handoff", {"agent": title, "text": f"You are now talking to {title}."}, item.seq)
-        case Notice():
+        case k.Notice():
             return _notice(item)
-        case ToolCall() | ToolResult() | ContextSet():
+        case k.ToolCall() | k.ToolResult() | k.ContextSet():
             return None
         case _:
             assert_never(item)
 
 
-def _notice(item: Notice) -> CustomerEvent | None:
+def _notice(item: k.Notice) -> CustomerEvent | None:
     match item.notice_kind:
         case "approval_requested":
             status, text = "checking", CHECKING
@@ -106,5 +93,5 @@ def delta_event(config: DeskConfig, agent: str, text: str) -> CustomerEvent:
     return CustomerEvent("delta", {"agent": agent_title(config, agent), "text": text})
 
 
-def _at(item: Item) -> str:
+def _at(item: k.Item) -> str:
     return item.created_at.isoformat()

@@ -17,22 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any, assert_never
 
+from supportdesk import items as k
 from supportdesk.engine.handoffs import transfer_tool_name
 from supportdesk.engine.protocol import StepRequest
-from supportdesk.items import (
-    ContextSet,
-    Handoff,
-    Item,
-    Message,
-    Notice,
-    Release,
-    StaffReply,
-    StateChange,
-    TagChange,
-    Takeover,
-    ToolCall,
-    ToolResult,
-)
 
 # Notices about our own failures are not conversation; the model gains nothing from them. What
 # the customer did on their own device (tau2 telecom) is theirs: agents learn it from what the
@@ -152,7 +139,7 @@ def _note(text: str) -> str:
     return f"[Note from the support desk, not the customer] {text}"
 
 
-def _notice_text(item: Notice) -> str | None:
+def _notice_text(item: k.Notice) -> str | None:
     if item.notice_kind in _SKIPPED_NOTICES:
         return None
     labels = {
@@ -214,20 +201,20 @@ class _Builder:
             }
         )
 
-    def build(self, items: list[Item]) -> list[dict[str, Any]]:
+    def build(self, items: list[k.Item]) -> list[dict[str, Any]]:
         # The first result of each call is its tool message; later ones (a call re-run after
         # a staff approval) become notes where they happened.
         for item in items:
-            if isinstance(item, ToolResult) and item.call_id not in self.results:
+            if isinstance(item, k.ToolResult) and item.call_id not in self.results:
                 self.results[item.call_id] = _result_text(item)
         seen_result: set[str] = set()
         for item in items:
             match item:
-                case Message():
+                case k.Message():
                     self._message(item)
-                case ToolCall():
+                case k.ToolCall():
                     self.call(item.call_id, item.name, item.arguments)
-                case ToolResult():
+                case k.ToolResult():
                     first = item.call_id not in seen_result
                     seen_result.add(item.call_id)
                     pending = {c["id"] for c in self.pending_calls}
@@ -237,29 +224,29 @@ class _Builder:
                         self.add("user", _note(f"Later result of {item.name}: {_result_text(item)}"))
                     # A result whose call fell outside the history window is dropped: servers
                     # reject a tool message without its call.
-                case Handoff():
+                case k.Handoff():
                     self._handoff(item)
-                case Notice():
+                case k.Notice():
                     text = _notice_text(item)
                     if text:
                         self.add("user", _note(text))
-                case ContextSet():
+                case k.ContextSet():
                     continue  # the current context is in the system prompt
-                case StaffReply():
+                case k.StaffReply():
                     self.add("user", _note(f"{item.person} of the support staff wrote to the customer: {item.text}"))
-                case Takeover():
+                case k.Takeover():
                     self.add("user", _note(f"{item.person} of the support staff took the conversation over; agents wait."))
-                case Release():
+                case k.Release():
                     summary = f" Their summary: {item.summary}" if item.summary else ""
                     self.add("user", _note(f"{item.person} of the support staff gave the conversation back to {item.to_agent}.{summary}"))
-                case StateChange() | TagChange():
+                case k.StateChange() | k.TagChange():
                     continue  # the desk's bookkeeping, not conversation
                 case _:
                     assert_never(item)
         self.flush()
         return self.messages
 
-    def _message(self, item: Message) -> None:
+    def _message(self, item: k.Message) -> None:
         if item.role == "customer":
             self.add("user", item.text)
         elif item.role == "agent":
@@ -269,7 +256,7 @@ class _Builder:
         else:
             self.add("user", _note(item.text))
 
-    def _handoff(self, item: Handoff) -> None:
+    def _handoff(self, item: k.Handoff) -> None:
         if item.handoff_kind == "manual":
             why = f": {item.reason}" if item.reason else "."
             self.add("user", _note(f"Staff moved the conversation from {item.from_agent} to {item.to_agent}{why}"))
@@ -280,7 +267,7 @@ class _Builder:
         self.flush()
 
 
-def _result_text(item: ToolResult) -> str:
+def _result_text(item: k.ToolResult) -> str:
     return f"ERROR: {item.output}" if item.is_error else item.output
 
 
