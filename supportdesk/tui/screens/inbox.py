@@ -175,7 +175,9 @@ class InboxScreen(FollowsChanges[None]):
         except StoreError as exc:
             self.notify(safe_text(str(exc)), severity="error", markup=False)
             return
-        if not self.is_attached:  # the inbox closed during the read (a take-over opened the chat)
+        # The inbox closed during the read (a take-over opened the chat): once popped it is being
+        # pruned, its table may already be gone while it still counts as attached.
+        if not self.is_attached or self._pruning:
             return
         self.rows = rows
         self._redraw()
