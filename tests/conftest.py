@@ -147,10 +147,13 @@ def _drives_the_tui(source: str) -> bool:
 
 
 def _module_helpers_driving_the_tui(module) -> set[str]:
-    """Names of a test module's own helpers that start the app (tests that call them are TUI tests)."""
+    """Names of the helpers a test module defines or imports from tests/ (the shared harness in
+    tests/tui_seed.py) that start the app: tests that call them are TUI tests."""
     names = set()
     for name, value in vars(module).items():
-        if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("test_"):
+        if not inspect.isfunction(value) or name.startswith("test_"):
+            continue
+        if value.__module__ == module.__name__ or (value.__module__ or "").startswith("tests."):
             try:
                 if _drives_the_tui(inspect.getsource(value)):
                     names.add(name)

@@ -3,7 +3,6 @@ with a summary the agent reads, states, tags and priority; and snapshots of the 
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 
 import pytest
@@ -13,7 +12,7 @@ from supportdesk.items import Release, StaffReply, StateChange, TagChange, Takeo
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.widgets import Conversation, Prompt
 from supportdesk.tui.widgets.prompt import AS_CUSTOMER, AS_STAFF
-from tests.tui_seed import FIXED, SEED_ID, layout_settled, repo_desk, seed_double_charge, until
+from tests.tui_seed import FIXED, SEED_ID, chat_loaded, layout_settled, repo_desk, seed_file, seeded_file, seeded_inbox, until
 
 SIZE = (120, 40)
 
@@ -21,19 +20,6 @@ SIZE = (120, 40)
 @pytest.fixture(autouse=True)
 def _person(monkeypatch):
     monkeypatch.setenv("SUPPORTDESK_STAFF", "dana")
-
-
-async def _seed(db, extra=()):
-    desk = await repo_desk(db)
-    await seed_double_charge(desk.store)
-    if extra:
-        await desk.store.append(SEED_ID, list(extra))
-    await desk.close()
-    return db
-
-
-def _seeded(db, extra=()):
-    return asyncio.run(_seed(db, extra))
 
 
 def _header(app) -> str:
@@ -47,7 +33,7 @@ async def _type(pilot, text: str) -> None:
 
 
 async def test_take_over_reply_release_and_the_agent_answers_reading_the_summary(tmp_path):
-    db = await _seed(tmp_path / "desk.db")
+    db = await seed_file(tmp_path / "desk.db")
     desks = []
 
     async def factory():
@@ -57,7 +43,7 @@ async def test_take_over_reply_release_and_the_agent_answers_reading_the_summary
 
     app = SupportDeskApp(desk_factory=factory, session_id=SEED_ID)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID)
+        await chat_loaded(pilot, SEED_ID)
         store, model = desks[0].store, desks[0].runner.provider
         end = await store.last_seq(SEED_ID)
         await pilot.press("f6")
@@ -111,7 +97,7 @@ async def test_a_session_started_on_this_screen_shows_who_holds_it_once_taken_ov
 
     app = SupportDeskApp(desk_factory=factory)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.chat is not None and app.chat.loaded == "")
+        await chat_loaded(pilot, "")
         await _type(pilot, "hi there")
         await until(pilot, lambda: any(m.kind == "message" and m.role == "agent" for m in app.chat.query_one(Conversation).items)
                     and not app.chat.workers)
@@ -122,10 +108,10 @@ async def test_a_session_started_on_this_screen_shows_who_holds_it_once_taken_ov
 
 
 async def test_slash_commands_that_make_no_sense_say_so_and_write_nothing(tmp_path):
-    db = await _seed(tmp_path / "desk.db")
+    db = await seed_file(tmp_path / "desk.db")
     app = SupportDeskApp(desk_factory=lambda: repo_desk(db), session_id=SEED_ID)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID)
+        await chat_loaded(pilot, SEED_ID)
         store = app.desk.store
         end = await store.last_seq(SEED_ID)
         await _type(pilot, "/release")
@@ -159,12 +145,12 @@ HEADER_STATES = {
 
 @pytest.mark.parametrize("state", list(HEADER_STATES))
 def test_header_shows_who_holds_the_conversation_and_its_state(snap_compare, tmp_path, state):
-    db = _seeded(tmp_path / "snap.db", HEADER_STATES[state])
+    db = seeded_file(tmp_path / "snap.db", HEADER_STATES[state])
     app = SupportDeskApp(desk_factory=lambda: repo_desk(db), theme="desk-dark", session_id=SEED_ID)
     app.clock = lambda: FIXED  # the badge's "now": before the snooze ends, whatever today is
 
     async def ready(pilot) -> None:
-        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID)
+        await chat_loaded(pilot, SEED_ID)
         if state == "held":
             await pilot.press("f7")  # and write as staff: the header says so
             await until(pilot, lambda: "as staff" in _header(app))
@@ -181,18 +167,9 @@ def test_header_shows_who_holds_the_conversation_and_its_state(snap_compare, tmp
 
 
 async def test_from_the_inbox_a_tag_filter_and_a_take_over_that_opens_the_conversation(db_path, test_desk):
-    from supportdesk.tui.screens.inbox import InboxScreen
-    from tests.inbox_seed import INBOX_NOW, seed_desk_states
-    from tests.tui_seed import scripted_desk
-
-    desk, model, _ = await scripted_desk(db_path, test_desk)
-    ids = await seed_desk_states(desk.store)
-    await desk.store.append(ids["working"], [TagChange(person="sam", added=["vip"], agent="technical")])
-    app = SupportDeskApp(desk=desk, inbox=True)
-    app.clock = lambda: INBOX_NOW
-    async with app.run_test(size=(140, 30)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, InboxScreen) and len(app.screen.shown) == 4)
-        inbox = app.screen
+    tagged = {"working": [TagChange(person="sam", added=["vip"], agent="technical")]}
+    async with seeded_inbox(db_path, test_desk, extra=tagged) as seeded:
+        app, pilot, inbox, ids, desk = seeded.app, seeded.pilot, seeded.screen, seeded.ids, seeded.desk
         await pilot.press("l")  # the first tag: only the tagged conversation is listed
         await until(pilot, lambda: [r.session.id for r in inbox.shown] == [ids["working"]])
         await pilot.press("t")  # take it over, and open it to reply
@@ -201,4 +178,3 @@ async def test_from_the_inbox_a_tag_filter_and_a_take_over_that_opens_the_conver
         assert "dana holds it" in _header(app)
         taken = await desk.store.item(ids["working"], await desk.store.last_seq(ids["working"]))
         assert isinstance(taken, Takeover) and taken.person == "dana" and taken.origin == "tui"
-    await desk.close()

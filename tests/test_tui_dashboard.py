@@ -18,7 +18,7 @@ from supportdesk.tui.screens.dashboard import DashboardScreen
 from supportdesk.tui.stats_app import StatsApp
 from tests.conftest import REPO
 from tests.stats_seed import NOW, seed_desk_history
-from tests.tui_seed import layout_settled, repo_desk, until
+from tests.tui_seed import chat_loaded, layout_settled, repo_desk, until
 
 
 @pytest.fixture
@@ -85,7 +85,7 @@ async def test_f4_opens_the_dashboard_and_keys_change_the_range(history_db: Path
 
     app = SupportDeskApp(desk_factory=desk, theme="desk-dark")
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.chat is not None)
+        await chat_loaded(pilot)
         await pilot.press("f4")
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen.shown == "7d")
         screen = app.screen
@@ -107,7 +107,7 @@ async def test_f4_opens_the_dashboard_and_keys_change_the_range(history_db: Path
 async def test_the_palette_offers_the_dashboard(history_db: Path) -> None:
     app = SupportDeskApp(desk_factory=lambda: repo_desk(history_db), theme="desk-dark")
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.chat is not None)
+        await chat_loaded(pilot)
         await pilot.press("ctrl+p")
         await pilot.press(*"dashboard")
         await until(pilot, lambda: "Open dashboard" in str(app.screen.query("OptionList").first().get_option_at_index(0).prompt)

@@ -16,7 +16,7 @@ from supportdesk.tui.screens.inbox import InboxScreen, InboxTable, keep_place, w
 from supportdesk.tui.widgets.staff_badge import StaffBadge
 from tests.conftest import REPO
 from tests.inbox_seed import INBOX_NOW, seed_desk_states
-from tests.tui_seed import scripted_desk, until
+from tests.tui_seed import chat_loaded, inbox_app, inbox_loaded, scripted_desk, seeded_inbox, until
 
 
 def inbox_of(app: SupportDeskApp) -> InboxScreen:
@@ -34,24 +34,9 @@ def badge(app: SupportDeskApp) -> StaffBadge:
     return app.screen.query_one(StaffBadge)
 
 
-async def open_inbox(pilot, app: SupportDeskApp, loads: int = 1) -> InboxScreen:
-    await until(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.loads >= loads)
-    return inbox_of(app)
-
-
-def inbox_app(desk) -> SupportDeskApp:
-    app = SupportDeskApp(desk=desk, inbox=True)
-    app.clock = lambda: INBOX_NOW
-    return app
-
-
 async def test_rows_show_customer_holder_state_wait_and_last_line_most_urgent_first(db_path, test_desk):
-    desk, _, _ = await scripted_desk(db_path, test_desk)
-    ids = await seed_desk_states(desk.store)
-    app = inbox_app(desk)
-    async with app.run_test(size=(140, 30)) as pilot:
-        screen = await open_inbox(pilot, app)
-        await until(pilot, lambda: len(screen.shown) == 4)
+    async with seeded_inbox(db_path, test_desk) as seeded:
+        app, pilot, screen, ids = seeded.app, seeded.pilot, seeded.screen, seeded.ids
         order = [r.session.id for r in screen.shown]
         # Approvals and calls for a person first (the longest wait first), then working, then waiting.
         assert order == [ids["approval"], ids["human"], ids["working"], ids["waiting"]]
@@ -67,16 +52,11 @@ async def test_rows_show_customer_holder_state_wait_and_last_line_most_urgent_fi
         # The badge counts the two that need staff, on this screen and on the chat screen below.
         await until(pilot, lambda: badge(app).count == 2)
         assert badge(app).has_class("-some") and "2 need staff" in str(badge(app).render())
-    await desk.close()
 
 
 async def test_filters_by_state_and_by_agent(db_path, test_desk):
-    desk, _, _ = await scripted_desk(db_path, test_desk)
-    ids = await seed_desk_states(desk.store)
-    app = inbox_app(desk)
-    async with app.run_test(size=(140, 30)) as pilot:
-        screen = await open_inbox(pilot, app)
-        await until(pilot, lambda: len(screen.shown) == 4)
+    async with seeded_inbox(db_path, test_desk) as seeded:
+        app, pilot, screen, ids = seeded.app, seeded.pilot, seeded.screen, seeded.ids
         await pilot.press("s")  # needs staff
         assert [r.session.id for r in screen.shown] == [ids["approval"], ids["human"]]
         await pilot.press("s")  # agent working
@@ -89,28 +69,22 @@ async def test_filters_by_state_and_by_agent(db_path, test_desk):
         assert screen.agent_filter == "triage"
         assert {r.session.id for r in screen.shown} == {ids["human"], ids["waiting"]}
         assert "agent: Triage" in str(screen.query_one("#inbox-heading").render())
-    await desk.close()
 
 
 async def test_enter_opens_the_conversation_and_f5_comes_back(db_path, test_desk):
-    desk, _, _ = await scripted_desk(db_path, test_desk)
-    ids = await seed_desk_states(desk.store)
-    app = inbox_app(desk)
-    async with app.run_test(size=(140, 30)) as pilot:
-        screen = await open_inbox(pilot, app)
-        await until(pilot, lambda: len(screen.shown) == 4)
+    async with seeded_inbox(db_path, test_desk) as seeded:
+        app, pilot, ids = seeded.app, seeded.pilot, seeded.ids
         await pilot.press("down", "enter")
         await until(pilot, lambda: app.screen is app.chat and app.chat.session_id == ids["human"])
         await pilot.press("f5")
-        await open_inbox(pilot, app)
-    await desk.close()
+        await inbox_loaded(pilot)
 
 
 async def test_the_palette_opens_the_inbox(db_path, test_desk):
     desk, _, _ = await scripted_desk(db_path, test_desk)
     app = SupportDeskApp(desk=desk)
     async with app.run_test(size=(120, 30)) as pilot:
-        await until(pilot, lambda: app.chat is not None)
+        await chat_loaded(pilot)
         await pilot.press("ctrl+p")
         await pilot.press(*"open inbox")
         await pilot.press("enter")
@@ -119,12 +93,8 @@ async def test_the_palette_opens_the_inbox(db_path, test_desk):
 
 
 async def test_new_activity_never_moves_the_row_under_the_cursor(db_path, test_desk):
-    desk, _, _ = await scripted_desk(db_path, test_desk)
-    ids = await seed_desk_states(desk.store)
-    app = inbox_app(desk)
-    async with app.run_test(size=(140, 30)) as pilot:
-        screen = await open_inbox(pilot, app)
-        await until(pilot, lambda: len(screen.shown) == 4)
+    async with seeded_inbox(db_path, test_desk) as seeded:
+        app, pilot, screen, ids, desk = seeded.app, seeded.pilot, seeded.screen, seeded.ids, seeded.desk
         await pilot.press("down", "down", "down")
         table = screen.query_one(InboxTable)
         assert table.cursor_row == 3 and screen.shown[3].session.id == ids["waiting"]
@@ -142,7 +112,6 @@ async def test_new_activity_never_moves_the_row_under_the_cursor(db_path, test_d
         await desk.store.append(ids["approval"], [Message(role="agent", text="Still waiting.", agent="senior")])
         await until(pilot, lambda: screen.loads > loads)
         assert [r.state.state for r in screen.shown[:3]] == ["needs_staff"] * 3
-    await desk.close()
 
 
 def test_keep_place_moves_only_the_row_under_the_cursor() -> None:
@@ -160,7 +129,7 @@ async def test_sessions_another_process_creates_appear_without_a_keypress(db_pat
     desk, _, _ = await scripted_desk(db_path, test_desk)
     app = inbox_app(desk)
     async with app.run_test(size=(140, 30)) as pilot:
-        screen = await open_inbox(pilot, app)
+        screen = await inbox_loaded(pilot)
         assert screen.shown == [] and "No conversations yet." in str(screen.query_one("#inbox-empty").render())
         writer = subprocess.Popen([sys.executable, "-m", "tests.inbox_seed", str(db_path), "far-"], cwd=REPO)
         try:
@@ -176,12 +145,10 @@ async def test_sessions_another_process_creates_appear_without_a_keypress(db_pat
 
 
 async def test_approving_from_the_inbox_makes_the_refund_happen(db_path, test_desk):
-    desk, _, refunds = await scripted_desk(db_path, test_desk, [Answer("Your refund of $300 is done.")])
-    ids = await seed_desk_states(desk.store)
-    app = inbox_app(desk)
-    async with app.run_test(size=(140, 30)) as pilot:
-        screen = await open_inbox(pilot, app)
-        await until(pilot, lambda: len(screen.shown) == 4 and badge(app).count == 2)
+    async with seeded_inbox(db_path, test_desk, [Answer("Your refund of $300 is done.")]) as seeded:
+        app, pilot, screen, ids = seeded.app, seeded.pilot, seeded.screen, seeded.ids
+        desk, refunds = seeded.desk, seeded.refunds
+        await until(pilot, lambda: badge(app).count == 2)
         await pilot.press("down")
         await pilot.press("a")  # the human-requested row has no approval: nothing happens
         await until(pilot, lambda: any("No approval" in n.message for n in app._notifications))
@@ -199,28 +166,23 @@ async def test_approving_from_the_inbox_makes_the_refund_happen(db_path, test_de
         assert await desk.runner.pending_approvals(ids["approval"]) == []
         [granted] = [n for n in await desk.store.of_kind(ids["approval"], "notice") if n.notice_kind == "approval_granted"]
         assert granted.meta["staff"]["person"] == app.chat.person.person  # the audit names who decided
-    await desk.close()
 
 
 async def test_denying_from_the_inbox_refunds_nothing(db_path, test_desk):
-    desk, _, refunds = await scripted_desk(db_path, test_desk, [Answer("Sorry, that refund was declined.")])
-    ids = await seed_desk_states(desk.store)
-    app = inbox_app(desk)
-    async with app.run_test(size=(140, 30)) as pilot:
-        screen = await open_inbox(pilot, app)
-        await until(pilot, lambda: len(screen.shown) == 4)
+    async with seeded_inbox(db_path, test_desk, [Answer("Sorry, that refund was declined.")]) as seeded:
+        app, pilot, ids, desk, refunds = seeded.app, seeded.pilot, seeded.ids, seeded.desk, seeded.refunds
         await pilot.press("d")
         await until(pilot, lambda: badge(app).count == 1)
         notices = [i.notice_kind for i in await desk.store.of_kind(ids["approval"], "notice")]
         assert "approval_denied" in notices and refunds == []
-    await desk.close()
 
 
 async def test_the_badge_is_on_every_screen_and_hidden_at_zero(db_path, test_desk):
     desk, _, _ = await scripted_desk(db_path, test_desk)
     app = SupportDeskApp(desk=desk)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.chat is not None and app.screen.query(StaffBadge))
+        await chat_loaded(pilot)
+        await until(pilot, lambda: app.screen.query(StaffBadge))
         assert not badge(app).has_class("-some") and not badge(app).display
         ids = await seed_desk_states(desk.store)
         await until(pilot, lambda: badge(app).count == 2)

@@ -1,4 +1,5 @@
-"""Fixed data for the TUI tests: the seed's double-charge conversation, appended to a real store.
+"""Fixed data for the TUI tests: the seed's double-charge conversation, appended to a real store;
+and the harness they share: the app on a seeded desk with a fixed clock, and waits on state.
 
 Everything is deterministic (fixed clock, fixed session id) so snapshots are stable.
 """
@@ -6,8 +7,11 @@ Everything is deterministic (fixed clock, fixed session id) so snapshots are sta
 from __future__ import annotations
 
 import time
-
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from supportdesk.config import load_desk
 from supportdesk.wiring import open_desk
@@ -171,14 +175,88 @@ async def layout_settled(pilot, *, looks: int = 3, limit: float = WAIT_LIMIT) ->
         previous = current
 
 
-def seeded_file(path):
-    """A database file holding the double-charge session (for apps that open their own desk)."""
+async def seed_file(path, extra=()):
+    """A database file holding the double-charge session, then `extra` items appended to it
+    (for apps that open their own desk); the desk that wrote it is closed."""
+    desk = await repo_desk(path)
+    try:
+        await seed_double_charge(desk.store)
+        if extra:
+            await desk.store.append(SEED_ID, list(extra))
+    finally:
+        await desk.close()
+    return path
+
+
+def seeded_file(path, extra=()):
+    """`seed_file` for synchronous tests (snapshot tests run outside an event loop)."""
     import asyncio
 
-    async def seed() -> None:
-        desk = await repo_desk(path)
-        await seed_double_charge(desk.store)
+    return asyncio.run(seed_file(path, extra))
+
+
+# --- the app, on a seeded desk, with a fixed clock; and waiting until a screen has loaded ----------
+# Imported inside the functions: tests.inbox_seed runs as a writer process and imports this
+# module, and it must not pay for the TUI's imports.
+
+
+def inbox_app(desk):
+    """The app opening on the inbox of `desk`, its clock fixed at INBOX_NOW (what waits are
+    counted from), so every row's "waited" is the same on every run."""
+    from supportdesk.tui.app import SupportDeskApp
+    from tests.inbox_seed import INBOX_NOW
+
+    app = SupportDeskApp(desk=desk, inbox=True)
+    app.clock = lambda: INBOX_NOW
+    return app
+
+
+@dataclass
+class SeededInbox:
+    """A scripted desk holding the inbox's four conversations, the app on its inbox, and the
+    pilot driving it once the inbox lists all four."""
+
+    desk: Any
+    model: ScriptedModel
+    refunds: list[float]
+    ids: dict[str, str]
+    app: Any
+    pilot: Any
+    screen: Any
+
+
+@asynccontextmanager
+async def seeded_inbox(db_path, config, script=(), *, extra=None, size=(140, 30)) -> AsyncIterator[SeededInbox]:
+    """`scripted_desk` seeded by `seed_desk_states` (then `extra`: items to append, by
+    conversation name), `inbox_app` on it run at `size`, yielded once its inbox lists the four
+    conversations; the desk is closed after the app, even on failure."""
+    from tests.inbox_seed import seed_desk_states
+
+    desk, model, refunds = await scripted_desk(db_path, config, script)
+    try:
+        ids = await seed_desk_states(desk.store)
+        for name, items in (extra or {}).items():
+            await desk.store.append(ids[name], list(items))
+        app = inbox_app(desk)
+        async with app.run_test(size=size) as pilot:
+            screen = await inbox_loaded(pilot, rows=len(ids))
+            yield SeededInbox(desk, model, refunds, ids, app, pilot, screen)
+    finally:
         await desk.close()
 
-    asyncio.run(seed())
-    return path
+
+async def chat_loaded(pilot, session_id: str | None = None) -> None:
+    """Wait until the chat screen is up and, given a session id, has loaded that session."""
+    app = pilot.app
+    await until(pilot, lambda: app.chat is not None and (session_id is None or app.chat.loaded == session_id))
+
+
+async def inbox_loaded(pilot, *, rows: int | None = None, loads: int = 1):
+    """Wait until the inbox is the screen, has read the store `loads` times and, given `rows`,
+    lists that many conversations; returns the inbox screen."""
+    from supportdesk.tui.screens.inbox import InboxScreen
+
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, InboxScreen) and app.screen.loads >= loads
+                and (rows is None or len(app.screen.shown) == rows))
+    return app.screen
