@@ -9,9 +9,13 @@ No Textual, no SQL: only the item kinds and the standard library. The fold never
 `since` is the `created_at` of the item that began the state, so a fold of the same items gives
 the same state on any machine, in any process, at any time.
 
-Asking for a person, reaching a limit or a provider failing needs staff until staff act (a note,
-a reply, a manual handoff) or the customer writes again and the agents take a new turn. A pending
-approval needs staff until it is decided, whatever else is said meanwhile.
+Asking for a person, reaching a limit, a provider failing or staff denying an approval needs staff
+until a person acts (a note, a reply, a manual handoff, a take-over or release, a state change) or
+the customer writes again and the agents take a new turn. A pending approval needs staff until it
+is decided, whatever else is said meanwhile; a denial decided while other approvals are still
+pending is remembered (`unanswered_denial`) and shows once the last of them is decided. Deciding
+is not what answers a denial: the customer was refused something, and a person (or the customer,
+writing again) has to take it from there, whoever else was granted meanwhile.
 """
 
 from __future__ import annotations
@@ -55,8 +59,8 @@ Detail = Literal[
 STATES: tuple[State, ...] = get_args(State)
 
 # What the inbox calls each (state, detail), in one place. The issue's six labels, plus the
-# needs-staff reasons it does not name: a failed provider, and "denied", which no item of today
-# reaches (a denial is staff acting; the runner answers it at once) but a staff rule may set.
+# needs-staff reasons it does not name: a failed provider, a denied approval, a staff flag, a
+# snooze that ended.
 LABELS: dict[tuple[State, Detail], str] = {
     ("ai", "working"): "agent working",
     ("ai", "waiting_customer"): "waiting for the customer",
@@ -131,6 +135,9 @@ class ConversationState:
     # many answers they had (0: the running wait is the first response).
     waiting_since: datetime | None = None
     answers: int = 0
+    # An approval was denied and no person (nor the customer, writing again) has answered since:
+    # needs_staff/denied once no approval is pending.
+    unanswered_denial: bool = False
     seq: int = 0  # the last item folded in
     # Which of _CUSTOMER_KEYS `customer` came from (a better key replaces a worse one).
     customer_rank: int = len(_CUSTOMER_KEYS)
@@ -207,11 +214,29 @@ def at(state: ConversationState, now: datetime) -> ConversationState:
     return state
 
 
-def _after_pending(state: ConversationState, item: Item) -> ConversationState:
-    """Where the state settles once no approval is pending (after a decision)."""
+def _after_decision(state: ConversationState, item: Item) -> ConversationState:
+    """Where the state settles after a decision: still waiting while approvals are pending, then
+    with staff if any was denied, else the agents' (they tell the customer at once)."""
     if state.pending:
         return _moved(state, "needs_staff", "approval", item)
+    if state.unanswered_denial:
+        return _moved(state, "needs_staff", "denied", item)
     return _moved(state, "ai", "working", item)
+
+
+def _answers_a_denial(item: Item) -> bool:
+    """Whether the item takes a denied approval from there: a person acting on the conversation
+    (not a decision, a tag or a context edit, which do not speak to the customer or move it), or
+    the customer writing again."""
+    match item:
+        case Message(role="customer" | "staff") | Handoff(handoff_kind="manual"):
+            return True
+        case Takeover() | Release() | StaffReply() | StateChange():
+            return True
+        case Message() | Handoff() | Notice() | ContextSet() | ToolCall() | ToolResult() | TagChange():
+            return False
+        case _:
+            assert_never(item)
 
 
 def advance(state: ConversationState, item: Item) -> ConversationState:
@@ -251,6 +276,8 @@ def _advance(state: ConversationState, item: Item) -> ConversationState:
         holder = item.to_agent if isinstance(item, Handoff | Release) else item.agent
         if holder and holder != state.holder:
             state = replace(state, holder=holder)
+    if state.unanswered_denial and _answers_a_denial(item):
+        state = replace(state, unanswered_denial=False)
     sticky = state.state == "needs_staff" and state.detail != "approval"
     match item:
         case Message(role=role, text=text):
@@ -283,9 +310,11 @@ def _advance(state: ConversationState, item: Item) -> ConversationState:
                 case "approval_granted" | "approval_denied":
                     decided = str(data.get("approval_id", ""))
                     state = replace(state, pending=tuple(p for p in state.pending if p.approval_id != decided))
-                    # Staff have acted: a decision, granted or denied, is theirs to make and the
-                    # agent's to tell the customer (the runner takes that turn at once).
-                    return _after_pending(state, item)
+                    if kind == "approval_denied":
+                        # The agent tells the customer (the runner takes that turn at once), but
+                        # a refusal is a person's to follow up: it needs staff until one acts.
+                        state = replace(state, unanswered_denial=True)
+                    return _after_decision(state, item)
                 case "human_requested" | "limit" | "provider_error":
                     if state.pending:
                         return state
@@ -353,7 +382,10 @@ def needs_staff(recent: Iterable[Item], pending: Iterable[Notice] = ()) -> str:
     if known:
         state = replace(state, pending=known, state="needs_staff", detail="approval")
     elif state.detail == "approval":
-        state = replace(state, pending=(), state="ai", detail="working")
+        if state.unanswered_denial:
+            state = replace(state, pending=(), state="needs_staff", detail="denied")
+        else:
+            state = replace(state, pending=(), state="ai", detail="working")
     return state.reason
 
 

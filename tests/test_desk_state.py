@@ -16,7 +16,21 @@ from supportdesk.desk_state import (
     needs_staff,
     start,
 )
-from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, NoticeKind, ToolCall, ToolResult
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    NoticeKind,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
 
 T0 = datetime(2026, 3, 3, 10, 0, tzinfo=timezone.utc)
 
@@ -77,12 +91,61 @@ def test_a_pending_approval_needs_staff_until_decided_whatever_is_said_meanwhile
     assert two.reason == "approval pending: change_plan"
 
 
-def test_a_decision_granted_or_denied_is_staff_acting() -> None:
-    log = stamped([customer(), notice("approval_requested"), notice("approval_denied")])
+def test_a_grant_is_staff_acting_and_the_agents_tell_the_customer() -> None:
+    log = stamped([customer(), notice("approval_requested"), notice("approval_granted")])
     state = fold(log)
     assert (state.state, state.detail, state.pending) == ("ai", "working", ())
     assert state.since == log[2].created_at
-    assert fold(stamped([*log, agent("Sorry, I can't refund that.")])).detail == "waiting_customer"
+    assert fold(stamped([*log, agent("Refunded.")])).detail == "waiting_customer"
+
+
+def test_a_denial_needs_staff_until_a_person_acts_or_the_customer_writes_again() -> None:
+    denied = [customer(), notice("approval_requested"), notice("approval_denied"),
+              agent("Sorry, I can't refund that.")]
+    log = stamped(denied)
+    state = fold(log)
+    assert (state.state, state.detail, state.label) == ("needs_staff", "denied", "approval denied")
+    assert state.reason == "an approval was denied" and state.pending == ()
+    assert state.since == log[2].created_at  # the denial, not the agent's words after it
+    # What answers it: a person acting on the conversation, or the customer writing again.
+    answered = {
+        "note": Message(role="staff", text="I'll call them.", agent="billing"),
+        "reply": StaffReply(person="ana", origin="tui", text="Let me look at this myself.", agent="billing"),
+        "manual handoff": Handoff(from_agent="billing", to_agent="senior", handoff_kind="manual", agent="billing"),
+        "resolve": StateChange(person="ana", origin="cli", state="resolved", agent="billing"),
+        "customer": customer("So what now?"),
+    }
+    for what, item in answered.items():
+        after = fold(stamped([*denied, item]))
+        assert after.state != "needs_staff" and not after.unanswered_denial, what
+    taken = fold(stamped([*denied, Takeover(person="ana", origin="tui", agent="billing")]))
+    assert (taken.state, taken.unanswered_denial) == ("staff", False)
+    released = fold(stamped([*denied, Takeover(person="ana", origin="tui", agent="billing"),
+                             Release(person="ana", origin="tui", to_agent="billing", agent="billing")]))
+    assert (released.state, released.detail) == ("ai", "waiting_customer")
+    # What does not: the agents going on, a tag, a context edit, a routine handoff.
+    for item in (agent("Anything else?"), TagChange(person="ana", origin="tui", added=("refund",), agent="billing"),
+                 ContextSet(key="tier", value="gold", writer="staff", agent="billing"),
+                 Handoff(from_agent="billing", to_agent="senior", handoff_kind="escalate", agent="billing")):
+        still = fold(stamped([*denied, item]))
+        assert (still.state, still.detail) == ("needs_staff", "denied"), item.kind
+
+
+def test_a_denial_among_pending_approvals_shows_once_the_last_is_decided() -> None:
+    two = [customer(), notice("approval_requested", "a1"), notice("approval_requested", "a2", "change_plan"),
+           notice("approval_denied", "a1")]
+    state = fold(stamped(two))
+    assert (state.state, state.detail) == ("needs_staff", "approval") and state.unanswered_denial
+    assert state.reason == "approval pending: change_plan"
+    granted = fold(stamped([*two, notice("approval_granted", "a2", "change_plan")]))
+    assert (granted.state, granted.detail) == ("needs_staff", "denied")  # the grant did not answer the denial
+    # The customer wrote again while the other was pending: the agents answered, nothing is left.
+    wrote = fold(stamped([*two, customer("ok"), agent("Noted."), notice("approval_granted", "a2", "change_plan")]))
+    assert (wrote.state, wrote.detail) == ("ai", "working") and not wrote.unanswered_denial
+    # The chat header's reading: the runner says nothing is pending any more.
+    assert needs_staff(stamped(two), []) == "an approval was denied"
+    # Kept summaries carry the flag through JSON.
+    assert ConversationState.from_json(state.to_json()) == state
 
 
 @pytest.mark.parametrize(

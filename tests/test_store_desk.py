@@ -5,6 +5,7 @@ right after forks, imports, appends from another process and the migration of an
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from supportdesk.desk_state import fold, start
 from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import SessionStore, Store, open_store
 from supportdesk.store import sessions as store_sql
-from supportdesk.store.schema import DESK_SUMMARY_VERSION, MIGRATIONS
+from supportdesk.store.schema import DESK_FOLD_VERSION, DESK_SUMMARY_VERSION, MIGRATIONS
 from tests.test_store import StepClock, pytest_generate_tests, store, where  # noqa: F401  (the contract's fixtures)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,6 +69,8 @@ async def test_the_desk_lists_newest_first_with_states_and_counts_those_needing_
     assert [r.session.id for r in await store.desk(limit=1)] == ["c"]
     await store.append("a", [Notice(notice_kind="approval_denied", text="denied", agent="billing",
                                     data={"approval_id": "ap1"})])
+    assert await store.count_needing_staff(LATER) == 2  # a denial needs staff too, until a person acts
+    await store.append("a", [Message(role="staff", text="I'll call them.", agent="billing")])
     assert await store.count_needing_staff(LATER) == 1
     await store.delete_session("c")
     assert await store.count_needing_staff(LATER) == 0
@@ -138,6 +141,66 @@ async def test_opening_an_older_file_folds_every_session_once(tmp_path: Path) ->
         assert row.state == expected and row.state.detail == "approval"
         assert await reopened.count_needing_staff(LATER) == 1
     assert len(MIGRATIONS) >= DESK_SUMMARY_VERSION
+
+
+DENIED = [
+    [Message(role="customer", text="refund my $400", agent="triage")],
+    [approval("d1")],
+    [Notice(notice_kind="approval_denied", text="Staff denied refund.", agent="billing", data={"approval_id": "d1", "tool": "refund"}),
+     Message(role="agent", text="Sorry, that refund was declined.", agent="billing")],
+]
+
+
+async def _two_sessions_kept_by_the_old_rule(store: Store) -> tuple[str, str]:
+    """A session with a denial and one without, their kept summaries as the fold before the
+    denied rule left them (ai after a decision; the other marked so a refold would show)."""
+    await store.create_session("triage", session_id="denied")
+    for batch in DENIED:
+        await store.append("denied", batch)
+    await store.create_session("triage", session_id="plain", first=[Message(role="customer", text="hi", agent="triage")])
+    rows = {r.session.id: r.state for r in await store.desk()}
+    assert rows["denied"].detail == "denied"
+    old = replace(rows["denied"], state="ai", detail="waiting_customer", unanswered_denial=False)
+    untouched = replace(rows["plain"], last_line="kept as it was")
+    return old.to_json(), untouched.to_json()
+
+
+@pytest.mark.sqlite_only
+async def test_opening_a_file_from_before_the_denied_rule_folds_the_sessions_with_a_denial(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    async with await SessionStore.open(path) as fresh:
+        old, untouched = await _two_sessions_kept_by_the_old_rule(fresh)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE sessions SET desk_state = 'ai', desk_summary = ? WHERE id = 'denied'", (old,))
+        conn.execute("UPDATE sessions SET desk_summary = ? WHERE id = 'plain'", (untouched,))
+        conn.execute(f"PRAGMA user_version = {DESK_FOLD_VERSION - 1}")
+    async with await SessionStore.open(path) as reopened:
+        rows = {r.session.id: r.state for r in await reopened.desk()}
+        assert (rows["denied"].state, rows["denied"].detail) == ("needs_staff", "denied")
+        assert rows["denied"] == fold(await reopened.range("denied", 1, 99), start("triage"))
+        assert rows["plain"].last_line == "kept as it was"  # only sessions with a denial are folded again
+        assert await reopened.count_needing_staff(LATER) == 1
+
+
+@pytest.mark.postgres
+async def test_opening_a_postgresql_database_from_before_the_denied_rule_folds_the_sessions_with_a_denial(pg_url) -> None:
+    from supportdesk.store import pg_schema
+    from supportdesk.store.postgres import PostgresStore
+
+    async with await open_store(pg_url) as fresh:
+        assert isinstance(fresh, PostgresStore)
+        old, untouched = await _two_sessions_kept_by_the_old_rule(fresh)
+        async with fresh._pool.acquire() as conn:
+            await conn.execute("UPDATE sessions SET desk_state = 'ai', desk_summary = $1 WHERE id = 'denied'", old)
+            await conn.execute("UPDATE sessions SET desk_summary = $1 WHERE id = 'plain'", untouched)
+            await conn.execute("UPDATE supportdesk_meta SET value = $1 WHERE key = 'schema_version'",
+                               str(pg_schema.DESK_FOLD_VERSION - 1))
+    async with await open_store(pg_url) as reopened:
+        rows = {r.session.id: r.state for r in await reopened.desk()}
+        assert (rows["denied"].state, rows["denied"].detail) == ("needs_staff", "denied")
+        assert rows["denied"] == fold(await reopened.range("denied", 1, 99), start("triage"))
+        assert rows["plain"].last_line == "kept as it was"
+        assert await reopened.count_needing_staff(LATER) == 1
 
 
 @pytest.mark.sqlite_only

@@ -74,16 +74,20 @@ async def test_a_pending_approval_is_announced_once_in_words_colour_and_bell(db_
         await pilot.pause()
         assert len([n for n in app._notifications if n.title == "Staff needed"]) == 1
         assert len(rings) == (1 if bell else 0)
-        # Staff decide (here from another terminal): the header clears, the keys go.
+        # Staff deny it (here from another terminal): the keys go, and the header says the denial
+        # still needs a person; a note from one clears it.
         await desk.store.append(
             SEED_ID, [Notice(notice_kind="approval_denied", text="Staff denied refund.", data={"approval_id": "ap1"},
                              agent="senior")]
         )
         await app.chat.sync()
-        await until(pilot, lambda: bar.attention == "")
-        assert not bar.has_class("-attention")
+        await until(pilot, lambda: bar.attention == "an approval was denied")
         shown = {b.binding.action for b in app.chat.active_bindings.values() if b.enabled and b.binding.show}
         assert not {"approve", "deny"} & shown
+        await desk.store.append(SEED_ID, [Message(role="staff", text="I'll call them.", agent="senior")])
+        await app.chat.sync()
+        await until(pilot, lambda: bar.attention == "")
+        assert not bar.has_class("-attention")
     await desk.close()
 
 

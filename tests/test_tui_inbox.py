@@ -168,13 +168,23 @@ async def test_approving_from_the_inbox_makes_the_refund_happen(db_path, test_de
         assert granted.meta["staff"]["person"] == app.chat.person.person  # the audit names who decided
 
 
-async def test_denying_from_the_inbox_refunds_nothing(db_path, test_desk):
+async def test_denying_from_the_inbox_refunds_nothing_and_the_row_says_approval_denied(db_path, test_desk):
     async with seeded_inbox(db_path, test_desk, [Answer("Sorry, that refund was declined.")]) as seeded:
-        app, pilot, ids, desk, refunds = seeded.app, seeded.pilot, seeded.ids, seeded.desk, seeded.refunds
+        app, pilot, ids, desk, refunds, screen = seeded.app, seeded.pilot, seeded.ids, seeded.desk, seeded.refunds, seeded.screen
         await pilot.press("d")
-        await until(pilot, lambda: badge(app).count == 1)
+
+        def denied_row() -> list[str]:
+            return next(row for row, r in zip(cells(screen), screen.shown) if r.session.id == ids["approval"])
+
+        # The agent tells the customer, and the conversation still needs a person: the inbox says why.
+        await until(pilot, lambda: denied_row()[4] == "agent: Sorry, that refund was declined.")
+        assert denied_row()[2] == "approval denied"
         notices = [i.notice_kind for i in await desk.store.of_kind(ids["approval"], "notice")]
         assert "approval_denied" in notices and refunds == []
+        assert badge(app).count == 2
+        # A person acting on it (a note) answers the denial.
+        await desk.runner.staff_note(ids["approval"], "I'll call them about the refund.")
+        await until(pilot, lambda: badge(app).count == 1 and denied_row()[2] == "waiting for the customer")
 
 
 async def test_the_badge_is_on_every_screen_and_hidden_at_zero(db_path, test_desk):

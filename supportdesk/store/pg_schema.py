@@ -75,8 +75,18 @@ MIGRATIONS: list[str] = [
     ALTER TABLE sessions ADD COLUMN desk_summary text;
     CREATE INDEX sessions_by_desk_state ON sessions (desk_state);
     """,
+    # 3: a denied approval needs staff until a person acts (SQLite's migration 8): the kept
+    # summaries of sessions with a denial are dropped and folded again right after (`_migrate`).
+    """
+    UPDATE sessions SET desk_state = NULL, desk_summary = NULL WHERE id IN (
+        SELECT session_id FROM items WHERE kind = 'notice' AND body::json ->> 'notice_kind' = 'approval_denied'
+    );
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
-# The migration that added the per-session summary: a database older than this folds its logs.
+# The migration that added the per-session summary.
 DESK_SUMMARY_VERSION = 2
+# The last migration that changed what the summary holds: a database older than this folds the
+# logs of the sessions it left without one.
+DESK_FOLD_VERSION = 3

@@ -35,7 +35,7 @@ from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
 from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.figures import DeskFigures
 from supportdesk.store.pg_figures import read_figures
-from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_SUMMARY_VERSION, MIGRATIONS, TABLES
+from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_FOLD_VERSION, MIGRATIONS, TABLES
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
@@ -321,7 +321,7 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
             await conn.execute("CREATE TABLE IF NOT EXISTS supportdesk_meta (key text PRIMARY KEY, value text NOT NULL)")
         for number in range(version + 1, CURRENT_VERSION + 1):
             await conn.execute(MIGRATIONS[number - 1])
-        if version < DESK_SUMMARY_VERSION:
+        if version < DESK_FOLD_VERSION:
             for (session_id,) in await conn.fetch("SELECT id FROM sessions WHERE desk_summary IS NULL"):
                 await _keep_whole_log_state(conn, session_id)
         await conn.execute(

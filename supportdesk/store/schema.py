@@ -133,8 +133,19 @@ MIGRATIONS: list[str] = [
     ALTER TABLE sessions ADD COLUMN desk_summary TEXT;
     CREATE INDEX sessions_by_desk_state ON sessions (desk_state);
     """,
+    # 8: a denied approval needs staff until a person acts (desk_state.py; before, a denial was
+    # staff acting): the kept summaries of sessions with a denial are dropped here and folded
+    # again from their logs right after (`sessions.backfill_summaries`).
+    """
+    UPDATE sessions SET desk_state = NULL, desk_summary = NULL WHERE id IN (
+        SELECT session_id FROM items WHERE kind = 'notice' AND json_extract(body, '$.notice_kind') = 'approval_denied'
+    );
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
-# The migration that added the per-session summary: opening a file older than this folds its logs.
+# The migration that added the per-session summary.
 DESK_SUMMARY_VERSION = 7
+# The last migration that changed what the summary holds: opening a file older than this folds
+# the logs of the sessions it left without one.
+DESK_FOLD_VERSION = 8

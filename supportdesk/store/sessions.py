@@ -38,7 +38,7 @@ from supportdesk.store.protocol import (
     StoreLocationError,
     search_terms,
 )
-from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_SUMMARY_VERSION, MIGRATIONS
+from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_VERSION, MIGRATIONS
 from supportdesk.store.figures import DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease
@@ -213,7 +213,7 @@ def _keep_whole_log_state(conn: sqlite3.Connection, session_id: str) -> None:
 
 
 def backfill_summaries(conn: sqlite3.Connection) -> None:
-    """Keep a summary for every session that has none (once, when migration 7 is applied)."""
+    """Keep a summary for every session that has none (once, after migration 7 or 8)."""
     for (session_id,) in conn.execute("SELECT id FROM sessions WHERE desk_summary IS NULL").fetchall():
         _keep_whole_log_state(conn, session_id)
 
@@ -423,7 +423,7 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = Fal
             for statement in _split_script(MIGRATIONS[number - 1]):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
-        if version < DESK_SUMMARY_VERSION:
+        if version < DESK_FOLD_VERSION:
             backfill_summaries(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute("COMMIT")
