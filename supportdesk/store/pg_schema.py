@@ -82,6 +82,13 @@ MIGRATIONS: list[str] = [
         SELECT session_id FROM items WHERE kind = 'notice' AND body::json ->> 'notice_kind' = 'approval_denied'
     );
     """,
+    # 4: messages in time order (only messages have a search vector), so a search for a common
+    # word walks the newest messages backwards and stops at the page, instead of fetching every
+    # match from the GIN index to sort them. session_id last makes the order total: a page is
+    # the same page however the rows lie on disk.
+    """
+    CREATE INDEX items_messages_by_time ON items (created_at, seq, session_id) WHERE search IS NOT NULL;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -162,22 +162,75 @@ WITH head AS (
 )
 SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1) FROM head
 """
-# Newest matching message first, as the SQLite adapter; the page is cut before the headlines
-# (the costly part) are built, and before the sessions are joined for their titles.
-SQL_SEARCH = f"""
-WITH hits AS (
-    SELECT session_id, seq, body, created_at
-    FROM items
-    WHERE search @@ to_tsquery('simple', $1)
-    ORDER BY created_at DESC, seq DESC
-    LIMIT $2
-)
-SELECT h.session_id, s.title, h.seq, ts_headline('simple', h.body::json ->> 'text', to_tsquery('simple', $1), $3)
-FROM hits AS h JOIN sessions AS s ON s.id = h.session_id
-ORDER BY h.created_at DESC, h.seq DESC
+# Search: the newest `limit` messages holding every word, in one total order (time, seq,
+# session), with headlines built and sessions joined for the page only. PostgreSQL cannot be
+# trusted to choose between its two ways to find them: its estimate for a prefix term is a
+# guess (a number in 1 of 10,000 messages was planned as if in 2 %, and walked 500,000 rows), so
+# the search chooses by the query's shape, in up to three steps, each a complete answer when it
+# succeeds:
+#   1. walk the newest SEARCH_WINDOW messages backwards (items_messages_by_time) and keep those
+#      that match, stopping at the page: a common word fills its page within a few hundred rows,
+#      and no word costs more than the window;
+#   2. fewer hits than a page there: the word is rare lately, so fetch its matches from the GIN
+#      index (materialized: planned for all of them, never as a walk) and sort them, if there
+#      are at most SEARCH_MATCH_CAP;
+#   3. more than that (a word common long ago, rare lately): walk backwards with no window.
+_SEARCH_PAGE = """
+SELECT h.session_id, s.title, h.seq, ts_headline('simple', i.body::json ->> 'text', to_tsquery('simple', $1), $2),
+    h.found
+FROM hits AS h
+JOIN items AS i ON i.session_id = h.session_id AND i.seq = h.seq
+JOIN sessions AS s ON s.id = h.session_id
+ORDER BY h.created_at DESC, h.seq DESC, h.session_id DESC
 """
+# Steps 1 and 3 ($4: the window, NULL for none). The window's subquery keeps its order, so the
+# outer LIMIT stops the walk at the page.
+SQL_SEARCH_NEWEST = (
+    """
+WITH hits AS (
+    SELECT session_id, seq, created_at, NULL::bigint AS found FROM (
+        SELECT session_id, seq, created_at, search FROM items WHERE search IS NOT NULL
+        ORDER BY created_at DESC, seq DESC, session_id DESC
+        LIMIT $4
+    ) AS newest
+    WHERE search @@ to_tsquery('simple', $1)
+    LIMIT $3
+)"""
+    + _SEARCH_PAGE
+)
+# Step 2 ($4: the cap). `found` counts the matches up to cap + 1: past the cap the page is
+# thrown away and step 3 runs (the matches are not all there to sort).
+SQL_SEARCH_MATCHES = (
+    """
+WITH matches AS MATERIALIZED (
+    SELECT session_id, seq, created_at FROM items WHERE search @@ to_tsquery('simple', $1)
+), capped AS (
+    SELECT * FROM matches LIMIT $4 + 1
+), hits AS (
+    SELECT session_id, seq, created_at, (SELECT count(*) FROM capped) AS found FROM capped
+    ORDER BY created_at DESC, seq DESC, session_id DESC
+    LIMIT $3
+)"""
+    + _SEARCH_PAGE
+)
+# Messages walked by step 1 (about 5-30 ms on a busy machine), and the most matches step 2
+# fetches from the GIN index before giving way to the unbounded walk.
+SEARCH_WINDOW = 20_000
+SEARCH_MATCH_CAP = 5_000
+# Searches at once per store (more wait for a connection); see PostgresStore._search_pool.
+SEARCH_CONNECTIONS = 2
 # As SQLite's snippet(): about a dozen words around the match, the match between the marks.
 _HEADLINE = f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords=14, MinWords=6, ShortWord=0, MaxFragments=1"
+
+
+async def _end_open_transaction(conn: asyncpg.Connection) -> None:
+    """What our pools do to a connection given back: roll back a transaction left open (a
+    cancelled or failed caller's), and nothing else. asyncpg's default reset sends a statement
+    on every release (unlock all advisory locks, close cursors, unlisten, reset settings): one
+    more round trip for every read, for session state that our pooled connections never take
+    (leases and LISTEN have connections of their own; settings are set at connect)."""
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
 
 
 def _fold(text: str) -> str:
@@ -482,8 +535,11 @@ class PostgresFeed:
 class PostgresStore:
     """A pool of connections to one supportdesk database. Open with `await PostgresStore.open(url)`."""
 
-    def __init__(self, pool: asyncpg.Pool, location: StoreLocation):
+    def __init__(self, pool: asyncpg.Pool, search_pool: asyncpg.Pool, location: StoreLocation):
         self._pool = pool
+        # Searches have connections of their own (opened by the first search), so a burst of
+        # them from many browsers never holds every connection a conversation read waits for.
+        self._search_pool = search_pool
         self._where = location
         self.location = location.display
         self.clock: Callable[[], datetime] = utcnow
@@ -512,10 +568,22 @@ class PostgresStore:
                 max_size=pool_size,
                 timeout=CONNECT_TIMEOUT_S,
                 server_settings=_SERVER_SETTINGS,
+                reset=_end_open_transaction,
             )
         except (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise _connect_error(location, exc) from None
-        return cls(pool, location)
+        search_pool = asyncpg.create_pool(
+            location.target,
+            min_size=0,
+            max_size=SEARCH_CONNECTIONS,
+            timeout=CONNECT_TIMEOUT_S,
+            # Planned for each search's own words and window: a generic plan of a cached
+            # statement would not know whether the window is 20,000 messages or all of them.
+            server_settings={**_SERVER_SETTINGS, "plan_cache_mode": "force_custom_plan"},
+            reset=_end_open_transaction,
+        )
+        await search_pool  # min_size 0: connects nothing yet
+        return cls(pool, search_pool, location)
 
     async def close(self) -> None:
         if self._lease_conn is not None and not self._lease_conn.is_closed():
@@ -523,6 +591,7 @@ class PostgresStore:
                 await self._lease_conn.close(timeout=2)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
                 self._lease_conn.terminate()
+        await self._search_pool.close()
         await self._pool.close()
 
     # --- one turn at a time, and the change feed -----------------------------------------------
@@ -824,14 +893,26 @@ class PostgresStore:
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
         """The newest `limit` messages holding every word (words of 3+ letters as prefixes).
 
-        Like every read it takes a pool connection of its own, so the conversation's reads and
-        writes never queue behind it; cancelling the awaiting task makes asyncpg send the
-        server a cancel request, so an abandoned search stops at once."""
+        Each step runs on the search pool, never on a connection the conversation's reads and
+        writes need (however many searches run); cancelling the awaiting task makes asyncpg
+        send the server a cancel request, so an abandoned search stops at once."""
         query = _tsquery(text)
-        if not query:
+        if not query or limit <= 0:
             return []
-        rows = await self._fetch(SQL_SEARCH, query, limit, _HEADLINE)
-        return [SearchHit(session_id=a, title=b, seq=c, snippet=d or "") for a, b, c, d in rows]
+        rows = await self._search(SQL_SEARCH_NEWEST, query, limit, SEARCH_WINDOW)
+        if len(rows) < limit:
+            rows = await self._search(SQL_SEARCH_MATCHES, query, limit, SEARCH_MATCH_CAP)
+            if rows and rows[0][4] > SEARCH_MATCH_CAP:
+                rows = await self._search(SQL_SEARCH_NEWEST, query, limit, None)
+        return [SearchHit(session_id=a, title=b, seq=c, snippet=d or "") for a, b, c, d, _ in rows]
+
+    async def _search(self, sql: str, query: str, limit: int, bound: int | None) -> list[asyncpg.Record]:
+        """One step of a search, on the search pool (never the conversation's connections)."""
+        try:
+            rows: list[asyncpg.Record] = await self._search_pool.fetch(sql, query, _HEADLINE, limit, bound)
+            return rows
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
 
     # --- whole sessions (supportdesk db copy and check: the StoreAdmin capability) -------------
 
