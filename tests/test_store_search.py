@@ -268,3 +268,139 @@ async def test_the_search_page_is_read_in_index_order_without_sorting_the_matche
         plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + store_sql.SQL_SEARCH, ('"refund"*', 50))]
     assert plan[0].startswith("SCAN message_fts VIRTUAL TABLE")
     assert not any("TEMP B-TREE" in step for step in plan), plan  # no sort of every match
+
+
+# --- PostgreSQL: the three steps of a search, their plans, and the search pool ------------------
+
+
+async def _pg_store(pg_url: str):
+    from supportdesk.store.postgres import PostgresStore
+
+    store = await open_store(pg_url)
+    assert isinstance(store, PostgresStore)
+    store.clock = StepClock()
+    return store
+
+
+@pytest.mark.postgres
+async def test_postgres_every_search_step_finds_the_same_newest_page(pg_url: str, monkeypatch):
+    from supportdesk.store import postgres as pg
+
+    store = await _pg_store(pg_url)
+    steps: list[tuple[str, int | None]] = []
+    search_step = store._search
+
+    async def recorded(sql: str, query: str, limit: int, bound: int | None):
+        steps.append(("newest" if sql is pg.SQL_SEARCH_NEWEST else "matches", bound))
+        return await search_step(sql, query, limit, bound)
+
+    monkeypatch.setattr(store, "_search", recorded)
+    try:
+        a = await store.create_session("triage")
+        b = await store.create_session("triage")
+        # A word common long ago and rare lately: 30 old walruses, then 20 messages without one.
+        for n in range(30):
+            await store.append(a.id if n % 2 else b.id, [customer(f"walrus number {n}")])
+        for n in range(20):
+            await store.append(a.id, [customer(f"nothing to see {n}")])
+        newest_five = [(a.id, 15), (b.id, 15), (a.id, 14), (b.id, 14), (a.id, 13)]
+
+        # The default window holds every message: step 1 alone fills the page.
+        assert [(h.session_id, h.seq) for h in await store.search("walrus", limit=5)] == newest_five
+        assert steps == [("newest", pg.SEARCH_WINDOW)]
+
+        # A window of the 10 newest (no walrus): the GIN index, all 30 matches under the cap.
+        monkeypatch.setattr(pg, "SEARCH_WINDOW", 10)
+        steps.clear()
+        hits = await store.search("walrus", limit=5)
+        assert [(h.session_id, h.seq) for h in hits] == newest_five
+        assert all(f"{pg.MATCH_START}walrus{pg.MATCH_END}" in h.snippet for h in hits)
+        assert steps == [("newest", 10), ("matches", pg.SEARCH_MATCH_CAP)]
+
+        # More matches than the cap: the walk with no window.
+        monkeypatch.setattr(pg, "SEARCH_MATCH_CAP", 29)
+        steps.clear()
+        assert [(h.session_id, h.seq) for h in await store.search("walrus", limit=5)] == newest_five
+        assert steps == [("newest", 10), ("matches", 29), ("newest", None)]
+
+        # Exactly at the cap the GIN index's answer stands; no match at all needs no walk.
+        monkeypatch.setattr(pg, "SEARCH_MATCH_CAP", 30)
+        steps.clear()
+        assert len(await store.search("walrus", limit=100)) == 30
+        assert steps == [("newest", 10), ("matches", 30)]
+        steps.clear()
+        assert await store.search("narwhal") == []
+        assert steps == [("newest", 10), ("matches", 30)]
+    finally:
+        await store.close()
+
+
+@pytest.mark.postgres
+async def test_postgres_search_steps_read_the_indexes_in_order(pg_url: str):
+    """Step 1 walks items_messages_by_time backwards (no sort of the messages it walks); step 2
+    reads the GIN index. On a test-sized table other scans are cheaper, so they are priced out
+    for the look: the question is whether the indexes can serve the statements as written (the
+    plans at 1,000,000 messages are in benchmarks/README.md, from bench_pg_search.py --plans)."""
+    import asyncpg
+
+    from supportdesk.store import postgres as pg
+
+    store = await _pg_store(pg_url)
+    conn = await asyncpg.connect(pg_url)
+    try:
+        sid = (await store.create_session("triage")).id
+        # refund in 1 message of 100, as a word rare enough for step 2 is
+        await store.append(sid, [customer(f"refund request {n}" if n % 100 == 0 else f"note {n}") for n in range(400)])
+        await conn.execute("ANALYZE items")
+        await conn.execute("SET enable_seqscan = off")
+        query = pg._tsquery("refund")
+
+        async def plan(sql: str, bound: int | None) -> str:
+            rows = await conn.fetch("EXPLAIN " + sql, query, pg._HEADLINE, 50, bound)
+            return "\n".join(r[0] for r in rows)
+
+        newest = await plan(pg.SQL_SEARCH_NEWEST, pg.SEARCH_WINDOW)
+        assert "Index Scan Backward using items_messages_by_time on items" in newest, newest
+        assert newest.count("Sort") == 2, newest  # the page's sort (its node and its key) only
+        assert "Index Scan Backward using items_messages_by_time" in await plan(pg.SQL_SEARCH_NEWEST, None)
+        # (and a whole-index scan of 200 rows filtered is cheaper than a bitmap: priced out too)
+        await conn.execute("SET enable_indexscan = off")
+        assert "Bitmap Index Scan on items_search" in await plan(pg.SQL_SEARCH_MATCHES, pg.SEARCH_MATCH_CAP)
+    finally:
+        await conn.close()
+        await store.close()
+
+
+@pytest.mark.postgres
+async def test_postgres_searches_never_take_the_conversations_connections(pg_url: str):
+    """More searches at once than the store's pool has connections, all held on the server:
+    a conversation read still runs at once, and cancelling them ends every one on the server."""
+    import asyncpg
+
+    from supportdesk.store.postgres import SEARCH_CONNECTIONS
+
+    store = await _pg_store(pg_url)
+    admin = await asyncpg.connect(pg_url)
+    locker = await asyncpg.connect(pg_url)
+    try:
+        sid = (await store.create_session("triage")).id
+        await store.append(sid, [customer(f"refund request {n}") for n in range(20)])
+        lock = locker.transaction()
+        await lock.start()
+        await locker.execute("LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE")
+        searches = [asyncio.create_task(store.search(f"refund {n}")) for n in range(12)]  # pool: 8
+        await until(lambda: _has(admin, "ts_headline", SEARCH_CONNECTIONS))
+        assert [i.seq for i in await store.latest(sid, 3)] == [18, 19, 20]
+        assert await _has(admin, "ts_headline", SEARCH_CONNECTIONS)  # the rest wait for the search pool
+        for search in searches:
+            search.cancel()
+        for search in searches:
+            with pytest.raises(asyncio.CancelledError):
+                await search
+        await until(lambda: _has(admin, "ts_headline", 0))
+        await lock.rollback()
+        assert [h.seq for h in await store.search("refund 7")] == [8]
+    finally:
+        await locker.close()
+        await admin.close()
+        await store.close()
