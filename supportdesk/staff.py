@@ -17,22 +17,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, assert_never, get_args
 
-from supportdesk.items import (
-    STAFF_META,
-    ContextSet,
-    Handoff,
-    Item,
-    Message,
-    Notice,
-    Origin,
-    Release,
-    StaffReply,
-    StateChange,
-    TagChange,
-    Takeover,
-    ToolCall,
-    ToolResult,
-)
+from supportdesk import items as k
+from supportdesk.items import STAFF_META, Origin
 
 ORIGINS: tuple[str, ...] = get_args(Origin)
 # An item written as part of another staff action (the handoff a release to another agent makes):
@@ -130,12 +116,12 @@ class Actor:
         return {STAFF_META: {"macro": self.macro}} if self.macro else {}
 
 
-def actor_of(item: Item) -> Actor | None:
+def actor_of(item: k.Item) -> Actor | None:
     """Who of staff wrote this item, or None when it is not a staff action."""
     match item:
-        case Takeover() | Release() | StateChange() | StaffReply() | TagChange():
+        case k.Takeover() | k.Release() | k.StateChange() | k.StaffReply() | k.TagChange():
             return Actor(item.person, item.origin)
-        case Message() | Handoff() | ContextSet() | Notice() | ToolCall() | ToolResult():
+        case k.Message() | k.Handoff() | k.ContextSet() | k.Notice() | k.ToolCall() | k.ToolResult():
             if item.meta.get(PART_OF_ACT):
                 return None
             raw = item.meta.get(STAFF_META)
@@ -147,68 +133,68 @@ def actor_of(item: Item) -> Actor | None:
             assert_never(item)
 
 
-def _legacy_actor(item: Item) -> Actor | None:
+def _legacy_actor(item: k.Item) -> Actor | None:
     """Staff actions written before they named a person: still staff actions, by "staff"."""
     match item:
-        case Message(role="staff") | Handoff(handoff_kind="manual"):
+        case k.Message(role="staff") | k.Handoff(handoff_kind="manual"):
             return Actor("staff")
-        case Notice(notice_kind="approval_granted" | "approval_denied"):
+        case k.Notice(notice_kind="approval_granted" | "approval_denied"):
             return Actor("staff")
-        case ContextSet(writer="staff"):
+        case k.ContextSet(writer="staff"):
             return Actor("staff")
         case _:
             return None
 
 
-def action_name(item: Item) -> str:
+def action_name(item: k.Item) -> str:
     """The audit's name for what the item did: takeover, release, reply, state, tag, note,
     handoff, context, approve, deny."""
     match item:
-        case Takeover():
+        case k.Takeover():
             return "takeover"
-        case Release():
+        case k.Release():
             return "release"
-        case StaffReply():
+        case k.StaffReply():
             return "reply"
-        case StateChange():
+        case k.StateChange():
             return "state"
-        case TagChange():
+        case k.TagChange():
             return "tag"
-        case Message():
+        case k.Message():
             return "note"
-        case Handoff():
+        case k.Handoff():
             return "handoff"
-        case ContextSet():
+        case k.ContextSet():
             return "context"
-        case Notice():
+        case k.Notice():
             return "approve" if item.notice_kind == "approval_granted" else "deny" if item.notice_kind == "approval_denied" else "notice"
-        case ToolCall() | ToolResult():
+        case k.ToolCall() | k.ToolResult():
             return item.kind
         case _:
             assert_never(item)
 
 
-def describe(item: Takeover | Release | StateChange | StaffReply | TagChange) -> str:
+def describe(item: k.Takeover | k.Release | k.StateChange | k.StaffReply | k.TagChange) -> str:
     """One line for a staff item (CLI, export, the conversation pane). Text is data: the caller
     makes it inert for its medium."""
     match item:
-        case Takeover():
+        case k.Takeover():
             return f"{item.person} took the conversation over" + (f": {item.reason}" if item.reason else "")
-        case Release():
+        case k.Release():
             return f"{item.person} gave the conversation back to {item.to_agent}" + (f": {item.summary}" if item.summary else "")
-        case StateChange():
+        case k.StateChange():
             until = f" until {item.until:%Y-%m-%d %H:%M} UTC" if item.until is not None else ""
             why = f": {item.reason}" if item.reason else ""
             return f"{item.person} set the state to {item.state}{until}{why}"
-        case StaffReply():
+        case k.StaffReply():
             return f"{item.person} (staff) wrote to the customer: {item.text}"
-        case TagChange():
+        case k.TagChange():
             return f"{item.person} " + tag_words(item)
         case _:
             assert_never(item)
 
 
-def tag_words(item: TagChange) -> str:
+def tag_words(item: k.TagChange) -> str:
     parts = []
     if item.added:
         parts.append("tagged " + ", ".join(item.added))
@@ -245,32 +231,32 @@ class AuditEntry:
         return out
 
 
-def audit_detail(item: Item) -> str:
+def audit_detail(item: k.Item) -> str:
     match item:
-        case Takeover():
+        case k.Takeover():
             return item.reason
-        case Release():
+        case k.Release():
             return f"to {item.to_agent}" + (f": {item.summary}" if item.summary else "")
-        case StateChange():
+        case k.StateChange():
             until = f" until {item.until:%Y-%m-%d %H:%M} UTC" if item.until is not None else ""
             return f"{item.state}{until}" + (f": {item.reason}" if item.reason else "")
-        case StaffReply() | Message():
+        case k.StaffReply() | k.Message():
             return item.text
-        case TagChange():
+        case k.TagChange():
             return tag_words(item)
-        case Handoff():
+        case k.Handoff():
             return f"{item.from_agent} → {item.to_agent}" + (f": {item.reason}" if item.reason else "")
-        case ContextSet():
+        case k.ContextSet():
             return f"{item.key} = {item.value!r}" if item.value is not None else f"{item.key} cleared"
-        case Notice():
+        case k.Notice():
             return str(item.data.get("tool", item.text))
-        case ToolCall() | ToolResult():
+        case k.ToolCall() | k.ToolResult():
             return item.name
         case _:
             assert_never(item)
 
 
-def audit(items: list[Item]) -> list[AuditEntry]:
+def audit(items: list[k.Item]) -> list[AuditEntry]:
     """Every staff action in these items, once each, in log order."""
     entries = []
     for item in items:

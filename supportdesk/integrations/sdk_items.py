@@ -14,21 +14,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal, assert_never
 
-from supportdesk.items import (
-    ContextSet,
-    Handoff,
-    Item,
-    Message,
-    Notice,
-    Release,
-    Role,
-    StaffReply,
-    StateChange,
-    TagChange,
-    Takeover,
-    ToolCall,
-    ToolResult,
-)
+from supportdesk import items as k
+from supportdesk.items import Role
 
 SdkItem = dict[str, Any]
 # Where our item keeps the SDK item it was made from.
@@ -85,30 +72,30 @@ def _output_text(output: Any) -> str:
     return message_text(output) if isinstance(output, list) else json.dumps(output, ensure_ascii=False)
 
 
-def item_from_sdk(raw: SdkItem, *, agent: str, calls: Mapping[str, ToolCall]) -> Item:
+def item_from_sdk(raw: SdkItem, *, agent: str, calls: Mapping[str, k.ToolCall]) -> k.Item:
     """Our item for one SDK input item; `calls` are the function calls seen so far, by call id."""
     meta = {SDK_ITEM_KEY: raw}
     kind = raw.get("type", "message" if "role" in raw else None)
     role = _ROLES.get(raw.get("role", ""))
     if kind == "message" and role is not None:
-        return Message(role=role, text=message_text(raw.get("content")), agent=agent, meta=meta)
+        return k.Message(role=role, text=message_text(raw.get("content")), agent=agent, meta=meta)
     if kind == "function_call":
         name = str(raw.get("name", ""))
-        return ToolCall(call_id=str(raw.get("call_id", "")), name=name, arguments=_arguments(raw.get("arguments")), agent=agent, meta=meta)
+        return k.ToolCall(call_id=str(raw.get("call_id", "")), name=name, arguments=_arguments(raw.get("arguments")), agent=agent, meta=meta)
     if kind == "function_call_output":
         call_id = str(raw.get("call_id", ""))
         call = calls.get(call_id)
         target = handoff_target(raw)
         if target is not None and (call is None or call.name.startswith(TRANSFER_PREFIX)):
             reason = call.arguments.get("reason", "") if call is not None else ""
-            return Handoff(from_agent=agent, to_agent=target, reason=str(reason), agent=agent, meta=meta)
+            return k.Handoff(from_agent=agent, to_agent=target, reason=str(reason), agent=agent, meta=meta)
         name = call.name if call is not None else ""
-        return ToolResult(call_id=call_id, name=name, output=_output_text(raw.get("output")), agent=agent, meta=meta)
+        return k.ToolResult(call_id=call_id, name=name, output=_output_text(raw.get("output")), agent=agent, meta=meta)
     # Reasoning, hosted tool calls, compaction markers …: kept verbatim, shown as one line.
-    return Notice(notice_kind="info", text=f"Agents SDK {kind or 'untyped'} item", agent=agent, meta=meta)
+    return k.Notice(notice_kind="info", text=f"Agents SDK {kind or 'untyped'} item", agent=agent, meta=meta)
 
 
-def sdk_from_item(item: Item) -> SdkItem | None:
+def sdk_from_item(item: k.Item) -> SdkItem | None:
     """The SDK input item for one of our items; None for what is not conversation."""
     raw = item.meta.get(SDK_ITEM_KEY)
     if isinstance(raw, dict):
@@ -116,33 +103,33 @@ def sdk_from_item(item: Item) -> SdkItem | None:
     if item.meta.get(DESK_ONLY_KEY):
         return None
     match item:
-        case Message(role="customer"):
+        case k.Message(role="customer"):
             return {"role": "user", "content": item.text}
-        case Message(role="agent"):
+        case k.Message(role="agent"):
             return {"role": "assistant", "content": item.text}
-        case Message(role="staff"):
+        case k.Message(role="staff"):
             return {"role": "user", "content": f"[staff note] {item.text}"}
-        case Message():
+        case k.Message():
             return {"role": "system", "content": item.text}
-        case ToolCall():
+        case k.ToolCall():
             return {"type": "function_call", "call_id": item.call_id, "name": item.name, "arguments": json.dumps(item.arguments)}
-        case ToolResult():
+        case k.ToolResult():
             return {"type": "function_call_output", "call_id": item.call_id, "output": item.output}
-        case Handoff():
+        case k.Handoff():
             note = f"[handoff] {item.from_agent} -> {item.to_agent}" + (f": {item.reason}" if item.reason else "")
             return {"role": "system", "content": note}
-        case StaffReply():
+        case k.StaffReply():
             return {"role": "assistant", "content": item.text}
-        case Release():
+        case k.Release():
             note = f"[staff] {item.person} gave the conversation back to {item.to_agent}" + (f": {item.summary}" if item.summary else "")
             return {"role": "system", "content": note}
-        case ContextSet() | Notice() | Takeover() | StateChange() | TagChange():
+        case k.ContextSet() | k.Notice() | k.Takeover() | k.StateChange() | k.TagChange():
             return None
         case _:
             assert_never(item)
 
 
-def tombstone_of(item: Item) -> Tombstone | None:
+def tombstone_of(item: k.Item) -> Tombstone | None:
     """Which SDK removal an item stands for, if it is a tombstone."""
     if item.kind != "notice":
         return None
@@ -150,8 +137,8 @@ def tombstone_of(item: Item) -> Tombstone | None:
     return marker if marker in ("pop_item", "clear_session") else None
 
 
-def pop_tombstone(popped: Item, agent: str) -> Notice:
-    return Notice(
+def pop_tombstone(popped: k.Item, agent: str) -> k.Notice:
+    return k.Notice(
         notice_kind="info",
         text=f"The Agents SDK took back item #{popped.seq} (pop_item); it stays in the log for replay.",
         data={TOMBSTONE_KEY: "pop_item", "seq": popped.seq},
@@ -159,8 +146,8 @@ def pop_tombstone(popped: Item, agent: str) -> Notice:
     )
 
 
-def clear_tombstone(agent: str) -> Notice:
-    return Notice(
+def clear_tombstone(agent: str) -> k.Notice:
+    return k.Notice(
         notice_kind="info",
         text="The Agents SDK cleared this session's history (clear_session); earlier items stay in the log for replay.",
         data={TOMBSTONE_KEY: "clear_session"},

@@ -12,20 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, assert_never
 
+from supportdesk import items as k
 from supportdesk.engine.protocol import StepRequest
-from supportdesk.items import (
-    ContextSet,
-    Handoff,
-    Message,
-    Notice,
-    Release,
-    StaffReply,
-    StateChange,
-    TagChange,
-    Takeover,
-    ToolCall,
-    ToolResult,
-)
 from supportdesk.models.offline import slots as slot_extraction
 
 
@@ -126,25 +114,25 @@ class View:
 
         # One pass over the log, every kind named: a new kind must say what the offline agents
         # read from it (tests/test_item_kinds.py feeds each kind through here).
-        self.customer_messages: list[Message] = []
-        self.agent_messages: list[Message] = []
+        self.customer_messages: list[k.Message] = []
+        self.agent_messages: list[k.Message] = []
         self.tools: list[ToolEvent] = []
         by_id: dict[str, ToolEvent] = {}
         last_customer_at = -1
         for at, i in enumerate(history):
             match i:
-                case Message(role="customer"):
+                case k.Message(role="customer"):
                     self.customer_messages.append(i)
                     last_customer_at = at
-                case Message(role="agent"):
+                case k.Message(role="agent"):
                     self.agent_messages.append(i)
-                case Message():
+                case k.Message():
                     pass  # staff notes and system lines are not the customer's facts
-                case ToolCall():
+                case k.ToolCall():
                     ev = ToolEvent(i.call_id, i.name, dict(i.arguments), i.seq, i.agent)
                     by_id[i.call_id] = ev
                     self.tools.append(ev)
-                case ToolResult():
+                case k.ToolResult():
                     if i.call_id in by_id:
                         ev = by_id[i.call_id]
                         ev.done, ev.is_error = True, i.is_error
@@ -152,11 +140,11 @@ class View:
                             ev.output = json.loads(i.output)
                         except ValueError:
                             ev.output = i.output
-                case Handoff() | Notice():
+                case k.Handoff() | k.Notice():
                     pass  # read per turn, below
-                case ContextSet():
+                case k.ContextSet():
                     pass  # the context as of now comes whole in the request
-                case Takeover() | Release() | StateChange() | StaffReply() | TagChange():
+                case k.Takeover() | k.Release() | k.StateChange() | k.StaffReply() | k.TagChange():
                     pass  # staff acting: the runner runs no agent while a person holds the conversation
                 case _:
                     assert_never(i)
@@ -164,8 +152,8 @@ class View:
         self.latest: str = self.customer_messages[-1].text if self.customer_messages else ""
         turn_start = self.turn[0].seq if self.turn else self.last_seq + 1
         self.turn_tools = [t for t in self.tools if t.seq >= turn_start]
-        self.turn_handoffs = [i for i in self.turn if isinstance(i, Handoff)]
-        self.turn_notices = [i for i in self.turn if isinstance(i, Notice)]
+        self.turn_handoffs = [i for i in self.turn if isinstance(i, k.Handoff)]
+        self.turn_notices = [i for i in self.turn if isinstance(i, k.Notice)]
 
         self.facts = Facts()
         for m in self.customer_messages:
@@ -202,7 +190,7 @@ class View:
 
     def answered_this_turn(self, agent: str | None = None) -> bool:
         return any(
-            isinstance(i, Message) and i.role == "agent" and (agent is None or i.agent == agent) for i in self.turn
+            isinstance(i, k.Message) and i.role == "agent" and (agent is None or i.agent == agent) for i in self.turn
         )
 
     def latest_facts(self) -> slot_extraction.Slots:

@@ -16,21 +16,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from supportdesk.items import (
-    APPROVAL_PENDING,
-    ContextSet,
-    Handoff,
-    Item,
-    Message,
-    Notice,
-    Release,
-    StaffReply,
-    StateChange,
-    TagChange,
-    Takeover,
-    ToolCall,
-    ToolResult,
-)
+from supportdesk import items as k
+from supportdesk.items import APPROVAL_PENDING
 from supportdesk.staff import describe
 from supportdesk.text import safe_text
 if TYPE_CHECKING:
@@ -60,7 +47,7 @@ def _markdown(text: str) -> RenderableType:
     return Markdown(text)
 
 
-def stamp(item: Item) -> str:
+def stamp(item: k.Item) -> str:
     return f"{item.created_at:%H:%M:%S}"
 
 
@@ -83,70 +70,70 @@ NOTICE_STYLES = {
 }
 
 
-def frame(item: Item) -> Frame:
+def frame(item: k.Item) -> Frame:
     match item:
-        case Message():
+        case k.Message():
             # An agent's bar is drawn in the agent's own colour (see ItemLines).
             return Frame(f"item-lines--{item.role}", f"item-lines--edge-{item.role}", margin_bottom=1)
-        case Handoff():
+        case k.Handoff():
             return Frame("item-lines--handoff", margin_top=1, margin_bottom=1)
-        case Notice():
+        case k.Notice():
             style = NOTICE_STYLES.get(item.notice_kind, "notice")
             return Frame(f"item-lines--{style}", f"item-lines--edge-{style}", margin_bottom=1)
-        case ToolResult() if item.is_error:
+        case k.ToolResult() if item.is_error:
             return Frame("item-lines--folded-error", left=2)
-        case ToolCall() | ToolResult() | ContextSet():
+        case k.ToolCall() | k.ToolResult() | k.ContextSet():
             return Frame("item-lines--folded", left=2)
-        case StaffReply():
+        case k.StaffReply():
             return Frame("item-lines--staff-reply", "item-lines--edge-staff-reply", margin_bottom=1)
-        case Takeover() | Release() | StateChange() | TagChange():
+        case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return Frame("item-lines--staff-act", margin_top=1, margin_bottom=1)
         case _:
             assert_never(item)
 
 
-def renderable(item: Item, look: AgentLook, *, expanded: bool = False) -> RenderableType:
+def renderable(item: k.Item, look: AgentLook, *, expanded: bool = False) -> RenderableType:
     """The item's content. Untrusted text goes in as data: literal Text, or Markdown for agents."""
     match item:
-        case Message():
+        case k.Message():
             header = Text.assemble(speaker(item, look), (f"  {stamp(item)}", "dim"))
             body = _markdown(safe_text(item.text)) if item.role == "agent" else literal(item.text)
             return Group(header, body)
-        case Handoff():
+        case k.Handoff():
             icon = HANDOFF_ICONS.get(item.handoff_kind, "→")
             return Text.assemble((f"{icon} handoff ", "bold"), handoff_text(item, look), (f"  {stamp(item)}", "dim"))
-        case Notice():
+        case k.Notice():
             return notice_text(item)
-        case ToolCall() | ToolResult() | ContextSet():
+        case k.ToolCall() | k.ToolResult() | k.ContextSet():
             return folded_text(item, look, expanded=expanded)
-        case StaffReply():
+        case k.StaffReply():
             header = Text.assemble((f"{safe_text(item.person)} (staff, to the customer)", "bold"), (f"  {stamp(item)}", "dim"))
             return Group(header, literal(item.text))
-        case Takeover() | Release() | StateChange() | TagChange():
+        case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return Text.assemble((f"{STAFF_ICONS[item.kind]} ", "bold"), literal(describe(item)), (f"  {stamp(item)}", "dim"))
         case _:
             assert_never(item)
 
 
-def folds(item: Item) -> bool:
+def folds(item: k.Item) -> bool:
     """Whether the item is drawn as one line that expands to show more (a cleared key has no more)."""
     match item:
-        case ToolCall() | ToolResult():
+        case k.ToolCall() | k.ToolResult():
             return True
-        case ContextSet():
+        case k.ContextSet():
             return item.value is not None
-        case Message() | Handoff() | Notice() | Takeover() | Release() | StateChange() | StaffReply() | TagChange():
+        case k.Message() | k.Handoff() | k.Notice() | k.Takeover() | k.Release() | k.StateChange() | k.StaffReply() | k.TagChange():
             return False
         case _:
             assert_never(item)
 
 
-def is_pending(item: ToolResult) -> bool:
+def is_pending(item: k.ToolResult) -> bool:
     """A tool call held for staff approval: it has not happened yet, so it must not read as done."""
     return not item.is_error and item.output.startswith(APPROVAL_PENDING)
 
 
-def notice_text(item: Notice) -> Text:
+def notice_text(item: k.Notice) -> Text:
     out = Text(f"{NOTICE_ICONS.get(item.notice_kind, '!')} ", style="bold")
     out.append_text(literal(item.text))
     if item.notice_kind == "approval_requested":
@@ -157,12 +144,12 @@ def notice_text(item: Notice) -> Text:
     return out
 
 
-def folded_text(item: ToolCall | ToolResult | ContextSet, look: AgentLook, *, expanded: bool) -> Text:
+def folded_text(item: k.ToolCall | k.ToolResult | k.ContextSet, look: AgentLook, *, expanded: bool) -> Text:
     """Tool calls, tool results and context writes: one line (cut with …) unless expanded."""
     marker = ("▾ " if expanded else "▸ ") if folds(item) else "  "
     line = Text(marker, style="dim")
     match item:
-        case ToolCall():
+        case k.ToolCall():
             line.append("⚙ ")
             line.append_text(look.label(item.agent, bold=False))
             line.append(" called ")
@@ -174,14 +161,14 @@ def folded_text(item: ToolCall | ToolResult | ContextSet, look: AgentLook, *, ex
                 line.append("(")
                 line.append_text(literal(call_summary(item.arguments)))
                 line.append(")")
-        case ToolResult():
+        case k.ToolResult():
             pending = is_pending(item)
             line.append("✗ " if item.is_error else "⏸ " if pending else "✓ ", style="bold")
             line.append(item.name, style="bold")
             line.append(" → ")
             output = item.output if expanded else " ".join(item.output.split())
             line.append_text(literal(output, "italic" if pending else ""))
-        case ContextSet():
+        case k.ContextSet():
             line.append("• context ")
             line.append_text(literal(item.key, "bold"))
             if item.value is None:
@@ -249,5 +236,5 @@ class StreamingReply(Vertical):
             self._stream = None
 
 
-def is_agent_reply(item: Item) -> bool:
-    return isinstance(item, Message) and item.role == "agent"
+def is_agent_reply(item: k.Item) -> bool:
+    return isinstance(item, k.Message) and item.role == "agent"
