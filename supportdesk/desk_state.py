@@ -21,9 +21,8 @@ writing again) has to take it from there, whoever else was granted meanwhile.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, Literal, assert_never, get_args
 
@@ -185,6 +184,17 @@ class ConversationState:
         return cls(**raw)
 
 
+def replace(current: ConversationState, /, **changes: Any) -> ConversationState:
+    """`dataclasses.replace` for the state, without its per-field __init__ pass: the store
+    folds every appended item inside its write lock, and `dataclasses.replace` was most of
+    that time (ConversationState has no __post_init__ and no init=False fields to honour)."""
+    new = object.__new__(ConversationState)
+    fields = dict(current.__dict__)
+    fields.update(changes)
+    object.__setattr__(new, "__dict__", fields)
+    return new
+
+
 def label(state: State, detail: Detail) -> str:
     return LABELS.get((state, detail)) or LABELS.get((state, ""), state)
 
@@ -195,7 +205,7 @@ def start(holder: str) -> ConversationState:
 
 
 def _one_line(text: str) -> str:
-    line = re.sub(r"\s+", " ", text).strip()
+    line = " ".join(text.split())  # whitespace runs -> one space (str.split splits on what \s matches)
     return line if len(line) <= LAST_LINE_CHARS else line[: LAST_LINE_CHARS - 1] + "…"
 
 

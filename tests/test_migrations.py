@@ -210,6 +210,9 @@ INDEXED_READS = {
     "item": store_sql.SQL_ITEM,
     "handoffs": store_sql.SQL_OF_KIND,
     "kind_seqs": store_sql.SQL_KIND_SEQS,
+    # messages are not in items_by_kind (migration 9): they are read along (session_id, seq)
+    "messages": store_sql.SQL_OF_KIND_MESSAGE,
+    "message_seqs": store_sql.SQL_KIND_SEQS_MESSAGE,
     "agent_at": store_sql.SQL_AGENT_AT,
     "context_at": store_sql.SQL_CONTEXT_AT,
     "last_seq": store_sql.SQL_LAST_SEQ,
@@ -228,6 +231,8 @@ EXPECTED_PROBE = {
     "item": "(session_id=? AND seq=?)",
     "handoffs": "items_by_kind (session_id=? AND kind=? AND seq<?)",
     "kind_seqs": "items_by_kind (session_id=? AND kind=?)",
+    "messages": "(session_id=? AND seq<?)",
+    "message_seqs": "(session_id=?)",
     "agent_at": "items_by_kind (session_id=? AND kind=? AND seq<?)",
     "context_at": "items_by_ctx_key (session_id=? AND ctx_key=? AND seq<?)",
     "last_seq": "sessions USING INDEX sqlite_autoindex_sessions_1 (id=?)",
@@ -318,6 +323,8 @@ def test_the_store_runs_the_explained_sql(big_db):
             await store.item(sid, 4)
             await store.handoffs(sid, upto=100)
             await store.kind_seqs(sid, "handoff")
+            await store.of_kind(sid, "message", upto=30)
+            await store.kind_seqs(sid, "message")
             await store.agent_at(sid, 30)
             await store.context_at(sid, 100)
             await store.last_seq(sid)
@@ -353,7 +360,7 @@ async def test_version_2_database_gets_the_search_mark_and_indexes_each_message_
         await store.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
-        assert conn.execute("SELECT count(*) FROM message_fts").fetchone()[0] == 3
+        assert conn.execute("SELECT count(*) FROM message_fts WHERE message_fts MATCH 'narwhal'").fetchone()[0] == 3
 
 
 def build_version_3_with_usage(path: Path) -> list[tuple[str, str, dict | None]]:
@@ -429,3 +436,82 @@ async def test_version_3_database_back_fills_usage_totals_once(tmp_path: Path):
     async with await SessionStore.open(path) as again:
         assert await again.usage_totals("u1") == usage_summed(written, "u1")
         assert await again.usage_totals("u2") == usage_summed(written, "u2")
+
+
+# --- version 9: the leaner search index and kind index (issue 16) --------------------------------
+
+
+def build_version_8(path: Path) -> None:
+    """A database as the schema before migration 9 left it: the search index kept its own copy
+    of every message and the word positions, items_by_kind held every item, and one message
+    past the search mark waited for the next batch."""
+    build_version_1(path)
+    conn = sqlite3.connect(path)
+    now = "2025-06-03T10:00:00+00:00"
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, item_count) "
+        "VALUES ('old2', 'Tusks', ?, ?, 'triage', 'triage', 1)",
+        (now, now),
+    )
+    conn.execute(
+        "INSERT INTO items (session_id, seq, kind, agent, created_at, body) VALUES ('old2', 1, 'message', 'triage', ?, ?)",
+        (now, json.dumps({"role": "customer", "text": "my walrus needs a tusk_polish"})),
+    )
+    for number in range(2, 9):
+        conn.executescript(MIGRATIONS[number - 1])
+    conn.execute(
+        "INSERT INTO items (session_id, seq, kind, agent, created_at, body) VALUES ('old1', 4, 'message', 'billing', ?, ?)",
+        (now, json.dumps({"role": "agent", "text": "one more narwhal note, not yet indexed"})),
+    )
+    conn.execute("UPDATE sessions SET item_count = 4 WHERE id = 'old1'")
+    conn.execute("PRAGMA user_version = 8")
+    conn.commit()
+    conn.close()
+
+
+def index_holds(path: Path, word: str) -> int:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT count(*) FROM message_fts WHERE message_fts MATCH ?", (word,)).fetchone()[0]
+
+
+async def test_version_8_database_gets_the_lean_search_index_and_keeps_every_item(tmp_path: Path):
+    path = tmp_path / "v8.db"
+    build_version_8(path)
+    with sqlite3.connect(path) as conn:
+        before = conn.execute("SELECT id, session_id, seq, kind, agent, created_at, body, meta FROM items ORDER BY id").fetchall()
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'message_fts_content'").fetchone()[0] == 1
+    assert index_holds(path, "narwhal") == 2  # seq 4 is past the mark
+    store = await SessionStore.open(path)
+    try:
+        # what was indexed is indexed again, up to the same mark: the search indexes the rest
+        assert index_holds(path, "narwhal") == 2
+        assert [(h.session_id, h.seq) for h in await store.search("narwhal")] == [("old1", 4), ("old1", 3), ("old1", 1)]
+        assert index_holds(path, "narwhal") == 3
+        # a word with `_` is the two words FTS5 cuts it into
+        assert [h.session_id for h in await store.search("tusk_polish")] == ["old2"]
+        assert [h.session_id for h in await store.search("polish")] == ["old2"]
+        # the kind reads: handoffs through the partial index, messages along (session_id, seq)
+        assert [h.seq for h in await store.handoffs("old1")] == [2]
+        assert await store.agent_at("old1", 3) == "billing"
+        assert await store.kind_seqs("old1", "message") == [1, 3, 4]
+        assert [m.seq for m in await store.of_kind("old1", "message", upto=3)] == [1, 3]
+        # deleting a session takes its words out of the (external-content) index
+        assert await store.delete_session("old2")
+        assert index_holds(path, "walrus") == 0
+        assert await store.search("walrus") == []
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        after = conn.execute("SELECT id, session_id, seq, kind, agent, created_at, body, meta FROM items ORDER BY id").fetchall()
+        assert after == [row for row in before if row[1] != "old2"]  # every item kept, byte for byte
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'message_fts_content'").fetchone()[0] == 0
+        kind_index = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'items_by_kind'").fetchone()[0]
+        assert "WHERE kind <> 'message'" in kind_index
+    # opening again changes nothing
+    again = await SessionStore.open(path)
+    try:
+        assert [h.seq for h in await again.search("narwhal")] == [4, 3, 1]
+    finally:
+        await again.close()

@@ -57,7 +57,9 @@ def read_log(db: Path, sid: str) -> tuple[list[tuple[int, dict]], int]:
         rows = conn.execute("SELECT seq, meta FROM items WHERE session_id = ? ORDER BY seq", (sid,)).fetchall()
         count = conn.execute("SELECT item_count FROM sessions WHERE id = ?", (sid,)).fetchone()[0]
         fts = conn.execute(
-            "SELECT count(*) FROM message_fts WHERE rowid IN (SELECT id FROM items WHERE session_id = ?)", (sid,)
+            "SELECT count(*) FROM message_fts WHERE message_fts MATCH 'writer' "
+            "AND rowid IN (SELECT id FROM items WHERE session_id = ?)",
+            (sid,),
         ).fetchone()[0]
         assert fts == len(rows) == found, "every message is in the search index exactly once"
     finally:

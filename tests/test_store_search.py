@@ -109,7 +109,8 @@ class HeldSearch:
     can hold the search statement (the one building snippets) inside SQLite's progress
     handler until released.
 
-    FTS5 reads a message's text from its content table to build its snippet, one traced
+    FTS5 reads a message's text from its content (the `message_text` view over the items) to
+    build its snippet, one traced
     statement per snippet, so `snippets` counts the snippets a search built; after a release
     it counts those the held statement still built before the next search statement began."""
 
@@ -127,7 +128,7 @@ class HeldSearch:
 
     def _statement(self, sql: str) -> None:
         if sql.startswith("-- "):  # a statement FTS5 runs inside the search statement
-            if self.in_search and "_content" in sql:
+            if self.in_search and "message_text" in sql:
                 self.snippets += 1
                 self.snippets_after_release += self.release.is_set()
             return

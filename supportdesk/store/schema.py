@@ -141,6 +141,35 @@ MIGRATIONS: list[str] = [
         SELECT session_id FROM items WHERE kind = 'notice' AND json_extract(body, '$.notice_kind') = 'approval_denied'
     );
     """,
+    # 9: a leaner store (issue 16; benchmarks/README.md has the measured sizes). The search
+    # index read its text from a copy of every message (FTS5's own content table, about a
+    # quarter of the file) and kept each word's positions, which no search uses (every term is
+    # one word, asked for anywhere in the message); it now reads the text from the items
+    # through a view, keeps only which messages hold a word (`detail=none`) and no per-message
+    # sizes (`columnsize=0`: nothing ranks by bm25). What was indexed before is indexed again,
+    # up to the same mark. An external-content index is told what it drops: the trigger hands
+    # it the deleted message's text, only for messages it has indexed. `items_by_kind` leaves
+    # messages out: the kind reads ask for sparse kinds, and messages are most of every log.
+    # (It rebuilds what it replaces from scratch, so a file that already has some of it, one a
+    # test took back to an older version, say, comes out the same.)
+    """
+    DROP TRIGGER IF EXISTS items_fts_delete;
+    DROP TABLE IF EXISTS message_fts;
+    DROP VIEW IF EXISTS message_text;
+    CREATE VIEW message_text (id, text) AS
+        SELECT id, json_extract(body, '$.text') FROM items WHERE kind = 'message';
+    CREATE VIRTUAL TABLE message_fts USING fts5 (
+        text, content = 'message_text', content_rowid = 'id', detail = none, columnsize = 0,
+        tokenize = 'unicode61 remove_diacritics 2');
+    INSERT INTO message_fts (rowid, text)
+        SELECT id, text FROM message_text WHERE id <= (SELECT indexed_upto FROM search_progress);
+    CREATE TRIGGER items_fts_delete AFTER DELETE ON items
+        WHEN old.kind = 'message' AND old.id <= (SELECT indexed_upto FROM search_progress) BEGIN
+        INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', old.id, json_extract(old.body, '$.text'));
+    END;
+    DROP INDEX IF EXISTS items_by_kind;
+    CREATE INDEX items_by_kind ON items (session_id, kind, seq) WHERE kind <> 'message';
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -73,11 +73,20 @@ SQL_ITEM = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq = ?"
 SQL_ITEMS_AT = (
     f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?)) ORDER BY seq"
 )
-SQL_OF_KIND = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND kind = ? AND seq <= ? ORDER BY seq"
-SQL_KIND_SEQS = "SELECT seq FROM items WHERE session_id = ? AND kind = ? ORDER BY seq"
+# `items_by_kind` holds every kind but messages (schema migration 9): the kind reads ask for
+# sparse kinds (handoffs, notices, take-overs), and indexing the messages, most of every log,
+# cost more room than anything else on `items`. The `kind <> 'message'` term is what lets
+# SQLite use that partial index (it cannot prove it from a bound `kind = ?`). Messages are
+# read along (session_id, seq) instead: they are most of the items that range walks anyway.
+SQL_OF_KIND = (
+    f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND kind = ? AND kind <> 'message' AND seq <= ? ORDER BY seq"
+)
+SQL_OF_KIND_MESSAGE = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq <= ? AND kind = 'message' ORDER BY seq"
+SQL_KIND_SEQS = "SELECT seq FROM items WHERE session_id = ? AND kind = ? AND kind <> 'message' ORDER BY seq"
+SQL_KIND_SEQS_MESSAGE = "SELECT seq FROM items WHERE session_id = ? AND kind = 'message' ORDER BY seq"
 SQL_AGENT_AT = (
     "SELECT json_extract(body, '$.to_agent') FROM items "
-    "WHERE session_id = ? AND kind = 'handoff' AND seq <= ? ORDER BY seq DESC LIMIT 1"
+    "WHERE session_id = ? AND kind = 'handoff' AND kind <> 'message' AND seq <= ? ORDER BY seq DESC LIMIT 1"
 )
 # One probe per context key: the newest write to that key at or before seq k.
 SQL_CONTEXT_AT = """
@@ -256,7 +265,7 @@ def _match_snippet(text: str, terms: Sequence[tuple[str, bool]], width: int = 12
     """Like FTS5's snippet(): about `width` words around the first match, matches marked;
     None unless every term matches some word of the text as the index matches it (a prefix
     term starts the word, a short term is the whole word)."""
-    tokens = list(re.finditer(r"\w+", text, flags=re.UNICODE))
+    tokens = list(re.finditer(r"[^\W_]+", text, flags=re.UNICODE))  # words as FTS5 cuts them
     folded = [t.group().casefold() for t in tokens]
     wanted = [(w.casefold(), prefix) for w, prefix in terms]
 
@@ -278,9 +287,17 @@ def _match_snippet(text: str, terms: Sequence[tuple[str, bool]], width: int = 12
     return out + ("…" if last < len(tokens) else text[cursor:])
 
 
+def _index_terms(text: str) -> list[tuple[str, bool]]:
+    """The search box as the index's terms: `search_terms`, with words cut where FTS5's tokenizer
+    cuts them (at `_`, which `\\w` keeps), so every term is one token. The index keeps no word
+    positions (`detail=none`, schema migration 9), so a term of two tokens, a phrase, cannot
+    be asked for; `foo_bar` finds the messages holding both `foo` and `bar`."""
+    return search_terms(text.replace("_", " "))
+
+
 def _fts_query(text: str) -> str:
     """User words -> an FTS5 query of quoted terms, long ones as prefixes (no operators from user text)."""
-    return " ".join(f'"{w}"*' if prefix else f'"{w}"' for w, prefix in search_terms(text))
+    return " ".join(f'"{w}"*' if prefix else f'"{w}"' for w, prefix in _index_terms(text))
 
 
 class _SearchRun:
@@ -577,6 +594,8 @@ class _PreparedAppend:
         self.session_id = session_id
         self.items = items
         self.when = when
+        # The items as stored (seq, time, session), made under the write lock by `run`.
+        self.stamped: list[Item] = []
         stamp = when.isoformat()
         self.rows = [
             (
@@ -609,10 +628,15 @@ class _PreparedAppend:
         The session's state advances over the new items here, under the write lock: a read of
         the kept summary by primary key and a fold of a few items (microseconds), so two
         processes appending to one session can never both advance from the same state."""
-        session_id = self.session_id
+        session_id, when = self.session_id, self.when
         count, state = _state_before(conn, session_id)
-        for n, item in enumerate(self.items, start=1):
-            state = advance(state, item.model_copy(update={"seq": count + n, "created_at": self.when}))
+        # One copy per item, folded here and handed back to the caller as stored.
+        self.stamped = [
+            item.model_copy(update={"session_id": session_id, "seq": count + n, "created_at": when})
+            for n, item in enumerate(self.items, start=1)
+        ]
+        for item in self.stamped:
+            state = advance(state, item)
         moved = conn.execute(SQL_APPEND_HEAD, {**self.head, "state": state.state, "summary": state.to_json()}).fetchall()
         if not moved:
             raise StoreError(f"no session {session_id!r}")
@@ -825,13 +849,9 @@ class SessionStore:
         """Append items as one transaction; returns them stamped with seq and time."""
         if not items:
             return []
-        now = self.clock()
-        prepared = _PreparedAppend(session_id, items, now)
-        last = await self._write(prepared.run)
-        return [
-            item.model_copy(update={"session_id": session_id, "seq": last + n, "created_at": now})
-            for n, item in enumerate(items, start=1)
-        ]
+        prepared = _PreparedAppend(session_id, items, self.clock())
+        await self._write(prepared.run)
+        return prepared.stamped
 
     async def last_seq(self, session_id: str) -> int:
         rows = await self._fetch(SQL_LAST_SEQ, (session_id,))
@@ -885,14 +905,19 @@ class SessionStore:
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""
-        rows = await self._fetch(
-            SQL_OF_KIND, (session_id, kind, upto if upto is not None else _NO_LIMIT)
-        )
+        upto = upto if upto is not None else _NO_LIMIT
+        if kind == "message":
+            rows = await self._fetch(SQL_OF_KIND_MESSAGE, (session_id, upto))
+        else:
+            rows = await self._fetch(SQL_OF_KIND, (session_id, kind, upto))
         return [_item(r) for r in rows]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""
-        rows = await self._fetch(SQL_KIND_SEQS, (session_id, kind))
+        if kind == "message":
+            rows = await self._fetch(SQL_KIND_SEQS_MESSAGE, (session_id,))
+        else:
+            rows = await self._fetch(SQL_KIND_SEQS, (session_id, kind))
         return [r[0] for r in rows]
 
     async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
@@ -919,7 +944,7 @@ class SessionStore:
         if not query:
             return []
         timeout, path, readonly = self._busy_timeout_s, self.path, self.readonly
-        terms = search_terms(text)
+        terms = _index_terms(text)
         db = await self._search_connection()
         job = _SearchRun()
 
@@ -1012,8 +1037,8 @@ class SessionStore:
             title = source.title if first_customer is None or first_customer <= upto else ""
             handoffs, active = conn.execute(
                 "SELECT count(*), (SELECT json_extract(body, '$.to_agent') FROM items WHERE session_id = ?1 "
-                "AND kind = 'handoff' AND seq <= ?2 ORDER BY seq DESC LIMIT 1) "
-                "FROM items WHERE session_id = ?1 AND kind = 'handoff' AND seq <= ?2",
+                "AND kind = 'handoff' AND kind <> 'message' AND seq <= ?2 ORDER BY seq DESC LIMIT 1) "
+                "FROM items WHERE session_id = ?1 AND kind = 'handoff' AND kind <> 'message' AND seq <= ?2",
                 (session_id, upto),
             ).fetchone()
             conn.execute(
