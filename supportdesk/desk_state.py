@@ -165,7 +165,9 @@ class ConversationState:
 
     def to_json(self) -> str:
         """The state as stored beside the session row (stdlib JSON, times as ISO 8601)."""
-        out = asdict(self)
+        # Shallow: asdict deep-copies every field, and the store writes this at every append.
+        out = dict(self.__dict__)
+        out["pending"] = [asdict(p) for p in self.pending]
         out["since"] = self.since.isoformat() if self.since else None
         out["snoozed_until"] = self.snoozed_until.isoformat() if self.snoozed_until else None
         out["waiting_since"] = self.waiting_since.isoformat() if self.waiting_since else None

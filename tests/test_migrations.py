@@ -220,6 +220,7 @@ INDEXED_READS = {
     "usage_totals": store_sql.SQL_USAGE_TOTALS,
     # inside every append: the session head, and indexing the new messages for search
     "append_head": store_sql.SQL_APPEND_HEAD,
+    "append_head_same_state": store_sql.SQL_APPEND_HEAD_SAME_STATE,
     "append_index_messages": store_sql.SQL_INDEX_NEW_MESSAGES,
 }
 
@@ -239,6 +240,7 @@ EXPECTED_PROBE = {
     "items_at": "(session_id=? AND seq=?)",
     "usage_totals": "usage_totals USING PRIMARY KEY (session_id=?)",
     "append_head": "sessions USING INDEX sqlite_autoindex_sessions_1 (id=?)",
+    "append_head_same_state": "sessions USING INDEX sqlite_autoindex_sessions_1 (id=?)",
     "append_index_messages": "items USING INTEGER PRIMARY KEY (rowid>?)",
 }
 

@@ -247,3 +247,40 @@ async def test_opening_an_older_postgresql_database_folds_every_session_once(pg_
         [row] = await reopened.desk()
         assert row.state == expected and row.state.detail == "approval"
         assert await reopened.count_needing_staff(LATER) == 1
+
+
+@pytest.mark.sqlite_only
+async def test_the_state_column_follows_the_summary_when_an_append_leaves_it_and_when_it_moves(tmp_path: Path) -> None:
+    # An append that leaves the state as stored does not write `desk_state` (a page less per
+    # commit): the column must still say what the summary says after every kind of append.
+    path = tmp_path / "d.db"
+    async with await SessionStore.open(path) as store:
+        await store.create_session("triage", session_id="s1")
+        seen = []
+        for batch in CONVERSATION:
+            await store.append("s1", batch)
+            whole = fold(await store.range("s1", 1, 99), start("triage"))
+            with sqlite3.connect(path) as conn:
+                column, summary = conn.execute("SELECT desk_state, desk_summary FROM sessions WHERE id = 's1'").fetchone()
+            assert column == whole.state and summary == whole.to_json()
+            assert await store.count_needing_staff(LATER) == (whole.state == "needs_staff")
+            seen.append(column)
+    assert seen == ["ai", "ai", "needs_staff", "needs_staff", "ai"]  # kept twice, moved twice
+
+
+@pytest.mark.sqlite_only
+async def test_two_connections_appending_in_turn_each_advance_the_other_s_state(tmp_path: Path) -> None:
+    # Each store keeps the summaries it parsed, by their text: the other's append leaves a
+    # text this one never saw, which it must read, not replace with its own older state.
+    path = tmp_path / "d.db"
+    a, b = await SessionStore.open(path), await SessionStore.open(path)
+    try:
+        await a.create_session("triage", session_id="s1")
+        for n, batch in enumerate(CONVERSATION):
+            await (a if n % 2 == 0 else b).append("s1", batch)
+            for reader in (a, b):
+                [row] = await reader.desk()
+                assert row.state == fold(await reader.range("s1", 1, 99), start("triage"))
+    finally:
+        await a.close()
+        await b.close()

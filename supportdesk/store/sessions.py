@@ -115,8 +115,13 @@ SQL_APPEND_HEAD = """
     RETURNING item_count - :n,
         (SELECT coalesce(max(id), 0) FROM items) - (SELECT indexed_upto FROM search_progress)
 """
+# The same without `desk_state`, for an append that leaves the state as stored (most do): a
+# column in SET rewrites its index entry, one more page written to the WAL at every commit,
+# even when the value is the same.
+SQL_APPEND_HEAD_SAME_STATE = SQL_APPEND_HEAD.replace("        desk_state = :state,\n", "")
+assert SQL_APPEND_HEAD_SAME_STATE != SQL_APPEND_HEAD
 # Where the session stood before an append (the append advances it over the new items).
-SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent FROM sessions WHERE id = ?"
+SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent, desk_state FROM sessions WHERE id = ?"
 SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = ?, desk_summary = ? WHERE id = ?"
 # The inbox: the most recently active sessions with their kept state, one index range.
 SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT ?"
@@ -202,16 +207,44 @@ def _whole_log_state(conn: sqlite3.Connection, session_id: str, entry_agent: str
     return fold((_item(r) for r in rows), start(entry_agent))
 
 
-def _state_before(conn: sqlite3.Connection, session_id: str) -> tuple[int, ConversationState]:
-    """The session's head and its state as kept (or folded, if none was kept or it lags)."""
+class _KeptStates:
+    """Summaries this store wrote or read, parsed, by their exact JSON text.
+
+    Every append reads the session's kept summary under the write lock; parsing it again each
+    time cost more than the rest of a one-item append's Python work. The text read back is the
+    key, so another process's append (a different text) is parsed, never mistaken for ours."""
+
+    SIZE = 256
+
+    def __init__(self) -> None:
+        self.states: dict[str, ConversationState] = {}
+
+    def parse(self, text: str) -> ConversationState:
+        state = self.states.get(text)
+        if state is None:
+            state = ConversationState.from_json(text)
+            self.keep(text, state)
+        return state
+
+    def keep(self, text: str, state: ConversationState) -> None:
+        if len(self.states) >= self.SIZE:
+            self.states.clear()
+        self.states[text] = state
+
+
+def _state_before(
+    conn: sqlite3.Connection, session_id: str, kept: _KeptStates
+) -> tuple[int, ConversationState, str | None]:
+    """The session's head, its state as kept (or folded, if none was kept or it lags), and
+    the `desk_state` column as stored."""
     row = conn.execute(SQL_DESK_BEFORE, (session_id,)).fetchone()
     if row is None:
         raise StoreError(f"no session {session_id!r}")
-    count, summary, entry_agent = row
-    state = ConversationState.from_json(summary) if summary else start(entry_agent)
+    count, summary, entry_agent, stored = row
+    state = kept.parse(summary) if summary else start(entry_agent)
     if state.seq != count:
         state = _whole_log_state(conn, session_id, entry_agent)
-    return count, state
+    return count, state, stored
 
 
 def _keep_whole_log_state(conn: sqlite3.Connection, session_id: str) -> None:
@@ -590,7 +623,8 @@ class _PreparedAppend:
     Everything that costs Python time happens here: other processes wait for the lock,
     so it is held only for the SQL itself (`run`, inside the transaction)."""
 
-    def __init__(self, session_id: str, items: Sequence[Item], when: datetime):
+    def __init__(self, session_id: str, items: Sequence[Item], when: datetime, kept: _KeptStates):
+        self.kept = kept
         self.session_id = session_id
         self.items = items
         self.when = when
@@ -629,7 +663,7 @@ class _PreparedAppend:
         the kept summary by primary key and a fold of a few items (microseconds), so two
         processes appending to one session can never both advance from the same state."""
         session_id, when = self.session_id, self.when
-        count, state = _state_before(conn, session_id)
+        count, state, stored = _state_before(conn, session_id, self.kept)
         # One copy per item, folded here and handed back to the caller as stored.
         self.stamped = [
             item.model_copy(update={"session_id": session_id, "seq": count + n, "created_at": when})
@@ -637,9 +671,12 @@ class _PreparedAppend:
         ]
         for item in self.stamped:
             state = advance(state, item)
-        moved = conn.execute(SQL_APPEND_HEAD, {**self.head, "state": state.state, "summary": state.to_json()}).fetchall()
+        summary = state.to_json()
+        head = SQL_APPEND_HEAD if state.state != stored else SQL_APPEND_HEAD_SAME_STATE
+        moved = conn.execute(head, {**self.head, "state": state.state, "summary": summary}).fetchall()
         if not moved:
             raise StoreError(f"no session {session_id!r}")
+        self.kept.keep(summary, state)
         last, backlog = moved[0]
         conn.executemany(
             SQL_INSERT_ITEM, [(session_id, last + n, *fields) for n, fields in enumerate(self.rows, start=1)]
@@ -662,6 +699,8 @@ class SessionStore:
         self.location = path
         # How long a read or write waits for another process's lock before giving up.
         self._busy_timeout_s = busy_timeout_s
+        # Parsed session summaries, used only on the connection's thread (inside appends).
+        self._kept_states = _KeptStates()
         # The clock that stamps appended items; tests fix it for stable snapshots.
         self.clock: Callable[[], datetime] = utcnow
         # Opened without write access (another user's file, a read-only folder): reads only.
@@ -781,7 +820,7 @@ class SessionStore:
         when = self.clock()
         now = when.isoformat()
         meta_json = json.dumps(meta or {}, ensure_ascii=False)
-        append = _PreparedAppend(sid, first, when) if first else None
+        append = _PreparedAppend(sid, first, when, self._kept_states) if first else None
         fresh = start(entry_agent)
 
         def tx(conn: sqlite3.Connection) -> None:
@@ -849,7 +888,7 @@ class SessionStore:
         """Append items as one transaction; returns them stamped with seq and time."""
         if not items:
             return []
-        prepared = _PreparedAppend(session_id, items, self.clock())
+        prepared = _PreparedAppend(session_id, items, self.clock(), self._kept_states)
         await self._write(prepared.run)
         return prepared.stamped
 
