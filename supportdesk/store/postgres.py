@@ -31,7 +31,7 @@ from typing import Any
 import asyncpg
 
 from supportdesk.desk_state import ConversationState, advance, fold, start
-from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
+from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
 from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.figures import DeskFigures
 from supportdesk.store.pg_figures import read_figures
@@ -277,7 +277,7 @@ def _session(row: asyncpg.Record) -> SessionInfo:
 
 
 def _item(row: asyncpg.Record) -> Item:
-    return ITEM_ADAPTER.validate_json(row[0])
+    return item_from_json(row[0])
 
 
 async def _whole_log_state(conn: asyncpg.Connection, session_id: str, entry_agent: str) -> ConversationState:

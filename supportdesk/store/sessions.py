@@ -25,7 +25,7 @@ from typing import Any, TypeVar, cast
 
 import aiosqlite
 from supportdesk.desk_state import ConversationState, advance, fold, start
-from supportdesk.items import ENVELOPE, ITEM_ADAPTER, Handoff, Item, utcnow
+from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
 from supportdesk.store.location import default_db_path, parse_location
 from supportdesk.store.protocol import (
     MATCH_END,
@@ -268,7 +268,7 @@ def _desk_row(row: Sequence[Any]) -> DeskRow:
 
 
 def _item(row: Sequence[Any]) -> Item:
-    return ITEM_ADAPTER.validate_json(row[0])
+    return item_from_json(row[0])
 
 
 def _count(value: Any, default: int) -> int:

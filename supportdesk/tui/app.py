@@ -118,6 +118,15 @@ def _load_desk_modules() -> None:
     import supportdesk.tui.screens.chat  # noqa: F401
 
 
+def _warm(desk: Desk) -> None:
+    """What the first page did without, built in a thread once it is drawn: the model, the
+    tools, and pydantic's validator for stored items (the page's rows were read without it)."""
+    from supportdesk.items import build_item_validator
+
+    desk.runner.warm()
+    build_item_validator()
+
+
 class SupportDeskApp(App[int]):
     TITLE = "supportdesk"
     COMMANDS = App.COMMANDS | _COMMANDS
@@ -272,12 +281,12 @@ class SupportDeskApp(App[int]):
 
     @work(group="warm-up")
     async def _warm_up(self) -> None:
-        """Build the model and the tool registry, deferred until the first page was drawn."""
+        """Build the model, the tool registry and the item validator, deferred until the first page was drawn."""
         from supportdesk.config import ConfigError
 
         try:
             assert self.desk is not None  # warmed up only once the chat screen is up
-            await asyncio.to_thread(self.desk.runner.warm)
+            await asyncio.to_thread(_warm, self.desk)
         except ConfigError as exc:  # an agent names a tool the desk does not have
             self._fail("\n".join(exc.problems))
         except Exception as exc:  # what opening the desk would have said, one line
