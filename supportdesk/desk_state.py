@@ -91,6 +91,17 @@ URGENCY: dict[tuple[State, Detail], int] = {
     ("resolved", ""): 6,
 }
 
+# The state filters staff cycle through in the inbox and the session browser, in order, with
+# their words. Judged on the state as of now (`at`): a snooze that has ended needs staff.
+StateGroup = Literal["all", "needs_staff", "working", "waiting_customer", "idle"]
+STATE_GROUPS: dict[StateGroup, str] = {
+    "all": "all",
+    "needs_staff": "needs staff",
+    "working": "agent working",
+    "waiting_customer": "waiting for the customer",
+    "idle": "resolved/idle",
+}
+
 # The "needs staff" sentence the chat screen's header shows, by detail.
 _REASONS: dict[Detail, str] = {
     "human_requested": "the customer asked for a person",
@@ -195,6 +206,45 @@ def replace(current: ConversationState, /, **changes: Any) -> ConversationState:
     fields.update(changes)
     object.__setattr__(new, "__dict__", fields)
     return new
+
+
+def in_group(group: StateGroup, state: ConversationState) -> bool:
+    """Whether `state` (already as of now: `at`) is in the filter `group`. The stores' queries
+    for the same groups (`DeskFilter` in `Store.desk`) say the same in SQL."""
+    match group:
+        case "all":
+            return True
+        case "needs_staff":
+            return state.state == "needs_staff"
+        case "working":
+            return (state.state, state.detail) == ("ai", "working")
+        case "waiting_customer":
+            return (state.state, state.detail) == ("ai", "waiting_customer")
+        case "idle":
+            return state.state in ("resolved", "snoozed")
+        case _:
+            assert_never(group)
+
+
+@dataclass(frozen=True)
+class DeskFilter:
+    """Which conversations a list shows: a state group, a tag, a priority ("" for any)."""
+
+    group: StateGroup = "all"
+    tag: str = ""
+    priority: str = ""
+
+    def matches(self, state: ConversationState, now: datetime) -> bool:
+        live = at(state, now)
+        return (
+            in_group(self.group, live)
+            and (not self.tag or self.tag in live.tags)
+            and (not self.priority or live.priority == self.priority)
+        )
+
+    @property
+    def narrows(self) -> bool:
+        return self != DeskFilter()
 
 
 def label(state: State, detail: Detail) -> str:
@@ -403,15 +453,19 @@ def needs_staff(recent: Iterable[Item], pending: Iterable[Notice] = ()) -> str:
 
 __all__ = [
     "ConversationState",
+    "DeskFilter",
     "Detail",
     "LABELS",
     "PendingApproval",
     "State",
     "STATES",
+    "STATE_GROUPS",
+    "StateGroup",
     "URGENCY",
     "advance",
     "at",
     "fold",
+    "in_group",
     "label",
     "needs_staff",
     "start",

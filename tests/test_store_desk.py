@@ -284,3 +284,51 @@ async def test_two_connections_appending_in_turn_each_advance_the_other_s_state(
     finally:
         await a.close()
         await b.close()
+
+
+async def test_the_desk_filters_by_state_group_tag_and_priority_as_the_fold_judges(store: Store) -> None:
+    """The browser's query: every filter keeps exactly the rows `DeskFilter.matches` keeps, in the
+    desk's order, paged, with a count; a snooze that has ended counts as needing staff."""
+    from supportdesk.desk_state import STATE_GROUPS, DeskFilter
+    from supportdesk.items import StateChange, TagChange
+
+    now = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+    said = {
+        "working": [Message(role="customer", text="hello", agent="triage")],
+        "waiting": [Message(role="customer", text="hi", agent="triage"), Message(role="agent", text="Hi!", agent="triage")],
+        "approval": [Message(role="customer", text="refund", agent="triage"), approval()],
+        "resolved": [Message(role="customer", text="thanks", agent="triage"),
+                     StateChange(state="resolved", person="ana", agent="triage")],
+        "snoozing": [StateChange(state="snoozed", until=now + timedelta(hours=1), person="ana", agent="triage")],
+        "woken": [StateChange(state="snoozed", until=now - timedelta(hours=1), person="ana", agent="triage")],
+        "parked": [StateChange(state="snoozed", person="ana", agent="triage")],  # no end: stays snoozed
+    }
+    tagged = {
+        "working": TagChange(added=["vip"], priority="high", person="ana", agent="triage"),
+        "approval": TagChange(added=["vip", "refund"], person="bo", agent="triage"),
+        "woken": TagChange(added=["refund"], priority="urgent", person="bo", agent="triage"),
+        "resolved": TagChange(added=["gone"], removed=[], person="bo", agent="triage"),
+    }
+    for sid, items in said.items():
+        await store.create_session("triage", session_id=sid, first=items[:1])
+        await store.append(sid, [*items[1:], *([tagged[sid]] if sid in tagged else [])])
+    await store.append("resolved", [TagChange(removed=["gone"], person="bo", agent="triage")])
+    every = await store.desk()
+    assert len(every) == len(said)
+    filters = [DeskFilter(group) for group in STATE_GROUPS] + [
+        DeskFilter(tag="vip"), DeskFilter(tag="refund"), DeskFilter(tag="gone"), DeskFilter(priority="high"),
+        DeskFilter("needs_staff", tag="refund"), DeskFilter("needs_staff", priority="urgent"),
+        DeskFilter("working", tag="vip", priority="high"), DeskFilter("idle", tag="vip"),
+    ]
+    for where in filters:
+        expected = [r.session.id for r in every if where.matches(r.state, now)]
+        assert [r.session.id for r in await store.desk(where=where, now=now)] == expected, where
+        assert await store.count_desk(where, now) == len(expected), where
+        # Paged: two at a time, the same rows in the same order.
+        paged = [r.session.id for n in range(0, len(said), 2) for r in await store.desk(limit=2, offset=n, where=where, now=now)]
+        assert paged == expected, where
+    ids = lambda where: {r.session.id for r in every if where.matches(r.state, now)}  # noqa: E731
+    assert ids(DeskFilter("needs_staff")) == {"approval", "woken"}
+    assert ids(DeskFilter("idle")) == {"resolved", "snoozing", "parked"}
+    assert ids(DeskFilter(tag="refund")) == {"approval", "woken"} and not ids(DeskFilter(tag="gone"))
+    assert await store.desk_tags() == (["refund", "vip"], ["high", "urgent"])

@@ -26,11 +26,11 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, assert_never
 
 import asyncpg
 
-from supportdesk.desk_state import ConversationState, advance, fold, start
+from supportdesk.desk_state import ConversationState, DeskFilter, advance, fold, start
 from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
 from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.figures import DeskFigures
@@ -122,6 +122,13 @@ SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent FROM sessions WH
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
 SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = $2, desk_summary = $3 WHERE id = $1"
 SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT $1"
+SQL_DESK_TAGS = (
+    "SELECT DISTINCT t FROM sessions, jsonb_array_elements_text(sessions.desk_summary::jsonb -> 'tags') AS t ORDER BY t"
+)
+SQL_DESK_PRIORITIES = (
+    "SELECT DISTINCT desk_summary::json ->> 'priority' AS p FROM sessions "
+    "WHERE desk_summary::json ->> 'priority' NOT IN ('', 'none') ORDER BY p"
+)
 SQL_COUNT_NEEDING_STAFF = (
     "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff' OR (desk_state = 'snoozed' "
     "AND (desk_summary::json ->> 'snoozed_until')::timestamptz <= $1)"
@@ -289,6 +296,37 @@ async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str) -> No
     entry_agent = await conn.fetchval("SELECT entry_agent FROM sessions WHERE id = $1", session_id)
     state = await _whole_log_state(conn, session_id, entry_agent)
     await conn.execute(SQL_SET_SUMMARY, session_id, state.state, state.to_json())
+
+
+def desk_where(where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
+    """The WHERE clause (parameters $1..) that keeps the sessions `where.matches` keeps."""
+    clauses: list[str] = []
+    params: list[Any] = []
+
+    def param(value: Any) -> str:
+        params.append(value)
+        return f"${len(params)}"
+
+    def snooze_ended() -> str:  # a snooze whose time has passed: back with staff (desk_state.at)
+        return (f"(desk_state = 'snoozed' AND coalesce((desk_summary::json ->> 'snoozed_until')::timestamptz "
+                f"<= {param(now)}, false))")
+
+    match where.group:
+        case "all":
+            pass
+        case "needs_staff":
+            clauses.append(f"(desk_state = 'needs_staff' OR {snooze_ended()})")
+        case "working" | "waiting_customer":
+            clauses.append(f"(desk_state = 'ai' AND desk_summary::json ->> 'detail' = {param(where.group)})")
+        case "idle":
+            clauses.append(f"(desk_state = 'resolved' OR (desk_state = 'snoozed' AND NOT {snooze_ended()}))")
+        case _:
+            assert_never(where.group)
+    if where.tag:
+        clauses.append(f"jsonb_exists(desk_summary::jsonb -> 'tags', {param(where.tag)})")
+    if where.priority:
+        clauses.append(f"desk_summary::json ->> 'priority' = {param(where.priority)}")
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
 
 def _desk_row(row: asyncpg.Record) -> DeskRow:
@@ -728,8 +766,26 @@ class PostgresStore:
         rows = await self._fetch("SELECT count(*) FROM sessions")
         return int(rows[0][0])
 
-    async def desk(self, *, limit: int = 200) -> list[DeskRow]:
-        return [_desk_row(r) for r in await self._fetch(SQL_DESK, limit)]
+    async def desk(
+        self, *, limit: int = 200, offset: int = 0, where: DeskFilter = DeskFilter(), now: datetime | None = None
+    ) -> list[DeskRow]:
+        if not where.narrows and not offset:
+            return [_desk_row(r) for r in await self._fetch(SQL_DESK, limit)]
+        clause, params = desk_where(where, now or self.clock())
+        n = len(params)
+        sql = (f"SELECT {_SESSION_COLS}, desk_summary FROM sessions{clause} "
+               f"ORDER BY updated_at DESC, id LIMIT ${n + 1} OFFSET ${n + 2}")
+        return [_desk_row(r) for r in await self._fetch(sql, *params, limit, offset)]
+
+    async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
+        clause, params = desk_where(where, now or self.clock())
+        rows = await self._fetch(f"SELECT count(*) FROM sessions{clause}", *params)
+        return int(rows[0][0])
+
+    async def desk_tags(self) -> tuple[list[str], list[str]]:
+        tags = [str(r[0]) for r in await self._fetch(SQL_DESK_TAGS)]
+        priorities = [str(r[0]) for r in await self._fetch(SQL_DESK_PRIORITIES)]
+        return tags, priorities
 
     async def count_needing_staff(self, now: datetime) -> int:
         rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, now)

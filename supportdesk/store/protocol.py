@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, field_validator
 
-from supportdesk.desk_state import ConversationState
+from supportdesk.desk_state import ConversationState, DeskFilter
 from supportdesk.items import Handoff, Item
 from supportdesk.store.figures import DeskFigures
 
@@ -239,9 +239,21 @@ class Store(Protocol):
     async def delete_session(self, session_id: str) -> bool: ...
 
     # --- the desk: where every conversation stands (a summary kept by the appends) ---
-    async def desk(self, *, limit: int = 200) -> list[DeskRow]:
-        """The `limit` most recently active sessions with their state, newest first: one query,
-        no log read (the state is the fold of the log that each append brings up to date)."""
+    async def desk(
+        self, *, limit: int = 200, offset: int = 0, where: DeskFilter = DeskFilter(), now: datetime | None = None
+    ) -> list[DeskRow]:
+        """The `limit` most recently active sessions (after `offset`) with their state, newest
+        first: one query, no log read (the state is the fold of the log that each append brings up
+        to date). `where` keeps those in a state group, with a tag, with a priority, judged as
+        `DeskFilter.matches` judges them as of `now` (default: the clock now)."""
+        ...
+
+    async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
+        """How many sessions `desk(where=where, now=now)` pages through."""
+        ...
+
+    async def desk_tags(self) -> tuple[list[str], list[str]]:
+        """The tags and the priorities (other than none) some session has now, each sorted."""
         ...
 
     async def count_needing_staff(self, now: datetime) -> int:

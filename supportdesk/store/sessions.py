@@ -21,10 +21,10 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar, assert_never, cast
 
 import aiosqlite
-from supportdesk.desk_state import ConversationState, advance, fold, start
+from supportdesk.desk_state import ConversationState, DeskFilter, advance, fold, start
 from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
 from supportdesk.store.location import default_db_path, parse_location
 from supportdesk.store.protocol import (
@@ -125,6 +125,15 @@ SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent, desk_state FROM
 SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = ?, desk_summary = ? WHERE id = ?"
 # The inbox: the most recently active sessions with their kept state, one index range.
 SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT ?"
+# A snooze whose time (the parameter) has passed: back with staff, as desk_state.at says.
+_SNOOZE_ENDED = (
+    "(desk_state = 'snoozed' AND coalesce(julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday(?), 0))"
+)
+SQL_DESK_TAGS = "SELECT DISTINCT value FROM sessions, json_each(sessions.desk_summary, '$.tags') ORDER BY value"
+SQL_DESK_PRIORITIES = (
+    "SELECT DISTINCT json_extract(desk_summary, '$.priority') AS p FROM sessions "
+    "WHERE json_extract(desk_summary, '$.priority') NOT IN ('', 'none') ORDER BY p"
+)
 # (a snooze whose time has passed is back with staff: desk_state.at)
 SQL_COUNT_NEEDING_STAFF = (
     "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff' OR (desk_state = 'snoozed' "
@@ -258,6 +267,33 @@ def backfill_summaries(conn: sqlite3.Connection) -> None:
     """Keep a summary for every session that has none (once, after migration 7 or 8)."""
     for (session_id,) in conn.execute("SELECT id FROM sessions WHERE desk_summary IS NULL").fetchall():
         _keep_whole_log_state(conn, session_id)
+
+
+def desk_where(where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
+    """The WHERE clause (with its parameters) that keeps the sessions `where.matches` keeps."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    match where.group:
+        case "all":
+            pass
+        case "needs_staff":
+            clauses.append(f"(desk_state = 'needs_staff' OR {_SNOOZE_ENDED})")
+            params.append(now.isoformat())
+        case "working" | "waiting_customer":
+            clauses.append("(desk_state = 'ai' AND json_extract(desk_summary, '$.detail') = ?)")
+            params.append(where.group)
+        case "idle":
+            clauses.append(f"(desk_state = 'resolved' OR (desk_state = 'snoozed' AND NOT {_SNOOZE_ENDED}))")
+            params.append(now.isoformat())
+        case _:
+            assert_never(where.group)
+    if where.tag:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(sessions.desk_summary, '$.tags') WHERE value = ?)")
+        params.append(where.tag)
+    if where.priority:
+        clauses.append("json_extract(desk_summary, '$.priority') = ?")
+        params.append(where.priority)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
 
 def _desk_row(row: Sequence[Any]) -> DeskRow:
@@ -863,8 +899,24 @@ class SessionStore:
         rows = await self._fetch("SELECT count(*) FROM sessions")
         return int(rows[0][0])
 
-    async def desk(self, *, limit: int = 200) -> list[DeskRow]:
-        return [_desk_row(r) for r in await self._fetch(SQL_DESK, (limit,))]
+    async def desk(
+        self, *, limit: int = 200, offset: int = 0, where: DeskFilter = DeskFilter(), now: datetime | None = None
+    ) -> list[DeskRow]:
+        if not where.narrows and not offset:
+            return [_desk_row(r) for r in await self._fetch(SQL_DESK, (limit,))]
+        clause, params = desk_where(where, now or self.clock())
+        sql = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions{clause} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?"
+        return [_desk_row(r) for r in await self._fetch(sql, (*params, limit, offset))]
+
+    async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
+        clause, params = desk_where(where, now or self.clock())
+        rows = await self._fetch(f"SELECT count(*) FROM sessions{clause}", params)
+        return int(rows[0][0])
+
+    async def desk_tags(self) -> tuple[list[str], list[str]]:
+        tags = [str(r[0]) for r in await self._fetch(SQL_DESK_TAGS)]
+        priorities = [str(r[0]) for r in await self._fetch(SQL_DESK_PRIORITIES)]
+        return tags, priorities
 
     async def count_needing_staff(self, now: datetime) -> int:
         rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, (now.isoformat(),))

@@ -1,5 +1,10 @@
 """The session browser: every session, newest activity first; full-text search; row actions.
 
+Filters narrow the list as the inbox's do, on keys that type nothing (letters search): ctrl+s
+cycles the state groups (desk_state's `STATE_GROUPS`), ctrl+l the tags and priorities in use. The
+store pages through the filtered list (`Store.desk` with a `DeskFilter`), so a filter reaches every
+session, not only the page on screen; a search lists every matching message, whatever the filters.
+
 The browser reads only the store (a page of sessions, or search hits) and answers with what
 the user chose, a `BrowserChoice`: `("open", id, seq)` or `("replay", id, seq)`, where `seq` is
 the matching message of a search hit (None for a plain session row); the app acts on it. Fork, export and delete happen here. Titles and snippets are customer text: they are
@@ -27,10 +32,13 @@ from textual.widgets import Button, DataTable, Footer, Input, Label, Static
 from textual.widgets.button import ButtonVariant
 from textual.worker import Worker
 
+from supportdesk.desk_state import STATE_GROUPS, ConversationState, DeskFilter, StateGroup
 from supportdesk.engine.log import Change, SearchHit, SessionInfo, Store, StoreError
+from supportdesk.items import utcnow
 from supportdesk.text import one_line, safe_text
 from supportdesk.tui.exporting import default_export_dir, write_export
 from supportdesk.tui.screens._feed import FollowsChanges
+from supportdesk.tui.screens.inbox import tags_text
 from supportdesk.tui.seen import seen_counts, unseen
 from supportdesk.tui.themes import agent_colors
 
@@ -49,6 +57,8 @@ SEARCH_DEBOUNCE = 0.25
 # The least width of the wide column; it grows with the terminal.
 TITLE_WIDTH = 16
 SNIPPET_WIDTH = 30
+# At most this much of a title cell goes to the session's tags and priority.
+TAGS_WIDTH = 18
 
 
 def _one_line(text: str, width: int) -> str:
@@ -328,6 +338,10 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
         Binding("down", "focus_results", "Go to the results", show=False),
         Binding("right_square_bracket", "page(1)", "Next page", show=False),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False),
+        # The inbox's s and l, with ctrl (letters search here); listed in help (F1) and the status line.
+        Binding("ctrl+s", "cycle_state", "State filter", show=False,
+                tooltip="Filter by state: all, needs staff, working, waiting, idle"),
+        Binding("ctrl+l", "cycle_tag", "Tag filter", show=False, tooltip="Filter by tag (and priority)"),
     ]
 
     PAGE_SIZE = 50
@@ -338,6 +352,8 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
     page: var[int] = var(0)
     total: var[int] = var(0)
     query_text: var[str] = var("")
+    state_filter: var[StateGroup] = var[StateGroup]("all", init=False)
+    tag_filter: var[str] = var("", init=False)  # "#tag" or "!priority", as the inbox writes them
 
     def __init__(self, store: Store, config: Any = None, *, export_dir: Path | None = None) -> None:
         super().__init__()
@@ -346,6 +362,7 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
         self.export_dir = export_dir
         self._rows: dict[str, Row] = {}
         self._sessions: dict[str, SessionInfo] = {}
+        self._states: dict[str, ConversationState] = {}
         self._debounce: Timer | None = None
         self._reload_soon: Timer | None = None
         # The search running now and its text: a new query cancels it at the first key, not
@@ -397,15 +414,29 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
         else:
             self._load_page()
 
+    def desk_filter(self) -> DeskFilter:
+        word = self.tag_filter
+        return DeskFilter(
+            self.state_filter,
+            tag=word[1:] if word.startswith("#") else "",
+            priority=word[1:] if word.startswith("!") else "",
+        )
+
+    def _now(self) -> Any:
+        """The app's clock when it has one (tests fix it), else the time now."""
+        return getattr(self.app, "clock", utcnow)()
+
     @work(exclusive=True, group="browser-load")
     async def _load_page(self) -> None:
         with self._one_line_errors("list the sessions"):
-            total = await self.store.count_sessions()
+            where, now = self.desk_filter(), self._now()
+            total = await self.store.count_desk(where, now)
             last_page = max(0, (total - 1) // self.PAGE_SIZE)
             page = min(self.page, last_page)
-            infos = await self.store.list_sessions(limit=self.PAGE_SIZE, offset=page * self.PAGE_SIZE)
+            rows = await self.store.desk(limit=self.PAGE_SIZE, offset=page * self.PAGE_SIZE, where=where, now=now)
+            self._states = {row.session.id: row.state for row in rows}
             try:
-                self._show_page(total, page, infos)
+                self._show_page(total, page, [row.session for row in rows])
             except NoMatches:
                 pass  # the screen's widgets went during the reads: it closed (the app quit)
 
@@ -459,8 +490,11 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
         cell = self._marks(info, seen)
         if info.forked_from:
             cell.append("⑂ ", style="bold dim")  # a fork says so before its (copied) title
-        cell.append(_one_line(title or "Untitled session", max(1, width - cell.cell_len)), style="" if title else "dim italic")
-        return cell
+        state = self._states.get(info.id)
+        tags = Text(" " + _one_line(tags_text(state), TAGS_WIDTH), style="dim") if state is not None and tags_text(state) else Text()
+        room = max(1, width - cell.cell_len - tags.cell_len)
+        cell.append(_one_line(title or "Untitled session", room), style="" if title else "dim italic")
+        return cell.append_text(tags)
 
     def _marks(self, info: SessionInfo, seen: dict[str, int]) -> Text:
         variables = self.app.theme_variables
@@ -541,7 +575,23 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
         pages = max(1, -(-self.total // self.PAGE_SIZE))
         noun = "session" if self.total == 1 else "sessions"
         self._set_status(f"{self.total} {noun} · page {self.page + 1} of {pages}")
-        self._set_empty("No sessions yet. Close the browser (Esc) and start a conversation." if not infos else "")
+        # The filters go beside the heading, on the left: the top right is the staff badge's.
+        self.query_one("#heading", Static).update(Text.assemble(("Sessions", "bold"), self._filter_words()))
+        if infos:
+            self._set_empty("")
+        elif self.desk_filter().narrows:
+            self._set_empty("No session matches the filters (ctrl+s: state, ctrl+l: tag).")
+        else:
+            self._set_empty("No sessions yet. Close the browser (Esc) and start a conversation.")
+
+    def _filter_words(self) -> str:
+        """The filters in force, for the status line ("" when none narrows the list)."""
+        words = []
+        if self.state_filter != "all":
+            words.append(f" · state: {STATE_GROUPS[self.state_filter]}")
+        if self.tag_filter:
+            words.append(f" · tag: {safe_text(self.tag_filter)}")
+        return "".join(words)
 
     def _show_hits(
         self, text: str, hits: list[SearchHit], infos: dict[str, SessionInfo], writers: dict[tuple[str, int], str]
@@ -645,6 +695,34 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_cycle_state(self) -> None:
+        groups = list(STATE_GROUPS)
+        self.state_filter = groups[(groups.index(self.state_filter) + 1) % len(groups)]
+
+    @work(exclusive=True, group="browser-tags")
+    async def action_cycle_tag(self) -> None:
+        with self._one_line_errors("read the tags"):
+            tags, priorities = await self.store.desk_tags()
+            words = ["", *sorted({*(f"!{p}" for p in priorities), *(f"#{t}" for t in tags)})]
+            at = words.index(self.tag_filter) if self.tag_filter in words else 0
+            self.tag_filter = words[(at + 1) % len(words)]
+
+    def watch_state_filter(self) -> None:
+        self._filters_changed()
+
+    def watch_tag_filter(self) -> None:
+        self._filters_changed()
+
+    def _filters_changed(self) -> None:
+        """A new filter starts at its first page, cursor on top; a search shown stays as it is."""
+        self.page = 0
+        self._keep_cursor = 0
+        self.query_one(SessionTable).move_cursor(row=0, animate=False)
+        if not self.query_text:
+            self._load_page()
+        else:
+            self.notify("Filters apply to the session list; clear the search to see it", markup=False)
 
     def action_page(self, delta: int) -> None:
         if self.query_text:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -24,7 +25,7 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.widgets import DataTable, Footer, Static
 
-from supportdesk.desk_state import LABELS, ConversationState, State, at
+from supportdesk.desk_state import LABELS, STATE_GROUPS, ConversationState, State, at, in_group
 from supportdesk.items import utcnow
 from supportdesk.engine.log import Change, DeskRow, StoreError
 from supportdesk.text import one_line, safe_text
@@ -40,13 +41,10 @@ WAIT_WIDTH = 7
 TAGS_WIDTH = 18
 NARROW_CUSTOMER_WIDTH = 14
 AGENT_WIDTH = 10
-# The state filter's steps (`s` cycles them): everything, then each group staff ask for.
-STATE_FILTERS: tuple[tuple[str, Callable[[ConversationState], bool]], ...] = (
-    ("all", lambda s: True),
-    ("needs staff", lambda s: s.state == "needs_staff"),
-    ("agent working", lambda s: (s.state, s.detail) == ("ai", "working")),
-    ("waiting for the customer", lambda s: (s.state, s.detail) == ("ai", "waiting_customer")),
-    ("resolved/idle", lambda s: s.state in ("resolved", "snoozed")),
+# The state filter's steps (`s` cycles them): everything, then each group staff ask for
+# (desk_state's, shared with the session browser).
+STATE_FILTERS: tuple[tuple[str, Callable[[ConversationState], bool]], ...] = tuple(
+    (words, partial(in_group, group)) for group, words in STATE_GROUPS.items()
 )
 # A state's look in its cell: (bold?, theme variable for the colour or "").
 _STATE_LOOK: dict[State, tuple[bool, str]] = {
