@@ -79,12 +79,15 @@ class WorkingIndicator(Static):
 
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(SPINNER)
-        self._paint()
+        # The next spinner glyph is as wide as the last: a repaint, not a relayout of the screen
+        # (ten a second, each as costly as the longest reply streaming below).
+        self._paint(layout=False)
 
-    def _paint(self) -> None:
+    def _paint(self, *, layout: bool = True) -> None:
         if self.working:
             self.update(
-                Text.assemble((SPINNER[self._frame] + " ", "bold"), self.look.label(self.working), (" is working…", "italic"))
+                Text.assemble((SPINNER[self._frame] + " ", "bold"), self.look.label(self.working), (" is working…", "italic")),
+                layout=layout,
             )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -46,6 +47,12 @@ def serialized(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
 MAX_WINDOW = 3 * PAGE
 # A replay jump reads about a screenful; scrolling up (or a short window) loads the rest.
 JUMP_PAGE = 12
+# A streaming reply takes the tokens that arrived in one frame in one write (Textual's 60 fps),
+# and waits at least STREAM_SPACING times what drawing its last write cost: a long reply's
+# relayout grows with it, and back-to-back relayouts would leave no time for the keyboard.
+STREAM_FRAME = 1 / 60
+STREAM_SPACING = 4
+STREAM_MAX_WAIT = 0.5
 
 
 class Conversation(VerticalScroll, can_focus=True):
@@ -79,7 +86,9 @@ class Conversation(VerticalScroll, can_focus=True):
     Conversation .message .speaker { height: 1; }
     Conversation .message .body { height: auto; }
     Conversation Markdown { margin: 0; padding: 0; background: transparent; }
-    Conversation Markdown > *:last-child { margin-bottom: 0; }
+    /* The body's last block ends with its own margin: the reply's gap below. Not a :last-child
+       rule on the blocks: every block mounted would restyle all its siblings (quadratic). */
+    Conversation .-streaming { margin-bottom: 0; }
     """
 
     def __init__(self, look: AgentLook, *, id: str | None = None):
@@ -90,6 +99,9 @@ class Conversation(VerticalScroll, can_focus=True):
         self.lines = ItemLines(look, id="lines")
         self.end = 0
         self.stream: StreamingReply | None = None
+        self._unwritten: list[str] = []  # tokens of the streaming reply since its last frame
+        self._frame_due = False
+        self._frame_cost = 0.0  # seconds from the last write until its frame was drawn
         self._loading = False
         self._lock = asyncio.Lock()
         self.unseen = 0  # items that arrived below while staff were reading further up
@@ -201,13 +213,43 @@ class Conversation(VerticalScroll, can_focus=True):
         if self.last < self.end:
             return  # scrolled back: the reply will be there when they come down
         self.stream = StreamingReply(self.look, agent)
+        self._frame_cost = 0.0  # a new reply is short again: quick to draw
         await self.mount(self.stream)
 
     async def write_stream(self, text: str) -> None:
-        if self.stream is not None:
+        """A token of the streaming reply (see add_token), then a turn of the event loop."""
+        self.add_token(text)
+        # Tokens the client has already read come without the event loop running in between:
+        # let keys and frames in at each one, or a burst holds the screen until it is all read.
+        await asyncio.sleep(0)
+
+    def add_token(self, text: str) -> None:
+        """Add a token to the streaming reply: it is drawn with the others of its frame.
+
+        One Markdown append (a parse of the open block, a relayout) per token fell behind a
+        fast model and held up the keyboard; one per frame keeps up at any token rate."""
+        if self.stream is None:
+            return
+        self._unwritten.append(text)
+        if not self._frame_due:
+            self._frame_due = True
+            wait = min(STREAM_MAX_WAIT, max(STREAM_FRAME, STREAM_SPACING * self._frame_cost))
+            self.set_timer(wait, self._write_frame)
+
+    async def _write_frame(self) -> None:
+        self._frame_due = False
+        text, self._unwritten = "".join(self._unwritten), []
+        if self.stream is not None and text:
+            started = time.perf_counter()
             await self.stream.write(text)
 
+            def drawn() -> None:
+                self._frame_cost = time.perf_counter() - started
+
+            self.call_after_refresh(drawn)
+
     async def _drop_stream(self) -> None:
+        self._unwritten = []
         if self.stream is not None:
             stream, self.stream = self.stream, None
             await stream.stop()
