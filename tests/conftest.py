@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import sys
@@ -135,53 +136,91 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"a PostgreSQL test may not skip under CI=true: {reason}"
 
 
-# --- the `tui` marker: `pytest -m "not tui"` is the fast core loop ---------------------------------
+# --- the `tui` and `slow` markers: `pytest -m "not tui and not slow"` is the fast core loop ---------
 
+# Set here from what a test does, not by hand, so a new Pilot or process test cannot be forgotten.
 # What makes a test a TUI test: it drives an app with Pilot (`run_test`), compares a snapshot, or
-# runs the real command in tmux. Marked here, not by hand, so a new Pilot test cannot be forgotten.
+# runs the real command in tmux.
 _TUI_WORDS = ("run_test(", "snap_compare")
+# What makes a test slow: it starts OS processes (the real command, writers and workers killed with
+# SIGKILL, servers, the Agents SDK's own suite, mypy). Each pays Python's and the package's start-up,
+# and together they are most of the core's time. CI runs them all; only the fast loop leaves them out.
+_PROCESS_WORDS = ("subprocess", "Popen(", "multiprocessing", "sys.executable", "os.fork", "os.spawn")
 
 
-def _drives_the_tui(source: str) -> bool:
-    return any(word in source for word in _TUI_WORDS)
+def _source(function) -> str:
+    try:
+        return inspect.getsource(function)
+    except (OSError, TypeError):
+        return ""
 
 
-def _module_helpers_driving_the_tui(module) -> set[str]:
-    """Names of the helpers a test module defines or imports from tests/ (the shared harness in
-    tests/tui_seed.py) that start the app: tests that call them are TUI tests."""
-    names = set()
-    for name, value in vars(module).items():
-        if not inspect.isfunction(value) or name.startswith("test_"):
-            continue
-        if value.__module__ == module.__name__ or (value.__module__ or "").startswith("tests."):
-            try:
-                if _drives_the_tui(inspect.getsource(value)):
-                    names.add(name)
-            except (OSError, TypeError):
-                continue
-    return names
+def _uses(source: str, words) -> bool:
+    return any(word in source for word in words)
+
+
+def _helpers_using(module, words) -> set[str]:
+    """Names of the helpers (functions, classes) a test module defines or imports from tests/ (the
+    shared harness in tests/tui_seed.py) that use `words`, directly or through another such helper:
+    tests that call them do too."""
+    sources = {
+        name: _source(value)
+        for name, value in vars(module).items()
+        if (inspect.isfunction(value) or inspect.isclass(value)) and not name.startswith("test_")
+        and (value.__module__ == module.__name__ or (value.__module__ or "").startswith("tests."))
+    }
+    names = {name for name, source in sources.items() if _uses(source, words)}
+    while True:  # helpers calling helpers: until nothing more is found
+        more = {name for name, source in sources.items() if name not in names and _calls(source, names)}
+        if not more:
+            return names
+        names |= more
+
+
+def _calls(source: str, names: set[str]) -> bool:
+    return any(f"{name}(" in source for name in names)
+
+
+def _fixtures_using(item, words, helpers_of) -> bool:
+    """Whether a fixture the test uses does (a server or worker fixture starts processes too)."""
+    info = getattr(item, "_fixtureinfo", None)
+    for defs in (info.name2fixturedefs.values() if info is not None else ()):
+        function = defs[-1].func if defs else None
+        module = sys.modules.get(getattr(function, "__module__", None) or "")
+        source = _source(function)
+        if _uses(source, words) or (module is not None and _calls(source, helpers_of(module))):
+            return True
+    return False
 
 
 def pytest_collection_modifyitems(config, items):
-    helpers: dict[str, set[str]] = {}
+    helpers: dict[tuple[str, str], set[str]] = {}
+
+    def helpers_of(module, kind: str, words) -> set[str]:
+        if (module.__name__, kind) not in helpers:
+            helpers[module.__name__, kind] = _helpers_using(module, words)
+        return helpers[module.__name__, kind]
+
     for item in items:
         function = getattr(item, "function", None)
         if function is None:
             continue
-        module = item.module
-        if module.__name__ not in helpers:
-            helpers[module.__name__] = _module_helpers_driving_the_tui(module)
-        try:
-            source = inspect.getsource(function)
-        except (OSError, TypeError):
-            source = ""
+        source = _source(function)
         if (
             "snap_compare" in getattr(item, "fixturenames", ())
             or item.get_closest_marker("tmux") is not None
-            or _drives_the_tui(source)
-            or any(f"{name}(" in source for name in helpers[module.__name__])
+            or _uses(source, _TUI_WORDS)
+            or _calls(source, helpers_of(item.module, "tui", _TUI_WORDS))
         ):
             item.add_marker(pytest.mark.tui)
+        slow_helpers = functools.partial(helpers_of, kind="slow", words=_PROCESS_WORDS)
+        if (
+            item.get_closest_marker("browser") is not None  # chromium and its driver
+            or _uses(source, _PROCESS_WORDS)
+            or _calls(source, slow_helpers(item.module))
+            or _fixtures_using(item, _PROCESS_WORDS, slow_helpers)
+        ):
+            item.add_marker(pytest.mark.slow)
 
 
 # --- no SQLite connection left open --------------------------------------------------------------
