@@ -20,10 +20,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from supportdesk.items import Release, StaffReply, StateChange, TagChange, Takeover
-from supportdesk.staff import describe
-from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
+from supportdesk import items as k
 from supportdesk.engine.log import ContextEntry
+from supportdesk.staff import describe
 from supportdesk.text import safe_text
 
 
@@ -52,31 +51,31 @@ def parsed_json(text: str) -> str | None:
         return None
 
 
-def item_detail(item: Item) -> Detail:
+def item_detail(item: k.Item) -> Detail:
     """Every item kind, whole."""
     when = f"#{item.seq} · {item.created_at:%Y-%m-%d %H:%M:%S}"
     match item:
-        case Message():
+        case k.Message():
             return Detail(f"{item.role} message", f"{when} · {item.agent}", item.text)
-        case ToolCall():
+        case k.ToolCall():
             return Detail(f"call {item.name}", f"{when} · {item.agent} · {item.call_id}", as_json(item.arguments), True)
-        case ToolResult():
+        case k.ToolResult():
             pretty = parsed_json(item.output)
             kind = "error from" if item.is_error else "result of"
             about = f"{when} · {item.agent} · {item.call_id}"
             return Detail(f"{kind} {item.name}", about, pretty or item.output, pretty is not None)
-        case ContextSet():
+        case k.ContextSet():
             value = "(cleared)" if item.value is None else as_json(item.value)
             return Detail(f"context {item.key}", f"{when} · by {item.writer}", value, item.value is not None)
-        case Handoff():
+        case k.Handoff():
             text = f"{item.from_agent} → {item.to_agent} ({item.handoff_kind})\n\n{item.reason}"
             return Detail("handoff", when, text)
-        case Notice():
+        case k.Notice():
             data = f"\n\n{as_json(item.data)}" if item.data else ""
             return Detail(f"notice: {item.notice_kind}", when, item.text + data)
-        case StaffReply():
+        case k.StaffReply():
             return Detail("staff reply to the customer", f"{when} · {item.person} · from {item.origin}", item.text)
-        case Takeover() | Release() | StateChange() | TagChange():
+        case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return Detail(item.kind.replace("_", " "), f"{when} · {item.person} · from {item.origin}", describe(item))
         case _:
             assert_never(item)
