@@ -26,20 +26,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, Literal, assert_never, get_args
 
-from supportdesk.items import (
-    ContextSet,
-    Handoff,
-    Item,
-    Message,
-    Notice,
-    Release,
-    StaffReply,
-    StateChange,
-    TagChange,
-    Takeover,
-    ToolCall,
-    ToolResult,
-)
+from supportdesk import items as k
 
 State = Literal["ai", "needs_staff", "staff", "snoozed", "resolved"]
 # Why the state holds. For `ai`: working / waiting_customer; for `needs_staff`: the rest.
@@ -261,7 +248,7 @@ def _one_line(text: str) -> str:
     return line if len(line) <= LAST_LINE_CHARS else line[: LAST_LINE_CHARS - 1] + "…"
 
 
-def _moved(state: ConversationState, to: State, detail: Detail, item: Item) -> ConversationState:
+def _moved(state: ConversationState, to: State, detail: Detail, item: k.Item) -> ConversationState:
     """The state moved to (to, detail) at `item`; `since` changes only when the pair does."""
     if (state.state, state.detail) == (to, detail) and state.since is not None:
         return state
@@ -276,7 +263,7 @@ def at(state: ConversationState, now: datetime) -> ConversationState:
     return state
 
 
-def _after_decision(state: ConversationState, item: Item) -> ConversationState:
+def _after_decision(state: ConversationState, item: k.Item) -> ConversationState:
     """Where the state settles after a decision: still waiting while approvals are pending, then
     with staff if any was denied, else the agents' (they tell the customer at once)."""
     if state.pending:
@@ -286,22 +273,22 @@ def _after_decision(state: ConversationState, item: Item) -> ConversationState:
     return _moved(state, "ai", "working", item)
 
 
-def _answers_a_denial(item: Item) -> bool:
+def _answers_a_denial(item: k.Item) -> bool:
     """Whether the item takes a denied approval from there: a person acting on the conversation
     (not a decision, a tag or a context edit, which do not speak to the customer or move it), or
     the customer writing again."""
     match item:
-        case Message(role="customer" | "staff") | Handoff(handoff_kind="manual"):
+        case k.Message(role="customer" | "staff") | k.Handoff(handoff_kind="manual"):
             return True
-        case Takeover() | Release() | StaffReply() | StateChange():
+        case k.Takeover() | k.Release() | k.StaffReply() | k.StateChange():
             return True
-        case Message() | Handoff() | Notice() | ContextSet() | ToolCall() | ToolResult() | TagChange():
+        case k.Message() | k.Handoff() | k.Notice() | k.ContextSet() | k.ToolCall() | k.ToolResult() | k.TagChange():
             return False
         case _:
             assert_never(item)
 
 
-def advance(state: ConversationState, item: Item) -> ConversationState:
+def advance(state: ConversationState, item: k.Item) -> ConversationState:
     """The state after one more item of the log.
 
     While a person holds the conversation (a take-over not yet released) it is theirs: whatever
@@ -315,34 +302,34 @@ def advance(state: ConversationState, item: Item) -> ConversationState:
     return moved
 
 
-def _waits(state: ConversationState, item: Item) -> ConversationState:
+def _waits(state: ConversationState, item: k.Item) -> ConversationState:
     """The customer's running wait: from their message until someone answers it; resolving the
     conversation keeps nobody waiting."""
     match item:
-        case Message(role="customer"):
+        case k.Message(role="customer"):
             return state if state.waiting_since is not None else replace(state, waiting_since=item.created_at)
-        case Message(role="agent") | StaffReply():
+        case k.Message(role="agent") | k.StaffReply():
             if state.waiting_since is None:
                 return state
             return replace(state, waiting_since=None, answers=state.answers + 1)
-        case StateChange(state="resolved"):
+        case k.StateChange(state="resolved"):
             return replace(state, waiting_since=None)
         case _:
             return state
 
 
-def _advance(state: ConversationState, item: Item) -> ConversationState:
+def _advance(state: ConversationState, item: k.Item) -> ConversationState:
     if item.seq:
         state = replace(state, seq=item.seq)
-    if not state.held_by_staff and not isinstance(item, Takeover):
-        holder = item.to_agent if isinstance(item, Handoff | Release) else item.agent
+    if not state.held_by_staff and not isinstance(item, k.Takeover):
+        holder = item.to_agent if isinstance(item, k.Handoff | k.Release) else item.agent
         if holder and holder != state.holder:
             state = replace(state, holder=holder)
     if state.unanswered_denial and _answers_a_denial(item):
         state = replace(state, unanswered_denial=False)
     sticky = state.state == "needs_staff" and state.detail != "approval"
     match item:
-        case Message(role=role, text=text):
+        case k.Message(role=role, text=text):
             state = replace(state, last_line=_one_line(text), last_role=role)
             if state.pending:
                 return _moved(state, "needs_staff", "approval", item)
@@ -359,11 +346,11 @@ def _advance(state: ConversationState, item: Item) -> ConversationState:
                     return _moved(state, "ai", "waiting_customer", item)
                 case _:
                     assert_never(role)
-        case Handoff(handoff_kind=kind):
+        case k.Handoff(handoff_kind=kind):
             if kind == "manual" and sticky:
                 return _moved(state, "ai", "working", item)  # staff acted
             return state
-        case Notice(notice_kind=kind, data=data):
+        case k.Notice(notice_kind=kind, data=data):
             match kind:
                 case "approval_requested":
                     wanted = PendingApproval(str(data.get("approval_id", "")), str(data.get("tool", "a tool")))
@@ -385,29 +372,29 @@ def _advance(state: ConversationState, item: Item) -> ConversationState:
                     return state
                 case _:
                     assert_never(kind)
-        case ContextSet(key=key, value=value):
+        case k.ContextSet(key=key, value=value):
             if key in _CUSTOMER_KEYS and value:
                 rank = _CUSTOMER_KEYS.index(key)
                 if rank <= state.customer_rank:
                     return replace(state, customer=_one_line(str(value)), customer_rank=rank)
             return state
-        case ToolCall() | ToolResult():
+        case k.ToolCall() | k.ToolResult():
             return state
-        case Takeover(person=person):
+        case k.Takeover(person=person):
             state = replace(state, holder=person, held_by_staff=True, snoozed_until=None)
             return _moved(state, "staff", "", item)
-        case Release(to_agent=to_agent):
+        case k.Release(to_agent=to_agent):
             state = replace(state, holder=to_agent, held_by_staff=False)
             if state.pending:
                 return _moved(state, "needs_staff", "approval", item)
             # The agent answers the customer's next message.
             return _moved(state, "ai", "waiting_customer", item)
-        case StaffReply(text=text):
+        case k.StaffReply(text=text):
             state = replace(state, last_line=_one_line(text), last_role="staff")
             if state.state in ("snoozed", "resolved") or state.pending:
                 return state
             return _moved(state, "ai", "waiting_customer", item)  # staff answered the call
-        case StateChange(state=to, until=until):
+        case k.StateChange(state=to, until=until):
             match to:
                 case "snoozed":
                     return _moved(replace(state, snoozed_until=until), "snoozed", "", item)
@@ -419,14 +406,14 @@ def _advance(state: ConversationState, item: Item) -> ConversationState:
                     return _moved(replace(state, snoozed_until=None), "ai", "waiting_customer", item)
                 case _:
                     assert_never(to)
-        case TagChange(added=added, removed=removed, priority=priority):
+        case k.TagChange(added=added, removed=removed, priority=priority):
             tags = tuple(t for t in dict.fromkeys((*state.tags, *added)) if t not in removed)
             return replace(state, tags=tags, priority=state.priority if priority is None else priority)
         case _:
             assert_never(item)
 
 
-def fold(items: Iterable[Item], state: ConversationState | None = None) -> ConversationState:
+def fold(items: Iterable[k.Item], state: ConversationState | None = None) -> ConversationState:
     """The state after `items`, from `state` (a new session's when None)."""
     state = state if state is not None else ConversationState()
     for item in items:
@@ -434,7 +421,7 @@ def fold(items: Iterable[Item], state: ConversationState | None = None) -> Conve
     return state
 
 
-def needs_staff(recent: Iterable[Item], pending: Iterable[Notice] = ()) -> str:
+def needs_staff(recent: Iterable[k.Item], pending: Iterable[k.Notice] = ()) -> str:
     """Why staff are needed, in a few words; "" when they are not.
 
     `recent` is the log's tail (a screen keeps a page of it); `pending` the approval requests
