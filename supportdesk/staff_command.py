@@ -1,8 +1,8 @@
 """Staff actions from the command line, for scripts and for staff without the TUI:
 `supportdesk takeover | reply | release | state | tag` and `supportdesk audit`.
 
-Each action is the runner's own (`Runner.takeover` ...), with origin `cli` and the person from
-`--as` (default: $SUPPORTDESK_STAFF, else the OS user). An action that makes no sense (an unknown
+Each action is `staff_actions.perform` (the runner's own, shared with the web API), with origin
+`cli` and the person from `--as` (default: $SUPPORTDESK_STAFF, else the OS user). An action that makes no sense (an unknown
 session or agent, a release nobody took, a reply to a resolved conversation, a time that cannot be
 read) is refused with one line on stderr and exit status 2; nothing is written then.
 """
@@ -17,78 +17,54 @@ from typing import Any, get_args
 
 from supportdesk.cli import EXIT_USAGE, _err, _out
 from supportdesk.items import Priority, SettableState
-from supportdesk.staff import Actor, AuditEntry, SettingsError, WhenError, audit, default_person, describe, parse_duration, parse_when
+from supportdesk.staff import Actor, AuditEntry, SettingsError, WhenError, audit, default_person, parse_duration, parse_when
+from supportdesk.staff_actions import Inputs, Refused, StaffAction, find_session, perform, said
 
 # How many sessions `audit` reads per page, newest activity first.
 AUDIT_PAGE = 200
-
-
-class Refused(Exception):
-    """What the user asked for makes no sense here: one line, exit 2."""
 
 
 def _actor(args: argparse.Namespace) -> Actor:
     return Actor(args.person or default_person(), "cli")
 
 
-async def _session_id(desk: Any, given: str) -> str:
-    info = await desk.store.find_session(given)
-    if info is None:
-        raise Refused(f"no session {given!r}; see `supportdesk sessions list`")
-    return info.id
-
-
-async def _act(args: argparse.Namespace, action: Any) -> int:
-    """Open the desk, find the session, run the action; TurnError and bad input are refusals."""
+async def _act(args: argparse.Namespace, action: StaffAction, given: Inputs) -> int:
+    """Open the desk, find the session, run the action (staff_actions.perform, as the web API
+    does); its refusals, TurnError and bad input are one line and exit 2."""
     from supportdesk.wiring import open_desk
     from supportdesk.engine.runner import TurnError
 
     try:
         by = _actor(args)
         async with await open_desk(args.db, args.config) as desk:
-            session_id = await _session_id(desk, args.session)
-            for item in await action(desk.runner, session_id, by):
-                _out(f"{session_id} #{item.seq} {describe(item) if item.kind in _DESCRIBED else item.kind}")
+            session_id = await find_session(desk.store, args.session)
+            for item in await perform(desk.runner, session_id, action, given, by):
+                _out(f"{session_id} #{item.seq} {said(item)}")
     except (Refused, TurnError, WhenError, SettingsError) as exc:
         _err(str(exc))
         return EXIT_USAGE
     return 0
 
 
-_DESCRIBED = frozenset({"takeover", "release", "state_change", "staff_reply", "tag_change"})
-
-
 async def takeover(args: argparse.Namespace) -> int:
-    return await _act(args, lambda runner, sid, by: _one(runner.takeover(sid, by, reason=args.reason or "")))
+    return await _act(args, "takeover", Inputs(reason=args.reason or ""))
 
 
 async def reply(args: argparse.Namespace) -> int:
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace").strip() if args.text == "-" else args.text
-    return await _act(args, lambda runner, sid, by: _one(runner.staff_reply(sid, text, by)))
+    return await _act(args, "reply", Inputs(text=text))
 
 
 async def release(args: argparse.Namespace) -> int:
-    return await _act(args, lambda runner, sid, by: runner.release(sid, args.to, args.summary or "", by))
+    return await _act(args, "release", Inputs(to=args.to, summary=args.summary or ""))
 
 
 async def state(args: argparse.Namespace) -> int:
-    async def change(runner: Any, sid: str, by: Actor) -> list[Any]:
-        until = parse_when(args.until, runner.store.clock()) if args.until else None
-        if until is not None and until <= runner.store.clock():
-            raise Refused(f"--until {args.until!r} is in the past; a snooze ends later than now")
-        return [await runner.set_state(sid, args.state, until=until, reason=args.reason or "", by=by)]
-
-    return await _act(args, change)
+    return await _act(args, "state", Inputs(state=args.state, until=args.until, reason=args.reason or ""))
 
 
 async def tag(args: argparse.Namespace) -> int:
-    return await _act(
-        args, lambda runner, sid, by: _one(runner.tag(sid, args.tags, args.remove or [], priority=args.priority, by=by))
-    )
-
-
-async def _one(awaitable: Any) -> list[Any]:
-    return [await awaitable]
+    return await _act(args, "tag", Inputs(tags=tuple(args.tags), remove=tuple(args.remove or ()), priority=args.priority))
 
 
 # --- the audit -------------------------------------------------------------------------------------

@@ -10,12 +10,15 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import socket
 import sys
 from typing import Any
 
 SERVE_EXTRA = "pip install 'supportdesk[serve]'"
+# The staff API's bearer token (POST /api/staff/...); unset, the staff endpoints are off.
+STAFF_TOKEN_VARIABLE = "SUPPORTDESK_STAFF_TOKEN"
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -56,7 +59,10 @@ async def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("supportdesk.serve.access").setLevel(logging.INFO if args.access_log else logging.WARNING)
     async with await open_desk(args.db, args.config) as desk:
-        app = create_app(desk, messages_per_minute=args.messages_per_minute)
+        # Staff act over the API with this token as the bearer; it is read here once and never
+        # printed or logged (the access log writes method, path and status only).
+        staff_token = os.environ.get(STAFF_TOKEN_VARIABLE, "").strip() or None
+        app = create_app(desk, messages_per_minute=args.messages_per_minute, staff_token=staff_token)
         config = uvicorn.Config(
             app,
             log_level="warning",
@@ -74,7 +80,9 @@ async def _serve(args: argparse.Namespace) -> int:
             loop.add_signal_handler(signum, lambda: setattr(server, "should_exit", True))
         host, port = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
-        print(f"supportdesk: serving {desk.config.desk.name} on http://{shown}:{port}/ (store: {desk.store.location})", file=sys.stderr, flush=True)
+        staff = "on" if staff_token else f"off (set {STAFF_TOKEN_VARIABLE} to turn it on)"
+        print(f"supportdesk: serving {desk.config.desk.name} on http://{shown}:{port}/ (store: {desk.store.location}; "
+              f"staff API {staff})", file=sys.stderr, flush=True)
         with sock:
             await server.serve(sockets=[sock])
     return 0

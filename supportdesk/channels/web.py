@@ -6,16 +6,22 @@ client that reconnects with `Last-Event-ID` (EventSource does it by itself) miss
 Tokens travel in `Authorization: Bearer`, or in `?token=` for the event stream because
 EventSource cannot set headers; the access log writes paths without their query, so no token
 is ever logged.
+
+Staff act through `POST /api/staff/sessions/{id}/{action}` (takeover, reply, release, state, tag)
+with the staff token (`$SUPPORTDESK_STAFF_TOKEN` when serve starts) as the bearer: the same actions
+and refusals as `supportdesk takeover ...` (`staff_actions.perform`), audited with origin `api`. A
+conversation's customer token never authorises them; without a configured staff token they are off.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
 import logging
 from collections.abc import AsyncIterator
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -28,6 +34,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.engine.desk import Desk
+from supportdesk.engine.runner import TurnError
+from supportdesk.staff import Actor, WhenError
+from supportdesk.staff_actions import STAFF_ACTIONS, Inputs, Refused, StaffAction, UnknownSession, find_session, perform, said
 
 log = logging.getLogger("supportdesk.serve")
 access_log = logging.getLogger("supportdesk.serve.access")
@@ -57,9 +66,14 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
 
 
 def create_app(
-    desk: Desk, *, messages_per_minute: int = 20, chatwoot_options: dict[str, Any] | None = None
+    desk: Desk,
+    *,
+    messages_per_minute: int = 20,
+    chatwoot_options: dict[str, Any] | None = None,
+    staff_token: str | None = None,
 ) -> Starlette:
-    """The app; `chatwoot_options` go to `ChatwootChannel` (tests pass env and retry timings)."""
+    """The app; `chatwoot_options` go to `ChatwootChannel` (tests pass env and retry timings);
+    `staff_token` turns the staff endpoints on (None: they answer 403)."""
     conversations = Conversations(desk, messages_per_minute=messages_per_minute)
     channel_routes: list[Route] = []
     chatwoot = None
@@ -122,6 +136,31 @@ def create_app(
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
+    async def staff_action(request: Request) -> Response:
+        action = request.path_params["action"]
+        if action not in STAFF_ACTIONS:
+            raise ApiError(404, f"no staff action {action!r}; actions: {', '.join(STAFF_ACTIONS)}")
+        _authorize_staff(request, staff_token)
+        body = await _read_body(request, allow_empty=True)
+        given, person = _staff_inputs(body if body is not None else {})
+        session_id = await find_session_or_404(request.path_params["id"])
+        try:
+            items = await perform(desk.runner, session_id, cast(StaffAction, action), given, Actor(person, "api"))
+        except WhenError as exc:
+            raise ApiError(422, str(exc)) from None
+        except (Refused, TurnError) as exc:  # what `supportdesk takeover ...` refuses with exit 2
+            raise ApiError(409, str(exc)) from None
+        return JSONResponse({
+            "session": session_id,
+            "items": [{"seq": i.seq, "kind": i.kind, "text": said(i)} for i in items],
+        })
+
+    async def find_session_or_404(given: str) -> str:
+        try:
+            return await find_session(desk.store, given)
+        except UnknownSession as exc:
+            raise ApiError(404, str(exc)) from None
+
     async def healthz(request: Request) -> Response:
         await desk.store.get_session("-")  # a primary-key probe: the database answers
         return JSONResponse({"status": "ok"})
@@ -139,6 +178,7 @@ def create_app(
         Route("/api/conversations", create, methods=["POST"]),
         Route("/api/conversations/{id}/messages", post_message, methods=["POST"]),
         Route("/api/conversations/{id}/events", events),
+        Route("/api/staff/sessions/{id}/{action}", staff_action, methods=["POST"]),
         *channel_routes,
     ]
 
@@ -173,6 +213,44 @@ def _bearer(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def _authorize_staff(request: Request, staff_token: str | None) -> None:
+    """Only the configured staff token acts as staff; a customer's token is never one."""
+    if not staff_token:
+        raise ApiError(403, "the staff API is off; start `supportdesk serve` with SUPPORTDESK_STAFF_TOKEN set")
+    given = _bearer(request)
+    if given is None:
+        raise ApiError(401, "staff actions need the staff token in Authorization: Bearer", {"WWW-Authenticate": "Bearer"})
+    if not hmac.compare_digest(given.encode("utf-8", "surrogatepass"), staff_token.encode("utf-8", "surrogatepass")):
+        raise ApiError(401, "that is not the staff token", {"WWW-Authenticate": "Bearer"})
+
+
+def _staff_inputs(body: Any) -> tuple[Inputs, str]:
+    """A staff action's JSON body read as the command line's options; `as` names who acts."""
+    if not isinstance(body, dict):
+        raise ApiError(422, "send a JSON object")
+
+    def text(key: str, default: str | None = "") -> Any:
+        value = body.get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise ApiError(422, f'"{key}" must be a string')
+        return value
+
+    def words(key: str) -> tuple[str, ...]:
+        value = body.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ApiError(422, f'"{key}" must be a list of strings')
+        return tuple(value)
+
+    person = (text("as") or "").strip()
+    if not person:
+        raise ApiError(422, 'name the member of staff acting in "as"')
+    given = Inputs(
+        reason=text("reason"), text=text("text"), to=text("to", None), summary=text("summary"), state=text("state"),
+        until=text("until", None), tags=words("tags"), remove=words("remove"), priority=text("priority", None),
+    )
+    return given, person
 
 
 def _last_event_id(request: Request) -> int:
