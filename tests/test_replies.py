@@ -142,11 +142,11 @@ async def test_reply_and_macro_from_the_chat_screen(tmp_path, monkeypatch) -> No
         await pilot.press("f8")
         await until(pilot, lambda: app.chat.query_one(Prompt).value == "/reply ")
         await typed("/reply refund_done")
-        await until(pilot, lambda: app.chat.query_one("#desk-state") is not None and app.chat._state is not None
-                    and app.chat._state.last_role == "staff")
+        await until(pilot, lambda: app.chat.query_one("#desk-state") is not None and app.chat.conv_state is not None
+                    and app.chat.conv_state.last_role == "staff")
         reply = await store.item(SEED_ID, head + 1)
         assert isinstance(reply, StaffReply) and reply.text.startswith("Hi dana@example.com")
         await typed("/macro refund_and_close")
-        await until(pilot, lambda: app.chat._state is not None and app.chat._state.state == "resolved")
+        await until(pilot, lambda: app.chat.conv_state is not None and app.chat.conv_state.state == "resolved")
         assert "#refund" in str(app.chat.query_one("#desk-state").render())
         assert await store.last_seq(SEED_ID) == head + 4

@@ -174,7 +174,7 @@ async def test_from_the_inbox_a_tag_filter_and_a_take_over_that_opens_the_conver
         await until(pilot, lambda: [r.session.id for r in inbox.shown] == [ids["working"]])
         await pilot.press("t")  # take it over, and open it to reply
         await until(pilot, lambda: app.chat is not None and app.chat.session_id == ids["working"]
-                    and app.chat._state is not None and app.chat._state.held_by_staff)
+                    and app.chat.conv_state is not None and app.chat.conv_state.held_by_staff)
         assert "dana holds it" in _header(app)
         taken = await desk.store.item(ids["working"], await desk.store.last_seq(ids["working"]))
         assert isinstance(taken, Takeover) and taken.person == "dana" and taken.origin == "tui"

@@ -1,8 +1,9 @@
 """The chat screen: talk to the desk as the customer, act on it as staff, watch it live.
 
-Every pane is the log as of its end. The screen follows the end two ways: the events of the
-turns it runs itself, and for writes by other processes or machines the store's change feed;
-a change to this session reads only the items after the last seq the screen has.
+Every pane is the log as of its end (`projection.snapshot`, shown through the pane protocol).
+The screen follows the end two ways: the events of the turns it runs itself, and for writes by
+other processes or machines the store's change feed; a change to this session reads only the
+items after the last seq the screen has, and every pane is extended with them.
 """
 
 from __future__ import annotations
@@ -44,15 +45,7 @@ from supportdesk import desk_state
 from supportdesk.desk_state import needs_staff
 from supportdesk.staff import Actor, SettingsError, WhenError, default_person, parse_when
 from supportdesk.tui.exporting import default_export_path, write_export
-from supportdesk.tui.projection import (
-    HANDOFF_PAGE,
-    PAGE,
-    changed_keys,
-    conversation_state,
-    last_call_seen,
-    read_handoffs,
-    snapshot,
-)
+from supportdesk.tui.projection import Snapshot, advance, conversation_state, new_session, snapshot
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.screens._feed import FollowsChanges
@@ -98,25 +91,24 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
     # The session every pane has finished drawing ("" for a new one): `load` awaits several
     # reads, and what must see the whole screen (tests, snapshots) waits on this, not on time.
     loaded: var[str | None] = var(None, init=False)
+    # The log as of its end, as every pane shows it: set by `load`, advanced by `apply`.
+    snapshot: var[Snapshot] = var(lambda: new_session(""), init=False)
+    # Who holds the conversation, its state, tags, priority (desk_state's fold), for the header;
+    # repainted on every set (a snooze shown runs out with time, not with a change of state).
+    conv_state: var[desk_state.ConversationState | None] = var(None, init=False, always_update=True)
+    write_as: var[str] = var("customer", init=False)  # what the input writes as on a local session
 
     def __init__(self, desk: Desk, look: AgentLook, session_id: str | None = None):
-        super().__init__()
+        super().__init__(look)
         self.desk = desk
-        self.look = look
         self.session_id: str | None = session_id
         self._turn_lock = asyncio.Lock()
         self._apply_lock = asyncio.Lock()
-        self._recent: list[Item] = []  # the latest items seen (for "what the last step changed")
-        self._stops: list[int] = []  # seqs of every handoff so far (the timeline pages through them)
-        self._handoffs_read: dict[int, Any] = {}
         self._usage: dict[str, dict[str, int]] = {}
         self._pending_approval = False  # approve/deny keys show only while one waits
         self._announced = ""  # the reason staff were last told they are needed (told once)
         self._fork_of = ""  # "fork of <id> at item <k>" when the session shown is a fork
-        # Who holds the conversation, its state, tags, priority (desk_state's fold), for the header.
-        self._state: desk_state.ConversationState | None = None
         self._channel = "tui"  # where the session's customer is: tui/cli (local), web, chatwoot
-        self._write_as = "customer"  # what the input writes as on a local session
         self._settings_problem = ""
         try:
             self.person = Actor(default_person(), "tui")  # who staff actions are by
@@ -135,7 +127,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
 
     def compose(self) -> ComposeResult:
         yield AgentBar(self.look, id="agent-bar")
-        yield from session_panes(self.look, "Shared context · ✱ changed this turn")
+        yield from session_panes(self.look, self.store, "Shared context · ✱ changed this turn")
         yield Prompt(self.desk.config.agents, id="prompt")
         yield Footer(compact=True)
 
@@ -152,17 +144,13 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
     async def load(self, session_id: str | None) -> None:
         """Show a session from its end (or an empty new one)."""
         self.session_id = session_id
-        conversation = self.query_one(Conversation)
         if session_id is None:
-            await conversation.show(self.store, None, [], 0)
-            self.query_one(HandoffTimeline).show([])
-            self.query_one(ContextInspector).show({}, set())
-            self._recent, self._stops, self._usage = [], [], {}
-            self._handoffs_read = {}
+            self.snapshot = new_session(self.desk.config.desk.entry)
+            await self.show_panes(self.snapshot)
+            self._usage = {}
             self._fork_of = ""
-            self.query_one(AgentBar).agent = self.desk.config.desk.entry
-            self._state, self._channel, self._write_as = None, "tui", "customer"
-            self._paint_state()
+            self._channel = "tui"
+            self.conv_state, self.write_as = None, "customer"
             self._facts()
             await self._refresh_attention()
             self.loaded = ""
@@ -173,18 +161,13 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
             await self.load(None)
             return
         info = snap.session
+        assert info is not None  # snapshot() read it
         self._fork_of = f"fork of {info.forked_from} at item {info.forked_at}" if info.forked_from else ""
-        await conversation.show(self.store, session_id, snap.items, snap.position)
-        self._stops = list(snap.stops)
-        self._handoffs_read = {h.seq: h for h in snap.handoffs}
-        self.query_one(HandoffTimeline).show(snap.handoffs, before=len(snap.stops) - len(snap.handoffs))
-        self.query_one(ContextInspector).show(snap.context, snap.changed, last_call_seen(snap.items, snap.position))
-        self.query_one(AgentBar).agent = snap.agent
-        self._recent = list(snap.items)
-        self._state = await conversation_state(self.store, session_id, info.entry_agent, snap.items)
+        self.snapshot = snap
+        await self.show_panes(snap)
+        state = await conversation_state(self.store, session_id, info.entry_agent, snap.items)
         self._channel = info.channel
-        self._write_as = "staff" if self.on_channel else "customer"
-        self._paint_state()
+        self.conv_state, self.write_as = state, "staff" if self.on_channel else "customer"
         await self._refresh_facts()
         self.loaded = session_id
         if not getattr(self.store, "readonly", False):
@@ -196,12 +179,12 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         self._facts()
         await self._refresh_attention()
         if self.session_id is not None:
-            mark_seen(self.session_id, self.query_one(Conversation).end)
+            mark_seen(self.session_id, self.snapshot.position)
 
     async def _refresh_attention(self) -> None:
         """Say when staff are needed: the header in words and colour, one notification, the bell."""
         pending = await self.runner.pending_approvals(self.session_id) if self.session_id else []
-        reason = needs_staff(self._recent, pending) if self.session_id else ""
+        reason = needs_staff(self.snapshot.items, pending) if self.session_id else ""
         if bool(pending) != self._pending_approval:
             self._pending_approval = bool(pending)
             self.refresh_bindings()
@@ -218,10 +201,10 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         return True
 
     def _facts(self) -> None:
-        conversation = self.query_one(Conversation)
         spent = session_cost(self._usage, self.desk.config) if self._usage else None
         bar = self.query_one(AgentBar)
-        bar.set_facts(self.session_id, conversation.end, len(self._stops), self._usage, extra=self._fork_of, cost=spent)
+        shown = self.snapshot
+        bar.set_facts(self.session_id, shown.position, len(shown.stops), self._usage, extra=self._fork_of, cost=spent)
         self.sub_title = self.session_id or "new session"
 
     # --- new items from the log ----------------------------------------------------------------------
@@ -229,42 +212,25 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
     async def apply(self, items: Sequence[Item]) -> None:
         """Fold new log items into every pane (from our own turns or from another process)."""
         async with self._apply_lock:
-            conversation = self.query_one(Conversation)
-            items = [i for i in items if i.seq > conversation.end]
-            if not items or self.session_id is None:
+            end = self.snapshot.position
+            fresh = [i for i in items if i.seq > end]
+            if not fresh or self.session_id is None:
                 return
-            if items[0].seq > conversation.end + 1:
+            if fresh[0].seq > end + 1:
                 # Someone else wrote in between: read the gap so nothing is skipped.
-                gap = await self.store.range(self.session_id, conversation.end + 1, items[0].seq - 1)
-                items = gap + list(items)
-            if any(isinstance(i, Notice) and i.notice_kind == "approval_requested" for i in items):
+                fresh = await self.store.range(self.session_id, end + 1, fresh[0].seq - 1) + fresh
+            if any(isinstance(i, Notice) and i.notice_kind == "approval_requested" for i in fresh):
                 # Approve/deny work as soon as the request is on screen (the full check follows).
                 self._pending_approval = True
                 self.refresh_bindings()
-            fresh = await conversation.extend(items)
-            if not fresh:
-                return
-            self._recent = (self._recent + fresh)[-PAGE:]
-            if self._state is None and fresh[0].seq == 1:
+            self.snapshot = advance(self.snapshot, fresh)
+            await self.extend_panes(fresh)
+            state = self.conv_state
+            if state is None and fresh[0].seq == 1:
                 # A session this screen started: every item of it arrives here, from the first.
-                self._state = desk_state.start(self.desk.config.desk.entry)
-            if self._state is not None:
-                self._state = desk_state.fold(fresh, self._state)
-                self._paint_state()
-            bar = self.query_one(AgentBar)
-            timeline = self.query_one(HandoffTimeline)
-            for item in fresh:
-                if isinstance(item, Handoff):
-                    self._stops.append(item.seq)
-                    self._handoffs_read[item.seq] = item
-                    timeline.add(item)
-                    bar.agent = item.to_agent
-            context = await self.store.context_at(self.session_id, conversation.end)
-            self.query_one(ContextInspector).show(
-                context,
-                changed_keys(context, self._recent, conversation.end, whole_turn=True),
-                last_call_seen(self._recent, conversation.end),
-            )
+                state = desk_state.start(self.desk.config.desk.entry)
+            if state is not None:
+                self.conv_state = desk_state.fold(fresh, state)
             self._facts()
             if any(bears_on_attention(item) for item in fresh):
                 await self._refresh_attention()
@@ -273,16 +239,15 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         """Read whatever the log holds past what is shown (index range, never the whole session)."""
         if self.session_id is None:
             return
-        conversation = self.query_one(Conversation)
         last = await self.store.last_seq(self.session_id)
-        if last > conversation.end:
-            await self.apply(await self.store.range(self.session_id, conversation.end + 1, last))
+        if last > self.snapshot.position:
+            await self.apply(await self.store.range(self.session_id, self.snapshot.position + 1, last))
             if self.is_current:
-                mark_seen(self.session_id, conversation.end)
+                mark_seen(self.session_id, self.snapshot.position)
 
     async def on_change(self, change: Change) -> None:
         """Another process or machine wrote to this session: read what it added."""
-        if change.session_id == self.session_id and change.head > self.query_one(Conversation).end:
+        if change.session_id == self.session_id and change.head > self.snapshot.position:
             await self.sync()
 
     # --- turns ------------------------------------------------------------------------------------------
@@ -312,7 +277,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
                 self.notify(str(exc), severity="warning")
                 return
             await self.run_slash(command)
-        elif self._write_as == "staff":
+        elif self.write_as == "staff":
             await self.staff_reply(text)
         else:
             self.send(text)
@@ -385,7 +350,8 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         elif isinstance(event, Done):
             await conversation.end_stream()
             if event.outcome == "held":
-                holder = self._state.holder if self._state is not None and self._state.held_by_staff else "staff"
+                held = self.conv_state
+                holder = held.holder if held is not None and held.held_by_staff else "staff"
                 self.notify(safe_text(f"{holder} holds this conversation: the message waits for them, no agent answers"))
 
     # --- staff actions -------------------------------------------------------------------------------
@@ -431,12 +397,18 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         """The customer is outside (web, Chatwoot): what staff type goes to them, as staff."""
         return self._channel in ("web", "chatwoot")
 
+    def watch_conv_state(self) -> None:
+        self._paint_state()
+
+    def watch_write_as(self) -> None:
+        self._paint_state()
+
     def _paint_state(self) -> None:
         # Writing as the customer (a local session's default) says so in the input's placeholder;
         # writing as staff says it in the header too, where it cannot be missed.
-        write_as = "staff" if self._write_as == "staff" else ""
-        self.query_one(AgentBar).set_state(self._state, write_as, now=self.store.clock())
-        self.query_one(Prompt).writing_as(self._write_as, on_channel=self.on_channel)
+        write_as = "staff" if self.write_as == "staff" else ""
+        self.query_one(AgentBar).set_state(self.conv_state, write_as, now=self.store.clock())
+        self.query_one(Prompt).writing_as(self.write_as, on_channel=self.on_channel)
 
     async def take_over_conversation(self, reason: str = "") -> None:
         if await self._staff(lambda sid: self.runner.takeover(sid, self.person, reason)):
@@ -447,7 +419,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         first, _, more = rest.partition(" ")
         agent, summary = (first, more.strip()) if first in self.desk.config.agents else (None, rest.strip())
         if await self._staff(lambda sid: self.runner.release(sid, agent, summary, self.person)):
-            holder = self._state.holder if self._state is not None else (agent or "")
+            holder = self.conv_state.holder if self.conv_state is not None else (agent or "")
             self.notify(safe_text(f"{self.look.title(holder)} has the conversation back"))
 
     async def staff_reply(self, text: str) -> None:
@@ -475,15 +447,15 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         if self.on_channel and who == "customer":
             self.notify("this customer is on the web or Chatwoot: what you type goes to them as staff", severity="warning")
             return
-        self._write_as = who
-        self._paint_state()
+        self.write_as = who
+        self._paint_state()  # said again even when it already wrote as `who`
         self.notify(f"the input now writes as {who}")
 
     def action_toggle_write_as(self) -> None:
-        self.set_write_as("customer" if self._write_as == "staff" else "staff")
+        self.set_write_as("customer" if self.write_as == "staff" else "staff")
 
     async def action_take_over(self) -> None:
-        if self._state is not None and self._state.held_by_staff:
+        if self.conv_state is not None and self.conv_state.held_by_staff:
             self.fill_prompt("/release ")  # a release says to whom and what the agent should know
             return
         await self.take_over_conversation()
@@ -633,15 +605,3 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
     @on(HandoffTimeline.Jump)
     async def jump(self, event: HandoffTimeline.Jump) -> None:
         await self.query_one(Conversation).reveal(event.seq)
-
-    @on(HandoffTimeline.Page)
-    async def page(self, event: HandoffTimeline.Page) -> None:
-        """Show the page of handoffs before (or after) the one listed."""
-        if self.session_id is None:
-            return  # no session, no handoffs to page through
-        timeline = self.query_one(HandoffTimeline)
-        start = timeline.before + event.direction * HANDOFF_PAGE
-        start = max(0, min(start, max(0, len(self._stops) - HANDOFF_PAGE)))
-        seqs = self._stops[start : start + HANDOFF_PAGE]
-        handoffs = await read_handoffs(self.store, self.session_id, seqs, self._handoffs_read)
-        timeline.show(handoffs, before=start, after=len(self._stops) - start - len(seqs))

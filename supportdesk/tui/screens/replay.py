@@ -1,8 +1,9 @@
 """Replay: a past session, read-only, as of a position cursor k.
 
-The panes are the same projections as the live chat's, taken at k. Moving k reads only
-what it needs: the handoff stops come from one index read at open (`kind_seqs`), and each
-move reads a window ending at k, the agent and the context as of k.
+The panes are the same projections as the live chat's, taken at k (`projection.cursor`) and
+shown through the same pane protocol. Moving k reads only what it needs: the handoff stops come
+from one index read at open (`kind_seqs`), and each move reads the items stepped over (or a
+window ending at k), the agent and the context as of k.
 """
 
 from __future__ import annotations
@@ -18,14 +19,13 @@ from textual.containers import Vertical
 from textual.reactive import var
 from textual.widgets import Footer, Static
 
-from supportdesk.items import Handoff
 from supportdesk.engine.log import StoreError
 from supportdesk.text import safe_text
-from supportdesk.tui.projection import HANDOFF_PAGE, changed_keys, last_call_seen, read_handoffs
+from supportdesk.tui.projection import Snapshot, cursor
 from supportdesk.tui.screens.browser import ConfirmFork
 from supportdesk.tui.seen import mark_seen
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
-from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline
+from supportdesk.tui.widgets import AgentBar, AgentLook, Conversation, HandoffTimeline
 
 if TYPE_CHECKING:
     from supportdesk.tui.app import SupportDeskApp
@@ -70,17 +70,15 @@ class ReplayScreen(PaneActions):
     # The position every pane has finished drawing (`position` is set before the reads for it):
     # what tests and anything else that must see the whole screen at k wait on.
     shown: var[int] = var(-1, init=False)
+    # The session as of the cursor, as every pane shows it (None until the first read).
+    snapshot: var[Snapshot | None] = var(None, init=False)
 
     def __init__(self, desk, look: AgentLook, session_id: str, position: int | None = None):
-        super().__init__()
+        super().__init__(look)
         self.desk = desk
-        self.look = look
         self.session_id = session_id
         self._start_at = position
         self.total = 0
-        self.stops: list[int] = []  # the seqs of the handoffs: previous/next handoff are bisects
-        self.page_start = 0  # index in `stops` of the first handoff the timeline lists
-        self._handoffs_read: dict[int, Handoff] = {}
 
     @property
     def store(self):
@@ -90,24 +88,27 @@ class ReplayScreen(PaneActions):
         with Vertical(id="header"):
             yield AgentBar(self.look, id="agent-bar")
             yield Static("", id="position", markup=False)
-        yield from session_panes(self.look, "Context as of here · ✱ this step")
+        yield from session_panes(self.look, self.store, "Context as of here · ✱ this step")
         yield Footer(compact=True)
 
+    @property
+    def stops(self) -> list[int]:
+        """The seqs of the session's handoffs: previous/next handoff are bisects."""
+        shown = self.snapshot
+        return shown.stops + shown.later_stops if shown is not None else []
+
     async def on_mount(self) -> None:
-        info = await self.store.get_session(self.session_id)
-        if info is None:
+        first = await cursor(self.store, self.session_id, self._start_at)
+        if first is None or first.session is None:
             self.app.notify(f"no session {self.session_id!r}", severity="error")
             self.dismiss()
             return
-        self.info = info
-        self.total = info.item_count
+        self.info = first.session
+        self.total = self.info.item_count
         mark_seen(self.session_id, self.total)
-        self.stops = await self.store.kind_seqs(self.session_id, "handoff")
-        self.sub_title = f"replay {info.id}"
-        start = self.total if self._start_at is None else max(0, min(self._start_at, self.total))
-        conversation = self.query_one(Conversation)
-        conversation.store, conversation.session_id = self.store, self.session_id
-        await self.show_position(start)
+        self.sub_title = f"replay {self.info.id}"
+        self.position = first.position
+        await self._show(first)
         self.query_one(Conversation).focus()
 
     # --- moving the cursor ----------------------------------------------------------------------------
@@ -115,41 +116,16 @@ class ReplayScreen(PaneActions):
     async def show_position(self, k: int) -> None:
         """Every pane as of item k."""
         self.position = k
-        conversation = self.query_one(Conversation)
-        await conversation.set_position(k)
-        agent = await self.store.agent_at(self.session_id, k) if k else self.info.entry_agent
-        context = await self.store.context_at(self.session_id, k)
-        bar = self.query_one(AgentBar)
-        bar.agent = agent
-        index = bisect_right(self.stops, k)  # handoffs at or before k
-        current = self.stops[index - 1] if index else None
-        bar.set_facts(self.session_id, self.total, len(self.stops), extra="replay · read-only")
-        timeline = self.query_one(HandoffTimeline)
-        if not (self.page_start <= index - 1 < self.page_start + HANDOFF_PAGE):
-            # The current handoff is off the listed page: centre a page on it.
-            self.page_start = max(0, min(index - HANDOFF_PAGE // 2, len(self.stops) - HANDOFF_PAGE))
-            await self.show_timeline(current)
-        elif timeline.before != self.page_start or not timeline.option_count:
-            await self.show_timeline(current)
-        else:
-            timeline.mark(current)
-        self.query_one(ContextInspector).show(
-            context, changed_keys(context, conversation.items, k), last_call_seen(conversation.items, k)
-        )
-        self.query_one("#position", Static).update(self.position_text(k, index))
-        self.shown = k
+        moved = await cursor(self.store, self.session_id, k, self.snapshot)
+        if moved is not None:
+            await self._show(moved)
 
-    async def show_timeline(self, current: int | None) -> None:
-        seqs = self.stops[self.page_start : self.page_start + HANDOFF_PAGE]
-        handoffs = await read_handoffs(self.store, self.session_id, seqs, self._handoffs_read)
-        after = len(self.stops) - self.page_start - len(seqs)
-        self.query_one(HandoffTimeline).show(handoffs, before=self.page_start, after=after, current=current)
-
-    @on(HandoffTimeline.Page)
-    async def page(self, event: HandoffTimeline.Page) -> None:
-        start = self.page_start + event.direction * HANDOFF_PAGE
-        self.page_start = max(0, min(start, max(0, len(self.stops) - HANDOFF_PAGE)))
-        await self.show_timeline(self.query_one(HandoffTimeline).current)
+    async def _show(self, snap: Snapshot) -> None:
+        self.snapshot = snap
+        await self.show_panes(snap)
+        self.query_one(AgentBar).set_facts(self.session_id, self.total, len(self.stops), extra="replay · read-only")
+        self.query_one("#position", Static).update(self.position_text(snap.position, len(snap.stops)))
+        self.shown = snap.position
 
     def position_text(self, k: int, handoff_index: int) -> Text:
         text = Text("◆ ", style="bold")

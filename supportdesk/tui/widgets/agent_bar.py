@@ -1,7 +1,11 @@
-"""The active-agent bar: who holds the conversation, plus a small line of session facts."""
+"""The active-agent bar: who holds the conversation, plus a small line of session facts.
+
+A pane (`projection.Pane`) for the agent: shown a snapshot's, then each handoff's as it lands.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from rich.text import Text
@@ -12,6 +16,8 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from supportdesk.desk_state import ConversationState
+from supportdesk.items import Handoff, Item
+from supportdesk.tui.projection import Snapshot
 from supportdesk.tui.widgets.render import AgentLook, literal
 
 # The header's word for each state (desk_state.State) and its style.
@@ -125,6 +131,15 @@ class AgentBar(Horizontal):
     def on_mount(self) -> None:
         self._attention.display = bool(self.attention)
         self._desk_state.display = False
+        self.watch(self.screen, "look", self.recolor, init=False)  # the screen's agent colours
+
+    async def show(self, snapshot: Snapshot) -> None:
+        self.agent = snapshot.agent
+
+    async def extend(self, items: Sequence[Item]) -> None:
+        for item in items:
+            if isinstance(item, Handoff):
+                self.agent = item.to_agent
 
     def watch_agent(self, agent: str) -> None:
         self._paint()

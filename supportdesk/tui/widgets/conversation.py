@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from supportdesk.items import Item
 from supportdesk.engine.log import Store
-from supportdesk.tui.projection import PAGE
+from supportdesk.tui.projection import JUMP_PAGE, MAX_WINDOW, PAGE, Snapshot
 from supportdesk.tui.widgets.item_lines import ItemLines
 from supportdesk.tui.widgets.items import StreamingReply, folds, is_agent_reply
 from supportdesk.tui.widgets.render import AgentLook
@@ -43,10 +43,6 @@ def serialized(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T
     return locked
 
 
-# More than this many items in the window and its far end is let go (it reloads on demand).
-MAX_WINDOW = 3 * PAGE
-# A replay jump reads about a screenful; scrolling up (or a short window) loads the rest.
-JUMP_PAGE = 12
 # A streaming reply takes the tokens that arrived in one frame in one write (Textual's 60 fps),
 # and waits at least STREAM_SPACING times what drawing its last write cost: a long reply's
 # relayout grows with it, and back-to-back relayouts would leave no time for the keyboard.
@@ -56,7 +52,9 @@ STREAM_MAX_WAIT = 0.5
 
 
 class Conversation(VerticalScroll, can_focus=True):
-    """Items `first..last` of one session are in the window; `end` is the position the pane may show."""
+    """Items `first..last` of one session are in the window; `end` is the position the pane may show.
+
+    A pane (`projection.Pane`): shown a snapshot, extended with the live end's new items."""
 
     ALLOW_MAXIMIZE = True
 
@@ -91,10 +89,10 @@ class Conversation(VerticalScroll, can_focus=True):
     Conversation .-streaming { margin-bottom: 0; }
     """
 
-    def __init__(self, look: AgentLook, *, id: str | None = None):
+    def __init__(self, look: AgentLook, store: Store | None = None, *, id: str | None = None):
         super().__init__(id=id)
         self.look = look
-        self.store: Store | None = None
+        self.store: Store | None = store  # where older and newer pages are read on demand
         self.session_id: str | None = None
         self.lines = ItemLines(look, id="lines")
         self.end = 0
@@ -123,6 +121,9 @@ class Conversation(VerticalScroll, can_focus=True):
         """Item `seq` is in the window (drawn, or one scroll away)."""
         return self.lines.index_of(seq) is not None
 
+    def on_mount(self) -> None:
+        self.watch(self.screen, "look", self.recolor, init=False)  # the screen's agent colours
+
     def compose(self):
         yield Static("", id="older", markup=False)
         yield self.lines
@@ -142,10 +143,17 @@ class Conversation(VerticalScroll, can_focus=True):
 
     # --- whole-window changes ---------------------------------------------------------------------
 
+    async def show(self, snapshot: Snapshot) -> None:
+        """The live end: the snapshot's page replaces the window. A cursor: the window moves to it."""
+        if snapshot.live:
+            await self._show_window(snapshot.session_id, snapshot.items, snapshot.position)
+        else:
+            await self._set_position(snapshot)
+
     @serialized
-    async def show(self, store: Store | None, session_id: str | None, items: Sequence[Item], end: int) -> None:
+    async def _show_window(self, session_id: str | None, items: Sequence[Item], end: int) -> None:
         """Replace the window: `items` are the page ending at `end`."""
-        self.store, self.session_id, self.end = store, session_id, end
+        self.session_id, self.end = session_id, end
         await self._drop_stream()
         self._set_window(items)
         self._set_unseen(0)
@@ -180,17 +188,17 @@ class Conversation(VerticalScroll, can_focus=True):
     # --- the live end -----------------------------------------------------------------------------
 
     @serialized
-    async def extend(self, items: Sequence[Item]) -> list[Item]:
-        """New items from the log (live). Returns the ones this pane had not seen."""
+    async def extend(self, items: Sequence[Item]) -> None:
+        """New items from the log (live); those this pane has already seen are skipped."""
         fresh = [item for item in items if item.seq > self.end]
         if not fresh:
-            return []
+            return
         at_end = self.last >= self.end
         self.end = fresh[-1].seq
         if not at_end or not self.is_anchored:
             self._set_unseen(self.unseen + len(fresh))
         if not at_end:
-            return fresh  # the user is reading older items; they load when scrolled to
+            return  # the user is reading older items; they load when scrolled to
         if self.stream is not None and any(is_agent_reply(item) for item in fresh):
             # The reply that was streaming is stored: the stored item takes its place in one frame.
             with self.app.batch_update():
@@ -201,7 +209,6 @@ class Conversation(VerticalScroll, can_focus=True):
         self._update_hint()
         if self.is_anchored:
             self._prune(keep_end=True)
-        return fresh
 
     @property
     def is_anchored(self) -> bool:
@@ -263,17 +270,19 @@ class Conversation(VerticalScroll, can_focus=True):
     # --- replay's cursor ---------------------------------------------------------------------------
 
     @serialized
-    async def set_position(self, position: int) -> None:
-        """Show the log up to `position` (replay): trim or extend the window, or reload it."""
-        assert self.store is not None and self.session_id is not None
+    async def _set_position(self, snapshot: Snapshot) -> None:
+        """Show the log up to the cursor (replay): trim or extend the window, or take the
+        snapshot's (`projection.cursor` read what the move needed)."""
+        position, self.session_id = snapshot.position, snapshot.session_id
         self.end = position
+        stepped_over = [item for item in snapshot.items if item.seq > self.last]
         if self.items and self.first <= position <= self.last:
             self.lines.truncate_after(position)
-        elif self.items and self.last < position <= self.last + JUMP_PAGE:
-            self.lines.append(await self.store.range(self.session_id, self.last + 1, position))
+        elif self.items and self.last < position <= self.last + JUMP_PAGE and snapshot.items and snapshot.items[0].seq <= self.last + 1:
+            self.lines.append(stepped_over)
             self._prune(keep_end=True)
         else:
-            self.lines.set_items(await self.store.range(self.session_id, max(1, position - JUMP_PAGE + 1), position))
+            self.lines.set_items(snapshot.items[-JUMP_PAGE:])  # about a screenful; the rest on demand
         self._update_hint()
         self.anchor()
         self.call_after_refresh(self._fill_if_short)

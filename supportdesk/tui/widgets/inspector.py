@@ -1,14 +1,21 @@
-"""The shared-context inspector: key, value, who wrote it and when; fresh keys highlighted."""
+"""The shared-context inspector: key, value, who wrote it and when; fresh keys highlighted.
+
+A pane (`projection.Pane`): shown the context of a snapshot; new items at the live end are
+folded into that snapshot (`projection.advance`), so it never reads the store itself.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
 from supportdesk.engine.log import ContextEntry
+from supportdesk.items import Item
+from supportdesk.tui.projection import Snapshot, advance, last_call_seen, new_session
 from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
 
 
@@ -42,14 +49,23 @@ class ContextInspector(DataTable):
         self.changed: set[str] = set()
         # What the last model call saw (the history window): {"items", "dropped", "tokens"}.
         self.seen: dict[str, int] | None = None
+        self.snapshot = new_session("")  # what new items are folded into
 
     def on_mount(self) -> None:
+        self.watch(self.screen, "look", self.recolor, init=False)  # the screen's agent colours
         # Two lines a row: key over who wrote it, value over when (fits a narrow side pane).
         # Fixed widths: measured widths come out squashed when rows land while the screen is hidden.
         self.add_column("key · by", key="key", width=KEY_WIDTH)
         self.add_column("value · at", key="value", width=VALUE_WIDTH)
 
-    def show(self, context: dict[str, ContextEntry], changed: set[str], seen: dict[str, int] | None = None) -> None:
+    async def show(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.show_context(snapshot.context, snapshot.changed, last_call_seen(snapshot.items, snapshot.position))
+
+    async def extend(self, items: Sequence[Item]) -> None:
+        await self.show(advance(self.snapshot, items))
+
+    def show_context(self, context: dict[str, ContextEntry], changed: set[str], seen: dict[str, int] | None = None) -> None:
         self.context, self.changed, self.seen = dict(context), set(changed), seen
         self.clear()
         accent = self._accent()
@@ -102,4 +118,4 @@ class ContextInspector(DataTable):
 
     def recolor(self, look: AgentLook) -> None:
         self.look = look
-        self.show(self.context, self.changed, self.seen)
+        self.show_context(self.context, self.changed, self.seen)

@@ -7,9 +7,17 @@ The side column (timeline over inspector) is 52 columns when the terminal has ro
 One key (`PANE_BINDINGS`) toggles the side column at any width: beside the conversation when
 wide, in its place when narrow, so the conversation never gets squeezed below `MIN_CONVERSATION`.
 Any pane can be maximised (Textual's `Screen.maximize`); Esc restores it.
+
+Every pane of a session screen (these, the agent bar, any other widget the screen composes
+that implements `projection.Pane`) is updated through `PaneActions.show_panes` (a whole
+snapshot) and `PaneActions.extend_panes` (new items at the live end), and takes the agents'
+colours from the screen's `look` reactive: a new pane composed anywhere on the screen gets
+all three by implementing the protocol and watching `look`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from textual import events
 from textual.app import ComposeResult
@@ -18,7 +26,9 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
 
-from supportdesk.tui.widgets.agent_bar import AgentBar
+from supportdesk.engine.log import Store
+from supportdesk.items import Item
+from supportdesk.tui.projection import Pane, Snapshot
 from supportdesk.tui.widgets.conversation import Conversation
 from supportdesk.tui.widgets.inspector import ContextInspector
 from supportdesk.tui.widgets.render import AgentLook
@@ -52,10 +62,10 @@ class SessionPanes(Horizontal):
     side_when_wide: var[bool] = var(True)
     side_when_narrow: var[bool] = var(False)
 
-    def compose_panes(self, look: AgentLook, inspector_title: str) -> ComposeResult:
-        yield Conversation(look, id="conversation")
+    def compose_panes(self, look: AgentLook, store: Store, inspector_title: str) -> ComposeResult:
+        yield Conversation(look, store, id="conversation")
         with Vertical(id="side"):
-            timeline = HandoffTimeline(look, id="timeline")
+            timeline = HandoffTimeline(look, store, id="timeline")
             timeline.border_title = "Handoffs"
             yield timeline
             inspector = ContextInspector(look, id="inspector")
@@ -101,18 +111,35 @@ class SessionPanes(Horizontal):
 
 
 class PaneActions(Screen):
-    """The actions behind `PANE_BINDINGS`, for screens that compose `SessionPanes` (and an
-    `AgentBar`), and the one place their panes take new agent colours."""
+    """What the screens that compose `SessionPanes` share: the one path their panes are updated
+    on, the agents' colours they watch, and the actions behind `PANE_BINDINGS`."""
 
-    look: AgentLook
+    # The agents' titles and colours; every pane watches it, so a theme change is one assignment.
+    look: var[AgentLook] = var(AgentLook(None), init=False)
+
+    def __init__(self, look: AgentLook) -> None:
+        super().__init__()
+        self.set_reactive(PaneActions.look, look)
+        self._panes: list[Pane] | None = None
 
     def recolor(self, look: AgentLook) -> None:
-        """The theme changed the agents' colours: every pane of the session redraws with them."""
+        """The theme changed the agents' colours (the app calls this on every screen that has it)."""
         self.look = look
-        self.query_one(AgentBar).recolor(look)
-        self.query_one(Conversation).recolor(look)
-        self.query_one(HandoffTimeline).recolor(look)
-        self.query_one(ContextInspector).recolor(look)
+
+    @property
+    def panes(self) -> list[Pane]:
+        """Every widget of this screen that implements `Pane`, in the order they are composed."""
+        if self._panes is None:
+            self._panes = [widget for widget in self.walk_children() if isinstance(widget, Pane)]
+        return self._panes
+
+    async def show_panes(self, snapshot: Snapshot) -> None:
+        for pane in self.panes:
+            await pane.show(snapshot)
+
+    async def extend_panes(self, items: Sequence[Item]) -> None:
+        for pane in self.panes:
+            await pane.extend(items)
 
     def action_toggle_side(self) -> None:
         self.query_one(SessionPanes).toggle_side()
@@ -124,8 +151,8 @@ class PaneActions(Screen):
             self.notify("this part of the screen does not maximise", severity="warning", timeout=3)
 
 
-def session_panes(look: AgentLook, inspector_title: str) -> ComposeResult:
-    """Use inside a screen's compose: `yield from session_panes(look, "...")`."""
+def session_panes(look: AgentLook, store: Store, inspector_title: str) -> ComposeResult:
+    """Use inside a screen's compose: `yield from session_panes(look, store, "...")`."""
     panes = SessionPanes(id="panes")
     with panes:
-        yield from panes.compose_panes(look, inspector_title)
+        yield from panes.compose_panes(look, store, inspector_title)

@@ -1,7 +1,11 @@
 """The handoff timeline: a page of handoffs (newest last); select one to jump to it.
 
 A long session may hold thousands of handoffs, so the list shows a page of them with a row
-for the earlier (and, in replay, later) ones; selecting that row pages.
+for the earlier (and, in replay, later) ones; selecting that row pages (a read of that page's
+handoffs, remembered in the snapshot's `handoffs_read`).
+
+A pane (`projection.Pane`): the live end lists the latest page and takes new handoffs as they
+land; a replay cursor marks the handoff it is at, on a page around it.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from supportdesk.items import Handoff
-from supportdesk.tui.projection import HANDOFF_PAGE
+from supportdesk.engine.log import Store
+from supportdesk.items import Handoff, Item
+from supportdesk.tui.projection import HANDOFF_PAGE, Snapshot, advance, new_session, read_handoffs
 from supportdesk.tui.widgets.render import HANDOFF_ICONS, AgentLook, literal
 
 REASON_WIDTH = 40
@@ -28,14 +33,11 @@ class HandoffTimeline(OptionList):
             super().__init__()
             self.seq = seq
 
-    class Page(Message):
-        def __init__(self, direction: int):
-            super().__init__()
-            self.direction = direction  # -1 earlier, +1 later
-
-    def __init__(self, look: AgentLook, **kwargs):
+    def __init__(self, look: AgentLook, store: Store | None = None, **kwargs):
         super().__init__(**kwargs)
         self.look = look
+        self.store = store  # where a page of handoffs is read when paged to
+        self.snapshot = new_session("")  # the stops paged through, the handoffs read so far
         self.handoffs: list[Handoff] = []  # the page shown
         self.before = 0  # handoffs earlier than the page
         self.after = 0  # handoffs later than the page (replay)
@@ -45,7 +47,52 @@ class HandoffTimeline(OptionList):
     def total(self) -> int:
         return self.before + len(self.handoffs) + self.after
 
-    def show(self, handoffs: Sequence[Handoff], *, before: int = 0, after: int = 0, current: int | None = None) -> None:
+    def on_mount(self) -> None:
+        self.watch(self.screen, "look", self.recolor, init=False)  # the screen's agent colours
+
+    @property
+    def stops(self) -> list[int]:
+        """Every handoff's seq this timeline pages through (live: so far; replay: the session's)."""
+        return self.snapshot.stops + self.snapshot.later_stops
+
+    async def show(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        if snapshot.live:
+            self.show_page(snapshot.handoffs, before=len(snapshot.stops) - len(snapshot.handoffs))
+            return
+        index = len(snapshot.stops)  # handoffs at or before the cursor
+        current = snapshot.stops[-1] if index else None
+        if not (self.before <= index - 1 < self.before + HANDOFF_PAGE):
+            # The current handoff is off the listed page: centre a page on it.
+            await self._show_page_at(max(0, min(index - HANDOFF_PAGE // 2, len(self.stops) - HANDOFF_PAGE)), current)
+        elif not self.option_count:
+            await self._show_page_at(self.before, current)
+        else:
+            self.mark(current)
+
+    async def extend(self, items: Sequence[Item]) -> None:
+        """Handoffs just landed (live): each joins the end of the page."""
+        before = self.snapshot.position
+        self.snapshot = advance(self.snapshot, items)
+        for item in items:
+            if isinstance(item, Handoff) and item.seq > before:
+                self.add(item)
+
+    async def turn_page(self, direction: int) -> None:
+        """Show the page of handoffs before (-1) or after (+1) the one listed."""
+        stops = self.stops
+        start = max(0, min(self.before + direction * HANDOFF_PAGE, max(0, len(stops) - HANDOFF_PAGE)))
+        await self._show_page_at(start, self.current)
+
+    async def _show_page_at(self, start: int, current: int | None) -> None:
+        stops, session_id = self.stops, self.snapshot.session_id
+        seqs = stops[start : start + HANDOFF_PAGE]
+        if self.store is None or session_id is None:
+            return  # no session yet, no handoffs to page through
+        handoffs = await read_handoffs(self.store, session_id, seqs, self.snapshot.handoffs_read)
+        self.show_page(handoffs, before=start, after=len(stops) - start - len(seqs), current=current)
+
+    def show_page(self, handoffs: Sequence[Handoff], *, before: int = 0, after: int = 0, current: int | None = None) -> None:
         self.handoffs, self.before, self.after, self.current = list(handoffs), before, after, current
         self._rebuild()
 
@@ -121,12 +168,12 @@ class HandoffTimeline(OptionList):
         self.look = look
         self._rebuild()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         option_id = event.option.id or ""
         if option_id == "earlier":
-            self.post_message(self.Page(-1))
+            await self.turn_page(-1)
         elif option_id == "later":
-            self.post_message(self.Page(1))
+            await self.turn_page(1)
         elif option_id.startswith("h"):
             self.post_message(self.Jump(int(option_id[1:])))
