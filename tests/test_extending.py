@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
 import pytest
 from pydantic import BaseModel, Field
+from textual.widgets import Static
 
 from supportdesk.config import ConfigError, DeskConfig, load_desk, parse_desk
 from supportdesk.doctor import diagnose
@@ -50,9 +52,11 @@ from supportdesk.items import (
     ToolResult,
 )
 from supportdesk.store import Store, StoreLocation, open_store
+from supportdesk.tui.projection import Pane, Snapshot, advance, new_session
 from supportdesk.wiring import is_colour, open_desk
 from tests.conftest import TEST_DESK, make_test_tools
 from tests.scripted import ScriptedModel
+from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, until
 
 # --- a new tool --------------------------------------------------------------------------------
 
@@ -355,3 +359,107 @@ async def test_the_sqlite_adapter_satisfies_the_store_contract(tmp_path: Path):
 
 def test_actions_are_the_three_the_runner_dispatches():
     assert set(get_args(Action)) == {Answer, CallTools, Transfer}
+
+
+# --- a new pane: implement the protocol; both screens show it, live and at the cursor ----------
+
+
+class ContextKeysPane(Static):
+    """How many shared-context keys there are as of k, and who holds the conversation."""
+
+    def __init__(self) -> None:
+        super().__init__("", id="context-keys", markup=False)
+        self.snapshot = new_session("")
+
+    async def show(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.update(f"{len(snapshot.context)} keys as of item {snapshot.position} · {snapshot.agent}")
+
+    async def extend(self, items: Sequence[Item]) -> None:
+        await self.show(advance(self.snapshot, items))
+
+
+class CountedKeysPane(ContextKeysPane):
+    """The example pane, saying which of the two paths reached it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    async def show(self, snapshot: Snapshot) -> None:
+        if not self.calls or self.calls[-1] != "extend…":
+            self.calls.append("show")
+        await super().show(snapshot)  # (the example's `extend` redraws through `show` too)
+
+    async def extend(self, items: Sequence[Item]) -> None:
+        self.calls.append("extend…")
+        await super().extend(items)
+        self.calls[-1] = "extend"
+
+
+async def test_a_new_pane_is_shown_by_chat_and_replay_through_the_protocol(db_path: Path, test_desk, monkeypatch):
+    from supportdesk.tui.app import SupportDeskApp
+    from supportdesk.tui.screens import chat as chat_screen, replay as replay_screen
+
+    # Step 3 of the guide (compose it beside the other panes), as subclasses: neither screen's
+    # own code knows about the pane.
+    class ChatWithKeys(chat_screen.ChatScreen):
+        CSS_PATH = Path(chat_screen.__file__).with_name("chat.tcss")  # beside the screen, not this test
+
+        def compose(self):
+            yield from super().compose()
+            yield CountedKeysPane()
+
+    class ReplayWithKeys(replay_screen.ReplayScreen):
+        CSS_PATH = Path(replay_screen.__file__).with_name("replay.tcss")
+
+        def compose(self):
+            yield from super().compose()
+            yield CountedKeysPane()
+
+    monkeypatch.setattr(chat_screen, "ChatScreen", ChatWithKeys)
+    monkeypatch.setattr(replay_screen, "ReplayScreen", ReplayWithKeys)
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+
+    try:
+        await _new_pane_on_both_screens(SupportDeskApp(desk=desk, session_id=SEED_ID), ReplayWithKeys)
+    finally:
+        await desk.close()
+
+
+async def _new_pane_on_both_screens(app: Any, replay_type: type) -> None:
+    def says(pane: CountedKeysPane) -> str:
+        return str(pane.render())
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID)
+        chat = app.chat
+        assert chat is not None
+        pane = chat.query_one(CountedKeysPane)
+        assert isinstance(pane, Pane) and pane in chat.panes
+        # Shown: the session loaded at its end.
+        assert says(pane) == "4 keys as of item 14 · billing" and pane.calls == ["show"]
+        # Extended: staff writes at the live end (one key added, one cleared), no reload.
+        await chat.set_context("plan", "pro")
+        await until(pilot, lambda: says(pane) == "5 keys as of item 15 · billing")
+        await chat.set_context("issue", None)
+        await until(pilot, lambda: says(pane) == "4 keys as of item 16 · billing")
+        assert pane.calls == ["show", "extend", "extend"]
+        # Shown again: a new session.
+        await chat.action_new_session()
+        await until(pilot, lambda: says(pane) == "0 keys as of item 0 · triage")
+
+        # Replay: the cursor's snapshots, through the same two methods.
+        app.open_replay(SEED_ID, 5)
+        await until(pilot, lambda: isinstance(app.screen, replay_type) and app.screen.shown == 5)
+        replay = app.screen
+        keys = replay.query_one(CountedKeysPane)
+        assert says(keys) == "2 keys as of item 5 · billing"
+        await pilot.press("left", "left", "left")
+        await until(pilot, lambda: replay.shown == 2 and not replay.workers)
+        assert says(keys) == "1 keys as of item 2 · triage"
+        await pilot.press("end")
+        await until(pilot, lambda: replay.shown == 16 and not replay.workers)
+        assert says(keys) == "4 keys as of item 16 · billing"
+        assert set(keys.calls) == {"show"}  # a cursor is shown, never extended
