@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from supportdesk.bench.runs import StoredRun, list_runs
+from supportdesk.items import Item
 from supportdesk.text import safe_text
+from supportdesk.tui.projection import Snapshot, advance
 from supportdesk.tui.screens import replay as replay_module
 from supportdesk.tui.screens.replay import ReplayScreen
 
@@ -142,46 +145,39 @@ def _gold_actions(domain: str, task_id: str) -> list[Any]:
     return list(load_domain(domain, "base", [task_id]).tasks[0].evaluation_criteria.actions or [])
 
 
-class GoldReplayScreen(ReplayScreen):
-    """Replay of a bench session with the task's gold actions beside the steps: ✓ for a gold
-    action the session made (same tool, same arguments) by the cursor, ▶ for the next one."""
+class GoldActions(Static):
+    """The task's gold actions as of the cursor: ✓ for a gold action the session made by then
+    (same tool, same arguments), ▶ for the next one. A pane (`projection.Pane`) of the replay."""
 
-    CSS_PATH = [Path(replay_module.__file__).with_name("replay.tcss"), "bench.tcss"]
-
-    def __init__(self, desk: Any, look: Any, session_id: str, domain: str, task_id: str):
-        super().__init__(desk, look, session_id, None)
-        self.domain = domain
-        self.task_id = task_id
+    def __init__(self, store: Any, task_id: str) -> None:
+        super().__init__(Text("loading the task's gold actions…", style="dim"), id="gold", markup=False)
+        self.border_title = f"Gold actions · task {task_id}"
+        self.store = store
         self.gold: list[Any] | None = None
-        self.gold_problem = ""
+        self.problem = ""
+        self.snapshot: Snapshot | None = None
 
-    async def on_mount(self) -> None:
-        # The gold pane goes in the side column, above the timeline: beside the conversation.
-        gold = Static(Text("loading the task's gold actions…", style="dim"), id="gold", markup=False)
-        gold.border_title = f"Gold actions · task {self.task_id}"
-        await self.query_one("#side").mount(gold, before=0)
-        await super().on_mount()
-        self.load_gold()
+    async def show(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        await self._paint()
 
-    @work(exclusive=True, group="gold")
-    async def load_gold(self) -> None:
-        try:
-            self.gold = await asyncio.to_thread(_gold_actions, self.domain, self.task_id)
-        except Exception as exc:  # tau2 missing or broken: the replay still works
-            self.gold_problem = f"gold actions unavailable: {exc}"
-        await self.show_gold()
+    async def extend(self, items: Sequence[Item]) -> None:
+        if self.snapshot is not None:
+            await self.show(advance(self.snapshot, items))
 
-    async def show_position(self, k: int) -> None:
-        await super().show_position(k)
-        if self.gold is not None or self.gold_problem:
-            await self.show_gold()
+    async def set_gold(self, gold: list[Any] | None, problem: str = "") -> None:
+        self.gold, self.problem = gold, problem
+        await self._paint()
 
-    async def show_gold(self) -> None:
-        pane = self.query_one("#gold", Static)
+    async def _paint(self) -> None:
         if self.gold is None:
-            pane.update(Text(self.gold_problem or "…", style="dim"))
+            if self.problem:
+                self.update(Text(self.problem, style="dim"))
+            return  # still loading: the loading line stays
+        shown = self.snapshot
+        if shown is None or shown.session_id is None:
             return
-        calls = await self.store.of_kind(self.session_id, "tool_call", upto=self.position)
+        calls = await self.store.of_kind(shown.session_id, "tool_call", upto=shown.position)
         made = [(c.name, json.dumps(c.arguments, sort_keys=True)) for c in calls]
         text = Text()
         next_marked = False
@@ -200,4 +196,31 @@ class GoldReplayScreen(ReplayScreen):
             text.append(safe_text(f"({args})\n"), style="dim" if mark == "✓" else "")
         if not self.gold:
             text.append("this task has no gold actions", style="dim")
-        pane.update(text)
+        self.update(text)
+
+
+class GoldReplayScreen(ReplayScreen):
+    """Replay of a bench session with the task's gold actions beside the steps (`GoldActions`)."""
+
+    CSS_PATH = [Path(replay_module.__file__).with_name("replay.tcss"), "bench.tcss"]
+
+    def __init__(self, desk: Any, look: Any, session_id: str, domain: str, task_id: str):
+        super().__init__(desk, look, session_id, None)
+        self.domain = domain
+        self.task_id = task_id
+        self.gold: list[Any] | None = None
+        self.gold_problem = ""
+
+    async def on_mount(self) -> None:
+        # The gold pane goes in the side column, above the timeline: beside the conversation.
+        await self.query_one("#side").mount(GoldActions(self.store, self.task_id), before=0)
+        await super().on_mount()
+        self.load_gold()
+
+    @work(exclusive=True, group="gold")
+    async def load_gold(self) -> None:
+        try:
+            self.gold = await asyncio.to_thread(_gold_actions, self.domain, self.task_id)
+        except Exception as exc:  # tau2 missing or broken: the replay still works
+            self.gold_problem = f"gold actions unavailable: {exc}"
+        await self.query_one(GoldActions).set_gold(self.gold, self.gold_problem)
