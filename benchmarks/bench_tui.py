@@ -26,6 +26,11 @@ machine stretches wall time far more than CPU time, so that ratio is the one to 
 wall-clock one is noise (the bars stay on wall time). Our package is compiled to bytecode first,
 as `pip install` does (the peer's Textual was).
 
+`--before DIR` also launches another copy of supportdesk (DIR holds its `supportdesk` package, as
+`git archive` of an older commit gives it) the same way, alternated with ours and the bare app
+in the same loops, and prints its figures beside ours: a before/after read from one run, so the
+machine's load is shared alike. Its figures inform; the bars are checked on ours.
+
 Exit status 1 if a bar is missed.
 """
 
@@ -214,7 +219,7 @@ def run_child(env: dict[str, str], *argv: str) -> dict[str, Any]:
     raise SystemExit(f"child {argv} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
 
 
-def _compile_package() -> str:
+def _compile_package(package: Path | None = None) -> str:
     """Compile supportdesk's modules to bytecode, as `pip install` does for a wheel.
 
     The peer's Textual was compiled when pip installed it. An editable install under
@@ -222,9 +227,10 @@ def _compile_package() -> str:
     recompile every module at every launch: ~100 ms that no installed copy pays."""
     import compileall
 
-    import supportdesk.cli  # the package itself has no __init__ to locate it by
+    if package is None:
+        import supportdesk.cli  # the package itself has no __init__ to locate it by
 
-    package = Path(supportdesk.cli.__file__).parent
+        package = Path(supportdesk.cli.__file__).parent
     ok = compileall.compile_dir(str(package), quiet=1)
     return f"{package} compiled beforehand, as pip does on install" + ("" if ok else " (some files FAILED)")
 
@@ -248,6 +254,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--jumps", type=int, default=30)
+    parser.add_argument("--before", type=Path, help="a folder holding an older supportdesk package, "
+                        "launched alternately with ours for a before/after figure from one run")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
     parser.add_argument("--session", help=argparse.SUPPRESS)
@@ -270,26 +278,40 @@ def main() -> int:
 
         command = shutil.which("supportdesk") or str(Path(sys.executable).with_name("supportdesk"))
         print(f"bytecode: {_compile_package()}\n")
+        # The older copy runs through the same command, its package found first on PYTHONPATH.
+        before_env = dict(env, PYTHONPATH=str(args.before.resolve())) if args.before else None
+        if args.before:
+            print(f"before: {_compile_package(args.before.resolve() / 'supportdesk')}\n")
         config = str(REPO / "agents.toml")
         cold = drop_caches()
         print(f"page cache {'dropped before every launch' if cold else 'NOT dropped (needs root): warm-cache figures'}; "
               f"terminal {TERMINAL[0]}x{TERMINAL[1]}\n")
 
-        def launch(argv: list[str], markers: list[str], **kw: Any) -> dict[str, float]:
+        def launch(argv: list[str], markers: list[str], *, run_env: dict[str, str] | None = None,
+                   **kw: Any) -> dict[str, float]:
             if cold:
                 drop_caches()
-            return time_to_text(argv, markers, env=env, size=TERMINAL, **kw)
+            return time_to_text(argv, markers, env=run_env or env, size=TERMINAL, **kw)
+
+        def before_line(times: list[float], cpu: list[float], bare_times: list[float], bare_cpu: list[float]) -> str:
+            return (f"       before ({args.before}): {ms(statistics.median(times)).strip()}, ratio "
+                    f"{statistics.median(times) / statistics.median(bare_times):.2f} x; "
+                    f"{cpu_line(cpu, bare_cpu)}")
 
         # Open a session: the real command until the session's last message is drawn.
         print("open a session: launch -> its last message drawn, against the bare app drawing the same word")
         bare_open, bare_open_cpu = [], []
         opened: dict[str, list[dict[str, float]]] = {"s10": [], "s100k": []}
+        opened_before: dict[str, list[dict[str, float]]] = {"s10": [], "s100k": []}
         for _ in range(args.runs):
             peer = launch(bare_argv(LAST_WORD), [LAST_WORD])
             bare_open.append(peer[LAST_WORD])
             bare_open_cpu.append(peer[f"cpu:{LAST_WORD}"])
             for sid in opened:
-                opened[sid].append(launch([command, "chat", "--session", sid, "--db", str(db), "--config", config], [LAST_WORD]))
+                argv = [command, "chat", "--session", sid, "--db", str(db), "--config", config]
+                opened[sid].append(launch(argv, [LAST_WORD]))
+                if before_env:
+                    opened_before[sid].append(launch(argv, [LAST_WORD], run_env=before_env))
         bare_median = statistics.median(bare_open)
         for sid, label in (("s10", "10-item"), ("s100k", "100,000-item")):
             times = [r[LAST_WORD] for r in opened[sid]]
@@ -299,6 +321,9 @@ def main() -> int:
             print(f"  {verdict(ok)} {label:<13} {ms(statistics.median(times))}   bare app {ms(bare_median)}   "
                   f"ratio {ratio:.2f} x   bar <= 2.00 x   (runs {', '.join(f'{t * 1000:.0f}' for t in times)} ms)")
             print(f"       {cpu_line([r[f'cpu:{LAST_WORD}'] for r in opened[sid]], bare_open_cpu)}")
+            if before_env:
+                print(before_line([r[LAST_WORD] for r in opened_before[sid]],
+                                  [r[f"cpu:{LAST_WORD}"] for r in opened_before[sid]], bare_open, bare_open_cpu))
         rss = max(r["rss_mb"] for r in opened["s100k"])
         ok = rss <= 120
         results.append(ok)
@@ -321,6 +346,7 @@ def main() -> int:
         # Cold start of an empty desk, ours and the bare app alternated.
         cold_db = folder / "cold.db"
         ours, first, echo, bare, bare_echo, ours_cpu, bare_cpu = [], [], [], [], [], [], []
+        cold_before: list[dict[str, float]] = []
         for _ in range(args.runs):
             peer = launch(bare_argv("bare Textual app"), ["bare Textual app"], type_after="zq")
             bare.append(peer["bare Textual app"])
@@ -330,6 +356,10 @@ def main() -> int:
             result = launch([command, "--db", str(cold_db), "--config", config],
                             ["Write as the customer", "Handoffs"], type_after="zq")
             first.append(result["Write as the customer"])
+            if before_env:
+                cold_db.unlink(missing_ok=True)
+                cold_before.append(launch([command, "--db", str(cold_db), "--config", config],
+                                          ["Write as the customer", "Handoffs"], type_after="zq", run_env=before_env))
             ours.append(result["Handoffs"])
             ours_cpu.append(result["cpu:Handoffs"])
             echo.append(result["echo"])
@@ -340,6 +370,8 @@ def main() -> int:
         print(f"  {verdict(ok)} ours {ms(statistics.median(ours))}  bare Textual app {ms(statistics.median(bare))}"
               f"   ratio {ratio:.2f} x   bar <= 1.60 x")
         print(f"       {cpu_line(ours_cpu, bare_cpu)}")
+        if before_env:
+            print(before_line([r["Handoffs"] for r in cold_before], [r["cpu:Handoffs"] for r in cold_before], bare, bare_cpu))
         print(f"       runs ours: {', '.join(f'{t * 1000:.0f}' for t in ours)} ms; "
               f"bare: {', '.join(f'{t * 1000:.0f}' for t in bare)} ms")
         print(f"       first interactive frame (the prompt) at {ms(statistics.median(first)).strip()}; "
