@@ -18,11 +18,9 @@ aggregates costs), for today and 7 days (the fold of 30 days and all time reads 
 Python: minutes). The two must agree exactly.
 
 Bars (exit status 1 if one is missed), on the full 100,000 sessions, on each database:
-- today ≤ 0.5 s: the quick look must not read the table (a window of today touches about 0.5 %
-  of the sessions; a scan of 1.1 million items would take seconds);
-- every range ≤ 1 ms per session touched in it: the cost follows the window, not the table
-  (7 days of a desk taking 1,100 conversations a day then load in a few seconds at worst, in a
-  worker, behind a "Loading" line; all time over 100,000 sessions is a rare, deliberate look);
+- every range ≤ 1 s, all time included (the median of --runs): the figures are read from the
+  sessions' shares kept with the appends and their roll-up (store/figure_summary.py), so the
+  cost is a few hundred roll-up rows plus the sessions crossing the window's edges;
 - SQL and fold agree exactly.
 The fold's time is printed beside the SQL's for today and 7 days, without a bar.
 """
@@ -59,8 +57,7 @@ from tests.stats_fold import as_fold, fold  # noqa: E402
 # "Now" of the benchmark: fixed, so a kept history is measured the same way every run.
 NOW = datetime(2026, 3, 20, 12, 0, tzinfo=timezone.utc)
 DAYS = 90
-TODAY_BAR_S = 0.5
-PER_SESSION_BAR_MS = 1.0
+RANGE_BAR_S = 1.0
 FOLD_RANGES = ("today", "7d")
 
 
@@ -167,10 +164,8 @@ async def measure(where: str | Path, label: str, runs: int, full: bool) -> list[
                     missed.append(f"{label} {name}: the SQL figures differ from the fold")
             per_session_ms = 1000 * sql / max(1, figures.conversations)
             print(f"{name:<6} {figures.conversations:>9,} {sql:10.3f}s {per_session_ms:10.3f} {fold_cell:>9} {ratio_cell:>9}")
-            if full and name == "today" and sql > TODAY_BAR_S:
-                missed.append(f"{label} today: {sql:.3f} s > {TODAY_BAR_S} s")
-            if full and per_session_ms > PER_SESSION_BAR_MS:
-                missed.append(f"{label} {name}: {per_session_ms:.3f} ms per session > {PER_SESSION_BAR_MS} ms")
+            if full and sql > RANGE_BAR_S:
+                missed.append(f"{label} {name}: {sql:.3f} s > {RANGE_BAR_S} s")
     return missed
 
 

@@ -18,11 +18,12 @@ caller passes `now`, so a clock that is still running reads the same in a test a
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
-from typing import Literal, assert_never
+from typing import Any, Literal, assert_never
 
 from supportdesk import desk_state
 from supportdesk.config import SlaSettings
@@ -117,65 +118,110 @@ def _answers(item: Item) -> bool:
             assert_never(item)
 
 
-def clock(items: Iterable[Item], sla: SlaSettings, now: datetime) -> SlaClock:
-    """The clocks of a session whose log is `items`, as of `now`."""
-    state = desk_state.ConversationState()
+@dataclass(frozen=True)
+class SlaProgress:
+    """The clocks' values after the items folded so far, before `now` is known: what the stores
+    keep beside each session (as they keep `desk_state`), so the figures never re-read a log.
+    `finish` reads them at `now`."""
+
     started: datetime | None = None
     waiting_since: datetime | None = None
-    answered: list[float] = []
+    answered: tuple[float, ...] = ()  # seconds, each wait that was answered, in order
     resolution: float | None = None
-    waits: dict[WaitingOn, float] = {}
-    staff_acted = False
-    takeovers: list[str] = []
-    called: list[str] = []
+    waits: dict[WaitingOn, float] = field(default_factory=dict)  # unrounded: the sums go on
+    staff_acted: bool = False
+    takeovers: tuple[str, ...] = ()
+    called: tuple[str, ...] = ()
     last_at: datetime | None = None
-    for item in items:
-        at = item.created_at
-        if last_at is not None:
-            on = waiting_on(state, waiting_since is not None)
-            if on is not None:
-                waits[on] = waits.get(on, 0.0) + max(0.0, (at - last_at).total_seconds())
-        last_at = at
-        before = state
-        state = desk_state.advance(state, item)
-        if isinstance(item, Message) and item.role == "customer":
-            started = started or at
-            if waiting_since is None:
-                waiting_since = at
-        elif _answers(item) and waiting_since is not None:
-            answered.append((at - waiting_since).total_seconds())
-            waiting_since = None
-        if state.state == "needs_staff" and (before.state, before.detail) != (state.state, state.detail):
-            called.append(state.detail)
-        if isinstance(item, Takeover):
-            takeovers.append(item.reason)
-        if actor_of(item) is not None and not (isinstance(item, StateChange) and item.state == "resolved"):
-            staff_acted = True
-        if state.state == "resolved" and before.state != "resolved" and started is not None:
-            resolution = (at - started).total_seconds()
-        elif state.state != "resolved":
-            resolution = None
-    if last_at is not None and last_at < now:
-        on = waiting_on(state, waiting_since is not None)
+
+    def to_json(self) -> str:
+        def stamp(at: datetime | None) -> str | None:
+            return at.isoformat() if at is not None else None
+
+        out = asdict(self)
+        out.update(started=stamp(self.started), waiting_since=stamp(self.waiting_since), last_at=stamp(self.last_at))
+        return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> SlaProgress:
+        raw: dict[str, Any] = json.loads(text)
+        for key in ("started", "waiting_since", "last_at"):
+            if raw.get(key):
+                raw[key] = datetime.fromisoformat(raw[key])
+        for key in ("answered", "takeovers", "called"):
+            raw[key] = tuple(raw.get(key, ()))
+        return cls(**raw)
+
+
+def advance(
+    progress: SlaProgress, before: desk_state.ConversationState, after: desk_state.ConversationState, item: Item
+) -> SlaProgress:
+    """The clocks after one more item, given the conversation's state before and after it (the
+    caller advances `desk_state` over the same item in the same pass: the two never disagree)."""
+    at = item.created_at
+    changes: dict[str, Any] = {"last_at": at}
+    if progress.last_at is not None:
+        on = waiting_on(before, progress.waiting_since is not None)
         if on is not None:
-            waits[on] = waits.get(on, 0.0) + (now - last_at).total_seconds()
-    if state.state == "resolved":
-        waiting_since = None  # a resolved conversation keeps nobody waiting
-    first = answered[0] if answered else None
+            waits = dict(progress.waits)
+            waits[on] = waits.get(on, 0.0) + max(0.0, (at - progress.last_at).total_seconds())
+            changes["waits"] = waits
+    if isinstance(item, Message) and item.role == "customer":
+        changes["started"] = progress.started or at
+        if progress.waiting_since is None:
+            changes["waiting_since"] = at
+    elif _answers(item) and progress.waiting_since is not None:
+        changes["answered"] = (*progress.answered, (at - progress.waiting_since).total_seconds())
+        changes["waiting_since"] = None
+    if after.state == "needs_staff" and (before.state, before.detail) != (after.state, after.detail):
+        changes["called"] = (*progress.called, after.detail)
+    if isinstance(item, Takeover):
+        changes["takeovers"] = (*progress.takeovers, item.reason)
+    if actor_of(item) is not None and not (isinstance(item, StateChange) and item.state == "resolved"):
+        changes["staff_acted"] = True
+    started = changes.get("started", progress.started)
+    if after.state == "resolved" and before.state != "resolved" and started is not None:
+        changes["resolution"] = (at - started).total_seconds()
+    elif after.state != "resolved":
+        changes["resolution"] = None
+    return replace(progress, **changes)
+
+
+def finish(progress: SlaProgress, state: desk_state.ConversationState, sla: SlaSettings, now: datetime) -> SlaClock:
+    """The clocks of a conversation whose log folded to `progress` and `state`, as of `now`."""
+    waits = dict(progress.waits)
+    if progress.last_at is not None and progress.last_at < now:
+        on = waiting_on(state, progress.waiting_since is not None)
+        if on is not None:
+            waits[on] = waits.get(on, 0.0) + (now - progress.last_at).total_seconds()
+    # a resolved conversation keeps nobody waiting
+    waiting_since = None if state.state == "resolved" else progress.waiting_since
+    answered = progress.answered
     result = SlaClock(
-        started=started,
-        first_response=first,
+        started=progress.started,
+        first_response=answered[0] if answered else None,
         next_responses=tuple(answered[1:]),
-        resolution=resolution,
+        resolution=progress.resolution,
         waiting_since=waiting_since,
         waiting_for=None if waiting_since is None else ("first_response" if not answered else "next_response"),
         waits={on: round(seconds, 3) for on, seconds in waits.items()},
         state=state,
-        staff_acted=staff_acted,
-        takeover_reasons=tuple(takeovers),
-        needs_staff_reasons=tuple(called),
+        staff_acted=progress.staff_acted,
+        takeover_reasons=progress.takeovers,
+        needs_staff_reasons=progress.called,
     )
     return _with_breaches(result, sla, now)
+
+
+def clock(items: Iterable[Item], sla: SlaSettings, now: datetime) -> SlaClock:
+    """The clocks of a session whose log is `items`, as of `now`: the fold of `advance`."""
+    state = desk_state.ConversationState()
+    progress = SlaProgress()
+    for item in items:
+        after = desk_state.advance(state, item)
+        progress = advance(progress, state, after, item)
+        state = after
+    return finish(progress, state, sla, now)
 
 
 def _with_breaches(c: SlaClock, sla: SlaSettings, now: datetime) -> SlaClock:

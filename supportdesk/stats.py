@@ -21,9 +21,6 @@ if TYPE_CHECKING:
     from supportdesk.sla import SlaFigures
     from supportdesk.store import Store
 
-# How many sessions the SLA fold reads per page (it folds each session's log: `sla.clock`).
-SLA_PAGE = 200
-
 RangeName = Literal["today", "7d", "30d", "all"]
 RANGES: tuple[RangeName, ...] = get_args(RangeName)
 RANGE_TITLES: dict[RangeName, str] = {"today": "today", "7d": "last 7 days", "30d": "last 30 days", "all": "all time"}
@@ -138,23 +135,13 @@ async def desk_stats(
 async def sla_figures(
     store: Store, config: DeskConfig | None, since: datetime | None, until: datetime, now: datetime
 ) -> SlaFigures:
-    """The SLA fold (`supportdesk/sla.py`) over every conversation started in the window, as of `now`."""
+    """The SLA figures (`supportdesk/sla.py`) over every conversation started in the window, as of
+    `now`: each conversation's clocks as the store keeps them with the appends, read at `now`."""
     from supportdesk.config import SlaSettings
-    from supportdesk.sla import clock, figures
+    from supportdesk.sla import figures, finish
 
     targets = config.desk.sla if config is not None else SlaSettings()
-    clocks = []
-    offset = 0
-    while True:
-        page = await store.list_sessions(limit=SLA_PAGE, offset=offset)
-        for info in page:
-            if (since is None or info.created_at >= since) and info.created_at <= until and info.item_count:
-                clocks.append(clock(await store.range(info.id, 1, info.item_count), targets, now))
-        if len(page) < SLA_PAGE:
-            break
-        if since is not None and page[-1].updated_at < since:
-            break  # newest activity first: later pages were last touched, so created, before the window
-        offset += SLA_PAGE
+    clocks = [finish(progress, state, targets, now) for state, progress in await store.sla_progress(since, until)]
     return figures(clocks, targets)
 
 

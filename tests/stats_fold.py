@@ -146,3 +146,42 @@ def as_fold(figures) -> dict:
         "notices": dict(sorted(figures.notices.items())),
         "usage": sorted((u.agent, u.model, u.input_tokens, u.output_tokens, u.reported) for u in figures.usage),
     }
+
+
+# --- taking a database back to before the figures' summaries (schema migration 10 / PostgreSQL 5) ---
+
+FIGURE_INDEXES = (
+    "sessions_by_span_end",
+    "sessions_by_span_start",
+    "sessions_by_asked",
+    "sessions_by_answer",
+    "sessions_by_resolved",
+    "sessions_by_resolution",
+    "sessions_by_creation",
+)
+FIGURE_COLUMNS = (
+    "span_first",
+    "span_last",
+    "asked_us",
+    "answer_ms",
+    "resolved_us",
+    "resolution_ms",
+    "figure_summary",
+    "sla_summary",
+)
+
+
+def drop_figure_summaries_sqlite(conn) -> None:
+    """Undo SQLite's migration 10 on an open sqlite3 connection (the caller sets user_version)."""
+    for index in FIGURE_INDEXES:
+        conn.execute(f"DROP INDEX {index}")
+    conn.execute("DROP TABLE figure_rollup")
+    for column in FIGURE_COLUMNS:
+        conn.execute(f"ALTER TABLE sessions DROP COLUMN {column}")
+
+
+async def drop_figure_summaries_pg(conn) -> None:
+    """Undo PostgreSQL's migration 5 on an asyncpg connection (the caller sets the version)."""
+    await conn.execute("DROP TABLE figure_rollup")
+    await conn.execute("DROP INDEX sessions_by_creation")
+    await conn.execute("ALTER TABLE sessions " + ", ".join(f"DROP COLUMN {c}" for c in FIGURE_COLUMNS))

@@ -131,3 +131,74 @@ def test_the_stats_command_prints_the_sla_figures(tmp_path) -> None:
     assert sla["conversations"] == 2 and sla["takeover_reasons"] == {"VIP": 1}
     assert sla["first_response"]["count"] == 2 and sla["ai_containment"]["contained"] == 1
     assert sla["targets_s"] == {"first_response": 300.0, "next_response": 900.0, "resolution": 86400.0}
+
+
+def _random_item(rng, step: int):
+    from supportdesk.items import Handoff, Notice, Release, TagChange
+
+    agent = rng.choice(["triage", "billing"])
+    match rng.randrange(9):
+        case 0 | 1:
+            return Message(role="customer", text="?", agent=agent)
+        case 2 | 3:
+            return Message(role=rng.choice(["agent", "agent", "staff"]), text="ok", agent=agent)
+        case 4:
+            return Notice(notice_kind=rng.choice(["limit", "human_requested", "provider_error", "info"]), text="n", agent=agent)
+        case 5:
+            return rng.choice([
+                Takeover(person="dana", reason=rng.choice(["", "VIP", "angry"]), agent=agent),
+                Release(person="dana", to_agent="billing", agent=agent),
+            ])
+        case 6:
+            return StaffReply(person="dana", text="here", agent=agent)
+        case 7:
+            state = rng.choice(["resolved", "snoozed", "needs_staff", "ai"])
+            until = at(step * 50 + 500) if state == "snoozed" else None
+            return StateChange(person="dana", state=state, until=until, agent=agent)
+        case _:
+            return rng.choice([
+                Handoff(from_agent=agent, to_agent="senior", reason="r", handoff_kind="escalate", agent=agent),
+                TagChange(person="dana", added=["vip"], agent=agent),
+            ])
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_the_kept_clocks_equal_the_fold_of_the_log_after_random_appends(where, seed) -> None:
+    """The stores advance the SLA clocks with every append (`sla.advance`, in the same pass as the
+    desk state); read at a fixed `now` they equal `sla.clock` over the stored log, and so do the
+    figures `supportdesk stats` prints."""
+    import random
+    from dataclasses import replace
+
+    from supportdesk.sla import finish
+
+    rng = random.Random(seed)
+    async with await open_store(where) as store:
+        now = [T0]
+        store.clock = lambda: now[0]
+        ids: list[str] = []
+        for step in range(60):
+            now[0] = at(step * 37 + rng.choice([0, 0.5, 90]))
+            if not ids or rng.random() < 0.2:
+                ids.append((await store.create_session("triage", first=[_random_item(rng, step)])).id)
+            else:
+                await store.append(rng.choice(ids), [_random_item(rng, step) for _ in range(rng.randint(1, 3))])
+        for when in (at(100), NOW, at(99_999)):
+            kept = await store.sla_progress(None, when)
+            infos = sorted((i for i in await store.list_sessions(limit=100) if i.item_count), key=lambda i: (i.created_at, i.id))
+            infos = [i for i in infos if i.created_at <= when]
+            logs = [await store.range(i.id, 1, i.item_count) for i in infos]
+            assert len(kept) == len(logs) and (len(logs) > 3 or when == at(100))
+            for (state, progress), log in zip(kept, logs):
+                expected = clock(log, SLA, when)
+                got = finish(progress, state, SLA, when)
+                assert (got.state.state, got.state.detail) == (expected.state.state, expected.state.detail)
+                assert replace(got, state=expected.state) == expected
+            stats = await desk_stats(store, _config(), "all", when)
+            assert stats.sla == figures([clock(log, SLA, when) for log in logs], SLA)
+
+
+def _config():
+    config = load_desk(REPO / "agents.toml").model_copy(deep=True)
+    config.desk.sla = SLA
+    return config

@@ -19,6 +19,7 @@ from supportdesk.store import SessionStore, Store, open_store
 from supportdesk.store import sessions as store_sql
 from supportdesk.store.schema import DESK_FOLD_VERSION, DESK_SUMMARY_VERSION, MIGRATIONS
 from tests.test_store import StepClock, pytest_generate_tests, store, where  # noqa: F401  (the contract's fixtures)
+from tests.stats_fold import drop_figure_summaries_pg, drop_figure_summaries_sqlite
 
 REPO = Path(__file__).resolve().parents[1]
 LATER = datetime(2030, 1, 1, tzinfo=timezone.utc)  # after every time the tests write
@@ -132,6 +133,7 @@ async def test_opening_an_older_file_folds_every_session_once(tmp_path: Path) ->
         expected = fold(await fresh.range("old1", 1, 99), start("triage"))
     # Take the file back to before the summary existed.
     with sqlite3.connect(path) as conn:
+        drop_figure_summaries_sqlite(conn)
         conn.execute("DROP INDEX sessions_by_desk_state")
         conn.execute("ALTER TABLE sessions DROP COLUMN desk_summary")
         conn.execute("ALTER TABLE sessions DROP COLUMN desk_state")
@@ -171,6 +173,7 @@ async def test_opening_a_file_from_before_the_denied_rule_folds_the_sessions_wit
     async with await SessionStore.open(path) as fresh:
         old, untouched = await _two_sessions_kept_by_the_old_rule(fresh)
     with sqlite3.connect(path) as conn:
+        drop_figure_summaries_sqlite(conn)
         conn.execute("UPDATE sessions SET desk_state = 'ai', desk_summary = ? WHERE id = 'denied'", (old,))
         conn.execute("UPDATE sessions SET desk_summary = ? WHERE id = 'plain'", (untouched,))
         conn.execute(f"PRAGMA user_version = {DESK_FOLD_VERSION - 1}")
@@ -191,6 +194,7 @@ async def test_opening_a_postgresql_database_from_before_the_denied_rule_folds_t
         assert isinstance(fresh, PostgresStore)
         old, untouched = await _two_sessions_kept_by_the_old_rule(fresh)
         async with fresh._pool.acquire() as conn:
+            await drop_figure_summaries_pg(conn)
             await conn.execute("UPDATE sessions SET desk_state = 'ai', desk_summary = $1 WHERE id = 'denied'", old)
             await conn.execute("UPDATE sessions SET desk_summary = $1 WHERE id = 'plain'", untouched)
             await conn.execute("UPDATE supportdesk_meta SET value = $1 WHERE key = 'schema_version'",
@@ -239,6 +243,7 @@ async def test_opening_an_older_postgresql_database_folds_every_session_once(pg_
         expected = fold(await fresh.range("old1", 1, 99), start("triage"))
         # Take the database back to before the summary existed.
         async with fresh._pool.acquire() as conn:
+            await drop_figure_summaries_pg(conn)
             await conn.execute("DROP INDEX sessions_by_desk_state")
             await conn.execute("ALTER TABLE sessions DROP COLUMN desk_summary, DROP COLUMN desk_state")
             await conn.execute("UPDATE supportdesk_meta SET value = $1 WHERE key = 'schema_version'",

@@ -90,6 +90,42 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX IF NOT EXISTS items_messages_by_time ON items (created_at, seq, session_id) WHERE search IS NOT NULL;
     """,
+    # 5: each session's share of the desk's figures, kept by the appends, and the roll-up of
+    # those shares by the day and hour their spans begin and end (SQLite's migration 9).
+    # Sessions already here are folded once after this migration (`_migrate`).
+    """
+    ALTER TABLE sessions ADD COLUMN span_first bigint;
+    ALTER TABLE sessions ADD COLUMN span_last bigint;
+    ALTER TABLE sessions ADD COLUMN asked_us bigint;
+    ALTER TABLE sessions ADD COLUMN answer_ms bigint;
+    ALTER TABLE sessions ADD COLUMN resolved_us bigint;
+    ALTER TABLE sessions ADD COLUMN resolution_ms bigint;
+    ALTER TABLE sessions ADD COLUMN figure_summary text;
+    ALTER TABLE sessions ADD COLUMN sla_summary text;
+    CREATE INDEX sessions_by_span_end ON sessions (span_last, span_first);
+    CREATE INDEX sessions_by_span_start ON sessions (span_first, span_last);
+    CREATE INDEX sessions_by_asked ON sessions (asked_us, answer_ms);
+    CREATE INDEX sessions_by_answer ON sessions (answer_ms, asked_us) WHERE answer_ms IS NOT NULL;
+    CREATE INDEX sessions_by_resolved ON sessions (resolved_us, resolution_ms, status);
+    CREATE INDEX sessions_by_resolution ON sessions (resolution_ms, resolved_us, status) WHERE resolution_ms IS NOT NULL;
+    -- the SLA figures read the conversations started in a window
+    CREATE INDEX sessions_by_creation ON sessions (created_at);
+    CREATE TABLE figure_rollup (
+        grain text NOT NULL,
+        lo    bigint NOT NULL,
+        hi    bigint NOT NULL,
+        what  text COLLATE "C" NOT NULL,
+        a     text COLLATE "C" NOT NULL,
+        b     text COLLATE "C" NOT NULL,
+        c     text COLLATE "C" NOT NULL,
+        n     bigint NOT NULL,
+        x     bigint NOT NULL,
+        y     bigint NOT NULL,
+        z     bigint NOT NULL,
+        PRIMARY KEY (grain, lo, hi, what, a, b, c)
+    );
+    CREATE INDEX figure_rollup_by_end ON figure_rollup (grain, hi, lo);
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
@@ -98,3 +134,5 @@ DESK_SUMMARY_VERSION = 2
 # The last migration that changed what the summary holds: a database older than this folds the
 # logs of the sessions it left without one.
 DESK_FOLD_VERSION = 3
+# The migration that added each session's share of the figures: an older database folds its logs.
+FIGURES_VERSION = 5

@@ -30,12 +30,16 @@ from typing import Any, assert_never
 
 import asyncpg
 
-from supportdesk.desk_state import ConversationState, DeskFilter, advance, fold, start
+from supportdesk.desk_state import ConversationState, DeskFilter, advance, start
 from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
 from supportdesk.store.location import StoreLocation, scrub
-from supportdesk.store.figures import DeskFigures
+from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.pg_figures import read_figures
-from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_FOLD_VERSION, MIGRATIONS, TABLES
+from supportdesk.store import figure_summary
+from supportdesk.store.figure_summary import FigureSummary, rollup_delta
+from supportdesk import sla
+from supportdesk.sla import SlaProgress
+from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS, TABLES
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
@@ -118,9 +122,37 @@ SQL_USAGE_TOTALS = (
 )
 # Where the session stood before an append, its row locked until the append commits, so two
 # appends to one session advance the state one after the other (SQL_APPEND then sets it).
-SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent FROM sessions WHERE id = $1 FOR UPDATE"
+SQL_DESK_BEFORE = (
+    "SELECT item_count, desk_summary, entry_agent, figure_summary, created_at, sla_summary, status FROM sessions WHERE id = $1 FOR UPDATE"
+)
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
 SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = $2, desk_summary = $3 WHERE id = $1"
+# The session's share of the figures (migration 5): its columns, and the roll-up rows it moves
+# (store/figure_summary.py), in the order of the roll-up's key so concurrent appends lock rows
+# in one order. A roll-up row emptied by a session moving on is dropped.
+SQL_SET_FIGURES = (
+    "UPDATE sessions SET span_first = $2, span_last = $3, asked_us = $4, answer_ms = $5, resolved_us = $6, "
+    "resolution_ms = $7, figure_summary = $8, sla_summary = $9 WHERE id = $1"
+)
+# The SLA figures' conversations: created in the window, with items (an index range on creation).
+SQL_SLA_PROGRESS = (
+    "SELECT desk_summary, sla_summary FROM sessions WHERE created_at >= $1 AND created_at <= $2 AND item_count > 0 "
+    "ORDER BY created_at, id"
+)
+_ROLLUP_ROWS = (
+    "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], "
+    "$8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[]) AS t(grain, lo, hi, what, a, b, c, n, x, y, z)"
+)
+SQL_ROLLUP_ADD = f"""
+    INSERT INTO figure_rollup AS r (grain, lo, hi, what, a, b, c, n, x, y, z)
+    SELECT * FROM {_ROLLUP_ROWS} ORDER BY grain, lo, hi, what, a, b, c
+    ON CONFLICT (grain, lo, hi, what, a, b, c) DO UPDATE SET
+        n = r.n + excluded.n, x = r.x + excluded.x, y = r.y + excluded.y, z = r.z + excluded.z
+"""
+SQL_ROLLUP_DROP_EMPTY = f"""
+    DELETE FROM figure_rollup AS r USING {_ROLLUP_ROWS}
+    WHERE r.n = 0 AND (r.grain, r.lo, r.hi, r.what, r.a, r.b, r.c) = (t.grain, t.lo, t.hi, t.what, t.a, t.b, t.c)
+"""
 SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT $1"
 SQL_DESK_TAGS = (
     "SELECT DISTINCT t FROM sessions, jsonb_array_elements_text(sessions.desk_summary::jsonb -> 'tags') AS t ORDER BY t"
@@ -287,15 +319,60 @@ def _item(row: asyncpg.Record) -> Item:
     return item_from_json(row[0])
 
 
-async def _whole_log_state(conn: asyncpg.Connection, session_id: str, entry_agent: str) -> ConversationState:
-    """The state folded from the whole log (a fork, an import, a database before migration 2)."""
-    return fold((_item(r) for r in await conn.fetch(SQL_WHOLE_LOG, session_id)), start(entry_agent))
+async def _whole_log(
+    conn: asyncpg.Connection, session_id: str, entry_agent: str, created_at: datetime, status: str
+) -> tuple[ConversationState, FigureSummary, SlaProgress]:
+    """The state, the figures' share and the SLA clocks folded from the whole log (a fork, an
+    import, a database before migration 5)."""
+    state, share, progress = start(entry_agent), figure_summary.start(entry_agent, created_at, status), SlaProgress()
+    for item in (_item(r) for r in await conn.fetch(SQL_WHOLE_LOG, session_id)):
+        state, share, progress = _advance_all(state, share, progress, item)
+    return state, share, progress
 
 
-async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str) -> None:
-    entry_agent = await conn.fetchval("SELECT entry_agent FROM sessions WHERE id = $1", session_id)
-    state = await _whole_log_state(conn, session_id, entry_agent)
-    await conn.execute(SQL_SET_SUMMARY, session_id, state.state, state.to_json())
+def _advance_all(
+    state: ConversationState, share: FigureSummary, progress: SlaProgress, item: Item
+) -> tuple[ConversationState, FigureSummary, SlaProgress]:
+    """Every kept fold, one more item: the desk state, the figures' share and the SLA clocks
+    (which read the state before and after the item, so the two cannot disagree)."""
+    after = advance(state, item)
+    return after, figure_summary.advance(share, item), sla.advance(progress, state, after, item)
+
+
+def _share(text: str | None) -> FigureSummary | None:
+    return FigureSummary.from_json(text) if text else None
+
+
+async def _keep_share(
+    conn: asyncpg.Connection,
+    session_id: str,
+    kept: FigureSummary | None,
+    share: FigureSummary | None,
+    progress: SlaProgress | None = None,
+) -> None:
+    """Move the session's share of the figures from `kept` (what the roll-up holds) to `share`
+    (None: the session is going away)."""
+    delta = rollup_delta(kept, share)
+    if delta:
+        await conn.execute(SQL_ROLLUP_ADD, *[list(column) for column in zip(*delta)])
+        emptied = [row for row in delta if row[7] < 0]
+        if emptied:
+            await conn.execute(SQL_ROLLUP_DROP_EMPTY, *[list(column) for column in zip(*emptied)])
+    if share is not None:
+        columns = (share.first_us, share.last_us, share.asked_us, share.answer_ms, share.resolved_us, share.resolution_ms)
+        await conn.execute(SQL_SET_FIGURES, session_id, *columns, share.to_json(), (progress or SlaProgress()).to_json())
+
+
+async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str, desk: bool = True) -> None:
+    """Fold a session's log and keep the results as its summaries; `desk` False keeps its desk
+    state as it is (only the figures' share and the clocks were missing)."""
+    entry_agent, created_at, figures, status = await conn.fetchrow(
+        "SELECT entry_agent, created_at, figure_summary, status FROM sessions WHERE id = $1", session_id
+    )
+    state, share, progress = await _whole_log(conn, session_id, entry_agent, created_at, status)
+    if desk:
+        await conn.execute(SQL_SET_SUMMARY, session_id, state.state, state.to_json())
+    await _keep_share(conn, session_id, _share(figures), share, progress)
 
 
 def desk_where(where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
@@ -412,9 +489,10 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
             await conn.execute("CREATE TABLE IF NOT EXISTS supportdesk_meta (key text PRIMARY KEY, value text NOT NULL)")
         for number in range(version + 1, CURRENT_VERSION + 1):
             await conn.execute(MIGRATIONS[number - 1])
-        if version < DESK_FOLD_VERSION:
-            for (session_id,) in await conn.fetch("SELECT id FROM sessions WHERE desk_summary IS NULL"):
-                await _keep_whole_log_state(conn, session_id)
+        if version < DESK_FOLD_VERSION or version < FIGURES_VERSION:
+            lacking = "SELECT id, desk_summary IS NULL FROM sessions WHERE desk_summary IS NULL OR figure_summary IS NULL"
+            for session_id, lacks_desk in await conn.fetch(lacking):
+                await _keep_whole_log_state(conn, session_id, desk=lacks_desk)
         await conn.execute(
             "INSERT INTO supportdesk_meta (key, value) VALUES ('schema_version', $1) "
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -729,13 +807,19 @@ class PostgresStore:
                 try:
                     async with self._pool.acquire() as conn, conn.transaction():
                         await conn.fetch(insert, *params)
+                        await _keep_share(conn, sid, None, figure_summary.start(entry_agent, now))
                         await self._append_on(conn, sid, first, now)
                 except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
                     raise self._failed(exc) from None
                 info = await self.get_session(sid)
                 assert info is not None
                 return info
-            rows = await self._fetch(insert, *params)
+            try:
+                async with self._pool.acquire() as conn, conn.transaction():
+                    rows = await conn.fetch(insert, *params)
+                    await _keep_share(conn, sid, None, figure_summary.start(entry_agent, now))
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+                raise self._failed(exc) from None
         except StoreError:
             if await self.get_session(sid) is not None:
                 raise StoreError(f"a session {sid!r} already exists") from None
@@ -792,20 +876,41 @@ class PostgresStore:
         return int(rows[0][0])
 
     async def set_status(self, session_id: str, status: str) -> None:
-        await self._fetch(
-            f"""WITH s AS (UPDATE sessions SET status = $2 WHERE id = $1 RETURNING item_count)
-            SELECT pg_notify('{CHANNEL}', item_count || ' 0 ' || $1) FROM s""",
-            session_id,
-            status,
-        )
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                # The row's lock orders this with the session's appends; a waiting status holds
+                # back the session's resolution in the figures' roll-up.
+                row = await conn.fetchrow(
+                    "SELECT figure_summary, sla_summary FROM sessions WHERE id = $1 FOR UPDATE", session_id
+                )
+                await conn.fetch(
+                    f"""WITH s AS (UPDATE sessions SET status = $2 WHERE id = $1 RETURNING item_count)
+                    SELECT pg_notify('{CHANNEL}', item_count || ' 0 ' || $1) FROM s""",
+                    session_id,
+                    status,
+                )
+                if row is not None and row[0]:
+                    kept = FigureSummary.from_json(row[0])
+                    progress = SlaProgress.from_json(row[1]) if row[1] else None
+                    await _keep_share(conn, session_id, kept, figure_summary.with_status(kept, status), progress)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
 
     async def delete_session(self, session_id: str) -> bool:
-        # Items, context keys and usage totals go with it: ON DELETE CASCADE.
-        rows = await self._fetch(
-            f"""WITH d AS (DELETE FROM sessions WHERE id = $1 RETURNING id)
-            SELECT pg_notify('{CHANNEL}', '0 1 ' || id) FROM d""",
-            session_id,
-        )
+        # Items, context keys and usage totals go with it: ON DELETE CASCADE; its share of the
+        # figures leaves the roll-up.
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                kept = await conn.fetchrow("SELECT figure_summary FROM sessions WHERE id = $1 FOR UPDATE", session_id)
+                if kept is not None:
+                    await _keep_share(conn, session_id, _share(kept[0]), None)
+                rows = await conn.fetch(
+                    f"""WITH d AS (DELETE FROM sessions WHERE id = $1 RETURNING id)
+                    SELECT pg_notify('{CHANNEL}', '0 1 ' || id) FROM d""",
+                    session_id,
+                )
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
         return bool(rows)
 
     # --- the log --------------------------------------------------------------------------------
@@ -851,13 +956,17 @@ class PostgresStore:
         before = await conn.fetchrow(SQL_DESK_BEFORE, session_id)
         if before is None:
             raise StoreError(f"no session {session_id!r}")
-        count, summary, entry_agent = before
+        count, summary, entry_agent, figures, created_at, clocks, status = before
         state = ConversationState.from_json(summary) if summary else start(entry_agent)
-        if state.seq != count:
-            state = await _whole_log_state(conn, session_id, entry_agent)
+        kept = share = _share(figures)
+        progress = SlaProgress.from_json(clocks) if clocks else None
+        if state.seq != count or share is None or share.seq != count or progress is None:
+            state, share, progress = await _whole_log(conn, session_id, entry_agent, created_at, status)
         for n, item in enumerate(items, start=1):
-            state = advance(state, item.model_copy(update={"seq": count + n, "created_at": now}))
+            stamped = item.model_copy(update={"seq": count + n, "created_at": now})
+            state, share, progress = _advance_all(state, share, progress, stamped)
         rows = await conn.fetch(SQL_APPEND, *self._append_args(session_id, items, now), state.state, state.to_json())
+        await _keep_share(conn, session_id, kept, share, progress)
         return int(rows[0][0])
 
     async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
@@ -938,6 +1047,10 @@ class PostgresStore:
         return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
 
     # --- search and fork ---------------------------------------------------------------------
+
+    async def sla_progress(self, since: datetime | None, until: datetime) -> list[tuple[ConversationState, SlaProgress]]:
+        rows = await self._fetch(SQL_SLA_PROGRESS, since or EPOCH, until)
+        return [(ConversationState.from_json(state), SlaProgress.from_json(clocks)) for state, clocks in rows]
 
     async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:
         try:

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, field_validator
 
 from supportdesk.desk_state import ConversationState, DeskFilter
+from supportdesk.sla import SlaProgress
 from supportdesk.items import Handoff, Item
 from supportdesk.store.figures import DeskFigures
 
@@ -291,7 +292,14 @@ class Store(Protocol):
         """Aggregates of every session's log over `since <= created_at < until` (None: from
         the beginning), computed by the database: conversations per agent, handoffs, first
         answer and resolution times, refunds and credits, notices, token usage
-        (`store/figures.py` defines each). Its cost follows the sessions touched in the window."""
+        (`store/figures.py` defines each), read from the sessions' kept shares and their roll-up:
+        a few hundred rows plus the sessions crossing the window's edges, whatever the window."""
+        ...
+
+    async def sla_progress(self, since: datetime | None, until: datetime) -> list[tuple[ConversationState, SlaProgress]]:
+        """The kept state and SLA clocks (`sla.advance`, folded with the appends) of every
+        conversation with items created in `since <= created_at <= until`: `sla.finish` reads
+        them at a `now`, without reading a log."""
         ...
 
     # --- search and fork ---

@@ -170,6 +170,46 @@ MIGRATIONS: list[str] = [
     DROP INDEX IF EXISTS items_by_kind;
     CREATE INDEX items_by_kind ON items (session_id, kind, seq) WHERE kind <> 'message';
     """,
+    # 10: each session's share of the desk's figures (store/figure_summary.py), kept by the
+    # appends: its span (creation and item times, in microseconds since the epoch) and its
+    # durations as indexed columns, the whole share as JSON, and the share added to a roll-up by
+    # the day and by the hour in which its span begins and ends, so the figures of any window
+    # read a few hundred roll-up rows plus the sessions crossing its edges (store/figures.py).
+    # Sessions already in the file are folded once right after this migration
+    # (`sessions.backfill_figures`).
+    """
+    ALTER TABLE sessions ADD COLUMN span_first INTEGER;
+    ALTER TABLE sessions ADD COLUMN span_last INTEGER;
+    ALTER TABLE sessions ADD COLUMN asked_us INTEGER;
+    ALTER TABLE sessions ADD COLUMN answer_ms INTEGER;
+    ALTER TABLE sessions ADD COLUMN resolved_us INTEGER;
+    ALTER TABLE sessions ADD COLUMN resolution_ms INTEGER;
+    ALTER TABLE sessions ADD COLUMN figure_summary TEXT;
+    ALTER TABLE sessions ADD COLUMN sla_summary TEXT;
+    CREATE INDEX sessions_by_span_end ON sessions (span_last, span_first);
+    CREATE INDEX sessions_by_span_start ON sessions (span_first, span_last);
+    CREATE INDEX sessions_by_asked ON sessions (asked_us, answer_ms);
+    CREATE INDEX sessions_by_answer ON sessions (answer_ms, asked_us) WHERE answer_ms IS NOT NULL;
+    CREATE INDEX sessions_by_resolved ON sessions (resolved_us, resolution_ms, status);
+    CREATE INDEX sessions_by_resolution ON sessions (resolution_ms, resolved_us, status) WHERE resolution_ms IS NOT NULL;
+    -- the SLA figures read the conversations started in a window
+    CREATE INDEX sessions_by_creation ON sessions (created_at);
+    CREATE TABLE figure_rollup (
+        grain TEXT NOT NULL,  -- 'd' or 'h': lo and hi count days or hours since the epoch
+        lo    INTEGER NOT NULL,
+        hi    INTEGER NOT NULL,
+        what  TEXT NOT NULL,
+        a     TEXT NOT NULL,
+        b     TEXT NOT NULL,
+        c     TEXT NOT NULL,
+        n     INTEGER NOT NULL,
+        x     INTEGER NOT NULL,
+        y     INTEGER NOT NULL,
+        z     INTEGER NOT NULL,
+        PRIMARY KEY (grain, lo, hi, what, a, b, c)
+    ) WITHOUT ROWID;
+    CREATE INDEX figure_rollup_by_end ON figure_rollup (grain, hi, lo);
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
@@ -178,3 +218,5 @@ DESK_SUMMARY_VERSION = 7
 # The last migration that changed what the summary holds: opening a file older than this folds
 # the logs of the sessions it left without one.
 DESK_FOLD_VERSION = 8
+# The migration that added each session's share of the figures: an older file folds its logs.
+FIGURES_VERSION = 10

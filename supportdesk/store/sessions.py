@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar, assert_never, cast
 
 import aiosqlite
-from supportdesk.desk_state import ConversationState, DeskFilter, advance, fold, start
+from supportdesk.desk_state import ConversationState, DeskFilter, advance, start
 from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
 from supportdesk.store.location import default_db_path, parse_location
 from supportdesk.store.protocol import (
@@ -38,8 +38,12 @@ from supportdesk.store.protocol import (
     StoreLocationError,
     search_terms,
 )
-from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_VERSION, MIGRATIONS
-from supportdesk.store.figures import DeskFigures
+from supportdesk.store import figure_summary
+from supportdesk.store.figure_summary import FigureSummary, rollup_delta
+from supportdesk import sla
+from supportdesk.sla import SlaProgress
+from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS
+from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease
 from supportdesk.text import one_line
@@ -121,8 +125,30 @@ SQL_APPEND_HEAD = """
 SQL_APPEND_HEAD_SAME_STATE = SQL_APPEND_HEAD.replace("        desk_state = :state,\n", "")
 assert SQL_APPEND_HEAD_SAME_STATE != SQL_APPEND_HEAD
 # Where the session stood before an append (the append advances it over the new items).
-SQL_DESK_BEFORE = "SELECT item_count, desk_summary, entry_agent, desk_state FROM sessions WHERE id = ?"
+SQL_DESK_BEFORE = (
+    "SELECT item_count, desk_summary, entry_agent, desk_state, figure_summary, created_at, sla_summary, status "
+    "FROM sessions WHERE id = ?"
+)
 SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = ?, desk_summary = ? WHERE id = ?"
+# The session's share of the figures (schema migration 10): its columns, and the roll-up rows
+# it moves (store/figure_summary.py). A roll-up row emptied by a session moving on is dropped.
+SQL_SET_FIGURES = (
+    "UPDATE sessions SET span_first = ?, span_last = ?, asked_us = ?, answer_ms = ?, resolved_us = ?, "
+    "resolution_ms = ?, figure_summary = ?, sla_summary = ? WHERE id = ?"
+)
+# The SLA figures' conversations: created in the window, with items (an index range on creation).
+SQL_SLA_PROGRESS = (
+    "SELECT desk_summary, sla_summary FROM sessions WHERE created_at >= ? AND created_at <= ? AND item_count > 0 "
+    "ORDER BY created_at, id"
+)
+SQL_ROLLUP_ADD = """
+    INSERT INTO figure_rollup (grain, lo, hi, what, a, b, c, n, x, y, z) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (grain, lo, hi, what, a, b, c) DO UPDATE SET
+        n = n + excluded.n, x = x + excluded.x, y = y + excluded.y, z = z + excluded.z
+"""
+SQL_ROLLUP_DROP_EMPTY = (
+    "DELETE FROM figure_rollup WHERE grain = ? AND lo = ? AND hi = ? AND what = ? AND a = ? AND b = ? AND c = ? AND n = 0"
+)
 # The inbox: the most recently active sessions with their kept state, one index range.
 SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT ?"
 # A snooze whose time (the parameter) has passed: back with staff, as desk_state.at says.
@@ -209,11 +235,17 @@ def _session(row: Sequence[Any]) -> SessionInfo:
     return SessionInfo(**dict(zip(_SESSION_COLS.split(", "), row)))
 
 
-def _whole_log_state(conn: sqlite3.Connection, session_id: str, entry_agent: str) -> ConversationState:
-    """The state folded from the whole log (a session without a kept summary: a fork, an
-    import, a file from before migration 7). Inside the caller's transaction."""
+def _whole_log(
+    conn: sqlite3.Connection, session_id: str, entry_agent: str, created_at: str, status: str
+) -> tuple[ConversationState, FigureSummary, SlaProgress]:
+    """The state and the figures' share folded from the whole log (a session without kept
+    summaries: a fork, an import, a file from before migration 10). Inside the caller's transaction."""
     rows = conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? ORDER BY seq", (session_id,))
-    return fold((_item(r) for r in rows), start(entry_agent))
+    state, share = start(entry_agent), figure_summary.start(entry_agent, datetime.fromisoformat(created_at), status)
+    progress = SlaProgress()
+    for item in (_item(r) for r in rows):
+        state, share, progress = _advance_all(state, share, progress, item)
+    return state, share, progress
 
 
 class _KeptStates:
@@ -241,32 +273,73 @@ class _KeptStates:
         self.states[text] = state
 
 
+def _advance_all(
+    state: ConversationState, share: FigureSummary, progress: SlaProgress, item: Item
+) -> tuple[ConversationState, FigureSummary, SlaProgress]:
+    """Every kept fold, one more item: the desk state, the figures' share and the SLA clocks
+    (which read the state before and after the item, so the two cannot disagree)."""
+    after = advance(state, item)
+    return after, figure_summary.advance(share, item), sla.advance(progress, state, after, item)
+
+
+def _share(text: str | None) -> FigureSummary | None:
+    return FigureSummary.from_json(text) if text else None
+
+
 def _state_before(
-    conn: sqlite3.Connection, session_id: str, kept: _KeptStates
-) -> tuple[int, ConversationState, str | None]:
-    """The session's head, its state as kept (or folded, if none was kept or it lags), and
-    the `desk_state` column as stored."""
+    conn: sqlite3.Connection, session_id: str, kept_states: _KeptStates
+) -> tuple[int, ConversationState, str | None, FigureSummary | None, FigureSummary, SlaProgress]:
+    """The session's head, its state as kept (or folded, if none was kept or it lags), the
+    `desk_state` column as stored, the figures' share the roll-up holds now (None: none yet), and
+    the share and SLA clocks to advance (folded from the log if either lags)."""
     row = conn.execute(SQL_DESK_BEFORE, (session_id,)).fetchone()
     if row is None:
         raise StoreError(f"no session {session_id!r}")
-    count, summary, entry_agent, stored = row
-    state = kept.parse(summary) if summary else start(entry_agent)
-    if state.seq != count:
-        state = _whole_log_state(conn, session_id, entry_agent)
-    return count, state, stored
+    count, summary, entry_agent, stored, figures, created_at, clocks, status = row
+    state = kept_states.parse(summary) if summary else start(entry_agent)
+    kept = share = _share(figures)
+    progress = SlaProgress.from_json(clocks) if clocks else None
+    if state.seq != count or share is None or share.seq != count or progress is None:
+        state, share, progress = _whole_log(conn, session_id, entry_agent, created_at, status)
+    return count, state, stored, kept, share, progress
 
 
-def _keep_whole_log_state(conn: sqlite3.Connection, session_id: str) -> None:
-    """Fold a session's log and keep the result as its summary (inside a write transaction)."""
-    (entry_agent,) = conn.execute("SELECT entry_agent FROM sessions WHERE id = ?", (session_id,)).fetchone()
-    state = _whole_log_state(conn, session_id, entry_agent)
-    conn.execute(SQL_SET_SUMMARY, (state.state, state.to_json(), session_id))
+def _keep_share(
+    conn: sqlite3.Connection,
+    session_id: str,
+    kept: FigureSummary | None,
+    share: FigureSummary | None,
+    progress: SlaProgress | None = None,
+) -> None:
+    """Move the session's share of the figures from `kept` (what the roll-up holds) to `share`
+    (None: the session is going away), and keep its SLA clocks' progress."""
+    delta = rollup_delta(kept, share)
+    if delta:
+        conn.executemany(SQL_ROLLUP_ADD, delta)
+        conn.executemany(SQL_ROLLUP_DROP_EMPTY, [row[:7] for row in delta if row[7] < 0])
+    if share is not None:
+        columns = (share.first_us, share.last_us, share.asked_us, share.answer_ms, share.resolved_us, share.resolution_ms)
+        clocks = (progress or SlaProgress()).to_json()
+        conn.execute(SQL_SET_FIGURES, (*columns, share.to_json(), clocks, session_id))
+
+
+def _keep_whole_log_state(conn: sqlite3.Connection, session_id: str, desk: bool = True) -> None:
+    """Fold a session's log and keep the results as its summaries (inside a write transaction);
+    `desk` False keeps its desk state as it is (only the figures' share and the clocks were missing)."""
+    entry_agent, created_at, figures, status = conn.execute(
+        "SELECT entry_agent, created_at, figure_summary, status FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    state, share, progress = _whole_log(conn, session_id, entry_agent, created_at, status)
+    if desk:
+        conn.execute(SQL_SET_SUMMARY, (state.state, state.to_json(), session_id))
+    _keep_share(conn, session_id, _share(figures), share, progress)
 
 
 def backfill_summaries(conn: sqlite3.Connection) -> None:
-    """Keep a summary for every session that has none (once, after migration 7 or 8)."""
-    for (session_id,) in conn.execute("SELECT id FROM sessions WHERE desk_summary IS NULL").fetchall():
-        _keep_whole_log_state(conn, session_id)
+    """Keep the summaries of every session that lacks one (once, after migration 7, 8 or 9)."""
+    lacking = "SELECT id, desk_summary IS NULL FROM sessions WHERE desk_summary IS NULL OR figure_summary IS NULL"
+    for session_id, lacks_desk in conn.execute(lacking).fetchall():
+        _keep_whole_log_state(conn, session_id, desk=bool(lacks_desk))
 
 
 def desk_where(where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
@@ -509,7 +582,7 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = Fal
             for statement in _split_script(MIGRATIONS[number - 1]):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
-        if version < DESK_FOLD_VERSION:
+        if version < DESK_FOLD_VERSION or version < FIGURES_VERSION:
             backfill_summaries(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute("COMMIT")
@@ -699,14 +772,14 @@ class _PreparedAppend:
         the kept summary by primary key and a fold of a few items (microseconds), so two
         processes appending to one session can never both advance from the same state."""
         session_id, when = self.session_id, self.when
-        count, state, stored = _state_before(conn, session_id, self.kept)
+        count, state, stored, kept, share, progress = _state_before(conn, session_id, self.kept)
         # One copy per item, folded here and handed back to the caller as stored.
         self.stamped = [
             item.model_copy(update={"session_id": session_id, "seq": count + n, "created_at": when})
             for n, item in enumerate(self.items, start=1)
         ]
         for item in self.stamped:
-            state = advance(state, item)
+            state, share, progress = _advance_all(state, share, progress, item)
         summary = state.to_json()
         head = SQL_APPEND_HEAD if state.state != stored else SQL_APPEND_HEAD_SAME_STATE
         moved = conn.execute(head, {**self.head, "state": state.state, "summary": summary}).fetchall()
@@ -721,6 +794,7 @@ class _PreparedAppend:
             conn.executemany(SQL_ADD_CONTEXT_KEY, [(session_id, key) for key in self.new_keys])
         if self.usage:
             conn.executemany(SQL_ADD_USAGE, [(session_id, *row) for row in self.usage])
+        _keep_share(conn, session_id, kept, share, progress)
         if backlog + len(self.rows) >= SEARCH_BATCH:
             _index_new_messages(conn)
         return int(last)
@@ -865,6 +939,7 @@ class SessionStore:
                 "desk_state, desk_summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (sid, title, now, now, entry_agent, entry_agent, channel, meta_json, fresh.state, fresh.to_json()),
             )
+            _keep_share(conn, sid, None, figure_summary.start(entry_agent, when))
             if append is not None:
                 append.run(conn)
 
@@ -923,11 +998,24 @@ class SessionStore:
         return int(rows[0][0])
 
     async def set_status(self, session_id: str, status: str) -> None:
-        await self._write(lambda conn: conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id)))
+        def tx(conn: sqlite3.Connection) -> None:
+            conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id))
+            # A waiting status holds back the session's resolution in the figures' roll-up.
+            row = conn.execute("SELECT figure_summary, sla_summary FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is not None and row[0]:
+                kept = FigureSummary.from_json(row[0])
+                progress = SlaProgress.from_json(row[1]) if row[1] else None
+                _keep_share(conn, session_id, kept, figure_summary.with_status(kept, status), progress)
+
+        await self._write(tx)
 
     async def delete_session(self, session_id: str) -> bool:
         def tx(conn: sqlite3.Connection) -> bool:
-            # Items, context keys and (by trigger) search rows go with it: ON DELETE CASCADE.
+            # Items, context keys and (by trigger) search rows go with it: ON DELETE CASCADE;
+            # its share of the figures leaves the roll-up.
+            kept = conn.execute("SELECT figure_summary FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if kept is not None:
+                _keep_share(conn, session_id, _share(kept[0]), None)
             deleted = conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
             conn.execute(SQL_LOWER_MARK)
             return deleted
@@ -1024,6 +1112,10 @@ class SessionStore:
     async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:
         path, timeout_s = self.path, self._busy_timeout_s
         return await self._run(lambda conn: _explained(lambda: read_figures(conn, since, until), path, timeout_s))
+
+    async def sla_progress(self, since: datetime | None, until: datetime) -> list[tuple[ConversationState, SlaProgress]]:
+        rows = await self._fetch(SQL_SLA_PROGRESS, ((since or EPOCH).isoformat(), until.isoformat()))
+        return [(ConversationState.from_json(state), SlaProgress.from_json(clocks)) for state, clocks in rows]
 
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
         """The newest `limit` messages holding every word (words of 3+ letters as prefixes).

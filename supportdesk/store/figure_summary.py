@@ -1,0 +1,233 @@
+"""What one session adds to the desk's figures, folded item by item as the stores append.
+
+`store/figures.py` defines the figures over a window of item times. A session whose items (and
+creation) all fall inside the window adds its whole log's share, and that share only grows with
+appends: a few counters per session (`Tallies`). The stores keep it beside the session row and add
+it to a roll-up by the hour and by the day in which the session's span begins and ends, so the
+figures of a window are the roll-up rows of the hours it holds whole, plus the few sessions that
+cross its edges, read from their items.
+
+The durations (first answer, resolution) are one value each per session, kept as columns with the
+times they are tested at (`Spans`), so their percentiles stay exact.
+
+No SQL here: a fold like `desk_state`, no clock of its own (times are the items').
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from supportdesk.items import (
+    APPROVAL_PENDING,
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
+from supportdesk.store.figures import (
+    AMOUNT_EDGES,
+    DURATION_EDGES_MS,
+    DURATIONS,
+    GRAINS,
+    MONEY_SCALE,
+    MONEY_TOOLS,
+    WAITING_STATUSES,
+    bucket_of,
+    micros,
+)
+
+# A tally's key: (what, a, b, c); its value: [n, x, y, z] (see `FigureSummary.tallies`).
+Key = tuple[str, str, str, str]
+
+
+def millis(later: int, earlier: int) -> int:
+    """Whole milliseconds between two microsecond times, as the fold measures them."""
+    return (later - earlier) // 1000
+
+
+@dataclass(frozen=True)
+class FigureSummary:
+    """One session's share of the figures after the items folded so far (through `seq`)."""
+
+    seq: int = 0
+    first_us: int = 0  # the span: the session's creation and every item time
+    last_us: int = 0
+    # (what, a, b, c) -> [n, x, y, z]:
+    #   conversations/started: n = 1; taken/escalated (agent): n = 1 per agent;
+    #   handoff (from, to, kind): n; notice (kind): n; money (tool, bucket): n, x = amount * 1e6;
+    #   usage (agent, model): n items, x input tokens, y output tokens, z estimated counts.
+    tallies: dict[Key, tuple[int, int, int, int]] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)  # money call id -> its latest amount * 1e6
+    asked_us: int | None = None  # the first customer message
+    asked_seq: int = 0
+    answer_ms: int | None = None  # to the first agent message after it
+    resolved_us: int | None = None  # the last message, when it is an agent's and one was asked
+    resolution_ms: int | None = None
+    waiting: bool = False  # the session's status is one of WAITING_STATUSES: not resolved
+
+    def to_json(self) -> str:
+        out = {
+            "seq": self.seq,
+            "first_us": self.first_us,
+            "last_us": self.last_us,
+            "tallies": [[*key, *value] for key, value in sorted(self.tallies.items())],
+            "calls": self.calls,
+            "asked_us": self.asked_us,
+            "asked_seq": self.asked_seq,
+            "answer_ms": self.answer_ms,
+            "resolved_us": self.resolved_us,
+            "resolution_ms": self.resolution_ms,
+            "waiting": self.waiting,
+        }
+        return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> FigureSummary:
+        raw: dict[str, Any] = json.loads(text)
+        tallies = {tuple(row[:4]): tuple(row[4:]) for row in raw.pop("tallies", [])}
+        return cls(tallies=tallies, **raw)
+
+    def buckets(self) -> list[tuple[str, int, int]]:
+        """The roll-up buckets the session counts in: per grain, where its span begins and ends."""
+        return [(grain, self.first_us // size, self.last_us // size) for grain, size in GRAINS]
+
+    def rollup(self, sign: int = 1) -> dict[tuple[str, int, int, str, str, str, str], tuple[int, int, int, int]]:
+        """The session's roll-up rows (negated with sign -1: to take it out again)."""
+        return {
+            (*bucket, *key): tuple(sign * v for v in value)  # type: ignore[misc]
+            for bucket in self.buckets()
+            for key, value in self.tallies.items()
+        }
+
+
+def rollup_delta(before: FigureSummary | None, after: FigureSummary | None) -> list[tuple[Any, ...]]:
+    """The roll-up changes that take `before`'s share out and put `after`'s in, zeros left out:
+    rows (grain, lo, hi, what, a, b, c, n, x, y, z), sorted so concurrent writers lock rows in
+    one order."""
+    delta: dict[tuple[Any, ...], list[int]] = {}
+    for summary, sign in ((before, -1), (after, 1)):
+        if summary is None:
+            continue
+        for key, value in summary.rollup(sign).items():
+            row = delta.setdefault(key, [0, 0, 0, 0])
+            for i, v in enumerate(value):
+                row[i] += v
+    return [(*key, *value) for key, value in sorted(delta.items()) if any(value)]
+
+
+def start(entry_agent: str, created_at: datetime, status: str = "open") -> FigureSummary:
+    """A new session's share: it started, and its entry agent took it."""
+    at = micros(created_at)
+    tallies: dict[Key, tuple[int, int, int, int]] = {
+        ("started", "", "", ""): (1, 0, 0, 0),
+        ("taken", entry_agent, "", ""): (1, 0, 0, 0),
+    }
+    return FigureSummary(first_us=at, last_us=at, tallies=tallies, waiting=status in WAITING_STATUSES)
+
+
+def with_status(summary: FigureSummary, status: str) -> FigureSummary:
+    """The share once the session's status is `status` (a waiting one holds back its resolution)."""
+    return _with_durations(replace(summary, waiting=status in WAITING_STATUSES))
+
+
+def _with_durations(summary: FigureSummary) -> FigureSummary:
+    """The durations' tallies from the duration fields: a first answer or the unanswered, and a
+    resolution unless the status is waiting; (bucket) n = 1, x = milliseconds."""
+    tallies = {key: value for key, value in summary.tallies.items() if key[0] not in (*DURATIONS, "unanswered")}
+    if summary.asked_us is not None:
+        if summary.answer_ms is None:
+            tallies["unanswered", "", "", ""] = (1, 0, 0, 0)
+        else:
+            tallies["first_answer", str(bucket_of(summary.answer_ms, DURATION_EDGES_MS)), "", ""] = (1, summary.answer_ms, 0, 0)
+    if summary.resolution_ms is not None and not summary.waiting:
+        tallies["resolution", str(bucket_of(summary.resolution_ms, DURATION_EDGES_MS)), "", ""] = (1, summary.resolution_ms, 0, 0)
+    return replace(summary, tallies=tallies)
+
+
+def _add(tallies: dict[Key, tuple[int, int, int, int]], key: Key, n: int = 1, x: int = 0, y: int = 0, z: int = 0) -> None:
+    old = tallies.get(key, (0, 0, 0, 0))
+    tallies[key] = (old[0] + n, old[1] + x, old[2] + y, old[3] + z)
+
+
+def _once(tallies: dict[Key, tuple[int, int, int, int]], key: Key) -> None:
+    tallies.setdefault(key, (1, 0, 0, 0))
+
+
+def _number(value: Any) -> int:
+    """A usage count as the fold reads it (`int(x or 0)`)."""
+    return int(value or 0)
+
+
+def advance(summary: FigureSummary, item: Item) -> FigureSummary:
+    """The share after one more item (stamped with its seq and time)."""
+    at = micros(item.created_at)
+    tallies = dict(summary.tallies)
+    _once(tallies, ("conversations", "", "", ""))
+    changes: dict[str, Any] = {
+        "seq": item.seq or summary.seq + 1,
+        "first_us": min(summary.first_us, at),
+        "last_us": max(summary.last_us, at),
+    }
+    match item:
+        case Handoff(from_agent=source, to_agent=target, handoff_kind=kind):
+            _once(tallies, ("taken", target, "", ""))
+            _add(tallies, ("handoff", source, target, kind))
+            if kind == "escalate":
+                _once(tallies, ("escalated", source, "", ""))
+        case Notice(notice_kind=kind):
+            _add(tallies, ("notice", kind, "", ""))
+        case ToolCall(call_id=call_id, arguments=arguments):
+            # A money result is counted at the amount of the latest call with its id, whatever
+            # that call's name (only calls that name an amount are kept: the rest count none).
+            calls = {k: v for k, v in summary.calls.items() if k != call_id}
+            if "amount" in arguments:
+                calls[call_id] = round(float(arguments["amount"]) * MONEY_SCALE)
+            if calls != summary.calls:
+                changes["calls"] = calls
+        case ToolResult(call_id=call_id, name=name, is_error=False, output=output) if name in MONEY_TOOLS:
+            amount = summary.calls.get(call_id)
+            if amount is not None and not output.startswith(APPROVAL_PENDING):
+                _add(tallies, ("money", name, str(bucket_of(amount / MONEY_SCALE, AMOUNT_EDGES)), ""), 1, amount)
+        case Message(role=role):
+            seq = changes["seq"]
+            if role == "customer" and summary.asked_us is None:
+                changes.update(asked_us=at, asked_seq=seq)
+            asked = changes.get("asked_us", summary.asked_us)
+            if role == "agent" and asked is not None and summary.answer_ms is None and seq > changes.get("asked_seq", summary.asked_seq):
+                changes["answer_ms"] = millis(at, asked)
+            # The last message: a resolution while it is an agent's (after a customer asked).
+            if role == "agent" and asked is not None:
+                changes.update(resolved_us=at, resolution_ms=millis(at, asked))
+            else:
+                changes.update(resolved_us=None, resolution_ms=None)
+        case ToolResult() | ContextSet() | Takeover() | Release() | StaffReply() | StateChange() | TagChange():
+            pass
+    used = item.meta.get("usage") if item.meta else None
+    if used is not None:
+        _add(
+            tallies,
+            ("usage", item.agent, str(item.meta.get("model") or ""), ""),
+            1,
+            _number(used.get("input_tokens")),
+            _number(used.get("output_tokens")),
+            0 if bool(used.get("reported", True)) else 1,
+        )
+    return _with_durations(replace(summary, tallies=tallies, **changes))
+
+
+def fold(items: Iterable[Item], summary: FigureSummary) -> FigureSummary:
+    for item in items:
+        summary = advance(summary, item)
+    return summary
