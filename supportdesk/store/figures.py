@@ -178,6 +178,7 @@ class Dialect:
     field: Any  # (alias, column, path) -> SQL text of that JSON field
     number: Any  # (alias, column, path) -> SQL number (NULL when absent)
     is_false: Any  # (alias, column, path) -> SQL test that the JSON field is false
+    ids: str  # a SELECT of one column `id` from the list of session ids in the parameter :ids
 
 
 def _in_window(a: str) -> str:
@@ -206,21 +207,22 @@ class FigureSql:
         edges = """
             SELECT id FROM sessions WHERE span_first >= :since_us AND span_first < :h1_us
             UNION SELECT id FROM sessions WHERE span_last >= :h2_us AND +span_first < :until_us"""
-        self.edges_from_start = (
-            f"WITH w AS ({edges} UNION SELECT id FROM sessions WHERE span_last >= :since_us AND +span_first < :since_us)"
-        )
-        self.edges = f"WITH w AS ({edges})"
-        self.edge_statements = self._edge_statements(d)
+        self.edges_from_start = f"{edges} UNION SELECT id FROM sessions WHERE span_last >= :since_us AND +span_first < :since_us"
+        self.edges = edges
+        # Each figure over the edge sessions, found once and passed back as a list.
+        self.edge_statements = {name: f"WITH w AS ({d.ids}) {sql}" for name, sql in self._edge_statements(d).items()}
         # The durations' percentiles and largest: the k-th value in the window, by each duration's
-        # own index. For all time the values are walked in order (the window holds them all);
-        # for a shorter window its sessions are read by time and sorted (the unary plus keeps
-        # the all-time form off the time index).
+        # own index. When the window holds a large part of the values they are walked in order
+        # (`walk`), else the window's are read by time and sorted (the unary plus keeps the walk
+        # off the time index); `totals` counts every value, to choose.
         waiting = ", ".join(f"'{status}'" for status in WAITING_STATUSES)
         self.ranks: dict[tuple[str, bool], tuple[str, str]] = {}
+        self.totals: dict[str, str] = {}
         for which, value, at, extra in (
             ("first_answer", "answer_ms", "asked_us", f"answer_ms IS NOT NULL"),
             ("resolution", "resolution_ms", "resolved_us", f"resolution_ms IS NOT NULL AND status NOT IN ({waiting})"),
         ):
+            self.totals[which] = f"SELECT count(*) FROM sessions WHERE {extra}"
             for walk in (False, True):
                 time = f"{'+' if walk else ''}{at}"
                 where = f"FROM sessions WHERE {time} >= :since_us AND {time} < :until_us AND {extra}"
@@ -332,6 +334,10 @@ def window_params(since: datetime | None, until: datetime) -> dict[str, Any]:
 
 
 Row = tuple[Any, ...]
+
+
+# A duration's values are walked in order when the window holds at least this part of them.
+WALK_SHARE = 3
 
 
 def duration_counts(shares: list[Row]) -> dict[str, int]:

@@ -13,6 +13,7 @@ import asyncpg
 
 from supportdesk.store.figures import (
     PERCENTILES,
+    WALK_SHARE,
     DeskFigures,
     Dialect,
     FigureSql,
@@ -36,7 +37,7 @@ def _number(a: str, col: str, path: str) -> str:
     return f"CASE WHEN json_typeof({a}.{col}::json #> '{_path(path)}') = 'number' THEN {_field(a, col, path)}::float8 END"
 
 
-DIALECT = Dialect(field=_field, number=_number, is_false=lambda a, col, path: f"{_field(a, col, path)} = 'false'")
+DIALECT = Dialect(field=_field, number=_number, ids="SELECT unnest(CAST(:ids AS text[])) AS id", is_false=lambda a, col, path: f"{_field(a, col, path)} = 'false'")
 SQL = FigureSql(DIALECT)
 _PARAM = re.compile(r"(?<!:):([a-z][a-z0-9_]*)")
 
@@ -65,12 +66,15 @@ async def read_figures(conn: asyncpg.Connection, since: datetime | None, until: 
     edges = SQL.edges_from_start if since is not None else SQL.edges
     async with conn.transaction(isolation="repeatable_read", readonly=True):
         shares = await rows(SQL.rollup)
-        for statement in SQL.edge_statements.values():
-            shares += await rows(f"{edges} {statement}")
+        found = [row[0] for row in await rows(edges)]
+        if found:
+            for statement in SQL.edge_statements.values():
+                shares += await rows(statement, ids=found)
         ranks = {}
         for name, n in duration_counts(shares).items():
             if n:
-                rank, largest = SQL.ranks[name, since is None]
-                found = [(await rows(rank, k=nearest_rank(p, n) - 1))[0][0] for p in PERCENTILES]
-                ranks[name] = found + [(await rows(largest))[0][0]]
+                walk = since is None or (n >= 5000 and n * WALK_SHARE >= (await rows(SQL.totals[name]))[0][0])
+                rank, largest = SQL.ranks[name, walk]
+                found_ranks = [(await rows(rank, k=nearest_rank(p, n) - 1))[0][0] for p in PERCENTILES]
+                ranks[name] = found_ranks + [(await rows(largest))[0][0]]
         return assemble(since, until, shares, ranks)

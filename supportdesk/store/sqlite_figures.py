@@ -5,12 +5,14 @@ one read transaction, in one hop to the connection's thread, so the figures agre
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import datetime
 from typing import Any
 
 from supportdesk.store.figures import (
     PERCENTILES,
+    WALK_SHARE,
     DeskFigures,
     Dialect,
     FigureSql,
@@ -25,7 +27,7 @@ def _field(a: str, col: str, path: str) -> str:
     return f"json_extract({a}.{col}, '$.{path}')"
 
 
-DIALECT = Dialect(field=_field, number=_field, is_false=lambda a, col, path: f"{_field(a, col, path)} = 0")
+DIALECT = Dialect(field=_field, number=_field, ids="SELECT value AS id FROM json_each(:ids)", is_false=lambda a, col, path: f"{_field(a, col, path)} = 0")
 SQL = FigureSql(DIALECT)
 
 
@@ -41,12 +43,15 @@ def read_figures(conn: sqlite3.Connection, since: datetime | None, until: dateti
     conn.execute("BEGIN")
     try:
         shares = rows(SQL.rollup)
-        for statement in SQL.edge_statements.values():
-            shares += rows(f"{edges} {statement}")
+        found = [row[0] for row in rows(edges)]
+        if found:
+            for statement in SQL.edge_statements.values():
+                shares += rows(statement, ids=json.dumps(found))
         ranks = {}
         for name, n in duration_counts(shares).items():
             if n:
-                rank, largest = SQL.ranks[name, since is None]
+                walk = since is None or (n >= 5000 and n * WALK_SHARE >= rows(SQL.totals[name])[0][0])
+                rank, largest = SQL.ranks[name, walk]
                 ranks[name] = [rows(rank, k=nearest_rank(p, n) - 1)[0][0] for p in PERCENTILES] + [rows(largest)[0][0]]
         return assemble(since, until, shares, ranks)
     finally:
