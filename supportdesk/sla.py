@@ -26,21 +26,8 @@ from datetime import datetime
 from typing import Any, Literal, assert_never
 
 from supportdesk import desk_state
+from supportdesk import items as k
 from supportdesk.config import SlaSettings
-from supportdesk.items import (
-    ContextSet,
-    Handoff,
-    Item,
-    Message,
-    Notice,
-    Release,
-    StaffReply,
-    StateChange,
-    TagChange,
-    Takeover,
-    ToolCall,
-    ToolResult,
-)
 from supportdesk.staff import actor_of
 
 WaitingOn = Literal["ai", "staff", "customer"]
@@ -105,14 +92,14 @@ def waiting_on(state: desk_state.ConversationState, customer_waiting: bool) -> W
             assert_never(state.state)
 
 
-def _answers(item: Item) -> bool:
+def _answers(item: k.Item) -> bool:
     """An item that answers the waiting customer."""
     match item:
-        case Message(role="agent") | StaffReply():
+        case k.Message(role="agent") | k.StaffReply():
             return True
-        case Message() | ToolCall() | ToolResult() | Handoff() | ContextSet() | Notice():
+        case k.Message() | k.ToolCall() | k.ToolResult() | k.Handoff() | k.ContextSet() | k.Notice():
             return False
-        case Takeover() | Release() | StateChange() | TagChange():
+        case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return False
         case _:
             assert_never(item)
@@ -154,7 +141,7 @@ class SlaProgress:
 
 
 def advance(
-    progress: SlaProgress, before: desk_state.ConversationState, after: desk_state.ConversationState, item: Item
+    progress: SlaProgress, before: desk_state.ConversationState, after: desk_state.ConversationState, item: k.Item
 ) -> SlaProgress:
     """The clocks after one more item, given the conversation's state before and after it (the
     caller advances `desk_state` over the same item in the same pass: the two never disagree)."""
@@ -166,7 +153,7 @@ def advance(
             waits = dict(progress.waits)
             waits[on] = waits.get(on, 0.0) + max(0.0, (at - progress.last_at).total_seconds())
             changes["waits"] = waits
-    if isinstance(item, Message) and item.role == "customer":
+    if isinstance(item, k.Message) and item.role == "customer":
         changes["started"] = progress.started or at
         if progress.waiting_since is None:
             changes["waiting_since"] = at
@@ -175,9 +162,9 @@ def advance(
         changes["waiting_since"] = None
     if after.state == "needs_staff" and (before.state, before.detail) != (after.state, after.detail):
         changes["called"] = (*progress.called, after.detail)
-    if isinstance(item, Takeover):
+    if isinstance(item, k.Takeover):
         changes["takeovers"] = (*progress.takeovers, item.reason)
-    if actor_of(item) is not None and not (isinstance(item, StateChange) and item.state == "resolved"):
+    if actor_of(item) is not None and not (isinstance(item, k.StateChange) and item.state == "resolved"):
         changes["staff_acted"] = True
     started = changes.get("started", progress.started)
     if after.state == "resolved" and before.state != "resolved" and started is not None:
@@ -213,7 +200,7 @@ def finish(progress: SlaProgress, state: desk_state.ConversationState, sla: SlaS
     return _with_breaches(result, sla, now)
 
 
-def clock(items: Iterable[Item], sla: SlaSettings, now: datetime) -> SlaClock:
+def clock(items: Iterable[k.Item], sla: SlaSettings, now: datetime) -> SlaClock:
     """The clocks of a session whose log is `items`, as of `now`: the fold of `advance`."""
     state = desk_state.ConversationState()
     progress = SlaProgress()
