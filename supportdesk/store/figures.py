@@ -237,7 +237,7 @@ class FigureSql:
         f = d.field
         money = ", ".join(f"'{name}'" for name in MONEY_TOOLS)
         pending = APPROVAL_PENDING.replace("'", "''")
-        handoffs = f"FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff' WHERE {_in_window('i')}"
+        handoffs = f"FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff' AND i.kind <> 'message' WHERE {_in_window('i')}"
         amount_bucket = " ".join(f"WHEN amount < {edge} THEN '{i}'" for i, edge in enumerate(AMOUNT_EDGES))
         duration_bucket = " ".join(f"WHEN {{v}} < {edge} THEN '{i}'" for i, edge in enumerate(DURATION_EDGES_MS))
         duration_bucket = f"CASE {duration_bucket} ELSE '{len(DURATION_EDGES_MS)}' END"
@@ -281,10 +281,10 @@ class FigureSql:
                 FROM (
                     SELECT {f('r', 'body', 'name')} AS tool, {d.number('c', 'body', 'arguments.amount')} AS amount
                     FROM w
-                    JOIN items AS r ON r.session_id = w.id AND r.kind = 'tool_result'
+                    JOIN items AS r ON r.session_id = w.id AND r.kind = 'tool_result' AND r.kind <> 'message'
                     JOIN items AS c ON c.session_id = r.session_id AND c.seq = (
                         SELECT max(seq) FROM items
-                        WHERE session_id = r.session_id AND kind = 'tool_call' AND seq < r.seq
+                        WHERE session_id = r.session_id AND kind = 'tool_call' AND kind <> 'message' AND seq < r.seq
                             AND {f('items', 'body', 'call_id')} = {f('r', 'body', 'call_id')})
                     WHERE {_in_window('r')}
                         AND {f('r', 'body', 'name')} IN ({money})
@@ -293,7 +293,7 @@ class FigureSql:
                 GROUP BY 2, 3""",
             "notice": f"""
                 SELECT 'notice', {f('i', 'body', 'notice_kind')}, '', '', count(*), 0, 0, 0
-                FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'notice'
+                FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'notice' AND i.kind <> 'message'
                 WHERE {_in_window('i')}
                 GROUP BY 2""",
             "usage": f"""
