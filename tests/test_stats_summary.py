@@ -155,3 +155,15 @@ async def test_a_database_from_before_the_summaries_is_folded_once_when_migrated
         [info] = await migrated.list_sessions(limit=1)
         await migrated.append(info.id, [Message(role="agent", text="later", agent="billing")])
         await _assert_figures_equal_the_fold(migrated, windows + [(None, end + timedelta(hours=3))])
+
+
+async def test_a_call_whose_amount_is_not_a_number_is_stored_and_counts_no_money(where):
+    """Arguments are the model's data: an amount of "lots", NaN or a list is stored like any call
+    (the append must not fail) and no money is counted at it."""
+    async with await open_store(where) as store:
+        await store.create_session("billing", session_id="odd")
+        for n, amount in enumerate(["lots", float("nan"), [5], "12.5"]):
+            call = ToolCall(call_id=f"c{n}", name="refund_charge", arguments={"amount": amount}, agent="billing")
+            await store.append("odd", [call, ToolResult(call_id=f"c{n}", name="refund_charge", output="{}", agent="billing")])
+        figures = await store.desk_figures(None, datetime(2100, 1, 1, tzinfo=timezone.utc))
+        assert {tool: (m.count, m.total) for tool, m in figures.money.items()} == {"refund_charge": (1, 12.5)}

@@ -16,6 +16,7 @@ No SQL here: a fold like `desk_state`, no clock of its own (times are the items'
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -170,6 +171,18 @@ def _number(value: Any) -> int:
     return int(value or 0)
 
 
+def _amount(value: Any) -> int | None:
+    """A call's amount in millionths; None when it names none a refund could be made of (a
+    model's arguments are data: "lots", NaN or a list must not fail the append that stores them)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return round(number * MONEY_SCALE) if math.isfinite(number) else None
+
+
 def advance(summary: FigureSummary, item: Item) -> FigureSummary:
     """The share after one more item (stamped with its seq and time)."""
     at = micros(item.created_at)
@@ -192,8 +205,9 @@ def advance(summary: FigureSummary, item: Item) -> FigureSummary:
             # A money result is counted at the amount of the latest call with its id, whatever
             # that call's name (only calls that name an amount are kept: the rest count none).
             calls = {k: v for k, v in summary.calls.items() if k != call_id}
-            if "amount" in arguments:
-                calls[call_id] = round(float(arguments["amount"]) * MONEY_SCALE)
+            amount = _amount(arguments.get("amount"))
+            if amount is not None:
+                calls[call_id] = amount
             if calls != summary.calls:
                 changes["calls"] = calls
         case ToolResult(call_id=call_id, name=name, is_error=False, output=output) if name in MONEY_TOOLS:
