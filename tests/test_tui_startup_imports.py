@@ -136,7 +136,8 @@ async def test_an_unknown_tool_in_the_desk_file_is_still_one_clear_line(tmp_path
     assert "find_chargez" in desk_file.read_text()
     app = SupportDeskApp(db=tmp_path / "desk.db", config=desk_file)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MessageScreen))
+        # The screen is pushed before its children mount: wait for the line itself.
+        await until(pilot, lambda: isinstance(app.screen, MessageScreen) and bool(app.screen.query(Static)))
         text = str(app.screen.query_one(Static).render())
         assert "no tool named 'find_chargez'" in text and "Traceback" not in text
         await pilot.press("q")
