@@ -16,7 +16,7 @@ from supportdesk.tui.screens.inbox import InboxScreen, InboxTable, keep_place, w
 from supportdesk.tui.widgets.staff_badge import StaffBadge
 from tests.conftest import REPO
 from tests.inbox_seed import INBOX_NOW, seed_desk_states
-from tests.tui_seed import chat_loaded, inbox_app, inbox_loaded, scripted_desk, seeded_inbox, until
+from tests.tui_seed import chat_loaded, inbox_app, inbox_loaded, layout_settled, scripted_desk, seeded_inbox, until
 
 
 def inbox_of(app: SupportDeskApp) -> InboxScreen:
@@ -204,4 +204,12 @@ async def test_the_badge_is_on_every_screen_and_hidden_at_zero(db_path, test_des
         await desk.store.append(ids["human"], [Message(role="staff", text="Hi, I'm here.", agent="triage")])
         await until(pilot, lambda: badge(app).count == 1)
         assert "1 needs staff" in str(badge(app).render())
+        # The browser's status line ends at the right of its top line: the badge must not cover it.
+        status = app.screen.query_one("#status")
+        await until(pilot, lambda: badge(app).region.width > 0)
+        await until(pilot, lambda: "session" in str(status.render()))
+        await layout_settled(pilot)
+        words = str(status.render()).strip()
+        assert status.region.right <= badge(app).region.x, (status.region, badge(app).region)
+        assert app.screen.get_widget_at(status.region.right - 1, 0)[0] is status, words
     await desk.close()

@@ -44,6 +44,9 @@ class StaffBadge(Static):
         text = f"⚠ {count} need{'s' if count == 1 else ''} staff"
         self.update(text)
         self.set_class(count > 0, "-some")
+        # A screen whose first line holds text at its right end (the browser's status) keeps
+        # that text clear of the badge through this class.
+        self.screen.set_class(count > 0, "-staff-badge")
         self.place(len(text) + 2)
 
     def place(self, width: int | None = None) -> None:
