@@ -198,6 +198,10 @@ async def test_the_badge_is_on_every_screen_and_hidden_at_zero(db_path, test_des
         await until(pilot, lambda: badge(app).count == 2)
         await until(pilot, lambda: badge(app).display and badge(app).region.width > 0)
         assert badge(app).region.y == 0 and badge(app).region.right == 100  # the top right corner
+        # Drawn over the chat screen's docked agent bar, not under it.
+        await layout_settled(pilot)
+        assert app.screen.get_widget_at(badge(app).region.x, 0)[0] is badge(app)
+        assert app.screen.get_widget_at(badge(app).region.right - 1, 0)[0] is badge(app)
         await pilot.press("ctrl+b")
         await until(pilot, lambda: isinstance(app.screen, BrowserScreen) and app.screen.query(StaffBadge))
         await until(pilot, lambda: badge(app).count == 2)
@@ -212,4 +216,16 @@ async def test_the_badge_is_on_every_screen_and_hidden_at_zero(db_path, test_des
         words = str(status.render()).strip()
         assert status.region.right <= badge(app).region.x, (status.region, badge(app).region)
         assert app.screen.get_widget_at(status.region.right - 1, 0)[0] is status, words
+        # A resized terminal keeps the badge in its corner, on this screen and on the one under it.
+        await pilot.resize_terminal(120, 30)
+        await until(pilot, lambda: badge(app).region.right == 120)
+        await layout_settled(pilot)
+        assert badge(app).region.y == 0 and badge(app).region.right == 120
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, BrowserScreen))
+        await until(pilot, lambda: badge(app).region.right == 120)
+        await pilot.resize_terminal(90, 30)
+        await until(pilot, lambda: badge(app).region.right == 90)
+        await layout_settled(pilot)
+        assert badge(app).region.y == 0 and app.screen.get_widget_at(badge(app).region.x, 0)[0] is badge(app)
     await desk.close()

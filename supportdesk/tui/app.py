@@ -307,12 +307,6 @@ class SupportDeskApp(App[int]):
         # A task, not a worker: it lasts as long as the app, and waiting for workers must not wait for it.
         self._badge_task = asyncio.create_task(follow_staff_count(self, self.desk.store), name="staff badge")
 
-    def on_resize(self) -> None:
-        if self._badge_task is not None:
-            from supportdesk.tui.widgets.staff_badge import place_badges
-
-            place_badges(self)
-
     async def _resolve(self, prefix: str) -> str | None:
         assert self.desk is not None  # only the open desk resolves session ids
         info = await self.desk.store.find_session(prefix)

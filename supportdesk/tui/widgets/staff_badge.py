@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.app import App
+from textual import events
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
@@ -28,6 +28,7 @@ class StaffBadge(Static):
         color: $text;
         text-style: bold;
         display: none;
+        layer: staff-badge;
     }
     StaffBadge.-some { display: block; }
     """
@@ -38,6 +39,9 @@ class StaffBadge(Static):
 
     def on_mount(self) -> None:
         self.watch(self.app, "needing_staff", self.show_count, init=True)
+        # The screen's size is not reactive, its virtual size is, and changes with it; an
+        # absolutely placed widget's own Resize does not carry its screen's new width.
+        self.watch(self.screen, "virtual_size", lambda _size: self.place(), init=False)
 
     def show_count(self, count: int) -> None:
         self.count = count
@@ -49,9 +53,12 @@ class StaffBadge(Static):
         self.screen.set_class(count > 0, "-staff-badge")
         self.place(len(text) + 2)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.place()  # its own width changed (a count with more digits)
+
     def place(self, width: int | None = None) -> None:
         """Keep to the top right corner of the screen, whatever its width."""
-        width = width if width is not None else self.size.width
+        width = width if width is not None else self.outer_size.width
         self.styles.offset = (max(0, self.screen.size.width - width), 0)
 
 
@@ -59,13 +66,10 @@ def badge_screen(screen: Screen[Any]) -> None:
     """Give a full screen its badge (once); dialogs and the palette show the one behind them."""
     if isinstance(screen, ModalScreen) or screen.query(StaffBadge):
         return
+    # A layer of its own above the screen's: docked widgets (the chat screen's agent bar) are
+    # drawn over everything else on their layer, the badge among them.
+    screen.styles.layers = ("default", "staff-badge")
     screen.mount(StaffBadge())
-
-
-def place_badges(app: App[Any]) -> None:
-    for screen in app.screen_stack:
-        for badge in screen.query(StaffBadge):
-            badge.place()
 
 
 async def follow_staff_count(app: Any, store: Any) -> None:
