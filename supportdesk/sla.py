@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, assert_never
 
@@ -125,8 +125,19 @@ class SlaProgress:
         def stamp(at: datetime | None) -> str | None:
             return at.isoformat() if at is not None else None
 
-        out = asdict(self)
-        out.update(started=stamp(self.started), waiting_since=stamp(self.waiting_since), last_at=stamp(self.last_at))
+        # Field by field: asdict deep-copies every list and dict, and the stores write this at
+        # every append. (The keys in the dataclass's order, as asdict wrote them.)
+        out = {
+            "started": stamp(self.started),
+            "waiting_since": stamp(self.waiting_since),
+            "answered": self.answered,
+            "resolution": self.resolution,
+            "waits": self.waits,
+            "staff_acted": self.staff_acted,
+            "takeovers": self.takeovers,
+            "called": self.called,
+            "last_at": stamp(self.last_at),
+        }
         return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
@@ -145,33 +156,71 @@ def advance(
 ) -> SlaProgress:
     """The clocks after one more item, given the conversation's state before and after it (the
     caller advances `desk_state` over the same item in the same pass: the two never disagree)."""
-    at = item.created_at
-    changes: dict[str, Any] = {"last_at": at}
-    if progress.last_at is not None:
-        on = waiting_on(before, progress.waiting_since is not None)
-        if on is not None:
-            waits = dict(progress.waits)
-            waits[on] = waits.get(on, 0.0) + max(0.0, (at - progress.last_at).total_seconds())
-            changes["waits"] = waits
-    if isinstance(item, k.Message) and item.role == "customer":
-        changes["started"] = progress.started or at
-        if progress.waiting_since is None:
-            changes["waiting_since"] = at
-    elif _answers(item) and progress.waiting_since is not None:
-        changes["answered"] = (*progress.answered, (at - progress.waiting_since).total_seconds())
-        changes["waiting_since"] = None
-    if after.state == "needs_staff" and (before.state, before.detail) != (after.state, after.detail):
-        changes["called"] = (*progress.called, after.detail)
-    if isinstance(item, k.Takeover):
-        changes["takeovers"] = (*progress.takeovers, item.reason)
-    if actor_of(item) is not None and not (isinstance(item, k.StateChange) and item.state == "resolved"):
-        changes["staff_acted"] = True
-    started = changes.get("started", progress.started)
-    if after.state == "resolved" and before.state != "resolved" and started is not None:
-        changes["resolution"] = (at - started).total_seconds()
-    elif after.state != "resolved":
-        changes["resolution"] = None
-    return replace(progress, **changes)
+    return advance_many(progress, [(before, after, item)])
+
+
+def advance_many(
+    progress: SlaProgress,
+    steps: Iterable[tuple[desk_state.ConversationState, desk_state.ConversationState, k.Item]],
+) -> SlaProgress:
+    """The clocks after several items, each with the conversation's state before and after it.
+
+    One pass with the clocks in locals and one SlaProgress at the end: an append folds a batch,
+    and a frozen copy per item (with `answered` copied whole each time) made a long session's
+    appends cost more the longer it was."""
+    started, waiting_since, resolution = progress.started, progress.waiting_since, progress.resolution
+    staff_acted, last_at = progress.staff_acted, progress.last_at
+    answered: list[float] | None = None  # copied on the first change
+    takeovers: list[str] | None = None
+    called: list[str] | None = None
+    waits: dict[WaitingOn, float] | None = None
+    folded = False
+    for before, after, item in steps:
+        folded = True
+        at = item.created_at
+        if last_at is not None:
+            on = waiting_on(before, waiting_since is not None)
+            if on is not None:
+                if waits is None:
+                    waits = dict(progress.waits)
+                waits[on] = waits.get(on, 0.0) + max(0.0, (at - last_at).total_seconds())
+        last_at = at
+        if isinstance(item, k.Message) and item.role == "customer":
+            started = started or at
+            if waiting_since is None:
+                waiting_since = at
+        elif _answers(item) and waiting_since is not None:
+            if answered is None:
+                answered = list(progress.answered)
+            answered.append((at - waiting_since).total_seconds())
+            waiting_since = None
+        if after.state == "needs_staff" and (before.state, before.detail) != (after.state, after.detail):
+            if called is None:
+                called = list(progress.called)
+            called.append(after.detail)
+        if isinstance(item, k.Takeover):
+            if takeovers is None:
+                takeovers = list(progress.takeovers)
+            takeovers.append(item.reason)
+        if actor_of(item) is not None and not (isinstance(item, k.StateChange) and item.state == "resolved"):
+            staff_acted = True
+        if after.state == "resolved" and before.state != "resolved" and started is not None:
+            resolution = (at - started).total_seconds()
+        elif after.state != "resolved":
+            resolution = None
+    if not folded:
+        return progress
+    return SlaProgress(
+        started=started,
+        waiting_since=waiting_since,
+        answered=progress.answered if answered is None else tuple(answered),
+        resolution=resolution,
+        waits=progress.waits if waits is None else waits,
+        staff_acted=staff_acted,
+        takeovers=progress.takeovers if takeovers is None else tuple(takeovers),
+        called=progress.called if called is None else tuple(called),
+        last_at=last_at,
+    )
 
 
 def finish(progress: SlaProgress, state: desk_state.ConversationState, sla: SlaSettings, now: datetime) -> SlaClock:

@@ -185,63 +185,81 @@ def _amount(value: Any) -> int | None:
 
 def advance(summary: FigureSummary, item: Item) -> FigureSummary:
     """The share after one more item (stamped with its seq and time)."""
-    at = micros(item.created_at)
-    tallies = dict(summary.tallies)
-    _once(tallies, ("conversations", "", "", ""))
-    changes: dict[str, Any] = {
-        "seq": item.seq or summary.seq + 1,
-        "first_us": min(summary.first_us, at),
-        "last_us": max(summary.last_us, at),
-    }
-    match item:
-        case Handoff(from_agent=source, to_agent=target, handoff_kind=kind):
-            _once(tallies, ("taken", target, "", ""))
-            _add(tallies, ("handoff", source, target, kind))
-            if kind == "escalate":
-                _once(tallies, ("escalated", source, "", ""))
-        case Notice(notice_kind=kind):
-            _add(tallies, ("notice", kind, "", ""))
-        case ToolCall(call_id=call_id, arguments=arguments):
-            # A money result is counted at the amount of the latest call with its id, whatever
-            # that call's name (only calls that name an amount are kept: the rest count none).
-            calls = {k: v for k, v in summary.calls.items() if k != call_id}
-            amount = _amount(arguments.get("amount"))
-            if amount is not None:
-                calls[call_id] = amount
-            if calls != summary.calls:
-                changes["calls"] = calls
-        case ToolResult(call_id=call_id, name=name, is_error=False, output=output) if name in MONEY_TOOLS:
-            amount = summary.calls.get(call_id)
-            if amount is not None and not output.startswith(APPROVAL_PENDING):
-                _add(tallies, ("money", name, str(bucket_of(amount / MONEY_SCALE, AMOUNT_EDGES)), ""), 1, amount)
-        case Message(role=role):
-            seq = changes["seq"]
-            if role == "customer" and summary.asked_us is None:
-                changes.update(asked_us=at, asked_seq=seq)
-            asked = changes.get("asked_us", summary.asked_us)
-            if role == "agent" and asked is not None and summary.answer_ms is None and seq > changes.get("asked_seq", summary.asked_seq):
-                changes["answer_ms"] = millis(at, asked)
-            # The last message: a resolution while it is an agent's (after a customer asked).
-            if role == "agent" and asked is not None:
-                changes.update(resolved_us=at, resolution_ms=millis(at, asked))
-            else:
-                changes.update(resolved_us=None, resolution_ms=None)
-        case ToolResult() | ContextSet() | Takeover() | Release() | StaffReply() | StateChange() | TagChange():
-            pass
-    used = item.meta.get("usage") if item.meta else None
-    if used is not None:
-        _add(
-            tallies,
-            ("usage", item.agent, str(item.meta.get("model") or ""), ""),
-            1,
-            _number(used.get("input_tokens")),
-            _number(used.get("output_tokens")),
-            0 if bool(used.get("reported", True)) else 1,
-        )
-    return _with_durations(replace(summary, tallies=tallies, **changes))
+    return fold((item,), summary)
 
 
 def fold(items: Iterable[Item], summary: FigureSummary) -> FigureSummary:
+    """The share after several items: one pass with the share in locals and one FigureSummary at
+    the end (the durations' tallies follow from the final fields, so they are made once)."""
+    tallies = dict(summary.tallies)
+    calls = summary.calls
+    seq, first_us, last_us = summary.seq, summary.first_us, summary.last_us
+    asked_us, asked_seq, answer_ms = summary.asked_us, summary.asked_seq, summary.answer_ms
+    resolved_us, resolution_ms = summary.resolved_us, summary.resolution_ms
+    folded = False
     for item in items:
-        summary = advance(summary, item)
-    return summary
+        folded = True
+        at = micros(item.created_at)
+        _once(tallies, ("conversations", "", "", ""))
+        seq = item.seq or seq + 1
+        first_us, last_us = min(first_us, at), max(last_us, at)
+        match item:
+            case Handoff(from_agent=source, to_agent=target, handoff_kind=kind):
+                _once(tallies, ("taken", target, "", ""))
+                _add(tallies, ("handoff", source, target, kind))
+                if kind == "escalate":
+                    _once(tallies, ("escalated", source, "", ""))
+            case Notice(notice_kind=kind):
+                _add(tallies, ("notice", kind, "", ""))
+            case ToolCall(call_id=call_id, arguments=arguments):
+                # A money result is counted at the amount of the latest call with its id, whatever
+                # that call's name (only calls that name an amount are kept: the rest count none).
+                changed = {k: v for k, v in calls.items() if k != call_id}
+                amount = _amount(arguments.get("amount"))
+                if amount is not None:
+                    changed[call_id] = amount
+                if changed != calls:
+                    calls = changed
+            case ToolResult(call_id=call_id, name=name, is_error=False, output=output) if name in MONEY_TOOLS:
+                amount = calls.get(call_id)
+                if amount is not None and not output.startswith(APPROVAL_PENDING):
+                    _add(tallies, ("money", name, str(bucket_of(amount / MONEY_SCALE, AMOUNT_EDGES)), ""), 1, amount)
+            case Message(role=role):
+                if role == "customer" and asked_us is None:
+                    asked_us, asked_seq = at, seq
+                if role == "agent" and asked_us is not None and answer_ms is None and seq > asked_seq:
+                    answer_ms = millis(at, asked_us)
+                # The last message: a resolution while it is an agent's (after a customer asked).
+                if role == "agent" and asked_us is not None:
+                    resolved_us, resolution_ms = at, millis(at, asked_us)
+                else:
+                    resolved_us = resolution_ms = None
+            case ToolResult() | ContextSet() | Takeover() | Release() | StaffReply() | StateChange() | TagChange():
+                pass
+        used = item.meta.get("usage") if item.meta else None
+        if used is not None:
+            _add(
+                tallies,
+                ("usage", item.agent, str(item.meta.get("model") or ""), ""),
+                1,
+                _number(used.get("input_tokens")),
+                _number(used.get("output_tokens")),
+                0 if bool(used.get("reported", True)) else 1,
+            )
+    if not folded:
+        return summary
+    return _with_durations(
+        FigureSummary(
+            seq=seq,
+            first_us=first_us,
+            last_us=last_us,
+            tallies=tallies,
+            calls=calls,
+            asked_us=asked_us,
+            asked_seq=asked_seq,
+            answer_ms=answer_ms,
+            resolved_us=resolved_us,
+            resolution_ms=resolution_ms,
+            waiting=summary.waiting,
+        )
+    )

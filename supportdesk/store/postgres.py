@@ -30,14 +30,14 @@ from typing import Any, assert_never
 
 import asyncpg
 
-from supportdesk.desk_state import ConversationState, DeskFilter, advance, start
+from supportdesk.desk_state import ConversationState, DeskFilter, start
 from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
 from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.pg_figures import read_figures
 from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
-from supportdesk import sla
+from supportdesk.store.kept_folds import advance_all
 from supportdesk.sla import SlaProgress
 from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS, TABLES
 from supportdesk.store.protocol import (
@@ -326,19 +326,8 @@ async def _whole_log(
 ) -> tuple[ConversationState, FigureSummary, SlaProgress]:
     """The state, the figures' share and the SLA clocks folded from the whole log (a fork, an
     import, a database before migration 5)."""
-    state, share, progress = start(entry_agent), figure_summary.start(entry_agent, created_at, status), SlaProgress()
-    for item in (_item(r) for r in await conn.fetch(SQL_WHOLE_LOG, session_id)):
-        state, share, progress = _advance_all(state, share, progress, item)
-    return state, share, progress
-
-
-def _advance_all(
-    state: ConversationState, share: FigureSummary, progress: SlaProgress, item: Item
-) -> tuple[ConversationState, FigureSummary, SlaProgress]:
-    """Every kept fold, one more item: the desk state, the figures' share and the SLA clocks
-    (which read the state before and after the item, so the two cannot disagree)."""
-    after = advance(state, item)
-    return after, figure_summary.advance(share, item), sla.advance(progress, state, after, item)
+    state, share = start(entry_agent), figure_summary.start(entry_agent, created_at, status)
+    return advance_all(state, share, SlaProgress(), (_item(r) for r in await conn.fetch(SQL_WHOLE_LOG, session_id)))
 
 
 def _share(text: str | None) -> FigureSummary | None:
@@ -964,9 +953,8 @@ class PostgresStore:
         progress = SlaProgress.from_json(clocks) if clocks else None
         if state.seq != count or share is None or share.seq != count or progress is None:
             state, share, progress = await _whole_log(conn, session_id, entry_agent, created_at, status)
-        for n, item in enumerate(items, start=1):
-            stamped = item.model_copy(update={"seq": count + n, "created_at": now})
-            state, share, progress = _advance_all(state, share, progress, stamped)
+        stamped = [item.model_copy(update={"seq": count + n, "created_at": now}) for n, item in enumerate(items, start=1)]
+        state, share, progress = advance_all(state, share, progress, stamped)
         rows = await conn.fetch(SQL_APPEND, *self._append_args(session_id, items, now), state.state, state.to_json())
         await _keep_share(conn, session_id, kept, share, progress)
         return int(rows[0][0])

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar, assert_never, cast
 
 import aiosqlite
-from supportdesk.desk_state import ConversationState, DeskFilter, advance, start
+from supportdesk.desk_state import ConversationState, DeskFilter, start
 from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
 from supportdesk.store.location import default_db_path, parse_location
 from supportdesk.store.protocol import (
@@ -40,11 +40,11 @@ from supportdesk.store.protocol import (
 )
 from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
-from supportdesk import sla
 from supportdesk.sla import SlaProgress
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS
 from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
+from supportdesk.store.kept_folds import advance_all
 from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease
 from supportdesk.text import one_line
 
@@ -103,32 +103,34 @@ SQL_CONTEXT_AT = """
     WHERE k.session_id = ?
     ORDER BY k.key
 """
-# The append transaction is two statements: move the session's head (returning the last seq
-# before this append and the search backlog), then insert the items. Few statements, because
-# the write lock is held meanwhile and other processes wait for it.
+# The append transaction reads the session row (the head, the kept summaries and the search
+# backlog), folds the new items, then writes the row once (the head, the three summaries and the
+# figures' columns) and inserts the items. Few statements, because the write lock is held
+# meanwhile and other processes wait for it.
+SQL_DESK_BEFORE = (
+    "SELECT item_count, desk_summary, entry_agent, desk_state, figure_summary, created_at, sla_summary, status, "
+    "(SELECT coalesce(max(id), 0) FROM items) - (SELECT indexed_upto FROM search_progress) "
+    "FROM sessions WHERE id = ?"
+)
 SQL_APPEND_HEAD = """
     UPDATE sessions SET
-        item_count = item_count + :n,
+        item_count = :count + :n,
         handoff_count = handoff_count + :handoffs,
         active_agent = coalesce(:active, active_agent),
         title = CASE WHEN title = '' AND :title IS NOT NULL THEN :title ELSE title END,
         updated_at = :now,
         desk_state = :state,
-        desk_summary = :summary
+        desk_summary = :summary,
+        span_first = :span_first, span_last = :span_last, asked_us = :asked_us, answer_ms = :answer_ms,
+        resolved_us = :resolved_us, resolution_ms = :resolution_ms,
+        figure_summary = :figures, sla_summary = :clocks
     WHERE id = :sid
-    RETURNING item_count - :n,
-        (SELECT coalesce(max(id), 0) FROM items) - (SELECT indexed_upto FROM search_progress)
 """
 # The same without `desk_state`, for an append that leaves the state as stored (most do): a
 # column in SET rewrites its index entry, one more page written to the WAL at every commit,
 # even when the value is the same.
 SQL_APPEND_HEAD_SAME_STATE = SQL_APPEND_HEAD.replace("        desk_state = :state,\n", "")
 assert SQL_APPEND_HEAD_SAME_STATE != SQL_APPEND_HEAD
-# Where the session stood before an append (the append advances it over the new items).
-SQL_DESK_BEFORE = (
-    "SELECT item_count, desk_summary, entry_agent, desk_state, figure_summary, created_at, sla_summary, status "
-    "FROM sessions WHERE id = ?"
-)
 SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = ?, desk_summary = ? WHERE id = ?"
 # The session's share of the figures (schema migration 10): its columns, and the roll-up rows
 # it moves (store/figure_summary.py). A roll-up row emptied by a session moving on is dropped.
@@ -145,6 +147,7 @@ SQL_ROLLUP_ADD = """
     INSERT INTO figure_rollup (grain, lo, hi, what, a, b, c, n, x, y, z) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (grain, lo, hi, what, a, b, c) DO UPDATE SET
         n = n + excluded.n, x = x + excluded.x, y = y + excluded.y, z = z + excluded.z
+    RETURNING n
 """
 SQL_ROLLUP_DROP_EMPTY = (
     "DELETE FROM figure_rollup WHERE grain = ? AND lo = ? AND hi = ? AND what = ? AND a = ? AND b = ? AND c = ? AND n = 0"
@@ -242,23 +245,23 @@ def _whole_log(
     summaries: a fork, an import, a file from before migration 10). Inside the caller's transaction."""
     rows = conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? ORDER BY seq", (session_id,))
     state, share = start(entry_agent), figure_summary.start(entry_agent, datetime.fromisoformat(created_at), status)
-    progress = SlaProgress()
-    for item in (_item(r) for r in rows):
-        state, share, progress = _advance_all(state, share, progress, item)
-    return state, share, progress
+    return advance_all(state, share, SlaProgress(), (_item(r) for r in rows))
 
 
 class _KeptStates:
     """Summaries this store wrote or read, parsed, by their exact JSON text.
 
-    Every append reads the session's kept summary under the write lock; parsing it again each
+    Every append reads the session's kept summaries under the write lock; parsing them again each
     time cost more than the rest of a one-item append's Python work. The text read back is the
-    key, so another process's append (a different text) is parsed, never mistaken for ours."""
+    key, so another process's append (a different text) is parsed, never mistaken for ours.
+    (The parsed summaries are shared: the folds copy what they change, never mutate them.)"""
 
     SIZE = 256
 
     def __init__(self) -> None:
         self.states: dict[str, ConversationState] = {}
+        self.shares: dict[str, FigureSummary] = {}
+        self.clocks: dict[str, SlaProgress] = {}
 
     def parse(self, text: str) -> ConversationState:
         state = self.states.get(text)
@@ -267,19 +270,32 @@ class _KeptStates:
             self.keep(text, state)
         return state
 
+    def share(self, text: str) -> FigureSummary:
+        share = self.shares.get(text)
+        if share is None:
+            share = FigureSummary.from_json(text)
+            self._put(self.shares, text, share)
+        return share
+
+    def progress(self, text: str) -> SlaProgress:
+        progress = self.clocks.get(text)
+        if progress is None:
+            progress = SlaProgress.from_json(text)
+            self._put(self.clocks, text, progress)
+        return progress
+
     def keep(self, text: str, state: ConversationState) -> None:
-        if len(self.states) >= self.SIZE:
-            self.states.clear()
-        self.states[text] = state
+        self._put(self.states, text, state)
 
+    def keep_all(self, texts: tuple[str, str, str], state: ConversationState, share: FigureSummary, progress: SlaProgress) -> None:
+        self._put(self.states, texts[0], state)
+        self._put(self.shares, texts[1], share)
+        self._put(self.clocks, texts[2], progress)
 
-def _advance_all(
-    state: ConversationState, share: FigureSummary, progress: SlaProgress, item: Item
-) -> tuple[ConversationState, FigureSummary, SlaProgress]:
-    """Every kept fold, one more item: the desk state, the figures' share and the SLA clocks
-    (which read the state before and after the item, so the two cannot disagree)."""
-    after = advance(state, item)
-    return after, figure_summary.advance(share, item), sla.advance(progress, state, after, item)
+    def _put(self, cache: dict[str, Any], text: str, value: Any) -> None:
+        if len(cache) >= self.SIZE:
+            cache.clear()
+        cache[text] = value
 
 
 def _share(text: str | None) -> FigureSummary | None:
@@ -288,20 +304,20 @@ def _share(text: str | None) -> FigureSummary | None:
 
 def _state_before(
     conn: sqlite3.Connection, session_id: str, kept_states: _KeptStates
-) -> tuple[int, ConversationState, str | None, FigureSummary | None, FigureSummary, SlaProgress]:
+) -> tuple[int, ConversationState, str | None, FigureSummary | None, FigureSummary, SlaProgress, int]:
     """The session's head, its state as kept (or folded, if none was kept or it lags), the
-    `desk_state` column as stored, the figures' share the roll-up holds now (None: none yet), and
-    the share and SLA clocks to advance (folded from the log if either lags)."""
+    `desk_state` column as stored, the figures' share the roll-up holds now (None: none yet), the
+    share and SLA clocks to advance (folded from the log if either lags), and the search backlog."""
     row = conn.execute(SQL_DESK_BEFORE, (session_id,)).fetchone()
     if row is None:
         raise StoreError(f"no session {session_id!r}")
-    count, summary, entry_agent, stored, figures, created_at, clocks, status = row
+    count, summary, entry_agent, stored, figures, created_at, clocks, status, backlog = row
     state = kept_states.parse(summary) if summary else start(entry_agent)
-    kept = share = _share(figures)
-    progress = SlaProgress.from_json(clocks) if clocks else None
+    kept = share = kept_states.share(figures) if figures else None
+    progress = kept_states.progress(clocks) if clocks else None
     if state.seq != count or share is None or share.seq != count or progress is None:
         state, share, progress = _whole_log(conn, session_id, entry_agent, created_at, status)
-    return count, state, stored, kept, share, progress
+    return count, state, stored, kept, share, progress, backlog
 
 
 def _keep_share(
@@ -313,14 +329,20 @@ def _keep_share(
 ) -> None:
     """Move the session's share of the figures from `kept` (what the roll-up holds) to `share`
     (None: the session is going away), and keep its SLA clocks' progress."""
-    delta = rollup_delta(kept, share)
-    if delta:
-        conn.executemany(SQL_ROLLUP_ADD, delta)
-        conn.executemany(SQL_ROLLUP_DROP_EMPTY, [row[:7] for row in delta if row[7] < 0])
+    _move_rollup(conn, kept, share)
     if share is not None:
         columns = (share.first_us, share.last_us, share.asked_us, share.answer_ms, share.resolved_us, share.resolution_ms)
         clocks = (progress or SlaProgress()).to_json()
         conn.execute(SQL_SET_FIGURES, (*columns, share.to_json(), clocks, session_id))
+
+
+def _move_rollup(conn: sqlite3.Connection, kept: FigureSummary | None, share: FigureSummary | None) -> None:
+    """Move a session's share in the roll-up from `kept` to `share`: one upsert per changed row,
+    and a row it empties dropped (the upsert returns the row's count: no delete tried in vain)."""
+    for row in rollup_delta(kept, share):
+        ((left,),) = conn.execute(SQL_ROLLUP_ADD, row).fetchall()
+        if left == 0:
+            conn.execute(SQL_ROLLUP_DROP_EMPTY, row[:7])
 
 
 def _keep_whole_log_state(conn: sqlite3.Connection, session_id: str, desk: bool = True) -> None:
@@ -766,38 +788,51 @@ class _PreparedAppend:
         }
 
     def run(self, conn: sqlite3.Connection) -> int:
-        """Move the head and insert the rows; returns the last seq before them.
+        """Fold the items into the session's summaries, write its row once and insert the rows;
+        returns the last seq before them.
 
         The session's state advances over the new items here, under the write lock: a read of
-        the kept summary by primary key and a fold of a few items (microseconds), so two
-        processes appending to one session can never both advance from the same state."""
+        the kept summaries by primary key and a fold of a few items, so two processes appending
+        to one session can never both advance from the same state."""
         session_id, when = self.session_id, self.when
-        count, state, stored, kept, share, progress = _state_before(conn, session_id, self.kept)
+        count, state, stored, kept, share, progress, backlog = _state_before(conn, session_id, self.kept)
         # One copy per item, folded here and handed back to the caller as stored.
         self.stamped = [
             item.model_copy(update={"session_id": session_id, "seq": count + n, "created_at": when})
             for n, item in enumerate(self.items, start=1)
         ]
-        for item in self.stamped:
-            state, share, progress = _advance_all(state, share, progress, item)
-        summary = state.to_json()
+        state, share, progress = advance_all(state, share, progress, self.stamped)
+        texts = (state.to_json(), share.to_json(), progress.to_json())
         head = SQL_APPEND_HEAD if state.state != stored else SQL_APPEND_HEAD_SAME_STATE
-        moved = conn.execute(head, {**self.head, "state": state.state, "summary": summary}).fetchall()
-        if not moved:
-            raise StoreError(f"no session {session_id!r}")
-        self.kept.keep(summary, state)
-        last, backlog = moved[0]
+        conn.execute(
+            head,
+            {
+                **self.head,
+                "count": count,
+                "state": state.state,
+                "summary": texts[0],
+                "span_first": share.first_us,
+                "span_last": share.last_us,
+                "asked_us": share.asked_us,
+                "answer_ms": share.answer_ms,
+                "resolved_us": share.resolved_us,
+                "resolution_ms": share.resolution_ms,
+                "figures": texts[1],
+                "clocks": texts[2],
+            },
+        )
+        self.kept.keep_all(texts, state, share, progress)
         conn.executemany(
-            SQL_INSERT_ITEM, [(session_id, last + n, *fields) for n, fields in enumerate(self.rows, start=1)]
+            SQL_INSERT_ITEM, [(session_id, count + n, *fields) for n, fields in enumerate(self.rows, start=1)]
         )
         if self.new_keys:
             conn.executemany(SQL_ADD_CONTEXT_KEY, [(session_id, key) for key in self.new_keys])
         if self.usage:
             conn.executemany(SQL_ADD_USAGE, [(session_id, *row) for row in self.usage])
-        _keep_share(conn, session_id, kept, share, progress)
+        _move_rollup(conn, kept, share)
         if backlog + len(self.rows) >= SEARCH_BATCH:
             _index_new_messages(conn)
-        return int(last)
+        return count
 
 
 class SessionStore:
