@@ -167,3 +167,36 @@ async def test_a_call_whose_amount_is_not_a_number_is_stored_and_counts_no_money
             await store.append("odd", [call, ToolResult(call_id=f"c{n}", name="refund_charge", output="{}", agent="billing")])
         figures = await store.desk_figures(None, datetime(2100, 1, 1, tzinfo=timezone.utc))
         assert {tool: (m.count, m.total) for tool, m in figures.money.items()} == {"refund_charge": (1, 12.5)}
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+async def test_the_sqlite_columns_and_roll_up_are_what_the_kept_shares_say(tmp_path: Path, seed: int) -> None:
+    """An append sets the figures' columns only when they moved and moves only the roll-up rows
+    whose tallies changed: after random histories every session's columns equal its kept share,
+    the share equals a fold of its log, and the roll-up is the sum of every session's rows."""
+    from supportdesk.store import figure_summary
+    from supportdesk.store.figure_summary import FigureSummary
+
+    rng = random.Random(seed)
+    path = tmp_path / "desk.db"
+    async with await open_store(path) as store:
+        await _random_history(store, rng, 120)
+        logs = {info.id: (info, await store.range(info.id, 1, info.item_count)) for info in await store.list_sessions(limit=500)}
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute(
+            "SELECT id, span_first, span_last, asked_us, answer_ms, resolved_us, resolution_ms, figure_summary, status FROM sessions"
+        ).fetchall()
+        rollup = {tuple(r[:7]): tuple(r[7:]) for r in conn.execute("SELECT grain, lo, hi, what, a, b, c, n, x, y, z FROM figure_rollup")}
+    conn.close()
+    expected: dict[tuple, list[int]] = {}
+    for sid, *columns, text, status in rows:
+        share = FigureSummary.from_json(text)
+        assert columns == [share.first_us, share.last_us, share.asked_us, share.answer_ms, share.resolved_us, share.resolution_ms]
+        info, items = logs[sid]
+        folded = figure_summary.fold(items, figure_summary.start(info.entry_agent, info.created_at, status))
+        assert folded == share
+        for key, value in share.rollup().items():
+            total = expected.setdefault(key, [0, 0, 0, 0])
+            for i, v in enumerate(value):
+                total[i] += v
+    assert rollup == {key: tuple(value) for key, value in expected.items() if any(value)}

@@ -12,6 +12,7 @@ import json
 import os
 import asyncio
 import contextlib
+import functools
 import random
 import re
 import sqlite3
@@ -112,25 +113,31 @@ SQL_DESK_BEFORE = (
     "(SELECT coalesce(max(id), 0) FROM items) - (SELECT indexed_upto FROM search_progress) "
     "FROM sessions WHERE id = ?"
 )
-SQL_APPEND_HEAD = """
-    UPDATE sessions SET
-        item_count = :count + :n,
-        handoff_count = handoff_count + :handoffs,
-        active_agent = coalesce(:active, active_agent),
-        title = CASE WHEN title = '' AND :title IS NOT NULL THEN :title ELSE title END,
-        updated_at = :now,
-        desk_state = :state,
-        desk_summary = :summary,
-        span_first = :span_first, span_last = :span_last, asked_us = :asked_us, answer_ms = :answer_ms,
-        resolved_us = :resolved_us, resolution_ms = :resolution_ms,
-        figure_summary = :figures, sla_summary = :clocks
-    WHERE id = :sid
-"""
-# The same without `desk_state`, for an append that leaves the state as stored (most do): a
-# column in SET rewrites its index entry, one more page written to the WAL at every commit,
-# even when the value is the same.
-SQL_APPEND_HEAD_SAME_STATE = SQL_APPEND_HEAD.replace("        desk_state = :state,\n", "")
-assert SQL_APPEND_HEAD_SAME_STATE != SQL_APPEND_HEAD
+
+
+@functools.cache
+def append_head_sql(state: bool = True, asked: bool = True, resolved: bool = True) -> str:
+    """The append's UPDATE of the session row, setting `desk_state`, the first answer's columns
+    and the resolution's only when they moved: a column in SET rewrites the entries of every
+    index holding it (one more page written to the WAL per index at each commit), even when the
+    value is the same, and most appends move none of them."""
+    moved = [
+        "desk_state = :state" if state else "",
+        "asked_us = :asked_us, answer_ms = :answer_ms" if asked else "",
+        "resolved_us = :resolved_us, resolution_ms = :resolution_ms" if resolved else "",
+    ]
+    return (
+        "UPDATE sessions SET item_count = :count + :n, handoff_count = handoff_count + :handoffs, "
+        "active_agent = coalesce(:active, active_agent), "
+        "title = CASE WHEN title = '' AND :title IS NOT NULL THEN :title ELSE title END, "
+        "updated_at = :now, desk_summary = :summary, span_first = :span_first, span_last = :span_last, "
+        + "".join(f"{part}, " for part in moved if part)
+        + "figure_summary = :figures, sla_summary = :clocks WHERE id = :sid"
+    )
+
+
+SQL_APPEND_HEAD = append_head_sql()
+SQL_APPEND_HEAD_SAME_STATE = append_head_sql(state=False)
 SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = ?, desk_summary = ? WHERE id = ?"
 # The session's share of the figures (schema migration 10): its columns, and the roll-up rows
 # it moves (store/figure_summary.py). A roll-up row emptied by a session moving on is dropped.
@@ -803,7 +810,11 @@ class _PreparedAppend:
         ]
         state, share, progress = advance_all(state, share, progress, self.stamped)
         texts = (state.to_json(), share.to_json(), progress.to_json())
-        head = SQL_APPEND_HEAD if state.state != stored else SQL_APPEND_HEAD_SAME_STATE
+        head = append_head_sql(
+            state=state.state != stored,
+            asked=kept is None or (kept.asked_us, kept.answer_ms) != (share.asked_us, share.answer_ms),
+            resolved=kept is None or (kept.resolved_us, kept.resolution_ms) != (share.resolved_us, share.resolution_ms),
+        )
         conn.execute(
             head,
             {
