@@ -248,11 +248,14 @@ def _one_line(text: str) -> str:
     return line if len(line) <= LAST_LINE_CHARS else line[: LAST_LINE_CHARS - 1] + "…"
 
 
-def _moved(state: ConversationState, to: State, detail: Detail, item: k.Item) -> ConversationState:
-    """The state moved to (to, detail) at `item`; `since` changes only when the pair does."""
+def _moved(
+    state: ConversationState, to: State, detail: Detail, item: k.Item, changes: dict[str, Any] | None = None
+) -> ConversationState:
+    """The state moved to (to, detail) at `item`, with `changes` besides; `since` changes only
+    when the pair does. (One copy for both: the store folds every appended item.)"""
     if (state.state, state.detail) == (to, detail) and state.since is not None:
-        return state
-    return replace(state, state=to, detail=detail, since=item.created_at)
+        return replace(state, **changes) if changes else state
+    return replace(state, state=to, detail=detail, since=item.created_at, **(changes or {}))
 
 
 def at(state: ConversationState, now: datetime) -> ConversationState:
@@ -298,7 +301,10 @@ def advance(state: ConversationState, item: k.Item) -> ConversationState:
     if moved.held_by_staff and moved.state in ("ai", "needs_staff"):
         # Judged against the state before the item, so a held conversation's `since` stays put.
         before = replace(moved, state=state.state, detail=state.detail, since=state.since)
-        return _moved(before, "staff", "", item)
+        moved = _moved(before, "staff", "", item)
+    # The last item folded in, set last (nothing above reads it): one copy fewer per item.
+    if item.seq and moved.seq != item.seq:
+        moved = replace(moved, seq=item.seq)
     return moved
 
 
@@ -319,8 +325,6 @@ def _waits(state: ConversationState, item: k.Item) -> ConversationState:
 
 
 def _advance(state: ConversationState, item: k.Item) -> ConversationState:
-    if item.seq:
-        state = replace(state, seq=item.seq)
     if not state.held_by_staff and not isinstance(item, k.Takeover):
         holder = item.to_agent if isinstance(item, k.Handoff | k.Release) else item.agent
         if holder and holder != state.holder:
@@ -330,20 +334,20 @@ def _advance(state: ConversationState, item: k.Item) -> ConversationState:
     sticky = state.state == "needs_staff" and state.detail != "approval"
     match item:
         case k.Message(role=role, text=text):
-            state = replace(state, last_line=_one_line(text), last_role=role)
+            said = {"last_line": _one_line(text), "last_role": role}
             if state.pending:
-                return _moved(state, "needs_staff", "approval", item)
+                return _moved(state, "needs_staff", "approval", item, said)
             match role:
                 case "customer":
-                    return _moved(state, "ai", "working", item)
+                    return _moved(state, "ai", "working", item, said)
                 case "staff":
                     if state.state in ("snoozed", "resolved"):
-                        return state  # a note on a parked conversation does not reopen it
-                    return _moved(state, "ai", "waiting_customer", item)
+                        return replace(state, **said)  # a note on a parked conversation does not reopen it
+                    return _moved(state, "ai", "waiting_customer", item, said)
                 case "agent" | "system":
                     if sticky:
-                        return state  # the agent's own words do not answer a call for staff
-                    return _moved(state, "ai", "waiting_customer", item)
+                        return replace(state, **said)  # the agent's own words do not answer a call for staff
+                    return _moved(state, "ai", "waiting_customer", item, said)
                 case _:
                     assert_never(role)
         case k.Handoff(handoff_kind=kind):
