@@ -121,11 +121,11 @@ def rollup_delta(before: FigureSummary | None, after: FigureSummary | None) -> l
         # The same buckets (most appends): only the tallies that changed move, by their change.
         # (The same rows as the general case below, which takes every tally out and puts it back.)
         changed: dict[Key, tuple[int, ...]] = {}
-        for key in before.tallies.keys() | after.tallies.keys():
-            old, new = before.tallies.get(key, (0, 0, 0, 0)), after.tallies.get(key, (0, 0, 0, 0))
+        for tally in before.tallies.keys() | after.tallies.keys():
+            old, new = before.tallies.get(tally, (0, 0, 0, 0)), after.tallies.get(tally, (0, 0, 0, 0))
             if old != new:  # (then the change has a non-zero part)
-                changed[key] = tuple(b - a for a, b in zip(old, new))
-        return sorted((*bucket, *key, *value) for bucket in after.buckets() for key, value in changed.items())
+                changed[tally] = tuple(b - a for a, b in zip(old, new))
+        return sorted((*bucket, *tally, *value) for bucket in after.buckets() for tally, value in changed.items())
     delta: dict[tuple[Any, ...], list[int]] = {}
     for summary, sign in ((before, -1), (after, 1)):
         if summary is None:
