@@ -68,7 +68,7 @@ def badge_screen(screen: Screen[Any]) -> None:
         return
     # A layer of its own above the screen's: docked widgets (the chat screen's agent bar) are
     # drawn over everything else on their layer, the badge among them.
-    screen.styles.layers = ("default", "staff-badge")
+    screen.styles.layers = "default staff-badge"
     screen.mount(StaffBadge())
 
 
