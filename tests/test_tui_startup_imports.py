@@ -49,13 +49,14 @@ NOT_BEFORE_FIRST_PAGE = [
 ]
 
 PROBE = r"""
-import asyncio, json, sys
+import asyncio, gc, json, sys
 from supportdesk.cli import build_parser
 
 WATCH = json.loads(sys.argv[1])
 argv = sys.argv[2:]
 args = build_parser(argv).parse_args(argv)
 
+gc.disable()  # as `supportdesk` does before it imports the app (cli._tui)
 from supportdesk.tui.app import SupportDeskApp
 
 seen = {}
@@ -78,6 +79,7 @@ class Probe(SupportDeskApp):
     def _warm_up(self):
         # Called once the chat screen shows the session's first page.
         seen["first_page"] = loaded()
+        seen["gc_at_first_page"] = gc.isenabled()
         return super()._warm_up()
 
 async def main():
@@ -89,6 +91,7 @@ async def main():
             await pilot.pause(0.01)
         await app.workers.wait_for_complete()
         seen["after_warm_up"] = loaded()
+        seen["gc_after_warm_up"] = gc.isenabled()
         seen["last"] = app.chat.query_one("Conversation").last if app.chat else None
 
 asyncio.run(main())
@@ -121,6 +124,26 @@ def test_the_model_and_tools_are_built_after_the_first_page(tmp_path):
     assert seen["last"] == 14  # the page shown was the session's end
     # ... and they are there once the app has warmed up, before any turn asks for them.
     assert {"supportdesk.tools.billing", "supportdesk.models.offline.model", ITEM_VALIDATOR} <= set(seen["after_warm_up"])
+
+
+def test_the_collector_is_off_until_the_first_page_and_on_after(tmp_path, monkeypatch):
+    """`supportdesk` starts without garbage collection (its passes over the start-up's objects
+    were 50-100 ms before the first page) and the app turns it back on once the page is drawn."""
+    import gc
+
+    from supportdesk import cli
+    from supportdesk.tui import app
+
+    was = gc.isenabled()
+    states: list[bool] = []
+    monkeypatch.setattr(app, "run_app", lambda **kw: states.append(gc.isenabled()) or 0)
+    try:
+        assert cli.main(["--db", str(tmp_path / "desk.db"), "chat"]) == 0
+    finally:
+        gc.enable() if was else gc.disable()
+    assert states == [False]  # the TUI was started with the collector off
+    seen = _probe(tmp_path, [])
+    assert seen["gc_at_first_page"] is False and seen["gc_after_warm_up"] is True
 
 
 async def test_an_unknown_tool_in_the_desk_file_is_still_one_clear_line(tmp_path):

@@ -251,6 +251,7 @@ class SupportDeskApp(App[int]):
         await self._start()
 
     def _fail(self, text: str, exit_code: int = 1) -> None:
+        gc.enable()  # no page and no warm-up will come to turn it back on
         self.exit_code = exit_code
         self.switch_screen(MessageScreen(f"{text}\n\npress q to quit", error=True))
 
@@ -296,6 +297,8 @@ class SupportDeskApp(App[int]):
             self._fail("\n".join(exc.problems))
         except Exception as exc:  # what opening the desk would have said, one line
             self._fail(f"cannot open the desk: {type(exc).__name__}: {exc}")
+        finally:
+            gc.enable()  # `supportdesk` starts with it off until the first page (cli._tui)
 
     def _start_badges(self) -> None:
         """The needs-staff badge on every full screen, its count kept by the store's feed."""
