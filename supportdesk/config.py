@@ -8,7 +8,9 @@ app never shows a traceback for a typo.
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
+import pickle
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -20,7 +22,9 @@ DEFAULT_COLORS = ("#5fafff", "#ffaf5f", "#87d787", "#d787ff", "#ff8787", "#d7d75
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Validators are built on the first validation, not at import: the TUI takes a desk it
+    # validated before from its cache (load_desk(cached=True)) and then never builds them.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Limits(_Strict):
@@ -572,7 +576,11 @@ def load_desk(
     path: str | os.PathLike[str] | None = None,
     tool_names: Iterable[str] | None = None,
     is_colour: ColourCheck | None = None,
+    *,
+    cached: bool = False,
 ) -> DeskConfig:
+    """The desk file, validated. `cached`: a file validated before with the same text, checks
+    and code is taken from the cache (see _ValidatedCache) instead of validated again."""
     resolved = resolve_config_path(path)
     try:
         text = resolved.read_text(encoding="utf-8")
@@ -580,4 +588,59 @@ def load_desk(
         raise ConfigError([f"{resolved}: no such file; pass --config PATH or create it"]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([f"{resolved}: cannot be read: {exc}"]) from None
-    return parse_desk(text, str(resolved), tool_names, is_colour)
+    cache = _ValidatedCache(text, str(resolved), tool_names, is_colour) if cached else None
+    if cache is not None and (known := cache.read()) is not None:
+        return known
+    cfg = parse_desk(text, str(resolved), tool_names, is_colour)
+    if cache is not None:
+        cache.write(cfg)
+    return cfg
+
+
+class _ValidatedCache:
+    """A desk file's validated DeskConfig, kept under $XDG_CACHE_HOME/supportdesk/ for the
+    next start-up of the TUI: building pydantic's validators for these models and validating
+    was ~30-40 ms of the path to a session's first page.
+
+    The entry is used only when everything that decided the result is the same: the file's text
+    and path, the checks asked for (tool names, the colour check), this module's code and
+    pydantic's version. Only a desk that passed validation is written; a broken file is never
+    cached, so it is validated (and reported) at every start. One entry per desk file path,
+    replaced when its text changes. The entry is a pickle: it lives in the user's own cache
+    folder and is written only here, after validation; anything unreadable is ignored."""
+
+    FORMAT = 1
+
+    def __init__(self, text: str, source: str, tool_names: Iterable[str] | None, is_colour: ColourCheck | None):
+        from pydantic.version import VERSION
+
+        colour_check = f"{is_colour.__module__}.{is_colour.__qualname__}" if is_colour is not None else ""
+        try:
+            code = Path(__file__).read_bytes()
+        except OSError:
+            code = b""  # (a zipped install) the version below still changes with it
+        digest = hashlib.sha256()
+        for part in (str(self.FORMAT), VERSION, source, "\0".join(sorted(tool_names or ())), colour_check):
+            digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(code + b"\0" + text.encode("utf-8", "surrogateescape"))
+        self.key = digest.hexdigest()
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        name = hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+        self.path = base / "supportdesk" / f"desk-{name}.pickle"
+
+    def read(self) -> DeskConfig | None:
+        try:
+            with self.path.open("rb") as f:
+                key, cfg = pickle.load(f)
+        except Exception:  # missing, unreadable, from another version: validate the file instead
+            return None
+        return cfg if key == self.key and isinstance(cfg, DeskConfig) else None
+
+    def write(self, cfg: DeskConfig) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(pickle.dumps((self.key, cfg), protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(tmp, self.path)  # atomic: a reader never sees half an entry
+        except Exception:
+            pass  # a read-only cache folder only costs the next start-up its validation

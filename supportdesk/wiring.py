@@ -89,7 +89,8 @@ async def open_desk(
     if isinstance(config, DeskConfig):
         cfg = config
     elif check_tools_later:
-        cfg = load_desk(config, tool_names=(), is_colour=is_colour)
+        # The TUI's path: a desk validated at an earlier start is taken from the cache.
+        cfg = load_desk(config, tool_names=(), is_colour=is_colour, cached=True)
     else:
         cfg = load_config(config)
     hooks = desk_hooks(cfg)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -247,3 +248,48 @@ def test_config_check_lists_both_kinds_and_exits_2(tmp_path):
         f"{bad}: desk.entry: no agent named 'nobody'; valid agents: billing, senior, technical, triage",
     ]
     assert run.stdout == ""
+
+
+def test_the_tuis_cache_serves_a_validated_desk_and_never_a_changed_or_broken_one(tmp_path, monkeypatch):
+    """load_desk(cached=True), the TUI's path: the second start takes the validated desk from
+    the cache (no validation), a changed file is validated again, a broken one is never kept."""
+    import supportdesk.config as config
+
+    desk_file = tmp_path / "agents.toml"
+    desk_file.write_text((REPO / "agents.toml").read_text())
+    first = load_desk(desk_file, tool_names=(), is_colour=is_colour, cached=True)
+    assert len(list((Path(os.environ["XDG_CACHE_HOME"]) / "supportdesk").glob("desk-*.pickle"))) == 1
+
+    validated: list[str] = []
+    real_parse = config.parse_desk
+    monkeypatch.setattr(config, "parse_desk", lambda text, *a, **kw: validated.append(text) or real_parse(text, *a, **kw))
+    again = load_desk(desk_file, tool_names=(), is_colour=is_colour, cached=True)
+    assert validated == [] and again == first and again is not first
+    assert again.source == str(desk_file) and again.agents["triage"].color == first.agents["triage"].color
+
+    # Other checks asked for: validated, not served from the entry of the unchecked desk.
+    with pytest.raises(ConfigError):
+        load_desk(desk_file, tool_names=["refund"], is_colour=is_colour, cached=True)
+    assert len(validated) == 1
+
+    desk_file.write_text(desk_file.read_text().replace('name = "', 'name = "Renamed ', 1))
+    renamed = load_desk(desk_file, tool_names=(), is_colour=is_colour, cached=True)
+    assert len(validated) == 2 and renamed.desk.name.startswith("Renamed ")
+
+    desk_file.write_text(desk_file.read_text().replace("[desk]", "[desk]\nbogus = 1", 1))
+    for _ in range(2):  # a broken file is reported at every start, never served from a cache
+        with pytest.raises(ConfigError) as exc:
+            load_desk(desk_file, tool_names=(), is_colour=is_colour, cached=True)
+        assert exc.value.problems == [f"{desk_file}: desk.bogus: unknown key; valid keys here: "
+                                      "name, entry, fallback, limits, history, sla"]
+    assert len(validated) == 4
+
+
+def test_an_unreadable_cache_entry_is_validated_again(tmp_path):
+    desk_file = tmp_path / "agents.toml"
+    desk_file.write_text((REPO / "agents.toml").read_text())
+    first = load_desk(desk_file, tool_names=(), is_colour=is_colour, cached=True)
+    [entry] = (Path(os.environ["XDG_CACHE_HOME"]) / "supportdesk").glob("desk-*.pickle")
+    entry.write_bytes(b"not a pickle")
+    assert load_desk(desk_file, tool_names=(), is_colour=is_colour, cached=True) == first
+    assert entry.read_bytes() != b"not a pickle"  # rewritten from the validated file
