@@ -6,7 +6,9 @@ Everything is deterministic (fixed clock, fixed session id) so snapshots are sta
 
 from __future__ import annotations
 
+import asyncio
 import time
+from pathlib import Path
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -138,6 +140,22 @@ def approval_notice(agent: str = "senior") -> Notice:
 WAIT_LIMIT = 90.0
 
 
+def _waiting_tasks() -> str:
+    """Where each of our tasks is waiting: a test that gave up says what the app was stuck on."""
+    lines = []
+    for task in asyncio.all_tasks():
+        chain, ours, awaited = [], False, task.get_coro()
+        while awaited is not None and len(chain) < 60:  # a coroutine, what it awaits, and so on
+            frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "ag_frame", None)
+            if frame is not None:
+                ours = ours or "/supportdesk/" in frame.f_code.co_filename
+                chain.append(f"{Path(frame.f_code.co_filename).name}:{frame.f_lineno} {frame.f_code.co_name}")
+            awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "ag_await", None)
+        if ours:
+            lines.append(f"  {task.get_name()}: " + " -> ".join(chain))
+    return "tasks of ours still waiting:\n" + "\n".join(lines) if lines else "no task of ours is waiting"
+
+
 async def until(pilot, condition, *, limit: float = WAIT_LIMIT, settle_workers: bool = False) -> None:
     """Let the app run until `condition()` holds: bounded progress, not a timing check.
 
@@ -146,7 +164,7 @@ async def until(pilot, condition, *, limit: float = WAIT_LIMIT, settle_workers: 
     deadline = time.monotonic() + limit
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError("the app never reached the expected state")
+            raise AssertionError("the app never reached the expected state\n" + _waiting_tasks())
         await pilot.pause(0.02)
         if settle_workers:
             await pilot.app.workers.wait_for_complete()
