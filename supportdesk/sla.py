@@ -105,6 +105,34 @@ def _answers(item: k.Item) -> bool:
             assert_never(item)
 
 
+class Waits(tuple[float, ...]):
+    """The answered waits (seconds), with their JSON text made once and extended after.
+
+    A session keeps every answered wait (the figures' percentiles are exact), so a long one
+    holds thousands, and the stores write them at every append: encoding them all each time made
+    an append cost more the longer the session was. An append extends the text by its own waits
+    (as json.dumps writes a float: its repr)."""
+
+    _text: str | None = None
+
+    def json(self) -> str:
+        if self._text is None:
+            self._text = json.dumps(list(self), separators=(",", ":"))
+        return self._text
+
+    def extended(self, more: Sequence[float]) -> Waits:
+        if not more:
+            return self
+        longer = Waits((*self, *more))
+        added = ",".join(map(float.__repr__, map(float, more)))
+        longer._text = f"{self.json()[:-1]}{',' if self else ''}{added}]"
+        return longer
+
+
+def _waits(values: tuple[float, ...]) -> Waits:
+    return values if isinstance(values, Waits) else Waits(values)
+
+
 @dataclass(frozen=True)
 class SlaProgress:
     """The clocks' values after the items folded so far, before `now` is known: what the stores
@@ -126,11 +154,10 @@ class SlaProgress:
             return at.isoformat() if at is not None else None
 
         # Field by field: asdict deep-copies every list and dict, and the stores write this at
-        # every append. (The keys in the dataclass's order, as asdict wrote them.)
+        # every append. The answered waits go last, as the text they keep (`Waits`).
         out = {
             "started": stamp(self.started),
             "waiting_since": stamp(self.waiting_since),
-            "answered": self.answered,
             "resolution": self.resolution,
             "waits": self.waits,
             "staff_acted": self.staff_acted,
@@ -138,7 +165,8 @@ class SlaProgress:
             "called": self.called,
             "last_at": stamp(self.last_at),
         }
-        return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        head = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        return f'{head[:-1]},"answered":{_waits(self.answered).json()}}}'
 
     @classmethod
     def from_json(cls, text: str) -> SlaProgress:
@@ -146,8 +174,9 @@ class SlaProgress:
         for key in ("started", "waiting_since", "last_at"):
             if raw.get(key):
                 raw[key] = datetime.fromisoformat(raw[key])
-        for key in ("answered", "takeovers", "called"):
+        for key in ("takeovers", "called"):
             raw[key] = tuple(raw.get(key, ()))
+        raw["answered"] = Waits(raw.get("answered", ()))
         return cls(**raw)
 
 
@@ -170,7 +199,7 @@ def advance_many(
     appends cost more the longer it was."""
     started, waiting_since, resolution = progress.started, progress.waiting_since, progress.resolution
     staff_acted, last_at = progress.staff_acted, progress.last_at
-    answered: list[float] | None = None  # copied on the first change
+    answered: list[float] = []  # the waits answered in these items
     takeovers: list[str] | None = None
     called: list[str] | None = None
     waits: dict[WaitingOn, float] | None = None
@@ -190,8 +219,6 @@ def advance_many(
             if waiting_since is None:
                 waiting_since = at
         elif _answers(item) and waiting_since is not None:
-            if answered is None:
-                answered = list(progress.answered)
             answered.append((at - waiting_since).total_seconds())
             waiting_since = None
         if after.state == "needs_staff" and (before.state, before.detail) != (after.state, after.detail):
@@ -213,7 +240,7 @@ def advance_many(
     return SlaProgress(
         started=started,
         waiting_since=waiting_since,
-        answered=progress.answered if answered is None else tuple(answered),
+        answered=_waits(progress.answered).extended(answered),
         resolution=resolution,
         waits=progress.waits if waits is None else waits,
         staff_acted=staff_acted,

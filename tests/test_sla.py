@@ -202,3 +202,32 @@ def _config():
     config = load_desk(REPO / "agents.toml").model_copy(deep=True)
     config.desk.sla = SLA
     return config
+
+
+def test_the_kept_clocks_text_extends_as_a_fresh_encoding_would() -> None:
+    """An append extends the answered waits' JSON text by its own waits (`Waits`), not by
+    encoding them all again: after many folds of one to three items the text is the one a fresh
+    encoding of the same clocks gives, and it reads back equal."""
+    import random
+
+    from supportdesk import desk_state
+    from supportdesk.sla import SlaProgress, Waits, advance_many
+
+    rng = random.Random(5)
+    state, progress, n = desk_state.ConversationState(), SlaProgress(), 0
+    for _ in range(300):
+        steps = []
+        for _ in range(rng.randint(1, 3)):
+            n += 1
+            role = rng.choice(["customer", "agent", "agent"])
+            item = Message(role=role, text="x", agent="triage", seq=n, created_at=at(n * rng.uniform(0.1, 30)))
+            after = desk_state.advance(state, item)
+            steps.append((state, after, item))
+            state = after
+        progress = SlaProgress.from_json(advance_many(progress, steps).to_json()) if rng.random() < 0.2 else advance_many(progress, steps)
+    text = progress.to_json()
+    fresh = SlaProgress(**{**progress.__dict__, "answered": tuple(progress.answered)})
+    assert not isinstance(fresh.answered, Waits)
+    assert text == fresh.to_json()
+    assert json.loads(text)["answered"] == list(progress.answered) and len(progress.answered) > 100
+    assert SlaProgress.from_json(text) == progress
