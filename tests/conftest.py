@@ -119,7 +119,9 @@ def _private_user_folders(tmp_path_factory, monkeypatch):
 
 @pytest.fixture
 def pg_url():
-    """A fresh, empty database on the test PostgreSQL server, dropped after the test.
+    """A fresh, empty database on the test PostgreSQL server: emptied after the test and handed
+    to the next one (tests/pg.py checks it then holds nothing a new database would not), dropped
+    at the end of the run.
 
     Skips without SUPPORTDESK_TEST_PG_URL; under CI=true that is a failure instead.
     """
@@ -281,6 +283,7 @@ _exit_status = 0
 def pytest_sessionfinish(session, exitstatus):
     global _exit_status
     _exit_status = int(exitstatus)
+    pg.drop_spare_databases()
 
 
 def pytest_unconfigure(config):
