@@ -156,6 +156,14 @@ def _waiting_tasks() -> str:
     return "tasks of ours still waiting:\n" + "\n".join(lines) if lines else "no task of ours is waiting"
 
 
+def _app_state(app: Any) -> str:
+    """The app's workers (running, cancelled, failed) and the notes it showed: with the tasks,
+    what a test that gave up needs to tell a lost event from a stuck one."""
+    workers = [f"  {w.group}/{w.name}: {w.state.name}{f' ({w.error!r})' if w.error else ''}" for w in app.workers]
+    notes = [f"  {n.severity}: {n.message}" for n in app._notifications]
+    return "workers:\n" + ("\n".join(workers) or "  none") + "\nnotifications:\n" + ("\n".join(notes) or "  none")
+
+
 async def until(pilot, condition, *, limit: float = WAIT_LIMIT, settle_workers: bool = False) -> None:
     """Let the app run until `condition()` holds: bounded progress, not a timing check.
 
@@ -164,7 +172,7 @@ async def until(pilot, condition, *, limit: float = WAIT_LIMIT, settle_workers: 
     deadline = time.monotonic() + limit
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError("the app never reached the expected state\n" + _waiting_tasks())
+            raise AssertionError(f"the app never reached the expected state\n{_waiting_tasks()}\n{_app_state(pilot.app)}")
         await pilot.pause(0.02)
         if settle_workers:
             await pilot.app.workers.wait_for_complete()
