@@ -129,3 +129,41 @@ async def test_replay_collapses_and_toggles_its_side_column_too(seeded_db):
         await pilot.press("f2")
         await pilot.pause()
         assert side(app.screen).display and not app.screen.query_one(Conversation).display
+
+
+async def test_the_footer_rebuilds_once_for_a_burst_of_binding_changes(seeded_db):
+    """Opening a session changes the chat screen's bindings several times in a row; the footer
+    (DeskFooter) rebuilds once for the burst, and shows the bindings as they are at the end."""
+    from textual._context import active_message_pump
+    from textual.widgets._footer import FooterKey
+
+    from supportdesk.tui.widgets.footer import DeskFooter
+    from tests.tui_seed import layout_settled
+
+    app = make_app(seeded_db, session_id=SEED_ID)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await chat_ready(pilot)
+        await layout_settled(pilot)
+        chat = app.chat
+        footer = chat.query_one(DeskFooter)
+        rebuilds: list[int] = []
+        rebuild = footer.recompose
+
+        async def counted() -> None:
+            rebuilds.append(1)
+            await rebuild()
+
+        footer.recompose = counted  # type: ignore[method-assign]
+        # As the screen's signal delivers its binding changes: in the footer's own context (its
+        # keys bind to the footer's data from there).
+        token = active_message_pump.set(footer)
+        try:
+            for _ in range(3):
+                footer.bindings_changed(chat)
+        finally:
+            active_message_pump.reset(token)
+        await until(pilot, lambda: bool(rebuilds))
+        await layout_settled(pilot)
+        assert rebuilds == [1]
+        keys = {key.key for key in footer.query(FooterKey)}
+        assert {"ctrl+b", "ctrl+r", "f2"} <= keys  # the chat screen's shown bindings, rebuilt

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.binding import Binding
 from textual.reactive import var
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting
@@ -46,6 +46,7 @@ from supportdesk.desk_state import needs_staff
 from supportdesk.staff import Actor, SettingsError, WhenError, default_person, parse_when
 from supportdesk.tui.exporting import default_export_path, write_export
 from supportdesk.tui.projection import Snapshot, advance, conversation_state, new_session, snapshot
+from supportdesk.tui.widgets.footer import DeskFooter
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.screens._feed import FollowsChanges
@@ -129,7 +130,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         yield AgentBar(self.look, id="agent-bar")
         yield from session_panes(self.look, self.store, "Shared context · ✱ changed this turn")
         yield Prompt(self.desk.config.agents, id="prompt")
-        yield Footer(compact=True)
+        yield DeskFooter(compact=True)
 
     async def on_mount(self) -> None:
         self.query_one(Prompt).focus()
