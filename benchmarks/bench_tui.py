@@ -269,8 +269,10 @@ def main() -> int:
         folder = Path(tmp)
         db = folder / "desk.db"
         # The children must not read or write the user's own config and data.
+        # Its own cache folder too: the first launch validates the desk file and keeps it there
+        # (config.load_desk(cached=True)), later launches take it from there, as a user's do.
         env = dict(os.environ, XDG_CONFIG_HOME=str(folder / "config"), XDG_DATA_HOME=str(folder / "data"),
-                   TEXTUAL_ANIMATIONS="none")
+                   XDG_CACHE_HOME=str(folder / "cache"), TEXTUAL_ANIMATIONS="none")
         t0 = time.perf_counter()
         asyncio.run(build(db, {"s10": 10, "s100k": 100_000}))
         print(f"built 10 + 100,000 item sessions in {time.perf_counter() - t0:.1f} s "
