@@ -108,7 +108,7 @@ async def test_the_pane_reads_are_index_lookups(pg_url: str, name: str):
             await store.append(sid, [Message(role="agent", text=f"line {n}", agent="triage") for n in range(start, start + 500)])
         await store.append(sid, [ContextSet(key="k", value=1, writer="triage", agent="triage")])
     args = {
-        "SQL_LATEST": (sid, 50),
+        "SQL_LATEST": (sid,),
         "SQL_RANGE": (sid, 10, 60),
         "SQL_ITEM": (sid, 7),
         "SQL_ITEMS_AT": (sid, [1, 2, 3]),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import random
@@ -29,6 +30,7 @@ from datetime import datetime
 from typing import Any, assert_never
 
 import asyncpg
+from pydantic import TypeAdapter
 
 from supportdesk.desk_state import ConversationState, DeskFilter, start
 from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
@@ -92,11 +94,18 @@ _ITEM_DOC = (
 SQL_LAST_SEQ = "SELECT item_count FROM sessions WHERE id = $1"
 # The newest n by a backward walk of the primary key, cut at n. (Written as `seq > item_count - n`
 # the bound is a parameter the planner cannot see: on a long session it guessed a third of the
-# session's rows and chose a parallel sequential scan, 230 ms at 300,000 items.)
-SQL_LATEST = (
-    f"SELECT doc FROM (SELECT {_ITEM_DOC} AS doc, seq FROM items WHERE session_id = $1 "
-    "ORDER BY seq DESC LIMIT $2) AS newest ORDER BY seq"
-)
+# session's rows and chose a parallel sequential scan, 230 ms at 300,000 items.) n is written
+# into the statement, not passed: with `LIMIT $2` the generic plan is costed for a tenth of the
+# session, so PostgreSQL planned every read afresh (0.1-0.4 ms of server CPU, as much as running
+# it); with the number in the text, each n has one cached statement whose generic plan is kept.
+def sql_latest(n: int) -> str:
+    return (
+        f"SELECT doc FROM (SELECT {_ITEM_DOC} AS doc, seq FROM items WHERE session_id = $1 "
+        f"ORDER BY seq DESC LIMIT {max(0, min(int(n), _NO_LIMIT))}) AS newest ORDER BY seq"
+    )
+
+
+SQL_LATEST = sql_latest(50)  # the pane's read
 SQL_RANGE = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq"
 SQL_ITEM = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = $2"
 SQL_ITEMS_AT = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = ANY($2::integer[]) ORDER BY seq"
@@ -288,6 +297,12 @@ def _search_words(text: str) -> str:
 def _tsquery(text: str) -> str:
     """Search-box words -> every word required, words of 3+ letters as prefixes (the contract)."""
     return " & ".join(f"'{w}':*" if prefix else f"'{w}'" for w, prefix in search_terms(_fold(text)))
+
+
+@functools.cache
+def _search_hits() -> TypeAdapter[list[SearchHit]]:
+    """A page of hits validated in one call (built on the first search, not at import)."""
+    return TypeAdapter(list[SearchHit])
 
 
 def _count(value: Any, default: int) -> int:
@@ -980,7 +995,7 @@ class PostgresStore:
 
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
-        return [_item(r) for r in await self._fetch(SQL_LATEST, session_id, n)]
+        return [_item(r) for r in await self._fetch(SQL_LATEST if n == 50 else sql_latest(n), session_id)]
 
     async def range(self, session_id: str, first: int, last: int) -> list[Item]:
         """Items with first <= seq <= last, oldest first."""
@@ -1063,7 +1078,11 @@ class PostgresStore:
             rows = await self._search(SQL_SEARCH_MATCHES, query, limit, SEARCH_MATCH_CAP)
             if rows and rows[0][4] > SEARCH_MATCH_CAP:
                 rows = await self._search(SQL_SEARCH_NEWEST, query, limit, None)
-        return [SearchHit(session_id=a, title=b, seq=c, snippet=d or "") for a, b, c, d, _ in rows]
+        # One validation call for the page: 50 SearchHit(...) calls cost about as much client CPU
+        # as the rest of the search, on the event loop the conversation's reads share.
+        return _search_hits().validate_python(
+            [{"session_id": a, "title": b, "seq": c, "snippet": d or ""} for a, b, c, d, _ in rows]
+        )
 
     async def _search(self, sql: str, query: str, limit: int, bound: int | None) -> list[asyncpg.Record]:
         """One step of a search, on the search pool (never the conversation's connections)."""

@@ -78,6 +78,8 @@ _SNIPPET_BEFORE = 50
 
 def bounded_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:
     """The snippet cut to about `limit` characters around its first match, marks kept whole."""
+    if len(snippet) <= limit:
+        return snippet  # short enough with its marks, so without them too (most hits)
     chunks = re.split(f"[{MATCH_START}{MATCH_END}]", snippet)
     if sum(len(c) for c in chunks) <= limit:
         return snippet
