@@ -12,7 +12,8 @@ sessions, one clock second per append, so the newest messages are spread over ma
 
 Rows: the first page (50 hits) of bench_store's search words and a number prefix that is rare
 lately, median of 20; the bar's word as the search ran before (every match sorted); a latest-50 read of
-a long session while another connection runs searches back to back (median, p95); and the plan
+a long session while a task on the same event loop runs searches back to back, one at a time on
+the search pool (median, p95), and the event loop's lag alone and during those searches; and the plan
 PostgreSQL chose for each word (EXPLAIN (ANALYZE, BUFFERS) of the search's page query). Bars
 (issue 16): the word in 10 % of messages <= 100 ms to the first page; a latest-50 read during
 searches <= 5 ms (median).
@@ -120,8 +121,27 @@ async def build(url: str) -> None:
         await conn.close()
 
 
-async def latest_during_searches(store, sid: str) -> tuple[list[float], int]:
-    """latest-50 reads (µs) while another task runs the search words back to back."""
+# How the reads meet the searches: one task in the reading process runs the search words back to
+# back (one search at a time, each awaited before the next, on the store's search pool), on the
+# same event loop as the reads, as a browser's search and a chat pane's refresh share the TUI's.
+CONCURRENCY = "1 search at a time, back to back, on the reads' event loop"
+TICK_S = 0.001
+
+
+async def loop_lag(seconds: float) -> list[float]:
+    """How late (µs) a 1 ms timer fires on this event loop: the wait a read's answer has before
+    the loop runs it (the searches' row building shares the loop; so does the OS's scheduling)."""
+    lags = []
+    ends = time.perf_counter() + seconds
+    while (now := time.perf_counter()) < ends:
+        await asyncio.sleep(TICK_S)
+        lags.append((time.perf_counter() - now - TICK_S) * 1e6)
+    return lags
+
+
+async def latest_during_searches(store, sid: str) -> tuple[list[float], int, list[float]]:
+    """latest-50 reads (µs) while another task runs the search words back to back (CONCURRENCY);
+    then the event loop's lag (µs) over as long with the searches still running."""
     running = True
     searches = 0
 
@@ -135,14 +155,16 @@ async def latest_during_searches(store, sid: str) -> tuple[list[float], int]:
     task = asyncio.create_task(searching())
     await asyncio.sleep(0.01)  # the first search is under way
     samples = []
+    began = time.perf_counter()
     for _ in range(READS_DURING):
         started = time.perf_counter()
         await store.latest(sid, 50)
         samples.append((time.perf_counter() - started) * 1e6)
         await asyncio.sleep(0.002)  # reads come now and then, as a pane's refresh does
+    lags = await loop_lag(min(time.perf_counter() - began, 2.0))
     running = False
     await task
-    return samples, searches
+    return samples, searches, lags
 
 
 async def plans(url: str) -> dict[str, list[str]]:
@@ -211,7 +233,8 @@ async def measure(url: str) -> dict[str, object]:
             await store.latest(sid, 50)
             latest.append((time.perf_counter() - started) * 1e6)
         out["latest_alone"] = statistics.median(latest)
-        out["during"], out["searches_meanwhile"] = await latest_during_searches(store, sid)
+        out["lag_alone"] = await loop_lag(1.0)
+        out["during"], out["searches_meanwhile"], out["lag_during"] = await latest_during_searches(store, sid)
         out["before"] = await every_match_sorted(store, BAR_SEARCH)
     out["plans"] = await plans(url)
     return out
@@ -236,7 +259,11 @@ def main() -> int:
     print(f"  latest-50 alone               {fmt(out['latest_alone'], 'us'):>10}  median of {READS_DURING}")
     print(f"  latest-50 while searches run  {fmt(statistics.median(during), 'us'):>10}  median; p95 "
           f"{fmt(p95(during), 'us')}, max {fmt(max(during), 'us')}, {len(during)} reads over "
-          f"{out['searches_meanwhile']} searches")
+          f"{out['searches_meanwhile']} searches ({CONCURRENCY})")
+    for name, key in (("alone", "lag_alone"), ("while searches run", "lag_during")):
+        lags: list[float] = out[key]  # type: ignore[assignment]
+        print(f"  event loop lag, {name:18} {fmt(statistics.median(lags), 'us'):>10}  median; p95 "
+              f"{fmt(p95(lags), 'us')} (a {TICK_S * 1e3:.0f} ms timer's overshoot, {len(lags)} ticks)")
     plans_by_word: dict[str, list[str]] = out["plans"]  # type: ignore[assignment]
     for word, lines in plans_by_word.items():
         if args.plans:

@@ -127,6 +127,29 @@ async def test_the_pane_reads_are_index_lookups(pg_url: str, name: str):
         assert estimated <= 50, plan
 
 
+async def test_the_latest_read_keeps_its_cached_plan(pg_url: str):
+    """latest-50 is planned once per connection, not on every read (with `LIMIT $2` the generic
+    plan looked ten times dearer than a custom one, and each read was planned afresh)."""
+    from supportdesk.store.location import parse_location
+
+    async with await open_store(pg_url) as store:
+        sid = (await store.create_session("triage")).id
+        for start in range(0, 3000, 500):  # long enough that a tenth of it is more than 50
+            await store.append(sid, [Message(role="agent", text=f"line {n}", agent="triage") for n in range(start, start + 500)])
+    await raw(pg_url, "ANALYZE")
+    # one pooled connection, so every read and the check below run on it
+    store = await pg_sql.PostgresStore.open(parse_location(pg_url), pool_size=1)
+    try:
+        for _ in range(8):
+            assert [i.seq for i in await store.latest(sid, 50)] == list(range(2951, 3001))
+        [(generic, custom)] = await store._fetch(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", pg_sql.SQL_LATEST
+        )
+    finally:
+        await store.close()
+    assert generic >= 3 and custom <= 5, (generic, custom)
+
+
 # --- connecting: one line naming what to fix, exit 2, never the password --------------------
 
 
