@@ -6,6 +6,8 @@ timed: the speed itself is measured by benchmarks/bench_stream.py.
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import App
 from textual.widgets import Markdown
 
@@ -141,3 +143,22 @@ async def test_a_real_server_streams_the_whole_reply_onto_the_screen(db_path):
                 assert not screen.query(StreamingReply)
         finally:
             await desk.close()
+
+
+async def test_a_reply_stopped_before_its_stream_ran_stops_quietly():
+    """The first write starts Textual's stream task and yields once; a stored message arriving in
+    that same turn of the loop stops the reply before the task has run. Stopping must not hand
+    the task's cancellation to the caller (the turn's worker): that ended the turn half read,
+    the working indicator up and its lease held (seen under load in the chat tests)."""
+    app = PaneApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(Conversation)
+        await pane.start_stream("triage")
+        reply = pane.stream
+        writing = asyncio.create_task(reply.write("first token"))
+        await asyncio.sleep(0)  # the write made the stream's task and yielded; that task has not run
+        await reply.stop()  # raised CancelledError here before the fix
+        await writing
+        await pane.end_stream()
+        await pilot.pause()
+        assert pane.stream is None and not app.query(StreamingReply)

@@ -6,6 +6,7 @@ that is still streaming is a widget of its own: a Markdown widget fed by Markdow
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never
@@ -231,9 +232,19 @@ class StreamingReply(Vertical):
         await self._stream.write(safe_text(fragment))
 
     async def stop(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        try:
+            await stream.stop()
+        except asyncio.CancelledError:
+            # Textual's MarkdownStream.stop cancels its task and awaits it: a task cancelled
+            # before its first step (a write that added nothing never let it run) re-raises that
+            # cancellation here, which ended the turn's worker as if the screen were closing,
+            # the working indicator up and the turn left half read.
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this task itself is being cancelled: let it
 
 
 def is_agent_reply(item: k.Item) -> bool:
