@@ -242,3 +242,20 @@ async def test_concurrent_turns_in_one_process_keep_order(db_path, test_desk):
         await asyncio.gather(*(drain(desk.runner.send(sid, f"m{i}")) for i in range(5)))
         items = await desk.store.latest(sid, 100)
         assert [i.seq for i in items] == list(range(1, 11))
+
+
+async def test_a_turn_left_early_and_closed_releases_its_lease_at_once(db_path, test_desk):
+    """A caller that stops reading a turn (the TUI's, ended by an error) and closes it gives the
+    session's lease back then: another terminal's turn need not wait for it to expire."""
+    desk, _, _ = await _desk(db_path, test_desk, [Answer("First."), Transfer("billing", "charged"), Answer("Hi.")])
+    async with desk:
+        sid = (await drain(desk.runner.send(None, "hello")))[0].session_id
+        turn = desk.runner.send(sid, "I was charged twice")
+        async for event in turn:
+            if isinstance(event, Appended):
+                break  # the customer's message is stored; the agents' steps are not read
+        other = desk.store.turn(sid)
+        assert not await other.try_acquire()  # the abandoned turn still holds it
+        await turn.aclose()
+        assert await other.try_acquire()  # closed: released at once, no wait for its expiry
+        await other.release()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from contextlib import aclosing
 from datetime import datetime
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, assert_never
@@ -183,8 +184,9 @@ class Runner:
             )
             session_id = info.id
             yield SessionStarted(session_id)
-        async for event in self._one_at_a_time(session_id, lambda: self._send(session_id, text, new=new)):
-            yield event
+        async with aclosing(self._one_at_a_time(session_id, lambda: self._send(session_id, text, new=new))) as turn:
+            async for event in turn:
+                yield event
 
     async def _send(self, session_id: str, text: str, *, new: bool) -> AsyncGenerator[Event, None]:
         if new:
@@ -222,14 +224,19 @@ class Runner:
 
     async def retry_turn(self, session_id: str) -> AsyncGenerator[Event, None]:
         """Run the agents again on the log as it stands (after a provider error, say)."""
-        async for event in self._one_at_a_time(session_id, lambda: self._turn(session_id)):
-            yield event
+        async with aclosing(self._one_at_a_time(session_id, lambda: self._turn(session_id))) as turn:
+            async for event in turn:
+                yield event
 
     async def _one_at_a_time(
         self, session_id: str, turn: Callable[[], AsyncIterator[Event]]
     ) -> AsyncGenerator[Event, None]:
         """Run a turn holding the session's turn lease: a turn another process (or machine)
-        runs on this session ends before this one starts, and this one reads what it left."""
+        runs on this session ends before this one starts, and this one reads what it left.
+
+        Callers iterate it under `aclosing`: a caller that stops early (the TUI's turn ended by
+        an error) then releases the lease at once, not whenever the abandoned generator is
+        collected."""
         lease = self.store.turn(session_id)
         if not await lease.try_acquire():
             yield TurnWaiting(session_id)
@@ -248,8 +255,9 @@ class Runner:
         however the model names its calls this time. Runs under the turn lease, and looks at
         the log only once it holds it. `idle_for`: only when nothing was written for that long
         (the TUI's opening a session: a turn another process runs right now is left to it)."""
-        async for event in self._one_at_a_time(session_id, lambda: self._resume(session_id, idle_for)):
-            yield event
+        async with aclosing(self._one_at_a_time(session_id, lambda: self._resume(session_id, idle_for))) as turn:
+            async for event in turn:
+                yield event
 
     async def _resume(self, session_id: str, idle_for: float | None = None) -> AsyncGenerator[Event, None]:
         info = await self.store.get_session(session_id)
@@ -872,8 +880,9 @@ class Runner:
         """Staff grant or deny a pending approval; the agent then tells the customer (unless a
         person holds the conversation: then they do)."""
         actor = by or Actor(default_person())
-        async for event in self._one_at_a_time(session_id, lambda: self._decide(session_id, approval_id, granted, actor)):
-            yield event
+        async with aclosing(self._one_at_a_time(session_id, lambda: self._decide(session_id, approval_id, granted, actor))) as turn:
+            async for event in turn:
+                yield event
 
     async def _decide(self, session_id: str, approval_id: str, granted: bool, by: Actor) -> AsyncGenerator[Event, None]:
         pending = {n.data["approval_id"]: n for n in await self.pending_approvals(session_id)}

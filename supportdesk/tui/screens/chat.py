@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never, cast
 
@@ -288,11 +289,12 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         await self.query_one(Conversation).follow()  # staff who write want to see the answer
         stored: list[bool] = []
 
-        async def events() -> AsyncIterator[Event]:
-            async for event in self.runner.send(self.session_id, text):
-                if isinstance(event, Appended) and isinstance(event.item, Message) and event.item.role == "customer":
-                    stored.append(True)
-                yield event
+        async def events() -> AsyncGenerator[Event, None]:
+            async with aclosing(self.runner.send(self.session_id, text)) as turn:
+                async for event in turn:
+                    if isinstance(event, Appended) and isinstance(event.item, Message) and event.item.role == "customer":
+                        stored.append(True)
+                    yield event
 
         await self._drive(events)
         if not stored:
@@ -314,9 +316,10 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
             bar = self.query_one(AgentBar)
             bar.set_working(bar.agent or self.desk.config.desk.entry)
             try:
-                events: AsyncIterator[Event] = start()
-                async for event in events:
-                    await self._on_event(event)
+                # Closed however the loop ends: a turn stopped by an error releases its lease now.
+                async with aclosing(start()) as events:
+                    async for event in events:
+                        await self._on_event(event)
             except (TurnError, StoreError) as exc:
                 self.notify(safe_text(str(exc)), severity="error")
             except Exception as exc:  # never a traceback for staff; the log keeps what was stored
