@@ -99,10 +99,12 @@ print(json.dumps(seen))
 """
 
 
-def _probe(tmp_path: Path, watch: list[str]) -> dict[str, list[str]]:
+def _probe(tmp_path: Path, watch: list[str], session: str | None = None) -> dict[str, list[str]]:
+    """`session`: one already in tmp_path/desk.db; by default the seeded double-charge session."""
     db = tmp_path / "desk.db"
-    seeded_file(db)
-    argv = ["chat", "--session", SEED_ID, "--db", str(db), "--config", str(REPO / "agents.toml")]
+    if session is None:
+        seeded_file(db)
+    argv = ["chat", "--session", session or SEED_ID, "--db", str(db), "--config", str(REPO / "agents.toml")]
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
            "TEXTUAL_ANIMATIONS": "none", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(watch), *argv],
@@ -177,3 +179,25 @@ async def test_a_deferred_desk_builds_its_model_and_tools_on_first_use(tmp_path)
         assert desk.runner.provider is desk.runner.provider and desk.runner.provider_built
     finally:
         await desk.close()
+
+
+def test_a_page_without_markdown_syntax_loads_no_markdown(tmp_path):
+    """Rich's Markdown (markdown-it, Pygments) loads with the first reply that has Markdown syntax:
+    a page of plain replies is drawn without it (widgets/markdown_text.py), the same cells."""
+    import asyncio
+
+    from supportdesk.items import Message
+    from tui_seed import repo_desk, seed_long
+
+    async def seed() -> None:
+        desk = await repo_desk(tmp_path / "desk.db")
+        try:
+            await seed_long(desk.store, "plain", 30)  # "agent line N": no Markdown syntax
+            # Answered: no unfinished turn to resume (its streaming reply would load Markdown).
+            await desk.store.append("plain", [Message(role="agent", text="All done, anything else?", agent="triage")])
+        finally:
+            await desk.close()
+
+    asyncio.run(seed())
+    seen = _probe(tmp_path, ["rich.markdown", "markdown_it"], session="plain")
+    assert seen["last"] >= 30 and seen["first_page"] == []  # the end of the session, drawn without it

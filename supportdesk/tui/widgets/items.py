@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
+from supportdesk.tui.widgets.markdown_text import agent_text
 from supportdesk.tui.widgets.render import (
     HANDOFF_ICONS,
     NOTICE_ICONS,
@@ -38,14 +39,6 @@ from supportdesk.tui.widgets.render import (
 
 STAFF_ICONS = {"takeover": "✋", "release": "↩", "state_change": "◆", "tag_change": "#"}
 APPROVAL_HINT = "approve: /approve or ctrl+y · deny: /deny or ctrl+g"
-
-
-def _markdown(text: str) -> RenderableType:
-    # Imported on the first agent reply drawn: Markdown parsing (markdown-it, Pygments) is the
-    # largest import of the panes, and an empty desk draws none.
-    from rich.markdown import Markdown
-
-    return Markdown(text)
 
 
 def stamp(item: k.Item) -> str:
@@ -98,7 +91,8 @@ def renderable(item: k.Item, look: AgentLook, *, expanded: bool = False) -> Rend
     match item:
         case k.Message():
             header = Text.assemble(speaker(item, look), (f"  {stamp(item)}", "dim"))
-            body = _markdown(safe_text(item.text)) if item.role == "agent" else literal(item.text)
+            # Rich's Markdown (markdown-it, Pygments) loads with the first reply that has Markdown syntax.
+            body = agent_text(safe_text(item.text)) if item.role == "agent" else literal(item.text)
             return Group(header, body)
         case k.Handoff():
             icon = HANDOFF_ICONS.get(item.handoff_kind, "→")
