@@ -251,6 +251,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+# --- `-n auto` (pytest-xdist): one worker per core, at most four -----------------------------------
+
+# Each worker is a process of its own: its own tmp_path, its own PostgreSQL databases (named by
+# pid, tests/pg.py), tmux servers on sockets named by pid, servers on port 0. The cap: a worker's
+# PostgreSQL test holds up to about ten connections (the store's pool, its lease and change-feed
+# connections, a second process), and the server's default max_connections is 100.
+MAX_AUTO_WORKERS = 4
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # the caller chose: xdist's own hook reads it
+    return max(1, min(len(os.sched_getaffinity(0)), MAX_AUTO_WORKERS))
+
+
 # --- no SQLite connection left open --------------------------------------------------------------
 
 # aiosqlite runs each connection on a non-daemon thread: a connection nobody closed keeps the
