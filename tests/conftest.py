@@ -260,6 +260,15 @@ def pytest_collection_modifyitems(config, items):
 MAX_AUTO_WORKERS = 4
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """With workers and no --dist given, they steal work from each other ("worksteal") instead of
+    each keeping the share it was dealt ("load"): the tests' lengths are uneven (one property
+    test takes 10 s, most a few ms), and the fast loop ended 10 s sooner that way (README)."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", None) == "no":
+        config.option.dist = "worksteal"
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
