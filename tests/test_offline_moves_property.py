@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+import pytest
+
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.items import ToolCall
@@ -91,6 +93,9 @@ def allowed(call: ToolCall, line: Line, offer_before: dict | None) -> bool:
     return False
 
 
+# 520 conversations through the whole desk, ~14 s alone: the longest test outside the process and
+# Pilot ones, a quarter of the fast loop's wall time on two workers. CI runs it every time.
+@pytest.mark.slow
 async def test_no_account_action_without_a_request_or_a_yes_to_that_exact_offer(tmp_path):
     rng = random.Random(SEED)
     violations: list[str] = []
