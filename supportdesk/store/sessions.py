@@ -271,25 +271,20 @@ class _KeptStates:
         self.clocks: dict[str, SlaProgress] = {}
 
     def parse(self, text: str) -> ConversationState:
-        state = self.states.get(text)
-        if state is None:
-            state = ConversationState.from_json(text)
-            self.keep(text, state)
-        return state
+        return self._parsed(self.states, text, ConversationState.from_json)
 
     def share(self, text: str) -> FigureSummary:
-        share = self.shares.get(text)
-        if share is None:
-            share = FigureSummary.from_json(text)
-            self._put(self.shares, text, share)
-        return share
+        return self._parsed(self.shares, text, FigureSummary.from_json)
 
     def progress(self, text: str) -> SlaProgress:
-        progress = self.clocks.get(text)
-        if progress is None:
-            progress = SlaProgress.from_json(text)
-            self._put(self.clocks, text, progress)
-        return progress
+        return self._parsed(self.clocks, text, SlaProgress.from_json)
+
+    def _parsed(self, cache: dict[str, T], text: str, parse: Callable[[str], T]) -> T:
+        value = cache.get(text)
+        if value is None:
+            value = parse(text)
+            self._put(cache, text, value)
+        return value
 
     def keep(self, text: str, state: ConversationState) -> None:
         self._put(self.states, text, state)
