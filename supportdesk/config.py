@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from supportdesk.folders import cache_dir, config_dir
+
 DEFAULT_COLORS = ("#5fafff", "#ffaf5f", "#87d787", "#d787ff", "#ff8787", "#d7d75f")
 
 
@@ -258,8 +260,7 @@ def resolve_config_path(cli_path: str | os.PathLike[str] | None = None) -> Path:
     local = Path.cwd() / "agents.toml"
     if local.is_file():
         return local
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    user = xdg / "supportdesk" / "agents.toml"
+    user = config_dir() / "agents.toml"
     if user.is_file():
         return user
     return packaged_desk_path()
@@ -624,9 +625,8 @@ class _ValidatedCache:
             digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(code + b"\0" + text.encode("utf-8", "surrogateescape"))
         self.key = digest.hexdigest()
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
         name = hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-        self.path = base / "supportdesk" / f"desk-{name}.pickle"
+        self.path = cache_dir() / f"desk-{name}.pickle"
 
     def read(self) -> DeskConfig | None:
         try:

@@ -18,7 +18,6 @@ refused with one line per mistake, as agents.toml is.
 
 from __future__ import annotations
 
-import os
 import string
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from supportdesk.folders import config_dir
 from supportdesk.items import Item, Priority
 from supportdesk.staff import Actor, WhenError, parse_duration
 
@@ -89,8 +89,7 @@ class Replies:
 
 
 def user_replies_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "supportdesk" / FILE_NAME
+    return config_dir() / FILE_NAME
 
 
 def packaged_replies_path() -> Path:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, assert_never, get_args
 
 from supportdesk import items as k
+from supportdesk.folders import config_dir
 from supportdesk.items import STAFF_META, Origin
 
 ORIGINS: tuple[str, ...] = get_args(Origin)
@@ -30,8 +31,7 @@ STAFF_NAME_VARIABLE = "SUPPORTDESK_STAFF"
 
 def settings_path() -> Path:
     """The person's own settings (`[staff] name = "Dana"`), beside their replies.toml."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "supportdesk" / "settings.toml"
+    return config_dir() / "settings.toml"
 
 
 class SettingsError(ValueError):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
+from supportdesk.folders import data_dir
 from supportdesk.store.protocol import StoreLocationError
 
 POSTGRES_SCHEMES = frozenset({"postgresql", "postgres"})
@@ -24,8 +25,7 @@ MASK = "***"
 
 
 def default_db_path() -> Path:
-    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return data / "supportdesk" / "desk.db"
+    return data_dir() / "desk.db"
 
 
 @dataclass(frozen=True)

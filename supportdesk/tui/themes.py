@@ -19,6 +19,8 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from supportdesk.folders import config_dir
+
 DEFAULT_THEME = "desk-dark"
 
 # The colour variables a theme file may set; `primary` is the one Textual insists on.
@@ -55,11 +57,6 @@ def shipped_themes_dir() -> Path:
     package = Path(__file__).resolve().parent.parent
     installed = package / "data" / "themes"
     return installed if installed.is_dir() else package.parent / "themes"
-
-
-def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "supportdesk"
 
 
 def user_themes_dir() -> Path:

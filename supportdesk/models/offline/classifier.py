@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
+from supportdesk.folders import cache_dir
 from supportdesk.lexicon import normalise
 
 _FORMAT = 3  # bump when features or the model change, so stale disk caches are ignored
@@ -180,18 +180,13 @@ def examples_key(examples: Mapping[str, Sequence[str]]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "supportdesk"
-
-
 def classifier_for(examples: Mapping[str, Sequence[str]], use_disk: bool = True) -> TextClassifier:
     """The trained classifier for these examples: from memory, disk, or trained now."""
     key = examples_key(examples)
     cached = _MEMORY.get(key)
     if cached is not None:
         return cached
-    path = _cache_dir() / f"router-{key}.json"
+    path = cache_dir() / f"router-{key}.json"
     model: TextClassifier | None = None
     if use_disk:
         try:
