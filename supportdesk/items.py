@@ -11,14 +11,13 @@ stamps those when it appends them, in the same transaction that takes the seq.
 from __future__ import annotations
 
 import json
-import re
-import types
-from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import cache
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from supportdesk.exact import constructed
 
 Role = Literal["customer", "agent", "staff", "system"]
 HandoffKind = Literal["route", "escalate", "return", "manual"]
@@ -201,82 +200,22 @@ def item_to_json(item: Item) -> dict[str, Any]:
 # --- reading stored items ----------------------------------------------------------------------
 #
 # Building pydantic's validators for the item union costs more at start-up than reading and
-# drawing a session's first page, and every stored row was validated when it was written. So
-# a row whose every field already has exactly the type its model declares is constructed
-# without the validator; anything else (an unknown kind, a missing or extra field, a string
-# where a number belongs, an odd timestamp) goes through `ITEM_ADAPTER`, which builds it then
-# and raises as it always has. The checks are derived from the models' own annotations: there is
-# no second description of an item to drift from the first.
-
-# The ISO 8601 shapes `datetime.fromisoformat` and pydantic read alike (what the stores write).
-_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)?")
-_UNCHANGED = object()  # a value the model keeps exactly as JSON gave it
-_REJECT = object()  # a value only the validator may judge
-_Check = Callable[[Any], Any]  # a JSON value -> the field's value, _UNCHANGED or _REJECT
-
-
-def _as_time(value: Any) -> Any:
-    if type(value) is str and _ISO_TIME.fullmatch(value):
-        return datetime.fromisoformat(value)
-    return _REJECT
-
-
-def _field_check(annotation: Any) -> _Check | None:
-    """How a JSON value is taken as-is for `annotation`; None: this type is left to pydantic."""
-    origin, args = get_origin(annotation), get_args(annotation)
-    if annotation is Any:
-        return lambda value: _UNCHANGED
-    if annotation in (str, int, bool):
-        return lambda value: _UNCHANGED if type(value) is annotation else _REJECT
-    if annotation is datetime:
-        return _as_time
-    if origin is Literal:
-        allowed = frozenset(args)
-        return lambda value: _UNCHANGED if type(value) is str and value in allowed else _REJECT
-    if origin is dict and args == (str, Any):
-        return lambda value: _UNCHANGED if type(value) is dict else _REJECT
-    if origin is list and args == (str,):
-        return lambda value: _UNCHANGED if type(value) is list and all(type(v) is str for v in value) else _REJECT
-    if origin in (Union, types.UnionType) and type(None) in args:
-        rest = [a for a in args if a is not type(None)]
-        inner = _field_check(rest[0] if len(rest) == 1 else Union[tuple(rest)])
-        if inner is None:
-            return None
-        return lambda value: _UNCHANGED if value is None else inner(value)
-    return None
+# drawing a session's first page, and every stored row was validated when it was written. So a
+# row whose every field already has exactly the type its model declares is constructed without
+# the validator (`supportdesk.exact`); anything else (an unknown kind, a missing or extra field,
+# a string where a number belongs, an odd timestamp) goes through `ITEM_ADAPTER`, which builds
+# it then and raises as it always has.
 
 
 @cache
-def _kind_checks() -> dict[str, tuple[type[_ItemBase], dict[str, _Check], frozenset[str]]]:
-    """Per kind: its model, a check per field, and the fields a row must have."""
-    out = {}
-    for model in ITEM_TYPES:
-        checks = {name: _field_check(field.annotation) for name, field in model.model_fields.items()}
-        if any(check is None for check in checks.values()):
-            continue  # a field type not handled above: this kind is always validated
-        required = frozenset(name for name, field in model.model_fields.items() if field.is_required())
-        out[model.model_fields["kind"].default] = (model, {n: c for n, c in checks.items() if c is not None}, required)
-    return out
+def _kind_models() -> dict[str, type[_ItemBase]]:
+    return {model.model_fields["kind"].default: model for model in ITEM_TYPES}
 
 
 def _constructed(data: dict[str, Any]) -> Item | None:
     """The item `data` describes, if validation would accept every field as it is; else None."""
-    found = _kind_checks().get(data.get("kind"))  # type: ignore[arg-type]
-    if found is None:
-        return None
-    model, checks, required = found
-    if not required <= data.keys():
-        return None
-    values: dict[str, Any] = {}
-    for name, value in data.items():
-        check = checks.get(name)
-        if check is None:
-            return None  # a field the model does not have (extra="forbid")
-        taken = check(value)
-        if taken is _REJECT:
-            return None
-        values[name] = value if taken is _UNCHANGED else taken
-    return model.model_construct(**values)  # type: ignore[return-value]
+    model = _kind_models().get(data.get("kind"))  # type: ignore[arg-type]
+    return constructed(model, data) if model is not None else None  # type: ignore[return-value]
 
 
 # Constructing in Python is slower per row than pydantic's validator once built (~2.5x), so it

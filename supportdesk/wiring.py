@@ -82,8 +82,9 @@ async def open_desk(
 ) -> Desk:
     """Open the database and desk. Raises ConfigError or StoreError with user-facing text.
 
-    `deferred`: the model and the tool registry are built on first use (or by
-    `desk.runner.warm()`), not here; the TUI draws a session before it needs them."""
+    `deferred`: the model, the tool registry and the hooks are built on first use (or by
+    `desk.runner.warm()`), not here; the TUI draws a session before it needs them. A hook that
+    cannot be loaded is then a ConfigError from `warm()` (the TUI shows it as one line)."""
     # Deferred, the tools' names are checked against the file when the registry is built.
     check_tools_later = deferred and tools is None and not isinstance(config, DeskConfig)
     if isinstance(config, DeskConfig):
@@ -93,12 +94,17 @@ async def open_desk(
         cfg = load_desk(config, tool_names=(), is_colour=is_colour, cached=True)
     else:
         cfg = load_config(config)
-    hooks = desk_hooks(cfg)
+    hooks: HookSet | Later[HookSet] = Later(lambda: desk_hooks(cfg)) if deferred else desk_hooks(cfg)
+
+    def close_hooks() -> None:
+        if not isinstance(hooks, Later):
+            hooks.close()
+
     location = parse_location(db)
     try:
         store = await open_store(location)
     except BaseException:
-        hooks.close()
+        close_hooks()
         raise
     try:
         services = Services()
@@ -112,7 +118,7 @@ async def open_desk(
         if not deferred:
             tool_registry, model = ready(tool_registry), ready(model)
     except BaseException:
-        hooks.close()
+        close_hooks()
         await store.close()
         raise
     return Desk(cfg, store, Runner(store, cfg, model, tool_registry, services, hooks=hooks), services)

@@ -828,3 +828,64 @@ async def test_a_session_and_its_first_items_are_created_together(store) -> None
         await store.create_session("triage", session_id=info.id, first=[customer("again")])
     assert await store.count_sessions() == 1
     assert await store.last_seq(info.id) == 1
+
+
+# --- what a store reads back is what the validator would make -----------------------------------
+# Sessions and context entries are constructed without pydantic's validator when their values
+# already have their types (supportdesk.exact: the TUI's first page builds no validator).
+
+
+def _same_model(a, b) -> None:
+    assert type(a) is type(b)
+    assert a == b and a.__dict__ == b.__dict__
+    assert a.model_dump_json() == b.model_dump_json()
+
+
+async def test_sessions_and_context_read_back_are_what_the_validator_makes(store):
+    from supportdesk.store.protocol import ContextEntry, SessionInfo
+
+    info = await store.create_session("triage", title="Card declined", channel="web", meta={"task": "t-1", "n": 2})
+    await store.append(info.id, [customer("hello"), ContextSet(key="plan", value={"tier": "gold"}, writer="billing", agent="billing")])
+    fork = await store.fork(info.id, 1)
+    for got in [await store.get_session(info.id), await store.get_session(fork.id), *(await store.list_sessions())]:
+        assert got is not None
+        _same_model(got, SessionInfo.model_validate(got.model_dump()))
+        assert got.created_at.utcoffset() == timedelta(0)
+    got = await store.get_session(info.id)
+    assert got.meta == {"task": "t-1", "n": 2} and got.channel == "web" and got.item_count == 2
+    entry = (await store.context_at(info.id))["plan"]
+    _same_model(entry, ContextEntry.model_validate(entry.model_dump()))
+    assert entry.value == {"tier": "gold"} and entry.seq == 2
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"item_count": "3"}, 3),  # lax: the validator turns it into 3
+        ({"meta": '{"a": 1}'}, 3),  # meta as stored JSON text
+        ({"created_at": "2026-03-14T09:30:00.1234567+00:00"}, 3),  # seven digits: the validator decides
+    ],
+)
+def test_a_session_row_the_validator_would_change_goes_through_it(change, expected):
+    from pydantic import ValidationError
+
+    from supportdesk.exact import constructed
+    from supportdesk.store.protocol import SessionInfo, session_info
+
+    row = {"id": "s1", "title": "t", "created_at": "2026-03-14T09:30:00+00:00", "updated_at": "2026-03-14T09:30:00+00:00",
+           "entry_agent": "triage", "active_agent": "triage", "status": "open", "item_count": 3, "handoff_count": 0,
+           "forked_from": None, "forked_at": None, "channel": "tui", "meta": "{}"}
+    assert constructed(SessionInfo, {**row, "meta": {}}) is not None
+    changed = {**row, **change}
+    try:
+        expected_info = SessionInfo(**changed)
+    except ValidationError:
+        with pytest.raises(ValidationError):
+            session_info(changed)
+    else:
+        _same_model(session_info(changed), expected_info)
+        assert session_info(changed).item_count == expected
+    with pytest.raises(ValidationError):
+        session_info({**row, "item_count": "many"})
+    with pytest.raises(ValidationError):
+        session_info({**row, "meta": "{not json"})

@@ -36,6 +36,8 @@ NOT_BEFORE_FIRST_FRAME = [
 # Built after the session's first page is drawn (in a thread): the tool registry with every
 # tool, and the offline model.
 ITEM_VALIDATOR = "supportdesk.items:ITEM_ADAPTER built"
+SESSION_VALIDATOR = "supportdesk.store.protocol:SessionInfo built"
+TRANSFER_VALIDATOR = "supportdesk.engine.tools:TransferArgs built"
 NOT_BEFORE_FIRST_PAGE = [
     "supportdesk.tools",
     "supportdesk.tools.billing",
@@ -46,6 +48,12 @@ NOT_BEFORE_FIRST_PAGE = [
     # The page's rows are constructed from their checked JSON (supportdesk.items.item_from_json);
     # pydantic's validator for them is built in the warm-up thread.
     ITEM_VALIDATOR,
+    # Nor any other model's validator (the session read back is constructed too: store.protocol's
+    # `session_info`); building the first one scans installed packages for pydantic plug-ins,
+    # as finding the desk's hooks' entry points does: that waits for the warm-up too.
+    SESSION_VALIDATOR,
+    TRANSFER_VALIDATOR,
+    "importlib.metadata",
 ]
 
 PROBE = r"""
@@ -62,10 +70,11 @@ from supportdesk.tui.app import SupportDeskApp
 seen = {}
 
 def built(name):
-    # "module:ATTR built": a pydantic validator built (an import that happened is not enough).
+    # "module:ATTR built": a pydantic validator built (an import that happened is not enough);
+    # ATTR is a TypeAdapter or a model class.
     module, _, attr = name.partition(":")
     adapter = getattr(sys.modules.get(module), attr.split()[0], None)
-    return bool(getattr(adapter, "pydantic_complete", False))
+    return bool(getattr(adapter, "pydantic_complete", None) or getattr(adapter, "__pydantic_complete__", False))
 
 def loaded():
     return [name for name in WATCH if (built(name) if ":" in name else name in sys.modules)]
@@ -102,7 +111,7 @@ print(json.dumps(seen))
 def _probe(tmp_path: Path, watch: list[str], session: str | None = None) -> dict[str, list[str]]:
     """`session`: one already in tmp_path/desk.db; by default the seeded double-charge session."""
     db = tmp_path / "desk.db"
-    if session is None:
+    if session is None and not db.exists():
         seeded_file(db)
     argv = ["chat", "--session", session or SEED_ID, "--db", str(db), "--config", str(REPO / "agents.toml")]
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
@@ -121,11 +130,16 @@ def test_the_first_frame_imports_nothing_of_the_desk(tmp_path):
 
 
 def test_the_model_and_tools_are_built_after_the_first_page(tmp_path):
+    # The first start validates the desk file (building its models' validators, which scans the
+    # installed packages for pydantic plug-ins) and caches it; every later start reads the cache.
+    _probe(tmp_path, NOT_BEFORE_FIRST_PAGE)
     seen = _probe(tmp_path, NOT_BEFORE_FIRST_PAGE)
     assert seen["first_page"] == []
     assert seen["last"] == 14  # the page shown was the session's end
     # ... and they are there once the app has warmed up, before any turn asks for them.
-    assert {"supportdesk.tools.billing", "supportdesk.models.offline.model", ITEM_VALIDATOR} <= set(seen["after_warm_up"])
+    assert {"supportdesk.tools.billing", "supportdesk.models.offline.model", ITEM_VALIDATOR, "importlib.metadata"} <= set(
+        seen["after_warm_up"]
+    )
 
 
 def test_the_collector_is_off_until_the_first_page_and_on_after(tmp_path, monkeypatch):
@@ -167,6 +181,44 @@ async def test_an_unknown_tool_in_the_desk_file_is_still_one_clear_line(tmp_path
         assert "no tool named 'find_chargez'" in text and "Traceback" not in text
         await pilot.press("q")
     assert app.exit_code == 1
+
+
+async def test_a_hook_that_cannot_load_is_still_one_clear_line(tmp_path):
+    """The desk's hooks load in the warm-up (finding entry points reads every installed
+    package's metadata): a hook that cannot load is reported as before, one line, exit 1."""
+    from textual.widgets import Static
+
+    from supportdesk.tui.app import MessageScreen, SupportDeskApp
+    from tui_seed import until
+
+    desk_file = tmp_path / "agents.toml"
+    desk_file.write_text((REPO / "agents.toml").read_text() + '\n[hooks]\nenabled = ["no_such_module:Hook"]\n')
+    app = SupportDeskApp(db=tmp_path / "desk.db", config=desk_file)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MessageScreen) and bool(app.screen.query(Static)))
+        text = str(app.screen.query_one(Static).render())
+        assert "[hooks] hook 'no_such_module:Hook' cannot be loaded" in text and "Traceback" not in text
+        await pilot.press("q")
+    assert app.exit_code == 1
+
+
+async def test_a_deferred_desk_loads_its_hooks_on_first_use(tmp_path, monkeypatch):
+    from supportdesk.engine import hooks as hooks_module
+    from supportdesk.wiring import open_desk
+
+    loads: list[int] = []
+    real = hooks_module.load_hooks
+    monkeypatch.setattr("supportdesk.wiring.load_hooks", lambda *a, **kw: loads.append(1) or real(*a, **kw))
+    desk = await open_desk(tmp_path / "desk.db", REPO / "agents.toml", deferred=True)
+    try:
+        assert loads == []  # opening the desk did not look for hooks
+        desk.runner.warm()
+        assert loads == [1] and desk.runner.hooks is desk.runner.hooks  # loaded once, kept
+    finally:
+        await desk.close()
+    undeferred = await open_desk(tmp_path / "desk.db", REPO / "agents.toml")
+    await undeferred.close()
+    assert loads == [1, 1]  # without `deferred`, at once
 
 
 async def test_a_deferred_desk_builds_its_model_and_tools_on_first_use(tmp_path):

@@ -24,7 +24,7 @@ class Desk:
     services: Services
 
     async def close(self) -> None:
-        self.runner.hooks.close()
+        self.runner.close_hooks()
         if self.runner.provider_built:  # a model never built has nothing to close
             await self.runner.provider.aclose()
         if self.services.customers is not None:

@@ -126,7 +126,7 @@ class Runner:
         provider: ModelProvider | Later[ModelProvider],
         tools: ToolRegistry | Later[ToolRegistry],
         services: Services | None = None,
-        hooks: HookSet | None = None,
+        hooks: HookSet | Later[HookSet] | None = None,
     ):
         self.store = store
         self.config = config
@@ -135,8 +135,9 @@ class Runner:
         self._tools = tools
         self.services = services
         # Code outside the desk that watches each step and may veto some (engine/hooks.py);
-        # the desk file's hooks are loaded where the desk is wired (supportdesk/wiring.py).
-        self.hooks: HookSet = hooks if hooks is not None else HookSet()
+        # the desk file's hooks are loaded where the desk is wired (supportdesk/wiring.py),
+        # deferred like the model: finding entry points reads every installed package's metadata.
+        self._hooks: HookSet | Later[HookSet] = hooks if hooks is not None else HookSet()
         # How much of the log each model call sees, and the note for the rest (engine/history_window.py).
         self.windows = HistoryWindows(provider)
 
@@ -156,13 +157,26 @@ class Runner:
     def tools(self) -> ToolRegistry:
         return ready(self._tools)
 
+    @property
+    def hooks(self) -> HookSet:
+        return ready(self._hooks)
+
+    @hooks.setter
+    def hooks(self, hooks: HookSet) -> None:
+        self._hooks = hooks
+
+    def close_hooks(self) -> None:
+        """Let the hooks flush and let go; hooks never loaded have nothing to close."""
+        if not isinstance(self._hooks, Later) or self._hooks.built:
+            self.hooks.close()
+
     @tools.setter
     def tools(self, tools: ToolRegistry) -> None:
         self._tools = tools
 
     def warm(self) -> None:
-        """Build whatever was deferred (the model, the tools): safe to call from a thread."""
-        self.provider, self.tools  # noqa: B018 (built on access)
+        """Build whatever was deferred (the model, the tools, the hooks): safe to call from a thread."""
+        self.provider, self.tools, self.hooks  # noqa: B018 (built on access)
 
     # --- sessions and turns ----------------------------------------------------------------------
 

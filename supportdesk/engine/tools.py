@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from supportdesk.business.protocol import BusinessData
 from supportdesk.engine.protocol import ToolSpec
@@ -88,6 +88,10 @@ def check_arguments(name: str, model: type[A], arguments: dict[str, Any] | None)
 
 class TransferArgs(BaseModel):
     """The arguments of a `transfer_to_<agent>` call (models/history.py describes them to the model)."""
+
+    # Built on the first call's check, not at import: the TUI imports the runner before its first
+    # page and needs no validator until a turn runs.
+    model_config = ConfigDict(defer_build=True)
 
     reason: str = Field(min_length=1)
     context: dict[str, Any] | None = None

@@ -42,6 +42,7 @@ from supportdesk.store.figure_summary import FigureSummary, rollup_delta
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.sla import SlaProgress
 from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS, TABLES
+from supportdesk.exact import read_back
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
@@ -54,6 +55,7 @@ from supportdesk.store.protocol import (
     StoreLocationError,
     search_terms,
     search_words,
+    session_info,
 )
 from supportdesk.text import one_line
 
@@ -329,7 +331,7 @@ def _usage_rows(pairs: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, 
 
 
 def _session(row: asyncpg.Record) -> SessionInfo:
-    return SessionInfo(**dict(row))
+    return session_info(dict(row))
 
 
 def _item(row: asyncpg.Record) -> Item:
@@ -415,7 +417,7 @@ def desk_where(where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
 def _desk_row(row: asyncpg.Record) -> DeskRow:
     cols = dict(row)
     summary = cols.pop("desk_summary")
-    info = SessionInfo(**cols)
+    info = session_info(cols)
     return DeskRow(info, ConversationState.from_json(summary) if summary else start(info.entry_agent))
 
 
@@ -830,7 +832,7 @@ class PostgresStore:
             if await self.get_session(sid) is not None:
                 raise StoreError(f"a session {sid!r} already exists") from None
             raise
-        return SessionInfo(**{k: v for k, v in dict(rows[0]).items() if k != "pg_notify"})
+        return session_info({k: v for k, v in dict(rows[0]).items() if k != "pg_notify"})
 
     async def get_session(self, session_id: str) -> SessionInfo | None:
         rows = await self._fetch(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = $1", session_id)
@@ -1034,7 +1036,9 @@ class PostgresStore:
             data = json.loads(body)
             if data.get("value") is None:
                 continue  # cleared
-            out[key] = ContextEntry(key=key, value=data["value"], writer=data["writer"], seq=at, created_at=created)
+            out[key] = read_back(
+                ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
+            )
         return out
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]:

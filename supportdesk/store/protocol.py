@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from supportdesk.desk_state import ConversationState, DeskFilter
+from supportdesk.exact import read_back
 from supportdesk.sla import SlaProgress
 from supportdesk.items import Handoff, Item
 from supportdesk.store.figures import DeskFigures
@@ -38,6 +39,10 @@ class StoreLocationError(StoreError):
 
 
 class SessionInfo(BaseModel):
+    # defer_build: the validator is built on first use, not at import; a session read back from
+    # a store is constructed without it when its values have their types (`session_info`).
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     title: str
     created_at: datetime
@@ -61,7 +66,20 @@ class SessionInfo(BaseModel):
         return json.loads(value) if isinstance(value, str) else value
 
 
+def session_info(row: dict[str, Any]) -> SessionInfo:
+    """A session row read back from a store (its `meta` as stored: JSON text or a dict)."""
+    meta = row.get("meta")
+    if type(meta) is str:
+        try:
+            row = {**row, "meta": json.loads(meta)}
+        except ValueError:
+            pass  # the validator says what is wrong with it
+    return read_back(SessionInfo, row)
+
+
 class ContextEntry(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     key: str
     value: Any
     writer: str
@@ -99,6 +117,8 @@ def bounded_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 class SearchHit(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     session_id: str
     title: str
     seq: int

@@ -28,6 +28,7 @@ import aiosqlite
 from supportdesk.desk_state import ConversationState, DeskFilter, start
 from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
 from supportdesk.store.location import default_db_path, parse_location
+from supportdesk.exact import read_back
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
@@ -38,6 +39,7 @@ from supportdesk.store.protocol import (
     StoreError,
     StoreLocationError,
     search_terms,
+    session_info,
 )
 from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
@@ -242,7 +244,7 @@ _NO_LIMIT = 2**62
 
 
 def _session(row: Sequence[Any]) -> SessionInfo:
-    return SessionInfo(**dict(zip(_SESSION_COLS.split(", "), row)))
+    return session_info(dict(zip(_SESSION_COLS.split(", "), row)))
 
 
 def _whole_log(
@@ -1120,7 +1122,9 @@ class SessionStore:
             data = json.loads(body)
             if data.get("value") is None:
                 continue  # cleared
-            out[key] = ContextEntry(key=key, value=data["value"], writer=data["writer"], seq=at, created_at=created)
+            out[key] = read_back(
+                ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
+            )
         return out
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]:
