@@ -502,3 +502,32 @@ async def test_the_window_rewraps_when_the_pane_narrows(db_path, test_desk):
         regions = [lines.region_of(item.seq) for item in window(app.chat)]
         assert all(a.bottom <= b.y for a, b in zip(regions, regions[1:]))
     await desk.close()
+
+
+async def test_the_page_is_drawn_once_and_again_only_when_a_style_in_it_changes(db_path, test_desk, monkeypatch):
+    """Focus moving around restyles the screen (Textual tells every widget); the conversation's
+    drawn blocks are kept unless a style drawn into them changed, as a theme switch does."""
+    drawn: list[int] = []
+    real = ItemLines._render_block
+    monkeypatch.setattr(ItemLines, "_render_block", lambda self, item, width, **kw: drawn.append(item.seq) or real(self, item, width, **kw))
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_double_charge(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID, theme="desk-dark")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID)
+        await pilot.pause()
+        lines = app.chat.query_one(Conversation).lines
+        seqs = [item.seq for item in lines.items]
+        assert sorted(drawn) == seqs  # each item drawn once, at one width (the scrollbar's column is kept)
+        customer = next(item.seq for item in lines.items if getattr(item, "role", "") == "customer")
+        dark_strip = lines.strips_of(customer)[0]
+        app.chat.query_one(Conversation).focus()
+        await pilot.pause()
+        app.chat.query_one(Prompt).focus()
+        await pilot.pause()
+        assert sorted(drawn) == seqs  # focus moved twice: nothing redrawn
+        app.theme = "desk-light"
+        await until(pilot, lambda: len(drawn) >= 2 * len(seqs))
+        light_strip = lines.strips_of(customer)[0]
+        assert [s.style.bgcolor for s in light_strip] != [s.style.bgcolor for s in dark_strip]  # the customer's background follows
+    await desk.close()

@@ -73,6 +73,9 @@ class Conversation(VerticalScroll, can_focus=True):
         height: 1fr;
         padding: 0 1 0 1;
         scrollbar-size-vertical: 1;
+        /* The scrollbar's column is kept whether or not it shows: when a conversation grows past
+           the pane, its text does not re-wrap (nor is the page drawn twice when it opens). */
+        scrollbar-gutter: stable;
     }
     Conversation #older { color: $text-muted; text-align: center; width: 1fr; margin-bottom: 1; }
     Conversation #newer {

@@ -91,6 +91,7 @@ class ItemLines(Widget):
         self._height = 0
         self._laid_out: tuple[int, int] | None = None  # (width, version) the tops were computed for
         self._version = 0
+        self._drawn_with: tuple[Style, ...] | None = None  # the styles the kept blocks were drawn in
 
     # --- the window ---------------------------------------------------------------------------------
 
@@ -160,7 +161,18 @@ class ItemLines(Widget):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._forget_rendering()  # a theme change: every colour baked into the strips is stale
+        # Textual calls this whenever a pseudo-class around the widget may have changed (the
+        # focus moving to the prompt, a hover): opening a session made it three times, and each
+        # redrew the whole page. The kept blocks go stale only when a style drawn into them did
+        # (a theme change: every colour baked into the strips).
+        drawn_with = self._styles_drawn() if self._blocks else None
+        if drawn_with is None or drawn_with != self._drawn_with:
+            self._drawn_with = drawn_with
+            self._forget_rendering()
+
+    def _styles_drawn(self) -> tuple[Style, ...]:
+        """Every style `_render_block` draws with."""
+        return (self.rich_style, *(self.get_component_rich_style(name) for name in sorted(self.COMPONENT_CLASSES)))
 
     def _forget_rendering(self) -> None:
         self._blocks.clear()
@@ -217,6 +229,8 @@ class ItemLines(Widget):
         cached = self._blocks.get(item.seq)
         if cached is not None and cached[0] == key:
             return cached[1]
+        if not self._blocks:
+            self._drawn_with = self._styles_drawn()
         block = self._render_block(item, width, expanded=key[1])
         self._blocks[item.seq] = (key, block)
         return block
