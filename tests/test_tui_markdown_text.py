@@ -1,4 +1,4 @@
-"""Agent replies without Markdown syntax are drawn without markdown-it, exactly as Markdown draws them."""
+"""Simple agent replies are drawn without markdown-it, exactly as Rich's Markdown draws them."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from rich.console import Console
 from rich.markdown import Markdown
 
-from supportdesk.tui.widgets.markdown_text import PlainParagraphs, agent_text, plain_paragraphs
+from supportdesk.tui.widgets.markdown_text import SimpleMarkdown, agent_text, simple_blocks
 
-PLAIN = [
+SIMPLE = [
     "",
     "Thanks, I'm bringing in our billing team to help with this.",
     "I can help with that. What's the email address on your account? If that's easier, tell me the "
@@ -22,23 +22,44 @@ PLAIN = [
     "Ünïcödé lettres, 数字 and Ελληνικά work too",
     "2024 was the year; 1 item, 12 items",
     "a" * 300,
-]
-MARKDOWN = [
+    # strong words and bullet lists
     "Thanks, I can see **two charges** on invoice #2.\n\n- checking it now\n- item 2",
+    "I found two identical charges of $29.00 for March (CH-25 on March 1 and CH-26 on March 3). "
+    "I've refunded the duplicate:\n\n- refund RF-1 for CH-26\n- back on your card in 5-10 business days\n\n"
+    "Is there anything else I can help with?",
+    "**Refunded** $29.00 to the card ending 4242.",
+    "a**b**c and **x** and **3.5 GB**",
+    "- a list",
+    "- **bold** item\n- an item long enough to wrap onto a second line at the narrower widths we draw it at",
+    "- one\n- two\n\nAnd a closing paragraph\nwith a soft break.",
+    "Two lists would be one loose list, so only one here:\n\n- a\n- b",
+]
+NOT_SIMPLE = [
     "# A heading",
     "1. first\n2. second",
     "12) twelve",
-    "- a list",
     "+ a list",
     "* a list",
+    "- a\n\n- b",  # a loose list
+    "- a\ncontinued",  # a lazy continuation line
+    "para\n- list right under it",
+    "- - nested",
+    "- # heading in a list",
+    "-  two spaces",
     "Underlined\n===",
     "Underlined\n---",
+    "---",
     "    indented code",
     "  two leading spaces",
     "a hard break  \nnext",
     "a hard break\\\nnext",
     "`code`",
     "_emphasis_",
+    "*emphasis*",
+    "** not strong **",
+    "**strong with a * inside**",
+    "***three***",
+    "**unclosed",
     "~~struck~~",
     "[a link](http://x)",
     "<b>html</b>",
@@ -50,6 +71,7 @@ MARKDOWN = [
     "escape \\*not emphasis\\*",
     "{braces}",
     "![image](x.png)",
+    "a" * 5000,
 ]
 
 
@@ -59,38 +81,54 @@ def _cells(renderable, width: int, console: Console) -> list[list[tuple[str, obj
     return [[(ch, seg.style) for seg in line for ch in seg.text] for line in lines]
 
 
-@pytest.mark.parametrize("text", PLAIN)
+def _console() -> Console:
+    return Console(width=200, color_system="truecolor", force_terminal=True)
+
+
+@pytest.mark.parametrize("text", SIMPLE)
 @pytest.mark.parametrize("width", [20, 47, 120])
-def test_plain_text_is_drawn_as_markdown_draws_it(text, width):
-    console = Console(width=200, color_system="truecolor", force_terminal=True)
-    paragraphs = plain_paragraphs(text)
-    assert paragraphs is not None
-    assert _cells(PlainParagraphs(paragraphs), width, console) == _cells(Markdown(text), width, console)
+def test_simple_replies_are_drawn_as_markdown_draws_them(text, width):
+    console = _console()
+    blocks = simple_blocks(text)
+    assert blocks is not None
+    assert _cells(SimpleMarkdown(blocks), width, console) == _cells(Markdown(text), width, console)
 
 
-@pytest.mark.parametrize("text", MARKDOWN)
-def test_any_markdown_syntax_goes_to_markdown(text):
-    assert plain_paragraphs(text) is None
+@pytest.mark.parametrize("text", NOT_SIMPLE)
+def test_any_other_markdown_goes_to_markdown(text):
+    assert simple_blocks(text) is None
     assert isinstance(agent_text(text), Markdown)
 
 
-def test_random_plain_words_render_the_same():
-    """Random replies from the plain alphabet, with random line breaks and paragraphs."""
+def test_strong_and_bullets_are_drawn_in_their_styles():
+    """The premise of the comparison: strong words and bullets look different from plain text."""
+    console = _console()
+    cells = _cells(SimpleMarkdown(simple_blocks("a **b**\n\n- c")), 40, console)
+    assert [c for c, _ in cells[2][:4]] == [" ", "•", " ", "c"]
+    assert cells[0][2][1] != cells[0][0][1] and cells[0][2][1].bold
+
+
+def test_random_replies_render_the_same():
+    """Random replies from the simple alphabet: words, strong words, bullet items, line breaks and
+    paragraphs; whatever `simple_blocks` accepts must draw as Markdown does, at two widths."""
     rng = random.Random(12)
     words = ["refund", "charge", "2024", "3.5", "$29.99", "#2", "(yes)", "\"ok\"", "it's", "a/b", "x=y", "a+b",
-             "co-op", "100%", "jo@x.io", "Élan", "done.", "why?", "well,", "note:", "wait;", "A", "B."]
-    console = Console(width=200, color_system="truecolor", force_terminal=True)
-    for _ in range(150):
+             "co-op", "100%", "jo@x.io", "Élan", "done.", "why?", "well,", "note:", "wait;", "A", "B.",
+             "**two charges**", "**RF-1**", "a**b**c", "**x**"]
+    console = _console()
+    accepted = 0
+    for _ in range(300):
         lines = []
-        for _ in range(rng.randint(1, 6)):
-            if rng.random() < 0.25:
-                lines.append("")
-            else:
-                lines.append(" ".join(rng.choice(words) for _ in range(rng.randint(1, 14))))
+        for _ in range(rng.randint(1, 7)):
+            roll = rng.random()
+            line = " ".join(rng.choice(words) for _ in range(rng.randint(1, 14)))
+            lines.append("" if roll < 0.2 else f"- {line}" if roll < 0.5 else line)
         text = "\n".join(lines)
-        paragraphs = plain_paragraphs(text)
-        if paragraphs is None:  # e.g. a line starting "B." is an ordered-list look-alike: Markdown's
+        blocks = simple_blocks(text)
+        if blocks is None:  # e.g. a list right under a paragraph, a line starting "B."
             assert isinstance(agent_text(text), Markdown)
             continue
+        accepted += 1
         for width in (18, 60):
-            assert _cells(PlainParagraphs(paragraphs), width, console) == _cells(Markdown(text), width, console), text
+            assert _cells(SimpleMarkdown(blocks), width, console) == _cells(Markdown(text), width, console), text
+    assert accepted > 60  # the comparison ran on many replies, lists and strong words among them

@@ -233,9 +233,10 @@ async def test_a_deferred_desk_builds_its_model_and_tools_on_first_use(tmp_path)
         await desk.close()
 
 
-def test_a_page_without_markdown_syntax_loads_no_markdown(tmp_path):
-    """Rich's Markdown (markdown-it, Pygments) loads with the first reply that has Markdown syntax:
-    a page of plain replies is drawn without it (widgets/markdown_text.py), the same cells."""
+def test_a_page_of_simple_replies_loads_no_markdown(tmp_path):
+    """Rich's Markdown (markdown-it, Pygments) loads with the first reply that needs it: a page of
+    plain replies, strong words and bullet lists is drawn without it (widgets/markdown_text.py),
+    the same cells."""
     import asyncio
 
     from supportdesk.items import Message
@@ -246,7 +247,8 @@ def test_a_page_without_markdown_syntax_loads_no_markdown(tmp_path):
         try:
             await seed_long(desk.store, "plain", 30)  # "agent line N": no Markdown syntax
             # Answered: no unfinished turn to resume (its streaming reply would load Markdown).
-            await desk.store.append("plain", [Message(role="agent", text="All done, anything else?", agent="triage")])
+            done = "I've refunded **CH-26**:\n\n- refund RF-1\n- back on your card in 5-10 days\n\nAll done, anything else?"
+            await desk.store.append("plain", [Message(role="agent", text=done, agent="triage")])
         finally:
             await desk.close()
 
