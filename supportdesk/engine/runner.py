@@ -157,6 +157,10 @@ class Runner:
     def tools(self) -> ToolRegistry:
         return ready(self._tools)
 
+    @tools.setter
+    def tools(self, tools: ToolRegistry) -> None:
+        self._tools = tools
+
     @property
     def hooks(self) -> HookSet:
         return ready(self._hooks)
@@ -169,10 +173,6 @@ class Runner:
         """Let the hooks flush and let go; hooks never loaded have nothing to close."""
         if not isinstance(self._hooks, Later) or self._hooks.built:
             self.hooks.close()
-
-    @tools.setter
-    def tools(self, tools: ToolRegistry) -> None:
-        self._tools = tools
 
     def warm(self) -> None:
         """Build whatever was deferred (the model, the tools, the hooks): safe to call from a thread."""

@@ -138,8 +138,8 @@ class SimpleMarkdown:
                     bullet_style = console.get_style("markdown.item.bullet", default="none")
                     inner = options.update(width=options.max_width - 3)
                     for runs in items:
-                        lines = console.render_lines(_text([runs], item + paragraph, strong), inner, style=item)
-                        for i, line in enumerate(lines):
+                        drawn = console.render_lines(_text([runs], item + paragraph, strong), inner, style=item)
+                        for i, line in enumerate(drawn):
                             yield Segment(" • " if i == 0 else "   ", bullet_style)
                             yield from line
                             yield Segment("\n")
