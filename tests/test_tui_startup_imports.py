@@ -233,6 +233,30 @@ async def test_a_deferred_desk_builds_its_model_and_tools_on_first_use(tmp_path)
         await desk.close()
 
 
+async def test_a_turn_before_the_warm_up_builds_the_deferred_parts_off_the_event_loop(tmp_path, monkeypatch):
+    """A turn that comes before the TUI's warm-up (a message typed at once, a crashed turn
+    resumed as its session opens) builds the model, the tools and the hooks in a thread: on the
+    event loop they would freeze the screen while they build."""
+    import threading
+
+    from supportdesk import wiring
+    from supportdesk.wiring import open_desk
+
+    built_on: dict[str, threading.Thread] = {}
+    for name in ("_provider", "_tool_registry", "desk_hooks"):
+        real = getattr(wiring, name)
+        monkeypatch.setattr(wiring, name, lambda *a, _name=name, _real=real: built_on.setdefault(_name, threading.current_thread()) and _real(*a))
+    desk = await open_desk(tmp_path / "desk.db", REPO / "agents.toml", deferred=True)
+    try:
+        assert not desk.runner.warmed and built_on == {}
+        events = [event async for event in desk.runner.send(None, "Hi, I was charged twice for my plan")]
+        assert events and desk.runner.warmed
+        assert set(built_on) == {"_provider", "_tool_registry", "desk_hooks"}
+        assert all(thread is not threading.main_thread() for thread in built_on.values())
+    finally:
+        await desk.close()
+
+
 def test_a_page_of_simple_replies_loads_no_markdown(tmp_path):
     """Rich's Markdown (markdown-it, Pygments) loads with the first reply that needs it: a page of
     plain replies, strong words and bullet lists is drawn without it (widgets/markdown_text.py),

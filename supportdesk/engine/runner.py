@@ -174,6 +174,11 @@ class Runner:
         if not isinstance(self._hooks, Later) or self._hooks.built:
             self.hooks.close()
 
+    @property
+    def warmed(self) -> bool:
+        """Nothing deferred is left to build."""
+        return not any(isinstance(part, Later) and not part.built for part in (self._provider, self._tools, self._hooks))
+
     def warm(self) -> None:
         """Build whatever was deferred (the model, the tools, the hooks): safe to call from a thread."""
         self.provider, self.tools, self.hooks  # noqa: B018 (built on access)
@@ -346,6 +351,12 @@ class Runner:
         handoffs = 0
         statuses: set[str] = set()
         outcome: TurnOutcome = "answered"
+        if not self.warmed:
+            # A deferred desk's model, tools and hooks are built in a thread, not on the event
+            # loop: a turn that comes before the TUI's warm-up (a crashed turn resumed as the
+            # session opens, a message typed at once) would otherwise freeze its screen while
+            # they build (the offline model, every tool, the entry-point scan).
+            await asyncio.to_thread(self.warm)
         self.hooks.start_turn()
         vetoed = False
         async for ev in self._before_turn_hooks(session_id, active):
