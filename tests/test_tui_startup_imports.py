@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tui_seed import SEED_ID, seeded_file
 
 REPO = Path(__file__).resolve().parent.parent
@@ -162,42 +164,39 @@ def test_the_collector_is_off_until_the_first_page_and_on_after(tmp_path, monkey
     assert seen["gc_at_first_page"] is False and seen["gc_after_warm_up"] is True
 
 
-async def test_an_unknown_tool_in_the_desk_file_is_still_one_clear_line(tmp_path):
-    """The TUI checks the agents' tool names once the registry is built (after the first page):
-    the mistake is reported as before, in the same words as `supportdesk config check`."""
+def _with_unknown_tool(desk: str) -> str:
+    assert '"find_charges"' in desk
+    return desk.replace('"find_charges"', '"find_chargez"', 1)
+
+
+def _with_missing_hook(desk: str) -> str:
+    return desk + '\n[hooks]\nenabled = ["no_such_module:Hook"]\n'
+
+
+@pytest.mark.parametrize(
+    "broken, line",
+    [
+        # The agents' tool names are checked once the registry is built (after the first page),
+        # in the same words as `supportdesk config check`.
+        (_with_unknown_tool, "no tool named 'find_chargez'"),
+        # The hooks load in the warm-up (finding entry points reads every package's metadata).
+        (_with_missing_hook, "[hooks] hook 'no_such_module:Hook' cannot be loaded"),
+    ],
+)
+async def test_a_desk_file_mistake_found_after_the_first_page_is_still_one_clear_line(tmp_path, broken, line):
     from textual.widgets import Static
 
     from supportdesk.tui.app import MessageScreen, SupportDeskApp
     from tui_seed import until
 
     desk_file = tmp_path / "agents.toml"
-    desk_file.write_text((REPO / "agents.toml").read_text().replace('"find_charges"', '"find_chargez"', 1))
-    assert "find_chargez" in desk_file.read_text()
+    desk_file.write_text(broken((REPO / "agents.toml").read_text()))
     app = SupportDeskApp(db=tmp_path / "desk.db", config=desk_file)
     async with app.run_test(size=(120, 40)) as pilot:
         # The screen is pushed before its children mount: wait for the line itself.
         await until(pilot, lambda: isinstance(app.screen, MessageScreen) and bool(app.screen.query(Static)))
         text = str(app.screen.query_one(Static).render())
-        assert "no tool named 'find_chargez'" in text and "Traceback" not in text
-        await pilot.press("q")
-    assert app.exit_code == 1
-
-
-async def test_a_hook_that_cannot_load_is_still_one_clear_line(tmp_path):
-    """The desk's hooks load in the warm-up (finding entry points reads every installed
-    package's metadata): a hook that cannot load is reported as before, one line, exit 1."""
-    from textual.widgets import Static
-
-    from supportdesk.tui.app import MessageScreen, SupportDeskApp
-    from tui_seed import until
-
-    desk_file = tmp_path / "agents.toml"
-    desk_file.write_text((REPO / "agents.toml").read_text() + '\n[hooks]\nenabled = ["no_such_module:Hook"]\n')
-    app = SupportDeskApp(db=tmp_path / "desk.db", config=desk_file)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MessageScreen) and bool(app.screen.query(Static)))
-        text = str(app.screen.query_one(Static).render())
-        assert "[hooks] hook 'no_such_module:Hook' cannot be loaded" in text and "Traceback" not in text
+        assert line in text and "Traceback" not in text
         await pilot.press("q")
     assert app.exit_code == 1
 
