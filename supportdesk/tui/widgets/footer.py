@@ -24,15 +24,11 @@ class DeskFooter(Footer):
 
     def bindings_changed(self, screen: Screen) -> None:
         if self._rebuild_waiting:
-            self._bindings_ready = True
-            return
-        if self.is_attached and screen is self.screen and screen.app.app_focus:
-            self._rebuild_waiting = True
-            self._bindings_ready = True
-            self.call_after_refresh(self._rebuild)
-            return
+            return  # the rebuild already asked for reads the bindings when it runs
+        # What Footer asks for a rebuild under: the change is on this footer's screen, with focus.
+        self._rebuild_waiting = self.is_attached and screen is self.screen and screen.app.app_focus
         super().bindings_changed(screen)
 
-    async def _rebuild(self) -> None:
+    async def recompose(self) -> None:
         self._rebuild_waiting = False
-        await self.recompose()
+        await super().recompose()
