@@ -56,6 +56,9 @@ NOT_BEFORE_FIRST_PAGE = [
     SESSION_VALIDATOR,
     TRANSFER_VALIDATOR,
     "importlib.metadata",
+    # Rich's emoji table loads with the first label parsed as markup (a DataTable column named
+    # by a str): the page's panes name theirs with Text.
+    "rich._emoji_codes",
 ]
 
 PROBE = r"""

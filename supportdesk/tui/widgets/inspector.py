@@ -55,8 +55,10 @@ class ContextInspector(DataTable):
         self.watch(self.screen, "look", self.recolor, init=False)  # the screen's agent colours
         # Two lines a row: key over who wrote it, value over when (fits a narrow side pane).
         # Fixed widths: measured widths come out squashed when rows land while the screen is hidden.
-        self.add_column("key · by", key="key", width=KEY_WIDTH)
-        self.add_column("value · at", key="value", width=VALUE_WIDTH)
+        # Text, not str: a str label is parsed as markup, whose emoji table (rich._emoji_codes,
+        # ~3 ms) would load on the way to a session's first page for these two labels alone.
+        self.add_column(Text("key · by"), key="key", width=KEY_WIDTH)
+        self.add_column(Text("value · at"), key="value", width=VALUE_WIDTH)
 
     async def show(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
