@@ -249,3 +249,17 @@ def test_pricing_without_a_price_list_quotes_no_price(desk, model):
     history = [Message(role="customer", text="how much is the Team plan?", seq=1, agent="billing")]
     action = model.decide(StepRequest("s1", billing, desk, tools, [], history, {}))
     assert isinstance(action, Answer) and "$" not in action.text
+
+
+async def test_an_email_that_matches_nobody_is_said_back_not_asked_for_again(tmp_path, desk):
+    # The customer gave an address and it matched no account: asking "what's the email on
+    # your account?" reads as not having listened; a lookup by other details still asks for it.
+    async with await open_desk(tmp_path / "e.db", desk) as d:
+        sid = await d.runner.new_session()
+        text = "I think you charged me twice for my subscription this month, my email is nobody@nowhere.example"
+        items = [e.item async for e in d.runner.send(sid, text) if isinstance(e, Appended)]
+        results = [i for i in items if isinstance(i, ToolResult)]
+        assert results and results[-1].is_error  # the lookup by that email found nobody
+        said = _said(items[-1:])
+        assert "couldn't find an account with that email address" in said
+        assert "check it" in said and "What's the email" not in said

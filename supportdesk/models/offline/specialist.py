@@ -438,12 +438,19 @@ class Specialist:
         if failed:
             last = failed[-1]
             many = isinstance(last.output, dict) and len(last.output.get("customers", [])) > 1
-            why = (
-                "Those charges match more than one account."
-                if many
-                else "I couldn't find an account from those details."
-            )
-            return self.step.answer(f"{why} Could you tell me the email address on your account?")
+            asked_by = str(last.arguments.get("customer") or last.arguments.get("query") or "")
+            if many:
+                said = "Those charges match more than one account. Could you tell me the email address on your account?"
+            elif "@" in asked_by:
+                # They gave an email and it matched nobody: asking "what's your email?" would
+                # read as not having listened.
+                said = (
+                    "I couldn't find an account with that email address. Could you check it, "
+                    "or give me the one you signed up with?"
+                )
+            else:
+                said = "I couldn't find an account from those details. Could you tell me the email address on your account?"
+            return self.step.answer(said)
         return self.step.answer(
             "I can help with that. What's the email address on your account? If that's easier, tell me the amount "
             "and the dates of the charges you can see, and I'll find them."
