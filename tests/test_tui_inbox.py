@@ -12,7 +12,7 @@ from supportdesk.engine.protocol import Answer
 from supportdesk.items import Message, Notice
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.browser import BrowserScreen
-from supportdesk.tui.screens.inbox import InboxScreen, InboxTable, keep_place, waited
+from supportdesk.tui.screens.inbox import InboxScreen, InboxTable, keep_place, plain_line, waited
 from supportdesk.tui.widgets.staff_badge import StaffBadge
 from tests.conftest import REPO
 from tests.inbox_seed import INBOX_NOW, seed_desk_states
@@ -229,3 +229,45 @@ async def test_the_badge_is_on_every_screen_and_hidden_at_zero(db_path, test_des
         await layout_settled(pilot)
         assert badge(app).region.y == 0 and app.screen.get_widget_at(badge(app).region.x, 0)[0] is badge(app)
     await desk.close()
+
+
+def headers(screen: InboxScreen) -> list[str]:
+    return [str(column.label) for column in screen.query_one(InboxTable).columns.values()]
+
+
+async def test_a_narrow_terminal_gets_short_states_and_no_column_past_the_edge(db_path, test_desk):
+    async with seeded_inbox(db_path, test_desk, size=(80, 24)) as seeded:
+        app, pilot, screen, ids = seeded.app, seeded.pilot, seeded.screen, seeded.ids
+        await layout_settled(pilot)
+        assert headers(screen) == ["Customer", "Agent", "State", "For", "Last line", "Wait"]
+        rows = cells(screen)
+        assert [row[2] for row in rows] == ["needs approval", "human requested", "agent working", "awaiting customer"]
+        assert rows[0][0] == "dana@example.…"  # the narrow customer column
+        table = screen.query_one(InboxTable)
+        assert table.virtual_size.width <= table.size.width  # nothing to scroll sideways to
+        assert table.columns[next(k for k in table.columns if k.value == "last")].width >= 12
+        # Wider, every column comes back, with the full words; narrower again, the short ones.
+        await pilot.press("down")
+        await pilot.resize_terminal(160, 40)
+        await until(pilot, lambda: headers(screen)[-1] == "Tags" and cells(screen)[0][2] == "waiting for staff approval")
+        assert screen.query_one(InboxTable).cursor_row == 1 and screen.shown[1].session.id == ids["human"]
+        await pilot.resize_terminal(100, 30)
+        await until(pilot, lambda: "Tags" not in headers(screen))
+        assert screen.query_one(InboxTable).cursor_row == 1
+
+
+def test_the_last_line_reads_an_agents_markdown_as_words() -> None:
+    assert plain_line("I found two charges of **$29.00** on `CH-9004`.") == "I found two charges of $29.00 on CH-9004."
+    assert plain_line("__Done__: refunded") == "Done: refunded"
+    # Marks that are not emphasis stay as written.
+    assert plain_line("2 * 3 = 6, a ** b, and a lone ` tick") == "2 * 3 = 6, a ** b, and a lone ` tick"
+
+
+async def test_only_an_agents_last_line_loses_its_marks(db_path, test_desk):
+    async with seeded_inbox(db_path, test_desk) as seeded:
+        pilot, screen, ids, desk = seeded.pilot, seeded.screen, seeded.ids, seeded.desk
+        loads = screen.loads
+        await desk.store.append(ids["working"], [Message(role="agent", text="Try **Settings > Reset**.", agent="technical")])
+        await desk.store.append(ids["waiting"], [Message(role="customer", text="is **this** literal?", agent="triage")])
+        await until(pilot, lambda: screen.loads > loads and len({r[4] for r in cells(screen)} & {
+            "agent: Try Settings > Reset.", "customer: is **this** literal?"}) == 2)

@@ -13,6 +13,7 @@ Customer text is drawn as `rich.text.Text` (literal), never as markup.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
@@ -41,6 +42,56 @@ WAIT_WIDTH = 7
 TAGS_WIDTH = 18
 NARROW_CUSTOMER_WIDTH = 14
 AGENT_WIDTH = 10
+# Below this many columns the inbox narrows: the customer column shrinks, the state reads in its
+# short words and the tags column goes (the tag filter, `l`, still works and the heading names
+# it), so the last line keeps some room and nothing runs off the right edge. Every wide column
+# with a last line of 27 characters takes 130.
+NARROW_BELOW = 130
+# The state in a few words, for the narrow layout (desk_state.LABELS has the full ones).
+SHORT_LABELS: dict[tuple[State, str], str] = {
+    ("ai", "working"): "agent working",
+    ("ai", "waiting_customer"): "awaiting customer",
+    ("needs_staff", "approval"): "needs approval",
+    ("needs_staff", "human_requested"): "human requested",
+    ("needs_staff", "limit"): "limit reached",
+    ("needs_staff", "denied"): "approval denied",
+    ("needs_staff", "provider_error"): "provider error",
+    ("needs_staff", "flagged"): "flagged",
+    ("needs_staff", "snooze_ended"): "snooze ended",
+    ("staff", ""): "staff holding",
+    ("snoozed", ""): "snoozed",
+    ("resolved", ""): "resolved/idle",
+}
+assert set(SHORT_LABELS) == set(LABELS)
+# (label, key, width; None: the last line, which takes what the others leave), left to right.
+WIDE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
+    ("Customer", "customer", CUSTOMER_WIDTH),
+    ("Agent", "agent", AGENT_WIDTH),
+    ("State", "state", max(len(label) for label in LABELS.values())),
+    ("For", "for", 5),
+    ("Last line", "last", None),
+    # The customer's running SLA clock and the tags (issue 19), after the last line.
+    ("Wait", "wait", WAIT_WIDTH),
+    ("Tags", "tags", TAGS_WIDTH),
+)
+NARROW_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
+    ("Customer", "customer", NARROW_CUSTOMER_WIDTH),
+    ("Agent", "agent", AGENT_WIDTH),
+    ("State", "state", max(len(label) for label in SHORT_LABELS.values())),
+    ("For", "for", 5),
+    ("Last line", "last", None),
+    ("Wait", "wait", WAIT_WIDTH),
+)
+# An agent's reply is Markdown: its last line reads as the conversation draws it, without the
+# emphasis and code marks (a line is never parsed as markup: these are plain replacements).
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def plain_line(text: str) -> str:
+    """A Markdown line as plain words: `**strong**` and `__strong__` lose their marks, and so
+    does `inline code`."""
+    return _CODE.sub(r"\1", _EMPHASIS.sub(r"\2", text))
 # The state filter's steps (`s` cycles them): everything, then each group staff ask for
 # (desk_state's, shared with the session browser).
 STATE_FILTERS: tuple[tuple[str, Callable[[ConversationState], bool]], ...] = tuple(
@@ -132,6 +183,9 @@ class InboxScreen(FollowsChanges[None]):
         self.shown: list[DeskRow] = []  # as on screen
         # Set after each reload has drawn its rows (tests wait on it; so does nothing else).
         self.loads = 0
+        # The layout shown (`_set_columns`, from the screen's width).
+        self._narrow = False
+        self._columns = WIDE_COLUMNS
 
     @property
     def store(self) -> Any:
@@ -139,21 +193,12 @@ class InboxScreen(FollowsChanges[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="inbox-heading", markup=False)
-        table = InboxTable(id="inbox", cursor_type="row", zebra_stripes=True)
-        table.add_column("Customer", key="customer", width=CUSTOMER_WIDTH)
-        table.add_column("Agent", key="agent", width=AGENT_WIDTH)
-        table.add_column("State", key="state", width=max(len(label) for label in LABELS.values()))
-        table.add_column("For", key="for", width=5)
-        table.add_column("Last line", key="last")
-        # The customer's running SLA clock and the tags (issue 19), after the last line: the
-        # last line takes whatever width the others leave.
-        table.add_column("Wait", key="wait", width=WAIT_WIDTH)
-        table.add_column("Tags", key="tags", width=TAGS_WIDTH)
-        yield table
+        yield InboxTable(id="inbox", cursor_type="row", zebra_stripes=True)
         yield Static("", id="inbox-empty", markup=False)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._set_columns(self.app.size.width < NARROW_BELOW)
         self.query_one(InboxTable).focus()
         self.reload()
         self.follow_changes(self.store)
@@ -161,7 +206,24 @@ class InboxScreen(FollowsChanges[None]):
         self.set_interval(30, self._redraw)
 
     def on_resize(self) -> None:
-        self._fit_columns()
+        narrow = self.size.width < NARROW_BELOW
+        if narrow != self._narrow:
+            table = self.query_one(InboxTable)
+            under = self._current()
+            row = table.cursor_row
+            self._set_columns(narrow)  # (which puts the cursor back on the first row)
+            self._redraw(cursor=(under.session.id if under else None, row))
+        else:
+            self._fit_columns()
+
+    def _set_columns(self, narrow: bool) -> None:
+        """Lay the table out for a narrow or a wide screen (rows are drawn again after)."""
+        self._narrow = narrow
+        self._columns = NARROW_COLUMNS if narrow else WIDE_COLUMNS
+        table = self.query_one(InboxTable)
+        table.clear(columns=True)
+        for label, key, width in self._columns:
+            table.add_column(Text(label), key=key, width=width)
 
     # --- reading ---------------------------------------------------------------------------------------
 
@@ -206,19 +268,23 @@ class InboxScreen(FollowsChanges[None]):
         colour = self.app.theme_variables.get(variable, "") if variable else ""
         return " ".join(part for part in ("bold" if bold else "", colour) if part)
 
-    def _cells(self, row: DeskRow, now: datetime) -> tuple[Text, ...]:
+    def _cells(self, row: DeskRow, now: datetime) -> list[Text]:
+        """The row's cells for the columns shown (`_columns`)."""
         state = row.state
         who = state.customer or row.session.title or "Untitled session"
-        last = f"{state.last_role}: {state.last_line}" if state.last_line else ""
-        return (
-            Text(one_line(safe_text(who), CUSTOMER_WIDTH if self.size.width >= 100 else NARROW_CUSTOMER_WIDTH)),
-            Text(one_line(self._agent_title(state.holder, state.held_by_staff), AGENT_WIDTH)),
-            Text(state.label, style=self._state_style(state.state)),
-            Text(waited(state.since or row.session.updated_at, now)),
-            Text(one_line(safe_text(last), 200)),
-            self._wait_cell(state, now),
-            Text(one_line(safe_text(tags_text(state)), TAGS_WIDTH)),
-        )
+        line = plain_line(state.last_line) if state.last_role == "agent" else state.last_line
+        last = f"{state.last_role}: {line}" if state.last_line else ""
+        label = SHORT_LABELS.get((state.state, state.detail)) or SHORT_LABELS.get((state.state, ""), state.label)
+        cells: dict[str, Callable[[], Text]] = {
+            "customer": lambda: Text(one_line(safe_text(who), NARROW_CUSTOMER_WIDTH if self._narrow else CUSTOMER_WIDTH)),
+            "agent": lambda: Text(one_line(self._agent_title(state.holder, state.held_by_staff), AGENT_WIDTH)),
+            "state": lambda: Text(label if self._narrow else state.label, style=self._state_style(state.state)),
+            "for": lambda: Text(waited(state.since or row.session.updated_at, now)),
+            "last": lambda: Text(one_line(safe_text(last), 200)),
+            "wait": lambda: self._wait_cell(state, now),
+            "tags": lambda: Text(one_line(safe_text(tags_text(state)), TAGS_WIDTH)),
+        }
+        return [cells[key]() for _, key, _ in self._columns]
 
     def _wait_cell(self, state: ConversationState, now: datetime) -> Text:
         """The customer's running wait; past its SLA target it is marked ⚠ in the error colour."""
@@ -227,12 +293,15 @@ class InboxScreen(FollowsChanges[None]):
             return Text(f"⚠{shown}", style=f"bold {self.app.theme_variables.get('error', '')}".strip())
         return Text(shown)
 
-    def _redraw(self) -> None:
+    def _redraw(self, cursor: tuple[str | None, int] | None = None) -> None:
+        """Draw the rows again; the session under the cursor (or `cursor`: a session and the row
+        it was on) keeps its row."""
         table = self.query_one(InboxTable)
         now = self.now()
-        cursor_id = self.shown[table.cursor_row].session.id if 0 <= table.cursor_row < len(self.shown) else None
+        current = self._current()
+        cursor_id, cursor_row = cursor or (current.session.id if current else None, table.cursor_row)
         order = by_urgency(self._filtered(now), now)
-        self.shown = keep_place(order, cursor_id, table.cursor_row)
+        self.shown = keep_place(order, cursor_id, cursor_row)
         scroll = table.scroll_offset
         table.clear()
         for row in self.shown:
@@ -262,9 +331,6 @@ class InboxScreen(FollowsChanges[None]):
         last = next((c for k, c in table.columns.items() if k.value == "last"), None)
         if last is None:
             return
-        customer = next(c for k, c in table.columns.items() if k.value == "customer")
-        # Below 100 columns the customer column gives up some width so the last line still shows.
-        customer.width = CUSTOMER_WIDTH if self.size.width >= 100 else NARROW_CUSTOMER_WIDTH
         fixed = sum(c.width for k, c in table.columns.items() if k.value != "last")
         last.auto_width = False
         last.width = max(12, self.size.width - fixed - 2 * len(table.columns) - 1)
