@@ -90,7 +90,7 @@ async def test_f4_opens_the_dashboard_and_keys_change_the_range(history_db: Path
         await until(pilot, lambda: isinstance(app.screen, DashboardScreen) and app.screen.shown == "7d")
         screen = app.screen
         # 7 days: today's two, the one that crossed midnight, the approval 3 days ago; s-empty started
-        assert "last 7 days: 3 conversations active, 4 started · 5 handoffs · 1 refunds/credits" in _headline(screen)
+        assert "last 7 days: 3 conversations active, 4 started · 5 handoffs · 1 refund/credit" in _headline(screen)
         await pilot.press("d")
         await until(pilot, lambda: screen.shown == "today")
         assert "today: 2 conversations active, 2 started" in _headline(screen)
@@ -126,3 +126,27 @@ def test_the_tui_start_up_path_does_not_import_the_plotting_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+async def test_at_80x24_each_agent_is_its_own_bar_and_the_headline_is_whole(history_db: Path) -> None:
+    app = _stats_app(history_db, "7d")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _drawn("7d")(pilot)
+        screen = app.screen
+        assert isinstance(screen, DashboardScreen)
+        plot = screen.query_one("#agents-plot")
+        lines = str(plot.render()).splitlines()
+        # Upright bars: the names under the axis, and on the zero row one run of blocks per
+        # agent with blank columns between (horizontal bars touched and read as one block).
+        names = [name for name in ("Triage", "Billing", "Technical", "Senior") if name in lines[-1]]
+        zero_row = next(line for line in lines if line.lstrip().startswith("0┤"))
+        runs = [run for run in zero_row.split("┤", 1)[1].strip(" │").split(" ") if run]
+        assert len(names) >= 3 and len(runs) == len(names)
+        # The headline wraps rather than cutting a figure off at the right edge.
+        headline = screen.query_one("#headline", Static)
+        text = _headline(screen).strip()
+        assert text.endswith("5 handoffs · 1 refund/credit")
+        await pilot.resize_terminal(60, 24)
+        await until(pilot, lambda: headline.content_size.width < len(text))
+        await layout_settled(pilot)
+        assert headline.size.height >= 2 and headline.size.height * headline.content_size.width >= len(text)

@@ -234,7 +234,7 @@ class DashboardScreen(Screen[None]):
                 safe_text(
                     f"{span}: {_count(figures.conversations, 'conversation')} active, {figures.started:,} started · "
                     f"{_count(sum(e.count for e in figures.handoffs), 'handoff')} · "
-                    f"{sum(m.count for m in figures.money.values()):,} refunds/credits"
+                    f"{_count(sum(m.count for m in figures.money.values()), 'refund/credit', 'refunds/credits')}"
                 )
             )
         )
@@ -260,8 +260,10 @@ class DashboardScreen(Screen[None]):
         plt.clear_data()
         plt.clear_figure()
         if rows:
-            plt.bar([_name(r.title) for r in rows], [r.conversations for r in rows], orientation="horizontal", width=0.6)
-            plt.xticks(_count_ticks(max(r.conversations for r in rows)))
+            # Upright bars: plotext draws a horizontal bar over a whole number of rows, so with a
+            # few agents in a short plot they touched and read as one block; columns keep a gap.
+            plt.bar([_name(r.title) for r in rows], [r.conversations for r in rows], width=0.5)
+            plt.yticks(_count_ticks(max(r.conversations for r in rows)))
         self.query_one("#agents", Panel).summarise(
             " · ".join(f"{_name(r.title)} {r.conversations}" for r in rows) or "no conversations in this range"
         )
@@ -277,11 +279,11 @@ class DashboardScreen(Screen[None]):
             plt.bar(
                 [_name(r.title) for r in rows],
                 [round(100 * (r.escalation_rate or 0.0), 1) for r in rows],
-                orientation="horizontal",
-                width=0.6,
+                width=0.5,
             )
-            plt.xlim(0, 100)
-            plt.xlabel("% escalated")
+            plt.ylim(0, 100)
+            plt.yticks([0, 25, 50, 75, 100])
+            plt.ylabel("% escalated")
         self.query_one("#escalation", Panel).summarise(
             " · ".join(f"{_name(r.title)} {r.escalated}/{r.conversations}" for r in rows) or "no specialist took a conversation"
         )
