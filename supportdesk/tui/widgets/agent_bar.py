@@ -175,6 +175,11 @@ class AgentBar(Horizontal):
         cost: float | None = None,
     ) -> None:
         facts = Text()
+        # What the screen is (replay, a fork) first: on a narrow terminal the line is cut at the
+        # right, and the counts matter less than knowing the session cannot be written to.
+        if extra:
+            facts.append_text(literal(extra, "bold"))
+            facts.append(" · ")
         if session_id is None:
             facts.append("new session", style="italic")
         else:
@@ -190,9 +195,6 @@ class AgentBar(Horizontal):
             facts.append(f" ({', '.join(parts)})", style="dim")
             if cost is not None:
                 facts.append(f" · ${cost:.4f}{'~' if estimated else ''}")
-        if extra:
-            facts.append(" · ")
-            facts.append_text(literal(extra, "bold"))
         self.facts = facts
         self._facts.update(facts)
 
