@@ -82,7 +82,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         # Shown only while an approval waits (see check_action).
         Binding("ctrl+y", "approve", "Approve", tooltip="Grant the pending approval"),
         Binding("ctrl+g", "deny", "Deny", tooltip="Deny the pending approval"),
-        Binding("ctrl+l", "follow", "Latest", show=False),
+        Binding("ctrl+l", "follow", "Latest", show=False, tooltip="Back to the latest message (and follow new ones)"),
         Binding("f6", "take_over", "Take over", tooltip="Take the conversation from the agents (F6 again: /release)", show=False),
         Binding("f8", "saved_reply", "Saved reply", tooltip="Pick a saved reply (replies.toml) to send", show=False),
         Binding("f7", "toggle_write_as", "Write as", tooltip="Write as the customer or as staff (local sessions)", show=False),
