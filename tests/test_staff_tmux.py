@@ -51,7 +51,7 @@ def test_take_over_reply_release_and_the_agent_answers_with_the_summary_in_view(
         screen = tmux.wait_for(lambda s: "hello? is anyone there?" in s, 20, "the customer's message, live")
         assert "is working" not in screen
 
-        tmux.key("F7")  # write as staff
+        # taking over is to answer yourself: the input writes as staff without F7
         tmux.wait_for(lambda s: "as staff" in s.splitlines()[0], 10, "writing as staff")
         tmux.type("Hi, Dana here: I refunded the duplicate.")
         tmux.key("Enter")
@@ -62,7 +62,7 @@ def test_take_over_reply_release_and_the_agent_answers_with_the_summary_in_view(
         tmux.wait_for(lambda s: "holds it" not in s.splitlines()[0] and f"back to billing: {SUMMARY}" in s, 20,
                       "the release and its summary")
 
-        tmux.key("F7")  # back to writing as the customer
+        # and once released, as the customer again
         tmux.wait_for(lambda s: "Write as the customer" in s, 10, "writing as the customer")
         before = _items(tmux.screen())
         tmux.type("Thanks! Is there anything else I need to do?")

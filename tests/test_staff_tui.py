@@ -49,13 +49,18 @@ async def test_take_over_reply_release_and_the_agent_answers_reading_the_summary
         await pilot.press("f6")
         await until(pilot, lambda: "dana holds it" in _header(app))
         assert isinstance(await store.item(SEED_ID, end + 1), Takeover)
+        # taking over is to answer yourself: the input now writes as staff
+        await until(pilot, lambda: "as staff" in _header(app))
+        assert app.chat.query_one(Prompt).placeholder == AS_STAFF
 
-        # the customer writes while dana holds it: stored, no agent answers
+        # the customer writes while dana holds it (F7: as the customer): stored, no agent answers
+        await pilot.press("f7")
+        await until(pilot, lambda: app.chat.query_one(Prompt).placeholder == AS_CUSTOMER)
         await _type(pilot, "hello? is anyone there?")
         await until(pilot, lambda: app.chat.query_one(Conversation).end == end + 2 and not app.chat.workers)
         assert model.requests == []
 
-        await pilot.press("f7")  # write as staff
+        await pilot.press("f7")  # write as staff again
         await until(pilot, lambda: "as staff" in _header(app))
         assert app.chat.query_one(Prompt).placeholder == AS_STAFF
         await _type(pilot, "Hi, this is Dana: the duplicate is refunded.")
@@ -73,8 +78,8 @@ async def test_take_over_reply_release_and_the_agent_answers_reading_the_summary
         assert isinstance(released, Release) and released.to_agent == "billing"
         assert released.summary == "refunded CH-26; customer calm"
 
-        await pilot.press("f7")  # back to writing as the customer
-        await until(pilot, lambda: app.chat.query_one(Prompt).placeholder == AS_CUSTOMER)
+        # the agent has it back: the input writes as the customer again, by itself
+        await until(pilot, lambda: app.chat.query_one(Prompt).placeholder == AS_CUSTOMER and "as staff" not in _header(app))
         await _type(pilot, "thanks!")
         await until(pilot, lambda: len(model.requests) == 1 and not app.chat.workers)
         seen = model.requests[0]
@@ -152,7 +157,7 @@ def test_header_shows_who_holds_the_conversation_and_its_state(snap_compare, tmp
     async def ready(pilot) -> None:
         await chat_loaded(pilot, SEED_ID)
         if state == "held":
-            await pilot.press("f7")  # and write as staff: the header says so
+            # dana holds it and dana is at this terminal: the input writes as staff, and the header says so
             await until(pilot, lambda: "as staff" in _header(app))
             # its toast would go by a timer: a snapshot waits for a settled screen, not for time
             app.clear_notifications()
@@ -178,3 +183,6 @@ async def test_from_the_inbox_a_tag_filter_and_a_take_over_that_opens_the_conver
         assert "dana holds it" in _header(app)
         taken = await desk.store.item(ids["working"], await desk.store.last_seq(ids["working"]))
         assert isinstance(taken, Takeover) and taken.person == "dana" and taken.origin == "tui"
+        # opened to reply: the input writes as staff, as after F6 on the chat screen
+        await until(pilot, lambda: app.chat.write_as == "staff" and "as staff" in _header(app))
+        assert app.chat.query_one(Prompt).placeholder == AS_STAFF

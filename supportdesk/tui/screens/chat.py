@@ -169,7 +169,11 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         await self.show_panes(snap)
         state = await conversation_state(self.store, session_id, info.entry_agent, snap.items)
         self._channel = info.channel
-        self.conv_state, self.write_as = state, "staff" if self.on_channel else "customer"
+        # Staff write to a customer on a channel, and to one in a conversation this person holds
+        # (taken over here, from the inbox, or before); a local session is otherwise typed as
+        # its customer.
+        held_here = state.held_by_staff and state.holder == self.person.person
+        self.conv_state, self.write_as = state, "staff" if self.on_channel or held_here else "customer"
         await self._refresh_facts()
         self.loaded = session_id
         if not getattr(self.store, "readonly", False):
@@ -415,8 +419,15 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         self.query_one(Prompt).writing_as(self.write_as, on_channel=self.on_channel)
 
     async def take_over_conversation(self, reason: str = "") -> None:
-        if await self._staff(lambda sid: self.runner.takeover(sid, self.person, reason)):
+        if not await self._staff(lambda sid: self.runner.takeover(sid, self.person, reason)):
+            return
+        if self.on_channel:  # what staff type already goes to the customer, as staff
             self.notify("you hold the conversation: the agents stay silent until /release")
+            return
+        # A local session's input writes as the customer by default; taking a conversation over
+        # is to answer the customer yourself, so from here it writes as staff (F7 switches back).
+        self.write_as = "staff"
+        self.notify("you hold the conversation and write as staff (F7: as the customer); the agents stay silent until /release")
 
     async def release_conversation(self, rest: str = "") -> None:
         """`/release [AGENT] [summary]`: a first word naming an agent is the agent."""
@@ -424,7 +435,11 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         agent, summary = (first, more.strip()) if first in self.desk.config.agents else (None, rest.strip())
         if await self._staff(lambda sid: self.runner.release(sid, agent, summary, self.person)):
             holder = self.conv_state.holder if self.conv_state is not None else (agent or "")
-            self.notify(safe_text(f"{self.look.title(holder)} has the conversation back"))
+            back = f"{self.look.title(holder)} has the conversation back"
+            if not self.on_channel and self.write_as == "staff":
+                self.write_as = "customer"  # as before the take-over: the agent answers what is typed
+                back += "; the input writes as the customer again"
+            self.notify(safe_text(back))
 
     async def staff_reply(self, text: str) -> None:
         if not await self._staff(lambda sid: self.runner.staff_reply(sid, text, self.person)):
