@@ -62,6 +62,23 @@ LABELS: dict[tuple[State, Detail], str] = {
     ("resolved", ""): "resolved/idle",
 }
 
+# The same in a few words, for a narrow inbox (under 130 columns).
+SHORT_LABELS: dict[tuple[State, Detail], str] = {
+    ("ai", "working"): "agent working",
+    ("ai", "waiting_customer"): "awaiting customer",
+    ("needs_staff", "approval"): "needs approval",
+    ("needs_staff", "human_requested"): "human requested",
+    ("needs_staff", "limit"): "limit reached",
+    ("needs_staff", "denied"): "approval denied",
+    ("needs_staff", "provider_error"): "provider error",
+    ("needs_staff", "flagged"): "flagged",
+    ("needs_staff", "snooze_ended"): "snooze ended",
+    ("staff", ""): "staff holding",
+    ("snoozed", ""): "snoozed",
+    ("resolved", ""): "resolved/idle",
+}
+assert set(SHORT_LABELS) == set(LABELS)
+
 # The inbox's order: the lower the sooner (then the longest wait first).
 URGENCY: dict[tuple[State, Detail], int] = {
     ("needs_staff", "approval"): 0,
@@ -234,8 +251,9 @@ class DeskFilter:
         return self != DeskFilter()
 
 
-def label(state: State, detail: Detail) -> str:
-    return LABELS.get((state, detail)) or LABELS.get((state, ""), state)
+def label(state: State, detail: Detail, *, short: bool = False) -> str:
+    words = SHORT_LABELS if short else LABELS
+    return words.get((state, detail)) or words.get((state, ""), state)
 
 
 def start(holder: str) -> ConversationState:
@@ -447,6 +465,7 @@ __all__ = [
     "DeskFilter",
     "Detail",
     "LABELS",
+    "SHORT_LABELS",
     "PendingApproval",
     "State",
     "STATES",

@@ -156,7 +156,7 @@ async def test_fork_from_replay_opens_live_session(db_path, test_desk):
     await desk.close()
 
 
-async def test_the_replay_footer_names_its_keys_once(db_path, test_desk):
+async def test_a_narrow_replay_names_its_keys_once_and_says_it_is_read_only(db_path, test_desk):
     from textual.widgets._footer import FooterKey, FooterLabel
 
     desk, _, _ = await scripted_desk(db_path, test_desk)
@@ -170,19 +170,8 @@ async def test_the_replay_footer_names_its_keys_once(db_path, test_desk):
         descriptions = [key.description for key in app.screen.query(FooterKey)]
         assert "Item" in labels and "Handoff" in labels  # "←→ Item", not "← Item ←  → Item →"
         assert not any("←" in d or "→" in d for d in descriptions)
-    await desk.close()
-
-
-async def test_a_narrow_header_still_says_replay_read_only(db_path, test_desk):
-    # The facts line is cut at the right on a narrow terminal: what the screen is comes first.
-    desk, _, _ = await scripted_desk(db_path, test_desk)
-    await seed_double_charge(desk.store)
-    app = SupportDeskApp(desk=desk, replay_id=SEED_ID)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.total)
-        await settle(pilot, app.screen, 14)
+        # The facts line is cut at the right on a narrow terminal: what the screen is comes first.
         facts = app.screen.query_one("#session-facts")
-        text = app.screen.query_one(AgentBar).facts.plain
-        assert text.startswith("replay · read-only · session ")
+        assert app.screen.query_one(AgentBar).facts.plain.startswith("replay · read-only · session ")
         assert facts.size.width >= len("replay · read-only")
     await desk.close()

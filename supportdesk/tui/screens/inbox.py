@@ -26,7 +26,8 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.widgets import DataTable, Footer, Static
 
-from supportdesk.desk_state import LABELS, STATE_GROUPS, ConversationState, State, at, in_group
+from supportdesk.desk_state import LABELS, SHORT_LABELS, STATE_GROUPS, ConversationState, State, at, in_group
+from supportdesk.desk_state import label as state_label
 from supportdesk.items import utcnow
 from supportdesk.engine.log import Change, DeskRow, StoreError
 from supportdesk.text import one_line, safe_text
@@ -47,22 +48,6 @@ AGENT_WIDTH = 10
 # it), so the last line keeps some room and nothing runs off the right edge. Every wide column
 # with a last line of 27 characters takes 130.
 NARROW_BELOW = 130
-# The state in a few words, for the narrow layout (desk_state.LABELS has the full ones).
-SHORT_LABELS: dict[tuple[State, str], str] = {
-    ("ai", "working"): "agent working",
-    ("ai", "waiting_customer"): "awaiting customer",
-    ("needs_staff", "approval"): "needs approval",
-    ("needs_staff", "human_requested"): "human requested",
-    ("needs_staff", "limit"): "limit reached",
-    ("needs_staff", "denied"): "approval denied",
-    ("needs_staff", "provider_error"): "provider error",
-    ("needs_staff", "flagged"): "flagged",
-    ("needs_staff", "snooze_ended"): "snooze ended",
-    ("staff", ""): "staff holding",
-    ("snoozed", ""): "snoozed",
-    ("resolved", ""): "resolved/idle",
-}
-assert set(SHORT_LABELS) == set(LABELS)
 # (label, key, width; None: the last line, which takes what the others leave), left to right.
 WIDE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("Customer", "customer", CUSTOMER_WIDTH),
@@ -74,13 +59,9 @@ WIDE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("Wait", "wait", WAIT_WIDTH),
     ("Tags", "tags", TAGS_WIDTH),
 )
-NARROW_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
-    ("Customer", "customer", NARROW_CUSTOMER_WIDTH),
-    ("Agent", "agent", AGENT_WIDTH),
-    ("State", "state", max(len(label) for label in SHORT_LABELS.values())),
-    ("For", "for", 5),
-    ("Last line", "last", None),
-    ("Wait", "wait", WAIT_WIDTH),
+_NARROWER = {"customer": NARROW_CUSTOMER_WIDTH, "state": max(len(label) for label in SHORT_LABELS.values())}
+NARROW_COLUMNS: tuple[tuple[str, str, int | None], ...] = tuple(
+    (label, key, _NARROWER.get(key, width)) for label, key, width in WIDE_COLUMNS if key != "tags"
 )
 # An agent's reply is Markdown: its last line reads as the conversation draws it, without the
 # emphasis and code marks (a line is never parsed as markup: these are plain replacements).
@@ -274,11 +255,10 @@ class InboxScreen(FollowsChanges[None]):
         who = state.customer or row.session.title or "Untitled session"
         line = plain_line(state.last_line) if state.last_role == "agent" else state.last_line
         last = f"{state.last_role}: {line}" if state.last_line else ""
-        label = SHORT_LABELS.get((state.state, state.detail)) or SHORT_LABELS.get((state.state, ""), state.label)
         cells: dict[str, Callable[[], Text]] = {
             "customer": lambda: Text(one_line(safe_text(who), NARROW_CUSTOMER_WIDTH if self._narrow else CUSTOMER_WIDTH)),
             "agent": lambda: Text(one_line(self._agent_title(state.holder, state.held_by_staff), AGENT_WIDTH)),
-            "state": lambda: Text(label if self._narrow else state.label, style=self._state_style(state.state)),
+            "state": lambda: Text(state_label(state.state, state.detail, short=self._narrow), style=self._state_style(state.state)),
             "for": lambda: Text(waited(state.since or row.session.updated_at, now)),
             "last": lambda: Text(one_line(safe_text(last), 200)),
             "wait": lambda: self._wait_cell(state, now),
