@@ -263,3 +263,39 @@ async def test_an_email_that_matches_nobody_is_said_back_not_asked_for_again(tmp
         said = _said(items[-1:])
         assert "couldn't find an account with that email address" in said
         assert "check it" in said and "What's the email" not in said
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        ("refused by policy: $600.00 is above billing's limit", "$600.00 is above billing's limit"),
+        ("no customer matches 'x@example.com'", "no customer matches 'x@example.com'"),
+        ("refund_charge failed: OperationalError: database is locked", None),
+        ("refund_charge: invalid arguments: amount: Input should be greater than 0", None),
+        ("unknown tool 'refund' for senior; available: find_customer, refund_charge", None),
+        ("vetoed by audit_hook: outside office hours", None),
+    ],
+)
+def test_a_failed_calls_reason_is_the_customers_only_when_a_policy_or_the_data_gave_it(output, reason):
+    from supportdesk.models.offline.view import ToolEvent
+
+    event = ToolEvent("c1", "refund_charge", {}, 2, "billing", output=output, is_error=True, done=True)
+    assert event.reason == reason
+
+
+async def test_a_refund_whose_tool_crashes_tells_the_customer_nothing_of_the_crash(tmp_path, desk):
+    async with await open_desk(tmp_path / "crash.db", desk) as d:
+
+        async def broken(*args, **kwargs):
+            raise RuntimeError("disk I/O error writing demo_refunds")
+
+        d.services.customers.refund = broken
+        sid = await d.runner.new_session()
+        said = ""
+        for text in ("I was charged twice for my subscription this month, dana@example.com", "yes please"):
+            items = [e.item async for e in d.runner.send(sid, text) if isinstance(e, Appended)]
+            said = _said(items)
+        results = [i for i in items if isinstance(i, ToolResult) and i.name == "refund_charge"]
+        assert results and results[-1].is_error and "RuntimeError" in results[-1].output  # staff see it in the log
+        assert "went wrong on our side" in said and "nothing was" in said
+        assert "RuntimeError" not in said and "failed:" not in said and "demo_refunds" not in said

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from supportdesk.engine.protocol import ToolSpec
 from supportdesk.models.offline.router import content_words
+from supportdesk.models.offline.view import ON_OUR_SIDE
 
 if TYPE_CHECKING:
     from supportdesk.models.offline.specialist import Specialist
@@ -136,7 +137,9 @@ class Generic:
         last = mine[-1]
         what = last.name.replace("_", " ")
         if last.is_error:
-            return self.step.answer(f"I couldn't {what}: {last.output}. Could you check the details?")
+            if last.reason is None:  # the engine failed the call: its words are not the customer's
+                return self.step.answer(f"I couldn't {what}: {ON_OUR_SIDE}. A member of our staff can look into it.")
+            return self.step.answer(f"I couldn't {what}: {last.reason}. Could you check the details?")
         self.step.resolved = True
         if isinstance(last.output, dict):
             facts = "; ".join(f"{k.replace('_', ' ')}: {val}" for k, val in last.output.items() if isinstance(val, (str, int, float)))

@@ -26,7 +26,7 @@ from supportdesk.items import Handoff, Message, Notice
 from supportdesk.models.offline import cues, dialogue, generic
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
-from supportdesk.models.offline.view import ToolEvent, View
+from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent, View
 
 MONEY_TOOLS = ("refund_charge", "find_charges")
 TECH_TOOLS = ("search_kb", "send_password_reset")
@@ -717,7 +717,13 @@ class Specialist:
             if approved is not None and approved.ok and isinstance(approved.output, dict):
                 return step.answer(self._done_text(approved.output, approved=True))
             if approved is not None:
-                return step.answer(f"The request was approved, but it could not be completed: {approved.output}")
+                why = approved.reason
+                if why is None:
+                    return step.answer(
+                        f"Our staff approved it, but {ON_OUR_SIDE}: nothing was refunded or credited yet. "
+                        "A member of our staff can see what happened and will follow up."
+                    )
+                return step.answer(f"The request was approved, but it could not be completed: {why}")
         if not v.turn_tools:
             return None
         last = v.turn_tools[-1]
@@ -745,7 +751,7 @@ class Specialist:
             for t in refused:
                 # The tool's policy decides, and says why: pass it on, and offer a person.
                 what = self._charge_label(str(t.arguments.get("charge_id", ""))) if last.name == "refund_charge" else "that"
-                why = str(t.output).removeprefix("refused by policy: ").split(" If the customer")[0].rstrip(". ")
+                why = (t.reason or ON_OUR_SIDE).split(" If the customer")[0].rstrip(". ")
                 said += f" I couldn't refund {what}: {why}."
             if refused:
                 said += " If you'd like, I can ask a member of our staff to look at it."
@@ -754,7 +760,7 @@ class Specialist:
             step.resolved = True
             return step.answer(said or self._done_text(last.output))
         if last.is_error:
-            return step.answer(f"That didn't go through: {last.output}")
+            return step.answer(f"That didn't go through: {(last.reason or ON_OUR_SIDE).rstrip('. ')}.")
         out = last.output if isinstance(last.output, dict) else {}
         step.resolved = True
         if last.name == "cancel_subscription":
@@ -1249,7 +1255,7 @@ class Specialist:
             )
         if last.name == "create_ticket":
             if last.is_error:
-                return step.answer(f"I couldn't open the ticket: {last.output}")
+                return step.answer(f"I couldn't open the ticket: {(last.reason or ON_OUR_SIDE).rstrip('. ')}.")
             out = last.output if isinstance(last.output, dict) else {}
             step.resolved = True
             return step.answer(

@@ -8,6 +8,7 @@ makes the offline model deterministic and lets a restarted desk carry on.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, assert_never
@@ -35,6 +36,22 @@ class ToolEvent:
     @property
     def waiting(self) -> bool:
         return isinstance(self.output, str) and self.output.startswith("waiting for staff approval")
+
+    @property
+    def reason(self) -> str | None:
+        """What this failed call can tell the customer: a policy's or the business data's reason
+        (written to be read out); None when the engine failed the call (a tool that crashed, bad
+        arguments, an unknown tool, a hook's veto), whose words are for the agent and staff."""
+        text = str(self.output)
+        if _ENGINE_FAILURE.match(text):
+            return None
+        return text.removeprefix("refused by policy: ")
+
+
+# How engine/tools.py and the runner word a call they failed themselves.
+_ENGINE_FAILURE = re.compile(r"(unknown tool |[\w.-]+ failed: [\w.]+: |[\w.-]+: invalid arguments|vetoed by )")
+# What the agent says instead of such words.
+ON_OUR_SIDE = "something went wrong on our side, so nothing was changed"
 
 
 @dataclass
