@@ -13,7 +13,9 @@ CONVERSATIONS = read_jsonl(REPO / "evals" / "conversations.jsonl")
 # The conversational moves: the half tuned on and the half held back (evals/README.md).
 MOVES_TUNE = read_jsonl(REPO / "evals" / "moves-tune.jsonl")
 MOVES_HELD = [c for n in ("", "-2", "-3", "-4", "-5") for c in read_jsonl(REPO / "evals" / f"moves-held{n}.jsonl")]
-ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD
+# Amounts written without a currency, and numbers that are not money: tuned on and held back.
+AMOUNTS = read_jsonl(REPO / "evals" / "amounts-tune.jsonl") + read_jsonl(REPO / "evals" / "amounts-held.jsonl")
+ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS
 
 
 def test_there_are_enough_conversations():
@@ -37,6 +39,13 @@ def test_the_moves_are_split_and_varied():
         assert any(move(c) == name for c in MOVES_HELD), name
     # outcomes only: the move files never check a reply's wording
     assert not any("reply" in t.get("expect", {}) or "reply_not" in t.get("expect", {}) for c in MOVES_TUNE + MOVES_HELD for t in c["turns"])
+
+
+def test_the_amounts_are_split_and_check_outcomes_only():
+    held = [c for c in AMOUNTS if "(held)" in c["name"]]
+    assert len(held) >= 5 and len(AMOUNTS) - len(held) >= 5
+    assert any("not money" in c["name"] for c in held) and any("not money" in c["name"] for c in AMOUNTS if c not in held)
+    assert not any("reply" in t.get("expect", {}) for c in AMOUNTS for t in c["turns"])
 
 
 @pytest.mark.parametrize("conversation", ALL, ids=[c["name"] for c in ALL])

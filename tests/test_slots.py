@@ -73,3 +73,30 @@ def test_seed_message_slots():
 def test_amount_str():
     assert str(Amount(29.99)) == "$29.99"
     assert str(Amount(12, "EUR")) == "€12.00"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Written without a currency, beside a word about money: read in the desk's currency.
+        ("why was I charged 49.99 on March 3rd??", [49.99]),
+        ("You took 129.99 off my card", [129.99]),
+        ("a 9.99 charge from March 3", [9.99]),
+        ("29.99 was debited twice", [29.99]),
+        ("a payment of 129.99 on the 1st", [129.99]),
+        ("charged me 1,299.99 twice", [1299.99]),
+        ("refund 29.99 please", [29.99]),
+        # Numbers that are not money: versions, sizes, percentages, dates, whole numbers.
+        ("the app crashes on version 2.13", []),
+        ("since update 4.20 the sync spins", []),
+        ("uploads stop at 12.50 MB", []),
+        ("it costs 12.50% more", []),
+        ("I was charged on 03.03 and 04.03", []),
+        ("charged 3 times this month", []),
+        ("paid 29.99.1 build", []),
+    ],
+)
+def test_amounts_written_without_a_currency(text, expected):
+    found = extract_amounts(text)
+    assert [a.value for a in found] == expected
+    assert all(a.currency == "USD" for a in found)

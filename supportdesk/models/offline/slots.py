@@ -1,6 +1,6 @@
 """Slot extraction: the facts a support agent picks out of a customer's sentence.
 
-Amounts ($29.99, 29.99 USD, €12), dates (March 1st, 2026-03-03, 1 March, 03/01/2026),
+Amounts ($29.99, 29.99 USD, €12, and "charged 29.99" beside a word about money), dates (March 1st, 2026-03-03, 1 March, 03/01/2026),
 emails, invoice ids (INV-1042) and order ids (ORD-77). Pure regular expressions: the
 offline model runs them on every message, so they must be cheap and never raise.
 """
@@ -49,6 +49,20 @@ _AMOUNT_CODE = re.compile(
 )
 _AMOUNT_CODE_FIRST = re.compile(
     rf"\b(?P<code>usd|eur|gbp)\s?(?P<num>{_NUMBER})(?![\d])", re.IGNORECASE
+)
+# An amount written without a currency ("charged 49.99", "a 9.99 charge", "29.99 was debited"):
+# only a number with cents, and only beside a word about money, so a version ("2.13"), a size
+# ("12.50 MB") or a date ("on 03.03") is not read as one. It is in the desk's currency.
+_CENTS = r"(?<![\w.,$€£])(?P<num>\d{1,3}(?:,\d{3})+\.\d\d|\d+\.\d\d)(?![\d.,]\d|\s*(?:%|[kmgt]b\b))"
+_MONEY_VERB = (
+    r"charg\w*|bill(?:ed|ing)?|paid|pay(?:ing|ment)?s?|debit\w*|took|taken|tak(?:es|ing)|deduct\w*|"
+    r"withdr[ae]w\w*|cost(?:s|ing)?|spent|refund(?:ed)?|fee"
+)
+_AMOUNT_AFTER_WORD = re.compile(rf"\b(?:{_MONEY_VERB})\b(?:\s+(?!on\b)[a-z']{{1,8}}){{0,3}}\s+{_CENTS}", re.IGNORECASE)
+_AMOUNT_BEFORE_WORD = re.compile(
+    rf"{_CENTS}\s+(?:(?:charge|payment|debit|fee|transaction|refund)s?\b"
+    r"|(?:was|were|got|has been|have been|had been)\s+(?:charged|debited|billed|taken|deducted|withdrawn)\b)",
+    re.IGNORECASE,
 )
 
 _ISO_DATE = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b")
@@ -119,16 +133,19 @@ def _add_unique(seq: list, value) -> None:
 def extract_amounts(text: str) -> list[Amount]:
     found: list[tuple[int, Amount]] = []
     taken: list[tuple[int, int]] = []
-    for pattern in (_AMOUNT_SYMBOL, _AMOUNT_CODE_FIRST, _AMOUNT_CODE):
+    for pattern in (_AMOUNT_SYMBOL, _AMOUNT_CODE_FIRST, _AMOUNT_CODE, _AMOUNT_AFTER_WORD, _AMOUNT_BEFORE_WORD):
         for m in pattern.finditer(text):
-            if any(a < m.end() and m.start() < b for a, b in taken):
+            start, end = m.span("num")
+            if any(a < end and start < b for a, b in taken):
                 continue
             if m.groupdict().get("sym"):
                 currency = _SYMBOLS[m.group("sym")]
-            else:
+            elif m.groupdict().get("code"):
                 currency = _CODE_TO_CURRENCY[m.group("code").lower()]
-            taken.append((m.start(), m.end()))
-            found.append((m.start(), Amount(round(_number(m.group("num")), 2), currency)))
+            else:
+                currency = "USD"  # written bare: the desk's own (the demo desk bills in dollars)
+            taken.append((start, end))
+            found.append((start, Amount(round(_number(m.group("num")), 2), currency)))
     out: list[Amount] = []
     for _, amount in sorted(found, key=lambda pair: pair[0]):
         _add_unique(out, amount)
