@@ -143,6 +143,12 @@ async def test_an_empty_database_says_how_to_make_a_run(tmp_path: Path) -> None:
         await until(pilot, lambda: "No bench runs" in str(app.screen.query_one("#bench-title", Static).render()))
         title = str(app.screen.query_one("#bench-title", Static).render())
         assert "supportdesk bench tau2 --domain retail --agent gold" in title
+        # At 80 columns the line wraps: the command is read whole, not cut at "--agent".
+        await pilot.resize_terminal(80, 24)
+        heading = app.screen.query_one("#bench-title", Static)
+        await until(pilot, lambda: heading.content_size.width < len(title))
+        await pilot.pause()
+        assert heading.size.height * heading.content_size.width >= len(title) and heading.size.height >= 2
 
 
 @pytest.mark.parametrize("theme", ["desk-dark", "desk-light"])
