@@ -154,8 +154,9 @@ class HistoryWindows:
         return dict(self._last.get(session_id, {}))
 
     async def build(self, store: Store, session_id: str, settings: HistorySettings) -> Window:
-        last = await store.last_seq(session_id)
-        buffer = await store.range(session_id, max(1, last - settings.max_items - _SLACK + 1), last)
+        # One read (the latest items), not two (the last seq, then the range up to it): every
+        # model step builds a window, and each read is a round trip to the store's thread.
+        buffer = await store.latest(session_id, settings.max_items + _SLACK)
         note_tokens = min(_NOTE_TOKENS, settings.max_tokens // _NOTE_SHARE) if settings.max_tokens else _NOTE_TOKENS
         budget = settings.max_tokens - note_tokens if settings.max_tokens else None
         start = cut(buffer, settings.max_items, budget)

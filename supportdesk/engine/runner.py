@@ -580,9 +580,13 @@ class Runner:
     # --- one step's parts --------------------------------------------------------------------------
 
     async def _request(self, session_id: str, agent: AgentConfig) -> StepRequest:
-        window = await self.windows.build(self.store, session_id, settings_for(self.config, agent))
+        # The two reads are independent: asked together, they cost one wait for the store, not
+        # two (SQLite runs them back to back on its thread, PostgreSQL on two pooled connections).
+        window, context = await asyncio.gather(
+            self.windows.build(self.store, session_id, settings_for(self.config, agent)),
+            self.store.context_at(session_id),
+        )
         history = window.items
-        context = await self.store.context_at(session_id)
         return StepRequest(
             session_id=session_id,
             agent=agent,
