@@ -1,8 +1,9 @@
 """Slot extraction: the facts a support agent picks out of a customer's sentence.
 
-Amounts ($29.99, 29.99 USD, €12, and "charged 29.99" beside a word about money), dates (March 1st, 2026-03-03, 1 March, 03/01/2026),
-emails, invoice ids (INV-1042) and order ids (ORD-77). Pure regular expressions: the
-offline model runs them on every message, so they must be cheap and never raise.
+Amounts ($29.99, 29.99 USD, €12, and "charged 29.99" beside a word about money), dates
+(March 1st, 2026-03-03, 1 March, 03/01/2026), emails, invoice ids (INV-1042) and order ids
+(ORD-77). Pure regular expressions: the offline model runs them on every message, so they must
+be cheap and never raise.
 """
 
 from __future__ import annotations

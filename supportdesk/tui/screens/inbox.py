@@ -250,21 +250,22 @@ class InboxScreen(FollowsChanges[None]):
         return " ".join(part for part in ("bold" if bold else "", colour) if part)
 
     def _cells(self, row: DeskRow, now: datetime) -> list[Text]:
-        """The row's cells for the columns shown (`_columns`)."""
+        """The row's cells for the columns shown (`_columns`), each cut to its column's width."""
         state = row.state
+        width = {key: size for _, key, size in self._columns}
         who = state.customer or row.session.title or "Untitled session"
         line = plain_line(state.last_line) if state.last_role == "agent" else state.last_line
         last = f"{state.last_role}: {line}" if state.last_line else ""
-        cells: dict[str, Callable[[], Text]] = {
-            "customer": lambda: Text(one_line(safe_text(who), NARROW_CUSTOMER_WIDTH if self._narrow else CUSTOMER_WIDTH)),
-            "agent": lambda: Text(one_line(self._agent_title(state.holder, state.held_by_staff), AGENT_WIDTH)),
-            "state": lambda: Text(state_label(state.state, state.detail, short=self._narrow), style=self._state_style(state.state)),
-            "for": lambda: Text(waited(state.since or row.session.updated_at, now)),
-            "last": lambda: Text(one_line(safe_text(last), 200)),
-            "wait": lambda: self._wait_cell(state, now),
-            "tags": lambda: Text(one_line(safe_text(tags_text(state)), TAGS_WIDTH)),
+        cells = {
+            "customer": Text(one_line(safe_text(who), width["customer"] or CUSTOMER_WIDTH)),
+            "agent": Text(one_line(self._agent_title(state.holder, state.held_by_staff), AGENT_WIDTH)),
+            "state": Text(state_label(state.state, state.detail, short=self._narrow), style=self._state_style(state.state)),
+            "for": Text(waited(state.since or row.session.updated_at, now)),
+            "last": Text(one_line(safe_text(last), 200)),
+            "wait": self._wait_cell(state, now),
+            "tags": Text(one_line(safe_text(tags_text(state)), TAGS_WIDTH)),
         }
-        return [cells[key]() for _, key, _ in self._columns]
+        return [cells[key] for _, key, _ in self._columns]
 
     def _wait_cell(self, state: ConversationState, now: datetime) -> Text:
         """The customer's running wait; past its SLA target it is marked ⚠ in the error colour."""
