@@ -83,8 +83,11 @@ async def open_desk(
     """Open the database and desk. Raises ConfigError or StoreError with user-facing text.
 
     `deferred`: the model, the tool registry and the hooks are built on first use (or by
-    `desk.runner.warm()`), not here; the TUI draws a session before it needs them. A hook that
-    cannot be loaded is then a ConfigError from `warm()` (the TUI shows it as one line)."""
+    `desk.runner.warm()`), and the demo business data is opened (seeded, on a new database)
+    by the first tool call (or `desk.services.ready()`), not here; the TUI draws a session
+    before it needs them. A hook that cannot be loaded is then a ConfigError from `warm()`, and
+    business data that cannot be set up a StoreError from `ready()` (the TUI shows either as one
+    line)."""
     # Deferred, the tools' names are checked against the file when the registry is built.
     check_tools_later = deferred and tools is None and not isinstance(config, DeskConfig)
     if isinstance(config, DeskConfig):
@@ -110,7 +113,10 @@ async def open_desk(
         services = Services()
         # A read-only database can be read (replay, export) but no tool may act on its data.
         if customers and not getattr(store, "readonly", False):
-            services.customers = await _open_customers(location)
+            if deferred:
+                services.opener = lambda: _open_customers(location)
+            else:
+                services.customers = await _open_customers(location)
         tool_registry: ToolRegistry | Later[ToolRegistry] = (
             tools if tools is not None else Later(lambda: _tool_registry(cfg if check_tools_later else None))
         )

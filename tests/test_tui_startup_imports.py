@@ -44,6 +44,8 @@ NOT_BEFORE_FIRST_PAGE = [
     "supportdesk.tools",
     "supportdesk.tools.billing",
     "supportdesk.models.offline.model",
+    # The demo business data (seeded on a new database: 25-40 ms) opens in the warm-up.
+    "supportdesk.business.sqlite",
     "textual.widgets._markdown",  # only a reply streaming in needs the Markdown widget
     "supportdesk.tui.screens.dashboard",  # charts (plotext) load when the dashboard opens
     "plotext",
@@ -142,9 +144,13 @@ def test_the_model_and_tools_are_built_after_the_first_page(tmp_path):
     assert seen["first_page"] == []
     assert seen["last"] == 14  # the page shown was the session's end
     # ... and they are there once the app has warmed up, before any turn asks for them.
-    assert {"supportdesk.tools.billing", "supportdesk.models.offline.model", ITEM_VALIDATOR, "importlib.metadata"} <= set(
-        seen["after_warm_up"]
-    )
+    assert {
+        "supportdesk.tools.billing",
+        "supportdesk.models.offline.model",
+        "supportdesk.business.sqlite",
+        ITEM_VALIDATOR,
+        "importlib.metadata",
+    } <= set(seen["after_warm_up"])
 
 
 def test_the_collector_is_off_until_the_first_page_and_on_after(tmp_path, monkeypatch):
@@ -257,6 +263,111 @@ async def test_a_turn_before_the_warm_up_builds_the_deferred_parts_off_the_event
         assert all(thread is not threading.main_thread() for thread in built_on.values())
     finally:
         await desk.close()
+
+
+async def test_a_deferred_desk_opens_its_business_data_once_at_first_need(tmp_path, monkeypatch):
+    """The demo customer data (seeded on a new database) is opened by the first tool call, not
+    by opening the desk; callers that wait together share one open, and a caller cancelled while
+    it waits does not cancel it for the others."""
+    import asyncio
+
+    from supportdesk import wiring
+    from supportdesk.wiring import open_desk
+
+    opens: list[object] = []
+    gate = asyncio.Event()
+    real = wiring._open_customers
+
+    async def slow_open(location):
+        opens.append(location)
+        await gate.wait()
+        return await real(location)
+
+    monkeypatch.setattr(wiring, "_open_customers", slow_open)
+    desk = await open_desk(tmp_path / "desk.db", REPO / "agents.toml", deferred=True)
+    try:
+        assert opens == [] and desk.services.customers is None
+        first = asyncio.create_task(desk.services.ready())
+        second = asyncio.create_task(desk.services.ready())
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        first.cancel()
+        gate.set()
+        await second
+        assert len(opens) == 1 and desk.services.customers is not None
+        assert await desk.services.customers.find_customer("dana@example.com") is not None
+        await desk.services.ready()  # opened: nothing more
+        assert len(opens) == 1
+    finally:
+        await desk.close()
+
+
+async def test_a_tool_call_on_a_deferred_desk_opens_the_business_data(tmp_path):
+    from supportdesk.wiring import open_desk
+
+    desk = await open_desk(tmp_path / "desk.db", REPO / "agents.toml", deferred=True)
+    try:
+        assert desk.services.customers is None
+        events = [event async for event in desk.runner.send(None, "I was charged twice, my email is dana@example.com")]
+        assert desk.services.customers is not None
+        # The tool found the customer in the data it opened (not "not available on this desk").
+        results = [e.item for e in events if getattr(getattr(e, "item", None), "kind", "") == "tool_result"]
+        assert results and not any("not available" in str(r.output) for r in results)
+    finally:
+        await desk.close()
+
+
+async def test_closing_a_deferred_desk_while_its_business_data_opens_closes_it(tmp_path, monkeypatch):
+    import asyncio
+
+    from supportdesk import wiring
+    from supportdesk.wiring import open_desk
+
+    gate = asyncio.Event()
+    opened: list[object] = []
+    real = wiring._open_customers
+
+    async def slow_open(location):
+        await gate.wait()
+        data = await real(location)
+        opened.append(data)
+        return data
+
+    monkeypatch.setattr(wiring, "_open_customers", slow_open)
+    desk = await open_desk(tmp_path / "desk.db", REPO / "agents.toml", deferred=True)
+    waiting = asyncio.create_task(desk.services.ready())
+    await asyncio.sleep(0)
+    closing = asyncio.create_task(desk.close())
+    await asyncio.sleep(0)
+    assert not closing.done()  # it waits for the open in flight ...
+    gate.set()
+    await closing
+    await waiting
+    # ... and closes what it opened: its connection answers no more.
+    with pytest.raises(Exception):
+        await opened[0].find_customer("dana@example.com")
+
+
+async def test_business_data_that_cannot_be_set_up_after_the_first_page_is_one_clear_line(tmp_path, monkeypatch):
+    from textual.widgets import Static
+
+    from supportdesk import wiring
+    from supportdesk.engine.log import StoreError
+    from supportdesk.tui.app import MessageScreen, SupportDeskApp
+    from tui_seed import until
+
+    async def full_disk(location):
+        raise StoreError(f"{location}: cannot set up the demo customer data: database or disk is full")
+
+    monkeypatch.setattr(wiring, "_open_customers", full_disk)
+    app = SupportDeskApp(db=tmp_path / "desk.db", config=REPO / "agents.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MessageScreen) and bool(app.screen.query(Static)))
+        text = str(app.screen.query_one(Static).render())
+        assert "cannot set up the demo customer data: database or disk is full" in text
+        assert "Traceback" not in text and "StoreError" not in text
+        await pilot.press("q")
+    assert app.exit_code == 1
 
 
 def test_a_page_of_simple_replies_loads_no_markdown(tmp_path):

@@ -27,8 +27,7 @@ class Desk:
         self.runner.close_hooks()
         if self.runner.provider_built:  # a model never built has nothing to close
             await self.runner.provider.aclose()
-        if self.services.customers is not None:
-            await self.services.customers.close()
+        await self.services.close()
         await self.store.close()
 
     async def __aenter__(self) -> Desk:

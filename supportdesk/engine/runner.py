@@ -701,6 +701,8 @@ class Runner:
         if tool is None or name not in agent.tools:
             valid = ", ".join(agent.tools) or "none"
             return ToolOutput(f"unknown tool {name!r} for {agent.name}; available: {valid}", is_error=True)
+        if self.services is not None:
+            await self.services.ready()  # a deferred desk's business data, opened at first need
         ctx = ToolContext(
             session_id=session_id,
             call_id=call_id,

@@ -283,18 +283,23 @@ class SupportDeskApp(App[int]):
 
     @work(group="warm-up")
     async def _warm_up(self) -> None:
-        """Build the model, the tool registry and the item validator, deferred until the first page was drawn."""
+        """Build the model, the tool registry and the item validator, and open the business data,
+        deferred until the first page was drawn."""
         from supportdesk.config import ConfigError
+        from supportdesk.engine.log import StoreError
 
         try:
             assert self.desk is not None  # warmed up only once the chat screen is up
             await asyncio.to_thread(_warm, self.desk)
+            await self.desk.services.ready()
             # What is built by now (modules, the desk, the model client) lives as long as the app:
             # the collector's full passes need not walk it again. Each walked it all (200-470 ms
             # on a busy machine), a frozen frame and a late key echo while a reply streams.
             gc.freeze()
         except ConfigError as exc:  # an agent names a tool the desk does not have
             self._fail("\n".join(exc.problems))
+        except StoreError as exc:  # the demo business data cannot be set up (a full disk, say)
+            self._fail(str(exc))
         except Exception as exc:  # what opening the desk would have said, one line
             self._fail(f"cannot open the desk: {type(exc).__name__}: {exc}")
         finally:
