@@ -34,3 +34,16 @@ def one_line(text: str, width: int) -> str:
     when it had to be cut, the last character is "…" so a cut word never reads as whole."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
+
+
+# An agent's reply is Markdown: a line of it shown as one line (the inbox's last line, a search
+# hit) reads as the conversation draws it, without the emphasis and code marks. The line is
+# never parsed as markup: these are plain replacements.
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def plain_line(text: str) -> str:
+    """A Markdown line as plain words: `**strong**` and `__strong__` lose their marks, and so
+    does `inline code`. Any other character stays, markers inside a span included."""
+    return _CODE.sub(r"\1", _EMPHASIS.sub(r"\2", text))

@@ -13,6 +13,7 @@ import pytest
 
 from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import MATCH_END, MATCH_START, SessionStore, Store, StoreError, open_store
+from supportdesk.store.protocol import SearchHit
 from supportdesk.store import sessions as store_sql
 from supportdesk.store.postgres import PostgresStore
 
@@ -553,6 +554,23 @@ async def test_search_finds_messages_across_sessions_with_snippets(store: Store)
     # diacritics folded
     await store.append(b.id, [customer("café crème")])
     assert [h.seq for h in await store.search("cafe")] == [4]
+
+
+async def test_a_hit_in_an_agent_reply_reads_without_its_markdown_marks(store: Store):
+    """A search hit shows an agent's reply as the conversation draws it: no `**` or backtick
+    marks around its words, the matched word still marked, in the browser and `sessions search`."""
+    a = await store.create_session("triage")
+    await store.append(a.id, [reply("billing", "a ** b: **two charges** on `CH9`")])
+    [hit] = await store.search("charges")
+    shown = "".join(text for text, _ in hit.parts())
+    assert shown == "a ** b: two charges on CH9"
+    assert "**two" not in shown and "`" not in shown
+    assert [text for text, match in hit.parts() if match] == ["charges"]
+    # A mark whose pair the snippet's window cut off is left out too.
+    cut = SearchHit(session_id=a.id, title="", seq=1, snippet=f"…see **two {MATCH_START}charges{MATCH_END} on `CH9")
+    assert "".join(text for text, _ in cut.parts()) == "…see two charges on CH9"
+    cut = SearchHit(session_id=a.id, title="", seq=1, snippet=f"`CH9` and **{MATCH_START}charges{MATCH_END}**…")
+    assert "".join(text for text, _ in cut.parts()) == "CH9 and charges…"
 
 
 @pytest.mark.parametrize(

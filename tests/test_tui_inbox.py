@@ -12,7 +12,8 @@ from supportdesk.engine.protocol import Answer
 from supportdesk.items import Message, Notice
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.browser import BrowserScreen
-from supportdesk.tui.screens.inbox import InboxScreen, InboxTable, keep_place, plain_line, waited
+from supportdesk.text import plain_line
+from supportdesk.tui.screens.inbox import InboxScreen, InboxTable, keep_place, waited
 from supportdesk.tui.widgets.staff_badge import StaffBadge
 from tests.conftest import REPO
 from tests.inbox_seed import INBOX_NOW, seed_desk_states

@@ -22,11 +22,18 @@ from supportdesk.exact import read_back
 from supportdesk.sla import SlaProgress
 from supportdesk.items import Handoff, Item
 from supportdesk.store.figures import DeskFigures
+from supportdesk.text import plain_line
 
 # Private-use code points that mark a search match inside a snippet: they cannot be
 # confused with markup or with anything a customer typed in a search result.
 MATCH_START = "\ue000"
 MATCH_END = "\ue001"
+
+
+# A snippet is a window of words: a Markdown mark whose pair the window cut off ("…see **two
+# charges", "on `CH9") goes too: one that opens a word with no word before it, or closes one with
+# none after ("a ** b" stays).
+_CUT_MARK = re.compile(r"(?<![^\s…])(?:\*\*|__|`)(?=[^\s…])|(?<=[^\s…])(?:\*\*|__|`)(?![^\s…])")
 
 
 class StoreError(Exception):
@@ -130,9 +137,11 @@ class SearchHit(BaseModel):
         return bounded_snippet(value)
 
     def parts(self) -> list[tuple[str, bool]]:
-        """The snippet as (text, is_match) runs, for highlighting without markup."""
+        """The snippet as (text, is_match) runs, for highlighting without markup; an agent's
+        `**strong**` and `code` marks are left out, as the conversation draws them."""
         out: list[tuple[str, bool]] = []
-        for i, chunk in enumerate(re.split(f"[{MATCH_START}{MATCH_END}]", self.snippet)):
+        shown = _CUT_MARK.sub("", plain_line(self.snippet))
+        for i, chunk in enumerate(re.split(f"[{MATCH_START}{MATCH_END}]", shown)):
             if chunk:
                 out.append((chunk, i % 2 == 1))
         return out

@@ -13,7 +13,6 @@ Customer text is drawn as `rich.text.Text` (literal), never as markup.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
@@ -30,7 +29,7 @@ from supportdesk.desk_state import LABELS, SHORT_LABELS, STATE_GROUPS, Conversat
 from supportdesk.desk_state import label as state_label
 from supportdesk.items import utcnow
 from supportdesk.engine.log import Change, DeskRow, StoreError
-from supportdesk.text import one_line, safe_text
+from supportdesk.text import one_line, plain_line, safe_text
 from supportdesk.tui.screens._feed import FollowsChanges
 
 if TYPE_CHECKING:
@@ -63,16 +62,6 @@ _NARROWER = {"customer": NARROW_CUSTOMER_WIDTH, "state": max(len(label) for labe
 NARROW_COLUMNS: tuple[tuple[str, str, int | None], ...] = tuple(
     (label, key, _NARROWER.get(key, width)) for label, key, width in WIDE_COLUMNS if key != "tags"
 )
-# An agent's reply is Markdown: its last line reads as the conversation draws it, without the
-# emphasis and code marks (a line is never parsed as markup: these are plain replacements).
-_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_CODE = re.compile(r"`([^`\n]+)`")
-
-
-def plain_line(text: str) -> str:
-    """A Markdown line as plain words: `**strong**` and `__strong__` lose their marks, and so
-    does `inline code`."""
-    return _CODE.sub(r"\1", _EMPHASIS.sub(r"\2", text))
 # The state filter's steps (`s` cycles them): everything, then each group staff ask for
 # (desk_state's, shared with the session browser).
 STATE_FILTERS: tuple[tuple[str, Callable[[ConversationState], bool]], ...] = tuple(
