@@ -78,6 +78,14 @@ def _refund_policy(ctx, args: RefundArgs) -> None:
         raise ApprovalRequired(f"refund of ${args.amount:.2f}")
 
 
+async def every_account_named() -> str:
+    """`ToolContext.customer_words` for a customer who has named every demo account: for tests
+    of the other rules (whose account a tool may act on: test_tools_named_account.py)."""
+    from supportdesk.business import demo
+
+    return " ".join(row["id"] for row in demo.seed_rows()["demo_customers"])
+
+
 def make_test_tools() -> tuple[ToolRegistry, list[float]]:
     registry = ToolRegistry()
     refunds: list[float] = []

@@ -14,7 +14,7 @@ from supportdesk.engine.runner import drain
 from supportdesk.engine.tools import ToolContext
 from supportdesk.business import open_business as open_customers
 from supportdesk.tools import registry
-from tests.conftest import REPO
+from tests.conftest import REPO, every_account_named
 from tests.scripted import ScriptedModel
 
 # CUS-1001's charges: CH-9001 (Jan 1), CH-9002 (Feb 1), CH-9003 (Mar 1), CH-9004 (Mar 3, a duplicate).
@@ -36,7 +36,7 @@ async def services(db_path):
 def ctx(desk, services, agent="billing", key="s1/turn-1/refund_charge/1"):
     return ToolContext(
         session_id="s1", call_id="call_x", agent=desk.agents[agent], desk=desk, context={}, services=services,
-        idempotency_key=key,
+        idempotency_key=key, customer_words=every_account_named,
     )
 
 

@@ -253,7 +253,7 @@ def _crash_mid_turn(tmp_path: Path, desk: Path, db: Path) -> str:
     marker = tmp_path / "refund-ran"
     process = subprocess.Popen(
         [sys.executable, str(HERE / "crash_after_tool.py"), str(marker), "refund_charge", "--",
-         "run", "--db", str(db), "--config", str(desk), "I was charged twice, please refund the duplicate"],
+         "run", "--db", str(db), "--config", str(desk), "I was charged twice, please refund the duplicate. I'm dana@example.com"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

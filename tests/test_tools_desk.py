@@ -11,7 +11,7 @@ from supportdesk.engine.tools import ToolContext
 from supportdesk.business.sqlite import SqliteBusiness
 from supportdesk.tools import registry
 from supportdesk.tools.kb import KB_DIR, knowledge_base
-from tests.conftest import REPO
+from tests.conftest import REPO, every_account_named
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,8 @@ async def services(db_path):
 
 def ctx(desk, services, agent="billing", call_id="call_1_0", approved=False, session="s1"):
     return ToolContext(
-        session_id=session, call_id=call_id, agent=desk.agents[agent], desk=desk, context={}, services=services, approved=approved
+        session_id=session, call_id=call_id, agent=desk.agents[agent], desk=desk, context={}, services=services,
+        approved=approved, customer_words=every_account_named,
     )
 
 

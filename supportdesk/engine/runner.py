@@ -712,8 +712,14 @@ class Runner:
             context=context,
             services=self.services,
             approved=approved,
+            customer_words=lambda: self._customer_words(session_id),
         )
         return await tool.invoke(ctx, arguments)
+
+    async def _customer_words(self, session_id: str) -> str:
+        """Every message the customer wrote in the session, one per line (for tool policies)."""
+        messages = await self.store.of_kind(session_id, "message")
+        return "\n".join(m.text for m in messages if isinstance(m, Message) and m.role == "customer")
 
     async def _limit(self, session_id: str, active: str, why: str) -> AsyncGenerator[Event, None]:
         """A limit ends the turn and hands the conversation to the fallback agent."""

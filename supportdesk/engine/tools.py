@@ -79,6 +79,11 @@ class ToolContext:
     # by the runner from the session and the turn, never from the model's call id (a model
     # resuming a turn after a crash makes up new ids). Opaque to the tools.
     idempotency_key: str = ""
+    # Everything the customer wrote in this session, read from the log when a policy asks
+    # (`tools.common.require_named_account`): the one text whose account a tool may act on can
+    # be taken from. The model's words and the shared context (which models write) cannot vouch
+    # for it. None outside a desk's runner: such a policy then refuses.
+    customer_words: Callable[[], Awaitable[str]] | None = None
 
 
 @dataclass
@@ -124,7 +129,9 @@ class TransferArgs(BaseModel):
     context: dict[str, Any] | None = None
 
 
-Policy = Callable[[ToolContext, Any], None]
+# A check made before the tool runs: raises PolicyDenied or ApprovalRequired; may be async
+# (a check that reads the business data or the log).
+Policy = Callable[[ToolContext, Any], "None | Awaitable[None]"]
 Runner = Callable[[ToolContext, Any], "ToolOutput | Any | Awaitable[ToolOutput | Any]"]
 
 
@@ -147,7 +154,9 @@ class Tool:
             return ToolOutput(problem or f"{self.name}: invalid arguments", is_error=True)
         if self.policy is not None:
             try:
-                self.policy(ctx, args)
+                checked = self.policy(ctx, args)
+                if inspect.isawaitable(checked):
+                    await checked
             except PolicyDenied as exc:
                 return ToolOutput(f"refused by policy: {exc}", is_error=True)
             except ApprovalRequired as exc:
@@ -155,6 +164,8 @@ class Tool:
                     return ToolOutput(
                         f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc)
                     )
+            except Exception as exc:  # a check that could not be made: nothing is done
+                return ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
         try:
             result = self.run(ctx, args)
             if inspect.isawaitable(result):

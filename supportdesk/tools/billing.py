@@ -9,7 +9,14 @@ from pydantic import BaseModel, Field
 
 from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolOutput
 from supportdesk.tools.shipped import registry
-from supportdesk.tools.common import ToolFailure, check_refund_policy, customers, safe, write_key
+from supportdesk.tools.common import (
+    ToolFailure,
+    check_refund_policy,
+    customers,
+    require_named_account,
+    safe,
+    write_key,
+)
 
 
 class FindCustomerArgs(BaseModel):
@@ -98,10 +105,14 @@ class RefundArgs(BaseModel):
     )
 
 
-def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
-    # The reason comes first: a refund the desk would never make is not put to staff either.
+async def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
+    # The reason comes first: a refund the desk would never make is not put to staff either;
+    # nor one on an account the customer has not named.
     if ctx.desk.policy.refund_reason(args.reason) is None:
         raise PolicyDenied(_no_refund(ctx, f"{args.reason!r} is not a reason this desk refunds for"))
+    charge = await customers(ctx).get_charge(args.charge_id.upper())
+    if charge is not None:  # (an unknown charge is the tool's own "no charge" answer)
+        await require_named_account(ctx, charge["customer_id"], "a refund", amounts=(float(charge["amount"]), args.amount))
     check_refund_policy(ctx, args.amount, "refund")
 
 
@@ -196,7 +207,11 @@ async def _update_payment_method(ctx: ToolContext, args: PaymentMethodArgs) -> T
     )
 
 
-registry.tool("update_payment_method", "Replace the payment method on file.", PaymentMethodArgs)(
+async def _named_account(ctx: ToolContext, args: PaymentMethodArgs | ChangePlanArgs | CancelArgs) -> None:
+    await require_named_account(ctx, args.customer_id, "a change to the account")
+
+
+registry.tool("update_payment_method", "Replace the payment method on file.", PaymentMethodArgs, policy=_named_account)(
     safe(_update_payment_method)
 )
 
@@ -245,6 +260,7 @@ registry.tool(
     "Move a customer to another plan or billing period, now or at their next renewal; "
     "status says whether anything changed (changed, scheduled, unchanged).",
     ChangePlanArgs,
+    policy=_named_account,
 )(
     safe(_change_plan)
 )
@@ -263,6 +279,6 @@ async def _cancel(ctx: ToolContext, args: CancelArgs) -> ToolOutput:
     )
 
 
-registry.tool("cancel_subscription", "Cancel a customer's subscription (no further renewals).", CancelArgs)(
-    safe(_cancel)
-)
+registry.tool(
+    "cancel_subscription", "Cancel a customer's subscription (no further renewals).", CancelArgs, policy=_named_account
+)(safe(_cancel))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolContext, ToolOutput
@@ -47,6 +48,36 @@ def check_refund_policy(ctx: ToolContext, amount: float, what: str = "refund") -
     threshold = ctx.desk.policy.approval_threshold
     if amount >= threshold - 1e-9:
         raise ApprovalRequired(f"a {what} of {money(amount)} is at or above the {money(threshold)} approval threshold")
+
+
+async def require_named_account(ctx: ToolContext, customer_id: str, what: str, *, amounts: Sequence[float] = ()) -> None:
+    """Act on an account only once the customer has named it in this session, in their own
+    messages: its email address or customer id, or (for a charge) the charged amount.
+
+    Neither the model nor the shared context (which models write) can vouch for whose account
+    it is: a message that talks a model into it must not cancel, re-plan, re-bill, credit or
+    refund an account its writer never named. The amount is the seed scenario's way in ("two
+    charges of $29.99 on March 1st and March 3rd"): the customer read it off their statement."""
+    account = await customers(ctx).get_customer(customer_id)
+    if account is None:
+        return  # no such account: the tool itself says so, and acts on nothing
+    said = (await ctx.customer_words()).casefold() if ctx.customer_words is not None else ""
+    marks = [str(account["email"]).casefold(), str(account["id"]).casefold()]
+    if any(re.search(rf"(?<![\w.+-]){re.escape(mark)}(?![\w-])", said) for mark in marks if mark):
+        return
+    if any(abs(said_amount - amount) < 0.005 for said_amount in _amounts(said) for amount in amounts):
+        return
+    # Read out to the customer by the embedded model, so it names no account and no id.
+    raise PolicyDenied(
+        f"{what} needs the account confirmed first: the email address on the account"
+        + (", or the amount of the charge" if amounts else "")
+    )
+
+
+def _amounts(text: str) -> list[float]:
+    """Every amount written in the text: 29.99, $29.99, 1,299.00, 29,99."""
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)  # thousands separators
+    return [float(n.replace(",", ".")) for n in re.findall(r"(?<![\w.,])\d+(?:[.,]\d{1,2})?(?![\d])", text)]
 
 
 def require_level(ctx: ToolContext, level: int, what: str) -> None:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from supportdesk.engine.tools import ToolContext, ToolOutput
 from supportdesk.items import Notice
 from supportdesk.tools.shipped import registry
-from supportdesk.tools.common import check_refund_policy, customers, require_level, safe, write_key
+from supportdesk.tools.common import check_refund_policy, customers, require_level, require_named_account, safe, write_key
 
 
 class CreditArgs(BaseModel):
@@ -18,8 +18,9 @@ class CreditArgs(BaseModel):
     reason: str = Field(min_length=1)
 
 
-def _credit_policy(ctx: ToolContext, args: CreditArgs) -> None:
+async def _credit_policy(ctx: ToolContext, args: CreditArgs) -> None:
     require_level(ctx, 2, "an account credit")
+    await require_named_account(ctx, args.customer_id, "a credit")
     check_refund_policy(ctx, args.amount, "credit")
 
 

@@ -1,0 +1,165 @@
+"""A tool acts on an account only once the customer has named it, in their own messages.
+
+The model picks the account; neither its words nor the shared context (which models write) can
+vouch for whose it is. These run the real runner with a scripted model that is talked into
+acting on an account: the tool refuses until the customer's own message names it (its email
+address or customer id; for a refund, the charge's amount, as the seed scenario gives it).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from supportdesk.config import load_desk
+from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+from supportdesk.engine.runner import drain
+from supportdesk.engine.tools import ToolContext
+from supportdesk.tools import registry
+from supportdesk.tools.common import _amounts
+from supportdesk.wiring import open_desk
+from tests.conftest import REPO
+from tests.scripted import ScriptedModel
+
+REFUSED = "needs the account confirmed first"
+
+
+@pytest.fixture
+def desk():
+    return load_desk(REPO / "agents.toml")
+
+
+def results(events):
+    return [e.item for e in events if getattr(e, "item", None) is not None and e.item.kind == "tool_result"]
+
+
+def call(name: str, **arguments):
+    return CallTools([RequestedCall(f"c-{name}", name, arguments)])
+
+
+async def test_a_cancel_on_an_account_the_customer_never_named_is_refused(db_path, desk):
+    script = [
+        Transfer("billing", "cancellation"),
+        call("cancel_subscription", customer_id="CUS-1002"),  # the model was talked into it
+        Answer("Which account is it?"),
+        call("cancel_subscription", customer_id="CUS-1002"),
+        Answer("Cancelled."),
+    ]
+    async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
+        events = await drain(opened.runner.send(None, "Cancel the subscription on Marco Bellini's account please"))
+        sid = events[0].session_id
+        [refused] = results(events)
+        assert refused.is_error and REFUSED in str(refused.output)
+        assert "CUS-1002" not in str(refused.output)  # a refusal read out names no account
+        assert (await opened.services.customers.get_customer("CUS-1002"))["status"] == "active"
+        # The customer names it: the same call goes through.
+        events = await drain(opened.runner.send(sid, "It's mine: marco@example.com"))
+        [done] = results(events)
+        assert not done.is_error, done.output
+        assert (await opened.services.customers.get_customer("CUS-1002"))["status"] == "cancelled"
+
+
+async def test_naming_one_account_does_not_open_another(db_path, desk):
+    script = [
+        Transfer("billing", "credit"),
+        Transfer("senior", "credit"),
+        call("issue_credit", customer_id="CUS-1002", amount=20, reason="goodwill"),
+        Answer("Done."),
+    ]
+    async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
+        events = await drain(opened.runner.send(None, "I'm dana@example.com. Also credit $20 to Marco Bellini's account."))
+        [refused] = results(events)
+        assert refused.is_error and REFUSED in str(refused.output)
+        assert await opened.services.customers.credits("CUS-1002") == []
+
+
+async def test_the_shared_context_cannot_vouch_for_the_account(db_path, desk):
+    """A model writes the context (`customer_email`, `customer_id`): only the customer's words count."""
+    from types import SimpleNamespace
+
+    from supportdesk.business import open_business
+
+    async def words() -> str:
+        return "Move my account to the team plan"
+
+    data = await open_business(db_path)
+    try:
+        ctx = ToolContext(
+            session_id="s", call_id="c", agent=desk.agents["billing"], desk=desk,
+            context={"customer_email": "dana@example.com", "customer_id": "CUS-1001"},
+            services=SimpleNamespace(customers=data), customer_words=words,  # type: ignore[arg-type]
+        )
+        out = await registry.get("change_plan").invoke(ctx, {"customer_id": "CUS-1001", "plan": "team"})
+        assert out.is_error and REFUSED in str(out.output)
+        assert (await data.get_customer("CUS-1001"))["plan"] == "pro"
+    finally:
+        await data.close()
+
+
+async def test_a_refund_needs_the_charge_described_or_the_account_named(db_path, desk):
+    refund = call("refund_charge", charge_id="CH-9004", amount=29.99, reason="duplicate charge")
+    script = [Transfer("billing", "duplicate"), refund, Answer("What did you see on your statement?"), refund, Answer("Refunded.")]
+    async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
+        events = await drain(opened.runner.send(None, "I was charged twice, refund the duplicate"))
+        sid = events[0].session_id
+        [refused] = results(events)
+        assert refused.is_error and REFUSED in str(refused.output)
+        assert await opened.services.customers.refunds() == []
+        # The customer reads the amount off their statement (the seed scenario's way in).
+        events = await drain(opened.runner.send(sid, "Two charges of $29.99 on March 1st and March 3rd"))
+        [done] = results(events)
+        assert not done.is_error, done.output
+        assert [r["charge_id"] for r in await opened.services.customers.refunds()] == ["CH-9004"]
+
+
+async def test_a_tool_run_outside_a_desk_runner_cannot_name_an_account(db_path, desk):
+    from supportdesk.business import open_business
+
+    data = await open_business(db_path)
+    try:
+        from types import SimpleNamespace
+
+        ctx = ToolContext(
+            session_id="s", call_id="c", agent=desk.agents["billing"], desk=desk,
+            context={"customer_email": "dana@example.com", "customer_id": "CUS-1001"},
+            services=SimpleNamespace(customers=data),  # type: ignore[arg-type]
+        )
+        out = await registry.get("update_payment_method").invoke(ctx, {"customer_id": "CUS-1001", "method": "visa ending 1111"})
+        assert out.is_error and REFUSED in str(out.output)
+    finally:
+        await data.close()
+
+
+@pytest.mark.parametrize(
+    "said, named",
+    [
+        ("my email is dana@example.com.", True),
+        ("DANA@EXAMPLE.COM", True),
+        ("account cus-1001 please", True),
+        ("it's xdana@example.com", False),  # another address that ends the same
+        ("dana@example.community", False),
+        ("CUS-10012", False),
+        ("Dana Whitfield", False),  # a name is no proof
+    ],
+)
+async def test_what_names_an_account(db_path, desk, said, named):
+    from types import SimpleNamespace
+
+    from supportdesk.business import open_business
+
+    async def words() -> str:
+        return said
+
+    data = await open_business(db_path)
+    try:
+        ctx = ToolContext(
+            session_id="s", call_id="c", agent=desk.agents["billing"], desk=desk, context={},
+            services=SimpleNamespace(customers=data), customer_words=words,  # type: ignore[arg-type]
+        )
+        out = await registry.get("change_plan").invoke(ctx, {"customer_id": "CUS-1001", "plan": "pro"})
+        assert (REFUSED not in str(out.output)) is named, out.output
+    finally:
+        await data.close()
+
+
+def test_amounts_as_customers_write_them():
+    assert _amounts("two charges of $29.99 and 1,299.00, or 29,99 / 12") == [29.99, 1299.0, 29.99, 12.0]
