@@ -91,6 +91,32 @@ async def test_a_pending_approval_is_announced_once_in_words_colour_and_bell(db_
     await desk.close()
 
 
+@pytest.mark.parametrize("width", [80, 160])
+async def test_why_staff_are_needed_fits_the_header_at_any_width(db_path, test_desk, width):
+    """At 80 columns the reason takes the room of the session's facts (cut with an ellipsis if
+    even that is too little, never clipped mid-word); at 160 both are shown whole."""
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    await seed_pending_refund(desk.store)
+    app = SupportDeskApp(desk=desk, session_id=SEED_ID)
+    try:
+        async with app.run_test(size=(width, 30)) as pilot:
+            await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).last == 17)
+            await pilot.pause()
+            bar = app.chat.query_one(AgentBar)
+            attention, facts = bar.query_one("#attention"), bar.query_one("#session-facts")
+            said = "⚠ NEEDS STAFF · approval pending: refund"
+            assert said in str(attention.render())
+            # The reason's box ends inside the bar, short of the needs-staff badge over its corner.
+            assert attention.region.right <= bar.content_region.right
+            if width < 120:
+                assert not facts.display
+                assert attention.region.width >= len(said)  # this reason fits once the facts make room
+            else:
+                assert facts.display and facts.region.width > 0 and "session" in str(facts.render())
+    finally:
+        await desk.close()
+
+
 async def test_a_tool_call_waiting_for_approval_has_no_success_tick(db_path, test_desk):
     desk, _, _ = await scripted_desk(db_path, test_desk)
     await seed_pending_refund(desk.store)

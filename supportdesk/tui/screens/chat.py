@@ -73,6 +73,8 @@ def bears_on_attention(item: Item) -> bool:
 class ChatScreen(PaneActions, FollowsChanges[None]):
     FEED_STOPPED = "Live follow stopped"
     CSS_PATH = "chat.tcss"
+    # Below 120 columns the header keeps why staff are needed and drops the session's facts.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
         # Short labels: the footer must keep them at 80 columns; help shows the tooltips.
         Binding("ctrl+n", "new_session", "New", tooltip="Start a new session", show=False),

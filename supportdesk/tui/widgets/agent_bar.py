@@ -126,7 +126,8 @@ class AgentBar(Horizontal):
     def watch_attention(self, reason: str) -> None:
         self.set_class(bool(reason), "-attention")
         self._attention.display = bool(reason)
-        self._attention.update(Text.assemble(("⚠ NEEDS STAFF", "bold"), f" · {reason}") if reason else "")
+        said = Text.assemble(("⚠ NEEDS STAFF", "bold"), " · ", literal(reason), no_wrap=True, overflow="ellipsis")
+        self._attention.update(said if reason else "")
 
     def on_mount(self) -> None:
         self._attention.display = bool(self.attention)
