@@ -53,6 +53,12 @@ async def test_help_lists_the_screen_below_and_the_app_bindings(store: SessionSt
         assert list(groups) == ["Session browser", "Everywhere", "Session list"]
         # help's own close key is not listed as if it were the browser's
         assert all("Close help" not in rows for rows in groups.values())
+        # within a group, the screen's own keys (shown or not) come before every screen's focus
+        # and copy keys
+        [(_, rows)] = [(title, rows) for title, rows in app.screen.binding_rows() if title == "Session browser"]
+        order = [description for _, description, _ in rows]
+        generic = [order.index(d) for d in ("Focus Next", "Focus Previous", "Copy selected text") if d in order]
+        assert generic and min(generic) > max(i for i, d in enumerate(order) if d not in ("Focus Next", "Focus Previous", "Copy selected text"))
 
 
 async def test_help_shows_every_slash_command() -> None:

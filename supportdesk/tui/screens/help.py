@@ -25,6 +25,8 @@ USAGE_WIDTH = 24
 SIDE_BY_SIDE = 100
 # Editing widgets bring dozens of generic keys (word left, delete to end…) that every input has.
 EDITING_WIDGETS = (Input, TextArea)
+# What every Textual screen binds (focus next/previous, copy): listed after a screen's own keys.
+GENERIC_SCREEN_ACTIONS = frozenset(binding.action for binding in Binding.make_bindings(Screen.BINDINGS))
 
 
 def _group_title(node: object) -> str:
@@ -132,8 +134,12 @@ class HelpScreen(ModalScreen[None]):
             return []
         # (group, description) -> the keys that do it, so ctrl+c and super+c share one row.
         groups: dict[str, dict[tuple[str, bool], list[str]]] = {}
-        # Keys shown in the footer first: they are the ones people look for.
-        actives = sorted(below.active_bindings.values(), key=lambda active: not active.binding.show)
+        # Keys shown in the footer first: they are the ones people look for; every screen's
+        # focus and copy keys (Textual's own) last.
+        actives = sorted(
+            below.active_bindings.values(),
+            key=lambda active: (not active.binding.show, active.binding.action in GENERIC_SCREEN_ACTIONS),
+        )
         for active in actives:
             binding = active.binding
             if not binding.description or binding.system or isinstance(active.node, EDITING_WIDGETS):
