@@ -208,7 +208,10 @@ async def test_search_kb_tool(desk, services):
 
 
 async def test_find_charges_by_customer_email_in_one_call(desk, services):
-    c = ToolContext(session_id="s", call_id="x", agent=desk.agents["billing"], desk=desk, context={"customer_id": "CUS-1001"}, services=services)
+    c = ToolContext(
+        session_id="s", call_id="x", agent=desk.agents["billing"], desk=desk, context={"customer_id": "CUS-1001"},
+        services=services, customer_words=every_account_named,
+    )
     out = await invoke("find_charges", c, customer="dana@example.com")
     assert out.output["customers"] == ["CUS-1001"] and out.output["duplicates"] == ["CH-9004"]
     # Only what the shared context does not already hold is written.

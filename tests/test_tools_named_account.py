@@ -8,6 +8,8 @@ address or customer id; for a refund, the charge's amount, as the seed scenario 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from supportdesk.config import load_desk
@@ -127,6 +129,30 @@ async def test_a_tool_run_outside_a_desk_runner_cannot_name_an_account(db_path, 
         assert out.is_error and REFUSED in str(out.output)
     finally:
         await data.close()
+
+
+async def test_a_name_does_not_show_an_account(db_path, desk):
+    """An account's email address, plan and payment method are shown to the customer who named
+    it, not to anyone who knows the name on it."""
+    script = [
+        Transfer("billing", "lookup"),
+        call("find_customer", query="Marco Bellini"),
+        call("find_charges", customer="Marco Bellini"),
+        Answer("Which account is it?"),
+        call("find_customer", query="marco@example.com"),
+        Answer("Found it."),
+    ]
+    async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
+        events = await drain(opened.runner.send(None, "What's the email and card on Marco Bellini's account?"))
+        sid = events[0].session_id
+        refused = results(events)
+        assert [r.name for r in refused] == ["find_customer", "find_charges"]
+        for r in refused:
+            assert r.is_error and REFUSED in str(r.output)
+            assert "marco@" not in str(r.output) and "mastercard" not in str(r.output)
+        events = await drain(opened.runner.send(sid, "I'm Marco, marco@example.com"))
+        [found] = results(events)
+        assert not found.is_error and json.loads(found.output)["email"] == "marco@example.com"
 
 
 @pytest.mark.parametrize(

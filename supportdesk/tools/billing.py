@@ -20,25 +20,28 @@ from supportdesk.tools.common import (
 
 
 class FindCustomerArgs(BaseModel):
-    query: str = Field(description="customer id (CUS-1001), email address or full name", min_length=1)
+    query: str = Field(description="customer id (CUS-1001) or email address, as the customer gave it", min_length=1)
 
 
 async def _find_customer(ctx: ToolContext, args: FindCustomerArgs) -> ToolOutput:
     found = await customers(ctx).find_customer(args.query)
     if found is None:
         return ToolOutput(f"no customer matches {args.query!r}", is_error=True)
+    # The record holds the account's email address, plan and payment method: a name, which
+    # anyone may know, does not show it; the customer's own email address or id does.
+    await require_named_account(ctx, found["id"], "looking up an account")
     learned = {"customer_id": found["id"], "customer_email": found["email"]}
     return ToolOutput(found, context={k: v for k, v in learned.items() if ctx.context.get(k) != v})
 
 
-registry.tool("find_customer", "Look a customer up by id, email address or name.", FindCustomerArgs)(
+registry.tool("find_customer", "Look a customer up by the id or email address they gave.", FindCustomerArgs)(
     safe(_find_customer)
 )
 
 
 class FindChargesArgs(BaseModel):
     customer_id: str | None = Field(None, description="limit to this customer")
-    customer: str | None = Field(None, description="or: the customer's id, email address or name, looked up first")
+    customer: str | None = Field(None, description="or: the id or email address the customer gave, looked up first")
     amount: float | None = Field(None, gt=0, description="the charged amount, e.g. 29.99")
     dates: list[str] = Field(
         default_factory=list, description="dates as YYYY-MM-DD, or --MM-DD when the year is unknown"
@@ -54,6 +57,7 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
         found = await store.find_customer(args.customer)
         if found is None:
             raise ToolFailure(f"no customer matches {args.customer!r}")
+        await require_named_account(ctx, found["id"], "looking up an account's charges")
         customer_id = found["id"]
         learned["customer_email"] = found["email"]
     if not (customer_id or args.amount or args.dates):
