@@ -22,7 +22,7 @@ from supportdesk.wiring import open_desk
 from tests.conftest import REPO
 from tests.scripted import ScriptedModel
 
-REFUSED = "needs the account confirmed first"
+REFUSED = "to confirm the account is yours"
 
 
 @pytest.fixture

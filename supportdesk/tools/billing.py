@@ -29,7 +29,7 @@ async def _find_customer(ctx: ToolContext, args: FindCustomerArgs) -> ToolOutput
         return ToolOutput(f"no customer matches {args.query!r}", is_error=True)
     # The record holds the account's email address, plan and payment method: a name, which
     # anyone may know, does not show it; the customer's own email address or id does.
-    await require_named_account(ctx, found["id"], "looking up an account")
+    await require_named_account(ctx, found["id"])
     learned = {"customer_id": found["id"], "customer_email": found["email"]}
     return ToolOutput(found, context={k: v for k, v in learned.items() if ctx.context.get(k) != v})
 
@@ -57,7 +57,7 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
         found = await store.find_customer(args.customer)
         if found is None:
             raise ToolFailure(f"no customer matches {args.customer!r}")
-        await require_named_account(ctx, found["id"], "looking up an account's charges")
+        await require_named_account(ctx, found["id"])
         customer_id = found["id"]
         learned["customer_email"] = found["email"]
     if not (customer_id or args.amount or args.dates):
@@ -116,7 +116,7 @@ async def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
         raise PolicyDenied(_no_refund(ctx, f"{args.reason!r} is not a reason this desk refunds for"))
     charge = await customers(ctx).get_charge(args.charge_id.upper())
     if charge is not None:  # (an unknown charge is the tool's own "no charge" answer)
-        await require_named_account(ctx, charge["customer_id"], "a refund", amounts=(float(charge["amount"]), args.amount))
+        await require_named_account(ctx, charge["customer_id"], amounts=(float(charge["amount"]), args.amount))
     check_refund_policy(ctx, args.amount, "refund")
 
 
@@ -212,7 +212,7 @@ async def _update_payment_method(ctx: ToolContext, args: PaymentMethodArgs) -> T
 
 
 async def _named_account(ctx: ToolContext, args: PaymentMethodArgs | ChangePlanArgs | CancelArgs) -> None:
-    await require_named_account(ctx, args.customer_id, "a change to the account")
+    await require_named_account(ctx, args.customer_id)
 
 
 registry.tool("update_payment_method", "Replace the payment method on file.", PaymentMethodArgs, policy=_named_account)(

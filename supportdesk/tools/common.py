@@ -50,7 +50,7 @@ def check_refund_policy(ctx: ToolContext, amount: float, what: str = "refund") -
         raise ApprovalRequired(f"a {what} of {money(amount)} is at or above the {money(threshold)} approval threshold")
 
 
-async def require_named_account(ctx: ToolContext, customer_id: str, what: str, *, amounts: Sequence[float] = ()) -> None:
+async def require_named_account(ctx: ToolContext, customer_id: str, *, amounts: Sequence[float] = ()) -> None:
     """Act on an account only once the customer has named it in this session, in their own
     messages: its email address or customer id, or (for a charge) the charged amount.
 
@@ -67,9 +67,10 @@ async def require_named_account(ctx: ToolContext, customer_id: str, what: str, *
         return
     if any(abs(said_amount - amount) < 0.005 for said_amount in _amounts(said) for amount in amounts):
         return
-    # Read out to the customer by the embedded model, so it names no account and no id.
+    # In the customer's words (the embedded model reads it out after "That didn't go through:"),
+    # naming no account and no id; a model reads it as what to ask for.
     raise PolicyDenied(
-        f"{what} needs the account confirmed first: the email address on the account"
+        "to confirm the account is yours, I need the email address on it"
         + (", or the amount of the charge" if amounts else "")
     )
 

@@ -20,7 +20,7 @@ class CreditArgs(BaseModel):
 
 async def _credit_policy(ctx: ToolContext, args: CreditArgs) -> None:
     require_level(ctx, 2, "an account credit")
-    await require_named_account(ctx, args.customer_id, "a credit")
+    await require_named_account(ctx, args.customer_id)
     check_refund_policy(ctx, args.amount, "credit")
 
 
