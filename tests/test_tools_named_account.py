@@ -9,6 +9,7 @@ address or customer id; for a refund, the charge's amount, as the seed scenario 
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -28,6 +29,28 @@ REFUSED = "to confirm the account is yours"
 @pytest.fixture
 def desk():
     return load_desk(REPO / "agents.toml")
+
+
+@pytest.fixture
+async def data(db_path):
+    """The demo business data, for tools invoked directly (not through a runner)."""
+    from supportdesk.business import open_business
+
+    opened = await open_business(db_path)
+    yield opened
+    await opened.close()
+
+
+def direct(desk, data, said: str | None, context: dict | None = None) -> ToolContext:
+    """A billing agent's call context whose customer wrote `said` (None: outside a desk runner)."""
+
+    async def words() -> str:
+        return said or ""
+
+    return ToolContext(
+        session_id="s", call_id="c", agent=desk.agents["billing"], desk=desk, context=context or {},
+        services=SimpleNamespace(customers=data), customer_words=words if said is not None else None,  # type: ignore[arg-type]
+    )
 
 
 def results(events):
@@ -74,27 +97,12 @@ async def test_naming_one_account_does_not_open_another(db_path, desk):
         assert await opened.services.customers.credits("CUS-1002") == []
 
 
-async def test_the_shared_context_cannot_vouch_for_the_account(db_path, desk):
+async def test_the_shared_context_cannot_vouch_for_the_account(desk, data):
     """A model writes the context (`customer_email`, `customer_id`): only the customer's words count."""
-    from types import SimpleNamespace
-
-    from supportdesk.business import open_business
-
-    async def words() -> str:
-        return "Move my account to the team plan"
-
-    data = await open_business(db_path)
-    try:
-        ctx = ToolContext(
-            session_id="s", call_id="c", agent=desk.agents["billing"], desk=desk,
-            context={"customer_email": "dana@example.com", "customer_id": "CUS-1001"},
-            services=SimpleNamespace(customers=data), customer_words=words,  # type: ignore[arg-type]
-        )
-        out = await registry.get("change_plan").invoke(ctx, {"customer_id": "CUS-1001", "plan": "team"})
-        assert out.is_error and REFUSED in str(out.output)
-        assert (await data.get_customer("CUS-1001"))["plan"] == "pro"
-    finally:
-        await data.close()
+    ctx = direct(desk, data, "Move my account to the team plan", {"customer_email": "dana@example.com", "customer_id": "CUS-1001"})
+    out = await registry.get("change_plan").invoke(ctx, {"customer_id": "CUS-1001", "plan": "team"})
+    assert out.is_error and REFUSED in str(out.output)
+    assert (await data.get_customer("CUS-1001"))["plan"] == "pro"
 
 
 async def test_a_refund_needs_the_charge_described_or_the_account_named(db_path, desk):
@@ -113,22 +121,10 @@ async def test_a_refund_needs_the_charge_described_or_the_account_named(db_path,
         assert [r["charge_id"] for r in await opened.services.customers.refunds()] == ["CH-9004"]
 
 
-async def test_a_tool_run_outside_a_desk_runner_cannot_name_an_account(db_path, desk):
-    from supportdesk.business import open_business
-
-    data = await open_business(db_path)
-    try:
-        from types import SimpleNamespace
-
-        ctx = ToolContext(
-            session_id="s", call_id="c", agent=desk.agents["billing"], desk=desk,
-            context={"customer_email": "dana@example.com", "customer_id": "CUS-1001"},
-            services=SimpleNamespace(customers=data),  # type: ignore[arg-type]
-        )
-        out = await registry.get("update_payment_method").invoke(ctx, {"customer_id": "CUS-1001", "method": "visa ending 1111"})
-        assert out.is_error and REFUSED in str(out.output)
-    finally:
-        await data.close()
+async def test_a_tool_run_outside_a_desk_runner_cannot_name_an_account(desk, data):
+    ctx = direct(desk, data, None, {"customer_email": "dana@example.com", "customer_id": "CUS-1001"})
+    out = await registry.get("update_payment_method").invoke(ctx, {"customer_id": "CUS-1001", "method": "visa ending 1111"})
+    assert out.is_error and REFUSED in str(out.output)
 
 
 async def test_a_name_does_not_show_an_account(db_path, desk):
@@ -167,24 +163,9 @@ async def test_a_name_does_not_show_an_account(db_path, desk):
         ("Dana Whitfield", False),  # a name is no proof
     ],
 )
-async def test_what_names_an_account(db_path, desk, said, named):
-    from types import SimpleNamespace
-
-    from supportdesk.business import open_business
-
-    async def words() -> str:
-        return said
-
-    data = await open_business(db_path)
-    try:
-        ctx = ToolContext(
-            session_id="s", call_id="c", agent=desk.agents["billing"], desk=desk, context={},
-            services=SimpleNamespace(customers=data), customer_words=words,  # type: ignore[arg-type]
-        )
-        out = await registry.get("change_plan").invoke(ctx, {"customer_id": "CUS-1001", "plan": "pro"})
-        assert (REFUSED not in str(out.output)) is named, out.output
-    finally:
-        await data.close()
+async def test_what_names_an_account(desk, data, said, named):
+    out = await registry.get("change_plan").invoke(direct(desk, data, said), {"customer_id": "CUS-1001", "plan": "pro"})
+    assert (REFUSED not in str(out.output)) is named, out.output
 
 
 def test_amounts_as_customers_write_them():
