@@ -152,6 +152,22 @@ async def test_a_name_does_not_show_an_account(db_path, desk):
 
 
 @pytest.mark.parametrize(
+    "said, shown",
+    [
+        ("What are the charges and invoices on Marco Bellini's account?", False),  # the model found the id
+        ("I'm marco@example.com, show me my invoices", True),
+        ("I see $129.99 twice on my statement", True),  # one of the account's own charges
+    ],
+)
+async def test_an_accounts_charges_and_invoices_show_only_once_it_is_named(desk, data, said, shown):
+    for tool, arguments in (("find_charges", {"customer_id": "CUS-1002"}), ("list_invoices", {"customer_id": "CUS-1002"})):
+        out = await registry.get(tool).invoke(direct(desk, data, said), arguments)
+        assert (not out.is_error) is shown, (tool, out.output)
+        if not shown:
+            assert REFUSED in str(out.output) and "CH-" not in str(out.output)
+
+
+@pytest.mark.parametrize(
     "said, named",
     [
         ("my email is dana@example.com.", True),

@@ -60,6 +60,8 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
         await require_named_account(ctx, found["id"])
         customer_id = found["id"]
         learned["customer_email"] = found["email"]
+    elif customer_id:
+        await require_named_account(ctx, customer_id, amounts=await _charged_amounts(ctx, customer_id))
     if not (customer_id or args.amount or args.dates):
         raise ToolFailure("give a customer, an amount or dates to search charges")
     charges = await store.find_charges(customer_id=customer_id, amount=args.amount, dates=args.dates or None)
@@ -91,7 +93,14 @@ async def _list_invoices(ctx: ToolContext, args: ListInvoicesArgs) -> ToolOutput
     store = customers(ctx)
     if await store.get_customer(args.customer_id) is None:
         raise ToolFailure(f"no customer {args.customer_id}")
+    await require_named_account(ctx, args.customer_id, amounts=await _charged_amounts(ctx, args.customer_id))
     return ToolOutput({"invoices": await store.invoices(args.customer_id), "refunds": await store.refunds(args.customer_id)})
+
+
+async def _charged_amounts(ctx: ToolContext, customer_id: str) -> list[float]:
+    """What the account was charged: a customer who read one of these amounts off their
+    statement has named the account for its charges and invoices (the seed scenario's way in)."""
+    return [float(charge["amount"]) for charge in await customers(ctx).charges(customer_id)]
 
 
 registry.tool("list_invoices", "List a customer's invoices and the refunds made so far.", ListInvoicesArgs)(
