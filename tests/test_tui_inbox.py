@@ -232,6 +232,27 @@ async def test_the_badge_is_on_every_screen_and_hidden_at_zero(db_path, test_des
     await desk.close()
 
 
+async def test_the_bench_screens_title_wraps_short_of_the_badge(db_path, test_desk):
+    """At 80 columns the bench screen's empty-database line names a whole command: the badge
+    over the top right corner must not hide part of it."""
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    try:
+        app = SupportDeskApp(desk=desk)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await chat_loaded(pilot)
+            await seed_desk_states(desk.store)
+            await until(pilot, lambda: app.needing_staff == 2)
+            await pilot.press("ctrl+t")
+            await until(pilot, lambda: app.screen.query("#bench-title") and app.screen.query(StaffBadge))
+            title = app.screen.query_one("#bench-title")
+            await until(pilot, lambda: badge(app).region.width > 0 and "supportdesk bench" in str(title.render()))
+            await layout_settled(pilot)
+            assert title.content_region.right <= badge(app).region.x, (title.content_region, badge(app).region)
+            assert "--agent" in str(title.render())  # the command is there whole, over two lines
+    finally:
+        await desk.close()
+
+
 def headers(screen: InboxScreen) -> list[str]:
     return [str(column.label) for column in screen.query_one(InboxTable).columns.values()]
 
