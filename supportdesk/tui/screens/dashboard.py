@@ -198,10 +198,9 @@ class DashboardScreen(Screen[None]):
         """The ranges with their keys, the one shown marked (a plain line: nothing animates)."""
         keys = {"today": "d", "7d": "w", "30d": "m", "all": "a"}
         line = Text(" Range: ")
-        for name in RANGES:
-            label = f" {keys[name]} {RANGE_TITLES[name]} "
-            line.append(label, style="reverse bold" if name == self.range_name else "")
-            line.append(" ")
+        for n, name in enumerate(RANGES):
+            line.append(" " if n else "")
+            line.append(f" {keys[name]} {RANGE_TITLES[name]} ", style="reverse bold" if name == self.range_name else "")
         self.query_one("#ranges", Static).update(line)
 
     def action_reload(self) -> None:
