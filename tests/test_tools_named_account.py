@@ -185,4 +185,6 @@ async def test_what_names_an_account(desk, data, said, named):
 
 
 def test_amounts_as_customers_write_them():
-    assert _amounts("two charges of $29.99 and 1,299.00, or 29,99 / 12") == [29.99, 1299.0, 29.99, 12.0]
+    assert _amounts("two charges of $29.99 and 1,299.00, or 29,99 / € 12 and 20 dollars") == [29.99, 1299.0, 29.99, 12.0, 20.0]
+    # A bare number is no amount: it would name any account charged that round sum.
+    assert _amounts("I've waited 5 days about order 20, invoice #129") == []

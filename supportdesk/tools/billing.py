@@ -125,7 +125,7 @@ async def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
         raise PolicyDenied(_no_refund(ctx, f"{args.reason!r} is not a reason this desk refunds for"))
     charge = await customers(ctx).get_charge(args.charge_id.upper())
     if charge is not None:  # (an unknown charge is the tool's own "no charge" answer)
-        await require_named_account(ctx, charge["customer_id"], amounts=(float(charge["amount"]), args.amount))
+        await require_named_account(ctx, charge["customer_id"], amounts=(float(charge["amount"]),))
     check_refund_policy(ctx, args.amount, "refund")
 
 

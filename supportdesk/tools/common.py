@@ -75,10 +75,19 @@ async def require_named_account(ctx: ToolContext, customer_id: str, *, amounts: 
     )
 
 
+# Money as a customer writes it: with a currency sign or word, or with cents. A bare number
+# ("5 days", "order 20") is no amount: it would name any account charged that round sum.
+_MONEY = re.compile(
+    r"[$€£]\s?(\d+(?:[.,]\d{1,2})?)(?!\d)"
+    r"|(?<![\w.,])(\d+[.,]\d{2})(?![\d])"
+    r"|(?<![\w.,])(\d+(?:[.,]\d{1,2})?)\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b"
+)
+
+
 def _amounts(text: str) -> list[float]:
-    """Every amount written in the text: 29.99, $29.99, 1,299.00, 29,99."""
+    """Every amount of money written in the text: $29.99, 29.99, 1,299.00, 29,99 €, 20 dollars."""
     text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)  # thousands separators
-    return [float(n.replace(",", ".")) for n in re.findall(r"(?<![\w.,])\d+(?:[.,]\d{1,2})?(?![\d])", text)]
+    return [float(next(g for g in m.groups() if g).replace(",", ".")) for m in _MONEY.finditer(text.casefold())]
 
 
 def require_level(ctx: ToolContext, level: int, what: str) -> None:
