@@ -53,12 +53,11 @@ class Services:
         self.customers = await asyncio.shield(self._opening)
 
     async def close(self) -> None:
-        if self._opening is not None and not self._opening.done():
+        if self._opening is not None:
             # An open in flight finishes before it is closed: cancelled midway, its connection's
-            # thread would outlive the desk.
+            # thread would outlive the desk. (One that failed left nothing to close.)
             await asyncio.wait([self._opening])
-        if self._opening is not None and self._opening.done() and not self._opening.cancelled():
-            if self._opening.exception() is None:
+            if not self._opening.cancelled() and self._opening.exception() is None:
                 self.customers = self._opening.result()
         if self.customers is not None:
             await self.customers.close()

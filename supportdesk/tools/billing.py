@@ -29,7 +29,7 @@ async def _find_customer(ctx: ToolContext, args: FindCustomerArgs) -> ToolOutput
         return ToolOutput(f"no customer matches {args.query!r}", is_error=True)
     # The record holds the account's email address, plan and payment method: a name, which
     # anyone may know, does not show it; the customer's own email address or id does.
-    await require_named_account(ctx, found["id"])
+    await require_named_account(ctx, found)
     learned = {"customer_id": found["id"], "customer_email": found["email"]}
     return ToolOutput(found, context={k: v for k, v in learned.items() if ctx.context.get(k) != v})
 
@@ -57,7 +57,7 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
         found = await store.find_customer(args.customer)
         if found is None:
             raise ToolFailure(f"no customer matches {args.customer!r}")
-        await require_named_account(ctx, found["id"])
+        await require_named_account(ctx, found)
         customer_id = found["id"]
         learned["customer_email"] = found["email"]
     elif customer_id:
@@ -91,9 +91,10 @@ class ListInvoicesArgs(BaseModel):
 
 async def _list_invoices(ctx: ToolContext, args: ListInvoicesArgs) -> ToolOutput:
     store = customers(ctx)
-    if await store.get_customer(args.customer_id) is None:
+    account = await store.get_customer(args.customer_id)
+    if account is None:
         raise ToolFailure(f"no customer {args.customer_id}")
-    await require_named_account(ctx, args.customer_id, amounts=await _charged_amounts(ctx, args.customer_id))
+    await require_named_account(ctx, account, amounts=await _charged_amounts(ctx, args.customer_id))
     return ToolOutput({"invoices": await store.invoices(args.customer_id), "refunds": await store.refunds(args.customer_id)})
 
 

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolContext, ToolOutput
-from supportdesk.business import BusinessData, BusinessError, call_key
+from supportdesk.business import BusinessData, BusinessError, Row, call_key
 
 
 class ToolFailure(Exception):
@@ -50,7 +50,9 @@ def check_refund_policy(ctx: ToolContext, amount: float, what: str = "refund") -
         raise ApprovalRequired(f"a {what} of {money(amount)} is at or above the {money(threshold)} approval threshold")
 
 
-async def require_named_account(ctx: ToolContext, customer_id: str, *, amounts: Sequence[float] = ()) -> None:
+async def require_named_account(
+    ctx: ToolContext, account_or_id: Row | str, *, amounts: Sequence[float] = ()
+) -> None:
     """Act on an account only once the customer has named it in this session, in their own
     messages: its email address or customer id, or (for a charge) the charged amount.
 
@@ -58,7 +60,8 @@ async def require_named_account(ctx: ToolContext, customer_id: str, *, amounts: 
     it is: a message that talks a model into it must not cancel, re-plan, re-bill, credit or
     refund an account its writer never named. The amount is the seed scenario's way in ("two
     charges of $29.99 on March 1st and March 3rd"): the customer read it off their statement."""
-    account = await customers(ctx).get_customer(customer_id)
+    # A caller that has just read the account passes it rather than have it read again.
+    account = await customers(ctx).get_customer(account_or_id) if isinstance(account_or_id, str) else account_or_id
     if account is None:
         return  # no such account: the tool itself says so, and acts on nothing
     said = (await ctx.customer_words()).casefold() if ctx.customer_words is not None else ""
