@@ -235,6 +235,11 @@ async def test_handoffs_agent_at_of_kind_and_kind_seqs(store: Store):
     assert await store.kind_seqs(info.id, "handoff") == [2, 4, 6]
     assert await store.kind_seqs(info.id, "message") == [1, 3, 5]
     assert [m.text for m in await store.of_kind(info.id, "message", upto=3)] == ["refund please", "checking"]
+    # `after` reads only what came since (the runner's customer words read no message twice)
+    assert [m.seq for m in await store.of_kind(info.id, "message", after=1)] == [3, 5]
+    assert [m.seq for m in await store.of_kind(info.id, "message", after=3, upto=5)] == [5]
+    assert [h.seq for h in await store.of_kind(info.id, "handoff", after=2)] == [4, 6]
+    assert await store.of_kind(info.id, "message", after=5) == []
     assert await store.kind_seqs(info.id, "notice") == []
 
 

@@ -112,7 +112,7 @@ async def test_the_pane_reads_are_index_lookups(pg_url: str, name: str):
         "SQL_RANGE": (sid, 10, 60),
         "SQL_ITEM": (sid, 7),
         "SQL_ITEMS_AT": (sid, [1, 2, 3]),
-        "SQL_OF_KIND": (sid, "handoff", 2**31 - 1),
+        "SQL_OF_KIND": (sid, "handoff", 0, 2**31 - 1),
         "SQL_AGENT_AT": (sid, 100),
         "SQL_CONTEXT_AT": (100, sid),
         "SQL_KIND_SEQS": (sid, "handoff"),

@@ -17,6 +17,7 @@ from supportdesk.config import load_desk
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.engine.runner import drain
 from supportdesk.engine.tools import ToolContext
+from supportdesk.items import Message
 from supportdesk.tools import registry
 from supportdesk.tools.common import _amounts
 from supportdesk.wiring import open_desk
@@ -188,3 +189,50 @@ def test_amounts_as_customers_write_them():
     assert _amounts("two charges of $29.99 and 1,299.00, or 29,99 / € 12 and 20 dollars") == [29.99, 1299.0, 29.99, 12.0, 20.0]
     # A bare number is no amount: it would name any account charged that round sum.
     assert _amounts("I've waited 5 days about order 20, invoice #129") == []
+
+
+async def test_each_ask_reads_only_the_messages_written_since_the_last(db_path, desk):
+    """The policies ask for the customer's words on every account-tool call: a long session's
+    messages are read once, then only what was written after them."""
+    script = [
+        Transfer("billing", "cancellation"),
+        call("cancel_subscription", customer_id="CUS-1002"),
+        Answer("Which account is it?"),
+        call("cancel_subscription", customer_id="CUS-1002"),
+        Answer("Cancelled."),
+    ]
+    async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
+        asked: list[int] = []
+        of_kind = opened.store.of_kind
+
+        async def counted(session_id, kind, **kw):
+            found = await of_kind(session_id, kind, **kw)
+            if kind == "message":
+                asked.append(kw.get("after", 0))
+            return found
+
+        opened.runner.store.of_kind = counted  # type: ignore[method-assign]
+        events = await drain(opened.runner.send(None, "Cancel Marco's subscription"))
+        sid = events[0].session_id
+        assert asked == [0]
+        first_read_upto = (await opened.store.kind_seqs(sid, "message"))[0]
+        events = await drain(opened.runner.send(sid, "It's mine: marco@example.com"))
+        assert not results(events)[0].is_error  # the new message was read: it names the account
+        assert asked[1] >= first_read_upto > 0  # and the first message was not read again
+
+
+async def test_a_runner_keeps_the_words_of_a_bounded_number_of_sessions(db_path, desk, monkeypatch):
+    from supportdesk.engine import runner as runner_module
+
+    monkeypatch.setattr(runner_module, "CUSTOMER_WORDS_KEPT", 2)
+    async with await open_desk(db_path, desk, provider=ScriptedModel([])) as opened:
+        sessions = []
+        for n in range(3):
+            info = await opened.store.create_session("triage")
+            await opened.store.append(info.id, [Message(role="customer", text=f"I am customer {n}")])
+            sessions.append(info.id)
+            assert await opened.runner._customer_words(info.id) == f"I am customer {n}"
+        assert list(opened.runner._customer_said) == sessions[1:]  # the least recently asked went
+        # a session asked again is read afresh, whole
+        assert await opened.runner._customer_words(sessions[0]) == "I am customer 0"
+

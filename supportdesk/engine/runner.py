@@ -114,6 +114,10 @@ def provider_error_text(exc: ProviderError) -> str:
     return f"{said[:1].upper()}{said[1:]}. The customer's message is saved; retry the turn with /retry."
 
 
+# How many sessions' customer words a runner keeps between tool calls (a worker serves many).
+CUSTOMER_WORDS_KEPT = 256
+
+
 class TurnError(Exception):
     """A staff command that cannot be carried out (unknown agent, no such approval ...)."""
 
@@ -140,6 +144,10 @@ class Runner:
         self._hooks: HookSet | Later[HookSet] = hooks if hooks is not None else HookSet()
         # How much of the log each model call sees, and the note for the rest (engine/history_window.py).
         self.windows = HistoryWindows(provider)
+        # What each session's customer has written so far, and the seq read up to: the account
+        # tools' policies ask on every call, and the log is append-only, so each ask reads only
+        # the messages written since the last (not a long session's every message again).
+        self._customer_said: dict[str, tuple[int, list[str]]] = {}
 
     @property
     def provider(self) -> ModelProvider:
@@ -718,8 +726,15 @@ class Runner:
 
     async def _customer_words(self, session_id: str) -> str:
         """Every message the customer wrote in the session, one per line (for tool policies)."""
-        messages = await self.store.of_kind(session_id, "message")
-        return "\n".join(m.text for m in messages if isinstance(m, Message) and m.role == "customer")
+        read_upto, said = self._customer_said.pop(session_id, (0, []))
+        for message in await self.store.of_kind(session_id, "message", after=read_upto):
+            read_upto = message.seq
+            if isinstance(message, Message) and message.role == "customer":
+                said.append(message.text)
+        if len(self._customer_said) >= CUSTOMER_WORDS_KEPT:  # the least recently asked goes first
+            del self._customer_said[next(iter(self._customer_said))]
+        self._customer_said[session_id] = (read_upto, said)
+        return "\n".join(said)
 
     async def _limit(self, session_id: str, active: str, why: str) -> AsyncGenerator[Event, None]:
         """A limit ends the turn and hands the conversation to the fallback agent."""

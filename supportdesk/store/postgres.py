@@ -111,7 +111,7 @@ SQL_LATEST = sql_latest(50)  # the pane's read
 SQL_RANGE = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq"
 SQL_ITEM = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = $2"
 SQL_ITEMS_AT = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = ANY($2::integer[]) ORDER BY seq"
-SQL_OF_KIND = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND kind = $2 AND seq <= $3 ORDER BY seq"
+SQL_OF_KIND = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND kind = $2 AND seq > $3 AND seq <= $4 ORDER BY seq"
 SQL_KIND_SEQS = "SELECT seq FROM items WHERE session_id = $1 AND kind = $2 ORDER BY seq"
 SQL_AGENT_AT = (
     "SELECT body::json ->> 'to_agent' FROM items "
@@ -1041,10 +1041,10 @@ class PostgresStore:
             )
         return out
 
-    async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]:
+    async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""
         upto = min(upto, _NO_LIMIT) if upto is not None else _NO_LIMIT
-        return [_item(r) for r in await self._fetch(SQL_OF_KIND, session_id, kind, upto)]
+        return [_item(r) for r in await self._fetch(SQL_OF_KIND, session_id, kind, min(after, _NO_LIMIT), upto)]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""

@@ -86,9 +86,12 @@ SQL_ITEMS_AT = (
 # SQLite use that partial index (it cannot prove it from a bound `kind = ?`). Messages are
 # read along (session_id, seq) instead: they are most of the items that range walks anyway.
 SQL_OF_KIND = (
-    f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND kind = ? AND kind <> 'message' AND seq <= ? ORDER BY seq"
+    f"SELECT {_ITEM_COLS} FROM items "
+    "WHERE session_id = ? AND kind = ? AND kind <> 'message' AND seq > ? AND seq <= ? ORDER BY seq"
 )
-SQL_OF_KIND_MESSAGE = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq <= ? AND kind = 'message' ORDER BY seq"
+SQL_OF_KIND_MESSAGE = (
+    f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq > ? AND seq <= ? AND kind = 'message' ORDER BY seq"
+)
 SQL_KIND_SEQS = "SELECT seq FROM items WHERE session_id = ? AND kind = ? AND kind <> 'message' ORDER BY seq"
 SQL_KIND_SEQS_MESSAGE = "SELECT seq FROM items WHERE session_id = ? AND kind = 'message' ORDER BY seq"
 SQL_AGENT_AT = (
@@ -1127,13 +1130,13 @@ class SessionStore:
             )
         return out
 
-    async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None) -> list[Item]:
+    async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""
         upto = upto if upto is not None else _NO_LIMIT
         if kind == "message":
-            rows = await self._fetch(SQL_OF_KIND_MESSAGE, (session_id, upto))
+            rows = await self._fetch(SQL_OF_KIND_MESSAGE, (session_id, after, upto))
         else:
-            rows = await self._fetch(SQL_OF_KIND, (session_id, kind, upto))
+            rows = await self._fetch(SQL_OF_KIND, (session_id, kind, after, upto))
         return [_item(r) for r in rows]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
