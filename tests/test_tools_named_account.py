@@ -236,3 +236,27 @@ async def test_a_runner_keeps_the_words_of_a_bounded_number_of_sessions(db_path,
         # a session asked again is read afresh, whole
         assert await opened.runner._customer_words(sessions[0]) == "I am customer 0"
 
+
+@pytest.mark.parametrize(
+    "said, arguments, owners",
+    [
+        # dates alone, or an amount only the model guessed: nothing the customer has a claim to
+        ("I was charged twice in March", {"dates": ["2026-03-01", "2026-03-03"]}, None),
+        ("I was charged twice in March", {"amount": 129.99}, None),
+        # the amount as the customer read it off their statement shows those charges alone
+        ("Two charges of $29.99 on March 1st and March 3rd", {"dates": ["2026-03-01", "2026-03-03"]}, ["CUS-1001"]),
+        # a named account shows its own charges on those dates, not its neighbours'
+        ("I'm marco@example.com, charged twice in March", {"dates": ["2026-03-01", "2026-03-03"]}, ["CUS-1002"]),
+    ],
+)
+async def test_a_search_by_amount_or_dates_shows_only_charges_the_customer_has_a_claim_to(desk, data, said, arguments, owners):
+    # Both accounts were charged on March 1st and 3rd: the search finds the charges of both.
+    everyone = await data.find_charges(customer_id=None, amount=arguments.get("amount"), dates=arguments.get("dates"))
+    assert {c["customer_id"] for c in everyone} >= ({"CUS-1001", "CUS-1002"} if "dates" in arguments else {"CUS-1002"})
+    out = await registry.get("find_charges").invoke(direct(desk, data, said), arguments)
+    if owners is None:
+        assert out.is_error and REFUSED in str(out.output) and "CH-" not in str(out.output)
+        return
+    found = out.output
+    assert not out.is_error and found["customers"] == owners
+    assert found["charges"] and {c["customer_id"] for c in found["charges"]} == set(owners)

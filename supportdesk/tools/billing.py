@@ -7,12 +7,17 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from supportdesk.business import Row
 from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolOutput
 from supportdesk.tools.shipped import registry
 from supportdesk.tools.common import (
     ToolFailure,
     check_refund_policy,
+    customer_said,
     customers,
+    names_account,
+    names_an_amount,
+    not_named,
     require_named_account,
     safe,
     write_key,
@@ -65,6 +70,8 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
     if not (customer_id or args.amount or args.dates):
         raise ToolFailure("give a customer, an amount or dates to search charges")
     charges = await store.find_charges(customer_id=customer_id, amount=args.amount, dates=args.dates or None)
+    if not customer_id:
+        charges = await _of_named_accounts(ctx, charges)
     owners = sorted({c["customer_id"] for c in charges})
     if customer_id and not owners:
         owners = [customer_id]
@@ -76,6 +83,28 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
     if len(owners) == 1:
         learned["customer_id"] = owners[0]
     return ToolOutput(result, context={k: v for k, v in learned.items() if ctx.context.get(k) != v})
+
+
+async def _of_named_accounts(ctx: ToolContext, charges: list[Row]) -> list[Row]:
+    """A search by amount or dates shows only charges the customer has a claim to: the amount
+    written as money in their own words, or an account they named. A model's guessed amount
+    (or dates alone) must not list other accounts' charges and owners."""
+    said = await customer_said(ctx)
+    accounts: dict[str, Row | None] = {}
+    shown = []
+    for charge in charges:
+        if names_an_amount(said, [charge["amount"]]):
+            shown.append(charge)
+            continue
+        owner = charge["customer_id"]
+        if owner not in accounts:
+            accounts[owner] = await customers(ctx).get_customer(owner)
+        account = accounts[owner]
+        if account is not None and names_account(said, account):
+            shown.append(charge)
+    if charges and not shown:
+        raise not_named(with_amount=True)
+    return shown
 
 
 registry.tool(

@@ -64,17 +64,33 @@ async def require_named_account(
     account = await customers(ctx).get_customer(account_or_id) if isinstance(account_or_id, str) else account_or_id
     if account is None:
         return  # no such account: the tool itself says so, and acts on nothing
-    said = (await ctx.customer_words()).casefold() if ctx.customer_words is not None else ""
+    said = await customer_said(ctx)
+    if not (names_account(said, account) or names_an_amount(said, amounts)):
+        raise not_named(with_amount=bool(amounts))
+
+
+async def customer_said(ctx: ToolContext) -> str:
+    """What the customer wrote in this session, casefolded ("" outside a desk runner)."""
+    return (await ctx.customer_words()).casefold() if ctx.customer_words is not None else ""
+
+
+def names_account(said: str, account: Row) -> bool:
+    """Whether the customer's words (casefolded) hold the account's email address or id."""
     marks = [str(account["email"]).casefold(), str(account["id"]).casefold()]
-    if any(re.search(rf"(?<![\w.+-]){re.escape(mark)}(?![\w-])", said) for mark in marks if mark):
-        return
-    if any(abs(said_amount - amount) < 0.005 for said_amount in _amounts(said) for amount in amounts):
-        return
+    return any(re.search(rf"(?<![\w.+-]){re.escape(mark)}(?![\w-])", said) for mark in marks if mark)
+
+
+def names_an_amount(said: str, amounts: Sequence[float]) -> bool:
+    """Whether the customer wrote one of these amounts as money."""
+    return any(abs(said_amount - amount) < 0.005 for said_amount in _amounts(said) for amount in amounts)
+
+
+def not_named(*, with_amount: bool) -> PolicyDenied:
     # In the customer's words (the embedded model reads it out after "That didn't go through:"),
     # naming no account and no id; a model reads it as what to ask for.
-    raise PolicyDenied(
+    return PolicyDenied(
         "to confirm the account is yours, I need the email address on it"
-        + (", or the amount of the charge" if amounts else "")
+        + (", or the amount of the charge" if with_amount else "")
     )
 
 
