@@ -77,7 +77,9 @@ PROVIDER_ERROR_TEXT = {
 }
 
 
-# How far back a session is read for an unfinished turn (a turn's items since its customer message).
+# How far back a session is read for an unfinished turn (a turn's items since its customer message),
+# after a first glance at its last few.
+RESUME_GLANCE = 16
 RESUME_WINDOW = 200
 # Sessions another framework's agents write (integrations/openai_agents.py: DeskSession) or wrote
 # (integrations/importer.py: `supportdesk import`): a customer message at their end is not a turn
@@ -309,17 +311,24 @@ class Runner:
         A turn ends in an agent's message, a provider error or a limit notice (or a hook's veto
         of the turn); a customer message with none of these after it was cut short (the
         process died mid-turn)."""
-        for item in reversed(await self.store.latest(session_id, RESUME_WINDOW)):
-            if item.kind == "message" and item.role == "agent":
-                return None
-            if item.kind in ("takeover", "release", "staff_reply"):
-                return None  # a person took it (and answered, or handed it back for the next message)
-            if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):
-                return None
-            if item.kind == "notice" and item.data.get("vetoed") == "the turn":
-                return None  # a hook ended it on purpose
-            if item.kind == "message" and item.role == "customer":
-                return item.seq
+        # Opening a session asks this as its first page is drawn: nearly every session ends in
+        # an answer, so a glance at its last items decides, and only a long unanswered tail
+        # reads the whole window.
+        for window in (RESUME_GLANCE, RESUME_WINDOW):
+            tail = await self.store.latest(session_id, window)
+            for item in reversed(tail):
+                if item.kind == "message" and item.role == "agent":
+                    return None
+                if item.kind in ("takeover", "release", "staff_reply"):
+                    return None  # a person took it (and answered, or handed it back for the next message)
+                if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):
+                    return None
+                if item.kind == "notice" and item.data.get("vetoed") == "the turn":
+                    return None  # a hook ended it on purpose
+                if item.kind == "message" and item.role == "customer":
+                    return item.seq
+            if len(tail) < window:
+                break  # the session's whole log was read
         return None
 
     async def _turn_start(self, session_id: str) -> tuple[int, dict[str, int]]:
