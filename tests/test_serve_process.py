@@ -127,6 +127,20 @@ def test_a_busy_port_is_one_line_naming_the_fix(db_path):
     assert out.stderr.strip().count("\n") == 0 and "--port" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize(
+    "flag, value, said",
+    [("--port", "99999", "is not a port"), ("--port", "http", "is not a port"), ("--port", "-1", "is not a port"),
+     ("--messages-per-minute", "0", "1 or more")],
+)
+def test_a_port_or_a_rate_out_of_range_is_a_usage_line_not_a_traceback(db_path, flag, value, said):
+    out = subprocess.run(
+        [sys.executable, "-m", "supportdesk.cli", "--db", str(db_path), "serve", flag, value],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 2
+    assert said in out.stderr and flag in out.stderr and "Traceback" not in out.stderr
+
+
 BLOCK_STARLETTE = """
 import sys
 class Block:
