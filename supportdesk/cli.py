@@ -42,6 +42,11 @@ async def _run(args: argparse.Namespace) -> int:
     if not messages and not args.retry:
         _err("give a message to send, or --retry with --session to finish the last turn")
         return EXIT_USAGE
+    if any(not m.strip() for m in messages):
+        # The web API answers 422 to an empty text and the TUI ignores one: a blank message is
+        # a slip (an unset shell variable, say), not something to store and answer.
+        _err("a message is empty; give the customer's words (- reads them from stdin)")
+        return EXIT_USAGE
     if args.retry and not args.session:
         _err("--retry needs --session ID: the session whose last turn to finish")
         return EXIT_USAGE

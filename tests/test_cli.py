@@ -118,3 +118,11 @@ def test_top_level_options_reach_subcommands(argv):
         assert args.theme == "desk-light"
     if "--db" in argv:
         assert args.db == "x.db" and args.session == "s1"
+
+
+@pytest.mark.parametrize("message", ["", "   "])
+def test_run_refuses_an_empty_message_and_stores_nothing(db_path, message):
+    out = cli("--db", str(db_path), "run", "hello", message)
+    assert out.returncode == 2 and "empty" in out.stderr and "Traceback" not in out.stderr
+    listed = cli("--db", str(db_path), "sessions", "list")
+    assert "no sessions yet" in listed.stdout  # not even the first, good message: nothing ran
