@@ -62,7 +62,7 @@ from supportdesk.items import (
 )
 from supportdesk import desk_state
 from supportdesk.staff import PART_OF_ACT, Actor, default_person
-from supportdesk.store import Store
+from supportdesk.store import SessionInfo, Store
 
 
 # Said when a provider raises without a message of its own.
@@ -222,13 +222,20 @@ class Runner:
             stored = await self.store.item(session_id, 1)
             assert stored is not None
         else:
+            info = await self.store.get_session(session_id)
+            if info is None:
+                raise TurnError(f"no session {session_id!r}")
             # A turn a crash left unfinished is finished first, under its own turn's keys, so a
             # tool that ran before the crash is not run again for the new message.
-            async for event in self._resume(session_id):  # (this turn holds the lease already)
+            resumed = False
+            async for event in self._resume(session_id, info=info):  # (this turn holds the lease already)
+                resumed = True
                 yield event
-            stored = await self._store_message(session_id, text)
+            # The session as read above still says who holds it, unless a resumed turn ran.
+            active = await self._active_agent(session_id) if resumed else self._present(info.active_agent)
+            stored = await self._store_message(session_id, text, active=active)
         yield Appended(stored)
-        async for event in self._turn(session_id):
+        async for event in self._turn(session_id, started=stored):
             yield event
 
     async def receive(self, session_id: str, text: str, *, meta: dict[str, Any] | None = None) -> Item:
@@ -242,11 +249,14 @@ class Runner:
         terminal, another worker) runs on this session ends before the message is written, so
         it lands between turns and never inside one; this waits as long as that turn runs."""
         async with self.store.turn(session_id):
-            return await self._store_message(session_id, text, meta)
+            return await self._store_message(session_id, text, meta=meta)
 
-    async def _store_message(self, session_id: str, text: str, meta: dict[str, Any] | None = None) -> Item:
-        """The customer's message, appended by the holder of the turn lease."""
-        active = await self._active_agent(session_id)
+    async def _store_message(
+        self, session_id: str, text: str, *, meta: dict[str, Any] | None = None, active: str | None = None
+    ) -> Item:
+        """The customer's message, appended by the holder of the turn lease (`active`: the agent
+        holding the conversation, when the caller has just read it)."""
+        active = active or await self._active_agent(session_id)
         message = Message(role="customer", text=text, agent=active, meta=meta or {})
         [stored] = await self.store.append(session_id, [message])
         return stored
@@ -288,8 +298,10 @@ class Runner:
             async for event in turn:
                 yield event
 
-    async def _resume(self, session_id: str, idle_for: float | None = None) -> AsyncGenerator[Event, None]:
-        info = await self.store.get_session(session_id)
+    async def _resume(
+        self, session_id: str, idle_for: float | None = None, *, info: SessionInfo | None = None
+    ) -> AsyncGenerator[Event, None]:
+        info = info or await self.store.get_session(session_id)
         if info is not None and info.channel in FOREIGN_CHANNELS:
             return  # another framework's agents hold this session: not ours to answer
         if idle_for is not None and not await self._idle(session_id, idle_for):
@@ -346,10 +358,18 @@ class Runner:
         info = await self.store.get_session(session_id)
         if info is None:
             raise TurnError(f"no session {session_id!r}")
-        # A desk file edited since the session began may no longer have that agent.
-        return info.active_agent if info.active_agent in self.config.agents else self.config.desk.fallback
+        return self._present(info.active_agent)
 
-    async def _turn(self, session_id: str, *, only_unfinished: bool = False) -> AsyncGenerator[Event, None]:
+    def _present(self, agent: str) -> str:
+        # A desk file edited since the session began may no longer have that agent.
+        return agent if agent in self.config.agents else self.config.desk.fallback
+
+    async def _turn(
+        self, session_id: str, *, only_unfinished: bool = False, started: Item | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """`started`: the customer message this turn answers, just stored under this turn's lease.
+        It was stamped with the agent holding the conversation, and no call of the turn is stored
+        yet, so neither is read again (two reads of every message's turn, one of 400 items)."""
         # Checked inside the turn, so whatever serializes turns on a session (the turn lease)
         # also keeps two processes from both finishing one interrupted turn.
         if only_unfinished and await self.unfinished_turn(session_id) is None:
@@ -363,7 +383,7 @@ class Runner:
         limits = self.config.desk.limits
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limits.message_timeout
-        active = await self._active_agent(session_id)
+        active = self._present(started.agent) if started is not None else await self._active_agent(session_id)
         holders = [active]  # who held the conversation this turn, for ping-pong detection
         handoffs = 0
         statuses: set[str] = set()
@@ -379,7 +399,7 @@ class Runner:
         async for ev in self._before_turn_hooks(session_id, active):
             vetoed = True
             yield ev
-        turn = _TurnKeys(session_id, *await self._turn_start(session_id))
+        turn = _TurnKeys(session_id, *((started.seq, {}) if started is not None else await self._turn_start(session_id)))
 
         for step in range(1, limits.max_steps_per_message + 2):
             if vetoed:
