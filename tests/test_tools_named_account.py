@@ -243,6 +243,8 @@ async def test_a_runner_keeps_the_words_of_a_bounded_number_of_sessions(db_path,
         # dates alone, or an amount only the model guessed: nothing the customer has a claim to
         ("I was charged twice in March", {"dates": ["2026-03-01", "2026-03-03"]}, None),
         ("I was charged twice in March", {"amount": 129.99}, None),
+        # a plan's price fits many accounts: written as money, it still names none of them
+        ("I see $129.99 twice on my card", {"amount": 129.99}, None),
         # the amount as the customer read it off their statement shows those charges alone
         ("Two charges of $29.99 on March 1st and March 3rd", {"dates": ["2026-03-01", "2026-03-03"]}, ["CUS-1001"]),
         # a named account shows its own charges on those dates, not its neighbours'

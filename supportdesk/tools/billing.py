@@ -86,22 +86,21 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
 
 
 async def _of_named_accounts(ctx: ToolContext, charges: list[Row]) -> list[Row]:
-    """A search by amount or dates shows only charges the customer has a claim to: the amount
-    written as money in their own words, or an account they named. A model's guessed amount
-    (or dates alone) must not list other accounts' charges and owners."""
+    """A search by amount or dates shows only charges the customer has a claim to: those of an
+    account they named, or with an amount they wrote as money when those belong to one account.
+    A model's guessed amount, dates alone, or an amount that many accounts were charged (a plan's
+    price) must not list other accounts' charges and owners."""
     said = await customer_said(ctx)
     accounts: dict[str, Row | None] = {}
-    shown = []
-    for charge in charges:
-        if names_an_amount(said, [charge["amount"]]):
-            shown.append(charge)
-            continue
-        owner = charge["customer_id"]
-        if owner not in accounts:
-            accounts[owner] = await customers(ctx).get_customer(owner)
+    named: set[str] = set()
+    for owner in dict.fromkeys(c["customer_id"] for c in charges):
+        accounts[owner] = await customers(ctx).get_customer(owner)
         account = accounts[owner]
         if account is not None and names_account(said, account):
-            shown.append(charge)
+            named.add(owner)
+    by_amount = {c["customer_id"] for c in charges if names_an_amount(said, [c["amount"]])}
+    claimed = named | (by_amount if len(by_amount) == 1 else set())
+    shown = [c for c in charges if c["customer_id"] in claimed]
     if charges and not shown:
         raise not_named(with_amount=True)
     return shown
