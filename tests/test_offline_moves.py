@@ -158,3 +158,12 @@ async def test_dates_are_iso_in_the_context_and_spelled_out_for_people(tmp_path)
     first, _ = (await talk(tmp_path, "hi my email is marco@example.com, i got charged twice, march 1 and march 3", "thanks"))[0]
     assert first.context["dates"] == ["2026-03-01", "2026-03-03"]
     assert "March 1, 2026" in first.said() and "--03" not in first.said()
+
+
+async def test_an_amount_alone_asks_for_the_dates_not_the_same_question(tmp_path):
+    """Asked for the amount and the dates, the customer gives the amount: it is searched, and a
+    plan's price fits many accounts, so the answer asks for what is missing, not all of it again."""
+    asked, searched = (await talk(tmp_path, "There's a double charge on my card from you guys", "129.99"))[0]
+    [search] = searched.calls("find_charges")
+    assert search.arguments == {"amount": 129.99}
+    assert "dates" in searched.said() and searched.said() != asked.said()

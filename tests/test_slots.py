@@ -100,3 +100,36 @@ def test_amounts_written_without_a_currency(text, expected):
     found = extract_amounts(text)
     assert [a.value for a in found] == expected
     assert all(a.currency == "USD" for a in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # In answer to an agent asking for the amount, a number with cents is the amount.
+        ("it was 29.99 each time", [29.99]),
+        ("129.99", [129.99]),
+        ("I see 29.99 twice", [29.99]),
+        ("1,299.00 both times", [1299.0]),
+        # Still not: a day and a month written with a dot, a version, a whole number.
+        ("on 03.01 and 03.03", []),
+        ("the app says version 4.20", []),
+        ("it was 30 I think", []),
+    ],
+)
+def test_an_amount_given_when_asked_for(text, expected):
+    assert [a.value for a in extract(text, amount_asked=True).amounts] == expected
+    if expected:  # not asked for, a bare number stays unread (a version, a size ...)
+        assert [a.value for a in extract(text).amounts] == []
+
+
+def test_what_asks_for_an_amount():
+    from supportdesk.models.offline.slots import ASKS_FOR_AMOUNT
+
+    for text in (
+        "What's the email address on your account? If that's easier, tell me the amount and the dates",
+        "That didn't go through: to confirm the account is yours, I need the email address on it, or the amount of the charge.",
+        "How much was it?",
+    ):
+        assert ASKS_FOR_AMOUNT.search(text), text
+    for text in ("I've refunded the full amount.", "A refund of $29.99 is more than I can approve myself."):
+        assert not ASKS_FOR_AMOUNT.search(text), text

@@ -66,6 +66,18 @@ _AMOUNT_BEFORE_WORD = re.compile(
     re.IGNORECASE,
 )
 
+# In answer to a question for the amount, a number with cents is the amount even with no money
+# word beside it ("it was 29.99 each time", "129.99"); one that reads as a day and a month
+# ("03.01", "1.03") is left out: the question asked for dates too.
+_ASKED_CENTS = re.compile(_CENTS)
+_DAY_DOT_MONTH = re.compile(r"(?:0?[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])")
+_VERSION_BEFORE = re.compile(r"\b(?:version|update|build|release|v)\s*$", re.IGNORECASE)
+# What an agent writes when it asks the customer for an amount ("tell me the amount and the dates",
+# "I need the email address on it, or the amount of the charge", "how much was it?").
+ASKS_FOR_AMOUNT = re.compile(
+    r"\b(?:tell me|I need|what(?:'s| is| was)|which|give me|share)\b[^.?!]*\bamount\b|\bhow much\b[^.!?]*\?", re.IGNORECASE
+)
+
 _ISO_DATE = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b")
 _MONTH_DAY = re.compile(rf"\b(?P<month>{_MONTH_RE})\.?\s+(?:the\s+)?{_DAY}\b{_YEAR}", re.IGNORECASE)
 _DAY_MONTH = re.compile(
@@ -131,13 +143,19 @@ def _add_unique(seq: list, value) -> None:
         seq.append(value)
 
 
-def extract_amounts(text: str) -> list[Amount]:
+def extract_amounts(text: str, *, asked: bool = False) -> list[Amount]:
+    """The amounts of money in `text`; `asked`: the text answers a question for the amount."""
     found: list[tuple[int, Amount]] = []
     taken: list[tuple[int, int]] = []
-    for pattern in (_AMOUNT_SYMBOL, _AMOUNT_CODE_FIRST, _AMOUNT_CODE, _AMOUNT_AFTER_WORD, _AMOUNT_BEFORE_WORD):
+    patterns = (_AMOUNT_SYMBOL, _AMOUNT_CODE_FIRST, _AMOUNT_CODE, _AMOUNT_AFTER_WORD, _AMOUNT_BEFORE_WORD)
+    for pattern in (*patterns, _ASKED_CENTS) if asked else patterns:
         for m in pattern.finditer(text):
             start, end = m.span("num")
             if any(a < end and start < b for a, b in taken):
+                continue
+            if pattern is _ASKED_CENTS and (
+                _DAY_DOT_MONTH.fullmatch(m.group("num")) or _VERSION_BEFORE.search(text, 0, start)
+            ):
                 continue
             if m.groupdict().get("sym"):
                 currency = _SYMBOLS[m.group("sym")]
@@ -191,15 +209,16 @@ def _ids(pattern: re.Pattern[str], prefix: str, text: str) -> list[str]:
     return out
 
 
-def extract(text: str) -> Slots:
-    """Every slot found in `text`, each list in order of appearance, without repeats."""
+def extract(text: str, *, amount_asked: bool = False) -> Slots:
+    """Every slot found in `text`, each list in order of appearance, without repeats.
+    `amount_asked`: the text answers an agent that asked for the amount."""
     emails: list[str] = []
     for m in _EMAIL.finditer(text):
         _add_unique(emails, m.group(0).lower())
     # An email's digits are not amounts or ids: blank emails out before the other passes.
     rest = _EMAIL.sub(" ", text)
     return Slots(
-        amounts=extract_amounts(rest),
+        amounts=extract_amounts(without_dates(rest) if amount_asked else rest, asked=amount_asked),
         dates=extract_dates(rest),
         emails=emails,
         invoice_ids=_ids(_INVOICE, "INV", rest),

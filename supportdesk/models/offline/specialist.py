@@ -431,8 +431,10 @@ class Specialist:
                     return self.step.call("find_charges", {"customer": query})
             elif not v.called_with("find_customer", {"query": query}):
                 return self.step.call("find_customer", {"query": query})
-        if f.amounts and f.dates:
-            args = {"amount": f.amounts[-1], "dates": f.dates[-2:]}
+        if f.amounts:
+            # The amount on the customer's statement, with its dates when they gave them: an
+            # amount alone that fits several accounts is refused, and the answer asks for the email.
+            args = {"amount": f.amounts[-1], "dates": f.dates[-2:]} if f.dates else {"amount": f.amounts[-1]}
             if not v.called_with("find_charges", args):
                 return self.step.call("find_charges", args)
         if failed:
@@ -441,6 +443,12 @@ class Specialist:
             asked_by = str(last.arguments.get("customer") or last.arguments.get("query") or "")
             if many:
                 said = "Those charges match more than one account. Could you tell me the email address on your account?"
+            elif last.name == "find_charges" and last.arguments.get("amount") and not last.arguments.get("dates"):
+                # An amount alone fits many accounts (a plan's price): the dates it was taken narrow it.
+                said = (
+                    "I need a little more to find those charges: on which dates were they taken? "
+                    "Or tell me the email address on your account."
+                )
             elif "@" in asked_by:
                 # They gave an email and it matched nobody: asking "what's your email?" would
                 # read as not having listened.

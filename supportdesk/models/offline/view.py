@@ -173,8 +173,13 @@ class View:
         self.turn_notices = [i for i in self.turn if isinstance(i, k.Notice)]
 
         self.facts = Facts()
-        for m in self.customer_messages:
-            self.facts.add(slot_extraction.extract(m.text), m.created_at.date())
+        asked_amount = False  # the agent's last message asked the customer for the amount
+        for i in history:
+            if isinstance(i, k.Message) and i.role == "agent":
+                asked_amount = bool(slot_extraction.ASKS_FOR_AMOUNT.search(i.text))
+            elif isinstance(i, k.Message) and i.role == "customer":
+                self.facts.add(slot_extraction.extract(i.text, amount_asked=asked_amount), i.created_at.date())
+                asked_amount = False
         # A year-less date the customer gave is read in the year of the charge it names.
         for t in self.tools:
             if t.ok and t.name == "find_charges" and isinstance(t.output, dict):
