@@ -133,3 +133,22 @@ def test_what_asks_for_an_amount():
         assert ASKS_FOR_AMOUNT.search(text), text
     for text in ("I've refunded the full amount.", "A refund of $29.99 is more than I can approve myself."):
         assert not ASKS_FOR_AMOUNT.search(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("March 1st and 3rd", ["--03-01", "--03-03"]),
+        ("march 1 & 3", ["--03-01", "--03-03"]),
+        ("the 1st and the 3rd of March", ["--03-01", "--03-03"]),
+        ("1 and 3 March", ["--03-01", "--03-03"]),
+        ("on the 1st and 3rd of march 2026", ["2026-03-01", "2026-03-03"]),
+        ("March 1st and 3rd of April", ["--03-01", "--04-03"]),  # the second day has its own month
+        # a number that counts something is no day
+        ("March 1st and 3 more times since", ["--03-01"]),
+        ("March 1st and 2 days later", ["--03-01"]),
+        ("charged 2 times, last on 3 March", ["--03-03"]),
+    ],
+)
+def test_two_days_sharing_one_month(text, expected):
+    assert [d.iso() for d in extract_dates(text)] == expected

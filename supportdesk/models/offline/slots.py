@@ -83,6 +83,21 @@ _MONTH_DAY = re.compile(rf"\b(?P<month>{_MONTH_RE})\.?\s+(?:the\s+)?{_DAY}\b{_YE
 _DAY_MONTH = re.compile(
     rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH_RE})\b{_YEAR}", re.IGNORECASE
 )
+# Two days sharing one month: "March 1st and 3rd", "march 1 & 3" (the month first), "the 1st and
+# the 3rd of March", "1 and 3 March" (the month last). Between the days: a comma, "&", "and" or
+# "or", and up to two more words ("and again on the 3rd"). A number that counts something ("3
+# more times", "2 days later") is no day.
+_LISTED = r"\s*(?:,|&|\band\b|\bor\b)\s+(?:[a-z]+\s+){0,2}?(?:the\s+)?"
+_COUNTED = r"(?!\s*(?:more|other|times?|days?|weeks?|months?|years?|hours?|minutes?|charges?|payments?|x)\b)"
+_MONTH_DAYS = re.compile(
+    rf"\b(?P<month>{_MONTH_RE})\.?\s+(?:the\s+)?(?P<first>[0-3]?\d)(?:st|nd|rd|th)?{_LISTED}"
+    rf"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\b{_COUNTED}{_YEAR}",
+    re.IGNORECASE,
+)
+_DAYS_MONTH = re.compile(
+    rf"\b(?:the\s+)?(?P<first>[0-3]?\d)(?:st|nd|rd|th)?{_LISTED}{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH_RE})\b{_YEAR}",
+    re.IGNORECASE,
+)
 # 03/01/2026 is read month-first (the product bills in US format); 13/01/2026 is day-first.
 _SLASH_DATE = re.compile(r"\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<year>20\d\d)\b")
 
@@ -194,6 +209,11 @@ def extract_dates(text: str) -> list[Date]:
             # "may" is also a verb: only take it when a day number sits right beside it.
             year = int(m.group("year")) if m.group("year") else None
             keep(m.start(), m.end(), Date(MONTHS[month_word], int(m.group("day")), year))
+    # The day a list shares its month with: the other day was read above, as a date of its own.
+    for pattern, listed in ((_MONTH_DAYS, "day"), (_DAYS_MONTH, "first")):
+        for m in pattern.finditer(text):
+            year = int(m.group("year")) if m.group("year") else None
+            keep(*m.span(listed), Date(MONTHS[m.group("month").lower()], int(m.group(listed)), year))
     out: list[Date] = []
     for _, date in sorted(found, key=lambda pair: pair[0]):
         _add_unique(out, date)
