@@ -7,6 +7,8 @@ context says, and what the demo data now holds.
 
 from __future__ import annotations
 
+import pytest
+
 from dataclasses import dataclass
 
 from supportdesk.wiring import open_desk
@@ -167,3 +169,38 @@ async def test_an_amount_alone_asks_for_the_dates_not_the_same_question(tmp_path
     [search] = searched.calls("find_charges")
     assert search.arguments == {"amount": 129.99}
     assert "dates" in searched.said() and searched.said() != asked.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("I want to downgrade", "down"),
+        ("move me to a cheaper plan", "down"),
+        ("drop me down a tier", "down1"),
+        ("one plan lower please", "down1"),
+        ("upgrade me to the next plan up", "up1"),
+        ("I need a bigger plan", "up"),
+        ("I'd like the cheapest plan", "lowest"),
+        ("your lowest-priced option", "lowest"),
+        ("put me on the top tier", "highest"),
+        ("switch me to Pro", None),
+        ("the app is slow since the upgrade of my phone", "up"),  # a cue, read only where a plan change is the topic
+    ],
+)
+def test_a_plan_named_by_its_place(text, place):
+    from supportdesk.models.offline import cues
+
+    assert cues.plan_step(text) == place
+
+
+async def test_a_question_about_a_cheaper_plan_is_answered_then_offered(tmp_path):
+    (asked, taken), _ = await talk(tmp_path, "is there a cheaper plan than mine? dana@example.com", "yes")
+    assert not asked.calls("change_plan") and "Starter is $9.99 a month" in asked.said()
+    [change] = taken.calls("change_plan")
+    assert change.arguments == {"customer_id": "CUS-1001", "plan": "starter"}
+
+
+async def test_the_cheapest_plan_when_already_on_it_changes_nothing(tmp_path):
+    (first, second), _ = await talk(tmp_path, "please switch me to starter, dana@example.com", "now move me to the cheapest plan")
+    assert first.calls("change_plan")
+    assert not second.calls("change_plan") and "already on the Starter plan" in second.said()

@@ -250,6 +250,44 @@ PLAN_CHANGE = _any(
     r"\b(?:upgrade|downgrade)\b", r"\bfrom (?:the )?(?:starter|pro|team)\b.*\bto (?:the )?(?:starter|pro|team)\b",
     r"\b(?:cheaper|different|another|bigger|smaller|larger|better|new|other) (?:plan|tier|subscription)\b",
 )
+# A plan named by where it sits: on the price list ("the cheapest plan", "your top tier") or from
+# the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").
+_TIER = r"(?:plans?|tiers?|levels?|packages?|options?|subscriptions?|ones?)"
+_MOST = r"(?:[- ](?:priced|price|cost|tier|end))?"
+PLAN_LOWEST = _any(rf"\b(?:cheapest|lowest|least expensive|most basic|smallest|entry[- ]level|bottom){_MOST}\s+{_TIER}\b")
+PLAN_HIGHEST = _any(rf"\b(?:most expensive|priciest|highest|biggest|largest|top){_MOST}\s+{_TIER}\b")
+_ONE_STEP = r"(?:a|one|the next)"
+PLAN_DOWN = _any(
+    r"\bdowngrade\b", rf"\b(?:cheaper|smaller|lower|less expensive)\s+{_TIER}\b",
+    rf"\bdown\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:lower|down|cheaper)\b",
+)
+PLAN_UP = _any(
+    r"\bupgrade\b", rf"\b(?:bigger|larger|higher|better|more expensive)\s+{_TIER}\b",
+    rf"\bup\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:up|higher)\b",
+)
+# One step, not "any plan below": "down a tier", "one plan lower", "the next plan up".
+PLAN_ONE_STEP = _any(rf"\b(?:down|up)\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:lower|down|cheaper|up|higher)\b")
+# A question about plans ("is there a cheaper plan than mine?") asks for prices, not a change.
+PLAN_QUESTION = _any(
+    r"(?:^|[.!?]\s*)(?:is there|are there|what(?:'s| is| are)?|which|do you have|how much)\b[^.!?]*\?",
+)
+
+
+def plan_step(text: str) -> str | None:
+    """Where the plan asked for sits: "lowest", "highest", "down" or "up" (one step: "down1",
+    "up1"); None when the text names no plan by its place."""
+    if PLAN_LOWEST.search(text):
+        return "lowest"
+    if PLAN_HIGHEST.search(text):
+        return "highest"
+    one = "1" if PLAN_ONE_STEP.search(text) else ""
+    if PLAN_DOWN.search(text):
+        return "down" + one
+    if PLAN_UP.search(text):
+        return "up" + one
+    return None
+
+
 PAYMENT_METHOD = _any(
     r"\b(?:update|change|replace|new|add|switch)\b.*\b(?:payment method|card on file|billing card|credit card|card|paypal)\b",
     r"\b(?:card|payment method) (?:has )?expired\b",

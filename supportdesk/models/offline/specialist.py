@@ -563,6 +563,8 @@ class Specialist:
         ):
             if pattern.search(t):
                 found.add(name)
+        if cues.plan_step(t):
+            found.add("plan")  # "I'd like the cheapest plan"
         if "payment" in found and "refund" in found:
             found.discard("payment")  # "refund to my card" is a refund
         if found & {"refund", "duplicate"}:
@@ -1025,6 +1027,9 @@ class Specialist:
         plan, period = cues.plan_request(text)
         source = text
         explicit = bool(plan or period) and ("plan" in asked or self._asked_which_plan())
+        place = cues.plan_step(text) if plan is None and period is None else None
+        if place is not None:  # "now the cheapest one": the latest words over a plan named before
+            return self._plan_by_place(customer_id, text, place)
         if plan is None and period is None:
             for t in reversed(self.topic_texts()):
                 plan, period = cues.plan_request(t)
@@ -1032,6 +1037,10 @@ class Specialist:
                     source = t
                     break
         if plan is None and period is None:
+            for said in reversed(self.topic_texts()):
+                place = cues.plan_step(said)
+                if place is not None:
+                    return self._plan_by_place(customer_id, said, place)
             return self._with_prices(
                 lambda prices, _plans: f"Which plan would you like? {prices}",
                 "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment.",
@@ -1071,6 +1080,66 @@ class Specialist:
             "change_plan", args, customer_id=customer_id,
         )
 
+    def _plan_by_place(self, customer_id: str, source: str, place: str):
+        """A plan named by where it sits ("downgrade", "the cheapest plan", "one tier up"), read
+        against the customer's plan and the price list. The customer named no plan, so the one it
+        resolves to is offered and waits for a yes; with several that fit, they are asked which."""
+        v, step = self.view, self.step
+        record = self._customer_record(customer_id)
+        if record is None:
+            if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
+                return step.answer("I couldn't read your account just now. Could you try again in a moment?")
+            return step.call("find_customer", {"query": customer_id})
+        read, plans = self._price_list()
+        if read is not None:
+            return read
+        order = sorted(plans, key=lambda p: float(p["monthly_price"]))
+        codes = [str(p["code"]) for p in order]
+        # The plan as it stands: a change made since the record was read counts (one at renewal does not yet).
+        changed = [
+            t for t in v.tools
+            if t.ok and t.name == "change_plan" and t.arguments.get("customer_id") == customer_id
+            and t.arguments.get("when") != "renewal" and t.arguments.get("plan")
+        ]
+        current = str(changed[-1].arguments["plan"] if changed else record.get("plan"))
+        if not plans or current not in codes:
+            return step.answer(
+                "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment."
+            )
+        at = codes.index(current)
+        fits = {
+            "lowest": order[:1], "highest": order[-1:], "down": order[:at], "up": order[at + 1 :],
+            "down1": order[at - 1 : at] if at else [], "up1": order[at + 1 : at + 2],
+        }[place]
+        fits = [p for p in fits if p["code"] != current]
+        listed = "; ".join(f"{p['name']} is {self._plan_price(p)}" for p in fits)
+        if not fits:
+            end = "cheapest" if place in ("lowest", "down", "down1") else "largest"
+            return step.answer(f"You're already on the {current.title()} plan, our {end}. Anything else?")
+        if len(fits) > 1:
+            return step.answer(f"You're on the {current.title()} plan now. {listed}. Which plan would you like?")
+        target = fits[0]
+        args: dict[str, Any] = {"customer_id": customer_id, "plan": target["code"]}
+        when = "now"
+        if cues.AT_RENEWAL.search(source):
+            args["when"], when = "renewal", "at your next renewal (nothing changes until then)"
+        price = self._plan_price(target)
+        if cues.PLAN_QUESTION.search(source):
+            # Asked, not told: the answer, then the same offer a "yes" takes up.
+            said = f"You're on the {current.title()} plan; {target['name']} is {price}. Would you like me to move you to it {when}?"
+        else:
+            said = f"To confirm: I'll move you from the {current.title()} plan to the {target['name']} plan ({price}) {when}. Shall I go ahead?"
+        return step.offer(said, "change_plan", args, customer_id=customer_id)
+
+    def _price_list(self) -> tuple[Any, list[dict[str, Any]]]:
+        """(the step that reads the price list first, or None; the plans read this turn)."""
+        v = self.view
+        read = v.last_call("list_plans", this_turn=True)
+        if read is None and v.has_tool("list_plans"):
+            return self.step.call("list_plans", {}), []
+        listing = read.output.get("plans") if read is not None and read.ok and isinstance(read.output, dict) else None
+        return None, [p for p in listing or [] if isinstance(p, dict) and PLAN_FIELDS <= p.keys()]
+
     def _asked_which_plan(self) -> bool:
         """Our last reply asked which plan: a plan named now is the answer, so the request."""
         return "Which plan would you like?" in self.view.last_agent_text()
@@ -1097,12 +1166,9 @@ class Specialist:
         Prices are data in the store, never known by the model: without a successful read the
         answer quotes none.
         """
-        v = self.view
-        read = v.last_call("list_plans", this_turn=True)
-        if read is None and v.has_tool("list_plans"):
-            return self.step.call("list_plans", {})
-        listing = read.output.get("plans") if read is not None and read.ok and isinstance(read.output, dict) else None
-        plans = [p for p in listing or [] if isinstance(p, dict) and PLAN_FIELDS <= p.keys()]
+        read, plans = self._price_list()
+        if read is not None:
+            return read
         if not plans:
             return self.step.answer(no_prices)
         listed = [f"{p['name']} is {self._plan_price(p)}" for p in plans]
