@@ -204,3 +204,29 @@ async def test_the_cheapest_plan_when_already_on_it_changes_nothing(tmp_path):
     (first, second), _ = await talk(tmp_path, "please switch me to starter, dana@example.com", "now move me to the cheapest plan")
     assert first.calls("change_plan")
     assert not second.calls("change_plan") and "already on the Starter plan" in second.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "missing"),
+    [
+        ("still nothing in my inbox, checked spam too", True),
+        ("the link never came", True),
+        ("it's been an hour and it hasn't arrived", True),
+        ("nothing has arrived, not even in junk", True),
+        ("the email still isn't here", True),
+        ("got it, thanks!", False),
+        ("ok I'll check again in a few minutes", False),
+        ("it arrived, logging in now", False),
+    ],
+)
+def test_what_says_a_sent_link_never_arrived(text, missing):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.NOT_ARRIVED.search(text)) is missing
+
+
+async def test_a_reset_link_that_never_arrived_goes_to_senior_not_sent_again(tmp_path):
+    (sent, missing), _ = await talk(tmp_path, "reset my password please, dana@example.com", "still nothing, I checked spam")
+    assert sent.calls("send_password_reset")
+    assert missing.handoffs() == ["technical>senior"] and not missing.calls("send_password_reset")
+    assert "already sent" not in missing.said()

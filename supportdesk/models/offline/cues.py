@@ -98,6 +98,18 @@ STEPS_FAILED = _any(
     r"\b(?:already )?tried (?:that|those|this|everything|all|it|the steps)\b",
     r"\bno luck\b", r"\bsame (?:problem|issue|error)\b", r"\bkeeps? (?:happening|crashing|failing)\b",
 )
+# What we sent has not reached them ("the link never came", "still nothing, checked spam too").
+NOT_ARRIVED = _any(
+    r"\b(?:never|hasn't|has not|haven't|have not|didn't|did not|still (?:hasn't|has not|haven't|have not|isn't|is not|not))\b"
+    r"[^.!?]{0,30}?\b(?:arriv\w*|c[oa]me|receiv\w*|gotten|here|show(?:n|ed)? up)\b",
+    r"\bstill nothing\b", r"\bnothing (?:has )?(?:arrived|c[oa]me)\b",
+    r"\b(?:checked|looked in|not (?:even )?in) (?:the |my )?(?:spam|junk)\b",
+)
+# The customer reset the password themselves already ("I already tried resetting my password").
+RESET_DONE = _any(
+    r"\b(?:tried|did|done|already) (?:the |a )?(?:password )?reset(?:ting)?\b",
+    r"\breset (?:my|the) password (?:already|twice|again)\b",
+)
 # A report the customer calls a bug, or lost data: engineering's, not the help articles'.
 BUG = _any(
     r"\bbug(?:gy|s)?\b", r"\berror (?:5\d\d|code)\b", r"\bcorrupt",

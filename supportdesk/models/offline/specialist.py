@@ -1255,7 +1255,12 @@ class Specialist:
             for t in searched_before
         )
         reset_sent = any(t.name == "send_password_reset" and t.ok for t in v.tools)
-        if failed and login_issue and not bug and not reset_sent and v.has_tool("send_password_reset"):
+        # A link we sent that never arrived is a failed step too; a reset they did themselves is
+        # the step a reset link would be, so it is not offered again.
+        missing = reset_sent and bool(cues.NOT_ARRIVED.search(text)) and not v.turn_tools
+        reset_done = bool(cues.RESET_DONE.search(text))
+        failed = failed or missing
+        if failed and login_issue and not bug and not reset_sent and not reset_done and v.has_tool("send_password_reset"):
             # The usual next step for a refused password is a reset, not an engineering ticket.
             failed = False
             force_reset = True
@@ -1269,12 +1274,16 @@ class Specialist:
             if target:
                 title = v.desk.agents[target].title.lower()
                 steps_tried = [a["id"] for t in searched_before for a in (t.output or {}).get("articles", [])[:1]]
-                why = "the customer reports a bug" if bug else "the knowledge-base steps did not fix it"
+                why = (
+                    "the customer reports a bug" if bug
+                    else "the password reset link did not arrive" if missing
+                    else "the knowledge-base steps did not fix it"
+                )
                 return Transfer(
                     to_agent=target,
                     reason=f"{why}: {summary[:120]}",
                     handoff_kind="escalate",
-                    text=("Thanks for reporting this. " if bug else "Thanks for trying that. ")
+                    text=("Thanks for reporting this. " if bug else "Thanks for checking. " if missing else "Thanks for trying that. ")
                     + f"This needs a closer look, so I'm passing it to a {title} colleague "
                     "who can get engineering involved; they'll have everything you've told me.",
                     context=step.context({"bug_summary": summary, "steps_tried": steps_tried, "escalation_reason": why}),
