@@ -230,3 +230,25 @@ async def test_a_reset_link_that_never_arrived_goes_to_senior_not_sent_again(tmp
     assert sent.calls("send_password_reset")
     assert missing.handoffs() == ["technical>senior"] and not missing.calls("send_password_reset")
     assert "already sent" not in missing.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "payment"),
+    [
+        ("put my new mastercard ending 1234 on the account", True),
+        ("swap the card you charge for amex ending 0005", True),
+        ("update my card to visa ending 4444", True),
+        ("my visa ending 4242 was charged twice", False),  # the card named, no change asked
+    ],
+)
+def test_what_asks_for_a_payment_method_change(text, payment):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.PAYMENT_METHOD.search(text)) is payment
+
+
+async def test_a_new_card_named_goes_to_billing_however_the_router_leans(tmp_path):
+    [changed], _ = await talk(tmp_path, "update my card to visa ending 4444 please, dana@example.com")
+    assert changed.handoffs() == ["triage>billing"]
+    [update] = changed.calls("update_payment_method")
+    assert update.arguments == {"customer_id": "CUS-1001", "method": "visa ending 4444"}

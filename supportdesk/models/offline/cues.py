@@ -301,7 +301,9 @@ def plan_step(text: str) -> str | None:
 
 
 PAYMENT_METHOD = _any(
-    r"\b(?:update|change|replace|new|add|switch)\b.*\b(?:payment method|card on file|billing card|credit card|card|paypal)\b",
+    r"\b(?:update|change|replace|new|add|switch|swap)\b.*\b(?:payment method|card on file|billing card|credit card|card|paypal)\b",
+    # a card named by its brand and last four digits: "put my new mastercard ending 1234 on the account"
+    r"\b(?:update|change|replace|new|add|switch|swap)\b.*\b(?:visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?ending\b",
     r"\b(?:card|payment method) (?:has )?expired\b",
 )
 INVOICE = _any(r"\binvoices?\b", r"\breceipts?\b")

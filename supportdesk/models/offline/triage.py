@@ -211,7 +211,10 @@ def decide(view: View, router: Router):
         ]
         return _transfer(view, first, first_text, {dialogue.PENDING_ISSUES: waiting})
     route = router.route(text)
-    if route.agent is not None and route.confidence < SHORT_MESSAGE_CONFIDENCE:
+    # A payment method change that names the new card ("update my card to visa ending 4444") is
+    # billing's however the words lean: cards come up in the app's own troubles too.
+    names_new_card = bool(cues.PAYMENT_METHOD.search(text) and cues.card_description(text))
+    if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card):
         # Only mildly leaning, against what the request itself names: the request wins.
         by_request = _by_request(view, text, candidates)
         if by_request is not None and by_request != route.agent:
