@@ -15,7 +15,7 @@ MOVES_TUNE = read_jsonl(REPO / "evals" / "moves-tune.jsonl")
 MOVES_HELD = [c for n in ("", "-2", "-3", "-4", "-5") for c in read_jsonl(REPO / "evals" / f"moves-held{n}.jsonl")]
 # Amounts written without a currency, and numbers that are not money: tuned on and held back.
 AMOUNTS = [
-    c for name in ("amounts", "asked-amount", "day-list", "relative-plan", "reset-missing", "card-routing") for half in ("tune", "held")
+    c for name in ("amounts", "asked-amount", "day-list", "relative-plan", "reset-missing", "card-routing", "invoice-month") for half in ("tune", "held")
     for c in read_jsonl(REPO / "evals" / f"{name}-{half}.jsonl")
 ]
 ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS

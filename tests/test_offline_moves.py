@@ -252,3 +252,9 @@ async def test_a_new_card_named_goes_to_billing_however_the_router_leans(tmp_pat
     assert changed.handoffs() == ["triage>billing"]
     [update] = changed.calls("update_payment_method")
     assert update.arguments == {"customer_id": "CUS-1001", "method": "visa ending 4444"}
+
+
+async def test_an_invoice_month_with_no_invoice_says_so_and_lists_the_rest(tmp_path):
+    [answered], _ = await talk(tmp_path, "I need my invoice for October, marco@example.com")
+    said = answered.said()
+    assert "I don't see an invoice for October" in said and "INV-5004" in said

@@ -152,3 +152,19 @@ def test_what_asks_for_an_amount():
 )
 def test_two_days_sharing_one_month(text, expected):
     assert [d.iso() for d in extract_dates(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "months"),
+    [
+        ("my invoice for february", [2]),
+        ("the feb invoice and the March one", [2, 3]),
+        ("may I get my invoice?", []),  # a verb
+        ("the invoice for May", [5]),
+        ("invoices please", []),
+    ],
+)
+def test_months_named(text, months):
+    from supportdesk.models.offline.slots import months_named
+
+    assert months_named(text) == months

@@ -247,6 +247,20 @@ def extract(text: str, *, amount_asked: bool = False) -> Slots:
     )
 
 
+_MONTH_WORD = re.compile(rf"\b({_MONTH_RE})\b", re.IGNORECASE)
+
+
+def months_named(text: str) -> list[int]:
+    """The months a text names, dated or not ("my invoice for february", "the March 1st one"),
+    in order, without repeats. "may" counts only written "May": it is also a verb."""
+    found: list[int] = []
+    for m in _MONTH_WORD.finditer(text):
+        if m.group(1).lower() == "may" and m.group(1) != "May":
+            continue
+        _add_unique(found, MONTHS[m.group(1).lower()])
+    return found
+
+
 def without_dates(text: str) -> str:
     """`text` with its dates blanked out, so "March 3rd" is not read as "the third one"."""
     for pattern in (_ISO_DATE, _SLASH_DATE, _MONTH_DAY, _DAY_MONTH):

@@ -14,6 +14,8 @@ out-of-scope requests politely and records a request for a person.
 
 from __future__ import annotations
 
+import calendar
+
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -535,7 +537,7 @@ class Specialist:
         if "invoice" in intents:
             if not v.last_call("list_invoices", this_turn=True):
                 return step.call("list_invoices", {"customer_id": customer_id}, **ctx)
-            return self._invoices_answer(v.last_call("list_invoices", this_turn=True))
+            return self._invoices_answer(v.last_call("list_invoices", this_turn=True), text)
 
         charges = self._charges(customer_id)
         if charges is None:
@@ -1221,16 +1223,24 @@ class Specialist:
             tail = f" The payment on {nice_date(failed[-1]['charged_on'])} failed, so you weren't charged for it; updating your payment method will settle that invoice."
         return self.step.answer(self._charges_summary(charges) + tail)
 
-    def _invoices_answer(self, event: ToolEvent | None):
+    def _invoices_answer(self, event: ToolEvent | None, text: str):
         if event is None or not isinstance(event.output, dict):
             return self.step.answer("I couldn't read your invoices just now. Could you try again in a moment?")
         invoices = event.output.get("invoices", [])
         wanted = self.view.facts.invoice_ids
-        shown = [i for i in invoices if i["id"] in wanted] or invoices[-4:]
+        # The months asked for ("my invoice for february"): this message's, else the topic's.
+        months = next((m for m in map(slot_extraction.months_named, [text, *reversed(self.topic_texts())]) if m), [])
+        in_months = [i for i in invoices if str(i.get("period", ""))[5:7].isdigit() and int(str(i["period"])[5:7]) in months]
+        shown = [i for i in invoices if i["id"] in wanted] or in_months or invoices[-4:]
         parts = [f"{i['id']} for {i['period']}: {money(i['amount'])}, {i['status']}" for i in shown]
+        missing = ""
+        if months and not in_months and not wanted:
+            names = " or ".join(calendar.month_name[m] for m in months)
+            missing = f"I don't see an invoice for {names}. "
         self.step.resolved = True
+        lead = "Here is your invoice" if len(shown) == 1 and not missing else "Here are your invoices"
         return self.step.answer(
-            "Here are your invoices: " + "; ".join(parts) + ". You can download PDFs under Settings > Billing > Invoices."
+            f"{missing}{lead}: " + "; ".join(parts) + ". You can download PDFs under Settings > Billing > Invoices."
         )
 
     # --- the tech skill ----------------------------------------------------------------------------
