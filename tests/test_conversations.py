@@ -14,11 +14,13 @@ CONVERSATIONS = read_jsonl(REPO / "evals" / "conversations.jsonl")
 MOVES_TUNE = read_jsonl(REPO / "evals" / "moves-tune.jsonl")
 MOVES_HELD = [c for n in ("", "-2", "-3", "-4", "-5") for c in read_jsonl(REPO / "evals" / f"moves-held{n}.jsonl")]
 # Amounts written without a currency, and numbers that are not money: tuned on and held back.
-AMOUNTS = [
-    c for name in ("amounts", "asked-amount", "day-list", "relative-plan", "reset-missing", "card-routing", "invoice-month") for half in ("tune", "held")
-    for c in read_jsonl(REPO / "evals" / f"{name}-{half}.jsonl")
-]
-ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS
+AMOUNTS = read_jsonl(REPO / "evals" / "amounts-tune.jsonl") + read_jsonl(REPO / "evals" / "amounts-held.jsonl")
+# Pairs taught since, each written and committed before the model changed for it (evals/README.md).
+PAIRS = {
+    name: (read_jsonl(REPO / "evals" / f"{name}-tune.jsonl"), read_jsonl(REPO / "evals" / f"{name}-held.jsonl"))
+    for name in ("asked-amount", "day-list", "relative-plan", "reset-missing", "card-routing", "invoice-month")
+}
+ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS + [c for tune, held in PAIRS.values() for c in tune + held]
 
 
 def test_there_are_enough_conversations():
@@ -49,6 +51,14 @@ def test_the_amounts_are_split_and_check_outcomes_only():
     assert len(held) >= 5 and len(AMOUNTS) - len(held) >= 5
     assert any("not money" in c["name"] for c in held) and any("not money" in c["name"] for c in AMOUNTS if c not in held)
     assert not any("reply" in t.get("expect", {}) for c in AMOUNTS for t in c["turns"])
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_each_taught_pair_has_a_tune_and_a_held_half(name):
+    tune, held = PAIRS[name]
+    assert len(tune) >= 5 and len(held) >= 5
+    assert all("(tune)" in c["name"] for c in tune) and all("(held)" in c["name"] for c in held)
+    assert (REPO / "evals" / "README.md").read_text().count(f"`{name}-held.jsonl`") == 2  # described and measured
 
 
 @pytest.mark.parametrize("conversation", ALL, ids=[c["name"] for c in ALL])
