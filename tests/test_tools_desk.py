@@ -201,6 +201,23 @@ def test_knowledge_base_has_enough_articles_and_finds_them():
     assert kb.search("zzzz qqqq") == []
 
 
+@pytest.mark.parametrize(
+    ("query", "slug"),
+    [
+        # "stopped working" says something fails, not what: the thing named finds its article
+        ("sync stopped working on my laptop", "sync-issues"),
+        ("webhooks stopped working", "api-webhooks"),
+        ("export stopped working", "export-data"),
+        ("notifications stopped working", "notifications"),
+        ("push notifications don't work anymore", "notifications"),
+        ("my card doesn't work in the app", "card-in-app"),
+        ("the slack integration is not working", "integrations"),
+    ],
+)
+def test_a_failure_word_does_not_outweigh_the_thing_that_fails(query, slug):
+    assert knowledge_base().search(query)[0][0].slug == slug
+
+
 async def test_search_kb_tool(desk, services):
     out = await invoke("search_kb", ctx(desk, services, "technical"), query="two-factor code", limit=2)
     assert [a["id"] for a in out.output["articles"]][0] == "two-factor"

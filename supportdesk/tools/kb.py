@@ -24,8 +24,11 @@ STOPWORDS = frozenset(
     on at for from by with and or but so if this that these those there here do does did
     have has had will would can could should please hi hello hey thanks thank just
     what why how when where which who whom whose some any something anything possible
-    get got need want like know help able also still yet very really""".split()
+    get got need want like know help able also still yet very really
+    stopped working work works worked anymore""".split()
 )
+# ("stopped working" says that something fails, not what: in an article's title it outweighed
+# the thing the customer named, and "sync stopped working" found the notifications article.)
 _WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
 _STEP = re.compile(r"^\s*\d+\.\s+(.*)$")
 
