@@ -258,3 +258,15 @@ async def test_an_invoice_month_with_no_invoice_says_so_and_lists_the_rest(tmp_p
     [answered], _ = await talk(tmp_path, "I need my invoice for October, marco@example.com")
     said = answered.said()
     assert "I don't see an invoice for October" in said and "INV-5004" in said
+
+
+async def test_a_yes_after_a_cancellation_or_a_new_card_does_not_start_over(tmp_path):
+    (cancelled, again), _ = await talk(tmp_path, "cancel my subscription, marco@example.com", "yes")
+    assert cancelled.calls("cancel_subscription")
+    assert not again.calls("cancel_subscription") and "already cancelled" in again.said() and "Shall I" not in again.said()
+
+
+async def test_a_yes_after_a_payment_method_change_confirms_it(tmp_path):
+    (changed, again), _ = await talk(tmp_path, "update my card to visa ending 4444 please, marco@example.com", "yes")
+    assert changed.calls("update_payment_method")
+    assert "visa ending 4444 now" in again.said() and "Which card" not in again.said()

@@ -1005,13 +1005,14 @@ class Specialist:
         step = self.step
         request = next((t for t in reversed(self.topic_texts()) if cues.CANCEL.search(t)), None) or "customer asked to cancel"
         args = {"customer_id": customer_id, "reason": request[:200]}
+        record = self._customer_record(customer_id)
+        # The record was read before any cancellation this session: one made since counts.
+        if self._done("cancel_subscription", customer_id) is not None or (record is not None and record.get("status") == "cancelled"):
+            return step.answer("Your subscription is already cancelled: it won't renew and you won't be charged again. Anything else?")
         if explicit:
             return step.call("cancel_subscription", args, customer_id=customer_id)
-        record = self._customer_record(customer_id)
         if record is None and self.view.has_tool("find_customer") and not self.view.called_with("find_customer", {"query": customer_id}):
             return step.call("find_customer", {"query": customer_id})
-        if record is not None and record.get("status") == "cancelled":
-            return step.answer("Your subscription is already cancelled: it won't renew and you won't be charged again. Anything else?")
         plan = f"{str(record['plan']).title()} " if record else ""
         return step.offer(
             f"I can cancel your {plan}subscription now: it won't renew, you won't be charged again, and you keep access "
@@ -1133,6 +1134,13 @@ class Specialist:
             said = f"To confirm: I'll move you from the {current.title()} plan to the {target['name']} plan ({price}) {when}. Shall I go ahead?"
         return step.offer(said, "change_plan", args, customer_id=customer_id)
 
+    def _done(self, tool: str, customer_id: str) -> ToolEvent | None:
+        """The latest call of `tool` on this customer's account that went through this session."""
+        return next(
+            (t for t in reversed(self.view.tools) if t.ok and t.name == tool and t.arguments.get("customer_id") == customer_id),
+            None,
+        )
+
     def _price_list(self) -> tuple[Any, list[dict[str, Any]]]:
         """(the step that reads the price list first, or None; the plans read this turn)."""
         v = self.view
@@ -1186,6 +1194,10 @@ class Specialist:
         if cues.CARD_NUMBER.search(text):
             return step.answer(CARD_NUMBER_WARNING)
         method = cues.card_description(text)
+        done = self._done("update_payment_method", customer_id)
+        if method is None and done is not None:
+            # "yes", "great" after the change: it is made; asking for a card again would read as not.
+            return step.answer(f"Your payment method is {done.arguments.get('method')} now; future charges will use it. Anything else?")
         if method is None:
             return step.answer(
                 "Sure. Which card should we use? Tell me the brand and the last four digits (like \"visa ending 1234\"), or PayPal."
