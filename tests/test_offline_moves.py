@@ -270,3 +270,13 @@ async def test_a_yes_after_a_payment_method_change_confirms_it(tmp_path):
     (changed, again), _ = await talk(tmp_path, "update my card to visa ending 4444 please, marco@example.com", "yes")
     assert changed.calls("update_payment_method")
     assert "visa ending 4444 now" in again.said() and "Which card" not in again.said()
+
+
+@pytest.mark.parametrize(
+    ("opening", "asks_for_amount"),
+    [("I want to cancel", False), ("switch me to annual billing", False), ("I was charged twice", True)],
+)
+async def test_the_question_for_the_account_asks_for_amounts_only_about_charges(tmp_path, opening, asks_for_amount):
+    [asked], _ = await talk(tmp_path, opening)
+    assert "email address on your account" in asked.said()
+    assert ("amount and the dates" in asked.said()) is asks_for_amount

@@ -461,6 +461,9 @@ class Specialist:
             else:
                 said = "I couldn't find an account from those details. Could you tell me the email address on your account?"
             return self.step.answer(said)
+        if intents & {"cancel", "plan", "payment", "invoice", "credit"} and not intents & {"refund", "duplicate"}:
+            # Not about a charge: the amount and dates on a statement would find nothing to act on.
+            return self.step.answer("I can help with that. What's the email address on your account?")
         return self.step.answer(
             "I can help with that. What's the email address on your account? If that's easier, tell me the amount "
             "and the dates of the charges you can see, and I'll find them."
