@@ -280,3 +280,18 @@ async def test_the_question_for_the_account_asks_for_amounts_only_about_charges(
     [asked], _ = await talk(tmp_path, opening)
     assert "email address on your account" in asked.said()
     assert ("amount and the dates" in asked.said()) is asks_for_amount
+
+
+@pytest.mark.parametrize(
+    ("text", "ground"),
+    [
+        ("is there a student discount?", "discount or promo code"),
+        ("my promo code SPRING20 isn't being accepted", "discount or promo code"),
+        ("how much is the team plan per month?", None),
+        ("the 2fa code is not accepted", None),
+    ],
+)
+def test_discounts_are_ground_no_tool_covers(text, ground):
+    from supportdesk.models.offline import cues
+
+    assert cues.unknown_ground(text) == ground

@@ -141,6 +141,12 @@ UNKNOWN_GROUND = {
         r"\bowner of (?:the |our )?(?:workspace|organi[sz]ation|team account)\b",
     ),
     "legal matter": _any(r"\blawyer\b", r"\blegal action\b", r"\bsubpoena\b", r"\bcourt order\b", r"\bsue (?:you|acme)\b"),
+    # No tool sets a price: special pricing, codes and coupons are for a person to decide.
+    "discount or promo code": _any(
+        r"\bdiscount(?:s|ed)?\b", r"\b(?:promo(?:tional)?|coupon|voucher|referral|discount) codes?\b", r"\bcoupons?\b",
+        r"\bvouchers?\b", r"\b(?:student|nonprofit|non-profit|charity|education(?:al)?|academic|military|loyalty) (?:pricing|prices?|rates?)\b",
+        r"\b\d+ ?(?:%|percent) off\b",
+    ),
 }
 
 
@@ -149,6 +155,7 @@ UNKNOWN_GROUND_WORDS = {
     "privacy request": ("privacy", "gdpr", "personal data", "data subject"),
     "ownership transfer": ("ownership", "owner"),
     "legal matter": ("legal",),
+    "discount or promo code": ("discount", "coupon", "promo"),
 }
 
 
