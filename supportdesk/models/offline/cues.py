@@ -317,6 +317,8 @@ INVOICE = _any(r"\binvoices?\b", r"\breceipts?\b")
 PRICING = _any(
     r"\bhow much (?:is|does|do|are|would)\b", r"\bprices?\b|\bpricing\b", r"\bwhat (?:do|does|would) .* cost\b",
     r"\b(?:what|which) plans\b", r"\bplans (?:do you|are there|you (?:have|offer))\b", r"\bcost per (?:month|year)\b",
+    # "which of your plans is the cheapest?": a question that ranks the plans by price
+    r"\b(?:what|which)\b[^.?!]{0,40}\b(?:cheapest|cheaper|most expensive|priciest|least expensive)\b[^.!]*\?",
 )
 EXPLAIN = _any(r"\bexplain\b", r"\bwhat (?:is|was|are) (?:this|these|that) (?:charge|payment|fee)", r"\bdon'?t recogni[sz]e\b", r"\bnot recogni[sz]e\b", r"\bwhy (?:was|am|did|were) (?:i|we)\b.*\bcharged?\b")
 CREDIT = _any(r"\bcredit\b(?! card)", r"\bcompensat", r"\boutage\b", r"\bdowntime\b")
