@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from supportdesk.argtypes import at_least
 from supportdesk.text import safe_text
 
 
@@ -26,16 +27,6 @@ def _task_ids(text: str) -> list[str]:
     return ids
 
 
-def _trials(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of trials (1 or more)")
-    return value
-
-
 def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     parents = [common] if common is not None else []
     bench = sub.add_parser("bench", help="measure a desk on tau2-bench and list past runs")
@@ -45,7 +36,7 @@ def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     tau2.add_argument("--domain", required=True, choices=("retail", "airline", "telecom"))
     tau2.add_argument("--split", default="base", choices=("base", "test", "train"))
     tau2.add_argument("--tasks", type=_task_ids, metavar="IDS", help="only these task ids, comma-separated")
-    tau2.add_argument("--trials", type=_trials, default=1, metavar="K", help="trials per task; pass^1..K is reported")
+    tau2.add_argument("--trials", type=at_least(1, "trials"), default=1, metavar="K", help="trials per task; pass^1..K is reported")
     tau2.add_argument(
         "--desk", default="single", metavar="single|split|FILE",
         help="one agent, a generated desk of specialists, or a desk file (default: single)",

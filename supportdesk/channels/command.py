@@ -16,30 +16,11 @@ import socket
 import sys
 from typing import Any
 
+from supportdesk.argtypes import at_least, port_number
+
 SERVE_EXTRA = "pip install 'supportdesk[serve]'"
 # The staff API's bearer token (POST /api/staff/...); unset, the staff endpoints are off.
 STAFF_TOKEN_VARIABLE = "SUPPORTDESK_STAFF_TOKEN"
-
-
-def port_number(text: str) -> int:
-    """A TCP port as typed: 0 (any free one) to 65535."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port; give 0 to 65535 (0 picks a free one)")
-    return port
-
-
-def messages_per_minute(text: str) -> int:
-    try:
-        count = int(text)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of messages (1 or more)")
-    return count
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -52,7 +33,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=port_number, default=8080, help="port (default: 8080; 0 picks a free one)")
     serve.add_argument(
-        "--messages-per-minute", type=messages_per_minute, default=20, metavar="N", help="per conversation; more get 429 (default: 20)"
+        "--messages-per-minute", type=at_least(1, "messages"), default=20, metavar="N", help="per conversation; more get 429 (default: 20)"
     )
     serve.add_argument("--access-log", action="store_true", help="log each request (method, path, status; never a token)")
     serve.set_defaults(func=_serve)
