@@ -295,3 +295,43 @@ def test_discounts_are_ground_no_tool_covers(text, ground):
     from supportdesk.models.offline import cues
 
     assert cues.unknown_ground(text) == ground
+
+
+@pytest.mark.parametrize(
+    ("today", "day", "annual", "created", "due"),
+    [
+        ("2026-11-27", 1, False, "2025-06-01", "2026-12-01"),
+        ("2026-11-01", 1, False, "2025-06-01", "2026-12-01"),  # billed today: the next is next month's
+        ("2026-12-20", 5, False, "2025-06-05", "2027-01-05"),
+        ("2026-01-31", 31, False, "2025-06-30", "2026-02-28"),  # a short month bills on its last day
+        ("2026-11-27", 15, True, "2025-06-15", "2027-06-15"),
+        ("2026-03-01", 15, True, "2025-06-15", "2026-06-15"),
+    ],
+)
+def test_the_next_billing_date(today, day, annual, created, due):
+    from datetime import date
+
+    from supportdesk.models.offline.specialist import next_billing_date
+
+    assert next_billing_date(date.fromisoformat(today), day, annual, created).isoformat() == due
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("when is my next payment due?", True),
+        ("when does my subscription renew?", True),
+        ("how much will I be charged next month?", True),
+        ("team, but only from my next renewal", False),  # when a change takes effect
+        ("I was charged twice last month", False),
+    ],
+)
+def test_what_asks_for_the_next_payment(text, asks):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.NEXT_PAYMENT.search(text)) is asks
+
+
+async def test_a_cancelled_subscription_has_no_next_payment(tmp_path):
+    (_, asked), _ = await talk(tmp_path, "cancel my subscription, marco@example.com", "so when is my next payment?")
+    assert "no next payment" in asked.said()

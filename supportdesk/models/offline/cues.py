@@ -313,6 +313,13 @@ PAYMENT_METHOD = _any(
     r"\b(?:update|change|replace|new|add|switch|swap)\b.*\b(?:visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?ending\b",
     r"\b(?:card|payment method) (?:has )?expired\b",
 )
+# When the next payment is taken, and how much: the account's renewal, not a charge already made.
+NEXT_PAYMENT = _any(
+    # ("next renewal" is left out: "from my next renewal" says when a change takes effect)
+    r"\bnext (?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
+    r"\b(?:when|what date|what day)\b[^.?!]{0,40}\b(?:renew(?:s|al)?|(?:billed|charged|debited) again|charge me|bill me|take (?:the )?(?:next )?payment)\b",
+    r"\b(?:charged|billed|debited) next (?:month|year)\b",
+)
 INVOICE = _any(r"\binvoices?\b", r"\breceipts?\b")
 PRICING = _any(
     r"\bhow much (?:is|does|do|are|would)\b", r"\bprices?\b|\bpricing\b", r"\bwhat (?:do|does|would) .* cost\b",

@@ -125,6 +125,22 @@ class Step:
         return CallTools(requested, context=self.context(context))
 
 
+def next_billing_date(today: date, billing_day: int, annual: bool, created_on: str) -> date:
+    """The first billing day after `today`: monthly on `billing_day` (the month's last day when it
+    has fewer), annually on that day of the month the account was created in."""
+    def on(year: int, month: int) -> date:
+        return date(year, month, min(billing_day, calendar.monthrange(year, month)[1]))
+
+    if annual:
+        month = int(created_on[5:7]) if created_on[5:7].isdigit() else today.month
+        due = on(today.year, month)
+        return due if due > today else on(today.year + 1, month)
+    due = on(today.year, today.month)
+    if due > today:
+        return due
+    return on(today.year + (today.month == 12), today.month % 12 + 1)
+
+
 class Specialist:
     def __init__(self, view: View, router: Router | None):
         self.view = view
@@ -427,7 +443,7 @@ class Specialist:
         if f.customer_ids or f.emails:
             query = (f.emails or f.customer_ids)[-1]
             # Questions about charges start from the charges (one lookup, not two).
-            about_charges = not intents & {"cancel", "plan", "payment", "invoice", "credit"}
+            about_charges = not intents & {"cancel", "plan", "payment", "invoice", "credit", "next_payment"}
             if about_charges and v.has_tool("find_charges"):
                 if not v.called_with("find_charges", {"customer": query}):
                     return self.step.call("find_charges", {"customer": query})
@@ -461,7 +477,7 @@ class Specialist:
             else:
                 said = "I couldn't find an account from those details. Could you tell me the email address on your account?"
             return self.step.answer(said)
-        if intents & {"cancel", "plan", "payment", "invoice", "credit"} and not intents & {"refund", "duplicate"}:
+        if intents & {"cancel", "plan", "payment", "invoice", "credit", "next_payment"} and not intents & {"refund", "duplicate"}:
             # Not about a charge: the amount and dates on a statement would find nothing to act on.
             return self.step.answer("I can help with that. What's the email address on your account?")
         return self.step.answer(
@@ -529,6 +545,8 @@ class Specialist:
             return self._identify(intents)
         ctx = {"customer_id": customer_id}
 
+        if "next_payment" in intents and not intents & {"refund", "duplicate", "cancel", "plan"}:
+            return self._next_payment(customer_id)
         if "credit" in intents:
             return self._credit(customer_id, text)
         if "cancel" in intents:
@@ -564,10 +582,12 @@ class Specialist:
         for name, pattern in (
             ("refund", cues.REFUND), ("duplicate", cues.DUPLICATE), ("cancel", cues.CANCEL),
             ("plan", cues.PLAN_CHANGE), ("payment", cues.PAYMENT_METHOD), ("invoice", cues.INVOICE),
-            ("pricing", cues.PRICING), ("credit", cues.CREDIT),
+            ("pricing", cues.PRICING), ("credit", cues.CREDIT), ("next_payment", cues.NEXT_PAYMENT),
         ):
             if pattern.search(t):
                 found.add(name)
+        if "next_payment" in found:
+            found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
         if cues.plan_step(t):
             found.add("plan")  # "I'd like the cheapest plan"
         if "payment" in found and "refund" in found:
@@ -1136,6 +1156,33 @@ class Specialist:
         else:
             said = f"To confirm: I'll move you from the {current.title()} plan to the {target['name']} plan ({price}) {when}. Shall I go ahead?"
         return step.offer(said, "change_plan", args, customer_id=customer_id)
+
+    def _next_payment(self, customer_id: str):
+        """When the next payment is taken and how much: the account's billing day and period and
+        its plan's price, counted from the day the customer asked."""
+        v, step = self.view, self.step
+        record = self._customer_record(customer_id)
+        if record is None:
+            if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
+                return step.answer("I couldn't read your account just now. Could you try again in a moment?")
+            return step.call("find_customer", {"query": customer_id})
+        if self._done("cancel_subscription", customer_id) is not None or record.get("status") == "cancelled":
+            step.resolved = True
+            return step.answer("Your subscription is cancelled, so there's no next payment: it won't renew.")
+        read, plans = self._price_list()
+        if read is not None:
+            return read
+        plan = next((p for p in plans if p["code"] == record.get("plan")), None)
+        annual = record.get("billing_period") == "annual"
+        asked_on = v.customer_messages[-1].created_at.date() if v.customer_messages else date.today()
+        due = next_billing_date(asked_on, int(record.get("billing_day") or 1), annual, str(record.get("created_on", "")))
+        price = f"{money(plan['annual_price' if annual else 'monthly_price'])} " if plan else ""
+        name = plan["name"] if plan else str(record.get("plan", "")).title()
+        step.resolved = True
+        return step.answer(
+            f"Your next payment is {price}for the {name} plan, billed {'annually' if annual else 'monthly'}, "
+            f"on {nice_date(due.isoformat())}."
+        )
 
     def _done(self, tool: str, customer_id: str) -> ToolEvent | None:
         """The latest call of `tool` on this customer's account that went through this session."""
