@@ -335,3 +335,20 @@ def test_what_asks_for_the_next_payment(text, asks):
 async def test_a_cancelled_subscription_has_no_next_payment(tmp_path):
     (_, asked), _ = await talk(tmp_path, "cancel my subscription, marco@example.com", "so when is my next payment?")
     assert "no next payment" in asked.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "plan"),
+    [
+        ("I'm on Starter and want to downgrade", None),
+        ("currently on pro, I'd like to switch to team", "team"),
+        ("from Team to Pro please", "pro"),
+        ("we have the starter plan, upgrade us to team", "team"),
+        ("move me to starter, I'm on pro now", "starter"),
+        ("switch my plan to pro", "pro"),
+    ],
+)
+def test_the_plan_they_are_on_is_not_the_plan_asked_for(text, plan):
+    from supportdesk.models.offline import cues
+
+    assert cues.plan_request(text)[0] == plan

@@ -373,13 +373,21 @@ def card_description(text: str) -> str | None:
     return f"{brand} ending {m.group(2)}"
 
 
-_PLAN_FROM = re.compile(r"\bfrom (?:the |my |our )?(starter|pro|team)\b", _FLAGS)
+# The plan they are on, named beside a change: "from Team", "I'm on Starter", "currently on pro",
+# "we have the starter plan", "on pro right now". It is where they are, never the plan to move to.
+_PLAN_FROM = re.compile(
+    r"\b(?:from|(?:i'?m|i am|we'?re|we are)\s+(?:currently\s+|now\s+)?on|currently on|(?:i|we)\s+(?:currently\s+)?have"
+    r"|my current plan is)\s+(?:the |my |our )?(starter|pro|team)\b"
+    r"|\bon (?:the )?(starter|pro|team)(?: plan)? (?:right now|now|currently|at the moment)\b",
+    _FLAGS,
+)
 
 
 def plan_request(text: str) -> tuple[str | None, str | None]:
-    """(the plan asked for, the billing period asked for). In "from Team to Pro" it is Pro."""
-    source = _PLAN_FROM.search(text)
-    named = [m for m in PLAN_NAME.finditer(text) if not (source and m.start() == source.start(1))]
+    """(the plan asked for, the billing period asked for). In "from Team to Pro" it is Pro, and in
+    "I'm on Starter and want to downgrade" none."""
+    current = {m.start(1) if m.group(1) else m.start(2) for m in _PLAN_FROM.finditer(text)}
+    named = [m for m in PLAN_NAME.finditer(text) if m.start() not in current]
     plan = named[-1] if named else None
     period = PERIOD.search(text)
     period_value = None
