@@ -352,3 +352,10 @@ def test_the_plan_they_are_on_is_not_the_plan_asked_for(text, plan):
     from supportdesk.models.offline import cues
 
     assert cues.plan_request(text)[0] == plan
+
+
+@pytest.mark.parametrize("opening", ["on pro right now, what's cheaper? dana@example.com", "I'm on Team, drop me to the cheapest, marco@example.com"])
+async def test_a_plan_named_with_a_price_question_or_change_goes_to_billing(tmp_path, opening):
+    [turn], _ = await talk(tmp_path, opening)
+    assert turn.handoffs() == ["triage>billing"]
+    assert not turn.calls("change_plan")

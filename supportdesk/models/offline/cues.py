@@ -273,8 +273,11 @@ PLAN_CHANGE = _any(
 # the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").
 _TIER = r"(?:plans?|tiers?|levels?|packages?|options?|subscriptions?|ones?)"
 _MOST = r"(?:[- ](?:priced|price|cost|tier|end))?"
-PLAN_LOWEST = _any(rf"\b(?:cheapest|lowest|least expensive|most basic|smallest|entry[- ]level|bottom){_MOST}\s+{_TIER}\b")
-PLAN_HIGHEST = _any(rf"\b(?:most expensive|priciest|highest|biggest|largest|top){_MOST}\s+{_TIER}\b")
+_LOWEST = r"(?:cheapest|lowest|least expensive|most basic|smallest|entry[- ]level|bottom)"
+_HIGHEST = r"(?:most expensive|priciest|highest|biggest|largest|top)"
+# "the cheapest plan", and "(move me) to the cheapest" with the plan left unsaid
+PLAN_LOWEST = _any(rf"\b{_LOWEST}{_MOST}\s+{_TIER}\b", rf"\b(?:to|onto) the {_LOWEST}\b(?!\s+(?!{_TIER})[a-z])")
+PLAN_HIGHEST = _any(rf"\b{_HIGHEST}{_MOST}\s+{_TIER}\b", rf"\b(?:to|onto) the {_HIGHEST}\b(?!\s+(?!{_TIER})[a-z])")
 _ONE_STEP = r"(?:a|one|the next)"
 PLAN_DOWN = _any(
     r"\bdowngrade\b", rf"\b(?:cheaper|smaller|lower|less expensive)\s+{_TIER}\b",

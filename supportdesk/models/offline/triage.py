@@ -115,7 +115,10 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
 
 
 _SKILL_REQUESTS = {
-    "money": (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.CREDIT, cues.PRICING),
+    "money": (
+        cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.CREDIT, cues.PRICING,
+        cues.PLAN_LOWEST, cues.PLAN_HIGHEST, cues.PLAN_DOWN, cues.PLAN_UP,
+    ),
     "tech": (cues.RESET, cues.LOGIN, cues.BUG, cues.DATA_LOSS),
 }
 
@@ -214,7 +217,10 @@ def decide(view: View, router: Router):
     # A payment method change that names the new card ("update my card to visa ending 4444") is
     # billing's however the words lean: cards come up in the app's own troubles too.
     names_new_card = bool(cues.PAYMENT_METHOD.search(text) and cues.card_description(text))
-    if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card):
+    # So is a question or a change about one of the plans by name ("on pro right now, what's
+    # cheaper?"): "team" and "pro" lean the router towards the app's team features.
+    names_a_plan = bool(cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text)))
+    if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan):
         # Only mildly leaning, against what the request itself names: the request wins.
         by_request = _by_request(view, text, candidates)
         if by_request is not None and by_request != route.agent:
