@@ -1072,11 +1072,9 @@ class Specialist:
                 "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment.",
             )
         when = "renewal" if cues.AT_RENEWAL.search(text) or cues.AT_RENEWAL.search(source) else "now"
-        record = self._customer_record(customer_id)
-        if record is None:
-            if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
-                return step.answer("I couldn't read your account just now. Could you try again in a moment?")
-            return step.call("find_customer", {"query": customer_id})
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
         named_as_target = plan is not None and re.search(rf"\b(?:to|onto|into|on) (?:the |a )?{plan}\b", source, re.I)
         if plan == record.get("plan") and not period and not named_as_target and re.search(r"\b(?:upgrade|downgrade|switch|change|move)\b", source, re.I):
             # "downgrade, Team is too expensive": the plan named is the one they are leaving.
@@ -1111,11 +1109,9 @@ class Specialist:
         against the customer's plan and the price list. The customer named no plan, so the one it
         resolves to is offered and waits for a yes; with several that fit, they are asked which."""
         v, step = self.view, self.step
-        record = self._customer_record(customer_id)
-        if record is None:
-            if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
-                return step.answer("I couldn't read your account just now. Could you try again in a moment?")
-            return step.call("find_customer", {"query": customer_id})
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
         read, plans = self._price_list()
         if read is not None:
             return read
@@ -1161,11 +1157,9 @@ class Specialist:
         """When the next payment is taken and how much: the account's billing day and period and
         its plan's price, counted from the day the customer asked."""
         v, step = self.view, self.step
-        record = self._customer_record(customer_id)
-        if record is None:
-            if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
-                return step.answer("I couldn't read your account just now. Could you try again in a moment?")
-            return step.call("find_customer", {"query": customer_id})
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
         if self._done("cancel_subscription", customer_id) is not None or record.get("status") == "cancelled":
             step.resolved = True
             return step.answer("Your subscription is cancelled, so there's no next payment: it won't renew.")
@@ -1190,6 +1184,17 @@ class Specialist:
             (t for t in reversed(self.view.tools) if t.ok and t.name == tool and t.arguments.get("customer_id") == customer_id),
             None,
         )
+
+    def _read_account(self, customer_id: str) -> tuple[Any, dict[str, Any]]:
+        """(the step that reads the account first, or that says it cannot be read; else None, and
+        the account as read)."""
+        v, step = self.view, self.step
+        record = self._customer_record(customer_id)
+        if record is not None:
+            return None, record
+        if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
+            return step.answer("I couldn't read your account just now. Could you try again in a moment?"), {}
+        return step.call("find_customer", {"query": customer_id}), {}
 
     def _price_list(self) -> tuple[Any, list[dict[str, Any]]]:
         """(the step that reads the price list first, or None; the plans read this turn)."""
