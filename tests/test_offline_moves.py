@@ -359,3 +359,12 @@ async def test_a_plan_named_with_a_price_question_or_change_goes_to_billing(tmp_
     [turn], _ = await talk(tmp_path, opening)
     assert turn.handoffs() == ["triage>billing"]
     assert not turn.calls("change_plan")
+
+
+@pytest.mark.parametrize(
+    "opening",
+    ["the pro version keeps crashing when I upgrade the app", "the team plan page shows an error when I open it"],
+)
+async def test_the_app_in_trouble_stays_technical_whatever_plan_it_names(tmp_path, opening):
+    [turn], _ = await talk(tmp_path, opening)
+    assert turn.handoffs() == ["triage>technical"]

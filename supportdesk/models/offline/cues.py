@@ -98,6 +98,12 @@ STEPS_FAILED = _any(
     r"\b(?:already )?tried (?:that|those|this|everything|all|it|the steps)\b",
     r"\bno luck\b", r"\bsame (?:problem|issue|error)\b", r"\bkeeps? (?:happening|crashing|failing)\b",
 )
+# The app itself misbehaving: whatever else the message names (a plan, a card), it is technical.
+APP_TROUBLE = _any(
+    r"\bcrash", r"\bfreez", r"\bfroze\b", r"\berror\b", r"\bbroken\b", r"\bstuck\b", r"\bbug\b",
+    r"\b(?:won'?t|will not|doesn'?t|does not|can'?t|cannot) (?:open|load|start|sync|launch)\b",
+    r"\b(?:not|stopped) (?:working|loading|opening|syncing|responding)\b", r"\blogged out\b", r"\blocked out\b",
+)
 # What we sent has not reached them ("the link never came", "still nothing, checked spam too").
 NOT_ARRIVED = _any(
     r"\b(?:never|hasn't|has not|haven't|have not|didn't|did not|still (?:hasn't|has not|haven't|have not|isn't|is not|not))\b"

@@ -216,10 +216,14 @@ def decide(view: View, router: Router):
     route = router.route(text)
     # A payment method change that names the new card ("update my card to visa ending 4444") is
     # billing's however the words lean: cards come up in the app's own troubles too.
-    names_new_card = bool(cues.PAYMENT_METHOD.search(text) and cues.card_description(text))
+    # (Unless the app itself is in trouble: "the pro version crashes when I upgrade the app".)
+    trouble = bool(cues.APP_TROUBLE.search(text))
+    names_new_card = not trouble and bool(cues.PAYMENT_METHOD.search(text) and cues.card_description(text))
     # So is a question or a change about one of the plans by name ("on pro right now, what's
     # cheaper?"): "team" and "pro" lean the router towards the app's team features.
-    names_a_plan = bool(cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text)))
+    names_a_plan = not trouble and bool(
+        cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
+    )
     if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan):
         # Only mildly leaning, against what the request itself names: the request wins.
         by_request = _by_request(view, text, candidates)
