@@ -91,11 +91,9 @@ async def _of_named_accounts(ctx: ToolContext, charges: list[Row]) -> list[Row]:
     A model's guessed amount, dates alone, or an amount that many accounts were charged (a plan's
     price) must not list other accounts' charges and owners."""
     said = await customer_said(ctx)
-    accounts: dict[str, Row | None] = {}
     named: set[str] = set()
-    for owner in dict.fromkeys(c["customer_id"] for c in charges):
-        accounts[owner] = await customers(ctx).get_customer(owner)
-        account = accounts[owner]
+    for owner in {c["customer_id"] for c in charges}:
+        account = await customers(ctx).get_customer(owner)
         if account is not None and names_account(said, account):
             named.add(owner)
     by_amount = {c["customer_id"] for c in charges if names_an_amount(said, [c["amount"]])}
