@@ -62,15 +62,19 @@ def call(name: str, **arguments):
     return CallTools([RequestedCall(f"c-{name}", name, arguments)])
 
 
-async def test_a_cancel_on_an_account_the_customer_never_named_is_refused(db_path, desk):
-    script = [
+def cancel_asked_twice() -> list:
+    """A model talked into cancelling Marco's account, asking once for the account in between."""
+    return [
         Transfer("billing", "cancellation"),
-        call("cancel_subscription", customer_id="CUS-1002"),  # the model was talked into it
+        call("cancel_subscription", customer_id="CUS-1002"),
         Answer("Which account is it?"),
         call("cancel_subscription", customer_id="CUS-1002"),
         Answer("Cancelled."),
     ]
-    async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
+
+
+async def test_a_cancel_on_an_account_the_customer_never_named_is_refused(db_path, desk):
+    async with await open_desk(db_path, desk, provider=ScriptedModel(cancel_asked_twice())) as opened:
         events = await drain(opened.runner.send(None, "Cancel the subscription on Marco Bellini's account please"))
         sid = events[0].session_id
         [refused] = results(events)
@@ -194,14 +198,7 @@ def test_amounts_as_customers_write_them():
 async def test_each_ask_reads_only_the_messages_written_since_the_last(db_path, desk):
     """The policies ask for the customer's words on every account-tool call: a long session's
     messages are read once, then only what was written after them."""
-    script = [
-        Transfer("billing", "cancellation"),
-        call("cancel_subscription", customer_id="CUS-1002"),
-        Answer("Which account is it?"),
-        call("cancel_subscription", customer_id="CUS-1002"),
-        Answer("Cancelled."),
-    ]
-    async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
+    async with await open_desk(db_path, desk, provider=ScriptedModel(cancel_asked_twice())) as opened:
         asked: list[int] = []
         of_kind = opened.store.of_kind
 
