@@ -368,3 +368,85 @@ async def test_a_plan_named_with_a_price_question_or_change_goes_to_billing(tmp_
 async def test_the_app_in_trouble_stays_technical_whatever_plan_it_names(tmp_path, opening):
     [turn], _ = await talk(tmp_path, opening)
     assert turn.handoffs() == ["triage>technical"]
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("can i talk to someone", True),
+        ("Is there someone I can speak to about my account?", True),
+        ("put me through to somebody who can help", True),
+        ("connect me with someone please", True),
+        ("transfer me to a human", True),
+        ("I'd rather chat with anybody but a bot", True),
+        ("let me talk to someone on my team first", False),
+        ("can someone explain why my invoice went up?", False),
+        ("someone on my team can't log in", False),
+        ("I spoke to someone yesterday about this", False),
+    ],
+)
+def test_what_asks_for_a_person(text, person):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.HUMAN.search(text)) is person
+
+
+@pytest.mark.parametrize(
+    ("text", "failed"),
+    [
+        ("still the same", True),
+        ("nope, same thing", True),
+        ("same as before", True),
+        ("no change", True),
+        ("nothing changed", True),
+        ("no difference at all", True),
+        ("didn't change anything", True),
+        ("it's the same charge twice", False),
+        ("same card as before please", False),
+        ("that worked, thanks", False),
+    ],
+)
+def test_what_says_the_steps_changed_nothing(text, failed):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.STEPS_FAILED.search(text)) is failed
+
+
+@pytest.mark.parametrize(
+    ("text", "only"),
+    [
+        ("thanks, the reset worked", True),
+        ("ok those steps did the trick, thank you", True),
+        ("thanks, it worked yesterday but now it crashes again", False),
+    ],
+)
+def test_a_step_that_worked_with_thanks_is_courtesy_only(text, only):
+    from supportdesk.models.offline import cues
+
+    assert cues.courtesy_only(text) is only
+
+
+async def test_still_the_same_after_a_reset_link_escalates_and_stays_off_billing(tmp_path):
+    (_, sent, same), _ = await talk(
+        tmp_path, "I can't log in, invalid password. marco@example.com", "yes send the reset link", "still the same"
+    )
+    assert sent.calls("send_password_reset")
+    assert same.handoffs() == ["technical>senior"]
+
+
+async def test_a_detail_after_a_reset_offer_sends_no_link(tmp_path):
+    # The email came in the first message; the reply to "just tell me the email" is not a yes.
+    (offered, detail, yes), _ = await talk(
+        tmp_path, "I can't log into my account, it says invalid password. marco@example.com", "I'm on chrome on windows", "ok, please send me the reset link"
+    )
+    assert "reset link" in offered.said() and not offered.calls("send_password_reset")
+    assert not detail.calls("send_password_reset")
+    [reset] = yes.calls("send_password_reset")
+    assert reset.arguments == {"customer": "marco@example.com"}
+
+
+def test_emails_in_a_text_are_read_once_each_in_lower_case():
+    from supportdesk.models.offline.slots import emails_in
+
+    assert emails_in("Dana@Example.com, or dana@example.com; else bo@example.org") == ["dana@example.com", "bo@example.org"]
+    assert emails_in("I'm on chrome on windows") == []

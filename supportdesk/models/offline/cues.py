@@ -54,15 +54,21 @@ SMALL_TALK = _any(
     r"^\s*what(?:'s| is) your name\??\s*$",
     r"^\s*what can you (?:help (?:me )?with|do)\??\s*$",
 )
+# "that worked", "the reset worked": what we suggested or sent did its job.
+_WORKED = r"(?:that|it|this|those steps|the (?:reset|link|steps?|fix|new password)) (?:worked|fixed it|did it|did the trick|helped)"
 THANKS = _any(
     r"^\s*(?:ok(?:ay)?[,!. ]*)?(?:thanks|thank you|thx|cheers|great|perfect|awesome|brilliant)\b[^?]*$",
     r"^\s*(?:that(?:'s| is) all|bye|goodbye|have a (?:good|nice) day)\b",
-    r"\bthat (?:worked|fixed it|did it|helped)\b",
+    rf"\b{_WORKED}\b",
 )
 HUMAN = _any(
     r"\b(?:speak|talk|chat)(?:ing)? (?:to|with) (?:a |an |your |the )?(?:human|person|real person|someone real|agent|manager|supervisor|representative|staff)\b",
     r"\b(?:human|real person|live agent|actual person)\b.*\b(?:please|now|need|want)\b",
     r"\b(?:want|need|get) (?:a |an )?(?:human|real person|live agent|manager|supervisor)\b",
+    # "can i talk to someone", "put me through to somebody": anyone but the customer's own people.
+    r"\b(?:(?:speak|talk|chat)(?:ing)? (?:to|with)|put (?:me )?through to|connect(?:ing)? me (?:to|with)|transfer me to)"
+    r" (?:some(?:one|body)|any(?:one|body)|a (?:human|person))\b(?! (?:on|in|from|at) (?:my|our)\b)",
+    r"\bis (?:there )?(?:some(?:one|body)|any(?:one|body)) (?:i|we) (?:can|could) (?:speak|talk|chat)\b",
 )
 OUT_OF_SCOPE = _any(
     r"\bweather\b", r"\btell me a joke\b", r"\bjoke\b", r"\brecipe\b", r"\bpoem\b", r"\bhomework\b",
@@ -97,6 +103,10 @@ STEPS_FAILED = _any(
     r"\b(?:still|again) (?:not|doesn't|does not|won't|can't|cannot|fails?|failing|crash|broken|the same|stuck|happening|get)",
     r"\b(?:already )?tried (?:that|those|this|everything|all|it|the steps)\b",
     r"\bno luck\b", r"\bsame (?:problem|issue|error)\b", r"\bkeeps? (?:happening|crashing|failing)\b",
+    # The terse replies to "let me know whether that works": nothing the steps did made a difference.
+    r"^\W*(?:(?:nope|no|sadly|unfortunately)\W+)?(?:still )?(?:the )?same(?: (?:thing|here|again|as before))?\W*$",
+    r"\b(?:no|not (?:any|a)) (?:change|difference)\b", r"\bnothing(?: has)? changed\b",
+    r"\b(?:did not|didn't|does not|doesn't) (?:change|make (?:a|any) difference|do (?:anything|a thing))\b",
 )
 # The app itself misbehaving: whatever else the message names (a plan, a card), it is technical.
 APP_TROUBLE = _any(
@@ -228,7 +238,7 @@ PROBLEM = _any(
 
 _COURTESY = re.compile(
     r"\b(?:ok(?:ay)?|thanks|thank you|thx|ty|cheers|great|perfect|awesome|brilliant|wonderful|lovely|so much|very much|a lot|"
-    r"that (?:worked|fixed it|did it|helped)|bye|goodbye|have a (?:good|nice) day|that's all|that is all)\b",
+    rf"{_WORKED}|bye|goodbye|have a (?:good|nice) day|that's all|that is all)\b",
     _FLAGS,
 )
 

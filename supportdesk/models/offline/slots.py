@@ -229,12 +229,18 @@ def _ids(pattern: re.Pattern[str], prefix: str, text: str) -> list[str]:
     return out
 
 
-def extract(text: str, *, amount_asked: bool = False) -> Slots:
-    """Every slot found in `text`, each list in order of appearance, without repeats.
-    `amount_asked`: the text answers an agent that asked for the amount."""
+def emails_in(text: str) -> list[str]:
+    """The email addresses in `text`, lower-cased, in order, without repeats."""
     emails: list[str] = []
     for m in _EMAIL.finditer(text):
         _add_unique(emails, m.group(0).lower())
+    return emails
+
+
+def extract(text: str, *, amount_asked: bool = False) -> Slots:
+    """Every slot found in `text`, each list in order of appearance, without repeats.
+    `amount_asked`: the text answers an agent that asked for the amount."""
+    emails = emails_in(text)
     # An email's digits are not amounts or ids: blank emails out before the other passes.
     rest = _EMAIL.sub(" ", text)
     return Slots(

@@ -357,7 +357,12 @@ class Specialist:
             for clause in parts:
                 # "the email is dana@example.com" answers our question; it is no new topic.
                 # Nor is a yes or a no: it answers what we asked.
-                answer = cues.only_facts(clause) or (not dropping and (dialogue.confirms(clause) or dialogue.refuses(clause)) and not self._has_own_request(clause, any_skill=True))
+                # Nor is "still the same": it tells how our last answer went.
+                answer = cues.only_facts(clause) or (
+                    not dropping
+                    and (dialogue.confirms(clause) or dialogue.refuses(clause) or cues.STEPS_FAILED.search(clause))
+                    and not self._has_own_request(clause, any_skill=True)
+                )
                 skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
                 if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):
                     switch_clause = clause
@@ -1368,7 +1373,9 @@ class Specialist:
             return self._ask_human("the steps did not fix the problem", {"bug_summary": summary})
 
         wants_reset = force_reset or any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:])) or (
-            "reset link" in v.last_agent_text().lower() and (cues.AFFIRM.search(text) or v.facts.emails)
+            # Our offer ("just tell me the email") is taken by a yes or by an email in this reply;
+            # one given earlier does not make any later reply a yes ("I'm on chrome on windows").
+            "reset link" in v.last_agent_text().lower() and bool(cues.AFFIRM.search(text) or slot_extraction.emails_in(text))
         )
         if wants_reset and v.has_tool("send_password_reset"):
             who = v.context.get("customer_id") or (v.facts.emails[-1] if v.facts.emails else None) or v.context.get("customer_email")
