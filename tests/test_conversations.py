@@ -18,7 +18,8 @@ AMOUNTS = read_jsonl(REPO / "evals" / "amounts-tune.jsonl") + read_jsonl(REPO / 
 # Pairs taught since, each written and committed before the model changed for it (evals/README.md).
 PAIRS = {
     name: (read_jsonl(REPO / "evals" / f"{name}-tune.jsonl"), read_jsonl(REPO / "evals" / f"{name}-held.jsonl"))
-    for name in ("asked-amount", "day-list", "relative-plan", "reset-missing", "card-routing", "invoice-month", "discount", "next-payment", "current-plan")
+    for name in ("asked-amount", "day-list", "relative-plan", "reset-missing", "card-routing", "invoice-month", "discount", "next-payment", "current-plan",
+                 "person-someone", "terse-still", "offer-taken")
 }
 ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS + [c for tune, held in PAIRS.values() for c in tune + held]
 
