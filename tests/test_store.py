@@ -422,6 +422,9 @@ async def main():
                 for part in range(1 + batch % 3)
             ]
             await store.append(sid, items)
+            # A breath between batches: SQLite's busy handler backs off in sleeps, and a writer
+            # that takes the lock straight back can keep the other out until it has finished.
+            time.sleep(0.002)
 
 asyncio.run(main())
 """
