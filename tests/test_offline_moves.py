@@ -450,3 +450,30 @@ def test_emails_in_a_text_are_read_once_each_in_lower_case():
 
     assert emails_in("Dana@Example.com, or dana@example.com; else bo@example.org") == ["dana@example.com", "bo@example.org"]
     assert emails_in("I'm on chrome on windows") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "ground"),
+    [
+        ("why is my account suspended??", "question about a suspended account"),
+        ("our workspace has been deactivated overnight", "question about a suspended account"),
+        ("you banned my account for no reason", "question about a suspended account"),
+        ("I disabled 2fa on my account and now can't get in", None),
+        ("my account is locked after too many attempts", None),
+        ("my invoice shows the wrong company name", "request to change invoice details"),
+        ("please add our VAT number to the invoices", "request to change invoice details"),
+        ("the billing address on my invoices is wrong", "request to change invoice details"),
+        ("send the invoice to my email address", None),
+        ("where can I download my invoices?", None),
+    ],
+)
+def test_what_no_tool_or_article_covers(text, ground):
+    from supportdesk.models.offline import cues
+
+    assert cues.unknown_ground(text) == ground
+
+
+async def test_a_suspended_account_gets_a_person_not_a_reset_link(tmp_path):
+    [turn], _ = await talk(tmp_path, "my account got suspended out of nowhere, dana@example.com")
+    assert turn.calls("request_human") and not turn.calls("send_password_reset")
+    assert "suspended account" in turn.said()

@@ -163,6 +163,19 @@ UNKNOWN_GROUND = {
         r"\bvouchers?\b", r"\b(?:student|nonprofit|non-profit|charity|education(?:al)?|academic|military|loyalty) (?:pricing|prices?|rates?)\b",
         r"\b\d+ ?(?:%|percent) off\b",
     ),
+    # A suspension is a security or billing review staff make; no article or tool lifts one.
+    "question about a suspended account": _any(
+        r"\b(?:account|workspace|organi[sz]ation)\b (?:(?:is|was|has|got|is now|has now)\s+)?(?:been\s+)?"
+        r"(?:suspended|deactivated|disabled|banned|terminated)\b",
+        r"\b(?:suspended|deactivated|disabled|banned|terminated) (?:my|our|the) (?:account|workspace)\b", r"\bsuspension\b",
+    ),
+    # What an invoice says about the customer (names, addresses, tax ids) is changed by staff.
+    "request to change invoice details": _any(
+        r"\binvoices?\b[^.!?]{0,40}\b(?:company name|business name|legal name|billing address|postal address|vat|"
+        r"tax (?:id|number)|po number|purchase order number)\b",
+        r"\b(?:company name|business name|legal name|billing address|postal address|vat (?:number|id)|tax (?:id|number)|"
+        r"po number)\b[^.!?]{0,40}\binvoices?\b",
+    ),
 }
 
 
@@ -172,6 +185,8 @@ UNKNOWN_GROUND_WORDS = {
     "ownership transfer": ("ownership", "owner"),
     "legal matter": ("legal",),
     "discount or promo code": ("discount", "coupon", "promo"),
+    "question about a suspended account": ("suspend", "suspension"),
+    "request to change invoice details": ("invoice details", "legal name", "vat", "billing address"),
 }
 
 
