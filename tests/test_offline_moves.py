@@ -477,3 +477,57 @@ async def test_a_suspended_account_gets_a_person_not_a_reset_link(tmp_path):
     [turn], _ = await talk(tmp_path, "my account got suspended out of nowhere, dana@example.com")
     assert turn.calls("request_human") and not turn.calls("send_password_reset")
     assert "suspended account" in turn.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "trying"),
+    [
+        ("ok i'll try that thanks", True),
+        ("alright, let me try those steps", True),
+        ("will try that, thanks!", True),
+        ("ok I'll give it a go", True),
+        ("I'll try that but will it delete my files?", False),
+        ("I tried that already", False),
+    ],
+)
+def test_what_says_they_will_try_our_steps(text, trying):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.TRYING.search(text)) is trying
+
+
+@pytest.mark.parametrize(
+    ("text", "only"),
+    [
+        ("I'm on iOS 17", True),
+        ("macOS Sonoma, if that matters", True),
+        ("version 4.2 of the app", True),
+        ("I'm on a work laptop with chrome", True),
+        ("it crashes on windows 11", False),
+        ("does it work on android?", False),
+        ("I want a refund, I'm on android", False),
+        ("I'm on the pro plan", False),
+    ],
+)
+def test_what_only_says_what_the_app_runs_on(text, only):
+    from supportdesk.models.offline import cues
+
+    assert cues.setup_only(text) is only
+
+
+async def test_the_setup_given_after_steps_is_kept_and_goes_into_the_ticket(tmp_path):
+    (steps, setup, ok, same), _ = await talk(
+        tmp_path, "the app logs me out every few minutes on iphone", "I'm on iOS 17", "ok i'll try that thanks", "still the same"
+    )
+    assert steps.calls("search_kb") and not setup.calls("search_kb") and not ok.calls("search_kb")
+    assert setup.context["customer_setup"] == "I'm on iOS 17"
+    assert same.handoffs() == ["technical>senior"]
+    assert "Setup: I'm on iOS 17." in same.context["bug_summary"]
+
+
+def test_being_signed_out_again_and_again_has_its_own_article():
+    from supportdesk.tools.kb import knowledge_base
+
+    for query in ("the app logs me out every few minutes", "I keep getting kicked out of the app", "my session expires all the time"):
+        assert knowledge_base().search(query)[0][0].slug == "signed-out", query
+    assert knowledge_base().search("I can't log in")[0][0].slug == "login-problems"

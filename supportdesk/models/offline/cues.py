@@ -236,6 +236,36 @@ def only_facts(text: str) -> bool:
     return not about or vague(about)
 
 
+# "I'll try that", "let me give it a go": the customer goes off to try what we suggested.
+TRYING = _any(
+    r"^\W*(?:(?:ok(?:ay)?|alright|all right|sure|great|cool|fine|right|thanks|thank you)\W+)*"
+    r"(?:i'?ll|i will|will|let me|gonna|i'?m (?:going to|gonna))\s+"
+    r"(?:try|give (?:it|that|this|them|those)(?: steps)? a (?:go|try|shot)|do (?:that|this|it|those))\b[^?]*$",
+)
+# What the customer runs our app on: a system, a device, a browser, a version.
+_SETUP = re.compile(
+    r"\b(?:i ?os|ipad ?os|android|windows|win ?1[01]|mac ?os|macos|os ?x|linux|ubuntu|chrome ?os|iphone|ipad|pixel|samsung|"
+    r"galaxy|macbook|imac|laptop|desktop|pc|chrome|chromium|firefox|safari|edge|opera|brave|sonoma|sequoia|ventura|monterey|"
+    r"big sur)\b",
+    _FLAGS,
+)
+# The words around a setup that say nothing more ("I'm on a work laptop", "if that matters").
+_SETUP_FILLER = frozenset(
+    """i i'm im am on using use running run a an the my our it it's its is with of if that matters helps help in case fyi
+    btw also and just work new latest old version app phone computer browser device system mobile web both""".split()
+)
+
+
+def setup_only(text: str) -> bool:
+    """The message only says what the customer runs the app on ("I'm on iOS 17", "macOS Sonoma,
+    if that matters", "version 4.2 of the app"): a detail about the problem in hand, no new one."""
+    if "?" in text or PROBLEM.search(text) or STEPS_FAILED.search(text):
+        return False
+    named = bool(_SETUP.search(text)) or bool(re.search(r"\bversion\s+v?\d", text, _FLAGS))
+    rest = re.sub(r"\bv?\d+(?:\.\d+)*\b", " ", _SETUP.sub(" ", text))
+    return named and all(w in _SETUP_FILLER for w in _WORD.findall(rest.lower().replace("’", "'")))
+
+
 # A part of a message that states a problem or a request of its own (a symptom, or something to
 # do), as opposed to context around one ("I was checking the app") or a plea ("asap please").
 PROBLEM = _any(

@@ -42,6 +42,13 @@ HUMAN_REQUESTED = (
     "I've asked a member of our staff to join; they'll see this whole conversation, so you won't need "
     "to repeat anything. I'm still here in the meantime."
 )
+TRYING_REPLY = (
+    "Sounds good. Let me know how it goes: if it doesn't fix things, tell me what you see and I'll take it further."
+)
+SETUP_NOTED = (
+    "Thanks, I've noted that for this case. Did the steps above fix it? If not, tell me what happens when you "
+    "follow them and I'll take it further."
+)
 UNKNOWN_GROUND_REPLY = (
     "That's a {what}, and nothing in our tools or help articles covers it, so I won't guess. I've asked a member "
     "of our staff to take it from here; they'll see this whole conversation and get back to you."
@@ -253,6 +260,10 @@ class Specialist:
             return None
         if unsure and cues.GREETING.search(text):
             return self.step.answer("Hello again! What else can I help you with?")
+        # "ok, I'll try that": they go off to try what we said; nothing to look up or decide yet.
+        tried_later = cues.TRYING.search(text) and not cues.PROBLEM.search(text) and not cues.STEPS_FAILED.search(text)
+        if tried_later and v.last_agent_text() and not dialogue.open_offer(v.context, len(v.customer_messages)):
+            return self.step.answer(TRYING_REPLY)
         thanks = cues.courtesy_only(text)
         if thanks and not dialogue.open_offer(v.context, len(v.customer_messages)):
             # "that worked, thanks": what they came for is settled.
@@ -360,7 +371,10 @@ class Specialist:
                 # Nor is "still the same": it tells how our last answer went.
                 answer = cues.only_facts(clause) or (
                     not dropping
-                    and (dialogue.confirms(clause) or dialogue.refuses(clause) or cues.STEPS_FAILED.search(clause))
+                    and (
+                        dialogue.confirms(clause) or dialogue.refuses(clause) or cues.STEPS_FAILED.search(clause)
+                        or cues.TRYING.search(clause) or cues.setup_only(clause)
+                    )
                     and not self._has_own_request(clause, any_skill=True)
                 )
                 skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
@@ -1392,6 +1406,10 @@ class Specialist:
                 )
             if not v.called_with("send_password_reset", {"customer": who}):
                 return step.call("send_password_reset", {"customer": who})
+        if searched_before and not v.turn_tools and cues.setup_only(text):
+            # "I'm on iOS 17" after the steps: a detail of this problem, kept for the case (and an
+            # engineer's ticket), not a new search.
+            return step.answer(SETUP_NOTED, customer_setup=text.strip()[:120])
         if v.has_tool("search_kb"):
             just_arrived = bool(v.turn_handoffs) and v.turn_handoffs[-1].to_agent == self.me.name
             if just_arrived and v.context.get("issue"):
@@ -1460,7 +1478,9 @@ class Specialist:
             tried = f" Steps from '{searched[-1].output['articles'][0]['title']}' did not help."
         first = issue.strip().rstrip(".") + "."
         latest = "" if text.strip() == issue.strip() else f" Then: {text.strip().rstrip('.')}."
-        return f"{first}{latest}{tried}"[:480]
+        setup = self.view.context.get("customer_setup")
+        runs_on = f" Setup: {str(setup).rstrip('.')}." if setup and str(setup) != text.strip() else ""
+        return f"{first}{latest}{tried}{runs_on}"[:480]
 
     def _ticket(self, summary: str):
         v = self.view
