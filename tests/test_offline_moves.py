@@ -531,3 +531,24 @@ def test_being_signed_out_again_and_again_has_its_own_article():
     for query in ("the app logs me out every few minutes", "I keep getting kicked out of the app", "my session expires all the time"):
         assert knowledge_base().search(query)[0][0].slug == "signed-out", query
     assert knowledge_base().search("I can't log in")[0][0].slug == "login-problems"
+
+
+def test_a_day_said_without_a_year_matches_that_day_in_any_year():
+    from supportdesk.models.offline.slots import Date
+
+    assert Date(3, 3).matches("2026-03-03") and Date(3, 3).matches("2025-03-03")
+    assert not Date(3, 3).matches("2026-03-01") and not Date(3, 3, 2025).matches("2026-03-03")
+    assert not Date(3, 3).matches("")
+    assert Date(4, 10).spoken() == "April 10" and Date(4, 10, 2026).spoken() == "April 10, 2026"
+
+
+async def test_a_charge_asked_about_by_its_day_is_shown_alone(tmp_path):
+    [turn], _ = await talk(tmp_path, "dana@example.com here. what was the charge on february 1st?")
+    said = turn.said()
+    assert "February 1, 2026: $29.99" in said and "January 1, 2026" not in said and "March 3, 2026" not in said
+
+
+async def test_a_day_without_a_charge_says_so_and_lists_the_recent_ones(tmp_path):
+    [turn], _ = await talk(tmp_path, "what is the charge from april 10? dana@example.com")
+    said = turn.said()
+    assert said.count("I don't see a charge on April 10.") == 1 and "Your recent charges:" in said

@@ -123,11 +123,7 @@ def point_at(text: str, options: list[dict[str, Any]], date_key: str = "charged_
         return list(options)
     found = slot_extraction.extract(text)
     if found.dates:
-        wanted = {(d.month, d.day, d.year) for d in found.dates}
-        hits = [
-            o for o in options
-            if any(_same_day(str(o.get(date_key, "")), m, d, y) for m, d, y in wanted)
-        ]
+        hits = [o for o in options if any(d.matches(str(o.get(date_key, ""))) for d in found.dates)]
         if hits:
             return hits
     if found.amounts and len({o.get("amount") for o in options}) > 1:
@@ -140,12 +136,6 @@ def point_at(text: str, options: list[dict[str, Any]], date_key: str = "charged_
         if pattern.search(stripped) and (index < len(options) or index == -1):
             return [options[index]]
     return None
-
-
-def _same_day(iso: str, month: int, day: int, year: int | None) -> bool:
-    if len(iso) < 10:
-        return False
-    return iso[5:10] == f"{month:02d}-{day:02d}" and (year is None or iso[:4] == f"{year:04d}")
 
 
 # --- issues raised for someone else ---------------------------------------------------------------------

@@ -8,6 +8,7 @@ be cheap and never raise.
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass, field
 
@@ -130,6 +131,17 @@ class Date:
         if self.year is None:
             return f"--{self.month:02d}-{self.day:02d}"
         return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
+
+    def matches(self, iso: str) -> bool:
+        """Whether the ISO calendar date `iso` ('2026-03-01') is this day (any year, if none was said)."""
+        if len(iso) < 10:
+            return False
+        return iso[5:10] == f"{self.month:02d}-{self.day:02d}" and (self.year is None or iso[:4] == f"{self.year:04d}")
+
+    def spoken(self) -> str:
+        """'April 10', or 'April 10, 2026' when the year was said."""
+        name = f"{calendar.month_name[self.month]} {self.day}"
+        return name if self.year is None else f"{name}, {self.year}"
 
 
 @dataclass

@@ -593,7 +593,7 @@ class Specialist:
                 "I can help with charges and refunds, invoices, plan changes, cancellations and payment methods. "
                 "What would you like me to do?"
             )
-        return self._charges_answer(charges)
+        return self._charges_answer(charges, text)
 
     @staticmethod
     def _intents_of(t: str) -> set[str]:
@@ -1278,7 +1278,7 @@ class Specialist:
             )
         return step.call("update_payment_method", {"customer_id": customer_id, "method": method})
 
-    def _charges_summary(self, charges: list[dict[str, Any]]) -> str:
+    def _charges_summary(self, charges: list[dict[str, Any]], lead: str = "Your recent charges: ") -> str:
         lines = []
         for c in charges[-6:]:
             flags = []
@@ -1290,24 +1290,38 @@ class Specialist:
                 flags.append("refunded" if c["refundable"] <= 0 else "partly refunded")
             extra = f" ({', '.join(flags)})" if flags else ""
             lines.append(f"{nice_date(c['charged_on'])}: {money(c['amount'])}, {c['description']}{extra}")
-        return "Your recent charges: " + "; ".join(lines) + "."
+        return lead + "; ".join(lines) + "."
 
-    def _charges_answer(self, charges: list[dict[str, Any]]):
-        dups = [c for c in charges if c.get("duplicate_of") and c["refundable"] > 0]
-        failed = [c for c in charges if c["status"] == "failed"]
+    def _days_asked(self, text: str) -> list[slot_extraction.Date]:
+        """The days the customer asks about charges on: this message's, else the topic's latest."""
+        return next((d for d in (slot_extraction.extract_dates(t) for t in [text, *reversed(self.topic_texts())]) if d), [])
+
+    def _charges_answer(self, charges: list[dict[str, Any]], text: str = ""):
+        # "what was the charge on february 1st?": the charges of the days asked about, not the list.
+        days = self._days_asked(text)
+        on_days = [c for c in charges if any(d.matches(str(c["charged_on"])) for d in days)]
+        lead, missing = "Your recent charges: ", ""
+        if on_days:
+            lead = "Here is that charge — " if len(on_days) == 1 else "Here are those charges — "
+        elif days:
+            missing = f"I don't see a charge on {' or '.join(d.spoken() for d in days)}. "
+        shown = on_days or charges
+        dups = [c for c in shown if c.get("duplicate_of") and c["refundable"] > 0]
+        failed = [c for c in shown if c["status"] == "failed"]
+        summary = missing + self._charges_summary(shown, lead)
         if dups and any(cues.CHARGE_TROUBLE.search(t) for t in self.topic_texts()):
             # The offer is about the duplicated pair: "the second one" is the second of those two.
             dup = dups[-1]
             pair = [c["id"] for c in charges if c["id"] == dup.get("duplicate_of")] + [dup["id"]]
             tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate. Would you like me to refund it?"
-            return self.step.offer(self._charges_summary(charges) + tail, "refund_charge", self._refund_args(dup), pair)
+            return self.step.offer(summary + tail, "refund_charge", self._refund_args(dup), pair)
         if dups:
             tail = f" The charge on {nice_date(dups[-1]['charged_on'])} looks like a duplicate; tell me if you'd like it refunded."
-            return self.step.answer(self._charges_summary(charges) + tail)
+            return self.step.answer(summary + tail)
         tail = ""
         if failed:
             tail = f" The payment on {nice_date(failed[-1]['charged_on'])} failed, so you weren't charged for it; updating your payment method will settle that invoice."
-        return self.step.answer(self._charges_summary(charges) + tail)
+        return self.step.answer(summary + tail)
 
     def _invoices_answer(self, event: ToolEvent | None, text: str):
         if event is None or not isinstance(event.output, dict):
