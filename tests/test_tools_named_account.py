@@ -259,3 +259,34 @@ async def test_a_search_by_amount_or_dates_shows_only_charges_the_customer_has_a
     found = out.output
     assert not out.is_error and found["customers"] == owners
     assert found["charges"] and {c["customer_id"] for c in found["charges"]} == set(owners)
+
+
+@pytest.mark.parametrize(
+    "said, reads, owners",
+    [
+        # a plan's price charged to many accounts, no account named: refused without reading any
+        ("I see $129.99 twice on my card", 0, None),
+        # one email written: that account is looked up once, however many accounts were charged
+        ("I'm marco@example.com, $129.99 twice", 1, ["CUS-1002"]),
+        # an id is named as written: no read at all
+        ("account cus-1002, $129.99 twice", 0, ["CUS-1002"]),
+    ],
+)
+async def test_a_search_by_amount_reads_only_the_accounts_the_customer_wrote(desk, data, monkeypatch, said, reads, owners):
+    looked_up: list[str] = []
+    for name in ("get_customer", "find_customer"):
+        real = getattr(data, name)
+
+        async def counted(query, _real=real):
+            looked_up.append(query)
+            return await _real(query)
+
+        monkeypatch.setattr(data, name, counted)
+    everyone = await data.find_charges(customer_id=None, amount=129.99, dates=None)
+    assert len({c["customer_id"] for c in everyone}) > 5  # the plan's price: many accounts
+    out = await registry.get("find_charges").invoke(direct(desk, data, said), {"amount": 129.99})
+    assert len(looked_up) == reads, looked_up
+    if owners is None:
+        assert out.is_error and REFUSED in str(out.output)
+    else:
+        assert not out.is_error and out.output["customers"] == owners

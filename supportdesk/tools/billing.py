@@ -15,7 +15,9 @@ from supportdesk.tools.common import (
     check_refund_policy,
     customer_said,
     customers,
+    emails_said,
     names_account,
+    names_id,
     names_an_amount,
     not_named,
     require_named_account,
@@ -91,11 +93,14 @@ async def _of_named_accounts(ctx: ToolContext, charges: list[Row]) -> list[Row]:
     A model's guessed amount, dates alone, or an amount that many accounts were charged (a plan's
     price) must not list other accounts' charges and owners."""
     said = await customer_said(ctx)
-    named: set[str] = set()
-    for owner in {c["customer_id"] for c in charges}:
-        account = await customers(ctx).get_customer(owner)
-        if account is not None and names_account(said, account):
-            named.add(owner)
+    owners = {c["customer_id"] for c in charges}
+    # An id is named as written; each email written is looked up once, rather than every
+    # owner's account read (a plan's price was charged to 14 demo accounts).
+    named = {owner for owner in owners if names_id(said, owner)}
+    for email in emails_said(said):
+        account = await customers(ctx).find_customer(email)
+        if account is not None and account["id"] in owners and names_account(said, account):
+            named.add(account["id"])
     by_amount = {c["customer_id"] for c in charges if names_an_amount(said, [c["amount"]])}
     claimed = named | (by_amount if len(by_amount) == 1 else set())
     shown = [c for c in charges if c["customer_id"] in claimed]

@@ -76,8 +76,25 @@ async def customer_said(ctx: ToolContext) -> str:
 
 def names_account(said: str, account: Row) -> bool:
     """Whether the customer's words (casefolded) hold the account's email address or id."""
-    marks = [str(account["email"]).casefold(), str(account["id"]).casefold()]
-    return any(re.search(rf"(?<![\w.+-]){re.escape(mark)}(?![\w-])", said) for mark in marks if mark)
+    return any(_holds(said, str(mark)) for mark in (account["email"], account["id"]))
+
+
+def names_id(said: str, customer_id: str) -> bool:
+    """Whether the customer's words (casefolded) hold this account id (no read needed)."""
+    return _holds(said, customer_id)
+
+
+def _holds(said: str, mark: str) -> bool:
+    mark = mark.casefold()
+    return bool(mark) and re.search(rf"(?<![\w.+-]){re.escape(mark)}(?![\w-])", said) is not None
+
+
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def emails_said(said: str) -> set[str]:
+    """The email addresses in the customer's words."""
+    return set(_EMAIL.findall(said))
 
 
 def names_an_amount(said: str, amounts: Sequence[float]) -> bool:
