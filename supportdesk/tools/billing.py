@@ -173,6 +173,8 @@ def _no_refund(ctx: ToolContext, why: str) -> str:
 async def _check_refund_facts(ctx: ToolContext, args: RefundArgs) -> None:
     """The named reason must be true of the charge, whatever the model says; and the charge recent."""
     store = customers(ctx)
+    # Read again rather than taken from the policy check: a refund held for staff approval runs
+    # when it is approved, perhaps hours later, and the facts must hold when the money moves.
     charge = await store.get_charge(args.charge_id.upper())
     if charge is None:
         raise ToolFailure(f"no charge {args.charge_id}")
