@@ -120,6 +120,11 @@ def provider_error_text(exc: ProviderError) -> str:
 CUSTOMER_WORDS_KEPT = 256
 
 
+def _stamp(message: Item) -> tuple[Any, str]:
+    """What tells one stored message from another at the same seq of a session."""
+    return message.created_at, getattr(message, "text", "")
+
+
 class TurnError(Exception):
     """A staff command that cannot be carried out (unknown agent, no such approval ...)."""
 
@@ -149,7 +154,8 @@ class Runner:
         # What each session's customer has written so far, and the seq read up to: the account
         # tools' policies ask on every call, and the log is append-only, so each ask reads only
         # the messages written since the last (not a long session's every message again).
-        self._customer_said: dict[str, tuple[int, list[str]]] = {}
+        # Each entry: (seq read up to, that message's (created_at, text), the customer's words).
+        self._customer_said: dict[str, tuple[int, tuple[Any, str] | None, list[str]]] = {}
 
     @property
     def provider(self) -> ModelProvider:
@@ -755,14 +761,24 @@ class Runner:
 
     async def _customer_words(self, session_id: str) -> str:
         """Every message the customer wrote in the session, one per line (for tool policies)."""
-        read_upto, said = self._customer_said.pop(session_id, (0, []))
-        for message in await self.store.of_kind(session_id, "message", after=read_upto):
-            read_upto = message.seq
+        read_upto, last_read, said = self._customer_said.pop(session_id, (0, None, []))
+        # The last message read comes back with the new ones: if it is gone or different, the
+        # session was deleted and another imported under its id, and its log is read whole.
+        messages = await self.store.of_kind(session_id, "message", after=max(read_upto - 1, 0))
+        if read_upto:
+            first = messages[0] if messages else None
+            if first is not None and first.seq == read_upto and _stamp(first) == last_read:
+                messages = messages[1:]
+            else:
+                said = []
+                messages = await self.store.of_kind(session_id, "message")
+        for message in messages:
+            read_upto, last_read = message.seq, _stamp(message)
             if isinstance(message, Message) and message.role == "customer":
                 said.append(message.text)
         if len(self._customer_said) >= CUSTOMER_WORDS_KEPT:  # the least recently asked goes first
             del self._customer_said[next(iter(self._customer_said))]
-        self._customer_said[session_id] = (read_upto, said)
+        self._customer_said[session_id] = (read_upto, last_read, said)
         return "\n".join(said)
 
     async def _limit(self, session_id: str, active: str, why: str) -> AsyncGenerator[Event, None]:
