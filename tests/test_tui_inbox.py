@@ -278,6 +278,26 @@ async def test_a_narrow_terminal_gets_short_states_and_no_column_past_the_edge(d
         assert screen.query_one(InboxTable).cursor_row == 1
 
 
+async def test_a_narrow_inbox_shows_the_whole_last_line_of_the_row_under_the_cursor(db_path, test_desk):
+    long_line = "I was charged twice for March and the second charge of $29.99 is still on my card statement today"
+    async with seeded_inbox(db_path, test_desk, size=(80, 24),
+                            extra={"waiting": [Message(role="customer", text=long_line, agent="triage")]}) as seeded:
+        pilot, screen, ids = seeded.pilot, seeded.screen, seeded.ids
+        await layout_settled(pilot)
+        preview = screen.query_one("#inbox-preview")
+        assert preview.display
+        first = screen.shown[0].state
+        assert str(preview.render()) == f"{first.last_role}: {plain_line(first.last_line)}"
+        waiting = next(n for n, r in enumerate(screen.shown) if r.session.id == ids["waiting"])
+        for _ in range(waiting):
+            await pilot.press("down")
+        await until(pilot, lambda: str(preview.render()) == f"customer: {long_line}")
+        # the cell holds it all too; only its column is too narrow to show more than a start
+        assert cells(screen)[waiting][4] == long_line
+        await pilot.resize_terminal(160, 40)
+        await until(pilot, lambda: not preview.display)
+
+
 def test_the_last_line_reads_an_agents_markdown_as_words() -> None:
     assert plain_line("I found two charges of **$29.00** on `CH-9004`.") == "I found two charges of $29.00 on CH-9004."
     assert plain_line("__Done__: refunded") == "Done: refunded"

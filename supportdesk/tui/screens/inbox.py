@@ -165,6 +165,9 @@ class InboxScreen(FollowsChanges[None]):
         yield Static("", id="inbox-heading", markup=False)
         yield InboxTable(id="inbox", cursor_type="row", zebra_stripes=True)
         yield Static("", id="inbox-empty", markup=False)
+        # Narrow, the last-line column holds a dozen characters: the row under the cursor's whole
+        # last line shows here, above the footer.
+        yield Static("", id="inbox-preview", markup=False)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -189,6 +192,7 @@ class InboxScreen(FollowsChanges[None]):
     def _set_columns(self, narrow: bool) -> None:
         """Lay the table out for a narrow or a wide screen (rows are drawn again after)."""
         self._narrow = narrow
+        self.set_class(narrow, "-narrow")
         self._columns = NARROW_COLUMNS if narrow else WIDE_COLUMNS
         table = self.query_one(InboxTable)
         table.clear(columns=True)
@@ -244,13 +248,20 @@ class InboxScreen(FollowsChanges[None]):
         width = {key: size for _, key, size in self._columns}
         who = state.customer or row.session.title or "Untitled session"
         line = plain_line(state.last_line) if state.last_role == "agent" else state.last_line
-        last = f"{state.last_role}: {line}" if state.last_line else ""
+        # Narrow, the line keeps its room: who said it shows as colour (the desk's side muted,
+        # the customer's as is) rather than as a "customer: " prefix.
+        if self._narrow:
+            last = Text(one_line(safe_text(line), 200), overflow="ellipsis", no_wrap=True,
+                        style="" if state.last_role == "customer" else self.app.theme_variables.get("text-muted", ""))
+        else:
+            said = f"{state.last_role}: {line}" if state.last_line else ""
+            last = Text(one_line(safe_text(said), 200), overflow="ellipsis", no_wrap=True)
         cells = {
             "customer": Text(one_line(safe_text(who), width["customer"] or CUSTOMER_WIDTH)),
             "agent": Text(one_line(self._agent_title(state.holder, state.held_by_staff), AGENT_WIDTH)),
             "state": Text(state_label(state.state, state.detail, short=self._narrow), style=self._state_style(state.state)),
             "for": Text(waited(state.since or row.session.updated_at, now)),
-            "last": Text(one_line(safe_text(last), 200)),
+            "last": last,
             "wait": self._wait_cell(state, now),
             "tags": Text(one_line(safe_text(tags_text(state)), TAGS_WIDTH)),
         }
@@ -280,6 +291,7 @@ class InboxScreen(FollowsChanges[None]):
         table.move_cursor(row=at, animate=False, scroll=False)
         table.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
         self._heading()
+        self._preview()
         self._fit_columns()
         self.query_one("#inbox-empty", Static).update(
             "" if self.shown else ("No conversations yet." if not self.rows else "No conversation matches the filters.")
@@ -320,6 +332,19 @@ class InboxScreen(FollowsChanges[None]):
     def _current(self) -> DeskRow | None:
         table = self.query_one(InboxTable)
         return self.shown[table.cursor_row] if 0 <= table.cursor_row < len(self.shown) else None
+
+    @on(DataTable.RowHighlighted, "#inbox")
+    def _preview(self) -> None:
+        """The last line of the row under the cursor, whole (as literal text), and who said it."""
+        row = self._current()
+        state = row.state if row is not None else None
+        if state is None or not state.last_line:
+            self.query_one("#inbox-preview", Static).update("")
+            return
+        line = plain_line(state.last_line) if state.last_role == "agent" else state.last_line
+        self.query_one("#inbox-preview", Static).update(
+            Text.assemble((f"{state.last_role}: ", "bold"), Text(" ".join(safe_text(line).split())))
+        )
 
     @on(DataTable.RowSelected, "#inbox")
     async def _selected(self, event: DataTable.RowSelected) -> None:
