@@ -552,3 +552,10 @@ async def test_a_day_without_a_charge_says_so_and_lists_the_recent_ones(tmp_path
     [turn], _ = await talk(tmp_path, "what is the charge from april 10? dana@example.com")
     said = turn.said()
     assert said.count("I don't see a charge on April 10.") == 1 and "Your recent charges:" in said
+
+
+async def test_an_email_after_the_steps_is_noted_and_no_article_is_searched_again(tmp_path):
+    (steps, email), _ = await talk(tmp_path, "the export button does nothing", "my account email is priya@example.com")
+    assert steps.calls("search_kb") and not email.calls("search_kb")
+    assert email.context["customer_email"] == "priya@example.com"
+    assert "Did the steps above fix it?" in email.said()

@@ -45,6 +45,10 @@ HUMAN_REQUESTED = (
 TRYING_REPLY = (
     "Sounds good. Let me know how it goes: if it doesn't fix things, tell me what you see and I'll take it further."
 )
+ACCOUNT_NOTED = (
+    "Thanks, I have your account now. Did the steps above fix it? If not, tell me what happens when you "
+    "follow them and I'll take it further."
+)
 SETUP_NOTED = (
     "Thanks, I've noted that for this case. Did the steps above fix it? If not, tell me what happens when you "
     "follow them and I'll take it further."
@@ -1424,6 +1428,9 @@ class Specialist:
             # "I'm on iOS 17" after the steps: a detail of this problem, kept for the case (and an
             # engineer's ticket), not a new search.
             return step.answer(SETUP_NOTED, customer_setup=text.strip()[:120])
+        if searched_before and not v.turn_tools and cues.only_facts(text):
+            # Who they are, after the steps (the facts go to the shared context): no new search.
+            return step.answer(ACCOUNT_NOTED)
         if v.has_tool("search_kb"):
             just_arrived = bool(v.turn_handoffs) and v.turn_handoffs[-1].to_agent == self.me.name
             if just_arrived and v.context.get("issue"):
