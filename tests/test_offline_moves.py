@@ -559,3 +559,25 @@ async def test_an_email_after_the_steps_is_noted_and_no_article_is_searched_agai
     assert steps.calls("search_kb") and not email.calls("search_kb")
     assert email.context["customer_email"] == "priya@example.com"
     assert "Did the steps above fix it?" in email.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        ("My name is Dana, I have a question about my bill", ", I have a question about my bill"),
+        ("Hello, my name is Priya Raman, I need help with billing", "Hello, , I need help with billing"),
+        ("my name's lee, quick question about a charge", ", quick question about a charge"),
+        ("my name is wrong on the invoice", "my name is wrong on the invoice"),
+        ("my name is spelled incorrectly in my profile", "my name is spelled incorrectly in my profile"),
+        ("please change my name to Dana", "please change my name to Dana"),
+    ],
+)
+def test_a_self_introduction_is_left_out_of_routing_but_a_name_problem_is_not(text, left):
+    from supportdesk.models.offline import cues
+
+    assert " ".join(cues.without_introduction(text).split()) == left
+
+
+async def test_a_name_given_first_does_not_route_a_bill_question_to_technical(tmp_path):
+    [turn], _ = await talk(tmp_path, "My name is Dana, I have a question about my bill")
+    assert turn.handoffs() == ["triage>billing"]

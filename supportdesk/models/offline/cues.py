@@ -236,6 +236,23 @@ def only_facts(text: str) -> bool:
     return not about or vague(about)
 
 
+# "My name is Dana Whitfield, ...", "my name's Lee": who is writing, not what it is about. The
+# word "name" would pull a message towards the profile article's "change my name".
+_INTRODUCTION = re.compile(
+    r"\b(?:my name is|my name's|the name is|the name's)\s+"
+    # ("my name is wrong on the invoice" is about the name, and stays)
+    r"(?!(?:wrong|incorrect|misspell\w*|spel\w*|not|missing|shown|showing|displayed|different|still|the|on|in|listed|"
+    r"changed|outdated|old|also|now)\b)"
+    r"[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?",
+    _FLAGS,
+)
+
+
+def without_introduction(text: str) -> str:
+    """The message without the writer's self-introduction (for routing)."""
+    return _INTRODUCTION.sub(" ", text)
+
+
 # "I'll try that", "let me give it a go": the customer goes off to try what we suggested.
 TRYING = _any(
     r"^\W*(?:(?:ok(?:ay)?|alright|all right|sure|great|cool|fine|right|thanks|thank you)\W+)*"

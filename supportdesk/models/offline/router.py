@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from supportdesk.config import AgentConfig
 from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for
+from supportdesk.models.offline.cues import without_introduction
 from supportdesk.lexicon import normalise
 
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
@@ -48,6 +49,7 @@ class Router:
         candidates = [t for t in self.targets if t not in exclude] or self.targets
         if len(candidates) == 1:
             return Route(candidates[0], 1.0, None)
+        text = without_introduction(text)
         p = self.model.predict(text, candidates)
         n_words = len(content_words(text))
         unsure = (
@@ -60,5 +62,5 @@ class Router:
     def best(self, text: str, exclude: Sequence[str] = ()) -> Route:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
-        p = self.model.predict(text, candidates)
+        p = self.model.predict(without_introduction(text), candidates)
         return Route(p.label, p.confidence, p)
