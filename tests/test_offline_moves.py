@@ -581,3 +581,43 @@ def test_a_self_introduction_is_left_out_of_routing_but_a_name_problem_is_not(te
 async def test_a_name_given_first_does_not_route_a_bill_question_to_technical(tmp_path):
     [turn], _ = await talk(tmp_path, "My name is Dana, I have a question about my bill")
     assert turn.handoffs() == ["triage>billing"]
+
+
+@pytest.mark.parametrize(
+    ("text", "possible"),
+    [
+        ("can I switch to the team plan?", True),
+        ("is it possible to move to starter", True),
+        ("am I able to downgrade to starter?", True),
+        ("can you switch me to pro please", False),
+        ("can I switch to team please", False),
+        ("please move me to the starter plan", False),
+    ],
+)
+def test_what_asks_whether_a_change_can_be_made(text, possible):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.ASKS_IF_POSSIBLE.search(text)) is possible
+
+
+@pytest.mark.parametrize(
+    ("text", "period"),
+    [
+        ("can I pay yearly instead of monthly?", "annual"),
+        ("switch me from yearly to monthly billing please", "monthly"),
+        ("I'm paying monthly, switch me to annual", "annual"),
+        ("switch to annual, I'm on monthly now", "annual"),
+        ("move me to pro", None),
+    ],
+)
+def test_the_billing_period_asked_for_is_not_the_one_they_leave(text, period):
+    from supportdesk.models.offline import cues
+
+    assert cues.plan_request(text)[1] == period
+
+
+async def test_can_i_switch_plans_is_offered_and_a_yes_makes_the_change(tmp_path):
+    (asked, yes), _ = await talk(tmp_path, "can I switch to the team plan? dana@example.com", "yes")
+    assert not asked.calls("change_plan") and asked.context["pending_offer"]["action"] == "change_plan"
+    [change] = yes.calls("change_plan")
+    assert change.arguments == {"customer_id": "CUS-1001", "plan": "team"}

@@ -346,6 +346,16 @@ PLAN_CHANGE = _any(
     r"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|team|annual|yearly|monthly)\b",
     r"\b(?:upgrade|downgrade)\b", r"\bfrom (?:the )?(?:starter|pro|team)\b.*\bto (?:the )?(?:starter|pro|team)\b",
     r"\b(?:cheaper|different|another|bigger|smaller|larger|better|new|other) (?:plan|tier|subscription)\b",
+    # the billing period asked for: "can I pay yearly", "I'd like to be billed annually"
+    r"\b(?:switch|change|move|go|want|like|prefer|rather|can i|could i|can we|could we) (?:to )?(?:pay|be billed|be charged)"
+    r"(?:\s+\w+){0,2}?\s+(?:annually|yearly|monthly)\b",
+    r"\b(?:annual(?:ly)?|yearly|monthly)\b.{0,20}\b(?:instead of|rather than)\b",
+)
+# Whether something can be done, not yet a request to do it: "can I switch to team?", "is it
+# possible to move to starter?", "am I able to downgrade?". A plan change asked so is offered.
+ASKS_IF_POSSIBLE = _any(
+    r"\b(?:can|could|may) (?:i|we)\b[^.!?]*\?", r"\bis it possible (?:for (?:me|us) )?to\b", r"\b(?:am i|are we) able to\b",
+    r"\bis (?:it|there) (?:a way|an option) to\b",
 )
 # A plan named by where it sits: on the price list ("the cheapest plan", "your top tier") or from
 # the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").
@@ -429,6 +439,9 @@ CARD_DESCRIPTION = re.compile(
 CARD_NUMBER = re.compile(r"\b(?:\d[ -]?){13,19}\b")
 PLAN_NAME = re.compile(r"\b(starter|pro|team)\b", _FLAGS)
 PERIOD = re.compile(r"\b(annual(?:ly)?|yearly|monthly)\b", _FLAGS)
+# Right before a period: the one they are on ("from", "instead of", "rather than", "not").
+_PERIOD_LEFT = re.compile(r"\b(?:from|instead of|rather than|not)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
+_PERIOD_TO = re.compile(r"\b(?:to|onto)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
 
 
 _PARTS = re.compile(r"[,;.!?]+\s*|\s+-+\s+|\s+(?:but|instead)\s+", _FLAGS)
@@ -470,7 +483,10 @@ def plan_request(text: str) -> tuple[str | None, str | None]:
     current = {m.start(1) if m.group(1) else m.start(2) for m in _PLAN_FROM.finditer(text)}
     named = [m for m in PLAN_NAME.finditer(text) if m.start() not in current]
     plan = named[-1] if named else None
-    period = PERIOD.search(text)
+    # "from yearly to monthly", "yearly instead of monthly": the period they leave is no request.
+    # Of the rest, one named as where to go ("to annual") before the first named.
+    periods = [m for m in PERIOD.finditer(text) if not _PERIOD_LEFT.search(text, 0, m.start())]
+    period = next((m for m in periods if _PERIOD_TO.search(text, 0, m.start())), periods[0] if periods else None)
     period_value = None
     if period:
         period_value = "monthly" if period.group(1).lower() == "monthly" else "annual"

@@ -1075,7 +1075,9 @@ class Specialist:
         v, step = self.view, self.step
         plan, period = cues.plan_request(text)
         source = text
-        explicit = bool(plan or period) and ("plan" in asked or self._asked_which_plan())
+        explicit = (
+            bool(plan or period) and ("plan" in asked or self._asked_which_plan()) and not cues.ASKS_IF_POSSIBLE.search(text)
+        )
         place = cues.plan_step(text) if plan is None and period is None else None
         if place is not None:  # "now the cheapest one": the latest words over a plan named before
             return self._plan_by_place(customer_id, text, place)
