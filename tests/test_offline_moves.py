@@ -621,3 +621,27 @@ async def test_can_i_switch_plans_is_offered_and_a_yes_makes_the_change(tmp_path
     assert not asked.calls("change_plan") and asked.context["pending_offer"]["action"] == "change_plan"
     [change] = yes.calls("change_plan")
     assert change.arguments == {"customer_id": "CUS-1001", "plan": "team"}
+
+
+@pytest.mark.parametrize(
+    ("text", "latest"),
+    [
+        ("a receipt for my last payment", True),
+        ("the most recent invoice", True),
+        ("my latest invoice", True),
+        ("my invoice from last month", False),
+        ("my last two invoices", False),
+        ("all my invoices", False),
+    ],
+)
+def test_what_asks_for_the_newest_invoice_alone(text, latest):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.LATEST.search(text)) is latest
+
+
+async def test_where_invoices_are_needs_no_account_but_with_one_they_are_listed(tmp_path):
+    [where], _ = await talk(tmp_path, "where do I find my invoices?")
+    assert "Settings > Billing > Invoices" in where.said() and not where.calls("list_invoices")
+    [listed], _ = await talk(tmp_path / "2", "Where can I find my March invoice? marco@example.com")
+    assert listed.calls("list_invoices") and "INV-5006" in listed.said()

@@ -412,6 +412,13 @@ NEXT_PAYMENT = _any(
     r"\b(?:charged|billed|debited) next (?:month|year)\b",
 )
 INVOICE = _any(r"\binvoices?\b", r"\breceipts?\b")
+# "where do I find my invoices?", "how can I download a receipt?": where, not which.
+WHERE_TO_FIND = _any(
+    r"\b(?:where|how)\b[^.!?]{0,40}\b(?:find|get|download|see|access|view|look at|copy|copies)\b",
+    r"\bwhere (?:are|is|can)\b",
+)
+# "my last invoice", "the most recent receipt": the newest alone (not "last month", "last two").
+LATEST = _any(r"\b(?:last|latest|most recent|newest)\b(?! (?:month|year|week|few|two|three|\d))")
 PRICING = _any(
     r"\bhow much (?:is|does|do|are|would)\b", r"\bprices?\b|\bpricing\b", r"\bwhat (?:do|does|would) .* cost\b",
     r"\b(?:what|which) plans\b", r"\bplans (?:do you|are there|you (?:have|offer))\b", r"\bcost per (?:month|year)\b",

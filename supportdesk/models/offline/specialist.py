@@ -562,6 +562,13 @@ class Specialist:
         intents = asked or self._carried_intents()
         if intents == {"pricing"}:
             return self._pricing(text)
+        known = self._customer_id() or v.facts.emails or v.facts.customer_ids
+        if intents == {"invoice"} and cues.WHERE_TO_FIND.search(text) and not known:
+            # Where invoices are needs no account; listing them does (and is done once we know it).
+            return step.answer(
+                "You can download every invoice and receipt as a PDF under Settings > Billing > Invoices. "
+                "If you'd like, tell me the email on your account and I'll list them here."
+            )
 
         customer_id = self._customer_id()
         if customer_id is None:
@@ -1337,7 +1344,8 @@ class Specialist:
         # The months asked for ("my invoice for february"): this message's, else the topic's.
         months = next((m for m in map(slot_extraction.months_named, [text, *reversed(self.topic_texts())]) if m), [])
         in_months = [i for i in invoices if str(i.get("period", ""))[5:7].isdigit() and int(str(i["period"])[5:7]) in months]
-        shown = [i for i in invoices if i["id"] in wanted] or in_months or invoices[-4:]
+        latest = not months and not wanted and any(cues.LATEST.search(t) for t in [text, *self.topic_texts()[-1:]])
+        shown = [i for i in invoices if i["id"] in wanted] or in_months or (invoices[-1:] if latest else invoices[-4:])
         parts = [f"{i['id']} for {i['period']}: {money(i['amount'])}, {i['status']}" for i in shown]
         missing = ""
         if months and not in_months and not wanted:
