@@ -7,6 +7,8 @@ context says, and what the demo data now holds.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from dataclasses import dataclass
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.items import Handoff, Item, Message, ToolCall
-from tests.conftest import REPO
+from tests.conftest import REPO, TRIAGE_DEV
 
 ACCOUNT_ACTIONS = ("refund_charge", "issue_credit", "change_plan", "cancel_subscription")
 
@@ -645,3 +647,34 @@ async def test_where_invoices_are_needs_no_account_but_with_one_they_are_listed(
     assert "Settings > Billing > Invoices" in where.said() and not where.calls("list_invoices")
     [listed], _ = await talk(tmp_path / "2", "Where can I find my March invoice? marco@example.com")
     assert listed.calls("list_invoices") and "INV-5006" in listed.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Hola, me cobraron dos veces este mes", "Spanish"),
+        ("Bonjour, je n'arrive pas à me connecter à mon compte", "French"),
+        ("Hallo, ich wurde zweimal belastet", "German"),
+        ("Hoi, ik kan niet inloggen op mijn account", "Dutch"),
+        ("I was charged twice while on holiday in España", None),
+        ("the app says error in Paris", None),
+        ("gracias", None),  # one word says too little
+    ],
+)
+def test_what_reads_as_another_language(text, language):
+    from supportdesk.models.offline import cues
+
+    assert cues.other_language(text) == language
+
+
+def test_no_message_of_the_english_dev_set_reads_as_another_language():
+    from supportdesk.models.offline import cues
+
+    texts = [json.loads(line)["text"] for line in TRIAGE_DEV.open(encoding="utf-8")]
+    assert len(texts) > 3000 and not [t for t in texts if cues.other_language(t)]
+
+
+async def test_a_message_in_another_language_gets_a_person_and_an_english_apology(tmp_path):
+    [turn], _ = await talk(tmp_path, "Necesito un reembolso, por favor")
+    assert turn.calls("request_human") and not turn.calls("refund_charge")
+    assert "I can only read and write English" in turn.said()

@@ -236,6 +236,39 @@ def only_facts(text: str) -> bool:
     return not about or vague(about)
 
 
+# Another language: the embedded model reads English only, so a message in another language goes
+# to a person rather than being guessed at. Each list holds that language's commonest words that
+# are not English words too ("de", "me", "is", "die" are left out).
+_OTHER_LANGUAGES = {
+    "Spanish": "el la los las que del por para con una uno mis este esta está hola gracias necesito tengo problema "
+    "cuenta cobraron veces dos ayuda favor pago reembolso puedo funciona mi qué cómo porque pero también",
+    "French": "le les des du un une je mon ma mes est pas ne avec pour bonjour merci compte connecter problème "
+    "paiement deux fois pourquoi remboursement veux arrive suis vous nous aide",
+    "German": "der das und ich nicht mein meine ist mit bitte hallo danke wurde zweimal konto helfen sie mir "
+    "kann geld rechnung zahlung warum",
+    "Italian": "il lo gli che di per con mio mia sono non ho buongiorno grazie problema pagamento ciao conto "
+    "aiuto rimborso perché funziona",
+    "Portuguese": "os da do em um uma meu minha não nao funciona preciso ajuda obrigado olá conta pagamento "
+    "reembolso porque duas vezes",
+    "Dutch": "het een ik niet mijn met hoi kan inloggen bedankt rekening betaling waarom geld terug graag",
+}
+_OTHER_WORDS = {name: frozenset(words.split()) for name, words in _OTHER_LANGUAGES.items()}
+_ENGLISH_WORDS = frozenset(
+    """the a an i i'm my me is are was were to and of in on at for it this that with can can't cannot not no you your
+    we our have has had please what why how do does did be been get got from but so just app account""".split()
+)
+
+
+def other_language(text: str) -> str | None:
+    """The language a message is written in when it reads as another one than English, else None."""
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower())
+    if len(words) < 3:
+        return None
+    english = sum(w in _ENGLISH_WORDS for w in words)
+    hits, name = max((len(set(words) & vocabulary), name) for name, vocabulary in _OTHER_WORDS.items())
+    return name if hits >= 2 and hits > english else None
+
+
 # "My name is Dana Whitfield, ...", "my name's Lee": who is writing, not what it is about. The
 # word "name" would pull a message towards the profile article's "change my name".
 _INTRODUCTION = re.compile(

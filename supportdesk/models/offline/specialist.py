@@ -42,6 +42,11 @@ HUMAN_REQUESTED = (
     "I've asked a member of our staff to join; they'll see this whole conversation, so you won't need "
     "to repeat anything. I'm still here in the meantime."
 )
+# The embedded model reads and writes English only: a message in another language gets a person.
+OTHER_LANGUAGE_REPLY = (
+    "I'm sorry, I can only read and write English. I've asked a member of our staff to join this "
+    "conversation; they'll see your message. If you can, you're welcome to write to me in English meanwhile."
+)
 TRYING_REPLY = (
     "Sounds good. Let me know how it goes: if it doesn't fix things, tell me what you see and I'll take it further."
 )
@@ -218,6 +223,8 @@ class Specialist:
             ground = cues.unknown_ground(text) if text else None
             if ground is not None and not self._covered(ground):
                 return self.step.answer(UNKNOWN_GROUND_REPLY.format(what=ground))
+            if text and cues.other_language(text):
+                return self.step.answer(OTHER_LANGUAGE_REPLY)
             return self.step.answer(HUMAN_REQUESTED)
         if text and not v.turn_tools:
             early = self._conversational(text)
@@ -253,6 +260,11 @@ class Specialist:
         if cues.HUMAN.search(text):
             if v.has_tool("request_human") and not v.calls("request_human", this_turn=True):
                 return self.step.call("request_human", {"reason": text[:300]})
+        language = cues.other_language(text)
+        if language is not None:
+            if v.has_tool("request_human") and not v.calls("request_human", this_turn=True):
+                return self.step.call("request_human", {"reason": f"writes in {language}: {text[:250]}"})
+            return self.step.answer(OTHER_LANGUAGE_REPLY)
         route = self.router.route(text) if self.router else None
         unsure = route is None or route.agent is None
         if cues.HUMAN.search(text):

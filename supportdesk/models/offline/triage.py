@@ -8,7 +8,7 @@ from typing import Any
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, Router, content_words
-from supportdesk.models.offline.specialist import skills_of
+from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
 
 CLARIFY_OPENING = "So I can bring in the right colleague:"
@@ -182,6 +182,14 @@ def decide(view: View, router: Router):
             "I've asked a member of our support staff to join this conversation; they'll see everything "
             "we've discussed. While you wait, feel free to tell me more about what's going on."
         )
+    language = cues.other_language(text)
+    if language is not None:
+        if view.has_tool("request_human") and not view.calls("request_human", this_turn=True):
+            return CallTools(
+                [RequestedCall(view.call_id(), "request_human", {"reason": f"writes in {language}: {text[:250]}"})],
+                context=view.facts.context_writes(view.context),
+            )
+        return Answer(OTHER_LANGUAGE_REPLY)
     if cues.GREETING.search(text):
         return Answer(greeting(view))
     if cues.SMALL_TALK.search(text):
