@@ -678,3 +678,33 @@ async def test_a_message_in_another_language_gets_a_person_and_an_english_apolog
     [turn], _ = await talk(tmp_path, "Necesito un reembolso, por favor")
     assert turn.calls("request_human") and not turn.calls("refund_charge")
     assert "I can only read and write English" in turn.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "pricing"),
+    [
+        ("is there a cheaper plan than pro?", True),
+        ("what's the difference in price between pro and team?", True),
+        ("how much is team compared to starter?", True),
+        ("how much will that cost?", True),
+        ("switch me to a cheaper plan than pro", False),  # a change is asked for beside it
+        ("move me to the cheaper plan", False),
+    ],
+)
+def test_plans_weighed_by_price_are_a_price_question_not_a_change(text, pricing):
+    from supportdesk.models.offline.specialist import Specialist
+
+    intents = Specialist._intents_of(text)
+    assert ("pricing" in intents and "plan" not in intents) is pricing
+
+
+async def test_the_price_difference_between_two_plans_is_worked_out(tmp_path):
+    [turn], _ = await talk(tmp_path, "what's the difference in price between pro and team?")
+    said = turn.said()
+    assert "$29.99" in said and "$129.99" in said and "$100.00 a month ($1,000.00 a year) more than Pro" in said
+    assert not turn.calls("change_plan")
+
+
+async def test_how_much_will_that_cost_prices_the_plan_just_changed_to(tmp_path):
+    (_, cost), _ = await talk(tmp_path, "I want to move to the team plan, dana@example.com", "how much will that cost?")
+    assert "The Team plan is $129.99 a month" in cost.said() and "already made" not in cost.said()

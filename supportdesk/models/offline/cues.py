@@ -457,7 +457,22 @@ PRICING = _any(
     r"\b(?:what|which) plans\b", r"\bplans (?:do you|are there|you (?:have|offer))\b", r"\bcost per (?:month|year)\b",
     # "which of your plans is the cheapest?": a question that ranks the plans by price
     r"\b(?:what|which)\b[^.?!]{0,40}\b(?:cheapest|cheaper|most expensive|priciest|least expensive)\b[^.!]*\?",
+    # "how much will that cost?", "what will that cost me?": the price of what is being talked about
+    r"\bhow much (?:will|is that going to)\b", r"\bwhat (?:will|would) (?:that|it|this) cost\b",
 )
+# Plans weighed against each other by price: "the difference in price between pro and team",
+# "how much more is team than pro?", "a cheaper plan than pro", "team compared to starter".
+# A question about prices, not yet a change (unless a change is asked for beside it).
+PRICE_COMPARISON = _any(
+    r"\b(?:price|cost) difference\b", r"\bdifference in (?:price|cost)\b", r"\bcompared? (?:to|with)\b",
+    r"\bcompare (?:the )?(?:prices?|costs?|plans?)\b",
+    r"\b(?:cheaper|more expensive|pricier|less expensive)(?: (?:plan|tier|option|one)s?)? than\b",
+    r"\bhow much (?:more|less|cheaper)\b",
+)
+# The price comparison's direction: plans below, or above, the one named after it.
+_THAN = r"(?: (?:plan|tier|option|one)s?)? than (?:the )?(starter|pro|team)\b"
+CHEAPER_THAN = re.compile(r"\b(?:cheaper|less expensive|smaller)" + _THAN, _FLAGS)
+DEARER_THAN = re.compile(r"\b(?:more expensive|pricier|bigger|larger)" + _THAN, _FLAGS)
 EXPLAIN = _any(r"\bexplain\b", r"\bwhat (?:is|was|are) (?:this|these|that) (?:charge|payment|fee)", r"\bdon'?t recogni[sz]e\b", r"\bnot recogni[sz]e\b", r"\bwhy (?:was|am|did|were) (?:i|we)\b.*\bcharged?\b")
 CREDIT = _any(r"\bcredit\b(?! card)", r"\bcompensat", r"\boutage\b", r"\bdowntime\b")
 

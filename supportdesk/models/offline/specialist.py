@@ -636,6 +636,9 @@ class Specialist:
             found.discard("payment")  # "refund to my card" is a refund
         if found & {"refund", "duplicate"}:
             found -= {"pricing", "invoice"}
+        if cues.PRICE_COMPARISON.search(t) and not re.search(r"\b(?:switch|move|upgrade|downgrade|change|put)\b", t, re.I):
+            found.discard("plan")  # "is there a cheaper plan than pro?" weighs prices; it moves nothing
+            found.add("pricing")
         if "plan" in found:
             found.discard("pricing")  # "how much would the Team plan cost if I switch"
             found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
@@ -1255,12 +1258,36 @@ class Specialist:
 
     def _pricing(self, text: str):
         offer = " Would you like to change your plan?" if self.view.has_tool("change_plan") else ""
-        named, _ = cues.plan_request(text)
+        named = list(dict.fromkeys(m.group(1).lower() for m in cues.PLAN_NAME.finditer(text)))
+        below, above = cues.CHEAPER_THAN.search(text), cues.DEARER_THAN.search(text)
+        if not named:  # "how much will that cost?": the plan named last before it
+            for said in reversed(self.topic_texts()):
+                plans = [m.group(1).lower() for m in cues.PLAN_NAME.finditer(said)]
+                if plans:
+                    named = plans[-1:]
+                    break
 
         def say(prices: str, plans: list[dict[str, Any]]) -> str:
-            asked = next((p for p in plans if p.get("code") == named), None)
-            if asked is not None:
-                return f"The {asked['name']} plan is {self._plan_price(asked)}.{offer}"
+            by_code = {p.get("code"): p for p in plans}
+            than = below or above
+            if than is not None:
+                pivot = by_code.get(than.group(1).lower())
+                if pivot is not None:
+                    sign = -1 if below else 1
+                    found = [p for p in plans if sign * (float(p["monthly_price"]) - float(pivot["monthly_price"])) > 0]
+                    if not found:
+                        return f"No plan is {'cheaper' if below else 'dearer'} than {pivot['name']} ({self._plan_price(pivot)}).{offer}"
+                    listed = "; ".join(f"{p['name']} is {self._plan_price(p)}" for p in found)
+                    return f"{'Cheaper' if below else 'Dearer'} than {pivot['name']} ({self._plan_price(pivot)}): {listed}.{offer}"
+            asked = [by_code[code] for code in named if code in by_code]
+            if len(asked) >= 2:
+                low, high = sorted(asked[:2], key=lambda p: float(p["monthly_price"]))
+                month = float(high["monthly_price"]) - float(low["monthly_price"])
+                year = float(high["annual_price"]) - float(low["annual_price"])
+                listed = "; ".join(f"{p['name']} is {self._plan_price(p)}" for p in (low, high))
+                return f"{listed}. {high['name']} costs {money(month)} a month ({money(year)} a year) more than {low['name']}.{offer}"
+            if asked:
+                return f"The {asked[0]['name']} plan is {self._plan_price(asked[0])}.{offer}"
             return f"{prices}{offer}"
 
         return self._with_prices(
