@@ -689,6 +689,7 @@ async def test_a_message_in_another_language_gets_a_person_and_an_english_apolog
         ("how much will that cost?", True),
         ("switch me to a cheaper plan than pro", False),  # a change is asked for beside it
         ("move me to the cheaper plan", False),
+        ("is there a cheaper plan than mine?", False),  # their own plan: the plan change's offer
     ],
 )
 def test_plans_weighed_by_price_are_a_price_question_not_a_change(text, pricing):

@@ -636,8 +636,13 @@ class Specialist:
             found.discard("payment")  # "refund to my card" is a refund
         if found & {"refund", "duplicate"}:
             found -= {"pricing", "invoice"}
-        if cues.PRICE_COMPARISON.search(t) and not re.search(r"\b(?:switch|move|upgrade|downgrade|change|put)\b", t, re.I):
-            found.discard("plan")  # "is there a cheaper plan than pro?" weighs prices; it moves nothing
+        if (
+            cues.PRICE_COMPARISON.search(t) and cues.PLAN_NAME.search(t)
+            and not re.search(r"\b(?:switch|move|upgrade|downgrade|change|put)\b", t, re.I)
+        ):
+            # "is there a cheaper plan than pro?" weighs named plans; it moves nothing. ("A
+            # cheaper plan than mine" is about their own plan: the plan change's offer.)
+            found.discard("plan")
             found.add("pricing")
         if "plan" in found:
             found.discard("pricing")  # "how much would the Team plan cost if I switch"
