@@ -709,3 +709,10 @@ async def test_the_price_difference_between_two_plans_is_worked_out(tmp_path):
 async def test_how_much_will_that_cost_prices_the_plan_just_changed_to(tmp_path):
     (_, cost), _ = await talk(tmp_path, "I want to move to the team plan, dana@example.com", "how much will that cost?")
     assert "The Team plan is $129.99 a month" in cost.said() and "already made" not in cost.said()
+
+
+async def test_is_it_possible_to_cancel_is_offered_and_a_yes_cancels(tmp_path):
+    (asked, yes), _ = await talk(tmp_path, "is it possible to cancel my plan? marco@example.com", "yes")
+    assert not asked.calls("cancel_subscription") and asked.context["pending_offer"]["action"] == "cancel_subscription"
+    [cancel] = yes.calls("cancel_subscription")
+    assert cancel.arguments["customer_id"] == "CUS-1002"

@@ -592,7 +592,8 @@ class Specialist:
         if "credit" in intents:
             return self._credit(customer_id, text)
         if "cancel" in intents:
-            return self._cancel(customer_id, explicit="cancel" in asked)
+            # "is it possible to cancel?" asks whether, not yet to: offered first, as a plan change is.
+            return self._cancel(customer_id, explicit="cancel" in asked and not cues.ASKS_IF_POSSIBLE.search(text))
         if "plan" in intents:
             return self._plan_change(customer_id, text, asked)
         if "payment" in intents:
