@@ -21,7 +21,8 @@ PAIRS = {
     for name in ("asked-amount", "day-list", "relative-plan", "reset-missing", "card-routing", "invoice-month", "discount", "next-payment", "current-plan",
                  "person-someone", "terse-still", "offer-taken", "no-tool-ground", "detail-ack", "dated-charge", "account-after-steps",
                  "introduced", "plan-question", "invoice-where",
-                 "other-language", "price-followup")
+                 "other-language", "price-followup",
+                 "cancel-question")
 }
 ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS + [c for tune, held in PAIRS.values() for c in tune + held]
 
