@@ -136,13 +136,18 @@ class View:
         self.tools: list[ToolEvent] = []
         by_id: dict[str, ToolEvent] = {}
         last_customer_at = -1
+        self.facts = Facts()
+        asked_amount = False  # the agent's last message asked the customer for the amount
         for at, i in enumerate(history):
             match i:
                 case k.Message(role="customer"):
                     self.customer_messages.append(i)
                     last_customer_at = at
+                    self.facts.add(slot_extraction.extract(i.text, amount_asked=asked_amount), i.created_at.date())
+                    asked_amount = False
                 case k.Message(role="agent"):
                     self.agent_messages.append(i)
+                    asked_amount = bool(slot_extraction.ASKS_FOR_AMOUNT.search(i.text))
                 case k.Message():
                     pass  # staff notes and system lines are not the customer's facts
                 case k.ToolCall():
@@ -172,14 +177,6 @@ class View:
         self.turn_handoffs = [i for i in self.turn if isinstance(i, k.Handoff)]
         self.turn_notices = [i for i in self.turn if isinstance(i, k.Notice)]
 
-        self.facts = Facts()
-        asked_amount = False  # the agent's last message asked the customer for the amount
-        for i in history:
-            if isinstance(i, k.Message) and i.role == "agent":
-                asked_amount = bool(slot_extraction.ASKS_FOR_AMOUNT.search(i.text))
-            elif isinstance(i, k.Message) and i.role == "customer":
-                self.facts.add(slot_extraction.extract(i.text, amount_asked=asked_amount), i.created_at.date())
-                asked_amount = False
         # A year-less date the customer gave is read in the year of the charge it names.
         for t in self.tools:
             if t.ok and t.name == "find_charges" and isinstance(t.output, dict):
