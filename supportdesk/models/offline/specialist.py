@@ -1171,12 +1171,10 @@ class Specialist:
         order = sorted(plans, key=lambda p: float(p["monthly_price"]))
         codes = [str(p["code"]) for p in order]
         # The plan as it stands: a change made since the record was read counts (one at renewal does not yet).
-        changed = [
-            t for t in v.tools
-            if t.ok and t.name == "change_plan" and t.arguments.get("customer_id") == customer_id
-            and t.arguments.get("when") != "renewal" and t.arguments.get("plan")
-        ]
-        current = str(changed[-1].arguments["plan"] if changed else record.get("plan"))
+        changed = self._done(
+            "change_plan", customer_id, lambda t: t.arguments.get("when") != "renewal" and bool(t.arguments.get("plan"))
+        )
+        current = str(changed.arguments["plan"] if changed is not None else record.get("plan"))
         if not plans or current not in codes:
             return step.answer(
                 "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment."
@@ -1231,10 +1229,16 @@ class Specialist:
             f"on {nice_date(due.isoformat())}."
         )
 
-    def _done(self, tool: str, customer_id: str) -> ToolEvent | None:
-        """The latest call of `tool` on this customer's account that went through this session."""
+    def _done(
+        self, tool: str, customer_id: str, where: Callable[[ToolEvent], bool] = lambda _: True
+    ) -> ToolEvent | None:
+        """The latest call of `tool` on this customer's account that went through this session
+        (and, given `where`, that it holds for)."""
         return next(
-            (t for t in reversed(self.view.tools) if t.ok and t.name == tool and t.arguments.get("customer_id") == customer_id),
+            (
+                t for t in reversed(self.view.tools)
+                if t.ok and t.name == tool and t.arguments.get("customer_id") == customer_id and where(t)
+            ),
             None,
         )
 
