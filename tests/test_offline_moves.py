@@ -716,3 +716,25 @@ async def test_is_it_possible_to_cancel_is_offered_and_a_yes_cancels(tmp_path):
     assert not asked.calls("cancel_subscription") and asked.context["pending_offer"]["action"] == "cancel_subscription"
     [cancel] = yes.calls("cancel_subscription")
     assert cancel.arguments["customer_id"] == "CUS-1002"
+
+
+@pytest.mark.parametrize(
+    ("text", "back"),
+    [
+        ("I deleted a folder by mistake, can I get it back?", True),
+        ("how do I restore a file I removed yesterday?", True),
+        ("can I go back to an older version of my document", True),
+        ("I want my money back", False),
+        ("I deleted my account last month but you still charged me", False),
+    ],
+)
+def test_what_asks_for_files_back(text, back):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.FILES_BACK.search(text)) is back
+
+
+async def test_a_folder_deleted_by_mistake_goes_to_technical_not_billing(tmp_path):
+    [turn], _ = await talk(tmp_path, "I deleted a folder by mistake, can I get it back?")
+    assert turn.handoffs() == ["triage>technical"] and turn.calls("search_kb")
+    assert "Restoring deleted files" in turn.said()

@@ -114,6 +114,15 @@ APP_TROUBLE = _any(
     r"\b(?:won'?t|will not|doesn'?t|does not|can'?t|cannot) (?:open|load|start|sync|launch)\b",
     r"\b(?:not|stopped) (?:working|loading|opening|syncing|responding)\b", r"\blogged out\b", r"\blocked out\b",
 )
+# Files the customer removed or overwrote, wanted back: the restore article's, however much "get
+# it back" sounds like money back ("I deleted a folder by mistake, can I get it back?").
+_FILE_THINGS = r"(?:files?|folders?|photos?|pictures?|images?|documents?|docs?|projects?|spreadsheets?|notes?|trash|bin)"
+FILES_BACK = _any(
+    rf"\b(?:deleted|removed|erased|lost|overwrote|overwritten|emptied)\b[^.!?]{{0,30}}\b{_FILE_THINGS}\b",
+    rf"\b{_FILE_THINGS}\b[^.!?]{{0,30}}\b(?:deleted|removed|erased|overwritten)\b",
+    r"\b(?:restore|recover|undelete|undo)\b[^.!?]{0,20}\b(?:a |the |my )?(?:delet\w*|files?|folders?|versions?)\b",
+    r"\b(?:old|older|earlier|previous|yesterday's|last week's) versions?\b",
+)
 # What we sent has not reached them ("the link never came", "still nothing, checked spam too").
 NOT_ARRIVED = _any(
     r"\b(?:never|hasn't|has not|haven't|have not|didn't|did not|still (?:hasn't|has not|haven't|have not|isn't|is not|not))\b"

@@ -128,6 +128,11 @@ def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
     if len(skills) != 1:
         return None
     (skill,) = skills
+    return _skill_owner(view, skill, candidates)
+
+
+def _skill_owner(view: View, skill: str, candidates: list[str]) -> str | None:
+    """The one candidate agent with `skill`, or None when none or several have it."""
     owners = [n for n in candidates if skill in skills_of(view.desk.agents[n])]
     return owners[0] if len(owners) == 1 else None
 
@@ -232,6 +237,11 @@ def decide(view: View, router: Router):
     names_a_plan = not trouble and bool(
         cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
     )
+    if cues.FILES_BACK.search(text) and not any(p.search(text) for p in _SKILL_REQUESTS["money"]):
+        # Files removed or overwritten, wanted back: the restore article's, however the words lean.
+        owner = _skill_owner(view, "tech", candidates)
+        if owner is not None:
+            return _transfer(view, Route(owner, route.confidence, route.prediction), text)
     if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan):
         # Only mildly leaning, against what the request itself names: the request wins.
         by_request = _by_request(view, text, candidates)
