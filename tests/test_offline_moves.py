@@ -403,6 +403,7 @@ def test_what_asks_for_a_person(text, person):
         ("nothing changed", True),
         ("no difference at all", True),
         ("didn't change anything", True),
+        ("yes I reconnected it, still happens", True),
         ("it's the same charge twice", False),
         ("same card as before please", False),
         ("that worked, thanks", False),

@@ -100,7 +100,8 @@ DROP = _any(
 REAL_ISSUE = _any(r"\bthe (?:real|actual|bigger|main) (?:issue|problem)\b", r"\bwhat (?:really )?matters\b", r"\binstead\b")
 STEPS_FAILED = _any(
     r"\b(?:did not|didn't|does not|doesn't|did nothing|not) (?:work|help|fix)",
-    r"\b(?:still|again) (?:not|doesn't|does not|won't|can't|cannot|fails?|failing|crash|broken|the same|stuck|happening|get)",
+    r"\b(?:still|again) (?:not|doesn't|does not|won't|can't|cannot|fails?|failing|crash|broken|the same|stuck|happening|happens|"
+    r"continues|get)",
     r"\b(?:already )?tried (?:that|those|this|everything|all|it|the steps)\b",
     r"\bno luck\b", r"\bsame (?:problem|issue|error)\b", r"\bkeeps? (?:happening|crashing|failing)\b",
     # The terse replies to "let me know whether that works": nothing the steps did made a difference.
