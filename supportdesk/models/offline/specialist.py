@@ -50,8 +50,9 @@ OTHER_LANGUAGE_REPLY = (
 TRYING_REPLY = (
     "Sounds good. Let me know how it goes: if it doesn't fix things, tell me what you see and I'll take it further."
 )
+# (Noted, not looked up: nothing here has checked that an account has that email.)
 ACCOUNT_NOTED = (
-    "Thanks, I have your account now. Did the steps above fix it? If not, tell me what happens when you "
+    "Thanks, I've noted that. Did the steps above fix it? If not, tell me what happens when you "
     "follow them and I'll take it further."
 )
 SETUP_NOTED = (
