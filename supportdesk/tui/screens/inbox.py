@@ -99,6 +99,11 @@ def customer_wait(state: ConversationState, sla: Any, now: datetime) -> tuple[st
     return waited(state.waiting_since, now), late
 
 
+def _last_said(state: ConversationState) -> str:
+    """The last line as the conversation reads it: an agent's without its Markdown marks."""
+    return plain_line(state.last_line) if state.last_role == "agent" else state.last_line
+
+
 def tags_text(state: ConversationState) -> str:
     words = [f"#{tag}" for tag in state.tags]
     if state.priority and state.priority != "none":
@@ -247,7 +252,7 @@ class InboxScreen(FollowsChanges[None]):
         state = row.state
         width = {key: size for _, key, size in self._columns}
         who = state.customer or row.session.title or "Untitled session"
-        line = plain_line(state.last_line) if state.last_role == "agent" else state.last_line
+        line = _last_said(state)
         # Narrow, the line keeps its room: who said it shows as colour (the desk's side muted,
         # the customer's as is) rather than as a "customer: " prefix.
         if self._narrow:
@@ -341,7 +346,7 @@ class InboxScreen(FollowsChanges[None]):
         if state is None or not state.last_line:
             self.query_one("#inbox-preview", Static).update("")
             return
-        line = plain_line(state.last_line) if state.last_role == "agent" else state.last_line
+        line = _last_said(state)
         self.query_one("#inbox-preview", Static).update(
             Text.assemble((f"{state.last_role}: ", "bold"), Text(" ".join(safe_text(line).split())))
         )
