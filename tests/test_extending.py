@@ -404,8 +404,6 @@ async def test_a_new_pane_is_shown_by_chat_and_replay_through_the_protocol(db_pa
     # Step 3 of the guide (compose it beside the other panes), as subclasses: neither screen's
     # own code knows about the pane.
     class ChatWithKeys(chat_screen.ChatScreen):
-        CSS_PATH = Path(chat_screen.__file__).with_name("chat.tcss")  # beside the screen, not this test
-
         def compose(self):
             yield from super().compose()
             yield CountedKeysPane()

@@ -392,3 +392,40 @@ def test_a_page_of_simple_replies_loads_no_markdown(tmp_path):
     asyncio.run(seed())
     seen = _probe(tmp_path, ["rich.markdown", "markdown_it"], session="plain")
     assert seen["last"] >= 30 and seen["first_page"] == []  # the end of the session, drawn without it
+
+
+async def test_the_way_to_the_first_page_reparses_no_stylesheet(tmp_path, monkeypatch):
+    """The chat screen's stylesheet is the app's, read with the first frame: as the screen's own
+    CSS_PATH it was read when the screen was first shown, and re-parsed every stylesheet the app
+    had and restyled everything on screen on the way to the first page. Its width class is set
+    when it is built, so Textual's first resize finds it set and restyles nothing either."""
+    from textual.css.stylesheet import Stylesheet
+
+    from supportdesk.tui.app import SupportDeskApp
+    from supportdesk.tui.screens.chat import ChatScreen
+    from tui_seed import until
+
+    after_first_frame: list[bool] = []
+    reparsed: list[bool] = []
+    real_reparse = Stylesheet.reparse
+
+    def reparse(self: Stylesheet) -> None:
+        reparsed.extend(after_first_frame)  # (the theme set before the first frame re-parses, once)
+        real_reparse(self)
+
+    class Counting(SupportDeskApp):
+        def _open(self):  # called once the first frame is drawn
+            after_first_frame.append(True)
+            return super()._open()
+
+    monkeypatch.setattr(Stylesheet, "reparse", reparse)
+    app = Counting(db=tmp_path / "desk.db", config=REPO / "agents.toml")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.chat is not None)
+        assert after_first_frame and reparsed == []
+        assert app.chat.has_class("-narrow") and not app.chat.has_class("-wide")
+        # Built, not yet shown: the class is already the one the width asks for.
+        assert ChatScreen(app.desk, app.look).has_class("-narrow")
+        await pilot.resize_terminal(130, 30)
+        await until(pilot, lambda: app.chat.has_class("-wide"))
+        assert ChatScreen(app.desk, app.look).has_class("-wide")

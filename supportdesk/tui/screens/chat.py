@@ -72,7 +72,8 @@ def bears_on_attention(item: Item) -> bool:
 
 class ChatScreen(PaneActions, FollowsChanges[None]):
     FEED_STOPPED = "Live follow stopped"
-    CSS_PATH = "chat.tcss"
+    # chat.tcss is the app's CSS_PATH (SupportDeskApp): read with the first frame, not here, where
+    # reading it re-parsed every stylesheet and restyled the app on the way to the first page.
     # Below 120 columns the header keeps why staff are needed and drops the session's facts.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
@@ -104,6 +105,10 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
 
     def __init__(self, desk: Desk, look: AgentLook, session_id: str | None = None):
         super().__init__(look)
+        # The width class from the start: left to Textual's first resize, adding it restyled every
+        # pane once more on the way to the first page. (That resize then finds it already set.)
+        width = self.app.size.width
+        self.add_class(next(name for edge, name in sorted(self.HORIZONTAL_BREAKPOINTS, reverse=True) if width >= edge), update=False)
         self.desk = desk
         self.session_id: str | None = session_id
         self._turn_lock = asyncio.Lock()
