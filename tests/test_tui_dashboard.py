@@ -51,6 +51,27 @@ def _drawn(range_name: str):
     return wait
 
 
+async def test_charts_take_their_colours_from_the_panel_in_every_theme(history_db: Path) -> None:
+    """A chart draws no canvas of its own: in the light theme, opened after the dark one in the
+    same process, the charts were drawn on the dark theme's canvas (textual-plotext's "auto"
+    theme keeps the first colours it read for a theme's name, read while the theme was changing)."""
+    from textual_plotext import PlotextPlot
+
+    for theme in ("desk-dark", "desk-light", "desk-dark"):
+        app = StatsApp(history_db, load_desk(REPO / "agents.toml"), "all", clock=lambda: NOW, tz=timezone.utc, theme=theme)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await _drawn("all")(pilot)
+            assert app.theme == theme
+            plots = list(app.screen.query(PlotextPlot))
+            assert len(plots) == 5
+            for plot in plots:
+                drawing = plot.render()
+                assert drawing.plain.strip(), plot.id  # something was drawn ...
+                assert [span.style for span in drawing.spans if getattr(span.style, "bgcolor", None)] == [], plot.id
+                # ... and the bars are coloured (only the canvas is the panel's)
+                assert any(getattr(span.style, "color", None) for span in drawing.spans), plot.id
+
+
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
 def test_dashboard_snapshot(snap_compare: Any, history_db: Path, size: tuple[int, int]) -> None:
     assert snap_compare(_stats_app(history_db, "all"), terminal_size=size, run_before=_drawn("all"))

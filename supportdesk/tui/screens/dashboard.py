@@ -121,6 +121,19 @@ def flow_lines(stats: DeskStats, width: int = 60) -> Text:
     return out
 
 
+def _plot(plot_id: str) -> PlotextPlot:
+    """A chart drawn in the colours of the panel it sits in, whatever the app's theme.
+
+    Plotext's terminal default colours (textual-plotext's "textual-default") leave the canvas,
+    axes and ticks to the widget's own background and text colours; the bars keep its sequence
+    of colours, chosen to read on dark and light alike. (Its "auto" theme registers an app theme's
+    colours once per process under the theme's name, read while a theme change is under way: a
+    dashboard opened in the light theme drew every chart on the dark theme's canvas.)"""
+    plot = PlotextPlot(id=plot_id)
+    plot.theme = "textual-default"
+    return plot
+
+
 class Panel(Vertical):
     """One picture with its title on the border and a one-line summary under the title."""
 
@@ -174,12 +187,12 @@ class DashboardScreen(Screen[None]):
         yield Static("Loading the figures…", id="headline", markup=False)
         with VerticalScroll(id="board"):
             with Grid(id="panels"):
-                yield Panel("Conversations per agent", PlotextPlot(id="agents-plot"), id="agents")
+                yield Panel("Conversations per agent", _plot("agents-plot"), id="agents")
                 yield Panel("Handoff flow", Static("", id="flow", markup=False), id="flow-panel")
-                yield Panel("Escalation rate per specialist", PlotextPlot(id="escalation-plot"), id="escalation")
-                yield Panel("Time to first answer", PlotextPlot(id="first-plot"), id="first-answer")
-                yield Panel("Time to resolution", PlotextPlot(id="resolution-plot"), id="resolution")
-                yield Panel("Refunds and credits by amount", PlotextPlot(id="money-plot"), id="money")
+                yield Panel("Escalation rate per specialist", _plot("escalation-plot"), id="escalation")
+                yield Panel("Time to first answer", _plot("first-plot"), id="first-answer")
+                yield Panel("Time to resolution", _plot("resolution-plot"), id="resolution")
+                yield Panel("Refunds and credits by amount", _plot("money-plot"), id="money")
                 yield Panel("Provider errors, limits and staff calls", Static("", id="notices", markup=False), id="notices-panel")
                 yield Panel("Tokens and cost", Static("", id="tokens", markup=False), id="tokens-panel")
                 yield Panel("Service levels", Static("", id="sla", markup=False), id="sla-panel")
