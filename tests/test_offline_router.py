@@ -123,6 +123,17 @@ def test_disk_cache_is_keyed_by_examples(tmp_path, monkeypatch):
     assert examples_key(other) != examples_key(examples)
 
 
+def test_disk_cache_is_keyed_by_the_lexicon_too(monkeypatch):
+    """A model trained before a concept joined the lexicon has never seen it: a changed lexicon
+    must train again, not load the old model from disk."""
+    from supportdesk import lexicon
+
+    examples = {"a": ["red apples"], "b": ["blue sky"]}
+    before = examples_key(examples)
+    monkeypatch.setitem(lexicon.CONCEPTS, "fruit", ("apples", "pears"))
+    assert examples_key(examples) != before
+
+
 def test_corrupt_cache_is_retrained(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(clf, "_MEMORY", {})

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from supportdesk.folders import cache_dir
-from supportdesk.lexicon import normalise
+from supportdesk.lexicon import CONCEPTS, normalise
 
 _FORMAT = 3  # bump when features or the model change, so stale disk caches are ignored
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
@@ -176,7 +176,12 @@ _MEMORY: dict[str, TextClassifier] = {}
 
 
 def examples_key(examples: Mapping[str, Sequence[str]]) -> str:
-    blob = json.dumps({"format": _FORMAT, "examples": {k: list(v) for k, v in sorted(examples.items())}}, sort_keys=True)
+    # The lexicon is part of the features: a model trained before a concept was added would
+    # never see it (the words it folds read as unknown), so a changed lexicon is a new model.
+    blob = json.dumps(
+        {"format": _FORMAT, "lexicon": CONCEPTS, "examples": {k: list(v) for k, v in sorted(examples.items())}},
+        sort_keys=True,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
