@@ -63,6 +63,12 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "verify": ("verify", "verified", "verification", "verifying", "identity", "id check", "kyc", "proof of id", "identification", "id document", "passport", "driving licence", "driver license"),
     "phone": ("phone", "mobile", "cellphone", "cell phone", "iphone", "smartphone", "handset"),
     "lost": ("lost", "stolen", "misplaced", "lose", "stole", "theft", "missing phone"),
+    # the people on a customer's team (inviting them is a how-to, not a plan change)
+    "teammate": (
+        "teammate", "teammates", "team mate", "team mates", "team member", "team members", "colleague",
+        "colleagues", "coworker", "coworkers", "co-worker", "co-workers", "new member", "new members",
+        "another user", "new user", "new users",
+    ),
     "details": ("personal details", "personal information", "personal info", "my details", "my address", "my name", "surname", "last name", "home address", "phone number", "date of birth"),
     # something that does not work
     "broken": (

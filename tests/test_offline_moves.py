@@ -739,3 +739,45 @@ async def test_a_folder_deleted_by_mistake_goes_to_technical_not_billing(tmp_pat
     [turn], _ = await talk(tmp_path, "I deleted a folder by mistake, can I get it back?")
     assert turn.handoffs() == ["triage>technical"] and turn.calls("search_kb")
     assert "Restoring deleted files" in turn.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "adds"),
+    [
+        ("how do I add a teammate to my account?", True),
+        ("can I invite my coworkers", True),
+        ("how do i get my assistant set up with their own login", True),
+        ("we're onboarding two new hires next week", True),
+        ("someone added a charge to my card", False),  # the person comes first, and no one is set up
+        ("add credits to my balance", False),
+    ],
+)
+def test_what_asks_to_add_someone_to_the_team(text, adds):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.ADDS_A_PERSON.search(text)) is adds
+
+
+@pytest.mark.parametrize(
+    ("text", "plans"),
+    [
+        ("switch me to the team plan", ["team"]),
+        ("our team plan is too expensive, move us to pro", ["team", "pro"]),
+        ("my team can't log in", []),  # the customer's team, not the Team plan
+        ("get my assistant set up on our team", []),
+    ],
+)
+def test_the_customers_own_team_is_not_the_team_plan(text, plans):
+    from supportdesk.models.offline import cues
+
+    assert [m.lower() for m in cues.PLAN_NAME.findall(text)] == plans
+    assert bool(cues.PLAN_CHANGE.search(text)) is ("move" in text or "switch" in text)
+
+
+async def test_adding_a_teammate_gets_the_team_article_not_billing(tmp_path):
+    [turn], _ = await talk(tmp_path, "need to add a teammate")
+    assert turn.handoffs() == ["triage>technical"] and turn.calls("search_kb")
+    assert "Inviting team members" in turn.said()
+    # What a seat costs is still billing's.
+    [cost], _ = await talk(tmp_path / "cost", "how much does it cost to add another user?")
+    assert cost.handoffs() == ["triage>billing"]

@@ -218,6 +218,15 @@ def test_a_failure_word_does_not_outweigh_the_thing_that_fails(query, slug):
     assert knowledge_base().search(query)[0][0].slug == slug
 
 
+@pytest.mark.parametrize(
+    "query", ["how do I add a teammate", "invite a colleague", "add my coworkers to our workspace", "a new team member"]
+)
+def test_the_people_on_a_team_find_the_team_article(query):
+    # (teammate, colleague, coworker and team member are one concept in the lexicon; "add"
+    # alone found the credits top-up article.)
+    assert knowledge_base().search(query)[0][0].slug == "team-invites"
+
+
 async def test_search_kb_tool(desk, services):
     out = await invoke("search_kb", ctx(desk, services, "technical"), query="two-factor code", limit=2)
     assert [a["id"] for a in out.output["articles"]][0] == "two-factor"

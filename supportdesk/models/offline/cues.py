@@ -124,6 +124,17 @@ FILES_BACK = _any(
     r"\b(?:restore|recover|undelete|undo)\b[^.!?]{0,20}\b(?:a |the |my )?(?:delet\w*|files?|folders?|versions?)\b",
     r"\b(?:old|older|earlier|previous|yesterday's|last week's) versions?\b",
 )
+# Someone joining the customer's team ("add two more people", "invite my coworkers", "get my
+# assistant set up with a login"): the team article's, however "add" and "team" lean towards
+# the plans (what a seat costs stays billing's: triage checks for money words first).
+_PEOPLE = (
+    r"(?:people|persons?|teammates?|team ?mates?|colleagues?|co-?workers?|employees?|staff|assistants?|users?|"
+    r"members?|someone|somebody|partners?|new hires?)"
+)
+ADDS_A_PERSON = _any(
+    rf"\b(?:add|adding|invite|inviting|bring|bringing|onboard|onboarding|set up|setting up)\b[^.!?]{{0,25}}\b{_PEOPLE}\b",
+    rf"\b{_PEOPLE}\b[^.!?]{{0,20}}\bset up\b",
+)
 # What we sent has not reached them ("the link never came", "still nothing, checked spam too").
 NOT_ARRIVED = _any(
     r"\b(?:never|hasn't|has not|haven't|have not|didn't|did not|still (?:hasn't|has not|haven't|have not|isn't|is not|not))\b"
@@ -385,8 +396,10 @@ CANCEL = _any(
     r"\bstop (?:the )?(?:automatic |auto-?)?renew(?:al|ing)\b", r"\b(?:do not|don't|dont) (?:want (?:it )?to )?renew\b", r"\bunsubscribe\b",
     r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"^\W*(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
 )
+# "Team" the plan, not the customer's own team ("on our team", "my team's logins").
+_TEAM_PLAN = r"(?:team(?=\s+plan)|(?<!\bour )(?<!\bmy )(?<!\bwhole )team)"
 PLAN_CHANGE = _any(
-    r"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|team|annual|yearly|monthly)\b",
+    rf"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|{_TEAM_PLAN}|annual|yearly|monthly)\b",
     r"\b(?:upgrade|downgrade)\b", r"\bfrom (?:the )?(?:starter|pro|team)\b.*\bto (?:the )?(?:starter|pro|team)\b",
     r"\b(?:cheaper|different|another|bigger|smaller|larger|better|new|other) (?:plan|tier|subscription)\b",
     # the billing period asked for: "can I pay yearly", "I'd like to be billed annually"
@@ -502,7 +515,7 @@ CARD_DESCRIPTION = re.compile(
     _FLAGS,
 )
 CARD_NUMBER = re.compile(r"\b(?:\d[ -]?){13,19}\b")
-PLAN_NAME = re.compile(r"\b(starter|pro|team)\b", _FLAGS)
+PLAN_NAME = re.compile(rf"\b(starter|pro|{_TEAM_PLAN})\b", _FLAGS)
 PERIOD = re.compile(r"\b(annual(?:ly)?|yearly|monthly)\b", _FLAGS)
 # Right before a period: the one they are on ("from", "instead of", "rather than", "not").
 _PERIOD_LEFT = re.compile(r"\b(?:from|instead of|rather than|not)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)

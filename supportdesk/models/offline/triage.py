@@ -242,6 +242,13 @@ def decide(view: View, router: Router):
         owner = _skill_owner(view, "tech", candidates)
         if owner is not None:
             return _transfer(view, Route(owner, route.confidence, route.prediction), text)
+    if cues.ADDS_A_PERSON.search(text) and not cues.ABOUT_CHARGES.search(text) and not any(
+        p.search(text) for p in _SKILL_REQUESTS["money"]
+    ):
+        # Someone to add to the team, with no money in it: how to invite them (the team article).
+        owner = _skill_owner(view, "tech", candidates)
+        if owner is not None:
+            return _transfer(view, Route(owner, route.confidence, route.prediction), text)
     if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan):
         # Only mildly leaning, against what the request itself names: the request wins.
         by_request = _by_request(view, text, candidates)
