@@ -22,7 +22,7 @@ PAIRS = {
                  "person-someone", "terse-still", "offer-taken", "no-tool-ground", "detail-ack", "dated-charge", "account-after-steps",
                  "introduced", "plan-question", "invoice-where",
                  "other-language", "price-followup",
-                 "cancel-question", "deleted-files", "team-invite")
+                 "cancel-question", "deleted-files", "team-invite", "account-deletion")
 }
 ALL = CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS + [c for tune, held in PAIRS.values() for c in tune + held]
 

@@ -781,3 +781,30 @@ async def test_adding_a_teammate_gets_the_team_article_not_billing(tmp_path):
     # What a seat costs is still billing's.
     [cost], _ = await talk(tmp_path / "cost", "how much does it cost to add another user?")
     assert cost.handoffs() == ["triage>billing"]
+
+
+@pytest.mark.parametrize(
+    ("text", "deletes"),
+    [
+        ("how do I delete my account", True),
+        ("can you erase our workspace?", True),
+        ("I'd like my account deleted please", True),
+        ("delete my old files and my account", True),
+        ("can you remove my credit card from the account", False),  # the card goes, not the account
+        ("I deleted a folder by mistake", False),
+        ("cancel my subscription", False),
+    ],
+)
+def test_what_asks_to_delete_the_account(text, deletes):
+    from supportdesk.models.offline import cues
+
+    assert (cues.unknown_ground(text) == "request to delete the account") is deletes
+
+
+async def test_a_request_to_delete_the_account_goes_to_a_person_without_a_routing_question(tmp_path):
+    # The router cannot tell billing from technical here; either brings in a person, so triage
+    # does not ask which first, and no article is searched.
+    [turn], _ = await talk(tmp_path, "I want to permanently remove my profile")
+    assert len(turn.handoffs()) >= 1 and turn.calls("request_human")
+    assert not turn.calls("search_kb") and not turn.calls("cancel_subscription")
+    assert "billing (charges" not in turn.said()

@@ -190,6 +190,15 @@ UNKNOWN_GROUND = {
         r"(?:suspended|deactivated|disabled|banned|terminated)\b",
         r"\b(?:suspended|deactivated|disabled|banned|terminated) (?:my|our|the) (?:account|workspace)\b", r"\bsuspension\b",
     ),
+    # No tool deletes an account or a workspace (cancelling the plan is not deleting what is in it).
+    "request to delete the account": _any(
+        r"\b(?:delete|erase|wipe|remove|destroy)\s+(?:(?:my|our|the|this|whole|entire|company|user|personal)\s+){0,3}"
+        r"(?:account|profile|workspace|organi[sz]ation)\b",
+        r"\b(?:account|profile|workspace)\s+(?:permanently\s+)?(?:deleted|erased|wiped|removed)\b",
+        # the account last in a list of what is to go: "delete everything, including my account"
+        r"\b(?:delete|erase|wipe|remove)\b[^.!?]{0,30}\b(?:including|and|plus) (?:my|our|the) (?:account|profile|workspace)\b",
+        r"\b(?:account|profile|workspace) (?:deletion|removal)\b",
+    ),
     # What an invoice says about the customer (names, addresses, tax ids) is changed by staff.
     "request to change invoice details": _any(
         r"\binvoices?\b[^.!?]{0,40}\b(?:company name|business name|legal name|billing address|postal address|vat|"
@@ -205,6 +214,7 @@ UNKNOWN_GROUND_WORDS = {
     "privacy request": ("privacy", "gdpr", "personal data", "data subject"),
     "ownership transfer": ("ownership", "owner"),
     "legal matter": ("legal",),
+    "request to delete the account": ("delete account", "delete_account", "account deletion", "close account"),
     "discount or promo code": ("discount", "coupon", "promo"),
     "question about a suspended account": ("suspend", "suspension"),
     "request to change invoice details": ("invoice details", "legal name", "vat", "billing address"),

@@ -271,6 +271,10 @@ def decide(view: View, router: Router):
         by_request = _by_request(view, text, candidates)
         if by_request is not None:
             return _transfer(view, Route(by_request, route.confidence, route.prediction), text)
+    if route.agent is None and cues.unknown_ground(text) is not None:
+        # Ground no tool or article covers ("delete my account"): whoever takes it brings in a
+        # person, so asking "billing or technical?" first would only be one question more.
+        return _transfer(view, router.best(text), text)
     if route.agent is None:
         if cues.THANKS.search(text):
             return Answer("You're welcome! Is there anything else I can help you with?")
