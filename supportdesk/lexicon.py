@@ -58,7 +58,9 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "cash": ("cash withdrawal", "cash machine", "cashpoint", "atm", "withdraw cash", "withdrawing cash", "withdrew cash", "withdrawal", "withdrawals"),
     "wallet": ("apple pay", "google pay", "android pay", "samsung pay", "gpay", "wallet", "contactless", "tap to pay", "nfc"),
     # account access
-    "passcode": ("pin number", "pin code", "pin", "passcode", "pass code", "password", "passphrase", "passwords"),
+    # (A password is not the app's passcode: folded together, "change my password" found the PIN article.)
+    "passcode": ("pin number", "pin code", "pin", "passcode", "pass code"),
+    "password": ("password", "passwords", "passphrase", "pass word"),
     "locked": ("blocked", "locked out", "locked", "frozen", "suspended", "disabled", "deactivated"),
     "verify": ("verify", "verified", "verification", "verifying", "identity", "id check", "kyc", "proof of id", "identification", "id document", "passport", "driving licence", "driver license"),
     "phone": ("phone", "mobile", "cellphone", "cell phone", "iphone", "smartphone", "handset"),

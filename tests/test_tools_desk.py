@@ -244,3 +244,18 @@ async def test_find_charges_by_customer_email_in_one_call(desk, services):
     assert out.context == {"customer_email": "dana@example.com"}
     missing = await invoke("find_charges", ctx(desk, services), customer="nobody@example.com")
     assert missing.is_error and "no customer matches" in missing.output
+
+
+@pytest.mark.parametrize(
+    ("query", "slug"),
+    [
+        # changing a password one knows is its own article; the PIN article is another thing
+        # (password and passcode were one concept in the lexicon), the reset one for a forgotten one
+        ("how do I change my password", "change-password"),
+        ("where is the change password option", "change-password"),
+        ("forgot my password", "password-reset"),
+        ("change my pin", "app-passcode"),
+    ],
+)
+def test_changing_a_password_is_not_resetting_it_or_the_pin(query, slug):
+    assert knowledge_base().search(query)[0][0].slug == slug
