@@ -58,6 +58,8 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "cash": ("cash withdrawal", "cash machine", "cashpoint", "atm", "withdraw cash", "withdrawing cash", "withdrew cash", "withdrawal", "withdrawals"),
     "wallet": ("apple pay", "google pay", "android pay", "samsung pay", "gpay", "wallet", "contactless", "tap to pay", "nfc"),
     # account access
+    # signing in, however it is spelt ("the login page", "when I try to sign in", "the log-in screen")
+    "login": ("login", "logins", "log in", "logging in", "log-in", "sign in", "signing in", "sign-in", "signin"),
     # (A password is not the app's passcode: folded together, "change my password" found the PIN article.)
     "passcode": ("pin number", "pin code", "pin", "passcode", "pass code"),
     "password": ("password", "passwords", "passphrase", "pass word"),

@@ -24,15 +24,24 @@ PAIRS = {
                  "other-language", "price-followup",
                  "cancel-question", "deleted-files", "team-invite", "account-deletion", "change-password")
 }
-# Second held halves, written after a first one was spent; their known misses stay visible.
-HELD_AGAIN = read_jsonl(REPO / "evals" / "change-password-held-2.jsonl")
+# Held halves whose misses were left as they were measured (evals/README.md says why), and
+# second held halves written after a first one was spent. Their known misses stay visible.
+HELD_AS_MEASURED = read_jsonl(REPO / "evals" / "change-password-held-2.jsonl") + read_jsonl(
+    REPO / "evals" / "sign-in-error-held.jsonl"
+)
 KNOWN_MISSES = {
     # "logging out" outweighs the password in the search: the signed-out article answers.
     "change password (held-2): without logging out",
+    # The search matches words: sign-in trouble told with others finds other articles
+    # ("logging" the signed-out one, "my details" the personal details one, "stuck" the sync one).
+    "sign-in error (held): an error every time logging in",
+    "sign-in error (held): details said to be wrong",
+    "sign-in error (held): stuck at the signin form",
 }
 ALL = (
     CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS + [c for tune, held in PAIRS.values() for c in tune + held]
-    + [c for c in HELD_AGAIN if c["name"] not in KNOWN_MISSES]
+    + read_jsonl(REPO / "evals" / "sign-in-error-tune.jsonl")
+    + [c for c in HELD_AS_MEASURED if c["name"] not in KNOWN_MISSES]
 )
 
 
@@ -80,7 +89,9 @@ async def test_conversation(conversation):
     assert result.passed, "\n".join(result.failures)
 
 
-@pytest.mark.parametrize("conversation", [c for c in HELD_AGAIN if c["name"] in KNOWN_MISSES], ids=sorted(KNOWN_MISSES))
+@pytest.mark.parametrize(
+    "conversation", [c for c in HELD_AS_MEASURED if c["name"] in KNOWN_MISSES], ids=lambda c: c["name"]
+)
 async def test_a_known_miss_still_misses(conversation):
     """Known misses are reported in evals/README.md; one that starts passing moves to ALL."""
     [result] = await evaluate_conversations([conversation], config=str(REPO / "agents.toml"))

@@ -259,3 +259,10 @@ async def test_find_charges_by_customer_email_in_one_call(desk, services):
 )
 def test_changing_a_password_is_not_resetting_it_or_the_pin(query, slug):
     assert knowledge_base().search(query)[0][0].slug == slug
+
+
+@pytest.mark.parametrize(
+    "query", ["the login page gives an error", "I get an error when I try to sign in", "sign in button does nothing", "can't get past the log-in screen"]
+)
+def test_sign_in_trouble_finds_the_login_article_however_signing_in_is_spelt(query):
+    assert knowledge_base().search(query)[0][0].title == "Can't log in"
