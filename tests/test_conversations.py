@@ -26,17 +26,18 @@ PAIRS = {
 }
 # Held halves whose misses were left as they were measured (evals/README.md says why), and
 # second held halves written after a first one was spent. Their known misses stay visible.
-HELD_AS_MEASURED = read_jsonl(REPO / "evals" / "change-password-held-2.jsonl") + read_jsonl(
-    REPO / "evals" / "sign-in-error-held.jsonl"
-)
+HELD_AS_MEASURED = [
+    c for name in ("change-password-held-2", "sign-in-error-held", "sign-in-error-held-2")
+    for c in read_jsonl(REPO / "evals" / f"{name}.jsonl")
+]
 KNOWN_MISSES = {
     # "logging out" outweighs the password in the search: the signed-out article answers.
     "change password (held-2): without logging out",
-    # The search matches words: sign-in trouble told with others finds other articles
-    # ("logging" the signed-out one, "my details" the personal details one, "stuck" the sync one).
-    "sign-in error (held): an error every time logging in",
+    # A sign-in article answers, but the locked-account one ("my details are wrong" read as
+    # wrong passwords), not "Can't log in".
     "sign-in error (held): details said to be wrong",
-    "sign-in error (held): stuck at the signin form",
+    # "Can't sign into the desktop app": the search found no sign-in article to prefer.
+    "sign-in error (held-2): the desktop app, not the web",
 }
 ALL = (
     CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS + [c for tune, held in PAIRS.values() for c in tune + held]

@@ -808,3 +808,30 @@ async def test_a_request_to_delete_the_account_goes_to_a_person_without_a_routin
     assert len(turn.handoffs()) >= 1 and turn.calls("request_human")
     assert not turn.calls("search_kb") and not turn.calls("cancel_subscription")
     assert "billing (charges" not in turn.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "trouble"),
+    [
+        ("every time I try logging in it throws an error", True),
+        ("the app won't let me sign in", True),
+        ("I'm stuck at the signin form, nothing happens", True),
+        ("sign in button does nothing", True),
+        ("I can sign in but sync fails", False),  # signing in works; what comes after does not
+        ("my files won't sync after I log in", False),
+        ("single sign-on is not set up for us", False),
+    ],
+)
+def test_what_reads_as_trouble_signing_in(text, trouble):
+    from supportdesk.models.offline import cues
+
+    assert cues.sign_in_trouble(text) is trouble
+
+
+async def test_trouble_signing_in_gets_a_sign_in_article_even_when_another_ranks_first(tmp_path):
+    from supportdesk.tools.kb import knowledge_base
+
+    text = "every time I try logging in it throws an error"
+    assert knowledge_base().search(text)[0][0].slug != "login-problems"  # (the search alone)
+    [turn], _ = await talk(tmp_path, text)
+    assert turn.calls("search_kb") and "Can't log in" in turn.said()

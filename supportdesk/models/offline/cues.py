@@ -518,6 +518,25 @@ LOGIN = _any(
     r"\b(?:can ?not|can't|cant|cannot|unable to|couldn't|can't) (?:even )?(?:log|sign) ?in\b", r"\b(?:log|sign) ?in (?:fails?|problem|issue)",
     r"\blocked out\b", r"\b(?:log|sign) ?in (?:is(?:n't| not)|does(?:n't| not)|won'?t|keeps? failing)", r"\bcan'?t (?:get|access) (?:in|into) my account\b",
 )
+# Trouble at the sign-in step, told any way ("every time I try logging in it throws an error",
+# "won't let me sign in", "stuck at the signin form"): of the articles a search finds, the
+# sign-in ones answer it. Not when signing in works and something after it does not.
+_SIGNING_IN = r"(?:log ?in|logging in|log-in|logins?|sign ?in(?:to)?|signing in|sign-in)"
+_SIGN_IN_TROUBLE = _any(
+    LOGIN.source,
+    rf"\b{_SIGNING_IN}\b[^.!?]{{0,40}}\b(?:errors?|fails?|failing|failed|rejected|refused|wrong|spins?|spinning|"
+    r"reloads?|nothing happens|does nothing|won'?t|doesn'?t|does not|stuck|not accept\w*|unexpected)\b",
+    rf"\b(?:errors?|fails?|failing|won'?t let me|can'?t|cannot|stuck (?:at|on)|rejected|refused)\b[^.!?]{{0,40}}\b{_SIGNING_IN}\b",
+)
+_SIGNS_IN_FINE = _any(
+    r"\bcan (?:log|sign) ?in\b", r"\b(?:logged|signed) in (?:fine|ok|okay|normally|without (?:a )?problems?)\b",
+    r"\b(?:log|sign) ?in (?:works|is fine)\b",
+)
+
+
+def sign_in_trouble(text: str) -> bool:
+    return bool(_SIGN_IN_TROUBLE.search(text)) and not _SIGNS_IN_FINE.search(text)
+
 
 CLAUSE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\s*(?:,|\.)?\s*\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*", _FLAGS)
 CARD_DESCRIPTION = re.compile(

@@ -1540,6 +1540,11 @@ class Specialist:
                     "I couldn't find a help article for that. Could you describe what happens, step by step, and any error message you see?"
                 )
             top = articles[0]
+            if top["id"] not in LOGIN_ARTICLES and cues.sign_in_trouble(str(last.arguments.get("query", ""))):
+                # The search matches words ("logging" finds the signed-out article, "my details"
+                # the personal details one); trouble signing in is answered by a sign-in article
+                # when the search found one at all.
+                top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
             # A Markdown list: the TUI renders agent text as Markdown, so each step gets its own line.
             steps = "\n".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
             closing = "Let me know whether that works."
