@@ -835,3 +835,33 @@ async def test_trouble_signing_in_gets_a_sign_in_article_even_when_another_ranks
     assert knowledge_base().search(text)[0][0].slug != "login-problems"  # (the search alone)
     [turn], _ = await talk(tmp_path, text)
     assert turn.calls("search_kb") and "Can't log in" in turn.said()
+
+
+@pytest.mark.parametrize(
+    ("text", "removes"),
+    [
+        ("can you remove my credit card from the account", True),
+        ("take my visa off the account", True),
+        ("I don't want my card stored with you anymore", True),
+        ("get rid of my saved payment details", True),
+        ("update my card to visa ending 4444", False),  # replaced, not taken away
+        ("they took money from my card twice", False),
+        ("my card doesn't work in the app", False),
+    ],
+)
+def test_what_asks_to_take_the_card_away(text, removes):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.REMOVE_CARD.search(text)) is removes
+
+
+async def test_a_card_taken_away_is_answered_with_what_can_be_done_and_nothing_changes(tmp_path):
+    (asked, replaced), _ = await talk(
+        tmp_path, "can you remove my credit card from the account", "ok then replace it with my visa ending 4242, marco@example.com"
+    )
+    assert asked.handoffs() == ["triage>billing"]
+    assert "replace it with another card" in asked.said() and "cancel the subscription" in asked.said()
+    assert not asked.calls("update_payment_method") and not asked.calls("cancel_subscription")
+    # ... and the replacement they then ask for, by name, is made.
+    [update] = replaced.calls("update_payment_method")
+    assert "4242" in str(update.arguments)

@@ -470,6 +470,17 @@ PAYMENT_METHOD = _any(
     r"\b(?:update|change|replace|new|add|switch|swap)\b.*\b(?:visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?ending\b",
     r"\b(?:card|payment method) (?:has )?expired\b",
 )
+# The card on file taken away, not replaced by another: no tool removes one, and a subscription
+# needs one ("remove my credit card", "unlink my visa", "I don't want my card stored with you").
+_CARD_ON_FILE = (
+    r"(?:(?:credit |debit )?cards?(?: details| number| info(?:rmation)?)?|payment (?:method|details|info(?:rmation)?)s?|"
+    r"visa|mastercard|master card|amex|american express|paypal)"
+)
+REMOVE_CARD = _any(
+    rf"\b(?:remove|removing|delete|deleting|unlink|detach|forget|get rid of|erase|wipe)\b[^.!?]{{0,25}}\b{_CARD_ON_FILE}\b",
+    rf"\btake (?:my|the|our) {_CARD_ON_FILE} off\b",
+    rf"\b(?:do not|don'?t) want (?:my|the|our) {_CARD_ON_FILE} (?:stored|saved|kept|on file)\b",
+)
 # When the next payment is taken, and how much: the account's renewal, not a charge already made.
 NEXT_PAYMENT = _any(
     # ("next renewal" is left out: "from my next renewal" says when a change takes effect)

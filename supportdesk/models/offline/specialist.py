@@ -59,6 +59,12 @@ SETUP_NOTED = (
     "Thanks, I've noted that for this case. Did the steps above fix it? If not, tell me what happens when you "
     "follow them and I'll take it further."
 )
+# A card on file cannot just be taken away: the subscription is paid with it.
+REMOVE_CARD_REPLY = (
+    "I can't remove the card on file while your subscription is active: the plan is paid with it. "
+    "I can replace it with another card: tell me which one (for example \"visa ending 4242\"). "
+    "If you'd rather stop paying altogether, I can cancel the subscription instead."
+)
 UNKNOWN_GROUND_REPLY = (
     "That's a {what}, and nothing in our tools or help articles covers it, so I won't guess. I've asked a member "
     "of our staff to take it from here; they'll see this whole conversation and get back to you."
@@ -575,6 +581,9 @@ class Specialist:
         intents = asked or self._carried_intents()
         if intents == {"pricing"}:
             return self._pricing(text)
+        if intents == {"remove_card"}:
+            # No tool removes a card, and nothing is changed: what can be done, so they can choose.
+            return step.answer(REMOVE_CARD_REPLY)
         known = self._customer_id() or v.facts.emails or v.facts.customer_ids
         if intents == {"invoice"} and cues.WHERE_TO_FIND.search(text) and not known:
             # Where invoices are needs no account; listing them does (and is done once we know it).
@@ -630,6 +639,9 @@ class Specialist:
         ):
             if pattern.search(t):
                 found.add(name)
+        if cues.REMOVE_CARD.search(t) and not cues.card_description(t):
+            found.add("remove_card")  # taken away, no card named to put in its place
+            found.discard("payment")
         if "next_payment" in found:
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
         if cues.plan_step(t):

@@ -242,6 +242,12 @@ def decide(view: View, router: Router):
         owner = _skill_owner(view, "tech", candidates)
         if owner is not None:
             return _transfer(view, Route(owner, route.confidence, route.prediction), text)
+    if cues.REMOVE_CARD.search(text) and not trouble:
+        # The card on file taken away is the money skill's ("delete my card details" leans
+        # towards the app's card troubles).
+        owner = _skill_owner(view, "money", candidates)
+        if owner is not None:
+            return _transfer(view, Route(owner, route.confidence, route.prediction), text)
     if cues.ADDS_A_PERSON.search(text) and not cues.ABOUT_CHARGES.search(text) and not any(
         p.search(text) for p in _SKILL_REQUESTS["money"]
     ):
