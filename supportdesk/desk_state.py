@@ -443,6 +443,16 @@ def fold(items: Iterable[k.Item], state: ConversationState | None = None) -> Con
     return state
 
 
+def undecided_approvals(notices: Iterable[k.Item]) -> list[k.Notice]:
+    """The approval requests among a session's notices that no grant or denial answered yet.
+
+    A fold like the others: the runner decides from it, and the chat screen's first page reads
+    it straight from the store's notices, without building the runner."""
+    said = [n for n in notices if isinstance(n, k.Notice)]
+    decided = {n.data.get("approval_id") for n in said if n.notice_kind in ("approval_granted", "approval_denied")}
+    return [n for n in said if n.notice_kind == "approval_requested" and n.data.get("approval_id") not in decided]
+
+
 def needs_staff(recent: Iterable[k.Item], pending: Iterable[k.Notice] = ()) -> str:
     """Why staff are needed, in a few words; "" when they are not.
 
@@ -461,6 +471,7 @@ def needs_staff(recent: Iterable[k.Item], pending: Iterable[k.Notice] = ()) -> s
 
 
 __all__ = [
+    "undecided_approvals",
     "ConversationState",
     "DeskFilter",
     "Detail",

@@ -32,7 +32,7 @@ async def _act(args: argparse.Namespace, action: StaffAction, given: Inputs) -> 
     """Open the desk, find the session, run the action (staff_actions.perform, as the web API
     does); its refusals, TurnError and bad input are one line and exit 2."""
     from supportdesk.wiring import open_desk
-    from supportdesk.engine.runner import TurnError
+    from supportdesk.engine.errors import TurnError
 
     try:
         by = _actor(args)

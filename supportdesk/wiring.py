@@ -12,15 +12,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from supportdesk.business.protocol import BusinessData
+from typing import TYPE_CHECKING
+
 from supportdesk.config import ConfigError, DeskConfig, check_agent_tools, load_desk
 from supportdesk.engine.desk import Desk, Services
-from supportdesk.engine.hooks import HookLoadError, HookSet, load_hooks
 from supportdesk.engine.later import Later, ready
-from supportdesk.engine.protocol import ModelProvider
-from supportdesk.engine.runner import Runner
-from supportdesk.engine.tools import ToolRegistry
 from supportdesk.store import StoreError, StoreLocation, open_store, parse_location
+
+# The runner, the hooks and the tool mechanism are imported where a desk is built, not here: a
+# deferred desk (the TUI's first page) builds its runner later, in a thread (engine/desk.py).
+if TYPE_CHECKING:
+    from supportdesk.business.protocol import BusinessData
+    from supportdesk.engine.hooks import HookSet
+    from supportdesk.engine.protocol import ModelProvider
+    from supportdesk.engine.runner import Runner
+    from supportdesk.engine.tools import ToolRegistry
 
 
 def shipped_tools() -> ToolRegistry:
@@ -51,6 +57,8 @@ def load_config(path: str | os.PathLike[str] | None = None) -> DeskConfig:
 def desk_hooks(config: DeskConfig) -> HookSet:
     """The hooks a desk file asks for: tracing when it is on, the shipped guardrails it turns on,
     then `[hooks] enabled`, then entry points. A hook that cannot be loaded is a ConfigError (one line)."""
+    from supportdesk.engine.hooks import HookLoadError, load_hooks
+
     shipped: list[tuple[str, Any]] = []
     guardrails = config.hooks.guardrails
     if guardrails.relevance or guardrails.injection:
@@ -127,7 +135,12 @@ async def open_desk(
         close_hooks()
         await store.close()
         raise
-    return Desk(cfg, store, Runner(store, cfg, model, tool_registry, services, hooks=hooks), services)
+    def runner() -> Runner:
+        from supportdesk.engine.runner import Runner
+
+        return Runner(store, cfg, model, tool_registry, services, hooks=hooks)
+
+    return Desk(cfg, store, Later(runner) if deferred else runner(), services)
 
 
 def _tool_registry(unchecked: DeskConfig | None = None) -> ToolRegistry:

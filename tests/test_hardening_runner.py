@@ -323,14 +323,14 @@ async def test_resume_does_nothing_on_a_finished_turn(db_path, test_desk) -> Non
 async def test_an_unfinished_turn_is_found_past_a_glance_at_the_last_items(db_path, test_desk) -> None:
     """Opening a session glances at its last few items (an answered session reads no more);
     a turn cut short after more calls than the glance holds is still found."""
-    from supportdesk.engine import runner as runner_module
+    from supportdesk.engine import events as events_module
     from supportdesk.items import Message, ToolCall, ToolResult
 
     desk = await open_desk(db_path, test_desk, provider=ScriptedModel([]), customers=False)
     async with desk:
         info = await desk.store.create_session("triage", first=[Message(role="customer", text="refund 5", agent="triage")])
         steps = []
-        for n in range(runner_module.RESUME_GLANCE):
+        for n in range(events_module.RESUME_GLANCE):
             steps += [ToolCall(call_id=f"c{n}", name="refund", arguments={"amount": 5}, agent="billing"),
                       ToolResult(call_id=f"c{n}", name="refund", output="ok", agent="billing")]
         await desk.store.append(info.id, steps)
@@ -343,11 +343,11 @@ async def test_an_unfinished_turn_is_found_past_a_glance_at_the_last_items(db_pa
 
         desk.runner.store.latest = counted  # type: ignore[method-assign]
         assert await desk.runner.unfinished_turn(info.id) == 1
-        assert asked == [runner_module.RESUME_GLANCE, runner_module.RESUME_WINDOW]
+        assert asked == [events_module.RESUME_GLANCE, events_module.RESUME_WINDOW]
         await desk.store.append(info.id, [Message(role="agent", text="Refunded $5.", agent="billing")])
         asked.clear()
         assert await desk.runner.unfinished_turn(info.id) is None
-        assert asked == [runner_module.RESUME_GLANCE]  # the answer was in the glance
+        assert asked == [events_module.RESUME_GLANCE]  # the answer was in the glance
 
 
 async def test_opening_leaves_a_turn_that_may_still_be_running_elsewhere(db_path, test_desk) -> None:

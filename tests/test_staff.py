@@ -11,7 +11,8 @@ from supportdesk.channels.view import STAFF_JOINED, customer_event
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended, Done
 from supportdesk.engine.protocol import Answer, StepRequest, Transfer
-from supportdesk.engine.runner import TurnError, drain
+from supportdesk.engine.errors import TurnError
+from supportdesk.engine.runner import drain
 from supportdesk.export import session_markdown
 from supportdesk.items import Message, Release, StaffReply, Takeover
 from supportdesk.models.history import build_messages

@@ -41,6 +41,11 @@ ITEM_VALIDATOR = "supportdesk.items:ITEM_ADAPTER built"
 SESSION_VALIDATOR = "supportdesk.store.protocol:SessionInfo built"
 TRANSFER_VALIDATOR = "supportdesk.engine.tools:TransferArgs built"
 NOT_BEFORE_FIRST_PAGE = [
+    # The runner, with the hooks and the tool mechanism it imports, is built in the warm-up
+    # (engine/desk.py); the page reads what it shows from the store.
+    "supportdesk.engine.runner",
+    "supportdesk.engine.hooks",
+    "supportdesk.engine.tools",
     "supportdesk.tools",
     "supportdesk.tools.billing",
     "supportdesk.models.offline.model",
@@ -145,6 +150,7 @@ def test_the_model_and_tools_are_built_after_the_first_page(tmp_path):
     assert seen["last"] == 14  # the page shown was the session's end
     # ... and they are there once the app has warmed up, before any turn asks for them.
     assert {
+        "supportdesk.engine.runner",
         "supportdesk.tools.billing",
         "supportdesk.models.offline.model",
         "supportdesk.business.sqlite",
@@ -216,7 +222,7 @@ async def test_a_deferred_desk_loads_its_hooks_on_first_use(tmp_path, monkeypatc
 
     loads: list[int] = []
     real = hooks_module.load_hooks
-    monkeypatch.setattr("supportdesk.wiring.load_hooks", lambda *a, **kw: loads.append(1) or real(*a, **kw))
+    monkeypatch.setattr(hooks_module, "load_hooks", lambda *a, **kw: loads.append(1) or real(*a, **kw))
     desk = await open_desk(tmp_path / "desk.db", REPO / "agents.toml", deferred=True)
     try:
         assert loads == []  # opening the desk did not look for hooks

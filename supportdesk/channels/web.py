@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.engine.desk import Desk
-from supportdesk.engine.runner import TurnError
+from supportdesk.engine.errors import TurnError
 from supportdesk.staff import Actor, WhenError
 from supportdesk.staff_actions import STAFF_ACTIONS, Inputs, Refused, StaffAction, UnknownSession, find_session, perform, said
 

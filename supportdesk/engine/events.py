@@ -1,11 +1,14 @@
-"""What a turn streams to whoever drives it (the TUI, the CLI, evals)."""
+"""What a turn streams to whoever drives it (the TUI, the CLI, evals), and whether one was cut short."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from supportdesk.items import Item
+
+if TYPE_CHECKING:
+    from supportdesk.store import Store
 
 
 @dataclass(frozen=True)
@@ -60,3 +63,36 @@ class Done:
 
 
 Event = SessionStarted | TurnWaiting | StepStarted | Token | Appended | Done
+
+
+# How far back a session is read for an unfinished turn (a turn's items since its customer message),
+# after a first glance at its last few.
+RESUME_GLANCE = 16
+RESUME_WINDOW = 200
+
+
+async def unfinished_turn(store: Store, session_id: str) -> int | None:
+    """The seq of the customer message whose turn never ended, or None.
+
+    A turn ends in an agent's message, a provider error or a limit notice (or a hook's veto
+    of the turn); a customer message with none of these after it was cut short (the
+    process died mid-turn)."""
+    # Opening a session asks this as its first page is drawn: nearly every session ends in
+    # an answer, so a glance at its last items decides, and only a long unanswered tail
+    # reads the whole window.
+    for window in (RESUME_GLANCE, RESUME_WINDOW):
+        tail = await store.latest(session_id, window)
+        for item in reversed(tail):
+            if item.kind == "message" and item.role == "agent":
+                return None
+            if item.kind in ("takeover", "release", "staff_reply"):
+                return None  # a person took it (and answered, or handed it back for the next message)
+            if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):
+                return None
+            if item.kind == "notice" and item.data.get("vetoed") == "the turn":
+                return None  # a hook ended it on purpose
+            if item.kind == "message" and item.role == "customer":
+                return item.seq
+        if len(tail) < window:
+            break  # the session's whole log was read
+    return None

@@ -16,7 +16,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, assert_never
 
 from supportdesk.config import AgentConfig, DeskConfig
-from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome, TurnWaiting
+from supportdesk.engine.errors import TurnError
+from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome, TurnWaiting, unfinished_turn
 from supportdesk.engine.handoffs import transfer_tool_name
 from supportdesk.engine.history_window import HistoryWindows, settings_for
 from supportdesk.engine.later import Later, ready
@@ -43,7 +44,8 @@ from supportdesk.engine.protocol import (
     TextDelta,
     Transfer,
 )
-from supportdesk.engine.tools import Services, ToolContext, ToolOutput, ToolRegistry, TransferArgs, check_arguments
+from supportdesk.engine.services import Services
+from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry, TransferArgs, check_arguments
 from supportdesk.items import (
     ContextSet,
     Handoff,
@@ -77,10 +79,6 @@ PROVIDER_ERROR_TEXT = {
 }
 
 
-# How far back a session is read for an unfinished turn (a turn's items since its customer message),
-# after a first glance at its last few.
-RESUME_GLANCE = 16
-RESUME_WINDOW = 200
 # Sessions another framework's agents write (integrations/openai_agents.py: DeskSession) or wrote
 # (integrations/importer.py: `supportdesk import`): a customer message at their end is not a turn
 # of ours that a crash cut short, so resume leaves them be.
@@ -123,10 +121,6 @@ CUSTOMER_WORDS_KEPT = 256
 def _stamp(message: Item) -> tuple[Any, str]:
     """What tells one stored message from another at the same seq of a session."""
     return message.created_at, getattr(message, "text", "")
-
-
-class TurnError(Exception):
-    """A staff command that cannot be carried out (unknown agent, no such approval ...)."""
 
 
 class Runner:
@@ -324,30 +318,8 @@ class Runner:
         return (self.store.clock() - latest[-1].created_at).total_seconds() >= seconds
 
     async def unfinished_turn(self, session_id: str) -> int | None:
-        """The seq of the customer message whose turn never ended, or None.
-
-        A turn ends in an agent's message, a provider error or a limit notice (or a hook's veto
-        of the turn); a customer message with none of these after it was cut short (the
-        process died mid-turn)."""
-        # Opening a session asks this as its first page is drawn: nearly every session ends in
-        # an answer, so a glance at its last items decides, and only a long unanswered tail
-        # reads the whole window.
-        for window in (RESUME_GLANCE, RESUME_WINDOW):
-            tail = await self.store.latest(session_id, window)
-            for item in reversed(tail):
-                if item.kind == "message" and item.role == "agent":
-                    return None
-                if item.kind in ("takeover", "release", "staff_reply"):
-                    return None  # a person took it (and answered, or handed it back for the next message)
-                if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):
-                    return None
-                if item.kind == "notice" and item.data.get("vetoed") == "the turn":
-                    return None  # a hook ended it on purpose
-                if item.kind == "message" and item.role == "customer":
-                    return item.seq
-            if len(tail) < window:
-                break  # the session's whole log was read
-        return None
+        """The seq of the customer message whose turn never ended, or None (`events.unfinished_turn`)."""
+        return await unfinished_turn(self.store, session_id)
 
     async def _turn_start(self, session_id: str) -> tuple[int, dict[str, int]]:
         """The seq of the turn's customer message, and how many calls of each tool the turn
@@ -961,15 +933,7 @@ class Runner:
         return item
 
     async def pending_approvals(self, session_id: str) -> list[Notice]:
-        notices = [n for n in await self.store.of_kind(session_id, "notice") if isinstance(n, Notice)]
-        decided = {
-            n.data.get("approval_id")
-            for n in notices
-            if n.notice_kind in ("approval_granted", "approval_denied")
-        }
-        return [
-            n for n in notices if n.notice_kind == "approval_requested" and n.data.get("approval_id") not in decided
-        ]
+        return desk_state.undecided_approvals(await self.store.of_kind(session_id, "notice"))
 
     async def decide_approval(
         self, session_id: str, approval_id: str, granted: bool, by: Actor | None = None

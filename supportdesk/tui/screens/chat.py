@@ -23,8 +23,8 @@ from textual.reactive import var
 from textual.widgets import Input
 
 from supportdesk.engine.desk import Desk
-from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting
-from supportdesk.engine.runner import TurnError
+from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting, unfinished_turn
+from supportdesk.engine.errors import TurnError
 from supportdesk.items import (
     ContextSet,
     Handoff,
@@ -196,7 +196,8 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
 
     async def _refresh_attention(self) -> None:
         """Say when staff are needed: the header in words and colour, one notification, the bell."""
-        pending = await self.runner.pending_approvals(self.session_id) if self.session_id else []
+        # Read from the store, not through the runner: the first page is drawn before it is built.
+        pending = desk_state.undecided_approvals(await self.store.of_kind(self.session_id, "notice")) if self.session_id else []
         reason = needs_staff(self.snapshot.items, pending) if self.session_id else ""
         if bool(pending) != self._pending_approval:
             self._pending_approval = bool(pending)
@@ -543,7 +544,9 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
     @work(group="turn")
     async def resume_turn(self) -> None:
         await self.ready.wait()  # the panes show the session before the turn's events arrive
-        if self.session_id is None or await self.runner.unfinished_turn(self.session_id) is None:
+        # Asked of the store, not the runner: the first page is drawn before a deferred desk
+        # builds its runner, and nearly every session has nothing to finish.
+        if self.session_id is None or await unfinished_turn(self.store, self.session_id) is None:
             return  # the usual case: nothing to finish, nothing on screen changes
         # Only a turn idle for longer than a step may take: one a live process is still running
         # in another terminal or worker is left to it.

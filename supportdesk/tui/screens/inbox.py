@@ -376,7 +376,7 @@ class InboxScreen(FollowsChanges[None]):
 
     async def action_take_over(self) -> None:
         """Take the conversation under the cursor (the agents stay silent) and open it to reply."""
-        from supportdesk.engine.runner import TurnError
+        from supportdesk.engine.errors import TurnError
 
         row = self._current()
         if row is None:
@@ -406,7 +406,8 @@ class InboxScreen(FollowsChanges[None]):
     @work(group="inbox-decide")
     async def decide(self, session_id: str, approval_id: str, tool: str, granted: bool) -> None:
         """Grant or deny through the runner: the tool runs (or not) and the agent tells the customer."""
-        from supportdesk.engine.runner import TurnError, drain
+        from supportdesk.engine.errors import TurnError
+        from supportdesk.engine.runner import drain
 
         # The same person the chat screen acts as: the decision is theirs in the audit.
         chat = getattr(self.app, "chat", None)
