@@ -23,7 +23,7 @@ from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, StepRequest, Transfer
 from supportdesk.engine.errors import TurnError
-        from supportdesk.engine.runner import drain
+from supportdesk.engine.runner import drain
 from supportdesk.items import Message, Notice
 from supportdesk.staff import Actor, audit
 from tests.conftest import TEST_DESK, make_test_tools
