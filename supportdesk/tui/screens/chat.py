@@ -184,7 +184,9 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         await self._refresh_facts()
         self.loaded = session_id
         if not getattr(self.store, "readonly", False):
-            self.resume_turn()  # a turn a crash cut short is finished now (no-op otherwise)
+            # A turn a crash cut short is finished now (no-op otherwise), once the page is on
+            # screen: finishing it builds the runner and the model, which the page does not need.
+            self.call_after_refresh(self.resume_turn)
 
     async def _refresh_facts(self) -> None:
         # Usage is summed over the session's items, so it is read when a turn ends, not per item.
