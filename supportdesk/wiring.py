@@ -10,9 +10,7 @@ here.
 from __future__ import annotations
 
 import os
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from supportdesk.config import ConfigError, DeskConfig, check_agent_tools, load_desk
 from supportdesk.engine.desk import Desk, Services
