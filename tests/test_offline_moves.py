@@ -865,3 +865,28 @@ async def test_a_card_taken_away_is_answered_with_what_can_be_done_and_nothing_c
     # ... and the replacement they then ask for, by name, is made.
     [update] = replaced.calls("update_payment_method")
     assert "4242" in str(update.arguments)
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("is there a mobile app?", True),
+        ("can I use acme cloud on my ipad", True),
+        ("is there a desktop version for mac", True),
+        ("which devices are supported?", True),
+        ("the android app keeps crashing", True),  # (a device named; triage's trouble check comes first)
+        ("I was charged twice on my iphone", False),
+        ("my files won't sync", False),
+    ],
+)
+def test_what_asks_what_the_product_runs_on(text, asks):
+    from supportdesk.models.offline import cues
+
+    assert bool(cues.ASKS_ABOUT_DEVICES.search(text)) is asks
+
+
+async def test_a_question_about_devices_gets_the_apps_article_and_a_crash_still_the_crash_one(tmp_path):
+    [asked], _ = await talk(tmp_path, "can I use acme cloud on my ipad")
+    assert asked.handoffs() == ["triage>technical"] and "Apps and devices" in asked.said()
+    [crash], _ = await talk(tmp_path / "crash", "the android app keeps crashing")
+    assert "Apps and devices" not in crash.said() and "crashes" in crash.said()

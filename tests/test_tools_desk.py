@@ -218,6 +218,10 @@ def test_knowledge_base_has_enough_articles_and_finds_them():
         ("where is the change password option", "change-password"),
         ("forgot my password", "password-reset"),
         ("change my pin", "app-passcode"),
+        # a device named with trouble is the trouble's article; a device asked about, the apps one
+        ("the android app keeps crashing", "app-crashes"),
+        ("my iphone app freezes", "app-crashes"),
+        ("is there a mobile app", "apps-devices"),
     ],
 )
 def test_the_thing_named_finds_its_article(query, slug):

@@ -135,6 +135,16 @@ ADDS_A_PERSON = _any(
     rf"\b(?:add|adding|invite|inviting|bring|bringing|onboard|onboarding|set up|setting up)\b[^.!?]{{0,25}}\b{_PEOPLE}\b",
     rf"\b{_PEOPLE}\b[^.!?]{{0,20}}\bset up\b",
 )
+# What the product runs on ("is there a mobile app?", "can I use it on my ipad", "which devices
+# are supported"): the apps article's, however "Acme" or "pay" lean (money words still go to billing).
+_DEVICE = r"(?:mobile|phone|iphone|ipad|tablet|android|ios|desktop|laptop|computer|mac|macbook|macos|windows|linux|chromebook|pc)"
+ASKS_ABOUT_DEVICES = _any(
+    rf"\b{_DEVICE} (?:app|apps|version|client)\b",
+    rf"\b(?:app|apps|version|client) for (?:a |an |my |the )?{_DEVICE}\b",
+    rf"\b(?:use|install|run|get) (?:it|acme cloud|acme|the app|this)? ?on (?:a |an |my |our |the )?{_DEVICE}\b",
+    r"\b(?:which|what) (?:devices|platforms|operating systems|browsers)\b",
+    r"\b(?:devices|platforms) (?:are |do you |does it )?support",
+)
 # What we sent has not reached them ("the link never came", "still nothing, checked spam too").
 NOT_ARRIVED = _any(
     r"\b(?:never|hasn't|has not|haven't|have not|didn't|did not|still (?:hasn't|has not|haven't|have not|isn't|is not|not))\b"

@@ -248,6 +248,13 @@ def decide(view: View, router: Router):
         owner = _skill_owner(view, "money", candidates)
         if owner is not None:
             return _transfer(view, Route(owner, route.confidence, route.prediction), text)
+    if cues.ASKS_ABOUT_DEVICES.search(text) and not trouble and not cues.ABOUT_CHARGES.search(text) and not any(
+        p.search(text) for p in _SKILL_REQUESTS["money"]
+    ):
+        # What the product runs on, asked with no money in it: the apps article.
+        owner = _skill_owner(view, "tech", candidates)
+        if owner is not None:
+            return _transfer(view, Route(owner, route.confidence, route.prediction), text)
     if cues.ADDS_A_PERSON.search(text) and not cues.ABOUT_CHARGES.search(text) and not any(
         p.search(text) for p in _SKILL_REQUESTS["money"]
     ):
