@@ -96,6 +96,17 @@ async def _settle(pilot: Any, table_id: str, rows: int) -> DataTable:
     return pilot.app.screen.query_one(table_id, DataTable)
 
 
+def _measured(table: DataTable) -> bool:
+    """Whether the table has measured its rows: Textual does it when the app's message queue is
+    idle, and a snapshot taken before that (on a loaded machine) drew every column as wide as its
+    header, cutting the cells."""
+    rows = [table.get_row_at(i) for i in range(table.row_count)]
+    return all(
+        column.content_width >= max((len(str(row[j])) for row in rows), default=0)
+        for j, column in enumerate(table.ordered_columns)
+    )
+
+
 def _row(table: DataTable, i: int) -> list[str]:
     return [str(c) for c in table.get_row_at(i)]
 
@@ -155,6 +166,7 @@ async def test_an_empty_database_says_how_to_make_a_run(tmp_path: Path) -> None:
 def test_bench_screen_snapshot(snap_compare: Any, bench_db: Path, theme: str) -> None:
     async def settle(pilot: Any) -> None:
         await _settle(pilot, "#tasks", 3)
+        await until(pilot, lambda: all(_measured(t) for t in pilot.app.screen.query(DataTable)))
         await pilot.pause(0.1)
 
     assert snap_compare(BenchHost(bench_db, theme), terminal_size=SIZE, run_before=settle)
