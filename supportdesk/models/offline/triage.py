@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
@@ -123,6 +124,26 @@ _SKILL_REQUESTS = {
 }
 
 
+def _asks_money(text: str) -> bool:
+    return any(p.search(text) for p in _SKILL_REQUESTS["money"])
+
+
+# Requests whose words lean the router the wrong way, and the skill that answers them whatever
+# it says; the first that matches and whose skill an agent holds decides (money words or
+# trouble named keep a request off).
+_SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
+    # files removed or overwritten, wanted back: the restore article ("get it back" sounds like money)
+    ("tech", lambda t: cues.FILES_BACK.search(t) and not _asks_money(t)),
+    # the card on file taken away ("delete my card details" leans towards the app's card troubles)
+    ("money", lambda t: cues.REMOVE_CARD.search(t) and not cues.APP_TROUBLE.search(t)),
+    # what the product runs on, asked with no money and no trouble in it: the apps article
+    ("tech", lambda t: cues.ASKS_ABOUT_DEVICES.search(t) and not cues.APP_TROUBLE.search(t)
+     and not cues.ABOUT_CHARGES.search(t) and not _asks_money(t)),
+    # someone to add to the team, with no money in it: how to invite them (the team article)
+    ("tech", lambda t: cues.ADDS_A_PERSON.search(t) and not cues.ABOUT_CHARGES.search(t) and not _asks_money(t)),
+)
+
+
 def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
     skills = {skill for skill, patterns in _SKILL_REQUESTS.items() if any(p.search(text) for p in patterns)}
     if len(skills) != 1:
@@ -237,29 +258,8 @@ def decide(view: View, router: Router):
     names_a_plan = not trouble and bool(
         cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
     )
-    if cues.FILES_BACK.search(text) and not any(p.search(text) for p in _SKILL_REQUESTS["money"]):
-        # Files removed or overwritten, wanted back: the restore article's, however the words lean.
-        owner = _skill_owner(view, "tech", candidates)
-        if owner is not None:
-            return _transfer(view, Route(owner, route.confidence, route.prediction), text)
-    if cues.REMOVE_CARD.search(text) and not trouble:
-        # The card on file taken away is the money skill's ("delete my card details" leans
-        # towards the app's card troubles).
-        owner = _skill_owner(view, "money", candidates)
-        if owner is not None:
-            return _transfer(view, Route(owner, route.confidence, route.prediction), text)
-    if cues.ASKS_ABOUT_DEVICES.search(text) and not trouble and not cues.ABOUT_CHARGES.search(text) and not any(
-        p.search(text) for p in _SKILL_REQUESTS["money"]
-    ):
-        # What the product runs on, asked with no money in it: the apps article.
-        owner = _skill_owner(view, "tech", candidates)
-        if owner is not None:
-            return _transfer(view, Route(owner, route.confidence, route.prediction), text)
-    if cues.ADDS_A_PERSON.search(text) and not cues.ABOUT_CHARGES.search(text) and not any(
-        p.search(text) for p in _SKILL_REQUESTS["money"]
-    ):
-        # Someone to add to the team, with no money in it: how to invite them (the team article).
-        owner = _skill_owner(view, "tech", candidates)
+    for skill, asks in _SKILL_BY_CUE:
+        owner = _skill_owner(view, skill, candidates) if asks(text) else None
         if owner is not None:
             return _transfer(view, Route(owner, route.confidence, route.prediction), text)
     if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan):
