@@ -146,6 +146,7 @@ def _read_stdin() -> str:
 
 
 async def _sessions_list(args: argparse.Namespace) -> int:
+    from supportdesk import records
     from supportdesk.store import open_store
 
     async with await open_store(args.db) as store:
@@ -153,7 +154,7 @@ async def _sessions_list(args: argparse.Namespace) -> int:
             hits = await store.search(args.search, limit=args.limit)
             if args.json:
                 for hit in hits:
-                    print(json.dumps(hit.model_dump(mode="json") | {"snippet": _plain_snippet(hit)}, ensure_ascii=False))
+                    print(json.dumps(records.dump(hit) | {"snippet": _plain_snippet(hit)}, ensure_ascii=False))
                 return 0
             for hit in hits:
                 _out(f"{hit.session_id}  #{hit.seq:<5} {_plain_snippet(hit)}")
@@ -163,7 +164,7 @@ async def _sessions_list(args: argparse.Namespace) -> int:
         sessions = await store.list_sessions(limit=args.limit)
         if args.json:
             for info in sessions:
-                print(json.dumps(info.model_dump(mode="json"), ensure_ascii=False))
+                print(json.dumps(records.dump(info), ensure_ascii=False))
             return 0
         if not sessions:
             _out("no sessions yet; start one with `supportdesk run \"Hello\"` or `supportdesk`")

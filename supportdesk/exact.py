@@ -1,12 +1,13 @@
-"""Building a pydantic model from data that already has exactly the types it declares.
+"""Building a record from data that already has exactly the types it declares.
 
-Building pydantic's validator for a model costs more at start-up than reading and drawing a
-session's first page (and the first build scans the installed packages for pydantic plug-ins).
-The rows a store reads back were validated when they were written, so a row whose every value
-already has exactly the type its model declares is constructed without the validator; anything
-else (a missing or extra field, a string where a number belongs, an odd timestamp) returns None
-and the caller validates it, which raises as it always has. The checks are derived from the
-models' own annotations: there is no second description of a model to drift from the first.
+Importing pydantic and building its validator for a record (`supportdesk.records`) cost more
+at start-up than reading and drawing a session's first page (and the first build scans the
+installed packages for pydantic plug-ins). The rows a store reads back were validated when they
+were written, so a row whose every value already has exactly the type its record declares is
+constructed without the validator; anything else (a missing or extra field, a string where a
+number belongs, an odd timestamp) returns None and the caller validates it, which raises as it
+always has. The checks are derived from the records' own annotations: there is no second
+description of a record to drift from the first.
 
 No I/O and nothing of the desk here: `items.py` (stored items) and the stores (`SessionInfo`)
 use it on the path to the first page.
@@ -14,16 +15,17 @@ use it on the path to the first page.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import types
 from collections.abc import Callable
 from datetime import datetime
 from functools import cache
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import Any, Literal, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel
+from supportdesk.records import validate
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M")
 
 # The ISO 8601 shapes `datetime.fromisoformat` and pydantic read alike (what the stores write).
 _ISO_TIME = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)?")
@@ -41,7 +43,7 @@ def _as_time(value: Any) -> Any:
 
 
 def field_check(annotation: Any) -> Check | None:
-    """How a value is taken as-is for `annotation`; None: this type is left to pydantic."""
+    """How a value is taken as-is for `annotation`; None: this type is left to the validator."""
     origin, args = get_origin(annotation), get_args(annotation)
     if annotation is Any:
         return lambda value: UNCHANGED
@@ -66,19 +68,22 @@ def field_check(annotation: Any) -> Check | None:
 
 
 @cache
-def model_checks(model: type[BaseModel]) -> tuple[dict[str, Check], frozenset[str]] | None:
-    """A check per field of `model` and the fields data must have; None if a field's type is
-    not one `field_check` handles (such a model is always validated)."""
-    checks = {name: field_check(field.annotation) for name, field in model.model_fields.items()}
+def model_checks(model: Any) -> tuple[dict[str, Check], frozenset[str]] | None:
+    """A check per field of the dataclass `model` and the fields data must have; None if a
+    field's type is not one `field_check` handles (such a record is always validated)."""
+    hints = get_type_hints(model)
+    fields = [f for f in dataclasses.fields(model) if f.init]
+    checks = {f.name: field_check(hints[f.name]) for f in fields}
     if any(check is None for check in checks.values()):
         return None
-    required = frozenset(name for name, field in model.model_fields.items() if field.is_required())
+    missing = dataclasses.MISSING
+    required = frozenset(f.name for f in fields if f.default is missing and f.default_factory is missing)
     return {n: c for n, c in checks.items() if c is not None}, required
 
 
 def constructed(model: type[M], data: dict[str, Any]) -> M | None:
     """The `model` that `data` describes, if validation would accept every value as it is; else None."""
-    found = model_checks(model)
+    found = model_checks(cast(Any, model))  # (a class is hashable; mypy cannot see it of type[M])
     if found is None:
         return None
     checks, required = found
@@ -93,10 +98,10 @@ def constructed(model: type[M], data: dict[str, Any]) -> M | None:
         if taken is REJECT:
             return None
         values[name] = value if taken is UNCHANGED else taken
-    return model.model_construct(**values)
+    return model(**values)
 
 
 def read_back(model: type[M], data: dict[str, Any]) -> M:
     """`model` from data a store read back: constructed when it can be, else validated (which
     raises on what it cannot read)."""
-    return constructed(model, data) or model.model_validate(data)
+    return constructed(model, data) or validate(model, data)

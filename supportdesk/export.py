@@ -15,6 +15,7 @@ from typing import Any, assert_never
 from supportdesk import items as k
 from supportdesk.config import DeskConfig
 from supportdesk.items import item_to_json
+from supportdesk.records import dump
 from supportdesk.staff import describe
 from supportdesk.store import SessionInfo
 from supportdesk.text import safe_text
@@ -23,7 +24,7 @@ ROLE_SPEAKERS = {"customer": "Customer", "staff": "Staff", "system": "System"}
 
 
 def session_json(info: SessionInfo, items: list[k.Item]) -> dict[str, Any]:
-    return {"session": info.model_dump(mode="json"), "items": [item_to_json(i) for i in items]}
+    return {"session": dump(info), "items": [item_to_json(i) for i in items]}
 
 
 def _title(agent: str, config: DeskConfig | None) -> str:

@@ -11,13 +11,16 @@ stamps those when it appends them, in the same transaction that takes the seq.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
-from typing import Annotated, Any, Literal, Union, get_args
-
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 
 from supportdesk.exact import constructed
+from supportdesk.records import FORBID_EXTRA
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 Role = Literal["customer", "agent", "staff", "system"]
 HandoffKind = Literal["route", "escalate", "return", "manual"]
@@ -47,34 +50,39 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class _ItemBase(BaseModel):
-    # defer_build: pydantic builds a kind's validator and serializer on first use, not at import.
-    # A session's first page is read with `item_from_json` and needs neither (start-up speed).
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+# Items are records (`supportdesk.records`): frozen dataclasses that pydantic validates and
+# dumps when an item comes from outside or is written, so reading and drawing a session's first
+# page imports no pydantic. kw_only: every kind is built by naming its fields.
+@dataclass(frozen=True, kw_only=True)
+class _ItemBase:
+    __pydantic_config__ = FORBID_EXTRA
 
     session_id: str = ""
     seq: int = 0
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: datetime = field(default_factory=utcnow)
     # The agent that held the conversation when this item was written.
     agent: str = ""
     # Agent-private bookkeeping (token usage, routing confidence, request ids).
     # It is stored with the item but never shown to the agents as conversation.
-    meta: dict[str, Any] = Field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, kw_only=True)
 class Message(_ItemBase):
     kind: Literal["message"] = "message"
     role: Role
     text: str
 
 
+@dataclass(frozen=True, kw_only=True)
 class ToolCall(_ItemBase):
     kind: Literal["tool_call"] = "tool_call"
     call_id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, kw_only=True)
 class ToolResult(_ItemBase):
     kind: Literal["tool_result"] = "tool_result"
     call_id: str
@@ -83,6 +91,7 @@ class ToolResult(_ItemBase):
     is_error: bool = False
 
 
+@dataclass(frozen=True, kw_only=True)
 class Handoff(_ItemBase):
     kind: Literal["handoff"] = "handoff"
     from_agent: str
@@ -92,6 +101,7 @@ class Handoff(_ItemBase):
     handoff_kind: HandoffKind = "route"
 
 
+@dataclass(frozen=True, kw_only=True)
 class ContextSet(_ItemBase):
     """One write to the shared context. `value=None` clears the key."""
 
@@ -101,22 +111,25 @@ class ContextSet(_ItemBase):
     writer: str
 
 
+@dataclass(frozen=True, kw_only=True)
 class Notice(_ItemBase):
     kind: Literal["notice"] = "notice"
     notice_kind: NoticeKind
     text: str
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 # --- what staff do as people (issue 19): each carries the person and where it came from -------
 
 
+@dataclass(frozen=True, kw_only=True)
 class _StaffAct(_ItemBase):
     # The member of staff who acted (settings' staff name, default the OS user).
     person: str
     origin: Origin = "tui"
 
 
+@dataclass(frozen=True, kw_only=True)
 class Takeover(_StaffAct):
     """A person takes the conversation from the agents: they stay silent until a `release`."""
 
@@ -124,6 +137,7 @@ class Takeover(_StaffAct):
     reason: str = ""
 
 
+@dataclass(frozen=True, kw_only=True)
 class Release(_StaffAct):
     """The person gives the conversation back to `to_agent`, with a summary that agent reads."""
 
@@ -132,6 +146,7 @@ class Release(_StaffAct):
     summary: str = ""
 
 
+@dataclass(frozen=True, kw_only=True)
 class StateChange(_StaffAct):
     """Staff set the conversation's state; `until` is when a snooze ends (then: needs_staff)."""
 
@@ -141,6 +156,7 @@ class StateChange(_StaffAct):
     reason: str = ""
 
 
+@dataclass(frozen=True, kw_only=True)
 class StaffReply(_StaffAct):
     """What a person wrote to the customer (a staff note, `Message(role="staff")`, is internal)."""
 
@@ -148,28 +164,32 @@ class StaffReply(_StaffAct):
     text: str
 
 
+@dataclass(frozen=True, kw_only=True)
 class TagChange(_StaffAct):
     """Tags added or removed, and the priority when it was set."""
 
     kind: Literal["tag_change"] = "tag_change"
-    added: list[str] = Field(default_factory=list)
-    removed: list[str] = Field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
     priority: Priority | None = None
 
 
 StaffAct = Takeover | Release | StateChange | StaffReply | TagChange
 
-Item = Annotated[
-    Union[Message, ToolCall, ToolResult, Handoff, ContextSet, Notice, Takeover, Release, StateChange, StaffReply, TagChange],
-    Field(discriminator="kind"),
-]
-# defer_build: built on the first validation, not at import (see `item_from_json`).
-ITEM_ADAPTER: TypeAdapter[Item] = TypeAdapter(Item, config=ConfigDict(defer_build=True))
-# Derived from the union above, so a new kind is declared once: its model, added to `Item`.
+Item = Union[Message, ToolCall, ToolResult, Handoff, ContextSet, Notice, Takeover, Release, StateChange, StaffReply, TagChange]
+# Derived from the union above, so a new kind is declared once: its record, added to `Item`.
 # Every consumer dispatches with `match` + `assert_never`; tests/test_item_kinds.py runs each
 # kind through each of them, so a kind without a branch fails there, not on a user's screen.
-ITEM_TYPES: tuple[type[_ItemBase], ...] = get_args(get_args(Item)[0])
-ITEM_KINDS: tuple[str, ...] = tuple(model.model_fields["kind"].default for model in ITEM_TYPES)
+ITEM_TYPES: tuple[type[_ItemBase], ...] = get_args(Item)
+ITEM_KINDS: tuple[str, ...] = tuple(model.kind for model in ITEM_TYPES)  # type: ignore[attr-defined]
+
+
+@cache
+def item_adapter() -> TypeAdapter[Item]:
+    """pydantic's validator and serializer for any item, told apart by `kind` (built on first use)."""
+    from pydantic import Field, TypeAdapter
+
+    return TypeAdapter(Annotated[Item, Field(discriminator="kind")])
 STAFF_KINDS = frozenset({"takeover", "release", "state_change", "staff_reply", "tag_change"})
 # Staff actions that are items of the older kinds (a note, a manual handoff, a context edit, an
 # approval decision) name their person and origin in the item's meta under this key.
@@ -182,7 +202,15 @@ ENVELOPE: set[str] = {"session_id", "seq", "created_at", "agent", "meta", "kind"
 
 def item_body(item: Item) -> dict[str, Any]:
     """The kind-specific fields of an item (what the store keeps as its JSON body)."""
-    return item.model_dump(mode="json", exclude=set(ENVELOPE))
+    return item_adapter().dump_python(item, mode="json", exclude=ENVELOPE)  # type: ignore[no-any-return]
+
+
+def item_body_json(item: Item) -> str:
+    """`item_body` as the JSON text the stores keep, from the item validated: items are not
+    checked when the engine builds them, and a row no reader could read back is never written
+    (raises pydantic's ValidationError instead)."""
+    adapter = item_adapter()
+    return adapter.dump_json(adapter.validate_python(vars(item)), exclude=ENVELOPE).decode()
 
 
 def item_to_json(item: Item) -> dict[str, Any]:
@@ -199,17 +227,17 @@ def item_to_json(item: Item) -> dict[str, Any]:
 
 # --- reading stored items ----------------------------------------------------------------------
 #
-# Building pydantic's validators for the item union costs more at start-up than reading and
-# drawing a session's first page, and every stored row was validated when it was written. So a
-# row whose every field already has exactly the type its model declares is constructed without
-# the validator (`supportdesk.exact`); anything else (an unknown kind, a missing or extra field,
-# a string where a number belongs, an odd timestamp) goes through `ITEM_ADAPTER`, which builds
-# it then and raises as it always has.
+# Building pydantic's validator for the item union (and importing pydantic) costs more at
+# start-up than reading and drawing a session's first page, and every stored row was validated
+# when it was written. So a row whose every field already has exactly the type its record
+# declares is constructed without the validator (`supportdesk.exact`); anything else (an unknown
+# kind, a missing or extra field, a string where a number belongs, an odd timestamp) goes
+# through `item_adapter()`, which builds it then and raises as it always has.
 
 
 @cache
 def _kind_models() -> dict[str, type[_ItemBase]]:
-    return {model.model_fields["kind"].default: model for model in ITEM_TYPES}
+    return dict(zip(ITEM_KINDS, ITEM_TYPES))
 
 
 def _constructed(data: dict[str, Any]) -> Item | None:
@@ -228,18 +256,22 @@ _constructed_left = _CONSTRUCTED_ROWS
 def build_item_validator() -> None:
     """Build pydantic's validator for stored items now (the TUI does it in a thread after its
     first page, so later reads, and the first write, do not pay for it)."""
-    ITEM_ADAPTER.rebuild()
+    item_adapter()
+
+
+def _validator_built() -> bool:
+    return item_adapter.cache_info().currsize > 0
 
 
 def item_from_json(text: str | bytes) -> Item:
-    """A stored item from its JSON: what `ITEM_ADAPTER.validate_json(text)` returns, and raises."""
+    """A stored item from its JSON: what `item_adapter().validate_json(text)` returns, and raises."""
     global _constructed_left
-    if _constructed_left <= 0 or ITEM_ADAPTER.pydantic_complete:
-        return ITEM_ADAPTER.validate_json(text)
+    if _constructed_left <= 0 or _validator_built():
+        return item_adapter().validate_json(text)
     _constructed_left -= 1
     try:
         data = json.loads(text)
     except ValueError:
         data = None
     item = _constructed(data) if type(data) is dict else None
-    return item if item is not None else ITEM_ADAPTER.validate_json(text)
+    return item if item is not None else item_adapter().validate_json(text)

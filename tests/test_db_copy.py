@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from supportdesk import records
 from supportdesk.business import open_business
 from supportdesk.cli import main
 from supportdesk.config import load_desk
@@ -85,9 +86,9 @@ async def export(where) -> dict:
             items = await session_items(store, info)
             out["sessions"][info.id] = {
                 "json": session_json(info, items),
-                "items": [item.model_dump(mode="json") for item in items],
+                "items": [records.dump(item) for item in items],
                 "usage": await store.usage_totals(info.id),
-                "context": {k: e.model_dump(mode="json") for k, e in (await store.context_at(info.id)).items()},
+                "context": {k: records.dump(e) for k, e in (await store.context_at(info.id)).items()},
                 "handoffs": await store.kind_seqs(info.id, "handoff"),
             }
         out["search"] = sorted((h.session_id, h.seq) for h in await store.search("duplicate"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 import pytest
 
@@ -37,7 +38,7 @@ T0 = datetime(2026, 3, 3, 10, 0, tzinfo=timezone.utc)
 
 def stamped(items: list[Item]) -> list[Item]:
     """The items as a store hands them back: seq 1.. and a minute apart."""
-    return [i.model_copy(update={"seq": n, "created_at": T0 + timedelta(minutes=n)}) for n, i in enumerate(items, 1)]
+    return [replace(i, seq=n, created_at=T0 + timedelta(minutes=n)) for n, i in enumerate(items, 1)]
 
 
 def customer(text: str = "I was charged twice") -> Message:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from hypothesis import HealthCheck, given, settings
@@ -32,7 +33,7 @@ def _info(title: str = "Charged twice", count: int = 0) -> SessionInfo:
 
 
 def _stamp(items: list[Item]) -> list[Item]:
-    return [i.model_copy(update={"session_id": "abc123def456", "seq": n, "created_at": WHEN}) for n, i in enumerate(items, 1)]
+    return [replace(i, session_id="abc123def456", seq=n, created_at=WHEN) for n, i in enumerate(items, 1)]
 
 
 def _parse(markdown: str) -> list:

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -47,7 +48,7 @@ NOW = at(2000)
 
 
 def _stamped(rows):
-    return [item.model_copy(update={"seq": n, "created_at": at(t)}) for n, (t, item) in enumerate(rows, 1)]
+    return [replace(item, seq=n, created_at=at(t)) for n, (t, item) in enumerate(rows, 1)]
 
 
 def test_the_clocks_of_one_conversation_by_hand() -> None:

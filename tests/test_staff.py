@@ -3,6 +3,7 @@ the audit of every staff action. On a real SQLite file and a real PostgreSQL dat
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import pytest
@@ -200,7 +201,7 @@ def test_the_fold_reads_who_holds_it_its_state_tags_and_when_a_snooze_ends() -> 
         TagChange(person="sam", removed=["refund"], agent="billing"),
         StateChange(person="dana", state="snoozed", until=until, agent="billing"),
     ]
-    log = [i.model_copy(update={"seq": n, "created_at": t0 + timedelta(minutes=n)}) for n, i in enumerate(log, 1)]
+    log = [replace(i, seq=n, created_at=t0 + timedelta(minutes=n)) for n, i in enumerate(log, 1)]
     states = [desk_state.fold(log[:k], desk_state.start("triage")) for k in range(1, len(log) + 1)]
     assert [(s.state, s.holder, s.held_by_staff) for s in states[2:6]] == [
         ("ai", "billing", False), ("staff", "dana", True), ("staff", "dana", True), ("staff", "dana", True),
@@ -274,7 +275,7 @@ def test_the_fold_keeps_the_customers_running_wait_as_the_sla_clock_measures_it(
         Message(role="customer", text="thanks", agent="triage"),
         StateChange(person="dana", state="resolved", agent="triage"),
     ]
-    log = [i.model_copy(update={"seq": n, "created_at": t0 + timedelta(minutes=n)}) for n, i in enumerate(rows, 1)]
+    log = [replace(i, seq=n, created_at=t0 + timedelta(minutes=n)) for n, i in enumerate(rows, 1)]
     for k in range(1, len(log) + 1):
         state = desk_state.fold(log[:k])
         measured = clock(log[:k], SlaSettings(), log[k - 1].created_at)

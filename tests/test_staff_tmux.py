@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from supportdesk.items import ITEM_ADAPTER, Release, StaffReply
+from supportdesk.items import Release, StaffReply, item_adapter
 from tests.test_tmux_e2e import Tmux, _items, _supportdesk, pytestmark  # noqa: F401 (the tmux marks)
 
 SUMMARY = "refunded the March 3 duplicate; customer is happy"
@@ -82,7 +82,7 @@ def test_take_over_reply_release_and_the_agent_answers_with_the_summary_in_view(
     exported = subprocess.run([_supportdesk(), "export", sid, "--db", db, "--format", "json"],
                               capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
     raw = json.loads(exported.stdout)["items"]
-    items = [ITEM_ADAPTER.validate_python({**i, "session_id": sid}) for i in raw]
+    items = [item_adapter().validate_python({**i, "session_id": sid}) for i in raw]
     kinds = [i.kind for i in items]
     release_at = next(n for n, i in enumerate(items) if isinstance(i, Release))
     assert isinstance(items[release_at], Release) and items[release_at].summary == SUMMARY

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -86,8 +87,8 @@ async def _random_history(store, rng: random.Random, steps: int) -> None:
         elif roll < 0.28:
             source = await store.get_session(rng.choice(ids))
             items = await store.range(source.id, 1, source.item_count)
-            copy = source.model_copy(update={"id": f"i{n}"})
-            await store.import_session(copy, [i.model_copy(update={"session_id": copy.id}) for i in items], {})
+            copy = replace(source, id=f"i{n}")
+            await store.import_session(copy, [replace(i, session_id=copy.id) for i in items], {})
             ids.append(copy.id)
         else:
             sid = rng.choice(ids)

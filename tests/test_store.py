@@ -5,12 +5,15 @@ Every test taking `store` runs on both, unless it also takes `db_path` or is mar
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from dataclasses import asdict, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
+from supportdesk import records
 from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import MATCH_END, MATCH_START, SessionStore, Store, StoreError, open_store
 from supportdesk.store.protocol import SearchHit
@@ -629,7 +632,7 @@ async def test_fork_copies_items_up_to_k_and_leaves_the_source_alone(store: Stor
     assert fork.entry_agent == "triage"
     assert fork.title == "refund my duplicate charge"
     copied = await store.range(fork.id, 1, 100)
-    assert [i.model_copy(update={"session_id": src.id}) for i in copied] == before[:4]
+    assert [replace(i, session_id=src.id) for i in copied] == before[:4]
     assert {k: e.value for k, e in (await store.context_at(fork.id)).items()} == {"plan": "pro"}
     assert await store.kind_seqs(fork.id, "handoff") == [2]
     # the fork's messages are searchable; the source's later ones are not in the fork
@@ -639,7 +642,7 @@ async def test_fork_copies_items_up_to_k_and_leaves_the_source_alone(store: Stor
     more = await store.append(fork.id, [reply("billing", "anything else?")])
     assert more[0].seq == 5
     assert await store.range(src.id, 1, 100) == before
-    assert (await store.get_session(src.id)).model_dump() == source_info.model_dump()
+    assert (await store.get_session(src.id)) == source_info
 
 
 async def test_fork_edges(store: Store):
@@ -864,7 +867,7 @@ async def test_a_session_and_its_first_items_are_created_together(store) -> None
 def _same_model(a, b) -> None:
     assert type(a) is type(b)
     assert a == b and a.__dict__ == b.__dict__
-    assert a.model_dump_json() == b.model_dump_json()
+    assert records.dump(a) == records.dump(b)
 
 
 async def test_sessions_and_context_read_back_are_what_the_validator_makes(store):
@@ -875,13 +878,34 @@ async def test_sessions_and_context_read_back_are_what_the_validator_makes(store
     fork = await store.fork(info.id, 1)
     for got in [await store.get_session(info.id), await store.get_session(fork.id), *(await store.list_sessions())]:
         assert got is not None
-        _same_model(got, SessionInfo.model_validate(got.model_dump()))
+        _same_model(got, records.validate(SessionInfo, asdict(got)))
         assert got.created_at.utcoffset() == timedelta(0)
     got = await store.get_session(info.id)
     assert got.meta == {"task": "t-1", "n": 2} and got.channel == "web" and got.item_count == 2
     entry = (await store.context_at(info.id))["plan"]
-    _same_model(entry, ContextEntry.model_validate(entry.model_dump()))
+    _same_model(entry, records.validate(ContextEntry, asdict(entry)))
     assert entry.value == {"tier": "gold"} and entry.seq == 2
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        Message(role="robot", text="hi"),  # type: ignore[arg-type]
+        Message(role="customer", text=5),  # type: ignore[arg-type]
+        Notice(notice_kind="info", text="t", data=None),  # type: ignore[arg-type]
+    ],
+    ids=["role", "text", "data"],
+)
+async def test_an_item_no_reader_could_read_back_is_refused_and_nothing_is_written(store, bad):
+    """Items are records the engine builds without validation; the store validates each one it
+    writes, so a wrong one fails the append instead of leaving a row every reader rejects."""
+    from pydantic import ValidationError
+
+    info = await store.create_session("triage", first=[customer("hello")])
+    with pytest.raises(ValidationError):
+        await store.append(info.id, [customer("kept?"), bad])
+    assert [i.text for i in await store.range(info.id, 1, 99)] == ["hello"]
+    assert (await store.get_session(info.id)).item_count == 1
 
 
 @pytest.mark.parametrize(
@@ -904,7 +928,8 @@ def test_a_session_row_the_validator_would_change_goes_through_it(change, expect
     assert constructed(SessionInfo, {**row, "meta": {}}) is not None
     changed = {**row, **change}
     try:
-        expected_info = SessionInfo(**changed)
+        meta = changed["meta"]
+        expected_info = records.validate(SessionInfo, {**changed, "meta": json.loads(meta) if isinstance(meta, str) else meta})
     except ValidationError:
         with pytest.raises(ValidationError):
             session_info(changed)

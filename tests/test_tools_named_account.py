@@ -9,6 +9,7 @@ address or customer id; for a refund, the charge's amount, as the seed scenario 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -303,7 +304,7 @@ async def test_a_session_deleted_and_imported_again_under_its_id_is_read_afresh(
         assert await opened.runner._customer_words(info.id) == "I'm marco@example.com"
         replaced = await store.get_session(info.id)
         await store.delete_session(info.id)
-        await store.import_session(replaced.model_copy(update={"item_count": 2}), [
+        await store.import_session(replace(replaced, item_count=2), [
             Message(role="customer", text="hello", seq=1, session_id=info.id),
             Message(role="customer", text="cancel my plan", seq=2, session_id=info.id),
         ], {})

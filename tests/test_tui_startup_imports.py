@@ -37,9 +37,7 @@ NOT_BEFORE_FIRST_FRAME = [
 ]
 # Built after the session's first page is drawn (in a thread): the tool registry with every
 # tool, and the offline model.
-ITEM_VALIDATOR = "supportdesk.items:ITEM_ADAPTER built"
-SESSION_VALIDATOR = "supportdesk.store.protocol:SessionInfo built"
-TRANSFER_VALIDATOR = "supportdesk.engine.tools:TransferArgs built"
+ITEM_VALIDATOR = "supportdesk.items:_validator_built()"
 NOT_BEFORE_FIRST_PAGE = [
     # The runner, with the hooks and the tool mechanism it imports, is built in the warm-up
     # (engine/desk.py); the page reads what it shows from the store.
@@ -54,14 +52,15 @@ NOT_BEFORE_FIRST_PAGE = [
     "textual.widgets._markdown",  # only a reply streaming in needs the Markdown widget
     "supportdesk.tui.screens.dashboard",  # charts (plotext) load when the dashboard opens
     "plotext",
-    # The page's rows are constructed from their checked JSON (supportdesk.items.item_from_json);
-    # pydantic's validator for them is built in the warm-up thread.
+    # The desk's records are dataclasses (supportdesk.records): the page's rows are constructed
+    # from their checked JSON (supportdesk.items.item_from_json), the session's row likewise
+    # (store.protocol's `session_info`) and the desk file comes from its validated cache, so
+    # pydantic (about 75 ms of a cold start by itself) is imported in the warm-up, which builds
+    # the items' validator. Building the first validator scans installed packages for pydantic
+    # plug-ins, as finding the desk's hooks' entry points does: that waits for the warm-up too.
+    "pydantic",
+    "pydantic_core",
     ITEM_VALIDATOR,
-    # Nor any other model's validator (the session read back is constructed too: store.protocol's
-    # `session_info`); building the first one scans installed packages for pydantic plug-ins,
-    # as finding the desk's hooks' entry points does: that waits for the warm-up too.
-    SESSION_VALIDATOR,
-    TRANSFER_VALIDATOR,
     "importlib.metadata",
     # Rich's emoji table loads with the first label parsed as markup (a DataTable column named
     # by a str): the page's panes name theirs with Text.
@@ -82,11 +81,10 @@ from supportdesk.tui.app import SupportDeskApp
 seen = {}
 
 def built(name):
-    # "module:ATTR built": a pydantic validator built (an import that happened is not enough);
-    # ATTR is a TypeAdapter or a model class.
-    module, _, attr = name.partition(":")
-    adapter = getattr(sys.modules.get(module), attr.split()[0], None)
-    return bool(getattr(adapter, "pydantic_complete", None) or getattr(adapter, "__pydantic_complete__", False))
+    # "module:function()": what the function says (whether a validator is built), once imported
+    module, _, function = name.partition(":")
+    found = getattr(sys.modules.get(module), function.removesuffix("()"), None)
+    return bool(found and found())
 
 def loaded():
     return [name for name in WATCH if (built(name) if ":" in name else name in sys.modules)]
@@ -138,12 +136,13 @@ def test_the_first_frame_imports_nothing_of_the_desk(tmp_path):
     seen = _probe(tmp_path, NOT_BEFORE_FIRST_FRAME)
     assert seen["first_frame"] == []
     # The probe sees them arrive later, so it would notice them arriving early.
-    assert {"pydantic", "supportdesk.store", "supportdesk.tui.screens.chat"} <= set(seen["first_page"])
+    assert {"supportdesk.items", "supportdesk.store", "supportdesk.tui.screens.chat"} <= set(seen["first_page"])
 
 
 def test_the_model_and_tools_are_built_after_the_first_page(tmp_path):
-    # The first start validates the desk file (building its models' validators, which scans the
-    # installed packages for pydantic plug-ins) and caches it; every later start reads the cache.
+    # The first start validates the desk file (importing pydantic and building its validators,
+    # which scans the installed packages for pydantic plug-ins) and caches it; every later start
+    # reads the cache.
     _probe(tmp_path, NOT_BEFORE_FIRST_PAGE)
     seen = _probe(tmp_path, NOT_BEFORE_FIRST_PAGE)
     assert seen["first_page"] == []
@@ -154,6 +153,7 @@ def test_the_model_and_tools_are_built_after_the_first_page(tmp_path):
         "supportdesk.tools.billing",
         "supportdesk.models.offline.model",
         "supportdesk.business.sqlite",
+        "pydantic",
         ITEM_VALIDATOR,
         "importlib.metadata",
     } <= set(seen["after_warm_up"])

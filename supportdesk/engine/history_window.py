@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from supportdesk.config import AgentConfig, DeskConfig, HistorySettings
 from supportdesk.engine.later import ready
 from supportdesk.items import Handoff, Item, Message, ToolCall, ToolResult
+from supportdesk.records import dump
 from supportdesk.store import Store
 
 SUMMARY_PREFIX = "Earlier in this conversation (summarised; the shared context keeps what was learned): "
@@ -53,7 +54,7 @@ def item_text(item: Item) -> str:
         case Handoff():
             return f"{item.from_agent} {item.to_agent} {item.reason}"
         case _:
-            return json.dumps(item.model_dump(mode="json", exclude={"meta", "session_id", "created_at"}), ensure_ascii=False)
+            return json.dumps(dump(item, tp=type(item), exclude={"meta", "session_id", "created_at"}), ensure_ascii=False)
 
 
 def item_tokens(item: Item) -> int:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from supportdesk.config import AgentConfig, DeskConfig
 from supportdesk.items import HandoffKind, Item
+
+if TYPE_CHECKING:  # a tool's argument model; pydantic itself loads with the tools, after the first page
+    from pydantic import BaseModel
 
 
 @dataclass(frozen=True)

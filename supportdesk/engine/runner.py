@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from contextlib import aclosing
+from dataclasses import replace
 from datetime import datetime
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, assert_never
@@ -52,6 +53,7 @@ from supportdesk.items import (
     Item,
     Message,
     Notice,
+    NoticeKind,
     Priority,
     Release,
     SettableState,
@@ -688,7 +690,7 @@ class Runner:
             )
             results += self._context_items(output.context, active)
             context.update(output.context)
-            results += [n.model_copy(update={"agent": active}) for n in output.notices]
+            results += [replace(n, agent=active) for n in output.notices]
             if output.approval_reason is not None:
                 results.append(
                     Notice(
@@ -953,7 +955,7 @@ class Runner:
         active = await self._active_agent(session_id)
         agent = self.config.agents.get(request.agent) or self.config.agents[active]
         tool = request.data["tool"]
-        kind = "approval_granted" if granted else "approval_denied"
+        kind: NoticeKind = "approval_granted" if granted else "approval_denied"
         verdict = "granted" if granted else "denied"
         items: list[Item] = [
             Notice(

@@ -20,7 +20,7 @@ with the source's own times. Nothing here is imported unless `supportdesk import
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from collections.abc import Callable
@@ -222,7 +222,7 @@ def strands_message_items(message: dict[str, Any], agent: str, calls: dict[str, 
     if items:
         usage = _usage_meta(message)
         if usage:
-            items[0] = items[0].model_copy(update={"meta": {**items[0].meta, **usage}})
+            items[0] = replace(items[0], meta={**items[0].meta, **usage})
     return items
 
 

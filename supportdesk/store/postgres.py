@@ -25,15 +25,14 @@ import time
 import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any, assert_never
 
 import asyncpg
-from pydantic import TypeAdapter
 
 from supportdesk.desk_state import ConversationState, DeskFilter, start
-from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
+from supportdesk.items import Handoff, Item, item_body_json, item_from_json, utcnow
 from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.pg_figures import read_figures
@@ -299,12 +298,6 @@ def _search_words(text: str) -> str:
 def _tsquery(text: str) -> str:
     """Search-box words -> every word required, words of 3+ letters as prefixes (the contract)."""
     return " & ".join(f"'{w}':*" if prefix else f"'{w}'" for w, prefix in search_terms(_fold(text)))
-
-
-@functools.cache
-def _search_hits() -> TypeAdapter[list[SearchHit]]:
-    """A page of hits validated in one call (built on the first search, not at import)."""
-    return TypeAdapter(list[SearchHit])
 
 
 def _count(value: Any, default: int) -> int:
@@ -930,7 +923,7 @@ class PostgresStore:
         for item in items:
             kinds.append(item.kind)
             agents.append(item.agent)
-            bodies.append(item.model_dump_json(exclude=ENVELOPE))
+            bodies.append(item_body_json(item))
             metas.append(json.dumps(item.meta, ensure_ascii=False) if item.meta else None)
             keys.append(item.key if item.kind == "context_set" else None)
             words.append(_search_words(item.text) if item.kind == "message" else None)
@@ -960,7 +953,9 @@ class PostgresStore:
         """The append inside the caller's transaction; returns the last seq before the items.
 
         The session's kept state is read with its row locked and advanced over the new items
-        (a fold of a few items), then SQL_APPEND writes it with the head it moves."""
+        (a fold of a few items), then SQL_APPEND writes it with the head it moves. The items are
+        serialized (and so validated) first: a wrong one fails before anything is read or locked."""
+        args = self._append_args(session_id, items, now)
         before = await conn.fetchrow(SQL_DESK_BEFORE, session_id)
         if before is None:
             raise StoreError(f"no session {session_id!r}")
@@ -970,9 +965,9 @@ class PostgresStore:
         progress = SlaProgress.from_json(clocks) if clocks else None
         if state.seq != count or share is None or share.seq != count or progress is None:
             state, share, progress = await _whole_log(conn, session_id, entry_agent, created_at, status)
-        stamped = [item.model_copy(update={"seq": count + n, "created_at": now}) for n, item in enumerate(items, start=1)]
+        stamped = [replace(item, seq=count + n, created_at=now) for n, item in enumerate(items, start=1)]
         state, share, progress = advance_all(state, share, progress, stamped)
-        rows = await conn.fetch(SQL_APPEND, *self._append_args(session_id, items, now), state.state, state.to_json())
+        rows = await conn.fetch(SQL_APPEND, *args, state.state, state.to_json())
         await _keep_share(conn, session_id, kept, share, progress)
         return int(rows[0][0])
 
@@ -987,7 +982,7 @@ class PostgresStore:
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
         return [
-            item.model_copy(update={"session_id": session_id, "seq": last + n, "created_at": now})
+            replace(item, session_id=session_id, seq=last + n, created_at=now)
             for n, item in enumerate(items, start=1)
         ]
 
@@ -1082,11 +1077,7 @@ class PostgresStore:
             rows = await self._search(SQL_SEARCH_MATCHES, query, limit, SEARCH_MATCH_CAP)
             if rows and rows[0][4] > SEARCH_MATCH_CAP:
                 rows = await self._search(SQL_SEARCH_NEWEST, query, limit, None)
-        # One validation call for the page: 50 SearchHit(...) calls cost about as much client CPU
-        # as the rest of the search, on the event loop the conversation's reads share.
-        return _search_hits().validate_python(
-            [{"session_id": a, "title": b, "seq": c, "snippet": d or ""} for a, b, c, d, _ in rows]
-        )
+        return [SearchHit(session_id=a, title=b, seq=c, snippet=d or "") for a, b, c, d, _ in rows]
 
     async def _search(self, sql: str, query: str, limit: int, bound: int | None) -> list[asyncpg.Record]:
         """One step of a search, on the search pool (never the conversation's connections)."""
@@ -1106,7 +1097,7 @@ class PostgresStore:
         self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
     ) -> None:
         """Write a session exactly as another store holds it, in one transaction."""
-        row = info.model_dump()
+        row = asdict(info)
         row["meta"] = json.dumps(info.meta, ensure_ascii=False)
         cols = _SESSION_COLS.split(", ")
         item_rows = [
@@ -1116,7 +1107,7 @@ class PostgresStore:
                 item.kind,
                 item.agent,
                 item.created_at,
-                item.model_dump_json(exclude=ENVELOPE),
+                item_body_json(item),
                 json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
                 item.key if item.kind == "context_set" else None,
                 _search_words(item.text) if item.kind == "message" else None,

@@ -11,11 +11,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
-
-from pydantic import BaseModel, ConfigDict, field_validator
 
 from supportdesk.desk_state import ConversationState, DeskFilter
 from supportdesk.exact import read_back
@@ -45,11 +43,11 @@ class StoreLocationError(StoreError):
     password, missing database, missing driver): a usage error the user fixes in what they typed."""
 
 
-class SessionInfo(BaseModel):
-    # defer_build: the validator is built on first use, not at import; a session read back from
-    # a store is constructed without it when its values have their types (`session_info`).
-    model_config = ConfigDict(defer_build=True)
-
+# The store's records are plain dataclasses (`supportdesk.records`): a session read back from a
+# store is constructed without pydantic when its values have their types (`session_info`), and
+# validated by it otherwise.
+@dataclass
+class SessionInfo:
     id: str
     title: str
     created_at: datetime
@@ -65,12 +63,7 @@ class SessionInfo(BaseModel):
     channel: str = "tui"
     # Facts about the session that are not conversation (a benchmark task's id and reward, a
     # channel's own conversation id): never shown to agents.
-    meta: dict[str, Any] = {}
-
-    @field_validator("meta", mode="before")
-    @classmethod
-    def _meta_from_json(cls, value: Any) -> Any:
-        return json.loads(value) if isinstance(value, str) else value
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 def session_info(row: dict[str, Any]) -> SessionInfo:
@@ -80,13 +73,12 @@ def session_info(row: dict[str, Any]) -> SessionInfo:
         try:
             row = {**row, "meta": json.loads(meta)}
         except ValueError:
-            pass  # the validator says what is wrong with it
+            pass  # the validator says it is not a table
     return read_back(SessionInfo, row)
 
 
-class ContextEntry(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+@dataclass
+class ContextEntry:
     key: str
     value: Any
     writer: str
@@ -123,18 +115,15 @@ def bounded_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:
     return "".join(out)
 
 
-class SearchHit(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+@dataclass
+class SearchHit:
     session_id: str
     title: str
     seq: int
     snippet: str
 
-    @field_validator("snippet")
-    @classmethod
-    def _bounded(cls, value: str) -> str:
-        return bounded_snippet(value)
+    def __post_init__(self) -> None:
+        self.snippet = bounded_snippet(self.snippet)
 
     def parts(self) -> list[tuple[str, bool]]:
         """The snippet as (text, is_match) runs, for highlighting without markup; an agent's

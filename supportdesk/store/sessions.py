@@ -20,13 +20,14 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar, assert_never, cast
 
 import aiosqlite
 from supportdesk.desk_state import ConversationState, DeskFilter, start
-from supportdesk.items import ENVELOPE, Handoff, Item, item_from_json, utcnow
+from supportdesk.items import Handoff, Item, item_body_json, item_from_json, utcnow
 from supportdesk.store.location import default_db_path, parse_location
 from supportdesk.exact import read_back
 from supportdesk.store.protocol import (
@@ -774,7 +775,7 @@ class _PreparedAppend:
                 item.kind,
                 item.agent,
                 stamp,
-                item.model_dump_json(exclude=ENVELOPE),
+                item_body_json(item),
                 json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
                 item.key if item.kind == "context_set" else None,
             )
@@ -805,7 +806,7 @@ class _PreparedAppend:
         count, state, stored, kept, share, progress, backlog = _state_before(conn, session_id, self.kept)
         # One copy per item, folded here and handed back to the caller as stored.
         self.stamped = [
-            item.model_copy(update={"session_id": session_id, "seq": count + n, "created_at": when})
+            replace(item, session_id=session_id, seq=count + n, created_at=when)
             for n, item in enumerate(self.items, start=1)
         ]
         state, share, progress = advance_all(state, share, progress, self.stamped)
@@ -1318,7 +1319,7 @@ class SessionStore:
         self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
     ) -> None:
         """Write a session exactly as another store holds it, in one transaction."""
-        row = info.model_dump()
+        row = asdict(info)
         row["created_at"] = info.created_at.isoformat()
         row["updated_at"] = info.updated_at.isoformat()
         row["meta"] = json.dumps(info.meta, ensure_ascii=False)
@@ -1330,7 +1331,7 @@ class SessionStore:
                 item.kind,
                 item.agent,
                 item.created_at.isoformat(),
-                item.model_dump_json(exclude=ENVELOPE),
+                item_body_json(item),
                 json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
                 item.key if item.kind == "context_set" else None,
             )
