@@ -1,77 +1,114 @@
-"""agents.toml -> validated pydantic models.
+"""agents.toml -> validated settings, as plain dataclasses.
 
 Every problem in a desk file becomes one line that names the file, the dotted key and
 what would be valid, so `supportdesk config check` can print them all at once and the
 app never shows a traceback for a typo.
+
+The settings are stdlib dataclasses that pydantic validates (through a TypeAdapter built on the
+first validation), not pydantic models: the TUI's start-up takes a desk it validated before from
+its cache (load_desk(cached=True)), and then this module does not import pydantic, which cost
+~75 ms (cold) on the way to a session's first page. So the constraints are the
+annotated_types metadata pydantic honours (`Annotated[int, Ge(0)]`), the field validators are
+`_After` metadata, and unknown keys are refused by `__pydantic_config__`.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import functools
 import hashlib
 import os
 import pickle
 import tomllib
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from annotated_types import Ge, Gt, Le, MinLen
 
 from supportdesk.folders import cache_dir, config_dir
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
+    from pydantic_core import CoreSchema
 
 DEFAULT_COLORS = ("#5fafff", "#ffaf5f", "#87d787", "#d787ff", "#ff8787", "#d7d75f")
 
 
-class _Strict(BaseModel):
-    # Validators are built on the first validation, not at import: the TUI takes a desk it
-    # validated before from its cache (load_desk(cached=True)) and then never builds them.
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+class _After:
+    """`Annotated[str, _After(fn)]`: pydantic runs `fn` on the validated value, as a field
+    validator would (a ValueError becomes a "Value error, ..." problem)."""
+
+    def __init__(self, fn: Callable[[Any], Any]):
+        self.fn = fn
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        # Here, not at the top: only building the validator (a validation) calls this.
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(self.fn, handler(source))
 
 
+class _Strict:
+    """The base of every table. Each is a @dataclass(kw_only=True): fields are named, as they were
+    on pydantic models, so a required one may follow one with a default (AgentConfig.title)."""
+
+    # An unknown key in a desk file is a problem, not something silently ignored. Pydantic reads
+    # this from stdlib dataclasses (a plain dict: pydantic's ConfigDict would import pydantic).
+    __pydantic_config__ = {"extra": "forbid"}
+
+
+@dataclass(kw_only=True)
 class Limits(_Strict):
     # The defaults let every limit fire: ping-pong needs `pingpong_window - 1` handoffs in a
     # turn, fewer than the handoff limit, and a turn of tool calls meets the step limit.
-    max_handoffs_per_message: int = Field(6, ge=0)
-    max_steps_per_message: int = Field(12, ge=1)
+    max_handoffs_per_message: Annotated[int, Ge(0)] = 6
+    max_steps_per_message: Annotated[int, Ge(1)] = 12
     # Ping-pong: among the last `pingpong_window` agents to hold the conversation in one
     # turn, fewer than `pingpong_min_unique` distinct ones means agents are bouncing.
-    pingpong_window: int = Field(4, ge=2)
-    pingpong_min_unique: int = Field(3, ge=1)
+    pingpong_window: Annotated[int, Ge(2)] = 4
+    pingpong_min_unique: Annotated[int, Ge(1)] = 3
     # Longer than a model server's own request timeout (60 s by default), so a slow server
     # ends as a provider error staff can retry, not as a desk limit.
-    step_timeout: float = Field(90.0, gt=0)
-    message_timeout: float = Field(300.0, gt=0)
+    step_timeout: Annotated[float, Gt(0)] = 90.0
+    message_timeout: Annotated[float, Gt(0)] = 300.0
 
 
+@dataclass(kw_only=True)
 class HistorySettings(_Strict):
     """How much of the log one model call sees (`[desk.history]`, per agent `[agents.X.history]`).
 
     What falls out of the window is summarised into one system note (engine/history_window.py)."""
 
-    max_items: int = Field(400, ge=4)
+    max_items: Annotated[int, Ge(4)] = 400
     # A budget in estimated tokens (about four characters a token); None: items only.
-    max_tokens: int | None = Field(None, ge=64)
+    max_tokens: Annotated[int | None, Ge(64)] = None
 
 
+@dataclass(kw_only=True)
 class SlaSettings(_Strict):
     """`[desk.sla]`: how long a customer may wait, in seconds (None: no target). The clocks
     (`supportdesk/sla.py`) run whether or not a target is set."""
 
-    first_response: float | None = Field(default=None, gt=0)  # from the first customer message to any reply
-    next_response: float | None = Field(default=None, gt=0)  # from each later customer message to a reply
-    resolution: float | None = Field(default=None, gt=0)  # from the first customer message to resolved
+    first_response: Annotated[float | None, Gt(0)] = None  # from the first customer message to any reply
+    next_response: Annotated[float | None, Gt(0)] = None  # from each later customer message to a reply
+    resolution: Annotated[float | None, Gt(0)] = None  # from the first customer message to resolved
 
 
+@dataclass(kw_only=True)
 class DeskSettings(_Strict):
     name: str = "Support desk"
     entry: str = "triage"
     fallback: str = "triage"
-    limits: Limits = Field(default_factory=Limits)
-    history: HistorySettings = Field(default_factory=HistorySettings)
-    sla: SlaSettings = Field(default_factory=SlaSettings)
+    limits: Limits = field(default_factory=Limits)
+    history: HistorySettings = field(default_factory=HistorySettings)
+    sla: SlaSettings = field(default_factory=SlaSettings)
 
 
+@dataclass(kw_only=True)
 class GuardrailSettings(_Strict):
     """The shipped guardrail hooks (engine/guardrails.py): local checks, no model call."""
 
@@ -79,12 +116,14 @@ class GuardrailSettings(_Strict):
     injection: bool = False  # attempts to talk an agent out of its instructions
 
 
+@dataclass(kw_only=True)
 class HooksSettings(_Strict):
     # "module:object" names of hooks (engine/hooks.py) to run, in order.
-    enabled: list[str] = Field(default_factory=list)
-    guardrails: GuardrailSettings = Field(default_factory=GuardrailSettings)
+    enabled: list[str] = field(default_factory=list)
+    guardrails: GuardrailSettings = field(default_factory=GuardrailSettings)
 
 
+@dataclass(kw_only=True)
 class TracingSettings(_Strict):
     """OpenTelemetry spans (engine/tracing.py); also on when OTEL_EXPORTER_OTLP_ENDPOINT is set."""
 
@@ -94,26 +133,26 @@ class TracingSettings(_Strict):
     service_name: str = "supportdesk"
 
 
+@dataclass(kw_only=True)
 class Policy(_Strict):
     """Limits enforced by the tools themselves, whatever a prompt says."""
 
-    refund_limit_level1: float = Field(50.0, ge=0)
-    refund_limit_level2: float = Field(2000.0, ge=0)
+    refund_limit_level1: Annotated[float, Ge(0)] = 50.0
+    refund_limit_level2: Annotated[float, Ge(0)] = 2000.0
     # Refunds and credits at or above this wait for a staff decision.
-    approval_threshold: float = Field(250.0, ge=0)
+    approval_threshold: Annotated[float, Ge(0)] = 250.0
     # The reasons a refund may be made for; `refund_charge` refuses any other. The first three
     # are checked against the data (the charge is a duplicate, the subscription is cancelled,
     # a ticket records the failure); a reason a desk adds is taken as given.
-    refund_reasons: list[str] = Field(
+    refund_reasons: Annotated[list[str], MinLen(1)] = field(
         default_factory=lambda: [
             "duplicate charge",
             "charged after cancellation",
             "failed service credited by a ticket",
-        ],
-        min_length=1,
+        ]
     )
     # A charge older than this many days is not refunded by an agent (escalate instead).
-    refund_window_days: int = Field(90, ge=1)
+    refund_window_days: Annotated[int, Ge(1)] = 90
 
     def refund_reason(self, said: str) -> str | None:
         """The listed reason a model's words name ("Duplicate charge for March" -> "duplicate
@@ -125,47 +164,47 @@ class Policy(_Strict):
         return self.refund_limit_level1 if level <= 1 else self.refund_limit_level2
 
 
+@dataclass(kw_only=True)
 class Price(_Strict):
-    input_per_million: float = Field(0.0, ge=0)
-    output_per_million: float = Field(0.0, ge=0)
+    input_per_million: Annotated[float, Ge(0)] = 0.0
+    output_per_million: Annotated[float, Ge(0)] = 0.0
 
 
+def _api_key_name(v: str | None) -> str | None:
+    if v is not None and (not v or not v.replace("_", "").isalnum() or v[0].isdigit()):
+        raise ValueError("must be the NAME of an environment variable (like OPENAI_API_KEY), not a key")
+    return v
+
+
+@dataclass(kw_only=True)
 class ModelSettings(_Strict):
     provider: Literal["offline", "openai"] = "offline"
     base_url: str | None = None
     model: str | None = None
     # The *name* of the environment variable that holds the key; never the key itself.
-    api_key_env: str | None = None
-    max_tokens: int = Field(1024, ge=1)
+    api_key_env: Annotated[str | None, _After(_api_key_name)] = None
+    max_tokens: Annotated[int, Ge(1)] = 1024
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
-    temperature: float | None = Field(0.2, ge=0, le=2)
-    timeout: float = Field(60.0, gt=0)
-    max_retries: int = Field(3, ge=0, le=10)
+    temperature: Annotated[float | None, Ge(0), Le(2)] = 0.2
+    timeout: Annotated[float, Gt(0)] = 60.0
+    max_retries: Annotated[int, Ge(0), Le(10)] = 3
     tool_choice: Literal["auto", "required", "none"] | None = "auto"
     stream: bool = True
-    prices: dict[str, Price] = Field(default_factory=dict)
-
-    @field_validator("api_key_env")
-    @classmethod
-    def _looks_like_a_name(cls, v: str | None) -> str | None:
-        if v is not None and (not v or not v.replace("_", "").isalnum() or v[0].isdigit()):
-            raise ValueError(
-                "must be the NAME of an environment variable (like OPENAI_API_KEY), not a key"
-            )
-        return v
+    prices: dict[str, Price] = field(default_factory=dict)
 
 
+@dataclass(kw_only=True)
 class AgentConfig(_Strict):
     name: str = ""  # filled from the table key
     title: str
     description: str
-    level: int = Field(1, ge=1, le=3)
+    level: Annotated[int, Ge(1), Le(3)] = 1
     color: str = ""
     instructions: str = ""
-    tools: list[str] = Field(default_factory=list)
-    handoffs: list[str] = Field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+    handoffs: list[str] = field(default_factory=list)
     # Routing examples: what customers who belong with this agent say. Triage learns from them.
-    examples: list[str] = Field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
     # Per-agent model name override for the configured provider.
     model: str | None = None
     # Per-agent history window; the desk's [desk.history] when absent.
@@ -178,52 +217,49 @@ def _env_name(v: str | None) -> str | None:
     return v
 
 
+def _http(v: str) -> str:
+    if not v.startswith(("http://", "https://")):
+        raise ValueError("must be the http:// or https:// address of the Chatwoot server")
+    return v.rstrip("/")
+
+
+@dataclass(kw_only=True)
 class ChatwootSettings(_Strict):
     """`[channels.chatwoot]`: the desk as a Chatwoot agent bot (`supportdesk serve`).
 
     Secrets are never in the desk file: each `*_env` names the environment variable holding it."""
 
-    base_url: str
-    account_id: int = Field(ge=1)
+    base_url: Annotated[str, _After(_http)]
+    account_id: Annotated[int, Ge(1)]
     # The agent bot's access token (sent as `api_access_token`).
-    token_env: str
+    token_env: Annotated[str, _After(_env_name)]
     # The secret part of the webhook URL, /channels/chatwoot/webhook/{secret}.
-    webhook_secret_env: str
+    webhook_secret_env: Annotated[str, _After(_env_name)]
     # Where Chatwoot signs its deliveries (X-Chatwoot-Signature): the signing secret.
-    signing_secret_env: str | None = None
+    signing_secret_env: Annotated[str | None, _After(_env_name)] = None
     # Signed deliveries older (or newer) than this are refused, in seconds.
-    max_signature_age: float = Field(300.0, gt=0)
+    max_signature_age: Annotated[float, Gt(0)] = 300.0
     # Inbox ids the bot answers; empty means every inbox that sends to it.
-    inboxes: list[int] = Field(default_factory=list)
-
-    @field_validator("token_env", "webhook_secret_env", "signing_secret_env")
-    @classmethod
-    def _names(cls, v: str | None) -> str | None:
-        return _env_name(v)
-
-    @field_validator("base_url")
-    @classmethod
-    def _http(cls, v: str) -> str:
-        if not v.startswith(("http://", "https://")):
-            raise ValueError("must be the http:// or https:// address of the Chatwoot server")
-        return v.rstrip("/")
+    inboxes: list[int] = field(default_factory=list)
 
 
+@dataclass(kw_only=True)
 class Channels(_Strict):
     chatwoot: ChatwootSettings | None = None
 
 
+@dataclass(kw_only=True)
 class DeskConfig(_Strict):
-    desk: DeskSettings = Field(default_factory=DeskSettings)
-    policy: Policy = Field(default_factory=Policy)
-    model: ModelSettings = Field(default_factory=ModelSettings)
-    hooks: HooksSettings = Field(default_factory=HooksSettings)
-    tracing: TracingSettings = Field(default_factory=TracingSettings)
+    desk: DeskSettings = field(default_factory=DeskSettings)
+    policy: Policy = field(default_factory=Policy)
+    model: ModelSettings = field(default_factory=ModelSettings)
+    hooks: HooksSettings = field(default_factory=HooksSettings)
+    tracing: TracingSettings = field(default_factory=TracingSettings)
     agents: dict[str, AgentConfig]
     # Where customers come from besides the terminal and the web chat (`supportdesk serve`).
-    channels: Channels = Field(default_factory=Channels)
-    # Where it was read from; shown in messages and `doctor`.
-    source: str = Field("", exclude=True)
+    channels: Channels = field(default_factory=Channels)
+    # Where it was read from; shown in messages and `doctor` (parse_desk sets it).
+    source: str = ""
 
     def agent(self, name: str) -> AgentConfig:
         return self.agents[name]
@@ -269,6 +305,29 @@ def resolve_config_path(cli_path: str | os.PathLike[str] | None = None) -> Path:
 # --- validation ------------------------------------------------------------------------------
 
 
+@functools.cache
+def _validator() -> TypeAdapter[DeskConfig]:
+    """Pydantic's validator for a desk, built (and pydantic imported) on the first validation."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(DeskConfig)
+
+
+def _validate(raw: dict[str, Any]) -> DeskConfig:
+    return _validator().validate_python(raw)
+
+
+@functools.cache
+def _tables(cls: type) -> dict[str, type | None]:
+    """Each field of a settings dataclass, with the dataclass its value is a table of (None:
+    not a table; an optional table like `history: HistorySettings | None` counts as none)."""
+    hints = typing.get_type_hints(cls)  # the string annotations resolved, Annotated's metadata dropped
+    return {
+        f.name: hint if isinstance(hint := hints[f.name], type) and dataclasses.is_dataclass(hint) else None
+        for f in dataclasses.fields(cls)
+    }
+
+
 def _fields_at(loc: tuple[Any, ...]) -> list[str] | None:
     """The valid keys of the table at `loc` (for 'unknown key' messages)."""
     model: Any = DeskConfig
@@ -279,16 +338,15 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str] | None:
         if model == "agents":
             model = AgentConfig
             continue
-        field = getattr(model, "model_fields", {}).get(part)
-        if field is None:
+        tables = _tables(model) if isinstance(model, type) else {}
+        if part not in tables:
             return None
-        ann = field.annotation
-        model = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+        model = tables[part]
         if model is None:
             return None
-    if isinstance(model, type) and issubclass(model, BaseModel):
+    if isinstance(model, type) and dataclasses.is_dataclass(model):
         hidden = {"name", "source"} if model is AgentConfig else {"source"}
-        return [n for n in model.model_fields if n not in hidden]
+        return [f.name for f in dataclasses.fields(model) if f.name not in hidden]
     return None
 
 
@@ -308,12 +366,16 @@ def _explain(source: str, err: Mapping[str, Any]) -> str:
     loc = tuple(err["loc"])
     key = _dotted(loc)
     kind = err["type"]
-    if kind == "extra_forbidden":
+    # A key no field takes: what pydantic calls it on a dataclass (on a model, extra_forbidden).
+    if kind in ("unexpected_keyword_argument", "extra_forbidden"):
         valid = _fields_at(loc[:-1])
         hint = f"; valid keys here: {', '.join(valid)}" if valid else ""
         return f"{source}: {key}: unknown key{hint}"
     if kind == "missing":
         return f"{source}: {key}: required key is missing; add `{loc[-1]} = ...`"
+    if kind == "dataclass_type" and "class_name" in err.get("ctx", {}):
+        # A value where a table belongs: in the words pydantic has for a model (model_type).
+        err = {**err, "msg": f"Input should be a valid dictionary or instance of {err['ctx']['class_name']}"}
     if kind == "literal_error":
         return f"{source}: {key}: {err['msg'].replace('Input should be', 'must be')}"
     got = err.get("input")
@@ -343,16 +405,15 @@ def _field_path(loc: tuple[Any, ...]) -> tuple[Any, ...]:
         if model is _AGENT_TABLE:
             model = AgentConfig
             continue
-        field = model.model_fields.get(part)
-        if field is None:  # an unknown key
+        tables = _tables(model)
+        if part not in tables:  # an unknown key
             break
         if model is DeskConfig and part == "agents":
             model = _AGENT_TABLE
             continue
-        ann = field.annotation
-        if not (isinstance(ann, type) and issubclass(ann, BaseModel)):
+        if tables[part] is None:
             break
-        model = ann
+        model = tables[part]
     return tuple(path)
 
 
@@ -398,9 +459,11 @@ def _without(raw: dict[str, Any], paths: Iterable[tuple[Any, ...]]) -> dict[str,
 
 def _salvage(raw: dict[str, Any], errors: Sequence[Mapping[str, Any]]) -> tuple[DeskConfig, _Broken] | None:
     """The parts of `raw` that validated, and which parts did not; None if nothing can be saved."""
+    from pydantic import ValidationError
+
     broken = _Broken(_field_path(tuple(e["loc"])) for e in errors)
     try:
-        return DeskConfig.model_validate(_without(raw, broken.paths)), broken
+        return _validate(_without(raw, broken.paths)), broken
     except ValidationError:
         return None  # a problem shape we do not know how to take apart: report structure only
 
@@ -559,8 +622,10 @@ def parse_desk(
             if isinstance(table, dict):
                 table["name"] = name
     tools = set(tool_names or ())
+    from pydantic import ValidationError  # here, not at the top: see the module's docstring
+
     try:
-        cfg = DeskConfig.model_validate(raw)
+        cfg = _validate(raw)
     except ValidationError as exc:
         raise ConfigError(_structural_and_cross_problems(raw, exc, source, tools, is_colour)) from None
     problems = _cross_check(cfg, source, tools, is_colour=is_colour)
@@ -600,7 +665,7 @@ def load_desk(
 
 class _ValidatedCache:
     """A desk file's validated DeskConfig, kept under $XDG_CACHE_HOME/supportdesk/ for the
-    next start-up of the TUI: building pydantic's validators for these models and validating
+    next start-up of the TUI: building pydantic's validators for these settings and validating
     was ~30-40 ms of the path to a session's first page.
 
     The entry is used only when everything that decided the result is the same: the file's text
@@ -610,7 +675,8 @@ class _ValidatedCache:
     replaced when its text changes. The entry is a pickle: it lives in the user's own cache
     folder and is written only here, after validation; anything unreadable is ignored."""
 
-    FORMAT = 1
+    # 2: the settings became dataclasses; an entry holding the old pydantic models never matches.
+    FORMAT = 2
 
     def __init__(self, text: str, source: str, tool_names: Iterable[str] | None, is_colour: ColourCheck | None):
         from pydantic.version import VERSION

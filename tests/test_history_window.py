@@ -3,6 +3,8 @@ fell out (extractive offline, a cached summary call for LLM providers), and the 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -113,7 +115,7 @@ async def test_a_10000_item_session_is_held_to_the_budget_on_every_model_call(db
 
 async def test_an_agent_can_have_its_own_window(db_path):
     config = _config("[desk.history]\nmax_items = 50\n")
-    config.agents["billing"].history = config.desk.history.model_copy(update={"max_items": 8})
+    config.agents["billing"].history = replace(config.desk.history, max_items=8)
     tools, _ = make_test_tools()
     model = ScriptedModel([Transfer("triage", "not mine"), Answer("ok")])
     desk = await open_desk(db_path, config, provider=model, tools=tools, customers=False)
@@ -215,7 +217,7 @@ async def test_an_openai_compatible_server_writes_the_summary_once_per_cut(tmp_p
 
     with FakeLLMServer() as server:
         config = make_config(server.url, stream=False)
-        config.desk.history = config.desk.history.model_copy(update={"max_items": 20})
+        config.desk.history = replace(config.desk.history, max_items=20)
         server.push(Complete({"role": "assistant", "content": "Customer disputes INV-1; billing refunded $1 twice."}))
         provider = OpenAIProvider(config)
         from supportdesk.engine.history_window import HistoryWindows

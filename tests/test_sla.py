@@ -4,6 +4,7 @@ times, breaches against `[desk.sla]`, AI containment; and the same figures in `s
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -94,7 +95,7 @@ async def _store_logs(where) -> list[str]:
 
 async def test_stats_json_sla_figures_equal_the_fold_of_the_log_with_a_fixed_clock(where) -> None:
     await _store_logs(where)
-    config = load_desk(REPO / "agents.toml").model_copy(deep=True)
+    config = copy.deepcopy(load_desk(REPO / "agents.toml"))
     config.desk.sla = SLA
     async with await open_store(where) as store:
         stats = await desk_stats(store, config, "all", NOW)
@@ -200,7 +201,7 @@ async def test_the_kept_clocks_equal_the_fold_of_the_log_after_random_appends(wh
 
 
 def _config():
-    config = load_desk(REPO / "agents.toml").model_copy(deep=True)
+    config = copy.deepcopy(load_desk(REPO / "agents.toml"))
     config.desk.sla = SLA
     return config
 

@@ -4,6 +4,7 @@ the log, on SQLite and PostgreSQL, over seeded data at a fixed clock, for every 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -66,8 +67,8 @@ async def test_the_seed_exercises_every_figure(seeded):
 
 async def test_stats_price_tokens_and_rate_escalations(seeded):
     config = load_desk(REPO / "agents.toml")
-    priced = config.model_copy(
-        update={"model": config.model.model_copy(update={"model": "gpt-test", "prices": {"gpt-test": Price(input_per_million=1.0, output_per_million=2.0)}})}
+    priced = replace(
+        config, model=replace(config.model, model="gpt-test", prices={"gpt-test": Price(input_per_million=1.0, output_per_million=2.0)})
     )
     stats = await desk_stats(seeded, priced, "all", NOW, timezone.utc)
     out = stats_json(stats)

@@ -7,6 +7,7 @@ against the domain's tool names.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -88,8 +89,10 @@ def _toml(value: object) -> str:
 
 def _model_table(model: ModelSettings) -> list[str]:
     lines = ["[model]"]
-    for key, value in model.model_dump(exclude_defaults=True, exclude={"prices"}).items():
-        lines.append(f"{key} = {_toml(value)}")
+    for field in dataclasses.fields(model):
+        value = getattr(model, field.name)
+        if field.name != "prices" and value != field.default:
+            lines.append(f"{field.name} = {_toml(value)}")
     return lines
 
 
