@@ -6,8 +6,8 @@ app never shows a traceback for a typo.
 
 The settings are stdlib dataclasses that pydantic validates (through a TypeAdapter built on the
 first validation), not pydantic models: the TUI's start-up takes a desk it validated before from
-its cache (load_desk(cached=True)), and then this module does not import pydantic, which cost
-~75 ms (cold) on the way to a session's first page. So the constraints are the
+its cache (load_desk(cached=True)), and then neither this module nor the cache imports pydantic,
+which cost ~75 ms (cold) on the way to a session's first page. So the constraints are the
 annotated_types metadata pydantic honours (`Annotated[int, Ge(0)]`), the field validators are
 `_After` metadata, and unknown keys are refused by `__pydantic_config__`.
 """
@@ -663,14 +663,29 @@ def load_desk(
     return cfg
 
 
+def _pydantic_release() -> bytes:
+    """What identifies the installed pydantic, read without importing it: its version.py (which
+    holds VERSION). find_spec on a top-level package finds it without running it."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("pydantic")
+        if spec is None or spec.origin is None:
+            return b""
+        return (Path(spec.origin).parent / "version.py").read_bytes()
+    except (ImportError, ValueError, OSError):
+        return b""  # (not installed, or zipped) the entry is then keyed on the rest
+
+
 class _ValidatedCache:
     """A desk file's validated DeskConfig, kept under $XDG_CACHE_HOME/supportdesk/ for the
-    next start-up of the TUI: building pydantic's validators for these settings and validating
-    was ~30-40 ms of the path to a session's first page.
+    next start-up of the TUI: importing pydantic (~75 ms cold), then building its validator for
+    these settings and validating (~30-40 ms) was on the path to a session's first page. Reading
+    the entry imports no pydantic: the settings are plain dataclasses.
 
     The entry is used only when everything that decided the result is the same: the file's text
     and path, the checks asked for (tool names, the colour check), this module's code and
-    pydantic's version. Only a desk that passed validation is written; a broken file is never
+    pydantic's release. Only a desk that passed validation is written; a broken file is never
     cached, so it is validated (and reported) at every start. One entry per desk file path,
     replaced when its text changes. The entry is a pickle: it lives in the user's own cache
     folder and is written only here, after validation; anything unreadable is ignored."""
@@ -679,16 +694,15 @@ class _ValidatedCache:
     FORMAT = 2
 
     def __init__(self, text: str, source: str, tool_names: Iterable[str] | None, is_colour: ColourCheck | None):
-        from pydantic.version import VERSION
-
         colour_check = f"{is_colour.__module__}.{is_colour.__qualname__}" if is_colour is not None else ""
         try:
             code = Path(__file__).read_bytes()
         except OSError:
-            code = b""  # (a zipped install) the version below still changes with it
+            code = b""  # (a zipped install) keyed on the rest
         digest = hashlib.sha256()
-        for part in (str(self.FORMAT), VERSION, source, "\0".join(sorted(tool_names or ())), colour_check):
+        for part in (str(self.FORMAT), source, "\0".join(sorted(tool_names or ())), colour_check):
             digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(_pydantic_release() + b"\0")
         digest.update(code + b"\0" + text.encode("utf-8", "surrogateescape"))
         self.key = digest.hexdigest()
         name = hashlib.sha256(source.encode("utf-8", "surrogateescape")).hexdigest()[:24]
