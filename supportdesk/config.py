@@ -7,9 +7,10 @@ app never shows a traceback for a typo.
 The settings are stdlib dataclasses that pydantic validates (through a TypeAdapter built on the
 first validation), not pydantic models: the TUI's start-up takes a desk it validated before from
 its cache (load_desk(cached=True)), and then neither this module nor the cache imports pydantic,
-which cost ~75 ms (cold) on the way to a session's first page. So the constraints are the
-annotated_types metadata pydantic honours (`Annotated[int, Ge(0)]`), the field validators are
-`_After` metadata, and unknown keys are refused by `__pydantic_config__`.
+which cost ~75 ms (cold) on the way to a session's first page. So the constraints and field
+validators are metadata pydantic reads when it builds the validator (`supportdesk.records`:
+`Annotated[int, Bounds(ge=0)]`, `Annotated[str, After(check)]`), and unknown keys are refused
+by `__pydantic_config__`.
 """
 
 from __future__ import annotations
@@ -27,54 +28,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from annotated_types import Ge, Gt, Le, MinLen
-
 from supportdesk.folders import cache_dir, config_dir
+from supportdesk.records import FORBID_EXTRA, After, Bounds
 
 if TYPE_CHECKING:
-    from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
-    from pydantic_core import CoreSchema
+    from pydantic import TypeAdapter, ValidationError
 
 DEFAULT_COLORS = ("#5fafff", "#ffaf5f", "#87d787", "#d787ff", "#ff8787", "#d7d75f")
-
-
-class _After:
-    """`Annotated[str, _After(fn)]`: pydantic runs `fn` on the validated value, as a field
-    validator would (a ValueError becomes a "Value error, ..." problem)."""
-
-    def __init__(self, fn: Callable[[Any], Any]):
-        self.fn = fn
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        # Here, not at the top: only building the validator (a validation) calls this.
-        from pydantic_core import core_schema
-
-        return core_schema.no_info_after_validator_function(self.fn, handler(source))
 
 
 class _Strict:
     """The base of every table. Each is a @dataclass(kw_only=True): fields are named, as they were
     on pydantic models, so a required one may follow one with a default (AgentConfig.title)."""
 
-    # An unknown key in a desk file is a problem, not something silently ignored. Pydantic reads
-    # this from stdlib dataclasses (a plain dict: pydantic's ConfigDict would import pydantic).
-    __pydantic_config__ = {"extra": "forbid"}
+    # An unknown key in a desk file is a problem, not something silently ignored.
+    __pydantic_config__ = FORBID_EXTRA
 
 
 @dataclass(kw_only=True)
 class Limits(_Strict):
     # The defaults let every limit fire: ping-pong needs `pingpong_window - 1` handoffs in a
     # turn, fewer than the handoff limit, and a turn of tool calls meets the step limit.
-    max_handoffs_per_message: Annotated[int, Ge(0)] = 6
-    max_steps_per_message: Annotated[int, Ge(1)] = 12
+    max_handoffs_per_message: Annotated[int, Bounds(ge=0)] = 6
+    max_steps_per_message: Annotated[int, Bounds(ge=1)] = 12
     # Ping-pong: among the last `pingpong_window` agents to hold the conversation in one
     # turn, fewer than `pingpong_min_unique` distinct ones means agents are bouncing.
-    pingpong_window: Annotated[int, Ge(2)] = 4
-    pingpong_min_unique: Annotated[int, Ge(1)] = 3
+    pingpong_window: Annotated[int, Bounds(ge=2)] = 4
+    pingpong_min_unique: Annotated[int, Bounds(ge=1)] = 3
     # Longer than a model server's own request timeout (60 s by default), so a slow server
     # ends as a provider error staff can retry, not as a desk limit.
-    step_timeout: Annotated[float, Gt(0)] = 90.0
-    message_timeout: Annotated[float, Gt(0)] = 300.0
+    step_timeout: Annotated[float, Bounds(gt=0)] = 90.0
+    message_timeout: Annotated[float, Bounds(gt=0)] = 300.0
 
 
 @dataclass(kw_only=True)
@@ -83,9 +67,9 @@ class HistorySettings(_Strict):
 
     What falls out of the window is summarised into one system note (engine/history_window.py)."""
 
-    max_items: Annotated[int, Ge(4)] = 400
+    max_items: Annotated[int, Bounds(ge=4)] = 400
     # A budget in estimated tokens (about four characters a token); None: items only.
-    max_tokens: Annotated[int | None, Ge(64)] = None
+    max_tokens: Annotated[int | None, Bounds(ge=64)] = None
 
 
 @dataclass(kw_only=True)
@@ -93,9 +77,9 @@ class SlaSettings(_Strict):
     """`[desk.sla]`: how long a customer may wait, in seconds (None: no target). The clocks
     (`supportdesk/sla.py`) run whether or not a target is set."""
 
-    first_response: Annotated[float | None, Gt(0)] = None  # from the first customer message to any reply
-    next_response: Annotated[float | None, Gt(0)] = None  # from each later customer message to a reply
-    resolution: Annotated[float | None, Gt(0)] = None  # from the first customer message to resolved
+    first_response: Annotated[float | None, Bounds(gt=0)] = None  # from the first customer message to any reply
+    next_response: Annotated[float | None, Bounds(gt=0)] = None  # from each later customer message to a reply
+    resolution: Annotated[float | None, Bounds(gt=0)] = None  # from the first customer message to resolved
 
 
 @dataclass(kw_only=True)
@@ -137,14 +121,14 @@ class TracingSettings(_Strict):
 class Policy(_Strict):
     """Limits enforced by the tools themselves, whatever a prompt says."""
 
-    refund_limit_level1: Annotated[float, Ge(0)] = 50.0
-    refund_limit_level2: Annotated[float, Ge(0)] = 2000.0
+    refund_limit_level1: Annotated[float, Bounds(ge=0)] = 50.0
+    refund_limit_level2: Annotated[float, Bounds(ge=0)] = 2000.0
     # Refunds and credits at or above this wait for a staff decision.
-    approval_threshold: Annotated[float, Ge(0)] = 250.0
+    approval_threshold: Annotated[float, Bounds(ge=0)] = 250.0
     # The reasons a refund may be made for; `refund_charge` refuses any other. The first three
     # are checked against the data (the charge is a duplicate, the subscription is cancelled,
     # a ticket records the failure); a reason a desk adds is taken as given.
-    refund_reasons: Annotated[list[str], MinLen(1)] = field(
+    refund_reasons: Annotated[list[str], Bounds(min_length=1)] = field(
         default_factory=lambda: [
             "duplicate charge",
             "charged after cancellation",
@@ -152,7 +136,7 @@ class Policy(_Strict):
         ]
     )
     # A charge older than this many days is not refunded by an agent (escalate instead).
-    refund_window_days: Annotated[int, Ge(1)] = 90
+    refund_window_days: Annotated[int, Bounds(ge=1)] = 90
 
     def refund_reason(self, said: str) -> str | None:
         """The listed reason a model's words name ("Duplicate charge for March" -> "duplicate
@@ -166,8 +150,8 @@ class Policy(_Strict):
 
 @dataclass(kw_only=True)
 class Price(_Strict):
-    input_per_million: Annotated[float, Ge(0)] = 0.0
-    output_per_million: Annotated[float, Ge(0)] = 0.0
+    input_per_million: Annotated[float, Bounds(ge=0)] = 0.0
+    output_per_million: Annotated[float, Bounds(ge=0)] = 0.0
 
 
 def _api_key_name(v: str | None) -> str | None:
@@ -182,12 +166,12 @@ class ModelSettings(_Strict):
     base_url: str | None = None
     model: str | None = None
     # The *name* of the environment variable that holds the key; never the key itself.
-    api_key_env: Annotated[str | None, _After(_api_key_name)] = None
-    max_tokens: Annotated[int, Ge(1)] = 1024
+    api_key_env: Annotated[str | None, After(_api_key_name)] = None
+    max_tokens: Annotated[int, Bounds(ge=1)] = 1024
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
-    temperature: Annotated[float | None, Ge(0), Le(2)] = 0.2
-    timeout: Annotated[float, Gt(0)] = 60.0
-    max_retries: Annotated[int, Ge(0), Le(10)] = 3
+    temperature: Annotated[float | None, Bounds(ge=0, le=2)] = 0.2
+    timeout: Annotated[float, Bounds(gt=0)] = 60.0
+    max_retries: Annotated[int, Bounds(ge=0, le=10)] = 3
     tool_choice: Literal["auto", "required", "none"] | None = "auto"
     stream: bool = True
     prices: dict[str, Price] = field(default_factory=dict)
@@ -198,7 +182,7 @@ class AgentConfig(_Strict):
     name: str = ""  # filled from the table key
     title: str
     description: str
-    level: Annotated[int, Ge(1), Le(3)] = 1
+    level: Annotated[int, Bounds(ge=1, le=3)] = 1
     color: str = ""
     instructions: str = ""
     tools: list[str] = field(default_factory=list)
@@ -229,16 +213,16 @@ class ChatwootSettings(_Strict):
 
     Secrets are never in the desk file: each `*_env` names the environment variable holding it."""
 
-    base_url: Annotated[str, _After(_http)]
-    account_id: Annotated[int, Ge(1)]
+    base_url: Annotated[str, After(_http)]
+    account_id: Annotated[int, Bounds(ge=1)]
     # The agent bot's access token (sent as `api_access_token`).
-    token_env: Annotated[str, _After(_env_name)]
+    token_env: Annotated[str, After(_env_name)]
     # The secret part of the webhook URL, /channels/chatwoot/webhook/{secret}.
-    webhook_secret_env: Annotated[str, _After(_env_name)]
+    webhook_secret_env: Annotated[str, After(_env_name)]
     # Where Chatwoot signs its deliveries (X-Chatwoot-Signature): the signing secret.
-    signing_secret_env: Annotated[str | None, _After(_env_name)] = None
+    signing_secret_env: Annotated[str | None, After(_env_name)] = None
     # Signed deliveries older (or newer) than this are refused, in seconds.
-    max_signature_age: Annotated[float, Gt(0)] = 300.0
+    max_signature_age: Annotated[float, Bounds(gt=0)] = 300.0
     # Inbox ids the bot answers; empty means every inbox that sends to it.
     inboxes: list[int] = field(default_factory=list)
 

@@ -5,18 +5,19 @@ dataclasses, so importing them, constructing them and reading a session's first 
 import pydantic: that import alone was about 75 ms of wall time with a cold page cache, the
 largest single cost on the way to the TUI's first page. pydantic still judges every record
 that comes from outside (a stored row the exact reader would not take, a request body, a desk
-file): it validates stdlib dataclasses from their annotations, honours `annotated_types`
-constraints (`Annotated[int, Ge(0)]`) and a class's `__pydantic_config__`, and builds each
-validator the first time it is asked for.
+file): it validates stdlib dataclasses from their annotations, honours the metadata below
+(`Annotated[int, Bounds(ge=0)]`, `Annotated[str, After(check)]`) and a class's
+`__pydantic_config__`, and builds each validator the first time it is asked for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 if TYPE_CHECKING:
-    from pydantic import TypeAdapter
+    from pydantic import GetCoreSchemaHandler, TypeAdapter
+    from pydantic_core import CoreSchema
 
 T = TypeVar("T")
 
@@ -50,14 +51,32 @@ def dump(record: Any, *, tp: Any = None, exclude: set[str] | None = None) -> dic
     return dumped
 
 
+# Field metadata that pydantic reads when it builds a validator, and that costs nothing before:
+# neither imports pydantic (nor annotated_types, whose import builds a dozen dataclasses).
+
+
+class Bounds:
+    """`Annotated[int, Bounds(ge=0)]`: pydantic's constraints for a field (ge, gt, le, lt,
+    min_length ...), with its own checks and words ("Input should be greater than or equal to 0")."""
+
+    def __init__(self, **constraints: Any):
+        self.constraints = constraints
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        from pydantic import Field
+
+        return handler.generate_schema(Annotated[source, Field(**self.constraints)])
+
+
 class After:
-    """An `Annotated` check run after a field's type is validated: `fn` returns the value, or
-    raises ValueError with what would be valid (pydantic reports it as 'Value error, ...')."""
+    """`Annotated[str, After(check)]`: `check` runs on the validated value, as a field validator
+    would; it returns the value, or raises ValueError saying what would be valid (pydantic
+    reports it as "Value error, ...")."""
 
-    def __init__(self, fn: Callable[[Any], Any]):
-        self.fn = fn
+    def __init__(self, check: Callable[[Any], Any]):
+        self.check = check
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         from pydantic_core import core_schema
 
-        return core_schema.no_info_after_validator_function(self.fn, handler(source))
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
