@@ -167,3 +167,31 @@ async def test_the_footer_rebuilds_once_for_a_burst_of_binding_changes(seeded_db
         assert rebuilds == [1]
         keys = {key.key for key in footer.query(FooterKey)}
         assert {"ctrl+b", "ctrl+r", "f2"} <= keys  # the chat screen's shown bindings, rebuilt
+
+
+async def test_opening_a_session_builds_the_footers_keys_once(seeded_db, monkeypatch):
+    """A rebuild asked for after the keys were built, for the same bindings, builds nothing: each
+    rebuild mounts and restyles every key, on the way to the session's first page."""
+    from textual.widgets import Footer
+    from textual.widgets._footer import FooterKey
+
+    from supportdesk.tui.widgets.footer import DeskFooter
+
+    builds: list[int] = []
+    real = Footer.recompose
+
+    async def counted(self: Footer) -> None:
+        builds.append(1)
+        await real(self)
+
+    monkeypatch.setattr(Footer, "recompose", counted)
+    app = make_app(seeded_db, session_id=SEED_ID)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await chat_ready(pilot)
+        footer = app.chat.query_one(DeskFooter)
+        await until(pilot, lambda: bool(footer.query(FooterKey)))
+        await pilot.pause(0.2)
+        assert builds == [1]
+        keys = list(footer.query(FooterKey))
+        await footer.recompose()  # the same bindings: the same keys stay
+        assert list(footer.query(FooterKey)) == keys and builds == [1]
