@@ -8,15 +8,22 @@ item's meta (`usage`), and the OpenAI-compatible provider adds the model that wa
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supportdesk.config import DeskConfig, Price
-from supportdesk.engine.protocol import Usage
+
+if TYPE_CHECKING:
+    from supportdesk.engine.protocol import Usage
+
+# The chat screen imports this module for a session's cost; the model protocol (with its step,
+# action and provider types) loads only when a cost is summed, off a new session's first page.
 
 
 def usage_by_model(items: Iterable[Any], default_model: str = "") -> dict[str, Usage]:
     """Sum the usage recorded in items' meta per model. A sum is `reported` only when every
     step in it was reported by the server (one estimate makes the whole figure an estimate)."""
+    from supportdesk.engine.protocol import Usage
+
     totals: dict[str, Usage] = {}
     for item in items:
         meta = getattr(item, "meta", None) or {}
@@ -52,6 +59,8 @@ def cost(usage: Mapping[str, Usage], prices: Mapping[str, Price]) -> float | Non
 def session_cost(per_agent: Mapping[str, Mapping[str, int]], config: DeskConfig) -> float | None:
     """Cost of a session from its per-agent token totals (`SessionStore.usage_totals`),
     each agent priced at its own model (its `model` override, else the desk's)."""
+    from supportdesk.engine.protocol import Usage
+
     by_model: dict[str, Usage] = {}
     for name, used in per_agent.items():
         agent = config.agents.get(name)
