@@ -38,15 +38,31 @@ DEFAULT_COLORS = ("#5fafff", "#ffaf5f", "#87d787", "#d787ff", "#ff8787", "#d7d75
 
 
 class _Strict:
-    """The base of every table. Each is a @dataclass(kw_only=True): fields are named, as they were
-    on pydantic models, so a required one may follow one with a default (AgentConfig.title)."""
+    """The base of every table. Each is a dataclass, kw_only, so fields are named, as
+    they were on pydantic models, and a required one may follow one with a default
+    (AgentConfig.title); and eq=False, repr=False: one `__eq__`/`__repr__` here serves them all
+    (generating them per table, like a signature for a table without a docstring, was start-up
+    time for nothing)."""
 
     # An unknown key in a desk file is a problem, not something silently ignored.
     __pydantic_config__ = FORBID_EXTRA
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return vars(self) == vars(other)
 
-@dataclass(kw_only=True)
+    __hash__ = None  # type: ignore[assignment]  # (settings are edited in place: parse_desk)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+
+@dataclass(kw_only=True, eq=False, repr=False)
 class Limits(_Strict):
+    """`[desk.limits]`: when a turn stops (handoffs, steps, ping-pong, time)."""
+
     # The defaults let every limit fire: ping-pong needs `pingpong_window - 1` handoffs in a
     # turn, fewer than the handoff limit, and a turn of tool calls meets the step limit.
     max_handoffs_per_message: Annotated[int, Bounds(ge=0)] = 6
@@ -61,7 +77,7 @@ class Limits(_Strict):
     message_timeout: Annotated[float, Bounds(gt=0)] = 300.0
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class HistorySettings(_Strict):
     """How much of the log one model call sees (`[desk.history]`, per agent `[agents.X.history]`).
 
@@ -72,7 +88,7 @@ class HistorySettings(_Strict):
     max_tokens: Annotated[int | None, Bounds(ge=64)] = None
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class SlaSettings(_Strict):
     """`[desk.sla]`: how long a customer may wait, in seconds (None: no target). The clocks
     (`supportdesk/sla.py`) run whether or not a target is set."""
@@ -82,8 +98,10 @@ class SlaSettings(_Strict):
     resolution: Annotated[float | None, Bounds(gt=0)] = None  # from the first customer message to resolved
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class DeskSettings(_Strict):
+    """`[desk]`: the desk's name, its entry and fallback agents, and its limits."""
+
     name: str = "Support desk"
     entry: str = "triage"
     fallback: str = "triage"
@@ -92,7 +110,7 @@ class DeskSettings(_Strict):
     sla: SlaSettings = field(default_factory=SlaSettings)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class GuardrailSettings(_Strict):
     """The shipped guardrail hooks (engine/guardrails.py): local checks, no model call."""
 
@@ -100,14 +118,16 @@ class GuardrailSettings(_Strict):
     injection: bool = False  # attempts to talk an agent out of its instructions
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class HooksSettings(_Strict):
+    """`[hooks]`: the hooks the desk loads, and the shipped guardrails' settings."""
+
     # "module:object" names of hooks (engine/hooks.py) to run, in order.
     enabled: list[str] = field(default_factory=list)
     guardrails: GuardrailSettings = field(default_factory=GuardrailSettings)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class TracingSettings(_Strict):
     """OpenTelemetry spans (engine/tracing.py); also on when OTEL_EXPORTER_OTLP_ENDPOINT is set."""
 
@@ -117,7 +137,7 @@ class TracingSettings(_Strict):
     service_name: str = "supportdesk"
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class Policy(_Strict):
     """Limits enforced by the tools themselves, whatever a prompt says."""
 
@@ -148,8 +168,10 @@ class Policy(_Strict):
         return self.refund_limit_level1 if level <= 1 else self.refund_limit_level2
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class Price(_Strict):
+    """What a model costs, per million tokens in and out."""
+
     input_per_million: Annotated[float, Bounds(ge=0)] = 0.0
     output_per_million: Annotated[float, Bounds(ge=0)] = 0.0
 
@@ -160,8 +182,10 @@ def _api_key_name(v: str | None) -> str | None:
     return v
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class ModelSettings(_Strict):
+    """`[model]`: the embedded offline model, or an OpenAI-compatible server."""
+
     provider: Literal["offline", "openai"] = "offline"
     base_url: str | None = None
     model: str | None = None
@@ -177,8 +201,10 @@ class ModelSettings(_Strict):
     prices: dict[str, Price] = field(default_factory=dict)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class AgentConfig(_Strict):
+    """`[agents.NAME]`: one agent: who it is, what it may use, whom it may hand off to."""
+
     name: str = ""  # filled from the table key
     title: str
     description: str
@@ -207,7 +233,7 @@ def _http(v: str) -> str:
     return v.rstrip("/")
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class ChatwootSettings(_Strict):
     """`[channels.chatwoot]`: the desk as a Chatwoot agent bot (`supportdesk serve`).
 
@@ -227,13 +253,17 @@ class ChatwootSettings(_Strict):
     inboxes: list[int] = field(default_factory=list)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class Channels(_Strict):
+    """`[channels]`: where customers come from besides the terminal and the web chat."""
+
     chatwoot: ChatwootSettings | None = None
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class DeskConfig(_Strict):
+    """A whole desk file, validated."""
+
     desk: DeskSettings = field(default_factory=DeskSettings)
     policy: Policy = field(default_factory=Policy)
     model: ModelSettings = field(default_factory=ModelSettings)

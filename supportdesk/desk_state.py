@@ -124,6 +124,8 @@ _CUSTOMER_KEYS = ("customer_name", "customer_email", "customer_id")
 
 @dataclass(frozen=True)
 class PendingApproval:
+    """A tool call waiting for staff approval."""
+
     approval_id: str
     tool: str
 

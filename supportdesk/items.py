@@ -52,9 +52,13 @@ def utcnow() -> datetime:
 
 # Items are records (`supportdesk.records`): frozen dataclasses that pydantic validates and
 # dumps when an item comes from outside or is written, so reading and drawing a session's first
-# page imports no pydantic. kw_only: every kind is built by naming its fields.
-@dataclass(frozen=True, kw_only=True)
+# page imports no pydantic. kw_only: every kind is built by naming its fields. Every kind shares
+# the base's `__eq__` and `__repr__` (eq=False, repr=False): generating them for each kind, and a
+# signature for each kind without a docstring, was about 40 % of this module's import.
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class _ItemBase:
+    """What every item has: where it sits in its session, when, and who held the conversation."""
+
     __pydantic_config__ = FORBID_EXTRA
 
     session_id: str = ""
@@ -66,24 +70,41 @@ class _ItemBase:
     # It is stored with the item but never shown to the agents as conversation.
     meta: dict[str, Any] = field(default_factory=dict)
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return vars(self) == vars(other)
 
-@dataclass(frozen=True, kw_only=True)
+    __hash__ = None  # type: ignore[assignment]  # (as before: `meta` is a dict)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Message(_ItemBase):
+    """Something said: by the customer, an agent, or staff (a note the customer never sees)."""
+
     kind: Literal["message"] = "message"
     role: Role
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolCall(_ItemBase):
+    """An agent asks for a tool with these arguments."""
+
     kind: Literal["tool_call"] = "tool_call"
     call_id: str
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolResult(_ItemBase):
+    """What a tool call gave back (or why it failed, or that it waits for staff approval)."""
+
     kind: Literal["tool_result"] = "tool_result"
     call_id: str
     name: str
@@ -91,8 +112,10 @@ class ToolResult(_ItemBase):
     is_error: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Handoff(_ItemBase):
+    """The conversation passes from one agent to another."""
+
     kind: Literal["handoff"] = "handoff"
     from_agent: str
     to_agent: str
@@ -101,7 +124,7 @@ class Handoff(_ItemBase):
     handoff_kind: HandoffKind = "route"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ContextSet(_ItemBase):
     """One write to the shared context. `value=None` clears the key."""
 
@@ -111,8 +134,10 @@ class ContextSet(_ItemBase):
     writer: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Notice(_ItemBase):
+    """Something the desk says about the conversation: a limit, an error, an approval asked or decided."""
+
     kind: Literal["notice"] = "notice"
     notice_kind: NoticeKind
     text: str
@@ -122,14 +147,16 @@ class Notice(_ItemBase):
 # --- what staff do as people (issue 19): each carries the person and where it came from -------
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class _StaffAct(_ItemBase):
+    """What a member of staff did, as a person."""
+
     # The member of staff who acted (settings' staff name, default the OS user).
     person: str
     origin: Origin = "tui"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Takeover(_StaffAct):
     """A person takes the conversation from the agents: they stay silent until a `release`."""
 
@@ -137,7 +164,7 @@ class Takeover(_StaffAct):
     reason: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Release(_StaffAct):
     """The person gives the conversation back to `to_agent`, with a summary that agent reads."""
 
@@ -146,7 +173,7 @@ class Release(_StaffAct):
     summary: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class StateChange(_StaffAct):
     """Staff set the conversation's state; `until` is when a snooze ends (then: needs_staff)."""
 
@@ -156,7 +183,7 @@ class StateChange(_StaffAct):
     reason: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class StaffReply(_StaffAct):
     """What a person wrote to the customer (a staff note, `Message(role="staff")`, is internal)."""
 
@@ -164,7 +191,7 @@ class StaffReply(_StaffAct):
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class TagChange(_StaffAct):
     """Tags added or removed, and the priority when it was set."""
 

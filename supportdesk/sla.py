@@ -308,6 +308,8 @@ def _with_breaches(c: SlaClock, sla: SlaSettings, now: datetime) -> SlaClock:
 
 @dataclass(frozen=True)
 class SlaFigures:
+    """The desk's SLA figures over a range: breaches, waits and the response times."""
+
     targets: SlaSettings
     conversations: int  # conversations with a customer message
     breaches: dict[Target, int]

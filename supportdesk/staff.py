@@ -207,6 +207,8 @@ def tag_words(item: k.TagChange) -> str:
 
 @dataclass(frozen=True)
 class AuditEntry:
+    """One staff action as the audit lists it."""
+
     session_id: str
     seq: int
     at: datetime

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SessionStarted:
+    """A turn created its session (the first message of a new conversation)."""
+
     session_id: str
 
 
@@ -26,6 +28,8 @@ class TurnWaiting:
 
 @dataclass(frozen=True)
 class StepStarted:
+    """An agent began a model step."""
+
     agent: str
     step: int
 
@@ -54,6 +58,8 @@ TurnOutcome = Literal["answered", "provider_error", "limit", "vetoed", "held"]
 
 @dataclass(frozen=True)
 class Done:
+    """The turn ended: who holds the conversation, how it ended, and the session's status."""
+
     session_id: str
     active_agent: str
     outcome: TurnOutcome = "answered"

@@ -31,6 +31,8 @@ class ToolSpec:
 
 @dataclass
 class StepRequest:
+    """What a model is asked for one step: the agent, its tools and handoffs, and what it sees."""
+
     session_id: str
     agent: AgentConfig
     desk: DeskConfig
@@ -45,6 +47,8 @@ class StepRequest:
 
 @dataclass
 class Usage:
+    """Tokens a step used."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     # False when the server gave no usage and the figures are our estimate.
@@ -63,6 +67,8 @@ class TextDelta:
 
 @dataclass
 class RequestedCall:
+    """One tool call a model asked for."""
+
     call_id: str
     name: str
     # Parsed arguments; None when the model sent something that is not a JSON object.
@@ -72,6 +78,8 @@ class RequestedCall:
 
 @dataclass
 class _Action:
+    """What every action of a step carries besides itself."""
+
     # Shared-context writes the agent makes along with the action (key -> value; None clears).
     context: dict[str, Any] = field(default_factory=dict, kw_only=True)
     usage: Usage | None = field(default=None, kw_only=True)

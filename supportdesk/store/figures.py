@@ -126,6 +126,8 @@ class Distribution:
 
 @dataclass(frozen=True)
 class MoneyFigures:
+    """How many refunds (or credits), their total, and how many fell in each amount bucket."""
+
     count: int = 0
     total: float = 0.0
     buckets: tuple[int, ...] = (0,) * (len(AMOUNT_EDGES) + 1)
@@ -133,6 +135,8 @@ class MoneyFigures:
 
 @dataclass(frozen=True)
 class UsageRow:
+    """Tokens one agent used with one model."""
+
     agent: str
     model: str  # the model the item's meta names ("" when the item did not say)
     input_tokens: int
@@ -142,6 +146,8 @@ class UsageRow:
 
 @dataclass(frozen=True)
 class HandoffEdge:
+    """How many handoffs of one kind went from one agent to another."""
+
     from_agent: str
     to_agent: str
     handoff_kind: str

@@ -30,6 +30,8 @@ def default_db_path() -> Path:
 
 @dataclass(frozen=True)
 class StoreLocation:
+    """Where the session store is: a SQLite file or a PostgreSQL URL."""
+
     kind: Literal["sqlite", "postgresql"]
     # The SQLite file (or ":memory:"), or the PostgreSQL URL the driver gets (secret and all).
     target: str = field(repr=False)

@@ -48,6 +48,8 @@ class StoreLocationError(StoreError):
 # validated by it otherwise.
 @dataclass
 class SessionInfo:
+    """A session's row: its title, agents, status and counts."""
+
     id: str
     title: str
     created_at: datetime
@@ -79,6 +81,8 @@ def session_info(row: dict[str, Any]) -> SessionInfo:
 
 @dataclass
 class ContextEntry:
+    """One key of the shared context as of some item: its value and who wrote it when."""
+
     key: str
     value: Any
     writer: str
@@ -117,6 +121,8 @@ def bounded_snippet(snippet: str, limit: int = SNIPPET_CHARS) -> str:
 
 @dataclass
 class SearchHit:
+    """A message that matched a search, with a snippet around the match."""
+
     session_id: str
     title: str
     seq: int

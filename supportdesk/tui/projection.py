@@ -34,6 +34,8 @@ JUMP_PAGE = 12
 
 @dataclass
 class Snapshot:
+    """What every pane shows of a session at position k."""
+
     session: SessionInfo | None  # None: a new session, nothing written yet
     position: int  # k: the last item shown
     items: list[Item]  # the window of items ending at k, oldest first

@@ -27,6 +27,8 @@ EDGE = "▌"
 
 @dataclass
 class Block:
+    """One item's drawn lines and the frame they were drawn from."""
+
     strips: list[Strip]
     frame: Frame
 

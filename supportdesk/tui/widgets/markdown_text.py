@@ -44,11 +44,15 @@ Run = tuple[str, bool]  # a piece of a line, and whether it is strong
 
 @dataclass(frozen=True)
 class Paragraph:
+    """Lines of runs, drawn as one paragraph."""
+
     lines: list[list[Run]]
 
 
 @dataclass(frozen=True)
 class BulletList:
+    """A `- ` list, one line of runs per bullet."""
+
     items: list[list[Run]]  # one line each
 
 
