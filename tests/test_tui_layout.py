@@ -195,3 +195,24 @@ async def test_opening_a_session_builds_the_footers_keys_once(seeded_db, monkeyp
         keys = list(footer.query(FooterKey))
         await footer.recompose()  # the same bindings: the same keys stay
         assert list(footer.query(FooterKey)) == keys and builds == [1]
+
+
+async def test_the_prompt_takes_focus_when_a_session_opens_and_nothing_before_it(seeded_db, monkeypatch):
+    """Focus goes straight to the prompt: the conversation (the first focusable pane) taking it
+    first, then losing it, restyled both panes on the way to the first page."""
+    from textual.widget import Widget
+
+    focused: list[str] = []
+    real = Widget._on_focus
+
+    def noted(self: Widget, event) -> None:  # type: ignore[no-untyped-def]
+        focused.append(type(self).__name__)
+        real(self, event)
+
+    monkeypatch.setattr(Widget, "_on_focus", noted)
+    app = make_app(seeded_db, session_id=SEED_ID)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await chat_ready(pilot)
+        await pilot.pause(0.2)
+        assert type(app.focused).__name__ == "Prompt"
+    assert "Conversation" not in focused

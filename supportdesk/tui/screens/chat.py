@@ -76,6 +76,10 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
     # reading it re-parsed every stylesheet and restyled the app on the way to the first page.
     # Below 120 columns the header keeps why staff are needed and drops the session's facts.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    # The prompt, not the first focusable pane (the conversation), takes focus when the screen
+    # shows: focusing the conversation first and moving to the prompt restyled both on the way
+    # to the first page, and changed the footer's bindings twice.
+    AUTO_FOCUS = "#prompt"
     BINDINGS = [
         # Short labels: the footer must keep them at 80 columns; help shows the tooltips.
         Binding("ctrl+n", "new_session", "New", tooltip="Start a new session", show=False),
