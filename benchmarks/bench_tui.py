@@ -281,7 +281,13 @@ def main() -> int:
         command = shutil.which("supportdesk") or str(Path(sys.executable).with_name("supportdesk"))
         print(f"bytecode: {_compile_package()}\n")
         # The older copy runs through the same command, its package found first on PYTHONPATH.
-        before_env = dict(env, PYTHONPATH=str(args.before.resolve())) if args.before else None
+        # It keeps its own validated desk: the cache holds one entry per desk file, keyed by the
+        # code that validated it, so two copies sharing a folder would each miss at every launch.
+        before_env = (
+            dict(env, PYTHONPATH=str(args.before.resolve()), XDG_CACHE_HOME=str(folder / "cache-before"))
+            if args.before
+            else None
+        )
         if args.before:
             print(f"before: {_compile_package(args.before.resolve() / 'supportdesk')}\n")
         config = str(REPO / "agents.toml")
