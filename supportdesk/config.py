@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from supportdesk.folders import cache_dir, config_dir
-from supportdesk.records import FORBID_EXTRA, After, Bounds
+from supportdesk.records import FORBID_EXTRA, After, Bounds, SharedMethods
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter, ValidationError
@@ -37,26 +37,15 @@ if TYPE_CHECKING:
 DEFAULT_COLORS = ("#5fafff", "#ffaf5f", "#87d787", "#d787ff", "#ff8787", "#d7d75f")
 
 
-class _Strict:
+class _Strict(SharedMethods):
     """The base of every table. Each is a dataclass, kw_only, so fields are named, as
     they were on pydantic models, and a required one may follow one with a default
-    (AgentConfig.title); and eq=False, repr=False: one `__eq__`/`__repr__` here serves them all
-    (generating them per table, like a signature for a table without a docstring, was start-up
-    time for nothing)."""
+    (AgentConfig.title); and eq=False, repr=False: SharedMethods' `__eq__`/`__repr__` serve them
+    all (generating them per table, like a signature for a table without a docstring, was
+    start-up time for nothing)."""
 
     # An unknown key in a desk file is a problem, not something silently ignored.
     __pydantic_config__ = FORBID_EXTRA
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return vars(self) == vars(other)
-
-    __hash__ = None  # type: ignore[assignment]  # (settings are edited in place: parse_desk)
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={value!r}" for name, value in vars(self).items())
-        return f"{type(self).__name__}({fields})"
 
 
 @dataclass(kw_only=True, eq=False, repr=False)

@@ -17,7 +17,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
 
 from supportdesk.exact import constructed
-from supportdesk.records import FORBID_EXTRA
+from supportdesk.records import FORBID_EXTRA, SharedMethods
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -53,10 +53,11 @@ def utcnow() -> datetime:
 # Items are records (`supportdesk.records`): frozen dataclasses that pydantic validates and
 # dumps when an item comes from outside or is written, so reading and drawing a session's first
 # page imports no pydantic. kw_only: every kind is built by naming its fields. Every kind shares
-# the base's `__eq__` and `__repr__` (eq=False, repr=False): generating them for each kind, and a
-# signature for each kind without a docstring, was about 40 % of this module's import.
+# one `__eq__` and `__repr__` (records.SharedMethods; eq=False, repr=False): generating them for
+# each kind, and a signature for each kind without a docstring, was about 40 % of this module's
+# import.
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
-class _ItemBase:
+class _ItemBase(SharedMethods):
     """What every item has: where it sits in its session, when, and who held the conversation."""
 
     __pydantic_config__ = FORBID_EXTRA
@@ -69,17 +70,6 @@ class _ItemBase:
     # Agent-private bookkeeping (token usage, routing confidence, request ids).
     # It is stored with the item but never shown to the agents as conversation.
     meta: dict[str, Any] = field(default_factory=dict)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return vars(self) == vars(other)
-
-    __hash__ = None  # type: ignore[assignment]  # (as before: `meta` is a dict)
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={value!r}" for name, value in vars(self).items())
-        return f"{type(self).__name__}({fields})"
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -51,6 +51,24 @@ def dump(record: Any, *, tp: Any = None, exclude: set[str] | None = None) -> dic
     return dumped
 
 
+class SharedMethods:
+    """One `__eq__` and `__repr__` for a family of dataclasses declared eq=False, repr=False
+    (items, the desk file's tables). Python 3.11 builds each generated method with `exec`; for
+    each class of a family, that was start-up time spent on the same two methods. Equal: the same
+    class with equal fields, as a dataclass's own; unhashable, as a mutable one's."""
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return vars(self) == vars(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+
 # Field metadata that pydantic reads when it builds a validator, and that costs nothing before:
 # neither imports pydantic (nor annotated_types, whose import builds a dozen dataclasses).
 

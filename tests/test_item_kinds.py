@@ -175,3 +175,15 @@ class Rating(_ItemBase):
 def test_a_kind_without_a_branch_fails_in_every_consumer(consumer: str) -> None:
     with pytest.raises(AssertionError):
         CONSUMERS[consumer](Rating(seq=99, stars=5, **ENVELOPE))
+
+
+def test_items_are_equal_when_the_same_kind_holds_the_same_fields() -> None:
+    """Every kind shares records.SharedMethods' __eq__/__repr__ (not one generated per kind)."""
+    when = datetime(2026, 3, 14, 9, 30, tzinfo=timezone.utc)
+    a = Message(role="customer", text="hi", created_at=when)
+    assert a == Message(role="customer", text="hi", created_at=when)
+    assert a != Message(role="customer", text="hi!", created_at=when)
+    assert a != StaffReply(person="hi", text="hi", created_at=when)  # another kind is never equal
+    assert repr(a).startswith("Message(session_id='', seq=0, created_at=") and "text='hi'" in repr(a)
+    with pytest.raises(TypeError):
+        hash(a)
