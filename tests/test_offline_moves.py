@@ -885,6 +885,34 @@ def test_what_asks_what_the_product_runs_on(text, asks):
     assert bool(cues.ASKS_ABOUT_DEVICES.search(text)) is asks
 
 
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("how do I change my password", True),
+        ("is there an iphone app?", True),
+        ("can we export our data as csv", True),
+        ("is it possible to share a folder with a client?", True),
+        ("how come the app won't open", False),  # trouble, asked as a question
+        ("how do I fix the sync error", False),
+        ("I can't log in, it says my password is wrong", False),
+        ("the app keeps crashing when I open it", False),
+        ("can I log in? it keeps failing", False),
+    ],
+)
+def test_what_asks_how_rather_than_reports_a_problem(text, asks):
+    from supportdesk.models.offline import cues
+
+    assert cues.asks_how(text) is asks
+
+
+async def test_an_answered_question_is_settled_by_a_yes_and_a_problem_still_asks_whether_it_worked(tmp_path):
+    [asked, yes], _ = await talk(tmp_path, "how do I change my password", "yes")
+    assert "covers this" in asked.said() and "usually fixes" not in asked.said()
+    assert yes.said().startswith("Glad that helped!")
+    [problem, yes], _ = await talk(tmp_path, "the app keeps crashing when I open it", "yes")
+    assert "usually fixes" in problem.said() and "Glad that helped" not in yes.said()
+
+
 async def test_a_question_about_devices_gets_the_apps_article_and_a_crash_still_the_crash_one(tmp_path):
     [asked], _ = await talk(tmp_path, "can I use acme cloud on my ipad")
     assert asked.handoffs() == ["triage>technical"] and "Apps and devices" in asked.said()

@@ -559,6 +559,29 @@ def sign_in_trouble(text: str) -> bool:
     return bool(_SIGN_IN_TROUBLE.search(text)) and not _SIGNS_IN_FINE.search(text)
 
 
+# A question about how to do something, or about what the product offers ("how do I change my
+# password", "is there an iphone app?"): its article is the answer to it, not a fix to try. Not
+# when the message names trouble ("how come it won't open", "can I fix the sync error").
+_ASKS = _any(
+    r"^\W*(?:how|where|which)\b", r"^\W*what(?:'s| is)? the (?:best )?way\b",
+    r"^\W*(?:is|are) there\b", r"^\W*(?:can|could|may) (?:i|we)\b", r"^\W*(?:do|does) (?:you|acme|it)\b",
+    r"\bhow (?:do|can|would|should|to)\b", r"\bis (?:there a way|it possible) to\b",
+)
+_NAMES_TROUBLE = _any(
+    r"\b(?:can'?t|cannot|unable|won'?t|doesn'?t|isn'?t|didn'?t|aren'?t|not|never|no longer)\b",
+    r"\b(?:fix|fails?|failed|failing|wrong|problems?|issues?|trouble|keeps?|suddenly|anymore|stopped)\b",
+)
+
+
+def asks_how(text: str) -> bool:
+    return (
+        bool(_ASKS.search(text))
+        and not _NAMES_TROUBLE.search(text)
+        and not APP_TROUBLE.search(text)
+        and not sign_in_trouble(text)
+    )
+
+
 CLAUSE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\s*(?:,|\.)?\s*\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*", _FLAGS)
 CARD_DESCRIPTION = re.compile(
     r"\b(visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?(?:ending(?: in)?|last four(?: digits)?(?: are| is)?|\*+|x+)\s*(\d{4})\b|\b(paypal)\b",

@@ -47,6 +47,8 @@ OTHER_LANGUAGE_REPLY = (
     "I'm sorry, I can only read and write English. I've asked a member of our staff to join this "
     "conversation; they'll see your message. If you can, you're welcome to write to me in English meanwhile."
 )
+# How an article given as the answer to a question ends; a "yes" to it settles the question.
+ANSWERS_QUESTION = "Does that answer your question?"
 TRYING_REPLY = (
     "Sounds good. Let me know how it goes: if it doesn't fix things, tell me what you see and I'll take it further."
 )
@@ -288,10 +290,13 @@ class Specialist:
         if tried_later and v.last_agent_text() and not dialogue.open_offer(v.context, len(v.customer_messages)):
             return self.step.answer(TRYING_REPLY)
         thanks = cues.courtesy_only(text)
-        if thanks and not dialogue.open_offer(v.context, len(v.customer_messages)):
+        # "yes" to "Does that answer your question?": what they asked is answered.
+        answered = v.last_agent_text().endswith(ANSWERS_QUESTION) and dialogue.confirms(text)
+        if (thanks or answered) and not dialogue.open_offer(v.context, len(v.customer_messages)):
             # "that worked, thanks": what they came for is settled.
             self.step.resolved = True
-            return self.step.answer("You're welcome! Is there anything else I can help with?")
+            glad = "You're welcome!" if thanks else "Glad that helped!"
+            return self.step.answer(f"{glad} Is there anything else I can help with?")
         if cues.OUT_OF_SCOPE.search(text) and not self._has_own_request(text, any_skill=True):
             return self.step.answer(
                 "I'm afraid that's outside what I can help with: I can only help with your account, billing and the app. "
@@ -1559,6 +1564,11 @@ class Specialist:
                 top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
             # A Markdown list: the TUI renders agent text as Markdown, so each step gets its own line.
             steps = "\n".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
+            if cues.asks_how(str(last.arguments.get("query", ""))):
+                # A question, not a problem: the article answers it; nothing is there to "fix".
+                return step.answer(
+                    f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"
+                )
             closing = "Let me know whether that works."
             if top["id"] in LOGIN_ARTICLES and v.has_tool("send_password_reset"):
                 closing = (
