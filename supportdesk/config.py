@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from supportdesk.folders import cache_dir, config_dir
-from supportdesk.records import FORBID_EXTRA, After, Bounds, SharedMethods
+from supportdesk.records import FORBID_EXTRA, After, Bounds, SharedMethods, validate
 
 if TYPE_CHECKING:
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import ValidationError
 
 DEFAULT_COLORS = ("#5fafff", "#ffaf5f", "#87d787", "#d787ff", "#ff8787", "#d7d75f")
 
@@ -165,10 +165,19 @@ class Price(_Strict):
     output_per_million: Annotated[float, Bounds(ge=0)] = 0.0
 
 
-def _api_key_name(v: str | None) -> str | None:
-    if v is not None and (not v or not v.replace("_", "").isalnum() or v[0].isdigit()):
-        raise ValueError("must be the NAME of an environment variable (like OPENAI_API_KEY), not a key")
-    return v
+def _env_var_name(example: str, secret: str) -> After:
+    """A field holding the NAME of the environment variable with a secret, never the secret."""
+
+    def check(v: str | None) -> str | None:
+        if v is not None and (not v or not v.replace("_", "").isalnum() or v[0].isdigit()):
+            raise ValueError(f"must be the NAME of an environment variable (like {example}), not {secret}")
+        return v
+
+    return After(check)
+
+
+_API_KEY_NAME = _env_var_name("OPENAI_API_KEY", "a key")
+_SECRET_NAME = _env_var_name("CHATWOOT_BOT_TOKEN", "a secret")
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -179,7 +188,7 @@ class ModelSettings(_Strict):
     base_url: str | None = None
     model: str | None = None
     # The *name* of the environment variable that holds the key; never the key itself.
-    api_key_env: Annotated[str | None, After(_api_key_name)] = None
+    api_key_env: Annotated[str | None, _API_KEY_NAME] = None
     max_tokens: Annotated[int, Bounds(ge=1)] = 1024
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     temperature: Annotated[float | None, Bounds(ge=0, le=2)] = 0.2
@@ -210,12 +219,6 @@ class AgentConfig(_Strict):
     history: HistorySettings | None = None
 
 
-def _env_name(v: str | None) -> str | None:
-    if v is not None and (not v or not v.replace("_", "").isalnum() or v[0].isdigit()):
-        raise ValueError("must be the NAME of an environment variable (like CHATWOOT_BOT_TOKEN), not a secret")
-    return v
-
-
 def _http(v: str) -> str:
     if not v.startswith(("http://", "https://")):
         raise ValueError("must be the http:// or https:// address of the Chatwoot server")
@@ -231,11 +234,11 @@ class ChatwootSettings(_Strict):
     base_url: Annotated[str, After(_http)]
     account_id: Annotated[int, Bounds(ge=1)]
     # The agent bot's access token (sent as `api_access_token`).
-    token_env: Annotated[str, After(_env_name)]
+    token_env: Annotated[str, _SECRET_NAME]
     # The secret part of the webhook URL, /channels/chatwoot/webhook/{secret}.
-    webhook_secret_env: Annotated[str, After(_env_name)]
+    webhook_secret_env: Annotated[str, _SECRET_NAME]
     # Where Chatwoot signs its deliveries (X-Chatwoot-Signature): the signing secret.
-    signing_secret_env: Annotated[str | None, After(_env_name)] = None
+    signing_secret_env: Annotated[str | None, _SECRET_NAME] = None
     # Signed deliveries older (or newer) than this are refused, in seconds.
     max_signature_age: Annotated[float, Bounds(gt=0)] = 300.0
     # Inbox ids the bot answers; empty means every inbox that sends to it.
@@ -306,18 +309,6 @@ def resolve_config_path(cli_path: str | os.PathLike[str] | None = None) -> Path:
 
 
 # --- validation ------------------------------------------------------------------------------
-
-
-@functools.cache
-def _validator() -> TypeAdapter[DeskConfig]:
-    """Pydantic's validator for a desk, built (and pydantic imported) on the first validation."""
-    from pydantic import TypeAdapter
-
-    return TypeAdapter(DeskConfig)
-
-
-def _validate(raw: dict[str, Any]) -> DeskConfig:
-    return _validator().validate_python(raw)
 
 
 @functools.cache
@@ -466,7 +457,7 @@ def _salvage(raw: dict[str, Any], errors: Sequence[Mapping[str, Any]]) -> tuple[
 
     broken = _Broken(_field_path(tuple(e["loc"])) for e in errors)
     try:
-        return _validate(_without(raw, broken.paths)), broken
+        return validate(DeskConfig, _without(raw, broken.paths)), broken
     except ValidationError:
         return None  # a problem shape we do not know how to take apart: report structure only
 
@@ -628,7 +619,7 @@ def parse_desk(
     from pydantic import ValidationError  # here, not at the top: see the module's docstring
 
     try:
-        cfg = _validate(raw)
+        cfg = validate(DeskConfig, raw)
     except ValidationError as exc:
         raise ConfigError(_structural_and_cross_problems(raw, exc, source, tools, is_colour)) from None
     problems = _cross_check(cfg, source, tools, is_colour=is_colour)

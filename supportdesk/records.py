@@ -45,9 +45,9 @@ def validate(tp: type[T], data: Any) -> T:
     return validated
 
 
-def dump(record: Any, *, tp: Any = None, exclude: set[str] | None = None) -> dict[str, Any]:
-    """`record` as JSON-ready data (datetimes as ISO text); `tp`: the type it is validated as."""
-    dumped: dict[str, Any] = adapter(tp or type(record)).dump_python(record, mode="json", exclude=exclude)
+def dump(record: Any, *, exclude: set[str] | None = None) -> dict[str, Any]:
+    """`record` as JSON-ready data (datetimes as ISO text)."""
+    dumped: dict[str, Any] = adapter(type(record)).dump_python(record, mode="json", exclude=exclude)
     return dumped
 
 

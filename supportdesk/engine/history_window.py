@@ -54,7 +54,7 @@ def item_text(item: Item) -> str:
         case Handoff():
             return f"{item.from_agent} {item.to_agent} {item.reason}"
         case _:
-            return json.dumps(dump(item, tp=type(item), exclude={"meta", "session_id", "created_at"}), ensure_ascii=False)
+            return json.dumps(dump(item, exclude={"meta", "session_id", "created_at"}), ensure_ascii=False)
 
 
 def item_tokens(item: Item) -> int:
