@@ -101,7 +101,7 @@ class DeskSettings(_Strict):
 
 @dataclass(kw_only=True, eq=False, repr=False)
 class GuardrailSettings(_Strict):
-    """The shipped guardrail hooks (engine/guardrails.py): local checks, no model call."""
+    """The shipped guardrail hooks (supportdesk/guardrails.py): local checks, no model call."""
 
     relevance: bool = False  # questions no software support desk answers (weather, poems ...)
     injection: bool = False  # attempts to talk an agent out of its instructions

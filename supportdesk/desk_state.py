@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any, Literal, assert_never, get_args
 
 from supportdesk import items as k
+from supportdesk.text import one_line
 
 State = Literal["ai", "needs_staff", "staff", "snoozed", "resolved"]
 # Why the state holds. For `ai`: working / waiting_customer; for `needs_staff`: the rest.
@@ -263,11 +264,6 @@ def start(holder: str) -> ConversationState:
     return ConversationState(holder=holder)
 
 
-def _one_line(text: str) -> str:
-    line = " ".join(text.split())  # whitespace runs -> one space (str.split splits on what \s matches)
-    return line if len(line) <= LAST_LINE_CHARS else line[: LAST_LINE_CHARS - 1] + "…"
-
-
 def _moved(
     state: ConversationState, to: State, detail: Detail, item: k.Item, changes: dict[str, Any] | None = None
 ) -> ConversationState:
@@ -354,7 +350,7 @@ def _advance(state: ConversationState, item: k.Item) -> ConversationState:
     sticky = state.state == "needs_staff" and state.detail != "approval"
     match item:
         case k.Message(role=role, text=text):
-            said = {"last_line": _one_line(text), "last_role": role}
+            said = {"last_line": one_line(text, LAST_LINE_CHARS), "last_role": role}
             if state.pending:
                 return _moved(state, "needs_staff", "approval", item, said)
             match role:
@@ -400,7 +396,7 @@ def _advance(state: ConversationState, item: k.Item) -> ConversationState:
             if key in _CUSTOMER_KEYS and value:
                 rank = _CUSTOMER_KEYS.index(key)
                 if rank <= state.customer_rank:
-                    return replace(state, customer=_one_line(str(value)), customer_rank=rank)
+                    return replace(state, customer=one_line(str(value), LAST_LINE_CHARS), customer_rank=rank)
             return state
         case k.ToolCall() | k.ToolResult():
             return state
@@ -414,7 +410,7 @@ def _advance(state: ConversationState, item: k.Item) -> ConversationState:
             # The agent answers the customer's next message.
             return _moved(state, "ai", "waiting_customer", item)
         case k.StaffReply(text=text):
-            state = replace(state, last_line=_one_line(text), last_role="staff")
+            state = replace(state, last_line=one_line(text, LAST_LINE_CHARS), last_role="staff")
             if state.state in ("snoozed", "resolved") or state.pending:
                 return state
             return _moved(state, "ai", "waiting_customer", item)  # staff answered the call

@@ -14,13 +14,11 @@ from typing import Any, assert_never
 
 from supportdesk import items as k
 from supportdesk.config import DeskConfig
-from supportdesk.items import item_to_json
+from supportdesk.items import ROLE_TITLES, item_to_json
 from supportdesk.records import dump
 from supportdesk.staff import describe
 from supportdesk.store import SessionInfo
 from supportdesk.text import safe_text
-
-ROLE_SPEAKERS = {"customer": "Customer", "staff": "Staff", "system": "System"}
 
 
 def session_json(info: SessionInfo, items: list[k.Item]) -> dict[str, Any]:
@@ -34,7 +32,7 @@ def _title(agent: str, config: DeskConfig | None) -> str:
 
 def speaker(item: k.Message, config: DeskConfig | None = None) -> str:
     """Who a message is from, as people read it."""
-    return ROLE_SPEAKERS.get(item.role) or _title(item.agent, config)
+    return ROLE_TITLES.get(item.role) or _title(item.agent, config)
 
 
 def item_line(item: k.Item, config: DeskConfig | None = None) -> str:

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
 Role = Literal["customer", "agent", "staff", "system"]
+# How people read a message's speaker for the roles that are not an agent (an agent's message
+# is titled by its agent): one table for the TUI and the exports.
+ROLE_TITLES: dict[str, str] = {"customer": "Customer", "staff": "Staff", "system": "System"}
 HandoffKind = Literal["route", "escalate", "return", "manual"]
 NoticeKind = Literal[
     "limit",  # a runner limit was reached; the turn ended and went to the fallback agent

@@ -29,6 +29,11 @@ def safe_text(text: str) -> str:
     return _CONTROL.sub(_visible, text)
 
 
+def money(value: float) -> str:
+    """An amount as the desk writes it to people: `$1,234.50`."""
+    return f"${value:,.2f}"
+
+
 def one_line(text: str, width: int) -> str:
     """The text on one line (whitespace runs become one space), at most `width` characters;
     when it had to be cut, the last character is "…" so a cut word never reads as whole."""

@@ -13,7 +13,7 @@ from supportdesk.engine.protocol import Answer, CallTools, ModelProvider, Reques
 from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.models import make_provider
 from supportdesk.models.offline import OfflineModel
-from supportdesk.models.offline.specialist import money
+from supportdesk.text import money
 from supportdesk.tools import registry
 from tests.conftest import REPO
 from tests.scripted import ScriptedModel

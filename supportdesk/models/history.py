@@ -30,11 +30,6 @@ _SKIPPED_NOTICES = frozenset({"provider_error", "customer_action"})
 MISSING_RESULT = "(no result was recorded for this call)"
 
 
-def estimate_tokens(text: str) -> int:
-    """A rough token count (about four characters a token) for servers that report none."""
-    return (len(text) + 3) // 4
-
-
 # --- tools ------------------------------------------------------------------------------------
 
 

@@ -47,7 +47,8 @@ from supportdesk.engine.protocol import (
     Usage,
 )
 from supportdesk.items import Item
-from supportdesk.models.history import build_messages, estimate_tokens, tool_definitions
+from supportdesk.engine.history_window import estimate_tokens
+from supportdesk.models.history import build_messages, tool_definitions
 from supportdesk.models.keys import PLACEHOLDER_KEY, resolve_api_key, scrub_key
 from supportdesk.models.retry import Sleep, backoff_delay, status_retry_wait, waits_too_long
 

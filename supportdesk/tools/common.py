@@ -9,6 +9,7 @@ from typing import Any
 
 from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolContext, ToolOutput
 from supportdesk.business import BusinessData, BusinessError, Row, call_key
+from supportdesk.text import money
 
 
 class ToolFailure(Exception):
@@ -26,10 +27,6 @@ def write_key(ctx: ToolContext) -> str:
     """The idempotency key of the write this call makes: the engine's, when it gives one,
     else today's (session, call id). The business data treats it as an opaque string."""
     return ctx.idempotency_key or call_key(ctx.session_id, ctx.call_id)
-
-
-def money(value: float) -> str:
-    return f"${value:,.2f}"
 
 
 def check_refund_policy(ctx: ToolContext, amount: float, what: str = "refund") -> None:

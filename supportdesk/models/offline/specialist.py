@@ -29,6 +29,7 @@ from supportdesk.models.offline import cues, dialogue, generic
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent, View
+from supportdesk.text import money
 
 MONEY_TOOLS = ("refund_charge", "find_charges")
 TECH_TOOLS = ("search_kb", "send_password_reset")
@@ -78,10 +79,6 @@ CARD_NUMBER_WARNING = (
 
 # What an answer needs of each plan `list_plans` returns.
 PLAN_FIELDS = {"code", "name", "monthly_price", "annual_price"}
-
-
-def money(value: float) -> str:
-    return f"${value:,.2f}"
 
 
 def nice_date(iso: str) -> str:

@@ -12,10 +12,9 @@ from typing import Any
 from rich.text import Text
 
 from supportdesk.config import DEFAULT_COLORS, DeskConfig
-from supportdesk.items import Handoff, Item, Message
+from supportdesk.items import ROLE_TITLES, Handoff, Item, Message
 from supportdesk.text import safe_text
 
-ROLE_LABELS = {"customer": "Customer", "staff": "Staff", "system": "System"}
 HANDOFF_ICONS = {"route": "→", "escalate": "⇧", "return": "↩", "manual": "✋"}
 NOTICE_ICONS = {
     "limit": "⚠",
@@ -84,6 +83,6 @@ def handoff_text(item: Handoff, look: AgentLook, *, with_reason: bool = True) ->
 
 
 def speaker(item: Item, look: AgentLook) -> Text:
-    if isinstance(item, Message) and item.role in ROLE_LABELS:
-        return Text(ROLE_LABELS[item.role], style="bold")
+    if isinstance(item, Message) and item.role in ROLE_TITLES:
+        return Text(ROLE_TITLES[item.role], style="bold")
     return look.label(item.agent)
