@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from supportdesk.text import safe_text
+from supportdesk.text import one_line, safe_text
 
 # The desk's modules (pydantic models, SQLite) are imported where a command needs them:
 # the TUI draws its first frame before they load.
@@ -172,15 +172,9 @@ async def _sessions_list(args: argparse.Namespace) -> int:
             _out(
                 f"{info.id}  {info.updated_at:%Y-%m-%d %H:%M}  {info.active_agent:<10} "
                 f"{info.handoff_count:>2} {'handoff ' if info.handoff_count == 1 else 'handoffs'}  "
-                f"{info.status:<17} {_clip(info.title)}"
+                f"{info.status:<17} {one_line(info.title, 80)}"
             )
     return 0
-
-
-def _clip(text: str, width: int = 80) -> str:
-    """One line of at most `width` characters (a list view never prints a whole message)."""
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _plain_snippet(hit: Any) -> str:
@@ -375,9 +369,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 # Subcommands that live with their feature register themselves, but only when asked for: the
 # TUI's start-up must not import them. name -> (module with a `register(sub, common)`, help).
+# The help is written here only: `--help` lists a command without importing it, and a module's
+# `register` gets its parser's help from this table (`_plug_in`), so the two cannot differ.
 PLUG_INS: dict[str, tuple[str, str]] = {
     "eval": ("supportdesk.evals", "measure routing, run scripted conversations"),
-    "doctor": ("supportdesk.doctor", "check the model provider: server, model and tool support"),
+    "doctor": ("supportdesk.doctor", "check the session store and the model provider: server, model and tool support"),
     "serve": ("supportdesk.channels.command", "serve the web chat and API (and configured channels) to customers"),
     "import": ("supportdesk.integrations.import_command", "import Agents SDK SQLite sessions or a Strands session folder"),
     "db": ("supportdesk.dbtools", "copy a desk between databases, check one"),
@@ -388,7 +384,7 @@ PLUG_INS: dict[str, tuple[str, str]] = {
     "state": ("supportdesk.staff_command", "set a conversation's state: resolved, snoozed ..."),
     "tag": ("supportdesk.staff_command", "tag a conversation, remove tags, set its priority"),
     "audit": ("supportdesk.staff_command", "every staff action: who, when, from where, what"),
-    "stats": ("supportdesk.stats_command", "the desk's figures over a time range: a dashboard, or --json"),
+    "stats": ("supportdesk.stats_command", "the desk's figures over a time range: a dashboard, or --json for scripts"),
     "inbox": ("supportdesk.tui.inbox_command", "every live conversation, most urgent first: approve, deny, open"),
 }
 # Top-level options that take a value, so their value is not taken for the command's name.
@@ -411,7 +407,24 @@ def _plug_in(module: str, sub: Any, common: argparse.ArgumentParser) -> None:
     import importlib
 
     register: Callable[..., None] = importlib.import_module(module).register
-    register(sub, common)
+    register(_HelpFromPlugIns(sub), common)
+
+
+class _HelpFromPlugIns:
+    """The subparsers action a plug-in registers on: `add_parser` of a listed command takes
+    its help from `PLUG_INS`, whatever the module says (its subcommands keep their own)."""
+
+    def __init__(self, sub: Any) -> None:
+        self._sub = sub
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if name in PLUG_INS:
+            kwargs["help"] = PLUG_INS[name][1]
+        parser: argparse.ArgumentParser = self._sub.add_parser(name, **kwargs)
+        return parser
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sub, name)
 
 
 def _as_text(argv: list[str]) -> list[str]:

@@ -32,7 +32,6 @@ def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     parser = sub.add_parser(
         "doctor",
         parents=parents,
-        help="check the session store and the model provider: server, model and tool support",
         description="Check that the configured model provider answers, serves the model and accepts tools.",
     )
     if common is None:

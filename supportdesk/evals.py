@@ -401,7 +401,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     """Add `eval routing|conversations` to the CLI. `--db` and `--config` are our own here
     (same names as everywhere) because their default differs: a temporary database."""
-    ev = sub.add_parser("eval", help="measure routing, run scripted conversations")
+    ev = sub.add_parser("eval")
     kinds = ev.add_subparsers(dest="eval_kind", metavar="KIND", required=True)
     for kind, text in (
         ("routing", "routing accuracy on a JSONL file of {text, agent}"),

@@ -20,9 +20,7 @@ def _err(text: str) -> None:
 
 def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     parents = [common] if common is not None else []
-    stats = sub.add_parser(
-        "stats", parents=parents, help="the desk's figures over a time range: a dashboard, or --json for scripts"
-    )
+    stats = sub.add_parser("stats", parents=parents)
     # Checked by stats.parse_range, so a bad range is one line (argparse's choices print usage too).
     stats.add_argument("--range", default="7d", metavar="today|7d|30d|all", help="the time range (default: 7d)")
     stats.add_argument("--json", action="store_true", help="print the figures as JSON instead of the dashboard")

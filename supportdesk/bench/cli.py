@@ -29,7 +29,7 @@ def _task_ids(text: str) -> list[str]:
 
 def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     parents = [common] if common is not None else []
-    bench = sub.add_parser("bench", help="measure a desk on tau2-bench and list past runs")
+    bench = sub.add_parser("bench")
     bsub = bench.add_subparsers(dest="bench_command", metavar="ACTION", required=True)
 
     tau2 = bsub.add_parser("tau2", parents=parents, help="run tau2-bench tasks against a desk (pip install 'supportdesk[tau2]')")

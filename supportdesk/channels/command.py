@@ -27,7 +27,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     serve = sub.add_parser(
         "serve",
         parents=[common],
-        help="serve the web chat and API (and configured channels) to customers",
         description="Serve the desk to customers over HTTP: a JSON API, server-sent events and a chat page.",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")

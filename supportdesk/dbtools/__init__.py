@@ -36,8 +36,7 @@ def _err(text: str) -> None:
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    db = sub.add_parser("db", help="copy a desk between databases, check one",
-                        description="Move a whole desk between databases (copy) or check one (check).")
+    db = sub.add_parser("db", description="Move a whole desk between databases (copy) or check one (check).")
     dsub = db.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     copy = dsub.add_parser("copy", help="copy every session and the business data to another database",
                            description=COPY_HELP)

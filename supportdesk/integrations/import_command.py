@@ -18,7 +18,6 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser | 
     parser = sub.add_parser(
         "import",
         parents=[common] if common is not None else [],
-        help="import Agents SDK SQLite sessions or a Strands session folder",
         description=(
             "Read an OpenAI Agents SDK SQLiteSession database or a Strands FileSessionManager folder "
             "and write each session in it as a desk session (channel 'import'), to replay, search and export."

@@ -10,7 +10,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     inbox = sub.add_parser(
         "inbox",
         parents=[common],
-        help="every live conversation, most urgent first: approve, deny, open",
         description="Open the desk on the inbox: one row per recently active conversation with its state, "
         "live as other processes write. Enter opens a conversation; a/d approve or deny its pending approval.",
     )
