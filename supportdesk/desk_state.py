@@ -336,8 +336,12 @@ def _waits(state: ConversationState, item: k.Item) -> ConversationState:
             return replace(state, waiting_since=None, answers=state.answers + 1)
         case k.StateChange(state="resolved"):
             return replace(state, waiting_since=None)
-        case _:
+        case k.Message() | k.ToolCall() | k.ToolResult() | k.Handoff() | k.ContextSet() | k.Notice():
             return state
+        case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
+            return state
+        case _:
+            assert_never(item)
 
 
 def _advance(state: ConversationState, item: k.Item) -> ConversationState:

@@ -73,3 +73,67 @@ def test_subcommand_help_is_written_once(name: str) -> None:
     listed = _help_listed(build_parser(["--help"]))
     registered = _help_listed(build_parser([name, "--help"]))
     assert listed[name] == registered[name] == PLUG_INS[name][1]
+
+
+# --- every reader of the item kinds ends in assert_never (docs/architecture.md, "Item kinds") ---
+
+# A match that names only a few kinds on purpose, and why it is not a reader of every kind.
+PARTIAL_MATCHES = {
+    # called from actor_of's branches for the older kinds only, on staff actions written before
+    # they named a person; a new kind carries its actor in its own fields
+    ("staff.py", "_legacy_actor"),
+}
+
+
+def _kind_names() -> set[str]:
+    from supportdesk.items import ITEM_TYPES
+
+    return {model.__name__ for model in ITEM_TYPES}
+
+
+def _class_named(pattern: ast.pattern) -> str | None:
+    match pattern:
+        case ast.MatchClass(cls=ast.Attribute(attr=name)) | ast.MatchClass(cls=ast.Name(id=name)):
+            return name
+        case ast.MatchOr(patterns=alternatives):
+            return next((n for n in map(_class_named, alternatives) if n), None)
+        case ast.MatchAs(pattern=inner) if inner is not None:
+            return _class_named(inner)
+    return None
+
+
+def _ends_in_assert_never(node: ast.Match) -> bool:
+    last = node.cases[-1]
+    if not (isinstance(last.pattern, ast.MatchAs) and last.pattern.pattern is None):
+        return False
+    calls = [n for stmt in last.body for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+    return any(getattr(c.func, "id", getattr(c.func, "attr", None)) == "assert_never" for c in calls)
+
+
+def kind_matches_without_assert_never(package: Path) -> list[tuple[str, str]]:
+    """(module, function) of every `match` whose cases name an item kind and whose last case is
+    not `case _: assert_never(...)`."""
+    kinds = _kind_names()
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, ast.Match) and {_class_named(c.pattern) for c in node.cases} & kinds:
+                    if not _ends_in_assert_never(node):
+                        found.append((path.relative_to(package).as_posix(), func.name))
+    return found
+
+
+def test_every_match_over_item_kinds_ends_in_assert_never() -> None:
+    assert set(kind_matches_without_assert_never(PACKAGE)) <= PARTIAL_MATCHES
+
+
+def test_the_kind_check_finds_a_catch_all(tmp_path: Path) -> None:
+    (tmp_path / "reader.py").write_text(
+        "def text(item):\n    match item:\n        case Message():\n            return item.text\n"
+        "        case _:\n            return ''\n"
+    )
+    assert kind_matches_without_assert_never(tmp_path) == [("reader.py", "text")]

@@ -49,7 +49,10 @@ from supportdesk.items import (
 )
 from supportdesk.models.history import build_messages
 from supportdesk.models.offline.view import View
-from supportdesk.store import SessionInfo
+from supportdesk.sla import SlaProgress
+from supportdesk.store import SessionInfo, figure_summary
+from supportdesk.store.kept_folds import advance_all
+from supportdesk.engine.history_window import item_text
 from supportdesk.staff import action_name, actor_of, audit_detail
 from supportdesk.tui.screens.chat import bears_on_attention
 from supportdesk.tui.screens.detail import item_detail
@@ -137,6 +140,13 @@ CONSUMERS: dict[str, Callable[[Any], object]] = {
     "offline view": lambda item: View(_request(item)),
     "customer's view (serve)": lambda item: customer_event(item, _config()),
     "Agents SDK items": sdk_from_item,
+    "history window (what a model call sees)": item_text,
+    # Every append runs these inside the store's transaction: a kind without a branch here
+    # would fail the append itself (store/kept_folds.py).
+    "figures' share (kept by the store)": lambda item: figure_summary.fold([item], figure_summary.start("triage", AT)),
+    "store's kept folds (state, share, SLA clocks)": lambda item: advance_all(
+        start("triage"), figure_summary.start("triage", AT), SlaProgress(), [item]
+    ),
 }
 
 

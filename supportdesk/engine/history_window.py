@@ -20,11 +20,24 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 from supportdesk.config import AgentConfig, DeskConfig, HistorySettings
 from supportdesk.engine.later import ready
-from supportdesk.items import Handoff, Item, Message, ToolCall, ToolResult
+from supportdesk.items import (
+    ContextSet,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
 from supportdesk.records import dump
 from supportdesk.store import Store
 
@@ -53,8 +66,10 @@ def item_text(item: Item) -> str:
             return f"{item.name} {item.output}"
         case Handoff():
             return f"{item.from_agent} {item.to_agent} {item.reason}"
-        case _:
+        case ContextSet() | Notice() | Takeover() | Release() | StateChange() | StaffReply() | TagChange():
             return json.dumps(dump(item, exclude={"meta", "session_id", "created_at"}), ensure_ascii=False)
+        case _:
+            assert_never(item)
 
 
 def item_tokens(item: Item) -> int:

@@ -20,7 +20,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, assert_never
 
 from supportdesk.items import (
     APPROVAL_PENDING,
@@ -245,6 +245,8 @@ def fold(items: Iterable[Item], summary: FigureSummary) -> FigureSummary:
                     resolved_us = resolution_ms = None
             case ToolResult() | ContextSet() | Takeover() | Release() | StaffReply() | StateChange() | TagChange():
                 pass
+            case _:
+                assert_never(item)
         used = item.meta.get("usage") if item.meta else None
         if used is not None:
             _add(
