@@ -31,7 +31,7 @@ RULES: list[tuple[str, set[str], str]] = [
     ),
     (
         "channels",
-        {"store", "business", *PLUG_INS, "tui", "integrations"},
+        {"store", "business", *PLUG_INS, "tui", "integrations", "bench"},
         "channels read the log through the engine and open a desk through wiring.py",
     ),
     (
@@ -41,10 +41,18 @@ RULES: list[tuple[str, set[str], str]] = [
     ),
     ("models", ABOVE_ENGINE | {"tools", "integrations"}, "a provider plugs into the engine and knows no tool"),
     ("tools", ABOVE_ENGINE | {"models", "integrations"}, "a tool plugs into the engine and works without any model"),
+    (
+        "bench",
+        {"tui", "channels", "cli", "doctor", "evals", "dbtools", "integrations", *PLUG_INS},
+        "bench sits below the TUI (its screen lists bench runs): it opens a desk through wiring.py, never draws",
+    ),
     ("guardrails", ABOVE_ENGINE | {"tools", "integrations"}, "a hook plugs into the engine"),
     *(
         (base, ABOVE_ENGINE | PLUG_INS | {"engine", "integrations"}, "the log and its parts sit below the engine")
-        for base in ("store", "business", "items", "config", "text", "lexicon", "export")
+        for base in (
+            "store", "business", "items", "config", "text", "lexicon", "export", "records", "folders", "exact",
+            "staff", "desk_state", "sla", "replies", "staff_actions", "stats",
+        )
     ),
     ("config", {"rich", "textual"}, "the desk file is read without a terminal library"),
     ("integrations", ABOVE_ENGINE | PLUG_INS | {"engine"}, "the framework bridges work on the store and items alone"),
