@@ -137,3 +137,85 @@ def test_the_kind_check_finds_a_catch_all(tmp_path: Path) -> None:
         "        case _:\n            return ''\n"
     )
     assert kind_matches_without_assert_never(tmp_path) == [("reader.py", "text")]
+
+
+# --- a hook's allowed answers (docs/extending.md, "A hook") -----------------------------------
+
+
+def _section(path: Path, heading: str) -> str:
+    text = path.read_text(encoding="utf-8")
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_the_hook_answers_table_is_what_the_runner_takes() -> None:
+    from supportdesk.engine.hooks import ANSWERS
+
+    rows = {}
+    for line in _section(ROOT / "docs" / "extending.md", "A hook").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `before_") and len(cells) == 2:
+            rows[cells[0].strip("`")] = {name for name in ("Veto", "AskApproval") if f"`{name}(" in cells[1]}
+    assert rows == {moment: {t.__name__ for t in taken} for moment, taken in ANSWERS.items()}
+
+
+async def test_an_answer_a_moment_does_not_take_is_reported_and_ignored(db_path, test_desk) -> None:
+    from supportdesk.engine.events import Appended, Done
+    from supportdesk.engine.hooks import AskApproval, DeskHook, HookSet, Veto
+    from supportdesk.engine.protocol import Answer
+    from supportdesk.engine.runner import drain
+    from supportdesk.items import Message, Notice
+    from supportdesk.wiring import open_desk
+    from tests.conftest import make_test_tools
+    from tests.scripted import ScriptedModel
+
+    class Overreaching(DeskHook):
+        def before_turn(self, event):  # type: ignore[no-untyped-def]
+            return AskApproval("hold the whole turn")
+
+        def before_model_step(self, event):  # type: ignore[no-untyped-def]
+            return Veto("no model today")
+
+    tools, _ = make_test_tools()
+    desk = await open_desk(db_path, test_desk, provider=ScriptedModel([Answer("Hello!")]), tools=tools, customers=False)
+    try:
+        desk.runner.hooks = HookSet([("Overreaching", Overreaching())])
+        events = await drain(desk.runner.send(None, "hi"))
+        items = [e.item for e in events if isinstance(e, Appended)]
+        ignored = [i.data for i in items if isinstance(i, Notice) and i.data.get("ignored")]
+        assert ignored == [
+            {"hook": "Overreaching", "moment": "before_turn", "ignored": "AskApproval"},
+            {"hook": "Overreaching", "moment": "before_model_step", "ignored": "Veto"},
+        ]
+        assert [i.text for i in items if isinstance(i, Message) and i.role == "agent"] == ["Hello!"]
+        assert [e.outcome for e in events if isinstance(e, Done)] == ["answered"]
+    finally:
+        await desk.close()
+
+
+async def test_a_before_turn_hook_that_raises_is_reported_and_the_turn_goes_on(db_path, test_desk) -> None:
+    from supportdesk.engine.events import Appended, Done
+    from supportdesk.engine.hooks import DeskHook, HookSet
+    from supportdesk.engine.protocol import Answer
+    from supportdesk.engine.runner import drain
+    from supportdesk.items import Message, Notice
+    from supportdesk.wiring import open_desk
+    from tests.conftest import make_test_tools
+    from tests.scripted import ScriptedModel
+
+    class Broken(DeskHook):
+        def before_turn(self, event):  # type: ignore[no-untyped-def]
+            raise RuntimeError("boom")
+
+    tools, _ = make_test_tools()
+    desk = await open_desk(db_path, test_desk, provider=ScriptedModel([Answer("Hello!")]), tools=tools, customers=False)
+    try:
+        desk.runner.hooks = HookSet([("Broken", Broken())])
+        events = await drain(desk.runner.send(None, "hi"))
+        items = [e.item for e in events if isinstance(e, Appended)]
+        assert [i.data["moment"] for i in items if isinstance(i, Notice)] == ["before_turn"]
+        assert [i.text for i in items if isinstance(i, Message) and i.role == "agent"] == ["Hello!"]
+        assert [e.outcome for e in events if isinstance(e, Done)] == ["answered"]
+    finally:
+        await desk.close()

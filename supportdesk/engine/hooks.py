@@ -13,6 +13,8 @@ A before-hook answers None (go on), `Veto(reason)` (the call or handoff does not
 agent gets the reason as the call's error result and the conversation a notice; a vetoed turn
 ends before any model call, with the hook's `reply` if it gives one) or `AskApproval(reason)`
 (a tool call or handoff waits for staff, through the same approval flow tool policies use).
+`ANSWERS` says which moment takes which: `before_turn` only `Veto`, `before_model_step` none;
+an answer a moment does not take is reported as an `info` notice and ignored.
 
 A hook that raises is reported once, as a notice, and skipped for the rest of that turn; the
 customer's message is stored before any hook runs, so a hook can never lose it.
@@ -48,6 +50,16 @@ class AskApproval:
 
 
 Decision = Veto | AskApproval | None
+
+# The answers each before-moment takes, which the runner acts on; the other moments only watch.
+# Holding a whole turn or a model step for staff has no approval flow, so those take no
+# AskApproval. Any other answer is reported as a notice and ignored (HookSet.call).
+ANSWERS: dict[str, tuple[type, ...]] = {
+    "before_turn": (Veto,),
+    "before_model_step": (),
+    "before_tool_call": (Veto, AskApproval),
+    "before_handoff": (Veto, AskApproval),
+}
 
 
 @dataclass(frozen=True)
@@ -208,7 +220,19 @@ class HookSet:
                     )
                 )
                 continue
-            if isinstance(answer, (Veto, AskApproval)) and outcome.decision is None and moment.startswith("before_"):
+            if not isinstance(answer, (Veto, AskApproval)):
+                continue
+            if not isinstance(answer, ANSWERS.get(moment, ())):
+                taken = " or ".join(t.__name__ for t in ANSWERS.get(moment, ())) or "no answer (it only watches)"
+                outcome.notices.append(
+                    Notice(
+                        notice_kind="info",
+                        text=f"Hook {name} answered {type(answer).__name__} in {moment}, which takes {taken}; ignored.",
+                        data={"hook": name, "moment": moment, "ignored": type(answer).__name__},
+                        agent=agent,
+                    )
+                )
+            elif outcome.decision is None:
                 outcome.decision, outcome.hook = answer, name
         return outcome
 

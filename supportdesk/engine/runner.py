@@ -377,7 +377,10 @@ class Runner:
         self.hooks.start_turn()
         vetoed = False
         async for ev in self._before_turn_hooks(session_id, active):
-            vetoed = True
+            # Only a veto ends the turn: a hook that failed, or answered what before_turn does
+            # not take, leaves a notice and the turn goes on.
+            if isinstance(ev, Appended) and isinstance(ev.item, Notice) and ev.item.data.get("vetoed") == "the turn":
+                vetoed = True
             yield ev
         turn = _TurnKeys(session_id, *((started.seq, {}) if started is not None else await self._turn_start(session_id)))
 
