@@ -219,3 +219,19 @@ async def test_a_before_turn_hook_that_raises_is_reported_and_the_turn_goes_on(d
         assert [e.outcome for e in events if isinstance(e, Done)] == ["answered"]
     finally:
         await desk.close()
+
+
+# --- the layer diagram names every part of the package (docs/architecture.md, "Layers") -------
+
+
+def test_the_layer_diagram_names_every_top_level_part() -> None:
+    section = _section(ROOT / "docs" / "architecture.md", "Layers")
+    diagram = section.split("```")[1]
+    named = {word.removesuffix(".py") for word in diagram.replace(",", " ").split()}
+    parts = {
+        path.name.removesuffix(".py")
+        for path in PACKAGE.iterdir()
+        if (path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists()))
+        and path.name not in ("__init__.py", "__main__.py")
+    }
+    assert sorted(parts - named) == []
