@@ -118,7 +118,7 @@ async def _run_turns(
     return _exit_code(outcomes)
 
 
-# `run`'s exit codes (README, "Exit codes"): scripts can tell an answered customer from a turn
+# `run`'s exit codes (docs/usage.md, "Exit codes"): scripts can tell an answered customer from a turn
 # that needs a retry or a look.
 EXIT_OK = 0  # every turn ended in an agent's answer (or a pending staff approval)
 EXIT_FAILURE = 1  # a database, file or session problem (one line on stderr)

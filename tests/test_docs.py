@@ -235,3 +235,32 @@ def test_the_layer_diagram_names_every_top_level_part() -> None:
         and path.name not in ("__init__.py", "__main__.py")
     }
     assert sorted(parts - named) == []
+
+
+# --- the README: short, its commands real, its installs editable ------------------------------
+
+
+def test_the_newcomer_docs_stay_short() -> None:
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) < 200
+    assert len((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines()) < 500
+
+
+def test_every_command_the_readme_shows_exists() -> None:
+    listed = _help_listed(build_parser(["--help"]))
+    section = _section(ROOT / "README.md", "Common commands").split("```")[1]
+    shown = set()
+    for line in section.splitlines():
+        words = line.split("#")[0].split()
+        if len(words) > 1 and words[0] == "supportdesk" and not words[1].startswith("-"):
+            shown.update(words[1].split("|"))
+    assert shown and shown <= set(listed), shown - set(listed)
+
+
+def test_the_docs_install_extras_editably() -> None:
+    """A plain `pip install '.[extra]'` after the editable test install would replace it with a
+    copy, so the tests would stop seeing edits: every install the docs show keeps `-e`."""
+    # docs/bench.md installs tau2 into an environment of its own, without the test extra.
+    owned = ("architecture.md", "extending.md", "reference.md", "usage.md")
+    for path in (ROOT / "README.md", *(ROOT / "docs" / name for name in owned)):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            assert "pip install '." not in line and "pip install ." not in line, f"{path.name}: {line.strip()}"

@@ -220,12 +220,12 @@ def test_run_exits_4_when_a_limit_ends_a_turn(tmp_path: Path) -> None:
     assert "Limit reached" in ran.stdout and "taken your conversation back" in ran.stdout
 
 
-def test_run_exit_codes_are_in_the_readme() -> None:
-    from supportdesk.cli import EXIT_FAILURE, EXIT_LIMIT, EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_VETOED
+def test_run_exit_codes_are_in_the_user_guide() -> None:
+    from supportdesk.cli import EXIT_FAILURE, EXIT_HELD, EXIT_LIMIT, EXIT_OK, EXIT_PROVIDER, EXIT_USAGE, EXIT_VETOED
 
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "usage.md").read_text()
     section = readme[readme.index("## Exit codes") :]
-    for code in (EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PROVIDER, EXIT_LIMIT, EXIT_VETOED):
+    for code in (EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_PROVIDER, EXIT_LIMIT, EXIT_VETOED, EXIT_HELD):
         assert f"| {code} |" in section
 
 
