@@ -341,7 +341,7 @@ async def test_postgres_search_steps_read_the_indexes_in_order(pg_url: str):
     """Step 1 walks items_messages_by_time backwards (no sort of the messages it walks); step 2
     reads the GIN index. On a test-sized table other scans are cheaper, so they are priced out
     for the look: the question is whether the indexes can serve the statements as written (the
-    plans at 1,000,000 messages are in benchmarks/README.md, from bench_pg_search.py --plans)."""
+    plans at 1,000,000 messages: bench_pg_search.py --plans prints them)."""
     import asyncpg
 
     from supportdesk.store import postgres as pg

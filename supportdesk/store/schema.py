@@ -141,7 +141,7 @@ MIGRATIONS: list[str] = [
         SELECT session_id FROM items WHERE kind = 'notice' AND json_extract(body, '$.notice_kind') = 'approval_denied'
     );
     """,
-    # 9: a leaner store (issue 16; benchmarks/README.md has the measured sizes). The search
+    # 9: a leaner store (issue 16; benchmarks/bench_store.py measures the sizes). The search
     # index read its text from a copy of every message (FTS5's own content table, about a
     # quarter of the file) and kept each word's positions, which no search uses (every term is
     # one word, asked for anywhere in the message); it now reads the text from the items
