@@ -264,3 +264,25 @@ def test_the_docs_install_extras_editably() -> None:
     for path in (ROOT / "README.md", *(ROOT / "docs" / name for name in owned)):
         for line in path.read_text(encoding="utf-8").splitlines():
             assert "pip install '." not in line and "pip install ." not in line, f"{path.name}: {line.strip()}"
+
+
+# --- agent colours: agents.toml and the shipped themes agree (issue 36 item 9, kept) -----------
+
+
+def test_every_shipped_theme_colours_exactly_the_shipped_agents() -> None:
+    """An agent's colour is written in agents.toml and again, per background, in each shipped
+    theme's [agents] table (kept: a theme is loaded before any desk, its colours are chosen to
+    read on its background, and they become the CSS variables $agent-NAME). So the copies
+    cannot drift silently: every shipped theme names exactly the shipped agents, and the default
+    dark theme uses the desk file's own colours."""
+    import tomllib
+
+    desk = tomllib.loads((ROOT / "agents.toml").read_text(encoding="utf-8"))
+    colours = {name: agent["color"].lower() for name, agent in desk["agents"].items()}
+    themes = sorted((ROOT / "themes").glob("*.toml"))
+    assert themes
+    for path in themes:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("agents", {})
+        assert set(table) == set(colours), f"{path.name}: [agents] must name {sorted(colours)}"
+    dark = tomllib.loads((ROOT / "themes" / "desk-dark.toml").read_text(encoding="utf-8"))["agents"]
+    assert {name: value.lower() for name, value in dark.items()} == colours
