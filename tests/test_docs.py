@@ -286,3 +286,18 @@ def test_every_shipped_theme_colours_exactly_the_shipped_agents() -> None:
         assert set(table) == set(colours), f"{path.name}: [agents] must name {sorted(colours)}"
     dark = tomllib.loads((ROOT / "themes" / "desk-dark.toml").read_text(encoding="utf-8"))["agents"]
     assert {name: value.lower() for name, value in dark.items()} == colours
+
+
+# --- the session panes' styles are written once (tui/screens/panes.tcss) ------------------------
+
+
+def test_the_pane_styles_are_written_once() -> None:
+    import re
+
+    shared = re.compile(r"^(#timeline|#inspector|#agent-bar|#agent-badge|#session-facts|#working|Footer\.-compact)\s*[{,:]", re.M)
+    sheets = sorted((PACKAGE / "tui" / "screens").glob("*.tcss"))
+    elsewhere = {path.name: shared.findall(path.read_text(encoding="utf-8")) for path in sheets if path.name != "panes.tcss"}
+    assert {name: found for name, found in elsewhere.items() if found} == {}
+    from supportdesk.tui.app import SupportDeskApp
+
+    assert [Path(p).name for p in SupportDeskApp.CSS_PATH] == ["panes.tcss", "chat.tcss"]  # type: ignore[union-attr]

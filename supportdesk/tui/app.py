@@ -134,7 +134,9 @@ class SupportDeskApp(App[int]):
     # screen's own CSS_PATH is read when it is first shown, re-parsing every stylesheet the app
     # has and restyling what is on screen, ~20 ms of CPU on the way to the first page. (The start
     # screen's input is the chat screen's `#prompt`: it is drawn where the chat screen's will be.)
-    CSS_PATH = Path(__file__).parent / "screens" / "chat.tcss"  # (not relative: subclasses live elsewhere)
+    # panes.tcss holds the session panes' styles every session screen shares (chat and replay).
+    # (Absolute paths: subclasses live elsewhere.)
+    CSS_PATH = [Path(__file__).parent / "screens" / "panes.tcss", Path(__file__).parent / "screens" / "chat.tcss"]
     COMMANDS = App.COMMANDS | _COMMANDS
     BINDINGS = [
         Binding("f1", "help", "Help"),
