@@ -7,6 +7,7 @@ docs/extending.md say, or when a helper that must exist once is written a second
 from __future__ import annotations
 
 import argparse
+import re
 import ast
 from pathlib import Path
 
@@ -301,3 +302,51 @@ def test_the_pane_styles_are_written_once() -> None:
     from supportdesk.tui.app import SupportDeskApp
 
     assert [Path(p).name for p in SupportDeskApp.CSS_PATH] == ["panes.tcss", "chat.tcss"]  # type: ignore[union-attr]
+
+
+# --- every file a doc or a docstring names exists ----------------------------------------------
+
+_PATH_IN_CODE = re.compile(r"(?<![\w./-])((?:[a-z_]+/)+[a-z_0-9]+\.(?:py|tcss|toml))\b")
+_PATH_IN_DOCS = re.compile(r"`([A-Za-z0-9_./-]+\.(?:py|tcss|toml|md|jsonl))`")
+# Files of other projects the docs name (the Agents SDK's tests, pydantic's, a user's settings).
+_NOT_OURS = {"settings.toml", "version.py", "tests/memory/test_session.py", "test_session_limit.py"}
+_DOC_BASES = [
+    ROOT, PACKAGE, ROOT / "themes", ROOT / "tests", ROOT / "evals", ROOT / "benchmarks", ROOT / "docs",
+    *(path for path in PACKAGE.rglob("*") if path.is_dir() and path.name != "__pycache__"),
+]
+
+
+def missing_paths_in_code(package: Path, root: Path) -> list[tuple[str, str]]:
+    """(module, path) for each file path a module's docstrings or comments name that does not
+    exist (resolved from the repository, the package, or the module's own folder)."""
+    found = []
+    for module in sorted(package.rglob("*.py")):
+        for named in _PATH_IN_CODE.findall(module.read_text(encoding="utf-8")):
+            if not any((base / named).exists() for base in (root, package, module.parent)):
+                found.append((module.relative_to(package).as_posix(), named))
+    return found
+
+
+def test_every_file_a_docstring_names_exists() -> None:
+    assert missing_paths_in_code(PACKAGE, ROOT) == []
+
+
+def test_the_path_check_finds_a_wrong_folder(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "engine").mkdir(parents=True)
+    (package / "guardrails.py").write_text("")
+    (package / "config.py").write_text('"""The shipped hooks (engine/guardrails.py)."""\n')
+    assert missing_paths_in_code(package, tmp_path) == [("config.py", "engine/guardrails.py")]
+
+
+@pytest.mark.parametrize(
+    "doc", ["README.md", "benchmarks/README.md", "evals/README.md", "docs/architecture.md", "docs/reference.md",
+            "docs/extending.md", "docs/usage.md"],
+)
+def test_every_file_a_doc_names_exists(doc: str) -> None:
+    named = set(_PATH_IN_DOCS.findall((ROOT / doc).read_text(encoding="utf-8")))
+    missing = sorted(
+        p for p in named - _NOT_OURS
+        if not p.startswith("../") and not any((base / p).exists() for base in _DOC_BASES)
+    )
+    assert missing == []

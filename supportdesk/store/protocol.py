@@ -2,7 +2,7 @@
 
 Two adapters keep it: `SessionStore` (SQLite, `sessions.py`, the embedded default) and
 `PostgresStore` (`postgres.py`, the shared store of a desk that spans machines). Code outside
-`store/` holds a `Store` and never learns which one it has; `tests/test_store_contract.py`
+`store/` holds a `Store` and never learns which one it has; `tests/test_store.py`
 runs one suite over both.
 """
 
