@@ -350,3 +350,21 @@ def test_every_file_a_doc_names_exists(doc: str) -> None:
         if not p.startswith("../") and not any((base / p).exists() for base in _DOC_BASES)
     )
     assert missing == []
+
+
+# --- the item kinds table names the declared kinds (docs/architecture.md, "Item kinds") -------
+
+
+def test_the_item_kinds_table_is_the_union() -> None:
+    from typing import get_args
+
+    from supportdesk.desk_state import State
+    from supportdesk.items import ITEM_KINDS, HandoffKind
+
+    section = _section(ROOT / "docs" / "architecture.md", "Item kinds (`supportdesk/items.py`)")
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == list(ITEM_KINDS)
+    handoff = next(row for row in rows if row.startswith("| `handoff`"))
+    assert all(kind in handoff for kind in get_args(HandoffKind))
+    stands = _section(ROOT / "docs" / "architecture.md", "Packages: each one's job and contract")
+    assert f"({', '.join(get_args(State))})" in stands
