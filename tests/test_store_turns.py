@@ -274,7 +274,7 @@ async def test_a_sqlite_lease_whose_holder_stopped_renewing_expires(tmp_path: Pa
         assert await dead.try_acquire()
         dead._renewing.cancel()  # the holder froze: no more renewals, no release
         started = time.monotonic()
-        async with store.turn(sid) as taken:
+        async with asyncio.timeout(10), store.turn(sid) as taken:  # a lease that never expires: fails at 10 s
             assert 0.2 < time.monotonic() - started < 10
             assert taken.waited > 0
 
