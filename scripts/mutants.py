@@ -234,8 +234,19 @@ MUTANTS: tuple[Mutant, ...] = (
         "supportdesk/engine/events.py",
         '            if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):\n',
         '            if item.kind == "notice" and item.notice_kind in ("limit",):\n',
-        ("tests/test_runner.py", "tests/test_hardening_runner.py", "-k", "not kill and not crash"),
+        ("tests/test_exactly_once.py", "tests/test_runner.py"),
         "a turn that ended in a provider error is finished: else opening the session runs it again",
+        group="ours",
+    ),
+    Mutant(
+        "held-by-staff",
+        "supportdesk/engine/runner.py",
+        "        holder = await self.held_by(session_id)\n        if holder is not None:\n"
+        "            # A person holds the conversation",
+        "        holder = await self.held_by(session_id)\n        if holder is not None and only_unfinished:\n"
+        "            # A person holds the conversation",
+        ("tests/test_staff.py",),
+        "a conversation staff took over gets no agent answers: else the agents talk over the person",
         group="ours",
     ),
     Mutant(

@@ -72,3 +72,17 @@ async def test_a_retried_turn_goes_on_counting_the_calls_of_its_turn(db_path, te
         sid = events[0].session_id
         await drain(desk.runner.retry_turn(sid))
     assert calls == [(10.0, f"{sid}/turn-1/refund/1"), (20.0, f"{sid}/turn-1/refund/2")]
+
+
+async def test_a_turn_that_ended_in_a_provider_error_is_not_run_again_on_resume(db_path, test_desk):
+    """The error notice ends the turn (the customer is told to retry): opening the session later
+    must not run the turn again on its own, so its refund is not asked for a second time."""
+    tools, calls = keyed_tools()
+    model = ScriptedModel([Transfer("billing", "two charges"), refund("c1", 10.0), ProviderError("unreachable", "down"),
+                           refund("c2", 20.0), Answer("Done.")])
+    async with await open_desk(db_path, test_desk, provider=model, tools=tools, customers=False) as desk:
+        events = await drain(desk.runner.send(None, "refund both charges"))
+        sid = events[0].session_id
+        assert await desk.runner.unfinished_turn(sid) is None
+        assert await drain(desk.runner.resume(sid)) == []
+    assert calls == [(10.0, f"{sid}/turn-1/refund/1")]
