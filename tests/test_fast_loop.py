@@ -59,3 +59,15 @@ def test_a_hanging_test_fails_by_name_and_the_run_goes_on(tmp_path):
     assert "FAILED test_hangs.py::test_sleeps_forever" in done.stdout
     assert "FAILED test_hangs.py::test_waits_on_a_stream_forever" in done.stdout
     assert "2 failed, 1 passed" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("ci", "outcome"),
+    [("true", pytest.fail.Exception), ("1", pytest.fail.Exception), ("yes", pytest.fail.Exception), ("", pytest.skip.Exception)],
+)
+def test_a_test_that_cannot_run_here_skips_but_fails_under_ci(monkeypatch, ci, outcome):
+    from tests.ci import cannot_run
+
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="needs root"):
+        cannot_run("needs root")
