@@ -62,6 +62,7 @@ async def _failed_writes(db, domain):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3 * 1200 + 60)  # three pairs of runs, each given 1200 s
 def test_gold_scores_one_on_every_task_of_every_domain_through_both_desks(tmp_path):
     runs = [(d, desk) for d in ("retail", "airline", "telecom") for desk in ("single", "split")]
     reports = {}

@@ -18,7 +18,7 @@ from supportdesk.items import Message, Notice, ToolCall, ToolResult
 from supportdesk.store import SessionStore
 from supportdesk.tui.screens.bench import BenchScreen, GoldReplayScreen
 from supportdesk.tui.widgets import AgentLook
-from tests.tui_seed import until
+from tests.tui_seed import layout_settled, until
 from tests.tui_browser_data import BrowserHost, fixed_clock
 
 SIZE = (120, 32)
@@ -167,6 +167,7 @@ def test_bench_screen_snapshot(snap_compare: Any, bench_db: Path, theme: str) ->
     async def settle(pilot: Any) -> None:
         await _settle(pilot, "#tasks", 3)
         await until(pilot, lambda: all(_measured(t) for t in pilot.app.screen.query(DataTable)))
-        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
+        await layout_settled(pilot)
 
     assert snap_compare(BenchHost(bench_db, theme), terminal_size=SIZE, run_before=settle)

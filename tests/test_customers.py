@@ -11,6 +11,7 @@ import sqlite3
 import pytest
 
 from supportdesk.business import call_key
+from supportdesk.business.protocol import BusinessError
 from supportdesk.business.sqlite import SqliteBusiness
 from supportdesk.store import SessionStore
 
@@ -60,7 +61,7 @@ async def test_shares_the_session_database_and_reopens_without_reseeding(db_path
 
 
 async def test_failed_write_leaves_no_claim_behind(customers):
-    with pytest.raises(Exception):
+    with pytest.raises(BusinessError, match="no charge CH-0000"):
         await customers.refund(key="s/c", session_id="s", charge_id="CH-0000", amount=5, reason="x", agent="billing")
     assert await customers._query("SELECT * FROM demo_writes") == []
 

@@ -14,6 +14,7 @@ import pytest
 from supportdesk.cli import main
 from supportdesk.items import Message
 from supportdesk.store import SessionStore
+from tests.ci import cannot_run
 
 
 def _cli_bytes(*args: bytes, stdin: bytes | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -117,7 +118,7 @@ def test_an_export_that_cannot_be_written_is_one_line(tmp_path: Path, capsys: py
 
 def test_an_existing_empty_file_of_another_user_is_refused_by_run(tmp_path: Path) -> None:
     if os.geteuid() != 0:
-        pytest.skip("giving a file to another user needs root")
+        cannot_run("giving a file to another user needs root")
     db = tmp_path / "empty.db"
     db.touch()
     os.chown(db, 65534, 65534)

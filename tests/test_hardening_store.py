@@ -8,9 +8,11 @@ A full disk is a small tmpfs where the machine lets us mount one, and an injecte
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,7 @@ from supportdesk.engine.runner import drain
 from supportdesk.items import Message
 from supportdesk.store import SessionStore, StoreError
 from supportdesk.store import sessions as sessions_module
+from tests.ci import cannot_run
 
 NOBODY = 65534
 
@@ -67,8 +70,51 @@ def _nobody_can_run() -> str | None:
         timeout=60,
     )
     if probe.returncode != 0:
-        return "the checkout or its venv is not readable by another user"
+        return f"the checkout or its venv is not readable by another user: {probe.stderr.decode(errors='replace')[-300:]}"
     return None
+
+
+def _folders_nobody_needs() -> dict[Path, int]:
+    """What `nobody` must be able to enter (x) and, for the folders Python imports from, list
+    (r, x): the interpreter's and the checkout's paths. A checkout in a 0700 home is the usual
+    obstacle. The mode bit each folder needs and lacks, by folder."""
+    needed: dict[Path, int] = {}
+    listed = [Path(p) for p in sys.path if p and Path(p).is_dir()]
+    for path in [Path(sys.executable).parent, Path(sys.executable).resolve().parent, Path(sys.prefix), Path(sys.base_prefix), Path.cwd(), *listed]:
+        path = path.resolve()
+        for folder in [path, *path.parents]:
+            want = stat.S_IXOTH | (stat.S_IROTH if folder == path and path in {p.resolve() for p in listed} else 0)
+            needed[folder] = needed.get(folder, 0) | want
+    return needed
+
+
+@pytest.fixture
+def nobody_can_run() -> Iterator[None]:
+    """Runs the command as `nobody`: where the checkout or the interpreter sits in a folder other
+    users cannot enter (a 0700 home), those folders are opened to others (enter, and list the
+    import paths) for the test and given their modes back after it. Without root or setpriv the
+    test skips, and fails under CI."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        cannot_run(_nobody_can_run() or "cannot run a process as another user")
+    before: dict[Path, int] = {}
+    # One such test at a time on the machine (xdist workers too): a test giving the modes back
+    # must not close a folder another one still runs `nobody` through.
+    lock = open(Path(tempfile.gettempdir()) / "supportdesk-tests-nobody.lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        for folder, want in _folders_nobody_needs().items():
+            mode = stat.S_IMODE(folder.stat().st_mode)
+            if mode & want != want:
+                before[folder] = mode
+                folder.chmod(mode | want)
+        why = _nobody_can_run()
+        if why:
+            cannot_run(why)
+        yield
+    finally:
+        for folder, mode in before.items():
+            folder.chmod(mode)
+        lock.close()  # (and with it the lock)
 
 
 def _one_clean_line(stderr: str) -> str:
@@ -91,10 +137,7 @@ async def _make_desk_db(db: Path) -> str:
 # --- read-only files -------------------------------------------------------------------------
 
 
-async def test_another_users_read_only_database_is_read_but_never_written(shared_dir: Path) -> None:
-    why = _nobody_can_run()
-    if why:
-        pytest.skip(why)
+async def test_another_users_read_only_database_is_read_but_never_written(shared_dir: Path, nobody_can_run: None) -> None:
     db = shared_dir / "desk.db"
     session = await _make_desk_db(db)
     assert not _wal_files(db)  # the last close checkpointed and removed them
@@ -125,10 +168,7 @@ async def test_another_users_read_only_database_is_read_but_never_written(shared
         assert await store.count_sessions() == 1
 
 
-async def test_a_read_only_folder_is_named_when_a_new_database_cannot_be_made(shared_dir: Path) -> None:
-    why = _nobody_can_run()
-    if why:
-        pytest.skip(why)
+async def test_a_read_only_folder_is_named_when_a_new_database_cannot_be_made(shared_dir: Path, nobody_can_run: None) -> None:
     cache = shared_dir / "cache"
     cache.mkdir()
     cache.chmod(0o777)
@@ -203,16 +243,17 @@ async def _main_in_thread(argv: list[str]) -> int:
 
 @pytest.fixture
 def tiny_tmpfs() -> Iterator[Path]:
-    """A 1 MiB tmpfs: a real full disk. Skipped where the machine does not allow mounts."""
+    """A 1 MiB tmpfs: a real full disk. Skipped where the machine does not allow mounts (a
+    failure under CI, which runs as root on Linux)."""
     if os.geteuid() != 0 or sys.platform != "linux":
-        pytest.skip("mounting a tmpfs needs root on Linux")
+        cannot_run("mounting a tmpfs needs root on Linux")
     point = Path(tempfile.mkdtemp(prefix="sd-full-"))
     mounted = subprocess.run(
         ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(point)], capture_output=True, timeout=30
     )
     if mounted.returncode != 0:
         point.rmdir()
-        pytest.skip("this machine does not allow mounting a tmpfs")
+        cannot_run(f"this machine does not allow mounting a tmpfs: {mounted.stderr.decode(errors='replace').strip()}")
     try:
         yield point
     finally:
@@ -266,7 +307,7 @@ async def test_disk_full_on_an_existing_database_on_a_real_full_disk(tiny_tmpfs:
 
 async def test_an_empty_file_of_another_user_is_refused(tmp_path: Path) -> None:
     if os.geteuid() != 0:
-        pytest.skip("giving a file to another user needs root")
+        cannot_run("giving a file to another user needs root")
     db = tmp_path / "empty.db"
     db.touch()
     os.chown(db, NOBODY, NOBODY)

@@ -30,6 +30,8 @@ from supportdesk.models.openai_compat import OpenAIProvider
 
 pytestmark = [
     pytest.mark.llama,
+    # the module's server: a model written, then up to READY_WAIT (180 s) for it to load
+    pytest.mark.timeout(600),
     pytest.mark.skipif(
         os.environ.get("SUPPORTDESK_LLAMA_TEST") != "1",
         reason="opt-in: set SUPPORTDESK_LLAMA_TEST=1 (needs llama-cpp-python[server] and gguf)",

@@ -242,6 +242,10 @@ async def test_concurrent_turns_in_one_process_keep_order(db_path, test_desk):
         await asyncio.gather(*(drain(desk.runner.send(sid, f"m{i}")) for i in range(5)))
         items = await desk.store.latest(sid, 100)
         assert [i.seq for i in items] == list(range(1, 11))
+        # One turn at a time (the turn lease): each customer message is answered before the next
+        # one is stored. Turns run side by side would store several messages, then the answers.
+        assert [i.role for i in items] == ["customer", "agent"] * 5, [(i.role, i.text) for i in items]
+        assert [i.text for i in items[1::2]] == [f"a{i}" for i in range(5)]
 
 
 async def test_a_turn_left_early_and_closed_releases_its_lease_at_once(db_path, test_desk):

@@ -15,6 +15,7 @@ from supportdesk.store import open_store
 from tests.serve_harness import (
     final_agent_reply,
     new_conversation,
+    parse_sse,
     read_events,
     repo_desk,
     say,
@@ -149,22 +150,43 @@ async def test_staff_approval_from_another_connection_reaches_the_stream(db_path
     assert after[-1].data["text"].startswith("Good news: the refund was approved and processed: $29.99")
 
 
-async def test_a_live_stream_sees_another_connections_writes_without_reconnecting(db_path, desk_config):
+async def test_a_live_stream_sees_another_connections_writes_without_reconnecting(db_path, desk_config, monkeypatch):
+    from supportdesk.channels import web
+
+    # A keep-alive comes only from a stream past its backlog, waiting live: the staff's write is
+    # made then, so it can only reach the stream live (not as backlog of a stream that opened late).
+    monkeypatch.setattr(web, "KEEPALIVE_SECONDS", 0.05)
     async with serving(db_path, desk_config) as served, httpx.AsyncClient(base_url=served.url, timeout=30) as client:
         conversation = await new_conversation(client)
         await say(client, conversation, CHARGED_TWICE)
-        await read_events(client, conversation, lambda ev: final_agent_reply(ev, "duplicate"))
+        before = await read_events(client, conversation, lambda ev: final_agent_reply(ev, "duplicate"))
         await served.conversations.idle()
+        cid, token = conversation
+        last = await served.desk.store.last_seq(cid)
+        assert last >= max(e.id for e in before if e.id is not None)
 
         async def staff_force_handoff():
-            await asyncio.sleep(0.3)
             async with await open_desk(db_path, desk_config) as staff:
-                await staff.runner.force_handoff(conversation[0], "senior", reason="staff decision: VIP")
+                await staff.runner.force_handoff(cid, "senior", reason="staff decision: VIP")
 
-        writer = asyncio.create_task(staff_force_handoff())
-        events = await read_events(
-            client, conversation, lambda ev: any(e.event == "handoff" and e.data["agent"] == "Senior" for e in ev)
-        )
-        await writer
+        writers: list[asyncio.Task] = []
+        events = []
+        headers = {"Authorization": f"Bearer {token}", "Last-Event-ID": str(last)}
+        async with asyncio.timeout(20), client.stream("GET", f"/api/conversations/{cid}/events", headers=headers) as response:
+            assert response.status_code == 200
+
+            async def lines():
+                async for line in response.aiter_lines():
+                    if line.startswith(": keep-alive") and not writers:
+                        writers.append(asyncio.create_task(staff_force_handoff()))
+                    yield line
+
+            async for event in parse_sse(lines()):
+                events.append(event)
+                if event.event == "handoff" and event.data["agent"] == "Senior":
+                    break
+        assert len(writers) == 1
+        await writers[0]
+    assert [e.event for e in events] == ["handoff"]  # nothing of the backlog: it was all before `last`
     handoff = events[-1]
     assert handoff.data == {"type": "handoff", "seq": handoff.id, "agent": "Senior", "text": "You are now talking to Senior."}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import httpx
@@ -12,13 +13,31 @@ from tests.serve_harness import new_conversation, repo_desk, say, serving
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
+def said(response: httpx.Response) -> str:
+    try:
+        return response.text
+    except httpx.ResponseNotRead:
+        return "(an opened event stream, not read)"
+
+
 def assert_error(response: httpx.Response, status: int, words: str = "") -> None:
-    assert response.status_code == status, response.text
+    assert response.status_code == status, said(response)
     assert response.headers["content-type"].startswith("application/json")
     body = response.json()
     assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
     assert "Traceback" not in response.text
     assert words.lower() in body["error"].lower()
+
+
+async def get_events(client: httpx.AsyncClient, cid: str, **request) -> httpx.Response:
+    """The event stream's answer, read only as far as its status: a refusal's body is read, an
+    opened stream (200, endless, a keep-alive every 15 s) is closed at once, so a broken check
+    fails the test's status assertion instead of hanging it. Bounded in time all the same."""
+    async with asyncio.timeout(10):
+        async with client.stream("GET", f"/api/conversations/{cid}/events", **request) as response:
+            if response.status_code != 200:
+                await response.aread()
+            return response
 
 
 @pytest.fixture
@@ -48,7 +67,7 @@ async def test_unknown_conversation_is_404_and_so_is_a_session_from_another_chan
     served, client = api
     _, token = await new_conversation(client)
     assert_error(await client.post(messages_url("0123456789ab"), json={"text": "hi"}, headers=bearer(token)), 404)
-    assert_error(await client.get("/api/conversations/0123456789ab/events", headers=bearer(token)), 404)
+    assert_error(await get_events(client, "0123456789ab", headers=bearer(token)), 404)
     assert_error(await client.post(messages_url("../../etc"), json={"text": "hi"}, headers=bearer(token)), 404)
     # A terminal's session has no token: it is not reachable from the web at all.
     local = await served.desk.store.create_session("triage")
@@ -62,8 +81,8 @@ async def test_a_missing_token_is_401_and_another_conversations_token_is_403(api
     assert_error(await client.post(messages_url(cid), json={"text": "hi"}), 401, "token")
     assert_error(await client.post(messages_url(cid), json={"text": "hi"}, headers={"Authorization": "Basic eDp5"}), 401)
     assert_error(await client.post(messages_url(cid), json={"text": "hi"}, headers=bearer(other_token)), 403)
-    assert_error(await client.get(f"/api/conversations/{cid}/events", params={"token": other_token}), 403)
-    assert_error(await client.get(f"/api/conversations/{cid}/events"), 401)
+    assert_error(await get_events(client, cid, params={"token": other_token}), 403)
+    assert_error(await get_events(client, cid), 401)
     assert await served.desk.store.last_seq(cid) == 0  # nothing refused was stored
 
 
@@ -108,7 +127,7 @@ async def test_a_bad_last_event_id_is_400(api):
     _, client = api
     cid, token = await new_conversation(client)
     headers = bearer(token) | {"Last-Event-ID": "seven"}
-    assert_error(await client.get(f"/api/conversations/{cid}/events", headers=headers), 400, "Last-Event-ID")
+    assert_error(await get_events(client, cid, headers=headers), 400, "Last-Event-ID")
 
 
 async def test_unknown_paths_and_methods_answer_in_json(api):

@@ -165,7 +165,7 @@ def test_header_shows_who_holds_the_conversation_and_its_state(snap_compare, tmp
         await until(pilot, lambda: app.chat.query_one(Conversation).last == 14 + len(HEADER_STATES[state]))
         for prompt in app.screen.query(Prompt):
             prompt.cursor_blink = False
-        await pilot.pause(0.2)
+        await pilot.wait_for_scheduled_animations()
         await layout_settled(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)

@@ -82,6 +82,7 @@ def check_batches_whole(log: list[tuple[int, dict]]) -> dict[int, list[int]]:
     return batches
 
 
+@pytest.mark.timeout(360)  # the writers are given 300 s
 def test_four_processes_append_ten_thousand_items_to_one_session(tmp_path: Path):
     db = tmp_path / "shared.db"
     sid = new_session(db)

@@ -204,13 +204,14 @@ def test_a_turn_holder_killed_mid_turn_loses_the_lease_and_the_session_goes_on(w
     for proc in others:
         wait_for_line(proc, "ready")
     go.touch()
-    time.sleep(0.3)  # let the others reach the lease and wait for it
+    # Each of the others finds the lease held by the stalled victim and says "waiting": killed
+    # only then, the victim holds it while they wait.
+    waited = [wait_for_line(proc, "waiting") for proc in others]
     os.kill(victim.pid, signal.SIGKILL)
     victim.communicate(timeout=30)
     assert victim.returncode == -signal.SIGKILL
-    outputs = [finish(proc, timeout=120) for proc in others]
+    outputs = [before + finish(proc, timeout=120) for before, proc in zip(waited, others)]
     assert all(out[-1].startswith("turn 1 done") for out in outputs)
-    assert any("waiting" in out for out in outputs), "the others waited for the killed holder's lease"
 
     items, active = run(_read_log(where, sid))
     customers = check_turns(items, active, unanswered={"worker 9 turn 0"})
@@ -243,12 +244,22 @@ async def test_the_lease_is_one_holder_per_session_and_sessions_are_independent(
         assert await first.try_acquire()
         assert not await second.try_acquire()
         assert await other.try_acquire(), "another session's turn does not wait"
+        refused = asyncio.Event()
+        try_acquire = second.try_acquire
+
+        async def tried() -> bool:  # the waiter's own attempt, seen refused while `first` holds it
+            taken = await try_acquire()
+            if not taken:
+                refused.set()
+            return taken
+
+        second.try_acquire = tried
         waiting = asyncio.create_task(second.acquire())
-        await asyncio.sleep(0.3)
-        assert not waiting.done()
+        await asyncio.wait_for(refused.wait(), 10)
+        assert not waiting.done()  # refused, it waits (it did not go on as if it held the lease)
         await first.release()
         await asyncio.wait_for(waiting, 10)
-        assert second.waited > 0.2
+        assert second.held and second.waited > 0
         await second.release()
         await other.release()
         async with store.turn(a):  # free again
@@ -263,7 +274,7 @@ async def test_a_sqlite_lease_whose_holder_stopped_renewing_expires(tmp_path: Pa
         assert await dead.try_acquire()
         dead._renewing.cancel()  # the holder froze: no more renewals, no release
         started = time.monotonic()
-        async with store.turn(sid) as taken:
+        async with asyncio.timeout(10), store.turn(sid) as taken:  # a lease that never expires: fails at 10 s
             assert 0.2 < time.monotonic() - started < 10
             assert taken.waited > 0
 

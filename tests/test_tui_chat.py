@@ -240,7 +240,10 @@ async def test_staff_slash_commands(db_path, test_desk, tmp_path):
 
         await type_and_send(pilot, "/handoff nobody")
         await type_and_send(pilot, "/frobnicate")
-        await pilot.pause(0.1)
+        # Each bad command says why it was refused; then nothing it started is still running.
+        said = lambda: " ".join(n.message for n in app._notifications)  # noqa: E731
+        await until(pilot, lambda: "no agent named 'nobody'" in said() and "unknown command /frobnicate" in said())
+        await app.workers.wait_for_complete([w for w in app.workers if w.group == "turn"])
         assert screen.query_one(AgentBar).agent == "technical"  # the bad commands changed nothing
 
         await type_and_send(pilot, "/help")
@@ -293,9 +296,10 @@ async def test_approval_grant_and_deny(db_path, test_desk):
             assert await desk.runner.pending_approvals(screen.session_id) == []
             # Nothing left to decide: a second decision says so and changes nothing.
             count = len(window(screen))
+            assert not screen.check_action("approve", ())  # the key is off while nothing waits ...
             await pilot.press("ctrl+y")
-            await pilot.pause(0.2)
-            assert len(window(screen)) == count
+            await app.workers.wait_for_complete([w for w in app.workers if w.group == "turn"])
+            assert len(window(screen)) == count  # ... so pressing it changed nothing
         await desk.close()
 
 
@@ -308,7 +312,7 @@ async def test_tool_lines_fold_and_expand(db_path, test_desk):
         conversation = app.chat.query_one(Conversation)
         lines = conversation.lines
         [result] = [i for i in window(app.chat) if i.kind == "tool_result" and i.name == "find_charges"]
-        await pilot.pause(0.1)
+        await until(pilot, lambda: lines.region_of(result.seq).height >= 1)  # laid out
         assert lines.region_of(result.seq).height == 1 and "CH-26" not in drawn(app.chat, result.seq)
         # The keyboard: focus the pane, walk the item cursor up to the result, Enter expands it.
         conversation.focus()
@@ -318,16 +322,14 @@ async def test_tool_lines_fold_and_expand(db_path, test_desk):
             await pilot.press("up")
         assert lines.cursor == result.seq
         await pilot.press("enter")
-        await pilot.pause(0.1)
-        assert result.seq in lines.expanded and lines.region_of(result.seq).height > 1
+        await until(pilot, lambda: result.seq in lines.expanded and lines.region_of(result.seq).height > 1)
         assert "CH-26" in drawn(app.chat, result.seq)
         # The mouse: a click on it folds it again.
         region = conversation.item_region(result.seq)
         conversation.scroll_to_region(region, animate=False, immediate=True)
-        await pilot.pause(0.1)
+        await pilot.wait_for_scheduled_animations()
         await pilot.click(ItemLines, offset=(4, lines.region_of(result.seq).y - lines.scroll_offset.y))
-        await pilot.pause(0.1)
-        assert result.seq not in lines.expanded and lines.region_of(result.seq).height == 1
+        await until(pilot, lambda: result.seq not in lines.expanded and lines.region_of(result.seq).height == 1)
     await desk.close()
 
 
@@ -350,8 +352,7 @@ async def test_a_database_that_cannot_be_opened_is_one_clear_line(tmp_path, test
     folder.mkdir()
     app = SupportDeskApp(db=folder, config=test_desk)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.exit_code == 1)
-        await pilot.pause(0.05)
+        await until(pilot, lambda: app.exit_code == 1 and bool(app.screen.query(Static)))
         text = str(app.screen.query_one(Static).render())
         assert "is a folder, not a database file" in text and "Traceback" not in text
         await pilot.press("q")
@@ -367,8 +368,7 @@ async def test_theme_switch_recolors_agents_and_is_remembered(db_path, test_desk
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.chat is not None and bool(messages(app.chat)))
         app.theme = "desk-light"
-        await pilot.pause(0.1)
-        assert themes.remembered_theme() == "desk-light"
+        await until(pilot, lambda: themes.remembered_theme() == "desk-light")
         light, dark = themes.agent_colors("desk-light"), themes.agent_colors("desk-dark")
         assert light["billing"] != dark["billing"]  # the premise: the light theme has its own agent colours
         assert app.look.color("billing") == light["billing"]
@@ -489,13 +489,12 @@ async def test_the_window_rewraps_when_the_pane_narrows(db_path, test_desk):
         await until(pilot, lambda: app.chat is not None and bool(window(app.chat)))
         lines = app.chat.query_one(Conversation).lines
         reply = [m for m in messages(app.chat) if m.role == "agent"][-1]
-        await pilot.pause(0.1)
+        await until(pilot, lambda: lines.region_of(reply.seq).height >= 1)  # laid out
         wide = lines.region_of(reply.seq).height
         await pilot.resize_terminal(100, 40)  # still wide enough for the side column
         await until(pilot, lambda: lines.size.width < 60)
-        await pilot.pause(0.1)
-        narrow = lines.region_of(reply.seq).height
-        assert narrow > wide  # the same text on more lines ...
+        # the same text on more lines ... (waited for: the lines are measured again after the resize)
+        await until(pilot, lambda: lines.region_of(reply.seq).height > wide)
         drawn_lines = drawn(app.chat, reply.seq).splitlines()
         assert all(len(line) <= lines.size.width for line in drawn_lines)  # ... none past the edge
         # Blocks never overlap, whatever their heights: each starts below the one before.

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from textual.app import App
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 
 from supportdesk.engine.protocol import Answer
 from supportdesk.items import Message
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.commands import DeskCommands
 from supportdesk.tui.themes import DEFAULT_THEME, remember_theme, remembered_theme
-from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, until
+from tests.tui_seed import SEED_ID, WAIT_LIMIT, scripted_desk, seed_double_charge, until
 
 
 @pytest.fixture(autouse=True)
@@ -49,13 +50,26 @@ async def hits(provider: DeskCommands, query: str) -> list:
     return [hit async for hit in provider.search(query)]
 
 
-async def run_palette(pilot, query: str) -> None:
-    await pilot.press("ctrl+p")
+def highlighted(app: App) -> str:
+    """The text of the palette's highlighted hit ("" with no palette, or nothing highlighted)."""
+    if not isinstance(app.screen, CommandPalette):
+        return ""
+    hits = app.screen.query_one(CommandList)
+    return "" if hits.highlighted is None else str(hits.get_option_at_index(hits.highlighted).prompt)
+
+
+async def choose(pilot, query: str) -> None:
+    """Type `query` into the open palette and press enter once the hit for it is highlighted (the
+    palette gathers hits in a worker of its own: wait for the hit, not for a time)."""
     await until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
     await pilot.press(*query)
-    await pilot.pause(0.3)  # the palette gathers hits in the background
+    await until(pilot, lambda: query.lower() in highlighted(pilot.app).lower())
     await pilot.press("enter")
-    await pilot.pause()
+
+
+async def run_palette(pilot, query: str) -> None:
+    await pilot.press("ctrl+p")
+    await choose(pilot, query)
 
 
 async def test_provider_offers_sessions_agents_and_actions(make_desk) -> None:
@@ -127,10 +141,8 @@ async def test_palette_hands_off_to_an_agent(make_desk) -> None:
         async def last_handoff():
             return (await desk.store.handoffs(SEED_ID))[-1]
 
-        for _ in range(100):
-            handoff = await last_handoff()
-            if handoff.to_agent == "technical":
-                break
+        deadline = time.monotonic() + WAIT_LIMIT  # a bounded poll: the command's worker writes it
+        while (handoff := await last_handoff()).to_agent != "technical" and time.monotonic() < deadline:
             await pilot.pause(0.02)
         assert handoff.to_agent == "technical" and handoff.handoff_kind == "manual"
 
@@ -142,11 +154,7 @@ async def test_switching_theme_from_the_palette_applies_and_is_remembered(make_d
         await started(pilot)
         assert app.theme == DEFAULT_THEME
         await run_palette(pilot, "Switch theme")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        await pilot.pause(0.3)
-        await pilot.press(*"desk-light")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await choose(pilot, "desk-light")  # the palette again, listing the themes
         await until(pilot, lambda: app.theme == "desk-light")
         assert app.current_theme.dark is False
     assert remembered_theme() == "desk-light"
@@ -217,7 +225,6 @@ async def test_a_slash_command_from_the_palette_runs_or_waits_for_its_arguments(
         from supportdesk.tui.screens.replay import ReplayScreen
 
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.shown == 14)
-        await pilot.pause(0.1)
 
 
 async def test_long_titles_are_cut_with_an_ellipsis(make_desk) -> None:

@@ -18,7 +18,7 @@ from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.replay import ReplayScreen
 from supportdesk.tui.widgets import Conversation
 from tests.tui_browser_data import HelpHost, seed_sessions
-from tests.tui_seed import SEED_ID, repo_desk, seeded_file, until
+from tests.tui_seed import SEED_ID, layout_settled, repo_desk, seeded_file, until
 
 
 @pytest.fixture
@@ -186,7 +186,7 @@ async def test_the_footer_keeps_its_labels_at_80_columns_and_follows_the_focus(s
         app.screen.query_one(Conversation).focus()
         # The conversation's own keys, now that it has the focus.
         await until(pilot, lambda: "Open" in [k.description for k in app.screen.query(FooterKey)])
-        await pilot.pause(0.1)
+        await layout_settled(pilot)  # the recomposed footer's keys measured
         footer_labels()
         text = shown_text(app)
         assert "Select" in text

@@ -10,7 +10,7 @@ from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.replay import ReplayScreen
 from supportdesk.tui.widgets import ContextInspector, Conversation, HandoffTimeline
 from supportdesk.tui.widgets.panes import MIN_CONVERSATION, SessionPanes
-from tests.tui_seed import SEED_ID, repo_desk, seed_double_charge, until
+from tests.tui_seed import SEED_ID, layout_settled, repo_desk, seed_double_charge, until
 
 
 @pytest.fixture
@@ -190,7 +190,7 @@ async def test_opening_a_session_builds_the_footers_keys_once(seeded_db, monkeyp
         await chat_ready(pilot)
         footer = app.chat.query_one(DeskFooter)
         await until(pilot, lambda: bool(footer.query(FooterKey)))
-        await pilot.pause(0.2)
+        await layout_settled(pilot)  # the screen done: a second build would have come by now
         assert builds == [1]
         keys = list(footer.query(FooterKey))
         await footer.recompose()  # the same bindings: the same keys stay
@@ -213,6 +213,5 @@ async def test_the_prompt_takes_focus_when_a_session_opens_and_nothing_before_it
     app = make_app(seeded_db, session_id=SEED_ID)
     async with app.run_test(size=(160, 45)) as pilot:
         await chat_ready(pilot)
-        await pilot.pause(0.2)
-        assert type(app.focused).__name__ == "Prompt"
+        await until(pilot, lambda: type(app.focused).__name__ == "Prompt")
     assert "Conversation" not in focused

@@ -19,7 +19,7 @@ def position_line(screen) -> str:
 
 async def settle(pilot, screen, k: int) -> None:
     await until(pilot, lambda: screen.shown == k and not screen.workers)
-    await pilot.pause(0.05)
+    await pilot.pause()  # the messages the last step posted, handled
 
 
 async def test_replay_steps_items_and_handoffs(db_path, test_desk):
@@ -86,10 +86,9 @@ async def test_replay_jumps_between_handoffs_of_a_long_session(db_path, test_des
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.total)
         screen = app.screen
         await settle(pilot, screen, 0)
-        for _ in range(3):
+        for n in range(1, 4):  # the next handoff each time: every tenth item
             await pilot.press("n")
-            await pilot.pause(0.05)
-        await settle(pilot, screen, 30)
+            await settle(pilot, screen, 10 * n)
         assert "handoff 3 of 100 · item 30 of 1000" in position_line(screen)
         conversation = screen.query_one(Conversation)
         assert conversation.last == 30

@@ -39,7 +39,7 @@ async def still(pilot) -> None:
     """No blinking cursor, nothing moving."""
     for prompt in pilot.app.screen.query(Prompt):
         prompt.cursor_blink = False
-    await pilot.pause(0.2)
+    await pilot.wait_for_scheduled_animations()
     await layout_settled(pilot)
 
 

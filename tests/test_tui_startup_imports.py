@@ -350,7 +350,7 @@ async def test_closing_a_deferred_desk_while_its_business_data_opens_closes_it(t
     await closing
     await waiting
     # ... and closes what it opened: its connection answers no more.
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError, match="no active connection"):  # aiosqlite's closed connection
         await opened[0].find_customer("dana@example.com")
 
 

@@ -12,9 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
+# A first run checks every module (about a minute on two cores; more on a loaded CI machine).
+@pytest.mark.timeout(600)
 def test_the_package_type_checks():
     done = subprocess.run(
         [sys.executable, "-m", "mypy"],  # what to check and how strictly: [tool.mypy]

@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""Break the desk's protections one at a time and check the tests notice.
+
+Each mutant is one small plausible bug in one protection: an exact snippet of a file and what
+replaces it. For each, a scratch copy of the checkout (never the checkout itself) gets that one
+change, and the tests named for it run against the copy with a time limit. A mutant is
+
+  caught   the tests failed (a hang counts only if pytest-timeout failed it within the limit),
+  escaped  the tests passed with the protection broken,
+  hung     the run went past the script's own limit (the suite would hang: not caught cleanly),
+  stale    its snippet is no longer in the file (the table needs updating).
+
+Before any mutant, the named tests run once on the unchanged copy: they must pass, or a "caught"
+would prove nothing. Plain Python, no network (the PostgreSQL tests use SUPPORTDESK_TEST_PG_URL
+when it is set). Slow by design, so not part of the test run; tests/test_mutants_table.py keeps
+the table from rotting (every snippet still in its file, once).
+
+    python scripts/mutants.py                  # every mutant, the fast ones of its named tests
+    python scripts/mutants.py --list
+    python scripts/mutants.py --only hub-dedupe --only lease-acquire
+    python scripts/mutants.py --slow-too       # the named tests' slow and TUI ones as well
+    python scripts/mutants.py --fast-loop      # each mutant against the whole fast loop instead
+                                               # (pytest -m "not tui and not slow"; much slower)
+
+By default only the fast tests among the named ones run (-m "not tui and not slow"): a mutant
+counts as caught only if the fast loop would catch it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+FAST_LOOP = ["-m", "not tui and not slow"]
+# What pytest-timeout gives each test in a mutant's run: a mutant that makes a test hang must
+# fail it by name well within the script's own limit for the run.
+TEST_TIMEOUT = 60
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    path: str  # relative to the checkout
+    original: str  # exact text, found exactly once in the file
+    replacement: str
+    tests: tuple[str, ...]  # pytest arguments: files, node ids, -k expressions
+    why: str  # the protection, and what the bug would let happen
+    # Issue 37's seventeen: "escaped" (its five that the suite missed) and "caught" (its twelve);
+    # "refusal" (the one it found covered by no unit test); "ours" (further protections).
+    group: str = "caught"
+    limit: float = 300.0  # the whole run's limit, seconds
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    # --- the five issue 37 found escaping, and the refusal it found without a unit test ---------
+    Mutant(
+        "events-token",
+        "supportdesk/channels/web.py",
+        '        await conversations.authorize(session_id, _bearer(request) or request.query_params.get("token"))\n'
+        "        after = _last_event_id(request)\n",
+        "        after = _last_event_id(request)\n",
+        ("tests/test_serve_errors.py",),
+        "the event stream checks the conversation's token: without it anyone reads any conversation",
+        group="escaped",
+    ),
+    Mutant(
+        "lease-acquire",
+        "supportdesk/engine/runner.py",
+        "            yield TurnWaiting(session_id)\n            await lease.acquire()\n",
+        "            yield TurnWaiting(session_id)\n",
+        ("tests/test_runner.py::test_concurrent_turns_in_one_process_keep_order",),
+        "a turn waits for the session's turn lease: without it two turns interleave their steps",
+        group="escaped",
+    ),
+    Mutant(
+        "hub-dedupe",
+        "supportdesk/channels/hub.py",
+        "                    if event.seq <= sent:\n",
+        "                    if event.seq < sent:\n",
+        ("tests/test_hub_dedupe.py",),
+        "the live stream skips what its backlog sent: else the last backlog item comes twice",
+        group="escaped",
+    ),
+    Mutant(
+        "chatwoot-signature",
+        "supportdesk/channels/chatwoot.py",
+        'timestamp.encode("ascii") + b"." + body, hashlib.sha256)',
+        "body, hashlib.sha256)",
+        ("tests/test_chatwoot_signature.py",),
+        "Chatwoot signs {timestamp}.{body}: over the body alone every real delivery is refused and a"
+        " captured body is accepted with any fresh timestamp",
+        group="escaped",
+    ),
+    Mutant(
+        "resume-counts-calls",
+        "supportdesk/engine/runner.py",
+        "                calls[item.name] = calls.get(item.name, 0) + 1\n",
+        "                pass\n",
+        ("tests/test_exactly_once.py",),
+        "a resumed turn numbers its calls after the stored ones: else its second refund replays the first",
+        group="escaped",
+    ),
+    Mutant(
+        "duplicate-pair-refunded-once",
+        "supportdesk/tools/billing.py",
+        'refunded = [c["id"] for c in pair if c["id"] != charge["id"] and',
+        'refunded = [c["id"] for c in pair if c["id"] == charge["id"] and',
+        ("tests/test_billing_duplicate_pair.py",),
+        "a duplicate pair is refunded once: else both charges of the pair are refunded",
+        group="refusal",
+    ),
+    # --- protections issue 37 found caught ---------------------------------------------------------
+    Mutant(
+        "conversation-token-compare",
+        "supportdesk/channels/conversations.py",
+        "        if not hmac.compare_digest(token_digest(token), digest):\n",
+        "        if not token_digest(token):\n",
+        ("tests/test_serve_errors.py",),
+        "a conversation's token must be its own: else any conversation's token opens every conversation",
+    ),
+    Mutant(
+        "staff-token",
+        "supportdesk/channels/web.py",
+        '    if not hmac.compare_digest(given.encode("utf-8", "surrogatepass"), staff_token.encode("utf-8", "surrogatepass")):\n',
+        "    if not given:\n",
+        ("tests/test_serve_staff.py",),
+        "only the staff token acts as staff: else any bearer token takes conversations over",
+    ),
+    Mutant(
+        "per-call-refund-limit",
+        "supportdesk/tools/common.py",
+        "    if amount > limit + 1e-9:\n",
+        "    if amount > limit * 10:\n",
+        ("tests/test_tools_desk.py",),
+        "an agent's level caps one refund: else a level-1 agent refunds ten times its limit",
+    ),
+    Mutant(
+        "approval-threshold",
+        "supportdesk/tools/common.py",
+        "    if amount >= threshold - 1e-9:\n",
+        "    if amount > threshold * 10:\n",
+        ("tests/test_tools_desk.py", "tests/test_runner.py"),
+        "refunds from the threshold wait for staff: else large refunds go through unapproved",
+    ),
+    Mutant(
+        "message-rate-limit",
+        "supportdesk/channels/conversations.py",
+        "        if len(sent) >= self.per_minute:\n",
+        "        if len(sent) > self.per_minute * 2:\n",
+        ("tests/test_serve_errors.py",),
+        "a conversation may post so many messages a minute: else one client floods the desk",
+    ),
+    Mutant(
+        "lease-expiry",
+        "supportdesk/store/sqlite_live.py",
+        "    WHERE turn_leases.expires_at <= :now OR turn_leases.holder = excluded.holder\n",
+        "    WHERE turn_leases.holder = excluded.holder\n",
+        ("tests/test_store_turns.py::test_a_sqlite_lease_whose_holder_stopped_renewing_expires",),
+        "a lease whose holder stopped renewing expires: else a crashed holder blocks the session forever",
+    ),
+    Mutant(
+        "newer-schema-refused",
+        "supportdesk/store/sessions.py",
+        "    if version > CURRENT_VERSION:\n",
+        "    if version > CURRENT_VERSION + 1:\n",
+        ("tests/test_migrations.py::test_newer_schema_is_refused_and_left_byte_identical",),
+        "a database from a newer supportdesk is refused untouched: else an older one rewrites it",
+    ),
+    Mutant(
+        "chatwoot-stale-timestamp",
+        "supportdesk/channels/chatwoot.py",
+        "        if age > self.settings.max_signature_age:\n",
+        "        if age > self.settings.max_signature_age * 1000:\n",
+        ("tests/test_chatwoot.py::test_the_url_secret_and_the_signature_authenticate_every_delivery",),
+        "an old signed delivery is refused: else a captured delivery can be replayed for days",
+    ),
+    Mutant(
+        "chatwoot-path-secret",
+        "supportdesk/channels/chatwoot.py",
+        '        if not hmac.compare_digest(request.path_params["secret"].encode(), self._path_secret.encode()):\n',
+        '        if not request.path_params["secret"]:\n',
+        ("tests/test_chatwoot.py",),
+        "the webhook URL's secret is checked: else anyone posts customer messages",
+    ),
+    Mutant(
+        "refund-key-replays",
+        "supportdesk/business/sqlite.py",
+        "            return demo.replayed(json.loads(result), stored_tool, tool, key)\n",
+        "            pass\n",
+        ("tests/test_business_contract.py", "tests/test_customers.py"),
+        "a refund's idempotency key replays its first result: else a retried call refunds twice",
+    ),
+    Mutant(
+        "handoff-limit",
+        "supportdesk/engine/runner.py",
+        "        if count > limits.max_handoffs_per_message:\n",
+        "        if count > limits.max_handoffs_per_message * 3:\n",
+        ("tests/test_runner.py::test_handoff_limit",),
+        "a message gets so many handoffs: else agents pass it around until the step limit",
+    ),
+    Mutant(
+        "message-size-limit",
+        "supportdesk/channels/web.py",
+        "        if len(body) > MAX_MESSAGE_BYTES:\n",
+        "        if len(body) > MAX_MESSAGE_BYTES * 64:\n",
+        ("tests/test_serve_errors.py",),
+        "a message body is read no further than 16 KB: else a client without Content-Length sends megabytes",
+    ),
+    # --- further protections of our own choosing ---------------------------------------------------
+    Mutant(
+        "named-account",
+        "supportdesk/tools/billing.py",
+        '        await require_named_account(ctx, charge["customer_id"], amounts=(float(charge["amount"]),))\n',
+        "        pass\n",
+        ("tests/test_tools_named_account.py",),
+        "a refund acts only on an account the customer named: else a model talked into it refunds anyone",
+        group="ours",
+    ),
+    Mutant(
+        "search-words-quoted",
+        "supportdesk/store/sessions.py",
+        """    return " ".join(f'"{w}"*' if prefix else f'"{w}"' for w, prefix in _index_terms(text))\n""",
+        """    return " ".join(f'{w}*' if prefix else f'{w}' for w, prefix in _index_terms(text))\n""",
+        ("tests/test_store.py", "-k", "fts_syntax"),
+        "search words are quoted FTS terms: else a word such as NOT or NEAR is query syntax",
+        group="ours",
+    ),
+    Mutant(
+        "provider-error-ends-turn",
+        "supportdesk/engine/events.py",
+        '            if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):\n',
+        '            if item.kind == "notice" and item.notice_kind in ("limit",):\n',
+        ("tests/test_exactly_once.py", "tests/test_runner.py"),
+        "a turn that ended in a provider error is finished: else opening the session runs it again",
+        group="ours",
+    ),
+    Mutant(
+        "held-by-staff",
+        "supportdesk/engine/runner.py",
+        "        holder = await self.held_by(session_id)\n        if holder is not None:\n"
+        "            # A person holds the conversation",
+        "        holder = await self.held_by(session_id)\n        if holder is not None and only_unfinished:\n"
+        "            # A person holds the conversation",
+        ("tests/test_staff.py",),
+        "a conversation staff took over gets no agent answers: else the agents talk over the person",
+        group="ours",
+    ),
+    Mutant(
+        "ping-pong",
+        "supportdesk/engine/runner.py",
+        "        if len(window) >= limits.pingpong_window and len(set(window)) < limits.pingpong_min_unique:\n",
+        "        if len(window) > limits.pingpong_window and len(set(window)) < limits.pingpong_min_unique:\n",
+        ("tests/test_runner.py",),
+        "agents handing a conversation back and forth are stopped after the window",
+        group="ours",
+    ),
+)
+
+
+def _copy_checkout(into: Path) -> Path:
+    """The checkout's files as they stand (uncommitted changes included), without git's folder,
+    virtual environments or caches."""
+    target = into / "checkout"
+    skip = shutil.ignore_patterns(".git", ".venv*", "__pycache__", ".mypy_cache", ".pytest_cache", "*.pyc", ".hypothesis")
+    shutil.copytree(REPO, target, ignore=skip, symlinks=True)
+    return target
+
+
+def _pytest(checkout: Path, args: list[str], limit: float) -> tuple[str, float, str]:
+    """Run pytest in the copy: ("passed" | "failed" | "hung" | "error", seconds, output tail)."""
+    env = dict(os.environ, PYTHONPATH=str(checkout), PYTHONDONTWRITEBYTECODE="1")
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly",
+               f"--timeout={TEST_TIMEOUT}", *args]
+    started = time.monotonic()
+    proc = subprocess.Popen(command, cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)  # the run and whatever it started
+        out, _ = proc.communicate()
+        return "hung", time.monotonic() - started, out[-2000:]
+    seconds = time.monotonic() - started
+    tail = out[-2000:]
+    if proc.returncode == 0:
+        return "passed", seconds, tail
+    if proc.returncode == 1:
+        return "failed", seconds, tail
+    return "error", seconds, tail  # 2: interrupted, 3: internal error, 4: usage, 5: no tests
+
+
+def _tests(mutant: Mutant, fast_loop: bool, slow_too: bool = False) -> list[str]:
+    if fast_loop:
+        return list(FAST_LOOP)
+    return list(mutant.tests) if slow_too else [*mutant.tests, *FAST_LOOP]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME", help="run this mutant (repeatable)")
+    parser.add_argument("--fast-loop", action="store_true", help="run the whole fast loop against each mutant")
+    parser.add_argument("--slow-too", action="store_true", help="run the named tests' slow and TUI ones as well")
+    parser.add_argument("--verbose", "-v", action="store_true", help="show pytest's last lines for each mutant")
+    args = parser.parse_args(argv)
+
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    unknown = set(args.only) - {m.name for m in MUTANTS}
+    if unknown:
+        print(f"no mutant named {', '.join(sorted(unknown))}; --list shows them", file=sys.stderr)
+        return 2
+    if args.list:
+        for m in MUTANTS:
+            print(f"{m.name:30} {m.path:40} {m.group:8} {m.why}")
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="supportdesk-mutants-") as scratch:
+        checkout = _copy_checkout(Path(scratch))
+        # The named tests must pass on the unchanged copy, or a "caught" proves nothing.
+        baseline = sorted({tuple(_tests(m, args.fast_loop, args.slow_too)) for m in chosen})
+        for tests in baseline:
+            outcome, seconds, tail = _pytest(checkout, list(tests), max(m.limit for m in chosen) * (3 if args.fast_loop else 1))
+            if outcome != "passed":
+                print(f"baseline {' '.join(tests)}: {outcome} in {seconds:.0f} s on the unchanged checkout\n{tail}")
+                return 2
+        print(f"baseline: {len(baseline)} test selection(s) pass unchanged", flush=True)
+
+        results: dict[str, str] = {}
+        for m in chosen:
+            file = checkout / m.path
+            text = file.read_text(encoding="utf-8")
+            if text.count(m.original) != 1:
+                results[m.name] = "stale"
+                print(f"{m.name:30} stale    (its snippet is in {m.path} {text.count(m.original)} times, not once)")
+                continue
+            file.write_text(text.replace(m.original, m.replacement), encoding="utf-8")
+            try:
+                outcome, seconds, tail = _pytest(
+                    checkout, _tests(m, args.fast_loop, args.slow_too), m.limit * (3 if args.fast_loop else 1)
+                )
+            finally:
+                file.write_text(text, encoding="utf-8")
+            verdict = {"failed": "caught", "passed": "escaped"}.get(outcome, outcome)
+            results[m.name] = verdict
+            print(f"{m.name:30} {verdict:8} {seconds:6.1f} s  {m.why}", flush=True)
+            if args.verbose or verdict not in ("caught",):
+                print("    " + "\n    ".join(tail.strip().splitlines()[-8:]))
+
+    caught = sum(v == "caught" for v in results.values())
+    groups = {g: sum(m.group == g for m in chosen) for g in ("escaped", "caught", "refusal", "ours")}
+    print(f"\n{caught} of {len(results)} mutants caught (issue 37: {groups['escaped']} that escaped it and"
+          f" {groups['caught']} it saw caught; {groups['refusal']} refusal without a unit test; {groups['ours']} of our own)")
+    return 0 if caught == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""The event stream sends each stored item once: the backlog read after subscribing and the live
+events queued meanwhile overlap, and the overlap is skipped by seq (`EventStream._run`). On a real
+SQLite file, in one process, with the pokes made by hand so the overlap is certain, not timed."""
+
+from __future__ import annotations
+
+import asyncio
+
+from supportdesk.channels.hub import Hub
+from supportdesk.channels.view import customer_event
+from supportdesk.items import Message
+from supportdesk.store import SessionStore
+from tests.serve_harness import repo_desk
+
+
+def said(text: str) -> Message:
+    return Message(role="customer", text=text, agent="triage")
+
+
+async def test_events_queued_while_the_backlog_is_read_are_not_sent_twice(db_path):
+    config = repo_desk()
+    async with await SessionStore.open(db_path) as store:
+        session = await store.create_session("triage")
+        hub = Hub(store, lambda item: customer_event(item, config))  # not started: pokes by hand
+        try:
+            stream = await hub.stream(session.id, 0)  # subscribed; its backlog is read at first use
+            for text in ("one", "two"):  # stored and queued live before the reader starts
+                await store.append(session.id, [said(text)])
+                await hub.poke(session.id)
+            seen: list[tuple[int | None, str]] = []
+            async with asyncio.timeout(10):
+                async for batch in stream:
+                    seen += [(event.seq, event.data["text"]) for event in batch]
+                    if len(seen) == 2:  # the backlog: now one more, live only
+                        await store.append(session.id, [said("three")])
+                        await hub.poke(session.id)
+                    if any(text == "three" for _, text in seen):
+                        break
+            await stream.aclose()
+        finally:
+            await hub.close()
+    assert seen == [(1, "one"), (2, "two"), (3, "three")]
