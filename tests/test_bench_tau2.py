@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +20,7 @@ from supportdesk.bench.runs import list_runs  # noqa: E402
 from supportdesk.bench.scoring import DB_DIFFERS, DEVICE_DIFFERS, STATEMENT_MISSING  # noqa: E402
 from supportdesk.bench.tau2env import BenchError, load_domain, tau2  # noqa: E402
 from supportdesk.cli import main  # noqa: E402
-from supportdesk.items import Handoff, Message, Notice, ToolCall  # noqa: E402
+from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult  # noqa: E402
 from supportdesk.store import SessionStore  # noqa: E402
 
 # A sample that covers: no writes and nothing to say (10, 25; airline 0), something to say (24,
@@ -59,8 +60,8 @@ def test_the_split_desk_hands_off_and_the_evaluator_never_sees_a_handoff(tmp_pat
     # What tau2 is given: the same log with the handoff left out.
     from supportdesk.bench.scoring import tau2_messages
 
-    names = {i.name for i in returns if isinstance(i, ToolCall)}
-    messages = tau2_messages(returns, names)
+    reached = [[i.call_id, i.name, i.arguments] for i in returns if isinstance(i, ToolCall) and not i.name.startswith("transfer_to_")]
+    messages = tau2_messages(returns, reached)
     assert all(
         not any(c.name.startswith("transfer_to_") for c in (m.tool_calls or []))
         for m in messages
@@ -228,8 +229,8 @@ def test_a_missing_or_wrong_package_is_one_line(monkeypatch, version, expected):
 def test_a_desk_limit_ends_the_task_and_says_so(tmp_path):
     # The generated single desk, edited down to one step per message: the gold replay's first
     # call uses the step, the desk's limit ends the turn, and tau2 is told the desk stopped.
-    bench(tmp_path, "retail", ["5"])
-    written = tmp_path / "bench" / "tau2-retail-single.toml"
+    written = Path(bench(tmp_path, "retail", ["5"]).desk_file)
+    assert written.parent == tmp_path / "bench"
     edited = tmp_path / "one-step.toml"
     edited.write_text(written.read_text().replace("max_steps_per_message = 60", "max_steps_per_message = 1"))
     report = bench(tmp_path, "retail", ["5"], desk=str(edited))
@@ -307,7 +308,8 @@ def test_the_agents_never_see_the_customers_own_calls_and_tau2_does(tmp_path, mo
     phone_said = done.data["customer_action"]["output"]
     assert phone_said and "enable_roaming" in seen[-1]  # (the agent's own call is there)
     assert all(phone_said not in s and done.text not in s for s in seen)
-    given = tau2_messages(items, {"enable_roaming"})
+    [scored] = [i for i in items if isinstance(i, Notice) and i.notice_kind == "info"]
+    given = tau2_messages(items, scored.data["bench"]["reached"])
     by_customer = [c for m in given if m.role == "user" and m.tool_calls for c in m.tool_calls]
     assert [(c.name, c.arguments, c.requestor) for c in by_customer] == [
         ("set_network_mode_preference", {"mode": "4g_5g_preferred"}, "user")
@@ -339,3 +341,98 @@ def test_telecom_one_changed_argument_of_the_agents_last_write_scores_zero(tmp_p
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
     [call] = [i for i in items if isinstance(i, ToolCall) and i.name == "enable_roaming"]
     assert call.arguments["line_id"] == "L1001"
+
+
+# --- what tau2 replays is what reached its environment -----------------------------------------
+
+
+class ScriptedDesk:
+    """A desk model that makes the given steps in order, one per step, whichever agent asks:
+    ("call", name, arguments) calls a tool (even one the asking agent does not hold), ("to",
+    agent) hands the conversation over; then it answers."""
+
+    name = "scripted"
+
+    def __init__(self, steps):
+        self.steps = list(steps)
+
+    async def stream(self, request):
+        from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+
+        if not self.steps:
+            yield Answer(players.GOLD_DONE)
+            return
+        kind, *rest = self.steps.pop(0)
+        if kind == "to":
+            yield Transfer(rest[0], "scripted")
+        else:
+            yield CallTools([RequestedCall(f"s{len(self.steps)}", rest[0], dict(rest[1]))])
+
+    async def aclose(self):
+        return None
+
+
+def _tau2_agent_scores(task_id, calls):
+    """What tau2's own orchestrator and evaluator give an agent making `calls`, one per step."""
+    t = tau2()
+    domain = load_domain("retail", "base", [task_id])
+    [task] = domain.tasks
+    base_agent = __import__("tau2.agent.base", fromlist=["LocalAgent"])
+    todo = list(calls)
+
+    class Scripted(base_agent.LocalAgent):
+        def get_init_state(self, message_history=None):
+            return None
+
+        def generate_next_message(self, message, state):
+            if todo:
+                name, args = todo.pop(0)
+                call = t.message.ToolCall(id=f"t{len(todo)}", name=name, arguments=dict(args), requestor="assistant")
+                return t.message.AssistantMessage(role="assistant", tool_calls=[call]), state
+            return t.message.AssistantMessage(role="assistant", content=players.GOLD_DONE), state
+
+    env = domain.environment()
+    orch = t.orchestrator.Orchestrator(
+        domain="retail", agent=Scripted(tools=env.get_tools(), domain_policy=domain.policy),
+        user=players.scripted_customer(task), environment=env, task=task,
+    )
+    sim = orch.run()
+    return t.evaluator.evaluate_simulation(sim, task, t.evaluator.EvaluationType.ALL, False, "retail").reward
+
+
+def _gold_17():
+    [task] = load_domain("retail", "base", ["17"]).tasks
+    return [(a.name, dict(a.arguments)) for a in task.evaluation_criteria.actions]
+
+
+@pytest.mark.parametrize(
+    ("desk", "case"),
+    [
+        ("single", "missing argument"),
+        ("single", "extra argument"),
+        ("split", "tool the agent lacks"),
+    ],
+)
+def test_calls_the_desk_refused_never_reached_tau2_and_score_as_tau2s_agent(tmp_path, monkeypatch, desk, case):
+    from supportdesk.bench import run as run_module
+
+    gold = _gold_17()
+    *reads, write = gold
+    if case == "missing argument":  # the desk refuses it (a required argument is missing)
+        steps = [("call", "get_order_details", {})] + [("call", n, a) for n, a in gold]
+        tau2_calls = [("get_order_details", {})] + gold
+    elif case == "extra argument":  # the desk drops the argument the tool does not take
+        first = dict(gold[0][1], email="fatima.johnson@example.com")
+        steps = [("call", gold[0][0], first)] + [("call", n, a) for n, a in gold]
+        tau2_calls = [(gold[0][0], first)] + gold
+    else:  # triage tries the write it does not hold (refused), then hands over to orders
+        steps = [("call", n, a) for n, a in reads] + [("call", *write), ("to", "orders"), ("call", *write)]
+        tau2_calls = gold  # (the refused call never reached an environment)
+    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
+    [result] = bench(tmp_path, "retail", ["17"], desk=desk).results
+    assert (result.reward, result.failure) == (_tau2_agent_scores("17", tau2_calls), "")
+    assert result.reward == 1.0
+
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    refused = [i for i in items if isinstance(i, ToolResult) and i.is_error]
+    assert len(refused) == (0 if case == "extra argument" else 1)  # the desk's own refusal is in the log

@@ -3,6 +3,12 @@
 The tool's own pydantic parameters model validates the arguments, the call goes to the tau2
 environment of the task being run, and the result is stored exactly as tau2 returns it (its
 evaluator replays every stored call and compares the results character for character).
+
+What tau2 replays is what reached its environment, so the slot keeps each call it sent there
+(id, name and the arguments as sent: validated, so an argument the tool does not take is not
+among them). A call the desk refused before the slot (arguments that do not validate, a tool
+the agent does not hold, a veto, a call waiting for a confirmation or an approval) never
+reached tau2 and is never replayed.
 """
 
 from __future__ import annotations
@@ -20,6 +26,11 @@ class EnvironmentSlot:
 
     def __init__(self) -> None:
         self.environment: Any = None
+        # Each call sent to the environment of the task running now, in order: [id, name, arguments].
+        self.reached: list[list[Any]] = []
+
+    def start(self, environment: Any) -> None:
+        self.environment, self.reached = environment, []
 
     def call(self, call_id: str, name: str, arguments: dict[str, Any]) -> Any:
         from supportdesk.bench.tau2env import tau2
@@ -27,6 +38,7 @@ class EnvironmentSlot:
         if self.environment is None:
             raise RuntimeError("no tau2 task is running")
         call = tau2().message.ToolCall(id=call_id, name=name, arguments=arguments, requestor="assistant")
+        self.reached.append([call_id, name, dict(arguments)])
         return self.environment.get_response(call)
 
 
