@@ -163,3 +163,19 @@ def test_an_api_key_variable_named_but_unset_is_refused_before_tau2_loads(tmp_pa
     assert main(argv) == 1
     [line] = capsys.readouterr().err.strip().splitlines()
     assert "model.api_key_env names SD_TEST_UNSET_KEY, which is not set" in line
+
+
+def test_the_offline_model_is_refused_before_tau2_loads(tmp_path, capsys, monkeypatch):
+    from supportdesk.bench import tau2env
+    from supportdesk.cli import main
+
+    def loading(*_a, **_k):
+        raise AssertionError("tau2 was loaded")
+
+    monkeypatch.setattr(tau2env, "_import_tau2", loading)
+    config = tmp_path / "model.toml"
+    config.write_text('[model]\nprovider = "offline"\n')
+    argv = ["bench", "tau2", "--domain", "retail", "--config", str(config), "--db", str(tmp_path / "b.db")]
+    assert main(argv) == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert f"{config}: the embedded offline model knows only the demo desk's domain" in line

@@ -436,3 +436,52 @@ def test_calls_the_desk_refused_never_reached_tau2_and_score_as_tau2s_agent(tmp_
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
     refused = [i for i in items if isinstance(i, ToolResult) and i.is_error]
     assert len(refused) == (0 if case == "extra argument" else 1)  # the desk's own refusal is in the log
+
+
+# --- stored runs ------------------------------------------------------------------------------
+
+
+def test_a_runs_tasks_and_scores_are_fixed_when_it_ends(tmp_path, capsys):
+    db = tmp_path / "bench.db"
+    report = bench(tmp_path, "retail", ["10", "24"], agent="noop")
+    assert [r.reward for r in report.results] == [1.0, 0.0]
+
+    async def reply_in_a_task_session_then_list():
+        async with await SessionStore.open(db) as store:
+            for r in report.results:  # someone writes in both task sessions after the run ended
+                await store.append(r.session_id, [Message(role="customer", text="hello?", agent="agent")])
+            return await list_runs(store)
+
+    [run] = asyncio.run(reply_in_a_task_session_then_list())
+    assert [(r.task_id, r.reward) for r in run.report().results] == [("10", 1.0), ("24", 0.0)]
+    assert run.status == "scored" and run.desk_text.startswith("# A single desk for tau2-bench's retail domain")
+    # The no-op run's own report shows its floor, listed later too (the floor honours the split).
+    assert main(["bench", "list", "--db", str(db), "--run", report.run_id]) == 0
+    text = capsys.readouterr().out
+    assert "pass^1  0.500" in text and "no-op floor (pass^1)  0.500" in text
+    assert "beside tau2's own runner:" in text and "customer simulator sees only a desk turn's last agent message" in text
+
+
+def test_each_run_keeps_its_desk_file_and_bench_sessions_stay_out_of_the_live_desk(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("SUPPORTDESK_DB", raising=False)
+    home = tmp_path / "data" / "supportdesk"
+    runs = []
+    for desk in ("split", "split"):
+        assert main(["bench", "tau2", "--domain", "retail", "--tasks", "10", "--agent", "noop", "--desk", desk, "--json"]) == 0
+        runs.append(json.loads(capsys.readouterr().out))
+    assert runs[0]["stored_in"] == str(home / "bench" / "bench.db")
+    assert not (home / "desk.db").exists()  # the live desk's database is never touched
+    files = [Path(r["desk_file"]) for r in runs]
+    assert files[0] != files[1] and all(f.is_file() and f.parent == home / "bench" for f in files)
+    files[0].write_text(files[0].read_text() + "\n# edited after the run\n")
+
+    async def stored():
+        async with await SessionStore.open(home / "bench" / "bench.db") as store:
+            return await list_runs(store)
+
+    by_id = {r.run_id: r for r in asyncio.run(stored())}
+    assert set(by_id) == {r["run_id"] for r in runs}
+    assert by_id[runs[0]["run_id"]].desk_text == files[1].read_text()  # as it was when the run used it
+    assert main(["bench", "list"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
