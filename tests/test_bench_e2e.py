@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from tests.bench_support import require_tau2
+from tests.bench_support import require_tau2, tau2_agent_reward
 
 require_tau2()
 
@@ -29,9 +29,11 @@ class GoldConversation:
     """Answers the desk with the task's gold calls, one per step, then the closing reply; answers
     the customer simulator with the task's reason for calling, then the stop word."""
 
-    def __init__(self, task):
+    def __init__(self, task, before=()):
         self.task = task
         self.gold = task.evaluation_criteria.actions
+        # (name, arguments as JSON text) the model calls before the gold ones.
+        self.calls = [*before, *[(a.name, json.dumps(a.arguments)) for a in self.gold]]
         self.customer_requests = 0
         self.desk_requests = 0
 
@@ -44,9 +46,8 @@ class GoldConversation:
             return Complete({"content": text})
         self.desk_requests += 1
         done = sum(1 for m in messages if m["role"] == "tool")
-        if done < len(self.gold):
-            action = self.gold[done]
-            reply = tool_stream([(action.name, json.dumps(action.arguments))])
+        if done < len(self.calls):
+            reply = tool_stream([self.calls[done]])
         else:
             reply = text_stream("Your order will now ship to the new address.")
         if not body.get("stream"):
@@ -179,3 +180,25 @@ def test_the_offline_model_is_refused_before_tau2_loads(tmp_path, capsys, monkey
     assert main(argv) == 1
     [line] = capsys.readouterr().err.strip().splitlines()
     assert f"{config}: the embedded offline model knows only the demo desk's domain" in line
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        [("get_order_details", "{}")],  # a required argument missing: the desk refuses it
+        [("find_user_id_by_name_zip", json.dumps(  # an argument the tool does not take
+            {"first_name": "Fatima", "last_name": "Johnson", "zip": "78712", "email": "fatima@example.com"}))],
+    ],
+)
+def test_a_models_faulty_call_scores_what_tau2s_own_agent_scores_on_the_same_calls(tmp_path, before):
+    task = load_domain("retail", "base", [TASK]).tasks[0]
+    script = GoldConversation(task, before)
+    with FakeLLMServer() as server:
+        server.push(*[script] * 40)
+        config = tmp_path / "model.toml"
+        config.write_text(f'[model]\nprovider = "openai"\nbase_url = "{server.url}"\nmodel = "m"\nmax_retries = 0\n')
+        opts = BenchOptions(domain="retail", tasks=[TASK], agent="desk", config=str(config), user_model="fake-user",
+                            user_base_url=server.url, db=str(tmp_path / "bench.db"))
+        [result] = asyncio.run(run_tau2(opts)).results
+    theirs = tau2_agent_reward("retail", TASK, [(name, json.loads(args)) for name, args in script.calls])
+    assert (result.reward, result.failure) == (theirs, "") and theirs == 1.0, result

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench_support import require_tau2
+from tests.bench_support import require_tau2, tau2_agent_reward
 
 require_tau2()
 
@@ -372,34 +372,6 @@ class ScriptedDesk:
         return None
 
 
-def _tau2_agent_scores(task_id, calls):
-    """What tau2's own orchestrator and evaluator give an agent making `calls`, one per step."""
-    t = tau2()
-    domain = load_domain("retail", "base", [task_id])
-    [task] = domain.tasks
-    base_agent = __import__("tau2.agent.base", fromlist=["LocalAgent"])
-    todo = list(calls)
-
-    class Scripted(base_agent.LocalAgent):
-        def get_init_state(self, message_history=None):
-            return None
-
-        def generate_next_message(self, message, state):
-            if todo:
-                name, args = todo.pop(0)
-                call = t.message.ToolCall(id=f"t{len(todo)}", name=name, arguments=dict(args), requestor="assistant")
-                return t.message.AssistantMessage(role="assistant", tool_calls=[call]), state
-            return t.message.AssistantMessage(role="assistant", content=players.GOLD_DONE), state
-
-    env = domain.environment()
-    orch = t.orchestrator.Orchestrator(
-        domain="retail", agent=Scripted(tools=env.get_tools(), domain_policy=domain.policy),
-        user=players.scripted_customer(task), environment=env, task=task,
-    )
-    sim = orch.run()
-    return t.evaluator.evaluate_simulation(sim, task, t.evaluator.EvaluationType.ALL, False, "retail").reward
-
-
 def _gold_17():
     [task] = load_domain("retail", "base", ["17"]).tasks
     return [(a.name, dict(a.arguments)) for a in task.evaluation_criteria.actions]
@@ -430,7 +402,7 @@ def test_calls_the_desk_refused_never_reached_tau2_and_score_as_tau2s_agent(tmp_
         tau2_calls = gold  # (the refused call never reached an environment)
     monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
     [result] = bench(tmp_path, "retail", ["17"], desk=desk).results
-    assert (result.reward, result.failure) == (_tau2_agent_scores("17", tau2_calls), "")
+    assert (result.reward, result.failure) == (tau2_agent_reward("retail", "17", tau2_calls), "")
     assert result.reward == 1.0
 
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
