@@ -2,10 +2,15 @@
 as a desk session and scored from that stored log.
 
 Each session is on the `bench` channel with the bench metadata in its session meta (run, domain,
-split, task, trial, package version, desk, agent); it opens with tau2's greeting, and its last item
-is an `info` notice with the reward and why a task failed (session meta is written once, when the
-session is made, and the reward is known only after the conversation). Session meta is never
-shown to the agents, and the notice is written after the conversation ended.
+split, task, trial, seed, package version, desk, agent); it opens with tau2's greeting, and its
+last item is an `info` notice with the reward, why a task failed and the calls that reached
+tau2's environment (session meta is written once, when the session is made, and the reward is
+known only after the conversation). Session meta is never shown to the agents, and the notice is
+written after the conversation ended. When the run ends it writes its record (`bench.runs`).
+
+Sessions go to a database of their own unless --db names one (`bench_db()`). What can be
+refused is refused before tau2 loads; a failing model server or customer simulator stops the run,
+which is stored as failed, never as a score.
 """
 
 from __future__ import annotations
@@ -336,7 +341,8 @@ async def run_tau2(opts: BenchOptions, progress: Any = None) -> RunReport:
         if opts.agent == "noop":
             report.floor = report.pass_hat()[1]
         else:
-            report.floor = await floor_from_store(desk.store, domain.name, domain.split, {t.id for t in domain.tasks})
+            ids = {task.id for task in domain.tasks}
+            report.floor = await floor_from_store(desk.store, domain.name, domain.split, ids)
         report.seconds = time.perf_counter() - started
         # The run's record: its tasks and scores as they are now, whatever is written later.
         await desk.store.create_session(
