@@ -104,7 +104,7 @@ async def _cmd_tau2(args: argparse.Namespace) -> int:
 async def _cmd_list(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from supportdesk.bench.run import bench_db
+    from supportdesk.bench.run import bench_db, display_db
     from supportdesk.bench.runs import FAILED, floor_of, list_runs
     from supportdesk.store import open_store
 
@@ -121,6 +121,7 @@ async def _cmd_list(args: argparse.Namespace) -> int:
                 _err(f"no bench run {args.run!r}; see `supportdesk bench list`")
                 return 1
             report = run.report()
+            report.where = display_db(db or bench_db())
             if run.agent == "noop" and run.status != FAILED:
                 report.floor = report.pass_hat().get(1)
             else:

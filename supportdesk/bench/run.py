@@ -101,7 +101,8 @@ def _desk_folder(db: str) -> Path:
     return folder if folder.name == "bench" else folder / "bench"
 
 
-def _display(db: str) -> str:
+def display_db(db: str) -> str:
+    """A database's location as messages show it (a password masked)."""
     from supportdesk.store import StoreError, parse_location
 
     try:
@@ -310,7 +311,7 @@ async def run_tau2(opts: BenchOptions, progress: Any = None) -> RunReport:
     report.desk_file = source
     report.seeds = draw_seeds(opts.seed, opts.trials) if opts.agent == "desk" else []
     report.notes = comparability(opts, model, cfg)
-    report.where = _display(db)
+    report.where = display_db(db)
     t = tau2()
     greeting = t.orchestrator.DEFAULT_FIRST_AGENT_MESSAGE.content
     loop = asyncio.get_running_loop()
