@@ -353,8 +353,9 @@ class ScriptedDesk:
 
     name = "scripted"
 
-    def __init__(self, steps):
+    def __init__(self, steps, call_id=None):
         self.steps = list(steps)
+        self.call_id = call_id  # the same id on every call, as some servers give
 
     async def stream(self, request):
         from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
@@ -366,7 +367,7 @@ class ScriptedDesk:
         if kind == "to":
             yield Transfer(rest[0], "scripted")
         else:
-            yield CallTools([RequestedCall(f"s{len(self.steps)}", rest[0], dict(rest[1]))])
+            yield CallTools([RequestedCall(self.call_id or f"s{len(self.steps)}", rest[0], dict(rest[1]))])
 
     async def aclose(self):
         return None
@@ -381,6 +382,7 @@ def _gold_17():
     ("desk", "case"),
     [
         ("single", "missing argument"),
+        ("single", "missing argument, one id for every call"),
         ("single", "extra argument"),
         ("split", "tool the agent lacks"),
     ],
@@ -390,9 +392,12 @@ def test_calls_the_desk_refused_never_reached_tau2_and_score_as_tau2s_agent(tmp_
 
     gold = _gold_17()
     *reads, write = gold
-    if case == "missing argument":  # the desk refuses it (a required argument is missing)
-        steps = [("call", "get_order_details", {})] + [("call", n, a) for n, a in gold]
-        tau2_calls = [("get_order_details", {})] + gold
+    if case.startswith("missing argument"):  # the desk refuses it (a required argument is missing)
+        # (right before the gold's first get_order_details: under one id, the same name and id twice)
+        at = 2 if "one id" in case else 0
+        assert gold[2][0] == "get_order_details"
+        tau2_calls = gold[:at] + [("get_order_details", {})] + gold[at:]
+        steps = [("call", n, a) for n, a in tau2_calls]
     elif case == "extra argument":  # the desk drops the argument the tool does not take
         first = dict(gold[0][1], email="fatima.johnson@example.com")
         steps = [("call", gold[0][0], first)] + [("call", n, a) for n, a in gold]
@@ -400,7 +405,8 @@ def test_calls_the_desk_refused_never_reached_tau2_and_score_as_tau2s_agent(tmp_
     else:  # triage tries the write it does not hold (refused), then hands over to orders
         steps = [("call", n, a) for n, a in reads] + [("call", *write), ("to", "orders"), ("call", *write)]
         tau2_calls = gold  # (the refused call never reached an environment)
-    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
+    same = "call_0" if "one id" in case else None
+    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps, same))
     [result] = bench(tmp_path, "retail", ["17"], desk=desk).results
     assert (result.reward, result.failure) == (tau2_agent_reward("retail", "17", tau2_calls), "")
     assert result.reward == 1.0

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from supportdesk.bench.tau2env import tau2
+from supportdesk.bench.tools import answer_digest
 from supportdesk.items import Item, Message, Notice, ToolCall, ToolResult
 
 # Why a task scored below 1, in the words the report and the bench screen use.
@@ -40,8 +41,9 @@ def tau2_messages(items: list[Item], reached: list[list[Any]]) -> list[Any]:
     """The tau2 trajectory held by a stored session (oldest first).
 
     `reached` is every call of the agent's that reached tau2's environment, in order, as
-    [id, name, arguments as sent] (`EnvironmentSlot.reached`, stored with the score): each is
-    placed where its call is in the log, with the result stored for it. A call in the log that
+    [id, name, arguments as sent, digest of tau2's answer] (`EnvironmentSlot.reached`, stored
+    with the score): each is placed where its call is in the log whose stored result is tau2's
+    answer, with that result. A call in the log that
     is not there (refused by the desk before it reached tau2, or not a domain tool) is left
     out: tau2 replays every call it is given in a fresh environment."""
     m = tau2().message
@@ -63,10 +65,10 @@ def tau2_messages(items: list[Item], reached: list[list[Any]]) -> list[Any]:
             elif item.role == "agent" and item.text:
                 out.append(m.AssistantMessage(role="assistant", content=item.text))
         elif isinstance(item, ToolCall) and waiting and waiting[0][0] == item.call_id and waiting[0][1] == item.name:
-            call_id, name, arguments = waiting.pop(0)
-            result = _result_after(items, at, call_id)
-            if result is None:
-                raise ValueError(f"the result of {name} ({call_id}) is not in the log")
+            result = _result_after(items, at, item.call_id)
+            if result is None or (len(waiting[0]) > 3 and answer_digest(result.output) != waiting[0][3]):
+                continue  # the same id on a call that did not reach tau2 (refused, or held for later)
+            call_id, name, arguments = waiting.pop(0)[:3]
             call = m.ToolCall(id=call_id, name=name, arguments=arguments, requestor="assistant")
             out.append(m.AssistantMessage(role="assistant", tool_calls=[call]))
             out.append(

@@ -13,6 +13,8 @@ reached tau2 and is never replayed.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from supportdesk.engine.tools import Tool, ToolContext, ToolOutput, ToolRegistry
@@ -26,7 +28,8 @@ class EnvironmentSlot:
 
     def __init__(self) -> None:
         self.environment: Any = None
-        # Each call sent to the environment of the task running now, in order: [id, name, arguments].
+        # Each call sent to the environment of the task running now, in order:
+        # [id, name, arguments as sent, digest of tau2's answer].
         self.reached: list[list[Any]] = []
 
     def start(self, environment: Any) -> None:
@@ -38,8 +41,17 @@ class EnvironmentSlot:
         if self.environment is None:
             raise RuntimeError("no tau2 task is running")
         call = tau2().message.ToolCall(id=call_id, name=name, arguments=arguments, requestor="assistant")
-        self.reached.append([call_id, name, dict(arguments)])
-        return self.environment.get_response(call)
+        response = self.environment.get_response(call)
+        self.reached.append([call_id, name, dict(arguments), answer_digest(response.content)])
+        return response
+
+
+def answer_digest(content: Any) -> str:
+    """A short digest of what tau2 answered a call: it tells the stored result of the call that
+    reached tau2 from a result the desk wrote under the same call id (a model that reuses call
+    ids, a call held and run later)."""
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _describe(tool: Any) -> str:
