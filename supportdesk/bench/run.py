@@ -276,7 +276,8 @@ def comparability(opts: BenchOptions, model: DeskModel | None, cfg: DeskConfig) 
     limits = cfg.desk.limits
     notes.append(
         f"desk limits: {limits.max_steps_per_message} steps and {limits.max_handoffs_per_message} handoffs "
-        f"per customer message; tau2's limits: {opts.max_steps} steps, 10 errors"
+        f"per customer message; tau2's {opts.max_steps}-step and 10-tool-error limits count only what "
+        "passes its orchestrator (a desk turn is one message; the desk's tool calls are not counted)"
     )
     return notes
 
