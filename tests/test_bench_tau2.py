@@ -442,14 +442,14 @@ def test_a_runs_tasks_and_scores_are_fixed_when_it_ends(tmp_path, capsys):
 
 def test_each_run_keeps_its_desk_file_and_bench_sessions_stay_out_of_the_live_desk(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv("SUPPORTDESK_DB", raising=False)
+    monkeypatch.setenv("SUPPORTDESK_DB", str(tmp_path / "live.db"))  # the live desk's
     home = tmp_path / "data" / "supportdesk"
     runs = []
     for desk in ("split", "split"):
         assert main(["bench", "tau2", "--domain", "retail", "--tasks", "10", "--agent", "noop", "--desk", desk, "--json"]) == 0
         runs.append(json.loads(capsys.readouterr().out))
     assert runs[0]["stored_in"] == str(home / "bench" / "bench.db")
-    assert not (home / "desk.db").exists()  # the live desk's database is never touched
+    assert not (home / "desk.db").exists() and not (tmp_path / "live.db").exists()  # the live desk's is never touched
     files = [Path(r["desk_file"]) for r in runs]
     assert files[0] != files[1] and all(f.is_file() and f.parent == home / "bench" for f in files)
     files[0].write_text(files[0].read_text() + "\n# edited after the run\n")

@@ -36,7 +36,14 @@ def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     )
     bsub = bench.add_subparsers(dest="bench_command", metavar="ACTION", required=True)
 
-    tau2 = bsub.add_parser("tau2", parents=parents, help="run tau2-bench tasks against a desk (pip install 'supportdesk[tau2]')")
+    where = (
+        "Sessions are stored in a bench database of their own, bench/bench.db in the data folder, "
+        "unless --db names one ($SUPPORTDESK_DB, the live desk's, is not used)."
+    )
+    tau2 = bsub.add_parser(
+        "tau2", parents=parents, help="run tau2-bench tasks against a desk (pip install 'supportdesk[tau2]')",
+        description=where,
+    )
     tau2.add_argument("--domain", required=True, choices=("retail", "airline", "telecom"))
     tau2.add_argument("--split", default="base", choices=("base", "test", "train"))
     tau2.add_argument("--tasks", type=_task_ids, metavar="IDS", help="only these task ids, comma-separated")
@@ -59,7 +66,9 @@ def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
     tau2.add_argument("--json", action="store_true", help="print the report as JSON")
     tau2.set_defaults(func=_cmd_tau2)
 
-    blist = bsub.add_parser("list", parents=parents, help="bench runs stored in the database, newest first")
+    blist = bsub.add_parser(
+        "list", parents=parents, help="bench runs stored in the database, newest first", description=where
+    )
     blist.add_argument("--run", metavar="ID", help="one run's report, its failed tasks and their sessions")
     blist.add_argument("--json", action="store_true")
     blist.set_defaults(func=_cmd_list)
