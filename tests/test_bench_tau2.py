@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
-from tests.bench_support import require_tau2
+from tests.bench_support import require_tau2, tau2_agent_reward
 
 require_tau2()
 
@@ -19,7 +20,7 @@ from supportdesk.bench.runs import list_runs  # noqa: E402
 from supportdesk.bench.scoring import DB_DIFFERS, DEVICE_DIFFERS, STATEMENT_MISSING  # noqa: E402
 from supportdesk.bench.tau2env import BenchError, load_domain, tau2  # noqa: E402
 from supportdesk.cli import main  # noqa: E402
-from supportdesk.items import Handoff, Message, Notice, ToolCall  # noqa: E402
+from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult  # noqa: E402
 from supportdesk.store import SessionStore  # noqa: E402
 
 # A sample that covers: no writes and nothing to say (10, 25; airline 0), something to say (24,
@@ -59,8 +60,8 @@ def test_the_split_desk_hands_off_and_the_evaluator_never_sees_a_handoff(tmp_pat
     # What tau2 is given: the same log with the handoff left out.
     from supportdesk.bench.scoring import tau2_messages
 
-    names = {i.name for i in returns if isinstance(i, ToolCall)}
-    messages = tau2_messages(returns, names)
+    reached = [[i.call_id, i.name, i.arguments] for i in returns if isinstance(i, ToolCall) and not i.name.startswith("transfer_to_")]
+    messages = tau2_messages(returns, reached)
     assert all(
         not any(c.name.startswith("transfer_to_") for c in (m.tool_calls or []))
         for m in messages
@@ -228,8 +229,8 @@ def test_a_missing_or_wrong_package_is_one_line(monkeypatch, version, expected):
 def test_a_desk_limit_ends_the_task_and_says_so(tmp_path):
     # The generated single desk, edited down to one step per message: the gold replay's first
     # call uses the step, the desk's limit ends the turn, and tau2 is told the desk stopped.
-    bench(tmp_path, "retail", ["5"])
-    written = tmp_path / "bench" / "tau2-retail-single.toml"
+    written = Path(bench(tmp_path, "retail", ["5"]).desk_file)
+    assert written.parent == tmp_path / "bench"
     edited = tmp_path / "one-step.toml"
     edited.write_text(written.read_text().replace("max_steps_per_message = 60", "max_steps_per_message = 1"))
     report = bench(tmp_path, "retail", ["5"], desk=str(edited))
@@ -307,7 +308,8 @@ def test_the_agents_never_see_the_customers_own_calls_and_tau2_does(tmp_path, mo
     phone_said = done.data["customer_action"]["output"]
     assert phone_said and "enable_roaming" in seen[-1]  # (the agent's own call is there)
     assert all(phone_said not in s and done.text not in s for s in seen)
-    given = tau2_messages(items, {"enable_roaming"})
+    [scored] = [i for i in items if isinstance(i, Notice) and i.notice_kind == "info"]
+    given = tau2_messages(items, scored.data["bench"]["reached"])
     by_customer = [c for m in given if m.role == "user" and m.tool_calls for c in m.tool_calls]
     assert [(c.name, c.arguments, c.requestor) for c in by_customer] == [
         ("set_network_mode_preference", {"mode": "4g_5g_preferred"}, "user")
@@ -339,3 +341,125 @@ def test_telecom_one_changed_argument_of_the_agents_last_write_scores_zero(tmp_p
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
     [call] = [i for i in items if isinstance(i, ToolCall) and i.name == "enable_roaming"]
     assert call.arguments["line_id"] == "L1001"
+
+
+# --- what tau2 replays is what reached its environment -----------------------------------------
+
+
+class ScriptedDesk:
+    """A desk model that makes the given steps in order, one per step, whichever agent asks:
+    ("call", name, arguments) calls a tool (even one the asking agent does not hold), ("to",
+    agent) hands the conversation over; then it answers."""
+
+    name = "scripted"
+
+    def __init__(self, steps, call_id=None):
+        self.steps = list(steps)
+        self.call_id = call_id  # the same id on every call, as some servers give
+
+    async def stream(self, request):
+        from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+
+        if not self.steps:
+            yield Answer(players.GOLD_DONE)
+            return
+        kind, *rest = self.steps.pop(0)
+        if kind == "to":
+            yield Transfer(rest[0], "scripted")
+        else:
+            yield CallTools([RequestedCall(self.call_id or f"s{len(self.steps)}", rest[0], dict(rest[1]))])
+
+    async def aclose(self):
+        return None
+
+
+def _gold_17():
+    [task] = load_domain("retail", "base", ["17"]).tasks
+    return [(a.name, dict(a.arguments)) for a in task.evaluation_criteria.actions]
+
+
+@pytest.mark.parametrize(
+    ("desk", "case"),
+    [
+        ("single", "missing argument"),
+        ("single", "missing argument, one id for every call"),
+        ("single", "extra argument"),
+        ("split", "tool the agent lacks"),
+    ],
+)
+def test_calls_the_desk_refused_never_reached_tau2_and_score_as_tau2s_agent(tmp_path, monkeypatch, desk, case):
+    from supportdesk.bench import run as run_module
+
+    gold = _gold_17()
+    *reads, write = gold
+    if case.startswith("missing argument"):  # the desk refuses it (a required argument is missing)
+        # (right before the gold's first get_order_details: under one id, the same name and id twice)
+        at = 2 if "one id" in case else 0
+        assert gold[2][0] == "get_order_details"
+        tau2_calls = gold[:at] + [("get_order_details", {})] + gold[at:]
+        steps = [("call", n, a) for n, a in tau2_calls]
+    elif case == "extra argument":  # the desk drops the argument the tool does not take
+        first = dict(gold[0][1], email="fatima.johnson@example.com")
+        steps = [("call", gold[0][0], first)] + [("call", n, a) for n, a in gold]
+        tau2_calls = [(gold[0][0], first)] + gold
+    else:  # triage tries the write it does not hold (refused), then hands over to orders
+        steps = [("call", n, a) for n, a in reads] + [("call", *write), ("to", "orders"), ("call", *write)]
+        tau2_calls = gold  # (the refused call never reached an environment)
+    same = "call_0" if "one id" in case else None
+    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps, same))
+    [result] = bench(tmp_path, "retail", ["17"], desk=desk).results
+    assert (result.reward, result.failure) == (tau2_agent_reward("retail", "17", tau2_calls), "")
+    assert result.reward == 1.0
+
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    refused = [i for i in items if isinstance(i, ToolResult) and i.is_error]
+    assert len(refused) == (0 if case == "extra argument" else 1)  # the desk's own refusal is in the log
+
+
+# --- stored runs ------------------------------------------------------------------------------
+
+
+def test_a_runs_tasks_and_scores_are_fixed_when_it_ends(tmp_path, capsys):
+    db = tmp_path / "bench.db"
+    report = bench(tmp_path, "retail", ["10", "24"], agent="noop")
+    assert [r.reward for r in report.results] == [1.0, 0.0]
+
+    async def reply_in_a_task_session_then_list():
+        async with await SessionStore.open(db) as store:
+            for r in report.results:  # someone writes in both task sessions after the run ended
+                await store.append(r.session_id, [Message(role="customer", text="hello?", agent="agent")])
+            return await list_runs(store)
+
+    [run] = asyncio.run(reply_in_a_task_session_then_list())
+    assert [(r.task_id, r.reward) for r in run.report().results] == [("10", 1.0), ("24", 0.0)]
+    assert run.status == "scored" and run.desk_text.startswith("# A single desk for tau2-bench's retail domain")
+    # The no-op run's own report shows its floor, listed later too (the floor honours the split).
+    assert main(["bench", "list", "--db", str(db), "--run", report.run_id]) == 0
+    text = capsys.readouterr().out
+    assert "pass^1  0.500" in text and "no-op floor (pass^1)  0.500" in text
+    assert "beside tau2's own runner:" in text and "customer simulator sees only a desk turn's last agent message" in text
+
+
+def test_each_run_keeps_its_desk_file_and_bench_sessions_stay_out_of_the_live_desk(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("SUPPORTDESK_DB", str(tmp_path / "live.db"))  # the live desk's
+    home = tmp_path / "data" / "supportdesk"
+    runs = []
+    for desk in ("split", "split"):
+        assert main(["bench", "tau2", "--domain", "retail", "--tasks", "10", "--agent", "noop", "--desk", desk, "--json"]) == 0
+        runs.append(json.loads(capsys.readouterr().out))
+    assert runs[0]["stored_in"] == str(home / "bench" / "bench.db")
+    assert not (home / "desk.db").exists() and not (tmp_path / "live.db").exists()  # the live desk's is never touched
+    files = [Path(r["desk_file"]) for r in runs]
+    assert files[0] != files[1] and all(f.is_file() and f.parent == home / "bench" for f in files)
+    files[0].write_text(files[0].read_text() + "\n# edited after the run\n")
+
+    async def stored():
+        async with await SessionStore.open(home / "bench" / "bench.db") as store:
+            return await list_runs(store)
+
+    by_id = {r.run_id: r for r in asyncio.run(stored())}
+    assert set(by_id) == {r["run_id"] for r in runs}
+    assert by_id[runs[0]["run_id"]].desk_text == files[1].read_text()  # as it was when the run used it
+    assert main(["bench", "list"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2

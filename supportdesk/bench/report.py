@@ -36,6 +36,16 @@ class RunReport:
     results: list[TaskResult] = field(default_factory=list)
     floor: float | None = None
     seconds: float = 0.0
+    # "scored", or "failed" (a model server or the customer simulator failed: not a score).
+    status: str = "scored"
+    reason: str = ""
+    desk_file: str = ""
+    # The customer seed of each trial (tau2's runner draws one per trial from the base seed).
+    seeds: list[int] = field(default_factory=list)
+    # What makes this run's figures differ from tau2's own runner's (see docs/bench.md).
+    notes: list[str] = field(default_factory=list)
+    # Where the run's sessions are stored (a path or a masked URL); empty when not known.
+    where: str = ""
 
     def pass_hat(self) -> dict[int, float]:
         """pass^k for k = 1..trials: the chance that k trials of a task all succeed, averaged
@@ -70,6 +80,12 @@ class RunReport:
             "noop_floor": self.floor,
             "anchors_pass1": {name: figures.get(self.domain) for name, figures in ANCHORS.items()},
             "seconds": round(self.seconds, 1),
+            "status": self.status,
+            "reason": self.reason,
+            "desk_file": self.desk_file,
+            "seeds": self.seeds,
+            "comparability": self.notes,
+            "stored_in": self.where,
             "results": [asdict(r) for r in self.results],
         }
 
@@ -79,6 +95,8 @@ class RunReport:
             f"tau2 {self.domain} ({self.split} split, {tasks} tasks × {self.trials} trials), "
             f"desk {self.desk}, agent {self.agent}, {self.package}: run {self.run_id}",
         ]
+        if self.status == "failed":
+            out.append(f"  FAILED, not scored: {self.reason}")
         for k, value in self.pass_hat().items():
             out.append(f"  pass^{k}  {value:.3f}")
         if self.floor is not None:
@@ -94,5 +112,14 @@ class RunReport:
             for r in failed:
                 why = f"{r.failure}: {r.detail}" if r.detail else r.failure
                 out.append(f"    task {r.task_id} trial {r.trial}: {why} (session {r.session_id})")
+        if self.seeds:
+            out.append(f"  customer seeds per trial: {', '.join(map(str, self.seeds))}")
+        if self.desk_file:
+            out.append(f"  desk file: {self.desk_file}")
+        if self.notes:
+            out.append("  beside tau2's own runner:")
+            out += [f"    - {note}" for note in self.notes]
+        if self.where:
+            out.append(f"  sessions stored in {self.where} (`supportdesk --db {self.where}`, then ctrl+t)")
         out.append(f"  took {self.seconds:.1f} s")
         return out

@@ -3,10 +3,18 @@
 The tool's own pydantic parameters model validates the arguments, the call goes to the tau2
 environment of the task being run, and the result is stored exactly as tau2 returns it (its
 evaluator replays every stored call and compares the results character for character).
+
+What tau2 replays is what reached its environment, so the slot keeps each call it sent there
+(id, name and the arguments as sent: validated, so an argument the tool does not take is not
+among them). A call the desk refused before the slot (arguments that do not validate, a tool
+the agent does not hold, a veto, a call waiting for a confirmation or an approval) never
+reached tau2 and is never replayed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from supportdesk.engine.tools import Tool, ToolContext, ToolOutput, ToolRegistry
@@ -20,6 +28,12 @@ class EnvironmentSlot:
 
     def __init__(self) -> None:
         self.environment: Any = None
+        # Each call sent to the environment of the task running now, in order:
+        # [id, name, arguments as sent, digest of tau2's answer].
+        self.reached: list[list[Any]] = []
+
+    def start(self, environment: Any) -> None:
+        self.environment, self.reached = environment, []
 
     def call(self, call_id: str, name: str, arguments: dict[str, Any]) -> Any:
         from supportdesk.bench.tau2env import tau2
@@ -27,7 +41,17 @@ class EnvironmentSlot:
         if self.environment is None:
             raise RuntimeError("no tau2 task is running")
         call = tau2().message.ToolCall(id=call_id, name=name, arguments=arguments, requestor="assistant")
-        return self.environment.get_response(call)
+        response = self.environment.get_response(call)
+        self.reached.append([call_id, name, dict(arguments), answer_digest(response.content)])
+        return response
+
+
+def answer_digest(content: Any) -> str:
+    """A short digest of what tau2 answered a call: it tells the stored result of the call that
+    reached tau2 from a result the desk wrote under the same call id (a model that reuses call
+    ids, a call held and run later)."""
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _describe(tool: Any) -> str:

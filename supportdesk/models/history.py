@@ -157,9 +157,11 @@ class _Builder:
         self.results: dict[str, str] = {}
         self.answered: set[str] = set()
         self.emitted_calls: set[str] = set()
+        # A result was read since the last call: the next call begins another step.
+        self.results_since_call = False
 
-    # Tool calls of one step are grouped into one assistant message, then each call gets
-    # its result right after it, wherever in the log the result was written.
+    # Tool calls of one step are grouped into one assistant message (each step its own), then
+    # each call gets its result right after it, wherever in the log the result was written.
     def flush(self) -> None:
         if not self.pending_calls:
             return
@@ -208,8 +210,15 @@ class _Builder:
                 case k.Message():
                     self._message(item)
                 case k.ToolCall():
+                    if self.pending_calls and self.results_since_call:
+                        # A step's calls all come before its results: a call after a result is
+                        # the next step's, and gets an assistant message of its own (as the model
+                        # made it, and as tau2's agent sends it).
+                        self.flush()
+                    self.results_since_call = False
                     self.call(item.call_id, item.name, item.arguments)
                 case k.ToolResult():
+                    self.results_since_call = True
                     first = item.call_id not in seen_result
                     seen_result.add(item.call_id)
                     pending = {c["id"] for c in self.pending_calls}

@@ -176,7 +176,7 @@ class OpenAIProvider:
             # Retries are ours (see module docstring).
             max_retries=0,
             # Always an httpx2 client: openai 3 speaks nothing else, and openai 2.54+ takes one
-            # too (the tau2 extra needs litellm, which holds openai below 3).
+            # too (older litellm releases, which the tau2 extra may resolve to, held openai below 3).
             http_client=http_client or httpx2.AsyncClient(),
         )
 

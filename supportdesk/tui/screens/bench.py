@@ -84,7 +84,8 @@ class BenchScreen(Screen[None]):
                 _cell(run.agent),
                 Text(str(len({r.task_id for r in run.results}))),
                 Text(str(run.trials)),
-                Text(f"{report.pass_hat().get(1, 0.0):.3f}"),
+                # A failed run (a server or the simulator failed) has no score to show.
+                Text("failed", style="bold") if run.status == "failed" else Text(f"{report.pass_hat().get(1, 0.0):.3f}"),
                 Text(str(len(report.failed()))),
                 key=run.run_id,
             )
