@@ -1,4 +1,4 @@
-"""Rebuild supportdesk/models/offline/data/readers.json.gz from the public corpora.
+"""Rebuild supportdesk/readers/data/readers.json.gz from the public corpora.
 
     python scripts/build_readers.py BANKING77_GIT CLINC_GIT SGD_GIT
 
@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supportdesk.models.offline.acts import DATA, FORMAT, features, tokens  # noqa: E402
+from supportdesk.readers.acts import DATA, FORMAT, features, tokens  # noqa: E402
 
 # Banking77 intents by the act their messages perform. Intents whose messages mix acts
 # ("how do I change my PIN" and "change my PIN") are left out rather than guessed.

@@ -1,4 +1,4 @@
-"""The learned readers of a customer message (models/offline/acts.py), measured on the desk's
+"""The learned readers of a customer message (supportdesk/readers/acts.py), measured on the desk's
 labelled messages: evals/acts-tune.jsonl (trained on) and evals/acts-held.jsonl (never)."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from supportdesk.models.offline import acts, cues
+from supportdesk.models.offline import cues
+from supportdesk.readers import acts
 from tests.conftest import REPO
 
 
