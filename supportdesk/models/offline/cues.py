@@ -415,6 +415,8 @@ CANCEL = _any(
     r"\b(?:end|stop|terminate|close|quit|discontinue|shut down) (?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|membership|account|service|plan)\b",
     r"\bstop (?:the )?(?:automatic |auto-?)?renew(?:al|ing)\b", r"\b(?:do not|don't|dont) (?:want (?:it )?to )?renew\b", r"\bunsubscribe\b",
     r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"^\W*(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
+    # what stopping would mean: "if I stop now, do I still pay?" (a question: ASKS_IF_POSSIBLE)
+    r"\bif (?:i|we) (?:cancel|stop|quit|unsubscribe)\b",
 )
 # "Team" the plan, not the customer's own team ("on our team", "my team's logins").
 _TEAM_PLAN = r"(?:team(?=\s+plan)|(?<!\bour )(?<!\bmy )(?<!\bwhole )team)"
@@ -431,7 +433,7 @@ PLAN_CHANGE = _any(
 # possible to move to starter?", "am I able to downgrade?". A plan change asked so is offered.
 ASKS_IF_POSSIBLE = _any(
     r"\b(?:can|could|may) (?:i|we)\b[^.!?]*\?", r"\bis it possible (?:for (?:me|us) )?to\b", r"\b(?:am i|are we) able to\b",
-    r"\bis (?:it|there) (?:a way|an option) to\b",
+    r"\bis (?:it|there) (?:a way|an option) to\b", r"\bif (?:i|we) (?:cancel|stop|quit|unsubscribe)\b",
 )
 # A plan named by where it sits: on the price list ("the cheapest plan", "your top tier") or from
 # the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").

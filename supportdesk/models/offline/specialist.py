@@ -29,6 +29,7 @@ from supportdesk.models.offline import cues, dialogue, generic
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent, View
+from supportdesk.readers import acts
 
 MONEY_TOOLS = ("refund_charge", "find_charges")
 TECH_TOOLS = ("search_kb", "send_password_reset")
@@ -49,6 +50,10 @@ OTHER_LANGUAGE_REPLY = (
 )
 # How an article given as the answer to a question ends; a "yes" to it settles the question.
 ANSWERS_QUESTION = "Does that answer your question?"
+NO_ARTICLE = (
+    "I'm sorry, I don't know: none of our help articles answers that, and I'd rather not guess. "
+    "A person from our team can find out for you: just say if you'd like me to bring one in."
+)
 TRYING_REPLY = (
     "Sounds good. Let me know how it goes: if it doesn't fix things, tell me what you see and I'll take it further."
 )
@@ -1553,9 +1558,9 @@ class Specialist:
         if last.name == "search_kb":
             articles = last.output.get("articles", []) if isinstance(last.output, dict) else []
             if not articles:
-                return step.answer(
-                    "I couldn't find a help article for that. Could you describe what happens, step by step, and any error message you see?"
-                )
+                # The knowledge base abstained: no article answers this with confidence. Say so,
+                # and offer a person, rather than present a loosely related article.
+                return step.answer(NO_ARTICLE)
             top = articles[0]
             if top["id"] not in LOGIN_ARTICLES and cues.sign_in_trouble(str(last.arguments.get("query", ""))):
                 # The search matches words ("logging" finds the signed-out article, "my details"
@@ -1564,7 +1569,7 @@ class Specialist:
                 top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
             # A Markdown list: the TUI renders agent text as Markdown, so each step gets its own line.
             steps = "\n".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
-            if cues.asks_how(str(last.arguments.get("query", ""))):
+            if acts.asks_rather_than_reports(str(last.arguments.get("query", ""))):
                 # A question, not a problem: the article answers it; nothing is there to "fix".
                 return step.answer(
                     f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"
