@@ -496,7 +496,8 @@ REMOVE_CARD = _any(
 # When the next payment is taken, and how much: the account's renewal, not a charge already made.
 NEXT_PAYMENT = _any(
     # ("next renewal" is left out: "from my next renewal" says when a change takes effect)
-    r"\bnext (?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
+    r"\bne?xt (?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
+    r"\b(?:take|charge|bill|debit|pay)\b[^.?!]{0,20}\bnext time\b",
     r"\b(?:when|what date|what day)\b[^.?!]{0,40}\b(?:renew(?:s|al)?|(?:billed|charged|debited) again|charge me|bill me|take (?:the )?(?:next )?payment)\b",
     r"\b(?:charged|billed|debited) next (?:month|year)\b",
 )

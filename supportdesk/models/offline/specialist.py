@@ -1242,7 +1242,13 @@ class Specialist:
             return read
         plan = next((p for p in plans if p["code"] == record.get("plan")), None)
         annual = record.get("billing_period") == "annual"
-        asked_on = v.customer_messages[-1].created_at.date() if v.customer_messages else date.today()
+        # Counted from the business data's today (find_customer's "as_of": the demo company's
+        # calendar), and only without one from the day the customer asked.
+        as_of = str(record.get("as_of") or "")
+        try:
+            asked_on = date.fromisoformat(as_of)
+        except ValueError:
+            asked_on = v.customer_messages[-1].created_at.date() if v.customer_messages else date.today()
         due = next_billing_date(asked_on, int(record.get("billing_day") or 1), annual, str(record.get("created_on", "")))
         price = f"{money(plan['annual_price' if annual else 'monthly_price'])} " if plan else ""
         name = plan["name"] if plan else str(record.get("plan", "")).title()
