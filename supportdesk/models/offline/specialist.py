@@ -936,6 +936,11 @@ class Specialist:
         pointed = bool(
             cues.DUPLICATE.search(text) or latest.amounts or latest.dates or latest.invoice_ids or v.context.get("charge_id")
         )
+        # A month alone names a charge too ("refund my january payment"), when the account was
+        # charged in it; the topic's month counts when this message names none. Vaguer than a
+        # date, it chooses the charge to offer, never one refunded without a yes.
+        months = next((m for m in map(slot_extraction.months_named, [text, *reversed(self.topic_texts())]) if m), [])
+        in_months = [c for c in charges if c["charged_on"][5:7].isdigit() and int(c["charged_on"][5:7]) in months]
         pending = self._pending_refund()
         if pending is not None:
             return step.answer(
@@ -953,6 +958,8 @@ class Specialist:
             dup_family = {c["id"] for c in dups} | {c.get("duplicate_of") for c in dups}
             if named and not any(c["id"] in dup_family for c in self._charges_named(charges)):
                 pool = named  # the customer pointed at a charge that is not a duplicate
+            elif not named and in_months and not f.amounts and not any(c["id"] in dup_family for c in in_months):
+                pool = [c for c in in_months if c["refundable"] > 0] or in_months  # a month with no duplicate in it
             if not pool and "refund" in intents:
                 pool = self._charges_matching(charges)
             if f.amounts:
@@ -984,6 +991,11 @@ class Specialist:
         options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
         offered = self._refund_args(target)
         if not explicit or not pointed:
+            if offered["reason"] not in v.desk.policy.refund_reasons and not v.context.get("refund_reason"):
+                # No reason the desk refunds for fits this charge: say so, and why, instead of
+                # offering a refund the policy would refuse. (Asked outright, the refund tool is
+                # called and its refusal says why: the tool, not the model, decides policy.)
+                return step.answer(self._refund_refused(target, label, when, dups))
             if is_dup and first:
                 return step.offer(
                     f"I found it: two charges of {money(target['amount'])} for \"{target['description']}\", on "
@@ -1006,6 +1018,20 @@ class Specialist:
             )
         amount = round(min(requested[-1] if requested and not is_dup else target["refundable"], target["refundable"]), 2)
         return self._refund_call(offered | {"amount": amount})
+
+    def _refund_refused(self, target: dict[str, Any], label: str, when: str, dups: list[dict[str, Any]]) -> str:
+        reasons = list(self.view.desk.policy.refund_reasons)
+        listed = ", ".join(reasons[:-1]) + f" or {reasons[-1]}" if len(reasons) > 1 else "".join(reasons) or "no reason at all"
+        other = next((d for d in dups if d["id"] != target["id"] and d.get("refundable", 0) > 0), None)
+        also = (
+            f" The charge of {money(other['amount'])} on {nice_date(other['charged_on'])} is a duplicate, though: I can refund that one if you'd like."
+            if other else ""
+        )
+        return (
+            f"I'm sorry, I can't refund {label} of {money(target['amount'])} on {when}. Our policy allows refunds only for a "
+            f"{listed}, and your account doesn't show this charge as one of those.{also} If you think it is, tell me what "
+            "happened; or I can ask a member of our staff to review it."
+        )
 
     def _charges_named(self, charges: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Every charge on the dates or invoices the customer named, refundable or not."""
