@@ -21,14 +21,7 @@ KNOWN_MISSES = {
     'article choice (held): interface language not covered)',
     'article choice (held): uptime sla not covered)',
     'act kind (held): non-native, how to set pin',
-    'said stays (tune): card given before the email',
-    'said stays (tune): email not asked twice',
-    'said stays (held): new card first, then who',
     'refund refused (held): typo, forgot)',
-    'config agent (tune): security uses its tools',
-    'config agent (tune): sign out everywhere',
-    'config agent (held): security secures with a reset',
-    'config agent (held): login i never made',
 }
 
 

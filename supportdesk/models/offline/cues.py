@@ -501,6 +501,11 @@ NEXT_PAYMENT = _any(
     r"\b(?:when|what date|what day)\b[^.?!]{0,40}\b(?:renew(?:s|al)?|(?:billed|charged|debited) again|charge me|bill me|take (?:the )?(?:next )?payment)\b",
     r"\b(?:charged|billed|debited) next (?:month|year)\b",
 )
+# Which plan the account is on now: "what plan am I on?", "which subscription do we have?".
+MY_PLAN = _any(
+    r"\b(?:what|which)(?:'s| is)? (?:plan|subscription|tier)\b[^.?!]{0,12}\b(?:am i|are we|i'?m|we'?re|do (?:i|we) have|i have|we have)\b",
+    r"\bwhat(?:'s| is) (?:my|our) (?:current )?(?:plan|subscription|tier)\b", r"\b(?:my|our) current (?:plan|subscription)\b",
+)
 INVOICE = _any(r"\binvoices?\b", r"\breceipts?\b")
 # "where do I find my invoices?", "how can I download a receipt?": where, not which.
 WHERE_TO_FIND = _any(

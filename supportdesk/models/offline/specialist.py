@@ -609,6 +609,8 @@ class Specialist:
 
         if "next_payment" in intents and not intents & {"refund", "duplicate", "cancel", "plan"}:
             return self._next_payment(customer_id)
+        if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
+            return self._my_plan(customer_id)
         if "credit" in intents:
             return self._credit(customer_id, text)
         if "cancel" in intents:
@@ -646,6 +648,7 @@ class Specialist:
             ("refund", cues.REFUND), ("duplicate", cues.DUPLICATE), ("cancel", cues.CANCEL),
             ("plan", cues.PLAN_CHANGE), ("payment", cues.PAYMENT_METHOD), ("invoice", cues.INVOICE),
             ("pricing", cues.PRICING), ("credit", cues.CREDIT), ("next_payment", cues.NEXT_PAYMENT),
+            ("my_plan", cues.MY_PLAN),
         ):
             if pattern.search(t):
                 found.add(name)
@@ -1284,6 +1287,19 @@ class Specialist:
             f"on {nice_date(due.isoformat())}."
         )
 
+    def _my_plan(self, customer_id: str):
+        """Which plan the account is on, and how it is billed: read from the account."""
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
+        code = str(record.get("plan") or "")
+        if not code:
+            return self.step.answer("I couldn't read your plan just now. Could you try again in a moment?")
+        period = "annually" if record.get("billing_period") == "annual" else "monthly"
+        status = " (cancelled: it won't renew)" if record.get("status") == "cancelled" else ""
+        self.step.resolved = True
+        return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}. Anything else I can help with?")
+
     def _done(
         self, tool: str, customer_id: str, where: Callable[[ToolEvent], bool] = lambda _: True
     ) -> ToolEvent | None:
@@ -1384,8 +1400,14 @@ class Specialist:
         step = self.step
         if cues.CARD_NUMBER.search(text):
             return step.answer(CARD_NUMBER_WARNING)
-        method = cues.card_description(text)
+        # The card named now, else the one named earlier in this topic (asked for the email first,
+        # the customer gave it: the card they had already named is not asked for again).
         done = self._done("update_payment_method", customer_id)
+        method = cues.card_description(text) or (
+            None if done is not None else next(
+                (d for d in map(cues.card_description, reversed(self.topic_texts())) if d), None
+            )
+        )
         if method is None and done is not None:
             # "yes", "great" after the change: it is made; asking for a card again would read as not.
             return step.answer(f"Your payment method is {done.arguments.get('method')} now; future charges will use it. Anything else?")
@@ -1553,6 +1575,10 @@ class Specialist:
                 query = text if len(text.split()) > 3 or not topic_texts else " ".join(topic_texts[-2:])
             if not v.called_with("search_kb", {"query": query}):
                 return step.call("search_kb", {"query": query}, issue=issue[:300])
+        if not v.has_tool("search_kb"):
+            # No knowledge base to search (an agent defined in the desk file, with a reset tool
+            # among its own): use the tool its description and instructions say fits.
+            return generic.Generic(self).decide(text)
         return step.answer("Could you tell me a bit more about what happens, and what you see on screen?")
 
     def _tech_results(self):
