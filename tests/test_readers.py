@@ -59,3 +59,16 @@ def test_shapes_not_sentences_are_features():
         "refund", "zzmoney", "to", "zzemail", "on", "the", "zznum", "dont", "wait", "?",
     ]
     assert "<?>" in acts.features("is there an app?") and "^is_there" in acts.features("is there an app?")
+
+
+def test_a_message_outside_an_agents_job_is_seen_as_such():
+    """models/offline/scope.py: billing hands back what its job's words never mention."""
+    from supportdesk.models.offline.scope import outside_scope
+    from supportdesk.wiring import load_config
+
+    billing = load_config(str(REPO / "agents.toml")).agents["billing"]
+    assert outside_scope(billing, "what uptime do you guarantee in your sla?")
+    assert outside_scope(billing, "how can i put the interface in german language?")
+    assert not outside_scope(billing, "I need an invoice for my accountant with the vat number")
+    assert not outside_scope(billing, "i want to change my card to visa ending 1111")
+    assert not outside_scope(billing, "hi")  # too little said to judge

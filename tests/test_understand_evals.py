@@ -18,8 +18,6 @@ KNOWN_MISSES = {
     'article choice (tune): an older copy saved over)',
     'article choice (tune): data location not covered)',
     'article choice (held): previous version overwritten)',
-    'article choice (held): interface language not covered)',
-    'article choice (held): uptime sla not covered)',
     'act kind (held): non-native, how to set pin',
     'refund refused (held): typo, forgot)',
 }

@@ -25,7 +25,7 @@ from typing import Any
 from supportdesk.config import AgentConfig
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message, Notice
-from supportdesk.models.offline import cues, dialogue, generic
+from supportdesk.models.offline import cues, dialogue, generic, scope
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent, View
@@ -457,6 +457,30 @@ class Specialist:
             return True
         return False
 
+    def _outside_my_scope(self, text: str) -> bool:
+        """The message triage just brought here names nothing of this agent's job (no request
+        of its skills, no charge, no account detail) and its words are not the job's words."""
+        v = self.view
+        arrived = bool(v.turn_handoffs) and v.turn_handoffs[-1].to_agent == self.me.name and v.turn_handoffs[-1].handoff_kind == "route"
+        if not arrived or self.return_target() is None or len(v.customer_messages) > 1:
+            return False
+        latest = v.latest_facts()
+        if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or cues.ABOUT_CHARGES.search(text):
+            return False
+        return scope.outside_scope(self.me, text)
+
+    def _hand_back(self, text: str):
+        """Back to triage with the reason, so the message reaches whoever it is for."""
+        target = self.return_target()
+        assert target is not None  # _outside_my_scope checked it
+        return Transfer(
+            to_agent=target,
+            reason=f"outside {self.me.title.lower()}'s scope: {text[:120]}",
+            handoff_kind="return",
+            text="That's one for a different team, so I'm passing you back to triage.",
+            context=self.step.context({"pending_topic": text}),
+        )
+
     def _return(self, clause: str, said: str, context: dict[str, Any] | None = None):
         target = self.return_target()
         line = "You also mentioned something my colleagues handle, so I'm passing you back to triage for that."
@@ -589,6 +613,8 @@ class Specialist:
                 return answer
 
         intents = asked or self._carried_intents()
+        if not intents and self._outside_my_scope(text):
+            return self._hand_back(text)
         if intents == {"pricing"}:
             return self._pricing(text)
         if intents == {"remove_card"}:
