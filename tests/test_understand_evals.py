@@ -59,3 +59,12 @@ async def test_a_known_miss_still_misses(conversation):
     config = "evals/config-agent.toml" if conversation in CONFIGURED else "agents.toml"
     [result] = await evaluate_conversations([conversation], config=str(REPO / config))
     assert not result.passed
+
+
+async def test_the_plan_question_is_answered_once_not_for_every_later_message():
+    convo = {"name": "plan then something else", "turns": [
+        {"customer": "what plan am i on? dana@example.com", "expect": {"agent": "billing", "reply": ["Pro plan"]}},
+        {"customer": "my account's been compromised", "expect": {"reply_not": ["You're on the Pro plan"]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)

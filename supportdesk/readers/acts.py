@@ -14,6 +14,11 @@ train split, and the desk's own labelled examples (evals/acts-tune.jsonl). Its p
 ship as data/readers.json.gz (licences: data/LICENSES.md). It is loaded on first use, never
 at import, so the TUI's first frame does not wait for it.
 
+Both read a customer's opening message or a new request. A short reply inside a dialogue ("yes",
+"sure do it", "no luck") is not what they were trained on: the scope reader calls such replies
+out of scope with full confidence, so they are never asked about them (replies to an offer are
+the confirmation reader's).
+
 The same file carries each word's document frequency over those corpora: how common a word
 is in what customers write in general, which the knowledge base uses to tell a topic it does
 not cover ("gdpr", "chromebook") from filler ("today", "keeps").

@@ -612,7 +612,8 @@ class Specialist:
             if answer is not None:
                 return answer
 
-        intents = asked or self._carried_intents()
+        # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
+        intents = asked or (self._carried_intents() - {"my_plan"})
         if not intents and self._outside_my_scope(text):
             return self._hand_back(text)
         if intents == {"pricing"}:
