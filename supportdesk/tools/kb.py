@@ -12,7 +12,8 @@ from public corpora), so a question about something no article mentions ("is the
 mode?", "where is my data stored for gdpr?") is not answered by an article sharing only
 its ordinary words ("app", "files"). Both thresholds were chosen on
 evals/kb-questions-tune.jsonl, labelled questions some of which no article answers; the
-held half is measured in tests/test_kb_retrieval.py.
+held half is measured in tests/test_kb_retrieval.py. Word embeddings shipped in a wheel
+(wordllama 0.4) did worse on the same sets and cost an install: scripts/compare_wordllama.py.
 """
 
 from __future__ import annotations
