@@ -72,3 +72,19 @@ def test_a_message_outside_an_agents_job_is_seen_as_such():
     assert not outside_scope(billing, "I need an invoice for my accountant with the vat number")
     assert not outside_scope(billing, "i want to change my card to visa ending 1111")
     assert not outside_scope(billing, "hi")  # too little said to judge
+
+
+def test_the_parameters_are_read_on_first_use_not_at_import():
+    """Importing the offline model (as the TUI does after its first frame) reads no parameters."""
+    import subprocess
+    import sys
+
+    code = (
+        "import supportdesk.models.offline.specialist, supportdesk.tools.kb\n"
+        "from supportdesk.readers import acts\n"
+        "assert acts._data.cache_info().currsize == 0, 'read at import'\n"
+        "acts.read_act('hello')\n"
+        "assert acts._data.cache_info().currsize == 1\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-500:]
