@@ -47,6 +47,21 @@ topping_up_by_card disposable_card_limits atm_support transfer_timing receiving_
 verify_top_up top_up_by_cash_or_cheque country_support apple_pay_or_google_pay card_about_to_expire
 verify_source_of_funds getting_spare_card card_linking""".split()
 B77_REQUEST = """request_refund terminate_account cancel_transfer""".split()
+# Banking77 intents by the desk tool's intent they ask for (the rest are not the desk's).
+B77_INTENTS = {
+    "refund": "request_refund Refund_not_showing_up",
+    "duplicate": "transaction_charged_twice",
+    "cancel": "terminate_account",
+    "unrecognised": "card_payment_not_recognised direct_debit_payment_not_recognised extra_charge_on_statement",
+    "card_in_app": "card_not_working declined_card_payment virtual_card_not_working",
+    "top_up": "pending_top_up top_up_failed top_up_reverted topping_up_by_card verify_top_up",
+    "pin": "change_pin pin_blocked passcode_forgotten",
+    "identity": "verify_my_identity unable_to_verify_identity why_verify_identity",
+    "personal_details": "edit_personal_details",
+    "lost_phone": "lost_or_stolen_phone",
+    "wallet": "apple_pay_or_google_pay contactless_not_working",
+}
+B77_INTENT_OF = {category: intent for intent, cats in B77_INTENTS.items() for category in cats.split()}
 CLINC_OWN = {"greeting": "greeting", "goodbye": "goodbye", "thank_you": "thanks"}
 # CLINC's banking and card intents, by act (the ones whose messages mix acts are left out).
 CLINC_ACTS = {
@@ -93,6 +108,16 @@ def banking77(git_dir: str) -> list[Row]:
     return out
 
 
+def banking77_intents(git_dir: str) -> dict[str, list[str]]:
+    rows = list(csv.DictReader(io.StringIO(show(git_dir, "banking_data/train.csv"))))
+    out: dict[str, list[str]] = {}
+    for row in rows:
+        intent = B77_INTENT_OF.get(row["category"])
+        if intent is not None:
+            out.setdefault(intent, []).append(row["text"])
+    return out
+
+
 def clinc(git_dir: str) -> list[Row]:
     data = json.loads(show(git_dir, "data/data_full.json"))
     domains = json.loads(show(git_dir, "data/domains.json"))
@@ -134,6 +159,10 @@ def sgd(git_dir: str) -> list[Row]:
                 # Restaurants, trains and films: not a software desk's business.
                 out.append((turn["utterance"], act, "out_of_scope" if act in ("request", "question") else None))
     return out
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def desk_examples() -> list[Row]:
@@ -221,6 +250,10 @@ def main(argv: list[str]) -> int:
         "sources": {name: len(rows) for name, rows in corpora.items()},
         "acts": naive_bayes(acts, [(t, a) for t, a, _ in desk if a is not None]),
         "scope": naive_bayes(scopes, [(t, s) for t, _, s in desk if s is not None]),
+        "intents": naive_bayes(
+            {intent: {"banking77": texts} for intent, texts in banking77_intents(b77).items()},
+            [(r["text"], r["intent"]) for r in _jsonl(REPO / "evals" / "intents-tune.jsonl")],
+        ),
         "background": {"n": n_messages, "df": {w: n for w, n in sorted(df.items()) if n >= 2}},
     }
     DATA.parent.mkdir(parents=True, exist_ok=True)
@@ -228,6 +261,7 @@ def main(argv: list[str]) -> int:
     with open(DATA, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
         fh.write(blob)
     print(f"{DATA}: {DATA.stat().st_size:,} bytes; acts {data['acts']['docs']}; scope {data['scope']['docs']}; "
+          f"intents {data['intents']['docs']}; "
           f"background over {n_messages:,} messages")
     return 0
 

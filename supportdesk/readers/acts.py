@@ -132,6 +132,19 @@ def asks_rather_than_reports(text: str) -> bool:
 
 
 @lru_cache(maxsize=1)
+def intent_reader() -> ActReader:
+    intents = _data()["intents"]
+    return ActReader(intents["counts"], intents["totals"], intents["docs"], intents["alpha"])
+
+
+def read_intent(text: str) -> Reading:
+    """Which of the desk tools' intents a request is about (refund, duplicate, cancel,
+    unrecognised, card_in_app, top_up, pin, identity, personal_details, lost_phone, wallet),
+    learned from Banking77's train split and evals/intents-tune.jsonl."""
+    return intent_reader().read(text)
+
+
+@lru_cache(maxsize=1)
 def scope_reader() -> ActReader:
     scope = _data()["scope"]
     return ActReader(scope["counts"], scope["totals"], scope["docs"], scope["alpha"])
