@@ -38,7 +38,10 @@ async def _find_customer(ctx: ToolContext, args: FindCustomerArgs) -> ToolOutput
     # anyone may know, does not show it; the customer's own email address or id does.
     await require_named_account(ctx, found)
     learned = {"customer_id": found["id"], "customer_email": found["email"]}
-    return ToolOutput(found, context={k: v for k, v in learned.items() if ctx.context.get(k) != v})
+    # "as_of": the business data's today (the demo company's calendar lives in March 2026), so
+    # an agent counts "your next payment" from it, not from the machine's clock.
+    record = {**found, "as_of": _today(customers(ctx)).isoformat()}
+    return ToolOutput(record, context={k: v for k, v in learned.items() if ctx.context.get(k) != v})
 
 
 registry.tool("find_customer", "Look a customer up by the id or email address they gave.", FindCustomerArgs)(

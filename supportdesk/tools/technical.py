@@ -17,7 +17,9 @@ class SearchKbArgs(BaseModel):
 
 
 def _search_kb(ctx: ToolContext, args: SearchKbArgs) -> ToolOutput:
-    hits = knowledge_base().search(args.query, args.limit)
+    # Abstains: no article unless one answers with confidence (an unrelated article presented
+    # as the answer is worse than none: the agent then says it does not know).
+    hits = knowledge_base().answer(args.query, args.limit)
     return ToolOutput(
         {
             "articles": [
@@ -27,7 +29,11 @@ def _search_kb(ctx: ToolContext, args: SearchKbArgs) -> ToolOutput:
     )
 
 
-registry.tool("search_kb", "Search the help-centre articles; returns the best matches with their steps.", SearchKbArgs)(
+registry.tool(
+    "search_kb",
+    "Search the help-centre articles; returns the best matches with their steps, or none when no article answers.",
+    SearchKbArgs,
+)(
     _search_kb
 )
 

@@ -415,6 +415,8 @@ CANCEL = _any(
     r"\b(?:end|stop|terminate|close|quit|discontinue|shut down) (?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|membership|account|service|plan)\b",
     r"\bstop (?:the )?(?:automatic |auto-?)?renew(?:al|ing)\b", r"\b(?:do not|don't|dont) (?:want (?:it )?to )?renew\b", r"\bunsubscribe\b",
     r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"^\W*(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
+    # what stopping would mean: "if I stop now, do I still pay?" (a question: ASKS_IF_POSSIBLE)
+    r"\bif (?:i|we) (?:cancel|stop|quit|unsubscribe)\b",
 )
 # "Team" the plan, not the customer's own team ("on our team", "my team's logins").
 _TEAM_PLAN = r"(?:team(?=\s+plan)|(?<!\bour )(?<!\bmy )(?<!\bwhole )team)"
@@ -431,7 +433,7 @@ PLAN_CHANGE = _any(
 # possible to move to starter?", "am I able to downgrade?". A plan change asked so is offered.
 ASKS_IF_POSSIBLE = _any(
     r"\b(?:can|could|may) (?:i|we)\b[^.!?]*\?", r"\bis it possible (?:for (?:me|us) )?to\b", r"\b(?:am i|are we) able to\b",
-    r"\bis (?:it|there) (?:a way|an option) to\b",
+    r"\bis (?:it|there) (?:a way|an option) to\b", r"\bif (?:i|we) (?:cancel|stop|quit|unsubscribe)\b",
 )
 # A plan named by where it sits: on the price list ("the cheapest plan", "your top tier") or from
 # the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").
@@ -494,9 +496,15 @@ REMOVE_CARD = _any(
 # When the next payment is taken, and how much: the account's renewal, not a charge already made.
 NEXT_PAYMENT = _any(
     # ("next renewal" is left out: "from my next renewal" says when a change takes effect)
-    r"\bnext (?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
+    r"\bne?xt (?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
+    r"\b(?:take|charge|bill|debit|pay)\b[^.?!]{0,20}\bnext time\b",
     r"\b(?:when|what date|what day)\b[^.?!]{0,40}\b(?:renew(?:s|al)?|(?:billed|charged|debited) again|charge me|bill me|take (?:the )?(?:next )?payment)\b",
     r"\b(?:charged|billed|debited) next (?:month|year)\b",
+)
+# Which plan the account is on now: "what plan am I on?", "which subscription do we have?".
+MY_PLAN = _any(
+    r"\b(?:what|which)(?:'s| is)? (?:plan|subscription|tier)\b[^.?!]{0,12}\b(?:am i|are we|i'?m|we'?re|do (?:i|we) have|i have|we have)\b",
+    r"\bwhat(?:'s| is) (?:my|our) (?:current )?(?:plan|subscription|tier)\b", r"\b(?:my|our) current (?:plan|subscription)\b",
 )
 INVOICE = _any(r"\binvoices?\b", r"\breceipts?\b")
 # "where do I find my invoices?", "how can I download a receipt?": where, not which.

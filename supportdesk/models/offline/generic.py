@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 
 # Tools every agent may hold that are not its job (a person is asked for through `_conversational`).
 _ASIDE = {"request_human"}
+# Tools that look something up: a means to an action, so an action tool wins a tie.
+_LOOKUPS = ("find_", "list_", "get_", "search_", "lookup_")
+# Stems that say nothing of what a tool is for.
+_FILLER = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with", "they", "them", "their", "it",
+           "is", "are", "be", "so", "can", "when", "what", "you", "your", "my", "me", "i", "we", "our", "has",
+           "have", "that", "this", "by", "as", "at", "from", "never", "else", "pleas", "help", "bring"}
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -85,9 +91,29 @@ class Generic:
     def _pick(self, tools: list[ToolSpec], request: str) -> ToolSpec | None:
         if len(tools) == 1:
             return tools[0]
-        asked = _words(" ".join(content_words(request)) + " " + request)
-        scored = sorted(((len(asked & _words(f"{t.name} {t.description}")), k, t) for k, t in enumerate(tools)), key=lambda x: (-x[0], x[1]))
-        return scored[0][2] if scored and scored[0][0] > 0 else None
+        asked = _words(" ".join(content_words(request))) - _FILLER
+        scored = sorted(
+            ((len(asked & self._about(t)), t.name.startswith(_LOOKUPS), k, t) for k, t in enumerate(tools)),
+            key=lambda x: (-x[0], x[1], x[2]),
+        )
+        if scored and scored[0][0] > 0:
+            return scored[0][3]
+        actions = [t for t in tools if not t.name.startswith(_LOOKUPS)]
+        # Nothing named, but the desk sent the customer here and the agent has one thing to do
+        # (its lookups only serve it): that is the tool, as for an agent holding one tool.
+        return actions[0] if len(actions) == 1 else None
+
+    def _about(self, tool: ToolSpec) -> set[str]:
+        """What a tool is for: its name and description, and the sentences of the agent's own
+        instructions that speak of it (a desk file says what its tools are for: "send a password
+        reset link so they can secure the account")."""
+        own = _words(f"{tool.name} {tool.description}") - _FILLER
+        words = set(own)
+        for sentence in re.split(r"(?<=[.!?])\s+|,\s+(?:and\s+)?", self.view.agent.instructions or ""):
+            said = _words(sentence) - _FILLER
+            if len(said & own) >= 2:
+                words |= said
+        return words
 
     def _fill(self, tool: ToolSpec, request: str) -> tuple[dict[str, Any], list[tuple[str, str]]]:
         """The tool's parameters from the customer's facts; the required ones still missing."""

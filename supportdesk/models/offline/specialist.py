@@ -25,10 +25,11 @@ from typing import Any
 from supportdesk.config import AgentConfig
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message, Notice
-from supportdesk.models.offline import cues, dialogue, generic
+from supportdesk.models.offline import cues, dialogue, generic, scope
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent, View
+from supportdesk.readers import acts
 from supportdesk.text import money
 
 MONEY_TOOLS = ("refund_charge", "find_charges")
@@ -50,6 +51,10 @@ OTHER_LANGUAGE_REPLY = (
 )
 # How an article given as the answer to a question ends; a "yes" to it settles the question.
 ANSWERS_QUESTION = "Does that answer your question?"
+NO_ARTICLE = (
+    "I'm sorry, I don't know: none of our help articles answers that, and I'd rather not guess. "
+    "A person from our team can find out for you: just say if you'd like me to bring one in."
+)
 TRYING_REPLY = (
     "Sounds good. Let me know how it goes: if it doesn't fix things, tell me what you see and I'll take it further."
 )
@@ -449,6 +454,30 @@ class Specialist:
             return True
         return False
 
+    def _outside_my_scope(self, text: str) -> bool:
+        """The message triage just brought here names nothing of this agent's job (no request
+        of its skills, no charge, no account detail) and its words are not the job's words."""
+        v = self.view
+        arrived = bool(v.turn_handoffs) and v.turn_handoffs[-1].to_agent == self.me.name and v.turn_handoffs[-1].handoff_kind == "route"
+        if not arrived or self.return_target() is None or len(v.customer_messages) > 1:
+            return False
+        latest = v.latest_facts()
+        if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or cues.ABOUT_CHARGES.search(text):
+            return False
+        return scope.outside_scope(self.me, text)
+
+    def _hand_back(self, text: str):
+        """Back to triage with the reason, so the message reaches whoever it is for."""
+        target = self.return_target()
+        assert target is not None  # _outside_my_scope checked it
+        return Transfer(
+            to_agent=target,
+            reason=f"outside {self.me.title.lower()}'s scope: {text[:120]}",
+            handoff_kind="return",
+            text="That's one for a different team, so I'm passing you back to triage.",
+            context=self.step.context({"pending_topic": text}),
+        )
+
     def _return(self, clause: str, said: str, context: dict[str, Any] | None = None):
         target = self.return_target()
         line = "You also mentioned something my colleagues handle, so I'm passing you back to triage for that."
@@ -580,7 +609,10 @@ class Specialist:
             if answer is not None:
                 return answer
 
-        intents = asked or self._carried_intents()
+        # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
+        intents = asked or (self._carried_intents() - {"my_plan"})
+        if not intents and self._outside_my_scope(text):
+            return self._hand_back(text)
         if intents == {"pricing"}:
             return self._pricing(text)
         if intents == {"remove_card"}:
@@ -601,6 +633,8 @@ class Specialist:
 
         if "next_payment" in intents and not intents & {"refund", "duplicate", "cancel", "plan"}:
             return self._next_payment(customer_id)
+        if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
+            return self._my_plan(customer_id)
         if "credit" in intents:
             return self._credit(customer_id, text)
         if "cancel" in intents:
@@ -638,6 +672,7 @@ class Specialist:
             ("refund", cues.REFUND), ("duplicate", cues.DUPLICATE), ("cancel", cues.CANCEL),
             ("plan", cues.PLAN_CHANGE), ("payment", cues.PAYMENT_METHOD), ("invoice", cues.INVOICE),
             ("pricing", cues.PRICING), ("credit", cues.CREDIT), ("next_payment", cues.NEXT_PAYMENT),
+            ("my_plan", cues.MY_PLAN),
         ):
             if pattern.search(t):
                 found.add(name)
@@ -928,6 +963,11 @@ class Specialist:
         pointed = bool(
             cues.DUPLICATE.search(text) or latest.amounts or latest.dates or latest.invoice_ids or v.context.get("charge_id")
         )
+        # A month alone names a charge too ("refund my january payment"), when the account was
+        # charged in it; the topic's month counts when this message names none. Vaguer than a
+        # date, it chooses the charge to offer, never one refunded without a yes.
+        months = next((m for m in map(slot_extraction.months_named, [text, *reversed(self.topic_texts())]) if m), [])
+        in_months = [c for c in charges if c["charged_on"][5:7].isdigit() and int(c["charged_on"][5:7]) in months]
         pending = self._pending_refund()
         if pending is not None:
             return step.answer(
@@ -945,6 +985,8 @@ class Specialist:
             dup_family = {c["id"] for c in dups} | {c.get("duplicate_of") for c in dups}
             if named and not any(c["id"] in dup_family for c in self._charges_named(charges)):
                 pool = named  # the customer pointed at a charge that is not a duplicate
+            elif not named and in_months and not f.amounts and not any(c["id"] in dup_family for c in in_months):
+                pool = [c for c in in_months if c["refundable"] > 0] or in_months  # a month with no duplicate in it
             if not pool and "refund" in intents:
                 pool = self._charges_matching(charges)
             if f.amounts:
@@ -976,6 +1018,11 @@ class Specialist:
         options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
         offered = self._refund_args(target)
         if not explicit or not pointed:
+            if offered["reason"] not in v.desk.policy.refund_reasons and not v.context.get("refund_reason"):
+                # No reason the desk refunds for fits this charge: say so, and why, instead of
+                # offering a refund the policy would refuse. (Asked outright, the refund tool is
+                # called and its refusal says why: the tool, not the model, decides policy.)
+                return step.answer(self._refund_refused(target, label, when, dups))
             if is_dup and first:
                 return step.offer(
                     f"I found it: two charges of {money(target['amount'])} for \"{target['description']}\", on "
@@ -998,6 +1045,20 @@ class Specialist:
             )
         amount = round(min(requested[-1] if requested and not is_dup else target["refundable"], target["refundable"]), 2)
         return self._refund_call(offered | {"amount": amount})
+
+    def _refund_refused(self, target: dict[str, Any], label: str, when: str, dups: list[dict[str, Any]]) -> str:
+        reasons = list(self.view.desk.policy.refund_reasons)
+        listed = ", ".join(reasons[:-1]) + f" or {reasons[-1]}" if len(reasons) > 1 else "".join(reasons) or "no reason at all"
+        other = next((d for d in dups if d["id"] != target["id"] and d.get("refundable", 0) > 0), None)
+        also = (
+            f" The charge of {money(other['amount'])} on {nice_date(other['charged_on'])} is a duplicate, though: I can refund that one if you'd like."
+            if other else ""
+        )
+        return (
+            f"I'm sorry, I can't refund {label} of {money(target['amount'])} on {when}. Our policy allows refunds only for a "
+            f"{listed}, and your account doesn't show this charge as one of those.{also} If you think it is, tell me what "
+            "happened; or I can ask a member of our staff to review it."
+        )
 
     def _charges_named(self, charges: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Every charge on the dates or invoices the customer named, refundable or not."""
@@ -1234,7 +1295,13 @@ class Specialist:
             return read
         plan = next((p for p in plans if p["code"] == record.get("plan")), None)
         annual = record.get("billing_period") == "annual"
-        asked_on = v.customer_messages[-1].created_at.date() if v.customer_messages else date.today()
+        # Counted from the business data's today (find_customer's "as_of": the demo company's
+        # calendar), and only without one from the day the customer asked.
+        as_of = str(record.get("as_of") or "")
+        try:
+            asked_on = date.fromisoformat(as_of)
+        except ValueError:
+            asked_on = v.customer_messages[-1].created_at.date() if v.customer_messages else date.today()
         due = next_billing_date(asked_on, int(record.get("billing_day") or 1), annual, str(record.get("created_on", "")))
         price = f"{money(plan['annual_price' if annual else 'monthly_price'])} " if plan else ""
         name = plan["name"] if plan else str(record.get("plan", "")).title()
@@ -1243,6 +1310,19 @@ class Specialist:
             f"Your next payment is {price}for the {name} plan, billed {'annually' if annual else 'monthly'}, "
             f"on {nice_date(due.isoformat())}."
         )
+
+    def _my_plan(self, customer_id: str):
+        """Which plan the account is on, and how it is billed: read from the account."""
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
+        code = str(record.get("plan") or "")
+        if not code:
+            return self.step.answer("I couldn't read your plan just now. Could you try again in a moment?")
+        period = "annually" if record.get("billing_period") == "annual" else "monthly"
+        status = " (cancelled: it won't renew)" if record.get("status") == "cancelled" else ""
+        self.step.resolved = True
+        return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}. Anything else I can help with?")
 
     def _done(
         self, tool: str, customer_id: str, where: Callable[[ToolEvent], bool] = lambda _: True
@@ -1344,8 +1424,14 @@ class Specialist:
         step = self.step
         if cues.CARD_NUMBER.search(text):
             return step.answer(CARD_NUMBER_WARNING)
-        method = cues.card_description(text)
+        # The card named now, else the one named earlier in this topic (asked for the email first,
+        # the customer gave it: the card they had already named is not asked for again).
         done = self._done("update_payment_method", customer_id)
+        method = cues.card_description(text) or (
+            None if done is not None else next(
+                (d for d in map(cues.card_description, reversed(self.topic_texts())) if d), None
+            )
+        )
         if method is None and done is not None:
             # "yes", "great" after the change: it is made; asking for a card again would read as not.
             return step.answer(f"Your payment method is {done.arguments.get('method')} now; future charges will use it. Anything else?")
@@ -1513,6 +1599,10 @@ class Specialist:
                 query = text if len(text.split()) > 3 or not topic_texts else " ".join(topic_texts[-2:])
             if not v.called_with("search_kb", {"query": query}):
                 return step.call("search_kb", {"query": query}, issue=issue[:300])
+        if not v.has_tool("search_kb"):
+            # No knowledge base to search (an agent defined in the desk file, with a reset tool
+            # among its own): use the tool its description and instructions say fits.
+            return generic.Generic(self).decide(text)
         return step.answer("Could you tell me a bit more about what happens, and what you see on screen?")
 
     def _tech_results(self):
@@ -1550,9 +1640,9 @@ class Specialist:
         if last.name == "search_kb":
             articles = last.output.get("articles", []) if isinstance(last.output, dict) else []
             if not articles:
-                return step.answer(
-                    "I couldn't find a help article for that. Could you describe what happens, step by step, and any error message you see?"
-                )
+                # The knowledge base abstained: no article answers this with confidence. Say so,
+                # and offer a person, rather than present a loosely related article.
+                return step.answer(NO_ARTICLE)
             top = articles[0]
             if top["id"] not in LOGIN_ARTICLES and cues.sign_in_trouble(str(last.arguments.get("query", ""))):
                 # The search matches words ("logging" finds the signed-out article, "my details"
@@ -1561,7 +1651,7 @@ class Specialist:
                 top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
             # A Markdown list: the TUI renders agent text as Markdown, so each step gets its own line.
             steps = "\n".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
-            if cues.asks_how(str(last.arguments.get("query", ""))):
+            if acts.asks_rather_than_reports(str(last.arguments.get("query", ""))):
                 # A question, not a problem: the article answers it; nothing is there to "fix".
                 return step.answer(
                     f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"

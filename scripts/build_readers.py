@@ -1,0 +1,270 @@
+"""Rebuild supportdesk/readers/data/readers.json.gz from the public corpora.
+
+    python scripts/build_readers.py BANKING77_GIT CLINC_GIT SGD_GIT
+
+Each argument is a git directory (a bare clone or a checkout's .git) of, in order:
+github.com/PolyAI-LDN/task-specific-datasets (Banking77, CC BY 4.0),
+github.com/clinc/oos-eval (CLINC150, CC BY 3.0) and
+github.com/google-research-datasets/dstc8-schema-guided-dialogue (SGD, CC BY-SA 4.0).
+Files are read with `git show HEAD:path`, so no checkout is needed. Only training splits are
+read: Banking77's test split measures routing and must never be trained or tuned on.
+
+What is kept: per-act feature counts of a naive Bayes (features no act saw 3 times dropped),
+and each word's document frequency over every message read (words seen in at least two).
+The corpora's sentences themselves are not shipped.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from supportdesk.readers.acts import DATA, FORMAT, features, tokens  # noqa: E402
+
+# Banking77 intents by the act their messages perform. Intents whose messages mix acts
+# ("how do I change my PIN" and "change my PIN") are left out rather than guessed.
+B77_PROBLEM = """card_arrival card_payment_wrong_exchange_rate extra_charge_on_statement pending_cash_withdrawal
+card_not_working lost_or_stolen_card pin_blocked contactless_not_working pending_top_up
+wrong_amount_of_cash_received card_payment_fee_charged transfer_not_received_by_recipient top_up_reverted
+balance_not_updated_after_cheque_or_cash_deposit card_payment_not_recognised unable_to_verify_identity
+compromised_card direct_debit_payment_not_recognised passcode_forgotten declined_cash_withdrawal
+pending_card_payment lost_or_stolen_phone declined_transfer Refund_not_showing_up declined_card_payment
+pending_transfer card_swallowed transaction_charged_twice reverted_card_payment? beneficiary_not_allowed
+transfer_fee_charged failed_transfer virtual_card_not_working wrong_exchange_rate_for_cash_withdrawal
+top_up_failed balance_not_updated_after_bank_transfer cash_withdrawal_not_recognised""".split()
+B77_QUESTION = """exchange_rate fiat_currency_support card_delivery_estimate automatic_top_up exchange_via_app
+age_limit top_up_limits supported_cards_and_currencies card_acceptance why_verify_identity visa_or_mastercard
+topping_up_by_card disposable_card_limits atm_support transfer_timing receiving_money transfer_into_account
+verify_top_up top_up_by_cash_or_cheque country_support apple_pay_or_google_pay card_about_to_expire
+verify_source_of_funds getting_spare_card card_linking""".split()
+B77_REQUEST = """request_refund terminate_account cancel_transfer""".split()
+# Banking77 intents by the desk tool's intent they ask for (the rest are not the desk's).
+B77_INTENTS = {
+    "refund": "request_refund Refund_not_showing_up",
+    "duplicate": "transaction_charged_twice",
+    "cancel": "terminate_account",
+    "unrecognised": "card_payment_not_recognised direct_debit_payment_not_recognised extra_charge_on_statement",
+    "card_in_app": "card_not_working declined_card_payment virtual_card_not_working",
+    "top_up": "pending_top_up top_up_failed top_up_reverted topping_up_by_card verify_top_up",
+    "pin": "change_pin pin_blocked passcode_forgotten",
+    "identity": "verify_my_identity unable_to_verify_identity why_verify_identity",
+    "personal_details": "edit_personal_details",
+    "lost_phone": "lost_or_stolen_phone",
+    "wallet": "apple_pay_or_google_pay contactless_not_working",
+}
+B77_INTENT_OF = {category: intent for intent, cats in B77_INTENTS.items() for category in cats.split()}
+CLINC_OWN = {"greeting": "greeting", "goodbye": "goodbye", "thank_you": "thanks"}
+# CLINC's banking and card intents, by act (the ones whose messages mix acts are left out).
+CLINC_ACTS = {
+    **dict.fromkeys("damaged_card report_lost_card card_declined account_blocked report_fraud".split(), "problem"),
+    **dict.fromkeys("freeze_account pay_bill transfer order_checks credit_limit_change new_card redeem_rewards".split(), "request"),
+    **dict.fromkeys(
+        """routing bill_due interest_rate min_payment bill_balance balance replacement_card_duration expiration_date
+        improve_credit_score apr credit_limit rewards_balance application_status credit_score international_fees""".split(),
+        "question",
+    ),
+}
+# CLINC's banking and card intents are the desk's own kind of business, and its meta intents
+# talk to the assistant itself: neither is out of scope for a support desk.
+CLINC_SKIP_DOMAINS = {"banking", "credit_cards", "meta"}
+PER_ACT_CAP = 4000
+DESK_WEIGHT = 5  # the desk's own labelled examples count five times a corpus sentence
+MIN_FEATURE_COUNT = 3
+ALPHA = 0.5
+
+
+def show(git_dir: str, path: str) -> str:
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", "show", f"HEAD:{path}"], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def ls(git_dir: str, folder: str) -> list[str]:
+    out = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "ls-tree", "--name-only", f"HEAD:{folder}"], check=True, capture_output=True, text=True
+    ).stdout
+    return [f"{folder}/{name}" for name in out.split()]
+
+
+Row = tuple[str, "str | None", "str | None"]  # text, act (None: not labelled), scope (likewise)
+
+
+def banking77(git_dir: str) -> list[Row]:
+    rows = list(csv.DictReader(io.StringIO(show(git_dir, "banking_data/train.csv"))))
+    out: list[Row] = []
+    for row in rows:
+        cat = row["category"]
+        act = "problem" if cat in B77_PROBLEM else "question" if cat in B77_QUESTION else "request" if cat in B77_REQUEST else None
+        out.append((row["text"], act, "in_scope"))
+    return out
+
+
+def banking77_intents(git_dir: str) -> dict[str, list[str]]:
+    rows = list(csv.DictReader(io.StringIO(show(git_dir, "banking_data/train.csv"))))
+    out: dict[str, list[str]] = {}
+    for row in rows:
+        intent = B77_INTENT_OF.get(row["category"])
+        if intent is not None:
+            out.setdefault(intent, []).append(row["text"])
+    return out
+
+
+def clinc(git_dir: str) -> list[Row]:
+    data = json.loads(show(git_dir, "data/data_full.json"))
+    domains = json.loads(show(git_dir, "data/domains.json"))
+    skip = {intent for d in CLINC_SKIP_DOMAINS for intent in domains.get(d, [])}
+    out: list[Row] = []
+    for text, intent in data["train"] + data["oos_train"]:
+        scope = None if intent in skip or intent in CLINC_OWN else "out_of_scope"
+        out.append((text, CLINC_OWN.get(intent) or CLINC_ACTS.get(intent), scope))
+    return out
+
+
+def sgd(git_dir: str) -> list[Row]:
+    out: list[Row] = []
+    for path in ls(git_dir, "train"):
+        if not path.rsplit("/", 1)[-1].startswith("dialogues_"):
+            continue
+        try:
+            text = show(git_dir, path)
+        except subprocess.CalledProcessError:
+            # A mirror may list its largest files without holding them: build from the rest,
+            # and say so (the count of SGD messages in the output's "sources" shows it too).
+            print(f"skipped {path}: not in this copy of the repository", file=sys.stderr)
+            continue
+        for dialogue in json.loads(text):
+            for turn in dialogue["turns"]:
+                if turn["speaker"] != "USER":
+                    continue
+                acts = {a["act"] for f in turn["frames"] for a in f["actions"]}
+                if acts <= {"THANK_YOU", "GOODBYE"} and "THANK_YOU" in acts:
+                    act: str | None = "thanks"
+                elif acts == {"GOODBYE"}:
+                    act = "goodbye"
+                elif "INFORM_INTENT" in acts:
+                    act = "request"
+                elif "REQUEST" in acts and not acts & {"AFFIRM", "NEGATE", "SELECT"}:
+                    act = "question"
+                else:
+                    act = None
+                # Restaurants, trains and films: not a software desk's business.
+                out.append((turn["utterance"], act, "out_of_scope" if act in ("request", "question") else None))
+    return out
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def desk_examples() -> list[Row]:
+    """The desk's own labelled messages: evals/acts-tune.jsonl (the held half is never read
+    here), and the specialists' routing examples in agents.toml, all in scope."""
+    import tomllib
+
+    rows = [json.loads(line) for line in (REPO / "evals" / "acts-tune.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    out: list[Row] = []
+    for r in rows:
+        act = r["act"]
+        scope = "out_of_scope" if act == "out_of_scope" else None if act in ("thanks", "greeting", "goodbye") else "in_scope"
+        out.append((r["text"], None if act == "out_of_scope" else act, scope))
+    agents = tomllib.loads((REPO / "agents.toml").read_text(encoding="utf-8"))["agents"]
+    for name, agent in sorted(agents.items()):
+        if name != "triage":
+            out += [(text, None, "in_scope") for text in agent.get("examples", [])]
+    return out
+
+
+def balanced(by_source: dict[str, list[str]], cap: int) -> list[str]:
+    """Up to `cap` sentences with each source's share as even as its size allows (a small
+    source gives all it has), spread evenly over each source's list: deterministic. Without
+    it the act whose sentences come from one corpus learns that corpus's topic ("card" would
+    mean a problem because Banking77 gives most problem reports)."""
+    sources = sorted(by_source, key=lambda s: len(by_source[s]))
+    chosen: list[str] = []
+    for i, name in enumerate(sources):
+        share = (cap - len(chosen)) // (len(sources) - i)
+        texts = by_source[name]
+        step = max(1, len(texts) // max(share, 1))
+        chosen += texts[::step][:share]
+    return chosen
+
+
+def naive_bayes(labelled: dict[str, dict[str, list[str]]], desk: list[tuple[str, str]]) -> dict:
+    """Per-label feature counts: each label takes up to PER_ACT_CAP corpus sentences (see
+    `balanced`), plus the desk's examples DESK_WEIGHT times each."""
+    counts: dict[str, Counter[str]] = {}
+    docs: dict[str, int] = {}
+    for label, by_source in sorted(labelled.items()):
+        chosen = balanced(by_source, PER_ACT_CAP)
+        c: Counter[str] = Counter()
+        for text in chosen:
+            c.update(features(text))
+        counts[label] = c
+        docs[label] = len(chosen)
+    for text, label in desk:
+        for _ in range(DESK_WEIGHT):
+            counts.setdefault(label, Counter()).update(features(text))
+        docs[label] = docs.get(label, 0) + DESK_WEIGHT
+    total_by_feature: Counter[str] = Counter()
+    for c in counts.values():
+        total_by_feature.update(c)
+    keep = {f for f, n in total_by_feature.items() if n >= MIN_FEATURE_COUNT}
+    return {
+        "alpha": ALPHA,
+        "counts": {a: {f: n for f, n in sorted(c.items()) if f in keep} for a, c in sorted(counts.items())},
+        "totals": {a: sum(n for f, n in c.items() if f in keep) for a, c in sorted(counts.items())},
+        "docs": dict(sorted(docs.items())),
+    }
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print("usage: python scripts/build_readers.py BANKING77_GIT CLINC_GIT SGD_GIT", file=sys.stderr)
+        return 2
+    b77, clinc_dir, sgd_dir = argv
+    corpora = {"banking77": banking77(b77), "clinc150": clinc(clinc_dir), "sgd": sgd(sgd_dir)}
+    df: Counter[str] = Counter()
+    n_messages = 0
+    acts: dict[str, dict[str, list[str]]] = {}
+    scopes: dict[str, dict[str, list[str]]] = {}
+    for name, rows in corpora.items():
+        for text, act, scope in rows:
+            df.update(set(tokens(text)))
+            n_messages += 1
+            if act is not None:
+                acts.setdefault(act, {}).setdefault(name, []).append(text)
+            if scope is not None:
+                scopes.setdefault(scope, {}).setdefault(name, []).append(text)
+    desk = desk_examples()
+    data = {
+        "format": FORMAT,
+        "sources": {name: len(rows) for name, rows in corpora.items()},
+        "acts": naive_bayes(acts, [(t, a) for t, a, _ in desk if a is not None]),
+        "scope": naive_bayes(scopes, [(t, s) for t, _, s in desk if s is not None]),
+        "intents": naive_bayes(
+            {intent: {"banking77": texts} for intent, texts in banking77_intents(b77).items()},
+            [(r["text"], r["intent"]) for r in _jsonl(REPO / "evals" / "intents-tune.jsonl")],
+        ),
+        "background": {"n": n_messages, "df": {w: n for w, n in sorted(df.items()) if n >= 2}},
+    }
+    DATA.parent.mkdir(parents=True, exist_ok=True)
+    blob = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
+    with open(DATA, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+        fh.write(blob)
+    print(f"{DATA}: {DATA.stat().st_size:,} bytes; acts {data['acts']['docs']}; scope {data['scope']['docs']}; "
+          f"intents {data['intents']['docs']}; "
+          f"background over {n_messages:,} messages")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

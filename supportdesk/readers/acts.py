@@ -1,0 +1,167 @@
+"""The reader of a customer message's dialogue act, learned from public labelled data.
+
+Two readers. The act: question (wants to know something), problem (reports something that
+fails or is wrong), request (asks the desk to do something), thanks, greeting or goodbye. The
+scope: in_scope, or out_of_scope (nothing a software company's support desk handles: the
+weather, a restaurant, a joke). The yes / no / change-of-mind reading of
+a reply to an offer is the confirmation reader's (engine/confirmation.py), not this one's.
+
+The model is a multinomial naive Bayes over words, word pairs and a few shape features
+("?", the first word), trained by `scripts/build_readers.py` on:
+Banking77's train split (never its test split: that is how routing is measured), CLINC150's
+train and out-of-scope train splits, the user turns of the Schema-Guided Dialogue dataset's
+train split, and the desk's own labelled examples (evals/acts-tune.jsonl). Its parameters
+ship as data/readers.json.gz (licences: data/LICENSES.md). It is loaded on first use, never
+at import, so the TUI's first frame does not wait for it.
+
+Both read a customer's opening message or a new request. A short reply inside a dialogue ("yes",
+"sure do it", "no luck") is not what they were trained on: the scope reader calls such replies
+out of scope with full confidence, so they are never asked about them (replies to an offer are
+the confirmation reader's).
+
+The same file carries each word's document frequency over those corpora: how common a word
+is in what customers write in general, which the knowledge base uses to tell a topic it does
+not cover ("gdpr", "chromebook") from filler ("today", "keeps").
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data" / "readers.json.gz"
+FORMAT = 1
+ACTS = ("question", "problem", "request", "thanks", "greeting", "goodbye")
+SCOPES = ("in_scope", "out_of_scope")
+
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_MONEY = re.compile(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
+_NUMBER = re.compile(r"\b\d+(?:st|nd|rd|th)?\b")
+_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[?!]")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case words with emails, amounts and numbers folded to one token each
+    ("don't" -> "dont", "$29.99" -> "<money>")."""
+    t = text.lower()
+    t = _EMAIL.sub(" zzemail ", t)
+    t = _MONEY.sub(" zzmoney ", t)
+    t = _NUMBER.sub(" zznum ", t)
+    return [w.replace("'", "") for w in _TOKEN.findall(t)]
+
+
+def features(text: str) -> list[str]:
+    words = tokens(text)
+    plain = [w for w in words if w not in ("?", "!")]
+    out = list(plain)
+    out += [f"{a}_{b}" for a, b in zip(["^"] + plain, plain + ["$"])]
+    if "?" in words:
+        out.append("<?>")
+    if plain:
+        out.append(f"^{plain[0]}")
+        if len(plain) > 1:
+            out.append(f"^{plain[0]}_{plain[1]}")
+    n = len(plain)
+    out.append("<len:1>" if n <= 1 else "<len:3>" if n <= 3 else "<len:8>" if n <= 8 else "<len:many>")
+    return out
+
+
+@dataclass(frozen=True)
+class Reading:
+    act: str
+    confidence: float  # probability of the act among all acts (0..1)
+    scores: dict[str, float]
+
+
+class ActReader:
+    """Multinomial naive Bayes with add-alpha smoothing over `features`."""
+
+    def __init__(self, counts: dict[str, dict[str, int]], totals: dict[str, float], docs: dict[str, int], alpha: float):
+        self.labels = sorted(counts)
+        self._counts = counts
+        self._alpha = alpha
+        vocab = {f for c in counts.values() for f in c}
+        self._vocab = frozenset(vocab)
+        self._denominator = {l: totals[l] + alpha * len(vocab) for l in self.labels}
+        n = sum(docs.values()) or 1
+        # A flattened prior: the corpora's mix of acts is not the desk's.
+        self._log_prior = {l: 0.3 * math.log(max(docs[l], 1) / n) for l in self.labels}
+
+    def read(self, text: str) -> Reading:
+        feats = [f for f in features(text) if f in self._vocab]
+        scores = {}
+        for label in self.labels:
+            c, d = self._counts[label], self._denominator[label]
+            scores[label] = self._log_prior[label] + sum(math.log((c.get(f, 0) + self._alpha) / d) for f in feats)
+        best = max(self.labels, key=lambda l: scores[l])
+        top = scores[best]
+        z = sum(math.exp(s - top) for s in scores.values())
+        return Reading(best, 1.0 / z, scores)
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    with gzip.open(DATA, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    if data.get("format") != FORMAT:
+        raise ValueError(f"{DATA.name}: format {data.get('format')!r}, expected {FORMAT}; rebuild it with scripts/build_readers.py")
+    return data
+
+
+@lru_cache(maxsize=1)
+def act_reader() -> ActReader:
+    acts = _data()["acts"]
+    return ActReader(acts["counts"], acts["totals"], acts["docs"], acts["alpha"])
+
+
+def read_act(text: str) -> Reading:
+    return act_reader().read(text)
+
+
+def asks_rather_than_reports(text: str) -> bool:
+    """A question (wants to know) rather than a problem report (something fails), between
+    those two only: "does it run on a chromebook?" asks, "why won't it sync?" reports."""
+    scores = read_act(text).scores
+    return scores["question"] > scores["problem"]
+
+
+@lru_cache(maxsize=1)
+def intent_reader() -> ActReader:
+    intents = _data()["intents"]
+    return ActReader(intents["counts"], intents["totals"], intents["docs"], intents["alpha"])
+
+
+def read_intent(text: str) -> Reading:
+    """Which of the desk tools' intents a request is about (refund, duplicate, cancel,
+    unrecognised, card_in_app, top_up, pin, identity, personal_details, lost_phone, wallet),
+    learned from Banking77's train split and evals/intents-tune.jsonl."""
+    return intent_reader().read(text)
+
+
+@lru_cache(maxsize=1)
+def scope_reader() -> ActReader:
+    scope = _data()["scope"]
+    return ActReader(scope["counts"], scope["totals"], scope["docs"], scope["alpha"])
+
+
+def read_scope(text: str) -> Reading:
+    return scope_reader().read(text)
+
+
+@lru_cache(maxsize=1)
+def _background() -> tuple[dict[str, int], int]:
+    bg = _data()["background"]
+    return bg["df"], bg["n"]
+
+
+def commonness(word: str) -> float:
+    """How ordinary a (lower-case) word is in customers' messages in general, 0..1: 1 for a
+    word in most messages ("the"), near 0 for one never seen ("gdpr")."""
+    df, n = _background()
+    return math.log(1 + df.get(word, 0)) / math.log(1 + n)

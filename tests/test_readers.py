@@ -1,0 +1,101 @@
+"""The learned readers of a customer message (supportdesk/readers/acts.py), measured on the desk's
+labelled messages: evals/acts-tune.jsonl (trained on) and evals/acts-held.jsonl (never)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from supportdesk.models.offline import cues
+from supportdesk.readers import acts
+from tests.conftest import REPO
+
+
+def _rows(half: str) -> list[dict]:
+    return [json.loads(line) for line in (REPO / "evals" / f"acts-{half}.jsonl").read_text().splitlines() if line.strip()]
+
+
+def _accuracy(rows: list[dict]) -> float:
+    rows = [r for r in rows if r["act"] in acts.ACTS]
+    return sum(acts.read_act(r["text"]).act == r["act"] for r in rows) / len(rows)
+
+
+def test_the_act_reader_on_the_held_half():
+    # Measured: tune 44/45 (97.8 %), held 36/43 (83.7 %); chance among six acts is 17 %.
+    assert _accuracy(_rows("held")) >= 0.80
+    assert _accuracy(_rows("tune")) >= 0.95
+
+
+def test_the_scope_reader_on_the_held_half():
+    # Measured: held 37/39 messages in or out of the desk's scope (92.5 %).
+    rows = [r for r in _rows("held") if r["act"] not in ("thanks", "greeting", "goodbye")]
+    right = sum(
+        (acts.read_scope(r["text"]).act == "out_of_scope") == (r["act"] == "out_of_scope") for r in rows
+    )
+    assert right / len(rows) >= 0.9
+    assert acts.read_scope("what's the weather in lisbon this weekend").act == "out_of_scope"
+    assert acts.read_scope("you charged my card twice this month").act == "in_scope"
+
+
+@pytest.mark.parametrize("half", ["tune", "held"])
+def test_question_or_problem_reads_better_than_the_cue(half):
+    """The reader replaces cues.asks_how where a search result is presented: it must do better
+    on the messages that are a question or a problem report (tune 27 v 24, held 22 v 19)."""
+    rows = [r for r in _rows(half) if r["act"] in ("question", "problem")]
+    reader = sum(acts.asks_rather_than_reports(r["text"]) == (r["act"] == "question") for r in rows)
+    cue = sum(bool(cues.asks_how(r["text"])) == (r["act"] == "question") for r in rows)
+    assert reader > cue
+
+
+def test_common_words_are_common():
+    assert acts.commonness("the") > 0.8
+    assert acts.commonness("today") > acts.commonness("chromebook")
+    assert acts.commonness("gdpr") < 0.2
+
+
+def test_shapes_not_sentences_are_features():
+    assert acts.tokens("Refund $29.99 to dana@example.com on the 3rd, don't wait?") == [
+        "refund", "zzmoney", "to", "zzemail", "on", "the", "zznum", "dont", "wait", "?",
+    ]
+    assert "<?>" in acts.features("is there an app?") and "^is_there" in acts.features("is there an app?")
+
+
+def test_a_message_outside_an_agents_job_is_seen_as_such():
+    """models/offline/scope.py: billing hands back what its job's words never mention."""
+    from supportdesk.models.offline.scope import outside_scope
+    from supportdesk.wiring import load_config
+
+    billing = load_config(str(REPO / "agents.toml")).agents["billing"]
+    assert outside_scope(billing, "what uptime do you guarantee in your sla?")
+    assert outside_scope(billing, "how can i put the interface in german language?")
+    assert not outside_scope(billing, "I need an invoice for my accountant with the vat number")
+    assert not outside_scope(billing, "i want to change my card to visa ending 1111")
+    assert not outside_scope(billing, "hi")  # too little said to judge
+
+
+def test_the_parameters_are_read_on_first_use_not_at_import():
+    """Importing the offline model (as the TUI does after its first frame) reads no parameters."""
+    import subprocess
+    import sys
+
+    code = (
+        "import supportdesk.models.offline.specialist, supportdesk.tools.kb\n"
+        "from supportdesk.readers import acts\n"
+        "assert acts._data.cache_info().currsize == 0, 'read at import'\n"
+        "acts.read_act('hello')\n"
+        "assert acts._data.cache_info().currsize == 1\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-500:]
+
+
+def test_the_intent_reader_on_the_held_half():
+    """The desk tools' intents, learned from Banking77's train split (never its test split) and
+    evals/intents-tune.jsonl. Measured: tune 23/23, held 19/22 (86 %; eleven intents). On the
+    money intents the cues already read (refund, duplicate, cancel) it does not do better
+    (tune 7 v 7, held 4 v 5), so the specialist keeps the cues for those."""
+    rows = [json.loads(line) for line in (REPO / "evals" / "intents-held.jsonl").read_text().splitlines() if line.strip()]
+    right = sum(acts.read_intent(r["text"]).act == r["intent"] for r in rows)
+    assert right / len(rows) >= 0.8
+    assert acts.read_intent("my top up is stuck on pending").act == "top_up"

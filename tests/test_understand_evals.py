@@ -1,0 +1,70 @@
+"""Issue 38's held-out conversations (evals/<family>-tune|held.jsonl), written before the model
+changed for them: each family's both halves pass, but for the misses listed here, which are
+measured as misses so that one which starts passing is moved into the passing set."""
+
+from __future__ import annotations
+
+import pytest
+
+from supportdesk.evals import evaluate_conversations, read_jsonl
+from tests.conftest import REPO
+
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar")
+CONFIG_FAMILIES = ("config-agent",)  # run on evals/config-agent.toml: an agent only the config knows
+
+KNOWN_MISSES = {
+    # Measured after the knowledge base's abstention and the demo calendar; each one that
+    # starts passing moves out of this set.
+    'article choice (tune): an older copy saved over)',
+    'article choice (tune): data location not covered)',
+    'article choice (held): previous version overwritten)',
+    'act kind (held): non-native, how to set pin',
+    'refund refused (held): typo, forgot)',
+}
+
+
+def _load(names: tuple[str, ...]) -> list[dict]:
+    return [c for name in names for half in ("tune", "held") for c in read_jsonl(REPO / "evals" / f"{name}-{half}.jsonl")]
+
+
+DEFAULT = _load(FAMILIES)
+CONFIGURED = _load(CONFIG_FAMILIES)
+
+
+def test_each_family_has_two_halves_in_varied_wording():
+    for name in FAMILIES + CONFIG_FAMILIES:
+        tune = read_jsonl(REPO / "evals" / f"{name}-tune.jsonl")
+        held = read_jsonl(REPO / "evals" / f"{name}-held.jsonl")
+        assert len(tune) >= 5 and len(held) >= 5, name
+        assert all("(tune)" in c["name"] or "(tune):" in c["name"] for c in tune), name
+        assert all("(held)" in c["name"] or "(held):" in c["name"] for c in held), name
+    names = [c["name"] for c in DEFAULT + CONFIGURED]
+    assert len(set(names)) == len(names)
+
+
+@pytest.mark.parametrize("conversation", [c for c in DEFAULT if c["name"] not in KNOWN_MISSES], ids=lambda c: c["name"])
+async def test_conversation(conversation):
+    [result] = await evaluate_conversations([conversation], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+@pytest.mark.parametrize("conversation", [c for c in CONFIGURED if c["name"] not in KNOWN_MISSES], ids=lambda c: c["name"])
+async def test_config_only_agent_conversation(conversation):
+    [result] = await evaluate_conversations([conversation], config=str(REPO / "evals" / "config-agent.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+@pytest.mark.parametrize("conversation", [c for c in DEFAULT + CONFIGURED if c["name"] in KNOWN_MISSES], ids=lambda c: c["name"])
+async def test_a_known_miss_still_misses(conversation):
+    config = "evals/config-agent.toml" if conversation in CONFIGURED else "agents.toml"
+    [result] = await evaluate_conversations([conversation], config=str(REPO / config))
+    assert not result.passed
+
+
+async def test_the_plan_question_is_answered_once_not_for_every_later_message():
+    convo = {"name": "plan then something else", "turns": [
+        {"customer": "what plan am i on? dana@example.com", "expect": {"agent": "billing", "reply": ["Pro plan"]}},
+        {"customer": "my account's been compromised", "expect": {"reply_not": ["You're on the Pro plan"]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
