@@ -51,7 +51,7 @@ RULES: list[tuple[str, set[str], str]] = [
         (base, ABOVE_ENGINE | PLUG_INS | {"engine", "integrations"}, "the log and its parts sit below the engine")
         for base in (
             "store", "business", "items", "config", "text", "lexicon", "export", "records", "folders", "exact",
-            "staff", "desk_state", "sla", "replies", "staff_actions", "stats",
+            "staff", "desk_state", "sla", "replies", "staff_actions", "stats", "readers",
         )
     ),
     ("config", {"rich", "textual"}, "the desk file is read without a terminal library"),
