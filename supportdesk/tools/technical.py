@@ -51,4 +51,7 @@ registry.tool(
     "send_password_reset",
     "Email a password reset link to the address on file (never to an address the customer gives).",
     PasswordResetArgs,
+    effect="account",
+    confirm="customer",
+    describe=lambda a: f"email a password reset link for {a.customer} to the address on file",
 )(safe(_send_password_reset))

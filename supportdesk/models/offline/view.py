@@ -168,6 +168,8 @@ class View:
                     pass  # the context as of now comes whole in the request
                 case k.Takeover() | k.Release() | k.StateChange() | k.StaffReply() | k.TagChange():
                     pass  # staff acting: the runner runs no agent while a person holds the conversation
+                case k.Offer() | k.Confirmation() | k.Decline():
+                    pass  # the desk's gate: a confirmed call's own call and result follow it
                 case _:
                     assert_never(i)
         self.turn = history[last_customer_at + 1 :]

@@ -26,7 +26,10 @@ from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting, unfinished_turn
 from supportdesk.engine.errors import TurnError
 from supportdesk.items import (
+    Confirmation,
     ContextSet,
+    Decline,
+    Offer,
     Handoff,
     Item,
     Message,
@@ -65,6 +68,8 @@ def bears_on_attention(item: Item) -> bool:
         case Message() | Handoff() | Notice() | Takeover() | Release() | StateChange() | StaffReply():
             return True
         case ToolCall() | ToolResult() | ContextSet() | TagChange():
+            return False
+        case Offer() | Confirmation() | Decline():
             return False
         case _:
             assert_never(item)
