@@ -693,7 +693,10 @@ class Runner:
             items.append(ToolCall(call_id=call_id, name=call.name, arguments=arguments, agent=active, meta=meta))
             meta = {}  # usage belongs to the step once, not to each call
             key = turn.next_key(call.name)  # every call counts, vetoed or not, as the log does
-            gated = self._gated(agent, call.name, call.arguments)
+            gated = await self._gated(session_id, agent, call_id, call.name, call.arguments, context)
+            if isinstance(gated, ToolOutput):  # refused by the tool's policy: never offered
+                results.append(ToolResult(call_id=call_id, name=call.name, output=gated.text(), is_error=True, agent=active))
+                continue
             if gated is not None and offer is not None:
                 # One offer at a time: the customer answers one question with one message.
                 results.append(ToolResult(
@@ -777,14 +780,30 @@ class Runner:
 
     # --- the confirmation gate (engine/confirmation.py) -------------------------------------------
 
-    def _gated(self, agent: AgentConfig, name: str, arguments: dict[str, Any] | None) -> str | None:
-        """The action in checkable words when this call must wait for the customer's yes; None
-        when it may run now (it needs no yes, or it would fail anyway: unknown, not the agent's,
-        invalid arguments, which the tool's own answer explains)."""
+    async def _gated(
+        self,
+        session_id: str,
+        agent: AgentConfig,
+        call_id: str,
+        name: str,
+        arguments: dict[str, Any] | None,
+        context: dict[str, Any],
+    ) -> str | ToolOutput | None:
+        """For a call that must wait for the customer's yes: the action in checkable words, or
+        the tool's refusal (a call its policy refuses is not offered). None when the call may
+        run now (it needs no yes, or it fails anyway: unknown, not the agent's, bad arguments)."""
         tool = self.tools.get(name)
         if tool is None or name not in agent.tools or not tool.needs_confirmation(self.config):
             return None
-        return tool.action_words(arguments)
+        words = tool.action_words(arguments)
+        if words is None:
+            return None
+        if self.services is not None:
+            await self.services.ready()
+        _, held = await tool.check(self._tool_context(session_id, agent, call_id, context), arguments)
+        if held is not None and held.is_error:
+            return held
+        return words  # (a call that waits for staff is offered: the yes comes first, then staff)
 
     async def _open_offer(self, session_id: str) -> OpenOffer | None:
         """The session's last offer while it is open (two reads; one when no offer was ever made)."""
@@ -880,7 +899,20 @@ class Runner:
             return ToolOutput(f"unknown tool {name!r} for {agent.name}; available: {valid}", is_error=True)
         if self.services is not None:
             await self.services.ready()  # a deferred desk's business data, opened at first need
-        ctx = ToolContext(
+        ctx = self._tool_context(session_id, agent, call_id, context, approved=approved, key=key)
+        return await tool.invoke(ctx, arguments)
+
+    def _tool_context(
+        self,
+        session_id: str,
+        agent: AgentConfig,
+        call_id: str,
+        context: dict[str, Any],
+        *,
+        approved: bool = False,
+        key: str = "",
+    ) -> ToolContext:
+        return ToolContext(
             session_id=session_id,
             call_id=call_id,
             idempotency_key=key,
@@ -891,7 +923,6 @@ class Runner:
             approved=approved,
             customer_words=lambda: self._customer_words(session_id),
         )
-        return await tool.invoke(ctx, arguments)
 
     async def _customer_words(self, session_id: str) -> str:
         """Every message the customer wrote in the session, one per line (for tool policies)."""

@@ -150,25 +150,33 @@ class Tool:
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.args)
 
-    async def invoke(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> ToolOutput:
-        """Validate, check policy, run. Never raises: every failure is an error output."""
+    async def check(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> tuple[BaseModel | None, ToolOutput | None]:
+        """Validate and check policy, running nothing: (args, None) when the call may run,
+        (args, pending output) when it waits for staff, (None, error output) when refused. The
+        confirmation gate asks this before it offers a call: a call the desk would refuse is
+        never put to the customer."""
         args, problem = check_arguments(self.name, self.args, arguments)
         if problem is not None or args is None:
-            return ToolOutput(problem or f"{self.name}: invalid arguments", is_error=True)
+            return None, ToolOutput(problem or f"{self.name}: invalid arguments", is_error=True)
         if self.policy is not None:
             try:
                 checked = self.policy(ctx, args)
                 if inspect.isawaitable(checked):
                     await checked
             except PolicyDenied as exc:
-                return ToolOutput(f"refused by policy: {exc}", is_error=True)
+                return None, ToolOutput(f"refused by policy: {exc}", is_error=True)
             except ApprovalRequired as exc:
                 if not ctx.approved:
-                    return ToolOutput(
-                        f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc)
-                    )
+                    return args, ToolOutput(f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc))
             except Exception as exc:  # a check that could not be made: nothing is done
-                return ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+                return None, ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        return args, None
+
+    async def invoke(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> ToolOutput:
+        """Validate, check policy, run. Never raises: every failure is an error output."""
+        args, held = await self.check(ctx, arguments)
+        if held is not None or args is None:
+            return held or ToolOutput(f"{self.name}: invalid arguments", is_error=True)
         try:
             result = self.run(ctx, args)
             if inspect.isawaitable(result):

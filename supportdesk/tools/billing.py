@@ -322,7 +322,7 @@ registry.tool(
     confirm="customer",
     describe=lambda a: (
         f"move {a.customer_id} to the {a.plan} plan"
-        + (f", billed {a.billing_period}" if a.billing_period else "")
+        + (f", billed {'annually' if a.billing_period == 'annual' else 'monthly'}" if a.billing_period else "")
         + (", starting now" if a.when == "now" else ", from the next renewal")
     ),
 )(safe(_change_plan))

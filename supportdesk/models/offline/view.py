@@ -138,6 +138,7 @@ class View:
         last_customer_at = -1
         self.facts = Facts()
         asked_amount = False  # the agent's last message asked the customer for the amount
+        offered_on = confirmed_request = ""
         for at, i in enumerate(history):
             match i:
                 case k.Message(role="customer"):
@@ -168,12 +169,21 @@ class View:
                     pass  # the context as of now comes whole in the request
                 case k.Takeover() | k.Release() | k.StateChange() | k.StaffReply() | k.TagChange():
                     pass  # staff acting: the runner runs no agent while a person holds the conversation
-                case k.Offer() | k.Confirmation() | k.Decline():
-                    pass  # the desk's gate: a confirmed call's own call and result follow it
+                case k.Offer():
+                    # The request the desk's offer asked about (the customer's message before it).
+                    offered_on = self.customer_messages[-1].text if self.customer_messages else ""
+                case k.Confirmation():
+                    confirmed_request = offered_on  # a yes: the desk ran the call, its result follows
+                case k.Decline():
+                    pass
                 case _:
                     assert_never(i)
         self.turn = history[last_customer_at + 1 :]
         self.latest: str = self.customer_messages[-1].text if self.customer_messages else ""
+        if confirmed_request and any(isinstance(i, k.Confirmation) for i in self.turn):
+            # The customer's yes answered the desk's offer (issue 33): the agent goes on with the
+            # request that led to it (its other topics too), as if the call had run right then.
+            self.latest = confirmed_request
         turn_start = self.turn[0].seq if self.turn else self.last_seq + 1
         self.turn_tools = [t for t in self.tools if t.seq >= turn_start]
         self.turn_handoffs = [i for i in self.turn if isinstance(i, k.Handoff)]
