@@ -66,10 +66,11 @@ _QUESTION_START = re.compile(
     r"^(?:will|would|can|could|is|are|am|do|does|did|how|what|when|where|why|which|who|whom|whose|"
     r"should|shall|may|might|has|have|was|were)\b"
 )
-# "could you go ahead?" asks for the action: a yes however it is punctuated.
+# "could you go ahead?" asks for the action: a yes however it is punctuated (when the rest of
+# the message is only the offer's own words: "the amount is $29.99, can you process that?").
 _ASKED_TO_ACT = re.compile(
-    r"^(?:can|could|would|will) you(?: please)? (?:go ahead|do it|do that|proceed|process it|process that)"
-    r"(?: please)?[?.! ]*$"
+    r"(?:^|[^\w'])(?:can|could|would|will) you(?: please)? (?:go ahead|do it|do that|proceed|process it|process that)"
+    r"(?: now)?(?: please)?[?.! ]*$"
 )
 # Said about nothing in particular: the assent phrases (a phrase before its words).
 _ASSENT_RE = re.compile(
@@ -98,7 +99,8 @@ def read_answer(text: str) -> Reading:
     if negated:
         # A "no" (or not yet) about the offer; a question that says no is still a no.
         return "no" if _short(said) or _starts_no(said) else ("question" if _asks(said) else "no")
-    if _ASKED_TO_ACT.match(said):
+    asked_to_act = _ASKED_TO_ACT.search(said)
+    if asked_to_act is not None and not _others(said[: asked_to_act.start()], allowed=0):
         return "yes"
     if _asks(said):
         return "question"
@@ -123,12 +125,16 @@ def _words(said: str) -> list[str]:
     return [w for w in re.split(r"[^\w'$€£.,-]+", said) if w.strip(".,!-")]
 
 
-def _rest_is_filler(said: str) -> bool:
+def _others(said: str, allowed: int) -> bool:
+    """Whether `said` holds more than `allowed` words that are neither assent nor the offer's
+    own (or any question mark)."""
     rest = _ASSENT_RE.sub(" ", said)
-    others = [
-        w for w in (w.strip(".,!-") for w in _words(rest)) if w and w not in _FILLER and not _MONEY_OR_ID.match(w)
-    ]
-    return len(others) <= _MAX_OTHER_WORDS and len(_words(said)) <= 14 and not _MORE_ASKED.search(said)
+    others = [w for w in (w.strip(".,!-—") for w in _words(rest)) if w and w not in _FILLER and not _MONEY_OR_ID.match(w)]
+    return len(others) > allowed or "?" in said
+
+
+def _rest_is_filler(said: str) -> bool:
+    return not _others(said, _MAX_OTHER_WORDS) and len(_words(said)) <= 14 and not _MORE_ASKED.search(said)
 
 
 # A yes that goes on to ask for something more is not only a yes ("yes, and also ...").
