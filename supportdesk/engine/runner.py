@@ -706,8 +706,9 @@ class Runner:
                 continue
             done = next((out for tool, args, out in turn.confirmed if same_call(tool, args, call.name, call.arguments)), None)
             if gated is not None and done is not None:
+                # An error result, so nothing (figures, the TUI) counts it as a second act.
                 results.append(ToolResult(
-                    call_id=call_id, name=call.name, agent=active,
+                    call_id=call_id, name=call.name, agent=active, is_error=True,
                     output=f"already done on the customer's yes (not run again): {done}",
                 ))
                 continue
