@@ -437,3 +437,34 @@ def test_the_property_check_catches_a_call_run_without_a_yes() -> None:
     ]
     with pytest.raises(AssertionError, match="without a confirmation"):
         _check(log, [("refund", {"amount": 5})])
+
+
+# --- a real LLM's desk, in a real process ----------------------------------------------------------
+
+
+def test_a_model_that_refunds_straight_away_gets_an_offer_and_the_yes_runs_it(tmp_path: Path) -> None:
+    """The OpenAI-compatible path (tests/fake_llm_server.py): billing calls refund_charge on the
+    first message; `run --json` shows the offer, no refund is made, and the customer's yes in
+    the next run makes it once."""
+    from fake_llm_server import FakeLLMServer
+    from tests.test_hardening_runner import _answer, _call, _cli, _desk_file, _refunds
+
+    db = tmp_path / "desk.db"
+    refund = {"charge_id": "CH-9004", "amount": 29.99, "reason": "duplicate charge"}
+    with FakeLLMServer() as server:
+        server.push(_call("transfer_to_billing", {"reason": "duplicate charge"}), _call("refund_charge", refund))
+        desk = _desk_file(tmp_path, server)
+        ran = _cli("run", "--db", str(db), "--config", str(desk), "--json", "I'm dana@example.com, I was charged $29.99 twice, refund it")
+        assert ran.returncode == 0, ran.stderr
+        lines = [json.loads(line) for line in ran.stdout.splitlines()]
+        [offer] = [line for line in lines if line.get("kind") == "offer"]
+        assert offer["tool"] == "refund_charge" and offer["arguments"] == refund and "$29.99" in offer["text"]
+        assert asyncio.run(_refunds(db)) == []
+        session = next(line["session"] for line in lines if "session" in line)
+        server.push(_answer("Refunded $29.99."))
+        ran = _cli("run", "--db", str(db), "--config", str(desk), "--json", "--session", session, "yes please")
+        assert ran.returncode == 0, ran.stderr
+        lines = [json.loads(line) for line in ran.stdout.splitlines()]
+        [confirmation] = [line for line in lines if line.get("kind") == "confirmation"]
+        assert confirmation["offer_id"] == offer["offer_id"] and confirmation["arguments"] == refund
+    assert [(r["charge_id"], r["amount"]) for r in asyncio.run(_refunds(db))] == [("CH-9004", 29.99)]
