@@ -468,3 +468,33 @@ def test_a_model_that_refunds_straight_away_gets_an_offer_and_the_yes_runs_it(tm
         [confirmation] = [line for line in lines if line.get("kind") == "confirmation"]
         assert confirmation["offer_id"] == offer["offer_id"] and confirmation["arguments"] == refund
     assert [(r["charge_id"], r["amount"]) for r in asyncio.run(_refunds(db))] == [("CH-9004", 29.99)]
+
+
+# --- the TUI -------------------------------------------------------------------------------------
+
+
+async def test_the_tui_shows_the_open_offer_and_staff_withdraw_it(db_path):
+    from supportdesk.tui.app import SupportDeskApp
+    from supportdesk.tui.widgets import ContextInspector, Conversation, Prompt
+    from tests.tui_seed import until
+
+    desk, sid, _, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), Answer("ok")])
+    app = SupportDeskApp(desk=desk, session_id=sid)
+    try:
+        async with app.run_test(size=(140, 44)) as pilot:
+            await until(pilot, lambda: app.chat is not None and app.chat.loaded == sid)
+            inspector = app.chat.query_one(ContextInspector)
+            await until(pilot, lambda: inspector.offer is not None)
+            assert inspector.offer.action == "refund $5.00"
+            assert inspector.get_row("__offer__")  # the inspector's first row: the offer, waiting
+            assert any(isinstance(i, Offer) for i in app.chat.query_one(Conversation).items)
+            prompt = app.chat.query_one(Prompt)
+            prompt.value = "/withdraw"
+            await pilot.press("enter")
+            await until(pilot, lambda: inspector.offer is None)
+        [decline] = await desk.store.of_kind(sid, "decline")
+        assert (decline.why, decline.source) == ("withdrawn", "staff")
+        await items_of(desk.runner.send(sid, "yes"))
+        assert ran == []
+    finally:
+        await desk.close()

@@ -460,6 +460,11 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
                 back += "; the input writes as the customer again"
             self.notify(safe_text(back))
 
+    async def withdraw_offer(self) -> None:
+        """`/withdraw`: the open offer (issue 33) is closed; a later yes confirms nothing."""
+        if await self._staff(lambda sid: self.runner.withdraw_offer(sid, self.person)):
+            self.notify("Offer withdrawn: the customer's yes no longer runs it")
+
     async def staff_reply(self, text: str) -> None:
         if not await self._staff(lambda sid: self.runner.staff_reply(sid, text, self.person)):
             prompt = self.query_one(Prompt)
