@@ -113,12 +113,15 @@ async def test_a_second_message_waits_its_turn_and_both_are_answered_in_order(db
         first = await say(client, conversation, CHARGED_TWICE)
         second = await say(client, conversation, "yes please refund the duplicate")
         assert second > first
+        # The refund is offered (issue 33); the customer's yes runs it.
+        await read_events(client, conversation, lambda ev: any(e.event == "offer" for e in ev))
+        third = await say(client, conversation, "yes")
         events = await read_events(client, conversation, lambda ev: final_agent_reply(ev, "refunded"))
         await served.conversations.idle()
     customer_seqs = [e.id for e in events if e.event == "message" and e.data["from"] == "customer"]
-    assert customer_seqs == [first, second]
+    assert customer_seqs == [first, second, third]
     refund = next(e for e in events if e.event == "message" and "refunded" in e.data["text"])
-    assert refund.id > second
+    assert refund.id > third
 
 
 async def test_staff_approval_from_another_connection_reaches_the_stream(db_path, tmp_path):
