@@ -46,6 +46,15 @@ def test_the_shipped_tools_declare_what_they_do():
         assert not registry.get(name).needs_confirmation(desk)  # type: ignore[union-attr]
 
 
+def test_the_figures_count_as_money_what_the_tools_declare_as_money():
+    """The store cannot import the tools (layers): its list of money tools is checked against
+    the tools' own declarations, so the two never drift (issue 36 item 1)."""
+    from supportdesk.store.figures import MONEY_TOOLS
+    from supportdesk.tools import registry
+
+    assert set(MONEY_TOOLS) == set(registry.with_effect("money"))
+
+
 def test_a_tool_that_only_reads_cannot_ask_for_a_confirmation():
     with pytest.raises(ValueError, match="only reads"):
         Tool("peek", "look", BaseModel, lambda ctx, args: None, effect="reads", confirm="customer")
@@ -498,3 +507,23 @@ async def test_the_tui_shows_the_open_offer_and_staff_withdraw_it(db_path):
         assert ran == []
     finally:
         await desk.close()
+
+
+async def test_stats_count_offers_made_accepted_declined_and_expired_per_tool_and_agent(db_path):
+    from supportdesk.items import utcnow
+    from supportdesk.stats import desk_stats, stats_json
+
+    script = [Transfer("billing", "money"), call("refund", amount=5), Answer("done"),
+              call("refund", amount=7), call("cancel", account="A1")]
+    desk, sid, _, ran = await offered(db_path, script)
+    async with desk:
+        await items_of(desk.runner.send(sid, "yes"))  # accepted: the refund of $5 runs
+        await items_of(desk.runner.send(sid, "and $7 more please"))  # offered again
+        await items_of(desk.runner.send(sid, "no"))  # declined; the model offers a cancellation
+        await desk.runner.takeover(sid)  # which lapses
+        figures = stats_json(await desk_stats(desk.store, desk.config, "all", utcnow()))
+    assert ran == [("refund", {"amount": 5})]
+    assert figures["offers"] == [
+        {"tool": "cancel", "agent": "billing", "made": 1, "accepted": 0, "declined": 0, "expired": 1},
+        {"tool": "refund", "agent": "billing", "made": 2, "accepted": 1, "declined": 1, "expired": 0},
+    ]
