@@ -728,7 +728,8 @@ class Runner:
             stale = await self._open_offer(session_id)
             if stale is not None:  # an earlier offer nobody answered: a new question replaces it
                 results.append(self._decline(stale.offer, "expired", "desk", active))
-            results += [offer, Message(role="agent", text=offer.text, agent=active, meta={"offer_id": offer.offer_id})]
+            # The question, then the offer it asks about (channels draw its buttons under it).
+            results += [Message(role="agent", text=offer.text, agent=active, meta={"offer_id": offer.offer_id}), offer]
         return await self.store.append(session_id, items + results)
 
     async def _call(
