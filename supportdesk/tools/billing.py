@@ -159,6 +159,9 @@ async def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
     charge = await customers(ctx).get_charge(args.charge_id.upper())
     if charge is not None:  # (an unknown charge is the tool's own "no charge" answer)
         await require_named_account(ctx, charge["customer_id"], amounts=(float(charge["amount"]),))
+        # The reason must be true of the charge before the refund is offered to the customer
+        # (issue 33); `_refund` checks again when the money moves.
+        await _check_refund_facts(ctx, args)
     check_refund_policy(ctx, args.amount, "refund")
 
 
