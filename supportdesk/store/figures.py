@@ -48,7 +48,9 @@ DURATION_EDGES: tuple[float, ...] = (10, 30, 60, 300, 900, 3600, 4 * 3600, 86400
 DURATION_EDGES_MS: tuple[int, ...] = tuple(int(edge * 1000) for edge in DURATION_EDGES)
 # Money, in the charge's currency: under 10, 25, 50, 100, 250, 500, and 500 or more.
 AMOUNT_EDGES: tuple[float, ...] = (10, 25, 50, 100, 250, 500)
-# The tools that move money to the customer (their calls carry `amount`).
+# The tools that move money to the customer (their calls carry `amount`): those declared with
+# effect="money" in supportdesk/tools (the store may not import the tools; tests/test_confirmation.py
+# checks the two agree).
 MONEY_TOOLS: tuple[str, ...] = ("refund_charge", "issue_credit")
 # Statuses in which the desk is waiting on someone: such a conversation is not resolved.
 WAITING_STATUSES: tuple[str, ...] = ("awaiting_approval", "needs_human")
