@@ -527,3 +527,19 @@ async def test_stats_count_offers_made_accepted_declined_and_expired_per_tool_an
         {"tool": "cancel", "agent": "billing", "made": 1, "accepted": 0, "declined": 0, "expired": 1},
         {"tool": "refund", "agent": "billing", "made": 2, "accepted": 1, "declined": 1, "expired": 0},
     ]
+
+
+@pytest.mark.postgres
+async def test_the_gate_on_postgresql(pg_url):
+    """The same offer, yes and run, on PostgreSQL (the gate's reads: the offers' seqs, the log
+    from the last one)."""
+    tools, ran = gated_tools()
+    script = [Transfer("billing", "money"), call("refund", amount=5), Answer("done")]
+    async with await open_desk(pg_url, gated_desk(), provider=ScriptedModel(script), tools=tools, customers=False) as desk:
+        first = await items_of(desk.runner.send(None, "refund the duplicate please"))
+        sid = first[0].session_id
+        [offer] = [i for i in first if isinstance(i, Offer)]
+        assert ran == []
+        items = await items_of(desk.runner.send(sid, "yes"))
+        assert [i.offer_id for i in items if isinstance(i, Confirmation)] == [offer.offer_id]
+        assert ran == [("refund", {"amount": 5})]
