@@ -264,6 +264,10 @@ class DeskConfig(_Strict):
     agents: dict[str, AgentConfig]
     # Where customers come from besides the terminal and the web chat (`supportdesk serve`).
     channels: Channels = field(default_factory=Channels)
+    # `[confirm]`: per tool, whether this desk makes a call wait for the customer's yes
+    # ("customer") or not ("none"), over the tool's own declaration (engine/tools.py).
+    # A tool that only reads never waits, whatever this says.
+    confirm: dict[str, Literal["customer", "none"]] = field(default_factory=dict)
     # Where it was read from; shown in messages and `doctor` (parse_desk sets it).
     source: str = ""
 
@@ -484,6 +488,8 @@ def _cross_check(
     for name, agent in cfg.agents.items():
         problems += _check_tools(name, agent, source, tool_names, broken)
         problems += _check_color(name, agent, source, broken, is_colour)
+    if tool_names and not broken("confirm"):
+        problems += _check_confirm(cfg, source, tool_names)
     problems += _check_limits(cfg, source, broken)
     problems += _check_model(cfg, source, broken)
     return problems
@@ -522,11 +528,20 @@ def _check_tools(name: str, agent: AgentConfig, source: str, tool_names: set[str
     ]
 
 
+def _check_confirm(cfg: DeskConfig, source: str, tool_names: set[str]) -> list[str]:
+    return [
+        f"{source}: confirm.{tool}: no tool named {tool!r}; valid tools: {', '.join(sorted(tool_names))}"
+        for tool in cfg.confirm
+        if tool not in tool_names
+    ]
+
+
 def check_agent_tools(cfg: DeskConfig, tool_names: Iterable[str]) -> None:
     """The tools check of `parse_desk`, for a desk loaded with `tool_names=()` (the TUI loads
     the file before the tools exist, and checks their names once the registry is built)."""
     names, source = set(tool_names), cfg.source
     problems = [p for name, agent in cfg.agents.items() for p in _check_tools(name, agent, source, names, _Broken())]
+    problems += _check_confirm(cfg, source, names) if names else []
     if problems:
         raise ConfigError(problems)
 

@@ -158,6 +158,8 @@ class ConversationState:
     seq: int = 0  # the last item folded in
     # Which of _CUSTOMER_KEYS `customer` came from (a better key replaces a worse one).
     customer_rank: int = len(_CUSTOMER_KEYS)
+    # The offer waiting for the customer's yes: (offer id, the action in words), or None.
+    offer: tuple[str, str] | None = None
 
     @property
     def label(self) -> str:
@@ -303,6 +305,8 @@ def _answers_a_denial(item: k.Item) -> bool:
             return True
         case k.Message() | k.Handoff() | k.Notice() | k.ContextSet() | k.ToolCall() | k.ToolResult() | k.TagChange():
             return False
+        case k.Offer() | k.Confirmation() | k.Decline():
+            return False
         case _:
             assert_never(item)
 
@@ -433,6 +437,10 @@ def _advance(state: ConversationState, item: k.Item) -> ConversationState:
         case k.TagChange(added=added, removed=removed, priority=priority):
             tags = tuple(t for t in dict.fromkeys((*state.tags, *added)) if t not in removed)
             return replace(state, tags=tags, priority=state.priority if priority is None else priority)
+        case k.Offer(offer_id=offer_id, action=action):
+            return replace(state, offer=(offer_id, action))
+        case k.Confirmation() | k.Decline():
+            return replace(state, offer=None)
         case _:
             assert_never(item)
 

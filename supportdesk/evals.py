@@ -36,7 +36,7 @@ from typing import Any
 
 from supportdesk.config import DeskConfig
 from supportdesk.engine.events import Appended
-from supportdesk.items import Handoff, Item, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import Handoff, Item, Message, Notice, Offer, ToolCall, ToolResult
 
 CONCURRENT_SESSIONS = 16
 MIN_ROWS_PER_JOB = 500
@@ -263,6 +263,11 @@ def _check_turn(n: int, expect: dict[str, Any], items: list[Item], active: str, 
                 problems.append(f"{where}: expected tool call {want['name']}({json.dumps(want.get('arguments', {}))}); got {got}")
                 break
             pos += 1
+    # Calls the desk put to the customer as offers (issue 33): asked for, not run.
+    offered = [i.tool for i in items if isinstance(i, Offer)]
+    for name in expect.get("offers", []):
+        if name not in offered:
+            problems.append(f"{where}: no offer of {name} (offers: {offered})")
     for name in expect.get("not_tools", []):
         if any(c.name == name for c in calls):
             problems.append(f"{where}: {name} was called but must not be")

@@ -57,6 +57,12 @@ def item_line(item: k.Item, config: DeskConfig | None = None) -> str:
             return f"{item.person} (staff): {item.text}"
         case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return f"✋ {describe(item)}"
+        case k.Offer():
+            return f"? offer {item.tool}({json.dumps(item.arguments, ensure_ascii=False)}): {item.action}, waiting for the customer's yes"
+        case k.Confirmation():
+            return f"✔ the customer confirmed {item.tool} ({item.source})"
+        case k.Decline():
+            return f"✗ offer of {item.tool} closed: {item.why} ({item.source})"
         case _:
             assert_never(item)
 
@@ -66,8 +72,10 @@ def in_brief_transcript(item: k.Item) -> bool:
     match item:
         case k.Message() | k.Handoff() | k.Notice() | k.StaffReply() | k.Takeover() | k.Release():
             return True
-        case k.ToolCall() | k.ToolResult() | k.ContextSet() | k.StateChange() | k.TagChange():
-            return False
+        case k.Confirmation() | k.Decline():
+            return True  # the customer's answer to an offer decides what the desk does
+        case k.ToolCall() | k.ToolResult() | k.ContextSet() | k.StateChange() | k.TagChange() | k.Offer():
+            return False  # (an offer's question is the agent's message that follows it)
         case _:
             assert_never(item)
 
@@ -137,7 +145,10 @@ def session_markdown(info: SessionInfo, items: list[k.Item], config: DeskConfig 
                     lines += [f"*{inline(item.person)} (staff)* · {item.created_at:%H:%M:%S}", ""]
                     section = owner
                 activity.append(item_line(item, config))
-            case k.ToolCall() | k.ToolResult() | k.Handoff() | k.ContextSet() | k.Notice():
+            case (
+                k.ToolCall() | k.ToolResult() | k.Handoff() | k.ContextSet() | k.Notice()
+                | k.Offer() | k.Confirmation() | k.Decline()
+            ):
                 owner = f"agent:{item.agent}"
                 if owner != section:
                     flush()

@@ -196,7 +196,65 @@ class TagChange(_StaffAct):
 
 StaffAct = Takeover | Release | StateChange | StaffReply | TagChange
 
-Item = Union[Message, ToolCall, ToolResult, Handoff, ContextSet, Notice, Takeover, Release, StateChange, StaffReply, TagChange]
+
+# --- offers and the customer's answers (issue 33) ----------------------------------------------
+# How an answer reached the desk: the customer's words read by engine/confirmation.py, a button
+# (a channel's structured answer naming the offer), staff (withdrawing it), or the desk itself
+# (an offer expires when the conversation moves on).
+AnswerSource = Literal["text", "button", "staff", "desk"]
+# Why an offer was closed without running: the customer said no, changed their mind, asked a
+# question, wrote about something else, or the offer expired or staff withdrew it.
+DeclineWhy = Literal["no", "change_of_mind", "question", "other", "expired", "withdrawn"]
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Offer(_ItemBase):
+    """An agent asked for a call that needs the customer's yes: it did not run; the customer is
+    asked `text`, which states `action` (the call in checkable words: amount, plan, target).
+    Only a `confirmation` of this offer, answering the customer message right after it, runs
+    the call, with exactly these arguments."""
+
+    kind: Literal["offer"] = "offer"
+    offer_id: str
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    action: str
+    text: str
+    # The model's call that asked (its tool_call/tool_result pair is in the log before this).
+    call_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Confirmation(_ItemBase):
+    """The customer said yes to an offer: the engine runs the offered call next, as offered."""
+
+    kind: Literal["confirmation"] = "confirmation"
+    offer_id: str
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    source: AnswerSource = "text"
+    # The seq of the customer message that said yes.
+    answer_seq: int = 0
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Decline(_ItemBase):
+    """An offer closed without running: the customer's answer was not a yes, or it expired or
+    was withdrawn. The agent reads it and the call is never made from this offer."""
+
+    kind: Literal["decline"] = "decline"
+    offer_id: str
+    tool: str
+    why: DeclineWhy
+    source: AnswerSource = "text"
+    # The seq of the customer message that answered (0: none did).
+    answer_seq: int = 0
+
+
+Item = Union[
+    Message, ToolCall, ToolResult, Handoff, ContextSet, Notice, Takeover, Release, StateChange, StaffReply, TagChange,
+    Offer, Confirmation, Decline,
+]
 # Derived from the union above, so a new kind is declared once: its record, added to `Item`.
 # Every consumer dispatches with `match` + `assert_never`; tests/test_item_kinds.py runs each
 # kind through each of them, so a kind without a branch fails there, not on a user's screen.

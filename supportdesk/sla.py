@@ -101,6 +101,8 @@ def _answers(item: k.Item) -> bool:
             return False
         case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return False
+        case k.Offer() | k.Confirmation() | k.Decline():
+            return False  # an offer's question is the agent's message that follows it
         case _:
             assert_never(item)
 

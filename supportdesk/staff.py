@@ -121,7 +121,10 @@ def actor_of(item: k.Item) -> Actor | None:
     match item:
         case k.Takeover() | k.Release() | k.StateChange() | k.StaffReply() | k.TagChange():
             return Actor(item.person, item.origin)
-        case k.Message() | k.Handoff() | k.ContextSet() | k.Notice() | k.ToolCall() | k.ToolResult():
+        case (
+            k.Message() | k.Handoff() | k.ContextSet() | k.Notice() | k.ToolCall() | k.ToolResult()
+            | k.Offer() | k.Confirmation() | k.Decline()
+        ):
             if item.meta.get(PART_OF_ACT):
                 return None
             raw = item.meta.get(STAFF_META)
@@ -168,8 +171,10 @@ def action_name(item: k.Item) -> str:
             return "context"
         case k.Notice():
             return "approve" if item.notice_kind == "approval_granted" else "deny" if item.notice_kind == "approval_denied" else "notice"
-        case k.ToolCall() | k.ToolResult():
+        case k.ToolCall() | k.ToolResult() | k.Offer() | k.Confirmation():
             return item.kind
+        case k.Decline():
+            return "withdraw" if item.why == "withdrawn" else "decline"
         case _:
             assert_never(item)
 
@@ -254,6 +259,12 @@ def audit_detail(item: k.Item) -> str:
             return str(item.data.get("tool", item.text))
         case k.ToolCall() | k.ToolResult():
             return item.name
+        case k.Offer():
+            return item.action
+        case k.Confirmation():
+            return f"{item.tool} confirmed ({item.source})"
+        case k.Decline():
+            return f"{item.tool} offer {item.why}"
         case _:
             assert_never(item)
 

@@ -240,6 +240,11 @@ def stats_json(stats: DeskStats) -> dict[str, Any]:
             for tool, made in figures.money.items()
         },
         "notices": dict(figures.notices),
+        # Issue 33: what became of each agent's offers of each tool (made, accepted, declined, expired).
+        "offers": [
+            {"tool": o.tool, "agent": o.agent, "made": o.made, "accepted": o.accepted, "declined": o.declined, "expired": o.expired}
+            for o in figures.offers
+        ],
         "sla": figures_json(stats.sla) if stats.sla is not None else None,
         "tokens": {
             "input": sum(row.input_tokens for row in stats.tokens),

@@ -61,6 +61,7 @@ async def fold(store, since: datetime | None, until: datetime) -> dict:
     resolutions: list[int] = []
     money: dict[str, list[float]] = defaultdict(list)
     notices: Counter = Counter()
+    offers: dict[tuple[str, str], Counter] = defaultdict(Counter)
     usage: dict[tuple[str, str], list] = {}
     for info in sessions:
         if since is not None and info.updated_at < since:
@@ -93,6 +94,11 @@ async def fold(store, since: datetime | None, until: datetime) -> dict:
                     escalated[item.from_agent].add(info.id)
             elif item.kind == "notice":
                 notices[item.notice_kind] += 1
+            elif item.kind in ("offer", "confirmation", "decline"):
+                outcome = {"offer": "made", "confirmation": "accepted"}.get(item.kind) or (
+                    "expired" if item.why in ("expired", "withdrawn") else "declined"
+                )
+                offers[(item.tool, item.agent)][outcome] += 1
             elif (
                 item.kind == "tool_result"
                 and item.name in MONEY_TOOLS
@@ -126,6 +132,9 @@ async def fold(store, since: datetime | None, until: datetime) -> dict:
         "money": money_figures,
         "notices": dict(sorted(notices.items())),
         "usage": sorted((agent, model, *row) for (agent, model), row in usage.items()),
+        "offers": sorted(
+            (tool, agent, *(n[o] for o in ("made", "accepted", "declined", "expired"))) for (tool, agent), n in offers.items()
+        ),
     }
 
 
@@ -145,6 +154,7 @@ def as_fold(figures) -> dict:
         "money": {t: {"count": m.count, "total": m.total, "buckets": m.buckets} for t, m in sorted(figures.money.items())},
         "notices": dict(sorted(figures.notices.items())),
         "usage": sorted((u.agent, u.model, u.input_tokens, u.output_tokens, u.reported) for u in figures.usage),
+        "offers": sorted((o.tool, o.agent, o.made, o.accepted, o.declined, o.expired) for o in figures.offers),
     }
 
 

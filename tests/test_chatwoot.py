@@ -232,14 +232,35 @@ async def test_staffs_approval_in_another_process_reaches_chatwoot(db_path):
             await deliver(client, message_created(9001, 50, CHARGED_TWICE))
             await fake.wait_for(lambda: len(fake.messages(50)) == 2)
             await deliver(client, message_created(9002, 50, "yes please refund the duplicate"))
-            await fake.wait_for(lambda: len(fake.messages(50)) == 3)
+            # Issue 33: the desk offers the exact refund: its question, then an interactive
+            # `input_select` (Chatwoot's documented shape: content_attributes.items).
+            await fake.wait_for(lambda: len(fake.messages(50)) == 4)
+            question, select = fake.messages(50)[2:4]
+            assert "refund $29.99 on charge CH-9004" in question.body["content"]
+            assert select.body["content_type"] == "input_select"
+            items = select.body["content_attributes"]["items"]
+            assert [i["title"] for i in items] == ["Yes, refund $29.99 on charge CH-9004 (duplicate charge)", "No"]
+            # The contact picks "Yes": Chatwoot sends message_updated with submitted_values.
+            chosen = {
+                **message_created(9003, 50, "Please choose:", message_type="outgoing"),
+                "event": "message_updated",
+                "content_type": "input_select",
+                "content_attributes": {"items": items, "submitted_values": [items[0]]},
+            }
+            response = await deliver(client, chosen)
+            assert response.json()["status"] == "stored"
+            assert (await deliver(client, chosen)).json()["status"] == "duplicate"  # a redelivery
+            await fake.wait_for(lambda: len(fake.messages(50)) == 5)
             assert "supervisor's approval" in fake.messages(50)[-1].body["content"]
             await served.conversations.idle()
+            session_id = session_id_for(ACCOUNT, 50)
+            [confirmation] = await served.desk.store.of_kind(session_id, "confirmation")
+            assert confirmation.source == "button"
             session_id = session_id_for(ACCOUNT, 50)
             async with await open_desk(db_path, config) as staff:  # the TUI's process, say
                 [pending] = await staff.runner.pending_approvals(session_id)
                 await drain(staff.runner.decide_approval(session_id, pending.data["approval_id"], True))
-            await fake.wait_for(lambda: len(fake.messages(50)) == 4)
+            await fake.wait_for(lambda: len(fake.messages(50)) == 6)
     assert fake.messages(50)[-1].body["content"].startswith("Good news: the refund was approved and processed")
     assert not [c for c in fake.calls if c.path.endswith("toggle_status")]
 

@@ -50,7 +50,7 @@ async def build_desk(path) -> None:
         sid = await desk.runner.new_session()
         for text in ("Hi, I was charged twice for my subscription this month.",
                      "Yes, I can see two charges of $29.99 on March 1st and March 3rd.",
-                     "I'd like a refund for the duplicate charge."):
+                     "I'd like a refund for the duplicate charge.", "yes"):  # (the refund is offered; the yes runs it)
             async for _ in desk.runner.send(sid, text):
                 pass
         await desk.services.customers.credit(

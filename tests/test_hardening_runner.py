@@ -248,12 +248,12 @@ def _refund_desk_server(server: FakeLLMServer) -> None:
     server.push(*[reply] * 20)
 
 
-def _crash_mid_turn(tmp_path: Path, desk: Path, db: Path) -> str:
+def _crash_mid_turn(tmp_path: Path, desk: Path, db: Path, *run: str) -> str:
     """Run a turn in a real process and SIGKILL it after the refund ran, before it was stored."""
     marker = tmp_path / "refund-ran"
     process = subprocess.Popen(
         [sys.executable, str(HERE / "crash_after_tool.py"), str(marker), "refund_charge", "--",
-         "run", "--db", str(db), "--config", str(desk), "I was charged twice, please refund the duplicate. I'm dana@example.com"],
+         "run", "--db", str(db), "--config", str(desk), *run],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -282,12 +282,19 @@ async def test_a_turn_resumed_after_a_sigkill_refunds_once_with_fresh_call_ids(t
     with FakeLLMServer() as server:
         _refund_desk_server(server)
         desk = _desk_file(tmp_path, server)
-        _crash_mid_turn(tmp_path, desk, db)
-        assert len(await _refunds(db)) == 1  # the refund happened; its items were never stored
+        # The model calls refund_charge at once: the desk offers it and the turn waits (issue 33).
+        asked = _cli("run", "--db", str(db), "--config", str(desk), "I was charged twice, please refund the duplicate. I'm dana@example.com")
+        assert asked.returncode == 0, asked.stderr
+        assert await _refunds(db) == []
         async with await SessionStore.open(db) as store:
             [info] = await store.list_sessions()
-            before = await store.range(info.id, 1, info.item_count)
-        assert not any(i.kind == "tool_result" for i in before)
+            [offer] = await store.of_kind(info.id, "offer")
+        # The customer's yes, in a process killed after the refund ran, before its items were stored.
+        _crash_mid_turn(tmp_path, desk, db, "--session", info.id, "yes")
+        assert len(await _refunds(db)) == 1  # the refund happened; its items were never stored
+        async with await SessionStore.open(db) as store:
+            before = await store.range(info.id, 1, await store.last_seq(info.id))
+        assert not any(i.kind in ("confirmation", "tool_result") and i.seq > offer.seq for i in before)
 
         if how == "retry":
             ran = _cli("run", "--db", str(db), "--config", str(desk), "--retry", "--session", info.id)
@@ -300,10 +307,14 @@ async def test_a_turn_resumed_after_a_sigkill_refunds_once_with_fresh_call_ids(t
     assert len(refunds) == 1 and refunds[0]["amount"] == 29.99
     async with await SessionStore.open(db) as store:
         items = await store.range(info.id, 1, await store.last_seq(info.id))
-    [call] = [i for i in items if i.kind == "tool_call" and i.name == "refund_charge"]
-    [result] = [i for i in items if i.kind == "tool_result" and i.name == "refund_charge"]
-    assert json.loads(result.output)["replayed"] is True  # the first refund's result, not a second refund
-    assert call.call_id.startswith("call_")
+    asked_call, ran_call = [i for i in items if i.kind == "tool_call" and i.name == "refund_charge"]
+    held, result = [i for i in items if i.kind == "tool_result" and i.name == "refund_charge"]
+    assert held.is_error and held.output.startswith("not run")  # the model's own call: offered, not made
+    # The yes read again after the restart ran the offered call under the offer's key: the
+    # first refund's result, not a second refund.
+    assert [c.offer_id for c in items if c.kind == "confirmation"] == [offer.offer_id]
+    assert json.loads(result.output)["replayed"] is True
+    assert asked_call.call_id.startswith("call_") and ran_call.arguments == offer.arguments
     answers = [i.text for i in items if i.kind == "message" and i.role == "agent"]
     assert "I have refunded the duplicate $29.99." in answers
 

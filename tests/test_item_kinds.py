@@ -28,6 +28,10 @@ from supportdesk.desk_state import advance, start
 from supportdesk.items import (
     ITEM_KINDS,
     ITEM_TYPES,
+    Confirmation,
+    Decline,
+    DeclineWhy,
+    Offer,
     ContextSet,
     Handoff,
     HandoffKind,
@@ -95,6 +99,18 @@ SAMPLES: dict[str, list[Item]] = {
     "tag_change": [
         TagChange(seq=61, person="dana", added=["vip"], removed=["new"], **ENVELOPE),
         *(TagChange(seq=62 + n, person="dana", priority=p, **ENVELOPE) for n, p in enumerate(get_args(Priority))),
+    ],
+    "offer": [
+        Offer(seq=70, offer_id="of1", tool="refund", arguments={"amount": 12.5}, action="refund $12.50",
+              text="Before I do anything: shall I refund $12.50? Please answer yes or no.", call_id="c3", **ENVELOPE)
+    ],
+    "confirmation": [
+        Confirmation(seq=72, offer_id="of1", tool="refund", arguments={"amount": 12.5}, source=source, answer_seq=71, **ENVELOPE)
+        for source in ("text", "button")
+    ],
+    "decline": [
+        Decline(seq=74 + n, offer_id="of1", tool="refund", why=why, answer_seq=71, **ENVELOPE)
+        for n, why in enumerate(get_args(DeclineWhy))
     ],
 }
 EVERY_SAMPLE = [item for kind in ITEM_KINDS for item in SAMPLES.get(kind, [])]

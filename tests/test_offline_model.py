@@ -10,7 +10,7 @@ from supportdesk.config import load_desk, parse_desk
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.engine.protocol import Answer, CallTools, ModelProvider, RequestedCall, StepRequest, TextDelta, Transfer
-from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import Handoff, Message, Notice, Offer, ToolCall, ToolResult
 from supportdesk.models import make_provider
 from supportdesk.models.offline import OfflineModel
 from supportdesk.text import money
@@ -152,7 +152,7 @@ async def test_behaviour_follows_roles_not_names(tmp_path):
         items = []
         for text in ("Hi, I was charged twice for my subscription this month.",
                      "Yes, I can see two charges of $129.99 on March 1st and March 3rd.",
-                     "I'd like a refund for the duplicate charge."):
+                     "I'd like a refund for the duplicate charge.", "yes"):  # (the desk offers it; the yes runs it)
             items += [e.item async for e in d.runner.send(sid, text) if isinstance(e, Appended)]
         path = [(h.from_agent, h.to_agent) for h in items if isinstance(h, Handoff)]
         assert path == [("front", "money"), ("money", "lead")]
@@ -177,6 +177,9 @@ async def test_approval_flow_through_the_runner(tmp_path, desk):
     async with await open_desk(tmp_path / "a.db", desk) as d:
         sid = await d.runner.new_session()
         items = [e.item async for e in d.runner.send(sid, "I'm marco@example.com. After the outage I'd like a $300 credit.") if isinstance(e, Appended)]
+        # The customer's yes first (the desk offers the credit), then staff approval, then the credit.
+        assert [o.tool for o in items if isinstance(o, Offer)] == ["issue_credit"]
+        items = [e.item async for e in d.runner.send(sid, "yes please") if isinstance(e, Appended)]
         asked = [n for n in items if isinstance(n, Notice) and n.notice_kind == "approval_requested"]
         assert len(asked) == 1 and asked[0].agent == "senior"
         assert await d.services.customers.credits("CUS-1002") == []
@@ -221,6 +224,9 @@ async def test_plan_change_without_a_plan_asks_with_the_stores_prices(tmp_path, 
         assert all(price in said for price in _price_words(await d.services.customers.plans()))
         # The answer to the question finishes the change.
         items = [e.item async for e in d.runner.send(sid, "the Team one please") if isinstance(e, Appended)]
+        assert [(i.tool, i.arguments.get("plan")) for i in items if isinstance(i, Offer)] == [("change_plan", "team")]
+        assert (await d.services.customers.get_customer("CUS-1001"))["plan"] != "team"  # offered, not made
+        items = [e.item async for e in d.runner.send(sid, "yes") if isinstance(e, Appended)]
         assert [(i.name, i.arguments.get("plan")) for i in items if isinstance(i, ToolCall)] == [("change_plan", "team")]
         assert (await d.services.customers.get_customer("CUS-1001"))["plan"] == "team"
 
@@ -292,7 +298,7 @@ async def test_a_refund_whose_tool_crashes_tells_the_customer_nothing_of_the_cra
         d.services.customers.refund = broken
         sid = await d.runner.new_session()
         said = ""
-        for text in ("I was charged twice for my subscription this month, dana@example.com", "yes please"):
+        for text in ("I was charged twice for my subscription this month, dana@example.com", "yes please", "yes"):
             items = [e.item async for e in d.runner.send(sid, text) if isinstance(e, Appended)]
             said = _said(items)
         results = [i for i in items if isinstance(i, ToolResult) and i.name == "refund_charge"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
-from supportdesk.items import Handoff, Item, Message, ToolCall
+from supportdesk.items import Confirmation, Decline, Handoff, Item, Message, Offer, ToolCall
 from tests.conftest import REPO, TRIAGE_DEV
 
 ACCOUNT_ACTIONS = ("refund_charge", "issue_credit", "change_plan", "cancel_subscription")
@@ -28,13 +28,26 @@ class Turn:
     context: dict
 
     def calls(self, name: str | None = None) -> list[ToolCall]:
-        return [i for i in self.items if isinstance(i, ToolCall) and (name is None or i.name == name)]
+        """The calls the agents asked for; a call the desk held as an offer counts once, as
+        the call that ran on the customer's yes (`talk` says it)."""
+        held = {i.call_id for i in self.items if isinstance(i, Offer) and self.confirmed(i.offer_id)}
+        return [
+            i for i in self.items if isinstance(i, ToolCall) and (name is None or i.name == name) and i.call_id not in held
+        ]
+
+    def confirmed(self, offer_id: str) -> bool:
+        return any(isinstance(i, Confirmation) and i.offer_id == offer_id for i in self.items)
 
     def handoffs(self) -> list[str]:
         return [f"{i.from_agent}>{i.to_agent}" for i in self.items if isinstance(i, Handoff)]
 
     def said(self) -> str:
         return " ".join(i.text for i in self.items if isinstance(i, Message) and i.role == "agent")
+
+
+def open_offers(items: list[Item]) -> set[str]:
+    offered = {i.offer_id for i in items if isinstance(i, Offer)}
+    return offered - {i.offer_id for i in items if isinstance(i, (Confirmation, Decline))}
 
 
 async def talk(tmp_path, *messages: str) -> tuple[list[Turn], object]:
@@ -44,6 +57,11 @@ async def talk(tmp_path, *messages: str) -> tuple[list[Turn], object]:
         session = await desk.runner.new_session()
         for text in messages:
             items = [e.item async for e in desk.runner.send(session, text) if isinstance(e, Appended)]
+            # These tests are about the offline model's moves, not the desk's confirmation gate
+            # (tests/test_confirmation.py): the customer says yes to the desk's offer, and the
+            # answer and what it ran count as part of the turn that asked.
+            while open_offers(items):
+                items += [e.item async for e in desk.runner.send(session, "yes") if isinstance(e, Appended)]
             info = await desk.store.get_session(session)
             context = {k: e.value for k, e in (await desk.store.context_at(session)).items()}
             turns.append(Turn(items, info.active_agent, context))

@@ -18,7 +18,7 @@ import pytest
 
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
-from supportdesk.items import ToolCall
+from supportdesk.items import Confirmation, ToolCall
 from tests.conftest import REPO
 
 CONVERSATIONS = 520
@@ -108,7 +108,11 @@ async def test_no_account_action_without_a_request_or_a_yes_to_that_exact_offer(
                 before = {key: e.value for key, e in (await desk.store.context_at(session)).items()}
                 items = [e.item async for e in desk.runner.send(session, line.text) if isinstance(e, Appended)]
                 checked += 1
-                for call in (i for i in items if isinstance(i, ToolCall) and i.name in ACTIONS):
+                # The desk's own call on the customer's yes to its offer (issue 33) is the gate's
+                # to justify (tests/test_confirmation.py); the model's calls are checked here,
+                # including those the desk only offered.
+                ran_on_yes = {f"{i.offer_id}-yes" for i in items if isinstance(i, Confirmation)}
+                for call in (i for i in items if isinstance(i, ToolCall) and i.name in ACTIONS and i.call_id not in ran_on_yes):
                     actions += 1
                     if not allowed(call, line, before.get("pending_offer")):
                         said = " | ".join(t.text for t in convo[: k + 1])

@@ -26,6 +26,8 @@ SEED = [
     "Yes, I can see two charges of $29.99 on March 1st and March 3rd.",
     "I'd like a refund for the duplicate charge.",
     "The amount is $29.99 — can you process that?",
+    # Issue 33: the model's refund call is offered to the customer; this yes runs it.
+    "Yes, please.",
 ]
 USAGE = {"prompt_tokens": 500, "completion_tokens": 20, "total_tokens": 520}
 
@@ -136,10 +138,11 @@ def script_seed(server: FakeLLMServer) -> None:
         )),
         # 3: the customer asks for the refund; billing confirms the amount first.
         expecting("Billing", then=text_stream("I can refund the duplicate charge CH-9004. Which amount should I refund?")),
-        # 4: the refund runs through the real tool and its policy.
+        # 4: the model calls the refund; the desk offers it (no model call until the answer).
         expecting("Billing", then=tool_stream(
             [("refund_charge", json.dumps({"charge_id": "CH-9004", "amount": 29.99, "reason": "duplicate charge"}))]
         )),
+        # 5: the yes runs the refund through the real tool and its policy; the model reads the result.
         expecting("Billing", check_refund_done, text_stream("Done: $29.99 is refunded to your card for CH-9004.")),
     )
 
@@ -167,20 +170,22 @@ async def test_double_charge_conversation_end_to_end(server, tmp_path):
     assert problems == [], problems
     assert len(server.requests) == 7
     kinds = {i.kind for i in items}
-    assert kinds == {"message", "handoff", "context_set", "tool_call", "tool_result"}
+    assert kinds == {"message", "handoff", "context_set", "tool_call", "tool_result", "offer", "confirmation"}
     handoffs = [(i.from_agent, i.to_agent, i.handoff_kind) for i in items if i.kind == "handoff"]
     assert handoffs == [("triage", "billing", "route")]
     context = {i.key: (i.value, i.writer) for i in items if i.kind == "context_set"}
     assert context["issue"] == ("duplicate charge", "triage")
     assert context["customer_id"] == ("CUS-1001", "billing")
     calls = [(i.name, i.arguments) for i in items if i.kind == "tool_call"]
-    assert [name for name, _ in calls] == ["find_charges", "refund_charge"]
-    assert all(not i.is_error for i in items if i.kind == "tool_result")
+    assert [name for name, _ in calls] == ["find_charges", "refund_charge", "refund_charge"]  # asked, then run on the yes
+    assert calls[1] == calls[2]
+    assert [i.is_error for i in items if i.kind == "tool_result"] == [False, True, False]
     assert [r["charge_id"] for r in refunds] == ["CH-9004"]
     customer = [i.text for i in items if i.kind == "message" and i.role == "customer"]
     assert customer == SEED
     replies = [i for i in items if i.kind == "message" and i.role == "agent"]
-    assert [r.agent for r in replies] == ["billing"] * 4
+    assert [r.agent for r in replies] == ["billing"] * 5
+    assert "$29.99" in replies[3].text and "CH-9004" in replies[3].text  # the offer, in checkable words
     assert replies[-1].text == "Done: $29.99 is refunded to your card for CH-9004."
     assert "Done: $29.99" in "".join(tokens)
     # usage travels with the items, reported when the server sent it and estimated when not
@@ -189,13 +194,16 @@ async def test_double_charge_conversation_end_to_end(server, tmp_path):
     # the whole transcript reached the model on the last step, oldest first
     last = server.requests[-1]["messages"]
     users = [m["content"] for m in last if m["role"] == "user"]
-    assert users == SEED
+    assert users[:-1] == SEED[:-1]
+    # The yes, and the desk's note that it ran the offered call (the call and result follow).
+    assert users[-1].startswith(SEED[-1]) and "The customer said yes to: refund_charge" in users[-1]
 
 
 def projections(items, refunds):
     """What the TUI, replay and evals read, independent of wording and step count."""
     return {
         "kinds": {i.kind for i in items},
+        "confirmed": [(i.tool, i.arguments) for i in items if i.kind == "confirmation"],
         "handoffs": [(i.from_agent, i.to_agent, i.handoff_kind) for i in items if i.kind == "handoff"],
         "tools": {i.name for i in items if i.kind == "tool_call"},
         "customer_id": next(i.value for i in items if i.kind == "context_set" and i.key == "customer_id"),

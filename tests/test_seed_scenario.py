@@ -7,13 +7,16 @@ import pytest
 from supportdesk.config import load_desk
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
-from supportdesk.items import Handoff, Message, ToolCall, ToolResult
+from supportdesk.items import Confirmation, Handoff, Message, Offer, ToolCall, ToolResult
 from tests.conftest import REPO
 
 MESSAGES = [
     "Hi, I was charged twice for my subscription this month.",
     "Yes, I can see two charges of {amount} on March 1st and March 3rd.",
     "I'd like a refund for the duplicate charge.",
+    # Issue 33: a request is not a confirmation of exact arguments; the desk offers the exact
+    # charge and amount, and the refund runs on this yes.
+    "Yes, please.",
     "The amount is {amount} — can you process that?",
 ]
 
@@ -38,15 +41,22 @@ async def test_duplicate_2999_is_refunded_once_by_billing(db_path):
         everything = [i for t in turns for i in t]
         handoffs = [(h.from_agent, h.to_agent, h.handoff_kind) for h in everything if isinstance(h, Handoff)]
         assert handoffs == [("triage", "billing", "route")]
-        refunds = [c for c in everything if isinstance(c, ToolCall) and c.name == "refund_charge"]
+        # One refund ran (the model's own call was held as an offer; the yes ran the offered call).
+        ran = {r.call_id for r in everything if isinstance(r, ToolResult) and r.name == "refund_charge" and not r.is_error}
+        refunds = [c for c in everything if isinstance(c, ToolCall) and c.call_id in ran]
         assert len(refunds) == 1 and refunds[0].agent == "billing"
         assert refunds[0].arguments["amount"] == pytest.approx(29.99)
         # The store holds exactly one refund, of the March 3rd duplicate.
         stored = await desk.services.customers.refunds("CUS-1001")
         assert [(r["charge_id"], r["amount"], r["agent"]) for r in stored] == [("CH-9004", 29.99, "billing")]
-        # It says so, and says so again instead of refunding twice.
-        assert "refunded $29.99" in replies(turns[2]).lower()
-        assert "already" in replies(turns[3]).lower()
+        # The request is answered with an offer naming the charge and the amount; nothing ran yet.
+        [offer] = [i for i in turns[2] if isinstance(i, Offer)]
+        assert offer.arguments == refunds[0].arguments and "$29.99" in offer.text and "CH-9004" in offer.text
+        assert not [r for r in turns[2] if isinstance(r, ToolResult) and r.name == "refund_charge" and not r.is_error]
+        # The yes runs it, as offered; it says so, and says so again instead of refunding twice.
+        assert [c.offer_id for c in turns[3] if isinstance(c, Confirmation)] == [offer.offer_id]
+        assert "refunded $29.99" in replies(turns[3]).lower()
+        assert "already" in replies(turns[4]).lower()
         info = await desk.store.get_session(session_id)
         assert info.active_agent == "billing"
         context = {k: e.value for k, e in (await desk.store.context_at(session_id)).items()}
@@ -63,9 +73,9 @@ async def test_duplicate_12999_is_escalated_and_refunded_only_by_senior(db_path)
         handoffs = [(h.from_agent, h.to_agent, h.handoff_kind) for h in everything if isinstance(h, Handoff)]
         assert handoffs == [("triage", "billing", "route"), ("billing", "senior", "escalate")]
         calls = [c for c in everything if isinstance(c, ToolCall) and c.name == "refund_charge"]
-        assert [c.agent for c in calls] == ["senior"]
+        assert [c.agent for c in calls] == ["senior", "senior"]  # asked (an offer), then run on the yes
         results = [r for r in everything if isinstance(r, ToolResult) and r.name == "refund_charge"]
-        assert len(results) == 1 and not results[0].is_error
+        assert [r.is_error for r in results] == [True, False]  # "not run: needs the customer's yes", then the refund
         stored = await desk.services.customers.refunds("CUS-1002")
         assert [(r["charge_id"], r["amount"], r["agent"]) for r in stored] == [("CH-9008", 129.99, "senior")]
         # The escalation carries the reason and the amount in the shared context ...
@@ -101,11 +111,10 @@ async def test_a_replayed_turn_does_not_refund_twice(db_path):
         action = [a async for a in desk.runner.provider.stream(request)][-1]
         first_call = next(c for c in history if isinstance(c, ToolCall) and c.name == "refund_charge")
         assert action.calls[0].call_id == first_call.call_id  # deterministic call ids
-        # The act is keyed by the session and the turn, not the call id: a fresh id (a real
-        # model's) replays the first result too.
-        from supportdesk.engine.runner import _TurnKeys
-
-        key = _TurnKeys(session_id, third.seq, {}).next_key("refund_charge")
+        # The act is keyed by the session and the offer the customer confirmed, not the call id:
+        # a fresh id (a real model's) replays the first result too.
+        [offer] = [i for i in history if isinstance(i, Offer)]
+        key = f"{session_id}/offer/{offer.offer_id}"
         out = await desk.runner._invoke(
             session_id, agent, "call_fresh_id", "refund_charge", action.calls[0].arguments, context, key=key
         )

@@ -114,12 +114,15 @@ async def test_a_second_message_waits_its_turn_and_both_are_answered_in_order(db
         first = await say(client, conversation, CHARGED_TWICE)
         second = await say(client, conversation, "yes please refund the duplicate")
         assert second > first
+        # The refund is offered (issue 33); the customer's yes runs it.
+        await read_events(client, conversation, lambda ev: any(e.event == "offer" for e in ev))
+        third = await say(client, conversation, "yes")
         events = await read_events(client, conversation, lambda ev: final_agent_reply(ev, "refunded"))
         await served.conversations.idle()
     customer_seqs = [e.id for e in events if e.event == "message" and e.data["from"] == "customer"]
-    assert customer_seqs == [first, second]
+    assert customer_seqs == [first, second, third]
     refund = next(e for e in events if e.event == "message" and "refunded" in e.data["text"])
-    assert refund.id > second
+    assert refund.id > third
 
 
 async def test_staff_approval_from_another_connection_reaches_the_stream(db_path, tmp_path):
@@ -128,12 +131,29 @@ async def test_staff_approval_from_another_connection_reaches_the_stream(db_path
         conversation = await new_conversation(client)
         await say(client, conversation, CHARGED_TWICE)
         await read_events(client, conversation, lambda ev: final_agent_reply(ev, "duplicate"))
-        await say(client, conversation, "yes please refund the duplicate")
+        seq = await say(client, conversation, "yes please refund the duplicate")
+        # The desk offers the exact refund (issue 33): the stream carries the offer with its
+        # buttons' labels, and the page's "Yes" button sends a structured answer naming it.
+        offered = await read_events(client, conversation, lambda ev: any(e.event == "offer" for e in ev), last_event_id=seq)
+        offer = next(e for e in offered if e.event == "offer")
+        assert offer.data["yes"] == "Yes, refund $29.99 on charge CH-9004 (duplicate charge)" and offer.data["no"] == "No"
+        assert not INTERNAL_KEYS & set(offer.data)
+        cid, token = conversation
+        for wrong in ({"offer_id": offer.data["offer_id"]}, {"offer_id": 7, "yes": True}, "yes"):
+            refused = await client.post(f"/api/conversations/{cid}/messages", json={"text": "Yes", "answer": wrong},
+                                        headers={"Authorization": f"Bearer {token}"})
+            assert refused.status_code == 422 and "answer" in refused.json()["error"]
+        pressed = await client.post(
+            f"/api/conversations/{cid}/messages", json={"text": offer.data["yes"], "answer": {"offer_id": offer.data["offer_id"], "yes": True}},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert pressed.status_code == 202, pressed.text
 
         def checking(ev):
             return any(e.event == "status" and e.data["status"] == "checking" for e in ev)
 
-        events = await read_events(client, conversation, checking)
+        events = await read_events(client, conversation, checking, last_event_id=offer.id)
+        assert any(e.event == "answer" and e.data == {"type": "answer", "seq": e.id, "offer_id": offer.data["offer_id"], "answer": "yes"} for e in events)
         notice = next(e for e in events if e.event == "status")
         assert notice.data["text"].startswith("A colleague is checking this")
         assert not INTERNAL_KEYS & set(notice.data)

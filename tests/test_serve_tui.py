@@ -49,6 +49,9 @@ async def test_a_web_conversation_is_live_in_the_tui_and_staff_approve_it_there(
 
             await until(pilot, lambda: shown(lambda i: i.kind == "message" and i.role == "agent" and "duplicate" in i.text))
             await say(web, conversation, "yes please refund the duplicate")
+            # The refund is offered first (issue 33): the terminal shows the offer; the customer's yes runs it.
+            await until(pilot, lambda: shown(lambda i: i.kind == "offer"))
+            await say(web, conversation, "yes")
             await until(pilot, lambda: shown(lambda i: i.kind == "notice" and i.notice_kind == "approval_requested"))
 
             outcome = asyncio.create_task(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from supportdesk.items import APPROVAL_PENDING, ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import APPROVAL_PENDING, Confirmation, ContextSet, Decline, Handoff, Message, Notice, Offer, ToolCall, ToolResult
 from supportdesk.store import open_store
 from tests.stats_fold import as_fold, drop_figure_summaries_pg, drop_figure_summaries_sqlite, fold
 from tests.stats_seed import StepClock
@@ -40,7 +40,7 @@ def _meta(rng: random.Random) -> dict:
 
 def _item(rng: random.Random, calls: list[str]):
     agent = rng.choice(AGENTS)
-    match rng.randrange(8):
+    match rng.randrange(10):
         case 0 | 1:
             return Message(role="customer", text="help", agent=agent)
         case 2 | 3:
@@ -54,6 +54,16 @@ def _item(rng: random.Random, calls: list[str]):
             calls.append(call_id := f"c{rng.randrange(4)}")
             name = rng.choice(["refund_charge", "issue_credit", "search_kb"])
             return ToolCall(call_id=call_id, name=name, arguments={"amount": rng.choice([5.5, 9.99, 10, 49.0, 120.25, 600])}, agent=agent, meta=_meta(rng))
+        case 8 | 9:  # issue 33: offers and their answers, counted per tool and agent
+            offer_id, tool = f"o{rng.randrange(3)}", rng.choice(["refund_charge", "cancel_subscription"])
+            match rng.randrange(3):
+                case 0:
+                    return Offer(offer_id=offer_id, tool=tool, action="refund $5.00", text="Shall I?", agent=agent)
+                case 1:
+                    return Confirmation(offer_id=offer_id, tool=tool, agent=agent)
+                case _:
+                    why = rng.choice(["no", "change_of_mind", "question", "other", "expired", "withdrawn"])
+                    return Decline(offer_id=offer_id, tool=tool, why=why, agent=agent)
         case _:
             if not calls:
                 return ContextSet(key="k", value=rng.randrange(9), writer=agent, agent=agent)

@@ -82,8 +82,11 @@ async def test_a_cancel_on_an_account_the_customer_never_named_is_refused(db_pat
         assert refused.is_error and REFUSED in str(refused.output)
         assert "CUS-1002" not in str(refused.output)  # a refusal read out names no account
         assert (await opened.services.customers.get_customer("CUS-1002"))["status"] == "active"
-        # The customer names it: the same call goes through.
+        # The customer names it: the same call goes through, offered first (issue 33), on the yes.
         events = await drain(opened.runner.send(sid, "It's mine: marco@example.com"))
+        [offered] = results(events)
+        assert REFUSED not in offered.output and [e.item.tool for e in events if getattr(e, "item", None) and e.item.kind == "offer"]
+        events = await drain(opened.runner.send(sid, "yes"))
         [done] = results(events)
         assert not done.is_error, done.output
         assert (await opened.services.customers.get_customer("CUS-1002"))["status"] == "cancelled"
@@ -122,6 +125,9 @@ async def test_a_refund_needs_the_charge_described_or_the_account_named(db_path,
         assert await opened.services.customers.refunds() == []
         # The customer reads the amount off their statement (the seed scenario's way in).
         events = await drain(opened.runner.send(sid, "Two charges of $29.99 on March 1st and March 3rd"))
+        [offered] = results(events)
+        assert REFUSED not in offered.output  # now offered (issue 33), and run on the yes
+        events = await drain(opened.runner.send(sid, "yes"))
         [done] = results(events)
         assert not done.is_error, done.output
         assert [r["charge_id"] for r in await opened.services.customers.refunds()] == ["CH-9004"]
@@ -215,7 +221,7 @@ async def test_each_ask_reads_only_the_messages_written_since_the_last(db_path, 
         assert asked == [0]
         first_read_upto = (await opened.store.kind_seqs(sid, "message"))[0]
         events = await drain(opened.runner.send(sid, "It's mine: marco@example.com"))
-        assert not results(events)[0].is_error  # the new message was read: it names the account
+        assert REFUSED not in results(events)[0].output  # the new message was read: it names the account
         # and of the earlier messages only the last one read, to see it is still there as it was
         assert asked[1] == first_read_upto - 1 >= 0
 

@@ -81,7 +81,7 @@ def test_every_item_kind_has_a_detail() -> None:
     from supportdesk.items import Item
 
     union = get_args(Item)
-    assert len(union) == 11
+    assert len(union) == 14
     samples = {
         "message": {"role": "customer", "text": "hi"},
         "tool_call": {"call_id": "c", "name": "t", "arguments": {"a": 1}},
@@ -94,6 +94,9 @@ def test_every_item_kind_has_a_detail() -> None:
         "state_change": {"person": "dana", "state": "resolved"},
         "staff_reply": {"person": "dana", "text": "hello"},
         "tag_change": {"person": "dana", "added": ["vip"], "priority": "high"},
+        "offer": {"offer_id": "o1", "tool": "refund_charge", "arguments": {"amount": 5}, "action": "refund $5.00", "text": "Shall I refund $5.00?"},
+        "confirmation": {"offer_id": "o1", "tool": "refund_charge", "arguments": {"amount": 5}, "answer_seq": 3},
+        "decline": {"offer_id": "o1", "tool": "refund_charge", "why": "no", "answer_seq": 3},
     }
     for cls in union:
         kind = cls.kind

@@ -64,7 +64,7 @@ async def test_help_lists_the_screen_below_and_the_app_bindings(store: SessionSt
 async def test_help_shows_every_slash_command() -> None:
     assert [command.usage.split()[0] for command in SLASH_COMMANDS] == [
         "/handoff", "/note", "/set", "/unset", "/takeover", "/release", "/state", "/tag", "/priority", "/as",
-        "/reply", "/macro", "/approve", "/deny", "/new", "/export", "/browse", "/replay", "/retry", "/help",
+        "/reply", "/macro", "/approve", "/deny", "/withdraw", "/new", "/export", "/browse", "/replay", "/retry", "/help",
     ]
     app = HelpHost(HelpScreen)
     async with app.run_test(size=(120, 56)) as pilot:  # tall enough for the whole list, unscrolled

@@ -38,6 +38,7 @@ from starlette.responses import JSONResponse, Response
 from supportdesk.channels.conversations import ApiError, Conversations
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.config import ChatwootSettings, ConfigError
+from supportdesk.engine.confirmation import answer_meta
 from supportdesk.items import Message, Notice, ToolCall
 
 log = logging.getLogger("supportdesk.serve.chatwoot")
@@ -74,6 +75,17 @@ class ChatwootApi:
 
     async def send_message(self, conversation_id: int, content: str, *, private: bool = False) -> None:
         body = {"content": content, "message_type": "outgoing", "private": private}
+        await self._post(f"{self._conversation(conversation_id)}/messages", body)
+
+    async def send_select(self, conversation_id: int, content: str, options: list[tuple[str, str]]) -> None:
+        """An interactive `input_select` message: the contact picks one option (title, value)."""
+        body = {
+            "content": content,
+            "message_type": "outgoing",
+            "private": False,
+            "content_type": "input_select",
+            "content_attributes": {"items": [{"title": title, "value": value} for title, value in options]},
+        }
         await self._post(f"{self._conversation(conversation_id)}/messages", body)
 
     async def open_conversation(self, conversation_id: int) -> None:
@@ -170,6 +182,8 @@ class ChatwootChannel:
         match payload.get("event"):
             case "message_created":
                 return await self._message_created(payload)
+            case "message_updated":
+                return await self._option_chosen(payload)
             case "conversation_resolved":
                 return await self._conversation_resolved(payload)
             case other:
@@ -225,6 +239,40 @@ class ChatwootChannel:
                 return JSONResponse({"status": "duplicate", "message_id": message_id})
             await self._follow(session_id)
             item = await self.desk.runner.receive(session_id, content, meta={"chatwoot_message_id": message_id})
+        self.conversations.want_turn(session_id)
+        return JSONResponse({"status": "stored", "seq": item.seq})
+
+    async def _option_chosen(self, payload: dict[str, Any]) -> Response:
+        """The contact chose an option of the bot's `input_select` (an offer's Yes / No, issue 33):
+        Chatwoot updates that message with `content_attributes.submitted_values`. Stored as the
+        customer's message carrying a structured answer naming the offer, so the desk's gate
+        reads the choice, not words."""
+        if payload.get("content_type") != "input_select":
+            return _ignored("an update that is not a choice")
+        conversation = _table(payload, "conversation")
+        message_id, conversation_id = payload.get("id"), conversation.get("id")
+        if not isinstance(message_id, int) or not isinstance(conversation_id, int):
+            raise ApiError(422, "message_updated needs the message's id and its conversation's id")
+        if conversation.get("status") != "pending":
+            return _ignored("the conversation is not pending: people hold it")
+        if not self._ours(payload, conversation):
+            return _ignored("another account or inbox")
+        submitted = _table(payload, "content_attributes").get("submitted_values")
+        chosen = submitted[0] if isinstance(submitted, list) and submitted and isinstance(submitted[0], dict) else {}
+        value, title = chosen.get("value"), chosen.get("title")
+        answer, _, offer_id = value.partition(":") if isinstance(value, str) else ("", "", "")
+        if answer not in ("yes", "no") or not offer_id or len(offer_id) > 64:
+            return _ignored("no choice of an offer")
+        session_id = session_id_for(self.settings.account_id, conversation_id)
+        async with self._locks.setdefault(conversation_id, asyncio.Lock()):
+            if await self.desk.store.get_session(session_id) is None:
+                return _ignored("a conversation the bot never had")
+            messages = await self.desk.store.of_kind(session_id, "message")
+            if any(m.meta.get("chatwoot_choice") == message_id for m in messages):
+                return JSONResponse({"status": "duplicate", "message_id": message_id})
+            text = title if isinstance(title, str) and title.strip() else answer.capitalize()
+            meta = {"chatwoot_choice": message_id, **answer_meta(offer_id, answer == "yes")}
+            item = await self.desk.runner.receive(session_id, text[:200], meta=meta)
         self.conversations.want_turn(session_id)
         return JSONResponse({"status": "stored", "seq": item.seq})
 
@@ -284,6 +332,10 @@ class ChatwootChannel:
     async def _relay_one(self, session_id: str, conversation_id: int, event: CustomerEvent) -> None:
         if event.type == "message" and event.data.get("from") in ("agent", "staff"):
             await self._with_retries(session_id, lambda: self.api.send_message(conversation_id, event.data["text"]))
+        elif event.type == "offer":
+            # The question went as the agent's message; the choice comes back as `message_updated`.
+            options = [(event.data["yes"], f"yes:{event.data['offer_id']}"), (event.data["no"], f"no:{event.data['offer_id']}")]
+            await self._with_retries(session_id, lambda: self.api.send_select(conversation_id, "Please choose:", options))
         elif event.type == "status" and event.data.get("status") in ("person", "delayed"):
             # (A take-over by desk staff, status "staff", leaves the conversation pending: the
             # bot keeps receiving the customer's messages for the person holding it in the desk.)

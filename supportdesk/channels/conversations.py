@@ -9,6 +9,7 @@ the background, one at a time per session, through the desk's runner and store.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 import collections
 import contextlib
 import hashlib
@@ -118,10 +119,11 @@ class Conversations:
 
     # --- messages and turns ---------------------------------------------------------------------
 
-    async def post(self, session_id: str, text: str) -> int:
-        """Store the customer's message (durably, before returning its seq) and ask for a turn."""
+    async def post(self, session_id: str, text: str, meta: dict[str, Any] | None = None) -> int:
+        """Store the customer's message (durably, before returning its seq) and ask for a turn.
+        `meta`: a button's structured answer to an offer (engine/confirmation.py), if any."""
         self.rate.check(session_id)
-        item = await self.desk.runner.receive(session_id, text)
+        item = await self.desk.runner.receive(session_id, text, meta=meta)
         await self.hub.poke(session_id)
         self.want_turn(session_id)
         return item.seq

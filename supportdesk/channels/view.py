@@ -12,6 +12,7 @@ from typing import Any, assert_never
 
 from supportdesk import items as k
 from supportdesk.config import DeskConfig
+from supportdesk.engine.confirmation import yes_label
 
 CHECKING = "A colleague is checking this. We will be right back with you."
 CHECKED = "A colleague has checked your request."
@@ -26,7 +27,7 @@ class CustomerEvent:
     """One thing to show the customer. `seq` is the log position (the SSE id); None for a
     streamed piece of a reply, which is not stored and so cannot be resumed."""
 
-    type: str  # message, delta, handoff, status
+    type: str  # message, delta, handoff, status, offer, answer
     data: dict[str, Any]
     seq: int | None = None
 
@@ -68,6 +69,15 @@ def customer_event(item: k.Item, config: DeskConfig) -> CustomerEvent | None:
             return _notice(item)
         case k.ToolCall() | k.ToolResult() | k.ContextSet():
             return None
+        case k.Offer():
+            # The question itself arrives as the agent's message; this carries the buttons. The
+            # offer id is the token a button's answer names (POST .../answer), nothing more.
+            data = {"offer_id": item.offer_id, "text": item.text, "yes": yes_label(item.action), "no": "No"}
+            return CustomerEvent("offer", data, item.seq)
+        case k.Confirmation():
+            return CustomerEvent("answer", {"offer_id": item.offer_id, "answer": "yes"}, item.seq)
+        case k.Decline():
+            return CustomerEvent("answer", {"offer_id": item.offer_id, "answer": item.why}, item.seq)
         case _:
             assert_never(item)
 

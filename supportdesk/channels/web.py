@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
 from supportdesk.channels.view import CustomerEvent
+from supportdesk.engine.confirmation import answer_meta
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.errors import TurnError
 from supportdesk.staff import Actor, WhenError
@@ -111,7 +112,7 @@ def create_app(
             raise ApiError(422, '"text" must be a string')
         if not text.strip():
             raise ApiError(422, '"text" is empty; write a message')
-        seq = await conversations.post(session_id, text)
+        seq = await conversations.post(session_id, text, meta=_offer_answer(body.get("answer")))
         return JSONResponse({"seq": seq}, status_code=202)
 
     async def events(request: Request) -> Response:
@@ -251,6 +252,19 @@ def _staff_inputs(body: Any) -> tuple[Inputs, str]:
         until=text("until", None), tags=words("tags"), remove=words("remove"), priority=text("priority", None),
     )
     return given, person
+
+
+def _offer_answer(said: Any) -> dict[str, Any] | None:
+    """A button's answer to an offer (issue 33): {"offer_id": "...", "yes": true|false}, kept with
+    the message for the desk's confirmation gate; None when the message is plain text."""
+    if said is None:
+        return None
+    if not isinstance(said, dict) or set(said) != {"offer_id", "yes"}:
+        raise ApiError(422, '"answer" must be {"offer_id": "...", "yes": true or false}')
+    offer_id, yes = said["offer_id"], said["yes"]
+    if not isinstance(offer_id, str) or not 0 < len(offer_id) <= 64 or not isinstance(yes, bool):
+        raise ApiError(422, '"answer" must be {"offer_id": "...", "yes": true or false}')
+    return answer_meta(offer_id, yes)
 
 
 def _last_event_id(request: Request) -> int:

@@ -17,6 +17,15 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, assert_never
 
 from supportdesk.config import AgentConfig, DeskConfig
+from supportdesk.engine.confirmation import (
+    OpenOffer,
+    Reading,
+    open_offer,
+    offer_sentence,
+    read_answer,
+    same_call,
+    structured_answer,
+)
 from supportdesk.engine.errors import TurnError
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome, TurnWaiting, unfinished_turn
 from supportdesk.engine.handoffs import transfer_tool_name
@@ -48,12 +57,17 @@ from supportdesk.engine.protocol import (
 from supportdesk.engine.services import Services
 from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry, TransferArgs, check_arguments
 from supportdesk.items import (
+    AnswerSource,
+    Confirmation,
     ContextSet,
+    Decline,
+    DeclineWhy,
     Handoff,
     Item,
     Message,
     Notice,
     NoticeKind,
+    Offer,
     Priority,
     Release,
     SettableState,
@@ -105,6 +119,10 @@ class _TurnKeys:
         self.session_id = session_id
         self.turn_seq = turn_seq
         self.calls = dict(stored_calls)
+
+        # Calls the customer confirmed and the engine ran in this turn (the call, its output): a
+        # model that asks for the same call again after the yes is told it was done, not re-offered.
+        self.confirmed: list[tuple[str, dict[str, Any], str]] = []
 
     def next_key(self, tool: str) -> str:
         self.calls[tool] = self.calls.get(tool, 0) + 1
@@ -383,6 +401,10 @@ class Runner:
                 vetoed = True
             yield ev
         turn = _TurnKeys(session_id, *((started.seq, {}) if started is not None else await self._turn_start(session_id)))
+        # The customer's message may answer the offer made right before it: read it first, and
+        # on a yes run the offered call, so the agent's step sees the answer and the result.
+        async for ev in self._settle_offer(session_id, active, turn, vetoed=vetoed):
+            yield ev
 
         for step in range(1, limits.max_steps_per_message + 2):
             if vetoed:
@@ -460,10 +482,14 @@ class Runner:
                 break
 
             if isinstance(action, CallTools):
+                offered = False
                 for item in stored:
                     if item.kind == "notice":
                         statuses.add(item.notice_kind)
+                    offered = offered or item.kind == "offer"
                     yield Appended(item)
+                if offered:
+                    break  # the turn waits for the customer's answer to the offer
                 continue
 
             items = self._context_items(action.context, active)
@@ -663,47 +689,202 @@ class Runner:
         context = {**context, **action.context}
         meta = self._meta(action)
         results: list[Item] = []
+        offer: Offer | None = None
         for call in action.calls:
             call_id = call.call_id or f"call_{uuid.uuid4().hex[:10]}"
             arguments = call.arguments if call.arguments is not None else {"_invalid_json": call.raw_arguments}
             items.append(ToolCall(call_id=call_id, name=call.name, arguments=arguments, agent=active, meta=meta))
             meta = {}  # usage belongs to the step once, not to each call
             key = turn.next_key(call.name)  # every call counts, vetoed or not, as the log does
-            said = await self.hooks.call(
-                "before_tool_call", ToolCallAsked(session_id, active, call_id, call.name, call.arguments), agent=active
-            )
-            results += said.notices
-            if isinstance(said.decision, Veto):
-                output = ToolOutput(
-                    f"vetoed by {said.hook}: {said.decision.reason}",
-                    is_error=True,
-                    notices=[veto_notice(said.hook, said.decision, call.name, active, call_id=call_id)],
+            gated = await self._gated(session_id, agent, call_id, call.name, call.arguments, context)
+            if isinstance(gated, ToolOutput):  # refused by the tool's policy: never offered
+                results.append(ToolResult(call_id=call_id, name=call.name, output=gated.text(), is_error=True, agent=active))
+                continue
+            if gated is not None and offer is not None:
+                # One offer at a time: the customer answers one question with one message.
+                results.append(ToolResult(
+                    call_id=call_id, name=call.name, is_error=True, agent=active,
+                    output=f"not run: the customer is asked about {offer.tool} first; offer this again after their answer",
+                ))
+                continue
+            done = next((out for tool, args, out in turn.confirmed if same_call(tool, args, call.name, call.arguments)), None)
+            if gated is not None and done is not None:
+                # An error result, so nothing (figures, the TUI) counts it as a second act.
+                results.append(ToolResult(
+                    call_id=call_id, name=call.name, agent=active, is_error=True,
+                    output=f"already done on the customer's yes (not run again): {done}",
+                ))
+                continue
+            if gated is not None:
+                # The gate: a call that needs the customer's yes does not run; it is offered.
+                offer = Offer(
+                    offer_id=f"offer_{uuid.uuid4().hex[:10]}", tool=call.name, arguments=dict(call.arguments or {}),
+                    action=gated, text=offer_sentence(gated), call_id=call_id, agent=active,
                 )
-            elif isinstance(said.decision, AskApproval):
-                output = ToolOutput(
-                    f"waiting for staff approval: {said.decision.reason}",
-                    approval_reason=f"{said.decision.reason} (asked by {said.hook})",
-                )
-            else:
-                output = await self._invoke(session_id, agent, call_id, call.name, call.arguments, context, key=key)
-                done = ToolCallDone(session_id, active, call_id, call.name, output.text(), output.is_error)
-                results += (await self.hooks.call("after_tool_call", done, agent=active)).notices if self.hooks else []
-            results.append(
-                ToolResult(call_id=call_id, name=call.name, output=output.text(), is_error=output.is_error, agent=active)
-            )
-            results += self._context_items(output.context, active)
-            context.update(output.context)
-            results += [replace(n, agent=active) for n in output.notices]
-            if output.approval_reason is not None:
-                results.append(
-                    Notice(
-                        notice_kind="approval_requested",
-                        text=f"{agent.title} asks staff to approve {call.name}: {output.approval_reason}",
-                        data={"approval_id": call_id, "tool": call.name, "arguments": call.arguments or {}},
-                        agent=active,
-                    )
-                )
+                results.append(ToolResult(
+                    call_id=call_id, name=call.name, is_error=True, agent=active,
+                    output=f"not run: {call.name} needs the customer's yes; they are asked to confirm: {gated}",
+                ))
+                continue
+            results += await self._call(session_id, agent, call_id, call.name, call.arguments, context, key)
+        if offer is not None:
+            stale = await self._open_offer(session_id)
+            if stale is not None:  # an earlier offer nobody answered: a new question replaces it
+                results.append(self._decline(stale.offer, "expired", "desk", active))
+            # The question, then the offer it asks about (channels draw its buttons under it).
+            results += [Message(role="agent", text=offer.text, agent=active, meta={"offer_id": offer.offer_id}), offer]
         return await self.store.append(session_id, items + results)
+
+    async def _call(
+        self,
+        session_id: str,
+        agent: AgentConfig,
+        call_id: str,
+        name: str,
+        arguments: dict[str, Any] | None,
+        context: dict[str, Any],
+        key: str,
+    ) -> list[Item]:
+        """One call through the hooks and the tool: its result, context writes and notices
+        (`context` is updated with what the call wrote)."""
+        active = agent.name
+        results: list[Item] = []
+        said = await self.hooks.call(
+            "before_tool_call", ToolCallAsked(session_id, active, call_id, name, arguments), agent=active
+        )
+        results += said.notices
+        if isinstance(said.decision, Veto):
+            output = ToolOutput(
+                f"vetoed by {said.hook}: {said.decision.reason}",
+                is_error=True,
+                notices=[veto_notice(said.hook, said.decision, name, active, call_id=call_id)],
+            )
+        elif isinstance(said.decision, AskApproval):
+            output = ToolOutput(
+                f"waiting for staff approval: {said.decision.reason}",
+                approval_reason=f"{said.decision.reason} (asked by {said.hook})",
+            )
+        else:
+            output = await self._invoke(session_id, agent, call_id, name, arguments, context, key=key)
+            done = ToolCallDone(session_id, active, call_id, name, output.text(), output.is_error)
+            results += (await self.hooks.call("after_tool_call", done, agent=active)).notices if self.hooks else []
+        results.append(ToolResult(call_id=call_id, name=name, output=output.text(), is_error=output.is_error, agent=active))
+        results += self._context_items(output.context, active)
+        context.update(output.context)
+        results += [replace(n, agent=active) for n in output.notices]
+        if output.approval_reason is not None:
+            results.append(
+                Notice(
+                    notice_kind="approval_requested",
+                    text=f"{agent.title} asks staff to approve {name}: {output.approval_reason}",
+                    data={"approval_id": call_id, "tool": name, "arguments": arguments or {}},
+                    agent=active,
+                )
+            )
+        return results
+
+    # --- the confirmation gate (engine/confirmation.py) -------------------------------------------
+
+    async def _gated(
+        self,
+        session_id: str,
+        agent: AgentConfig,
+        call_id: str,
+        name: str,
+        arguments: dict[str, Any] | None,
+        context: dict[str, Any],
+    ) -> str | ToolOutput | None:
+        """For a call that must wait for the customer's yes: the action in checkable words, or
+        the tool's refusal (a call its policy refuses is not offered). None when the call may
+        run now (it needs no yes, or it fails anyway: unknown, not the agent's, bad arguments)."""
+        tool = self.tools.get(name)
+        if tool is None or name not in agent.tools or not tool.needs_confirmation(self.config):
+            return None
+        words = tool.action_words(arguments)
+        if words is None:
+            return None
+        if self.services is not None:
+            await self.services.ready()
+        _, held = await tool.check(self._tool_context(session_id, agent, call_id, context), arguments)
+        if held is not None and held.is_error:
+            return held
+        return words  # (a call that waits for staff is offered: the yes comes first, then staff)
+
+    async def _open_offer(self, session_id: str) -> OpenOffer | None:
+        """The session's last offer while it is open (two reads; one when no offer was ever made)."""
+        seqs = await self.store.kind_seqs(session_id, "offer")
+        if not seqs:
+            return None
+        return open_offer(await self.store.range(session_id, seqs[-1], 1 << 62))
+
+    @staticmethod
+    def _decline(offer: Offer, why: DeclineWhy, source: AnswerSource, agent: str, answer_seq: int = 0) -> Decline:
+        return Decline(offer_id=offer.offer_id, tool=offer.tool, why=why, source=source, answer_seq=answer_seq, agent=agent)
+
+    async def _settle_offer(
+        self, session_id: str, active: str, turn: _TurnKeys, *, vetoed: bool
+    ) -> AsyncGenerator[Event, None]:
+        """Read the customer message this turn answers as the answer to the offer right before
+        it: a yes runs the offered call as offered; anything else closes the offer."""
+        state = await self._open_offer(session_id)
+        if state is None or state.answer is None:
+            return
+        offer, answer = state.offer, state.answer
+        items: list[Item]
+        if state.expired or answer.seq != turn.turn_seq:
+            items = [self._decline(offer, "expired", "desk", active)]
+        else:
+            structured = structured_answer(answer)
+            source: AnswerSource
+            reading: Reading
+            if structured is not None:
+                offer_id, yes = structured
+                source = "button"
+                # A button under another (older) offer never confirms this one.
+                reading = ("yes" if yes else "no") if offer_id == offer.offer_id else "other"
+            else:
+                source, reading = "text", read_answer(answer.text)
+            if reading == "yes" and vetoed:
+                reading = "other"  # a message a hook stopped confirms nothing
+            if reading == "yes":
+                items = [
+                    Confirmation(
+                        offer_id=offer.offer_id, tool=offer.tool, arguments=offer.arguments, source=source,
+                        answer_seq=answer.seq, agent=active,
+                    ),
+                    *await self._run_offered(session_id, offer, active, turn),
+                ]
+            else:
+                why: DeclineWhy = reading
+                items = [self._decline(offer, why, source, active, answer.seq)]
+        for item in await self.store.append(session_id, items):
+            yield Appended(item)
+
+    async def _run_offered(self, session_id: str, offer: Offer, active: str, turn: _TurnKeys) -> list[Item]:
+        """The confirmed call, with the offer's arguments exactly, by the agent that offered it
+        (then staff approval, where the tool's policy asks for it). Keyed by the offer, so a turn
+        resumed after a crash does not run it twice."""
+        agent = self.config.agents.get(offer.agent) or self.config.agents[active]
+        call_id = f"{offer.offer_id}-yes"
+        context = {k: e.value for k, e in (await self.store.context_at(session_id)).items()}
+        results = await self._call(
+            session_id, agent, call_id, offer.tool, offer.arguments, context, f"{session_id}/offer/{offer.offer_id}"
+        )
+        output = next((r.output for r in results if isinstance(r, ToolResult)), "")
+        turn.confirmed.append((offer.tool, offer.arguments, output))
+        return [ToolCall(call_id=call_id, name=offer.tool, arguments=offer.arguments, agent=agent.name), *results]
+
+    async def withdraw_offer(self, session_id: str, by: Actor | None = None) -> Item:
+        """Staff withdraw the open offer: it can no longer be confirmed."""
+        by = by or Actor(default_person())
+        async with self.store.turn(session_id):
+            state = await self._open_offer(session_id)
+            if state is None:
+                raise TurnError("no offer is open in this conversation")
+            active = await self._active_agent(session_id)
+            decline = replace(self._decline(state.offer, "withdrawn", "staff", active), meta=by.meta())
+            [item] = await self.store.append(session_id, [decline])
+        return item
 
     async def _invoke(
         self,
@@ -723,7 +904,20 @@ class Runner:
             return ToolOutput(f"unknown tool {name!r} for {agent.name}; available: {valid}", is_error=True)
         if self.services is not None:
             await self.services.ready()  # a deferred desk's business data, opened at first need
-        ctx = ToolContext(
+        ctx = self._tool_context(session_id, agent, call_id, context, approved=approved, key=key)
+        return await tool.invoke(ctx, arguments)
+
+    def _tool_context(
+        self,
+        session_id: str,
+        agent: AgentConfig,
+        call_id: str,
+        context: dict[str, Any],
+        *,
+        approved: bool = False,
+        key: str = "",
+    ) -> ToolContext:
+        return ToolContext(
             session_id=session_id,
             call_id=call_id,
             idempotency_key=key,
@@ -734,7 +928,6 @@ class Runner:
             approved=approved,
             customer_words=lambda: self._customer_words(session_id),
         )
-        return await tool.invoke(ctx, arguments)
 
     async def _customer_words(self, session_id: str) -> str:
         """Every message the customer wrote in the session, one per line (for tool policies)."""
@@ -812,9 +1005,13 @@ class Runner:
             if holder is not None:
                 raise TurnError(f"{holder} already holds this conversation")
             active = await self._active_agent(session_id)
-            [item] = await self.store.append(
-                session_id, [Takeover(person=by.person, origin=by.origin, reason=reason, agent=active, meta=by.act_meta())]
-            )
+            items: list[Item] = [
+                Takeover(person=by.person, origin=by.origin, reason=reason, agent=active, meta=by.act_meta())
+            ]
+            state = await self._open_offer(session_id)
+            if state is not None:  # a person now answers the customer: the agent's offer lapses
+                items.append(replace(self._decline(state.offer, "expired", "staff", active), meta={PART_OF_ACT: True}))
+            item, *_ = await self.store.append(session_id, items)
         return item
 
     async def release(

@@ -10,7 +10,7 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -95,6 +95,18 @@ class TransferArgs(BaseModel):
     context: dict[str, Any] | None = None
 
 
+# What a tool does, declared once in its definition: policy (the confirmation gate), figures
+# and the dashboard read it. "reads" looks things up and changes nothing; "money" moves money
+# to or from the customer (its calls carry `amount`); "account" changes the customer's account.
+Effect = Literal["reads", "money", "account", "desk"]
+# Who must say yes before the call runs: "customer" (the runner's gate makes an offer and runs
+# the call only on the customer's yes to it, engine/confirmation.py), or "none".
+Confirm = Literal["customer", "none"]
+# The action and its amount / plan / target in words the customer can check ("refund $29.99 on
+# charge CH-9004"), from the call's validated arguments.
+Describe = Callable[[Any], str]
+
+
 # A check made before the tool runs: raises PolicyDenied or ApprovalRequired; may be async
 # (a check that reads the business data or the log).
 Policy = Callable[[ToolContext, Any], "None | Awaitable[None]"]
@@ -108,30 +120,63 @@ class Tool:
     args: type[BaseModel]
     run: Runner
     policy: Policy | None = None
+    effect: Effect = "reads"
+    confirm: Confirm = "none"
+    describe: Describe | None = None
+
+    def __post_init__(self) -> None:
+        if self.effect == "reads" and self.confirm != "none":
+            raise ValueError(f"tool {self.name!r} only reads: it never needs a confirmation")
+
+    def needs_confirmation(self, desk: DeskConfig | None = None) -> bool:
+        """Whether a call must wait for the customer's yes on this desk (`[confirm]` in the desk
+        file overrides the definition; a tool that only reads never waits)."""
+        if self.effect == "reads":
+            return False
+        said = desk.confirm.get(self.name) if desk is not None else None
+        return (said or self.confirm) == "customer"
+
+    def action_words(self, arguments: dict[str, Any] | None) -> str | None:
+        """The call as the customer is asked to confirm it, or None when its arguments are invalid."""
+        args, problem = check_arguments(self.name, self.args, arguments)
+        if problem is not None or args is None:
+            return None
+        if self.describe is not None:
+            return self.describe(args)
+        shown = ", ".join(f"{k} {v}" for k, v in args.model_dump(exclude_none=True).items())
+        return f"{self.name.replace('_', ' ')} ({shown})" if shown else self.name.replace("_", " ")
 
     @property
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.args)
 
-    async def invoke(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> ToolOutput:
-        """Validate, check policy, run. Never raises: every failure is an error output."""
+    async def check(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> tuple[BaseModel | None, ToolOutput | None]:
+        """Validate and check policy, running nothing: (args, None) when the call may run,
+        (args, pending output) when it waits for staff, (None, error output) when refused. The
+        confirmation gate asks this before it offers a call: a call the desk would refuse is
+        never put to the customer."""
         args, problem = check_arguments(self.name, self.args, arguments)
         if problem is not None or args is None:
-            return ToolOutput(problem or f"{self.name}: invalid arguments", is_error=True)
+            return None, ToolOutput(problem or f"{self.name}: invalid arguments", is_error=True)
         if self.policy is not None:
             try:
                 checked = self.policy(ctx, args)
                 if inspect.isawaitable(checked):
                     await checked
             except PolicyDenied as exc:
-                return ToolOutput(f"refused by policy: {exc}", is_error=True)
+                return None, ToolOutput(f"refused by policy: {exc}", is_error=True)
             except ApprovalRequired as exc:
                 if not ctx.approved:
-                    return ToolOutput(
-                        f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc)
-                    )
+                    return args, ToolOutput(f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc))
             except Exception as exc:  # a check that could not be made: nothing is done
-                return ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+                return None, ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        return args, None
+
+    async def invoke(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> ToolOutput:
+        """Validate, check policy, run. Never raises: every failure is an error output."""
+        args, held = await self.check(ctx, arguments)
+        if held is not None or args is None:
+            return held or ToolOutput(f"{self.name}: invalid arguments", is_error=True)
         try:
             result = self.run(ctx, args)
             if inspect.isawaitable(result):
@@ -154,12 +199,20 @@ class ToolRegistry:
         return tool
 
     def tool(
-        self, name: str, description: str, args: type[BaseModel], policy: Policy | None = None
+        self,
+        name: str,
+        description: str,
+        args: type[BaseModel],
+        policy: Policy | None = None,
+        *,
+        effect: Effect = "reads",
+        confirm: Confirm = "none",
+        describe: Describe | None = None,
     ) -> Callable[[Runner], Runner]:
-        """Decorator: register a function as a tool."""
+        """Decorator: register a function as a tool, with what it does declared."""
 
         def register(fn: Runner) -> Runner:
-            self.add(Tool(name, description, args, fn, policy))
+            self.add(Tool(name, description, args, fn, policy, effect=effect, confirm=confirm, describe=describe))
             return fn
 
         return register
@@ -169,6 +222,10 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return sorted(self._tools)
+
+    def with_effect(self, *effects: Effect) -> list[str]:
+        """The names of the tools declared with one of these effects (figures, the dashboard)."""
+        return sorted(name for name, tool in self._tools.items() if tool.effect in effects)
 
     def specs(self, names: list[str]) -> list[ToolSpec]:
         return [self._tools[n].spec for n in names if n in self._tools]

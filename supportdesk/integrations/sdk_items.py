@@ -125,6 +125,12 @@ def sdk_from_item(item: k.Item) -> SdkItem | None:
             return {"role": "system", "content": note}
         case k.ContextSet() | k.Notice() | k.Takeover() | k.StateChange() | k.TagChange():
             return None
+        case k.Offer():
+            return None  # its question is the agent's message that follows it
+        case k.Confirmation():
+            return {"role": "system", "content": f"[confirmed] the customer said yes to {item.tool}"}
+        case k.Decline():
+            return {"role": "system", "content": f"[declined] {item.tool}: {item.why}; nothing was done"}
         case _:
             assert_never(item)
 

@@ -130,6 +130,16 @@ def system_prompt(request: StepRequest) -> str:
 # --- the conversation -----------------------------------------------------------------------
 
 
+_DECLINED = {
+    "no": "they said no or not yet",
+    "change_of_mind": "they asked for something else instead",
+    "question": "they asked a question first",
+    "other": "their answer was not a yes",
+    "expired": "the offer lapsed",
+    "withdrawn": "staff withdrew the offer",
+}
+
+
 def _note(text: str) -> str:
     return f"[Note from the support desk, not the customer] {text}"
 
@@ -245,6 +255,12 @@ class _Builder:
                     self.add("user", _note(f"{item.person} of the support staff gave the conversation back to {item.to_agent}.{summary}"))
                 case k.StateChange() | k.TagChange():
                     continue  # the desk's bookkeeping, not conversation
+                case k.Offer():
+                    continue  # its question is the agent's message that follows it
+                case k.Confirmation():
+                    self.add("user", _note(f"The customer said yes to: {item.tool} {json.dumps(item.arguments, ensure_ascii=False)}. The desk runs it now, exactly as offered."))
+                case k.Decline():
+                    self.add("user", _note(f"The customer did not confirm {item.tool} ({_DECLINED[item.why]}): nothing was done. Read their message and go on from it."))
                 case _:
                     assert_never(item)
         self.flush()

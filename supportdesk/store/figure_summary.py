@@ -24,11 +24,14 @@ from typing import Any, assert_never
 
 from supportdesk.items import (
     APPROVAL_PENDING,
+    Confirmation,
     ContextSet,
+    Decline,
     Handoff,
     Item,
     Message,
     Notice,
+    Offer,
     Release,
     StaffReply,
     StateChange,
@@ -44,6 +47,7 @@ from supportdesk.store.figures import (
     GRAINS,
     MONEY_SCALE,
     MONEY_TOOLS,
+    OFFER_EXPIRED,
     WAITING_STATUSES,
     bucket_of,
     micros,
@@ -220,6 +224,12 @@ def fold(items: Iterable[Item], summary: FigureSummary) -> FigureSummary:
                     _once(tallies, ("escalated", source, "", ""))
             case Notice(notice_kind=kind):
                 _add(tallies, ("notice", kind, "", ""))
+            case Offer(tool=tool, agent=agent):
+                _add(tallies, ("offer", tool, agent, "made"))
+            case Confirmation(tool=tool, agent=agent):
+                _add(tallies, ("offer", tool, agent, "accepted"))
+            case Decline(tool=tool, agent=agent, why=why):
+                _add(tallies, ("offer", tool, agent, "expired" if why in OFFER_EXPIRED else "declined"))
             case ToolCall(call_id=call_id, arguments=arguments):
                 # A money result is counted at the amount of the latest call with its id, whatever
                 # that call's name (only calls that name an amount are kept: the rest count none).

@@ -24,6 +24,9 @@ of the log reproduces in `tests/test_stats.py`):
 - `money[tool]`: refunds and credits made in the window: successful results of `refund_charge`
   and `issue_credit` (not errors, not the "waiting for staff approval" placeholder), each at the
   amount its call asked for (the latest call with that call id before the result);
+- `offers`: per tool and agent (the item's), the offers made in the window (issue 33) and the
+  answers: accepted (a confirmation), declined (a no, a change of mind, a question, anything
+  else), expired (the conversation moved on, a takeover, staff withdrew it).
 - `notices[kind]`: notice items in the window by kind (provider errors, limits, approvals ...);
 - `usage`: the token usage recorded in the meta of items in the window, by (agent, model).
 
@@ -45,7 +48,9 @@ DURATION_EDGES: tuple[float, ...] = (10, 30, 60, 300, 900, 3600, 4 * 3600, 86400
 DURATION_EDGES_MS: tuple[int, ...] = tuple(int(edge * 1000) for edge in DURATION_EDGES)
 # Money, in the charge's currency: under 10, 25, 50, 100, 250, 500, and 500 or more.
 AMOUNT_EDGES: tuple[float, ...] = (10, 25, 50, 100, 250, 500)
-# The tools that move money to the customer (their calls carry `amount`).
+# The tools that move money to the customer (their calls carry `amount`): those declared with
+# effect="money" in supportdesk/tools (the store may not import the tools; tests/test_confirmation.py
+# checks the two agree).
 MONEY_TOOLS: tuple[str, ...] = ("refund_charge", "issue_credit")
 # Statuses in which the desk is waiting on someone: such a conversation is not resolved.
 WAITING_STATUSES: tuple[str, ...] = ("awaiting_approval", "needs_human")
@@ -145,6 +150,22 @@ class UsageRow:
 
 
 @dataclass(frozen=True)
+class OfferRow:
+    """What became of one agent's offers of one tool (issue 33)."""
+
+    tool: str
+    agent: str
+    made: int = 0
+    accepted: int = 0
+    declined: int = 0
+    expired: int = 0
+
+
+# How an offer's answer is counted: its decline reasons, by outcome.
+OFFER_EXPIRED: tuple[str, ...] = ("expired", "withdrawn")
+
+
+@dataclass(frozen=True)
 class HandoffEdge:
     """How many handoffs of one kind went from one agent to another."""
 
@@ -171,6 +192,7 @@ class DeskFigures:
     money: dict[str, MoneyFigures] = field(default_factory=dict)
     notices: dict[str, int] = field(default_factory=dict)
     usage: tuple[UsageRow, ...] = ()
+    offers: tuple[OfferRow, ...] = ()
 
 
 # --- the SQL both adapters run -------------------------------------------------------------------
@@ -242,6 +264,7 @@ class FigureSql:
         """Per figure, the edge sessions' rows in the roll-up's shape: what, a, b, c, n, x, y, z."""
         f = d.field
         money = ", ".join(f"'{name}'" for name in MONEY_TOOLS)
+        expired = ", ".join(f"'{why}'" for why in OFFER_EXPIRED)
         pending = APPROVAL_PENDING.replace("'", "''")
         handoffs = f"FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff' AND i.kind <> 'message' WHERE {_in_window('i')}"
         amount_bucket = " ".join(f"WHEN amount < {edge} THEN '{i}'" for i, edge in enumerate(AMOUNT_EDGES))
@@ -302,6 +325,15 @@ class FigureSql:
                 FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'notice' AND i.kind <> 'message'
                 WHERE {_in_window('i')}
                 GROUP BY 2""",
+            "offer": f"""
+                SELECT 'offer', {f('i', 'body', 'tool')}, i.agent,
+                    CASE WHEN i.kind = 'offer' THEN 'made' WHEN i.kind = 'confirmation' THEN 'accepted'
+                        WHEN {f('i', 'body', 'why')} IN ({expired}) THEN 'expired' ELSE 'declined' END,
+                    count(*), 0, 0, 0
+                FROM w JOIN items AS i ON i.session_id = w.id AND i.kind IN ('offer', 'confirmation', 'decline')
+                    AND i.kind <> 'message'
+                WHERE {_in_window('i')}
+                GROUP BY 2, 3, 4""",
             "usage": f"""
                 SELECT 'usage', i.agent, coalesce({f('i', 'meta', 'model')}, ''), '', count(*),
                     sum(coalesce({d.number('i', 'meta', 'usage.input_tokens')}, 0)),
@@ -370,6 +402,7 @@ def assemble(since: datetime | None, until: datetime, shares: list[Row], ranks: 
     money: dict[str, list[int]] = {}
     durations: dict[str, list[int]] = {name: [0, 0] + [0] * (len(DURATION_EDGES) + 1) for name in DURATIONS}
     usage: list[UsageRow] = []
+    offers: dict[tuple[str, str], dict[str, int]] = {}
     counts = {"conversations": 0, "started": 0, "unanswered": 0}
     for (what, a, b, c), (n, x, y, z) in sorted(summed.items()):
         if n == 0:
@@ -397,6 +430,8 @@ def assemble(since: datetime | None, until: datetime, shares: list[Row], ranks: 
                 duration[2 + int(a)] += n
             case "usage":
                 usage.append(UsageRow(a, b, x, y, z == 0))
+            case "offer":
+                offers.setdefault((a, b), {})[c] = n
 
     def distribution(name: str) -> Distribution:
         n, total, *buckets = durations[name]
@@ -420,6 +455,11 @@ def assemble(since: datetime | None, until: datetime, shares: list[Row], ranks: 
         },
         notices=notices,
         usage=tuple(usage),
+        offers=tuple(OfferRow(tool, agent, **{k: v for k, v in outcomes.items() if k in _OFFER_OUTCOMES})
+                     for (tool, agent), outcomes in sorted(offers.items())),
     )
+
+
+_OFFER_OUTCOMES = ("made", "accepted", "declined", "expired")
 
 

@@ -16,6 +16,7 @@ from supportdesk.tools.common import (
     customer_said,
     customers,
     emails_said,
+    money,
     names_account,
     names_id,
     names_an_amount,
@@ -161,6 +162,9 @@ async def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
     charge = await customers(ctx).get_charge(args.charge_id.upper())
     if charge is not None:  # (an unknown charge is the tool's own "no charge" answer)
         await require_named_account(ctx, charge["customer_id"], amounts=(float(charge["amount"]),))
+        # The reason must be true of the charge before the refund is offered to the customer
+        # (issue 33); `_refund` checks again when the money moves.
+        await _check_refund_facts(ctx, args)
     check_refund_policy(ctx, args.amount, "refund")
 
 
@@ -241,6 +245,9 @@ registry.tool(
     "Refund (part of) a charge. Limited per agent level; large refunds wait for staff approval.",
     RefundArgs,
     policy=_refund_policy,
+    effect="money",
+    confirm="customer",
+    describe=lambda a: f"refund {money(a.amount)} on charge {a.charge_id.upper()} ({a.reason})",
 )(safe(_refund))
 
 
@@ -261,9 +268,15 @@ async def _named_account(ctx: ToolContext, args: PaymentMethodArgs | ChangePlanA
     await require_named_account(ctx, args.customer_id)
 
 
-registry.tool("update_payment_method", "Replace the payment method on file.", PaymentMethodArgs, policy=_named_account)(
-    safe(_update_payment_method)
-)
+registry.tool(
+    "update_payment_method",
+    "Replace the payment method on file.",
+    PaymentMethodArgs,
+    policy=_named_account,
+    effect="account",
+    confirm="customer",
+    describe=lambda a: f"replace the payment method of {a.customer_id} with {a.method}",
+)(safe(_update_payment_method))
 
 
 class ListPlansArgs(BaseModel):
@@ -311,9 +324,14 @@ registry.tool(
     "status says whether anything changed (changed, scheduled, unchanged).",
     ChangePlanArgs,
     policy=_named_account,
-)(
-    safe(_change_plan)
-)
+    effect="account",
+    confirm="customer",
+    describe=lambda a: (
+        f"move {a.customer_id} to the {a.plan} plan"
+        + (f", billed {'annually' if a.billing_period == 'annual' else 'monthly'}" if a.billing_period else "")
+        + (", starting now" if a.when == "now" else ", from the next renewal")
+    ),
+)(safe(_change_plan))
 
 
 class CancelArgs(BaseModel):
@@ -330,5 +348,11 @@ async def _cancel(ctx: ToolContext, args: CancelArgs) -> ToolOutput:
 
 
 registry.tool(
-    "cancel_subscription", "Cancel a customer's subscription (no further renewals).", CancelArgs, policy=_named_account
+    "cancel_subscription",
+    "Cancel a customer's subscription (no further renewals).",
+    CancelArgs,
+    policy=_named_account,
+    effect="account",
+    confirm="customer",
+    describe=lambda a: f"cancel the subscription of {a.customer_id} (no further renewals)",
 )(safe(_cancel))

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from supportdesk.engine.tools import ToolContext, ToolOutput
 from supportdesk.items import Notice
 from supportdesk.tools.shipped import registry
-from supportdesk.tools.common import check_refund_policy, customers, require_level, require_named_account, safe, write_key
+from supportdesk.tools.common import check_refund_policy, customers, money, require_level, require_named_account, safe, write_key
 
 
 class CreditArgs(BaseModel):
@@ -41,6 +41,9 @@ registry.tool(
     "Give account credit against future invoices (level 2; large credits wait for staff approval).",
     CreditArgs,
     policy=_credit_policy,
+    effect="money",
+    confirm="customer",
+    describe=lambda a: f"give {a.customer_id} {money(a.amount)} of account credit ({a.reason})",
 )(safe(_issue_credit))
 
 
@@ -66,9 +69,9 @@ async def _create_ticket(ctx: ToolContext, args: TicketArgs) -> ToolOutput:
     return ToolOutput(result, context={"ticket_id": result["ticket_id"]})
 
 
-registry.tool("create_ticket", "Open an engineering ticket for a bug (level 2).", TicketArgs, policy=_ticket_policy)(
-    safe(_create_ticket)
-)
+registry.tool(
+    "create_ticket", "Open an engineering ticket for a bug (level 2).", TicketArgs, policy=_ticket_policy, effect="desk"
+)(safe(_create_ticket))
 
 
 class HumanArgs(BaseModel):
@@ -84,4 +87,4 @@ def _request_human(ctx: ToolContext, args: HumanArgs) -> ToolOutput:
     return ToolOutput("a member of staff has been notified and will join the conversation", notices=[notice])
 
 
-registry.tool("request_human", "Ask a member of staff to join the conversation.", HumanArgs)(_request_human)
+registry.tool("request_human", "Ask a member of staff to join the conversation.", HumanArgs, effect="desk")(_request_human)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from supportdesk.engine.tools import ToolContext, ToolOutput
+from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolOutput
 from supportdesk.tools.shipped import registry
 from supportdesk.tools.common import ToolFailure, customers, safe, write_key
 # mypy takes the articles' folder tools/kb/ for a namespace package and misses tools/kb.py.
@@ -42,6 +42,12 @@ class PasswordResetArgs(BaseModel):
     customer: str = Field(min_length=1, description="customer id or the account's email address")
 
 
+async def _reset_policy(ctx: ToolContext, args: PasswordResetArgs) -> None:
+    # Checked before the call is offered to the customer: a link to no account is never offered.
+    if await customers(ctx).find_customer(args.customer) is None:
+        raise PolicyDenied(f"no account matches {args.customer!r}; ask for the email on the account")
+
+
 async def _send_password_reset(ctx: ToolContext, args: PasswordResetArgs) -> ToolOutput:
     store = customers(ctx)
     found = await store.find_customer(args.customer)
@@ -57,4 +63,8 @@ registry.tool(
     "send_password_reset",
     "Email a password reset link to the address on file (never to an address the customer gives).",
     PasswordResetArgs,
+    policy=_reset_policy,
+    effect="account",
+    confirm="customer",
+    describe=lambda a: f"email a password reset link for {a.customer} to the address on file",
 )(safe(_send_password_reset))

@@ -160,6 +160,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
                  _optional_id, lambda screen, args: screen.decide(True, *args)),  # type: ignore[has-type]  # @work hides it from the checker across the import circle
     SlashCommand("deny", "[ID]", "Deny the pending approval (the latest, or ID)",
                  _optional_id, lambda screen, args: screen.decide(False, *args)),  # type: ignore[has-type]
+    SlashCommand("withdraw", "", "Withdraw the offer waiting for the customer's yes: it can no longer be confirmed",
+                 _no_arguments, lambda screen, args: screen.withdraw_offer()),
     SlashCommand("new", "", "Start a new session",
                  _no_arguments, lambda screen, args: screen.action_new_session()),
     SlashCommand("export", "[markdown|json]", "Export the transcript (asks where; Markdown by default)",

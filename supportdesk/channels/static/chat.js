@@ -85,7 +85,44 @@
     }
   }
 
-  const handlers = { message: onMessage, delta: onDelta, handoff: onHandoff, status: onStatus };
+  // An offer (issue 33): the agent's question arrived as a message; these buttons answer it
+  // with a structured answer naming the offer, so a yes confirms exactly what was offered.
+  const offers = new Map(); // offer id -> its buttons' row
+  function onOffer(event) {
+    const row = element("li", "event offer");
+    row.dataset.offer = event.offer_id;
+    const yes = element("button", "offer-yes", event.yes);
+    const no = element("button", "offer-no", event.no);
+    yes.type = no.type = "button";
+    yes.addEventListener("click", () => answerOffer(event.offer_id, true, event.yes, row));
+    no.addEventListener("click", () => answerOffer(event.offer_id, false, event.no, row));
+    row.append(yes, no);
+    log.appendChild(row);
+    offers.set(event.offer_id, row);
+  }
+
+  function onAnswer(event) {
+    // The offer is closed (answered, expired or withdrawn): its buttons go.
+    const row = offers.get(event.offer_id);
+    if (row) row.remove();
+    offers.delete(event.offer_id);
+  }
+
+  async function answerOffer(offerId, yes, label, row) {
+    for (const button of row.querySelectorAll("button")) button.disabled = true;
+    try {
+      await api(`/api/conversations/${encodeURIComponent(conversation.id)}/messages`, {
+        text: label,
+        answer: { offer_id: offerId, yes },
+      });
+      showProblem("");
+    } catch (failure) {
+      for (const button of row.querySelectorAll("button")) button.disabled = false;
+      showProblem(`Not sent: ${failure.message}`);
+    }
+  }
+
+  const handlers = { message: onMessage, delta: onDelta, handoff: onHandoff, status: onStatus, offer: onOffer, answer: onAnswer };
 
   function listen() {
     if (stream) stream.close();
@@ -174,6 +211,7 @@
     if (stream) stream.close();
     conversation = null;
     shown.clear();
+    offers.clear();
     log.replaceChildren();
     notice.hidden = true;
     talkingTo.textContent = "";

@@ -138,6 +138,8 @@ class View:
         last_customer_at = -1
         self.facts = Facts()
         asked_amount = False  # the agent's last message asked the customer for the amount
+        offered_on = confirmed_request = ""
+        offered_at = confirmed_at = -1  # where the request the desk's offer asked about stands
         for at, i in enumerate(history):
             match i:
                 case k.Message(role="customer"):
@@ -168,13 +170,29 @@ class View:
                     pass  # the context as of now comes whole in the request
                 case k.Takeover() | k.Release() | k.StateChange() | k.StaffReply() | k.TagChange():
                     pass  # staff acting: the runner runs no agent while a person holds the conversation
+                case k.Offer():
+                    # The request the desk's offer asked about (the customer's message before it).
+                    offered_on = self.customer_messages[-1].text if self.customer_messages else ""
+                    offered_at = last_customer_at
+                case k.Confirmation():
+                    confirmed_request = offered_on  # a yes: the desk ran the call, its result follows
+                    confirmed_at = offered_at
+                case k.Decline():
+                    pass
                 case _:
                     assert_never(i)
         self.turn = history[last_customer_at + 1 :]
         self.latest: str = self.customer_messages[-1].text if self.customer_messages else ""
+        # The customer's yes answered the desk's offer (issue 33): the agent goes on with the
+        # request that led to it (its other topics too), as if the call had run right then, and
+        # the handoffs that brought it there count as this turn's.
+        confirmed = bool(confirmed_request) and any(isinstance(i, k.Confirmation) for i in self.turn)
+        if confirmed:
+            self.latest = confirmed_request
         turn_start = self.turn[0].seq if self.turn else self.last_seq + 1
         self.turn_tools = [t for t in self.tools if t.seq >= turn_start]
-        self.turn_handoffs = [i for i in self.turn if isinstance(i, k.Handoff)]
+        since = history[confirmed_at + 1 :] if confirmed and confirmed_at >= 0 else self.turn
+        self.turn_handoffs = [i for i in since if isinstance(i, k.Handoff)]
         self.turn_notices = [i for i in self.turn if isinstance(i, k.Notice)]
 
         # A year-less date the customer gave is read in the year of the charge it names.

@@ -26,7 +26,10 @@ from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting, unfinished_turn
 from supportdesk.engine.errors import TurnError
 from supportdesk.items import (
+    Confirmation,
     ContextSet,
+    Decline,
+    Offer,
     Handoff,
     Item,
     Message,
@@ -65,6 +68,8 @@ def bears_on_attention(item: Item) -> bool:
         case Message() | Handoff() | Notice() | Takeover() | Release() | StateChange() | StaffReply():
             return True
         case ToolCall() | ToolResult() | ContextSet() | TagChange():
+            return False
+        case Offer() | Confirmation() | Decline():
             return False
         case _:
             assert_never(item)
@@ -454,6 +459,11 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
                 self.write_as = "customer"  # as before the take-over: the agent answers what is typed
                 back += "; the input writes as the customer again"
             self.notify(safe_text(back))
+
+    async def withdraw_offer(self) -> None:
+        """`/withdraw`: the open offer (issue 33) is closed; a later yes confirms nothing."""
+        if await self._staff(lambda sid: self.runner.withdraw_offer(sid, self.person)):
+            self.notify("Offer withdrawn: the customer's yes no longer runs it")
 
     async def staff_reply(self, text: str) -> None:
         if not await self._staff(lambda sid: self.runner.staff_reply(sid, text, self.person)):

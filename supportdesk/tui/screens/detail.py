@@ -77,6 +77,14 @@ def item_detail(item: k.Item) -> Detail:
             return Detail("staff reply to the customer", f"{when} · {item.person} · from {item.origin}", item.text)
         case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return Detail(item.kind.replace("_", " "), f"{when} · {item.person} · from {item.origin}", describe(item))
+        case k.Offer():
+            text = f"{item.text}\n\n{item.tool} {as_json(item.arguments)}"
+            return Detail(f"offer {item.tool}", f"{when} · {item.agent} · {item.offer_id}", text, True)
+        case k.Confirmation():
+            text = f"{item.tool} {as_json(item.arguments)}"
+            return Detail(f"confirmation ({item.source})", f"{when} · {item.offer_id} · answer #{item.answer_seq}", text, True)
+        case k.Decline():
+            return Detail(f"offer closed: {item.why}", f"{when} · {item.offer_id} · {item.source}", item.tool)
         case _:
             assert_never(item)
 

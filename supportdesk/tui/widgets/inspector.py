@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from supportdesk.engine.log import ContextEntry
-from supportdesk.items import Item
+from supportdesk.items import Confirmation, Decline, Item, Offer
 from supportdesk.tui.projection import Snapshot, advance, last_call_seen, new_session
 from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
 
@@ -26,6 +26,19 @@ KEY_WIDTH = 18
 
 def _clip(text: str, width: int = VALUE_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def open_offer(items: Sequence[Item], position: int) -> Offer | None:
+    """The offer waiting for the customer's yes as of `position` (issue 33), or None."""
+    offer: Offer | None = None
+    for item in items:
+        if item.seq > position:
+            break
+        if isinstance(item, Offer):
+            offer = item
+        elif isinstance(item, (Confirmation, Decline)) and offer is not None and item.offer_id == offer.offer_id:
+            offer = None
+    return offer
 
 
 def seen_text(seen: dict[str, int]) -> str:
@@ -50,6 +63,7 @@ class ContextInspector(DataTable):
         # What the last model call saw (the history window): {"items", "dropped", "tokens"}.
         self.seen: dict[str, int] | None = None
         self.snapshot = new_session("")  # what new items are folded into
+        self.offer: Offer | None = None  # the offer waiting for the customer's yes, shown first
 
     def on_mount(self) -> None:
         self.watch(self.screen, "look", self.recolor, init=False)  # the screen's agent colours
@@ -62,6 +76,7 @@ class ContextInspector(DataTable):
 
     async def show(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
+        self.offer = open_offer(snapshot.items, snapshot.position)
         self.show_context(snapshot.context, snapshot.changed, last_call_seen(snapshot.items, snapshot.position))
 
     async def extend(self, items: Sequence[Item]) -> None:
@@ -71,6 +86,14 @@ class ContextInspector(DataTable):
         self.context, self.changed, self.seen = dict(context), set(changed), seen
         self.clear()
         accent = self._accent()
+        if self.offer is not None:
+            # Untrusted words (the model's arguments) as literal text; staff withdraw it with /withdraw.
+            self.add_row(
+                Text.assemble(("? offer", "bold"), "\n  ", self.look.label(self.offer.agent, bold=False)),
+                Text.assemble(literal(_clip(self.offer.action), "bold"), "\n", ("waiting for the customer's yes · /withdraw", "dim")),
+                key="__offer__",
+                height=2,
+            )
         for key, entry in sorted(context.items()):
             fresh = key in changed
             style = f"bold {accent}" if fresh else "bold"

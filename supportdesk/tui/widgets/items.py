@@ -82,6 +82,10 @@ def frame(item: k.Item) -> Frame:
             return Frame("item-lines--staff-reply", "item-lines--edge-staff-reply", margin_bottom=1)
         case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return Frame("item-lines--staff-act", margin_top=1, margin_bottom=1)
+        case k.Offer() | k.Decline():
+            return Frame("item-lines--notice", "item-lines--edge-notice", margin_bottom=1)
+        case k.Confirmation():
+            return Frame("item-lines--notice-granted", "item-lines--edge-notice-granted", margin_bottom=1)
         case _:
             assert_never(item)
 
@@ -106,6 +110,14 @@ def renderable(item: k.Item, look: AgentLook, *, expanded: bool = False) -> Rend
             return Group(header, literal(item.text))
         case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return Text.assemble((f"{STAFF_ICONS[item.kind]} ", "bold"), literal(describe(item)), (f"  {stamp(item)}", "dim"))
+        case k.Offer():
+            words = f"{item.action} · waiting for the customer's yes (/withdraw to take it back)"
+            return Text.assemble(("? offer ", "bold"), literal(words), (f"  {stamp(item)}", "dim"))
+        case k.Confirmation():
+            words = f"the customer said yes to {item.tool} ({item.source}); it runs as offered"
+            return Text.assemble(("✔ confirmed ", "bold"), literal(words), (f"  {stamp(item)}", "dim"))
+        case k.Decline():
+            return Text.assemble(("✗ offer closed ", "bold"), literal(f"{item.tool}: {item.why}"), (f"  {stamp(item)}", "dim"))
         case _:
             assert_never(item)
 
@@ -118,6 +130,8 @@ def folds(item: k.Item) -> bool:
         case k.ContextSet():
             return item.value is not None
         case k.Message() | k.Handoff() | k.Notice() | k.Takeover() | k.Release() | k.StateChange() | k.StaffReply() | k.TagChange():
+            return False
+        case k.Offer() | k.Confirmation() | k.Decline():
             return False
         case _:
             assert_never(item)

@@ -1,0 +1,216 @@
+"""The one reader of a customer's answer to an offer: yes, no, a change of mind, a question, or
+something else. Every model's offers are answered through it (the runner's gate); it calls no
+model and is the same on every desk.
+
+The error that matters is a "no" read as a yes: a yes runs the offered call, moving money or
+changing an account. So a yes is read only from a short answer made of assent and the
+offer's own words, with no negation, hesitation, condition, alternative or question anywhere in
+it; anything doubtful is not a yes (the agent then asks again, which costs a message, not a
+refund). evals/confirmation-tune.jsonl and -held.jsonl measure it (tests/test_confirmation.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from supportdesk.items import Confirmation, Decline, Item, Message, Offer, Takeover
+
+Reading = Literal["yes", "no", "change_of_mind", "question", "other"]
+READINGS: tuple[Reading, ...] = ("yes", "no", "change_of_mind", "question", "other")
+
+# Longest first where one holds another ("go ahead" before "go").
+_ASSENT = (
+    "yes", "yeah", "yea", "yep", "yup", "ya", "yes please", "y", "sure", "sure thing", "ok", "okay", "k", "kk",
+    "alright", "all right", "go ahead", "go for it", "do it", "do that", "please do", "proceed", "confirm",
+    "confirmed", "i confirm", "correct", "that's right", "thats right", "right", "sounds good", "sounds great",
+    "perfect", "great", "absolutely", "definitely", "of course", "fine", "that's fine", "thats fine",
+    "that works", "works for me", "agreed", "i agree", "approved", "i approve", "affirmative", "let's do it",
+    "lets do it", "let's do that", "yes do it", "please", "👍", "✅",
+)
+# Words that may stand next to the assent without changing it: politeness, the offer's own
+# action named back ("yes, refund it"), pointers at the offer.
+_FILLER = {
+    "please", "thanks", "thank", "you", "ty", "cheers", "that", "it", "this", "them", "the", "a", "one", "and",
+    "now", "so", "then", "just", "go", "ahead", "with", "for", "me", "my", "i", "would", "like", "want", "to",
+    "be", "great", "good", "fine", "do", "please", "on", "duplicate", "charge", "refund", "cancel", "change",
+    "reset", "send", "link", "plan", "switch", "move", "credit", "update", "process", "apply", "subscription",
+    "payment", "method", "card", "password", "email", "account", "much", "lot", "very", "is", "that's", "thats",
+    "right", "correct", "exactly", "sure", "ok", "okay", "yes", "yeah", "yep", "yup", "all", "of", "course",
+    "proceed", "confirm", "confirmed", "absolutely", "definitely", "perfect", "works", "sounds", "let's", "lets",
+    "agreed", "agree", "approve", "approved", "alright", "thing", "y", "k", "kk", "ya", "yea", "hi", "hello",
+    "there", "team", "pro", "starter", "monthly", "annual", "annually", "yearly", "in", "as", "offered", "said",
+    "described", "was", "its", "it's", "money", "back", "yes,", "amount", "full",
+}
+# A no, or not yet: any of these anywhere and the answer is not a yes.
+_NEGATION = re.compile(
+    r"\b(?:no|nope|nah|not|never|don'?t|do not|doesn'?t|didn'?t|won'?t|can'?t|cannot|shouldn'?t|wouldn'?t|"
+    r"isn'?t|aren'?t|stop|wait|hold|hang|cancel that|forget|skip|later|maybe|perhaps|unsure|"
+    r"think|thinking|changed my mind|change of mind|rather not|leave it|leave things|hmm+|hm+|"
+    r"nevermind|mind|moment|sec|second|minute|first|before|until|yet|refuse|decline|reject|no thanks|"
+    r"but|however|though|although|except|unless|if|only if|depends|worried|concerned|afraid|"
+    r"dunno|idk|guess|suppose|probably|possibly|kinda|sort of|whatever)\b"
+)
+# Another choice than the one offered.
+_ALTERNATIVE = re.compile(
+    r"\b(?:instead|other|another(?! question)|rather|different|cheaper|dearer|pricier|bigger|smaller|wrong|"
+    r"switch (?:it |me )?to|make it|change it to|prefer|not that one|the first|the second|"
+    r"(?:rather|not) (?:than|that))\b"
+)
+# Asked, not answered.
+_QUESTION_START = re.compile(
+    r"^(?:will|would|can|could|is|are|am|do|does|did|how|what|when|where|why|which|who|whom|whose|"
+    r"should|shall|may|might|has|have|was|were)\b"
+)
+# "could you go ahead?" asks for the action: a yes however it is punctuated (when the rest of
+# the message is only the offer's own words: "the amount is $29.99, can you process that?").
+_ASKED_TO_ACT = re.compile(
+    r"(?:^|[^\w'])(?:can|could|would|will) you(?: please)? (?:go ahead|do it|do that|proceed|process it|process that)"
+    r"(?: now)?(?: please)?[?.! ]*$"
+)
+# Said about nothing in particular: the assent phrases (a phrase before its words).
+_ASSENT_RE = re.compile(
+    r"(?<![\w'])(?:" + "|".join(re.escape(a) for a in sorted(_ASSENT, key=len, reverse=True)) + r")(?![\w'])"
+)
+# An answer longer than this, beyond its assent and filler, says something else too.
+_MAX_OTHER_WORDS = 3
+_MONEY_OR_ID = re.compile(r"^(?:[$€£]?\d[\d.,]*|[a-z]{2,4}-\d+)$")
+
+
+def normalise(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = text.replace("’", "'").replace("‘", "'").replace("`", "'")
+    return " ".join(text.split())
+
+
+def read_answer(text: str) -> Reading:
+    """How a customer's message answers the offer made right before it."""
+    said = normalise(text)
+    if not said:
+        return "other"
+    if _ALTERNATIVE.search(said) and not re.search(r"\brather not\b", said):
+        # Another choice, whatever else it says: never this offer's yes (asked about, a question).
+        return "question" if _asks(said) else "change_of_mind"
+    negated = _NEGATION.search(said) is not None
+    if negated:
+        # A "no" (or not yet) about the offer; a question that says no is still a no.
+        return "no" if _short(said) or _starts_no(said) else ("question" if _asks(said) else "no")
+    asked_to_act = _ASKED_TO_ACT.search(said)
+    if asked_to_act is not None and not _others(said[: asked_to_act.start()], allowed=0):
+        return "yes"
+    if _asks(said):
+        return "question"
+    if _ASSENT_RE.search(said) and _rest_is_filler(said):
+        return "yes"
+    return "other"
+
+
+def _asks(said: str) -> bool:
+    return "?" in said or _QUESTION_START.match(said) is not None
+
+
+def _starts_no(said: str) -> bool:
+    return re.match(r"^(?:no|nope|nah|not|don'?t|wait|hold|hang|stop|never)\b", said) is not None
+
+
+def _short(said: str) -> bool:
+    return len(_words(said)) <= 6
+
+
+def _words(said: str) -> list[str]:
+    return [w for w in re.split(r"[^\w'$€£.,-]+", said) if w.strip(".,!-")]
+
+
+def _others(said: str, allowed: int) -> bool:
+    """Whether `said` holds more than `allowed` words that are neither assent nor the offer's
+    own (or any question mark)."""
+    rest = _ASSENT_RE.sub(" ", said)
+    others = [w for w in (w.strip(".,!-—") for w in _words(rest)) if w and w not in _FILLER and not _MONEY_OR_ID.match(w)]
+    return len(others) > allowed or "?" in said
+
+
+def _rest_is_filler(said: str) -> bool:
+    return not _others(said, _MAX_OTHER_WORDS) and len(_words(said)) <= 14 and not _MORE_ASKED.search(said)
+
+
+# A yes that goes on to ask for something more is not only a yes ("yes, and also ...").
+_MORE_ASKED = re.compile(r"\b(?:also|another|too|as well|one more|else|besides)\b")
+
+
+# --- where an offer stands, from the log --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpenOffer:
+    """The last offer of a session, not yet confirmed or declined on record."""
+
+    offer: Offer
+    # The customer message right after it (the only one that may answer it), if any yet.
+    answer: Message | None
+    # A person took the conversation over since, or the customer wrote again after the answer
+    # message without that answer being read: the offer can no longer be taken up.
+    expired: bool
+
+
+def open_offer(since: Sequence[Item]) -> OpenOffer | None:
+    """The state of the offer `since` starts with (the log from the session's last offer on),
+    or None when it is closed (or `since` does not start with an offer)."""
+    if not since or not isinstance(since[0], Offer):
+        return None
+    offer, answer, expired = since[0], None, False
+    for item in since[1:]:
+        match item:
+            case Confirmation(offer_id=offer_id) | Decline(offer_id=offer_id) if offer_id == offer.offer_id:
+                return None
+            case Takeover():
+                expired = True
+            case Message(role="customer"):
+                if answer is None:
+                    answer = item
+                else:
+                    expired = True
+            case _:
+                pass
+    return OpenOffer(offer, answer, expired)
+
+
+# The meta key a channel's structured answer is kept under on the customer's message:
+# {"offer_id": ..., "yes": true|false} (a button pressed under the offer).
+ANSWER_META = "answer"
+
+
+def structured_answer(message: Message) -> tuple[str, bool] | None:
+    """(offer id, yes?) when a channel sent this message as a button answer, else None."""
+    said = message.meta.get(ANSWER_META) if message.meta else None
+    if not isinstance(said, dict):
+        return None
+    offer_id, yes = said.get("offer_id"), said.get("yes")
+    if not isinstance(offer_id, str) or not isinstance(yes, bool):
+        return None
+    return offer_id, yes
+
+
+def answer_meta(offer_id: str, yes: bool) -> dict[str, Any]:
+    """The meta a channel stores with a button's answer (`structured_answer` reads it back)."""
+    return {ANSWER_META: {"offer_id": offer_id, "yes": yes}}
+
+
+def offer_sentence(action: str) -> str:
+    """What the customer is asked: the action in checkable words, and how to answer."""
+    return f"Before I do anything: shall I {action}? Please answer yes or no."
+
+
+def yes_label(action: str) -> str:
+    """A button's label ("Yes, refund $29.99 on charge CH-9004 (duplicate charge)")."""
+    return f"Yes, {action}"
+
+
+def same_call(tool_a: str, args_a: dict[str, Any] | None, tool_b: str, args_b: dict[str, Any] | None) -> bool:
+    """Two calls are the same when the tool and every argument are (key order aside)."""
+    return tool_a == tool_b and json.dumps(args_a or {}, sort_keys=True, default=str) == json.dumps(
+        args_b or {}, sort_keys=True, default=str
+    )

@@ -1,0 +1,545 @@
+"""Issue 33: a consequential call runs only on the customer's yes to the desk's offer of exactly
+that call, whatever the model (engine/runner.py's gate, engine/confirmation.py's reader)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from supportdesk.config import ConfigError, parse_desk
+from supportdesk.engine.confirmation import answer_meta, read_answer
+from supportdesk.engine.errors import TurnError
+from supportdesk.engine.events import Appended
+from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+from supportdesk.engine.runner import drain
+from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, Tool, ToolRegistry
+from supportdesk.items import Confirmation, Decline, Item, Message, Notice, Offer, Takeover, ToolCall, ToolResult
+from supportdesk.wiring import open_desk
+from tests.conftest import REPO, TEST_DESK
+from tests.scripted import ScriptedModel
+
+EVALS = REPO / "evals"
+
+
+# --- the declarations -------------------------------------------------------------------------
+
+
+def test_the_shipped_tools_declare_what_they_do():
+    from supportdesk.tools import registry
+
+    consequential = {
+        "refund_charge", "issue_credit", "change_plan", "cancel_subscription", "update_payment_method", "send_password_reset",
+    }
+    desk = parse_desk((REPO / "agents.toml").read_text(), "agents.toml", tool_names=registry.names())
+    waits = {name for name in registry.names() if registry.get(name).needs_confirmation(desk)}  # type: ignore[union-attr]
+    assert waits == consequential
+    assert set(registry.with_effect("money")) == {"refund_charge", "issue_credit"}
+    for name in registry.with_effect("reads"):
+        assert not registry.get(name).needs_confirmation(desk)  # type: ignore[union-attr]
+
+
+def test_the_figures_count_as_money_what_the_tools_declare_as_money():
+    """The store cannot import the tools (layers): its list of money tools is checked against
+    the tools' own declarations, so the two never drift (issue 36 item 1)."""
+    from supportdesk.store.figures import MONEY_TOOLS
+    from supportdesk.tools import registry
+
+    assert set(MONEY_TOOLS) == set(registry.with_effect("money"))
+
+
+def test_a_tool_that_only_reads_cannot_ask_for_a_confirmation():
+    with pytest.raises(ValueError, match="only reads"):
+        Tool("peek", "look", BaseModel, lambda ctx, args: None, effect="reads", confirm="customer")
+
+
+def test_a_desk_overrides_a_tools_confirmation_and_names_only_real_tools():
+    from supportdesk.tools import registry
+
+    text = (REPO / "agents.toml").read_text()
+    desk = parse_desk(text + '\n[confirm]\nsend_password_reset = "none"\nlist_plans = "customer"\n', "a.toml", tool_names=registry.names())
+    assert not registry.get("send_password_reset").needs_confirmation(desk)  # type: ignore[union-attr]
+    assert not registry.get("list_plans").needs_confirmation(desk)  # type: ignore[union-attr]  # reads: never
+    with pytest.raises(ConfigError) as caught:
+        parse_desk(text + '\n[confirm]\nrefund_everything = "none"\n', "b.toml", tool_names=registry.names())
+    assert caught.value.problems == [
+        f"b.toml: confirm.refund_everything: no tool named 'refund_everything'; valid tools: {', '.join(registry.names())}"
+    ]
+
+
+# --- the reader, measured on answers written before it ---------------------------------------------
+
+
+def _rows(part: str) -> list[dict[str, str]]:
+    return [json.loads(line) for line in (EVALS / f"confirmation-{part}.jsonl").read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("part", ["tune", "held"])
+def test_the_reader_on_labelled_answers(part, capsys):
+    rows = _rows(part)
+    assert {r["label"] for r in rows} == {"yes", "no", "change_of_mind", "question", "other"}
+    got = [(r, read_answer(r["text"])) for r in rows]
+    right = sum(r["label"] == answer for r, answer in got)
+    # The error that matters, reported apart: an answer that is not a yes read as a yes.
+    not_yes_as_yes = [r["text"] for r, answer in got if answer == "yes" and r["label"] != "yes"]
+    yes_missed = [r["text"] for r, answer in got if r["label"] == "yes" and answer != "yes"]
+    with capsys.disabled():
+        print(f"\nconfirmation reader, {part}: {right}/{len(rows)} right ({right / len(rows):.0%}); "
+              f"not-yes read as yes: {len(not_yes_as_yes)}; yes missed: {len(yes_missed)}")
+    assert not_yes_as_yes == []
+    assert right / len(rows) >= 0.9
+    assert len(yes_missed) <= len([r for r in rows if r["label"] == "yes"]) // 10
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["yes, but not the duplicate", "yes no", "yes, wait", "Yes if it doesn't cost more", "sure, the other one though",
+     "ok, but first tell me what happens to my files", "yes?", "not yes", "YES!!! ... actually no", "yes, and also reset my password"],
+)
+def test_a_yes_with_anything_against_it_is_not_a_yes(text):
+    assert read_answer(text) != "yes"
+
+
+# --- the gate on a desk with a scripted model ----------------------------------------------------
+
+
+class RefundArgs(BaseModel):
+    amount: float
+
+
+class CancelArgs(BaseModel):
+    account: str
+
+
+class Nothing(BaseModel):
+    pass
+
+
+def gated_tools() -> tuple[ToolRegistry, list[tuple[str, dict[str, Any]]]]:
+    """A refund (money, confirmed by the customer, staff above the threshold), a cancellation
+    (account) and a lookup (reads); every call that really runs is recorded."""
+    registry = ToolRegistry()
+    ran: list[tuple[str, dict[str, Any]]] = []
+
+    def refund_policy(ctx, args: RefundArgs) -> None:
+        if args.amount > ctx.desk.policy.refund_limit(ctx.agent.level):
+            raise PolicyDenied(f"{ctx.agent.name} may not refund that much")
+        if args.amount >= ctx.desk.policy.approval_threshold:
+            raise ApprovalRequired(f"refund of ${args.amount:.2f}")
+
+    @registry.tool("refund", "Refund", RefundArgs, policy=refund_policy, effect="money", confirm="customer",
+                   describe=lambda a: f"refund ${a.amount:.2f}")
+    def refund(ctx, args: RefundArgs):
+        ran.append(("refund", {"amount": args.amount}))
+        return {"refunded": args.amount}
+
+    @registry.tool("cancel", "Cancel", CancelArgs, effect="account", confirm="customer",
+                   describe=lambda a: f"cancel the subscription of {a.account}")
+    def cancel(ctx, args: CancelArgs):
+        ran.append(("cancel", {"account": args.account}))
+        return {"cancelled": args.account}
+
+    @registry.tool("lookup", "Look", Nothing)
+    def lookup(ctx, args):
+        return {"found": True}
+
+    return registry, ran
+
+
+GATED_DESK = TEST_DESK.replace('tools = ["refund", "explode"]', 'tools = ["refund", "cancel", "lookup"]').replace(
+    'level = 2\ntools = ["refund"]', 'level = 2\ntools = ["refund", "cancel", "lookup"]'
+)
+
+
+def gated_desk(extra: str = ""):
+    return parse_desk(GATED_DESK + extra, "gated.toml", tool_names=["refund", "cancel", "lookup"])
+
+
+def call(name: str, **arguments: Any) -> CallTools:
+    return CallTools([RequestedCall(f"call_{name}", name, arguments)])
+
+
+async def items_of(events) -> list[Item]:
+    return [e.item for e in await drain(events) if isinstance(e, Appended)]
+
+
+async def offered(db_path, script, extra: str = ""):
+    """A desk whose billing agent is asked for a refund of $5 and calls it at once."""
+    tools, ran = gated_tools()
+    desk = await open_desk(db_path, gated_desk(extra), provider=ScriptedModel(script), tools=tools, customers=False)
+    first = await items_of(desk.runner.send(None, "refund the duplicate please"))
+    return desk, first[0].session_id, first, ran
+
+
+async def test_a_call_that_needs_a_yes_is_offered_not_run(db_path):
+    desk, sid, items, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5)])
+    async with desk:
+        assert ran == []
+        [offer] = [i for i in items if isinstance(i, Offer)]
+        assert (offer.tool, offer.arguments, offer.agent) == ("refund", {"amount": 5}, "billing")
+        # The customer is asked in words they can check: the action and its amount.
+        said = [i for i in items if isinstance(i, Message) and i.role == "agent"][-1]
+        assert said.text == offer.text and "refund $5.00" in said.text and said.meta["offer_id"] == offer.offer_id
+        result = next(i for i in items if isinstance(i, ToolResult))
+        assert result.is_error and result.output.startswith("not run")
+        assert await desk.runner.unfinished_turn(sid) is None  # the turn ended, waiting for the customer
+
+
+async def test_a_desk_that_turns_the_gate_off_for_a_tool_runs_it(db_path):
+    desk, _, items, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), Answer("done")],
+                                        extra='\n[confirm]\nrefund = "none"\n')
+    async with desk:
+        assert ran == [("refund", {"amount": 5})] and not [i for i in items if isinstance(i, Offer)]
+
+
+async def test_yes_runs_exactly_the_offered_call_and_the_agent_reads_the_result(db_path):
+    seen: list[Any] = []
+
+    def answer(request):
+        seen.append(request.history)
+        return Answer("refunded")
+
+    desk, sid, first, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), answer])
+    async with desk:
+        items = await items_of(desk.runner.send(sid, "yes please"))
+        [offer] = [i for i in first if isinstance(i, Offer)]
+        assert ran == [("refund", {"amount": 5})]
+        confirmation, run_call, result = items[1:4]
+        assert isinstance(confirmation, Confirmation) and confirmation.offer_id == offer.offer_id
+        assert confirmation.source == "text" and confirmation.answer_seq == items[0].seq
+        assert isinstance(run_call, ToolCall) and run_call.arguments == offer.arguments
+        assert isinstance(result, ToolResult) and not result.is_error
+        assert seen[-1][-1] == result  # the agent's step saw the result
+        # A yes later confirms nothing more.
+        await items_of(desk.runner.send(sid, "yes"))
+        assert ran == [("refund", {"amount": 5})]
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [("no", "no"), ("hold on", "no"), ("not yet", "no"), ("never mind", "no"),
+     ("no, the other plan instead", "change_of_mind"), ("will I lose my files?", "question"), ("my app crashes", "other")],
+)
+async def test_anything_but_a_yes_closes_the_offer_and_runs_nothing(db_path, answer, why):
+    desk, sid, _, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), Answer("ok")])
+    async with desk:
+        items = await items_of(desk.runner.send(sid, answer))
+        [decline] = [i for i in items if isinstance(i, Decline)]
+        assert (decline.why, decline.source) == (why, "text")
+        await items_of(desk.runner.send(sid, "yes"))  # a yes to an offer already closed
+        assert ran == []
+
+
+async def test_an_explicit_request_after_a_no_is_offered_again(db_path):
+    script = [Transfer("billing", "money"), call("refund", amount=5), call("refund", amount=7)]
+    desk, sid, _, ran = await offered(db_path, script)
+    async with desk:
+        items = await items_of(desk.runner.send(sid, "no, refund $7 instead"))
+        assert [i.why for i in items if isinstance(i, Decline)] == ["change_of_mind"]
+        [again] = [i for i in items if isinstance(i, Offer)]
+        assert again.arguments == {"amount": 7} and ran == []
+
+
+async def test_a_call_the_policy_refuses_is_not_offered(db_path):
+    desk, _, items, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=100), Answer("no")])
+    async with desk:
+        assert not [i for i in items if isinstance(i, Offer)] and ran == []
+        assert any(isinstance(i, ToolResult) and i.output.startswith("refused by policy") for i in items)
+
+
+async def test_the_customers_yes_then_staff_approval_then_the_refund(db_path):
+    script = [Transfer("billing", "money"), Transfer("senior", "big"), call("refund", amount=300), Answer("waiting for staff"), Answer("approved and done")]
+    desk, sid, first, ran = await offered(db_path, script)
+    async with desk:
+        assert [i.tool for i in first if isinstance(i, Offer)] == ["refund"]
+        items = await items_of(desk.runner.send(sid, "yes"))
+        [asked] = [i for i in items if isinstance(i, Notice) and i.notice_kind == "approval_requested"]
+        assert ran == []  # the customer said yes; staff have not
+        await items_of(desk.runner.decide_approval(sid, asked.data["approval_id"], True))
+        assert ran == [("refund", {"amount": 300})]
+
+
+async def test_a_takeover_expires_the_offer(db_path):
+    desk, sid, _, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), Answer("ok")])
+    async with desk:
+        await desk.runner.takeover(sid)
+        [decline] = await desk.store.of_kind(sid, "decline")
+        assert (decline.why, decline.source) == ("expired", "staff")
+        await items_of(desk.runner.send(sid, "yes"))  # held: waits for the person
+        await desk.runner.release(sid)
+        await items_of(desk.runner.send(sid, "yes"))
+        assert ran == []
+
+
+async def test_staff_withdraw_an_offer(db_path):
+    desk, sid, _, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), Answer("ok")])
+    async with desk:
+        withdrawn = await desk.runner.withdraw_offer(sid)
+        assert isinstance(withdrawn, Decline) and withdrawn.why == "withdrawn" and withdrawn.source == "staff"
+        await items_of(desk.runner.send(sid, "yes"))
+        assert ran == []
+        with pytest.raises(TurnError, match="no offer is open"):
+            await desk.runner.withdraw_offer(sid)
+
+
+async def test_a_button_answers_only_its_own_offer(db_path):
+    script = [Transfer("billing", "money"), call("refund", amount=5), call("cancel", account="A1"), Answer("done")]
+    desk, sid, first, ran = await offered(db_path, script)
+    async with desk:
+        [old] = [i for i in first if isinstance(i, Offer)]
+        await items_of(desk.runner.send(sid, "actually cancel my account A1 instead"))
+        # A stale button (the first offer's yes) never confirms the new offer, whatever its text.
+        await desk.runner.receive(sid, "Yes, refund $5.00", meta=answer_meta(old.offer_id, True))
+        items = await items_of(desk.runner.retry_turn(sid))
+        assert [(i.why, i.source) for i in items if isinstance(i, Decline)] == [("other", "button")]
+        assert ran == []
+
+
+async def test_a_button_yes_runs_the_offer(db_path):
+    desk, sid, first, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), Answer("done")])
+    async with desk:
+        [offer] = [i for i in first if isinstance(i, Offer)]
+        await desk.runner.receive(sid, "Yes, refund $5.00", meta=answer_meta(offer.offer_id, True))
+        items = await items_of(desk.runner.retry_turn(sid))
+        assert [i.source for i in items if isinstance(i, Confirmation)] == ["button"]
+        assert ran == [("refund", {"amount": 5})]
+
+
+async def test_a_yes_the_customer_took_back_before_the_desk_read_it_runs_nothing(db_path):
+    """Two messages stored before a turn runs (a channel's 202): the offer answers only the first,
+    and the turn answers the last, so the offer lapses rather than be read from a stale yes."""
+    desk, sid, _, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), Answer("ok")])
+    async with desk:
+        await desk.runner.receive(sid, "yes")
+        await desk.runner.receive(sid, "wait, no")
+        items = await items_of(desk.runner.retry_turn(sid))
+        assert [(i.why, i.source) for i in items if isinstance(i, Decline)] == [("expired", "desk")]
+        assert ran == []
+
+
+async def test_the_same_call_asked_again_after_the_yes_is_not_run_twice(db_path):
+    script = [Transfer("billing", "money"), call("refund", amount=5), call("refund", amount=5), Answer("done")]
+    desk, sid, _, ran = await offered(db_path, script)
+    async with desk:
+        items = await items_of(desk.runner.send(sid, "yes"))
+        assert ran == [("refund", {"amount": 5})]
+        assert not [i for i in items if isinstance(i, Offer)]
+        assert any(isinstance(i, ToolResult) and i.output.startswith("already done") for i in items)
+
+
+# --- the property: nothing consequential runs without its confirmation ----------------------------
+
+MODEL_MOVES = st.one_of(
+    st.just(("answer",)),
+    st.just(("lookup",)),
+    st.tuples(st.just("refund"), st.sampled_from([5, 7, 12])),
+    st.tuples(st.just("cancel"), st.sampled_from(["A1", "B2"])),
+    st.tuples(st.just("both"), st.sampled_from([5, 7])),
+)
+CUSTOMER_MOVES = st.one_of(
+    st.tuples(st.just("say"), st.sampled_from([
+        "yes", "yes please", "sure, do it", "no", "hold on", "actually the other one", "will I lose my files?",
+        "refund the duplicate", "hello", "not yet", "never mind", "please do",
+    ])),
+    st.tuples(st.just("button"), st.booleans(), st.booleans()),  # (yes?, of the newest offer or a stale one)
+    st.just(("takeover",)),
+    st.just(("release",)),
+)
+
+
+def _step(move: tuple) -> Any:
+    match move:
+        case ("answer",):
+            return Answer("ok")
+        case ("lookup",):
+            return call("lookup")
+        case ("refund", amount):
+            return call("refund", amount=amount)
+        case ("cancel", account):
+            return call("cancel", account=account)
+        case ("both", amount):
+            return CallTools([RequestedCall("c1", "refund", {"amount": amount}), RequestedCall("c2", "cancel", {"account": "A1"})])
+    raise AssertionError(move)
+
+
+async def _play(db: Path, model: list[tuple], customer: list[tuple]) -> None:
+    tools, ran = gated_tools()
+    script = [Transfer("billing", "money"), *(_step(m) for m in model)]
+    desk = await open_desk(db, gated_desk(), provider=ScriptedModel(script), tools=tools, customers=False)
+    async with desk:
+        sid = (await items_of(desk.runner.send(None, "hi, I need help with my bill")))[0].session_id
+        for move in customer:
+            held = await desk.runner.held_by(sid)
+            match move:
+                case ("say", text):
+                    await items_of(desk.runner.send(sid, text))
+                case ("button", yes, newest):
+                    offers = await desk.store.of_kind(sid, "offer")
+                    if not offers:
+                        continue
+                    target = offers[-1] if newest else offers[0]
+                    await desk.runner.receive(sid, "Yes" if yes else "No", meta=answer_meta(target.offer_id, yes))
+                    await items_of(desk.runner.retry_turn(sid))
+                case ("takeover",):
+                    if held is None:
+                        await desk.runner.takeover(sid)
+                case ("release",):
+                    if held is not None:
+                        await desk.runner.release(sid)
+        log = await desk.store.range(sid, 1, await desk.store.last_seq(sid))
+    _check(log, ran)
+
+
+def _check(log: list[Item], ran: list[tuple[str, dict[str, Any]]]) -> None:
+    """Every consequential call that ran has a confirmation that names the same tool and
+    arguments as its offer and answers the customer message right after that offer; and every
+    run is one confirmation's."""
+    offers = {i.offer_id: i for i in log if isinstance(i, Offer)}
+    runs: list[tuple[str, dict[str, Any]]] = []
+    for at, item in enumerate(log):
+        if not (isinstance(item, ToolResult) and item.name in ("refund", "cancel") and not item.is_error):
+            continue
+        call_at = next(n for n in range(at, -1, -1) if isinstance(log[n], ToolCall) and log[n].call_id == item.call_id)
+        run_call = log[call_at]
+        confirmation = log[call_at - 1]
+        assert isinstance(confirmation, Confirmation), f"{run_call} ran without a confirmation right before it"
+        offer = offers[confirmation.offer_id]
+        assert (offer.tool, offer.arguments) == (confirmation.tool, confirmation.arguments) == (run_call.name, run_call.arguments)
+        after_offer = [i for i in log if i.seq > offer.seq and isinstance(i, Message) and i.role == "customer"]
+        assert after_offer and after_offer[0].seq == confirmation.answer_seq, "the yes is not the message right after its offer"
+        between = [i for i in log if offer.seq < i.seq < confirmation.seq]
+        assert not any(isinstance(i, Takeover) for i in between), "an offer was taken up after a takeover"
+        runs.append((run_call.name, run_call.arguments))
+    def same(calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
+        return sorted(json.dumps([name, {k: float(v) if isinstance(v, int) else v for k, v in args.items()}]) for name, args in calls)
+
+    assert same(runs) == same(ran)
+    # An offer is answered at most once.
+    answered = [i.offer_id for i in log if isinstance(i, (Confirmation, Decline))]
+    assert len(answered) == len(set(answered))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(MODEL_MOVES, min_size=1, max_size=16), st.lists(CUSTOMER_MOVES, min_size=1, max_size=10))
+@example([("refund", 5), ("answer",)], [("say", "yes")])
+@example([("refund", 5), ("refund", 7), ("answer",)], [("say", "hello"), ("say", "yes"), ("button", True, False)])
+@example([("refund", 5), ("answer",)], [("takeover",), ("say", "yes"), ("release",), ("say", "yes")])
+def test_no_consequential_call_runs_without_the_confirmation_of_its_offer(model, customer) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(_play(Path(folder) / "desk.db", model, customer))
+
+
+def test_the_property_check_catches_a_call_run_without_a_yes() -> None:
+    """The check itself fails on a log where a refund ran with no confirmation (so the property
+    above can fail)."""
+    log: list[Item] = [
+        Message(seq=1, role="customer", text="refund please"),
+        ToolCall(seq=2, call_id="c1", name="refund", arguments={"amount": 5}),
+        ToolResult(seq=3, call_id="c1", name="refund", output="{}"),
+    ]
+    with pytest.raises(AssertionError, match="without a confirmation"):
+        _check(log, [("refund", {"amount": 5})])
+
+
+# --- a real LLM's desk, in a real process ----------------------------------------------------------
+
+
+def test_a_model_that_refunds_straight_away_gets_an_offer_and_the_yes_runs_it(tmp_path: Path) -> None:
+    """The OpenAI-compatible path (tests/fake_llm_server.py): billing calls refund_charge on the
+    first message; `run --json` shows the offer, no refund is made, and the customer's yes in
+    the next run makes it once."""
+    from fake_llm_server import FakeLLMServer
+    from tests.test_hardening_runner import _answer, _call, _cli, _desk_file, _refunds
+
+    db = tmp_path / "desk.db"
+    refund = {"charge_id": "CH-9004", "amount": 29.99, "reason": "duplicate charge"}
+    with FakeLLMServer() as server:
+        server.push(_call("transfer_to_billing", {"reason": "duplicate charge"}), _call("refund_charge", refund))
+        desk = _desk_file(tmp_path, server)
+        ran = _cli("run", "--db", str(db), "--config", str(desk), "--json", "I'm dana@example.com, I was charged $29.99 twice, refund it")
+        assert ran.returncode == 0, ran.stderr
+        lines = [json.loads(line) for line in ran.stdout.splitlines()]
+        [offer] = [line for line in lines if line.get("kind") == "offer"]
+        assert offer["tool"] == "refund_charge" and offer["arguments"] == refund and "$29.99" in offer["text"]
+        assert asyncio.run(_refunds(db)) == []
+        session = next(line["session"] for line in lines if "session" in line)
+        server.push(_answer("Refunded $29.99."))
+        ran = _cli("run", "--db", str(db), "--config", str(desk), "--json", "--session", session, "yes please")
+        assert ran.returncode == 0, ran.stderr
+        lines = [json.loads(line) for line in ran.stdout.splitlines()]
+        [confirmation] = [line for line in lines if line.get("kind") == "confirmation"]
+        assert confirmation["offer_id"] == offer["offer_id"] and confirmation["arguments"] == refund
+    assert [(r["charge_id"], r["amount"]) for r in asyncio.run(_refunds(db))] == [("CH-9004", 29.99)]
+
+
+# --- the TUI -------------------------------------------------------------------------------------
+
+
+async def test_the_tui_shows_the_open_offer_and_staff_withdraw_it(db_path):
+    from supportdesk.tui.app import SupportDeskApp
+    from supportdesk.tui.widgets import ContextInspector, Conversation, Prompt
+    from tests.tui_seed import until
+
+    desk, sid, _, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), Answer("ok")])
+    app = SupportDeskApp(desk=desk, session_id=sid)
+    try:
+        async with app.run_test(size=(140, 44)) as pilot:
+            await until(pilot, lambda: app.chat is not None and app.chat.loaded == sid)
+            inspector = app.chat.query_one(ContextInspector)
+            await until(pilot, lambda: inspector.offer is not None)
+            assert inspector.offer.action == "refund $5.00"
+            assert inspector.get_row("__offer__")  # the inspector's first row: the offer, waiting
+            assert any(isinstance(i, Offer) for i in app.chat.query_one(Conversation).items)
+            prompt = app.chat.query_one(Prompt)
+            prompt.value = "/withdraw"
+            await pilot.press("enter")
+            await until(pilot, lambda: inspector.offer is None)
+        [decline] = await desk.store.of_kind(sid, "decline")
+        assert (decline.why, decline.source) == ("withdrawn", "staff")
+        await items_of(desk.runner.send(sid, "yes"))
+        assert ran == []
+    finally:
+        await desk.close()
+
+
+async def test_stats_count_offers_made_accepted_declined_and_expired_per_tool_and_agent(db_path):
+    from supportdesk.items import utcnow
+    from supportdesk.stats import desk_stats, stats_json
+
+    script = [Transfer("billing", "money"), call("refund", amount=5), Answer("done"),
+              call("refund", amount=7), call("cancel", account="A1")]
+    desk, sid, _, ran = await offered(db_path, script)
+    async with desk:
+        await items_of(desk.runner.send(sid, "yes"))  # accepted: the refund of $5 runs
+        await items_of(desk.runner.send(sid, "and $7 more please"))  # offered again
+        await items_of(desk.runner.send(sid, "no"))  # declined; the model offers a cancellation
+        await desk.runner.takeover(sid)  # which lapses
+        figures = stats_json(await desk_stats(desk.store, desk.config, "all", utcnow()))
+    assert ran == [("refund", {"amount": 5})]
+    assert figures["offers"] == [
+        {"tool": "cancel", "agent": "billing", "made": 1, "accepted": 0, "declined": 0, "expired": 1},
+        {"tool": "refund", "agent": "billing", "made": 2, "accepted": 1, "declined": 1, "expired": 0},
+    ]
+
+
+@pytest.mark.postgres
+async def test_the_gate_on_postgresql(pg_url):
+    """The same offer, yes and run, on PostgreSQL (the gate's reads: the offers' seqs, the log
+    from the last one)."""
+    tools, ran = gated_tools()
+    script = [Transfer("billing", "money"), call("refund", amount=5), Answer("done")]
+    async with await open_desk(pg_url, gated_desk(), provider=ScriptedModel(script), tools=tools, customers=False) as desk:
+        first = await items_of(desk.runner.send(None, "refund the duplicate please"))
+        sid = first[0].session_id
+        [offer] = [i for i in first if isinstance(i, Offer)]
+        assert ran == []
+        items = await items_of(desk.runner.send(sid, "yes"))
+        assert [i.offer_id for i in items if isinstance(i, Confirmation)] == [offer.offer_id]
+        assert ran == [("refund", {"amount": 5})]
