@@ -344,6 +344,9 @@ def _waits(state: ConversationState, item: k.Item) -> ConversationState:
             return state
         case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return state
+        case k.Offer() | k.Confirmation() | k.Decline():
+            # The offer's question is an agent message of its own, which answers the wait.
+            return state
         case _:
             assert_never(item)
 

@@ -162,19 +162,17 @@ def open_offer(since: Sequence[Item]) -> OpenOffer | None:
     if not since or not isinstance(since[0], Offer):
         return None
     offer, answer, expired = since[0], None, False
+    # A scan for three things, not a dispatch over every kind: the rest pass by.
     for item in since[1:]:
-        match item:
-            case Confirmation(offer_id=offer_id) | Decline(offer_id=offer_id) if offer_id == offer.offer_id:
-                return None
-            case Takeover():
+        if isinstance(item, Confirmation | Decline) and item.offer_id == offer.offer_id:
+            return None
+        if isinstance(item, Takeover):
+            expired = True
+        elif isinstance(item, Message) and item.role == "customer":
+            if answer is None:
+                answer = item
+            else:
                 expired = True
-            case Message(role="customer"):
-                if answer is None:
-                    answer = item
-                else:
-                    expired = True
-            case _:
-                pass
     return OpenOffer(offer, answer, expired)
 
 

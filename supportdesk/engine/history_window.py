@@ -25,11 +25,14 @@ from typing import Any, Protocol, assert_never
 from supportdesk.config import AgentConfig, DeskConfig, HistorySettings
 from supportdesk.engine.later import ready
 from supportdesk.items import (
+    Confirmation,
     ContextSet,
+    Decline,
     Handoff,
     Item,
     Message,
     Notice,
+    Offer,
     Release,
     StaffReply,
     StateChange,
@@ -66,7 +69,9 @@ def item_text(item: Item) -> str:
             return f"{item.name} {item.output}"
         case Handoff():
             return f"{item.from_agent} {item.to_agent} {item.reason}"
-        case ContextSet() | Notice() | Takeover() | Release() | StateChange() | StaffReply() | TagChange():
+        case Offer():
+            return f"{item.tool} {item.action}"
+        case ContextSet() | Notice() | Takeover() | Release() | StateChange() | StaffReply() | TagChange() | Confirmation() | Decline():
             return json.dumps(dump(item, exclude={"meta", "session_id", "created_at"}), ensure_ascii=False)
         case _:
             assert_never(item)
