@@ -16,6 +16,7 @@ from supportdesk.tools.common import (
     customer_said,
     customers,
     emails_said,
+    money_limits,
     names_account,
     names_id,
     names_an_amount,
@@ -226,6 +227,7 @@ async def _refund(ctx: ToolContext, args: RefundArgs) -> ToolOutput:
         amount=round(args.amount, 2),
         reason=args.reason,
         agent=ctx.agent.name,
+        limits=money_limits(ctx),
     )
     return ToolOutput(
         result,

@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolContext, ToolOutput
-from supportdesk.business import BusinessData, BusinessError, Row, call_key
+from supportdesk.business import BusinessData, BusinessError, LimitReached, MoneyLimits, Row, call_key
+from supportdesk.items import APPROVAL_PENDING
 
 
 class ToolFailure(Exception):
@@ -48,6 +49,20 @@ def check_refund_policy(ctx: ToolContext, amount: float, what: str = "refund") -
     threshold = ctx.desk.policy.approval_threshold
     if amount >= threshold - 1e-9:
         raise ApprovalRequired(f"a {what} of {money(amount)} is at or above the {money(threshold)} approval threshold")
+
+
+def money_limits(ctx: ToolContext) -> MoneyLimits | None:
+    """The totals a refund or credit may not take a conversation or a customer past without
+    staff (None once staff approved this very call). The business data checks them in the
+    write's own transaction, so calls racing on several machines add up too."""
+    if ctx.approved:
+        return None
+    policy = ctx.desk.policy
+    return MoneyLimits(
+        per_conversation=policy.money_limit_per_conversation,
+        per_customer=policy.money_limit_per_customer,
+        period_days=policy.money_period_days,
+    )
 
 
 async def require_named_account(
@@ -138,6 +153,8 @@ def safe(fn: Callable[[ToolContext, Any], Awaitable[ToolOutput]]) -> Callable[[T
     async def run(ctx: ToolContext, args: Any) -> ToolOutput:
         try:
             return await fn(ctx, args)
+        except LimitReached as exc:  # nothing moved: staff decide (the runner files the request)
+            return ToolOutput(f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc))
         except (BusinessError, ToolFailure) as exc:
             return ToolOutput(str(exc), is_error=True)
 
