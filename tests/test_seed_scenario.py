@@ -12,10 +12,14 @@ from tests.conftest import REPO
 
 MESSAGES = [
     "Hi, I was charged twice for my subscription this month.",
-    "Yes, I can see two charges of {amount} on March 1st and March 3rd.",
+    # Issue 39 §3: the account is named by its email before any of its charges is shown.
+    "Yes, I can see two charges of {amount} on March 1st and March 3rd. My email is {email}.",
     "I'd like a refund for the duplicate charge.",
     "The amount is {amount} — can you process that?",
 ]
+
+
+EMAILS = {"$29.99": "dana@example.com", "$129.99": "marco@example.com"}
 
 
 async def run_scenario(db_path, amount: str):
@@ -23,7 +27,7 @@ async def run_scenario(db_path, amount: str):
     session_id = await desk.runner.new_session()
     turns = []
     for text in MESSAGES:
-        items = [e.item async for e in desk.runner.send(session_id, text.format(amount=amount)) if isinstance(e, Appended)]
+        items = [e.item async for e in desk.runner.send(session_id, text.format(amount=amount, email=EMAILS[amount])) if isinstance(e, Appended)]
         turns.append(items)
     return desk, session_id, turns
 

@@ -65,23 +65,21 @@ def money_limits(ctx: ToolContext) -> MoneyLimits | None:
     )
 
 
-async def require_named_account(
-    ctx: ToolContext, account_or_id: Row | str, *, amounts: Sequence[float] = ()
-) -> None:
-    """Act on an account only once the customer has named it in this session, in their own
-    messages: its email address or customer id, or (for a charge) the charged amount.
+async def require_named_account(ctx: ToolContext, account_or_id: Row | str) -> None:
+    """Show or act on an account only once the customer has named it in this session, in their
+    own messages, by its email address: one rule for every account tool, reads and writes alike.
 
     Neither the model nor the shared context (which models write) can vouch for whose account
-    it is: a message that talks a model into it must not cancel, re-plan, re-bill, credit or
-    refund an account its writer never named. The amount is the seed scenario's way in ("two
-    charges of $29.99 on March 1st and March 3rd"): the customer read it off their statement."""
+    it is: a message that talks a model into it must not show, cancel, re-plan, re-bill, credit
+    or refund an account its writer never named. What others may know names no account: a name,
+    a customer id (numbered in order: anyone can guess one), or a charge's amount and dates
+    (anyone who saw a statement, or a plan's price, knows those)."""
     # A caller that has just read the account passes it rather than have it read again.
     account = await customers(ctx).get_customer(account_or_id) if isinstance(account_or_id, str) else account_or_id
     if account is None:
         return  # no such account: the tool itself says so, and acts on nothing
-    said = await customer_said(ctx)
-    if not (names_account(said, account) or names_an_amount(said, amounts)):
-        raise not_named(with_amount=bool(amounts))
+    if not names_account(await customer_said(ctx), account):
+        raise not_named()
 
 
 async def customer_said(ctx: ToolContext) -> str:
@@ -90,13 +88,8 @@ async def customer_said(ctx: ToolContext) -> str:
 
 
 def names_account(said: str, account: Row) -> bool:
-    """Whether the customer's words (casefolded) hold the account's email address or id."""
-    return any(_holds(said, str(mark)) for mark in (account["email"], account["id"]))
-
-
-def names_id(said: str, customer_id: str) -> bool:
-    """Whether the customer's words (casefolded) hold this account id (no read needed)."""
-    return _holds(said, customer_id)
+    """Whether the customer's words (casefolded) hold the account's email address."""
+    return _holds(said, str(account["email"]))
 
 
 def _holds(said: str, mark: str) -> bool:
@@ -112,33 +105,11 @@ def emails_said(said: str) -> set[str]:
     return set(_EMAIL.findall(said))
 
 
-def names_an_amount(said: str, amounts: Sequence[float]) -> bool:
-    """Whether the customer wrote one of these amounts as money."""
-    return any(abs(said_amount - amount) < 0.005 for said_amount in _amounts(said) for amount in amounts)
-
-
-def not_named(*, with_amount: bool) -> PolicyDenied:
+def not_named() -> PolicyDenied:
     # In the customer's words (the embedded model reads it out after "That didn't go through:"),
-    # naming no account and no id; a model reads it as what to ask for.
-    return PolicyDenied(
-        "to confirm the account is yours, I need the email address on it"
-        + (", or the amount of the charge" if with_amount else "")
-    )
-
-
-# Money as a customer writes it: with a currency sign or word, or with cents. A bare number
-# ("5 days", "order 20") is no amount: it would name any account charged that round sum.
-_MONEY = re.compile(
-    r"[$€£]\s?(\d+(?:[.,]\d{1,2})?)(?!\d)"
-    r"|(?<![\w.,])(\d+[.,]\d{2})(?![\d])"
-    r"|(?<![\w.,])(\d+(?:[.,]\d{1,2})?)\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b"
-)
-
-
-def _amounts(text: str) -> list[float]:
-    """Every amount of money written in the text: $29.99, 29.99, 1,299.00, 29,99 €, 20 dollars."""
-    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)  # thousands separators
-    return [float(next(g for g in m.groups() if g).replace(",", ".")) for m in _MONEY.finditer(text.casefold())]
+    # naming no account; a model reads it as what to ask for. A PolicyDenied: the tool result
+    # says "refused by policy: ...", never a technical failure's words.
+    return PolicyDenied("to confirm the account is yours, I need the email address on it")
 
 
 def require_level(ctx: ToolContext, level: int, what: str) -> None:
