@@ -83,7 +83,7 @@ async def every_account_named() -> str:
     of the other rules (whose account a tool may act on: test_tools_named_account.py)."""
     from supportdesk.business import demo
 
-    return " ".join(row["email"] for row in demo.seed_rows()["demo_customers"])
+    return " ".join(row["id"] for row in demo.seed_rows()["demo_customers"])
 
 
 def make_test_tools() -> tuple[ToolRegistry, list[float]]:

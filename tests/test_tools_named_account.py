@@ -3,8 +3,8 @@
 The model picks the account; neither its words nor the shared context (which models write) can
 vouch for whose it is. These run the real runner with a scripted model that is talked into
 acting on an account: the tool refuses until the customer's own message names it by its email
-address. One rule for reads and writes, refunds and plan changes alike (issue 39 §3): a name, a
-customer id (numbered in order) or a charge's amount and dates name no account.
+address or customer id. One rule for reads and writes, refunds and plan changes alike (issue 39
+§3): a name, or a charge's amount and dates, name no account.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ async def test_a_name_does_not_show_an_account(db_path, desk):
         ("What are the charges and invoices on Marco Bellini's account?", False),  # the model found the id
         ("I'm marco@example.com, show me my invoices", True),
         ("I see $129.99 twice on my statement", False),  # one of the account's own charges: no proof
-        ("account cus-1002 please", False),  # ids are numbered in order: anyone can guess one
+        ("account cus-1002 please", True),
     ],
 )
 async def test_an_accounts_charges_and_invoices_show_only_once_it_is_named(desk, data, said, shown):
@@ -187,7 +187,7 @@ async def test_an_accounts_charges_and_invoices_show_only_once_it_is_named(desk,
     [
         ("my email is dana@example.com.", True),
         ("DANA@EXAMPLE.COM", True),
-        ("account cus-1001 please", False),  # ids are numbered in order: no proof
+        ("account cus-1001 please", True),
         ("it's xdana@example.com", False),  # another address that ends the same
         ("dana@example.community", False),
         ("CUS-10012", False),
@@ -251,7 +251,7 @@ async def test_a_runner_keeps_the_words_of_a_bounded_number_of_sessions(db_path,
         # alone, names no account: anyone who knows a charge would see its owner's
         ("Two charges of $29.99 on March 1st and March 3rd", {"dates": ["2026-03-01", "2026-03-03"]}, None),
         ("Two charges of $29.99 on March 1st and March 3rd", {"amount": 29.99, "dates": ["2026-03-01", "2026-03-03"]}, None),
-        ("account CUS-1001, two charges of $29.99", {"amount": 29.99}, None),
+        ("account CUS-1001, two charges of $29.99", {"amount": 29.99}, ["CUS-1001"]),
         ("It's dana@example.com, two charges of $29.99", {"amount": 29.99, "dates": ["2026-03-01", "2026-03-03"]}, ["CUS-1001"]),
         # a named account shows its own charges on those dates, not its neighbours'
         ("I'm marco@example.com, charged twice in March", {"dates": ["2026-03-01", "2026-03-03"]}, ["CUS-1002"]),
@@ -279,8 +279,8 @@ async def test_a_search_by_amount_or_dates_shows_only_charges_the_customer_has_a
         ("I see $129.99 twice on my card", 0, None),
         # one email written: that account is looked up once, however many accounts were charged
         ("I'm marco@example.com, $129.99 twice", 1, ["CUS-1002"]),
-        # an id is no proof: refused without reading any account
-        ("account cus-1002, $129.99 twice", 0, None),
+        # an id is named as written: no read at all
+        ("account cus-1002, $129.99 twice", 0, ["CUS-1002"]),
     ],
 )
 async def test_a_search_by_amount_reads_only_the_accounts_the_customer_wrote(desk, data, monkeypatch, said, reads, owners):

@@ -18,6 +18,7 @@ from supportdesk.tools.common import (
     emails_said,
     money_limits,
     names_account,
+    names_id,
     not_named,
     require_named_account,
     safe,
@@ -87,14 +88,14 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
 
 
 async def _of_named_accounts(ctx: ToolContext, charges: list[Row]) -> list[Row]:
-    """A search by amount or dates shows only the charges of accounts the customer named by
-    their email address. An amount and dates name no account, even when one account alone was
-    charged them: anyone who knows a charge would see (and could have refunded) its owner's."""
+    """A search by amount or dates shows only the charges of accounts the customer named (email
+    or id). An amount and dates name no account, even when one account alone was charged them:
+    anyone who knows a charge would see (and could have refunded) its owner's."""
     said = await customer_said(ctx)
     owners = {c["customer_id"] for c in charges}
-    # Each email written is looked up once, rather than every owner's account read (a plan's
-    # price was charged to 14 demo accounts).
-    named: set[str] = set()
+    # An id is named as written; each email written is looked up once, rather than every
+    # owner's account read (a plan's price was charged to 14 demo accounts).
+    named = {owner for owner in owners if names_id(said, owner)}
     for email in emails_said(said):
         account = await customers(ctx).find_customer(email)
         if account is not None and account["id"] in owners and names_account(said, account):

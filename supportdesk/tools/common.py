@@ -67,13 +67,13 @@ def money_limits(ctx: ToolContext) -> MoneyLimits | None:
 
 async def require_named_account(ctx: ToolContext, account_or_id: Row | str) -> None:
     """Show or act on an account only once the customer has named it in this session, in their
-    own messages, by its email address: one rule for every account tool, reads and writes alike.
+    own messages, by its email address or customer id: one rule for every account tool, reads
+    and writes, refunds and plan changes alike (issue 39 §3: the stricter of the two it had).
 
     Neither the model nor the shared context (which models write) can vouch for whose account
     it is: a message that talks a model into it must not show, cancel, re-plan, re-bill, credit
     or refund an account its writer never named. What others may know names no account: a name,
-    a customer id (numbered in order: anyone can guess one), or a charge's amount and dates
-    (anyone who saw a statement, or a plan's price, knows those)."""
+    or a charge's amount and dates (anyone who saw the statement, or knows a plan's price)."""
     # A caller that has just read the account passes it rather than have it read again.
     account = await customers(ctx).get_customer(account_or_id) if isinstance(account_or_id, str) else account_or_id
     if account is None:
@@ -88,8 +88,13 @@ async def customer_said(ctx: ToolContext) -> str:
 
 
 def names_account(said: str, account: Row) -> bool:
-    """Whether the customer's words (casefolded) hold the account's email address."""
-    return _holds(said, str(account["email"]))
+    """Whether the customer's words (casefolded) hold the account's email address or id."""
+    return any(_holds(said, str(mark)) for mark in (account["email"], account["id"]))
+
+
+def names_id(said: str, customer_id: str) -> bool:
+    """Whether the customer's words (casefolded) hold this account id (no read needed)."""
+    return _holds(said, customer_id)
 
 
 def _holds(said: str, mark: str) -> bool:
