@@ -78,16 +78,19 @@ _SERVER_SETTINGS = {
 # (first retry after _WAIT_FIRST seconds, doubling up to _WAIT_MAX, with jitter).
 _TRY_LOCK = "SELECT pg_try_advisory_lock($1)"
 _UNLOCK = "SELECT pg_advisory_unlock($1)"
-# The lease's row, claimed by the holder of the advisory lock: free, expired, already ours, or
-# left by a holder whose connection ended while the server kept running (its lock is ours now,
-# so it is gone). A holder from before a server restart may be alive: its row is waited out.
+# The lease's row: taken when free, expired or already ours; and by the advisory lock's holder
+# from a holder that had the lock while the server kept running (its lock is ours now, so its
+# connection, and most likely its process, is gone). A holder from before a server restart may
+# be alive: its row is waited out. A holder that stopped (SIGSTOP) keeps its lock but not its
+# row: once the row expires, a waiter takes it without the lock, and fences the stopped one.
 _CLAIM_ROW = """
-    INSERT INTO turn_leases (session_id, holder, expires_at, server_started)
-    VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3), pg_postmaster_start_time())
+    INSERT INTO turn_leases (session_id, holder, expires_at, server_started, locked)
+    VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3), pg_postmaster_start_time(), $4)
     ON CONFLICT (session_id) DO UPDATE
-        SET holder = excluded.holder, expires_at = excluded.expires_at, server_started = excluded.server_started
+        SET holder = excluded.holder, expires_at = excluded.expires_at,
+            server_started = excluded.server_started, locked = excluded.locked
         WHERE turn_leases.expires_at <= clock_timestamp() OR turn_leases.holder = excluded.holder
-           OR turn_leases.server_started = excluded.server_started
+           OR (excluded.locked AND turn_leases.locked AND turn_leases.server_started = excluded.server_started)
     RETURNING holder
 """
 _RENEW_ROW = (
@@ -558,6 +561,7 @@ class PostgresLease:
         self.waited = 0.0
         self.held = False
         self._local: asyncio.Lock | None = None  # this process's lock of the session, while held
+        self._locked = False  # whether the advisory lock is ours too
         self._renewing: asyncio.Task[None] | None = None
 
     @property
@@ -595,8 +599,8 @@ class PostgresLease:
         try:
             while True:
                 locked = locked or await self._store._lease_call(_TRY_LOCK, self.key)
-                if locked and await self._store._claim_row(self.session_id, self.holder):
-                    self.held, self._local = True, local
+                if await self._store._claim_row(self.session_id, self.holder, locked):
+                    self.held, self._local, self._locked = True, local, locked
                     self._renewing = asyncio.create_task(self._renew(), name=f"lease {self.session_id}")
                     return True
                 if not wait:
@@ -636,7 +640,9 @@ class PostgresLease:
         try:
             with contextlib.suppress(StoreError):  # unreachable: the row expires on its own
                 await self._store._execute(_DROP_ROW, self.session_id, self.holder)
-            await self._store._lease_call(_UNLOCK, self.key)
+            if self._locked:
+                self._locked = False
+                await self._store._lease_call(_UNLOCK, self.key)
         except StoreError:
             pass  # the lock connection is gone, and the lock with it
         finally:
@@ -812,9 +818,9 @@ class PostgresStore:
         with contextlib.suppress(StoreError):
             await self._lease_query(_UNLOCK, key)
 
-    async def _claim_row(self, session_id: str, holder: str) -> bool:
+    async def _claim_row(self, session_id: str, holder: str, locked: bool) -> bool:
         try:
-            return await self._pool.fetchval(_CLAIM_ROW, session_id, holder, self.lease_ttl) is not None
+            return await self._pool.fetchval(_CLAIM_ROW, session_id, holder, self.lease_ttl, locked) is not None
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
 
