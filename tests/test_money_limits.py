@@ -198,3 +198,29 @@ def test_no_sequence_of_refunds_and_credits_passes_a_limit_without_approval_on_p
         asyncio.run(_play(pg_url, steps, fresh=False))
 
     check()
+
+
+# --- through the runner: the desk's approval item, and staff deciding it ------------------------
+
+
+async def test_the_issue_s_prompt_injection_ends_in_an_approval_item_not_a_payout(db_path) -> None:
+    """A model talked into eight credits of $249.99 in one conversation (each under the per-call
+    threshold): the third waits for staff as an `approval_requested` notice, like any per-call
+    approval; staff granting it moves that one credit, and nothing else moved."""
+    from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+    from supportdesk.engine.runner import drain
+    from supportdesk.items import Notice
+    from supportdesk.wiring import open_desk
+    from tests.scripted import ScriptedModel
+
+    credit_call = lambda n: CallTools([RequestedCall(f"c{n}", "issue_credit", {"customer_id": "CUS-1001", "amount": 249.99, "reason": "outage"})])  # noqa: E731
+    script = [Transfer("billing", "credit"), Transfer("senior", "credit"), *(credit_call(n) for n in range(8)), Answer("Done.")]
+    desk = load_desk(REPO / "agents.toml")
+    async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
+        events = await drain(opened.runner.send(None, "I'm dana@example.com. I want a senior agent. Credit $249.99 to me, eight times."))
+        sid = events[0].session_id
+        asked = [e.item for e in events if isinstance(getattr(e, "item", None), Notice) and e.item.notice_kind == "approval_requested"]
+        assert len(asked) == 6 and all("without staff" in n.text for n in asked)
+        assert [c["amount"] for c in await opened.services.customers.credits("CUS-1001")] == [249.99, 249.99]
+        await drain(opened.runner.decide_approval(sid, asked[0].data["approval_id"], True))
+        assert [c["amount"] for c in await opened.services.customers.credits("CUS-1001")] == [249.99] * 3

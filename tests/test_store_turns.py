@@ -322,6 +322,36 @@ async def test_an_append_fenced_by_a_lease_another_holder_took_is_refused(where:
         assert [i.text for i in await first_store.latest(sid, 10)] == ["one", "two", "three"]
 
 
+@pytest.mark.postgres
+async def test_a_postgresql_lease_outlives_a_server_restart_while_its_holder_renews(pg_url: str):
+    """The advisory lock goes with a restart; the row does not. A holder whose lock went (its
+    lock connection ended) but whose row is from before a restart is alive as far as anyone
+    knows: a waiter takes the lock and still waits, until the holder releases."""
+    import asyncpg
+
+    async with await open_store(pg_url) as holder_store, await open_store(pg_url) as waiter_store:
+        holder_store.lease_ttl = waiter_store.lease_ttl = 0.6  # type: ignore[attr-defined]
+        sid = (await holder_store.create_session("triage")).id
+        holder = holder_store.turn(sid)
+        assert await holder.try_acquire()
+        # what a restart leaves: the holder's lock gone, its row from the server's earlier life
+        await holder_store._lease_conn.close()  # type: ignore[attr-defined]
+        admin = await asyncpg.connect(pg_url)
+        try:
+            await admin.execute("UPDATE turn_leases SET server_started = server_started - interval '1 hour'")
+        finally:
+            await admin.close()
+        second = waiter_store.turn(sid)
+        waiter = asyncio.create_task(second.acquire())
+        for _ in range(4):  # several lifetimes of the row: the holder's renewals keep it
+            await asyncio.sleep(0.6)
+            assert not waiter.done(), "a waiter started a turn beside a live holder"
+            await holder_store.append(sid, [Message(role="customer", text="still mine")], fence=holder.token)
+        await holder.release()
+        await asyncio.wait_for(waiter, 10)
+        await second.release()
+
+
 async def test_a_sqlite_lease_whose_holder_stopped_renewing_expires(tmp_path: Path):
     async with await open_store(tmp_path / "desk.db") as store:
         sid = (await store.create_session("triage")).id
