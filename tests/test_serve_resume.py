@@ -65,3 +65,38 @@ async def test_a_turn_asked_for_a_message_already_answered_runs_no_second_turn(d
         await worker.close()
         items = await desk.store.latest(info.id, 20)
     assert [i.text for i in items if isinstance(i, Message) and i.role == "agent"] == ["One."]
+
+
+async def test_two_serve_processes_restarted_after_a_kill_mid_turn_answer_once(db_path, tmp_path) -> None:
+    """Real processes: the log as a `serve` worker SIGKILLed right after triage's handoff left
+    it; two workers start on it at once; the customer's open stream gets billing's answer, and
+    the log holds it once."""
+    import hashlib
+
+    import httpx
+
+    from supportdesk.store import SessionStore
+    from tests.serve_harness import final_agent_reply, read_events
+    from tests.test_serve_process import ServeProcess
+
+    token = "t" * 43
+    async with await SessionStore.open(db_path) as store:
+        info = await store.create_session(
+            "triage", channel="web", meta={"token_sha256": hashlib.sha256(token.encode()).hexdigest()},
+            first=[Message(role="customer", text="I was charged twice this month, dana@example.com", agent="triage")],
+        )
+        await store.append(info.id, [
+            Message(role="agent", text="Thanks, I'm bringing in our billing team to help with this.", agent="triage"),
+            Handoff(from_agent="triage", to_agent="billing", reason="duplicate charge", agent="triage"),
+        ])
+    workers = [ServeProcess(db_path), ServeProcess(db_path)]
+    try:
+        async with httpx.AsyncClient(base_url=workers[0].url, timeout=30) as client:
+            await read_events(client, (info.id, token), lambda ev: final_agent_reply(ev, "duplicate"))
+    finally:
+        for worker in workers:
+            worker.stop()
+    async with await SessionStore.open(db_path) as store:
+        items = await store.latest(info.id, 50)
+    billing = [i.text for i in items if isinstance(i, Message) and i.role == "agent" and i.agent == "billing"]
+    assert len(billing) == 1 and "duplicate" in billing[0], billing
