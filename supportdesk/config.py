@@ -146,6 +146,12 @@ class Policy(_Strict):
     )
     # A charge older than this many days is not refunded by an agent (escalate instead).
     refund_window_days: Annotated[int, Bounds(ge=1)] = 90
+    # Refunds and credits add up: past these totals every further one waits for staff, however
+    # small each call is. Per conversation, and per customer over the last `money_period_days`
+    # (across conversations). Checked and written in one transaction of the business data.
+    money_limit_per_conversation: Annotated[float, Bounds(ge=0)] = 500.0
+    money_limit_per_customer: Annotated[float, Bounds(ge=0)] = 1000.0
+    money_period_days: Annotated[int, Bounds(ge=1)] = 30
 
     def refund_reason(self, said: str) -> str | None:
         """The listed reason a model's words name ("Duplicate charge for March" -> "duplicate

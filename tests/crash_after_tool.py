@@ -22,11 +22,11 @@ def main() -> int:
 
     append = SessionStore.append
 
-    async def append_or_hang(self, session_id, items):  # type: ignore[no-untyped-def]
+    async def append_or_hang(self, session_id, items, **kw):  # type: ignore[no-untyped-def]
         if any(item.kind == "tool_result" and item.name == tool for item in items):
             Path(marker).write_text("the tool ran; its items are not stored")
             await asyncio.sleep(3600)
-        return await append(self, session_id, items)
+        return await append(self, session_id, items, **kw)
 
     SessionStore.append = append_or_hang  # type: ignore[method-assign]
     return cli_main(argv)

@@ -49,7 +49,7 @@ async def build_desk(path) -> None:
     async with await open_desk(path, load_desk(REPO / "agents.toml")) as desk:
         sid = await desk.runner.new_session()
         for text in ("Hi, I was charged twice for my subscription this month.",
-                     "Yes, I can see two charges of $29.99 on March 1st and March 3rd.",
+                     "Yes, I can see two charges of $29.99 on March 1st and March 3rd. My email is dana@example.com.",
                      "I'd like a refund for the duplicate charge.", "yes"):  # (the refund is offered; the yes runs it)
             async for _ in desk.runner.send(sid, text):
                 pass

@@ -151,7 +151,7 @@ async def test_behaviour_follows_roles_not_names(tmp_path):
         sid = await d.runner.new_session()
         items = []
         for text in ("Hi, I was charged twice for my subscription this month.",
-                     "Yes, I can see two charges of $129.99 on March 1st and March 3rd.",
+                     "Yes, I can see two charges of $129.99 on March 1st and March 3rd. It's marco@example.com.",
                      "I'd like a refund for the duplicate charge.", "yes"):  # (the desk offers it; the yes runs it)
             items += [e.item async for e in d.runner.send(sid, text) if isinstance(e, Appended)]
         path = [(h.from_agent, h.to_agent) for h in items if isinstance(h, Handoff)]

@@ -23,7 +23,7 @@ from supportdesk.models.openai_compat import OpenAIProvider
 
 SEED = [
     "Hi, I was charged twice for my subscription this month.",
-    "Yes, I can see two charges of $29.99 on March 1st and March 3rd.",
+    "Yes, I can see two charges of $29.99 on March 1st and March 3rd. My email is dana@example.com.",
     "I'd like a refund for the duplicate charge.",
     "The amount is $29.99 — can you process that?",
     # Issue 33: the model's refund call is offered to the customer; this yes runs it.

@@ -12,7 +12,8 @@ from tests.conftest import REPO
 
 MESSAGES = [
     "Hi, I was charged twice for my subscription this month.",
-    "Yes, I can see two charges of {amount} on March 1st and March 3rd.",
+    # Issue 39 §3: the account is named by its email before any of its charges is shown.
+    "Yes, I can see two charges of {amount} on March 1st and March 3rd. My email is {email}.",
     "I'd like a refund for the duplicate charge.",
     # Issue 33: a request is not a confirmation of exact arguments; the desk offers the exact
     # charge and amount, and the refund runs on this yes.
@@ -21,12 +22,15 @@ MESSAGES = [
 ]
 
 
+EMAILS = {"$29.99": "dana@example.com", "$129.99": "marco@example.com"}
+
+
 async def run_scenario(db_path, amount: str):
     desk = await open_desk(db_path, load_desk(REPO / "agents.toml"))
     session_id = await desk.runner.new_session()
     turns = []
     for text in MESSAGES:
-        items = [e.item async for e in desk.runner.send(session_id, text.format(amount=amount)) if isinstance(e, Appended)]
+        items = [e.item async for e in desk.runner.send(session_id, text.format(amount=amount, email=EMAILS[amount])) if isinstance(e, Appended)]
         turns.append(items)
     return desk, session_id, turns
 

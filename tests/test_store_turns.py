@@ -219,6 +219,49 @@ def test_a_turn_holder_killed_mid_turn_loses_the_lease_and_the_session_goes_on(w
     assert len(customers) == 1 + 3 * 2
 
 
+def test_a_holder_stopped_past_its_lease_is_fenced_off_when_it_resumes(where: str, tmp_path: Path):
+    """Issue 32: SIGSTOP a holder mid-turn past its lease, let another process take the turn,
+    SIGCONT: the first holder's next append is refused (it says so and stops), and nothing of
+    it lands after the other's turn."""
+    sid = run(_new_session(where))
+    gate = tmp_path / "gate"
+    victim = start([str(WORKER), where, sid, "9", "1", "--pause-turn", "0", "--gate", str(gate), "--lease-ttl", "1.5"])
+    wait_for_line(victim, "paused")  # its first step is in the log; it holds the lease
+    os.kill(victim.pid, signal.SIGSTOP)
+    try:
+        other = start([str(WORKER), where, sid, "1", "1", "--lease-ttl", "1.5"])
+        out = finish(other, timeout=60)
+        assert out[-1].startswith("turn 0 done")  # the lease ran out while it started: maybe no wait
+        items_after_other, _ = run(_read_log(where, sid))
+        gate.touch()
+    finally:
+        os.kill(victim.pid, signal.SIGCONT)
+    said = finish(victim, timeout=60)
+    assert any(line.startswith("lease lost: ") for line in said), said
+    assert not any(line.startswith("turn 0 done") for line in said)
+    items, active = run(_read_log(where, sid))
+    assert len(items) == len(items_after_other), "the fenced-off holder wrote nothing after the other's turn"
+    customers = check_turns(items, active)
+    assert [c.split(":")[0] for c in customers] == ["worker 9 turn 0", "worker 1 turn 0"]
+
+
+def test_a_killed_holder_on_this_machine_does_not_block_the_session_for_its_ttl(where: str, tmp_path: Path):
+    """Issue 32: the lease lives 120 s without renewal, yet a SIGKILLed holder's session goes on
+    at once: its pid is gone (SQLite), its backend is gone (PostgreSQL)."""
+    sid = run(_new_session(where))
+    victim = start([str(WORKER), where, sid, "9", "1", "--stall-turn", "0", "--lease-ttl", "120"])
+    wait_for_line(victim, "stalled")
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.communicate(timeout=30)
+    started = time.monotonic()
+    other = start([str(WORKER), where, sid, "1", "1", "--lease-ttl", "120"])
+    out = finish(other, timeout=60)
+    assert out[-1].startswith("turn 0 done")
+    assert time.monotonic() - started < 60, "waited out the dead holder's lease"
+    items, active = run(_read_log(where, sid))
+    check_turns(items, active)
+
+
 def test_turns_on_distinct_sessions_never_wait(where: str, tmp_path: Path):
     go = tmp_path / "go"
     workers = [start([str(WORKER), where, "-", str(w), "3", "--start", str(go)]) for w in range(4)]
@@ -264,6 +307,60 @@ async def test_the_lease_is_one_holder_per_session_and_sessions_are_independent(
         await other.release()
         async with store.turn(a):  # free again
             pass
+
+
+async def test_an_append_fenced_by_a_lease_another_holder_took_is_refused(where: str):
+    """The store contract's fencing: an append carries its lease's token and is refused, with
+    nothing written, once another holder took the session (here: the first stopped renewing)."""
+    from supportdesk.store import LeaseLost
+
+    async with await open_store(where) as first_store, await open_store(where) as second_store:
+        first_store.lease_ttl = second_store.lease_ttl = 0.5  # type: ignore[attr-defined]
+        sid = (await first_store.create_session("triage")).id
+        first = first_store.turn(sid)
+        assert first.token is None and await first.try_acquire() and first.token
+        await first_store.append(sid, [Message(role="customer", text="one")], fence=first.token)
+        first._renewing.cancel()  # type: ignore[attr-defined]  # the holder froze: no more renewals
+        async with second_store.turn(sid) as second:
+            assert second.waited > 0 and second.token not in (None, first.token)
+            with pytest.raises(LeaseLost):
+                await first_store.append(sid, [Message(role="agent", text="late", agent="triage")], fence=first.token)
+            await second_store.append(sid, [Message(role="agent", text="two", agent="triage")], fence=second.token)
+        with pytest.raises(LeaseLost):  # released since: still not the first holder's
+            await first_store.append(sid, [Message(role="agent", text="late", agent="triage")], fence=first.token)
+        await first.release()
+        await first_store.append(sid, [Message(role="customer", text="three")])  # unfenced: staff, imports
+        assert [i.text for i in await first_store.latest(sid, 10)] == ["one", "two", "three"]
+
+
+@pytest.mark.postgres
+async def test_a_postgresql_lease_outlives_a_server_restart_while_its_holder_renews(pg_url: str):
+    """The advisory lock goes with a restart; the row does not. A holder whose lock went (its
+    lock connection ended) but whose row is from before a restart is alive as far as anyone
+    knows: a waiter takes the lock and still waits, until the holder releases."""
+    import asyncpg
+
+    async with await open_store(pg_url) as holder_store, await open_store(pg_url) as waiter_store:
+        holder_store.lease_ttl = waiter_store.lease_ttl = 0.6  # type: ignore[attr-defined]
+        sid = (await holder_store.create_session("triage")).id
+        holder = holder_store.turn(sid)
+        assert await holder.try_acquire()
+        # what a restart leaves: the holder's lock gone, its row from the server's earlier life
+        await holder_store._lease_conn.close()  # type: ignore[attr-defined]
+        admin = await asyncpg.connect(pg_url)
+        try:
+            await admin.execute("UPDATE turn_leases SET server_started = server_started - interval '1 hour'")
+        finally:
+            await admin.close()
+        second = waiter_store.turn(sid)
+        waiter = asyncio.create_task(second.acquire())
+        for _ in range(4):  # several lifetimes of the row: the holder's renewals keep it
+            await asyncio.sleep(0.6)
+            assert not waiter.done(), "a waiter started a turn beside a live holder"
+            await holder_store.append(sid, [Message(role="customer", text="still mine")], fence=holder.token)
+        await holder.release()
+        await asyncio.wait_for(waiter, 10)
+        await second.release()
 
 
 async def test_a_sqlite_lease_whose_holder_stopped_renewing_expires(tmp_path: Path):

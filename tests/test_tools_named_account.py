@@ -2,8 +2,9 @@
 
 The model picks the account; neither its words nor the shared context (which models write) can
 vouch for whose it is. These run the real runner with a scripted model that is talked into
-acting on an account: the tool refuses until the customer's own message names it (its email
-address or customer id; for a refund, the charge's amount, as the seed scenario gives it).
+acting on an account: the tool refuses until the customer's own message names it by its email
+address or customer id. One rule for reads and writes, refunds and plan changes alike (issue 39
+§3): a name, or a charge's amount and dates, name no account.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from supportdesk.engine.runner import drain
 from supportdesk.engine.tools import ToolContext
 from supportdesk.items import Message
 from supportdesk.tools import registry
-from supportdesk.tools.common import _amounts
 from supportdesk.wiring import open_desk
 from tests.conftest import REPO
 from tests.scripted import ScriptedModel
@@ -114,17 +114,25 @@ async def test_the_shared_context_cannot_vouch_for_the_account(desk, data):
     assert (await data.get_customer("CUS-1001"))["plan"] == "pro"
 
 
-async def test_a_refund_needs_the_charge_described_or_the_account_named(db_path, desk):
+async def test_a_refund_needs_the_account_named_not_only_the_charge_described(db_path, desk):
+    """Issue 39 §3: the charge's amount and dates, which anyone who saw the statement knows, do
+    not move its owner's money; the account's email does. The refusal is a policy's, in the
+    tool result's own words ("refused by policy: ..."), never a technical failure's."""
     refund = call("refund_charge", charge_id="CH-9004", amount=29.99, reason="duplicate charge")
-    script = [Transfer("billing", "duplicate"), refund, Answer("What did you see on your statement?"), refund, Answer("Refunded.")]
+    script = [
+        Transfer("billing", "duplicate"), refund, Answer("What did you see on your statement?"),
+        refund, Answer("Which account?"), refund, Answer("Refunded."),
+    ]
     async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
         events = await drain(opened.runner.send(None, "I was charged twice, refund the duplicate"))
         sid = events[0].session_id
         [refused] = results(events)
-        assert refused.is_error and REFUSED in str(refused.output)
-        assert await opened.services.customers.refunds() == []
-        # The customer reads the amount off their statement (the seed scenario's way in).
+        assert refused.is_error and refused.output.startswith("refused by policy: ") and REFUSED in refused.output
         events = await drain(opened.runner.send(sid, "Two charges of $29.99 on March 1st and March 3rd"))
+        [refused] = results(events)
+        assert refused.is_error and refused.output.startswith("refused by policy: ") and REFUSED in refused.output
+        assert await opened.services.customers.refunds() == []
+        events = await drain(opened.runner.send(sid, "It's dana@example.com"))
         [offered] = results(events)
         assert REFUSED not in offered.output  # now offered (issue 33), and run on the yes
         events = await drain(opened.runner.send(sid, "yes"))
@@ -168,7 +176,8 @@ async def test_a_name_does_not_show_an_account(db_path, desk):
     [
         ("What are the charges and invoices on Marco Bellini's account?", False),  # the model found the id
         ("I'm marco@example.com, show me my invoices", True),
-        ("I see $129.99 twice on my statement", True),  # one of the account's own charges
+        ("I see $129.99 twice on my statement", False),  # one of the account's own charges: no proof
+        ("account cus-1002 please", True),
     ],
 )
 async def test_an_accounts_charges_and_invoices_show_only_once_it_is_named(desk, data, said, shown):
@@ -194,12 +203,6 @@ async def test_an_accounts_charges_and_invoices_show_only_once_it_is_named(desk,
 async def test_what_names_an_account(desk, data, said, named):
     out = await registry.get("change_plan").invoke(direct(desk, data, said), {"customer_id": "CUS-1001", "plan": "pro"})
     assert (REFUSED not in str(out.output)) is named, out.output
-
-
-def test_amounts_as_customers_write_them():
-    assert _amounts("two charges of $29.99 and 1,299.00, or 29,99 / € 12 and 20 dollars") == [29.99, 1299.0, 29.99, 12.0, 20.0]
-    # A bare number is no amount: it would name any account charged that round sum.
-    assert _amounts("I've waited 5 days about order 20, invoice #129") == []
 
 
 async def test_each_ask_reads_only_the_messages_written_since_the_last(db_path, desk):
@@ -250,8 +253,12 @@ async def test_a_runner_keeps_the_words_of_a_bounded_number_of_sessions(db_path,
         ("I was charged twice in March", {"amount": 129.99}, None),
         # a plan's price fits many accounts: written as money, it still names none of them
         ("I see $129.99 twice on my card", {"amount": 129.99}, None),
-        # the amount as the customer read it off their statement shows those charges alone
-        ("Two charges of $29.99 on March 1st and March 3rd", {"dates": ["2026-03-01", "2026-03-03"]}, ["CUS-1001"]),
+        # issue 39 §3: the amount as the customer read it off their statement, one account's
+        # alone, names no account: anyone who knows a charge would see its owner's
+        ("Two charges of $29.99 on March 1st and March 3rd", {"dates": ["2026-03-01", "2026-03-03"]}, None),
+        ("Two charges of $29.99 on March 1st and March 3rd", {"amount": 29.99, "dates": ["2026-03-01", "2026-03-03"]}, None),
+        ("account CUS-1001, two charges of $29.99", {"amount": 29.99}, ["CUS-1001"]),
+        ("It's dana@example.com, two charges of $29.99", {"amount": 29.99, "dates": ["2026-03-01", "2026-03-03"]}, ["CUS-1001"]),
         # a named account shows its own charges on those dates, not its neighbours'
         ("I'm marco@example.com, charged twice in March", {"dates": ["2026-03-01", "2026-03-03"]}, ["CUS-1002"]),
     ],
@@ -259,10 +266,13 @@ async def test_a_runner_keeps_the_words_of_a_bounded_number_of_sessions(db_path,
 async def test_a_search_by_amount_or_dates_shows_only_charges_the_customer_has_a_claim_to(desk, data, said, arguments, owners):
     # Both accounts were charged on March 1st and 3rd: the search finds the charges of both.
     everyone = await data.find_charges(customer_id=None, amount=arguments.get("amount"), dates=arguments.get("dates"))
-    assert {c["customer_id"] for c in everyone} >= ({"CUS-1001", "CUS-1002"} if "dates" in arguments else {"CUS-1002"})
+    amount = arguments.get("amount")
+    expected = {"CUS-1001", "CUS-1002"} if amount is None else {"CUS-1002"} if amount == 129.99 else {"CUS-1001"}
+    assert {c["customer_id"] for c in everyone} >= expected
     out = await registry.get("find_charges").invoke(direct(desk, data, said), arguments)
     if owners is None:
         assert out.is_error and REFUSED in str(out.output) and "CH-" not in str(out.output)
+        assert out.output.startswith("refused by policy: ")  # a policy's refusal, not a failure
         return
     found = out.output
     assert not out.is_error and found["customers"] == owners

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from supportdesk.wiring import open_desk  # noqa: E402
 from supportdesk.engine.events import TurnWaiting  # noqa: E402
+from supportdesk.store import LeaseLost  # noqa: E402
 
 QUESTIONS = [
     "I was charged twice for my subscription this month",
@@ -97,7 +98,7 @@ async def main() -> int:
     parser.add_argument("worker", type=int)
     parser.add_argument("turns", type=int)
     parser.add_argument("--start", help="wait until this file exists, so workers start together")
-    parser.add_argument("--lease-ttl", type=float, help="a SQLite lease's lifetime without renewal")
+    parser.add_argument("--lease-ttl", type=float, help="a lease's lifetime without renewal")
     parser.add_argument("--stall-turn", type=int, help="on this turn the model never answers (a turn in progress to kill)")
     parser.add_argument("--receive", action="store_true", help="store each message as the web channel does, then run the turn")
     parser.add_argument("--pause-turn", type=int, help="on this turn the model pauses after the first step until --gate exists")
@@ -137,12 +138,16 @@ async def main() -> int:
                 events = desk.runner.retry_turn(session)
             else:
                 events = desk.runner.send(session, text)
-            async for event in events:
-                if isinstance(event, TurnWaiting):
-                    waiting_since = time.monotonic()
-                    print("waiting", flush=True)
-                elif waiting_since is not None:  # the first event after the wait: the lease is ours
-                    waited, waiting_since = time.monotonic() - waiting_since, None
+            try:
+                async for event in events:
+                    if isinstance(event, TurnWaiting):
+                        waiting_since = time.monotonic()
+                        print("waiting", flush=True)
+                    elif waiting_since is not None:  # the first event after the wait: the lease is ours
+                        waited, waiting_since = time.monotonic() - waiting_since, None
+            except LeaseLost as lost:  # paused past the lease: fenced off, the turn stops here
+                print(f"lease lost: {lost}", flush=True)
+                continue
             print(f"turn {turn} done {waited:.4f}", flush=True)
     finally:
         await desk.close()

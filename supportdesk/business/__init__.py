@@ -11,7 +11,15 @@ from __future__ import annotations
 import os
 from typing import assert_never
 
-from supportdesk.business.protocol import BusinessData, BusinessError, BusinessSnapshot, Row, call_key
+from supportdesk.business.protocol import (
+    BusinessData,
+    BusinessError,
+    BusinessSnapshot,
+    LimitReached,
+    MoneyLimits,
+    Row,
+    call_key,
+)
 from supportdesk.store.location import StoreLocation, parse_location
 from supportdesk.store.protocol import StoreLocationError
 
@@ -58,4 +66,7 @@ async def find_business(where: str | os.PathLike[str] | StoreLocation | None = N
             assert_never(unreachable)
 
 
-__all__ = ["BusinessData", "BusinessError", "BusinessSnapshot", "Row", "call_key", "find_business", "open_business"]
+__all__ = [
+    "BusinessData", "BusinessError", "BusinessSnapshot", "LimitReached", "MoneyLimits", "Row", "call_key", "find_business",
+    "open_business",
+]

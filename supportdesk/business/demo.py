@@ -9,10 +9,10 @@ charges among them).
 from __future__ import annotations
 
 import random
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-from supportdesk.business.protocol import BusinessError, Row
+from supportdesk.business.protocol import BusinessError, LimitReached, MoneyLimits, Row
 
 # Every demo table with its columns in a fixed order, parents before children: the order a
 # snapshot is written and restored in.
@@ -66,6 +66,26 @@ CARDS = ("visa ending 4242", "mastercard ending 5454", "amex ending 0005", "visa
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def since(period_days: int) -> str:
+    """The `created_at` from which a period of days back counts (same format as `now`)."""
+    return (datetime.now(timezone.utc) - timedelta(days=period_days)).isoformat(timespec="seconds")
+
+
+def check_limits(limits: MoneyLimits, amount: float, in_session: float, to_customer: float, customer_id: str) -> None:
+    """Raise `LimitReached` when `amount` on top of what already moved passes a limit."""
+    slack = 0.004  # amounts are whole cents; the slack only absorbs binary floating point
+    if in_session + amount > limits.per_conversation + slack:
+        raise LimitReached(
+            f"refunds and credits in this conversation would come to ${in_session + amount:,.2f}, "
+            f"above the ${limits.per_conversation:,.2f} a conversation may move without staff"
+        )
+    if to_customer + amount > limits.per_customer + slack:
+        raise LimitReached(
+            f"refunds and credits to {customer_id} in the last {limits.period_days} days would come to "
+            f"${to_customer + amount:,.2f}, above the ${limits.per_customer:,.2f} a customer may get without staff"
+        )
 
 
 def seed_rows() -> dict[str, list[Row]]:

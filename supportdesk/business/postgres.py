@@ -24,7 +24,7 @@ from typing import Any
 import asyncpg
 
 from supportdesk.business import demo
-from supportdesk.business.protocol import BusinessError, Row
+from supportdesk.business.protocol import BusinessError, MoneyLimits, Row
 from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.protocol import StoreError, StoreLocationError
 
@@ -131,6 +131,18 @@ SQL_REFUND_CHARGE = """
     WHERE id = upper($1) AND status <> 'failed' AND refunded_amount + $2 <= amount
     RETURNING id, customer_id, refunded_amount
 """
+# Refunds and credits together, in one session and to one customer since a time.
+SQL_MOVED_IN_SESSION = """
+    SELECT coalesce((SELECT sum(amount) FROM demo_refunds WHERE session_id = $1), 0)
+         + coalesce((SELECT sum(amount) FROM demo_credits WHERE session_id = $1), 0)
+"""
+SQL_MOVED_TO_CUSTOMER = """
+    SELECT coalesce((SELECT sum(amount) FROM demo_refunds WHERE customer_id = $1 AND created_at >= $2), 0)
+         + coalesce((SELECT sum(amount) FROM demo_credits WHERE customer_id = $1 AND created_at >= $2), 0)
+"""
+# The class of the money limits' per-session advisory locks (two-key locks: a space of their
+# own, apart from the turn leases' one-key locks).
+_MONEY_LOCK_CLASS = 0x5344_4D4F
 _NUMERIC_COLUMNS = {"amount", "monthly_price", "annual_price", "refunded_amount"}
 
 
@@ -203,6 +215,25 @@ async def _account_event(conn: asyncpg.Connection, customer_id: str, event: str,
         " VALUES ($1, $2, $3, $4, $5, $6)",
         customer_id, event, detail, agent, session_id, demo.now(),
     )
+
+
+async def _moved(conn: asyncpg.Connection, session_id: str, customer_id: str, period_days: int) -> tuple[float, float]:
+    in_session = await conn.fetchval(SQL_MOVED_IN_SESSION, session_id)
+    to_customer = await conn.fetchval(SQL_MOVED_TO_CUSTOMER, customer_id, demo.since(period_days))
+    return float(in_session), float(to_customer)
+
+
+async def _check_limits(
+    conn: asyncpg.Connection, limits: MoneyLimits | None, session_id: str, customer_id: str, amount: float
+) -> None:
+    """Inside the write's transaction, with the session's money lock and the customer's row
+    lock held to its end (always in that order: no deadlock), so two machines moving money in
+    one conversation or to one customer read each other's committed totals, never a stale sum."""
+    if limits is None:
+        return
+    await conn.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", _MONEY_LOCK_CLASS, session_id)
+    await conn.execute("SELECT 1 FROM demo_customers WHERE id = $1 FOR UPDATE", customer_id)
+    demo.check_limits(limits, amount, *await _moved(conn, session_id, customer_id, limits.period_days), customer_id)
 
 
 class PostgresBusiness:
@@ -360,11 +391,21 @@ class PostgresBusiness:
 
     # --- writes: each once per key -------------------------------------------------------------
 
-    async def refund(self, *, key: str, session_id: str, charge_id: str, amount: float, reason: str, agent: str) -> Row:
+    async def money_moved(self, *, session_id: str, customer_id: str, period_days: int) -> tuple[float, float]:
+        async with self._pool.acquire() as conn:
+            return await _moved(conn, session_id, customer_id, period_days)
+
+    async def refund(
+        self, *, key: str, session_id: str, charge_id: str, amount: float, reason: str, agent: str,
+        limits: MoneyLimits | None = None,
+    ) -> Row:
         amount = round(float(amount), 2)
         demo.check_refund_amount(amount)
 
         async def act(conn: asyncpg.Connection) -> Row:
+            owner = await conn.fetchval("SELECT customer_id FROM demo_charges WHERE id = upper($1)", charge_id)
+            if owner is not None:
+                await _check_limits(conn, limits, session_id, owner, amount)
             moved = await conn.fetchrow(SQL_REFUND_CHARGE, charge_id, _cents(amount))
             if moved is None:
                 found = await conn.fetchrow("SELECT * FROM demo_charges WHERE id = upper($1)", charge_id)
@@ -385,11 +426,15 @@ class PostgresBusiness:
 
         return await self._write(key, "refund_charge", session_id, act)
 
-    async def credit(self, *, key: str, session_id: str, customer_id: str, amount: float, reason: str, agent: str) -> Row:
+    async def credit(
+        self, *, key: str, session_id: str, customer_id: str, amount: float, reason: str, agent: str,
+        limits: MoneyLimits | None = None,
+    ) -> Row:
         async def act(conn: asyncpg.Connection) -> Row:
-            await _require_customer(conn, customer_id)
             if amount <= 0:
                 raise BusinessError("a credit must be more than zero")
+            await _check_limits(conn, limits, session_id, customer_id, round(float(amount), 2))
+            await _require_customer(conn, customer_id)
             credit_id = await conn.fetchval(
                 "INSERT INTO demo_credits (customer_id, amount, reason, agent, session_id, created_at)"
                 " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",

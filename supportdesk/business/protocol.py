@@ -13,6 +13,7 @@ marked `replayed`, on whichever machine it runs. Reusing a key for another tool 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 Row = dict[str, Any]
@@ -21,6 +22,21 @@ Row = dict[str, Any]
 class BusinessError(Exception):
     """A request the business data cannot satisfy (unknown customer, too large a refund ...):
     the message is for the agent to read, not a crash."""
+
+
+@dataclass(frozen=True)
+class MoneyLimits:
+    """How much money (refunds and credits together) may move without staff: per conversation
+    (session) and per customer over the last `period_days`. The desk's `[policy]` sets them."""
+
+    per_conversation: float
+    per_customer: float
+    period_days: int
+
+
+class LimitReached(BusinessError):
+    """A refund or credit that would take a conversation's or a customer's total past its
+    `MoneyLimits`: nothing was written; staff may approve it (the tool asks)."""
 
 
 def call_key(session_id: str, call_id: str) -> str:
@@ -64,15 +80,27 @@ class BusinessData(Protocol):
 
     # --- writes, each done once per key ---
     async def refund(
-        self, *, key: str, session_id: str, charge_id: str, amount: float, reason: str, agent: str
+        self, *, key: str, session_id: str, charge_id: str, amount: float, reason: str, agent: str,
+        limits: MoneyLimits | None = None,
     ) -> Row:
         """Refund part of a charge. Never past what was paid: the database refuses it inside
-        the refund's transaction, whatever other machines refund at the same moment."""
+        the refund's transaction, whatever other machines refund at the same moment. With
+        `limits`, raises `LimitReached` (writing nothing) when the session's or the customer's
+        refunds and credits would pass them: the totals are read and the refund written in one
+        transaction, serialized per session and per customer, so concurrent calls add up."""
         ...
 
     async def credit(
-        self, *, key: str, session_id: str, customer_id: str, amount: float, reason: str, agent: str
-    ) -> Row: ...
+        self, *, key: str, session_id: str, customer_id: str, amount: float, reason: str, agent: str,
+        limits: MoneyLimits | None = None,
+    ) -> Row:
+        """Credit an account; `limits` as for `refund`."""
+        ...
+
+    async def money_moved(self, *, session_id: str, customer_id: str, period_days: int) -> tuple[float, float]:
+        """Refunds and credits together: (in this session, to this customer in the last
+        `period_days`)."""
+        ...
 
     async def change_plan(
         self, *, key: str, session_id: str, customer_id: str, plan: str, billing_period: str | None, agent: str,

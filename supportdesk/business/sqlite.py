@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from supportdesk.business import demo
-from supportdesk.business.protocol import BusinessError, Row, call_key
+from supportdesk.business.protocol import BusinessError, MoneyLimits, Row, call_key
 
 T = TypeVar("T")
 
@@ -126,6 +126,33 @@ SQL_REFUND_CHARGE = """
     WHERE id = upper(:charge) AND status <> 'failed' AND round(refunded_amount + :amount, 2) <= amount + 0.004
     RETURNING id, customer_id, refunded_amount
 """
+
+# Refunds and credits together, in one session and to one customer since a time.
+SQL_MOVED_IN_SESSION = """
+    SELECT coalesce((SELECT sum(amount) FROM demo_refunds WHERE session_id = :session), 0)
+         + coalesce((SELECT sum(amount) FROM demo_credits WHERE session_id = :session), 0)
+"""
+SQL_MOVED_TO_CUSTOMER = """
+    SELECT coalesce((SELECT sum(amount) FROM demo_refunds WHERE customer_id = :customer AND created_at >= :since), 0)
+         + coalesce((SELECT sum(amount) FROM demo_credits WHERE customer_id = :customer AND created_at >= :since), 0)
+"""
+
+
+def _moved(conn: sqlite3.Connection, session_id: str, customer_id: str, period_days: int) -> tuple[float, float]:
+    in_session = conn.execute(SQL_MOVED_IN_SESSION, {"session": session_id}).fetchone()[0]
+    to_customer = conn.execute(
+        SQL_MOVED_TO_CUSTOMER, {"customer": customer_id, "since": demo.since(period_days)}
+    ).fetchone()[0]
+    return round(float(in_session), 2), round(float(to_customer), 2)
+
+
+def _check_limits(
+    conn: sqlite3.Connection, limits: MoneyLimits | None, session_id: str, customer_id: str, amount: float
+) -> None:
+    """Inside the write's BEGIN IMMEDIATE transaction: no other writer moves money between
+    this read of the totals and the write that follows it."""
+    if limits is not None:
+        demo.check_limits(limits, amount, *_moved(conn, session_id, customer_id, limits.period_days), customer_id)
 
 
 def _rows(cur: sqlite3.Cursor) -> list[Row]:
@@ -366,11 +393,20 @@ class SqliteBusiness:
 
     # --- writes: each once per key -------------------------------------------------------------
 
-    async def refund(self, *, key: str, session_id: str, charge_id: str, amount: float, reason: str, agent: str) -> Row:
+    async def money_moved(self, *, session_id: str, customer_id: str, period_days: int) -> tuple[float, float]:
+        return await self._run(_moved, session_id, customer_id, period_days)
+
+    async def refund(
+        self, *, key: str, session_id: str, charge_id: str, amount: float, reason: str, agent: str,
+        limits: MoneyLimits | None = None,
+    ) -> Row:
         amount = round(float(amount), 2)
         demo.check_refund_amount(amount)
 
         def act(conn: sqlite3.Connection) -> Row:
+            owner = conn.execute("SELECT customer_id FROM demo_charges WHERE id = upper(?)", (charge_id,)).fetchone()
+            if owner is not None:
+                _check_limits(conn, limits, session_id, owner[0], amount)
             moved = conn.execute(SQL_REFUND_CHARGE, {"amount": amount, "charge": charge_id}).fetchone()
             if moved is None:
                 found = _rows(conn.execute("SELECT * FROM demo_charges WHERE id = upper(?)", (charge_id,)))
@@ -392,11 +428,15 @@ class SqliteBusiness:
 
         return await self._write(key, "refund_charge", session_id, act)
 
-    async def credit(self, *, key: str, session_id: str, customer_id: str, amount: float, reason: str, agent: str) -> Row:
+    async def credit(
+        self, *, key: str, session_id: str, customer_id: str, amount: float, reason: str, agent: str,
+        limits: MoneyLimits | None = None,
+    ) -> Row:
         def act(conn: sqlite3.Connection) -> Row:
             _require_customer(conn, customer_id)
             if amount <= 0:
                 raise BusinessError("a credit must be more than zero")
+            _check_limits(conn, limits, session_id, customer_id, round(float(amount), 2))
             cur = conn.execute(
                 "INSERT INTO demo_credits (customer_id, amount, reason, agent, session_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (customer_id, amount, reason, agent, session_id, demo.now()),

@@ -147,7 +147,9 @@ class Conversations:
     async def _turn(self, session_id: str) -> None:
         config = self.desk.config
         try:
-            async for event in self.desk.runner.retry_turn(session_id):
+            # Only an unanswered message gets a turn, checked under the turn lease: a message
+            # another worker's turn already answered (two workers, a restart) is answered once.
+            async for event in self.desk.runner.resume(session_id):
                 if isinstance(event, Token):
                     self.hub.publish_delta(session_id, delta_event(config, event.agent, event.text))
                 elif isinstance(event, Appended):
@@ -166,12 +168,12 @@ class Conversations:
                 log.exception("relaying the turn on session %s failed", session_id)
 
     async def _resume_unanswered(self) -> None:
-        """A worker stopped between a 202 and its turn: answer those messages now."""
+        """A worker stopped between a 202 and its turn, or in the middle of a turn (after a
+        handoff, after a tool's result): finish those turns now, each once (`_turn`)."""
         for info in await self.desk.store.list_sessions(limit=RESUME_LOOKBACK):
             if info.channel not in RESUMED_CHANNELS or info.item_count == 0:
                 continue
-            [last] = await self.desk.store.latest(info.id, 1)
-            if last.kind == "message" and last.role == "customer":
+            if await self.desk.runner.unfinished_turn(info.id) is not None:
                 self.want_turn(info.id)
 
     async def idle(self) -> None:

@@ -128,9 +128,17 @@ class Hub:
         if follow is None:
             await self._poll()
             return
+        lost = False
         while True:
             try:
                 async with await follow() as feed:
+                    if lost:
+                        # Listening again: what moved while the feed was down, each followed
+                        # session read from the last seq its streams got (the database may have
+                        # restarted; until it answers, this fails and the loop tries again).
+                        for session_id in list(self._sessions):
+                            await self.poke(session_id)
+                        lost = False
                     async for change in feed:
                         followed = self._sessions.get(change.session_id)
                         if followed is not None and change.head > followed.head:
@@ -139,9 +147,8 @@ class Hub:
                 raise
             except Exception as exc:  # a lost connection must not end live follow for every stream
                 log.warning("the change feed failed (%s: %s); following again", type(exc).__name__, exc)
+                lost = True
                 await asyncio.sleep(1.0)
-                for session_id in list(self._sessions):  # what moved while the feed was down
-                    await self.poke(session_id)
 
     async def _poll(self) -> None:
         """Notice commits by other connections and poke the followed sessions they moved.

@@ -80,16 +80,21 @@ RESUME_WINDOW = 200
 async def unfinished_turn(store: Store, session_id: str) -> int | None:
     """The seq of the customer message whose turn never ended, or None.
 
-    A turn ends in an agent's message, a provider error or a limit notice (or a hook's veto
-    of the turn); a customer message with none of these after it was cut short (the
-    process died mid-turn)."""
+    A turn ends in a message of the agent holding the conversation at its end, a provider
+    error or a limit notice (or a hook's veto of the turn); a customer message with none of
+    these after it was cut short (the process died mid-turn). An agent that speaks and hands
+    off in the same step ("I'm bringing in our billing team") has not answered: the agent it
+    handed to has yet to."""
     # Opening a session asks this as its first page is drawn: nearly every session ends in
     # an answer, so a glance at its last items decides, and only a long unanswered tail
     # reads the whole window.
     for window in (RESUME_GLANCE, RESUME_WINDOW):
         tail = await store.latest(session_id, window)
+        holder: str | None = None  # who holds the conversation at the end, once a handoff says
         for item in reversed(tail):
-            if item.kind == "message" and item.role == "agent":
+            if item.kind == "handoff" and holder is None:
+                holder = item.to_agent
+            if item.kind == "message" and item.role == "agent" and holder in (None, item.agent):
                 return None
             if item.kind in ("takeover", "release", "staff_reply"):
                 return None  # a person took it (and answered, or handed it back for the next message)

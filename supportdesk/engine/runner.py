@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from contextlib import aclosing
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import replace
 from datetime import datetime
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any, assert_never
 
 from supportdesk.config import AgentConfig, DeskConfig
@@ -80,7 +80,7 @@ from supportdesk.items import (
 )
 from supportdesk import desk_state
 from supportdesk.staff import PART_OF_ACT, Actor, default_person
-from supportdesk.store import SessionInfo, Store
+from supportdesk.store import SessionInfo, Store, TurnLease
 
 
 # Said when a provider raises without a message of its own.
@@ -170,6 +170,9 @@ class Runner:
         # the messages written since the last (not a long session's every message again).
         # Each entry: (seq read up to, that message's (created_at, text), the customer's words).
         self._customer_said: dict[str, tuple[int, tuple[Any, str] | None, list[str]]] = {}
+        # The fencing token of each session's turn lease this runner holds: every append of the
+        # turn carries it, and the store refuses it once another holder took the session.
+        self._fences: dict[str, str] = {}
 
     @property
     def provider(self) -> ModelProvider:
@@ -268,7 +271,7 @@ class Runner:
         Stored under the session's turn lease, like `send`: a turn another process (a staff
         terminal, another worker) runs on this session ends before the message is written, so
         it lands between turns and never inside one; this waits as long as that turn runs."""
-        async with self.store.turn(session_id):
+        async with self.store.turn(session_id) as lease, self._fenced(session_id, lease):
             return await self._store_message(session_id, text, meta=meta)
 
     async def _store_message(
@@ -278,7 +281,7 @@ class Runner:
         holding the conversation, when the caller has just read it)."""
         active = active or await self._active_agent(session_id)
         message = Message(role="customer", text=text, agent=active, meta=meta or {})
-        [stored] = await self.store.append(session_id, [message])
+        [stored] = await self._append(session_id, [message])
         return stored
 
     async def retry_turn(self, session_id: str) -> AsyncGenerator[Event, None]:
@@ -301,10 +304,27 @@ class Runner:
             yield TurnWaiting(session_id)
             await lease.acquire()
         try:
-            async for event in turn():
-                yield event
+            async with self._fenced(session_id, lease):
+                async for event in turn():
+                    yield event
         finally:
             await lease.release()
+
+    @asynccontextmanager
+    async def _fenced(self, session_id: str, lease: TurnLease) -> AsyncIterator[None]:
+        """While the lease is held, this runner's appends to the session carry its token. An
+        append the store refuses (`LeaseLost`: this holder paused past its lease and another
+        took the session) ends the turn there, with the store's one-line reason."""
+        if lease.token is not None:
+            self._fences[session_id] = lease.token
+        try:
+            yield
+        finally:
+            if self._fences.get(session_id) == lease.token:
+                del self._fences[session_id]
+
+    async def _append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
+        return await self.store.append(session_id, items, fence=self._fences.get(session_id))
 
     async def resume(self, session_id: str, *, idle_for: float | None = None) -> AsyncGenerator[Event, None]:
         """Finish the last turn if a crash stopped it before any agent answered; else nothing.
@@ -458,7 +478,7 @@ class Runner:
                 notice = Notice(
                     notice_kind="provider_error", text=provider_error_text(exc), data={"error": exc.kind}, agent=active
                 )
-                for item in await self.store.append(session_id, [notice]):
+                for item in await self._append(session_id, [notice]):
                     yield Appended(item)
                 outcome = "provider_error"
                 break
@@ -469,14 +489,14 @@ class Runner:
                     data={"error": "error"},
                     agent=active,
                 )
-                for item in await self.store.append(session_id, [notice]):
+                for item in await self._append(session_id, [notice]):
                     yield Appended(item)
                 outcome = "provider_error"
                 break
 
             if action is None:
                 notice = Notice(notice_kind="provider_error", text="The model returned no action", agent=active)
-                for item in await self.store.append(session_id, [notice]):
+                for item in await self._append(session_id, [notice]):
                     yield Appended(item)
                 outcome = "provider_error"
                 break
@@ -496,7 +516,7 @@ class Runner:
             meta = self._meta(action)
             if isinstance(action, Answer):
                 items.append(Message(role="agent", text=action.text, agent=active, meta=meta))
-                for item in await self.store.append(session_id, items):
+                for item in await self._append(session_id, items):
                     yield Appended(item)
                 break
 
@@ -513,12 +533,12 @@ class Runner:
                     ToolCall(call_id=call_id, name=name, arguments=arguments, agent=active, meta=meta),
                     ToolResult(call_id=call_id, name=name, output=refusal, is_error=True, agent=active),
                 ]
-                for item in await self.store.append(session_id, items):
+                for item in await self._append(session_id, items):
                     yield Appended(item)
                 continue
             problem = self._handoff_limit(handoffs + 1, holders + [action.to_agent])
             if problem:
-                for item in await self.store.append(session_id, items):
+                for item in await self._append(session_id, items):
                     yield Appended(item)
                 async for ev in self._limit(session_id, active, problem):
                     yield ev
@@ -530,7 +550,7 @@ class Runner:
             items += said.notices
             if said.decision is not None:
                 items += self._held_handoff(active, action, said.hook, said.decision, meta)
-                for item in await self.store.append(session_id, items):
+                for item in await self._append(session_id, items):
                     if item.kind == "notice":
                         statuses.add(item.notice_kind)
                     yield Appended(item)
@@ -547,7 +567,7 @@ class Runner:
                     meta=meta,
                 )
             )
-            stored_items = await self.store.append(session_id, items)
+            stored_items = await self._append(session_id, items)
             for item in stored_items:
                 yield Appended(item)
             handoffs += 1
@@ -574,7 +594,7 @@ class Runner:
         if not self.hooks:
             return []
         said = await self.hooks.call(moment, event, agent=agent)
-        return await self.store.append(session_id, said.notices) if said.notices else []
+        return await self._append(session_id, said.notices) if said.notices else []
 
     async def _before_turn_hooks(self, session_id: str, active: str) -> AsyncGenerator[Event, None]:
         """Yields only when something was appended; a veto leaves its notice (and the hook's
@@ -592,7 +612,7 @@ class Runner:
             if said.decision.reply:
                 items.append(Message(role="agent", text=said.decision.reply, agent=active, meta={"hook": said.hook}))
         if items:
-            for item in await self.store.append(session_id, items):
+            for item in await self._append(session_id, items):
                 yield Appended(item)
 
     def _model_name(self, agent: AgentConfig) -> str:
@@ -733,7 +753,7 @@ class Runner:
                 results.append(self._decline(stale.offer, "expired", "desk", active))
             # The question, then the offer it asks about (channels draw its buttons under it).
             results += [Message(role="agent", text=offer.text, agent=active, meta={"offer_id": offer.offer_id}), offer]
-        return await self.store.append(session_id, items + results)
+        return await self._append(session_id, items + results)
 
     async def _call(
         self,
@@ -857,7 +877,7 @@ class Runner:
             else:
                 why: DeclineWhy = reading
                 items = [self._decline(offer, why, source, active, answer.seq)]
-        for item in await self.store.append(session_id, items):
+        for item in await self._append(session_id, items):
             yield Appended(item)
 
     async def _run_offered(self, session_id: str, offer: Offer, active: str, turn: _TurnKeys) -> list[Item]:
@@ -883,7 +903,7 @@ class Runner:
                 raise TurnError("no offer is open in this conversation")
             active = await self._active_agent(session_id)
             decline = replace(self._decline(state.offer, "withdrawn", "staff", active), meta=by.meta())
-            [item] = await self.store.append(session_id, [decline])
+            [item] = await self._append(session_id, [decline])
         return item
 
     async def _invoke(
@@ -963,7 +983,7 @@ class Runner:
         # that it has the conversation back and what happens next.
         title = self.config.agents[fallback].title if fallback in self.config.agents else fallback
         items.append(Message(role="agent", text=LIMIT_ANSWER.format(title=title), agent=fallback))
-        for item in await self.store.append(session_id, items):
+        for item in await self._append(session_id, items):
             yield Appended(item)
 
     # --- staff actions -----------------------------------------------------------------------------
@@ -995,7 +1015,7 @@ class Runner:
 
     async def _staff_append(self, session_id: str, items: list[Item]) -> list[Item]:
         async with self.store.turn(session_id):
-            return await self.store.append(session_id, items)
+            return await self._append(session_id, items)
 
     async def takeover(self, session_id: str, by: Actor | None = None, reason: str = "") -> Item:
         """A person takes the conversation: the agents stay silent until it is released."""
@@ -1011,7 +1031,7 @@ class Runner:
             state = await self._open_offer(session_id)
             if state is not None:  # a person now answers the customer: the agent's offer lapses
                 items.append(replace(self._decline(state.offer, "expired", "staff", active), meta={PART_OF_ACT: True}))
-            item, *_ = await self.store.append(session_id, items)
+            item, *_ = await self._append(session_id, items)
         return item
 
     async def release(
@@ -1036,7 +1056,7 @@ class Runner:
                     Handoff(from_agent=active, to_agent=target, reason=f"released by {by.person}",
                             handoff_kind="manual", agent=active, meta={PART_OF_ACT: True})
                 )
-            return await self.store.append(session_id, items)
+            return await self._append(session_id, items)
 
     async def staff_reply(self, session_id: str, text: str, by: Actor | None = None) -> Item:
         """What a person writes to the customer (channels deliver it like an agent's reply)."""
@@ -1047,7 +1067,7 @@ class Runner:
             if await self.resolved(session_id):
                 raise TurnError("this conversation is resolved; reopen it (state ai or needs_staff) to reply")
             active = await self._active_agent(session_id)
-            [item] = await self.store.append(
+            [item] = await self._append(
                 session_id, [StaffReply(person=by.person, origin=by.origin, text=text, agent=active, meta=by.act_meta())]
             )
         return item
@@ -1074,7 +1094,7 @@ class Runner:
             item = StateChange(
                 person=by.person, origin=by.origin, state=state, until=until, reason=reason, agent=active, meta=by.act_meta()
             )
-            [stored] = await self.store.append(session_id, [item])
+            [stored] = await self._append(session_id, [item])
         return stored
 
     async def tag(
@@ -1096,14 +1116,14 @@ class Runner:
                 person=by.person, origin=by.origin, added=added, removed=removed, priority=priority, agent=active,
                 meta=by.act_meta(),
             )
-            [stored] = await self.store.append(session_id, [item])
+            [stored] = await self._append(session_id, [item])
         return stored
 
     async def staff_note(self, session_id: str, text: str, by: Actor | None = None) -> Item:
         by = by or Actor(default_person())
         async with self.store.turn(session_id):
             active = await self._active_agent(session_id)
-            [item] = await self.store.append(session_id, [Message(role="staff", text=text, agent=active, meta=by.meta())])
+            [item] = await self._append(session_id, [Message(role="staff", text=text, agent=active, meta=by.meta())])
         return item
 
     async def force_handoff(
@@ -1116,7 +1136,7 @@ class Runner:
             active = await self._active_agent(session_id)
             if to_agent == active:
                 raise TurnError(f"{to_agent} already holds the conversation")
-            [item] = await self.store.append(
+            [item] = await self._append(
                 session_id,
                 [Handoff(from_agent=active, to_agent=to_agent, reason=reason, handoff_kind="manual", agent=active,
                          meta=by.meta())],
@@ -1129,7 +1149,7 @@ class Runner:
         by = by or Actor(default_person())
         async with self.store.turn(session_id):
             active = await self._active_agent(session_id)
-            [item] = await self.store.append(
+            [item] = await self._append(
                 session_id, [ContextSet(key=key, value=value, writer=writer, agent=active, meta=by.meta())]
             )
         return item
@@ -1195,7 +1215,7 @@ class Runner:
                 ToolResult(call_id=call_id, name=tool, output=output.text(), is_error=output.is_error, agent=agent.name),
                 *self._context_items(output.context, agent.name),
             ]
-        for item in await self.store.append(session_id, items):
+        for item in await self._append(session_id, items):
             yield Appended(item)
         async for event in self._turn(session_id):
             yield event

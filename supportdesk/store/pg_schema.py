@@ -126,6 +126,22 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX figure_rollup_by_end ON figure_rollup (grain, hi, lo);
     """,
+    # 6: the turn lease as a fenced row beside the advisory lock (issue 32). The lock says
+    # whose connection is alive; the row says whose turn it is and fences every append of the
+    # turn (`holder` is its token), and survives a server restart, which the lock does not:
+    # a holder that lost its lock to a restart keeps its turn until the row's lifetime ends
+    # (it renews it), so a waiter never starts a turn beside it. `locked` and `server_started`
+    # tell a holder that had the lock and whose connection ended without a restart (gone: its
+    # turn is taken at once by the lock's next holder).
+    """
+    CREATE TABLE turn_leases (
+        session_id     text COLLATE "C" PRIMARY KEY,
+        holder         text NOT NULL,
+        expires_at     timestamptz NOT NULL,
+        server_started timestamptz NOT NULL,
+        locked         boolean NOT NULL
+    );
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

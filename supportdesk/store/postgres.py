@@ -9,7 +9,8 @@ here. The contract is `store/protocol.py`; what differs from SQLite:
   Appends to different sessions never wait for each other.
 - A turn lease is a session-level advisory lock, held on the store's one lock connection
   (never a pooled one: see PostgresLease): a holder that dies loses it with that connection (at
-  once for a killed process, after the TCP keepalive for a lost network).
+  once for a killed process, after the TCP keepalive for a lost network); and a fenced row of
+  `turn_leases`, renewed while the turn runs, that every append of the turn checks.
 - The change feed is LISTEN on a connection of its own.
 """
 
@@ -48,6 +49,7 @@ from supportdesk.store.protocol import (
     Change,
     ContextEntry,
     DeskRow,
+    LeaseLost,
     SearchHit,
     SessionInfo,
     StoreError,
@@ -76,6 +78,30 @@ _SERVER_SETTINGS = {
 # (first retry after _WAIT_FIRST seconds, doubling up to _WAIT_MAX, with jitter).
 _TRY_LOCK = "SELECT pg_try_advisory_lock($1)"
 _UNLOCK = "SELECT pg_advisory_unlock($1)"
+# The lease's row: taken when free, expired or already ours; and by the advisory lock's holder
+# from a holder that had the lock while the server kept running (its lock is ours now, so its
+# connection, and most likely its process, is gone). A holder from before a server restart may
+# be alive: its row is waited out. A holder that stopped (SIGSTOP) keeps its lock but not its
+# row: once the row expires, a waiter takes it without the lock, and fences the stopped one.
+_CLAIM_ROW = """
+    INSERT INTO turn_leases (session_id, holder, expires_at, server_started, locked)
+    VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3), pg_postmaster_start_time(), $4)
+    ON CONFLICT (session_id) DO UPDATE
+        SET holder = excluded.holder, expires_at = excluded.expires_at,
+            server_started = excluded.server_started, locked = excluded.locked
+        WHERE turn_leases.expires_at <= clock_timestamp() OR turn_leases.holder = excluded.holder
+           OR (excluded.locked AND turn_leases.locked AND turn_leases.server_started = excluded.server_started)
+    RETURNING holder
+"""
+_RENEW_ROW = (
+    "UPDATE turn_leases SET expires_at = clock_timestamp() + make_interval(secs => $3) "
+    "WHERE session_id = $1 AND holder = $2"
+)
+_DROP_ROW = "DELETE FROM turn_leases WHERE session_id = $1 AND holder = $2"
+# In an append's transaction: the current holder, share-locked so no claim moves it meanwhile.
+_FENCE = "SELECT holder FROM turn_leases WHERE session_id = $1 FOR SHARE"
+# How long a lease row lives without renewal; holders renew it every LEASE_TTL / 3.
+LEASE_TTL = 15.0
 _WAIT_FIRST, _WAIT_MAX = 0.01, 0.2
 _NO_LIMIT = 2**31 - 1  # larger than any seq: "no upper bound" (seq is a 32-bit integer)
 
@@ -511,24 +537,36 @@ class _LocalLease:
 
 class PostgresLease:
     """The turn lease of one session: a session-level advisory lock held on the store's lock
-    connection, behind an in-process lock per session.
+    connection, behind an in-process lock per session, and a fenced row of `turn_leases`.
 
-    One connection holds every lease of the store, and it runs nothing else. A lease that
-    pinned a pooled connection for its turn would starve the turn itself: with as many turns at
-    once as the pool has connections, every connection is pinned by a lease while each turn
-    waits for one to read or append, and all of them time out (two `serve` workers under
+    One connection holds every lease's lock of the store, and it runs nothing else. A lease
+    that pinned a pooled connection for its turn would starve the turn itself: with as many
+    turns at once as the pool has connections, every connection is pinned by a lease while each
+    turn waits for one to read or append, and all of them time out (two `serve` workers under
     load did). Advisory locks are re-entrant on one connection, so turns of this process take
     the session's asyncio lock first; turns of other processes meet the server's lock. The
     server drops the locks with the connection: a killed holder frees them at once, one cut
-    off from the network within the TCP keepalive (about 25 s)."""
+    off from the network within the TCP keepalive (about 25 s).
+
+    The lock alone is not the lease: a server restart drops it while its holder is alive in
+    its turn. The row is: claimed under the lock (see _CLAIM_ROW), renewed every third of its
+    lifetime, and named by every append of the turn (`token`), which the store refuses once
+    another holder's name is in the row."""
 
     def __init__(self, store: PostgresStore, session_id: str):
         self._store = store
         self.session_id = session_id
         self.key = lease_key(session_id)
+        self.holder = uuid.uuid4().hex
         self.waited = 0.0
         self.held = False
         self._local: asyncio.Lock | None = None  # this process's lock of the session, while held
+        self._locked = False  # whether the advisory lock is ours too
+        self._renewing: asyncio.Task[None] | None = None
+
+    @property
+    def token(self) -> str | None:
+        return self.holder if self.held else None
 
     async def try_acquire(self) -> bool:
         if self.held:
@@ -554,33 +592,57 @@ class PostgresLease:
         self.waited = time.monotonic() - started
 
     async def _take_or_let_go(self, local: asyncio.Lock, *, wait: bool) -> bool:
-        """Holding the in-process lock, take the server's lock (retrying while another process
-        holds it if `wait`); on failure or cancellation let go of both."""
+        """Holding the in-process lock, take the server's lock, then the row (retrying while
+        another process holds either if `wait`); on failure or cancellation let go of all."""
         pause = _WAIT_FIRST
+        locked = False
         try:
-            while not await self._store._lease_call(_TRY_LOCK, self.key):
+            while True:
+                locked = locked or await self._store._lease_call(_TRY_LOCK, self.key)
+                if await self._store._claim_row(self.session_id, self.holder, locked):
+                    self.held, self._local, self._locked = True, local, locked
+                    self._renewing = asyncio.create_task(self._renew(), name=f"lease {self.session_id}")
+                    return True
                 if not wait:
                     break
                 await asyncio.sleep(pause * (0.5 + random.random()))
                 pause = min(pause * 2, _WAIT_MAX)
-            else:
-                self.held, self._local = True, local
-                return True
         except BaseException:
+            if locked:
+                await self._quiet_unlock()
             local.release()
             self._store._local_done(self.session_id)
             raise
+        if locked:
+            await self._quiet_unlock()
         local.release()
         self._store._local_done(self.session_id)
         return False
+
+    async def _quiet_unlock(self) -> None:
+        with contextlib.suppress(StoreError):
+            await self._store._lease_call(_UNLOCK, self.key)
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(self._store.lease_ttl / 3)
+            with contextlib.suppress(StoreError):  # a lost moment: the next renewal comes in time
+                await self._store._execute(_RENEW_ROW, self.session_id, self.holder, self._store.lease_ttl)
 
     async def release(self) -> None:
         local, self._local = self._local, None
         if not self.held or local is None:
             return
         self.held = False
+        if self._renewing is not None:
+            self._renewing.cancel()
+            self._renewing = None
         try:
-            await self._store._lease_call(_UNLOCK, self.key)
+            with contextlib.suppress(StoreError):  # unreachable: the row expires on its own
+                await self._store._execute(_DROP_ROW, self.session_id, self.holder)
+            if self._locked:
+                self._locked = False
+                await self._store._lease_call(_UNLOCK, self.key)
         except StoreError:
             pass  # the lock connection is gone, and the lock with it
         finally:
@@ -668,6 +730,8 @@ class PostgresStore:
         self._lease_io = asyncio.Lock()
         self._locals: dict[str, _LocalLease] = {}
         self._unlocking: set[asyncio.Future[None]] = set()
+        # How long a turn lease's row outlives its holder's last renewal (seconds).
+        self.lease_ttl = LEASE_TTL
 
     @classmethod
     async def open(cls, location: StoreLocation, *, pool_size: int = 8) -> PostgresStore:
@@ -753,6 +817,18 @@ class PostgresStore:
     async def _quiet_unlock(self, key: int) -> None:
         with contextlib.suppress(StoreError):
             await self._lease_query(_UNLOCK, key)
+
+    async def _claim_row(self, session_id: str, holder: str, locked: bool) -> bool:
+        try:
+            return await self._pool.fetchval(_CLAIM_ROW, session_id, holder, self.lease_ttl, locked) is not None
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
+
+    async def _execute(self, sql: str, *args: Any) -> None:
+        try:
+            await self._pool.execute(sql, *args)
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
 
     async def _lease_query(self, sql: str, key: int) -> bool:
         async with self._lease_io:
@@ -971,13 +1047,19 @@ class PostgresStore:
         await _keep_share(conn, session_id, kept, share, progress)
         return int(rows[0][0])
 
-    async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
-        """Append items as one transaction; returns them stamped with seq and time."""
+    async def append(self, session_id: str, items: Sequence[Item], *, fence: str | None = None) -> list[Item]:
+        """Append items as one transaction; returns them stamped with seq and time. `fence`:
+        the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current)."""
         if not items:
             return []
         now = self.clock()
         try:
             async with self._pool.acquire() as conn, conn.transaction():
+                if fence is not None and await conn.fetchval(_FENCE, session_id) != fence:
+                    raise LeaseLost(
+                        f"session {session_id}: another process took this turn's lease while this one was paused "
+                        "past it; the turn stopped here and wrote nothing more"
+                    )
                 last = await self._append_on(conn, session_id, items, now)
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None

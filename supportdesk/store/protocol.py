@@ -38,6 +38,12 @@ class StoreError(Exception):
     """A database that cannot be used; the message is one line for the user."""
 
 
+class LeaseLost(StoreError):
+    """An append fenced by a turn lease that is no longer the session's current one: its holder
+    paused (or was cut off) past the lease's lifetime and another turn took the session. Nothing
+    was written; the holder stops its turn."""
+
+
 class StoreLocationError(StoreError):
     """The database named by --db/SUPPORTDESK_DB cannot be reached as given (bad URL, host,
     password, missing database, missing driver): a usage error the user fixes in what they typed."""
@@ -186,9 +192,19 @@ class TurnLease(Protocol):
 
     `async with` acquires (waiting as long as another holder keeps it) and releases. A caller
     that must say it is waiting (the runner emits an event) calls `try_acquire` first, then
-    `acquire`. `waited` is how long the acquisition waited, in seconds."""
+    `acquire`. `waited` is how long the acquisition waited, in seconds.
+
+    `token` is the lease's fencing token while it is held (None otherwise): every append of the
+    turn passes it (`Store.append(..., fence=token)`), and the store refuses the append with
+    `LeaseLost` once another holder has taken the session, so a holder that paused past its
+    lease (SIGSTOP, a frozen VM, a database restart) can never write into another's turn. A
+    holder that died on this machine (its pid is gone) or whose PostgreSQL connection ended
+    without a server restart loses the lease at once; any other holder after the lifetime."""
 
     waited: float
+
+    @property
+    def token(self) -> str | None: ...
 
     async def try_acquire(self) -> bool: ...
 
@@ -289,7 +305,11 @@ class Store(Protocol):
         ...
 
     # --- the log ---
-    async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]: ...
+    async def append(self, session_id: str, items: Sequence[Item], *, fence: str | None = None) -> list[Item]:
+        """Append items as one transaction. `fence`: the token of the turn lease the caller
+        holds; the append is refused (`LeaseLost`, nothing written) unless it is still the
+        session's current lease, checked in the append's own transaction."""
+        ...
 
     async def last_seq(self, session_id: str) -> int: ...
 

@@ -49,7 +49,7 @@ from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_
 from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.kept_folds import advance_all
-from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease
+from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease, check_fence
 from supportdesk.text import one_line
 
 T = TypeVar("T")
@@ -1071,12 +1071,18 @@ class SessionStore:
 
     # --- the log --------------------------------------------------------------------------------
 
-    async def append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
-        """Append items as one transaction; returns them stamped with seq and time."""
+    async def append(self, session_id: str, items: Sequence[Item], *, fence: str | None = None) -> list[Item]:
+        """Append items as one transaction; returns them stamped with seq and time. `fence`:
+        the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current)."""
         if not items:
             return []
         prepared = _PreparedAppend(session_id, items, self.clock(), self._kept_states)
-        await self._write(prepared.run)
+
+        def run(conn: sqlite3.Connection) -> int:
+            check_fence(conn, session_id, fence)
+            return prepared.run(conn)
+
+        await self._write(run)
         return prepared.stamped
 
     async def last_seq(self, session_id: str) -> int:

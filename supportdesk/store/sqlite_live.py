@@ -5,6 +5,11 @@ append: one upsert that succeeds only when the row is free, expired, or already 
 the turn runs, the holder renews it every third of its lifetime, so a holder that died
 (SIGKILL, a frozen machine) loses it within `LEASE_TTL` seconds and the session goes on.
 
+The holder's name is its fencing token and says where it runs (`uuid:host:pid:start`): every
+append of the turn carries it and is refused unless the row still names it (a holder that was
+stopped past its lease finds another's name there), and a waiter on the same machine takes
+the lease at once from a holder whose process is gone (the TTL stays for holders elsewhere).
+
 The change feed polls a one-row counter that triggers bump on every change to a session row;
 when it moved, one index range read (`sessions.changed > last count`, plus delete tombstones)
 says which sessions changed and their heads. Cheap enough to run every POLL seconds.
@@ -14,13 +19,15 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
 import random
+import socket
 import sqlite3
 import time
 import uuid
 from typing import TYPE_CHECKING
 
-from supportdesk.store.protocol import Change, StoreError
+from supportdesk.store.protocol import Change, LeaseLost, StoreError
 
 if TYPE_CHECKING:
     from supportdesk.store.sessions import SessionStore
@@ -38,6 +45,9 @@ SQL_TAKE_LEASE = """
     WHERE turn_leases.expires_at <= :now OR turn_leases.holder = excluded.holder
 """
 SQL_RENEW_LEASE = "UPDATE turn_leases SET expires_at = ? WHERE session_id = ? AND holder = ?"
+SQL_LEASE_HOLDER = "SELECT holder FROM turn_leases WHERE session_id = ?"
+# Taking the lease from a holder found dead: only if the row still names that holder.
+SQL_TAKE_FROM = "UPDATE turn_leases SET holder = :holder, expires_at = :until WHERE session_id = :sid AND holder = :dead"
 SQL_DROP_LEASE = "DELETE FROM turn_leases WHERE session_id = ? AND holder = ?"
 SQL_FEED_COUNT = "SELECT value FROM feed_counter"
 SQL_CHANGES_SINCE = """
@@ -48,6 +58,61 @@ SQL_CHANGES_SINCE = """
 """
 
 
+def _process_start(pid: int) -> str:
+    """When the process started (clock ticks since boot, from /proc), or "" where unknown:
+    with the pid it names one process, not a later one that reused the pid."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def holder_name() -> str:
+    """A new lease holder's name and fencing token: unique, and where its process runs."""
+    pid = os.getpid()
+    return f"{uuid.uuid4().hex}:{socket.gethostname()}:{pid}:{_process_start(pid)}"
+
+
+def holder_is_dead(holder: str) -> bool:
+    """Whether a holder named by `holder_name` ran on this machine in a process that is gone
+    (killed, crashed, or a zombie its parent has not reaped). Elsewhere, or unsure: False."""
+    parts = holder.split(":")
+    if len(parts) != 4 or parts[1] != socket.gethostname() or not parts[2].isdigit():
+        return False
+    pid = int(parts[2])
+    if pid == os.getpid():
+        return False  # another turn of this very process: alive
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # another user's live process
+    started = _process_start(pid)
+    return _zombie(pid) or bool(parts[3] and started and started != parts[3])
+
+
+def check_fence(conn: sqlite3.Connection, session_id: str, fence: str | None) -> None:
+    """Inside an append's transaction: refuse it unless `fence` is the session's current lease."""
+    if fence is None:
+        return
+    row = conn.execute(SQL_LEASE_HOLDER, (session_id,)).fetchone()
+    if row is None or row[0] != fence:
+        raise LeaseLost(
+            f"session {session_id}: another process took this turn's lease while this one was paused past it; "
+            "the turn stopped here and wrote nothing more"
+        )
+
+
 class SqliteLease:
     """The turn lease of one session on a SQLite store (see the module's docstring)."""
 
@@ -55,17 +120,30 @@ class SqliteLease:
         self._store = store
         self.session_id = session_id
         self.ttl = ttl
-        self.holder = uuid.uuid4().hex
+        self.holder = holder_name()
         self.waited = 0.0
         self.held = False
         self._renewing: asyncio.Task[None] | None = None
+
+    @property
+    def token(self) -> str | None:
+        return self.holder if self.held else None
 
     async def try_acquire(self) -> bool:
         if self.held:
             return True
         now = time.time()
         args = {"sid": self.session_id, "holder": self.holder, "until": now + self.ttl, "now": now}
-        taken = await self._store._write(lambda conn: conn.execute(SQL_TAKE_LEASE, args).rowcount > 0)
+
+        def take(conn: sqlite3.Connection) -> bool:
+            if conn.execute(SQL_TAKE_LEASE, args).rowcount > 0:
+                return True
+            current = conn.execute(SQL_LEASE_HOLDER, (self.session_id,)).fetchone()
+            if current is None or not holder_is_dead(current[0]):
+                return False
+            return conn.execute(SQL_TAKE_FROM, {**args, "dead": current[0]}).rowcount > 0
+
+        taken = await self._store._write(take)
         if taken:
             self.held = True
             self._renewing = asyncio.create_task(self._renew(), name=f"lease {self.session_id}")

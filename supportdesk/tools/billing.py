@@ -17,9 +17,9 @@ from supportdesk.tools.common import (
     customers,
     emails_said,
     money,
+    money_limits,
     names_account,
     names_id,
-    names_an_amount,
     not_named,
     require_named_account,
     safe,
@@ -72,7 +72,7 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
         customer_id = found["id"]
         learned["customer_email"] = found["email"]
     elif customer_id:
-        await require_named_account(ctx, customer_id, amounts=await _charged_amounts(ctx, customer_id))
+        await require_named_account(ctx, customer_id)
     if not (customer_id or args.amount or args.dates):
         raise ToolFailure("give a customer, an amount or dates to search charges")
     charges = await store.find_charges(customer_id=customer_id, amount=args.amount, dates=args.dates or None)
@@ -92,10 +92,9 @@ async def _find_charges(ctx: ToolContext, args: FindChargesArgs) -> ToolOutput:
 
 
 async def _of_named_accounts(ctx: ToolContext, charges: list[Row]) -> list[Row]:
-    """A search by amount or dates shows only charges the customer has a claim to: those of an
-    account they named, or with an amount they wrote as money when those belong to one account.
-    A model's guessed amount, dates alone, or an amount that many accounts were charged (a plan's
-    price) must not list other accounts' charges and owners."""
+    """A search by amount or dates shows only the charges of accounts the customer named (email
+    or id). An amount and dates name no account, even when one account alone was charged them:
+    anyone who knows a charge would see (and could have refunded) its owner's."""
     said = await customer_said(ctx)
     owners = {c["customer_id"] for c in charges}
     # An id is named as written; each email written is looked up once, rather than every
@@ -105,11 +104,9 @@ async def _of_named_accounts(ctx: ToolContext, charges: list[Row]) -> list[Row]:
         account = await customers(ctx).find_customer(email)
         if account is not None and account["id"] in owners and names_account(said, account):
             named.add(account["id"])
-    by_amount = {c["customer_id"] for c in charges if names_an_amount(said, [c["amount"]])}
-    claimed = named | (by_amount if len(by_amount) == 1 else set())
-    shown = [c for c in charges if c["customer_id"] in claimed]
+    shown = [c for c in charges if c["customer_id"] in named]
     if charges and not shown:
-        raise not_named(with_amount=True)
+        raise not_named()
     return shown
 
 
@@ -129,14 +126,8 @@ async def _list_invoices(ctx: ToolContext, args: ListInvoicesArgs) -> ToolOutput
     account = await store.get_customer(args.customer_id)
     if account is None:
         raise ToolFailure(f"no customer {args.customer_id}")
-    await require_named_account(ctx, account, amounts=await _charged_amounts(ctx, args.customer_id))
+    await require_named_account(ctx, account)
     return ToolOutput({"invoices": await store.invoices(args.customer_id), "refunds": await store.refunds(args.customer_id)})
-
-
-async def _charged_amounts(ctx: ToolContext, customer_id: str) -> list[float]:
-    """What the account was charged: a customer who read one of these amounts off their
-    statement has named the account for its charges and invoices (the seed scenario's way in)."""
-    return [float(charge["amount"]) for charge in await customers(ctx).charges(customer_id)]
 
 
 registry.tool("list_invoices", "List a customer's invoices and the refunds made so far.", ListInvoicesArgs)(
@@ -161,7 +152,7 @@ async def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
         raise PolicyDenied(_no_refund(ctx, f"{args.reason!r} is not a reason this desk refunds for"))
     charge = await customers(ctx).get_charge(args.charge_id.upper())
     if charge is not None:  # (an unknown charge is the tool's own "no charge" answer)
-        await require_named_account(ctx, charge["customer_id"], amounts=(float(charge["amount"]),))
+        await require_named_account(ctx, charge["customer_id"])
         # The reason must be true of the charge before the refund is offered to the customer
         # (issue 33); `_refund` checks again when the money moves.
         await _check_refund_facts(ctx, args)
@@ -233,6 +224,7 @@ async def _refund(ctx: ToolContext, args: RefundArgs) -> ToolOutput:
         amount=round(args.amount, 2),
         reason=args.reason,
         agent=ctx.agent.name,
+        limits=money_limits(ctx),
     )
     return ToolOutput(
         result,

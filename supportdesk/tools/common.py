@@ -8,7 +8,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolContext, ToolOutput
-from supportdesk.business import BusinessData, BusinessError, Row, call_key
+from supportdesk.business import BusinessData, BusinessError, LimitReached, MoneyLimits, Row, call_key
+from supportdesk.items import APPROVAL_PENDING
 from supportdesk.text import money
 
 
@@ -47,23 +48,35 @@ def check_refund_policy(ctx: ToolContext, amount: float, what: str = "refund") -
         raise ApprovalRequired(f"a {what} of {money(amount)} is at or above the {money(threshold)} approval threshold")
 
 
-async def require_named_account(
-    ctx: ToolContext, account_or_id: Row | str, *, amounts: Sequence[float] = ()
-) -> None:
-    """Act on an account only once the customer has named it in this session, in their own
-    messages: its email address or customer id, or (for a charge) the charged amount.
+def money_limits(ctx: ToolContext) -> MoneyLimits | None:
+    """The totals a refund or credit may not take a conversation or a customer past without
+    staff (None once staff approved this very call). The business data checks them in the
+    write's own transaction, so calls racing on several machines add up too."""
+    if ctx.approved:
+        return None
+    policy = ctx.desk.policy
+    return MoneyLimits(
+        per_conversation=policy.money_limit_per_conversation,
+        per_customer=policy.money_limit_per_customer,
+        period_days=policy.money_period_days,
+    )
+
+
+async def require_named_account(ctx: ToolContext, account_or_id: Row | str) -> None:
+    """Show or act on an account only once the customer has named it in this session, in their
+    own messages, by its email address or customer id: one rule for every account tool, reads
+    and writes, refunds and plan changes alike (issue 39 §3: the stricter of the two it had).
 
     Neither the model nor the shared context (which models write) can vouch for whose account
-    it is: a message that talks a model into it must not cancel, re-plan, re-bill, credit or
-    refund an account its writer never named. The amount is the seed scenario's way in ("two
-    charges of $29.99 on March 1st and March 3rd"): the customer read it off their statement."""
+    it is: a message that talks a model into it must not show, cancel, re-plan, re-bill, credit
+    or refund an account its writer never named. What others may know names no account: a name,
+    or a charge's amount and dates (anyone who saw the statement, or knows a plan's price)."""
     # A caller that has just read the account passes it rather than have it read again.
     account = await customers(ctx).get_customer(account_or_id) if isinstance(account_or_id, str) else account_or_id
     if account is None:
         return  # no such account: the tool itself says so, and acts on nothing
-    said = await customer_said(ctx)
-    if not (names_account(said, account) or names_an_amount(said, amounts)):
-        raise not_named(with_amount=bool(amounts))
+    if not names_account(await customer_said(ctx), account):
+        raise not_named()
 
 
 async def customer_said(ctx: ToolContext) -> str:
@@ -94,33 +107,11 @@ def emails_said(said: str) -> set[str]:
     return set(_EMAIL.findall(said))
 
 
-def names_an_amount(said: str, amounts: Sequence[float]) -> bool:
-    """Whether the customer wrote one of these amounts as money."""
-    return any(abs(said_amount - amount) < 0.005 for said_amount in _amounts(said) for amount in amounts)
-
-
-def not_named(*, with_amount: bool) -> PolicyDenied:
+def not_named() -> PolicyDenied:
     # In the customer's words (the embedded model reads it out after "That didn't go through:"),
-    # naming no account and no id; a model reads it as what to ask for.
-    return PolicyDenied(
-        "to confirm the account is yours, I need the email address on it"
-        + (", or the amount of the charge" if with_amount else "")
-    )
-
-
-# Money as a customer writes it: with a currency sign or word, or with cents. A bare number
-# ("5 days", "order 20") is no amount: it would name any account charged that round sum.
-_MONEY = re.compile(
-    r"[$€£]\s?(\d+(?:[.,]\d{1,2})?)(?!\d)"
-    r"|(?<![\w.,])(\d+[.,]\d{2})(?![\d])"
-    r"|(?<![\w.,])(\d+(?:[.,]\d{1,2})?)\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b"
-)
-
-
-def _amounts(text: str) -> list[float]:
-    """Every amount of money written in the text: $29.99, 29.99, 1,299.00, 29,99 €, 20 dollars."""
-    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)  # thousands separators
-    return [float(next(g for g in m.groups() if g).replace(",", ".")) for m in _MONEY.finditer(text.casefold())]
+    # naming no account; a model reads it as what to ask for. A PolicyDenied: the tool result
+    # says "refused by policy: ...", never a technical failure's words.
+    return PolicyDenied("to confirm the account is yours, I need the email address on it")
 
 
 def require_level(ctx: ToolContext, level: int, what: str) -> None:
@@ -135,6 +126,8 @@ def safe(fn: Callable[[ToolContext, Any], Awaitable[ToolOutput]]) -> Callable[[T
     async def run(ctx: ToolContext, args: Any) -> ToolOutput:
         try:
             return await fn(ctx, args)
+        except LimitReached as exc:  # nothing moved: staff decide (the runner files the request)
+            return ToolOutput(f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc))
         except (BusinessError, ToolFailure) as exc:
             return ToolOutput(str(exc), is_error=True)
 

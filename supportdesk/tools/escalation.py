@@ -9,7 +9,16 @@ from pydantic import BaseModel, Field
 from supportdesk.engine.tools import ToolContext, ToolOutput
 from supportdesk.items import Notice
 from supportdesk.tools.shipped import registry
-from supportdesk.tools.common import check_refund_policy, customers, money, require_level, require_named_account, safe, write_key
+from supportdesk.tools.common import (
+    check_refund_policy,
+    customers,
+    money,
+    money_limits,
+    require_level,
+    require_named_account,
+    safe,
+    write_key,
+)
 
 
 class CreditArgs(BaseModel):
@@ -32,6 +41,7 @@ async def _issue_credit(ctx: ToolContext, args: CreditArgs) -> ToolOutput:
         amount=round(args.amount, 2),
         reason=args.reason,
         agent=ctx.agent.name,
+        limits=money_limits(ctx),
     )
     return ToolOutput(result)
 
