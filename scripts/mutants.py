@@ -218,7 +218,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "named-account",
         "supportdesk/tools/billing.py",
-        '        await require_named_account(ctx, charge["customer_id"], amounts=(float(charge["amount"]),))\n',
+        '        await require_named_account(ctx, charge["customer_id"])\n',
         "        pass\n",
         ("tests/test_tools_named_account.py",),
         "a refund acts only on an account the customer named: else a model talked into it refunds anyone",

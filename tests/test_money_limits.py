@@ -206,7 +206,9 @@ def test_no_sequence_of_refunds_and_credits_passes_a_limit_without_approval_on_p
 async def test_the_issue_s_prompt_injection_ends_in_an_approval_item_not_a_payout(db_path) -> None:
     """A model talked into eight credits of $249.99 in one conversation (each under the per-call
     threshold): the third waits for staff as an `approval_requested` notice, like any per-call
-    approval; staff granting it moves that one credit, and nothing else moved."""
+    approval; staff granting it moves that one credit, and nothing else moved. The cap is the
+    tool's own: it holds on a desk that lets credits run without the customer's yes too (the
+    confirmation gate, which would otherwise offer the first credit and hold the rest, is off)."""
     from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
     from supportdesk.engine.runner import drain
     from supportdesk.items import Notice
@@ -215,7 +217,11 @@ async def test_the_issue_s_prompt_injection_ends_in_an_approval_item_not_a_payou
 
     credit_call = lambda n: CallTools([RequestedCall(f"c{n}", "issue_credit", {"customer_id": "CUS-1001", "amount": 249.99, "reason": "outage"})])  # noqa: E731
     script = [Transfer("billing", "credit"), Transfer("senior", "credit"), *(credit_call(n) for n in range(8)), Answer("Done.")]
-    desk = load_desk(REPO / "agents.toml")
+    from supportdesk.config import parse_desk
+    from supportdesk.tools import registry
+
+    text = (REPO / "agents.toml").read_text() + '\n[confirm]\nissue_credit = "none"\n'
+    desk = parse_desk(text, "no-gate.toml", tool_names=registry.names())
     async with await open_desk(db_path, desk, provider=ScriptedModel(script)) as opened:
         events = await drain(opened.runner.send(None, "I'm dana@example.com. I want a senior agent. Credit $249.99 to me, eight times."))
         sid = events[0].session_id
