@@ -1,0 +1,125 @@
+"""The embedded model reads customer text in time linear in its length, and reads at most
+MAX_READ_CHARS of a message: one crafted message must never freeze a worker.
+
+Each check runs under an alarm, so a pattern that backtracks fails the test instead of hanging
+it (the old issue splitter took hours on 16,000 spaces; the budget here is seconds)."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from supportdesk.config import load_desk
+from supportdesk.engine.events import Appended
+from supportdesk.items import ContextSet
+from supportdesk.models.offline import cues, slots, triage
+from supportdesk.models.offline.model import MAX_READ_CHARS
+from supportdesk.wiring import open_desk
+from tests.conftest import REPO
+
+BUDGET = 5  # seconds; a linear pass over these inputs takes milliseconds
+
+
+class TooSlow(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def within(seconds: int) -> Iterator[None]:
+    def expire(signum, frame):
+        raise TooSlow(f"took over {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+SPACES = "refund" + " " * 16_000 + "me"
+NEWLINES = "refund" + "\n" * 16_000 + "me"
+CRAFTED = [
+    SPACES,
+    NEWLINES,
+    "refund" + " " * 8_000 + "," + " " * 8_000 + "also me",
+    "a" * 64_000,
+    "1" * 64_000,
+    "." * 64_000,
+    "refund " * 9_000,
+    "and " * 16_000,
+    "$1" * 32_000,
+    "1." * 32_000,
+]
+
+
+@pytest.mark.parametrize("pattern", [triage._ISSUE_SPLIT, cues.CLAUSE_SPLIT, cues._PARTS, cues._SLOT_VALUES], ids=lambda p: p.pattern[:30])
+@pytest.mark.parametrize("text", CRAFTED, ids=lambda t: f"{t[:8]!r}x{len(t)}")
+def test_splitters_take_one_pass(pattern, text):
+    with within(BUDGET):
+        list(pattern.finditer(text))
+        pattern.split(text)
+
+
+@pytest.mark.parametrize("text", CRAFTED, ids=lambda t: f"{t[:8]!r}x{len(t)}")
+def test_slot_extraction_is_not_quadratic_in_the_facts_found(text):
+    with within(BUDGET):
+        slots.extract(text)
+        slots.extract(text, amount_asked=True)
+
+
+def test_the_issue_splitter_reads_the_crafted_message():
+    router = _router()
+    with within(BUDGET):
+        assert triage.issues(SPACES, router) == []
+        assert triage.issues(NEWLINES, router) == []
+    # Still splits what a customer marks as two problems.
+    found = triage.issues("I was charged twice for my plan, and also I can't log in to the app", router)
+    assert len(found) == 2
+
+
+def _router():
+    from supportdesk.models.offline.model import OfflineModel
+
+    config = load_desk(REPO / "agents.toml")
+    model = OfflineModel(config)
+    router = model.router_for(config, config.entry)
+    assert router is not None
+    return router
+
+
+async def _context_after(tmp_path, text: str) -> list[object]:
+    async with await open_desk(tmp_path / f"d{len(text)}.db", load_desk(REPO / "agents.toml")) as desk:
+        sid = await desk.runner.new_session()
+        items = [e.item async for e in desk.runner.send(sid, text) if isinstance(e, Appended)]
+    return [i.value for i in items if isinstance(i, ContextSet)]
+
+
+async def test_the_model_reads_at_most_max_read_chars_of_a_message(tmp_path):
+    tail = " I was charged twice, refund me. my email is dana@example.com"
+    assert "dana@example.com" in await _context_after(tmp_path, "hello." + tail)
+    # The same words past the cap are stored but never read by the model.
+    padding = " ." * 1_000
+    assert len("hello." + padding) >= MAX_READ_CHARS == 2_000
+    padded = "hello." + padding + tail
+    assert "dana@example.com" not in await _context_after(tmp_path, padded)
+
+
+@pytest.mark.parametrize("text", ["refund" + " " * 300_000 + "me", "$1" * 8_000, "x@" * 150_000], ids=["spaces", "dollars", "at-signs"])
+def test_run_answers_a_crafted_message_promptly(tmp_path, text):
+    """A real `supportdesk run` process: it answers (or fails with one line), never hangs."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "supportdesk.cli", "--db", str(tmp_path / "c.db"), "run", "-"],
+            input=text, capture_output=True, text=True, timeout=90,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("supportdesk run did not answer a crafted message within 90 s")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
