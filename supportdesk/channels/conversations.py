@@ -25,6 +25,7 @@ from supportdesk.channels.view import customer_event, delta_event
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Token
 from supportdesk.engine.log import SessionInfo
+from supportdesk.items import Message, Notice
 
 log = logging.getLogger("supportdesk.serve")
 
@@ -35,6 +36,15 @@ RESUMED_CHANNELS = ("web", "chatwoot")
 MAX_MESSAGE_BYTES = 16 * 1024
 # How many recent sessions are looked at on start-up for a message left unanswered by a restart.
 RESUME_LOOKBACK = 500
+# A message whose turn was started this many times at start-up without an answer (the turn failed,
+# timed out, or took the worker down) is parked for staff instead of being tried again.
+MAX_RESUMES = 2
+# The notice data keys: a resumed attempt at the turn of message `seq`, and that turn parked.
+RESUMED = "resumed_turn"
+PARKED = "parked_turn"
+# The longest a turn may run in this worker before it is given up (its step threads are not
+# killed; the model's steps are bounded by their own size caps).
+TURN_SECONDS = 300.0
 
 
 class ApiError(Exception):
@@ -73,8 +83,9 @@ class RateLimit:
 
 
 class Conversations:
-    def __init__(self, desk: Desk, *, messages_per_minute: int = 20):
+    def __init__(self, desk: Desk, *, messages_per_minute: int = 20, turn_seconds: float = TURN_SECONDS):
         self.desk = desk
+        self.turn_seconds = turn_seconds
         self.hub = Hub(desk.store, lambda item: customer_event(item, desk.config))
         self.rate = RateLimit(messages_per_minute)
         self._wanted: dict[str, int] = {}  # session -> turns asked for and not yet started
@@ -145,15 +156,20 @@ class Conversations:
     async def _turn(self, session_id: str) -> None:
         config = self.desk.config
         try:
-            async for event in self.desk.runner.retry_turn(session_id):
-                if isinstance(event, Token):
-                    self.hub.publish_delta(session_id, delta_event(config, event.agent, event.text))
-                elif isinstance(event, Appended):
-                    await self.hub.poke(session_id)
+            async with asyncio.timeout(self.turn_seconds):
+                async for event in self.desk.runner.retry_turn(session_id):
+                    if isinstance(event, Token):
+                        self.hub.publish_delta(session_id, delta_event(config, event.agent, event.text))
+                    elif isinstance(event, Appended):
+                        await self.hub.poke(session_id)
         except asyncio.CancelledError:
             raise
+        except TimeoutError:
+            log.error("the turn on session %s took over %g s and was given up", session_id, self.turn_seconds)
+            await self._park_if_tried_out(session_id)
         except Exception:  # the message is stored; staff see the session and can retry the turn
             log.exception("the turn on session %s failed", session_id)
+            await self._park_if_tried_out(session_id)
         await self.hub.poke(session_id)
         for hook in self.after_turn:
             try:
@@ -164,13 +180,58 @@ class Conversations:
                 log.exception("relaying the turn on session %s failed", session_id)
 
     async def _resume_unanswered(self) -> None:
-        """A worker stopped between a 202 and its turn: answer those messages now."""
+        """A worker stopped between a 202 and its turn: answer those messages now, each at most
+        MAX_RESUMES times (a message whose turn takes the worker down must not do so forever)."""
         for info in await self.desk.store.list_sessions(limit=RESUME_LOOKBACK):
             if info.channel not in RESUMED_CHANNELS or info.item_count == 0:
                 continue
-            [last] = await self.desk.store.latest(info.id, 1)
-            if last.kind == "message" and last.role == "customer":
-                self.want_turn(info.id)
+            unanswered = await self._unanswered(info.id)
+            if unanswered is None:
+                continue
+            seq, attempts = unanswered
+            if attempts >= MAX_RESUMES:
+                await self._park(info.id, seq, attempts)
+                continue
+            # Said before the turn starts: if it never ends (the worker is killed), the next
+            # start-up counts it.
+            await self.desk.store.append(info.id, [Notice(
+                notice_kind="info", agent=info.active_agent, data={RESUMED: seq, "attempt": attempts + 1},
+                text=f"resuming the unanswered turn of message {seq} after a restart (attempt {attempts + 1} of {MAX_RESUMES})",
+            )])
+            self.want_turn(info.id)
+
+    async def _unanswered(self, session_id: str) -> tuple[int, int] | None:
+        """(the seq of the customer's last message, resumed attempts at it) when the log ends in
+        that message and nothing but those attempts' notices; None otherwise."""
+        recent = await self.desk.store.latest(session_id, MAX_RESUMES + 1)
+        attempts = 0
+        for item in reversed(recent):
+            if isinstance(item, Notice) and RESUMED in item.data:
+                attempts += 1
+                continue
+            if isinstance(item, Message) and item.role == "customer":
+                return item.seq, attempts
+            return None
+        return None
+
+    async def _park_if_tried_out(self, session_id: str) -> None:
+        """After a failed turn: park it when this was its last resumed attempt."""
+        with contextlib.suppress(Exception):  # (the store may be what failed)
+            unanswered = await self._unanswered(session_id)
+            if unanswered is not None and unanswered[1] >= MAX_RESUMES:
+                await self._park(session_id, *unanswered)
+
+    async def _park(self, session_id: str, seq: int, attempts: int) -> None:
+        """Leave message `seq` for staff: a `limit` notice (the customer is told the answer is
+        delayed; staff see the conversation needs them) instead of another attempt."""
+        log.error("session %s: the turn of message %s failed %s times after restarts; parked for staff", session_id, seq, attempts)
+        info = await self.desk.store.get_session(session_id)
+        await self.desk.store.append(session_id, [Notice(
+            notice_kind="limit", agent=info.active_agent if info is not None else self.desk.config.desk.entry,
+            data={PARKED: seq, "attempts": attempts},
+            text=f"the turn of message {seq} failed or timed out {attempts} times after restarts; it waits for staff, not retried",
+        )])
+        await self.hub.poke(session_id)
 
     async def idle(self) -> None:
         """Wait until no turn is running or asked for (tests, benchmarks, shutdown)."""
