@@ -26,6 +26,7 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -35,7 +36,8 @@ import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from supportdesk.channels.conversations import ApiError, Conversations
+from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
+from supportdesk.channels.payload import parse
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.config import ChatwootSettings, ConfigError
 from supportdesk.items import Message, Notice, ToolCall
@@ -161,10 +163,7 @@ class ChatwootChannel:
         body = await _read_limited(request)
         if self._signing_secret is not None:
             self._check_signature(request, body)
-        try:
-            payload = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            raise ApiError(400, "the body is not valid JSON") from None
+        payload = await parse(body)
         if not isinstance(payload, dict):
             raise ApiError(400, "the body is not a Chatwoot event")
         match payload.get("event"):
@@ -182,9 +181,12 @@ class ChatwootChannel:
         if not timestamp or not given:
             raise ApiError(401, "unsigned delivery: X-Chatwoot-Signature and X-Chatwoot-Timestamp are required")
         try:
-            age = abs(self._clock() - float(timestamp))
+            sent_at = float(timestamp)
         except ValueError:
             raise ApiError(401, "X-Chatwoot-Timestamp is not a time") from None
+        if not math.isfinite(sent_at):  # "nan" fails every comparison, so it would pass the age test
+            raise ApiError(401, "X-Chatwoot-Timestamp is not a time")
+        age = abs(self._clock() - sent_at)
         if age > self.settings.max_signature_age:
             raise ApiError(401, "stale delivery: X-Chatwoot-Timestamp is too far from now")
         expected = signature(self._signing_secret, timestamp, body)
@@ -197,19 +199,33 @@ class ChatwootChannel:
         conversation = _table(payload, "conversation")
         message_id = payload.get("id")
         conversation_id = conversation.get("id")
-        if not isinstance(message_id, int) or not isinstance(conversation_id, int):
-            raise ApiError(422, "message_created needs the message's id and its conversation's id")
-        if payload.get("message_type") not in ("incoming", 0):
+        if not _is_int(message_id) or not _is_int(conversation_id):
+            raise ApiError(422, "message_created needs the message's id and its conversation's id (integers)")
+        # Each field by its documented type: a string is not a boolean, false is not 0.
+        message_type = payload.get("message_type")
+        if not (message_type in MESSAGE_TYPES and type(message_type) in (str, int)):
+            raise ApiError(422, f"message_type must be one of {', '.join(map(repr, MESSAGE_TYPES))}")
+        private = payload.get("private", False)
+        if private is not None and not isinstance(private, bool):
+            raise ApiError(422, '"private" must be true or false')
+        status = conversation.get("status")
+        if status is not None and not isinstance(status, str):
+            raise ApiError(422, "the conversation's status must be a string")
+        content = payload.get("content")
+        if content is not None and not isinstance(content, str):
+            raise ApiError(422, '"content" must be a string')
+        if message_type not in ("incoming", 0):
             return _ignored("not an incoming message (the bot's own echo, or an agent's)")
-        if payload.get("private") is True:
+        if private:
             return _ignored("a private note")
-        if conversation.get("status") != "pending":
+        if status != "pending":
             return _ignored("the conversation is not pending: people hold it")
         if not self._ours(payload, conversation):
             return _ignored("another account or inbox")
-        content = payload.get("content")
-        if not isinstance(content, str) or not content.strip():
+        if content is None or not content.strip():
             return _ignored("no text")
+        if len(content.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+            raise ApiError(413, f"the message is over {MAX_MESSAGE_BYTES // 1024} KB")
 
         session_id = session_id_for(self.settings.account_id, conversation_id)
         async with self._locks.setdefault(conversation_id, asyncio.Lock()):
@@ -245,7 +261,7 @@ class ChatwootChannel:
 
     async def _conversation_resolved(self, payload: dict[str, Any]) -> Response:
         conversation_id = payload.get("id")
-        if not isinstance(conversation_id, int):
+        if not _is_int(conversation_id):
             raise ApiError(422, "conversation_resolved needs the conversation's id")
         session_id = session_id_for(self.settings.account_id, conversation_id)
         if await self.desk.store.get_session(session_id) is None:
@@ -354,6 +370,14 @@ class ChatwootChannel:
             f"Desk session: {session_id}",
         ]
         return "\n".join(lines)
+
+
+# Chatwoot's message types, by name or by number (0 incoming, 1 outgoing, 2 activity, 3 template).
+MESSAGE_TYPES = ("incoming", "outgoing", "activity", "template", 0, 1, 2, 3)
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int  # (True is an int to isinstance)
 
 
 def _ignored(why: str) -> Response:

@@ -31,6 +31,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from supportdesk.channels import payload
 from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.engine.desk import Desk
@@ -192,7 +193,7 @@ def create_app(
         return error(exc.status_code, message, dict(exc.headers or {}))
 
     async def on_crash(request: Request, exc: Exception) -> Response:
-        log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
+        log.error("%s %s failed: %s: %s", request.method, loggable_path(request.url.path), type(exc).__name__, exc)
         return error(500, "the desk failed to answer; try again")
 
     app = Starlette(
@@ -276,10 +277,12 @@ async def _read_body(request: Request, *, allow_empty: bool = False) -> Any:
             raise ApiError(413, f"the message is over {MAX_MESSAGE_BYTES // 1024} KB")
     if not body and allow_empty:
         return None
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError(400, "the body is not valid JSON") from None
+    return await payload.parse(bytes(body))
+
+
+def loggable_path(path: str) -> str:
+    """`path` as a log line may show it: the Chatwoot webhook's secret cut off."""
+    return WEBHOOK_PREFIX + "…" if path.startswith(WEBHOOK_PREFIX) else path
 
 
 def _sse(event: CustomerEvent) -> str:
@@ -306,10 +309,7 @@ class _Edge:
                 status = message["status"]
                 message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
                 # The path only: a token in the query (or a secret in the path) must never reach a log.
-                path = scope["path"]
-                if path.startswith(WEBHOOK_PREFIX):
-                    path = WEBHOOK_PREFIX + "…"
-                access_log.info("%s %s %s", scope["method"], path, status)
+                access_log.info("%s %s %s", scope["method"], loggable_path(scope["path"]), status)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
