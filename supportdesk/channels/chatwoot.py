@@ -30,7 +30,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 import httpx
 from starlette.requests import Request
@@ -376,7 +376,7 @@ class ChatwootChannel:
 MESSAGE_TYPES = ("incoming", "outgoing", "activity", "template", 0, 1, 2, 3)
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return type(value) is int  # (True is an int to isinstance)
 
 
