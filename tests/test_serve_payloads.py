@@ -120,3 +120,53 @@ async def test_the_webhook_secret_never_reaches_a_log_line(bot, caplog, monkeypa
     served_lines = [r for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))]
     assert any("failed" in r.getMessage() for r in served_lines)
     assert not [r.getMessage() for r in served_lines if PATH_SECRET in r.getMessage() or PATH_SECRET in (r.exc_text or "")]
+
+
+# --- limits per client ----------------------------------------------------------------------------
+
+
+async def test_one_client_creating_conversations_or_spreading_messages_gets_429_with_retry_after(db_path):
+    from supportdesk.channels.conversations import ClientLimits
+
+    limits = ClientLimits(conversations_per_minute=3, messages_per_minute=4)
+    async with serving(db_path, load_desk(REPO / "agents.toml"), client_limits=limits) as served:
+        async with httpx.AsyncClient(base_url=served.url, timeout=30) as client:
+            opened = [await new_conversation(client) for _ in range(3)]
+            refused = await client.post("/api/conversations")
+            assert refused.status_code == 429 and "3 new conversations from one client" in _one_line_error(refused)
+            assert 1 <= int(refused.headers["retry-after"]) <= 60
+            # Messages spread over conversations count for the client, not only each conversation.
+            statuses = [(await _post(client, opened[i % 3], b'{"text": "hello"}')).status_code for i in range(5)]
+            assert statuses == [202, 202, 202, 202, 429]
+            last = await _post(client, opened[2], b'{"text": "hello"}')
+            assert "4 messages from one client" in _one_line_error(last) and "retry-after" in last.headers
+            await served.conversations.idle()
+
+
+async def test_the_staff_api_is_limited_per_staff_token(db_path):
+    from supportdesk.channels.conversations import ClientLimits
+
+    limits = ClientLimits(staff_actions_per_minute=2)
+    async with serving(db_path, load_desk(REPO / "agents.toml"), staff_token="s3cret", client_limits=limits) as served:
+        async with httpx.AsyncClient(base_url=served.url, timeout=30, headers={"Authorization": "Bearer s3cret"}) as client:
+            sid = (await new_conversation(client))[0]
+            said = [
+                await client.post(f"/api/staff/sessions/{sid}/tag", json={"as": "Ana", "tags": [f"t{i}"]}) for i in range(3)
+            ]
+            assert [r.status_code for r in said] == [200, 200, 429], [r.text for r in said]
+            assert "staff actions" in _one_line_error(said[2]) and "retry-after" in said[2].headers
+
+
+@pytest.mark.postgres
+async def test_the_per_conversation_limit_holds_across_two_workers_on_postgresql(pg_url):
+    from tests.test_serve_process import ServeProcess
+
+    first, second = ServeProcess(pg_url, "--messages-per-minute", "4"), ServeProcess(pg_url, "--messages-per-minute", "4")
+    try:
+        async with httpx.AsyncClient(base_url=first.url, timeout=30) as one, httpx.AsyncClient(base_url=second.url, timeout=30) as two:
+            conversation = await new_conversation(one)
+            statuses = [(await _post(one if i % 2 else two, conversation, b'{"text": "hello"}')).status_code for i in range(8)]
+            assert statuses.count(202) == 4 and statuses[4:] == [429] * 4, statuses
+    finally:
+        first.stop()
+        second.stop()

@@ -34,6 +34,10 @@ CHANNEL = "web"
 RESUMED_CHANNELS = ("web", "chatwoot")
 # A message body larger than this is refused (413) before it is parsed.
 MAX_MESSAGE_BYTES = 16 * 1024
+# A per-client limit forgets clients quiet for a minute once it tracks this many.
+MAX_TRACKED_KEYS = 10_000
+# How many items back the stored per-conversation limit looks for the customer's last minute.
+RATE_LOOKBACK_ITEMS = 2_000
 # How many recent sessions are looked at on start-up for a message left unanswered by a restart.
 RESUME_LOOKBACK = 500
 # A message whose turn was started this many times at start-up without an answer (the turn failed,
@@ -63,29 +67,51 @@ def token_digest(token: str) -> str:
 
 @dataclass
 class RateLimit:
-    """At most `per_minute` messages in any 60 s per conversation (in this worker)."""
+    """At most `per_minute` of `what` in any 60 s per key (a conversation, a client), in this worker."""
 
     per_minute: int
+    what: str = "messages"
     clock: Callable[[], float] = time.monotonic
     _sent: dict[str, collections.deque[float]] = field(default_factory=dict)
 
-    def check(self, session_id: str) -> None:
+    def check(self, key: str) -> None:
         now = self.clock()
-        sent = self._sent.setdefault(session_id, collections.deque())
+        if len(self._sent) > MAX_TRACKED_KEYS:  # forget the keys quiet for a minute
+            self._sent = {k: q for k, q in self._sent.items() if q and now - q[-1] < 60.0}
+        sent = self._sent.setdefault(key, collections.deque())
         while sent and now - sent[0] >= 60.0:
             sent.popleft()
         if len(sent) >= self.per_minute:
-            wait = max(1, math.ceil(60.0 - (now - sent[0])))
-            raise ApiError(
-                429, f"more than {self.per_minute} messages a minute; try again in {wait} s", {"Retry-After": str(wait)}
-            )
+            raise too_many(self.per_minute, self.what, 60.0 - (now - sent[0]))
         sent.append(now)
 
 
+def too_many(per_minute: int, what: str, wait_seconds: float) -> ApiError:
+    wait = max(1, math.ceil(wait_seconds))
+    return ApiError(429, f"more than {per_minute} {what} a minute; try again in {wait} s", {"Retry-After": str(wait)})
+
+
+@dataclass(frozen=True)
+class ClientLimits:
+    """What one client (an IP address; for the staff API, the staff token) may do a minute,
+    across all conversations."""
+
+    conversations_per_minute: int = 30
+    messages_per_minute: int = 120
+    staff_actions_per_minute: int = 120
+
+
 class Conversations:
-    def __init__(self, desk: Desk, *, messages_per_minute: int = 20, turn_seconds: float = TURN_SECONDS):
+    def __init__(
+        self, desk: Desk, *, messages_per_minute: int = 20, turn_seconds: float = TURN_SECONDS,
+        client_limits: ClientLimits = ClientLimits(),
+    ):
         self.desk = desk
         self.turn_seconds = turn_seconds
+        self.messages_per_minute = messages_per_minute
+        self.client_created = RateLimit(client_limits.conversations_per_minute, "new conversations from one client")
+        self.client_messages = RateLimit(client_limits.messages_per_minute, "messages from one client")
+        self.staff_actions = RateLimit(client_limits.staff_actions_per_minute, "staff actions with one token")
         self.hub = Hub(desk.store, lambda item: customer_event(item, desk.config))
         self.rate = RateLimit(messages_per_minute)
         self._wanted: dict[str, int] = {}  # session -> turns asked for and not yet started
@@ -129,13 +155,31 @@ class Conversations:
 
     # --- messages and turns ---------------------------------------------------------------------
 
-    async def post(self, session_id: str, text: str) -> int:
+    async def post(self, session_id: str, text: str, *, client: str | None = None) -> int:
         """Store the customer's message (durably, before returning its seq) and ask for a turn."""
         self.rate.check(session_id)
+        await self._check_stored_rate(session_id)
+        if client is not None:
+            self.client_messages.check(client)
         item = await self.desk.runner.receive(session_id, text)
         await self.hub.poke(session_id)
         self.want_turn(session_id)
         return item.seq
+
+    async def _check_stored_rate(self, session_id: str) -> None:
+        """The per-conversation limit counted in the store: it holds across workers (two
+        `serve` processes on one PostgreSQL database), not only within this one."""
+        store = self.desk.store
+        last = await store.last_seq(session_id)
+        messages = await store.of_kind(session_id, "message", after=max(0, last - RATE_LOOKBACK_ITEMS))
+        now = store.clock()
+        recent = [
+            m.created_at for m in messages
+            if isinstance(m, Message) and m.role == "customer" and (now - m.created_at).total_seconds() < 60.0
+        ]
+        if len(recent) >= self.messages_per_minute:
+            oldest = recent[-self.messages_per_minute]
+            raise too_many(self.messages_per_minute, "messages", 60.0 - (now - oldest).total_seconds())
 
     def want_turn(self, session_id: str) -> None:
         """Run the agents on this session once more; turns of one session never overlap.

@@ -32,7 +32,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from supportdesk.channels import payload
-from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
+from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, ClientLimits, Conversations
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.errors import TurnError
@@ -72,10 +72,11 @@ def create_app(
     messages_per_minute: int = 20,
     chatwoot_options: dict[str, Any] | None = None,
     staff_token: str | None = None,
+    client_limits: ClientLimits = ClientLimits(),
 ) -> Starlette:
     """The app; `chatwoot_options` go to `ChatwootChannel` (tests pass env and retry timings);
     `staff_token` turns the staff endpoints on (None: they answer 403)."""
-    conversations = Conversations(desk, messages_per_minute=messages_per_minute)
+    conversations = Conversations(desk, messages_per_minute=messages_per_minute, client_limits=client_limits)
     channel_routes: list[Route] = []
     chatwoot = None
     if desk.config.channels.chatwoot is not None:
@@ -97,6 +98,7 @@ def create_app(
             await conversations.close()
 
     async def create(request: Request) -> Response:
+        conversations.client_created.check(_client(request))
         await _read_body(request, allow_empty=True)
         session_id, token = await conversations.create()
         return JSONResponse({"conversation_id": session_id, "token": token}, status_code=201)
@@ -112,7 +114,7 @@ def create_app(
             raise ApiError(422, '"text" must be a string')
         if not text.strip():
             raise ApiError(422, '"text" is empty; write a message')
-        seq = await conversations.post(session_id, text)
+        seq = await conversations.post(session_id, text, client=_client(request))
         return JSONResponse({"seq": seq}, status_code=202)
 
     async def events(request: Request) -> Response:
@@ -142,6 +144,7 @@ def create_app(
         if action not in STAFF_ACTIONS:
             raise ApiError(404, f"no staff action {action!r}; actions: {', '.join(STAFF_ACTIONS)}")
         _authorize_staff(request, staff_token)
+        conversations.staff_actions.check("staff")  # (one staff token: its actions share one limit)
         body = await _read_body(request, allow_empty=True)
         given, person = _staff_inputs(body if body is not None else {})
         session_id = await find_session_or_404(request.path_params["id"])
@@ -208,6 +211,11 @@ def create_app(
 
 
 # --- request parts ---------------------------------------------------------------------------------
+
+
+def _client(request: Request) -> str:
+    """Who a per-client limit counts: the peer's address (a proxy in front counts as one client)."""
+    return request.client.host if request.client is not None else "-"
 
 
 def _bearer(request: Request) -> str | None:
