@@ -223,14 +223,14 @@ async def _sessions_show(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    from supportdesk.export import session_json, session_markdown
+    from supportdesk.export import session_json_text, session_markdown
 
     loaded = await _load_session(args)
     if loaded is None:
         return 1
     info, items = loaded
     if args.format == "json":
-        text = json.dumps(session_json(info, items), ensure_ascii=False, indent=2) + "\n"
+        text = session_json_text(info, items)
     else:
         text = session_markdown(info, items, _desk_or_none(args))
     if args.output:
@@ -420,8 +420,30 @@ def _as_text(argv: list[str]) -> list[str]:
     return [arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for arg in argv]
 
 
+# Options whose value names a file: a name that is not UTF-8 is refused, never silently replaced
+# by another (U+FFFD in place of its bytes would read or write a different file).
+_PATH_OPTIONS = ("--db", "--config", "-o", "--output")
+
+
+def _undecodable_path(argv: list[str]) -> str | None:
+    """The path option whose value is not valid UTF-8 (kept by Python as lone surrogates), if any."""
+    for at, arg in enumerate(argv):
+        if not any("\udc80" <= c <= "\udcff" for c in arg):
+            continue
+        option = argv[at - 1] if at else ""
+        for name in _PATH_OPTIONS:
+            if option == name or arg.startswith(f"{name}=") or (name == "-o" and arg.startswith("-o") and not arg.startswith("--")):
+                return name
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = _as_text(sys.argv[1:] if argv is None else argv)
+    raw = sys.argv[1:] if argv is None else argv
+    option = _undecodable_path(raw)
+    if option is not None:
+        _err(f"{option}: the path is not valid UTF-8; rename the file or give a UTF-8 path")
+        return EXIT_USAGE
+    argv = _as_text(raw)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     func = args.func
