@@ -170,3 +170,30 @@ async def test_the_per_conversation_limit_holds_across_two_workers_on_postgresql
     finally:
         first.stop()
         second.stop()
+
+
+# --- the Chatwoot outbox ---------------------------------------------------------------------------
+
+
+async def test_a_reply_stored_but_not_relayed_when_serve_stopped_is_delivered_after_the_restart(db_path):
+    from supportdesk.items import Message as StoredMessage
+    from tests.chatwoot_fake import fake_chatwoot
+    from tests.test_chatwoot import ENV, chatwoot_desk
+
+    options = {"env": ENV, "retry_first": 0.01, "retry_cap": 0.05}
+    session_id = session_id_for(ACCOUNT, 70)
+    async with fake_chatwoot() as fake:
+        fake.failures = 10_000  # Chatwoot down: every reply waits in the log
+        async with serving(db_path, chatwoot_desk(fake.url), chatwoot_options=options) as served:
+            async with httpx.AsyncClient(base_url=served.url, timeout=30) as client:
+                assert (await deliver(client, message_created(9901, 70, "I was charged twice, dana@example.com"))).status_code == 200
+            await served.conversations.idle()
+            replies = [m for m in await served.desk.store.of_kind(session_id, "message") if isinstance(m, StoredMessage) and m.role == "agent"]
+            assert len(replies) == 2 and fake.messages(70) == []
+        fake.failures = 0
+        async with serving(db_path, chatwoot_desk(fake.url), chatwoot_options=options):
+            await fake.wait_for(lambda: len(fake.messages(70)) == 2)
+        # Delivered once each, in order, and not again after a second restart.
+        async with serving(db_path, chatwoot_desk(fake.url), chatwoot_options=options) as served:
+            await served.conversations.idle()
+    assert [c.body["content"] for c in fake.messages(70)] == [m.text for m in replies]

@@ -50,6 +50,8 @@ MAX_WEBHOOK_BYTES = 1024 * 1024
 # Backoff between attempts at a Chatwoot call: doubling from `first` up to `cap` seconds.
 RETRY_FIRST = 0.5
 RETRY_CAP = 60.0
+# The notice data key marking the last item relayed to Chatwoot (the outbox's position).
+RELAYED = "chatwoot_relayed"
 # Attempts before the session is told that Chatwoot is unreachable (retrying goes on after).
 ATTEMPTS_BEFORE_REPORT = 4
 
@@ -141,10 +143,19 @@ class ChatwootChannel:
     # --- lifecycle ---------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Relay the sessions still held by the bot (a restart must not leave one unfollowed)."""
+        """Relay the sessions still held by the bot (a restart must not leave one unfollowed),
+        each from the last item relayed: the log is the outbox, so a reply stored but not yet
+        delivered when the worker stopped is delivered now (at least once)."""
         for info in await self.desk.store.list_sessions(limit=500):
             if info.channel == CHANNEL and info.status not in ("resolved", "needs_human"):
-                await self._follow(info.id, after=info.item_count)
+                await self._follow(info.id, after=await self._relayed_upto(info.id))
+
+    async def _relayed_upto(self, session_id: str) -> int:
+        """The seq of the last item relayed to Chatwoot (its marker notice), or 0."""
+        for notice in reversed(await self.desk.store.of_kind(session_id, "notice")):
+            if isinstance(notice, Notice) and isinstance(notice.data.get(RELAYED), int):
+                return int(notice.data[RELAYED])
+        return 0
 
     async def close(self) -> None:
         relays = list(self._relays.values())
@@ -291,24 +302,33 @@ class ChatwootChannel:
                     for event in batch:
                         if event.seq is None:
                             continue  # a streamed piece: Chatwoot gets the stored reply
-                        await self._relay_one(session_id, conversation_id, event)
+                        if await self._relay_one(session_id, conversation_id, event):
+                            # Marked once delivered (or refused for good): a restart resumes after it.
+                            await self.desk.store.append(session_id, [Notice(
+                                notice_kind="info", agent=await self._agent(session_id),
+                                text=f"relayed item {event.seq} to Chatwoot", data={RELAYED: event.seq},
+                            )])
                         after = event.seq
             finally:
                 await events.aclose()
             # The stream ended (this reader fell behind): resume after the last event relayed.
 
-    async def _relay_one(self, session_id: str, conversation_id: int, event: CustomerEvent) -> None:
+    async def _relay_one(self, session_id: str, conversation_id: int, event: CustomerEvent) -> bool:
+        """Post one event to Chatwoot; whether it was one to post."""
         if event.type == "message" and event.data.get("from") in ("agent", "staff"):
             await self._with_retries(session_id, lambda: self.api.send_message(conversation_id, event.data["text"]))
-        elif event.type == "status" and event.data.get("status") in ("person", "delayed"):
+            return True
+        if event.type == "status" and event.data.get("status") in ("person", "delayed"):
             # (A take-over by desk staff, status "staff", leaves the conversation pending: the
             # bot keeps receiving the customer's messages for the person holding it in the desk.)
             if session_id in self._handed_over:
-                return
+                return False
             summary = await self.handoff_summary(session_id)
             await self._with_retries(session_id, lambda: self.api.send_message(conversation_id, summary, private=True))
             await self._with_retries(session_id, lambda: self.api.open_conversation(conversation_id))
             self._handed_over.add(session_id)
+            return True
+        return False
 
     async def _with_retries(self, session_id: str, call: Callable[[], Any]) -> None:
         delay = self._retry_first
