@@ -7,6 +7,8 @@ it (the old issue splitter took hours on 16,000 spaces; the budget here is secon
 from __future__ import annotations
 
 import contextlib
+import random
+import re
 import signal
 import subprocess
 import sys
@@ -123,3 +125,31 @@ def test_run_answers_a_crafted_message_promptly(tmp_path, text):
         pytest.fail("supportdesk run did not answer a crafted message within 90 s")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
+
+
+# The patterns as they were before they were made linear: on short messages (where their
+# backtracking costs nothing) they are the oracle for where a message splits.
+_OLD_ISSUE_SPLIT = re.compile(
+    r"\s*[,;.]?\s*\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*"
+    r"|\s*,\s*and\s+|\s+and\s+(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
+    r"|^\s*(?:two|2|a couple of) (?:things|problems|issues|questions)\s*:\s*",
+    re.IGNORECASE,
+)
+_OLD_CLAUSE_SPLIT = re.compile(
+    r"(?<=[.!?;])\s+|\s*(?:,|\.)?\s*\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*", re.IGNORECASE
+)
+_OLD_PARTS = re.compile(r"[,;.!?]+\s*|\s+-+\s+|\s+(?:but|instead)\s+", re.IGNORECASE)
+_PIECES = ["also", "and", ",", ".", "!", "btw", "plus", "I", "my", "the", "refund", " ", "  ", "x", "and also", ", and",
+           "by the way", "two things:", ";", "-", "but", "\n", "also,", "\t", "instead", "one more thing"]
+
+
+def test_the_linear_splitters_split_where_the_old_ones_did():
+    rng = random.Random(7)
+    for _ in range(5_000):
+        text = rng.choice(["", " "]).join(rng.choice(_PIECES) for _ in range(rng.randint(1, 12)))
+        for old, new, strip in (
+            (_OLD_ISSUE_SPLIT, triage._ISSUE_SPLIT, " ,.;:"), (_OLD_CLAUSE_SPLIT, cues.CLAUSE_SPLIT, " ,."), (_OLD_PARTS, cues._PARTS, " "),
+        ):
+            assert [p.strip(strip) for p in new.split(text) if p and p.strip(strip)] == [
+                p.strip(strip) for p in old.split(text) if p and p.strip(strip)
+            ], (text, new.pattern[:40])

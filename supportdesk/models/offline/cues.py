@@ -582,9 +582,11 @@ def asks_how(text: str) -> bool:
     )
 
 
-# (Linear: a split starts only where a whitespace run starts and takes the run whole; see triage._ISSUE_SPLIT.)
+# (Linear: a split takes a whitespace run whole from where it starts, or begins where the run
+# ends (after an earlier split took it); see triage._ISSUE_SPLIT.)
 CLAUSE_SPLIT = re.compile(
-    r"(?<=[.!?;])\s++|(?<!\s)\s*+(?:,|\.)?\s*+\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*+", _FLAGS
+    r"(?<=[.!?;])\s++|(?:(?<!\s)\s*+(?:,|\.)?\s*+|(?<=\s)(?:[,.]\s*+)?)"
+    r"\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*+", _FLAGS
 )
 CARD_DESCRIPTION = re.compile(
     r"\b(visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?(?:ending(?: in)?|last four(?: digits)?(?: are| is)?|\*+|x+)\s*(\d{4})\b|\b(paypal)\b",
