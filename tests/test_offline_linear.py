@@ -153,3 +153,17 @@ def test_the_linear_splitters_split_where_the_old_ones_did():
             assert [p.strip(strip) for p in new.split(text) if p and p.strip(strip)] == [
                 p.strip(strip) for p in old.split(text) if p and p.strip(strip)
             ], (text, new.pattern[:40])
+
+
+_OLD_EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_EMAIL_PIECES = ["dana", "@", "example", ".com", ".", "-", "_", "+", " ", "x", "1", "..", "co", ".uk", "my email is ", ",", "INV-1003", "$5", "\n"]
+
+
+def test_the_linear_email_and_slot_value_patterns_find_what_the_old_ones_did():
+    old_slot_values = re.compile(cues._SLOT_VALUES.pattern.replace(r"(?<!\S)\S+@\S+", r"\S+@\S+"), re.IGNORECASE)
+    assert old_slot_values.pattern != cues._SLOT_VALUES.pattern
+    rng = random.Random(3)
+    for _ in range(5_000):
+        text = "".join(rng.choice(_EMAIL_PIECES) for _ in range(rng.randint(1, 10)))
+        assert slots.emails_in(text) == list(dict.fromkeys(m.group(0).lower() for m in _OLD_EMAIL.finditer(text))), text
+        assert cues._SLOT_VALUES.sub(" ", text) == old_slot_values.sub(" ", text), text

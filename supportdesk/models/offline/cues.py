@@ -264,7 +264,7 @@ def vague(text: str) -> bool:
 
 
 _SLOT_VALUES = re.compile(
-    r"(?<![^\s@])[^\s@]++@\S++|\b(?:cus|inv|ord)[-_#]?\d+\b|\b(?:my |the |our )?(?:e-?mail|email address|customer id|customer number|id|name|account)"
+    r"(?<!\S)\S+@\S+|\b(?:cus|inv|ord)[-_#]?\d+\b|\b(?:my |the |our )?(?:e-?mail|email address|customer id|customer number|id|name|account)"
     r"(?: address)?(?:'s)?(?: on (?:the|my) account)?(?:\s*(?:is|:))?(?=\W|$)|\b(?:i'?m|i am|it'?s|this is|here)\b",
     re.IGNORECASE,
 )

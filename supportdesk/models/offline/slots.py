@@ -106,7 +106,7 @@ _SLASH_DATE = re.compile(r"\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<year>20\d\d)\b"
 # An address starts where a run of its characters starts (after any leading dots): tried from
 # every position inside a long run ("1.1.1.1...") it was quadratic in the run.
 _EMAIL = re.compile(
-    r"(?<![A-Za-z0-9._%+-])[._%+-]*+\b(?P<address>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b"
+    r"(?<![A-Za-z0-9._%+-])[.%+-]*+\b(?P<address>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b"
 )
 _INVOICE = re.compile(r"\b(?:INV|inv|Inv)[-#\s]?(?P<num>\d{3,})\b|\binvoice\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
 _ORDER = re.compile(r"\b(?:ORD|ord|Ord)[-#\s]?(?P<num>\d{2,})\b|\border\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
