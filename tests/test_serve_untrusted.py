@@ -85,3 +85,34 @@ async def test_healthz_and_other_customers_are_answered_while_a_crafted_message_
             await read_events(client, second, lambda ev: final_agent_reply(ev, "duplicate"), timeout=60)
             await read_events(client, first, lambda ev: final_agent_reply(ev), timeout=60)
     served.stop()
+
+
+async def test_a_turn_failed_by_a_full_disk_is_retried_and_the_page_told_it_is_delayed(db_path, monkeypatch):
+    import errno
+
+    from supportdesk.config import load_desk
+    from tests.serve_harness import REPO, say, serving
+
+    async with serving(db_path, load_desk(REPO / "agents.toml")) as served:
+        served.conversations.retry_first = 0.05
+        store = served.desk.store
+        real_append = store.append
+        full = {"left": 2}  # the disk is full for the turn's first two writes, then freed
+
+        async def append(session_id, items):
+            if full["left"] and not any(getattr(i, "role", None) == "customer" for i in items):
+                full["left"] -= 1
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return await real_append(session_id, items)
+
+        monkeypatch.setattr(store, "append", append)
+        async with httpx.AsyncClient(base_url=served.url, timeout=30) as client:
+            conversation = await new_conversation(client)
+            events = await read_events(
+                client, conversation, lambda ev: final_agent_reply(ev, "duplicate"),
+                on_open=lambda: say(client, conversation, CHARGED_TWICE), timeout=30,
+            )
+        statuses = [e.data["status"] for e in events if e.event == "status"]
+        assert statuses.count("delayed") == 2 and full["left"] == 0
+        first_reply = next(i for i, e in enumerate(events) if e.event == "message" and e.data["from"] == "agent")
+        assert max(i for i, e in enumerate(events) if e.event == "status") < first_reply

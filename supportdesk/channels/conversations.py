@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from supportdesk.channels.hub import Hub
-from supportdesk.channels.view import customer_event, delta_event
+from supportdesk.channels.view import DELAYED, CustomerEvent, customer_event, delta_event
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Token
 from supportdesk.engine.log import SessionInfo
@@ -49,6 +49,10 @@ PARKED = "parked_turn"
 # The longest a turn may run in this worker before it is given up (its step threads are not
 # killed; the model's steps are bounded by their own size caps).
 TURN_SECONDS = 300.0
+# A failed turn is tried again this many times, after 1 s, 2 s, 4 s ... (at most RETRY_CAP).
+RETRY_TURNS = 6
+RETRY_FIRST = 1.0
+RETRY_CAP = 60.0
 
 
 class ApiError(Exception):
@@ -104,10 +108,11 @@ class ClientLimits:
 class Conversations:
     def __init__(
         self, desk: Desk, *, messages_per_minute: int = 20, turn_seconds: float = TURN_SECONDS,
-        client_limits: ClientLimits = ClientLimits(),
+        client_limits: ClientLimits = ClientLimits(), retry_first: float = RETRY_FIRST,
     ):
         self.desk = desk
         self.turn_seconds = turn_seconds
+        self.retry_first = retry_first
         self.messages_per_minute = messages_per_minute
         self.client_created = RateLimit(client_limits.conversations_per_minute, "new conversations from one client")
         self.client_messages = RateLimit(client_limits.messages_per_minute, "messages from one client")
@@ -191,14 +196,33 @@ class Conversations:
             self._workers[session_id] = task
 
     async def _work(self, session_id: str) -> None:
+        failures = 0
         try:
             while self._wanted.pop(session_id, 0):
-                await self._turn(session_id)
+                if await self._turn(session_id):
+                    failures = 0
+                    continue
+                # A failed turn (a full disk, the database away) is tried again when its cause
+                # may have cleared, with backoff; the customer's page is told the answer is late.
+                failures += 1
+                if failures > RETRY_TURNS or await self._parked(session_id):
+                    continue
+                self.hub.publish_delta(session_id, CustomerEvent("status", {"status": "delayed", "text": DELAYED}))
+                await asyncio.sleep(min(self.retry_first * 2 ** (failures - 1), RETRY_CAP))
+                self._wanted[session_id] = self._wanted.get(session_id, 0) + 1
         finally:
             self._workers.pop(session_id, None)
 
-    async def _turn(self, session_id: str) -> None:
+    async def _parked(self, session_id: str) -> bool:
+        with contextlib.suppress(Exception):
+            [last] = await self.desk.store.latest(session_id, 1)
+            return isinstance(last, Notice) and PARKED in last.data
+        return False
+
+    async def _turn(self, session_id: str) -> bool:
+        """Run one turn; whether it ended (False: it failed or timed out, and was logged)."""
         config = self.desk.config
+        ok = False
         try:
             async with asyncio.timeout(self.turn_seconds):
                 async for event in self.desk.runner.retry_turn(session_id):
@@ -206,15 +230,17 @@ class Conversations:
                         self.hub.publish_delta(session_id, delta_event(config, event.agent, event.text))
                     elif isinstance(event, Appended):
                         await self.hub.poke(session_id)
+            ok = True
         except asyncio.CancelledError:
             raise
         except TimeoutError:
             log.error("the turn on session %s took over %g s and was given up", session_id, self.turn_seconds)
             await self._park_if_tried_out(session_id)
-        except Exception:  # the message is stored; staff see the session and can retry the turn
+        except Exception:  # the message is stored: retried with backoff (`_work`), staff see the session
             log.exception("the turn on session %s failed", session_id)
             await self._park_if_tried_out(session_id)
-        await self.hub.poke(session_id)
+        with contextlib.suppress(Exception):  # (the store may still be what fails)
+            await self.hub.poke(session_id)
         for hook in self.after_turn:
             try:
                 await hook(session_id)
@@ -222,6 +248,7 @@ class Conversations:
                 raise
             except Exception:
                 log.exception("relaying the turn on session %s failed", session_id)
+        return ok
 
     async def _resume_unanswered(self) -> None:
         """A worker stopped between a 202 and its turn: answer those messages now, each at most
