@@ -197,3 +197,28 @@ async def test_a_reply_stored_but_not_relayed_when_serve_stopped_is_delivered_af
         async with serving(db_path, chatwoot_desk(fake.url), chatwoot_options=options) as served:
             await served.conversations.idle()
     assert [c.body["content"] for c in fake.messages(70)] == [m.text for m in replies]
+
+
+async def test_a_first_delivery_raced_by_another_worker_is_not_a_500(bot, monkeypatch):
+    """Two workers got the same first delivery: the other created the session (and stored the
+    message) between this worker's look and its create. This one answers duplicate, not 500."""
+    from supportdesk.items import Message as StoredMessage
+
+    served, fake, client = await bot()
+    store = served.desk.store
+    session_id = session_id_for(ACCOUNT, 71)
+    await store.create_session("triage", session_id=session_id, channel="chatwoot", meta={"chatwoot_conversation": 71})
+    await store.append(session_id, [StoredMessage(role="customer", text="refund me", agent="triage", meta={"chatwoot_message_id": 9951})])
+    real_get = store.get_session
+    looked = {"first": True}
+
+    async def get_session(sid):
+        if sid == session_id and looked["first"]:  # read just before the other worker's create landed
+            looked["first"] = False
+            return None
+        return await real_get(sid)
+
+    monkeypatch.setattr(store, "get_session", get_session)
+    response = await deliver(client, message_created(9951, 71, "refund me"))
+    assert response.status_code == 200 and response.json()["status"] == "duplicate", response.text
+    assert len(await store.of_kind(session_id, "message")) == 1

@@ -247,7 +247,15 @@ class ChatwootChannel:
                 meta = {"chatwoot_account": self.settings.account_id, "chatwoot_conversation": conversation_id}
                 if isinstance(inbox.get("id"), int):
                     meta["chatwoot_inbox"] = inbox["id"]
-                await store.create_session(self.desk.config.desk.entry, session_id=session_id, channel=CHANNEL, meta=meta)
+                try:
+                    await store.create_session(self.desk.config.desk.entry, session_id=session_id, channel=CHANNEL, meta=meta)
+                except Exception:
+                    # Another worker got the same first delivery and created it a moment ago:
+                    # carry on with its session (and its dedupe) rather than answer 500.
+                    if await store.get_session(session_id) is None:
+                        raise
+                    if await self._seen(session_id, message_id):
+                        return JSONResponse({"status": "duplicate", "message_id": message_id})
             elif await self._seen(session_id, message_id):
                 return JSONResponse({"status": "duplicate", "message_id": message_id})
             await self._follow(session_id)
