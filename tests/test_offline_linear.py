@@ -167,3 +167,35 @@ def test_the_linear_email_and_slot_value_patterns_find_what_the_old_ones_did():
         text = "".join(rng.choice(_EMAIL_PIECES) for _ in range(rng.randint(1, 10)))
         assert slots.emails_in(text) == list(dict.fromkeys(m.group(0).lower() for m in _OLD_EMAIL.finditer(text))), text
         assert cues._SLOT_VALUES.sub(" ", text) == old_slot_values.sub(" ", text), text
+
+
+async def test_the_models_step_runs_off_the_event_loop(tmp_path):
+    """While the embedded model works out a step, the loop goes on serving (other customers,
+    /healthz): the step blocks here until the loop itself lets it go on."""
+    import asyncio
+    import threading
+
+    from supportdesk.models.offline.model import OfflineModel
+
+    entered, released = threading.Event(), threading.Event()
+    loop_ran_during_the_step: list[bool] = []
+
+    class Held(OfflineModel):
+        def decide(self, request):
+            entered.set()
+            loop_ran_during_the_step.append(released.wait(10))  # on the loop, nothing could release it
+            return super().decide(request)
+
+    config = load_desk(REPO / "agents.toml")
+    async with await open_desk(tmp_path / "held.db", config) as desk:
+        desk.runner.provider = Held(config)
+        sid = await desk.runner.new_session()
+
+        async def release_from_the_loop() -> None:
+            await asyncio.to_thread(entered.wait, 10)
+            released.set()
+
+        releaser = asyncio.create_task(release_from_the_loop())
+        [e async for e in desk.runner.send(sid, "I was charged twice, dana@example.com")]
+        await releaser
+    assert loop_ran_during_the_step and loop_ran_during_the_step[0] is True
