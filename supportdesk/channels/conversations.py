@@ -36,8 +36,9 @@ RESUMED_CHANNELS = ("web", "chatwoot")
 MAX_MESSAGE_BYTES = 16 * 1024
 # A per-client limit forgets clients quiet for a minute once it tracks this many.
 MAX_TRACKED_KEYS = 10_000
-# How many items back the stored per-conversation limit looks for the customer's last minute.
-RATE_LOOKBACK_ITEMS = 2_000
+# How many items back, per message allowed a minute, the stored per-conversation limit looks for
+# the customer's last minute (a turn writes far fewer items than this per customer message).
+RATE_LOOKBACK_ITEMS_PER_MESSAGE = 40
 # How many recent sessions are looked at on start-up for a message left unanswered by a restart.
 RESUME_LOOKBACK = 500
 # A message whose turn was started this many times at start-up without an answer (the turn failed,
@@ -176,7 +177,7 @@ class Conversations:
         `serve` processes on one PostgreSQL database), not only within this one."""
         store = self.desk.store
         last = await store.last_seq(session_id)
-        messages = await store.of_kind(session_id, "message", after=max(0, last - RATE_LOOKBACK_ITEMS))
+        messages = await store.of_kind(session_id, "message", after=max(0, last - RATE_LOOKBACK_ITEMS_PER_MESSAGE * self.messages_per_minute))
         now = store.clock()
         recent = [
             m.created_at for m in messages
