@@ -59,17 +59,44 @@ async def _run(args: argparse.Namespace) -> int:
 
     outcomes: list[str] = []
     unsaved = list(messages)  # the customer's messages not in the log yet
+    state: dict[str, str] = {}  # "opened" once the database answered, "session" once known
     try:
-        return await _run_turns(args, messages, unsaved, outcomes, show)
-    except StoreError as exc:
-        if unsaved:
+        return await _run_turns(args, messages, unsaved, outcomes, show, state)
+    except Exception as exc:
+        if "opened" in state and _database_lost(exc):
+            _err(_lost_line(args.db, exc, state.get("session"), bool(unsaved)))
+            return EXIT_DATABASE_LOST
+        if isinstance(exc, StoreError) and unsaved:
             _err(f"{exc}; the customer's message was not saved")
             return EXIT_FAILURE
         raise
 
 
+def _database_lost(exc: BaseException) -> bool:
+    """The database stopped answering (a store error, a refused or cut connection, the driver's
+    own errors): not a bug to show as a traceback."""
+    from supportdesk.store import StoreError
+
+    return isinstance(exc, (StoreError, OSError)) or type(exc).__module__.split(".")[0] == "asyncpg"
+
+
+def _lost_line(db: Any, exc: BaseException, session_id: str | None, unsaved: bool) -> str:
+    """One line: which database (password masked), what it said, and whether the message is stored."""
+    from supportdesk.store.location import parse_location, scrub
+
+    location = parse_location(db)
+    said = str(exc).splitlines()[0] if str(exc) else ""
+    said = scrub(said.removeprefix(f"{location.display}: "), location.target) or type(exc).__name__
+    if unsaved:
+        fate = "the customer's message was not stored; send it again"
+    else:
+        fate = f"the customer's message is stored; finish its turn with `supportdesk run --session {session_id} --retry`"
+    return f"{location.display}: the database stopped answering during the turn ({said}); {fate}"
+
+
 async def _run_turns(
-    args: argparse.Namespace, messages: list[str], unsaved: list[str], outcomes: list[str], show: Callable[[Any], None]
+    args: argparse.Namespace, messages: list[str], unsaved: list[str], outcomes: list[str], show: Callable[[Any], None],
+    state: dict[str, str],
 ) -> int:
     from supportdesk.wiring import open_desk
     from supportdesk.engine.events import Appended, Done, SessionStarted, TurnWaiting
@@ -77,6 +104,7 @@ async def _run_turns(
     from supportdesk.items import Message, item_to_json
 
     async with await open_desk(args.db, args.config) as desk:
+        state["opened"] = "yes"
         session_id: str | None = None
         if args.session:
             info = await desk.store.find_session(args.session)
@@ -85,6 +113,7 @@ async def _run_turns(
                 unsaved.clear()
                 return EXIT_FAILURE
             session_id = info.id
+            state["session"] = session_id
             show({"session": session_id} if args.json else f"session {session_id}")
         turns: list[tuple[str | None, Any]] = []
         if args.retry:
@@ -93,7 +122,7 @@ async def _run_turns(
         for message, start in turns:
             async for event in start(session_id):
                 if isinstance(event, SessionStarted):
-                    session_id = event.session_id
+                    session_id = state["session"] = event.session_id
                     show({"session": session_id} if args.json else f"session {session_id}")
                 elif isinstance(event, TurnWaiting):  # on stderr: stdout stays the transcript
                     _err(f"session {event.session_id}: waiting for the turn in progress")
@@ -122,6 +151,9 @@ async def _run_turns(
 # that needs a retry or a look.
 EXIT_OK = 0  # every turn ended in an agent's answer (or a pending staff approval)
 EXIT_FAILURE = 1  # a database, file or session problem (one line on stderr)
+# The database stopped answering during a turn (one line on stderr naming it, and whether the
+# customer's message is stored); shares 2 with a usage error: the database needs a look.
+EXIT_DATABASE_LOST = 2
 EXIT_PROVIDER = 3  # a turn ended in a provider error: retry it with `run --retry --session ID`
 EXIT_LIMIT = 4  # a turn hit a desk limit: the fallback agent answered and holds the conversation
 EXIT_VETOED = 5  # a hook vetoed a turn before any agent worked on it (its notice says which and why)
@@ -217,14 +249,14 @@ async def _sessions_show(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    from supportdesk.export import session_json, session_markdown
+    from supportdesk.export import session_json_text, session_markdown
 
     loaded = await _load_session(args)
     if loaded is None:
         return 1
     info, items = loaded
     if args.format == "json":
-        text = json.dumps(session_json(info, items), ensure_ascii=False, indent=2) + "\n"
+        text = session_json_text(info, items)
     else:
         text = session_markdown(info, items, _desk_or_none(args))
     if args.output:
@@ -433,8 +465,30 @@ def _as_text(argv: list[str]) -> list[str]:
     return [arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace") for arg in argv]
 
 
+# Options whose value names a file: a name that is not UTF-8 is refused, never silently replaced
+# by another (U+FFFD in place of its bytes would read or write a different file).
+_PATH_OPTIONS = ("--db", "--config", "-o", "--output")
+
+
+def _undecodable_path(argv: list[str]) -> str | None:
+    """The path option whose value is not valid UTF-8 (kept by Python as lone surrogates), if any."""
+    for at, arg in enumerate(argv):
+        if not any("\udc80" <= c <= "\udcff" for c in arg):
+            continue
+        option = argv[at - 1] if at else ""
+        for name in _PATH_OPTIONS:
+            if option == name or arg.startswith(f"{name}=") or (name == "-o" and arg.startswith("-o") and not arg.startswith("--")):
+                return name
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = _as_text(sys.argv[1:] if argv is None else argv)
+    raw = sys.argv[1:] if argv is None else argv
+    option = _undecodable_path(raw)
+    if option is not None:
+        _err(f"{option}: the path is not valid UTF-8; rename the file or give a UTF-8 path")
+        return EXIT_USAGE
+    argv = _as_text(raw)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     func = args.func

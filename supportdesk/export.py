@@ -25,6 +25,22 @@ def session_json(info: SessionInfo, items: list[k.Item]) -> dict[str, Any]:
     return {"session": dump(info), "items": [item_to_json(i) for i in items]}
 
 
+# DEL and the C1 controls (one of them, 0x9b, is a terminal's CSI): written raw they act in a
+# terminal or a pager that shows the file. Outside strings JSON has none, so each is escaped.
+_RAW_CONTROLS = re.compile("[\x7f-\x9f]")
+
+
+def json_text(value: Any) -> str:
+    """`value` as the JSON export writes it: readable UTF-8, but DEL and C1 controls escaped
+    (`\\u009b`), as the Markdown export makes them visible; it decodes to the same data."""
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return _RAW_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+def session_json_text(info: SessionInfo, items: list[k.Item]) -> str:
+    return json_text(session_json(info, items))
+
+
 def _title(agent: str, config: DeskConfig | None) -> str:
     found = config.agents.get(agent) if config else None
     return found.title if found else agent

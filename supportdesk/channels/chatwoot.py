@@ -26,16 +26,18 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from supportdesk.channels.conversations import ApiError, Conversations
+from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
+from supportdesk.channels.payload import parse
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.config import ChatwootSettings, ConfigError
 from supportdesk.engine.confirmation import answer_meta
@@ -49,6 +51,8 @@ MAX_WEBHOOK_BYTES = 1024 * 1024
 # Backoff between attempts at a Chatwoot call: doubling from `first` up to `cap` seconds.
 RETRY_FIRST = 0.5
 RETRY_CAP = 60.0
+# The notice data key marking the last item relayed to Chatwoot (the outbox's position).
+RELAYED = "chatwoot_relayed"
 # Attempts before the session is told that Chatwoot is unreachable (retrying goes on after).
 ATTEMPTS_BEFORE_REPORT = 4
 
@@ -151,10 +155,19 @@ class ChatwootChannel:
     # --- lifecycle ---------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Relay the sessions still held by the bot (a restart must not leave one unfollowed)."""
+        """Relay the sessions still held by the bot (a restart must not leave one unfollowed),
+        each from the last item relayed: the log is the outbox, so a reply stored but not yet
+        delivered when the worker stopped is delivered now (at least once)."""
         for info in await self.desk.store.list_sessions(limit=500):
             if info.channel == CHANNEL and info.status not in ("resolved", "needs_human"):
-                await self._follow(info.id, after=info.item_count)
+                await self._follow(info.id, after=await self._relayed_upto(info.id))
+
+    async def _relayed_upto(self, session_id: str) -> int:
+        """The seq of the last item relayed to Chatwoot (its marker notice), or 0."""
+        for notice in reversed(await self.desk.store.of_kind(session_id, "notice")):
+            if isinstance(notice, Notice) and isinstance(notice.data.get(RELAYED), int):
+                return int(notice.data[RELAYED])
+        return 0
 
     async def close(self) -> None:
         relays = list(self._relays.values())
@@ -173,10 +186,7 @@ class ChatwootChannel:
         body = await _read_limited(request)
         if self._signing_secret is not None:
             self._check_signature(request, body)
-        try:
-            payload = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
-            raise ApiError(400, "the body is not valid JSON") from None
+        payload = await parse(body)
         if not isinstance(payload, dict):
             raise ApiError(400, "the body is not a Chatwoot event")
         match payload.get("event"):
@@ -196,9 +206,12 @@ class ChatwootChannel:
         if not timestamp or not given:
             raise ApiError(401, "unsigned delivery: X-Chatwoot-Signature and X-Chatwoot-Timestamp are required")
         try:
-            age = abs(self._clock() - float(timestamp))
+            sent_at = float(timestamp)
         except ValueError:
             raise ApiError(401, "X-Chatwoot-Timestamp is not a time") from None
+        if not math.isfinite(sent_at):  # "nan" fails every comparison, so it would pass the age test
+            raise ApiError(401, "X-Chatwoot-Timestamp is not a time")
+        age = abs(self._clock() - sent_at)
         if age > self.settings.max_signature_age:
             raise ApiError(401, "stale delivery: X-Chatwoot-Timestamp is too far from now")
         expected = signature(self._signing_secret, timestamp, body)
@@ -211,19 +224,33 @@ class ChatwootChannel:
         conversation = _table(payload, "conversation")
         message_id = payload.get("id")
         conversation_id = conversation.get("id")
-        if not isinstance(message_id, int) or not isinstance(conversation_id, int):
-            raise ApiError(422, "message_created needs the message's id and its conversation's id")
-        if payload.get("message_type") not in ("incoming", 0):
+        if not _is_int(message_id) or not _is_int(conversation_id):
+            raise ApiError(422, "message_created needs the message's id and its conversation's id (integers)")
+        # Each field by its documented type: a string is not a boolean, false is not 0.
+        message_type = payload.get("message_type")
+        if not (message_type in MESSAGE_TYPES and type(message_type) in (str, int)):
+            raise ApiError(422, f"message_type must be one of {', '.join(map(repr, MESSAGE_TYPES))}")
+        private = payload.get("private", False)
+        if private is not None and not isinstance(private, bool):
+            raise ApiError(422, '"private" must be true or false')
+        status = conversation.get("status")
+        if status is not None and not isinstance(status, str):
+            raise ApiError(422, "the conversation's status must be a string")
+        content = payload.get("content")
+        if content is not None and not isinstance(content, str):
+            raise ApiError(422, '"content" must be a string')
+        if message_type not in ("incoming", 0):
             return _ignored("not an incoming message (the bot's own echo, or an agent's)")
-        if payload.get("private") is True:
+        if private:
             return _ignored("a private note")
-        if conversation.get("status") != "pending":
+        if status != "pending":
             return _ignored("the conversation is not pending: people hold it")
         if not self._ours(payload, conversation):
             return _ignored("another account or inbox")
-        content = payload.get("content")
-        if not isinstance(content, str) or not content.strip():
+        if content is None or not content.strip():
             return _ignored("no text")
+        if len(content.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+            raise ApiError(413, f"the message is over {MAX_MESSAGE_BYTES // 1024} KB")
 
         session_id = session_id_for(self.settings.account_id, conversation_id)
         async with self._locks.setdefault(conversation_id, asyncio.Lock()):
@@ -234,7 +261,15 @@ class ChatwootChannel:
                 meta = {"chatwoot_account": self.settings.account_id, "chatwoot_conversation": conversation_id}
                 if isinstance(inbox.get("id"), int):
                     meta["chatwoot_inbox"] = inbox["id"]
-                await store.create_session(self.desk.config.desk.entry, session_id=session_id, channel=CHANNEL, meta=meta)
+                try:
+                    await store.create_session(self.desk.config.desk.entry, session_id=session_id, channel=CHANNEL, meta=meta)
+                except Exception:
+                    # Another worker got the same first delivery and created it a moment ago:
+                    # carry on with its session (and its dedupe) rather than answer 500.
+                    if await store.get_session(session_id) is None:
+                        raise
+                    if await self._seen(session_id, message_id):
+                        return JSONResponse({"status": "duplicate", "message_id": message_id})
             elif await self._seen(session_id, message_id):
                 return JSONResponse({"status": "duplicate", "message_id": message_id})
             await self._follow(session_id)
@@ -293,7 +328,7 @@ class ChatwootChannel:
 
     async def _conversation_resolved(self, payload: dict[str, Any]) -> Response:
         conversation_id = payload.get("id")
-        if not isinstance(conversation_id, int):
+        if not _is_int(conversation_id):
             raise ApiError(422, "conversation_resolved needs the conversation's id")
         session_id = session_id_for(self.settings.account_id, conversation_id)
         if await self.desk.store.get_session(session_id) is None:
@@ -323,28 +358,38 @@ class ChatwootChannel:
                     for event in batch:
                         if event.seq is None:
                             continue  # a streamed piece: Chatwoot gets the stored reply
-                        await self._relay_one(session_id, conversation_id, event)
+                        if await self._relay_one(session_id, conversation_id, event):
+                            # Marked once delivered (or refused for good): a restart resumes after it.
+                            await self.desk.store.append(session_id, [Notice(
+                                notice_kind="info", agent=await self._agent(session_id),
+                                text=f"relayed item {event.seq} to Chatwoot", data={RELAYED: event.seq},
+                            )])
                         after = event.seq
             finally:
                 await events.aclose()
             # The stream ended (this reader fell behind): resume after the last event relayed.
 
-    async def _relay_one(self, session_id: str, conversation_id: int, event: CustomerEvent) -> None:
+    async def _relay_one(self, session_id: str, conversation_id: int, event: CustomerEvent) -> bool:
+        """Post one event to Chatwoot; whether it was one to post."""
         if event.type == "message" and event.data.get("from") in ("agent", "staff"):
             await self._with_retries(session_id, lambda: self.api.send_message(conversation_id, event.data["text"]))
-        elif event.type == "offer":
+            return True
+        if event.type == "offer":
             # The question went as the agent's message; the choice comes back as `message_updated`.
             options = [(event.data["yes"], f"yes:{event.data['offer_id']}"), (event.data["no"], f"no:{event.data['offer_id']}")]
             await self._with_retries(session_id, lambda: self.api.send_select(conversation_id, "Please choose:", options))
-        elif event.type == "status" and event.data.get("status") in ("person", "delayed"):
+            return True
+        if event.type == "status" and event.data.get("status") in ("person", "delayed"):
             # (A take-over by desk staff, status "staff", leaves the conversation pending: the
             # bot keeps receiving the customer's messages for the person holding it in the desk.)
             if session_id in self._handed_over:
-                return
+                return False
             summary = await self.handoff_summary(session_id)
             await self._with_retries(session_id, lambda: self.api.send_message(conversation_id, summary, private=True))
             await self._with_retries(session_id, lambda: self.api.open_conversation(conversation_id))
             self._handed_over.add(session_id)
+            return True
+        return False
 
     async def _with_retries(self, session_id: str, call: Callable[[], Any]) -> None:
         delay = self._retry_first
@@ -406,6 +451,14 @@ class ChatwootChannel:
             f"Desk session: {session_id}",
         ]
         return "\n".join(lines)
+
+
+# Chatwoot's message types, by name or by number (0 incoming, 1 outgoing, 2 activity, 3 template).
+MESSAGE_TYPES = ("incoming", "outgoing", "activity", "template", 0, 1, 2, 3)
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return type(value) is int  # (True is an int to isinstance)
 
 
 def _ignored(why: str) -> Response:

@@ -34,6 +34,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--messages-per-minute", type=at_least(1, "messages"), default=20, metavar="N", help="per conversation; more get 429 (default: 20)"
     )
+    serve.add_argument(
+        "--client-conversations-per-minute", type=at_least(1, "conversations"), default=30, metavar="N",
+        help="new conversations one client (IP address) may open a minute; more get 429 (default: 30)",
+    )
+    serve.add_argument(
+        "--client-messages-per-minute", type=at_least(1, "messages"), default=120, metavar="N",
+        help="messages one client may send a minute across its conversations; more get 429 (default: 120)",
+    )
     serve.add_argument("--access-log", action="store_true", help="log each request (method, path, status; never a token)")
     serve.set_defaults(func=_serve)
 
@@ -42,6 +50,7 @@ async def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
+        from supportdesk.channels.conversations import ClientLimits
         from supportdesk.channels.web import create_app
     except ImportError as exc:
         print(f"supportdesk: serving needs the web extra ({exc.name} is missing); install it with {SERVE_EXTRA}", file=sys.stderr)
@@ -63,7 +72,10 @@ async def _serve(args: argparse.Namespace) -> int:
         # Staff act over the API with this token as the bearer; it is read here once and never
         # printed or logged (the access log writes method, path and status only).
         staff_token = os.environ.get(STAFF_TOKEN_VARIABLE, "").strip() or None
-        app = create_app(desk, messages_per_minute=args.messages_per_minute, staff_token=staff_token)
+        limits = ClientLimits(
+            conversations_per_minute=args.client_conversations_per_minute, messages_per_minute=args.client_messages_per_minute
+        )
+        app = create_app(desk, messages_per_minute=args.messages_per_minute, staff_token=staff_token, client_limits=limits)
         config = uvicorn.Config(
             app,
             log_level="warning",

@@ -22,10 +22,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from supportdesk.channels.hub import Hub
-from supportdesk.channels.view import customer_event, delta_event
+from supportdesk.channels.view import DELAYED, CustomerEvent, customer_event, delta_event
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Token
 from supportdesk.engine.log import SessionInfo
+from supportdesk.items import Message, Notice
 
 log = logging.getLogger("supportdesk.serve")
 
@@ -34,8 +35,26 @@ CHANNEL = "web"
 RESUMED_CHANNELS = ("web", "chatwoot")
 # A message body larger than this is refused (413) before it is parsed.
 MAX_MESSAGE_BYTES = 16 * 1024
+# A per-client limit forgets clients quiet for a minute once it tracks this many.
+MAX_TRACKED_KEYS = 10_000
+# How many items back, per message allowed a minute, the stored per-conversation limit looks for
+# the customer's last minute (a turn writes far fewer items than this per customer message).
+RATE_LOOKBACK_ITEMS_PER_MESSAGE = 40
 # How many recent sessions are looked at on start-up for a message left unanswered by a restart.
 RESUME_LOOKBACK = 500
+# A message whose turn was started this many times at start-up without an answer (the turn failed,
+# timed out, or took the worker down) is parked for staff instead of being tried again.
+MAX_RESUMES = 2
+# The notice data keys: a resumed attempt at the turn of message `seq`, and that turn parked.
+RESUMED = "resumed_turn"
+PARKED = "parked_turn"
+# The longest a turn may run in this worker before it is given up (its step threads are not
+# killed; the model's steps are bounded by their own size caps).
+TURN_SECONDS = 300.0
+# A failed turn is tried again this many times, after 1 s, 2 s, 4 s ... (at most RETRY_CAP).
+RETRY_TURNS = 6
+RETRY_FIRST = 1.0
+RETRY_CAP = 60.0
 
 
 class ApiError(Exception):
@@ -54,28 +73,52 @@ def token_digest(token: str) -> str:
 
 @dataclass
 class RateLimit:
-    """At most `per_minute` messages in any 60 s per conversation (in this worker)."""
+    """At most `per_minute` of `what` in any 60 s per key (a conversation, a client), in this worker."""
 
     per_minute: int
+    what: str = "messages"
     clock: Callable[[], float] = time.monotonic
     _sent: dict[str, collections.deque[float]] = field(default_factory=dict)
 
-    def check(self, session_id: str) -> None:
+    def check(self, key: str) -> None:
         now = self.clock()
-        sent = self._sent.setdefault(session_id, collections.deque())
+        if len(self._sent) > MAX_TRACKED_KEYS:  # forget the keys quiet for a minute
+            self._sent = {k: q for k, q in self._sent.items() if q and now - q[-1] < 60.0}
+        sent = self._sent.setdefault(key, collections.deque())
         while sent and now - sent[0] >= 60.0:
             sent.popleft()
         if len(sent) >= self.per_minute:
-            wait = max(1, math.ceil(60.0 - (now - sent[0])))
-            raise ApiError(
-                429, f"more than {self.per_minute} messages a minute; try again in {wait} s", {"Retry-After": str(wait)}
-            )
+            raise too_many(self.per_minute, self.what, 60.0 - (now - sent[0]))
         sent.append(now)
 
 
+def too_many(per_minute: int, what: str, wait_seconds: float) -> ApiError:
+    wait = max(1, math.ceil(wait_seconds))
+    return ApiError(429, f"more than {per_minute} {what} a minute; try again in {wait} s", {"Retry-After": str(wait)})
+
+
+@dataclass(frozen=True)
+class ClientLimits:
+    """What one client (an IP address; for the staff API, the staff token) may do a minute,
+    across all conversations."""
+
+    conversations_per_minute: int = 30
+    messages_per_minute: int = 120
+    staff_actions_per_minute: int = 120
+
+
 class Conversations:
-    def __init__(self, desk: Desk, *, messages_per_minute: int = 20):
+    def __init__(
+        self, desk: Desk, *, messages_per_minute: int = 20, turn_seconds: float = TURN_SECONDS,
+        client_limits: ClientLimits = ClientLimits(), retry_first: float = RETRY_FIRST,
+    ):
         self.desk = desk
+        self.turn_seconds = turn_seconds
+        self.retry_first = retry_first
+        self.messages_per_minute = messages_per_minute
+        self.client_created = RateLimit(client_limits.conversations_per_minute, "new conversations from one client")
+        self.client_messages = RateLimit(client_limits.messages_per_minute, "messages from one client")
+        self.staff_actions = RateLimit(client_limits.staff_actions_per_minute, "staff actions with one token")
         self.hub = Hub(desk.store, lambda item: customer_event(item, desk.config))
         self.rate = RateLimit(messages_per_minute)
         self._wanted: dict[str, int] = {}  # session -> turns asked for and not yet started
@@ -119,14 +162,35 @@ class Conversations:
 
     # --- messages and turns ---------------------------------------------------------------------
 
-    async def post(self, session_id: str, text: str, meta: dict[str, Any] | None = None) -> int:
+    async def post(
+        self, session_id: str, text: str, meta: dict[str, Any] | None = None, *, client: str | None = None
+    ) -> int:
         """Store the customer's message (durably, before returning its seq) and ask for a turn.
-        `meta`: a button's structured answer to an offer (engine/confirmation.py), if any."""
+        `meta`: a button's structured answer to an offer (engine/confirmation.py), if any;
+        `client`: who sent it, for the per-client limit."""
         self.rate.check(session_id)
+        await self._check_stored_rate(session_id)
+        if client is not None:
+            self.client_messages.check(client)
         item = await self.desk.runner.receive(session_id, text, meta=meta)
         await self.hub.poke(session_id)
         self.want_turn(session_id)
         return item.seq
+
+    async def _check_stored_rate(self, session_id: str) -> None:
+        """The per-conversation limit counted in the store: it holds across workers (two
+        `serve` processes on one PostgreSQL database), not only within this one."""
+        store = self.desk.store
+        last = await store.last_seq(session_id)
+        messages = await store.of_kind(session_id, "message", after=max(0, last - RATE_LOOKBACK_ITEMS_PER_MESSAGE * self.messages_per_minute))
+        now = store.clock()
+        recent = [
+            m.created_at for m in messages
+            if isinstance(m, Message) and m.role == "customer" and (now - m.created_at).total_seconds() < 60.0
+        ]
+        if len(recent) >= self.messages_per_minute:
+            oldest = recent[-self.messages_per_minute]
+            raise too_many(self.messages_per_minute, "messages", 60.0 - (now - oldest).total_seconds())
 
     def want_turn(self, session_id: str) -> None:
         """Run the agents on this session once more; turns of one session never overlap.
@@ -138,27 +202,53 @@ class Conversations:
             self._workers[session_id] = task
 
     async def _work(self, session_id: str) -> None:
+        failures = 0
         try:
             while self._wanted.pop(session_id, 0):
-                await self._turn(session_id)
+                if await self._turn(session_id):
+                    failures = 0
+                    continue
+                # A failed turn (a full disk, the database away) is tried again when its cause
+                # may have cleared, with backoff; the customer's page is told the answer is late.
+                failures += 1
+                if failures > RETRY_TURNS or await self._parked(session_id):
+                    continue
+                self.hub.publish_delta(session_id, CustomerEvent("status", {"status": "delayed", "text": DELAYED}))
+                await asyncio.sleep(min(self.retry_first * 2 ** (failures - 1), RETRY_CAP))
+                self._wanted[session_id] = self._wanted.get(session_id, 0) + 1
         finally:
             self._workers.pop(session_id, None)
 
-    async def _turn(self, session_id: str) -> None:
+    async def _parked(self, session_id: str) -> bool:
+        with contextlib.suppress(Exception):
+            [last] = await self.desk.store.latest(session_id, 1)
+            return isinstance(last, Notice) and PARKED in last.data
+        return False
+
+    async def _turn(self, session_id: str) -> bool:
+        """Run one turn; whether it ended (False: it failed or timed out, and was logged)."""
         config = self.desk.config
+        ok = False
         try:
             # Only an unanswered message gets a turn, checked under the turn lease: a message
             # another worker's turn already answered (two workers, a restart) is answered once.
-            async for event in self.desk.runner.resume(session_id):
-                if isinstance(event, Token):
-                    self.hub.publish_delta(session_id, delta_event(config, event.agent, event.text))
-                elif isinstance(event, Appended):
-                    await self.hub.poke(session_id)
+            async with asyncio.timeout(self.turn_seconds):
+                async for event in self.desk.runner.resume(session_id):
+                    if isinstance(event, Token):
+                        self.hub.publish_delta(session_id, delta_event(config, event.agent, event.text))
+                    elif isinstance(event, Appended):
+                        await self.hub.poke(session_id)
+            ok = True
         except asyncio.CancelledError:
             raise
-        except Exception:  # the message is stored; staff see the session and can retry the turn
+        except TimeoutError:
+            log.error("the turn on session %s took over %g s and was given up", session_id, self.turn_seconds)
+            await self._park_if_tried_out(session_id)
+        except Exception:  # the message is stored: retried with backoff (`_work`), staff see the session
             log.exception("the turn on session %s failed", session_id)
-        await self.hub.poke(session_id)
+            await self._park_if_tried_out(session_id)
+        with contextlib.suppress(Exception):  # (the store may still be what fails)
+            await self.hub.poke(session_id)
         for hook in self.after_turn:
             try:
                 await hook(session_id)
@@ -166,15 +256,59 @@ class Conversations:
                 raise
             except Exception:
                 log.exception("relaying the turn on session %s failed", session_id)
+        return ok
 
     async def _resume_unanswered(self) -> None:
         """A worker stopped between a 202 and its turn, or in the middle of a turn (after a
-        handoff, after a tool's result): finish those turns now, each once (`_turn`)."""
+        handoff, after a tool's result): finish those turns now, each once (`_turn`), and each
+        at most MAX_RESUMES times (a message whose turn takes the worker down must not do so
+        forever)."""
         for info in await self.desk.store.list_sessions(limit=RESUME_LOOKBACK):
             if info.channel not in RESUMED_CHANNELS or info.item_count == 0:
                 continue
-            if await self.desk.runner.unfinished_turn(info.id) is not None:
-                self.want_turn(info.id)
+            unanswered = await self._unanswered(info.id)
+            if unanswered is None:
+                continue
+            seq, attempts = unanswered
+            if attempts >= MAX_RESUMES:
+                await self._park(info.id, seq, attempts)
+                continue
+            # Said before the turn starts: if it never ends (the worker is killed), the next
+            # start-up counts it.
+            await self.desk.store.append(info.id, [Notice(
+                notice_kind="info", agent=info.active_agent, data={RESUMED: seq, "attempt": attempts + 1},
+                text=f"resuming the unanswered turn of message {seq} after a restart (attempt {attempts + 1} of {MAX_RESUMES})",
+            )])
+            self.want_turn(info.id)
+
+    async def _unanswered(self, session_id: str) -> tuple[int, int] | None:
+        """(the seq of the customer message whose turn never ended, resumed attempts at it), or
+        None when every turn ended (`runner.unfinished_turn`; a parked turn ends in its notice)."""
+        seq = await self.desk.runner.unfinished_turn(session_id)
+        if seq is None:
+            return None
+        since = await self.desk.store.range(session_id, seq, await self.desk.store.last_seq(session_id))
+        attempts = sum(1 for item in since if isinstance(item, Notice) and item.data.get(RESUMED) == seq)
+        return seq, attempts
+
+    async def _park_if_tried_out(self, session_id: str) -> None:
+        """After a failed turn: park it when this was its last resumed attempt."""
+        with contextlib.suppress(Exception):  # (the store may be what failed)
+            unanswered = await self._unanswered(session_id)
+            if unanswered is not None and unanswered[1] >= MAX_RESUMES:
+                await self._park(session_id, *unanswered)
+
+    async def _park(self, session_id: str, seq: int, attempts: int) -> None:
+        """Leave message `seq` for staff: a `limit` notice (the customer is told the answer is
+        delayed; staff see the conversation needs them) instead of another attempt."""
+        log.error("session %s: the turn of message %s failed %s times after restarts; parked for staff", session_id, seq, attempts)
+        info = await self.desk.store.get_session(session_id)
+        await self.desk.store.append(session_id, [Notice(
+            notice_kind="limit", agent=info.active_agent if info is not None else self.desk.config.desk.entry,
+            data={PARKED: seq, "attempts": attempts},
+            text=f"the turn of message {seq} failed or timed out {attempts} times after restarts; it waits for staff, not retried",
+        )])
+        await self.hub.poke(session_id)
 
     async def idle(self) -> None:
         """Wait until no turn is running or asked for (tests, benchmarks, shutdown)."""

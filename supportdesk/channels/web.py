@@ -31,7 +31,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, Conversations
+from supportdesk.channels import payload
+from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, ClientLimits, Conversations
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.engine.confirmation import answer_meta
 from supportdesk.engine.desk import Desk
@@ -72,10 +73,11 @@ def create_app(
     messages_per_minute: int = 20,
     chatwoot_options: dict[str, Any] | None = None,
     staff_token: str | None = None,
+    client_limits: ClientLimits = ClientLimits(),
 ) -> Starlette:
     """The app; `chatwoot_options` go to `ChatwootChannel` (tests pass env and retry timings);
     `staff_token` turns the staff endpoints on (None: they answer 403)."""
-    conversations = Conversations(desk, messages_per_minute=messages_per_minute)
+    conversations = Conversations(desk, messages_per_minute=messages_per_minute, client_limits=client_limits)
     channel_routes: list[Route] = []
     chatwoot = None
     if desk.config.channels.chatwoot is not None:
@@ -97,6 +99,7 @@ def create_app(
             await conversations.close()
 
     async def create(request: Request) -> Response:
+        conversations.client_created.check(_client(request))
         await _read_body(request, allow_empty=True)
         session_id, token = await conversations.create()
         return JSONResponse({"conversation_id": session_id, "token": token}, status_code=201)
@@ -112,7 +115,7 @@ def create_app(
             raise ApiError(422, '"text" must be a string')
         if not text.strip():
             raise ApiError(422, '"text" is empty; write a message')
-        seq = await conversations.post(session_id, text, meta=_offer_answer(body.get("answer")))
+        seq = await conversations.post(session_id, text, meta=_offer_answer(body.get("answer")), client=_client(request))
         return JSONResponse({"seq": seq}, status_code=202)
 
     async def events(request: Request) -> Response:
@@ -142,6 +145,7 @@ def create_app(
         if action not in STAFF_ACTIONS:
             raise ApiError(404, f"no staff action {action!r}; actions: {', '.join(STAFF_ACTIONS)}")
         _authorize_staff(request, staff_token)
+        conversations.staff_actions.check("staff")  # (one staff token: its actions share one limit)
         body = await _read_body(request, allow_empty=True)
         given, person = _staff_inputs(body if body is not None else {})
         session_id = await find_session_or_404(request.path_params["id"])
@@ -193,7 +197,7 @@ def create_app(
         return error(exc.status_code, message, dict(exc.headers or {}))
 
     async def on_crash(request: Request, exc: Exception) -> Response:
-        log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
+        log.error("%s %s failed: %s: %s", request.method, loggable_path(request.url.path), type(exc).__name__, exc)
         return error(500, "the desk failed to answer; try again")
 
     app = Starlette(
@@ -208,6 +212,11 @@ def create_app(
 
 
 # --- request parts ---------------------------------------------------------------------------------
+
+
+def _client(request: Request) -> str:
+    """Who a per-client limit counts: the peer's address (a proxy in front counts as one client)."""
+    return request.client.host if request.client is not None else "-"
 
 
 def _bearer(request: Request) -> str | None:
@@ -290,10 +299,12 @@ async def _read_body(request: Request, *, allow_empty: bool = False) -> Any:
             raise ApiError(413, f"the message is over {MAX_MESSAGE_BYTES // 1024} KB")
     if not body and allow_empty:
         return None
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError(400, "the body is not valid JSON") from None
+    return await payload.parse(bytes(body))
+
+
+def loggable_path(path: str) -> str:
+    """`path` as a log line may show it: the Chatwoot webhook's secret cut off."""
+    return WEBHOOK_PREFIX + "…" if path.startswith(WEBHOOK_PREFIX) else path
 
 
 def _sse(event: CustomerEvent) -> str:
@@ -320,10 +331,7 @@ class _Edge:
                 status = message["status"]
                 message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
                 # The path only: a token in the query (or a secret in the path) must never reach a log.
-                path = scope["path"]
-                if path.startswith(WEBHOOK_PREFIX):
-                    path = WEBHOOK_PREFIX + "…"
-                access_log.info("%s %s %s", scope["method"], path, status)
+                access_log.info("%s %s %s", scope["method"], loggable_path(scope["path"]), status)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -3,13 +3,12 @@ browser's export key. Each asks for the path (`ExportDialog`); the default is un
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from supportdesk.engine.log import SessionInfo, default_db_path
-from supportdesk.export import session_json, session_markdown
+from supportdesk.export import session_json_text, session_markdown
 from supportdesk.items import Item
 
 
@@ -30,7 +29,7 @@ def write_export(
     if path.is_dir():
         path = path / f"supportdesk-{info.id}.md"
     if path.suffix.lower() == ".json":
-        text = json.dumps(session_json(info, list(items)), ensure_ascii=False, indent=2) + "\n"
+        text = session_json_text(info, list(items))
     else:
         text = session_markdown(info, list(items), config)
     try:

@@ -264,7 +264,7 @@ def vague(text: str) -> bool:
 
 
 _SLOT_VALUES = re.compile(
-    r"\S+@\S+|\b(?:cus|inv|ord)[-_#]?\d+\b|\b(?:my |the |our )?(?:e-?mail|email address|customer id|customer number|id|name|account)"
+    r"(?<!\S)\S+@\S+|\b(?:cus|inv|ord)[-_#]?\d+\b|\b(?:my |the |our )?(?:e-?mail|email address|customer id|customer number|id|name|account)"
     r"(?: address)?(?:'s)?(?: on (?:the|my) account)?(?:\s*(?:is|:))?(?=\W|$)|\b(?:i'?m|i am|it'?s|this is|here)\b",
     re.IGNORECASE,
 )
@@ -590,7 +590,12 @@ def asks_how(text: str) -> bool:
     )
 
 
-CLAUSE_SPLIT = re.compile(r"(?<=[.!?;])\s+|\s*(?:,|\.)?\s*\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*", _FLAGS)
+# (Linear: a split takes a whitespace run whole from where it starts, or begins where the run
+# ends (after an earlier split took it); see triage._ISSUE_SPLIT.)
+CLAUSE_SPLIT = re.compile(
+    r"(?<=[.!?;])\s++|(?:(?<!\s)\s*+(?:,|\.)?\s*+|(?<=\s)(?:[,.]\s*+)?)"
+    r"\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*+", _FLAGS
+)
 CARD_DESCRIPTION = re.compile(
     r"\b(visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?(?:ending(?: in)?|last four(?: digits)?(?: are| is)?|\*+|x+)\s*(\d{4})\b|\b(paypal)\b",
     _FLAGS,
@@ -603,7 +608,7 @@ _PERIOD_LEFT = re.compile(r"\b(?:from|instead of|rather than|not)\s+(?:the\s+)?(
 _PERIOD_TO = re.compile(r"\b(?:to|onto)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
 
 
-_PARTS = re.compile(r"[,;.!?]+\s*|\s+-+\s+|\s+(?:but|instead)\s+", _FLAGS)
+_PARTS = re.compile(r"[,;.!?]++\s*+|(?<!\s)\s++-++\s++|(?<!\s)\s++(?:but|instead)\s++", _FLAGS)
 
 
 def parts(text: str) -> list[str]:

@@ -7,10 +7,13 @@ tools they hold and their level (see specialist.py).
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import re
 from collections.abc import AsyncIterator
 
 from supportdesk.config import AgentConfig, DeskConfig
+from supportdesk.items import Message
 from supportdesk.engine.protocol import Action, Answer, StepRequest, TextDelta, Transfer
 from supportdesk.models.offline import triage
 from supportdesk.models.offline.router import Router
@@ -18,6 +21,21 @@ from supportdesk.models.offline.specialist import Specialist, skills_of
 from supportdesk.models.offline.view import View
 
 _CHUNK = re.compile(r"\S+\s*")
+# The most of one message the embedded model reads: its first 2,000 characters (a support
+# request says what it needs in far fewer). Every step it takes is linear in what it reads, and
+# this bounds what that is, however much a channel accepts (16 KB on the web, 1 MB from Chatwoot).
+MAX_READ_CHARS = 2_000
+
+
+def capped(request: StepRequest) -> StepRequest:
+    """`request` with every message cut to MAX_READ_CHARS (the store keeps the whole text)."""
+    if not any(isinstance(i, Message) and len(i.text) > MAX_READ_CHARS for i in request.history):
+        return request
+    history = [
+        dataclasses.replace(i, text=i.text[:MAX_READ_CHARS]) if isinstance(i, Message) and len(i.text) > MAX_READ_CHARS else i
+        for i in request.history
+    ]
+    return dataclasses.replace(request, history=history)
 
 
 class OfflineModel:
@@ -45,6 +63,7 @@ class OfflineModel:
         self.router_for(self.config, self.config.entry)
 
     def decide(self, request: StepRequest) -> Action:
+        request = capped(request)
         view = View(request)
         desk = request.desk
         agent = request.agent
@@ -56,7 +75,8 @@ class OfflineModel:
         return Specialist(view, self.router_for(desk, desk.entry)).decide()
 
     async def stream(self, request: StepRequest) -> AsyncIterator[TextDelta | Action]:
-        action = self.decide(request)
+        # CPU-bound: off the event loop, so a server's other customers and /healthz are answered meanwhile.
+        action = await asyncio.to_thread(self.decide, request)
         text = action.text if isinstance(action, (Answer, Transfer)) else ""
         for piece in _CHUNK.findall(text):
             yield TextDelta(piece)

@@ -8,6 +8,7 @@ be cheap and never raise.
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import re
 from dataclasses import dataclass, field
@@ -102,7 +103,11 @@ _DAYS_MONTH = re.compile(
 # 03/01/2026 is read month-first (the product bills in US format); 13/01/2026 is day-first.
 _SLASH_DATE = re.compile(r"\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<year>20\d\d)\b")
 
-_EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+# An address starts where a run of its characters starts (after any leading dots): tried from
+# every position inside a long run ("1.1.1.1...") it was quadratic in the run.
+_EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._%+-])[.%+-]*+\b(?P<address>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b"
+)
 _INVOICE = re.compile(r"\b(?:INV|inv|Inv)[-#\s]?(?P<num>\d{3,})\b|\binvoice\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
 _ORDER = re.compile(r"\b(?:ORD|ord|Ord)[-#\s]?(?P<num>\d{2,})\b|\border\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
 _CUSTOMER_ID = re.compile(r"\bCUS[-_]?(?P<num>\d{3,})\b", re.IGNORECASE)
@@ -170,15 +175,35 @@ def _add_unique(seq: list, value) -> None:
         seq.append(value)
 
 
+class _Spans:
+    """Spans of the text already read, none overlapping another: whether a new one overlaps is
+    a binary search (a message of thousands of "$1" stays linear-logarithmic, not quadratic)."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        # Held spans are disjoint, so sorted by start they are sorted by end too: of those
+        # starting before `end`, the last ends latest.
+        i = bisect.bisect_left(self._starts, end)
+        return i > 0 and self._ends[i - 1] > start
+
+    def add(self, start: int, end: int) -> None:
+        i = bisect.bisect_left(self._starts, start)
+        self._starts.insert(i, start)
+        self._ends.insert(i, end)
+
+
 def extract_amounts(text: str, *, asked: bool = False) -> list[Amount]:
     """The amounts of money in `text`; `asked`: the text answers a question for the amount."""
     found: list[tuple[int, Amount]] = []
-    taken: list[tuple[int, int]] = []
+    taken = _Spans()
     patterns = (_AMOUNT_SYMBOL, _AMOUNT_CODE_FIRST, _AMOUNT_CODE, _AMOUNT_AFTER_WORD, _AMOUNT_BEFORE_WORD)
     for pattern in (*patterns, _ASKED_CENTS) if asked else patterns:
         for m in pattern.finditer(text):
             start, end = m.span("num")
-            if any(a < end and start < b for a, b in taken):
+            if taken.overlaps(start, end):
                 continue
             if pattern is _ASKED_CENTS and (
                 _DAY_DOT_MONTH.fullmatch(m.group("num")) or _VERSION_BEFORE.search(text, 0, start)
@@ -190,23 +215,20 @@ def extract_amounts(text: str, *, asked: bool = False) -> list[Amount]:
                 currency = _CODE_TO_CURRENCY[m.group("code").lower()]
             else:
                 currency = "USD"  # written bare: the desk's own (the demo desk bills in dollars)
-            taken.append((start, end))
+            taken.add(start, end)
             found.append((start, Amount(round(_number(m.group("num")), 2), currency)))
-    out: list[Amount] = []
-    for _, amount in sorted(found, key=lambda pair: pair[0]):
-        _add_unique(out, amount)
-    return out
+    return list(dict.fromkeys(amount for _, amount in sorted(found, key=lambda pair: pair[0])))
 
 
 def extract_dates(text: str) -> list[Date]:
     found: list[tuple[int, Date]] = []
-    taken: list[tuple[int, int]] = []
+    taken = _Spans()
 
     def keep(start: int, end: int, date: Date) -> None:
-        if any(a < end and start < b for a, b in taken):
+        if taken.overlaps(start, end):
             return
         if _valid(date.month, date.day):
-            taken.append((start, end))
+            taken.add(start, end)
             found.append((start, date))
 
     for m in _ISO_DATE.finditer(text):
@@ -226,27 +248,21 @@ def extract_dates(text: str) -> list[Date]:
         for m in pattern.finditer(text):
             year = int(m.group("year")) if m.group("year") else None
             keep(*m.span(listed), Date(MONTHS[m.group("month").lower()], int(m.group(listed)), year))
-    out: list[Date] = []
-    for _, date in sorted(found, key=lambda pair: pair[0]):
-        _add_unique(out, date)
-    return out
+    return list(dict.fromkeys(date for _, date in sorted(found, key=lambda pair: pair[0])))
 
 
 def _ids(pattern: re.Pattern[str], prefix: str, text: str) -> list[str]:
-    out: list[str] = []
+    out: dict[str, None] = {}  # in order, without repeats, in linear time
     for m in pattern.finditer(text):
         num = m.groupdict().get("num") or m.groupdict().get("num2")
         if num:
-            _add_unique(out, f"{prefix}-{num}")
-    return out
+            out.setdefault(f"{prefix}-{num}")
+    return list(out)
 
 
 def emails_in(text: str) -> list[str]:
     """The email addresses in `text`, lower-cased, in order, without repeats."""
-    emails: list[str] = []
-    for m in _EMAIL.finditer(text):
-        _add_unique(emails, m.group(0).lower())
-    return emails
+    return list(dict.fromkeys(m.group("address").lower() for m in _EMAIL.finditer(text)))
 
 
 def extract(text: str, *, amount_asked: bool = False) -> Slots:

@@ -76,10 +76,14 @@ def topic(text: str, target_title: str) -> str:
 # Where one message carries two problems: only where the customer marks a second one ("also",
 # "and also", ", and I ...", "plus", "by the way", "two things:"). Sentences that follow up on
 # one problem ("How can I fix this?") are not a second problem.
+# Linear in the text: a match takes a whitespace run whole (possessive \s*+) from where the run
+# starts ((?<!\s)), or begins where it ends (an earlier split took it), never inside it: so
+# "refund" + 16,000 spaces + "me" is one pass, not the cube of the run it was when every
+# position inside the run was tried with every split of it.
 _ISSUE_SPLIT = re.compile(
-    r"\s*[,;.]?\s*\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*"
-    r"|\s*,\s*and\s+|\s+and\s+(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
-    r"|^\s*(?:two|2|a couple of) (?:things|problems|issues|questions)\s*:\s*",
+    r"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?)\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*+"
+    r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
+    r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+:\s*+",
     re.IGNORECASE,
 )
 # Each part must route this surely, and say enough, to count as a problem of its own.
