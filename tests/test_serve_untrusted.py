@@ -99,11 +99,11 @@ async def test_a_turn_failed_by_a_full_disk_is_retried_and_the_page_told_it_is_d
         real_append = store.append
         full = {"left": 2}  # the disk is full for the turn's first two writes, then freed
 
-        async def append(session_id, items):
+        async def append(session_id, items, **kwargs):
             if full["left"] and not any(getattr(i, "role", None) == "customer" for i in items):
                 full["left"] -= 1
                 raise OSError(errno.ENOSPC, "No space left on device")
-            return await real_append(session_id, items)
+            return await real_append(session_id, items, **kwargs)
 
         monkeypatch.setattr(store, "append", append)
         async with httpx.AsyncClient(base_url=served.url, timeout=30) as client:
