@@ -23,6 +23,7 @@ from supportdesk.store.protocol import (
     StoreError,
     StoreLocationError,
     TurnLease,
+    TurnStart,
 )
 from supportdesk.store.sessions import SessionStore
 
@@ -60,6 +61,7 @@ __all__ = [
     "StoreLocation",
     "StoreLocationError",
     "TurnLease",
+    "TurnStart",
     "default_db_path",
     "open_store",
     "parse_location",
