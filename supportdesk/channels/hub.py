@@ -50,6 +50,9 @@ class Hub:
         self.view = view
         self._sessions: dict[str, _Followed] = {}
         self._follower: asyncio.Task[None] | None = None
+        # Set once the follower hears other writers (the change feed is open): what is written
+        # from then on reaches the streams without a poll.
+        self.following = asyncio.Event()
 
     async def subscribe(self, session_id: str) -> asyncio.Queue[Queued]:
         """A queue of the session's new events, from now on (read the backlog after this)."""
@@ -131,6 +134,7 @@ class Hub:
         while True:
             try:
                 async with await follow() as feed:
+                    self.following.set()
                     async for change in feed:
                         followed = self._sessions.get(change.session_id)
                         if followed is not None and change.head > followed.head:
