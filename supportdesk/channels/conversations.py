@@ -149,7 +149,7 @@ class Conversations:
                 if isinstance(event, Token):
                     self.hub.publish_delta(session_id, delta_event(config, event.agent, event.text))
                 elif isinstance(event, Appended):
-                    await self.hub.poke(session_id)
+                    await self.hub.stored(session_id, [event.item])  # no read back of what it stored
         except asyncio.CancelledError:
             raise
         except Exception:  # the message is stored; staff see the session and can retry the turn

@@ -101,6 +101,25 @@ class Hub:
             if event is not None:
                 self._put_all(followed, event)
 
+    async def stored(self, session_id: str, items: list[Item]) -> None:
+        """Items this process has just stored (a turn's `Appended`), handed to the session's
+        streams as they are: no read of the log, when they follow what the streams have.
+        Anything else (a gap: some other writer's items came first) is a poke, which reads."""
+        followed = self._sessions.get(session_id)
+        if followed is None or not items:
+            return
+        async with followed.lock:
+            if items[-1].seq <= followed.head:
+                return  # already handed out (a poke read them)
+            if items[0].seq == followed.head + 1:
+                followed.head = items[-1].seq
+                for item in items:
+                    event = self.view(item)
+                    if event is not None:
+                        self._put_all(followed, event)
+                return
+        await self.poke(session_id)
+
     def _put_all(self, followed: _Followed, event: CustomerEvent) -> None:
         for queue in list(followed.subscribers):
             try:
