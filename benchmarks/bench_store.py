@@ -48,7 +48,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supportdesk.items import ContextSet, Item, Message  # noqa: E402
+from supportdesk.items import ContextSet, Item, Message, item_body_json  # noqa: E402
 from supportdesk.store import SessionStore  # noqa: E402
 
 FULL = {
@@ -265,8 +265,15 @@ def peer_check(db: Path | str, sid: str, total: int, word: str) -> str:
 # --- appends from one process ------------------------------------------------------------------
 
 
+def warm_ours() -> None:
+    """Load what our first append loads on first use (the items' validator, pydantic): once per
+    process, before the clock starts, as the SDK's side opens its connection before its own."""
+    item_body_json(our_message(0))
+
+
 async def ours_writes(folder: Path, sizes: dict[str, int], level: str) -> dict[str, float]:
     store = await ours_open(folder / f"ours_writes_{level}.db", level)
+    warm_ours()
     try:
         sid = (await store.create_session("triage")).id
         items = [our_message(n) for n in range(sizes["single"])]
@@ -400,6 +407,8 @@ async def writer_process(side: str, db: str, sid: str, writer: int, count: int, 
             Message(role="agent", text=writer_text(writer, n), agent="triage", meta={"writer": writer, "n": n})
             for n in range(count)
         ]
+
+        warm_ours()
 
         async def append(n: int) -> None:
             await store.append(sid, [items[n]])
