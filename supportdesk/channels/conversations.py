@@ -122,7 +122,7 @@ class Conversations:
         """Store the customer's message (durably, before returning its seq) and ask for a turn."""
         self.rate.check(session_id)
         item = await self.desk.runner.receive(session_id, text)
-        await self.hub.poke(session_id)
+        await self.hub.stored(session_id, [item])  # no read back of what it stored
         self.want_turn(session_id)
         return item.seq
 

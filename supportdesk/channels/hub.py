@@ -85,13 +85,16 @@ class Hub:
         if followed is not None:
             self._put_all(followed, event)
 
-    async def poke(self, session_id: str) -> None:
-        """Read what the session gained since it was last read and hand it to its streams."""
+    async def poke(self, session_id: str, head: int | None = None) -> None:
+        """Read what the session gained since it was last read and hand it to its streams.
+
+        `head`: where the session ends, when the caller knows (a change of the feed carries it),
+        so only the new items are read."""
         followed = self._sessions.get(session_id)
         if followed is None:
             return
         async with followed.lock:
-            last = await self.store.last_seq(session_id)
+            last = head if head is not None else await self.store.last_seq(session_id)
             if last <= followed.head:
                 return
             items = await self.store.range(session_id, followed.head + 1, last)
@@ -157,7 +160,7 @@ class Hub:
                     async for change in feed:
                         followed = self._sessions.get(change.session_id)
                         if followed is not None and change.head > followed.head:
-                            await self.poke(change.session_id)
+                            await self.poke(change.session_id, change.head)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a lost connection must not end live follow for every stream
