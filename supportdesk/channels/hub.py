@@ -25,7 +25,8 @@ log = logging.getLogger("supportdesk.serve")
 # A subscriber this far behind is dropped: its stream ends and the client resumes from its
 # Last-Event-ID, so a slow reader costs a reconnect instead of unbounded memory.
 QUEUE_LIMIT = 1000
-# How often the follower asks the store whether another connection committed.
+# How often the follower asks a store without a change feed whether another connection committed
+# (both adapters have a feed: on PostgreSQL LISTEN/NOTIFY, so no poll at all; see `_follow`).
 FOLLOW_INTERVAL = 0.25
 
 # The follower's page of recent sessions holds the followed ones and this many more.
@@ -175,8 +176,8 @@ class Hub:
         SQLite says cheaply whether another connection committed (`data_version`). A store
         without that probe is asked for one page of the most recently active sessions, whose
         `item_count` is each one's head; a followed session missing from a page that reaches
-        back past the last poll is asked for on its own. (The store's change feed replaces both
-        once its protocol has one.)"""
+        back past the last poll is asked for on its own. Only for a store without `follow`: both
+        adapters have one, so `serve` never polls here."""
         probe = getattr(self.store, "data_version", None)
         seen = await probe() if probe is not None else None
         since = self.store.clock()
