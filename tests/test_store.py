@@ -315,6 +315,27 @@ async def test_turn_start_reads_what_the_separate_reads_read(store: Store):
     assert missing.session is None and missing.items == [] and missing.context == {} and missing.holder is None
 
 
+async def test_turn_start_is_one_round_trip(store: Store, backend: str):
+    """One hop to SQLite's thread (one read transaction); one statement on PostgreSQL."""
+    info = await store.create_session("triage")
+    await store.append(info.id, [customer("hi"), ctx("customer", "c-17"), handoff("triage", "billing")])
+    name = "_run" if backend == "sqlite" else "_fetch"
+    real = getattr(store, name)
+    calls: list[object] = []
+
+    async def counted(*args, **kwargs):
+        calls.append(args[0])
+        return await real(*args, **kwargs)
+
+    setattr(store, name, counted)
+    try:
+        start = await store.turn_start(info.id, 10)
+    finally:
+        delattr(store, name)
+    assert len(start.items) == 3 and start.context["customer"].value == "c-17"
+    assert len(calls) == 1, calls
+
+
 async def test_usage_totals_sum_per_agent(store: Store):
     info = await store.create_session("triage")
     await store.append(
