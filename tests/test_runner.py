@@ -267,16 +267,16 @@ async def test_a_turn_left_early_and_closed_releases_its_lease_at_once(db_path, 
 
 async def test_a_message_turn_reads_the_session_row_once_and_no_turn_window(db_path, test_desk):
     """The turn for a message just stored knows its start (that message) and who holds the
-    conversation (the agent it was stamped with): it reads neither again. One read of the
-    session row serves the crash check and the message's stamp."""
-    from supportdesk.engine.runner import HISTORY_WINDOW
+    conversation (the agent it was stamped with): it reads neither again. One read when the
+    turn starts (`turn_start`) serves the session row, the crash check, the message's stamp and
+    every step's window: no separate row or window read at all."""
 
     script = [Answer("hello"), Transfer("billing", "money"), Answer("billing here")]
     desk, _, _ = await _desk(db_path, test_desk, script)
     async with desk:
         sid = _items(await drain(desk.runner.send(None, "hi")))[0].session_id
         reads: list[tuple[str, object]] = []
-        for name in ("get_session", "latest"):
+        for name in ("get_session", "latest", "turn_start"):
             real = getattr(desk.store, name)
 
             def counted(*args, _name=name, _real=real):
@@ -286,12 +286,11 @@ async def test_a_message_turn_reads_the_session_row_once_and_no_turn_window(db_p
             setattr(desk.runner.store, name, counted)
         events = await drain(desk.runner.send(sid, "my card was charged twice"))
         assert [i.text for i in _items(events) if i.kind == "message"] == ["my card was charged twice", "billing here"]
-        assert [r for r in reads if r[0] == "get_session"] == [("get_session", None)]
-        assert ("latest", HISTORY_WINDOW) not in reads
+        assert [r[0] for r in reads] == ["turn_start"]
         # the billing agent it handed to holds the next message, stamped without a read
         reads.clear()
         desk.runner.provider = ScriptedModel([Answer("still billing")])
         events = await drain(desk.runner.send(sid, "thanks"))
         [customer, answer] = [i for i in _items(events) if i.kind == "message"]
         assert customer.agent == "billing" and answer.agent == "billing"
-        assert len([r for r in reads if r[0] == "get_session"]) == 1
+        assert [r[0] for r in reads] == ["turn_start"]

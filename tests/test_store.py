@@ -279,6 +279,63 @@ async def test_context_at_folds_writes_at_different_seqs_and_clears(store: Store
     assert list(await store.context_at(other.id)) == ["other"]
 
 
+async def test_turn_start_reads_what_the_separate_reads_read(store: Store):
+    """`turn_start` answers as get_session, latest(n), context_at and the last take-over or
+    release do, at every point of a session's life; an unknown session is an empty answer."""
+    from supportdesk.items import Release, Takeover
+
+    async def check(sid: str, n: int) -> None:
+        got = await store.turn_start(sid, n)
+        assert got.session == await store.get_session(sid)
+        assert got.items == await store.latest(sid, n)
+        assert got.context == await store.context_at(sid)
+        assert got.whole_log == (len(got.items) < n or (bool(got.items) and got.items[0].seq == 1))
+        return got
+
+    info = await store.create_session("triage")
+    empty = await check(info.id, 5)
+    assert empty.items == [] and empty.context == {} and empty.holder is None and empty.whole_log
+    await store.append(info.id, [customer("hi"), ctx("customer", "c-17"), handoff("triage", "billing")])
+    await store.append(info.id, [ctx("plan", "pro", "billing"), reply("billing", "ok")])
+    start = await check(info.id, 3)
+    assert [i.seq for i in start.items] == [3, 4, 5] and not start.whole_log
+    assert {k: e.value for k, e in start.context.items()} == {"customer": "c-17", "plan": "pro"}
+    assert start.session is not None and start.session.active_agent == "billing" and start.holder is None
+    whole = await check(info.id, 50)
+    assert [i.seq for i in whole.items] == [1, 2, 3, 4, 5] and whole.whole_log
+    await store.append(info.id, [Takeover(person="ana", origin="tui", agent="billing")])
+    assert (await check(info.id, 50)).holder == "ana"
+    await store.append(info.id, [ctx("customer", None, "billing")])  # cleared: not in the context
+    assert "customer" not in (await check(info.id, 50)).context
+    await store.append(info.id, [Release(person="ana", origin="tui", to_agent="billing", agent="billing")])
+    assert (await check(info.id, 50)).holder is None
+    await store.append(info.id, [Takeover(person="bo", origin="api", agent="billing")])
+    assert (await check(info.id, 2)).holder == "bo"
+    missing = await store.turn_start("no-such-session", 10)
+    assert missing.session is None and missing.items == [] and missing.context == {} and missing.holder is None
+
+
+async def test_turn_start_is_one_round_trip(store: Store, backend: str):
+    """One hop to SQLite's thread (one read transaction); one statement on PostgreSQL."""
+    info = await store.create_session("triage")
+    await store.append(info.id, [customer("hi"), ctx("customer", "c-17"), handoff("triage", "billing")])
+    name = "_run" if backend == "sqlite" else "_fetch"
+    real = getattr(store, name)
+    calls: list[object] = []
+
+    async def counted(*args, **kwargs):
+        calls.append(args[0])
+        return await real(*args, **kwargs)
+
+    setattr(store, name, counted)
+    try:
+        start = await store.turn_start(info.id, 10)
+    finally:
+        delattr(store, name)
+    assert len(start.items) == 3 and start.context["customer"].value == "c-17"
+    assert len(calls) == 1, calls
+
+
 async def test_usage_totals_sum_per_agent(store: Store):
     info = await store.create_session("triage")
     await store.append(

@@ -173,7 +173,7 @@ class Conversations:
         if client is not None:
             self.client_messages.check(client)
         item = await self.desk.runner.receive(session_id, text, meta=meta)
-        await self.hub.poke(session_id)
+        await self.hub.stored(session_id, [item])  # no read back of what it stored
         self.want_turn(session_id)
         return item.seq
 
@@ -237,7 +237,7 @@ class Conversations:
                     if isinstance(event, Token):
                         self.hub.publish_delta(session_id, delta_event(config, event.agent, event.text))
                     elif isinstance(event, Appended):
-                        await self.hub.poke(session_id)
+                        await self.hub.stored(session_id, [event.item])  # no read back of what it stored
             ok = True
         except asyncio.CancelledError:
             raise

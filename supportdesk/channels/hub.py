@@ -25,7 +25,8 @@ log = logging.getLogger("supportdesk.serve")
 # A subscriber this far behind is dropped: its stream ends and the client resumes from its
 # Last-Event-ID, so a slow reader costs a reconnect instead of unbounded memory.
 QUEUE_LIMIT = 1000
-# How often the follower asks the store whether another connection committed.
+# How often the follower asks a store without a change feed whether another connection committed
+# (both adapters have a feed: on PostgreSQL LISTEN/NOTIFY, so no poll at all; see `_follow`).
 FOLLOW_INTERVAL = 0.25
 
 # The follower's page of recent sessions holds the followed ones and this many more.
@@ -50,6 +51,9 @@ class Hub:
         self.view = view
         self._sessions: dict[str, _Followed] = {}
         self._follower: asyncio.Task[None] | None = None
+        # Set once the follower hears other writers (the change feed is open): what is written
+        # from then on reaches the streams without a poll.
+        self.following = asyncio.Event()
 
     async def subscribe(self, session_id: str) -> asyncio.Queue[Queued]:
         """A queue of the session's new events, from now on (read the backlog after this)."""
@@ -82,13 +86,16 @@ class Hub:
         if followed is not None:
             self._put_all(followed, event)
 
-    async def poke(self, session_id: str) -> None:
-        """Read what the session gained since it was last read and hand it to its streams."""
+    async def poke(self, session_id: str, head: int | None = None) -> None:
+        """Read what the session gained since it was last read and hand it to its streams.
+
+        `head`: where the session ends, when the caller knows (a change of the feed carries it),
+        so only the new items are read."""
         followed = self._sessions.get(session_id)
         if followed is None:
             return
         async with followed.lock:
-            last = await self.store.last_seq(session_id)
+            last = head if head is not None else await self.store.last_seq(session_id)
             if last <= followed.head:
                 return
             items = await self.store.range(session_id, followed.head + 1, last)
@@ -97,6 +104,25 @@ class Hub:
             event = self.view(item)
             if event is not None:
                 self._put_all(followed, event)
+
+    async def stored(self, session_id: str, items: list[Item]) -> None:
+        """Items this process has just stored (a turn's `Appended`), handed to the session's
+        streams as they are: no read of the log, when they follow what the streams have.
+        Anything else (a gap: some other writer's items came first) is a poke, which reads."""
+        followed = self._sessions.get(session_id)
+        if followed is None or not items:
+            return
+        async with followed.lock:
+            if items[-1].seq <= followed.head:
+                return  # already handed out (a poke read them)
+            if items[0].seq == followed.head + 1:
+                followed.head = items[-1].seq
+                for item in items:
+                    event = self.view(item)
+                    if event is not None:
+                        self._put_all(followed, event)
+                return
+        await self.poke(session_id)
 
     def _put_all(self, followed: _Followed, event: CustomerEvent) -> None:
         for queue in list(followed.subscribers):
@@ -132,6 +158,7 @@ class Hub:
         while True:
             try:
                 async with await follow() as feed:
+                    self.following.set()
                     if lost:
                         # Listening again: what moved while the feed was down, each followed
                         # session read from the last seq its streams got (the database may have
@@ -142,7 +169,7 @@ class Hub:
                     async for change in feed:
                         followed = self._sessions.get(change.session_id)
                         if followed is not None and change.head > followed.head:
-                            await self.poke(change.session_id)
+                            await self.poke(change.session_id, change.head)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a lost connection must not end live follow for every stream
@@ -156,8 +183,8 @@ class Hub:
         SQLite says cheaply whether another connection committed (`data_version`). A store
         without that probe is asked for one page of the most recently active sessions, whose
         `item_count` is each one's head; a followed session missing from a page that reaches
-        back past the last poll is asked for on its own. (The store's change feed replaces both
-        once its protocol has one.)"""
+        back past the last poll is asked for on its own. Only for a store without `follow`: both
+        adapters have one, so `serve` never polls here."""
         probe = getattr(self.store, "data_version", None)
         seen = await probe() if probe is not None else None
         since = self.store.clock()

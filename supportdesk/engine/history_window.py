@@ -85,6 +85,11 @@ def settings_for(desk: DeskConfig, agent: AgentConfig) -> HistorySettings:
     return agent.history or desk.desk.history
 
 
+def read_depth(settings: HistorySettings) -> int:
+    """How many of the newest items building a window reads (the window and its slack)."""
+    return settings.max_items + _SLACK
+
+
 def cut(items: Sequence[Item], max_items: int, max_tokens: int | None) -> int:
     """Where the window starts in `items` (oldest first): within both budgets, no pair split."""
     if not items:
@@ -177,7 +182,7 @@ class HistoryWindows:
     async def build(self, store: Store, session_id: str, settings: HistorySettings) -> Window:
         # One read (the latest items), not two (the last seq, then the range up to it): every
         # model step builds a window, and each read is a round trip to the store's thread.
-        buffer = await store.latest(session_id, settings.max_items + _SLACK)
+        buffer = await store.latest(session_id, read_depth(settings))
         note_tokens = min(_NOTE_TOKENS, settings.max_tokens // _NOTE_SHARE) if settings.max_tokens else _NOTE_TOKENS
         budget = settings.max_tokens - note_tokens if settings.max_tokens else None
         start = cut(buffer, settings.max_items, budget)

@@ -14,7 +14,7 @@ from contextlib import aclosing, asynccontextmanager
 from dataclasses import replace
 from datetime import datetime
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from typing import Any, assert_never
+from typing import Any, assert_never, cast
 
 from supportdesk.config import AgentConfig, DeskConfig
 from supportdesk.engine.confirmation import (
@@ -29,7 +29,7 @@ from supportdesk.engine.confirmation import (
 from supportdesk.engine.errors import TurnError
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome, TurnWaiting, unfinished_turn
 from supportdesk.engine.handoffs import transfer_tool_name
-from supportdesk.engine.history_window import HistoryWindows, settings_for
+from supportdesk.engine.history_window import HistoryWindows, read_depth, settings_for
 from supportdesk.engine.later import Later, ready
 from supportdesk.engine.hooks import (
     AskApproval,
@@ -55,6 +55,7 @@ from supportdesk.engine.protocol import (
     Transfer,
 )
 from supportdesk.engine.services import Services
+from supportdesk.engine.turn_reads import TurnReads
 from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry, TransferArgs, check_arguments
 from supportdesk.items import (
     AnswerSource,
@@ -173,6 +174,9 @@ class Runner:
         # The fencing token of each session's turn lease this runner holds: every append of the
         # turn carries it, and the store refuses it once another holder took the session.
         self._fences: dict[str, str] = {}
+        # The running turns' reads (engine/turn_reads.py): one read when a turn starts, then
+        # what it stores, so its steps do not read the window and the context again.
+        self._turn_reads: dict[str, TurnReads] = {}
 
     @property
     def provider(self) -> ModelProvider:
@@ -241,24 +245,28 @@ class Runner:
                 yield event
 
     async def _send(self, session_id: str, text: str, *, new: bool) -> AsyncGenerator[Event, None]:
+        # The turn's one read (this turn holds the lease already): the session, its newest
+        # items, its context and who holds it; the turn's steps read from it and what they store.
+        reads = await self._start_reads(session_id)
         if new:
-            stored = await self.store.item(session_id, 1)
+            first = await reads.latest(session_id, 1) if reads.head == 1 else []
+            stored = first[0] if first else await self.store.item(session_id, 1)
             assert stored is not None
         else:
-            info = await self.store.get_session(session_id)
+            info = reads.session
             if info is None:
                 raise TurnError(f"no session {session_id!r}")
             # A turn a crash left unfinished is finished first, under its own turn's keys, so a
             # tool that ran before the crash is not run again for the new message.
-            resumed = False
-            async for event in self._resume(session_id, info=info):  # (this turn holds the lease already)
-                resumed = True
+            async for event in self._resume(session_id, info=info, reads=reads):
                 yield event
-            # The session as read above still says who holds it, unless a resumed turn ran.
-            active = await self._active_agent(session_id) if resumed else self._present(info.active_agent)
+            # The session as read, and as the resumed turn (if any) moved it, says who holds it.
+            info = reads.session if reads.fresh else None
+            active = self._present(info.active_agent) if info is not None else None
             stored = await self._store_message(session_id, text, active=active)
+            reads.add(stored)
         yield Appended(stored)
-        async for event in self._turn(session_id, started=stored):
+        async for event in self._turn(session_id, started=stored, reads=reads):
             yield event
 
     async def receive(self, session_id: str, text: str, *, meta: dict[str, Any] | None = None) -> Item:
@@ -339,14 +347,15 @@ class Runner:
                 yield event
 
     async def _resume(
-        self, session_id: str, idle_for: float | None = None, *, info: SessionInfo | None = None
+        self, session_id: str, idle_for: float | None = None, *, info: SessionInfo | None = None,
+        reads: TurnReads | None = None,
     ) -> AsyncGenerator[Event, None]:
         info = info or await self.store.get_session(session_id)
         if info is not None and info.channel in FOREIGN_CHANNELS:
             return  # another framework's agents hold this session: not ours to answer
         if idle_for is not None and not await self._idle(session_id, idle_for):
             return  # the turn may still be running in another process
-        async for event in self._turn(session_id, only_unfinished=True):
+        async for event in self._turn(session_id, only_unfinished=True, reads=reads):
             yield event
 
     async def _idle(self, session_id: str, seconds: float) -> bool:
@@ -365,7 +374,7 @@ class Runner:
         """The seq of the turn's customer message, and how many calls of each tool the turn
         has stored so far (a resumed or retried turn goes on counting)."""
         calls: dict[str, int] = {}
-        for item in reversed(await self.store.latest(session_id, HISTORY_WINDOW)):
+        for item in reversed(await self._reads(session_id).latest(session_id, HISTORY_WINDOW)):
             if item.kind == "message" and item.role == "customer":
                 return item.seq, calls
             if item.kind == "tool_call":
@@ -382,17 +391,46 @@ class Runner:
         # A desk file edited since the session began may no longer have that agent.
         return agent if agent in self.config.agents else self.config.desk.fallback
 
+    async def _start_reads(self, session_id: str) -> TurnReads:
+        """The turn's one read when it starts, deep enough for every agent's window."""
+        agents = self.config.agents.values()
+        depth = max([HISTORY_WINDOW, *(read_depth(settings_for(self.config, agent)) for agent in agents)])
+        return await TurnReads.read(self.store, session_id, depth)
+
+    def _reads(self, session_id: str) -> Store:
+        """Where a running turn reads its session: its `TurnReads`, else the store."""
+        return cast(Store, self._turn_reads.get(session_id) or self.store)
+
     async def _turn(
-        self, session_id: str, *, only_unfinished: bool = False, started: Item | None = None
+        self, session_id: str, *, only_unfinished: bool = False, started: Item | None = None,
+        reads: TurnReads | None = None,
+    ) -> AsyncGenerator[Event, None]:
+        """A turn under the session's lease, reading from `reads` (read now when not given) and
+        adding to it every item the turn stores."""
+        if only_unfinished and reads is None and await unfinished_turn(self.store, session_id) is None:
+            return  # (a glance at the log's end: opening a session in the TUI asks this)
+        reads = reads or await self._start_reads(session_id)
+        self._turn_reads[session_id] = reads
+        try:
+            async for event in self._steps(session_id, reads, only_unfinished=only_unfinished, started=started):
+                if isinstance(event, Appended):
+                    reads.add(event.item)
+                yield event
+        finally:
+            if self._turn_reads.get(session_id) is reads:
+                del self._turn_reads[session_id]
+
+    async def _steps(
+        self, session_id: str, reads: TurnReads, *, only_unfinished: bool = False, started: Item | None = None
     ) -> AsyncGenerator[Event, None]:
         """`started`: the customer message this turn answers, just stored under this turn's lease.
         It was stamped with the agent holding the conversation, and no call of the turn is stored
         yet, so neither is read again (two reads of every message's turn, one of 400 items)."""
         # Checked inside the turn, so whatever serializes turns on a session (the turn lease)
         # also keeps two processes from both finishing one interrupted turn.
-        if only_unfinished and await self.unfinished_turn(session_id) is None:
+        if only_unfinished and await unfinished_turn(self._reads(session_id), session_id) is None:
             return
-        holder = await self.held_by(session_id)
+        holder = reads.holder if reads.fresh else await self.held_by(session_id)
         if holder is not None:
             # A person holds the conversation: the customer's message waits for them, stored.
             if not only_unfinished:
@@ -401,7 +439,12 @@ class Runner:
         limits = self.config.desk.limits
         loop = asyncio.get_running_loop()
         deadline = loop.time() + limits.message_timeout
-        active = self._present(started.agent) if started is not None else await self._active_agent(session_id)
+        if started is not None:
+            active = self._present(started.agent)
+        elif reads.fresh and reads.session is not None:
+            active = self._present(reads.session.active_agent)
+        else:
+            active = await self._active_agent(session_id)
         holders = [active]  # who held the conversation this turn, for ping-pong detection
         handoffs = 0
         statuses: set[str] = set()
@@ -582,7 +625,8 @@ class Runner:
             if "approval_requested" in statuses
             else "needs_human" if "human_requested" in statuses else "open"
         )
-        await self.store.set_status(session_id, status)
+        if not (reads.fresh and reads.session is not None and reads.session.status == status):
+            await self.store.set_status(session_id, status)  # (unchanged, it is not written again)
         for item in await self._hook_notices(session_id, "after_turn", TurnEnded(session_id, active, outcome), active):
             yield Appended(item)
         yield Done(session_id, active, outcome, status)
@@ -601,7 +645,7 @@ class Runner:
         reply) in the log and the turn ends before any model call."""
         if not self.hooks:
             return
-        latest = await self.store.latest(session_id, 1)
+        latest = await self._reads(session_id).latest(session_id, 1)
         last = latest[-1] if latest else None
         text = last.text if isinstance(last, Message) and last.role == "customer" else ""
         started = TurnStarted(session_id, active, text, last.seq if last is not None else 0)
@@ -648,9 +692,10 @@ class Runner:
     async def _request(self, session_id: str, agent: AgentConfig) -> StepRequest:
         # The two reads are independent: asked together, they cost one wait for the store, not
         # two (SQLite runs them back to back on its thread, PostgreSQL on two pooled connections).
+        reads = self._reads(session_id)  # (a running turn's: from memory, no store read)
         window, context = await asyncio.gather(
-            self.windows.build(self.store, session_id, settings_for(self.config, agent)),
-            self.store.context_at(session_id),
+            self.windows.build(reads, session_id, settings_for(self.config, agent)),
+            reads.context_at(session_id),
         )
         history = window.items
         return StepRequest(
@@ -951,6 +996,10 @@ class Runner:
 
     async def _customer_words(self, session_id: str) -> str:
         """Every message the customer wrote in the session, one per line (for tool policies)."""
+        turn = self._turn_reads.get(session_id)
+        whole = turn.customer_words() if turn is not None else None
+        if whole is not None:
+            return "\n".join(whole)  # the running turn holds the whole log
         read_upto, last_read, said = self._customer_said.pop(session_id, (0, None, []))
         # The last message read comes back with the new ones: if it is gone or different, the
         # session was deleted and another imported under its id, and its log is read whole.

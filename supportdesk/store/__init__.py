@@ -24,6 +24,7 @@ from supportdesk.store.protocol import (
     StoreError,
     StoreLocationError,
     TurnLease,
+    TurnStart,
 )
 from supportdesk.store.sessions import SessionStore
 
@@ -62,6 +63,7 @@ __all__ = [
     "StoreLocation",
     "StoreLocationError",
     "TurnLease",
+    "TurnStart",
     "default_db_path",
     "open_store",
     "parse_location",

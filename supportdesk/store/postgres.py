@@ -54,6 +54,7 @@ from supportdesk.store.protocol import (
     SessionInfo,
     StoreError,
     StoreLocationError,
+    TurnStart,
     search_terms,
     search_words,
     session_info,
@@ -153,6 +154,28 @@ SQL_CONTEXT_AT = """
     WHERE k.session_id = $2
     ORDER BY k.key
 """
+# Everything a turn reads when it starts, as one statement (one round trip): the session's row,
+# its newest n items, its context now (one probe per key) and the person of a take-over that no
+# release came after. n is written into the text like sql_latest's.
+def sql_turn_start(n: int) -> str:
+    n = max(0, min(int(n), _NO_LIMIT))
+    return f"""
+    SELECT {", ".join("s." + c for c in _SESSION_COLS.split(", "))},
+        ARRAY(SELECT doc FROM (SELECT {_ITEM_DOC} AS doc, seq FROM items WHERE session_id = $1
+              ORDER BY seq DESC LIMIT {n}) AS newest ORDER BY seq) AS tail,
+        ARRAY(SELECT json_build_array(k.key, i.body, i.seq, i.created_at)::text
+              FROM context_keys AS k
+              CROSS JOIN LATERAL (
+                  SELECT body, seq, created_at FROM items
+                  WHERE session_id = k.session_id AND ctx_key = k.key ORDER BY seq DESC LIMIT 1) AS i
+              WHERE k.session_id = $1 ORDER BY k.key) AS context,
+        (SELECT body::json ->> 'person' FROM items WHERE session_id = $1 AND kind = 'takeover'
+              AND seq > coalesce((SELECT max(seq) FROM items WHERE session_id = $1 AND kind = 'release'), 0)
+              ORDER BY seq DESC LIMIT 1) AS held_by
+    FROM sessions AS s WHERE s.id = $1
+    """
+
+
 SQL_USAGE_TOTALS = (
     "SELECT agent, input_tokens, output_tokens, reported FROM usage_totals WHERE session_id = $1 ORDER BY agent"
 )
@@ -355,6 +378,19 @@ def _session(row: asyncpg.Record) -> SessionInfo:
 
 def _item(row: asyncpg.Record) -> Item:
     return item_from_json(row[0])
+
+
+def _context(rows: Sequence[Sequence[Any]]) -> dict[str, ContextEntry]:
+    """The shared context from SQL_CONTEXT_AT's rows (a cleared key is left out)."""
+    out: dict[str, ContextEntry] = {}
+    for key, body, at, created in rows:
+        data = json.loads(body)
+        if data.get("value") is None:
+            continue  # cleared
+        out[key] = read_back(
+            ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
+        )
+    return out
 
 
 async def _whole_log(
@@ -1108,15 +1144,18 @@ class PostgresStore:
     async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
         """The shared context as of item `seq` (default: now). One index probe per key."""
         upto = min(seq, _NO_LIMIT) if seq is not None else _NO_LIMIT
-        out: dict[str, ContextEntry] = {}
-        for key, body, at, created in await self._fetch(SQL_CONTEXT_AT, upto, session_id):
-            data = json.loads(body)
-            if data.get("value") is None:
-                continue  # cleared
-            out[key] = read_back(
-                ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
-            )
-        return out
+        return _context(await self._fetch(SQL_CONTEXT_AT, upto, session_id))
+
+    async def turn_start(self, session_id: str, n: int) -> TurnStart:
+        """The session's row, newest `n` items, context and holder: one statement."""
+        rows = await self._fetch(sql_turn_start(n), session_id)
+        if not rows:
+            return TurnStart(None, [], {}, None)
+        row = rows[0]
+        info = session_info({c: row[c] for c in _SESSION_COLS.split(", ")})
+        items = [item_from_json(doc) for doc in row["tail"]]
+        context = _context([json.loads(entry) for entry in row["context"]])
+        return TurnStart(info, items, context, row["held_by"])
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""

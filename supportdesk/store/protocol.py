@@ -175,6 +175,24 @@ class DeskRow:
     state: ConversationState
 
 
+@dataclass
+class TurnStart:
+    """What a turn needs from the store when it starts, read at once (`Store.turn_start`):
+    the session's row (None: no such session), its newest items, the shared context now,
+    and the person holding the conversation (a take-over not yet released), if any."""
+
+    session: SessionInfo | None
+    # The newest items, oldest first: `n` of them, or the whole log when it is shorter.
+    items: list[Item]
+    context: dict[str, ContextEntry]
+    holder: str | None
+
+    @property
+    def whole_log(self) -> bool:
+        """`items` is the session's whole log (it reaches back to seq 1, or there is none)."""
+        return not self.items or self.items[0].seq == 1
+
+
 @dataclass(frozen=True)
 class Change:
     """One entry of the change feed: session `session_id` now ends at `head` (its item count).
@@ -334,6 +352,13 @@ class Store(Protocol):
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]: ...
 
     async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]: ...
+
+    async def turn_start(self, session_id: str, n: int) -> TurnStart:
+        """Everything a turn reads when it starts, in one round trip: the session's row, its
+        newest `n` items, the shared context now and who holds the conversation (`TurnStart`).
+        The same answers as `get_session`, `latest(n)`, `context_at` and the last take-over or
+        release, asked together."""
+        ...
 
     # --- the desk's figures ---
     async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:

@@ -39,6 +39,7 @@ from supportdesk.store.protocol import (
     SessionInfo,
     StoreError,
     StoreLocationError,
+    TurnStart,
     search_terms,
     session_info,
 )
@@ -110,6 +111,12 @@ SQL_CONTEXT_AT = """
     WHERE k.session_id = ?
     ORDER BY k.key
 """
+# Who holds the conversation: the person of a take-over no release came after (two index probes).
+SQL_HELD_BY = (
+    "SELECT json_extract(body, '$.person') FROM items WHERE session_id = ? AND kind = 'takeover' AND kind <> 'message' "
+    "AND seq > coalesce((SELECT max(seq) FROM items WHERE session_id = ? AND kind = 'release' AND kind <> 'message'), 0) "
+    "ORDER BY seq DESC LIMIT 1"
+)
 # The append transaction reads the session row (the head, the kept summaries and the search
 # backlog), folds the new items, then writes the row once (the head, the three summaries and the
 # figures' columns) and inserts the items. Few statements, because the write lock is held
@@ -696,6 +703,40 @@ def _fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any], path: str,
     return _explained(lambda: conn.execute(sql, params).fetchall(), path, timeout_s)
 
 
+def _turn_start(conn: sqlite3.Connection, session_id: str, n: int, path: str, timeout_s: float) -> Any:
+    """A turn's start reads (`SessionStore.turn_start`) in one read transaction, so they see one
+    moment of the log."""
+
+    def run() -> Any:
+        conn.execute("BEGIN")
+        try:
+            row = conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                return None
+            items = conn.execute(SQL_LATEST, (session_id, session_id, n)).fetchall()
+            context = conn.execute(SQL_CONTEXT_AT, (_NO_LIMIT, session_id)).fetchall()
+            held = conn.execute(SQL_HELD_BY, (session_id, session_id)).fetchone()
+            return row, items, context, held
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    return _explained(run, path, timeout_s)
+
+
+def _context(rows: Sequence[Sequence[Any]]) -> dict[str, ContextEntry]:
+    """The shared context from SQL_CONTEXT_AT's rows (a cleared key is left out)."""
+    out: dict[str, ContextEntry] = {}
+    for key, body, at, created in rows:
+        data = json.loads(body)
+        if data.get("value") is None:
+            continue  # cleared
+        out[key] = read_back(
+            ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
+        )
+    return out
+
+
 def _write_transaction(
     conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T], path: str, timeout_s: float
 ) -> T:
@@ -1127,15 +1168,15 @@ class SessionStore:
         rows = await self._fetch(
             SQL_CONTEXT_AT, (seq if seq is not None else _NO_LIMIT, session_id)
         )
-        out: dict[str, ContextEntry] = {}
-        for key, body, at, created in rows:
-            data = json.loads(body)
-            if data.get("value") is None:
-                continue  # cleared
-            out[key] = read_back(
-                ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
-            )
-        return out
+        return _context(rows)
+
+    async def turn_start(self, session_id: str, n: int) -> TurnStart:
+        """The session's row, newest `n` items, context and holder: one hop, one read transaction."""
+        read = await self._run(_turn_start, session_id, max(0, int(n)), self.path, self._busy_timeout_s)
+        if read is None:
+            return TurnStart(None, [], {}, None)
+        row, items, context, held = read
+        return TurnStart(_session(row), [_item(r) for r in items], _context(context), held[0] if held else None)
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""

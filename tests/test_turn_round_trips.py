@@ -1,0 +1,165 @@
+"""How many times a turn goes to the store, counted, on both adapters (issue 34 item 1).
+
+A counting wrapper stands between the runner and the real store (a SQLite file, a PostgreSQL
+database): every call of the store's contract and of its turn lease is one round trip (a hop to
+SQLite's thread, a statement or transaction on the server). The seed turn, the README's first
+message through the embedded model (triage -> billing -> find_charges -> answer), took 16 before
+the turn's reads were designed: the lease, the stored message read back, the take-over check, a
+history window and the context per step, an append per step, the status, the release.
+
+Now: the session with the customer's message (one transaction), the lease, ONE read when the
+turn starts (`Store.turn_start`: row, window, context, holder), one append per step, the release:
+steps + 4. The issue's bar is steps + 2; the two left are the lease's own taking and giving back,
+which would have to ride on the first read and the last append (the lease code is being rewritten
+for fencing tokens in parallel, so it is not merged into them here).
+
+Each model step's request is also checked against the log as the store holds it: the window and
+context the turn keeps in memory are the ones a read would have returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from supportdesk.config import load_desk
+from supportdesk.engine.events import Appended, Done, StepStarted
+from supportdesk.wiring import open_desk
+from tests.conftest import REPO
+
+SEED = "Hi, I was charged twice for my subscription this month: two charges of $29.99 on March 1st and March 3rd."
+THEN = "I'd like a refund for the duplicate charge."
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def where(request, tmp_path: Path) -> str:
+    return str(tmp_path / "desk.db") if request.param == "sqlite" else request.getfixturevalue("pg_url")
+
+
+class Counting:
+    """The store, with every contract call (and every call of a lease it hands out) recorded."""
+
+    def __init__(self, inner: Any):
+        self._inner = inner
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name == "turn":
+            return lambda session_id: _CountingLease(attr(session_id), self.calls)
+        if asyncio.iscoroutinefunction(attr):
+            async def counted(*args: Any, **kwargs: Any) -> Any:
+                self.calls.append(name)
+                return await attr(*args, **kwargs)
+
+            return counted
+        return attr
+
+
+class _CountingLease:
+    def __init__(self, lease: Any, calls: list[str]):
+        self._lease, self._calls = lease, calls
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._lease, name)
+        if asyncio.iscoroutinefunction(attr) and name in ("try_acquire", "acquire", "release"):
+            async def counted(*args: Any, **kwargs: Any) -> Any:
+                self._calls.append(f"lease.{name}")
+                return await attr(*args, **kwargs)
+
+            return counted
+        return attr
+
+
+@dataclass
+class Seen:
+    """What each model step was shown: its history's seqs and its context."""
+
+    steps: list[tuple[list[int], dict[str, Any]]] = field(default_factory=list)
+
+
+class Watching:
+    """The desk's model, with what each request showed it kept."""
+
+    def __init__(self, inner: Any, seen: Seen):
+        self._inner, self._seen = inner, seen
+
+    def stream(self, request: Any) -> Any:
+        self._seen.steps.append(([i.seq for i in request.history], dict(request.context)))
+        return self._inner.stream(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+async def _turn(desk: Any, counting: Counting, session_id: str | None, text: str) -> tuple[str, int, list[str], list[Any]]:
+    counting.calls.clear()
+    events = [e async for e in desk.runner.send(session_id, text)]
+    done = [e for e in events if isinstance(e, Done)]
+    assert done and done[-1].outcome == "answered", done
+    steps = sum(isinstance(e, StepStarted) for e in events)
+    stored = [e.item for e in events if isinstance(e, Appended)]
+    return stored[0].session_id, steps, list(counting.calls), stored
+
+
+async def _check_requests(store: Any, session_id: str, seen: Seen) -> None:
+    """Every step saw the log as it stood (the whole of it, this short), and the context then."""
+    head = await store.last_seq(session_id)
+    log = await store.range(session_id, 1, head)
+    for seqs, context in seen.steps:
+        assert seqs == [i.seq for i in log[: len(seqs)]], seqs
+        stood = await store.context_at(session_id, seqs[-1])
+        assert context == {k: e.value for k, e in stood.items()}
+    assert len({len(seqs) for seqs, _ in seen.steps}) == len(seen.steps)  # each step saw more
+
+
+async def test_the_seed_turn_goes_to_the_store_steps_plus_four_times(where: str):
+    desk = await open_desk(where, load_desk(REPO / "agents.toml"))
+    try:
+        counting = Counting(desk.store)
+        desk.runner.store = counting
+        seen = Seen()
+        desk.runner.provider = Watching(desk.runner.provider, seen)
+
+        sid, steps, calls, stored = await _turn(desk, counting, None, SEED)
+        assert [i.name for i in stored if i.kind == "tool_call"] == ["find_charges"]
+        assert steps == 3  # triage, billing (find_charges), billing (the answer)
+        assert calls == ["create_session", "lease.try_acquire", "turn_start", "append", "append", "append", "lease.release"]
+        assert len(calls) <= steps + 4
+        await _check_requests(desk.store, sid, seen)
+
+        # The next message on the same session: the lease, one read, the message, a step each.
+        seen.steps.clear()
+        _, steps, calls, stored = await _turn(desk, counting, sid, THEN)
+        assert [i.name for i in stored if i.kind == "tool_call"] == ["refund_charge"]
+        assert calls[:3] == ["lease.try_acquire", "turn_start", "append"] and calls[-1] == "lease.release"
+        assert calls.count("append") == steps + 1 and len(calls) <= steps + 4, calls
+        await _check_requests(desk.store, sid, seen)
+    finally:
+        await desk.close()
+
+
+async def test_a_turns_reads_go_to_the_store_once_something_was_stored_behind_their_back(where: str):
+    """An item stored that the turn was not shown (a gap before the next it is shown) makes its
+    reads stale: from then on they are the store's, never an in-memory log with a hole."""
+    from supportdesk.engine.turn_reads import TurnReads
+    from supportdesk.items import ContextSet, Message
+    from supportdesk.store import open_store
+
+    async with await open_store(where) as store:
+        info = await store.create_session("triage", first=[Message(role="customer", text="hi", agent="triage")])
+        reads = await TurnReads.read(store, info.id, 10)
+        assert reads.fresh and [i.seq for i in await reads.latest(info.id, 5)] == [1]
+        [mine] = await store.append(info.id, [ContextSet(key="a", value=1, writer="triage", agent="triage")])
+        reads.add(mine)
+        assert reads.fresh and {k: e.value for k, e in (await reads.context_at(info.id)).items()} == {"a": 1}
+        await store.append(info.id, [ContextSet(key="b", value=2, writer="x", agent="triage")])  # not shown
+        [later] = await store.append(info.id, [Message(role="agent", text="ok", agent="triage")])
+        reads.add(later)
+        assert not reads.fresh
+        assert [i.seq for i in await reads.latest(info.id, 5)] == [1, 2, 3, 4]
+        assert {k: e.value for k, e in (await reads.context_at(info.id)).items()} == {"a": 1, "b": 2}
