@@ -31,7 +31,7 @@ from supportdesk.engine.events import Appended, Done, StepStarted
 from supportdesk.wiring import open_desk
 from tests.conftest import REPO
 
-SEED = "Hi, I was charged twice for my subscription this month: two charges of $29.99 on March 1st and March 3rd."
+SEED = "Hi, I was charged twice for my subscription this month: two charges of $29.99 on March 1st and March 3rd. My email is dana@example.com."
 THEN = "I'd like a refund for the duplicate charge."
 
 
@@ -138,6 +138,15 @@ async def test_the_seed_turn_goes_to_the_store_steps_plus_four_times(where: str)
         assert [i.name for i in stored if i.kind == "tool_call"] == ["refund_charge"]
         assert calls[:3] == ["lease.try_acquire", "turn_start", "append"] and calls[-1] == "lease.release"
         assert calls.count("append") == steps + 1 and len(calls) <= steps + 4, calls
+        assert [i.kind for i in stored][-1] == "offer"  # the refund waits for the customer's yes
+        await _check_requests(desk.store, sid, seen)
+
+        # The yes: the open offer is read from the turn's one read, not from the store again.
+        seen.steps.clear()
+        _, steps, calls, stored = await _turn(desk, counting, sid, "yes")
+        assert [i.kind for i in stored if i.kind in ("confirmation", "tool_call")] == ["confirmation", "tool_call"]
+        assert calls[:3] == ["lease.try_acquire", "turn_start", "append"] and calls[-1] == "lease.release"
+        assert len(calls) <= steps + 5, calls  # (+1: the confirmation and its call, appended before the steps)
         await _check_requests(desk.store, sid, seen)
     finally:
         await desk.close()

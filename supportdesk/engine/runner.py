@@ -876,7 +876,12 @@ class Runner:
         return words  # (a call that waits for staff is offered: the yes comes first, then staff)
 
     async def _open_offer(self, session_id: str) -> OpenOffer | None:
-        """The session's last offer while it is open (two reads; one when no offer was ever made)."""
+        """The session's last offer while it is open: from the turn's reads when they can say
+        (no store read), else two reads (one when no offer was ever made)."""
+        reads = self._turn_reads.get(session_id)
+        held = reads.since_last_offer() if reads is not None else None
+        if held is not None:
+            return open_offer(held) if held else None
         seqs = await self.store.kind_seqs(session_id, "offer")
         if not seqs:
             return None
@@ -931,7 +936,8 @@ class Runner:
         resumed after a crash does not run it twice."""
         agent = self.config.agents.get(offer.agent) or self.config.agents[active]
         call_id = f"{offer.offer_id}-yes"
-        context = {k: e.value for k, e in (await self.store.context_at(session_id)).items()}
+        reads = self._turn_reads.get(session_id) or self.store  # (the turn's one read, where it has one)
+        context = {k: e.value for k, e in (await reads.context_at(session_id)).items()}
         results = await self._call(
             session_id, agent, call_id, offer.tool, offer.arguments, context, f"{session_id}/offer/{offer.offer_id}"
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from supportdesk.items import ContextSet, Handoff, Item, Message, Release, Takeover
+from supportdesk.items import ContextSet, Handoff, Item, Message, Offer, Release, Takeover
 from supportdesk.store import ContextEntry, SessionInfo, Store
 
 
@@ -59,21 +59,32 @@ class TurnReads:
         if len(self._items) > self.depth:
             del self._items[: len(self._items) - self.depth]
             self._whole = False
-        match item:
-            case ContextSet():
-                if item.value is None:
-                    self._context.pop(item.key, None)
-                else:
-                    self._context[item.key] = ContextEntry(item.key, item.value, item.writer, item.seq, item.created_at)
-            case Takeover():
-                self.holder = item.person
-            case Release():
-                self.holder = None
-            case _:
-                pass
+        # Three kinds move what this holds besides the items; the rest pass by.
+        if isinstance(item, ContextSet):
+            if item.value is None:
+                self._context.pop(item.key, None)
+            else:
+                self._context[item.key] = ContextEntry(item.key, item.value, item.writer, item.seq, item.created_at)
+        elif isinstance(item, Takeover):
+            self.holder = item.person
+        elif isinstance(item, Release):
+            self.holder = None
         if self.session is not None:
             active = item.to_agent if isinstance(item, Handoff) else self.session.active_agent
             self.session = replace(self.session, item_count=item.seq, active_agent=active, updated_at=item.created_at)
+
+    def since_last_offer(self) -> list[Item] | None:
+        """The held items from the newest offer on; [] when no offer can still be open (none
+        is held, and the whole log is here or two customer messages came after whatever older
+        offer there was: an offer answers only the message right after it); None when only the
+        store can say."""
+        if not self.fresh:
+            return None
+        for at in range(len(self._items) - 1, -1, -1):
+            if isinstance(self._items[at], Offer):
+                return self._items[at:]
+        customer = sum(1 for i in self._items if isinstance(i, Message) and i.role == "customer")
+        return [] if self._whole or customer >= 2 else None
 
     def customer_words(self) -> list[str] | None:
         """Every message the customer wrote, when the whole log is here; else None."""
