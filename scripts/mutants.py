@@ -245,9 +245,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "held-by-staff",
         "supportdesk/engine/runner.py",
-        "        holder = await self.held_by(session_id)\n        if holder is not None:\n"
+        "        holder = reads.holder if reads.fresh else await self.held_by(session_id)\n        if holder is not None:\n"
         "            # A person holds the conversation",
-        "        holder = await self.held_by(session_id)\n        if holder is not None and only_unfinished:\n"
+        "        holder = reads.holder if reads.fresh else await self.held_by(session_id)\n        if holder is not None and only_unfinished:\n"
         "            # A person holds the conversation",
         ("tests/test_staff.py",),
         "a conversation staff took over gets no agent answers: else the agents talk over the person",

@@ -56,6 +56,7 @@ from supportdesk.store import Store, StoreLocation, open_store
 from supportdesk.tui.projection import Pane, Snapshot, advance, new_session
 from supportdesk.wiring import is_colour, open_desk
 from tests.conftest import TEST_DESK, make_test_tools
+from tests.test_item_kinds import SAMPLES
 from tests.scripted import ScriptedModel
 from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, until
 
@@ -289,21 +290,10 @@ def test_a_hook_that_cannot_be_loaded_is_a_config_error_naming_it():
 # --- a new item kind: every consumer handles every kind ---------------------------------------
 
 NOW = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
-# One item of each kind. A new kind is added here first: the tests below then fail until every
+# One item of each kind: the first of `tests/test_item_kinds.py`'s samples (the one list of
+# samples). A new kind adds its samples there first: the tests below then fail until every
 # consumer the guide lists handles it.
-EXAMPLES: dict[str, Item] = {
-    "message": Message(role="customer", text="hello", agent="triage"),
-    "tool_call": ToolCall(call_id="c1", name="refund", arguments={"amount": 5}, agent="billing"),
-    "tool_result": ToolResult(call_id="c1", name="refund", output="{\"refunded\": 5}", agent="billing"),
-    "handoff": Handoff(from_agent="triage", to_agent="billing", reason="money", agent="triage"),
-    "context_set": ContextSet(key="issue", value="refund", writer="triage", agent="triage"),
-    "notice": Notice(notice_kind="info", text="note", agent="triage"),
-    "takeover": Takeover(agent="triage", person="sam"),
-    "release": Release(agent="triage", person="sam", to_agent="triage"),
-    "state_change": StateChange(agent="triage", person="sam", state="resolved"),
-    "staff_reply": StaffReply(agent="triage", person="sam", text="a person here"),
-    "tag_change": TagChange(agent="triage", person="sam", added=["vip"]),
-}
+EXAMPLES: dict[str, Item] = {kind: items[0] for kind, items in SAMPLES.items()}
 
 
 def _stamped(item: Item, seq: int) -> Item:
