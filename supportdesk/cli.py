@@ -73,11 +73,17 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 def _database_lost(exc: BaseException) -> bool:
-    """The database stopped answering (a store error, a refused or cut connection, the driver's
-    own errors): not a bug to show as a traceback."""
-    from supportdesk.store import StoreError
-
-    return isinstance(exc, (StoreError, OSError)) or type(exc).__module__.split(".")[0] == "asyncpg"
+    """The database server stopped answering (a refused or cut connection, the driver's own
+    errors), anywhere in the error's chain: exit 2. A database that answers but cannot take the
+    write (a full disk, a read-only or locked file) is exit 1, as the exit codes say."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # (a chain is short; a cycle must not loop)
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionError) or type(seen).__module__.split(".")[0] == "asyncpg":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _lost_line(db: Any, exc: BaseException, session_id: str | None, unsaved: bool) -> str:
