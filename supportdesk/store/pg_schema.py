@@ -132,9 +132,10 @@ MIGRATIONS: list[str] = [
     # a holder that lost its lock to a restart keeps its turn until the row's lifetime ends
     # (it renews it), so a waiter never starts a turn beside it. `locked` and `server_started`
     # tell a holder that had the lock and whose connection ended without a restart (gone: its
-    # turn is taken at once by the lock's next holder).
+    # turn is taken at once by the lock's next holder). IF NOT EXISTS: a database rolled back to
+    # an older version (the migration tests do) already has the table, empty or not.
     """
-    CREATE TABLE turn_leases (
+    CREATE TABLE IF NOT EXISTS turn_leases (
         session_id     text COLLATE "C" PRIMARY KEY,
         holder         text NOT NULL,
         expires_at     timestamptz NOT NULL,
