@@ -206,8 +206,9 @@ async def test_what_names_an_account(desk, data, said, named):
 
 
 async def test_each_ask_reads_only_the_messages_written_since_the_last(db_path, desk):
-    """The policies ask for the customer's words on every account-tool call: a long session's
-    messages are read once, then only what was written after them."""
+    """The policies ask for the customer's words on every account-tool call. A session whose
+    whole log came with the turn's one read (engine/turn_reads.py) is answered from it: no
+    message is read from the store again, on the first ask or on the next turn's."""
     async with await open_desk(db_path, desk, provider=ScriptedModel(cancel_asked_twice())) as opened:
         asked: list[int] = []
         of_kind = opened.store.of_kind
@@ -221,12 +222,10 @@ async def test_each_ask_reads_only_the_messages_written_since_the_last(db_path, 
         opened.runner.store.of_kind = counted  # type: ignore[method-assign]
         events = await drain(opened.runner.send(None, "Cancel Marco's subscription"))
         sid = events[0].session_id
-        assert asked == [0]
-        first_read_upto = (await opened.store.kind_seqs(sid, "message"))[0]
+        assert REFUSED in results(events)[0].output and asked == []
         events = await drain(opened.runner.send(sid, "It's mine: marco@example.com"))
         assert REFUSED not in results(events)[0].output  # the new message was read: it names the account
-        # and of the earlier messages only the last one read, to see it is still there as it was
-        assert asked[1] == first_read_upto - 1 >= 0
+        assert asked == []
 
 
 async def test_a_runner_keeps_the_words_of_a_bounded_number_of_sessions(db_path, desk, monkeypatch):
