@@ -305,3 +305,20 @@ async def test_a_refund_whose_tool_crashes_tells_the_customer_nothing_of_the_cra
         assert results and results[-1].is_error and "RuntimeError" in results[-1].output  # staff see it in the log
         assert "went wrong on our side" in said and "nothing was" in said
         assert "RuntimeError" not in said and "failed:" not in said and "demo_refunds" not in said
+
+
+async def test_billing_asks_for_the_email_and_an_unnamed_charge_search_is_no_failure_to_find(tmp_path, desk):
+    # Amounts and dates name no account (tools/common.py `require_named_account`): billing asks
+    # for the email only, and a search by them that shows nothing is the rule, said as such.
+    async with await open_desk(tmp_path / "u.db", desk) as d:
+        sid = await d.runner.new_session()
+        items = [e.item async for e in d.runner.send(sid, "Hi, I was charged twice for my subscription this month.") if isinstance(e, Appended)]
+        first = _said(items[-1:])
+        assert "email address on your account" in first
+        assert "amount" not in first and "dates" not in first
+        text = "Yes, I can see two charges of $29.99 on March 1st and March 3rd."
+        items = [e.item async for e in d.runner.send(sid, text) if isinstance(e, Appended)]
+        assert any(isinstance(i, ToolCall) and i.name == "find_charges" for i in items)
+        said = _said(items[-1:])
+        assert "couldn't find" not in said
+        assert "look at your charges" in said and "email address on your account" in said

@@ -83,7 +83,14 @@ CARD_NUMBER_WARNING = (
 )
 
 # What an answer needs of each plan `list_plans` returns.
+# A charge search refused, or shown nothing, because no account was named: the rule, not a miss.
+NEEDS_EMAIL_FOR_CHARGES = "To look at your charges, I need the email address on your account. What is it?"
 PLAN_FIELDS = {"code", "name", "monthly_price", "annual_price"}
+
+
+def _not_named(call: ToolEvent) -> bool:
+    """Whether the account tool refused because the customer has not named the account."""
+    return call.done and call.is_error and str(call.output).startswith("refused by policy: to confirm the account is yours")
 
 
 def nice_date(iso: str) -> str:
@@ -534,12 +541,13 @@ class Specialist:
             asked_by = str(last.arguments.get("customer") or last.arguments.get("query") or "")
             if many:
                 said = "Those charges match more than one account. Could you tell me the email address on your account?"
-            elif last.name == "find_charges" and last.arguments.get("amount") and not last.arguments.get("dates"):
-                # An amount alone fits many accounts (a plan's price): the dates it was taken narrow it.
-                said = (
-                    "I need a little more to find those charges: on which dates were they taken? "
-                    "Or tell me the email address on your account."
-                )
+            elif _not_named(last) or (
+                last.name == "find_charges" and not (last.arguments.get("customer") or last.arguments.get("customer_id"))
+            ):
+                # Charges are shown only for an account the customer named (tools/common.py
+                # `require_named_account`): an amount and dates name none. That is the desk's
+                # rule, not a search that failed, and the email is what it asks for.
+                said = NEEDS_EMAIL_FOR_CHARGES
             elif "@" in asked_by:
                 # They gave an email and it matched nobody: asking "what's your email?" would
                 # read as not having listened.
@@ -553,10 +561,8 @@ class Specialist:
         if intents & {"cancel", "plan", "payment", "invoice", "credit", "next_payment"} and not intents & {"refund", "duplicate"}:
             # Not about a charge: the amount and dates on a statement would find nothing to act on.
             return self.step.answer("I can help with that. What's the email address on your account?")
-        return self.step.answer(
-            "I can help with that. What's the email address on your account? If that's easier, tell me the amount "
-            "and the dates of the charges you can see, and I'll find them."
-        )
+        # The email only: an amount and dates on a statement name no account (anyone may know them).
+        return self.step.answer("I can help with that. What's the email address on your account? It's how I find your account.")
 
     def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
         """The customer's charges as last read, with refunds made since subtracted."""
