@@ -55,3 +55,19 @@ async def test_an_answer_by_the_agent_that_then_holds_it_finishes_the_turn(db_pa
         assert await desk.runner.unfinished_turn(info.id) == 1
         await desk.store.append(info.id, [Message(role="agent", text="Refunded.", agent="billing")])
         assert await desk.runner.unfinished_turn(info.id) is None
+
+
+async def test_a_fork_cut_in_a_turns_middle_is_not_resumed_but_a_crash_after_the_fork_is(db_path, test_desk) -> None:
+    """A fork copies items 1..k where staff chose to try something else: a turn left open in
+    the copy is not a crash to finish. A customer message written in the fork afterwards is."""
+    async with await open_desk(db_path, test_desk, provider=ScriptedModel([]), customers=False) as desk:
+        info = await desk.store.create_session("triage", first=[Message(role="customer", text="refund 5", agent="triage")])
+        await desk.store.append(info.id, [
+            Message(role="agent", text="Bringing in billing.", agent="triage"),
+            Handoff(from_agent="triage", to_agent="billing", reason="refund", agent="triage"),
+        ])
+        assert await desk.runner.unfinished_turn(info.id) == 1
+        fork = await desk.store.fork(info.id, 3)
+        assert await desk.runner.unfinished_turn(fork.id) is None
+        [later] = await desk.store.append(fork.id, [Message(role="customer", text="and 5 more", agent="billing")])
+        assert await desk.runner.unfinished_turn(fork.id) == later.seq

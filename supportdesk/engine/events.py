@@ -77,6 +77,16 @@ RESUME_GLANCE = 16
 RESUME_WINDOW = 200
 
 
+async def _not_copied(store: Store, session_id: str, seq: int) -> int | None:
+    """`seq`, unless it is part of what a fork copied: a fork cut at a turn's middle starts
+    where staff chose to try something else, not where a process died (one read, and only for
+    an unfinished turn)."""
+    info = await store.get_session(session_id)
+    if info is not None and info.forked_from and info.forked_at is not None and seq <= info.forked_at:
+        return None
+    return seq
+
+
 async def unfinished_turn(store: Store, session_id: str) -> int | None:
     """The seq of the customer message whose turn never ended, or None.
 
@@ -103,7 +113,7 @@ async def unfinished_turn(store: Store, session_id: str) -> int | None:
             if item.kind == "notice" and item.data.get("vetoed") == "the turn":
                 return None  # a hook ended it on purpose
             if item.kind == "message" and item.role == "customer":
-                return item.seq
+                return await _not_copied(store, session_id, item.seq)
         if len(tail) < window:
             break  # the session's whole log was read
     return None
