@@ -216,6 +216,33 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- further protections of our own choosing ---------------------------------------------------
     Mutant(
+        "confirmation-gate",
+        "supportdesk/engine/runner.py",
+        "        if tool is None or name not in agent.tools or not tool.needs_confirmation(self.config):\n",
+        "        if True:\n",
+        ("tests/test_confirmation.py",),
+        "a consequential call waits for the customer's yes: else whatever the model calls runs",
+        group="ours",
+    ),
+    Mutant(
+        "lease-fence",
+        "supportdesk/store/sqlite_live.py",
+        "    if row is None or row[0] != fence:\n",
+        "    if row is None:\n",
+        ("tests/test_store_turns.py",),
+        "an append carrying a stale lease token is refused: else a paused holder writes beside the next",
+        group="ours",
+    ),
+    Mutant(
+        "money-total-per-conversation",
+        "supportdesk/business/demo.py",
+        "    if in_session + amount > limits.per_conversation + slack:\n",
+        "    if amount > limits.per_conversation + slack:\n",
+        ("tests/test_money_limits.py",),
+        "refunds and credits add up per conversation: else eight credits under the per-call limit pay out $1,999.92",
+        group="ours",
+    ),
+    Mutant(
         "named-account",
         "supportdesk/tools/billing.py",
         '        await require_named_account(ctx, charge["customer_id"])\n',
