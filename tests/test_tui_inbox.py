@@ -155,6 +155,12 @@ async def test_approving_from_the_inbox_makes_the_refund_happen(db_path, test_de
         await until(pilot, lambda: any("No approval" in n.message for n in app._notifications))
         assert refunds == []
         await pilot.press("up", "a")
+        # What is granted, and how much, is shown before anything happens.
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmGrant")
+        asked = " ".join(str(w.render()) for w in app.screen.query("Label, Static"))
+        assert "refund" in asked and "$300.00" in asked
+        assert refunds == []
+        await pilot.press("y")
         await until(pilot, lambda: refunds == [300.0])
         await until(pilot, lambda: badge(app).count == 1)
 
@@ -313,3 +319,78 @@ async def test_only_an_agents_last_line_loses_its_marks(db_path, test_desk):
         await desk.store.append(ids["waiting"], [Message(role="customer", text="is **this** literal?", agent="triage")])
         await until(pilot, lambda: screen.loads > loads and len({r[4] for r in cells(screen)} & {
             "agent: Try Settings > Reset.", "customer: is **this** literal?"}) == 2)
+
+
+async def test_a_large_approval_is_shown_with_its_amount_and_not_granted_by_one_key(db_path, test_desk):
+    big = Notice(notice_kind="approval_requested", text="Senior asks staff to approve refund: a refund of $1,299.99 is at or above the $250.00 approval threshold",
+                 data={"approval_id": "ap2", "tool": "refund", "arguments": {"charge_id": "CH-77"}}, agent="senior")
+    async with seeded_inbox(db_path, test_desk, [Answer("Done.")], extra={"human": [big]}) as seeded:
+        app, pilot, screen, ids, refunds = seeded.app, seeded.pilot, seeded.screen, seeded.ids, seeded.refunds
+        await until(pilot, lambda: any(r.session.id == ids["human"] and r.state.pending for r in screen.shown))
+        row = next(n for n, r in enumerate(screen.shown) if r.session.id == ids["human"])
+        for _ in range(row):
+            await pilot.press("down")
+        assert screen._current().session.id == ids["human"]
+        await pilot.press("a")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmGrant")
+        dialog = app.screen
+        asked = " ".join(str(w.render()) for w in dialog.query("Label, Static"))
+        assert "$1,299.99" in asked and "CH-77" in asked
+        await pilot.press("y")  # no one-key yes for a large amount: any letter says no
+        await until(pilot, lambda: app.screen is screen)
+        await pilot.press("a")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmGrant")
+        await pilot.press("enter")  # Enter is on Cancel
+        await until(pilot, lambda: app.screen is screen)
+        assert await seeded.desk.runner.pending_approvals(ids["human"]) != []
+        assert refunds == []
+
+
+def test_the_order_is_needs_staff_or_approval_then_sla_breach_then_state_and_age() -> None:
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    from supportdesk.desk_state import ConversationState, PendingApproval
+    from supportdesk.engine.log import DeskRow, SessionInfo
+    from supportdesk.tui.screens.inbox import by_urgency
+
+    now = INBOX_NOW
+    sla = SimpleNamespace(first_response=60, next_response=60)
+
+    def row(name: str, minutes: int, **state) -> DeskRow:
+        since = now - timedelta(minutes=minutes)
+        info = SessionInfo(name, name, since, since, "triage", "triage", "open", 3, 0)
+        return DeskRow(info, ConversationState(since=since, **state))
+
+    rows = [
+        row("waiting-old", 50, state="ai", detail="waiting_customer"),
+        row("staff-holds", 5, state="staff", detail="", held_by_staff=True),
+        row("late", 3, state="ai", detail="working", waiting_since=now - timedelta(minutes=3)),
+        # An approval still pending while the agent told the customer to wait: needs staff.
+        row("approval-behind-a-reply", 1, state="ai", detail="waiting_customer", pending=(PendingApproval("ap", "refund"),)),
+        row("human", 2, state="needs_staff", detail="human_requested"),
+        row("working", 30, state="ai", detail="working"),
+    ]
+    order = [r.session.id for r in by_urgency(rows, now, sla)]
+    assert order == ["human", "approval-behind-a-reply", "late", "staff-holds", "working", "waiting-old"]
+
+
+async def test_the_sla_clock_ticks_every_second(db_path, test_desk):
+    from datetime import timedelta
+
+    from supportdesk.items import Message as M
+
+    async with seeded_inbox(db_path, test_desk, extra={"waiting": [M(role="customer", text="hello?", agent="triage")]}) as seeded:
+        pilot, screen, ids = seeded.pilot, seeded.screen, seeded.ids
+        now = [INBOX_NOW]
+        screen.now = lambda: now[0]
+        table = screen.query_one(InboxTable)
+
+        def wait_cell() -> str:
+            return str(table.get_cell(ids["waiting"], "wait"))
+
+        since = next(r.state.waiting_since for r in screen.shown if r.session.id == ids["waiting"])
+        now[0] = since + timedelta(seconds=20)
+        await until(pilot, lambda: wait_cell() == "20s", limit=10)
+        now[0] = since + timedelta(seconds=27)  # nothing written: only the clock moved
+        await until(pilot, lambda: wait_cell() == "27s", limit=10)

@@ -1,5 +1,10 @@
 """The inbox: every recently active conversation on the desk, one row each, most urgent first.
 
+Most urgent first means (`by_urgency`, said in the heading): conversations that need staff or
+hold a pending approval; then those whose customer has waited past the SLA target; then the
+rest by state (staff holding it, agents working, waiting for the customer, snoozed, resolved);
+within each, the longest wait first.
+
 A row is a session and where it stands: customer, holder, state, how long in that state, the
 last line said. The state is the summary the store keeps with the appends (`desk_state.fold` of
 the log), so the whole list is one query (`Store.desk`), re-read when the store's change feed
@@ -13,6 +18,7 @@ Customer text is drawn as `rich.text.Text` (literal), never as markup.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
@@ -21,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.reactive import var
 from textual.widgets import DataTable, Footer, Static
 
@@ -111,9 +117,75 @@ def tags_text(state: ConversationState) -> str:
     return " ".join(words)
 
 
-def by_urgency(rows: Sequence[DeskRow], now: datetime) -> list[DeskRow]:
-    """Approvals and calls for a person first, then the longest waits (ties: newest activity)."""
-    return sorted(rows, key=lambda r: (r.state.urgency, r.state.since or now, r.session.id))
+# How the inbox orders its rows, in the words the heading shows.
+ORDER_WORDS = "needs staff › SLA breached › longest wait"
+SHORT_ORDER_WORDS = "needs staff › SLA › wait"
+
+
+def by_urgency(rows: Sequence[DeskRow], now: datetime, sla: Any = None) -> list[DeskRow]:
+    """Needs staff or holds a pending approval first; then a customer waiting past the SLA
+    target (`sla`: the desk's `[desk.sla]`); then by state; within each, the longest wait first."""
+
+    def key(row: DeskRow) -> tuple[Any, ...]:
+        state = row.state
+        needs = state.needs_staff or bool(state.pending)
+        late = sla is not None and customer_wait(state, sla, now)[1]
+        waiting = state.waiting_since or state.since or row.session.updated_at or now
+        return (not needs, not late, state.urgency, waiting, row.session.id)
+
+    return sorted(rows, key=key)
+
+
+# At or above this amount, granting takes a deliberate press of the Grant button (Cancel has the
+# focus and `y` does nothing); below it `y` or Enter grants. Either way the amount is shown first.
+LARGE_AMOUNT = 1000.0
+_MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
+
+
+def approval_amount(arguments: dict[str, Any], text: str) -> float | None:
+    """The amount an approval moves: its `amount` argument, else the first $ figure of its notice."""
+    value = arguments.get("amount")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    found = _MONEY.search(text)
+    return float(found.group(1).replace(",", "")) if found else None
+
+
+def approval_words(tool: str, arguments: dict[str, Any], text: str) -> str:
+    """What granting does, in one line: the tool, its amount and what it acts on."""
+    amount = approval_amount(arguments, text)
+    on = ", ".join(f"{key} {value}" for key, value in arguments.items() if key not in ("amount", "reason") and isinstance(value, (str, int, float)))
+    parts = [tool.replace("_", " ")]
+    if amount is not None:
+        parts.append(f"${amount:,.2f}")
+    if on:
+        parts.append(f"({on})")
+    return one_line(safe_text(" ".join(parts)), 120)
+
+
+def confirm_grant(session_id: str, title: str, what: str, amount: float | None) -> Any:
+    """The dialog asking to grant `what`; large amounts are asked with Cancel focused."""
+    from supportdesk.tui.screens.browser import Confirm
+
+    large = amount is None or amount >= LARGE_AMOUNT
+    keys: list[BindingType] = [Binding("n,escape", "answer(False)", "Cancel")]
+    if not large:
+        keys.append(Binding("y", "answer(True)", "Grant"))
+
+    class ConfirmGrant(Confirm):
+        BINDINGS = keys
+        QUESTION = f"Grant {what}?"
+        YES_LABEL = "Grant"
+        YES_ID = "grant"
+        YES_VARIANT = "warning" if large else "primary"
+        FOCUS_YES = not large
+
+        def consequence(self) -> str:
+            if large:
+                return "A large amount: press Grant to move it (Tab, then Enter). The agent tells the customer."
+            return "The tool runs now and the agent tells the customer."
+
+    return ConfirmGrant(session_id, title)
 
 
 def keep_place(order: list[DeskRow], session_id: str | None, index: int) -> list[DeskRow]:
@@ -180,8 +252,9 @@ class InboxScreen(FollowsChanges[None]):
         self.query_one(InboxTable).focus()
         self.reload()
         self.follow_changes(self.store)
-        # "How long" ages while nothing is written: redraw the times now and then.
-        self.set_interval(30, self._redraw)
+        # "How long" and the SLA clock age while nothing is written: redraw them every second
+        # (a clock that sat at "⚠16s" for half a minute was wrong for 29 of those seconds).
+        self.set_interval(1, self._tick)
 
     def on_resize(self) -> None:
         narrow = self.size.width < NARROW_BELOW
@@ -279,6 +352,18 @@ class InboxScreen(FollowsChanges[None]):
             return Text(f"⚠{shown}", style=f"bold {self.app.theme_variables.get('error', '')}".strip())
         return Text(shown)
 
+    def _tick(self) -> None:
+        """The time cells as of now, redrawn in place (the rows move only when a state changes)."""
+        table = self.query_one(InboxTable)
+        now = self.now()
+        keys = {key for _, key, _ in self._columns}
+        for row in self.shown:
+            state = at(row.state, now)
+            if "for" in keys:
+                table.update_cell(row.session.id, "for", Text(waited(state.since or row.session.updated_at, now)))
+            if "wait" in keys:
+                table.update_cell(row.session.id, "wait", self._wait_cell(state, now))
+
     def _redraw(self, cursor: tuple[str | None, int] | None = None) -> None:
         """Draw the rows again; the session under the cursor (or `cursor`: a session and the row
         it was on) keeps its row."""
@@ -286,7 +371,7 @@ class InboxScreen(FollowsChanges[None]):
         now = self.now()
         current = self._current()
         cursor_id, cursor_row = cursor or (current.session.id if current else None, table.cursor_row)
-        order = by_urgency(self._filtered(now), now)
+        order = by_urgency(self._filtered(now), now, self.desk.config.desk.sla)
         self.shown = keep_place(order, cursor_id, cursor_row)
         scroll = table.scroll_offset
         table.clear()
@@ -307,9 +392,15 @@ class InboxScreen(FollowsChanges[None]):
         state_name, _ = STATE_FILTERS[self.state_filter]
         agent = self._agent_title(self.agent_filter, False) if self.agent_filter else "all"
         tag = f" · tag: {self.tag_filter}" if self.tag_filter else ""
+        # Narrow, the filters show only when one is on, and the order in short words: the
+        # heading fits beside the badge at 80 columns (no word cut).
+        filters = f" · state: {state_name} · agent: {agent}"
+        if self._narrow and not (self.state_filter or self.agent_filter):
+            filters = ""
+        order = SHORT_ORDER_WORDS if self._narrow else ORDER_WORDS
         self.query_one("#inbox-heading", Static).update(
-            Text.assemble(("Inbox", "bold"), f" · {len(self.shown)} of {len(self.rows)} · state: {state_name} · agent: {agent}",
-                          Text(safe_text(tag)))
+            Text.assemble(("Inbox", "bold"), f" · {len(self.shown)} of {len(self.rows)}{filters}",
+                          Text(safe_text(tag)), (f" · by {order}", "dim"))
         )
 
     def _fit_columns(self) -> None:
@@ -401,7 +492,34 @@ class InboxScreen(FollowsChanges[None]):
         if row is None or not row.state.pending:
             self.notify("No approval is waiting in this conversation", severity="warning")
             return
-        self.decide(row.session.id, row.state.pending[0].approval_id, row.state.pending[0].tool, granted)
+        if granted:
+            self.ask_to_grant(row)  # what is granted, and how much, is shown first
+        else:
+            self.decide(row.session.id, row.state.pending[0].approval_id, row.state.pending[0].tool, granted)
+
+    @work(group="inbox-decide")
+    async def ask_to_grant(self, row: DeskRow) -> None:
+        """Show the action and its amount before anything is granted; a large amount has Cancel
+        focused and no one-key yes (one key once granted $1,299.99 with nothing shown)."""
+        from supportdesk.desk_state import undecided_approvals
+
+        pending = row.state.pending[0]
+        try:
+            requests = undecided_approvals(await self.store.of_kind(row.session.id, "notice"))
+        except StoreError as exc:
+            self.notify(safe_text(str(exc)), severity="error", markup=False)
+            return
+        request = next((n for n in requests if n.data.get("approval_id") == pending.approval_id), None)
+        arguments = request.data.get("arguments", {}) if request is not None else {}
+        what = approval_words(pending.tool, arguments if isinstance(arguments, dict) else {}, request.text if request else "")
+        amount = approval_amount(arguments if isinstance(arguments, dict) else {}, request.text if request else "")
+        title = row.state.customer or row.session.title or "Untitled session"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.decide(row.session.id, pending.approval_id, pending.tool, True)
+
+        self.app.push_screen(confirm_grant(row.session.id, title, what, amount), answered)
 
     @work(group="inbox-decide")
     async def decide(self, session_id: str, approval_id: str, tool: str, granted: bool) -> None:
