@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from supportdesk.text import safe_text
+from supportdesk.text import counted, safe_text
 
 EXIT_BAD_SOURCE = 2
 
@@ -48,8 +48,8 @@ async def run(args: argparse.Namespace) -> int:
             info = await write_session(store, imported)
             print(
                 safe_text(
-                    f"{info.id}  {imported.source}:{imported.source_id}  {info.item_count} items · "
-                    f"{info.handoff_count} handoffs · {info.title or '(no title)'}"
+                    f"{info.id}  {imported.source}:{imported.source_id}  {counted(info.item_count, 'item')} · "
+                    f"{counted(info.handoff_count, 'handoff')} · {info.title or '(no title)'}"
                 )
             )
     noun = "session" if len(sessions) == 1 else "sessions"

@@ -25,6 +25,7 @@ from typing import Any
 from supportdesk.config import AgentConfig
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message, Notice
+from supportdesk.text import clip_words
 from supportdesk.models.offline import cues, dialogue, generic
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
@@ -339,7 +340,7 @@ class Specialist:
         title = v.desk.agents[up].title.lower()
         return Transfer(
             to_agent=up,
-            reason=f"{why}: {text[:100]}",
+            reason=f"{why}: {clip_words(text, 100)}",
             handoff_kind="escalate",
             text=say + f"I'm passing this to a {title} colleague, who will see everything you've told me.",
             context=self.step.context(extra),
@@ -462,7 +463,7 @@ class Specialist:
             )
         ctx = dict(context or {})
         ctx.update(self.step.context({"pending_topic": clause}))
-        return Transfer(to_agent=target, reason=f"new topic: {clause[:120]}", handoff_kind="return", text=text, context=ctx)
+        return Transfer(to_agent=target, reason=f"new topic: {clip_words(clause, 120)}", handoff_kind="return", text=text, context=ctx)
 
     # --- the money skill ---------------------------------------------------------------------------
 
@@ -1472,7 +1473,7 @@ class Specialist:
                 )
                 return Transfer(
                     to_agent=target,
-                    reason=f"{why}: {summary[:120]}",
+                    reason=f"{why}: {clip_words(summary, 120)}",
                     handoff_kind="escalate",
                     text=("Thanks for reporting this. " if bug else "Thanks for checking. " if missing else "Thanks for trying that. ")
                     + f"This needs a closer look, so I'm passing it to a {title} colleague "
@@ -1588,7 +1589,7 @@ class Specialist:
         latest = "" if text.strip() == issue.strip() else f" Then: {text.strip().rstrip('.')}."
         setup = self.view.context.get("customer_setup")
         runs_on = f" Setup: {str(setup).rstrip('.')}." if setup and str(setup) != text.strip() else ""
-        return f"{first}{latest}{tried}{runs_on}"[:480]
+        return clip_words(f"{first}{latest}{tried}{runs_on}", 480)
 
     def _ticket(self, summary: str):
         v = self.view
@@ -1599,7 +1600,7 @@ class Specialist:
             if not v.called_with("find_customer", {"query": email}):
                 return self.step.call("find_customer", {"query": email})
         severity = "high" if cues.DATA_LOSS.search(summary) or (cues.BUG.search(summary) and any(w in summary.lower() for w in ("data", "lost", "deleted", "corrupt"))) else "normal"
-        args: dict[str, Any] = {"summary": summary[:480], "severity": severity}
+        args: dict[str, Any] = {"summary": clip_words(summary, 480), "severity": severity}
         customer = v.context.get("customer_id") or self._customer_id()
         if customer:
             args["customer_id"] = customer

@@ -25,11 +25,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.reactive import var
-from textual.widgets import DataTable, Footer, Static
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from supportdesk.desk_state import LABELS, SHORT_LABELS, STATE_GROUPS, ConversationState, State, at, in_group
 from supportdesk.desk_state import label as state_label
@@ -163,29 +165,59 @@ def approval_words(tool: str, arguments: dict[str, Any], text: str) -> str:
     return one_line(safe_text(" ".join(parts)), 120)
 
 
-def confirm_grant(session_id: str, title: str, what: str, amount: float | None) -> Any:
-    """The dialog asking to grant `what`; large amounts are asked with Cancel focused."""
-    from supportdesk.tui.screens.browser import Confirm
+class ConfirmGrant(ModalScreen[bool]):
+    """Asks before an approval is granted, naming the action and its amount. Small amounts: `y`
+    or Enter grant. Large ones (`large`): Cancel has the focus and no key grants; only the
+    Grant button does. Any other printable key says no."""
 
-    large = amount is None or amount >= LARGE_AMOUNT
-    keys: list[BindingType] = [Binding("n,escape", "answer(False)", "Cancel")]
-    if not large:
-        keys.append(Binding("y", "answer(True)", "Grant"))
+    DEFAULT_CSS = """
+    ConfirmGrant { align: center middle; background: $background 60%; }
+    ConfirmGrant > #dialog { width: 64; max-width: 100%; height: auto; padding: 1 2; background: $surface;
+                             border: thick $primary 60%; }
+    ConfirmGrant.-large > #dialog { border: thick $warning 70%; }
+    ConfirmGrant .dialog-title { text-style: bold; width: 100%; margin-bottom: 1; }
+    ConfirmGrant #buttons { height: auto; align-horizontal: right; margin-top: 1; }
+    ConfirmGrant #buttons Button { margin-left: 1; }
+    """
+    BINDINGS = [Binding("n,escape", "answer(False)", "Cancel")]
 
-    class ConfirmGrant(Confirm):
-        BINDINGS = keys
-        QUESTION = f"Grant {what}?"
-        YES_LABEL = "Grant"
-        YES_ID = "grant"
-        YES_VARIANT = "warning" if large else "primary"
-        FOCUS_YES = not large
+    def __init__(self, session_id: str, title: str, what: str, amount: float | None) -> None:
+        super().__init__(classes="-large" if amount is None or amount >= LARGE_AMOUNT else "")
+        self.session_id, self.session_title, self.what = session_id, title, what
+        self.large = amount is None or amount >= LARGE_AMOUNT
 
-        def consequence(self) -> str:
-            if large:
-                return "A large amount: press Grant to move it (Tab, then Enter). The agent tells the customer."
-            return "The tool runs now and the agent tells the customer."
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(Text(f"Grant {self.what}?"), classes="dialog-title")
+            then = (
+                "A large amount: press Grant to move it (Tab, then Enter). The agent tells the customer."
+                if self.large else "The tool runs now and the agent tells the customer."
+            )
+            yield Static(Text.assemble((one_line(safe_text(self.session_title), 60), "bold"), "\n",
+                                       (self.session_id, "dim"), "\n\n", then))
+            with Horizontal(id="buttons"):
+                yield Button("Grant", variant="warning" if self.large else "primary", id="grant")
+                yield Button("Cancel", id="cancel")
 
-    return ConfirmGrant(session_id, title)
+    def on_mount(self) -> None:
+        self.query_one("#cancel" if self.large else "#grant", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.action_answer(event.button.id == "grant")
+
+    def action_answer(self, answer: bool) -> None:
+        if self.is_current:  # keys typed in a burst must not dismiss the screen below too
+            self.dismiss(answer)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.is_printable and event.character and event.key not in ("enter", "space", "tab"):
+            event.stop()
+            self.action_answer(event.character == "y" and not self.large)
+
+
+def confirm_grant(session_id: str, title: str, what: str, amount: float | None) -> ConfirmGrant:
+    return ConfirmGrant(session_id, title, what, amount)
 
 
 def keep_place(order: list[DeskRow], session_id: str | None, index: int) -> list[DeskRow]:

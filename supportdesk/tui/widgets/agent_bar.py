@@ -19,6 +19,7 @@ from supportdesk.desk_state import ConversationState
 from supportdesk.items import Handoff, Item
 from supportdesk.tui.projection import Snapshot
 from supportdesk.tui.widgets.render import AgentLook, literal
+from supportdesk.text import counted
 
 # The header's word for each state (desk_state.State) and its style.
 STATE_LOOKS = {
@@ -185,7 +186,7 @@ class AgentBar(Horizontal):
             facts.append("new session", style="italic")
         else:
             facts.append(f"session {session_id}", style="bold")
-            facts.append(f" · {items} items · {handoffs} handoff{'s' if handoffs != 1 else ''}", style="dim")
+            facts.append(f" · {counted(items, 'item')} · {counted(handoffs, 'handoff')}", style="dim")
         if usage:
             total_in = sum(u["input_tokens"] for u in usage.values())
             total_out = sum(u["output_tokens"] for u in usage.values())

@@ -17,6 +17,7 @@ from supportdesk.engine.log import ContextEntry
 from supportdesk.items import Item
 from supportdesk.tui.projection import Snapshot, advance, last_call_seen, new_session
 from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
+from supportdesk.text import counted
 
 
 # Long values are clipped in the table; the conversation's context lines expand to show them whole.
@@ -29,7 +30,7 @@ def _clip(text: str, width: int = VALUE_WIDTH) -> str:
 
 
 def seen_text(seen: dict[str, int]) -> str:
-    text = f"last call saw {seen.get('items', 0)} items"
+    text = f"last call saw {counted(seen.get('items', 0), 'item')}"
     return text + (f" (+{seen['dropped']:,} summarised)" if seen.get("dropped") else "")
 
 

@@ -1,0 +1,42 @@
+"""What customers and staff read (issue 39 §5): text cut short ends on a whole word with "…",
+and counts agree with their nouns ("1 item", never "1 items")."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from supportdesk.text import clip_words, counted
+from supportdesk.tui.widgets.inspector import seen_text
+
+WORDS = st.lists(st.text(alphabet="abcdefghij'()", min_size=1, max_size=12), min_size=1, max_size=40).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(WORDS, st.integers(5, 120))
+def test_a_clipped_text_ends_on_a_whole_word(text, width):
+    clipped = clip_words(text, width)
+    assert len(clipped) <= width
+    if len(text) <= width:
+        assert clipped == text
+        return
+    assert clipped.endswith("…")
+    kept = clipped[:-1]
+    assert text.startswith(kept)
+    # What is kept ends where a word ends (a single over-long first word aside): the text goes
+    # on with a space or with punctuation dropped before the "…", never with a letter.
+    if len(text.split()[0]) < width - 1:
+        assert not text[len(kept)].isalnum()
+
+
+def test_the_bug_summary_cut_of_the_issue_ends_on_a_word():
+    summary = "My files are not syncing on windows. Then: still broken, the icon is red. Steps from 'Files are not syncing' did not help."
+    cut = clip_words(summary, 110)
+    assert cut.endswith("…") and not cut.endswith("hel…") and cut[:-1].rstrip().split()[-1] in summary.split()
+
+
+def test_counts_agree_with_their_nouns():
+    assert counted(1, "item") == "1 item"
+    assert counted(2, "handoff") == "2 handoffs"
+    assert counted(1204, "item") == "1,204 items"
+    assert seen_text({"items": 1}) == "last call saw 1 item"
+    assert seen_text({"items": 3}) == "last call saw 3 items"
