@@ -40,3 +40,40 @@ def test_counts_agree_with_their_nouns():
     assert counted(1204, "item") == "1,204 items"
     assert seen_text({"items": 1}) == "last call saw 1 item"
     assert seen_text({"items": 3}) == "last call saw 3 items"
+
+
+async def test_the_first_screen_says_how_to_quit(db_path, test_desk):
+    from supportdesk.tui.app import SupportDeskApp
+    from tests.tui_seed import scripted_desk, until
+
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == "")
+        await pilot.pause()
+        shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "ctrl+q quits" in shown
+    await desk.close()
+
+
+async def test_the_palettes_screenshot_saves_where_it_says_without_a_downloads_folder(db_path, test_desk, tmp_path, monkeypatch):
+    import platformdirs
+
+    from supportdesk.folders import data_dir
+    from supportdesk.tui.app import SupportDeskApp
+    from tests.tui_seed import scripted_desk, until
+
+    monkeypatch.setattr(platformdirs, "user_downloads_path", lambda: tmp_path / "no-downloads-here")
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == "")
+        [screenshot] = [c for c in app.get_system_commands(app.screen) if c.title == "Screenshot"]
+        screenshot.callback()
+        await until(pilot, lambda: any("screenshot" in str(n.message).lower() for n in app._notifications))
+        said = " ".join(str(n.message) for n in app._notifications)
+        folder = data_dir() / "screenshots"
+        saved = list(folder.glob("*.svg"))
+        assert saved and str(folder) in said, said
+        assert "Failed" not in said
+    await desk.close()

@@ -96,7 +96,7 @@ class StartScreen(Screen):
         self.queued: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield Static("Opening the desk…", id="opening")
+        yield Static("Opening the desk… · ctrl+q quits", id="opening")
         yield Static("", id="queued")
         yield Input(placeholder="Write as the customer · /help for staff commands", id="prompt")
 
@@ -447,6 +447,31 @@ class SupportDeskApp(App[int]):
         if chat is not None:
             self._back_to(chat)
             chat.action_add_note()
+
+    def screenshot_dir(self) -> Path:
+        """Where the palette's Screenshot saves: the user's Downloads folder when it exists (as
+        Textual would), else `screenshots` in the desk's data folder, made if missing."""
+        from platformdirs import user_downloads_path
+
+        from supportdesk.folders import data_dir
+
+        downloads = user_downloads_path()
+        if downloads.is_dir():
+            return downloads
+        folder = data_dir() / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str | None:
+        # Textual's default is ~/Downloads, and saving failed ("Failed to save screenshot",
+        # nothing said about where) on a machine without one.
+        if path is None:
+            try:
+                path = str(self.screenshot_dir())
+            except OSError as exc:
+                self.notify(safe_text(f"Could not make a folder for the screenshot: {exc}"), title="Screenshot", severity="error", markup=False)
+                return None
+        return super().deliver_screenshot(filename, path, time_format)
 
     def get_system_commands(self, screen: Screen) -> Any:
         # The desk's "Switch theme" lists every theme once; Textual's own would list them again.

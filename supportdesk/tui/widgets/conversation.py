@@ -178,7 +178,7 @@ class Conversation(VerticalScroll, can_focus=True):
         elif self.items:
             hint.update(Text("start of the session", style="dim italic"))
         else:
-            hint.update(Text("no messages yet · type below and press Enter", style="dim italic"))
+            hint.update(Text("no messages yet · type below and press Enter · F1 help · ctrl+q quits", style="dim italic"))
 
     def _prune(self, *, keep_end: bool) -> None:
         """Let go of the far side of a window grown past MAX_WINDOW."""
