@@ -37,7 +37,7 @@ from supportdesk.desk_state import LABELS, SHORT_LABELS, STATE_GROUPS, Conversat
 from supportdesk.desk_state import label as state_label
 from supportdesk.items import utcnow
 from supportdesk.engine.log import Change, DeskRow, StoreError
-from supportdesk.text import one_line, plain_line, safe_text
+from supportdesk.text import clip_words, one_line, plain_line, safe_text
 from supportdesk.tui.screens._feed import FollowsChanges
 
 if TYPE_CHECKING:
@@ -48,11 +48,12 @@ INBOX_LIMIT = 200
 CUSTOMER_WIDTH = 22
 WAIT_WIDTH = 7
 TAGS_WIDTH = 18
-NARROW_CUSTOMER_WIDTH = 14
+NARROW_CUSTOMER_WIDTH = 12
+NARROW_TAGS_WIDTH = 10
 AGENT_WIDTH = 10
-# Below this many columns the inbox narrows: the customer column shrinks, the state reads in its
-# short words and the tags column goes (the tag filter, `l`, still works and the heading names
-# it), so the last line keeps some room and nothing runs off the right edge. Every wide column
+# Below this many columns the inbox narrows: the customer and tags columns shrink, the state reads
+# in its short words and the time in the state goes, so at 80 columns the last line keeps some
+# room, the tags stay, and nothing runs off the right edge. Every wide column
 # with a last line of 27 characters takes 130.
 NARROW_BELOW = 130
 # (label, key, width; None: the last line, which takes what the others leave), left to right.
@@ -66,9 +67,13 @@ WIDE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("Wait", "wait", WAIT_WIDTH),
     ("Tags", "tags", TAGS_WIDTH),
 )
-_NARROWER = {"customer": NARROW_CUSTOMER_WIDTH, "state": max(len(label) for label in SHORT_LABELS.values())}
+_NARROWER = {
+    "customer": NARROW_CUSTOMER_WIDTH, "state": max(len(label) for label in SHORT_LABELS.values()), "tags": NARROW_TAGS_WIDTH,
+}
+# Narrow, the time in the state ("For") goes and the tags stay (a `!high #vip` conversation must
+# say so at 80 columns); the customer's running wait stays too.
 NARROW_COLUMNS: tuple[tuple[str, str, int | None], ...] = tuple(
-    (label, key, _NARROWER.get(key, width)) for label, key, width in WIDE_COLUMNS if key != "tags"
+    (label, key, _NARROWER.get(key, width)) for label, key, width in WIDE_COLUMNS if key != "for"
 )
 # The state filter's steps (`s` cycles them): everything, then each group staff ask for
 # (desk_state's, shared with the session browser).
@@ -373,7 +378,8 @@ class InboxScreen(FollowsChanges[None]):
             "for": Text(waited(state.since or row.session.updated_at, now)),
             "last": last,
             "wait": self._wait_cell(state, now),
-            "tags": Text(one_line(safe_text(tags_text(state)), TAGS_WIDTH)),
+            # Whole tags or none: "!high #vi…" reads as a tag that does not exist.
+            "tags": Text(clip_words(safe_text(tags_text(state)), width["tags"] or TAGS_WIDTH)),
         }
         return [cells[key] for _, key, _ in self._columns]
 
@@ -443,7 +449,7 @@ class InboxScreen(FollowsChanges[None]):
             return
         fixed = sum(c.width for k, c in table.columns.items() if k.value != "last")
         last.auto_width = False
-        last.width = max(12, self.size.width - fixed - 2 * len(table.columns) - 1)
+        last.width = max(10, self.size.width - fixed - 2 * len(table.columns) - 1)
         table.refresh(layout=True)
 
     def watch_state_filter(self) -> None:
