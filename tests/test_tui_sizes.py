@@ -53,3 +53,30 @@ async def test_the_agent_bar_shows_its_state_words_whole_at_every_size(tmp_path,
             assert "holds it" in shown
     for desk in desks:
         await desk.close()
+
+
+async def test_a_context_value_uses_the_width_of_a_wide_pane(db_path, test_desk):
+    from supportdesk.items import ContextSet
+    from supportdesk.tui.widgets import ContextInspector
+    from tests.tui_seed import scripted_desk
+
+    long_value = "March invoice shows the Pro plan twice (CH-25, CH-26)"
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    try:
+        await desk.store.create_session("triage", session_id="ctx000000001")
+        await desk.store.append("ctx000000001", [ContextSet(key="issue", value=long_value, writer="triage", agent="triage")])
+        app = SupportDeskApp(desk=desk, session_id="ctx000000001")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await chat_loaded(pilot, "ctx000000001")
+            inspector = app.chat.query_one(ContextInspector)
+            await until(pilot, lambda: inspector.row_count == 1)
+            narrow = str(inspector.get_row("issue")[1]).splitlines()[0]
+            assert narrow.endswith("…")  # the side pane: cut to its room
+            app.chat.maximize(inspector)  # the pane made wide (78 columns and more)
+            await until(pilot, lambda: inspector.size.width >= 78)
+            await until(pilot, lambda: str(inspector.get_row("issue")[1]).splitlines()[0] == f'"{long_value}"')
+            await pilot.pause()
+            shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+            assert f'"{long_value}"' in shown  # whole: the pane has the room
+    finally:
+        await desk.close()
