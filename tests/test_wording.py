@@ -77,3 +77,21 @@ async def test_the_palettes_screenshot_saves_where_it_says_without_a_downloads_f
         assert saved and str(folder) in said, said
         assert "Failed" not in said
     await desk.close()
+
+
+def test_what_the_customer_did_that_worked_reads_as_thanks():
+    from supportdesk.models.offline import cues
+
+    for text in ("Resuming it worked, thanks", "Resuming the sync worked, thanks!", "Restarting the app helped. Thank you"):
+        assert cues.courtesy_only(text), text
+    for text in ("Nothing worked, thanks", "Resuming it worked but now it is stuck again"):
+        assert not cues.courtesy_only(text), text
+
+
+async def test_resuming_it_worked_thanks_is_not_a_new_question(tmp_path):
+    from tests.test_offline_moves import talk
+
+    turns, _ = await talk(tmp_path, "my files are not syncing on windows", "Resuming it worked, thanks")
+    first, thanks = turns
+    assert first.calls("search_kb")
+    assert not thanks.calls("search_kb") and not thanks.calls("create_ticket") and not thanks.handoffs()

@@ -55,7 +55,12 @@ SMALL_TALK = _any(
     r"^\s*what can you (?:help (?:me )?with|do)\??\s*$",
 )
 # "that worked", "the reset worked": what we suggested or sent did its job.
-_WORKED = r"(?:that|it|this|those steps|the (?:reset|link|steps?|fix|new password)) (?:worked|fixed it|did it|did the trick|helped)"
+# Also what the customer did, named by its -ing word: "resuming it worked", "restarting the app
+# helped" (never "nothing worked").
+_WORKED = (
+    r"(?:(?:(?!nothing\b|something\b|anything\b)\w+ing (?:and \w+ing )?)?(?:that|it|this|the \w+(?: \w+)?)"
+    r"|those steps|the (?:reset|link|steps?|fix|new password)) (?:worked|fixed it|did it|did the trick|helped)"
+)
 THANKS = _any(
     r"^\s*(?:ok(?:ay)?[,!. ]*)?(?:thanks|thank you|thx|cheers|great|perfect|awesome|brilliant)\b[^?]*$",
     r"^\s*(?:that(?:'s| is) all|bye|goodbye|have a (?:good|nice) day)\b",
