@@ -95,3 +95,19 @@ async def test_resuming_it_worked_thanks_is_not_a_new_question(tmp_path):
     first, thanks = turns
     assert first.calls("search_kb")
     assert not thanks.calls("search_kb") and not thanks.calls("create_ticket") and not thanks.handoffs()
+
+
+async def test_a_policy_refusal_is_never_told_as_a_technical_failure_and_the_email_unlocks_it(tmp_path):
+    from tests.test_offline_moves import talk
+
+    turns, _ = await talk(
+        tmp_path,
+        "I was charged twice for my subscription this month", "29.99 on March 1 and March 3", "yes please refund the duplicate",
+        "I want to downgrade from Pro to the Starter plan", "dana@example.com",
+    )
+    for turn in turns:
+        assert "couldn't read your account" not in turn.said()
+    asked, email = turns[-2:]
+    assert "email address" in asked.said()  # what the policy needs, said as it is
+    assert any(c.arguments == {"query": "dana@example.com"} for c in email.calls("find_customer"))
+    assert "email address on it" not in email.said()  # no loop: the named account is read

@@ -1269,6 +1269,16 @@ class Specialist:
         if record is not None:
             return None, record
         if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
+            # A policy that refused the read is not a technical failure: its reason is what the
+            # customer can act on ("to confirm the account is yours, I need the email ...").
+            refused = next((t for t in reversed(v.tools) if t.name == "find_customer" and t.done and t.is_error
+                            and str(t.output).startswith("refused by policy: ")), None)
+            reason = refused.reason if refused is not None else None
+            email = v.facts.emails[-1] if v.facts.emails else None
+            if reason and email and v.has_tool("find_customer") and not v.called_with("find_customer", {"query": email}):
+                return step.call("find_customer", {"query": email}), {}  # the account named now
+            if reason:
+                return step.answer(f"{reason[:1].upper()}{reason[1:].rstrip('.')}."), {}
             return step.answer("I couldn't read your account just now. Could you try again in a moment?"), {}
         return step.call("find_customer", {"query": customer_id}), {}
 
