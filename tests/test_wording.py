@@ -111,3 +111,16 @@ async def test_a_policy_refusal_is_never_told_as_a_technical_failure_and_the_ema
     assert "email address" in asked.said()  # what the policy needs, said as it is
     assert any(c.arguments == {"query": "dana@example.com"} for c in email.calls("find_customer"))
     assert "email address on it" not in email.said()  # no loop: the named account is read
+
+
+async def test_an_unknown_plan_name_is_asked_about_not_guessed(tmp_path):
+    from supportdesk.models.offline import cues
+    from tests.test_offline_moves import talk
+
+    assert cues.unknown_plan("I want to downgrade from Pro to the Basic plan") == "Basic"
+    assert cues.unknown_plan("move me to the cheapest plan") is None and cues.unknown_plan("switch to the Starter plan") is None
+    turns, _ = await talk(tmp_path, "I want to downgrade from Pro to the Basic plan", "dana@example.com", "Starter please")
+    first, email, starter = turns
+    assert not email.calls("change_plan") and "Starter" not in email.said().split("?")[0]
+    assert 'plan called "Basic"' in email.said() and "Which plan" in email.said()
+    assert [c.arguments["plan"] for c in starter.calls("change_plan")] == ["starter"]

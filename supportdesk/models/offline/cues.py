@@ -633,6 +633,26 @@ _PLAN_FROM = re.compile(
 )
 
 
+# "to the Basic plan": a plan named as where to go. Words that say which by place or kind are
+# not names ("to the cheapest plan", "to a yearly plan").
+_PLAN_TARGET = re.compile(r"\b(?:to|onto|into|for) (?:the |a |an )?([a-z][\w-]*) (?:plan|tier|subscription)\b", _FLAGS)
+_NOT_A_NAME = re.compile(
+    rf"^(?:{_LOWEST}|cheaper|cheapest|lower|higher|bigger|smaller|better|next|new|other|different|same|current|old|"
+    r"paid|free|annual|yearly|monthly|family|business|individual|personal|top|premium|best|one|this|that|my|our|your)$",
+    _FLAGS,
+)
+
+
+def unknown_plan(text: str) -> str | None:
+    """A plan name the desk does not have, named as where to go ("downgrade to the Basic plan"):
+    asked about, never mapped to the nearest plan."""
+    for m in _PLAN_TARGET.finditer(text):
+        word = m.group(1)
+        if not PLAN_NAME.fullmatch(word) and not _NOT_A_NAME.match(word):
+            return word
+    return None
+
+
 def plan_request(text: str) -> tuple[str | None, str | None]:
     """(the plan asked for, the billing period asked for). In "from Team to Pro" it is Pro, and in
     "I'm on Starter and want to downgrade" none."""

@@ -1125,6 +1125,17 @@ class Specialist:
         explicit = (
             bool(plan or period) and ("plan" in asked or self._asked_which_plan()) and not cues.ASKS_IF_POSSIBLE.search(text)
         )
+        unknown = cues.unknown_plan(text) if plan is None else None
+        if unknown is None and plan is None and period is None:  # named earlier, asked about since?
+            unknown = next((found for t in reversed(self.topic_texts()) if not any(cues.plan_request(t))
+                            for found in [cues.unknown_plan(t)] if found), None)
+            if unknown is not None and self._asked_which_plan():
+                unknown = None  # asked already: what they say now decides
+        if unknown is not None:  # "to the Basic plan": we have no such plan; ask, never guess
+            return self._with_prices(
+                lambda prices, _plans: f"We don't have a plan called \"{unknown.title()}\". Which plan would you like? {prices}",
+                f"We don't have a plan called \"{unknown.title()}\". Which plan would you like to move to?",
+            )
         place = cues.plan_step(text) if plan is None and period is None else None
         if place is not None:  # "now the cheapest one": the latest words over a plan named before
             return self._plan_by_place(customer_id, text, place)
