@@ -124,3 +124,24 @@ async def test_an_unknown_plan_name_is_asked_about_not_guessed(tmp_path):
     assert not email.calls("change_plan") and "Starter" not in email.said().split("?")[0]
     assert 'plan called "Basic"' in email.said() and "Which plan" in email.said()
     assert [c.arguments["plan"] for c in starter.calls("change_plan")] == ["starter"]
+
+
+def test_a_release_to_another_agent_tells_the_customer_once():
+    from supportdesk.channels.view import customer_event
+    from supportdesk.config import load_desk
+    from supportdesk.items import Handoff, Release
+    from supportdesk.staff import PART_OF_ACT
+    from tests.conftest import REPO
+
+    config = load_desk(REPO / "agents.toml")
+    # What runner.release appends when the conversation goes back to another agent.
+    release = [
+        Release(person="dana", to_agent="billing", summary="refund done", agent="triage", seq=7),
+        Handoff(from_agent="triage", to_agent="billing", reason="released by dana", handoff_kind="manual",
+                agent="triage", meta={PART_OF_ACT: True}, seq=8),
+    ]
+    said = [e.data["text"] for e in (customer_event(item, config) for item in release) if e is not None]
+    assert said == ["You are now talking to Billing."]
+    # An agent's own handoff is still said.
+    routed = customer_event(Handoff(from_agent="triage", to_agent="billing", reason="refund", agent="triage", seq=3), config)
+    assert routed is not None and routed.data["text"] == "You are now talking to Billing."
