@@ -180,7 +180,16 @@ class SupportDeskApp(App[int]):
 
     # --- start-up ----------------------------------------------------------------------------------
 
+    def _readable_dim(self) -> None:
+        """Dim text reaches the terminal as a readable colour (`tui/readable.py`): first in the
+        line filters, before Textual's truecolor filter blends it half-way to the background."""
+        from supportdesk.tui.readable import ReadableDim
+
+        if not any(isinstance(f, ReadableDim) for f in self._filters):
+            self._filters.insert(0, ReadableDim())
+
     def on_mount(self) -> None:
+        self._readable_dim()
         self._set_up_themes()
         self.push_screen(StartScreen())
         self.call_after_refresh(self._open)
