@@ -145,3 +145,15 @@ def test_a_release_to_another_agent_tells_the_customer_once():
     # An agent's own handoff is still said.
     routed = customer_event(Handoff(from_agent="triage", to_agent="billing", reason="refund", agent="triage", seq=3), config)
     assert routed is not None and routed.data["text"] == "You are now talking to Billing."
+
+
+def test_a_staff_note_is_labelled_with_its_author():
+    from supportdesk.items import Message
+    from supportdesk.staff import Actor
+    from supportdesk.tui.widgets.render import AgentLook, speaker
+
+    look = AgentLook(None)
+    note = Message(role="staff", text="customer is a VIP", agent="billing", meta=Actor("dana", "tui").meta())
+    assert str(speaker(note, look)) == "dana (staff note)"
+    assert str(speaker(Message(role="staff", text="old note", agent="billing"), look)) == "Staff"  # no author kept
+    assert str(speaker(Message(role="customer", text="hi", agent="billing"), look)) == "Customer"
