@@ -35,7 +35,7 @@ from supportdesk.config import load_desk  # noqa: E402
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer  # noqa: E402
 from supportdesk.evals import evaluate_routing, route_in_processes  # noqa: E402
 
-DEFAULT_DEV = REPO.parent / "shared" / "data" / "triage" / "dev.jsonl"
+DEFAULT_DEV = REPO / "tests" / "data" / "triage" / "dev.jsonl"  # Banking77, CC BY 4.0 (its README)
 CONFIG = str(REPO / "agents.toml")
 
 # The peer: the one-line regex router the issue mentions (~89 % on real phrasing).

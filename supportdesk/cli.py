@@ -199,18 +199,26 @@ async def _sessions_list(args: argparse.Namespace) -> int:
             if not hits:
                 _out(f"no messages match {args.search!r}")
             return 0
-        sessions = await store.list_sessions(limit=args.limit)
+        # The state is the inbox's (desk_state's fold kept with the appends), read from the same
+        # place: the row's `status` is what the last turn ended with and missed staff actions
+        # (a take-over, reply and release left it at needs_human).
+        from supportdesk.desk_state import at, label
+
+        rows = await store.desk(limit=args.limit)
+        now = store.clock()
         if args.json:
-            for info in sessions:
-                print(json.dumps(records.dump(info), ensure_ascii=False))
+            for row in rows:
+                shown = at(row.state, now)
+                print(json.dumps(records.dump(row.session) | {"state": label(shown.state, shown.detail)}, ensure_ascii=False))
             return 0
-        if not sessions:
+        if not rows:
             _out("no sessions yet; start one with `supportdesk run \"Hello\"` or `supportdesk`")
-        for info in sessions:
+        for row in rows:
+            info, shown = row.session, at(row.state, now)
             _out(
                 f"{info.id}  {info.updated_at:%Y-%m-%d %H:%M}  {info.active_agent:<10} "
                 f"{info.handoff_count:>2} {'handoff ' if info.handoff_count == 1 else 'handoffs'}  "
-                f"{info.status:<17} {one_line(info.title, 80)}"
+                f"{label(shown.state, shown.detail):<26} {one_line(info.title, 80)}"
             )
     return 0
 

@@ -9,7 +9,7 @@ a fixed, polite reply; no model is called.
 The patterns start from the offline agents' own cues (`models/offline/cues.py`: one definition
 of an out-of-scope question and of an attempt to talk an agent out of its rules) and add the
 phrasings of prompt injection and jailbreaks that aim at any model, not only the embedded one.
-Measured in tests/test_hooks_guardrails.py: false positives on ../shared/data/triage/dev.jsonl
+Measured in tests/test_hooks_guardrails.py: false positives on tests/data/triage/dev.jsonl
 and hits on a collected set of injection phrasings.
 """
 

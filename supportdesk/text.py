@@ -41,6 +41,23 @@ def one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: max(0, width - 1)] + "…"
 
 
+def clip_words(text: str, width: int) -> str:
+    """The text at most `width` characters, cut after a whole word and ended with "…" when it
+    had to be cut: text a customer reads (or that an agent repeats to one) never ends mid-word."""
+    text = text.strip()
+    if len(text) <= width:
+        return text
+    cut = text[: max(0, width - 1)]
+    if not text[len(cut)].isspace() and not cut[-1:].isspace():  # the cut fell inside a word
+        cut = re.sub(r"\s*\S*$", "", cut) or cut  # drop it (one over-long word: cut it after all)
+    return cut.rstrip(" \t\n,;:-(\"'") + "…"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`n noun`, with the noun plural unless n is 1: "1 item", "2 items", "1,204 handoffs"."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 # An agent's reply is Markdown: a line of it shown as one line (the inbox's last line, a search
 # hit) reads as the conversation draws it, without the emphasis and code marks. The line is
 # never parsed as markup: these are plain replacements.

@@ -16,17 +16,16 @@ from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolRegistr
 from tests import pg
 
 REPO = Path(__file__).resolve().parent.parent
-# The shared measurement set, beside the repository as in CI (../shared).
-TRIAGE_DEV = REPO.parent / "shared" / "data" / "triage" / "dev.jsonl"
+# The triage measurement set (Banking77, CC BY 4.0: tests/data/triage/README.md). It ships in
+# the repository: nothing a test runs reads outside it (a fresh clone has nothing beside it).
+TRIAGE_DEV = REPO / "tests" / "data" / "triage" / "dev.jsonl"
 
 
 def triage_dev_set() -> Path:
-    """The triage dev set's path; skips without ../shared, but under CI=true that is a failure:
-    a guard over the shipped examples must never pass by not running."""
+    """The triage dev set's path. It ships with the tests, so a missing file is a failure,
+    never a skip: a guard over the shipped examples must never pass by not running."""
     if not TRIAGE_DEV.exists():
-        if pg.in_ci():
-            pytest.fail(f"{TRIAGE_DEV} is missing: CI clones shared/ beside the repository")
-        pytest.skip(f"{TRIAGE_DEV} not present (clone shared/ beside the repository)")
+        pytest.fail(f"{TRIAGE_DEV} is missing: it ships with the repository (tests/data/triage)")
     return TRIAGE_DEV
 
 TEST_DESK = """

@@ -126,3 +126,32 @@ def test_run_refuses_an_empty_message_and_stores_nothing(db_path, message):
     assert out.returncode == 2 and "empty" in out.stderr and "Traceback" not in out.stderr
     listed = cli("--db", str(db_path), "sessions", "list")
     assert "no sessions yet" in listed.stdout  # not even the first, good message: nothing ran
+
+
+def test_sessions_list_reads_the_state_the_inbox_reads(db_path):
+    """After a take-over, a reply and a release the inbox says "waiting for the customer"; the
+    session row's status still said needs_human, and `sessions list` showed that (issue 39 §4)."""
+    from supportdesk.desk_state import label
+    from supportdesk.items import Notice, Release, StaffReply, Takeover
+
+    async def build() -> str:
+        async with await SessionStore.open(db_path) as store:
+            info = await store.create_session("triage", session_id="aaa000111222")
+            await store.append(info.id, [
+                Message(role="customer", text="I want a person", agent="triage"),
+                Notice(notice_kind="human_requested", text="The customer asked for a person.", agent="triage"),
+            ])
+            await store.set_status(info.id, "needs_human")  # what the runner's turn ended with
+            await store.append(info.id, [Takeover(person="dana", agent="triage")])
+            await store.append(info.id, [StaffReply(person="dana", text="Hi, Dana here. Sorted.", agent="triage")])
+            await store.append(info.id, [Release(person="dana", to_agent="triage", agent="triage")])
+            [row] = await store.desk(limit=5)
+            return label(row.state.state, row.state.detail)
+
+    inbox_says = asyncio.run(build())
+    assert inbox_says != "needs_human"
+    out = cli("sessions", "list", "--db", str(db_path))
+    assert out.returncode == 0, out.stderr
+    assert inbox_says in out.stdout and "needs_human" not in out.stdout
+    [row] = [json.loads(line) for line in cli("sessions", "list", "--db", str(db_path), "--json").stdout.splitlines()]
+    assert row["state"] == inbox_says

@@ -335,3 +335,20 @@ async def test_an_import_into_postgresql_is_the_same_session(tmp_path: Path, pg_
         stops = await store.kind_seqs(info.id, "handoff")
     assert info.channel == "import" and (info.active_agent, info.handoff_count) == ("Billing Agent", 1)
     assert shape(items)[2] == ("handoff", "Triage Agent") and stops == [3]
+
+
+async def test_importing_the_same_database_twice_adds_nothing_the_second_time(tmp_path: Path, capsys):
+    """Issue 39 §5: a second import of the same SDK database duplicated every session."""
+    source = tmp_path / "agents.db"
+    await write_sdk_database(source)
+    db = tmp_path / "desk.db"
+    assert await_main(["import", str(source), "--db", str(db), "--entry-agent", "Triage Agent"]) == 0
+    first = capsys.readouterr().out
+    assert "imported 2 sessions" in first
+    async with await open_store(db) as store:
+        before = sorted(info.id for info in await store.list_sessions(limit=50))
+    assert await_main(["import", str(source), "--db", str(db), "--entry-agent", "Triage Agent"]) == 0
+    second = capsys.readouterr().out
+    assert "imported 0 sessions" in second and "(2 imported before)" in second and "already imported" in second
+    async with await open_store(db) as store:
+        assert sorted(info.id for info in await store.list_sessions(limit=50)) == before

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.items import Confirmation, Decline, Handoff, Item, Message, Offer, ToolCall
-from tests.conftest import REPO, TRIAGE_DEV
+from tests.conftest import REPO, triage_dev_set
 
 ACCOUNT_ACTIONS = ("refund_charge", "issue_credit", "change_plan", "cancel_subscription")
 
@@ -686,7 +686,7 @@ def test_what_reads_as_another_language(text, language):
 def test_no_message_of_the_english_dev_set_reads_as_another_language():
     from supportdesk.models.offline import cues
 
-    texts = [json.loads(line)["text"] for line in TRIAGE_DEV.open(encoding="utf-8")]
+    texts = [json.loads(line)["text"] for line in triage_dev_set().open(encoding="utf-8")]
     assert len(texts) > 3000 and not [t for t in texts if cues.other_language(t)]
 
 

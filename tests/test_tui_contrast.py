@@ -124,3 +124,45 @@ async def test_borders_secondary_text_and_selections_keep_their_contrast(seeded_
         need("conversation selection", rich(lines.rich_style.color), rich(selected.bgcolor), TEXT)
 
         assert not problems, f"{theme}:\n" + "\n".join(problems)
+
+
+def drawn_cells(app) -> list[tuple[str, Color, Color, bool]]:
+    """Every visible character of the screen as it reaches the terminal: the compositor's lines
+    through the app's own line filters (the driver's path), as (text, colour, background, dim)."""
+    background = app.screen.styles.background
+    cells = []
+    for strip in app.screen._compositor.render_strips():
+        segments = list(strip)
+        for line_filter in app._filters:
+            if line_filter.enabled:
+                segments = line_filter.apply(segments, background)
+        for segment in segments:
+            style = segment.style
+            if style is None or not segment.text.strip() or style.color is None or style.bgcolor is None:
+                continue
+            fg, bg = Color.from_rich_color(style.color), Color.from_rich_color(style.bgcolor)
+            if style.reverse:
+                fg, bg = bg, fg
+            for char in segment.text:
+                if not char.isspace() and char not in "▁▂▃▄▅▆▇█▌▐▎▏▊▋▍▉─│╭╮╰╯━┃┏┓┗┛╋═║╔╗╚╝▔":
+                    cells.append((char, fg, bg, bool(style.dim)))
+    return cells
+
+
+@pytest.mark.parametrize("theme", SHIPPED)
+async def test_the_text_that_reaches_the_terminal_is_readable(seeded_db, theme):
+    """Measured on what is drawn (issue 39 §6): dim and muted text too. No text below 3:1, and
+    dim never reaches the terminal as the faint attribute (a terminal blends it toward the
+    background by half: 2.7:1 on desk-light)."""
+    app = SupportDeskApp(desk_factory=lambda: repo_desk(seeded_db), theme=theme, session_id=SEED_ID)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == SEED_ID and app.chat.query_one(Conversation).last == 14)
+        await pilot.pause()
+        cells = drawn_cells(app)
+        assert len(cells) > 500
+        faint = [char for char, _, _, dim in cells if dim]
+        assert not faint, f"{len(faint)} characters reach the terminal as faint"
+        low = sorted({(fg.hex, bg.hex, round(ratio(fg, bg), 2)) for _, fg, bg, _ in cells if ratio(fg, bg) < UI}, key=lambda x: x[2])
+        assert not low, f"{theme}: text below {UI}:1: {low[:8]}"
+        below_text = sum(1 for _, fg, bg, _ in cells if ratio(fg, bg) < TEXT)
+        print(f"\n{theme}: {len(cells)} text cells, {below_text} below {TEXT}:1")

@@ -155,6 +155,12 @@ async def test_approving_from_the_inbox_makes_the_refund_happen(db_path, test_de
         await until(pilot, lambda: any("No approval" in n.message for n in app._notifications))
         assert refunds == []
         await pilot.press("up", "a")
+        # What is granted, and how much, is shown before anything happens.
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmGrant")
+        asked = " ".join(str(w.render()) for w in app.screen.query("Label, Static"))
+        assert "refund" in asked and "$300.00" in asked
+        assert refunds == []
+        await pilot.press("y")
         await until(pilot, lambda: refunds == [300.0])
         await until(pilot, lambda: badge(app).count == 1)
 
@@ -261,20 +267,20 @@ async def test_a_narrow_terminal_gets_short_states_and_no_column_past_the_edge(d
     async with seeded_inbox(db_path, test_desk, size=(80, 24)) as seeded:
         app, pilot, screen, ids = seeded.app, seeded.pilot, seeded.screen, seeded.ids
         await layout_settled(pilot)
-        assert headers(screen) == ["Customer", "Agent", "State", "For", "Last line", "Wait"]
+        assert headers(screen) == ["Customer", "Agent", "State", "Last line", "Wait", "Tags"]
         rows = cells(screen)
         assert [row[2] for row in rows] == ["needs approval", "human requested", "agent working", "awaiting customer"]
-        assert rows[0][0] == "dana@example.…"  # the narrow customer column
+        assert rows[0][0] == "dana@exampl…"  # the narrow customer column
         table = screen.query_one(InboxTable)
         assert table.virtual_size.width <= table.size.width  # nothing to scroll sideways to
-        assert table.columns[next(k for k in table.columns if k.value == "last")].width >= 12
+        assert table.columns[next(k for k in table.columns if k.value == "last")].width >= 10
         # Wider, every column comes back, with the full words; narrower again, the short ones.
         await pilot.press("down")
         await pilot.resize_terminal(160, 40)
-        await until(pilot, lambda: headers(screen)[-1] == "Tags" and cells(screen)[0][2] == "waiting for staff approval")
+        await until(pilot, lambda: "For" in headers(screen) and cells(screen)[0][2] == "waiting for staff approval")
         assert screen.query_one(InboxTable).cursor_row == 1 and screen.shown[1].session.id == ids["human"]
         await pilot.resize_terminal(100, 30)
-        await until(pilot, lambda: "Tags" not in headers(screen))
+        await until(pilot, lambda: "For" not in headers(screen))
         assert screen.query_one(InboxTable).cursor_row == 1
 
 
@@ -293,7 +299,7 @@ async def test_a_narrow_inbox_shows_the_whole_last_line_of_the_row_under_the_cur
             await pilot.press("down")
         await until(pilot, lambda: str(preview.render()) == f"customer: {long_line}")
         # the cell holds it all too; only its column is too narrow to show more than a start
-        assert cells(screen)[waiting][4] == long_line
+        assert cells(screen)[waiting][3] == long_line  # (narrow: no "For" column)
         await pilot.resize_terminal(160, 40)
         await until(pilot, lambda: not preview.display)
 
@@ -313,3 +319,93 @@ async def test_only_an_agents_last_line_loses_its_marks(db_path, test_desk):
         await desk.store.append(ids["waiting"], [Message(role="customer", text="is **this** literal?", agent="triage")])
         await until(pilot, lambda: screen.loads > loads and len({r[4] for r in cells(screen)} & {
             "agent: Try Settings > Reset.", "customer: is **this** literal?"}) == 2)
+
+
+async def test_a_large_approval_is_shown_with_its_amount_and_not_granted_by_one_key(db_path, test_desk):
+    big = Notice(notice_kind="approval_requested", text="Senior asks staff to approve refund: a refund of $1,299.99 is at or above the $250.00 approval threshold",
+                 data={"approval_id": "ap2", "tool": "refund", "arguments": {"charge_id": "CH-77"}}, agent="senior")
+    async with seeded_inbox(db_path, test_desk, [Answer("Done.")], extra={"human": [big]}) as seeded:
+        app, pilot, screen, ids, refunds = seeded.app, seeded.pilot, seeded.screen, seeded.ids, seeded.refunds
+        await until(pilot, lambda: any(r.session.id == ids["human"] and r.state.pending for r in screen.shown))
+        row = next(n for n, r in enumerate(screen.shown) if r.session.id == ids["human"])
+        for _ in range(row):
+            await pilot.press("down")
+        assert screen._current().session.id == ids["human"]
+        await pilot.press("a")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmGrant")
+        dialog = app.screen
+        asked = " ".join(str(w.render()) for w in dialog.query("Label, Static"))
+        assert "$1,299.99" in asked and "CH-77" in asked
+        await pilot.press("y")  # no one-key yes for a large amount: any letter says no
+        await until(pilot, lambda: app.screen is screen)
+        await pilot.press("a")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmGrant")
+        await pilot.press("enter")  # Enter is on Cancel
+        await until(pilot, lambda: app.screen is screen)
+        assert await seeded.desk.runner.pending_approvals(ids["human"]) != []
+        assert refunds == []
+
+
+def test_the_order_is_needs_staff_or_approval_then_sla_breach_then_state_and_age() -> None:
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    from supportdesk.desk_state import ConversationState, PendingApproval
+    from supportdesk.engine.log import DeskRow, SessionInfo
+    from supportdesk.tui.screens.inbox import by_urgency
+
+    now = INBOX_NOW
+    sla = SimpleNamespace(first_response=60, next_response=60)
+
+    def row(name: str, minutes: int, **state) -> DeskRow:
+        since = now - timedelta(minutes=minutes)
+        info = SessionInfo(name, name, since, since, "triage", "triage", "open", 3, 0)
+        return DeskRow(info, ConversationState(since=since, **state))
+
+    rows = [
+        row("waiting-old", 50, state="ai", detail="waiting_customer"),
+        row("staff-holds", 5, state="staff", detail="", held_by_staff=True),
+        row("late", 3, state="ai", detail="working", waiting_since=now - timedelta(minutes=3)),
+        # An approval still pending while the agent told the customer to wait: needs staff.
+        row("approval-behind-a-reply", 1, state="ai", detail="waiting_customer", pending=(PendingApproval("ap", "refund"),)),
+        row("human", 2, state="needs_staff", detail="human_requested"),
+        row("working", 30, state="ai", detail="working"),
+    ]
+    order = [r.session.id for r in by_urgency(rows, now, sla)]
+    assert order == ["human", "approval-behind-a-reply", "late", "staff-holds", "working", "waiting-old"]
+
+
+async def test_the_sla_clock_ticks_every_second(db_path, test_desk):
+    from datetime import timedelta
+
+    from supportdesk.items import Message as M
+
+    async with seeded_inbox(db_path, test_desk, extra={"waiting": [M(role="customer", text="hello?", agent="triage")]}) as seeded:
+        pilot, screen, ids = seeded.pilot, seeded.screen, seeded.ids
+        now = [INBOX_NOW]
+        screen.now = lambda: now[0]
+        table = screen.query_one(InboxTable)
+
+        def wait_cell() -> str:
+            return str(table.get_cell(ids["waiting"], "wait"))
+
+        since = next(r.state.waiting_since for r in screen.shown if r.session.id == ids["waiting"])
+        now[0] = since + timedelta(seconds=20)
+        await until(pilot, lambda: wait_cell() == "20s", limit=10)
+        now[0] = since + timedelta(seconds=27)  # nothing written: only the clock moved
+        await until(pilot, lambda: wait_cell() == "27s", limit=10)
+
+
+async def test_at_80_columns_a_tagged_conversation_keeps_its_tags(db_path, test_desk):
+    from supportdesk.items import TagChange
+
+    tagged = [TagChange(person="dana", added=["vip"], priority="high", agent="triage")]
+    async with seeded_inbox(db_path, test_desk, size=(80, 24), extra={"waiting": tagged}) as seeded:
+        pilot, screen, ids = seeded.pilot, seeded.screen, seeded.ids
+        await until(pilot, lambda: any(r.state.tags for r in screen.shown))
+        await layout_settled(pilot)
+        table = screen.query_one(InboxTable)
+        assert str(table.get_cell(ids["waiting"], "tags")) == "!high #vip"
+        assert table.virtual_size.width <= table.size.width  # and nothing runs off the edge
+        shown = "\n".join(strip.text for strip in pilot.app.screen._compositor.render_strips())
+        assert "!high #vip" in shown

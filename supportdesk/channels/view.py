@@ -13,6 +13,7 @@ from typing import Any, assert_never
 from supportdesk import items as k
 from supportdesk.config import DeskConfig
 from supportdesk.engine.confirmation import yes_label
+from supportdesk.staff import PART_OF_ACT
 
 CHECKING = "A colleague is checking this. We will be right back with you."
 CHECKED = "A colleague has checked your request."
@@ -62,6 +63,8 @@ def customer_event(item: k.Item, config: DeskConfig) -> CustomerEvent | None:
             return CustomerEvent("status", {"status": "resolved", "text": RESOLVED}, item.seq)
         case k.StateChange() | k.TagChange():
             return None  # the desk's own bookkeeping
+        case k.Handoff() if item.meta.get(PART_OF_ACT):
+            return None  # the release it is part of already told the customer (said once, not twice)
         case k.Handoff():
             title = agent_title(config, item.to_agent)
             return CustomerEvent("handoff", {"agent": title, "text": f"You are now talking to {title}."}, item.seq)

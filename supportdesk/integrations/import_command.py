@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from supportdesk.text import safe_text
+from supportdesk.text import counted, safe_text
 
 EXIT_BAD_SOURCE = 2
 
@@ -43,14 +43,44 @@ async def run(args: argparse.Namespace) -> int:
         print(f"supportdesk: {safe_text(str(exc))}", file=sys.stderr)
         return EXIT_BAD_SOURCE
     async with await open_store(getattr(args, "db", None)) as store:
+        done = await _imported_before(store)
+        skipped = 0
         for imported in sessions:
+            key = _source_key(imported.meta)
+            if key in done:  # imported by an earlier run: importing is idempotent
+                print(safe_text(f"{done[key]}  {imported.source}:{imported.source_id}  already imported"))
+                skipped += 1
+                continue
             info = await write_session(store, imported)
+            done[key] = info.id
             print(
                 safe_text(
-                    f"{info.id}  {imported.source}:{imported.source_id}  {info.item_count} items · "
-                    f"{info.handoff_count} handoffs · {info.title or '(no title)'}"
+                    f"{info.id}  {imported.source}:{imported.source_id}  {counted(info.item_count, 'item')} · "
+                    f"{counted(info.handoff_count, 'handoff')} · {info.title or '(no title)'}"
                 )
             )
-    noun = "session" if len(sessions) == 1 else "sessions"
-    print(safe_text(f"imported {len(sessions)} {noun} from {args.path}"))
+    new = len(sessions) - skipped
+    already = f" ({skipped} imported before)" if skipped else ""
+    print(safe_text(f"imported {counted(new, 'session')} from {args.path}{already}"))
     return 0
+
+
+def _source_key(meta: dict[str, object]) -> tuple[str, str, str]:
+    """Which source session an imported session came from: its format, file and id there."""
+    return (str(meta.get("source", "")), str(meta.get("path", "")), str(meta.get("session_id", "")))
+
+
+async def _imported_before(store: object) -> dict[tuple[str, str, str], str]:
+    """Every source session already imported into `store`, by `_source_key`, with its id here."""
+    from supportdesk.integrations.importer import CHANNEL
+
+    found: dict[tuple[str, str, str], str] = {}
+    offset, page = 0, 500
+    while True:
+        infos = await store.list_sessions(limit=page, offset=offset)  # type: ignore[attr-defined]
+        for info in infos:
+            if info.channel == CHANNEL and info.meta.get("source"):
+                found.setdefault(_source_key(info.meta), info.id)
+        if len(infos) < page:
+            return found
+        offset += page

@@ -96,7 +96,7 @@ class StartScreen(Screen):
         self.queued: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield Static("Opening the desk…", id="opening")
+        yield Static("Opening the desk… · ctrl+q quits", id="opening")
         yield Static("", id="queued")
         yield Input(placeholder="Write as the customer · /help for staff commands", id="prompt")
 
@@ -182,7 +182,16 @@ class SupportDeskApp(App[int]):
 
     # --- start-up ----------------------------------------------------------------------------------
 
+    def _readable_dim(self) -> None:
+        """Dim text reaches the terminal as a readable colour (`tui/readable.py`): first in the
+        line filters, before Textual's truecolor filter blends it half-way to the background."""
+        from supportdesk.tui.readable import ReadableDim
+
+        if not any(isinstance(f, ReadableDim) for f in self._filters):
+            self._filters.insert(0, ReadableDim())
+
     def on_mount(self) -> None:
+        self._readable_dim()
         self._set_up_themes()
         self.push_screen(StartScreen())
         self.call_after_refresh(self._open)
@@ -449,6 +458,31 @@ class SupportDeskApp(App[int]):
         if chat is not None:
             self._back_to(chat)
             chat.action_add_note()
+
+    def screenshot_dir(self) -> Path:
+        """Where the palette's Screenshot saves: the user's Downloads folder when it exists (as
+        Textual would), else `screenshots` in the desk's data folder, made if missing."""
+        from platformdirs import user_downloads_path
+
+        from supportdesk.folders import data_dir
+
+        downloads = user_downloads_path()
+        if downloads.is_dir():
+            return downloads
+        folder = data_dir() / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str | None:
+        # Textual's default is ~/Downloads, and saving failed ("Failed to save screenshot",
+        # nothing said about where) on a machine without one.
+        if path is None:
+            try:
+                path = str(self.screenshot_dir())
+            except OSError as exc:
+                self.notify(safe_text(f"Could not make a folder for the screenshot: {exc}"), title="Screenshot", severity="error", markup=False)
+                return None
+        return super().deliver_screenshot(filename, path, time_format)
 
     def get_system_commands(self, screen: Screen) -> Any:
         # The desk's "Switch theme" lists every theme once; Textual's own would list them again.

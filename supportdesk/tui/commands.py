@@ -15,7 +15,7 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 
-from supportdesk.text import one_line, safe_text
+from supportdesk.text import counted, one_line, safe_text
 from supportdesk.tui.slash import SLASH_COMMANDS
 from supportdesk.tui.themes import loaded_theme_names, remember_setting, remembered_setting
 
@@ -68,7 +68,7 @@ class DeskCommands(Provider):
             self._sessions.append(
                 Command(
                     f"Open session: {title}",
-                    f"{info.id} · {info.active_agent} · {info.handoff_count} handoffs · {info.status}",
+                    f"{info.id} · {info.active_agent} · {counted(info.handoff_count, 'handoff')} · {info.status}",
                     partial(_call, self.app, "open_session", info.id),
                     literal=True,
                 )

@@ -10,6 +10,7 @@ from typing import Any
 from supportdesk.engine.log import SessionInfo, default_db_path
 from supportdesk.export import session_json_text, session_markdown
 from supportdesk.items import Item
+from supportdesk.text import counted
 
 
 def default_export_dir(app: Any) -> Path:
@@ -38,5 +39,5 @@ def write_export(
     except OSError as exc:
         notify(f"Could not write {path}: {exc.strerror or exc}", severity="error", markup=False)
         return None
-    notify(f"Exported {len(items)} items to {path}", title="Export", markup=False)
+    notify(f"Exported {counted(len(items), 'item')} to {path}", title="Export", markup=False)
     return path

@@ -16,15 +16,49 @@
   let stream = null;
   let streaming = null; // the reply being written: {agent, element}
   const shown = new Set(); // seqs on the page, so a resumed stream never repeats one
+  let leaving = false; // the page is unloading (reload, navigation, tab closed)
+  let retry = null; // the timer of the next reconnection, while the desk cannot be reached
+  let retryDelay = 1000;
 
+  // The conversation is kept in localStorage: a reload, a lost connection and a closed tab
+  // reopened all come back to it (sessionStorage, where earlier pages kept it, is still read).
   function load() {
-    try {
-      const saved = JSON.parse(sessionStorage.getItem(STORE_KEY) || "null");
-      return saved && saved.id && saved.token ? saved : null;
-    } catch (_) {
-      return null;
+    for (const storage of [localStorage, sessionStorage]) {
+      try {
+        const saved = JSON.parse(storage.getItem(STORE_KEY) || "null");
+        if (saved && saved.id && saved.token) return saved;
+      } catch (_) {
+        // unreadable: try the other one
+      }
+    }
+    return null;
+  }
+
+  function save(value) {
+    for (const storage of [localStorage, sessionStorage]) {
+      try {
+        if (value) storage.setItem(STORE_KEY, JSON.stringify(value));
+        else storage.removeItem(STORE_KEY);
+      } catch (_) {
+        // storage full or off: the conversation lasts as long as the page
+      }
     }
   }
+
+  function forget() {
+    save(null);
+    if (stream) stream.close();
+    stream = null;
+    conversation = null;
+  }
+
+  // An unloading page closes its stream, which fires "error": that is no reason to forget.
+  window.addEventListener("pagehide", () => { leaving = true; });
+  window.addEventListener("beforeunload", () => { leaving = true; });
+  window.addEventListener("pageshow", (shownAgain) => {
+    leaving = false;
+    if (shownAgain.persisted && conversation) listen(); // back from the page cache
+  });
 
   function element(tag, className, text) {
     const node = document.createElement(tag);
@@ -126,7 +160,9 @@
 
   function listen() {
     if (stream) stream.close();
-    const url = `/api/conversations/${encodeURIComponent(conversation.id)}/events?token=${encodeURIComponent(conversation.token)}`;
+    // From the last event shown: a stream opened again (a reconnection) sends only what is new.
+    const after = shown.size ? Math.max(...shown) : 0;
+    const url = `/api/conversations/${encodeURIComponent(conversation.id)}/events?token=${encodeURIComponent(conversation.token)}&last_event_id=${after}`;
     stream = new EventSource(url);
     for (const [type, handle] of Object.entries(handlers)) {
       stream.addEventListener(type, (message) => {
@@ -144,16 +180,43 @@
         scrollDown();
       });
     }
-    stream.addEventListener("open", () => showProblem(""));
-    stream.addEventListener("error", () => {
-      // EventSource retries by itself while the server is unreachable; it gives up only when
-      // the server refuses the conversation (gone, or not this token's), so forget it.
-      if (stream.readyState === EventSource.CLOSED) {
-        sessionStorage.removeItem(STORE_KEY);
-        conversation = null;
-        showProblem("This conversation is no longer available. Send a message to start a new one.");
-      }
+    stream.addEventListener("open", () => {
+      retryDelay = 1000;
+      showProblem("");
     });
+    const mine = stream;
+    stream.addEventListener("error", () => {
+      // EventSource retries by itself while the server is unreachable, and gives up on any
+      // answer that is not a stream (a refused conversation, but also a proxy's 502 or a desk
+      // restarting). Only the desk saying the conversation is gone or not this token's forgets
+      // it; anything else reconnects (from the last event shown: `shown` skips repeats).
+      if (leaving || mine !== stream || mine.readyState !== EventSource.CLOSED) return;
+      checkGone(url);
+    });
+  }
+
+  async function checkGone(url) {
+    const asked = conversation;
+    let status = 0;
+    const abort = new AbortController();
+    try {
+      const response = await fetch(url, { signal: abort.signal, headers: { Accept: "text/event-stream" } });
+      status = response.status;
+    } catch (_) {
+      status = 0; // unreachable
+    } finally {
+      abort.abort(); // only the status was wanted, not the stream
+    }
+    if (leaving || conversation !== asked || !conversation) return;
+    if (status === 404 || status === 403 || status === 401 || status === 410) {
+      forget();
+      showProblem("This conversation is no longer available. Send a message to start a new one.");
+      return;
+    }
+    showProblem("Reconnecting to the desk…");
+    clearTimeout(retry);
+    retry = setTimeout(() => { if (conversation === asked) listen(); }, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 15000);
   }
 
   async function api(path, body) {
@@ -177,7 +240,7 @@
   async function start() {
     const created = await api("/api/conversations", {});
     conversation = { id: created.conversation_id, token: created.token };
-    sessionStorage.setItem(STORE_KEY, JSON.stringify(conversation));
+    save(conversation);
     listen();
   }
 
@@ -207,9 +270,8 @@
   });
 
   document.getElementById("restart").addEventListener("click", () => {
-    sessionStorage.removeItem(STORE_KEY);
-    if (stream) stream.close();
-    conversation = null;
+    forget();
+    clearTimeout(retry);
     shown.clear();
     offers.clear();
     log.replaceChildren();

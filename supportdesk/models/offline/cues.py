@@ -55,7 +55,12 @@ SMALL_TALK = _any(
     r"^\s*what can you (?:help (?:me )?with|do)\??\s*$",
 )
 # "that worked", "the reset worked": what we suggested or sent did its job.
-_WORKED = r"(?:that|it|this|those steps|the (?:reset|link|steps?|fix|new password)) (?:worked|fixed it|did it|did the trick|helped)"
+# Also what the customer did, named by its -ing word: "resuming it worked", "restarting the app
+# helped" (never "nothing worked").
+_WORKED = (
+    r"(?:(?:(?!nothing\b|something\b|anything\b)\w+ing (?:and \w+ing )?)?(?:that|it|this|the \w+(?: \w+)?)"
+    r"|those steps|the (?:reset|link|steps?|fix|new password)) (?:worked|fixed it|did it|did the trick|helped)"
+)
 THANKS = _any(
     r"^\s*(?:ok(?:ay)?[,!. ]*)?(?:thanks|thank you|thx|cheers|great|perfect|awesome|brilliant)\b[^?]*$",
     r"^\s*(?:that(?:'s| is) all|bye|goodbye|have a (?:good|nice) day)\b",
@@ -639,6 +644,26 @@ _PLAN_FROM = re.compile(
     r"|\bon (?:the )?(starter|pro|team)(?: plan)? (?:right now|now|currently|at the moment)\b",
     _FLAGS,
 )
+
+
+# "to the Basic plan": a plan named as where to go. Words that say which by place or kind are
+# not names ("to the cheapest plan", "to a yearly plan").
+_PLAN_TARGET = re.compile(r"\b(?:to|onto|into|for) (?:the |a |an )?([a-z][\w-]*) (?:plan|tier|subscription)\b", _FLAGS)
+_NOT_A_NAME = re.compile(
+    rf"^(?:{_LOWEST}|cheaper|cheapest|lower|higher|bigger|smaller|better|next|new|other|different|same|current|old|"
+    r"paid|free|annual|yearly|monthly|family|business|individual|personal|top|premium|best|one|this|that|my|our|your)$",
+    _FLAGS,
+)
+
+
+def unknown_plan(text: str) -> str | None:
+    """A plan name the desk does not have, named as where to go ("downgrade to the Basic plan"):
+    asked about, never mapped to the nearest plan."""
+    for m in _PLAN_TARGET.finditer(text):
+        word = m.group(1)
+        if not PLAN_NAME.fullmatch(word) and not _NOT_A_NAME.match(word):
+            return word
+    return None
 
 
 def plan_request(text: str) -> tuple[str | None, str | None]:

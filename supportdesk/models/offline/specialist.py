@@ -26,6 +26,7 @@ from supportdesk.config import AgentConfig
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message, Notice
 from supportdesk.models.offline import cues, dialogue, generic, scope
+from supportdesk.text import clip_words
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent, View
@@ -348,7 +349,7 @@ class Specialist:
         title = v.desk.agents[up].title.lower()
         return Transfer(
             to_agent=up,
-            reason=f"{why}: {text[:100]}",
+            reason=f"{why}: {clip_words(text, 100)}",
             handoff_kind="escalate",
             text=say + f"I'm passing this to a {title} colleague, who will see everything you've told me.",
             context=self.step.context(extra),
@@ -495,7 +496,7 @@ class Specialist:
             )
         ctx = dict(context or {})
         ctx.update(self.step.context({"pending_topic": clause}))
-        return Transfer(to_agent=target, reason=f"new topic: {clause[:120]}", handoff_kind="return", text=text, context=ctx)
+        return Transfer(to_agent=target, reason=f"new topic: {clip_words(clause, 120)}", handoff_kind="return", text=text, context=ctx)
 
     # --- the money skill ---------------------------------------------------------------------------
 
@@ -1188,6 +1189,17 @@ class Specialist:
         explicit = (
             bool(plan or period) and ("plan" in asked or self._asked_which_plan()) and not cues.ASKS_IF_POSSIBLE.search(text)
         )
+        unknown = cues.unknown_plan(text) if plan is None else None
+        if unknown is None and plan is None and period is None:  # named earlier, asked about since?
+            unknown = next((found for t in reversed(self.topic_texts()) if not any(cues.plan_request(t))
+                            for found in [cues.unknown_plan(t)] if found), None)
+            if unknown is not None and self._asked_which_plan():
+                unknown = None  # asked already: what they say now decides
+        if unknown is not None:  # "to the Basic plan": we have no such plan; ask, never guess
+            return self._with_prices(
+                lambda prices, _plans: f"We don't have a plan called \"{unknown.title()}\". Which plan would you like? {prices}",
+                f"We don't have a plan called \"{unknown.title()}\". Which plan would you like to move to?",
+            )
         place = cues.plan_step(text) if plan is None and period is None else None
         if place is not None:  # "now the cheapest one": the latest words over a plan named before
             return self._plan_by_place(customer_id, text, place)
@@ -1351,6 +1363,16 @@ class Specialist:
         if record is not None:
             return None, record
         if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
+            # A policy that refused the read is not a technical failure: its reason is what the
+            # customer can act on ("to confirm the account is yours, I need the email ...").
+            refused = next((t for t in reversed(v.tools) if t.name == "find_customer" and t.done and t.is_error
+                            and str(t.output).startswith("refused by policy: ")), None)
+            reason = refused.reason if refused is not None else None
+            email = v.facts.emails[-1] if v.facts.emails else None
+            if reason and email and v.has_tool("find_customer") and not v.called_with("find_customer", {"query": email}):
+                return step.call("find_customer", {"query": email}), {}  # the account named now
+            if reason:
+                return step.answer(f"{reason[:1].upper()}{reason[1:].rstrip('.')}."), {}
             return step.answer("I couldn't read your account just now. Could you try again in a moment?"), {}
         return step.call("find_customer", {"query": customer_id}), {}
 
@@ -1561,7 +1583,7 @@ class Specialist:
                 )
                 return Transfer(
                     to_agent=target,
-                    reason=f"{why}: {summary[:120]}",
+                    reason=f"{why}: {clip_words(summary, 120)}",
                     handoff_kind="escalate",
                     text=("Thanks for reporting this. " if bug else "Thanks for checking. " if missing else "Thanks for trying that. ")
                     + f"This needs a closer look, so I'm passing it to a {title} colleague "
@@ -1681,7 +1703,7 @@ class Specialist:
         latest = "" if text.strip() == issue.strip() else f" Then: {text.strip().rstrip('.')}."
         setup = self.view.context.get("customer_setup")
         runs_on = f" Setup: {str(setup).rstrip('.')}." if setup and str(setup) != text.strip() else ""
-        return f"{first}{latest}{tried}{runs_on}"[:480]
+        return clip_words(f"{first}{latest}{tried}{runs_on}", 480)
 
     def _ticket(self, summary: str):
         v = self.view
@@ -1692,7 +1714,7 @@ class Specialist:
             if not v.called_with("find_customer", {"query": email}):
                 return self.step.call("find_customer", {"query": email})
         severity = "high" if cues.DATA_LOSS.search(summary) or (cues.BUG.search(summary) and any(w in summary.lower() for w in ("data", "lost", "deleted", "corrupt"))) else "normal"
-        args: dict[str, Any] = {"summary": summary[:480], "severity": severity}
+        args: dict[str, Any] = {"summary": clip_words(summary, 480), "severity": severity}
         customer = v.context.get("customer_id") or self._customer_id()
         if customer:
             args["customer_id"] = customer

@@ -127,6 +127,9 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         self._announced = ""  # the reason staff were last told they are needed (told once)
         self._fork_of = ""  # "fork of <id> at item <k>" when the session shown is a fork
         self._channel = "tui"  # where the session's customer is: tui/cli (local), web, chatwoot
+        # Counts the sessions shown: a turn started on one session never draws on another
+        # (its events are read to the end, and drawn only while the screen shows its session).
+        self._showing = 0
         self._settings_problem = ""
         try:
             self.person = Actor(default_person(), "tui")  # who staff actions are by
@@ -161,6 +164,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
 
     async def load(self, session_id: str | None) -> None:
         """Show a session from its end (or an empty new one)."""
+        self._showing += 1
         self.session_id = session_id
         if session_id is None:
             self.snapshot = new_session(self.desk.config.desk.entry)
@@ -238,7 +242,8 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         """Fold new log items into every pane (from our own turns or from another process)."""
         async with self._apply_lock:
             end = self.snapshot.position
-            fresh = [i for i in items if i.seq > end]
+            # Only this session's items: one written elsewhere never lands in this page.
+            fresh = [i for i in items if i.seq > end and (not i.session_id or i.session_id == self.session_id)]
             if not fresh or self.session_id is None:
                 return
             if fresh[0].seq > end + 1:
@@ -338,11 +343,13 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
             conversation = self.query_one(Conversation)
             bar = self.query_one(AgentBar)
             bar.set_working(bar.agent or self.desk.config.desk.entry)
+            showing = self._showing
             try:
                 # Closed however the loop ends: a turn stopped by an error releases its lease now.
                 async with aclosing(start()) as events:
                     async for event in events:
-                        await self._on_event(event)
+                        if self._showing == showing:  # still the session the turn is on
+                            await self._on_event(event)
             except (TurnError, StoreError) as exc:
                 self.notify(safe_text(str(exc)), severity="error")
             except Exception as exc:  # never a traceback for staff; the log keeps what was stored
@@ -352,8 +359,9 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
             try:
                 await conversation.end_stream()
                 bar.set_working("")
-                await self.sync()
-                await self._refresh_facts()
+                if self._showing == showing:
+                    await self.sync()
+                    await self._refresh_facts()
             except NoMatches:
                 pass  # the panes of a ready screen go missing only while it closes (the app quits)
 

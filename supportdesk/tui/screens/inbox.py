@@ -1,5 +1,10 @@
 """The inbox: every recently active conversation on the desk, one row each, most urgent first.
 
+Most urgent first means (`by_urgency`, said in the heading): conversations that need staff or
+hold a pending approval; then those whose customer has waited past the SLA target; then the
+rest by state (staff holding it, agents working, waiting for the customer, snoozed, resolved);
+within each, the longest wait first.
+
 A row is a session and where it stands: customer, holder, state, how long in that state, the
 last line said. The state is the summary the store keeps with the appends (`desk_state.fold` of
 the log), so the whole list is one query (`Store.desk`), re-read when the store's change feed
@@ -13,23 +18,26 @@ Customer text is drawn as `rich.text.Text` (literal), never as markup.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import var
-from textual.widgets import DataTable, Footer, Static
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Footer, Label, Static
 
 from supportdesk.desk_state import LABELS, SHORT_LABELS, STATE_GROUPS, ConversationState, State, at, in_group
 from supportdesk.desk_state import label as state_label
 from supportdesk.items import utcnow
 from supportdesk.engine.log import Change, DeskRow, StoreError
-from supportdesk.text import one_line, plain_line, safe_text
+from supportdesk.text import clip_words, one_line, plain_line, safe_text
 from supportdesk.tui.screens._feed import FollowsChanges
 
 if TYPE_CHECKING:
@@ -40,11 +48,12 @@ INBOX_LIMIT = 200
 CUSTOMER_WIDTH = 22
 WAIT_WIDTH = 7
 TAGS_WIDTH = 18
-NARROW_CUSTOMER_WIDTH = 14
+NARROW_CUSTOMER_WIDTH = 12
+NARROW_TAGS_WIDTH = 10
 AGENT_WIDTH = 10
-# Below this many columns the inbox narrows: the customer column shrinks, the state reads in its
-# short words and the tags column goes (the tag filter, `l`, still works and the heading names
-# it), so the last line keeps some room and nothing runs off the right edge. Every wide column
+# Below this many columns the inbox narrows: the customer and tags columns shrink, the state reads
+# in its short words and the time in the state goes, so at 80 columns the last line keeps some
+# room, the tags stay, and nothing runs off the right edge. Every wide column
 # with a last line of 27 characters takes 130.
 NARROW_BELOW = 130
 # (label, key, width; None: the last line, which takes what the others leave), left to right.
@@ -58,9 +67,13 @@ WIDE_COLUMNS: tuple[tuple[str, str, int | None], ...] = (
     ("Wait", "wait", WAIT_WIDTH),
     ("Tags", "tags", TAGS_WIDTH),
 )
-_NARROWER = {"customer": NARROW_CUSTOMER_WIDTH, "state": max(len(label) for label in SHORT_LABELS.values())}
+_NARROWER = {
+    "customer": NARROW_CUSTOMER_WIDTH, "state": max(len(label) for label in SHORT_LABELS.values()), "tags": NARROW_TAGS_WIDTH,
+}
+# Narrow, the time in the state ("For") goes and the tags stay (a `!high #vip` conversation must
+# say so at 80 columns); the customer's running wait stays too.
 NARROW_COLUMNS: tuple[tuple[str, str, int | None], ...] = tuple(
-    (label, key, _NARROWER.get(key, width)) for label, key, width in WIDE_COLUMNS if key != "tags"
+    (label, key, _NARROWER.get(key, width)) for label, key, width in WIDE_COLUMNS if key != "for"
 )
 # The state filter's steps (`s` cycles them): everything, then each group staff ask for
 # (desk_state's, shared with the session browser).
@@ -111,9 +124,105 @@ def tags_text(state: ConversationState) -> str:
     return " ".join(words)
 
 
-def by_urgency(rows: Sequence[DeskRow], now: datetime) -> list[DeskRow]:
-    """Approvals and calls for a person first, then the longest waits (ties: newest activity)."""
-    return sorted(rows, key=lambda r: (r.state.urgency, r.state.since or now, r.session.id))
+# How the inbox orders its rows, in the words the heading shows.
+ORDER_WORDS = "needs staff › SLA breached › longest wait"
+SHORT_ORDER_WORDS = "needs staff › SLA › wait"
+
+
+def by_urgency(rows: Sequence[DeskRow], now: datetime, sla: Any = None) -> list[DeskRow]:
+    """Needs staff or holds a pending approval first; then a customer waiting past the SLA
+    target (`sla`: the desk's `[desk.sla]`); then by state; within each, the longest wait first."""
+
+    def key(row: DeskRow) -> tuple[Any, ...]:
+        state = row.state
+        needs = state.needs_staff or bool(state.pending)
+        late = sla is not None and customer_wait(state, sla, now)[1]
+        waiting = state.waiting_since or state.since or row.session.updated_at or now
+        return (not needs, not late, state.urgency, waiting, row.session.id)
+
+    return sorted(rows, key=key)
+
+
+# At or above this amount, granting takes a deliberate press of the Grant button (Cancel has the
+# focus and `y` does nothing); below it `y` or Enter grants. Either way the amount is shown first.
+LARGE_AMOUNT = 1000.0
+_MONEY = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
+
+
+def approval_amount(arguments: dict[str, Any], text: str) -> float | None:
+    """The amount an approval moves: its `amount` argument, else the first $ figure of its notice."""
+    value = arguments.get("amount")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    found = _MONEY.search(text)
+    return float(found.group(1).replace(",", "")) if found else None
+
+
+def approval_words(tool: str, arguments: dict[str, Any], text: str) -> str:
+    """What granting does, in one line: the tool, its amount and what it acts on."""
+    amount = approval_amount(arguments, text)
+    on = ", ".join(f"{key} {value}" for key, value in arguments.items() if key not in ("amount", "reason") and isinstance(value, (str, int, float)))
+    parts = [tool.replace("_", " ")]
+    if amount is not None:
+        parts.append(f"${amount:,.2f}")
+    if on:
+        parts.append(f"({on})")
+    return one_line(safe_text(" ".join(parts)), 120)
+
+
+class ConfirmGrant(ModalScreen[bool]):
+    """Asks before an approval is granted, naming the action and its amount. Small amounts: `y`
+    or Enter grant. Large ones (`large`): Cancel has the focus and no key grants; only the
+    Grant button does. Any other printable key says no."""
+
+    DEFAULT_CSS = """
+    ConfirmGrant { align: center middle; background: $background 60%; }
+    ConfirmGrant > #dialog { width: 64; max-width: 100%; height: auto; padding: 1 2; background: $surface;
+                             border: thick $primary 60%; }
+    ConfirmGrant.-large > #dialog { border: thick $warning 70%; }
+    ConfirmGrant .dialog-title { text-style: bold; width: 100%; margin-bottom: 1; }
+    ConfirmGrant #buttons { height: auto; align-horizontal: right; margin-top: 1; }
+    ConfirmGrant #buttons Button { margin-left: 1; }
+    """
+    BINDINGS = [Binding("n,escape", "answer(False)", "Cancel")]
+
+    def __init__(self, session_id: str, title: str, what: str, amount: float | None) -> None:
+        super().__init__(classes="-large" if amount is None or amount >= LARGE_AMOUNT else "")
+        self.session_id, self.session_title, self.what = session_id, title, what
+        self.large = amount is None or amount >= LARGE_AMOUNT
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(Text(f"Grant {self.what}?"), classes="dialog-title")
+            then = (
+                "A large amount: press Grant to move it (Tab, then Enter). The agent tells the customer."
+                if self.large else "The tool runs now and the agent tells the customer."
+            )
+            yield Static(Text.assemble((one_line(safe_text(self.session_title), 60), "bold"), "\n",
+                                       (self.session_id, "dim"), "\n\n", then))
+            with Horizontal(id="buttons"):
+                yield Button("Grant", variant="warning" if self.large else "primary", id="grant")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel" if self.large else "#grant", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.action_answer(event.button.id == "grant")
+
+    def action_answer(self, answer: bool) -> None:
+        if self.is_current:  # keys typed in a burst must not dismiss the screen below too
+            self.dismiss(answer)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.is_printable and event.character and event.key not in ("enter", "space", "tab"):
+            event.stop()
+            self.action_answer(event.character == "y" and not self.large)
+
+
+def confirm_grant(session_id: str, title: str, what: str, amount: float | None) -> ConfirmGrant:
+    return ConfirmGrant(session_id, title, what, amount)
 
 
 def keep_place(order: list[DeskRow], session_id: str | None, index: int) -> list[DeskRow]:
@@ -180,8 +289,9 @@ class InboxScreen(FollowsChanges[None]):
         self.query_one(InboxTable).focus()
         self.reload()
         self.follow_changes(self.store)
-        # "How long" ages while nothing is written: redraw the times now and then.
-        self.set_interval(30, self._redraw)
+        # "How long" and the SLA clock age while nothing is written: redraw them every second
+        # (a clock that sat at "⚠16s" for half a minute was wrong for 29 of those seconds).
+        self.set_interval(1, self._tick)
 
     def on_resize(self) -> None:
         narrow = self.size.width < NARROW_BELOW
@@ -268,7 +378,8 @@ class InboxScreen(FollowsChanges[None]):
             "for": Text(waited(state.since or row.session.updated_at, now)),
             "last": last,
             "wait": self._wait_cell(state, now),
-            "tags": Text(one_line(safe_text(tags_text(state)), TAGS_WIDTH)),
+            # Whole tags or none: "!high #vi…" reads as a tag that does not exist.
+            "tags": Text(clip_words(safe_text(tags_text(state)), width["tags"] or TAGS_WIDTH)),
         }
         return [cells[key] for _, key, _ in self._columns]
 
@@ -279,6 +390,18 @@ class InboxScreen(FollowsChanges[None]):
             return Text(f"⚠{shown}", style=f"bold {self.app.theme_variables.get('error', '')}".strip())
         return Text(shown)
 
+    def _tick(self) -> None:
+        """The time cells as of now, redrawn in place (the rows move only when a state changes)."""
+        table = self.query_one(InboxTable)
+        now = self.now()
+        keys = {key for _, key, _ in self._columns}
+        for row in self.shown:
+            state = at(row.state, now)
+            if "for" in keys:
+                table.update_cell(row.session.id, "for", Text(waited(state.since or row.session.updated_at, now)))
+            if "wait" in keys:
+                table.update_cell(row.session.id, "wait", self._wait_cell(state, now))
+
     def _redraw(self, cursor: tuple[str | None, int] | None = None) -> None:
         """Draw the rows again; the session under the cursor (or `cursor`: a session and the row
         it was on) keeps its row."""
@@ -286,7 +409,7 @@ class InboxScreen(FollowsChanges[None]):
         now = self.now()
         current = self._current()
         cursor_id, cursor_row = cursor or (current.session.id if current else None, table.cursor_row)
-        order = by_urgency(self._filtered(now), now)
+        order = by_urgency(self._filtered(now), now, self.desk.config.desk.sla)
         self.shown = keep_place(order, cursor_id, cursor_row)
         scroll = table.scroll_offset
         table.clear()
@@ -307,9 +430,15 @@ class InboxScreen(FollowsChanges[None]):
         state_name, _ = STATE_FILTERS[self.state_filter]
         agent = self._agent_title(self.agent_filter, False) if self.agent_filter else "all"
         tag = f" · tag: {self.tag_filter}" if self.tag_filter else ""
+        # Narrow, the filters show only when one is on, and the order in short words: the
+        # heading fits beside the badge at 80 columns (no word cut).
+        filters = f" · state: {state_name} · agent: {agent}"
+        if self._narrow and not (self.state_filter or self.agent_filter):
+            filters = ""
+        order = SHORT_ORDER_WORDS if self._narrow else ORDER_WORDS
         self.query_one("#inbox-heading", Static).update(
-            Text.assemble(("Inbox", "bold"), f" · {len(self.shown)} of {len(self.rows)} · state: {state_name} · agent: {agent}",
-                          Text(safe_text(tag)))
+            Text.assemble(("Inbox", "bold"), f" · {len(self.shown)} of {len(self.rows)}{filters}",
+                          Text(safe_text(tag)), (f" · by {order}", "dim"))
         )
 
     def _fit_columns(self) -> None:
@@ -320,7 +449,7 @@ class InboxScreen(FollowsChanges[None]):
             return
         fixed = sum(c.width for k, c in table.columns.items() if k.value != "last")
         last.auto_width = False
-        last.width = max(12, self.size.width - fixed - 2 * len(table.columns) - 1)
+        last.width = max(10, self.size.width - fixed - 2 * len(table.columns) - 1)
         table.refresh(layout=True)
 
     def watch_state_filter(self) -> None:
@@ -401,7 +530,34 @@ class InboxScreen(FollowsChanges[None]):
         if row is None or not row.state.pending:
             self.notify("No approval is waiting in this conversation", severity="warning")
             return
-        self.decide(row.session.id, row.state.pending[0].approval_id, row.state.pending[0].tool, granted)
+        if granted:
+            self.ask_to_grant(row)  # what is granted, and how much, is shown first
+        else:
+            self.decide(row.session.id, row.state.pending[0].approval_id, row.state.pending[0].tool, granted)
+
+    @work(group="inbox-decide")
+    async def ask_to_grant(self, row: DeskRow) -> None:
+        """Show the action and its amount before anything is granted; a large amount has Cancel
+        focused and no one-key yes (one key once granted $1,299.99 with nothing shown)."""
+        from supportdesk.desk_state import undecided_approvals
+
+        pending = row.state.pending[0]
+        try:
+            requests = undecided_approvals(await self.store.of_kind(row.session.id, "notice"))
+        except StoreError as exc:
+            self.notify(safe_text(str(exc)), severity="error", markup=False)
+            return
+        request = next((n for n in requests if n.data.get("approval_id") == pending.approval_id), None)
+        arguments = request.data.get("arguments", {}) if request is not None else {}
+        what = approval_words(pending.tool, arguments if isinstance(arguments, dict) else {}, request.text if request else "")
+        amount = approval_amount(arguments if isinstance(arguments, dict) else {}, request.text if request else "")
+        title = row.state.customer or row.session.title or "Untitled session"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.decide(row.session.id, pending.approval_id, pending.tool, True)
+
+        self.app.push_screen(confirm_grant(row.session.id, title, what, amount), answered)
 
     @work(group="inbox-decide")
     async def decide(self, session_id: str, approval_id: str, tool: str, granted: bool) -> None:

@@ -19,6 +19,7 @@ from supportdesk.desk_state import ConversationState
 from supportdesk.items import Handoff, Item
 from supportdesk.tui.projection import Snapshot
 from supportdesk.tui.widgets.render import AgentLook, literal
+from supportdesk.text import counted
 
 # The header's word for each state (desk_state.State) and its style.
 STATE_LOOKS = {
@@ -30,32 +31,51 @@ STATE_LOOKS = {
 }
 
 
-def state_text(state: ConversationState, write_as: str = "") -> Text:
-    """`✋ dana holds it · #vip #refund · ! high · writing as staff` — who holds the conversation
-    when a person does, the state when it is not the agents', tags, priority, who the input writes as."""
-    out = Text()
+def state_parts(state: ConversationState, write_as: str = "") -> list[tuple[int, Text]]:
+    """The header's state words as parts, each with the rank it keeps when room runs out
+    (1 stays longest): who holds it, who the input writes as, the state, the priority, the tags."""
+    parts: list[tuple[int, Text]] = []
     if state.held_by_staff:
-        out.append("✋ ", style="bold")
-        out.append_text(literal(state.holder, "bold"))
-        out.append(" holds it")
+        held = Text("✋ ", style="bold")
+        held.append_text(literal(state.holder, "bold"))
+        held.append(" holds it")
+        parts.append((1, held))
     if state.state not in ("ai", "staff", "needs_staff"):
         word, style = STATE_LOOKS[state.state]
-        if out:
-            out.append(" · ")
-        out.append(word, style=style)
+        shown = Text(word, style=style)
         if state.state == "snoozed" and state.snoozed_until is not None:
-            out.append(f" until {state.snoozed_until:%Y-%m-%d %H:%M}", style="dim")
-    for tag in state.tags:
-        out.append(" " if out else "")
-        out.append_text(literal(f"#{tag}", "italic"))
+            shown.append(f" until {state.snoozed_until:%Y-%m-%d %H:%M}", style="dim")
+        parts.append((3, shown))
+    if state.tags:
+        tags = Text()
+        for tag in state.tags:
+            tags.append(" " if tags else "")
+            tags.append_text(literal(f"#{tag}", "italic"))
+        parts.append((5, tags))
     if state.priority and state.priority != "none":
-        out.append(" · " if out else "")
-        out.append(f"! {state.priority}", style="bold" if state.priority in ("high", "urgent") else "")
+        parts.append((4, Text(f"! {state.priority}", style="bold" if state.priority in ("high", "urgent") else "")))
     if write_as:
-        out.append(" · " if out else "")
-        out.append("as ", style="dim")
-        out.append(write_as, style="bold" if write_as == "staff" else "")
+        parts.append((2, Text.assemble(("as ", "dim"), (write_as, "bold" if write_as == "staff" else ""))))
+    return parts
+
+
+def state_text(state: ConversationState, write_as: str = "", width: int | None = None) -> Text:
+    """`✋ dana holds it · #vip #refund · ! high · as staff` — who holds the conversation when a
+    person does, the state when it is not the agents', tags, priority, who the input writes as.
+
+    Given a `width`, whole parts are left out (the least needed first) until the rest fits: a
+    narrow header never shows a word cut in half ("as staf")."""
+    parts = state_parts(state, write_as)
+
+    def joined(kept: list[tuple[int, Text]]) -> Text:
+        return Text(" · ").join(text for _, text in kept)
+
+    out = joined(parts)
+    while width is not None and parts and out.cell_len > width:
+        parts.remove(max(parts, key=lambda part: part[0]))
+        out = joined(parts)
     return out
+
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -115,6 +135,7 @@ class AgentBar(Horizontal):
         self._desk_state = Static("", id="desk-state", markup=False)
         self._facts = Static("", id="session-facts", markup=False)
         self._working = WorkingIndicator(look, id="working")
+        self._state_shown: tuple[ConversationState | None, str] = (None, "")
 
     def compose(self) -> ComposeResult:
         yield self._badge
@@ -165,6 +186,7 @@ class AgentBar(Horizontal):
             )
         )
         self.styles.border_left = ("tall", color)
+        self.call_after_refresh(self._fit_state)  # the badge's width changed with it
 
     def set_facts(
         self,
@@ -185,7 +207,7 @@ class AgentBar(Horizontal):
             facts.append("new session", style="italic")
         else:
             facts.append(f"session {session_id}", style="bold")
-            facts.append(f" · {items} items · {handoffs} handoff{'s' if handoffs != 1 else ''}", style="dim")
+            facts.append(f" · {counted(items, 'item')} · {counted(handoffs, 'handoff')}", style="dim")
         if usage:
             total_in = sum(u["input_tokens"] for u in usage.values())
             total_out = sum(u["output_tokens"] for u in usage.values())
@@ -204,10 +226,26 @@ class AgentBar(Horizontal):
         from supportdesk.desk_state import at
 
         shown = at(state, now) if state is not None and now is not None else state
-        text = state_text(shown, write_as) if shown is not None else Text("")
+        self._state_shown = (shown, write_as)
         self.set_class(shown is not None and shown.held_by_staff, "-staff")
+        self._fit_state()
+
+    def _fit_state(self) -> None:
+        """The state's words that fit beside the badge (and the attention line and the spinner,
+        which come first): on a narrow terminal whole parts go, never half a word."""
+        shown, write_as = self._state_shown
+        width = None
+        if self.size.width:
+            taken = self._badge.outer_size.width + (self._working.outer_size.width if self._working.display else 0)
+            if self.attention:
+                taken += 16  # "⚠ NEEDS STAFF · " and a word of the reason
+            width = max(0, self.content_size.width - taken - 2)  # the state's own right padding
+        text = state_text(shown, write_as, width) if shown is not None else Text("")
         self._desk_state.display = bool(text)
         self._desk_state.update(text)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_state)
 
     def set_working(self, agent: str) -> None:
         self._working.working = agent

@@ -156,15 +156,18 @@ class Conversation(VerticalScroll, can_focus=True):
     @serialized
     async def _show_window(self, session_id: str | None, items: Sequence[Item], end: int) -> None:
         """Replace the window: `items` are the page ending at `end`."""
+        switched = session_id != self.session_id
         self.session_id, self.end = session_id, end
         await self._drop_stream()
         self._set_window(items)
+        if switched:
+            self.scroll_home(animate=False, immediate=True)  # no scroll offset carried over
         self._set_unseen(0)
         self.anchor()
         self.call_after_refresh(self._fill_if_short)
 
     def _set_window(self, items: Sequence[Item]) -> None:
-        self.lines.set_items(items)
+        self.lines.set_items(items, self.session_id)
         self._update_hint()
 
     def _update_hint(self) -> None:
@@ -175,7 +178,7 @@ class Conversation(VerticalScroll, can_focus=True):
         elif self.items:
             hint.update(Text("start of the session", style="dim italic"))
         else:
-            hint.update(Text("no messages yet · type below and press Enter", style="dim italic"))
+            hint.update(Text("no messages yet · type below and press Enter · F1 help · ctrl+q quits", style="dim italic"))
 
     def _prune(self, *, keep_end: bool) -> None:
         """Let go of the far side of a window grown past MAX_WINDOW."""
@@ -193,7 +196,7 @@ class Conversation(VerticalScroll, can_focus=True):
     @serialized
     async def extend(self, items: Sequence[Item]) -> None:
         """New items from the log (live); those this pane has already seen are skipped."""
-        fresh = [item for item in items if item.seq > self.end]
+        fresh = [item for item in items if item.seq > self.end and self._ours(item)]
         if not fresh:
             return
         at_end = self.last >= self.end
@@ -212,6 +215,12 @@ class Conversation(VerticalScroll, can_focus=True):
         self._update_hint()
         if self.is_anchored:
             self._prune(keep_end=True)
+
+    def _ours(self, item: Item) -> bool:
+        """Whether `item` belongs to the session shown (a new session takes its first item's)."""
+        if self.session_id is None and item.session_id:
+            self.session_id = item.session_id
+        return not item.session_id or item.session_id == self.session_id
 
     @property
     def is_anchored(self) -> bool:
@@ -276,16 +285,19 @@ class Conversation(VerticalScroll, can_focus=True):
     async def _set_position(self, snapshot: Snapshot) -> None:
         """Show the log up to the cursor (replay): trim or extend the window, or take the
         snapshot's (`projection.cursor` read what the move needed)."""
+        same = snapshot.session_id == self.session_id
         position, self.session_id = snapshot.position, snapshot.session_id
         self.end = position
         stepped_over = [item for item in snapshot.items if item.seq > self.last]
-        if self.items and self.first <= position <= self.last:
+        if not same:
+            self.lines.set_items(snapshot.items[-JUMP_PAGE:], self.session_id)
+        elif self.items and self.first <= position <= self.last:
             self.lines.truncate_after(position)
         elif self.items and self.last < position <= self.last + JUMP_PAGE and snapshot.items and snapshot.items[0].seq <= self.last + 1:
             self.lines.append(stepped_over)
             self._prune(keep_end=True)
         else:
-            self.lines.set_items(snapshot.items[-JUMP_PAGE:])  # about a screenful; the rest on demand
+            self.lines.set_items(snapshot.items[-JUMP_PAGE:], self.session_id)  # about a screenful; the rest on demand
         self._update_hint()
         self.anchor()
         self.call_after_refresh(self._fill_if_short)
@@ -327,9 +339,13 @@ class Conversation(VerticalScroll, can_focus=True):
             self._update_hint()
             self._prune(keep_end=False)
 
+            session = self.session_id
+
             def keep_place() -> None:
-                # What was on screen stays put: move down by what was added above it.
-                self.scroll_to(y=self.scroll_y + self.virtual_size.height - before, animate=False, immediate=True)
+                # What was on screen stays put: move down by what was added above it (unless
+                # another session is shown by now: its window is not the one that grew).
+                if self.session_id == session:
+                    self.scroll_to(y=max(0, self.scroll_y + self.virtual_size.height - before), animate=False, immediate=True)
 
             self.call_after_refresh(keep_place)
         finally:

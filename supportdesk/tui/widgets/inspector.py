@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 from supportdesk.engine.log import ContextEntry
 from supportdesk.items import Confirmation, Decline, Item, Offer
 from supportdesk.tui.projection import Snapshot, advance, last_call_seen, new_session
 from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
+from supportdesk.text import counted
 
 
 # Long values are clipped in the table; the conversation's context lines expand to show them whole.
@@ -42,7 +44,7 @@ def open_offer(items: Sequence[Item], position: int) -> Offer | None:
 
 
 def seen_text(seen: dict[str, int]) -> str:
-    text = f"last call saw {seen.get('items', 0)} items"
+    text = f"last call saw {counted(seen.get('items', 0), 'item')}"
     return text + (f" (+{seen['dropped']:,} summarised)" if seen.get("dropped") else "")
 
 
@@ -82,9 +84,27 @@ class ContextInspector(DataTable):
     async def extend(self, items: Sequence[Item]) -> None:
         await self.show(advance(self.snapshot, items))
 
+    def _value_width(self) -> int:
+        """The value column takes the pane's width beside the key column (at least VALUE_WIDTH):
+        a value is not cut at 26 characters in a 78-column pane."""
+        width = self.scrollable_content_region.width  # inside the border, beside a scrollbar
+        # Each of the two columns has its padding on both sides; two cells stay for the vertical
+        # scrollbar a long context shows (without them, a horizontal one would come too).
+        return max(VALUE_WIDTH, width - KEY_WIDTH - 4 * self.cell_padding - 2) if width else VALUE_WIDTH
+
+    def on_resize(self) -> None:
+        column = self.columns.get(ColumnKey("value"))
+        if column is not None and column.width != self._value_width():
+            self.show_context(self.context, self.changed, self.seen)
+
     def show_context(self, context: dict[str, ContextEntry], changed: set[str], seen: dict[str, int] | None = None) -> None:
         self.context, self.changed, self.seen = dict(context), set(changed), seen
         self.clear()
+        value_width = self._value_width()
+        column = self.columns.get(ColumnKey("value"))
+        if column is not None and column.width != value_width:
+            column.width = value_width
+            self.refresh(layout=True)
         accent = self._accent()
         if self.offer is not None:
             # Untrusted words (the model's arguments) as literal text; staff withdraw it with /withdraw.
@@ -101,7 +121,7 @@ class ContextInspector(DataTable):
             self.add_row(
                 Text.assemble(("✱ " if fresh else "  ", style), literal(_clip(key, KEY_WIDTH - 2), style), "\n  ", writer),
                 Text.assemble(
-                    literal(_clip(compact_json(entry.value)), "bold" if fresh else ""),
+                    literal(_clip(compact_json(entry.value), value_width), "bold" if fresh else ""),
                     "\n",
                     (f"#{entry.seq} · {entry.created_at:%H:%M:%S}", "dim"),
                 ),

@@ -34,7 +34,14 @@ class Block:
 
 
 class ItemLines(Widget):
-    """Items `items[0].seq .. items[-1].seq` of a session, oldest first, as lines."""
+    """Items `items[0].seq .. items[-1].seq` of one session, oldest first, as lines.
+
+    Everything kept between frames (drawn blocks, folds, the cursor, the flash) belongs to the
+    session shown: the drawn blocks are keyed by (session, seq), and the rest is dropped when
+    the window starts showing another session. Seqs restart at 1 in every session (and a fork
+    shares its parent's first seqs): keyed by seq alone, the page of the session shown before
+    was drawn in place of this one's (issue 39 §1).
+    """
 
     COMPONENT_CLASSES = {
         "item-lines--customer", "item-lines--edge-customer",
@@ -88,7 +95,8 @@ class ItemLines(Widget):
         self.show_cursor = False
         self.hover: int | None = None
         self.flash: int | None = None
-        self._blocks: dict[int, tuple[tuple[int, bool], Block]] = {}
+        self.session_id: str | None = None  # the session the window's items belong to
+        self._blocks: dict[tuple[str, int], tuple[tuple[int, bool], Block]] = {}
         self._tops: list[int] = []  # where each item's block starts, in lines
         self._height = 0
         self._laid_out: tuple[int, int] | None = None  # (width, version) the tops were computed for
@@ -97,17 +105,34 @@ class ItemLines(Widget):
 
     # --- the window ---------------------------------------------------------------------------------
 
-    def set_items(self, items: Iterable[Item]) -> None:
+    def set_items(self, items: Iterable[Item], session_id: str | None = None) -> None:
+        """Show `items` (of `session_id`, or of the items' own session): a window of another
+        session drops everything kept for the one shown before."""
         self.items = list(items)
+        session = session_id or (self.items[0].session_id if self.items else None) or None
+        if session != self.session_id:
+            self._forget_session(session)
         self._changed()
 
     def append(self, items: Sequence[Item]) -> None:
-        self.items.extend(items)
+        self.items.extend(self._own(items))
         self._changed()
 
     def prepend(self, items: Sequence[Item]) -> None:
-        self.items[:0] = items
+        self.items[:0] = self._own(items)
         self._changed()
+
+    def _own(self, items: Sequence[Item]) -> list[Item]:
+        """The items of the session shown (a page of another one is never drawn here)."""
+        if self.session_id is None:  # a new session: its first stored items name it
+            self.session_id = next((item.session_id for item in items if item.session_id), None)
+        return [item for item in items if not item.session_id or item.session_id == self.session_id]
+
+    def _forget_session(self, session_id: str | None) -> None:
+        self.session_id = session_id
+        self._blocks.clear()
+        self.expanded.clear()
+        self.cursor = self.hover = self.flash = None
 
     def drop_first(self, count: int) -> list[Item]:
         dropped, self.items = self.items[:count], self.items[count:]
@@ -132,7 +157,8 @@ class ItemLines(Widget):
 
     def _changed(self) -> None:
         live = {item.seq for item in self.items}
-        self._blocks = {seq: block for seq, block in self._blocks.items() if seq in live}
+        drawn = {(item.session_id, item.seq) for item in self.items}
+        self._blocks = {key: block for key, block in self._blocks.items() if key in drawn}
         self.expanded &= live
         if self.cursor not in live:
             self.cursor = None
@@ -228,13 +254,13 @@ class ItemLines(Widget):
     def _block(self, index: int, width: int) -> Block:
         item = self.items[index]
         key = (width, item.seq in self.expanded)
-        cached = self._blocks.get(item.seq)
+        cached = self._blocks.get((item.session_id, item.seq))
         if cached is not None and cached[0] == key:
             return cached[1]
         if not self._blocks:
             self._drawn_with = self._styles_drawn()
         block = self._render_block(item, width, expanded=key[1])
-        self._blocks[item.seq] = (key, block)
+        self._blocks[(item.session_id, item.seq)] = (key, block)
         return block
 
     def _render_block(self, item: Item, width: int, *, expanded: bool) -> Block:

@@ -12,7 +12,7 @@ from typing import Any
 from rich.text import Text
 
 from supportdesk.config import DEFAULT_COLORS, DeskConfig
-from supportdesk.items import ROLE_TITLES, Handoff, Item, Message
+from supportdesk.items import ROLE_TITLES, STAFF_META, Handoff, Item, Message
 from supportdesk.text import safe_text
 
 HANDOFF_ICONS = {"route": "→", "escalate": "⇧", "return": "↩", "manual": "✋"}
@@ -83,6 +83,12 @@ def handoff_text(item: Handoff, look: AgentLook, *, with_reason: bool = True) ->
 
 
 def speaker(item: Item, look: AgentLook) -> Text:
+    if isinstance(item, Message) and item.role == "staff":
+        # A note is labelled with its author (who wrote it is in its meta), not "Staff".
+        said = item.meta.get(STAFF_META)
+        person = said.get("person") if isinstance(said, dict) else None
+        if isinstance(person, str) and person.strip():
+            return Text(f"{safe_text(person.strip())} (staff note)", style="bold")
     if isinstance(item, Message) and item.role in ROLE_TITLES:
         return Text(ROLE_TITLES[item.role], style="bold")
     return look.label(item.agent)
