@@ -153,10 +153,19 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "message-rate-limit",
         "supportdesk/channels/conversations.py",
+        "        if len(recent) >= self.messages_per_minute:\n",
+        "        if len(recent) > self.messages_per_minute * 2:\n",
+        ("tests/test_serve_errors.py",),
+        "a conversation may post so many messages a minute (counted in the store, across workers): else one client floods the desk",
+    ),
+    Mutant(
+        "client-rate-limit",
+        "supportdesk/channels/conversations.py",
         "        if len(sent) >= self.per_minute:\n",
         "        if len(sent) > self.per_minute * 2:\n",
-        ("tests/test_serve_errors.py",),
-        "a conversation may post so many messages a minute: else one client floods the desk",
+        ("tests/test_serve_payloads.py",),
+        "one client may create so many conversations and send so many messages a minute: else it spreads a flood over conversations",
+        group="ours",
     ),
     Mutant(
         "lease-expiry",

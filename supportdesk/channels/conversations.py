@@ -120,7 +120,6 @@ class Conversations:
         self.client_messages = RateLimit(client_limits.messages_per_minute, "messages from one client")
         self.staff_actions = RateLimit(client_limits.staff_actions_per_minute, "staff actions with one token")
         self.hub = Hub(desk.store, lambda item: customer_event(item, desk.config))
-        self.rate = RateLimit(messages_per_minute)
         self._wanted: dict[str, int] = {}  # session -> turns asked for and not yet started
         self._workers: dict[str, asyncio.Task[None]] = {}
         # Called with the session id after each turn (a channel that relays replies elsewhere).
@@ -168,7 +167,6 @@ class Conversations:
         """Store the customer's message (durably, before returning its seq) and ask for a turn.
         `meta`: a button's structured answer to an offer (engine/confirmation.py), if any;
         `client`: who sent it, for the per-client limit."""
-        self.rate.check(session_id)
         await self._check_stored_rate(session_id)
         if client is not None:
             self.client_messages.check(client)
