@@ -44,7 +44,8 @@ def test_the_tests_import_from_the_checkout_however_the_package_was_installed():
     # `-I`-like: a python that has neither the checkout nor PYTHONPATH on its path, started
     # outside the repository, runs pytest on it with the repository as its root.
     code = (
-        f"import sys, pytest; sys.path[:] = [p for p in sys.path if p and p != '.' and not p.startswith({str(REPO)!r})];"
+        # (only the checkout itself comes off: a virtual environment may live inside it, as CI's does)
+        f"import sys, os, pytest; sys.path[:] = [p for p in sys.path if p and p != '.' and os.path.abspath(p) != {str(REPO)!r}];"
         f"sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '--rootdir', {str(REPO)!r}, '-c', {str(REPO / 'pyproject.toml')!r},"
         f" {str(REPO / 'tests' / 'test_self_contained.py')!r}, '-k', 'ships_with_its_licence']))"
     )
