@@ -71,7 +71,7 @@ async def test_an_incoming_message_in_a_pending_conversation_gets_the_desks_repl
     info = await served.desk.store.get_session(session_id)
     assert info is not None and info.channel == "chatwoot" and info.meta["chatwoot_conversation"] == 42
     [stored] = await served.desk.store.of_kind(session_id, "message")
-    assert stored.text == CHARGED_TWICE and stored.meta == {"chatwoot_message_id": 1001}
+    assert stored.text == CHARGED_TWICE and stored.meta == {"chatwoot_message_id": 1001, "external_id": "chatwoot:1001"}
 
     await fake.wait_for(lambda: any("duplicate" in c.body["content"] for c in fake.messages(42)))
     replies = fake.messages(42)

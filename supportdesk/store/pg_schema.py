@@ -143,6 +143,15 @@ MIGRATIONS: list[str] = [
         locked         boolean NOT NULL
     );
     """,
+    # 7: a channel's id of a customer message (Chatwoot's message id, `meta.external_id`) is kept
+    # once per session: two workers given the same delivery race to store it, and the unique
+    # index refuses the second append in its own transaction (`DuplicateItem`). IF NOT EXISTS:
+    # a database rolled back to an older version (the migration tests do) may already have it.
+    """
+    CREATE UNIQUE INDEX IF NOT EXISTS items_by_external_id
+        ON items (session_id, ((meta::jsonb) ->> 'external_id'))
+        WHERE kind = 'message' AND (meta::jsonb) ->> 'external_id' IS NOT NULL;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
