@@ -1030,8 +1030,17 @@ async def test_a_message_with_an_external_id_already_in_the_session_is_refused_w
     assert (await store.get_session(info.id)).item_count == 1
     await store.append(info.id, [delivered("next", "chatwoot:43"), customer("no id"), customer("no id")])
     await store.append(other.id, [delivered("same id, another conversation", "chatwoot:41")])
+    # A meta the index does not concern stays storable as it was (PostgreSQL's jsonb refuses NUL).
+    await store.append(other.id, [Message(role="customer", text="x", agent="triage", meta={"note": "a\x00b"})])
+    assert (await store.latest(other.id, 1))[0].meta == {"note": "a\x00b"}
     assert [i.text for i in await store.latest(info.id, 10)] == ["My card was charged twice", "next", "no id", "no id"]
-    assert await store.last_seq(other.id) == 1
+    assert await store.last_seq(other.id) == 2
+    lease = store.turn(info.id)  # the runner's fenced path: the same refusal, the fence kept
+    async with lease:
+        with pytest.raises(DuplicateItem):
+            await store.append(info.id, [delivered("again", "chatwoot:43")], fence=lease.token)
+        await store.append(info.id, [delivered("fenced", "chatwoot:44")], fence=lease.token)
+    assert await store.last_seq(info.id) == 5
 
 
 async def test_one_delivery_stored_by_two_workers_at_once_is_stored_once(backend: str, where: Path | str):

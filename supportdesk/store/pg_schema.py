@@ -148,9 +148,11 @@ MIGRATIONS: list[str] = [
     # index refuses the second append in its own transaction (`DuplicateItem`). IF NOT EXISTS:
     # a database rolled back to an older version (the migration tests do) may already have it.
     """
+    -- Only a meta that names the key is read as jsonb (the CASE): jsonb refuses an escaped NUL that
+    -- text keeps, so any other item's meta stays as storable as before.
     CREATE UNIQUE INDEX IF NOT EXISTS items_by_external_id
-        ON items (session_id, ((meta::jsonb) ->> 'external_id'))
-        WHERE kind = 'message' AND (meta::jsonb) ->> 'external_id' IS NOT NULL;
+        ON items (session_id, (CASE WHEN strpos(meta, '"external_id"') > 0 THEN (meta::jsonb) ->> 'external_id' END))
+        WHERE kind = 'message' AND strpos(meta, '"external_id"') > 0;
     """,
 ]
 
