@@ -71,7 +71,7 @@ async def test_an_incoming_message_in_a_pending_conversation_gets_the_desks_repl
     info = await served.desk.store.get_session(session_id)
     assert info is not None and info.channel == "chatwoot" and info.meta["chatwoot_conversation"] == 42
     [stored] = await served.desk.store.of_kind(session_id, "message")
-    assert stored.text == CHARGED_TWICE and stored.meta == {"chatwoot_message_id": 1001}
+    assert stored.text == CHARGED_TWICE and stored.meta == {"chatwoot_message_id": 1001, "external_id": "chatwoot:1001"}
 
     await fake.wait_for(lambda: any("duplicate" in c.body["content"] for c in fake.messages(42)))
     replies = fake.messages(42)
@@ -314,3 +314,23 @@ async def test_desk_staff_take_over_reply_through_chatwoot_and_the_bot_stays_sil
             await deliver(client, message_created(9103, 60, "yes please refund the duplicate"))
             await fake.wait_for(lambda: len(fake.messages(60, private=False)) >= 4)
     assert not fake.messages(60)[-1].body["content"].startswith("Hi, Dana")
+
+
+async def test_one_delivery_sent_to_two_workers_at_once_is_stored_once(bot):
+    """Chatwoot delivers one message to two `serve` workers on one database at the same moment:
+    exactly one stores it and the other answers "duplicate" (never 500), the store refusing the
+    second copy in its append's transaction (the channel's own check cannot see a copy the other
+    worker is storing right now). Five conversations, each delivery to both workers at once."""
+    import asyncio
+
+    one, _, one_client = await bot()
+    two, _, two_client = await bot()
+    for conversation in range(70, 75):
+        payload = message_created(7000 + conversation, conversation, CHARGED_TWICE)
+        responses = await asyncio.gather(deliver(one_client, payload), deliver(two_client, payload))
+        assert [r.status_code for r in responses] == [200, 200], [r.text for r in responses]
+        assert sorted(r.json()["status"] for r in responses) == ["duplicate", "stored"]
+        messages = await one.desk.store.of_kind(session_id_for(ACCOUNT, conversation), "message")
+        assert [m.meta.get("chatwoot_message_id") for m in messages if m.role == "customer"] == [7000 + conversation]
+    await one.conversations.idle()
+    await two.conversations.idle()

@@ -5,6 +5,7 @@ Every test taking `store` runs on both, unless it also takes `db_path` or is mar
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from dataclasses import asdict, replace
@@ -15,7 +16,7 @@ import pytest
 
 from supportdesk import records
 from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
-from supportdesk.store import MATCH_END, MATCH_START, SessionStore, Store, StoreError, open_store
+from supportdesk.store import EXTERNAL_ID, MATCH_END, MATCH_START, DuplicateItem, SessionStore, Store, StoreError, open_store
 from supportdesk.store.protocol import SearchHit
 from supportdesk.store import sessions as store_sql
 from supportdesk.store.postgres import PostgresStore
@@ -1004,3 +1005,57 @@ def test_a_session_row_the_validator_would_change_goes_through_it(change, expect
         session_info({**row, "item_count": "many"})
     with pytest.raises(ValidationError):
         session_info({**row, "meta": "{not json"})
+
+
+# --- a channel's message id: one message per (session, external id) --------------------------
+
+
+def delivered(text: str, external_id: str) -> Message:
+    return Message(role="customer", text=text, agent="triage", meta={EXTERNAL_ID: external_id})
+
+
+async def test_a_message_with_an_external_id_already_in_the_session_is_refused_whole(store: Store):
+    """The store contract: a second message with the same (session, external id) is refused in
+    the append's own transaction, nothing of that append written; other sessions, other ids,
+    other kinds and messages without one are not concerned."""
+    info = await store.create_session("triage")
+    other = await store.create_session("triage")
+    [first] = await store.append(info.id, [delivered("My card was charged twice", "chatwoot:41")])
+    assert first.meta[EXTERNAL_ID] == "chatwoot:41"
+    with pytest.raises(DuplicateItem, match="chatwoot:41"):
+        await store.append(info.id, [reply("triage", "not kept"), delivered("again", "chatwoot:41")])
+    with pytest.raises(DuplicateItem):  # twice in one append
+        await store.append(info.id, [delivered("a", "chatwoot:42"), delivered("b", "chatwoot:42")])
+    assert await store.last_seq(info.id) == 1
+    assert (await store.get_session(info.id)).item_count == 1
+    await store.append(info.id, [delivered("next", "chatwoot:43"), customer("no id"), customer("no id")])
+    await store.append(other.id, [delivered("same id, another conversation", "chatwoot:41")])
+    # A meta the index does not concern stays storable as it was (PostgreSQL's jsonb refuses NUL).
+    await store.append(other.id, [Message(role="customer", text="x", agent="triage", meta={"note": "a\x00b"})])
+    assert (await store.latest(other.id, 1))[0].meta == {"note": "a\x00b"}
+    assert [i.text for i in await store.latest(info.id, 10)] == ["My card was charged twice", "next", "no id", "no id"]
+    assert await store.last_seq(other.id) == 2
+    lease = store.turn(info.id)  # the runner's fenced path: the same refusal, the fence kept
+    async with lease:
+        with pytest.raises(DuplicateItem):
+            await store.append(info.id, [delivered("again", "chatwoot:43")], fence=lease.token)
+        await store.append(info.id, [delivered("fenced", "chatwoot:44")], fence=lease.token)
+    assert await store.last_seq(info.id) == 5
+
+
+async def test_one_delivery_stored_by_two_workers_at_once_is_stored_once(backend: str, where: Path | str):
+    """Two stores on one database (two `serve` workers) append the same delivery at the same
+    moment, many times over: each time exactly one is stored and the other is refused."""
+    async with await open_store(where) as one, await open_store(where) as two:
+        sid = (await one.create_session("triage")).id
+        for n in range(20):
+            results = await asyncio.gather(
+                one.append(sid, [delivered(f"message {n}", f"chatwoot:{n}")]),
+                two.append(sid, [delivered(f"message {n}", f"chatwoot:{n}")]),
+                return_exceptions=True,
+            )
+            stored = [r for r in results if isinstance(r, list)]
+            refused = [r for r in results if isinstance(r, DuplicateItem)]
+            assert (len(stored), len(refused)) == (1, 1), results
+        texts = [i.text for i in await one.of_kind(sid, "message")]
+        assert texts == [f"message {n}" for n in range(20)]

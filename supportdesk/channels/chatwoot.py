@@ -41,6 +41,7 @@ from supportdesk.channels.payload import parse
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.config import ChatwootSettings, ConfigError
 from supportdesk.engine.confirmation import answer_meta
+from supportdesk.engine.runner import DuplicateItem
 from supportdesk.items import Message, Notice, ToolCall
 
 log = logging.getLogger("supportdesk.serve.chatwoot")
@@ -273,7 +274,14 @@ class ChatwootChannel:
             elif await self._seen(session_id, message_id):
                 return JSONResponse({"status": "duplicate", "message_id": message_id})
             await self._follow(session_id)
-            item = await self.desk.runner.receive(session_id, content, meta={"chatwoot_message_id": message_id})
+            # The check above answers a plain redelivery cheaply; the store's own check, in the
+            # append's transaction, refuses the copy another worker stores at the same moment.
+            try:
+                item = await self.desk.runner.receive(
+                    session_id, content, meta={"chatwoot_message_id": message_id}, external_id=f"chatwoot:{message_id}"
+                )
+            except DuplicateItem:
+                return JSONResponse({"status": "duplicate", "message_id": message_id})
         self.conversations.want_turn(session_id)
         return JSONResponse({"status": "stored", "seq": item.seq})
 
@@ -307,7 +315,12 @@ class ChatwootChannel:
                 return JSONResponse({"status": "duplicate", "message_id": message_id})
             text = title if isinstance(title, str) and title.strip() else answer.capitalize()
             meta = {"chatwoot_choice": message_id, **answer_meta(offer_id, answer == "yes")}
-            item = await self.desk.runner.receive(session_id, text[:200], meta=meta)
+            try:
+                item = await self.desk.runner.receive(
+                    session_id, text[:200], meta=meta, external_id=f"chatwoot-choice:{message_id}"
+                )
+            except DuplicateItem:
+                return JSONResponse({"status": "duplicate", "message_id": message_id})
         self.conversations.want_turn(session_id)
         return JSONResponse({"status": "stored", "seq": item.seq})
 

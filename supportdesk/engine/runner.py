@@ -81,7 +81,9 @@ from supportdesk.items import (
 )
 from supportdesk import desk_state
 from supportdesk.staff import PART_OF_ACT, Actor, default_person
-from supportdesk.store import SessionInfo, Store, TurnLease
+from supportdesk.store import EXTERNAL_ID, SessionInfo, Store, TurnLease
+# Channels (which do not import the store) catch a redelivery the store refused by this name.
+from supportdesk.store import DuplicateItem as DuplicateItem
 
 
 # Said when a provider raises without a message of its own.
@@ -269,7 +271,9 @@ class Runner:
         async for event in self._turn(session_id, started=stored, reads=reads):
             yield event
 
-    async def receive(self, session_id: str, text: str, *, meta: dict[str, Any] | None = None) -> Item:
+    async def receive(
+        self, session_id: str, text: str, *, meta: dict[str, Any] | None = None, external_id: str | None = None
+    ) -> Item:
         """Store the customer's message in its own transaction, without running a turn.
 
         A channel that must answer "stored" before the agents work (the web API's 202) calls
@@ -278,7 +282,14 @@ class Runner:
 
         Stored under the session's turn lease, like `send`: a turn another process (a staff
         terminal, another worker) runs on this session ends before the message is written, so
-        it lands between turns and never inside one; this waits as long as that turn runs."""
+        it lands between turns and never inside one; this waits as long as that turn runs.
+
+        `external_id`: the channel's own id of the message (Chatwoot's message id): the store
+        keeps one message per (session, external id), checked in the append's transaction, so
+        a redelivery, or one delivery two workers handle at once, raises `DuplicateItem` and is
+        not stored again."""
+        if external_id is not None:
+            meta = {**(meta or {}), EXTERNAL_ID: external_id}
         async with self.store.turn(session_id) as lease, self._fenced(session_id, lease):
             return await self._store_message(session_id, text, meta=meta)
 

@@ -143,6 +143,17 @@ MIGRATIONS: list[str] = [
         locked         boolean NOT NULL
     );
     """,
+    # 7: a channel's id of a customer message (Chatwoot's message id, `meta.external_id`) is kept
+    # once per session: two workers given the same delivery race to store it, and the unique
+    # index refuses the second append in its own transaction (`DuplicateItem`). IF NOT EXISTS:
+    # a database rolled back to an older version (the migration tests do) may already have it.
+    """
+    -- Only a meta that names the key is read as jsonb (the CASE): jsonb refuses an escaped NUL that
+    -- text keeps, so any other item's meta stays as storable as before.
+    CREATE UNIQUE INDEX IF NOT EXISTS items_by_external_id
+        ON items (session_id, (CASE WHEN strpos(meta, '"external_id"') > 0 THEN (meta::jsonb) ->> 'external_id' END))
+        WHERE kind = 'message' AND strpos(meta, '"external_id"') > 0;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -55,6 +55,8 @@ from supportdesk.store.protocol import (
     StoreError,
     StoreLocationError,
     TurnStart,
+    duplicate_item,
+    external_ids,
     search_terms,
     search_words,
     session_info,
@@ -1088,6 +1090,7 @@ class PostgresStore:
         the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current)."""
         if not items:
             return []
+        external = external_ids(session_id, items)
         now = self.clock()
         try:
             async with self._pool.acquire() as conn, conn.transaction():
@@ -1097,6 +1100,12 @@ class PostgresStore:
                         "past it; the turn stopped here and wrote nothing more"
                     )
                 last = await self._append_on(conn, session_id, items, now)
+        except asyncpg.UniqueViolationError as exc:
+            # Two workers given the same delivery: the unique index refuses the second copy in
+            # its own transaction, which rolled back whole.
+            if exc.constraint_name != "items_by_external_id" or not external:
+                raise self._failed(exc) from None
+            raise duplicate_item(session_id, external[0]) from None
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
         return [

@@ -34,6 +34,11 @@ MATCH_END = "\ue001"
 _CUT_MARK = re.compile(r"(?<![^\s…])(?:\*\*|__|`)(?=[^\s…])|(?<=[^\s…])(?:\*\*|__|`)(?![^\s…])")
 
 
+# The meta key under which a channel files its own id of a customer message (Chatwoot's message
+# id): the store keeps one message per (session, external id).
+EXTERNAL_ID = "external_id"
+
+
 class StoreError(Exception):
     """A database that cannot be used; the message is one line for the user."""
 
@@ -42,6 +47,33 @@ class LeaseLost(StoreError):
     """An append fenced by a turn lease that is no longer the session's current one: its holder
     paused (or was cut off) past the lease's lifetime and another turn took the session. Nothing
     was written; the holder stops its turn."""
+
+
+class DuplicateItem(StoreError):
+    """An append carrying a message whose `meta["external_id"]` (a channel's own id for it, say
+    Chatwoot's message id) is already on a message of the same session: a redelivery, or the
+    same delivery handled by two workers at once. Refused in the append's own transaction;
+    nothing of that append was written."""
+
+
+def external_ids(session_id: str, items: Sequence[Item]) -> list[str]:
+    """The external ids an append's messages carry, refused (`DuplicateItem`) if one repeats
+    within the append; what is not a non-empty string is not an external id."""
+    seen: list[str] = []
+    for item in items:
+        if item.kind != "message":
+            continue
+        external_id = item.meta.get(EXTERNAL_ID) if item.meta else None
+        if not isinstance(external_id, str) or not external_id:
+            continue
+        if external_id in seen:
+            raise duplicate_item(session_id, external_id)
+        seen.append(external_id)
+    return seen
+
+
+def duplicate_item(session_id: str, external_id: str) -> DuplicateItem:
+    return DuplicateItem(f"session {session_id}: message {external_id!r} is already stored; nothing was written")
 
 
 class StoreLocationError(StoreError):
@@ -326,7 +358,11 @@ class Store(Protocol):
     async def append(self, session_id: str, items: Sequence[Item], *, fence: str | None = None) -> list[Item]:
         """Append items as one transaction. `fence`: the token of the turn lease the caller
         holds; the append is refused (`LeaseLost`, nothing written) unless it is still the
-        session's current lease, checked in the append's own transaction."""
+        session's current lease, checked in the append's own transaction.
+
+        A message whose `meta` carries `EXTERNAL_ID` (a channel's id for it) is stored once per
+        session: an append holding one already on a message of the session (or twice in the
+        append) is refused with `DuplicateItem`, nothing written, whatever process raced it."""
         ...
 
     async def last_seq(self, session_id: str) -> int: ...

@@ -210,6 +210,16 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE INDEX figure_rollup_by_end ON figure_rollup (grain, hi, lo);
     """,
+    # A channel's id of a customer message (Chatwoot's message id, `meta.external_id`) is kept
+    # once per session: two workers given the same delivery race to store it, and the second
+    # append is refused in its own transaction (the store checks under the write lock; this
+    # index makes that check one probe and refuses a copy whatever writes it). IF NOT EXISTS: a
+    # database rolled back to an older version (the migration tests do) may already have it.
+    """
+    CREATE UNIQUE INDEX IF NOT EXISTS items_by_external_id
+        ON items (session_id, json_extract(meta, '$.external_id'))
+        WHERE kind = 'message' AND json_extract(meta, '$.external_id') IS NOT NULL;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

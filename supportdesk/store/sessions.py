@@ -40,6 +40,8 @@ from supportdesk.store.protocol import (
     StoreError,
     StoreLocationError,
     TurnStart,
+    duplicate_item,
+    external_ids,
     search_terms,
     session_info,
 )
@@ -797,6 +799,14 @@ async def _open_when_free(db: aiosqlite.Connection, path: str, timeout_s: float,
         pause = min(pause * 2, 0.2)
 
 
+SQL_EXTERNAL_ID_SEEN = """
+    SELECT 1 FROM items
+    WHERE session_id = ? AND json_extract(meta, '$.external_id') = ?
+      AND kind = 'message' AND json_extract(meta, '$.external_id') IS NOT NULL
+    LIMIT 1
+"""
+
+
 class _PreparedAppend:
     """An append's rows, serialized before the write lock is taken.
 
@@ -1119,8 +1129,15 @@ class SessionStore:
             return []
         prepared = _PreparedAppend(session_id, items, self.clock(), self._kept_states)
 
+        external = external_ids(session_id, items)
+
         def run(conn: sqlite3.Connection) -> int:
             check_fence(conn, session_id, fence)
+            # Under the write lock (BEGIN IMMEDIATE): a copy another process stored a moment ago
+            # is seen here, so the check and the insert are one step; the unique index backs it.
+            for external_id in external:
+                if conn.execute(SQL_EXTERNAL_ID_SEEN, (session_id, external_id)).fetchone() is not None:
+                    raise duplicate_item(session_id, external_id)
             return prepared.run(conn)
 
         await self._write(run)
