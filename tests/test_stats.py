@@ -151,7 +151,7 @@ async def test_durations_are_exact_to_the_millisecond_at_a_second_s_edge(where):
     functions keep milliseconds and would round the later stamp up to the next second)."""
     from datetime import timedelta
 
-    from tests.stats_seed import StepClock, answer, customer
+    from tests.stats_seed import StepClock, answer, customer, resolve
 
     async with await open_store(where) as store:
         clock = StepClock()
@@ -159,7 +159,7 @@ async def test_durations_are_exact_to_the_millisecond_at_a_second_s_edge(where):
         clock.now = NOW - timedelta(hours=1)
         await store.create_session("triage", session_id="edge", first=[customer("Hello")])
         clock.now = NOW - timedelta(hours=1) + timedelta(microseconds=2_999_700)
-        await store.append("edge", [answer("triage", "Hi")])
+        await store.append("edge", [answer("triage", "Hi"), resolve()])
         figures = await store.desk_figures(None, NOW)
         assert (figures.first_answer.count, figures.first_answer.largest) == (1, 2.999)
         assert figures.resolution.largest == 2.999

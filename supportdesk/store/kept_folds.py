@@ -29,4 +29,5 @@ def advance_all(
         after = advance(state, item)
         steps.append((state, after, item))
         state = after
-    return state, figure_summary.fold(items, share), sla.advance_many(progress, steps)
+    resolved = [after.state == "resolved" for _, after, _ in steps]
+    return state, figure_summary.fold(items, share, resolved), sla.advance_many(progress, steps)
