@@ -83,8 +83,8 @@ async def fold(store, since: datetime | None, until: datetime) -> dict:
             else:
                 first_answers.append(_millis(reply.created_at, asked.created_at))
         # A resolution: the conversation's state became `resolved` (the last time, at a new
-        # item) and still is, timed from the whole log's first customer message (the SLA clocks').
-        started_at = next((i.created_at for i in log if i.kind == "message" and i.role == "customer"), None)
+        # item) and still is, timed from the first new customer message (the SLA clocks' start).
+        started_at = next((i.created_at for i in items if i.kind == "message" and i.role == "customer"), None)
         state, became = desk_state.start(info.entry_agent), None
         for item in log:
             after = desk_state.advance(state, item)

@@ -83,7 +83,7 @@ class FigureSummary:
     # message; None while the state is not `resolved` (or it became so in a fork's copied items).
     resolved_us: int | None = None
     resolution_ms: int | None = None
-    started_us: int | None = None  # the first customer message of the whole log (a fork's copies too)
+    started_us: int | None = None  # the first customer message (not a fork's copy), as the SLA's `started`
     resolved: bool = False  # the conversation's state is `resolved` after the items folded so far
     waiting: bool = False  # the session's status is one of WAITING_STATUSES (kept; resolution reads the state)
     # A fork's copied items (seq <= its forked_at) are not new events: they count in no figure and
@@ -224,13 +224,13 @@ def fold(items: Iterable[Item], summary: FigureSummary, resolved: Iterable[bool]
     for item, now_resolved in zip(items, resolved, strict=True):
         folded = True
         seq = item.seq or seq + 1
-        if isinstance(item, Message) and item.role == "customer" and started_us is None:
-            started_us = micros(item.created_at)
         became, was_resolved = now_resolved and not was_resolved, now_resolved
         if not now_resolved:
             resolved_us = resolution_ms = None
         if seq <= copied:
             continue  # a fork's copy of its source's item: counted there, not here
+        if isinstance(item, Message) and item.role == "customer" and started_us is None:
+            started_us = micros(item.created_at)
         if became and started_us is not None:
             at = micros(item.created_at)
             resolved_us, resolution_ms = at, millis(at, started_us)
