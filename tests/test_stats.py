@@ -199,7 +199,9 @@ async def test_a_refund_copied_into_a_fork_counts_once(where):
         fork = await store.fork("src", source.item_count)
         clock.now += timedelta(seconds=5)
         await store.append(fork.id, [customer("And the other charge?"), answer("billing", "Only one was doubled")])
-        for until in (NOW, NOW + timedelta(hours=1)):  # the fork at an edge, then inside whole hours
+        # NOW is on the hour: a window ending a minute before it leaves the fork in its last
+        # part-hour (read from its items); one ending at NOW holds its whole hour (the roll-up).
+        for until in (NOW - timedelta(minutes=1), NOW):
             figures = await store.desk_figures(None, until)
             assert {tool: (m.count, m.total) for tool, m in figures.money.items()} == {"refund_charge": (1, 29.0)}
             assert [(h.from_agent, h.to_agent, h.count) for h in figures.handoffs] == [("triage", "billing", 1)]
@@ -236,3 +238,28 @@ async def test_a_resolution_counts_the_same_in_the_figures_and_the_sla(where):
         assert stats.sla is not None
         assert stats.figures.resolution.count == stats.sla.resolved == len(stats.sla.resolutions) == 1
         assert stats.figures.resolution.total == stats.sla.resolutions[0] == 34.0
+
+
+async def test_a_database_folded_under_the_old_meanings_is_folded_again(tmp_path: Path):
+    """Shares kept before migration 11 counted a fork's copies: opening such a file folds every
+    share and the roll-up again (here the roll-up's refund row is doubled as the old fold left it)."""
+    import sqlite3
+    from datetime import timedelta
+
+    from supportdesk.store.schema import FIGURES_VERSION
+    from tests.stats_seed import StepClock, call, customer, result
+
+    path = tmp_path / "desk.db"
+    async with await open_store(path) as store:
+        clock = StepClock()
+        store.clock = clock
+        clock.now = NOW - timedelta(hours=3)
+        refund = [call("billing", "c1", "refund_charge", charge_id="CH-1", amount=29.0), result("billing", "c1", "refund_charge", "{}")]
+        await store.create_session("billing", session_id="src", first=[customer("Refund please"), *refund])
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE figure_rollup SET n = 2 * n, x = 2 * x WHERE what = 'money'")
+        conn.execute(f"PRAGMA user_version = {FIGURES_VERSION - 1}")
+    conn.close()
+    async with await open_store(path) as store:
+        figures = await store.desk_figures(None, NOW)
+        assert {tool: (m.count, m.total) for tool, m in figures.money.items()} == {"refund_charge": (1, 29.0)}
