@@ -83,7 +83,6 @@ class FigureSummary:
     # message; None while the state is not `resolved` (or it became so in a fork's copied items).
     resolved_us: int | None = None
     resolution_ms: int | None = None
-    started_us: int | None = None  # the first customer message (not a fork's copy), as the SLA's `started`
     resolved: bool = False  # the conversation's state is `resolved` after the items folded so far
     waiting: bool = False  # the session's status is one of WAITING_STATUSES (kept; resolution reads the state)
     # A fork's copied items (seq <= its forked_at) are not new events: they count in no figure and
@@ -102,7 +101,6 @@ class FigureSummary:
             "answer_ms": self.answer_ms,
             "resolved_us": self.resolved_us,
             "resolution_ms": self.resolution_ms,
-            "started_us": self.started_us,
             "resolved": self.resolved,
             "waiting": self.waiting,
             "copied": self.copied,
@@ -218,7 +216,7 @@ def fold(items: Iterable[Item], summary: FigureSummary, resolved: Iterable[bool]
     seq, first_us, last_us = summary.seq, summary.first_us, summary.last_us
     asked_us, asked_seq, answer_ms = summary.asked_us, summary.asked_seq, summary.answer_ms
     resolved_us, resolution_ms = summary.resolved_us, summary.resolution_ms
-    started_us, was_resolved = summary.started_us, summary.resolved
+    was_resolved = summary.resolved
     folded = False
     copied = summary.copied
     for item, now_resolved in zip(items, resolved, strict=True):
@@ -229,11 +227,9 @@ def fold(items: Iterable[Item], summary: FigureSummary, resolved: Iterable[bool]
             resolved_us = resolution_ms = None
         if seq <= copied:
             continue  # a fork's copy of its source's item: counted there, not here
-        if isinstance(item, Message) and item.role == "customer" and started_us is None:
-            started_us = micros(item.created_at)
-        if became and started_us is not None:
+        if became and asked_us is not None:  # (from the first customer message: the SLA's `started`)
             at = micros(item.created_at)
-            resolved_us, resolution_ms = at, millis(at, started_us)
+            resolved_us, resolution_ms = at, millis(at, asked_us)
         at = micros(item.created_at)
         _once(tallies, ("conversations", "", "", ""))
         first_us, last_us = min(first_us, at), max(last_us, at)
@@ -297,7 +293,6 @@ def fold(items: Iterable[Item], summary: FigureSummary, resolved: Iterable[bool]
             answer_ms=answer_ms,
             resolved_us=resolved_us,
             resolution_ms=resolution_ms,
-            started_us=started_us,
             resolved=was_resolved,
             waiting=summary.waiting,
             copied=copied,
