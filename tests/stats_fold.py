@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from datetime import datetime, timedelta
 
+from supportdesk import desk_state
 from supportdesk.items import APPROVAL_PENDING
 from supportdesk.store.figures import (
     AMOUNT_EDGES,
     DURATION_EDGES,
     MONEY_TOOLS,
     PERCENTILES,
-    WAITING_STATUSES,
     bucket_of,
     nearest_rank,
 )
@@ -66,7 +66,9 @@ async def fold(store, since: datetime | None, until: datetime) -> dict:
     for info in sessions:
         if since is not None and info.updated_at < since:
             continue
-        items = await store.range(info.id, 1, info.item_count)
+        log = await store.range(info.id, 1, info.item_count)
+        # A fork's copied items are its source's events: only what happened in the fork counts.
+        items = [i for i in log if i.seq > (info.forked_at or 0)]
         if any(_in(i.created_at, since, until) for i in items):
             conversations += 1
         if _in(info.created_at, since, until):
@@ -80,10 +82,18 @@ async def fold(store, since: datetime | None, until: datetime) -> dict:
                 unanswered += 1
             else:
                 first_answers.append(_millis(reply.created_at, asked.created_at))
-        if asked is not None and messages and info.status not in WAITING_STATUSES:
-            last = messages[-1]
-            if last.role == "agent" and _in(last.created_at, since, until):
-                resolutions.append(_millis(last.created_at, asked.created_at))
+        # A resolution: the conversation's state became `resolved` (the last time, at a new
+        # item) and still is, timed from the first new customer message (the SLA clocks' start).
+        started_at = next((i.created_at for i in items if i.kind == "message" and i.role == "customer"), None)
+        state, became = desk_state.start(info.entry_agent), None
+        for item in log:
+            after = desk_state.advance(state, item)
+            if after.state == "resolved" and state.state != "resolved":
+                became = item
+            state = after
+        if state.state == "resolved" and became is not None and started_at is not None:
+            if became.seq > (info.forked_at or 0) and _in(became.created_at, since, until):
+                resolutions.append(_millis(became.created_at, started_at))
         for item in items:
             if not _in(item.created_at, since, until):
                 continue

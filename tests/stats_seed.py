@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from supportdesk.items import APPROVAL_PENDING, Handoff, Message, Notice, ToolCall, ToolResult
+from supportdesk.items import APPROVAL_PENDING, Handoff, Message, Notice, StateChange, ToolCall, ToolResult
 
 # "Now" for every test of the figures: a Friday noon, UTC.
 NOW = datetime(2026, 3, 20, 12, 0, tzinfo=timezone.utc)
@@ -53,6 +53,11 @@ def result(agent: str, call_id: str, name: str, output: str, is_error: bool = Fa
     return ToolResult(call_id=call_id, name=name, output=output, is_error=is_error, agent=agent)
 
 
+def resolve(person: str = "lee") -> StateChange:
+    """Staff mark the conversation resolved: a resolution is this, not an agent's last word."""
+    return StateChange(state="resolved", person=person)
+
+
 def notice(agent: str, kind: str, text: str = "") -> Notice:
     return Notice(notice_kind=kind, text=text or kind, agent=agent)
 
@@ -68,7 +73,7 @@ SESSIONS: list[tuple[str, str, str, list[tuple[float, list]]]] = [
                           route("triage", "billing", **_usage(10, 5, "gpt-test"))]),
         (2 * HOUR - 20, [call("billing", "c1", "refund_charge", charge_id="CH-1", amount=29.0, reason="duplicate charge")]),
         (2 * HOUR - 21, [result("billing", "c1", "refund_charge", '{"refund_id": "RF-1", "amount": 29.0}')]),
-        (2 * HOUR - 40, [answer("billing", "Refunded 29.00", **_usage(600, 60))]),
+        (2 * HOUR - 40, [answer("billing", "Refunded 29.00", **_usage(600, 60)), resolve()]),
     ]),
     # Started yesterday evening, back this morning: crosses midnight; a limit today.
     ("s-midnight", "triage", "open", [
@@ -76,7 +81,7 @@ SESSIONS: list[tuple[str, str, str, list[tuple[float, list]]]] = [
         (14 * HOUR - 12, [route("triage", "technical"), answer("technical", "Try reinstalling")]),
         (3 * HOUR, [customer("Still crashing")]),
         (3 * HOUR - 1, [notice("technical", "limit"), route("technical", "triage", "return"),
-                        answer("triage", "A colleague will look", **_usage(50, 5, reported=False))]),
+                        answer("triage", "A colleague will look", **_usage(50, 5, reported=False)), resolve()]),
     ]),
     # Three days ago: technical escalates to senior, whose credit waits for staff approval.
     ("s-approval", "triage", "awaiting_approval", [
@@ -98,7 +103,7 @@ SESSIONS: list[tuple[str, str, str, list[tuple[float, list]]]] = [
         (10 * DAY - 600, [call("senior", "c1", "refund_charge", charge_id="CH-9", amount=300.0, reason="duplicate charge"),
                           result("senior", "c1", "refund_charge", '{"refund_id": "RF-9", "amount": 300.0}'),
                           answer("senior", "Refunded 300.00", **_usage(900, 90, "gpt-test"))]),
-        (10 * DAY - 5 * HOUR, [customer("Thanks!"), answer("senior", "You're welcome")]),
+        (10 * DAY - 5 * HOUR, [customer("Thanks!"), answer("senior", "You're welcome"), resolve()]),
     ]),
     # Forty days ago: the model server failed and nobody answered.
     ("s-provider-error", "triage", "open", [

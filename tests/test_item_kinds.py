@@ -159,7 +159,7 @@ CONSUMERS: dict[str, Callable[[Any], object]] = {
     "history window (what a model call sees)": item_text,
     # Every append runs these inside the store's transaction: a kind without a branch here
     # would fail the append itself (store/kept_folds.py).
-    "figures' share (kept by the store)": lambda item: figure_summary.fold([item], figure_summary.start("triage", AT)),
+    "figures' share (kept by the store)": lambda item: figure_summary.fold([item], figure_summary.start("triage", AT), [False]),
     "store's kept folds (state, share, SLA clocks)": lambda item: advance_all(
         start("triage"), figure_summary.start("triage", AT), SlaProgress(), [item]
     ),

@@ -151,7 +151,7 @@ async def test_durations_are_exact_to_the_millisecond_at_a_second_s_edge(where):
     functions keep milliseconds and would round the later stamp up to the next second)."""
     from datetime import timedelta
 
-    from tests.stats_seed import StepClock, answer, customer
+    from tests.stats_seed import StepClock, answer, customer, resolve
 
     async with await open_store(where) as store:
         clock = StepClock()
@@ -159,7 +159,107 @@ async def test_durations_are_exact_to_the_millisecond_at_a_second_s_edge(where):
         clock.now = NOW - timedelta(hours=1)
         await store.create_session("triage", session_id="edge", first=[customer("Hello")])
         clock.now = NOW - timedelta(hours=1) + timedelta(microseconds=2_999_700)
-        await store.append("edge", [answer("triage", "Hi")])
+        await store.append("edge", [answer("triage", "Hi"), resolve()])
         figures = await store.desk_figures(None, NOW)
         assert (figures.first_answer.count, figures.first_answer.largest) == (1, 2.999)
         assert figures.resolution.largest == 2.999
+
+
+# --- issue 39 §4: a fork's copies are not new events; resolution means one thing --------------
+
+
+async def test_a_refund_copied_into_a_fork_counts_once(where):
+    """A session refunds 29.00 after a handoff, then is forked after the refund and the fork goes
+    on: the copied call, result, handoff and messages are the source's events, so the figures hold
+    one refund, one handoff and one first answer, whether the fork is read from the roll-up (the
+    window holds its whole hour) or from its items (it ends in the window's last part-hour)."""
+    from datetime import timedelta
+
+    from tests.stats_seed import StepClock, answer, call, customer, result, route
+
+    async with await open_store(where) as store:
+        clock = StepClock()
+        store.clock = clock
+        clock.now = NOW - timedelta(hours=3)
+        await store.create_session("triage", session_id="src", first=[customer("I was charged twice")])
+        clock.now += timedelta(seconds=2)
+        await store.append("src", [answer("triage", "Passing you to Billing"), route("triage", "billing")])
+        clock.now += timedelta(seconds=20)
+        await store.append(
+            "src",
+            [
+                call("billing", "c1", "refund_charge", charge_id="CH-1", amount=29.0, reason="duplicate charge"),
+                result("billing", "c1", "refund_charge", '{"refund_id": "RF-1", "amount": 29.0}'),
+                answer("billing", "Refunded 29.00"),
+            ],
+        )
+        source = await store.get_session("src")
+        assert source is not None
+        clock.now = NOW - timedelta(minutes=10)
+        fork = await store.fork("src", source.item_count)
+        clock.now += timedelta(seconds=5)
+        await store.append(fork.id, [customer("And the other charge?"), answer("billing", "Only one was doubled")])
+        # NOW is on the hour: a window ending a minute before it leaves the fork in its last
+        # part-hour (read from its items); one ending at NOW holds its whole hour (the roll-up).
+        for until in (NOW - timedelta(minutes=1), NOW):
+            figures = await store.desk_figures(None, until)
+            assert {tool: (m.count, m.total) for tool, m in figures.money.items()} == {"refund_charge": (1, 29.0)}
+            assert [(h.from_agent, h.to_agent, h.count) for h in figures.handoffs] == [("triage", "billing", 1)]
+            assert figures.first_answer.count == 2  # the source's, and the fork's own question
+            assert figures.conversations == 2 and figures.started == 2
+            assert as_fold(figures) == await fold(store, None, until)
+
+
+async def test_a_resolution_counts_the_same_in_the_figures_and_the_sla(where):
+    """Three conversations: one staff resolved, one whose agent had the last word (not resolved),
+    and a fork of the resolved one, copied resolved. Time-to-resolution and `sla.resolved` both
+    count the one conversation that became resolved, timed alike."""
+    from datetime import timedelta
+
+    from supportdesk.config import load_desk
+    from tests.stats_seed import StepClock, answer, customer, resolve
+
+    async with await open_store(where) as store:
+        clock = StepClock()
+        store.clock = clock
+        clock.now = NOW - timedelta(hours=2)
+        await store.create_session("triage", session_id="done", first=[customer("How do I export?")])
+        clock.now += timedelta(seconds=4)
+        await store.append("done", [answer("triage", "Settings, then Export")])
+        clock.now += timedelta(seconds=30)
+        await store.append("done", [resolve()])
+        clock.now += timedelta(seconds=30)
+        await store.create_session("triage", session_id="talked", first=[customer("Is there a dark mode?")])
+        clock.now += timedelta(seconds=3)
+        await store.append("talked", [answer("triage", "Yes, under Appearance")])
+        clock.now += timedelta(seconds=60)
+        await store.fork("done", 3)
+        stats = await desk_stats(store, load_desk(REPO / "agents.toml"), "all", NOW, timezone.utc)
+        assert stats.sla is not None
+        assert stats.figures.resolution.count == stats.sla.resolved == len(stats.sla.resolutions) == 1
+        assert stats.figures.resolution.total == stats.sla.resolutions[0] == 34.0
+
+
+async def test_a_database_folded_under_the_old_meanings_is_folded_again(tmp_path: Path):
+    """Shares kept before migration 11 counted a fork's copies: opening such a file folds every
+    share and the roll-up again (here the roll-up's refund row is doubled as the old fold left it)."""
+    import sqlite3
+    from datetime import timedelta
+
+    from supportdesk.store.schema import FIGURES_VERSION
+    from tests.stats_seed import StepClock, call, customer, result
+
+    path = tmp_path / "desk.db"
+    async with await open_store(path) as store:
+        clock = StepClock()
+        store.clock = clock
+        clock.now = NOW - timedelta(hours=3)
+        refund = [call("billing", "c1", "refund_charge", charge_id="CH-1", amount=29.0), result("billing", "c1", "refund_charge", "{}")]
+        await store.create_session("billing", session_id="src", first=[customer("Refund please"), *refund])
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE figure_rollup SET n = 2 * n, x = 2 * x WHERE what = 'money'")
+        conn.execute(f"PRAGMA user_version = {FIGURES_VERSION - 1}")
+    conn.close()
+    async with await open_store(path) as store:
+        figures = await store.desk_figures(None, NOW)
+        assert {tool: (m.count, m.total) for tool, m in figures.money.items()} == {"refund_charge": (1, 29.0)}

@@ -142,19 +142,15 @@ async def test_a_database_from_before_the_summaries_is_folded_once_when_migrated
         windows = _windows(rng, end)
         before = [as_fold(await store.desk_figures(since, until)) for since, until in windows]
         if isinstance(where, str):
-            from supportdesk.store import pg_schema
-
             async with store._pool.acquire() as conn:
-                await drop_figure_summaries_pg(conn)
+                await drop_figure_summaries_pg(conn)  # (migration 5 added them)
                 await conn.execute(
-                    "UPDATE supportdesk_meta SET value = $1 WHERE key = 'schema_version'", str(pg_schema.FIGURES_VERSION - 1)
+                    "UPDATE supportdesk_meta SET value = $1 WHERE key = 'schema_version'", "4"
                 )
     if not isinstance(where, str):
-        from supportdesk.store.schema import FIGURES_VERSION
-
         with sqlite3.connect(where) as conn:
             drop_figure_summaries_sqlite(conn)
-            conn.execute(f"PRAGMA user_version = {FIGURES_VERSION - 1}")
+            conn.execute("PRAGMA user_version = 9")  # before migration 10 added the shares
         conn.close()
     async with await open_store(where) as migrated:
         after = [as_fold(await migrated.desk_figures(since, until)) for since, until in windows]
@@ -186,7 +182,10 @@ async def test_the_sqlite_columns_and_roll_up_are_what_the_kept_shares_say(tmp_p
     whose tallies changed: after random histories every session's columns equal its kept share,
     the share equals a fold of its log, and the roll-up is the sum of every session's rows."""
     from supportdesk.store import figure_summary
+    from supportdesk.desk_state import start as desk_start
+    from supportdesk.sla import SlaProgress
     from supportdesk.store.figure_summary import FigureSummary
+    from supportdesk.store.kept_folds import advance_all
 
     rng = random.Random(seed)
     path = tmp_path / "desk.db"
@@ -204,7 +203,8 @@ async def test_the_sqlite_columns_and_roll_up_are_what_the_kept_shares_say(tmp_p
         share = FigureSummary.from_json(text)
         assert columns == [share.first_us, share.last_us, share.asked_us, share.answer_ms, share.resolved_us, share.resolution_ms]
         info, items = logs[sid]
-        folded = figure_summary.fold(items, figure_summary.start(info.entry_agent, info.created_at, status))
+        start = figure_summary.start(info.entry_agent, info.created_at, status, info.forked_at or 0)
+        folded = advance_all(desk_start(info.entry_agent), start, SlaProgress(), items)[1]
         assert folded == share
         for key, value in share.rollup().items():
             total = expected.setdefault(key, [0, 0, 0, 0])

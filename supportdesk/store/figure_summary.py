@@ -78,9 +78,16 @@ class FigureSummary:
     asked_us: int | None = None  # the first customer message
     asked_seq: int = 0
     answer_ms: int | None = None  # to the first agent message after it
-    resolved_us: int | None = None  # the last message, when it is an agent's and one was asked
+    # The resolution, as the SLA clocks define it (`sla.py`): the item at which the conversation's
+    # state (`desk_state`) last became `resolved`, and the time to it from the first customer
+    # message; None while the state is not `resolved` (or it became so in a fork's copied items).
+    resolved_us: int | None = None
     resolution_ms: int | None = None
-    waiting: bool = False  # the session's status is one of WAITING_STATUSES: not resolved
+    resolved: bool = False  # the conversation's state is `resolved` after the items folded so far
+    waiting: bool = False  # the session's status is one of WAITING_STATUSES (kept; resolution reads the state)
+    # A fork's copied items (seq <= its forked_at) are not new events: they count in no figure and
+    # not in the span (the source session already counts them).
+    copied: int = 0
 
     def to_json(self) -> str:
         out = {
@@ -94,7 +101,9 @@ class FigureSummary:
             "answer_ms": self.answer_ms,
             "resolved_us": self.resolved_us,
             "resolution_ms": self.resolution_ms,
+            "resolved": self.resolved,
             "waiting": self.waiting,
+            "copied": self.copied,
         }
         return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
 
@@ -141,31 +150,32 @@ def rollup_delta(before: FigureSummary | None, after: FigureSummary | None) -> l
     return [(*key, *value) for key, value in sorted(delta.items()) if any(value)]
 
 
-def start(entry_agent: str, created_at: datetime, status: str = "open") -> FigureSummary:
-    """A new session's share: it started, and its entry agent took it."""
+def start(entry_agent: str, created_at: datetime, status: str = "open", copied: int = 0) -> FigureSummary:
+    """A new session's share: it started, and its entry agent took it (a fork: `copied` is its
+    forked_at, the items it copied, which its share leaves out)."""
     at = micros(created_at)
     tallies: dict[Key, tuple[int, int, int, int]] = {
         ("started", "", "", ""): (1, 0, 0, 0),
         ("taken", entry_agent, "", ""): (1, 0, 0, 0),
     }
-    return FigureSummary(first_us=at, last_us=at, tallies=tallies, waiting=status in WAITING_STATUSES)
+    return FigureSummary(first_us=at, last_us=at, tallies=tallies, waiting=status in WAITING_STATUSES, copied=copied)
 
 
 def with_status(summary: FigureSummary, status: str) -> FigureSummary:
-    """The share once the session's status is `status` (a waiting one holds back its resolution)."""
+    """The share once the session's status is `status`."""
     return _with_durations(replace(summary, waiting=status in WAITING_STATUSES))
 
 
 def _with_durations(summary: FigureSummary) -> FigureSummary:
     """The durations' tallies from the duration fields: a first answer or the unanswered, and a
-    resolution unless the status is waiting; (bucket) n = 1, x = milliseconds."""
+    resolution while the conversation is resolved; (bucket) n = 1, x = milliseconds."""
     tallies = {key: value for key, value in summary.tallies.items() if key[0] not in (*DURATIONS, "unanswered")}
     if summary.asked_us is not None:
         if summary.answer_ms is None:
             tallies["unanswered", "", "", ""] = (1, 0, 0, 0)
         else:
             tallies["first_answer", str(bucket_of(summary.answer_ms, DURATION_EDGES_MS)), "", ""] = (1, summary.answer_ms, 0, 0)
-    if summary.resolution_ms is not None and not summary.waiting:
+    if summary.resolution_ms is not None:
         tallies["resolution", str(bucket_of(summary.resolution_ms, DURATION_EDGES_MS)), "", ""] = (1, summary.resolution_ms, 0, 0)
     return replace(summary, tallies=tallies)
 
@@ -196,25 +206,32 @@ def _amount(value: Any) -> int | None:
     return round(number * MONEY_SCALE) if math.isfinite(number) else None
 
 
-def advance(summary: FigureSummary, item: Item) -> FigureSummary:
-    """The share after one more item (stamped with its seq and time)."""
-    return fold((item,), summary)
-
-
-def fold(items: Iterable[Item], summary: FigureSummary) -> FigureSummary:
-    """The share after several items: one pass with the share in locals and one FigureSummary at
-    the end (the durations' tallies follow from the final fields, so they are made once)."""
+def fold(items: Iterable[Item], summary: FigureSummary, resolved: Iterable[bool]) -> FigureSummary:
+    """The share after several items, `resolved` saying for each whether the conversation's state
+    (`desk_state`, folded over the same items) is `resolved` after it: one pass with the share in
+    locals and one FigureSummary at the end (the durations' tallies follow from the final fields,
+    so they are made once)."""
     tallies = dict(summary.tallies)
     calls = summary.calls
     seq, first_us, last_us = summary.seq, summary.first_us, summary.last_us
     asked_us, asked_seq, answer_ms = summary.asked_us, summary.asked_seq, summary.answer_ms
     resolved_us, resolution_ms = summary.resolved_us, summary.resolution_ms
+    was_resolved = summary.resolved
     folded = False
-    for item in items:
+    copied = summary.copied
+    for item, now_resolved in zip(items, resolved, strict=True):
         folded = True
+        seq = item.seq or seq + 1
+        became, was_resolved = now_resolved and not was_resolved, now_resolved
+        if not now_resolved:
+            resolved_us = resolution_ms = None
+        if seq <= copied:
+            continue  # a fork's copy of its source's item: counted there, not here
+        if became and asked_us is not None:  # (from the first customer message: the SLA's `started`)
+            at = micros(item.created_at)
+            resolved_us, resolution_ms = at, millis(at, asked_us)
         at = micros(item.created_at)
         _once(tallies, ("conversations", "", "", ""))
-        seq = item.seq or seq + 1
         first_us, last_us = min(first_us, at), max(last_us, at)
         match item:
             case Handoff(from_agent=source, to_agent=target, handoff_kind=kind):
@@ -248,11 +265,6 @@ def fold(items: Iterable[Item], summary: FigureSummary) -> FigureSummary:
                     asked_us, asked_seq = at, seq
                 if role == "agent" and asked_us is not None and answer_ms is None and seq > asked_seq:
                     answer_ms = millis(at, asked_us)
-                # The last message: a resolution while it is an agent's (after a customer asked).
-                if role == "agent" and asked_us is not None:
-                    resolved_us, resolution_ms = at, millis(at, asked_us)
-                else:
-                    resolved_us = resolution_ms = None
             case ToolResult() | ContextSet() | Takeover() | Release() | StaffReply() | StateChange() | TagChange():
                 pass
             case _:
@@ -281,6 +293,8 @@ def fold(items: Iterable[Item], summary: FigureSummary) -> FigureSummary:
             answer_ms=answer_ms,
             resolved_us=resolved_us,
             resolution_ms=resolution_ms,
+            resolved=was_resolved,
             waiting=summary.waiting,
+            copied=copied,
         )
     )

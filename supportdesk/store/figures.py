@@ -18,9 +18,12 @@ of the log reproduces in `tests/test_stats.py`):
 - `handoffs`: handoff items in the window by (from, to, handoff kind);
 - `first_answer`: for each session whose first customer message is in the window, the seconds
   from it to the first agent message after it (`unanswered` when there is none yet);
-- `resolution`: for each session nobody is waiting on (status not awaiting approval or needing a
-  human) whose last message is an agent's and in the window, the seconds from its first customer
-  message to that last answer;
+- `resolution`: for each session whose conversation state (`desk_state`) is `resolved` and became
+  so (the last time) in the window, the seconds from its first customer message to that moment:
+  the SLA clocks' resolution (`sla.py`), so it counts exactly the conversations `sla.resolved` does
+  (those with a customer message);
+- a fork's copied items (seq <= its `forked_at`) are its source's events: they count in no figure
+  and not in its span (its first answer and money are only what happened in the fork);
 - `money[tool]`: refunds and credits made in the window: successful results of `refund_charge`
   and `issue_credit` (not errors, not the "waiting for staff approval" placeholder), each at the
   amount its call asked for (the latest call with that call id before the result);
@@ -238,17 +241,18 @@ class FigureSql:
         self.edges_from_start = f"{edges} UNION SELECT id FROM sessions WHERE span_last >= :since_us AND +span_first < :since_us"
         self.edges = edges
         # Each figure over the edge sessions, found once and passed back as a list.
-        self.edge_statements = {name: f"WITH w AS ({d.ids}) {sql}" for name, sql in self._edge_statements(d).items()}
+        # (`upto`: a fork's copied items, seq <= forked_at, are its source's events, counted there.)
+        listed = f"w0 AS ({d.ids}), w AS (SELECT w0.id, coalesce(s.forked_at, 0) AS upto FROM w0 JOIN sessions AS s ON s.id = w0.id)"
+        self.edge_statements = {name: f"WITH {listed} {sql}" for name, sql in self._edge_statements(d).items()}
         # The durations' percentiles and largest: the k-th value in the window, by each duration's
         # own index. When the window holds a large part of the values they are walked in order
         # (`walk`), else the window's are read by time and sorted (the unary plus keeps the walk
         # off the time index); `totals` counts every value, to choose.
-        waiting = ", ".join(f"'{status}'" for status in WAITING_STATUSES)
         self.ranks: dict[tuple[str, bool], tuple[str, str]] = {}
         self.totals: dict[str, str] = {}
         for which, value, at, extra in (
             ("first_answer", "answer_ms", "asked_us", f"answer_ms IS NOT NULL"),
-            ("resolution", "resolution_ms", "resolved_us", f"resolution_ms IS NOT NULL AND status NOT IN ({waiting})"),
+            ("resolution", "resolution_ms", "resolved_us", "resolution_ms IS NOT NULL"),
         ):
             self.totals[which] = f"SELECT count(*) FROM sessions WHERE {extra}"
             for walk in (False, True):
@@ -266,11 +270,10 @@ class FigureSql:
         money = ", ".join(f"'{name}'" for name in MONEY_TOOLS)
         expired = ", ".join(f"'{why}'" for why in OFFER_EXPIRED)
         pending = APPROVAL_PENDING.replace("'", "''")
-        handoffs = f"FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff' AND i.kind <> 'message' WHERE {_in_window('i')}"
+        handoffs = f"FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff' AND i.kind <> 'message' WHERE {_in_window('i')} AND i.seq > w.upto"
         amount_bucket = " ".join(f"WHEN amount < {edge} THEN '{i}'" for i, edge in enumerate(AMOUNT_EDGES))
         duration_bucket = " ".join(f"WHEN {{v}} < {edge} THEN '{i}'" for i, edge in enumerate(DURATION_EDGES_MS))
         duration_bucket = f"CASE {duration_bucket} ELSE '{len(DURATION_EDGES_MS)}' END"
-        waiting = ", ".join(f"'{status}'" for status in WAITING_STATUSES)
         asked = "s.asked_us >= :since_us AND s.asked_us < :until_us"
         return {
             "first_answer": f"""
@@ -282,11 +285,11 @@ class FigureSql:
             "resolution": f"""
                 SELECT 'resolution', {duration_bucket.format(v='s.resolution_ms')}, '', '', count(*), sum(s.resolution_ms), 0, 0
                 FROM w JOIN sessions AS s ON s.id = w.id
-                WHERE s.resolved_us >= :since_us AND s.resolved_us < :until_us AND s.status NOT IN ({waiting})
+                WHERE s.resolved_us >= :since_us AND s.resolved_us < :until_us
                 GROUP BY 2""",
             "conversations": f"""
                 SELECT 'conversations', '', '', '', count(*), 0, 0, 0 FROM w
-                WHERE EXISTS (SELECT 1 FROM items AS i WHERE i.session_id = w.id AND {_in_window('i')})""",
+                WHERE EXISTS (SELECT 1 FROM items AS i WHERE i.session_id = w.id AND i.seq > w.upto AND {_in_window('i')})""",
             "started": f"""
                 SELECT 'started', '', '', '', count(*), 0, 0, 0 FROM w JOIN sessions AS s ON s.id = w.id
                 WHERE {_in_window('s')}""",
@@ -315,7 +318,7 @@ class FigureSql:
                         SELECT max(seq) FROM items
                         WHERE session_id = r.session_id AND kind = 'tool_call' AND kind <> 'message' AND seq < r.seq
                             AND {f('items', 'body', 'call_id')} = {f('r', 'body', 'call_id')})
-                    WHERE {_in_window('r')}
+                    WHERE {_in_window('r')} AND r.seq > w.upto
                         AND {f('r', 'body', 'name')} IN ({money})
                         AND {d.is_false('r', 'body', 'is_error')}
                         AND {f('r', 'body', 'output')} NOT LIKE '{pending}%') AS made
@@ -323,7 +326,7 @@ class FigureSql:
             "notice": f"""
                 SELECT 'notice', {f('i', 'body', 'notice_kind')}, '', '', count(*), 0, 0, 0
                 FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'notice' AND i.kind <> 'message'
-                WHERE {_in_window('i')}
+                WHERE {_in_window('i')} AND i.seq > w.upto
                 GROUP BY 2""",
             "offer": f"""
                 SELECT 'offer', {f('i', 'body', 'tool')}, i.agent,
@@ -332,7 +335,7 @@ class FigureSql:
                     count(*), 0, 0, 0
                 FROM w JOIN items AS i ON i.session_id = w.id AND i.kind IN ('offer', 'confirmation', 'decline')
                     AND i.kind <> 'message'
-                WHERE {_in_window('i')}
+                WHERE {_in_window('i')} AND i.seq > w.upto
                 GROUP BY 2, 3, 4""",
             "usage": f"""
                 SELECT 'usage', i.agent, coalesce({f('i', 'meta', 'model')}, ''), '', count(*),
@@ -340,7 +343,7 @@ class FigureSql:
                     sum(coalesce({d.number('i', 'meta', 'usage.output_tokens')}, 0)),
                     sum(CASE WHEN {d.is_false('i', 'meta', 'usage.reported')} THEN 1 ELSE 0 END)
                 FROM w JOIN items AS i ON i.session_id = w.id
-                WHERE {_in_window('i')} AND i.meta IS NOT NULL AND {f('i', 'meta', 'usage')} IS NOT NULL
+                WHERE {_in_window('i')} AND i.seq > w.upto AND i.meta IS NOT NULL AND {f('i', 'meta', 'usage')} IS NOT NULL
                 GROUP BY 2, 3""",
         }
 

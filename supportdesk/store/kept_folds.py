@@ -29,4 +29,8 @@ def advance_all(
         after = advance(state, item)
         steps.append((state, after, item))
         state = after
-    return state, figure_summary.fold(items, share), sla.advance_many(progress, steps)
+    resolved = [after.state == "resolved" for _, after, _ in steps]
+    # A fork's copied items (seq <= forked_at) are its source's events: its figures and its SLA
+    # clocks leave them out alike (the desk state still folds them: it is where the copy stands).
+    new = steps if not share.copied else [step for step in steps if step[2].seq > share.copied]
+    return state, figure_summary.fold(items, share, resolved), sla.advance_many(progress, new)

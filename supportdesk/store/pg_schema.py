@@ -154,6 +154,14 @@ MIGRATIONS: list[str] = [
         ON items (session_id, (CASE WHEN strpos(meta, '"external_id"') > 0 THEN (meta::jsonb) ->> 'external_id' END))
         WHERE kind = 'message' AND strpos(meta, '"external_id"') > 0;
     """,
+    # 8: the figures' shares are folded again (issue 39): a fork's copied items count in no
+    # figure (they are its source's events), and a resolution is the conversation's state becoming
+    # `resolved` (as the SLA clocks say), not an agent's last message. Every share is dropped and
+    # the roll-up emptied; opening the database folds each log again (FIGURES_VERSION).
+    """
+    UPDATE sessions SET figure_summary = NULL;
+    DELETE FROM figure_rollup;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
@@ -162,5 +170,5 @@ DESK_SUMMARY_VERSION = 2
 # The last migration that changed what the summary holds: a database older than this folds the
 # logs of the sessions it left without one.
 DESK_FOLD_VERSION = 3
-# The migration that added each session's share of the figures: an older database folds its logs.
-FIGURES_VERSION = 5
+# The last migration that changed what each session's share of the figures means: an older database folds its logs.
+FIGURES_VERSION = 8

@@ -400,7 +400,8 @@ async def _whole_log(
 ) -> tuple[ConversationState, FigureSummary, SlaProgress]:
     """The state, the figures' share and the SLA clocks folded from the whole log (a fork, an
     import, a database before migration 5)."""
-    state, share = start(entry_agent), figure_summary.start(entry_agent, created_at, status)
+    copied = await conn.fetchval("SELECT coalesce(forked_at, 0) FROM sessions WHERE id = $1", session_id)
+    state, share = start(entry_agent), figure_summary.start(entry_agent, created_at, status, int(copied or 0))
     return advance_all(state, share, SlaProgress(), (_item(r) for r in await conn.fetch(SQL_WHOLE_LOG, session_id)))
 
 

@@ -220,6 +220,14 @@ MIGRATIONS: list[str] = [
         ON items (session_id, json_extract(meta, '$.external_id'))
         WHERE kind = 'message' AND json_extract(meta, '$.external_id') IS NOT NULL;
     """,
+    # 12: the figures' shares are folded again (issue 39): a fork's copied items count in no
+    # figure (they are its source's events), and a resolution is the conversation's state becoming
+    # `resolved` (as the SLA clocks say), not an agent's last message. Every share is dropped and
+    # the roll-up emptied; opening the database folds each log again (FIGURES_VERSION).
+    """
+    UPDATE sessions SET figure_summary = NULL;
+    DELETE FROM figure_rollup;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
@@ -228,5 +236,5 @@ DESK_SUMMARY_VERSION = 7
 # The last migration that changed what the summary holds: opening a file older than this folds
 # the logs of the sessions it left without one.
 DESK_FOLD_VERSION = 8
-# The migration that added each session's share of the figures: an older file folds its logs.
-FIGURES_VERSION = 10
+# The last migration that changed what each session's share of the figures means: an older file folds its logs.
+FIGURES_VERSION = 12

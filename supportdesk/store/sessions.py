@@ -265,8 +265,10 @@ def _whole_log(
 ) -> tuple[ConversationState, FigureSummary, SlaProgress]:
     """The state and the figures' share folded from the whole log (a session without kept
     summaries: a fork, an import, a file from before migration 10). Inside the caller's transaction."""
+    (copied,) = conn.execute("SELECT coalesce(forked_at, 0) FROM sessions WHERE id = ?", (session_id,)).fetchone()
     rows = conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? ORDER BY seq", (session_id,))
-    state, share = start(entry_agent), figure_summary.start(entry_agent, datetime.fromisoformat(created_at), status)
+    start_at = datetime.fromisoformat(created_at)
+    state, share = start(entry_agent), figure_summary.start(entry_agent, start_at, status, copied)
     return advance_all(state, share, SlaProgress(), (_item(r) for r in rows))
 
 
