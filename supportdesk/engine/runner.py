@@ -1001,7 +1001,8 @@ class Runner:
         )
 
     async def _customer_words(self, session_id: str) -> str:
-        """Every message the customer wrote in the session, one per line (for tool policies)."""
+        """Every message the customer wrote in the session and every summary staff released it
+        with, one per line (for tool policies)."""
         turn = self._turn_reads.get(session_id)
         whole = turn.customer_words() if turn is not None else None
         if whole is not None:
@@ -1024,7 +1025,10 @@ class Runner:
         if len(self._customer_said) >= CUSTOMER_WORDS_KEPT:  # the least recently asked goes first
             del self._customer_said[next(iter(self._customer_said))]
         self._customer_said[session_id] = (read_upto, last_read, said)
-        return "\n".join(said)
+        # What staff wrote when they gave it back counts as said (issue 39 §3): a person of the
+        # support staff vouches for it, as no model or shared-context write can.
+        vouched = [i.summary for i in await self.store.of_kind(session_id, "release") if isinstance(i, Release) and i.summary]
+        return "\n".join([*said, *vouched])
 
     async def _limit(self, session_id: str, active: str, why: str) -> AsyncGenerator[Event, None]:
         """A limit ends the turn and hands the conversation to the fallback agent."""
