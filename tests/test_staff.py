@@ -282,3 +282,35 @@ def test_the_fold_keeps_the_customers_running_wait_as_the_sla_clock_measures_it(
         assert state.waiting_since == measured.waiting_since, k
         assert state.answers == len(measured.next_responses) + (measured.first_response is not None), k
         assert desk_state.ConversationState.from_json(state.to_json()) == state
+
+
+async def test_a_message_that_came_while_staff_held_it_is_answered_once_after_the_release(where, test_desk):
+    # issue 39 §3: the customer wrote while a person held the conversation and nobody answered;
+    # the release gives that message its turn (a resume, or the next message's turn), once.
+    desk, model = await _desk(where, test_desk, [Transfer("billing", "money"), Answer("Billing here.")])
+    dana = Actor("dana", "cli")
+    async with desk:
+        [started, *_] = await drain(desk.runner.send(None, "I was charged twice"))
+        sid = started.session_id
+        await desk.runner.takeover(sid, dana)
+        waiting = [i for i in _items(await drain(desk.runner.send(sid, "hello? anyone?")))]
+        assert await desk.runner.unfinished_turn(sid) == waiting[0].seq  # (held: staff see it)
+        await desk.runner.release(sid, summary="looked at the charges", by=dana)
+        assert await desk.runner.unfinished_turn(sid) == waiting[0].seq
+        model.script.append(Answer("Sorry for the wait: I see the duplicate."))
+        answered = _items(await drain(desk.runner.resume(sid)))
+        assert [(i.kind, i.text) for i in answered if i.kind == "message"] == [("message", "Sorry for the wait: I see the duplicate.")]
+        assert await desk.runner.unfinished_turn(sid) is None
+        assert await drain(desk.runner.resume(sid)) == []  # once
+
+        # A person who answered the waiting message themselves leaves nothing to answer.
+        await desk.runner.takeover(sid, dana)
+        await drain(desk.runner.send(sid, "and the second card?"))
+        await desk.runner.staff_reply(sid, "Only one card was charged.", dana)
+        await desk.runner.release(sid, by=dana)
+        assert await desk.runner.unfinished_turn(sid) is None
+        # A take-over and release with nothing waiting: nothing to answer either.
+        await desk.runner.takeover(sid, dana)
+        await desk.runner.release(sid, to_agent="triage", by=dana)
+        assert await desk.runner.unfinished_turn(sid) is None
+    await desk.store.close()

@@ -467,6 +467,15 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
                 self.write_as = "customer"  # as before the take-over: the agent answers what is typed
                 back += "; the input writes as the customer again"
             self.notify(safe_text(back))
+            self.answer_waiting()  # a message the customer wrote meanwhile gets its turn now
+
+    @work(group="turn")
+    async def answer_waiting(self) -> None:
+        """After a release: the customer message that came while staff held the conversation
+        and nobody answered gets its turn (issue 39 §3; `unfinished_turn`), once, under the lease."""
+        if self.session_id is None or await unfinished_turn(self.store, self.session_id) is None:
+            return
+        await self._drive(lambda: self.runner.resume(self.session_id))
 
     async def withdraw_offer(self) -> None:
         """`/withdraw`: the open offer (issue 33) is closed; a later yes confirms nothing."""
