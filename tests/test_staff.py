@@ -314,3 +314,30 @@ async def test_a_message_that_came_while_staff_held_it_is_answered_once_after_th
         await desk.runner.release(sid, to_agent="triage", by=dana)
         assert await desk.runner.unfinished_turn(sid) is None
     await desk.store.close()
+
+
+async def test_the_customer_sees_the_staff_display_name_never_the_os_login(tmp_path, test_desk, monkeypatch):
+    # issue 39 §5: with no display name chosen, a web customer read "root" over a staff reply.
+    import getpass
+
+    from supportdesk.staff import default_actor
+
+    monkeypatch.delenv("SUPPORTDESK_STAFF", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setattr(getpass, "getuser", lambda: "root")
+    desk, _ = await _desk(tmp_path / "desk.db", test_desk, [Answer("Hello.")])
+    async with desk:
+        [started, *_] = await drain(desk.runner.send(None, "hello"))
+        sid = started.session_id
+        await desk.runner.takeover(sid)
+        unnamed = await desk.runner.staff_reply(sid, "Looking now.")
+        assert unnamed.person == "root"  # the audit still says which login acted
+        shown = customer_event(unnamed, test_desk)
+        assert shown is not None and shown.data["name"] == "Support team" and "root" not in str(shown.data)
+        (tmp_path / "config" / "supportdesk").mkdir(parents=True)
+        (tmp_path / "config" / "supportdesk" / "settings.toml").write_text('[staff]\nname = "Dana Lee"\n')
+        named = await desk.runner.staff_reply(sid, "Found it.", default_actor("tui"))
+        assert customer_event(named, test_desk).data["name"] == "Dana Lee"
+        monkeypatch.setenv("SUPPORTDESK_STAFF", "Sam")
+        assert customer_event(await desk.runner.staff_reply(sid, "Done."), test_desk).data["name"] == "Sam"
+    await desk.store.close()

@@ -47,7 +47,7 @@ from supportdesk.engine.log import Change, StoreError
 from supportdesk.text import safe_text
 from supportdesk import desk_state
 from supportdesk.desk_state import needs_staff
-from supportdesk.staff import Actor, SettingsError, WhenError, default_person, parse_when
+from supportdesk.staff import Actor, SettingsError, WhenError, default_actor, parse_when
 from supportdesk.tui.exporting import default_export_path, write_export
 from supportdesk.tui.projection import Snapshot, advance, conversation_state, new_session, snapshot
 from supportdesk.tui.widgets.footer import DeskFooter
@@ -132,7 +132,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         self._showing = 0
         self._settings_problem = ""
         try:
-            self.person = Actor(default_person(), "tui")  # who staff actions are by
+            self.person = default_actor("tui")  # who staff actions are by
         except SettingsError as exc:  # said once the screen is up; actions are by "staff" meanwhile
             self.person, self._settings_problem = Actor("staff", "tui"), str(exc)
         # Set once the panes are mounted and the session loaded: turns may start from then on.
