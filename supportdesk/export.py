@@ -99,16 +99,19 @@ def in_brief_transcript(item: k.Item) -> bool:
 # --- Markdown ------------------------------------------------------------------------------------
 
 # The characters that start Markdown (GitHub's too) inside a line: emphasis, code, links and
-# images, HTML and entities, headings, tables, strikethrough, math, autolinks' "://".
+# images, HTML and entities, headings, tables, strikethrough, math.
 # Backslash-escaped (CommonMark allows it for any ASCII punctuation) they are literal; the
 # text around them never starts a line, so list and quote markers need no escape.
-_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#!|~&$:])")
+_PUNCTUATION = re.compile(r"([\\`*_\[\]<>#!|~&$])")
+# A colon starts a link only as a scheme's ("https://", "mailto:"): only that one is escaped,
+# so times and "Note:" read plainly (issue 39 §5: "06\:32").
+_SCHEME_COLON = re.compile(r"(?<=[A-Za-z]):(?=//)|(?i:(?<=mailto)|(?<=xmpp)):")
 _BACKTICKS = re.compile(r"`+")
 
 
 def inline(text: str) -> str:
     """Untrusted words for a Markdown line outside a fence: visible controls, one line, escaped."""
-    return _PUNCTUATION.sub(r"\\\1", " ".join(safe_text(text).split()))
+    return _SCHEME_COLON.sub(r"\\:", _PUNCTUATION.sub(r"\\\1", " ".join(safe_text(text).split())))
 
 
 def fenced(text: str) -> list[str]:
@@ -188,7 +191,7 @@ def audit_markdown(items: list[k.Item]) -> list[str]:
         return []
     lines = ["", "**Staff actions**", "", "| # | when (UTC) | who | from | action | detail |", "| --- | --- | --- | --- | --- | --- |"]
     for e in entries:
-        detail = inline(e.detail)[:200]
+        detail = inline(e.detail[:200])  # cut before escaping: no cut leaves a "\\" to escape the "|"
         lines.append(
             f"| {e.seq} | {e.at:%Y-%m-%d %H:%M:%S} | {inline(e.person)} | {e.origin} | {e.action} | {detail} |"
         )

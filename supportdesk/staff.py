@@ -38,9 +38,9 @@ class SettingsError(ValueError):
     """settings.toml cannot be used; the message is one line naming what to fix."""
 
 
-def default_person() -> str:
-    """Who staff actions are by when nobody said (`--as`): $SUPPORTDESK_STAFF, else `[staff] name`
-    in settings.toml, else the OS user. A settings file that cannot be read is a SettingsError."""
+def chosen_name() -> str | None:
+    """The display name this person chose: $SUPPORTDESK_STAFF, else `[staff] name` in
+    settings.toml; None when neither says. A settings file that cannot be read is a SettingsError."""
     name = os.environ.get(STAFF_NAME_VARIABLE, "").strip()
     if name:
         return name
@@ -56,6 +56,23 @@ def default_person() -> str:
             raise SettingsError(f"{path}: staff.name must be your name as text, like name = \"Dana\"")
         if given:
             return given.strip()
+    return None
+
+
+def default_person() -> str:
+    """Who staff actions are by when nobody said (`--as`): the chosen name (`chosen_name`), else
+    the OS user."""
+    return chosen_name() or _os_user()
+
+
+def default_actor(origin: Origin = "tui") -> Actor:
+    """The acting person when nobody said (`--as`). An OS login nobody chose as a display name
+    ("root") is kept for the audit but never shown to a customer (`Actor.unnamed`)."""
+    name = chosen_name()
+    return Actor(name, origin) if name else Actor(_os_user(), origin, unnamed=True)
+
+
+def _os_user() -> str:
     try:
         return getpass.getuser()
     except Exception:  # no user name in this environment (a container without passwd entry)
@@ -103,6 +120,9 @@ class Actor:
     person: str
     origin: Origin = "tui"
     macro: str = ""  # the macro this action is a step of (replies.toml), if any
+    # The name is the OS login, not a display name anyone chose (`default_actor`): customers
+    # are shown the team instead (issue 39 §5: a web customer read "root").
+    unnamed: bool = False
 
     def meta(self) -> dict[str, Any]:
         """What an item of an older kind carries in its meta to say who wrote it."""
@@ -113,7 +133,12 @@ class Actor:
 
     def act_meta(self) -> dict[str, Any]:
         """The meta of a staff kind's item (its person and origin are fields): the macro, if any."""
-        return {STAFF_META: {"macro": self.macro}} if self.macro else {}
+        said: dict[str, Any] = {}
+        if self.macro:
+            said["macro"] = self.macro
+        if self.unnamed:
+            said["unnamed"] = True
+        return {STAFF_META: said} if said else {}
 
 
 def actor_of(item: k.Item) -> Actor | None:

@@ -17,7 +17,7 @@ from typing import Any, get_args
 
 from supportdesk.cli import EXIT_USAGE, _err, _out
 from supportdesk.items import Priority, SettableState
-from supportdesk.staff import Actor, AuditEntry, SettingsError, WhenError, audit, default_person, parse_duration, parse_when
+from supportdesk.staff import Actor, AuditEntry, SettingsError, WhenError, audit, default_actor, parse_duration, parse_when
 from supportdesk.staff_actions import Inputs, Refused, StaffAction, find_session, perform, said
 
 # How many sessions `audit` reads per page, newest activity first.
@@ -25,7 +25,7 @@ AUDIT_PAGE = 200
 
 
 def _actor(args: argparse.Namespace) -> Actor:
-    return Actor(args.person or default_person(), "cli")
+    return Actor(args.person, "cli") if args.person else default_actor("cli")
 
 
 async def _act(args: argparse.Namespace, action: StaffAction, given: Inputs) -> int:

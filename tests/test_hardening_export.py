@@ -141,3 +141,25 @@ def test_property_exported_markdown_has_no_control_bytes_and_one_speaker_line_pe
     stamped = _stamp(items)
     markdown = session_markdown(_info(title, len(stamped)), stamped, DESK)
     _check_inert(markdown, sum(1 for i in stamped if i.kind == "message"))
+
+
+def test_times_read_plainly_while_a_links_scheme_stays_inert() -> None:
+    # issue 39 §5: the staff table showed "06\:32"; only a scheme's colon starts a link.
+    from supportdesk.export import audit_markdown, inline
+    from supportdesk.items import Release, StateChange
+
+    until = datetime(2026, 3, 4, 6, 32, tzinfo=timezone.utc)
+    items = _stamp([
+        StateChange(person="dana", state="snoozed", until=until, reason="call back at 06:32", agent="billing"),
+        Release(person="dana", to_agent="billing", summary="see https://evil.example and mailto:x@evil.example", agent="billing"),
+    ])
+    table = "\n".join(audit_markdown(items))
+    assert "06:32" in table and "06\\:32" not in table
+    assert "https\\://evil.example" in table and "mailto\\:x@evil.example" in table
+    assert inline("Note: at 10:00") == "Note: at 10:00"
+    links = [c for t in _parse(table) if t.children for c in t.children if c.type == "link_open"]
+    assert links == []
+    # a cut detail never ends in a backslash that would escape the table's "|"
+    long = _stamp([Release(person="dana", to_agent="billing", summary="x" * 199 + "|" * 10, agent="billing")])
+    [row] = [line for line in audit_markdown(long) if line.startswith("| 1 ")]
+    assert row.count(" | ") == 5 and not row.endswith("\\ |")

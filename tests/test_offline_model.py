@@ -322,3 +322,20 @@ async def test_billing_asks_for_the_email_and_an_unnamed_charge_search_is_no_fai
         said = _said(items[-1:])
         assert "couldn't find" not in said
         assert "look at your charges" in said and "email address on your account" in said
+
+
+async def test_the_release_summary_counts_as_said_so_the_agent_does_not_ask_for_it_again(tmp_path, desk):
+    # issue 39 §3: staff hand the conversation back with "the email is dana@example.com"; the
+    # agent that takes it back reads that as the customer's own words, not a question to ask.
+    from supportdesk.staff import Actor
+
+    async with await open_desk(tmp_path / "r.db", desk) as d:
+        sid = await d.runner.new_session()
+        items = [e.item async for e in d.runner.send(sid, "Hi, I was charged twice for my subscription this month.") if isinstance(e, Appended)]
+        assert "email address on your account" in _said(items[-1:])
+        await d.runner.takeover(sid, Actor("dana", "cli"), reason="checking")
+        await d.runner.release(sid, summary="Customer's email is dana@example.com; charge of $29.99 on March 1st.", by=Actor("dana", "cli"))
+        items = [e.item async for e in d.runner.send(sid, "So, any news?") if isinstance(e, Appended)]
+        said = _said(items)
+        assert said and "email address on your account" not in said
+        assert any(isinstance(i, ToolCall) and "dana@example.com" in str(i.arguments) for i in items)

@@ -170,3 +170,29 @@ async def test_the_serve_command_reads_the_staff_token_from_its_environment_and_
         out = process.stop()
     assert f"POST /api/staff/sessions/{sid}/takeover 200" in out  # the access log saw it
     assert STAFF_TOKEN not in out and customer_token not in out
+
+
+async def test_a_message_written_while_staff_held_it_is_answered_once_after_a_release_over_http(db_path):
+    # issue 39 §3: the customer wrote while Ana held the conversation; her release gives that
+    # message its turn on the server (`want_turn`), and the customer's stream gets one answer.
+    async with serving(db_path, repo_desk(), staff_token=STAFF_TOKEN) as served, \
+            httpx.AsyncClient(base_url=served.url, timeout=30) as client:
+        conversation = await new_conversation(client)
+        sid = conversation[0]
+        await say(client, conversation, "I was charged twice for my subscription this month, dana@example.com")
+        await read_events(client, conversation, final_agent_reply)
+        assert (await act(client, sid, "takeover")).status_code == 200
+        waiting = await say(client, conversation, "hello? is anyone still there?")
+        await served.conversations.idle()
+        store = served.desk.store
+        assert [i for i in await store.range(sid, waiting, await store.last_seq(sid)) if i.kind == "message" and i.role == "agent"] == []
+        released = await act(client, sid, "release", {"summary": "checked the card"})
+        assert released.status_code == 200, released.text
+        await served.conversations.idle()
+        after = await store.range(sid, waiting, await store.last_seq(sid))
+        answers = [i for i in after if i.kind == "message" and i.role == "agent"]
+        assert len(answers) == 1, [i.kind for i in after]
+        await act(client, sid, "tag", {"tags": ["vip"]})  # another staff action asks for no turn
+        await served.conversations.idle()
+        later = await store.range(sid, answers[0].seq + 1, await store.last_seq(sid))
+        assert [i.kind for i in later if i.kind == "message"] == []

@@ -282,3 +282,62 @@ def test_the_fold_keeps_the_customers_running_wait_as_the_sla_clock_measures_it(
         assert state.waiting_since == measured.waiting_since, k
         assert state.answers == len(measured.next_responses) + (measured.first_response is not None), k
         assert desk_state.ConversationState.from_json(state.to_json()) == state
+
+
+async def test_a_message_that_came_while_staff_held_it_is_answered_once_after_the_release(where, test_desk):
+    # issue 39 §3: the customer wrote while a person held the conversation and nobody answered;
+    # the release gives that message its turn (a resume, or the next message's turn), once.
+    desk, model = await _desk(where, test_desk, [Transfer("billing", "money"), Answer("Billing here.")])
+    dana = Actor("dana", "cli")
+    async with desk:
+        [started, *_] = await drain(desk.runner.send(None, "I was charged twice"))
+        sid = started.session_id
+        await desk.runner.takeover(sid, dana)
+        waiting = [i for i in _items(await drain(desk.runner.send(sid, "hello? anyone?")))]
+        assert await desk.runner.unfinished_turn(sid) == waiting[0].seq  # (held: staff see it)
+        await desk.runner.release(sid, summary="looked at the charges", by=dana)
+        assert await desk.runner.unfinished_turn(sid) == waiting[0].seq
+        model.script.append(Answer("Sorry for the wait: I see the duplicate."))
+        answered = _items(await drain(desk.runner.resume(sid)))
+        assert [(i.kind, i.text) for i in answered if i.kind == "message"] == [("message", "Sorry for the wait: I see the duplicate.")]
+        assert await desk.runner.unfinished_turn(sid) is None
+        assert await drain(desk.runner.resume(sid)) == []  # once
+
+        # A person who answered the waiting message themselves leaves nothing to answer.
+        await desk.runner.takeover(sid, dana)
+        await drain(desk.runner.send(sid, "and the second card?"))
+        await desk.runner.staff_reply(sid, "Only one card was charged.", dana)
+        await desk.runner.release(sid, by=dana)
+        assert await desk.runner.unfinished_turn(sid) is None
+        # A take-over and release with nothing waiting: nothing to answer either.
+        await desk.runner.takeover(sid, dana)
+        await desk.runner.release(sid, to_agent="triage", by=dana)
+        assert await desk.runner.unfinished_turn(sid) is None
+    await desk.store.close()
+
+
+async def test_the_customer_sees_the_staff_display_name_never_the_os_login(tmp_path, test_desk, monkeypatch):
+    # issue 39 §5: with no display name chosen, a web customer read "root" over a staff reply.
+    import getpass
+
+    from supportdesk.staff import default_actor
+
+    monkeypatch.delenv("SUPPORTDESK_STAFF", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setattr(getpass, "getuser", lambda: "root")
+    desk, _ = await _desk(tmp_path / "desk.db", test_desk, [Answer("Hello.")])
+    async with desk:
+        [started, *_] = await drain(desk.runner.send(None, "hello"))
+        sid = started.session_id
+        await desk.runner.takeover(sid)
+        unnamed = await desk.runner.staff_reply(sid, "Looking now.")
+        assert unnamed.person == "root"  # the audit still says which login acted
+        shown = customer_event(unnamed, test_desk)
+        assert shown is not None and shown.data["name"] == "Support team" and "root" not in str(shown.data)
+        (tmp_path / "config" / "supportdesk").mkdir(parents=True)
+        (tmp_path / "config" / "supportdesk" / "settings.toml").write_text('[staff]\nname = "Dana Lee"\n')
+        named = await desk.runner.staff_reply(sid, "Found it.", default_actor("tui"))
+        assert customer_event(named, test_desk).data["name"] == "Dana Lee"
+        monkeypatch.setenv("SUPPORTDESK_STAFF", "Sam")
+        assert customer_event(await desk.runner.staff_reply(sid, "Done."), test_desk).data["name"] == "Sam"
+    await desk.store.close()

@@ -117,3 +117,20 @@ def test_the_staff_name_comes_from_settings_toml_and_a_broken_one_is_one_line(tm
     broken = run("release", sid)
     assert broken.returncode == 2 and "settings.toml: cannot be read" in broken.stderr
     assert len(broken.stderr.strip().splitlines()) == 1
+
+
+def test_a_message_written_while_staff_held_it_is_answered_once_by_the_next_run_after_release(db):
+    # issue 39 §3: `supportdesk release` then `run --session`: the waiting message is answered
+    # first (its own turn), then the new one; a later run answers only its own message.
+    sid = _session(db)
+    assert cli(db, "takeover", sid).returncode == 0
+    assert cli(db, "run", "--session", sid, "hello? is anyone there?").returncode == 6
+    assert cli(db, "release", sid, "--summary", "checked the card").returncode == 0
+    after = cli(db, "run", "--json", "--session", sid, "thank you")
+    assert after.returncode == 0, after.stderr
+    lines = [json.loads(line) for line in after.stdout.splitlines()]
+    agent_said = [line for line in lines if line.get("kind") == "message" and line.get("role") == "agent"]
+    assert len(agent_said) == 2, after.stdout  # the waiting message's answer, then this one's
+    again = cli(db, "run", "--json", "--session", sid, "bye")
+    lines = [json.loads(line) for line in again.stdout.splitlines()]
+    assert len([line for line in lines if line.get("kind") == "message" and line.get("role") == "agent"]) == 1

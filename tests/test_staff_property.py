@@ -58,6 +58,9 @@ class Oracle:
     pending: list[str] = field(default_factory=list)  # approvals asked for and not yet decided
     # A denial that no person acting (nor the customer writing again) has answered yet.
     denial_open: bool = False
+    # A customer message stored while staff held it that no person answered: the turn after
+    # the release answers it first (issue 39 §3).
+    waiting: bool = False
 
     def settle(self) -> None:
         if self.held_by is not None and self.state in ("ai", "needs_staff"):
@@ -112,13 +115,19 @@ async def _play(where: str | Path, steps: list[tuple]) -> None:
                     oracle.denial_open = False  # the customer wrote again
                     if oracle.held_by is not None:
                         assert spoke == [], "an agent replied while staff hold the conversation"
-                        oracle.state = "staff"
+                        oracle.state, oracle.waiting = "staff", True
                     else:
-                        assert len(spoke) == 1
+                        assert len(spoke) == 1 + oracle.waiting
+                        oracle.waiting = False
                         oracle.state = "needs_staff" if oracle.pending else "ai"
                 case ("ask_refund",):
                     asked += 1
                     call_id = f"refund{asked}"
+                    if oracle.held_by is None and oracle.waiting:
+                        # the message that waited through the release is answered first, alone
+                        resumed = [e.item for e in await drain(runner.resume(sid)) if isinstance(e, Appended)]
+                        assert len([i for i in resumed if isinstance(i, Message) and i.role == "agent"]) == 1
+                        oracle.waiting = False
                     model.script[:] = [asks_for_approval(call_id)] * 4
                     events = await drain(runner.send(sid, "please refund my $300"))
                     model.script.clear()
@@ -127,7 +136,7 @@ async def _play(where: str | Path, steps: list[tuple]) -> None:
                     oracle.denial_open = False
                     if oracle.held_by is not None:
                         assert spoke == [], "an agent replied while staff hold the conversation"
-                        oracle.state = "staff"
+                        oracle.state, oracle.waiting = "staff", True
                     else:
                         requested = [i for i in new if isinstance(i, Notice) and i.notice_kind == "approval_requested"]
                         assert [r.data["approval_id"] for r in requested] == [call_id] and len(spoke) == 1
@@ -142,6 +151,7 @@ async def _play(where: str | Path, steps: list[tuple]) -> None:
                         spoke = [e.item for e in events if isinstance(e, Appended) and isinstance(e.item, Message)
                                  and e.item.role == "agent"]
                         assert len(spoke) == (0 if oracle.held_by is not None else 1)
+                        oracle.waiting = oracle.waiting and oracle.held_by is not None
                         oracle.denial_open = oracle.denial_open or not granted
                         oracle.after_decision()
                         done.append(("approve" if granted else "deny", person, origin))
@@ -169,7 +179,7 @@ async def _play(where: str | Path, steps: list[tuple]) -> None:
                             await runner.staff_reply(sid, "a reply", Actor(person, origin))
                     else:
                         await runner.staff_reply(sid, "a reply", Actor(person, origin))
-                        oracle.denial_open = False
+                        oracle.denial_open = oracle.waiting = False
                         if oracle.state != "snoozed" and not oracle.pending:
                             oracle.state = "ai"
                         done.append(("reply", person, origin))

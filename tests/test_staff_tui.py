@@ -186,3 +186,32 @@ async def test_from_the_inbox_a_tag_filter_and_a_take_over_that_opens_the_conver
         # opened to reply: the input writes as staff, as after F6 on the chat screen
         await until(pilot, lambda: app.chat.write_as == "staff" and "as staff" in _header(app))
         assert app.chat.query_one(Prompt).placeholder == AS_STAFF
+
+
+async def test_a_message_written_while_staff_held_it_is_answered_once_on_release(tmp_path):
+    # issue 39 §3: /release gives the waiting message its turn; no new message is needed.
+    db = await seed_file(tmp_path / "desk.db")
+    desks = []
+
+    async def factory():
+        desk = await repo_desk(db, [Answer("Sorry for the wait: the duplicate is refunded.")])
+        desks.append(desk)
+        return desk
+
+    app = SupportDeskApp(desk_factory=factory, session_id=SEED_ID)
+    async with app.run_test(size=SIZE) as pilot:
+        await chat_loaded(pilot, SEED_ID)
+        store, model = desks[0].store, desks[0].runner.provider
+        end = await store.last_seq(SEED_ID)
+        await pilot.press("f6")
+        await until(pilot, lambda: "dana holds it" in _header(app))
+        await pilot.press("f7")  # write as the customer
+        await until(pilot, lambda: app.chat.query_one(Prompt).placeholder == AS_CUSTOMER)
+        await _type(pilot, "hello? is anyone there?")
+        await until(pilot, lambda: app.chat.query_one(Conversation).end == end + 2 and not app.chat.workers)
+        await _type(pilot, "/release looked at the card")
+        await until(pilot, lambda: len(model.requests) == 1 and not app.chat.workers)
+        after = await store.range(SEED_ID, end + 3, await store.last_seq(SEED_ID))
+        assert [i.text for i in after if i.kind == "message"] == ["Sorry for the wait: the duplicate is refunded."]
+    for desk in desks:
+        await desk.close()

@@ -327,3 +327,17 @@ async def test_a_session_deleted_and_imported_again_under_its_id_is_read_afresh(
         # and an unchanged log is still read only from where it was left
         await store.append(info.id, [Message(role="customer", text="it's dana@example.com")])
         assert await opened.runner._customer_words(info.id) == "hello\ncancel my plan\nit's dana@example.com"
+
+
+async def test_a_release_summary_staff_wrote_counts_as_named_once_the_turn_reads_the_store(db_path, desk):
+    """Issue 39 §3: staff vouch for what their release summary says (an agent read of the log
+    outside a running turn, here, as well as inside one: tests/test_offline_model.py)."""
+    from supportdesk.staff import Actor
+
+    async with await open_desk(db_path, desk, provider=ScriptedModel([])) as opened:
+        info = await opened.store.create_session("triage")
+        await opened.store.append(info.id, [Message(role="customer", text="hello")])
+        assert await opened.runner._customer_words(info.id) == "hello"
+        await opened.runner.takeover(info.id, Actor("dana", "cli"))
+        await opened.runner.release(info.id, summary="verified by phone: dana@example.com", by=Actor("dana", "cli"))
+        assert await opened.runner._customer_words(info.id) == "hello\nverified by phone: dana@example.com"

@@ -13,12 +13,15 @@ from typing import Any, assert_never
 from supportdesk import items as k
 from supportdesk.config import DeskConfig
 from supportdesk.engine.confirmation import yes_label
+from supportdesk.items import STAFF_META
 from supportdesk.staff import PART_OF_ACT
 
 CHECKING = "A colleague is checking this. We will be right back with you."
 CHECKED = "A colleague has checked your request."
 PERSON_COMING = "A colleague will join this conversation."
 STAFF_JOINED = "A colleague has joined this conversation."
+# Who a staff reply is from when its writer chose no display name (`staff.default_actor`).
+STAFF_TEAM = "Support team"
 RESOLVED = "This conversation is marked as resolved. Write again any time."
 DELAYED = "Sorry, this is taking longer than it should. Your message is saved and a colleague will look at it."
 
@@ -52,7 +55,9 @@ def customer_event(item: k.Item, config: DeskConfig) -> CustomerEvent | None:
             return None
         case k.StaffReply():
             # The person's name is theirs to give: the customer sees it, as Chatwoot shows an agent's.
-            data = {"from": "staff", "name": item.person, "text": item.text, "at": _at(item)}
+            # An OS login nobody chose as a display name ("root") is not shown: the team is.
+            unnamed = bool(item.meta.get(STAFF_META, {}).get("unnamed"))
+            data = {"from": "staff", "name": STAFF_TEAM if unnamed else item.person, "text": item.text, "at": _at(item)}
             return CustomerEvent("message", data, item.seq)
         case k.Takeover():
             return CustomerEvent("status", {"status": "staff", "text": STAFF_JOINED}, item.seq)

@@ -155,6 +155,10 @@ def create_app(
             raise ApiError(422, str(exc)) from None
         except (Refused, TurnError) as exc:  # what `supportdesk takeover ...` refuses with exit 2
             raise ApiError(409, str(exc)) from None
+        if action == "release":
+            # A message the customer wrote while staff held it gets its turn now (issue 39 §3);
+            # the turn answers only an unanswered message (`runner.unfinished_turn`), once.
+            conversations.want_turn(session_id)
         return JSONResponse({
             "session": session_id,
             "items": [{"seq": i.seq, "kind": i.kind, "text": said(i)} for i in items],

@@ -94,20 +94,27 @@ async def unfinished_turn(store: Store, session_id: str) -> int | None:
     error or a limit notice (or a hook's veto of the turn); a customer message with none of
     these after it was cut short (the process died mid-turn). An agent that speaks and hands
     off in the same step ("I'm bringing in our billing team") has not answered: the agent it
-    handed to has yet to."""
+    handed to has yet to. A person's takeover or reply ends a turn; a release hands back
+    whatever customer message came while the person held it unanswered: that one waits."""
     # Opening a session asks this as its first page is drawn: nearly every session ends in
     # an answer, so a glance at its last items decides, and only a long unanswered tail
     # reads the whole window.
     for window in (RESUME_GLANCE, RESUME_WINDOW):
         tail = await store.latest(session_id, window)
         holder: str | None = None  # who holds the conversation at the end, once a handoff says
+        released = False  # a person gave it back after the items read so far (issue 39 §3)
         for item in reversed(tail):
             if item.kind == "handoff" and holder is None:
                 holder = item.to_agent
-            if item.kind == "message" and item.role == "agent" and holder in (None, item.agent):
-                return None
-            if item.kind in ("takeover", "release", "staff_reply"):
-                return None  # a person took it (and answered, or handed it back for the next message)
+            if item.kind == "message" and item.role == "agent" and (released or holder in (None, item.agent)):
+                return None  # (before a release, any agent's answer ended its turn)
+            if item.kind == "release":
+                # Given back: a customer message that came while the person held it and that
+                # nobody answered waits for the agent taken back to; read on to find it.
+                released = True
+                continue
+            if item.kind == "staff_reply" or (item.kind == "takeover" and not released):
+                return None  # a person answered, or holds it: the customer's messages are theirs
             if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):
                 return None
             if item.kind == "notice" and item.data.get("vetoed") == "the turn":

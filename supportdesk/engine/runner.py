@@ -80,7 +80,7 @@ from supportdesk.items import (
     ToolResult,
 )
 from supportdesk import desk_state
-from supportdesk.staff import PART_OF_ACT, Actor, default_person
+from supportdesk.staff import PART_OF_ACT, Actor, default_actor
 from supportdesk.store import EXTERNAL_ID, SessionInfo, Store, TurnLease
 # Channels (which do not import the store) catch a redelivery the store refused by this name.
 from supportdesk.store import DuplicateItem as DuplicateItem
@@ -958,7 +958,7 @@ class Runner:
 
     async def withdraw_offer(self, session_id: str, by: Actor | None = None) -> Item:
         """Staff withdraw the open offer: it can no longer be confirmed."""
-        by = by or Actor(default_person())
+        by = by or default_actor()
         async with self.store.turn(session_id):
             state = await self._open_offer(session_id)
             if state is None:
@@ -1012,7 +1012,8 @@ class Runner:
         )
 
     async def _customer_words(self, session_id: str) -> str:
-        """Every message the customer wrote in the session, one per line (for tool policies)."""
+        """Every message the customer wrote in the session and every summary staff released it
+        with, one per line (for tool policies)."""
         turn = self._turn_reads.get(session_id)
         whole = turn.customer_words() if turn is not None else None
         if whole is not None:
@@ -1035,7 +1036,10 @@ class Runner:
         if len(self._customer_said) >= CUSTOMER_WORDS_KEPT:  # the least recently asked goes first
             del self._customer_said[next(iter(self._customer_said))]
         self._customer_said[session_id] = (read_upto, last_read, said)
-        return "\n".join(said)
+        # What staff wrote when they gave it back counts as said (issue 39 §3): a person of the
+        # support staff vouches for it, as no model or shared-context write can.
+        vouched = [i.summary for i in await self.store.of_kind(session_id, "release") if isinstance(i, Release) and i.summary]
+        return "\n".join([*said, *vouched])
 
     async def _limit(self, session_id: str, active: str, why: str) -> AsyncGenerator[Event, None]:
         """A limit ends the turn and hands the conversation to the fallback agent."""
@@ -1085,7 +1089,7 @@ class Runner:
 
     async def takeover(self, session_id: str, by: Actor | None = None, reason: str = "") -> Item:
         """A person takes the conversation: the agents stay silent until it is released."""
-        by = by or Actor(default_person())
+        by = by or default_actor()
         async with self.store.turn(session_id):
             holder = await self.held_by(session_id)
             if holder is not None:
@@ -1105,7 +1109,7 @@ class Runner:
     ) -> list[Item]:
         """Give the conversation back: to `to_agent`, default the agent that held it, with a
         summary that agent reads. The agent answers the customer's next message."""
-        by = by or Actor(default_person())
+        by = by or default_actor()
         if to_agent is not None and to_agent not in self.config.agents:
             raise TurnError(f"no agent named {to_agent!r}; agents: {', '.join(self.config.agents)}")
         async with self.store.turn(session_id):
@@ -1126,7 +1130,7 @@ class Runner:
 
     async def staff_reply(self, session_id: str, text: str, by: Actor | None = None) -> Item:
         """What a person writes to the customer (channels deliver it like an agent's reply)."""
-        by = by or Actor(default_person())
+        by = by or default_actor()
         if not text.strip():
             raise TurnError("the reply is empty")
         async with self.store.turn(session_id):
@@ -1147,7 +1151,7 @@ class Runner:
         reason: str = "",
         by: Actor | None = None,
     ) -> Item:
-        by = by or Actor(default_person())
+        by = by or default_actor()
         if state == "snoozed" and until is None:
             raise TurnError("a snooze needs a time it ends (--until)")
         if state != "snoozed" and until is not None:
@@ -1171,7 +1175,7 @@ class Runner:
         priority: Priority | None = None,
         by: Actor | None = None,
     ) -> Item:
-        by = by or Actor(default_person())
+        by = by or default_actor()
         added = list(dict.fromkeys(t.strip() for t in add if t.strip()))
         removed = list(dict.fromkeys(t.strip() for t in remove if t.strip()))
         if not added and not removed and priority is None:
@@ -1186,7 +1190,7 @@ class Runner:
         return stored
 
     async def staff_note(self, session_id: str, text: str, by: Actor | None = None) -> Item:
-        by = by or Actor(default_person())
+        by = by or default_actor()
         async with self.store.turn(session_id):
             active = await self._active_agent(session_id)
             [item] = await self._append(session_id, [Message(role="staff", text=text, agent=active, meta=by.meta())])
@@ -1195,7 +1199,7 @@ class Runner:
     async def force_handoff(
         self, session_id: str, to_agent: str, reason: str = "staff decision", by: Actor | None = None
     ) -> Item:
-        by = by or Actor(default_person())
+        by = by or default_actor()
         if to_agent not in self.config.agents:
             raise TurnError(f"no agent named {to_agent!r}; agents: {', '.join(self.config.agents)}")
         async with self.store.turn(session_id):
@@ -1212,7 +1216,7 @@ class Runner:
     async def set_context(
         self, session_id: str, key: str, value: Any, writer: str = "staff", by: Actor | None = None
     ) -> Item:
-        by = by or Actor(default_person())
+        by = by or default_actor()
         async with self.store.turn(session_id):
             active = await self._active_agent(session_id)
             [item] = await self._append(
@@ -1228,7 +1232,7 @@ class Runner:
     ) -> AsyncGenerator[Event, None]:
         """Staff grant or deny a pending approval; the agent then tells the customer (unless a
         person holds the conversation: then they do)."""
-        actor = by or Actor(default_person())
+        actor = by or default_actor()
         async with aclosing(self._one_at_a_time(session_id, lambda: self._decide(session_id, approval_id, granted, actor))) as turn:
             async for event in turn:
                 yield event

@@ -87,10 +87,12 @@ class TurnReads:
         return [] if self._whole or customer >= 2 else None
 
     def customer_words(self) -> list[str] | None:
-        """Every message the customer wrote, when the whole log is here; else None."""
+        """Every message the customer wrote and every release summary staff wrote (a person
+        vouches for it), when the whole log is here; else None."""
         if not (self.fresh and self._whole):
             return None
-        return [i.text for i in self._items if isinstance(i, Message) and i.role == "customer"]
+        said = [i.text for i in self._items if isinstance(i, Message) and i.role == "customer"]
+        return said + [i.summary for i in self._items if isinstance(i, Release) and i.summary]
 
     # --- the reads of `Store` it answers; everything else is the store's ----------------------------
 

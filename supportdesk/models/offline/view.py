@@ -168,7 +168,12 @@ class View:
                     pass  # read per turn, below
                 case k.ContextSet():
                     pass  # the context as of now comes whole in the request
-                case k.Takeover() | k.Release() | k.StateChange() | k.StaffReply() | k.TagChange():
+                case k.Release():
+                    # The summary staff hand back with is context the agent uses (issue 39): an
+                    # email or a charge in it counts as said, so it is not asked for again.
+                    if i.summary:
+                        self.facts.add(slot_extraction.extract(i.summary), i.created_at.date())
+                case k.Takeover() | k.StateChange() | k.StaffReply() | k.TagChange():
                     pass  # staff acting: the runner runs no agent while a person holds the conversation
                 case k.Offer():
                     # The request the desk's offer asked about (the customer's message before it).

@@ -47,7 +47,7 @@ from supportdesk.engine.log import Change, StoreError
 from supportdesk.text import safe_text
 from supportdesk import desk_state
 from supportdesk.desk_state import needs_staff
-from supportdesk.staff import Actor, SettingsError, WhenError, default_person, parse_when
+from supportdesk.staff import Actor, SettingsError, WhenError, default_actor, parse_when
 from supportdesk.tui.exporting import default_export_path, write_export
 from supportdesk.tui.projection import Snapshot, advance, conversation_state, new_session, snapshot
 from supportdesk.tui.widgets.footer import DeskFooter
@@ -132,7 +132,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         self._showing = 0
         self._settings_problem = ""
         try:
-            self.person = Actor(default_person(), "tui")  # who staff actions are by
+            self.person = default_actor("tui")  # who staff actions are by
         except SettingsError as exc:  # said once the screen is up; actions are by "staff" meanwhile
             self.person, self._settings_problem = Actor("staff", "tui"), str(exc)
         # Set once the panes are mounted and the session loaded: turns may start from then on.
@@ -467,6 +467,15 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
                 self.write_as = "customer"  # as before the take-over: the agent answers what is typed
                 back += "; the input writes as the customer again"
             self.notify(safe_text(back))
+            self.answer_waiting()  # a message the customer wrote meanwhile gets its turn now
+
+    @work(group="turn")
+    async def answer_waiting(self) -> None:
+        """After a release: the customer message that came while staff held the conversation
+        and nobody answered gets its turn (issue 39 §3; `unfinished_turn`), once, under the lease."""
+        if self.session_id is None or await unfinished_turn(self.store, self.session_id) is None:
+            return
+        await self._drive(lambda: self.runner.resume(self.session_id))
 
     async def withdraw_offer(self) -> None:
         """`/withdraw`: the open offer (issue 33) is closed; a later yes confirms nothing."""
