@@ -59,10 +59,7 @@ class DeskFooter(Footer):
         self.call_after_refresh(self._fit)
 
     def _on_resize(self, event: events.Resize) -> None:
-        # Show every key again and measure once the layout has placed them at the new width.
-        for child in self._fitted():
-            child.display = True
-        self.call_after_refresh(self._fit)
+        self._fit()
 
     def _fitted(self) -> list[Widget]:
         """The footer's keys, groups and group labels, in order (the palette key apart)."""
@@ -73,6 +70,13 @@ class DeskFooter(Footer):
         ]
 
     def _fit(self) -> None:
+        """Show every key again, and hide the ones that do not fit once the layout has placed them
+        (at a new width, or after a rebuild)."""
+        for child in self._fitted():
+            child.display = True
+        self.call_after_refresh(self._hide_cut)
+
+    def _hide_cut(self) -> None:
         """Hide, from the first one that would be cut, the keys that do not fit whole left of the
         palette key: Textual's Footer scrolls them under it, so a narrow terminal showed `del`
         without its label, or `f1 H` beside the palette key."""
@@ -80,15 +84,13 @@ class DeskFooter(Footer):
             return
         children = self._fitted()
         palettes = [palette for palette in self.query(".-command-palette") if palette.display]
-        first = [child for child in children if child.display][:1]
-        if any(not widget.region.width for widget in [*first, *palettes]):
-            self.call_after_refresh(self._fit)  # not placed yet: measure once the layout has run
+        if any(not widget.region.width for widget in [*children[:1], *palettes]):
+            self.call_after_refresh(self._hide_cut)  # not placed yet: measure once the layout has run
             return
         right = min([self.region.right, *(palette.region.x for palette in palettes)])
         cut = len(children)
         for index, child in enumerate(children):
-            # Hidden keys (a fit already ran at this width) stay hidden; a key scrolled wholly
-            # out of the footer is not placed at all (no region).
+            # A key scrolled wholly out of the footer is not placed at all (no region).
             if not child.display or not child.region.width or child.region.right > right:
                 cut = index
                 break
