@@ -73,7 +73,7 @@ async def check(app: App[Any], size: tuple[int, int], ready: Callable[[Any], Awa
         # Narrower: the keys that no longer fit go whole, the rest stay whole.
         if size[0] > 60:
             await pilot.resize_terminal(60, size[1])
-            await until(pilot, lambda: not footer_line_problems(app)[1])
+            await until(pilot, lambda: not footer_line_problems(app)[1], limit=5)
 
 
 sizes = pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
