@@ -19,7 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from supportdesk.bench.runs import StoredRun, list_runs
 from supportdesk.items import Item
@@ -27,6 +27,7 @@ from supportdesk.text import safe_text
 from supportdesk.tui.projection import Snapshot, advance
 from supportdesk.tui.screens import replay as replay_module
 from supportdesk.tui.screens.replay import ReplayScreen
+from supportdesk.tui.widgets.footer import DeskFooter
 
 
 def _cell(text: str, width: int = 0) -> Text:
@@ -59,7 +60,7 @@ class BenchScreen(Screen[None]):
         tasks: DataTable[str] = DataTable(id="tasks", cursor_type="row", zebra_stripes=True)
         tasks.border_title = "Tasks · Enter replays a task beside its gold actions"
         yield tasks
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         runs = self.query_one("#runs", DataTable)

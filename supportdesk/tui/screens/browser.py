@@ -28,7 +28,7 @@ from textual.css.query import NoMatches
 from textual.reactive import var
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Button, DataTable, Footer, Input, Label, Static
+from textual.widgets import Button, DataTable, Input, Label, Static
 from textual.widgets.button import ButtonVariant
 from textual.worker import Worker
 
@@ -41,6 +41,7 @@ from supportdesk.tui.screens._feed import FollowsChanges
 from supportdesk.tui.screens.inbox import tags_text
 from supportdesk.tui.seen import seen_counts, unseen
 from supportdesk.tui.themes import agent_colors
+from supportdesk.tui.widgets.footer import DeskFooter
 
 
 
@@ -81,26 +82,28 @@ class Column:
     label: str
     key: str
     width: int = 0  # 0: the wide column, which takes what the others leave
-    optional: bool = False  # dropped first when the terminal is narrow
+    drop: int = 0  # 0: always shown; else dropped when the terminal is narrow, the highest first
 
 
 # Marks before a title: ! the session needs staff, ● activity not seen in this terminal yet.
 NEEDS_STAFF = {"awaiting_approval": "needs approval", "needs_human": "needs a human"}
 
+# A narrow terminal keeps what tells sessions apart and what to do about them (title, status, id)
+# and drops the handoff count first, then the agent, then the start time.
 SESSION_COLUMNS = (
     Column("Title", "title"),
-    Column("Started", "started", 16),
-    Column("Agent", "agent", 10),
-    Column("Handoffs", "handoffs", 8),
+    Column("Started", "started", 16, drop=3),
+    Column("Agent", "agent", 10, drop=4),
+    Column("Handoffs", "handoffs", 8, drop=5),
     Column("Status", "status", 14),
-    Column("ID", "id", 12, optional=True),
+    Column("ID", "id", 12, drop=1),
 )
 HIT_COLUMNS = (
     Column("Session", "title", 26),
     Column("#", "seq", 5),
     Column("Matching message", "snippet"),
-    Column("Agent", "agent", 10, optional=True),
-    Column("ID", "id", 12, optional=True),
+    Column("Agent", "agent", 10, drop=1),
+    Column("ID", "id", 12, drop=2),
 )
 
 
@@ -378,7 +381,7 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
         yield Input(placeholder="Search messages (full text) — / to focus, Enter to go to the results", id="search")
         yield SessionTable(id="sessions", cursor_type="row", zebra_stripes=True)
         yield Static(id="empty")
-        yield Footer(compact=True)
+        yield DeskFooter(compact=True)
 
     def on_mount(self) -> None:
         # Hosted by the desk app, take its desk file (agent titles) and export folder.
@@ -534,7 +537,7 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
     def _fit(self, columns: tuple[Column, ...], least: int) -> tuple[list[Column], int]:
         """The columns that fit the terminal and the width left for the wide one (title, snippet).
 
-        Optional columns go first, from the right, when the wide column would be narrower
+        Droppable columns go, highest `drop` first, while the wide column would be narrower
         than `least`; a table wider than the terminal would scroll sideways instead.
         """
         shown = list(columns)
@@ -542,10 +545,10 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
             fixed = sum(c.width for c in shown)
             # 2 border, 2 margin, 1 vertical scrollbar; 2 of cell padding per column.
             wide = self.app.size.width - 5 - 2 * len(shown) - fixed
-            optional = [c for c in shown if c.optional]
-            if wide >= least or not optional:
+            droppable = [c for c in shown if c.drop]
+            if wide >= least or not droppable:
                 return shown, max(least, wide)
-            shown.remove(optional[-1])
+            shown.remove(max(droppable, key=lambda c: c.drop))
 
     def on_resize(self) -> None:
         if self.is_mounted:

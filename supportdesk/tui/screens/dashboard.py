@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from plotext import _utility as _plotext_utility
 from textual_plotext import PlotextPlot
 
@@ -28,6 +28,7 @@ from supportdesk.items import utcnow
 from supportdesk.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels
 from supportdesk.engine.log import StoreError
 from supportdesk.text import one_line, safe_text
+from supportdesk.tui.widgets.footer import DeskFooter
 
 # plotext removes duplicate points and tick labels with `list(set(...))`: for tuples holding
 # strings that order changes from one process to the next (hash randomisation), so where two
@@ -196,7 +197,7 @@ class DashboardScreen(Screen[None]):
                 yield Panel("Provider errors, limits and staff calls", Static("", id="notices", markup=False), id="notices-panel")
                 yield Panel("Tokens and cost", Static("", id="tokens", markup=False), id="tokens-panel")
                 yield Panel("Service levels", Static("", id="sla", markup=False), id="sla-panel")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         self.load()

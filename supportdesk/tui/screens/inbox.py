@@ -31,7 +31,7 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, DataTable, Footer, Label, Static
+from textual.widgets import Button, DataTable, Label, Static
 
 from supportdesk.desk_state import LABELS, SHORT_LABELS, STATE_GROUPS, ConversationState, State, at, in_group
 from supportdesk.desk_state import label as state_label
@@ -39,6 +39,7 @@ from supportdesk.items import utcnow
 from supportdesk.engine.log import Change, DeskRow, StoreError
 from supportdesk.text import clip_words, one_line, plain_line, safe_text
 from supportdesk.tui.screens._feed import FollowsChanges
+from supportdesk.tui.widgets.footer import DeskFooter
 
 if TYPE_CHECKING:
     from supportdesk.tui.app import SupportDeskApp
@@ -282,7 +283,7 @@ class InboxScreen(FollowsChanges[None]):
         # Narrow, the last-line column holds a dozen characters: the row under the cursor's whole
         # last line shows here, above the footer.
         yield Static("", id="inbox-preview", markup=False)
-        yield Footer(compact=True)
+        yield DeskFooter(compact=True)
 
     def on_mount(self) -> None:
         self._set_columns(self.app.size.width < NARROW_BELOW)

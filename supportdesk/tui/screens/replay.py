@@ -17,7 +17,7 @@ from textual.app import ComposeResult, CSSPathType
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import var
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from supportdesk.engine.log import StoreError
 from supportdesk.text import safe_text
@@ -26,6 +26,7 @@ from supportdesk.tui.screens.browser import ConfirmFork
 from supportdesk.tui.seen import mark_seen
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
 from supportdesk.tui.widgets import AgentBar, AgentLook, Conversation, HandoffTimeline
+from supportdesk.tui.widgets.footer import DeskFooter
 
 if TYPE_CHECKING:
     from supportdesk.tui.app import SupportDeskApp
@@ -89,7 +90,7 @@ class ReplayScreen(PaneActions):
             yield AgentBar(self.look, id="agent-bar")
             yield Static("", id="position", markup=False)
         yield from session_panes(self.look, self.store, "Context as of here · ✱ this step")
-        yield Footer(compact=True)
+        yield DeskFooter(compact=True)
 
     @property
     def stops(self) -> list[int]:
