@@ -231,3 +231,29 @@ async def test_at_80x24_each_agent_is_its_own_bar_and_the_headline_is_whole(hist
         await until(pilot, lambda: headline.content_size.width < len(text))
         await layout_settled(pilot)
         assert headline.size.height >= 2 and headline.size.height * headline.content_size.width >= len(text)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (60, 20)])
+async def test_the_dashboard_shows_offers_made_accepted_declined_and_expired_per_tool_and_agent(
+    history_db: Path, size: tuple[int, int]
+) -> None:
+    """Issue 33 §6: the offers each agent made of each tool and what the customers answered."""
+    app = _stats_app(history_db, "all")
+    async with app.run_test(size=size) as pilot:
+        await _drawn("all")(pilot)
+        screen = app.screen
+        assert isinstance(screen, DashboardScreen)
+        drawing = screen.query_one("#offers", Drawing)
+        head, *rows = drawing.render().plain.splitlines()
+        assert head.split()[-4:] == ["made", "accepted", "declined", "expired"]
+        assert [(row.split(" · ")[1].split()[0], row.split()[-4:]) for row in rows] == [
+            ("billing", ["1", "0", "1", "0"]),  # cancel_subscription: declined
+            ("billing", ["2", "1", "0", "1"]),  # issue_credit: one accepted, one expired
+            ("billing", ["1", "1", "0", "0"]),  # refund_charge: accepted
+        ]
+        assert [row.split()[0][:6] for row in rows] == ["cancel", "issue_", "refund"]
+        assert all(len(line) <= drawing.content_size.width for line in [head, *rows])
+        assert _summary(screen, "offers-panel") == "4 made · 2 accepted · 1 declined · 1 expired"
+        await pilot.press("d")  # today: the refund's offer only
+        await until(pilot, lambda: screen.shown == "today")
+        assert _summary(screen, "offers-panel") == "1 made · 1 accepted · 0 declined · 0 expired"

@@ -10,7 +10,7 @@ never markup.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ from supportdesk.tui.widgets.footer import DeskFooter
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
     from supportdesk.engine.log import Store
-    from supportdesk.engine.log import Distribution
+    from supportdesk.engine.log import Distribution, OfferRow
 
 
 def _name(text: str, width: int = 14) -> str:
@@ -109,6 +109,30 @@ def flow_lines(stats: DeskStats, width: int = 60) -> Text:
     return out
 
 
+OFFER_COLUMNS = ("made", "accepted", "declined", "expired")
+
+
+def offer_lines(offers: Sequence[OfferRow], width: int = 60) -> Text:
+    """A row per tool and agent with its offers made, accepted, declined and expired (withdrawn
+    by staff counts as expired), under a header naming each column. Where the names do not fit,
+    the tool's name is cut, never the agent's or a number."""
+    if not offers:
+        return Text("No offers in this range.", style="dim")
+    columns = [max(len(key), 4) for key in OFFER_COLUMNS]
+    numbers = " ".join(f"{key:>{w}}" for key, w in zip(OFFER_COLUMNS, columns))
+    name_width = max(8, width - len(numbers) - 1)
+    out = Text(no_wrap=True, overflow="crop")
+    out.append(f"{'tool · agent':<{name_width}} {numbers}\n", style="bold")
+    for n, row in enumerate(offers):
+        agent = _name(row.agent, 12)
+        name = f"{_name(row.tool, max(1, name_width - len(agent) - 3))} · {agent}"
+        out.append(f"{name:<{name_width}} ")
+        out.append(" ".join(f"{getattr(row, key):>{w},}" for key, w in zip(OFFER_COLUMNS, columns)))
+        if n < len(offers) - 1:
+            out.append("\n")
+    return out
+
+
 class Panel(Vertical):
     """One picture with its title on the border and a one-line summary under the title."""
 
@@ -168,6 +192,7 @@ class DashboardScreen(Screen[None]):
                 yield Panel("Time to first answer", BarChart(id="first-plot"), id="first-answer")
                 yield Panel("Time to resolution", BarChart(id="resolution-plot"), id="resolution")
                 yield Panel("Refunds and credits by amount", BarChart(id="money-plot"), id="money")
+                yield Panel("Offers to customers and their answers", Drawing(id="offers"), id="offers-panel")
                 yield Panel("Provider errors, limits and staff calls", Static("", id="notices", markup=False), id="notices-panel")
                 yield Panel("Tokens and cost", Static("", id="tokens", markup=False), id="tokens-panel")
                 yield Panel("Service levels", Static("", id="sla", markup=False), id="sla-panel")
@@ -236,6 +261,7 @@ class DashboardScreen(Screen[None]):
         self._draw_distribution("first-answer", "#first-plot", figures.first_answer, "answered", f"{figures.unanswered} unanswered")
         self._draw_distribution("resolution", "#resolution-plot", figures.resolution, "resolved", "")
         self._draw_money(stats)
+        self._draw_offers(stats)
         self._draw_notices(stats)
         self._draw_tokens(stats)
         self._draw_sla(stats)
@@ -304,6 +330,16 @@ class DashboardScreen(Screen[None]):
         self.query_one("#money", Panel).summarise(
             " · ".join(f"{money[t].count} {noun(t, money[t].count)} totalling {money[t].total:,.2f}" for t in tools)
             or "no refunds or credits in this range"
+        )
+
+    def _draw_offers(self, stats: DeskStats) -> None:
+        """Issue 33: what became of the offers each agent made of each tool (a consequential
+        call waits for the customer's yes): made, accepted, declined, expired or withdrawn."""
+        offers = stats.figures.offers
+        totals = {key: sum(getattr(o, key) for o in offers) for key in OFFER_COLUMNS}
+        self.query_one("#offers", Drawing).show(lambda width: offer_lines(offers, width))
+        self.query_one("#offers-panel", Panel).summarise(
+            " · ".join(f"{totals[key]} {key}" for key in OFFER_COLUMNS) if offers else "no offers in this range"
         )
 
     def _draw_notices(self, stats: DeskStats) -> None:
