@@ -92,15 +92,15 @@ async def test_a_new_conversation_s_offer_and_yes_join_the_timeline_live(db_path
     tools, ran = gated_tools()
     script = [Transfer("billing", "money"), call("refund", amount=5), Answer("Refunded $5.00.")]
     desk = await open_desk(db_path, gated_desk(), provider=ScriptedModel(script), tools=tools, customers=False)
-    app = SupportDeskApp(desk=desk, theme="desk-dark")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await chat_loaded(pilot)
-        timeline = app.chat.query_one(HandoffTimeline)
-        await type_and_send(pilot, "refund the duplicate please")
-        await until(pilot, lambda: any("◇ offer refund" in row for row in rows(timeline)), limit=LIMIT)
-        assert ran == []
-        await type_and_send(pilot, "yes")
-        await until(pilot, lambda: any("✔ yes refund" in row for row in rows(timeline)), limit=LIMIT)
-        assert ran == [("refund", {"amount": 5})]
-        assert [row.split()[2] for row in rows(timeline)] == ["Triage", "◇", "✔"]
-    await desk.close()
+    async with desk:
+        app = SupportDeskApp(desk=desk, theme="desk-dark")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await chat_loaded(pilot)
+            timeline = app.chat.query_one(HandoffTimeline)
+            await type_and_send(pilot, "refund the duplicate please")
+            await until(pilot, lambda: any("◇ offer refund" in row for row in rows(timeline)), limit=LIMIT)
+            assert ran == []
+            await type_and_send(pilot, "yes")
+            await until(pilot, lambda: any("✔ yes refund" in row for row in rows(timeline)), limit=LIMIT)
+            assert ran == [("refund", {"amount": 5})]
+            assert [row.split()[2] for row in rows(timeline)] == ["Triage", "◇", "✔"]
