@@ -5,6 +5,8 @@ needs-staff badge on every screen."""
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 
@@ -396,11 +398,13 @@ async def test_the_sla_clock_ticks_every_second(db_path, test_desk):
         await until(pilot, lambda: wait_cell() == "27s", limit=10)
 
 
-async def test_at_80_columns_a_tagged_conversation_keeps_its_tags(db_path, test_desk):
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (120, 30)])
+async def test_at_every_width_a_tagged_conversation_keeps_its_tags(db_path, test_desk, size):
+    """Issue 39 §6: at 80x24 and 120 columns the tags column read `!high…`."""
     from supportdesk.items import TagChange
 
     tagged = [TagChange(person="dana", added=["vip"], priority="high", agent="triage")]
-    async with seeded_inbox(db_path, test_desk, size=(80, 24), extra={"waiting": tagged}) as seeded:
+    async with seeded_inbox(db_path, test_desk, size=size, extra={"waiting": tagged}) as seeded:
         pilot, screen, ids = seeded.pilot, seeded.screen, seeded.ids
         await until(pilot, lambda: any(r.state.tags for r in screen.shown))
         await layout_settled(pilot)
