@@ -257,3 +257,26 @@ async def test_the_dashboard_shows_offers_made_accepted_declined_and_expired_per
         await pilot.press("d")  # today: the refund's offer only
         await until(pilot, lambda: screen.shown == "today")
         assert _summary(screen, "offers-panel") == "1 made · 1 accepted · 0 declined · 0 expired"
+
+
+@pytest.mark.parametrize("theme", ["desk-dark", "desk-light", "desk-contrast"])
+async def test_the_dashboard_s_text_is_readable_in_every_theme(history_db: Path, theme: str) -> None:
+    """Measured on what reaches the terminal: the charts' labels and numbers, the summaries, the
+    flow. (The chart labels were once drawn white on the light theme's white panel.)"""
+    from tests.test_tui_contrast import SHIPPED, UI, drawn_cells, ratio
+
+    assert theme in SHIPPED
+    app = StatsApp(history_db, load_desk(REPO / "agents.toml"), "all", clock=lambda: NOW, tz=timezone.utc, theme=theme)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await _drawn("all")(pilot)
+        for y in (0, 14, 28, 42):
+            app.screen.query_one("#board").scroll_to(y=y, animate=False)
+            await layout_settled(pilot)
+            cells = drawn_cells(app)
+            assert len(cells) > 800
+            text = "".join(char for char, *_ in cells)
+            assert "Triage" in text or "<10s" in text or "made" in text or "provider" in text
+            faint = [char for char, _, _, dim in cells if dim]
+            assert not faint, f"{len(faint)} characters reach the terminal as faint"
+            low = sorted({(char, fg.hex, bg.hex, round(ratio(fg, bg), 2)) for char, fg, bg, _ in cells if ratio(fg, bg) < UI})
+            assert not low, f"{theme}: text below {UI}:1: {low[:8]}"

@@ -110,17 +110,23 @@ class BarChart(Widget):
         self.labels, self.series, self.largest, self.empty = list(labels), list(series), largest, empty
         self.refresh()
 
+    def _colour(self, component: str) -> Style:
+        """The component's colour as drawn on the panel (its full style: a partial one leaves
+        colours with alpha, such as `$text`, unresolved and drew the labels white on white);
+        no background, so the chart sits on its panel's."""
+        return Style(color=self.get_component_rich_style(component).color)
+
     def render(self) -> Text:
         if not self.labels or not any(v for s in self.series for v in s.values):
-            return Text(self.empty, style=self.get_component_rich_style("bar-chart--empty", partial=True))
-        styles = [self.get_component_rich_style(f"bar-chart--series-{n}", partial=True) for n in range(2)]
+            return Text(self.empty, style=self._colour("bar-chart--empty"))
+        styles = [self._colour(f"bar-chart--series-{n}") for n in range(2)]
         return bar_lines(
             self.labels,
             self.series,
             self.content_size.width,
             largest=self.largest,
             styles=styles,
-            label_style=self.get_component_rich_style("bar-chart--label", partial=True),
+            label_style=self._colour("bar-chart--label"),
         )
 
 
