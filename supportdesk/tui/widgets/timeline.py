@@ -63,6 +63,7 @@ class HandoffTimeline(OptionList):
         self.current: int | None = None  # the seq of the marked handoff (replay)
         self.marks: list[Mark] = []  # the session's offers and answers, in log order
         self.marks_of: str | None = None  # the session they were read for
+        self._built_for = 0  # the detail width the marks were drawn for
 
     @property
     def total(self) -> int:
@@ -175,6 +176,7 @@ class HandoffTimeline(OptionList):
             self.border_subtitle = str(self.total)
 
     def _rebuild(self) -> None:
+        self._built_for = self._detail_width()
         self.clear_options()
         options: list[Option] = []
         if self.before:
@@ -204,30 +206,46 @@ class HandoffTimeline(OptionList):
         return [option for _, option in sorted(rows, key=lambda row: row[0])]
 
     def _mark_option(self, mark: Mark) -> Option:
+        """An offer names what it offers in the customer's words; an answer names the offer it
+        answers (`to #seq`) and how (yes in words, a button or by staff; no and why)."""
+        offered = {m.offer_id: m for m in self.marks if isinstance(m, Offer)}
         line = Text("  ")
         line.append(f"{mark.created_at:%H:%M}", style="dim")
         line.append(f" #{mark.seq:<4} ", style="dim")
         detail: Text
         match mark:
             case Offer():
-                line.append("◇ offer ", style="bold")
+                line.append("◇ offer", style="bold")
                 detail = literal(mark.action or mark.tool, "italic")
             case Confirmation():
-                line.append("✔ yes ", style="bold")
+                line.append("✔ yes", style="bold")
                 detail = Text(f"confirmed {ANSWERED_BY.get(mark.source, mark.source)}", style="italic")
             case Decline():
-                line.append("✘ no ", style="bold")
+                line.append("✘ no", style="bold")
                 detail = Text(DECLINED_BECAUSE.get(mark.why, mark.why), style="italic")
             case _:
                 assert_never(mark)
-        line.append_text(literal(mark.tool, "") if mark.tool else Text(""))
+        if not isinstance(mark, Offer):
+            offer = offered.get(mark.offer_id)
+            line.append(f" to #{offer.seq}" if offer is not None else " to ")
+            if offer is None:
+                line.append_text(literal(mark.tool))
         if mark.agent:
             line.append(" · ", style="dim")
             line.append_text(self.look.label(mark.agent))
         line.append("\n    ")
-        detail.truncate(REASON_WIDTH, overflow="ellipsis")
+        # The action is what the customer is asked to check: as much as the pane holds.
+        detail.truncate(self._detail_width(), overflow="ellipsis")
         line.append_text(detail)
         return Option(line, id=f"m{mark.seq}")
+
+    def _detail_width(self) -> int:
+        width = self.scrollable_content_region.width if self.is_mounted else 0
+        return max(REASON_WIDTH, width - 6)
+
+    def on_resize(self) -> None:
+        if self.marks and self._built_for != self._detail_width():
+            self._rebuild()
 
     def _option(self, number: int, handoff: Handoff) -> Option:
         marked = handoff.seq == self.current
