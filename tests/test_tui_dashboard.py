@@ -280,3 +280,18 @@ async def test_the_dashboard_s_text_is_readable_in_every_theme(history_db: Path,
             assert not faint, f"{len(faint)} characters reach the terminal as faint"
             low = sorted({(char, fg.hex, bg.hex, round(ratio(fg, bg), 2)) for char, fg, bg, _ in cells if ratio(fg, bg) < UI})
             assert not low, f"{theme}: text below {UI}:1: {low[:8]}"
+
+
+@pytest.mark.parametrize("size", [(160, 45), (80, 24), (60, 20)])
+async def test_every_range_key_shows_its_whole_name(history_db: Path, size: tuple[int, int]) -> None:
+    """At 60 columns the range line was cut: "a all t…"."""
+    app = _stats_app(history_db, "all")
+    async with app.run_test(size=size) as pilot:
+        await _drawn("all")(pilot)
+        await layout_settled(pilot)
+        ranges = app.screen.query_one("#ranges", Static)
+        line = str(ranges.render())
+        assert "…" not in line and len(line.rstrip()) <= ranges.content_size.width
+        assert all(key in line for key in (" d today ", " w ", " m ", " a all"))
+        shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert line.strip() in shown.splitlines()[0]

@@ -208,13 +208,24 @@ class DashboardScreen(Screen[None]):
                 self.load()
 
     def _draw_ranges(self) -> None:
-        """The ranges with their keys, the one shown marked (a plain line: nothing animates)."""
+        """The ranges with their keys, the one shown marked (a plain line: nothing animates).
+        Where the whole line does not fit (60 columns), the ranges go by their short names, so
+        no key's name is cut ("a all t…")."""
         keys = {"today": "d", "7d": "w", "30d": "m", "all": "a"}
-        line = Text(" Range: ")
-        for n, name in enumerate(RANGES):
-            line.append(" " if n else "")
-            line.append(f" {keys[name]} {RANGE_TITLES[name]} ", style="reverse bold" if name == self.range_name else "")
-        self.query_one("#ranges", Static).update(line)
+        short = {"today": "today", "7d": "7 days", "30d": "30 days", "all": "all"}
+        ranges = self.query_one("#ranges", Static)
+        room = ranges.content_size.width or self.app.size.width
+        for prefix, titles in ((" Range: ", RANGE_TITLES), (" ", short)):
+            line = Text(prefix)
+            for n, name in enumerate(RANGES):
+                line.append(" " if n else "")
+                line.append(f" {keys[name]} {titles[name]} ", style="reverse bold" if name == self.range_name else "")
+            if line.cell_len <= room:
+                break
+        ranges.update(line)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._draw_ranges)
 
     def action_reload(self) -> None:
         self.load()
