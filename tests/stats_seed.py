@@ -3,14 +3,15 @@
 Every case a figure has to get right appears once: a conversation that crosses midnight, a
 refund held for approval (not made), a failed refund, a call id used twice, an escalation, a
 provider error and a limit, an unanswered customer, a session with no items, usage with and
-without a model name, an estimate among reported counts.
+without a model name, an estimate among reported counts, offers to the customer accepted,
+declined and expired (issue 33).
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from supportdesk.items import APPROVAL_PENDING, Handoff, Message, Notice, StateChange, ToolCall, ToolResult
+from supportdesk.items import APPROVAL_PENDING, Confirmation, Decline, DeclineWhy, Handoff, Message, Notice, Offer, StateChange, ToolCall, ToolResult
 
 # "Now" for every test of the figures: a Friday noon, UTC.
 NOW = datetime(2026, 3, 20, 12, 0, tzinfo=timezone.utc)
@@ -58,6 +59,18 @@ def resolve(person: str = "lee") -> StateChange:
     return StateChange(state="resolved", person=person)
 
 
+def offer(agent: str, offer_id: str, tool: str, action: str, **arguments) -> Offer:
+    return Offer(offer_id=offer_id, tool=tool, arguments=arguments, action=action, text=f"Shall I {action}?", agent=agent)
+
+
+def accepted(agent: str, offer_id: str, tool: str, **arguments) -> Confirmation:
+    return Confirmation(offer_id=offer_id, tool=tool, arguments=arguments, agent=agent)
+
+
+def declined(agent: str, offer_id: str, tool: str, why: DeclineWhy = "no") -> Decline:
+    return Decline(offer_id=offer_id, tool=tool, why=why, agent=agent)
+
+
 def notice(agent: str, kind: str, text: str = "") -> Notice:
     return Notice(notice_kind=kind, text=text or kind, agent=agent)
 
@@ -71,7 +84,9 @@ SESSIONS: list[tuple[str, str, str, list[tuple[float, list]]]] = [
         (2 * HOUR, [customer("I was charged twice")]),
         (2 * HOUR - 2.5, [answer("triage", "Passing you to Billing", **_usage(400, 40, "gpt-test")),
                           route("triage", "billing", **_usage(10, 5, "gpt-test"))]),
-        (2 * HOUR - 20, [call("billing", "c1", "refund_charge", charge_id="CH-1", amount=29.0, reason="duplicate charge")]),
+        (2 * HOUR - 20, [offer("billing", "o1", "refund_charge", "refund 29.00 of CH-1", charge_id="CH-1", amount=29.0),
+                         accepted("billing", "o1", "refund_charge", charge_id="CH-1", amount=29.0),
+                         call("billing", "c1", "refund_charge", charge_id="CH-1", amount=29.0, reason="duplicate charge")]),
         (2 * HOUR - 21, [result("billing", "c1", "refund_charge", '{"refund_id": "RF-1", "amount": 29.0}')]),
         (2 * HOUR - 40, [answer("billing", "Refunded 29.00", **_usage(600, 60)), resolve()]),
     ]),
@@ -113,6 +128,12 @@ SESSIONS: list[tuple[str, str, str, list[tuple[float, list]]]] = [
     ("s-human", "triage", "needs_human", [
         (20 * DAY, [customer("I want a person")]),
         (20 * DAY - 3, [route("triage", "billing"), answer("billing", "A person will join"), notice("billing", "human_requested")]),
+        (20 * DAY - 5, [offer("billing", "o7", "cancel_subscription", "cancel the subscription of CUS-7", customer_id="CUS-7"),
+                        declined("billing", "o7", "cancel_subscription", "no"),
+                        offer("billing", "o8", "issue_credit", "credit 9.00 to CUS-7", customer_id="CUS-7", amount=9.0),
+                        declined("billing", "o8", "issue_credit", "expired"),
+                        offer("billing", "o9", "issue_credit", "credit 5.50 to CUS-7", customer_id="CUS-7", amount=5.5),
+                        accepted("billing", "o9", "issue_credit", customer_id="CUS-7", amount=5.5)]),
         (20 * DAY - 9, [call("billing", "c7", "issue_credit", customer_id="CUS-7", amount=5.5, reason="goodwill"),
                         result("billing", "c7", "issue_credit", '{"credit_id": "CR-7", "amount": 5.5}')]),
     ]),

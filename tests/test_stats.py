@@ -54,6 +54,12 @@ async def test_the_seed_exercises_every_figure(seeded):
         "refund_charge": {"count": 2, "total": 329.0, "buckets": (0, 0, 1, 0, 0, 1, 0)},
     }
     assert everything["notices"] == {"approval_requested": 1, "human_requested": 1, "limit": 1, "provider_error": 1}
+    # (tool, agent, made, accepted, declined, expired)
+    assert everything["offers"] == [
+        ("cancel_subscription", "billing", 1, 0, 1, 0),
+        ("issue_credit", "billing", 2, 1, 0, 1),
+        ("refund_charge", "billing", 1, 1, 0, 0),
+    ]
     assert everything["first_answer"]["count"] == 5
     assert everything["first_answer"]["percentiles"] == {50: 12.0, 90: 90.0}
     # resolved: today's refund (40 s), the senior's refund (5 h later, at the thanks) and the
@@ -207,6 +213,39 @@ async def test_a_refund_copied_into_a_fork_counts_once(where):
             assert [(h.from_agent, h.to_agent, h.count) for h in figures.handoffs] == [("triage", "billing", 1)]
             assert figures.first_answer.count == 2  # the source's, and the fork's own question
             assert figures.conversations == 2 and figures.started == 2
+            assert as_fold(figures) == await fold(store, None, until)
+
+
+async def test_an_offer_copied_into_a_fork_counts_once(where):
+    """Issue 33 §6 with 39 §4: the offer and the yes copied into a fork are the source's; the
+    fork's own offer (which lapses) is new. Read from the roll-up and from the items alike."""
+    from datetime import timedelta
+
+    from tests.stats_seed import StepClock, accepted, customer, declined, offer
+
+    async with await open_store(where) as store:
+        clock = StepClock()
+        store.clock = clock
+        clock.now = NOW - timedelta(hours=3)
+        await store.create_session("billing", session_id="src", first=[customer("Refund the duplicate")])
+        clock.now += timedelta(seconds=2)
+        await store.append("src", [offer("billing", "o1", "refund_charge", "refund 29.00", amount=29.0)])
+        clock.now += timedelta(seconds=20)
+        await store.append("src", [customer("yes"), accepted("billing", "o1", "refund_charge", amount=29.0)])
+        source = await store.get_session("src")
+        assert source is not None
+        clock.now = NOW - timedelta(minutes=10)
+        fork = await store.fork("src", source.item_count)
+        clock.now += timedelta(seconds=5)
+        await store.append(fork.id, [offer("senior", "o2", "cancel_subscription", "cancel the plan")])
+        clock.now += timedelta(seconds=5)
+        await store.append(fork.id, [declined("senior", "o2", "cancel_subscription", "expired")])
+        for until in (NOW - timedelta(minutes=1), NOW):
+            figures = await store.desk_figures(None, until)
+            assert [(o.tool, o.agent, o.made, o.accepted, o.declined, o.expired) for o in figures.offers] == [
+                ("cancel_subscription", "senior", 1, 0, 0, 1),
+                ("refund_charge", "billing", 1, 1, 0, 0),
+            ]
             assert as_fold(figures) == await fold(store, None, until)
 
 

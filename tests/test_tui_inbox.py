@@ -5,6 +5,8 @@ needs-staff badge on every screen."""
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 
@@ -396,11 +398,14 @@ async def test_the_sla_clock_ticks_every_second(db_path, test_desk):
         await until(pilot, lambda: wait_cell() == "27s", limit=10)
 
 
-async def test_at_80_columns_a_tagged_conversation_keeps_its_tags(db_path, test_desk):
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (100, 30), (120, 30)])
+async def test_at_every_width_a_tagged_conversation_keeps_its_tags(db_path, test_desk, size):
+    """Issue 39 §6: at 80x24 and 120 columns the tags column read `!high…`; at 60x20 the table
+    ran off the right edge (the wait and tags out of sight, the last line 4-5 characters)."""
     from supportdesk.items import TagChange
 
     tagged = [TagChange(person="dana", added=["vip"], priority="high", agent="triage")]
-    async with seeded_inbox(db_path, test_desk, size=(80, 24), extra={"waiting": tagged}) as seeded:
+    async with seeded_inbox(db_path, test_desk, size=size, extra={"waiting": tagged}) as seeded:
         pilot, screen, ids = seeded.pilot, seeded.screen, seeded.ids
         await until(pilot, lambda: any(r.state.tags for r in screen.shown))
         await layout_settled(pilot)
@@ -409,3 +414,21 @@ async def test_at_80_columns_a_tagged_conversation_keeps_its_tags(db_path, test_
         assert table.virtual_size.width <= table.size.width  # and nothing runs off the edge
         shown = "\n".join(strip.text for strip in pilot.app.screen._compositor.render_strips())
         assert "!high #vip" in shown
+
+
+async def test_at_60_columns_the_preview_names_the_agent_and_the_whole_last_line(db_path, test_desk):
+    """Tiny (below 80 columns) the agent and last-line columns leave the row: the line under the
+    table names who holds the highlighted conversation and shows what was last said."""
+    async with seeded_inbox(db_path, test_desk, size=(60, 20)) as seeded:
+        pilot, screen = seeded.pilot, seeded.screen
+        await until(pilot, lambda: bool(screen.shown))
+        await layout_settled(pilot)
+        table = screen.query_one(InboxTable)
+        assert [c.key.value for c in table.columns.values()] == ["customer", "state", "wait", "tags"]
+        row = screen.shown[table.cursor_row]
+        preview = str(screen.query_one("#inbox-preview").render())
+        title = test_desk.agents[row.state.holder].title if row.state.holder in test_desk.agents else row.state.holder
+        assert preview.startswith(f"{title} · {row.state.last_role}: ")
+        await pilot.resize_terminal(80, 24)  # and back to the narrow table with both columns
+        await until(pilot, lambda: "last" in [c.key.value for c in table.columns.values()], limit=10)
+        assert "agent" in [c.key.value for c in table.columns.values()]

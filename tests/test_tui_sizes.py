@@ -80,3 +80,26 @@ async def test_a_context_value_uses_the_width_of_a_wide_pane(db_path, test_desk)
             assert f'"{long_value}"' in shown  # whole: the pane has the room
     finally:
         await desk.close()
+
+
+async def test_notifications_never_cover_the_input_line(tmp_path):
+    """Issue 39 §6: at 60x20 the notifications covered the input line. Several at once, one of
+    them long: each toast's region stays clear of the prompt's, at every size."""
+    from textual.widgets._toast import Toast
+
+    from supportdesk.tui.widgets import Prompt
+
+    db = await seed_file(tmp_path / "desk.db")
+    app = SupportDeskApp(desk_factory=lambda: repo_desk(db), session_id=SEED_ID)
+    async with app.run_test(size=(60, 20), notifications=True) as pilot:
+        await chat_loaded(pilot, SEED_ID)
+        for size in ((60, 20), (80, 24), (160, 45)):
+            await pilot.resize_terminal(*size)
+            app.clear_notifications()
+            app.notify("Exported 14 items to /home/dana/Downloads/supportdesk-seed-session.md", title="Export", timeout=60)
+            app.notify("no session 'zz'; see `supportdesk sessions list`", severity="error", timeout=60)
+            await until(pilot, lambda: len(app.screen.query(Toast)) == 2 and all(t.region.height for t in app.screen.query(Toast)), limit=10)
+            prompt = app.screen.query_one(Prompt)
+            assert prompt.region.height == 3
+            for toast in app.screen.query(Toast):
+                assert not toast.region.overlaps(prompt.region), (size, toast.region, prompt.region)

@@ -50,8 +50,7 @@ NOT_BEFORE_FIRST_PAGE = [
     # The demo business data (seeded on a new database: 25-40 ms) opens in the warm-up.
     "supportdesk.business.sqlite",
     "textual.widgets._markdown",  # only a reply streaming in needs the Markdown widget
-    "supportdesk.tui.screens.dashboard",  # charts (plotext) load when the dashboard opens
-    "plotext",
+    "supportdesk.tui.screens.dashboard",  # the dashboard's charts load when it opens
     # The desk's records are dataclasses (supportdesk.records): the page's rows are constructed
     # from their checked JSON (supportdesk.items.item_from_json), the session's row likewise
     # (store.protocol's `session_info`) and the desk file comes from its validated cache, so

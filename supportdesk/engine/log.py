@@ -21,13 +21,14 @@ from supportdesk.store import (
     default_db_path,
     open_store,
 )
-from supportdesk.store.figures import Distribution
+from supportdesk.store.figures import Distribution, OfferRow
 
 __all__ = [
     "Change",
     "ContextEntry",
     "DeskRow",
     "Distribution",
+    "OfferRow",
     "SearchHit",
     "SessionInfo",
     "Store",

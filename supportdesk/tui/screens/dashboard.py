@@ -1,15 +1,16 @@
 """The dashboard: pictures of the desk over a time range (today, 7 days, 30 days, all).
 
-The figures come from `supportdesk.stats` (one place for the command and this screen); the
-charts are plotext's, through `textual-plotext`, imported only when this screen opens. The
-handoff flow is drawn with box characters (plotext has no flow chart). Agent names come from
-the log, so they are data: made inert (`safe_text`) before plotext sees them (its output is
-read back as ANSI) and put on screen as `Text`, never markup.
+The figures come from `supportdesk.stats` (one place for the command and this screen). The
+charts are text bar charts (`widgets/bars.py`): a row per agent or bucket, the number beside
+every bar, series named in a header row; no numeric axis to mis-space, no legend over a bar, no
+bar wrapped onto a line of its own. The handoff flow is drawn with box characters. Agent names
+come from the log, so they are data: made inert (`safe_text`) and put on screen as `Text`,
+never markup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
@@ -21,25 +22,18 @@ from textual.containers import Grid, Vertical, VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Static
-from plotext import _utility as _plotext_utility
-from textual_plotext import PlotextPlot
 
 from supportdesk.items import utcnow
 from supportdesk.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels
 from supportdesk.engine.log import StoreError
 from supportdesk.text import one_line, safe_text
+from supportdesk.tui.widgets.bars import BarChart, Drawing, Series
 from supportdesk.tui.widgets.footer import DeskFooter
-
-# plotext removes duplicate points and tick labels with `list(set(...))`: for tuples holding
-# strings that order changes from one process to the next (hash randomisation), so where two
-# labels or points share a cell a different one wins each run. Its own commented-out line keeps
-# the order; using it makes every drawing of the same figures the same (snapshots, screenshots).
-_plotext_utility.no_duplicates = lambda data: list(dict.fromkeys(data))
 
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
     from supportdesk.engine.log import Store
-    from supportdesk.engine.log import Distribution
+    from supportdesk.engine.log import Distribution, OfferRow
 
 
 def _name(text: str, width: int = 14) -> str:
@@ -56,13 +50,6 @@ def _duration(seconds: float | None) -> str:
     if seconds < 86400:
         return f"{seconds / 3600:.1f}h"
     return f"{seconds / 86400:.1f}d"
-
-
-def _count_ticks(largest: float) -> list[float]:
-    """At most six whole-number ticks from 0 to past `largest` (counts have no fractions)."""
-    top = max(1, int(largest + 0.999))
-    step = max(1, -(-top // 5))
-    return list(range(0, top + step, step))
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:
@@ -100,7 +87,7 @@ def flow_lines(stats: DeskStats, width: int = 60) -> Text:
     largest = max(e.count for e in edges)
     name_width = min(12, max(len(_name(e.from_agent)) for e in edges))
     target_width = min(12, max(len(_name(e.to_agent)) for e in edges))
-    bar_width = max(4, width - name_width - target_width - 20)
+    bar_width = max(1, width - name_width - target_width - 20)
     out = Text()
     for source in sources:
         branches = sorted((e for e in edges if e.from_agent == source), key=lambda e: (-e.count, e.to_agent, e.handoff_kind))
@@ -122,17 +109,28 @@ def flow_lines(stats: DeskStats, width: int = 60) -> Text:
     return out
 
 
-def _plot(plot_id: str) -> PlotextPlot:
-    """A chart drawn in the colours of the panel it sits in, whatever the app's theme.
+OFFER_COLUMNS = ("made", "accepted", "declined", "expired")
 
-    Plotext's terminal default colours (textual-plotext's "textual-default") leave the canvas,
-    axes and ticks to the widget's own background and text colours; the bars keep its sequence
-    of colours, chosen to read on dark and light alike. (Its "auto" theme registers an app theme's
-    colours once per process under the theme's name, read while a theme change is under way: a
-    dashboard opened in the light theme drew every chart on the dark theme's canvas.)"""
-    plot = PlotextPlot(id=plot_id)
-    plot.theme = "textual-default"
-    return plot
+
+def offer_lines(offers: Sequence[OfferRow], width: int = 60) -> Text:
+    """A row per tool and agent with its offers made, accepted, declined and expired (withdrawn
+    by staff counts as expired), under a header naming each column. Where the names do not fit,
+    the tool's name is cut, never the agent's or a number."""
+    if not offers:
+        return Text("No offers in this range.", style="dim")
+    columns = [max(len(key), 4) for key in OFFER_COLUMNS]
+    numbers = " ".join(f"{key:>{w}}" for key, w in zip(OFFER_COLUMNS, columns))
+    name_width = max(8, width - len(numbers) - 1)
+    out = Text(no_wrap=True, overflow="crop")
+    out.append(f"{'tool · agent':<{name_width}} {numbers}\n", style="bold")
+    for n, row in enumerate(offers):
+        agent = _name(row.agent, 12)
+        name = f"{_name(row.tool, max(1, name_width - len(agent) - 3))} · {agent}"
+        out.append(f"{name:<{name_width}} ")
+        out.append(" ".join(f"{getattr(row, key):>{w},}" for key, w in zip(OFFER_COLUMNS, columns)))
+        if n < len(offers) - 1:
+            out.append("\n")
+    return out
 
 
 class Panel(Vertical):
@@ -188,12 +186,13 @@ class DashboardScreen(Screen[None]):
         yield Static("Loading the figures…", id="headline", markup=False)
         with VerticalScroll(id="board"):
             with Grid(id="panels"):
-                yield Panel("Conversations per agent", _plot("agents-plot"), id="agents")
-                yield Panel("Handoff flow", Static("", id="flow", markup=False), id="flow-panel")
-                yield Panel("Escalation rate per specialist", _plot("escalation-plot"), id="escalation")
-                yield Panel("Time to first answer", _plot("first-plot"), id="first-answer")
-                yield Panel("Time to resolution", _plot("resolution-plot"), id="resolution")
-                yield Panel("Refunds and credits by amount", _plot("money-plot"), id="money")
+                yield Panel("Conversations per agent", BarChart(id="agents-plot"), id="agents")
+                yield Panel("Handoff flow", Drawing(id="flow"), id="flow-panel")
+                yield Panel("Escalation rate per specialist", BarChart(id="escalation-plot"), id="escalation")
+                yield Panel("Time to first answer", BarChart(id="first-plot"), id="first-answer")
+                yield Panel("Time to resolution", BarChart(id="resolution-plot"), id="resolution")
+                yield Panel("Refunds and credits by amount", BarChart(id="money-plot"), id="money")
+                yield Panel("Offers to customers and their answers", Drawing(id="offers"), id="offers-panel")
                 yield Panel("Provider errors, limits and staff calls", Static("", id="notices", markup=False), id="notices-panel")
                 yield Panel("Tokens and cost", Static("", id="tokens", markup=False), id="tokens-panel")
                 yield Panel("Service levels", Static("", id="sla", markup=False), id="sla-panel")
@@ -209,13 +208,24 @@ class DashboardScreen(Screen[None]):
                 self.load()
 
     def _draw_ranges(self) -> None:
-        """The ranges with their keys, the one shown marked (a plain line: nothing animates)."""
+        """The ranges with their keys, the one shown marked (a plain line: nothing animates).
+        Where the whole line does not fit (60 columns), the ranges go by their short names, so
+        no key's name is cut ("a all t…")."""
         keys = {"today": "d", "7d": "w", "30d": "m", "all": "a"}
-        line = Text(" Range: ")
-        for n, name in enumerate(RANGES):
-            line.append(" " if n else "")
-            line.append(f" {keys[name]} {RANGE_TITLES[name]} ", style="reverse bold" if name == self.range_name else "")
-        self.query_one("#ranges", Static).update(line)
+        short = {"today": "today", "7d": "7 days", "30d": "30 days", "all": "all"}
+        ranges = self.query_one("#ranges", Static)
+        room = ranges.content_size.width or self.app.size.width
+        for prefix, titles in ((" Range: ", RANGE_TITLES), (" ", short)):
+            line = Text(prefix)
+            for n, name in enumerate(RANGES):
+                line.append(" " if n else "")
+                line.append(f" {keys[name]} {titles[name]} ", style="reverse bold" if name == self.range_name else "")
+            if line.cell_len <= room:
+                break
+        ranges.update(line)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._draw_ranges)
 
     def action_reload(self) -> None:
         self.load()
@@ -252,93 +262,96 @@ class DashboardScreen(Screen[None]):
             )
         )
         self._draw_agents(stats)
-        self.query_one("#flow", Static).update(flow_lines(stats))
+        self.query_one("#flow", Drawing).show(lambda width: flow_lines(stats, width))
         kinds = {kind: sum(e.count for e in figures.handoffs if e.handoff_kind == kind) for kind in ("escalate", "return")}
         self.query_one("#flow-panel", Panel).summarise(
             f"{_count(sum(e.count for e in figures.handoffs), 'handoff')} · {_count(kinds['escalate'], 'escalation')}"
             f" · {_count(kinds['return'], 'return')}"
         )
         self._draw_escalation(stats)
-        self._draw_distribution("first-answer", "#first-plot", figures.first_answer, f"{figures.unanswered} unanswered")
-        self._draw_distribution("resolution", "#resolution-plot", figures.resolution, "")
+        self._draw_distribution("first-answer", "#first-plot", figures.first_answer, "answered", f"{figures.unanswered} unanswered")
+        self._draw_distribution("resolution", "#resolution-plot", figures.resolution, "resolved", "")
         self._draw_money(stats)
+        self._draw_offers(stats)
         self._draw_notices(stats)
         self._draw_tokens(stats)
         self._draw_sla(stats)
 
     def _draw_agents(self, stats: DeskStats) -> None:
         rows = [row for row in stats.agents if row.conversations]
-        plot = self.query_one("#agents-plot", PlotextPlot)
-        plt = plot.plt
-        plt.clear_data()
-        plt.clear_figure()
-        if rows:
-            # Upright bars: plotext draws a horizontal bar over a whole number of rows, so with a
-            # few agents in a short plot they touched and read as one block; columns keep a gap.
-            plt.bar([_name(r.title) for r in rows], [r.conversations for r in rows], width=0.5)
-            plt.yticks(_count_ticks(max(r.conversations for r in rows)))
-        self.query_one("#agents", Panel).summarise(
-            " · ".join(f"{_name(r.title)} {r.conversations}" for r in rows) or "no conversations in this range"
+        self.query_one("#agents-plot", BarChart).show(
+            [_name(r.title) for r in rows],
+            [Series("conversations", [r.conversations for r in rows], [str(r.conversations) for r in rows])],
+            empty="No conversations in this range.",
         )
-        plot.refresh()
+        self.query_one("#agents", Panel).summarise(
+            f"conversations each of {_count(len(rows), 'agent')} took part in"
+            if rows
+            else "no conversations in this range"
+        )
 
     def _draw_escalation(self, stats: DeskStats) -> None:
         rows = [row for row in stats.agents if row.specialist and row.conversations]
-        plot = self.query_one("#escalation-plot", PlotextPlot)
-        plt = plot.plt
-        plt.clear_data()
-        plt.clear_figure()
-        if rows:
-            plt.bar(
-                [_name(r.title) for r in rows],
-                [round(100 * (r.escalation_rate or 0.0), 1) for r in rows],
-                width=0.5,
-            )
-            plt.ylim(0, 100)
-            plt.yticks([0, 25, 50, 75, 100])
-            plt.ylabel("% escalated")
-        self.query_one("#escalation", Panel).summarise(
-            " · ".join(f"{_name(r.title)} {r.escalated}/{r.conversations}" for r in rows) or "no specialist took a conversation"
+        self.query_one("#escalation-plot", BarChart).show(
+            [_name(r.title) for r in rows],
+            [
+                Series(
+                    "escalated",
+                    [100 * (r.escalation_rate or 0.0) for r in rows],
+                    [f"{100 * (r.escalation_rate or 0.0):.0f}% · {r.escalated} of {r.conversations}" for r in rows],
+                )
+            ],
+            largest=100,
+            empty="No specialist took a conversation in this range.",
         )
-        plot.refresh()
+        self.query_one("#escalation", Panel).summarise(
+            "conversations escalated; a full bar is 100%" if rows else "no specialist took a conversation"
+        )
 
-    def _draw_distribution(self, panel_id: str, plot_id: str, dist: Distribution, extra: str) -> None:
-        plot = self.query_one(plot_id, PlotextPlot)
-        plt = plot.plt
-        plt.clear_data()
-        plt.clear_figure()
-        if dist.count:
-            plt.bar(duration_labels(), list(dist.buckets), width=0.6)
-            plt.yticks(_count_ticks(max(dist.buckets)))
+    def _draw_distribution(self, panel_id: str, plot_id: str, dist: Distribution, noun: str, extra: str) -> None:
+        self.query_one(plot_id, BarChart).show(
+            duration_labels() if dist.count else [],
+            [Series(noun, list(dist.buckets), [str(n) for n in dist.buckets])],
+            empty="None in this range.",
+        )
         summary = (
-            f"{dist.count} · p50 {_duration(dist.percentiles.get(50))} · p90 {_duration(dist.percentiles.get(90))}"
+            f"{dist.count} {noun} · p50 {_duration(dist.percentiles.get(50))} · p90 {_duration(dist.percentiles.get(90))}"
             f" · mean {_duration(dist.mean)} · max {_duration(dist.largest)}"
             if dist.count
-            else "none in this range"
+            else f"none {noun} in this range"
         )
         self.query_one(f"#{panel_id}", Panel).summarise(f"{summary}{' · ' + extra if extra else ''}")
-        plot.refresh()
 
     def _draw_money(self, stats: DeskStats) -> None:
         money = stats.figures.money
-        plot = self.query_one("#money-plot", PlotextPlot)
-        plt = plot.plt
-        plt.clear_data()
-        plt.clear_figure()
         tools = [tool for tool in ("refund_charge", "issue_credit") if tool in money] + sorted(
             set(money) - {"refund_charge", "issue_credit"}
         )
-        names = {"refund_charge": "refunds", "issue_credit": "credits"}
-        if tools:
-            plt.multiple_bar(
-                amount_labels(), [list(money[t].buckets) for t in tools], labels=[names.get(t, _name(t)) for t in tools]
-            )  # type: ignore[call-arg]  # plotext's multiple_bar takes labels; textual-plotext's annotation says label
-            plt.yticks(_count_ticks(max(max(money[t].buckets) for t in tools)))
+        names = {"refund_charge": ("refund", "refunds"), "issue_credit": ("credit", "credits")}
+
+        def noun(tool: str, n: int) -> str:
+            one, many = names.get(tool, (_name(tool), _name(tool)))
+            return one if n == 1 else many
+
+        self.query_one("#money-plot", BarChart).show(
+            amount_labels() if tools else [],
+            [Series(noun(t, 2), list(money[t].buckets), [str(n) for n in money[t].buckets]) for t in tools],
+            empty="No refunds or credits in this range.",
+        )
         self.query_one("#money", Panel).summarise(
-            " · ".join(f"{names.get(t, _name(t))} {money[t].count}, {money[t].total:,.2f}" for t in tools)
+            " · ".join(f"{money[t].count} {noun(t, money[t].count)} totalling {money[t].total:,.2f}" for t in tools)
             or "no refunds or credits in this range"
         )
-        plot.refresh()
+
+    def _draw_offers(self, stats: DeskStats) -> None:
+        """Issue 33: what became of the offers each agent made of each tool (a consequential
+        call waits for the customer's yes): made, accepted, declined, expired or withdrawn."""
+        offers = stats.figures.offers
+        totals = {key: sum(getattr(o, key) for o in offers) for key in OFFER_COLUMNS}
+        self.query_one("#offers", Drawing).show(lambda width: offer_lines(offers, width))
+        self.query_one("#offers-panel", Panel).summarise(
+            " · ".join(f"{totals[key]} {key}" for key in OFFER_COLUMNS) if offers else "no offers in this range"
+        )
 
     def _draw_notices(self, stats: DeskStats) -> None:
         notices = stats.figures.notices

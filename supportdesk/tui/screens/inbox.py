@@ -76,6 +76,13 @@ _NARROWER = {
 NARROW_COLUMNS: tuple[tuple[str, str, int | None], ...] = tuple(
     (label, key, _NARROWER.get(key, width)) for label, key, width in WIDE_COLUMNS if key != "for"
 )
+# Below this many columns (60x20) even the narrow table ran off the right edge, the wait and the
+# tags out of sight and the last line 4-5 characters: the agent and the last line leave the row
+# for the preview line under the table (which names the agent), and the rest fit whole.
+TINY_BELOW = 80
+TINY_COLUMNS: tuple[tuple[str, str, int | None], ...] = tuple(
+    (label, key, width) for label, key, width in NARROW_COLUMNS if key not in ("agent", "last")
+)
 # The state filter's steps (`s` cycles them): everything, then each group staff ask for
 # (desk_state's, shared with the session browser).
 STATE_FILTERS: tuple[tuple[str, Callable[[ConversationState], bool]], ...] = tuple(
@@ -270,6 +277,7 @@ class InboxScreen(FollowsChanges[None]):
         self.loads = 0
         # The layout shown (`_set_columns`, from the screen's width).
         self._narrow = False
+        self._tiny = False
         self._columns = WIDE_COLUMNS
 
     @property
@@ -286,7 +294,7 @@ class InboxScreen(FollowsChanges[None]):
         yield DeskFooter(compact=True)
 
     def on_mount(self) -> None:
-        self._set_columns(self.app.size.width < NARROW_BELOW)
+        self._set_columns(self.app.size.width < NARROW_BELOW, self.app.size.width < TINY_BELOW)
         self.query_one(InboxTable).focus()
         self.reload()
         self.follow_changes(self.store)
@@ -295,21 +303,21 @@ class InboxScreen(FollowsChanges[None]):
         self.set_interval(1, self._tick)
 
     def on_resize(self) -> None:
-        narrow = self.size.width < NARROW_BELOW
-        if narrow != self._narrow:
+        narrow, tiny = self.size.width < NARROW_BELOW, self.size.width < TINY_BELOW
+        if (narrow, tiny) != (self._narrow, self._tiny):
             table = self.query_one(InboxTable)
             under = self._current()
             row = table.cursor_row
-            self._set_columns(narrow)  # (which puts the cursor back on the first row)
+            self._set_columns(narrow, tiny)  # (which puts the cursor back on the first row)
             self._redraw(cursor=(under.session.id if under else None, row))
         else:
             self._fit_columns()
 
-    def _set_columns(self, narrow: bool) -> None:
-        """Lay the table out for a narrow or a wide screen (rows are drawn again after)."""
-        self._narrow = narrow
-        self.set_class(narrow, "-narrow")
-        self._columns = NARROW_COLUMNS if narrow else WIDE_COLUMNS
+    def _set_columns(self, narrow: bool, tiny: bool = False) -> None:
+        """Lay the table out for a wide, narrow or tiny screen (rows are drawn again after)."""
+        self._narrow, self._tiny = narrow or tiny, tiny
+        self.set_class(narrow or tiny, "-narrow")
+        self._columns = TINY_COLUMNS if tiny else NARROW_COLUMNS if narrow else WIDE_COLUMNS
         table = self.query_one(InboxTable)
         table.clear(columns=True)
         for label, key, width in self._columns:
@@ -477,8 +485,10 @@ class InboxScreen(FollowsChanges[None]):
             self.query_one("#inbox-preview", Static).update("")
             return
         line = _last_said(state)
+        # Tiny, the agent column is gone: the preview names who holds the conversation.
+        holder = f"{self._agent_title(state.holder, state.held_by_staff)} · " if self._tiny else ""
         self.query_one("#inbox-preview", Static).update(
-            Text.assemble((f"{state.last_role}: ", "bold"), Text(" ".join(safe_text(line).split())))
+            Text.assemble((safe_text(holder), "bold"), (f"{state.last_role}: ", "bold"), Text(" ".join(safe_text(line).split())))
         )
 
     @on(DataTable.RowSelected, "#inbox")

@@ -6,11 +6,17 @@ handoffs, remembered in the snapshot's `handoffs_read`).
 
 A pane (`projection.Pane`): the live end lists the latest page and takes new handoffs as they
 land; a replay cursor marks the handoff it is at, on a page around it.
+
+Offers to the customer and their answers (issue 33: a consequential call waiting for the
+customer's yes, the yes, the no and why) are marks among the handoffs, in log order: few per
+session, read whole by kind once per session shown, then taken from the live feed. Selecting
+one jumps to it like a handoff; they are not stops (replay steps from handoff to handoff).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import assert_never
 
 from rich.text import Text
 from textual.message import Message
@@ -18,11 +24,24 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from supportdesk.engine.log import Store
-from supportdesk.items import Handoff, Item
+from supportdesk.items import Confirmation, Decline, Handoff, Item, Offer
 from supportdesk.tui.projection import HANDOFF_PAGE, Snapshot, advance, new_session, read_handoffs
 from supportdesk.tui.widgets.render import HANDOFF_ICONS, AgentLook, literal
 
 REASON_WIDTH = 40
+
+# The item kinds drawn as marks, and how a decline's reason reads.
+MARK_KINDS = ("offer", "confirmation", "decline")
+Mark = Offer | Confirmation | Decline
+DECLINED_BECAUSE = {
+    "no": "the customer said no",
+    "change_of_mind": "the customer changed their mind",
+    "question": "the customer asked a question",
+    "other": "the customer wrote about something else",
+    "expired": "the offer expired",
+    "withdrawn": "staff withdrew it",
+}
+ANSWERED_BY = {"text": "in words", "button": "with a button", "staff": "by staff"}
 
 
 class HandoffTimeline(OptionList):
@@ -42,6 +61,9 @@ class HandoffTimeline(OptionList):
         self.before = 0  # handoffs earlier than the page
         self.after = 0  # handoffs later than the page (replay)
         self.current: int | None = None  # the seq of the marked handoff (replay)
+        self.marks: list[Mark] = []  # the session's offers and answers, in log order
+        self.marks_of: str | None = None  # the session they were read for
+        self._built_for = 0  # the detail width the marks were drawn for
 
     @property
     def total(self) -> int:
@@ -55,8 +77,23 @@ class HandoffTimeline(OptionList):
         """Every handoff's seq this timeline pages through (live: so far; replay: the session's)."""
         return self.snapshot.stops + self.snapshot.later_stops
 
+    async def read_marks(self, session_id: str | None) -> None:
+        """The offers and answers of the session shown (read again only when it changes: a mark
+        of one session never shows beside another's handoffs)."""
+        if session_id == self.marks_of:
+            return
+        self.marks_of, self.marks = session_id, []
+        if self.store is None or not session_id:
+            return
+        found: list[Mark] = []
+        for kind in MARK_KINDS:
+            found += [item for item in await self.store.of_kind(session_id, kind) if isinstance(item, Mark)]
+        if self.marks_of == session_id:  # not overtaken by another session meanwhile
+            self.marks = sorted(found, key=lambda item: item.seq)
+
     async def show(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
+        await self.read_marks(snapshot.session_id)
         if snapshot.live:
             self.show_page(snapshot.handoffs, before=len(snapshot.stops) - len(snapshot.handoffs))
             return
@@ -72,11 +109,20 @@ class HandoffTimeline(OptionList):
 
     async def extend(self, items: Sequence[Item]) -> None:
         """Handoffs just landed (live): each joins the end of the page."""
-        before = self.snapshot.position
+        before, was = self.snapshot.position, self.snapshot.session_id
         self.snapshot = advance(self.snapshot, items)
+        if self.marks_of is None and not was:
+            # A session begun on this screen: every mark it has comes through here.
+            self.marks_of = self.snapshot.session_id
+        fresh = [item for item in items if isinstance(item, Mark) and item.seq > before and item.session_id == self.marks_of]
+        if fresh:
+            known = {mark.seq for mark in self.marks}
+            self.marks += [mark for mark in fresh if mark.seq not in known]
         for item in items:
             if isinstance(item, Handoff) and item.seq > before:
                 self.add(item)
+        if fresh and not self.after:
+            self._rebuild()
 
     async def turn_page(self, direction: int) -> None:
         """Show the page of handoffs before (-1) or after (+1) the one listed."""
@@ -130,11 +176,12 @@ class HandoffTimeline(OptionList):
             self.border_subtitle = str(self.total)
 
     def _rebuild(self) -> None:
+        self._built_for = self._detail_width()
         self.clear_options()
         options: list[Option] = []
         if self.before:
             options.append(Option(Text(f"  ↑ {self.before} earlier handoffs · select to show", style="dim italic"), id="earlier"))
-        options += [self._option(self.before + n, h) for n, h in enumerate(self.handoffs, 1)]
+        options += self._rows()
         if self.after:
             options.append(Option(Text(f"  ↓ {self.after} later handoffs · select to show", style="dim italic"), id="later"))
         self.add_options(options)
@@ -146,6 +193,59 @@ class HandoffTimeline(OptionList):
             self.highlighted = len(options) - 1
         else:
             self.highlighted = None
+
+    def _rows(self) -> list[Option]:
+        """The page's handoffs with the marks that fall among them: after the previous page's
+        last handoff and before the next page's first."""
+        stops = self.stops
+        low = stops[self.before - 1] if self.before and self.before - 1 < len(stops) else 0
+        end = self.before + len(self.handoffs)
+        high = stops[end] if self.after and end < len(stops) else None
+        rows: list[tuple[int, Option]] = [(h.seq, self._option(self.before + n, h)) for n, h in enumerate(self.handoffs, 1)]
+        rows += [(m.seq, self._mark_option(m)) for m in self.marks if m.seq > low and (high is None or m.seq < high)]
+        return [option for _, option in sorted(rows, key=lambda row: row[0])]
+
+    def _mark_option(self, mark: Mark) -> Option:
+        """An offer names what it offers in the customer's words; an answer names the offer it
+        answers (`to #seq`) and how (yes in words, a button or by staff; no and why)."""
+        offered = {m.offer_id: m for m in self.marks if isinstance(m, Offer)}
+        line = Text("  ")
+        line.append(f"{mark.created_at:%H:%M}", style="dim")
+        line.append(f" #{mark.seq:<4} ", style="dim")
+        detail: Text
+        match mark:
+            case Offer():
+                line.append("◇ offer", style="bold")
+                detail = literal(mark.action or mark.tool, "italic")
+            case Confirmation():
+                line.append("✔ yes", style="bold")
+                detail = Text(f"confirmed {ANSWERED_BY.get(mark.source, mark.source)}", style="italic")
+            case Decline():
+                line.append("✘ no", style="bold")
+                detail = Text(DECLINED_BECAUSE.get(mark.why, mark.why), style="italic")
+            case _:
+                assert_never(mark)
+        if not isinstance(mark, Offer):
+            offer = offered.get(mark.offer_id)
+            line.append(f" to #{offer.seq}" if offer is not None else " to ")
+            if offer is None:
+                line.append_text(literal(mark.tool))
+        if mark.agent:
+            line.append(" · ", style="dim")
+            line.append_text(self.look.label(mark.agent))
+        line.append("\n    ")
+        # The action is what the customer is asked to check: as much as the pane holds.
+        detail.truncate(self._detail_width(), overflow="ellipsis")
+        line.append_text(detail)
+        return Option(line, id=f"m{mark.seq}")
+
+    def _detail_width(self) -> int:
+        width = self.scrollable_content_region.width if self.is_mounted else 0
+        return max(REASON_WIDTH, width - 6)
+
+    def on_resize(self) -> None:
+        if self.marks and self._built_for != self._detail_width():
+            self._rebuild()
 
     def _option(self, number: int, handoff: Handoff) -> Option:
         marked = handoff.seq == self.current
@@ -175,5 +275,5 @@ class HandoffTimeline(OptionList):
             await self.turn_page(-1)
         elif option_id == "later":
             await self.turn_page(1)
-        elif option_id.startswith("h"):
+        elif option_id[:1] in ("h", "m"):
             self.post_message(self.Jump(int(option_id[1:])))
