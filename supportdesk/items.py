@@ -44,9 +44,16 @@ Origin = Literal["tui", "cli", "api", "chatwoot"]
 SettableState = Literal["ai", "needs_staff", "snoozed", "resolved"]
 Priority = Literal["none", "low", "medium", "high", "urgent"]
 
-# How the output of a tool result held for staff approval begins: the call has not happened
-# yet (the TUI must not draw it as done, the desk's figures must not count it as made).
+# What the agent reads as the output of a call held for staff approval (`pending_text`). The
+# state itself is data: `ToolResult.awaits_approval`, which every reader reads (the TUI must not
+# draw such a call as done, the desk's figures must not count it as made). The sentence is
+# written only here; a log stored before the field existed is read through `_read_legacy`.
 APPROVAL_PENDING = "waiting for staff approval"
+
+
+def pending_text(reason: str) -> str:
+    """The output the agent reads for a call held for staff approval, saying why."""
+    return f"{APPROVAL_PENDING}: {reason}"
 
 
 def utcnow() -> datetime:
@@ -103,6 +110,9 @@ class ToolResult(_ItemBase):
     name: str
     output: str
     is_error: bool = False
+    # The call has not happened: it waits for staff to approve it (an `approval_requested` notice
+    # follows). Readers read this, never the output's words.
+    awaits_approval: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -267,7 +277,9 @@ def item_adapter() -> TypeAdapter[Item]:
     """pydantic's validator and serializer for any item, told apart by `kind` (built on first use)."""
     from pydantic import Field, TypeAdapter
 
-    return TypeAdapter(Annotated[Item, Field(discriminator="kind")])
+    from pydantic import BeforeValidator
+
+    return TypeAdapter(Annotated[Annotated[Item, Field(discriminator="kind")], BeforeValidator(_read_legacy)])
 STAFF_KINDS = frozenset({"takeover", "release", "state_change", "staff_reply", "tag_change"})
 # Staff actions that are items of the older kinds (a note, a manual handoff, a context edit, an
 # approval decision) name their person and origin in the item's meta under this key.
@@ -318,8 +330,26 @@ def _kind_models() -> dict[str, type[_ItemBase]]:
     return dict(zip(ITEM_KINDS, ITEM_TYPES))
 
 
+def _read_legacy(data: Any) -> Any:
+    """A stored item as today's records read it. A tool result stored before `awaits_approval`
+    existed said so only by its output's first words: such a row (the field absent) is read with
+    the field set from those words. This is the one place that reads them; a row that has the
+    field is taken as it says."""
+    if (
+        type(data) is dict
+        and data.get("kind") == "tool_result"
+        and "awaits_approval" not in data
+        and not data.get("is_error")
+        and isinstance(data.get("output"), str)
+        and data["output"].startswith(APPROVAL_PENDING)
+    ):
+        return {**data, "awaits_approval": True}
+    return data
+
+
 def _constructed(data: dict[str, Any]) -> Item | None:
     """The item `data` describes, if validation would accept every field as it is; else None."""
+    data = _read_legacy(data)
     model = _kind_models().get(data.get("kind"))  # type: ignore[arg-type]
     return constructed(model, data) if model is not None else None  # type: ignore[return-value]
 

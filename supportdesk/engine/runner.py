@@ -78,6 +78,7 @@ from supportdesk.items import (
     Takeover,
     ToolCall,
     ToolResult,
+    pending_text,
 )
 from supportdesk import desk_state
 from supportdesk.staff import PART_OF_ACT, Actor, default_actor
@@ -688,7 +689,7 @@ class Runner:
             ]
         return [
             call,
-            ToolResult(call_id=call_id, name=name, output=f"waiting for staff approval: {decision.reason}", agent=active),
+            ToolResult(call_id=call_id, name=name, output=pending_text(decision.reason), agent=active, awaits_approval=True),
             Notice(
                 notice_kind="approval_requested",
                 text=f"{hook} asks staff to approve the handoff to {action.to_agent}: {decision.reason}",
@@ -836,15 +837,12 @@ class Runner:
                 notices=[veto_notice(said.hook, said.decision, name, active, call_id=call_id)],
             )
         elif isinstance(said.decision, AskApproval):
-            output = ToolOutput(
-                f"waiting for staff approval: {said.decision.reason}",
-                approval_reason=f"{said.decision.reason} (asked by {said.hook})",
-            )
+            output = ToolOutput.held(said.decision.reason, f"{said.decision.reason} (asked by {said.hook})")
         else:
             output = await self._invoke(session_id, agent, call_id, name, arguments, context, key=key)
             done = ToolCallDone(session_id, active, call_id, name, output.text(), output.is_error)
             results += (await self.hooks.call("after_tool_call", done, agent=active)).notices if self.hooks else []
-        results.append(ToolResult(call_id=call_id, name=name, output=output.text(), is_error=output.is_error, agent=active))
+        results.append(output.result(call_id, name, active))
         results += self._context_items(output.context, active)
         context.update(output.context)
         results += [replace(n, agent=active) for n in output.notices]
@@ -1282,7 +1280,7 @@ class Runner:
             )
             items += [
                 ToolCall(call_id=call_id, name=tool, arguments=request.data.get("arguments") or {}, agent=agent.name),
-                ToolResult(call_id=call_id, name=tool, output=output.text(), is_error=output.is_error, agent=agent.name),
+                output.result(call_id, tool, agent.name),
                 *self._context_items(output.context, agent.name),
             ]
         for item in await self._append(session_id, items):

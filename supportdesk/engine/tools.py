@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from supportdesk.engine.services import Services
 from supportdesk.engine.protocol import ToolSpec
-from supportdesk.items import APPROVAL_PENDING, Notice
+from supportdesk.items import Notice, ToolResult, pending_text
 
 if TYPE_CHECKING:
     from supportdesk.config import AgentConfig, DeskConfig
@@ -63,10 +63,22 @@ class ToolOutput:
     # Set when the policy asked for staff approval.
     approval_reason: str | None = None
 
+    @classmethod
+    def held(cls, reason: str, approval_reason: str | None = None) -> ToolOutput:
+        """The call was not made: it waits for staff approval (the agent reads why)."""
+        return cls(pending_text(reason), approval_reason=approval_reason if approval_reason is not None else reason)
+
     def text(self) -> str:
         if isinstance(self.output, str):
             return self.output
         return json.dumps(self.output, ensure_ascii=False, default=str)
+
+    def result(self, call_id: str, name: str, agent: str) -> ToolResult:
+        """This output as the call's result item; a call held for approval says so as data."""
+        return ToolResult(
+            call_id=call_id, name=name, output=self.text(), is_error=self.is_error, agent=agent,
+            awaits_approval=self.approval_reason is not None,
+        )
 
 
 A = TypeVar("A", bound=BaseModel)
@@ -167,7 +179,7 @@ class Tool:
                 return None, ToolOutput(f"refused by policy: {exc}", is_error=True)
             except ApprovalRequired as exc:
                 if not ctx.approved:
-                    return args, ToolOutput(f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc))
+                    return args, ToolOutput.held(str(exc))
             except Exception as exc:  # a check that could not be made: nothing is done
                 return None, ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
         return args, None

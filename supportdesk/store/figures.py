@@ -25,7 +25,7 @@ of the log reproduces in `tests/test_stats.py`):
 - a fork's copied items (seq <= its `forked_at`) are its source's events: they count in no figure
   and not in its span (its first answer and money are only what happened in the fork);
 - `money[tool]`: refunds and credits made in the window: successful results of `refund_charge`
-  and `issue_credit` (not errors, not the "waiting for staff approval" placeholder), each at the
+  and `issue_credit` (not errors, not a call held for staff approval: `awaits_approval`), each at the
   amount its call asked for (the latest call with that call id before the result);
 - `offers`: per tool and agent (the item's), the offers made in the window (issue 33) and the
   answers: accepted (a confirmation), declined (a no, a change of mind, a question, anything
@@ -269,6 +269,8 @@ class FigureSql:
         f = d.field
         money = ", ".join(f"'{name}'" for name in MONEY_TOOLS)
         expired = ", ".join(f"'{why}'" for why in OFFER_EXPIRED)
+        # A result held for staff approval says so in `awaits_approval`; a row stored before that
+        # field existed (the field absent) by its output's first words (items._read_legacy).
         pending = APPROVAL_PENDING.replace("'", "''")
         handoffs = f"FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff' AND i.kind <> 'message' WHERE {_in_window('i')} AND i.seq > w.upto"
         amount_bucket = " ".join(f"WHEN amount < {edge} THEN '{i}'" for i, edge in enumerate(AMOUNT_EDGES))
@@ -321,7 +323,7 @@ class FigureSql:
                     WHERE {_in_window('r')} AND r.seq > w.upto
                         AND {f('r', 'body', 'name')} IN ({money})
                         AND {d.is_false('r', 'body', 'is_error')}
-                        AND {f('r', 'body', 'output')} NOT LIKE '{pending}%') AS made
+                        AND coalesce({d.is_false('r', 'body', 'awaits_approval')}, {f('r', 'body', 'output')} NOT LIKE '{pending}%')) AS made
                 GROUP BY 2, 3""",
             "notice": f"""
                 SELECT 'notice', {f('i', 'body', 'notice_kind')}, '', '', count(*), 0, 0, 0
