@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union, get_args
 
 from supportdesk.exact import constructed
 from supportdesk.records import FORBID_EXTRA, SharedMethods
@@ -80,6 +80,11 @@ class _ItemBase(SharedMethods):
     # Agent-private bookkeeping (token usage, routing confidence, request ids).
     # It is stored with the item but never shown to the agents as conversation.
     meta: dict[str, Any] = field(default_factory=dict)
+    # Declared per kind, not a field: whether an item of this kind changes who holds the
+    # conversation, its staff state (a snooze), its tags or its priority. Such items are few
+    # per session, so a reader that shows where a conversation stands reads every one of them,
+    # not only the latest page (`STATE_KINDS`; tests/test_kind_lists.py ties it to desk_state).
+    holds_state: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -164,6 +169,7 @@ class Takeover(_StaffAct):
     """A person takes the conversation from the agents: they stay silent until a `release`."""
 
     kind: Literal["takeover"] = "takeover"
+    holds_state: ClassVar[bool] = True
     reason: str = ""
 
 
@@ -172,6 +178,7 @@ class Release(_StaffAct):
     """The person gives the conversation back to `to_agent`, with a summary that agent reads."""
 
     kind: Literal["release"] = "release"
+    holds_state: ClassVar[bool] = True
     to_agent: str
     summary: str = ""
 
@@ -181,6 +188,7 @@ class StateChange(_StaffAct):
     """Staff set the conversation's state; `until` is when a snooze ends (then: needs_staff)."""
 
     kind: Literal["state_change"] = "state_change"
+    holds_state: ClassVar[bool] = True
     state: SettableState
     until: datetime | None = None
     reason: str = ""
@@ -199,6 +207,7 @@ class TagChange(_StaffAct):
     """Tags added or removed, and the priority when it was set."""
 
     kind: Literal["tag_change"] = "tag_change"
+    holds_state: ClassVar[bool] = True
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     priority: Priority | None = None
@@ -275,12 +284,13 @@ ITEM_KINDS: tuple[str, ...] = tuple(model.kind for model in ITEM_TYPES)  # type:
 @cache
 def item_adapter() -> TypeAdapter[Item]:
     """pydantic's validator and serializer for any item, told apart by `kind` (built on first use)."""
-    from pydantic import Field, TypeAdapter
-
-    from pydantic import BeforeValidator
+    from pydantic import BeforeValidator, Field, TypeAdapter
 
     return TypeAdapter(Annotated[Annotated[Item, Field(discriminator="kind")], BeforeValidator(_read_legacy)])
-STAFF_KINDS = frozenset({"takeover", "release", "state_change", "staff_reply", "tag_change"})
+# The kinds of what staff do as people (`_StaffAct`), and those that change where a conversation
+# stands (`holds_state`): derived from the declarations, so a new kind cannot be left out.
+STAFF_KINDS: tuple[str, ...] = tuple(model.kind for model in ITEM_TYPES if issubclass(model, _StaffAct))  # type: ignore[attr-defined]
+STATE_KINDS: tuple[str, ...] = tuple(model.kind for model in ITEM_TYPES if model.holds_state)  # type: ignore[attr-defined]
 # Staff actions that are items of the older kinds (a note, a manual handoff, a context edit, an
 # approval decision) name their person and origin in the item's meta under this key.
 STAFF_META = "staff"
