@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from decimal import Decimal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -107,6 +108,10 @@ class TransferArgs(BaseModel):
     context: dict[str, Any] | None = None
 
 
+# The argument a money tool's calls carry their amount in, in the charge's currency: what the
+# desk's figures count (store/figure_summary.py and its SQL read it by this name).
+MONEY_ARGUMENT = "amount"
+
 # What a tool does, declared once in its definition: policy (the confirmation gate), figures
 # and the dashboard read it. "reads" looks things up and changes nothing; "money" moves money
 # to or from the customer (its calls carry `amount`); "account" changes the customer's account.
@@ -139,6 +144,13 @@ class Tool:
     def __post_init__(self) -> None:
         if self.effect == "reads" and self.confirm != "none":
             raise ValueError(f"tool {self.name!r} only reads: it never needs a confirmation")
+        if self.effect == "money":
+            # The desk's figures count a money call at its `amount`, in the charge's currency
+            # (store/figures.py): a money tool has that argument, a number, and nothing else of
+            # that name (a percentage, say) would be counted as money.
+            amount = self.args.model_fields.get(MONEY_ARGUMENT)
+            if amount is None or amount.annotation not in (int, float, Decimal):
+                raise ValueError(f"tool {self.name!r} moves money: its arguments need {MONEY_ARGUMENT!r}, a number in the charge's currency")
 
     def needs_confirmation(self, desk: DeskConfig | None = None) -> bool:
         """Whether a call must wait for the customer's yes on this desk (`[confirm]` in the desk

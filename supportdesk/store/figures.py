@@ -51,10 +51,14 @@ DURATION_EDGES: tuple[float, ...] = (10, 30, 60, 300, 900, 3600, 4 * 3600, 86400
 DURATION_EDGES_MS: tuple[int, ...] = tuple(int(edge * 1000) for edge in DURATION_EDGES)
 # Money, in the charge's currency: under 10, 25, 50, 100, 250, 500, and 500 or more.
 AMOUNT_EDGES: tuple[float, ...] = (10, 25, 50, 100, 250, 500)
-# The tools that move money to the customer (their calls carry `amount`): those declared with
-# effect="money" in supportdesk/tools (the store may not import the tools; tests/test_confirmation.py
-# checks the two agree).
-MONEY_TOOLS: tuple[str, ...] = ("refund_charge", "issue_credit")
+# The tools that move money to the customer (their calls carry `amount`, in the charge's
+# currency: engine/tools.Tool refuses a money tool without it), in the figures' order, with what
+# the figures call their calls. The tools declare it (effect="money"); this is the one copy below
+# them, read by the kept share's fold and SQL, `stats` and the dashboard, and checked against the
+# declarations (tests/test_confirmation.py). Why a copy: the store may not import the tools
+# (layers), and the share it folds inside every append must not depend on which process opened
+# the database (a writer opened without the list would store money as not made).
+MONEY_TOOLS: dict[str, str] = {"refund_charge": "refunds", "issue_credit": "credits"}
 # Statuses in which the desk is waiting on someone: such a conversation is not resolved.
 WAITING_STATUSES: tuple[str, ...] = ("awaiting_approval", "needs_human")
 # The beginning of time for a window without a start (both adapters compare timestamps).

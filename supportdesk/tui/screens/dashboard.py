@@ -25,7 +25,7 @@ from plotext import _utility as _plotext_utility
 from textual_plotext import PlotextPlot
 
 from supportdesk.items import utcnow
-from supportdesk.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels
+from supportdesk.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels, money_tools
 from supportdesk.engine.log import StoreError
 from supportdesk.text import one_line, safe_text
 from supportdesk.tui.widgets.footer import DeskFooter
@@ -325,10 +325,9 @@ class DashboardScreen(Screen[None]):
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
-        tools = [tool for tool in ("refund_charge", "issue_credit") if tool in money] + sorted(
-            set(money) - {"refund_charge", "issue_credit"}
-        )
-        names = {"refund_charge": "refunds", "issue_credit": "credits"}
+        named = money_tools(money)  # (the figures' order and words for the tools: stats.money_tools)
+        tools = [tool for tool, _ in named]
+        names = {tool: label for tool, label in named if label is not None}
         if tools:
             plt.multiple_bar(
                 amount_labels(), [list(money[t].buckets) for t in tools], labels=[names.get(t, _name(t)) for t in tools]
