@@ -9,7 +9,7 @@ is ever logged.
 
 Staff act through `POST /api/staff/sessions/{id}/{action}` (takeover, reply, release, state, tag)
 with the staff token (`$SUPPORTDESK_STAFF_TOKEN` when serve starts) as the bearer: the same actions
-and refusals as `supportdesk takeover ...` (`staff_actions.perform`), audited with origin `api`. A
+and refusals as `supportdesk takeover ...` (`staff.requests.perform`), audited with origin `api`. A
 conversation's customer token never authorises them; without a configured staff token they are off.
 """
 
@@ -39,7 +39,7 @@ from supportdesk.engine.confirmation import answer_meta
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.errors import TurnError
 from supportdesk.staff import Actor, WhenError
-from supportdesk.staff_actions import STAFF_ACTIONS, Inputs, Refused, StaffAction, UnknownSession, find_session, perform, said
+from supportdesk.staff.requests import STAFF_ACTIONS, Inputs, Refused, StaffAction, UnknownSession, find_session, perform, said
 
 log = logging.getLogger("supportdesk.serve")
 access_log = logging.getLogger("supportdesk.serve.access")
