@@ -272,8 +272,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "provider-error-ends-turn",
         "supportdesk/engine/events.py",
-        '            if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):\n',
-        '            if item.kind == "notice" and item.notice_kind in ("limit",):\n',
+        '                case Notice(notice_kind="provider_error" | "limit"):\n',
+        '                case Notice(notice_kind="limit"):\n',
         ("tests/test_exactly_once.py", "tests/test_runner.py"),
         "a turn that ended in a provider error is finished: else opening the session runs it again",
         group="ours",

@@ -337,7 +337,7 @@ async def run_conversation(desk: Any, convo: dict[str, Any]) -> ConversationResu
         if info.active_agent != expect["final_agent"]:
             result.failures.append(f"final agent {info.active_agent!r} != expected {expect['final_agent']!r}")
     if "tool_counts" in expect:
-        ok_ids = {i.call_id for i in all_items if isinstance(i, ToolResult) and not i.is_error and not i.output.startswith("waiting for staff approval")}
+        ok_ids = {i.call_id for i in all_items if isinstance(i, ToolResult) and not i.is_error and not i.awaits_approval}
         counts = Counter(i.name for i in all_items if isinstance(i, ToolCall) and i.call_id in ok_ids)
         for name, want in expect["tool_counts"].items():
             if counts.get(name, 0) != want:

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union, get_args
 
 from supportdesk.exact import constructed
 from supportdesk.records import FORBID_EXTRA, SharedMethods
@@ -44,9 +44,16 @@ Origin = Literal["tui", "cli", "api", "chatwoot"]
 SettableState = Literal["ai", "needs_staff", "snoozed", "resolved"]
 Priority = Literal["none", "low", "medium", "high", "urgent"]
 
-# How the output of a tool result held for staff approval begins: the call has not happened
-# yet (the TUI must not draw it as done, the desk's figures must not count it as made).
+# What the agent reads as the output of a call held for staff approval (`pending_text`). The
+# state itself is data: `ToolResult.awaits_approval`, which every reader reads (the TUI must not
+# draw such a call as done, the desk's figures must not count it as made). The sentence is
+# written only here; a log stored before the field existed is read through `_read_legacy`.
 APPROVAL_PENDING = "waiting for staff approval"
+
+
+def pending_text(reason: str) -> str:
+    """The output the agent reads for a call held for staff approval, saying why."""
+    return f"{APPROVAL_PENDING}: {reason}"
 
 
 def utcnow() -> datetime:
@@ -73,6 +80,11 @@ class _ItemBase(SharedMethods):
     # Agent-private bookkeeping (token usage, routing confidence, request ids).
     # It is stored with the item but never shown to the agents as conversation.
     meta: dict[str, Any] = field(default_factory=dict)
+    # Declared per kind, not a field: whether an item of this kind changes who holds the
+    # conversation, its staff state (a snooze), its tags or its priority. Such items are few
+    # per session, so a reader that shows where a conversation stands reads every one of them,
+    # not only the latest page (`STATE_KINDS`; tests/test_kind_lists.py ties it to desk_state).
+    holds_state: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -103,6 +115,9 @@ class ToolResult(_ItemBase):
     name: str
     output: str
     is_error: bool = False
+    # The call has not happened: it waits for staff to approve it (an `approval_requested` notice
+    # follows). Readers read this, never the output's words.
+    awaits_approval: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
@@ -154,6 +169,7 @@ class Takeover(_StaffAct):
     """A person takes the conversation from the agents: they stay silent until a `release`."""
 
     kind: Literal["takeover"] = "takeover"
+    holds_state: ClassVar[bool] = True
     reason: str = ""
 
 
@@ -162,6 +178,7 @@ class Release(_StaffAct):
     """The person gives the conversation back to `to_agent`, with a summary that agent reads."""
 
     kind: Literal["release"] = "release"
+    holds_state: ClassVar[bool] = True
     to_agent: str
     summary: str = ""
 
@@ -171,6 +188,7 @@ class StateChange(_StaffAct):
     """Staff set the conversation's state; `until` is when a snooze ends (then: needs_staff)."""
 
     kind: Literal["state_change"] = "state_change"
+    holds_state: ClassVar[bool] = True
     state: SettableState
     until: datetime | None = None
     reason: str = ""
@@ -189,6 +207,7 @@ class TagChange(_StaffAct):
     """Tags added or removed, and the priority when it was set."""
 
     kind: Literal["tag_change"] = "tag_change"
+    holds_state: ClassVar[bool] = True
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     priority: Priority | None = None
@@ -265,10 +284,13 @@ ITEM_KINDS: tuple[str, ...] = tuple(model.kind for model in ITEM_TYPES)  # type:
 @cache
 def item_adapter() -> TypeAdapter[Item]:
     """pydantic's validator and serializer for any item, told apart by `kind` (built on first use)."""
-    from pydantic import Field, TypeAdapter
+    from pydantic import BeforeValidator, Field, TypeAdapter
 
-    return TypeAdapter(Annotated[Item, Field(discriminator="kind")])
-STAFF_KINDS = frozenset({"takeover", "release", "state_change", "staff_reply", "tag_change"})
+    return TypeAdapter(Annotated[Annotated[Item, Field(discriminator="kind")], BeforeValidator(_read_legacy)])
+# The kinds of what staff do as people (`_StaffAct`), and those that change where a conversation
+# stands (`holds_state`): derived from the declarations, so a new kind cannot be left out.
+STAFF_KINDS: tuple[str, ...] = tuple(model.kind for model in ITEM_TYPES if issubclass(model, _StaffAct))  # type: ignore[attr-defined]
+STATE_KINDS: tuple[str, ...] = tuple(model.kind for model in ITEM_TYPES if model.holds_state)  # type: ignore[attr-defined]
 # Staff actions that are items of the older kinds (a note, a manual handoff, a context edit, an
 # approval decision) name their person and origin in the item's meta under this key.
 STAFF_META = "staff"
@@ -318,8 +340,26 @@ def _kind_models() -> dict[str, type[_ItemBase]]:
     return dict(zip(ITEM_KINDS, ITEM_TYPES))
 
 
+def _read_legacy(data: Any) -> Any:
+    """A stored item as today's records read it. A tool result stored before `awaits_approval`
+    existed said so only by its output's first words: such a row (the field absent) is read with
+    the field set from those words. This is the one place that reads them; a row that has the
+    field is taken as it says."""
+    if (
+        type(data) is dict
+        and data.get("kind") == "tool_result"
+        and "awaits_approval" not in data
+        and not data.get("is_error")
+        and isinstance(data.get("output"), str)
+        and data["output"].startswith(APPROVAL_PENDING)
+    ):
+        return {**data, "awaits_approval": True}
+    return data
+
+
 def _constructed(data: dict[str, Any]) -> Item | None:
     """The item `data` describes, if validation would accept every field as it is; else None."""
+    data = _read_legacy(data)
     model = _kind_models().get(data.get("kind"))  # type: ignore[arg-type]
     return constructed(model, data) if model is not None else None  # type: ignore[return-value]
 

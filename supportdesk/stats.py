@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
 from supportdesk.sla import figures_json
-from supportdesk.store.figures import AMOUNT_EDGES, DURATION_EDGES, DeskFigures, Distribution
+from supportdesk.store.figures import AMOUNT_EDGES, DURATION_EDGES, MONEY_TOOLS, DeskFigures, Distribution
 
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
@@ -67,6 +68,15 @@ def duration_labels() -> list[str]:
         return f"{seconds / 86400:g}d"
 
     return _labels(DURATION_EDGES, short)
+
+
+def money_tools(money: Iterable[str]) -> list[tuple[str, str | None]]:
+    """The money tools among `money` (the figures' tools), each with what the figures call its
+    calls: the declared ones first in their order, then any other by name with None (a log may
+    hold a tool this desk no longer has: its name is untrusted text to the reader)."""
+    present = set(money)
+    known: list[tuple[str, str | None]] = [(tool, label) for tool, label in MONEY_TOOLS.items() if tool in present]
+    return known + [(tool, None) for tool in sorted(present - set(MONEY_TOOLS))]
 
 
 def amount_labels() -> list[str]:

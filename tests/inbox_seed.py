@@ -39,7 +39,7 @@ async def seed_desk_states(store, prefix: str = "") -> dict[str, str]:
         Handoff(from_agent="triage", to_agent="billing", reason="refund", agent="triage"),
         Handoff(from_agent="billing", to_agent="senior", reason="big refund", handoff_kind="escalate", agent="billing"),
         ToolCall(call_id="c1", name="refund", arguments={"amount": 300}, agent="senior"),
-        ToolResult(call_id="c1", name="refund", output="waiting for staff approval: refund of $300.00", agent="senior"),
+        ToolResult(call_id="c1", name="refund", output="waiting for staff approval: refund of $300.00", agent="senior", awaits_approval=True),
         refund_request(),
         Message(role="agent", text="A colleague must approve that refund.", agent="senior")])
     await store.create_session("triage", session_id=ids["human"], first=[

@@ -8,7 +8,6 @@ from collections import Counter, defaultdict
 from datetime import datetime, timedelta
 
 from supportdesk import desk_state
-from supportdesk.items import APPROVAL_PENDING
 from supportdesk.store.figures import (
     AMOUNT_EDGES,
     DURATION_EDGES,
@@ -113,7 +112,7 @@ async def fold(store, since: datetime | None, until: datetime) -> dict:
                 item.kind == "tool_result"
                 and item.name in MONEY_TOOLS
                 and not item.is_error
-                and not item.output.startswith(APPROVAL_PENDING)
+                and not item.awaits_approval
             ):
                 calls = [c for c in items if c.kind == "tool_call" and c.call_id == item.call_id and c.seq < item.seq]
                 money[item.name].append(float(calls[-1].arguments["amount"]))

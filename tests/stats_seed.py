@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from supportdesk.items import APPROVAL_PENDING, Confirmation, Decline, DeclineWhy, Handoff, Message, Notice, Offer, StateChange, ToolCall, ToolResult
+from supportdesk.items import Confirmation, Decline, DeclineWhy, Handoff, Message, Notice, Offer, StateChange, ToolCall, ToolResult, pending_text
 
 # "Now" for every test of the figures: a Friday noon, UTC.
 NOW = datetime(2026, 3, 20, 12, 0, tzinfo=timezone.utc)
@@ -50,8 +50,8 @@ def call(agent: str, call_id: str, name: str, **arguments) -> ToolCall:
     return ToolCall(call_id=call_id, name=name, arguments=arguments, agent=agent)
 
 
-def result(agent: str, call_id: str, name: str, output: str, is_error: bool = False) -> ToolResult:
-    return ToolResult(call_id=call_id, name=name, output=output, is_error=is_error, agent=agent)
+def result(agent: str, call_id: str, name: str, output: str, is_error: bool = False, held: bool = False) -> ToolResult:
+    return ToolResult(call_id=call_id, name=name, output=output, is_error=is_error, agent=agent, awaits_approval=held)
 
 
 def resolve(person: str = "lee") -> StateChange:
@@ -104,7 +104,7 @@ SESSIONS: list[tuple[str, str, str, list[tuple[float, list]]]] = [
         (3 * DAY - 45, [route("triage", "technical")]),
         (3 * DAY - 90, [answer("technical", "Let me get a senior"), route("technical", "senior", "escalate")]),
         (3 * DAY - 100, [call("senior", "k1", "issue_credit", customer_id="CUS-1", amount=120.0, reason="outage"),
-                         result("senior", "k1", "issue_credit", f"{APPROVAL_PENDING}: credits of 120.00 need staff"),
+                         result("senior", "k1", "issue_credit", pending_text("credits of 120.00 need staff"), held=True),
                          notice("senior", "approval_requested")]),
     ]),
     # Ten days ago: billing escalates, senior refunds 300 after approval; the call id c1 comes

@@ -452,3 +452,75 @@ async def _new_pane_on_both_screens(app: Any, replay_type: type) -> None:
         await until(pilot, lambda: replay.shown == 16 and not replay.workers)
         assert says(keys) == "4 keys as of item 16 · billing"
         assert set(keys.calls) == {"show"}  # a cursor is shown, never extended
+
+
+# --- a customer channel (docs/extending.md, "A customer channel") -------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def channel_example() -> type:
+    """The guide's worked example, run as the guide prints it (so the two cannot drift)."""
+    from supportdesk.channels.conversations import Conversations
+    from supportdesk.channels.view import CustomerEvent
+    from supportdesk.engine.runner import DuplicateItem
+
+    text = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## A customer channel\n"):]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, Any] = {
+        "json": json, "Path": Path, "Conversations": Conversations, "CustomerEvent": CustomerEvent,
+        "DuplicateItem": DuplicateItem, "__name__": "extending_channel",
+    }
+    exec(compile(code, "docs/extending.md (A customer channel)", "exec"), namespace)
+    return namespace["JsonLinesChannel"]
+
+
+async def test_a_new_channel_receives_and_delivers_through_the_host(tmp_path: Path, monkeypatch):
+    import asyncio
+
+    from supportdesk.channels.conversations import Conversations
+    from supportdesk.channels.protocol import Channel, Delivers
+    from supportdesk.engine.channels import CHANNELS, is_served
+
+    monkeypatch.setitem(CHANNELS, "jsonl", "served")  # step 1: its name in engine/channels.CHANNELS
+    example = channel_example()
+
+    class Watched(example):  # type: ignore[misc, valid-type]
+        """The example, telling the test each delivery (no polling for the outbox)."""
+
+        sent: asyncio.Queue[str] = asyncio.Queue()
+
+        async def deliver(self, session_id, event):
+            done = await super().deliver(session_id, event)
+            if done:
+                self.sent.put_nowait(session_id)
+            return done
+
+    inbox, outbox = tmp_path / "inbox.jsonl", tmp_path / "outbox.jsonl"
+    inbox.write_text(json.dumps({"thread": "t1", "text": "Where is my refund?"}) + "\n")
+    config = parse_desk(TEST_DESK, "desk.toml", tool_names=make_test_tools()[0].names())
+    model = ScriptedModel([Answer("It went out on Monday.")])
+    async with await open_desk(tmp_path / "desk.db", config, provider=model, tools=make_test_tools()[0], customers=False) as desk:
+        host = Conversations(desk)
+        channel = Watched(host, inbox, outbox)
+        assert isinstance(channel, Channel) and isinstance(channel, Delivers)
+        await channel.start()
+        await host.start()
+        try:
+            assert await asyncio.wait_for(channel.sent.get(), 10) == "jsonl-t1"
+            info = await desk.store.get_session("jsonl-t1")
+            assert info is not None and info.channel == "jsonl" and is_served(info.channel)
+            assert [json.loads(line) for line in outbox.read_text().splitlines()] == [
+                {"session": "jsonl-t1", "text": "It went out on Monday."}
+            ]
+            # A restart reads the same inbox again: the line is not stored (nor answered) twice.
+            await Watched(host, inbox, outbox).start()
+            await host.idle()
+            customer = [i for i in await desk.store.of_kind("jsonl-t1", "message") if i.role == "customer"]  # type: ignore[union-attr]
+            assert [m.text for m in customer] == ["Where is my refund?"]
+            with pytest.raises(ValueError, match="letters and digits"):
+                channel.session_for("../../etc")
+        finally:
+            await channel.close()
+            await host.close()

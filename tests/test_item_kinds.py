@@ -21,7 +21,7 @@ from rich.console import Console
 from supportdesk.channels.view import customer_event
 from supportdesk.config import DeskConfig, parse_desk
 from supportdesk.engine.protocol import StepRequest
-from supportdesk.engine.tools import APPROVAL_PENDING
+from supportdesk.items import pending_text
 from supportdesk.export import in_brief_transcript, item_line, session_markdown
 from supportdesk.integrations.sdk_items import sdk_from_item
 from supportdesk.desk_state import advance, start
@@ -75,7 +75,7 @@ SAMPLES: dict[str, list[Item]] = {
     "tool_result": [
         ToolResult(seq=11, call_id="c1", name="refund", output='{"refunded": 12.5}', **ENVELOPE),
         ToolResult(seq=12, call_id="c1", name="refund", output="boom", is_error=True, **ENVELOPE),
-        ToolResult(seq=13, call_id="c2", name="refund", output=f"{APPROVAL_PENDING} refund", **ENVELOPE),
+        ToolResult(seq=13, call_id="c2", name="refund", output=pending_text("refund"), awaits_approval=True, **ENVELOPE),
     ],
     "handoff": [
         Handoff(seq=20 + n, from_agent="triage", to_agent="billing", reason="money", handoff_kind=kind, **ENVELOPE)

@@ -21,7 +21,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "supportdesk"
 # Each rule: the part that imports, the parts (of the desk, or outside it) it must not import,
 # and why. A part is a top-level module or package of supportdesk ("tui", "engine", "config")
 # or, for a name outside the desk, the top-level module ("rich", "sqlite3").
-ABOVE_ENGINE = {"tui", "channels", "cli", "doctor", "evals", "bench", "dbtools", "wiring"}
+ABOVE_ENGINE = {"tui", "channels", "cli", "doctor", "evals", "bench", "dbtools", "wiring", "staff.command"}
+# The staff package spans layers (supportdesk/staff/__init__.py): who acts, times and the audit
+# sit below the engine with the log's other parts; its acts on a log (the runner's staff
+# actions) and the requests the CLI and web API make of them sit at the engine's level; its
+# subcommands with the commands. Each of those modules is a layer of its own here.
+STAFF_LAYERS = {"acts", "requests", "command"}
 PLUG_INS = {"models", "tools", "guardrails"}
 RULES: list[tuple[str, set[str], str]] = [
     (
@@ -47,11 +52,22 @@ RULES: list[tuple[str, set[str], str]] = [
         "bench sits below the TUI (its screen lists bench runs): it opens a desk through wiring.py, never draws",
     ),
     ("guardrails", ABOVE_ENGINE | {"tools", "integrations"}, "a hook plugs into the engine"),
+    (
+        "staff.acts",
+        ABOVE_ENGINE | PLUG_INS | {"integrations", "staff.requests"},
+        "staff's acts append through the runner's turn lease: engine level, below the commands and screens",
+    ),
+    ("staff.requests", ABOVE_ENGINE | PLUG_INS | {"integrations", "store"}, "the CLI and web API's staff requests run the acts"),
+    ("staff.command", {"tui", "channels", "bench", "integrations"}, "a subcommand, loaded by cli.PLUG_INS"),
     *(
-        (base, ABOVE_ENGINE | PLUG_INS | {"engine", "integrations"}, "the log and its parts sit below the engine")
+        (
+            base,
+            ABOVE_ENGINE | PLUG_INS | {"engine", "integrations", "staff.acts", "staff.requests"},
+            "the log and its parts sit below the engine",
+        )
         for base in (
             "store", "business", "items", "config", "text", "lexicon", "export", "records", "folders", "exact",
-            "staff", "desk_state", "sla", "replies", "staff_actions", "stats", "readers",
+            "staff", "desk_state", "sla", "replies", "stats", "readers",
         )
     ),
     ("config", {"rich", "textual"}, "the desk file is read without a terminal library"),
@@ -134,6 +150,8 @@ def part(module: str) -> str:
     """The layer a dotted module belongs to: the part after `supportdesk.`, else the top name."""
     pieces = module.split(".")
     if pieces[0] == "supportdesk":
+        if len(pieces) > 2 and pieces[1] == "staff" and pieces[2] in STAFF_LAYERS:
+            return f"staff.{pieces[2]}"
         return pieces[1] if len(pieces) > 1 else "supportdesk"
     return pieces[0]
 
@@ -266,3 +284,28 @@ def test_type_checking_imports_still_respect_the_layers_but_close_no_cycle(tmp_p
     graph = import_graph(package)
     assert import_cycles(graph) == []
     assert any("supportdesk.store imports supportdesk.engine.runner" in p for p in layer_violations(graph))
+
+
+def test_the_staff_package_s_modules_are_checked_each_at_its_own_layer(tmp_path):
+    """Who acts and the audit sit below the engine; the acts on a log at the engine's level; the
+    subcommands with the commands (supportdesk/staff/__init__.py)."""
+    package = _write(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "engine/__init__.py": "",
+            "engine/errors.py": "",
+            "tui/__init__.py": "",
+            "tui/app.py": "",
+            "cli.py": "",
+            "staff/__init__.py": "",
+            "staff/people.py": "from supportdesk.engine import errors\n",
+            "staff/acts.py": "from supportdesk.engine import errors\nfrom supportdesk.tui import app\n",
+            "staff/command.py": "from supportdesk.cli import x\nfrom supportdesk.staff import acts\n",
+        },
+    )
+    problems = layer_violations(import_graph(package))
+    assert [p.split(": ", 1)[1].split(" (")[0] for p in problems] == [
+        "supportdesk.staff.acts imports supportdesk.tui.app",
+        "supportdesk.staff.people imports supportdesk.engine.errors",
+    ]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from supportdesk.items import APPROVAL_PENDING, Confirmation, ContextSet, Decline, Handoff, Message, Notice, Offer, ToolCall, ToolResult
+from supportdesk.items import Confirmation, ContextSet, Decline, Handoff, Message, Notice, Offer, ToolCall, ToolResult, pending_text
 from supportdesk.store import open_store
 from tests.stats_fold import as_fold, drop_figure_summaries_pg, drop_figure_summaries_sqlite, fold
 from tests.stats_seed import StepClock
@@ -67,8 +67,10 @@ def _item(rng: random.Random, calls: list[str]):
         case _:
             if not calls:
                 return ContextSet(key="k", value=rng.randrange(9), writer=agent, agent=agent)
-            output = rng.choice(['{"ok": true}', f"{APPROVAL_PENDING}: large", "done"])
-            return ToolResult(call_id=rng.choice(calls), name=rng.choice(["refund_charge", "issue_credit"]), output=output, is_error=rng.random() < 0.2, agent=agent)
+            # Held for approval or not is the result's data, whatever its words say (the last).
+            output, held = rng.choice([('{"ok": true}', False), (pending_text("large"), True), (pending_text("words"), False)])
+            return ToolResult(call_id=rng.choice(calls), name=rng.choice(["refund_charge", "issue_credit"]), output=output,
+                              is_error=rng.random() < 0.2, awaits_approval=held, agent=agent)
 
 
 async def _random_history(store, rng: random.Random, steps: int) -> None:

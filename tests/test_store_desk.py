@@ -35,7 +35,7 @@ CONVERSATION = [
     [ContextSet(key="customer_email", value="dana@example.com", writer="triage", agent="triage"),
      Handoff(from_agent="triage", to_agent="billing", reason="duplicate charge", agent="triage")],
     [ToolCall(call_id="c1", name="refund", arguments={"charge_id": "CH-26"}, agent="billing"),
-     ToolResult(call_id="c1", name="refund", output="waiting for staff approval", agent="billing"), approval()],
+     ToolResult(call_id="c1", name="refund", output="waiting for staff approval", agent="billing", awaits_approval=True), approval()],
     [Message(role="agent", text="I've asked a colleague to approve the refund.", agent="billing")],
     [Notice(notice_kind="approval_granted", text="Staff granted refund.", agent="billing", data={"approval_id": "ap1"}),
      Message(role="agent", text="Refunded $29.00.", agent="billing")],

@@ -41,7 +41,7 @@ async def seed_pending_refund(store) -> None:
         [
             ToolCall(call_id="c9", name="refund", arguments={"amount": 300}, agent="senior"),
             ToolResult(call_id="c9", name="refund", output="waiting for staff approval: refund of $300.00",
-                       agent="senior"),
+                       agent="senior", awaits_approval=True),
             approval_notice(),
         ],
     )

@@ -121,6 +121,12 @@ def signature(secret: str, timestamp: str, body: bytes) -> str:
 
 
 class ChatwootChannel:
+    """The Chatwoot agent bot as a channel (channels/protocol.py): a thread is a Chatwoot
+    conversation id; it receives through its webhook and delivers through its own relay, which
+    marks each delivery in the log so a restart delivers what was stored but not sent."""
+
+    name = CHANNEL
+
     def __init__(
         self,
         settings: ChatwootSettings,
@@ -154,6 +160,10 @@ class ChatwootChannel:
         self._handed_over: set[str] = set()
 
     # --- lifecycle ---------------------------------------------------------------------------------
+
+    def session_for(self, thread: str) -> str:
+        """The session of Chatwoot conversation `thread` (its id) in the configured account."""
+        return session_id_for(self.settings.account_id, int(thread))
 
     async def start(self) -> None:
         """Relay the sessions still held by the bot (a restart must not leave one unfollowed),
@@ -363,7 +373,6 @@ class ChatwootChannel:
 
     async def _relay(self, session_id: str, after: int) -> None:
         """Post the session's customer-facing events to Chatwoot, in order, each once."""
-        conversation_id = int(session_id.rsplit("-", 1)[1])
         while True:
             events = await self.conversations.hub.stream(session_id, after)
             try:
@@ -371,7 +380,7 @@ class ChatwootChannel:
                     for event in batch:
                         if event.seq is None:
                             continue  # a streamed piece: Chatwoot gets the stored reply
-                        if await self._relay_one(session_id, conversation_id, event):
+                        if await self.deliver(session_id, event):
                             # Marked once delivered (or refused for good): a restart resumes after it.
                             await self.desk.store.append(session_id, [Notice(
                                 notice_kind="info", agent=await self._agent(session_id),
@@ -382,8 +391,9 @@ class ChatwootChannel:
                 await events.aclose()
             # The stream ended (this reader fell behind): resume after the last event relayed.
 
-    async def _relay_one(self, session_id: str, conversation_id: int, event: CustomerEvent) -> bool:
+    async def deliver(self, session_id: str, event: CustomerEvent) -> bool:
         """Post one event to Chatwoot; whether it was one to post."""
+        conversation_id = int(session_id.rsplit("-", 1)[1])
         if event.type == "message" and event.data.get("from") in ("agent", "staff"):
             await self._with_retries(session_id, lambda: self.api.send_message(conversation_id, event.data["text"]))
             return True

@@ -21,7 +21,9 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from supportdesk.channels.hub import Hub
+from supportdesk.channels.hub import EventStream, Hub
+from supportdesk.channels.protocol import Channel, Delivers
+from supportdesk.engine.channels import is_served
 from supportdesk.channels.view import DELAYED, CustomerEvent, customer_event, delta_event
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Token
@@ -31,8 +33,6 @@ from supportdesk.items import Message, Notice
 log = logging.getLogger("supportdesk.serve")
 
 CHANNEL = "web"
-# Channels whose customers wait on this server: their unanswered messages are answered on start-up.
-RESUMED_CHANNELS = ("web", "chatwoot")
 # A message body larger than this is refused (413) before it is parsed.
 MAX_MESSAGE_BYTES = 16 * 1024
 # A per-client limit forgets clients quiet for a minute once it tracks this many.
@@ -124,19 +124,81 @@ class Conversations:
         self._workers: dict[str, asyncio.Task[None]] = {}
         # Called with the session id after each turn (a channel that relays replies elsewhere).
         self.after_turn: list[Callable[[str], Awaitable[None]]] = []
+        self._deliveries: dict[tuple[str, str], asyncio.Task[None]] = {}  # (channel, session) -> its follower
 
     async def start(self) -> None:
         self.hub.start()
         await self._resume_unanswered()
 
     async def close(self) -> None:
-        workers = list(self._workers.values())
+        workers = [*self._workers.values(), *self._deliveries.values()]
         for task in workers:
             task.cancel()
         for task in workers:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         await self.hub.close()
+
+    # --- what a channel hands in, and what it is handed (channels/protocol.py) ---------------------
+
+    async def receive(
+        self, channel: Channel, thread: str, text: str, *, meta: dict[str, Any] | None = None,
+        external_id: str | None = None,
+    ) -> int:
+        """A customer message from one of `channel`'s threads: its session opened on the first
+        one (channel `channel.name`), the message stored (durably, before this returns its seq;
+        `external_id`: the channel's own id, so a redelivery raises `DuplicateItem`), a turn
+        asked for, and, for a channel that `Delivers`, the session's events followed to it."""
+        session_id = channel.session_for(thread)
+        store = self.desk.store
+        if await store.get_session(session_id) is None:
+            try:
+                await store.create_session(self.desk.config.desk.entry, session_id=session_id, channel=channel.name)
+            except Exception:
+                if await store.get_session(session_id) is None:  # (not another worker's same first message)
+                    raise
+        item = await self.desk.runner.receive(session_id, text, meta=meta, external_id=external_id)
+        await self.hub.stored(session_id, [item])
+        if isinstance(channel, Delivers):
+            await self.follow(channel, session_id, after=item.seq)
+        self.want_turn(session_id)
+        return item.seq
+
+    async def follow(self, channel: Channel, session_id: str, *, after: int) -> None:
+        """Hand `channel` (a channel that `Delivers`) every stored event of the session after seq
+        `after`, in order, until the server stops: whoever wrote it (this worker's turns, staff
+        in the TUI, another worker). Streamed pieces of a reply are not handed on: the stored
+        reply follows. Delivery is at most once per process; a channel that must deliver across
+        restarts marks what it delivered in the log (as Chatwoot does) and follows from there."""
+        if not isinstance(channel, Delivers) or (channel.name, session_id) in self._deliveries:
+            return
+        stream = await self.hub.stream(session_id, after)  # subscribed now: nothing falls between
+
+        async def deliver(stream: EventStream, after: int) -> None:
+            try:
+                while True:
+                    try:
+                        async for batch in stream:
+                            for event in batch:
+                                if event.seq is None:
+                                    continue
+                                try:
+                                    await channel.deliver(session_id, event)
+                                except asyncio.CancelledError:
+                                    raise
+                                except Exception:
+                                    log.exception("delivering item %s of session %s on %s failed", event.seq, session_id, channel.name)
+                                after = event.seq
+                    finally:
+                        await stream.aclose()
+                    # The stream ended (this reader fell behind): go on after the last event handed on.
+                    stream = await self.hub.stream(session_id, after)
+            finally:
+                self._deliveries.pop((channel.name, session_id), None)
+
+        self._deliveries[channel.name, session_id] = asyncio.create_task(
+            deliver(stream, after), name=f"supportdesk-deliver-{channel.name}-{session_id}"
+        )
 
     # --- conversations and their tokens -----------------------------------------------------------
 
@@ -262,7 +324,8 @@ class Conversations:
         at most MAX_RESUMES times (a message whose turn takes the worker down must not do so
         forever)."""
         for info in await self.desk.store.list_sessions(limit=RESUME_LOOKBACK):
-            if info.channel not in RESUMED_CHANNELS or info.item_count == 0:
+            # A served channel's customer waits on this server (engine/channels.CHANNELS).
+            if not is_served(info.channel) or info.item_count == 0:
                 continue
             unanswered = await self._unanswered(info.id)
             if unanswered is None:
@@ -312,6 +375,26 @@ class Conversations:
         """Wait until no turn is running or asked for (tests, benchmarks, shutdown)."""
         while self._workers:
             await asyncio.gather(*list(self._workers.values()), return_exceptions=True)
+
+
+class WebChannel:
+    """The web API and chat page as a channel: a conversation is its own session (its token
+    guards it), opened by `Conversations.create`, its messages posted by `Conversations.post`.
+    It pulls: each event stream reads the hub, so it has no `deliver`."""
+
+    name = CHANNEL
+
+    def __init__(self, conversations: Conversations):
+        self.conversations = conversations
+
+    def session_for(self, thread: str) -> str:
+        return thread
+
+    async def start(self) -> None:
+        """Nothing to open: the HTTP routes receive (`web.create_app`)."""
+
+    async def close(self) -> None:
+        """Nothing to close: the host ends the streams and turns (`Conversations.close`)."""
 
 
 def _plausible_id(session_id: str) -> bool:

@@ -9,7 +9,7 @@ is ever logged.
 
 Staff act through `POST /api/staff/sessions/{id}/{action}` (takeover, reply, release, state, tag)
 with the staff token (`$SUPPORTDESK_STAFF_TOKEN` when serve starts) as the bearer: the same actions
-and refusals as `supportdesk takeover ...` (`staff_actions.perform`), audited with origin `api`. A
+and refusals as `supportdesk takeover ...` (`staff.requests.perform`), audited with origin `api`. A
 conversation's customer token never authorises them; without a configured staff token they are off.
 """
 
@@ -32,13 +32,14 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from supportdesk.channels import payload
-from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, ClientLimits, Conversations
+from supportdesk.channels.conversations import MAX_MESSAGE_BYTES, ApiError, ClientLimits, Conversations, WebChannel
+from supportdesk.channels.protocol import Channel
 from supportdesk.channels.view import CustomerEvent
 from supportdesk.engine.confirmation import answer_meta
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.errors import TurnError
 from supportdesk.staff import Actor, WhenError
-from supportdesk.staff_actions import STAFF_ACTIONS, Inputs, Refused, StaffAction, UnknownSession, find_session, perform, said
+from supportdesk.staff.requests import STAFF_ACTIONS, Inputs, Refused, StaffAction, UnknownSession, find_session, perform, said
 
 log = logging.getLogger("supportdesk.serve")
 access_log = logging.getLogger("supportdesk.serve.access")
@@ -79,23 +80,27 @@ def create_app(
     `staff_token` turns the staff endpoints on (None: they answer 403)."""
     conversations = Conversations(desk, messages_per_minute=messages_per_minute, client_limits=client_limits)
     channel_routes: list[Route] = []
+    # Every channel this server runs, on one contract (channels/protocol.py).
+    channels: list[Channel] = [WebChannel(conversations)]
     chatwoot = None
     if desk.config.channels.chatwoot is not None:
         from supportdesk.channels.chatwoot import ChatwootChannel
 
         chatwoot = ChatwootChannel(desk.config.channels.chatwoot, conversations, **(chatwoot_options or {}))
         channel_routes.append(Route(WEBHOOK_PREFIX + "{secret}", chatwoot.webhook, methods=["POST"]))
+        channels.append(chatwoot)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if chatwoot is not None:  # its relays follow from the log's head before any turn resumes
-            await chatwoot.start()
+        # The channels start before any turn resumes (Chatwoot's relays follow from the log's head).
+        for channel in channels:
+            await channel.start()
         await conversations.start()
         try:
             yield
         finally:
-            if chatwoot is not None:
-                await chatwoot.close()
+            for channel in reversed(channels):
+                await channel.close()
             await conversations.close()
 
     async def create(request: Request) -> Response:
@@ -212,6 +217,7 @@ def create_app(
     )
     app.state.conversations = conversations
     app.state.chatwoot = chatwoot
+    app.state.channels = channels
     return app
 
 

@@ -3,9 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, assert_never
 
-from supportdesk.items import Item
+from supportdesk.items import (
+    Confirmation,
+    ContextSet,
+    Decline,
+    Handoff,
+    Item,
+    Message,
+    Notice,
+    Offer,
+    Release,
+    StaffReply,
+    StateChange,
+    TagChange,
+    Takeover,
+    ToolCall,
+    ToolResult,
+)
 
 if TYPE_CHECKING:
     from supportdesk.store import Store
@@ -104,23 +120,35 @@ async def unfinished_turn(store: Store, session_id: str) -> int | None:
         holder: str | None = None  # who holds the conversation at the end, once a handoff says
         released = False  # a person gave it back after the items read so far (issue 39 §3)
         for item in reversed(tail):
-            if item.kind == "handoff" and holder is None:
-                holder = item.to_agent
-            if item.kind == "message" and item.role == "agent" and (released or holder in (None, item.agent)):
-                return None  # (before a release, any agent's answer ended its turn)
-            if item.kind == "release":
-                # Given back: a customer message that came while the person held it and that
-                # nobody answered waits for the agent taken back to; read on to find it.
-                released = True
-                continue
-            if item.kind == "staff_reply" or (item.kind == "takeover" and not released):
-                return None  # a person answered, or holds it: the customer's messages are theirs
-            if item.kind == "notice" and item.notice_kind in ("provider_error", "limit"):
-                return None
-            if item.kind == "notice" and item.data.get("vetoed") == "the turn":
-                return None  # a hook ended it on purpose
-            if item.kind == "message" and item.role == "customer":
-                return await _not_copied(store, session_id, item.seq)
+            # Every kind named (issue 36 item 8): a new kind must say whether it ends a turn.
+            match item:
+                case Handoff(to_agent=to_agent):
+                    if holder is None:
+                        holder = to_agent
+                case Message(role="agent", agent=agent):
+                    if released or holder in (None, agent):
+                        return None  # (before a release, any agent's answer ended its turn)
+                case Release():
+                    # Given back: a customer message that came while the person held it and that
+                    # nobody answered waits for the agent taken back to; read on to find it.
+                    released = True
+                case StaffReply():
+                    return None  # a person answered: the customer's messages are theirs
+                case Takeover():
+                    if not released:
+                        return None  # a person holds it
+                case Notice(notice_kind="provider_error" | "limit"):
+                    return None
+                case Notice(data=data) if data.get("vetoed") == "the turn":
+                    return None  # a hook ended it on purpose
+                case Message(role="customer", seq=seq):
+                    return await _not_copied(store, session_id, seq)
+                case Message() | ToolCall() | ToolResult() | ContextSet() | Notice() | StateChange() | TagChange():
+                    pass  # a staff note, a system line, a tool's work, a write: the turn goes on
+                case Offer() | Confirmation() | Decline():
+                    pass  # the offer's question is an agent message of its own
+                case _:
+                    assert_never(item)
         if len(tail) < window:
             break  # the session's whole log was read
     return None

@@ -78,9 +78,10 @@ from supportdesk.items import (
     Takeover,
     ToolCall,
     ToolResult,
+    pending_text,
 )
-from supportdesk import desk_state
-from supportdesk.staff import PART_OF_ACT, Actor, default_actor
+from supportdesk.staff import Actor
+from supportdesk.staff import acts as staff_acts
 from supportdesk.store import EXTERNAL_ID, SessionInfo, Store, TurnLease
 # Channels (which do not import the store) catch a redelivery the store refused by this name.
 from supportdesk.store import DuplicateItem as DuplicateItem
@@ -688,7 +689,7 @@ class Runner:
             ]
         return [
             call,
-            ToolResult(call_id=call_id, name=name, output=f"waiting for staff approval: {decision.reason}", agent=active),
+            ToolResult(call_id=call_id, name=name, output=pending_text(decision.reason), agent=active, awaits_approval=True),
             Notice(
                 notice_kind="approval_requested",
                 text=f"{hook} asks staff to approve the handoff to {action.to_agent}: {decision.reason}",
@@ -836,15 +837,12 @@ class Runner:
                 notices=[veto_notice(said.hook, said.decision, name, active, call_id=call_id)],
             )
         elif isinstance(said.decision, AskApproval):
-            output = ToolOutput(
-                f"waiting for staff approval: {said.decision.reason}",
-                approval_reason=f"{said.decision.reason} (asked by {said.hook})",
-            )
+            output = ToolOutput.held(said.decision.reason, f"{said.decision.reason} (asked by {said.hook})")
         else:
             output = await self._invoke(session_id, agent, call_id, name, arguments, context, key=key)
             done = ToolCallDone(session_id, active, call_id, name, output.text(), output.is_error)
             results += (await self.hooks.call("after_tool_call", done, agent=active)).notices if self.hooks else []
-        results.append(ToolResult(call_id=call_id, name=name, output=output.text(), is_error=output.is_error, agent=active))
+        results.append(output.result(call_id, name, active))
         results += self._context_items(output.context, active)
         context.update(output.context)
         results += [replace(n, agent=active) for n in output.notices]
@@ -956,18 +954,6 @@ class Runner:
         turn.confirmed.append((offer.tool, offer.arguments, output))
         return [ToolCall(call_id=call_id, name=offer.tool, arguments=offer.arguments, agent=agent.name), *results]
 
-    async def withdraw_offer(self, session_id: str, by: Actor | None = None) -> Item:
-        """Staff withdraw the open offer: it can no longer be confirmed."""
-        by = by or default_actor()
-        async with self.store.turn(session_id):
-            state = await self._open_offer(session_id)
-            if state is None:
-                raise TurnError("no offer is open in this conversation")
-            active = await self._active_agent(session_id)
-            decline = replace(self._decline(state.offer, "withdrawn", "staff", active), meta=by.meta())
-            [item] = await self._append(session_id, [decline])
-        return item
-
     async def _invoke(
         self,
         session_id: str,
@@ -1056,116 +1042,32 @@ class Runner:
         for item in await self._append(session_id, items):
             yield Appended(item)
 
-    # --- staff actions -----------------------------------------------------------------------------
-    # Each appends its items under the turn lease, so it lands between turns, never inside one.
-    # `by` says which person did it and from where (the audit); None: the OS user, in the TUI.
+    # --- staff actions (supportdesk/staff/acts.py) -------------------------------------------------
+    # The acts live with the rest of staff; these are their names on the runner, which the TUI,
+    # the command line, the web API and the tests call. Each appends under the turn lease.
 
     async def held_by(self, session_id: str) -> str | None:
-        """The person holding the conversation (a take-over not yet released), or None."""
-        taken = await self.store.kind_seqs(session_id, "takeover")
-        if not taken:
-            return None
-        released = await self.store.kind_seqs(session_id, "release")
-        if released and released[-1] > taken[-1]:
-            return None
-        item = await self.store.item(session_id, taken[-1])
-        return item.person if isinstance(item, Takeover) else None
+        return await staff_acts.held_by(self, session_id)
 
     async def resolved(self, session_id: str) -> bool:
-        """The conversation's state is `resolved` (desk_state's fold): staff resolved it and
-        nothing since reopened it (the customer writing, a take-over, another state)."""
-        changes = await self.store.kind_seqs(session_id, "state_change")
-        if not changes:
-            return False
-        last = await self.store.item(session_id, changes[-1])
-        if not isinstance(last, StateChange) or last.state != "resolved":
-            return False
-        after = await self.store.range(session_id, last.seq + 1, await self.store.last_seq(session_id))
-        return desk_state.fold(after, desk_state.ConversationState(state="resolved")).state == "resolved"
-
-    async def _staff_append(self, session_id: str, items: list[Item]) -> list[Item]:
-        async with self.store.turn(session_id):
-            return await self._append(session_id, items)
+        return await staff_acts.resolved(self, session_id)
 
     async def takeover(self, session_id: str, by: Actor | None = None, reason: str = "") -> Item:
-        """A person takes the conversation: the agents stay silent until it is released."""
-        by = by or default_actor()
-        async with self.store.turn(session_id):
-            holder = await self.held_by(session_id)
-            if holder is not None:
-                raise TurnError(f"{holder} already holds this conversation")
-            active = await self._active_agent(session_id)
-            items: list[Item] = [
-                Takeover(person=by.person, origin=by.origin, reason=reason, agent=active, meta=by.act_meta())
-            ]
-            state = await self._open_offer(session_id)
-            if state is not None:  # a person now answers the customer: the agent's offer lapses
-                items.append(replace(self._decline(state.offer, "expired", "staff", active), meta={PART_OF_ACT: True}))
-            item, *_ = await self._append(session_id, items)
-        return item
+        return await staff_acts.takeover(self, session_id, by, reason)
 
     async def release(
         self, session_id: str, to_agent: str | None = None, summary: str = "", by: Actor | None = None
     ) -> list[Item]:
-        """Give the conversation back: to `to_agent`, default the agent that held it, with a
-        summary that agent reads. The agent answers the customer's next message."""
-        by = by or default_actor()
-        if to_agent is not None and to_agent not in self.config.agents:
-            raise TurnError(f"no agent named {to_agent!r}; agents: {', '.join(self.config.agents)}")
-        async with self.store.turn(session_id):
-            if await self.held_by(session_id) is None:
-                raise TurnError("nobody has taken this conversation over; there is nothing to release")
-            active = await self._active_agent(session_id)
-            target = to_agent or active
-            items: list[Item] = [
-                Release(person=by.person, origin=by.origin, to_agent=target, summary=summary, agent=active, meta=by.act_meta())
-            ]
-            if target != active:
-                # The active agent is the log's fold over handoffs: the release moves it too.
-                items.append(
-                    Handoff(from_agent=active, to_agent=target, reason=f"released by {by.person}",
-                            handoff_kind="manual", agent=active, meta={PART_OF_ACT: True})
-                )
-            return await self._append(session_id, items)
+        return await staff_acts.release(self, session_id, to_agent, summary, by)
 
     async def staff_reply(self, session_id: str, text: str, by: Actor | None = None) -> Item:
-        """What a person writes to the customer (channels deliver it like an agent's reply)."""
-        by = by or default_actor()
-        if not text.strip():
-            raise TurnError("the reply is empty")
-        async with self.store.turn(session_id):
-            if await self.resolved(session_id):
-                raise TurnError("this conversation is resolved; reopen it (state ai or needs_staff) to reply")
-            active = await self._active_agent(session_id)
-            [item] = await self._append(
-                session_id, [StaffReply(person=by.person, origin=by.origin, text=text, agent=active, meta=by.act_meta())]
-            )
-        return item
+        return await staff_acts.staff_reply(self, session_id, text, by)
 
     async def set_state(
-        self,
-        session_id: str,
-        state: SettableState,
-        *,
-        until: datetime | None = None,
-        reason: str = "",
+        self, session_id: str, state: SettableState, *, until: datetime | None = None, reason: str = "",
         by: Actor | None = None,
     ) -> Item:
-        by = by or default_actor()
-        if state == "snoozed" and until is None:
-            raise TurnError("a snooze needs a time it ends (--until)")
-        if state != "snoozed" and until is not None:
-            raise TurnError("only a snooze takes --until")
-        async with self.store.turn(session_id):
-            holder = await self.held_by(session_id) if state == "ai" else None
-            if holder is not None:
-                raise TurnError(f"{holder} holds this conversation; release it to give it to the agents")
-            active = await self._active_agent(session_id)
-            item = StateChange(
-                person=by.person, origin=by.origin, state=state, until=until, reason=reason, agent=active, meta=by.act_meta()
-            )
-            [stored] = await self._append(session_id, [item])
-        return stored
+        return await staff_acts.set_state(self, session_id, state, until=until, reason=reason, by=by)
 
     async def tag(
         self,
@@ -1175,121 +1077,31 @@ class Runner:
         priority: Priority | None = None,
         by: Actor | None = None,
     ) -> Item:
-        by = by or default_actor()
-        added = list(dict.fromkeys(t.strip() for t in add if t.strip()))
-        removed = list(dict.fromkeys(t.strip() for t in remove if t.strip()))
-        if not added and not removed and priority is None:
-            raise TurnError("give a tag to add or remove, or a priority")
-        async with self.store.turn(session_id):
-            active = await self._active_agent(session_id)
-            item = TagChange(
-                person=by.person, origin=by.origin, added=added, removed=removed, priority=priority, agent=active,
-                meta=by.act_meta(),
-            )
-            [stored] = await self._append(session_id, [item])
-        return stored
+        return await staff_acts.tag(self, session_id, add, remove, priority, by)
 
     async def staff_note(self, session_id: str, text: str, by: Actor | None = None) -> Item:
-        by = by or default_actor()
-        async with self.store.turn(session_id):
-            active = await self._active_agent(session_id)
-            [item] = await self._append(session_id, [Message(role="staff", text=text, agent=active, meta=by.meta())])
-        return item
+        return await staff_acts.staff_note(self, session_id, text, by)
 
     async def force_handoff(
         self, session_id: str, to_agent: str, reason: str = "staff decision", by: Actor | None = None
     ) -> Item:
-        by = by or default_actor()
-        if to_agent not in self.config.agents:
-            raise TurnError(f"no agent named {to_agent!r}; agents: {', '.join(self.config.agents)}")
-        async with self.store.turn(session_id):
-            active = await self._active_agent(session_id)
-            if to_agent == active:
-                raise TurnError(f"{to_agent} already holds the conversation")
-            [item] = await self._append(
-                session_id,
-                [Handoff(from_agent=active, to_agent=to_agent, reason=reason, handoff_kind="manual", agent=active,
-                         meta=by.meta())],
-            )
-        return item
+        return await staff_acts.force_handoff(self, session_id, to_agent, reason, by)
 
     async def set_context(
         self, session_id: str, key: str, value: Any, writer: str = "staff", by: Actor | None = None
     ) -> Item:
-        by = by or default_actor()
-        async with self.store.turn(session_id):
-            active = await self._active_agent(session_id)
-            [item] = await self._append(
-                session_id, [ContextSet(key=key, value=value, writer=writer, agent=active, meta=by.meta())]
-            )
-        return item
+        return await staff_acts.set_context(self, session_id, key, value, writer, by)
 
     async def pending_approvals(self, session_id: str) -> list[Notice]:
-        return desk_state.undecided_approvals(await self.store.of_kind(session_id, "notice"))
+        return await staff_acts.pending_approvals(self, session_id)
 
-    async def decide_approval(
+    def decide_approval(
         self, session_id: str, approval_id: str, granted: bool, by: Actor | None = None
     ) -> AsyncGenerator[Event, None]:
-        """Staff grant or deny a pending approval; the agent then tells the customer (unless a
-        person holds the conversation: then they do)."""
-        actor = by or default_actor()
-        async with aclosing(self._one_at_a_time(session_id, lambda: self._decide(session_id, approval_id, granted, actor))) as turn:
-            async for event in turn:
-                yield event
+        return staff_acts.decide_approval(self, session_id, approval_id, granted, by)
 
-    async def _decide(self, session_id: str, approval_id: str, granted: bool, by: Actor) -> AsyncGenerator[Event, None]:
-        pending = {n.data["approval_id"]: n for n in await self.pending_approvals(session_id)}
-        request = pending.get(approval_id)
-        if request is None:
-            raise TurnError(f"no pending approval {approval_id!r}")
-        active = await self._active_agent(session_id)
-        agent = self.config.agents.get(request.agent) or self.config.agents[active]
-        tool = request.data["tool"]
-        kind: NoticeKind = "approval_granted" if granted else "approval_denied"
-        verdict = "granted" if granted else "denied"
-        items: list[Item] = [
-            Notice(
-                notice_kind=kind,
-                text=f"Staff {verdict} {tool}.",  # the approval id stays in data: staff never need it
-                data={"approval_id": approval_id, "tool": tool},
-                agent=active,
-                meta=by.meta(),
-            )
-        ]
-        if granted and "handoff" in request.data:
-            # A hook held this handoff for staff: granted, it happens now.
-            items.append(
-                Handoff(
-                    from_agent=agent.name,
-                    to_agent=request.data["handoff"],
-                    reason=request.data.get("reason", ""),
-                    handoff_kind=request.data.get("handoff_kind", "route"),
-                    agent=agent.name,
-                )
-            )
-        elif granted:
-            context = {k: e.value for k, e in (await self.store.context_at(session_id)).items()}
-            call_id = f"{approval_id}-approved"
-            output = await self._invoke(
-                session_id,
-                agent,
-                call_id,
-                tool,
-                request.data.get("arguments") or {},
-                context,
-                approved=True,
-                key=f"{session_id}/approval/{approval_id}",
-            )
-            items += [
-                ToolCall(call_id=call_id, name=tool, arguments=request.data.get("arguments") or {}, agent=agent.name),
-                ToolResult(call_id=call_id, name=tool, output=output.text(), is_error=output.is_error, agent=agent.name),
-                *self._context_items(output.context, agent.name),
-            ]
-        for item in await self._append(session_id, items):
-            yield Appended(item)
-        async for event in self._turn(session_id):
-            yield event
-
+    async def withdraw_offer(self, session_id: str, by: Actor | None = None) -> Item:
+        return await staff_acts.withdraw_offer(self, session_id, by)
 
 def _action_name(action: Answer | CallTools | Transfer) -> str:
     match action:

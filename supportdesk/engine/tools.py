@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from decimal import Decimal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -16,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from supportdesk.engine.services import Services
 from supportdesk.engine.protocol import ToolSpec
-from supportdesk.items import APPROVAL_PENDING, Notice
+from supportdesk.items import Notice, ToolResult, pending_text
 
 if TYPE_CHECKING:
     from supportdesk.config import AgentConfig, DeskConfig
@@ -63,10 +64,22 @@ class ToolOutput:
     # Set when the policy asked for staff approval.
     approval_reason: str | None = None
 
+    @classmethod
+    def held(cls, reason: str, approval_reason: str | None = None) -> ToolOutput:
+        """The call was not made: it waits for staff approval (the agent reads why)."""
+        return cls(pending_text(reason), approval_reason=approval_reason if approval_reason is not None else reason)
+
     def text(self) -> str:
         if isinstance(self.output, str):
             return self.output
         return json.dumps(self.output, ensure_ascii=False, default=str)
+
+    def result(self, call_id: str, name: str, agent: str) -> ToolResult:
+        """This output as the call's result item; a call held for approval says so as data."""
+        return ToolResult(
+            call_id=call_id, name=name, output=self.text(), is_error=self.is_error, agent=agent,
+            awaits_approval=self.approval_reason is not None,
+        )
 
 
 A = TypeVar("A", bound=BaseModel)
@@ -94,6 +107,10 @@ class TransferArgs(BaseModel):
     reason: str = Field(min_length=1)
     context: dict[str, Any] | None = None
 
+
+# The argument a money tool's calls carry their amount in, in the charge's currency: what the
+# desk's figures count (store/figure_summary.py and its SQL read it by this name).
+MONEY_ARGUMENT = "amount"
 
 # What a tool does, declared once in its definition: policy (the confirmation gate), figures
 # and the dashboard read it. "reads" looks things up and changes nothing; "money" moves money
@@ -127,6 +144,13 @@ class Tool:
     def __post_init__(self) -> None:
         if self.effect == "reads" and self.confirm != "none":
             raise ValueError(f"tool {self.name!r} only reads: it never needs a confirmation")
+        if self.effect == "money":
+            # The desk's figures count a money call at its `amount`, in the charge's currency
+            # (store/figures.py): a money tool has that argument, a number, and nothing else of
+            # that name (a percentage, say) would be counted as money.
+            amount = self.args.model_fields.get(MONEY_ARGUMENT)
+            if amount is None or amount.annotation not in (int, float, Decimal):
+                raise ValueError(f"tool {self.name!r} moves money: its arguments need {MONEY_ARGUMENT!r}, a number in the charge's currency")
 
     def needs_confirmation(self, desk: DeskConfig | None = None) -> bool:
         """Whether a call must wait for the customer's yes on this desk (`[confirm]` in the desk
@@ -167,7 +191,7 @@ class Tool:
                 return None, ToolOutput(f"refused by policy: {exc}", is_error=True)
             except ApprovalRequired as exc:
                 if not ctx.approved:
-                    return args, ToolOutput(f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc))
+                    return args, ToolOutput.held(str(exc))
             except Exception as exc:  # a check that could not be made: nothing is done
                 return None, ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
         return args, None

@@ -23,7 +23,6 @@ from datetime import datetime
 from typing import Any, assert_never
 
 from supportdesk.items import (
-    APPROVAL_PENDING,
     Confirmation,
     ContextSet,
     Decline,
@@ -256,9 +255,9 @@ def fold(items: Iterable[Item], summary: FigureSummary, resolved: Iterable[bool]
                     changed[call_id] = amount
                 if changed != calls:
                     calls = changed
-            case ToolResult(call_id=call_id, name=name, is_error=False, output=output) if name in MONEY_TOOLS:
+            case ToolResult(call_id=call_id, name=name, is_error=False, awaits_approval=held) if name in MONEY_TOOLS:
                 amount = calls.get(call_id)
-                if amount is not None and not output.startswith(APPROVAL_PENDING):
+                if amount is not None and not held:
                     _add(tallies, ("money", name, str(bucket_of(amount / MONEY_SCALE, AMOUNT_EDGES)), ""), 1, amount)
             case Message(role=role):
                 if role == "customer" and asked_us is None:

@@ -25,7 +25,7 @@ of the log reproduces in `tests/test_stats.py`):
 - a fork's copied items (seq <= its `forked_at`) are its source's events: they count in no figure
   and not in its span (its first answer and money are only what happened in the fork);
 - `money[tool]`: refunds and credits made in the window: successful results of `refund_charge`
-  and `issue_credit` (not errors, not the "waiting for staff approval" placeholder), each at the
+  and `issue_credit` (not errors, not a call held for staff approval: `awaits_approval`), each at the
   amount its call asked for (the latest call with that call id before the result);
 - `offers`: per tool and agent (the item's), the offers made in the window (issue 33) and the
   answers: accepted (a confirmation), declined (a no, a change of mind, a question, anything
@@ -51,10 +51,14 @@ DURATION_EDGES: tuple[float, ...] = (10, 30, 60, 300, 900, 3600, 4 * 3600, 86400
 DURATION_EDGES_MS: tuple[int, ...] = tuple(int(edge * 1000) for edge in DURATION_EDGES)
 # Money, in the charge's currency: under 10, 25, 50, 100, 250, 500, and 500 or more.
 AMOUNT_EDGES: tuple[float, ...] = (10, 25, 50, 100, 250, 500)
-# The tools that move money to the customer (their calls carry `amount`): those declared with
-# effect="money" in supportdesk/tools (the store may not import the tools; tests/test_confirmation.py
-# checks the two agree).
-MONEY_TOOLS: tuple[str, ...] = ("refund_charge", "issue_credit")
+# The tools that move money to the customer (their calls carry `amount`, in the charge's
+# currency: engine/tools.Tool refuses a money tool without it), in the figures' order, with what
+# the figures call their calls. The tools declare it (effect="money"); this is the one copy below
+# them, read by the kept share's fold and SQL, `stats` and the dashboard, and checked against the
+# declarations (tests/test_confirmation.py). Why a copy: the store may not import the tools
+# (layers), and the share it folds inside every append must not depend on which process opened
+# the database (a writer opened without the list would store money as not made).
+MONEY_TOOLS: dict[str, str] = {"refund_charge": "refunds", "issue_credit": "credits"}
 # Statuses in which the desk is waiting on someone: such a conversation is not resolved.
 WAITING_STATUSES: tuple[str, ...] = ("awaiting_approval", "needs_human")
 # The beginning of time for a window without a start (both adapters compare timestamps).
@@ -269,6 +273,8 @@ class FigureSql:
         f = d.field
         money = ", ".join(f"'{name}'" for name in MONEY_TOOLS)
         expired = ", ".join(f"'{why}'" for why in OFFER_EXPIRED)
+        # A result held for staff approval says so in `awaits_approval`; a row stored before that
+        # field existed (the field absent) by its output's first words (items._read_legacy).
         pending = APPROVAL_PENDING.replace("'", "''")
         handoffs = f"FROM w JOIN items AS i ON i.session_id = w.id AND i.kind = 'handoff' AND i.kind <> 'message' WHERE {_in_window('i')} AND i.seq > w.upto"
         amount_bucket = " ".join(f"WHEN amount < {edge} THEN '{i}'" for i, edge in enumerate(AMOUNT_EDGES))
@@ -321,7 +327,7 @@ class FigureSql:
                     WHERE {_in_window('r')} AND r.seq > w.upto
                         AND {f('r', 'body', 'name')} IN ({money})
                         AND {d.is_false('r', 'body', 'is_error')}
-                        AND {f('r', 'body', 'output')} NOT LIKE '{pending}%') AS made
+                        AND coalesce({d.is_false('r', 'body', 'awaits_approval')}, {f('r', 'body', 'output')} NOT LIKE '{pending}%')) AS made
                 GROUP BY 2, 3""",
             "notice": f"""
                 SELECT 'notice', {f('i', 'body', 'notice_kind')}, '', '', count(*), 0, 0, 0

@@ -9,7 +9,6 @@ from typing import Any
 
 from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolContext, ToolOutput
 from supportdesk.business import BusinessData, BusinessError, LimitReached, MoneyLimits, Row, call_key
-from supportdesk.items import APPROVAL_PENDING
 from supportdesk.text import money
 
 
@@ -127,7 +126,7 @@ def safe(fn: Callable[[ToolContext, Any], Awaitable[ToolOutput]]) -> Callable[[T
         try:
             return await fn(ctx, args)
         except LimitReached as exc:  # nothing moved: staff decide (the runner files the request)
-            return ToolOutput(f"{APPROVAL_PENDING}: {exc}", approval_reason=str(exc))
+            return ToolOutput.held(str(exc))
         except (BusinessError, ToolFailure) as exc:
             return ToolOutput(str(exc), is_error=True)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from supportdesk import desk_state
-from supportdesk.items import ContextSet, Handoff, Item
+from supportdesk.items import STATE_KINDS, ContextSet, Handoff, Item
 from supportdesk.engine.log import ContextEntry, SessionInfo, Store
 
 # How many items the conversation pane mounts at a time; older ones load on demand.
@@ -233,9 +233,10 @@ async def read_handoffs(
     return [cache[seq] for seq in seqs if seq in cache]
 
 
-# The kinds that decide who holds a conversation, its staff state, tags and priority: few per
-# session, read whole by kind (an index range), so the header is right however long the log.
-STAFF_STATE_KINDS = ("takeover", "release", "state_change", "tag_change")
+# The kinds that decide who holds a conversation, its staff state, tags and priority (declared
+# on each kind: `holds_state`): few per session, read whole by kind (an index range), so the
+# header is right however long the log.
+STAFF_STATE_KINDS = STATE_KINDS
 
 
 async def conversation_state(

@@ -28,14 +28,11 @@ class ToolEvent:
     output: Any = None  # parsed JSON when the tool returned JSON, else the text
     is_error: bool = False
     done: bool = False  # a result has been recorded
+    waiting: bool = False  # the call waits for staff approval (the result's `awaits_approval`)
 
     @property
     def ok(self) -> bool:
         return self.done and not self.is_error and not self.waiting
-
-    @property
-    def waiting(self) -> bool:
-        return isinstance(self.output, str) and self.output.startswith("waiting for staff approval")
 
     @property
     def reason(self) -> str | None:
@@ -159,7 +156,7 @@ class View:
                 case k.ToolResult():
                     if i.call_id in by_id:
                         ev = by_id[i.call_id]
-                        ev.done, ev.is_error = True, i.is_error
+                        ev.done, ev.is_error, ev.waiting = True, i.is_error, i.awaits_approval
                         try:
                             ev.output = json.loads(i.output)
                         except ValueError:

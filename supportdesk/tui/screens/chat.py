@@ -22,6 +22,7 @@ from textual.binding import Binding
 from textual.reactive import var
 from textual.widgets import Input
 
+from supportdesk.engine.channels import is_served
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnWaiting, unfinished_turn
 from supportdesk.engine.errors import TurnError
@@ -429,8 +430,9 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
 
     @property
     def on_channel(self) -> bool:
-        """The customer is outside (web, Chatwoot): what staff type goes to them, as staff."""
-        return self._channel in ("web", "chatwoot")
+        """The customer is outside (a served channel: web, Chatwoot): what staff type goes to
+        them, as staff (engine/channels.CHANNELS)."""
+        return is_served(self._channel)
 
     def watch_conv_state(self) -> None:
         self._paint_state()

@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from supportdesk.items import utcnow
-from supportdesk.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels
+from supportdesk.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels, money_tools
 from supportdesk.engine.log import StoreError
 from supportdesk.text import one_line, safe_text
 from supportdesk.tui.widgets.bars import BarChart, Drawing, Series
@@ -324,14 +324,13 @@ class DashboardScreen(Screen[None]):
 
     def _draw_money(self, stats: DeskStats) -> None:
         money = stats.figures.money
-        tools = [tool for tool in ("refund_charge", "issue_credit") if tool in money] + sorted(
-            set(money) - {"refund_charge", "issue_credit"}
-        )
-        names = {"refund_charge": ("refund", "refunds"), "issue_credit": ("credit", "credits")}
+        named = money_tools(money)  # (the figures' order and words for the tools: stats.money_tools)
+        tools = [tool for tool, _ in named]
+        names = {tool: label or _name(tool) for tool, label in named}
 
         def noun(tool: str, n: int) -> str:
-            one, many = names.get(tool, (_name(tool), _name(tool)))
-            return one if n == 1 else many
+            many = names[tool]
+            return many.removesuffix("s") if n == 1 else many
 
         self.query_one("#money-plot", BarChart).show(
             amount_labels() if tools else [],

@@ -18,7 +18,6 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from supportdesk import items as k
-from supportdesk.items import APPROVAL_PENDING
 from supportdesk.staff import describe
 from supportdesk.text import safe_text
 if TYPE_CHECKING:
@@ -139,7 +138,7 @@ def folds(item: k.Item) -> bool:
 
 def is_pending(item: k.ToolResult) -> bool:
     """A tool call held for staff approval: it has not happened yet, so it must not read as done."""
-    return not item.is_error and item.output.startswith(APPROVAL_PENDING)
+    return item.awaits_approval
 
 
 def notice_text(item: k.Notice) -> Text:

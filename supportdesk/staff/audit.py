@@ -1,144 +1,26 @@
-"""Staff as people in the log: who acted, from where, and the audit of every staff action.
+"""The audit of staff actions: who of staff wrote an item (`actor_of`), what the action was in
+words (`action_name`, `describe`, `audit_detail`), and the fold that lists every staff action
+once (`audit`).
 
 A staff action is an item like any other. The kinds issue 19 added (take-over, release, state
 change, staff reply, tag change) carry `person` and `origin` as fields; the older kinds staff
 also write (a note, a manual handoff, a context edit, an approval decision) carry them in the
-item's meta under `STAFF_META`. `audit(items)` is the fold that lists them all, once each.
+item's meta under `STAFF_META`.
 """
 
 from __future__ import annotations
 
-import getpass
-import os
-import re
-import tomllib
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from pathlib import Path
-from typing import Any, assert_never, get_args
+from datetime import datetime
+from typing import Any, assert_never
 
 from supportdesk import items as k
-from supportdesk.folders import config_dir
-from supportdesk.items import STAFF_META, Origin
+from supportdesk.items import STAFF_META
+from supportdesk.staff.people import ORIGINS, Actor
 
-ORIGINS: tuple[str, ...] = get_args(Origin)
 # An item written as part of another staff action (the handoff a release to another agent makes):
 # the action is audited once, as the item that names the person.
 PART_OF_ACT = "part_of_staff_act"
-# The staff name when none is given (`--as`, the TUI's settings): this variable, else the OS user.
-STAFF_NAME_VARIABLE = "SUPPORTDESK_STAFF"
-
-
-def settings_path() -> Path:
-    """The person's own settings (`[staff] name = "Dana"`), beside their replies.toml."""
-    return config_dir() / "settings.toml"
-
-
-class SettingsError(ValueError):
-    """settings.toml cannot be used; the message is one line naming what to fix."""
-
-
-def chosen_name() -> str | None:
-    """The display name this person chose: $SUPPORTDESK_STAFF, else `[staff] name` in
-    settings.toml; None when neither says. A settings file that cannot be read is a SettingsError."""
-    name = os.environ.get(STAFF_NAME_VARIABLE, "").strip()
-    if name:
-        return name
-    path = settings_path()
-    if path.is_file():
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
-            raise SettingsError(f"{path}: cannot be read ({exc}); fix it or remove it") from None
-        staff = raw.get("staff", {})
-        given = staff.get("name") if isinstance(staff, dict) else None
-        if given is not None and (not isinstance(given, str) or not given.strip()):
-            raise SettingsError(f"{path}: staff.name must be your name as text, like name = \"Dana\"")
-        if given:
-            return given.strip()
-    return None
-
-
-def default_person() -> str:
-    """Who staff actions are by when nobody said (`--as`): the chosen name (`chosen_name`), else
-    the OS user."""
-    return chosen_name() or _os_user()
-
-
-def default_actor(origin: Origin = "tui") -> Actor:
-    """The acting person when nobody said (`--as`). An OS login nobody chose as a display name
-    ("root") is kept for the audit but never shown to a customer (`Actor.unnamed`)."""
-    name = chosen_name()
-    return Actor(name, origin) if name else Actor(_os_user(), origin, unnamed=True)
-
-
-def _os_user() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # no user name in this environment (a container without passwd entry)
-        return "staff"
-
-
-_DURATION = re.compile(r"^(\d+)\s*([mhdw])$")
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-class WhenError(ValueError):
-    """A time that cannot be read; the message is one line for the user."""
-
-
-def parse_duration(text: str) -> timedelta:
-    """`30m`, `2h`, `3d`, `1w`."""
-    found = _DURATION.match(text.strip().lower())
-    if not found:
-        raise WhenError(f"{text!r} is not a duration; write it like 30m, 2h, 3d or 1w")
-    return timedelta(**{_UNITS[found.group(2)]: int(found.group(1))})
-
-
-def parse_when(text: str, now: datetime) -> datetime:
-    """A moment given as a duration from `now` (`2h`: in two hours; `-2h` or `2h ago`: two hours
-    ago) or as an ISO 8601 date or time (UTC unless it names its offset)."""
-    raw = text.strip()
-    past = raw.startswith("-") or raw.lower().endswith(" ago")
-    bare = raw.lstrip("-").removesuffix(" ago").removesuffix(" AGO").strip()
-    if _DURATION.match(bare.lower()):
-        delta = parse_duration(bare)
-        return now - delta if past else now + delta
-    try:
-        moment = datetime.fromisoformat(raw)
-    except ValueError:
-        raise WhenError(
-            f"{text!r} is not a time; write a duration (2h, 3d, -1d for a day ago) or an ISO date (2026-03-09T09:00)"
-        ) from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
-
-
-@dataclass(frozen=True)
-class Actor:
-    """A member of staff acting from somewhere (tui, cli, api, chatwoot)."""
-
-    person: str
-    origin: Origin = "tui"
-    macro: str = ""  # the macro this action is a step of (replies.toml), if any
-    # The name is the OS login, not a display name anyone chose (`default_actor`): customers
-    # are shown the team instead (issue 39 §5: a web customer read "root").
-    unnamed: bool = False
-
-    def meta(self) -> dict[str, Any]:
-        """What an item of an older kind carries in its meta to say who wrote it."""
-        said: dict[str, Any] = {"person": self.person, "origin": self.origin}
-        if self.macro:
-            said["macro"] = self.macro
-        return {STAFF_META: said}
-
-    def act_meta(self) -> dict[str, Any]:
-        """The meta of a staff kind's item (its person and origin are fields): the macro, if any."""
-        said: dict[str, Any] = {}
-        if self.macro:
-            said["macro"] = self.macro
-        if self.unnamed:
-            said["unnamed"] = True
-        return {STAFF_META: said} if said else {}
 
 
 def actor_of(item: k.Item) -> Actor | None:

@@ -2,10 +2,10 @@
 set the state, tag. One definition of each, and of when it is refused, so `supportdesk takeover ...`
 (exit status 2) and `POST /api/staff/sessions/{id}/takeover` (a 4xx) refuse exactly the same things.
 
-Each action is the runner's own (`Runner.takeover` ...); what this module adds is reading the
-action's inputs as given (strings from a command line or a JSON body) and the refusals the runner
-cannot make: an unknown session, a state or priority that does not exist, a snooze that ends in the
-past. Nothing is written when an action is refused.
+Each action is the runner's own (`staff/acts.py`, called as `Runner.takeover` ...); what this
+module adds is reading the action's inputs as given (strings from a command line or a JSON body)
+and the refusals the runner cannot make: an unknown session, a state or priority that does not
+exist, a snooze that ends in the past. Nothing is written when an action is refused.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Staff actions from the command line, for scripts and for staff without the TUI:
 `supportdesk takeover | reply | release | state | tag` and `supportdesk audit`.
 
-Each action is `staff_actions.perform` (the runner's own, shared with the web API), with origin
+Each action is `staff.requests.perform` (the runner's own, shared with the web API), with origin
 `cli` and the person from `--as` (default: $SUPPORTDESK_STAFF, else the OS user). An action that makes no sense (an unknown
 session or agent, a release nobody took, a reply to a resolved conversation, a time that cannot be
 read) is refused with one line on stderr and exit status 2; nothing is written then.
@@ -18,7 +18,7 @@ from typing import Any, get_args
 from supportdesk.cli import EXIT_USAGE, _err, _out
 from supportdesk.items import Priority, SettableState
 from supportdesk.staff import Actor, AuditEntry, SettingsError, WhenError, audit, default_actor, parse_duration, parse_when
-from supportdesk.staff_actions import Inputs, Refused, StaffAction, find_session, perform, said
+from supportdesk.staff.requests import Inputs, Refused, StaffAction, find_session, perform, said
 
 # How many sessions `audit` reads per page, newest activity first.
 AUDIT_PAGE = 200
@@ -29,7 +29,7 @@ def _actor(args: argparse.Namespace) -> Actor:
 
 
 async def _act(args: argparse.Namespace, action: StaffAction, given: Inputs) -> int:
-    """Open the desk, find the session, run the action (staff_actions.perform, as the web API
+    """Open the desk, find the session, run the action (staff.requests.perform, as the web API
     does); its refusals, TurnError and bad input are one line and exit 2."""
     from supportdesk.wiring import open_desk
     from supportdesk.engine.errors import TurnError
