@@ -173,25 +173,43 @@ def test_eight_processes_run_turns_on_one_session_one_at_a_time(where: str, tmp_
     assert {c.split(":")[0] for c in customers} == {f"worker {w} turn {t}" for w in range(8) for t in range(turns)}
 
 
-def test_a_message_a_web_worker_receives_never_lands_inside_another_process_turn(where: str, tmp_path: Path):
-    """`Runner.receive` (the web channel's "stored, 202") takes the turn lease like `send`: a
-    message that arrives while another process is between the steps of a turn is stored after
-    that turn's answer, never among its steps."""
+def test_a_message_a_web_worker_receives_is_stored_at_once_and_answered_once(where: str, tmp_path: Path):
+    """Issue 32: `Runner.receive` (the web channel's "stored, 202") does not wait for the turn
+    lease: a message that arrives while another process is between the steps of a turn is stored
+    at once, inside that turn; the turn's later steps, or the web worker's own turn after it
+    (`resume`: only an unanswered message), answer it, and nobody answers it twice."""
+    from supportdesk.engine.events import seen_upto
+
     sid = run(_new_session(where))
     gate = tmp_path / "gate"
     turn_holder = start([str(WORKER), where, sid, "0", "1", "--pause-turn", "0", "--gate", str(gate)])
     wait_for_line(turn_holder, "paused")  # its first step is in the log and it holds the lease
     web = start([str(WORKER), where, sid, "1", "1", "--receive"])
     assert web.stdout is not None
-    while (line := web.stdout.readline().strip()) not in ("lease asked", "received"):
-        assert line, f"the web process ended early: {web.stderr.read() if web.stderr else ''}"
-    gate.touch()  # the turn goes on; the web message is either waiting for the lease or (bug) stored
+    line = web.stdout.readline().strip()
+    while line == "ready":
+        line = web.stdout.readline().strip()
+    assert line == "received", f"the web message waited for the lease ({line!r}) instead of being stored"
+    items, _ = run(_read_log(where, sid))
+    assert items[-1].kind == "message" and items[-1].role == "customer" and items[-1].text.startswith("worker 1 turn 0")
+    gate.touch()  # the turn goes on
     assert finish(turn_holder)[-1].startswith("turn 0 done")
     assert finish(web)[-1].startswith("turn 0 done")
 
-    items, active = run(_read_log(where, sid))
-    customers = check_turns(items, active, received=True)
-    assert [c.split(":")[0] for c in customers] == ["worker 0 turn 0", "worker 1 turn 0"]
+    items, _ = run(_read_log(where, sid))
+    customers = [i for i in items if i.kind == "message" and i.role == "customer"]
+    assert [c.text.split(":")[0] for c in customers] == ["worker 0 turn 0", "worker 1 turn 0"]
+    answered: set[int] = set()
+    for at, item in enumerate(items):
+        following = items[at + 1] if at + 1 < len(items) else None
+        if item.kind != "message" or item.role != "agent" or (following is not None and following.kind == "handoff"):
+            continue
+        saw = seen_upto(item)
+        assert saw is not None
+        new = {c.seq for c in customers if c.seq <= saw} - answered
+        assert new, f"answer {item.seq} answers no message that was not answered already"
+        answered |= new
+    assert answered == {c.seq for c in customers}, "every message answered"
 
 
 def test_a_turn_holder_killed_mid_turn_loses_the_lease_and_the_session_goes_on(where: str, tmp_path: Path):

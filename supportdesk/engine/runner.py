@@ -118,9 +118,13 @@ class _TurnKeys:
     call's number among that tool's calls in the turn. A turn resumed after a crash numbers
     its calls the same way, whatever call ids the model makes up this time."""
 
-    def __init__(self, session_id: str, turn_seq: int, stored_calls: dict[str, int]):
+    def __init__(self, session_id: str, turn_seq: int, stored_calls: dict[str, int], key_seq: int | None = None):
         self.session_id = session_id
+        # The customer message this turn answers (an offer's answer is the message right after it).
         self.turn_seq = turn_seq
+        # The customer message the turn began with, which its keys are named after: an earlier
+        # one when more came in while the turn ran (stored without the lease, issue 32).
+        self.key_seq = key_seq if key_seq is not None else turn_seq
         self.calls = dict(stored_calls)
 
         # Calls the customer confirmed and the engine ran in this turn (the call, its output): a
@@ -129,7 +133,7 @@ class _TurnKeys:
 
     def next_key(self, tool: str) -> str:
         self.calls[tool] = self.calls.get(tool, 0) + 1
-        return f"{self.session_id}/turn-{self.turn_seq}/{tool}/{self.calls[tool]}"
+        return f"{self.session_id}/turn-{self.key_seq}/{tool}/{self.calls[tool]}"
 
 
 def provider_error_text(exc: ProviderError) -> str:
@@ -406,16 +410,25 @@ class Runner:
         """The seq of the customer message whose turn never ended, or None (`events.unfinished_turn`)."""
         return await unfinished_turn(self.store, session_id)
 
-    async def _turn_start(self, session_id: str) -> tuple[int, dict[str, int]]:
-        """The seq of the turn's customer message, and how many calls of each tool the turn
-        has stored so far (a resumed or retried turn goes on counting)."""
+    async def _turn_start(self, session_id: str) -> tuple[int, dict[str, int], int]:
+        """The seq of the turn's customer message, how many calls of each tool the turn has
+        stored so far (a resumed or retried turn goes on counting), and the seq its keys are
+        named after: the first customer message since the last turn ended. Customer messages are
+        stored without the lease (issue 32), so one may land inside a turn; a turn resumed after
+        a crash then still names its calls as the turn did before the crash, and counts them all."""
         calls: dict[str, int] = {}
-        for item in reversed(await self._reads(session_id).latest(session_id, HISTORY_WINDOW)):
+        tail = await self._reads(session_id).latest(session_id, HISTORY_WINDOW)
+        turn_seq = key_seq = 0
+        for at in range(len(tail) - 1, -1, -1):
+            item = tail[at]
             if item.kind == "message" and item.role == "customer":
-                return item.seq, calls
+                turn_seq = turn_seq or item.seq
+                key_seq = item.seq
+            elif turn_seq and _ends_a_turn(item, tail[at + 1] if at + 1 < len(tail) else None):
+                break
             if item.kind == "tool_call":
                 calls[item.name] = calls.get(item.name, 0) + 1
-        return 0, calls
+        return turn_seq, calls, key_seq
 
     async def _active_agent(self, session_id: str) -> str:
         info = await self.store.get_session(session_id)
@@ -513,7 +526,7 @@ class Runner:
             if isinstance(ev, Appended) and isinstance(ev.item, Notice) and ev.item.data.get("vetoed") == "the turn":
                 vetoed = True
             yield ev
-        turn = _TurnKeys(session_id, *((started.seq, {}) if started is not None else await self._turn_start(session_id)))
+        turn = _TurnKeys(session_id, *((started.seq, {}, started.seq) if started is not None else await self._turn_start(session_id)))
         # The customer's message may answer the offer made right before it: read it first, and
         # on a yes run the offered call, so the agent's step sees the answer and the result.
         async for ev in self._settle_offer(session_id, active, turn, vetoed=vetoed):
@@ -1335,6 +1348,20 @@ class Runner:
             yield Appended(item)
         async for event in self._turn(session_id, reads=reads):
             yield event
+
+
+def _ends_a_turn(item: Item, after: Item | None) -> bool:
+    """Whether `item` (followed by `after` in the log) ends a turn: an agent's answer (not its
+    words before a handoff), a person's reply or take-over, a limit or provider error."""
+    match item.kind:
+        case "message":
+            return item.role == "agent" and (after is None or after.kind != "handoff")
+        case "staff_reply" | "takeover":
+            return True
+        case "notice":
+            return item.notice_kind in ("limit", "provider_error")
+        case _:
+            return False
 
 
 def _turn_status(notices: set[str]) -> str:
