@@ -253,6 +253,11 @@ class TurnLease(Protocol):
     that must say it is waiting (the runner emits an event) calls `try_acquire` first, then
     `acquire`. `waited` is how long the acquisition waited, in seconds.
 
+    A turn takes it with its one read instead (`try_start`, then `start` if it must wait: the
+    lease and `Store.turn_start` in one round trip) and gives it back with its last append
+    (`Store.append(..., release=lease)`), so a turn of N steps costs N + 1 round trips beside
+    its customer's message.
+
     `token` is the lease's fencing token while it is held (None otherwise): every append of the
     turn passes it (`Store.append(..., fence=token)`), and the store refuses the append with
     `LeaseLost` once another holder has taken the session, so a holder that paused past its
