@@ -65,3 +65,27 @@ async def test_an_answer_answers_only_the_customer_messages_its_step_saw(db_path
         await drain(desk.runner.resume(sid))  # nothing left: not answered twice
         log = await desk.store.range(sid, 1, await desk.store.last_seq(sid))
     assert [i.text for i in log if isinstance(i, Message) and i.role == "agent"] == ["answer to the first", "answer to the second"]
+
+
+async def test_a_message_sent_after_a_crash_finishes_the_unfinished_turn_then_its_own_under_one_lease(db_path, test_desk):
+    """`send` finishes a turn a crash cut short before it stores its message: that turn's answer
+    is not the last append under the lease, so it must not give the lease back (the message and
+    its own turn would then be refused as fenced by a lost lease)."""
+    tools, calls = keyed_tools()
+    model = ScriptedModel([Transfer("billing", "two charges"), refund("c1", 10.0), Answer("Refunded."), Answer("You're welcome.")])
+    async with await open_desk(db_path, test_desk, provider=model, tools=tools, customers=False) as desk:
+        turn = desk.runner.send(None, "refund the charge")
+        sid = ""
+        async for event in turn:
+            if isinstance(event, Appended):
+                sid = event.item.session_id
+                if event.item.kind == "tool_result":
+                    break
+        await turn.aclose()
+        events = await drain(desk.runner.send(sid, "thanks"))
+        said = [e.item.text for e in events if isinstance(e, Appended) and isinstance(e.item, Message)]
+        assert said == ["Refunded.", "thanks", "You're welcome."]
+        free = desk.store.turn(sid)
+        assert await free.try_acquire(), "the turn gave its lease back"
+        await free.release()
+    assert calls == [(10.0, f"{sid}/turn-1/refund/1")]
