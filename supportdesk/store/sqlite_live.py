@@ -5,6 +5,10 @@ append: one upsert that succeeds only when the row is free, expired, or already 
 the turn runs, the holder renews it every third of its lifetime, so a holder that died
 (SIGKILL, a frozen machine) loses it within `LEASE_TTL` seconds and the session goes on.
 
+A turn takes the lease and reads its start in that same write transaction (`try_start`: one
+hop to the connection's thread), and gives it back in its last append's transaction
+(`SessionStore.append(release=)`).
+
 The holder's name is its fencing token and says where it runs (`uuid:host:pid:start`): every
 append of the turn carries it and is refused unless the row still names it (a holder that was
 stopped past its lease finds another's name there), and a waiter on the same machine takes
