@@ -89,3 +89,32 @@ async def test_a_message_sent_after_a_crash_finishes_the_unfinished_turn_then_it
         assert await free.try_acquire(), "the turn gave its lease back"
         await free.release()
     assert calls == [(10.0, f"{sid}/turn-1/refund/1")]
+
+
+async def test_a_message_stored_while_the_step_that_asks_an_offer_ran_is_not_taken_as_answered(db_path):
+    """An offer's question ends the turn like an answer; it answers only what its step saw (the
+    step's window rides on its first call), so a message stored meanwhile gets a turn of its own."""
+    from tests.test_confirmation import call, gated_desk, gated_tools
+
+    received: list[Message] = []
+
+    class Meanwhile(ScriptedModel):
+        async def stream(self, request):
+            if len(self.requests) == 1 and not received:  # billing's step has its window
+                received.append(await desk.runner.receive(request.session_id, "also, my invoice is wrong"))
+            async for out in super().stream(request):
+                yield out
+
+    tools, ran = gated_tools()
+    model = Meanwhile([Transfer("billing", "money"), call("refund", amount=5), Answer("About the invoice: fixed.")])
+    async with await open_desk(db_path, gated_desk(), provider=model, tools=tools, customers=False) as desk:
+        events = await drain(desk.runner.send(None, "refund the duplicate please"))
+        sid = events[0].session_id
+        [second] = received
+        assert any(isinstance(e, Appended) and e.item.kind == "offer" and e.item.seq > second.seq for e in events)
+        assert await desk.runner.unfinished_turn(sid) == second.seq
+        await drain(desk.runner.resume(sid))
+        assert await desk.runner.unfinished_turn(sid) is None
+        log = await desk.store.range(sid, 1, await desk.store.last_seq(sid))
+    assert ran == []  # nothing offered was run without a yes
+    assert [i.text for i in log if isinstance(i, Message) and i.role == "agent"][-1] == "About the invoice: fixed."

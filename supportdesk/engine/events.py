@@ -100,6 +100,17 @@ def seen_upto(answer: Item) -> int | None:
     return dropped + items
 
 
+def _offer_step_saw(tail: list[Item], at: int) -> int | None:
+    """What the step that asked the offer question `tail[at]` saw: its calls, stored with the
+    question in one append, carry the step's `meta["history"]` on the first of them."""
+    for item in reversed(tail[:at]):
+        if item.kind == "message" and item.role == "customer":
+            return None
+        if item.kind == "tool_call" and (upto := seen_upto(item)) is not None:
+            return upto
+    return None
+
+
 async def unfinished_turn(store: Store, session_id: str) -> int | None:
     """The seq of the customer message whose turn never ended, or None.
 
@@ -122,7 +133,8 @@ async def unfinished_turn(store: Store, session_id: str) -> int | None:
         holder: str | None = None  # who holds the conversation at the end, once a handoff says
         released = False  # a person gave it back after the items read so far (issue 39 §3)
         seen: int | None = None  # the last answer's step saw the log up to this seq, not further
-        for item in reversed(tail):
+        for at in range(len(tail) - 1, -1, -1):
+            item = tail[at]
             if seen is not None:
                 if item.seq <= seen:
                     return None  # the answer saw every customer message before it
@@ -132,7 +144,7 @@ async def unfinished_turn(store: Store, session_id: str) -> int | None:
             if item.kind == "handoff" and holder is None:
                 holder = item.to_agent
             if item.kind == "message" and item.role == "agent" and (released or holder in (None, item.agent)):
-                upto = seen_upto(item)
+                upto = seen_upto(item) if not item.meta.get("offer_id") else _offer_step_saw(tail, at)
                 if upto is None or upto >= item.seq - 1:
                     return None  # (before a release, any agent's answer ended its turn)
                 seen = upto  # items came in while its step ran: was a customer message among them?
