@@ -1,7 +1,7 @@
 """Issue 32: a second web message while the first turn runs is "stored" (202) when it is stored,
 not when that turn ends, and it joins the conversation between the running turn's steps.
 
-Real HTTP on 127.0.0.1 (tests/serve_harness.py) and a real SQLite file; the model blocks its
+Real HTTP on 127.0.0.1 (tests/serve_harness.py) on a real SQLite file and on PostgreSQL; the model blocks its
 first step on an asyncio.Event until the test lets it go, so "while the turn runs" is a fact
 of the test, not a matter of timing.
 """
@@ -58,6 +58,11 @@ async def _log(db_path: Any, session_id: str) -> list[Any]:
 
 def _answers(log: list[Any]) -> list[str]:
     return [i.text for i in log if isinstance(i, Message) and i.role == "agent"]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_path(request, tmp_path) -> Any:
+    return tmp_path / "desk.db" if request.param == "sqlite" else request.getfixturevalue("pg_url")
 
 
 @pytest.mark.parametrize("plan", [["answer"], ["transfer", "answer"]], ids=["one-step", "handoff-then-answer"])
