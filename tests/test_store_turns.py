@@ -110,14 +110,10 @@ def check_turns(
     active_agent: str,
     entry: str = "triage",
     unanswered: set[str] = frozenset(),
-    *,
-    received: bool = False,
 ) -> list[str]:
     """The log is whole turns one after another; returns the customer messages in order.
 
-    Every turn starts with its customer message and holds no other (`received`: with its
-    customer messages, since messages stored on their own, as a web channel does, may arrive
-    together and be answered by one turn); every turn except those
+    Every turn starts with its customer message and holds no other; every turn except those
     labelled in `unanswered` ("worker W turn T") ends with an agent's answer; every handoff starts from the agent holding
     the conversation, every agent message and tool call is written by it, and the session's
     active agent is the last handoff's target."""
@@ -125,31 +121,24 @@ def check_turns(
     turns: list[list[Item]] = []
     for item in items:
         if item.kind == "message" and item.role == "customer":
-            if received and turns and all(i.kind == "message" and i.role == "customer" for i in turns[-1]):
-                turns[-1].append(item)  # one more message before the turn that answers them began
-                continue
             turns.append([item])
         else:
             assert turns, f"item {item.seq} before any customer message"
             turns[-1].append(item)
     holder = entry
-    customers: list[str] = []
     for turn in turns:
         said = turn[0].text
         last = turn[-1]
         if said.split(":")[0] not in unanswered:
             assert last.kind == "message" and last.role == "agent", f"{said!r} was not answered: ends with {last}"
         for item in turn[1:]:
-            if item.kind == "message" and item.role == "customer":
-                customers.append(item.text)  # (received together with turn[0])
-                continue
             if item.kind == "handoff":
                 assert item.from_agent == holder, f"handoff {item.seq} from {item.from_agent} while {holder} held it"
                 holder = item.to_agent
             elif item.kind in ("tool_call", "tool_result") or (item.kind == "message" and item.role == "agent"):
                 assert item.agent == holder, f"{item.kind} {item.seq} by {item.agent} while {holder} held it"
     assert active_agent == holder
-    customers = [t[0].text for t in turns] + customers
+    customers = [t[0].text for t in turns]
     assert len(customers) == len(set(customers)), "no customer message twice"
     return customers
 
