@@ -732,6 +732,7 @@ async def turn_worker_process(db: str, turns: int, go: str) -> None:
         lease = plain_turn(session_id)
         asked = time.perf_counter()
         try_plain, acquire_plain = lease.try_acquire, lease.acquire
+        try_start_plain, start_plain = lease.try_start, lease.start
         done = False
 
         def record() -> None:
@@ -750,7 +751,20 @@ async def turn_worker_process(db: str, turns: int, go: str) -> None:
             await acquire_plain()
             record()
 
+        # A turn takes its lease with its first read (`try_start`, then `start` when it waits).
+        async def try_start(n: int) -> Any:
+            read = await try_start_plain(n)
+            if read is not None:
+                record()
+            return read
+
+        async def start(n: int) -> Any:
+            read = await start_plain(n)
+            record()
+            return read
+
         lease.try_acquire, lease.acquire = try_acquire, acquire
+        lease.try_start, lease.start = try_start, start
         return lease
 
     desk.store.turn = timed_turn  # type: ignore[method-assign]

@@ -268,8 +268,9 @@ async def test_a_turn_left_early_and_closed_releases_its_lease_at_once(db_path, 
 async def test_a_message_turn_reads_the_session_row_once_and_no_turn_window(db_path, test_desk):
     """The turn for a message just stored knows its start (that message) and who holds the
     conversation (the agent it was stamped with): it reads neither again. One read when the
-    turn starts (`turn_start`) serves the session row, the crash check, the message's stamp and
-    every step's window: no separate row or window read at all."""
+    turn starts, taken with the turn lease (`TurnLease.try_start`), serves the session row, the
+    crash check, the message's stamp and every step's window: no separate row, window or
+    `turn_start` read at all."""
 
     script = [Answer("hello"), Transfer("billing", "money"), Answer("billing here")]
     desk, _, _ = await _desk(db_path, test_desk, script)
@@ -286,11 +287,11 @@ async def test_a_message_turn_reads_the_session_row_once_and_no_turn_window(db_p
             setattr(desk.runner.store, name, counted)
         events = await drain(desk.runner.send(sid, "my card was charged twice"))
         assert [i.text for i in _items(events) if i.kind == "message"] == ["my card was charged twice", "billing here"]
-        assert [r[0] for r in reads] == ["turn_start"]
+        assert [r[0] for r in reads] == []  # (the turn's read came with its lease)
         # the billing agent it handed to holds the next message, stamped without a read
         reads.clear()
         desk.runner.provider = ScriptedModel([Answer("still billing")])
         events = await drain(desk.runner.send(sid, "thanks"))
         [customer, answer] = [i for i in _items(events) if i.kind == "message"]
         assert customer.agent == "billing" and answer.agent == "billing"
-        assert [r[0] for r in reads] == ["turn_start"]
+        assert [r[0] for r in reads] == []

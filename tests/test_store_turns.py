@@ -110,14 +110,10 @@ def check_turns(
     active_agent: str,
     entry: str = "triage",
     unanswered: set[str] = frozenset(),
-    *,
-    received: bool = False,
 ) -> list[str]:
     """The log is whole turns one after another; returns the customer messages in order.
 
-    Every turn starts with its customer message and holds no other (`received`: with its
-    customer messages, since messages stored on their own, as a web channel does, may arrive
-    together and be answered by one turn); every turn except those
+    Every turn starts with its customer message and holds no other; every turn except those
     labelled in `unanswered` ("worker W turn T") ends with an agent's answer; every handoff starts from the agent holding
     the conversation, every agent message and tool call is written by it, and the session's
     active agent is the last handoff's target."""
@@ -125,31 +121,24 @@ def check_turns(
     turns: list[list[Item]] = []
     for item in items:
         if item.kind == "message" and item.role == "customer":
-            if received and turns and all(i.kind == "message" and i.role == "customer" for i in turns[-1]):
-                turns[-1].append(item)  # one more message before the turn that answers them began
-                continue
             turns.append([item])
         else:
             assert turns, f"item {item.seq} before any customer message"
             turns[-1].append(item)
     holder = entry
-    customers: list[str] = []
     for turn in turns:
         said = turn[0].text
         last = turn[-1]
         if said.split(":")[0] not in unanswered:
             assert last.kind == "message" and last.role == "agent", f"{said!r} was not answered: ends with {last}"
         for item in turn[1:]:
-            if item.kind == "message" and item.role == "customer":
-                customers.append(item.text)  # (received together with turn[0])
-                continue
             if item.kind == "handoff":
                 assert item.from_agent == holder, f"handoff {item.seq} from {item.from_agent} while {holder} held it"
                 holder = item.to_agent
             elif item.kind in ("tool_call", "tool_result") or (item.kind == "message" and item.role == "agent"):
                 assert item.agent == holder, f"{item.kind} {item.seq} by {item.agent} while {holder} held it"
     assert active_agent == holder
-    customers = [t[0].text for t in turns] + customers
+    customers = [t[0].text for t in turns]
     assert len(customers) == len(set(customers)), "no customer message twice"
     return customers
 
@@ -173,25 +162,43 @@ def test_eight_processes_run_turns_on_one_session_one_at_a_time(where: str, tmp_
     assert {c.split(":")[0] for c in customers} == {f"worker {w} turn {t}" for w in range(8) for t in range(turns)}
 
 
-def test_a_message_a_web_worker_receives_never_lands_inside_another_process_turn(where: str, tmp_path: Path):
-    """`Runner.receive` (the web channel's "stored, 202") takes the turn lease like `send`: a
-    message that arrives while another process is between the steps of a turn is stored after
-    that turn's answer, never among its steps."""
+def test_a_message_a_web_worker_receives_is_stored_at_once_and_answered_once(where: str, tmp_path: Path):
+    """Issue 32: `Runner.receive` (the web channel's "stored, 202") does not wait for the turn
+    lease: a message that arrives while another process is between the steps of a turn is stored
+    at once, inside that turn; the turn's later steps, or the web worker's own turn after it
+    (`resume`: only an unanswered message), answer it, and nobody answers it twice."""
+    from supportdesk.engine.events import seen_upto
+
     sid = run(_new_session(where))
     gate = tmp_path / "gate"
     turn_holder = start([str(WORKER), where, sid, "0", "1", "--pause-turn", "0", "--gate", str(gate)])
     wait_for_line(turn_holder, "paused")  # its first step is in the log and it holds the lease
     web = start([str(WORKER), where, sid, "1", "1", "--receive"])
     assert web.stdout is not None
-    while (line := web.stdout.readline().strip()) not in ("lease asked", "received"):
-        assert line, f"the web process ended early: {web.stderr.read() if web.stderr else ''}"
-    gate.touch()  # the turn goes on; the web message is either waiting for the lease or (bug) stored
+    line = web.stdout.readline().strip()
+    while line == "ready":
+        line = web.stdout.readline().strip()
+    assert line == "received", f"the web message waited for the lease ({line!r}) instead of being stored"
+    items, _ = run(_read_log(where, sid))
+    assert items[-1].kind == "message" and items[-1].role == "customer" and items[-1].text.startswith("worker 1 turn 0")
+    gate.touch()  # the turn goes on
     assert finish(turn_holder)[-1].startswith("turn 0 done")
     assert finish(web)[-1].startswith("turn 0 done")
 
-    items, active = run(_read_log(where, sid))
-    customers = check_turns(items, active, received=True)
-    assert [c.split(":")[0] for c in customers] == ["worker 0 turn 0", "worker 1 turn 0"]
+    items, _ = run(_read_log(where, sid))
+    customers = [i for i in items if i.kind == "message" and i.role == "customer"]
+    assert [c.text.split(":")[0] for c in customers] == ["worker 0 turn 0", "worker 1 turn 0"]
+    answered: set[int] = set()
+    for at, item in enumerate(items):
+        following = items[at + 1] if at + 1 < len(items) else None
+        if item.kind != "message" or item.role != "agent" or (following is not None and following.kind == "handoff"):
+            continue
+        saw = seen_upto(item)
+        assert saw is not None
+        new = {c.seq for c in customers if c.seq <= saw} - answered
+        assert new, f"answer {item.seq} answers no message that was not answered already"
+        answered |= new
+    assert answered == {c.seq for c in customers}, "every message answered"
 
 
 def test_a_turn_holder_killed_mid_turn_loses_the_lease_and_the_session_goes_on(where: str, tmp_path: Path):

@@ -9,8 +9,9 @@ line on stdout means the whole turn is in the database. A turn that had to wait 
 `waiting` before it starts.
 
 With `--receive` a turn is what a web worker does instead (channels/conversations.py): the
-message is stored on its own (`Runner.receive`, printing `lease asked` if it asks for the turn
-lease and `received` once stored), then the agents run (`Runner.retry_turn`).
+message is stored on its own (`Runner.receive`, printing `received` once stored; `lease asked`
+each time the runner asks for the turn lease), then the turn of an unanswered message runs
+(`Runner.resume`).
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ async def main() -> int:
             if args.receive:
                 await desk.runner.receive(session, text)
                 print("received", flush=True)
-                events = desk.runner.retry_turn(session)
+                events = desk.runner.resume(session)
             else:
                 events = desk.runner.send(session, text)
             try:

@@ -227,6 +227,7 @@ class Conversations:
         self, session_id: str, text: str, meta: dict[str, Any] | None = None, *, client: str | None = None
     ) -> int:
         """Store the customer's message (durably, before returning its seq) and ask for a turn.
+        Stored at once, even while a turn runs on the conversation (issue 32: no wait for it).
         `meta`: a button's structured answer to an offer (engine/confirmation.py), if any;
         `client`: who sent it, for the per-client limit."""
         await self._check_stored_rate(session_id)
@@ -255,7 +256,9 @@ class Conversations:
     def want_turn(self, session_id: str) -> None:
         """Run the agents on this session once more; turns of one session never overlap.
 
-        Messages that arrive while a turn runs are answered by the next turn, in order."""
+        A message that arrives while a turn runs is stored at once (`Runner.receive`) and seen
+        by that turn's next step; if no step of it saw the message, the next turn answers it
+        (`resume` answers only an unanswered message, so never twice)."""
         self._wanted[session_id] = self._wanted.get(session_id, 0) + 1
         if session_id not in self._workers:
             task = asyncio.create_task(self._work(session_id), name=f"supportdesk-turn-{session_id}")

@@ -103,6 +103,30 @@ async def _not_copied(store: Store, session_id: str, seq: int) -> int | None:
     return seq
 
 
+def seen_upto(answer: Item) -> int | None:
+    """The last seq the model step that made `answer` saw (its `meta["history"]`, a window of
+    the log's newest items: the `dropped` before it and its `items`), or None when unknown (an
+    answer no model step made: a limit's, a hook's, an older log's)."""
+    history = answer.meta.get("history") if answer.meta else None
+    if not isinstance(history, dict):
+        return None
+    items, dropped = history.get("items"), history.get("dropped", 0)
+    if type(items) is not int or type(dropped) is not int:
+        return None
+    return dropped + items
+
+
+def _offer_step_saw(tail: list[Item], at: int) -> int | None:
+    """What the step that asked the offer question `tail[at]` saw: its calls, stored with the
+    question in one append, carry the step's `meta["history"]` on the first of them."""
+    for item in reversed(tail[:at]):
+        if item.kind == "message" and item.role == "customer":
+            return None
+        if item.kind == "tool_call" and (upto := seen_upto(item)) is not None:
+            return upto
+    return None
+
+
 async def unfinished_turn(store: Store, session_id: str) -> int | None:
     """The seq of the customer message whose turn never ended, or None.
 
@@ -111,7 +135,12 @@ async def unfinished_turn(store: Store, session_id: str) -> int | None:
     these after it was cut short (the process died mid-turn). An agent that speaks and hands
     off in the same step ("I'm bringing in our billing team") has not answered: the agent it
     handed to has yet to. A person's takeover or reply ends a turn; a release hands back
-    whatever customer message came while the person held it unanswered: that one waits."""
+    whatever customer message came while the person held it unanswered: that one waits.
+
+    A customer message is stored at once, without the turn lease (issue 32), so it may land
+    while a step's model call runs and before that step's answer: an answer answers only what
+    its step saw (`meta["history"]`: the window ended at seq dropped + items), and a customer
+    message after that is unanswered, for the next turn."""
     # Opening a session asks this as its first page is drawn: nearly every session ends in
     # an answer, so a glance at its last items decides, and only a long unanswered tail
     # reads the whole window.
@@ -119,7 +148,15 @@ async def unfinished_turn(store: Store, session_id: str) -> int | None:
         tail = await store.latest(session_id, window)
         holder: str | None = None  # who holds the conversation at the end, once a handoff says
         released = False  # a person gave it back after the items read so far (issue 39 §3)
-        for item in reversed(tail):
+        seen: int | None = None  # the last answer's step saw the log up to this seq, not further
+        for at in range(len(tail) - 1, -1, -1):
+            item = tail[at]
+            if seen is not None:
+                if item.seq <= seen:
+                    return None  # the answer saw every customer message before it
+                if isinstance(item, Message) and item.role == "customer":
+                    return await _not_copied(store, session_id, item.seq)  # stored while its step ran
+                continue
             # Every kind named (issue 36 item 8): a new kind must say whether it ends a turn.
             match item:
                 case Handoff(to_agent=to_agent):
@@ -127,7 +164,10 @@ async def unfinished_turn(store: Store, session_id: str) -> int | None:
                         holder = to_agent
                 case Message(role="agent", agent=agent):
                     if released or holder in (None, agent):
-                        return None  # (before a release, any agent's answer ended its turn)
+                        upto = seen_upto(item) if not item.meta.get("offer_id") else _offer_step_saw(tail, at)
+                        if upto is None or upto >= item.seq - 1:
+                            return None  # (before a release, any agent's answer ended its turn)
+                        seen = upto  # items came in while its step ran: was a customer message among them?
                 case Release():
                     # Given back: a customer message that came while the person held it and that
                     # nobody answered waits for the agent taken back to; read on to find it.

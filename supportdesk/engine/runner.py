@@ -119,9 +119,13 @@ class _TurnKeys:
     call's number among that tool's calls in the turn. A turn resumed after a crash numbers
     its calls the same way, whatever call ids the model makes up this time."""
 
-    def __init__(self, session_id: str, turn_seq: int, stored_calls: dict[str, int]):
+    def __init__(self, session_id: str, turn_seq: int, stored_calls: dict[str, int], key_seq: int | None = None):
         self.session_id = session_id
+        # The customer message this turn answers (an offer's answer is the message right after it).
         self.turn_seq = turn_seq
+        # The customer message the turn began with, which its keys are named after: an earlier
+        # one when more came in while the turn ran (stored without the lease, issue 32).
+        self.key_seq = key_seq if key_seq is not None else turn_seq
         self.calls = dict(stored_calls)
 
         # Calls the customer confirmed and the engine ran in this turn (the call, its output): a
@@ -130,7 +134,7 @@ class _TurnKeys:
 
     def next_key(self, tool: str) -> str:
         self.calls[tool] = self.calls.get(tool, 0) + 1
-        return f"{self.session_id}/turn-{self.turn_seq}/{tool}/{self.calls[tool]}"
+        return f"{self.session_id}/turn-{self.key_seq}/{tool}/{self.calls[tool]}"
 
 
 def provider_error_text(exc: ProviderError) -> str:
@@ -177,6 +181,8 @@ class Runner:
         # The fencing token of each session's turn lease this runner holds: every append of the
         # turn carries it, and the store refuses it once another holder took the session.
         self._fences: dict[str, str] = {}
+        # The leases those tokens are of: a turn's last append gives its lease back (`_append`).
+        self._leases: dict[str, TurnLease] = {}
         # The running turns' reads (engine/turn_reads.py): one read when a turn starts, then
         # what it stores, so its steps do not read the window and the context again.
         self._turn_reads: dict[str, TurnReads] = {}
@@ -243,14 +249,13 @@ class Runner:
             )
             session_id = info.id
             yield SessionStarted(session_id)
-        async with aclosing(self._one_at_a_time(session_id, lambda: self._send(session_id, text, new=new))) as turn:
+        async with aclosing(self._one_at_a_time(session_id, lambda reads: self._send(session_id, text, reads, new=new))) as turn:
             async for event in turn:
                 yield event
 
-    async def _send(self, session_id: str, text: str, *, new: bool) -> AsyncGenerator[Event, None]:
-        # The turn's one read (this turn holds the lease already): the session, its newest
-        # items, its context and who holds it; the turn's steps read from it and what they store.
-        reads = await self._start_reads(session_id)
+    async def _send(self, session_id: str, text: str, reads: TurnReads, *, new: bool) -> AsyncGenerator[Event, None]:
+        # `reads`: the turn's one read, taken with its lease: the session, its newest items, its
+        # context and who holds it; the turn's steps read from it and what they store.
         if new:
             first = await reads.latest(session_id, 1) if reads.head == 1 else []
             stored = first[0] if first else await self.store.item(session_id, 1)
@@ -261,7 +266,7 @@ class Runner:
                 raise TurnError(f"no session {session_id!r}")
             # A turn a crash left unfinished is finished first, under its own turn's keys, so a
             # tool that ran before the crash is not run again for the new message.
-            async for event in self._resume(session_id, info=info, reads=reads):
+            async for event in self._resume(session_id, info=info, reads=reads, final=False):
                 yield event
             # The session as read, and as the resumed turn (if any) moved it, says who holds it.
             info = reads.session if reads.fresh else None
@@ -278,12 +283,16 @@ class Runner:
         """Store the customer's message in its own transaction, without running a turn.
 
         A channel that must answer "stored" before the agents work (the web API's 202) calls
-        this, then `retry_turn` when the session's turn comes. `meta` is the channel's own
-        bookkeeping (its message id), kept with the item and never shown to agents.
+        this, then `resume` (which answers only an unanswered message) when the session's turn
+        comes. `meta` is the channel's own bookkeeping (its message id), kept with the item and
+        never shown to agents.
 
-        Stored under the session's turn lease, like `send`: a turn another process (a staff
-        terminal, another worker) runs on this session ends before the message is written, so
-        it lands between turns and never inside one; this waits as long as that turn runs.
+        Stored at once, without the turn lease and unfenced (issue 32): a customer message is
+        not a step of any turn, so no turn's lease has a say in it, and waiting for a running
+        turn (a slow model: seconds) would delay "stored" by that long. A turn running on the
+        session meanwhile sees it from its next step on (its reads notice the item it was not
+        shown and go to the store); an answer whose step did not see it does not answer it
+        (`events.unfinished_turn` reads what each answer's step saw), so the next turn does.
 
         `external_id`: the channel's own id of the message (Chatwoot's message id): the store
         keeps one message per (session, external id), checked in the append's transaction, so
@@ -291,14 +300,15 @@ class Runner:
         not stored again."""
         if external_id is not None:
             meta = {**(meta or {}), EXTERNAL_ID: external_id}
-        async with self.store.turn(session_id) as lease, self._fenced(session_id, lease):
-            return await self._store_message(session_id, text, meta=meta)
+        message = Message(role="customer", text=text, agent=await self._active_agent(session_id), meta=meta or {})
+        [stored] = await self.store.append(session_id, [message])
+        return stored
 
     async def _store_message(
         self, session_id: str, text: str, *, meta: dict[str, Any] | None = None, active: str | None = None
     ) -> Item:
-        """The customer's message, appended by the holder of the turn lease (`active`: the agent
-        holding the conversation, when the caller has just read it)."""
+        """The customer's message, appended by the holder of the turn lease (`send`; `active`:
+        the agent holding the conversation, when the caller has just read it)."""
         active = active or await self._active_agent(session_id)
         message = Message(role="customer", text=text, agent=active, meta=meta or {})
         [stored] = await self._append(session_id, [message])
@@ -306,44 +316,62 @@ class Runner:
 
     async def retry_turn(self, session_id: str) -> AsyncGenerator[Event, None]:
         """Run the agents again on the log as it stands (after a provider error, say)."""
-        async with aclosing(self._one_at_a_time(session_id, lambda: self._turn(session_id))) as turn:
+        async with aclosing(self._one_at_a_time(session_id, lambda reads: self._turn(session_id, reads=reads))) as turn:
             async for event in turn:
                 yield event
 
     async def _one_at_a_time(
-        self, session_id: str, turn: Callable[[], AsyncIterator[Event]]
+        self, session_id: str, turn: Callable[[TurnReads], AsyncIterator[Event]]
     ) -> AsyncGenerator[Event, None]:
         """Run a turn holding the session's turn lease: a turn another process (or machine)
         runs on this session ends before this one starts, and this one reads what it left.
+
+        The lease comes with the turn's one read (`TurnLease.try_start`: one round trip), and
+        goes back with the turn's last append when nothing is written after it (`_append`'s
+        `last`); else here, after the turn.
 
         Callers iterate it under `aclosing`: a caller that stops early (the TUI's turn ended by
         an error) then releases the lease at once, not whenever the abandoned generator is
         collected."""
         lease = self.store.turn(session_id)
-        if not await lease.try_acquire():
-            yield TurnWaiting(session_id)
-            await lease.acquire()
+        depth = self._read_depth()
         try:
+            start = await lease.try_start(depth)
+            if start is None:
+                yield TurnWaiting(session_id)
+                start = await lease.start(depth)
+            reads = TurnReads.of(self.store, session_id, depth, start)
             async with self._fenced(session_id, lease):
-                async for event in turn():
+                async for event in turn(reads):
                     yield event
         finally:
-            await lease.release()
+            if lease.token is not None:  # (not given back by the turn's last append)
+                await lease.release()
 
     @asynccontextmanager
     async def _fenced(self, session_id: str, lease: TurnLease) -> AsyncIterator[None]:
         """While the lease is held, this runner's appends to the session carry its token. An
         append the store refuses (`LeaseLost`: this holder paused past its lease and another
         took the session) ends the turn there, with the store's one-line reason."""
-        if lease.token is not None:
-            self._fences[session_id] = lease.token
+        token = lease.token
+        if token is not None:
+            self._fences[session_id] = token
+            self._leases[session_id] = lease
         try:
             yield
         finally:
-            if self._fences.get(session_id) == lease.token:
+            if token is not None and self._fences.get(session_id) == token:
                 del self._fences[session_id]
+                del self._leases[session_id]
 
-    async def _append(self, session_id: str, items: Sequence[Item]) -> list[Item]:
+    async def _append(self, session_id: str, items: Sequence[Item], *, last: bool = False) -> list[Item]:
+        """Append fenced by the session's turn lease when this runner holds it. `last`: nothing
+        of the turn is written after these items, so the lease goes back in their transaction
+        (`Store.append(release=)`), saving the turn a round trip; a later append of the turn
+        would then be refused (`LeaseLost`), never written unfenced."""
+        lease = self._leases.get(session_id)
+        if last and lease is not None and lease.token is not None:
+            return await self.store.append(session_id, items, release=lease)
         return await self.store.append(session_id, items, fence=self._fences.get(session_id))
 
     async def resume(self, session_id: str, *, idle_for: float | None = None) -> AsyncGenerator[Event, None]:
@@ -354,26 +382,27 @@ class Runner:
         however the model names its calls this time. Runs under the turn lease, and looks at
         the log only once it holds it. `idle_for`: only when nothing was written for that long
         (the TUI's opening a session: a turn another process runs right now is left to it)."""
-        async with aclosing(self._one_at_a_time(session_id, lambda: self._resume(session_id, idle_for))) as turn:
+        async with aclosing(self._one_at_a_time(session_id, lambda reads: self._resume(session_id, idle_for, reads=reads))) as turn:
             async for event in turn:
                 yield event
 
     async def _resume(
         self, session_id: str, idle_for: float | None = None, *, info: SessionInfo | None = None,
-        reads: TurnReads | None = None,
+        reads: TurnReads | None = None, final: bool = True,
     ) -> AsyncGenerator[Event, None]:
-        info = info or await self.store.get_session(session_id)
+        if info is None:
+            info = reads.session if reads is not None and reads.fresh else await self.store.get_session(session_id)
         if info is not None and info.channel in FOREIGN_CHANNELS:
             return  # another framework's agents hold this session: not ours to answer
-        if idle_for is not None and not await self._idle(session_id, idle_for):
+        if idle_for is not None and not await self._idle(reads or self.store, session_id, idle_for):
             return  # the turn may still be running in another process
-        async for event in self._turn(session_id, only_unfinished=True, reads=reads):
+        async for event in self._turn(session_id, only_unfinished=True, reads=reads, final=final):
             yield event
 
-    async def _idle(self, session_id: str, seconds: float) -> bool:
+    async def _idle(self, reads: Store | TurnReads, session_id: str, seconds: float) -> bool:
         """Nothing was written to the session for `seconds`: a live turn appends at least once
         per step, and a step that runs longer than `step_timeout` ends in a limit notice."""
-        latest = await self.store.latest(session_id, 1)
+        latest = await reads.latest(session_id, 1)
         if not latest:
             return True
         return (self.store.clock() - latest[-1].created_at).total_seconds() >= seconds
@@ -382,16 +411,25 @@ class Runner:
         """The seq of the customer message whose turn never ended, or None (`events.unfinished_turn`)."""
         return await unfinished_turn(self.store, session_id)
 
-    async def _turn_start(self, session_id: str) -> tuple[int, dict[str, int]]:
-        """The seq of the turn's customer message, and how many calls of each tool the turn
-        has stored so far (a resumed or retried turn goes on counting)."""
+    async def _turn_start(self, session_id: str) -> tuple[int, dict[str, int], int]:
+        """The seq of the turn's customer message, how many calls of each tool the turn has
+        stored so far (a resumed or retried turn goes on counting), and the seq its keys are
+        named after: the first customer message since the last turn ended. Customer messages are
+        stored without the lease (issue 32), so one may land inside a turn; a turn resumed after
+        a crash then still names its calls as the turn did before the crash, and counts them all."""
         calls: dict[str, int] = {}
-        for item in reversed(await self._reads(session_id).latest(session_id, HISTORY_WINDOW)):
+        tail = await self._reads(session_id).latest(session_id, HISTORY_WINDOW)
+        turn_seq = key_seq = 0
+        for at in range(len(tail) - 1, -1, -1):
+            item = tail[at]
             if item.kind == "message" and item.role == "customer":
-                return item.seq, calls
+                turn_seq = turn_seq or item.seq
+                key_seq = item.seq
+            elif turn_seq and _ends_a_turn(item, tail[at + 1] if at + 1 < len(tail) else None):
+                break
             if item.kind == "tool_call":
                 calls[item.name] = calls.get(item.name, 0) + 1
-        return 0, calls
+        return turn_seq, calls, key_seq
 
     async def _active_agent(self, session_id: str) -> str:
         info = await self.store.get_session(session_id)
@@ -403,11 +441,14 @@ class Runner:
         # A desk file edited since the session began may no longer have that agent.
         return agent if agent in self.config.agents else self.config.desk.fallback
 
-    async def _start_reads(self, session_id: str) -> TurnReads:
-        """The turn's one read when it starts, deep enough for every agent's window."""
+    def _read_depth(self) -> int:
+        """How many of the newest items a turn's one read holds: enough for every agent's window."""
         agents = self.config.agents.values()
-        depth = max([HISTORY_WINDOW, *(read_depth(settings_for(self.config, agent)) for agent in agents)])
-        return await TurnReads.read(self.store, session_id, depth)
+        return max([HISTORY_WINDOW, *(read_depth(settings_for(self.config, agent)) for agent in agents)])
+
+    async def _start_reads(self, session_id: str) -> TurnReads:
+        """The turn's one read when it starts (a turn whose lease did not bring it)."""
+        return await TurnReads.read(self.store, session_id, self._read_depth())
 
     def _reads(self, session_id: str) -> Store:
         """Where a running turn reads its session: its `TurnReads`, else the store."""
@@ -415,16 +456,18 @@ class Runner:
 
     async def _turn(
         self, session_id: str, *, only_unfinished: bool = False, started: Item | None = None,
-        reads: TurnReads | None = None,
+        reads: TurnReads | None = None, final: bool = True,
     ) -> AsyncGenerator[Event, None]:
         """A turn under the session's lease, reading from `reads` (read now when not given) and
-        adding to it every item the turn stores."""
+        adding to it every item the turn stores. `final`: nothing is written under the lease
+        after this turn (not so for the unfinished turn `send` finishes before its message),
+        so its last append may give the lease back."""
         if only_unfinished and reads is None and await unfinished_turn(self.store, session_id) is None:
             return  # (a glance at the log's end: opening a session in the TUI asks this)
         reads = reads or await self._start_reads(session_id)
         self._turn_reads[session_id] = reads
         try:
-            async for event in self._steps(session_id, reads, only_unfinished=only_unfinished, started=started):
+            async for event in self._steps(session_id, reads, only_unfinished=only_unfinished, started=started, final=final):
                 if isinstance(event, Appended):
                     reads.add(event.item)
                 yield event
@@ -433,7 +476,8 @@ class Runner:
                 del self._turn_reads[session_id]
 
     async def _steps(
-        self, session_id: str, reads: TurnReads, *, only_unfinished: bool = False, started: Item | None = None
+        self, session_id: str, reads: TurnReads, *, only_unfinished: bool = False, started: Item | None = None,
+        final: bool = True,
     ) -> AsyncGenerator[Event, None]:
         """`started`: the customer message this turn answers, just stored under this turn's lease.
         It was stamped with the agent holding the conversation, and no call of the turn is stored
@@ -460,6 +504,14 @@ class Runner:
         holders = [active]  # who held the conversation this turn, for ping-pong detection
         handoffs = 0
         statuses: set[str] = set()
+
+        def ending(items: Sequence[Item]) -> bool:
+            """Whether a turn that ends with `items` writes nothing after them: no after_turn
+            hook may write, and the session's status stays as read. Then the lease goes back
+            with them (`_append`'s `last`)."""
+            if not final or self.hooks or not (reads.fresh and reads.session is not None):
+                return False
+            return reads.session.status == _turn_status(statuses | {i.notice_kind for i in items if isinstance(i, Notice)})
         outcome: TurnOutcome = "answered"
         if not self.warmed:
             # A deferred desk's model, tools and hooks are built in a thread, not on the event
@@ -475,7 +527,7 @@ class Runner:
             if isinstance(ev, Appended) and isinstance(ev.item, Notice) and ev.item.data.get("vetoed") == "the turn":
                 vetoed = True
             yield ev
-        turn = _TurnKeys(session_id, *((started.seq, {}) if started is not None else await self._turn_start(session_id)))
+        turn = _TurnKeys(session_id, *((started.seq, {}, started.seq) if started is not None else await self._turn_start(session_id)))
         # The customer's message may answer the offer made right before it: read it first, and
         # on a yes run the offered call, so the agent's step sees the answer and the result.
         async for ev in self._settle_offer(session_id, active, turn, vetoed=vetoed):
@@ -486,7 +538,7 @@ class Runner:
                 outcome = "vetoed"
                 break
             if step > limits.max_steps_per_message:
-                async for ev in self._limit(session_id, active, f"{limits.max_steps_per_message} steps without an answer"):
+                async for ev in self._limit(session_id, active, f"{limits.max_steps_per_message} steps without an answer", ending):
                     yield ev
                 active, outcome = self.config.desk.fallback, "limit"
                 break
@@ -521,11 +573,11 @@ class Runner:
                         for item in await self._hook_notices(session_id, "after_model_step", done, active):
                             yield Appended(item)
                     if isinstance(action, CallTools):
-                        stored = await self._run_tools(session_id, agent, action, request.context, turn)
+                        stored = await self._run_tools(session_id, agent, action, request.context, turn, ending)
             except TimeoutError:
                 which = "message" if deadline - loop.time() <= 0 else "step"
                 seconds = limits.message_timeout if which == "message" else limits.step_timeout
-                async for ev in self._limit(session_id, active, f"the {which} took longer than {seconds:g} s"):
+                async for ev in self._limit(session_id, active, f"the {which} took longer than {seconds:g} s", ending):
                     yield ev
                 active, outcome = self.config.desk.fallback, "limit"
                 break
@@ -533,7 +585,7 @@ class Runner:
                 notice = Notice(
                     notice_kind="provider_error", text=provider_error_text(exc), data={"error": exc.kind}, agent=active
                 )
-                for item in await self._append(session_id, [notice]):
+                for item in await self._append(session_id, [notice], last=ending([notice])):
                     yield Appended(item)
                 outcome = "provider_error"
                 break
@@ -544,14 +596,14 @@ class Runner:
                     data={"error": "error"},
                     agent=active,
                 )
-                for item in await self._append(session_id, [notice]):
+                for item in await self._append(session_id, [notice], last=ending([notice])):
                     yield Appended(item)
                 outcome = "provider_error"
                 break
 
             if action is None:
                 notice = Notice(notice_kind="provider_error", text="The model returned no action", agent=active)
-                for item in await self._append(session_id, [notice]):
+                for item in await self._append(session_id, [notice], last=ending([notice])):
                     yield Appended(item)
                 outcome = "provider_error"
                 break
@@ -571,7 +623,7 @@ class Runner:
             meta = self._meta(action)
             if isinstance(action, Answer):
                 items.append(Message(role="agent", text=action.text, agent=active, meta=meta))
-                for item in await self._append(session_id, items):
+                for item in await self._append(session_id, items, last=ending(items)):
                     yield Appended(item)
                 break
 
@@ -595,7 +647,7 @@ class Runner:
             if problem:
                 for item in await self._append(session_id, items):
                     yield Appended(item)
-                async for ev in self._limit(session_id, active, problem):
+                async for ev in self._limit(session_id, active, problem, ending):
                     yield ev
                 active, outcome = self.config.desk.fallback, "limit"
                 break
@@ -632,12 +684,11 @@ class Runner:
             active = action.to_agent
             holders.append(active)
 
-        status = (
-            "awaiting_approval"
-            if "approval_requested" in statuses
-            else "needs_human" if "human_requested" in statuses else "open"
-        )
-        if not (reads.fresh and reads.session is not None and reads.session.status == status):
+        status = _turn_status(statuses)
+        lease = self._leases.get(session_id)
+        if lease is not None and lease.token is None:
+            pass  # given back with the last append (`ending`): the status stood as read
+        elif not (reads.fresh and reads.session is not None and reads.session.status == status):
             await self.store.set_status(session_id, status)  # (unchanged, it is not written again)
         for item in await self._hook_notices(session_id, "after_turn", TurnEnded(session_id, active, outcome), active):
             yield Appended(item)
@@ -753,7 +804,8 @@ class Runner:
         return None
 
     async def _run_tools(
-        self, session_id: str, agent: AgentConfig, action: CallTools, context: dict[str, Any], turn: _TurnKeys
+        self, session_id: str, agent: AgentConfig, action: CallTools, context: dict[str, Any], turn: _TurnKeys,
+        ending: Callable[[Sequence[Item]], bool] | None = None,
     ) -> list[Item]:
         """Run the calls; append the step's calls, results and context writes together.
 
@@ -810,7 +862,9 @@ class Runner:
                 results.append(self._decline(stale.offer, "expired", "desk", active))
             # The question, then the offer it asks about (channels draw its buttons under it).
             results += [Message(role="agent", text=offer.text, agent=active, meta={"offer_id": offer.offer_id}), offer]
-        return await self._append(session_id, items + results)
+        # An offer ends the turn (it waits for the customer's answer): its lease goes with it.
+        last = offer is not None and ending is not None and ending(items + results)
+        return await self._append(session_id, items + results, last=last)
 
     async def _call(
         self,
@@ -1027,7 +1081,9 @@ class Runner:
         vouched = [i.summary for i in await self.store.of_kind(session_id, "release") if isinstance(i, Release) and i.summary]
         return "\n".join([*said, *vouched])
 
-    async def _limit(self, session_id: str, active: str, why: str) -> AsyncGenerator[Event, None]:
+    async def _limit(
+        self, session_id: str, active: str, why: str, ending: Callable[[Sequence[Item]], bool] | None = None
+    ) -> AsyncGenerator[Event, None]:
         """A limit ends the turn and hands the conversation to the fallback agent."""
         fallback = self.config.desk.fallback
         items: list[Item] = [Notice(notice_kind="limit", text=f"Limit reached: {why}.", agent=active)]
@@ -1039,7 +1095,7 @@ class Runner:
         # that it has the conversation back and what happens next.
         title = self.config.agents[fallback].title if fallback in self.config.agents else fallback
         items.append(Message(role="agent", text=LIMIT_ANSWER.format(title=title), agent=fallback))
-        for item in await self._append(session_id, items):
+        for item in await self._append(session_id, items, last=ending is not None and ending(items)):
             yield Appended(item)
 
     # --- staff actions (supportdesk/staff/acts.py) -------------------------------------------------
@@ -1102,6 +1158,27 @@ class Runner:
 
     async def withdraw_offer(self, session_id: str, by: Actor | None = None) -> Item:
         return await staff_acts.withdraw_offer(self, session_id, by)
+
+def _ends_a_turn(item: Item, after: Item | None) -> bool:
+    """Whether `item` (followed by `after` in the log) ends a turn: an agent's answer (not its
+    words before a handoff), a person's reply or take-over, a limit or provider error."""
+    match item.kind:
+        case "message":
+            return item.role == "agent" and (after is None or after.kind != "handoff")
+        case "staff_reply" | "takeover":
+            return True
+        case "notice":
+            return item.notice_kind in ("limit", "provider_error")
+        case _:
+            return False
+
+
+def _turn_status(notices: set[str]) -> str:
+    """The session's status after a turn that stored notices of these kinds."""
+    if "approval_requested" in notices:
+        return "awaiting_approval"
+    return "needs_human" if "human_requested" in notices else "open"
+
 
 def _action_name(action: Answer | CallTools | Transfer) -> str:
     match action:

@@ -1,10 +1,11 @@
 """The store as one turn reads it: one read when the turn starts, then what the turn appends.
 
-A turn runs under its session's turn lease, so nothing but the turn itself writes to the
-session while it runs. The turn starts with one `Store.turn_start` read (the session's row, the
-newest items, the shared context, who holds the conversation); every item the turn stores is
-added here as it is stored, so each step's history window and context come from memory instead
-of two more reads per step. Reads this cannot answer (older items, another session, a context
+A turn runs under its session's turn lease, so no other turn writes to the session while it
+runs. The turn starts with one read taken with its lease (`TurnLease.try_start`: the session's
+row, the newest items, the shared context, who holds the conversation); every item the turn
+stores is added here as it is stored, so each step's history window and context come from
+memory instead of two more reads per step. What is written without the lease (a customer's
+message a channel stores at once, issue 32) shows as a gap, below. Reads this cannot answer (older items, another session, a context
 as of an earlier seq) go to the store.
 
 It checks itself: an added item that does not follow the last one it holds (an append it was
@@ -17,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from supportdesk.items import ContextSet, Handoff, Item, Message, Offer, Release, Takeover
-from supportdesk.store import ContextEntry, SessionInfo, Store
+from supportdesk.store import ContextEntry, SessionInfo, Store, TurnStart
 
 
 class TurnReads:
@@ -37,8 +38,12 @@ class TurnReads:
 
     @classmethod
     async def read(cls, store: Store, session_id: str, depth: int) -> TurnReads:
+        return cls.of(store, session_id, depth, await store.turn_start(session_id, depth))
+
+    @classmethod
+    def of(cls, store: Store, session_id: str, depth: int, start: TurnStart) -> TurnReads:
+        """The reads of a turn whose start was read with its lease (`TurnLease.try_start`)."""
         reads = cls(store, session_id, depth)
-        start = await store.turn_start(session_id, depth)
         reads.session, reads.holder = start.session, start.holder
         reads._items, reads._whole, reads._context = list(start.items), start.whole_log, dict(start.context)
         reads.fresh = start.session is not None

@@ -40,6 +40,7 @@ from supportdesk.staff.people import Actor, default_actor
 
 if TYPE_CHECKING:
     from supportdesk.engine.runner import Runner
+    from supportdesk.engine.turn_reads import TurnReads
 
 
 # --- who holds it, and whether it is resolved -------------------------------------------------
@@ -228,12 +229,14 @@ async def decide_approval(
     """Staff grant or deny a pending approval; the agent then tells the customer (unless a
     person holds the conversation: then they do)."""
     actor = by or default_actor()
-    async with aclosing(runner._one_at_a_time(session_id, lambda: _decide(runner, session_id, approval_id, granted, actor))) as turn:
+    async with aclosing(runner._one_at_a_time(session_id, lambda reads: _decide(runner, session_id, approval_id, granted, actor, reads))) as turn:
         async for event in turn:
             yield event
 
 
-async def _decide(runner: Runner, session_id: str, approval_id: str, granted: bool, by: Actor) -> AsyncGenerator[Event, None]:
+async def _decide(
+    runner: Runner, session_id: str, approval_id: str, granted: bool, by: Actor, reads: TurnReads
+) -> AsyncGenerator[Event, None]:
     pending = {n.data["approval_id"]: n for n in await pending_approvals(runner, session_id)}
     request = pending.get(approval_id)
     if request is None:
@@ -282,8 +285,9 @@ async def _decide(runner: Runner, session_id: str, approval_id: str, granted: bo
             *runner._context_items(output.context, agent.name),
         ]
     for item in await runner._append(session_id, items):
+        reads.add(item)
         yield Appended(item)
-    async for event in runner._turn(session_id):
+    async for event in runner._turn(session_id, reads=reads):
         yield event
 
 

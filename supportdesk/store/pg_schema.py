@@ -162,6 +162,41 @@ MIGRATIONS: list[str] = [
     UPDATE sessions SET figure_summary = NULL;
     DELETE FROM figure_rollup;
     """,
+    # 9: a turn takes its lease and reads its start in one round trip (issue 34): the function
+    # claims the lease row, then runs the caller's read in a statement of its own, so the read
+    # sees what the previous holder stored in the very transaction that gave the lease back (a
+    # read in the claim's own statement would see the log as of before it waited for that
+    # transaction). Whether a holder is alive is no longer a lock per session but one advisory
+    # lock per store's lock connection (`owner`, the number after the holder's ':'): a holder
+    # whose owner lock is gone while the server kept running is dead, and its row is taken at
+    # once. Rows of this kind say `locked = false`, so a supportdesk from before never takes them
+    # early; a row without an owner number (one from before) is waited out.
+    """
+    CREATE OR REPLACE FUNCTION supportdesk_owner_gone(who text) RETURNS boolean
+    LANGUAGE sql VOLATILE AS $fn$
+        SELECT split_part(who, ':', 2) ~ '^[0-9]{1,10}$' AND NOT EXISTS (
+            SELECT 1 FROM pg_locks
+            WHERE locktype = 'advisory' AND objsubid = 2 AND granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND classid = 1396986960::oid AND objid = split_part(who, ':', 2)::bigint::oid)
+    $fn$;
+    CREATE OR REPLACE FUNCTION supportdesk_take_turn(sid text, who text, ttl double precision, read_sql text)
+    RETURNS SETOF record LANGUAGE plpgsql VOLATILE AS $fn$
+    BEGIN
+        INSERT INTO turn_leases (session_id, holder, expires_at, server_started, locked)
+        VALUES (sid, who, clock_timestamp() + make_interval(secs => ttl), pg_postmaster_start_time(), false)
+        ON CONFLICT (session_id) DO UPDATE
+            SET holder = excluded.holder, expires_at = excluded.expires_at,
+                server_started = excluded.server_started, locked = excluded.locked
+            WHERE turn_leases.expires_at <= clock_timestamp() OR turn_leases.holder = excluded.holder
+               OR (turn_leases.server_started = excluded.server_started AND supportdesk_owner_gone(turn_leases.holder));
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        RETURN QUERY EXECUTE read_sql USING sid;
+    END
+    $fn$;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -7,10 +7,11 @@ here. The contract is `store/protocol.py`; what differs from SQLite:
   lock orders appends to one session, inserts the items, keeps the context keys and usage
   totals, and sends a NOTIFY with the new head, all in one transaction and one round trip.
   Appends to different sessions never wait for each other.
-- A turn lease is a session-level advisory lock, held on the store's one lock connection
-  (never a pooled one: see PostgresLease): a holder that dies loses it with that connection (at
-  once for a killed process, after the TCP keepalive for a lost network); and a fenced row of
-  `turn_leases`, renewed while the turn runs, that every append of the turn checks.
+- A turn lease is a fenced row of `turn_leases`, renewed while the turn runs, that every
+  append of the turn checks; a turn takes it with its start read in one statement and gives it
+  back in its last append. Its holder's life is the store's one advisory lock on a connection of
+  its own (see PostgresLease): a holder that dies loses it with that connection (at once for a
+  killed process, after the TCP keepalive for a lost network).
 - The change feed is LISTEN on a connection of its own.
 """
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import hashlib
 import json
 import random
 import time
@@ -54,8 +54,10 @@ from supportdesk.store.protocol import (
     SessionInfo,
     StoreError,
     StoreLocationError,
+    TurnLease,
     TurnStart,
     duplicate_item,
+    release_token,
     external_ids,
     search_terms,
     search_words,
@@ -79,23 +81,16 @@ _SERVER_SETTINGS = {
 }
 # The turn lease's queries, and how a waiter backs off while another process holds it
 # (first retry after _WAIT_FIRST seconds, doubling up to _WAIT_MAX, with jitter).
-_TRY_LOCK = "SELECT pg_try_advisory_lock($1)"
-_UNLOCK = "SELECT pg_advisory_unlock($1)"
-# The lease's row: taken when free, expired or already ours; and by the advisory lock's holder
-# from a holder that had the lock while the server kept running (its lock is ours now, so its
-# connection, and most likely its process, is gone). A holder from before a server restart may
-# be alive: its row is waited out. A holder that stopped (SIGSTOP) keeps its lock but not its
-# row: once the row expires, a waiter takes it without the lock, and fences the stopped one.
-_CLAIM_ROW = """
-    INSERT INTO turn_leases (session_id, holder, expires_at, server_started, locked)
-    VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3), pg_postmaster_start_time(), $4)
-    ON CONFLICT (session_id) DO UPDATE
-        SET holder = excluded.holder, expires_at = excluded.expires_at,
-            server_started = excluded.server_started, locked = excluded.locked
-        WHERE turn_leases.expires_at <= clock_timestamp() OR turn_leases.holder = excluded.holder
-           OR (excluded.locked AND turn_leases.locked AND turn_leases.server_started = excluded.server_started)
-    RETURNING holder
-"""
+# A store's lock connection holds one advisory lock, its owner lock (OWNER_CLASS, owner): the
+# holders of its leases are named `uuid:owner`, and a row whose owner lock is gone while the
+# server kept running belongs to a dead holder (migration 9, `supportdesk_owner_gone`).
+OWNER_CLASS = 1396986960  # "SDTP"
+_TAKE_OWNER = "SELECT pg_try_advisory_lock($1, $2)"
+# The lease's row, claimed by `supportdesk_take_turn` (migration 9) when free, expired, already
+# ours, or its holder is dead; then the caller's read, run in a statement of its own after the
+# claim (so it sees what the previous holder stored as it gave the lease back). One row when the
+# lease was taken, none when another holder has it.
+_TAKE = "SELECT * FROM supportdesk_take_turn($1, $2, $3, 'SELECT true') AS t(taken boolean)"
 _RENEW_ROW = (
     "UPDATE turn_leases SET expires_at = clock_timestamp() + make_interval(secs => $3) "
     "WHERE session_id = $1 AND holder = $2"
@@ -103,6 +98,8 @@ _RENEW_ROW = (
 _DROP_ROW = "DELETE FROM turn_leases WHERE session_id = $1 AND holder = $2"
 # In an append's transaction: the current holder, share-locked so no claim moves it meanwhile.
 _FENCE = "SELECT holder FROM turn_leases WHERE session_id = $1 FOR SHARE"
+# The same check by the turn's last append, which gives the lease back: the row goes if it is ours.
+_FENCE_AND_DROP = "DELETE FROM turn_leases WHERE session_id = $1 AND holder = $2 RETURNING holder"
 # How long a lease row lives without renewal; holders renew it every LEASE_TTL / 3.
 LEASE_TTL = 15.0
 _WAIT_FIRST, _WAIT_MAX = 0.01, 0.2
@@ -176,6 +173,25 @@ def sql_turn_start(n: int) -> str:
               ORDER BY seq DESC LIMIT 1) AS held_by
     FROM sessions AS s WHERE s.id = $1
     """
+
+
+# The same read for `supportdesk_take_turn`: always one row (NULL columns: no such session),
+# typed by the column list the function's record is read with.
+_TURN_START_TYPES = (
+    "id text, title text, created_at timestamptz, updated_at timestamptz, entry_agent text, active_agent text, "
+    "status text, item_count integer, handoff_count integer, forked_from text, forked_at integer, channel text, "
+    "meta text, tail text[], context text[], held_by text"
+)
+
+
+@functools.cache
+def sql_take_turn(n: int) -> str:
+    read = f"SELECT t.* FROM (SELECT 1) AS one LEFT JOIN ({sql_turn_start(n)}) AS t ON true"
+    return f"SELECT * FROM supportdesk_take_turn($1, $2, $3, {_literal(read)}) AS t({_TURN_START_TYPES})"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 SQL_USAGE_TOTALS = (
@@ -479,10 +495,14 @@ def _desk_row(row: asyncpg.Record) -> DeskRow:
     return DeskRow(info, ConversationState.from_json(summary) if summary else start(info.entry_agent))
 
 
-def lease_key(session_id: str) -> int:
-    """The 64-bit advisory-lock key of a session's turn (collisions: about 2^-64 per pair)."""
-    digest = hashlib.blake2b(f"supportdesk-turn:{session_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+def _turn_start_of(row: asyncpg.Record) -> TurnStart:
+    """A `TurnStart` of one row of `sql_turn_start` (or of `sql_take_turn`: id NULL, no session)."""
+    if row["id"] is None:
+        return TurnStart(None, [], {}, None)
+    info = session_info({c: row[c] for c in _SESSION_COLS.split(", ")})
+    items = [item_from_json(doc) for doc in row["tail"]]
+    context = _context([json.loads(entry) for entry in row["context"]])
+    return TurnStart(info, items, context, row["held_by"])
 
 
 def _connect_error(location: StoreLocation, exc: BaseException) -> StoreLocationError:
@@ -575,32 +595,31 @@ class _LocalLease:
 
 
 class PostgresLease:
-    """The turn lease of one session: a session-level advisory lock held on the store's lock
-    connection, behind an in-process lock per session, and a fenced row of `turn_leases`.
+    """The turn lease of one session: a fenced row of `turn_leases`, behind an in-process lock
+    per session, its holder's liveness shown by its store's owner lock.
 
-    One connection holds every lease's lock of the store, and it runs nothing else. A lease
-    that pinned a pooled connection for its turn would starve the turn itself: with as many
-    turns at once as the pool has connections, every connection is pinned by a lease while each
-    turn waits for one to read or append, and all of them time out (two `serve` workers under
-    load did). Advisory locks are re-entrant on one connection, so turns of this process take
-    the session's asyncio lock first; turns of other processes meet the server's lock. The
-    server drops the locks with the connection: a killed holder frees them at once, one cut
-    off from the network within the TCP keepalive (about 25 s).
+    A turn takes it and reads its start in one statement (`try_start`, migration 9's
+    `supportdesk_take_turn`) and gives it back in its last append's transaction
+    (`PostgresStore.append(release=)`): no round trip of its own. Turns of this process on one
+    session wait for each other on the session's asyncio lock, with no round trip either.
 
-    The lock alone is not the lease: a server restart drops it while its holder is alive in
-    its turn. The row is: claimed under the lock (see _CLAIM_ROW), renewed every third of its
-    lifetime, and named by every append of the turn (`token`), which the store refuses once
-    another holder's name is in the row."""
+    Whether a holder in another process is alive: each store holds one advisory lock on a
+    connection of its own (the lock connection, which runs nothing else), and names its
+    holders after it. The server drops the lock with the connection: a killed holder's row is
+    taken at once, one cut off from the network after the TCP keepalive (about 25 s). The lock
+    alone is not the lease: a server restart drops it while its holder is alive in its turn, so
+    a row from before a restart is waited out (its holder renews it). The row is: claimed as
+    above, renewed every third of its lifetime, and named by every append of the turn
+    (`token`), which the store refuses once another holder's name is in the row."""
 
     def __init__(self, store: PostgresStore, session_id: str):
         self._store = store
         self.session_id = session_id
-        self.key = lease_key(session_id)
-        self.holder = uuid.uuid4().hex
+        self._name = uuid.uuid4().hex
+        self.holder = self._name
         self.waited = 0.0
         self.held = False
         self._local: asyncio.Lock | None = None  # this process's lock of the session, while held
-        self._locked = False  # whether the advisory lock is ours too
         self._renewing: asyncio.Task[None] | None = None
 
     @property
@@ -610,16 +629,37 @@ class PostgresLease:
     async def try_acquire(self) -> bool:
         if self.held:
             return True
+        return await self._try(None) is not None
+
+    async def try_start(self, n: int) -> TurnStart | None:
+        if self.held:
+            return await self._store.turn_start(self.session_id, n)
+        return await self._try(n)
+
+    async def acquire(self) -> None:
+        await self._wait(None)
+
+    async def start(self, n: int) -> TurnStart:
+        read = await self._wait(n)
+        assert read is not None
+        return read
+
+    async def _try(self, n: int | None) -> TurnStart | None:
+        """One attempt, without waiting: None when another holder has the session."""
         local = self._store._local_lease(self.session_id)
         if local.locked():
             self._store._local_done(self.session_id)
-            return False
+            return None
         await local.acquire()
-        return await self._take_or_let_go(local, wait=False)
+        return await self._take_or_let_go(local, n, wait=False)
 
-    async def acquire(self) -> None:
-        if await self.try_acquire():
-            return
+    async def _wait(self, n: int | None) -> TurnStart | None:
+        if n is None:
+            read = _TAKEN if await self.try_acquire() else None
+        else:
+            read = await self.try_start(n)
+        if read is not None:
+            return read
         started = time.monotonic()
         local = self._store._local_lease(self.session_id)
         try:
@@ -627,40 +667,33 @@ class PostgresLease:
         except BaseException:
             self._store._local_done(self.session_id)
             raise
-        await self._take_or_let_go(local, wait=True)
+        read = await self._take_or_let_go(local, n, wait=True)
         self.waited = time.monotonic() - started
+        return read
 
-    async def _take_or_let_go(self, local: asyncio.Lock, *, wait: bool) -> bool:
-        """Holding the in-process lock, take the server's lock, then the row (retrying while
-        another process holds either if `wait`); on failure or cancellation let go of all."""
+    async def _take_or_let_go(self, local: asyncio.Lock, n: int | None, *, wait: bool) -> TurnStart | None:
+        """Holding the in-process lock, claim the row (and read, when `n` is given), retrying
+        while another process holds it if `wait`; on failure or cancellation let go of all."""
         pause = _WAIT_FIRST
-        locked = False
         try:
             while True:
-                locked = locked or await self._store._lease_call(_TRY_LOCK, self.key)
-                if await self._store._claim_row(self.session_id, self.holder, locked):
-                    self.held, self._local, self._locked = True, local, locked
+                self.holder = f"{self._name}:{await self._store._owner()}"
+                read = await self._store._take_turn(self.session_id, self.holder, n)
+                if read is not None:
+                    self.held, self._local = True, local
                     self._renewing = asyncio.create_task(self._renew(), name=f"lease {self.session_id}")
-                    return True
+                    return read
                 if not wait:
                     break
                 await asyncio.sleep(pause * (0.5 + random.random()))
                 pause = min(pause * 2, _WAIT_MAX)
         except BaseException:
-            if locked:
-                await self._quiet_unlock()
             local.release()
             self._store._local_done(self.session_id)
             raise
-        if locked:
-            await self._quiet_unlock()
         local.release()
         self._store._local_done(self.session_id)
-        return False
-
-    async def _quiet_unlock(self) -> None:
-        with contextlib.suppress(StoreError):
-            await self._store._lease_call(_UNLOCK, self.key)
+        return None
 
     async def _renew(self) -> None:
         while True:
@@ -668,7 +701,7 @@ class PostgresLease:
             with contextlib.suppress(StoreError):  # a lost moment: the next renewal comes in time
                 await self._store._execute(_RENEW_ROW, self.session_id, self.holder, self._store.lease_ttl)
 
-    async def release(self) -> None:
+    def let_go(self) -> None:
         local, self._local = self._local, None
         if not self.held or local is None:
             return
@@ -676,17 +709,18 @@ class PostgresLease:
         if self._renewing is not None:
             self._renewing.cancel()
             self._renewing = None
+        local.release()
+        self._store._local_done(self.session_id)
+
+    async def release(self) -> None:
+        if not self.held or self._local is None:
+            return
+        holder = self.holder
         try:
             with contextlib.suppress(StoreError):  # unreachable: the row expires on its own
-                await self._store._execute(_DROP_ROW, self.session_id, self.holder)
-            if self._locked:
-                self._locked = False
-                await self._store._lease_call(_UNLOCK, self.key)
-        except StoreError:
-            pass  # the lock connection is gone, and the lock with it
+                await self._store._execute(_DROP_ROW, self.session_id, holder)
         finally:
-            local.release()
-            self._store._local_done(self.session_id)
+            self.let_go()
 
     async def __aenter__(self) -> PostgresLease:
         await self.acquire()
@@ -694,6 +728,10 @@ class PostgresLease:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.release()
+
+
+# What a lease taken without a read (`try_acquire`) is told by `_take_turn`.
+_TAKEN = TurnStart(None, [], {}, None)
 
 
 class PostgresFeed:
@@ -768,7 +806,8 @@ class PostgresStore:
         self._lease_conn: asyncpg.Connection | None = None
         self._lease_io = asyncio.Lock()
         self._locals: dict[str, _LocalLease] = {}
-        self._unlocking: set[asyncio.Future[None]] = set()
+        # The number of this store's owner lock on the lock connection (see PostgresLease).
+        self._owner_key: int | None = None
         # How long a turn lease's row outlives its holder's last renewal (seconds).
         self.lease_ttl = LEASE_TTL
 
@@ -835,48 +874,42 @@ class PostgresStore:
         if entry.users == 0:
             del self._locals[session_id]
 
-    async def _lease_call(self, sql: str, key: int) -> bool:
-        """One lock query on the lock connection (opened on first use, again after a loss).
+    async def _owner(self) -> int:
+        """This store's owner number, its advisory lock held on the lock connection (opened on
+        first use, and again, with the lock, after the connection was lost): no round trip
+        while the connection lives."""
+        conn, owner = self._lease_conn, self._owner_key
+        if conn is not None and not conn.is_closed() and owner is not None:
+            return owner
+        async with self._lease_io:
+            try:
+                if self._lease_conn is None or self._lease_conn.is_closed():
+                    self._lease_conn, self._owner_key = await _connect(self._where), None
+                while self._owner_key is None:
+                    key = random.randrange(1, 2**31 - 1)
+                    if await self._lease_conn.fetchval(_TAKE_OWNER, OWNER_CLASS, key):
+                        self._owner_key = key
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+                raise self._failed(exc) from None
+            return self._owner_key
 
-        Shielded from cancellation: a lock the server grants a caller that was cancelled
-        meanwhile is given back, never left held by a connection that outlives the turn."""
-        task = asyncio.ensure_future(self._lease_query(sql, key))
+    async def _take_turn(self, session_id: str, holder: str, n: int | None) -> TurnStart | None:
+        """Claim the lease row for `holder`, and read the turn's start after the claim (`n`
+        newest items) in the same round trip; None when another holder has it."""
         try:
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            if sql == _TRY_LOCK:
-                task.add_done_callback(lambda done: self._give_back_granted(done, key))
-            raise
-
-    def _give_back_granted(self, done: asyncio.Future[bool], key: int) -> None:
-        if not done.cancelled() and done.exception() is None and done.result():
-            self._unlocking.add(task := asyncio.ensure_future(self._quiet_unlock(key)))
-            task.add_done_callback(self._unlocking.discard)
-
-    async def _quiet_unlock(self, key: int) -> None:
-        with contextlib.suppress(StoreError):
-            await self._lease_query(_UNLOCK, key)
-
-    async def _claim_row(self, session_id: str, holder: str, locked: bool) -> bool:
-        try:
-            return await self._pool.fetchval(_CLAIM_ROW, session_id, holder, self.lease_ttl, locked) is not None
+            if n is None:
+                rows = await self._pool.fetch(_TAKE, session_id, holder, self.lease_ttl)
+                return _TAKEN if rows else None
+            rows = await self._pool.fetch(sql_take_turn(max(0, int(n))), session_id, holder, self.lease_ttl)
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
+        return _turn_start_of(rows[0]) if rows else None
 
     async def _execute(self, sql: str, *args: Any) -> None:
         try:
             await self._pool.execute(sql, *args)
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
-
-    async def _lease_query(self, sql: str, key: int) -> bool:
-        async with self._lease_io:
-            try:
-                if self._lease_conn is None or self._lease_conn.is_closed():
-                    self._lease_conn = await _connect(self._where)
-                return bool(await self._lease_conn.fetchval(sql, key))
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
-                raise self._failed(exc) from None
 
     async def __aenter__(self) -> PostgresStore:
         return self
@@ -1086,16 +1119,25 @@ class PostgresStore:
         await _keep_share(conn, session_id, kept, share, progress)
         return int(rows[0][0])
 
-    async def append(self, session_id: str, items: Sequence[Item], *, fence: str | None = None) -> list[Item]:
+    async def append(
+        self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None
+    ) -> list[Item]:
         """Append items as one transaction; returns them stamped with seq and time. `fence`:
-        the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current)."""
+        the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current);
+        `release`: the lease given back in that transaction too, its row deleted by the statement
+        that checks the fence (`Store.append`)."""
+        if release is not None:
+            fence = release_token(session_id, release)
         if not items:
+            if release is not None:
+                await release.release()
             return []
         external = external_ids(session_id, items)
         now = self.clock()
+        check = _FENCE if release is None else _FENCE_AND_DROP
         try:
             async with self._pool.acquire() as conn, conn.transaction():
-                if fence is not None and await conn.fetchval(_FENCE, session_id) != fence:
+                if fence is not None and await conn.fetchval(check, session_id, *(() if release is None else (fence,))) != fence:
                     raise LeaseLost(
                         f"session {session_id}: another process took this turn's lease while this one was paused "
                         "past it; the turn stopped here and wrote nothing more"
@@ -1109,6 +1151,8 @@ class PostgresStore:
             raise duplicate_item(session_id, external[0]) from None
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
+        if release is not None:
+            release.let_go()
         return [
             replace(item, session_id=session_id, seq=last + n, created_at=now)
             for n, item in enumerate(items, start=1)
@@ -1159,13 +1203,7 @@ class PostgresStore:
     async def turn_start(self, session_id: str, n: int) -> TurnStart:
         """The session's row, newest `n` items, context and holder: one statement."""
         rows = await self._fetch(sql_turn_start(n), session_id)
-        if not rows:
-            return TurnStart(None, [], {}, None)
-        row = rows[0]
-        info = session_info({c: row[c] for c in _SESSION_COLS.split(", ")})
-        items = [item_from_json(doc) for doc in row["tail"]]
-        context = _context([json.loads(entry) for entry in row["context"]])
-        return TurnStart(info, items, context, row["held_by"])
+        return _turn_start_of(rows[0]) if rows else TurnStart(None, [], {}, None)
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""

@@ -49,6 +49,15 @@ class LeaseLost(StoreError):
     was written; the holder stops its turn."""
 
 
+def release_token(session_id: str, lease: TurnLease) -> str:
+    """The token an append that gives `lease` back is fenced by (`Store.append(release=)`):
+    a lease no longer held has none, and the append is refused as one fenced by a lost lease."""
+    token = lease.token
+    if token is None:
+        raise LeaseLost(f"session {session_id}: this turn's lease is no longer held; the turn stopped here and wrote nothing more")
+    return token
+
+
 class DuplicateItem(StoreError):
     """An append carrying a message whose `meta["external_id"]` (a channel's own id for it, say
     Chatwoot's message id) is already on a message of the same session: a redelivery, or the
@@ -244,6 +253,11 @@ class TurnLease(Protocol):
     that must say it is waiting (the runner emits an event) calls `try_acquire` first, then
     `acquire`. `waited` is how long the acquisition waited, in seconds.
 
+    A turn takes it with its one read instead (`try_start`, then `start` if it must wait: the
+    lease and `Store.turn_start` in one round trip) and gives it back with its last append
+    (`Store.append(..., release=lease)`), so a turn of N steps costs N + 1 round trips beside
+    its customer's message.
+
     `token` is the lease's fencing token while it is held (None otherwise): every append of the
     turn passes it (`Store.append(..., fence=token)`), and the store refuses the append with
     `LeaseLost` once another holder has taken the session, so a holder that paused past its
@@ -261,6 +275,23 @@ class TurnLease(Protocol):
     async def acquire(self) -> None: ...
 
     async def release(self) -> None: ...
+
+    async def try_start(self, n: int) -> TurnStart | None:
+        """`try_acquire` and `Store.turn_start(session_id, n)` in one round trip (one write
+        transaction on SQLite, one statement on PostgreSQL): the turn's start as read once the
+        lease is this holder's, so it holds everything the previous holder stored; None (and
+        nothing read) when another holder has the session. A lease already held just reads."""
+        ...
+
+    async def start(self, n: int) -> TurnStart:
+        """`try_start`, waiting as `acquire` does while another holder keeps the session."""
+        ...
+
+    def let_go(self) -> None:
+        """The store gave this lease back in an append's transaction (`Store.append(...,
+        release=lease)`): stop renewing it and free what this process keeps for it, with no
+        round trip. Only the store calls it."""
+        ...
 
     async def __aenter__(self) -> TurnLease: ...
 
@@ -355,10 +386,17 @@ class Store(Protocol):
         ...
 
     # --- the log ---
-    async def append(self, session_id: str, items: Sequence[Item], *, fence: str | None = None) -> list[Item]:
+    async def append(
+        self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None
+    ) -> list[Item]:
         """Append items as one transaction. `fence`: the token of the turn lease the caller
         holds; the append is refused (`LeaseLost`, nothing written) unless it is still the
         session's current lease, checked in the append's own transaction.
+
+        `release`: a turn's last append gives its lease back in the same transaction (fenced by
+        the lease's token, so `fence` need not be given): the next holder's `try_start` reads
+        these items, and the turn pays no round trip of its own to release (`TurnLease.let_go`).
+        Refused (`LeaseLost`) like a fenced append, and then the lease is left as it was.
 
         A message whose `meta` carries `EXTERNAL_ID` (a channel's id for it) is stored once per
         session: an append holding one already on a message of the session (or twice in the

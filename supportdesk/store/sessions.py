@@ -39,8 +39,10 @@ from supportdesk.store.protocol import (
     SessionInfo,
     StoreError,
     StoreLocationError,
+    TurnLease,
     TurnStart,
     duplicate_item,
+    release_token,
     external_ids,
     search_terms,
     session_info,
@@ -52,7 +54,7 @@ from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_
 from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.kept_folds import advance_all
-from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease, check_fence
+from supportdesk.store.sqlite_live import LEASE_TTL, SQL_DROP_LEASE, SqliteFeed, SqliteLease, check_fence
 from supportdesk.text import one_line
 
 T = TypeVar("T")
@@ -707,6 +709,25 @@ def _fetch(conn: sqlite3.Connection, sql: str, params: Sequence[Any], path: str,
     return _explained(lambda: conn.execute(sql, params).fetchall(), path, timeout_s)
 
 
+def _turn_start_rows(conn: sqlite3.Connection, session_id: str, n: int) -> Any:
+    """A turn's start reads, inside a transaction the caller opened (a read one, or the write
+    transaction that takes the turn lease): the rows `_turn_start_of` makes a `TurnStart` of."""
+    row = conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        return None
+    items = conn.execute(SQL_LATEST, (session_id, session_id, n)).fetchall()
+    context = conn.execute(SQL_CONTEXT_AT, (_NO_LIMIT, session_id)).fetchall()
+    held = conn.execute(SQL_HELD_BY, (session_id, session_id)).fetchone()
+    return row, items, context, held
+
+
+def _turn_start_of(read: Any) -> TurnStart:
+    if read is None:
+        return TurnStart(None, [], {}, None)
+    row, items, context, held = read
+    return TurnStart(_session(row), [_item(r) for r in items], _context(context), held[0] if held else None)
+
+
 def _turn_start(conn: sqlite3.Connection, session_id: str, n: int, path: str, timeout_s: float) -> Any:
     """A turn's start reads (`SessionStore.turn_start`) in one read transaction, so they see one
     moment of the log."""
@@ -714,13 +735,7 @@ def _turn_start(conn: sqlite3.Connection, session_id: str, n: int, path: str, ti
     def run() -> Any:
         conn.execute("BEGIN")
         try:
-            row = conn.execute(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            if row is None:
-                return None
-            items = conn.execute(SQL_LATEST, (session_id, session_id, n)).fetchall()
-            context = conn.execute(SQL_CONTEXT_AT, (_NO_LIMIT, session_id)).fetchall()
-            held = conn.execute(SQL_HELD_BY, (session_id, session_id)).fetchone()
-            return row, items, context, held
+            return _turn_start_rows(conn, session_id, n)
         finally:
             if conn.in_transaction:
                 conn.execute("COMMIT")
@@ -1124,10 +1139,17 @@ class SessionStore:
 
     # --- the log --------------------------------------------------------------------------------
 
-    async def append(self, session_id: str, items: Sequence[Item], *, fence: str | None = None) -> list[Item]:
+    async def append(
+        self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None
+    ) -> list[Item]:
         """Append items as one transaction; returns them stamped with seq and time. `fence`:
-        the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current)."""
+        the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current);
+        `release`: the lease given back in that transaction too (`Store.append`)."""
+        if release is not None:
+            fence = release_token(session_id, release)
         if not items:
+            if release is not None:
+                await release.release()
             return []
         prepared = _PreparedAppend(session_id, items, self.clock(), self._kept_states)
 
@@ -1135,6 +1157,8 @@ class SessionStore:
 
         def run(conn: sqlite3.Connection) -> int:
             check_fence(conn, session_id, fence)
+            if release is not None:
+                conn.execute(SQL_DROP_LEASE, (session_id, fence))
             # Under the write lock (BEGIN IMMEDIATE): a copy another process stored a moment ago
             # is seen here, so the check and the insert are one step; the unique index backs it.
             for external_id in external:
@@ -1143,6 +1167,8 @@ class SessionStore:
             return prepared.run(conn)
 
         await self._write(run)
+        if release is not None:
+            release.let_go()
         return prepared.stamped
 
     async def last_seq(self, session_id: str) -> int:
@@ -1191,11 +1217,22 @@ class SessionStore:
 
     async def turn_start(self, session_id: str, n: int) -> TurnStart:
         """The session's row, newest `n` items, context and holder: one hop, one read transaction."""
-        read = await self._run(_turn_start, session_id, max(0, int(n)), self.path, self._busy_timeout_s)
-        if read is None:
-            return TurnStart(None, [], {}, None)
-        row, items, context, held = read
-        return TurnStart(_session(row), [_item(r) for r in items], _context(context), held[0] if held else None)
+        return _turn_start_of(await self._run(_turn_start, session_id, max(0, int(n)), self.path, self._busy_timeout_s))
+
+    async def _take_turn(
+        self, session_id: str, n: int, take: Callable[[sqlite3.Connection], bool]
+    ) -> TurnStart | None:
+        """The turn lease's `try_start`: `take` (the lease's upsert) and, when it took the
+        lease, the turn's start reads, in one write transaction and one hop."""
+        n = max(0, int(n))
+
+        def run(conn: sqlite3.Connection) -> tuple[bool, Any]:
+            if not take(conn):
+                return False, None
+            return True, _turn_start_rows(conn, session_id, n)
+
+        taken, read = await self._write(run)
+        return _turn_start_of(read) if taken else None
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""

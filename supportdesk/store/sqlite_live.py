@@ -5,6 +5,10 @@ append: one upsert that succeeds only when the row is free, expired, or already 
 the turn runs, the holder renews it every third of its lifetime, so a holder that died
 (SIGKILL, a frozen machine) loses it within `LEASE_TTL` seconds and the session goes on.
 
+A turn takes the lease and reads its start in that same write transaction (`try_start`: one
+hop to the connection's thread), and gives it back in its last append's transaction
+(`SessionStore.append(release=)`).
+
 The holder's name is its fencing token and says where it runs (`uuid:host:pid:start`): every
 append of the turn carries it and is refused unless the row still names it (a holder that was
 stopped past its lease finds another's name there), and a waiter on the same machine takes
@@ -27,7 +31,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
-from supportdesk.store.protocol import Change, LeaseLost, StoreError
+from supportdesk.store.protocol import Change, LeaseLost, StoreError, TurnStart
 
 if TYPE_CHECKING:
     from supportdesk.store.sessions import SessionStore
@@ -129,25 +133,38 @@ class SqliteLease:
     def token(self) -> str | None:
         return self.holder if self.held else None
 
+    def _take(self, conn: sqlite3.Connection) -> bool:
+        """Inside a write transaction: take the lease if it is free, expired, already this
+        holder's, or its holder's process on this machine is gone."""
+        now = time.time()
+        args = {"sid": self.session_id, "holder": self.holder, "until": now + self.ttl, "now": now}
+        if conn.execute(SQL_TAKE_LEASE, args).rowcount > 0:
+            return True
+        current = conn.execute(SQL_LEASE_HOLDER, (self.session_id,)).fetchone()
+        if current is None or not holder_is_dead(current[0]):
+            return False
+        return conn.execute(SQL_TAKE_FROM, {**args, "dead": current[0]}).rowcount > 0
+
+    def _taken(self) -> None:
+        self.held = True
+        self._renewing = asyncio.create_task(self._renew(), name=f"lease {self.session_id}")
+
     async def try_acquire(self) -> bool:
         if self.held:
             return True
-        now = time.time()
-        args = {"sid": self.session_id, "holder": self.holder, "until": now + self.ttl, "now": now}
-
-        def take(conn: sqlite3.Connection) -> bool:
-            if conn.execute(SQL_TAKE_LEASE, args).rowcount > 0:
-                return True
-            current = conn.execute(SQL_LEASE_HOLDER, (self.session_id,)).fetchone()
-            if current is None or not holder_is_dead(current[0]):
-                return False
-            return conn.execute(SQL_TAKE_FROM, {**args, "dead": current[0]}).rowcount > 0
-
-        taken = await self._store._write(take)
+        taken = await self._store._write(self._take)
         if taken:
-            self.held = True
-            self._renewing = asyncio.create_task(self._renew(), name=f"lease {self.session_id}")
+            self._taken()
         return taken
+
+    async def try_start(self, n: int) -> TurnStart | None:
+        """The lease and the turn's start reads in one write transaction (one thread hop)."""
+        if self.held:
+            return await self._store.turn_start(self.session_id, n)
+        start = await self._store._take_turn(self.session_id, n, self._take)
+        if start is not None:
+            self._taken()
+        return start
 
     async def acquire(self) -> None:
         started = time.monotonic()
@@ -157,13 +174,25 @@ class SqliteLease:
             pause = min(pause * 2, _WAIT_MAX)
         self.waited = time.monotonic() - started
 
-    async def release(self) -> None:
-        if not self.held:
-            return
+    async def start(self, n: int) -> TurnStart:
+        started = time.monotonic()
+        pause = _WAIT_FIRST
+        while (read := await self.try_start(n)) is None:
+            await asyncio.sleep(pause * (0.5 + random.random()))
+            pause = min(pause * 2, _WAIT_MAX)
+        self.waited = time.monotonic() - started
+        return read
+
+    def let_go(self) -> None:
         self.held = False
         if self._renewing is not None:
             self._renewing.cancel()
             self._renewing = None
+
+    async def release(self) -> None:
+        if not self.held:
+            return
+        self.let_go()
         try:
             await self._store._write(lambda conn: conn.execute(SQL_DROP_LEASE, (self.session_id, self.holder)))
         except (StoreError, ValueError):
