@@ -38,6 +38,12 @@ from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.pg_figures import read_figures
 from supportdesk.store import figure_summary
+from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
+from supportdesk.store.core import context_entries as _context
+from supportdesk.store.core import item_of_row as _item
+from supportdesk.store.core import session_of_row as _session
+from supportdesk.store.core import share_of as _share
+from supportdesk.store.core import usage_rows
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.sla import SlaProgress
@@ -108,10 +114,6 @@ LEASE_TTL = 15.0
 _WAIT_FIRST, _WAIT_MAX = 0.01, 0.2
 _NO_LIMIT = 2**31 - 1  # larger than any seq: "no upper bound" (seq is a 32-bit integer)
 
-_SESSION_COLS = (
-    "id, title, created_at, updated_at, entry_agent, active_agent, status, "
-    "item_count, handoff_count, forked_from, forked_at, channel, meta"
-)
 # An item row as one JSON text (envelope merged into the body), so reading it back is a
 # single pydantic-core parse, as on SQLite. Timestamps print as ISO 8601 (timezone UTC).
 _ITEM_DOC = (
@@ -351,50 +353,6 @@ def _tsquery(text: str) -> str:
     return " & ".join(f"'{w}':*" if prefix else f"'{w}'" for w, prefix in search_terms(_fold(text)))
 
 
-def _count(value: Any, default: int) -> int:
-    if value is None:
-        return default
-    return int(value) if isinstance(value, (int, float)) else 0
-
-
-def _usage_rows(pairs: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, int, int, int]]:
-    """(agent, input, output, reported) summed over (agent, item meta) pairs that carry usage."""
-    totals: dict[str, tuple[int, int, int]] = {}
-    for agent, meta in pairs:
-        usage = meta.get("usage")
-        if usage is None:
-            continue
-        fields = usage if isinstance(usage, dict) else {}
-        before_in, before_out, before_reported = totals.get(agent, (0, 0, 1))
-        totals[agent] = (
-            before_in + _count(fields.get("input_tokens"), 0),
-            before_out + _count(fields.get("output_tokens"), 0),
-            min(before_reported, _count(fields.get("reported"), 1)),
-        )
-    return [(agent, *sums) for agent, sums in totals.items()]
-
-
-def _session(row: asyncpg.Record) -> SessionInfo:
-    return session_info(dict(row))
-
-
-def _item(row: asyncpg.Record) -> Item:
-    return item_from_json(row[0])
-
-
-def _context(rows: Sequence[Sequence[Any]]) -> dict[str, ContextEntry]:
-    """The shared context from SQL_CONTEXT_AT's rows (a cleared key is left out)."""
-    out: dict[str, ContextEntry] = {}
-    for key, body, at, created in rows:
-        data = json.loads(body)
-        if data.get("value") is None:
-            continue  # cleared
-        out[key] = read_back(
-            ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
-        )
-    return out
-
-
 async def _whole_log(
     conn: asyncpg.Connection, session_id: str, entry_agent: str, created_at: datetime, status: str
 ) -> tuple[ConversationState, FigureSummary, SlaProgress]:
@@ -403,10 +361,6 @@ async def _whole_log(
     copied = await conn.fetchval("SELECT coalesce(forked_at, 0) FROM sessions WHERE id = $1", session_id)
     state, share = start(entry_agent), figure_summary.start(entry_agent, created_at, status, int(copied or 0))
     return advance_all(state, share, SlaProgress(), (_item(r) for r in await conn.fetch(SQL_WHOLE_LOG, session_id)))
-
-
-def _share(text: str | None) -> FigureSummary | None:
-    return FigureSummary.from_json(text) if text else None
 
 
 async def _keep_share(
@@ -1043,7 +997,7 @@ class PostgresStore:
             keys.append(item.key if item.kind == "context_set" else None)
             words.append(_search_words(item.text) if item.kind == "message" else None)
         handoffs = [item for item in items if item.kind == "handoff"]
-        usage = _usage_rows([(item.agent, item.meta) for item in items])
+        usage = usage_rows([(item.agent, item.meta) for item in items])
         titles = (one_line(i.text, 80) for i in items if i.kind == "message" and i.role == "customer")
         return (
             session_id,
@@ -1323,7 +1277,7 @@ class PostgresStore:
                 metas = await conn.fetch(
                     "SELECT agent, meta FROM items WHERE session_id = $1 AND meta IS NOT NULL", new_id
                 )
-                usage = _usage_rows([(agent, json.loads(meta)) for agent, meta in metas])
+                usage = usage_rows([(agent, json.loads(meta)) for agent, meta in metas])
                 if usage:
                     await conn.executemany(
                         "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) "

@@ -46,6 +46,12 @@ from supportdesk.store.protocol import (
     session_info,
 )
 from supportdesk.store import figure_summary
+from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
+from supportdesk.store.core import context_entries as _context
+from supportdesk.store.core import item_of_row as _item
+from supportdesk.store.core import session_of_row as _session
+from supportdesk.store.core import share_of as _share
+from supportdesk.store.core import usage_rows
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
 from supportdesk.sla import SlaProgress
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS
@@ -58,10 +64,6 @@ from supportdesk.text import one_line
 T = TypeVar("T")
 
 
-_SESSION_COLS = (
-    "id, title, created_at, updated_at, entry_agent, active_agent, status, "
-    "item_count, handoff_count, forked_from, forked_at, channel, meta"
-)
 # An item row as one JSON object (envelope columns merged into the body), so reading it
 # back is a single pydantic-core parse: about half the cost of json.loads + validation.
 _ITEM_COLS = (
@@ -256,10 +258,6 @@ SQL_UNINDEXED_MESSAGES = """
 _NO_LIMIT = 2**62
 
 
-def _session(row: Sequence[Any]) -> SessionInfo:
-    return session_info(dict(zip(_SESSION_COLS.split(", "), row)))
-
-
 def _whole_log(
     conn: sqlite3.Connection, session_id: str, entry_agent: str, created_at: str, status: str
 ) -> tuple[ConversationState, FigureSummary, SlaProgress]:
@@ -315,10 +313,6 @@ class _KeptStates:
         if len(cache) >= self.SIZE:
             cache.clear()
         cache[text] = value
-
-
-def _share(text: str | None) -> FigureSummary | None:
-    return FigureSummary.from_json(text) if text else None
 
 
 def _state_before(
@@ -415,33 +409,6 @@ def _desk_row(row: Sequence[Any]) -> DeskRow:
     info = _session(cols)
     state = ConversationState.from_json(summary) if summary else start(info.entry_agent)
     return DeskRow(info, state)
-
-
-def _item(row: Sequence[Any]) -> Item:
-    return item_from_json(row[0])
-
-
-def _count(value: Any, default: int) -> int:
-    """A usage figure from item meta as the SQL back-fill reads it: numbers count, anything else not."""
-    if value is None:
-        return default
-    return int(value) if isinstance(value, (int, float)) else 0
-
-
-def _usage_by_agent(items: Sequence[Item]) -> list[tuple[str, int, int, int]]:
-    """(agent, input, output, reported) summed over the items whose meta carries `usage`."""
-    totals: dict[str, tuple[int, int, int]] = {}
-    for item in items:
-        usage = item.meta.get("usage")
-        if usage is None:
-            continue
-        fields = usage if isinstance(usage, dict) else {}
-        tokens_in = _count(fields.get("input_tokens"), 0)
-        tokens_out = _count(fields.get("output_tokens"), 0)
-        reported = _count(fields.get("reported"), 1)
-        before_in, before_out, before_reported = totals.get(item.agent, (0, 0, 1))
-        totals[item.agent] = (before_in + tokens_in, before_out + tokens_out, min(before_reported, reported))
-    return [(agent, *sums) for agent, sums in totals.items()]
 
 
 def _match_snippet(text: str, terms: Sequence[tuple[str, bool]], width: int = 12) -> str | None:
@@ -728,19 +695,6 @@ def _turn_start(conn: sqlite3.Connection, session_id: str, n: int, path: str, ti
     return _explained(run, path, timeout_s)
 
 
-def _context(rows: Sequence[Sequence[Any]]) -> dict[str, ContextEntry]:
-    """The shared context from SQL_CONTEXT_AT's rows (a cleared key is left out)."""
-    out: dict[str, ContextEntry] = {}
-    for key, body, at, created in rows:
-        data = json.loads(body)
-        if data.get("value") is None:
-            continue  # cleared
-        out[key] = read_back(
-            ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
-        )
-    return out
-
-
 def _write_transaction(
     conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], T], path: str, timeout_s: float
 ) -> T:
@@ -835,7 +789,7 @@ class _PreparedAppend:
             for item in items
         ]
         handoffs = [item for item in items if item.kind == "handoff"]
-        self.usage = _usage_by_agent(items)
+        self.usage = usage_rows((item.agent, item.meta) for item in items)
         self.new_keys = sorted({row[5] for row in self.rows if row[5] is not None})
         # The title comes from the first customer message (if the session has none yet).
         titles = (one_line(i.text, 80) for i in items if i.kind == "message" and i.role == "customer")
