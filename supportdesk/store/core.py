@@ -13,13 +13,16 @@ words and calls the same functions.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, assert_never
 
+from supportdesk.desk_state import ConversationState, DeskFilter, start
 from supportdesk.exact import read_back
 from supportdesk.items import Item, item_from_json
 from supportdesk.store.figure_summary import FigureSummary
-from supportdesk.store.protocol import ContextEntry, SessionInfo, session_info
+from supportdesk.store.protocol import ContextEntry, DeskRow, SessionInfo, session_info
 
 # The session row's columns, in the order every read of a whole row selects them.
 SESSION_COLS = (
@@ -81,3 +84,64 @@ def usage_rows(pairs: Iterable[tuple[str, dict[str, Any]]]) -> list[tuple[str, i
             min(before_reported, _count(fields.get("reported"), 1)),
         )
     return [(agent, *sums) for agent, sums in totals.items()]
+
+
+@dataclass(frozen=True)
+class StoreDialect:
+    """The few words in which the two databases' SQL differs, for the statements built here."""
+
+    # The placeholder of the n-th parameter (from 1): "?" or "$n".
+    param: Callable[[int], str]
+    # A time as the driver binds it (SQLite: ISO text, compared as the log stores it).
+    time: Callable[[datetime], Any]
+    # A field of the kept desk summary (`desk_summary`, JSON text) as SQL text.
+    summary_field: Callable[[str], str]
+    # True when the kept summary's snooze ends at or before the time in placeholder p (NULL: false).
+    snooze_over: Callable[[str], str]
+    # True when the kept summary's tags hold the text in placeholder p.
+    has_tag: Callable[[str], str]
+
+
+def desk_where(dialect: StoreDialect, where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
+    """The WHERE clause (parameters numbered from 1) that keeps the sessions `where.matches` keeps."""
+    clauses: list[str] = []
+    params: list[Any] = []
+
+    def param(value: Any) -> str:
+        params.append(value)
+        return dialect.param(len(params))
+
+    def snooze_ended() -> str:  # a snooze whose time has passed: back with staff (desk_state.at)
+        return f"(desk_state = 'snoozed' AND {dialect.snooze_over(param(dialect.time(now)))})"
+
+    match where.group:
+        case "all":
+            pass
+        case "needs_staff":
+            clauses.append(f"(desk_state = 'needs_staff' OR {snooze_ended()})")
+        case "working" | "waiting_customer":
+            clauses.append(f"(desk_state = 'ai' AND {dialect.summary_field('detail')} = {param(where.group)})")
+        case "idle":
+            clauses.append(f"(desk_state = 'resolved' OR (desk_state = 'snoozed' AND NOT {snooze_ended()}))")
+        case _:
+            assert_never(where.group)
+    if where.tag:
+        clauses.append(dialect.has_tag(param(where.tag)))
+    if where.priority:
+        clauses.append(f"{dialect.summary_field('priority')} = {param(where.priority)}")
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def desk_page_sql(dialect: StoreDialect, clause: str, n_params: int) -> str:
+    """The inbox page under a `desk_where` clause of n_params parameters (then LIMIT, OFFSET)."""
+    return (
+        f"SELECT {SESSION_COLS}, desk_summary FROM sessions{clause} "
+        f"ORDER BY updated_at DESC, id LIMIT {dialect.param(n_params + 1)} OFFSET {dialect.param(n_params + 2)}"
+    )
+
+
+def desk_row(row: Sequence[Any]) -> DeskRow:
+    """An inbox row from SESSION_COLS then desk_summary: the session and its kept state."""
+    *cols, summary = row
+    info = session_of_row(cols)
+    return DeskRow(info, ConversationState.from_json(summary) if summary else start(info.entry_agent))

@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
-from typing import Any, assert_never
+from typing import Any
 
 import asyncpg
 
@@ -39,6 +39,8 @@ from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.pg_figures import read_figures
 from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
+from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
+from supportdesk.store.core import desk_row as _desk_row
 from supportdesk.store.core import context_entries as _context
 from supportdesk.store.core import item_of_row as _item
 from supportdesk.store.core import session_of_row as _session
@@ -395,42 +397,13 @@ async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str, desk:
     await _keep_share(conn, session_id, _share(figures), share, progress)
 
 
-def desk_where(where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
-    """The WHERE clause (parameters $1..) that keeps the sessions `where.matches` keeps."""
-    clauses: list[str] = []
-    params: list[Any] = []
-
-    def param(value: Any) -> str:
-        params.append(value)
-        return f"${len(params)}"
-
-    def snooze_ended() -> str:  # a snooze whose time has passed: back with staff (desk_state.at)
-        return (f"(desk_state = 'snoozed' AND coalesce((desk_summary::json ->> 'snoozed_until')::timestamptz "
-                f"<= {param(now)}, false))")
-
-    match where.group:
-        case "all":
-            pass
-        case "needs_staff":
-            clauses.append(f"(desk_state = 'needs_staff' OR {snooze_ended()})")
-        case "working" | "waiting_customer":
-            clauses.append(f"(desk_state = 'ai' AND desk_summary::json ->> 'detail' = {param(where.group)})")
-        case "idle":
-            clauses.append(f"(desk_state = 'resolved' OR (desk_state = 'snoozed' AND NOT {snooze_ended()}))")
-        case _:
-            assert_never(where.group)
-    if where.tag:
-        clauses.append(f"jsonb_exists(desk_summary::jsonb -> 'tags', {param(where.tag)})")
-    if where.priority:
-        clauses.append(f"desk_summary::json ->> 'priority' = {param(where.priority)}")
-    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
-
-
-def _desk_row(row: asyncpg.Record) -> DeskRow:
-    cols = dict(row)
-    summary = cols.pop("desk_summary")
-    info = session_info(cols)
-    return DeskRow(info, ConversationState.from_json(summary) if summary else start(info.entry_agent))
+DIALECT = StoreDialect(
+    param=lambda n: f"${n}",
+    time=lambda at: at,
+    summary_field=lambda key: f"desk_summary::json ->> '{key}'",
+    snooze_over=lambda p: f"coalesce((desk_summary::json ->> 'snoozed_until')::timestamptz <= {p}, false)",
+    has_tag=lambda p: f"jsonb_exists(desk_summary::jsonb -> 'tags', {p})",
+)
 
 
 def lease_key(session_id: str) -> int:
@@ -925,14 +898,12 @@ class PostgresStore:
     ) -> list[DeskRow]:
         if not where.narrows and not offset:
             return [_desk_row(r) for r in await self._fetch(SQL_DESK, limit)]
-        clause, params = desk_where(where, now or self.clock())
-        n = len(params)
-        sql = (f"SELECT {_SESSION_COLS}, desk_summary FROM sessions{clause} "
-               f"ORDER BY updated_at DESC, id LIMIT ${n + 1} OFFSET ${n + 2}")
+        clause, params = desk_where(DIALECT, where, now or self.clock())
+        sql = desk_page_sql(DIALECT, clause, len(params))
         return [_desk_row(r) for r in await self._fetch(sql, *params, limit, offset)]
 
     async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
-        clause, params = desk_where(where, now or self.clock())
+        clause, params = desk_where(DIALECT, where, now or self.clock())
         rows = await self._fetch(f"SELECT count(*) FROM sessions{clause}", *params)
         return int(rows[0][0])
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar, assert_never, cast
+from typing import Any, TypeVar, cast
 
 import aiosqlite
 from supportdesk.desk_state import ConversationState, DeskFilter, start
@@ -47,6 +47,8 @@ from supportdesk.store.protocol import (
 )
 from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
+from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
+from supportdesk.store.core import desk_row as _desk_row
 from supportdesk.store.core import context_entries as _context
 from supportdesk.store.core import item_of_row as _item
 from supportdesk.store.core import session_of_row as _session
@@ -178,10 +180,6 @@ SQL_ROLLUP_DROP_EMPTY = (
 )
 # The inbox: the most recently active sessions with their kept state, one index range.
 SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT ?"
-# A snooze whose time (the parameter) has passed: back with staff, as desk_state.at says.
-_SNOOZE_ENDED = (
-    "(desk_state = 'snoozed' AND coalesce(julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday(?), 0))"
-)
 SQL_DESK_TAGS = "SELECT DISTINCT value FROM sessions, json_each(sessions.desk_summary, '$.tags') ORDER BY value"
 SQL_DESK_PRIORITIES = (
     "SELECT DISTINCT json_extract(desk_summary, '$.priority') AS p FROM sessions "
@@ -377,38 +375,17 @@ def backfill_summaries(conn: sqlite3.Connection) -> None:
         _keep_whole_log_state(conn, session_id, desk=bool(lacks_desk))
 
 
-def desk_where(where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
-    """The WHERE clause (with its parameters) that keeps the sessions `where.matches` keeps."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    match where.group:
-        case "all":
-            pass
-        case "needs_staff":
-            clauses.append(f"(desk_state = 'needs_staff' OR {_SNOOZE_ENDED})")
-            params.append(now.isoformat())
-        case "working" | "waiting_customer":
-            clauses.append("(desk_state = 'ai' AND json_extract(desk_summary, '$.detail') = ?)")
-            params.append(where.group)
-        case "idle":
-            clauses.append(f"(desk_state = 'resolved' OR (desk_state = 'snoozed' AND NOT {_SNOOZE_ENDED}))")
-            params.append(now.isoformat())
-        case _:
-            assert_never(where.group)
-    if where.tag:
-        clauses.append("EXISTS (SELECT 1 FROM json_each(sessions.desk_summary, '$.tags') WHERE value = ?)")
-        params.append(where.tag)
-    if where.priority:
-        clauses.append("json_extract(desk_summary, '$.priority') = ?")
-        params.append(where.priority)
-    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+def _snooze_over(p: str) -> str:
+    return f"coalesce(julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday({p}), 0)"
 
 
-def _desk_row(row: Sequence[Any]) -> DeskRow:
-    *cols, summary = row
-    info = _session(cols)
-    state = ConversationState.from_json(summary) if summary else start(info.entry_agent)
-    return DeskRow(info, state)
+DIALECT = StoreDialect(
+    param=lambda n: "?",
+    time=lambda at: at.isoformat(),
+    summary_field=lambda key: f"json_extract(desk_summary, '$.{key}')",
+    snooze_over=_snooze_over,
+    has_tag=lambda p: f"EXISTS (SELECT 1 FROM json_each(sessions.desk_summary, '$.tags') WHERE value = {p})",
+)
 
 
 def _match_snippet(text: str, terms: Sequence[tuple[str, bool]], width: int = 12) -> str | None:
@@ -1033,12 +1010,12 @@ class SessionStore:
     ) -> list[DeskRow]:
         if not where.narrows and not offset:
             return [_desk_row(r) for r in await self._fetch(SQL_DESK, (limit,))]
-        clause, params = desk_where(where, now or self.clock())
-        sql = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions{clause} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?"
+        clause, params = desk_where(DIALECT, where, now or self.clock())
+        sql = desk_page_sql(DIALECT, clause, len(params))
         return [_desk_row(r) for r in await self._fetch(sql, (*params, limit, offset))]
 
     async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
-        clause, params = desk_where(where, now or self.clock())
+        clause, params = desk_where(DIALECT, where, now or self.clock())
         rows = await self._fetch(f"SELECT count(*) FROM sessions{clause}", params)
         return int(rows[0][0])
 
