@@ -21,7 +21,10 @@ from typing import Any, assert_never
 from supportdesk.desk_state import ConversationState, DeskFilter, start
 from supportdesk.exact import read_back
 from supportdesk.items import Item, item_from_json
+from supportdesk.sla import SlaProgress
+from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary
+from supportdesk.store.kept_folds import advance_all
 from supportdesk.store.protocol import ContextEntry, DeskRow, SessionInfo, session_info
 
 # The session row's columns, in the order every read of a whole row selects them.
@@ -145,3 +148,69 @@ def desk_row(row: Sequence[Any]) -> DeskRow:
     *cols, summary = row
     info = session_of_row(cols)
     return DeskRow(info, ConversationState.from_json(summary) if summary else start(info.entry_agent))
+
+
+class SummarySql:
+    """The statements that keep a session's summaries (its desk state, its share of the figures
+    and its SLA clocks, beside its row), in one dialect's placeholders. The session id is always
+    the last parameter."""
+
+    # The sessions lacking a kept summary (after the migrations that added them): (id, lacks desk).
+    LACKING = "SELECT id, desk_summary IS NULL FROM sessions WHERE desk_summary IS NULL OR figure_summary IS NULL"
+
+    def __init__(self, dialect: StoreDialect):
+        p = dialect.param
+        self.forked_at = f"SELECT coalesce(forked_at, 0) FROM sessions WHERE id = {p(1)}"
+        # What a fold of the whole log starts from.
+        self.fold_start = f"SELECT entry_agent, created_at, figure_summary, status FROM sessions WHERE id = {p(1)}"
+        self.set_summary = f"UPDATE sessions SET desk_state = {p(1)}, desk_summary = {p(2)} WHERE id = {p(3)}"
+        # The session's share of the figures: its columns (`figure_columns`), then its id.
+        self.set_figures = (
+            f"UPDATE sessions SET span_first = {p(1)}, span_last = {p(2)}, asked_us = {p(3)}, answer_ms = {p(4)}, "
+            f"resolved_us = {p(5)}, resolution_ms = {p(6)}, figure_summary = {p(7)}, sla_summary = {p(8)} WHERE id = {p(9)}"
+        )
+
+
+def figure_columns(share: FigureSummary, progress: SlaProgress | None) -> tuple[Any, ...]:
+    """`SummarySql.set_figures`' parameters but the session id: the share's indexed columns, the
+    share and the SLA clocks' progress as JSON."""
+    return (
+        share.first_us,
+        share.last_us,
+        share.asked_us,
+        share.answer_ms,
+        share.resolved_us,
+        share.resolution_ms,
+        share.to_json(),
+        (progress or SlaProgress()).to_json(),
+    )
+
+
+def current(
+    count: int, state: ConversationState, share: FigureSummary | None, progress: SlaProgress | None
+) -> tuple[ConversationState, FigureSummary, SlaProgress] | None:
+    """A session's kept summaries when they stand at its head `count`; None when they lag or are
+    missing (a fork, an import, a database from before they were kept): fold the whole log."""
+    if state.seq != count or share is None or share.seq != count or progress is None:
+        return None
+    return state, share, progress
+
+
+def fold_whole_log(
+    entry_agent: str, created_at: datetime, status: str, copied: int, items: Iterable[Item]
+) -> tuple[ConversationState, FigureSummary, SlaProgress]:
+    """The desk state, the figures' share and the SLA clocks folded from a session's whole log
+    (`copied`: a fork's copied items, which count in no figure)."""
+    state, share = start(entry_agent), figure_summary.start(entry_agent, created_at, status, copied)
+    return advance_all(state, share, SlaProgress(), items)
+
+
+def status_move(
+    figures: str | None, clocks: str | None, status: str
+) -> tuple[FigureSummary, FigureSummary, SlaProgress | None] | None:
+    """A status change's move of the session's share (kept, new, clocks): a waiting status holds
+    back its resolution in the figures' roll-up. None when the session keeps no share."""
+    if not figures:
+        return None
+    kept = FigureSummary.from_json(figures)
+    return kept, figure_summary.with_status(kept, status), SlaProgress.from_json(clocks) if clocks else None

@@ -41,6 +41,7 @@ from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
 from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
 from supportdesk.store.core import desk_row as _desk_row
+from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
 from supportdesk.store.core import item_of_row as _item
 from supportdesk.store.core import session_of_row as _session
@@ -191,14 +192,9 @@ SQL_DESK_BEFORE = (
     "SELECT item_count, desk_summary, entry_agent, figure_summary, created_at, sla_summary, status FROM sessions WHERE id = $1 FOR UPDATE"
 )
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
-SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = $2, desk_summary = $3 WHERE id = $1"
-# The session's share of the figures (migration 5): its columns, and the roll-up rows it moves
-# (store/figure_summary.py), in the order of the roll-up's key so concurrent appends lock rows
-# in one order. A roll-up row emptied by a session moving on is dropped.
-SQL_SET_FIGURES = (
-    "UPDATE sessions SET span_first = $2, span_last = $3, asked_us = $4, answer_ms = $5, resolved_us = $6, "
-    "resolution_ms = $7, figure_summary = $8, sla_summary = $9 WHERE id = $1"
-)
+# The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
+# rows it moves (store/figure_summary.py), in the order of the roll-up's key so concurrent appends
+# lock rows in one order. A roll-up row emptied by a session moving on is dropped.
 # The SLA figures' conversations: created in the window, with items (an index range on creation).
 SQL_SLA_PROGRESS = (
     "SELECT desk_summary, sla_summary FROM sessions WHERE created_at >= $1 AND created_at <= $2 AND item_count > 0 "
@@ -360,9 +356,9 @@ async def _whole_log(
 ) -> tuple[ConversationState, FigureSummary, SlaProgress]:
     """The state, the figures' share and the SLA clocks folded from the whole log (a fork, an
     import, a database before migration 5)."""
-    copied = await conn.fetchval("SELECT coalesce(forked_at, 0) FROM sessions WHERE id = $1", session_id)
-    state, share = start(entry_agent), figure_summary.start(entry_agent, created_at, status, int(copied or 0))
-    return advance_all(state, share, SlaProgress(), (_item(r) for r in await conn.fetch(SQL_WHOLE_LOG, session_id)))
+    copied = await conn.fetchval(SUMMARY_SQL.forked_at, session_id)
+    rows = await conn.fetch(SQL_WHOLE_LOG, session_id)
+    return fold_whole_log(entry_agent, created_at, status, int(copied or 0), (_item(r) for r in rows))
 
 
 async def _keep_share(
@@ -381,19 +377,16 @@ async def _keep_share(
         if emptied:
             await conn.execute(SQL_ROLLUP_DROP_EMPTY, *[list(column) for column in zip(*emptied)])
     if share is not None:
-        columns = (share.first_us, share.last_us, share.asked_us, share.answer_ms, share.resolved_us, share.resolution_ms)
-        await conn.execute(SQL_SET_FIGURES, session_id, *columns, share.to_json(), (progress or SlaProgress()).to_json())
+        await conn.execute(SUMMARY_SQL.set_figures, *figure_columns(share, progress), session_id)
 
 
 async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str, desk: bool = True) -> None:
     """Fold a session's log and keep the results as its summaries; `desk` False keeps its desk
     state as it is (only the figures' share and the clocks were missing)."""
-    entry_agent, created_at, figures, status = await conn.fetchrow(
-        "SELECT entry_agent, created_at, figure_summary, status FROM sessions WHERE id = $1", session_id
-    )
+    entry_agent, created_at, figures, status = await conn.fetchrow(SUMMARY_SQL.fold_start, session_id)
     state, share, progress = await _whole_log(conn, session_id, entry_agent, created_at, status)
     if desk:
-        await conn.execute(SQL_SET_SUMMARY, session_id, state.state, state.to_json())
+        await conn.execute(SUMMARY_SQL.set_summary, state.state, state.to_json(), session_id)
     await _keep_share(conn, session_id, _share(figures), share, progress)
 
 
@@ -404,6 +397,7 @@ DIALECT = StoreDialect(
     snooze_over=lambda p: f"coalesce((desk_summary::json ->> 'snoozed_until')::timestamptz <= {p}, false)",
     has_tag=lambda p: f"jsonb_exists(desk_summary::jsonb -> 'tags', {p})",
 )
+SUMMARY_SQL = SummarySql(DIALECT)
 
 
 def lease_key(session_id: str) -> int:
@@ -483,8 +477,7 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
         for number in range(version + 1, CURRENT_VERSION + 1):
             await conn.execute(MIGRATIONS[number - 1])
         if version < DESK_FOLD_VERSION or version < FIGURES_VERSION:
-            lacking = "SELECT id, desk_summary IS NULL FROM sessions WHERE desk_summary IS NULL OR figure_summary IS NULL"
-            for session_id, lacks_desk in await conn.fetch(lacking):
+            for session_id, lacks_desk in await conn.fetch(SummarySql.LACKING):
                 await _keep_whole_log_state(conn, session_id, desk=lacks_desk)
         await conn.execute(
             "INSERT INTO supportdesk_meta (key, value) VALUES ('schema_version', $1) "
@@ -930,10 +923,9 @@ class PostgresStore:
                     session_id,
                     status,
                 )
-                if row is not None and row[0]:
-                    kept = FigureSummary.from_json(row[0])
-                    progress = SlaProgress.from_json(row[1]) if row[1] else None
-                    await _keep_share(conn, session_id, kept, figure_summary.with_status(kept, status), progress)
+                move = status_move(row[0], row[1], status) if row is not None else None
+                if move is not None:
+                    await _keep_share(conn, session_id, *move)
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
 
@@ -1003,8 +995,10 @@ class PostgresStore:
         state = ConversationState.from_json(summary) if summary else start(entry_agent)
         kept = share = _share(figures)
         progress = SlaProgress.from_json(clocks) if clocks else None
-        if state.seq != count or share is None or share.seq != count or progress is None:
-            state, share, progress = await _whole_log(conn, session_id, entry_agent, created_at, status)
+        folds = current(count, state, share, progress)
+        if folds is None:
+            folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
+        state, share, progress = folds
         stamped = [replace(item, seq=count + n, created_at=now) for n, item in enumerate(items, start=1)]
         state, share, progress = advance_all(state, share, progress, stamped)
         rows = await conn.fetch(SQL_APPEND, *args, state.state, state.to_json())

@@ -49,6 +49,7 @@ from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
 from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
 from supportdesk.store.core import desk_row as _desk_row
+from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
 from supportdesk.store.core import item_of_row as _item
 from supportdesk.store.core import session_of_row as _session
@@ -157,13 +158,8 @@ def append_head_sql(state: bool = True, asked: bool = True, resolved: bool = Tru
 
 SQL_APPEND_HEAD = append_head_sql()
 SQL_APPEND_HEAD_SAME_STATE = append_head_sql(state=False)
-SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = ?, desk_summary = ? WHERE id = ?"
-# The session's share of the figures (schema migration 10): its columns, and the roll-up rows
-# it moves (store/figure_summary.py). A roll-up row emptied by a session moving on is dropped.
-SQL_SET_FIGURES = (
-    "UPDATE sessions SET span_first = ?, span_last = ?, asked_us = ?, answer_ms = ?, resolved_us = ?, "
-    "resolution_ms = ?, figure_summary = ?, sla_summary = ? WHERE id = ?"
-)
+# The session's share of the figures (schema migration 10): its columns (SUMMARY_SQL), and the
+# roll-up rows it moves (store/figure_summary.py). A roll-up row emptied by a session moving on is dropped.
 # The SLA figures' conversations: created in the window, with items (an index range on creation).
 SQL_SLA_PROGRESS = (
     "SELECT desk_summary, sla_summary FROM sessions WHERE created_at >= ? AND created_at <= ? AND item_count > 0 "
@@ -261,11 +257,9 @@ def _whole_log(
 ) -> tuple[ConversationState, FigureSummary, SlaProgress]:
     """The state and the figures' share folded from the whole log (a session without kept
     summaries: a fork, an import, a file from before migration 10). Inside the caller's transaction."""
-    (copied,) = conn.execute("SELECT coalesce(forked_at, 0) FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    (copied,) = conn.execute(SUMMARY_SQL.forked_at, (session_id,)).fetchone()
     rows = conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? ORDER BY seq", (session_id,))
-    start_at = datetime.fromisoformat(created_at)
-    state, share = start(entry_agent), figure_summary.start(entry_agent, start_at, status, copied)
-    return advance_all(state, share, SlaProgress(), (_item(r) for r in rows))
+    return fold_whole_log(entry_agent, datetime.fromisoformat(created_at), status, copied, (_item(r) for r in rows))
 
 
 class _KeptStates:
@@ -326,8 +320,9 @@ def _state_before(
     state = kept_states.parse(summary) if summary else start(entry_agent)
     kept = share = kept_states.share(figures) if figures else None
     progress = kept_states.progress(clocks) if clocks else None
-    if state.seq != count or share is None or share.seq != count or progress is None:
-        state, share, progress = _whole_log(conn, session_id, entry_agent, created_at, status)
+    state, share, progress = current(count, state, share, progress) or _whole_log(
+        conn, session_id, entry_agent, created_at, status
+    )
     return count, state, stored, kept, share, progress, backlog
 
 
@@ -342,9 +337,7 @@ def _keep_share(
     (None: the session is going away), and keep its SLA clocks' progress."""
     _move_rollup(conn, kept, share)
     if share is not None:
-        columns = (share.first_us, share.last_us, share.asked_us, share.answer_ms, share.resolved_us, share.resolution_ms)
-        clocks = (progress or SlaProgress()).to_json()
-        conn.execute(SQL_SET_FIGURES, (*columns, share.to_json(), clocks, session_id))
+        conn.execute(SUMMARY_SQL.set_figures, (*figure_columns(share, progress), session_id))
 
 
 def _move_rollup(conn: sqlite3.Connection, kept: FigureSummary | None, share: FigureSummary | None) -> None:
@@ -359,19 +352,16 @@ def _move_rollup(conn: sqlite3.Connection, kept: FigureSummary | None, share: Fi
 def _keep_whole_log_state(conn: sqlite3.Connection, session_id: str, desk: bool = True) -> None:
     """Fold a session's log and keep the results as its summaries (inside a write transaction);
     `desk` False keeps its desk state as it is (only the figures' share and the clocks were missing)."""
-    entry_agent, created_at, figures, status = conn.execute(
-        "SELECT entry_agent, created_at, figure_summary, status FROM sessions WHERE id = ?", (session_id,)
-    ).fetchone()
+    entry_agent, created_at, figures, status = conn.execute(SUMMARY_SQL.fold_start, (session_id,)).fetchone()
     state, share, progress = _whole_log(conn, session_id, entry_agent, created_at, status)
     if desk:
-        conn.execute(SQL_SET_SUMMARY, (state.state, state.to_json(), session_id))
+        conn.execute(SUMMARY_SQL.set_summary, (state.state, state.to_json(), session_id))
     _keep_share(conn, session_id, _share(figures), share, progress)
 
 
 def backfill_summaries(conn: sqlite3.Connection) -> None:
     """Keep the summaries of every session that lacks one (once, after migration 7, 8 or 9)."""
-    lacking = "SELECT id, desk_summary IS NULL FROM sessions WHERE desk_summary IS NULL OR figure_summary IS NULL"
-    for session_id, lacks_desk in conn.execute(lacking).fetchall():
+    for session_id, lacks_desk in conn.execute(SummarySql.LACKING).fetchall():
         _keep_whole_log_state(conn, session_id, desk=bool(lacks_desk))
 
 
@@ -386,6 +376,7 @@ DIALECT = StoreDialect(
     snooze_over=_snooze_over,
     has_tag=lambda p: f"EXISTS (SELECT 1 FROM json_each(sessions.desk_summary, '$.tags') WHERE value = {p})",
 )
+SUMMARY_SQL = SummarySql(DIALECT)
 
 
 def _match_snippet(text: str, terms: Sequence[tuple[str, bool]], width: int = 12) -> str | None:
@@ -1033,10 +1024,9 @@ class SessionStore:
             conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id))
             # A waiting status holds back the session's resolution in the figures' roll-up.
             row = conn.execute("SELECT figure_summary, sla_summary FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            if row is not None and row[0]:
-                kept = FigureSummary.from_json(row[0])
-                progress = SlaProgress.from_json(row[1]) if row[1] else None
-                _keep_share(conn, session_id, kept, figure_summary.with_status(kept, status), progress)
+            move = status_move(row[0], row[1], status) if row is not None else None
+            if move is not None:
+                _keep_share(conn, session_id, *move)
 
         await self._write(tx)
 
