@@ -20,12 +20,13 @@ from typing import Any, assert_never
 
 from supportdesk.desk_state import ConversationState, DeskFilter, start
 from supportdesk.exact import read_back
-from supportdesk.items import Item, item_from_json
+from supportdesk.items import Item, item_body_json, item_from_json
 from supportdesk.sla import SlaProgress
 from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.store.protocol import ContextEntry, DeskRow, SessionInfo, session_info
+from supportdesk.text import one_line
 
 # The session row's columns, in the order every read of a whole row selects them.
 SESSION_COLS = (
@@ -214,3 +215,42 @@ def status_move(
         return None
     kept = FigureSummary.from_json(figures)
     return kept, figure_summary.with_status(kept, status), SlaProgress.from_json(clocks) if clocks else None
+
+
+@dataclass(frozen=True)
+class AppendPlan:
+    """What an append writes, serialized (and so validated) before any statement runs: the
+    items' columns, one list per column, and how they move the session's row."""
+
+    kinds: list[str]
+    agents: list[str]
+    bodies: list[str]
+    metas: list[str | None]
+    # The context key a `context_set` writes (None for other kinds), and the distinct keys.
+    keys: list[str | None]
+    new_keys: list[str]
+    handoffs: int
+    # The agent the last handoff hands to (None: no handoff, the active agent stays).
+    active: str | None
+    # The title from the first customer message (used when the session has none yet).
+    title: str | None
+    # (agent, input, output, reported) to add to usage_totals.
+    usage: list[tuple[str, int, int, int]]
+
+
+def plan_append(items: Sequence[Item]) -> AppendPlan:
+    keys = [item.key if item.kind == "context_set" else None for item in items]
+    handoffs = [item for item in items if item.kind == "handoff"]
+    titles = (one_line(i.text, 80) for i in items if i.kind == "message" and i.role == "customer")
+    return AppendPlan(
+        kinds=[item.kind for item in items],
+        agents=[item.agent for item in items],
+        bodies=[item_body_json(item) for item in items],
+        metas=[json.dumps(item.meta, ensure_ascii=False) if item.meta else None for item in items],
+        keys=keys,
+        new_keys=sorted({key for key in keys if key is not None}),
+        handoffs=len(handoffs),
+        active=handoffs[-1].to_agent if handoffs else None,
+        title=next((t for t in titles if t), None),
+        usage=usage_rows((item.agent, item.meta) for item in items),
+    )

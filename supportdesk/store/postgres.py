@@ -41,6 +41,7 @@ from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
 from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
 from supportdesk.store.core import desk_row as _desk_row
+from supportdesk.store.core import plan_append
 from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
 from supportdesk.store.core import item_of_row as _item
@@ -70,7 +71,6 @@ from supportdesk.store.protocol import (
     search_words,
     session_info,
 )
-from supportdesk.text import one_line
 
 # The NOTIFY channel of the change feed; payload "<head> <0|1 deleted> <session id>".
 CHANNEL = "supportdesk_changes"
@@ -951,29 +951,21 @@ class PostgresStore:
     @staticmethod
     def _append_args(session_id: str, items: Sequence[Item], now: datetime) -> tuple[Any, ...]:
         """SQL_APPEND's parameters for these items (serialized before the statement runs)."""
-        kinds, agents, bodies, metas, keys, words = [], [], [], [], [], []
-        for item in items:
-            kinds.append(item.kind)
-            agents.append(item.agent)
-            bodies.append(item_body_json(item))
-            metas.append(json.dumps(item.meta, ensure_ascii=False) if item.meta else None)
-            keys.append(item.key if item.kind == "context_set" else None)
-            words.append(_search_words(item.text) if item.kind == "message" else None)
-        handoffs = [item for item in items if item.kind == "handoff"]
-        usage = usage_rows([(item.agent, item.meta) for item in items])
-        titles = (one_line(i.text, 80) for i in items if i.kind == "message" and i.role == "customer")
+        plan = plan_append(items)
+        words = [_search_words(item.text) if item.kind == "message" else None for item in items]
+        usage = plan.usage
         return (
             session_id,
             len(items),
-            len(handoffs),
-            handoffs[-1].to_agent if handoffs else None,
-            next((t for t in titles if t), None),
+            plan.handoffs,
+            plan.active,
+            plan.title,
             now,
-            kinds,
-            agents,
-            bodies,
-            metas,
-            keys,
+            plan.kinds,
+            plan.agents,
+            plan.bodies,
+            plan.metas,
+            plan.keys,
             words,
             [u[0] for u in usage],
             [u[1] for u in usage],

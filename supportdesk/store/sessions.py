@@ -49,6 +49,7 @@ from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
 from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
 from supportdesk.store.core import desk_row as _desk_row
+from supportdesk.store.core import plan_append
 from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
 from supportdesk.store.core import item_of_row as _item
@@ -62,7 +63,6 @@ from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease, check_fence
-from supportdesk.text import one_line
 
 T = TypeVar("T")
 
@@ -745,28 +745,16 @@ class _PreparedAppend:
         # The items as stored (seq, time, session), made under the write lock by `run`.
         self.stamped: list[Item] = []
         stamp = when.isoformat()
-        self.rows = [
-            (
-                item.kind,
-                item.agent,
-                stamp,
-                item_body_json(item),
-                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
-                item.key if item.kind == "context_set" else None,
-            )
-            for item in items
-        ]
-        handoffs = [item for item in items if item.kind == "handoff"]
-        self.usage = usage_rows((item.agent, item.meta) for item in items)
-        self.new_keys = sorted({row[5] for row in self.rows if row[5] is not None})
-        # The title comes from the first customer message (if the session has none yet).
-        titles = (one_line(i.text, 80) for i in items if i.kind == "message" and i.role == "customer")
+        plan = plan_append(items)
+        self.rows = list(zip(plan.kinds, plan.agents, [stamp] * len(items), plan.bodies, plan.metas, plan.keys))
+        self.usage = plan.usage
+        self.new_keys = plan.new_keys
         self.head = {
             "sid": session_id,
             "n": len(self.rows),
-            "handoffs": len(handoffs),
-            "active": handoffs[-1].to_agent if handoffs else None,
-            "title": next((t for t in titles if t), None),
+            "handoffs": plan.handoffs,
+            "active": plan.active,
+            "title": plan.title,
             "now": stamp,
         }
 
