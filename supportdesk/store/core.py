@@ -25,7 +25,7 @@ from supportdesk.sla import SlaProgress
 from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary
 from supportdesk.store.kept_folds import advance_all
-from supportdesk.store.protocol import ContextEntry, DeskRow, SessionInfo, session_info
+from supportdesk.store.protocol import ContextEntry, DeskRow, SessionInfo, TurnStart, session_info
 from supportdesk.text import one_line
 
 # The session row's columns, in the order every read of a whole row selects them.
@@ -254,3 +254,14 @@ def plan_append(items: Sequence[Item]) -> AppendPlan:
         title=next((t for t in titles if t), None),
         usage=usage_rows((item.agent, item.meta) for item in items),
     )
+
+
+def turn_start_of(
+    row: Iterable[Any] | None, docs: Iterable[str], context: Iterable[Sequence[Any]], held_by: str | None
+) -> TurnStart:
+    """A turn's start read as the contract returns it: the session's row (SESSION_COLS first;
+    None: no such session), its newest items as JSON documents, its context rows (as
+    `context_entries` reads them) and the person holding it."""
+    if row is None:
+        return TurnStart(None, [], {}, None)
+    return TurnStart(session_of_row(row), [item_from_json(doc) for doc in docs], context_entries(context), held_by)

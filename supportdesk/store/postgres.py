@@ -41,7 +41,7 @@ from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
 from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
 from supportdesk.store.core import desk_row as _desk_row
-from supportdesk.store.core import plan_append
+from supportdesk.store.core import plan_append, turn_start_of
 from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
 from supportdesk.store.core import item_of_row as _item
@@ -1071,12 +1071,9 @@ class PostgresStore:
         """The session's row, newest `n` items, context and holder: one statement."""
         rows = await self._fetch(sql_turn_start(n), session_id)
         if not rows:
-            return TurnStart(None, [], {}, None)
+            return turn_start_of(None, (), (), None)
         row = rows[0]
-        info = session_info({c: row[c] for c in _SESSION_COLS.split(", ")})
-        items = [item_from_json(doc) for doc in row["tail"]]
-        context = _context([json.loads(entry) for entry in row["context"]])
-        return TurnStart(info, items, context, row["held_by"])
+        return turn_start_of(row, row["tail"], (json.loads(entry) for entry in row["context"]), row["held_by"])
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""

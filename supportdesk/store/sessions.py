@@ -49,7 +49,7 @@ from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
 from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
 from supportdesk.store.core import desk_row as _desk_row
-from supportdesk.store.core import plan_append
+from supportdesk.store.core import plan_append, turn_start_of
 from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
 from supportdesk.store.core import item_of_row as _item
@@ -1102,9 +1102,9 @@ class SessionStore:
         """The session's row, newest `n` items, context and holder: one hop, one read transaction."""
         read = await self._run(_turn_start, session_id, max(0, int(n)), self.path, self._busy_timeout_s)
         if read is None:
-            return TurnStart(None, [], {}, None)
+            return turn_start_of(None, (), (), None)
         row, items, context, held = read
-        return TurnStart(_session(row), [_item(r) for r in items], _context(context), held[0] if held else None)
+        return turn_start_of(row, (r[0] for r in items), context, held[0] if held else None)
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""
