@@ -16,14 +16,15 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, assert_never
+from typing import Any, ClassVar, Self, assert_never
 
 from supportdesk.desk_state import ConversationState, DeskFilter, start
 from supportdesk.exact import read_back
-from supportdesk.items import Item, item_body_json, item_from_json
+from supportdesk.items import Handoff, Item, item_body_json, item_from_json
 from supportdesk.sla import SlaProgress
 from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary
+from supportdesk.store.figures import EPOCH
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.store.protocol import ContextEntry, DeskRow, SessionInfo, TurnStart, session_info
 from supportdesk.text import one_line
@@ -265,3 +266,116 @@ def turn_start_of(
     if row is None:
         return TurnStart(None, [], {}, None)
     return TurnStart(session_of_row(row), [item_from_json(doc) for doc in docs], context_entries(context), held_by)
+
+
+class ReadSql:
+    """The reads of session rows in one dialect's placeholders; the statements whose words
+    differ (JSON walks, time comparisons) are the adapter's, passed in."""
+
+    def __init__(self, dialect: StoreDialect, *, desk_tags: str, desk_priorities: str, count_needing_staff: str):
+        p = dialect.param
+        self.session = f"SELECT {SESSION_COLS} FROM sessions WHERE id = {p(1)}"
+        self.by_prefix = f"SELECT {SESSION_COLS} FROM sessions WHERE id >= {p(1)} AND id < {p(2)} LIMIT 2"
+        self.page = f"SELECT {SESSION_COLS} FROM sessions ORDER BY updated_at DESC, id LIMIT {p(1)} OFFSET {p(2)}"
+        self.count = "SELECT count(*) FROM sessions"
+        self.last_seq = f"SELECT item_count FROM sessions WHERE id = {p(1)}"
+        # The inbox: the most recently active sessions with their kept state, one index range.
+        self.desk = f"SELECT {SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT {p(1)}"
+        self.usage_totals = (
+            f"SELECT agent, input_tokens, output_tokens, reported FROM usage_totals WHERE session_id = {p(1)} ORDER BY agent"
+        )
+        # The SLA figures' conversations: created in the window, with items (an index range on creation).
+        self.sla_progress = (
+            f"SELECT desk_summary, sla_summary FROM sessions WHERE created_at >= {p(1)} AND created_at <= {p(2)} "
+            "AND item_count > 0 ORDER BY created_at, id"
+        )
+        self.desk_tags = desk_tags
+        self.desk_priorities = desk_priorities
+        # (a snooze whose time, the parameter, has passed is back with staff: desk_state.at)
+        self.count_needing_staff = count_needing_staff
+
+
+class SessionReads:
+    """The contract's reads of whole session rows and their kept summaries, written once for
+    every adapter: an adapter sets `dialect` and `reads` and gives `_rows` (one read, its rows),
+    `of_kind` and `close`."""
+
+    dialect: ClassVar[StoreDialect]
+    reads: ClassVar[ReadSql]
+    # The clock that stamps appended items and is "now" for the inbox; tests fix it.
+    clock: Callable[[], datetime]
+
+    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> Sequence[Sequence[Any]]:
+        raise NotImplementedError
+
+    async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        rows = await self._rows(self.reads.session, (session_id,))
+        return session_of_row(rows[0]) if rows else None
+
+    async def find_session(self, prefix: str) -> SessionInfo | None:
+        """A session by its id or an unambiguous prefix of it (what people type)."""
+        exact = await self.get_session(prefix)
+        if exact or not prefix:
+            return exact
+        rows = await self._rows(self.reads.by_prefix, (prefix, prefix + "\U0010ffff"))
+        return session_of_row(rows[0]) if len(rows) == 1 else None
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+        return [session_of_row(r) for r in await self._rows(self.reads.page, (limit, offset))]
+
+    async def count_sessions(self) -> int:
+        rows = await self._rows(self.reads.count)
+        return int(rows[0][0])
+
+    async def desk(
+        self, *, limit: int = 200, offset: int = 0, where: DeskFilter = DeskFilter(), now: datetime | None = None
+    ) -> list[DeskRow]:
+        if not where.narrows and not offset:
+            return [desk_row(r) for r in await self._rows(self.reads.desk, (limit,))]
+        clause, params = desk_where(self.dialect, where, now or self.clock())
+        sql = desk_page_sql(self.dialect, clause, len(params))
+        return [desk_row(r) for r in await self._rows(sql, (*params, limit, offset))]
+
+    async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
+        clause, params = desk_where(self.dialect, where, now or self.clock())
+        rows = await self._rows(f"SELECT count(*) FROM sessions{clause}", params)
+        return int(rows[0][0])
+
+    async def desk_tags(self) -> tuple[list[str], list[str]]:
+        tags = [str(r[0]) for r in await self._rows(self.reads.desk_tags)]
+        priorities = [str(r[0]) for r in await self._rows(self.reads.desk_priorities)]
+        return tags, priorities
+
+    async def count_needing_staff(self, now: datetime) -> int:
+        rows = await self._rows(self.reads.count_needing_staff, (self.dialect.time(now),))
+        return int(rows[0][0])
+
+    async def last_seq(self, session_id: str) -> int:
+        rows = await self._rows(self.reads.last_seq, (session_id,))
+        return int(rows[0][0]) if rows else 0
+
+    async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
+        return await self.of_kind(session_id, "handoff", upto=upto)  # type: ignore[return-value]
+
+    async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
+        """Token usage per agent (the `usage` the runner writes into item meta), summed.
+
+        The appends keep the sums, so this is one index probe however long the session is."""
+        rows = await self._rows(self.reads.usage_totals, (session_id,))
+        return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
+
+    async def sla_progress(self, since: datetime | None, until: datetime) -> list[tuple[ConversationState, SlaProgress]]:
+        rows = await self._rows(self.reads.sla_progress, (self.dialect.time(since or EPOCH), self.dialect.time(until)))
+        return [(ConversationState.from_json(state), SlaProgress.from_json(clocks)) for state, clocks in rows]

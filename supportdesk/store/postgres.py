@@ -39,8 +39,7 @@ from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.pg_figures import read_figures
 from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
-from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
-from supportdesk.store.core import desk_row as _desk_row
+from supportdesk.store.core import ReadSql, SessionReads, StoreDialect
 from supportdesk.store.core import plan_append, turn_start_of
 from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
@@ -126,7 +125,6 @@ _ITEM_DOC = (
     """ || CASE WHEN body = '{}' THEN '}' ELSE ',' || substr(body, 2) END"""
 )
 
-SQL_LAST_SEQ = "SELECT item_count FROM sessions WHERE id = $1"
 # The newest n by a backward walk of the primary key, cut at n. (Written as `seq > item_count - n`
 # the bound is a parameter the planner cannot see: on a long session it guessed a third of the
 # session's rows and chose a parallel sequential scan, 230 ms at 300,000 items.) n is written
@@ -183,9 +181,6 @@ def sql_turn_start(n: int) -> str:
     """
 
 
-SQL_USAGE_TOTALS = (
-    "SELECT agent, input_tokens, output_tokens, reported FROM usage_totals WHERE session_id = $1 ORDER BY agent"
-)
 # Where the session stood before an append, its row locked until the append commits, so two
 # appends to one session advance the state one after the other (SQL_APPEND then sets it).
 SQL_DESK_BEFORE = (
@@ -195,11 +190,6 @@ SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY s
 # The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
 # rows it moves (store/figure_summary.py), in the order of the roll-up's key so concurrent appends
 # lock rows in one order. A roll-up row emptied by a session moving on is dropped.
-# The SLA figures' conversations: created in the window, with items (an index range on creation).
-SQL_SLA_PROGRESS = (
-    "SELECT desk_summary, sla_summary FROM sessions WHERE created_at >= $1 AND created_at <= $2 AND item_count > 0 "
-    "ORDER BY created_at, id"
-)
 _ROLLUP_ROWS = (
     "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], "
     "$8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[]) AS t(grain, lo, hi, what, a, b, c, n, x, y, z)"
@@ -214,7 +204,6 @@ SQL_ROLLUP_DROP_EMPTY = f"""
     DELETE FROM figure_rollup AS r USING {_ROLLUP_ROWS}
     WHERE r.n = 0 AND (r.grain, r.lo, r.hi, r.what, r.a, r.b, r.c) = (t.grain, t.lo, t.hi, t.what, t.a, t.b, t.c)
 """
-SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT $1"
 SQL_DESK_TAGS = (
     "SELECT DISTINCT t FROM sessions, jsonb_array_elements_text(sessions.desk_summary::jsonb -> 'tags') AS t ORDER BY t"
 )
@@ -225,6 +214,20 @@ SQL_DESK_PRIORITIES = (
 SQL_COUNT_NEEDING_STAFF = (
     "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff' OR (desk_state = 'snoozed' "
     "AND (desk_summary::json ->> 'snoozed_until')::timestamptz <= $1)"
+)
+DIALECT = StoreDialect(
+    param=lambda n: f"${n}",
+    time=lambda at: at,
+    summary_field=lambda key: f"desk_summary::json ->> '{key}'",
+    snooze_over=lambda p: f"coalesce((desk_summary::json ->> 'snoozed_until')::timestamptz <= {p}, false)",
+    has_tag=lambda p: f"jsonb_exists(desk_summary::jsonb -> 'tags', {p})",
+)
+SUMMARY_SQL = SummarySql(DIALECT)
+READS = ReadSql(
+    DIALECT,
+    desk_tags=SQL_DESK_TAGS,
+    desk_priorities=SQL_DESK_PRIORITIES,
+    count_needing_staff=SQL_COUNT_NEEDING_STAFF,
 )
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
@@ -390,14 +393,6 @@ async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str, desk:
     await _keep_share(conn, session_id, _share(figures), share, progress)
 
 
-DIALECT = StoreDialect(
-    param=lambda n: f"${n}",
-    time=lambda at: at,
-    summary_field=lambda key: f"desk_summary::json ->> '{key}'",
-    snooze_over=lambda p: f"coalesce((desk_summary::json ->> 'snoozed_until')::timestamptz <= {p}, false)",
-    has_tag=lambda p: f"jsonb_exists(desk_summary::jsonb -> 'tags', {p})",
-)
-SUMMARY_SQL = SummarySql(DIALECT)
 
 
 def lease_key(session_id: str) -> int:
@@ -670,8 +665,11 @@ class PostgresFeed:
         await self.aclose()
 
 
-class PostgresStore:
+class PostgresStore(SessionReads):
     """A pool of connections to one supportdesk database. Open with `await PostgresStore.open(url)`."""
+
+    dialect = DIALECT
+    reads = READS
 
     def __init__(self, pool: asyncpg.Pool, search_pool: asyncpg.Pool, location: StoreLocation):
         self._pool = pool
@@ -798,15 +796,12 @@ class PostgresStore:
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
                 raise self._failed(exc) from None
 
-    async def __aenter__(self) -> PostgresStore:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     def _failed(self, exc: BaseException) -> StoreError:
         said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return StoreError(f"{self.location}: {scrub(said, self._where.target)}")
+
+    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[asyncpg.Record]:
+        return await self._fetch(sql, *params)
 
     async def _fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         try:
@@ -861,53 +856,6 @@ class PostgresStore:
                 raise StoreError(f"a session {sid!r} already exists") from None
             raise
         return session_info({k: v for k, v in dict(rows[0]).items() if k != "pg_notify"})
-
-    async def get_session(self, session_id: str) -> SessionInfo | None:
-        rows = await self._fetch(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = $1", session_id)
-        return _session(rows[0]) if rows else None
-
-    async def find_session(self, prefix: str) -> SessionInfo | None:
-        """A session by its id or an unambiguous prefix of it (what people type)."""
-        exact = await self.get_session(prefix)
-        if exact or not prefix:
-            return exact
-        rows = await self._fetch(
-            f"SELECT {_SESSION_COLS} FROM sessions WHERE id >= $1 AND id < $2 LIMIT 2", prefix, prefix + "\U0010ffff"
-        )
-        return _session(rows[0]) if len(rows) == 1 else None
-
-    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
-        rows = await self._fetch(
-            f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC, id LIMIT $1 OFFSET $2", limit, offset
-        )
-        return [_session(r) for r in rows]
-
-    async def count_sessions(self) -> int:
-        rows = await self._fetch("SELECT count(*) FROM sessions")
-        return int(rows[0][0])
-
-    async def desk(
-        self, *, limit: int = 200, offset: int = 0, where: DeskFilter = DeskFilter(), now: datetime | None = None
-    ) -> list[DeskRow]:
-        if not where.narrows and not offset:
-            return [_desk_row(r) for r in await self._fetch(SQL_DESK, limit)]
-        clause, params = desk_where(DIALECT, where, now or self.clock())
-        sql = desk_page_sql(DIALECT, clause, len(params))
-        return [_desk_row(r) for r in await self._fetch(sql, *params, limit, offset)]
-
-    async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
-        clause, params = desk_where(DIALECT, where, now or self.clock())
-        rows = await self._fetch(f"SELECT count(*) FROM sessions{clause}", *params)
-        return int(rows[0][0])
-
-    async def desk_tags(self) -> tuple[list[str], list[str]]:
-        tags = [str(r[0]) for r in await self._fetch(SQL_DESK_TAGS)]
-        priorities = [str(r[0]) for r in await self._fetch(SQL_DESK_PRIORITIES)]
-        return tags, priorities
-
-    async def count_needing_staff(self, now: datetime) -> int:
-        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, now)
-        return int(rows[0][0])
 
     async def set_status(self, session_id: str, status: str) -> None:
         try:
@@ -1025,10 +973,6 @@ class PostgresStore:
             for n, item in enumerate(items, start=1)
         ]
 
-    async def last_seq(self, session_id: str) -> int:
-        rows = await self._fetch(SQL_LAST_SEQ, session_id)
-        return rows[0][0] if rows else 0
-
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
         return [_item(r) for r in await self._fetch(SQL_LATEST if n == 50 else sql_latest(n), session_id)]
@@ -1050,9 +994,6 @@ class PostgresStore:
         if not wanted:
             return []
         return [_item(r) for r in await self._fetch(SQL_ITEMS_AT, session_id, wanted)]
-
-    async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
-        return await self.of_kind(session_id, "handoff", upto=upto)  # type: ignore[return-value]
 
     async def agent_at(self, session_id: str, seq: int) -> str:
         """The agent holding the conversation once item `seq` was written."""
@@ -1084,16 +1025,7 @@ class PostgresStore:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""
         return [r[0] for r in await self._fetch(SQL_KIND_SEQS, session_id, kind)]
 
-    async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
-        """Token usage per agent, kept by the appends: one index probe."""
-        rows = await self._fetch(SQL_USAGE_TOTALS, session_id)
-        return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
-
     # --- search and fork ---------------------------------------------------------------------
-
-    async def sla_progress(self, since: datetime | None, until: datetime) -> list[tuple[ConversationState, SlaProgress]]:
-        rows = await self._fetch(SQL_SLA_PROGRESS, since or EPOCH, until)
-        return [(ConversationState.from_json(state), SlaProgress.from_json(clocks)) for state, clocks in rows]
 
     async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:
         try:

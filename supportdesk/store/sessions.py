@@ -47,8 +47,7 @@ from supportdesk.store.protocol import (
 )
 from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
-from supportdesk.store.core import StoreDialect, desk_page_sql, desk_where
-from supportdesk.store.core import desk_row as _desk_row
+from supportdesk.store.core import ReadSql, SessionReads, StoreDialect
 from supportdesk.store.core import plan_append, turn_start_of
 from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
@@ -77,7 +76,6 @@ _ITEM_COLS = (
 # The reads the panes make on every refresh. They are module constants so the tests can
 # run `EXPLAIN QUERY PLAN` on the exact strings and prove each one is an index search
 # (SEARCH ... USING INDEX), never a scan of the items table.
-SQL_LAST_SEQ = "SELECT item_count FROM sessions WHERE id = ?"
 SQL_LATEST = (
     f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq > "
     "(SELECT item_count FROM sessions WHERE id = ?) - ? ORDER BY seq"
@@ -160,11 +158,6 @@ SQL_APPEND_HEAD = append_head_sql()
 SQL_APPEND_HEAD_SAME_STATE = append_head_sql(state=False)
 # The session's share of the figures (schema migration 10): its columns (SUMMARY_SQL), and the
 # roll-up rows it moves (store/figure_summary.py). A roll-up row emptied by a session moving on is dropped.
-# The SLA figures' conversations: created in the window, with items (an index range on creation).
-SQL_SLA_PROGRESS = (
-    "SELECT desk_summary, sla_summary FROM sessions WHERE created_at >= ? AND created_at <= ? AND item_count > 0 "
-    "ORDER BY created_at, id"
-)
 SQL_ROLLUP_ADD = """
     INSERT INTO figure_rollup (grain, lo, hi, what, a, b, c, n, x, y, z) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (grain, lo, hi, what, a, b, c) DO UPDATE SET
@@ -174,8 +167,6 @@ SQL_ROLLUP_ADD = """
 SQL_ROLLUP_DROP_EMPTY = (
     "DELETE FROM figure_rollup WHERE grain = ? AND lo = ? AND hi = ? AND what = ? AND a = ? AND b = ? AND c = ? AND n = 0"
 )
-# The inbox: the most recently active sessions with their kept state, one index range.
-SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT ?"
 SQL_DESK_TAGS = "SELECT DISTINCT value FROM sessions, json_each(sessions.desk_summary, '$.tags') ORDER BY value"
 SQL_DESK_PRIORITIES = (
     "SELECT DISTINCT json_extract(desk_summary, '$.priority') AS p FROM sessions "
@@ -186,6 +177,28 @@ SQL_COUNT_NEEDING_STAFF = (
     "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff' OR (desk_state = 'snoozed' "
     "AND julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday(?))"
 )
+
+
+def _snooze_over(p: str) -> str:
+    return f"coalesce(julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday({p}), 0)"
+
+
+DIALECT = StoreDialect(
+    param=lambda n: "?",
+    time=lambda at: at.isoformat(),
+    summary_field=lambda key: f"json_extract(desk_summary, '$.{key}')",
+    snooze_over=_snooze_over,
+    has_tag=lambda p: f"EXISTS (SELECT 1 FROM json_each(sessions.desk_summary, '$.tags') WHERE value = {p})",
+)
+SUMMARY_SQL = SummarySql(DIALECT)
+READS = ReadSql(
+    DIALECT,
+    desk_tags=SQL_DESK_TAGS,
+    desk_priorities=SQL_DESK_PRIORITIES,
+    count_needing_staff=SQL_COUNT_NEEDING_STAFF,
+)
+# The reads the tests EXPLAIN, by their old names.
+SQL_LAST_SEQ, SQL_DESK, SQL_USAGE_TOTALS = READS.last_seq, READS.desk, READS.usage_totals
 SQL_INSERT_ITEM = (
     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -207,9 +220,6 @@ SQL_LOWER_MARK = (
 SQL_ADD_CONTEXT_KEY = "INSERT OR IGNORE INTO context_keys (session_id, key) VALUES (?, ?)"
 # Token usage per session and agent (schema migration 4), added to by the append that
 # stores the items carrying it. `reported` drops to 0 once any count was an estimate.
-SQL_USAGE_TOTALS = (
-    "SELECT agent, input_tokens, output_tokens, reported FROM usage_totals WHERE session_id = ? ORDER BY agent"
-)
 SQL_ADD_USAGE = """
     INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (session_id, agent) DO UPDATE SET
@@ -365,18 +375,6 @@ def backfill_summaries(conn: sqlite3.Connection) -> None:
         _keep_whole_log_state(conn, session_id, desk=bool(lacks_desk))
 
 
-def _snooze_over(p: str) -> str:
-    return f"coalesce(julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday({p}), 0)"
-
-
-DIALECT = StoreDialect(
-    param=lambda n: "?",
-    time=lambda at: at.isoformat(),
-    summary_field=lambda key: f"json_extract(desk_summary, '$.{key}')",
-    snooze_over=_snooze_over,
-    has_tag=lambda p: f"EXISTS (SELECT 1 FROM json_each(sessions.desk_summary, '$.tags') WHERE value = {p})",
-)
-SUMMARY_SQL = SummarySql(DIALECT)
 
 
 def _match_snippet(text: str, terms: Sequence[tuple[str, bool]], width: int = 12) -> str | None:
@@ -810,8 +808,11 @@ class _PreparedAppend:
         return count
 
 
-class SessionStore:
+class SessionStore(SessionReads):
     """One connection to a session database. Open with `await SessionStore.open(path)`."""
+
+    dialect = DIALECT
+    reads = READS
 
     def __init__(self, db: aiosqlite.Connection, path: str, busy_timeout_s: float = 10.0):
         self._db = db
@@ -892,12 +893,6 @@ class SessionStore:
     def closed(self) -> bool:
         return getattr(self, "_closed", False)
 
-    async def __aenter__(self) -> SessionStore:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread."""
         if self.readonly:
@@ -906,6 +901,9 @@ class SessionStore:
                 "use a database you can write (--db) or fix its permissions"
             )
         return await self._run(_write_transaction, fn, self.path, self._busy_timeout_s)
+
+    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return await self._fetch(sql, params)
 
     async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of one read, in one hop; a read that meets a lock waits like a write does."""
@@ -958,55 +956,6 @@ class SessionStore:
         assert info is not None
         return info
 
-    async def get_session(self, session_id: str) -> SessionInfo | None:
-        rows = await self._fetch(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,))
-        return _session(rows[0]) if rows else None
-
-    async def find_session(self, prefix: str) -> SessionInfo | None:
-        """A session by its id or an unambiguous prefix of it (what people type)."""
-        exact = await self.get_session(prefix)
-        if exact or not prefix:
-            return exact
-        rows = await self._fetch(
-            f"SELECT {_SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
-            (prefix, prefix + "\U0010ffff"),
-        )
-        return _session(rows[0]) if len(rows) == 1 else None
-
-    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
-        rows = await self._fetch(
-            f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
-            (limit, offset),
-        )
-        return [_session(r) for r in rows]
-
-    async def count_sessions(self) -> int:
-        rows = await self._fetch("SELECT count(*) FROM sessions")
-        return int(rows[0][0])
-
-    async def desk(
-        self, *, limit: int = 200, offset: int = 0, where: DeskFilter = DeskFilter(), now: datetime | None = None
-    ) -> list[DeskRow]:
-        if not where.narrows and not offset:
-            return [_desk_row(r) for r in await self._fetch(SQL_DESK, (limit,))]
-        clause, params = desk_where(DIALECT, where, now or self.clock())
-        sql = desk_page_sql(DIALECT, clause, len(params))
-        return [_desk_row(r) for r in await self._fetch(sql, (*params, limit, offset))]
-
-    async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
-        clause, params = desk_where(DIALECT, where, now or self.clock())
-        rows = await self._fetch(f"SELECT count(*) FROM sessions{clause}", params)
-        return int(rows[0][0])
-
-    async def desk_tags(self) -> tuple[list[str], list[str]]:
-        tags = [str(r[0]) for r in await self._fetch(SQL_DESK_TAGS)]
-        priorities = [str(r[0]) for r in await self._fetch(SQL_DESK_PRIORITIES)]
-        return tags, priorities
-
-    async def count_needing_staff(self, now: datetime) -> int:
-        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, (now.isoformat(),))
-        return int(rows[0][0])
-
     async def set_status(self, session_id: str, status: str) -> None:
         def tx(conn: sqlite3.Connection) -> None:
             conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id))
@@ -1054,10 +1003,6 @@ class SessionStore:
         await self._write(run)
         return prepared.stamped
 
-    async def last_seq(self, session_id: str) -> int:
-        rows = await self._fetch(SQL_LAST_SEQ, (session_id,))
-        return rows[0][0] if rows else 0
-
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
         rows = await self._fetch(SQL_LATEST, (session_id, session_id, n))
@@ -1079,9 +1024,6 @@ class SessionStore:
             return []
         rows = await self._fetch(SQL_ITEMS_AT, (session_id, json.dumps(wanted)))
         return [_item(r) for r in rows]
-
-    async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
-        return await self.of_kind(session_id, "handoff", upto=upto)  # type: ignore[return-value]
 
     async def agent_at(self, session_id: str, seq: int) -> str:
         """The agent holding the conversation once item `seq` was written."""
@@ -1123,23 +1065,11 @@ class SessionStore:
             rows = await self._fetch(SQL_KIND_SEQS, (session_id, kind))
         return [r[0] for r in rows]
 
-    async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
-        """Token usage per agent (the `usage` the runner writes into item meta), summed.
-
-        The appends keep the sums, so this is one index probe however long the session is.
-        """
-        rows = await self._fetch(SQL_USAGE_TOTALS, (session_id,))
-        return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
-
     # --- search and fork ---------------------------------------------------------------------
 
     async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:
         path, timeout_s = self.path, self._busy_timeout_s
         return await self._run(lambda conn: _explained(lambda: read_figures(conn, since, until), path, timeout_s))
-
-    async def sla_progress(self, since: datetime | None, until: datetime) -> list[tuple[ConversationState, SlaProgress]]:
-        rows = await self._fetch(SQL_SLA_PROGRESS, ((since or EPOCH).isoformat(), until.isoformat()))
-        return [(ConversationState.from_json(state), SlaProgress.from_json(clocks)) for state, clocks in rows]
 
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
         """The newest `limit` messages holding every word (words of 3+ letters as prefixes).
