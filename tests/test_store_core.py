@@ -87,11 +87,11 @@ def test_the_check_sees_a_copied_helper_and_a_copied_statement():
 
 def test_the_adapters_stand_on_the_core():
     # The shared pieces are the core's, not look-alikes: both adapters' classes read sessions
-    # through core.SessionReads and build the inbox filter from their dialect.
+    # through core.StoreCore and build the inbox filter from their dialect.
     from supportdesk.store import core, postgres, sessions
 
     for module, store in ((sessions, sessions.SessionStore), (postgres, postgres.PostgresStore)):
-        assert issubclass(store, core.SessionReads)
+        assert issubclass(store, core.StoreCore)
         assert store.dialect is module.DIALECT and store.reads is module.READS
         assert "get_session" not in vars(store) and "desk" not in vars(store)
     assert sessions.DIALECT.param(3) == "?" and postgres.DIALECT.param(3) == "$3"

@@ -13,8 +13,9 @@ words and calls the same functions.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Self, assert_never
 
@@ -26,7 +27,7 @@ from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary
 from supportdesk.store.figures import EPOCH
 from supportdesk.store.kept_folds import advance_all
-from supportdesk.store.protocol import ContextEntry, DeskRow, SessionInfo, TurnStart, session_info
+from supportdesk.store.protocol import ContextEntry, DeskRow, SessionInfo, StoreError, TurnStart, session_info
 from supportdesk.text import one_line
 
 # The session row's columns, in the order every read of a whole row selects them.
@@ -268,6 +269,67 @@ def turn_start_of(
     return TurnStart(session_of_row(row), [item_from_json(doc) for doc in docs], context_entries(context), held_by)
 
 
+def newer_schema(where: str, version: int, known: int) -> StoreError | None:
+    """The refusal of a database made by a newer supportdesk (None when this one knows its schema)."""
+    if version <= known:
+        return None
+    return StoreError(
+        f"{where}: made by a newer supportdesk (schema v{version}, this one knows v{known}); upgrade supportdesk to open it"
+    )
+
+
+def fork_title(source: SessionInfo, first_customer: int | None, upto: int) -> str:
+    """A fork's title: the source's, if the first customer message it comes from is among the
+    copied items (or it was given, not derived); else none yet."""
+    return source.title if first_customer is None or first_customer <= upto else ""
+
+
+@dataclass(frozen=True)
+class ImportRows:
+    """A session exactly as another store holds it, as rows (`StoreAdmin.import_session`)."""
+
+    # The session row's values in SESSION_COLS order (its times as the dialect binds them).
+    session: tuple[Any, ...]
+    # (session_id, seq, kind, agent, created_at, body, meta, ctx_key) per item.
+    items: list[tuple[Any, ...]]
+    # The context keys its items write, and (session_id, agent, input, output, reported) totals.
+    keys: list[str]
+    usage: list[tuple[str, str, int, int, int]]
+
+
+def import_rows(
+    dialect: StoreDialect, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
+) -> ImportRows:
+    row = asdict(info)
+    row["created_at"], row["updated_at"] = dialect.time(info.created_at), dialect.time(info.updated_at)
+    row["meta"] = json.dumps(info.meta, ensure_ascii=False)
+    item_rows = [
+        (
+            info.id,
+            item.seq,
+            item.kind,
+            item.agent,
+            dialect.time(item.created_at),
+            item_body_json(item),
+            json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
+            item.key if item.kind == "context_set" else None,
+        )
+        for item in items
+    ]
+    return ImportRows(
+        session=tuple(row[c] for c in SESSION_COL_NAMES),
+        items=item_rows,
+        keys=sorted({r[7] for r in item_rows if r[7] is not None}),
+        usage=[(info.id, agent, t["input_tokens"], t["output_tokens"], t["reported"]) for agent, t in usage.items()],
+    )
+
+
+def insert_session_sql(dialect: StoreDialect) -> str:
+    """An INSERT of a whole session row (ImportRows.session)."""
+    values = ", ".join(dialect.param(n) for n in range(1, len(SESSION_COL_NAMES) + 1))
+    return f"INSERT INTO sessions ({SESSION_COLS}) VALUES ({values})"
+
+
 class ReadSql:
     """The reads of session rows in one dialect's placeholders; the statements whose words
     differ (JSON walks, time comparisons) are the adapter's, passed in."""
@@ -295,9 +357,10 @@ class ReadSql:
         self.count_needing_staff = count_needing_staff
 
 
-class SessionReads:
-    """The contract's reads of whole session rows and their kept summaries, written once for
-    every adapter: an adapter sets `dialect` and `reads` and gives `_rows` (one read, its rows),
+class StoreCore:
+    """The half of the contract every adapter shares, written once: the reads of whole session
+    rows and their kept summaries, and the frame of a fork. An adapter sets `dialect` and
+    `reads` and gives `_rows` (one read, its rows), `_copy_session` (a fork's transaction),
     `of_kind` and `close`."""
 
     dialect: ClassVar[StoreDialect]
@@ -313,6 +376,21 @@ class SessionReads:
 
     async def close(self) -> None:
         raise NotImplementedError
+
+    async def _copy_session(self, source: SessionInfo, new_id: str, upto: int, now: datetime) -> None:
+        """Write `new_id`, a copy of `source`'s items 1..upto with its summaries folded, in one transaction."""
+        raise NotImplementedError
+
+    async def fork(self, session_id: str, upto: int) -> SessionInfo:
+        """A new session holding a copy of items 1..upto of another."""
+        source = await self.get_session(session_id)
+        if source is None:
+            raise StoreError(f"no session {session_id!r}")
+        new_id = uuid.uuid4().hex[:12]
+        await self._copy_session(source, new_id, max(0, min(upto, source.item_count)), self.clock())
+        info = await self.get_session(new_id)
+        assert info is not None
+        return info
 
     async def __aenter__(self) -> Self:
         return self

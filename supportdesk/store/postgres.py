@@ -39,7 +39,8 @@ from supportdesk.store.figures import EPOCH, DeskFigures
 from supportdesk.store.pg_figures import read_figures
 from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
-from supportdesk.store.core import ReadSql, SessionReads, StoreDialect
+from supportdesk.store.core import fork_title, import_rows, insert_session_sql, newer_schema
+from supportdesk.store.core import ReadSql, StoreCore, StoreDialect
 from supportdesk.store.core import plan_append, turn_start_of
 from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
@@ -454,11 +455,9 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
 
     def refuse_newer(version: int | None) -> int:
         version = version or 0
-        if version > CURRENT_VERSION:
-            raise StoreError(
-                f"{where}: made by a newer supportdesk (schema v{version}, this one knows v{CURRENT_VERSION}); "
-                "upgrade supportdesk to open it"
-            )
+        refusal = newer_schema(where, version, CURRENT_VERSION)
+        if refusal is not None:
+            raise refusal
         return version
 
     if refuse_newer(await version_now()) == CURRENT_VERSION:
@@ -665,7 +664,7 @@ class PostgresFeed:
         await self.aclose()
 
 
-class PostgresStore(SessionReads):
+class PostgresStore(StoreCore):
     """A pool of connections to one supportdesk database. Open with `await PostgresStore.open(url)`."""
 
     dialect = DIALECT
@@ -1068,32 +1067,16 @@ class PostgresStore(SessionReads):
         self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
     ) -> None:
         """Write a session exactly as another store holds it, in one transaction."""
-        row = asdict(info)
-        row["meta"] = json.dumps(info.meta, ensure_ascii=False)
-        cols = _SESSION_COLS.split(", ")
+        rows = import_rows(DIALECT, info, items, usage)
+        # and the words each message is found by
         item_rows = [
-            (
-                info.id,
-                item.seq,
-                item.kind,
-                item.agent,
-                item.created_at,
-                item_body_json(item),
-                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
-                item.key if item.kind == "context_set" else None,
-                _search_words(item.text) if item.kind == "message" else None,
-            )
-            for item in items
+            (*row, _search_words(item.text) if item.kind == "message" else None) for row, item in zip(rows.items, items)
         ]
-        keys = sorted({r[7] for r in item_rows if r[7] is not None})
         try:
             async with self._pool.acquire() as conn, conn.transaction():
                 if await conn.fetchval("SELECT 1 FROM sessions WHERE id = $1", info.id) is not None:
                     raise StoreError(f"a session {info.id!r} already exists")
-                await conn.execute(
-                    f"INSERT INTO sessions ({_SESSION_COLS}) VALUES ({', '.join(f'${i + 1}' for i in range(len(cols)))})",
-                    *(row[c] for c in cols),
-                )
+                await conn.execute(insert_session_sql(DIALECT), *rows.session)
                 await conn.executemany(
                     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key, search) "
                     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_tsvector('simple', $9))",
@@ -1101,25 +1084,19 @@ class PostgresStore(SessionReads):
                 )
                 await _keep_whole_log_state(conn, info.id)
                 await conn.executemany(
-                    "INSERT INTO context_keys (session_id, key) VALUES ($1, $2)", [(info.id, key) for key in keys]
+                    "INSERT INTO context_keys (session_id, key) VALUES ($1, $2)", [(info.id, key) for key in rows.keys]
                 )
                 await conn.executemany(
                     "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) "
                     "VALUES ($1, $2, $3, $4, $5)",
-                    [(info.id, a, t["input_tokens"], t["output_tokens"], t["reported"]) for a, t in usage.items()],
+                    rows.usage,
                 )
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{info.item_count} 0 {info.id}")
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
 
-    async def fork(self, session_id: str, upto: int) -> SessionInfo:
-        """A new session holding a copy of items 1..upto of another."""
-        source = await self.get_session(session_id)
-        if source is None:
-            raise StoreError(f"no session {session_id!r}")
-        upto = max(0, min(upto, source.item_count))
-        new_id = uuid.uuid4().hex[:12]
-        now = self.clock()
+    async def _copy_session(self, source: SessionInfo, new_id: str, upto: int, now: datetime) -> None:
+        session_id = source.id
         try:
             async with self._pool.acquire() as conn, conn.transaction():
                 # The title comes from the first customer message: keep the source's only if
@@ -1129,7 +1106,7 @@ class PostgresStore(SessionReads):
                     "AND body::json ->> 'role' = 'customer'",
                     session_id,
                 )
-                title = source.title if first_customer is None or first_customer <= upto else ""
+                title = fork_title(source, first_customer, upto)
                 handoffs = await conn.fetchval(
                     "SELECT count(*) FROM items WHERE session_id = $1 AND kind = 'handoff' AND seq <= $2", session_id, upto
                 )
@@ -1174,6 +1151,3 @@ class PostgresStore(SessionReads):
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{upto} 0 {new_id}")
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
-        info = await self.get_session(new_id)
-        assert info is not None
-        return info

@@ -47,7 +47,8 @@ from supportdesk.store.protocol import (
 )
 from supportdesk.store import figure_summary
 from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
-from supportdesk.store.core import ReadSql, SessionReads, StoreDialect
+from supportdesk.store.core import fork_title, import_rows, insert_session_sql, newer_schema
+from supportdesk.store.core import ReadSql, StoreCore, StoreDialect
 from supportdesk.store.core import plan_append, turn_start_of
 from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
 from supportdesk.store.core import context_entries as _context
@@ -512,11 +513,9 @@ def _refuse_strangers(identity: tuple[int, int, int], path: str) -> int:
         raise StoreError(
             f"{path}: a SQLite database of another program, not supportdesk's; refusing to touch it"
         )
-    if version > CURRENT_VERSION:
-        raise StoreError(
-            f"{path}: made by a newer supportdesk (schema v{version}, this one knows v{CURRENT_VERSION}); "
-            "upgrade supportdesk to open it"
-        )
+    refusal = newer_schema(path, version, CURRENT_VERSION)
+    if refusal is not None:
+        raise refusal
     return version
 
 
@@ -808,7 +807,7 @@ class _PreparedAppend:
         return count
 
 
-class SessionStore(SessionReads):
+class SessionStore(StoreCore):
     """One connection to a session database. Open with `await SessionStore.open(path)`."""
 
     dialect = DIALECT
@@ -1154,24 +1153,16 @@ class SessionStore(SessionReads):
         self._search_db = db
         return db
 
-    async def fork(self, session_id: str, upto: int) -> SessionInfo:
-        """A new session holding a copy of items 1..upto of another."""
-        source = await self.get_session(session_id)
-        if source is None:
-            raise StoreError(f"no session {session_id!r}")
-        upto = max(0, min(upto, source.item_count))
-        new_id = uuid.uuid4().hex[:12]
-        now = self.clock().isoformat()
+    async def _copy_session(self, source: SessionInfo, new_id: str, upto: int, when: datetime) -> None:
+        session_id, now = source.id, when.isoformat()
 
         def tx(conn: sqlite3.Connection) -> None:
-            # The title comes from the first customer message: keep the source's only
-            # if that message is among the copied items (or the title was given, not derived).
             first_customer = conn.execute(
                 "SELECT min(seq) FROM items WHERE session_id = ? AND kind = 'message' "
                 "AND json_extract(body, '$.role') = 'customer'",
                 (session_id,),
             ).fetchone()[0]
-            title = source.title if first_customer is None or first_customer <= upto else ""
+            title = fork_title(source, first_customer, upto)
             handoffs, active = conn.execute(
                 "SELECT count(*), (SELECT json_extract(body, '$.to_agent') FROM items WHERE session_id = ?1 "
                 "AND kind = 'handoff' AND kind <> 'message' AND seq <= ?2 ORDER BY seq DESC LIMIT 1) "
@@ -1210,9 +1201,6 @@ class SessionStore(SessionReads):
             # (the copies are new ids past the search mark: the next search indexes them)
 
         await self._write(tx)
-        info = await self.get_session(new_id)
-        assert info is not None
-        return info
 
     # --- whole sessions (supportdesk db copy and check: the StoreAdmin capability) -------------
 
@@ -1224,40 +1212,18 @@ class SessionStore(SessionReads):
         self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
     ) -> None:
         """Write a session exactly as another store holds it, in one transaction."""
-        row = asdict(info)
-        row["created_at"] = info.created_at.isoformat()
-        row["updated_at"] = info.updated_at.isoformat()
-        row["meta"] = json.dumps(info.meta, ensure_ascii=False)
-        cols = _SESSION_COLS.split(", ")
-        item_rows = [
-            (
-                info.id,
-                item.seq,
-                item.kind,
-                item.agent,
-                item.created_at.isoformat(),
-                item_body_json(item),
-                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
-                item.key if item.kind == "context_set" else None,
-            )
-            for item in items
-        ]
-        keys = sorted({r[7] for r in item_rows if r[7] is not None})
-        totals = [(info.id, agent, t["input_tokens"], t["output_tokens"], t["reported"]) for agent, t in usage.items()]
+        rows = import_rows(DIALECT, info, items, usage)
 
         def tx(conn: sqlite3.Connection) -> None:
             if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (info.id,)).fetchone() is not None:
                 raise StoreError(f"a session {info.id!r} already exists")
-            conn.execute(
-                f"INSERT INTO sessions ({_SESSION_COLS}) VALUES ({', '.join('?' for _ in cols)})",
-                tuple(row[c] for c in cols),
-            )
-            conn.executemany(SQL_INSERT_ITEM, item_rows)
+            conn.execute(insert_session_sql(DIALECT), rows.session)
+            conn.executemany(SQL_INSERT_ITEM, rows.items)
             _keep_whole_log_state(conn, info.id)
-            conn.executemany(SQL_ADD_CONTEXT_KEY, [(info.id, key) for key in keys])
+            conn.executemany(SQL_ADD_CONTEXT_KEY, [(info.id, key) for key in rows.keys])
             conn.executemany(
                 "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) VALUES (?, ?, ?, ?, ?)",
-                totals,
+                rows.usage,
             )
             if conn.execute(SQL_SEARCH_BACKLOG).fetchone()[0] >= SEARCH_BATCH:
                 _index_new_messages(conn)
