@@ -106,6 +106,8 @@ class StoreDialect:
     snooze_over: Callable[[str], str]
     # True when the kept summary's tags hold the text in placeholder p.
     has_tag: Callable[[str], str]
+    # Larger than any seq the database can hold: "no upper bound" (reads clamp to it).
+    no_limit: int
 
 
 def desk_where(dialect: StoreDialect, where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
@@ -334,7 +336,18 @@ class ReadSql:
     """The reads of session rows in one dialect's placeholders; the statements whose words
     differ (JSON walks, time comparisons) are the adapter's, passed in."""
 
-    def __init__(self, dialect: StoreDialect, *, desk_tags: str, desk_priorities: str, count_needing_staff: str):
+    def __init__(
+        self,
+        dialect: StoreDialect,
+        *,
+        desk_tags: str,
+        desk_priorities: str,
+        count_needing_staff: str,
+        item_range: str,
+        item: str,
+        agent_at: str,
+        context_at: str,
+    ):
         p = dialect.param
         self.session = f"SELECT {SESSION_COLS} FROM sessions WHERE id = {p(1)}"
         self.by_prefix = f"SELECT {SESSION_COLS} FROM sessions WHERE id >= {p(1)} AND id < {p(2)} LIMIT 2"
@@ -355,6 +368,12 @@ class ReadSql:
         self.desk_priorities = desk_priorities
         # (a snooze whose time, the parameter, has passed is back with staff: desk_state.at)
         self.count_needing_staff = count_needing_staff
+        # The log's reads, each item as one JSON document (the adapter's own expression):
+        # (session, first, last), (session, seq), (session, seq) -> the agent, (seq, session) -> context rows.
+        self.item_range = item_range
+        self.item = item
+        self.agent_at = agent_at
+        self.context_at = context_at
 
 
 class StoreCore:
@@ -443,6 +462,31 @@ class StoreCore:
     async def last_seq(self, session_id: str) -> int:
         rows = await self._rows(self.reads.last_seq, (session_id,))
         return int(rows[0][0]) if rows else 0
+
+    async def range(self, session_id: str, first: int, last: int) -> list[Item]:
+        """Items with first <= seq <= last, oldest first."""
+        bound = self.dialect.no_limit
+        rows = await self._rows(self.reads.item_range, (session_id, max(first, -bound), min(last, bound)))
+        return [item_of_row(r) for r in rows]
+
+    async def item(self, session_id: str, seq: int) -> Item | None:
+        if not -self.dialect.no_limit <= seq <= self.dialect.no_limit:
+            return None
+        rows = await self._rows(self.reads.item, (session_id, seq))
+        return item_of_row(rows[0]) if rows else None
+
+    async def agent_at(self, session_id: str, seq: int) -> str:
+        """The agent holding the conversation once item `seq` was written."""
+        rows = await self._rows(self.reads.agent_at, (session_id, min(seq, self.dialect.no_limit)))
+        if rows:
+            return str(rows[0][0])
+        info = await self.get_session(session_id)
+        return info.entry_agent if info else ""
+
+    async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
+        """The shared context as of item `seq` (default: now). One index probe per key."""
+        upto = self.dialect.no_limit if seq is None else min(seq, self.dialect.no_limit)
+        return context_entries(await self._rows(self.reads.context_at, (upto, session_id)))
 
     async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
         return await self.of_kind(session_id, "handoff", upto=upto)  # type: ignore[return-value]

@@ -222,6 +222,7 @@ DIALECT = StoreDialect(
     summary_field=lambda key: f"desk_summary::json ->> '{key}'",
     snooze_over=lambda p: f"coalesce((desk_summary::json ->> 'snoozed_until')::timestamptz <= {p}, false)",
     has_tag=lambda p: f"jsonb_exists(desk_summary::jsonb -> 'tags', {p})",
+    no_limit=_NO_LIMIT,
 )
 SUMMARY_SQL = SummarySql(DIALECT)
 READS = ReadSql(
@@ -229,6 +230,10 @@ READS = ReadSql(
     desk_tags=SQL_DESK_TAGS,
     desk_priorities=SQL_DESK_PRIORITIES,
     count_needing_staff=SQL_COUNT_NEEDING_STAFF,
+    item_range=SQL_RANGE,
+    item=SQL_ITEM,
+    agent_at=SQL_AGENT_AT,
+    context_at=SQL_CONTEXT_AT,
 )
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
@@ -976,36 +981,12 @@ class PostgresStore(StoreCore):
         """The last n items, oldest first."""
         return [_item(r) for r in await self._fetch(SQL_LATEST if n == 50 else sql_latest(n), session_id)]
 
-    async def range(self, session_id: str, first: int, last: int) -> list[Item]:
-        """Items with first <= seq <= last, oldest first."""
-        first, last = max(first, -_NO_LIMIT), min(last, _NO_LIMIT)
-        return [_item(r) for r in await self._fetch(SQL_RANGE, session_id, first, last)]
-
-    async def item(self, session_id: str, seq: int) -> Item | None:
-        if not -_NO_LIMIT <= seq <= _NO_LIMIT:
-            return None
-        rows = await self._fetch(SQL_ITEM, session_id, seq)
-        return _item(rows[0]) if rows else None
-
     async def items_at(self, session_id: str, seqs: Sequence[int]) -> list[Item]:
         """The items at these seqs, in seq order, in one read; seqs with no item are skipped."""
         wanted = sorted({int(seq) for seq in seqs if -_NO_LIMIT <= int(seq) <= _NO_LIMIT})
         if not wanted:
             return []
         return [_item(r) for r in await self._fetch(SQL_ITEMS_AT, session_id, wanted)]
-
-    async def agent_at(self, session_id: str, seq: int) -> str:
-        """The agent holding the conversation once item `seq` was written."""
-        rows = await self._fetch(SQL_AGENT_AT, session_id, min(seq, _NO_LIMIT))
-        if rows:
-            return str(rows[0][0])
-        info = await self.get_session(session_id)
-        return info.entry_agent if info else ""
-
-    async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
-        """The shared context as of item `seq` (default: now). One index probe per key."""
-        upto = min(seq, _NO_LIMIT) if seq is not None else _NO_LIMIT
-        return _context(await self._fetch(SQL_CONTEXT_AT, upto, session_id))
 
     async def turn_start(self, session_id: str, n: int) -> TurnStart:
         """The session's row, newest `n` items, context and holder: one statement."""

@@ -81,6 +81,8 @@ SQL_LATEST = (
     f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq > "
     "(SELECT item_count FROM sessions WHERE id = ?) - ? ORDER BY seq"
 )
+# Larger than any seq: "no upper bound" for the reads that take one.
+_NO_LIMIT = 2**62
 SQL_RANGE = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq"
 SQL_ITEM = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq = ?"
 # Many items by seq in one statement: the seqs travel as one JSON array, so the SQL text is
@@ -190,6 +192,7 @@ DIALECT = StoreDialect(
     summary_field=lambda key: f"json_extract(desk_summary, '$.{key}')",
     snooze_over=_snooze_over,
     has_tag=lambda p: f"EXISTS (SELECT 1 FROM json_each(sessions.desk_summary, '$.tags') WHERE value = {p})",
+    no_limit=_NO_LIMIT,
 )
 SUMMARY_SQL = SummarySql(DIALECT)
 READS = ReadSql(
@@ -197,6 +200,10 @@ READS = ReadSql(
     desk_tags=SQL_DESK_TAGS,
     desk_priorities=SQL_DESK_PRIORITIES,
     count_needing_staff=SQL_COUNT_NEEDING_STAFF,
+    item_range=SQL_RANGE,
+    item=SQL_ITEM,
+    agent_at=SQL_AGENT_AT,
+    context_at=SQL_CONTEXT_AT,
 )
 # The reads the tests EXPLAIN, by their old names.
 SQL_LAST_SEQ, SQL_DESK, SQL_USAGE_TOTALS = READS.last_seq, READS.desk, READS.usage_totals
@@ -259,8 +266,6 @@ SQL_UNINDEXED_MESSAGES = """
     WHERE i.id > (SELECT indexed_upto FROM search_progress) AND i.kind = 'message'
     ORDER BY i.id DESC
 """
-# Larger than any seq: "no upper bound" for the reads that take one.
-_NO_LIMIT = 2**62
 
 
 def _whole_log(
@@ -1007,15 +1012,6 @@ class SessionStore(StoreCore):
         rows = await self._fetch(SQL_LATEST, (session_id, session_id, n))
         return [_item(r) for r in rows]
 
-    async def range(self, session_id: str, first: int, last: int) -> list[Item]:
-        """Items with first <= seq <= last, oldest first."""
-        rows = await self._fetch(SQL_RANGE, (session_id, first, last))
-        return [_item(r) for r in rows]
-
-    async def item(self, session_id: str, seq: int) -> Item | None:
-        rows = await self._fetch(SQL_ITEM, (session_id, seq))
-        return _item(rows[0]) if rows else None
-
     async def items_at(self, session_id: str, seqs: Sequence[int]) -> list[Item]:
         """The items at these seqs, in seq order, in one read; seqs with no item are skipped."""
         wanted = sorted({int(seq) for seq in seqs})
@@ -1023,21 +1019,6 @@ class SessionStore(StoreCore):
             return []
         rows = await self._fetch(SQL_ITEMS_AT, (session_id, json.dumps(wanted)))
         return [_item(r) for r in rows]
-
-    async def agent_at(self, session_id: str, seq: int) -> str:
-        """The agent holding the conversation once item `seq` was written."""
-        rows = await self._fetch(SQL_AGENT_AT, (session_id, seq))
-        if rows:
-            return str(rows[0][0])
-        info = await self.get_session(session_id)
-        return info.entry_agent if info else ""
-
-    async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
-        """The shared context as of item `seq` (default: now). One index probe per key."""
-        rows = await self._fetch(
-            SQL_CONTEXT_AT, (seq if seq is not None else _NO_LIMIT, session_id)
-        )
-        return _context(rows)
 
     async def turn_start(self, session_id: str, n: int) -> TurnStart:
         """The session's row, newest `n` items, context and holder: one hop, one read transaction."""
