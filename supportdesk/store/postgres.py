@@ -26,39 +26,48 @@ import time
 import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 import asyncpg
 
-from supportdesk.desk_state import ConversationState, DeskFilter, start
-from supportdesk.items import Handoff, Item, item_body_json, item_from_json, utcnow
+from supportdesk.desk_state import ConversationState, start
+from supportdesk.items import Item, item_from_json, utcnow
 from supportdesk.store.location import StoreLocation, scrub
-from supportdesk.store.figures import EPOCH, DeskFigures
+from supportdesk.store.figures import DeskFigures
 from supportdesk.store.pg_figures import read_figures
 from supportdesk.store import figure_summary
-from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
-from supportdesk.store.core import fork_title, import_rows, insert_session_sql, newer_schema
-from supportdesk.store.core import ReadSql, StoreCore, StoreDialect
-from supportdesk.store.core import plan_append, turn_start_of
-from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
-from supportdesk.store.core import context_entries as _context
-from supportdesk.store.core import item_of_row as _item
-from supportdesk.store.core import session_of_row as _session
-from supportdesk.store.core import share_of as _share
-from supportdesk.store.core import usage_rows
+from supportdesk.store.core import (
+    SESSION_COLS as _SESSION_COLS,
+    ReadSql,
+    StoreCore,
+    StoreDialect,
+    SummarySql,
+    context_entries as _context,
+    current,
+    figure_columns,
+    fold_whole_log,
+    fork_title,
+    import_rows,
+    insert_session_sql,
+    item_of_row as _item,
+    newer_schema,
+    plan_append,
+    session_of_row as _session,
+    share_of as _share,
+    status_move,
+    turn_start_of,
+    usage_rows,
+)
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.sla import SlaProgress
 from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS, TABLES
-from supportdesk.exact import read_back
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
     Change,
-    ContextEntry,
-    DeskRow,
     LeaseLost,
     SearchHit,
     SessionInfo,

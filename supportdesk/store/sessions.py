@@ -20,21 +20,19 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import aiosqlite
-from supportdesk.desk_state import ConversationState, DeskFilter, start
-from supportdesk.items import Handoff, Item, item_body_json, item_from_json, utcnow
+from supportdesk.desk_state import ConversationState, start
+from supportdesk.items import Item, item_from_json, utcnow
 from supportdesk.store.location import default_db_path, parse_location
-from supportdesk.exact import read_back
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
     ContextEntry,
-    DeskRow,
     SearchHit,
     SessionInfo,
     StoreError,
@@ -46,20 +44,31 @@ from supportdesk.store.protocol import (
     session_info,
 )
 from supportdesk.store import figure_summary
-from supportdesk.store.core import SESSION_COLS as _SESSION_COLS
-from supportdesk.store.core import fork_title, import_rows, insert_session_sql, newer_schema
-from supportdesk.store.core import ReadSql, StoreCore, StoreDialect
-from supportdesk.store.core import plan_append, turn_start_of
-from supportdesk.store.core import SummarySql, current, figure_columns, fold_whole_log, status_move
-from supportdesk.store.core import context_entries as _context
-from supportdesk.store.core import item_of_row as _item
-from supportdesk.store.core import session_of_row as _session
-from supportdesk.store.core import share_of as _share
-from supportdesk.store.core import usage_rows
+from supportdesk.store.core import (
+    SESSION_COLS as _SESSION_COLS,
+    ReadSql,
+    StoreCore,
+    StoreDialect,
+    SummarySql,
+    context_entries as _context,
+    current,
+    figure_columns,
+    fold_whole_log,
+    fork_title,
+    import_rows,
+    insert_session_sql,
+    item_of_row as _item,
+    newer_schema,
+    plan_append,
+    session_of_row as _session,
+    share_of as _share,
+    status_move,
+    turn_start_of,
+)
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
 from supportdesk.sla import SlaProgress
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS
-from supportdesk.store.figures import EPOCH, DeskFigures
+from supportdesk.store.figures import DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.store.sqlite_live import LEASE_TTL, SqliteFeed, SqliteLease, check_fence
