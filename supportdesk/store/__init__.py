@@ -1,4 +1,5 @@
-"""The session store: one contract (`Store`), a SQLite and a PostgreSQL adapter.
+"""The session store: one contract (`Store`), a SQLite and a PostgreSQL adapter on one
+dialect-free core (`core.py`: what both share; each adapter holds only what differs).
 
 Nothing outside this package writes SQL or imports a database driver. `open_store` is the one
 way in: it reads `--db`/`$SUPPORTDESK_DB` as a path or URL and imports only the adapter it

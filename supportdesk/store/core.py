@@ -1,13 +1,24 @@
 """The store's dialect-free core: what the SQLite and the PostgreSQL adapters share.
 
 `sessions.py` (SQLite) and `postgres.py` (PostgreSQL) keep only what differs between the two
-databases: the driver's calls, the placeholders (`?` or `$n`), JSON access, upserts and locking,
-the change feed. Everything else lives here once, as pure functions: the session row's columns
-and how a row becomes a `SessionInfo` or a `DeskRow`, the fold of a session's whole log into
-its kept summaries, the inbox's filter as SQL (through a small `StoreDialect`, as
-`figures.FigureSql` does for the figures), what an append writes besides its items, and how
-a turn's start read becomes a `TurnStart`. A third backend implements the same few dialect
-words and calls the same functions.
+databases: the driver's calls and error handling, the placeholders (`?` or `$n`), JSON access,
+upserts, locking and the change feed, search, the turn lease. Everything else is written here once:
+
+- `StoreDialect`: the few words an adapter gives (its placeholder, how it binds a time, how it
+  reads a field of the kept desk summary, a snooze's end and a tag, its largest seq);
+- `StoreCore`: the base class of both adapters' stores, holding the contract's reads of session
+  rows (get/find/list/count, the inbox and its counts, tags, usage, SLA progress), the log's keyed
+  reads (range, item, agent_at, context_at) and the frame of a fork; an adapter gives `_rows`
+  (one read), `_copy_session` (a fork's transaction), `of_kind` and `close`, and its `ReadSql`;
+- `ReadSql` and `SummarySql`: the statements, built from the dialect (as `figures.FigureSql`
+  builds the figures' SQL), with the ones whose words differ passed in by the adapter;
+- pure functions: a row as a `SessionInfo`, `DeskRow`, `Item`, context or `TurnStart`; the inbox
+  filter (`desk_where`); the fold of a whole log into the kept summaries and the test whether the
+  kept ones stand at the head; what an append writes besides its rows (`plan_append`); an import's
+  rows; a fork's title; the refusal of a newer schema.
+
+A third backend gives a dialect, its statements and the driver calls, and inherits the rest;
+`tests/test_store_core.py` fails when a function body or a statement is written in both adapters.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The PostgreSQL session store: the same log as the SQLite one, shared by many machines.
 
 Selected by a `postgresql://` URL in --db; needs the `postgres` extra (asyncpg), imported only
-here. The contract is `store/protocol.py`; what differs from SQLite:
+here. The contract is `store/protocol.py`; what both adapters share is `store/core.py`; what
+differs from SQLite:
 
 - An append is one statement (data-modifying CTEs): it moves the session's head, whose row
   lock orders appends to one session, inserts the items, keeps the context keys and usage

@@ -3,7 +3,9 @@
 Every read the panes need (latest N, a seq range, one item, the handoffs, the context
 as of seq k) is an index lookup whose cost does not grow with the session's length.
 Appends take the next seq inside one `BEGIN IMMEDIATE` transaction, so several OS
-processes writing one session never lose, duplicate or reorder an item.
+processes writing one session never lose, duplicate or reorder an item. What it shares with
+the PostgreSQL adapter (the session reads, the summaries' fold, the append's plan) is
+`store/core.py`; this module holds SQLite's statements, its driver and its file handling.
 """
 
 from __future__ import annotations
