@@ -152,6 +152,19 @@ async def test_latest_range_and_item(store: Store):
     assert await store.item("missing", 1) is None
 
 
+async def test_a_seq_past_what_the_database_holds_reads_as_no_bound(store: Store):
+    # The keyed reads (store/core.py) clamp a seq to the dialect's bound on both backends: a
+    # number too large for the column (or for SQLite's 64-bit integers) is "no upper bound",
+    # never a driver's overflow error.
+    info = await store.create_session("triage")
+    await store.append(info.id, [customer("hi"), ctx("plan", "pro"), handoff("triage", "billing")])
+    huge = 2**70
+    assert [i.seq for i in await store.range(info.id, -huge, huge)] == [1, 2, 3]
+    assert await store.item(info.id, huge) is None and await store.item(info.id, -huge) is None
+    assert await store.agent_at(info.id, huge) == "billing"
+    assert (await store.context_at(info.id, huge))["plan"].value == "pro"
+
+
 async def test_items_at_reads_many_seqs_in_seq_order_skipping_missing(store: Store):
     info = await store.create_session("triage")
     other = await store.create_session("triage")

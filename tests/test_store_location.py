@@ -89,3 +89,50 @@ async def test_open_store_gives_the_sqlite_adapter_for_a_path_and_a_sqlite_url(t
 def test_redact_url_keeps_everything_but_the_password():
     assert redact_url("postgresql://u:p@h:1/d?sslmode=require") == "postgresql://u:***@h:1/d?sslmode=require"
     assert redact_url("postgresql://h/d") == "postgresql://h/d"
+
+
+def _open_store_cases() -> tuple[list[str], bool]:
+    """The kinds open_store's `match location.kind` names, and whether it ends in assert_never."""
+    import ast
+    import inspect
+    import textwrap
+
+    import supportdesk.store as store_package
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(store_package.open_store)))
+    (match,) = [node for node in ast.walk(tree) if isinstance(node, ast.Match)]
+    assert ast.unparse(match.subject) == "location.kind"
+    kinds: list[str] = []
+    for case in match.cases:
+        for pattern in ast.walk(case.pattern):
+            if isinstance(pattern, ast.MatchValue) and isinstance(pattern.value, ast.Constant):
+                kinds.append(pattern.value.value)
+    last = match.cases[-1]
+    checked = (
+        isinstance(last.pattern, ast.MatchAs)
+        and last.pattern.pattern is None
+        and "assert_never(location.kind)" in ast.unparse(last.body[-1])
+    )
+    return kinds, checked
+
+
+def test_open_store_names_every_kind_of_location_and_ends_in_assert_never():
+    # A kind added to StoreLocation.kind must get its own adapter here: with the checked match,
+    # mypy (tests/test_types.py) fails until it does; this says so without running mypy.
+    from typing import get_args, get_type_hints
+
+    from supportdesk.store.location import StoreLocation
+
+    kinds, checked = _open_store_cases()
+    assert sorted(kinds) == sorted(get_args(get_type_hints(StoreLocation)["kind"]))
+    assert checked, "open_store's match on location.kind must end in `case _: assert_never(location.kind)`"
+
+
+async def test_open_store_refuses_a_kind_it_has_no_adapter_for():
+    # Before the checked match, anything not "sqlite" went to the PostgreSQL adapter, which
+    # then tried to connect; now a kind without a case stops at assert_never, connecting nowhere.
+    from supportdesk.store.location import StoreLocation
+
+    stranger = StoreLocation("mysql", "mysql://127.0.0.1:9/desk", "mysql://127.0.0.1:9/desk")  # type: ignore[arg-type]
+    with pytest.raises(AssertionError):
+        await open_store(stranger)

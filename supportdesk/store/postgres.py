@@ -1,7 +1,8 @@
 """The PostgreSQL session store: the same log as the SQLite one, shared by many machines.
 
 Selected by a `postgresql://` URL in --db; needs the `postgres` extra (asyncpg), imported only
-here. The contract is `store/protocol.py`; what differs from SQLite:
+here. The contract is `store/protocol.py`; what both adapters share is `store/core.py`; what
+differs from SQLite:
 
 - An append is one statement (data-modifying CTEs): it moves the session's head, whose row
   lock orders appends to one session, inserts the items, keeps the context keys and usage
@@ -26,29 +27,48 @@ import time
 import unicodedata
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, assert_never
+from typing import Any
 
 import asyncpg
 
-from supportdesk.desk_state import ConversationState, DeskFilter, start
-from supportdesk.items import Handoff, Item, item_body_json, item_from_json, utcnow
+from supportdesk.desk_state import ConversationState, start
+from supportdesk.items import Item, item_from_json, utcnow
 from supportdesk.store.location import StoreLocation, scrub
-from supportdesk.store.figures import EPOCH, DeskFigures
+from supportdesk.store.figures import DeskFigures
 from supportdesk.store.pg_figures import read_figures
 from supportdesk.store import figure_summary
+from supportdesk.store.core import (
+    SESSION_COLS as _SESSION_COLS,
+    ReadSql,
+    StoreCore,
+    StoreDialect,
+    SummarySql,
+    context_entries as _context,
+    current,
+    figure_columns,
+    fold_whole_log,
+    fork_title,
+    import_rows,
+    insert_session_sql,
+    item_of_row as _item,
+    newer_schema,
+    plan_append,
+    session_of_row as _session,
+    share_of as _share,
+    status_move,
+    turn_start_of,
+    usage_rows,
+)
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.sla import SlaProgress
 from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS, TABLES
-from supportdesk.exact import read_back
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
     Change,
-    ContextEntry,
-    DeskRow,
     LeaseLost,
     SearchHit,
     SessionInfo,
@@ -63,7 +83,6 @@ from supportdesk.store.protocol import (
     search_words,
     session_info,
 )
-from supportdesk.text import one_line
 
 # The NOTIFY channel of the change feed; payload "<head> <0|1 deleted> <session id>".
 CHANNEL = "supportdesk_changes"
@@ -105,10 +124,6 @@ LEASE_TTL = 15.0
 _WAIT_FIRST, _WAIT_MAX = 0.01, 0.2
 _NO_LIMIT = 2**31 - 1  # larger than any seq: "no upper bound" (seq is a 32-bit integer)
 
-_SESSION_COLS = (
-    "id, title, created_at, updated_at, entry_agent, active_agent, status, "
-    "item_count, handoff_count, forked_from, forked_at, channel, meta"
-)
 # An item row as one JSON text (envelope merged into the body), so reading it back is a
 # single pydantic-core parse, as on SQLite. Timestamps print as ISO 8601 (timezone UTC).
 _ITEM_DOC = (
@@ -118,7 +133,6 @@ _ITEM_DOC = (
     """ || CASE WHEN body = '{}' THEN '}' ELSE ',' || substr(body, 2) END"""
 )
 
-SQL_LAST_SEQ = "SELECT item_count FROM sessions WHERE id = $1"
 # The newest n by a backward walk of the primary key, cut at n. (Written as `seq > item_count - n`
 # the bound is a parameter the planner cannot see: on a long session it guessed a third of the
 # session's rows and chose a parallel sequential scan, 230 ms at 300,000 items.) n is written
@@ -193,29 +207,15 @@ def sql_take_turn(n: int) -> str:
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
-
-SQL_USAGE_TOTALS = (
-    "SELECT agent, input_tokens, output_tokens, reported FROM usage_totals WHERE session_id = $1 ORDER BY agent"
-)
 # Where the session stood before an append, its row locked until the append commits, so two
 # appends to one session advance the state one after the other (SQL_APPEND then sets it).
 SQL_DESK_BEFORE = (
     "SELECT item_count, desk_summary, entry_agent, figure_summary, created_at, sla_summary, status FROM sessions WHERE id = $1 FOR UPDATE"
 )
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
-SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = $2, desk_summary = $3 WHERE id = $1"
-# The session's share of the figures (migration 5): its columns, and the roll-up rows it moves
-# (store/figure_summary.py), in the order of the roll-up's key so concurrent appends lock rows
-# in one order. A roll-up row emptied by a session moving on is dropped.
-SQL_SET_FIGURES = (
-    "UPDATE sessions SET span_first = $2, span_last = $3, asked_us = $4, answer_ms = $5, resolved_us = $6, "
-    "resolution_ms = $7, figure_summary = $8, sla_summary = $9 WHERE id = $1"
-)
-# The SLA figures' conversations: created in the window, with items (an index range on creation).
-SQL_SLA_PROGRESS = (
-    "SELECT desk_summary, sla_summary FROM sessions WHERE created_at >= $1 AND created_at <= $2 AND item_count > 0 "
-    "ORDER BY created_at, id"
-)
+# The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
+# rows it moves (store/figure_summary.py), in the order of the roll-up's key so concurrent appends
+# lock rows in one order. A roll-up row emptied by a session moving on is dropped.
 _ROLLUP_ROWS = (
     "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], "
     "$8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[]) AS t(grain, lo, hi, what, a, b, c, n, x, y, z)"
@@ -230,7 +230,6 @@ SQL_ROLLUP_DROP_EMPTY = f"""
     DELETE FROM figure_rollup AS r USING {_ROLLUP_ROWS}
     WHERE r.n = 0 AND (r.grain, r.lo, r.hi, r.what, r.a, r.b, r.c) = (t.grain, t.lo, t.hi, t.what, t.a, t.b, t.c)
 """
-SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT $1"
 SQL_DESK_TAGS = (
     "SELECT DISTINCT t FROM sessions, jsonb_array_elements_text(sessions.desk_summary::jsonb -> 'tags') AS t ORDER BY t"
 )
@@ -241,6 +240,25 @@ SQL_DESK_PRIORITIES = (
 SQL_COUNT_NEEDING_STAFF = (
     "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff' OR (desk_state = 'snoozed' "
     "AND (desk_summary::json ->> 'snoozed_until')::timestamptz <= $1)"
+)
+DIALECT = StoreDialect(
+    param=lambda n: f"${n}",
+    time=lambda at: at,
+    summary_field=lambda key: f"desk_summary::json ->> '{key}'",
+    snooze_over=lambda p: f"coalesce((desk_summary::json ->> 'snoozed_until')::timestamptz <= {p}, false)",
+    has_tag=lambda p: f"jsonb_exists(desk_summary::jsonb -> 'tags', {p})",
+    no_limit=_NO_LIMIT,
+)
+SUMMARY_SQL = SummarySql(DIALECT)
+READS = ReadSql(
+    DIALECT,
+    desk_tags=SQL_DESK_TAGS,
+    desk_priorities=SQL_DESK_PRIORITIES,
+    count_needing_staff=SQL_COUNT_NEEDING_STAFF,
+    item_range=SQL_RANGE,
+    item=SQL_ITEM,
+    agent_at=SQL_AGENT_AT,
+    context_at=SQL_CONTEXT_AT,
 )
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
@@ -367,62 +385,14 @@ def _tsquery(text: str) -> str:
     return " & ".join(f"'{w}':*" if prefix else f"'{w}'" for w, prefix in search_terms(_fold(text)))
 
 
-def _count(value: Any, default: int) -> int:
-    if value is None:
-        return default
-    return int(value) if isinstance(value, (int, float)) else 0
-
-
-def _usage_rows(pairs: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, int, int, int]]:
-    """(agent, input, output, reported) summed over (agent, item meta) pairs that carry usage."""
-    totals: dict[str, tuple[int, int, int]] = {}
-    for agent, meta in pairs:
-        usage = meta.get("usage")
-        if usage is None:
-            continue
-        fields = usage if isinstance(usage, dict) else {}
-        before_in, before_out, before_reported = totals.get(agent, (0, 0, 1))
-        totals[agent] = (
-            before_in + _count(fields.get("input_tokens"), 0),
-            before_out + _count(fields.get("output_tokens"), 0),
-            min(before_reported, _count(fields.get("reported"), 1)),
-        )
-    return [(agent, *sums) for agent, sums in totals.items()]
-
-
-def _session(row: asyncpg.Record) -> SessionInfo:
-    return session_info(dict(row))
-
-
-def _item(row: asyncpg.Record) -> Item:
-    return item_from_json(row[0])
-
-
-def _context(rows: Sequence[Sequence[Any]]) -> dict[str, ContextEntry]:
-    """The shared context from SQL_CONTEXT_AT's rows (a cleared key is left out)."""
-    out: dict[str, ContextEntry] = {}
-    for key, body, at, created in rows:
-        data = json.loads(body)
-        if data.get("value") is None:
-            continue  # cleared
-        out[key] = read_back(
-            ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
-        )
-    return out
-
-
 async def _whole_log(
     conn: asyncpg.Connection, session_id: str, entry_agent: str, created_at: datetime, status: str
 ) -> tuple[ConversationState, FigureSummary, SlaProgress]:
     """The state, the figures' share and the SLA clocks folded from the whole log (a fork, an
     import, a database before migration 5)."""
-    copied = await conn.fetchval("SELECT coalesce(forked_at, 0) FROM sessions WHERE id = $1", session_id)
-    state, share = start(entry_agent), figure_summary.start(entry_agent, created_at, status, int(copied or 0))
-    return advance_all(state, share, SlaProgress(), (_item(r) for r in await conn.fetch(SQL_WHOLE_LOG, session_id)))
-
-
-def _share(text: str | None) -> FigureSummary | None:
-    return FigureSummary.from_json(text) if text else None
+    copied = await conn.fetchval(SUMMARY_SQL.forked_at, session_id)
+    rows = await conn.fetch(SQL_WHOLE_LOG, session_id)
+    return fold_whole_log(entry_agent, created_at, status, int(copied or 0), (_item(r) for r in rows))
 
 
 async def _keep_share(
@@ -441,68 +411,26 @@ async def _keep_share(
         if emptied:
             await conn.execute(SQL_ROLLUP_DROP_EMPTY, *[list(column) for column in zip(*emptied)])
     if share is not None:
-        columns = (share.first_us, share.last_us, share.asked_us, share.answer_ms, share.resolved_us, share.resolution_ms)
-        await conn.execute(SQL_SET_FIGURES, session_id, *columns, share.to_json(), (progress or SlaProgress()).to_json())
+        await conn.execute(SUMMARY_SQL.set_figures, *figure_columns(share, progress), session_id)
 
 
 async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str, desk: bool = True) -> None:
     """Fold a session's log and keep the results as its summaries; `desk` False keeps its desk
     state as it is (only the figures' share and the clocks were missing)."""
-    entry_agent, created_at, figures, status = await conn.fetchrow(
-        "SELECT entry_agent, created_at, figure_summary, status FROM sessions WHERE id = $1", session_id
-    )
+    entry_agent, created_at, figures, status = await conn.fetchrow(SUMMARY_SQL.fold_start, session_id)
     state, share, progress = await _whole_log(conn, session_id, entry_agent, created_at, status)
     if desk:
-        await conn.execute(SQL_SET_SUMMARY, session_id, state.state, state.to_json())
+        await conn.execute(SUMMARY_SQL.set_summary, state.state, state.to_json(), session_id)
     await _keep_share(conn, session_id, _share(figures), share, progress)
 
 
-def desk_where(where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
-    """The WHERE clause (parameters $1..) that keeps the sessions `where.matches` keeps."""
-    clauses: list[str] = []
-    params: list[Any] = []
-
-    def param(value: Any) -> str:
-        params.append(value)
-        return f"${len(params)}"
-
-    def snooze_ended() -> str:  # a snooze whose time has passed: back with staff (desk_state.at)
-        return (f"(desk_state = 'snoozed' AND coalesce((desk_summary::json ->> 'snoozed_until')::timestamptz "
-                f"<= {param(now)}, false))")
-
-    match where.group:
-        case "all":
-            pass
-        case "needs_staff":
-            clauses.append(f"(desk_state = 'needs_staff' OR {snooze_ended()})")
-        case "working" | "waiting_customer":
-            clauses.append(f"(desk_state = 'ai' AND desk_summary::json ->> 'detail' = {param(where.group)})")
-        case "idle":
-            clauses.append(f"(desk_state = 'resolved' OR (desk_state = 'snoozed' AND NOT {snooze_ended()}))")
-        case _:
-            assert_never(where.group)
-    if where.tag:
-        clauses.append(f"jsonb_exists(desk_summary::jsonb -> 'tags', {param(where.tag)})")
-    if where.priority:
-        clauses.append(f"desk_summary::json ->> 'priority' = {param(where.priority)}")
-    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
-
-
-def _desk_row(row: asyncpg.Record) -> DeskRow:
-    cols = dict(row)
-    summary = cols.pop("desk_summary")
-    info = session_info(cols)
-    return DeskRow(info, ConversationState.from_json(summary) if summary else start(info.entry_agent))
 
 
 def _turn_start_of(row: asyncpg.Record) -> TurnStart:
     """A `TurnStart` of one row of `sql_turn_start` (or of `sql_take_turn`: id NULL, no session)."""
     if row["id"] is None:
-        return TurnStart(None, [], {}, None)
-    info = session_info({c: row[c] for c in _SESSION_COLS.split(", ")})
-    items = [item_from_json(doc) for doc in row["tail"]]
-    context = _context([json.loads(entry) for entry in row["context"]])
-    return TurnStart(info, items, context, row["held_by"])
+        return turn_start_of(None, (), (), None)
+    return turn_start_of(row, row["tail"], (json.loads(entry) for entry in row["context"]), row["held_by"])
 
 
 def _connect_error(location: StoreLocation, exc: BaseException) -> StoreLocationError:
@@ -558,11 +486,9 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
 
     def refuse_newer(version: int | None) -> int:
         version = version or 0
-        if version > CURRENT_VERSION:
-            raise StoreError(
-                f"{where}: made by a newer supportdesk (schema v{version}, this one knows v{CURRENT_VERSION}); "
-                "upgrade supportdesk to open it"
-            )
+        refusal = newer_schema(where, version, CURRENT_VERSION)
+        if refusal is not None:
+            raise refusal
         return version
 
     if refuse_newer(await version_now()) == CURRENT_VERSION:
@@ -576,8 +502,7 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
         for number in range(version + 1, CURRENT_VERSION + 1):
             await conn.execute(MIGRATIONS[number - 1])
         if version < DESK_FOLD_VERSION or version < FIGURES_VERSION:
-            lacking = "SELECT id, desk_summary IS NULL FROM sessions WHERE desk_summary IS NULL OR figure_summary IS NULL"
-            for session_id, lacks_desk in await conn.fetch(lacking):
+            for session_id, lacks_desk in await conn.fetch(SummarySql.LACKING):
                 await _keep_whole_log_state(conn, session_id, desk=lacks_desk)
         await conn.execute(
             "INSERT INTO supportdesk_meta (key, value) VALUES ('schema_version', $1) "
@@ -788,8 +713,11 @@ class PostgresFeed:
         await self.aclose()
 
 
-class PostgresStore:
+class PostgresStore(StoreCore):
     """A pool of connections to one supportdesk database. Open with `await PostgresStore.open(url)`."""
+
+    dialect = DIALECT
+    reads = READS
 
     def __init__(self, pool: asyncpg.Pool, search_pool: asyncpg.Pool, location: StoreLocation):
         self._pool = pool
@@ -911,15 +839,13 @@ class PostgresStore:
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
 
-    async def __aenter__(self) -> PostgresStore:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
     def _failed(self, exc: BaseException) -> StoreError:
         said = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return StoreError(f"{self.location}: {scrub(said, self._where.target)}")
+
+    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[asyncpg.Record]:
+        return await self._fetch(sql, *params)
 
     async def _fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         try:
@@ -975,55 +901,6 @@ class PostgresStore:
             raise
         return session_info({k: v for k, v in dict(rows[0]).items() if k != "pg_notify"})
 
-    async def get_session(self, session_id: str) -> SessionInfo | None:
-        rows = await self._fetch(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = $1", session_id)
-        return _session(rows[0]) if rows else None
-
-    async def find_session(self, prefix: str) -> SessionInfo | None:
-        """A session by its id or an unambiguous prefix of it (what people type)."""
-        exact = await self.get_session(prefix)
-        if exact or not prefix:
-            return exact
-        rows = await self._fetch(
-            f"SELECT {_SESSION_COLS} FROM sessions WHERE id >= $1 AND id < $2 LIMIT 2", prefix, prefix + "\U0010ffff"
-        )
-        return _session(rows[0]) if len(rows) == 1 else None
-
-    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
-        rows = await self._fetch(
-            f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC, id LIMIT $1 OFFSET $2", limit, offset
-        )
-        return [_session(r) for r in rows]
-
-    async def count_sessions(self) -> int:
-        rows = await self._fetch("SELECT count(*) FROM sessions")
-        return int(rows[0][0])
-
-    async def desk(
-        self, *, limit: int = 200, offset: int = 0, where: DeskFilter = DeskFilter(), now: datetime | None = None
-    ) -> list[DeskRow]:
-        if not where.narrows and not offset:
-            return [_desk_row(r) for r in await self._fetch(SQL_DESK, limit)]
-        clause, params = desk_where(where, now or self.clock())
-        n = len(params)
-        sql = (f"SELECT {_SESSION_COLS}, desk_summary FROM sessions{clause} "
-               f"ORDER BY updated_at DESC, id LIMIT ${n + 1} OFFSET ${n + 2}")
-        return [_desk_row(r) for r in await self._fetch(sql, *params, limit, offset)]
-
-    async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
-        clause, params = desk_where(where, now or self.clock())
-        rows = await self._fetch(f"SELECT count(*) FROM sessions{clause}", *params)
-        return int(rows[0][0])
-
-    async def desk_tags(self) -> tuple[list[str], list[str]]:
-        tags = [str(r[0]) for r in await self._fetch(SQL_DESK_TAGS)]
-        priorities = [str(r[0]) for r in await self._fetch(SQL_DESK_PRIORITIES)]
-        return tags, priorities
-
-    async def count_needing_staff(self, now: datetime) -> int:
-        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, now)
-        return int(rows[0][0])
-
     async def set_status(self, session_id: str, status: str) -> None:
         try:
             async with self._pool.acquire() as conn, conn.transaction():
@@ -1038,10 +915,9 @@ class PostgresStore:
                     session_id,
                     status,
                 )
-                if row is not None and row[0]:
-                    kept = FigureSummary.from_json(row[0])
-                    progress = SlaProgress.from_json(row[1]) if row[1] else None
-                    await _keep_share(conn, session_id, kept, figure_summary.with_status(kept, status), progress)
+                move = status_move(row[0], row[1], status) if row is not None else None
+                if move is not None:
+                    await _keep_share(conn, session_id, *move)
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
 
@@ -1067,29 +943,21 @@ class PostgresStore:
     @staticmethod
     def _append_args(session_id: str, items: Sequence[Item], now: datetime) -> tuple[Any, ...]:
         """SQL_APPEND's parameters for these items (serialized before the statement runs)."""
-        kinds, agents, bodies, metas, keys, words = [], [], [], [], [], []
-        for item in items:
-            kinds.append(item.kind)
-            agents.append(item.agent)
-            bodies.append(item_body_json(item))
-            metas.append(json.dumps(item.meta, ensure_ascii=False) if item.meta else None)
-            keys.append(item.key if item.kind == "context_set" else None)
-            words.append(_search_words(item.text) if item.kind == "message" else None)
-        handoffs = [item for item in items if item.kind == "handoff"]
-        usage = _usage_rows([(item.agent, item.meta) for item in items])
-        titles = (one_line(i.text, 80) for i in items if i.kind == "message" and i.role == "customer")
+        plan = plan_append(items)
+        words = [_search_words(item.text) if item.kind == "message" else None for item in items]
+        usage = plan.usage
         return (
             session_id,
             len(items),
-            len(handoffs),
-            handoffs[-1].to_agent if handoffs else None,
-            next((t for t in titles if t), None),
+            plan.handoffs,
+            plan.active,
+            plan.title,
             now,
-            kinds,
-            agents,
-            bodies,
-            metas,
-            keys,
+            plan.kinds,
+            plan.agents,
+            plan.bodies,
+            plan.metas,
+            plan.keys,
             words,
             [u[0] for u in usage],
             [u[1] for u in usage],
@@ -1111,8 +979,10 @@ class PostgresStore:
         state = ConversationState.from_json(summary) if summary else start(entry_agent)
         kept = share = _share(figures)
         progress = SlaProgress.from_json(clocks) if clocks else None
-        if state.seq != count or share is None or share.seq != count or progress is None:
-            state, share, progress = await _whole_log(conn, session_id, entry_agent, created_at, status)
+        folds = current(count, state, share, progress)
+        if folds is None:
+            folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
+        state, share, progress = folds
         stamped = [replace(item, seq=count + n, created_at=now) for n, item in enumerate(items, start=1)]
         state, share, progress = advance_all(state, share, progress, stamped)
         rows = await conn.fetch(SQL_APPEND, *args, state.state, state.to_json())
@@ -1158,24 +1028,9 @@ class PostgresStore:
             for n, item in enumerate(items, start=1)
         ]
 
-    async def last_seq(self, session_id: str) -> int:
-        rows = await self._fetch(SQL_LAST_SEQ, session_id)
-        return rows[0][0] if rows else 0
-
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
         return [_item(r) for r in await self._fetch(SQL_LATEST if n == 50 else sql_latest(n), session_id)]
-
-    async def range(self, session_id: str, first: int, last: int) -> list[Item]:
-        """Items with first <= seq <= last, oldest first."""
-        first, last = max(first, -_NO_LIMIT), min(last, _NO_LIMIT)
-        return [_item(r) for r in await self._fetch(SQL_RANGE, session_id, first, last)]
-
-    async def item(self, session_id: str, seq: int) -> Item | None:
-        if not -_NO_LIMIT <= seq <= _NO_LIMIT:
-            return None
-        rows = await self._fetch(SQL_ITEM, session_id, seq)
-        return _item(rows[0]) if rows else None
 
     async def items_at(self, session_id: str, seqs: Sequence[int]) -> list[Item]:
         """The items at these seqs, in seq order, in one read; seqs with no item are skipped."""
@@ -1184,26 +1039,10 @@ class PostgresStore:
             return []
         return [_item(r) for r in await self._fetch(SQL_ITEMS_AT, session_id, wanted)]
 
-    async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
-        return await self.of_kind(session_id, "handoff", upto=upto)  # type: ignore[return-value]
-
-    async def agent_at(self, session_id: str, seq: int) -> str:
-        """The agent holding the conversation once item `seq` was written."""
-        rows = await self._fetch(SQL_AGENT_AT, session_id, min(seq, _NO_LIMIT))
-        if rows:
-            return str(rows[0][0])
-        info = await self.get_session(session_id)
-        return info.entry_agent if info else ""
-
-    async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
-        """The shared context as of item `seq` (default: now). One index probe per key."""
-        upto = min(seq, _NO_LIMIT) if seq is not None else _NO_LIMIT
-        return _context(await self._fetch(SQL_CONTEXT_AT, upto, session_id))
-
     async def turn_start(self, session_id: str, n: int) -> TurnStart:
         """The session's row, newest `n` items, context and holder: one statement."""
         rows = await self._fetch(sql_turn_start(n), session_id)
-        return _turn_start_of(rows[0]) if rows else TurnStart(None, [], {}, None)
+        return _turn_start_of(rows[0]) if rows else turn_start_of(None, (), (), None)
 
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""
@@ -1214,16 +1053,7 @@ class PostgresStore:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""
         return [r[0] for r in await self._fetch(SQL_KIND_SEQS, session_id, kind)]
 
-    async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
-        """Token usage per agent, kept by the appends: one index probe."""
-        rows = await self._fetch(SQL_USAGE_TOTALS, session_id)
-        return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
-
     # --- search and fork ---------------------------------------------------------------------
-
-    async def sla_progress(self, since: datetime | None, until: datetime) -> list[tuple[ConversationState, SlaProgress]]:
-        rows = await self._fetch(SQL_SLA_PROGRESS, since or EPOCH, until)
-        return [(ConversationState.from_json(state), SlaProgress.from_json(clocks)) for state, clocks in rows]
 
     async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:
         try:
@@ -1266,32 +1096,16 @@ class PostgresStore:
         self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
     ) -> None:
         """Write a session exactly as another store holds it, in one transaction."""
-        row = asdict(info)
-        row["meta"] = json.dumps(info.meta, ensure_ascii=False)
-        cols = _SESSION_COLS.split(", ")
+        rows = import_rows(DIALECT, info, items, usage)
+        # and the words each message is found by
         item_rows = [
-            (
-                info.id,
-                item.seq,
-                item.kind,
-                item.agent,
-                item.created_at,
-                item_body_json(item),
-                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
-                item.key if item.kind == "context_set" else None,
-                _search_words(item.text) if item.kind == "message" else None,
-            )
-            for item in items
+            (*row, _search_words(item.text) if item.kind == "message" else None) for row, item in zip(rows.items, items)
         ]
-        keys = sorted({r[7] for r in item_rows if r[7] is not None})
         try:
             async with self._pool.acquire() as conn, conn.transaction():
                 if await conn.fetchval("SELECT 1 FROM sessions WHERE id = $1", info.id) is not None:
                     raise StoreError(f"a session {info.id!r} already exists")
-                await conn.execute(
-                    f"INSERT INTO sessions ({_SESSION_COLS}) VALUES ({', '.join(f'${i + 1}' for i in range(len(cols)))})",
-                    *(row[c] for c in cols),
-                )
+                await conn.execute(insert_session_sql(DIALECT), *rows.session)
                 await conn.executemany(
                     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key, search) "
                     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_tsvector('simple', $9))",
@@ -1299,25 +1113,19 @@ class PostgresStore:
                 )
                 await _keep_whole_log_state(conn, info.id)
                 await conn.executemany(
-                    "INSERT INTO context_keys (session_id, key) VALUES ($1, $2)", [(info.id, key) for key in keys]
+                    "INSERT INTO context_keys (session_id, key) VALUES ($1, $2)", [(info.id, key) for key in rows.keys]
                 )
                 await conn.executemany(
                     "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) "
                     "VALUES ($1, $2, $3, $4, $5)",
-                    [(info.id, a, t["input_tokens"], t["output_tokens"], t["reported"]) for a, t in usage.items()],
+                    rows.usage,
                 )
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{info.item_count} 0 {info.id}")
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
 
-    async def fork(self, session_id: str, upto: int) -> SessionInfo:
-        """A new session holding a copy of items 1..upto of another."""
-        source = await self.get_session(session_id)
-        if source is None:
-            raise StoreError(f"no session {session_id!r}")
-        upto = max(0, min(upto, source.item_count))
-        new_id = uuid.uuid4().hex[:12]
-        now = self.clock()
+    async def _copy_session(self, source: SessionInfo, new_id: str, upto: int, now: datetime) -> None:
+        session_id = source.id
         try:
             async with self._pool.acquire() as conn, conn.transaction():
                 # The title comes from the first customer message: keep the source's only if
@@ -1327,7 +1135,7 @@ class PostgresStore:
                     "AND body::json ->> 'role' = 'customer'",
                     session_id,
                 )
-                title = source.title if first_customer is None or first_customer <= upto else ""
+                title = fork_title(source, first_customer, upto)
                 handoffs = await conn.fetchval(
                     "SELECT count(*) FROM items WHERE session_id = $1 AND kind = 'handoff' AND seq <= $2", session_id, upto
                 )
@@ -1361,7 +1169,7 @@ class PostgresStore:
                 metas = await conn.fetch(
                     "SELECT agent, meta FROM items WHERE session_id = $1 AND meta IS NOT NULL", new_id
                 )
-                usage = _usage_rows([(agent, json.loads(meta)) for agent, meta in metas])
+                usage = usage_rows([(agent, json.loads(meta)) for agent, meta in metas])
                 if usage:
                     await conn.executemany(
                         "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) "
@@ -1372,6 +1180,3 @@ class PostgresStore:
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{upto} 0 {new_id}")
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
-        info = await self.get_session(new_id)
-        assert info is not None
-        return info

@@ -3,7 +3,9 @@
 Every read the panes need (latest N, a seq range, one item, the handoffs, the context
 as of seq k) is an index lookup whose cost does not grow with the session's length.
 Appends take the next seq inside one `BEGIN IMMEDIATE` transaction, so several OS
-processes writing one session never lose, duplicate or reorder an item.
+processes writing one session never lose, duplicate or reorder an item. What it shares with
+the PostgreSQL adapter (the session reads, the summaries' fold, the append's plan) is
+`store/core.py`; this module holds SQLite's statements, its driver and its file handling.
 """
 
 from __future__ import annotations
@@ -20,21 +22,19 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar, assert_never, cast
+from typing import Any, TypeVar, cast
 
 import aiosqlite
-from supportdesk.desk_state import ConversationState, DeskFilter, start
-from supportdesk.items import Handoff, Item, item_body_json, item_from_json, utcnow
+from supportdesk.desk_state import ConversationState, start
+from supportdesk.items import Item, item_from_json, utcnow
 from supportdesk.store.location import default_db_path, parse_location
-from supportdesk.exact import read_back
 from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
     ContextEntry,
-    DeskRow,
     SearchHit,
     SessionInfo,
     StoreError,
@@ -48,22 +48,38 @@ from supportdesk.store.protocol import (
     session_info,
 )
 from supportdesk.store import figure_summary
+from supportdesk.store.core import (
+    SESSION_COLS as _SESSION_COLS,
+    ReadSql,
+    StoreCore,
+    StoreDialect,
+    SummarySql,
+    context_entries as _context,
+    current,
+    figure_columns,
+    fold_whole_log,
+    fork_title,
+    import_rows,
+    insert_session_sql,
+    item_of_row as _item,
+    newer_schema,
+    plan_append,
+    session_of_row as _session,
+    share_of as _share,
+    status_move,
+    turn_start_of,
+)
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
 from supportdesk.sla import SlaProgress
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS
-from supportdesk.store.figures import EPOCH, DeskFigures
+from supportdesk.store.figures import DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.store.sqlite_live import LEASE_TTL, SQL_DROP_LEASE, SqliteFeed, SqliteLease, check_fence
-from supportdesk.text import one_line
 
 T = TypeVar("T")
 
 
-_SESSION_COLS = (
-    "id, title, created_at, updated_at, entry_agent, active_agent, status, "
-    "item_count, handoff_count, forked_from, forked_at, channel, meta"
-)
 # An item row as one JSON object (envelope columns merged into the body), so reading it
 # back is a single pydantic-core parse: about half the cost of json.loads + validation.
 _ITEM_COLS = (
@@ -74,11 +90,12 @@ _ITEM_COLS = (
 # The reads the panes make on every refresh. They are module constants so the tests can
 # run `EXPLAIN QUERY PLAN` on the exact strings and prove each one is an index search
 # (SEARCH ... USING INDEX), never a scan of the items table.
-SQL_LAST_SEQ = "SELECT item_count FROM sessions WHERE id = ?"
 SQL_LATEST = (
     f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq > "
     "(SELECT item_count FROM sessions WHERE id = ?) - ? ORDER BY seq"
 )
+# Larger than any seq: "no upper bound" for the reads that take one.
+_NO_LIMIT = 2**62
 SQL_RANGE = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq"
 SQL_ITEM = f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND seq = ?"
 # Many items by seq in one statement: the seqs travel as one JSON array, so the SQL text is
@@ -155,18 +172,8 @@ def append_head_sql(state: bool = True, asked: bool = True, resolved: bool = Tru
 
 SQL_APPEND_HEAD = append_head_sql()
 SQL_APPEND_HEAD_SAME_STATE = append_head_sql(state=False)
-SQL_SET_SUMMARY = "UPDATE sessions SET desk_state = ?, desk_summary = ? WHERE id = ?"
-# The session's share of the figures (schema migration 10): its columns, and the roll-up rows
-# it moves (store/figure_summary.py). A roll-up row emptied by a session moving on is dropped.
-SQL_SET_FIGURES = (
-    "UPDATE sessions SET span_first = ?, span_last = ?, asked_us = ?, answer_ms = ?, resolved_us = ?, "
-    "resolution_ms = ?, figure_summary = ?, sla_summary = ? WHERE id = ?"
-)
-# The SLA figures' conversations: created in the window, with items (an index range on creation).
-SQL_SLA_PROGRESS = (
-    "SELECT desk_summary, sla_summary FROM sessions WHERE created_at >= ? AND created_at <= ? AND item_count > 0 "
-    "ORDER BY created_at, id"
-)
+# The session's share of the figures (schema migration 10): its columns (SUMMARY_SQL), and the
+# roll-up rows it moves (store/figure_summary.py). A roll-up row emptied by a session moving on is dropped.
 SQL_ROLLUP_ADD = """
     INSERT INTO figure_rollup (grain, lo, hi, what, a, b, c, n, x, y, z) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (grain, lo, hi, what, a, b, c) DO UPDATE SET
@@ -175,12 +182,6 @@ SQL_ROLLUP_ADD = """
 """
 SQL_ROLLUP_DROP_EMPTY = (
     "DELETE FROM figure_rollup WHERE grain = ? AND lo = ? AND hi = ? AND what = ? AND a = ? AND b = ? AND c = ? AND n = 0"
-)
-# The inbox: the most recently active sessions with their kept state, one index range.
-SQL_DESK = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions ORDER BY updated_at DESC, id LIMIT ?"
-# A snooze whose time (the parameter) has passed: back with staff, as desk_state.at says.
-_SNOOZE_ENDED = (
-    "(desk_state = 'snoozed' AND coalesce(julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday(?), 0))"
 )
 SQL_DESK_TAGS = "SELECT DISTINCT value FROM sessions, json_each(sessions.desk_summary, '$.tags') ORDER BY value"
 SQL_DESK_PRIORITIES = (
@@ -192,6 +193,33 @@ SQL_COUNT_NEEDING_STAFF = (
     "SELECT count(*) FROM sessions WHERE desk_state = 'needs_staff' OR (desk_state = 'snoozed' "
     "AND julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday(?))"
 )
+
+
+def _snooze_over(p: str) -> str:
+    return f"coalesce(julianday(json_extract(desk_summary, '$.snoozed_until')) <= julianday({p}), 0)"
+
+
+DIALECT = StoreDialect(
+    param=lambda n: "?",
+    time=lambda at: at.isoformat(),
+    summary_field=lambda key: f"json_extract(desk_summary, '$.{key}')",
+    snooze_over=_snooze_over,
+    has_tag=lambda p: f"EXISTS (SELECT 1 FROM json_each(sessions.desk_summary, '$.tags') WHERE value = {p})",
+    no_limit=_NO_LIMIT,
+)
+SUMMARY_SQL = SummarySql(DIALECT)
+READS = ReadSql(
+    DIALECT,
+    desk_tags=SQL_DESK_TAGS,
+    desk_priorities=SQL_DESK_PRIORITIES,
+    count_needing_staff=SQL_COUNT_NEEDING_STAFF,
+    item_range=SQL_RANGE,
+    item=SQL_ITEM,
+    agent_at=SQL_AGENT_AT,
+    context_at=SQL_CONTEXT_AT,
+)
+# The reads the tests EXPLAIN, by their old names.
+SQL_LAST_SEQ, SQL_DESK, SQL_USAGE_TOTALS = READS.last_seq, READS.desk, READS.usage_totals
 SQL_INSERT_ITEM = (
     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -213,9 +241,6 @@ SQL_LOWER_MARK = (
 SQL_ADD_CONTEXT_KEY = "INSERT OR IGNORE INTO context_keys (session_id, key) VALUES (?, ?)"
 # Token usage per session and agent (schema migration 4), added to by the append that
 # stores the items carrying it. `reported` drops to 0 once any count was an estimate.
-SQL_USAGE_TOTALS = (
-    "SELECT agent, input_tokens, output_tokens, reported FROM usage_totals WHERE session_id = ? ORDER BY agent"
-)
 SQL_ADD_USAGE = """
     INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (session_id, agent) DO UPDATE SET
@@ -254,12 +279,6 @@ SQL_UNINDEXED_MESSAGES = """
     WHERE i.id > (SELECT indexed_upto FROM search_progress) AND i.kind = 'message'
     ORDER BY i.id DESC
 """
-# Larger than any seq: "no upper bound" for the reads that take one.
-_NO_LIMIT = 2**62
-
-
-def _session(row: Sequence[Any]) -> SessionInfo:
-    return session_info(dict(zip(_SESSION_COLS.split(", "), row)))
 
 
 def _whole_log(
@@ -267,11 +286,9 @@ def _whole_log(
 ) -> tuple[ConversationState, FigureSummary, SlaProgress]:
     """The state and the figures' share folded from the whole log (a session without kept
     summaries: a fork, an import, a file from before migration 10). Inside the caller's transaction."""
-    (copied,) = conn.execute("SELECT coalesce(forked_at, 0) FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    (copied,) = conn.execute(SUMMARY_SQL.forked_at, (session_id,)).fetchone()
     rows = conn.execute(f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? ORDER BY seq", (session_id,))
-    start_at = datetime.fromisoformat(created_at)
-    state, share = start(entry_agent), figure_summary.start(entry_agent, start_at, status, copied)
-    return advance_all(state, share, SlaProgress(), (_item(r) for r in rows))
+    return fold_whole_log(entry_agent, datetime.fromisoformat(created_at), status, copied, (_item(r) for r in rows))
 
 
 class _KeptStates:
@@ -319,10 +336,6 @@ class _KeptStates:
         cache[text] = value
 
 
-def _share(text: str | None) -> FigureSummary | None:
-    return FigureSummary.from_json(text) if text else None
-
-
 def _state_before(
     conn: sqlite3.Connection, session_id: str, kept_states: _KeptStates
 ) -> tuple[int, ConversationState, str | None, FigureSummary | None, FigureSummary, SlaProgress, int]:
@@ -336,8 +349,9 @@ def _state_before(
     state = kept_states.parse(summary) if summary else start(entry_agent)
     kept = share = kept_states.share(figures) if figures else None
     progress = kept_states.progress(clocks) if clocks else None
-    if state.seq != count or share is None or share.seq != count or progress is None:
-        state, share, progress = _whole_log(conn, session_id, entry_agent, created_at, status)
+    state, share, progress = current(count, state, share, progress) or _whole_log(
+        conn, session_id, entry_agent, created_at, status
+    )
     return count, state, stored, kept, share, progress, backlog
 
 
@@ -352,9 +366,7 @@ def _keep_share(
     (None: the session is going away), and keep its SLA clocks' progress."""
     _move_rollup(conn, kept, share)
     if share is not None:
-        columns = (share.first_us, share.last_us, share.asked_us, share.answer_ms, share.resolved_us, share.resolution_ms)
-        clocks = (progress or SlaProgress()).to_json()
-        conn.execute(SQL_SET_FIGURES, (*columns, share.to_json(), clocks, session_id))
+        conn.execute(SUMMARY_SQL.set_figures, (*figure_columns(share, progress), session_id))
 
 
 def _move_rollup(conn: sqlite3.Connection, kept: FigureSummary | None, share: FigureSummary | None) -> None:
@@ -369,81 +381,19 @@ def _move_rollup(conn: sqlite3.Connection, kept: FigureSummary | None, share: Fi
 def _keep_whole_log_state(conn: sqlite3.Connection, session_id: str, desk: bool = True) -> None:
     """Fold a session's log and keep the results as its summaries (inside a write transaction);
     `desk` False keeps its desk state as it is (only the figures' share and the clocks were missing)."""
-    entry_agent, created_at, figures, status = conn.execute(
-        "SELECT entry_agent, created_at, figure_summary, status FROM sessions WHERE id = ?", (session_id,)
-    ).fetchone()
+    entry_agent, created_at, figures, status = conn.execute(SUMMARY_SQL.fold_start, (session_id,)).fetchone()
     state, share, progress = _whole_log(conn, session_id, entry_agent, created_at, status)
     if desk:
-        conn.execute(SQL_SET_SUMMARY, (state.state, state.to_json(), session_id))
+        conn.execute(SUMMARY_SQL.set_summary, (state.state, state.to_json(), session_id))
     _keep_share(conn, session_id, _share(figures), share, progress)
 
 
 def backfill_summaries(conn: sqlite3.Connection) -> None:
     """Keep the summaries of every session that lacks one (once, after migration 7, 8 or 9)."""
-    lacking = "SELECT id, desk_summary IS NULL FROM sessions WHERE desk_summary IS NULL OR figure_summary IS NULL"
-    for session_id, lacks_desk in conn.execute(lacking).fetchall():
+    for session_id, lacks_desk in conn.execute(SummarySql.LACKING).fetchall():
         _keep_whole_log_state(conn, session_id, desk=bool(lacks_desk))
 
 
-def desk_where(where: DeskFilter, now: datetime) -> tuple[str, list[Any]]:
-    """The WHERE clause (with its parameters) that keeps the sessions `where.matches` keeps."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    match where.group:
-        case "all":
-            pass
-        case "needs_staff":
-            clauses.append(f"(desk_state = 'needs_staff' OR {_SNOOZE_ENDED})")
-            params.append(now.isoformat())
-        case "working" | "waiting_customer":
-            clauses.append("(desk_state = 'ai' AND json_extract(desk_summary, '$.detail') = ?)")
-            params.append(where.group)
-        case "idle":
-            clauses.append(f"(desk_state = 'resolved' OR (desk_state = 'snoozed' AND NOT {_SNOOZE_ENDED}))")
-            params.append(now.isoformat())
-        case _:
-            assert_never(where.group)
-    if where.tag:
-        clauses.append("EXISTS (SELECT 1 FROM json_each(sessions.desk_summary, '$.tags') WHERE value = ?)")
-        params.append(where.tag)
-    if where.priority:
-        clauses.append("json_extract(desk_summary, '$.priority') = ?")
-        params.append(where.priority)
-    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
-
-
-def _desk_row(row: Sequence[Any]) -> DeskRow:
-    *cols, summary = row
-    info = _session(cols)
-    state = ConversationState.from_json(summary) if summary else start(info.entry_agent)
-    return DeskRow(info, state)
-
-
-def _item(row: Sequence[Any]) -> Item:
-    return item_from_json(row[0])
-
-
-def _count(value: Any, default: int) -> int:
-    """A usage figure from item meta as the SQL back-fill reads it: numbers count, anything else not."""
-    if value is None:
-        return default
-    return int(value) if isinstance(value, (int, float)) else 0
-
-
-def _usage_by_agent(items: Sequence[Item]) -> list[tuple[str, int, int, int]]:
-    """(agent, input, output, reported) summed over the items whose meta carries `usage`."""
-    totals: dict[str, tuple[int, int, int]] = {}
-    for item in items:
-        usage = item.meta.get("usage")
-        if usage is None:
-            continue
-        fields = usage if isinstance(usage, dict) else {}
-        tokens_in = _count(fields.get("input_tokens"), 0)
-        tokens_out = _count(fields.get("output_tokens"), 0)
-        reported = _count(fields.get("reported"), 1)
-        before_in, before_out, before_reported = totals.get(item.agent, (0, 0, 1))
-        totals[item.agent] = (before_in + tokens_in, before_out + tokens_out, min(before_reported, reported))
-    return [(agent, *sums) for agent, sums in totals.items()]
 
 
 def _match_snippet(text: str, terms: Sequence[tuple[str, bool]], width: int = 12) -> str | None:
@@ -581,11 +531,9 @@ def _refuse_strangers(identity: tuple[int, int, int], path: str) -> int:
         raise StoreError(
             f"{path}: a SQLite database of another program, not supportdesk's; refusing to touch it"
         )
-    if version > CURRENT_VERSION:
-        raise StoreError(
-            f"{path}: made by a newer supportdesk (schema v{version}, this one knows v{CURRENT_VERSION}); "
-            "upgrade supportdesk to open it"
-        )
+    refusal = newer_schema(path, version, CURRENT_VERSION)
+    if refusal is not None:
+        raise refusal
     return version
 
 
@@ -723,9 +671,9 @@ def _turn_start_rows(conn: sqlite3.Connection, session_id: str, n: int) -> Any:
 
 def _turn_start_of(read: Any) -> TurnStart:
     if read is None:
-        return TurnStart(None, [], {}, None)
+        return turn_start_of(None, (), (), None)
     row, items, context, held = read
-    return TurnStart(_session(row), [_item(r) for r in items], _context(context), held[0] if held else None)
+    return turn_start_of(row, (r[0] for r in items), context, held[0] if held else None)
 
 
 def _turn_start(conn: sqlite3.Connection, session_id: str, n: int, path: str, timeout_s: float) -> Any:
@@ -741,19 +689,6 @@ def _turn_start(conn: sqlite3.Connection, session_id: str, n: int, path: str, ti
                 conn.execute("COMMIT")
 
     return _explained(run, path, timeout_s)
-
-
-def _context(rows: Sequence[Sequence[Any]]) -> dict[str, ContextEntry]:
-    """The shared context from SQL_CONTEXT_AT's rows (a cleared key is left out)."""
-    out: dict[str, ContextEntry] = {}
-    for key, body, at, created in rows:
-        data = json.loads(body)
-        if data.get("value") is None:
-            continue  # cleared
-        out[key] = read_back(
-            ContextEntry, {"key": key, "value": data["value"], "writer": data["writer"], "seq": at, "created_at": created}
-        )
-    return out
 
 
 def _write_transaction(
@@ -838,28 +773,16 @@ class _PreparedAppend:
         # The items as stored (seq, time, session), made under the write lock by `run`.
         self.stamped: list[Item] = []
         stamp = when.isoformat()
-        self.rows = [
-            (
-                item.kind,
-                item.agent,
-                stamp,
-                item_body_json(item),
-                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
-                item.key if item.kind == "context_set" else None,
-            )
-            for item in items
-        ]
-        handoffs = [item for item in items if item.kind == "handoff"]
-        self.usage = _usage_by_agent(items)
-        self.new_keys = sorted({row[5] for row in self.rows if row[5] is not None})
-        # The title comes from the first customer message (if the session has none yet).
-        titles = (one_line(i.text, 80) for i in items if i.kind == "message" and i.role == "customer")
+        plan = plan_append(items)
+        self.rows = list(zip(plan.kinds, plan.agents, [stamp] * len(items), plan.bodies, plan.metas, plan.keys))
+        self.usage = plan.usage
+        self.new_keys = plan.new_keys
         self.head = {
             "sid": session_id,
             "n": len(self.rows),
-            "handoffs": len(handoffs),
-            "active": handoffs[-1].to_agent if handoffs else None,
-            "title": next((t for t in titles if t), None),
+            "handoffs": plan.handoffs,
+            "active": plan.active,
+            "title": plan.title,
             "now": stamp,
         }
 
@@ -915,8 +838,11 @@ class _PreparedAppend:
         return count
 
 
-class SessionStore:
+class SessionStore(StoreCore):
     """One connection to a session database. Open with `await SessionStore.open(path)`."""
+
+    dialect = DIALECT
+    reads = READS
 
     def __init__(self, db: aiosqlite.Connection, path: str, busy_timeout_s: float = 10.0):
         self._db = db
@@ -997,12 +923,6 @@ class SessionStore:
     def closed(self) -> bool:
         return getattr(self, "_closed", False)
 
-    async def __aenter__(self) -> SessionStore:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread."""
         if self.readonly:
@@ -1011,6 +931,9 @@ class SessionStore:
                 "use a database you can write (--db) or fix its permissions"
             )
         return await self._run(_write_transaction, fn, self.path, self._busy_timeout_s)
+
+    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return await self._fetch(sql, params)
 
     async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """Rows of one read, in one hop; a read that meets a lock waits like a write does."""
@@ -1063,64 +986,14 @@ class SessionStore:
         assert info is not None
         return info
 
-    async def get_session(self, session_id: str) -> SessionInfo | None:
-        rows = await self._fetch(f"SELECT {_SESSION_COLS} FROM sessions WHERE id = ?", (session_id,))
-        return _session(rows[0]) if rows else None
-
-    async def find_session(self, prefix: str) -> SessionInfo | None:
-        """A session by its id or an unambiguous prefix of it (what people type)."""
-        exact = await self.get_session(prefix)
-        if exact or not prefix:
-            return exact
-        rows = await self._fetch(
-            f"SELECT {_SESSION_COLS} FROM sessions WHERE id >= ? AND id < ? LIMIT 2",
-            (prefix, prefix + "\U0010ffff"),
-        )
-        return _session(rows[0]) if len(rows) == 1 else None
-
-    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
-        rows = await self._fetch(
-            f"SELECT {_SESSION_COLS} FROM sessions ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
-            (limit, offset),
-        )
-        return [_session(r) for r in rows]
-
-    async def count_sessions(self) -> int:
-        rows = await self._fetch("SELECT count(*) FROM sessions")
-        return int(rows[0][0])
-
-    async def desk(
-        self, *, limit: int = 200, offset: int = 0, where: DeskFilter = DeskFilter(), now: datetime | None = None
-    ) -> list[DeskRow]:
-        if not where.narrows and not offset:
-            return [_desk_row(r) for r in await self._fetch(SQL_DESK, (limit,))]
-        clause, params = desk_where(where, now or self.clock())
-        sql = f"SELECT {_SESSION_COLS}, desk_summary FROM sessions{clause} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?"
-        return [_desk_row(r) for r in await self._fetch(sql, (*params, limit, offset))]
-
-    async def count_desk(self, where: DeskFilter = DeskFilter(), now: datetime | None = None) -> int:
-        clause, params = desk_where(where, now or self.clock())
-        rows = await self._fetch(f"SELECT count(*) FROM sessions{clause}", params)
-        return int(rows[0][0])
-
-    async def desk_tags(self) -> tuple[list[str], list[str]]:
-        tags = [str(r[0]) for r in await self._fetch(SQL_DESK_TAGS)]
-        priorities = [str(r[0]) for r in await self._fetch(SQL_DESK_PRIORITIES)]
-        return tags, priorities
-
-    async def count_needing_staff(self, now: datetime) -> int:
-        rows = await self._fetch(SQL_COUNT_NEEDING_STAFF, (now.isoformat(),))
-        return int(rows[0][0])
-
     async def set_status(self, session_id: str, status: str) -> None:
         def tx(conn: sqlite3.Connection) -> None:
             conn.execute("UPDATE sessions SET status = ? WHERE id = ?", (status, session_id))
             # A waiting status holds back the session's resolution in the figures' roll-up.
             row = conn.execute("SELECT figure_summary, sla_summary FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            if row is not None and row[0]:
-                kept = FigureSummary.from_json(row[0])
-                progress = SlaProgress.from_json(row[1]) if row[1] else None
-                _keep_share(conn, session_id, kept, figure_summary.with_status(kept, status), progress)
+            move = status_move(row[0], row[1], status) if row is not None else None
+            if move is not None:
+                _keep_share(conn, session_id, *move)
 
         await self._write(tx)
 
@@ -1171,23 +1044,10 @@ class SessionStore:
             release.let_go()
         return prepared.stamped
 
-    async def last_seq(self, session_id: str) -> int:
-        rows = await self._fetch(SQL_LAST_SEQ, (session_id,))
-        return rows[0][0] if rows else 0
-
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
         rows = await self._fetch(SQL_LATEST, (session_id, session_id, n))
         return [_item(r) for r in rows]
-
-    async def range(self, session_id: str, first: int, last: int) -> list[Item]:
-        """Items with first <= seq <= last, oldest first."""
-        rows = await self._fetch(SQL_RANGE, (session_id, first, last))
-        return [_item(r) for r in rows]
-
-    async def item(self, session_id: str, seq: int) -> Item | None:
-        rows = await self._fetch(SQL_ITEM, (session_id, seq))
-        return _item(rows[0]) if rows else None
 
     async def items_at(self, session_id: str, seqs: Sequence[int]) -> list[Item]:
         """The items at these seqs, in seq order, in one read; seqs with no item are skipped."""
@@ -1196,24 +1056,6 @@ class SessionStore:
             return []
         rows = await self._fetch(SQL_ITEMS_AT, (session_id, json.dumps(wanted)))
         return [_item(r) for r in rows]
-
-    async def handoffs(self, session_id: str, upto: int | None = None) -> list[Handoff]:
-        return await self.of_kind(session_id, "handoff", upto=upto)  # type: ignore[return-value]
-
-    async def agent_at(self, session_id: str, seq: int) -> str:
-        """The agent holding the conversation once item `seq` was written."""
-        rows = await self._fetch(SQL_AGENT_AT, (session_id, seq))
-        if rows:
-            return str(rows[0][0])
-        info = await self.get_session(session_id)
-        return info.entry_agent if info else ""
-
-    async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
-        """The shared context as of item `seq` (default: now). One index probe per key."""
-        rows = await self._fetch(
-            SQL_CONTEXT_AT, (seq if seq is not None else _NO_LIMIT, session_id)
-        )
-        return _context(rows)
 
     async def turn_start(self, session_id: str, n: int) -> TurnStart:
         """The session's row, newest `n` items, context and holder: one hop, one read transaction."""
@@ -1251,23 +1093,11 @@ class SessionStore:
             rows = await self._fetch(SQL_KIND_SEQS, (session_id, kind))
         return [r[0] for r in rows]
 
-    async def usage_totals(self, session_id: str) -> dict[str, dict[str, int]]:
-        """Token usage per agent (the `usage` the runner writes into item meta), summed.
-
-        The appends keep the sums, so this is one index probe however long the session is.
-        """
-        rows = await self._fetch(SQL_USAGE_TOTALS, (session_id,))
-        return {a: {"input_tokens": i, "output_tokens": o, "reported": int(r)} for a, i, o, r in rows}
-
     # --- search and fork ---------------------------------------------------------------------
 
     async def desk_figures(self, since: datetime | None, until: datetime) -> DeskFigures:
         path, timeout_s = self.path, self._busy_timeout_s
         return await self._run(lambda conn: _explained(lambda: read_figures(conn, since, until), path, timeout_s))
-
-    async def sla_progress(self, since: datetime | None, until: datetime) -> list[tuple[ConversationState, SlaProgress]]:
-        rows = await self._fetch(SQL_SLA_PROGRESS, ((since or EPOCH).isoformat(), until.isoformat()))
-        return [(ConversationState.from_json(state), SlaProgress.from_json(clocks)) for state, clocks in rows]
 
     async def search(self, text: str, *, limit: int = 50) -> list[SearchHit]:
         """The newest `limit` messages holding every word (words of 3+ letters as prefixes).
@@ -1352,24 +1182,16 @@ class SessionStore:
         self._search_db = db
         return db
 
-    async def fork(self, session_id: str, upto: int) -> SessionInfo:
-        """A new session holding a copy of items 1..upto of another."""
-        source = await self.get_session(session_id)
-        if source is None:
-            raise StoreError(f"no session {session_id!r}")
-        upto = max(0, min(upto, source.item_count))
-        new_id = uuid.uuid4().hex[:12]
-        now = self.clock().isoformat()
+    async def _copy_session(self, source: SessionInfo, new_id: str, upto: int, when: datetime) -> None:
+        session_id, now = source.id, when.isoformat()
 
         def tx(conn: sqlite3.Connection) -> None:
-            # The title comes from the first customer message: keep the source's only
-            # if that message is among the copied items (or the title was given, not derived).
             first_customer = conn.execute(
                 "SELECT min(seq) FROM items WHERE session_id = ? AND kind = 'message' "
                 "AND json_extract(body, '$.role') = 'customer'",
                 (session_id,),
             ).fetchone()[0]
-            title = source.title if first_customer is None or first_customer <= upto else ""
+            title = fork_title(source, first_customer, upto)
             handoffs, active = conn.execute(
                 "SELECT count(*), (SELECT json_extract(body, '$.to_agent') FROM items WHERE session_id = ?1 "
                 "AND kind = 'handoff' AND kind <> 'message' AND seq <= ?2 ORDER BY seq DESC LIMIT 1) "
@@ -1408,9 +1230,6 @@ class SessionStore:
             # (the copies are new ids past the search mark: the next search indexes them)
 
         await self._write(tx)
-        info = await self.get_session(new_id)
-        assert info is not None
-        return info
 
     # --- whole sessions (supportdesk db copy and check: the StoreAdmin capability) -------------
 
@@ -1422,40 +1241,18 @@ class SessionStore:
         self, info: SessionInfo, items: Sequence[Item], usage: dict[str, dict[str, int]]
     ) -> None:
         """Write a session exactly as another store holds it, in one transaction."""
-        row = asdict(info)
-        row["created_at"] = info.created_at.isoformat()
-        row["updated_at"] = info.updated_at.isoformat()
-        row["meta"] = json.dumps(info.meta, ensure_ascii=False)
-        cols = _SESSION_COLS.split(", ")
-        item_rows = [
-            (
-                info.id,
-                item.seq,
-                item.kind,
-                item.agent,
-                item.created_at.isoformat(),
-                item_body_json(item),
-                json.dumps(item.meta, ensure_ascii=False) if item.meta else None,
-                item.key if item.kind == "context_set" else None,
-            )
-            for item in items
-        ]
-        keys = sorted({r[7] for r in item_rows if r[7] is not None})
-        totals = [(info.id, agent, t["input_tokens"], t["output_tokens"], t["reported"]) for agent, t in usage.items()]
+        rows = import_rows(DIALECT, info, items, usage)
 
         def tx(conn: sqlite3.Connection) -> None:
             if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (info.id,)).fetchone() is not None:
                 raise StoreError(f"a session {info.id!r} already exists")
-            conn.execute(
-                f"INSERT INTO sessions ({_SESSION_COLS}) VALUES ({', '.join('?' for _ in cols)})",
-                tuple(row[c] for c in cols),
-            )
-            conn.executemany(SQL_INSERT_ITEM, item_rows)
+            conn.execute(insert_session_sql(DIALECT), rows.session)
+            conn.executemany(SQL_INSERT_ITEM, rows.items)
             _keep_whole_log_state(conn, info.id)
-            conn.executemany(SQL_ADD_CONTEXT_KEY, [(info.id, key) for key in keys])
+            conn.executemany(SQL_ADD_CONTEXT_KEY, [(info.id, key) for key in rows.keys])
             conn.executemany(
                 "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) VALUES (?, ?, ?, ?, ?)",
-                totals,
+                rows.usage,
             )
             if conn.execute(SQL_SEARCH_BACKLOG).fetchone()[0] >= SEARCH_BATCH:
                 _index_new_messages(conn)
