@@ -1,7 +1,7 @@
 """The dashboard: pictures of the desk over a time range (today, 7 days, 30 days, all).
 
 The figures come from `supportdesk.stats` (one place for the command and this screen). The
-charts are text bar charts (`widgets/bars.py`): a row per agent or bucket, the number beside
+charts are text bar charts (`tui/widgets/bars.py`): a row per agent or bucket, the number beside
 every bar, series named in a header row; no numeric axis to mis-space, no legend over a bar, no
 bar wrapped onto a line of its own. The handoff flow is drawn with box characters. Agent names
 come from the log, so they are data: made inert (`safe_text`) and put on screen as `Text`,
