@@ -20,6 +20,7 @@ out-of-scope requests politely and records a request for a person.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,7 @@ from supportdesk.config import AgentConfig
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message
 from supportdesk.models.offline import cues, dialogue, scope
+from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.account import AccountSkill, next_billing_date
@@ -43,6 +45,15 @@ MONEY_TOOLS = ("refund_charge", "find_charges")
 TECH_TOOLS = ("search_kb", "send_password_reset")
 GENERAL_TOOLS = ("request_human",)  # every agent may hold it; it is no skill
 TOPIC_SWITCH_CONFIDENCE = 0.8
+# Mid-conversation, a message on a matter of its own that asks nothing of the agent holding the
+# conversation goes back to triage when the router leans elsewhere at least this much, or when
+# another agent's job covers its words this much better (scope.share_in_scope).
+STRAY_CONFIDENCE = 0.5
+STRAY_SHARE_MARGIN = 0.2
+# Words that point back at what was just said ("is that the cheapest?", "why is it so high?"):
+# a short message with one follows up on our answer; one that says much on its own (at least
+# scope.MIN_WEIGHT of rare words: "someone changed my password and it wasn't me") is read on its own.
+POINTS_BACK = re.compile(r"\b(?:that|this|it|its|those|these|them|one|ones)\b", re.I)
 POLICY_NOTE = (
     "Just so you know, I can't set aside our policies: they are enforced by our systems for every customer. "
 )
@@ -366,10 +377,43 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return False
         return scope.outside_scope(self.me, text)
 
+    def _strays(self, text: str) -> bool:
+        """Later in a conversation, the latest message raises a matter of its own that this agent
+        has no part in: no request of its skills, no fact for it (an email, an amount, a date, an
+        invoice), no answer to what we asked, nothing pointing back at our last reply; and the
+        entry agent's router leans to someone else (or to no one), or another agent's job words
+        cover it better, or it is outside this agent's job altogether."""
+        v = self.view
+        if self.return_target() is None or self.router is None or len(v.customer_messages) < 2 or v.turn_tools or v.turn_handoffs:
+            return False
+        if self._has_own_request(text) or cues.ABOUT_CHARGES.search(text):
+            return False
+        if POINTS_BACK.search(text) and scope.share_in_scope(self.me, text)[1] < scope.MIN_WEIGHT:
+            return False
+        # Read as the view reads it: a bare number answers our question for the amount.
+        latest = slot_extraction.extract(text, amount_asked=bool(slot_extraction.ASKS_FOR_AMOUNT.search(v.last_agent_text())))
+        if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or latest.customer_ids or not re.search(r"[a-z]{3}", text, re.I):
+            return False
+        replies = (
+            cues.only_facts(text) or dialogue.confirms(text) or dialogue.refuses(text) or cues.STEPS_FAILED.search(text)
+            or cues.TRYING.search(text) or cues.setup_only(text) or cues.courtesy_only(text)
+        )
+        if replies:
+            return False
+        route = self.router.route(text)
+        if route.agent != self.me.name and (route.agent is None or route.confidence >= STRAY_CONFIDENCE):
+            return True
+        mine = scope.share_in_scope(self.me, text)[0]
+        entry = v.desk.agents.get(v.desk.desk.entry)
+        others = [v.desk.agents[n] for n in (entry.handoffs if entry else []) if n in v.desk.agents and n != self.me.name]
+        if any(scope.share_in_scope(a, text)[0] >= mine + STRAY_SHARE_MARGIN for a in others):
+            return True
+        return scope.outside_scope(self.me, text)
+
     def _hand_back(self, text: str):
         """Back to triage with the reason, so the message reaches whoever it is for."""
         target = self.return_target()
-        assert target is not None  # _outside_my_scope checked it
+        assert target is not None  # _outside_my_scope / _strays checked it
         return Transfer(
             to_agent=target,
             reason=f"outside {self.me.title.lower()}'s scope: {text[:120]}",

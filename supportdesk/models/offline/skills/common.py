@@ -44,6 +44,7 @@ class SkillBase:
         def topic_texts(self) -> list[str]: ...  # core
         def _covered(self, ground: str) -> bool: ...  # core
         def _outside_my_scope(self, text: str) -> bool: ...  # core
+        def _strays(self, text: str) -> bool: ...  # core
         def _hand_back(self, text: str): ...  # core
         def _ask_human(self, why: str, context: dict[str, Any]): ...  # core
         def escalation_target(self, tool: str) -> str | None: ...  # senior

@@ -75,6 +75,10 @@ class MoneySkill(SkillBase):
             if answer is not None:
                 return answer
 
+        if not asked and self._strays(text):
+            # A new matter of its own that asks nothing of money ("my account's been compromised"):
+            # not a follow-up to carry the last request into, and not ours to answer.
+            return self._hand_back(text)
         # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
         intents = asked or (self._carried_intents() - {"my_plan"})
         if not intents and self._outside_my_scope(text):
