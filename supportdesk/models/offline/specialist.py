@@ -37,6 +37,7 @@ from supportdesk.models.offline.skills.money import MoneySkill
 from supportdesk.models.offline.skills.senior import SeniorSkill
 from supportdesk.models.offline.skills.technical import TechSkill
 from supportdesk.models.offline.view import View
+from supportdesk.readers import acts
 from supportdesk.text import clip_words
 
 __all__ = ["ANSWERS_QUESTION", "OTHER_LANGUAGE_REPLY", "Specialist", "Step", "next_billing_date", "nice_date", "skills_of"]
@@ -50,6 +51,7 @@ TOPIC_SWITCH_CONFIDENCE = 0.8
 # another agent's job covers its words this much better (scope.share_in_scope).
 STRAY_CONFIDENCE = 0.5
 STRAY_SHARE_MARGIN = 0.2
+STRAY_ACT_CONFIDENCE = 0.6  # the act reader's (supportdesk/readers): a problem or a request, clearly
 # Words that point back at what was just said ("is that the cheapest?", "why is it so high?"):
 # a short message with one follows up on our answer; one that says much on its own (at least
 # scope.MIN_WEIGHT of rare words: "someone changed my password and it wasn't me") is read on its own.
@@ -381,8 +383,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         """Later in a conversation, the latest message raises a matter of its own that this agent
         has no part in: no request of its skills, no fact for it (an email, an amount, a date, an
         invoice), no answer to what we asked, nothing pointing back at our last reply; and the
-        entry agent's router leans to someone else (or to no one), or another agent's job words
-        cover it better, or it is outside this agent's job altogether."""
+        entry agent's router leans to someone else, or (the message reading clearly as a problem
+        or a request to the act reader) to no one, or another agent's job words cover it better,
+        or it is outside this agent's job altogether."""
         v = self.view
         if self.return_target() is None or self.router is None or len(v.customer_messages) < 2 or v.turn_tools or v.turn_handoffs:
             return False
@@ -401,7 +404,16 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if replies:
             return False
         route = self.router.route(text)
-        if route.agent != self.me.name and (route.agent is None or route.confidence >= STRAY_CONFIDENCE):
+        act = acts.read_act(text)
+        if act.act in ("greeting", "thanks", "goodbye"):
+            return False  # "any update?", "ok what now": about where we are, no matter of its own
+        if route.agent not in (None, self.me.name) and route.confidence >= STRAY_CONFIDENCE:
+            return True
+        # The router leans nowhere, or here only a little: a new matter only when the message
+        # reads clearly as a problem told or a request made ("So, any news?" reads as neither).
+        if act.act not in ("problem", "request") or act.confidence < STRAY_ACT_CONFIDENCE:
+            return False
+        if route.agent is None:
             return True
         mine = scope.share_in_scope(self.me, text)[0]
         entry = v.desk.agents.get(v.desk.desk.entry)
