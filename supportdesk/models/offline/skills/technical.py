@@ -19,6 +19,12 @@ NO_ARTICLE = (
     "I'm sorry, I don't know: none of our help articles answers that, and I'd rather not guess. "
     "A person from our team can find out for you: just say if you'd like me to bring one in."
 )
+# The article the search found was given earlier in this conversation: say so, and move on.
+ARTICLE_GIVEN = (
+    "The steps for this are the ones from our article \"{title}\" above, so I won't paste them again. "
+    "If you've tried them and they didn't help, tell me what happened when you did and I'll take it further; "
+    "or I can bring in a person from our team: just say if you'd like one."
+)
 # (Noted, not looked up: nothing here has checked that an account has that email.)
 ACCOUNT_NOTED = (
     "Thanks, I've noted that. Did the steps above fix it? If not, tell me what happens when you "
@@ -173,6 +179,9 @@ class TechSkill(SkillBase):
                 top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
             # A Markdown list: the TUI renders agent text as Markdown, so each step gets its own line.
             steps = "\n".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
+            if steps and any(steps in m.text for m in v.agent_messages):
+                # Given already in this conversation: never pasted again word for word (issue 39).
+                return step.answer(ARTICLE_GIVEN.format(title=top["title"]))
             if acts.asks_rather_than_reports(str(last.arguments.get("query", ""))):
                 # A question, not a problem: the article answers it; nothing is there to "fix".
                 return step.answer(
