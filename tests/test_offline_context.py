@@ -63,3 +63,11 @@ async def test_an_article_already_given_is_not_pasted_again(tmp_path):
     # Said briefly instead: which article, and what to do next; never its steps again.
     assert FIRST_STEP not in detail.said() and "Files are not syncing" in detail.said()
     assert "what happened" in detail.said() and detail.agent == "technical"
+
+
+async def test_more_of_the_same_trouble_after_that_is_taken_further_not_told_again(tmp_path):
+    steps, detail, more = (await talk(tmp_path, SYNC, "it says sync paused", "the sync icon is grey now"))[0]
+    assert "won't paste them again" in detail.said()
+    # Said once is enough: the steps did not fix it, so it goes up a level with the summary.
+    assert "won't paste them again" not in more.said() and FIRST_STEP not in more.said()
+    assert more.handoffs() == ["technical>senior"]

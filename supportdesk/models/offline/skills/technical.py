@@ -69,28 +69,7 @@ class TechSkill(SkillBase):
         else:
             force_reset = False
         if bug or failed:
-            summary = self._bug_summary(text if bug else issue, text, [] if bug else searched_before)
-            if v.has_tool("create_ticket"):
-                return self._ticket(summary)
-            target = self.escalation_target("create_ticket")
-            if target:
-                title = v.desk.agents[target].title.lower()
-                steps_tried = [a["id"] for t in searched_before for a in (t.output or {}).get("articles", [])[:1]]
-                why = (
-                    "the customer reports a bug" if bug
-                    else "the password reset link did not arrive" if missing
-                    else "the knowledge-base steps did not fix it"
-                )
-                return Transfer(
-                    to_agent=target,
-                    reason=f"{why}: {clip_words(summary, 120)}",
-                    handoff_kind="escalate",
-                    text=("Thanks for reporting this. " if bug else "Thanks for checking. " if missing else "Thanks for trying that. ")
-                    + f"This needs a closer look, so I'm passing it to a {title} colleague "
-                    "who can get engineering involved; they'll have everything you've told me.",
-                    context=step.context({"bug_summary": summary, "steps_tried": steps_tried, "escalation_reason": why}),
-                )
-            return self._ask_human("the steps did not fix the problem", {"bug_summary": summary})
+            return self._take_further(text, issue, searched_before, bug=bug, missing=missing)
 
         wants_reset = force_reset or any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:])) or (
             # Our offer ("just tell me the email") is taken by a yes or by an email in this reply;
@@ -132,6 +111,33 @@ class TechSkill(SkillBase):
             # among its own): use the tool its description and instructions say fits.
             return generic.Generic(self).decide(text)
         return step.answer("Could you tell me a bit more about what happens, and what you see on screen?")
+
+    def _take_further(self, text: str, issue: str, searched_before: list[ToolEvent], *, bug: bool = False, missing: bool = False):
+        """The steps did not fix it (or it is a bug, or the reset link never came): a ticket, a
+        higher level, or a person, with everything the customer said."""
+        v, step = self.view, self.step
+        summary = self._bug_summary(text if bug else issue, text, [] if bug else searched_before)
+        if v.has_tool("create_ticket"):
+            return self._ticket(summary)
+        target = self.escalation_target("create_ticket")
+        if target:
+            title = v.desk.agents[target].title.lower()
+            steps_tried = [a["id"] for t in searched_before for a in (t.output or {}).get("articles", [])[:1]]
+            why = (
+                "the customer reports a bug" if bug
+                else "the password reset link did not arrive" if missing
+                else "the knowledge-base steps did not fix it"
+            )
+            return Transfer(
+                to_agent=target,
+                reason=f"{why}: {clip_words(summary, 120)}",
+                handoff_kind="escalate",
+                text=("Thanks for reporting this. " if bug else "Thanks for checking. " if missing else "Thanks for trying that. ")
+                + f"This needs a closer look, so I'm passing it to a {title} colleague "
+                "who can get engineering involved; they'll have everything you've told me.",
+                context=step.context({"bug_summary": summary, "steps_tried": steps_tried, "escalation_reason": why}),
+            )
+        return self._ask_human("the steps did not fix the problem", {"bug_summary": summary})
 
     def _tech_results(self):
         v, step = self.view, self.step
@@ -181,7 +187,15 @@ class TechSkill(SkillBase):
             steps = "\n".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
             if steps and any(steps in m.text for m in v.agent_messages):
                 # Given already in this conversation: never pasted again word for word (issue 39).
-                return step.answer(ARTICLE_GIVEN.format(title=top["title"]))
+                given = ARTICLE_GIVEN.format(title=top["title"])
+                if any(given in m.text for m in v.agent_messages):
+                    # Said once already that those steps are the ones: more of the same trouble
+                    # means they did not fix it, so take it further instead of saying so again.
+                    searched = [t for t in v.tools if t.name == "search_kb" and t.ok]
+                    topic_texts = self.topic_texts()
+                    issue = v.context.get("issue") or (topic_texts[0] if topic_texts else v.latest)
+                    return self._take_further(v.latest, str(issue), searched)
+                return step.answer(given)
             if acts.asks_rather_than_reports(str(last.arguments.get("query", ""))):
                 # A question, not a problem: the article answers it; nothing is there to "fix".
                 return step.answer(
