@@ -320,6 +320,12 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                     )
                     and not self._has_own_request(clause, any_skill=True)
                 )
+                # Nor is "any update?": it asks where we are (the act reader hears a greeting, thanks
+                # or goodbye in it, no problem or request), whatever the router's words lean to.
+                answer = answer or (
+                    not dropping and acts.read_act(clause).act in ("greeting", "thanks", "goodbye")
+                    and not self._has_own_request(clause, any_skill=True)
+                )
                 skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
                 if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):
                     switch_clause = clause
