@@ -328,7 +328,7 @@ def test_discounts_are_ground_no_tool_covers(text, ground):
 def test_the_next_billing_date(today, day, annual, created, due):
     from datetime import date
 
-    from supportdesk.models.offline.specialist import next_billing_date
+    from supportdesk.models.offline.skills.account import next_billing_date
 
     assert next_billing_date(date.fromisoformat(today), day, annual, created).isoformat() == due
 

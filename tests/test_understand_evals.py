@@ -9,8 +9,8 @@ import pytest
 from supportdesk.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar")
-CONFIG_FAMILIES = ("config-agent",)  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -20,6 +20,10 @@ KNOWN_MISSES = {
     'article choice (held): previous version overwritten)',
     'act kind (held): non-native, how to set pin',
     'refund refused (held): typo, forgot)',
+    # Billing hands these back to triage as it should; triage's router then prefers technical
+    # to the config-only security agent (a routing miss, not a hand-back one).
+    'config hand back (tune): password changed by someone else',
+    'config hand back (held): non-native, other person',
 }
 
 

@@ -245,7 +245,8 @@ def unknown_ground(text: str) -> str | None:
 
 
 # Vague openers: nothing in the message says what about. A message is vague when every word is
-# one of these (greetings, help, problem words, pronouns): triage asks instead of guessing.
+# one of these (greetings, help, problem words, pronouns, a plea for speed): triage asks instead
+# of guessing, and "It's dana@example.com. Please hurry." gives only who the customer is.
 _VAGUE_WORDS = frozenset(
     """a an the i i'm im me my we our us you your u it its it's this that there there's theres here is are am was be been
     have has having had got get getting need needs want wants would like to with for of on in about at and or but so just
@@ -258,7 +259,7 @@ _VAGUE_WORDS = frozenset(
     aren't arent wasn't wasnt weren't werent didn't didnt haven't havent hasn't hasnt couldn't couldnt
     seems seem seemed properly anymore any more all at everything nothing anything right else off up funny amiss
     matter happy unhappy angry upset frustrated annoyed disappointed satisfied pleased mad sad fed bit very so
-    totally really""".split()
+    totally really hurry hurried quickly fast faster rush rushed urgently soon immediately promptly""".split()
 )
 _WORD = re.compile(r"[a-z']+")
 

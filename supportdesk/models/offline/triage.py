@@ -230,6 +230,11 @@ def decide(view: View, router: Router):
 
     if cues.OUT_OF_SCOPE.search(text) and not _domain_request(text):
         return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
+    known, category = view.context.get("issue"), view.context.get("category")
+    if isinstance(known, str) and known and category in candidates and cues.only_facts(text) and not cues.THANKS.search(text):
+        # Back with triage (a release, a limit) on a problem already told, the customer says who
+        # they are or that it is urgent: that problem goes on to its agent, asked about no more.
+        return _transfer(view, Route(str(category), 1.0, None), known)
     asked_before = view.last_agent_text().startswith("Happy to help. " + CLARIFY_OPENING)
     if not asked_before and cues.only_facts(text) and not cues.THANKS.search(text) and not cues.GREETING.search(text) and text.strip():
         # Who they are, but not yet what about ("hi, my email is ..."): note it, and ask.

@@ -21,7 +21,7 @@ from supportdesk.models.offline.router import content_words
 from supportdesk.models.offline.view import ON_OUR_SIDE
 
 if TYPE_CHECKING:
-    from supportdesk.models.offline.specialist import Specialist
+    from supportdesk.models.offline.skills.common import SkillBase
 
 # Tools every agent may hold that are not its job (a person is asked for through `_conversational`).
 _ASIDE = {"request_human"}
@@ -52,7 +52,7 @@ def _optional(spec: ToolSpec) -> list[str]:
 
 
 class Generic:
-    def __init__(self, specialist: Specialist):
+    def __init__(self, specialist: SkillBase):
         self.s = specialist
         self.view = specialist.view
         self.step = specialist.step

@@ -1,0 +1,443 @@
+"""The account skill: who the customer is (the account they name, never one guessed from a charge),
+cancellations, plan changes and the price list, payment methods, the next payment, invoices."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from supportdesk.engine.protocol import Answer
+from supportdesk.models.offline import cues
+from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.models.offline.skills.common import CARD_NUMBER_WARNING, SkillBase, nice_date
+from supportdesk.models.offline.view import ToolEvent
+from supportdesk.text import money
+
+# A charge search refused, or shown nothing, because no account was named: the rule, not a miss.
+NEEDS_EMAIL_FOR_CHARGES = "To look at your charges, I need the email address on your account. What is it?"
+# What an answer needs of each plan `list_plans` returns.
+PLAN_FIELDS = {"code", "name", "monthly_price", "annual_price"}
+
+
+def _not_named(call: ToolEvent) -> bool:
+    """Whether the account tool refused because the customer has not named the account."""
+    return call.done and call.is_error and str(call.output).startswith("refused by policy: to confirm the account is yours")
+
+
+def next_billing_date(today: date, billing_day: int, annual: bool, created_on: str) -> date:
+    """The first billing day after `today`: monthly on `billing_day` (the month's last day when it
+    has fewer), annually on that day of the month the account was created in."""
+    def on(year: int, month: int) -> date:
+        return date(year, month, min(billing_day, calendar.monthrange(year, month)[1]))
+
+    if annual:
+        month = int(created_on[5:7]) if created_on[5:7].isdigit() else today.month
+        due = on(today.year, month)
+        return due if due > today else on(today.year + 1, month)
+    due = on(today.year, today.month)
+    if due > today:
+        return due
+    return on(today.year + (today.month == 12), today.month % 12 + 1)
+
+
+class AccountSkill(SkillBase):
+    def _customer_id(self) -> str | None:
+        v = self.view
+        if v.context.get("customer_id"):
+            return v.context["customer_id"]
+        for t in reversed(v.tools):
+            if t.ok and t.name == "find_customer" and isinstance(t.output, dict):
+                return t.output.get("id")
+            if t.ok and t.name == "find_charges" and isinstance(t.output, dict) and len(t.output.get("customers", [])) == 1:
+                return t.output["customers"][0]
+        return None
+
+    def _customer_record(self, customer_id: str) -> dict[str, Any] | None:
+        for t in reversed(self.view.tools):
+            if t.ok and t.name == "find_customer" and isinstance(t.output, dict) and t.output.get("id") == customer_id:
+                return t.output
+        return None
+
+    def _identify(self, intents: set[str]) -> Any:
+        """Look the customer up from what they told us, or ask (once per lookup) for the email."""
+        v, f = self.view, self.view.facts
+        failed = [t for t in v.turn_tools if t.name in ("find_customer", "find_charges") and t.done]
+        if f.customer_ids or f.emails:
+            query = (f.emails or f.customer_ids)[-1]
+            # Questions about charges start from the charges (one lookup, not two).
+            about_charges = not intents & {"cancel", "plan", "payment", "invoice", "credit", "next_payment"}
+            if about_charges and v.has_tool("find_charges"):
+                if not v.called_with("find_charges", {"customer": query}):
+                    return self.step.call("find_charges", {"customer": query})
+            elif not v.called_with("find_customer", {"query": query}):
+                return self.step.call("find_customer", {"query": query})
+        if f.amounts:
+            # The amount on the customer's statement, with its dates when they gave them: an
+            # amount alone that fits several accounts is refused, and the answer asks for the email.
+            args = {"amount": f.amounts[-1], "dates": f.dates[-2:]} if f.dates else {"amount": f.amounts[-1]}
+            if not v.called_with("find_charges", args):
+                return self.step.call("find_charges", args)
+        if failed:
+            last = failed[-1]
+            many = isinstance(last.output, dict) and len(last.output.get("customers", [])) > 1
+            asked_by = str(last.arguments.get("customer") or last.arguments.get("query") or "")
+            if many:
+                said = "Those charges match more than one account. Could you tell me the email address on your account?"
+            elif _not_named(last) or (
+                last.name == "find_charges" and not (last.arguments.get("customer") or last.arguments.get("customer_id"))
+            ):
+                # Charges are shown only for an account the customer named (tools/common.py
+                # `require_named_account`): an amount and dates name none. That is the desk's
+                # rule, not a search that failed, and the email is what it asks for.
+                said = NEEDS_EMAIL_FOR_CHARGES
+            elif "@" in asked_by:
+                # They gave an email and it matched nobody: asking "what's your email?" would
+                # read as not having listened.
+                said = (
+                    "I couldn't find an account with that email address. Could you check it, "
+                    "or give me the one you signed up with?"
+                )
+            else:
+                said = "I couldn't find an account from those details. Could you tell me the email address on your account?"
+            return self.step.answer(said)
+        if intents & {"cancel", "plan", "payment", "invoice", "credit", "next_payment"} and not intents & {"refund", "duplicate"}:
+            # Not about a charge: the amount and dates on a statement would find nothing to act on.
+            return self.step.answer("I can help with that. What's the email address on your account?")
+        # The email only: an amount and dates on a statement name no account (anyone may know them).
+        return self.step.answer("I can help with that. What's the email address on your account? It's how I find your account.")
+
+    def _cancel(self, customer_id: str, explicit: bool):
+        """Cancel when the latest message asks to; otherwise say exactly what will happen and wait."""
+        step = self.step
+        request = next((t for t in reversed(self.topic_texts()) if cues.CANCEL.search(t)), None) or "customer asked to cancel"
+        args = {"customer_id": customer_id, "reason": request[:200]}
+        record = self._customer_record(customer_id)
+        # The record was read before any cancellation this session: one made since counts.
+        if self._done("cancel_subscription", customer_id) is not None or (record is not None and record.get("status") == "cancelled"):
+            return step.answer("Your subscription is already cancelled: it won't renew and you won't be charged again. Anything else?")
+        if explicit:
+            return step.call("cancel_subscription", args, customer_id=customer_id)
+        if record is None and self.view.has_tool("find_customer") and not self.view.called_with("find_customer", {"query": customer_id}):
+            return step.call("find_customer", {"query": customer_id})
+        plan = f"{str(record['plan']).title()} " if record else ""
+        return step.offer(
+            f"I can cancel your {plan}subscription now: it won't renew, you won't be charged again, and you keep access "
+            "until the end of the period you've paid for. Shall I go ahead?",
+            "cancel_subscription", args, customer_id=customer_id,
+        )
+
+    def _plan_change(self, customer_id: str, text: str, asked: set[str]):
+        """A plan change states which plan, which billing period and when (now or at renewal).
+
+        It is made at once when the latest message asks for it and names the plan or period;
+        anything carried from earlier messages is offered first and waits for a yes.
+        """
+        v, step = self.view, self.step
+        plan, period = cues.plan_request(text)
+        source = text
+        explicit = (
+            bool(plan or period) and ("plan" in asked or self._asked_which_plan()) and not cues.ASKS_IF_POSSIBLE.search(text)
+        )
+        unknown = cues.unknown_plan(text) if plan is None else None
+        if unknown is None and plan is None and period is None:  # named earlier, asked about since?
+            unknown = next((found for t in reversed(self.topic_texts()) if not any(cues.plan_request(t))
+                            for found in [cues.unknown_plan(t)] if found), None)
+            if unknown is not None and self._asked_which_plan():
+                unknown = None  # asked already: what they say now decides
+        if unknown is not None:  # "to the Basic plan": we have no such plan; ask, never guess
+            return self._with_prices(
+                lambda prices, _plans: f"We don't have a plan called \"{unknown.title()}\". Which plan would you like? {prices}",
+                f"We don't have a plan called \"{unknown.title()}\". Which plan would you like to move to?",
+            )
+        place = cues.plan_step(text) if plan is None and period is None else None
+        if place is not None:  # "now the cheapest one": the latest words over a plan named before
+            return self._plan_by_place(customer_id, text, place)
+        if plan is None and period is None:
+            for t in reversed(self.topic_texts()):
+                plan, period = cues.plan_request(t)
+                if plan or period:
+                    source = t
+                    break
+        if plan is None and period is None:
+            for said in reversed(self.topic_texts()):
+                place = cues.plan_step(said)
+                if place is not None:
+                    return self._plan_by_place(customer_id, said, place)
+            return self._with_prices(
+                lambda prices, _plans: f"Which plan would you like? {prices}",
+                "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment.",
+            )
+        when = "renewal" if cues.AT_RENEWAL.search(text) or cues.AT_RENEWAL.search(source) else "now"
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
+        named_as_target = plan is not None and re.search(rf"\b(?:to|onto|into|on) (?:the |a )?{plan}\b", source, re.I)
+        if plan == record.get("plan") and not period and not named_as_target and re.search(r"\b(?:upgrade|downgrade|switch|change|move)\b", source, re.I):
+            # "downgrade, Team is too expensive": the plan named is the one they are leaving.
+            return self._with_prices(
+                lambda prices, _plans: f"You're on the {str(plan).title()} plan now. Which plan would you like? {prices}",
+                "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment.",
+            )
+        plan = plan or record["plan"]
+        args: dict[str, Any] = {"customer_id": customer_id, "plan": plan}
+        if period:
+            args["billing_period"] = period
+        if when == "renewal":
+            args["when"] = "renewal"
+        if plan == record.get("plan") and (period or record.get("billing_period")) == record.get("billing_period"):
+            return step.answer(
+                f"You're already on the {plan.title()} plan, billed {'annually' if record.get('billing_period') == 'annual' else 'monthly'}, "
+                "so there's nothing to change. Anything else?"
+            )
+        if v.called_with("change_plan", args):
+            return step.answer(f"That change to the {plan.title()} plan is already made. Anything else?")
+        if explicit:
+            return step.call("change_plan", args, customer_id=customer_id)
+        billed = f", billed {'annually' if period == 'annual' else 'monthly'}" if period else ""
+        timing = "at your next renewal (nothing changes until then)" if when == "renewal" else "now"
+        return step.offer(
+            f"To confirm: I'll move you from the {str(record['plan']).title()} plan to the {plan.title()} plan{billed}, {timing}. Shall I go ahead?",
+            "change_plan", args, customer_id=customer_id,
+        )
+
+    def _plan_by_place(self, customer_id: str, source: str, place: str):
+        """A plan named by where it sits ("downgrade", "the cheapest plan", "one tier up"), read
+        against the customer's plan and the price list. The customer named no plan, so the one it
+        resolves to is offered and waits for a yes; with several that fit, they are asked which."""
+        v, step = self.view, self.step
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
+        read, plans = self._price_list()
+        if read is not None:
+            return read
+        order = sorted(plans, key=lambda p: float(p["monthly_price"]))
+        codes = [str(p["code"]) for p in order]
+        # The plan as it stands: a change made since the record was read counts (one at renewal does not yet).
+        changed = self._done(
+            "change_plan", customer_id, lambda t: t.arguments.get("when") != "renewal" and bool(t.arguments.get("plan"))
+        )
+        current = str(changed.arguments["plan"] if changed is not None else record.get("plan"))
+        if not plans or current not in codes:
+            return step.answer(
+                "Which plan would you like to move to? I can't read our price list just now, so I can't quote prices at the moment."
+            )
+        at = codes.index(current)
+        fits = {
+            "lowest": order[:1], "highest": order[-1:], "down": order[:at], "up": order[at + 1 :],
+            "down1": order[at - 1 : at] if at else [], "up1": order[at + 1 : at + 2],
+        }[place]
+        fits = [p for p in fits if p["code"] != current]
+        listed = "; ".join(f"{p['name']} is {self._plan_price(p)}" for p in fits)
+        if not fits:
+            end = "cheapest" if place in ("lowest", "down", "down1") else "largest"
+            return step.answer(f"You're already on the {current.title()} plan, our {end}. Anything else?")
+        if len(fits) > 1:
+            return step.answer(f"You're on the {current.title()} plan now. {listed}. Which plan would you like?")
+        target = fits[0]
+        args: dict[str, Any] = {"customer_id": customer_id, "plan": target["code"]}
+        when = "now"
+        if cues.AT_RENEWAL.search(source):
+            args["when"], when = "renewal", "at your next renewal (nothing changes until then)"
+        price = self._plan_price(target)
+        if cues.PLAN_QUESTION.search(source):
+            # Asked, not told: the answer, then the same offer a "yes" takes up.
+            said = f"You're on the {current.title()} plan; {target['name']} is {price}. Would you like me to move you to it {when}?"
+        else:
+            said = f"To confirm: I'll move you from the {current.title()} plan to the {target['name']} plan ({price}) {when}. Shall I go ahead?"
+        return step.offer(said, "change_plan", args, customer_id=customer_id)
+
+    def _next_payment(self, customer_id: str):
+        """When the next payment is taken and how much: the account's billing day and period and
+        its plan's price, counted from the day the customer asked."""
+        v, step = self.view, self.step
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
+        if self._done("cancel_subscription", customer_id) is not None or record.get("status") == "cancelled":
+            step.resolved = True
+            return step.answer("Your subscription is cancelled, so there's no next payment: it won't renew.")
+        read, plans = self._price_list()
+        if read is not None:
+            return read
+        plan = next((p for p in plans if p["code"] == record.get("plan")), None)
+        annual = record.get("billing_period") == "annual"
+        # Counted from the business data's today (find_customer's "as_of": the demo company's
+        # calendar), and only without one from the day the customer asked.
+        as_of = str(record.get("as_of") or "")
+        try:
+            asked_on = date.fromisoformat(as_of)
+        except ValueError:
+            asked_on = v.customer_messages[-1].created_at.date() if v.customer_messages else date.today()
+        due = next_billing_date(asked_on, int(record.get("billing_day") or 1), annual, str(record.get("created_on", "")))
+        price = f"{money(plan['annual_price' if annual else 'monthly_price'])} " if plan else ""
+        name = plan["name"] if plan else str(record.get("plan", "")).title()
+        step.resolved = True
+        return step.answer(
+            f"Your next payment is {price}for the {name} plan, billed {'annually' if annual else 'monthly'}, "
+            f"on {nice_date(due.isoformat())}."
+        )
+
+    def _my_plan(self, customer_id: str):
+        """Which plan the account is on, and how it is billed: read from the account."""
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
+        code = str(record.get("plan") or "")
+        if not code:
+            return self.step.answer("I couldn't read your plan just now. Could you try again in a moment?")
+        period = "annually" if record.get("billing_period") == "annual" else "monthly"
+        status = " (cancelled: it won't renew)" if record.get("status") == "cancelled" else ""
+        self.step.resolved = True
+        return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}. Anything else I can help with?")
+
+    def _done(
+        self, tool: str, customer_id: str, where: Callable[[ToolEvent], bool] = lambda _: True
+    ) -> ToolEvent | None:
+        """The latest call of `tool` on this customer's account that went through this session
+        (and, given `where`, that it holds for)."""
+        return next(
+            (
+                t for t in reversed(self.view.tools)
+                if t.ok and t.name == tool and t.arguments.get("customer_id") == customer_id and where(t)
+            ),
+            None,
+        )
+
+    def _read_account(self, customer_id: str) -> tuple[Any, dict[str, Any]]:
+        """(the step that reads the account first, or that says it cannot be read; else None, and
+        the account as read)."""
+        v, step = self.view, self.step
+        record = self._customer_record(customer_id)
+        if record is not None:
+            return None, record
+        if v.called_with("find_customer", {"query": customer_id}) or not v.has_tool("find_customer"):
+            # A policy that refused the read is not a technical failure: its reason is what the
+            # customer can act on ("to confirm the account is yours, I need the email ...").
+            refused = next((t for t in reversed(v.tools) if t.name == "find_customer" and t.done and t.is_error
+                            and str(t.output).startswith("refused by policy: ")), None)
+            reason = refused.reason if refused is not None else None
+            email = v.facts.emails[-1] if v.facts.emails else None
+            if reason and email and v.has_tool("find_customer") and not v.called_with("find_customer", {"query": email}):
+                return step.call("find_customer", {"query": email}), {}  # the account named now
+            if reason:
+                return step.answer(f"{reason[:1].upper()}{reason[1:].rstrip('.')}."), {}
+            return step.answer("I couldn't read your account just now. Could you try again in a moment?"), {}
+        return step.call("find_customer", {"query": customer_id}), {}
+
+    def _price_list(self) -> tuple[Any, list[dict[str, Any]]]:
+        """(the step that reads the price list first, or None; the plans read this turn)."""
+        v = self.view
+        read = v.last_call("list_plans", this_turn=True)
+        if read is None and v.has_tool("list_plans"):
+            return self.step.call("list_plans", {}), []
+        listing = read.output.get("plans") if read is not None and read.ok and isinstance(read.output, dict) else None
+        return None, [p for p in listing or [] if isinstance(p, dict) and PLAN_FIELDS <= p.keys()]
+
+    def _asked_which_plan(self) -> bool:
+        """Our last reply asked which plan: a plan named now is the answer, so the request."""
+        return "Which plan would you like?" in self.view.last_agent_text()
+
+    def _pricing(self, text: str):
+        offer = " Would you like to change your plan?" if self.view.has_tool("change_plan") else ""
+        named = list(dict.fromkeys(m.group(1).lower() for m in cues.PLAN_NAME.finditer(text)))
+        below, above = cues.CHEAPER_THAN.search(text), cues.DEARER_THAN.search(text)
+        if not named:  # "how much will that cost?": the plan named last before it
+            for said in reversed(self.topic_texts()):
+                plans = [m.group(1).lower() for m in cues.PLAN_NAME.finditer(said)]
+                if plans:
+                    named = plans[-1:]
+                    break
+
+        def say(prices: str, plans: list[dict[str, Any]]) -> str:
+            by_code = {p.get("code"): p for p in plans}
+            than = below or above
+            if than is not None:
+                pivot = by_code.get(than.group(1).lower())
+                if pivot is not None:
+                    sign = -1 if below else 1
+                    found = [p for p in plans if sign * (float(p["monthly_price"]) - float(pivot["monthly_price"])) > 0]
+                    if not found:
+                        return f"No plan is {'cheaper' if below else 'dearer'} than {pivot['name']} ({self._plan_price(pivot)}).{offer}"
+                    listed = "; ".join(f"{p['name']} is {self._plan_price(p)}" for p in found)
+                    return f"{'Cheaper' if below else 'Dearer'} than {pivot['name']} ({self._plan_price(pivot)}): {listed}.{offer}"
+            asked = [by_code[code] for code in named if code in by_code]
+            if len(asked) >= 2:
+                low, high = sorted(asked[:2], key=lambda p: float(p["monthly_price"]))
+                month = float(high["monthly_price"]) - float(low["monthly_price"])
+                year = float(high["annual_price"]) - float(low["annual_price"])
+                listed = "; ".join(f"{p['name']} is {self._plan_price(p)}" for p in (low, high))
+                return f"{listed}. {high['name']} costs {money(month)} a month ({money(year)} a year) more than {low['name']}.{offer}"
+            if asked:
+                return f"The {asked[0]['name']} plan is {self._plan_price(asked[0])}.{offer}"
+            return f"{prices}{offer}"
+
+        return self._with_prices(
+            say,
+            "I can't read our price list just now, and I'd rather not quote a price from memory. "
+            "Could you ask me again in a moment?",
+        )
+
+    def _with_prices(self, say: Callable[[str, list[dict[str, Any]]], str], no_prices: str):
+        """Answer from the price list `list_plans` returned this turn, reading it first.
+
+        Prices are data in the store, never known by the model: without a successful read the
+        answer quotes none.
+        """
+        read, plans = self._price_list()
+        if read is not None:
+            return read
+        if not plans:
+            return self.step.answer(no_prices)
+        listed = [f"{p['name']} is {self._plan_price(p)}" for p in plans]
+        prices = ("; ".join(listed[:-1]) + "; and " + listed[-1] if len(listed) > 1 else listed[0]) + "."
+        return self.step.answer(say(prices, plans))
+
+    @staticmethod
+    def _plan_price(plan: dict[str, Any]) -> str:
+        return f"{money(plan['monthly_price'])} a month or {money(plan['annual_price'])} a year"
+
+    def _payment_method(self, customer_id: str, text: str):
+        step = self.step
+        if cues.CARD_NUMBER.search(text):
+            return step.answer(CARD_NUMBER_WARNING)
+        # The card named now, else the one named earlier in this topic (asked for the email first,
+        # the customer gave it: the card they had already named is not asked for again).
+        done = self._done("update_payment_method", customer_id)
+        method = cues.card_description(text) or (
+            None if done is not None else next(
+                (d for d in map(cues.card_description, reversed(self.topic_texts())) if d), None
+            )
+        )
+        if method is None and done is not None:
+            # "yes", "great" after the change: it is made; asking for a card again would read as not.
+            return step.answer(f"Your payment method is {done.arguments.get('method')} now; future charges will use it. Anything else?")
+        if method is None:
+            return step.answer(
+                "Sure. Which card should we use? Tell me the brand and the last four digits (like \"visa ending 1234\"), or PayPal."
+            )
+        return step.call("update_payment_method", {"customer_id": customer_id, "method": method})
+
+    def _invoices_answer(self, event: ToolEvent | None, text: str):
+        if event is None or not isinstance(event.output, dict):
+            return self.step.answer("I couldn't read your invoices just now. Could you try again in a moment?")
+        invoices = event.output.get("invoices", [])
+        wanted = self.view.facts.invoice_ids
+        # The months asked for ("my invoice for february"): this message's, else the topic's.
+        months = next((m for m in map(slot_extraction.months_named, [text, *reversed(self.topic_texts())]) if m), [])
+        in_months = [i for i in invoices if str(i.get("period", ""))[5:7].isdigit() and int(str(i["period"])[5:7]) in months]
+        latest = not months and not wanted and any(cues.LATEST.search(t) for t in [text, *self.topic_texts()[-1:]])
+        shown = [i for i in invoices if i["id"] in wanted] or in_months or (invoices[-1:] if latest else invoices[-4:])
+        parts = [f"{i['id']} for {i['period']}: {money(i['amount'])}, {i['status']}" for i in shown]
+        missing = ""
+        if months and not in_months and not wanted:
+            names = " or ".join(calendar.month_name[m] for m in months)
+            missing = f"I don't see an invoice for {names}. "
+        self.step.resolved = True
+        lead = "Here is your invoice" if len(shown) == 1 and not missing else "Here are your invoices"
+        return self.step.answer(
+            f"{missing}{lead}: " + "; ".join(parts) + ". You can download PDFs under Settings > Billing > Invoices."
+        )

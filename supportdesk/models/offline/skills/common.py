@@ -1,0 +1,63 @@
+"""What the skills share: a few replies, dates as customers read them, and the base that names
+what each skill mixin may use of the others (the specialist in ../specialist.py has them all)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from supportdesk.config import AgentConfig
+from supportdesk.models.offline.router import Router
+from supportdesk.models.offline.view import ToolEvent, View
+
+if TYPE_CHECKING:
+    from supportdesk.models.offline.specialist import Step
+
+# How an article given as the answer to a question ends; a "yes" to it settles the question.
+ANSWERS_QUESTION = "Does that answer your question?"
+CARD_NUMBER_WARNING = (
+    "Please don't send full card numbers in chat. Tell me the card brand and its last four digits "
+    "(for example \"visa ending 1234\"), and add the card itself under Settings > Billing."
+)
+
+
+def nice_date(iso: str) -> str:
+    try:
+        d = date.fromisoformat(iso)
+    except ValueError:
+        return iso
+    return f"{d.strftime('%B')} {d.day}, {d.year}"
+
+
+class SkillBase:
+    """What every skill reads and answers through (set by `Specialist.__init__`)."""
+
+    view: View
+    router: Router | None
+    me: AgentConfig
+    skills: set[str]
+    step: Step
+
+    if TYPE_CHECKING:
+        # What one skill calls of another (or of the specialist's shared part); defined where the
+        # comment says, declared here for the type checker only.
+        def topic_texts(self) -> list[str]: ...  # core
+        def _covered(self, ground: str) -> bool: ...  # core
+        def _outside_my_scope(self, text: str) -> bool: ...  # core
+        def _strays(self, text: str) -> bool: ...  # core
+        def _hand_back(self, text: str): ...  # core
+        def _ask_human(self, why: str, context: dict[str, Any]): ...  # core
+        def escalation_target(self, tool: str) -> str | None: ...  # senior
+        def _escalated_refund(self): ...  # senior
+        def _escalate_refund(self, target: str, args: dict[str, Any], why: str): ...  # senior
+        def _customer_id(self) -> str | None: ...  # account
+        def _customer_record(self, customer_id: str) -> dict[str, Any] | None: ...  # account
+        def _identify(self, intents: set[str]) -> Any: ...  # account
+        def _cancel(self, customer_id: str, explicit: bool): ...  # account
+        def _plan_change(self, customer_id: str, text: str, asked: set[str]): ...  # account
+        def _next_payment(self, customer_id: str): ...  # account
+        def _my_plan(self, customer_id: str): ...  # account
+        def _pricing(self, text: str): ...  # account
+        def _payment_method(self, customer_id: str, text: str): ...  # account
+        def _invoices_answer(self, event: ToolEvent | None, text: str): ...  # account
+        def _bug_summary(self, issue: str, text: str, searched: list[ToolEvent]) -> str: ...  # technical

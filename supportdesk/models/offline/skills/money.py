@@ -1,0 +1,625 @@
+"""The money skill (an agent holding `refund_charge` / `find_charges`): what the customer asks of
+their money, the charges as read, duplicates, refunds within the desk's limit for the agent's
+level (above it, passed up: see senior.py), credits, and the offers a "yes" takes up."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from supportdesk.engine.protocol import Answer, Transfer
+from supportdesk.items import Notice
+from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.models.offline.skills.common import SkillBase, nice_date
+from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
+from supportdesk.text import money
+
+# A card on file cannot just be taken away: the subscription is paid with it.
+REMOVE_CARD_REPLY = (
+    "I can't remove the card on file while your subscription is active: the plan is paid with it. "
+    "I can replace it with another card: tell me which one (for example \"visa ending 4242\"). "
+    "If you'd rather stop paying altogether, I can cancel the subscription instead."
+)
+
+
+class MoneySkill(SkillBase):
+    def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
+        """The customer's charges as last read, with refunds made since subtracted."""
+        found: dict[str, dict[str, Any]] = {}
+        for t in self.view.tools:
+            if t.ok and t.name == "find_charges" and isinstance(t.output, dict):
+                for ch in t.output.get("charges", []):
+                    if ch.get("customer_id") == customer_id:
+                        found[ch["id"]] = dict(ch)
+        if not found:
+            return None
+        for t in self.view.tools:
+            if t.name == "refund_charge" and t.ok and isinstance(t.output, dict) and not t.output.get("replayed"):
+                ch = found.get(t.output.get("charge_id", ""))
+                if ch is not None and t.seq > 0:
+                    ch["refundable"] = round(ch["amount"] - t.output.get("refunded_total", 0.0), 2)
+        return sorted(found.values(), key=lambda c: (c["charged_on"], c["id"]))
+
+    def _refunds(self) -> list[ToolEvent]:
+        return [t for t in self.view.tools if t.name == "refund_charge" and t.ok]
+
+    def _refunded(self, charge_id: str | None) -> bool:
+        return bool(charge_id) and any(
+            isinstance(t.output, dict) and t.output.get("charge_id") == charge_id for t in self._refunds()
+        )
+
+    def _pending_refund(self) -> ToolEvent | None:
+        """A refund waiting for staff, with no decision yet."""
+        v = self.view
+        decided = {n.data.get("approval_id") for n in v.history if isinstance(n, Notice) and n.notice_kind in ("approval_granted", "approval_denied")}
+        for t in v.tools:
+            if t.name == "refund_charge" and t.waiting and t.call_id not in decided:
+                return t
+        return None
+
+    def _money(self, text: str):
+        v, step = self.view, self.step
+        latest_results = self._money_results()
+        if latest_results is not None:
+            return latest_results
+
+        escalated = self._escalated_refund()
+        if escalated is not None:
+            return escalated
+
+        asked = self._asked(text)
+        offer = dialogue.open_offer(v.context, len(v.customer_messages))
+        if offer is not None and text:
+            answer = self._answer_offer(offer, asked, text)
+            if answer is not None:
+                return answer
+
+        if not asked and self._strays(text):
+            # A new matter of its own that asks nothing of money ("my account's been compromised"):
+            # not a follow-up to carry the last request into, and not ours to answer.
+            return self._hand_back(text)
+        # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
+        intents = asked or (self._carried_intents() - {"my_plan"})
+        if not intents and self._outside_my_scope(text):
+            return self._hand_back(text)
+        if intents == {"pricing"}:
+            return self._pricing(text)
+        if intents == {"remove_card"}:
+            # No tool removes a card, and nothing is changed: what can be done, so they can choose.
+            return step.answer(REMOVE_CARD_REPLY)
+        known = self._customer_id() or v.facts.emails or v.facts.customer_ids
+        if intents == {"invoice"} and cues.WHERE_TO_FIND.search(text) and not known:
+            # Where invoices are needs no account; listing them does (and is done once we know it).
+            return step.answer(
+                "You can download every invoice and receipt as a PDF under Settings > Billing > Invoices. "
+                "If you'd like, tell me the email on your account and I'll list them here."
+            )
+
+        customer_id = self._customer_id()
+        if customer_id is None:
+            return self._identify(intents)
+        ctx = {"customer_id": customer_id}
+
+        if "next_payment" in intents and not intents & {"refund", "duplicate", "cancel", "plan"}:
+            return self._next_payment(customer_id)
+        if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
+            return self._my_plan(customer_id)
+        if "credit" in intents:
+            return self._credit(customer_id, text)
+        if "cancel" in intents:
+            # "is it possible to cancel?" asks whether, not yet to: offered first, as a plan change is.
+            return self._cancel(customer_id, explicit="cancel" in asked and not cues.ASKS_IF_POSSIBLE.search(text))
+        if "plan" in intents:
+            return self._plan_change(customer_id, text, asked)
+        if "payment" in intents:
+            return self._payment_method(customer_id, text)
+        if "invoice" in intents:
+            if not v.last_call("list_invoices", this_turn=True):
+                return step.call("list_invoices", {"customer_id": customer_id}, **ctx)
+            return self._invoices_answer(v.last_call("list_invoices", this_turn=True), text)
+
+        charges = self._charges(customer_id)
+        if charges is None:
+            if v.called_with("find_charges", {"customer_id": customer_id}):
+                return step.answer(f"I can't find any charges for account {customer_id}. Could you check the email address on the account?")
+            return step.call("find_charges", {"customer_id": customer_id}, **ctx)
+        if "refund" in intents or "duplicate" in intents:
+            return self._refund_flow(customer_id, charges, intents, text, explicit="refund" in asked)
+        if not any(cues.ABOUT_CHARGES.search(t) for t in self.topic_texts() + [text]):
+            # Nothing says what they want, nor that it is about a charge: ask, rather than
+            # propose something of our own that a "yes" would then set off.
+            return step.answer(
+                "I can help with charges and refunds, invoices, plan changes, cancellations and payment methods. "
+                "What would you like me to do?"
+            )
+        return self._charges_answer(charges, text)
+
+    @staticmethod
+    def _intents_of(t: str) -> set[str]:
+        found = set()
+        for name, pattern in (
+            ("refund", cues.REFUND), ("duplicate", cues.DUPLICATE), ("cancel", cues.CANCEL),
+            ("plan", cues.PLAN_CHANGE), ("payment", cues.PAYMENT_METHOD), ("invoice", cues.INVOICE),
+            ("pricing", cues.PRICING), ("credit", cues.CREDIT), ("next_payment", cues.NEXT_PAYMENT),
+            ("my_plan", cues.MY_PLAN),
+        ):
+            if pattern.search(t):
+                found.add(name)
+        if cues.REMOVE_CARD.search(t) and not cues.card_description(t):
+            found.add("remove_card")  # taken away, no card named to put in its place
+            found.discard("payment")
+        if "next_payment" in found:
+            found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
+        if cues.plan_step(t):
+            found.add("plan")  # "I'd like the cheapest plan"
+        if "payment" in found and "refund" in found:
+            found.discard("payment")  # "refund to my card" is a refund
+        if found & {"refund", "duplicate"}:
+            found -= {"pricing", "invoice"}
+        if (
+            cues.PRICE_COMPARISON.search(t) and cues.PLAN_NAME.search(t)
+            and not re.search(r"\b(?:switch|move|upgrade|downgrade|change|put)\b", t, re.I)
+        ):
+            # "is there a cheaper plan than pro?" weighs named plans; it moves nothing. ("A
+            # cheaper plan than mine" is about their own plan: the plan change's offer.)
+            found.discard("plan")
+            found.add("pricing")
+        if "plan" in found:
+            found.discard("pricing")  # "how much would the Team plan cost if I switch"
+            found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
+        return found
+
+    def _asked(self, text: str) -> set[str]:
+        """What the customer's latest message itself asks for (nothing carried over)."""
+        return self._intents_of(text) if text else set()
+
+    def _carried_intents(self) -> set[str]:
+        """Nothing new in this message: carry on with what the topic is about, latest first."""
+        for t in reversed(self.topic_texts()):
+            found = self._intents_of(t)
+            if found:
+                return found
+        return set()
+
+    def _answer_offer(self, offer: dialogue.Offer, asked: set[str], text: str):
+        """The customer's reply to an open offer, or None when it is a new request."""
+        actions = {"refund", "cancel", "plan", "credit", "payment", "invoice", "pricing"}
+        other = (asked & actions) - {offer.intent}
+        if offer.intent == "refund":
+            other -= {"duplicate"}
+        if other:
+            return None  # a new request replaces the offer (the reply to it clears it)
+        if dialogue.refuses(text) and not (offer.intent in asked and not cues.DROP.search(text)):
+            what = {
+                "refund": "nothing has been refunded",
+                "cancel": "your subscription stays as it is",
+                "plan": "your plan stays as it is",
+                "credit": "no credit has been added",
+            }.get(offer.intent or "", "nothing has changed")
+            return self.step.answer(f"No problem: {what}. Is there anything else I can help with?")
+        wants = offer.intent in asked
+        pointed = None
+        if offer.intent == "refund" and offer.options:
+            pointed = self._options_pointed(offer, text)
+        if pointed and not wants:
+            # "the second one", "both": which charge is now clear, but not that they want it
+            # refunded (a plain "yes" to one charge is no yes to another): ask about exactly these.
+            return self._offer_refund_of(pointed, offer)
+        if not (wants or dialogue.confirms(text)):
+            return None
+        return self._carry_out(offer, pointed)
+
+    def _offer_refund_of(self, charges: list[dict[str, Any]], offer: dialogue.Offer):
+        parts = [f"{money(c['refundable'])} for the charge on {nice_date(c['charged_on'])}" for c in charges]
+        listed = " and ".join(parts)
+        each = [self._refund_args(c) for c in sorted(charges, key=lambda c: not c.get("duplicate_of"))]
+        return self.step.offer(
+            f"Just to be sure: shall I refund {listed}?", "refund_charge", each[0], offer.options, each if len(each) > 1 else None
+        )
+
+    def _options_pointed(self, offer: dialogue.Offer, text: str) -> list[dict[str, Any]] | None:
+        customer_id = self._customer_id()
+        charges = self._charges(customer_id) if customer_id else None
+        if not charges:
+            return None
+        by_id = {c["id"]: c for c in charges}
+        options = [by_id[o] for o in offer.options if o in by_id]
+        return dialogue.point_at(text, options)
+
+    def _carry_out(self, offer: dialogue.Offer, pointed: list[dict[str, Any]] | None):
+        """Do exactly what was offered (or, for a refund, the listed charges the customer picked)."""
+        step = self.step
+        if offer.action == "refund_charge":
+            targets = pointed or []
+            if not targets and not offer.batch:
+                return self._refund_call(dict(offer.arguments))
+            # The duplicate first: of a pair, only one may be refunded as a duplicate.
+            targets = sorted(targets, key=lambda c: not c.get("duplicate_of"))
+            args = [self._refund_args(c) for c in targets] if targets else [dict(b) for b in offer.batch]
+            done = [a for a in args if self._refunded(a["charge_id"])]
+            args = [a for a in args if not self._refunded(a["charge_id"]) and a["amount"] > 0]
+            if not args:
+                return step.answer("That's already been refunded, so there's nothing more to do. Anything else?" if done else "There's nothing left to refund on that charge. Anything else?")
+            if len(args) == 1:
+                return self._refund_call(args[0])
+            limit = self.view.desk.policy.refund_limit(self.me.level)
+            if any(a["amount"] > limit + 1e-9 for a in args):
+                return self._refund_call(args[0])
+            return step.calls([("refund_charge", a) for a in args], customer_id=self._customer_id())
+        if offer.action == "issue_credit":
+            customer_id = self._customer_id()
+            if customer_id:
+                return self._credit(customer_id, self.view.latest, confirmed=True)
+        if offer.action in self.view.tool_names():
+            return step.call(offer.action, dict(offer.arguments))
+        return step.answer("I'm sorry, I can't do that from here. Is there anything else I can help with?")
+
+    def _refund_args(self, charge: dict[str, Any]) -> dict[str, Any]:
+        return {"charge_id": charge["id"], "amount": round(charge["refundable"], 2), "reason": self._refund_reason(charge)}
+
+    def _refund_reason(self, charge: dict[str, Any]) -> str:
+        """The desk's listed refund reason that fits this charge (the tool checks it is true)."""
+        v = self.view
+        policy = v.desk.policy
+
+        def listed(*words: str) -> str | None:
+            return next((r for r in policy.refund_reasons if all(w in r.casefold() for w in words)), None)
+
+        dup_family = bool(charge.get("duplicate_of")) or any(
+            c.get("duplicate_of") == charge["id"] for c in (self._charges(charge.get("customer_id", "")) or [])
+        )
+        record = self._customer_record(charge.get("customer_id", "")) or {}
+        cancelled = record.get("status") == "cancelled" or any(t.name == "cancel_subscription" and t.ok for t in v.tools)
+        ticket = any(t.name == "create_ticket" and t.ok for t in v.tools)
+        for fits, reason in (
+            (dup_family, listed("duplicate")),
+            (cancelled, listed("cancel")),
+            (ticket, listed("ticket")),
+        ):
+            if fits and reason:
+                return reason
+        said = policy.refund_reason(str(v.context.get("refund_reason") or ""))
+        return said or "customer request"  # no listed reason fits: the tool will say so
+
+    def _refund_call(self, args: dict[str, Any]):
+        amount = float(args.get("amount", 0))
+        limit = self.view.desk.policy.refund_limit(self.me.level)
+        if amount > limit + 1e-9:
+            target_agent = self.escalation_target("refund_charge")
+            if target_agent:
+                return self._escalate_refund(target_agent, args, f"above the {money(limit)} limit for level {self.me.level}")
+            return self._ask_human(
+                f"a refund of {money(amount)} is above what I can approve", {"refund_amount": amount, "charge_id": args.get("charge_id")}
+            )
+        return self.step.call("refund_charge", args, customer_id=self._customer_id())
+
+    def _money_results(self):
+        """Answer what a tool did this turn (or escalate when the tool refused)."""
+        v, step = self.view, self.step
+        decisions = [n for n in v.turn_notices if n.notice_kind in ("approval_granted", "approval_denied")]
+        if decisions:
+            n = decisions[-1]
+            approved = next((t for t in v.turn_tools if t.call_id == f"{n.data.get('approval_id')}-approved"), None)
+            if n.notice_kind == "approval_denied":
+                return step.answer(
+                    "I'm sorry: our staff reviewed the request and did not approve it, so nothing was refunded or "
+                    "credited. If you'd like, I can ask a member of staff to explain the decision."
+                )
+            if approved is not None and approved.ok and isinstance(approved.output, dict):
+                return step.answer(self._done_text(approved.output, approved=True))
+            if approved is not None:
+                why = approved.reason
+                if why is None:
+                    return step.answer(
+                        f"Our staff approved it, but {ON_OUR_SIDE}: nothing was refunded or credited yet. "
+                        "A member of our staff can see what happened and will follow up."
+                    )
+                return step.answer(f"The request was approved, but it could not be completed: {why}")
+        if not v.turn_tools:
+            return None
+        last = v.turn_tools[-1]
+        # Lookups feed the decision that follows rather than being answered on their own.
+        if not last.done or last.name in ("find_customer", "find_charges", "list_invoices", "list_plans", "request_human"):
+            return None
+        if last.name in ("refund_charge", "issue_credit"):
+            if last.waiting:
+                amount = last.arguments.get("amount", 0)
+                what = "refund" if last.name == "refund_charge" else "credit"
+                return step.answer(
+                    f"A {what} of {money(amount)} needs a supervisor's approval, so I've sent it to our staff with all the "
+                    "details. You'll see the outcome here as soon as they decide."
+                )
+            this_step = [t for t in v.turn_tools if t.name == last.name and t.seq >= self._step_start(last)]
+            made = [t for t in this_step if t.ok and isinstance(t.output, dict)]
+            refused = [t for t in this_step if t.done and t.is_error]
+            over_limit = [t for t in refused if "limit for level" in str(t.output)]
+            if over_limit and not made:
+                # Above this level's limit: a higher level may make it.
+                target = self.escalation_target(last.name)
+                if target:
+                    return self._escalate_refund(target, over_limit[-1].arguments, str(over_limit[-1].output))
+            said = " ".join(self._done_text(t.output) for t in made)
+            for t in refused:
+                # The tool's policy decides, and says why: pass it on, and offer a person.
+                what = self._charge_label(str(t.arguments.get("charge_id", ""))) if last.name == "refund_charge" else "that"
+                why = (t.reason or ON_OUR_SIDE).split(" If the customer")[0].rstrip(". ")
+                said += f" I couldn't refund {what}: {why}."
+            if refused:
+                said += " If you'd like, I can ask a member of our staff to look at it."
+                step.resolved = bool(made)
+                return step.answer(said.strip())
+            step.resolved = True
+            return step.answer(said or self._done_text(last.output))
+        if last.is_error:
+            return step.answer(f"That didn't go through: {(last.reason or ON_OUR_SIDE).rstrip('. ')}.")
+        out = last.output if isinstance(last.output, dict) else {}
+        step.resolved = True
+        if last.name == "cancel_subscription":
+            if out.get("previous_status") == "cancelled":
+                return step.answer(
+                    f"Your {str(out.get('plan', '')).title()} subscription was already cancelled, so nothing has changed: "
+                    "it won't renew, and you keep access until the end of the period you've paid for."
+                )
+            return step.answer(
+                f"Your {str(out.get('plan', '')).title()} subscription is cancelled: it won't renew and you won't be charged again. "
+                "You keep access until the end of the period you've paid for."
+            )
+        if last.name == "change_plan":
+            plan = str(out.get("plan", "")).title()
+            billed = "annually" if out.get("billing_period") == "annual" else "monthly"
+            status = out.get("status", "changed")
+            if status == "unchanged":
+                return step.answer(f"You're already on the {plan} plan, billed {billed}, so nothing needed changing.")
+            if status == "scheduled":
+                return step.answer(
+                    f"Done: you'll move from the {str(out.get('from_plan', '')).title()} plan to the {plan} plan at your next "
+                    f"renewal, billed {billed}. Until then nothing changes."
+                )
+            return step.answer(f"Done: you're now on the {plan} plan, billed {billed}. The change shows on your next invoice.")
+        if last.name == "update_payment_method":
+            return step.answer(f"Your payment method is now {out.get('payment_method')}; future charges will use it.")
+        step.resolved = False
+        return None
+
+    def _step_start(self, event: ToolEvent) -> int:
+        """The seq of the first call requested in the same step as `event` (one batch)."""
+        batch = [t for t in self.view.turn_tools if t.call_id.rsplit("_", 1)[0] == event.call_id.rsplit("_", 1)[0]]
+        return min((t.seq for t in batch), default=event.seq)
+
+    def _charge_label(self, charge_id: str) -> str:
+        for t in reversed(self.view.tools):
+            if t.ok and t.name == "find_charges" and isinstance(t.output, dict):
+                for ch in t.output.get("charges", []):
+                    if ch.get("id") == charge_id:
+                        kind = "the duplicate charge" if ch.get("duplicate_of") else "the charge"
+                        return f"{kind} on {nice_date(ch['charged_on'])} (charge {charge_id})"
+        return f"charge {charge_id}"
+
+    def _done_text(self, out: dict[str, Any], approved: bool = False) -> str:
+        if "refund_id" in out:
+            what = self._charge_label(out["charge_id"])
+            if approved:
+                return (
+                    f"Good news: the refund was approved and processed: {money(out['amount'])} back for {what}, "
+                    f"refund {out['refund_id']}. It reaches your original payment method within 5-10 business days."
+                )
+            return (
+                f"Done: I've refunded {money(out['amount'])} for {what}, refund {out['refund_id']}. "
+                "It goes back to your original payment method within 5-10 business days."
+            )
+        if "credit_id" in out:
+            return f"I've added {money(out['amount'])} of credit to your account ({out['credit_id']}); it comes off your next invoice."
+        return "Done."
+
+    def _refund_flow(self, customer_id: str, charges: list[dict[str, Any]], intents: set[str], text: str, explicit: bool):
+        v, step, f = self.view, self.step, self.view.facts
+        latest = v.latest_facts()
+        # The latest message says which charge: an amount, a date, an invoice, "the duplicate".
+        pointed = bool(
+            cues.DUPLICATE.search(text) or latest.amounts or latest.dates or latest.invoice_ids or v.context.get("charge_id")
+        )
+        # A month alone names a charge too ("refund my january payment"), when the account was
+        # charged in it; the topic's month counts when this message names none. Vaguer than a
+        # date, it chooses the charge to offer, never one refunded without a yes.
+        months = next((m for m in map(slot_extraction.months_named, [text, *reversed(self.topic_texts())]) if m), [])
+        in_months = [c for c in charges if c["charged_on"][5:7].isdigit() and int(c["charged_on"][5:7]) in months]
+        pending = self._pending_refund()
+        if pending is not None:
+            return step.answer(
+                f"The refund of {money(pending.arguments.get('amount', 0))} is waiting for a supervisor's approval; "
+                "you'll see the result here as soon as they decide."
+            )
+        ctx_charge = v.context.get("charge_id")
+        dups = [c for c in charges if c.get("duplicate_of")]
+        target = None
+        if ctx_charge:
+            target = next((c for c in charges if c["id"] == ctx_charge), None)
+        if target is None:
+            pool = [c for c in dups if c["refundable"] > 0] or dups
+            named = self._charges_matching(charges) if (f.dates or f.invoice_ids) else []
+            dup_family = {c["id"] for c in dups} | {c.get("duplicate_of") for c in dups}
+            if named and not any(c["id"] in dup_family for c in self._charges_named(charges)):
+                pool = named  # the customer pointed at a charge that is not a duplicate
+            elif not named and in_months and not f.amounts and not any(c["id"] in dup_family for c in in_months):
+                pool = [c for c in in_months if c["refundable"] > 0] or in_months  # a month with no duplicate in it
+            if not pool and "refund" in intents:
+                pool = self._charges_matching(charges)
+            if f.amounts:
+                pool = [c for c in pool if any(abs(c["amount"] - a) < 0.005 for a in f.amounts)] or pool
+            if f.dates:
+                pool = [c for c in pool if any(c["charged_on"].endswith(d[1:]) or c["charged_on"] == d for d in f.dates)] or pool
+            target = pool[-1] if pool else None
+
+        if target is None:
+            if "duplicate" in intents:
+                return step.answer(
+                    "I've checked your account and I don't see a duplicate charge. " + self._charges_summary(charges)
+                    + " Which charge looks wrong to you?"
+                )
+            return step.answer(
+                self._charges_summary(charges) + " Which of these would you like refunded, and why?"
+            )
+        when = nice_date(target["charged_on"])
+        is_dup = bool(target.get("duplicate_of"))
+        label = "the duplicate charge" if is_dup else "the charge"
+        if target["refundable"] <= 0.004 or self._refunded(target["id"]):
+            done = next((t.output for t in self._refunds() if isinstance(t.output, dict) and t.output.get("charge_id") == target["id"]), None)
+            ref = f" (refund {done['refund_id']})" if done else ""
+            return step.answer(
+                f"That's already taken care of: {label} of {money(target['amount'])} on {when} has been refunded{ref}. "
+                "There's nothing more you need to do; it reaches your original payment method within 5-10 business days."
+            )
+        first = next((c for c in charges if c["id"] == target.get("duplicate_of")), None)
+        options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
+        offered = self._refund_args(target)
+        if not explicit or not pointed:
+            if offered["reason"] not in v.desk.policy.refund_reasons and not v.context.get("refund_reason"):
+                # No reason the desk refunds for fits this charge: say so, and why, instead of
+                # offering a refund the policy would refuse. (Asked outright, the refund tool is
+                # called and its refusal says why: the tool, not the model, decides policy.)
+                return step.answer(self._refund_refused(target, label, when, dups))
+            if is_dup and first:
+                return step.offer(
+                    f"I found it: two charges of {money(target['amount'])} for \"{target['description']}\", on "
+                    f"{nice_date(first['charged_on'])} and {when}. The one on {when} is a duplicate. Would you like me to refund it?",
+                    "refund_charge", offered, options, customer_id=customer_id,
+                )
+            return step.offer(
+                f"I see a charge of {money(target['amount'])} on {when} for \"{target['description']}\". Would you like me to refund it?",
+                "refund_charge", offered, options,
+            )
+        asked = [a.value for a in latest.amounts]
+        requested = [a for a in asked if a <= target["refundable"] + 0.005]
+        if asked and not requested and not ctx_charge:
+            # Asked for more than the charge: refunds follow what was paid, not what is asked.
+            return step.offer(
+                f"I can't refund {money(max(asked))}: a refund is made against a specific charge, up to what was paid. "
+                f"{label.capitalize()} of {money(target['amount'])} on {when} can be refunded "
+                f"({money(target['refundable'])}). Would you like me to refund it?",
+                "refund_charge", offered, options,
+            )
+        amount = round(min(requested[-1] if requested and not is_dup else target["refundable"], target["refundable"]), 2)
+        return self._refund_call(offered | {"amount": amount})
+
+    def _refund_refused(self, target: dict[str, Any], label: str, when: str, dups: list[dict[str, Any]]) -> str:
+        reasons = list(self.view.desk.policy.refund_reasons)
+        listed = ", ".join(reasons[:-1]) + f" or {reasons[-1]}" if len(reasons) > 1 else "".join(reasons) or "no reason at all"
+        other = next((d for d in dups if d["id"] != target["id"] and d.get("refundable", 0) > 0), None)
+        also = (
+            f" The charge of {money(other['amount'])} on {nice_date(other['charged_on'])} is a duplicate, though: I can refund that one if you'd like."
+            if other else ""
+        )
+        return (
+            f"I'm sorry, I can't refund {label} of {money(target['amount'])} on {when}. Our policy allows refunds only for a "
+            f"{listed}, and your account doesn't show this charge as one of those.{also} If you think it is, tell me what "
+            "happened; or I can ask a member of our staff to review it."
+        )
+
+    def _charges_named(self, charges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Every charge on the dates or invoices the customer named, refundable or not."""
+        f = self.view.facts
+        return [
+            c
+            for c in charges
+            if c.get("invoice_id") in f.invoice_ids
+            or any(c["charged_on"].endswith(d[1:]) or c["charged_on"] == d for d in f.dates)
+        ]
+
+    def _charges_matching(self, charges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        f = self.view.facts
+        pool = [c for c in charges if c["refundable"] > 0]
+        if f.invoice_ids:
+            by_invoice = [c for c in pool if c.get("invoice_id") in f.invoice_ids]
+            if by_invoice:
+                return by_invoice
+        if f.amounts or f.dates:
+            hits = [
+                c
+                for c in pool
+                if (not f.amounts or any(abs(c["amount"] - a) < 0.005 for a in f.amounts))
+                and (not f.dates or any(c["charged_on"].endswith(d[1:]) or c["charged_on"] == d for d in f.dates))
+            ]
+            return hits
+        return []
+
+    def _credit(self, customer_id: str, text: str, confirmed: bool = False):
+        """A credit is made (or passed up to whoever may make it) only when the latest message
+        asks for it or confirms our offer of it; otherwise it is offered, amount and all."""
+        v, step = self.view, self.step
+        request = next((t for t in reversed(self.topic_texts()) if cues.CREDIT.search(t)), text)
+        arrived = any(h.to_agent == self.me.name and h.handoff_kind == "escalate" for h in v.turn_handoffs) and bool(v.context.get("credit_reason"))
+        go = confirmed or arrived or "credit" in self._asked(text)
+        asked_amounts = [a.value for a in slot_extraction.extract(request).amounts]
+        amount = v.context.get("credit_amount") if arrived else None
+        amount = amount or (asked_amounts[-1] if asked_amounts else None)
+        if not v.has_tool("issue_credit"):
+            target = self.escalation_target("issue_credit")
+            if target is None:
+                return self._ask_human("an account credit was requested", {})
+            if not go:
+                what = f"{money(amount)} of credit" if amount else "a credit"
+                return step.offer(
+                    f"I can ask our senior team to add {what} to your account. Shall I go ahead?", "issue_credit",
+                    {"customer_id": customer_id, "amount": round(amount, 2) if amount else None, "reason": request[:300]},
+                )
+            title = v.desk.agents[target].title.lower()
+            return Transfer(
+                to_agent=target,
+                reason="account credit requested",
+                handoff_kind="escalate",
+                text=f"Credits are handled by a {title} colleague; I'm passing this on with the details.",
+                context=step.context({"credit_reason": request[:300], "credit_amount": amount, "customer_id": customer_id}),
+            )
+        if amount is None:
+            return step.answer("What amount of credit are you asking for?")
+        reason = v.context.get("credit_reason") or request[:300] or "service credit"
+        args = {"customer_id": customer_id, "amount": round(float(amount), 2), "reason": reason}
+        if go:
+            return step.call("issue_credit", args)
+        return step.offer(f"I can add {money(amount)} of credit to your account, taken off your next invoice. Shall I go ahead?", "issue_credit", args)
+
+    def _charges_summary(self, charges: list[dict[str, Any]], lead: str = "Your recent charges: ") -> str:
+        lines = []
+        for c in charges[-6:]:
+            flags = []
+            if c.get("duplicate_of"):
+                flags.append("duplicate")
+            if c["status"] in ("failed", "disputed"):
+                flags.append(c["status"])
+            if c["refundable"] < c["amount"] and c["status"] != "failed":
+                flags.append("refunded" if c["refundable"] <= 0 else "partly refunded")
+            extra = f" ({', '.join(flags)})" if flags else ""
+            lines.append(f"{nice_date(c['charged_on'])}: {money(c['amount'])}, {c['description']}{extra}")
+        return lead + "; ".join(lines) + "."
+
+    def _days_asked(self, text: str) -> list[slot_extraction.Date]:
+        """The days the customer asks about charges on: this message's, else the topic's latest."""
+        return next((d for d in (slot_extraction.extract_dates(t) for t in [text, *reversed(self.topic_texts())]) if d), [])
+
+    def _charges_answer(self, charges: list[dict[str, Any]], text: str = ""):
+        # "what was the charge on february 1st?": the charges of the days asked about, not the list.
+        days = self._days_asked(text)
+        on_days = [c for c in charges if any(d.matches(str(c["charged_on"])) for d in days)]
+        lead, missing = "Your recent charges: ", ""
+        if on_days:
+            lead = "Here is that charge — " if len(on_days) == 1 else "Here are those charges — "
+        elif days:
+            missing = f"I don't see a charge on {' or '.join(d.spoken() for d in days)}. "
+        shown = on_days or charges
+        dups = [c for c in shown if c.get("duplicate_of") and c["refundable"] > 0]
+        failed = [c for c in shown if c["status"] == "failed"]
+        summary = missing + self._charges_summary(shown, lead)
+        if dups and any(cues.CHARGE_TROUBLE.search(t) for t in self.topic_texts()):
+            # The offer is about the duplicated pair: "the second one" is the second of those two.
+            dup = dups[-1]
+            pair = [c["id"] for c in charges if c["id"] == dup.get("duplicate_of")] + [dup["id"]]
+            tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate. Would you like me to refund it?"
+            return self.step.offer(summary + tail, "refund_charge", self._refund_args(dup), pair)
+        if dups:
+            tail = f" The charge on {nice_date(dups[-1]['charged_on'])} looks like a duplicate; tell me if you'd like it refunded."
+            return self.step.answer(summary + tail)
+        tail = ""
+        if failed:
+            tail = f" The payment on {nice_date(failed[-1]['charged_on'])} failed, so you weren't charged for it; updating your payment method will settle that invoice."
+        return self.step.answer(summary + tail)

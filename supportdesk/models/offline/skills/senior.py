@@ -1,0 +1,98 @@
+"""The senior skill: what a level-1 agent passes up a level (a refund above its limit, ground no
+tool covers, a repeat contact, lost data) and what the level-2 agent takes from it, using the
+shared context so the customer never repeats anything."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supportdesk.engine.protocol import Transfer
+from supportdesk.models.offline import cues
+from supportdesk.models.offline.skills.common import SkillBase
+from supportdesk.text import clip_words, money
+
+
+class SeniorSkill(SkillBase):
+    def escalation_target(self, tool: str) -> str | None:
+        for name in self.me.handoffs:
+            agent = self.view.desk.agents.get(name)
+            if agent and agent.level > self.me.level and tool in agent.tools:
+                return name
+        return None
+
+    def _beyond_me(self, text: str):
+        """What a level-1 agent should not handle alone: ground no tool or article covers, a
+        repeat contact, lost data. Up to a higher level when there is one; else a person."""
+        v = self.view
+        ground = cues.unknown_ground(text)
+        repeat = bool(cues.REPEAT_CONTACT.search(text))
+        lost = bool(cues.DATA_LOSS.search(text))
+        if ground is not None and self._covered(ground):
+            ground = None
+        if ground is None and not repeat and not (lost and "tech" in self.skills):
+            return None
+        up = self._higher_agent()
+        if up is None:
+            if ground is not None:
+                return self._ask_human(f"{ground}: nothing in our tools or help articles covers it", {"escalation_reason": ground})
+            return None  # the most senior agent: handle what it can
+        if ground is not None:
+            why, say = ground, (
+                f"That's a {ground}, and it isn't something I can do or look up from here, so I won't guess. "
+            )
+        elif lost:
+            why, say = "possible data loss", "Lost files need our engineers' attention straight away. "
+        else:
+            why, say = "repeat contact", "I'm sorry you've had to get in touch again about this. "
+        extra: dict[str, Any] = {"escalation_reason": why}
+        if lost:
+            extra["bug_summary"] = self._bug_summary(text, text, [])
+        title = v.desk.agents[up].title.lower()
+        return Transfer(
+            to_agent=up,
+            reason=f"{why}: {clip_words(text, 100)}",
+            handoff_kind="escalate",
+            text=say + f"I'm passing this to a {title} colleague, who will see everything you've told me.",
+            context=self.step.context(extra),
+        )
+
+    def _higher_agent(self) -> str | None:
+        for name in self.me.handoffs:
+            agent = self.view.desk.agents.get(name)
+            if agent is not None and agent.level > self.me.level:
+                return name
+        return None
+
+    def _escalated_refund(self):
+        """Level 1 escalated a refund the customer asked for or confirmed this turn: make it."""
+        v = self.view
+        arrived = any(h.to_agent == self.me.name and h.handoff_kind == "escalate" for h in v.turn_handoffs)
+        charge_id, amount = v.context.get("charge_id"), v.context.get("refund_amount")
+        if not arrived or not charge_id or not amount or not v.has_tool("refund_charge"):
+            return None
+        if self._refunded(charge_id) or self._pending_refund() is not None or v.calls("refund_charge", this_turn=True):
+            return None
+        reason = v.context.get("refund_reason") or "customer request"
+        return self._refund_call({"charge_id": charge_id, "amount": round(float(amount), 2), "reason": reason})
+
+    def _escalate_refund(self, target: str, args: dict[str, Any], why: str):
+        amount = float(args.get("amount", 0))
+        reason = str(args.get("reason", "refund"))
+        context = self.step.context(
+            {
+                "refund_amount": amount,
+                "refund_reason": reason,
+                "charge_id": args.get("charge_id"),
+                "customer_id": self._customer_id(),
+                "escalation_reason": f"refund of {money(amount)}: {why}",
+            }
+        )
+        title = self.view.desk.agents[target].title.lower()
+        return Transfer(
+            to_agent=target,
+            reason=f"refund of {money(amount)} ({reason}) is {why}",
+            handoff_kind="escalate",
+            text=f"A refund of {money(amount)} is more than I can approve myself, so I'm passing this to a {title} colleague "
+            "with all the details; you won't need to repeat anything.",
+            context=context,
+        )

@@ -1,0 +1,245 @@
+"""The technical skill (an agent holding `search_kb` / `send_password_reset`): walk the customer
+through the knowledge base's steps, send password resets, and report bugs to engineering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from supportdesk.engine.protocol import Transfer
+from supportdesk.models.offline import cues
+from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.models.offline.skills import generic
+from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
+from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
+from supportdesk.readers import acts
+from supportdesk.text import clip_words
+
+LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
+NO_ARTICLE = (
+    "I'm sorry, I don't know: none of our help articles answers that, and I'd rather not guess. "
+    "A person from our team can find out for you: just say if you'd like me to bring one in."
+)
+# The article the search found was given earlier in this conversation: say so, and move on.
+ARTICLE_GIVEN = (
+    "The steps for this are the ones from our article \"{title}\" above, so I won't paste them again. "
+    "If you've tried them and they didn't help, tell me what happened when you did and I'll take it further; "
+    "or I can bring in a person from our team: just say if you'd like one."
+)
+# (Noted, not looked up: nothing here has checked that an account has that email.)
+ACCOUNT_NOTED = (
+    "Thanks, I've noted that. Did the steps above fix it? If not, tell me what happens when you "
+    "follow them and I'll take it further."
+)
+SETUP_NOTED = (
+    "Thanks, I've noted that for this case. Did the steps above fix it? If not, tell me what happens when you "
+    "follow them and I'll take it further."
+)
+
+
+class TechSkill(SkillBase):
+    def _tech(self, text: str):
+        v, step = self.view, self.step
+        results = self._tech_results()
+        if results is not None:
+            return results
+        topic_texts = self.topic_texts()
+        issue = v.context.get("issue") or (topic_texts[0] if topic_texts else text)
+        searched_before = [t for t in v.tools if t.name == "search_kb" and t.ok]
+
+        # Troubleshoot first: only a report the customer calls a bug, or lost data, goes
+        # straight to engineering; a first crash report gets the help article's steps.
+        bug = bool(cues.BUG.search(text) or cues.DATA_LOSS.search(text))
+        failed = bool(cues.STEPS_FAILED.search(text)) and bool(searched_before) and not v.turn_tools
+        if v.context.get("bug_summary") and not v.calls("create_ticket") and v.has_tool("create_ticket"):
+            return self._ticket(v.context["bug_summary"])
+        login_issue = any(cues.LOGIN.search(t) or cues.RESET.search(t) for t in topic_texts + [text]) or any(
+            isinstance(t.output, dict) and (t.output.get("articles") or [{}])[0].get("id") in LOGIN_ARTICLES
+            for t in searched_before
+        )
+        reset_sent = any(t.name == "send_password_reset" and t.ok for t in v.tools)
+        # A link we sent that never arrived is a failed step too; a reset they did themselves is
+        # the step a reset link would be, so it is not offered again.
+        missing = reset_sent and bool(cues.NOT_ARRIVED.search(text)) and not v.turn_tools
+        reset_done = bool(cues.RESET_DONE.search(text))
+        failed = failed or missing
+        if failed and login_issue and not bug and not reset_sent and not reset_done and v.has_tool("send_password_reset"):
+            # The usual next step for a refused password is a reset, not an engineering ticket.
+            failed = False
+            force_reset = True
+        else:
+            force_reset = False
+        if bug or failed:
+            return self._take_further(text, issue, searched_before, bug=bug, missing=missing)
+
+        wants_reset = force_reset or any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:])) or (
+            # Our offer ("just tell me the email") is taken by a yes or by an email in this reply;
+            # one given earlier does not make any later reply a yes ("I'm on chrome on windows").
+            "reset link" in v.last_agent_text().lower() and bool(cues.AFFIRM.search(text) or slot_extraction.emails_in(text))
+        )
+        if wants_reset and v.has_tool("send_password_reset"):
+            who = v.context.get("customer_id") or (v.facts.emails[-1] if v.facts.emails else None) or v.context.get("customer_email")
+            if who is None:
+                return step.answer(
+                    "I can send you a password reset link. What's the email address on your account? "
+                    "The link always goes to the address we have on file."
+                )
+            sent = [t for t in v.tools if t.name == "send_password_reset" and t.ok]
+            if sent and not v.facts.emails[-1:] == [who]:
+                return step.answer(
+                    f"I've already sent a reset link to {self._mask(sent[-1].output.get('email', ''))}; it's valid for 30 minutes. "
+                    "Only the newest link works, so use the latest email."
+                )
+            if not v.called_with("send_password_reset", {"customer": who}):
+                return step.call("send_password_reset", {"customer": who})
+        if searched_before and not v.turn_tools and cues.setup_only(text):
+            # "I'm on iOS 17" after the steps: a detail of this problem, kept for the case (and an
+            # engineer's ticket), not a new search.
+            return step.answer(SETUP_NOTED, customer_setup=text.strip()[:120])
+        if searched_before and not v.turn_tools and cues.only_facts(text):
+            # Who they are, after the steps (the facts go to the shared context): no new search.
+            return step.answer(ACCOUNT_NOTED)
+        if v.has_tool("search_kb"):
+            just_arrived = bool(v.turn_handoffs) and v.turn_handoffs[-1].to_agent == self.me.name
+            if just_arrived and v.context.get("issue"):
+                query = v.context["issue"]  # what triage understood, without the small talk around it
+            else:
+                query = text if len(text.split()) > 3 or not topic_texts else " ".join(topic_texts[-2:])
+            if not v.called_with("search_kb", {"query": query}):
+                return step.call("search_kb", {"query": query}, issue=issue[:300])
+        if not v.has_tool("search_kb"):
+            # No knowledge base to search (an agent defined in the desk file, with a reset tool
+            # among its own): use the tool its description and instructions say fits.
+            return generic.Generic(self).decide(text)
+        return step.answer("Could you tell me a bit more about what happens, and what you see on screen?")
+
+    def _take_further(self, text: str, issue: str, searched_before: list[ToolEvent], *, bug: bool = False, missing: bool = False):
+        """The steps did not fix it (or it is a bug, or the reset link never came): a ticket, a
+        higher level, or a person, with everything the customer said."""
+        v, step = self.view, self.step
+        summary = self._bug_summary(text if bug else issue, text, [] if bug else searched_before)
+        if v.has_tool("create_ticket"):
+            return self._ticket(summary)
+        target = self.escalation_target("create_ticket")
+        if target:
+            title = v.desk.agents[target].title.lower()
+            steps_tried = [a["id"] for t in searched_before for a in (t.output or {}).get("articles", [])[:1]]
+            why = (
+                "the customer reports a bug" if bug
+                else "the password reset link did not arrive" if missing
+                else "the knowledge-base steps did not fix it"
+            )
+            return Transfer(
+                to_agent=target,
+                reason=f"{why}: {clip_words(summary, 120)}",
+                handoff_kind="escalate",
+                text=("Thanks for reporting this. " if bug else "Thanks for checking. " if missing else "Thanks for trying that. ")
+                + f"This needs a closer look, so I'm passing it to a {title} colleague "
+                "who can get engineering involved; they'll have everything you've told me.",
+                context=step.context({"bug_summary": summary, "steps_tried": steps_tried, "escalation_reason": why}),
+            )
+        return self._ask_human("the steps did not fix the problem", {"bug_summary": summary})
+
+    def _tech_results(self):
+        v, step = self.view, self.step
+        if not v.turn_tools:
+            return None
+        last = v.turn_tools[-1]
+        if not last.done:
+            return None
+        if last.name == "send_password_reset":
+            if last.is_error:
+                return step.answer(
+                    "I couldn't find an account with that email address. Could you check it, or give me the one you signed up with?"
+                )
+            email = self._mask(last.output.get("email", "")) if isinstance(last.output, dict) else "your email"
+            step.resolved = True
+            return step.answer(
+                f"I've sent a password reset link to {email}. It's valid for 30 minutes; check your spam folder if it hasn't "
+                "arrived in a few minutes. Let me know if anything goes wrong."
+            )
+        if last.name == "create_ticket":
+            if last.is_error:
+                return step.answer(f"I couldn't open the ticket: {(last.reason or ON_OUR_SIDE).rstrip('. ')}.")
+            out = last.output if isinstance(last.output, dict) else {}
+            step.resolved = True
+            return step.answer(
+                f"I've opened engineering ticket {out.get('ticket_id')} with everything you've described "
+                f"(\"{str(out.get('summary', ''))[:120]}\"). "
+                + (
+                    "Our engineers will follow up by email; you don't need to repeat anything."
+                    if out.get("customer_id")
+                    else "If you tell me the email on your account, I'll add it so our engineers can reach you."
+                )
+            )
+        if last.name == "search_kb":
+            articles = last.output.get("articles", []) if isinstance(last.output, dict) else []
+            if not articles:
+                # The knowledge base abstained: no article answers this with confidence. Say so,
+                # and offer a person, rather than present a loosely related article.
+                return step.answer(NO_ARTICLE)
+            top = articles[0]
+            if top["id"] not in LOGIN_ARTICLES and cues.sign_in_trouble(str(last.arguments.get("query", ""))):
+                # The search matches words ("logging" finds the signed-out article, "my details"
+                # the personal details one); trouble signing in is answered by a sign-in article
+                # when the search found one at all.
+                top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
+            # A Markdown list: the TUI renders agent text as Markdown, so each step gets its own line.
+            steps = "\n".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
+            if steps and any(steps in m.text for m in v.agent_messages):
+                # Given already in this conversation: never pasted again word for word (issue 39).
+                given = ARTICLE_GIVEN.format(title=top["title"])
+                if any(given in m.text for m in v.agent_messages):
+                    # Said once already that those steps are the ones: more of the same trouble
+                    # means they did not fix it, so take it further instead of saying so again.
+                    searched = [t for t in v.tools if t.name == "search_kb" and t.ok]
+                    topic_texts = self.topic_texts()
+                    issue = v.context.get("issue") or (topic_texts[0] if topic_texts else v.latest)
+                    return self._take_further(v.latest, str(issue), searched)
+                return step.answer(given)
+            if acts.asks_rather_than_reports(str(last.arguments.get("query", ""))):
+                # A question, not a problem: the article answers it; nothing is there to "fix".
+                return step.answer(
+                    f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"
+                )
+            closing = "Let me know whether that works."
+            if top["id"] in LOGIN_ARTICLES and v.has_tool("send_password_reset"):
+                closing = (
+                    "If you'd like, I can also send you a password reset link: just tell me the email "
+                    f"on your account. {closing}"
+                )
+            return step.answer(
+                f"Here's what usually fixes this (from our article \"{top['title']}\"):\n\n{steps}\n\n{closing}"
+            )
+        return None
+
+    def _bug_summary(self, issue: str, text: str, searched: list[ToolEvent]) -> str:
+        tried = ""
+        if searched and isinstance(searched[-1].output, dict) and searched[-1].output.get("articles"):
+            tried = f" Steps from '{searched[-1].output['articles'][0]['title']}' did not help."
+        first = issue.strip().rstrip(".") + "."
+        latest = "" if text.strip() == issue.strip() else f" Then: {text.strip().rstrip('.')}."
+        setup = self.view.context.get("customer_setup")
+        runs_on = f" Setup: {str(setup).rstrip('.')}." if setup and str(setup) != text.strip() else ""
+        return clip_words(f"{first}{latest}{tried}{runs_on}", 480)
+
+    def _ticket(self, summary: str):
+        v = self.view
+        # Attach the account when the customer has told us who they are, so engineering can
+        # reach them without anyone asking again.
+        email = v.facts.emails[-1] if v.facts.emails else v.context.get("customer_email")
+        if not v.context.get("customer_id") and email and v.has_tool("find_customer"):
+            if not v.called_with("find_customer", {"query": email}):
+                return self.step.call("find_customer", {"query": email})
+        severity = "high" if cues.DATA_LOSS.search(summary) or (cues.BUG.search(summary) and any(w in summary.lower() for w in ("data", "lost", "deleted", "corrupt"))) else "normal"
+        args: dict[str, Any] = {"summary": clip_words(summary, 480), "severity": severity}
+        customer = v.context.get("customer_id") or self._customer_id()
+        if customer:
+            args["customer_id"] = customer
+        return self.step.call("create_ticket", args)
+
+    @staticmethod
+    def _mask(email: str) -> str:
+        name, _, domain = email.partition("@")
+        if not domain:
+            return "the email on file"
+        return f"{name[:1]}***@{domain}"

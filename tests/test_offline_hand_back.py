@@ -1,0 +1,61 @@
+"""A specialist handed a matter outside its scope mid-conversation hands it back to triage with
+the reason (issue 38: "my account's been compromised" said to billing), instead of carrying its
+last answer into it or listing what it can do; a follow-up pointing back at its answer stays.
+
+Real desk (runner, tools, demo data, a real SQLite file) through the offline model.
+"""
+
+from __future__ import annotations
+
+from supportdesk.engine.events import Appended
+from supportdesk.items import Handoff
+from supportdesk.wiring import open_desk
+from tests.conftest import REPO
+from tests.test_offline_moves import Turn, open_offers, talk
+
+MONEY_ACTIONS = ("refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method")
+
+
+async def talk_on(tmp_path, config: str, *messages: str) -> list[Turn]:
+    turns = []
+    desk = await open_desk(tmp_path / "desk.db", str(REPO / config))
+    async with desk:
+        session = await desk.runner.new_session()
+        for text in messages:
+            items = [e.item async for e in desk.runner.send(session, text) if isinstance(e, Appended)]
+            while open_offers(items):
+                items += [e.item async for e in desk.runner.send(session, "yes") if isinstance(e, Appended)]
+            info = await desk.store.get_session(session)
+            context = {k: e.value for k, e in (await desk.store.context_at(session)).items()}
+            turns.append(Turn(items, info.active_agent, context))
+    return turns
+
+
+async def test_a_compromised_account_said_to_billing_goes_back_to_triage_with_the_reason(tmp_path):
+    paid, hacked = (await talk(tmp_path, "when is my next payment? dana@example.com", "my account's been compromised"))[0]
+    assert paid.agent == "billing"
+    back = [i for i in hacked.items if isinstance(i, Handoff)]
+    assert back and (back[0].from_agent, back[0].to_agent, back[0].handoff_kind) == ("billing", "triage", "return")
+    assert "compromised" in back[0].reason
+    assert hacked.agent != "billing"
+    assert "Your next payment" not in hacked.said() and "I can help with charges" not in hacked.said()
+    assert not any(hacked.calls(name) for name in MONEY_ACTIONS)
+
+
+async def test_a_breach_in_capitals_after_an_invoice_is_not_answered_with_invoices(tmp_path):
+    _, breached = (await talk(tmp_path, "can you list my invoices? dana@example.com", "I BELIEVE MY ACCOUNT HAS BEEN BREACHED"))[0]
+    assert breached.handoffs()[:1] == ["billing>triage"]
+    assert "invoice" not in breached.said().lower()
+
+
+async def test_a_follow_up_pointing_back_at_the_answer_stays_with_billing(tmp_path):
+    for follow_up in ("is that the cheapest?", "hmm that seems wrong", "why is it so expensive?", "So, any news?", "any update?"):
+        _, then = (await talk(tmp_path / follow_up.split()[0], "which plan am i on? dana@example.com", follow_up))[0]
+        assert then.handoffs() == [] and then.agent == "billing", follow_up
+
+
+async def test_the_config_only_security_agent_reached_by_a_hand_back_uses_its_reset_tool(tmp_path):
+    _, hacked = await talk_on(tmp_path, "evals/config-agent.toml", "what do i pay next month? dana@example.com", "my account was hacked last night")
+    assert hacked.handoffs() == ["billing>triage", "triage>security"]
+    assert hacked.calls("send_password_reset") and "what you see on screen" not in hacked.said()
+    assert not any(hacked.calls(name) for name in MONEY_ACTIONS)

@@ -1,0 +1,83 @@
+"""The specialist's skills as modules (models/offline/skills/): each skill module owns its methods,
+and each does its own job on the real desk (runner, tools, demo data, a real SQLite file).
+
+The structural tests guard the split against merges: `Specialist` combines the skills as
+mixins, so a method left (or merged back) in specialist.py would silently shadow the skill's
+own and the skill module would no longer be what runs.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from supportdesk.models.offline import specialist
+from supportdesk.models.offline.skills import account, common, money, senior, technical
+from tests.test_offline_moves import talk
+
+SKILLS = {
+    "money": money.MoneySkill,
+    "account": account.AccountSkill,
+    "technical": technical.TechSkill,
+    "senior": senior.SeniorSkill,
+}
+
+
+def _own_methods(cls: type) -> set[str]:
+    return {n for n, v in vars(cls).items() if inspect.isfunction(v) or isinstance(v, staticmethod)}
+
+
+def test_every_method_of_the_specialist_is_defined_in_exactly_one_place():
+    places: dict[str, list[str]] = {}
+    for cls in specialist.Specialist.__mro__:
+        if cls in (object, common.SkillBase):
+            continue
+        for name in _own_methods(cls):
+            places.setdefault(name, []).append(cls.__name__)
+    twice = {n: where for n, where in places.items() if len(where) > 1}
+    assert not twice, f"defined in more than one skill (the first shadows the others): {twice}"
+
+
+def test_each_skill_module_holds_its_own_methods():
+    # The shared part keeps the dispatch; each skill keeps what its module's docstring says.
+    assert {"_money", "_refund_flow", "_answer_offer", "_credit"} <= _own_methods(money.MoneySkill)
+    assert {"_identify", "_plan_change", "_cancel", "_pricing", "_payment_method"} <= _own_methods(account.AccountSkill)
+    assert {"_tech", "_tech_results", "_ticket"} <= _own_methods(technical.TechSkill)
+    assert {"_beyond_me", "escalation_target", "_escalate_refund"} <= _own_methods(senior.SeniorSkill)
+    assert {"decide", "_focus", "_hand_back"} <= _own_methods(specialist.Specialist)
+
+
+def test_what_a_skill_uses_of_another_exists_where_it_is_declared():
+    # common.SkillBase declares (for the type checker) what skills call of each other; each
+    # name must be a real method of the combined specialist, not of the base.
+    source = inspect.getsource(common)
+    declared = [line.split("def ", 1)[1].split("(", 1)[0] for line in source.splitlines() if line.strip().startswith("def _") or line.strip().startswith("def escalation") or line.strip().startswith("def topic")]
+    assert declared
+    for name in declared:
+        assert name not in vars(common.SkillBase), name
+        assert callable(getattr(specialist.Specialist, name)), name
+
+
+async def test_money_finds_the_duplicate_and_refunds_it_when_asked(tmp_path):
+    found, asked = (await talk(tmp_path, "I was charged twice in March, dana@example.com", "refund the duplicate please"))[0]
+    assert not found.calls("refund_charge") and "duplicate" in found.said()
+    [refund] = asked.calls("refund_charge")
+    assert (refund.arguments["charge_id"], refund.arguments["amount"]) == ("CH-9004", 29.99) and asked.agent == "billing"
+
+
+async def test_account_quotes_a_plan_price_from_the_price_list(tmp_path):
+    [turn], _ = await talk(tmp_path, "how much is the team plan?")
+    assert turn.calls("list_plans") and "$129.99 a month" in turn.said()
+    assert not turn.calls("change_plan")
+
+
+async def test_technical_walks_through_the_article_steps(tmp_path):
+    [turn], _ = await talk(tmp_path, "my files are not syncing on windows")
+    assert turn.calls("search_kb") and turn.agent == "technical"
+    assert "1. " in turn.said()
+
+
+async def test_senior_takes_a_refund_above_the_level_one_limit(tmp_path):
+    # Priya's annual charge was taken twice: $1,299.99 is above billing's level-1 limit.
+    turns, _ = await talk(tmp_path, "I was charged twice for my annual plan, please refund the duplicate", "priya@example.com", "yes")
+    handoffs = [h for t in turns for h in t.handoffs()]
+    assert "billing>senior" in handoffs and turns[-1].agent == "senior", (handoffs, [t.said() for t in turns])
