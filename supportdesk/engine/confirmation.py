@@ -202,6 +202,20 @@ def offer_sentence(action: str) -> str:
     return f"Before I do anything: shall I {action}? Please answer yes or no."
 
 
+def states_the_call(text: str, terms: Sequence[Sequence[str]]) -> bool:
+    """Whether a model's own words can stand as the offer of a call: a question that names
+    each of `terms` (the tool's `offer_terms`: the action and its amount / plan / target) in
+    one of its spellings, as whole words. Nothing to check is never enough."""
+    said = normalise(text)
+    if "?" not in said or not terms:
+        return False
+    return all(any(_names(said, normalise(word)) for word in group if word.strip()) for group in terms)
+
+
+def _names(said: str, word: str) -> bool:
+    return re.search(rf"(?<![\w.,-]){re.escape(word)}(?![\w]|[.,]\d)", said) is not None
+
+
 def yes_label(action: str) -> str:
     """A button's label ("Yes, refund $29.99 on charge CH-9004 (duplicate charge)")."""
     return f"Yes, {action}"
