@@ -101,7 +101,9 @@ def test_the_reader_on_labelled_answers(part, capsys):
 @pytest.mark.parametrize(
     "text",
     ["yes, but not the duplicate", "yes no", "yes, wait", "Yes if it doesn't cost more", "sure, the other one though",
-     "ok, but first tell me what happens to my files", "yes?", "not yes", "YES!!! ... actually no", "yes, and also reset my password"],
+     "ok, but first tell me what happens to my files", "yes?", "not yes", "YES!!! ... actually no", "yes, and also reset my password",
+     # A request for a person is no yes, "please" or not (the agent's question is an offer now).
+     "I want to talk to a real person please", "i want a human please", "ok let me speak to someone"],
 )
 def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     assert read_answer(text) != "yes"

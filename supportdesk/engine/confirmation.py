@@ -137,8 +137,12 @@ def _rest_is_filler(said: str) -> bool:
     return not _others(said, _MAX_OTHER_WORDS) and len(_words(said)) <= 14 and not _MORE_ASKED.search(said)
 
 
-# A yes that goes on to ask for something more is not only a yes ("yes, and also ...").
-_MORE_ASKED = re.compile(r"\b(?:also|another|too|as well|one more|else|besides)\b")
+# A yes that goes on to ask for something more is not only a yes ("yes, and also ..."), nor
+# is a request for a person with "please" in it ("I want to talk to a real person please").
+_MORE_ASKED = re.compile(
+    r"\b(?:also|another|too|as well|one more|else|besides|person|people|human|someone|somebody|anyone|staff|"
+    r"manager|supervisor|agent|representative|rep|operator|talk|speak|call me|phone)\b"
+)
 
 
 # --- where an offer stands, from the log --------------------------------------------------------
