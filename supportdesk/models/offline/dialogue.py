@@ -94,11 +94,9 @@ def open_offer(context: dict[str, Any], customer_messages: int) -> Offer | None:
 
 
 def refuses(text: str) -> bool:
+    """The reply turns something down ("no thanks", "don't"). A yes is read by the desk's one
+    confirmation reader (engine/confirmation.py `read_answer`), never here."""
     return bool(cues.DECLINE.search(text))
-
-
-def confirms(text: str) -> bool:
-    return bool(cues.AFFIRM.search(text)) and not refuses(text)
 
 
 _BOTH = re.compile(r"\b(?:both|all (?:of )?(?:them|those|these|the charges|the payments)|each of them|them all|the two of them)\b", re.I)

@@ -23,6 +23,7 @@ from datetime import date
 from typing import Any
 
 from supportdesk.config import AgentConfig
+from supportdesk.engine.confirmation import read_answer
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message, Notice
 from supportdesk.models.offline import cues, dialogue, generic, scope
@@ -141,14 +142,35 @@ class Step:
     def offer(
         self, text: str, action: str, arguments: dict[str, Any], options: list[str] | None = None,
         batch: list[dict[str, Any]] | None = None, **context: Any,
-    ) -> Answer:
-        """A reply that proposes one account action and waits for the customer's yes."""
+    ) -> Answer | CallTools:
+        """A reply that proposes one account action and waits for the customer's yes.
+
+        Where the desk's gate holds the call (issue 33), the call goes with the question: the
+        question is the desk's offer, the customer is asked once, and the gate runs the call on
+        their yes. Otherwise (a desk that turned the gate off for the tool, an amount above this
+        agent's limit) only the question is sent, and the yes is read next turn."""
         v = self.view
         made = dialogue.Offer(
             action, dict(arguments), text[:300], len(v.customer_messages), v.agent.name, list(options or []), list(batch or [])
         )
         context[dialogue.PENDING_OFFER] = made.as_context()
+        if self.gated(action, arguments):
+            return CallTools(
+                [RequestedCall(v.call_id(), action, dict(arguments))], text=self.note + text, context=self.context(context)
+            )
         return Answer(self.note + text, context=self.context(context))
+
+    def gated(self, action: str, arguments: dict[str, Any]) -> bool:
+        """Whether the desk's gate will hold this call for the customer's yes (rather than run
+        it, or refuse it for an amount above this agent's limit)."""
+        v = self.view
+        if not any(t.name == action and t.confirm for t in v.request.tools):
+            return False
+        amount = arguments.get("amount")
+        if action in ("refund_charge", "issue_credit"):
+            if not isinstance(amount, int | float) or amount > v.desk.policy.refund_limit(v.agent.level) + 1e-9:
+                return False
+        return True
 
     def call(self, name: str, arguments: dict[str, Any], **context: Any) -> CallTools:
         # Lookups keep an open offer for the rest of the turn; carrying out an action closes it.
@@ -301,7 +323,7 @@ class Specialist:
             return self.step.answer(TRYING_REPLY)
         thanks = cues.courtesy_only(text)
         # "yes" to "Does that answer your question?": what they asked is answered.
-        answered = v.last_agent_text().endswith(ANSWERS_QUESTION) and dialogue.confirms(text)
+        answered = v.last_agent_text().endswith(ANSWERS_QUESTION) and read_answer(text) == "yes"
         if (thanks or answered) and not dialogue.open_offer(v.context, len(v.customer_messages)):
             # "that worked, thanks": what they came for is settled.
             self.step.resolved = True
@@ -396,7 +418,13 @@ class Specialist:
         # before the handoff, so there is no switching away from it again this turn.
         arrived = any(h.to_agent == self.me.name for h in v.turn_handoffs)
         # A plain yes to an open offer is not a new topic, whatever words it uses.
-        confirming = dialogue.open_offer(v.context, len(v.customer_messages)) is not None and dialogue.confirms(text)
+        # (Read by the desk's one reader. After a yes the gate took, `text` is the request the
+        # offer answered, read afresh like any request: its other topics are still to do.)
+        confirming = (
+            v.offer_answer != "yes"
+            and dialogue.open_offer(v.context, len(v.customer_messages)) is not None
+            and read_answer(text) == "yes"
+        )
         # "forget the money, the real issue is ...": the customer moves on; follow at once.
         dropping = bool(cues.DROP.search(text))
         if text and self.router is not None and not arrived and not (confirming and not dropping):
@@ -410,7 +438,7 @@ class Specialist:
                 answer = cues.only_facts(clause) or (
                     not dropping
                     and (
-                        dialogue.confirms(clause) or dialogue.refuses(clause) or cues.STEPS_FAILED.search(clause)
+                        read_answer(clause) == "yes" or dialogue.refuses(clause) or cues.STEPS_FAILED.search(clause)
                         or cues.TRYING.search(clause) or cues.setup_only(clause)
                     )
                     and not self._has_own_request(clause, any_skill=True)
@@ -722,13 +750,23 @@ class Specialist:
     # --- offers: proposed, confirmed, refused, replaced ------------------------------------------------
 
     def _answer_offer(self, offer: dialogue.Offer, asked: set[str], text: str):
-        """The customer's reply to an open offer, or None when it is a new request."""
+        """The customer's reply to an open offer, or None when it is a new request.
+
+        The desk's confirmation reader has read it (engine/confirmation.py, the one reader of a
+        yes): where the gate held the offered call, its reading is on record (a yes ran the call
+        and its result is answered before this); an offer the gate did not hold (no call went
+        with it) is read here by the same reader."""
+        reading = self.view.offer_answer or read_answer(text)
+        if reading == "yes" and self.view.offer_answer == "yes":
+            return None  # the desk ran the offered call: its result is answered, not asked again
         actions = {"refund", "cancel", "plan", "credit", "payment", "invoice", "pricing"}
         other = (asked & actions) - {offer.intent}
         if offer.intent == "refund":
             other -= {"duplicate"}
         if other:
             return None  # a new request replaces the offer (the reply to it clears it)
+        # Not a yes (the reader's "no" is any doubt at all): whether it turns the offer down is
+        # this model's understanding of the reply, as for any other message.
         if dialogue.refuses(text) and not (offer.intent in asked and not cues.DROP.search(text)):
             what = {
                 "refund": "nothing has been refunded",
@@ -745,17 +783,55 @@ class Specialist:
             # "the second one", "both": which charge is now clear, but not that they want it
             # refunded (a plain "yes" to one charge is no yes to another): ask about exactly these.
             return self._offer_refund_of(pointed, offer)
-        if not (wants or dialogue.confirms(text)):
+        if not (wants or reading == "yes"):
             return None
         return self._carry_out(offer, pointed)
 
     def _offer_refund_of(self, charges: list[dict[str, Any]], offer: dialogue.Offer):
-        parts = [f"{money(c['refundable'])} for the charge on {nice_date(c['charged_on'])}" for c in charges]
-        listed = " and ".join(parts)
-        each = [self._refund_args(c) for c in sorted(charges, key=lambda c: not c.get("duplicate_of"))]
+        ordered = sorted(charges, key=lambda c: not c.get("duplicate_of"))
+        each = [self._refund_args(c) for c in ordered]
+        if len(each) > 1:
+            return self._offer_batch(each, offer.options)
         return self.step.offer(
-            f"Just to be sure: shall I refund {listed}?", "refund_charge", each[0], offer.options, each if len(each) > 1 else None
+            f"Just to be sure: shall I refund {money(ordered[0]['refundable'])} for the charge on {nice_date(ordered[0]['charged_on'])}?",
+            "refund_charge", each[0], offer.options,
         )
+
+    def _offer_batch(self, each: list[dict[str, Any]], options: list[str], done: str = ""):
+        """Several refunds: one question per call, asked in turn (the desk's gate holds one offer
+        at a time, and a yes runs exactly the call it was asked about). The first is asked now;
+        the rest wait in the offer's batch and are asked after its answer."""
+        def label(args: dict[str, Any]) -> str:
+            return f"{money(float(args['amount']))} for {self._charge_label(str(args['charge_id']))}"
+
+        # A duplicate pair is refunded once (tools/billing.py refuses the second of a pair): of
+        # the two, the duplicate is offered, and the customer is told why not both.
+        charges = {c["id"]: c for c in self._charges(self._customer_id() or "") or []}
+        paired = {charges[str(a["charge_id"])].get("duplicate_of") for a in each if str(a["charge_id"]) in charges}
+        once = [a for a in each if a["charge_id"] in paired]
+        each = [a for a in each if a["charge_id"] not in paired]
+        first, rest = each[0], each[1:]
+        if done:
+            said = f"{done} Shall I also refund {label(first)}?"
+        elif once:
+            said = (
+                f"A charge and its duplicate are refunded once, so I can't refund both {label(once[0]).split(' for ')[0]} "
+                f"charges: shall I refund {label(first)}?"
+            )
+        else:
+            said = f"Let's take them one at a time: shall I refund {label(first)}?"
+        if rest:
+            said += f" Then I'll ask you about {' and '.join(label(a) for a in rest)}."
+        return self.step.offer(said, "refund_charge", first, options, each if len(each) > 1 else None)
+
+    def _batch_rest(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """The refunds of a confirmed batch offer still to ask about (and its options)."""
+        v = self.view
+        offer = dialogue.open_offer(v.context, len(v.customer_messages))
+        if offer is None or not offer.batch or v.offer_answer != "yes" or offer.action != "refund_charge":
+            return [], []
+        rest = [b for b in offer.batch if b != offer.arguments and not self._refunded(str(b.get("charge_id", "")))]
+        return rest, offer.options
 
     def _options_pointed(self, offer: dialogue.Offer, text: str) -> list[dict[str, Any]] | None:
         customer_id = self._customer_id()
@@ -785,6 +861,8 @@ class Specialist:
             limit = self.view.desk.policy.refund_limit(self.me.level)
             if any(a["amount"] > limit + 1e-9 for a in args):
                 return self._refund_call(args[0])
+            if self.step.gated("refund_charge", args[0]):
+                return self._offer_batch(args, offer.options)
             return step.calls([("refund_charge", a) for a in args], customer_id=self._customer_id())
         if offer.action == "issue_credit":
             customer_id = self._customer_id()
@@ -900,6 +978,9 @@ class Specialist:
                 said += " If you'd like, I can ask a member of our staff to look at it."
                 step.resolved = bool(made)
                 return step.answer(said.strip())
+            rest, options = self._batch_rest() if last.name == "refund_charge" else ([], [])
+            if rest and made:
+                return self._offer_batch(rest, options, done=said.strip())
             step.resolved = True
             return step.answer(said or self._done_text(last.output))
         if last.is_error:
@@ -1293,7 +1374,7 @@ class Specialist:
         price = self._plan_price(target)
         if cues.PLAN_QUESTION.search(source):
             # Asked, not told: the answer, then the same offer a "yes" takes up.
-            said = f"You're on the {current.title()} plan; {target['name']} is {price}. Would you like me to move you to it {when}?"
+            said = f"You're on the {current.title()} plan; {target['name']} is {price}. Would you like me to move you to the {target['name']} plan {when}?"
         else:
             said = f"To confirm: I'll move you from the {current.title()} plan to the {target['name']} plan ({price}) {when}. Shall I go ahead?"
         return step.offer(said, "change_plan", args, customer_id=customer_id)
@@ -1595,7 +1676,7 @@ class Specialist:
         wants_reset = force_reset or any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:])) or (
             # Our offer ("just tell me the email") is taken by a yes or by an email in this reply;
             # one given earlier does not make any later reply a yes ("I'm on chrome on windows").
-            "reset link" in v.last_agent_text().lower() and bool(cues.AFFIRM.search(text) or slot_extraction.emails_in(text))
+            "reset link" in v.last_agent_text().lower() and (read_answer(text) == "yes" or bool(slot_extraction.emails_in(text)))
         )
         if wants_reset and v.has_tool("send_password_reset"):
             who = v.context.get("customer_id") or (v.facts.emails[-1] if v.facts.emails else None) or v.context.get("customer_email")

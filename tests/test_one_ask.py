@@ -1,0 +1,77 @@
+"""One ask, not two (issues 33 and 38): the embedded model's own question is the desk's offer.
+
+The billing agent asks "Would you like me to refund it?" about the duplicate $29.99; the customer
+says yes in their own words; the refund runs on that first yes, and the customer was asked once.
+The gate's guarantees stay: the yes runs exactly the offered call, a no runs nothing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from supportdesk.engine.events import Appended
+from supportdesk.engine.runner import drain
+from supportdesk.items import Confirmation, Decline, Item, Message, Offer, ToolResult
+from supportdesk.wiring import open_desk
+from tests.conftest import REPO
+
+REQUEST = "I was charged twice for my subscription this month, dana@example.com"
+
+
+async def _say(desk, session_id: str | None, text: str) -> list[Item]:
+    return [e.item for e in await drain(desk.runner.send(session_id, text)) if isinstance(e, Appended)]
+
+
+def _asks_to_refund(item: Item) -> bool:
+    return (
+        isinstance(item, Message) and item.role == "agent"
+        and "refund" in item.text.lower() and "$29.99" in item.text and "?" in item.text
+    )
+
+
+async def test_the_duplicate_refund_is_asked_once_and_runs_on_the_first_yes(db_path):
+    desk = await open_desk(db_path, REPO / "agents.toml")
+    async with desk:
+        first = await _say(desk, None, REQUEST)
+        sid = first[0].session_id
+        second = await _say(desk, sid, "yeah go ahead, give it back")
+        log = await desk.store.range(sid, 0, 1 << 62)
+    # Before the yes: exactly one question about the refund, and it is the offer's own text.
+    [offer] = [i for i in log if isinstance(i, Offer)]
+    asked = [i for i in first if _asks_to_refund(i)]
+    assert len(asked) == 1 and asked[0].text == offer.text and asked[0].meta.get("offer_id") == offer.offer_id
+    assert offer.tool == "refund_charge" and offer.arguments["amount"] == 29.99 and offer.arguments["charge_id"] == "CH-9004"
+    # The yes: one confirmation of that offer, and the refund it names ran once, with its arguments.
+    [confirmation] = [i for i in log if isinstance(i, Confirmation)]
+    assert confirmation.offer_id == offer.offer_id and confirmation.arguments == offer.arguments
+    refunds = [i for i in log if isinstance(i, ToolResult) and i.name == "refund_charge" and not i.is_error]
+    assert len(refunds) == 1 and refunds[0].call_id == f"{offer.offer_id}-yes"
+    # Nothing asks again after the yes: the agent reports what was done.
+    replies = [i.text for i in second if isinstance(i, Message) and i.role == "agent"]
+    assert replies and "refunded $29.99" in replies[-1] and not any("?" in r and "shall i" in r.lower() for r in replies)
+    assert [i for i in second if isinstance(i, Offer)] == []
+
+
+async def test_a_no_to_the_models_question_refunds_nothing(db_path):
+    desk = await open_desk(db_path, REPO / "agents.toml")
+    async with desk:
+        first = await _say(desk, None, REQUEST)
+        sid = first[0].session_id
+        second = await _say(desk, sid, "no, leave it for now")
+    [decline] = [i for i in second if isinstance(i, Decline)]
+    assert decline.why == "no"
+    assert not [i for i in second if isinstance(i, ToolResult) and i.name == "refund_charge"]
+    assert "nothing has been refunded" in " ".join(i.text for i in second if isinstance(i, Message) and i.role == "agent")
+
+
+def test_the_cli_run_asks_once(tmp_path):
+    """The command line of the report: one question before the refund, none after the yes."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "supportdesk.cli", "--db", str(tmp_path / "x.db"), "run", REQUEST, "yeah go ahead, give it back"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    lines = [line for line in ran.stdout.splitlines() if line.startswith("Billing:")]
+    questions = [line for line in lines if "?" in line]
+    assert len(questions) == 1 and "$29.99" in questions[0] and "refund" in questions[0]
+    assert "Before I do anything" not in ran.stdout and "refunded $29.99" in lines[-1]
