@@ -75,3 +75,24 @@ def test_the_cli_run_asks_once(tmp_path):
     questions = [line for line in lines if "?" in line]
     assert len(questions) == 1 and "$29.99" in questions[0] and "refund" in questions[0]
     assert "Before I do anything" not in ran.stdout and "refunded $29.99" in lines[-1]
+
+
+async def test_a_change_of_mind_gets_the_other_plan_offered_and_its_yes_runs_that_one(db_path):
+    """Issue 33's failure: after one plan change was offered, "no wait, make it the cheaper one"
+    carried the first one out. The gate declines the offer as a change of mind; the agent follows
+    the customer with a new question, about the other plan, which the next yes runs."""
+    desk = await open_desk(db_path, REPO / "agents.toml")
+    async with desk:
+        first = await _say(desk, None, "can I switch to the team plan? dana@example.com")
+        sid = first[0].session_id
+        [team] = [i for i in first if isinstance(i, Offer)]
+        second = await _say(desk, sid, "no wait, make it the cheaper one")
+        third = await _say(desk, sid, "yes")
+        customer = await desk.services.customers.get_customer("CUS-1001")
+    assert team.arguments["plan"] == "team"
+    assert [d.why for d in second if isinstance(d, Decline)] == ["change_of_mind"]
+    [starter] = [i for i in second if isinstance(i, Offer)]
+    assert starter.arguments["plan"] == "starter" and "Starter plan" in starter.text
+    assert [i.text for i in second if isinstance(i, Message) and i.role == "agent"] == [starter.text]  # one question
+    ran = [i for i in third if isinstance(i, ToolResult) and i.name == "change_plan" and not i.is_error]
+    assert len(ran) == 1 and customer["plan"] == "starter"

@@ -779,6 +779,10 @@ class Specialist:
         pointed = None
         if offer.intent == "refund" and offer.options:
             pointed = self._options_pointed(offer, text)
+        if reading == "change_of_mind" and not pointed:
+            # "no wait, make it the cheaper one": another choice than the one offered. Read as a
+            # request of its own (a new offer, if it comes to one), never this offer carried out.
+            return None
         if pointed and not wants:
             # "the second one", "both": which charge is now clear, but not that they want it
             # refunded (a plain "yes" to one charge is no yes to another): ask about exactly these.
