@@ -96,3 +96,22 @@ async def test_a_change_of_mind_gets_the_other_plan_offered_and_its_yes_runs_tha
     assert [i.text for i in second if isinstance(i, Message) and i.role == "agent"] == [starter.text]  # one question
     ran = [i for i in third if isinstance(i, ToolResult) and i.name == "change_plan" and not i.is_error]
     assert len(ran) == 1 and customer["plan"] == "starter"
+
+
+async def test_on_a_desk_without_the_gate_for_refunds_the_model_still_asks_and_reads_the_yes_with_the_one_reader(db_path):
+    """`[confirm] refund_charge = "none"`: the gate holds nothing, so the question goes alone (no
+    call with it, or it would run at once) and the desk's reader reads the answer."""
+    from supportdesk.config import parse_desk
+
+    config = parse_desk((REPO / "agents.toml").read_text() + '\n[confirm]\nrefund_charge = "none"\n', "agents.toml")
+    desk = await open_desk(db_path, config)
+    async with desk:
+        first = await _say(desk, None, REQUEST)
+        sid = first[0].session_id
+        held = await _say(desk, sid, "I want to talk to a real person please")  # no yes: nothing runs
+        assert not [i for i in first + held if isinstance(i, ToolResult) and i.name == "refund_charge"]
+        first = await _say(desk, sid, REQUEST)
+        second = await _say(desk, sid, "yeah go ahead, give it back")
+    assert [i for i in first if isinstance(i, Offer)] == [] and len([i for i in first if _asks_to_refund(i)]) == 1
+    refunds = [i for i in second if isinstance(i, ToolResult) and i.name == "refund_charge" and not i.is_error]
+    assert len(refunds) == 1

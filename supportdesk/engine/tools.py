@@ -170,11 +170,8 @@ class Tool:
         return out
 
     def spec_for(self, desk: DeskConfig | None = None) -> ToolSpec:
+        """What a model is told of this tool on this desk (whether its calls wait for a yes)."""
         return ToolSpec(self.name, self.description, self.args, confirm=self.needs_confirmation(desk))
-
-    @property
-    def spec(self) -> ToolSpec:
-        return ToolSpec(self.name, self.description, self.args)
 
     async def check(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> tuple[BaseModel | None, ToolOutput | None]:
         """Validate and check policy, running nothing: (args, None) when the call may run,
