@@ -263,13 +263,15 @@ def _check_turn(n: int, expect: dict[str, Any], items: list[Item], active: str, 
                 problems.append(f"{where}: expected tool call {want['name']}({json.dumps(want.get('arguments', {}))}); got {got}")
                 break
             pos += 1
-    # Calls the desk put to the customer as offers (issue 33): asked for, not run.
+    # Calls the desk put to the customer as offers (issue 33): asked for, not run. `not_tools`
+    # and `tool_errors` are about calls that ran (an offered call is held, and is in `offers`).
     offered = [i.tool for i in items if isinstance(i, Offer)]
+    held = {i.call_id for i in items if isinstance(i, Offer)}
     for name in expect.get("offers", []):
         if name not in offered:
             problems.append(f"{where}: no offer of {name} (offers: {offered})")
     for name in expect.get("not_tools", []):
-        if any(c.name == name for c in calls):
+        if any(c.name == name and c.call_id not in held for c in calls):
             problems.append(f"{where}: {name} was called but must not be")
     if "agent" in expect and active != expect["agent"]:
         problems.append(f"{where}: active agent {active!r} != expected {expect['agent']!r}")
@@ -296,7 +298,7 @@ def _check_turn(n: int, expect: dict[str, Any], items: list[Item], active: str, 
             problems.append(f"{where}: unexpected {kind!r} notice")
     errors = expect.get("tool_errors")
     if errors is not None:
-        got_errors = [i.name for i in items if isinstance(i, ToolResult) and i.is_error]
+        got_errors = [i.name for i in items if isinstance(i, ToolResult) and i.is_error and i.call_id not in held]
         if sorted(got_errors) != sorted(errors):
             problems.append(f"{where}: tool errors {got_errors} != expected {errors}")
     return problems

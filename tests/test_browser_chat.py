@@ -103,9 +103,9 @@ def test_a_customer_chats_in_a_browser_and_sees_the_refund_once_staff_approve(br
     assert "You are now talking to Billing." in browser.find_element("id", "log").text
     assert browser.find_element("id", "talking-to").text == "You are talking to Billing"
 
-    _send(browser, "yes please refund the duplicate")
-    # Issue 33: the desk offers the exact refund; the page shows its Yes / No buttons under the
-    # question, and the Yes button answers that offer (a structured answer, not words).
+    # Issue 33: billing's question is the desk's offer of the exact refund; the page shows its
+    # Yes / No buttons under the question, and the Yes button answers that offer (a structured
+    # answer, not words).
     yes = _wait_for(browser, lambda d: (d.find_elements("css selector", ".offer button.offer-yes") or [None])[0], "the offer's buttons")
     assert yes.text == "Yes, refund $29.99 on charge CH-9004 (duplicate charge)"
     assert [b.text for b in browser.find_elements("css selector", ".offer button")] == [yes.text, "No"]

@@ -74,8 +74,13 @@ async def test_an_incoming_message_in_a_pending_conversation_gets_the_desks_repl
     assert stored.text == CHARGED_TWICE and stored.meta == {"chatwoot_message_id": 1001, "external_id": "chatwoot:1001"}
 
     await fake.wait_for(lambda: any("duplicate" in c.body["content"] for c in fake.messages(42)))
+    await fake.wait_for(lambda: len(fake.messages(42)) == 3)
     replies = fake.messages(42)
-    assert [c.body["content"].split(":")[0] for c in replies] == ["Thanks, I'm bringing in our billing team to help with this.", "I found it"]
+    # The agent's question about the refund is the desk's offer: its buttons follow it.
+    assert [c.body["content"].split(":")[0] for c in replies] == [
+        "Thanks, I'm bringing in our billing team to help with this.", "I found it", "Please choose"
+    ]
+    assert replies[2].body["content_type"] == "input_select"
     assert all(c.token == TOKEN and c.body["private"] is False and c.body["message_type"] == "outgoing" for c in replies)
     assert not [c for c in fake.calls if c.path.endswith("toggle_status")]
 
@@ -105,11 +110,11 @@ async def test_echoes_private_notes_open_conversations_and_other_events_get_sile
 async def test_a_human_request_posts_a_private_note_then_opens_the_conversation(bot):
     served, fake, client = await bot()
     await deliver(client, message_created(3001, 44, CHARGED_TWICE))
-    await fake.wait_for(lambda: len(fake.messages(44)) == 2)
+    await fake.wait_for(lambda: len(fake.messages(44)) == 3)  # (the reply asks, with its offer's buttons)
     await deliver(client, message_created(3002, 44, "I want to talk to a real person please"))
     await fake.wait_for(lambda: any(c.path.endswith("toggle_status") for c in fake.calls))
     await served.conversations.idle()
-    await fake.wait_for(lambda: len(fake.messages(44, private=False)) == 3)
+    await fake.wait_for(lambda: len(fake.messages(44, private=False)) == 4)
     calls = [c for c in fake.calls if "/conversations/44/" in c.path]
     [note_at] = [i for i, c in enumerate(calls) if c.body.get("private") is True]
     [toggle_at] = [i for i, c in enumerate(calls) if c.path.endswith("toggle_status")]
@@ -133,20 +138,20 @@ async def test_a_redelivered_event_is_processed_once(bot):
     first = await deliver(client, payload)
     second = await deliver(client, payload)
     assert first.json()["status"] == "stored" and second.json()["status"] == "duplicate"
-    await fake.wait_for(lambda: len(fake.messages(45)) == 2)
+    await fake.wait_for(lambda: len(fake.messages(45)) == 3)
     await served.conversations.idle()
     third = await deliver(client, payload)  # and later, after the turn
     assert third.json()["status"] == "duplicate"
     await served.conversations.idle()
     customer = [m for m in await served.desk.store.of_kind(session_id_for(ACCOUNT, 45), "message") if m.role == "customer"]
     assert len(customer) == 1
-    assert len(fake.messages(45)) == 2  # one reply each, not two
+    assert len(fake.messages(45)) == 3  # one reply (its question and the offer's buttons), not two
 
 
 async def test_conversation_resolved_closes_the_session(bot):
     served, fake, client = await bot()
     await deliver(client, message_created(5001, 46, CHARGED_TWICE))
-    await fake.wait_for(lambda: len(fake.messages(46)) == 2)
+    await fake.wait_for(lambda: len(fake.messages(46)) == 3)
     response = await deliver(client, conversation_resolved(46))
     assert response.status_code == 200 and response.json()["status"] == "resolved"
     info = await served.desk.store.get_session(session_id_for(ACCOUNT, 46))
@@ -161,7 +166,7 @@ async def test_chatwoot_down_is_retried_reported_and_the_message_never_lost(bot)
     assert response.status_code == 200
     session_id = session_id_for(ACCOUNT, 47)
     assert [m.text for m in await served.desk.store.of_kind(session_id, "message")][0] == CHARGED_TWICE
-    await fake.wait_for(lambda: len(fake.messages(47)) == 2)
+    await fake.wait_for(lambda: len(fake.messages(47)) == 3)
     assert fake.failed == 6
     assert [c.body["content"].split(":")[0] for c in fake.messages(47)][0].startswith("Thanks, I'm bringing in")
     notices = [n for n in await served.desk.store.of_kind(session_id, "notice") if n.data.get("chatwoot")]
@@ -212,7 +217,7 @@ async def test_the_webhook_secret_and_the_bot_token_never_reach_the_log(bot, cap
     fake.failures = 5  # the retries and the report are logged too
     await deliver(client, message_created(8001, 49, CHARGED_TWICE))
     await deliver(client, message_created(8002, 49, "hello"), secret="wrong-guess")
-    await fake.wait_for(lambda: len(fake.messages(49)) == 2)
+    await fake.wait_for(lambda: len(fake.messages(49)) == 3)
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "POST /channels/chatwoot/webhook/… 200" in logged and "Chatwoot could not be reached" in logged
     assert PATH_SECRET not in logged and TOKEN not in logged and "wrong-guess" not in logged
@@ -230,13 +235,12 @@ async def test_staffs_approval_in_another_process_reaches_chatwoot(db_path):
             base_url=served.url, timeout=30
         ) as client:
             await deliver(client, message_created(9001, 50, CHARGED_TWICE))
-            await fake.wait_for(lambda: len(fake.messages(50)) == 2)
-            await deliver(client, message_created(9002, 50, "yes please refund the duplicate"))
-            # Issue 33: the desk offers the exact refund: its question, then an interactive
-            # `input_select` (Chatwoot's documented shape: content_attributes.items).
-            await fake.wait_for(lambda: len(fake.messages(50)) == 4)
-            question, select = fake.messages(50)[2:4]
-            assert "refund $29.99 on charge CH-9004" in question.body["content"]
+            # Issue 33: the agent's question is the desk's offer of the exact refund: the
+            # question, then an interactive `input_select` (Chatwoot's documented shape:
+            # content_attributes.items).
+            await fake.wait_for(lambda: len(fake.messages(50)) == 3)
+            question, select = fake.messages(50)[1:3]
+            assert "refund it?" in question.body["content"] and "$29.99" in question.body["content"]
             assert select.body["content_type"] == "input_select"
             items = select.body["content_attributes"]["items"]
             assert [i["title"] for i in items] == ["Yes, refund $29.99 on charge CH-9004 (duplicate charge)", "No"]
@@ -250,7 +254,7 @@ async def test_staffs_approval_in_another_process_reaches_chatwoot(db_path):
             response = await deliver(client, chosen)
             assert response.json()["status"] == "stored"
             assert (await deliver(client, chosen)).json()["status"] == "duplicate"  # a redelivery
-            await fake.wait_for(lambda: len(fake.messages(50)) == 5)
+            await fake.wait_for(lambda: len(fake.messages(50)) == 4)
             assert "supervisor's approval" in fake.messages(50)[-1].body["content"]
             await served.conversations.idle()
             session_id = session_id_for(ACCOUNT, 50)
@@ -260,7 +264,7 @@ async def test_staffs_approval_in_another_process_reaches_chatwoot(db_path):
             async with await open_desk(db_path, config) as staff:  # the TUI's process, say
                 [pending] = await staff.runner.pending_approvals(session_id)
                 await drain(staff.runner.decide_approval(session_id, pending.data["approval_id"], True))
-            await fake.wait_for(lambda: len(fake.messages(50)) == 6)
+            await fake.wait_for(lambda: len(fake.messages(50)) == 5)
     assert fake.messages(50)[-1].body["content"].startswith("Good news: the refund was approved and processed")
     assert not [c for c in fake.calls if c.path.endswith("toggle_status")]
 
@@ -276,9 +280,9 @@ async def test_a_message_stored_before_a_crash_is_answered_in_chatwoot_after_the
     async with fake_chatwoot() as fake:
         options = {"env": ENV, "retry_first": 0.01, "retry_cap": 0.05}
         async with serving(db_path, chatwoot_desk(fake.url), chatwoot_options=options) as served:
-            await fake.wait_for(lambda: len(fake.messages(51)) == 2)
+            await fake.wait_for(lambda: len(fake.messages(51)) == 3)
             await served.conversations.idle()
-    assert [c.body["content"][:9] for c in fake.messages(51)] == ["Thanks, I", "I found i"]
+    assert [c.body["content"][:9] for c in fake.messages(51)] == ["Thanks, I", "I found i", "Please ch"]
 
 
 async def test_desk_staff_take_over_reply_through_chatwoot_and_the_bot_stays_silent_until_release(db_path):
@@ -294,13 +298,13 @@ async def test_desk_staff_take_over_reply_through_chatwoot_and_the_bot_stays_sil
             base_url=served.url, timeout=30
         ) as client:
             await deliver(client, message_created(9101, 60, CHARGED_TWICE))
-            await fake.wait_for(lambda: len(fake.messages(60)) == 2)
+            await fake.wait_for(lambda: len(fake.messages(60)) == 3)
             await served.conversations.idle()
             session_id = session_id_for(ACCOUNT, 60)
             async with await open_desk(db_path, config) as staff:  # the TUI's process, say
                 await staff.runner.takeover(session_id, Actor("dana", "tui"))
                 await staff.runner.staff_reply(session_id, "Hi, Dana here. I am looking at it myself.", Actor("dana", "tui"))
-            await fake.wait_for(lambda: len(fake.messages(60)) == 3)
+            await fake.wait_for(lambda: len(fake.messages(60)) == 4)
             reply = fake.messages(60)[-1]
             assert reply.body == {"content": "Hi, Dana here. I am looking at it myself.", "message_type": "outgoing",
                                   "private": False}
@@ -308,11 +312,11 @@ async def test_desk_staff_take_over_reply_through_chatwoot_and_the_bot_stays_sil
             response = await deliver(client, message_created(9102, 60, "thank you, take your time"))
             assert response.json()["status"] == "stored"
             await served.conversations.idle()
-            assert len(fake.messages(60)) == 3 and not [c for c in fake.calls if c.path.endswith("toggle_status")]
+            assert len(fake.messages(60)) == 4 and not [c for c in fake.calls if c.path.endswith("toggle_status")]
             async with await open_desk(db_path, config) as staff:
                 await staff.runner.release(session_id, summary="customer waits for the refund", by=Actor("dana", "tui"))
             await deliver(client, message_created(9103, 60, "yes please refund the duplicate"))
-            await fake.wait_for(lambda: len(fake.messages(60, private=False)) >= 4)
+            await fake.wait_for(lambda: len(fake.messages(60, private=False)) >= 5)
     assert not fake.messages(60)[-1].body["content"].startswith("Hi, Dana")
 
 

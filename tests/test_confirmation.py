@@ -101,7 +101,9 @@ def test_the_reader_on_labelled_answers(part, capsys):
 @pytest.mark.parametrize(
     "text",
     ["yes, but not the duplicate", "yes no", "yes, wait", "Yes if it doesn't cost more", "sure, the other one though",
-     "ok, but first tell me what happens to my files", "yes?", "not yes", "YES!!! ... actually no", "yes, and also reset my password"],
+     "ok, but first tell me what happens to my files", "yes?", "not yes", "YES!!! ... actually no", "yes, and also reset my password",
+     # A request for a person is no yes, "please" or not (the agent's question is an offer now).
+     "I want to talk to a real person please", "i want a human please", "ok let me speak to someone"],
 )
 def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     assert read_answer(text) != "yes"
@@ -334,6 +336,64 @@ async def test_the_same_call_asked_again_after_the_yes_is_not_run_twice(db_path)
         assert any(isinstance(i, ToolResult) and i.output.startswith("already done") for i in items)
 
 
+# --- the model's own question is the offer (one ask, not two) -------------------------------------
+
+
+def asked(text: str, name: str, **arguments: Any) -> CallTools:
+    """A step that asks in the model's words and makes the call in the same step."""
+    return CallTools([RequestedCall(f"call_{name}", name, arguments)], text=text)
+
+
+def agent_lines(items: list[Item]) -> list[str]:
+    return [i.text for i in items if isinstance(i, Message) and i.role == "agent"]
+
+
+async def test_a_models_question_naming_the_action_and_amount_is_the_offer_asked_once(db_path):
+    question = "I found the duplicate. Shall I refund $5.00 for it?"
+    desk, sid, first, ran = await offered(db_path, [Transfer("billing", "money"), asked(question, "refund", amount=5), Answer("refunded")])
+    async with desk:
+        [offer] = [i for i in first if isinstance(i, Offer)]
+        # One question: the model's, carried by the offer (its buttons go under it).
+        assert agent_lines(first) == [question] and offer.text == question
+        said = next(i for i in first if isinstance(i, Message) and i.role == "agent")
+        assert said.meta["offer_id"] == offer.offer_id and first.index(said) == first.index(offer) - 1
+        assert ran == []
+        items = await items_of(desk.runner.send(sid, "yes please"))
+        assert ran == [("refund", {"amount": 5})]  # exactly the offered call, on the first yes
+        assert [i for i in items if isinstance(i, Confirmation)] and agent_lines(items) == ["refunded"]
+
+
+@pytest.mark.parametrize("text", [
+    "Would you like me to refund it?",  # no amount: nothing the customer can check
+    "Shall I refund $7.00?",  # another amount than the call's
+    "I'll refund $5.00 now.",  # not a question
+    "Shall I cancel $5.00?",  # another action
+])
+async def test_a_models_text_that_does_not_state_the_call_is_followed_by_the_engines_offer(db_path, text):
+    desk, _, first, ran = await offered(db_path, [Transfer("billing", "money"), asked(text, "refund", amount=5)])
+    async with desk:
+        [offer] = [i for i in first if isinstance(i, Offer)]
+        assert agent_lines(first) == [text, offer.text] and offer.text.startswith("Before I do anything: shall I refund $5.00?")
+        assert ran == []
+
+
+def test_what_a_question_must_name_comes_from_the_tool():
+    from supportdesk.engine.confirmation import states_the_call
+    from supportdesk.tools import registry
+
+    refund = registry.get("refund_charge")
+    plan = registry.get("change_plan")
+    assert refund is not None and plan is not None
+    terms = refund.offer_terms({"charge_id": "CH-9004", "amount": 29.99, "reason": "duplicate charge"})
+    assert states_the_call("The one on March 3 is a duplicate of $29.99. Would you like me to refund it?", terms)
+    for wrong in ("Would you like me to refund $129.99?", "Shall I refund $29.9?", "Shall I credit $29.99?", "Refund $29.99."):
+        assert not states_the_call(wrong, terms), wrong
+    renewal = plan.offer_terms({"customer_id": "CUS-1001", "plan": "team", "billing_period": "annual", "when": "renewal"})
+    assert states_the_call("Shall I move you to the Team plan, billed annually, at your next renewal?", renewal)
+    assert not states_the_call("Shall I move you to the Team plan, billed annually, now?", renewal)
+    assert not states_the_call("Shall I move you to the Pro plan, billed annually, at renewal?", renewal)
+
+
 # --- the property: nothing consequential runs without its confirmation ----------------------------
 
 MODEL_MOVES = st.one_of(
@@ -476,6 +536,34 @@ def test_a_model_that_refunds_straight_away_gets_an_offer_and_the_yes_runs_it(tm
         lines = [json.loads(line) for line in ran.stdout.splitlines()]
         [confirmation] = [line for line in lines if line.get("kind") == "confirmation"]
         assert confirmation["offer_id"] == offer["offer_id"] and confirmation["arguments"] == refund
+    assert [(r["charge_id"], r["amount"]) for r in asyncio.run(_refunds(db))] == [("CH-9004", 29.99)]
+
+
+def test_an_llm_that_asks_and_calls_in_one_step_asks_the_customer_once(tmp_path: Path) -> None:
+    """The OpenAI-compatible path: the model's reply names the amount and calls refund_charge in
+    the same step; the customer sees that one question (no second engine sentence) and the yes
+    runs the refund."""
+    from fake_llm_server import Complete, FakeLLMServer
+    from tests.test_hardening_runner import _answer, _call, _cli, _desk_file, _refunds
+
+    db = tmp_path / "desk.db"
+    refund = {"charge_id": "CH-9004", "amount": 29.99, "reason": "duplicate charge"}
+    question = "Shall I refund $29.99 on CH-9004?"
+    with FakeLLMServer() as server:
+        both = _call("refund_charge", refund)
+        both = Complete({**both.message, "content": question}, finish_reason="tool_calls")
+        server.push(_call("transfer_to_billing", {"reason": "duplicate charge"}), both)
+        desk = _desk_file(tmp_path, server)
+        ran = _cli("run", "--db", str(db), "--config", str(desk), "--json", "I'm dana@example.com, I was charged $29.99 twice")
+        assert ran.returncode == 0, ran.stderr
+        lines = [json.loads(line) for line in ran.stdout.splitlines()]
+        [offer] = [line for line in lines if line.get("kind") == "offer"]
+        said = [line["text"] for line in lines if line.get("kind") == "message" and line.get("role") == "agent"]
+        assert said == [question] and offer["text"] == question and offer["arguments"] == refund
+        session = next(line["session"] for line in lines if "session" in line)
+        server.push(_answer("Refunded $29.99."))
+        ran = _cli("run", "--db", str(db), "--config", str(desk), "--json", "--session", session, "yes please")
+        assert ran.returncode == 0, ran.stderr
     assert [(r["charge_id"], r["amount"]) for r in asyncio.run(_refunds(db))] == [("CH-9004", 29.99)]
 
 

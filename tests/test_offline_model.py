@@ -298,7 +298,7 @@ async def test_a_refund_whose_tool_crashes_tells_the_customer_nothing_of_the_cra
         d.services.customers.refund = broken
         sid = await d.runner.new_session()
         said = ""
-        for text in ("I was charged twice for my subscription this month, dana@example.com", "yes please", "yes"):
+        for text in ("I was charged twice for my subscription this month, dana@example.com", "yes please"):
             items = [e.item async for e in d.runner.send(sid, text) if isinstance(e, Appended)]
             said = _said(items)
         results = [i for i in items if isinstance(i, ToolResult) and i.name == "refund_charge"]

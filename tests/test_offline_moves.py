@@ -13,6 +13,7 @@ import pytest
 
 from dataclasses import dataclass
 
+from supportdesk.engine.confirmation import offer_sentence
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.items import Confirmation, Decline, Handoff, Item, Message, Offer, ToolCall
@@ -28,9 +29,9 @@ class Turn:
     context: dict
 
     def calls(self, name: str | None = None) -> list[ToolCall]:
-        """The calls the agents asked for; a call the desk held as an offer counts once, as
-        the call that ran on the customer's yes (`talk` says it)."""
-        held = {i.call_id for i in self.items if isinstance(i, Offer) and self.confirmed(i.offer_id)}
+        """The calls that ran or were refused: a call the desk held as an offer (the model's
+        question, or the desk's own) counts once, as the call that ran on the customer's yes."""
+        held = {i.call_id for i in self.items if isinstance(i, Offer)}
         return [
             i for i in self.items if isinstance(i, ToolCall) and (name is None or i.name == name) and i.call_id not in held
         ]
@@ -46,7 +47,9 @@ class Turn:
 
 
 def open_offers(items: list[Item]) -> set[str]:
-    offered = {i.offer_id for i in items if isinstance(i, Offer)}
+    """The desk's own offers still open: the engine asked (a call the model made at once). An
+    offer in the model's own words is the model's question, which the test's next message answers."""
+    offered = {i.offer_id for i in items if isinstance(i, Offer) and i.text == offer_sentence(i.action)}
     return offered - {i.offer_id for i in items if isinstance(i, (Confirmation, Decline))}
 
 

@@ -18,7 +18,8 @@ import pytest
 
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
-from supportdesk.items import Confirmation, ToolCall
+from supportdesk.engine.confirmation import offer_sentence
+from supportdesk.items import Confirmation, Offer, ToolCall
 from tests.conftest import REPO
 
 CONVERSATIONS = 520
@@ -112,7 +113,13 @@ async def test_no_account_action_without_a_request_or_a_yes_to_that_exact_offer(
                 # to justify (tests/test_confirmation.py); the model's calls are checked here,
                 # including those the desk only offered.
                 ran_on_yes = {f"{i.offer_id}-yes" for i in items if isinstance(i, Confirmation)}
-                for call in (i for i in items if isinstance(i, ToolCall) and i.name in ACTIONS and i.call_id not in ran_on_yes):
+                # A call held with the model's own question is that question (the desk's offer
+                # in the model's words, asked once); a call the desk had to ask about in its own
+                # words is the model acting at once, and is checked.
+                asked = {i.call_id for i in items if isinstance(i, Offer) and i.text != offer_sentence(i.action)}
+                for call in (
+                    i for i in items if isinstance(i, ToolCall) and i.name in ACTIONS and i.call_id not in ran_on_yes | asked
+                ):
                     actions += 1
                     if not allowed(call, line, before.get("pending_offer")):
                         said = " | ".join(t.text for t in convo[: k + 1])

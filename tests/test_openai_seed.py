@@ -220,4 +220,10 @@ async def test_same_items_as_the_embedded_model(server, tmp_path):
     offline_config = parse_desk(packaged_desk_path().read_text(encoding="utf-8"), "agents.toml")
     assert offline_config.model.provider == "offline"
     embedded = projections(*(await run_seed(tmp_path / "offline.db", offline_config))[::2])
-    assert served == embedded
+    # The embedded model asks about the duplicate's refund as soon as it finds it, and that
+    # question is the desk's offer (issues 33 and 38); the customer answers it with a request,
+    # not a yes, so that offer is declined ("other") before the request's own offer. The
+    # scripted model asks nothing there: the rest is the same.
+    assert embedded["kinds"] - served["kinds"] == {"decline"}
+    assert {**served, "kinds": set()} == {**embedded, "kinds": set()}
+    assert served["kinds"] == embedded["kinds"] - {"decline"}

@@ -7,7 +7,7 @@ import pytest
 from supportdesk.config import load_desk
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
-from supportdesk.items import Confirmation, Handoff, Message, Offer, ToolCall, ToolResult
+from supportdesk.items import Confirmation, Decline, Handoff, Message, Offer, ToolCall, ToolResult
 from tests.conftest import REPO
 
 MESSAGES = [
@@ -105,19 +105,24 @@ async def test_a_replayed_turn_does_not_refund_twice(db_path):
         history = await desk.store.latest(session_id, 400)
         # The step that refunded saw the log up to the customer's third message.
         third = [i for i in history if isinstance(i, Message) and i.role == "customer"][2]
-        before = [i for i in history if i.seq <= third.seq]
-        context = {k: e.value for k, e in (await desk.store.context_at(session_id, third.seq)).items()}
+        # (The model's question on the second message held a refund call too: an offer the
+        # customer answered with a request, which the step after the third message made.)
+        first_call = next(c for c in history if isinstance(c, ToolCall) and c.name == "refund_charge" and c.seq > third.seq)
+        # What that step saw: the log up to the third message and the gate's reading of it.
+        [read] = [i for i in history if isinstance(i, Decline) and i.answer_seq == third.seq]
+        before = [i for i in history if i.seq <= read.seq]
+        context = {k: e.value for k, e in (await desk.store.context_at(session_id, read.seq)).items()}
         cfg = desk.config
         agent = cfg.agents["billing"]
         request = StepRequest(
             session_id, agent, cfg, desk.runner.tools.specs(agent.tools), [cfg.agents[n] for n in agent.handoffs], before, context
         )
         action = [a async for a in desk.runner.provider.stream(request)][-1]
-        first_call = next(c for c in history if isinstance(c, ToolCall) and c.name == "refund_charge")
         assert action.calls[0].call_id == first_call.call_id  # deterministic call ids
         # The act is keyed by the session and the offer the customer confirmed, not the call id:
         # a fresh id (a real model's) replays the first result too.
-        [offer] = [i for i in history if isinstance(i, Offer)]
+        [confirmed] = [i for i in history if isinstance(i, Confirmation)]
+        [offer] = [i for i in history if isinstance(i, Offer) and i.offer_id == confirmed.offer_id]
         key = f"{session_id}/offer/{offer.offer_id}"
         out = await desk.runner._invoke(
             session_id, agent, "call_fresh_id", "refund_charge", action.calls[0].arguments, context, key=key

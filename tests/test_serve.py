@@ -96,11 +96,12 @@ async def test_a_stream_resumed_with_last_event_id_gets_exactly_what_follows(db_
     async with serving(db_path, desk_config) as served, httpx.AsyncClient(base_url=served.url, timeout=30) as client:
         conversation = await new_conversation(client)
         await say(client, conversation, CHARGED_TWICE)
-        first = await read_events(client, conversation, lambda ev: final_agent_reply(ev, "duplicate"))
+        # (The reply asks about the refund: the desk's offer follows its question, issue 33.)
+        first = await read_events(client, conversation, lambda ev: any(e.event == "offer" for e in ev))
         stored = [e for e in first if e.id is not None]
         cut = stored[1].id
         resumed = await read_events(
-            client, conversation, lambda ev: final_agent_reply(ev, "duplicate"), last_event_id=cut
+            client, conversation, lambda ev: any(e.event == "offer" for e in ev), last_event_id=cut
         )
         assert [(e.id, e.data) for e in resumed if e.id is not None] == [(e.id, e.data) for e in stored[2:]]
         # EventSource cannot send headers: the token and the resume point also work in the query.
@@ -112,17 +113,17 @@ async def test_a_second_message_waits_its_turn_and_both_are_answered_in_order(db
     async with serving(db_path, desk_config) as served, httpx.AsyncClient(base_url=served.url, timeout=30) as client:
         conversation = await new_conversation(client)
         first = await say(client, conversation, CHARGED_TWICE)
+        # Sent before the first is answered: it waits its turn, then answers the question the
+        # first reply asks (the desk's offer of the refund, issue 33), and its yes runs it.
         second = await say(client, conversation, "yes please refund the duplicate")
         assert second > first
-        # The refund is offered (issue 33); the customer's yes runs it.
-        await read_events(client, conversation, lambda ev: any(e.event == "offer" for e in ev))
-        third = await say(client, conversation, "yes")
         events = await read_events(client, conversation, lambda ev: final_agent_reply(ev, "refunded"))
         await served.conversations.idle()
     customer_seqs = [e.id for e in events if e.event == "message" and e.data["from"] == "customer"]
-    assert customer_seqs == [first, second, third]
+    assert customer_seqs == [first, second]
+    offer = next(e for e in events if e.event == "offer")
     refund = next(e for e in events if e.event == "message" and "refunded" in e.data["text"])
-    assert refund.id > third
+    assert first < offer.id < second < refund.id
 
 
 async def test_staff_approval_from_another_connection_reaches_the_stream(db_path, tmp_path):
@@ -130,11 +131,10 @@ async def test_staff_approval_from_another_connection_reaches_the_stream(db_path
     async with serving(db_path, config) as served, httpx.AsyncClient(base_url=served.url, timeout=30) as client:
         conversation = await new_conversation(client)
         await say(client, conversation, CHARGED_TWICE)
-        await read_events(client, conversation, lambda ev: final_agent_reply(ev, "duplicate"))
-        seq = await say(client, conversation, "yes please refund the duplicate")
-        # The desk offers the exact refund (issue 33): the stream carries the offer with its
-        # buttons' labels, and the page's "Yes" button sends a structured answer naming it.
-        offered = await read_events(client, conversation, lambda ev: any(e.event == "offer" for e in ev), last_event_id=seq)
+        # The agent's question is the desk's offer of the exact refund (issue 33): the stream
+        # carries the offer with its buttons' labels, and the page's "Yes" button sends a
+        # structured answer naming it.
+        offered = await read_events(client, conversation, lambda ev: any(e.event == "offer" for e in ev))
         offer = next(e for e in offered if e.event == "offer")
         assert offer.data["yes"] == "Yes, refund $29.99 on charge CH-9004 (duplicate charge)" and offer.data["no"] == "No"
         assert not INTERNAL_KEYS & set(offer.data)

@@ -192,11 +192,12 @@ async def test_a_reply_stored_but_not_relayed_when_serve_stopped_is_delivered_af
             assert len(replies) == 2 and fake.messages(70) == []
         fake.failures = 0
         async with serving(db_path, chatwoot_desk(fake.url), chatwoot_options=options):
-            await fake.wait_for(lambda: len(fake.messages(70)) == 2)
+            await fake.wait_for(lambda: len(fake.messages(70)) == 3)  # (the second asks: its offer's buttons follow)
         # Delivered once each, in order, and not again after a second restart.
         async with serving(db_path, chatwoot_desk(fake.url), chatwoot_options=options) as served:
             await served.conversations.idle()
-    assert [c.body["content"] for c in fake.messages(70)] == [m.text for m in replies]
+    assert [c.body["content"] for c in fake.messages(70)] == [m.text for m in replies] + ["Please choose:"]
+    assert fake.messages(70)[-1].body["content_type"] == "input_select"
 
 
 async def test_a_first_delivery_raced_by_another_worker_is_not_a_500(bot, monkeypatch):

@@ -25,7 +25,8 @@ async def test_a_message_posted_to_one_worker_reaches_a_stream_held_on_the_other
             events = await read_events(
                 two,  # streamed from the second
                 conversation,
-                lambda ev: final_agent_reply(ev, "duplicate"),
+                # The reply asks about the refund: the desk's offer (issue 33) follows its question.
+                lambda ev: final_agent_reply(ev, "duplicate") and any(e.event == "offer" for e in ev),
                 on_open=lambda: say(one, conversation, CHARGED_TWICE),
             )
             stored = [e for e in events if e.id is not None]
@@ -37,7 +38,8 @@ async def test_a_message_posted_to_one_worker_reaches_a_stream_held_on_the_other
             resumed = await read_events(
                 one,
                 conversation,
-                lambda ev: final_agent_reply(ev, "shall I refund"),  # the desk's offer of the refund (issue 33)
+                # The yes to the agent's question (the desk's offer, issue 33) runs the refund.
+                lambda ev: final_agent_reply(ev, "refunded"),
                 last_event_id=ids[-1],
                 on_open=lambda: say(two, conversation, "yes please refund the duplicate"),
             )

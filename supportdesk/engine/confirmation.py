@@ -137,8 +137,12 @@ def _rest_is_filler(said: str) -> bool:
     return not _others(said, _MAX_OTHER_WORDS) and len(_words(said)) <= 14 and not _MORE_ASKED.search(said)
 
 
-# A yes that goes on to ask for something more is not only a yes ("yes, and also ...").
-_MORE_ASKED = re.compile(r"\b(?:also|another|too|as well|one more|else|besides)\b")
+# A yes that goes on to ask for something more is not only a yes ("yes, and also ..."), nor
+# is a request for a person with "please" in it ("I want to talk to a real person please").
+_MORE_ASKED = re.compile(
+    r"\b(?:also|another|too|as well|one more|else|besides|person|people|human|someone|somebody|anyone|staff|"
+    r"manager|supervisor|agent|representative|rep|operator|talk|speak|call me|phone)\b"
+)
 
 
 # --- where an offer stands, from the log --------------------------------------------------------
@@ -200,6 +204,20 @@ def answer_meta(offer_id: str, yes: bool) -> dict[str, Any]:
 def offer_sentence(action: str) -> str:
     """What the customer is asked: the action in checkable words, and how to answer."""
     return f"Before I do anything: shall I {action}? Please answer yes or no."
+
+
+def states_the_call(text: str, terms: Sequence[Sequence[str]]) -> bool:
+    """Whether a model's own words can stand as the offer of a call: a question that names
+    each of `terms` (the tool's `offer_terms`: the action and its amount / plan / target) in
+    one of its spellings, as whole words. Nothing to check is never enough."""
+    said = normalise(text)
+    if "?" not in said or not terms:
+        return False
+    return all(any(_names(said, normalise(word)) for word in group if word.strip()) for group in terms)
+
+
+def _names(said: str, word: str) -> bool:
+    return re.search(rf"(?<![\w.,-]){re.escape(word)}(?![\w]|[.,]\d)", said) is not None
 
 
 def yes_label(action: str) -> str:

@@ -24,6 +24,10 @@ class ToolSpec:
     name: str
     description: str
     args_model: type[BaseModel]
+    # Its calls wait for the customer's yes on this desk (the runner's gate, issue 33): a call
+    # the model makes is offered, not run, and the model's question in the same step is the
+    # offer's when it names the action and its amount / plan / target.
+    confirm: bool = False
 
     def json_schema(self) -> dict[str, Any]:
         return self.args_model.model_json_schema()

@@ -22,6 +22,7 @@ from supportdesk.engine.confirmation import (
     Reading,
     open_offer,
     offer_sentence,
+    states_the_call,
     read_answer,
     same_call,
     structured_answer,
@@ -765,7 +766,7 @@ class Runner:
             session_id=session_id,
             agent=agent,
             desk=self.config,
-            tools=self.tools.specs(agent.tools),
+            tools=self.tools.specs(agent.tools, self.config),
             handoff_targets=[self.config.agents[n] for n in agent.handoffs if n in self.config.agents],
             history=history,
             context={k: e.value for k, e in context.items()},
@@ -813,8 +814,11 @@ class Runner:
         on the same facts the model decided on (and the step reads it once, not twice)."""
         active = agent.name
         items: list[Item] = self._context_items(action.context, active)
-        if action.text:
-            items.append(Message(role="agent", text=action.text, agent=active))
+        # The step's text, said before its calls run; unless it is the question of the offer
+        # the step makes (then it is said once, as the offer's sentence, after the calls).
+        said = Message(role="agent", text=action.text, agent=active) if action.text else None
+        if said is not None:
+            items.append(said)
         context = {**context, **action.context}
         meta = self._meta(action)
         results: list[Item] = []
@@ -846,9 +850,16 @@ class Runner:
                 continue
             if gated is not None:
                 # The gate: a call that needs the customer's yes does not run; it is offered.
+                # The model may phrase the question (issue 33 §2); the engine's own sentence asks
+                # unless the model's names the action and its amount / plan / target.
+                tool = self.tools.get(call.name)
+                asked = said is not None and tool is not None and states_the_call(said.text, tool.offer_terms(call.arguments))
+                if asked and said is not None:
+                    items.remove(said)
+                    said = None
                 offer = Offer(
                     offer_id=f"offer_{uuid.uuid4().hex[:10]}", tool=call.name, arguments=dict(call.arguments or {}),
-                    action=gated, text=offer_sentence(gated), call_id=call_id, agent=active,
+                    action=gated, text=action.text if asked else offer_sentence(gated), call_id=call_id, agent=active,
                 )
                 results.append(ToolResult(
                     call_id=call_id, name=call.name, is_error=True, agent=active,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 from decimal import Decimal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -122,6 +122,10 @@ Confirm = Literal["customer", "none"]
 # The action and its amount / plan / target in words the customer can check ("refund $29.99 on
 # charge CH-9004"), from the call's validated arguments.
 Describe = Callable[[Any], str]
+# What a model's own question must name to stand as the offer of a call (issue 33 §2: the engine
+# guarantees the offer states the action and its amount / plan / target): groups of words, each
+# group present in one of its spellings ((("refund", "refunded"), ("$29.99",)) for a refund).
+Checks = Callable[[Any], Sequence[Sequence[str]]]
 
 
 # A check made before the tool runs: raises PolicyDenied or ApprovalRequired; may be async
@@ -140,6 +144,7 @@ class Tool:
     effect: Effect = "reads"
     confirm: Confirm = "none"
     describe: Describe | None = None
+    checks: Checks | None = None
 
     def __post_init__(self) -> None:
         if self.effect == "reads" and self.confirm != "none":
@@ -170,9 +175,27 @@ class Tool:
         shown = ", ".join(f"{k} {v}" for k, v in args.model_dump(exclude_none=True).items())
         return f"{self.name.replace('_', ' ')} ({shown})" if shown else self.name.replace("_", " ")
 
-    @property
-    def spec(self) -> ToolSpec:
-        return ToolSpec(self.name, self.description, self.args)
+    def offer_terms(self, arguments: dict[str, Any] | None) -> list[tuple[str, ...]]:
+        """What a question must name to be this call's offer (`checks`; without them, the
+        tool's verb and every argument's value); [] when nothing can be checked (then only the
+        engine's words ask)."""
+        args, problem = check_arguments(self.name, self.args, arguments)
+        if problem is not None or args is None:
+            return []
+        if self.checks is not None:
+            return [tuple(group) for group in self.checks(args) if group]
+        # The action: the tool's verb ("cancel_reservation" -> cancel), then every value.
+        verb = self.name.split("_")[0]
+        out: list[tuple[str, ...]] = [(verb, f"{verb}s", f"{verb}ed", f"{verb}d", f"{verb}ing")]
+        for value in args.model_dump(exclude_none=True).values():
+            if isinstance(value, bool) or not isinstance(value, str | int | float):
+                return []  # a value no sentence states plainly: the engine's words ask
+            out.append((str(value), f"{value:.2f}") if isinstance(value, float) else (str(value),))
+        return out
+
+    def spec_for(self, desk: DeskConfig | None = None) -> ToolSpec:
+        """What a model is told of this tool on this desk (whether its calls wait for a yes)."""
+        return ToolSpec(self.name, self.description, self.args, confirm=self.needs_confirmation(desk))
 
     async def check(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> tuple[BaseModel | None, ToolOutput | None]:
         """Validate and check policy, running nothing: (args, None) when the call may run,
@@ -232,11 +255,12 @@ class ToolRegistry:
         effect: Effect = "reads",
         confirm: Confirm = "none",
         describe: Describe | None = None,
+        checks: Checks | None = None,
     ) -> Callable[[Runner], Runner]:
         """Decorator: register a function as a tool, with what it does declared."""
 
         def register(fn: Runner) -> Runner:
-            self.add(Tool(name, description, args, fn, policy, effect=effect, confirm=confirm, describe=describe))
+            self.add(Tool(name, description, args, fn, policy, effect=effect, confirm=confirm, describe=describe, checks=checks))
             return fn
 
         return register
@@ -251,5 +275,7 @@ class ToolRegistry:
         """The names of the tools declared with one of these effects (figures, the dashboard)."""
         return sorted(name for name, tool in self._tools.items() if tool.effect in effects)
 
-    def specs(self, names: list[str]) -> list[ToolSpec]:
-        return [self._tools[n].spec for n in names if n in self._tools]
+    def specs(self, names: list[str], desk: DeskConfig | None = None) -> list[ToolSpec]:
+        """What a model is told of these tools, each marked when its calls wait for the
+        customer's yes on this desk (the tool's own declaration when no desk is given)."""
+        return [self._tools[n].spec_for(desk) for n in names if n in self._tools]

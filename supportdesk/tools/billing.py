@@ -26,6 +26,16 @@ from supportdesk.tools.common import (
     write_key,
 )
 
+# What a question must say to be the offer of a write (engine/tools.py `Checks`): the action,
+# and its amount / plan / period / timing, each in one of these spellings.
+REFUND_WORDS = ("refund", "refunded", "refunding")
+CANCEL_WORDS = ("cancel", "cancelled", "canceled", "cancelling", "canceling", "cancellation")
+PERIOD_WORDS = {
+    "annual": ("annual", "annually", "yearly", "a year", "per year"),
+    "monthly": ("monthly", "a month", "per month"),
+}
+RENEWAL_WORDS = ("renewal", "renews", "next billing date")
+
 
 class FindCustomerArgs(BaseModel):
     query: str = Field(description="customer id (CUS-1001) or email address, as the customer gave it", min_length=1)
@@ -240,6 +250,7 @@ registry.tool(
     effect="money",
     confirm="customer",
     describe=lambda a: f"refund {money(a.amount)} on charge {a.charge_id.upper()} ({a.reason})",
+    checks=lambda a: [REFUND_WORDS, (money(a.amount),)],
 )(safe(_refund))
 
 
@@ -268,6 +279,7 @@ registry.tool(
     effect="account",
     confirm="customer",
     describe=lambda a: f"replace the payment method of {a.customer_id} with {a.method}",
+    checks=lambda a: [(a.method,)],
 )(safe(_update_payment_method))
 
 
@@ -323,6 +335,11 @@ registry.tool(
         + (f", billed {'annually' if a.billing_period == 'annual' else 'monthly'}" if a.billing_period else "")
         + (", starting now" if a.when == "now" else ", from the next renewal")
     ),
+    checks=lambda a: [
+        (f"{a.plan} plan", f"{a.plan} plan's"),
+        *([PERIOD_WORDS[a.billing_period]] if a.billing_period else []),
+        *([RENEWAL_WORDS] if a.when == "renewal" else []),
+    ],
 )(safe(_change_plan))
 
 
@@ -347,4 +364,5 @@ registry.tool(
     effect="account",
     confirm="customer",
     describe=lambda a: f"cancel the subscription of {a.customer_id} (no further renewals)",
+    checks=lambda a: [CANCEL_WORDS],
 )(safe(_cancel))

@@ -54,6 +54,7 @@ registry.tool(
     effect="money",
     confirm="customer",
     describe=lambda a: f"give {a.customer_id} {money(a.amount)} of account credit ({a.reason})",
+    checks=lambda a: [("credit",), (money(a.amount),)],
 )(safe(_issue_credit))
 
 

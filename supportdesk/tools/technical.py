@@ -67,4 +67,5 @@ registry.tool(
     effect="account",
     confirm="customer",
     describe=lambda a: f"email a password reset link for {a.customer} to the address on file",
+    checks=lambda a: [("reset link", "password reset", "reset your password")],
 )(safe(_send_password_reset))

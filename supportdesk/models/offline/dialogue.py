@@ -6,9 +6,13 @@ context where staff see them in the inspector:
 
 - `pending_offer`: the one action the agent's last reply proposed and is waiting for a "yes"
   on (the tool, its exact arguments, what was said, and the things the reply listed, which
-  "the second one" or "both" point at). A confirmation executes exactly this; a new request
-  replaces it; a refusal, or any reply that proposes nothing, clears it. An offer answers one
-  customer message: a "yes" two messages later confirms nothing.
+  "the second one" or "both" point at, and a batch still to ask about). Where the desk's gate
+  holds the call, the call went with the question and the question is the desk's offer
+  (issue 33): the gate reads the answer and runs exactly that call on a yes, and the agent
+  reads the gate's reading from the log (`View.offer_answer`). An offer the gate did not hold
+  is read with the same one reader (engine/confirmation.py). A new request replaces it; a
+  refusal, or any reply that proposes nothing, clears it. An offer answers one customer
+  message: a "yes" two messages later confirms nothing.
 - `pending_issues`: problems the customer raised that another agent owns, handed over once
   the current one is resolved.
 - the facts (emails, amounts, ISO dates ...), written by `view.Facts`.
@@ -94,11 +98,9 @@ def open_offer(context: dict[str, Any], customer_messages: int) -> Offer | None:
 
 
 def refuses(text: str) -> bool:
+    """The reply turns something down ("no thanks", "don't"). A yes is read by the desk's one
+    confirmation reader (engine/confirmation.py `read_answer`), never here."""
     return bool(cues.DECLINE.search(text))
-
-
-def confirms(text: str) -> bool:
-    return bool(cues.AFFIRM.search(text)) and not refuses(text)
 
 
 _BOTH = re.compile(r"\b(?:both|all (?:of )?(?:them|those|these|the charges|the payments)|each of them|them all|the two of them)\b", re.I)

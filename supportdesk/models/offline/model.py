@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 from supportdesk.config import AgentConfig, DeskConfig
 from supportdesk.items import Message
-from supportdesk.engine.protocol import Action, Answer, StepRequest, TextDelta, Transfer
+from supportdesk.engine.protocol import Action, Answer, CallTools, StepRequest, TextDelta, Transfer
 from supportdesk.models.offline import triage
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.specialist import Specialist, skills_of
@@ -77,7 +77,8 @@ class OfflineModel:
     async def stream(self, request: StepRequest) -> AsyncIterator[TextDelta | Action]:
         # CPU-bound: off the event loop, so a server's other customers and /healthz are answered meanwhile.
         action = await asyncio.to_thread(self.decide, request)
-        text = action.text if isinstance(action, (Answer, Transfer)) else ""
+        # (A step that calls tools may say something too: the question of an offer it makes.)
+        text = action.text if isinstance(action, (Answer, CallTools, Transfer)) else ""
         for piece in _CHUNK.findall(text):
             yield TextDelta(piece)
         yield action

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supportdesk.config import AgentConfig
+from supportdesk.engine.confirmation import read_answer
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message
 from supportdesk.models.offline import cues, dialogue, scope
@@ -116,14 +117,35 @@ class Step:
     def offer(
         self, text: str, action: str, arguments: dict[str, Any], options: list[str] | None = None,
         batch: list[dict[str, Any]] | None = None, **context: Any,
-    ) -> Answer:
-        """A reply that proposes one account action and waits for the customer's yes."""
+    ) -> Answer | CallTools:
+        """A reply that proposes one account action and waits for the customer's yes.
+
+        Where the desk's gate holds the call (issue 33), the call goes with the question: the
+        question is the desk's offer, the customer is asked once, and the gate runs the call on
+        their yes. Otherwise (a desk that turned the gate off for the tool, an amount above this
+        agent's limit) only the question is sent, and the yes is read next turn."""
         v = self.view
         made = dialogue.Offer(
             action, dict(arguments), text[:300], len(v.customer_messages), v.agent.name, list(options or []), list(batch or [])
         )
         context[dialogue.PENDING_OFFER] = made.as_context()
+        if self.gated(action, arguments):
+            return CallTools(
+                [RequestedCall(v.call_id(), action, dict(arguments))], text=self.note + text, context=self.context(context)
+            )
         return Answer(self.note + text, context=self.context(context))
+
+    def gated(self, action: str, arguments: dict[str, Any]) -> bool:
+        """Whether the desk's gate will hold this call for the customer's yes (rather than run
+        it, or refuse it for an amount above this agent's limit)."""
+        v = self.view
+        if not any(t.name == action and t.confirm for t in v.request.tools):
+            return False
+        amount = arguments.get("amount")
+        if action in ("refund_charge", "issue_credit"):
+            if not isinstance(amount, int | float) or amount > v.desk.policy.refund_limit(v.agent.level) + 1e-9:
+                return False
+        return True
 
     def call(self, name: str, arguments: dict[str, Any], **context: Any) -> CallTools:
         # Lookups keep an open offer for the rest of the turn; carrying out an action closes it.
@@ -249,7 +271,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return self.step.answer(TRYING_REPLY)
         thanks = cues.courtesy_only(text)
         # "yes" to "Does that answer your question?": what they asked is answered.
-        answered = v.last_agent_text().endswith(ANSWERS_QUESTION) and dialogue.confirms(text)
+        answered = v.last_agent_text().endswith(ANSWERS_QUESTION) and read_answer(text) == "yes"
         if (thanks or answered) and not dialogue.open_offer(v.context, len(v.customer_messages)):
             # "that worked, thanks": what they came for is settled.
             self.step.resolved = True
@@ -301,7 +323,13 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         # before the handoff, so there is no switching away from it again this turn.
         arrived = any(h.to_agent == self.me.name for h in v.turn_handoffs)
         # A plain yes to an open offer is not a new topic, whatever words it uses.
-        confirming = dialogue.open_offer(v.context, len(v.customer_messages)) is not None and dialogue.confirms(text)
+        # (Read by the desk's one reader. After a yes the gate took, `text` is the request the
+        # offer answered, read afresh like any request: its other topics are still to do.)
+        confirming = (
+            v.offer_answer != "yes"
+            and dialogue.open_offer(v.context, len(v.customer_messages)) is not None
+            and read_answer(text) == "yes"
+        )
         # "forget the money, the real issue is ...": the customer moves on; follow at once.
         dropping = bool(cues.DROP.search(text))
         if text and self.router is not None and not arrived and not (confirming and not dropping):
@@ -315,7 +343,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                 answer = cues.only_facts(clause) or (
                     not dropping
                     and (
-                        dialogue.confirms(clause) or dialogue.refuses(clause) or cues.STEPS_FAILED.search(clause)
+                        read_answer(clause) == "yes" or dialogue.refuses(clause) or cues.STEPS_FAILED.search(clause)
                         or cues.TRYING.search(clause) or cues.setup_only(clause)
                     )
                     and not self._has_own_request(clause, any_skill=True)
@@ -404,7 +432,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or latest.customer_ids or not re.search(r"[a-z]{3}", text, re.I):
             return False
         replies = (
-            cues.only_facts(text) or dialogue.confirms(text) or dialogue.refuses(text) or cues.STEPS_FAILED.search(text)
+            cues.only_facts(text) or read_answer(text) == "yes" or dialogue.refuses(text) or cues.STEPS_FAILED.search(text)
             or cues.TRYING.search(text) or cues.setup_only(text) or cues.courtesy_only(text)
         )
         if replies:

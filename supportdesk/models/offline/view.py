@@ -137,6 +137,7 @@ class View:
         asked_amount = False  # the agent's last message asked the customer for the amount
         offered_on = confirmed_request = ""
         offered_at = confirmed_at = -1  # where the request the desk's offer asked about stands
+        declined_at, declined_why = -1, ""
         for at, i in enumerate(history):
             match i:
                 case k.Message(role="customer"):
@@ -180,7 +181,7 @@ class View:
                     confirmed_request = offered_on  # a yes: the desk ran the call, its result follows
                     confirmed_at = offered_at
                 case k.Decline():
-                    pass
+                    declined_at, declined_why = at, i.why
                 case _:
                     assert_never(i)
         self.turn = history[last_customer_at + 1 :]
@@ -189,6 +190,14 @@ class View:
         # request that led to it (its other topics too), as if the call had run right then, and
         # the handoffs that brought it there count as this turn's.
         confirmed = bool(confirmed_request) and any(isinstance(i, k.Confirmation) for i in self.turn)
+        # How the desk's one confirmation reader (engine/confirmation.py) read the latest message
+        # as the answer to the offer before it: "yes" (the call ran), the decline's why ("no",
+        # "change_of_mind", "question", "other"), or None when no offer of the desk's was open.
+        self.offer_answer: str | None = None
+        if any(isinstance(i, k.Confirmation) for i in self.turn):
+            self.offer_answer = "yes"
+        elif declined_at > last_customer_at >= 0:
+            self.offer_answer = declined_why
         if confirmed:
             self.latest = confirmed_request
         turn_start = self.turn[0].seq if self.turn else self.last_seq + 1

@@ -245,7 +245,7 @@ class AccountSkill(SkillBase):
         price = self._plan_price(target)
         if cues.PLAN_QUESTION.search(source):
             # Asked, not told: the answer, then the same offer a "yes" takes up.
-            said = f"You're on the {current.title()} plan; {target['name']} is {price}. Would you like me to move you to it {when}?"
+            said = f"You're on the {current.title()} plan; {target['name']} is {price}. Would you like me to move you to the {target['name']} plan {when}?"
         else:
             said = f"To confirm: I'll move you from the {current.title()} plan to the {target['name']} plan ({price}) {when}. Shall I go ahead?"
         return step.offer(said, "change_plan", args, customer_id=customer_id)

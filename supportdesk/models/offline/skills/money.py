@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from supportdesk.engine.confirmation import read_answer
 from supportdesk.engine.protocol import Answer, Transfer
 from supportdesk.items import Notice
 from supportdesk.models.offline import cues, dialogue
@@ -183,13 +184,23 @@ class MoneySkill(SkillBase):
         return set()
 
     def _answer_offer(self, offer: dialogue.Offer, asked: set[str], text: str):
-        """The customer's reply to an open offer, or None when it is a new request."""
+        """The customer's reply to an open offer, or None when it is a new request.
+
+        The desk's confirmation reader has read it (engine/confirmation.py, the one reader of a
+        yes): where the gate held the offered call, its reading is on record (a yes ran the call
+        and its result is answered before this); an offer the gate did not hold (no call went
+        with it) is read here by the same reader."""
+        reading = self.view.offer_answer or read_answer(text)
+        if reading == "yes" and self.view.offer_answer == "yes":
+            return None  # the desk ran the offered call: its result is answered, not asked again
         actions = {"refund", "cancel", "plan", "credit", "payment", "invoice", "pricing"}
         other = (asked & actions) - {offer.intent}
         if offer.intent == "refund":
             other -= {"duplicate"}
         if other:
             return None  # a new request replaces the offer (the reply to it clears it)
+        # Not a yes (the reader's "no" is any doubt at all): whether it turns the offer down is
+        # this model's understanding of the reply, as for any other message.
         if dialogue.refuses(text) and not (offer.intent in asked and not cues.DROP.search(text)):
             what = {
                 "refund": "nothing has been refunded",
@@ -202,21 +213,63 @@ class MoneySkill(SkillBase):
         pointed = None
         if offer.intent == "refund" and offer.options:
             pointed = self._options_pointed(offer, text)
+        if reading == "change_of_mind" and not pointed:
+            # "no wait, make it the cheaper one": another choice than the one offered. Read as a
+            # request of its own (a new offer, if it comes to one), never this offer carried out.
+            return None
         if pointed and not wants:
             # "the second one", "both": which charge is now clear, but not that they want it
             # refunded (a plain "yes" to one charge is no yes to another): ask about exactly these.
             return self._offer_refund_of(pointed, offer)
-        if not (wants or dialogue.confirms(text)):
+        if not (wants or reading == "yes"):
             return None
         return self._carry_out(offer, pointed)
 
     def _offer_refund_of(self, charges: list[dict[str, Any]], offer: dialogue.Offer):
-        parts = [f"{money(c['refundable'])} for the charge on {nice_date(c['charged_on'])}" for c in charges]
-        listed = " and ".join(parts)
-        each = [self._refund_args(c) for c in sorted(charges, key=lambda c: not c.get("duplicate_of"))]
+        ordered = sorted(charges, key=lambda c: not c.get("duplicate_of"))
+        each = [self._refund_args(c) for c in ordered]
+        if len(each) > 1:
+            return self._offer_batch(each, offer.options)
         return self.step.offer(
-            f"Just to be sure: shall I refund {listed}?", "refund_charge", each[0], offer.options, each if len(each) > 1 else None
+            f"Just to be sure: shall I refund {money(ordered[0]['refundable'])} for the charge on {nice_date(ordered[0]['charged_on'])}?",
+            "refund_charge", each[0], offer.options,
         )
+
+    def _offer_batch(self, each: list[dict[str, Any]], options: list[str], done: str = ""):
+        """Several refunds: one question per call, asked in turn (the desk's gate holds one offer
+        at a time, and a yes runs exactly the call it was asked about). The first is asked now;
+        the rest wait in the offer's batch and are asked after its answer."""
+        def label(args: dict[str, Any]) -> str:
+            return f"{money(float(args['amount']))} for {self._charge_label(str(args['charge_id']))}"
+
+        # A duplicate pair is refunded once (tools/billing.py refuses the second of a pair): of
+        # the two, the duplicate is offered, and the customer is told why not both.
+        charges = {c["id"]: c for c in self._charges(self._customer_id() or "") or []}
+        paired = {charges[str(a["charge_id"])].get("duplicate_of") for a in each if str(a["charge_id"]) in charges}
+        once = [a for a in each if a["charge_id"] in paired]
+        each = [a for a in each if a["charge_id"] not in paired]
+        first, rest = each[0], each[1:]
+        if done:
+            said = f"{done} Shall I also refund {label(first)}?"
+        elif once:
+            said = (
+                f"A charge and its duplicate are refunded once, so I can't refund both {label(once[0]).split(' for ')[0]} "
+                f"charges: shall I refund {label(first)}?"
+            )
+        else:
+            said = f"Let's take them one at a time: shall I refund {label(first)}?"
+        if rest:
+            said += f" Then I'll ask you about {' and '.join(label(a) for a in rest)}."
+        return self.step.offer(said, "refund_charge", first, options, each if len(each) > 1 else None)
+
+    def _batch_rest(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """The refunds of a confirmed batch offer still to ask about (and its options)."""
+        v = self.view
+        offer = dialogue.open_offer(v.context, len(v.customer_messages))
+        if offer is None or not offer.batch or v.offer_answer != "yes" or offer.action != "refund_charge":
+            return [], []
+        rest = [b for b in offer.batch if b != offer.arguments and not self._refunded(str(b.get("charge_id", "")))]
+        return rest, offer.options
 
     def _options_pointed(self, offer: dialogue.Offer, text: str) -> list[dict[str, Any]] | None:
         customer_id = self._customer_id()
@@ -246,6 +299,8 @@ class MoneySkill(SkillBase):
             limit = self.view.desk.policy.refund_limit(self.me.level)
             if any(a["amount"] > limit + 1e-9 for a in args):
                 return self._refund_call(args[0])
+            if self.step.gated("refund_charge", args[0]):
+                return self._offer_batch(args, offer.options)
             return step.calls([("refund_charge", a) for a in args], customer_id=self._customer_id())
         if offer.action == "issue_credit":
             customer_id = self._customer_id()
@@ -349,6 +404,9 @@ class MoneySkill(SkillBase):
                 said += " If you'd like, I can ask a member of our staff to look at it."
                 step.resolved = bool(made)
                 return step.answer(said.strip())
+            rest, options = self._batch_rest() if last.name == "refund_charge" else ([], [])
+            if rest and made:
+                return self._offer_batch(rest, options, done=said.strip())
             step.resolved = True
             return step.answer(said or self._done_text(last.output))
         if last.is_error:

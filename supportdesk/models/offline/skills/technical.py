@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from supportdesk.engine.confirmation import read_answer
 from supportdesk.engine.protocol import Transfer
 from supportdesk.models.offline import cues
 from supportdesk.models.offline import slots as slot_extraction
@@ -74,7 +75,7 @@ class TechSkill(SkillBase):
         wants_reset = force_reset or any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:])) or (
             # Our offer ("just tell me the email") is taken by a yes or by an email in this reply;
             # one given earlier does not make any later reply a yes ("I'm on chrome on windows").
-            "reset link" in v.last_agent_text().lower() and bool(cues.AFFIRM.search(text) or slot_extraction.emails_in(text))
+            "reset link" in v.last_agent_text().lower() and (read_answer(text) == "yes" or bool(slot_extraction.emails_in(text)))
         )
         if wants_reset and v.has_tool("send_password_reset"):
             who = v.context.get("customer_id") or (v.facts.emails[-1] if v.facts.emails else None) or v.context.get("customer_email")
