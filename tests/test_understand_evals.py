@@ -24,14 +24,20 @@ KNOWN_MISSES = {
     # to the config-only security agent (a routing miss, not a hand-back one).
     'config hand back (tune): password changed by someone else',
     'config hand back (held): non-native, other person',
+    # $129.99 is above billing's level-1 refund limit: billing asks in its own words and the gate
+    # asks again after senior takes it (the one double ask left), so turn 1 holds no offer.
+    "understand 2 (held): refund declined, 'no, leave it for now'",
 }
+# Held-back sets with no tune half: written and committed before the model changed, measured
+# once (evals/README.md), then kept passing like the rest.
+HELD_ONLY = ("understand-held-2",)
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
     return [c for name in names for half in ("tune", "held") for c in read_jsonl(REPO / "evals" / f"{name}-{half}.jsonl")]
 
 
-DEFAULT = _load(FAMILIES)
+DEFAULT = _load(FAMILIES) + [c for name in HELD_ONLY for c in read_jsonl(REPO / "evals" / f"{name}.jsonl")]
 CONFIGURED = _load(CONFIG_FAMILIES)
 
 
