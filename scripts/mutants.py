@@ -360,7 +360,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "supportdesk/engine/events.py",
         "                if item.seq <= seen:\n",
         "                if item.seq < seen:\n",
-        ("tests/test_turn_joins.py", "tests/test_serve_second_message.py"),
+        ("tests/test_answer_saw_upto.py", "tests/test_turn_joins.py"),
         "the last message an answer's step saw is answered: else it is answered twice",
         group="ours",
     ),
