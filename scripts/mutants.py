@@ -406,7 +406,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "supportdesk/engine/tools.py",
         "            awaits_approval=self.approval_reason is not None,\n",
         "            awaits_approval=False,\n",
-        ("tests/test_approval_pending.py", "tests/test_money_limits.py", "tests/test_tools_desk.py"),
+        ("tests/test_approval_held_stored.py", "tests/test_approval_pending.py"),
         "a call held for approval is stored as held: else the TUI draws it done and the figures count it",
         group="ours",
     ),
