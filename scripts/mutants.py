@@ -451,8 +451,17 @@ MUTANTS: tuple[Mutant, ...] = (
         "supportdesk/channels/chatwoot.py",
         "                await self._follow(info.id, after=await self._relayed_upto(info.id))\n",
         "                await self._follow(info.id)\n",
-        ("tests/test_chatwoot.py",),
+        ("tests/test_chatwoot_outbox.py", "tests/test_chatwoot.py"),
         "the log is Chatwoot's outbox: else a reply stored but not relayed when the worker stopped is never delivered",
+        group="ours",
+    ),
+    Mutant(
+        "chatwoot-outbox-marker",
+        "supportdesk/channels/chatwoot.py",
+        "                return int(notice.data[RELAYED])\n",
+        "                return 0\n",
+        ("tests/test_chatwoot_outbox.py", "tests/test_chatwoot.py"),
+        "a restart relays from after the last reply marked relayed: else every reply of the conversation is posted again",
         group="ours",
     ),
     Mutant(
