@@ -442,7 +442,7 @@ MUTANTS: tuple[Mutant, ...] = (
         "supportdesk/channels/conversations.py",
         "            if not is_served(info.channel) or info.item_count == 0:\n",
         '            if info.channel != "web" or info.item_count == 0:\n',
-        ("tests/test_chatwoot.py", "tests/test_channels.py"),
+        ("tests/test_chatwoot.py::test_a_message_stored_before_a_crash_is_answered_in_chatwoot_after_the_restart",),
         "serve answers on start-up every served channel's unanswered message: else a Chatwoot customer's message stored before a crash waits forever",
         group="ours",
     ),
