@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 from collections.abc import AsyncIterator
 
 from supportdesk.config import AgentConfig, DeskConfig
@@ -20,7 +19,6 @@ from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.specialist import Specialist, skills_of
 from supportdesk.models.offline.view import View
 
-_CHUNK = re.compile(r"\S+\s*")
 # The most of one message the embedded model reads: its first 2,000 characters (a support
 # request says what it needs in far fewer). Every step it takes is linear in what it reads, and
 # this bounds what that is, however much a channel accepts (16 KB on the web, 1 MB from Chatwoot).
@@ -100,8 +98,10 @@ class OfflineModel:
         else:
             action = await asyncio.to_thread(self.decide, request)
         text = action.text if isinstance(action, (Answer, Transfer)) else ""
-        for piece in _CHUNK.findall(text):
-            yield TextDelta(piece)
+        # The whole text is known at once: one delta, not one per word. Each delta is an event
+        # through the runner and, when served, one per open stream of the conversation.
+        if text:
+            yield TextDelta(text)
         yield action
 
     async def aclose(self) -> None:
