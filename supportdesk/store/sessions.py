@@ -712,6 +712,51 @@ def _write_transaction(
     return _explained(run, path, timeout_s)
 
 
+def _entry_error(exc: Exception, path: str, timeout_s: float) -> Exception:
+    """One grouped write's own failure, as `_explained` and `SessionStore._run` would put it."""
+    if isinstance(exc, sqlite3.Error):
+        return StoreError(_error_line(exc, path, timeout_s) or f"{path}: {exc}")
+    if isinstance(exc, OSError):
+        return StoreError(f"{path}: {exc.strerror or exc}; check the disk and the file's permissions")
+    return exc
+
+
+def _group_transaction(
+    conn: sqlite3.Connection, fns: Sequence[Callable[[sqlite3.Connection], Any]], path: str, timeout_s: float
+) -> list[tuple[Exception | None, Any]]:
+    """Several writers' transactions as one (group commit): each runs in a savepoint of one
+    BEGIN IMMEDIATE ... COMMIT, in the order given. One that fails (a fenced append whose lease
+    was lost, a duplicate) is rolled back to its savepoint and fails alone: its error is its
+    outcome. An error that ends the whole transaction (SQLite rolled it back: a full disk, an
+    I/O error) or a failed COMMIT is raised: then nothing of the group was stored."""
+
+    def run() -> list[tuple[Exception | None, Any]]:
+        conn.execute("BEGIN IMMEDIATE")
+        outcomes: list[tuple[Exception | None, Any]] = []
+        try:
+            for fn in fns:
+                conn.execute("SAVEPOINT grouped_write")
+                try:
+                    value = fn(conn)
+                except Exception as exc:
+                    if not conn.in_transaction:
+                        raise
+                    conn.execute("ROLLBACK TO grouped_write")
+                    conn.execute("RELEASE grouped_write")
+                    outcomes.append((_entry_error(exc, path, timeout_s), None))
+                else:
+                    conn.execute("RELEASE grouped_write")
+                    outcomes.append((None, value))
+            conn.execute("COMMIT")
+            return outcomes
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    return _explained(run, path, timeout_s)
+
+
 def _index_new_messages(conn: sqlite3.Connection) -> None:
     """Bring the search index up to date (inside a write transaction)."""
     conn.execute(SQL_INDEX_NEW_MESSAGES)
@@ -862,6 +907,12 @@ class SessionStore(StoreCore):
         # cancelled mid-open (the browser cancels at each key) must not drop a half-opened
         # connection, whose worker thread would keep the process alive at exit.
         self._search_db_opening: asyncio.Task[aiosqlite.Connection] | None = None
+        # Group commit (`_write`): whether a write is in flight, the writes waiting for the
+        # next group, the task committing one, and how many groups of two or more committed.
+        self._writing = False
+        self._queued: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
+        self._committer: asyncio.Task[None] | None = None
+        self.groups_committed = 0
 
     @classmethod
     async def open(
@@ -912,6 +963,9 @@ class SessionStore(StoreCore):
 
     async def close(self) -> None:
         self._closed = True
+        while self._committer is not None and not self._committer.done():
+            with contextlib.suppress(Exception):
+                await self._committer  # writes already queued are committed (or fail) first
         if self._search_db_opening is not None and not self._search_db_opening.done():
             with contextlib.suppress(StoreError, sqlite3.Error):
                 await self._search_db_opening  # it closes what it opened, seeing the store closed
@@ -924,13 +978,71 @@ class SessionStore(StoreCore):
         return getattr(self, "_closed", False)
 
     async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread."""
+        """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread.
+
+        Group commit: a write that arrives while another is being committed waits for it, and
+        every write that arrived meanwhile is then committed together, each in a savepoint of
+        one transaction (`_group_transaction`): one hop and one commit for many sessions'
+        appends. Writes keep their order of arrival (one session's appends are never
+        reordered), each returns only once its own transaction is committed, and one that
+        fails (a lost lease, a duplicate) fails alone. A write with none in flight goes
+        straight to the thread, as it always did."""
         if self.readonly:
             raise StoreError(
                 f"{self.path}: the database is read-only for this user, so nothing can be saved to it; "
                 "use a database you can write (--db) or fix its permissions"
             )
-        return await self._run(_write_transaction, fn, self.path, self._busy_timeout_s)
+        if self._writing:
+            joined: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._queued.append((fn, joined))
+            return cast(T, await joined)
+        self._writing = True
+        try:
+            return await self._run(_write_transaction, fn, self.path, self._busy_timeout_s)
+        finally:
+            self._next_group()
+
+    def _next_group(self) -> None:
+        """The writes that queued meanwhile, committed together by a task of their own (their
+        callers wait on it; none of them is cancelled with another caller)."""
+        if not self._queued:
+            self._writing = False
+            return
+        group, self._queued = self._queued, []
+        self._committer = asyncio.get_running_loop().create_task(self._commit_group(group))
+
+    async def _commit_group(self, group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]]) -> None:
+        try:
+            if len(group) == 1:
+                fn, joined = group[0]
+                try:
+                    outcomes: list[tuple[Exception | None, Any]] = [
+                        (None, await self._run(_write_transaction, fn, self.path, self._busy_timeout_s))
+                    ]
+                except Exception as exc:
+                    outcomes = [(exc, None)]
+            else:
+                self.groups_committed += 1
+                outcomes = await self._run(_group_transaction, [fn for fn, _ in group], self.path, self._busy_timeout_s)
+        except BaseException as exc:  # nothing of the group was stored
+            for _, joined in group:
+                if not joined.done():
+                    if isinstance(exc, Exception):
+                        joined.set_exception(exc)
+                    else:
+                        joined.cancel()
+            if not isinstance(exc, Exception):
+                raise
+        else:
+            for (_, joined), (error, value) in zip(group, outcomes):
+                if joined.done():  # its caller was cancelled meanwhile
+                    continue
+                if error is None:
+                    joined.set_result(value)
+                else:
+                    joined.set_exception(error)
+        finally:
+            self._next_group()
 
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return await self._fetch(sql, params)
