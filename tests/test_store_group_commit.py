@@ -12,6 +12,9 @@ SQLite. The crash and SIGKILL tests in test_store_turns.py run over the same wri
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +35,37 @@ def grouped(store) -> int:
     return getattr(store, "groups_committed", 0)
 
 
+@contextlib.asynccontextmanager
+async def writes_held(store) -> AsyncIterator[None]:
+    """On SQLite: the connection's thread kept busy, so the writes made meanwhile queue up and
+    are committed as one group when it lets go (on PostgreSQL: nothing held)."""
+    if not hasattr(store, "groups_committed"):
+        yield
+        return
+    started, go = threading.Event(), threading.Event()
+
+    def hold(conn) -> None:
+        started.set()
+        go.wait(30)
+
+    holder = asyncio.ensure_future(store._run(hold))
+    await asyncio.to_thread(started.wait, 30)
+    try:
+        yield
+    finally:
+        go.set()
+        await holder
+
+
+async def queued(store, writes: list) -> list[asyncio.Task]:
+    """Start the writes; each runs up to its hop to the store (its write queued on SQLite)."""
+    tasks = [asyncio.ensure_future(w) for w in writes]
+    await asyncio.sleep(0)  # one pass of the loop: every task runs to its first wait
+    if hasattr(store, "groups_committed"):
+        assert len(store._queued) == len(tasks)
+    return tasks
+
+
 async def test_many_sessions_appending_at_once_keep_each_sessions_order_and_lose_nothing(where: str):
     sessions, turns = 24, 8
     async with await open_store(where) as store:
@@ -48,7 +82,7 @@ async def test_many_sessions_appending_at_once_keep_each_sessions_order_and_lose
                 seqs += [item.seq for item in stored]
             return seqs
 
-        told = await asyncio.gather(*(conversation(sid) for sid in sids))
+        told = await asyncio.gather(*(conversation(sid) for sid in sids))  # whatever groups form
         for sid, seqs in zip(sids, told):
             assert seqs == list(range(1, 2 * turns + 1))  # what each caller was told
             log = await store.range(sid, 1, 2 * turns)
@@ -56,8 +90,6 @@ async def test_many_sessions_appending_at_once_keep_each_sessions_order_and_lose
             assert [i.seq for i in log] == seqs
             info = await store.get_session(sid)
             assert info is not None and info.item_count == 2 * turns
-        if "postgres" not in where:
-            assert grouped(store) > 0  # appends arriving together were committed together
     async with await open_store(where) as again:  # committed: another connection reads it all
         for sid in sids:
             assert len(await again.range(sid, 1, 2 * turns)) == 2 * turns
@@ -75,15 +107,16 @@ async def test_an_append_that_fails_in_a_group_fails_alone(where: str):
         def good(sid: str):
             return store.append(sid, [Message(role="customer", text=f"hello from {sid}")])
 
-        outcomes = await asyncio.gather(
-            good(sids[0]),  # in flight first: the others queue behind it and commit as one group
-            good(sids[1]),
-            store.append(fenced, [Message(role="agent", text="late", agent="triage")], fence="a-lease-long-gone"),
-            good(sids[3]),
-            store.append(duplicated, [Message(role="customer", text="second copy", meta={"external_id": "m-1"})]),
-            good(sids[5]),
-            return_exceptions=True,
-        )
+        async with writes_held(store):
+            tasks = await queued(store, [
+                good(sids[0]),
+                good(sids[1]),
+                store.append(fenced, [Message(role="agent", text="late", agent="triage")], fence="a-lease-long-gone"),
+                good(sids[3]),
+                store.append(duplicated, [Message(role="customer", text="second copy", meta={"external_id": "m-1"})]),
+                good(sids[5]),
+            ])
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
         assert isinstance(outcomes[2], LeaseLost)
         assert isinstance(outcomes[4], StoreError) and not isinstance(outcomes[4], LeaseLost)
         for n in (0, 1, 3, 5):
@@ -93,22 +126,27 @@ async def test_an_append_that_fails_in_a_group_fails_alone(where: str):
         assert await store.latest(fenced, 5) == []
         assert [i.text for i in await store.latest(duplicated, 5)] == ["first copy"]
         if "postgres" not in where:
-            assert grouped(store) > 0
+            assert grouped(store) == 1  # all six were one transaction
         # The store goes on: the next appends to the same sessions are stored in order.
         assert (await store.append(fenced, [Message(role="customer", text="again")]))[0].seq == 1
         assert (await store.append(sids[0], [Message(role="customer", text="again")]))[0].seq == 2
 
 
 async def test_a_group_commits_once_for_all_its_appends(tmp_path: Path):
-    """The point of grouping: appends queued behind one in flight go to SQLite's thread in one
-    hop and one transaction, not one each."""
+    """The point of grouping: appends queued while the connection's thread is busy are
+    committed in one transaction, not one each."""
     async with await open_store(tmp_path / "desk.db") as store:
         sids = [(await store.create_session("triage")).id for _ in range(10)]
         commits: list[str] = []
         await store._run(lambda conn: conn.set_trace_callback(lambda sql: commits.append(sql) if sql.strip().upper() == "COMMIT" else None))
-        await asyncio.gather(*(store.append(sid, [Message(role="customer", text="hi")]) for sid in sids))
+        async with writes_held(store):
+            tasks = await queued(store, [store.append(sid, [Message(role="customer", text="hi")]) for sid in sids])
+        told = await asyncio.gather(*tasks)
         await store._run(lambda conn: conn.set_trace_callback(None))
-        # The first went alone; the nine that arrived meanwhile were one group.
-        assert len(commits) == 2, commits
+        assert len(commits) == 1, commits  # ten appends, one transaction
         assert store.groups_committed == 1
+        assert [[i.seq for i in stored] for stored in told] == [[1]] * len(sids)
         assert [len(await store.latest(sid, 5)) for sid in sids] == [1] * len(sids)
+        # Alone, a write still commits alone.
+        await store.append(sids[0], [Message(role="customer", text="again")])
+        assert store.groups_committed == 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import asyncio
+import collections
 import contextlib
 import functools
 import random
@@ -757,6 +758,21 @@ def _group_transaction(
     return _explained(run, path, timeout_s)
 
 
+class _QueuedWrite:
+    """One write waiting for its group (`SessionStore._write`); settled on the connection's thread."""
+
+    __slots__ = ("fn", "done", "error", "value")
+
+    def __init__(self, fn: Callable[[sqlite3.Connection], Any]):
+        self.fn = fn
+        self.done = False
+        self.error: Exception | None = None
+        self.value: Any = None
+
+    def settle(self, error: Exception | None, value: Any) -> None:
+        self.error, self.value, self.done = error, value, True
+
+
 def _index_new_messages(conn: sqlite3.Connection) -> None:
     """Bring the search index up to date (inside a write transaction)."""
     conn.execute(SQL_INDEX_NEW_MESSAGES)
@@ -907,11 +923,9 @@ class SessionStore(StoreCore):
         # cancelled mid-open (the browser cancels at each key) must not drop a half-opened
         # connection, whose worker thread would keep the process alive at exit.
         self._search_db_opening: asyncio.Task[aiosqlite.Connection] | None = None
-        # Group commit (`_write`): whether a write is in flight, the writes waiting for the
-        # next group, the task committing one, and how many groups of two or more committed.
-        self._writing = False
-        self._queued: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]] = []
-        self._committer: asyncio.Task[None] | None = None
+        # Group commit (`_write`): the writes not yet taken by a hop to the connection's
+        # thread, and how many groups of two or more that thread committed.
+        self._queued: collections.deque[_QueuedWrite] = collections.deque()
         self.groups_committed = 0
 
     @classmethod
@@ -963,9 +977,6 @@ class SessionStore(StoreCore):
 
     async def close(self) -> None:
         self._closed = True
-        while self._committer is not None and not self._committer.done():
-            with contextlib.suppress(Exception):
-                await self._committer  # writes already queued are committed (or fail) first
         if self._search_db_opening is not None and not self._search_db_opening.done():
             with contextlib.suppress(StoreError, sqlite3.Error):
                 await self._search_db_opening  # it closes what it opened, seeing the store closed
@@ -980,69 +991,46 @@ class SessionStore(StoreCore):
     async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread.
 
-        Group commit: a write that arrives while another is being committed waits for it, and
-        every write that arrived meanwhile is then committed together, each in a savepoint of
-        one transaction (`_group_transaction`): one hop and one commit for many sessions'
-        appends. Writes keep their order of arrival (one session's appends are never
-        reordered), each returns only once its own transaction is committed, and one that
-        fails (a lost lease, a duplicate) fails alone. A write with none in flight goes
-        straight to the thread, as it always did."""
+        Group commit: every write joins a queue and sends a hop to the connection's thread; the
+        first of those hops to run takes every write queued by then and commits them together,
+        each in a savepoint of one transaction (`_group_transaction`), and the later hops find
+        theirs done. So writes from many turns at once cost one commit per group, not one each,
+        and the thread never waits on the event loop between groups. Writes keep their order of
+        arrival (one session's appends are never reordered), each returns only once its own
+        transaction is committed, and one that fails (a lost lease, a duplicate) fails alone."""
         if self.readonly:
             raise StoreError(
                 f"{self.path}: the database is read-only for this user, so nothing can be saved to it; "
                 "use a database you can write (--db) or fix its permissions"
             )
-        if self._writing:
-            joined: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            self._queued.append((fn, joined))
-            return cast(T, await joined)
-        self._writing = True
-        try:
-            return await self._run(_write_transaction, fn, self.path, self._busy_timeout_s)
-        finally:
-            self._next_group()
+        entry = _QueuedWrite(fn)
+        self._queued.append(entry)  # a deque: appended here, taken on the connection's thread
+        return cast(T, await self._run(self._commit_queued, entry))
 
-    def _next_group(self) -> None:
-        """The writes that queued meanwhile, committed together by a task of their own (their
-        callers wait on it; none of them is cancelled with another caller)."""
-        if not self._queued:
-            self._writing = False
-            return
-        group, self._queued = self._queued, []
-        self._committer = asyncio.get_running_loop().create_task(self._commit_group(group))
-
-    async def _commit_group(self, group: list[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]]]) -> None:
-        try:
+    def _commit_queued(self, conn: sqlite3.Connection, mine: _QueuedWrite) -> Any:
+        """On the connection's thread: `mine`'s outcome, committing every queued write with it
+        unless an earlier hop already did."""
+        if not mine.done:
+            group: list[_QueuedWrite] = []
+            with contextlib.suppress(IndexError):
+                while True:
+                    group.append(self._queued.popleft())
             if len(group) == 1:
-                fn, joined = group[0]
                 try:
-                    outcomes: list[tuple[Exception | None, Any]] = [
-                        (None, await self._run(_write_transaction, fn, self.path, self._busy_timeout_s))
-                    ]
+                    group[0].settle(None, _write_transaction(conn, group[0].fn, self.path, self._busy_timeout_s))
                 except Exception as exc:
-                    outcomes = [(exc, None)]
+                    group[0].settle(exc, None)
             else:
                 self.groups_committed += 1
-                outcomes = await self._run(_group_transaction, [fn for fn, _ in group], self.path, self._busy_timeout_s)
-        except BaseException as exc:  # nothing of the group was stored
-            for _, joined in group:
-                if not joined.done():
-                    if isinstance(exc, Exception):
-                        joined.set_exception(exc)
-                    else:
-                        joined.cancel()
-            if not isinstance(exc, Exception):
-                raise
-        else:
-            for (_, joined), (error, value) in zip(group, outcomes):
-                if joined.done():  # its caller was cancelled meanwhile
-                    continue
-                if error is None:
-                    joined.set_result(value)
-                else:
-                    joined.set_exception(error)
-        finally:
-            self._next_group()
+                try:
+                    outcomes = _group_transaction(conn, [w.fn for w in group], self.path, self._busy_timeout_s)
+                except Exception as exc:  # nothing of the group was stored
+                    outcomes = [(exc, None)] * len(group)
+                for write, (error, value) in zip(group, outcomes):
+                    write.settle(error, value)
+        if mine.error is not None:
+            raise mine.error
+        return mine.value
 
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return await self._fetch(sql, params)
