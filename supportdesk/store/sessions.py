@@ -1015,19 +1015,27 @@ class SessionStore(StoreCore):
             with contextlib.suppress(IndexError):
                 while True:
                     group.append(self._queued.popleft())
-            if len(group) == 1:
-                try:
-                    group[0].settle(None, _write_transaction(conn, group[0].fn, self.path, self._busy_timeout_s))
-                except Exception as exc:
-                    group[0].settle(exc, None)
-            else:
-                self.groups_committed += 1
-                try:
-                    outcomes = _group_transaction(conn, [w.fn for w in group], self.path, self._busy_timeout_s)
-                except Exception as exc:  # nothing of the group was stored
-                    outcomes = [(exc, None)] * len(group)
-                for write, (error, value) in zip(group, outcomes):
-                    write.settle(error, value)
+            try:
+                if len(group) == 1:
+                    try:
+                        group[0].settle(None, _write_transaction(conn, group[0].fn, self.path, self._busy_timeout_s))
+                    except Exception as exc:
+                        group[0].settle(exc, None)
+                elif group:
+                    self.groups_committed += 1
+                    try:
+                        outcomes = _group_transaction(conn, [w.fn for w in group], self.path, self._busy_timeout_s)
+                    except Exception as exc:  # nothing of the group was stored
+                        outcomes = [(exc, None)] * len(group)
+                    for write, (error, value) in zip(group, outcomes):
+                        write.settle(error, value)
+            except BaseException as exc:  # (an interrupt): no write of the group is left unanswered
+                for write in group:
+                    if not write.done:
+                        write.settle(StoreError(f"{self.path}: the write was interrupted ({type(exc).__name__})"), None)
+                raise
+        if not mine.done:  # never: a write is queued before its hop, and hops run in order
+            raise StoreError(f"{self.path}: a write was lost before it reached the database")
         if mine.error is not None:
             raise mine.error
         return mine.value
