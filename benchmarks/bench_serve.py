@@ -62,7 +62,9 @@ def start_worker(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     fill and stall the worker the first time it logs much)."""
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000"],
+            [sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
+             # The load generator is one client (127.0.0.1) opening every conversation.
+             "--client-conversations-per-minute", "100000", "--client-messages-per-minute", "100000"],
             stdout=out,
             stderr=subprocess.STDOUT,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},

@@ -57,6 +57,8 @@ FULL = {
     "writers": 4,
     "per_writer": 1_000,
     "writer_rounds": 3,  # the sides alternate; the median round counts (the machine is shared)
+    "at_once": 50,  # sessions appending at once in one process (a `serve` worker's shape)
+    "at_once_each": 40,  # single-item appends per session
     "small": 10_000,
     "big": 1_000_000,
     "ctx": 100_000,
@@ -319,6 +321,53 @@ async def theirs_writes(folder: Path, sizes: dict[str, int], level: str, side: s
         verdict = peer_check(db, "hundred", sizes["batches"] * 100, "recognise")
         assert not verdict.startswith("PEER"), verdict
     return {"single": single, "hundred": hundred}
+
+
+# --- many sessions at once in one process: what group commit is for --------------------------------
+
+
+async def ours_at_once(folder: Path, sizes: dict[str, int], level: str) -> tuple[float, str]:
+    """`at_once` sessions, each appending one item at a time, all at once on one store (the
+    appends of a `serve` worker's many turns); our writes arriving together commit together."""
+    store = await ours_open(folder / f"ours_at_once_{level}.db", level)
+    warm_ours()
+    try:
+        sids = [(await store.create_session("triage")).id for _ in range(sizes["at_once"])]
+
+        async def one(sid: str) -> None:
+            for n in range(sizes["at_once_each"]):
+                await store.append(sid, [our_message(n)])
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(sid) for sid in sids))
+        elapsed = time.perf_counter() - start
+        counts = [await store.last_seq(sid) for sid in sids]
+        verdict = "all stored" if counts == [sizes["at_once_each"]] * len(sids) else f"LOST: {sum(counts)}"
+        groups = getattr(store, "groups_committed", 0)
+    finally:
+        await store.close()
+    return sizes["at_once"] * sizes["at_once_each"] / elapsed, f"{verdict}, {groups} groups committed"
+
+
+async def theirs_at_once(folder: Path, sizes: dict[str, int], level: str) -> tuple[float, str]:
+    """The same on the equal-feature peer: one SQLiteSession per session on one file, all at once."""
+    db = folder / f"theirs_at_once_{level}.db"
+    sessions = [sdk_peer_at(level)(f"s{n}", db) for n in range(sizes["at_once"])]
+    try:
+
+        async def one(session: Any) -> None:
+            for n in range(sizes["at_once_each"]):
+                await session.add_items([their_message(n)])
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(session) for session in sessions))
+        elapsed = time.perf_counter() - start
+        counts = [len(await session.get_items()) for session in sessions]
+        verdict = "all stored" if counts == [sizes["at_once_each"]] * len(sessions) else f"LOST: {sum(counts)}"
+    finally:
+        for session in sessions:
+            session.close()
+    return sizes["at_once"] * sizes["at_once_each"] / elapsed, verdict
 
 
 # --- 4 writers: OS processes on both sides; the SDK's tasks for information ----------------------
@@ -898,6 +947,10 @@ def sqlite_main(quick: bool) -> int:
             ours_w = asyncio.run(ours_writes(folder, sizes, level))
             theirs_w = asyncio.run(theirs_writes(folder, sizes, level, "theirs"))
             plain_w = asyncio.run(theirs_writes(folder, sizes, level, "plain"))
+            progress(f"synchronous={level}: {sizes['at_once']} sessions appending at once")
+            ours_once, ours_once_verdict = asyncio.run(ours_at_once(folder, sizes, level))
+            theirs_once, theirs_once_verdict = asyncio.run(theirs_at_once(folder, sizes, level))
+            verdicts += [f"{sizes['at_once']} sessions at once at {level}: ours {ours_once_verdict}; peer {theirs_once_verdict}"]
             rates: dict[str, list[float]] = {"ours": [], "theirs": [], "plain": [], "tasks": []}
             for round_ in range(sizes["writer_rounds"]):
                 progress(f"synchronous={level}: {writers}, round {round_ + 1} of {sizes['writer_rounds']}")
@@ -919,6 +972,8 @@ def sqlite_main(quick: bool) -> int:
                 Row("single-item appends", ours_w["single"], theirs_w["single"], "items/s", True),
                 Row("100-item appends", ours_w["hundred"], theirs_w["hundred"], "items/s", True),
                 Row(f"{writers}, 4 OS processes each", ours_rate, theirs_rate, "items/s", True, rounds),
+                Row(f"{sizes['at_once']} sessions x {sizes['at_once_each']} appends at once, one process",
+                    ours_once, theirs_once, "items/s", True, "no bar; group commit's shape"),
             ]
             print_table(f"both at synchronous={level} ({shipped}); the peer keeps a search index and a "
                         "summary row per session by triggers, as ours does in its append", rows,
@@ -978,6 +1033,8 @@ def sqlite_main(quick: bool) -> int:
     peer_whole = [v for v in verdicts if v.startswith("theirs")]
     bars += [
         ("the equal-feature peer kept its index and summaries (every run)", not any("PEER" in v for v in peer_whole)),
+        (f"{sizes['at_once']} sessions appending at once: nothing lost (ours, both levels)",
+         all(": ours all stored" in v for v in verdicts if " sessions at once at " in v)),
         (f"{writers}: nothing lost, duplicated or reordered (ours, every run)",
          all(v.endswith(f"{total:,} items, seq 1..{total:,}, each writer in order") for v in ours_whole)),
         (f"bytes per item: ours <= 1.5x the SDK's", ours_r["bytes"] <= 1.5 * theirs_r["bytes"]),

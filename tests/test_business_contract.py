@@ -83,6 +83,18 @@ async def test_find_charges_marks_duplicates_and_reads_dates_without_year(busine
     assert await business.find_charges() == []
 
 
+async def test_find_charges_reads_each_owner_whole_in_one_read(business):
+    """Charges matched across several customers come owner by owner, each owner's duplicate
+    marks worked out over all of that owner's charges: what `charges(owner)` says of them."""
+    found = await business.find_charges(amount=29.99)
+    owners = sorted({c["customer_id"] for c in found})
+    assert len(owners) > 1
+    expected = [c for o in owners for c in await business.charges(o) if abs(c["amount"] - 29.99) < 0.005]
+    assert found == expected
+    assert await business.get_charge("CH-0000") is None
+    assert await business.get_charge("ch-9004") == next(c for c in await business.charges("CUS-1001") if c["id"] == "CH-9004")
+
+
 async def test_invoices_and_plans(business):
     invoices = await business.invoices("CUS-1001")
     assert [i["id"] for i in invoices] == ["INV-5001", "INV-5002", "INV-5003"]

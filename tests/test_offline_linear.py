@@ -170,12 +170,12 @@ def test_the_linear_email_and_slot_value_patterns_find_what_the_old_ones_did():
 
 
 async def test_the_models_step_runs_off_the_event_loop(tmp_path):
-    """While the embedded model works out a step, the loop goes on serving (other customers,
-    /healthz): the step blocks here until the loop itself lets it go on."""
+    """While the embedded model works out a step that reads much, the loop goes on serving
+    (other customers, /healthz): the step blocks here until the loop itself lets it go on."""
     import asyncio
     import threading
 
-    from supportdesk.models.offline.model import OfflineModel
+    from supportdesk.models.offline.model import INLINE_READ_CHARS, OfflineModel
 
     entered, released = threading.Event(), threading.Event()
     loop_ran_during_the_step: list[bool] = []
@@ -196,6 +196,30 @@ async def test_the_models_step_runs_off_the_event_loop(tmp_path):
             released.set()
 
         releaser = asyncio.create_task(release_from_the_loop())
-        [e async for e in desk.runner.send(sid, "I was charged twice, dana@example.com")]
+        long = "I was charged twice, dana@example.com. " + "The second charge came on the 3rd. " * 20
+        assert len(long) > INLINE_READ_CHARS
+        [e async for e in desk.runner.send(sid, long)]
         await releaser
     assert loop_ran_during_the_step and loop_ran_during_the_step[0] is True
+
+
+async def test_a_short_step_is_decided_on_the_loop_without_a_thread_hop(tmp_path):
+    """A step that reads little (about a millisecond of work, under the thread switch interval)
+    runs on the loop's own thread: a hop to a thread and back would cost more than it frees."""
+    import threading
+
+    from supportdesk.models.offline.model import OfflineModel
+
+    threads: list[threading.Thread] = []
+
+    class Watched(OfflineModel):
+        def decide(self, request):
+            threads.append(threading.current_thread())
+            return super().decide(request)
+
+    config = load_desk(REPO / "agents.toml")
+    async with await open_desk(tmp_path / "short.db", config) as desk:
+        desk.runner.provider = Watched(config)
+        sid = await desk.runner.new_session()
+        [e async for e in desk.runner.send(sid, "I was charged twice, dana@example.com")]
+    assert len(threads) >= 2 and all(t is threading.current_thread() for t in threads)

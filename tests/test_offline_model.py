@@ -55,6 +55,8 @@ async def test_streams_deltas_then_exactly_one_action(desk, model):
     *deltas, action = outs
     assert deltas and all(isinstance(d, TextDelta) for d in deltas)
     assert isinstance(action, Answer) and "".join(d.text for d in deltas) == action.text
+    # The text is known whole at once: one delta (each is an event to every open stream).
+    assert len(deltas) == 1 and len(action.text.split()) > 1
     await model.aclose()
 
 

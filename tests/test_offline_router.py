@@ -175,3 +175,25 @@ def test_the_leak_guard_fails_when_its_data_is_missing(tmp_path, monkeypatch, ci
     monkeypatch.setenv("CI", ci)
     with pytest.raises(pytest.fail.Exception, match="dev.jsonl"):
         conftest.triage_dev_set()
+
+
+def test_a_text_routed_again_is_not_classified_again_and_the_memory_is_bounded(desk):
+    """A turn routes its customer's message more than once (triage, then the specialist):
+    the second time is remembered, the same answer, and only the last ROUTES_KEPT are kept."""
+    from supportdesk.models.offline.router import ROUTES_KEPT
+
+    router = Router([desk.agents["billing"], desk.agents["technical"]], use_disk_cache=False)
+    predicted: list[str] = []
+    predict = router.model.predict
+    router.model.predict = lambda text, candidates: predicted.append(text) or predict(text, candidates)
+    first = router.route("I was charged twice this month")
+    assert router.route("I was charged twice this month") is first and len(predicted) == 1
+    assert first.agent == "billing"
+    # Another candidate set is another question.
+    assert router.route("I was charged twice this month", exclude=["technical"]).agent == "billing"
+    for n in range(ROUTES_KEPT + 20):
+        router.route(f"my app crashes on screen {n}")
+    assert len(router._routes) <= ROUTES_KEPT
+    before = len(predicted)
+    router.route("I was charged twice this month")  # long gone: classified afresh
+    assert len(predicted) == before + 1

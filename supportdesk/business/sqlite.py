@@ -323,10 +323,13 @@ class SqliteBusiness:
         return demo.with_duplicates(rows)
 
     async def get_charge(self, charge_id: str) -> Row | None:
-        rows = await self._query("SELECT customer_id FROM demo_charges WHERE id = upper(?)", (charge_id,))
-        if not rows:
-            return None
-        return next(c for c in await self.charges(rows[0]["customer_id"]) if c["id"] == charge_id.upper())
+        # One hop: the charge's owner and the owner's charges (its duplicate marks need them all).
+        rows = await self._query(
+            "SELECT * FROM demo_charges WHERE customer_id = (SELECT customer_id FROM demo_charges WHERE id = upper(?))"
+            " ORDER BY charged_on, id",
+            (charge_id,),
+        )
+        return next((c for c in demo.with_duplicates(rows) if c["id"] == charge_id.upper()), None)
 
     async def find_charges(
         self, *, customer_id: str | None = None, amount: float | None = None, dates: list[str] | None = None
@@ -347,13 +350,19 @@ class SqliteBusiness:
             where.append("(" + " OR ".join(parts) + ")")
         if not where:
             return []
-        owners = await self._query(
-            f"SELECT DISTINCT customer_id FROM demo_charges WHERE {' AND '.join(where)} ORDER BY customer_id",
+        # One hop: every charge of the matching charges' owners, owner by owner (each owner's
+        # duplicate marks need all of that owner's charges), then the match kept.
+        rows = await self._query(
+            "SELECT * FROM demo_charges WHERE customer_id IN"
+            f" (SELECT customer_id FROM demo_charges WHERE {' AND '.join(where)}) ORDER BY customer_id, charged_on, id",
             tuple(params),
         )
+        owners: dict[str, list[Row]] = {}
+        for r in rows:
+            owners.setdefault(r["customer_id"], []).append(r)
         out: list[Row] = []
-        for row in owners:
-            for ch in await self.charges(row["customer_id"]):
+        for charges in owners.values():
+            for ch in demo.with_duplicates(charges):
                 if amount is not None and abs(ch["amount"] - amount) >= 0.005:
                     continue
                 if dates and not demo.matches_dates(ch["charged_on"], dates):

@@ -271,6 +271,27 @@ def plan_append(items: Sequence[Item]) -> AppendPlan:
     )
 
 
+# Items a turn's start read parsed lately, by their document as stored. A conversation's next
+# turn reads much of the same window again: parsing it (pydantic, tens of µs an item) was the
+# largest cost of a served turn's start. The document names its session, seq and time, so an
+# equal document is the same item; items are frozen and nothing changes a read item's fields.
+PARSED_KEPT = 2048
+PARSED_LONGEST = 16_384  # a longer document (a big tool result) is parsed each time, not kept
+_parsed: dict[str | bytes, Item] = {}
+
+
+def window_item(doc: str | bytes) -> Item:
+    """The item of one stored document, parsed once while it stays among the PARSED_KEPT kept."""
+    item = _parsed.get(doc)
+    if item is None:
+        item = item_from_json(doc)
+        if len(doc) <= PARSED_LONGEST:
+            if len(_parsed) >= PARSED_KEPT:
+                _parsed.clear()
+            _parsed[doc] = item
+    return item
+
+
 def turn_start_of(
     row: Iterable[Any] | None, docs: Iterable[str], context: Iterable[Sequence[Any]], held_by: str | None
 ) -> TurnStart:
@@ -279,7 +300,7 @@ def turn_start_of(
     `context_entries` reads them) and the person holding it."""
     if row is None:
         return TurnStart(None, [], {}, None)
-    return TurnStart(session_of_row(row), [item_from_json(doc) for doc in docs], context_entries(context), held_by)
+    return TurnStart(session_of_row(row), [window_item(doc) for doc in docs], context_entries(context), held_by)
 
 
 def newer_schema(where: str, version: int, known: int) -> StoreError | None:

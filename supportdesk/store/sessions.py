@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import asyncio
+import collections
 import contextlib
 import functools
 import random
@@ -712,6 +713,66 @@ def _write_transaction(
     return _explained(run, path, timeout_s)
 
 
+def _entry_error(exc: Exception, path: str, timeout_s: float) -> Exception:
+    """One grouped write's own failure, as `_explained` and `SessionStore._run` would put it."""
+    if isinstance(exc, sqlite3.Error):
+        return StoreError(_error_line(exc, path, timeout_s) or f"{path}: {exc}")
+    if isinstance(exc, OSError):
+        return StoreError(f"{path}: {exc.strerror or exc}; check the disk and the file's permissions")
+    return exc
+
+
+def _group_transaction(
+    conn: sqlite3.Connection, fns: Sequence[Callable[[sqlite3.Connection], Any]], path: str, timeout_s: float
+) -> list[tuple[Exception | None, Any]]:
+    """Several writers' transactions as one (group commit): each runs in a savepoint of one
+    BEGIN IMMEDIATE ... COMMIT, in the order given. One that fails (a fenced append whose lease
+    was lost, a duplicate) is rolled back to its savepoint and fails alone: its error is its
+    outcome. An error that ends the whole transaction (SQLite rolled it back: a full disk, an
+    I/O error) or a failed COMMIT is raised: then nothing of the group was stored."""
+
+    def run() -> list[tuple[Exception | None, Any]]:
+        conn.execute("BEGIN IMMEDIATE")
+        outcomes: list[tuple[Exception | None, Any]] = []
+        try:
+            for fn in fns:
+                conn.execute("SAVEPOINT grouped_write")
+                try:
+                    value = fn(conn)
+                except Exception as exc:
+                    if not conn.in_transaction:
+                        raise
+                    conn.execute("ROLLBACK TO grouped_write")
+                    conn.execute("RELEASE grouped_write")
+                    outcomes.append((_entry_error(exc, path, timeout_s), None))
+                else:
+                    conn.execute("RELEASE grouped_write")
+                    outcomes.append((None, value))
+            conn.execute("COMMIT")
+            return outcomes
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    return _explained(run, path, timeout_s)
+
+
+class _QueuedWrite:
+    """One write waiting for its group (`SessionStore._write`); settled on the connection's thread."""
+
+    __slots__ = ("fn", "done", "error", "value")
+
+    def __init__(self, fn: Callable[[sqlite3.Connection], Any]):
+        self.fn = fn
+        self.done = False
+        self.error: Exception | None = None
+        self.value: Any = None
+
+    def settle(self, error: Exception | None, value: Any) -> None:
+        self.error, self.value, self.done = error, value, True
+
+
 def _index_new_messages(conn: sqlite3.Connection) -> None:
     """Bring the search index up to date (inside a write transaction)."""
     conn.execute(SQL_INDEX_NEW_MESSAGES)
@@ -862,6 +923,10 @@ class SessionStore(StoreCore):
         # cancelled mid-open (the browser cancels at each key) must not drop a half-opened
         # connection, whose worker thread would keep the process alive at exit.
         self._search_db_opening: asyncio.Task[aiosqlite.Connection] | None = None
+        # Group commit (`_write`): the writes not yet taken by a hop to the connection's
+        # thread, and how many groups of two or more that thread committed.
+        self._queued: collections.deque[_QueuedWrite] = collections.deque()
+        self.groups_committed = 0
 
     @classmethod
     async def open(
@@ -924,13 +989,56 @@ class SessionStore(StoreCore):
         return getattr(self, "_closed", False)
 
     async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread."""
+        """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread.
+
+        Group commit: every write joins a queue and sends a hop to the connection's thread; the
+        first of those hops to run takes every write queued by then and commits them together,
+        each in a savepoint of one transaction (`_group_transaction`), and the later hops find
+        theirs done. So writes from many turns at once cost one commit per group, not one each,
+        and the thread never waits on the event loop between groups. Writes keep their order of
+        arrival (one session's appends are never reordered), each returns only once its own
+        transaction is committed, and one that fails (a lost lease, a duplicate) fails alone."""
         if self.readonly:
             raise StoreError(
                 f"{self.path}: the database is read-only for this user, so nothing can be saved to it; "
                 "use a database you can write (--db) or fix its permissions"
             )
-        return await self._run(_write_transaction, fn, self.path, self._busy_timeout_s)
+        entry = _QueuedWrite(fn)
+        self._queued.append(entry)  # a deque: appended here, taken on the connection's thread
+        return cast(T, await self._run(self._commit_queued, entry))
+
+    def _commit_queued(self, conn: sqlite3.Connection, mine: _QueuedWrite) -> Any:
+        """On the connection's thread: `mine`'s outcome, committing every queued write with it
+        unless an earlier hop already did."""
+        if not mine.done:
+            group: list[_QueuedWrite] = []
+            with contextlib.suppress(IndexError):
+                while True:
+                    group.append(self._queued.popleft())
+            try:
+                if len(group) == 1:
+                    try:
+                        group[0].settle(None, _write_transaction(conn, group[0].fn, self.path, self._busy_timeout_s))
+                    except Exception as exc:
+                        group[0].settle(exc, None)
+                elif group:
+                    self.groups_committed += 1
+                    try:
+                        outcomes = _group_transaction(conn, [w.fn for w in group], self.path, self._busy_timeout_s)
+                    except Exception as exc:  # nothing of the group was stored
+                        outcomes = [(exc, None)] * len(group)
+                    for write, (error, value) in zip(group, outcomes):
+                        write.settle(error, value)
+            except BaseException as exc:  # (an interrupt): no write of the group is left unanswered
+                for write in group:
+                    if not write.done:
+                        write.settle(StoreError(f"{self.path}: the write was interrupted ({type(exc).__name__})"), None)
+                raise
+        if not mine.done:  # never: a write is queued before its hop, and hops run in order
+            raise StoreError(f"{self.path}: a write was lost before it reached the database")
+        if mine.error is not None:
+            raise mine.error
+        return mine.value
 
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return await self._fetch(sql, params)

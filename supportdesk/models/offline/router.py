@@ -6,6 +6,7 @@ description when it has none), so another desk with other agents routes its own 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,15 +41,34 @@ def training_examples(targets: Sequence[AgentConfig]) -> dict[str, list[str]]:
     return {a.name: list(a.examples) or [a.description, a.title] for a in targets}
 
 
+# How many recent (text, candidates) routes a router remembers. A turn routes its customer's
+# message more than once (triage, then the specialist telling topics apart), each time the same
+# pure function of the same text; a few hundred covers every turn in flight in one worker.
+ROUTES_KEPT = 256
+
+
 class Router:
     def __init__(self, targets: Sequence[AgentConfig], use_disk_cache: bool = True):
         self.targets = [a.name for a in targets]
         self.model: TextClassifier = classifier_for(training_examples(targets), use_disk=use_disk_cache)
+        self._routes: dict[tuple[str, tuple[str, ...]], Route] = {}
 
     def route(self, text: str, exclude: Sequence[str] = ()) -> Route:
         candidates = [t for t in self.targets if t not in exclude] or self.targets
         if len(candidates) == 1:
             return Route(candidates[0], 1.0, None)
+        key = (text, tuple(candidates))
+        known = self._routes.get(key)
+        if known is None:
+            known = self._routes[key] = self._route(text, candidates)
+            if len(self._routes) > ROUTES_KEPT:
+                # The oldest goes. Steps may run on threads: a key another one dropped already,
+                # or the dict changing under the look-up, only leaves one more entry for a while.
+                with contextlib.suppress(RuntimeError, StopIteration):
+                    self._routes.pop(next(iter(self._routes)), None)
+        return known
+
+    def _route(self, text: str, candidates: list[str]) -> Route:
         text = without_introduction(text)
         p = self.model.predict(text, candidates)
         n_words = len(content_words(text))
