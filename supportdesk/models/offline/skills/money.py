@@ -236,17 +236,30 @@ class MoneySkill(SkillBase):
             each[0], offer.options,
         )
 
-    def _offer_refund(self, found: str, question: str, args: dict[str, Any], options: list[str], **context: Any):
+    def _offer_refund(
+        self, found: str, question: str, args: dict[str, Any], options: list[str], asked_for: bool = True, **context: Any
+    ):
         """Offer one refund: what was found, then the question, which goes with the call.
 
         A refund above this agent's limit is not asked about here (the gate would not hold a call
         this level may not make, so the yes would only pass it up, and the agent that may make it
-        would ask again): it goes up a level at once, saying why, and that agent asks the one
-        question (senior.py's `_escalated_refund`)."""
+        would ask again). When the customer came about the charge (`asked_for`), it goes up a
+        level at once, saying why, and that agent asks the one question (senior.py's
+        `_escalated_refund`); a refund the customer did not come for (a duplicate seen while
+        answering a question about charges) is mentioned, not asked about: their "yes" or "refund
+        it" passes it up, and the agent that may make it asks."""
         limit = self.view.desk.policy.refund_limit(self.me.level)
         target = self.escalation_target("refund_charge")
         if float(args.get("amount") or 0) > limit + 1e-9 and target is not None:
-            return self._escalate_refund(target, args, f"above the {money(limit)} limit for level {self.me.level}", found=found)
+            if asked_for:
+                return self._escalate_refund(target, args, f"above the {money(limit)} limit for level {self.me.level}", found=found)
+            title = self.view.desk.agents[target].title.lower()
+            # (No call goes with it: the gate would refuse a refund above this level's limit.)
+            return self.step.offer(
+                f"{found} If you'd like it refunded, just say so: refunds above {money(limit)} are made by a {title} "
+                "colleague, and I'll pass it to them.",
+                "refund_charge", args, options, **context,
+            )
         return self.step.offer(f"{found} {question}".strip(), "refund_charge", args, options, **context)
 
     def _offer_batch(self, each: list[dict[str, Any]], options: list[str], done: str = ""):
@@ -705,7 +718,7 @@ class MoneySkill(SkillBase):
             dup = dups[-1]
             pair = [c["id"] for c in charges if c["id"] == dup.get("duplicate_of")] + [dup["id"]]
             tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate."
-            return self._offer_refund(summary + tail, "Would you like me to refund it?", self._refund_args(dup), pair)
+            return self._offer_refund(summary + tail, "Would you like me to refund it?", self._refund_args(dup), pair, asked_for=False)
         if dups:
             tail = f" The charge on {nice_date(dups[-1]['charged_on'])} looks like a duplicate; tell me if you'd like it refunded."
             return self.step.answer(summary + tail)
