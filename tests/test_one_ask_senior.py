@@ -149,3 +149,20 @@ async def test_thanks_after_the_reset_offered_beside_the_steps_is_thanks(db_path
     assert [i.tool for i in first if isinstance(i, Offer)] == ["send_password_reset"]
     assert not _ran(second, "send_password_reset")
     assert "$29.99" in " ".join(i.text for i in second if isinstance(i, Message) and i.role == "agent")
+
+
+async def test_on_a_desk_without_the_gate_for_refunds_senior_still_asks_once_and_the_yes_runs_it(db_path):
+    """`[confirm] refund_charge = "none"`: no call goes with senior's question (it would run at
+    once); the model reads the yes with the desk's reader and makes the refund it offered."""
+    from supportdesk.config import parse_desk
+
+    config = parse_desk((REPO / "agents.toml").read_text() + '\n[confirm]\nrefund_charge = "none"\n', "agents.toml")
+    desk = await open_desk(db_path, config)
+    async with desk:
+        first = await _say(desk, None, "I think you took my money twice this month. marco@example.com")
+        sid = first[0].session_id
+        second = await _say(desk, sid, "yes")
+    [asked] = _questions(first)
+    assert "$129.99" in asked.text and asked.agent == "senior" and not _ran(first, "refund_charge")
+    [refund] = _ran(second, "refund_charge")
+    assert refund.agent == "senior" and _questions(second) == []
