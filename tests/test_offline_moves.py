@@ -83,9 +83,10 @@ async def test_yes_cancel_it_cancels_and_refunds_nothing(tmp_path):
 
 
 async def test_refund_the_second_one_refunds_the_second_of_the_pair(tmp_path):
-    turns, _ = await talk(tmp_path, "Two identical payments of 29.99 went out of my account in March", "dana@example.com", "Please refund the second one")
-    assert not any(t.calls("refund_charge") for t in turns[:2])
-    [refund] = turns[2].calls("refund_charge")
+    # The request is asked back once, in the agent's words, with the call; the yes runs it.
+    turns, _ = await talk(tmp_path, "Two identical payments of 29.99 went out of my account in March", "dana@example.com", "Please refund the second one", "yes")
+    assert not any(t.calls("refund_charge") for t in turns[:3])
+    [refund] = turns[3].calls("refund_charge")
     assert (refund.arguments["charge_id"], refund.arguments["amount"]) == ("CH-9004", 29.99)
 
 
@@ -248,8 +249,9 @@ def test_what_says_a_sent_link_never_arrived(text, missing):
 
 
 async def test_a_reset_link_that_never_arrived_goes_to_senior_not_sent_again(tmp_path):
-    (sent, missing), _ = await talk(tmp_path, "reset my password please, dana@example.com", "still nothing, I checked spam")
-    assert sent.calls("send_password_reset")
+    # The agent asks once, in its own words, with the call: the customer's yes sends the link.
+    (asked, sent, missing), _ = await talk(tmp_path, "reset my password please, dana@example.com", "yes", "still nothing, I checked spam")
+    assert not asked.calls("send_password_reset") and sent.calls("send_password_reset")
     assert missing.handoffs() == ["technical>senior"] and not missing.calls("send_password_reset")
     assert "already sent" not in missing.said()
 
@@ -457,11 +459,13 @@ async def test_still_the_same_after_a_reset_link_escalates_and_stays_off_billing
 
 async def test_a_detail_after_a_reset_offer_sends_no_link(tmp_path):
     # The email came in the first message; the reply to "just tell me the email" is not a yes.
-    (offered, detail, yes), _ = await talk(
-        tmp_path, "I can't log into my account, it says invalid password. marco@example.com", "I'm on chrome on windows", "ok, please send me the reset link"
+    # (The offer goes with the call: the detail closes it, the request asks again, the yes sends.)
+    (offered, detail, asked, yes), _ = await talk(
+        tmp_path, "I can't log into my account, it says invalid password. marco@example.com", "I'm on chrome on windows",
+        "ok, please send me the reset link", "yes",
     )
     assert "reset link" in offered.said() and not offered.calls("send_password_reset")
-    assert not detail.calls("send_password_reset")
+    assert not detail.calls("send_password_reset") and not asked.calls("send_password_reset")
     [reset] = yes.calls("send_password_reset")
     assert reset.arguments == {"customer": "marco@example.com"}
 

@@ -77,9 +77,13 @@ async def test_duplicate_12999_is_escalated_and_refunded_only_by_senior(db_path)
         handoffs = [(h.from_agent, h.to_agent, h.handoff_kind) for h in everything if isinstance(h, Handoff)]
         assert handoffs == [("triage", "billing", "route"), ("billing", "senior", "escalate")]
         calls = [c for c in everything if isinstance(c, ToolCall) and c.name == "refund_charge"]
-        assert [c.agent for c in calls] == ["senior", "senior"]  # asked (an offer), then run on the yes
+        # Billing, finding the duplicate above its limit, passed it up with the email's turn, and
+        # senior asked then (an offer); the request that followed is no yes, so senior asked again
+        # (as billing does for $29.99), and the yes ran it. Billing never asked.
+        assert [c.agent for c in calls] == ["senior", "senior", "senior"]
         results = [r for r in everything if isinstance(r, ToolResult) and r.name == "refund_charge"]
-        assert [r.is_error for r in results] == [True, False]  # "not run: needs the customer's yes", then the refund
+        assert [r.is_error for r in results] == [True, True, False]  # "not run: needs the customer's yes" twice, then the refund
+        assert [h.to_agent for h in turns[1] if isinstance(h, Handoff)] == ["senior"]
         stored = await desk.services.customers.refunds("CUS-1002")
         assert [(r["charge_id"], r["amount"], r["agent"]) for r in stored] == [("CH-9008", 129.99, "senior")]
         # The escalation carries the reason and the amount in the shared context ...

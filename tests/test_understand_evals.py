@@ -24,9 +24,6 @@ KNOWN_MISSES = {
     # to the config-only security agent (a routing miss, not a hand-back one).
     'config hand back (tune): password changed by someone else',
     'config hand back (held): non-native, other person',
-    # $129.99 is above billing's level-1 refund limit: billing asks in its own words and the gate
-    # asks again after senior takes it (the one double ask left), so turn 1 holds no offer.
-    "understand 2 (held): refund declined, 'no, leave it for now'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -267,12 +267,15 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return self.step.answer("Hello again! What else can I help you with?")
         # "ok, I'll try that": they go off to try what we said; nothing to look up or decide yet.
         tried_later = cues.TRYING.search(text) and not cues.PROBLEM.search(text) and not cues.STEPS_FAILED.search(text)
-        if tried_later and v.last_agent_text() and not dialogue.open_offer(v.context, len(v.customer_messages)):
+        # An offer the desk's gate held and closed on this message (not a yes) is answered: it
+        # holds back nothing (the steps' reset offer and "thanks, that sorted it").
+        offer_open = dialogue.open_offer(v.context, len(v.customer_messages)) is not None and v.offer_answer in (None, "yes")
+        if tried_later and v.last_agent_text() and not offer_open:
             return self.step.answer(TRYING_REPLY)
         thanks = cues.courtesy_only(text)
         # "yes" to "Does that answer your question?": what they asked is answered.
         answered = v.last_agent_text().endswith(ANSWERS_QUESTION) and read_answer(text) == "yes"
-        if (thanks or answered) and not dialogue.open_offer(v.context, len(v.customer_messages)):
+        if (thanks or answered) and not offer_open:
             # "that worked, thanks": what they came for is settled.
             self.step.resolved = True
             glad = "You're welcome!" if thanks else "Glad that helped!"

@@ -49,7 +49,8 @@ class SkillBase:
         def _ask_human(self, why: str, context: dict[str, Any]): ...  # core
         def escalation_target(self, tool: str) -> str | None: ...  # senior
         def _escalated_refund(self): ...  # senior
-        def _escalate_refund(self, target: str, args: dict[str, Any], why: str): ...  # senior
+        def _escalate_refund(self, target: str, args: dict[str, Any], why: str, found: str | None = None): ...  # senior
+        def _refund_call(self, args: dict[str, Any]): ...  # money
         def _customer_id(self) -> str | None: ...  # account
         def _customer_record(self, customer_id: str) -> dict[str, Any] | None: ...  # account
         def _identify(self, intents: set[str]) -> Any: ...  # account

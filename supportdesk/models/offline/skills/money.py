@@ -22,6 +22,7 @@ REMOVE_CARD_REPLY = (
     "I can replace it with another card: tell me which one (for example \"visa ending 4242\"). "
     "If you'd rather stop paying altogether, I can cancel the subscription instead."
 )
+CREDIT_AMOUNT_QUESTION = "What amount of credit are you asking for?"
 
 
 class MoneySkill(SkillBase):
@@ -230,10 +231,36 @@ class MoneySkill(SkillBase):
         each = [self._refund_args(c) for c in ordered]
         if len(each) > 1:
             return self._offer_batch(each, offer.options)
-        return self.step.offer(
-            f"Just to be sure: shall I refund {money(ordered[0]['refundable'])} for the charge on {nice_date(ordered[0]['charged_on'])}?",
-            "refund_charge", each[0], offer.options,
+        return self._offer_refund(
+            "", f"Just to be sure: shall I refund {money(ordered[0]['refundable'])} for the charge on {nice_date(ordered[0]['charged_on'])}?",
+            each[0], offer.options,
         )
+
+    def _offer_refund(
+        self, found: str, question: str, args: dict[str, Any], options: list[str], asked_for: bool = True, **context: Any
+    ):
+        """Offer one refund: what was found, then the question, which goes with the call.
+
+        A refund above this agent's limit is not asked about here (the gate would not hold a call
+        this level may not make, so the yes would only pass it up, and the agent that may make it
+        would ask again). When the customer came about the charge (`asked_for`), it goes up a
+        level at once, saying why, and that agent asks the one question (senior.py's
+        `_escalated_refund`); a refund the customer did not come for (a duplicate seen while
+        answering a question about charges) is mentioned, not asked about: their "yes" or "refund
+        it" passes it up, and the agent that may make it asks."""
+        limit = self.view.desk.policy.refund_limit(self.me.level)
+        target = self.escalation_target("refund_charge")
+        if float(args.get("amount") or 0) > limit + 1e-9 and target is not None:
+            if asked_for:
+                return self._escalate_refund(target, args, f"above the {money(limit)} limit for level {self.me.level}", found=found)
+            title = self.view.desk.agents[target].title.lower()
+            # (No call goes with it: the gate would refuse a refund above this level's limit.)
+            return self.step.offer(
+                f"{found} If you'd like it refunded, just say so: refunds above {money(limit)} are made by a {title} "
+                "colleague, and I'll pass it to them.",
+                "refund_charge", args, options, **context,
+            )
+        return self.step.offer(f"{found} {question}".strip(), "refund_charge", args, options, **context)
 
     def _offer_batch(self, each: list[dict[str, Any]], options: list[str], done: str = ""):
         """Several refunds: one question per call, asked in turn (the desk's gate holds one offer
@@ -346,6 +373,13 @@ class MoneySkill(SkillBase):
                 return self._escalate_refund(target_agent, args, f"above the {money(limit)} limit for level {self.me.level}")
             return self._ask_human(
                 f"a refund of {money(amount)} is above what I can approve", {"refund_amount": amount, "charge_id": args.get("charge_id")}
+            )
+        if self.step.gated("refund_charge", args):
+            # Asked for, not yet confirmed (the desk's gate holds the call for the customer's
+            # yes): the question goes with the call, in this agent's words, and is asked once.
+            return self.step.offer(
+                f"Shall I refund {money(amount)} for {self._charge_label(str(args.get('charge_id', '')))}?",
+                "refund_charge", args, [str(args.get("charge_id", ""))], customer_id=self._customer_id(),
             )
         return self.step.call("refund_charge", args, customer_id=self._customer_id())
 
@@ -538,24 +572,24 @@ class MoneySkill(SkillBase):
                 # called and its refusal says why: the tool, not the model, decides policy.)
                 return step.answer(self._refund_refused(target, label, when, dups))
             if is_dup and first:
-                return step.offer(
+                return self._offer_refund(
                     f"I found it: two charges of {money(target['amount'])} for \"{target['description']}\", on "
-                    f"{nice_date(first['charged_on'])} and {when}. The one on {when} is a duplicate. Would you like me to refund it?",
-                    "refund_charge", offered, options, customer_id=customer_id,
+                    f"{nice_date(first['charged_on'])} and {when}. The one on {when} is a duplicate.",
+                    "Would you like me to refund it?", offered, options, customer_id=customer_id,
                 )
-            return step.offer(
-                f"I see a charge of {money(target['amount'])} on {when} for \"{target['description']}\". Would you like me to refund it?",
-                "refund_charge", offered, options,
+            return self._offer_refund(
+                f"I see a charge of {money(target['amount'])} on {when} for \"{target['description']}\".",
+                "Would you like me to refund it?", offered, options,
             )
         asked = [a.value for a in latest.amounts]
         requested = [a for a in asked if a <= target["refundable"] + 0.005]
         if asked and not requested and not ctx_charge:
             # Asked for more than the charge: refunds follow what was paid, not what is asked.
-            return step.offer(
+            return self._offer_refund(
                 f"I can't refund {money(max(asked))}: a refund is made against a specific charge, up to what was paid. "
                 f"{label.capitalize()} of {money(target['amount'])} on {when} can be refunded "
-                f"({money(target['refundable'])}). Would you like me to refund it?",
-                "refund_charge", offered, options,
+                f"({money(target['refundable'])}).",
+                "Would you like me to refund it?", offered, options,
             )
         amount = round(min(requested[-1] if requested and not is_dup else target["refundable"], target["refundable"]), 2)
         return self._refund_call(offered | {"amount": amount})
@@ -611,31 +645,42 @@ class MoneySkill(SkillBase):
         asked_amounts = [a.value for a in slot_extraction.extract(request).amounts]
         amount = v.context.get("credit_amount") if arrived else None
         amount = amount or (asked_amounts[-1] if asked_amounts else None)
+        if amount is None and v.last_agent_text().endswith(CREDIT_AMOUNT_QUESTION):
+            # "$20" answers our question for the amount.
+            said = [a.value for a in v.latest_facts().amounts]
+            amount = said[-1] if said else None
+        made = [t for t in v.tools if t.name == "issue_credit" and t.ok and not t.waiting]
+        if made and not confirmed and not ("credit" in self._asked(text) and not arrived):
+            # The credit asked for is made: a later "yes" or thanks confirms nothing more.
+            step.resolved = True
+            return step.answer(f"That credit is already on your account ({made[-1].output.get('credit_id')}); it comes off your next invoice. Is there anything else I can help with?")
         if not v.has_tool("issue_credit"):
             target = self.escalation_target("issue_credit")
             if target is None:
                 return self._ask_human("an account credit was requested", {})
-            if not go:
-                what = f"{money(amount)} of credit" if amount else "a credit"
-                return step.offer(
-                    f"I can ask our senior team to add {what} to your account. Shall I go ahead?", "issue_credit",
-                    {"customer_id": customer_id, "amount": round(amount, 2) if amount else None, "reason": request[:300]},
-                )
+            # Not asked about here: the yes would only pass it up, and the agent that may add it
+            # would ask again. Passed up at once; that agent asks the one question, with the call.
             title = v.desk.agents[target].title.lower()
             return Transfer(
                 to_agent=target,
                 reason="account credit requested",
                 handoff_kind="escalate",
-                text=f"Credits are handled by a {title} colleague; I'm passing this on with the details.",
-                context=step.context({"credit_reason": request[:300], "credit_amount": amount, "customer_id": customer_id}),
+                text=f"Credits are added by a {title} colleague, so I'm passing this on with the details; "
+                "you won't need to repeat anything.",
+                context=step.context(
+                    {"credit_reason": request[:300], "credit_amount": amount, "customer_id": customer_id, "credit_asked": go}
+                ),
             )
         if amount is None:
-            return step.answer("What amount of credit are you asking for?")
+            return step.answer(CREDIT_AMOUNT_QUESTION)
         reason = v.context.get("credit_reason") or request[:300] or "service credit"
         args = {"customer_id": customer_id, "amount": round(float(amount), 2), "reason": reason}
-        if go:
+        question = f"I can add {money(amount)} of credit to your account, taken off your next invoice. Shall I go ahead?"
+        if step.gated("issue_credit", args):
+            return step.offer(question, "issue_credit", args)  # asked once, with the call
+        if confirmed or (go and (not arrived or v.context.get("credit_asked"))):
             return step.call("issue_credit", args)
-        return step.offer(f"I can add {money(amount)} of credit to your account, taken off your next invoice. Shall I go ahead?", "issue_credit", args)
+        return step.offer(question, "issue_credit", args)
 
     def _charges_summary(self, charges: list[dict[str, Any]], lead: str = "Your recent charges: ") -> str:
         lines = []
@@ -672,8 +717,8 @@ class MoneySkill(SkillBase):
             # The offer is about the duplicated pair: "the second one" is the second of those two.
             dup = dups[-1]
             pair = [c["id"] for c in charges if c["id"] == dup.get("duplicate_of")] + [dup["id"]]
-            tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate. Would you like me to refund it?"
-            return self.step.offer(summary + tail, "refund_charge", self._refund_args(dup), pair)
+            tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate."
+            return self._offer_refund(summary + tail, "Would you like me to refund it?", self._refund_args(dup), pair, asked_for=False)
         if dups:
             tail = f" The charge on {nice_date(dups[-1]['charged_on'])} looks like a duplicate; tell me if you'd like it refunded."
             return self.step.answer(summary + tail)

@@ -64,7 +64,10 @@ class SeniorSkill(SkillBase):
         return None
 
     def _escalated_refund(self):
-        """Level 1 escalated a refund the customer asked for or confirmed this turn: make it."""
+        """Level 1 passed up a refund above its limit this turn: ask the customer about it, once,
+        with the call (the desk's gate holds it, and the first yes runs it; then staff approval,
+        where the policy asks for it). Where the gate would not hold the call (a desk that turned
+        it off for refunds) and the customer asked for or confirmed the refund, it is made."""
         v = self.view
         arrived = any(h.to_agent == self.me.name and h.handoff_kind == "escalate" for h in v.turn_handoffs)
         charge_id, amount = v.context.get("charge_id"), v.context.get("refund_amount")
@@ -72,10 +75,23 @@ class SeniorSkill(SkillBase):
             return None
         if self._refunded(charge_id) or self._pending_refund() is not None or v.calls("refund_charge", this_turn=True):
             return None
+        if v.offer_answer is not None:
+            return None  # the customer answered our question: that answer is what is read now
         reason = v.context.get("refund_reason") or "customer request"
-        return self._refund_call({"charge_id": charge_id, "amount": round(float(amount), 2), "reason": reason})
+        args = {"charge_id": charge_id, "amount": round(float(amount), 2), "reason": reason}
+        over_mine = args["amount"] > v.desk.policy.refund_limit(self.me.level) + 1e-9
+        if over_mine or (v.context.get("refund_asked") and not self.step.gated("refund_charge", args)):
+            return self._refund_call(args)
+        what = self._charge_label(str(charge_id))
+        return self.step.offer(
+            f"I can refund {money(args['amount'])} for {what} myself. Shall I go ahead with the refund?",
+            "refund_charge", args, [str(charge_id)], customer_id=self._customer_id(),
+        )
 
-    def _escalate_refund(self, target: str, args: dict[str, Any], why: str):
+    def _escalate_refund(self, target: str, args: dict[str, Any], why: str, found: str | None = None):
+        """Pass a refund above this agent's limit up a level. `found` (what was found, when the
+        refund was not yet asked about) goes first in the sentence the customer reads; without
+        it the customer asked for or confirmed the refund already."""
         amount = float(args.get("amount", 0))
         reason = str(args.get("reason", "refund"))
         context = self.step.context(
@@ -85,14 +101,25 @@ class SeniorSkill(SkillBase):
                 "charge_id": args.get("charge_id"),
                 "customer_id": self._customer_id(),
                 "escalation_reason": f"refund of {money(amount)}: {why}",
+                "refund_asked": found is None,
             }
         )
         title = self.view.desk.agents[target].title.lower()
+        limit = self.view.desk.policy.refund_limit(self.me.level)
+        if found is None:
+            said = (
+                f"A refund of {money(amount)} is more than I can approve myself, so I'm passing this to a {title} colleague "
+                "with all the details; you won't need to repeat anything."
+            )
+        else:
+            said = (
+                f"{found} Refunds above {money(limit)} are made by a {title} colleague, so I'm passing this to them "
+                "with all the details; you won't need to repeat anything."
+            ).strip()
         return Transfer(
             to_agent=target,
             reason=f"refund of {money(amount)} ({reason}) is {why}",
             handoff_kind="escalate",
-            text=f"A refund of {money(amount)} is more than I can approve myself, so I'm passing this to a {title} colleague "
-            "with all the details; you won't need to repeat anything.",
+            text=said,
             context=context,
         )

@@ -78,7 +78,7 @@ class TechSkill(SkillBase):
             "reset link" in v.last_agent_text().lower() and (read_answer(text) == "yes" or bool(slot_extraction.emails_in(text)))
         )
         if wants_reset and v.has_tool("send_password_reset"):
-            who = v.context.get("customer_id") or (v.facts.emails[-1] if v.facts.emails else None) or v.context.get("customer_email")
+            who = self._reset_account()
             if who is None:
                 return step.answer(
                     "I can send you a password reset link. What's the email address on your account? "
@@ -90,8 +90,8 @@ class TechSkill(SkillBase):
                     f"I've already sent a reset link to {self._mask(sent[-1].output.get('email', ''))}; it's valid for 30 minutes. "
                     "Only the newest link works, so use the latest email."
                 )
-            if not v.called_with("send_password_reset", {"customer": who}):
-                return step.call("send_password_reset", {"customer": who})
+            if not self._reset_made({"customer": who}):
+                return self._reset(who)
         if searched_before and not v.turn_tools and cues.setup_only(text):
             # "I'm on iOS 17" after the steps: a detail of this problem, kept for the case (and an
             # engineer's ticket), not a new search.
@@ -112,6 +112,30 @@ class TechSkill(SkillBase):
             # among its own): use the tool its description and instructions say fits.
             return generic.Generic(self).decide(text)
         return step.answer("Could you tell me a bit more about what happens, and what you see on screen?")
+
+    def _reset_account(self) -> str | None:
+        """Whose password a reset would be for: the account found, else the email they gave."""
+        v = self.view
+        return v.context.get("customer_id") or (v.facts.emails[-1] if v.facts.emails else None) or v.context.get("customer_email")
+
+    def _reset_made(self, args: dict[str, Any]) -> bool:
+        """This reset ran (or was refused); a call only offered, whose offer was turned down, did not."""
+        return any(
+            t.name == "send_password_reset" and t.arguments == args and (t.ok or (t.is_error and not str(t.output).startswith("not run:")))
+            for t in self.view.tools
+        )
+
+    def _reset(self, who: str):
+        """A reset link: where the desk's gate holds it, the question goes with the call (asked
+        once, in this agent's words); otherwise the call."""
+        args = {"customer": who}
+        if self.step.gated("send_password_reset", args):
+            return self.step.offer(
+                "I can email a password reset link to the address on file for your account; it's valid for 30 minutes. "
+                "Shall I send the reset link now?",
+                "send_password_reset", args,
+            )
+        return self.step.call("send_password_reset", args)
 
     def _take_further(self, text: str, issue: str, searched_before: list[ToolEvent], *, bug: bool = False, missing: bool = False):
         """The steps did not fix it (or it is a bug, or the reset link never came): a ticket, a
@@ -203,14 +227,23 @@ class TechSkill(SkillBase):
                     f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"
                 )
             closing = "Let me know whether that works."
+            said = f"Here's what usually fixes this (from our article \"{top['title']}\"):\n\n{steps}\n\n"
             if top["id"] in LOGIN_ARTICLES and v.has_tool("send_password_reset"):
+                who = self._reset_account()
+                reset = {"customer": who} if who else None
+                if reset is not None and step.gated("send_password_reset", reset) and not self._reset_made(reset):
+                    # Who they are is known: the offer goes with the call, so a yes sends the
+                    # link (asked once; without the call, the yes would only lead to the gate's question).
+                    return step.offer(
+                        said + "If they don't fix it, I can send a password reset link to the email on your account. "
+                        "Would you like me to send it now?",
+                        "send_password_reset", reset,
+                    )
                 closing = (
                     "If you'd like, I can also send you a password reset link: just tell me the email "
                     f"on your account. {closing}"
                 )
-            return step.answer(
-                f"Here's what usually fixes this (from our article \"{top['title']}\"):\n\n{steps}\n\n{closing}"
-            )
+            return step.answer(said + closing)
         return None
 
     def _bug_summary(self, issue: str, text: str, searched: list[ToolEvent]) -> str:
