@@ -81,6 +81,15 @@ _MAX_OTHER_WORDS = 3
 _MONEY_OR_ID = re.compile(r"^(?:[$€£]?\d[\d.,]*|[a-z]{2,4}-\d+)$")
 
 
+# Going to try something (the steps beside the offer, say): an answer about that, not the offer.
+_ATTEMPT = re.compile(r"\b(?:try|trying|tried|let me|give it a (?:go|try|shot)|attempt)\b")
+# Thanks and nothing else ("ok thanks"): an acknowledgement of what was said, not consent.
+_ONLY_THANKS = re.compile(
+    r"^(?:(?:ok|okay|k|alright|all right|great|perfect|cool|got it|noted|nice)[ ,!.]*)?"
+    r"(?:thanks|thank you|thx|ty|cheers|many thanks)(?: (?:so much|a lot|very much))?[ !.]*$"
+)
+
+
 def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = text.replace("’", "'").replace("‘", "'").replace("`", "'")
@@ -99,6 +108,8 @@ def read_answer(text: str) -> Reading:
     if negated:
         # A "no" (or not yet) about the offer; a question that says no is still a no.
         return "no" if _short(said) or _starts_no(said) else ("question" if _asks(said) else "no")
+    if _ATTEMPT.search(said) or _ONLY_THANKS.match(said):
+        return "other"  # (the agent asks again: a message, not an action nobody agreed to)
     asked_to_act = _ASKED_TO_ACT.search(said)
     if asked_to_act is not None and not _others(said[: asked_to_act.start()], allowed=0):
         return "yes"
