@@ -1,0 +1,361 @@
+"""Knowledge-base retrieval with abstention: the desk's BM25 beside its peers, same run, same sets.
+
+    python benchmarks/bench_kb.py
+
+Every option answers each question of evals/kb-questions-tune.jsonl and -held.jsonl with one
+article or with nothing. Any threshold is chosen on the tune half (a wrong article costing
+three missed ones, as for tools/kb.py's thresholds); the figures that count are the held half's.
+
+- bm25: the desk (supportdesk/tools/kb.py `answer`): BM25 over title, tags and body, with its
+  score and coverage thresholds.
+- wordllama: the cosine between the question's and each article's (title + tags + body)
+  embedding from wordllama 0.4's weights shipped in the wheel (256 dimensions); answered when the
+  best cosine reaches the threshold. Optional: printed as "not installed" when absent.
+- naive-bayes: a trained linear model, the multinomial naive Bayes of supportdesk/readers (pure
+  Python) over the knowledge base's own terms, one class per article
+  (trained on its title, tags and body, and the tune questions it answers) plus a "none" class
+  (the tune questions no article answers); answered when the best class is an article and its
+  probability reaches the threshold. The tune half's figures are leave-one-out (each question
+  scored by a model trained without it), so its threshold is not chosen on questions it learnt.
+- bm25+wordllama: BM25 decides whether to answer (its thresholds); the embedding picks which of
+  BM25's top three; when BM25 abstains the embedding's best article is given if its cosine
+  reaches a threshold chosen on tune (never, if that scores best).
+
+Columns, as in tests/test_kb_retrieval.py: precision = right articles / articles shown (an
+article shown for a question no article answers is wrong); abstention = unanswerable questions
+given nothing / unanswerable questions; recall = answerable questions given their article /
+answerable questions. Load = ms from the imports of the desk's knowledge-base module to answering, in a
+fresh process (reading the articles included; OS file cache warm; median of three); per query = median ms on the held half; installed = bytes of the
+option's installed distributions and everything they require (importlib.metadata), the
+desk's own code not counted.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import importlib.util
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from supportdesk.tools.kb import Article, KnowledgeBase, _terms, knowledge_base  # noqa: E402
+
+Row = dict[str, Any]
+Pick = Callable[[str], "tuple[str | None, float]"]  # question -> (best article or None, its confidence)
+WRONG_COSTS = 3  # a wrong article costs three missed ones (tools/kb.py's calibration)
+
+
+def rows(half: str) -> list[Row]:
+    path = REPO / "evals" / f"kb-questions-{half}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def article_text(a: Article) -> str:
+    return f"{a.title}\n{', '.join(a.tags)}\n{a.body}"
+
+
+def measure(scored: list[tuple[Row, str | None]]) -> dict[str, int]:
+    m = Counter(right=0, shown=0, abstained=0, unanswerable=0, answerable=0)
+    for row, got in scored:
+        m["shown"] += got is not None
+        m["right"] += got is not None and got == row["article"]
+        if row["article"] is None:
+            m["unanswerable"] += 1
+            m["abstained"] += got is None
+        else:
+            m["answerable"] += 1
+    return dict(m)
+
+
+def utility(m: dict[str, int]) -> int:
+    wrong = m["shown"] - m["right"]
+    return m["right"] + m["abstained"] - WRONG_COSTS * wrong
+
+
+def choose_threshold(scored: Sequence[tuple[Row, str | None, float]], candidates: list[float]) -> float:
+    """The threshold (answer when confidence >= it) that scores best on `scored` (the tune half);
+    on a tie the lowest, so more questions get an article."""
+    def at(t: float) -> int:
+        return utility(measure([(r, slug if slug is not None and c >= t else None) for r, slug, c in scored]))
+    return max(candidates, key=lambda t: (at(t), -t))
+
+
+# --- the options -----------------------------------------------------------------------------
+
+
+def bm25_loader() -> Pick:
+    kb = knowledge_base()
+    kb.answer("how do I change my password")  # coverage's word frequencies load on the first answer
+
+    def pick(text: str) -> tuple[str | None, float]:
+        hits = kb.answer(text)
+        return (hits[0][0].slug, hits[0][1]) if hits else (None, 0.0)
+    return pick
+
+
+def wordllama_model() -> Any:
+    """wordllama 0.4.0.post1 ships its weights and tokenizer in the wheel but looks for the
+    tokenizer in a folder named differently from the one it ships ("tokenizer" vs "tokenizers"),
+    then tries to download it: a cache folder of links to the shipped files avoids the download."""
+    import wordllama  # type: ignore[import-not-found, unused-ignore]
+    from wordllama import WordLlama  # type: ignore[import-not-found, unused-ignore]
+
+    shipped = Path(wordllama.__file__).parent
+    with tempfile.TemporaryDirectory() as cache:
+        for folder in ("tokenizers", "tokenizer", "weights"):
+            (Path(cache) / folder).mkdir()
+        for f in (shipped / "tokenizers").glob("*.json"):
+            (Path(cache) / "tokenizers" / f.name).symlink_to(f)
+            (Path(cache) / "tokenizer" / f.name).symlink_to(f)
+        for f in (shipped / "weights").glob("*.safetensors"):
+            (Path(cache) / "weights" / f.name).symlink_to(f)
+        return WordLlama.load(disable_download=True, cache_dir=cache)
+
+
+class Embedded:
+    """Articles' unit embeddings; `similarities` of a question to each."""
+
+    def __init__(self, kb: KnowledgeBase):
+        import numpy as np  # type: ignore[import-not-found, unused-ignore]
+
+        self._np = np
+        self.model = wordllama_model()
+        self.slugs = [a.slug for a in kb.articles]
+        docs = self.model.embed([article_text(a) for a in kb.articles])
+        self.docs = docs / np.linalg.norm(docs, axis=1, keepdims=True)
+
+    def similarities(self, text: str) -> dict[str, float]:
+        e = self.model.embed([text])[0]
+        sims = self.docs @ (e / (self._np.linalg.norm(e) or 1.0))
+        return {slug: float(s) for slug, s in zip(self.slugs, sims)}
+
+    def best(self, text: str) -> tuple[str, float]:
+        sims = self.similarities(text)
+        slug = max(sims, key=lambda s: sims[s])
+        return slug, sims[slug]
+
+
+def wordllama_loader(threshold: float) -> Pick:
+    emb = Embedded(knowledge_base())
+
+    def pick(text: str) -> tuple[str | None, float]:
+        slug, sim = emb.best(text)
+        return (slug, sim) if sim >= threshold else (None, sim)
+    return pick
+
+
+def combined_loader(fallback: float) -> Pick:
+    kb = knowledge_base()
+    emb = Embedded(kb)
+    kb.answer("how do I change my password")
+
+    def pick(text: str) -> tuple[str | None, float]:
+        hits = kb.answer(text)
+        sims = emb.similarities(text)
+        if hits:
+            slug = max((a.slug for a, _ in hits), key=lambda s: sims[s])
+            return slug, sims[slug]
+        slug = max(sims, key=lambda s: sims[s])
+        return (slug, sims[slug]) if sims[slug] >= fallback else (None, sims[slug])
+    return pick
+
+
+NONE = "<none>"
+
+
+class NaiveBayes:
+    """Multinomial naive Bayes with add-alpha smoothing, the model of supportdesk.readers.acts
+    (ActReader), over the knowledge base's own terms (its lexicon, stopwords and typo folding)
+    rather than the readers' word pairs, with a uniform prior."""
+
+    def __init__(self, counts: dict[str, Counter[str]], alpha: float = 0.1):
+        self.labels = sorted(counts)
+        self._counts = counts
+        self._alpha = alpha
+        self._vocab = frozenset(t for c in counts.values() for t in c)
+        self._denominator = {l: sum(counts[l].values()) + alpha * len(self._vocab) for l in self.labels}
+
+    def read(self, terms: list[str]) -> tuple[str, float]:
+        """The best label and its probability among all labels."""
+        known = [t for t in terms if t in self._vocab]
+        scores = {
+            l: sum(math.log((self._counts[l].get(t, 0) + self._alpha) / self._denominator[l]) for t in known)
+            for l in self.labels
+        }
+        best = max(self.labels, key=lambda l: scores[l])
+        return best, 1.0 / sum(math.exp(s - scores[best]) for s in scores.values())
+
+
+def nb_train(kb: KnowledgeBase, questions: list[Row]) -> NaiveBayes:
+    counts: dict[str, Counter[str]] = {a.slug: Counter() for a in kb.articles}
+    counts[NONE] = Counter()
+    for a in kb.articles:
+        counts[a.slug].update(_terms(a.title) * 3 + _terms(" ".join(a.tags)) * 3 + _terms(a.body))
+    for r in questions:
+        counts[r["article"] or NONE].update(kb.query_terms(r["text"]))
+    return NaiveBayes(counts)
+
+
+def nb_pick(reader: NaiveBayes, text: str, threshold: float) -> tuple[str | None, float]:
+    terms = sorted(knowledge_base().query_terms(text))
+    if not terms:
+        return None, 0.0
+    label, p = reader.read(terms)
+    if label == NONE:
+        return None, p
+    return (label, p) if p >= threshold else (None, p)
+
+
+def nb_loader(threshold: float, tune: list[Row]) -> Pick:
+    reader = nb_train(knowledge_base(), tune)
+    return lambda text: nb_pick(reader, text, threshold)
+
+
+# --- measuring -------------------------------------------------------------------------------
+
+
+def dist_bytes(name: str, seen: set[str] | None = None) -> int:
+    """Bytes on disk of the distribution `name` and, recursively, of what it requires."""
+    seen = set() if seen is None else seen
+    key = re.sub(r"[-_.]+", "-", name).lower()
+    if key in seen:
+        return 0
+    seen.add(key)
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return 0
+    total = 0
+    for f in dist.files or ():
+        p = Path(str(dist.locate_file(f)))
+        if p.is_file():
+            total += p.stat().st_size
+    for req in dist.requires or ():
+        if "extra ==" in req:
+            continue
+        m = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", req)
+        if m:
+            total += dist_bytes(m.group(0), seen)
+    return total
+
+
+LOAD_PROBE = """
+import sys, time
+sys.path.insert(0, {bench!r})
+import bench_kb
+started = time.perf_counter()
+bench_kb.{call}
+print(time.perf_counter() - started)
+"""
+
+
+def load_seconds(call: str) -> float:
+    """Median of three fresh processes' load of one option."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p))
+    code = LOAD_PROBE.format(bench=str(Path(__file__).resolve().parent), call=call)
+    times = []
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        times.append(float(out.stdout.strip().splitlines()[-1]))
+    return statistics.median(times)
+
+
+def per_query_ms(pick: Pick, held: list[Row]) -> float:
+    times = []
+    for r in held:
+        started = time.perf_counter()
+        pick(r["text"])
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def recall_fmt(m: dict[str, int], scored: list[tuple[Row, str | None]]) -> str:
+    right = sum(1 for r, got in scored if r["article"] is not None and got == r["article"])
+    return f"{right}/{m['answerable']}"
+
+
+def report(name: str, tune_scored: list[tuple[Row, str | None]], held_scored: list[tuple[Row, str | None]],
+           threshold: str, load: float, query_ms: float, installed: str) -> None:
+    t, h = measure(tune_scored), measure(held_scored)
+    cells = []
+    for m, scored in ((t, tune_scored), (h, held_scored)):
+        cells.append(
+            f"{m['right']:>2}/{m['shown']:<2} {100 * m['right'] / max(m['shown'], 1):3.0f}%  "
+            f"{m['abstained']:>2}/{m['unanswerable']:<2} {100 * m['abstained'] / max(m['unanswerable'], 1):3.0f}%  "
+            f"{recall_fmt(m, scored):>5}"
+        )
+    print(f"{name:<16} {threshold:>10}  {cells[0]}  |  {cells[1]}  {load * 1000:7.0f} ms {query_ms:6.2f} ms  {installed}")
+
+
+def main() -> int:
+    tune, held = rows("tune"), rows("held")
+    kb = knowledge_base()
+    print(f"{len(kb.articles)} articles; tune {len(tune)} questions ({sum(r['article'] is None for r in tune)} "
+          f"unanswerable), held {len(held)} ({sum(r['article'] is None for r in held)} unanswerable); "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'':<16} {'threshold':>10}  {'tune: precision  abstention  recall':<36}  |  "
+          f"{'held: precision  abstention  recall':<36}  {'load':>8} {'per query':>10}  installed")
+
+    # (a) the desk's BM25 with abstention (thresholds in tools/kb.py, chosen on tune)
+    bm25 = bm25_loader()
+    report("bm25 (desk)", [(r, bm25(r["text"])[0]) for r in tune], [(r, bm25(r["text"])[0]) for r in held],
+           "kb.py", load_seconds("bm25_loader()"), per_query_ms(bm25, held), "0 MB (pure Python, in the repo)")
+
+    # (c) naive Bayes; tune scored leave-one-out
+    loo = []
+    for i, r in enumerate(tune):
+        reader = nb_train(kb, tune[:i] + tune[i + 1:])
+        slug, conf = nb_pick(reader, r["text"], 0.0)
+        loo.append((r, slug, conf))
+    nb_t = choose_threshold(loo, [x / 100 for x in range(0, 100)])
+    nb = nb_loader(nb_t, tune)
+    report("naive-bayes", [(r, s if s is not None and c >= nb_t else None) for r, s, c in loo],
+           [(r, nb(r["text"])[0]) for r in held], f"p>={nb_t:.2f}",
+           load_seconds(f"nb_loader({nb_t}, bench_kb.rows('tune'))"), per_query_ms(nb, held),
+           "0 MB (pure Python, in the repo)")
+
+    # (b), (d) wordllama, when installed
+    if importlib.util.find_spec("wordllama") is None:
+        print(f"{'wordllama':<16} not installed (pip install wordllama==0.4.0.post1 to measure it)")
+        print(f"{'bm25+wordllama':<16} not installed")
+        return 0
+    emb = Embedded(kb)
+    tune_best = [(r, *emb.best(r["text"])) for r in tune]
+    wl_t = choose_threshold(tune_best, [x / 100 for x in range(0, 100)])
+    wl = wordllama_loader(wl_t)
+    alone = dist_bytes("wordllama", {"numpy", "pydantic", "requests", "safetensors", "tokenizers", "toml"})
+    size = (f"{alone / 1e6:.0f} MB; {dist_bytes('wordllama') / 1e6:.0f} MB with its requirements "
+            f"({dist_bytes('wordllama', {'numpy'}) / 1e6:.0f} MB besides numpy)")
+    report("wordllama", [(r, s if c >= wl_t else None) for r, s, c in tune_best], [(r, wl(r["text"])[0]) for r in held],
+           f"cos>={wl_t:.2f}", load_seconds(f"wordllama_loader({wl_t})"), per_query_ms(wl, held), size)
+
+    never = 2.0
+    comb_any = combined_loader(-1.0)  # falls back always: the tune half's scores decide the cut
+    tune_comb = []
+    for r in tune:
+        hits = kb.answer(r["text"])
+        slug, conf = comb_any(r["text"])
+        tune_comb.append((r, slug, 9.0 if hits else conf))  # BM25's own answers are never cut
+    fb = choose_threshold(tune_comb, [x / 100 for x in range(0, 100)] + [never])
+    comb = combined_loader(fb)
+    report("bm25+wordllama", [(r, comb(r["text"])[0]) for r in tune], [(r, comb(r["text"])[0]) for r in held],
+           "never" if fb == never else f"cos>={fb:.2f}", load_seconds(f"combined_loader({fb})"),
+           per_query_ms(comb, held), size)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
