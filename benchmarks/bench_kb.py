@@ -17,9 +17,11 @@ three missed ones, as for tools/kb.py's thresholds); the figures that count are 
   (the tune questions no article answers); answered when the best class is an article and its
   probability reaches the threshold. The tune half's figures are leave-one-out (each question
   scored by a model trained without it), so its threshold is not chosen on questions it learnt.
-- bm25+wordllama: BM25 decides whether to answer (its thresholds); the embedding picks which of
+- bm25+wl rerank: BM25 decides whether to answer (its thresholds); the embedding picks which of
   BM25's top three; when BM25 abstains the embedding's best article is given if its cosine
   reaches a threshold chosen on tune (never, if that scores best).
+- bm25+wl veto: BM25's answer, shown only when the cosine between the question and that article
+  reaches a threshold chosen on tune (the embedding as a second abstention gate).
 
 Columns, as in tests/test_kb_retrieval.py: precision = right articles / articles shown (an
 article shown for a question no article answers is wrong); abstention = unanswerable questions
@@ -170,6 +172,20 @@ def combined_loader(fallback: float) -> Pick:
             return slug, sims[slug]
         slug = max(sims, key=lambda s: sims[s])
         return (slug, sims[slug]) if sims[slug] >= fallback else (None, sims[slug])
+    return pick
+
+
+def veto_loader(threshold: float) -> Pick:
+    kb = knowledge_base()
+    emb = Embedded(kb)
+    kb.answer("how do I change my password")
+
+    def pick(text: str) -> tuple[str | None, float]:
+        hits = kb.answer(text)
+        if not hits:
+            return None, 0.0
+        sim = emb.similarities(text)[hits[0][0].slug]
+        return (hits[0][0].slug, sim) if sim >= threshold else (None, sim)
     return pick
 
 
@@ -330,7 +346,8 @@ def main() -> int:
     # (b), (d) wordllama, when installed
     if importlib.util.find_spec("wordllama") is None:
         print(f"{'wordllama':<16} not installed (pip install wordllama==0.4.0.post1 to measure it)")
-        print(f"{'bm25+wordllama':<16} not installed")
+        print(f"{'bm25+wl rerank':<16} not installed")
+        print(f"{'bm25+wl veto':<16} not installed")
         return 0
     emb = Embedded(kb)
     tune_best = [(r, *emb.best(r["text"])) for r in tune]
@@ -351,9 +368,15 @@ def main() -> int:
         tune_comb.append((r, slug, 9.0 if hits else conf))  # BM25's own answers are never cut
     fb = choose_threshold(tune_comb, [x / 100 for x in range(0, 100)] + [never])
     comb = combined_loader(fb)
-    report("bm25+wordllama", [(r, comb(r["text"])[0]) for r in tune], [(r, comb(r["text"])[0]) for r in held],
+    report("bm25+wl rerank", [(r, comb(r["text"])[0]) for r in tune], [(r, comb(r["text"])[0]) for r in held],
            "never" if fb == never else f"cos>={fb:.2f}", load_seconds(f"combined_loader({fb})"),
            per_query_ms(comb, held), size)
+
+    veto_any = veto_loader(-1.0)  # keeps every BM25 answer: the tune half's cosines decide the cut
+    vt = choose_threshold([(r, *veto_any(r["text"])) for r in tune], [x / 100 for x in range(0, 100)])
+    veto = veto_loader(vt)
+    report("bm25+wl veto", [(r, veto(r["text"])[0]) for r in tune], [(r, veto(r["text"])[0]) for r in held],
+           f"cos>={vt:.2f}", load_seconds(f"veto_loader({vt})"), per_query_ms(veto, held), size)
     return 0
 
 
