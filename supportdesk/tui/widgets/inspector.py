@@ -18,16 +18,20 @@ from supportdesk.engine.log import ContextEntry
 from supportdesk.items import Confirmation, Decline, Item, Offer
 from supportdesk.tui.projection import Snapshot, advance, last_call_seen, new_session
 from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
-from supportdesk.text import counted
+from supportdesk.text import clip_words, counted
 
 
 # Long values are clipped in the table; the conversation's context lines expand to show them whole.
 VALUE_WIDTH = 26
 KEY_WIDTH = 18
+# The offer row's second line: short enough for the narrowest value column.
+OFFER_WAITING = "awaits a yes · /withdraw"
 
 
 def _clip(text: str, width: int = VALUE_WIDTH) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """A key or value on its line: ended on a whole word with "…" when it is longer (issue 39),
+    so a cut value never reads as a different whole one ("I want to cancel my subs…")."""
+    return clip_words(" ".join(text.split()), width)
 
 
 def open_offer(items: Sequence[Item], position: int) -> Offer | None:
@@ -110,7 +114,7 @@ class ContextInspector(DataTable):
             # Untrusted words (the model's arguments) as literal text; staff withdraw it with /withdraw.
             self.add_row(
                 Text.assemble(("? offer", "bold"), "\n  ", self.look.label(self.offer.agent, bold=False)),
-                Text.assemble(literal(_clip(self.offer.action), "bold"), "\n", ("waiting for the customer's yes · /withdraw", "dim")),
+                Text.assemble(literal(_clip(self.offer.action, value_width), "bold"), "\n", (_clip(OFFER_WAITING, value_width), "dim")),
                 key="__offer__",
                 height=2,
             )

