@@ -475,10 +475,11 @@ class InboxScreen(FollowsChanges[None]):
             widths["last"] = max(10, self.size.width - sum(widths.values()) - pads)
         changed = {k: v for k, v in widths.items() if k != "last"} != {k: v for k, v in self._widths.items() if k != "last"}
         self._widths = widths
-        for key, column in table.columns.items():
-            if key.value in widths and (column.width != widths[key.value] or column.auto_width):
+        for column_key, column in table.columns.items():
+            width = widths.get(column_key.value or "")
+            if width is not None and (column.width != width or column.auto_width):
                 column.auto_width = False
-                column.width = widths[key.value]
+                column.width = width
         table.refresh(layout=True)
         return changed
 
