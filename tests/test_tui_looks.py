@@ -109,3 +109,21 @@ async def test_a_wider_side_column_shows_more_of_a_value(cancel_db):
         # At 160 columns the value column holds 26 characters; here it has the pane's width.
         assert len(issue) > 40, "\n".join(region_lines(app, inspector))
         whole_words_or_ellipsis(issue.strip('"…') + ("…" if issue.endswith("…") else ""), ISSUE)
+
+
+@pytest.mark.parametrize("size", [(160, 45), (80, 24)])
+async def test_help_shows_every_slash_command_usage_whole(cancel_db, size):
+    """The help table cut "/priority none|low|medium|high|urgent" to "…high|ur…": a usage too long
+    for its column breaks at a space or after a "|", never inside a word."""
+    app = await open_chat(cancel_db, size)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID)
+        await pilot.press("f1")
+        await until(pilot, lambda: bool(app.screen.query("#help-commands")))
+        await layout_settled(pilot)
+        commands = app.screen.query_one("#help-commands")
+        commands.scroll_visible(animate=False)
+        await layout_settled(pilot)
+        text = "\n".join(region_lines(app, commands))
+        assert "…" not in text, text
+        assert "medium|high|urgent" in text.replace(" ", "").replace("\n", ""), text
