@@ -7,12 +7,14 @@ import asyncio
 
 import pytest
 
-from supportdesk.items import ContextSet, Handoff, Message, Offer
+from supportdesk.items import ContextSet, Handoff, Message, Offer, TagChange
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.widgets import ContextInspector, Conversation, HandoffTimeline
 from tests.tui_seed import layout_settled, repo_desk, until
 
 CANCEL_ID = "cancel000001"
+SYNC_ID = "sync00000001"
+SYNC = "my files are not syncing on windows since the last update"
 ISSUE = "I want to cancel my subscription because the price went up again"
 ACTION = "cancel the subscription of CUS-1001 (no further renewals)"
 REASON = "the customer wants to cancel because the price went up again this spring"
@@ -44,6 +46,8 @@ def cancel_db(tmp_path):
             Offer(offer_id="o1", tool="cancel_subscription", arguments={"customer_id": "CUS-1001"},
                   action=ACTION, text="Shall I cancel it?", agent="billing"),
         ])
+        await store.create_session("triage", session_id=SYNC_ID, first=[Message(role="customer", agent="triage", text=SYNC)])
+        await store.append(SYNC_ID, [TagChange(person="maya", added=["vip", "windows"], priority="high", agent="triage")])
         await desk.close()
 
     asyncio.run(seed())
@@ -127,3 +131,27 @@ async def test_help_shows_every_slash_command_usage_whole(cancel_db, size):
         text = "\n".join(region_lines(app, commands))
         assert "…" not in text, text
         assert "medium|high|urgent" in text.replace(" ", "").replace("\n", ""), text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (120, 30)])
+async def test_the_browser_shows_whole_title_words_and_whole_tags(cancel_db, size):
+    """At 80 columns a row read "my fi… !high #vip #windo…": neither the title nor a tag that exists.
+    The title ends on a whole word, the tags are whole (or left out), each on the row."""
+    from textual.widgets import DataTable
+
+    from supportdesk.tui.screens.browser import BrowserScreen
+
+    app = await open_chat(cancel_db, size)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID)
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: isinstance(app.screen, BrowserScreen)
+                    and app.screen.query_one(DataTable).row_count == 2, settle_workers=True)
+        await layout_settled(pilot)
+        row = next(line for line in screen_lines(app) if "my f" in line)
+        cell = row[row.index("my f"):].split("  ")[0].strip()
+        words = cell.split()
+        tags = [w.rstrip("…") for w in words if w[:1] in "#!"]
+        title = [w.rstrip("…") for w in words if w[:1] not in "#!"]
+        assert set(tags) <= {"!high", "#vip", "#windows"}, row
+        assert title == SYNC.split()[: len(title)], row
