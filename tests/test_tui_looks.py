@@ -155,3 +155,22 @@ async def test_the_browser_shows_whole_title_words_and_whole_tags(cancel_db, siz
         title = [w.rstrip("…") for w in words if w[:1] not in "#!"]
         assert set(tags) <= {"!high", "#vip", "#windows"}, row
         assert title == SYNC.split()[: len(title)], row
+
+
+@pytest.mark.parametrize("size", [(160, 45), (80, 24), (60, 20)])
+async def test_the_replay_position_line_shows_whole_hints(cancel_db, size):
+    """At 80 columns the replay's position line ended "· esc…", at 60 "· f …": the keys' hint is
+    shown whole, shorter, or not at all."""
+    from supportdesk.tui.screens.replay import ReplayScreen
+
+    app = await open_chat(cancel_db, size)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.shown >= 0)
+        await layout_settled(pilot)
+        line = region_lines(app, app.screen.query_one("#position"))[0].rstrip()
+        assert "…" not in line, line
+        assert "item 5 of 5" in line, line
+        if size[0] >= 120:
+            assert line.endswith("home/end · f fork from here · esc close"), line
