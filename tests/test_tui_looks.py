@@ -174,3 +174,28 @@ async def test_the_replay_position_line_shows_whole_hints(cancel_db, size):
         assert "item 5 of 5" in line, line
         if size[0] >= 120:
             assert line.endswith("home/end · f fork from here · esc close"), line
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (70, 20), (66, 20)])
+async def test_the_agent_bar_cuts_the_session_facts_between_whole_parts(cancel_db, size):
+    """The facts beside the agent's badge were cut by the terminal's width ("· 1 hand…", "s…"): they
+    end where one of their parts ends, with "…"."""
+    from supportdesk.tui.screens.replay import ReplayScreen
+    from supportdesk.tui.widgets.agent_bar import AgentBar
+
+    app = await open_chat(cancel_db, size)
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID
+                    and app.chat.query_one(Conversation).last == 5)
+        await pilot.press("ctrl+r")  # (the replay's facts are the longest: "replay · read-only · …")
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.shown >= 0)
+        await layout_settled(pilot)
+        bar = app.screen.query_one(AgentBar)
+        full = bar.facts.plain
+        assert full.startswith("replay · read-only · session ")
+        facts = app.screen.query_one("#session-facts")
+        shown = "".join(region_lines(app, facts)).strip()
+        if shown != full:
+            assert shown.endswith("…"), (shown, full)
+            kept = shown[:-1].rstrip()
+            assert full.startswith(kept) and (kept == "" or full[len(kept):].startswith(" · ")), (shown, full)
