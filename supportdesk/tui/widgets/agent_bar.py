@@ -87,7 +87,7 @@ def fit_parts(text: Text, width: int) -> Text:
     if width <= 0 or text.cell_len <= width:
         return text
     plain = text.plain[: max(0, width - 1)]
-    at = plain.rfind(" · ")
+    at = max(plain.rfind(" · "), plain.rfind(" ("))  # (the per-agent usage is in brackets)
     if at <= 0:
         at = plain.rstrip().rfind(" ")
     cut = text[: at if at > 0 else len(plain)]
