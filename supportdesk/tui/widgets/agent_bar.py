@@ -82,15 +82,17 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 def fit_parts(text: Text, width: int) -> Text:
     """`text` in at most `width` cells, cut where one of its " · " parts ends (at a space when
-    even the first is too long) and ended with "…": "session … · 14 items · 1 hand…" read as a
-    word that is not there."""
+    even the first is too long) and ended with "…"; nothing when not even a word fits:
+    "session … · 14 items · 1 hand…" and "s…" read as words that are not there."""
     if width <= 0 or text.cell_len <= width:
         return text
     plain = text.plain[: max(0, width - 1)]
     at = max(plain.rfind(" · "), plain.rfind(" ("))  # (the per-agent usage is in brackets)
     if at <= 0:
         at = plain.rstrip().rfind(" ")
-    cut = text[: at if at > 0 else len(plain)]
+    if at <= 0:
+        return Text()  # not even a whole word fits: nothing rather than "s…"
+    cut = text[:at]
     cut.rstrip()
     cut.append("…", style="dim")
     return cut
