@@ -199,3 +199,21 @@ async def test_the_agent_bar_cuts_the_session_facts_between_whole_parts(cancel_d
             assert shown.endswith("…"), (shown, full)
             kept = shown[:-1].rstrip()
             assert full.startswith(kept) and (kept == "" or full[len(kept):].startswith(" · ")), (shown, full)
+
+
+async def test_the_browser_search_hint_is_whole_at_60_columns(cancel_db):
+    """At 60x20 the search box's hint read "… Enter to g"."""
+    from textual.widgets import DataTable, Input
+
+    from supportdesk.tui.screens.browser import BrowserScreen
+
+    app = await open_chat(cancel_db, (60, 20))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID)
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: isinstance(app.screen, BrowserScreen)
+                    and app.screen.query_one(DataTable).row_count == 2, settle_workers=True)
+        await layout_settled(pilot)
+        search = app.screen.query_one("#search", Input)
+        drawn = " ".join(" ".join(region_lines(app, search)).replace("▊", " ").replace("▎", " ").split())
+        assert search.placeholder in drawn, drawn

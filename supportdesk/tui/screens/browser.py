@@ -58,6 +58,7 @@ SEARCH_DEBOUNCE = 0.25
 # The least width of the wide column; it grows with the terminal.
 TITLE_WIDTH = 16
 SNIPPET_WIDTH = 30
+SEARCH_PLACEHOLDER = "Search all messages · / to focus · Enter: results"
 # At most this much of a title cell goes to the session's tags and priority.
 TAGS_WIDTH = 18
 
@@ -378,7 +379,8 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
         with Horizontal(id="topbar"):
             yield Static(Text("Sessions", style="bold"), id="heading")
             yield Static(id="status")
-        yield Input(placeholder="Search messages (full text) — / to focus, Enter to go to the results", id="search")
+        # Short enough to show whole at 60 columns ("… Enter to g" was cut there).
+        yield Input(placeholder=SEARCH_PLACEHOLDER, id="search")
         yield SessionTable(id="sessions", cursor_type="row", zebra_stripes=True)
         yield Static(id="empty")
         yield DeskFooter(compact=True)
