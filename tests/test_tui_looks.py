@@ -41,6 +41,7 @@ def cancel_db(tmp_path):
         await store.append(CANCEL_ID, [
             Message(role="customer", agent="triage", text=ISSUE),
             ContextSet(key="issue", value=ISSUE, writer="triage", agent="triage"),
+            ContextSet(key="escalation_reason", value="price", writer="triage", agent="triage"),
             Handoff(from_agent="triage", to_agent="billing", reason=REASON, handoff_kind="route", agent="triage"),
             Message(role="agent", agent="billing", text="Shall I cancel it?"),
             Offer(offer_id="o1", tool="cancel_subscription", arguments={"customer_id": "CUS-1001"},
@@ -83,7 +84,7 @@ async def test_the_inspector_ends_values_on_a_whole_word(cancel_db, size):
     app = await open_chat(cancel_db, size)
     async with app.run_test(size=size) as pilot:
         await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID
-                    and app.chat.query_one(Conversation).last == 5)
+                    and app.chat.query_one(Conversation).last == 6)
         await layout_settled(pilot)
         inspector = app.screen.query_one(ContextInspector)
         await until(pilot, lambda: any("I want" in line for line in region_lines(app, inspector)))
@@ -92,6 +93,8 @@ async def test_the_inspector_ends_values_on_a_whole_word(cancel_db, size):
         whole_words_or_ellipsis(issue.strip('"…') + ("…" if issue.endswith("…") else ""), ISSUE)
         action = inspector_cell(lines, "cancel the")
         whole_words_or_ellipsis(action, ACTION)
+        # A key longer than the key column's least width is whole too ("escalation_reas…").
+        assert any("escalation_reason" in line for line in lines), "\n".join(lines)
         # The offer row's second line is whole.
         assert any("/withdraw" in line for line in lines), "\n".join(lines)
         # The timeline's handoff reason and offer mark end on a whole word too.
@@ -104,7 +107,7 @@ async def test_a_wider_side_column_shows_more_of_a_value(cancel_db):
     app = await open_chat(cancel_db, (80, 24))
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID
-                    and app.chat.query_one(Conversation).last == 5)
+                    and app.chat.query_one(Conversation).last == 6)
         await pilot.press("f2")  # narrow: the side column in place of the conversation
         await layout_settled(pilot)
         inspector = app.screen.query_one(ContextInspector)
@@ -171,7 +174,7 @@ async def test_the_replay_position_line_shows_whole_hints(cancel_db, size):
         await layout_settled(pilot)
         line = region_lines(app, app.screen.query_one("#position"))[0].rstrip()
         assert "…" not in line, line
-        assert "item 5 of 5" in line, line
+        assert "item 6 of 6" in line, line
         if size[0] >= 120:
             assert line.endswith("home/end · f fork from here · esc close"), line
 
@@ -186,7 +189,7 @@ async def test_the_agent_bar_cuts_the_session_facts_between_whole_parts(cancel_d
     app = await open_chat(cancel_db, size)
     async with app.run_test(size=size) as pilot:
         await until(pilot, lambda: app.chat is not None and app.chat.loaded == CANCEL_ID
-                    and app.chat.query_one(Conversation).last == 5)
+                    and app.chat.query_one(Conversation).last == 6)
         await pilot.press("ctrl+r")  # (the replay's facts are the longest: "replay · read-only · …")
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.shown >= 0)
         await layout_settled(pilot)
