@@ -72,7 +72,8 @@ async def fold(store, since: datetime | None, until: datetime) -> dict:
             conversations += 1
         if _in(info.created_at, since, until):
             started += 1
-            taken[info.entry_agent].add(info.id)
+        if items and items[0].seq == (info.forked_at or 0) + 1 and _in(items[0].created_at, since, until):
+            taken[info.entry_agent].add(info.id)  # with its first own item: an empty session is taken by nobody
         messages = [i for i in items if i.kind == "message"]
         asked = next((m for m in messages if m.role == "customer"), None)
         if asked is not None and _in(asked.created_at, since, until):

@@ -46,7 +46,8 @@ async def test_the_seed_exercises_every_figure(seeded):
     """The fold over all time sees each case the seed was written for (else the match proves little)."""
     everything = await fold(seeded, None, NOW)
     assert everything["conversations"] == 6 and everything["started"] == 7
-    assert everything["taken"] == {"billing": 3, "senior": 2, "technical": 2, "triage": 7}
+    # The empty session is started but taken by nobody (issue 39: "Triage 3" beside "2 active").
+    assert everything["taken"] == {"billing": 3, "senior": 2, "technical": 2, "triage": 6}
     assert everything["escalated"] == {"billing": 1, "technical": 1}
     assert everything["unanswered"] == 1
     assert everything["money"] == {
@@ -214,6 +215,35 @@ async def test_a_refund_copied_into_a_fork_counts_once(where):
             assert figures.first_answer.count == 2  # the source's, and the fork's own question
             assert figures.conversations == 2 and figures.started == 2
             assert as_fold(figures) == await fold(store, None, until)
+
+
+async def test_an_empty_session_is_taken_by_nobody_until_its_first_item(where):
+    """Issue 39: the dashboard showed "Triage 3" per agent beside "2 active": a session opened with
+    nothing in it counted for its entry agent. It is started, but the entry agent takes it with its
+    first item; read from the roll-up (the window holds the whole hour) and from the items (the
+    window ends in the sessions' last part-hour) alike."""
+    from datetime import timedelta
+
+    from tests.stats_seed import StepClock, answer, customer
+
+    async with await open_store(where) as store:
+        clock = StepClock()
+        store.clock = clock
+        clock.now = NOW - timedelta(minutes=30)
+        await store.create_session("triage", session_id="talk", first=[customer("I was charged twice")])
+        await store.append("talk", [answer("triage", "Let me look")])
+        clock.now += timedelta(seconds=5)
+        await store.create_session("triage", session_id="quiet")
+        ends = (NOW - timedelta(minutes=1), NOW)
+        for until in ends:
+            figures = await store.desk_figures(NOW - timedelta(hours=2), until)
+            assert (figures.conversations, figures.started) == (1, 2)
+            assert figures.taken == {"triage": 1}, until
+        clock.now += timedelta(seconds=5)
+        await store.append("quiet", [customer("hello?")])
+        for until in ends:
+            figures = await store.desk_figures(NOW - timedelta(hours=2), until)
+            assert figures.conversations == 2 and figures.taken == {"triage": 2}, until
 
 
 async def test_an_offer_copied_into_a_fork_counts_once(where):

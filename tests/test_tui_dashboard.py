@@ -180,7 +180,10 @@ async def test_every_bar_is_one_whole_line_with_its_number(history_db: Path, siz
             # the chart's own region holds every row: nothing cut off at the bottom
             assert len(lines) <= chart.content_size.height, chart_id
         assert _chart_lines(screen, "escalation-plot")[0].endswith("33% · 1 of 3")
-        assert _chart_lines(screen, "agents-plot")[0].endswith(" 7")
+        # Every conversation of the seed enters with Triage: its bar is the headline's active count,
+        # not the started one (the empty session is started, but nobody took part in it: issue 39).
+        active = int(re.search(r"(\d+) conversations active, 7 started", _headline(screen)).group(1))  # type: ignore[union-attr]
+        assert active == 6 and _chart_lines(screen, "agents-plot")[0].endswith(f" {active}")
         # Every number in the summaries says what it counts ("5 · p50" and "· 1" did not).
         assert _summary(screen, "first-answer").startswith("5 answered · p50 ")
         assert _summary(screen, "resolution").startswith("3 resolved · p50 ")
@@ -295,3 +298,29 @@ async def test_every_range_key_shows_its_whole_name(history_db: Path, size: tupl
         assert all(key in line for key in (" d today ", " w ", " m ", " a all"))
         shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
         assert line.strip() in shown.splitlines()[0]
+
+
+@pytest.mark.parametrize("size", [(160, 45), (80, 24), (60, 20)])
+async def test_the_service_levels_lines_fit_and_lists_break_between_items(history_db: Path, size: tuple[int, int]) -> None:
+    """Issue 39: at 80 columns the breach line and "staff called for" wrapped, leaving "resolution 3)"
+    and "provider_error 1" at the panel's left edge as if they were lines of their own. Each list
+    breaks between its items, a continuation is indented, and every item is whole on one line."""
+    app = _stats_app(history_db, "all")
+    async with app.run_test(size=size) as pilot:
+        await _drawn("all")(pilot)
+        drawing = app.screen.query_one("#sla")
+        drawing.scroll_visible(animate=False)
+        await layout_settled(pilot)
+        region = drawing.content_region
+        screen = [strip.text for strip in app.screen._compositor.render_strips()]
+        lines = [line[region.x : region.right].rstrip() for line in screen[region.y : region.bottom]]
+        lines = [line for line in lines if line]
+        heads = ("3 of 6 conversations breached: ", "agents settled ", "agents working ", "waiting on staff ",
+                 "on the customer ", "staff called for: ")
+        for line in lines:
+            assert line.startswith(heads) or re.fullmatch(r"  [a-z][a-z ]* \d+( · [a-z][a-z ]* \d+)*", line), (line, lines)
+        text = "\n".join(lines)
+        # Each item once, whole (a zero breach says nothing and is left out; kinds read as words).
+        for item in ("first response 1", "resolution 3", "approval 1", "human requested 1", "limit 1", "provider error 1"):
+            assert text.count(item) == 1, (item, lines)
+        assert "next response 0" not in text and "_" not in text

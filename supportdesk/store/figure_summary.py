@@ -87,6 +87,9 @@ class FigureSummary:
     # A fork's copied items (seq <= its forked_at) are not new events: they count in no figure and
     # not in the span (the source session already counts them).
     copied: int = 0
+    # The entry agent: it takes the session with the session's first own item (an empty session
+    # is no conversation anybody took part in); "" in a share kept before it was recorded.
+    entry: str = ""
 
     def to_json(self) -> str:
         out = {
@@ -103,6 +106,7 @@ class FigureSummary:
             "resolved": self.resolved,
             "waiting": self.waiting,
             "copied": self.copied,
+            "entry": self.entry,
         }
         return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
 
@@ -150,14 +154,13 @@ def rollup_delta(before: FigureSummary | None, after: FigureSummary | None) -> l
 
 
 def start(entry_agent: str, created_at: datetime, status: str = "open", copied: int = 0) -> FigureSummary:
-    """A new session's share: it started, and its entry agent took it (a fork: `copied` is its
-    forked_at, the items it copied, which its share leaves out)."""
+    """A new session's share: it started; its entry agent takes it with its first own item (a
+    fork: `copied` is its forked_at, the items it copied, which its share leaves out)."""
     at = micros(created_at)
-    tallies: dict[Key, tuple[int, int, int, int]] = {
-        ("started", "", "", ""): (1, 0, 0, 0),
-        ("taken", entry_agent, "", ""): (1, 0, 0, 0),
-    }
-    return FigureSummary(first_us=at, last_us=at, tallies=tallies, waiting=status in WAITING_STATUSES, copied=copied)
+    tallies: dict[Key, tuple[int, int, int, int]] = {("started", "", "", ""): (1, 0, 0, 0)}
+    return FigureSummary(
+        first_us=at, last_us=at, tallies=tallies, waiting=status in WAITING_STATUSES, copied=copied, entry=entry_agent
+    )
 
 
 def with_status(summary: FigureSummary, status: str) -> FigureSummary:
@@ -230,6 +233,8 @@ def fold(items: Iterable[Item], summary: FigureSummary, resolved: Iterable[bool]
             at = micros(item.created_at)
             resolved_us, resolution_ms = at, millis(at, asked_us)
         at = micros(item.created_at)
+        if ("conversations", "", "", "") not in tallies and summary.entry:  # the session's first own item
+            _once(tallies, ("taken", summary.entry, "", ""))
         _once(tallies, ("conversations", "", "", ""))
         first_us, last_us = min(first_us, at), max(last_us, at)
         match item:
@@ -295,5 +300,6 @@ def fold(items: Iterable[Item], summary: FigureSummary, resolved: Iterable[bool]
             resolved=was_resolved,
             waiting=summary.waiting,
             copied=copied,
+            entry=summary.entry,
         )
     )

@@ -12,8 +12,9 @@ of the log reproduces in `tests/test_stats.py`):
 
 - the window is `since <= created_at < until` of the items (`since` None: from the beginning);
 - `conversations`: sessions with at least one item in the window; `started`: sessions created in it;
-- `taken[agent]`: sessions the agent took in the window: started there with it as the entry agent,
-  or handed to it by a handoff in the window (each session once per agent);
+- `taken[agent]`: sessions the agent took in the window: its entry agent when the session's first
+  own item (after a fork's copy) is in the window (an empty session is no conversation anybody took
+  part in: issue 39), or handed to it by a handoff in the window (each session once per agent);
 - `escalated[agent]`: sessions in which the agent made an `escalate` handoff in the window;
 - `handoffs`: handoff items in the window by (from, to, handoff kind);
 - `first_answer`: for each session whose first customer message is in the window, the seconds
@@ -301,7 +302,8 @@ class FigureSql:
                 WHERE {_in_window('s')}""",
             "taken": f"""
                 SELECT 'taken', agent, '', '', count(*), 0, 0, 0 FROM (
-                    SELECT s.id AS sid, s.entry_agent AS agent FROM w JOIN sessions AS s ON s.id = w.id WHERE {_in_window('s')}
+                    SELECT s.id AS sid, s.entry_agent AS agent FROM w JOIN sessions AS s ON s.id = w.id
+                    WHERE EXISTS (SELECT 1 FROM items AS i WHERE i.session_id = w.id AND i.seq = w.upto + 1 AND {_in_window('i')})
                     UNION
                     SELECT i.session_id, {f('i', 'body', 'to_agent')} {handoffs}) AS took
                 GROUP BY agent""",

@@ -35,7 +35,7 @@ from textual.worker import Worker
 from supportdesk.desk_state import STATE_GROUPS, ConversationState, DeskFilter, StateGroup
 from supportdesk.engine.log import Change, SearchHit, SessionInfo, Store, StoreError
 from supportdesk.items import utcnow
-from supportdesk.text import one_line, safe_text
+from supportdesk.text import clip_words, one_line, safe_text
 from supportdesk.tui.exporting import default_export_dir, write_export
 from supportdesk.tui.screens._feed import FollowsChanges
 from supportdesk.tui.screens.inbox import tags_text
@@ -58,6 +58,7 @@ SEARCH_DEBOUNCE = 0.25
 # The least width of the wide column; it grows with the terminal.
 TITLE_WIDTH = 16
 SNIPPET_WIDTH = 30
+SEARCH_PLACEHOLDER = "Search all messages · / to focus · Enter: results"
 # At most this much of a title cell goes to the session's tags and priority.
 TAGS_WIDTH = 18
 
@@ -378,7 +379,8 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
         with Horizontal(id="topbar"):
             yield Static(Text("Sessions", style="bold"), id="heading")
             yield Static(id="status")
-        yield Input(placeholder="Search messages (full text) — / to focus, Enter to go to the results", id="search")
+        # Short enough to show whole at 60 columns ("… Enter to g" was cut there).
+        yield Input(placeholder=SEARCH_PLACEHOLDER, id="search")
         yield SessionTable(id="sessions", cursor_type="row", zebra_stripes=True)
         yield Static(id="empty")
         yield DeskFooter(compact=True)
@@ -494,9 +496,13 @@ class BrowserScreen(FollowsChanges[BrowserChoice | None]):
         if info.forked_from:
             cell.append("⑂ ", style="bold dim")  # a fork says so before its (copied) title
         state = self._states.get(info.id)
-        tags = Text(" " + _one_line(tags_text(state), TAGS_WIDTH), style="dim") if state is not None and tags_text(state) else Text()
+        # Whole tags, in at most half the room (the title keeps the rest): "my fi… !high #vip #windo…"
+        # read as neither a title nor tags that exist (issue 39).
+        said = tags_text(state) if state is not None else ""
+        tags_room = min(TAGS_WIDTH, (width - cell.cell_len) // 2 - 1)
+        tags = Text(" " + clip_words(safe_text(said), tags_room), style="dim") if said and tags_room >= 5 else Text()
         room = max(1, width - cell.cell_len - tags.cell_len)
-        cell.append(_one_line(title or "Untitled session", room), style="" if title else "dim italic")
+        cell.append(clip_words(_one_line(title or "Untitled session", 400), room), style="" if title else "dim italic")
         return cell.append_text(tags)
 
     def _marks(self, info: SessionInfo, seen: dict[str, int]) -> Text:

@@ -33,6 +33,7 @@ from supportdesk.tui.widgets.footer import DeskFooter
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
     from supportdesk.engine.log import Store
+    from supportdesk.sla import SlaFigures
     from supportdesk.engine.log import Distribution, OfferRow
 
 
@@ -110,6 +111,57 @@ def flow_lines(stats: DeskStats, width: int = 60) -> Text:
 
 
 OFFER_COLUMNS = ("made", "accepted", "declined", "expired")
+
+
+SLA_NAMES = (("first_response", "first response"), ("next_response", "next response"), ("resolution", "resolution"))
+
+
+def packed(head: str, parts: Sequence[str], width: int, style: str = "") -> Text:
+    """`head` then `parts` joined by " · ", each part whole on a line of at most `width` cells:
+    a line that would run over breaks between parts and goes on indented (a narrow panel wrapped
+    "staff called for: approval 1 · human requested 1 ·" with the rest at the left edge)."""
+    out, line = Text(), head
+    for n, part in enumerate(parts):
+        joined = f"{line}{' · ' if n else ''}{part}"
+        if n and len(joined) > width:
+            out.append(line + "\n", style=style)
+            line = "  " + part
+        else:
+            line = joined
+    out.append(line + "\n", style=style)
+    return out
+
+
+def sla_lines(sla: SlaFigures, width: int = 60) -> Text:
+    """The service-levels panel for its width: every line fits, a list breaks between its items."""
+    width = max(width, 30)
+    out = Text()
+    labels = dict(SLA_NAMES)
+    breached = sla.breached_conversations
+    head = f"{breached} of {_count(sla.conversations, 'conversation')} breached"
+    kinds = [f"{labels.get(key, key)} {n}" for key, n in sla.breaches.items() if n]
+    if breached and kinds:
+        out.append_text(packed(head + ": ", kinds, width, "bold red"))
+    else:
+        out.append(head + "\n", style="bold red" if breached else "")
+    rate = f" ({sla.containment:.0%})" if sla.containment is not None else ""
+    out.append(f"agents settled {sla.contained}{rate} alone · {_count(sla.takeovers, 'take-over')}\n")
+    largest = max([*sla.waits.values(), 1.0])
+    spent_on = {"ai": "agents working", "staff": "waiting on staff", "customer": "on the customer"}
+    bar = max(4, min(18, width - 25))
+    for on, seconds in sla.waits.items():
+        out.append(f"{spent_on.get(on, on):<17}{_duration(seconds):>7} ")
+        out.append(_bar(round(seconds), round(largest), bar) + "\n", style="yellow" if on == "staff" else "cyan")
+    for title, reasons in (("staff called for: ", sla.needs_staff_reasons), ("taken over for: ", sla.takeover_reasons)):
+        if reasons:
+            out.append_text(packed(title, [f"{_reason(reason)} {n}" for reason, n in reasons.items()], width, "dim"))
+    out.rstrip()
+    return out
+
+
+def _reason(reason: str) -> str:
+    """A reason as people read it: a notice kind's words (`human_requested`: "human requested")."""
+    return _name(reason.replace("_", " ") if reason.isidentifier() else reason, 18)
 
 
 def offer_lines(offers: Sequence[OfferRow], width: int = 60) -> Text:
@@ -195,7 +247,7 @@ class DashboardScreen(Screen[None]):
                 yield Panel("Offers to customers and their answers", Drawing(id="offers"), id="offers-panel")
                 yield Panel("Provider errors, limits and staff calls", Static("", id="notices", markup=False), id="notices-panel")
                 yield Panel("Tokens and cost", Static("", id="tokens", markup=False), id="tokens-panel")
-                yield Panel("Service levels", Static("", id="sla", markup=False), id="sla-panel")
+                yield Panel("Service levels", Drawing(id="sla"), id="sla-panel")
         yield DeskFooter()
 
     def on_mount(self) -> None:
@@ -394,31 +446,12 @@ class DashboardScreen(Screen[None]):
         agents settled alone, who the customers' waiting time was spent on, why staff were called."""
         sla = stats.sla
         panel = self.query_one("#sla-panel", Panel)
-        out = Text()
+        drawing = self.query_one("#sla", Drawing)
         if sla is None or not sla.conversations:
-            self.query_one("#sla", Static).update(Text("No conversation started in this range.", style="dim"))
+            drawing.show(lambda width: Text("No conversation started in this range.", style="dim"))
             panel.summarise("nothing to measure")
             return
         targets = sla.targets
-        named = (("first_response", "first response"), ("next_response", "next response"), ("resolution", "resolution"))
-        set_targets = [f"{label} {_duration(getattr(targets, key))}" for key, label in named if getattr(targets, key)]
+        set_targets = [f"{label} {_duration(getattr(targets, key))}" for key, label in SLA_NAMES if getattr(targets, key)]
         panel.summarise("targets: " + (" · ".join(set_targets) if set_targets else "none set ([desk.sla])"))
-        breached = sla.breached_conversations
-        out.append(f"{breached} of {_count(sla.conversations, 'conversation')} breached", style="bold red" if breached else "")
-        if breached:
-            labels = dict(named)
-            out.append("  (" + " · ".join(f"{labels.get(key, key)} {n}" for key, n in sla.breaches.items()) + ")")
-        rate = f" ({sla.containment:.0%})" if sla.containment is not None else ""
-        out.append(f"\nagents settled {sla.contained}{rate} alone · {_count(sla.takeovers, 'take-over')}\n")
-        largest = max([*sla.waits.values(), 1.0])
-        spent_on = {"ai": "agents working", "staff": "waiting on staff", "customer": "on the customer"}
-        for on, seconds in sla.waits.items():
-            out.append(f"{spent_on.get(on, on):<17}{_duration(seconds):>7} ")
-            out.append(_bar(round(seconds), round(largest), 18) + "\n", style="yellow" if on == "staff" else "cyan")
-        called = " · ".join(f"{_name(reason, 18)} {n}" for reason, n in sla.needs_staff_reasons.items())
-        if called:
-            out.append(f"staff called for: {called}\n", style="dim")
-        taken = " · ".join(f"{_name(reason, 18)} {n}" for reason, n in sla.takeover_reasons.items())
-        if taken:
-            out.append(f"taken over for: {taken}\n", style="dim")
-        self.query_one("#sla", Static).update(out)
+        drawing.show(lambda width: sla_lines(sla, width))

@@ -29,6 +29,20 @@ EDITING_WIDGETS = (Input, TextArea)
 GENERIC_SCREEN_ACTIONS = frozenset(binding.action for binding in Binding.make_bindings(Screen.BINDINGS))
 
 
+def usage_lines(usage: str, width: int) -> str:
+    """A command's usage on lines of at most `width`, broken at spaces or after a "|" between
+    choices (the table cut "/priority none|low|medium|high|urgent" to "…high|ur…")."""
+    pieces = re.findall(r"[^ |]*\|?(?: |$)?", usage)
+    lines, line = [], ""
+    for piece in (p for p in pieces if p):
+        if line and len((line + piece).rstrip()) > width:
+            lines.append(line.rstrip())
+            line = "  "
+        line += piece
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
 def _group_title(node: object) -> str:
     title = getattr(node, "BINDING_GROUP_TITLE", None)
     if title:
@@ -172,7 +186,7 @@ class HelpScreen(ModalScreen[None]):
     def _slash_table(self) -> Table:
         table = self._table(USAGE_WIDTH)
         for command in SLASH_COMMANDS:
-            table.add_row(Text(command.usage, style="bold"), Text(command.help))
+            table.add_row(Text(usage_lines(command.usage, USAGE_WIDTH), style="bold"), Text(command.help))
         return table
 
     @staticmethod

@@ -51,6 +51,10 @@ WAIT_WIDTH = 7
 TAGS_WIDTH = 18
 NARROW_CUSTOMER_WIDTH = 12
 NARROW_TAGS_WIDTH = 10
+# Narrow, the columns above are the least each gets: width the last line does not need (beyond
+# LAST_KEEPS characters) goes to the customer, then the tags, up to their wide widths (issue 39:
+# the customer stayed at 12 characters with room to spare).
+LAST_KEEPS = 24
 AGENT_WIDTH = 10
 # Below this many columns the inbox narrows: the customer and tags columns shrink, the state reads
 # in its short words and the time in the state goes, so at 80 columns the last line keeps some
@@ -277,6 +281,7 @@ class InboxScreen(FollowsChanges[None]):
         self.loads = 0
         # The layout shown (`_set_columns`, from the screen's width).
         self._narrow = False
+        self._widths: dict[str, int] = {}  # each column's width (`_fit_columns`)
         self._tiny = False
         self._columns = WIDE_COLUMNS
 
@@ -310,8 +315,8 @@ class InboxScreen(FollowsChanges[None]):
             row = table.cursor_row
             self._set_columns(narrow, tiny)  # (which puts the cursor back on the first row)
             self._redraw(cursor=(under.session.id if under else None, row))
-        else:
-            self._fit_columns()
+        elif self._fit_columns() or "last" in self._widths:
+            self._redraw()  # (the cells are cut for their columns' widths)
 
     def _set_columns(self, narrow: bool, tiny: bool = False) -> None:
         """Lay the table out for a wide, narrow or tiny screen (rows are drawn again after)."""
@@ -369,26 +374,28 @@ class InboxScreen(FollowsChanges[None]):
     def _cells(self, row: DeskRow, now: datetime) -> list[Text]:
         """The row's cells for the columns shown (`_columns`), each cut to its column's width."""
         state = row.state
-        width = {key: size for _, key, size in self._columns}
+        width = self._widths
         who = state.customer or row.session.title or "Untitled session"
         line = _last_said(state)
         # Narrow, the line keeps its room: who said it shows as colour (the desk's side muted,
         # the customer's as is) rather than as a "customer: " prefix.
+        # (Ended on a whole word: "A refund o…" read as a word that is not there.)
+        room = width.get("last", 200)
         if self._narrow:
-            last = Text(one_line(safe_text(line), 200), overflow="ellipsis", no_wrap=True,
+            last = Text(clip_words(one_line(safe_text(line), 400), room), overflow="ellipsis", no_wrap=True,
                         style="" if state.last_role == "customer" else self.app.theme_variables.get("text-muted", ""))
         else:
             said = f"{state.last_role}: {line}" if state.last_line else ""
-            last = Text(one_line(safe_text(said), 200), overflow="ellipsis", no_wrap=True)
+            last = Text(clip_words(one_line(safe_text(said), 400), room), overflow="ellipsis", no_wrap=True)
         cells = {
-            "customer": Text(one_line(safe_text(who), width["customer"] or CUSTOMER_WIDTH)),
+            "customer": Text(clip_words(one_line(safe_text(who), 400), width.get("customer", CUSTOMER_WIDTH))),
             "agent": Text(one_line(self._agent_title(state.holder, state.held_by_staff), AGENT_WIDTH)),
             "state": Text(state_label(state.state, state.detail, short=self._narrow), style=self._state_style(state.state)),
             "for": Text(waited(state.since or row.session.updated_at, now)),
             "last": last,
             "wait": self._wait_cell(state, now),
             # Whole tags or none: "!high #vi…" reads as a tag that does not exist.
-            "tags": Text(clip_words(safe_text(tags_text(state)), width["tags"] or TAGS_WIDTH)),
+            "tags": Text(clip_words(safe_text(tags_text(state)), width.get("tags", TAGS_WIDTH))),
         }
         return [cells[key] for _, key, _ in self._columns]
 
@@ -421,6 +428,7 @@ class InboxScreen(FollowsChanges[None]):
         order = by_urgency(self._filtered(now), now, self.desk.config.desk.sla)
         self.shown = keep_place(order, cursor_id, cursor_row)
         scroll = table.scroll_offset
+        self._fit_columns()
         table.clear()
         for row in self.shown:
             table.add_row(*self._cells(row, now), key=row.session.id)
@@ -429,7 +437,6 @@ class InboxScreen(FollowsChanges[None]):
         table.scroll_to(scroll.x, scroll.y, animate=False, immediate=True)
         self._heading()
         self._preview()
-        self._fit_columns()
         self.query_one("#inbox-empty", Static).update(
             "" if self.shown else ("No conversations yet." if not self.rows else "No conversation matches the filters.")
         )
@@ -450,16 +457,31 @@ class InboxScreen(FollowsChanges[None]):
                           Text(safe_text(tag)), (f" · by {order}", "dim"))
         )
 
-    def _fit_columns(self) -> None:
-        """The last line takes whatever width the fixed columns leave."""
+    def _fit_columns(self) -> bool:
+        """The columns' widths for the screen's width (`_widths`): the last line takes what the
+        others leave; narrow, room beyond LAST_KEEPS (tiny: any room) widens the customer, then the
+        tags. True when a cut column changed width (its cells are cut again: `_redraw`)."""
         table = self.query_one(InboxTable)
-        last = next((c for k, c in table.columns.items() if k.value == "last"), None)
-        if last is None:
-            return
-        fixed = sum(c.width for k, c in table.columns.items() if k.value != "last")
-        last.auto_width = False
-        last.width = max(10, self.size.width - fixed - 2 * len(table.columns) - 1)
+        widths = {key: size for _, key, size in self._columns if size is not None}
+        has_last = any(size is None for _, _, size in self._columns)
+        pads = 2 * len(self._columns) + 1
+        give = max(0, self.size.width - sum(widths.values()) - pads - (LAST_KEEPS if has_last else 0))
+        for key, most in (("customer", CUSTOMER_WIDTH), ("tags", TAGS_WIDTH)):
+            if key in widths:
+                add = min(give, max(0, most - widths[key]))
+                widths[key] += add
+                give -= add
+        if has_last:
+            widths["last"] = max(10, self.size.width - sum(widths.values()) - pads)
+        changed = {k: v for k, v in widths.items() if k != "last"} != {k: v for k, v in self._widths.items() if k != "last"}
+        self._widths = widths
+        for column_key, column in table.columns.items():
+            width = widths.get(column_key.value or "")
+            if width is not None and (column.width != width or column.auto_width):
+                column.auto_width = False
+                column.width = width
         table.refresh(layout=True)
+        return changed
 
     def watch_state_filter(self) -> None:
         self._redraw()

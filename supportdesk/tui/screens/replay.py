@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from supportdesk.tui.app import SupportDeskApp
 
 
+# The position line's key hint, longest first: the first that fits is shown (none when none does).
+POSITION_HINTS = ("home/end · f fork from here · esc close", "f fork · esc close", "esc close")
+
 class ConfirmForkHere(ConfirmFork):
     """The browser's fork question, for a fork from the replay cursor (items 1..k, not all)."""
 
@@ -137,8 +140,21 @@ class ReplayScreen(PaneActions):
             text.append("  (end)", style="dim")
         elif k == 0:
             text.append("  (start)", style="dim")
-        text.append("     home/end · f fork from here · esc close", style="dim")
+        # The keys' hint in the room left, in whole parts (at 80 columns it read "… esc…").
+        room = self.query_one("#position", Static).content_size.width if self.is_mounted else 0
+        for hint in POSITION_HINTS:
+            if not room or text.cell_len + 5 + len(hint) <= room:
+                text.append("     " + hint, style="dim")
+                break
         return text
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_position)
+
+    def _fit_position(self) -> None:
+        snap = self.snapshot
+        if snap is not None and self.shown >= 0:
+            self.query_one("#position", Static).update(self.position_text(snap.position, len(snap.stops)))
 
     @work(exclusive=True, group="replay-move")
     async def move_to(self, k: int) -> None:

@@ -80,6 +80,39 @@ def state_text(state: ConversationState, write_as: str = "", width: int | None =
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
+def fit_parts(text: Text, width: int) -> Text:
+    """`text` in at most `width` cells, cut where one of its " · " parts ends (at a space when
+    even the first is too long) and ended with "…"; nothing when not even a word fits:
+    "session … · 14 items · 1 hand…" and "s…" read as words that are not there."""
+    if width <= 0 or text.cell_len <= width:
+        return text
+    plain = text.plain[: max(0, width - 1)]
+    at = max(plain.rfind(" · "), plain.rfind(" ("))  # (the per-agent usage is in brackets)
+    if at <= 0:
+        at = plain.rstrip().rfind(" ")
+    if at <= 0:
+        return Text()  # not even a whole word fits: nothing rather than "s…"
+    cut = text[:at]
+    cut.rstrip()
+    cut.append("…", style="dim")
+    return cut
+
+
+class SessionFacts(Static):
+    """The session's facts beside the badge, cut between whole parts for the width it has."""
+
+    def __init__(self, **kwargs):
+        super().__init__("", markup=False, **kwargs)
+        self.facts = Text()
+
+    def show(self, facts: Text) -> None:
+        self.facts = facts
+        self.update(facts)
+
+    def render(self) -> Text:
+        return fit_parts(self.facts.copy(), self.content_size.width)
+
+
 class WorkingIndicator(Static):
     """`⠹ Billing is working…` while a turn runs; hidden otherwise."""
 
@@ -133,7 +166,7 @@ class AgentBar(Horizontal):
         self._badge = Static("", id="agent-badge", markup=False)
         self._attention = Static("", id="attention", markup=False)
         self._desk_state = Static("", id="desk-state", markup=False)
-        self._facts = Static("", id="session-facts", markup=False)
+        self._facts = SessionFacts(id="session-facts")
         self._working = WorkingIndicator(look, id="working")
         self._state_shown: tuple[ConversationState | None, str] = (None, "")
 
@@ -219,7 +252,7 @@ class AgentBar(Horizontal):
             if cost is not None:
                 facts.append(f" · ${cost:.4f}{'~' if estimated else ''}")
         self.facts = facts
-        self._facts.update(facts)
+        self._facts.show(facts)
 
     def set_state(self, state: ConversationState | None, write_as: str = "", now: datetime | None = None) -> None:
         """Who holds the conversation and its state, tags, priority; who the input writes as."""

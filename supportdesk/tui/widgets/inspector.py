@@ -18,16 +18,21 @@ from supportdesk.engine.log import ContextEntry
 from supportdesk.items import Confirmation, Decline, Item, Offer
 from supportdesk.tui.projection import Snapshot, advance, last_call_seen, new_session
 from supportdesk.tui.widgets.render import AgentLook, compact_json, literal
-from supportdesk.text import counted
+from supportdesk.text import clip_words, counted
 
 
 # Long values are clipped in the table; the conversation's context lines expand to show them whole.
 VALUE_WIDTH = 26
 KEY_WIDTH = 18
+KEY_MOST = 22
+# The offer row's second line: short enough for the narrowest value column.
+OFFER_WAITING = "awaits a yes · /withdraw"
 
 
 def _clip(text: str, width: int = VALUE_WIDTH) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """A key or value on its line: ended on a whole word with "…" when it is longer (issue 39),
+    so a cut value never reads as a different whole one ("I want to cancel my subs…")."""
+    return clip_words(" ".join(text.split()), width)
 
 
 def open_offer(items: Sequence[Item], position: int) -> Offer | None:
@@ -84,13 +89,20 @@ class ContextInspector(DataTable):
     async def extend(self, items: Sequence[Item]) -> None:
         await self.show(advance(self.snapshot, items))
 
+    def _key_width(self) -> int:
+        """The key column: KEY_WIDTH, or up to KEY_MOST for a longer key ("escalation_reason" read
+        "escalation_reas…"), taken from the value column while it keeps VALUE_WIDTH."""
+        longest = max((len(key) + 2 for key in self.context), default=0)  # ("✱ " before a fresh key)
+        return max(KEY_WIDTH, min(longest, KEY_MOST))
+
     def _value_width(self) -> int:
         """The value column takes the pane's width beside the key column (at least VALUE_WIDTH):
         a value is not cut at 26 characters in a 78-column pane."""
         width = self.scrollable_content_region.width  # inside the border, beside a scrollbar
         # Each of the two columns has its padding on both sides; two cells stay for the vertical
         # scrollbar a long context shows (without them, a horizontal one would come too).
-        return max(VALUE_WIDTH, width - KEY_WIDTH - 4 * self.cell_padding - 2) if width else VALUE_WIDTH
+        room = width - 4 * self.cell_padding - 2
+        return max(VALUE_WIDTH - (self._key_width() - KEY_WIDTH), room - self._key_width()) if width else VALUE_WIDTH
 
     def on_resize(self) -> None:
         column = self.columns.get(ColumnKey("value"))
@@ -100,17 +112,18 @@ class ContextInspector(DataTable):
     def show_context(self, context: dict[str, ContextEntry], changed: set[str], seen: dict[str, int] | None = None) -> None:
         self.context, self.changed, self.seen = dict(context), set(changed), seen
         self.clear()
-        value_width = self._value_width()
-        column = self.columns.get(ColumnKey("value"))
-        if column is not None and column.width != value_width:
-            column.width = value_width
-            self.refresh(layout=True)
+        key_width, value_width = self._key_width(), self._value_width()
+        for name, wanted in (("key", key_width), ("value", value_width)):
+            column = self.columns.get(ColumnKey(name))
+            if column is not None and column.width != wanted:
+                column.width = wanted
+                self.refresh(layout=True)
         accent = self._accent()
         if self.offer is not None:
             # Untrusted words (the model's arguments) as literal text; staff withdraw it with /withdraw.
             self.add_row(
                 Text.assemble(("? offer", "bold"), "\n  ", self.look.label(self.offer.agent, bold=False)),
-                Text.assemble(literal(_clip(self.offer.action), "bold"), "\n", ("waiting for the customer's yes · /withdraw", "dim")),
+                Text.assemble(literal(_clip(self.offer.action, value_width), "bold"), "\n", (_clip(OFFER_WAITING, value_width), "dim")),
                 key="__offer__",
                 height=2,
             )
@@ -119,7 +132,7 @@ class ContextInspector(DataTable):
             style = f"bold {accent}" if fresh else "bold"
             writer = self.look.label(entry.writer, bold=False) if entry.writer in self._agents() else literal(entry.writer, "italic")
             self.add_row(
-                Text.assemble(("✱ " if fresh else "  ", style), literal(_clip(key, KEY_WIDTH - 2), style), "\n  ", writer),
+                Text.assemble(("✱ " if fresh else "  ", style), literal(_clip(key, key_width - 2), style), "\n  ", writer),
                 Text.assemble(
                     literal(_clip(compact_json(entry.value), value_width), "bold" if fresh else ""),
                     "\n",

@@ -27,8 +27,14 @@ from supportdesk.engine.log import Store
 from supportdesk.items import Confirmation, Decline, Handoff, Item, Offer
 from supportdesk.tui.projection import HANDOFF_PAGE, Snapshot, advance, new_session, read_handoffs
 from supportdesk.tui.widgets.render import HANDOFF_ICONS, AgentLook, literal
+from supportdesk.text import clip_words
 
 REASON_WIDTH = 40
+
+
+def _words(text: str, width: int) -> str:
+    """Untrusted words on one line of at most `width` cells, cut after a whole word with "…"."""
+    return clip_words(" ".join(text.split()), width)
 
 # The item kinds drawn as marks, and how a decline's reason reads.
 MARK_KINDS = ("offer", "confirmation", "decline")
@@ -216,7 +222,7 @@ class HandoffTimeline(OptionList):
         match mark:
             case Offer():
                 line.append("◇ offer", style="bold")
-                detail = literal(mark.action or mark.tool, "italic")
+                detail = literal(_words(mark.action or mark.tool, self._detail_width()), "italic")
             case Confirmation():
                 line.append("✔ yes", style="bold")
                 detail = Text(f"confirmed {ANSWERED_BY.get(mark.source, mark.source)}", style="italic")
@@ -234,7 +240,7 @@ class HandoffTimeline(OptionList):
             line.append(" · ", style="dim")
             line.append_text(self.look.label(mark.agent))
         line.append("\n    ")
-        # The action is what the customer is asked to check: as much as the pane holds.
+        # The action is what the customer is asked to check: as much as the pane holds, whole words.
         detail.truncate(self._detail_width(), overflow="ellipsis")
         line.append_text(detail)
         return Option(line, id=f"m{mark.seq}")
@@ -259,9 +265,8 @@ class HandoffTimeline(OptionList):
         line.append(f"  {handoff.handoff_kind}", style="italic")
         if handoff.reason:
             line.append("\n    ")
-            reason = literal(handoff.reason, "italic")
-            reason.truncate(REASON_WIDTH, overflow="ellipsis")  # one line each, however long the reason
-            line.append_text(reason)
+            # One line each, however long the reason, ended on a whole word (issue 39).
+            line.append_text(literal(_words(handoff.reason, REASON_WIDTH), "italic"))
         return Option(line, id=f"h{handoff.seq}")
 
     def recolor(self, look: AgentLook) -> None:
