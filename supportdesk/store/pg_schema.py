@@ -197,6 +197,13 @@ MIGRATIONS: list[str] = [
     END
     $fn$;
     """,
+    # 10: the entry agent takes a session with its first own item, not at its creation (issue
+    # 39: the dashboard counted an empty session for triage beside fewer active ones). The shares
+    # kept before said otherwise: dropped and folded again, as in 8.
+    """
+    UPDATE sessions SET figure_summary = NULL;
+    DELETE FROM figure_rollup;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
@@ -206,4 +213,4 @@ DESK_SUMMARY_VERSION = 2
 # logs of the sessions it left without one.
 DESK_FOLD_VERSION = 3
 # The last migration that changed what each session's share of the figures means: an older database folds its logs.
-FIGURES_VERSION = 8
+FIGURES_VERSION = 10

@@ -228,6 +228,13 @@ MIGRATIONS: list[str] = [
     UPDATE sessions SET figure_summary = NULL;
     DELETE FROM figure_rollup;
     """,
+    # 13: the entry agent takes a session with its first own item, not at its creation (issue
+    # 39: the dashboard counted an empty session for triage beside fewer active ones). The shares
+    # kept before said otherwise: dropped and folded again, as in 12.
+    """
+    UPDATE sessions SET figure_summary = NULL;
+    DELETE FROM figure_rollup;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
@@ -237,4 +244,4 @@ DESK_SUMMARY_VERSION = 7
 # the logs of the sessions it left without one.
 DESK_FOLD_VERSION = 8
 # The last migration that changed what each session's share of the figures means: an older file folds its logs.
-FIGURES_VERSION = 12
+FIGURES_VERSION = 13
