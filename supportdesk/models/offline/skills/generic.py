@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from supportdesk.engine.protocol import ToolSpec
 from supportdesk.models.offline.router import content_words
 from supportdesk.models.offline.view import ON_OUR_SIDE
+from supportdesk.text import clip_words
 
 if TYPE_CHECKING:
     from supportdesk.models.offline.skills.common import SkillBase
@@ -170,4 +171,4 @@ class Generic:
         if isinstance(last.output, dict):
             facts = "; ".join(f"{k.replace('_', ' ')}: {val}" for k, val in last.output.items() if isinstance(val, (str, int, float)))
             return self.step.answer(f"Done ({what}). {facts}." if facts else f"Done ({what}).")
-        return self.step.answer(f"Done ({what}): {str(last.output)[:300]}")
+        return self.step.answer(f"Done ({what}): {clip_words(str(last.output), 300)}")

@@ -189,7 +189,7 @@ class TechSkill(SkillBase):
             step.resolved = True
             return step.answer(
                 f"I've opened engineering ticket {out.get('ticket_id')} with everything you've described "
-                f"(\"{str(out.get('summary', ''))[:120]}\"). "
+                f"(\"{clip_words(str(out.get('summary', '')), 120)}\"). "
                 + (
                     "Our engineers will follow up by email; you don't need to repeat anything."
                     if out.get("customer_id")
