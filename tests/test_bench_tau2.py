@@ -20,7 +20,7 @@ from supportdesk.bench.runs import list_runs  # noqa: E402
 from supportdesk.bench.scoring import DB_DIFFERS, DEVICE_DIFFERS, STATEMENT_MISSING  # noqa: E402
 from supportdesk.bench.tau2env import BenchError, load_domain, tau2  # noqa: E402
 from supportdesk.cli import main  # noqa: E402
-from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult  # noqa: E402
+from supportdesk.items import Handoff, Message, Notice, Offer, ToolCall, ToolResult  # noqa: E402
 from supportdesk.store import SessionStore  # noqa: E402
 
 # A sample that covers: no writes and nothing to say (10, 25; airline 0), something to say (24,
@@ -339,7 +339,9 @@ def test_telecom_one_changed_argument_of_the_agents_last_write_scores_zero(tmp_p
     [result] = bench(tmp_path, "telecom", [task]).results
     assert (result.reward, result.failure) == (0.0, DEVICE_DIFFERS), result
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
-    [call] = [i for i in items if isinstance(i, ToolCall) and i.name == "enable_roaming"]
+    # Offered first (the gate), then run on the scripted customer's yes, with the offer's arguments.
+    offered, call = [i for i in items if isinstance(i, ToolCall) and i.name == "enable_roaming"]
+    assert call.call_id.endswith("-yes") and offered.arguments == call.arguments
     assert call.arguments["line_id"] == "L1001"
 
 
@@ -412,8 +414,11 @@ def test_calls_the_desk_refused_never_reached_tau2_and_score_as_tau2s_agent(tmp_
     assert result.reward == 1.0
 
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
-    refused = [i for i in items if isinstance(i, ToolResult) and i.is_error]
-    assert len(refused) == (0 if case == "extra argument" else 1)  # the desk's own refusal is in the log
+    errors = [i for i in items if isinstance(i, ToolResult) and i.is_error]
+    offers = [i for i in items if isinstance(i, Offer)]
+    assert [o.tool for o in offers] == [write[0]]  # the write waited for the customer's yes (its "not run" result)
+    refused = len(errors) - len(offers)
+    assert refused == (0 if case == "extra argument" else 1)  # the desk's own refusal is in the log
 
 
 # --- stored runs ------------------------------------------------------------------------------

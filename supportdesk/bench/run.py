@@ -34,7 +34,7 @@ from supportdesk.bench.report import RunReport, TaskResult
 from supportdesk.bench.runs import CHANNEL, FAILED, RECORD, floor_from_store, record
 from supportdesk.bench.scoring import ENDED_BY_LIMIT, Score, score
 from supportdesk.bench.tau2env import PACKAGE, BenchError, Domain, load_domain, tau2
-from supportdesk.bench.tools import EnvironmentSlot, domain_tools, tool_kinds
+from supportdesk.bench.tools import EnvironmentSlot, domain_tools, tool_kinds, write_tools
 from supportdesk.config import ConfigError, DeskConfig, ModelSettings, parse_desk, resolve_config_path
 from supportdesk.items import Message, Notice
 
@@ -68,6 +68,9 @@ class BenchOptions:
     max_steps: int = 200
     # The base seed each trial's customer seed is drawn from, as tau2's runner draws them.
     seed: int = TAU2_SEED
+    # The desk's confirmation gate on the domain's writes (issue 33): on unless switched off;
+    # off, the run's desk gets a `[confirm]` table naming each write "none".
+    gate: bool = True
 
 
 class RunFailed(BenchError):
@@ -195,16 +198,19 @@ def _desk_config(
     """The desk, where its file is, and its text (kept with the run)."""
     kinds = tool_kinds(environment)
     names = sorted(kinds)
+    ungated = [] if opts.gate else write_tools(environment)
     if opts.desk not in ("single", "split"):
         cfg = desks.load_file(opts.desk, names)
         if model is not None:
             cfg.model = model.settings  # (its temperature: tau2's unless the file set one)
+        # The file's own [confirm] stands, unless the run switches the gate off.
+        cfg.confirm.update({name: "none" for name in ungated})
         return cfg, opts.desk, _read_text(Path(opts.desk), "desk file")
     settings = model.settings if model is not None else ModelSettings()
     if opts.desk == "single":
-        text = desks.single_desk_text(domain.name, domain.policy, names, settings)
+        text = desks.single_desk_text(domain.name, domain.policy, names, settings, ungated)
     else:
-        text = desks.split_desk_text(domain.name, domain.policy, kinds, settings)
+        text = desks.split_desk_text(domain.name, domain.policy, kinds, settings, ungated)
     # One file per run: the next run never overwrites the desk this one used.
     path = folder / f"tau2-{domain.name}-{opts.desk}-{run_id}.toml"
     try:
@@ -384,7 +390,7 @@ async def _play(
     environment = domain.environment()
     slot.start(environment)
     current.start(task)
-    agent = desk_agent(desk.runner, sid, loop)
+    agent = desk_agent(desk.runner, sid, loop, current)
 
     def store_actions(done: list[tuple[Any, Any]]) -> None:
         """The customer's calls on their own device, with tau2's results, into the session
