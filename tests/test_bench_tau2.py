@@ -14,13 +14,13 @@ from tests.bench_support import require_tau2, tau2_agent_reward
 
 require_tau2()
 
-from supportdesk.bench import players  # noqa: E402
+from supportdesk.bench import players, tools  # noqa: E402
 from supportdesk.bench.run import BenchOptions, run_tau2  # noqa: E402
 from supportdesk.bench.runs import list_runs  # noqa: E402
 from supportdesk.bench.scoring import DB_DIFFERS, DEVICE_DIFFERS, STATEMENT_MISSING  # noqa: E402
 from supportdesk.bench.tau2env import BenchError, load_domain, tau2  # noqa: E402
 from supportdesk.cli import main  # noqa: E402
-from supportdesk.items import Handoff, Message, Notice, Offer, ToolCall, ToolResult  # noqa: E402
+from supportdesk.items import Confirmation, Handoff, Message, Notice, Offer, ToolCall, ToolResult  # noqa: E402
 from supportdesk.store import SessionStore  # noqa: E402
 
 # A sample that covers: no writes and nothing to say (10, 25; airline 0), something to say (24,
@@ -419,6 +419,74 @@ def test_calls_the_desk_refused_never_reached_tau2_and_score_as_tau2s_agent(tmp_
     assert [o.tool for o in offers] == [write[0]]  # the write waited for the customer's yes (its "not run" result)
     refused = len(errors) - len(offers)
     assert refused == (0 if case == "extra argument" else 1)  # the desk's own refusal is in the log
+
+
+# --- the desk's confirmation gate on tau2's writes (issue 33) ----------------------------------
+
+
+def _reached(items):
+    [scored] = [i for i in items if isinstance(i, Notice) and "reward" in (i.data or {}).get("bench", {})]
+    return scored.data["bench"]["reached"]
+
+
+def test_a_write_called_before_the_customers_yes_is_offered_and_runs_once_on_it(tmp_path, monkeypatch):
+    from supportdesk.bench import run as run_module
+
+    *reads, write = _gold_17()
+    # The model calls the write at its first step, before the customer said anything to it.
+    steps = [("call", *write)] + [("call", n, a) for n, a in reads]
+    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
+    [result] = bench(tmp_path, "retail", ["17"]).results
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+
+    # An offer, not a write: nothing reached tau2 before the customer's yes, read by the desk's reader.
+    [offer] = [i for i in items if isinstance(i, Offer)]
+    [yes] = [i for i in items if isinstance(i, Message) and i.role == "customer" and i.text == players.CUSTOMER_YES]
+    [confirmed] = [i for i in items if isinstance(i, Confirmation)]
+    assert (offer.tool, offer.arguments) == write and offer.seq < yes.seq
+    assert (confirmed.offer_id, confirmed.answer_seq, confirmed.source) == (offer.offer_id, yes.seq, "text")
+    # The yes ran it once, as offered, under the offer's id: the call scoring finds and replays.
+    reached = _reached(items)
+    assert [(r[0], r[1], r[2]) for r in reached if r[1] == write[0]] == [(f"{offer.offer_id}-yes", *write)]
+    assert [r[1] for r in reached] == [write[0]] + [n for n, _ in reads]
+    # tau2's evaluator scores it as it scores the same calls made by tau2's own agent.
+    assert (result.reward, result.failure) == (tau2_agent_reward("retail", "17", [write, *reads]), "")
+    assert result.reward == 1.0
+
+
+def test_without_the_gate_the_early_write_runs_without_a_yes(tmp_path, monkeypatch):
+    from supportdesk.bench import run as run_module
+
+    *reads, write = _gold_17()
+    steps = [("call", *write)] + [("call", n, a) for n, a in reads]
+    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
+    [result] = bench(tmp_path, "retail", ["17"], gate=False).results
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    assert not [i for i in items if isinstance(i, Offer | Confirmation)]
+    assert [i.text for i in items if isinstance(i, Message) and i.role == "customer"] == [players.reason_for_call(
+        load_domain("retail", "base", ["17"]).tasks[0])]
+    assert [r[1] for r in _reached(items)] == [write[0]] + [n for n, _ in reads]  # at once, no one asked
+    assert result.reward == tau2_agent_reward("retail", "17", [write, *reads]) == 1.0
+    # The run's desk file says so: a [confirm] table naming each of tau2's writes "none".
+    [desk_file] = (tmp_path / "bench").glob("tau2-retail-single-*.toml")
+    text = desk_file.read_text()
+    writes = tools.write_tools(load_domain("retail", "base", ["17"]).environment())
+    assert write[0] in writes and "[confirm]" in text and all(f'{w} = "none"' in text for w in writes)
+
+
+def test_a_customer_who_never_says_yes_leaves_the_database_untouched(tmp_path, monkeypatch):
+    from supportdesk.bench import run as run_module
+
+    *reads, write = _gold_17()
+    steps = [("call", *write)] + [("call", n, a) for n, a in reads]
+    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
+    # The scripted customer of a no-op run: states the task, then ends the conversation.
+    monkeypatch.setattr(run_module, "_customer", lambda opts, task, env, current: players.scripted_customer(task))
+    [result] = bench(tmp_path, "retail", ["17"]).results
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    assert [i.tool for i in items if isinstance(i, Offer)] == [write[0]]
+    assert _reached(items) == []
+    assert (result.reward, result.failure) == (tau2_agent_reward("retail", "17", []), DB_DIFFERS)
 
 
 # --- stored runs ------------------------------------------------------------------------------
