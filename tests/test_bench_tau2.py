@@ -489,6 +489,61 @@ def test_a_customer_who_never_says_yes_leaves_the_database_untouched(tmp_path, m
     assert (result.reward, result.failure) == (tau2_agent_reward("retail", "17", []), DB_DIFFERS)
 
 
+def early_writes(tmp_path, monkeypatch, domain, task_ids, *, gate, says_yes):
+    """The gate's effect on a scripted model that calls each task's gold writes at its first steps
+    (before its reads and before any yes), against a customer who says yes to each offer (the
+    gold run's) or one who states the task and stops: (writes that ran without a yes, writes
+    that reached tau2, pass^1). docs/bench.md quotes these figures."""
+    from supportdesk.bench import run as run_module
+
+    gold = {t.id: t.evaluation_criteria.actions for t in load_domain(domain, "base", task_ids).tasks}
+    writes = set(tools.write_tools(load_domain(domain, "base", task_ids[:1]).environment()))
+    scripts = {}
+    for task_id in task_ids:
+        calls = [(a.name, dict(a.arguments)) for a in gold[task_id]]
+        early = [c for c in calls if c[0] in writes] + [c for c in calls if c[0] not in writes]
+        scripts[task_id] = ScriptedDesk([("call", n, a) for n, a in early])
+
+    class EarlyWrites:  # the script of the task being played (one provider serves the whole run)
+        name = "early-writes"
+
+        def __init__(self, current):
+            self.current = current
+
+        def stream(self, request):
+            return scripts[self.current.task.id].stream(request)
+
+        async def aclose(self):
+            return None
+
+    monkeypatch.setattr(run_module, "_provider", lambda opts, cfg, current, names: EarlyWrites(current))
+    if not says_yes:
+        monkeypatch.setattr(run_module, "_customer", lambda opts, task, env, current: players.scripted_customer(task))
+    report = bench(tmp_path, domain, task_ids, gate=gate)
+    ran = unasked = 0
+    for result in report.results:
+        for call_id, name, *_ in _reached(asyncio.run(_session(tmp_path / "bench.db", result.session_id))):
+            if name in writes:
+                ran += 1
+                unasked += not call_id.endswith("-yes")
+    return unasked, ran, report.pass_hat()[1]
+
+
+def test_the_gate_holds_every_early_write_until_the_customers_yes(tmp_path, monkeypatch):
+    tasks = ["5", "12"]  # two retail tasks whose one write is a return of delivered items
+    with monkeypatch.context() as m:
+        gated = early_writes(tmp_path / "on", m, "retail", tasks, gate=True, says_yes=True)
+    with monkeypatch.context() as m:
+        ungated = early_writes(tmp_path / "off", m, "retail", tasks, gate=False, says_yes=False)
+    with monkeypatch.context() as m:
+        refused = early_writes(tmp_path / "no", m, "retail", tasks, gate=True, says_yes=False)
+    # Gated, every write waited for its yes and the tasks score as without the gate; ungated,
+    # every write ran with nobody asked; gated with no yes, none ran (task 5, whose return is
+    # needed, fails; task 12's gold return is refused by tau2 anyway, so the untouched database passes).
+    assert gated[:2] == (0, 2) and ungated[:2] == (2, 2) and gated[2] == ungated[2] == 1.0
+    assert refused == (0, 0, 0.5)
+
+
 # --- stored runs ------------------------------------------------------------------------------
 
 
