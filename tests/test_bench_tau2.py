@@ -436,8 +436,11 @@ def test_a_write_called_before_the_customers_yes_is_offered_and_runs_once_on_it(
     # The model calls the write at its first step, before the customer said anything to it.
     steps = [("call", *write)] + [("call", n, a) for n, a in reads]
     monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
-    [result] = bench(tmp_path, "retail", ["17"]).results
+    report = bench(tmp_path, "retail", ["17"])
+    [result] = report.results
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    # Every report says the writes wait (retail has seven).
+    assert any(n.startswith("7 write tools wait for the customer's yes") for n in report.notes), report.notes
 
     # An offer, not a write: nothing reached tau2 before the customer's yes, read by the desk's reader.
     [offer] = [i for i in items if isinstance(i, Offer)]
@@ -460,9 +463,11 @@ def test_without_the_gate_the_early_write_runs_without_a_yes(tmp_path, monkeypat
     *reads, write = _gold_17()
     steps = [("call", *write)] + [("call", n, a) for n, a in reads]
     monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
-    [result] = bench(tmp_path, "retail", ["17"], gate=False).results
+    report = bench(tmp_path, "retail", ["17"], gate=False)
+    [result] = report.results
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
     assert not [i for i in items if isinstance(i, Offer | Confirmation)]
+    assert "the confirmation gate is off: writes run at once, as tau2's agent runs them" in report.notes
     assert [i.text for i in items if isinstance(i, Message) and i.role == "customer"] == [players.reason_for_call(
         load_domain("retail", "base", ["17"]).tasks[0])]
     assert [r[1] for r in _reached(items)] == [write[0]] + [n for n, _ in reads]  # at once, no one asked

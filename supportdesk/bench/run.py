@@ -255,8 +255,9 @@ def _customer(opts: BenchOptions, task: Any, environment: Any, current: BenchTas
     )
 
 
-def comparability(opts: BenchOptions, model: DeskModel | None, cfg: DeskConfig) -> list[str]:
-    """What makes this run's figures differ from tau2's own runner's, said with every report."""
+def comparability(opts: BenchOptions, model: DeskModel | None, cfg: DeskConfig, gated: list[str] | None = None) -> list[str]:
+    """What makes this run's figures differ from tau2's own runner's, said with every report
+    (`gated`: the domain's tools whose calls wait for the customer's yes on this desk)."""
     notes: list[str] = []
     if model is not None:
         t = model.settings.temperature
@@ -277,6 +278,14 @@ def comparability(opts: BenchOptions, model: DeskModel | None, cfg: DeskConfig) 
         "with a missing or mistyped one is refused before tau2 (tau2's agent gets tau2's error); a "
         "refused call never reached tau2 and is not replayed",
     ]
+    if gated:
+        notes.append(
+            f"{len(gated)} write tools wait for the customer's yes (the desk's confirmation gate: an offer, "
+            "then the customer's answer read by the desk's reader); tau2's agent runs every call at once "
+            "(--no-gate runs them so)"
+        )
+    else:
+        notes.append("the confirmation gate is off: writes run at once, as tau2's agent runs them")
     if len(cfg.agents) > 1:
         notes.append(f"{len(cfg.agents)} agents with handoffs (tau2's agent is one); handoffs are not replayed")
     limits = cfg.desk.limits
@@ -317,7 +326,8 @@ async def run_tau2(opts: BenchOptions, progress: Any = None) -> RunReport:
     report = RunReport(run_id, domain.name, domain.split, desk_name, opts.agent, opts.trials, package)
     report.desk_file = source
     report.seeds = draw_seeds(opts.seed, opts.trials) if opts.agent == "desk" else []
-    report.notes = comparability(opts, model, cfg)
+    gated = [name for name in registry.names() if (tool := registry.get(name)) is not None and tool.needs_confirmation(cfg)]
+    report.notes = comparability(opts, model, cfg, gated)
     report.where = display_db(db)
     t = tau2()
     greeting = t.orchestrator.DEFAULT_FIRST_AGENT_MESSAGE.content
