@@ -171,13 +171,18 @@ def test_gold_run_report_and_list_from_the_command_line(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["pass_hat"] == {"1": 1.0} and report["tasks"] == 2
     assert report["anchors_pass1"]["GPT-4.1"] == 56.0
+    assert any(n.startswith("6 write tools wait for the customer's yes") for n in report["comparability"])
+    assert main(["bench", "tau2", "--domain", "airline", "--tasks", "0", "--agent", "gold", "--db", db, "--json", "--no-gate"]) == 0
+    ungated = json.loads(capsys.readouterr().out)
+    assert "the confirmation gate is off: writes run at once, as tau2's agent runs them" in ungated["comparability"]
+    assert '[confirm]\nbook_reservation = "none"\ncancel_reservation = "none"' in Path(ungated["desk_file"]).read_text()
     assert main(["bench", "tau2", "--domain", "airline", "--tasks", "0,3", "--agent", "noop", "--db", db]) == 0
     text = capsys.readouterr().out
     assert "pass^1  0.500" in text and "no-op floor (pass^1)  0.500" in text
     assert "task 3 trial 1: a required statement missing: 4" in text
     assert main(["bench", "list", "--db", db]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert len(listed) == 2 and "noop" in listed[0] and "gold" in listed[1]
+    assert len(listed) == 3 and "noop" in listed[0] and "gold" in listed[1]
     assert main(["bench", "list", "--db", db, "--run", report["run_id"]]) == 0
     assert "pass^1  1.000" in capsys.readouterr().out
 
