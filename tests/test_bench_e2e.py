@@ -18,7 +18,7 @@ from fake_llm_server import Complete, FakeLLMServer, text_stream, tool_stream  #
 from supportdesk.bench.players import reason_for_call  # noqa: E402
 from supportdesk.bench.run import BenchOptions, run_tau2  # noqa: E402
 from supportdesk.bench.tau2env import load_domain  # noqa: E402
-from supportdesk.items import Message, ToolCall  # noqa: E402
+from supportdesk.items import Confirmation, Message, Offer, ToolCall  # noqa: E402
 from supportdesk.store import SessionStore  # noqa: E402
 
 TASK = "17"
@@ -27,7 +27,8 @@ STOP = "###STOP###"
 
 class GoldConversation:
     """Answers the desk with the task's gold calls, one per step, then the closing reply; answers
-    the customer simulator with the task's reason for calling, then the stop word."""
+    the customer simulator with the task's reason for calling, "yes" to each question the desk's
+    confirmation gate asks (as a customer model reads it), then the stop word."""
 
     def __init__(self, task, before=()):
         self.task = task
@@ -42,7 +43,9 @@ class GoldConversation:
         if "<scenario>" in messages[0]["content"]:
             self.customer_requests += 1
             said = sum(1 for m in messages if m["role"] == "assistant")
-            text = reason_for_call(self.task) if said == 0 else STOP
+            # (tau2 shows the simulator the desk's messages as the other side's: "user")
+            asked = messages[-1]["role"] == "user" and "Please answer yes or no" in (messages[-1]["content"] or "")
+            text = reason_for_call(self.task) if said == 0 else "yes" if asked else STOP
             return Complete({"content": text})
         self.desk_requests += 1
         done = sum(1 for m in messages if m["role"] == "tool")
@@ -86,11 +89,12 @@ def test_a_scripted_server_plays_the_gold_conversation_and_scores_one(tmp_path):
     assert (second.trial, second.reward) == (2, 1.0)
     assert paths == {"/v1/chat/completions"}
     assert {r["model"] for r in to_user} == {"fake-user"}
-    assert script.customer_requests == 4 and script.desk_requests == 2 * (len(script.gold) + 1)
+    # Per trial: the reason, "yes" to the offer of the write, the stop word.
+    assert script.customer_requests == 6 and script.desk_requests == 2 * (len(script.gold) + 1)
     # Each trial's customer gets its own seed, drawn as tau2's runner draws them from its base seed.
     rng = random.Random(300)
     drawn = [rng.randint(0, 1000000) for _ in range(2)]
-    assert [r.get("seed") for r in to_user] == [drawn[0], drawn[0], drawn[1], drawn[1]]
+    assert [r.get("seed") for r in to_user] == [drawn[0]] * 3 + [drawn[1]] * 3
     assert report.seeds == drawn and drawn[0] != drawn[1]
     # The desk's model runs at tau2's agent temperature: the file set none.
     assert {r.get("temperature") for r in to_desk} == {0.0}
@@ -102,8 +106,13 @@ def test_a_scripted_server_plays_the_gold_conversation_and_scores_one(tmp_path):
 
     items = asyncio.run(stored())
     customer = [i.text for i in items if isinstance(i, Message) and i.role == "customer"]
-    assert customer == [reason_for_call(task)]
-    assert [i.name for i in items if isinstance(i, ToolCall)] == [a.name for a in script.gold]
+    # The simulator's text answer, read by the desk's one reader, ran the offered write once.
+    assert customer == [reason_for_call(task), "yes"]
+    *reads, write = [a.name for a in script.gold]
+    assert [i.name for i in items if isinstance(i, ToolCall)] == [*reads, write, write]
+    [offer] = [i for i in items if isinstance(i, Offer)]
+    [confirmed] = [i for i in items if isinstance(i, Confirmation)]
+    assert (offer.tool, confirmed.offer_id, confirmed.source) == (write, offer.offer_id, "text")
 
 
 def _dead_url():

@@ -21,7 +21,7 @@ require_tau2()
 
 from supportdesk.bench.tau2env import load_domain  # noqa: E402
 from supportdesk.bench.tools import tool_kinds  # noqa: E402
-from supportdesk.items import Notice, ToolResult  # noqa: E402
+from supportdesk.items import Notice, Offer, ToolResult  # noqa: E402
 from supportdesk.store import SessionStore  # noqa: E402
 
 GOLD_WRITES_THAT_FAIL = {
@@ -51,11 +51,16 @@ async def _failed_writes(db, domain):
             if "bench_run" in info.meta:
                 continue  # the run's record, not a task
             task = info.title.split(" task ")[1].split(" ")[0]
+            # Each write is held as an offer first (the desk's confirmation gate): its "not run"
+            # result is no failure; the scripted customer's yes runs it under `<offer id>-yes`.
+            offered = {o.call_id for o in await store.of_kind(info.id, "offer") if isinstance(o, Offer)}
             items = await store.of_kind(info.id, "tool_result")
             for item in items:
                 assert isinstance(item, ToolResult)
-                if item.is_error and item.name in writes:
-                    failed[task] = item.name
+                if item.name in writes and item.call_id not in offered:
+                    assert item.call_id.endswith("-yes"), (task, item.name)  # no write ran without the yes
+                    if item.is_error:
+                        failed[task] = item.name
             for notice in await store.of_kind(info.id, "notice"):  # the customer's calls on their phone
                 assert isinstance(notice, Notice)
                 if notice.notice_kind == "customer_action" and notice.data["customer_action"]["is_error"]:

@@ -14,13 +14,13 @@ from tests.bench_support import require_tau2, tau2_agent_reward
 
 require_tau2()
 
-from supportdesk.bench import players  # noqa: E402
+from supportdesk.bench import players, tools  # noqa: E402
 from supportdesk.bench.run import BenchOptions, run_tau2  # noqa: E402
 from supportdesk.bench.runs import list_runs  # noqa: E402
 from supportdesk.bench.scoring import DB_DIFFERS, DEVICE_DIFFERS, STATEMENT_MISSING  # noqa: E402
 from supportdesk.bench.tau2env import BenchError, load_domain, tau2  # noqa: E402
 from supportdesk.cli import main  # noqa: E402
-from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult  # noqa: E402
+from supportdesk.items import Confirmation, Handoff, Message, Notice, Offer, ToolCall, ToolResult  # noqa: E402
 from supportdesk.store import SessionStore  # noqa: E402
 
 # A sample that covers: no writes and nothing to say (10, 25; airline 0), something to say (24,
@@ -171,13 +171,18 @@ def test_gold_run_report_and_list_from_the_command_line(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["pass_hat"] == {"1": 1.0} and report["tasks"] == 2
     assert report["anchors_pass1"]["GPT-4.1"] == 56.0
+    assert any(n.startswith("6 write tools wait for the customer's yes") for n in report["comparability"])
+    assert main(["bench", "tau2", "--domain", "airline", "--tasks", "0", "--agent", "gold", "--db", db, "--json", "--no-gate"]) == 0
+    ungated = json.loads(capsys.readouterr().out)
+    assert "the confirmation gate is off: writes run at once, as tau2's agent runs them" in ungated["comparability"]
+    assert '[confirm]\nbook_reservation = "none"\ncancel_reservation = "none"' in Path(ungated["desk_file"]).read_text()
     assert main(["bench", "tau2", "--domain", "airline", "--tasks", "0,3", "--agent", "noop", "--db", db]) == 0
     text = capsys.readouterr().out
     assert "pass^1  0.500" in text and "no-op floor (pass^1)  0.500" in text
     assert "task 3 trial 1: a required statement missing: 4" in text
     assert main(["bench", "list", "--db", db]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert len(listed) == 2 and "noop" in listed[0] and "gold" in listed[1]
+    assert len(listed) == 3 and "noop" in listed[0] and "gold" in listed[1]
     assert main(["bench", "list", "--db", db, "--run", report["run_id"]]) == 0
     assert "pass^1  1.000" in capsys.readouterr().out
 
@@ -339,7 +344,9 @@ def test_telecom_one_changed_argument_of_the_agents_last_write_scores_zero(tmp_p
     [result] = bench(tmp_path, "telecom", [task]).results
     assert (result.reward, result.failure) == (0.0, DEVICE_DIFFERS), result
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
-    [call] = [i for i in items if isinstance(i, ToolCall) and i.name == "enable_roaming"]
+    # Offered first (the gate), then run on the scripted customer's yes, with the offer's arguments.
+    offered, call = [i for i in items if isinstance(i, ToolCall) and i.name == "enable_roaming"]
+    assert call.call_id.endswith("-yes") and offered.arguments == call.arguments
     assert call.arguments["line_id"] == "L1001"
 
 
@@ -412,8 +419,139 @@ def test_calls_the_desk_refused_never_reached_tau2_and_score_as_tau2s_agent(tmp_
     assert result.reward == 1.0
 
     items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
-    refused = [i for i in items if isinstance(i, ToolResult) and i.is_error]
-    assert len(refused) == (0 if case == "extra argument" else 1)  # the desk's own refusal is in the log
+    errors = [i for i in items if isinstance(i, ToolResult) and i.is_error]
+    offers = [i for i in items if isinstance(i, Offer)]
+    assert [o.tool for o in offers] == [write[0]]  # the write waited for the customer's yes (its "not run" result)
+    refused = len(errors) - len(offers)
+    assert refused == (0 if case == "extra argument" else 1)  # the desk's own refusal is in the log
+
+
+# --- the desk's confirmation gate on tau2's writes (issue 33) ----------------------------------
+
+
+def _reached(items):
+    [scored] = [i for i in items if isinstance(i, Notice) and "reward" in (i.data or {}).get("bench", {})]
+    return scored.data["bench"]["reached"]
+
+
+def test_a_write_called_before_the_customers_yes_is_offered_and_runs_once_on_it(tmp_path, monkeypatch):
+    from supportdesk.bench import run as run_module
+
+    *reads, write = _gold_17()
+    # The model calls the write at its first step, before the customer said anything to it.
+    steps = [("call", *write)] + [("call", n, a) for n, a in reads]
+    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
+    report = bench(tmp_path, "retail", ["17"])
+    [result] = report.results
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    # Every report says the writes wait (retail has seven).
+    assert any(n.startswith("7 write tools wait for the customer's yes") for n in report.notes), report.notes
+
+    # An offer, not a write: nothing reached tau2 before the customer's yes, read by the desk's reader.
+    [offer] = [i for i in items if isinstance(i, Offer)]
+    [yes] = [i for i in items if isinstance(i, Message) and i.role == "customer" and i.text == players.CUSTOMER_YES]
+    [confirmed] = [i for i in items if isinstance(i, Confirmation)]
+    assert (offer.tool, offer.arguments) == write and offer.seq < yes.seq
+    assert (confirmed.offer_id, confirmed.answer_seq, confirmed.source) == (offer.offer_id, yes.seq, "text")
+    # The yes ran it once, as offered, under the offer's id: the call scoring finds and replays.
+    reached = _reached(items)
+    assert [(r[0], r[1], r[2]) for r in reached if r[1] == write[0]] == [(f"{offer.offer_id}-yes", *write)]
+    assert [r[1] for r in reached] == [write[0]] + [n for n, _ in reads]
+    # tau2's evaluator scores it as it scores the same calls made by tau2's own agent.
+    assert (result.reward, result.failure) == (tau2_agent_reward("retail", "17", [write, *reads]), "")
+    assert result.reward == 1.0
+
+
+def test_without_the_gate_the_early_write_runs_without_a_yes(tmp_path, monkeypatch):
+    from supportdesk.bench import run as run_module
+
+    *reads, write = _gold_17()
+    steps = [("call", *write)] + [("call", n, a) for n, a in reads]
+    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
+    report = bench(tmp_path, "retail", ["17"], gate=False)
+    [result] = report.results
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    assert not [i for i in items if isinstance(i, Offer | Confirmation)]
+    assert "the confirmation gate is off: writes run at once, as tau2's agent runs them" in report.notes
+    assert [i.text for i in items if isinstance(i, Message) and i.role == "customer"] == [players.reason_for_call(
+        load_domain("retail", "base", ["17"]).tasks[0])]
+    assert [r[1] for r in _reached(items)] == [write[0]] + [n for n, _ in reads]  # at once, no one asked
+    assert result.reward == tau2_agent_reward("retail", "17", [write, *reads]) == 1.0
+    # The run's desk file says so: a [confirm] table naming each of tau2's writes "none".
+    [desk_file] = (tmp_path / "bench").glob("tau2-retail-single-*.toml")
+    text = desk_file.read_text()
+    writes = tools.write_tools(load_domain("retail", "base", ["17"]).environment())
+    assert write[0] in writes and "[confirm]" in text and all(f'{w} = "none"' in text for w in writes)
+
+
+def test_a_customer_who_never_says_yes_leaves_the_database_untouched(tmp_path, monkeypatch):
+    from supportdesk.bench import run as run_module
+
+    *reads, write = _gold_17()
+    steps = [("call", *write)] + [("call", n, a) for n, a in reads]
+    monkeypatch.setattr(run_module, "_provider", lambda *a, **k: ScriptedDesk(steps))
+    # The scripted customer of a no-op run: states the task, then ends the conversation.
+    monkeypatch.setattr(run_module, "_customer", lambda opts, task, env, current: players.scripted_customer(task))
+    [result] = bench(tmp_path, "retail", ["17"]).results
+    items = asyncio.run(_session(tmp_path / "bench.db", result.session_id))
+    assert [i.tool for i in items if isinstance(i, Offer)] == [write[0]]
+    assert _reached(items) == []
+    assert (result.reward, result.failure) == (tau2_agent_reward("retail", "17", []), DB_DIFFERS)
+
+
+def early_writes(tmp_path, monkeypatch, domain, task_ids, *, gate, says_yes):
+    """The gate's effect on a scripted model that calls each task's gold writes at its first steps
+    (before its reads and before any yes), against a customer who says yes to each offer (the
+    gold run's) or one who states the task and stops: (writes that ran without a yes, writes
+    that reached tau2, pass^1). docs/bench.md quotes these figures."""
+    from supportdesk.bench import run as run_module
+
+    gold = {t.id: t.evaluation_criteria.actions for t in load_domain(domain, "base", task_ids).tasks}
+    writes = set(tools.write_tools(load_domain(domain, "base", task_ids[:1]).environment()))
+    scripts = {}
+    for task_id in task_ids:
+        calls = [(a.name, dict(a.arguments)) for a in gold[task_id]]
+        early = [c for c in calls if c[0] in writes] + [c for c in calls if c[0] not in writes]
+        scripts[task_id] = ScriptedDesk([("call", n, a) for n, a in early])
+
+    class EarlyWrites:  # the script of the task being played (one provider serves the whole run)
+        name = "early-writes"
+
+        def __init__(self, current):
+            self.current = current
+
+        def stream(self, request):
+            return scripts[self.current.task.id].stream(request)
+
+        async def aclose(self):
+            return None
+
+    monkeypatch.setattr(run_module, "_provider", lambda opts, cfg, current, names: EarlyWrites(current))
+    if not says_yes:
+        monkeypatch.setattr(run_module, "_customer", lambda opts, task, env, current: players.scripted_customer(task))
+    report = bench(tmp_path, domain, task_ids, gate=gate)
+    ran = unasked = 0
+    for result in report.results:
+        for call_id, name, *_ in _reached(asyncio.run(_session(tmp_path / "bench.db", result.session_id))):
+            if name in writes:
+                ran += 1
+                unasked += not call_id.endswith("-yes")
+    return unasked, ran, report.pass_hat()[1]
+
+
+def test_the_gate_holds_every_early_write_until_the_customers_yes(tmp_path, monkeypatch):
+    tasks = ["5", "12"]  # two retail tasks whose one write is a return of delivered items
+    with monkeypatch.context() as m:
+        gated = early_writes(tmp_path / "on", m, "retail", tasks, gate=True, says_yes=True)
+    with monkeypatch.context() as m:
+        ungated = early_writes(tmp_path / "off", m, "retail", tasks, gate=False, says_yes=False)
+    with monkeypatch.context() as m:
+        refused = early_writes(tmp_path / "no", m, "retail", tasks, gate=True, says_yes=False)
+    # Gated, every write waited for its yes and the tasks score as without the gate; ungated,
+    # every write ran with nobody asked; gated with no yes, none ran (task 5, whose return is
+    # needed, fails; task 12's gold return is refused by tau2 anyway, so the untouched database passes).
+    assert gated[:2] == (0, 2) and ungated[:2] == (2, 2) and gated[2] == ungated[2] == 1.0
+    assert refused == (0, 0, 0.5)
 
 
 # --- stored runs ------------------------------------------------------------------------------

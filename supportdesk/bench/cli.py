@@ -63,6 +63,10 @@ def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
         "--seed", type=int, default=300, metavar="N",
         help="the base seed each trial's customer seed is drawn from, as tau2's runner does (default: 300, tau2's)",
     )
+    tau2.add_argument(
+        "--no-gate", dest="gate", action="store_false",
+        help="run the domain's writes without the customer's yes (the confirmation gate is on by default)",
+    )
     tau2.add_argument("--json", action="store_true", help="print the report as JSON")
     tau2.set_defaults(func=_cmd_tau2)
 
@@ -91,6 +95,7 @@ async def _cmd_tau2(args: argparse.Namespace) -> int:
         db=getattr(args, "db", None),
         config=getattr(args, "config", None),
         seed=args.seed,
+        gate=args.gate,
     )
 
     def progress(result: Any) -> None:

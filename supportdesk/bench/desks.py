@@ -125,13 +125,31 @@ def _header(domain: str, kind: str, model: ModelSettings) -> list[str]:
     ]
 
 
-def single_desk_text(domain: str, policy: str, tool_names: list[str], model: ModelSettings) -> str:
+def confirm_table(ungated: list[str]) -> list[str]:
+    """The desk file's `[confirm]` table switching the customer's yes off for these tools (the
+    domain's writes wait for it by default: bench/tools.py); nothing when none are named."""
+    if not ungated:
+        return []
+    return [
+        "# The confirmation gate is off for these writes (--no-gate): they run without the customer's yes.",
+        "[confirm]",
+        *(f"{name} = {_toml('none')}" for name in sorted(ungated)),
+        "",
+    ]
+
+
+def single_desk_text(
+    domain: str, policy: str, tool_names: list[str], model: ModelSettings, ungated: list[str] | None = None
+) -> str:
     lines = _header(domain, "single", model)
     lines += _agent("agent", "Agent", f"Handles every {domain} request.", policy, sorted(tool_names), [])
+    lines += confirm_table(ungated or [])
     return "\n".join(lines)
 
 
-def split_desk_text(domain: str, policy: str, kinds: dict[str, str], model: ModelSettings) -> str:
+def split_desk_text(
+    domain: str, policy: str, kinds: dict[str, str], model: ModelSettings, ungated: list[str] | None = None
+) -> str:
     specialists = dict(SPECIALISTS.get(domain, {}))
     assigned = {tool for _, _, tools in specialists.values() for tool in tools}
     shared = sorted(t for t, kind in kinds.items() if kind != "write")
@@ -148,6 +166,7 @@ def split_desk_text(domain: str, policy: str, kinds: dict[str, str], model: Mode
         role = f"You are the {title} specialist: {description} Hand anything else back to the agent whose tools fit it."
         others = ["triage"] + [n for n in names if n != name]
         lines += _agent(name, title, description, f"{role}\n\n{policy}", mine, others)
+    lines += confirm_table(ungated or [])
     return "\n".join(lines)
 
 

@@ -5,7 +5,9 @@
   tool), the second answers without acting.
 - `scripted_customer()` is a tau2 user that opens with the task's reason for calling and then
   ends the conversation: gold and no-op runs need no customer model either. In a gold run it
-  also makes the task's own gold calls on the customer's device (tau2 telecom), in their turn.
+  also makes the task's own gold calls on the customer's device (tau2 telecom), in their turn,
+  and answers "yes" to each offer the desk's confirmation gate makes (the desk reads that text
+  with its one reader, as it reads any customer's).
 - `recording()` wraps any tau2 user so each call it makes on its own device, with tau2's
   result, is stored in the desk session as a `customer_action` notice (data the agents never
   see: tau2's agent does not see them either; the scoring gives them back to tau2).
@@ -30,7 +32,7 @@ from supportdesk.engine.protocol import (
     Transfer,
 )
 from supportdesk.engine.runner import Runner
-from supportdesk.items import Message, Notice, ToolCall
+from supportdesk.items import Confirmation, Decline, Message, Notice, Offer, ToolCall
 
 NOOP_REPLY = "Thank you for reaching out. I am not able to act on this request."
 GOLD_DONE = "All done."
@@ -38,6 +40,8 @@ GOLD_DONE = "All done."
 # customer answers once it made its calls.
 CUSTOMER_TURN = "Please do this on your device:"
 CUSTOMER_DID_IT = "I did that on my phone."
+# What the gold run's scripted customer answers an offer of the desk's confirmation gate.
+CUSTOMER_YES = "yes"
 
 
 class BenchTask:
@@ -49,9 +53,11 @@ class BenchTask:
         self.customer_calls = 0
         # The agent's gold calls made when the gold agent last spoke (it counts them in the log).
         self.agent_calls = 0
+        # Whether the desk's last turn ended on an offer waiting for the customer's answer.
+        self.offer_open = False
 
     def start(self, task: Any) -> None:
-        self.task, self.customer_calls, self.agent_calls = task, 0, 0
+        self.task, self.customer_calls, self.agent_calls, self.offer_open = task, 0, 0, False
 
     def all_gold(self) -> list[Any]:
         """Every gold action of the task, the agent's and the customer's, in order."""
@@ -89,8 +95,13 @@ class GoldProvider:
 
     async def stream(self, request: StepRequest) -> AsyncIterator[TextDelta | Action]:
         # How far the replay got is the number of domain calls already in the log (and the
-        # customer's own gold calls, counted by the scripted customer).
-        done = sum(1 for item in request.history if isinstance(item, ToolCall) and item.name in self.domain_tools)
+        # customer's own gold calls, counted by the scripted customer); a call the gate held as
+        # an offer did not run (its run, on the customer's yes, is a call of its own).
+        offered = {item.call_id for item in request.history if isinstance(item, Offer)}
+        done = sum(
+            1 for item in request.history
+            if isinstance(item, ToolCall) and item.name in self.domain_tools and item.call_id not in offered
+        )
         self.current.agent_calls = done
         action = self.current.next_gold(done)
         if action is None:
@@ -148,6 +159,8 @@ def scripted_customer(task: Any, gold: BenchTask | None = None) -> Any:
             spoken = sum(1 for m in state.messages if isinstance(m, message.UserMessage))
             if spoken == 0:
                 reply = message.UserMessage(role="user", content=reason_for_call(task))
+            elif gold is not None and gold.offer_open:  # the desk asks before a gold write: yes
+                reply = message.UserMessage(role="user", content=CUSTOMER_YES)
             elif gold is not None and (action := gold.next_gold(gold.agent_calls)) is not None and action.requestor == "user":
                 n = gold.customer_calls
                 gold.customer_calls += 1
@@ -223,8 +236,9 @@ class DeskEnded(Exception):
 DESK_STOP = "###STOP###"
 
 
-def desk_agent(runner: Runner, session_id: str, loop: asyncio.AbstractEventLoop) -> Any:
-    """A tau2 agent whose every reply is one desk turn on `session_id`.
+def desk_agent(runner: Runner, session_id: str, loop: asyncio.AbstractEventLoop, current: BenchTask | None = None) -> Any:
+    """A tau2 agent whose every reply is one desk turn on `session_id` (noting in `current`
+    whether the turn ended on an offer waiting for the customer's yes).
 
     tau2's orchestrator is synchronous and runs in a worker thread; the desk's turn runs on the
     event loop that owns the store, and the thread waits for it."""
@@ -251,13 +265,18 @@ def desk_agent(runner: Runner, session_id: str, loop: asyncio.AbstractEventLoop)
 
         async def _turn(self, text: str) -> str | None:
             reply: str | None = None
+            offer_open = False
             async for event in runner.send(session_id, text):
                 if isinstance(event, Appended):
                     item = event.item
+                    if isinstance(item, Offer | Confirmation | Decline):
+                        offer_open = isinstance(item, Offer)
                     if isinstance(item, Message) and item.role == "agent":
                         reply = item.text
                     elif isinstance(item, Notice) and item.notice_kind in ("limit", "provider_error"):
                         self.ended = item
+            if current is not None:
+                current.offer_open = offer_open
             return None if self.ended is not None else (reply or "(no reply)")
 
         @classmethod

@@ -34,7 +34,7 @@ from supportdesk.bench.report import RunReport, TaskResult
 from supportdesk.bench.runs import CHANNEL, FAILED, RECORD, floor_from_store, record
 from supportdesk.bench.scoring import ENDED_BY_LIMIT, Score, score
 from supportdesk.bench.tau2env import PACKAGE, BenchError, Domain, load_domain, tau2
-from supportdesk.bench.tools import EnvironmentSlot, domain_tools, tool_kinds
+from supportdesk.bench.tools import EnvironmentSlot, domain_tools, tool_kinds, write_tools
 from supportdesk.config import ConfigError, DeskConfig, ModelSettings, parse_desk, resolve_config_path
 from supportdesk.items import Message, Notice
 
@@ -68,6 +68,9 @@ class BenchOptions:
     max_steps: int = 200
     # The base seed each trial's customer seed is drawn from, as tau2's runner draws them.
     seed: int = TAU2_SEED
+    # The desk's confirmation gate on the domain's writes (issue 33): on unless switched off;
+    # off, the run's desk gets a `[confirm]` table naming each write "none".
+    gate: bool = True
 
 
 class RunFailed(BenchError):
@@ -195,16 +198,19 @@ def _desk_config(
     """The desk, where its file is, and its text (kept with the run)."""
     kinds = tool_kinds(environment)
     names = sorted(kinds)
+    ungated = [] if opts.gate else write_tools(environment)
     if opts.desk not in ("single", "split"):
         cfg = desks.load_file(opts.desk, names)
         if model is not None:
             cfg.model = model.settings  # (its temperature: tau2's unless the file set one)
+        # The file's own [confirm] stands, unless the run switches the gate off.
+        cfg.confirm.update({name: "none" for name in ungated})
         return cfg, opts.desk, _read_text(Path(opts.desk), "desk file")
     settings = model.settings if model is not None else ModelSettings()
     if opts.desk == "single":
-        text = desks.single_desk_text(domain.name, domain.policy, names, settings)
+        text = desks.single_desk_text(domain.name, domain.policy, names, settings, ungated)
     else:
-        text = desks.split_desk_text(domain.name, domain.policy, kinds, settings)
+        text = desks.split_desk_text(domain.name, domain.policy, kinds, settings, ungated)
     # One file per run: the next run never overwrites the desk this one used.
     path = folder / f"tau2-{domain.name}-{opts.desk}-{run_id}.toml"
     try:
@@ -249,8 +255,9 @@ def _customer(opts: BenchOptions, task: Any, environment: Any, current: BenchTas
     )
 
 
-def comparability(opts: BenchOptions, model: DeskModel | None, cfg: DeskConfig) -> list[str]:
-    """What makes this run's figures differ from tau2's own runner's, said with every report."""
+def comparability(opts: BenchOptions, model: DeskModel | None, cfg: DeskConfig, gated: list[str] | None = None) -> list[str]:
+    """What makes this run's figures differ from tau2's own runner's, said with every report
+    (`gated`: the domain's tools whose calls wait for the customer's yes on this desk)."""
     notes: list[str] = []
     if model is not None:
         t = model.settings.temperature
@@ -271,6 +278,14 @@ def comparability(opts: BenchOptions, model: DeskModel | None, cfg: DeskConfig) 
         "with a missing or mistyped one is refused before tau2 (tau2's agent gets tau2's error); a "
         "refused call never reached tau2 and is not replayed",
     ]
+    if gated:
+        notes.append(
+            f"{len(gated)} write tools wait for the customer's yes (the desk's confirmation gate: an offer, "
+            "then the customer's answer read by the desk's reader); tau2's agent runs every call at once "
+            "(--no-gate runs them so)"
+        )
+    else:
+        notes.append("the confirmation gate is off: writes run at once, as tau2's agent runs them")
     if len(cfg.agents) > 1:
         notes.append(f"{len(cfg.agents)} agents with handoffs (tau2's agent is one); handoffs are not replayed")
     limits = cfg.desk.limits
@@ -311,7 +326,8 @@ async def run_tau2(opts: BenchOptions, progress: Any = None) -> RunReport:
     report = RunReport(run_id, domain.name, domain.split, desk_name, opts.agent, opts.trials, package)
     report.desk_file = source
     report.seeds = draw_seeds(opts.seed, opts.trials) if opts.agent == "desk" else []
-    report.notes = comparability(opts, model, cfg)
+    gated = [name for name in registry.names() if (tool := registry.get(name)) is not None and tool.needs_confirmation(cfg)]
+    report.notes = comparability(opts, model, cfg, gated)
     report.where = display_db(db)
     t = tau2()
     greeting = t.orchestrator.DEFAULT_FIRST_AGENT_MESSAGE.content
@@ -384,7 +400,7 @@ async def _play(
     environment = domain.environment()
     slot.start(environment)
     current.start(task)
-    agent = desk_agent(desk.runner, sid, loop)
+    agent = desk_agent(desk.runner, sid, loop, current)
 
     def store_actions(done: list[tuple[Any, Any]]) -> None:
         """The customer's calls on their own device, with tau2's results, into the session

@@ -9,6 +9,13 @@ What tau2 replays is what reached its environment, so the slot keeps each call i
 among them). A call the desk refused before the slot (arguments that do not validate, a tool
 the agent does not hold, a veto, a call waiting for a confirmation or an approval) never
 reached tau2 and is never replayed.
+
+Every tool tau2 types as a write waits for the customer's yes (the desk's confirmation gate,
+issue 33): called, it becomes an offer naming the tool's verb and every argument value; the
+customer's next message is read by the desk's one reader (engine/confirmation.py), and a yes
+runs the offered call exactly, under the call id `<offer id>-yes` (the id it reaches tau2 with,
+kept in the slot). Reads and tau2's other kinds never wait. A desk file's `[confirm]` table,
+or `bench tau2 --no-gate`, switches the gate off per tool.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from supportdesk.engine.tools import Tool, ToolContext, ToolOutput, ToolRegistry
 from supportdesk.items import Notice
 
 HUMAN_TOOL = "transfer_to_human_agents"
+# tau2's kind for a tool that changes its environment (`ToolType.WRITE`).
+WRITE = "write"
 
 
 class EnvironmentSlot:
@@ -61,9 +70,21 @@ def _describe(tool: Any) -> str:
 def domain_tools(environment: Any, slot: EnvironmentSlot) -> ToolRegistry:
     """A registry holding the domain's tools (read from `environment`), bound to `slot`."""
     registry = ToolRegistry()
+    kinds = tool_kinds(environment)
     for name, tool in sorted(environment.tools.get_tools().items()):
-        registry.add(Tool(name, _describe(tool), tool.params, _runner(name, slot)))
+        # A write changes the customer's account (tau2's tools carry no `amount` the desk's money
+        # figures could count): it waits for their yes. Every other kind never waits.
+        writes = kinds.get(name) == WRITE
+        registry.add(Tool(
+            name, _describe(tool), tool.params, _runner(name, slot),
+            effect="account" if writes else "reads", confirm="customer" if writes else "none",
+        ))
     return registry
+
+
+def write_tools(environment: Any) -> list[str]:
+    """The domain's tools tau2 types as writes: the ones the desk's gate holds for a yes."""
+    return sorted(name for name, kind in tool_kinds(environment).items() if kind == WRITE)
 
 
 def tool_kinds(environment: Any) -> dict[str, str]:
