@@ -59,6 +59,10 @@ async def test_above_the_approval_threshold_the_customers_one_yes_then_staff_app
         first = await _say(desk, None, "I was charged twice, priya@example.com")
         sid = first[0].session_id
         second = await _say(desk, sid, "yes")
+        info = await desk.store.get_session(sid)
+    # The session row says what the inbox says (issue 39 §4, one state): the browser's Status
+    # column and `sessions` read it.
+    assert info is not None and info.status == "awaiting_approval"
     [asked] = _questions(first)
     assert "$1,299.99" in asked.text and asked.agent == "senior"
     [offer] = [i for i in first if isinstance(i, Offer)]

@@ -532,6 +532,8 @@ class Runner:
         # The customer's message may answer the offer made right before it: read it first, and
         # on a yes run the offered call, so the agent's step sees the answer and the result.
         async for ev in self._settle_offer(session_id, active, turn, vetoed=vetoed):
+            if isinstance(ev, Appended) and isinstance(ev.item, Notice):
+                statuses.add(ev.item.notice_kind)  # (the confirmed call may wait for staff)
             yield ev
 
         for step in range(1, limits.max_steps_per_message + 2):
