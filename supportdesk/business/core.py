@@ -328,8 +328,9 @@ def refund_steps(
         yield from within_limits(sql, limits, session_id, owner, amount)
     money = sql.dialect.money(amount)
     charge = yield from first_row(sql.refund_charge, money, charge_id)
-    if charge is None:
-        raise demo.refund_refused(charge_id, (yield from first_row(sql.charge, charge_id)), amount)
+    if charge is None:  # the database said no: read why, for the agent
+        found = yield from first_row(sql.charge, charge_id)
+        raise demo.refund_refused(charge_id, found, amount)
     refund_id = yield from first_value(
         sql.insert_refund, charge["id"], charge["customer_id"], money, reason, agent, session_id, demo.now()
     )
