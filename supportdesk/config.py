@@ -179,26 +179,28 @@ class ToolLimits(_Strict):
         return next((r for r in self.reasons or () if " ".join(r.casefold().split()) in words), None)
 
 
-# `[policy]` keys -> the tool limit each sets, on every tool that declares it.
-POLICY_KEYS: dict[str, str] = {
-    "refund_limit_level1": "limit_level1",
-    "refund_limit_level2": "limit_level2",
-    "approval_threshold": "approval_threshold",
-    "money_limit_per_conversation": "limit_per_conversation",
-    "money_limit_per_customer": "limit_per_customer",
-    "money_period_days": "period_days",
-    "refund_reasons": "reasons",
-    "refund_window_days": "window_days",
+_MONEY = ("refund_charge", "issue_credit")
+# `[policy]` key -> (the tool limit it sets, the shipped tools it sets it on). A closed list: the
+# desk file's shape from before each tool declared its limits, kept so those files still work.
+POLICY_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "refund_limit_level1": ("limit_level1", _MONEY),
+    "refund_limit_level2": ("limit_level2", _MONEY),
+    "approval_threshold": ("approval_threshold", _MONEY),
+    "money_limit_per_conversation": ("limit_per_conversation", _MONEY),
+    "money_limit_per_customer": ("limit_per_customer", _MONEY),
+    "money_period_days": ("period_days", _MONEY),
+    "refund_reasons": ("reasons", ("refund_charge",)),
+    "refund_window_days": ("window_days", ("refund_charge",)),
 }
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
 class Policy(_Strict):
-    """`[policy]`: desk-wide values of the tools' limits (`ToolLimits`), the shape desk files had
-    before each tool declared its own. Each key sets its limit (POLICY_KEYS) on every tool that
-    declares that limit (the shipped ones: both money tools for the amounts and totals,
-    `refund_charge` alone for the reasons and the window); `[tools.NAME]` wins over it. Unset:
-    the tools' own values. No tool adds a key here: a new tool's limits go in `[tools.NAME]`."""
+    """`[policy]`: the shipped money tools' limits (`ToolLimits`) in the shape desk files had
+    before each tool declared its own: the amounts and totals of `refund_charge` and
+    `issue_credit` together, the reasons and window of `refund_charge` (POLICY_KEYS). Unset:
+    the tools' declared values; `[tools.NAME]` wins over it. Closed: no tool adds a key here,
+    a new tool's limits are set in `[tools.NAME]`."""
 
     refund_limit_level1: Annotated[float | None, Bounds(ge=0)] = None
     refund_limit_level2: Annotated[float | None, Bounds(ge=0)] = None
@@ -209,12 +211,16 @@ class Policy(_Strict):
     money_limit_per_customer: Annotated[float | None, Bounds(ge=0)] = None
     money_period_days: Annotated[int | None, Bounds(ge=1)] = None
 
-    def as_limits(self) -> ToolLimits:
-        """These keys as the tool limits they set (unset ones unset)."""
-        said = {POLICY_KEYS[k]: v for k, v in vars(self).items() if k in POLICY_KEYS and v is not None}
-        if "reasons" in said:
-            said["reasons"] = tuple(said["reasons"])
-        return ToolLimits(**said)
+    def limits_for(self, tool: str) -> dict[str, Any]:
+        """The limits these keys set on this tool, by name (unset ones, other tools', left out)."""
+        said: dict[str, Any] = {}
+        if tool not in _MONEY:
+            return said
+        for key, (limit, tools) in POLICY_KEYS.items():
+            value = getattr(self, key)
+            if value is not None and tool in tools:
+                said[limit] = tuple(value) if isinstance(value, list) else value
+        return said
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -337,13 +343,17 @@ class DeskConfig(_Strict):
         return self.agents[name]
 
     def limits_of(self, tool: str, declared: ToolLimits) -> ToolLimits:
-        """A tool's limits on this desk: what it declares, then `[policy]` on the limits it
-        declares, then its `[tools.NAME]` table. Read through `Tool.limits_on` (engine/tools.py)."""
-        wide = self.policy.as_limits()
-        keep = set(declared.declared())
-        out = declared.over(ToolLimits(**{k: getattr(wide, k) for k in wide.declared() if k in keep}))
+        """A tool's limits on this desk: what it declares, then `[policy]` (a shipped money
+        tool's), then its `[tools.NAME]` table. Read through `Tool.limits_on` (engine/tools.py)."""
         own = self.tools.get(tool)
-        return out.over(own) if own is not None else out
+        if own is None and tool not in _MONEY:
+            return declared  # (read at every model step for each tool an agent holds)
+        said = self.policy.limits_for(tool)
+        if own is not None:
+            said.update((key, value) for key, value in vars(own).items() if value is not None)
+        if all(getattr(declared, key) == value for key, value in said.items()):
+            return declared
+        return ToolLimits(**{**vars(declared), **said})
 
     @property
     def entry(self) -> AgentConfig:
