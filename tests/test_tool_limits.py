@@ -209,3 +209,30 @@ def test_a_table_for_a_tool_nobody_registered_is_one_line():
         desk_with("[tools.refund]\nlimit_level1 = 5.0\n")
     [problem] = exc.value.problems
     assert problem.startswith("agents.toml: tools.refund: no tool named 'refund'; valid tools: cancel_subscription, ")
+
+
+def test_config_check_shows_each_held_tool_s_limits_on_the_desk(tmp_path: Path, capsys):
+    from supportdesk.cli import main
+
+    path = tmp_path / "agents.toml"
+    path.write_text(SHIPPED + "\n[tools.issue_credit]\napproval_threshold = 100.0\n", encoding="utf-8")
+    assert main(["config", "check", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "  issue_credit: level 1 up to $50.00, level 2+ up to $2,000.00, staff approve from $100.00, " \
+        "$500.00 a conversation, $1,000.00 a customer in 30 days" in lines
+    [refunds] = [line for line in lines if line.startswith("  refund_charge: ")]
+    assert "staff approve from $250.00" in refunds and "reasons: duplicate charge;" in refunds and "window 90 days" in refunds
+
+
+def test_money_tools_is_one_name_with_one_meaning():
+    """Issue 36 item 1: `MONEY_TOOLS` is the figures' copy of the tools that move money
+    (store/figures.py); the offline model's own list (the tools its money skill drives) has a
+    name of its own, and no second module defines a `MONEY_TOOLS`."""
+    import ast
+
+    defined = []
+    for path in sorted((REPO / "supportdesk").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            defined += [str(path.relative_to(REPO)) for t in targets if isinstance(t, ast.Name) and t.id == "MONEY_TOOLS"]
+    assert defined == ["supportdesk/store/figures.py"]
