@@ -129,9 +129,11 @@ class TracingSettings(_Strict):
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ToolLimits(_Strict):
     """What one tool's calls may do without staff. A tool declares its own with its definition
-    (engine/tools.py `Tool.limits`: the keys it has, and their values); a desk file sets them
-    per tool in `[tools.NAME]`, or desk-wide in `[policy]`. `Tool.limits_on(desk)` is the one
-    read of the result: the tools' checks, the confirmation gate and the models read it there.
+    (engine/tools.py `Tool.limits`: the keys it has, and their values); a desk file sets other
+    values per tool in `[tools.NAME]` (and, for the two shipped money tools, in the older
+    `[policy]` keys). `Tool.limits_on(desk)` is the one read of the result: the engine's amount
+    check, the tools' policies (`ctx.limits`), the models (`ToolSpec.limits`) and `config check`.
+    A new tool's limits need nothing here: only a new *kind* of limit is a field below.
 
     Unset (None): the tool has no such limit. The amount limits apply to a money tool's
     `amount` (engine/tools.py MONEY_ARGUMENT), and the engine enforces them in every call of a
@@ -160,11 +162,6 @@ class ToolLimits(_Strict):
     def declared(self) -> list[str]:
         """The keys set here, in the order above."""
         return [f.name for f in dataclasses.fields(self) if getattr(self, f.name) is not None]
-
-    def over(self, other: ToolLimits) -> ToolLimits:
-        """These limits with every key `other` sets taken from it."""
-        changes = {key: getattr(other, key) for key in other.declared()}
-        return dataclasses.replace(self, **changes) if changes else self
 
     def per_call(self, level: int) -> float | None:
         """The largest amount one call by an agent of this level may carry (None: no limit)."""

@@ -1,7 +1,8 @@
-"""The tool mechanism: a function with a pydantic argument model and a policy check.
+"""The tool mechanism: a function with a pydantic argument model, what it does and its limits
+declared with it, and a policy check.
 
-Policy runs inside the tool call, before the function, so no prompt, model or customer
-can talk an agent past it. The desk's actual tools live in `supportdesk.tools`.
+Policy and the declared limits run inside the tool call, before the function, so no prompt,
+model or customer can talk an agent past them. The desk's actual tools live in `supportdesk.tools`.
 """
 
 from __future__ import annotations
@@ -252,10 +253,10 @@ class Tool:
         )
 
     async def check(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> tuple[BaseModel | None, ToolOutput | None]:
-        """Validate and check policy, running nothing: (args, None) when the call may run,
-        (args, pending output) when it waits for staff, (None, error output) when refused. The
-        confirmation gate asks this before it offers a call: a call the desk would refuse is
-        never put to the customer."""
+        """Validate and check policy (the tool's own, then its declared amount limits), running
+        nothing: (args, None) when the call may run, (args, pending output) when it waits for
+        staff, (None, error output) when refused. The confirmation gate asks this before it
+        offers a call: a call the desk would refuse is never put to the customer."""
         args, problem = check_arguments(self.name, self.args, arguments)
         if problem is not None or args is None:
             return None, ToolOutput(problem or f"{self.name}: invalid arguments", is_error=True)
