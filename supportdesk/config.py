@@ -159,6 +159,9 @@ class ToolLimits(_Strict):
     reasons: Annotated[tuple[str, ...] | None, Bounds(min_length=1)] = None
     window_days: Annotated[int | None, Bounds(ge=1)] = None
 
+    def __hash__(self) -> int:  # type: ignore[override]  # frozen, so hashable (as a ToolSpec holding it is)
+        return hash(tuple(vars(self).values()))
+
     def declared(self) -> list[str]:
         """The keys set here, in the order above."""
         return [f.name for f in dataclasses.fields(self) if getattr(self, f.name) is not None]

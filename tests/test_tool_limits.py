@@ -140,6 +140,7 @@ def test_a_model_is_told_each_tool_s_limits_on_this_desk():
     specs = {s.name: s for s in registry.specs(desk.agents["billing"].tools, desk)}
     assert specs["refund_charge"].limits.per_call(1) == 200.0
     assert specs["find_charges"].limits == ToolLimits()
+    assert len(set(specs.values())) == len(specs)  # a spec stays hashable with its limits
 
 
 async def test_the_offline_model_s_own_limit_is_the_tool_s_on_the_desk(tmp_path: Path):
@@ -236,3 +237,20 @@ def test_money_tools_is_one_name_with_one_meaning():
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
             defined += [str(path.relative_to(REPO)) for t in targets if isinstance(t, ast.Name) and t.id == "MONEY_TOOLS"]
     assert defined == ["supportdesk/store/figures.py"]
+
+
+async def test_the_tui_s_deferred_desk_checks_its_tool_tables_when_the_tools_are_built(tmp_path: Path):
+    """The TUI loads the desk file before the tools exist (`open_desk(deferred=True)`): a limit
+    a tool does not declare is the same one line once the registry is built."""
+    path = tmp_path / "agents.toml"
+    path.write_text(SHIPPED + "\n[tools.issue_credit]\nwindow_days = 30\n", encoding="utf-8")
+    desk = await open_desk(tmp_path / "desk.db", path, deferred=True)
+    try:
+        with pytest.raises(ConfigError) as exc:
+            desk.runner.warm()
+    finally:
+        await desk.close()
+    assert exc.value.problems == [
+        f"{path}: tools.issue_credit.window_days: issue_credit declares no window_days; the limits it declares: "
+        "limit_level1, limit_level2, approval_threshold, limit_per_conversation, limit_per_customer, period_days"
+    ]
