@@ -323,7 +323,8 @@ class DeskConfig(_Strict):
     """A whole desk file, validated."""
 
     desk: DeskSettings = field(default_factory=DeskSettings)
-    # `[policy]`: desk-wide values of the tools' limits; `[tools.NAME]`: one tool's, over them.
+    # `[tools.NAME]`: one tool's limits, over its declaration (engine/tools.py `Tool.limits_on`);
+    # `[policy]`: the two shipped money tools' limits in their older shape, under those tables.
     policy: Policy = field(default_factory=Policy)
     tools: dict[str, ToolLimits] = field(default_factory=dict)
     model: ModelSettings = field(default_factory=ModelSettings)
