@@ -43,8 +43,11 @@ from supportdesk.text import clip_words
 
 __all__ = ["ANSWERS_QUESTION", "OTHER_LANGUAGE_REPLY", "Specialist", "Step", "next_billing_date", "nice_date", "skills_of"]
 
-MONEY_TOOLS = ("refund_charge", "find_charges")
-TECH_TOOLS = ("search_kb", "send_password_reset")
+# The tools whose holder the skills below drive as a money agent (skills/money.py) or a technical
+# one (skills/technical.py): what `skills_of` reads. Not the tools that move money (those
+# declare effect="money": engine/tools.py; the figures' copy is store/figures.MONEY_TOOLS).
+MONEY_SKILL_TOOLS = ("refund_charge", "find_charges")
+TECH_SKILL_TOOLS = ("search_kb", "send_password_reset")
 GENERAL_TOOLS = ("request_human",)  # every agent may hold it; it is no skill
 TOPIC_SWITCH_CONFIDENCE = 0.8
 # Mid-conversation, a message on a matter of its own that asks nothing of the agent holding the
@@ -82,9 +85,9 @@ def skills_of(agent: AgentConfig) -> set[str]:
     """What an agent can do, from the tools it holds: "money", "tech", or, for an agent with
     tools of its own that are neither (defined only in the desk file), "own:<name>"."""
     out = set()
-    if any(t in agent.tools for t in MONEY_TOOLS):
+    if any(t in agent.tools for t in MONEY_SKILL_TOOLS):
         out.add("money")
-    if any(t in agent.tools for t in TECH_TOOLS):
+    if any(t in agent.tools for t in TECH_SKILL_TOOLS):
         out.add("tech")
     if not out and any(t not in GENERAL_TOOLS for t in agent.tools):
         out.add(f"own:{agent.name}")
@@ -142,8 +145,8 @@ class Step:
         if not any(t.name == action and t.confirm for t in v.request.tools):
             return False
         amount = arguments.get("amount")
-        if action in ("refund_charge", "issue_credit"):
-            if not isinstance(amount, int | float) or amount > v.desk.policy.refund_limit(v.agent.level) + 1e-9:
+        if v.tool_limits(action).per_call(v.agent.level) is not None:  # a tool whose amounts are limited
+            if not isinstance(amount, int | float) or amount > v.amount_limit(action) + 1e-9:
                 return False
         return True
 

@@ -14,8 +14,12 @@ from datetime import date
 from typing import Any, assert_never
 
 from supportdesk import items as k
+from supportdesk.config import ToolLimits
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.models.offline import slots as slot_extraction
+
+# The limits of a tool an agent does not hold.
+NO_LIMITS = ToolLimits()
 
 
 @dataclass
@@ -221,6 +225,19 @@ class View:
 
     def has_tool(self, name: str) -> bool:
         return name in self.tool_names()
+
+    def tool_limits(self, name: str) -> ToolLimits:
+        """A tool's limits on this desk as this agent is told them (ToolSpec.limits, from the
+        tool's declaration: engine/tools.py `Tool.limits_on`); none when it does not hold it."""
+        return next((t.limits for t in self.request.tools if t.name == name), NO_LIMITS)
+
+    def amount_limit(self, name: str) -> float:
+        """The largest amount this agent's call of a tool may carry (its level's limit): 0 when
+        it does not hold the tool, unbounded when the tool declares no such limit."""
+        if not self.has_tool(name):
+            return 0.0
+        limit = self.tool_limits(name).per_call(self.agent.level)
+        return float("inf") if limit is None else limit
 
     def calls(self, name: str, *, this_turn: bool = False) -> list[ToolEvent]:
         pool = self.turn_tools if this_turn else self.tools
