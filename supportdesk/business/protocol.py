@@ -28,7 +28,7 @@ class BusinessError(Exception):
 @dataclass(frozen=True)
 class MoneyLimits:
     """How much money (refunds and credits together) may move without staff: per conversation
-    (session) and per customer over the last `period_days`. The desk's `[policy]` sets them."""
+    (session) and per customer over the last `period_days`. The money tool declares them (`ToolLimits`) and the desk file may set them."""
 
     per_conversation: float
     per_customer: float
