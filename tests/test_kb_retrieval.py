@@ -61,3 +61,20 @@ def test_an_uncovered_topic_gets_no_article():
 def test_a_typo_one_letter_away_finds_its_article():
     assert _answer("notifcations dont come on my phone anymore") == "notifications"
     assert knowledge_base().query_terms("pasword") == {"password"}
+
+
+def test_another_form_of_an_article_word_finds_it():
+    kb = knowledge_base()
+    # an irregular form sharing the word's start, and an inflection: the restore article's tags
+    assert kb.query_terms("overwrote recovering") == {"overwritten", "recover"}
+    assert _answer("my colleague overwrote the spreadsheet, can i get yesterdays version back") == "restore-files"
+    assert kb.query_terms("my notes") == {"note"}  # "notes" is not "not" + "es"
+
+
+def test_a_lexicon_concept_and_its_word_count_once_in_coverage():
+    kb = knowledge_base()
+    restore, team = kb.get("restore-files"), kb.get("team-invites")
+    question = "my colleague overwrote the spreadsheet, can i get yesterdays version back"
+    # "colleague" folds onto the teammate concept too; the team article holds both, and they
+    # weigh as one word, so a question about an overwritten file is not mostly about teammates
+    assert kb.coverage(question, restore) >= MIN_COVERAGE > kb.coverage(question, team)
