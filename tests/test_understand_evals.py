@@ -16,7 +16,6 @@ KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
     # starts passing moves out of this set.
     'article choice (tune): an older copy saved over)',
-    'article choice (tune): data location not covered)',
     'article choice (tune): saved over a presentation',
     'article choice (tune): non-native, overwrited notes',
     'act kind (held): non-native, how to set pin',

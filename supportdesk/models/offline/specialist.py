@@ -33,7 +33,7 @@ from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.account import AccountSkill, next_billing_date
-from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date
+from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date, with_article
 from supportdesk.models.offline.skills.money import MoneySkill
 from supportdesk.models.offline.skills.senior import SeniorSkill
 from supportdesk.models.offline.skills.technical import TechSkill
@@ -72,9 +72,11 @@ OTHER_LANGUAGE_REPLY = (
 TRYING_REPLY = (
     "Sounds good. Let me know how it goes: if it doesn't fix things, tell me what you see and I'll take it further."
 )
+# (It names a person, as the knowledge base's abstention does: the customer hears that someone,
+# not something, takes it from here.)
 UNKNOWN_GROUND_REPLY = (
-    "That's a {what}, and nothing in our tools or help articles covers it, so I won't guess. I've asked a member "
-    "of our staff to take it from here; they'll see this whole conversation and get back to you."
+    "That's {what}, and nothing in our tools or help articles covers it, so I won't guess. I've asked a person "
+    "from our team to take it from here; they'll see this whole conversation and get back to you."
 )
 
 
@@ -211,7 +213,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if v.turn_tools and v.turn_tools[-1].name == "request_human" and v.turn_tools[-1].done:
             ground = cues.unknown_ground(text) if text else None
             if ground is not None and not self._covered(ground):
-                return self.step.answer(UNKNOWN_GROUND_REPLY.format(what=ground))
+                return self.step.answer(UNKNOWN_GROUND_REPLY.format(what=with_article(ground)))
             if text and cues.other_language(text):
                 return self.step.answer(OTHER_LANGUAGE_REPLY)
             return self.step.answer(HUMAN_REQUESTED)
