@@ -41,7 +41,8 @@ def test_the_scope_reader_on_the_held_half():
 @pytest.mark.parametrize("half", ["tune", "held"])
 def test_question_or_problem_reads_better_than_the_cue(half):
     """The reader replaces cues.asks_how where a search result is presented: it must do better
-    on the messages that are a question or a problem report (tune 27 v 24, held 22 v 19)."""
+    on the messages that are a question or a problem report (tune 27 v 24, held 23 v 19; held
+    was 22 before topic words were left out of this reading)."""
     rows = [r for r in _rows(half) if r["act"] in ("question", "problem")]
     reader = sum(acts.asks_rather_than_reports(r["text"]) == (r["act"] == "question") for r in rows)
     cue = sum(bool(cues.asks_how(r["text"])) == (r["act"] == "question") for r in rows)
@@ -99,3 +100,12 @@ def test_the_intent_reader_on_the_held_half():
     right = sum(acts.read_intent(r["text"]).act == r["intent"] for r in rows)
     assert right / len(rows) >= 0.8
     assert acts.read_intent("my top up is stuck on pending").act == "top_up"
+
+
+def test_a_topic_word_does_not_decide_question_or_problem():
+    """Banking77's PIN messages are mostly problems; asking how to set one is still a question."""
+    assert acts.read_act("pls how to set the passcode on phone app").act == "problem"  # the whole reading
+    assert acts.asks_rather_than_reports("pls how to set the passcode on phone app")
+    assert acts.asks_rather_than_reports("please how i can to put a pin on the app?")
+    assert not acts.asks_rather_than_reports("my pin is blocked after typing it wrong")
+    assert not acts.asks_rather_than_reports("the app keeps freezing when i open big files")
