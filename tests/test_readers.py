@@ -109,3 +109,24 @@ def test_a_topic_word_does_not_decide_question_or_problem():
     assert acts.asks_rather_than_reports("please how i can to put a pin on the app?")
     assert not acts.asks_rather_than_reports("my pin is blocked after typing it wrong")
     assert not acts.asks_rather_than_reports("the app keeps freezing when i open big files")
+
+
+def test_a_misspelt_word_is_read_as_the_word_meant():
+    from supportdesk.readers.spelling import corrected, words_of
+
+    desk = words_of(("the invoice for my subscription",))
+    assert corrected("refnd my febuary charge. dana@example.com") == "refund my february charge. dana@example.com"
+    assert corrected("my invoise for the subscribtion", desk) == "my invoice for the subscription"
+    # left as written: an address, a short word, another form of a known word, a first letter
+    # changed (a word of its own), and a word customers in general use
+    for text in ("dana@exmple.com", "hi dana", "automatic debits", "a fee tacked on", "sync is failing"):
+        assert corrected(text) == text, text
+
+
+async def test_the_offline_agents_read_a_misspelt_refund_as_a_refund(tmp_path):
+    from supportdesk.evals import evaluate_conversations
+
+    convo = {"name": "typos", "turns": [{"customer": "refnd my febuary charge, forgot to cancel it. dana@example.com",
+                                         "expect": {"agent": "billing", "reply": ["can't refund the charge of $29.99 on February 1"]}}]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)

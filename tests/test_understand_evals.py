@@ -18,7 +18,6 @@ KNOWN_MISSES = {
     'article choice (tune): an older copy saved over)',
     'article choice (tune): saved over a presentation',
     'article choice (tune): non-native, overwrited notes',
-    'refund refused (held): typo, forgot)',
     # Written with the router's fairness to config-only agents (which fixed the two config hand
     # backs once listed here): "it wasn't me" is a negation a bag of words does not read, and
     # the words left ("email address changed") are the technical agent's.
