@@ -121,6 +121,7 @@ def test_a_misspelt_word_is_read_as_the_word_meant():
     # changed (a word of its own), and a word customers in general use
     for text in ("dana@exmple.com", "hi dana", "automatic debits", "a fee tacked on", "sync is failing"):
         assert corrected(text) == text, text
+    assert corrected("nonprofit pricing", words_of(("a discount for nonprofits",))) == "nonprofit pricing"
 
 
 async def test_the_offline_agents_read_a_misspelt_refund_as_a_refund(tmp_path):

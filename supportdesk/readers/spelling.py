@@ -49,8 +49,11 @@ def correction(word: str, vocabulary: frozenset[str] = frozenset()) -> str:
     def known(w: str) -> bool:
         return w in vocabulary or df.get(w, 0) >= UNKNOWN_BELOW
 
-    if known(word) or any(word.endswith(end) and known(word[: -len(end)] + back) for end, back in _INFLECTIONS):
-        return word  # a word, or another form of one ("relates", "debits", "enabled")
+    if known(word) or any(
+        (word.endswith(end) and known(word[: -len(end)] + back)) or (word.endswith(back) and known(word[: len(word) - len(back)] + end))
+        for end, back in _INFLECTIONS
+    ):
+        return word  # a word, or another form of one ("debits", "enabled"; "nonprofit" of "nonprofits")
     # Typos keep the first letter: "tacked" is not "hacked", nor "crying" "trying".
     likely = [w for w in _one_edit(word) if w[0] == word[0] and (w in vocabulary or df.get(w, 0) >= LIKELY_FROM)]
     return likely[0] if len(likely) == 1 else word

@@ -135,20 +135,26 @@ class KnowledgeBase:
         """The share of what the query names that the article holds, each word weighed by
         how rare it is in customers' messages in general (0..1)."""
         doc = self._docs[self.articles.index(article)]
-        # A lexicon concept and the word it was folded from are one thing the customer named:
-        # weighed once ("colleague" with "teammate_c"), held when the article has either.
+        # A lexicon concept and the word it was folded from, right before it, are one thing the
+        # customer named: weighed once, as the concept ("colleague" with "teammate_c"), held
+        # when the article has either. A concept whose words are all stopwords ("stopped
+        # working" -> "broken_c") stands alone.
         weights: dict[str, float] = {}
         held: set[str] = set()
         previous = ""
-        for raw in _terms(query):
-            t = self._fold(raw)
+        for word in _WORD.findall(normalise(query)):
+            kept = word not in STOPWORDS and len(word) > 1
+            t = self._fold(word) if kept else ""
             if t.endswith("_c") and previous:
+                weights[previous] = 1.0 - commonness(t)
                 if t in doc:
                     held.add(previous)
+                previous = ""
                 continue
-            weights[t] = 1.0 - commonness(t)
-            if t in doc:
-                held.add(t)
+            if t:
+                weights[t] = 1.0 - commonness(t)
+                if t in doc:
+                    held.add(t)
             previous = t
         total = sum(weights.values())
         return sum(w for t, w in weights.items() if t in held) / total if total else 0.0
