@@ -416,7 +416,19 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         latest = v.latest_facts()
         if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or cues.ABOUT_CHARGES.search(text):
             return False
+        # As mid-conversation (`_strays`): another agent triage hands to has the message's words
+        # in its job clearly more ("an older copy of a document someone saved over" is the
+        # technical agent's words more than billing's, though billing's examples say "back").
+        if self._others_job_fits_better(text):
+            return True
         return scope.outside_scope(self.me, text)
+
+    def _others_job_fits_better(self, text: str) -> bool:
+        v = self.view
+        mine = scope.share_in_scope(self.me, text)[0]
+        entry = v.desk.agents.get(v.desk.desk.entry)
+        others = [v.desk.agents[n] for n in (entry.handoffs if entry else []) if n in v.desk.agents and n != self.me.name]
+        return any(scope.share_in_scope(a, text)[0] >= mine + STRAY_SHARE_MARGIN for a in others)
 
     def _strays(self, text: str) -> bool:
         """Later in a conversation, the latest message raises a matter of its own that this agent
@@ -454,10 +466,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return False
         if route.agent is None:
             return True
-        mine = scope.share_in_scope(self.me, text)[0]
-        entry = v.desk.agents.get(v.desk.desk.entry)
-        others = [v.desk.agents[n] for n in (entry.handoffs if entry else []) if n in v.desk.agents and n != self.me.name]
-        if any(scope.share_in_scope(a, text)[0] >= mine + STRAY_SHARE_MARGIN for a in others):
+        if self._others_job_fits_better(text):
             return True
         return scope.outside_scope(self.me, text)
 
