@@ -41,8 +41,9 @@ ALPHA = 1.0  # additive smoothing, for the class taught the most
 # 0 is one pseudo-count for all (an eight-example agent, one defined only in the desk file, loses
 # each word a two-hundred-example agent also uses more than it deserves), 1 trusts a handful of
 # examples as much as hundreds ("I can't log in" went to the eight-example security agent; from
-# 0.15 "I forgot my password" did). Chosen on evals/config-hand-back-tune.jsonl; Banking77
-# routing is unchanged by it (the two shipped agents are taught about as much).
+# 0.15 "I forgot my password" did). Chosen on evals/config-hand-back-tune.jsonl ("someone enter
+# in my account, i not do this" reaches security only with it); Banking77 routing is unchanged
+# by it (the two shipped agents are taught about as much). Part of the cache key.
 SMOOTHING_DAMPING = 0.1
 
 
@@ -192,7 +193,7 @@ def examples_key(examples: Mapping[str, Sequence[str]]) -> str:
     # The lexicon is part of the features: a model trained before a concept was added would
     # never see it (the words it folds read as unknown), so a changed lexicon is a new model.
     blob = json.dumps(
-        {"format": _FORMAT, "lexicon": CONCEPTS, "examples": {k: list(v) for k, v in sorted(examples.items())}},
+        {"format": _FORMAT, "lexicon": CONCEPTS, "damping": SMOOTHING_DAMPING, "examples": {k: list(v) for k, v in sorted(examples.items())}},
         sort_keys=True,
     )
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
