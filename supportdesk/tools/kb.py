@@ -2,15 +2,17 @@
 
 An article is `# Title`, a `Tags:` line and numbered steps. Search scores articles with
 BM25 over title, tags and body, after the same lexicon the router uses, so "PIN" finds
-the passcode article and "2FA" the two-factor one; a misspelt word one letter away from a
-word of the articles is read as that word ("notifcations").
+the passcode article and "2FA" the two-factor one. A word the articles do not hold is read as
+another form of one of theirs (the same stem: "versions", "recovering"; the same first two
+thirds: "overwrote" for "overwritten") or, misspelt, as the word one letter away ("notifcations").
 
-`answer` abstains: the best article is returned only when its BM25 score reaches MIN_SCORE
-and it covers MIN_COVERAGE of what the question names. Coverage weighs each word of the
-question by how rare it is in customers' messages in general (supportdesk/readers, learned
-from public corpora), so a question about something no article mentions ("is there a dark
-mode?", "where is my data stored for gdpr?") is not answered by an article sharing only
-its ordinary words ("app", "files"). Both thresholds were chosen on
+`answer` abstains: an article is returned only when its BM25 score reaches MIN_SCORE and it
+covers MIN_COVERAGE of what the question names (each of the top three judged so, best first;
+none may be). Coverage weighs each word of the question by how rare it is in customers'
+messages in general (supportdesk/readers, learned from public corpora), so a question about
+something no article mentions ("is there a dark mode?", "where is my data stored for gdpr?") is
+not answered by an article sharing only its ordinary words ("app", "files"); a lexicon concept
+and the word it came from count once. Both thresholds were chosen on
 evals/kb-questions-tune.jsonl, labelled questions some of which no article answers; the
 held half is measured in tests/test_kb_retrieval.py. Word embeddings shipped in a wheel
 (wordllama 0.4), a trained naive Bayes and the two combined did no better on the held half and
