@@ -7,6 +7,7 @@ makes the offline model deterministic and lets a restarted desk carry on.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from supportdesk import items as k
 from supportdesk.config import ToolLimits
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.readers.spelling import corrected, words_of
 
 # The limits of a tool an agent does not hold.
 NO_LIMITS = ToolLimits()
@@ -120,6 +122,23 @@ class Facts:
         return out
 
 
+# The desk's own words (its agents' examples and descriptions), by desk: a desk is read each
+# step, its words once. (A config is not hashable; its id is kept with it, so a new config
+# that reuses a freed id is not taken for the old one.)
+_VOCABULARIES: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _vocabulary(desk: Any) -> frozenset[str]:
+    known = _VOCABULARIES.get(id(desk))
+    if known is not None and known[0] is desk:
+        return known[1]
+    words = words_of(tuple(e for a in desk.agents.values() for e in (*a.examples, a.description)))
+    if len(_VOCABULARIES) >= 8:
+        _VOCABULARIES.clear()
+    _VOCABULARIES[id(desk)] = (desk, words)
+    return words
+
+
 class View:
     def __init__(self, request: StepRequest):
         self.request = request
@@ -138,6 +157,7 @@ class View:
         by_id: dict[str, ToolEvent] = {}
         last_customer_at = -1
         self.facts = Facts()
+        vocabulary = _vocabulary(self.desk)
         asked_amount = False  # the agent's last message asked the customer for the amount
         offered_on = confirmed_request = ""
         offered_at = confirmed_at = -1  # where the request the desk's offer asked about stands
@@ -145,6 +165,11 @@ class View:
         for at, i in enumerate(history):
             match i:
                 case k.Message(role="customer"):
+                    # Read as meant: a misspelt word ("refnd my febuary charge") is the word one
+                    # edit away that customers, or this desk's examples, use (readers/spelling.py).
+                    text = corrected(i.text, vocabulary)
+                    if text != i.text:
+                        i = dataclasses.replace(i, text=text)
                     self.customer_messages.append(i)
                     last_customer_at = at
                     self.facts.add(slot_extraction.extract(i.text, amount_asked=asked_amount), i.created_at.date())

@@ -8,7 +8,7 @@ from typing import Any
 
 from supportdesk.engine.protocol import Transfer
 from supportdesk.models.offline import cues
-from supportdesk.models.offline.skills.common import SkillBase
+from supportdesk.models.offline.skills.common import SkillBase, with_article
 from supportdesk.text import clip_words, money
 
 
@@ -38,7 +38,7 @@ class SeniorSkill(SkillBase):
             return None  # the most senior agent: handle what it can
         if ground is not None:
             why, say = ground, (
-                f"That's a {ground}, and it isn't something I can do or look up from here, so I won't guess. "
+                f"That's {with_article(ground)}, and it isn't something I can do or look up from here, so I won't guess. "
             )
         elif lost:
             why, say = "possible data loss", "Lost files need our engineers' attention straight away. "
