@@ -27,6 +27,8 @@ import contextlib
 import json
 import os
 import re
+import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -61,8 +63,10 @@ class Client:
 def start_worker(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     """A `serve` worker whose output goes to `log` (a pipe nobody reads after start-up would
     fill and stall the worker the first time it logs much)."""
+    # $BENCH_SERVE_WRAP: a command the worker runs under, e.g. "py-spy record -o serve.svg --" to
+    # profile a served turn under the load.
     return start_server(
-        [sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
+        [*shlex.split(os.environ.get("BENCH_SERVE_WRAP", "")), sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
          # The load generator is one client (127.0.0.1) opening every conversation.
          "--client-conversations-per-minute", "100000", "--client-messages-per-minute", "100000"],
         log,
@@ -252,6 +256,7 @@ class Load:
     rate: float
     lost: int = 0
     duplicated: int = 0
+    cpu: float = float("nan")  # the server process's CPU seconds (all its threads) under the load
 
 
 async def stream_load(url: str, conversations: int, clients_per: int, texts: list[str], gap: float) -> tuple[Load, list[Client], list[tuple[str, str]]]:
@@ -371,16 +376,19 @@ async def run_relay(conversations: int, clients_per: int, messages: int, gap: fl
                 db = str(folder / f"serve-{n}.db")
                 proc, url = start_worker(db, logs / f"serve-{n}.log")
             try:
+                cpu = _cpu_seconds(proc.pid)
                 load, clients, made = await stream_load(url, conversations, clients_per, texts, gap)
+                load.cpu = _cpu_seconds(proc.pid) - cpu
             finally:
-                proc.terminate()
+                proc.send_signal(signal.SIGINT)  # (what a profiler wrapping the worker writes its profile on)
                 proc.wait(timeout=30)
             if side == "serve":
                 load.lost, load.duplicated = await check_log(db, clients, made, seen_only=True)
                 _trouble(logs / f"serve-{n}.log", "serve")
             (ours if side == "serve" else peers).append(load)
             print(f"  round {n + 1} {side:5}  POST -> answer p50 {_ms(load.answers, 50):8.1f} ms  p95 {_ms(load.answers, 95):8.1f} ms"
-                  f"  {load.rate:7.1f} messages/s  undelivered {load.undelivered}"
+                  f"  {load.rate:7.1f} messages/s  CPU {1000 * load.cpu / (len(load.answers) / clients_per or 1):5.2f} ms a message"
+                  f"  undelivered {load.undelivered}"
                   + (f"  events lost {load.lost}, duplicated {load.duplicated}" if side == "serve" else ""))
     mine = [a for load in ours for a in load.answers]
     theirs = [a for load in peers for a in load.answers]
@@ -407,6 +415,16 @@ def _trouble(log: Path, name: str) -> None:
     if trouble:
         print(f"{name} logged {len(trouble)} error/warning line(s); its last lines:", file=sys.stderr)
         print("\n".join(said[-40:]), file=sys.stderr)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far, user + system, all threads (Linux; NaN elsewhere). Unlike the
+    latencies it hardly moves with what else the machine runs."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
 
 
 def _loadavg() -> str:

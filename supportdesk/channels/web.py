@@ -318,9 +318,19 @@ def loggable_path(path: str) -> str:
 
 
 def _sse(event: CustomerEvent) -> str:
-    data = json.dumps({"type": event.type, **({"seq": event.seq} if event.seq is not None else {}), **event.data}, ensure_ascii=False)
-    head = f"id: {event.seq}\n" if event.seq is not None else ""
-    return f"{head}event: {event.type}\ndata: {data}\n\n"
+    """The event as server-sent-event text, encoded once however many streams send it: the hub
+    hands the same event object to every stream of the conversation (kept on the event, which
+    is frozen and whose data nothing changes once made)."""
+    text: str | None = event.__dict__.get(_SSE_TEXT)
+    if text is None:
+        data = json.dumps({"type": event.type, **({"seq": event.seq} if event.seq is not None else {}), **event.data}, ensure_ascii=False)
+        head = f"id: {event.seq}\n" if event.seq is not None else ""
+        text = f"{head}event: {event.type}\ndata: {data}\n\n"
+        object.__setattr__(event, _SSE_TEXT, text)
+    return text
+
+
+_SSE_TEXT = "_sse_text"
 
 
 class _Edge:
