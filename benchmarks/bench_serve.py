@@ -172,9 +172,11 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
                         except TimeoutError:
                             raise SystemExit(f"conversation {i}, message {step + 1}: the final reply never reached every client") from None
 
+        cpu = sum(_cpu_seconds(proc.pid) for proc, _ in procs)
         started = time.perf_counter()
         await asyncio.gather(*(customer(i) for i in range(conversations)))
         elapsed = time.perf_counter() - started
+        cpu = sum(_cpu_seconds(proc.pid) for proc, _ in procs) - cpu
         stop.set()
         for task in readers:
             task.cancel()
@@ -207,7 +209,8 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
         messages = conversations * len(SCRIPT)
         kind = "PostgreSQL" if db.startswith("postgres") else "SQLite"
         print(f"supportdesk serve, offline model, {kind}, {workers} worker(s): {conversations} conversations x {len(SCRIPT)} messages, {len(clients)} SSE clients")
-        print(f"  customer messages/s               {messages / elapsed:8.1f}   ({messages} in {elapsed:.2f} s)")
+        print(f"  customer messages/s               {messages / elapsed:8.1f}   ({messages} in {elapsed:.2f} s; load average {_loadavg()})")
+        print(f"  workers' CPU a message            {1000 * cpu / messages:8.1f} ms  (all workers, all threads)")
         print(f"  POST -> first agent event   p50 {_ms(first, 50):8.1f} ms   p95 {_ms(first, 95):8.1f} ms   ({len(first)} client x message samples)")
         print(f"  POST -> final reply         p50 {_ms(final, 50):8.1f} ms   p95 {_ms(final, 95):8.1f} ms")
         print(f"  events lost {lost}, duplicated {duplicated} (bar: 0 and 0)")
@@ -216,7 +219,7 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
         for http in https:
             await http.aclose()
         for proc, _ in procs:
-            proc.terminate()
+            proc.send_signal(signal.SIGINT)  # (what a profiler wrapping the worker writes its profile on)
             proc.wait(timeout=30)
         # Whatever a worker logged (a failed turn, a lost feed) is part of the result.
         for n in range(workers):

@@ -46,3 +46,78 @@ async def test_a_stored_answer_reaches_every_stream_of_its_conversation(db_path)
         for stream in streams:
             await stream.aclose()
         await hub.close()
+
+
+class SlowRange:
+    """The store, with `range` reads of one session held until `go` is set (`started` says one began)."""
+
+    def __init__(self, store, session_id: str):
+        self._store, self._session_id = store, session_id
+        self.started, self.go = asyncio.Event(), asyncio.Event()
+        self.reads = 0
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    async def range(self, session_id: str, first: int, last: int):
+        if session_id == self._session_id:
+            self.reads += 1
+            self.started.set()
+            await self.go.wait()
+        return await self._store.range(session_id, first, last)
+
+
+async def collect(stream, into: list[str], arrived: asyncio.Condition) -> None:
+    async for batch in stream:
+        async with arrived:
+            into += [e.data["text"] for e in batch]
+            arrived.notify_all()
+
+
+async def test_another_writers_items_reach_each_session_without_waiting_for_another_sessions_read(db_path):
+    """Items another writer (another `serve` worker, staff in the TUI) stored reach the streams
+    through the change feed; one session's slow read holds up no other session's streams, and
+    the changes announced meanwhile are read together once it is done, not one read each."""
+    config = repo_desk()
+    async with await SessionStore.open(db_path) as ours, await SessionStore.open(db_path) as other:
+        slow, quick = (await other.create_session("triage")).id, (await other.create_session("triage")).id
+        store = SlowRange(ours, slow)
+        hub = Hub(store, lambda item: customer_event(item, config))
+        hub.start()
+        got: dict[str, list[str]] = {slow: [], quick: []}
+        arrived = asyncio.Condition()
+        streams = [await hub.stream(sid, 0) for sid in (slow, quick)]
+        readers = [asyncio.create_task(collect(stream, got[sid], arrived)) for stream, sid in zip(streams, (slow, quick))]
+
+        async def until(sid: str, texts: list[str]) -> None:
+            async with arrived:
+                await arrived.wait_for(lambda: got[sid] == texts)
+
+        try:
+            async with asyncio.timeout(10):  # fails, never hangs
+                await hub.following.wait()
+                # A streamed piece through both streams: once it arrives, each stream has read its
+                # (empty) backlog, so what comes next can only come through the follower.
+                for sid in (slow, quick):
+                    hub.publish_delta(sid, CustomerEvent("delta", {"text": "ready"}))
+                    await until(sid, ["ready"])
+                    got[sid].clear()
+                await other.append(slow, [Message(role="agent", text="slow 1", agent="triage")])
+                await store.started.wait()  # the slow session's read is in flight and held
+                await other.append(quick, [Message(role="agent", text="quick 1", agent="triage")])
+                await until(quick, ["quick 1"])
+                for n in (2, 3, 4):
+                    await other.append(slow, [Message(role="agent", text=f"slow {n}", agent="triage")])
+                await other.append(quick, [Message(role="agent", text="quick 2", agent="triage")])
+                await until(quick, ["quick 1", "quick 2"])  # (the feed has announced slow 2-4 by now)
+                assert got[slow] == []
+                store.go.set()
+                await until(slow, ["slow 1", "slow 2", "slow 3", "slow 4"])
+            assert store.reads == 2  # the held read, then one for the three announced meanwhile
+        finally:
+            for reader in readers:
+                reader.cancel()
+            await asyncio.gather(*readers, return_exceptions=True)
+            for stream in streams:
+                await stream.aclose()
+            await hub.close()
