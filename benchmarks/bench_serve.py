@@ -63,10 +63,11 @@ class Client:
 def start_worker(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     """A `serve` worker whose output goes to `log` (a pipe nobody reads after start-up would
     fill and stall the worker the first time it logs much)."""
-    # $BENCH_SERVE_WRAP: a command the worker runs under, e.g. "py-spy record -o serve.svg --" to
-    # profile a served turn under the load.
+    # $BENCH_SERVE_WRAP: a command the worker runs under, e.g. "py-spy record -o {worker}.svg --"
+    # to profile a served turn under the load ({worker}: the worker's log name, one file each).
+    wrap = os.environ.get("BENCH_SERVE_WRAP", "").replace("{worker}", log.stem)
     return start_server(
-        [*shlex.split(os.environ.get("BENCH_SERVE_WRAP", "")), sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
+        [*shlex.split(wrap), sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
          # The load generator is one client (127.0.0.1) opening every conversation.
          "--client-conversations-per-minute", "100000", "--client-messages-per-minute", "100000"],
         log,

@@ -210,8 +210,15 @@ def _literal(text: str) -> str:
 
 # Where the session stood before an append, its row locked until the append commits, so two
 # appends to one session advance the state one after the other (SQL_APPEND then sets it).
-SQL_DESK_BEFORE = (
-    "SELECT item_count, desk_summary, entry_agent, figure_summary, created_at, sla_summary, status FROM sessions WHERE id = $1 FOR UPDATE"
+_DESK_BEFORE_COLS = "item_count, desk_summary, entry_agent, figure_summary, created_at, sla_summary, status"
+SQL_DESK_BEFORE = f"SELECT {_DESK_BEFORE_COLS} FROM sessions WHERE id = $1 FOR UPDATE"
+# The same read by a turn's append, with its lease's check (_FENCE, or _FENCE_AND_DROP by the last
+# append) in the one statement: a round trip less for every step of every turn. The lease's row
+# is locked (or deleted) before the session's row, as when they were two statements.
+SQL_FENCED_DESK_BEFORE = f"SELECT ({_FENCE}), {_DESK_BEFORE_COLS} FROM sessions WHERE id = $1 FOR UPDATE"
+SQL_FENCED_DROP_DESK_BEFORE = (
+    f"WITH dropped AS ({_FENCE_AND_DROP}) "
+    f"SELECT (SELECT holder FROM dropped), {_DESK_BEFORE_COLS} FROM sessions WHERE id = $1 FOR UPDATE"
 )
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
 # The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
@@ -966,14 +973,30 @@ class PostgresStore(StoreCore):
             [u[3] for u in usage],
         )
 
-    async def _append_on(self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime) -> int:
+    async def _append_on(
+        self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime,
+        fence: str | None = None, release: bool = False,
+    ) -> int:
         """The append inside the caller's transaction; returns the last seq before the items.
 
         The session's kept state is read with its row locked and advanced over the new items
         (a fold of a few items), then SQL_APPEND writes it with the head it moves. The items are
-        serialized (and so validated) first: a wrong one fails before anything is read or locked."""
+        serialized (and so validated) first: a wrong one fails before anything is read or locked.
+        `fence`: the turn lease's token, checked by that same read (`release`: its row deleted);
+        `LeaseLost` when it is no longer current."""
         args = self._append_args(session_id, items, now)
-        before = await conn.fetchrow(SQL_DESK_BEFORE, session_id)
+        if fence is None:
+            before = await conn.fetchrow(SQL_DESK_BEFORE, session_id)
+        else:
+            sql = SQL_FENCED_DROP_DESK_BEFORE if release else SQL_FENCED_DESK_BEFORE
+            row = await conn.fetchrow(sql, session_id, *((fence,) if release else ()))
+            holder = row[0] if row is not None else await conn.fetchval(_FENCE_AND_DROP if release else _FENCE, session_id, *((fence,) if release else ()))
+            if holder != fence:
+                raise LeaseLost(
+                    f"session {session_id}: another process took this turn's lease while this one was paused "
+                    "past it; the turn stopped here and wrote nothing more"
+                )
+            before = row[1:] if row is not None else None
         if before is None:
             raise StoreError(f"no session {session_id!r}")
         count, summary, entry_agent, figures, created_at, clocks, status = before
@@ -1005,15 +1028,9 @@ class PostgresStore(StoreCore):
             return []
         external = external_ids(session_id, items)
         now = self.clock()
-        check = _FENCE if release is None else _FENCE_AND_DROP
         try:
             async with self._pool.acquire() as conn, conn.transaction():
-                if fence is not None and await conn.fetchval(check, session_id, *(() if release is None else (fence,))) != fence:
-                    raise LeaseLost(
-                        f"session {session_id}: another process took this turn's lease while this one was paused "
-                        "past it; the turn stopped here and wrote nothing more"
-                    )
-                last = await self._append_on(conn, session_id, items, now)
+                last = await self._append_on(conn, session_id, items, now, fence, release is not None)
         except asyncpg.UniqueViolationError as exc:
             # Two workers given the same delivery: the unique index refuses the second copy in
             # its own transaction, which rolled back whole.
