@@ -121,3 +121,35 @@ async def test_another_writers_items_reach_each_session_without_waiting_for_anot
             for stream in streams:
                 await stream.aclose()
             await hub.close()
+
+
+async def test_a_post_reads_the_conversation_once_and_its_limit_still_holds(db_path, monkeypatch):
+    """A customer's POST reads the conversation's row once (`authorize`, which says where it
+    ends) and the recent messages its per-conversation limit counts; no read of the head of its
+    own. The limit still refuses the message over it."""
+    import httpx
+
+    from supportdesk.store import SessionStore as Sqlite
+    from tests.serve_harness import new_conversation, say, serving
+
+    reads: list[str] = []
+    for name in ("last_seq", "get_session", "of_kind"):
+        real = getattr(Sqlite, name)
+
+        def counted(self, *args, _real=real, _name=name, **kwargs):
+            reads.append(_name)
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(Sqlite, name, counted)
+    async with serving(db_path, repo_desk(), messages_per_minute=2) as served, httpx.AsyncClient(base_url=served.url, timeout=30) as client:
+        conversations = served.conversations
+        conversations.hub._follower.cancel()  # (other writers' follower: its reads are not the POST's)
+        monkeypatch.setattr(conversations, "want_turn", lambda session_id: None)  # no turn: only the POST reads
+        conversation = await new_conversation(client)
+        reads.clear()
+        first = await say(client, conversation, "hello")
+        assert reads == ["get_session", "of_kind"], reads
+        assert await say(client, conversation, "hello again") == first + 1
+        cid, token = conversation
+        refused = await client.post(f"/api/conversations/{cid}/messages", json={"text": "a third"}, headers={"Authorization": f"Bearer {token}"})
+        assert refused.status_code == 429 and "2 messages" in refused.json()["error"]

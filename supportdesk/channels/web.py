@@ -111,7 +111,7 @@ def create_app(
 
     async def post_message(request: Request) -> Response:
         session_id = request.path_params["id"]
-        await conversations.authorize(session_id, _bearer(request))
+        info = await conversations.authorize(session_id, _bearer(request))
         body = await _read_body(request)
         if not isinstance(body, dict) or "text" not in body:
             raise ApiError(422, 'send a JSON object with the message in "text"')
@@ -120,7 +120,9 @@ def create_app(
             raise ApiError(422, '"text" must be a string')
         if not text.strip():
             raise ApiError(422, '"text" is empty; write a message')
-        seq = await conversations.post(session_id, text, meta=_offer_answer(body.get("answer")), client=_client(request))
+        seq = await conversations.post(
+            session_id, text, meta=_offer_answer(body.get("answer")), client=_client(request), session=info
+        )
         return JSONResponse({"seq": seq}, status_code=202)
 
     async def events(request: Request) -> Response:

@@ -1065,7 +1065,8 @@ class PostgresStore(StoreCore):
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""
         upto = min(upto, _NO_LIMIT) if upto is not None else _NO_LIMIT
-        return [_item(r) for r in await self._fetch(SQL_OF_KIND, session_id, kind, min(after, _NO_LIMIT), upto)]
+        # (Through the kept parses: serve's per-conversation limit reads the recent messages on every POST.)
+        return [_window_item(r) for r in await self._fetch(SQL_OF_KIND, session_id, kind, min(after, _NO_LIMIT), upto)]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""

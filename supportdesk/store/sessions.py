@@ -1192,7 +1192,8 @@ class SessionStore(StoreCore):
             rows = await self._fetch(SQL_OF_KIND_MESSAGE, (session_id, after, upto))
         else:
             rows = await self._fetch(SQL_OF_KIND, (session_id, kind, after, upto))
-        return [_item(r) for r in rows]
+        # (Through the kept parses: serve's per-conversation limit reads the recent messages on every POST.)
+        return [_window_item(r) for r in rows]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""
