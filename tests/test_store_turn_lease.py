@@ -208,9 +208,10 @@ class _CountingPool:
 
 
 @pytest.mark.postgres
-async def test_a_fenced_postgresql_append_costs_no_statement_more_than_an_unfenced_one(pg_url: str):
+async def test_a_postgresql_append_is_two_statements_fenced_or_not(pg_url: str):
     """The lease's check (and its release) is read with the session's locked row, in one
-    statement: every step of every turn appends fenced, so a separate check was a round trip a step."""
+    statement, and the figures the append moves are written by the statement that writes the
+    items: every step of every turn appends, so each of those was a round trip a step."""
     async with await open_store(pg_url) as store:
         sid = (await store.create_session("triage", first=[customer("hi")])).id
         calls: list[str] = []
@@ -219,6 +220,9 @@ async def test_a_fenced_postgresql_append_costs_no_statement_more_than_an_unfenc
         calls.clear()
         await store.append(sid, [reply("unfenced")])
         unfenced = list(calls)
+        # The session's row read and locked, then one statement that writes the items, the
+        # session's row with its share of the figures and the roll-up rows that share moves.
+        assert unfenced == ["fetchrow", "fetch"], unfenced
         lease = store.turn(sid)
         assert await lease.try_start(10) is not None
         calls.clear()

@@ -224,16 +224,27 @@ SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY s
 # The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
 # rows it moves (store/figure_summary.py), in the order of the roll-up's key so concurrent appends
 # lock rows in one order. A roll-up row emptied by a session moving on is dropped.
-_ROLLUP_ROWS = (
-    "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], "
-    "$8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[]) AS t(grain, lo, hi, what, a, b, c, n, x, y, z)"
-)
-SQL_ROLLUP_ADD = f"""
+def _rollup_rows(first: int) -> str:
+    """The roll-up rows (figure_summary.rollup_delta), one array parameter a column from `first` on."""
+    p = [f"${first + i}" for i in range(11)]
+    return (
+        f"unnest({p[0]}::text[], {p[1]}::bigint[], {p[2]}::bigint[], {p[3]}::text[], {p[4]}::text[], {p[5]}::text[], "
+        f"{p[6]}::text[], {p[7]}::bigint[], {p[8]}::bigint[], {p[9]}::bigint[], {p[10]}::bigint[]) "
+        "AS t(grain, lo, hi, what, a, b, c, n, x, y, z)"
+    )
+
+
+def _rollup_add(first: int) -> str:
+    return f"""
     INSERT INTO figure_rollup AS r (grain, lo, hi, what, a, b, c, n, x, y, z)
-    SELECT * FROM {_ROLLUP_ROWS} ORDER BY grain, lo, hi, what, a, b, c
+    SELECT * FROM {_rollup_rows(first)} ORDER BY grain, lo, hi, what, a, b, c
     ON CONFLICT (grain, lo, hi, what, a, b, c) DO UPDATE SET
         n = r.n + excluded.n, x = r.x + excluded.x, y = r.y + excluded.y, z = r.z + excluded.z
 """
+
+
+_ROLLUP_ROWS = _rollup_rows(1)
+SQL_ROLLUP_ADD = _rollup_add(1)
 SQL_ROLLUP_DROP_EMPTY = f"""
     DELETE FROM figure_rollup AS r USING {_ROLLUP_ROWS}
     WHERE r.n = 0 AND (r.grain, r.lo, r.hi, r.what, r.a, r.b, r.c) = (t.grain, t.lo, t.hi, t.what, t.a, t.b, t.c)
@@ -279,10 +290,18 @@ WITH head AS (
         title = CASE WHEN title = '' AND $5::text IS NOT NULL THEN $5::text ELSE title END,
         updated_at = $6,
         desk_state = $17,
-        desk_summary = $18
+        desk_summary = $18,
+        span_first = CASE WHEN $19::boolean THEN $20::bigint ELSE span_first END,
+        span_last = CASE WHEN $19::boolean THEN $21::bigint ELSE span_last END,
+        asked_us = CASE WHEN $19::boolean THEN $22::bigint ELSE asked_us END,
+        answer_ms = CASE WHEN $19::boolean THEN $23::bigint ELSE answer_ms END,
+        resolved_us = CASE WHEN $19::boolean THEN $24::bigint ELSE resolved_us END,
+        resolution_ms = CASE WHEN $19::boolean THEN $25::bigint ELSE resolution_ms END,
+        figure_summary = CASE WHEN $19::boolean THEN $26::text ELSE figure_summary END,
+        sla_summary = CASE WHEN $19::boolean THEN $27::text ELSE sla_summary END
     WHERE id = $1
     RETURNING item_count - $2 AS last
-), new AS (
+), rollup AS ({_rollup_add(28)}), new AS (
     SELECT head.last + t.n AS seq, t.kind, t.agent, t.body, t.meta, t.ctx_key, t.words
     FROM head, unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
         WITH ORDINALITY AS t(kind, agent, body, meta, ctx_key, words, n)
@@ -1009,8 +1028,16 @@ class PostgresStore(StoreCore):
         state, share, progress = folds
         stamped = [replace(item, seq=count + n, created_at=now) for n, item in enumerate(items, start=1)]
         state, share, progress = advance_all(state, share, progress, stamped)
-        rows = await conn.fetch(SQL_APPEND, *args, state.state, state.to_json())
-        await _keep_share(conn, session_id, kept, share, progress)
+        # The session's share of the figures and the roll-up rows it moves ride in the same
+        # statement (they were two or three more round trips an append); a roll-up row the
+        # append empties (rare: a status moving a share) is dropped by a statement of its own.
+        delta = rollup_delta(kept, share)
+        figures = figure_columns(share, progress) if share is not None else (None,) * 8
+        rollup = [list(column) for column in zip(*delta)] if delta else [[] for _ in range(11)]
+        rows = await conn.fetch(SQL_APPEND, *args, state.state, state.to_json(), share is not None, *figures, *rollup)
+        emptied = [row for row in delta if row[7] < 0]
+        if emptied:
+            await conn.execute(SQL_ROLLUP_DROP_EMPTY, *[list(column) for column in zip(*emptied)])
         return int(rows[0][0])
 
     async def append(
