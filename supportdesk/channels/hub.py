@@ -29,6 +29,9 @@ QUEUE_LIMIT = 1000
 # (both adapters have a feed: on PostgreSQL LISTEN/NOTIFY, so no poll at all; see `_follow`).
 FOLLOW_INTERVAL = 0.25
 
+# At most this many sessions are read at once for the change feed (`Hub._catch_up`): the reads
+# share the store's connections with this worker's turns (PostgreSQL's pool holds 8).
+FEED_READS = 3
 # The follower's page of recent sessions holds the followed ones and this many more.
 PAGE_MARGIN = 32
 # How far the writers' clocks (which stamp updated_at) may be from ours.
@@ -57,6 +60,7 @@ class Hub:
         # Set once the follower hears other writers (the change feed is open): what is written
         # from then on reaches the streams without a poll.
         self.following = asyncio.Event()
+        self._feed_reads = asyncio.Semaphore(FEED_READS)
 
     async def subscribe(self, session_id: str) -> asyncio.Queue[Queued]:
         """A queue of the session's new events, from now on (read the backlog after this)."""
@@ -203,7 +207,8 @@ class Hub:
         not at all), until nobody follows the session."""
         while followed.announced > followed.head and self._sessions.get(session_id) is followed:
             try:
-                await self.poke(session_id, followed.announced)
+                async with self._feed_reads:
+                    await self.poke(session_id, followed.announced)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
