@@ -17,15 +17,30 @@ customer: zero lost and zero duplicated events is the bar (exit status 1 otherwi
     python benchmarks/bench_serve.py                        # SQLite, one worker
     python benchmarks/bench_serve.py --pg URL --workers 2   # PostgreSQL, two workers
     python benchmarks/bench_serve.py --quick                # 10 conversations, 40 clients
+    python benchmarks/bench_serve.py --relay                # one SQLite worker beside the relay peer
+
+`--relay` (issue 34): 50 conversations x 4 event-stream clients, each conversation's customer
+sending 10 messages 50 ms apart without waiting for answers, against `benchmarks/sse_relay.py`
+(a bare Starlette SSE relay: no storage, no agents; it echoes each message as the answer) and
+one `serve` worker in alternating rounds, each server its own process. A message's answer is
+the first agent message stored after it, timed on every stream from just before its POST;
+an answer that never reaches a stream is counted. Each round also runs the same messages
+through the engine headless (the runner in this process, no HTTP) for the messages/s bar.
+Bars: POST -> answer p50 and p95 <= 2x the relay's, every answer delivered; serve's messages/s
+>= 1/2 the headless rate. Each server's CPU a message is printed too: it hardly moves with the
+machine's load, which the latencies do.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
+import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -60,21 +75,27 @@ class Client:
 def start_worker(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     """A `serve` worker whose output goes to `log` (a pipe nobody reads after start-up would
     fill and stall the worker the first time it logs much)."""
+    # $BENCH_SERVE_WRAP: a command the worker runs under, e.g. "py-spy record -o {worker}.svg --"
+    # to profile a served turn under the load ({worker}: the worker's log name, one file each).
+    wrap = os.environ.get("BENCH_SERVE_WRAP", "").replace("{worker}", log.stem)
+    return start_server(
+        [*shlex.split(wrap), sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
+         # The load generator is one client (127.0.0.1) opening every conversation.
+         "--client-conversations-per-minute", "100000", "--client-messages-per-minute", "100000"],
+        log,
+    )
+
+
+def start_server(command: list[str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A server process (a `serve` worker or the relay peer) and the URL it says it listens on."""
     with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
-             # The load generator is one client (127.0.0.1) opening every conversation.
-             "--client-conversations-per-minute", "100000", "--client-messages-per-minute", "100000"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     while proc.poll() is None:
         found = LISTENING.search(log.read_text(errors="replace"))
         if found:
             return proc, found.group(1)
         time.sleep(0.05)
-    raise SystemExit(f"serve did not start ({proc.returncode}):\n{log.read_text(errors='replace')}")
+    raise SystemExit(f"{command[1]} did not start ({proc.returncode}):\n{log.read_text(errors='replace')}")
 
 
 async def agent_messages_per_step() -> list[int]:
@@ -164,9 +185,11 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
                         except TimeoutError:
                             raise SystemExit(f"conversation {i}, message {step + 1}: the final reply never reached every client") from None
 
+        cpu = sum(_cpu_seconds(proc.pid) for proc, _ in procs)
         started = time.perf_counter()
         await asyncio.gather(*(customer(i) for i in range(conversations)))
         elapsed = time.perf_counter() - started
+        cpu = sum(_cpu_seconds(proc.pid) for proc, _ in procs) - cpu
         stop.set()
         for task in readers:
             task.cancel()
@@ -199,7 +222,8 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
         messages = conversations * len(SCRIPT)
         kind = "PostgreSQL" if db.startswith("postgres") else "SQLite"
         print(f"supportdesk serve, offline model, {kind}, {workers} worker(s): {conversations} conversations x {len(SCRIPT)} messages, {len(clients)} SSE clients")
-        print(f"  customer messages/s               {messages / elapsed:8.1f}   ({messages} in {elapsed:.2f} s)")
+        print(f"  customer messages/s               {messages / elapsed:8.1f}   ({messages} in {elapsed:.2f} s; load average {_loadavg()})")
+        print(f"  workers' CPU a message            {1000 * cpu / messages:8.1f} ms  (all workers, all threads)")
         print(f"  POST -> first agent event   p50 {_ms(first, 50):8.1f} ms   p95 {_ms(first, 95):8.1f} ms   ({len(first)} client x message samples)")
         print(f"  POST -> final reply         p50 {_ms(final, 50):8.1f} ms   p95 {_ms(final, 95):8.1f} ms")
         print(f"  events lost {lost}, duplicated {duplicated} (bar: 0 and 0)")
@@ -208,7 +232,7 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
         for http in https:
             await http.aclose()
         for proc, _ in procs:
-            proc.terminate()
+            proc.send_signal(signal.SIGINT)  # (what a profiler wrapping the worker writes its profile on)
             proc.wait(timeout=30)
         # Whatever a worker logged (a failed turn, a lost feed) is part of the result.
         for n in range(workers):
@@ -217,6 +241,213 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
             if trouble:
                 print(f"worker {n} logged {len(trouble)} error/warning line(s); its last lines:", file=sys.stderr)
                 print("\n".join(said[-40:]), file=sys.stderr)
+
+
+# --- `--relay`: serve beside a bare SSE relay under one open-loop load (issue 34) -----------------
+
+# Each conversation's customer sends these, one every `--gap` seconds, without waiting for answers.
+STREAM_SCRIPT = [
+    "I was charged twice for my subscription this month, dana@example.com",
+    "How do I reset my password?",
+    "Where can I download my invoice?",
+    "Can I change my plan to annual billing?",
+    "My app keeps crashing when I log in",
+    "I was charged twice again, dana@example.com",
+    "How do I reset my password?",
+    "Where can I download my invoice?",
+    "My app keeps crashing when I log in",
+    "thanks, that's all",
+]
+# How long after its last message a conversation's answers may still arrive.
+ANSWER_DEADLINE = 60.0
+
+
+@dataclass
+class Load:
+    """One run of the stream load against one server: POST -> answer per (client, message), the
+    pairs whose answer never arrived, messages/s from the first POST to the last answer seen."""
+
+    answers: list[float]
+    undelivered: int
+    rate: float
+    lost: int = 0
+    duplicated: int = 0
+    cpu: float = float("nan")  # the server process's CPU seconds (all its threads) under the load
+
+
+async def stream_load(url: str, conversations: int, clients_per: int, texts: list[str], gap: float) -> tuple[Load, list[Client], list[tuple[str, str]]]:
+    """`conversations` customers, each followed by `clients_per` event streams, each sending `texts`
+    one every `gap` seconds (a POST waits for the one before). A message's answer is the first
+    agent message stored after it (its seq is larger), timed on every stream from just before its
+    POST; a conversation is done when every stream has an answer to its last message."""
+    limits = httpx.Limits(max_connections=conversations * (clients_per + 1) + 100, max_keepalive_connections=conversations + 100)
+    stop = asyncio.Event()
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as http:
+        made = [(body["conversation_id"], body["token"]) for body in [
+            (await http.post("/api/conversations")).json() for _ in range(conversations)
+        ]]
+        clients = [Client(i, 0) for i in range(conversations) for _ in range(clients_per)]
+        readers = [asyncio.create_task(follow(http, *made[c.conversation], c, stop)) for c in clients]
+        await asyncio.gather(*(c.ready.wait() for c in clients))
+        by_conversation: dict[int, list[Client]] = {}
+        for c in clients:
+            by_conversation.setdefault(c.conversation, []).append(c)
+        sent: list[tuple[int, float, int]] = []  # (conversation, t0, customer seq)
+        finished: list[float] = []
+
+        async def customer(i: int) -> None:
+            cid, token = made[i]
+            begin = time.perf_counter()
+            seq = 0
+            for k, text in enumerate(texts):
+                await asyncio.sleep(max(0.0, begin + k * gap - time.perf_counter()))
+                t0 = time.perf_counter()
+                response = await http.post(
+                    f"/api/conversations/{cid}/messages", json={"text": text}, headers={"Authorization": f"Bearer {token}"}
+                )
+                assert response.status_code == 202, response.text
+                seq = response.json()["seq"]
+                sent.append((i, t0, seq))
+            for c in by_conversation[i]:
+                async with c.replied:
+                    with contextlib.suppress(TimeoutError):  # counted as undelivered below
+                        await asyncio.wait_for(c.replied.wait_for(lambda c=c: bool(c.agent_seqs) and c.agent_seqs[-1] > seq), ANSWER_DEADLINE)
+            finished.append(time.perf_counter())
+
+        started = time.perf_counter()
+        await asyncio.gather(*(customer(i) for i in range(conversations)))
+        elapsed = max(finished) - started
+        stop.set()
+        for task in readers:
+            task.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+
+    answers: list[float] = []
+    undelivered = 0
+    for i, t0, seq in sent:
+        for c in by_conversation[i]:
+            answer = next((t for kind, s, t, who in c.events if kind == "message" and who == "agent" and s is not None and s > seq), None)
+            if answer is None:
+                undelivered += 1
+            else:
+                answers.append(answer - t0)
+    return Load(answers, undelivered, len(sent) / elapsed), clients, made
+
+
+async def headless_rate(texts: list[str], conversations: int) -> float:
+    """The engine's own rate in this process: every conversation's messages sent one after another
+    through the runner (the same desk, offline model and SQLite store `serve` opens), no HTTP."""
+    from supportdesk.wiring import open_desk
+
+    with tempfile.TemporaryDirectory() as scratch:
+        async with await open_desk(Path(scratch) / "headless.db") as desk:
+            sessions = [await desk.runner.new_session() for _ in range(conversations)]
+            started = time.perf_counter()
+            for session in sessions:
+                for text in texts:
+                    async for _ in desk.runner.send(session, text):
+                        pass
+            return conversations * len(texts) / (time.perf_counter() - started)
+
+
+async def check_log(db: str, clients: list[Client], made: list[tuple[str, str]], *, seen_only: bool = False) -> tuple[int, int]:
+    """(events lost, events duplicated): each client's stored event ids against the log.
+    `seen_only`: only up to the last id the client got (its stream was closed while a turn
+    could still be writing; an answer that never arrived is counted as undelivered instead)."""
+    from supportdesk.channels.view import customer_event
+    from supportdesk.config import load_desk
+    from supportdesk.store import open_store
+
+    lost = duplicated = 0
+    config = load_desk(REPO / "agents.toml")
+    async with await open_store(db) as store:
+        for c in clients:
+            cid = made[c.conversation][0]
+            items = await store.range(cid, 1, await store.last_seq(cid))
+            visible = [item.seq for item in items if customer_event(item, config) is not None]
+            if seen_only:
+                visible = [seq for seq in visible if seq <= max(c.stored, default=0)]
+            duplicated += len(c.stored) - len(set(c.stored))
+            lost += len(set(visible) - set(c.stored))
+    return lost, duplicated
+
+
+async def run_relay(conversations: int, clients_per: int, messages: int, gap: float, rounds: int, folder: Path, logs: Path) -> int:
+    """Rounds of: the relay peer, the engine headless, one `serve` worker on a fresh SQLite file,
+    each under the same load; then our figures beside the peer's and the bars' verdicts."""
+    texts = [STREAM_SCRIPT[k % len(STREAM_SCRIPT)] for k in range(messages)]
+    relay_dir = Path(__file__).resolve().parent
+    ours: list[Load] = []
+    peers: list[Load] = []
+    engine: list[float] = []
+    print(f"{conversations} conversations x {clients_per} event-stream clients x {messages} messages {gap * 1000:.0f} ms apart; "
+          f"{rounds} alternating rounds; load average {_loadavg()}")
+    for n in range(rounds):
+        for side in ("relay", "serve"):
+            if side == "relay":
+                proc, url = start_server([sys.executable, str(relay_dir / "sse_relay.py"), "--port", "0"], logs / f"relay-{n}.log")
+            else:
+                engine.append(await headless_rate(texts, conversations))
+                print(f"  round {n + 1} engine headless     {engine[-1]:8.1f} messages/s")
+                db = str(folder / f"serve-{n}.db")
+                proc, url = start_worker(db, logs / f"serve-{n}.log")
+            try:
+                cpu = _cpu_seconds(proc.pid)
+                load, clients, made = await stream_load(url, conversations, clients_per, texts, gap)
+                load.cpu = _cpu_seconds(proc.pid) - cpu
+            finally:
+                proc.send_signal(signal.SIGINT)  # (what a profiler wrapping the worker writes its profile on)
+                proc.wait(timeout=30)
+            if side == "serve":
+                load.lost, load.duplicated = await check_log(db, clients, made, seen_only=True)
+                _trouble(logs / f"serve-{n}.log", "serve")
+            (ours if side == "serve" else peers).append(load)
+            print(f"  round {n + 1} {side:5}  POST -> answer p50 {_ms(load.answers, 50):8.1f} ms  p95 {_ms(load.answers, 95):8.1f} ms"
+                  f"  {load.rate:7.1f} messages/s  CPU {1000 * load.cpu / (len(load.answers) / clients_per or 1):5.2f} ms a message"
+                  f"  undelivered {load.undelivered}"
+                  + (f"  events lost {load.lost}, duplicated {load.duplicated}" if side == "serve" else ""))
+    mine = [a for load in ours for a in load.answers]
+    theirs = [a for load in peers for a in load.answers]
+    p50, p95 = _ms(mine, 50) / _ms(theirs, 50), _ms(mine, 95) / _ms(theirs, 95)
+    undelivered = sum(load.undelivered for load in ours)
+    rate = sorted(load.rate for load in ours)[len(ours) // 2]
+    headless = sorted(engine)[len(engine) // 2]
+    bad = sum(load.lost + load.duplicated for load in ours)
+    met = {"answer": p50 <= 2 and p95 <= 2 and undelivered == 0, "rate": rate >= headless / 2}
+    print(f"load average after: {_loadavg()}")
+    print(f"serve (SQLite, 1 worker) vs the bare Starlette SSE relay, {len(mine)} / {len(theirs)} answers:")
+    print(f"  POST -> answer p50  {_ms(mine, 50):8.1f} ms vs {_ms(theirs, 50):8.1f} ms  {p50:5.2f}x  (bar <= 2x)")
+    print(f"  POST -> answer p95  {_ms(mine, 95):8.1f} ms vs {_ms(theirs, 95):8.1f} ms  {p95:5.2f}x  (bar <= 2x)")
+    print(f"  answers never delivered {undelivered} of {len(mine) + undelivered} (bar: 0); events lost {sum(l.lost for l in ours)}, duplicated {sum(l.duplicated for l in ours)}")
+    print(f"  -> {'met' if met['answer'] else 'MISSED'}")
+    print(f"serve messages/s under that load (median) vs the engine headless (median): {rate:.1f} vs {headless:.1f}  "
+          f"{rate / headless:.2f}x  (bar >= 0.5x) -> {'met' if met['rate'] else 'MISSED'}")
+    return 0 if all(met.values()) and bad == 0 else 1
+
+
+def _trouble(log: Path, name: str) -> None:
+    said = log.read_text(errors="replace").splitlines()
+    trouble = [line for line in said if "Traceback" in line or "ERROR" in line or "WARNING" in line]
+    if trouble:
+        print(f"{name} logged {len(trouble)} error/warning line(s); its last lines:", file=sys.stderr)
+        print("\n".join(said[-40:]), file=sys.stderr)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far, user + system, all threads (Linux; NaN elsewhere). Unlike the
+    latencies it hardly moves with what else the machine runs."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def _ms(values: list[float], pct: int) -> float:
@@ -232,14 +463,24 @@ def main() -> int:
     parser.add_argument("--clients-per-conversation", type=int, default=4)
     parser.add_argument("--quick", action="store_true", help="10 conversations, 40 clients")
     parser.add_argument("--logs", metavar="DIR", type=Path, help="keep the workers' logs in DIR (default: a temporary folder)")
+    parser.add_argument("--relay", action="store_true", help="one SQLite worker beside the bare SSE relay peer, alternating, "
+                        "each conversation's customer sending --messages messages --gap seconds apart")
+    parser.add_argument("--messages", type=int, default=10, help="with --relay: messages per conversation (default 10)")
+    parser.add_argument("--gap", type=float, default=0.05, help="with --relay: seconds between a customer's messages (default 0.05)")
+    parser.add_argument("--rounds", type=int, default=2, help="with --relay: alternating rounds of relay, engine, serve (default 2)")
     args = parser.parse_args()
     conversations = 10 if args.quick else args.conversations
+    if args.relay and (args.pg or args.workers != 1):
+        parser.error("--relay measures one SQLite worker; leave out --pg and --workers")
     with tempfile.TemporaryDirectory() as folder:
         db = args.pg or str(Path(folder) / "bench.db")
         logs = args.logs or Path(folder)
         logs.mkdir(parents=True, exist_ok=True)
+        if args.relay:
+            return asyncio.run(run_relay(
+                conversations, args.clients_per_conversation, args.messages, args.gap, args.rounds, Path(folder), logs
+            ))
         return asyncio.run(run(db, args.workers, conversations, args.clients_per_conversation, logs))
-
 
 if __name__ == "__main__":
     sys.exit(main())

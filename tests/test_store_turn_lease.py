@@ -182,3 +182,53 @@ async def test_a_postgresql_turn_taken_as_the_last_holder_gives_it_back_reads_it
             await last.close()
             await watch.close()
         lease.let_go()
+
+
+class _CountingPool:
+    """A pool whose connections count the statements sent on them."""
+
+    def __init__(self, pool: Any, calls: list[str]):
+        self._pool, self._calls = pool, calls
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pool, name)
+
+    def acquire(self) -> Any:
+        pool, calls = self._pool, self._calls
+
+        class Acquired:
+            async def __aenter__(self) -> Any:
+                self._cm = pool.acquire()
+                return _Counting(await self._cm.__aenter__(), calls)
+
+            async def __aexit__(self, *exc: Any) -> Any:
+                return await self._cm.__aexit__(*exc)
+
+        return Acquired()
+
+
+@pytest.mark.postgres
+async def test_a_postgresql_append_is_two_statements_fenced_or_not(pg_url: str):
+    """The lease's check (and its release) is read with the session's locked row, in one
+    statement, and the figures the append moves are written by the statement that writes the
+    items: every step of every turn appends, so each of those was a round trip a step."""
+    async with await open_store(pg_url) as store:
+        sid = (await store.create_session("triage", first=[customer("hi")])).id
+        calls: list[str] = []
+        store._pool = _CountingPool(store._pool, calls)  # type: ignore[attr-defined]
+        await store.append(sid, [reply("warm")])  # (the figures' first rows for this session)
+        calls.clear()
+        await store.append(sid, [reply("unfenced")])
+        unfenced = list(calls)
+        # The session's row read and locked, then one statement that writes the items, the
+        # session's row with its share of the figures and the roll-up rows that share moves.
+        assert unfenced == ["fetchrow", "fetch"], unfenced
+        lease = store.turn(sid)
+        assert await lease.try_start(10) is not None
+        calls.clear()
+        await store.append(sid, [reply("fenced")], fence=lease.token)
+        assert calls == unfenced, (calls, unfenced)
+        calls.clear()
+        await store.append(sid, [reply("last")], release=lease)
+        assert calls == unfenced and lease.token is None, (calls, unfenced)
+        assert [i.text for i in await store.latest(sid, 3)] == ["unfenced", "fenced", "last"]

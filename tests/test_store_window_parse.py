@@ -54,3 +54,47 @@ def test_what_is_kept_is_bounded(monkeypatch):
     long = "x" * (core.PARSED_LONGEST + 1)
     assert core.window_item(long) is not core.window_item(long)  # parsed each time, never kept
     assert long not in core._parsed
+
+
+async def test_latest_reads_through_the_kept_parses(where: str, monkeypatch):
+    """A turn whose start read went stale (a customer's message stored meanwhile, issue 32) reads
+    its window with `latest`: those items are the same documents, not parsed again."""
+    parsed: list[object] = []
+    real = core.item_from_json
+    monkeypatch.setattr(core, "item_from_json", lambda doc: parsed.append(doc) or real(doc))
+    monkeypatch.setattr(core, "_parsed", {})
+    async with await open_store(where) as store:
+        sid = (await store.create_session("triage")).id
+        await store.append(sid, [Message(role="customer", text=f"message {n}") for n in range(5)])
+        await store.turn_start(sid, 50)
+        assert len(parsed) == 5
+        assert [i.text for i in await store.latest(sid, 50)] == [f"message {n}" for n in range(5)]
+        assert len(parsed) == 5
+
+
+async def test_many_conversations_windows_stay_kept(tmp_path: Path, monkeypatch):
+    """`serve` with 60 conversations of 50 items reads 3,000 window items in turn: the second round
+    of turn starts parses nothing (a cache that forgot everything when full parsed them all again)."""
+    parsed: list[object] = []
+    real = core.item_from_json
+    monkeypatch.setattr(core, "item_from_json", lambda doc: parsed.append(doc) or real(doc))
+    monkeypatch.setattr(core, "_parsed", {})
+    async with await open_store(str(tmp_path / "desk.db")) as store:
+        sids = [(await store.create_session("triage")).id for _ in range(60)]
+        for sid in sids:
+            await store.append(sid, [Message(role="customer", text=f"message {n}") for n in range(50)])
+        for sid in sids:
+            await store.turn_start(sid, 50)
+        assert len(parsed) == 3000
+        for sid in sids:
+            await store.turn_start(sid, 50)
+        assert len(parsed) == 3000
+
+
+def test_when_full_the_oldest_go_and_the_newest_stay(monkeypatch):
+    monkeypatch.setattr(core, "_parsed", {})
+    monkeypatch.setattr(core, "PARSED_KEPT", 4)
+    monkeypatch.setattr(core, "item_from_json", lambda doc: object())
+    kept = [core.window_item(f"doc {n}") for n in range(5)]
+    assert "doc 0" not in core._parsed
+    assert core.window_item("doc 3") is kept[3] and core.window_item("doc 4") is kept[4]

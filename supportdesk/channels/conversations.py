@@ -224,25 +224,28 @@ class Conversations:
     # --- messages and turns ---------------------------------------------------------------------
 
     async def post(
-        self, session_id: str, text: str, meta: dict[str, Any] | None = None, *, client: str | None = None
+        self, session_id: str, text: str, meta: dict[str, Any] | None = None, *, client: str | None = None,
+        session: SessionInfo | None = None,
     ) -> int:
         """Store the customer's message (durably, before returning its seq) and ask for a turn.
         Stored at once, even while a turn runs on the conversation (issue 32: no wait for it).
         `meta`: a button's structured answer to an offer (engine/confirmation.py), if any;
-        `client`: who sent it, for the per-client limit."""
-        await self._check_stored_rate(session_id)
+        `client`: who sent it, for the per-client limit; `session`: the session as the caller has
+        just read it (the request's `authorize`): where it ends and who holds it are not read again."""
+        await self._check_stored_rate(session_id, session.item_count if session is not None else None)
         if client is not None:
             self.client_messages.check(client)
-        item = await self.desk.runner.receive(session_id, text, meta=meta)
+        item = await self.desk.runner.receive(session_id, text, meta=meta, session=session)
         await self.hub.stored(session_id, [item])  # no read back of what it stored
         self.want_turn(session_id)
         return item.seq
 
-    async def _check_stored_rate(self, session_id: str) -> None:
+    async def _check_stored_rate(self, session_id: str, head: int | None = None) -> None:
         """The per-conversation limit counted in the store: it holds across workers (two
-        `serve` processes on one PostgreSQL database), not only within this one."""
+        `serve` processes on one PostgreSQL database), not only within this one. `head`: where
+        the session ended a moment ago (the look-back starts from it; what came since is read too)."""
         store = self.desk.store
-        last = await store.last_seq(session_id)
+        last = head if head is not None else await store.last_seq(session_id)
         messages = await store.of_kind(session_id, "message", after=max(0, last - RATE_LOOKBACK_ITEMS_PER_MESSAGE * self.messages_per_minute))
         now = store.clock()
         recent = [

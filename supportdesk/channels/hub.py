@@ -29,6 +29,9 @@ QUEUE_LIMIT = 1000
 # (both adapters have a feed: on PostgreSQL LISTEN/NOTIFY, so no poll at all; see `_follow`).
 FOLLOW_INTERVAL = 0.25
 
+# At most this many sessions are read at once for the change feed (`Hub._catch_up`): the reads
+# share the store's connections with this worker's turns (PostgreSQL's pool holds 8).
+FEED_READS = 3
 # The follower's page of recent sessions holds the followed ones and this many more.
 PAGE_MARGIN = 32
 # How far the writers' clocks (which stamp updated_at) may be from ours.
@@ -43,6 +46,9 @@ class _Followed:
     head: int
     subscribers: set[asyncio.Queue[Queued]] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # The highest head the change feed announced, and the task reading up to it (`Hub._changed`).
+    announced: int = 0
+    reader: asyncio.Task[None] | None = None
 
 
 class Hub:
@@ -54,6 +60,7 @@ class Hub:
         # Set once the follower hears other writers (the change feed is open): what is written
         # from then on reaches the streams without a poll.
         self.following = asyncio.Event()
+        self._feed_reads = asyncio.Semaphore(FEED_READS)
 
     async def subscribe(self, session_id: str) -> asyncio.Queue[Queued]:
         """A queue of the session's new events, from now on (read the backlog after this)."""
@@ -72,6 +79,8 @@ class Hub:
         followed.subscribers.discard(queue)
         if not followed.subscribers:
             del self._sessions[session_id]
+            if followed.reader is not None:
+                followed.reader.cancel()
 
     async def stream(self, session_id: str, after: int, *, idle: float | None = None) -> EventStream:
         """The session's customer events after seq `after`: the stored backlog, then live.
@@ -142,6 +151,10 @@ class Hub:
             self._follower.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._follower
+        readers = [f.reader for f in self._sessions.values() if f.reader is not None]
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
         for followed in self._sessions.values():
             for queue in followed.subscribers:
                 _end(queue)
@@ -167,14 +180,39 @@ class Hub:
                             await self.poke(session_id)
                         lost = False
                     async for change in feed:
-                        followed = self._sessions.get(change.session_id)
-                        if followed is not None and change.head > followed.head:
-                            await self.poke(change.session_id, change.head)
+                        self._changed(change.session_id, change.head)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a lost connection must not end live follow for every stream
                 log.warning("the change feed failed (%s: %s); following again", type(exc).__name__, exc)
                 lost = True
+                await asyncio.sleep(1.0)
+
+    def _changed(self, session_id: str, head: int) -> None:
+        """The feed says `session_id` now ends at `head`: its streams get the new items from a
+        reader of that session's own. The feed is not held up by one session's read (50 busy
+        conversations followed from another worker were read one after another, each a round
+        trip, and the streams fell seconds behind), and the changes that arrive while a read is
+        in flight are taken by one more read, not one each."""
+        followed = self._sessions.get(session_id)
+        if followed is None or head <= followed.head:
+            return
+        followed.announced = max(followed.announced, head)
+        if followed.reader is None or followed.reader.done():
+            followed.reader = asyncio.create_task(self._catch_up(session_id, followed), name=f"supportdesk-hub-read-{session_id}")
+
+    async def _catch_up(self, session_id: str, followed: _Followed) -> None:
+        """Read the session up to the highest head announced, again while more is announced; a
+        failed read is tried again (the items stay in the log; the streams get them late, never
+        not at all), until nobody follows the session."""
+        while followed.announced > followed.head and self._sessions.get(session_id) is followed:
+            try:
+                async with self._feed_reads:
+                    await self.poke(session_id, followed.announced)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("reading session %s for its streams failed (%s: %s); trying again", session_id, type(exc).__name__, exc)
                 await asyncio.sleep(1.0)
 
     async def _poll(self) -> None:

@@ -111,7 +111,7 @@ def create_app(
 
     async def post_message(request: Request) -> Response:
         session_id = request.path_params["id"]
-        await conversations.authorize(session_id, _bearer(request))
+        info = await conversations.authorize(session_id, _bearer(request))
         body = await _read_body(request)
         if not isinstance(body, dict) or "text" not in body:
             raise ApiError(422, 'send a JSON object with the message in "text"')
@@ -120,7 +120,9 @@ def create_app(
             raise ApiError(422, '"text" must be a string')
         if not text.strip():
             raise ApiError(422, '"text" is empty; write a message')
-        seq = await conversations.post(session_id, text, meta=_offer_answer(body.get("answer")), client=_client(request))
+        seq = await conversations.post(
+            session_id, text, meta=_offer_answer(body.get("answer")), client=_client(request), session=info
+        )
         return JSONResponse({"seq": seq}, status_code=202)
 
     async def events(request: Request) -> Response:
@@ -318,9 +320,19 @@ def loggable_path(path: str) -> str:
 
 
 def _sse(event: CustomerEvent) -> str:
-    data = json.dumps({"type": event.type, **({"seq": event.seq} if event.seq is not None else {}), **event.data}, ensure_ascii=False)
-    head = f"id: {event.seq}\n" if event.seq is not None else ""
-    return f"{head}event: {event.type}\ndata: {data}\n\n"
+    """The event as server-sent-event text, encoded once however many streams send it: the hub
+    hands the same event object to every stream of the conversation (kept on the event, which
+    is frozen and whose data nothing changes once made)."""
+    text: str | None = event.__dict__.get(_SSE_TEXT)
+    if text is None:
+        data = json.dumps({"type": event.type, **({"seq": event.seq} if event.seq is not None else {}), **event.data}, ensure_ascii=False)
+        head = f"id: {event.seq}\n" if event.seq is not None else ""
+        text = f"{head}event: {event.type}\ndata: {data}\n\n"
+        object.__setattr__(event, _SSE_TEXT, text)
+    return text
+
+
+_SSE_TEXT = "_sse_text"
 
 
 class _Edge:

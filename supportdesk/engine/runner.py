@@ -278,7 +278,8 @@ class Runner:
             yield event
 
     async def receive(
-        self, session_id: str, text: str, *, meta: dict[str, Any] | None = None, external_id: str | None = None
+        self, session_id: str, text: str, *, meta: dict[str, Any] | None = None, external_id: str | None = None,
+        session: SessionInfo | None = None,
     ) -> Item:
         """Store the customer's message in its own transaction, without running a turn.
 
@@ -297,10 +298,14 @@ class Runner:
         `external_id`: the channel's own id of the message (Chatwoot's message id): the store
         keeps one message per (session, external id), checked in the append's transaction, so
         a redelivery, or one delivery two workers handle at once, raises `DuplicateItem` and is
-        not stored again."""
+        not stored again.
+
+        `session`: the session as the caller has just read it (serve's token check), so who holds
+        the conversation is not read again."""
         if external_id is not None:
             meta = {**(meta or {}), EXTERNAL_ID: external_id}
-        message = Message(role="customer", text=text, agent=await self._active_agent(session_id), meta=meta or {})
+        agent = self._present(session.active_agent) if session is not None and session.id == session_id else await self._active_agent(session_id)
+        message = Message(role="customer", text=text, agent=agent, meta=meta or {})
         [stored] = await self.store.append(session_id, [message])
         return stored
 

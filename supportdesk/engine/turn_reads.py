@@ -14,6 +14,7 @@ not shown) makes it stale, and from then on every read goes to the store.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -47,6 +48,10 @@ class TurnReads:
         self._whole = True
         self._context: dict[str, ContextEntry] = {}
         self.fresh = False
+        # Items the turn stored after a gap (customer messages stored meanwhile, issue 32), held
+        # until a read fills the gap (`_catch_up`); while any are held, `fresh` is False.
+        self._after_gap: list[Item] = []
+        self._catching: asyncio.Task[None] | None = None  # the read filling it (reads at once share it)
 
     @classmethod
     async def read(cls, store: Store, session_id: str, depth: int) -> TurnReads:
@@ -67,10 +72,20 @@ class TurnReads:
 
     def add(self, item: Item) -> None:
         """An item the turn has just stored."""
-        if not self.fresh or item.session_id != self.session_id:
+        if item.session_id != self.session_id:
+            return
+        if self._after_gap:
+            if item.seq == self._after_gap[-1].seq + 1:
+                self._after_gap.append(item)
+            else:
+                self._after_gap = []  # stale for good: every read goes to the store
+            return
+        if not self.fresh:
             return
         if item.seq != self.head + 1 or (not self._items and not self._whole):
             self.fresh = False  # something was stored that this was not shown
+            if item.seq > self.head + 1 and self._items:
+                self._after_gap = [item]  # the next read may fill the gap (`_catch_up`)
             return
         self._items.append(item)
         if len(self._items) > self.depth:
@@ -111,12 +126,46 @@ class TurnReads:
 
     # --- the reads of `Store` it answers; everything else is the store's ----------------------------
 
+    async def _catch_up(self) -> None:
+        """Read the gap before the items held after it, once: when it holds only customer
+        messages (stored without the lease while the turn ran, issue 32: they move nothing this
+        keeps but the items), this is fresh again and the turn's later steps read from memory,
+        not the store. Anything else in the gap (staff took over, a status moved) leaves it
+        stale, and the store answers every read, as before."""
+        held, self._after_gap = self._after_gap, []
+        gap = await self._store.range(self.session_id, self.head + 1, held[0].seq - 1)
+        if [i.seq for i in gap] != list(range(self.head + 1, held[0].seq)) or not all(
+            isinstance(i, Message) and i.role == "customer" for i in gap
+        ):
+            return
+        self.fresh = True
+        for item in [*gap, *held]:
+            self.add(item)
+
+    async def _caught_up(self) -> None:
+        """The gap filled, if one waits (`_catch_up`); a step's reads that run at once (its
+        window and its context) wait for the same read."""
+        if self._catching is None:
+            if not self._after_gap:
+                return
+            self._catching = asyncio.ensure_future(self._catch_up())
+        task = self._catching
+        try:
+            await task
+        finally:
+            if self._catching is task and task.done():
+                self._catching = None
+
     async def latest(self, session_id: str, n: int) -> list[Item]:
+        if session_id == self.session_id:
+            await self._caught_up()
         if self.fresh and session_id == self.session_id and (n <= len(self._items) or self._whole):
             return list(self._items[-n:]) if n > 0 else []
         return await self._store.latest(session_id, n)
 
     async def context_at(self, session_id: str, seq: int | None = None) -> dict[str, ContextEntry]:
+        if session_id == self.session_id:
+            await self._caught_up()
         if self.fresh and session_id == self.session_id and seq is None:
             return dict(self._context)
         return await self._store.context_at(session_id, seq)

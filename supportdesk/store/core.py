@@ -23,6 +23,8 @@ A third backend gives a dialect, its statements and the driver calls, and inheri
 
 from __future__ import annotations
 
+import itertools
+
 import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -271,11 +273,13 @@ def plan_append(items: Sequence[Item]) -> AppendPlan:
     )
 
 
-# Items a turn's start read parsed lately, by their document as stored. A conversation's next
-# turn reads much of the same window again: parsing it (pydantic, tens of µs an item) was the
-# largest cost of a served turn's start. The document names its session, seq and time, so an
-# equal document is the same item; items are frozen and nothing changes a read item's fields.
-PARSED_KEPT = 2048
+# Items a window read (a turn's start, `latest`) parsed lately, by their document as stored. A
+# conversation's next turn reads much of the same window again: parsing it (pydantic, tens of µs
+# an item) was the largest cost of a served turn's start. The document names its session, seq and
+# time, so an equal document is the same item; items are frozen and nothing changes a read item's
+# fields. When full, the oldest kept quarter goes (not all of it: `serve` with 50 conversations
+# reads ~3,000 window items in turn, and a clear-all when full re-parsed every one of them).
+PARSED_KEPT = 8192
 PARSED_LONGEST = 16_384  # a longer document (a big tool result) is parsed each time, not kept
 _parsed: dict[str | bytes, Item] = {}
 
@@ -287,9 +291,15 @@ def window_item(doc: str | bytes) -> Item:
         item = item_from_json(doc)
         if len(doc) <= PARSED_LONGEST:
             if len(_parsed) >= PARSED_KEPT:
-                _parsed.clear()
+                for oldest in list(itertools.islice(_parsed, max(1, PARSED_KEPT // 4))):
+                    del _parsed[oldest]
             _parsed[doc] = item
     return item
+
+
+def window_item_of_row(row: Sequence[Any]) -> Item:
+    """`item_of_row` through the kept parses (`window_item`): for reads of a session's newest items."""
+    return window_item(row[0])
 
 
 def turn_start_of(

@@ -53,6 +53,7 @@ from supportdesk.store.core import (
     import_rows,
     insert_session_sql,
     item_of_row as _item,
+    window_item_of_row as _window_item,
     newer_schema,
     plan_append,
     session_of_row as _session,
@@ -209,23 +210,41 @@ def _literal(text: str) -> str:
 
 # Where the session stood before an append, its row locked until the append commits, so two
 # appends to one session advance the state one after the other (SQL_APPEND then sets it).
-SQL_DESK_BEFORE = (
-    "SELECT item_count, desk_summary, entry_agent, figure_summary, created_at, sla_summary, status FROM sessions WHERE id = $1 FOR UPDATE"
+_DESK_BEFORE_COLS = "item_count, desk_summary, entry_agent, figure_summary, created_at, sla_summary, status"
+SQL_DESK_BEFORE = f"SELECT {_DESK_BEFORE_COLS} FROM sessions WHERE id = $1 FOR UPDATE"
+# The same read by a turn's append, with its lease's check (_FENCE, or _FENCE_AND_DROP by the last
+# append) in the one statement: a round trip less for every step of every turn. The lease's row
+# is locked (or deleted) before the session's row, as when they were two statements.
+SQL_FENCED_DESK_BEFORE = f"SELECT ({_FENCE}), {_DESK_BEFORE_COLS} FROM sessions WHERE id = $1 FOR UPDATE"
+SQL_FENCED_DROP_DESK_BEFORE = (
+    f"WITH dropped AS ({_FENCE_AND_DROP}) "
+    f"SELECT (SELECT holder FROM dropped), {_DESK_BEFORE_COLS} FROM sessions WHERE id = $1 FOR UPDATE"
 )
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
 # The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
 # rows it moves (store/figure_summary.py), in the order of the roll-up's key so concurrent appends
 # lock rows in one order. A roll-up row emptied by a session moving on is dropped.
-_ROLLUP_ROWS = (
-    "unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], "
-    "$8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[]) AS t(grain, lo, hi, what, a, b, c, n, x, y, z)"
-)
-SQL_ROLLUP_ADD = f"""
+def _rollup_rows(first: int) -> str:
+    """The roll-up rows (figure_summary.rollup_delta), one array parameter a column from `first` on."""
+    p = [f"${first + i}" for i in range(11)]
+    return (
+        f"unnest({p[0]}::text[], {p[1]}::bigint[], {p[2]}::bigint[], {p[3]}::text[], {p[4]}::text[], {p[5]}::text[], "
+        f"{p[6]}::text[], {p[7]}::bigint[], {p[8]}::bigint[], {p[9]}::bigint[], {p[10]}::bigint[]) "
+        "AS t(grain, lo, hi, what, a, b, c, n, x, y, z)"
+    )
+
+
+def _rollup_add(first: int) -> str:
+    return f"""
     INSERT INTO figure_rollup AS r (grain, lo, hi, what, a, b, c, n, x, y, z)
-    SELECT * FROM {_ROLLUP_ROWS} ORDER BY grain, lo, hi, what, a, b, c
+    SELECT * FROM {_rollup_rows(first)} ORDER BY grain, lo, hi, what, a, b, c
     ON CONFLICT (grain, lo, hi, what, a, b, c) DO UPDATE SET
         n = r.n + excluded.n, x = r.x + excluded.x, y = r.y + excluded.y, z = r.z + excluded.z
 """
+
+
+_ROLLUP_ROWS = _rollup_rows(1)
+SQL_ROLLUP_ADD = _rollup_add(1)
 SQL_ROLLUP_DROP_EMPTY = f"""
     DELETE FROM figure_rollup AS r USING {_ROLLUP_ROWS}
     WHERE r.n = 0 AND (r.grain, r.lo, r.hi, r.what, r.a, r.b, r.c) = (t.grain, t.lo, t.hi, t.what, t.a, t.b, t.c)
@@ -271,10 +290,18 @@ WITH head AS (
         title = CASE WHEN title = '' AND $5::text IS NOT NULL THEN $5::text ELSE title END,
         updated_at = $6,
         desk_state = $17,
-        desk_summary = $18
+        desk_summary = $18,
+        span_first = CASE WHEN $19::boolean THEN $20::bigint ELSE span_first END,
+        span_last = CASE WHEN $19::boolean THEN $21::bigint ELSE span_last END,
+        asked_us = CASE WHEN $19::boolean THEN $22::bigint ELSE asked_us END,
+        answer_ms = CASE WHEN $19::boolean THEN $23::bigint ELSE answer_ms END,
+        resolved_us = CASE WHEN $19::boolean THEN $24::bigint ELSE resolved_us END,
+        resolution_ms = CASE WHEN $19::boolean THEN $25::bigint ELSE resolution_ms END,
+        figure_summary = CASE WHEN $19::boolean THEN $26::text ELSE figure_summary END,
+        sla_summary = CASE WHEN $19::boolean THEN $27::text ELSE sla_summary END
     WHERE id = $1
     RETURNING item_count - $2 AS last
-), new AS (
+), rollup AS ({_rollup_add(28)}), new AS (
     SELECT head.last + t.n AS seq, t.kind, t.agent, t.body, t.meta, t.ctx_key, t.words
     FROM head, unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
         WITH ORDINALITY AS t(kind, agent, body, meta, ctx_key, words, n)
@@ -965,14 +992,30 @@ class PostgresStore(StoreCore):
             [u[3] for u in usage],
         )
 
-    async def _append_on(self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime) -> int:
+    async def _append_on(
+        self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime,
+        fence: str | None = None, release: bool = False,
+    ) -> int:
         """The append inside the caller's transaction; returns the last seq before the items.
 
         The session's kept state is read with its row locked and advanced over the new items
         (a fold of a few items), then SQL_APPEND writes it with the head it moves. The items are
-        serialized (and so validated) first: a wrong one fails before anything is read or locked."""
+        serialized (and so validated) first: a wrong one fails before anything is read or locked.
+        `fence`: the turn lease's token, checked by that same read (`release`: its row deleted);
+        `LeaseLost` when it is no longer current."""
         args = self._append_args(session_id, items, now)
-        before = await conn.fetchrow(SQL_DESK_BEFORE, session_id)
+        if fence is None:
+            before = await conn.fetchrow(SQL_DESK_BEFORE, session_id)
+        else:
+            sql = SQL_FENCED_DROP_DESK_BEFORE if release else SQL_FENCED_DESK_BEFORE
+            row = await conn.fetchrow(sql, session_id, *((fence,) if release else ()))
+            holder = row[0] if row is not None else await conn.fetchval(_FENCE_AND_DROP if release else _FENCE, session_id, *((fence,) if release else ()))
+            if holder != fence:
+                raise LeaseLost(
+                    f"session {session_id}: another process took this turn's lease while this one was paused "
+                    "past it; the turn stopped here and wrote nothing more"
+                )
+            before = row[1:] if row is not None else None
         if before is None:
             raise StoreError(f"no session {session_id!r}")
         count, summary, entry_agent, figures, created_at, clocks, status = before
@@ -985,8 +1028,16 @@ class PostgresStore(StoreCore):
         state, share, progress = folds
         stamped = [replace(item, seq=count + n, created_at=now) for n, item in enumerate(items, start=1)]
         state, share, progress = advance_all(state, share, progress, stamped)
-        rows = await conn.fetch(SQL_APPEND, *args, state.state, state.to_json())
-        await _keep_share(conn, session_id, kept, share, progress)
+        # The session's share of the figures and the roll-up rows it moves ride in the same
+        # statement (they were two or three more round trips an append); a roll-up row the
+        # append empties (rare: a status moving a share) is dropped by a statement of its own.
+        delta = rollup_delta(kept, share)
+        figures = figure_columns(share, progress) if share is not None else (None,) * 8
+        rollup = [list(column) for column in zip(*delta)] if delta else [[] for _ in range(11)]
+        rows = await conn.fetch(SQL_APPEND, *args, state.state, state.to_json(), share is not None, *figures, *rollup)
+        emptied = [row for row in delta if row[7] < 0]
+        if emptied:
+            await conn.execute(SQL_ROLLUP_DROP_EMPTY, *[list(column) for column in zip(*emptied)])
         return int(rows[0][0])
 
     async def append(
@@ -1004,15 +1055,9 @@ class PostgresStore(StoreCore):
             return []
         external = external_ids(session_id, items)
         now = self.clock()
-        check = _FENCE if release is None else _FENCE_AND_DROP
         try:
             async with self._pool.acquire() as conn, conn.transaction():
-                if fence is not None and await conn.fetchval(check, session_id, *(() if release is None else (fence,))) != fence:
-                    raise LeaseLost(
-                        f"session {session_id}: another process took this turn's lease while this one was paused "
-                        "past it; the turn stopped here and wrote nothing more"
-                    )
-                last = await self._append_on(conn, session_id, items, now)
+                last = await self._append_on(conn, session_id, items, now, fence, release is not None)
         except asyncpg.UniqueViolationError as exc:
             # Two workers given the same delivery: the unique index refuses the second copy in
             # its own transaction, which rolled back whole.
@@ -1030,7 +1075,7 @@ class PostgresStore(StoreCore):
 
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
-        return [_item(r) for r in await self._fetch(SQL_LATEST if n == 50 else sql_latest(n), session_id)]
+        return [_window_item(r) for r in await self._fetch(SQL_LATEST if n == 50 else sql_latest(n), session_id)]
 
     async def items_at(self, session_id: str, seqs: Sequence[int]) -> list[Item]:
         """The items at these seqs, in seq order, in one read; seqs with no item are skipped."""
@@ -1047,7 +1092,8 @@ class PostgresStore(StoreCore):
     async def of_kind(self, session_id: str, kind: str, *, upto: int | None = None, after: int = 0) -> list[Item]:
         """Every item of one kind (notices for pending approvals, say), oldest first."""
         upto = min(upto, _NO_LIMIT) if upto is not None else _NO_LIMIT
-        return [_item(r) for r in await self._fetch(SQL_OF_KIND, session_id, kind, min(after, _NO_LIMIT), upto)]
+        # (Through the kept parses: serve's per-conversation limit reads the recent messages on every POST.)
+        return [_window_item(r) for r in await self._fetch(SQL_OF_KIND, session_id, kind, min(after, _NO_LIMIT), upto)]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""

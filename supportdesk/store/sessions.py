@@ -63,6 +63,7 @@ from supportdesk.store.core import (
     import_rows,
     insert_session_sql,
     item_of_row as _item,
+    window_item_of_row as _window_item,
     newer_schema,
     plan_append,
     session_of_row as _session,
@@ -1155,7 +1156,7 @@ class SessionStore(StoreCore):
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
         rows = await self._fetch(SQL_LATEST, (session_id, session_id, n))
-        return [_item(r) for r in rows]
+        return [_window_item(r) for r in rows]
 
     async def items_at(self, session_id: str, seqs: Sequence[int]) -> list[Item]:
         """The items at these seqs, in seq order, in one read; seqs with no item are skipped."""
@@ -1191,7 +1192,8 @@ class SessionStore(StoreCore):
             rows = await self._fetch(SQL_OF_KIND_MESSAGE, (session_id, after, upto))
         else:
             rows = await self._fetch(SQL_OF_KIND, (session_id, kind, after, upto))
-        return [_item(r) for r in rows]
+        # (Through the kept parses: serve's per-conversation limit reads the recent messages on every POST.)
+        return [_window_item(r) for r in rows]
 
     async def kind_seqs(self, session_id: str, kind: str) -> list[int]:
         """The seqs of every item of one kind (the replay's handoff stops, say)."""
