@@ -51,6 +51,8 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
 # scores one point better on the questions alone, and loses two conversations).
 MIN_SCORE = 4.0
 MIN_COVERAGE = 0.35
+TITLE_WEIGHT = 3
+TAGS_WEIGHT = 3
 _STEP = re.compile(r"^\s*\d+\.\s+(.*)$")
 
 
@@ -85,9 +87,10 @@ def parse_article(slug: str, text: str) -> Article:
 class KnowledgeBase:
     def __init__(self, articles: list[Article]):
         self.articles = articles
-        # Title and tags say what an article is about; they count three times the body.
+        # Title and tags say what an article is about; they count more than the body.
         self._docs = [
-            Counter(_terms(a.title) * 3 + _terms(" ".join(a.tags)) * 3 + _terms(a.body)) for a in articles
+            Counter(_terms(a.title) * TITLE_WEIGHT + _terms(" ".join(a.tags)) * TAGS_WEIGHT + _terms(a.body))
+            for a in articles
         ]
         self._avg_len = sum(sum(d.values()) for d in self._docs) / max(len(self._docs), 1)
         df: Counter[str] = Counter()
