@@ -56,10 +56,10 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
 # conversations (an older version saved over, an invite, a password shared): kept.
 MIN_SCORE = 4.0
 MIN_COVERAGE = 0.35
-# Title and tags count this many times the body. 3 and 3 tie with 2 and 2, and beat tags at 1 or 2
-# under a title at 3, on both tune halves; the tags hold what customers call the subject ("pw",
-# "laggy", "zap", "binned"), and device names only on the devices article (on every article they
-# made "u have an android app?" match none of them well).
+# Title and tags count this many times the body: 3 and 3 tie with 3/2 and 2/2 (and with a
+# several-word tag's words weighed less), and beat tags at 1, on both tune halves. The tags hold
+# what customers call the subject ("pw", "laggy", "zap", "binned"); device names only on the
+# devices article (on every article they made "u have an android app?" match none of them well).
 TITLE_WEIGHT = 3
 TAGS_WEIGHT = 3
 _STEP = re.compile(r"^\s*\d+\.\s+(.*)$")
