@@ -78,7 +78,11 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "someone", "somebody", "someone else", "somebody else", "other person", "another person",
         "other people", "other user", "stranger", "strangers",
     ),
-    "details": ("personal details", "personal information", "personal info", "my details", "my address", "my name", "surname", "last name", "home address", "phone number", "date of birth"),
+    "details": (
+        "personal details", "personal information", "personal info", "my details", "my address", "my name", "surname",
+        "last name", "first name", "maiden name", "home address", "phone number", "mobile number", "cell number",
+        "telephone number", "contact number", "date of birth",
+    ),
     # something that does not work
     "broken": (
         "not working", "not work", "does not work", "stopped working", "not functioning", "broken",

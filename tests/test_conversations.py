@@ -32,11 +32,6 @@ HELD_AS_MEASURED = [
     for c in read_jsonl(REPO / "evals" / f"{name}.jsonl")
 ]
 KNOWN_MISSES = {
-    # "logging out" outweighs the password in the search: the signed-out article answers.
-    "change password (held-2): without logging out",
-    # A sign-in article answers, but the locked-account one ("my details are wrong" read as
-    # wrong passwords), not "Can't log in".
-    "sign-in error (held): details said to be wrong",
     # "Can't sign into the desktop app": the search found no sign-in article to prefer.
     "sign-in error (held-2): the desktop app, not the web",
 }

@@ -16,11 +16,10 @@ KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
     # starts passing moves out of this set.
     # Written with the fixes of issue 38's article-choice misses (which fixed "an older copy saved
-    # over" and "previous version overwritten"): "bring back the earlier one" of a "presentation"
-    # shares no word with the restore article ("older", "restore", "file"): meaning, not words;
+    # over" and "previous version overwritten"; "bring back the earlier one" of a "presentation"
+    # passes since the restore article's tags say "earlier version"):
     # "overwrited my notes by mistake ... go back" leans billing ("mistake", "back") in the router
     # and in the agents' job words alike, so billing keeps it and asks for the email.
-    'article choice (tune): saved over a presentation',
     'article choice (tune): non-native, overwrited notes',
     # Written with the router's fairness to config-only agents (which fixed the two config hand
     # backs once listed here): "it wasn't me" is a negation a bag of words does not read, and
