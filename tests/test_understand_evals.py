@@ -20,6 +20,9 @@ KNOWN_MISSES = {
     'article choice (held): previous version overwritten)',
     'act kind (held): non-native, how to set pin',
     'refund refused (held): typo, forgot)',
+    # "give back the 9.99" is not read as a refund request (the refund intent's words): the
+    # desk asks what they want, and says nothing false about the failed charge.
+    'refund refused (held): non-native, failed charge give back',
     # Billing hands these back to triage as it should; triage's router then prefers technical
     # to the config-only security agent (a routing miss, not a hand-back one).
     'config hand back (tune): password changed by someone else',

@@ -137,7 +137,8 @@ class View:
         asked_amount = False  # the agent's last message asked the customer for the amount
         offered_on = confirmed_request = ""
         offered_at = confirmed_at = -1  # where the request the desk's offer asked about stands
-        declined_at, declined_why = -1, ""
+        declined_at, declined_why, declined_tool = -1, "", ""
+        said_no: set[int] = set()  # the customer messages the desk's gate read as a "no" to its offer
         for at, i in enumerate(history):
             match i:
                 case k.Message(role="customer"):
@@ -181,7 +182,9 @@ class View:
                     confirmed_request = offered_on  # a yes: the desk ran the call, its result follows
                     confirmed_at = offered_at
                 case k.Decline():
-                    declined_at, declined_why = at, i.why
+                    declined_at, declined_why, declined_tool = at, i.why, i.tool
+                    if i.why == "no":
+                        said_no.add(i.answer_seq)
                 case _:
                     assert_never(i)
         self.turn = history[last_customer_at + 1 :]
@@ -198,6 +201,11 @@ class View:
             self.offer_answer = "yes"
         elif declined_at > last_customer_at >= 0:
             self.offer_answer = declined_why
+        # The tool of the offer this message declined (None when it declined none): after a no,
+        # this reply puts that action to the customer again in no form.
+        self.declined_tool: str | None = declined_tool if self.offer_answer not in (None, "yes") else None
+        # What the customer turned down stays turned down: an "ok" after it carries nothing on.
+        self.said_no: list[str] = [m.text for m in self.customer_messages if m.seq in said_no]
         if confirmed:
             self.latest = confirmed_request
         turn_start = self.turn[0].seq if self.turn else self.last_seq + 1
@@ -232,6 +240,11 @@ class View:
 
     def called_with(self, name: str, arguments: dict[str, Any]) -> bool:
         return any(t.name == name and t.arguments == arguments for t in self.tools)
+
+    def made_with(self, name: str, arguments: dict[str, Any]) -> bool:
+        """The call ran and succeeded: only then may a reply say it is done. (A call the desk's
+        gate held for a yes, or one that failed or waits for staff, was asked, not made.)"""
+        return any(t.name == name and t.arguments == arguments and t.ok for t in self.tools)
 
     def last_agent_text(self) -> str:
         return self.agent_messages[-1].text if self.agent_messages else ""

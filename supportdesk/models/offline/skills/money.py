@@ -77,6 +77,10 @@ class MoneySkill(SkillBase):
             if answer is not None:
                 return answer
 
+        declined = self._after_decline(asked, text)
+        if declined is not None:
+            return declined
+
         if not asked and self._strays(text):
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
             # not a follow-up to carry the last request into, and not ours to answer.
@@ -177,12 +181,39 @@ class MoneySkill(SkillBase):
         return self._intents_of(text) if text else set()
 
     def _carried_intents(self) -> set[str]:
-        """Nothing new in this message: carry on with what the topic is about, latest first."""
+        """Nothing new in this message: carry on with what the topic is about, latest first.
+        A message that turned something down ends what is carried: an "ok" after a "no" is
+        no request for what was declined (issue 38)."""
         for t in reversed(self.topic_texts()):
             found = self._intents_of(t)
             if found:
                 return found
+            if t in self.view.said_no:
+                return set()
         return set()
+
+    # --- after a no (issue 38) ----------------------------------------------------------------
+    _STAYS = {
+        "refund": "nothing has been refunded",
+        "cancel": "your subscription stays as it is",
+        "plan": "your plan stays as it is",
+        "credit": "no credit has been added",
+    }
+
+    def _after_decline(self, asked: set[str], text: str):
+        """The desk's gate read this message as a "no" to its offer: say nothing changed, and do
+        not put the same action to the customer again in this reply (unless this very message
+        asks for it anew, "no, refund the other one")."""
+        v = self.view
+        if v.offer_answer != "no" or v.declined_tool is None:
+            return None
+        intent = dialogue.ACCOUNT_ACTIONS.get(v.declined_tool)
+        if intent is not None and intent in asked and not cues.DROP.search(text):
+            return None
+        if asked - {intent, "duplicate"}:
+            return None  # a request of its own: answered as such
+        what = self._STAYS.get(intent or "", "nothing has changed")
+        return self.step.answer(f"No problem: {what}. Is there anything else I can help with?")
 
     def _answer_offer(self, offer: dialogue.Offer, asked: set[str], text: str):
         """The customer's reply to an open offer, or None when it is a new request.
@@ -200,6 +231,9 @@ class MoneySkill(SkillBase):
             other -= {"duplicate"}
         if other:
             return None  # a new request replaces the offer (the reply to it clears it)
+        other_charge = self._other_charge_named(offer, reading, text)
+        if other_charge is not None:
+            return other_charge
         # Not a yes (the reader's "no" is any doubt at all): whether it turns the offer down is
         # this model's understanding of the reply, as for any other message.
         if dialogue.refuses(text) and not (offer.intent in asked and not cues.DROP.search(text)):
@@ -225,6 +259,33 @@ class MoneySkill(SkillBase):
         if not (wants or reading == "yes"):
             return None
         return self._carry_out(offer, pointed)
+
+    def _charge_named(self, text: str, charges: list[dict[str, Any]], months: list[int]) -> dict[str, Any] | None:
+        """The one charge the customer's words name by its id, date, amount or day of the month
+        ("the one on the 1st is the double", of the months they named), or None when they name
+        none or several (issue 38): the named charge is the one offered, never its neighbour."""
+        pool = [c for c in charges if not months or int(c["charged_on"][5:7]) in months]
+        wanted = [c for c in re.split(r"[,;.!?]+|\bbut\b", text) if not re.search(r"\b(?:not|don'?t|never)\b", c, re.I)]
+        said = " ".join(wanted)
+        # Named outright (id, date, amount, day), one day at most: a position ("the later one",
+        # "the duplicate") leaves the choice to the duplicate found below.
+        named = dialogue.point_at(said, pool, positions=False) if len(pool) > 1 and dialogue.days_named(said) <= 1 else None
+        if named is None or len(named) != 1 or dialogue.BOTH.search(text):
+            return None
+        return named[0]
+
+    def _other_charge_named(self, offer: dialogue.Offer, reading: str, text: str):
+        """"no, not that one: the one on the 1st is the double": not a yes to the offered refund,
+        and it names another listed charge by its date, amount, id or place (issue 38). That one
+        is asked about, never the one offered. Clauses that say "not" name what is not wanted."""
+        if offer.intent != "refund" or reading == "yes" or not offer.options:
+            return None
+        wanted = [c for c in re.split(r"[,;:.!?]+|\bbut\b", text) if c.strip() and not cues.DECLINE.search(c)
+                  and not re.search(r"\b(?:not|don'?t|never)\b", c, re.I)]
+        pointed = self._options_pointed(offer, " ".join(wanted)) if wanted else None
+        if not pointed or [c["id"] for c in pointed] == [offer.arguments.get("charge_id")]:
+            return None
+        return self._offer_refund_of(pointed, offer)
 
     def _offer_refund_of(self, charges: list[dict[str, Any]], offer: dialogue.Offer):
         ordered = sorted(charges, key=lambda c: not c.get("duplicate_of"))
@@ -336,6 +397,15 @@ class MoneySkill(SkillBase):
         if offer.action in self.view.tool_names():
             return step.call(offer.action, dict(offer.arguments))
         return step.answer("I'm sorry, I can't do that from here. Is there anything else I can help with?")
+
+    @staticmethod
+    def _failed_charge_text(charge: dict[str, Any], when: str) -> str:
+        """What is true of a failed charge (issue 38): the payment did not go through, so no money
+        was taken and there is nothing to refund; never "it has been refunded"."""
+        return (
+            f"The charge of {money(charge['amount'])} on {when} failed: the payment didn't go through, so no money was "
+            "taken and there's nothing to refund. Is there anything else I can help with?"
+        )
 
     def _refund_args(self, charge: dict[str, Any]) -> dict[str, Any]:
         return {"charge_id": charge["id"], "amount": round(charge["refundable"], 2), "reason": self._refund_reason(charge)}
@@ -528,6 +598,8 @@ class MoneySkill(SkillBase):
         if ctx_charge:
             target = next((c for c in charges if c["id"] == ctx_charge), None)
         if target is None:
+            target = self._charge_named(text, charges, months)
+        if target is None:
             pool = [c for c in dups if c["refundable"] > 0] or dups
             named = self._charges_matching(charges) if (f.dates or f.invoice_ids) else []
             dup_family = {c["id"] for c in dups} | {c.get("duplicate_of") for c in dups}
@@ -555,6 +627,9 @@ class MoneySkill(SkillBase):
         when = nice_date(target["charged_on"])
         is_dup = bool(target.get("duplicate_of"))
         label = "the duplicate charge" if is_dup else "the charge"
+        if target.get("status") == "failed" and not self._refunded(target["id"]):
+            # A failed charge was never taken: nothing was refunded, and nothing is to refund.
+            return step.answer(self._failed_charge_text(target, when))
         if target["refundable"] <= 0.004 or self._refunded(target["id"]):
             done = next((t.output for t in self._refunds() if isinstance(t.output, dict) and t.output.get("charge_id") == target["id"]), None)
             ref = f" (refund {done['refund_id']})" if done else ""
