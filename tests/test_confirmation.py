@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from supportdesk.config import ConfigError, parse_desk
-from supportdesk.engine.confirmation import answer_meta, read_answer
+from supportdesk.engine.confirmation import answer_meta, read_answer, rest_after_yes
 from supportdesk.engine.errors import TurnError
 from supportdesk.engine.events import Appended
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
@@ -101,12 +101,41 @@ def test_the_reader_on_labelled_answers(part, capsys):
 @pytest.mark.parametrize(
     "text",
     ["yes, but not the duplicate", "yes no", "yes, wait", "Yes if it doesn't cost more", "sure, the other one though",
-     "ok, but first tell me what happens to my files", "yes?", "not yes", "YES!!! ... actually no", "yes, and also reset my password",
+     "ok, but first tell me what happens to my files", "yes?", "not yes", "YES!!! ... actually no",
      # A request for a person is no yes, "please" or not (the agent's question is an offer now).
-     "I want to talk to a real person please", "i want a human please", "ok let me speak to someone"],
+     "I want to talk to a real person please", "i want a human please", "ok let me speak to someone",
+     # Issue 38: an obstacle denied with a condition or an aside, another time, a question after
+     # a weak ok, a person after the yes, a real word that looks like a misspelt yes.
+     "no problem if it is free", "i dont mind waiting", "not a problem but not now", "i don't mind either way",
+     "you can do it tomorrow", "ok, can i get a discount", "ok and what happens to my files?",
+     "yes go ahead, and i want a manager to look at it", "year", "find it", "yes, and also the other one"],
 )
 def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     assert read_answer(text) != "yes"
+
+
+@pytest.mark.parametrize(
+    "text",
+    # Issue 38: informal, misspelt and non-native yeses, and an obstacle denied ("no problem").
+    ["okey, you can do it", "i dont mind, go ahead", "no problem, go on with it", "not a problem, do it", "yesss",
+     "shure, go ahead", "ok sure, make it", "why not, go ahead", "oki doki, u can proceed", "okey", "shure", "yeh"],
+)
+def test_an_informal_yes_is_a_yes(text):
+    assert read_answer(text) == "yes"
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [("yes do it, and also send me the invoice too", "send me the invoice too"),
+     ("yep go ahead. and when is my next payment?", "when is my next payment?"),
+     ("yes please refund it, and also reset my password", "reset my password"),
+     ("yes", ""), ("ok, and what happens to my files?", "")],
+)
+def test_a_yes_with_a_request_after_it_is_a_yes_and_the_request_is_kept(text, rest):
+    # (Before issue 38 "yes, and also reset my password" was no yes: the refund the customer
+    # agreed to did not run. The yes runs the offer; the rest is answered after it.)
+    assert rest_after_yes(text) == rest
+    assert (read_answer(text) == "yes") == (text != "ok, and what happens to my files?")
 
 
 # --- the gate on a desk with a scripted model ----------------------------------------------------

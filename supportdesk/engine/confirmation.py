@@ -45,6 +45,8 @@ _FILLER = {
     "agreed", "agree", "approve", "approved", "alright", "thing", "y", "k", "kk", "ya", "yea", "hi", "hello",
     "there", "team", "pro", "starter", "monthly", "annual", "annually", "yearly", "in", "as", "offered", "said",
     "described", "was", "its", "it's", "money", "back", "yes,", "amount", "full",
+    # Permission in the customer's own words ("you can go on with it", "u may proceed", "pls").
+    "you", "u", "can", "may", "pls", "plz", "make", "happen", "feel", "free", "yourself",
 }
 # A no, or not yet: any of these anywhere and the answer is not a yes.
 _NEGATION = re.compile(
@@ -53,12 +55,15 @@ _NEGATION = re.compile(
     r"think|thinking|changed my mind|change of mind|rather not|leave it|leave things|hmm+|hm+|"
     r"nevermind|mind|moment|sec|second|minute|first|before|until|yet|refuse|decline|reject|no thanks|"
     r"but|however|though|although|except|unless|if|only if|depends|worried|concerned|afraid|"
-    r"dunno|idk|guess|suppose|probably|possibly|kinda|sort of|whatever)\b"
+    r"dunno|idk|guess|suppose|probably|possibly|kinda|sort of|whatever|either way|whichever|up to you|your call|"
+    # Another time than now.
+    r"tomorrow|tonight|next (?:week|month|year|time)|after|afterwards|weekend|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
 )
 # Another choice than the one offered.
 _ALTERNATIVE = re.compile(
     r"\b(?:instead|other|another(?! question)|rather|different|cheaper|dearer|pricier|bigger|smaller|wrong|"
-    r"switch (?:it |me )?to|make it|change it to|prefer|not that one|the first|the second|"
+    r"switch (?:it |me )?to|make it(?! ?(?:$|[.,!]|please|pls|plz|now|happen|so\b))|change it to|prefer|not that one|the first|the second|"
     r"(?:rather|not) (?:than|that))\b"
 )
 # Asked, not answered.
@@ -96,9 +101,67 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
+# A negation of an obstacle is no negation of the offer: "no problem", "not a problem", "no
+# worries", "i don't mind", "why not" say go ahead. Read as an assent word, unless a verb in
+# -ing follows ("i don't mind waiting": about something else) or a condition does ("no problem
+# if ...": the condition is read as one, below).
+_NO_OBSTACLE = re.compile(
+    r"\b(?:(?:no|not an?|never an?) (?:problem|problems|prob|probs|worries|worry|issue|issues|objections?|bother|trouble)"
+    r"|(?:i )?(?:don'?t|do not|wouldn'?t|would not) mind|why not(?! ?\?))\b(?! \w+ing\b)"
+)
+# The words of assent a misspelling is read back to ("okey", "yess", "shure", "yeh").
+_ASSENT_WORDS = ("ok", "okay", "yes", "yeah", "yep", "yup", "sure", "alright")
+_WORD_RE = re.compile(r"[a-z]+")
+
+
+def _respelled(said: str) -> str:
+    """Misspelt assent words read as what they spell: "okkk" and "yesss" (letters repeated),
+    and a word nobody writes in the public corpora the readers were trained on (supportdesk/
+    readers: how common each word is) that is one or two letters from an assent word and starts
+    with its letter ("okey", "yeh", "shure"). A real word ("year", "find") is never respelt."""
+
+    def one(m: re.Match[str]) -> str:
+        word = m.group(0)
+        collapsed = re.sub(r"(.)\1+", r"\1", word)
+        if collapsed != word and collapsed in _ASSENT_WORDS:
+            return collapsed
+        if len(word) < 3 or word in _ASSENT_WORDS or word in _FILLER:
+            return word
+        close = [
+            a for a in _ASSENT_WORDS
+            if a[0] == word[0] and _distance(word, a) <= (2 if len(a) >= 4 and len(word) >= 4 else 1)
+        ]
+        if not close or _known_word(word):
+            return word
+        return close[0]
+
+    return _WORD_RE.sub(one, said)
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance (short words only)."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+_KNOWN_DF = 3  # a word in more customer messages than this is a word of its own, no typo
+
+
+def _known_word(word: str) -> bool:
+    from supportdesk.readers import acts  # lazy: its data is read on first use
+
+    df, _n = acts.background_counts()
+    return df.get(word, 0) > _KNOWN_DF
+
+
 def read_answer(text: str) -> Reading:
     """How a customer's message answers the offer made right before it."""
-    said = normalise(text)
+    said = _NO_OBSTACLE.sub("sure", _respelled(normalise(text)))
     if not said:
         return "other"
     if _ALTERNATIVE.search(said) and not re.search(r"\brather not\b", said):
@@ -113,15 +176,67 @@ def read_answer(text: str) -> Reading:
     asked_to_act = _ASKED_TO_ACT.search(said)
     if asked_to_act is not None and not _others(said[: asked_to_act.start()], allowed=0):
         return "yes"
+    if _split_yes(said) is not None:
+        return "yes"
     if _asks(said):
         return "question"
-    if _ASSENT_RE.search(said) and _rest_is_filler(said):
+    if _plain_yes(said):
         return "yes"
     return "other"
 
 
+def _plain_yes(said: str) -> bool:
+    return _ASSENT_RE.search(said) is not None and _rest_is_filler(said)
+
+
+# A yes, then a request of its own ("yes do it, and also send me the invoice too"): the yes
+# answers the offer; the rest is a new request, answered after the offered call ran.
+_ADDED = re.compile(r"(?:[,;]\s*|\s)(?:and\s+(?:also\s+)?|also\s+|plus\s+|(?=and\b))|[.!]\s+(?=\w)")
+# An unmistakable yes or go: a yes that goes on to something else must hold one ("ok, and
+# what happens to my files?" may be asking before deciding).
+_STRONG_YES = re.compile(
+    r"\b(?:yes|yeah|yep|yup|ya|yea|sure|absolutely|definitely|of course|go ahead|go for it|go on|do it|do that|"
+    r"please do|proceed|confirm(?:ed)?|refund it|cancel it|change it)\b"
+)
+_PERSON = re.compile(r"\b(?:person|people|human|someone|somebody|staff|manager|supervisor|agent|representative|operator)\b")
+
+
+def _split_yes(said: str) -> tuple[str, str] | None:
+    """(the yes, the request after it) when the answer is a clear yes followed by a request
+    of its own; None otherwise. The whole answer has passed the checks for a no, a change of
+    mind and an attempt (read_answer), so the rest says nothing against the offer."""
+    for m in _ADDED.finditer(said):
+        head, tail = said[: m.start()].strip(" ,;.!"), said[m.end() :].strip()
+        tail = re.sub(r"^(?:(?:and|also|plus)\b[\s,]*)+", "", tail)
+        if not head or len(_words(tail)) < 2:
+            continue
+        if _STRONG_YES.search(head) and _plain_yes(head) and not _asks(head) and not _PERSON.search(tail):
+            return head, tail
+        return None  # the first break decides: what comes before it is the answer, or it is none
+    return None
+
+
+def rest_after_yes(text: str) -> str:
+    """What a yes to an offer asks for besides ("yes go ahead, and also when is my next
+    payment?" -> "when is my next payment?"); "" when the answer is a yes and nothing more, or
+    no yes at all."""
+    said = _NO_OBSTACLE.sub("sure", _respelled(normalise(text)))
+    if read_answer(text) != "yes":
+        return ""
+    split = _split_yes(said)
+    return split[1] if split is not None else ""
+
+
+# A question asked after a first clause ("ok, can i get a discount"): an auxiliary and a
+# person, or a question word, at a clause's start.
+_CLAUSE_QUESTION = re.compile(
+    r"[,;.!]\s*(?:(?:can|could|will|would|do|does|did|is|are|should|shall|may|might|have|has)\s+(?:i|you|u|we|they|he|she)\b"
+    r"|(?:how|what|when|where|why|which|who)\b)"
+)
+
+
 def _asks(said: str) -> bool:
-    return "?" in said or _QUESTION_START.match(said) is not None
+    return "?" in said or _QUESTION_START.match(said) is not None or _CLAUSE_QUESTION.search(said) is not None
 
 
 def _starts_no(said: str) -> bool:

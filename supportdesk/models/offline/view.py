@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any, assert_never
 
 from supportdesk import items as k
+from supportdesk.engine.confirmation import rest_after_yes
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.models.offline import slots as slot_extraction
 
@@ -206,8 +207,22 @@ class View:
         self.declined_tool: str | None = declined_tool if self.offer_answer not in (None, "yes") else None
         # What the customer turned down stays turned down: an "ok" after it carries nothing on.
         self.said_no: list[str] = [m.text for m in self.customer_messages if m.seq in said_no]
-        if confirmed:
+        # A yes that asks for something more ("yes do it, and also when is my next payment?"):
+        # the offered call's result is answered first (`also` is what is still to answer); once
+        # an agent has said that, the rest is read as a request of its own, like a new message
+        # (its turn starting after that reply), and `also_after` is where it starts.
+        self.also = rest_after_yes(self.latest) if confirmed else ""
+        self.also_after: int | None = None
+        if self.also:
+            confirmed_item = next(n for n, i in enumerate(history) if n > last_customer_at and isinstance(i, k.Confirmation))
+            said = [n for n, i in enumerate(history) if n > confirmed_item and isinstance(i, k.Message) and i.role == "agent"]
+            if said:
+                self.also_after = said[0]
+        if confirmed and self.also_after is None:
             self.latest = confirmed_request
+        elif self.also_after is not None:
+            self.latest, confirmed = self.also, False
+            self.turn = history[self.also_after + 1 :]
         turn_start = self.turn[0].seq if self.turn else self.last_seq + 1
         self.turn_tools = [t for t in self.tools if t.seq >= turn_start]
         since = history[confirmed_at + 1 :] if confirmed and confirmed_at >= 0 else self.turn
