@@ -116,6 +116,19 @@ async def test_a_charge_named_by_its_day_is_the_one_offered():
     )
 
 
+async def test_a_day_that_fits_several_charges_is_asked_about_then_the_one_chosen_is_offered():
+    assert not await _converse(
+        ("refund the charge from the 1st please. dana@example.com",
+         {"not_tools": ACTIONS, "context_absent": ["pending_offer"], "reply": ["January 1, 2026", "March 1, 2026", "which one"]}),
+        ("the march one", {"not_tools": ACTIONS, "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
+    )
+    # Spoken of as a double charge, the day picks the one of the duplicate pair.
+    assert not await _converse(
+        ("i was charged twice, the one on the 1st is the extra one. dana@example.com",
+         {"context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
+    )
+
+
 async def test_a_failed_charge_is_never_said_to_be_refunded():
     assert not await _converse(
         ("refund my march charge please hugo.silva7@example.com",

@@ -117,6 +117,11 @@ _CHARGE_ID = re.compile(r"\b(ch[- ]?\d{3,})\b", re.I)
 _BARE_DAY = re.compile(r"\b(?:the|on|from|of|dated)\s+([0-3]?\d)(?:st|nd|rd|th)\b(?!\s+(?:time|try|attempt))", re.I)
 
 
+def bare_days(text: str) -> set[int]:
+    """The days of the month a text names without their month ("the one on the 3rd")."""
+    return {int(d) for d in _BARE_DAY.findall(slot_extraction.without_dates(text))}
+
+
 def days_named(text: str) -> int:
     """How many days (dated, or a day of the month alone: "on the 3rd") the text names."""
     return len(slot_extraction.extract(text).dates) + len(set(_BARE_DAY.findall(slot_extraction.without_dates(text))))

@@ -25,6 +25,9 @@ REMOVE_CARD_REPLY = (
 CREDIT_AMOUNT_QUESTION = "What amount of credit are you asking for?"
 
 
+WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
+
+
 class MoneySkill(SkillBase):
     def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
         """The customer's charges as last read, with refunds made since subtracted."""
@@ -260,19 +263,47 @@ class MoneySkill(SkillBase):
             return None
         return self._carry_out(offer, pointed)
 
-    def _charge_named(self, text: str, charges: list[dict[str, Any]], months: list[int]) -> dict[str, Any] | None:
+    def _charge_named(
+        self, text: str, charges: list[dict[str, Any]], months: list[int], duplicate: bool
+    ) -> dict[str, Any] | list[dict[str, Any]] | None:
         """The one charge the customer's words name by its id, date, amount or day of the month
-        ("the one on the 1st is the double", of the months they named), or None when they name
-        none or several (issue 38): the named charge is the one offered, never its neighbour."""
-        pool = [c for c in charges if not months or int(c["charged_on"][5:7]) in months]
+        ("the one on the 1st is the double", of the months they named); the charges it may be
+        when a day of the month fits several (to ask which; of a duplicate pair, when they speak
+        of one, the one of the pair on that day); None when they name none (issue 38): the
+        named charge is the one offered, never its neighbour."""
         wanted = [c for c in re.split(r"[,;.!?]+|\bbut\b", text) if not re.search(r"\b(?:not|don'?t|never)\b", c, re.I)]
         said = " ".join(wanted)
-        # Named outright (id, date, amount, day), one day at most: a position ("the later one",
-        # "the duplicate") leaves the choice to the duplicate found below.
-        named = dialogue.point_at(said, pool, positions=False) if len(pool) > 1 and dialogue.days_named(said) <= 1 else None
-        if named is None or len(named) != 1 or dialogue.BOTH.search(text):
+        asked = self.view.last_agent_text()
+        if asked.startswith(WHICH_CHARGE):
+            # The answer to our question which: one of the charges it listed, by month or place.
+            listed = [c for c in charges if c["id"] in asked]
+            in_month = [c for c in listed if int(c["charged_on"][5:7]) in slot_extraction.months_named(text)]
+            picked = in_month if len(in_month) == 1 else dialogue.point_at(said, listed)
+            if picked is not None and len(picked) == 1:
+                return picked[0]
+        pool = [c for c in charges if not months or int(c["charged_on"][5:7]) in months]
+        if len(pool) < 2 or dialogue.days_named(said) > 1 or dialogue.BOTH.search(text):
             return None
-        return named[0]
+        # Named outright (id, date, amount, day): a position ("the later one", "the duplicate")
+        # leaves the choice to the duplicate found below.
+        named = dialogue.point_at(said, pool, positions=False)
+        if named is not None and len(named) == 1:
+            return named[0]
+        days = dialogue.bare_days(said)
+        on_day = [c for c in pool if int(c["charged_on"][8:10]) in days]
+        if len(on_day) < 2:
+            return None
+        family = {c["id"] for c in pool if c.get("duplicate_of")} | {c.get("duplicate_of") for c in pool}
+        paired = [c for c in on_day if c["id"] in family]
+        if duplicate and len(paired) == 1:
+            return paired[0]
+        return on_day
+
+    def _which_charge(self, charges: list[dict[str, Any]]):
+        """Several charges fit what the customer named: ask which, offering none."""
+        each = [f"{money(c['amount'])} on {nice_date(c['charged_on'])} ({c['id']})" for c in charges]
+        listed = ", ".join(each[:-1]) + f" or {each[-1]}"
+        return self.step.answer(f"{WHICH_CHARGE} {listed}. Which one do you mean?")
 
     def _other_charge_named(self, offer: dialogue.Offer, reading: str, text: str):
         """"no, not that one: the one on the 1st is the double": not a yes to the offered refund,
@@ -598,7 +629,10 @@ class MoneySkill(SkillBase):
         if ctx_charge:
             target = next((c for c in charges if c["id"] == ctx_charge), None)
         if target is None:
-            target = self._charge_named(text, charges, months)
+            named = self._charge_named(text, charges, months, "duplicate" in intents)
+            if isinstance(named, list):
+                return self._which_charge(named)
+            target = named
         if target is None:
             pool = [c for c in dups if c["refundable"] > 0] or dups
             named = self._charges_matching(charges) if (f.dates or f.invoice_ids) else []
