@@ -108,7 +108,13 @@ def test_the_reader_on_labelled_answers(part, capsys):
      # a weak ok, a person after the yes, a real word that looks like a misspelt yes.
      "no problem if it is free", "i dont mind waiting", "not a problem but not now", "i don't mind either way",
      "you can do it tomorrow", "ok, can i get a discount", "ok and what happens to my files?",
-     "yes go ahead, and i want a manager to look at it", "year", "find it", "yes, and also the other one"],
+     "yes go ahead, and i want a manager to look at it", "year", "find it", "yes, and also the other one",
+     # The shapes of the public dialogues' (SGD) answers that turn an offer down or correct it,
+     # in our own words: politeness around another choice, nothing more wanted, another time,
+     # a yes whose second part may change the offer.
+     "please make it the annual one", "I'd like 2 seats please", "please change the date to the 12th",
+     "ok that's all I needed", "I'm good for now thanks", "for now it's fine", "let's do it at 3pm",
+     "ok change to annual", "good morning", "yes, and I'd like the annual plan", "yes. refund the second one"],
 )
 def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     assert read_answer(text) != "yes"
@@ -118,7 +124,8 @@ def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     "text",
     # Issue 38: informal, misspelt and non-native yeses, and an obstacle denied ("no problem").
     ["okey, you can do it", "i dont mind, go ahead", "no problem, go on with it", "not a problem, do it", "yesss",
-     "shure, go ahead", "ok sure, make it", "why not, go ahead", "oki doki, u can proceed", "okey", "shure", "yeh"],
+     "shure, go ahead", "ok sure, make it", "why not, go ahead", "oki doki, u can proceed", "okey", "shure", "yeh",
+     "cool, do it", "exactly", "please refund it"],
 )
 def test_an_informal_yes_is_a_yes(text):
     assert read_answer(text) == "yes"

@@ -31,6 +31,9 @@ _ASSENT = (
     "perfect", "great", "absolutely", "definitely", "of course", "fine", "that's fine", "thats fine",
     "that works", "works for me", "agreed", "i agree", "approved", "i approve", "affirmative", "let's do it",
     "lets do it", "let's do that", "yes do it", "please", "👍", "✅",
+    # Approval in a word, as the public dialogues (SGD's AFFIRM turns) give it.
+    # ("good" and "nice" are not: "I'm good for now" declines, "good morning" greets.)
+    "cool", "exactly", "indeed", "excellent", "awesome",
 )
 # Words that may stand next to the assent without changing it: politeness, the offer's own
 # action named back ("yes, refund it"), pointers at the offer.
@@ -58,12 +61,14 @@ _NEGATION = re.compile(
     r"dunno|idk|guess|suppose|probably|possibly|kinda|sort of|whatever|either way|whichever|up to you|your call|"
     # Another time than now.
     r"tomorrow|tonight|next (?:week|month|year|time)|after|afterwards|weekend|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|at \d{1,2}(?::\d\d)?(?: ?[ap]m)?|"
+    # Nothing more wanted: "that's all I needed" declines what is offered.
+    r"that'?s all|that is all|for now)\b"
 )
 # Another choice than the one offered.
 _ALTERNATIVE = re.compile(
     r"\b(?:instead|other|another(?! question)|rather|different|cheaper|dearer|pricier|bigger|smaller|wrong|"
-    r"switch (?:it |me )?to|make it(?! ?(?:$|[.,!]|please|pls|plz|now|happen|so\b))|change it to|prefer|not that one|the first|the second|"
+    r"(?:switch|change|move) (?:it |me |that |this )?to|make it(?! ?(?:$|[.,!]|please|pls|plz|now|happen|so\b))|change it to|prefer|not that one|the first|the second|"
     r"(?:rather|not) (?:than|that))\b"
 )
 # Asked, not answered.
@@ -176,8 +181,11 @@ def read_answer(text: str) -> Reading:
     asked_to_act = _ASKED_TO_ACT.search(said)
     if asked_to_act is not None and not _others(said[: asked_to_act.start()], allowed=0):
         return "yes"
-    if _split_yes(said) is not None:
+    split = _split_yes(said)
+    if split:
         return "yes"
+    if split is False:
+        return "other"
     if _asks(said):
         return "question"
     if _plain_yes(said):
@@ -186,7 +194,24 @@ def read_answer(text: str) -> Reading:
 
 
 def _plain_yes(said: str) -> bool:
-    return _ASSENT_RE.search(said) is not None and _rest_is_filler(said)
+    found = {m.group(0) for m in _ASSENT_RE.finditer(said)}
+    if not found:
+        return False
+    if found == {"please"}:
+        # Politeness, no assent: "please" and words of another choice ("please make that 3
+        # rooms", "I'd like 4 tickets please" answer an offer with a correction in the public
+        # dialogues of SGD) is no yes; "please" with the offer's own words and one pointer at
+        # it ("please refund the latter") is one. A count is another choice, not a pointer.
+        counts = len(re.findall(r"(?<![\w$€£.,])\d+(?![\w.,]*\d)(?!\w)", said))
+        dated = _MONTH.sub(" ", said)  # "the 3rd march one": a date is one pointer, its month no word more
+        return not _others(dated, 1 - counts) and len(_words(said)) <= 14 and not _MORE_ASKED.search(said)
+    return _rest_is_filler(said)
+
+
+_MONTH = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?)\b"
+)
 
 
 # A yes, then a request of its own ("yes do it, and also send me the invoice too"): the yes
@@ -198,18 +223,27 @@ _STRONG_YES = re.compile(
     r"\b(?:yes|yeah|yep|yup|ya|yea|sure|absolutely|definitely|of course|go ahead|go for it|go on|do it|do that|"
     r"please do|proceed|confirm(?:ed)?|refund it|cancel it|change it)\b"
 )
+# What may change the offer itself rather than add to it ("yes, and I'd like the annual one",
+# "yes and 3 tickets" in SGD's corrections): a plan, a billing period, a number, a date.
+_RESHAPES = re.compile(
+    r"\d|\b(?:starter|pro|team|basic|premium|business|enterprise|economy|annual|annually|yearly|monthly|weekly|"
+    r"one|ones|instead|extra|more|less|fewer|first|second|third|last|later|earlier|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december)\b"
+)
 _PERSON = re.compile(r"\b(?:person|people|human|someone|somebody|staff|manager|supervisor|agent|representative|operator)\b")
 
 
-def _split_yes(said: str) -> tuple[str, str] | None:
+def _split_yes(said: str) -> tuple[str, str] | None | Literal[False]:
     """(the yes, the request after it) when the answer is a clear yes followed by a request
-    of its own; None otherwise. The whole answer has passed the checks for a no, a change of
+    of its own; False when what follows may change the offer itself; None otherwise. The whole answer has passed the checks for a no, a change of
     mind and an attempt (read_answer), so the rest says nothing against the offer."""
     for m in _ADDED.finditer(said):
         head, tail = said[: m.start()].strip(" ,;.!"), said[m.end() :].strip()
         tail = re.sub(r"^(?:(?:and|also|plus)\b[\s,]*)+", "", tail)
         if not head or len(_words(tail)) < 2:
             continue
+        if _RESHAPES.search(tail):
+            return False  # it may change what was offered: no yes to the offer as it stands
         if _STRONG_YES.search(head) and _plain_yes(head) and not _asks(head) and not _PERSON.search(tail):
             return head, tail
         return None  # the first break decides: what comes before it is the answer, or it is none
@@ -224,7 +258,7 @@ def rest_after_yes(text: str) -> str:
     if read_answer(text) != "yes":
         return ""
     split = _split_yes(said)
-    return split[1] if split is not None else ""
+    return split[1] if split else ""
 
 
 # A question asked after a first clause ("ok, can i get a discount"): an auxiliary and a
