@@ -103,6 +103,25 @@ async def test_after_a_no_the_action_is_not_put_again_and_an_ok_takes_nothing():
     )
 
 
+async def test_an_answer_that_is_no_yes_carries_the_declined_action_into_no_new_offer():
+    # The gate reads "keep my subscription" as no yes ("other"); the reply must not put the
+    # cancellation to the customer again, or their next "ok" would cancel.
+    for declined in ("keep my subscription", "i'll keep it actually"):
+        assert not await _converse(
+            ("cancel my subscription please, dana@example.com", {"offers": ["cancel_subscription"]}),
+            (declined, {"not_tools": ACTIONS, "reply_not": ["shall i"]}),
+            ("ok", {"not_tools": ACTIONS, "reply_not": ["shall i", "cancelled"]}),
+        ), declined
+
+
+async def test_an_ok_after_a_declined_refund_gets_no_new_question_about_it():
+    assert not await _converse(
+        ("i was charged twice in march dana@example.com", {"offers": ["refund_charge"]}),
+        ("no thanks", {"not_tools": ACTIONS, "reply": ["nothing has been refunded"]}),
+        ("ok", {"not_tools": ACTIONS, "reply_not": ["refund it", "shall i"], "context_absent": ["pending_offer"]}),
+    )
+
+
 async def test_a_charge_named_by_its_day_is_the_one_offered():
     named = {"context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}
     assert not await _converse(

@@ -139,7 +139,7 @@ class View:
         offered_on = confirmed_request = ""
         offered_at = confirmed_at = -1  # where the request the desk's offer asked about stands
         declined_at, declined_why, declined_tool = -1, "", ""
-        said_no: set[int] = set()  # the customer messages the desk's gate read as a "no" to its offer
+        said_no: dict[int, str] = {}  # the customer messages the gate read as no yes to its offer: the offer's tool
         for at, i in enumerate(history):
             match i:
                 case k.Message(role="customer"):
@@ -184,8 +184,8 @@ class View:
                     confirmed_at = offered_at
                 case k.Decline():
                     declined_at, declined_why, declined_tool = at, i.why, i.tool
-                    if i.why == "no":
-                        said_no.add(i.answer_seq)
+                    if i.why != "expired":
+                        said_no[i.answer_seq] = i.tool
                 case _:
                     assert_never(i)
         self.turn = history[last_customer_at + 1 :]
@@ -205,8 +205,10 @@ class View:
         # The tool of the offer this message declined (None when it declined none): after a no,
         # this reply puts that action to the customer again in no form.
         self.declined_tool: str | None = declined_tool if self.offer_answer not in (None, "yes") else None
-        # What the customer turned down stays turned down: an "ok" after it carries nothing on.
-        self.said_no: list[str] = [m.text for m in self.customer_messages if m.seq in said_no]
+        # What the customer did not take stays not taken: the action of an offer answered with
+        # anything but a yes ("no", "i'll keep it", "ok thanks") is carried on from no message
+        # before that answer, nor by an "ok" after it (issue 38). (message text, offer's tool)
+        self.said_no: list[tuple[str, str]] = [(m.text, said_no[m.seq]) for m in self.customer_messages if m.seq in said_no]
         # A yes that asks for something more ("yes do it, and also when is my next payment?"):
         # the offered call's result is answered first (`also` is what is still to answer); once
         # an agent has said that, the rest is read as a request of its own, like a new message

@@ -25,6 +25,7 @@ REMOVE_CARD_REPLY = (
 CREDIT_AMOUNT_QUESTION = "What amount of credit are you asking for?"
 
 
+ANYTHING_ELSE = "Is there anything else I can help with?"
 WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
 
 
@@ -185,14 +186,17 @@ class MoneySkill(SkillBase):
 
     def _carried_intents(self) -> set[str]:
         """Nothing new in this message: carry on with what the topic is about, latest first.
-        A message that turned something down ends what is carried: an "ok" after a "no" is
+        An offer answered with no yes is not carried past that answer: an "ok" after a "no" is
         no request for what was declined (issue 38)."""
+        dropped: set[str] = set()
         for t in reversed(self.topic_texts()):
-            found = self._intents_of(t)
+            found = self._intents_of(t) - dropped
             if found:
                 return found
-            if t in self.view.said_no:
-                return set()
+            for text, tool in self.view.said_no:
+                intent = dialogue.ACCOUNT_ACTIONS.get(tool)
+                if text == t and intent is not None:
+                    dropped |= {intent, "duplicate"} if intent == "refund" else {intent}
         return set()
 
     # --- after a no (issue 38) ----------------------------------------------------------------
@@ -204,11 +208,15 @@ class MoneySkill(SkillBase):
     }
 
     def _after_decline(self, asked: set[str], text: str):
-        """The desk's gate read this message as a "no" to its offer: say nothing changed, and do
-        not put the same action to the customer again in this reply (unless this very message
-        asks for it anew, "no, refund the other one")."""
+        """The desk's gate read this message as a "no" to its offer (or as no yes, and it turns
+        the offer down: "i'll keep it"): say nothing changed, and do not put the same action to
+        the customer again in this reply (unless this very message asks for it anew, "no,
+        refund the other one")."""
         v = self.view
-        if v.offer_answer != "no" or v.declined_tool is None:
+        if v.declined_tool is None and not asked and self._after_a_no_reply():
+            # "ok" to our "No problem: nothing has been refunded": an acknowledgement, no request.
+            return self.step.answer("Alright. Is there anything else I can help with?")
+        if v.declined_tool is None or not (v.offer_answer == "no" or (v.offer_answer == "other" and dialogue.refuses(text))):
             return None
         intent = dialogue.ACCOUNT_ACTIONS.get(v.declined_tool)
         if intent is not None and intent in asked and not cues.DROP.search(text):
@@ -216,7 +224,13 @@ class MoneySkill(SkillBase):
         if asked - {intent, "duplicate"}:
             return None  # a request of its own: answered as such
         what = self._STAYS.get(intent or "", "nothing has changed")
-        return self.step.answer(f"No problem: {what}. Is there anything else I can help with?")
+        return self.step.answer(f"No problem: {what}. {ANYTHING_ELSE}")
+
+    def _after_a_no_reply(self) -> bool:
+        """Our last reply said a declined offer changed nothing, and this message adds no fact."""
+        v = self.view
+        said = v.last_agent_text()
+        return said.startswith("No problem: ") and said.endswith(ANYTHING_ELSE) and not v.latest_facts()
 
     def _answer_offer(self, offer: dialogue.Offer, asked: set[str], text: str):
         """The customer's reply to an open offer, or None when it is a new request.
