@@ -158,7 +158,9 @@ async def test_a_failed_charge_is_never_said_to_be_refunded():
 async def test_a_change_the_gate_only_asked_about_is_never_said_made():
     assert not await _converse(
         ("switch me to the starter plan, dana@example.com", {"offers": ["change_plan"]}),
-        ("hmm is starter cheaper?", {"not_tools": ACTIONS, "reply_not": ["already made"]}),
+        ("hmm is starter cheaper?", {"not_tools": ACTIONS, "reply": ["$9.99"], "reply_not": ["already made"]}),
+        # The question answered, an "ok" to "Would you like to change your plan?" is asked once more.
+        ("ok", {"not_tools": ACTIONS, "offers": ["change_plan"]}),
     )
 
 

@@ -184,7 +184,7 @@ class View:
                     confirmed_at = offered_at
                 case k.Decline():
                     declined_at, declined_why, declined_tool = at, i.why, i.tool
-                    if i.why != "expired":
+                    if i.why in ("no", "other", "change_of_mind"):  # (a question is answered, then asked again)
                         said_no[i.answer_seq] = i.tool
                 case _:
                     assert_never(i)

@@ -216,9 +216,11 @@ class MoneySkill(SkillBase):
         if v.declined_tool is None and not asked and self._after_a_no_reply():
             # "ok" to our "No problem: nothing has been refunded": an acknowledgement, no request.
             return self.step.answer("Alright. Is there anything else I can help with?")
+        intent = dialogue.ACCOUNT_ACTIONS.get(v.declined_tool or "")
+        if v.offer_answer == "question" and intent == "plan" and not asked:
+            return self._pricing(text)  # "hmm is starter cheaper?": what the plans cost, nothing changed
         if v.declined_tool is None or not (v.offer_answer == "no" or (v.offer_answer == "other" and dialogue.refuses(text))):
             return None
-        intent = dialogue.ACCOUNT_ACTIONS.get(v.declined_tool)
         if intent is not None and intent in asked and not cues.DROP.search(text):
             return None
         if asked - {intent, "duplicate"}:
