@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from supportdesk.config import ConfigError, parse_desk
-from supportdesk.engine.confirmation import answer_meta, read_answer, rest_after_yes
+from supportdesk.engine.confirmation import answer_meta, names_another, read_answer, records_in, rest_after_yes
 from supportdesk.engine.errors import TurnError
 from supportdesk.engine.events import Appended
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
@@ -143,6 +143,20 @@ def test_a_yes_with_a_request_after_it_is_a_yes_and_the_request_is_kept(text, re
     # agreed to did not run. The yes runs the offer; the rest is answered after it.)
     assert rest_after_yes(text) == rest
     assert (read_answer(text) == "yes") == (text != "ok, and what happens to my files?")
+
+
+def test_a_yes_that_names_another_charge_than_the_offered_one_is_caught():
+    offered = {"charge_id": "CH-9004", "amount": 29.99, "reason": "duplicate charge"}
+    records = records_in([json.dumps({"charges": [
+        {"id": "CH-9003", "charged_on": "2026-03-01", "amount": 29.99},
+        {"id": "CH-9004", "charged_on": "2026-03-03", "amount": 29.99},
+    ]})])
+    for other in ("yes, the one on the 1st", "yes refund CH-9003", "yes, the march 1st charge", "ok, the 129.99 one"):
+        assert names_another(other, offered, records), other
+    for same in ("yes", "yes, the one on the 3rd", "yes refund ch-9004", "yes please refund 29.99", "yes, 3rd of march"):
+        assert not names_another(same, offered, records), same
+    # A date nothing in the log can check is taken as another (asked again, nothing run).
+    assert names_another("yes, the one on the 3rd", offered, [])
 
 
 # --- the gate on a desk with a scripted model ----------------------------------------------------

@@ -135,6 +135,14 @@ async def test_a_charge_named_by_its_day_is_the_one_offered():
     )
 
 
+async def test_a_yes_naming_another_charges_day_runs_nothing_and_that_charge_is_asked_about():
+    assert not await _converse(
+        ("i was charged twice in march dana@example.com", {"offers": ["refund_charge"]}),
+        ("yes, the one on the 1st", {"not_tools": ACTIONS, "offers": ["refund_charge"],
+                                     "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
+    )
+
+
 async def test_a_day_that_fits_several_charges_is_asked_about_then_the_one_chosen_is_offered():
     assert not await _converse(
         ("refund the charge from the 1st please. dana@example.com",

@@ -305,6 +305,67 @@ _MORE_ASKED = re.compile(
 )
 
 
+# --- whether a yes names the offered thing or another ---------------------------------------------
+
+_ID = re.compile(r"\b([a-z]{2,4})[- ]?(\d{3,})\b")
+_AMOUNT = re.compile(r"(?<![\w.])[$€£]?(\d+\.\d\d)(?![\d])")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_DAY = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:the\s+)?([0-3]?\d)(?:st|nd|rd|th)?\b"
+    r"|\b([0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+)
+_DAY = re.compile(r"\b(?:the|on|from|of|dated)\s+([0-3]?\d)(?:st|nd|rd|th)\b")
+_ISO = re.compile(r"^\d{4}-(\d\d)-(\d\d)")
+
+
+def names_another(text: str, arguments: dict[str, Any], records: Sequence[dict[str, Any]]) -> bool:
+    """Whether a yes names something other than what the offered call acts on: an id that is
+    none of the call's arguments, an amount that is not its amount, or a date or day of the
+    month that is not the date of the record the call acts on (a record of `records`, the
+    tools' results in the log, whose "id" is one of the call's arguments). A date that cannot
+    be checked counts as another: "yes, the one on the 1st" after the offer of the March 3rd
+    refund runs nothing (issue 38); the agent asks about the charge named."""
+    said = normalise(text)
+    values = {str(v).casefold() for v in arguments.values() if isinstance(v, str | int | float)}
+    for prefix, num in _ID.findall(said):
+        if f"{prefix}-{num}" not in values:
+            return True
+    amounts = [float(v) for v in arguments.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+    if amounts and any(all(abs(float(a) - b) > 0.005 for b in amounts) for a in _AMOUNT.findall(said)):
+        return True
+    dates = [(_MONTHS.index((m1 or m2)[:3]) + 1, int(d1 or d2)) for m1, d1, d2, m2 in _MONTH_DAY.findall(said)]
+    days = [int(d) for d in _DAY.findall(_MONTH_DAY.sub(" ", said))]
+    if not dates and not days:
+        return False
+    target = [r for r in records if str(r.get("id", "")).casefold() in values]
+    on = {(int(m.group(1)), int(m.group(2))) for r in target for v in r.values() if isinstance(v, str) and (m := _ISO.match(v))}
+    if not on:
+        return True
+    return any(d not in on for d in dates) or any(day not in {d for _, d in on} for day in days)
+
+
+def records_in(outputs: Sequence[str]) -> list[dict[str, Any]]:
+    """Every JSON object with an "id" in tool results' outputs (nested in lists and objects)."""
+    found: list[dict[str, Any]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if "id" in value:
+                found.append(value)
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for output in outputs:
+        try:
+            walk(json.loads(output))
+        except ValueError:
+            continue
+    return found
+
+
 # --- where an offer stands, from the log --------------------------------------------------------
 
 
