@@ -114,7 +114,7 @@ def test_the_reader_on_labelled_answers(part, capsys):
      # a yes whose second part may change the offer.
      "please make it the annual one", "I'd like 2 seats please", "please change the date to the 12th",
      "ok that's all I needed", "I'm good for now thanks", "for now it's fine", "let's do it at 3pm",
-     "ok change to annual", "good morning", "yes, and I'd like the annual plan", "yes. refund the second one"],
+     "ok change to annual", "good morning", "ok, i understand", "ah i see, thanks", "got it", "yes, and I'd like the annual plan", "yes. refund the second one"],
 )
 def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     assert read_answer(text) != "yes"

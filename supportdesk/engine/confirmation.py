@@ -100,6 +100,13 @@ _ONLY_THANKS = re.compile(
 )
 
 
+# "ok, i understand", "i see", "got it": what was said is heard, nothing is agreed to.
+_ONLY_HEARD = re.compile(
+    r"^(?:(?:ok|okay|k|alright|all right|right|ah|oh)[ ,!.]*)*(?:i )?(?:see|understand|understood|got it|get it|noted|"
+    r"know|makes sense|fair enough)[ ,!.]*(?:(?:thanks|thank you|thx|ty)[ !.]*)?$"
+)
+
+
 def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = text.replace("’", "'").replace("‘", "'").replace("`", "'")
@@ -176,7 +183,7 @@ def read_answer(text: str) -> Reading:
     if negated:
         # A "no" (or not yet) about the offer; a question that says no is still a no.
         return "no" if _short(said) or _starts_no(said) else ("question" if _asks(said) else "no")
-    if _ATTEMPT.search(said) or _ONLY_THANKS.match(said):
+    if _ATTEMPT.search(said) or _ONLY_THANKS.match(said) or _ONLY_HEARD.match(said):
         return "other"  # (the agent asks again: a message, not an action nobody agreed to)
     asked_to_act = _ASKED_TO_ACT.search(said)
     if asked_to_act is not None and not _others(said[: asked_to_act.start()], allowed=0):
