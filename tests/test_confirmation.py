@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from supportdesk.config import ConfigError, parse_desk
-from supportdesk.engine.confirmation import answer_meta, read_answer
+from supportdesk.engine.confirmation import answer_meta, names_another, read_answer, records_in, rest_after_yes
 from supportdesk.engine.errors import TurnError
 from supportdesk.engine.events import Appended
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
@@ -101,12 +101,62 @@ def test_the_reader_on_labelled_answers(part, capsys):
 @pytest.mark.parametrize(
     "text",
     ["yes, but not the duplicate", "yes no", "yes, wait", "Yes if it doesn't cost more", "sure, the other one though",
-     "ok, but first tell me what happens to my files", "yes?", "not yes", "YES!!! ... actually no", "yes, and also reset my password",
+     "ok, but first tell me what happens to my files", "yes?", "not yes", "YES!!! ... actually no",
      # A request for a person is no yes, "please" or not (the agent's question is an offer now).
-     "I want to talk to a real person please", "i want a human please", "ok let me speak to someone"],
+     "I want to talk to a real person please", "i want a human please", "ok let me speak to someone",
+     # Issue 38: an obstacle denied with a condition or an aside, another time, a question after
+     # a weak ok, a person after the yes, a real word that looks like a misspelt yes.
+     "no problem if it is free", "i dont mind waiting", "not a problem but not now", "i don't mind either way",
+     "you can do it tomorrow", "ok, can i get a discount", "ok and what happens to my files?",
+     "yes go ahead, and i want a manager to look at it", "year", "find it", "yes, and also the other one",
+     # The shapes of the public dialogues' (SGD) answers that turn an offer down or correct it,
+     # in our own words: politeness around another choice, nothing more wanted, another time,
+     # a yes whose second part may change the offer.
+     "please make it the annual one", "I'd like 2 seats please", "please change the date to the 12th",
+     "ok that's all I needed", "I'm good for now thanks", "for now it's fine", "let's do it at 3pm",
+     "ok change to annual", "good morning", "ok, i understand", "ah i see, thanks", "got it", "yes, and I'd like the annual plan", "yes. refund the second one"],
 )
 def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     assert read_answer(text) != "yes"
+
+
+@pytest.mark.parametrize(
+    "text",
+    # Issue 38: informal, misspelt and non-native yeses, and an obstacle denied ("no problem").
+    ["okey, you can do it", "i dont mind, go ahead", "no problem, go on with it", "not a problem, do it", "yesss",
+     "shure, go ahead", "ok sure, make it", "why not, go ahead", "oki doki, u can proceed", "okey", "shure", "yeh",
+     "cool, do it", "exactly", "please refund it"],
+)
+def test_an_informal_yes_is_a_yes(text):
+    assert read_answer(text) == "yes"
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [("yes do it, and also send me the invoice too", "send me the invoice too"),
+     ("yep go ahead. and when is my next payment?", "when is my next payment?"),
+     ("yes please refund it, and also reset my password", "reset my password"),
+     ("yes", ""), ("ok, and what happens to my files?", "")],
+)
+def test_a_yes_with_a_request_after_it_is_a_yes_and_the_request_is_kept(text, rest):
+    # (Before issue 38 "yes, and also reset my password" was no yes: the refund the customer
+    # agreed to did not run. The yes runs the offer; the rest is answered after it.)
+    assert rest_after_yes(text) == rest
+    assert (read_answer(text) == "yes") == (text != "ok, and what happens to my files?")
+
+
+def test_a_yes_that_names_another_charge_than_the_offered_one_is_caught():
+    offered = {"charge_id": "CH-9004", "amount": 29.99, "reason": "duplicate charge"}
+    records = records_in([json.dumps({"charges": [
+        {"id": "CH-9003", "charged_on": "2026-03-01", "amount": 29.99},
+        {"id": "CH-9004", "charged_on": "2026-03-03", "amount": 29.99},
+    ]})])
+    for other in ("yes, the one on the 1st", "yes refund CH-9003", "yes, the march 1st charge", "ok, the 129.99 one"):
+        assert names_another(other, offered, records), other
+    for same in ("yes", "yes, the one on the 3rd", "yes refund ch-9004", "yes please refund 29.99", "yes, 3rd of march"):
+        assert not names_another(same, offered, records), same
+    # A date nothing in the log can check is taken as another (asked again, nothing run).
+    assert names_another("yes, the one on the 3rd", offered, [])
 
 
 # --- the gate on a desk with a scripted model ----------------------------------------------------

@@ -12,6 +12,8 @@ import inspect
 
 from supportdesk.models.offline import specialist
 from supportdesk.models.offline.skills import account, common, money, senior, technical
+from supportdesk.evals import evaluate_conversations
+from tests.conftest import REPO
 from tests.test_offline_moves import talk
 
 SKILLS = {
@@ -81,3 +83,104 @@ async def test_senior_takes_a_refund_above_the_level_one_limit(tmp_path):
     turns, _ = await talk(tmp_path, "I was charged twice for my annual plan, please refund the duplicate", "priya@example.com", "yes")
     handoffs = [h for t in turns for h in t.handoffs()]
     assert "billing>senior" in handoffs and turns[-1].agent == "senior", (handoffs, [t.said() for t in turns])
+
+
+# --- issue 38: a no stays a no, the named charge, only what the tools did, a yes and more ---------
+ACTIONS = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit"]
+
+
+async def _converse(*turns: tuple[str, dict]) -> list[str]:
+    convo = {"name": "t", "turns": [{"customer": text, "expect": expect} for text, expect in turns]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    return result.failures
+
+
+async def test_after_a_no_the_action_is_not_put_again_and_an_ok_takes_nothing():
+    assert not await _converse(
+        ("i want to cancel my subscription. dana@example.com", {"offers": ["cancel_subscription"]}),
+        ("no, i changed my mind, keep it", {"not_tools": ACTIONS, "reply": ["stays as it is"], "reply_not": ["shall i"]}),
+        ("ok", {"not_tools": ACTIONS, "reply_not": ["shall i", "cancelled"]}),
+    )
+
+
+async def test_an_answer_that_is_no_yes_carries_the_declined_action_into_no_new_offer():
+    # The gate reads "keep my subscription" as no yes ("other"); the reply must not put the
+    # cancellation to the customer again, or their next "ok" would cancel.
+    for declined in ("keep my subscription", "i'll keep it actually"):
+        assert not await _converse(
+            ("cancel my subscription please, dana@example.com", {"offers": ["cancel_subscription"]}),
+            (declined, {"not_tools": ACTIONS, "reply_not": ["shall i"]}),
+            ("ok", {"not_tools": ACTIONS, "reply_not": ["shall i", "cancelled"]}),
+        ), declined
+
+
+async def test_an_ok_after_a_declined_refund_gets_no_new_question_about_it():
+    assert not await _converse(
+        ("i was charged twice in march dana@example.com", {"offers": ["refund_charge"]}),
+        ("no thanks", {"not_tools": ACTIONS, "reply": ["nothing has been refunded"]}),
+        ("ok", {"not_tools": ACTIONS, "reply_not": ["refund it", "shall i"], "context_absent": ["pending_offer"]}),
+    )
+
+
+async def test_a_charge_named_by_its_day_is_the_one_offered():
+    named = {"context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}
+    assert not await _converse(
+        ("i was charged twice in march, the one from the 1st is the double one. dana@example.com", named),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9003"}}]}),
+    )
+    # After the offer of the other one: "not that one" names the charge wanted by its day.
+    assert not await _converse(
+        ("i was charged twice in march dana@example.com", {"offers": ["refund_charge"]}),
+        ("no not that one, the one on the 1st is the double", {"not_tools": ACTIONS, **named}),
+    )
+
+
+async def test_a_yes_naming_another_charges_day_runs_nothing_and_that_charge_is_asked_about():
+    assert not await _converse(
+        ("i was charged twice in march dana@example.com", {"offers": ["refund_charge"]}),
+        ("yes, the one on the 1st", {"not_tools": ACTIONS, "offers": ["refund_charge"],
+                                     "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
+    )
+
+
+async def test_a_day_that_fits_several_charges_is_asked_about_then_the_one_chosen_is_offered():
+    assert not await _converse(
+        ("refund the charge from the 1st please. dana@example.com",
+         {"not_tools": ACTIONS, "context_absent": ["pending_offer"], "reply": ["January 1, 2026", "March 1, 2026", "which one"]}),
+        ("the march one", {"not_tools": ACTIONS, "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
+    )
+    # Spoken of as a double charge, the day picks the one of the duplicate pair.
+    assert not await _converse(
+        ("i was charged twice, the one on the 1st is the extra one. dana@example.com",
+         {"context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
+    )
+
+
+async def test_a_failed_charge_is_never_said_to_be_refunded():
+    assert not await _converse(
+        ("refund my march charge please hugo.silva7@example.com",
+         {"not_tools": ACTIONS, "reply": ["failed", "nothing to refund"], "reply_not": ["has been refunded"]}),
+    )
+
+
+async def test_a_change_the_gate_only_asked_about_is_never_said_made():
+    assert not await _converse(
+        ("switch me to the starter plan, dana@example.com", {"offers": ["change_plan"]}),
+        ("hmm is starter cheaper?", {"not_tools": ACTIONS, "reply": ["$9.99"], "reply_not": ["already made"]}),
+        # The question answered, an "ok" to "Would you like to change your plan?" is asked once more.
+        ("ok", {"not_tools": ACTIONS, "offers": ["change_plan"]}),
+    )
+
+
+async def test_a_yes_with_a_request_after_it_runs_the_offer_then_answers_the_request():
+    assert not await _converse(
+        ("charged twice for march?? dana@example.com", {"offers": ["refund_charge"]}),
+        ("yes do it, and also tell me when my next payment is too",
+         {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9004"}}], "reply": ["refunded", "next payment"]}),
+    )
+    # Another team's request after the yes goes to that team, once the refund is made.
+    assert not await _converse(
+        ("charged twice for march?? dana@example.com", {"offers": ["refund_charge"]}),
+        ("yes refund it, and reset my password as well",
+         {"tools": [{"name": "refund_charge"}], "reply": ["refunded"], "offers": ["send_password_reset"], "agent": "technical"}),
+    )

@@ -31,6 +31,9 @@ _ASSENT = (
     "perfect", "great", "absolutely", "definitely", "of course", "fine", "that's fine", "thats fine",
     "that works", "works for me", "agreed", "i agree", "approved", "i approve", "affirmative", "let's do it",
     "lets do it", "let's do that", "yes do it", "please", "👍", "✅",
+    # Approval in a word, as the public dialogues (SGD's AFFIRM turns) give it.
+    # ("good" and "nice" are not: "I'm good for now" declines, "good morning" greets.)
+    "cool", "exactly", "indeed", "excellent", "awesome",
 )
 # Words that may stand next to the assent without changing it: politeness, the offer's own
 # action named back ("yes, refund it"), pointers at the offer.
@@ -45,6 +48,8 @@ _FILLER = {
     "agreed", "agree", "approve", "approved", "alright", "thing", "y", "k", "kk", "ya", "yea", "hi", "hello",
     "there", "team", "pro", "starter", "monthly", "annual", "annually", "yearly", "in", "as", "offered", "said",
     "described", "was", "its", "it's", "money", "back", "yes,", "amount", "full",
+    # Permission in the customer's own words ("you can go on with it", "u may proceed", "pls").
+    "you", "u", "can", "may", "pls", "plz", "make", "happen", "feel", "free", "yourself",
 }
 # A no, or not yet: any of these anywhere and the answer is not a yes.
 _NEGATION = re.compile(
@@ -53,12 +58,17 @@ _NEGATION = re.compile(
     r"think|thinking|changed my mind|change of mind|rather not|leave it|leave things|hmm+|hm+|"
     r"nevermind|mind|moment|sec|second|minute|first|before|until|yet|refuse|decline|reject|no thanks|"
     r"but|however|though|although|except|unless|if|only if|depends|worried|concerned|afraid|"
-    r"dunno|idk|guess|suppose|probably|possibly|kinda|sort of|whatever)\b"
+    r"dunno|idk|guess|suppose|probably|possibly|kinda|sort of|whatever|either way|whichever|up to you|your call|"
+    # Another time than now.
+    r"tomorrow|tonight|next (?:week|month|year|time)|after|afterwards|weekend|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|at \d{1,2}(?::\d\d)?(?: ?[ap]m)?|"
+    # Nothing more wanted: "that's all I needed" declines what is offered.
+    r"that'?s all|that is all|for now)\b"
 )
 # Another choice than the one offered.
 _ALTERNATIVE = re.compile(
     r"\b(?:instead|other|another(?! question)|rather|different|cheaper|dearer|pricier|bigger|smaller|wrong|"
-    r"switch (?:it |me )?to|make it|change it to|prefer|not that one|the first|the second|"
+    r"(?:switch|change|move) (?:it |me |that |this )?to|make it(?! ?(?:$|[.,!]|please|pls|plz|now|happen|so\b))|change it to|prefer|not that one|the first|the second|"
     r"(?:rather|not) (?:than|that))\b"
 )
 # Asked, not answered.
@@ -90,15 +100,80 @@ _ONLY_THANKS = re.compile(
 )
 
 
+# "ok, i understand", "i see", "got it": what was said is heard, nothing is agreed to.
+_ONLY_HEARD = re.compile(
+    r"^(?:(?:ok|okay|k|alright|all right|right|ah|oh)[ ,!.]*)*(?:i )?(?:see|understand|understood|got it|get it|noted|"
+    r"know|makes sense|fair enough)[ ,!.]*(?:(?:thanks|thank you|thx|ty)[ !.]*)?$"
+)
+
+
 def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = text.replace("’", "'").replace("‘", "'").replace("`", "'")
     return " ".join(text.split())
 
 
+# A negation of an obstacle is no negation of the offer: "no problem", "not a problem", "no
+# worries", "i don't mind", "why not" say go ahead. Read as an assent word, unless a verb in
+# -ing follows ("i don't mind waiting": about something else) or a condition does ("no problem
+# if ...": the condition is read as one, below).
+_NO_OBSTACLE = re.compile(
+    r"\b(?:(?:no|not an?|never an?) (?:problem|problems|prob|probs|worries|worry|issue|issues|objections?|bother|trouble)"
+    r"|(?:i )?(?:don'?t|do not|wouldn'?t|would not) mind|why not(?! ?\?))\b(?! \w+ing\b)"
+)
+# The words of assent a misspelling is read back to ("okey", "yess", "shure", "yeh").
+_ASSENT_WORDS = ("ok", "okay", "yes", "yeah", "yep", "yup", "sure", "alright")
+_WORD_RE = re.compile(r"[a-z]+")
+
+
+def _respelled(said: str) -> str:
+    """Misspelt assent words read as what they spell: "okkk" and "yesss" (letters repeated),
+    and a word nobody writes in the public corpora the readers were trained on (supportdesk/
+    readers: how common each word is) that is one or two letters from an assent word and starts
+    with its letter ("okey", "yeh", "shure"). A real word ("year", "find") is never respelt."""
+
+    def one(m: re.Match[str]) -> str:
+        word = m.group(0)
+        collapsed = re.sub(r"(.)\1+", r"\1", word)
+        if collapsed != word and collapsed in _ASSENT_WORDS:
+            return collapsed
+        if len(word) < 3 or word in _ASSENT_WORDS or word in _FILLER:
+            return word
+        close = [
+            a for a in _ASSENT_WORDS
+            if a[0] == word[0] and _distance(word, a) <= (2 if len(a) >= 4 and len(word) >= 4 else 1)
+        ]
+        if not close or _known_word(word):
+            return word
+        return close[0]
+
+    return _WORD_RE.sub(one, said)
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance (short words only)."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+_KNOWN_DF = 3  # a word in more customer messages than this is a word of its own, no typo
+
+
+def _known_word(word: str) -> bool:
+    from supportdesk.readers import acts  # lazy: its data is read on first use
+
+    df, _n = acts.background_counts()
+    return df.get(word, 0) > _KNOWN_DF
+
+
 def read_answer(text: str) -> Reading:
     """How a customer's message answers the offer made right before it."""
-    said = normalise(text)
+    said = _NO_OBSTACLE.sub("sure", _respelled(normalise(text)))
     if not said:
         return "other"
     if _ALTERNATIVE.search(said) and not re.search(r"\brather not\b", said):
@@ -108,20 +183,101 @@ def read_answer(text: str) -> Reading:
     if negated:
         # A "no" (or not yet) about the offer; a question that says no is still a no.
         return "no" if _short(said) or _starts_no(said) else ("question" if _asks(said) else "no")
-    if _ATTEMPT.search(said) or _ONLY_THANKS.match(said):
+    if _ATTEMPT.search(said) or _ONLY_THANKS.match(said) or _ONLY_HEARD.match(said):
         return "other"  # (the agent asks again: a message, not an action nobody agreed to)
     asked_to_act = _ASKED_TO_ACT.search(said)
     if asked_to_act is not None and not _others(said[: asked_to_act.start()], allowed=0):
         return "yes"
+    split = _split_yes(said)
+    if split:
+        return "yes"
+    if split is False:
+        return "other"
     if _asks(said):
         return "question"
-    if _ASSENT_RE.search(said) and _rest_is_filler(said):
+    if _plain_yes(said):
         return "yes"
     return "other"
 
 
+def _plain_yes(said: str) -> bool:
+    found = {m.group(0) for m in _ASSENT_RE.finditer(said)}
+    if not found:
+        return False
+    if found == {"please"}:
+        # Politeness, no assent: "please" and words of another choice ("please make that 3
+        # rooms", "I'd like 4 tickets please" answer an offer with a correction in the public
+        # dialogues of SGD) is no yes; "please" with the offer's own words and one pointer at
+        # it ("please refund the latter") is one. A count is another choice, not a pointer.
+        counts = len(re.findall(r"(?<![\w$€£.,])\d+(?![\w.,]*\d)(?!\w)", said))
+        dated = _MONTH.sub(" ", said)  # "the 3rd march one": a date is one pointer, its month no word more
+        return not _others(dated, 1 - counts) and len(_words(said)) <= 14 and not _MORE_ASKED.search(said)
+    return _rest_is_filler(said)
+
+
+_MONTH = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?)\b"
+)
+
+
+# A yes, then a request of its own ("yes do it, and also send me the invoice too"): the yes
+# answers the offer; the rest is a new request, answered after the offered call ran.
+_ADDED = re.compile(r"(?:[,;]\s*|\s)(?:and\s+(?:also\s+)?|also\s+|plus\s+|(?=and\b))|[.!]\s+(?=\w)")
+# An unmistakable yes or go: a yes that goes on to something else must hold one ("ok, and
+# what happens to my files?" may be asking before deciding).
+_STRONG_YES = re.compile(
+    r"\b(?:yes|yeah|yep|yup|ya|yea|sure|absolutely|definitely|of course|go ahead|go for it|go on|do it|do that|"
+    r"please do|proceed|confirm(?:ed)?|refund it|cancel it|change it)\b"
+)
+# What may change the offer itself rather than add to it ("yes, and I'd like the annual one",
+# "yes and 3 tickets" in SGD's corrections): a plan, a billing period, a number, a date.
+_RESHAPES = re.compile(
+    r"\d|\b(?:starter|pro|team|basic|premium|business|enterprise|economy|annual|annually|yearly|monthly|weekly|"
+    r"one|ones|instead|extra|more|less|fewer|first|second|third|last|later|earlier|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december)\b"
+)
+_PERSON = re.compile(r"\b(?:person|people|human|someone|somebody|staff|manager|supervisor|agent|representative|operator)\b")
+
+
+def _split_yes(said: str) -> tuple[str, str] | None | Literal[False]:
+    """(the yes, the request after it) when the answer is a clear yes followed by a request
+    of its own; False when what follows may change the offer itself; None otherwise. The whole answer has passed the checks for a no, a change of
+    mind and an attempt (read_answer), so the rest says nothing against the offer."""
+    for m in _ADDED.finditer(said):
+        head, tail = said[: m.start()].strip(" ,;.!"), said[m.end() :].strip()
+        tail = re.sub(r"^(?:(?:and|also|plus)\b[\s,]*)+", "", tail)
+        if not head or len(_words(tail)) < 2:
+            continue
+        if _RESHAPES.search(tail):
+            return False  # it may change what was offered: no yes to the offer as it stands
+        if _STRONG_YES.search(head) and _plain_yes(head) and not _asks(head) and not _PERSON.search(tail):
+            return head, tail
+        return None  # the first break decides: what comes before it is the answer, or it is none
+    return None
+
+
+def rest_after_yes(text: str) -> str:
+    """What a yes to an offer asks for besides ("yes go ahead, and also when is my next
+    payment?" -> "when is my next payment?"); "" when the answer is a yes and nothing more, or
+    no yes at all."""
+    said = _NO_OBSTACLE.sub("sure", _respelled(normalise(text)))
+    if read_answer(text) != "yes":
+        return ""
+    split = _split_yes(said)
+    return split[1] if split else ""
+
+
+# A question asked after a first clause ("ok, can i get a discount"): an auxiliary and a
+# person, or a question word, at a clause's start.
+_CLAUSE_QUESTION = re.compile(
+    r"[,;.!]\s*(?:(?:can|could|will|would|do|does|did|is|are|should|shall|may|might|have|has)\s+(?:i|you|u|we|they|he|she)\b"
+    r"|(?:how|what|when|where|why|which|who)\b)"
+)
+
+
 def _asks(said: str) -> bool:
-    return "?" in said or _QUESTION_START.match(said) is not None
+    return "?" in said or _QUESTION_START.match(said) is not None or _CLAUSE_QUESTION.search(said) is not None
 
 
 def _starts_no(said: str) -> bool:
@@ -154,6 +310,67 @@ _MORE_ASKED = re.compile(
     r"\b(?:also|another|too|as well|one more|else|besides|person|people|human|someone|somebody|anyone|staff|"
     r"manager|supervisor|agent|representative|rep|operator|talk|speak|call me|phone)\b"
 )
+
+
+# --- whether a yes names the offered thing or another ---------------------------------------------
+
+_ID = re.compile(r"\b([a-z]{2,4})[- ]?(\d{3,})\b")
+_AMOUNT = re.compile(r"(?<![\w.])[$€£]?(\d+\.\d\d)(?![\d])")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_DAY = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:the\s+)?([0-3]?\d)(?:st|nd|rd|th)?\b"
+    r"|\b([0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+)
+_DAY = re.compile(r"\b(?:the|on|from|of|dated)\s+([0-3]?\d)(?:st|nd|rd|th)\b")
+_ISO = re.compile(r"^\d{4}-(\d\d)-(\d\d)")
+
+
+def names_another(text: str, arguments: dict[str, Any], records: Sequence[dict[str, Any]]) -> bool:
+    """Whether a yes names something other than what the offered call acts on: an id that is
+    none of the call's arguments, an amount that is not its amount, or a date or day of the
+    month that is not the date of the record the call acts on (a record of `records`, the
+    tools' results in the log, whose "id" is one of the call's arguments). A date that cannot
+    be checked counts as another: "yes, the one on the 1st" after the offer of the March 3rd
+    refund runs nothing (issue 38); the agent asks about the charge named."""
+    said = normalise(text)
+    values = {str(v).casefold() for v in arguments.values() if isinstance(v, str | int | float)}
+    for prefix, num in _ID.findall(said):
+        if f"{prefix}-{num}" not in values:
+            return True
+    amounts = [float(v) for v in arguments.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+    if amounts and any(all(abs(float(a) - b) > 0.005 for b in amounts) for a in _AMOUNT.findall(said)):
+        return True
+    dates = [(_MONTHS.index((m1 or m2)[:3]) + 1, int(d1 or d2)) for m1, d1, d2, m2 in _MONTH_DAY.findall(said)]
+    days = [int(d) for d in _DAY.findall(_MONTH_DAY.sub(" ", said))]
+    if not dates and not days:
+        return False
+    target = [r for r in records if str(r.get("id", "")).casefold() in values]
+    on = {(int(m.group(1)), int(m.group(2))) for r in target for v in r.values() if isinstance(v, str) and (m := _ISO.match(v))}
+    if not on:
+        return True
+    return any(d not in on for d in dates) or any(day not in {d for _, d in on} for day in days)
+
+
+def records_in(outputs: Sequence[str]) -> list[dict[str, Any]]:
+    """Every JSON object with an "id" in tool results' outputs (nested in lists and objects)."""
+    found: list[dict[str, Any]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if "id" in value:
+                found.append(value)
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for output in outputs:
+        try:
+            walk(json.loads(output))
+        except ValueError:
+            continue
+    return found
 
 
 # --- where an offer stands, from the log --------------------------------------------------------

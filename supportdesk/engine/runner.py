@@ -20,10 +20,12 @@ from supportdesk.config import AgentConfig, DeskConfig
 from supportdesk.engine.confirmation import (
     OpenOffer,
     Reading,
+    names_another,
     open_offer,
     offer_sentence,
     states_the_call,
     read_answer,
+    records_in,
     same_call,
     structured_answer,
 )
@@ -994,6 +996,8 @@ class Runner:
                 reading = ("yes" if yes else "no") if offer_id == offer.offer_id else "other"
             else:
                 source, reading = "text", read_answer(answer.text)
+                if reading == "yes" and await self._names_another(session_id, answer.text, offer):
+                    reading = "change_of_mind"  # "yes, the one on the 1st": not the charge offered
             if reading == "yes" and vetoed:
                 reading = "other"  # a message a hook stopped confirms nothing
             if reading == "yes":
@@ -1009,6 +1013,14 @@ class Runner:
                 items = [self._decline(offer, why, source, active, answer.seq)]
         for item in await self._append(session_id, items):
             yield Appended(item)
+
+    async def _names_another(self, session_id: str, text: str, offer: Offer) -> bool:
+        """Whether the yes names another thing than the offered call's (confirmation.names_another),
+        checked against the records the log's tool results show (read only when it names one)."""
+        if not names_another(text, offer.arguments, []):
+            return False
+        results = await self.store.of_kind(session_id, "tool_result", upto=offer.seq)
+        return names_another(text, offer.arguments, records_in([r.output for r in results if isinstance(r, ToolResult)]))
 
     async def _run_offered(self, session_id: str, offer: Offer, active: str, turn: _TurnKeys) -> list[Item]:
         """The confirmed call, with the offer's arguments exactly, by the agent that offered it

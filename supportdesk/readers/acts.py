@@ -181,6 +181,11 @@ def _background() -> tuple[dict[str, int], int]:
     return bg["df"], bg["n"]
 
 
+def background_counts() -> tuple[dict[str, int], int]:
+    """Each word's document frequency over the corpora, and how many messages they hold."""
+    return _background()
+
+
 def commonness(word: str) -> float:
     """How ordinary a (lower-case) word is in customers' messages in general, 0..1: 1 for a
     word in most messages ("the"), near 0 for one never seen ("gdpr")."""

@@ -103,7 +103,7 @@ def refuses(text: str) -> bool:
     return bool(cues.DECLINE.search(text))
 
 
-_BOTH = re.compile(r"\b(?:both|all (?:of )?(?:them|those|these|the charges|the payments)|each of them|them all|the two of them)\b", re.I)
+BOTH = re.compile(r"\b(?:both|all (?:of )?(?:them|those|these|the charges|the payments)|each of them|them all|the two of them)\b", re.I)
 _ORDINALS = (
     (re.compile(r"\b(?:first|1st|earlier|earliest|former|older|original)\b(?! time)", re.I), 0),
     (re.compile(r"\b(?:second|2nd)\b(?! time)", re.I), 1),
@@ -112,7 +112,24 @@ _ORDINALS = (
 )
 
 
-def point_at(text: str, options: list[dict[str, Any]], date_key: str = "charged_on") -> list[dict[str, Any]] | None:
+# A charge named by its id ("CH-9003"), and a day of the month named without its month.
+_CHARGE_ID = re.compile(r"\b(ch[- ]?\d{3,})\b", re.I)
+_BARE_DAY = re.compile(r"\b(?:the|on|from|of|dated)\s+([0-3]?\d)(?:st|nd|rd|th)\b(?!\s+(?:time|try|attempt))", re.I)
+
+
+def bare_days(text: str) -> set[int]:
+    """The days of the month a text names without their month ("the one on the 3rd")."""
+    return {int(d) for d in _BARE_DAY.findall(slot_extraction.without_dates(text))}
+
+
+def days_named(text: str) -> int:
+    """How many days (dated, or a day of the month alone: "on the 3rd") the text names."""
+    return len(slot_extraction.extract(text).dates) + len(set(_BARE_DAY.findall(slot_extraction.without_dates(text))))
+
+
+def point_at(
+    text: str, options: list[dict[str, Any]], date_key: str = "charged_on", *, positions: bool = True
+) -> list[dict[str, Any]] | None:
     """Which of `options` (what the agent last listed, in order) the customer points at.
 
     "both" / "all of them" -> every option; "the March 3rd one" -> by date; "the 29.99 one" ->
@@ -121,9 +138,14 @@ def point_at(text: str, options: list[dict[str, Any]], date_key: str = "charged_
     """
     if not options:
         return None
-    if _BOTH.search(text) and len(options) > 1:
+    if BOTH.search(text) and len(options) > 1:
         return list(options)
     found = slot_extraction.extract(text)
+    ids = {"CH-" + re.sub(r"\D", "", m) for m in _CHARGE_ID.findall(text)}
+    if ids:
+        hits = [o for o in options if str(o.get("id", "")).upper() in ids]
+        if hits:
+            return hits
     if found.dates:
         hits = [o for o in options if any(d.matches(str(o.get(date_key, ""))) for d in found.dates)]
         if hits:
@@ -132,6 +154,15 @@ def point_at(text: str, options: list[dict[str, Any]], date_key: str = "charged_
         hits = [o for o in options if any(abs(float(o.get("amount", 0)) - a.value) < 0.005 for a in found.amounts)]
         if hits:
             return hits
+    # A day without its month ("the one on the 3rd"): the listed charge made on that day, when
+    # exactly one was (issue 38); else it may be a position ("the 2nd one"), read below.
+    days = {int(d) for d in _BARE_DAY.findall(slot_extraction.without_dates(text))}
+    if days:
+        hits = [o for o in options if str(o.get(date_key, ""))[8:10].isdigit() and int(str(o.get(date_key))[8:10]) in days]
+        if len(hits) == 1:
+            return hits
+    if not positions:
+        return None
     # Ordinals without a date beside them ("the 3rd" alone is a date only with a month).
     stripped = slot_extraction.without_dates(text)
     for pattern, index in _ORDINALS:

@@ -210,6 +210,14 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         return entry if entry in self.me.handoffs else None
 
     def decide(self):
+        action = self._decide()
+        if self.view.also and self.view.also_after is None and isinstance(action, Answer):
+            # A yes with a request after it: the offered call's result is said now, and the
+            # request is taken next, in this same turn (View reads it as the latest message).
+            return CallTools([], text=action.text, context=action.context)
+        return action
+
+    def _decide(self):
         v = self.view
         text = v.latest
 

@@ -16,6 +16,7 @@ from typing import Any, assert_never
 
 from supportdesk import items as k
 from supportdesk.config import ToolLimits
+from supportdesk.engine.confirmation import rest_after_yes
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.readers.spelling import corrected, words_of
@@ -161,7 +162,8 @@ class View:
         asked_amount = False  # the agent's last message asked the customer for the amount
         offered_on = confirmed_request = ""
         offered_at = confirmed_at = -1  # where the request the desk's offer asked about stands
-        declined_at, declined_why = -1, ""
+        declined_at, declined_why, declined_tool = -1, "", ""
+        said_no: dict[int, str] = {}  # the customer messages the gate read as no yes to its offer: the offer's tool
         for at, i in enumerate(history):
             match i:
                 case k.Message(role="customer"):
@@ -210,7 +212,9 @@ class View:
                     confirmed_request = offered_on  # a yes: the desk ran the call, its result follows
                     confirmed_at = offered_at
                 case k.Decline():
-                    declined_at, declined_why = at, i.why
+                    declined_at, declined_why, declined_tool = at, i.why, i.tool
+                    if i.why in ("no", "other", "change_of_mind"):  # (a question is answered, then asked again)
+                        said_no[i.answer_seq] = i.tool
                 case _:
                     assert_never(i)
         self.turn = history[last_customer_at + 1 :]
@@ -227,8 +231,29 @@ class View:
             self.offer_answer = "yes"
         elif declined_at > last_customer_at >= 0:
             self.offer_answer = declined_why
-        if confirmed:
+        # The tool of the offer this message declined (None when it declined none): after a no,
+        # this reply puts that action to the customer again in no form.
+        self.declined_tool: str | None = declined_tool if self.offer_answer not in (None, "yes") else None
+        # What the customer did not take stays not taken: the action of an offer answered with
+        # anything but a yes ("no", "i'll keep it", "ok thanks") is carried on from no message
+        # before that answer, nor by an "ok" after it (issue 38). (message text, offer's tool)
+        self.said_no: list[tuple[str, str]] = [(m.text, said_no[m.seq]) for m in self.customer_messages if m.seq in said_no]
+        # A yes that asks for something more ("yes do it, and also when is my next payment?"):
+        # the offered call's result is answered first (`also` is what is still to answer); once
+        # an agent has said that, the rest is read as a request of its own, like a new message
+        # (its turn starting after that reply), and `also_after` is where it starts.
+        self.also = rest_after_yes(self.latest) if confirmed else ""
+        self.also_after: int | None = None
+        if self.also:
+            confirmed_item = next(n for n, i in enumerate(history) if n > last_customer_at and isinstance(i, k.Confirmation))
+            said = [n for n, i in enumerate(history) if n > confirmed_item and isinstance(i, k.Message) and i.role == "agent"]
+            if said:
+                self.also_after = said[0]
+        if confirmed and self.also_after is None:
             self.latest = confirmed_request
+        elif self.also_after is not None:
+            self.latest, confirmed = self.also, False
+            self.turn = history[self.also_after + 1 :]
         turn_start = self.turn[0].seq if self.turn else self.last_seq + 1
         self.turn_tools = [t for t in self.tools if t.seq >= turn_start]
         since = history[confirmed_at + 1 :] if confirmed and confirmed_at >= 0 else self.turn
@@ -274,6 +299,11 @@ class View:
 
     def called_with(self, name: str, arguments: dict[str, Any]) -> bool:
         return any(t.name == name and t.arguments == arguments for t in self.tools)
+
+    def made_with(self, name: str, arguments: dict[str, Any]) -> bool:
+        """The call ran and succeeded: only then may a reply say it is done. (A call the desk's
+        gate held for a yes, or one that failed or waits for staff, was asked, not made.)"""
+        return any(t.name == name and t.arguments == arguments and t.ok for t in self.tools)
 
     def last_agent_text(self) -> str:
         return self.agent_messages[-1].text if self.agent_messages else ""

@@ -192,7 +192,7 @@ class AccountSkill(SkillBase):
                 f"You're already on the {plan.title()} plan, billed {'annually' if record.get('billing_period') == 'annual' else 'monthly'}, "
                 "so there's nothing to change. Anything else?"
             )
-        if v.called_with("change_plan", args):
+        if v.made_with("change_plan", args):
             return step.answer(f"That change to the {plan.title()} plan is already made. Anything else?")
         if explicit:
             return step.call("change_plan", args, customer_id=customer_id)

@@ -81,7 +81,7 @@ class Generic:
         if missing:
             wanted = " and ".join(desc for _, desc in missing)
             return self.step.answer(f"I can do that. To go ahead I need {self._article(wanted)}: could you tell me?")
-        if v.called_with(tool.name, args):
+        if v.made_with(tool.name, args):
             return self.step.answer("That's already done (see above). Is there anything else I can help with?")
         return self.step.call(tool.name, args)
 

@@ -25,6 +25,10 @@ REMOVE_CARD_REPLY = (
 CREDIT_AMOUNT_QUESTION = "What amount of credit are you asking for?"
 
 
+ANYTHING_ELSE = "Is there anything else I can help with?"
+WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
+
+
 class MoneySkill(SkillBase):
     def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
         """The customer's charges as last read, with refunds made since subtracted."""
@@ -76,6 +80,10 @@ class MoneySkill(SkillBase):
             answer = self._answer_offer(offer, asked, text)
             if answer is not None:
                 return answer
+
+        declined = self._after_decline(asked, text)
+        if declined is not None:
+            return declined
 
         if not asked and self._strays(text):
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
@@ -177,12 +185,54 @@ class MoneySkill(SkillBase):
         return self._intents_of(text) if text else set()
 
     def _carried_intents(self) -> set[str]:
-        """Nothing new in this message: carry on with what the topic is about, latest first."""
+        """Nothing new in this message: carry on with what the topic is about, latest first.
+        An offer answered with no yes is not carried past that answer: an "ok" after a "no" is
+        no request for what was declined (issue 38)."""
+        dropped: set[str] = set()
         for t in reversed(self.topic_texts()):
-            found = self._intents_of(t)
+            found = self._intents_of(t) - dropped
             if found:
                 return found
+            for text, tool in self.view.said_no:
+                intent = dialogue.ACCOUNT_ACTIONS.get(tool)
+                if text == t and intent is not None:
+                    dropped |= {intent, "duplicate"} if intent == "refund" else {intent}
         return set()
+
+    # --- after a no (issue 38) ----------------------------------------------------------------
+    _STAYS = {
+        "refund": "nothing has been refunded",
+        "cancel": "your subscription stays as it is",
+        "plan": "your plan stays as it is",
+        "credit": "no credit has been added",
+    }
+
+    def _after_decline(self, asked: set[str], text: str):
+        """The desk's gate read this message as a "no" to its offer (or as no yes, and it turns
+        the offer down: "i'll keep it"): say nothing changed, and do not put the same action to
+        the customer again in this reply (unless this very message asks for it anew, "no,
+        refund the other one")."""
+        v = self.view
+        if v.declined_tool is None and not asked and self._after_a_no_reply():
+            # "ok" to our "No problem: nothing has been refunded": an acknowledgement, no request.
+            return self.step.answer("Alright. Is there anything else I can help with?")
+        intent = dialogue.ACCOUNT_ACTIONS.get(v.declined_tool or "")
+        if v.offer_answer == "question" and intent == "plan" and not asked:
+            return self._pricing(text)  # "hmm is starter cheaper?": what the plans cost, nothing changed
+        if v.declined_tool is None or not (v.offer_answer == "no" or (v.offer_answer == "other" and dialogue.refuses(text))):
+            return None
+        if intent is not None and intent in asked and not cues.DROP.search(text):
+            return None
+        if asked - {intent, "duplicate"}:
+            return None  # a request of its own: answered as such
+        what = self._STAYS.get(intent or "", "nothing has changed")
+        return self.step.answer(f"No problem: {what}. {ANYTHING_ELSE}")
+
+    def _after_a_no_reply(self) -> bool:
+        """Our last reply said a declined offer changed nothing, and this message adds no fact."""
+        v = self.view
+        said = v.last_agent_text()
+        return said.startswith("No problem: ") and said.endswith(ANYTHING_ELSE) and not v.latest_facts()
 
     def _answer_offer(self, offer: dialogue.Offer, asked: set[str], text: str):
         """The customer's reply to an open offer, or None when it is a new request.
@@ -200,6 +250,9 @@ class MoneySkill(SkillBase):
             other -= {"duplicate"}
         if other:
             return None  # a new request replaces the offer (the reply to it clears it)
+        other_charge = self._other_charge_named(offer, reading, text)
+        if other_charge is not None:
+            return other_charge
         # Not a yes (the reader's "no" is any doubt at all): whether it turns the offer down is
         # this model's understanding of the reply, as for any other message.
         if dialogue.refuses(text) and not (offer.intent in asked and not cues.DROP.search(text)):
@@ -225,6 +278,61 @@ class MoneySkill(SkillBase):
         if not (wants or reading == "yes"):
             return None
         return self._carry_out(offer, pointed)
+
+    def _charge_named(
+        self, text: str, charges: list[dict[str, Any]], months: list[int], duplicate: bool
+    ) -> dict[str, Any] | list[dict[str, Any]] | None:
+        """The one charge the customer's words name by its id, date, amount or day of the month
+        ("the one on the 1st is the double", of the months they named); the charges it may be
+        when a day of the month fits several (to ask which; of a duplicate pair, when they speak
+        of one, the one of the pair on that day); None when they name none (issue 38): the
+        named charge is the one offered, never its neighbour."""
+        wanted = [c for c in re.split(r"[,;.!?]+|\bbut\b", text) if not re.search(r"\b(?:not|don'?t|never)\b", c, re.I)]
+        said = " ".join(wanted)
+        asked = self.view.last_agent_text()
+        if asked.startswith(WHICH_CHARGE):
+            # The answer to our question which: one of the charges it listed, by month or place.
+            listed = [c for c in charges if c["id"] in asked]
+            in_month = [c for c in listed if int(c["charged_on"][5:7]) in slot_extraction.months_named(text)]
+            picked = in_month if len(in_month) == 1 else dialogue.point_at(said, listed)
+            if picked is not None and len(picked) == 1:
+                return picked[0]
+        pool = [c for c in charges if not months or int(c["charged_on"][5:7]) in months]
+        if len(pool) < 2 or dialogue.days_named(said) > 1 or dialogue.BOTH.search(text):
+            return None
+        # Named outright (id, date, amount, day): a position ("the later one", "the duplicate")
+        # leaves the choice to the duplicate found below.
+        named = dialogue.point_at(said, pool, positions=False)
+        if named is not None and len(named) == 1:
+            return named[0]
+        days = dialogue.bare_days(said)
+        on_day = [c for c in pool if int(c["charged_on"][8:10]) in days]
+        if len(on_day) < 2:
+            return None
+        family = {c["id"] for c in pool if c.get("duplicate_of")} | {c.get("duplicate_of") for c in pool}
+        paired = [c for c in on_day if c["id"] in family]
+        if duplicate and len(paired) == 1:
+            return paired[0]
+        return on_day
+
+    def _which_charge(self, charges: list[dict[str, Any]]):
+        """Several charges fit what the customer named: ask which, offering none."""
+        each = [f"{money(c['amount'])} on {nice_date(c['charged_on'])} ({c['id']})" for c in charges]
+        listed = ", ".join(each[:-1]) + f" or {each[-1]}"
+        return self.step.answer(f"{WHICH_CHARGE} {listed}. Which one do you mean?")
+
+    def _other_charge_named(self, offer: dialogue.Offer, reading: str, text: str):
+        """"no, not that one: the one on the 1st is the double": not a yes to the offered refund,
+        and it names another listed charge by its date, amount, id or place (issue 38). That one
+        is asked about, never the one offered. Clauses that say "not" name what is not wanted."""
+        if offer.intent != "refund" or reading == "yes" or not offer.options:
+            return None
+        wanted = [c for c in re.split(r"[,;:.!?]+|\bbut\b", text) if c.strip() and not cues.DECLINE.search(c)
+                  and not re.search(r"\b(?:not|don'?t|never)\b", c, re.I)]
+        pointed = self._options_pointed(offer, " ".join(wanted)) if wanted else None
+        if not pointed or [c["id"] for c in pointed] == [offer.arguments.get("charge_id")]:
+            return None
+        return self._offer_refund_of(pointed, offer)
 
     def _offer_refund_of(self, charges: list[dict[str, Any]], offer: dialogue.Offer):
         ordered = sorted(charges, key=lambda c: not c.get("duplicate_of"))
@@ -336,6 +444,15 @@ class MoneySkill(SkillBase):
         if offer.action in self.view.tool_names():
             return step.call(offer.action, dict(offer.arguments))
         return step.answer("I'm sorry, I can't do that from here. Is there anything else I can help with?")
+
+    @staticmethod
+    def _failed_charge_text(charge: dict[str, Any], when: str) -> str:
+        """What is true of a failed charge (issue 38): the payment did not go through, so no money
+        was taken and there is nothing to refund; never "it has been refunded"."""
+        return (
+            f"The charge of {money(charge['amount'])} on {when} failed: the payment didn't go through, so no money was "
+            "taken and there's nothing to refund. Is there anything else I can help with?"
+        )
 
     def _refund_args(self, charge: dict[str, Any]) -> dict[str, Any]:
         return {"charge_id": charge["id"], "amount": round(charge["refundable"], 2), "reason": self._refund_reason(charge)}
@@ -528,6 +645,11 @@ class MoneySkill(SkillBase):
         if ctx_charge:
             target = next((c for c in charges if c["id"] == ctx_charge), None)
         if target is None:
+            named = self._charge_named(text, charges, months, "duplicate" in intents)
+            if isinstance(named, list):
+                return self._which_charge(named)
+            target = named
+        if target is None:
             pool = [c for c in dups if c["refundable"] > 0] or dups
             named = self._charges_matching(charges) if (f.dates or f.invoice_ids) else []
             dup_family = {c["id"] for c in dups} | {c.get("duplicate_of") for c in dups}
@@ -555,6 +677,9 @@ class MoneySkill(SkillBase):
         when = nice_date(target["charged_on"])
         is_dup = bool(target.get("duplicate_of"))
         label = "the duplicate charge" if is_dup else "the charge"
+        if target.get("status") == "failed" and not self._refunded(target["id"]):
+            # A failed charge was never taken: nothing was refunded, and nothing is to refund.
+            return step.answer(self._failed_charge_text(target, when))
         if target["refundable"] <= 0.004 or self._refunded(target["id"]):
             done = next((t.output for t in self._refunds() if isinstance(t.output, dict) and t.output.get("charge_id") == target["id"]), None)
             ref = f" (refund {done['refund_id']})" if done else ""
