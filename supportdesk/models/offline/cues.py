@@ -8,20 +8,31 @@ rules, and the customer's "yes, go ahead" or "that didn't help".
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 _FLAGS = re.IGNORECASE
+
+
+# A turn reads its customer's message in every step (triage, then each step of the specialist),
+# asking each cue the same question of the same text: a cue remembers its answers for this many
+# recent texts of up to SEARCH_KEPT_CHARS characters (a pure function of the text; a longer text
+# is searched every time, so what is kept stays small).
+SEARCHES_KEPT = 128
+SEARCH_KEPT_CHARS = 1_000
+_UNSEEN = object()
 
 
 class Cue:
     """A pattern compiled on first use: the model has many, and the desk's start-up (the TUI's
     first frame) should not pay for the ones a session never reaches."""
 
-    __slots__ = ("source", "_compiled")
+    __slots__ = ("source", "_compiled", "_found")
 
     def __init__(self, source: str):
         self.source = source
         self._compiled: re.Pattern[str] | None = None
+        self._found: dict[str, re.Match[str] | None] = {}
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -30,7 +41,19 @@ class Cue:
         return self._compiled
 
     def search(self, text: str) -> re.Match[str] | None:
-        return self.pattern.search(text)
+        found = self._found
+        known = found.get(text, _UNSEEN)
+        if known is not _UNSEEN:
+            return known  # type: ignore[return-value]
+        match = self.pattern.search(text)
+        if len(text) <= SEARCH_KEPT_CHARS:
+            found[text] = match
+            if len(found) > SEARCHES_KEPT:
+                # The oldest goes. Steps may run on threads: a key another one dropped already,
+                # or the dict changing under the look-up, only leaves one more entry for a while.
+                with contextlib.suppress(RuntimeError, StopIteration):
+                    found.pop(next(iter(found)), None)
+        return match
 
     def finditer(self, text: str):
         return self.pattern.finditer(text)

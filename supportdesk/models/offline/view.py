@@ -7,9 +7,10 @@ makes the offline model deterministic and lets a restarted desk carry on.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from typing import Any, assert_never
 
@@ -116,6 +117,30 @@ class Facts:
         return out
 
 
+# Every step reads the whole log again, so a turn's customer messages are read once per step,
+# and each time the same: the slots found in a message (a pure function of its text and of
+# whether the agent had asked for the amount) are kept for this many recent texts of up to
+# SLOTS_KEPT_CHARS characters. Only View reads them, and never changes them.
+SLOTS_KEPT = 256
+SLOTS_KEPT_CHARS = 2_000
+_slots_found: dict[tuple[str, bool], slot_extraction.Slots] = {}
+_SLOT_FIELDS = fields(slot_extraction.Slots)
+
+
+def _slots(text: str, *, amount_asked: bool = False) -> slot_extraction.Slots:
+    key = (text, amount_asked)
+    found = _slots_found.get(key)
+    if found is None:
+        found = slot_extraction.extract(text, amount_asked=amount_asked)
+        if len(text) <= SLOTS_KEPT_CHARS:
+            _slots_found[key] = found
+            if len(_slots_found) > SLOTS_KEPT:
+                # The oldest goes (steps may run on threads: see Router.route).
+                with contextlib.suppress(RuntimeError, StopIteration):
+                    _slots_found.pop(next(iter(_slots_found)), None)
+    return found
+
+
 class View:
     def __init__(self, request: StepRequest):
         self.request = request
@@ -143,7 +168,7 @@ class View:
                 case k.Message(role="customer"):
                     self.customer_messages.append(i)
                     last_customer_at = at
-                    self.facts.add(slot_extraction.extract(i.text, amount_asked=asked_amount), i.created_at.date())
+                    self.facts.add(_slots(i.text, amount_asked=asked_amount), i.created_at.date())
                     asked_amount = False
                 case k.Message(role="agent"):
                     self.agent_messages.append(i)
@@ -170,7 +195,7 @@ class View:
                     # The summary staff hand back with is context the agent uses (issue 39): an
                     # email or a charge in it counts as said, so it is not asked for again.
                     if i.summary:
-                        self.facts.add(slot_extraction.extract(i.summary), i.created_at.date())
+                        self.facts.add(_slots(i.summary), i.created_at.date())
                 case k.Takeover() | k.StateChange() | k.StaffReply() | k.TagChange():
                     pass  # staff acting: the runner runs no agent while a person holds the conversation
                 case k.Offer():
@@ -242,7 +267,11 @@ class View:
         )
 
     def latest_facts(self) -> slot_extraction.Slots:
-        return slot_extraction.extract(self.latest) if self.latest else slot_extraction.Slots()
+        if not self.latest:
+            return slot_extraction.Slots()
+        # A copy: the kept one is shared by every step reading the same text.
+        found = _slots(self.latest)
+        return replace(found, **{f.name: list(getattr(found, f.name)) for f in _SLOT_FIELDS})
 
     def call_id(self, index: int = 0) -> str:
         # Deterministic per log position: a step retried after a crash asks for the same

@@ -1,0 +1,103 @@
+"""What the offline model keeps between steps to read a turn's message once: each cue's answers
+for recent texts, and the slots found in recent messages. Both are pure functions of what they
+are keyed by; these tests fail if a kept answer outlives its key (another text, the agent's
+question for the amount, a later message of the same conversation)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from supportdesk.config import load_desk
+from supportdesk.engine.events import Appended
+from supportdesk.engine.protocol import StepRequest
+from supportdesk.items import Message
+from supportdesk.models.offline import OfflineModel, cues, view
+from supportdesk.tools import registry
+from supportdesk.wiring import open_desk
+from tests.conftest import REPO
+
+WRITTEN = datetime(2026, 4, 2, 9, 30, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def desk():
+    return load_desk(REPO / "agents.toml")
+
+
+def test_a_cue_answers_each_text_for_itself_and_keeps_few():
+    cue = cues.Cue(r"\brefund")
+    first = cue.search("refund me")
+    assert first is not None and first.string == "refund me"
+    # Same length, other words: its own answer, not the one kept for the text before.
+    assert cue.search("hello you") is None
+    # An equal text (another string object, as the next step's history brings) gets the kept answer.
+    again = "".join(["refund", " me"])
+    assert cue.search(again) is first
+    assert cue.search("please REFUND it").group(0) == "REFUND"
+    for n in range(cues.SEARCHES_KEPT + 20):
+        cue.search(f"text number {n}")
+    assert len(cue._found) <= cues.SEARCHES_KEPT
+    # A long text is searched every time, never kept.
+    long_text = "refund " * (cues.SEARCH_KEPT_CHARS // 7 + 1)
+    assert cue.search(long_text) is not None and long_text not in cue._found
+
+
+def _view(desk, texts: list[tuple[str, str]]) -> view.View:
+    history = [
+        Message(role=role, text=text, seq=n + 1, agent="billing", created_at=WRITTEN) for n, (role, text) in enumerate(texts)
+    ]
+    agent = desk.agents["billing"]
+    return view.View(StepRequest("s1", agent, desk, registry.specs(agent.tools), [], history, {}))
+
+
+def test_slots_kept_for_a_text_depend_on_whether_the_amount_was_asked_for(desk):
+    # Read first without the question: a bare number is no amount ...
+    plain = _view(desk, [("customer", "it was 29.99 each time")])
+    assert plain.facts.amounts == []
+    # ... and the same words answering "what was the amount?" are one, read afresh.
+    asked = _view(desk, [("agent", "What was the amount of the charge?"), ("customer", "it was 29.99 each time")])
+    assert asked.facts.amounts == [29.99]
+    # And the other way round, after the asked reading was kept.
+    assert _view(desk, [("customer", "it was 29.99 each time")]).facts.amounts == []
+
+
+def test_the_latest_facts_handed_out_are_the_callers_own(desk):
+    text = "my email is dana@example.com, charged $29.99 on March 3"
+    found = _view(desk, [("customer", text)]).latest_facts()
+    assert found.emails == ["dana@example.com"] and [a.value for a in found.amounts] == [29.99]
+    found.emails.append("someone@else.example")
+    found.amounts.clear()
+    again = _view(desk, [("customer", text)]).latest_facts()
+    assert again.emails == ["dana@example.com"] and [a.value for a in again.amounts] == [29.99]
+    assert _view(desk, [("customer", text)]).facts.emails == ["dana@example.com"]
+
+
+async def test_a_new_message_after_kept_reads_is_read_for_what_it_says(desk, tmp_path: Path):
+    """One model, one desk: the same message read again and again (every step, every session),
+    then other messages, in another session and later in the same one, get their own answers."""
+    model = OfflineModel(desk, use_disk_cache=False)
+    async with await open_desk(tmp_path / "desk.db", desk, provider=model) as d:
+
+        async def send(sid: str, text: str) -> list:
+            return [e.item async for e in d.runner.send(sid, text) if isinstance(e, Appended)]
+
+        for _ in range(3):
+            charged = await send(await d.runner.new_session(), "I was charged twice this month, my email is dana@example.com")
+            assert [i.name for i in charged if i.kind == "tool_call"] == ["find_charges", "refund_charge"]
+        sid = await d.runner.new_session()
+        login = await send(sid, "I can't log in to the app, it says my password is wrong")
+        assert [i.to_agent for i in login if i.kind == "handoff"] == ["technical"]
+        assert not any(i.kind == "tool_call" and i.name == "find_charges" for i in login)
+        # A charge question without the email, then the email in the next message of the same
+        # conversation: that message is read for what it says.
+        sid = await d.runner.new_session()
+        first = await send(sid, "I was charged twice this month")
+        asked = [i.text for i in first if i.kind == "message" and i.role == "agent"][-1]
+        assert "email" in asked.lower()
+        second = await send(sid, "it's dana@example.com")
+        assert [i.arguments for i in second if i.kind == "tool_call" and i.name == "find_charges"] == [
+            {"customer": "dana@example.com"}
+        ]
