@@ -101,3 +101,52 @@ async def test_a_new_message_after_kept_reads_is_read_for_what_it_says(desk, tmp
         assert [i.arguments for i in second if i.kind == "tool_call" and i.name == "find_charges"] == [
             {"customer": "dana@example.com"}
         ]
+
+
+def _features_word_by_word(text: str) -> dict[str, float]:
+    """The classifier's features as first written: each vote added as it is read."""
+    from supportdesk.lexicon import normalise
+    from supportdesk.models.offline import classifier as c
+
+    words = c._WORD.findall(normalise(text))
+    out: dict[str, float] = {}
+
+    def add(feature: str, weight: float) -> None:
+        out[feature] = out.get(feature, 0.0) + weight
+
+    for w in words:
+        if w in c.STOPWORDS:
+            continue
+        if w.endswith("_c"):
+            add(w, c.CONCEPT_WEIGHT)
+            continue
+        add(w, c.WORD_WEIGHT)
+        pieces = c._char_pieces(w)
+        for piece in pieces:
+            add(piece, c.CHAR_WEIGHT / len(pieces))
+    for a, b in zip(words, words[1:]):
+        if a not in c.STOPWORDS or b not in c.STOPWORDS:
+            add(f"{a}+{b}", c.BIGRAM_WEIGHT)
+    return out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was charged twice this month, my email is dana@example.com",
+        "charged charged charged again, the app app crashes",  # a word's votes kept, added each time
+        "hi the a it",  # stopwords only
+        "refund my money back please, i can't log in",  # concepts and contractions
+        "",
+    ],
+)
+def test_the_classifiers_features_are_the_word_by_word_sums(desk, text):
+    from supportdesk.models.offline import classifier as c
+
+    assert c.features(text) == _features_word_by_word(text)
+    model = OfflineModel(desk, use_disk_cache=False).router_for(desk, desk.entry).model
+    found = c.features(text)
+    known = {f: w for f, w in found.items() if f in model._vocabulary}
+    for label in model.labels:
+        table, unseen = model._log_prob[label], model._log_unseen[label]
+        assert model.predict(text).scores[label] == sum(w * table.get(f, unseen) for f, w in known.items())
