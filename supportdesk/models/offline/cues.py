@@ -17,7 +17,7 @@ _FLAGS = re.IGNORECASE
 # A turn reads its customer's message in every step (triage, then each step of the specialist),
 # asking each cue the same question of the same text: a cue remembers its answers for this many
 # recent texts of up to SEARCH_KEPT_CHARS characters (a pure function of the text; a longer text
-# is searched every time, so what is kept stays small).
+# is searched every time, so what is kept stays small: at most ~60 cues x 128 texts x 1 KB).
 SEARCHES_KEPT = 128
 SEARCH_KEPT_CHARS = 1_000
 _UNSEEN = object()

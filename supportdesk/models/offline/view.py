@@ -2,7 +2,9 @@
 the facts the customer has given, and the shared context.
 
 Everything is derived from the log each step, never kept between steps: that is what
-makes the offline model deterministic and lets a restarted desk carry on.
+makes the offline model deterministic and lets a restarted desk carry on. (What is kept is
+only what a text says, the slots found in it: the same for the same text, whichever step or
+conversation reads it.)
 """
 
 from __future__ import annotations
