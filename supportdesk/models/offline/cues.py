@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import re
 
+from supportdesk.models.offline import literals
+
 _FLAGS = re.IGNORECASE
 
 
@@ -27,16 +29,19 @@ class Cue:
     """A pattern compiled on first use: the model has many, and the desk's start-up (the TUI's
     first frame) should not pay for the ones a session never reaches."""
 
-    __slots__ = ("source", "_compiled", "_found")
+    __slots__ = ("source", "_compiled", "_found", "_needs")
 
     def __init__(self, source: str):
         self.source = source
         self._compiled: re.Pattern[str] | None = None
         self._found: dict[str, re.Match[str] | None] = {}
+        # Strings one of which every match contains (literals.py): a text without any is not searched.
+        self._needs: tuple[str, ...] | None = None
 
     @property
     def pattern(self) -> re.Pattern[str]:
         if self._compiled is None:
+            self._needs = literals.required_literals(self.source, _FLAGS)
             self._compiled = re.compile(self.source, _FLAGS)
         return self._compiled
 
@@ -45,7 +50,8 @@ class Cue:
         known = found.get(text, _UNSEEN)
         if known is not _UNSEEN:
             return known  # type: ignore[return-value]
-        match = self.pattern.search(text)
+        pattern = self.pattern
+        match = None if literals.cannot_match(self._needs, text) else pattern.search(text)
         if len(text) <= SEARCH_KEPT_CHARS:
             found[text] = match
             if len(found) > SEARCHES_KEPT:
