@@ -9,7 +9,6 @@ conversation reads it.)
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from dataclasses import dataclass, field, fields, replace
@@ -138,8 +137,10 @@ def _slots(text: str, *, amount_asked: bool = False) -> slot_extraction.Slots:
             _slots_found[key] = found
             if len(_slots_found) > SLOTS_KEPT:
                 # The oldest goes (steps may run on threads: see Router.route).
-                with contextlib.suppress(RuntimeError, StopIteration):
+                try:  # (cheaper than contextlib.suppress: this runs on most inserts)
                     _slots_found.pop(next(iter(_slots_found)), None)
+                except (RuntimeError, StopIteration):
+                    pass
     return found
 
 
