@@ -5,8 +5,10 @@
 - routing accuracy on the dev set: the desk's router vs the one-line regex baseline;
 - `eval routing` throughput (messages/second through the runner) vs the regex baseline
   classifying the same texts;
-- median ms for one customer message triage -> billing -> find_charges -> refund offered (engine only,
-  temporary database): the offline model vs a regex-routed scripted model on the same path;
+- median ms for one customer message triage -> billing -> find_charges -> refund offered (engine
+  only, temporary database): the offline model vs a regex-routed scripted model doing the same
+  store and tool work, interleaved; beside it, as information, process CPU ms and the same with
+  a new text every message (the model's kept reads then help only within a turn);
 - classifier start-up ms (import + training, fresh process, no cache; and with the disk
   cache warm) vs compiling the regex baseline in a fresh process.
 
@@ -125,9 +127,9 @@ class RegexRouted:
 
 async def _latency(factories, runs: int, *, new_text: bool = False) -> list[tuple[float, float, list[str]]]:
     """Median wall-clock ms, median process CPU ms and stored path of one message per provider,
-    the providers taking turns message by message, first one then the other (each on its own desk
-    and database), so a loaded machine slows both alike. (CPU time leaves out the time other processes held the
-    cores: on a loaded machine it is the steadier of the two.)
+    the providers taking turns message by message, first one then the other (each on its own
+    desk and database), so a loaded machine slows both alike. (CPU time leaves out the time
+    other processes held the cores: on a loaded machine it is the steadier of the two.)
     `new_text`: each message numbered ("(ticket 17)"), so nothing read in an earlier turn
     is read again (the same words otherwise: the same path, the same answer)."""
     from contextlib import AsyncExitStack
