@@ -13,9 +13,12 @@ import json
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from supportdesk.text import one_line, safe_text
+
+if TYPE_CHECKING:
+    from supportdesk.config import DeskConfig
 
 # The desk's modules (pydantic models, SQLite) are imported where a command needs them:
 # the TUI draws its first frame before they load.
@@ -299,7 +302,39 @@ def _config_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     agents = ", ".join(f"{a.name} (L{a.level})" for a in desk.agents.values())
     _out(f"{resolved}: ok · entry {desk.desk.entry} · agents: {agents} · model: {desk.model.provider}")
+    for line in _limit_lines(desk):
+        _out(line)
     return 0
+
+
+def _limit_lines(desk: DeskConfig) -> list[str]:
+    """Each limited tool an agent holds, with its limits on this desk (the tool's declaration
+    with the desk file's values over it, `Tool.limits_on`): what `config check` shows."""
+    from supportdesk.text import money
+    from supportdesk.wiring import shipped_tools
+
+    registry, held = shipped_tools(), {t for a in desk.agents.values() for t in a.tools}
+    lines = []
+    for name in sorted(held):
+        tool = registry.get(name)
+        limits = tool.limits_on(desk) if tool is not None else None
+        if limits is None or not limits.declared():
+            continue
+        said = [
+            *([f"level 1 up to {money(limits.limit_level1)}"] if limits.limit_level1 is not None else []),
+            *([f"level 2+ up to {money(limits.limit_level2)}"] if limits.limit_level2 is not None else []),
+            *([f"staff approve from {money(limits.approval_threshold)}"] if limits.approval_threshold is not None else []),
+            *([f"{money(limits.limit_per_conversation)} a conversation"] if limits.limit_per_conversation is not None else []),
+            *(
+                [f"{money(limits.limit_per_customer)} a customer in {limits.period_days} days"]
+                if limits.limit_per_customer is not None
+                else []
+            ),
+            *([f"reasons: {'; '.join(limits.reasons)}"] if limits.reasons else []),
+            *([f"window {limits.window_days} days"] if limits.window_days is not None else []),
+        ]
+        lines.append(f"  {name}: {', '.join(said)}")
+    return lines
 
 
 # --- the TUI -----------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import os
 import pickle
 import tomllib
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -126,41 +126,101 @@ class TracingSettings(_Strict):
     service_name: str = "supportdesk"
 
 
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class ToolLimits(_Strict):
+    """What one tool's calls may do without staff. A tool declares its own with its definition
+    (engine/tools.py `Tool.limits`: the keys it has, and their values); a desk file sets other
+    values per tool in `[tools.NAME]` (and, for the two shipped money tools, in the older
+    `[policy]` keys). `Tool.limits_on(desk)` is the one read of the result: the engine's amount
+    check, the tools' policies (`ctx.limits`), the models (`ToolSpec.limits`) and `config check`.
+    A new tool's limits need nothing here: only a new *kind* of limit is a field below.
+
+    Unset (None): the tool has no such limit. The amount limits apply to a money tool's
+    `amount` (engine/tools.py MONEY_ARGUMENT), and the engine enforces them in every call of a
+    tool that declares them: above the agent's level's limit a call is refused; at or above the
+    approval threshold it waits for staff. The totals are checked by the business data in the
+    write's own transaction (the tool passes them: tools/common.py `money_limits`); the reasons
+    and the window are read by the tool's own policy."""
+
+    # The largest amount one call by a level-1 agent may carry; by a level-2 (or 3) agent
+    # (unset: the level-1 limit holds for every level).
+    limit_level1: Annotated[float | None, Bounds(ge=0)] = None
+    limit_level2: Annotated[float | None, Bounds(ge=0)] = None
+    # Calls at or above this amount wait for a staff decision.
+    approval_threshold: Annotated[float | None, Bounds(ge=0)] = None
+    # Money moved adds up (refunds and credits together, whichever tool moved it): past these
+    # totals every further call waits for staff, however small. Per conversation, and per
+    # customer over the last `period_days` (across conversations).
+    limit_per_conversation: Annotated[float | None, Bounds(ge=0)] = None
+    limit_per_customer: Annotated[float | None, Bounds(ge=0)] = None
+    period_days: Annotated[int | None, Bounds(ge=1)] = None
+    # The reasons a call may give (the tool refuses any other), and how old (in days) a thing
+    # it acts on may be (a charge, say).
+    reasons: Annotated[tuple[str, ...] | None, Bounds(min_length=1)] = None
+    window_days: Annotated[int | None, Bounds(ge=1)] = None
+
+    def __hash__(self) -> int:  # type: ignore[override]  # frozen, so hashable (as a ToolSpec holding it is)
+        return hash(tuple(vars(self).values()))
+
+    def declared(self) -> list[str]:
+        """The keys set here, in the order above."""
+        return [f.name for f in dataclasses.fields(self) if getattr(self, f.name) is not None]
+
+    def per_call(self, level: int) -> float | None:
+        """The largest amount one call by an agent of this level may carry (None: no limit)."""
+        if level >= 2 and self.limit_level2 is not None:
+            return self.limit_level2
+        return self.limit_level1
+
+    def reason(self, said: str) -> str | None:
+        """The listed reason a model's words name ("Duplicate charge for March" -> "duplicate
+        charge"), or None when they name none (or the tool lists none)."""
+        words = " ".join(said.casefold().split())
+        return next((r for r in self.reasons or () if " ".join(r.casefold().split()) in words), None)
+
+
+_MONEY = ("refund_charge", "issue_credit")
+# `[policy]` key -> (the tool limit it sets, the shipped tools it sets it on). A closed list: the
+# desk file's shape from before each tool declared its limits, kept so those files still work.
+POLICY_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "refund_limit_level1": ("limit_level1", _MONEY),
+    "refund_limit_level2": ("limit_level2", _MONEY),
+    "approval_threshold": ("approval_threshold", _MONEY),
+    "money_limit_per_conversation": ("limit_per_conversation", _MONEY),
+    "money_limit_per_customer": ("limit_per_customer", _MONEY),
+    "money_period_days": ("period_days", _MONEY),
+    "refund_reasons": ("reasons", ("refund_charge",)),
+    "refund_window_days": ("window_days", ("refund_charge",)),
+}
+
+
 @dataclass(kw_only=True, eq=False, repr=False)
 class Policy(_Strict):
-    """Limits enforced by the tools themselves, whatever a prompt says."""
+    """`[policy]`: the shipped money tools' limits (`ToolLimits`) in the shape desk files had
+    before each tool declared its own: the amounts and totals of `refund_charge` and
+    `issue_credit` together, the reasons and window of `refund_charge` (POLICY_KEYS). Unset:
+    the tools' declared values; `[tools.NAME]` wins over it. Closed: no tool adds a key here,
+    a new tool's limits are set in `[tools.NAME]`."""
 
-    refund_limit_level1: Annotated[float, Bounds(ge=0)] = 50.0
-    refund_limit_level2: Annotated[float, Bounds(ge=0)] = 2000.0
-    # Refunds and credits at or above this wait for a staff decision.
-    approval_threshold: Annotated[float, Bounds(ge=0)] = 250.0
-    # The reasons a refund may be made for; `refund_charge` refuses any other. The first three
-    # are checked against the data (the charge is a duplicate, the subscription is cancelled,
-    # a ticket records the failure); a reason a desk adds is taken as given.
-    refund_reasons: Annotated[list[str], Bounds(min_length=1)] = field(
-        default_factory=lambda: [
-            "duplicate charge",
-            "charged after cancellation",
-            "failed service credited by a ticket",
-        ]
-    )
-    # A charge older than this many days is not refunded by an agent (escalate instead).
-    refund_window_days: Annotated[int, Bounds(ge=1)] = 90
-    # Refunds and credits add up: past these totals every further one waits for staff, however
-    # small each call is. Per conversation, and per customer over the last `money_period_days`
-    # (across conversations). Checked and written in one transaction of the business data.
-    money_limit_per_conversation: Annotated[float, Bounds(ge=0)] = 500.0
-    money_limit_per_customer: Annotated[float, Bounds(ge=0)] = 1000.0
-    money_period_days: Annotated[int, Bounds(ge=1)] = 30
+    refund_limit_level1: Annotated[float | None, Bounds(ge=0)] = None
+    refund_limit_level2: Annotated[float | None, Bounds(ge=0)] = None
+    approval_threshold: Annotated[float | None, Bounds(ge=0)] = None
+    refund_reasons: Annotated[list[str] | None, Bounds(min_length=1)] = None
+    refund_window_days: Annotated[int | None, Bounds(ge=1)] = None
+    money_limit_per_conversation: Annotated[float | None, Bounds(ge=0)] = None
+    money_limit_per_customer: Annotated[float | None, Bounds(ge=0)] = None
+    money_period_days: Annotated[int | None, Bounds(ge=1)] = None
 
-    def refund_reason(self, said: str) -> str | None:
-        """The listed reason a model's words name ("Duplicate charge for March" -> "duplicate
-        charge"), or None when they name none."""
-        words = " ".join(said.casefold().split())
-        return next((reason for reason in self.refund_reasons if " ".join(reason.casefold().split()) in words), None)
-
-    def refund_limit(self, level: int) -> float:
-        return self.refund_limit_level1 if level <= 1 else self.refund_limit_level2
+    def limits_for(self, tool: str) -> dict[str, Any]:
+        """The limits these keys set on this tool, by name (unset ones, other tools', left out)."""
+        said: dict[str, Any] = {}
+        if tool not in _MONEY:
+            return said
+        for key, (limit, tools) in POLICY_KEYS.items():
+            value = getattr(self, key)
+            if value is not None and tool in tools:
+                said[limit] = tuple(value) if isinstance(value, list) else value
+        return said
 
 
 @dataclass(kw_only=True, eq=False, repr=False)
@@ -263,7 +323,10 @@ class DeskConfig(_Strict):
     """A whole desk file, validated."""
 
     desk: DeskSettings = field(default_factory=DeskSettings)
+    # `[tools.NAME]`: one tool's limits, over its declaration (engine/tools.py `Tool.limits_on`);
+    # `[policy]`: the two shipped money tools' limits in their older shape, under those tables.
     policy: Policy = field(default_factory=Policy)
+    tools: dict[str, ToolLimits] = field(default_factory=dict)
     model: ModelSettings = field(default_factory=ModelSettings)
     hooks: HooksSettings = field(default_factory=HooksSettings)
     tracing: TracingSettings = field(default_factory=TracingSettings)
@@ -279,6 +342,19 @@ class DeskConfig(_Strict):
 
     def agent(self, name: str) -> AgentConfig:
         return self.agents[name]
+
+    def limits_of(self, tool: str, declared: ToolLimits) -> ToolLimits:
+        """A tool's limits on this desk: what it declares, then `[policy]` (a shipped money
+        tool's), then its `[tools.NAME]` table. Read through `Tool.limits_on` (engine/tools.py)."""
+        own = self.tools.get(tool)
+        if own is None and tool not in _MONEY:
+            return declared  # (read at every model step for each tool an agent holds)
+        said = self.policy.limits_for(tool)
+        if own is not None:
+            said.update((key, value) for key, value in vars(own).items() if value is not None)
+        if all(getattr(declared, key) == value for key, value in said.items()):
+            return declared
+        return ToolLimits(**{**vars(declared), **said})
 
     @property
     def entry(self) -> AgentConfig:
@@ -321,6 +397,17 @@ def resolve_config_path(cli_path: str | os.PathLike[str] | None = None) -> Path:
 # --- validation ------------------------------------------------------------------------------
 
 
+class _PerName:
+    """The marker for "the value at this point is one named table" (an agent's, a tool's)."""
+
+    def __init__(self, table: type):
+        self.table = table
+
+
+# The fields of the desk file holding one table per name (`[agents.NAME]`, `[tools.NAME]`).
+_TABLE_PER_NAME: dict[str, _PerName] = {"agents": _PerName(AgentConfig), "tools": _PerName(ToolLimits)}
+
+
 @functools.cache
 def _tables(cls: type) -> dict[str, type | None]:
     """Each field of a settings dataclass, with the dataclass its value is a table of (None:
@@ -336,11 +423,11 @@ def _fields_at(loc: tuple[Any, ...]) -> list[str] | None:
     """The valid keys of the table at `loc` (for 'unknown key' messages)."""
     model: Any = DeskConfig
     for part in loc:
-        if model is DeskConfig and part == "agents":
-            model = "agents"
+        if model is DeskConfig and part in _TABLE_PER_NAME:
+            model = _TABLE_PER_NAME[part]
             continue
-        if model == "agents":
-            model = AgentConfig
+        if isinstance(model, _PerName):
+            model = model.table
             continue
         tables = _tables(model) if isinstance(model, type) else {}
         if part not in tables:
@@ -397,23 +484,20 @@ def _explain(source: str, err: Mapping[str, Any]) -> str:
 # file with the broken fields taken out, and skip any check that would read one of them: such a
 # check would only see a default, and report a problem the user never wrote.
 
-_AGENT_TABLE = "agent table"  # the marker for "the value at this point is one agent's table"
-
-
 def _field_path(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     """`loc` cut to the model field it is in: `agents.senior.handoffs[1]` -> `agents.senior.handoffs`."""
     model: Any = DeskConfig
     path: list[Any] = []
     for part in loc:
         path.append(part)
-        if model is _AGENT_TABLE:
-            model = AgentConfig
+        if isinstance(model, _PerName):
+            model = model.table
             continue
         tables = _tables(model)
         if part not in tables:  # an unknown key
             break
-        if model is DeskConfig and part == "agents":
-            model = _AGENT_TABLE
+        if model is DeskConfig and part in _TABLE_PER_NAME:
+            model = _TABLE_PER_NAME[part]
             continue
         if tables[part] is None:
             break
@@ -482,9 +566,11 @@ def _cross_check(
     agent_names: set[str] | None = None,
     broken: _Broken | None = None,
     is_colour: ColourCheck | None = None,
+    declared: Mapping[str, Collection[str]] | None = None,
 ) -> list[str]:
     """Problems between fields. `agent_names` holds every agent the file defines, broken or not;
-    None when the agents table itself is broken. A check reading a `broken` field is skipped."""
+    None when the agents table itself is broken. A check reading a `broken` field is skipped.
+    `declared`: each tool's declared limit keys, when known."""
     broken = broken or _Broken()
     if agent_names is None and not broken("agents"):
         agent_names = set(cfg.agents)
@@ -496,6 +582,8 @@ def _cross_check(
         problems += _check_color(name, agent, source, broken, is_colour)
     if tool_names and not broken("confirm"):
         problems += _check_confirm(cfg, source, tool_names)
+    if tool_names and not broken("tools"):
+        problems += _check_tool_limits(cfg, source, tool_names, declared)
     problems += _check_limits(cfg, source, broken)
     problems += _check_model(cfg, source, broken)
     return problems
@@ -542,12 +630,39 @@ def _check_confirm(cfg: DeskConfig, source: str, tool_names: set[str]) -> list[s
     ]
 
 
-def check_agent_tools(cfg: DeskConfig, tool_names: Iterable[str]) -> None:
+def _check_tool_limits(
+    cfg: DeskConfig, source: str, tool_names: set[str], declared: Mapping[str, Collection[str]] | None
+) -> list[str]:
+    """`[tools.NAME]` names a tool, and sets only limits that tool declares (its definition
+    says which it has: a key it does not read would be a limit nobody enforces)."""
+    problems: list[str] = []
+    for tool, limits in cfg.tools.items():
+        if tool not in tool_names:
+            problems.append(f"{source}: tools.{tool}: no tool named {tool!r}; valid tools: {', '.join(sorted(tool_names))}")
+            continue
+        if declared is None:
+            continue
+        has = [key for key in limits.declared() if key not in declared.get(tool, ())]
+        for key in has:
+            its = ", ".join(declared.get(tool, ())) or "none"
+            problems.append(f"{source}: tools.{tool}.{key}: {tool} declares no {key}; the limits it declares: {its}")
+    return problems
+
+
+def tool_names_of(tools: Mapping[str, Collection[str]] | Iterable[str] | None) -> tuple[set[str], Mapping[str, Collection[str]] | None]:
+    """What `tool_names` says: the names, and each one's declared limit keys when it is a mapping."""
+    if isinstance(tools, Mapping):
+        return set(tools), tools
+    return set(tools or ()), None
+
+
+def check_agent_tools(cfg: DeskConfig, tool_names: Mapping[str, Collection[str]] | Iterable[str]) -> None:
     """The tools check of `parse_desk`, for a desk loaded with `tool_names=()` (the TUI loads
     the file before the tools exist, and checks their names once the registry is built)."""
-    names, source = set(tool_names), cfg.source
+    (names, declared), source = tool_names_of(tool_names), cfg.source
     problems = [p for name, agent in cfg.agents.items() for p in _check_tools(name, agent, source, names, _Broken())]
     problems += _check_confirm(cfg, source, names) if names else []
+    problems += _check_tool_limits(cfg, source, names, declared) if names else []
     if problems:
         raise ConfigError(problems)
 
@@ -600,7 +715,12 @@ def _check_model(cfg: DeskConfig, source: str, broken: _Broken) -> list[str]:
 
 
 def _structural_and_cross_problems(
-    raw: dict[str, Any], exc: ValidationError, source: str, tool_names: set[str], is_colour: ColourCheck | None
+    raw: dict[str, Any],
+    exc: ValidationError,
+    source: str,
+    tool_names: set[str],
+    is_colour: ColourCheck | None,
+    declared: Mapping[str, Collection[str]] | None,
 ) -> list[str]:
     """Every problem in a file that failed validation: the structural ones, then the
     cross-checks over whatever validated."""
@@ -613,20 +733,21 @@ def _structural_and_cross_problems(
     agents = raw.get("agents")
     # A broken agent is still an agent: naming it elsewhere is not a second problem.
     agent_names = set(agents) if isinstance(agents, dict) and not broken("agents") else None
-    return problems + _cross_check(cfg, source, tool_names, agent_names, broken, is_colour)
+    return problems + _cross_check(cfg, source, tool_names, agent_names, broken, is_colour, declared)
 
 
 def parse_desk(
     text: str,
     source: str = "agents.toml",
-    tool_names: Iterable[str] | None = None,
+    tool_names: Mapping[str, Collection[str]] | Iterable[str] | None = None,
     is_colour: ColourCheck | None = None,
 ) -> DeskConfig:
     """Validate desk TOML text; raise ConfigError with every problem found.
 
     What config cannot know by itself is passed in where the desk is wired
-    (supportdesk.wiring.load_config): `tool_names`, the tools agents may name, and `is_colour`,
-    whether the terminal can draw an agent's colour. Without them those are not checked."""
+    (supportdesk.wiring.load_config): `tool_names`, the tools agents may name (a mapping: with
+    the limit keys each declares, which its `[tools.NAME]` may set), and `is_colour`, whether
+    the terminal can draw an agent's colour. Without them those are not checked."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -636,14 +757,14 @@ def parse_desk(
         for name, table in agents.items():
             if isinstance(table, dict):
                 table["name"] = name
-    tools = set(tool_names or ())
+    tools, declared = tool_names_of(tool_names)
     from pydantic import ValidationError  # here, not at the top: see the module's docstring
 
     try:
         cfg = validate(DeskConfig, raw)
     except ValidationError as exc:
-        raise ConfigError(_structural_and_cross_problems(raw, exc, source, tools, is_colour)) from None
-    problems = _cross_check(cfg, source, tools, is_colour=is_colour)
+        raise ConfigError(_structural_and_cross_problems(raw, exc, source, tools, is_colour, declared)) from None
+    problems = _cross_check(cfg, source, tools, is_colour=is_colour, declared=declared)
     if problems:
         raise ConfigError(problems)
     for i, agent in enumerate(cfg.agents.values()):
@@ -655,7 +776,7 @@ def parse_desk(
 
 def load_desk(
     path: str | os.PathLike[str] | None = None,
-    tool_names: Iterable[str] | None = None,
+    tool_names: Mapping[str, Collection[str]] | Iterable[str] | None = None,
     is_colour: ColourCheck | None = None,
     *,
     cached: bool = False,
@@ -708,14 +829,18 @@ class _ValidatedCache:
     # 2: the settings became dataclasses; an entry holding the old pydantic models never matches.
     FORMAT = 2
 
-    def __init__(self, text: str, source: str, tool_names: Iterable[str] | None, is_colour: ColourCheck | None):
+    def __init__(
+        self, text: str, source: str, tool_names: Mapping[str, Collection[str]] | Iterable[str] | None, is_colour: ColourCheck | None
+    ):
         colour_check = f"{is_colour.__module__}.{is_colour.__qualname__}" if is_colour is not None else ""
         try:
             code = Path(__file__).read_bytes()
         except OSError:
             code = b""  # (a zipped install) keyed on the rest
         digest = hashlib.sha256()
-        for part in (str(self.FORMAT), source, "\0".join(sorted(tool_names or ())), colour_check):
+        names, declared = tool_names_of(tool_names)
+        tools = "\0".join(f"{name}:{','.join(declared.get(name, ())) if declared is not None else ''}" for name in sorted(names))
+        for part in (str(self.FORMAT), source, tools, colour_check):
             digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(_pydantic_release() + b"\0")
         digest.update(code + b"\0" + text.encode("utf-8", "surrogateescape"))

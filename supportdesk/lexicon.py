@@ -73,6 +73,11 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "colleagues", "coworker", "coworkers", "co-worker", "co-workers", "new member", "new members",
         "another user", "new user", "new users",
     ),
+    # a person other than the customer, however named (who used their account, or their card)
+    "someone": (
+        "someone", "somebody", "someone else", "somebody else", "other person", "another person",
+        "other people", "other user", "stranger", "strangers",
+    ),
     "details": ("personal details", "personal information", "personal info", "my details", "my address", "my name", "surname", "last name", "home address", "phone number", "date of birth"),
     # something that does not work
     "broken": (

@@ -46,10 +46,10 @@ def is_colour(text: str) -> bool:
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> DeskConfig:
-    """The desk file as the desk runs it: validated, its agents' tools checked against the
-    shipped tool registry and their colours against the terminal's. Raises ConfigError listing
+    """The desk file as the desk runs it: validated, its agents' tools (and `[tools.NAME]`
+    tables) checked against the shipped tool registry and their colours against the terminal's. Raises ConfigError listing
     every problem."""
-    return load_desk(path, tool_names=shipped_tools().names(), is_colour=is_colour)
+    return load_desk(path, tool_names=shipped_tools().declared_limits(), is_colour=is_colour)
 
 
 def desk_hooks(config: DeskConfig) -> HookSet:
@@ -145,7 +145,7 @@ def _tool_registry(unchecked: DeskConfig | None = None) -> ToolRegistry:
     """Every tool; `unchecked`: a desk whose agents' tool names are still to be checked."""
     registry = shipped_tools()
     if unchecked is not None:
-        check_agent_tools(unchecked, registry.names())  # ConfigError, as load_config would raise
+        check_agent_tools(unchecked, registry.declared_limits())  # ConfigError, as load_config would raise
     return registry
 
 

@@ -20,10 +20,10 @@ from supportdesk.engine.errors import TurnError
 from supportdesk.engine.events import Appended
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.engine.runner import drain
-from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, Tool, ToolRegistry
+from supportdesk.engine.tools import Tool, ToolRegistry
 from supportdesk.items import Confirmation, Decline, Item, Message, Notice, Offer, Takeover, ToolCall, ToolResult
 from supportdesk.wiring import open_desk
-from tests.conftest import REPO, TEST_DESK
+from tests.conftest import REPO, TEST_DESK, TEST_REFUND_LIMITS
 from tests.scripted import ScriptedModel
 
 EVALS = REPO / "evals"
@@ -130,13 +130,7 @@ def gated_tools() -> tuple[ToolRegistry, list[tuple[str, dict[str, Any]]]]:
     registry = ToolRegistry()
     ran: list[tuple[str, dict[str, Any]]] = []
 
-    def refund_policy(ctx, args: RefundArgs) -> None:
-        if args.amount > ctx.desk.policy.refund_limit(ctx.agent.level):
-            raise PolicyDenied(f"{ctx.agent.name} may not refund that much")
-        if args.amount >= ctx.desk.policy.approval_threshold:
-            raise ApprovalRequired(f"refund of ${args.amount:.2f}")
-
-    @registry.tool("refund", "Refund", RefundArgs, policy=refund_policy, effect="money", confirm="customer",
+    @registry.tool("refund", "Refund", RefundArgs, effect="money", confirm="customer", limits=TEST_REFUND_LIMITS,
                    describe=lambda a: f"refund ${a.amount:.2f}")
     def refund(ctx, args: RefundArgs):
         ran.append(("refund", {"amount": args.amount}))

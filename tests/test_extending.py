@@ -21,7 +21,7 @@ import pytest
 from pydantic import BaseModel, Field
 from textual.widgets import Static
 
-from supportdesk.config import ConfigError, DeskConfig, load_desk, parse_desk
+from supportdesk.config import ConfigError, DeskConfig, ToolLimits, load_desk, parse_desk
 from supportdesk.doctor import diagnose
 from supportdesk.engine.handoffs import handoff_kind, transfer_tool_name
 from supportdesk.engine.protocol import (
@@ -36,7 +36,7 @@ from supportdesk.engine.protocol import (
     Transfer,
 )
 from supportdesk.engine.runner import drain
-from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolRegistry
+from supportdesk.engine.tools import ToolContext, ToolRegistry
 from supportdesk.items import (
     ITEM_KINDS,
     ContextSet,
@@ -65,56 +65,84 @@ from tests.tui_seed import SEED_ID, scripted_desk, seed_double_charge, until
 
 class GiftCardArgs(BaseModel):
     customer_id: str = Field(description="The customer's id, e.g. CUS-1001")
-    amount: float = Field(gt=0, description="Value of the gift card")
+    amount: float = Field(gt=0, description="Value of the gift card, in dollars")
 
 
-def gift_card_policy(ctx: ToolContext, args: GiftCardArgs) -> None:
-    # Limits live in the tool, never in a prompt: level-1 agents give at most 20.
-    if ctx.agent.level < 2 and args.amount > 20:
-        raise PolicyDenied(f"a level-{ctx.agent.level} agent can give a gift card of at most 20")
+# Limits live with the tool, never in a prompt: declared once, here; the desk file may set other
+# values in `[tools.issue_gift_card]`. The engine enforces them in every call.
+GIFT_CARD_LIMITS = ToolLimits(limit_level1=20.0, limit_level2=100.0, approval_threshold=60.0)
 
 
 def toy_tools() -> ToolRegistry:
     registry, _ = make_test_tools()
 
-    @registry.tool("issue_gift_card", "Give the customer a gift card.", GiftCardArgs, policy=gift_card_policy)
+    @registry.tool(
+        "issue_gift_card", "Give the customer a gift card.", GiftCardArgs,
+        effect="money", limits=GIFT_CARD_LIMITS, what="a gift card",
+    )
     def issue_gift_card(ctx: ToolContext, args: GiftCardArgs) -> dict[str, Any]:
         return {"customer_id": args.customer_id, "gift_card": args.amount}
 
     return registry
 
 
-GIFT_DESK = TEST_DESK.replace('tools = ["refund", "explode"]', 'tools = ["refund", "explode", "issue_gift_card"]')
+GIFT_DESK = TEST_DESK.replace('tools = ["refund", "explode"]', 'tools = ["refund", "explode", "issue_gift_card"]').replace(
+    'level = 2\ntools = ["refund"]', 'level = 2\ntools = ["refund", "issue_gift_card"]'
+)
+
+
+def gift(call_id: str, amount: float) -> CallTools:
+    return CallTools([RequestedCall(call_id, "issue_gift_card", {"customer_id": "CUS-1001", "amount": amount})])
+
+
+async def gift_results(tmp_path: Path, desk_text: str, script: list[Any]) -> tuple[list[ToolResult], ScriptedModel]:
+    tools = toy_tools()
+    config = parse_desk(desk_text, "desk.toml", tool_names=tools.declared_limits())
+    model = ScriptedModel(script)
+    async with await open_desk(tmp_path / "desk.db", config, provider=model, tools=tools, customers=False) as desk:
+        events = await drain(desk.runner.send(None, "a gift card please"))
+    return [e.item for e in events if isinstance(getattr(e, "item", None), ToolResult)], model
 
 
 async def test_a_new_tool_is_offered_checked_and_run(tmp_path: Path):
-    tools = toy_tools()
-    config = parse_desk(GIFT_DESK, "desk.toml", tool_names=tools.names())
-    model = ScriptedModel(
-        [
-            Transfer("billing", "a gift"),
-            CallTools([RequestedCall("c1", "issue_gift_card", {"customer_id": "CUS-1001", "amount": 15})]),
-            CallTools([RequestedCall("c2", "issue_gift_card", {"customer_id": "CUS-1001", "amount": 50})]),
-            Answer("Done."),
-        ]
+    results, model = await gift_results(
+        tmp_path, GIFT_DESK, [Transfer("billing", "a gift"), gift("c1", 15), gift("c2", 50), Answer("Done.")]
     )
-    async with await open_desk(tmp_path / "desk.db", config, provider=model, tools=tools, customers=False) as desk:
-        events = await drain(desk.runner.send(None, "a gift card please"))
-    results = [e.item for e in events if getattr(e, "item", None) is not None and isinstance(e.item, ToolResult)]
     assert [r.is_error for r in results] == [False, True]
     assert json.loads(results[0].output) == {"customer_id": "CUS-1001", "gift_card": 15.0}
-    assert "at most 20" in str(results[1].output)
-    # the model was offered the tool with its argument schema
+    assert "a gift card of $50.00 is above the $20.00 limit for level-1 agents" in results[1].output
+    # the model was offered the tool with its argument schema, and its limits on this desk
     billing_step = model.requests[1]
     [spec] = [t for t in billing_step.tools if t.name == "issue_gift_card"]
     assert spec.json_schema()["properties"]["amount"]["exclusiveMinimum"] == 0
+    assert spec.limits.per_call(1) == 20.0
+
+
+async def test_a_new_tool_s_limits_are_set_in_the_desk_file(tmp_path: Path):
+    """`[tools.issue_gift_card]` lowers level 1's limit and the approval threshold: 15 is now
+    refused for billing, and senior's 50 waits for staff (neither needed a line of Python)."""
+    desk = GIFT_DESK + "\n[tools.issue_gift_card]\nlimit_level1 = 10.0\napproval_threshold = 40.0\n"
+    script = [Transfer("billing", "a gift"), gift("c1", 15), Transfer("senior", "more"), gift("c2", 50), Answer("Done.")]
+    results, _ = await gift_results(tmp_path, desk, script)
+    assert results[0].is_error and "above the $10.00 limit for level-1 agents" in results[0].output
+    assert results[1].awaits_approval and "a gift card of $50.00 is at or above the $40.00 approval threshold" in results[1].output
 
 
 def test_an_agent_naming_a_tool_nobody_registered_is_one_line():
     with pytest.raises(ConfigError) as exc:
         parse_desk(GIFT_DESK, "desk.toml", tool_names=make_test_tools()[0].names())
     assert exc.value.problems == [
-        "desk.toml: agents.billing.tools[2]: no tool named 'issue_gift_card'; valid tools: explode, refund"
+        "desk.toml: agents.billing.tools[2]: no tool named 'issue_gift_card'; valid tools: explode, refund",
+        "desk.toml: agents.senior.tools[1]: no tool named 'issue_gift_card'; valid tools: explode, refund",
+    ]
+
+
+def test_a_limit_the_new_tool_does_not_declare_is_one_line():
+    with pytest.raises(ConfigError) as exc:
+        parse_desk(GIFT_DESK + "\n[tools.issue_gift_card]\nlimit_per_customer = 100.0\n", "desk.toml", tool_names=toy_tools().declared_limits())
+    assert exc.value.problems == [
+        "desk.toml: tools.issue_gift_card.limit_per_customer: issue_gift_card declares no limit_per_customer; "
+        "the limits it declares: limit_level1, limit_level2, approval_threshold"
     ]
 
 

@@ -197,3 +197,19 @@ def test_a_text_routed_again_is_not_classified_again_and_the_memory_is_bounded(d
     before = len(predicted)
     router.route("I was charged twice this month")  # long gone: classified afresh
     assert len(predicted) == before + 1
+
+
+
+def test_an_agent_only_the_desk_file_knows_is_heard_like_a_built_in_one():
+    """Issue 38: the security agent of evals/config-agent.toml (eight examples) against billing's
+    and technical's two hundred each. Its description is one more example, as every agent's is
+    ("secure my account" was a coin toss without it), and the ways of naming another person are
+    one concept ("someone", "other person": technical's password words outweighed them)."""
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    router = Router([desk.agents[n] for n in ("billing", "security", "technical")], use_disk_cache=False)
+    assert router.route("secure my account").agent == "security"
+    for text in ("someone changed my password and it wasnt me", "other person use my account, not me, please help"):
+        assert router.best(text).agent == "security", text
+    for text in ("i forgot my password", "i can't log in", "how do i change my password"):
+        assert router.route(text).agent == "technical", text
+    assert "someone_c" in normalise("other person") and "someone_c" in normalise("a stranger")

@@ -15,15 +15,17 @@ CONFIG_FAMILIES = ("config-agent", "config-hand-back")  # run on evals/config-ag
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
     # starts passing moves out of this set.
-    'article choice (tune): an older copy saved over)',
-    'article choice (tune): data location not covered)',
-    'article choice (held): previous version overwritten)',
-    'act kind (held): non-native, how to set pin',
-    'refund refused (held): typo, forgot)',
-    # Billing hands these back to triage as it should; triage's router then prefers technical
-    # to the config-only security agent (a routing miss, not a hand-back one).
-    'config hand back (tune): password changed by someone else',
-    'config hand back (held): non-native, other person',
+    # Written with the fixes of issue 38's article-choice misses (which fixed "an older copy saved
+    # over" and "previous version overwritten"): "bring back the earlier one" of a "presentation"
+    # shares no word with the restore article ("older", "restore", "file"): meaning, not words;
+    # "overwrited my notes by mistake ... go back" leans billing ("mistake", "back") in the router
+    # and in the agents' job words alike, so billing keeps it and asks for the email.
+    'article choice (tune): saved over a presentation',
+    'article choice (tune): non-native, overwrited notes',
+    # Written with the router's fairness to config-only agents (which fixed the two config hand
+    # backs once listed here): "it wasn't me" is a negation a bag of words does not read, and
+    # the words left ("email address changed") are the technical agent's.
+    'config hand back (tune): typo, email changed not by me',
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -3,7 +3,9 @@
 Not session storage (that is `supportdesk.store`): its own contract (`BusinessData`, what the
 tools need) and its own adapters. Today both are the demo data set, kept in the same database
 as the session log: `SqliteBusiness` in the SQLite file, `PostgresBusiness` (the `postgres`
-extra, imported only for a postgresql:// URL) in the PostgreSQL database.
+extra, imported only for a postgresql:// URL) in the PostgreSQL database, both standing on
+`core.py` (the reads, writes and statements written once; each adapter keeps its driver and
+dialect).
 """
 
 from __future__ import annotations

@@ -97,10 +97,11 @@ def seed_rows() -> dict[str, list[Row]]:
     months = (date(2026, 1, 1), date(2026, 2, 1), date(2026, 3, 1))
     invoice_no, charge_no = 5001, 9001
 
-    def add_customer(cid: str, name: str, email: str, plan: str, day: int, card: str, period: str = "monthly") -> None:
+    def add_customer(cid: str, name: str, email: str, plan: str, day: int, card: str, period: str = "monthly",
+                     created_on: str | None = None) -> None:
         out["demo_customers"].append({
             "id": cid, "name": name, "email": email, "plan": plan, "billing_period": period, "status": "active",
-            "payment_method": card, "billing_day": day, "created_on": "2025-06-%02d" % day,
+            "payment_method": card, "billing_day": day, "created_on": created_on or "2025-06-%02d" % day,
         })
 
     def add_charge(cid: str, invoice: str, amount: float, charged_on: str, label: str, status: str) -> None:
@@ -156,7 +157,10 @@ def seed_rows() -> dict[str, list[Row]]:
                 add_month(cid, plan, month, day)
     # An annual Team customer charged twice for the year: a refund above the approval
     # threshold, so senior's refund waits for staff.
-    add_customer("CUS-1041", "Priya Raman", "priya@example.com", "team", 15, "amex ending 0005", "annual")
+    # An annual plan renews on the anniversary the desk reads from `created_on`: the same day as
+    # the year's charge below (January 15), so the account and its charges tell one story.
+    add_customer("CUS-1041", "Priya Raman", "priya@example.com", "team", 15, "amex ending 0005", "annual",
+                 created_on="2025-01-15")
     inv = f"INV-{invoice_no}"
     out["demo_invoices"].append({
         "id": inv, "customer_id": "CUS-1041", "period": "2026", "amount": 1299.99, "status": "paid",

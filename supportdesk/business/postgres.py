@@ -9,28 +9,42 @@ Needs the `postgres` extra (asyncpg), imported only when a postgresql:// URL is 
 - A refund is one conditional `UPDATE ... RETURNING` on the charge: its row lock orders
   refunders of one charge, and the WHERE clause, re-checked on the row the previous refund
   committed, refuses what the charge no longer covers. A CHECK constraint backs it.
+
+What each read and write does is `core.py`'s, written once for both adapters; this module holds
+what is PostgreSQL's: the schema, the set-up, the transaction frame, the locks, the refund's
+statement, the driver.
 """
 
 from __future__ import annotations
 
-from datetime import date
-
 import asyncio
-import json
-from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 
 from supportdesk.business import demo
-from supportdesk.business.protocol import BusinessError, MoneyLimits, Row
+from supportdesk.business.core import (
+    SQL_META_VERSIONS,
+    SQL_SCHEMA_VERSION,
+    SQL_SEED_VERSION,
+    BusinessCore,
+    BusinessDialect,
+    BusinessSql,
+    Steps,
+    is_current,
+    newer_schema,
+    row_of,
+)
+from supportdesk.business.protocol import Row
 from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.protocol import StoreError, StoreLocationError
 
 # Serializes first opens that create and seed the tables (a number no other lock of ours uses).
 _SETUP_LOCK = 0x5344534B_00000042
 CONNECT_TIMEOUT_S = 10.0
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS demo_meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
@@ -122,51 +136,49 @@ CREATE TABLE IF NOT EXISTS demo_writes (
 );
 """
 
-SQL_CLAIM = (
-    "INSERT INTO demo_writes (key, tool, session_id, result, created_at) VALUES ($1, $2, $3, '', $4) "
-    "ON CONFLICT (key) DO NOTHING RETURNING key"
-)
+# (amount, charge): numeric money is exact, so the WHERE clause needs no slack.
 SQL_REFUND_CHARGE = """
-    UPDATE demo_charges SET refunded_amount = refunded_amount + $2
-    WHERE id = upper($1) AND status <> 'failed' AND refunded_amount + $2 <= amount
+    UPDATE demo_charges SET refunded_amount = refunded_amount + $1
+    WHERE id = upper($2) AND status <> 'failed' AND refunded_amount + $1 <= amount
     RETURNING id, customer_id, refunded_amount
-"""
-# Refunds and credits together, in one session and to one customer since a time.
-SQL_MOVED_IN_SESSION = """
-    SELECT coalesce((SELECT sum(amount) FROM demo_refunds WHERE session_id = $1), 0)
-         + coalesce((SELECT sum(amount) FROM demo_credits WHERE session_id = $1), 0)
-"""
-SQL_MOVED_TO_CUSTOMER = """
-    SELECT coalesce((SELECT sum(amount) FROM demo_refunds WHERE customer_id = $1 AND created_at >= $2), 0)
-         + coalesce((SELECT sum(amount) FROM demo_credits WHERE customer_id = $1 AND created_at >= $2), 0)
 """
 # The class of the money limits' per-session advisory locks (two-key locks: a space of their
 # own, apart from the turn leases' one-key locks).
 _MONEY_LOCK_CLASS = 0x5344_4D4F
-_NUMERIC_COLUMNS = {"amount", "monthly_price", "annual_price", "refunded_amount"}
-
-
-def _plain(record: asyncpg.Record) -> Row:
-    """A row as the SQLite adapter gives it: numeric money as float."""
-    return {k: float(v) if isinstance(v, Decimal) else v for k, v in record.items()}
+SQL_LOCK_SESSION_MONEY = f"SELECT pg_advisory_xact_lock({_MONEY_LOCK_CLASS}, hashtext($1))"
+SQL_LOCK_TICKETS = "LOCK TABLE demo_tickets IN EXCLUSIVE MODE"
 
 
 def _cents(value: float) -> Decimal:
     return Decimal(str(round(float(value), 2)))
 
 
-def _param(column: str, value: Any) -> Any:
-    return _cents(value) if column in _NUMERIC_COLUMNS and value is not None else value
+# Money as numeric whole cents; a write locks the rows it reads and moves money under the
+# session's advisory lock, so two machines' writes see each other's committed totals.
+DIALECT = BusinessDialect(param=lambda n: f"${n}", money=_cents, row_locks=True)
+SQL = BusinessSql(
+    DIALECT, refund_charge=SQL_REFUND_CHARGE, lock_session_money=SQL_LOCK_SESSION_MONEY, lock_tickets=SQL_LOCK_TICKETS
+)
+
+
+async def _drive(conn: asyncpg.Connection, steps: Steps[T]) -> T:
+    """Run the statements `steps` yields on the connection, sending each its rows."""
+    answer: list[Row] | None = None
+    while True:
+        try:
+            step = steps.send(answer)
+        except StopIteration as done:
+            return done.value
+        if step.rows:
+            answer = [row_of(r.items()) for r in await conn.fetch(step.sql, *step.params)]
+        else:
+            await conn.execute(step.sql, *step.params)
+            answer = None
 
 
 async def _insert(conn: asyncpg.Connection, table: str, rows: list[Row]) -> None:
-    if not rows:
-        return
-    cols = demo.TABLES[table]
-    await conn.executemany(
-        f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join(f'${i}' for i in range(1, len(cols) + 1))})",
-        [tuple(_param(c, row[c]) for c in cols) for row in rows],
-    )
+    if rows:
+        await conn.executemany(*SQL.insert(table, rows))
 
 
 async def _reset_serials(conn: asyncpg.Connection) -> None:
@@ -181,8 +193,7 @@ async def _ready(conn: asyncpg.Connection) -> bool:
     """Tables there, at this schema, seeded: nothing to do (no DDL, no lock, on every open)."""
     if not await conn.fetchval("SELECT to_regclass('demo_meta') IS NOT NULL"):
         return False
-    found = dict(await conn.fetch("SELECT key, value FROM demo_meta WHERE key IN ('schema_version', 'seed_version')"))
-    return found.get("schema_version") == demo.SCHEMA_VERSION and "seed_version" in found
+    return is_current((r["key"], r["value"]) for r in await conn.fetch(SQL_META_VERSIONS))
 
 
 async def _setup(conn: asyncpg.Connection) -> None:
@@ -191,53 +202,19 @@ async def _setup(conn: asyncpg.Connection) -> None:
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock($1)", _SETUP_LOCK)
         await conn.execute(SCHEMA)
-        version = await conn.fetchval("SELECT value FROM demo_meta WHERE key = 'schema_version'")
-        if version is not None and int(version) > int(demo.SCHEMA_VERSION):
-            raise BusinessError(f"the demo data was written by a newer supportdesk (schema {version})")
-        if await conn.fetchval("SELECT value FROM demo_meta WHERE key = 'seed_version'") is None:
+        if (newer := newer_schema(await conn.fetchval(SQL_SCHEMA_VERSION))) is not None:
+            raise newer
+        if await conn.fetchval(SQL_SEED_VERSION) is None:
             for table, rows in demo.seed_rows().items():
                 await _insert(conn, table, rows)
 
 
-async def _require_customer(conn: asyncpg.Connection, customer_id: str) -> Row:
-    row = await conn.fetchrow(
-        "SELECT id, plan, billing_period, status, payment_method, email FROM demo_customers WHERE id = $1 FOR UPDATE",
-        customer_id,
-    )
-    if row is None:
-        raise BusinessError(f"no customer {customer_id}")
-    return dict(row.items())
+class PostgresBusiness(BusinessCore):
+    """The demo business data in a PostgreSQL database. Open with `await PostgresBusiness.open(location)`.
 
+    Its reads and writes are `BusinessCore`'s; this class runs their statements."""
 
-async def _account_event(conn: asyncpg.Connection, customer_id: str, event: str, detail: str, agent: str, session_id: str) -> None:
-    await conn.execute(
-        "INSERT INTO demo_account_events (customer_id, event, detail, agent, session_id, created_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6)",
-        customer_id, event, detail, agent, session_id, demo.now(),
-    )
-
-
-async def _moved(conn: asyncpg.Connection, session_id: str, customer_id: str, period_days: int) -> tuple[float, float]:
-    in_session = await conn.fetchval(SQL_MOVED_IN_SESSION, session_id)
-    to_customer = await conn.fetchval(SQL_MOVED_TO_CUSTOMER, customer_id, demo.since(period_days))
-    return float(in_session), float(to_customer)
-
-
-async def _check_limits(
-    conn: asyncpg.Connection, limits: MoneyLimits | None, session_id: str, customer_id: str, amount: float
-) -> None:
-    """Inside the write's transaction, with the session's money lock and the customer's row
-    lock held to its end (always in that order: no deadlock), so two machines moving money in
-    one conversation or to one customer read each other's committed totals, never a stale sum."""
-    if limits is None:
-        return
-    await conn.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", _MONEY_LOCK_CLASS, session_id)
-    await conn.execute("SELECT 1 FROM demo_customers WHERE id = $1 FOR UPDATE", customer_id)
-    demo.check_limits(limits, amount, *await _moved(conn, session_id, customer_id, limits.period_days), customer_id)
-
-
-class PostgresBusiness:
-    """The demo business data in a PostgreSQL database. Open with `await PostgresBusiness.open(location)`."""
+    sql = SQL
 
     def __init__(self, pool: asyncpg.Pool, location: StoreLocation):
         self._pool = pool
@@ -281,263 +258,22 @@ class PostgresBusiness:
     async def close(self) -> None:
         await self._pool.close()
 
-    async def _query(self, sql: str, *args: Any) -> list[Row]:
+    async def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Row]:
         async with self._pool.acquire() as conn:
-            return [_plain(r) for r in await conn.fetch(sql, *args)]
+            return [row_of(r.items()) for r in await conn.fetch(sql, *params)]
 
-    async def _write(
-        self, key: str, tool: str, session_id: str, act: Callable[[asyncpg.Connection], Awaitable[Row]]
-    ) -> Row:
-        """Claim `key`, run `act`, store its result: one transaction. A claimed key replays."""
-        async with self._pool.acquire() as conn, conn.transaction():
-            if await conn.fetchval(SQL_CLAIM, key, tool, session_id, demo.now()) is None:
-                stored = await conn.fetchrow("SELECT result, tool FROM demo_writes WHERE key = $1", key)
-                return demo.replayed(json.loads(stored["result"]), stored["tool"], tool, key)
-            result = await act(conn)
-            await conn.execute("UPDATE demo_writes SET result = $2 WHERE key = $1", key, json.dumps(result))
-            return result
-
-    # --- reads -------------------------------------------------------------------------------
-
-    async def find_customer(self, query: str) -> Row | None:
-        q = query.strip()
-        rows = await self._query(
-            "SELECT * FROM demo_customers WHERE upper(id) = upper($1) OR lower(email) = lower($1)"
-            " OR lower(name) = lower($1) ORDER BY id LIMIT 1",
-            q,
-        )
-        return rows[0] if rows else None
-
-    def today(self) -> date:
-        """The demo world's today (the refund window counts from it)."""
-        return demo.TODAY
-
-    async def get_customer(self, customer_id: str) -> Row | None:
-        rows = await self._query("SELECT * FROM demo_customers WHERE id = $1", customer_id)
-        return rows[0] if rows else None
-
-    async def charges(self, customer_id: str) -> list[Row]:
-        rows = await self._query("SELECT * FROM demo_charges WHERE customer_id = $1 ORDER BY charged_on, id", customer_id)
-        return demo.with_duplicates(rows)
-
-    async def get_charge(self, charge_id: str) -> Row | None:
-        # One round trip: the charge's owner and the owner's charges (its duplicate marks need them all).
-        rows = await self._query(
-            "SELECT * FROM demo_charges WHERE customer_id = (SELECT customer_id FROM demo_charges WHERE id = upper($1))"
-            " ORDER BY charged_on, id",
-            charge_id,
-        )
-        return next((c for c in demo.with_duplicates(rows) if c["id"] == charge_id.upper()), None)
-
-    async def find_charges(
-        self, *, customer_id: str | None = None, amount: float | None = None, dates: list[str] | None = None
-    ) -> list[Row]:
-        where: list[str] = []
-        params: list[Any] = []
-
-        def param(value: Any) -> str:
-            params.append(value)
-            return f"${len(params)}"
-
-        if customer_id:
-            where.append(f"customer_id = {param(customer_id)}")
-        if amount is not None:
-            where.append(f"abs(amount - {param(_cents(amount))}) < 0.005")
-        if dates:
-            parts = [
-                f"charged_on LIKE {param('%' + d[1:])}" if d.startswith("--") else f"charged_on = {param(d)}"
-                for d in dates
-            ]
-            where.append("(" + " OR ".join(parts) + ")")
-        if not where:
-            return []
-        # One round trip: every charge of the matching charges' owners, owner by owner (each
-        # owner's duplicate marks need all of that owner's charges), then the match kept.
-        rows = await self._query(
-            "SELECT * FROM demo_charges WHERE customer_id IN"
-            f" (SELECT customer_id FROM demo_charges WHERE {' AND '.join(where)}) ORDER BY customer_id, charged_on, id",
-            *params,
-        )
-        owners: dict[str, list[Row]] = {}
-        for r in rows:
-            owners.setdefault(r["customer_id"], []).append(r)
-        out: list[Row] = []
-        for charges in owners.values():
-            for ch in demo.with_duplicates(charges):
-                if amount is not None and abs(ch["amount"] - amount) >= 0.005:
-                    continue
-                if dates and not demo.matches_dates(ch["charged_on"], dates):
-                    continue
-                out.append(ch)
-        return out
-
-    async def invoices(self, customer_id: str) -> list[Row]:
-        return await self._query("SELECT * FROM demo_invoices WHERE customer_id = $1 ORDER BY issued_on, id", customer_id)
-
-    async def get_invoice(self, invoice_id: str) -> Row | None:
-        rows = await self._query("SELECT * FROM demo_invoices WHERE upper(id) = upper($1)", invoice_id)
-        return rows[0] if rows else None
-
-    async def plans(self) -> list[Row]:
-        return await self._query(
-            "SELECT code, name, monthly_price, annual_price FROM demo_plans ORDER BY monthly_price, code"
-        )
-
-    async def refunds(self, customer_id: str | None = None) -> list[Row]:
-        if customer_id:
-            return await self._query("SELECT * FROM demo_refunds WHERE customer_id = $1 ORDER BY id", customer_id)
-        return await self._query("SELECT * FROM demo_refunds ORDER BY id")
-
-    async def credits(self, customer_id: str) -> list[Row]:
-        return await self._query("SELECT * FROM demo_credits WHERE customer_id = $1 ORDER BY id", customer_id)
-
-    async def account_events(self, customer_id: str) -> list[Row]:
-        return await self._query("SELECT * FROM demo_account_events WHERE customer_id = $1 ORDER BY id", customer_id)
-
-    async def tickets(self, customer_id: str | None = None) -> list[Row]:
-        if customer_id:
-            return await self._query("SELECT * FROM demo_tickets WHERE customer_id = $1 ORDER BY id", customer_id)
-        return await self._query("SELECT * FROM demo_tickets ORDER BY id")
-
-    # --- writes: each once per key -------------------------------------------------------------
-
-    async def money_moved(self, *, session_id: str, customer_id: str, period_days: int) -> tuple[float, float]:
+    async def _run_steps(self, steps: Steps[T], *, write: bool) -> T:
         async with self._pool.acquire() as conn:
-            return await _moved(conn, session_id, customer_id, period_days)
-
-    async def refund(
-        self, *, key: str, session_id: str, charge_id: str, amount: float, reason: str, agent: str,
-        limits: MoneyLimits | None = None,
-    ) -> Row:
-        amount = round(float(amount), 2)
-        demo.check_refund_amount(amount)
-
-        async def act(conn: asyncpg.Connection) -> Row:
-            owner = await conn.fetchval("SELECT customer_id FROM demo_charges WHERE id = upper($1)", charge_id)
-            if owner is not None:
-                await _check_limits(conn, limits, session_id, owner, amount)
-            moved = await conn.fetchrow(SQL_REFUND_CHARGE, charge_id, _cents(amount))
-            if moved is None:
-                found = await conn.fetchrow("SELECT * FROM demo_charges WHERE id = upper($1)", charge_id)
-                raise demo.refund_refused(charge_id, _plain(found) if found else None, amount)
-            refund_id = await conn.fetchval(
-                "INSERT INTO demo_refunds (charge_id, customer_id, amount, reason, agent, session_id, created_at)"
-                " VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-                moved["id"], moved["customer_id"], _cents(amount), reason, agent, session_id, demo.now(),
-            )
-            return {
-                "refund_id": f"RF-{refund_id}",
-                "charge_id": moved["id"],
-                "customer_id": moved["customer_id"],
-                "amount": amount,
-                "refunded_total": float(moved["refunded_amount"]),
-                "status": "refunded",
-            }
-
-        return await self._write(key, "refund_charge", session_id, act)
-
-    async def credit(
-        self, *, key: str, session_id: str, customer_id: str, amount: float, reason: str, agent: str,
-        limits: MoneyLimits | None = None,
-    ) -> Row:
-        async def act(conn: asyncpg.Connection) -> Row:
-            if amount <= 0:
-                raise BusinessError("a credit must be more than zero")
-            await _check_limits(conn, limits, session_id, customer_id, round(float(amount), 2))
-            await _require_customer(conn, customer_id)
-            credit_id = await conn.fetchval(
-                "INSERT INTO demo_credits (customer_id, amount, reason, agent, session_id, created_at)"
-                " VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-                customer_id, _cents(amount), reason, agent, session_id, demo.now(),
-            )
-            return {"credit_id": f"CR-{credit_id}", "customer_id": customer_id, "amount": round(amount, 2), "status": "credited"}
-
-        return await self._write(key, "issue_credit", session_id, act)
-
-    async def change_plan(
-        self, *, key: str, session_id: str, customer_id: str, plan: str, billing_period: str | None, agent: str,
-        when: str = "now",
-    ) -> Row:
-        async def act(conn: asyncpg.Connection) -> Row:
-            before = await _require_customer(conn, customer_id)
-            if await conn.fetchval("SELECT 1 FROM demo_plans WHERE code = $1", plan) is None:
-                codes = ", ".join(r[0] for r in await conn.fetch("SELECT code FROM demo_plans ORDER BY monthly_price"))
-                raise BusinessError(f"no plan {plan!r}; plans: {codes}")
-            period = billing_period or before["billing_period"]
-            result = {"customer_id": customer_id, "from_plan": before["plan"], "from_billing_period": before["billing_period"],
-                      "plan": plan, "billing_period": period, "when": when}
-            if (plan, period) == (before["plan"], before["billing_period"]):
-                return result | {"status": "unchanged"}
-            if when == "renewal":
-                detail = f"{before['plan']}/{before['billing_period']} -> {plan}/{period} at renewal"
-                await _account_event(conn, customer_id, "plan_change_scheduled", detail, agent, session_id)
-                return result | {"status": "scheduled"}
-            await conn.execute(
-                "UPDATE demo_customers SET plan = $1, billing_period = $2, status = 'active' WHERE id = $3",
-                plan, period, customer_id,
-            )
-            detail = f"{before['plan']}/{before['billing_period']} -> {plan}/{period}"
-            await _account_event(conn, customer_id, "plan_changed", detail, agent, session_id)
-            return result | {"status": "changed"}
-
-        return await self._write(key, "change_plan", session_id, act)
-
-    async def cancel(self, *, key: str, session_id: str, customer_id: str, reason: str, agent: str) -> Row:
-        async def act(conn: asyncpg.Connection) -> Row:
-            before = await _require_customer(conn, customer_id)
-            await conn.execute("UPDATE demo_customers SET status = 'cancelled' WHERE id = $1", customer_id)
-            await _account_event(conn, customer_id, "cancelled", reason, agent, session_id)
-            return {"customer_id": customer_id, "plan": before["plan"], "previous_status": before["status"], "status": "cancelled"}
-
-        return await self._write(key, "cancel_subscription", session_id, act)
-
-    async def update_payment_method(self, *, key: str, session_id: str, customer_id: str, method: str, agent: str) -> Row:
-        async def act(conn: asyncpg.Connection) -> Row:
-            old = (await _require_customer(conn, customer_id))["payment_method"]
-            await conn.execute("UPDATE demo_customers SET payment_method = $1 WHERE id = $2", method, customer_id)
-            await _account_event(conn, customer_id, "payment_method_updated", f"{old} -> {method}", agent, session_id)
-            return {"customer_id": customer_id, "previous": old, "payment_method": method, "status": "updated"}
-
-        return await self._write(key, "update_payment_method", session_id, act)
-
-    async def password_reset(self, *, key: str, session_id: str, customer_id: str, agent: str) -> Row:
-        async def act(conn: asyncpg.Connection) -> Row:
-            email = (await _require_customer(conn, customer_id))["email"]
-            await _account_event(conn, customer_id, "password_reset_sent", email, agent, session_id)
-            return {"customer_id": customer_id, "email": email, "status": "reset link sent", "expires_in_minutes": 30}
-
-        return await self._write(key, "send_password_reset", session_id, act)
-
-    async def create_ticket(
-        self, *, key: str, session_id: str, customer_id: str | None, summary: str, severity: str, agent: str
-    ) -> Row:
-        async def act(conn: asyncpg.Connection) -> Row:
-            if customer_id:
-                await _require_customer(conn, customer_id)
-            # Tickets are numbered in order: one numbering transaction at a time (readers go on).
-            await conn.execute("LOCK TABLE demo_tickets IN EXCLUSIVE MODE")
-            n = await conn.fetchval("SELECT count(*) FROM demo_tickets")
-            ticket_id = f"ENG-{n + 101}"
-            await conn.execute(
-                "INSERT INTO demo_tickets (id, customer_id, summary, severity, agent, session_id, created_at)"
-                " VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                ticket_id, customer_id, summary, severity, agent, session_id, demo.now(),
-            )
-            return {"ticket_id": ticket_id, "customer_id": customer_id, "summary": summary, "severity": severity, "status": "open"}
-
-        return await self._write(key, "create_ticket", session_id, act)
+            if not write:
+                return await _drive(conn, steps)
+            async with conn.transaction():
+                return await _drive(conn, steps)
 
     # --- the whole data set (supportdesk db copy) -------------------------------------------------
 
     async def snapshot(self) -> dict[str, list[Row]]:
         async with self._pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
-            return {
-                table: [
-                    _plain(r)
-                    for r in await conn.fetch(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {demo.ORDER_BY[table]}")
-                ]
-                for table, cols in demo.TABLES.items()
-            }
+            return {table: [row_of(r.items()) for r in await conn.fetch(SQL.snapshot(table))] for table in demo.TABLES}
 
     async def restore(self, tables: dict[str, list[Row]]) -> None:
         async with self._pool.acquire() as conn, conn.transaction():
@@ -545,4 +281,3 @@ class PostgresBusiness:
             for table in demo.TABLES:
                 await _insert(conn, table, tables.get(table, []))
             await _reset_serials(conn)
-

@@ -2,8 +2,9 @@
 writes that move money or change an account.
 
 This is not session storage. Today two demo adapters keep it (`sqlite.py`, `postgres.py`, the
-same seeded customers on either); a real back office would be a third adapter behind the same
-contract. Rows are plain dicts (what a tool hands to the model as JSON).
+same seeded customers on either), each only its driver and dialect on one shared core
+(`core.py`: every statement, read and write written once); a real back office would be a third
+adapter behind the same contract, on that core when it speaks SQL. Rows are plain dicts (what a tool hands to the model as JSON).
 
 Every write takes an idempotency `key`: an opaque string naming the request (the engine builds
 it; see `tools/common.py`). The first call with a key does the work and stores its result with
@@ -27,7 +28,7 @@ class BusinessError(Exception):
 @dataclass(frozen=True)
 class MoneyLimits:
     """How much money (refunds and credits together) may move without staff: per conversation
-    (session) and per customer over the last `period_days`. The desk's `[policy]` sets them."""
+    (session) and per customer over the last `period_days`. The money tool declares them (`ToolLimits`) and the desk file may set them."""
 
     per_conversation: float
     per_customer: float

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from supportdesk.config import AgentConfig, DeskConfig
+from supportdesk.config import AgentConfig, DeskConfig, ToolLimits
 from supportdesk.items import HandoffKind, Item
 
 if TYPE_CHECKING:  # a tool's argument model; pydantic itself loads with the tools, after the first page
@@ -28,6 +28,9 @@ class ToolSpec:
     # the model makes is offered, not run, and the model's question in the same step is the
     # offer's when it names the action and its amount / plan / target.
     confirm: bool = False
+    # Its limits on this desk (engine/tools.py `Tool.limits_on`): a model that reasons about
+    # them (the offline model passes a refund above its level's limit up) reads them here.
+    limits: ToolLimits = field(default_factory=ToolLimits)
 
     def json_schema(self) -> dict[str, Any]:
         return self.args_model.model_json_schema()

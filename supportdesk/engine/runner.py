@@ -56,7 +56,7 @@ from supportdesk.engine.protocol import (
     Transfer,
 )
 from supportdesk.engine.services import Services
-from supportdesk.engine.turn_reads import TurnReads
+from supportdesk.engine.turn_reads import TurnReads, customer_words
 from supportdesk.engine.tools import ToolContext, ToolOutput, ToolRegistry, TransferArgs, check_arguments
 from supportdesk.items import (
     AnswerSource,
@@ -71,7 +71,6 @@ from supportdesk.items import (
     NoticeKind,
     Offer,
     Priority,
-    Release,
     SettableState,
     StaffReply,
     StateChange,
@@ -1065,8 +1064,9 @@ class Runner:
         )
 
     async def _customer_words(self, session_id: str) -> str:
-        """Every message the customer wrote in the session and every summary staff released it
-        with, one per line (for tool policies)."""
+        """`turn_reads.customer_words` of the session, one per line (for tool policies): from the
+        running turn's reads when they hold the whole log, else from the store, its customer
+        messages kept per session and read on from where they were left."""
         turn = self._turn_reads.get(session_id)
         whole = turn.customer_words() if turn is not None else None
         if whole is not None:
@@ -1082,16 +1082,15 @@ class Runner:
             else:
                 said = []
                 messages = await self.store.of_kind(session_id, "message")
-        for message in messages:
-            read_upto, last_read = message.seq, _stamp(message)
-            if isinstance(message, Message) and message.role == "customer":
-                said.append(message.text)
+        if messages:
+            read_upto, last_read = messages[-1].seq, _stamp(messages[-1])
+        said.extend(customer_words(messages))
         if len(self._customer_said) >= CUSTOMER_WORDS_KEPT:  # the least recently asked goes first
             del self._customer_said[next(iter(self._customer_said))]
         self._customer_said[session_id] = (read_upto, last_read, said)
         # What staff wrote when they gave it back counts as said (issue 39 §3): a person of the
         # support staff vouches for it, as no model or shared-context write can.
-        vouched = [i.summary for i in await self.store.of_kind(session_id, "release") if isinstance(i, Release) and i.summary]
+        vouched = customer_words(await self.store.of_kind(session_id, "release"))
         return "\n".join([*said, *vouched])
 
     async def _limit(

@@ -1,11 +1,13 @@
-"""The tool mechanism: a function with a pydantic argument model and a policy check.
+"""The tool mechanism: a function with a pydantic argument model, what it does and its limits
+declared with it, and a policy check.
 
-Policy runs inside the tool call, before the function, so no prompt, model or customer
-can talk an agent past it. The desk's actual tools live in `supportdesk.tools`.
+Policy and the declared limits run inside the tool call, before the function, so no prompt,
+model or customer can talk an agent past them. The desk's actual tools live in `supportdesk.tools`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 from decimal import Decimal
@@ -15,9 +17,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from supportdesk.config import ToolLimits
 from supportdesk.engine.services import Services
 from supportdesk.engine.protocol import ToolSpec
 from supportdesk.items import Notice, ToolResult, pending_text
+from supportdesk.text import money
 
 if TYPE_CHECKING:
     from supportdesk.config import AgentConfig, DeskConfig
@@ -51,6 +55,16 @@ class ToolContext:
     # be taken from. The model's words and the shared context (which models write) cannot vouch
     # for it. None outside a desk's runner: such a policy then refuses.
     customer_words: Callable[[], Awaitable[str]] | None = None
+    # The called tool's limits on this desk (`Tool.limits_on`): set by the tool's own check
+    # and call (`Tool.check`, `Tool.invoke`) for its policy and function to read.
+    tool_limits: ToolLimits | None = None
+
+    @property
+    def limits(self) -> ToolLimits:
+        """The called tool's limits on this desk; read inside a tool's policy or function."""
+        if self.tool_limits is None:
+            raise RuntimeError("a tool's limits are read inside its call (Tool.check or Tool.invoke)")
+        return self.tool_limits
 
 
 @dataclass
@@ -134,6 +148,10 @@ Policy = Callable[[ToolContext, Any], "None | Awaitable[None]"]
 Runner = Callable[[ToolContext, Any], "ToolOutput | Any | Awaitable[ToolOutput | Any]"]
 
 
+# The limits on a money tool's `amount`: the engine enforces them in every call (`Tool.check`).
+AMOUNT_LIMITS = ("limit_level1", "limit_level2", "approval_threshold", "limit_per_conversation", "limit_per_customer")
+
+
 @dataclass
 class Tool:
     name: str
@@ -145,10 +163,21 @@ class Tool:
     confirm: Confirm = "none"
     describe: Describe | None = None
     checks: Checks | None = None
+    # What the tool's calls may do without staff, declared with it (config.ToolLimits: the keys
+    # it has and their values); the desk file overrides the values (`limits_on`).
+    limits: ToolLimits = field(default_factory=ToolLimits)
+    # What one call is called where a limit stops it: "a refund" -> "a refund of $60.00 is above
+    # the $50.00 limit for level-1 agents" (default: the tool's name).
+    what: str = ""
 
     def __post_init__(self) -> None:
         if self.effect == "reads" and self.confirm != "none":
             raise ValueError(f"tool {self.name!r} only reads: it never needs a confirmation")
+        amount_limits = [key for key in self.limits.declared() if key in AMOUNT_LIMITS]
+        if amount_limits and self.effect != "money":
+            raise ValueError(f"tool {self.name!r} limits amounts ({', '.join(amount_limits)}): declare it effect=\"money\"")
+        if self.limits.limit_per_customer is not None and self.limits.period_days is None:
+            raise ValueError(f"tool {self.name!r} limits the money per customer: declare the period_days it counts over")
         if self.effect == "money":
             # The desk's figures count a money call at its `amount`, in the charge's currency
             # (store/figures.py): a money tool has that argument, a number, and nothing else of
@@ -156,6 +185,30 @@ class Tool:
             amount = self.args.model_fields.get(MONEY_ARGUMENT)
             if amount is None or amount.annotation not in (int, float, Decimal):
                 raise ValueError(f"tool {self.name!r} moves money: its arguments need {MONEY_ARGUMENT!r}, a number in the charge's currency")
+
+    def limits_on(self, desk: DeskConfig | None) -> ToolLimits:
+        """This tool's limits on this desk: the one read of them (its policy and function read
+        `ctx.limits`, which is this; the engine's amount check, the models through `spec_for`).
+        The declaration, with the desk file's `[policy]` and `[tools.NAME]` values over it."""
+        return desk.limits_of(self.name, self.limits) if desk is not None else self.limits
+
+    def check_amount(self, limits: ToolLimits, level: int, args: BaseModel) -> None:
+        """The declared amount limits of a money tool's call by an agent of this level: above
+        the level's limit, PolicyDenied; at or above the approval threshold, ApprovalRequired.
+        (The totals are checked where the money is written: tools/common.py `money_limits`.)"""
+        amount = getattr(args, MONEY_ARGUMENT, None) if self.effect == "money" else None
+        if not isinstance(amount, int | float | Decimal) or isinstance(amount, bool):
+            return
+        what = f"{self.what or self.name} of {money(float(amount))}"
+        limit = limits.per_call(level)
+        if limit is not None and amount > limit + 1e-9:
+            raise PolicyDenied(
+                f"{what} is above the {money(limit)} limit for level-{level} agents"
+                + ("; escalate to a senior agent" if level < 2 else "")
+            )
+        threshold = limits.approval_threshold
+        if threshold is not None and amount >= threshold - 1e-9:
+            raise ApprovalRequired(f"{what} is at or above the {money(threshold)} approval threshold")
 
     def needs_confirmation(self, desk: DeskConfig | None = None) -> bool:
         """Whether a call must wait for the customer's yes on this desk (`[confirm]` in the desk
@@ -195,35 +248,50 @@ class Tool:
 
     def spec_for(self, desk: DeskConfig | None = None) -> ToolSpec:
         """What a model is told of this tool on this desk (whether its calls wait for a yes)."""
-        return ToolSpec(self.name, self.description, self.args, confirm=self.needs_confirmation(desk))
+        return ToolSpec(
+            self.name, self.description, self.args, confirm=self.needs_confirmation(desk), limits=self.limits_on(desk)
+        )
 
     async def check(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> tuple[BaseModel | None, ToolOutput | None]:
-        """Validate and check policy, running nothing: (args, None) when the call may run,
-        (args, pending output) when it waits for staff, (None, error output) when refused. The
-        confirmation gate asks this before it offers a call: a call the desk would refuse is
-        never put to the customer."""
+        """Validate and check policy (the tool's own, then its declared amount limits), running
+        nothing: (args, None) when the call may run, (args, pending output) when it waits for
+        staff, (None, error output) when refused. The confirmation gate asks this before it
+        offers a call: a call the desk would refuse is never put to the customer."""
         args, problem = check_arguments(self.name, self.args, arguments)
         if problem is not None or args is None:
             return None, ToolOutput(problem or f"{self.name}: invalid arguments", is_error=True)
-        if self.policy is not None:
+        ctx = self._with_limits(ctx)
+        waits: str | None = None  # why staff must approve, once every refusal is ruled out
+        try:
+            if self.policy is not None:  # the tool's own checks first: a refused call is not put to staff
+                try:
+                    checked = self.policy(ctx, args)
+                    if inspect.isawaitable(checked):
+                        await checked
+                except ApprovalRequired as exc:
+                    waits = str(exc)
             try:
-                checked = self.policy(ctx, args)
-                if inspect.isawaitable(checked):
-                    await checked
-            except PolicyDenied as exc:
-                return None, ToolOutput(f"refused by policy: {exc}", is_error=True)
+                self.check_amount(ctx.limits, ctx.agent.level, args)
             except ApprovalRequired as exc:
-                if not ctx.approved:
-                    return args, ToolOutput.held(str(exc))
-            except Exception as exc:  # a check that could not be made: nothing is done
-                return None, ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+                waits = waits or str(exc)
+        except PolicyDenied as exc:
+            return None, ToolOutput(f"refused by policy: {exc}", is_error=True)
+        except Exception as exc:  # a check that could not be made: nothing is done
+            return None, ToolOutput(f"{self.name} failed: {type(exc).__name__}: {exc}", is_error=True)
+        if waits is not None and not ctx.approved:
+            return args, ToolOutput.held(waits)
         return args, None
+
+    def _with_limits(self, ctx: ToolContext) -> ToolContext:
+        """The context of a call of this tool: with its limits on the desk."""
+        return dataclasses.replace(ctx, tool_limits=self.limits_on(ctx.desk))
 
     async def invoke(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> ToolOutput:
         """Validate, check policy, run. Never raises: every failure is an error output."""
         args, held = await self.check(ctx, arguments)
         if held is not None or args is None:
             return held or ToolOutput(f"{self.name}: invalid arguments", is_error=True)
+        ctx = self._with_limits(ctx)
         try:
             result = self.run(ctx, args)
             if inspect.isawaitable(result):
@@ -256,11 +324,17 @@ class ToolRegistry:
         confirm: Confirm = "none",
         describe: Describe | None = None,
         checks: Checks | None = None,
+        limits: ToolLimits | None = None,
+        what: str = "",
     ) -> Callable[[Runner], Runner]:
-        """Decorator: register a function as a tool, with what it does declared."""
+        """Decorator: register a function as a tool, with what it does and its limits declared."""
 
         def register(fn: Runner) -> Runner:
-            self.add(Tool(name, description, args, fn, policy, effect=effect, confirm=confirm, describe=describe, checks=checks))
+            tool = Tool(
+                name, description, args, fn, policy, effect=effect, confirm=confirm, describe=describe, checks=checks,
+                limits=limits if limits is not None else ToolLimits(), what=what,
+            )
+            self.add(tool)
             return fn
 
         return register
@@ -270,6 +344,11 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         return sorted(self._tools)
+
+    def declared_limits(self) -> dict[str, list[str]]:
+        """Each tool's name with the limit keys it declares: what a desk file's `[tools.NAME]`
+        may set (the `tool_names` that config.parse_desk checks a desk file against)."""
+        return {name: tool.limits.declared() for name, tool in sorted(self._tools.items())}
 
     def with_effect(self, *effects: Effect) -> list[str]:
         """The names of the tools declared with one of these effects (figures, the dashboard)."""

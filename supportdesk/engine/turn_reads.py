@@ -14,11 +14,23 @@ not shown) makes it stale, and from then on every read goes to the store.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from supportdesk.items import ContextSet, Handoff, Item, Message, Offer, Release, Takeover
 from supportdesk.store import ContextEntry, SessionInfo, Store, TurnStart
+
+
+def customer_words(items: Sequence[Item]) -> list[str]:
+    """What counts as the customer's own words among `items` (what a tool's
+    `require_named_account` policy reads): the text of every message the customer wrote, then
+    every summary staff released the conversation with (a person of the support staff vouches
+    for it). Nothing a model can write counts: not an agent's message, a tool call or result,
+    nor the shared context. The one definition: the runner's read of a session outside a turn
+    and a turn's read of the log it holds both ask it."""
+    said = [i.text for i in items if isinstance(i, Message) and i.role == "customer"]
+    return said + [i.summary for i in items if isinstance(i, Release) and i.summary]
 
 
 class TurnReads:
@@ -92,12 +104,10 @@ class TurnReads:
         return [] if self._whole or customer >= 2 else None
 
     def customer_words(self) -> list[str] | None:
-        """Every message the customer wrote and every release summary staff wrote (a person
-        vouches for it), when the whole log is here; else None."""
+        """`customer_words` of the log, when the whole log is here; else None."""
         if not (self.fresh and self._whole):
             return None
-        said = [i.text for i in self._items if isinstance(i, Message) and i.role == "customer"]
-        return said + [i.summary for i in self._items if isinstance(i, Release) and i.summary]
+        return customer_words(self._items)
 
     # --- the reads of `Store` it answers; everything else is the store's ----------------------------
 

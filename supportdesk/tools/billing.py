@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from supportdesk.business import Row
+from supportdesk.config import ToolLimits
 from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolOutput
 from supportdesk.tools.shipped import registry
 from supportdesk.tools.common import (
     ToolFailure,
-    check_refund_policy,
     customer_said,
     customers,
     emails_said,
@@ -158,7 +159,7 @@ class RefundArgs(BaseModel):
 async def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
     # The reason comes first: a refund the desk would never make is not put to staff either;
     # nor one on an account the customer has not named.
-    if ctx.desk.policy.refund_reason(args.reason) is None:
+    if ctx.limits.reason(args.reason) is None:
         raise PolicyDenied(_no_refund(ctx, f"{args.reason!r} is not a reason this desk refunds for"))
     charge = await customers(ctx).get_charge(args.charge_id.upper())
     if charge is not None:  # (an unknown charge is the tool's own "no charge" answer)
@@ -166,12 +167,12 @@ async def _refund_policy(ctx: ToolContext, args: RefundArgs) -> None:
         # The reason must be true of the charge before the refund is offered to the customer
         # (issue 33); `_refund` checks again when the money moves.
         await _check_refund_facts(ctx, args)
-    check_refund_policy(ctx, args.amount, "refund")
+    # (The amount's limits, declared below, the engine checks after this: engine/tools.py.)
 
 
 def _no_refund(ctx: ToolContext, why: str) -> str:
     """A refusal the agent passes on: why, what the desk refunds for, and the way forward."""
-    listed = ", ".join(ctx.desk.policy.refund_reasons)
+    listed = ", ".join(ctx.limits.reasons or ())
     return (
         f"no refund: {why}. This desk refunds only for: {listed}. If the customer still wants a refund, "
         "offer to escalate to a senior agent or a human"
@@ -186,8 +187,8 @@ async def _check_refund_facts(ctx: ToolContext, args: RefundArgs) -> None:
     charge = await store.get_charge(args.charge_id.upper())
     if charge is None:
         raise ToolFailure(f"no charge {args.charge_id}")
-    policy = ctx.desk.policy
-    reason = policy.refund_reason(args.reason)
+    limits = ctx.limits
+    reason = limits.reason(args.reason)
     if reason == "duplicate charge":
         await _check_duplicate(ctx, store, charge)
     if reason == "charged after cancellation":
@@ -198,9 +199,9 @@ async def _check_refund_facts(ctx: ToolContext, args: RefundArgs) -> None:
         raise PolicyDenied(_no_refund(ctx, f"no ticket records a failed service for {charge['customer_id']}"))
     today = _today(store)
     age = (today - date.fromisoformat(str(charge["charged_on"])[:10])).days
-    if age > policy.refund_window_days:
+    if limits.window_days is not None and age > limits.window_days:
         raise PolicyDenied(
-            _no_refund(ctx, f"{charge['id']} was charged {age} days ago, outside the {policy.refund_window_days}-day refund window")
+            _no_refund(ctx, f"{charge['id']} was charged {age} days ago, outside the {limits.window_days}-day refund window")
         )
 
 
@@ -242,6 +243,17 @@ async def _refund(ctx: ToolContext, args: RefundArgs) -> ToolOutput:
     )
 
 
+# What money may move without staff (config.ToolLimits); a desk file sets other values in
+# `[tools.NAME]`, or for both money tools at once in `[policy]` (refund_limit_level1 ...).
+MONEY_LIMITS = ToolLimits(
+    limit_level1=50.0,
+    limit_level2=2000.0,
+    approval_threshold=250.0,
+    limit_per_conversation=500.0,
+    limit_per_customer=1000.0,
+    period_days=30,
+)
+
 registry.tool(
     "refund_charge",
     "Refund (part of) a charge. Limited per agent level; large refunds wait for staff approval.",
@@ -251,6 +263,15 @@ registry.tool(
     confirm="customer",
     describe=lambda a: f"refund {money(a.amount)} on charge {a.charge_id.upper()} ({a.reason})",
     checks=lambda a: [REFUND_WORDS, (money(a.amount),)],
+    # The first three reasons are checked against the data (the charge is a duplicate, the
+    # subscription is cancelled, a ticket records the failure); a reason a desk adds is taken
+    # as given. A charge older than the window is not refunded by an agent (escalate instead).
+    limits=dataclasses.replace(
+        MONEY_LIMITS,
+        reasons=("duplicate charge", "charged after cancellation", "failed service credited by a ticket"),
+        window_days=90,
+    ),
+    what="a refund",
 )(safe(_refund))
 
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from supportdesk.engine.tools import ApprovalRequired, PolicyDenied, ToolContext, ToolOutput
+from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolOutput
 from supportdesk.business import BusinessData, BusinessError, LimitReached, MoneyLimits, Row, call_key
 from supportdesk.text import money
 
@@ -29,35 +29,21 @@ def write_key(ctx: ToolContext) -> str:
     return ctx.idempotency_key or call_key(ctx.session_id, ctx.call_id)
 
 
-def check_refund_policy(ctx: ToolContext, amount: float, what: str = "refund") -> None:
-    """Per-level limits and the staff-approval threshold, read from the desk's policy.
-
-    This is the only place that decides: no instruction in a prompt or a customer's
-    message can change it.
-    """
-    level = ctx.agent.level
-    limit = ctx.desk.policy.refund_limit(level)
-    if amount > limit + 1e-9:
-        raise PolicyDenied(
-            f"a {what} of {money(amount)} is above the {money(limit)} limit for level-{level} agents"
-            + ("; escalate to a senior agent" if level < 2 else "")
-        )
-    threshold = ctx.desk.policy.approval_threshold
-    if amount >= threshold - 1e-9:
-        raise ApprovalRequired(f"a {what} of {money(amount)} is at or above the {money(threshold)} approval threshold")
-
-
 def money_limits(ctx: ToolContext) -> MoneyLimits | None:
-    """The totals a refund or credit may not take a conversation or a customer past without
-    staff (None once staff approved this very call). The business data checks them in the
-    write's own transaction, so calls racing on several machines add up too."""
-    if ctx.approved:
+    """The totals the called tool's limits (`ctx.limits`: its declaration, with the desk file's
+    values) let a refund or credit not take a conversation or a customer past without staff;
+    None once staff approved this very call, or when the tool declares no totals. The business
+    data checks them in the write's own transaction, so calls racing on several machines add
+    up too. (The per-call limits and the approval threshold the engine checks before the call:
+    engine/tools.py `Tool.check_amount`.)"""
+    limits = ctx.limits
+    if ctx.approved or (limits.limit_per_conversation is None and limits.limit_per_customer is None):
         return None
-    policy = ctx.desk.policy
+    unlimited = float("inf")
     return MoneyLimits(
-        per_conversation=policy.money_limit_per_conversation,
-        per_customer=policy.money_limit_per_customer,
-        period_days=policy.money_period_days,
+        per_conversation=unlimited if limits.limit_per_conversation is None else limits.limit_per_conversation,
+        per_customer=unlimited if limits.limit_per_customer is None else limits.limit_per_customer,
+        period_days=limits.period_days or 1,  # (a tool declaring a per-customer total declares its period)
     )
 
 

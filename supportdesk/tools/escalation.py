@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field
 from supportdesk.engine.tools import ToolContext, ToolOutput
 from supportdesk.items import Notice
 from supportdesk.tools.shipped import registry
+from supportdesk.tools.billing import MONEY_LIMITS
 from supportdesk.tools.common import (
-    check_refund_policy,
     customers,
     money,
     money_limits,
@@ -30,7 +30,7 @@ class CreditArgs(BaseModel):
 async def _credit_policy(ctx: ToolContext, args: CreditArgs) -> None:
     require_level(ctx, 2, "an account credit")
     await require_named_account(ctx, args.customer_id)
-    check_refund_policy(ctx, args.amount, "credit")
+    # (The amount's limits, declared below, the engine checks after this: engine/tools.py.)
 
 
 async def _issue_credit(ctx: ToolContext, args: CreditArgs) -> ToolOutput:
@@ -55,6 +55,8 @@ registry.tool(
     confirm="customer",
     describe=lambda a: f"give {a.customer_id} {money(a.amount)} of account credit ({a.reason})",
     checks=lambda a: [("credit",), (money(a.amount),)],
+    limits=MONEY_LIMITS,  # the refunds' (the totals count refunds and credits together)
+    what="a credit",
 )(safe(_issue_credit))
 
 

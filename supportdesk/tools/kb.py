@@ -2,15 +2,17 @@
 
 An article is `# Title`, a `Tags:` line and numbered steps. Search scores articles with
 BM25 over title, tags and body, after the same lexicon the router uses, so "PIN" finds
-the passcode article and "2FA" the two-factor one; a misspelt word one letter away from a
-word of the articles is read as that word ("notifcations").
+the passcode article and "2FA" the two-factor one. A word the articles do not hold is read as
+another form of one of theirs (the same stem: "versions", "recovering"; the same first two
+thirds: "overwrote" for "overwritten") or, misspelt, as the word one letter away ("notifcations").
 
-`answer` abstains: the best article is returned only when its BM25 score reaches MIN_SCORE
-and it covers MIN_COVERAGE of what the question names. Coverage weighs each word of the
-question by how rare it is in customers' messages in general (supportdesk/readers, learned
-from public corpora), so a question about something no article mentions ("is there a dark
-mode?", "where is my data stored for gdpr?") is not answered by an article sharing only
-its ordinary words ("app", "files"). Both thresholds were chosen on
+`answer` abstains: an article is returned only when its BM25 score reaches MIN_SCORE and it
+covers MIN_COVERAGE of what the question names (each of the top three judged so, best first;
+none may be). Coverage weighs each word of the question by how rare it is in customers'
+messages in general (supportdesk/readers, learned from public corpora), so a question about
+something no article mentions ("is there a dark mode?", "where is my data stored for gdpr?") is
+not answered by an article sharing only its ordinary words ("app", "files"); a lexicon concept
+and the word it came from count once. Both thresholds were chosen on
 evals/kb-questions-tune.jsonl, labelled questions some of which no article answers; the
 held half is measured in tests/test_kb_retrieval.py. Word embeddings shipped in a wheel
 (wordllama 0.4), a trained naive Bayes and the two combined did no better on the held half and
@@ -93,14 +95,40 @@ class KnowledgeBase:
             df.update(d.keys())
         n = len(articles)
         self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        self._df = df
+        self._by_stem: dict[str, list[str]] = {}
+        for t in self._idf:
+            self._by_stem.setdefault(_stem(t), []).append(t)
+        self._folded: dict[str, str] = {}  # the articles never change: a word folds one way
 
     def _fold(self, term: str) -> str:
-        """A word the articles do not hold, read as the one article word a letter away from
-        it (a typo: "notifcations", "pasword"), when there is exactly one; else itself."""
-        if term in self._idf or len(term) < 5:
+        """A word the articles do not hold, read as an article word that is another form of it
+        (the same stem: "versions", "yesterdays"; the same beginning, two thirds of the word and
+        at least six letters: "overwrote" for "overwritten"), or else as the one article word a
+        letter away from it (a typo: "notifcations", "pasword"); when there is exactly one such
+        word. Otherwise itself."""
+        if term in self._idf or len(term) < 4:
             return term
-        near = {w for w in self._idf if abs(len(w) - len(term)) <= 1 and w[0] == term[0] and _one_edit(w, term)}
-        return near.pop() if len(near) == 1 else term
+        known = self._folded.get(term)
+        if known is None:
+            if len(self._folded) > 4096:  # customers' words are unbounded; the memory is not
+                self._folded.clear()
+            known = self._folded[term] = self._fold_new(term)
+        return known
+
+    def _fold_new(self, term: str) -> str:
+        same_stem = self._by_stem.get(_stem(term))
+        if same_stem:  # forms of one word: the one the articles use most ("restore", not "restored")
+            return max(same_stem, key=lambda w: (self._df[w], w))
+        for forms in (
+            {w for w in self._idf if _shared_start(w, term) >= max(6, math.ceil(len(term) * 2 / 3))},
+            {w for w in self._idf if len(term) >= 5 and abs(len(w) - len(term)) <= 1 and w[0] == term[0] and _one_edit(w, term)},
+        ):
+            if len(forms) == 1:
+                return forms.pop()
+            if forms:
+                return term
+        return term
 
     def query_terms(self, query: str) -> set[str]:
         return {self._fold(t) for t in _terms(query)}
@@ -108,18 +136,38 @@ class KnowledgeBase:
     def coverage(self, query: str, article: Article) -> float:
         """The share of what the query names that the article holds, each word weighed by
         how rare it is in customers' messages in general (0..1)."""
-        terms = self.query_terms(query)
         doc = self._docs[self.articles.index(article)]
-        weights = {t: 1.0 - commonness(t) for t in terms}
+        # A lexicon concept and the word it was folded from, right before it, are one thing the
+        # customer named: weighed once, as the concept ("colleague" with "teammate_c"), held
+        # when the article has either. A concept whose words are all stopwords ("stopped
+        # working" -> "broken_c") stands alone.
+        weights: dict[str, float] = {}
+        held: set[str] = set()
+        previous = ""
+        for word in _WORD.findall(normalise(query)):
+            kept = word not in STOPWORDS and len(word) > 1
+            t = self._fold(word) if kept else ""
+            if t.endswith("_c") and previous:
+                weights[previous] = 1.0 - commonness(t)
+                if t in doc:
+                    held.add(previous)
+                previous = ""
+                continue
+            if t:
+                weights[t] = 1.0 - commonness(t)
+                if t in doc:
+                    held.add(t)
+            previous = t
         total = sum(weights.values())
-        return sum(w for t, w in weights.items() if t in doc) / total if total else 0.0
+        return sum(w for t, w in weights.items() if t in held) / total if total else 0.0
 
     def answer(self, query: str, limit: int = 3) -> list[tuple[Article, float]]:
-        """`search`, abstaining: nothing unless the best article is a confident answer."""
+        """`search`, abstaining: the articles that are confident answers (score and coverage both
+        reached), best first; nothing when none is. An article that matches more words but
+        covers less of the question ("logging" finds the signed-out article) is not the answer
+        when one below it covers what was asked ("logging in ... an error": can't log in)."""
         hits = self.search(query, limit)
-        if not hits or hits[0][1] < MIN_SCORE or self.coverage(query, hits[0][0]) < MIN_COVERAGE:
-            return []
-        return hits
+        return [(a, score) for a, score in hits if score >= MIN_SCORE and self.coverage(query, a) >= MIN_COVERAGE]
 
     def search(self, query: str, limit: int = 3) -> list[tuple[Article, float]]:
         terms = self.query_terms(query)
@@ -138,6 +186,34 @@ class KnowledgeBase:
 
     def get(self, slug: str) -> Article | None:
         return next((a for a in self.articles if a.slug == slug), None)
+
+
+_SUFFIXES = ("'s", "ies", "es", "s", "ed", "ing", "en")
+
+
+def _stem(word: str) -> str:
+    """The word without an inflection or a silent last "e" ("versions", "overwritten",
+    "restoring", "restore" -> "version", "overwrit", "restor", "restor"), a doubled last
+    consonant undone; short words are left whole."""
+    for suffix in _SUFFIXES:
+        if suffix == "es" and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
+            continue  # "notes" is "note" + "s", not "not" + "es"
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]
+            break
+    # and without a silent last "e", so "restore" meets "restored" and "restoring"
+    return word[:-1] if word.endswith("e") and len(word) > 4 else word
+
+
+def _shared_start(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _one_edit(a: str, b: str) -> bool:

@@ -37,7 +37,9 @@ def content_words(text: str) -> list[str]:
 
 
 def training_examples(targets: Sequence[AgentConfig]) -> dict[str, list[str]]:
-    return {a.name: list(a.examples) or [a.description, a.title] for a in targets}
+    """Each agent's examples and its description, one more example: what the desk file says
+    an agent is for feeds the router alike for built-in and config-only agents."""
+    return {a.name: [*a.examples, a.description] if a.examples else [a.description, a.title] for a in targets}
 
 
 # How many recent (text, candidates) routes a router remembers. A turn routes its customer's

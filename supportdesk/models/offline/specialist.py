@@ -33,7 +33,7 @@ from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.account import AccountSkill, next_billing_date
-from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date
+from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date, with_article
 from supportdesk.models.offline.skills.money import MoneySkill
 from supportdesk.models.offline.skills.senior import SeniorSkill
 from supportdesk.models.offline.skills.technical import TechSkill
@@ -43,8 +43,11 @@ from supportdesk.text import clip_words
 
 __all__ = ["ANSWERS_QUESTION", "OTHER_LANGUAGE_REPLY", "Specialist", "Step", "next_billing_date", "nice_date", "skills_of"]
 
-MONEY_TOOLS = ("refund_charge", "find_charges")
-TECH_TOOLS = ("search_kb", "send_password_reset")
+# The tools whose holder the skills below drive as a money agent (skills/money.py) or a technical
+# one (skills/technical.py): what `skills_of` reads. Not the tools that move money (those
+# declare effect="money": engine/tools.py; the figures' copy is store/figures.MONEY_TOOLS).
+MONEY_SKILL_TOOLS = ("refund_charge", "find_charges")
+TECH_SKILL_TOOLS = ("search_kb", "send_password_reset")
 GENERAL_TOOLS = ("request_human",)  # every agent may hold it; it is no skill
 TOPIC_SWITCH_CONFIDENCE = 0.8
 # Mid-conversation, a message on a matter of its own that asks nothing of the agent holding the
@@ -72,9 +75,11 @@ OTHER_LANGUAGE_REPLY = (
 TRYING_REPLY = (
     "Sounds good. Let me know how it goes: if it doesn't fix things, tell me what you see and I'll take it further."
 )
+# (It names a person, as the knowledge base's abstention does: the customer hears that someone,
+# not something, takes it from here.)
 UNKNOWN_GROUND_REPLY = (
-    "That's a {what}, and nothing in our tools or help articles covers it, so I won't guess. I've asked a member "
-    "of our staff to take it from here; they'll see this whole conversation and get back to you."
+    "That's {what}, and nothing in our tools or help articles covers it, so I won't guess. I've asked a person "
+    "from our team to take it from here; they'll see this whole conversation and get back to you."
 )
 
 
@@ -82,9 +87,9 @@ def skills_of(agent: AgentConfig) -> set[str]:
     """What an agent can do, from the tools it holds: "money", "tech", or, for an agent with
     tools of its own that are neither (defined only in the desk file), "own:<name>"."""
     out = set()
-    if any(t in agent.tools for t in MONEY_TOOLS):
+    if any(t in agent.tools for t in MONEY_SKILL_TOOLS):
         out.add("money")
-    if any(t in agent.tools for t in TECH_TOOLS):
+    if any(t in agent.tools for t in TECH_SKILL_TOOLS):
         out.add("tech")
     if not out and any(t not in GENERAL_TOOLS for t in agent.tools):
         out.add(f"own:{agent.name}")
@@ -142,8 +147,8 @@ class Step:
         if not any(t.name == action and t.confirm for t in v.request.tools):
             return False
         amount = arguments.get("amount")
-        if action in ("refund_charge", "issue_credit"):
-            if not isinstance(amount, int | float) or amount > v.desk.policy.refund_limit(v.agent.level) + 1e-9:
+        if v.tool_limits(action).per_call(v.agent.level) is not None:  # a tool whose amounts are limited
+            if not isinstance(amount, int | float) or amount > v.amount_limit(action) + 1e-9:
                 return False
         return True
 
@@ -211,7 +216,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if v.turn_tools and v.turn_tools[-1].name == "request_human" and v.turn_tools[-1].done:
             ground = cues.unknown_ground(text) if text else None
             if ground is not None and not self._covered(ground):
-                return self.step.answer(UNKNOWN_GROUND_REPLY.format(what=ground))
+                return self.step.answer(UNKNOWN_GROUND_REPLY.format(what=with_article(ground)))
             if text and cues.other_language(text):
                 return self.step.answer(OTHER_LANGUAGE_REPLY)
             return self.step.answer(HUMAN_REQUESTED)
@@ -414,7 +419,19 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         latest = v.latest_facts()
         if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or cues.ABOUT_CHARGES.search(text):
             return False
+        # As mid-conversation (`_strays`): another agent triage hands to has the message's words
+        # in its job clearly more ("an older copy of a document someone saved over" is the
+        # technical agent's words more than billing's, though billing's examples say "back").
+        if self._others_job_fits_better(text):
+            return True
         return scope.outside_scope(self.me, text)
+
+    def _others_job_fits_better(self, text: str) -> bool:
+        v = self.view
+        mine = scope.share_in_scope(self.me, text)[0]
+        entry = v.desk.agents.get(v.desk.desk.entry)
+        others = [v.desk.agents[n] for n in (entry.handoffs if entry else []) if n in v.desk.agents and n != self.me.name]
+        return any(scope.share_in_scope(a, text)[0] >= mine + STRAY_SHARE_MARGIN for a in others)
 
     def _strays(self, text: str) -> bool:
         """Later in a conversation, the latest message raises a matter of its own that this agent
@@ -452,10 +469,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return False
         if route.agent is None:
             return True
-        mine = scope.share_in_scope(self.me, text)[0]
-        entry = v.desk.agents.get(v.desk.desk.entry)
-        others = [v.desk.agents[n] for n in (entry.handoffs if entry else []) if n in v.desk.agents and n != self.me.name]
-        if any(scope.share_in_scope(a, text)[0] >= mine + STRAY_SHARE_MARGIN for a in others):
+        if self._others_job_fits_better(text):
             return True
         return scope.outside_scope(self.me, text)
 

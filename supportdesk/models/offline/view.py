@@ -9,15 +9,21 @@ conversation reads it.)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, assert_never
 
 from supportdesk import items as k
+from supportdesk.config import ToolLimits
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.readers.spelling import corrected, words_of
+
+# The limits of a tool an agent does not hold.
+NO_LIMITS = ToolLimits()
 
 
 @dataclass
@@ -125,7 +131,7 @@ class Facts:
 SLOTS_KEPT = 256
 SLOTS_KEPT_CHARS = 2_000
 _slots_found: dict[tuple[str, bool], slot_extraction.Slots] = {}
-_SLOT_FIELDS = fields(slot_extraction.Slots)
+_SLOT_FIELDS = dataclasses.fields(slot_extraction.Slots)
 
 
 def _slots(text: str, *, amount_asked: bool = False) -> slot_extraction.Slots:
@@ -142,6 +148,23 @@ def _slots(text: str, *, amount_asked: bool = False) -> slot_extraction.Slots:
                 except (RuntimeError, StopIteration):
                     pass
     return found
+
+
+# The desk's own words (its agents' examples and descriptions), by desk: a desk is read each
+# step, its words once. (A config is not hashable; its id is kept with it, so a new config
+# that reuses a freed id is not taken for the old one.)
+_VOCABULARIES: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _vocabulary(desk: Any) -> frozenset[str]:
+    known = _VOCABULARIES.get(id(desk))
+    if known is not None and known[0] is desk:
+        return known[1]
+    words = words_of(tuple(e for a in desk.agents.values() for e in (*a.examples, a.description)))
+    if len(_VOCABULARIES) >= 8:
+        _VOCABULARIES.clear()
+    _VOCABULARIES[id(desk)] = (desk, words)
+    return words
 
 
 class View:
@@ -162,6 +185,7 @@ class View:
         by_id: dict[str, ToolEvent] = {}
         last_customer_at = -1
         self.facts = Facts()
+        vocabulary = _vocabulary(self.desk)
         asked_amount = False  # the agent's last message asked the customer for the amount
         offered_on = confirmed_request = ""
         offered_at = confirmed_at = -1  # where the request the desk's offer asked about stands
@@ -169,6 +193,11 @@ class View:
         for at, i in enumerate(history):
             match i:
                 case k.Message(role="customer"):
+                    # Read as meant: a misspelt word ("refnd my febuary charge") is the word one
+                    # edit away that customers, or this desk's examples, use (readers/spelling.py).
+                    text = corrected(i.text, vocabulary)
+                    if text != i.text:
+                        i = dataclasses.replace(i, text=text)
                     self.customer_messages.append(i)
                     last_customer_at = at
                     self.facts.add(_slots(i.text, amount_asked=asked_amount), i.created_at.date())
@@ -250,6 +279,19 @@ class View:
     def has_tool(self, name: str) -> bool:
         return name in self.tool_names()
 
+    def tool_limits(self, name: str) -> ToolLimits:
+        """A tool's limits on this desk as this agent is told them (ToolSpec.limits, from the
+        tool's declaration: engine/tools.py `Tool.limits_on`); none when it does not hold it."""
+        return next((t.limits for t in self.request.tools if t.name == name), NO_LIMITS)
+
+    def amount_limit(self, name: str) -> float:
+        """The largest amount this agent's call of a tool may carry (its level's limit): 0 when
+        it does not hold the tool, unbounded when the tool declares no such limit."""
+        if not self.has_tool(name):
+            return 0.0
+        limit = self.tool_limits(name).per_call(self.agent.level)
+        return float("inf") if limit is None else limit
+
     def calls(self, name: str, *, this_turn: bool = False) -> list[ToolEvent]:
         pool = self.turn_tools if this_turn else self.tools
         return [t for t in pool if t.name == name]
@@ -274,7 +316,7 @@ class View:
             return slot_extraction.Slots()
         # A copy: the kept one is shared by every step reading the same text.
         found = _slots(self.latest)
-        return replace(found, **{f.name: list(getattr(found, f.name)) for f in _SLOT_FIELDS})
+        return dataclasses.replace(found, **{f.name: list(getattr(found, f.name)) for f in _SLOT_FIELDS})
 
     def call_id(self, index: int = 0) -> str:
         # Deterministic per log position: a step retried after a crash asks for the same

@@ -62,3 +62,8 @@ class SkillBase:
         def _payment_method(self, customer_id: str, text: str): ...  # account
         def _invoices_answer(self, event: ToolEvent | None, text: str): ...  # account
         def _bug_summary(self, issue: str, text: str, searched: list[ToolEvent]) -> str: ...  # technical
+
+
+def with_article(noun: str) -> str:
+    """ "a privacy request", "an ownership transfer"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"

@@ -248,7 +248,7 @@ class MoneySkill(SkillBase):
         `_escalated_refund`); a refund the customer did not come for (a duplicate seen while
         answering a question about charges) is mentioned, not asked about: their "yes" or "refund
         it" passes it up, and the agent that may make it asks."""
-        limit = self.view.desk.policy.refund_limit(self.me.level)
+        limit = self.view.amount_limit("refund_charge")
         target = self.escalation_target("refund_charge")
         if float(args.get("amount") or 0) > limit + 1e-9 and target is not None:
             if asked_for:
@@ -323,7 +323,7 @@ class MoneySkill(SkillBase):
                 return step.answer("That's already been refunded, so there's nothing more to do. Anything else?" if done else "There's nothing left to refund on that charge. Anything else?")
             if len(args) == 1:
                 return self._refund_call(args[0])
-            limit = self.view.desk.policy.refund_limit(self.me.level)
+            limit = self.view.amount_limit("refund_charge")
             if any(a["amount"] > limit + 1e-9 for a in args):
                 return self._refund_call(args[0])
             if self.step.gated("refund_charge", args[0]):
@@ -343,10 +343,10 @@ class MoneySkill(SkillBase):
     def _refund_reason(self, charge: dict[str, Any]) -> str:
         """The desk's listed refund reason that fits this charge (the tool checks it is true)."""
         v = self.view
-        policy = v.desk.policy
+        limits = v.tool_limits("refund_charge")
 
         def listed(*words: str) -> str | None:
-            return next((r for r in policy.refund_reasons if all(w in r.casefold() for w in words)), None)
+            return next((r for r in limits.reasons or () if all(w in r.casefold() for w in words)), None)
 
         dup_family = bool(charge.get("duplicate_of")) or any(
             c.get("duplicate_of") == charge["id"] for c in (self._charges(charge.get("customer_id", "")) or [])
@@ -361,12 +361,12 @@ class MoneySkill(SkillBase):
         ):
             if fits and reason:
                 return reason
-        said = policy.refund_reason(str(v.context.get("refund_reason") or ""))
+        said = limits.reason(str(v.context.get("refund_reason") or ""))
         return said or "customer request"  # no listed reason fits: the tool will say so
 
     def _refund_call(self, args: dict[str, Any]):
         amount = float(args.get("amount", 0))
-        limit = self.view.desk.policy.refund_limit(self.me.level)
+        limit = self.view.amount_limit("refund_charge")
         if amount > limit + 1e-9:
             target_agent = self.escalation_target("refund_charge")
             if target_agent:
@@ -566,7 +566,7 @@ class MoneySkill(SkillBase):
         options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
         offered = self._refund_args(target)
         if not explicit or not pointed:
-            if offered["reason"] not in v.desk.policy.refund_reasons and not v.context.get("refund_reason"):
+            if offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()) and not v.context.get("refund_reason"):
                 # No reason the desk refunds for fits this charge: say so, and why, instead of
                 # offering a refund the policy would refuse. (Asked outright, the refund tool is
                 # called and its refusal says why: the tool, not the model, decides policy.)
@@ -595,7 +595,7 @@ class MoneySkill(SkillBase):
         return self._refund_call(offered | {"amount": amount})
 
     def _refund_refused(self, target: dict[str, Any], label: str, when: str, dups: list[dict[str, Any]]) -> str:
-        reasons = list(self.view.desk.policy.refund_reasons)
+        reasons = list(self.view.tool_limits("refund_charge").reasons or ())
         listed = ", ".join(reasons[:-1]) + f" or {reasons[-1]}" if len(reasons) > 1 else "".join(reasons) or "no reason at all"
         other = next((d for d in dups if d["id"] != target["id"] and d.get("refundable", 0) > 0), None)
         also = (

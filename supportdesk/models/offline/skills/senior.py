@@ -8,7 +8,7 @@ from typing import Any
 
 from supportdesk.engine.protocol import Transfer
 from supportdesk.models.offline import cues
-from supportdesk.models.offline.skills.common import SkillBase
+from supportdesk.models.offline.skills.common import SkillBase, with_article
 from supportdesk.text import clip_words, money
 
 
@@ -38,7 +38,7 @@ class SeniorSkill(SkillBase):
             return None  # the most senior agent: handle what it can
         if ground is not None:
             why, say = ground, (
-                f"That's a {ground}, and it isn't something I can do or look up from here, so I won't guess. "
+                f"That's {with_article(ground)}, and it isn't something I can do or look up from here, so I won't guess. "
             )
         elif lost:
             why, say = "possible data loss", "Lost files need our engineers' attention straight away. "
@@ -79,7 +79,7 @@ class SeniorSkill(SkillBase):
             return None  # the customer answered our question: that answer is what is read now
         reason = v.context.get("refund_reason") or "customer request"
         args = {"charge_id": charge_id, "amount": round(float(amount), 2), "reason": reason}
-        over_mine = args["amount"] > v.desk.policy.refund_limit(self.me.level) + 1e-9
+        over_mine = args["amount"] > v.amount_limit("refund_charge") + 1e-9
         if over_mine or (v.context.get("refund_asked") and not self.step.gated("refund_charge", args)):
             return self._refund_call(args)
         what = self._charge_label(str(charge_id))
@@ -105,7 +105,7 @@ class SeniorSkill(SkillBase):
             }
         )
         title = self.view.desk.agents[target].title.lower()
-        limit = self.view.desk.policy.refund_limit(self.me.level)
+        limit = self.view.amount_limit("refund_charge")
         if found is None:
             said = (
                 f"A refund of {money(amount)} is more than I can approve myself, so I'm passing this to a {title} colleague "
