@@ -150,3 +150,24 @@ def test_the_classifiers_features_are_the_word_by_word_sums(desk, text):
     for label in model.labels:
         table, unseen = model._log_prob[label], model._log_unseen[label]
         assert model.predict(text).scores[label] == sum(w * table.get(f, unseen) for f, w in known.items())
+
+
+def test_a_message_read_as_meant_is_kept_per_text_and_per_desk_vocabulary():
+    from supportdesk.readers.spelling import corrected
+
+    # "refnd" is one edit from "refund"; a desk whose own examples say "refnd" keeps it as written.
+    assert view._read_as_meant("please refnd my charge", frozenset()) == "please refund my charge"
+    assert view._read_as_meant("please refnd my charge", frozenset({"refnd"})) == "please refnd my charge"
+    assert view._read_as_meant("please refnd my charge", frozenset()) == "please refund my charge"
+    # Other texts (the same length too) are read for themselves.
+    for text in ("please rfund my charge", "please help my charge", "I want a refnd for my charge"):
+        for vocabulary in (frozenset(), frozenset({"refnd"})):
+            assert view._read_as_meant(text, vocabulary) == corrected(text, vocabulary)
+    assert view._read_as_meant("please help my charge", frozenset()) == "please help my charge"
+
+
+def test_a_misspelt_message_in_a_view_is_read_as_meant_every_step(desk):
+    seen = _view(desk, [("customer", "I want a refnd for my charge")])
+    assert seen.latest == "I want a refund for my charge"
+    assert _view(desk, [("customer", "I want a refnd for my charge")]).latest == "I want a refund for my charge"
+    assert _view(desk, [("customer", "I want a refund for my order")]).latest == "I want a refund for my order"

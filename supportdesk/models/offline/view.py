@@ -150,6 +150,26 @@ def _slots(text: str, *, amount_asked: bool = False) -> slot_extraction.Slots:
     return found
 
 
+# A message is read as meant (readers/spelling.py) once per step too, the same each time:
+# the reading of each recent text, for the desk's vocabulary, is kept like its slots.
+_meant: dict[tuple[str, frozenset[str]], str] = {}
+
+
+def _read_as_meant(text: str, vocabulary: frozenset[str]) -> str:
+    key = (text, vocabulary)
+    found = _meant.get(key)
+    if found is None:
+        found = corrected(text, vocabulary)
+        if len(text) <= SLOTS_KEPT_CHARS:
+            _meant[key] = found
+            if len(_meant) > SLOTS_KEPT:
+                try:  # the oldest goes (steps may run on threads: see Router.route)
+                    _meant.pop(next(iter(_meant)), None)
+                except (RuntimeError, StopIteration):
+                    pass
+    return found
+
+
 # The desk's own words (its agents' examples and descriptions), by desk: a desk is read each
 # step, its words once. (A config is not hashable; its id is kept with it, so a new config
 # that reuses a freed id is not taken for the old one.)
@@ -195,7 +215,7 @@ class View:
                 case k.Message(role="customer"):
                     # Read as meant: a misspelt word ("refnd my febuary charge") is the word one
                     # edit away that customers, or this desk's examples, use (readers/spelling.py).
-                    text = corrected(i.text, vocabulary)
+                    text = _read_as_meant(i.text, vocabulary)
                     if text != i.text:
                         i = dataclasses.replace(i, text=text)
                     self.customer_messages.append(i)
