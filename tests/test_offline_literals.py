@@ -91,3 +91,19 @@ def test_no_cue_skips_a_text_its_search_matches():
                 assert pattern.search(text) is None, (name, text)
     # The shortcut does something: most searches of most cues are skipped.
     assert skipped > len(every) * len(texts) // 2
+
+
+def test_the_lexicon_grouped_by_first_letter_folds_as_the_flat_alternation():
+    """lexicon.py groups its phrases by first letter for speed; every shipped text (and a few
+    made to tempt a shorter phrase inside a longer one) folds exactly as the plain longest-first
+    alternation of all phrases folds it."""
+    from supportdesk import lexicon
+
+    phrases = sorted((p for ps in lexicon.CONCEPTS.values() for p in ps), key=len, reverse=True)
+    flat = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b")
+    tricky = [f"{p} {p}s {p}x x{p} {p}-{p}" for p in phrases[:: max(1, len(phrases) // 60)]]
+    for text in _texts() + tricky:
+        low = text.lower()
+        assert [(m.span(), m.group(0)) for m in lexicon._LEXICON_RE.finditer(low)] == [
+            (m.span(), m.group(0)) for m in flat.finditer(low)
+        ], text
