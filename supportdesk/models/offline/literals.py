@@ -32,10 +32,9 @@ def required_literals(source: str, flags: int = 0) -> tuple[str, ...] | None:
     if _parser is None or flags & (re.VERBOSE | re.LOCALE):
         return None
     try:
-        tree = _parser.parse(source, flags)
-    except (re.error, RecursionError):
+        found = _sequence(list(_parser.parse(source, flags)))
+    except Exception:  # a parser that reads otherwise (another Python): nothing is skipped
         return None
-    found = _sequence(list(tree))
     if not found or len(found) > MAX_LITERALS or min(len(s) for s in found) < MIN_LITERAL:
         return None
     return tuple(sorted(found))
