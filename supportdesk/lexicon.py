@@ -100,9 +100,21 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
 def _build() -> tuple[re.Pattern[str], dict[str, str]]:
     pairs = [(phrase, concept) for concept, phrases in CONCEPTS.items() for phrase in phrases]
     pairs.sort(key=lambda pair: len(pair[0]), reverse=True)
-    # One alternation, longest first: each stretch of text is folded once.
-    alternation = "|".join(re.escape(p) for p, _ in pairs)
-    return re.compile(rf"\b(?:{alternation})\b"), {p: c for p, c in pairs}
+    # One alternation, longest first: each stretch of text is folded once. The phrases are
+    # grouped by their first letter ("b(?:illed|illing|...)"), longest first within each group:
+    # only one group can match where a word starts, so the match is the one the flat
+    # alternation finds, and `re` tries a few phrases at each word instead of all of them.
+    return re.compile(rf"\b(?:{_by_first_letter([p for p, _ in pairs])})\b"), {p: c for p, c in pairs}
+
+
+def _by_first_letter(phrases: list[str]) -> str:
+    """`phrases` (in the order to try them) as one alternation grouped by first letter."""
+    groups: dict[str, list[str]] = {}
+    for phrase in phrases:
+        groups.setdefault(phrase[0], []).append(phrase)
+    return "|".join(
+        re.escape(first) + "(?:" + "|".join(re.escape(p[1:]) for p in group) + ")" for first, group in groups.items()
+    )
 
 
 _LEXICON_RE, _PHRASE_TO_CONCEPT = _build()

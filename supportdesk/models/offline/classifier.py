@@ -16,12 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import operator
 import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 
 from supportdesk.folders import cache_dir
 from supportdesk.lexicon import CONCEPTS, normalise
@@ -66,29 +68,34 @@ def _char_pieces(word: str) -> tuple[str, ...]:
     return tuple("#" + padded[i : i + n] for n in (4, 5) for i in range(len(padded) - n + 1))
 
 
+@lru_cache(maxsize=8192)
+def _word_votes(word: str) -> tuple[tuple[str, float], ...]:
+    """The (feature, weight) pairs one word adds, in the order `features` adds them."""
+    if word in STOPWORDS:
+        return ()
+    if word.endswith("_c"):
+        return ((word, CONCEPT_WEIGHT),)
+    pieces = _char_pieces(word)
+    if not pieces:
+        return ((word, WORD_WEIGHT),)
+    share = CHAR_WEIGHT / len(pieces)
+    return ((word, WORD_WEIGHT), *((piece, share) for piece in pieces))
+
+
 def features(text: str) -> dict[str, float]:
     """The weighted features of one message."""
     words = _WORD.findall(normalise(text))
     out: dict[str, float] = {}
-
-    def add(feature: str, weight: float) -> None:
-        out[feature] = out.get(feature, 0.0) + weight
-
+    get = out.get
+    # Each word's votes are worked out once per word (_word_votes), then added in order: the
+    # same sums, in the same order, as adding them one by one.
     for w in words:
-        if w in STOPWORDS:
-            continue
-        if w.endswith("_c"):
-            add(w, CONCEPT_WEIGHT)
-            continue
-        add(w, WORD_WEIGHT)
-        pieces = _char_pieces(w)
-        if pieces:
-            share = CHAR_WEIGHT / len(pieces)
-            for piece in pieces:
-                add(piece, share)
+        for feature, weight in _word_votes(w):
+            out[feature] = get(feature, 0.0) + weight
     for a, b in zip(words, words[1:]):
         if a not in STOPWORDS or b not in STOPWORDS:
-            add(f"{a}+{b}", BIGRAM_WEIGHT)
+            bigram = f"{a}+{b}"
+            out[bigram] = get(bigram, 0.0) + BIGRAM_WEIGHT
     return out
 
 
@@ -152,17 +159,19 @@ class TextClassifier:
         labels = [l for l in (candidates or self.labels) if l in self._log_prior] or self.labels
         feats = features(text)
         vocabulary = self._vocabulary
-        known = {f: w for f, w in feats.items() if f in vocabulary}
+        known = [f for f in feats if f in vocabulary]
+        weights = [feats[f] for f in known]
         scores: dict[str, float] = {}
         for label in labels:
             table = self._log_prob[label]
             unseen = self._log_unseen[label]
             # Only features some class has seen vote; the prior is not used because the desk's
             # example counts say nothing about how often customers write about each topic.
-            scores[label] = sum(w * table.get(f, unseen) for f, w in known.items())
+            # (The products summed in the features' order, as a loop over them would.)
+            scores[label] = sum(map(operator.mul, weights, map(table.get, known, repeat(unseen, len(known)))))
         best = max(labels, key=lambda l: (scores[l], l))
         # Per-feature average log-odds -> a calibrated-enough confidence for "should I ask?".
-        n = max(sum(known.values()), 1.0)
+        n = max(sum(weights), 1.0)
         top = scores[best]
         z = sum(math.exp((s - top) / math.sqrt(n)) for s in scores.values())
         return Prediction(best, 1.0 / z, len(known), scores)

@@ -10,27 +10,57 @@ from __future__ import annotations
 
 import re
 
+from supportdesk.models.offline import literals
+
 _FLAGS = re.IGNORECASE
+
+
+# A turn reads its customer's message in every step (triage, then each step of the specialist),
+# asking each cue the same question of the same text: a cue remembers its answers for this many
+# recent texts of up to SEARCH_KEPT_CHARS characters (a pure function of the text; a longer text
+# is searched every time, so what is kept stays small: at most ~60 cues x 128 texts x 1 KB).
+SEARCHES_KEPT = 128
+SEARCH_KEPT_CHARS = 1_000
+_UNSEEN = object()
 
 
 class Cue:
     """A pattern compiled on first use: the model has many, and the desk's start-up (the TUI's
     first frame) should not pay for the ones a session never reaches."""
 
-    __slots__ = ("source", "_compiled")
+    __slots__ = ("source", "_compiled", "_found", "_needs")
 
     def __init__(self, source: str):
         self.source = source
         self._compiled: re.Pattern[str] | None = None
+        self._found: dict[str, re.Match[str] | None] = {}
+        # Strings one of which every match contains (literals.py): a text without any is not searched.
+        self._needs: tuple[str, ...] | None = None
 
     @property
     def pattern(self) -> re.Pattern[str]:
         if self._compiled is None:
+            self._needs = literals.required_literals(self.source, _FLAGS)
             self._compiled = re.compile(self.source, _FLAGS)
         return self._compiled
 
     def search(self, text: str) -> re.Match[str] | None:
-        return self.pattern.search(text)
+        found = self._found
+        known = found.get(text, _UNSEEN)
+        if known is not _UNSEEN:
+            return known  # type: ignore[return-value]
+        pattern = self.pattern
+        match = None if literals.cannot_match(self._needs, text) else pattern.search(text)
+        if len(text) <= SEARCH_KEPT_CHARS:
+            found[text] = match
+            if len(found) > SEARCHES_KEPT:
+                # The oldest goes. Steps may run on threads: a key another one dropped already,
+                # or the dict changing under the look-up, only leaves one more entry for a while.
+                try:  # (cheaper than contextlib.suppress: this runs on most inserts)
+                    found.pop(next(iter(found)), None)
+                except (RuntimeError, StopIteration):
+                    pass
+        return match
 
     def finditer(self, text: str):
         return self.pattern.finditer(text)

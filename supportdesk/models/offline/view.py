@@ -2,7 +2,9 @@
 the facts the customer has given, and the shared context.
 
 Everything is derived from the log each step, never kept between steps: that is what
-makes the offline model deterministic and lets a restarted desk carry on.
+makes the offline model deterministic and lets a restarted desk carry on. (What is kept is
+only what a text says, the slots found in it: the same for the same text, whichever step or
+conversation reads it.)
 """
 
 from __future__ import annotations
@@ -123,6 +125,52 @@ class Facts:
         return out
 
 
+# Every step reads the whole log again, so a turn's customer messages are read once per step,
+# and each time the same: the slots found in a message (a pure function of its text and of
+# whether the agent had asked for the amount) are kept for this many recent texts of up to
+# SLOTS_KEPT_CHARS characters. Only View reads them, and never changes them.
+SLOTS_KEPT = 256
+SLOTS_KEPT_CHARS = 2_000
+_slots_found: dict[tuple[str, bool], slot_extraction.Slots] = {}
+_SLOT_FIELDS = dataclasses.fields(slot_extraction.Slots)
+
+
+def _slots(text: str, *, amount_asked: bool = False) -> slot_extraction.Slots:
+    key = (text, amount_asked)
+    found = _slots_found.get(key)
+    if found is None:
+        found = slot_extraction.extract(text, amount_asked=amount_asked)
+        if len(text) <= SLOTS_KEPT_CHARS:
+            _slots_found[key] = found
+            if len(_slots_found) > SLOTS_KEPT:
+                # The oldest goes (steps may run on threads: see Router.route).
+                try:  # (cheaper than contextlib.suppress: this runs on most inserts)
+                    _slots_found.pop(next(iter(_slots_found)), None)
+                except (RuntimeError, StopIteration):
+                    pass
+    return found
+
+
+# A message is read as meant (readers/spelling.py) once per step too, the same each time:
+# the reading of each recent text, for the desk's vocabulary, is kept like its slots.
+_meant: dict[tuple[str, frozenset[str]], str] = {}
+
+
+def _read_as_meant(text: str, vocabulary: frozenset[str]) -> str:
+    key = (text, vocabulary)
+    found = _meant.get(key)
+    if found is None:
+        found = corrected(text, vocabulary)
+        if len(text) <= SLOTS_KEPT_CHARS:
+            _meant[key] = found
+            if len(_meant) > SLOTS_KEPT:
+                try:  # the oldest goes (steps may run on threads: see Router.route)
+                    _meant.pop(next(iter(_meant)), None)
+                except (RuntimeError, StopIteration):
+                    pass
+    return found
+
+
 # The desk's own words (its agents' examples and descriptions), by desk: a desk is read each
 # step, its words once. (A config is not hashable; its id is kept with it, so a new config
 # that reuses a freed id is not taken for the old one.)
@@ -169,12 +217,12 @@ class View:
                 case k.Message(role="customer"):
                     # Read as meant: a misspelt word ("refnd my febuary charge") is the word one
                     # edit away that customers, or this desk's examples, use (readers/spelling.py).
-                    text = corrected(i.text, vocabulary)
+                    text = _read_as_meant(i.text, vocabulary)
                     if text != i.text:
                         i = dataclasses.replace(i, text=text)
                     self.customer_messages.append(i)
                     last_customer_at = at
-                    self.facts.add(slot_extraction.extract(i.text, amount_asked=asked_amount), i.created_at.date())
+                    self.facts.add(_slots(i.text, amount_asked=asked_amount), i.created_at.date())
                     asked_amount = False
                 case k.Message(role="agent"):
                     self.agent_messages.append(i)
@@ -201,7 +249,7 @@ class View:
                     # The summary staff hand back with is context the agent uses (issue 39): an
                     # email or a charge in it counts as said, so it is not asked for again.
                     if i.summary:
-                        self.facts.add(slot_extraction.extract(i.summary), i.created_at.date())
+                        self.facts.add(_slots(i.summary), i.created_at.date())
                 case k.Takeover() | k.StateChange() | k.StaffReply() | k.TagChange():
                     pass  # staff acting: the runner runs no agent while a person holds the conversation
                 case k.Offer():
@@ -314,7 +362,11 @@ class View:
         )
 
     def latest_facts(self) -> slot_extraction.Slots:
-        return slot_extraction.extract(self.latest) if self.latest else slot_extraction.Slots()
+        if not self.latest:
+            return slot_extraction.Slots()
+        # A copy: the kept one is shared by every step reading the same text.
+        found = _slots(self.latest)
+        return dataclasses.replace(found, **{f.name: list(getattr(found, f.name)) for f in _SLOT_FIELDS})
 
     def call_id(self, index: int = 0) -> str:
         # Deterministic per log position: a step retried after a crash asks for the same
