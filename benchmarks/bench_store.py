@@ -3,6 +3,7 @@
 
     python benchmarks/bench_store.py            # full sizes (a few minutes)
     python benchmarks/bench_store.py --quick    # smaller sizes, for a quick look (bars still checked)
+    python benchmarks/bench_store.py --quick --only writers --level NORMAL   # one part, one level
 
 Both stores write to file databases in a fresh temporary folder (not :memory:). The comparison
 is kept fair:
@@ -948,7 +949,7 @@ def sqlite_main(quick: bool, only: tuple[str, ...] = PARTS, levels: tuple[str, .
     verdicts: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench_store_") as tmp:
         folder = Path(tmp)
-        for level in levels:
+        for level in levels if {"appends", "writers"} & set(only) else ():
             nothing = {"single": float("nan"), "hundred": float("nan")}
             ours_w, theirs_w, plain_w = nothing, nothing, nothing
             ours_once = theirs_once = float("nan")
