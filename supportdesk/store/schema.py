@@ -235,19 +235,6 @@ MIGRATIONS: list[str] = [
     UPDATE sessions SET figure_summary = NULL;
     DELETE FROM figure_rollup;
     """,
-    # 14: an append stamps its session's `changed` itself, in the UPDATE that moves the head, and
-    # moves `feed_counter` in a statement of its own (issue 34: with the trigger, every append
-    # wrote the wide session row twice, a quarter of the time 4 writer processes hold the lock).
-    # The trigger stays for every other update of the row (a status, a title): it runs only when
-    # the update left `changed` as it was.
-    """
-    DROP TRIGGER sessions_feed_update;
-    CREATE TRIGGER sessions_feed_update AFTER UPDATE OF item_count, status, title ON sessions
-        WHEN new.changed IS old.changed BEGIN
-        UPDATE feed_counter SET value = value + 1;
-        UPDATE sessions SET changed = (SELECT value FROM feed_counter) WHERE id = new.id;
-    END;
-    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

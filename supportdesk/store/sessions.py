@@ -162,8 +162,7 @@ def append_head_sql(state: bool = True, asked: bool = True, resolved: bool = Tru
         "resolved_us = :resolved_us, resolution_ms = :resolution_ms" if resolved else "",
     ]
     return (
-        "UPDATE sessions SET item_count = :count + :n, changed = :changed, "
-        "handoff_count = handoff_count + :handoffs, "
+        "UPDATE sessions SET item_count = :count + :n, handoff_count = handoff_count + :handoffs, "
         "active_agent = coalesce(:active, active_agent), "
         "title = CASE WHEN title = '' AND :title IS NOT NULL THEN :title ELSE title END, "
         "updated_at = :now, desk_summary = :summary, span_first = :span_first, span_last = :span_last, "
@@ -172,9 +171,6 @@ def append_head_sql(state: bool = True, asked: bool = True, resolved: bool = Tru
     )
 
 
-# The change feed's count, moved by the append itself before its UPDATE stamps the session row
-# with it (schema migration 14: the feed's trigger would write the row a second time).
-SQL_BUMP_FEED = "UPDATE feed_counter SET value = value + 1 RETURNING value"
 SQL_APPEND_HEAD = append_head_sql()
 SQL_APPEND_HEAD_SAME_STATE = append_head_sql(state=False)
 # The session's share of the figures (schema migration 10): its columns (SUMMARY_SQL), and the
@@ -879,12 +875,10 @@ class _PreparedAppend:
             asked=kept is None or (kept.asked_us, kept.answer_ms) != (share.asked_us, share.answer_ms),
             resolved=kept is None or (kept.resolved_us, kept.resolution_ms) != (share.resolved_us, share.resolution_ms),
         )
-        ((changed,),) = conn.execute(SQL_BUMP_FEED).fetchall()
         conn.execute(
             head,
             {
                 **self.head,
-                "changed": changed,
                 "count": count,
                 "state": state.state,
                 "summary": texts[0],
