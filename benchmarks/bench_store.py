@@ -3,6 +3,7 @@
 
     python benchmarks/bench_store.py            # full sizes (a few minutes)
     python benchmarks/bench_store.py --quick    # smaller sizes, for a quick look (bars still checked)
+    python benchmarks/bench_store.py --quick --only writers --level NORMAL   # one part, one level
 
 Both stores write to file databases in a fresh temporary folder (not :memory:). The comparison
 is kept fair:
@@ -921,7 +922,11 @@ def print_table(title: str, rows: list[Row], peer: str = "SQLiteSession") -> Non
         print(f"{r.name:{name_w}}  {fmt(r.ours, r.unit):>18}  {fmt(r.theirs, r.unit):>18}  {r.ratio:>10.2f}x  {r.note}")
 
 
-def sqlite_main(quick: bool) -> int:
+# The parts `--only` can pick (while working on one figure); the bars of the parts left out are not checked.
+PARTS = ("appends", "writers", "reads")
+
+
+def sqlite_main(quick: bool, only: tuple[str, ...] = PARTS, levels: tuple[str, ...] = LEVELS, rounds: int = 0) -> int:
     try:
         import agents.memory.sqlite_session  # noqa: F401
     except ImportError:
@@ -930,6 +935,8 @@ def sqlite_main(quick: bool) -> int:
     from importlib.metadata import version
 
     sizes = QUICK if quick else FULL
+    if rounds:
+        sizes = {**sizes, "writer_rounds": rounds}
     began = time.perf_counter()
     print(
         f"supportdesk SessionStore vs openai-agents {version('openai-agents')} SQLiteSession  "
@@ -942,17 +949,21 @@ def sqlite_main(quick: bool) -> int:
     verdicts: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench_store_") as tmp:
         folder = Path(tmp)
-        for level in LEVELS:
-            progress(f"synchronous={level}: single and 100-item appends")
-            ours_w = asyncio.run(ours_writes(folder, sizes, level))
-            theirs_w = asyncio.run(theirs_writes(folder, sizes, level, "theirs"))
-            plain_w = asyncio.run(theirs_writes(folder, sizes, level, "plain"))
-            progress(f"synchronous={level}: {sizes['at_once']} sessions appending at once")
-            ours_once, ours_once_verdict = asyncio.run(ours_at_once(folder, sizes, level))
-            theirs_once, theirs_once_verdict = asyncio.run(theirs_at_once(folder, sizes, level))
-            verdicts += [f"{sizes['at_once']} sessions at once at {level}: ours {ours_once_verdict}; peer {theirs_once_verdict}"]
+        for level in levels if {"appends", "writers"} & set(only) else ():
+            nothing = {"single": float("nan"), "hundred": float("nan")}
+            ours_w, theirs_w, plain_w = nothing, nothing, nothing
+            ours_once = theirs_once = float("nan")
+            if "appends" in only:
+                progress(f"synchronous={level}: single and 100-item appends")
+                ours_w = asyncio.run(ours_writes(folder, sizes, level))
+                theirs_w = asyncio.run(theirs_writes(folder, sizes, level, "theirs"))
+                plain_w = asyncio.run(theirs_writes(folder, sizes, level, "plain"))
+                progress(f"synchronous={level}: {sizes['at_once']} sessions appending at once")
+                ours_once, ours_once_verdict = asyncio.run(ours_at_once(folder, sizes, level))
+                theirs_once, theirs_once_verdict = asyncio.run(theirs_at_once(folder, sizes, level))
+                verdicts += [f"{sizes['at_once']} sessions at once at {level}: ours {ours_once_verdict}; peer {theirs_once_verdict}"]
             rates: dict[str, list[float]] = {"ours": [], "theirs": [], "plain": [], "tasks": []}
-            for round_ in range(sizes["writer_rounds"]):
+            for round_ in range(sizes["writer_rounds"] if "writers" in only else 0):
                 progress(f"synchronous={level}: {writers}, round {round_ + 1} of {sizes['writer_rounds']}")
                 sub = folder / f"writers-{level}-{round_}"
                 sub.mkdir()
@@ -964,7 +975,7 @@ def sqlite_main(quick: bool) -> int:
                 rates["tasks"].append(rate)
                 verdicts.append(f"SDK tasks at {level}, round {round_ + 1}: {verdict}")
             ours_rate, theirs_rate, plain_rate, tasks_rate = (
-                statistics.median(rates[k]) for k in ("ours", "theirs", "plain", "tasks")
+                statistics.median(rates[k]) if rates[k] else float("nan") for k in ("ours", "theirs", "plain", "tasks")
             )
             shipped = "our shipped setting; the SDK set to the same" if level == "NORMAL" else "the SDK's shipped setting; ours set to the same"
             rounds = f"same shape; median of {len(rates['ours'])} alternating rounds"
@@ -996,11 +1007,14 @@ def sqlite_main(quick: bool) -> int:
                 f"SDK in tasks {', '.join(f'{r:,.0f}' for r in rates['tasks'])}"
             )
             if level == "NORMAL":  # the bars (issue 34 item 5): against the equal-feature peer, at NORMAL
-                bars += [
-                    (f"synchronous={level}: 100-item appends, ours >= the equal-feature peer's rate", rows[1].ratio >= 1.0),
-                    (f"synchronous={level}: {writers}, 4 processes each, ours >= 1.5x the equal-feature peer's rate",
-                     rows[2].ratio >= 1.5),
-                ]
+                if "appends" in only:
+                    bars.append((f"synchronous={level}: 100-item appends, ours >= the equal-feature peer's rate",
+                                 rows[1].ratio >= 1.0))
+                if "writers" in only:
+                    bars.append((f"synchronous={level}: {writers}, 4 processes each, ours >= 1.5x the equal-feature "
+                                 "peer's rate", rows[2].ratio >= 1.5))
+        if "reads" not in only:
+            return finish(bars, verdicts, sizes, total, writers, began)
         ours_r = asyncio.run(ours_reads(folder, sizes))
         theirs_r = asyncio.run(theirs_reads(folder, sizes))
 
@@ -1025,23 +1039,32 @@ def sqlite_main(quick: bool) -> int:
     name_w = max(len(f[0]) for f in feature)
     for name, figure, note in feature:
         print(f"{name:{name_w}}  {figure:>18}  {note}")
-    print("\n4 writers, checked after each run:")
-    for verdict in verdicts:
-        print(f"  {verdict}")
-
-    ours_whole = [v for v in verdicts if v.startswith("ours")]
-    peer_whole = [v for v in verdicts if v.startswith("theirs")]
     bars += [
-        ("the equal-feature peer kept its index and summaries (every run)", not any("PEER" in v for v in peer_whole)),
-        (f"{sizes['at_once']} sessions appending at once: nothing lost (ours, both levels)",
-         all(": ours all stored" in v for v in verdicts if " sessions at once at " in v)),
-        (f"{writers}: nothing lost, duplicated or reordered (ours, every run)",
-         all(v.endswith(f"{total:,} items, seq 1..{total:,}, each writer in order") for v in ours_whole)),
         (f"bytes per item: ours <= 1.5x the SDK's", ours_r["bytes"] <= 1.5 * theirs_r["bytes"]),
         (f"latest-50 read at {big} items <= 1 ms (ours)", ours_r["latest_big"] <= 1000),
         (f"search {BAR_SEARCH!r} ({SEARCH_QUERIES[BAR_SEARCH]}) <= 100 ms to the first {PAGE} hits",
          ours_r[f"search_{BAR_SEARCH}"] <= 100_000),
         ("latest-50 read while searches run <= 5 ms (median)", statistics.median(during) <= 5000),
+    ]
+    return finish(bars, verdicts, sizes, total, writers, began)
+
+
+def finish(
+    bars: list[tuple[str, bool]], verdicts: list[str], sizes: dict[str, int], total: int, writers: str, began: float
+) -> int:
+    """The writers' verdicts, the bars (those of the parts that ran) and the exit status."""
+    print("\n4 writers, checked after each run:")
+    for verdict in verdicts:
+        print(f"  {verdict}")
+    ours_whole = [v for v in verdicts if v.startswith("ours")]
+    peer_whole = [v for v in verdicts if v.startswith("theirs")]
+    bars = [
+        ("the equal-feature peer kept its index and summaries (every run)", not any("PEER" in v for v in peer_whole)),
+        (f"{sizes['at_once']} sessions appending at once: nothing lost (ours, every level run)",
+         all(": ours all stored" in v for v in verdicts if " sessions at once at " in v)),
+        (f"{writers}: nothing lost, duplicated or reordered (ours, every run)",
+         all(v.endswith(f"{total:,} items, seq 1..{total:,}, each writer in order") for v in ours_whole)),
+        *bars,
     ]
     print("\nbars:")
     for text, ok in bars:
@@ -1056,6 +1079,13 @@ def main() -> int:
     parser.add_argument("--writer", nargs=7, help=argparse.SUPPRESS)
     parser.add_argument("--postgres", metavar="URL", help="the PostgreSQL section, on this server (an admin URL)")
     parser.add_argument("--big", action="store_true", help="with --postgres: latest-50 and search at 1,000,000 items")
+    parser.add_argument("--only", action="append", choices=PARTS,
+                        help="run only this part of the SQLite section (repeatable): appends (single, 100-item, "
+                             "50 sessions at once), writers (4 writer processes), reads (reads, size, search)")
+    parser.add_argument("--level", action="append", choices=LEVELS,
+                        help="only this synchronous level for the write rows (repeatable; default both)")
+    parser.add_argument("--rounds", type=int, default=0, metavar="N",
+                        help="4-writer rounds per level (default 3; the median counts)")
     parser.add_argument("--pg-writer", nargs=5, help=argparse.SUPPRESS)
     parser.add_argument("--pg-follower", help=argparse.SUPPRESS)
     parser.add_argument("--turn-worker", nargs=3, help=argparse.SUPPRESS)
@@ -1077,7 +1107,9 @@ def main() -> int:
         return 0
     if args.postgres:
         return postgres_main(args.postgres, args.big)
-    return sqlite_main(args.quick)
+    if args.rounds < 0:
+        parser.error("--rounds: give a number of rounds, 1 or more")
+    return sqlite_main(args.quick, tuple(args.only or PARTS), tuple(args.level or LEVELS), args.rounds)
 
 
 if __name__ == "__main__":

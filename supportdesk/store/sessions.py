@@ -590,6 +590,20 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = Fal
 # doubling to 2 ms, and other steps) against it with 4 writer processes on 2 CPUs: ours was
 # 10-20% slower, because waiters that wake often burn the CPU the lock holder needs, while
 # SQLite's sleeps (1, 2, 5, 10 ... ms) leave it to the writer that holds the lock.
+# Queueing our writers on an OS lock instead (an exclusive flock on a `<db>-wlock` sidecar taken
+# before BEGIN IMMEDIATE and given back after COMMIT, so a waiter wakes the moment the holder
+# lets go) was slower too (issue 34, 4 writer processes, `bench_store --only writers`, load
+# 7, median of 4 alternating rounds): 1,522 items/s with the wait bounded on a helper thread,
+# 1,164 with a plain blocking flock, against 2,003 with the busy handler alone. A fair hand-over
+# wakes a sleeping process for every commit, which then reloads the pages and summaries the
+# last writer changed; the busy handler lets one process run many appends in a row meanwhile.
+# Where the 4 writers' time goes: the lock is held nearly all the time, for the append's SQL and
+# fold (~200 us, more when another process wrote the summaries last: they are parsed again) and
+# its COMMIT (~170-330 us under load), which writes 8 WAL pages (the session row, its indexes by
+# activity, change and span start and end, feed_counter, the item and its (session_id, seq) key)
+# against the equal-feature peer's 3.4. Letting the append stamp `sessions.changed` itself instead
+# of the feed's trigger was measured too (median 2,388 against 2,396 items/s): the trigger's
+# second UPDATE dirties no page the append has not.
 # benchmarks/bench_store.py measures the result.
 
 
