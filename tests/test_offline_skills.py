@@ -184,3 +184,32 @@ async def test_a_yes_with_a_request_after_it_runs_the_offer_then_answers_the_req
         ("yes refund it, and reset my password as well",
          {"tools": [{"name": "refund_charge"}], "reply": ["refunded"], "offers": ["send_password_reset"], "agent": "technical"}),
     )
+
+
+def test_a_charge_named_as_the_one_repeated_is_not_the_charge_pointed_at():
+    from supportdesk.models.offline import dialogue
+
+    listed = [{"id": "CH-9003", "charged_on": "2026-03-01", "amount": 29.99}, {"id": "CH-9004", "charged_on": "2026-03-03", "amount": 29.99}]
+    for said in ("that's a double of the march 1st one, refund it", "it's the same charge as march 1 - give it back", "a copy of CH-9003, refund that"):
+        assert dialogue.point_at(said, listed, positions=False) is None, said
+    assert dialogue.point_at("refund the march 1st one", listed, positions=False) == listed[:1]
+
+
+async def test_that_one_after_a_day_named_is_refunded_not_the_charge_it_repeats():
+    # Issue 38: the customer names a charge by its day, then says "that's a double of the march
+    # 1st one, refund it": the refund is of the charge they asked about, never March 1.
+    assert not await _converse(
+        ("what was the charge on the 3rd of march? dana@example.com", {"reply": ["March 3, 2026"]}),
+        ("that's a double of the march 1st one, refund it", {"not_tools": ACTIONS,
+         "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9004"}}}}),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9004"}}]}),
+    )
+
+
+async def test_a_charge_asked_by_its_day_is_answered_and_the_next_one_is_the_next_payment():
+    # Issue 38: "how much did you take on 5 feb?" names no charge word, but a day said to
+    # billing is a charge's day; "the next one" after it is the next payment.
+    assert not await _converse(
+        ("how much did you take on 5 feb? grace.tanaka6@example.com", {"reply": ["February 5, 2026", "$9.99"], "not_tools": ACTIONS}),
+        ("and when is the next one", {"reply": ["April 5, 2026"], "not_tools": ACTIONS}),
+    )

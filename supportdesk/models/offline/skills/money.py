@@ -29,6 +29,10 @@ ANYTHING_ELSE = "Is there anything else I can help with?"
 WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
 
 
+
+# "the next one" / "the next 1": after a charge, the charge that comes next.
+_NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
+
 class MoneySkill(SkillBase):
     def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
         """The customer's charges as last read, with refunds made since subtracted."""
@@ -89,6 +93,9 @@ class MoneySkill(SkillBase):
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
             # not a follow-up to carry the last request into, and not ours to answer.
             return self._hand_back(text)
+        if not asked and _NEXT_ONE.search(text) and self._about_charges():
+            # "and when is the next one?" after a charge: the one after it is the next payment.
+            asked = {"next_payment"}
         # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
         intents = asked or (self._carried_intents() - {"my_plan"})
         if not intents and self._outside_my_scope(text):
@@ -136,7 +143,7 @@ class MoneySkill(SkillBase):
             return step.call("find_charges", {"customer_id": customer_id}, **ctx)
         if "refund" in intents or "duplicate" in intents:
             return self._refund_flow(customer_id, charges, intents, text, explicit="refund" in asked)
-        if not any(cues.ABOUT_CHARGES.search(t) for t in self.topic_texts() + [text]):
+        if not self._about_charges(text):
             # Nothing says what they want, nor that it is about a charge: ask, rather than
             # propose something of our own that a "yes" would then set off.
             return step.answer(
@@ -144,6 +151,11 @@ class MoneySkill(SkillBase):
                 "What would you like me to do?"
             )
         return self._charges_answer(charges, text)
+
+    def _about_charges(self, text: str = "") -> bool:
+        """The topic is about charges: it speaks of them, or names a day (to billing, "how much
+        did you take on 5 feb?" asks about that day's charge; issue 38)."""
+        return any(cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) for t in self.topic_texts() + [text])
 
     @staticmethod
     def _intents_of(t: str) -> set[str]:
