@@ -25,9 +25,6 @@ KNOWN_MISSES = {
     # backs once listed here): "it wasn't me" is a negation a bag of words does not read, and
     # the words left ("email address changed") are the technical agent's.
     'config hand back (tune): typo, email changed not by me',
-    # "give back the 9.99" is not read as a refund request (the refund intent's words): the
-    # desk asks what they want, and says nothing false about the failed charge.
-    'refund refused (held): non-native, failed charge give back',
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
