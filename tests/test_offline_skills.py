@@ -213,3 +213,29 @@ async def test_a_charge_asked_by_its_day_is_answered_and_the_next_one_is_the_nex
         ("how much did you take on 5 feb? grace.tanaka6@example.com", {"reply": ["February 5, 2026", "$9.99"], "not_tools": ACTIONS}),
         ("and when is the next one", {"reply": ["April 5, 2026"], "not_tools": ACTIONS}),
     )
+
+
+def test_a_period_said_in_words_is_a_billing_period_and_another_card_named_is_a_card_change():
+    from supportdesk.models.offline import cues
+
+    assert cues.plan_request("i'd like to switch to paying once a year instead, same plan") == (None, "annual")
+    assert cues.plan_request("every month please, not every year") == (None, "monthly")
+    assert cues.PLAN_CHANGE.search("can i pay every year instead of every month?")
+    assert cues.PAYMENT_METHOD.search("want to pay with a different card from now on - mastercard ending 7310")
+
+
+async def test_the_same_plan_paid_yearly_is_offered_on_the_current_plan():
+    assert not await _converse(
+        ("i'd like to switch to paying once a year instead, same plan", {"agent": "billing", "not_tools": ACTIONS}),
+        ("marco@example.com", {"offers": ["change_plan"], "reply": ["Team plan, billed annually"], "reply_not": ["which plan", "to the Team plan"]}),
+        ("yes", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1002", "plan": "team", "billing_period": "annual"}}]}),
+    )
+
+
+def test_a_need_told_then_a_question_how_is_a_question_but_trouble_then_how_is_a_problem():
+    # Issue 38: "someone ... needs access to our shared folder, how do i give it to her?" got
+    # "here's what usually fixes this": the need told outweighed the question asked about it.
+    assert technical.asks_how("my colleague needs access, how can i share it with him?")
+    assert technical.asks_how("my coworker needs to edit our shared docs too. how can I give him access?")
+    assert not technical.asks_how("my app keeps crashing, how do i stop it crashing?")
+    assert not technical.asks_how("the sync stopped, how do i get it working again?")
