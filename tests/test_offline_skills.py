@@ -239,3 +239,26 @@ def test_a_need_told_then_a_question_how_is_a_question_but_trouble_then_how_is_a
     assert technical.asks_how("my coworker needs to edit our shared docs too. how can I give him access?")
     assert not technical.asks_how("my app keeps crashing, how do i stop it crashing?")
     assert not technical.asks_how("the sync stopped, how do i get it working again?")
+
+
+def test_an_account_closed_for_good_is_a_deletion_and_a_plan_cancelled_is_not():
+    from supportdesk.models.offline import cues
+
+    deletion = cues.UNKNOWN_GROUND["request to delete the account"]
+    for said in ("I want close my account for ever and delete all my datas from your servers",
+                 "pls shut down our account for good, and wipe the files", "permanently close my account"):
+        assert deletion.search(said), said
+    assert not deletion.search("cancel my subscription please") and not deletion.search("close my account's open ticket")
+
+
+def test_an_app_that_wont_open_finds_the_crash_article_and_an_old_version_the_restore_one():
+    # Issue 38: the knowledge base's tags in customers' words. A device named beside a failure
+    # ("the android app won't open") is the crash article's, not the devices one's; "the old
+    # version of my document" is the restore article's, not identity documents'.
+    from supportdesk.tools.kb import knowledge_base
+
+    kb = knowledge_base()
+    for said in ("the android app won't open at all since yesterday", "the ipad app won't open since this morning"):
+        assert [a.slug for a, _ in kb.answer(said)][:1] == ["app-crashes"], said
+    assert [a.slug for a, _ in kb.answer("is there an android app?")][:1] == ["apps-devices"]
+    assert [a.slug for a, _ in kb.answer("where i can find the old version of my document from last week?")][:1] == ["restore-files"]

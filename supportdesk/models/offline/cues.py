@@ -213,6 +213,10 @@ UNKNOWN_GROUND = {
         # the account last in a list of what is to go: "delete everything, including my account"
         r"\b(?:delete|erase|wipe|remove)\b[^.!?]{0,30}\b(?:including|and|plus) (?:my|our|the) (?:account|profile|workspace)\b",
         r"\b(?:account|profile|workspace) (?:deletion|removal)\b",
+        # closed for good, not only the plan stopped: "close my account for ever and delete my data"
+        r"\b(?:close|shut|terminate)\s+(?:down\s+)?(?:my|our|the)\s+(?:whole\s+|entire\s+)?account\b[^.!?]{0,40}?"
+        r"\b(?:for ?ever|for good|permanently|delete|erase|wipe|remove)",
+        r"\b(?:permanently|for ?ever|for good)\s+(?:close|shut|terminate)\s+(?:down\s+)?(?:my|our|the)\s+account\b",
     ),
     # What an invoice says about the customer (names, addresses, tax ids) is changed by staff.
     "request to change invoice details": _any(
