@@ -262,3 +262,13 @@ def test_an_app_that_wont_open_finds_the_crash_article_and_an_old_version_the_re
         assert [a.slug for a, _ in kb.answer(said)][:1] == ["app-crashes"], said
     assert [a.slug for a, _ in kb.answer("is there an android app?")][:1] == ["apps-devices"]
     assert [a.slug for a, _ in kb.answer("where i can find the old version of my document from last week?")][:1] == ["restore-files"]
+
+
+async def test_a_device_named_by_its_brand_is_a_question_for_technical():
+    # Issue 38: "her school chromebook" leaned billing (a daughter, a school: family plans);
+    # the lexicon folds computers named by brand onto "device", the technical agent's word.
+    assert not await _converse(
+        ("can my daughter use acme on her school chromebook?",
+         {"agent": "technical", "tools": [{"name": "search_kb"}], "reply": ["Apps and devices"], "not_tools": ACTIONS}),
+    )
+    assert not await _converse(("can i use your app on my work thinkpad?", {"agent": "technical", "reply": ["Apps and devices"]}))
