@@ -272,3 +272,19 @@ async def test_a_device_named_by_its_brand_is_a_question_for_technical():
          {"agent": "technical", "tools": [{"name": "search_kb"}], "reply": ["Apps and devices"], "not_tools": ACTIONS}),
     )
     assert not await _converse(("can i use your app on my work thinkpad?", {"agent": "technical", "reply": ["Apps and devices"]}))
+
+
+async def test_refund_it_is_the_charge_last_named_never_the_duplicate_found_for_them():
+    # Issue 38: "ok refund it" after asking about February 1st offered the March duplicate; "it"
+    # is the charge last named, and a charge the policy does not refund is refused with why.
+    assert not await _converse(
+        ("what was the charge on march 3? dana@example.com", {"reply": ["March 3, 2026"]}),
+        ("and the one on feb 1?", {"reply": ["February 1, 2026"], "not_tools": ACTIONS}),
+        ("ok refund it", {"not_tools": ACTIONS, "reply": ["can't refund the charge of $29.99 on February 1, 2026"],
+                          "context_absent": ["pending_offer"]}),
+    )
+    # Named and then pointed at: that charge is the one offered.
+    assert not await _converse(
+        ("what was the charge on march 1? dana@example.com", {"reply": ["March 1, 2026"]}),
+        ("refund that one", {"not_tools": ACTIONS, "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
+    )

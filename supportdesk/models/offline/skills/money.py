@@ -30,6 +30,8 @@ WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named am
 
 
 
+# "it", "that one", "this charge": a charge named before.
+_ANAPHOR = re.compile(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.I)
 # "the next one" / "the next 1": after a charge, the charge that comes next.
 _NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
 
@@ -326,6 +328,21 @@ class MoneySkill(SkillBase):
         if duplicate and len(paired) == 1:
             return paired[0]
         return on_day
+
+    def _last_named_charges(self, charges: list[dict[str, Any]], text: str) -> list[dict[str, Any]] | None:
+        """The charges the customer's latest earlier message about charges named (by id, date,
+        amount or day); None when that message spoke of charges by no single one ("charged twice
+        in march") or none named any."""
+        earlier = self.topic_texts()
+        if earlier and earlier[-1] == text:
+            earlier = earlier[:-1]
+        for said in reversed(earlier):
+            hits = dialogue.point_at(dialogue.without_repeated(said), charges, positions=False)
+            if hits:
+                return hits
+            if slot_extraction.months_named(said) or cues.DUPLICATE.search(said):
+                return None
+        return None
 
     def _which_charge(self, charges: list[dict[str, Any]]):
         """Several charges fit what the customer named: ask which, offering none."""
@@ -661,6 +678,13 @@ class MoneySkill(SkillBase):
             if isinstance(named, list):
                 return self._which_charge(named)
             target = named
+        if target is None and _ANAPHOR.search(dialogue.without_repeated(text)):
+            # "refund that one" / "refund it": the charge the customer last named, never another
+            # found for them (issue 38); several named at once, and it is asked which.
+            last = self._last_named_charges(charges, text)
+            if last is not None and len(last) > 1:
+                return self._which_charge(last)
+            target = last[0] if last else None
         if target is None:
             pool = [c for c in dups if c["refundable"] > 0] or dups
             named = self._charges_matching(charges) if (f.dates or f.invoice_ids) else []
