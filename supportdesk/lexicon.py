@@ -65,6 +65,11 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "password": ("password", "passwords", "passphrase", "pass word"),
     "locked": ("blocked", "locked out", "locked", "frozen", "suspended", "disabled", "deactivated"),
     "verify": ("verify", "verified", "verification", "verifying", "identity", "id check", "kyc", "proof of id", "identification", "id document", "passport", "driving licence", "driver license"),
+    # the computer the app runs on, by its brand ("her school chromebook", "my thinkpad"); not
+    # "laptop" alone: "recommend a good laptop" is no question about the app (issue 38)
+    "device": (
+        "device", "devices", "chromebook", "chromebooks", "macbook", "macbooks", "thinkpad", "surface pro",
+    ),
     "phone": ("phone", "mobile", "cellphone", "cell phone", "iphone", "smartphone", "handset"),
     "lost": ("lost", "stolen", "misplaced", "lose", "stole", "theft", "missing phone"),
     # the people on a customer's team (inviting them is a how-to, not a plan change)

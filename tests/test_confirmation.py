@@ -145,6 +145,22 @@ def test_a_yes_with_a_request_after_it_is_a_yes_and_the_request_is_kept(text, re
     assert (read_answer(text) == "yes") == (text != "ok, and what happens to my files?")
 
 
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [("yes do it, and refund january too, I hardly used it", "refund january too, i hardly used it"),
+     ("yep go ahead and also the february one, it was a mistake", "the february one, it was a mistake"),
+     ("ok sure. refund the 2nd march one as well", "refund the 2nd march one as well"),
+     # The rest with no verb of its own borrows the yes's.
+     ("yes please refund that, and the february one as well", "refund the february one as well")],
+)
+def test_a_yes_with_another_charge_asked_on_top_runs_the_offer_and_keeps_the_request(text, rest):
+    # Issue 38: a month or a day after the yes reshapes the offer ("yes, the march one"), but
+    # said to come on top ("too", "as well", "also") it is a second request, answered after.
+    assert read_answer(text) == "yes" and rest_after_yes(text) == rest
+    # In its place it is no yes to the offer as it stands.
+    assert read_answer("yes, and the january one instead") != "yes"
+
+
 def test_a_yes_that_names_another_charge_than_the_offered_one_is_caught():
     offered = {"charge_id": "CH-9004", "amount": 29.99, "reason": "duplicate charge"}
     records = records_in([json.dumps({"charges": [

@@ -59,3 +59,25 @@ async def test_the_config_only_security_agent_reached_by_a_hand_back_uses_its_re
     assert hacked.handoffs() == ["billing>triage", "triage>security"]
     assert hacked.calls("send_password_reset") and "what you see on screen" not in hacked.said()
     assert not any(hacked.calls(name) for name in MONEY_ACTIONS)
+
+
+def test_a_sign_in_not_recognised_is_no_charge_and_a_no_answers_only_a_question():
+    # Issue 38: "a login ... i dont recognise, not me" after billing stated the next payment
+    # stayed with billing (read as a charge not recognised, and as a "no" to a statement).
+    from supportdesk.models.offline.specialist import about_charges
+
+    assert not about_charges("hold on, there's a login from russia on my account i dont recognise")
+    assert about_charges("there's a charge i dont recognise") and about_charges("i don't recognise this")
+
+
+async def test_a_sign_in_from_abroad_after_the_next_payment_goes_back_to_triage():
+    from supportdesk.evals import evaluate_conversations
+    from tests.conftest import REPO
+
+    convo = {"name": "t", "turns": [
+        {"customer": "whats my next payment amount? dana@example.com", "expect": {"agent": "billing"}},
+        {"customer": "wait, i just got an email that someone signed into my account from brazil. that was not me!!",
+         "expect": {"agent": "technical", "reply_not": ["next payment"]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert not result.failures, result.failures

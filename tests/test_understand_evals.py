@@ -25,13 +25,14 @@ KNOWN_MISSES = {
     # backs once listed here): "it wasn't me" is a negation a bag of words does not read, and
     # the words left ("email address changed") are the technical agent's.
     'config hand back (tune): typo, email changed not by me',
-    # "give back the 9.99" is not read as a refund request (the refund intent's words): the
-    # desk asks what they want, and says nothing false about the failed charge.
-    'refund refused (held): non-native, failed charge give back',
+    # Held-3 (measured 26/37 and 8/9 before this session's fixes, 37/37 and 8/9 after): the
+    # same negation ("it wasnt me") of a password change reads as the technical agent's words.
+    'understand 3 config (held): password changed, not by me',
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2",)
+HELD_ONLY = ("understand-held-2", "understand-held-3")
+HELD_ONLY_CONFIG = ("understand-held-3-config",)  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
@@ -39,7 +40,7 @@ def _load(names: tuple[str, ...]) -> list[dict]:
 
 
 DEFAULT = _load(FAMILIES) + [c for name in HELD_ONLY for c in read_jsonl(REPO / "evals" / f"{name}.jsonl")]
-CONFIGURED = _load(CONFIG_FAMILIES)
+CONFIGURED = _load(CONFIG_FAMILIES) + [c for name in HELD_ONLY_CONFIG for c in read_jsonl(REPO / "evals" / f"{name}.jsonl")]
 
 
 def test_each_family_has_two_halves_in_varied_wording():

@@ -237,6 +237,9 @@ _RESHAPES = re.compile(
     r"one|ones|instead|extra|more|less|fewer|first|second|third|last|later|earlier|"
     r"january|february|march|april|may|june|july|august|september|october|november|december)\b"
 )
+# Words that put the rest on top of the offer rather than in its place.
+_ADDITIVE = re.compile(r"\b(?:too|as well|also|in addition|besides|on top)\b")
+_INSTEAD = re.compile(r"\b(?:instead|rather|only|make it|change it)\b")
 _PERSON = re.compile(r"\b(?:person|people|human|someone|somebody|staff|manager|supervisor|agent|representative|operator)\b")
 
 
@@ -249,8 +252,10 @@ def _split_yes(said: str) -> tuple[str, str] | None | Literal[False]:
         tail = re.sub(r"^(?:(?:and|also|plus)\b[\s,]*)+", "", tail)
         if not head or len(_words(tail)) < 2:
             continue
-        if _RESHAPES.search(tail):
-            return False  # it may change what was offered: no yes to the offer as it stands
+        if _RESHAPES.search(tail) and not (_ADDITIVE.search(said[m.start() :]) and not _INSTEAD.search(tail)):
+            # It may change what was offered: no yes to the offer as it stands. Said to come on
+            # top ("and refund january too"), it is a request of its own (issue 38).
+            return False
         if _STRONG_YES.search(head) and _plain_yes(head) and not _asks(head) and not _PERSON.search(tail):
             return head, tail
         return None  # the first break decides: what comes before it is the answer, or it is none
@@ -265,7 +270,20 @@ def rest_after_yes(text: str) -> str:
     if read_answer(text) != "yes":
         return ""
     split = _split_yes(said)
-    return split[1] if split else ""
+    if not split:
+        return ""
+    head, tail = split
+    verb = _VERB.search(head)
+    if verb is not None and _NO_VERB.match(tail):
+        # "yes refund it, and the february one too": the rest borrows the yes's verb (issue 38).
+        return f"{verb.group(0)} {tail}"
+    return tail
+
+
+# The verb of a yes that says what to do ("yes please refund it"), and a rest that has none of
+# its own ("the february one as well").
+_VERB = re.compile(r"\b(?:refund|cancel|change|switch|update|reset|send|remove|add|credit)\b")
+_NO_VERB = re.compile(r"^(?:the|my|that|this|those|these|them|our)\b")
 
 
 # A question asked after a first clause ("ok, can i get a discount"): an auxiliary and a

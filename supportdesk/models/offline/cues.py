@@ -243,6 +243,10 @@ UNKNOWN_GROUND = {
         # the account last in a list of what is to go: "delete everything, including my account"
         r"\b(?:delete|erase|wipe|remove)\b[^.!?]{0,30}\b(?:including|and|plus) (?:my|our|the) (?:account|profile|workspace)\b",
         r"\b(?:account|profile|workspace) (?:deletion|removal)\b",
+        # closed for good, not only the plan stopped: "close my account for ever and delete my data"
+        r"\b(?:close|shut|terminate)\s+(?:down\s+)?(?:my|our|the)\s+(?:whole\s+|entire\s+)?account\b[^.!?]{0,40}?"
+        r"\b(?:for ?ever|for good|permanently|delete|erase|wipe|remove)",
+        r"\b(?:permanently|for ?ever|for good)\s+(?:close|shut|terminate)\s+(?:down\s+)?(?:my|our|the)\s+account\b",
     ),
     # What an invoice says about the customer (names, addresses, tax ids) is changed by staff.
     "request to change invoice details": _any(
@@ -462,8 +466,8 @@ PLAN_CHANGE = _any(
     r"\b(?:cheaper|different|another|bigger|smaller|larger|better|new|other) (?:plan|tier|subscription)\b",
     # the billing period asked for: "can I pay yearly", "I'd like to be billed annually"
     r"\b(?:switch|change|move|go|want|like|prefer|rather|can i|could i|can we|could we) (?:to )?(?:pay|be billed|be charged)"
-    r"(?:\s+\w+){0,2}?\s+(?:annually|yearly|monthly)\b",
-    r"\b(?:annual(?:ly)?|yearly|monthly)\b.{0,20}\b(?:instead of|rather than)\b",
+    r"(?:\s+\w+){0,2}?\s+(?:annually|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b",
+    r"\b(?:annual(?:ly)?|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b.{0,20}\b(?:instead of|rather than)\b",
 )
 # Whether something can be done, not yet a request to do it: "can I switch to team?", "is it
 # possible to move to starter?", "am I able to downgrade?". A plan change asked so is offered.
@@ -515,7 +519,8 @@ def plan_step(text: str) -> str | None:
 PAYMENT_METHOD = _any(
     r"\b(?:update|change|replace|new|add|switch|swap)\b.*\b(?:payment method|card on file|billing card|credit card|card|paypal)\b",
     # a card named by its brand and last four digits: "put my new mastercard ending 1234 on the account"
-    r"\b(?:update|change|replace|new|add|switch|swap)\b.*\b(?:visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?ending\b",
+    # (or said to be another one to pay with: "pay with a different card - mastercard ending 7310")
+    r"\b(?:update|change|replace|new|add|switch|swap|different|another|other|pay with|use)\b.*\b(?:visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?ending\b",
     r"\b(?:card|payment method) (?:has )?expired\b",
 )
 # The card on file taken away, not replaced by another: no tool removes one, and a subscription
@@ -638,7 +643,8 @@ CARD_DESCRIPTION = re.compile(
 )
 CARD_NUMBER = re.compile(r"\b(?:\d[ -]?){13,19}\b")
 PLAN_NAME = re.compile(rf"\b(starter|pro|{_TEAM_PLAN})\b", _FLAGS)
-PERIOD = re.compile(r"\b(annual(?:ly)?|yearly|monthly)\b", _FLAGS)
+# ("once a year", "every month": the period said in words, issue 38.)
+PERIOD = re.compile(r"\b(annual(?:ly)?|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b", _FLAGS)
 # Right before a period: the one they are on ("from", "instead of", "rather than", "not").
 _PERIOD_LEFT = re.compile(r"\b(?:from|instead of|rather than|not)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
 _PERIOD_TO = re.compile(r"\b(?:to|onto)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
@@ -709,5 +715,5 @@ def plan_request(text: str) -> tuple[str | None, str | None]:
     period = next((m for m in periods if _PERIOD_TO.search(text, 0, m.start())), periods[0] if periods else None)
     period_value = None
     if period:
-        period_value = "monthly" if period.group(1).lower() == "monthly" else "annual"
+        period_value = "monthly" if "month" in period.group(1).lower() else "annual"
     return (plan.group(1).lower() if plan else None, period_value)

@@ -117,6 +117,21 @@ _CHARGE_ID = re.compile(r"\b(ch[- ]?\d{3,})\b", re.I)
 _BARE_DAY = re.compile(r"\b(?:the|on|from|of|dated)\s+([0-3]?\d)(?:st|nd|rd|th)\b(?!\s+(?:time|try|attempt))", re.I)
 
 
+# "a double of the march 1st one", "the same charge as march 1", "a copy of CH-9003": what follows
+# names the charge this one repeats, not the one meant (issue 38: "that's a double of the march
+# 1st one, refund it" refunded March 1). Read up to the end of its clause.
+_REPEATED = re.compile(
+    r"\b(?:same(?:\s+(?:charge|payment|amount|thing|one))?\s+as|(?:double|duplicate|dupe|copy|repeat|repetition|twin)\s+of)\b"
+    r".*?(?=$|[,;:.!?]|\s[-\u2013\u2014]\s|\b(?:and|but|so|refund|please|i\s+want|i'?d\s+like|give|can|could)\b)",
+    re.I,
+)
+
+
+def without_repeated(text: str) -> str:
+    """The text less what names the charge another one repeats ("same as march 1")."""
+    return _REPEATED.sub(" ", text)
+
+
 def bare_days(text: str) -> set[int]:
     """The days of the month a text names without their month ("the one on the 3rd")."""
     return {int(d) for d in _BARE_DAY.findall(slot_extraction.without_dates(text))}
@@ -138,6 +153,7 @@ def point_at(
     """
     if not options:
         return None
+    text = without_repeated(text)
     if BOTH.search(text) and len(options) > 1:
         return list(options)
     found = slot_extraction.extract(text)

@@ -96,6 +96,18 @@ def skills_of(agent: AgentConfig) -> set[str]:
     return out
 
 
+
+_SIGNED_IN = re.compile(r"\b(?:log(?:ged|s)? ?(?:in|on)(?:to)?|logins?|sign(?:ed|s)? ?(?:in|on)(?:to)?|sign-?ins?)\b", re.I)
+
+
+def about_charges(text: str) -> bool:
+    """The message speaks of charges. "a login from russia i don't recognise" does not: a
+    sign-in not recognised is no charge (issue 38), though "recognise" alone speaks of one."""
+    words = {m.group(0).lower() for m in cues.ABOUT_CHARGES.finditer(text)}
+    if words and all(w.startswith("recogni") for w in words) and _SIGNED_IN.search(text):
+        return False
+    return bool(words)
+
 @dataclass
 class Step:
     """One decision under construction: the action plus what to add to every action."""
@@ -451,7 +463,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         v = self.view
         if self.return_target() is None or self.router is None or len(v.customer_messages) < 2 or v.turn_tools or v.turn_handoffs:
             return False
-        if self._has_own_request(text) or cues.ABOUT_CHARGES.search(text):
+        if self._has_own_request(text) or about_charges(text):
             return False
         if POINTS_BACK.search(text) and scope.share_in_scope(self.me, text)[1] < scope.MIN_WEIGHT:
             return False
@@ -459,8 +471,11 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         latest = slot_extraction.extract(text, amount_asked=bool(slot_extraction.ASKS_FOR_AMOUNT.search(v.last_agent_text())))
         if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or latest.customer_ids or not re.search(r"[a-z]{3}", text, re.I):
             return False
+        # A "no" is a reply only to something asked: "that was not me!!" after a statement of the
+        # next payment is a matter of its own (issue 38).
+        asked = v.last_agent_text().rstrip().endswith("?") or dialogue.open_offer(v.context, len(v.customer_messages)) is not None
         replies = (
-            cues.only_facts(text) or read_answer(text) == "yes" or dialogue.refuses(text) or cues.STEPS_FAILED.search(text)
+            cues.only_facts(text) or read_answer(text) == "yes" or (dialogue.refuses(text) and asked) or cues.STEPS_FAILED.search(text)
             or cues.TRYING.search(text) or cues.setup_only(text) or cues.courtesy_only(text)
         )
         if replies:

@@ -198,8 +198,12 @@ class AccountSkill(SkillBase):
             return step.call("change_plan", args, customer_id=customer_id)
         billed = f", billed {'annually' if period == 'annual' else 'monthly'}" if period else ""
         timing = "at your next renewal (nothing changes until then)" if when == "renewal" else "now"
+        change = f"move you from the {str(record['plan']).title()} plan to the {plan.title()} plan{billed}"
+        if plan == record.get("plan") and period:
+            # The same plan, another period ("once a year instead, same plan"): only the billing changes.
+            change = f"keep you on the {plan.title()} plan{billed} instead of {'monthly' if period == 'annual' else 'annually'}"
         return step.offer(
-            f"To confirm: I'll move you from the {str(record['plan']).title()} plan to the {plan.title()} plan{billed}, {timing}. Shall I go ahead?",
+            f"To confirm: I'll {change}, {timing}. Shall I go ahead?",
             "change_plan", args, customer_id=customer_id,
         )
 

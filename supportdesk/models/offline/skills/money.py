@@ -29,6 +29,12 @@ ANYTHING_ELSE = "Is there anything else I can help with?"
 WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
 
 
+
+# "it", "that one", "this charge": a charge named before.
+_ANAPHOR = re.compile(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.I)
+# "the next one" / "the next 1": after a charge, the charge that comes next.
+_NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
+
 class MoneySkill(SkillBase):
     def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
         """The customer's charges as last read, with refunds made since subtracted."""
@@ -89,6 +95,9 @@ class MoneySkill(SkillBase):
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
             # not a follow-up to carry the last request into, and not ours to answer.
             return self._hand_back(text)
+        if not asked and _NEXT_ONE.search(text) and self._about_charges():
+            # "and when is the next one?" after a charge: the one after it is the next payment.
+            asked = {"next_payment"}
         # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
         intents = asked or (self._carried_intents() - {"my_plan"})
         if not intents and self._outside_my_scope(text):
@@ -136,7 +145,7 @@ class MoneySkill(SkillBase):
             return step.call("find_charges", {"customer_id": customer_id}, **ctx)
         if "refund" in intents or "duplicate" in intents:
             return self._refund_flow(customer_id, charges, intents, text, explicit="refund" in asked)
-        if not any(cues.ABOUT_CHARGES.search(t) for t in self.topic_texts() + [text]):
+        if not self._about_charges(text):
             # Nothing says what they want, nor that it is about a charge: ask, rather than
             # propose something of our own that a "yes" would then set off.
             return step.answer(
@@ -144,6 +153,11 @@ class MoneySkill(SkillBase):
                 "What would you like me to do?"
             )
         return self._charges_answer(charges, text)
+
+    def _about_charges(self, text: str = "") -> bool:
+        """The topic is about charges: it speaks of them, or names a day (to billing, "how much
+        did you take on 5 feb?" asks about that day's charge; issue 38)."""
+        return any(cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) for t in self.topic_texts() + [text])
 
     @staticmethod
     def _intents_of(t: str) -> set[str]:
@@ -314,6 +328,21 @@ class MoneySkill(SkillBase):
         if duplicate and len(paired) == 1:
             return paired[0]
         return on_day
+
+    def _last_named_charges(self, charges: list[dict[str, Any]], text: str) -> list[dict[str, Any]] | None:
+        """The charges the customer's latest earlier message about charges named (by id, date,
+        amount or day); None when that message spoke of charges by no single one ("charged twice
+        in march") or none named any."""
+        earlier = self.topic_texts()
+        if earlier and earlier[-1] == text:
+            earlier = earlier[:-1]
+        for said in reversed(earlier):
+            hits = dialogue.point_at(dialogue.without_repeated(said), charges, positions=False)
+            if hits:
+                return hits
+            if slot_extraction.months_named(said) or cues.DUPLICATE.search(said):
+                return None
+        return None
 
     def _which_charge(self, charges: list[dict[str, Any]]):
         """Several charges fit what the customer named: ask which, offering none."""
@@ -649,6 +678,13 @@ class MoneySkill(SkillBase):
             if isinstance(named, list):
                 return self._which_charge(named)
             target = named
+        if target is None and _ANAPHOR.search(dialogue.without_repeated(text)):
+            # "refund that one" / "refund it": the charge the customer last named, never another
+            # found for them (issue 38); several named at once, and it is asked which.
+            last = self._last_named_charges(charges, text)
+            if last is not None and len(last) > 1:
+                return self._which_charge(last)
+            target = last[0] if last else None
         if target is None:
             pool = [c for c in dups if c["refundable"] > 0] or dups
             named = self._charges_matching(charges) if (f.dates or f.invoice_ids) else []

@@ -3,6 +3,7 @@ through the knowledge base's steps, send password resets, and report bugs to eng
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from supportdesk.engine.confirmation import read_answer
@@ -14,6 +15,25 @@ from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
+
+_CLAUSES = re.compile(r"(?<=[,;.!])\s+")
+_TROUBLE = re.compile(
+    r"\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|not|no longer|error\w*|fail\w*|broke\w*|stopped|"
+    r"crash\w*|freez\w*|stuck|missing|gone|lost|wrong)\b",
+    re.I,
+)
+
+
+def asks_how(query: str) -> bool:
+    """A question rather than a problem report (acts.asks_rather_than_reports), or a situation
+    told and then a question asked about it, with nothing in it failing: "someone from
+    marketing needs access to our shared folder, how do i give it to her?" asks how (issue 38),
+    though a need told reads as a problem."""
+    if acts.asks_rather_than_reports(query):
+        return True
+    *told, last = _CLAUSES.split(query.strip())
+    return bool(told) and last.rstrip().endswith("?") and acts.asks_rather_than_reports(last) and not _TROUBLE.search(query)
+
 
 LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
 NO_ARTICLE = (
@@ -221,7 +241,7 @@ class TechSkill(SkillBase):
                     issue = v.context.get("issue") or (topic_texts[0] if topic_texts else v.latest)
                     return self._take_further(v.latest, str(issue), searched)
                 return step.answer(given)
-            if acts.asks_rather_than_reports(str(last.arguments.get("query", ""))):
+            if asks_how(str(last.arguments.get("query", ""))):
                 # A question, not a problem: the article answers it; nothing is there to "fix".
                 return step.answer(
                     f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"
