@@ -167,9 +167,15 @@ def test_a_yes_that_names_another_charge_than_the_offered_one_is_caught():
         {"id": "CH-9003", "charged_on": "2026-03-01", "amount": 29.99},
         {"id": "CH-9004", "charged_on": "2026-03-03", "amount": 29.99},
     ]})])
-    for other in ("yes, the one on the 1st", "yes refund CH-9003", "yes, the march 1st charge", "ok, the 129.99 one"):
+    for other in (
+        "yes, the one on the 1st", "yes refund CH-9003", "yes, the march 1st charge", "ok, the 129.99 one",
+        "yes, refund the february one", "yes please, the charge from january",
+    ):
         assert names_another(other, offered, records), other
-    for same in ("yes", "yes, the one on the 3rd", "yes refund ch-9004", "yes please refund 29.99", "yes, 3rd of march"):
+    for same in (
+        "yes", "yes, the one on the 3rd", "yes refund ch-9004", "yes please refund 29.99", "yes, 3rd of march",
+        "yes, the march one", "yes you may go ahead", "yes refund it, and the february one as well",
+    ):
         assert not names_another(same, offered, records), same
     # A date nothing in the log can check is taken as another (asked again, nothing run).
     assert names_another("yes, the one on the 3rd", offered, [])

@@ -349,8 +349,13 @@ def names_another(text: str, arguments: dict[str, Any], records: Sequence[dict[s
     month that is not the date of the record the call acts on (a record of `records`, the
     tools' results in the log, whose "id" is one of the call's arguments). A date that cannot
     be checked counts as another: "yes, the one on the 1st" after the offer of the March 3rd
-    refund runs nothing (issue 38); the agent asks about the charge named."""
+    refund runs nothing (issue 38); the agent asks about the charge named. So does a month that
+    is not the record's ("yes, refund the february one"). Only the yes is read: a request after
+    it ("yes, and the february one too") is taken as a request of its own."""
     said = normalise(text)
+    split = _split_yes(said)
+    if split:
+        said = split[0]  # "yes, and the february one too": the rest is a request of its own
     values = {str(v).casefold() for v in arguments.values() if isinstance(v, str | int | float)}
     for prefix, num in _ID.findall(said):
         if f"{prefix}-{num}" not in values:
@@ -360,13 +365,19 @@ def names_another(text: str, arguments: dict[str, Any], records: Sequence[dict[s
         return True
     dates = [(_MONTHS.index((m1 or m2)[:3]) + 1, int(d1 or d2)) for m1, d1, d2, m2 in _MONTH_DAY.findall(said)]
     days = [int(d) for d in _DAY.findall(_MONTH_DAY.sub(" ", said))]
-    if not dates and not days:
+    # A month named alone ("yes, refund the february one"); "may" alone is the verb far more often.
+    months = [_MONTHS.index(m[:3]) + 1 for m in _MONTH.findall(_MONTH_DAY.sub(" ", said)) if m != "may"]
+    if not dates and not days and not months:
         return False
     target = [r for r in records if str(r.get("id", "")).casefold() in values]
     on = {(int(m.group(1)), int(m.group(2))) for r in target for v in r.values() if isinstance(v, str) and (m := _ISO.match(v))}
     if not on:
         return True
-    return any(d not in on for d in dates) or any(day not in {d for _, d in on} for day in days)
+    return (
+        any(d not in on for d in dates)
+        or any(day not in {d for _, d in on} for day in days)
+        or any(month not in {m for m, _ in on} for month in months)
+    )
 
 
 def records_in(outputs: Sequence[str]) -> list[dict[str, Any]]:
