@@ -25,14 +25,29 @@ KNOWN_MISSES = {
     # backs once listed here): "it wasn't me" is a negation a bag of words does not read, and
     # the words left ("email address changed") are the technical agent's.
     'config hand back (tune): typo, email changed not by me',
-    # Held-3 (measured 26/37 and 8/9 before this session's fixes, 37/37 and 8/9 after): the
-    # same negation ("it wasnt me") of a password change reads as the technical agent's words.
+    # Held-3 (17/37 and 6/9 before its round, 26/37 and 8/9 on its first run after, now seen):
+    # the same negation ("it wasnt me") of a password change reads as the technical agent's words.
     'understand 3 config (held): password changed, not by me',
+    # Held-4 (32/45 and 7/9 before, 32/45 and 8/9 on its first run after the round that fixed
+    # held-3's misses; then the gate learnt a bare month, so it is seen). What each still misses:
+    'understand 4 (held): sync stopped, typo',  # "stoped" and the rest find no article (abstains)
+    'understand 4 (held): downgrade now, lose what I paid?',  # a question about a downgrade read as the request
+    'understand 4 (held): both march days and the reason in one message',  # two days and a reason: no offer made
+    'understand 4 (held): email up front, price, then cancel',  # "ok actually just cancel it then" read as price talk
+    'understand 4 (held): non-native, price then invite colleague',  # a plan's price asked as an account question
+    'understand 4 (held): yes naming another plan than the offered one',  # "yes but make it starter instead": not re-offered
+    'understand 4 (held): charge asked by its id',  # "what is CH-9006" routed to technical
+    'understand 4 (held): annual charged twice, typo month, yes waits for staff',  # "janury 15 ... the 16th": no duplicate seen
+    'understand 4 (held): refund of a charge already disputed with the bank',  # refused, but the dispute not named
+    'understand 4 (held): no article: scheduled sending',  # a tag in customers' words answers what no article covers
+    'understand 4 (held): close for good and wipe the data',  # read as lost files, not a deletion
+    'understand 4 (held): long rambling double team charge',  # the duplicate in a long message: no offer
+    'understand 4 config (held): sync trouble, then a login alert',  # technical keeps a security matter
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3")
-HELD_ONLY_CONFIG = ("understand-held-3-config",)  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
