@@ -106,7 +106,7 @@ async def test_borders_secondary_text_and_selections_keep_their_contrast(seeded_
         facts = screen.query_one("#session-facts").rich_style
         need("session facts", rich(facts.color), rich(facts.bgcolor), TEXT)
         lines = screen.query_one(ItemLines)
-        folded = lines.rich_style + lines.get_component_rich_style("item-lines--folded")
+        folded = lines.rich_style + lines.look_style("item-lines--folded")
         need("folded tool line", rich(folded.color), rich(folded.bgcolor), TEXT)
 
         # Selections: the inspector's and timeline's highlighted rows, the conversation's cursor.
@@ -120,7 +120,7 @@ async def test_borders_secondary_text_and_selections_keep_their_contrast(seeded_
         await pilot.pause()
         highlighted = timeline.rich_style + timeline.get_component_rich_style("option-list--option-highlighted")
         need("timeline selection", rich(highlighted.color), rich(highlighted.bgcolor), TEXT)
-        selected = lines.rich_style + lines.get_component_rich_style("item-lines--cursor")
+        selected = lines.rich_style + lines.look_style("item-lines--cursor")
         need("conversation selection", rich(lines.rich_style.color), rich(selected.bgcolor), TEXT)
 
         assert not problems, f"{theme}:\n" + "\n".join(problems)

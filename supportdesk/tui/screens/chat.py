@@ -53,7 +53,7 @@ from supportdesk.tui.exporting import default_export_path, write_export
 from supportdesk.tui.projection import Snapshot, advance, conversation_state, new_session, snapshot
 from supportdesk.tui.widgets.footer import DeskFooter
 from supportdesk.tui.widgets.panes import PANE_BINDINGS, PaneActions, session_panes
-from supportdesk.tui.widgets import AgentBar, AgentLook, ContextInspector, Conversation, HandoffTimeline, Prompt
+from supportdesk.tui.widgets import AgentBar, AgentLook, Conversation, HandoffTimeline, Prompt
 from supportdesk.tui.screens._feed import FollowsChanges
 from supportdesk.tui.seen import mark_seen
 from supportdesk.tui.themes import remembered_setting
@@ -149,7 +149,8 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
 
     def compose(self) -> ComposeResult:
         yield AgentBar(self.look, id="agent-bar")
-        yield from session_panes(self.look, self.store, "Shared context · ✱ changed this turn")
+        # The inspector (a DataTable) is mounted after the screen's first frame: see InspectorSlot.
+        yield from session_panes(self.look, self.store, "Shared context · ✱ changed this turn", inspector_later=True)
         yield Prompt(self.desk.config.agents, id="prompt")
         yield DeskFooter(compact=True)
 
@@ -159,6 +160,11 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
             self.notify(safe_text(self._settings_problem), severity="error", markup=False)
         self.follow_changes(self.store)
         await self.load(self.session_id)
+        self.call_after_refresh(self._inspector_then_ready)
+
+    async def _inspector_then_ready(self) -> None:
+        # Ready (and published as `app.chat`) with every pane in place, the inspector included.
+        await self.mount_inspector()
         self.ready.set()
 
     # --- whole-session loads -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.color import Color
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -23,6 +24,60 @@ from supportdesk.tui.widgets.items import Frame, folds, frame, renderable
 from supportdesk.tui.widgets.render import AgentLook
 
 EDGE = "▌"
+
+# How each part of an item is drawn, from the theme's variables: (background, colour), each a
+# variable with an optional alpha as CSS writes it ("warning 8%" is `$warning 8%`), or None to
+# keep the widget's own. These were component classes (`ItemLines > .item-lines--customer
+# { background: $boost; }`): each was a styled node Textual matched against every stylesheet
+# and resolved on the session screen's first frame (25 of them) and on every restyle. The
+# styles are built here with Textual's own colour arithmetic (see `ItemLines._looks`), so they
+# are the colours those rules gave, in every theme (tests/test_tui_item_looks.py compares them).
+LOOKS: dict[str, tuple[str | None, str | None]] = {
+    "item-lines--customer": ("boost", None),
+    "item-lines--edge-customer": (None, "secondary"),
+    "item-lines--agent": (None, None),
+    "item-lines--edge-agent": (None, "primary"),
+    "item-lines--staff": ("warning 8%", None),
+    "item-lines--edge-staff": (None, "warning"),
+    "item-lines--staff-reply": ("success 8%", None),
+    "item-lines--edge-staff-reply": (None, "success"),
+    "item-lines--staff-act": ("warning 12%", None),
+    "item-lines--system": (None, "text-muted"),
+    "item-lines--edge-system": (None, "panel-lighten-2"),
+    "item-lines--folded": (None, "text-muted"),
+    "item-lines--folded-error": (None, "text-error"),
+    "item-lines--handoff": ("primary 12%", None),
+    "item-lines--notice": ("warning 10%", None),
+    "item-lines--edge-notice": (None, "warning"),
+    "item-lines--notice-error": ("error 10%", None),
+    "item-lines--edge-notice-error": (None, "error"),
+    "item-lines--notice-granted": ("success 10%", None),
+    "item-lines--edge-notice-granted": (None, "success"),
+    "item-lines--notice-info": ("boost", None),
+    "item-lines--edge-notice-info": (None, "primary"),
+    "item-lines--cursor": ("accent 18%", None),
+    "item-lines--hover": ("boost", None),
+    "item-lines--flash": ("accent 30%", None),
+}
+
+
+def _theme_color(spec: str, variables: dict[str, str], *, background: bool) -> tuple[Color, bool]:
+    """`spec` ("warning 8%") as Textual's CSS reads `$warning 8%`: the colour (its alpha times the
+    percentage) and whether it is `auto` (a colour that contrasts with the background)."""
+    name, _, alpha = spec.partition(" ")
+    auto = False
+    color: Color | None = None
+    percent: float | None = float(alpha.rstrip("%")) / 100 if alpha else None
+    for token in variables.get(name, "").split():
+        if token == "auto" and not background:
+            auto = True
+        elif token.endswith("%"):
+            percent = float(token.rstrip("%")) / 100
+        else:
+            color = Color.parse(token)
+    if percent is not None:
+        color = (color or Color(255, 255, 255)).multiply_alpha(percent)
+    return color or Color(0, 0, 0, 0), auto
 
 
 @dataclass
@@ -43,48 +98,7 @@ class ItemLines(Widget):
     was drawn in place of this one's (issue 39 §1).
     """
 
-    COMPONENT_CLASSES = {
-        "item-lines--customer", "item-lines--edge-customer",
-        "item-lines--agent", "item-lines--edge-agent",
-        "item-lines--staff", "item-lines--edge-staff",
-        "item-lines--staff-reply", "item-lines--edge-staff-reply", "item-lines--staff-act",
-        "item-lines--system", "item-lines--edge-system",
-        "item-lines--folded", "item-lines--folded-error",
-        "item-lines--handoff",
-        "item-lines--notice", "item-lines--edge-notice",
-        "item-lines--notice-error", "item-lines--edge-notice-error",
-        "item-lines--notice-granted", "item-lines--edge-notice-granted",
-        "item-lines--notice-info", "item-lines--edge-notice-info",
-        "item-lines--cursor", "item-lines--hover", "item-lines--flash",
-    }  # fmt: skip
-
-    DEFAULT_CSS = """
-    ItemLines { height: auto; width: 1fr; }
-    ItemLines > .item-lines--customer { background: $boost; }
-    ItemLines > .item-lines--edge-customer { color: $secondary; }
-    ItemLines > .item-lines--edge-agent { color: $primary; }
-    ItemLines > .item-lines--staff { background: $warning 8%; }
-    ItemLines > .item-lines--edge-staff { color: $warning; }
-    ItemLines > .item-lines--staff-reply { background: $success 8%; }
-    ItemLines > .item-lines--edge-staff-reply { color: $success; }
-    ItemLines > .item-lines--staff-act { background: $warning 12%; }
-    ItemLines > .item-lines--system { color: $text-muted; }
-    ItemLines > .item-lines--edge-system { color: $panel-lighten-2; }
-    ItemLines > .item-lines--folded { color: $text-muted; }
-    ItemLines > .item-lines--folded-error { color: $text-error; }
-    ItemLines > .item-lines--handoff { background: $primary 12%; }
-    ItemLines > .item-lines--notice { background: $warning 10%; }
-    ItemLines > .item-lines--edge-notice { color: $warning; }
-    ItemLines > .item-lines--notice-error { background: $error 10%; }
-    ItemLines > .item-lines--edge-notice-error { color: $error; }
-    ItemLines > .item-lines--notice-granted { background: $success 10%; }
-    ItemLines > .item-lines--edge-notice-granted { color: $success; }
-    ItemLines > .item-lines--notice-info { background: $boost; }
-    ItemLines > .item-lines--edge-notice-info { color: $primary; }
-    ItemLines > .item-lines--cursor { background: $accent 18%; }
-    ItemLines > .item-lines--hover { background: $boost; }
-    ItemLines > .item-lines--flash { background: $accent 30%; }
-    """
+    DEFAULT_CSS = "ItemLines { height: auto; width: 1fr; }"
 
     def __init__(self, look: AgentLook, *, id: str | None = None):
         super().__init__(id=id)
@@ -102,6 +116,7 @@ class ItemLines(Widget):
         self._laid_out: tuple[int, int] | None = None  # (width, version) the tops were computed for
         self._version = 0
         self._drawn_with: tuple[Style, ...] | None = None  # the styles the kept blocks were drawn in
+        self._looks_cache: dict[str, Style] | None = None  # LOOKS in the current theme
 
     # --- the window ---------------------------------------------------------------------------------
 
@@ -189,6 +204,7 @@ class ItemLines(Widget):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._looks_cache = None
         # Textual calls this whenever a pseudo-class around the widget may have changed (the
         # focus moving to the prompt, a hover): opening a session made it three times, and each
         # redrew the whole page. The kept blocks go stale only when a style drawn into them did
@@ -200,7 +216,49 @@ class ItemLines(Widget):
 
     def _styles_drawn(self) -> tuple[Style, ...]:
         """Every style `_render_block` draws with."""
-        return (self.rich_style, *(self.get_component_rich_style(name) for name in sorted(self.COMPONENT_CLASSES)))
+        return (self.rich_style, *self._looks().values())
+
+    def look_style(self, name: str) -> Style:
+        """How part `name` of an item is drawn (a key of `LOOKS`), in the current theme."""
+        return self._looks()[name]
+
+    def _looks(self) -> dict[str, Style]:
+        """Every part's style, computed as Textual's `DOMNode.rich_style` computes a component
+        node's under this widget, once per restyle (a theme change restyles every widget)."""
+        if self._looks_cache is not None:
+            return self._looks_cache
+        background, color, text_style, opacity = Color(0, 0, 0, 0), Color(255, 255, 255, 0), Style(), 1.0
+        for node in reversed(self.ancestors_with_self):
+            styles = node.styles
+            opacity *= styles.opacity
+            text_background = background
+            if styles.has_rule("background"):
+                tinted = styles.background.tint(styles.background_tint)
+                text_background = background + tinted
+                background += tinted.multiply_alpha(opacity)
+            if styles.has_rule("color"):
+                color = styles.color
+            text_style += styles.text_style
+            if styles.has_rule("auto_color") and styles.auto_color:
+                color = text_background.get_contrast_text(color.a)
+        variables = self.app.theme_variables
+        looks: dict[str, Style] = {}
+        for name, (background_spec, color_spec) in LOOKS.items():
+            bg, fg = background, color
+            text_background = bg
+            if background_spec is not None:
+                layer, _ = _theme_color(background_spec, variables, background=True)
+                text_background = bg + layer
+                bg = bg + layer.multiply_alpha(opacity)
+            if color_spec is not None:
+                fg, auto = _theme_color(color_spec, variables, background=False)
+                if auto:
+                    fg = text_background.get_contrast_text(fg.a)
+            looks[name] = text_style + Style.from_color(
+                (bg + fg).rich_color if (bg.a or fg.a) else None, bg.rich_color if bg.a else None
+            )
+        self._looks_cache = looks
+        return looks
 
     def _forget_rendering(self) -> None:
         self._blocks.clear()
@@ -266,10 +324,10 @@ class ItemLines(Widget):
     def _render_block(self, item: Item, width: int, *, expanded: bool) -> Block:
         shape = frame(item)
         base = self.rich_style
-        style = base + self.get_component_rich_style(shape.style)
+        style = base + self.look_style(shape.style)
         edge: list[Segment] = []
         if shape.edge is not None:
-            color = self.get_component_rich_style(shape.edge).color
+            color = self.look_style(shape.edge).color
             if isinstance(item, Message) and item.role == "agent":
                 color = Style.parse(self.look.color(item.agent)).color
             edge = [Segment(EDGE, Style(color=color, bgcolor=base.bgcolor))]
@@ -303,7 +361,7 @@ class ItemLines(Widget):
             highlight = "item-lines--hover"
         if highlight is not None:
             # Only the background changes: the text keeps its own colours.
-            bg = Style(bgcolor=self.get_component_rich_style(highlight).bgcolor)
+            bg = Style(bgcolor=self.look_style(highlight).bgcolor)
             strip = Strip(Segment.apply_style(iter(strip), post_style=bg), strip.cell_length)
         return strip
 

@@ -18,21 +18,26 @@ all three by implementing the protocol and watching `look`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
+from textual.widget import Widget
 
 from supportdesk.engine.log import Store
 from supportdesk.items import Item
-from supportdesk.tui.projection import Pane, Snapshot
+from supportdesk.tui.projection import Pane, Snapshot, advance, new_session
 from supportdesk.tui.widgets.conversation import Conversation
-from supportdesk.tui.widgets.inspector import ContextInspector
 from supportdesk.tui.widgets.render import AgentLook
 from supportdesk.tui.widgets.timeline import HandoffTimeline
+
+if TYPE_CHECKING:
+    from supportdesk.tui.widgets.inspector import ContextInspector
 
 SIDE_WIDTH = 52
 # The least width the conversation gets while the terminal has it.
@@ -62,15 +67,16 @@ class SessionPanes(Horizontal):
     side_when_wide: var[bool] = var(True)
     side_when_narrow: var[bool] = var(False)
 
-    def compose_panes(self, look: AgentLook, store: Store, inspector_title: str) -> ComposeResult:
+    def compose_panes(self, look: AgentLook, store: Store, inspector_title: str, *, inspector_later: bool = False) -> ComposeResult:
         yield Conversation(look, store, id="conversation")
         with Vertical(id="side"):
             timeline = HandoffTimeline(look, store, id="timeline")
             timeline.border_title = "Handoffs"
             yield timeline
-            inspector = ContextInspector(look, id="inspector")
-            inspector.border_title = inspector_title
-            yield inspector
+            if inspector_later:
+                yield InspectorSlot(inspector_title)
+            else:
+                yield _inspector(look, inspector_title)
 
     @property
     def side_shown(self) -> bool:
@@ -110,6 +116,62 @@ class SessionPanes(Horizontal):
             self.query_one(HandoffTimeline).focus()
 
 
+def _inspector(look: AgentLook, title: str) -> ContextInspector:
+    from supportdesk.tui.widgets.inspector import ContextInspector
+
+    inspector = ContextInspector(look, id="inspector")
+    inspector.border_title = title
+    return inspector
+
+
+class InspectorSlot(Widget):
+    """Where the context inspector goes, drawn as an empty one, until `PaneActions.mount_inspector`
+    puts the inspector there (after the screen's first frame).
+
+    The inspector is a DataTable: its import, its stylesheet (parsed when the first one is
+    mounted), its ten component classes and its first render were part of the chat screen's first
+    frame, which is what a person waits for at start-up. The slot is a pane: it keeps what it was
+    shown, and the inspector starts from that.
+    """
+
+    DEFAULT_CSS = """
+    InspectorSlot {
+        height: 1fr;
+        border: round $secondary 70%;
+        border-title-color: $text-primary;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+        background: $surface;
+        padding: 0 1;
+        color: $text;
+        text-style: bold;
+    }
+    """
+
+    def __init__(self, title: str) -> None:
+        super().__init__(id="inspector-slot")
+        self.border_title = title
+        self.snapshot: Snapshot | None = None
+        self._later: list[Item] = []  # items after `snapshot`, folded in when the inspector shows it
+
+    def render(self) -> Text:
+        # The inspector's column labels (from inspector.py's widths, without importing it).
+        return Text(f"{'key · by':<18}  {'value · at'}")
+
+    async def show(self, snapshot: Snapshot) -> None:
+        self.snapshot, self._later = snapshot, []
+        count = len(snapshot.context)
+        self.border_subtitle = f"{count} key{'s' if count != 1 else ''}" if count else "empty"
+
+    async def extend(self, items: Sequence[Item]) -> None:
+        self._later.extend(items)
+
+    def shown(self) -> Snapshot:
+        """What the inspector should show now."""
+        snapshot = self.snapshot or new_session("")
+        return advance(snapshot, self._later) if self._later else snapshot
+
+
 class PaneActions(Screen):
     """What the screens that compose `SessionPanes` share: the one path their panes are updated
     on, the agents' colours they watch, and the actions behind `PANE_BINDINGS`."""
@@ -141,6 +203,22 @@ class PaneActions(Screen):
         for pane in self.panes:
             await pane.extend(items)
 
+    async def mount_inspector(self) -> None:
+        """Put the context inspector in its slot (composed with `inspector_later`), showing what
+        the slot was shown. Nothing is awaited between showing it and handing it the slot's place
+        among the panes, so no update falls between the two."""
+        slots = self.query(InspectorSlot)
+        if not slots:
+            return
+        slot = slots.first()
+        inspector = _inspector(self.look, str(slot.border_title))
+        await slot.parent.mount(inspector, before=slot)  # type: ignore[union-attr]
+        if not slot.is_attached:
+            return  # the screen closed meanwhile
+        await inspector.show(slot.shown())
+        self._panes = None  # walked again: the inspector instead of the slot
+        await slot.remove()
+
     def action_toggle_side(self) -> None:
         self.query_one(SessionPanes).toggle_side()
 
@@ -151,8 +229,11 @@ class PaneActions(Screen):
             self.notify("this part of the screen does not maximise", severity="warning", timeout=3)
 
 
-def session_panes(look: AgentLook, store: Store, inspector_title: str) -> ComposeResult:
-    """Use inside a screen's compose: `yield from session_panes(look, store, "...")`."""
+def session_panes(look: AgentLook, store: Store, inspector_title: str, *, inspector_later: bool = False) -> ComposeResult:
+    """Use inside a screen's compose: `yield from session_panes(look, store, "...")`.
+
+    `inspector_later`: compose an `InspectorSlot` in the inspector's place; the screen calls
+    `mount_inspector` once its first frame is drawn."""
     panes = SessionPanes(id="panes")
     with panes:
-        yield from panes.compose_panes(look, store, inspector_title)
+        yield from panes.compose_panes(look, store, inspector_title, inspector_later=inspector_later)
