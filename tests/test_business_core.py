@@ -11,81 +11,17 @@ itself. Read with `ast`, nothing run; the last test runs one rule the core made 
 
 from __future__ import annotations
 
-import ast
-import re
 from pathlib import Path
 
 import pytest
 
 from supportdesk.business import BusinessData, BusinessError, MoneyLimits, open_business
+from tests.copies import written_twice
 
 BUSINESS = Path(__file__).resolve().parent.parent / "supportdesk" / "business"
 # Every adapter module: what is in business/ besides the contract, the core and the demo seed.
 NOT_ADAPTERS = {"__init__.py", "core.py", "demo.py", "protocol.py"}
 ADAPTER_FILES = sorted(p.name for p in BUSINESS.glob("*.py") if p.name not in NOT_ADAPTERS)
-PLACEHOLDER = re.compile(r"\$\d+|\?\d*|(?<!:):[A-Za-z_]\w*")
-SQL_WORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE)\b")
-
-
-def _alike(text: str) -> str:
-    """SQL text with its placeholders made one and its spacing collapsed."""
-    return " ".join(PLACEHOLDER.sub("?", text).split())
-
-
-class _Plain(ast.NodeTransformer):
-    """A body as either driver would write it: no `await`, placeholders alike."""
-
-    def visit_Await(self, node: ast.Await) -> ast.AST:
-        return self.visit(node.value)
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        return ast.Constant(_alike(node.value)) if isinstance(node.value, str) else node
-
-
-def _bodies(sources: dict[str, str]) -> dict[str, list[str]]:
-    """Each function's body (its docstring left out), made plain, as an AST dump -> where it is written."""
-    found: dict[str, list[str]] = {}
-    for name, text in sources.items():
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                body = node.body
-                if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                    body = body[1:]
-                if body:
-                    plain = _Plain().visit(ast.Module(body=body, type_ignores=[]))
-                    found.setdefault(ast.dump(plain), []).append(f"{name}:{node.name}")
-    return found
-
-
-def _statements(sources: dict[str, str]) -> dict[str, list[str]]:
-    """Each SQL statement written in a module (a string or an f-string as written, wherever it
-    stands), placeholders alike -> where it is written (file:line)."""
-    found: dict[str, list[str]] = {}
-    for name, text in sources.items():
-        tree = ast.parse(text)
-        inside_fstring = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.JoinedStr):
-                written = ast.unparse(node)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inside_fstring:
-                written = node.value
-            else:
-                continue
-            if SQL_WORD.search(written):
-                found.setdefault(_alike(written), []).append(f"{name}:{node.lineno}")
-    return found
-
-
-def written_twice(sqlite: dict[str, str], postgres: dict[str, str]) -> list[str]:
-    """What the two sides both write: function bodies and SQL statements, one line each."""
-    problems = []
-    for read in (_bodies, _statements):
-        left, right = read(sqlite), read(postgres)
-        for key in left.keys() & right.keys():
-            problems.append(f"{', '.join(left[key])} = {', '.join(right[key])}: move it to business/core.py")
-    return sorted(problems)
-
-
 def _read(name: str) -> dict[str, str]:
     return {name: (BUSINESS / name).read_text(encoding="utf-8")}
 
@@ -96,7 +32,7 @@ def test_no_function_or_statement_is_written_in_two_adapters():
         problem
         for n, left in enumerate(ADAPTER_FILES)
         for right in ADAPTER_FILES[n + 1 :]
-        for problem in written_twice(_read(left), _read(right))
+        for problem in written_twice(_read(left), _read(right), "business/core.py")
     ]
     assert problems == []
 
@@ -122,7 +58,7 @@ def test_the_check_sees_a_copied_helper_and_a_copied_statement():
             "async def _other(conn):\n    await conn.execute(\"SELECT 1\")\n"
         )
     }
-    problems = written_twice(sqlite, postgres)
+    problems = written_twice(sqlite, postgres, "business/core.py")
     assert problems == [
         "sqlite.py:1 = postgres.py:1: move it to business/core.py",
         "sqlite.py:3 = postgres.py:3: move it to business/core.py",

@@ -1,57 +1,19 @@
 """The two store adapters hold only what differs between their databases (issue 36).
 
 What both need lives once in `supportdesk/store/core.py`. These checks keep copies from coming
-back: no function body (docstring aside) and no module-level statement (placeholders `?`/`$n`
-aside) is written in both the SQLite and the PostgreSQL adapter. Read with `ast`, nothing run.
+back: no function body and no SQL statement is written in both the SQLite and the PostgreSQL
+adapter (`tests/copies.py` says what counts as a copy).
 """
 
 from __future__ import annotations
 
-import ast
-import re
 from pathlib import Path
+
+from tests.copies import written_twice
 
 STORE = Path(__file__).resolve().parent.parent / "supportdesk" / "store"
 SQLITE_SIDE = ("sessions.py", "sqlite_figures.py")
 POSTGRES_SIDE = ("postgres.py", "pg_figures.py")
-
-
-def _bodies(sources: dict[str, str]) -> dict[str, list[str]]:
-    """Each function's body (its docstring left out) as an AST dump -> where it is written."""
-    found: dict[str, list[str]] = {}
-    for name, text in sources.items():
-        for node in ast.walk(ast.parse(text)):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                body = node.body
-                if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                    body = body[1:]
-                if body:
-                    found.setdefault(ast.dump(ast.Module(body=body, type_ignores=[])), []).append(f"{name}:{node.name}")
-    return found
-
-
-def _statements(sources: dict[str, str]) -> dict[str, list[str]]:
-    """Each module-level string constant (an f-string as written), placeholders made alike."""
-    found: dict[str, list[str]] = {}
-    for name, text in sources.items():
-        for node in ast.parse(text).body:
-            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Constant, ast.JoinedStr)):
-                if isinstance(node.value, ast.Constant) and not isinstance(node.value.value, str):
-                    continue
-                written = re.sub(r"\$\d+|\?", "?", ast.unparse(node.value))
-                targets = ", ".join(ast.unparse(t) for t in node.targets)
-                found.setdefault(written, []).append(f"{name}:{targets}")
-    return found
-
-
-def written_twice(sqlite: dict[str, str], postgres: dict[str, str]) -> list[str]:
-    """What the two sides both write: function bodies and statements, one line each."""
-    problems = []
-    for read in (_bodies, _statements):
-        left, right = read(sqlite), read(postgres)
-        for key in left.keys() & right.keys():
-            problems.append(f"{', '.join(left[key])} = {', '.join(right[key])}: move it to store/core.py")
-    return sorted(problems)
 
 
 def _read(names: tuple[str, ...]) -> dict[str, str]:
@@ -59,7 +21,7 @@ def _read(names: tuple[str, ...]) -> dict[str, str]:
 
 
 def test_no_function_or_statement_is_written_in_both_adapters():
-    assert written_twice(_read(SQLITE_SIDE), _read(POSTGRES_SIDE)) == []
+    assert written_twice(_read(SQLITE_SIDE), _read(POSTGRES_SIDE), "store/core.py") == []
 
 
 def test_the_check_sees_a_copied_helper_and_a_copied_statement():
@@ -78,9 +40,9 @@ def test_the_check_sees_a_copied_helper_and_a_copied_statement():
             "def _other(text):\n    return text\n"
         )
     }
-    problems = written_twice(sqlite, postgres)
+    problems = written_twice(sqlite, postgres, "store/core.py")
     assert problems == [
-        "sessions.py:SQL_COUNT = postgres.py:SQL_ITEMS: move it to store/core.py",
+        "sessions.py:1 = postgres.py:1: move it to store/core.py",
         "sessions.py:_share = postgres.py:_share: move it to store/core.py",
     ], problems
 

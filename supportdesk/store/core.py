@@ -374,6 +374,33 @@ def insert_session_sql(dialect: StoreDialect) -> str:
     return f"INSERT INTO sessions ({SESSION_COLS}) VALUES ({values})"
 
 
+class CopySql:
+    """The statements of a fork and an import that both databases write alike, in one
+    dialect's placeholders (the adapters pass the same parameters in the same order)."""
+
+    def __init__(self, dialect: StoreDialect) -> None:
+        p = dialect.param
+        self.session_exists = f"SELECT 1 FROM sessions WHERE id = {p(1)}"
+        # A fork's row: (id, title, created_at, updated_at, entry_agent, active_agent,
+        # item_count, handoff_count, forked_from, forked_at).
+        self.fork_session = (
+            "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, status, "
+            f"item_count, handoff_count, forked_from, forked_at) VALUES ({p(1)}, {p(2)}, {p(3)}, {p(4)}, {p(5)}, "
+            f"{p(6)}, 'open', {p(7)}, {p(8)}, {p(9)}, {p(10)})"
+        )
+        # The fork's context keys, from the items it copied: (new id, new id) (SQLite's "?" are
+        # positional: each is a parameter of its own).
+        self.fork_context_keys = (
+            f"INSERT INTO context_keys (session_id, key) SELECT DISTINCT {p(1)}, ctx_key FROM items "
+            f"WHERE session_id = {p(2)} AND ctx_key IS NOT NULL"
+        )
+        # An imported session's token totals, one row per agent.
+        self.insert_usage = (
+            "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) "
+            f"VALUES ({p(1)}, {p(2)}, {p(3)}, {p(4)}, {p(5)})"
+        )
+
+
 class ReadSql:
     """The reads of session rows in one dialect's placeholders; the statements whose words
     differ (JSON walks, time comparisons) are the adapter's, passed in."""

@@ -40,6 +40,7 @@ from supportdesk.store.figures import DeskFigures
 from supportdesk.store.pg_figures import read_figures
 from supportdesk.store import figure_summary
 from supportdesk.store.core import (
+    CopySql,
     SESSION_COLS as _SESSION_COLS,
     ReadSql,
     StoreCore,
@@ -269,6 +270,7 @@ DIALECT = StoreDialect(
     no_limit=_NO_LIMIT,
 )
 SUMMARY_SQL = SummarySql(DIALECT)
+COPY = CopySql(DIALECT)
 READS = ReadSql(
     DIALECT,
     desk_tags=SQL_DESK_TAGS,
@@ -1149,7 +1151,7 @@ class PostgresStore(StoreCore):
         ]
         try:
             async with self._pool.acquire() as conn, conn.transaction():
-                if await conn.fetchval("SELECT 1 FROM sessions WHERE id = $1", info.id) is not None:
+                if await conn.fetchval(COPY.session_exists, info.id) is not None:
                     raise StoreError(f"a session {info.id!r} already exists")
                 await conn.execute(insert_session_sql(DIALECT), *rows.session)
                 await conn.executemany(
@@ -1161,11 +1163,7 @@ class PostgresStore(StoreCore):
                 await conn.executemany(
                     "INSERT INTO context_keys (session_id, key) VALUES ($1, $2)", [(info.id, key) for key in rows.keys]
                 )
-                await conn.executemany(
-                    "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) "
-                    "VALUES ($1, $2, $3, $4, $5)",
-                    rows.usage,
-                )
+                await conn.executemany(COPY.insert_usage, rows.usage)
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{info.item_count} 0 {info.id}")
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
@@ -1187,16 +1185,17 @@ class PostgresStore(StoreCore):
                 )
                 active = await conn.fetchval(SQL_AGENT_AT, session_id, upto)
                 await conn.execute(
-                    "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, status, "
-                    "item_count, handoff_count, forked_from, forked_at) VALUES ($1, $2, $3, $3, $4, $5, 'open', $6, $7, $8, $6)",
+                    COPY.fork_session,
                     new_id,
                     title,
+                    now,
                     now,
                     source.entry_agent,
                     active or source.entry_agent,
                     upto,
                     handoffs,
                     session_id,
+                    upto,
                 )
                 await conn.execute(
                     "INSERT INTO items (session_id, seq, kind, agent, created_at, body, meta, ctx_key, search) "
@@ -1206,22 +1205,14 @@ class PostgresStore(StoreCore):
                     session_id,
                     upto,
                 )
-                await conn.execute(
-                    "INSERT INTO context_keys (session_id, key) SELECT DISTINCT $1, ctx_key FROM items "
-                    "WHERE session_id = $1 AND ctx_key IS NOT NULL",
-                    new_id,
-                )
+                await conn.execute(COPY.fork_context_keys, new_id, new_id)
                 # A fork's totals are those of the items it copies, summed as the appends sum them.
                 metas = await conn.fetch(
                     "SELECT agent, meta FROM items WHERE session_id = $1 AND meta IS NOT NULL", new_id
                 )
                 usage = usage_rows([(agent, json.loads(meta)) for agent, meta in metas])
                 if usage:
-                    await conn.executemany(
-                        "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) "
-                        "VALUES ($1, $2, $3, $4, $5)",
-                        [(new_id, *row) for row in usage],
-                    )
+                    await conn.executemany(COPY.insert_usage, [(new_id, *row) for row in usage])
                 await _keep_whole_log_state(conn, new_id)
                 await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{upto} 0 {new_id}")
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:

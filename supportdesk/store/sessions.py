@@ -50,6 +50,7 @@ from supportdesk.store.protocol import (
 )
 from supportdesk.store import figure_summary
 from supportdesk.store.core import (
+    CopySql,
     SESSION_COLS as _SESSION_COLS,
     ReadSql,
     StoreCore,
@@ -210,6 +211,7 @@ DIALECT = StoreDialect(
     no_limit=_NO_LIMIT,
 )
 SUMMARY_SQL = SummarySql(DIALECT)
+COPY = CopySql(DIALECT)
 READS = ReadSql(
     DIALECT,
     desk_tags=SQL_DESK_TAGS,
@@ -1323,8 +1325,7 @@ class SessionStore(StoreCore):
                 (session_id, upto),
             ).fetchone()
             conn.execute(
-                "INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, status, "
-                "item_count, handoff_count, forked_from, forked_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)",
+                COPY.fork_session,
                 (
                     new_id,
                     title,
@@ -1344,11 +1345,7 @@ class SessionStore(StoreCore):
                 "WHERE session_id = ? AND seq <= ? ORDER BY seq",
                 (new_id, session_id, upto),
             )
-            conn.execute(
-                "INSERT INTO context_keys (session_id, key) SELECT DISTINCT ?, ctx_key FROM items "
-                "WHERE session_id = ? AND ctx_key IS NOT NULL",
-                (new_id, new_id),
-            )
+            conn.execute(COPY.fork_context_keys, (new_id, new_id))
             conn.execute(SQL_FORK_USAGE, (new_id, session_id, upto))
             _keep_whole_log_state(conn, new_id)
             # (the copies are new ids past the search mark: the next search indexes them)
@@ -1368,16 +1365,13 @@ class SessionStore(StoreCore):
         rows = import_rows(DIALECT, info, items, usage)
 
         def tx(conn: sqlite3.Connection) -> None:
-            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (info.id,)).fetchone() is not None:
+            if conn.execute(COPY.session_exists, (info.id,)).fetchone() is not None:
                 raise StoreError(f"a session {info.id!r} already exists")
             conn.execute(insert_session_sql(DIALECT), rows.session)
             conn.executemany(SQL_INSERT_ITEM, rows.items)
             _keep_whole_log_state(conn, info.id)
             conn.executemany(SQL_ADD_CONTEXT_KEY, [(info.id, key) for key in rows.keys])
-            conn.executemany(
-                "INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported) VALUES (?, ?, ?, ?, ?)",
-                rows.usage,
-            )
+            conn.executemany(COPY.insert_usage, rows.usage)
             if conn.execute(SQL_SEARCH_BACKLOG).fetchone()[0] >= SEARCH_BATCH:
                 _index_new_messages(conn)
 
