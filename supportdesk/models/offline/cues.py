@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from supportdesk.models.offline import literals
+from supportdesk.models.offline.kept import keep
 
 _FLAGS = re.IGNORECASE
 
@@ -52,14 +53,7 @@ class Cue:
         pattern = self.pattern
         match = None if literals.cannot_match(self._needs, text) else pattern.search(text)
         if len(text) <= SEARCH_KEPT_CHARS:
-            found[text] = match
-            if len(found) > SEARCHES_KEPT:
-                # The oldest goes. Steps may run on threads: a key another one dropped already,
-                # or the dict changing under the look-up, only leaves one more entry for a while.
-                try:  # (cheaper than contextlib.suppress: this runs on most inserts)
-                    found.pop(next(iter(found)), None)
-                except (RuntimeError, StopIteration):
-                    pass
+            keep(found, text, match, SEARCHES_KEPT)
         return match
 
     def finditer(self, text: str):

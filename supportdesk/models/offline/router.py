@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from supportdesk.config import AgentConfig
 from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for
 from supportdesk.models.offline.cues import without_introduction
+from supportdesk.models.offline.kept import keep
 from supportdesk.lexicon import normalise
 
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
@@ -61,14 +62,7 @@ class Router:
         key = (text, tuple(candidates))
         known = self._routes.get(key)
         if known is None:
-            known = self._routes[key] = self._route(text, candidates)
-            if len(self._routes) > ROUTES_KEPT:
-                # The oldest goes. Steps may run on threads: a key another one dropped already,
-                # or the dict changing under the look-up, only leaves one more entry for a while.
-                try:  # (cheaper than contextlib.suppress: this runs on most inserts)
-                    self._routes.pop(next(iter(self._routes)), None)
-                except (RuntimeError, StopIteration):
-                    pass
+            known = keep(self._routes, key, self._route(text, candidates), ROUTES_KEPT)
         return known
 
     def _route(self, text: str, candidates: list[str]) -> Route:

@@ -21,6 +21,7 @@ from supportdesk.config import ToolLimits
 from supportdesk.engine.confirmation import rest_after_yes
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.models.offline.kept import keep
 from supportdesk.readers.spelling import corrected, words_of
 
 # The limits of a tool an agent does not hold.
@@ -141,13 +142,7 @@ def _slots(text: str, *, amount_asked: bool = False) -> slot_extraction.Slots:
     if found is None:
         found = slot_extraction.extract(text, amount_asked=amount_asked)
         if len(text) <= SLOTS_KEPT_CHARS:
-            _slots_found[key] = found
-            if len(_slots_found) > SLOTS_KEPT:
-                # The oldest goes (steps may run on threads: see Router.route).
-                try:  # (cheaper than contextlib.suppress: this runs on most inserts)
-                    _slots_found.pop(next(iter(_slots_found)), None)
-                except (RuntimeError, StopIteration):
-                    pass
+            keep(_slots_found, key, found, SLOTS_KEPT)
     return found
 
 
@@ -162,12 +157,7 @@ def _read_as_meant(text: str, vocabulary: frozenset[str]) -> str:
     if found is None:
         found = corrected(text, vocabulary)
         if len(text) <= SLOTS_KEPT_CHARS:
-            _meant[key] = found
-            if len(_meant) > SLOTS_KEPT:
-                try:  # the oldest goes (steps may run on threads: see Router.route)
-                    _meant.pop(next(iter(_meant)), None)
-                except (RuntimeError, StopIteration):
-                    pass
+            keep(_meant, key, found, SLOTS_KEPT)
     return found
 
 
