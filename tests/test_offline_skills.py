@@ -288,3 +288,18 @@ async def test_refund_it_is_the_charge_last_named_never_the_duplicate_found_for_
         ("what was the charge on march 1? dana@example.com", {"reply": ["March 1, 2026"]}),
         ("refund that one", {"not_tools": ACTIONS, "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
     )
+
+
+# --- issue 38, held-4's kinds (fixer2) ------------------------------------------------------------
+
+
+async def test_a_question_about_a_plan_change_is_answered_and_nothing_is_offered():
+    # "if I downgrade now do I lose what I paid?" asks what a change would mean: the answer says
+    # what happens to money paid, and no change waits for a "yes" that would set it off.
+    assert not await _converse(
+        ("if i go down to starter now would i lose the rest of what i paid? dana@example.com",
+         {"agent": "billing", "reply": ["isn't refunded", "next renewal"], "not_tools": ACTIONS,
+          "context_absent": ["pending_offer"]}),
+    )
+    # Asked for, not asked about: still the plan change's offer.
+    assert not await _converse(("please downgrade me to starter, dana@example.com", {"offers": ["change_plan"]}))

@@ -475,6 +475,15 @@ ASKS_IF_POSSIBLE = _any(
     r"\b(?:can|could|may) (?:i|we)\b[^.!?]*\?", r"\bis it possible (?:for (?:me|us) )?to\b", r"\b(?:am i|are we) able to\b",
     r"\bis (?:it|there) (?:a way|an option) to\b", r"\bif (?:i|we) (?:cancel|stop|quit|unsubscribe)\b",
 )
+# What a plan change would mean, asked before asking for it: "if I downgrade now do I lose what I
+# paid?", "what happens to my money if I switch?" (issue 38): answered, never offered as if asked.
+_CHANGE_VERB = r"(?:downgrade|upgrade|switch|change|move|go|drop|step)"
+_CONSEQUENCE = r"(?:lose|lost|pay|paid|charged?|billed|refund\w*|money|back|prorat\w*|credit)"
+PLAN_CHANGE_QUESTION = _any(
+    rf"\bif (?:i|we) (?:were to |decide to )?{_CHANGE_VERB}\b.*\b(?:do|will|would|does|am|are|is) (?:i|we|it|that)\b.*\b{_CONSEQUENCE}\b",
+    rf"\b(?:do|will|would|does) (?:i|we)\b.*\b{_CONSEQUENCE}\b.*\bif (?:i|we) (?:were to |decide to )?{_CHANGE_VERB}\b",
+    rf"\bwhat happens\b.*\bif (?:i|we) (?:were to |decide to )?{_CHANGE_VERB}\b",
+)
 # A plan named by where it sits: on the price list ("the cheapest plan", "your top tier") or from
 # the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").
 _TIER = r"(?:plans?|tiers?|levels?|packages?|options?|subscriptions?|ones?)"

@@ -35,6 +35,17 @@ _ANAPHOR = re.compile(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.
 # "the next one" / "the next 1": after a charge, the charge that comes next.
 _NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
 
+
+def plan_change_answer(text: str) -> str:
+    """What a plan change made now or at renewal means for money already paid (no change made)."""
+    verb = "downgrade" if cues.PLAN_DOWN.search(text) else "upgrade" if cues.PLAN_UP.search(text) else "change plans"
+    return (
+        f"If you {verb} now, the change takes effect straight away: what you've already paid for this period "
+        "isn't refunded or prorated, and nothing extra is charged today; from your next payment you pay the new plan's price. "
+        "If you'd rather keep everything you've paid for, the change can be made at your next renewal instead, and nothing "
+        f"changes until then. I haven't changed anything: just tell me if you'd like to {verb}, and when."
+    )
+
 class MoneySkill(SkillBase):
     def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
         """The customer's charges as last read, with refunds made since subtracted."""
@@ -104,6 +115,9 @@ class MoneySkill(SkillBase):
             return self._hand_back(text)
         if intents == {"pricing"}:
             return self._pricing(text)
+        if "plan" in asked and cues.PLAN_CHANGE_QUESTION.search(text):
+            # "if I downgrade now do I lose what I paid?": what a change would mean, not the change.
+            return step.answer(plan_change_answer(text))
         if intents == {"remove_card"}:
             # No tool removes a card, and nothing is changed: what can be done, so they can choose.
             return step.answer(REMOVE_CARD_REPLY)
