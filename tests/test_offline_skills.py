@@ -303,3 +303,19 @@ async def test_a_question_about_a_plan_change_is_answered_and_nothing_is_offered
     )
     # Asked for, not asked about: still the plan change's offer.
     assert not await _converse(("please downgrade me to starter, dana@example.com", {"offers": ["change_plan"]}))
+
+
+async def test_a_yes_that_names_another_plan_offers_that_plan_and_runs_neither():
+    assert not await _converse(
+        ("can i move to the pro plan? marco@example.com", {"offers": ["change_plan"]}),
+        ("yes, though make it starter instead", {"not_tools": ACTIONS, "offers": ["change_plan"],
+                                                 "context_includes": {"pending_offer": {"arguments": {"plan": "starter"}}}}),
+        ("yes", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1002", "plan": "starter"}}]}),
+    )
+
+
+async def test_just_cancel_it_then_after_a_price_answer_offers_the_cancellation():
+    assert not await _converse(
+        ("how much is my plan a month? dana@example.com", {"reply": ["$29.99"], "not_tools": ACTIONS}),
+        ("ok then just cancel it", {"offers": ["cancel_subscription"], "not_tools": ACTIONS, "reply_not": ["email address"]}),
+    )

@@ -457,6 +457,9 @@ CANCEL = _any(
     r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"^\W*(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
     # what stopping would mean: "if I stop now, do I still pay?" (a question: ASKS_IF_POSSIBLE)
     r"\bif (?:i|we) (?:cancel|stop|quit|unsubscribe)\b",
+    # "ok actually just cancel it then" after talk of the plan (issue 38, held-4): "it" is the plan
+    r"\b(?:just|then|actually|ok(?:ay)?|fine|so)\s+cancel (?:it|that|the whole thing|everything)\b",
+    r"\bcancel (?:it|that)\s+(?:then|altogether|instead|for good)\b",
 )
 # "Team" the plan, not the customer's own team ("on our team", "my team's logins").
 _TEAM_PLAN = r"(?:team(?=\s+plan)|(?<!\bour )(?<!\bmy )(?<!\bwhole )team)"

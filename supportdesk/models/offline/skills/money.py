@@ -295,6 +295,12 @@ class MoneySkill(SkillBase):
         pointed = None
         if offer.intent == "refund" and offer.options:
             pointed = self._options_pointed(offer, text)
+        if reading == "change_of_mind" and offer.intent == "plan" and any(cues.plan_request(text)):
+            # "yes but make it starter instead": the plan now named is offered in the old one's
+            # place (never the old one run, nor the new one run without its own yes).
+            customer_id = str(offer.arguments.get("customer_id", "")) or self._customer_id()
+            if customer_id:
+                return self._plan_change(customer_id, text, set())
         if reading == "change_of_mind" and not pointed:
             # "no wait, make it the cheaper one": another choice than the one offered. Read as a
             # request of its own (a new offer, if it comes to one), never this offer carried out.
