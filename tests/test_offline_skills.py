@@ -319,3 +319,14 @@ async def test_just_cancel_it_then_after_a_price_answer_offers_the_cancellation(
         ("how much is my plan a month? dana@example.com", {"reply": ["$29.99"], "not_tools": ACTIONS}),
         ("ok then just cancel it", {"offers": ["cancel_subscription"], "not_tools": ACTIONS, "reply_not": ["email address"]}),
     )
+
+
+async def test_a_plan_price_asked_in_non_native_order_is_answered_without_an_email():
+    assert not await _converse(("how much cost the starter plan?", {"agent": "billing", "reply": ["$9.99"], "reply_not": ["email address"]}))
+
+
+async def test_a_charge_asked_about_by_its_id_goes_to_billing_and_is_described():
+    assert not await _converse(
+        ("marco@example.com what is ch-9005?",
+         {"agent": "billing", "reply": ["$129.99", "January 1, 2026"], "not_tools": ACTIONS}),
+    )

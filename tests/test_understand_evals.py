@@ -32,8 +32,6 @@ KNOWN_MISSES = {
     # held-3's misses; then the gate learnt a bare month, so it is seen). What each still misses:
     'understand 4 (held): sync stopped, typo',  # "stoped" and the rest find no article (abstains)
     'understand 4 (held): both march days and the reason in one message',  # two days and a reason: no offer made
-    'understand 4 (held): non-native, price then invite colleague',  # a plan's price asked as an account question
-    'understand 4 (held): charge asked by its id',  # "what is CH-9006" routed to technical
     'understand 4 (held): annual charged twice, typo month, yes waits for staff',  # "janury 15 ... the 16th": no duplicate seen
     'understand 4 (held): refund of a charge already disputed with the bank',  # refused, but the dispute not named
     'understand 4 (held): no article: scheduled sending',  # a tag in customers' words answers what no article covers

