@@ -330,3 +330,11 @@ async def test_a_charge_asked_about_by_its_id_goes_to_billing_and_is_described()
         ("marco@example.com what is ch-9005?",
          {"agent": "billing", "reply": ["$129.99", "January 1, 2026"], "not_tools": ACTIONS}),
     )
+
+
+async def test_a_refund_refused_for_a_charge_disputed_with_the_bank_says_it_is_disputed():
+    assert not await _converse(
+        ("aline.moreau26@example.com please refund my march payment, i opened a dispute with my bank about it",
+         {"agent": "billing", "reply": ["already disputed with your bank"], "not_tools": ACTIONS,
+          "context_absent": ["pending_offer"]}),
+    )

@@ -776,6 +776,13 @@ class MoneySkill(SkillBase):
         return self._refund_call(offered | {"amount": amount})
 
     def _refund_refused(self, target: dict[str, Any], label: str, when: str, dups: list[dict[str, Any]]) -> str:
+        if target.get("status") == "disputed":
+            # Already disputed with the bank (held-4): that, not the list of reasons, is why.
+            return (
+                f"I'm sorry, I can't refund {label} of {money(target['amount'])} on {when}: it is already disputed with "
+                "your bank, and while a dispute is open the bank decides it, so a refund from us as well would pay it back "
+                "twice. If you withdraw the dispute, I can look at it again; or I can ask a member of our staff to review it."
+            )
         reasons = list(self.view.tool_limits("refund_charge").reasons or ())
         listed = ", ".join(reasons[:-1]) + f" or {reasons[-1]}" if len(reasons) > 1 else "".join(reasons) or "no reason at all"
         other = next((d for d in dups if d["id"] != target["id"] and d.get("refundable", 0) > 0), None)
