@@ -338,3 +338,17 @@ async def test_a_refund_refused_for_a_charge_disputed_with_the_bank_says_it_is_d
          {"agent": "billing", "reply": ["already disputed with your bank"], "not_tools": ACTIONS,
           "context_absent": ["pending_offer"]}),
     )
+
+
+async def test_an_account_wanted_closed_for_good_with_its_data_erased_is_a_deletion_not_lost_files():
+    from supportdesk.models.offline import cues
+
+    deletion = cues.UNKNOWN_GROUND["request to delete the account"]
+    for said in ("i want my account closed permanently and all my data erased", "need the workspace shut down for good, files wiped"):
+        assert deletion.search(said), said
+    for said in ("my account was deleted by mistake, can you restore it?", "my account closed itself yesterday"):
+        assert not deletion.search(said), said
+    assert not await _converse(
+        ("i'd like my profile deleted and everything erased, for good",
+         {"reply": ["person"], "reply_not": ["lost files", "Restoring deleted files"], "not_tools": ACTIONS}),
+    )

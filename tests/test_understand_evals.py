@@ -34,7 +34,6 @@ KNOWN_MISSES = {
     'understand 4 (held): both march days and the reason in one message',  # two days and a reason: no offer made
     'understand 4 (held): annual charged twice, typo month, yes waits for staff',  # "janury 15 ... the 16th": no duplicate seen
     'understand 4 (held): no article: scheduled sending',  # a tag in customers' words answers what no article covers
-    'understand 4 (held): close for good and wipe the data',  # read as lost files, not a deletion
     'understand 4 (held): long rambling double team charge',  # the duplicate in a long message: no offer
     'understand 4 config (held): sync trouble, then a login alert',  # technical keeps a security matter
 }

@@ -247,6 +247,10 @@ UNKNOWN_GROUND = {
         r"\b(?:close|shut|terminate)\s+(?:down\s+)?(?:my|our|the)\s+(?:whole\s+|entire\s+)?account\b[^.!?]{0,40}?"
         r"\b(?:for ?ever|for good|permanently|delete|erase|wipe|remove)",
         r"\b(?:permanently|for ?ever|for good)\s+(?:close|shut|terminate)\s+(?:down\s+)?(?:my|our|the)\s+account\b",
+        # wanted done to it, told as a state: "my account closed permanently and all my data erased" (held-4)
+        r"\b(?:account|profile|workspace)\s+(?:to be\s+|be\s+)?(?:permanently\s+|fully\s+|completely\s+)?"
+        r"(?:closed|shut(?:\s+down)?|terminated|deleted|removed)\b[^.!?]{0,40}?\b(?:for ?ever|for good|permanently|"
+        r"delete[ds]?|erased?|wiped?|removed)\b",
     ),
     # What an invoice says about the customer (names, addresses, tax ids) is changed by staff.
     "request to change invoice details": _any(
