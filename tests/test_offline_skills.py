@@ -352,3 +352,19 @@ async def test_an_account_wanted_closed_for_good_with_its_data_erased_is_a_delet
         ("i'd like my profile deleted and everything erased, for good",
          {"reply": ["person"], "reply_not": ["lost files", "Restoring deleted files"], "not_tools": ACTIONS}),
     )
+
+
+async def test_a_duplicate_told_in_a_long_message_is_offered_not_asked_which():
+    # "both for the Starter plan ... sort that out?" points at nothing said before this message,
+    # and "charged me ... and again on ..." tells a duplicate without the word.
+    assert not await _converse(
+        ("Long story, but I checked my bank app this month and saw two payments to you a day apart, both for the "
+         "Starter plan, and I can't be paying for it double, could someone sort that out? My email is elena.ortiz36@example.com",
+         {"offers": ["refund_charge"], "reply": ["$9.99"], "reply_not": ["More than one charge fits"], "not_tools": ACTIONS}),
+        ("thank you so much, that would be great", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9116"}}]}),
+    )
+    assert not await _converse(
+        # above billing's limit: the refund goes to senior, who offers it
+        ("hi, charged me 129.99 on march 24 and then again on march 25, that 2nd one is wrong. maya.farouk12@example.com",
+         {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": ACTIONS}),
+    )

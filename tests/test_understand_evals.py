@@ -31,10 +31,7 @@ KNOWN_MISSES = {
     # Held-4 (32/45 and 7/9 before, 32/45 and 8/9 on its first run after the round that fixed
     # held-3's misses; then the gate learnt a bare month, so it is seen). What each still misses:
     'understand 4 (held): sync stopped, typo',  # "stoped" and the rest find no article (abstains)
-    'understand 4 (held): both march days and the reason in one message',  # two days and a reason: no offer made
-    'understand 4 (held): annual charged twice, typo month, yes waits for staff',  # "janury 15 ... the 16th": no duplicate seen
     'understand 4 (held): no article: scheduled sending',  # a tag in customers' words answers what no article covers
-    'understand 4 (held): long rambling double team charge',  # the duplicate in a long message: no offer
     'understand 4 config (held): sync trouble, then a login alert',  # technical keeps a security matter
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured

@@ -456,6 +456,11 @@ REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|m
 DUPLICATE = _any(
     r"\btwice\b", r"\bdouble[- ]?(?:charged?|billed|payments?)\b", r"\bduplicate", r"\b(?:two|2) (?:identical |same |equal )?(?:charges|payments)\b",
     r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",
+    # told, not named (held-4): "charged me 129.99 on march 1 and again on march 3", "paying double",
+    # "two payments a day apart", "a charge on the 15th and another one on the 16th ... same amount"
+    r"\bcharged\b(?:[^.!?]|\.\d){0,60}?\b(?:and|then) (?:again|once more)\b", r"\b(?:paying|pay|paid|charged|billed) (?:me |us )?(?:double|twice)\b",
+    r"\b(?:charges|payments)\b[^.!?]{0,40}\b(?:a|one|\d) days? apart\b",
+    r"\b(?:charge|payment)\b(?:[^.!?]|\.\d){0,40}\band another (?:one )?\b(?:[^.!?]|\.\d){0,60}\bsame (?:amount|price|sum)\b",
 )
 CANCEL = _any(
     r"\bcancel(?:l?ing|l?ed|lation)? (?:of )?(?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|plan|account|renewal|membership|service)\b",

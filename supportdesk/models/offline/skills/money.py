@@ -354,7 +354,10 @@ class MoneySkill(SkillBase):
         amount or day); None when that message spoke of charges by no single one ("charged twice
         in march") or none named any."""
         earlier = self.topic_texts()
-        if earlier and earlier[-1] == text:
+        # This message is not an earlier one, whole or in part ("both for the Team plan, could
+        # someone sort that out?" points at nothing before it; held-4).
+        whole = self.view.customer_messages[-1].text if self.view.customer_messages else text
+        while earlier and (earlier[-1] in (text, whole) or text in earlier[-1] or earlier[-1].strip() in whole):
             earlier = earlier[:-1]
         for said in reversed(earlier):
             hits = dialogue.point_at(dialogue.without_repeated(said), charges, positions=False)
