@@ -29,8 +29,10 @@ KNOWN_MISSES = {
     # the same negation ("it wasnt me") of a password change reads as the technical agent's words.
     'understand 3 config (held): password changed, not by me',
     # Held-4 (32/45 and 7/9 before, 32/45 and 8/9 on its first run after the round that fixed
-    # held-3's misses; then the gate learnt a bare month, so it is seen). What each still misses:
-    'understand 4 (held): no article: scheduled sending',  # a tag in customers' words answers what no article covers
+    # held-3's misses; then the gate learnt a bare month, so it is seen; 44/45 after the round on
+    # its failure kinds: questions about a change, changes inside a yes, duplicates told without
+    # the word, charge ids, disputes, deletions, a single consonant). What each still misses:
+    'understand 4 (held): no article: scheduled sending',  # "automatically" in the signed-out article's steps clears the threshold
     'understand 4 config (held): sync trouble, then a login alert',  # technical keeps a security matter
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
