@@ -288,3 +288,83 @@ async def test_refund_it_is_the_charge_last_named_never_the_duplicate_found_for_
         ("what was the charge on march 1? dana@example.com", {"reply": ["March 1, 2026"]}),
         ("refund that one", {"not_tools": ACTIONS, "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
     )
+
+
+# --- issue 38, held-4's kinds (fixer2) ------------------------------------------------------------
+
+
+async def test_a_question_about_a_plan_change_is_answered_and_nothing_is_offered():
+    # "if I downgrade now do I lose what I paid?" asks what a change would mean: the answer says
+    # what happens to money paid, and no change waits for a "yes" that would set it off.
+    assert not await _converse(
+        ("if i go down to starter now would i lose the rest of what i paid? dana@example.com",
+         {"agent": "billing", "reply": ["isn't refunded", "next renewal"], "not_tools": ACTIONS,
+          "context_absent": ["pending_offer"]}),
+    )
+    # Asked for, not asked about: still the plan change's offer.
+    assert not await _converse(("please downgrade me to starter, dana@example.com", {"offers": ["change_plan"]}))
+
+
+async def test_a_yes_that_names_another_plan_offers_that_plan_and_runs_neither():
+    assert not await _converse(
+        ("can i move to the pro plan? marco@example.com", {"offers": ["change_plan"]}),
+        ("yes, though make it starter instead", {"not_tools": ACTIONS, "offers": ["change_plan"],
+                                                 "context_includes": {"pending_offer": {"arguments": {"plan": "starter"}}}}),
+        ("yes", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1002", "plan": "starter"}}]}),
+    )
+
+
+async def test_just_cancel_it_then_after_a_price_answer_offers_the_cancellation():
+    assert not await _converse(
+        ("how much is my plan a month? dana@example.com", {"reply": ["$29.99"], "not_tools": ACTIONS}),
+        ("ok then just cancel it", {"offers": ["cancel_subscription"], "not_tools": ACTIONS, "reply_not": ["email address"]}),
+    )
+
+
+async def test_a_plan_price_asked_in_non_native_order_is_answered_without_an_email():
+    assert not await _converse(("how much cost the starter plan?", {"agent": "billing", "reply": ["$9.99"], "reply_not": ["email address"]}))
+
+
+async def test_a_charge_asked_about_by_its_id_goes_to_billing_and_is_described():
+    assert not await _converse(
+        ("marco@example.com what is ch-9005?",
+         {"agent": "billing", "reply": ["$129.99", "January 1, 2026"], "not_tools": ACTIONS}),
+    )
+
+
+async def test_a_refund_refused_for_a_charge_disputed_with_the_bank_says_it_is_disputed():
+    assert not await _converse(
+        ("aline.moreau26@example.com please refund my march payment, i opened a dispute with my bank about it",
+         {"agent": "billing", "reply": ["already disputed with your bank"], "not_tools": ACTIONS,
+          "context_absent": ["pending_offer"]}),
+    )
+
+
+async def test_an_account_wanted_closed_for_good_with_its_data_erased_is_a_deletion_not_lost_files():
+    from supportdesk.models.offline import cues
+
+    deletion = cues.UNKNOWN_GROUND["request to delete the account"]
+    for said in ("i want my account closed permanently and all my data erased", "need the workspace shut down for good, files wiped"):
+        assert deletion.search(said), said
+    for said in ("my account was deleted by mistake, can you restore it?", "my account closed itself yesterday"):
+        assert not deletion.search(said), said
+    assert not await _converse(
+        ("i'd like my profile deleted and everything erased, for good",
+         {"reply": ["person"], "reply_not": ["lost files", "Restoring deleted files"], "not_tools": ACTIONS}),
+    )
+
+
+async def test_a_duplicate_told_in_a_long_message_is_offered_not_asked_which():
+    # "both for the Starter plan ... sort that out?" points at nothing said before this message,
+    # and "charged me ... and again on ..." tells a duplicate without the word.
+    assert not await _converse(
+        ("Long story, but I checked my bank app this month and saw two payments to you a day apart, both for the "
+         "Starter plan, and I can't be paying for it double, could someone sort that out? My email is elena.ortiz36@example.com",
+         {"offers": ["refund_charge"], "reply": ["$9.99"], "reply_not": ["More than one charge fits"], "not_tools": ACTIONS}),
+        ("thank you so much, that would be great", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9116"}}]}),
+    )
+    assert not await _converse(
+        # above billing's limit: the refund goes to senior, who offers it
+        ("hi, charged me 129.99 on march 24 and then again on march 25, that 2nd one is wrong. maya.farouk12@example.com",
+         {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": ACTIONS}),
+    )

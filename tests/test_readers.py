@@ -131,3 +131,14 @@ async def test_the_offline_agents_read_a_misspelt_refund_as_a_refund(tmp_path):
                                          "expect": {"agent": "billing", "reply": ["can't refund the charge of $29.99 on February 1"]}}]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)
+
+
+def test_a_consonant_left_single_is_read_as_the_doubled_form_meant():
+    # "stoped" is no form of "stop" ("stop" + "ed"): the doubled form is the word meant (held-4).
+    from supportdesk.readers.spelling import corrected, words_of
+
+    desk = words_of(("sync stopped working",))
+    assert corrected("sync stoped working", desk) == "sync stopped working"
+    assert corrected("we planed to move", words_of(("planned",))) == "we planned to move"
+    for text in ("it opened", "we visited", "i edited it", "it listed them"):  # vowels around: nothing doubles
+        assert corrected(text, desk) == text, text

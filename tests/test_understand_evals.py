@@ -29,19 +29,10 @@ KNOWN_MISSES = {
     # the same negation ("it wasnt me") of a password change reads as the technical agent's words.
     'understand 3 config (held): password changed, not by me',
     # Held-4 (32/45 and 7/9 before, 32/45 and 8/9 on its first run after the round that fixed
-    # held-3's misses; then the gate learnt a bare month, so it is seen). What each still misses:
-    'understand 4 (held): sync stopped, typo',  # "stoped" and the rest find no article (abstains)
-    'understand 4 (held): downgrade now, lose what I paid?',  # a question about a downgrade read as the request
-    'understand 4 (held): both march days and the reason in one message',  # two days and a reason: no offer made
-    'understand 4 (held): email up front, price, then cancel',  # "ok actually just cancel it then" read as price talk
-    'understand 4 (held): non-native, price then invite colleague',  # a plan's price asked as an account question
-    'understand 4 (held): yes naming another plan than the offered one',  # "yes but make it starter instead": not re-offered
-    'understand 4 (held): charge asked by its id',  # "what is CH-9006" routed to technical
-    'understand 4 (held): annual charged twice, typo month, yes waits for staff',  # "janury 15 ... the 16th": no duplicate seen
-    'understand 4 (held): refund of a charge already disputed with the bank',  # refused, but the dispute not named
-    'understand 4 (held): no article: scheduled sending',  # a tag in customers' words answers what no article covers
-    'understand 4 (held): close for good and wipe the data',  # read as lost files, not a deletion
-    'understand 4 (held): long rambling double team charge',  # the duplicate in a long message: no offer
+    # held-3's misses; then the gate learnt a bare month, so it is seen; 44/45 after the round on
+    # its failure kinds: questions about a change, changes inside a yes, duplicates told without
+    # the word, charge ids, disputes, deletions, a single consonant). What each still misses:
+    'understand 4 (held): no article: scheduled sending',  # "automatically" in the signed-out article's steps clears the threshold
     'understand 4 config (held): sync trouble, then a login alert',  # technical keeps a security matter
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured

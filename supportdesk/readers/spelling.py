@@ -49,6 +49,15 @@ def correction(word: str, vocabulary: frozenset[str] = frozenset()) -> str:
     def known(w: str) -> bool:
         return w in vocabulary or df.get(w, 0) >= UNKNOWN_BELOW
 
+    if not known(word):
+        # A consonant left single where it doubles ("stoped", "droping"): the doubled form, when
+        # frequent, is the word meant, not another form of the stem ("stop" + "ed"; held-4).
+        for end in ("ed", "ing"):
+            stem = word[: -len(end)]
+            if word.endswith(end) and len(stem) >= 3 and stem[-1] not in "aeiouwxy" and stem[-2] in "aeiou":
+                doubled = stem + stem[-1] + end
+                if doubled in vocabulary or df.get(doubled, 0) >= LIKELY_FROM:
+                    return doubled
     if known(word) or any(
         (word.endswith(end) and known(word[: -len(end)] + back)) or (word.endswith(back) and known(word[: len(word) - len(back)] + end))
         for end, back in _INFLECTIONS

@@ -241,6 +241,10 @@ UNKNOWN_GROUND = {
         r"\b(?:close|shut|terminate)\s+(?:down\s+)?(?:my|our|the)\s+(?:whole\s+|entire\s+)?account\b[^.!?]{0,40}?"
         r"\b(?:for ?ever|for good|permanently|delete|erase|wipe|remove)",
         r"\b(?:permanently|for ?ever|for good)\s+(?:close|shut|terminate)\s+(?:down\s+)?(?:my|our|the)\s+account\b",
+        # wanted done to it, told as a state: "my account closed permanently and all my data erased" (held-4)
+        r"\b(?:account|profile|workspace)\s+(?:to be\s+|be\s+)?(?:permanently\s+|fully\s+|completely\s+)?"
+        r"(?:closed|shut(?:\s+down)?|terminated|deleted|removed)\b[^.!?]{0,40}?\b(?:for ?ever|for good|permanently|"
+        r"delete[ds]?|erased?|wiped?|removed)\b",
     ),
     # What an invoice says about the customer (names, addresses, tax ids) is changed by staff.
     "request to change invoice details": _any(
@@ -427,7 +431,10 @@ CHARGE_TROUBLE = _any(
 ABOUT_CHARGES = _any(
     r"\bcharg", r"\bbill", r"\bpaid\b", r"\bpay(?:ment|ments)?\b", r"\bstatement\b", r"\btransaction", r"\bdebit", r"\bfees?\b",
     r"\bexplain\b", r"\brecogni[sz]e\b", r"\bmoney\b", r"\btook\b|\btaken\b", r"\bcost\b",
+    r"\bch-?\s?\d{4,}\b",  # a charge named by its id ("what is CH-9006?", held-4)
 )
+# A charge's id as the demo's charges are numbered: a literal only billing's tools read.
+CHARGE_ID = re.compile(r"\bch-?\s?\d{4,}\b", _FLAGS)
 
 
 # When a plan change takes effect: at the next renewal, or now.
@@ -443,6 +450,11 @@ REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|m
 DUPLICATE = _any(
     r"\btwice\b", r"\bdouble[- ]?(?:charged?|billed|payments?)\b", r"\bduplicate", r"\b(?:two|2) (?:identical |same |equal )?(?:charges|payments)\b",
     r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",
+    # told, not named (held-4): "charged me 129.99 on march 1 and again on march 3", "paying double",
+    # "two payments a day apart", "a charge on the 15th and another one on the 16th ... same amount"
+    r"\bcharged\b(?:[^.!?]|\.\d){0,60}?\b(?:and|then) (?:again|once more)\b", r"\b(?:paying|pay|paid|charged|billed) (?:me |us )?(?:double|twice)\b",
+    r"\b(?:charges|payments)\b[^.!?]{0,40}\b(?:a|one|\d) days? apart\b",
+    r"\b(?:charge|payment)\b(?:[^.!?]|\.\d){0,40}\band another (?:one )?\b(?:[^.!?]|\.\d){0,60}\bsame (?:amount|price|sum)\b",
 )
 CANCEL = _any(
     r"\bcancel(?:l?ing|l?ed|lation)? (?:of )?(?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|plan|account|renewal|membership|service)\b",
@@ -451,6 +463,9 @@ CANCEL = _any(
     r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"^\W*(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
     # what stopping would mean: "if I stop now, do I still pay?" (a question: ASKS_IF_POSSIBLE)
     r"\bif (?:i|we) (?:cancel|stop|quit|unsubscribe)\b",
+    # "ok actually just cancel it then" after talk of the plan (issue 38, held-4): "it" is the plan
+    r"\b(?:just|then|actually|ok(?:ay)?|fine|so)\s+cancel (?:it|that|the whole thing|everything)\b",
+    r"\bcancel (?:it|that)\s+(?:then|altogether|instead|for good)\b",
 )
 # "Team" the plan, not the customer's own team ("on our team", "my team's logins").
 _TEAM_PLAN = r"(?:team(?=\s+plan)|(?<!\bour )(?<!\bmy )(?<!\bwhole )team)"
@@ -468,6 +483,15 @@ PLAN_CHANGE = _any(
 ASKS_IF_POSSIBLE = _any(
     r"\b(?:can|could|may) (?:i|we)\b[^.!?]*\?", r"\bis it possible (?:for (?:me|us) )?to\b", r"\b(?:am i|are we) able to\b",
     r"\bis (?:it|there) (?:a way|an option) to\b", r"\bif (?:i|we) (?:cancel|stop|quit|unsubscribe)\b",
+)
+# What a plan change would mean, asked before asking for it: "if I downgrade now do I lose what I
+# paid?", "what happens to my money if I switch?" (issue 38): answered, never offered as if asked.
+_CHANGE_VERB = r"(?:downgrade|upgrade|switch|change|move|go|drop|step)"
+_CONSEQUENCE = r"(?:lose|lost|pay|paid|charged?|billed|refund\w*|money|back|prorat\w*|credit)"
+PLAN_CHANGE_QUESTION = _any(
+    rf"\bif (?:i|we) (?:were to |decide to )?{_CHANGE_VERB}\b.*\b(?:do|will|would|does|am|are|is) (?:i|we|it|that)\b.*\b{_CONSEQUENCE}\b",
+    rf"\b(?:do|will|would|does) (?:i|we)\b.*\b{_CONSEQUENCE}\b.*\bif (?:i|we) (?:were to |decide to )?{_CHANGE_VERB}\b",
+    rf"\bwhat happens\b.*\bif (?:i|we) (?:were to |decide to )?{_CHANGE_VERB}\b",
 )
 # A plan named by where it sits: on the price list ("the cheapest plan", "your top tier") or from
 # the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").
@@ -556,6 +580,8 @@ PRICING = _any(
     r"\b(?:what|which)\b[^.?!]{0,40}\b(?:cheapest|cheaper|most expensive|priciest|least expensive)\b[^.!]*\?",
     # "how much will that cost?", "what will that cost me?": the price of what is being talked about
     r"\bhow much (?:will|is that going to)\b", r"\bwhat (?:will|would) (?:that|it|this) cost\b",
+    # non-native word order, a plan named: "how much cost the pro plan?", "how much for team?" (held-4)
+    r"\bhow much (?:costs?|for)\b(?=[^.!?]*\b(?:plans?|starter|pro|team|tiers?)\b)",
 )
 # Plans weighed against each other by price: "the difference in price between pro and team",
 # "how much more is team than pro?", "a cheaper plan than pro", "team compared to starter".

@@ -35,6 +35,17 @@ _ANAPHOR = re.compile(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.
 # "the next one" / "the next 1": after a charge, the charge that comes next.
 _NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
 
+
+def plan_change_answer(text: str) -> str:
+    """What a plan change made now or at renewal means for money already paid (no change made)."""
+    verb = "downgrade" if cues.PLAN_DOWN.search(text) else "upgrade" if cues.PLAN_UP.search(text) else "change plans"
+    return (
+        f"If you {verb} now, the change takes effect straight away: what you've already paid for this period "
+        "isn't refunded or prorated, and nothing extra is charged today; from your next payment you pay the new plan's price. "
+        "If you'd rather keep everything you've paid for, the change can be made at your next renewal instead, and nothing "
+        f"changes until then. I haven't changed anything: just tell me if you'd like to {verb}, and when."
+    )
+
 class MoneySkill(SkillBase):
     def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
         """The customer's charges as last read, with refunds made since subtracted."""
@@ -104,6 +115,9 @@ class MoneySkill(SkillBase):
             return self._hand_back(text)
         if intents == {"pricing"}:
             return self._pricing(text)
+        if "plan" in asked and cues.PLAN_CHANGE_QUESTION.search(text):
+            # "if I downgrade now do I lose what I paid?": what a change would mean, not the change.
+            return step.answer(plan_change_answer(text))
         if intents == {"remove_card"}:
             # No tool removes a card, and nothing is changed: what can be done, so they can choose.
             return step.answer(REMOVE_CARD_REPLY)
@@ -281,6 +295,12 @@ class MoneySkill(SkillBase):
         pointed = None
         if offer.intent == "refund" and offer.options:
             pointed = self._options_pointed(offer, text)
+        if reading == "change_of_mind" and offer.intent == "plan" and any(cues.plan_request(text)):
+            # "yes but make it starter instead": the plan now named is offered in the old one's
+            # place (never the old one run, nor the new one run without its own yes).
+            customer_id = str(offer.arguments.get("customer_id", "")) or self._customer_id()
+            if customer_id:
+                return self._plan_change(customer_id, text, set())
         if reading == "change_of_mind" and not pointed:
             # "no wait, make it the cheaper one": another choice than the one offered. Read as a
             # request of its own (a new offer, if it comes to one), never this offer carried out.
@@ -334,7 +354,10 @@ class MoneySkill(SkillBase):
         amount or day); None when that message spoke of charges by no single one ("charged twice
         in march") or none named any."""
         earlier = self.topic_texts()
-        if earlier and earlier[-1] == text:
+        # This message is not an earlier one, whole or in part ("both for the Team plan, could
+        # someone sort that out?" points at nothing before it; held-4).
+        whole = self.view.customer_messages[-1].text if self.view.customer_messages else text
+        while earlier and (earlier[-1] in (text, whole) or text in earlier[-1] or earlier[-1].strip() in whole):
             earlier = earlier[:-1]
         for said in reversed(earlier):
             hits = dialogue.point_at(dialogue.without_repeated(said), charges, positions=False)
@@ -756,6 +779,13 @@ class MoneySkill(SkillBase):
         return self._refund_call(offered | {"amount": amount})
 
     def _refund_refused(self, target: dict[str, Any], label: str, when: str, dups: list[dict[str, Any]]) -> str:
+        if target.get("status") == "disputed":
+            # Already disputed with the bank (held-4): that, not the list of reasons, is why.
+            return (
+                f"I'm sorry, I can't refund {label} of {money(target['amount'])} on {when}: it is already disputed with "
+                "your bank, and while a dispute is open the bank decides it, so a refund from us as well would pay it back "
+                "twice. If you withdraw the dispute, I can look at it again; or I can ask a member of our staff to review it."
+            )
         reasons = list(self.view.tool_limits("refund_charge").reasons or ())
         listed = ", ".join(reasons[:-1]) + f" or {reasons[-1]}" if len(reasons) > 1 else "".join(reasons) or "no reason at all"
         other = next((d for d in dups if d["id"] != target["id"] and d.get("refundable", 0) > 0), None)
