@@ -481,6 +481,53 @@ async def test_typing_before_the_desk_opens_is_kept(db_path, test_desk):
         assert said[:2] == ["hi there", "Hello there, how can I help?"]
 
 
+async def test_the_desk_opens_as_the_start_screens_first_frame_is_out(db_path, test_desk):
+    """The start screen starts the desk opening once its first frame is drawn, not the app at its
+    next refresh tick after that frame (~15 ms of nothing in bench_tui's cold start). The app's
+    own fallback (on_mount's call_after_refresh) is taken away here: the start screen alone opens it."""
+    async def open_desk():
+        desk, _, _ = await scripted_desk(db_path, test_desk)
+        return desk
+
+    class NoFallback(SupportDeskApp):
+        def call_after_refresh(self, callback, *args, **kwargs):
+            if getattr(callback, "__name__", "") in ("_open", "_open_once"):
+                return True
+            return super().call_after_refresh(callback, *args, **kwargs)
+
+    app = NoFallback(desk_factory=open_desk)  # the app owns the desk: closed when it ends
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.screen is app.chat, limit=20)
+
+
+async def test_the_chat_screen_is_restyled_whole_on_a_return_but_not_on_its_first_showing(db_path, test_desk, monkeypatch):
+    """Its mount has just styled every widget: Textual's restyle of the whole screen on the first
+    resume was ~3 ms before the first frame of a cold start. A later resume still restyles."""
+    from textual.events import ScreenResume
+    from textual.screen import Screen
+
+    from supportdesk.tui.screens.chat import ChatScreen
+
+    restyled: list[Screen] = []
+    restyle = ChatScreen.update_node_styles
+
+    def counting(self, animate=True):
+        restyled.append(self)
+        restyle(self, animate)
+
+    monkeypatch.setattr(ChatScreen, "update_node_styles", counting)
+    desk, _, _ = await scripted_desk(db_path, test_desk)
+    app = SupportDeskApp(desk=desk)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.chat is not None and app.screen is app.chat)
+        await pilot.pause()
+        assert restyled == []
+        # A later resume that asks for it (a switch back to the screen) restyles it as Textual does.
+        app.chat.post_message(ScreenResume())
+        await until(pilot, lambda: restyled == [app.chat], limit=20)
+    await desk.close()
+
+
 async def test_the_window_rewraps_when_the_pane_narrows(db_path, test_desk):
     desk, _, _ = await scripted_desk(db_path, test_desk)
     await seed_double_charge(desk.store)

@@ -103,6 +103,14 @@ class StartScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
+    def _compositor_refresh(self) -> None:
+        # The desk starts opening as soon as this screen's first frame is out, not at the app's
+        # next refresh tick after it (call_after_refresh: ~15 ms of nothing on the way to the
+        # chat screen). `_open` is exclusive, and runs once (see SupportDeskApp._open_once).
+        super()._compositor_refresh()
+        if isinstance(self.app, SupportDeskApp):
+            self.app.call_next(self.app._open_once)
+
     @on(Input.Submitted)
     def queue(self, event: Input.Submitted) -> None:
         text = event.value.strip()
@@ -179,6 +187,7 @@ class SupportDeskApp(App[int]):
         self._theme_ready = False
         self._open_inbox = inbox  # `supportdesk inbox`: open on the inbox
         self._badge_task: asyncio.Task[None] | None = None
+        self._opening = False  # _open started (once: by the start screen's first frame, or on_mount)
 
     # --- start-up ----------------------------------------------------------------------------------
 
@@ -194,7 +203,13 @@ class SupportDeskApp(App[int]):
         self._readable_dim()
         self._set_up_themes()
         self.push_screen(StartScreen())
-        self.call_after_refresh(self._open)
+        # Started by the start screen right after its first frame, or failing that here.
+        self.call_after_refresh(self._open_once)
+
+    def _open_once(self) -> None:
+        if not self._opening:
+            self._opening = True
+            self._open()
 
     def _set_up_themes(self) -> None:
         chosen = self._requested_theme

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, assert_never, cast
 from textual import on, work
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
+from textual.events import ScreenResume
 from textual.binding import Binding
 from textual.reactive import var
 from textual.widgets import Input
@@ -138,6 +139,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
             self.person, self._settings_problem = Actor("staff", "tui"), str(exc)
         # Set once the panes are mounted and the session loaded: turns may start from then on.
         self.ready = asyncio.Event()
+        self._resumed = False  # shown once (see _on_screen_resume)
 
     @property
     def store(self):
@@ -153,6 +155,15 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
         yield from session_panes(self.look, self.store, "Shared context · ✱ changed this turn", inspector_later=True)
         yield Prompt(self.desk.config.agents, id="prompt")
         yield DeskFooter(compact=True)
+
+    def _on_screen_resume(self, event: ScreenResume) -> None:
+        # (Textual calls this, then Screen's own with the same event.) The first resume follows
+        # the mount, which has just styled every widget; restyling the whole screen again was
+        # ~3 ms before the chat screen's first frame. Later resumes (back from another screen,
+        # where the theme may have changed) restyle as Textual does.
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     async def on_mount(self) -> None:
         self.query_one(Prompt).focus()
