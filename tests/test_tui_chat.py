@@ -138,8 +138,10 @@ async def test_timeline_jump_scrolls_to_a_handoff_outside_the_window(db_path, te
         await until(pilot, lambda: app.chat is not None and app.chat.query_one(Conversation).items)
         screen = app.chat
         conversation = screen.query_one(Conversation)
-        # Only the last page is mounted, not the whole session.
-        assert conversation.last == 400 and len(conversation.items) <= 100
+        # Only the last page is mounted, not the whole session. (The seed ends on a handoff after
+        # a customer line, a turn left to finish: the screen resumes it as it opens, so its
+        # answer may already be there, as item 401.)
+        assert conversation.last in (400, 401) and len(conversation.items) <= 100
         assert conversation.first > 300
         timeline = screen.query_one(HandoffTimeline)
         # The timeline lists the latest page of the 40 handoffs, with a row for the earlier ones.
