@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 
 from supportdesk.config import load_desk  # noqa: E402
 from supportdesk.engine.protocol import CallTools, RequestedCall, TextDelta, Transfer  # noqa: E402
-from supportdesk.evals import evaluate_routing, route_in_processes  # noqa: E402
+from supportdesk.commands.evals import evaluate_routing, route_in_processes  # noqa: E402
 
 DEFAULT_DEV = REPO / "tests" / "data" / "triage" / "dev.jsonl"  # Banking77, CC BY 4.0 (its README)
 CONFIG = str(REPO / "agents.toml")

@@ -50,7 +50,7 @@ from supportdesk.items import (  # noqa: E402
     ToolCall,
     ToolResult,
 )
-from supportdesk.stats import RANGES, window  # noqa: E402
+from supportdesk.reports.stats import RANGES, window  # noqa: E402
 from supportdesk.store import SessionInfo, open_store  # noqa: E402
 from tests.stats_fold import as_fold, fold  # noqa: E402
 

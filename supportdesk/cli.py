@@ -109,7 +109,7 @@ async def _run_turns(
 ) -> int:
     from supportdesk.wiring import open_desk
     from supportdesk.engine.events import Appended, Done, SessionStarted, TurnWaiting
-    from supportdesk.export import in_brief_transcript, item_line
+    from supportdesk.reports.export import in_brief_transcript, item_line
     from supportdesk.items import Message, item_to_json
 
     async with await open_desk(args.db, args.config) as desk:
@@ -205,7 +205,7 @@ async def _sessions_list(args: argparse.Namespace) -> int:
         # The state is the inbox's (desk_state's fold kept with the appends), read from the same
         # place: the row's `status` is what the last turn ended with and missed staff actions
         # (a take-over, reply and release left it at needs_human).
-        from supportdesk.desk_state import at, label
+        from supportdesk.folds.desk_state import at, label
 
         rows = await store.desk(limit=args.limit)
         now = store.clock()
@@ -252,7 +252,7 @@ def _desk_or_none(args: argparse.Namespace) -> Any:
 
 
 async def _sessions_show(args: argparse.Namespace) -> int:
-    from supportdesk.export import item_line
+    from supportdesk.reports.export import item_line
 
     loaded = await _load_session(args)
     if loaded is None:
@@ -266,7 +266,7 @@ async def _sessions_show(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    from supportdesk.export import session_json_text, session_markdown
+    from supportdesk.reports.export import session_json_text, session_markdown
 
     loaded = await _load_session(args)
     if loaded is None:
@@ -453,8 +453,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 # The help is written here only: `--help` lists a command without importing it, and a module's
 # `register` gets its parser's help from this table (`_plug_in`), so the two cannot differ.
 PLUG_INS: dict[str, tuple[str, str]] = {
-    "eval": ("supportdesk.evals", "measure routing, run scripted conversations"),
-    "doctor": ("supportdesk.doctor", "check the session store and the model provider: server, model and tool support"),
+    "eval": ("supportdesk.commands.evals", "measure routing, run scripted conversations"),
+    "doctor": ("supportdesk.commands.doctor", "check the session store and the model provider: server, model and tool support"),
     "serve": ("supportdesk.channels.command", "serve the web chat and API (and configured channels) to customers"),
     "import": ("supportdesk.integrations.import_command", "import Agents SDK SQLite sessions or a Strands session folder"),
     "db": ("supportdesk.dbtools", "copy a desk between databases, check one"),
@@ -465,7 +465,7 @@ PLUG_INS: dict[str, tuple[str, str]] = {
     "state": ("supportdesk.staff.command", "set a conversation's state: resolved, snoozed ..."),
     "tag": ("supportdesk.staff.command", "tag a conversation, remove tags, set its priority"),
     "audit": ("supportdesk.staff.command", "every staff action: who, when, from where, what"),
-    "stats": ("supportdesk.stats_command", "the desk's figures over a time range: a dashboard, or --json for scripts"),
+    "stats": ("supportdesk.reports.stats_command", "the desk's figures over a time range: a dashboard, or --json for scripts"),
     "inbox": ("supportdesk.tui.inbox_command", "every live conversation, most urgent first: approve, deny, open"),
 }
 # Top-level options that take a value, so their value is not taken for the command's name.

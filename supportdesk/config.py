@@ -80,7 +80,7 @@ class HistorySettings(_Strict):
 @dataclass(kw_only=True, eq=False, repr=False)
 class SlaSettings(_Strict):
     """`[desk.sla]`: how long a customer may wait, in seconds (None: no target). The clocks
-    (`supportdesk/sla.py`) run whether or not a target is set."""
+    (`supportdesk/folds/sla.py`) run whether or not a target is set."""
 
     first_response: Annotated[float | None, Bounds(gt=0)] = None  # from the first customer message to any reply
     next_response: Annotated[float | None, Bounds(gt=0)] = None  # from each later customer message to a reply
@@ -101,7 +101,7 @@ class DeskSettings(_Strict):
 
 @dataclass(kw_only=True, eq=False, repr=False)
 class GuardrailSettings(_Strict):
-    """The shipped guardrail hooks (supportdesk/guardrails.py): local checks, no model call."""
+    """The shipped guardrail hooks (supportdesk/hooks/guardrails.py): local checks, no model call."""
 
     relevance: bool = False  # questions no software support desk answers (weather, poems ...)
     injection: bool = False  # attempts to talk an agent out of its instructions

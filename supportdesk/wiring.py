@@ -2,7 +2,7 @@
 
 This is the one module that knows every part that plugs into the engine: the providers
 (`supportdesk.models`), the tool registry (`supportdesk.tools`), the shipped hooks
-(`supportdesk.guardrails`, tracing) and the business data's adapters. The engine below it knows
+(`supportdesk.hooks.guardrails`, tracing) and the business data's adapters. The engine below it knows
 none of them, only their protocols; the TUI, the channels and the commands above it open a desk
 here.
 """
@@ -60,7 +60,7 @@ def desk_hooks(config: DeskConfig) -> HookSet:
     shipped: list[tuple[str, Any]] = []
     guardrails = config.hooks.guardrails
     if guardrails.relevance or guardrails.injection:
-        from supportdesk.guardrails import InjectionGuardrail, RelevanceGuardrail  # lazy: start-up speed
+        from supportdesk.hooks.guardrails import InjectionGuardrail, RelevanceGuardrail  # lazy: start-up speed
 
         if guardrails.injection:
             shipped.append(("guardrail:injection", InjectionGuardrail()))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from datetime import datetime, timedelta
 
-from supportdesk import desk_state
+from supportdesk.folds import desk_state
 from supportdesk.store.figures import (
     AMOUNT_EDGES,
     DURATION_EDGES,

@@ -131,7 +131,7 @@ def test_run_refuses_an_empty_message_and_stores_nothing(db_path, message):
 def test_sessions_list_reads_the_state_the_inbox_reads(db_path):
     """After a take-over, a reply and a release the inbox says "waiting for the customer"; the
     session row's status still said needs_human, and `sessions list` showed that (issue 39 §4)."""
-    from supportdesk.desk_state import label
+    from supportdesk.folds.desk_state import label
     from supportdesk.items import Notice, Release, StaffReply, Takeover
 
     async def build() -> str:

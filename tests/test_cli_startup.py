@@ -12,7 +12,7 @@ import sys
 from supportdesk.cli import build_parser
 argv = sys.argv[1:]
 build_parser(argv).parse_args(argv)
-print(*(name in sys.modules for name in ("supportdesk.evals", "supportdesk.doctor", "pydantic")))
+print(*(name in sys.modules for name in ("supportdesk.commands.evals", "supportdesk.commands.doctor", "pydantic")))
 """
 
 

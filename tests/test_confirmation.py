@@ -665,7 +665,7 @@ async def test_the_tui_shows_the_open_offer_and_staff_withdraw_it(db_path):
 
 async def test_stats_count_offers_made_accepted_declined_and_expired_per_tool_and_agent(db_path):
     from supportdesk.items import utcnow
-    from supportdesk.stats import desk_stats, stats_json
+    from supportdesk.reports.stats import desk_stats, stats_json
 
     script = [Transfer("billing", "money"), call("refund", amount=5), Answer("done"),
               call("refund", amount=7), call("cancel", account="A1")]

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from supportdesk.evals import evaluate_conversations, read_jsonl
+from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 CONVERSATIONS = read_jsonl(REPO / "evals" / "conversations.jsonl")

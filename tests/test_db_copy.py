@@ -17,7 +17,7 @@ from supportdesk.cli import main
 from supportdesk.config import load_desk
 from supportdesk.dbtools.copy import all_sessions, session_items
 from supportdesk.wiring import open_desk
-from supportdesk.export import session_json
+from supportdesk.reports.export import session_json
 from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import open_store
 from tests.conftest import REPO

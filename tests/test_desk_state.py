@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 import pytest
 
-from supportdesk.desk_state import (
+from supportdesk.folds.desk_state import (
     LABELS,
     URGENCY,
     ConversationState,

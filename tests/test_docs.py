@@ -48,7 +48,7 @@ def test_a_helper_is_defined_once(names: tuple[str, ...], home: str) -> None:
 
 def test_role_titles_are_one_table() -> None:
     """The TUI's and the exports' speaker words for customer/staff/system are one dict."""
-    from supportdesk.export import speaker
+    from supportdesk.reports.export import speaker
     from supportdesk.items import ROLE_TITLES, Message
 
     twins = []
@@ -358,7 +358,7 @@ def test_every_file_a_doc_names_exists(doc: str) -> None:
 def test_the_item_kinds_table_is_the_union() -> None:
     from typing import get_args
 
-    from supportdesk.desk_state import State
+    from supportdesk.folds.desk_state import State
     from supportdesk.items import ITEM_KINDS, HandoffKind
 
     section = _section(ROOT / "docs" / "architecture.md", "Item kinds (`supportdesk/items.py`)")

@@ -9,7 +9,7 @@ import pytest
 from fake_llm_server import Complete, FakeLLMServer, Status
 from llm_desk import DESK_TOML, make_config
 from supportdesk.cli import main
-from supportdesk.doctor import diagnose
+from supportdesk.commands.doctor import diagnose
 
 PING_CALL = {"content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ping", "arguments": "{\"ok\": true}"}}]}
 

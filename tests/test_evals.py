@@ -7,7 +7,7 @@ import json
 import pytest
 
 from supportdesk.cli import main
-from supportdesk.evals import RoutingReport, evaluate_conversations, evaluate_routing, read_jsonl, route_in_processes
+from supportdesk.commands.evals import RoutingReport, evaluate_conversations, evaluate_routing, read_jsonl, route_in_processes
 from tests.conftest import REPO
 
 ROWS = [
@@ -41,7 +41,7 @@ def test_per_agent_precision():
     assert report.accuracy == 0.5
 
 
-@pytest.mark.slow  # a process pool: the words tests/conftest.py looks for are inside supportdesk.evals
+@pytest.mark.slow  # a process pool: the words tests/conftest.py looks for are inside supportdesk.commands.evals
 def test_processes_give_the_same_answer():
     rows = ROWS * 220  # enough rows to be split across processes
     split = route_in_processes(rows, config=str(REPO / "agents.toml"), jobs=2)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from textual.widgets import Static
 
 from supportdesk.config import ConfigError, DeskConfig, ToolLimits, load_desk, parse_desk
-from supportdesk.doctor import diagnose
+from supportdesk.commands.doctor import diagnose
 from supportdesk.engine.handoffs import handoff_kind, transfer_tool_name
 from supportdesk.engine.protocol import (
     Action,
@@ -335,7 +335,7 @@ def test_every_kind_of_the_union_is_listed_and_has_an_example():
 
 def test_every_consumer_handles_every_kind():
     from supportdesk.engine.history_window import item_text
-    from supportdesk.export import item_line
+    from supportdesk.reports.export import item_line
     from supportdesk.models.history import build_messages
     from supportdesk.models.offline.view import View
     from supportdesk.tui.widgets.items import folds, frame, renderable

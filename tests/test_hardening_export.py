@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from supportdesk.config import load_desk
-from supportdesk.export import session_json, session_markdown
+from supportdesk.reports.export import session_json, session_markdown
 from supportdesk.items import ContextSet, Handoff, Item, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import SessionInfo
 from tests.conftest import REPO
@@ -145,7 +145,7 @@ def test_property_exported_markdown_has_no_control_bytes_and_one_speaker_line_pe
 
 def test_times_read_plainly_while_a_links_scheme_stays_inert() -> None:
     # issue 39 §5: the staff table showed "06\:32"; only a scheme's colon starts a link.
-    from supportdesk.export import audit_markdown, inline
+    from supportdesk.reports.export import audit_markdown, inline
     from supportdesk.items import Release, StateChange
 
     until = datetime(2026, 3, 4, 6, 32, tzinfo=timezone.utc)

@@ -12,7 +12,7 @@ from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended, Done
 from supportdesk.engine.protocol import Answer
 from supportdesk.engine.runner import drain
-from supportdesk.guardrails import INJECTION_REPLY, looks_like_injection, looks_off_topic
+from supportdesk.hooks.guardrails import INJECTION_REPLY, looks_like_injection, looks_off_topic
 from supportdesk.items import Message, Notice
 from tests.conftest import TEST_DESK, make_test_tools, triage_dev_set
 from tests.scripted import ScriptedModel

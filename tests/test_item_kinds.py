@@ -22,9 +22,9 @@ from supportdesk.channels.view import customer_event
 from supportdesk.config import DeskConfig, parse_desk
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.items import pending_text
-from supportdesk.export import in_brief_transcript, item_line, session_markdown
+from supportdesk.reports.export import in_brief_transcript, item_line, session_markdown
 from supportdesk.integrations.sdk_items import sdk_from_item
-from supportdesk.desk_state import advance, start
+from supportdesk.folds.desk_state import advance, start
 from supportdesk.items import (
     ITEM_KINDS,
     ITEM_TYPES,
@@ -53,7 +53,7 @@ from supportdesk.items import (
 )
 from supportdesk.models.history import build_messages
 from supportdesk.models.offline.view import View
-from supportdesk.sla import SlaProgress
+from supportdesk.folds.sla import SlaProgress
 from supportdesk.store import SessionInfo, figure_summary
 from supportdesk.store.kept_folds import advance_all
 from supportdesk.engine.history_window import item_text

@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import get_args
 
-from supportdesk import desk_state
+from supportdesk.folds import desk_state
 from supportdesk import items as k
 from supportdesk.tui import projection
 from tests.test_item_kinds import EVERY_SAMPLE

@@ -25,13 +25,19 @@ PACKAGE = Path(__file__).resolve().parent.parent / "supportdesk"
 # Each rule: the part that imports, the parts (of the desk, or outside it) it must not import,
 # and why. A part is a top-level module or package of supportdesk ("tui", "engine", "config")
 # or, for a name outside the desk, the top-level module ("rich", "sqlite3").
-ABOVE_ENGINE = {"tui", "channels", "cli", "doctor", "evals", "bench", "dbtools", "wiring", "staff.command"}
+ABOVE_ENGINE = {"tui", "channels", "cli", "commands", "bench", "dbtools", "wiring", "staff.command", "reports.stats_command"}
 # The staff package spans layers (supportdesk/staff/__init__.py): who acts, times and the audit
 # sit below the engine with the log's other parts; its acts on a log (the runner's staff
 # actions) and the requests the CLI and web API make of them sit at the engine's level; its
 # subcommands with the commands. Each of those modules is a layer of its own here.
 STAFF_LAYERS = {"acts", "requests", "command"}
-PLUG_INS = {"models", "tools", "guardrails"}
+# `reports` spans layers the same way: the transcripts and the figures sit below the engine,
+# beside the store they read; its `stats` subcommand (which opens the dashboard) with the commands.
+SPLIT_LAYERS = {"staff": STAFF_LAYERS, "reports": {"stats_command"}}
+# The two parts at the very top, which may import any other: the command's entry point and the
+# composition root. Every other part of the package is checked by a rule of its own.
+AT_THE_TOP = {"cli", "wiring"}
+PLUG_INS = {"models", "tools", "hooks"}
 RULES: list[tuple[str, set[str], str]] = [
     (
         "tui",
@@ -52,10 +58,10 @@ RULES: list[tuple[str, set[str], str]] = [
     ("tools", ABOVE_ENGINE | {"models", "integrations"}, "a tool plugs into the engine and works without any model"),
     (
         "bench",
-        {"tui", "channels", "cli", "doctor", "evals", "dbtools", "integrations", *PLUG_INS},
+        {"tui", "channels", "cli", "commands", "dbtools", "integrations", *PLUG_INS},
         "bench sits below the TUI (its screen lists bench runs): it opens a desk through wiring.py, never draws",
     ),
-    ("guardrails", ABOVE_ENGINE | {"tools", "integrations"}, "a hook plugs into the engine"),
+    ("hooks", ABOVE_ENGINE | {"tools", "integrations"}, "a hook plugs into the engine"),
     (
         "staff.acts",
         ABOVE_ENGINE | PLUG_INS | {"integrations", "staff.requests"},
@@ -70,9 +76,20 @@ RULES: list[tuple[str, set[str], str]] = [
             "the log and its parts sit below the engine",
         )
         for base in (
-            "store", "business", "items", "config", "text", "lexicon", "export", "records", "folders", "exact",
-            "staff", "desk_state", "sla", "replies", "stats", "readers",
+            "store", "business", "items", "config", "text", "lexicon", "reports", "records", "folders", "exact", "argtypes",
+            "staff", "folds", "readers",
         )
+    ),
+    ("commands", {"tui", "channels", "bench", "integrations"}, "doctor and eval are subcommands, loaded by cli.PLUG_INS"),
+    (
+        "reports.stats_command",
+        {"channels", "bench", "integrations", *PLUG_INS},
+        "a subcommand, loaded by cli.PLUG_INS: it opens the dashboard or prints the figures",
+    ),
+    (
+        "dbtools",
+        {"tui", "channels", "bench", "integrations", "engine", *PLUG_INS},
+        "db copy and db check work through the store's and the business data's contracts only",
     ),
     ("config", {"rich", "textual"}, "the desk file is read without a terminal library"),
     ("integrations", ABOVE_ENGINE | PLUG_INS | {"engine"}, "the framework bridges work on the store and items alone"),
@@ -156,8 +173,8 @@ def part(module: str) -> str:
     """The layer a dotted module belongs to: the part after `supportdesk.`, else the top name."""
     pieces = module.split(".")
     if pieces[0] == "supportdesk":
-        if len(pieces) > 2 and pieces[1] == "staff" and pieces[2] in STAFF_LAYERS:
-            return f"staff.{pieces[2]}"
+        if len(pieces) > 2 and pieces[2] in SPLIT_LAYERS.get(pieces[1], set()):
+            return f"{pieces[1]}.{pieces[2]}"
         return pieces[1] if len(pieces) > 1 else "supportdesk"
     return pieces[0]
 
@@ -400,3 +417,28 @@ def test_the_staff_package_s_modules_are_checked_each_at_its_own_layer(tmp_path)
         "supportdesk.staff.acts imports supportdesk.tui.app",
         "supportdesk.staff.people imports supportdesk.engine.errors",
     ]
+
+
+def top_level_parts(root: Path = PACKAGE) -> set[str]:
+    """The root's modules and packages: what the folder tree shows."""
+    return {
+        path.name.removesuffix(".py")
+        for path in root.iterdir()
+        if (path.suffix == ".py" or (path / "__init__.py").is_file()) and path.name not in ("__init__.py", "__main__.py")
+    }
+
+
+def unchecked_parts(root: Path = PACKAGE) -> list[str]:
+    """The parts no rule checks the imports of (none: a new package is placed when it is added)."""
+    checked = {importer.split(".")[0] for importer, _, _ in RULES} | AT_THE_TOP
+    return sorted(top_level_parts(root) - checked)
+
+
+def test_every_part_of_the_package_has_its_place_in_the_layers():
+    assert {"folds", "reports", "commands", "hooks", "staff", "engine"} <= top_level_parts()
+    assert unchecked_parts() == []
+
+
+def test_a_new_package_without_a_rule_is_named(tmp_path):
+    package = _write(tmp_path, {"__init__.py": "", "cli.py": "", "items.py": "", "mail/__init__.py": "", "notes.txt": ""})
+    assert unchecked_parts(package) == ["mail"]

@@ -21,7 +21,7 @@ import httpx2
 import pytest
 
 from supportdesk.config import parse_desk
-from supportdesk.doctor import diagnose
+from supportdesk.commands.doctor import diagnose
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.engine.runner import drain

@@ -71,7 +71,7 @@ def test_a_sign_in_not_recognised_is_no_charge_and_a_no_answers_only_a_question(
 
 
 async def test_a_sign_in_from_abroad_after_the_next_payment_goes_back_to_triage():
-    from supportdesk.evals import evaluate_conversations
+    from supportdesk.commands.evals import evaluate_conversations
     from tests.conftest import REPO
 
     convo = {"name": "t", "turns": [

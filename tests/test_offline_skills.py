@@ -12,7 +12,7 @@ import inspect
 
 from supportdesk.models.offline import specialist
 from supportdesk.models.offline.skills import account, common, money, senior, technical
-from supportdesk.evals import evaluate_conversations
+from supportdesk.commands.evals import evaluate_conversations
 from tests.conftest import REPO
 from tests.test_offline_moves import talk
 

@@ -125,7 +125,7 @@ def test_a_misspelt_word_is_read_as_the_word_meant():
 
 
 async def test_the_offline_agents_read_a_misspelt_refund_as_a_refund(tmp_path):
-    from supportdesk.evals import evaluate_conversations
+    from supportdesk.commands.evals import evaluate_conversations
 
     convo = {"name": "typos", "turns": [{"customer": "refnd my febuary charge, forgot to cancel it. dana@example.com",
                                          "expect": {"agent": "billing", "reply": ["can't refund the charge of $29.99 on February 1"]}}]}

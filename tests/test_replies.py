@@ -12,7 +12,7 @@ from supportdesk.wiring import open_desk
 from supportdesk.engine.protocol import Answer
 from supportdesk.engine.runner import drain
 from supportdesk.items import StaffReply, StateChange, TagChange
-from supportdesk.replies import RepliesError, load_replies, packaged_replies_path, run_macro, send_reply, user_replies_path
+from supportdesk.staff.replies import RepliesError, load_replies, packaged_replies_path, run_macro, send_reply, user_replies_path
 from supportdesk.staff import Actor, audit
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.widgets import Prompt

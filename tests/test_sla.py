@@ -1,4 +1,4 @@
-"""SLA clocks (`supportdesk/sla.py`): waits split AI / staff / customer, response and resolution
+"""SLA clocks (`supportdesk/folds/sla.py`): waits split AI / staff / customer, response and resolution
 times, breaches against `[desk.sla]`, AI containment; and the same figures in `supportdesk stats
 --json`, checked against the fold of the stored logs with a fixed clock, on SQLite and PostgreSQL."""
 
@@ -16,8 +16,8 @@ import pytest
 
 from supportdesk.config import SlaSettings, load_desk
 from supportdesk.items import Message, StaffReply, StateChange, Takeover
-from supportdesk.sla import clock, figures, figures_json
-from supportdesk.stats import desk_stats, stats_json
+from supportdesk.folds.sla import clock, figures, figures_json
+from supportdesk.reports.stats import desk_stats, stats_json
 from supportdesk.store import open_store
 from tests.conftest import REPO
 
@@ -172,7 +172,7 @@ async def test_the_kept_clocks_equal_the_fold_of_the_log_after_random_appends(wh
     import random
     from dataclasses import replace
 
-    from supportdesk.sla import finish
+    from supportdesk.folds.sla import finish
 
     rng = random.Random(seed)
     async with await open_store(where) as store:
@@ -212,8 +212,8 @@ def test_the_kept_clocks_text_extends_as_a_fresh_encoding_would() -> None:
     encoding of the same clocks gives, and it reads back equal."""
     import random
 
-    from supportdesk import desk_state
-    from supportdesk.sla import SlaProgress, Waits, advance_many
+    from supportdesk.folds import desk_state
+    from supportdesk.folds.sla import SlaProgress, Waits, advance_many
 
     rng = random.Random(5)
     state, progress, n = desk_state.ConversationState(), SlaProgress(), 0

@@ -14,7 +14,7 @@ from supportdesk.engine.events import Appended, Done
 from supportdesk.engine.protocol import Answer, StepRequest, Transfer
 from supportdesk.engine.errors import TurnError
 from supportdesk.engine.runner import drain
-from supportdesk.export import session_markdown
+from supportdesk.reports.export import session_markdown
 from supportdesk.items import Message, Release, StaffReply, Takeover
 from supportdesk.models.history import build_messages
 from supportdesk.staff import Actor, audit
@@ -185,7 +185,7 @@ def test_customer_sees_the_staff_reply_the_takeover_and_the_release(test_desk):
 def test_the_fold_reads_who_holds_it_its_state_tags_and_when_a_snooze_ends() -> None:
     from datetime import timedelta
 
-    from supportdesk import desk_state
+    from supportdesk.folds import desk_state
     from supportdesk.items import Handoff, StateChange, TagChange
 
     t0 = datetime(2026, 3, 3, 10, 0, tzinfo=timezone.utc)
@@ -259,10 +259,10 @@ async def test_a_staff_reply_reaches_the_web_customer_on_the_event_stream_and_ag
 def test_the_fold_keeps_the_customers_running_wait_as_the_sla_clock_measures_it() -> None:
     from datetime import timedelta
 
-    from supportdesk import desk_state
+    from supportdesk.folds import desk_state
     from supportdesk.config import SlaSettings
     from supportdesk.items import StateChange
-    from supportdesk.sla import clock
+    from supportdesk.folds.sla import clock
 
     t0 = datetime(2026, 3, 3, 10, 0, tzinfo=timezone.utc)
     rows = [

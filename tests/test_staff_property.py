@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from supportdesk import desk_state
+from supportdesk.folds import desk_state
 from supportdesk.config import parse_desk
 from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended

@@ -1,4 +1,4 @@
-"""The desk's figures (`Store.desk_figures`, `supportdesk.stats`) against a plain-Python fold of
+"""The desk's figures (`Store.desk_figures`, `supportdesk.reports.stats`) against a plain-Python fold of
 the log, on SQLite and PostgreSQL, over seeded data at a fixed clock, for every range."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from supportdesk.config import Price, load_desk
-from supportdesk.stats import RANGES, StatsError, desk_stats, parse_range, stats_json, window
+from supportdesk.reports.stats import RANGES, StatsError, desk_stats, parse_range, stats_json, window
 from supportdesk.store import open_store
 from tests.conftest import REPO
 from tests.stats_fold import as_fold, fold

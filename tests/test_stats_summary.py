@@ -184,8 +184,8 @@ async def test_the_sqlite_columns_and_roll_up_are_what_the_kept_shares_say(tmp_p
     whose tallies changed: after random histories every session's columns equal its kept share,
     the share equals a fold of its log, and the roll-up is the sum of every session's rows."""
     from supportdesk.store import figure_summary
-    from supportdesk.desk_state import start as desk_start
-    from supportdesk.sla import SlaProgress
+    from supportdesk.folds.desk_state import start as desk_start
+    from supportdesk.folds.sla import SlaProgress
     from supportdesk.store.figure_summary import FigureSummary
     from supportdesk.store.kept_folds import advance_all
 

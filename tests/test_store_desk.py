@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from supportdesk.desk_state import fold, start
+from supportdesk.folds.desk_state import fold, start
 from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.store import SessionStore, Store, open_store
 from supportdesk.store import sessions as store_sql
@@ -294,7 +294,7 @@ async def test_two_connections_appending_in_turn_each_advance_the_other_s_state(
 async def test_the_desk_filters_by_state_group_tag_and_priority_as_the_fold_judges(store: Store) -> None:
     """The browser's query: every filter keeps exactly the rows `DeskFilter.matches` keeps, in the
     desk's order, paged, with a count; a snooze that has ended counts as needing staff."""
-    from supportdesk.desk_state import STATE_GROUPS, DeskFilter
+    from supportdesk.folds.desk_state import STATE_GROUPS, DeskFilter
     from supportdesk.items import StateChange, TagChange
 
     now = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)

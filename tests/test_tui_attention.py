@@ -8,7 +8,7 @@ import pytest
 
 from supportdesk.items import Handoff, Message, Notice, ToolCall, ToolResult
 from supportdesk.tui.app import SupportDeskApp
-from supportdesk.desk_state import needs_staff
+from supportdesk.folds.desk_state import needs_staff
 from supportdesk.tui.themes import remember_setting
 from supportdesk.tui.widgets import AgentBar, Conversation
 from supportdesk.tui.widgets.item_lines import ItemLines

@@ -16,7 +16,7 @@ from supportdesk.config import load_desk
 from supportdesk.store import SessionStore
 from supportdesk.tui.app import SupportDeskApp
 from supportdesk.tui.screens.dashboard import DashboardScreen
-from supportdesk.stats import amount_labels, duration_labels
+from supportdesk.reports.stats import amount_labels, duration_labels
 from supportdesk.tui.stats_app import StatsApp
 from supportdesk.tui.widgets.bars import BarChart, Drawing, Series, bar_lines
 from tests.conftest import REPO

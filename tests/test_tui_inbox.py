@@ -358,7 +358,7 @@ def test_the_order_is_needs_staff_or_approval_then_sla_breach_then_state_and_age
     from datetime import timedelta
     from types import SimpleNamespace
 
-    from supportdesk.desk_state import ConversationState, PendingApproval
+    from supportdesk.folds.desk_state import ConversationState, PendingApproval
     from supportdesk.engine.log import DeskRow, SessionInfo
     from supportdesk.tui.screens.inbox import by_urgency
 

@@ -3,7 +3,7 @@ bar goes as whole parts, never as half a word ("✋ root holds it · as staf")."
 
 from __future__ import annotations
 
-from supportdesk.desk_state import ConversationState
+from supportdesk.folds.desk_state import ConversationState
 from supportdesk.engine.protocol import Answer
 from supportdesk.items import TagChange
 from supportdesk.tui.app import SupportDeskApp

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from supportdesk.evals import evaluate_conversations, read_jsonl
+from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back")

@@ -3,6 +3,8 @@
 - `people.py`: who acts and from where (`Actor`, the default name, settings.toml);
 - `times.py`: times staff type (`2h`, `-1d`, an ISO date);
 - `audit.py`: who wrote an item, the action in words, the audit fold (`audit`);
+- `replies.py`: saved replies and macros (`replies.toml`), what staff send often; below the
+  engine like the three above, not re-exported;
 - `acts.py`: the staff actions on a session's log (take over, release, reply, state, tag, note,
   handoff, context, approvals, withdrawing an offer), each under the session's turn lease; the
   runner's methods of the same names delegate to it;

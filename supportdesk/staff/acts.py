@@ -16,7 +16,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from supportdesk import desk_state
+from supportdesk.folds import desk_state
 from supportdesk.engine.errors import TurnError
 from supportdesk.engine.events import Appended, Event
 from supportdesk.items import (

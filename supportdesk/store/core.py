@@ -32,10 +32,10 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Self, assert_never
 
-from supportdesk.desk_state import ConversationState, DeskFilter, start
+from supportdesk.folds.desk_state import ConversationState, DeskFilter, start
 from supportdesk.exact import read_back
 from supportdesk.items import Handoff, Item, item_body_json, item_from_json
-from supportdesk.sla import SlaProgress
+from supportdesk.folds.sla import SlaProgress
 from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary
 from supportdesk.store.figures import EPOCH

@@ -77,7 +77,7 @@ class FigureSummary:
     asked_us: int | None = None  # the first customer message
     asked_seq: int = 0
     answer_ms: int | None = None  # to the first agent message after it
-    # The resolution, as the SLA clocks define it (`sla.py`): the item at which the conversation's
+    # The resolution, as the SLA clocks define it (`folds/sla.py`): the item at which the conversation's
     # state (`desk_state`) last became `resolved`, and the time to it from the first customer
     # message; None while the state is not `resolved` (or it became so in a fork's copied items).
     resolved_us: int | None = None

@@ -21,7 +21,7 @@ of the log reproduces in `tests/test_stats.py`):
   from it to the first agent message after it (`unanswered` when there is none yet);
 - `resolution`: for each session whose conversation state (`desk_state`) is `resolved` and became
   so (the last time) in the window, the seconds from its first customer message to that moment:
-  the SLA clocks' resolution (`sla.py`), so it counts exactly the conversations `sla.resolved` does
+  the SLA clocks' resolution (`folds/sla.py`), so it counts exactly the conversations `sla.resolved` does
   (those with a customer message);
 - a fork's copied items (seq <= its `forked_at`) are its source's events: they count in no figure
   and not in its span (its first answer and money are only what happened in the fork);

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from supportdesk import sla
-from supportdesk.desk_state import ConversationState, advance
+from supportdesk.folds import sla
+from supportdesk.folds.desk_state import ConversationState, advance
 from supportdesk.items import Item
-from supportdesk.sla import SlaProgress
+from supportdesk.folds.sla import SlaProgress
 from supportdesk.store import figure_summary
 from supportdesk.store.figure_summary import FigureSummary
 

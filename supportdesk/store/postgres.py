@@ -33,7 +33,7 @@ from typing import Any
 
 import asyncpg
 
-from supportdesk.desk_state import ConversationState, start
+from supportdesk.folds.desk_state import ConversationState, start
 from supportdesk.items import Item, item_from_json, utcnow
 from supportdesk.store.location import StoreLocation, scrub
 from supportdesk.store.figures import DeskFigures
@@ -65,7 +65,7 @@ from supportdesk.store.core import (
 )
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
 from supportdesk.store.kept_folds import advance_all
-from supportdesk.sla import SlaProgress
+from supportdesk.folds.sla import SlaProgress
 from supportdesk.store.pg_schema import CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS, TABLES
 from supportdesk.store.protocol import (
     MATCH_END,

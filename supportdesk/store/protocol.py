@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
-from supportdesk.desk_state import ConversationState, DeskFilter
+from supportdesk.folds.desk_state import ConversationState, DeskFilter
 from supportdesk.exact import read_back
-from supportdesk.sla import SlaProgress
+from supportdesk.folds.sla import SlaProgress
 from supportdesk.items import Handoff, Item
 from supportdesk.store.figures import DeskFigures
 from supportdesk.text import plain_line

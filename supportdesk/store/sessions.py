@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import aiosqlite
-from supportdesk.desk_state import ConversationState, start
+from supportdesk.folds.desk_state import ConversationState, start
 from supportdesk.items import Item, item_from_json, utcnow
 from supportdesk.store.location import default_db_path, parse_location
 from supportdesk.store.protocol import (
@@ -73,7 +73,7 @@ from supportdesk.store.core import (
     turn_start_of,
 )
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
-from supportdesk.sla import SlaProgress
+from supportdesk.folds.sla import SlaProgress
 from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_VERSION, FIGURES_VERSION, MIGRATIONS
 from supportdesk.store.figures import DeskFigures
 from supportdesk.store.sqlite_figures import read_figures

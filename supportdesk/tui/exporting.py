@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from supportdesk.engine.log import SessionInfo, default_db_path
-from supportdesk.export import session_json_text, session_markdown
+from supportdesk.reports.export import session_json_text, session_markdown
 from supportdesk.items import Item
 from supportdesk.text import counted
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
-from supportdesk import desk_state
+from supportdesk.folds import desk_state
 from supportdesk.items import STATE_KINDS, ContextSet, Handoff, Item
 from supportdesk.engine.log import ContextEntry, SessionInfo, Store
 

@@ -16,7 +16,7 @@ from supportdesk.tui.screens.dashboard import DashboardScreen
 
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
-    from supportdesk.stats import RangeName
+    from supportdesk.reports.stats import RangeName
     from supportdesk.engine.log import Store, StoreLocation
 
 

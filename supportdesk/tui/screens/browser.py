@@ -32,7 +32,7 @@ from textual.widgets import Button, DataTable, Input, Label, Static
 from textual.widgets.button import ButtonVariant
 from textual.worker import Worker
 
-from supportdesk.desk_state import STATE_GROUPS, ConversationState, DeskFilter, StateGroup
+from supportdesk.folds.desk_state import STATE_GROUPS, ConversationState, DeskFilter, StateGroup
 from supportdesk.engine.log import Change, SearchHit, SessionInfo, Store, StoreError
 from supportdesk.items import utcnow
 from supportdesk.text import clip_words, one_line, safe_text

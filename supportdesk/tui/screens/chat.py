@@ -47,8 +47,8 @@ from supportdesk.items import (
 from supportdesk.engine.pricing import session_cost
 from supportdesk.engine.log import Change, StoreError
 from supportdesk.text import safe_text
-from supportdesk import desk_state
-from supportdesk.desk_state import needs_staff
+from supportdesk.folds import desk_state
+from supportdesk.folds.desk_state import needs_staff
 from supportdesk.staff import Actor, SettingsError, WhenError, default_actor, parse_when
 from supportdesk.tui.exporting import default_export_path, write_export
 from supportdesk.tui.projection import Snapshot, advance, conversation_state, new_session, snapshot
@@ -541,7 +541,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
 
     def _replies(self) -> Any:
         """replies.toml (shipped, then the user's), read when used: an edit applies at once."""
-        from supportdesk.replies import RepliesError, load_replies
+        from supportdesk.staff.replies import RepliesError, load_replies
 
         try:
             return load_replies(agents=self.desk.config.agents)
@@ -551,7 +551,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
             return None
 
     async def send_saved_reply(self, name: str) -> None:
-        from supportdesk.replies import RepliesError, send_reply
+        from supportdesk.staff.replies import RepliesError, send_reply
 
         replies = self._replies()
         if replies is None:
@@ -567,7 +567,7 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
             self.notify(safe_text(str(exc)), severity="warning", markup=False)
 
     async def run_macro(self, name: str) -> None:
-        from supportdesk.replies import RepliesError, run_macro
+        from supportdesk.staff.replies import RepliesError, run_macro
 
         replies = self._replies()
         if replies is None:

@@ -1,6 +1,6 @@
 """The dashboard: pictures of the desk over a time range (today, 7 days, 30 days, all).
 
-The figures come from `supportdesk.stats` (one place for the command and this screen). The
+The figures come from `supportdesk.reports.stats` (one place for the command and this screen). The
 charts are text bar charts (`tui/widgets/bars.py`): a row per agent or bucket, the number beside
 every bar, series named in a header row; no numeric axis to mis-space, no legend over a bar, no
 bar wrapped onto a line of its own. The handoff flow is drawn with box characters. Agent names
@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from supportdesk.items import utcnow
-from supportdesk.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels, money_tools
+from supportdesk.reports.stats import RANGE_TITLES, RANGES, DeskStats, RangeName, amount_labels, desk_stats, duration_labels, money_tools
 from supportdesk.engine.log import StoreError
 from supportdesk.text import one_line, safe_text
 from supportdesk.tui.widgets.bars import BarChart, Drawing, Series
@@ -33,7 +33,7 @@ from supportdesk.tui.widgets.footer import DeskFooter
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
     from supportdesk.engine.log import Store
-    from supportdesk.sla import SlaFigures
+    from supportdesk.folds.sla import SlaFigures
     from supportdesk.engine.log import Distribution, OfferRow
 
 
@@ -442,7 +442,7 @@ class DashboardScreen(Screen[None]):
         self.query_one("#tokens-panel", Panel).summarise(f"{total_in:,} in · {total_out:,} out{estimated} · {cost}")
 
     def _draw_sla(self, stats: DeskStats) -> None:
-        """Issue 19's SLA figures (`supportdesk/sla.py`): breaches against `[desk.sla]`, what the
+        """Issue 19's SLA figures (`supportdesk/folds/sla.py`): breaches against `[desk.sla]`, what the
         agents settled alone, who the customers' waiting time was spent on, why staff were called."""
         sla = stats.sla
         panel = self.query_one("#sla-panel", Panel)

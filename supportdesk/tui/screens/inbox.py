@@ -33,8 +33,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
 
-from supportdesk.desk_state import LABELS, SHORT_LABELS, STATE_GROUPS, ConversationState, State, at, in_group
-from supportdesk.desk_state import label as state_label
+from supportdesk.folds.desk_state import LABELS, SHORT_LABELS, STATE_GROUPS, ConversationState, State, at, in_group
+from supportdesk.folds.desk_state import label as state_label
 from supportdesk.items import utcnow
 from supportdesk.engine.log import Change, DeskRow, StoreError
 from supportdesk.text import clip_words, one_line, plain_line, safe_text
@@ -572,7 +572,7 @@ class InboxScreen(FollowsChanges[None]):
     async def ask_to_grant(self, row: DeskRow) -> None:
         """Show the action and its amount before anything is granted; a large amount has Cancel
         focused and no one-key yes (one key once granted $1,299.99 with nothing shown)."""
-        from supportdesk.desk_state import undecided_approvals
+        from supportdesk.folds.desk_state import undecided_approvals
 
         pending = row.state.pending[0]
         try:

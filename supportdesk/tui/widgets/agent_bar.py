@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
 
-from supportdesk.desk_state import ConversationState
+from supportdesk.folds.desk_state import ConversationState
 from supportdesk.items import Handoff, Item
 from supportdesk.tui.projection import Snapshot
 from supportdesk.tui.widgets.render import AgentLook, literal
@@ -256,7 +256,7 @@ class AgentBar(Horizontal):
 
     def set_state(self, state: ConversationState | None, write_as: str = "", now: datetime | None = None) -> None:
         """Who holds the conversation and its state, tags, priority; who the input writes as."""
-        from supportdesk.desk_state import at
+        from supportdesk.folds.desk_state import at
 
         shown = at(state, now) if state is not None and now is not None else state
         self._state_shown = (shown, write_as)

@@ -93,7 +93,7 @@ def user_replies_path() -> Path:
 
 
 def packaged_replies_path() -> Path:
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the package's folder (this module is in staff/)
     installed = here / "data" / FILE_NAME
     return installed if installed.exists() else here.parent / FILE_NAME
 

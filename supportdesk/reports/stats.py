@@ -14,12 +14,12 @@ from datetime import datetime, timedelta, tzinfo
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, assert_never, get_args
 
-from supportdesk.sla import figures_json
+from supportdesk.folds.sla import figures_json
 from supportdesk.store.figures import AMOUNT_EDGES, DURATION_EDGES, MONEY_TOOLS, DeskFigures, Distribution
 
 if TYPE_CHECKING:
     from supportdesk.config import DeskConfig
-    from supportdesk.sla import SlaFigures
+    from supportdesk.folds.sla import SlaFigures
     from supportdesk.store import Store
 
 RangeName = Literal["today", "7d", "30d", "all"]
@@ -145,10 +145,10 @@ async def desk_stats(
 async def sla_figures(
     store: Store, config: DeskConfig | None, since: datetime | None, until: datetime, now: datetime
 ) -> SlaFigures:
-    """The SLA figures (`supportdesk/sla.py`) over every conversation started in the window, as of
+    """The SLA figures (`supportdesk/folds/sla.py`) over every conversation started in the window, as of
     `now`: each conversation's clocks as the store keeps them with the appends, read at `now`."""
     from supportdesk.config import SlaSettings
-    from supportdesk.sla import figures, finish
+    from supportdesk.folds.sla import figures, finish
 
     targets = config.desk.sla if config is not None else SlaSettings()
     clocks = [finish(progress, state, targets, now) for state, progress in await store.sla_progress(since, until)]

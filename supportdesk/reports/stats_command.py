@@ -1,6 +1,6 @@
 """`supportdesk stats [--range today|7d|30d|all] [--json]`: registered by cli.py as a plug-in, so
 only this command imports it. In a terminal it opens the dashboard; `--json` (or a pipe) prints
-the figures of `supportdesk.stats`."""
+the figures of `supportdesk.reports.stats`."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def register(sub: Any, common: argparse.ArgumentParser | None = None) -> None:
 def _cmd_stats(args: argparse.Namespace) -> int:
     import asyncio
 
-    from supportdesk.stats import StatsError, parse_range
+    from supportdesk.reports.stats import StatsError, parse_range
     from supportdesk.store import StoreError, parse_location
 
     try:
@@ -62,7 +62,7 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 async def _figures(location: Any, config: Any, range_name: Any) -> dict[str, Any]:
     """The figures as JSON (which also proves the database usable before a dashboard opens)."""
     from supportdesk.items import utcnow
-    from supportdesk.stats import desk_stats, stats_json
+    from supportdesk.reports.stats import desk_stats, stats_json
     from supportdesk.store import open_store
 
     async with await open_store(location) as store:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, assert_never
 
-from supportdesk import desk_state
+from supportdesk.folds import desk_state
 from supportdesk import items as k
 from supportdesk.config import SlaSettings
 from supportdesk.staff import actor_of
