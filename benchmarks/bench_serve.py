@@ -205,19 +205,7 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
                 first.append(agent_events[0] - t0)
                 final.append(replies[want - 1] - t0)
 
-        lost = duplicated = 0
-        from supportdesk.channels.view import customer_event
-        from supportdesk.config import load_desk
-        from supportdesk.store import open_store
-
-        config = load_desk(REPO / "agents.toml")
-        async with await open_store(db) as store:
-            for c in clients:
-                cid = made[c.conversation][0]
-                items = await store.range(cid, 1, await store.last_seq(cid))
-                visible = [item.seq for item in items if customer_event(item, config) is not None]
-                duplicated += len(c.stored) - len(set(c.stored))
-                lost += len(set(visible) - set(c.stored))
+        lost, duplicated = await check_log(db, clients, made)
 
         messages = conversations * len(SCRIPT)
         kind = "PostgreSQL" if db.startswith("postgres") else "SQLite"
