@@ -209,6 +209,16 @@ async def _setup(conn: asyncpg.Connection) -> None:
                 await _insert(conn, table, rows)
 
 
+async def _end_open_transaction(conn: asyncpg.Connection) -> None:
+    """What the pool does to a connection given back: roll back a transaction a cancelled or
+    failed caller left open, nothing else. asyncpg's default reset sends a statement on every
+    release (unlock all advisory locks, close cursors, unlisten, reset settings): a round trip
+    more for every tool's read on the turn path, for state these connections never take (the
+    money locks are transaction-scoped, settings are set at connect, nothing listens)."""
+    if conn.is_in_transaction():
+        await conn.execute("ROLLBACK")
+
+
 class PostgresBusiness(BusinessCore):
     """The demo business data in a PostgreSQL database. Open with `await PostgresBusiness.open(location)`.
 
@@ -226,6 +236,7 @@ class PostgresBusiness(BusinessCore):
             pool = await asyncpg.create_pool(
                 location.target, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT_S,
                 server_settings={"application_name": "supportdesk-business"},
+                reset=_end_open_transaction,
             )
         except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
             said = scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, location.target)
@@ -259,8 +270,7 @@ class PostgresBusiness(BusinessCore):
         await self._pool.close()
 
     async def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Row]:
-        async with self._pool.acquire() as conn:
-            return [row_of(r.items()) for r in await conn.fetch(sql, *params)]
+        return [row_of(r.items()) for r in await self._pool.fetch(sql, *params)]
 
     async def _run_steps(self, steps: Steps[T], *, write: bool) -> T:
         async with self._pool.acquire() as conn:
