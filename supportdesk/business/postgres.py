@@ -209,14 +209,13 @@ async def _setup(conn: asyncpg.Connection) -> None:
                 await _insert(conn, table, rows)
 
 
-async def _end_open_transaction(conn: asyncpg.Connection) -> None:
-    """What the pool does to a connection given back: roll back a transaction a cancelled or
-    failed caller left open, nothing else. asyncpg's default reset sends a statement on every
-    release (unlock all advisory locks, close cursors, unlisten, reset settings): a round trip
-    more for every tool's read on the turn path, for state these connections never take (the
-    money locks are transaction-scoped, settings are set at connect, nothing listens)."""
-    if conn.is_in_transaction():
-        await conn.execute("ROLLBACK")
+async def _nothing_to_reset(conn: asyncpg.Connection) -> None:
+    """What the pool does to a connection given back, past what asyncpg always does (roll back a
+    transaction a failed or cancelled caller left open): nothing. asyncpg's default reset sends
+    a statement on every release (unlock all advisory locks, close cursors, unlisten, reset
+    settings): a round trip more after every tool's read on the turn path, for state these
+    connections never take (the money locks are transaction-scoped, settings are set at connect,
+    nothing listens)."""
 
 
 class PostgresBusiness(BusinessCore):
@@ -236,7 +235,7 @@ class PostgresBusiness(BusinessCore):
             pool = await asyncpg.create_pool(
                 location.target, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT_S,
                 server_settings={"application_name": "supportdesk-business"},
-                reset=_end_open_transaction,
+                reset=_nothing_to_reset,
             )
         except (OSError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
             said = scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, location.target)
