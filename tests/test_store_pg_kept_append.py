@@ -98,3 +98,30 @@ async def test_a_turn_whose_lease_was_taken_writes_nothing_through_the_one_state
         await other.append(sid, [reply("theirs")], release=theirs)
         assert [i.text for i in await other.latest(sid, 10)] == ["hi", "one", "theirs"]
         await assert_kept_is_the_fold(pg_url, sid)
+
+
+async def test_the_turn_taken_with_its_start_reads_what_turn_start_reads(pg_url: str):
+    """The lease's claim runs the turn's read as a static query of a function of its own
+    (migration 11, a plan the connection keeps instead of one made each turn): the same read as
+    `turn_start`, for any n, with a take-over held, context keys, and no such session."""
+    from supportdesk.items import ContextSet, Takeover
+
+    async with await open_store(pg_url) as store:
+        sid = (await store.create_session("triage", first=[customer("hi")])).id
+        await store.append(sid, [ContextSet(key="customer_id", value="CUS-1", writer="triage", agent="triage")])
+        await store.append(sid, [reply(f"line {n}") for n in range(5)])
+        await store.append(sid, [Takeover(person="sam", agent="staff")])
+        await store.append(sid, [ContextSet(key="plan", value={"code": "pro"}, writer="triage", agent="triage")])
+        for n in (0, 1, 3, 50):
+            lease = store.turn(sid)
+            taken = await lease.try_start(n)
+            assert taken is not None
+            read = await store.turn_start(sid, n)
+            assert taken.session == read.session and taken.holder == read.holder == "sam"
+            assert [i.seq for i in taken.items] == [i.seq for i in read.items] and len(read.items) == min(n, 9)
+            assert [i.text if isinstance(i, Message) else i.kind for i in taken.items] == [
+                i.text if isinstance(i, Message) else i.kind for i in read.items]
+            assert taken.context == read.context and set(read.context) == {"customer_id", "plan"}
+            await lease.release()
+        missing = await store.turn("no-such-session").try_start(10)
+        assert missing is not None and missing.session is None and missing.items == []

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import random
 import time
@@ -191,23 +190,11 @@ def sql_turn_start(n: int) -> str:
     """
 
 
-# The same read for `supportdesk_take_turn`: always one row (NULL columns: no such session),
-# typed by the column list the function's record is read with.
-_TURN_START_TYPES = (
-    "id text, title text, created_at timestamptz, updated_at timestamptz, entry_agent text, active_agent text, "
-    "status text, item_count integer, handoff_count integer, forked_from text, forked_at integer, channel text, "
-    "meta text, tail text[], context text[], held_by text"
-)
+# The lease claimed and the same read (with n newest items) run after it, by migration 11's
+# function: always one row when taken (NULL columns: no such session), none when another holder
+# has the lease.
+SQL_TAKE_TURN_START = "SELECT * FROM supportdesk_take_turn_start($1, $2, $3, $4)"
 
-
-@functools.cache
-def sql_take_turn(n: int) -> str:
-    read = f"SELECT t.* FROM (SELECT 1) AS one LEFT JOIN ({sql_turn_start(n)}) AS t ON true"
-    return f"SELECT * FROM supportdesk_take_turn($1, $2, $3, {_literal(read)}) AS t({_TURN_START_TYPES})"
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 # Where the session stood before an append, its row locked until the append commits, so two
 # appends to one session advance the state one after the other (SQL_APPEND then sets it).
@@ -484,7 +471,7 @@ async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str, desk:
 
 
 def _turn_start_of(row: asyncpg.Record) -> TurnStart:
-    """A `TurnStart` of one row of `sql_turn_start` (or of `sql_take_turn`: id NULL, no session)."""
+    """A `TurnStart` of one row of `sql_turn_start` (or of SQL_TAKE_TURN_START: id NULL, no session)."""
     if row["id"] is None:
         return turn_start_of(None, (), (), None)
     return turn_start_of(row, row["tail"], (json.loads(entry) for entry in row["context"]), row["held_by"])
@@ -941,7 +928,7 @@ class PostgresStore(StoreCore):
             if n is None:
                 rows = await self._pool.fetch(_TAKE, session_id, holder, self.lease_ttl)
                 return _TAKEN if rows else None
-            rows = await self._pool.fetch(sql_take_turn(max(0, int(n))), session_id, holder, self.lease_ttl)
+            rows = await self._pool.fetch(SQL_TAKE_TURN_START, session_id, holder, self.lease_ttl, max(0, min(int(n), _NO_LIMIT)))
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
         return _turn_start_of(rows[0]) if rows else None
