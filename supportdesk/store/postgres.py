@@ -7,7 +7,11 @@ differs from SQLite:
 - An append is one statement (data-modifying CTEs): it moves the session's head, whose row
   lock orders appends to one session, inserts the items, keeps the context keys and usage
   totals, and sends a NOTIFY with the new head, all in one transaction and one round trip.
-  Appends to different sessions never wait for each other.
+  Appends to different sessions never wait for each other. When this process made the
+  session's last append (or created it), the append is that one statement on its own, guarded
+  by where that append left the row (`_Kept`, SQL_APPEND_KEPT): one round trip, no BEGIN, no
+  locked read, no COMMIT; a guard that fails writes nothing and the transaction that reads the
+  row first runs instead.
 - A turn lease is a fenced row of `turn_leases`, renewed while the turn runs, that every
   append of the turn checks; a turn takes it with its start read in one statement and gives it
   back in its last append. Its holder's life is the store's one advisory lock on a connection of
