@@ -208,11 +208,13 @@ class _CountingPool:
 
 
 @pytest.mark.postgres
-async def test_a_postgresql_append_is_two_statements_fenced_or_not(pg_url: str):
-    """The lease's check (and its release) is read with the session's locked row, in one
-    statement, and the figures the append moves are written by the statement that writes the
-    items: every step of every turn appends, so each of those was a round trip a step."""
-    async with await open_store(pg_url) as store:
+async def test_a_postgresql_append_is_one_statement_fenced_or_not(pg_url: str):
+    """The process that made the last append knows where the session stands: the next append is
+    one statement on its own (no BEGIN, no read, no COMMIT) that checks that and the lease and
+    writes the items, the session's row with its share of the figures and the roll-up rows that
+    share moves. Every step of every turn appends, so each of those was a round trip a step.
+    When the row moved (another process appended), the append reads it first, in a transaction."""
+    async with await open_store(pg_url) as store, await open_store(pg_url) as other:
         sid = (await store.create_session("triage", first=[customer("hi")])).id
         calls: list[str] = []
         store._pool = _CountingPool(store._pool, calls)  # type: ignore[attr-defined]
@@ -220,15 +222,21 @@ async def test_a_postgresql_append_is_two_statements_fenced_or_not(pg_url: str):
         calls.clear()
         await store.append(sid, [reply("unfenced")])
         unfenced = list(calls)
-        # The session's row read and locked, then one statement that writes the items, the
-        # session's row with its share of the figures and the roll-up rows that share moves.
-        assert unfenced == ["fetchrow", "fetch"], unfenced
+        assert unfenced == ["fetch"], unfenced
         lease = store.turn(sid)
         assert await lease.try_start(10) is not None
         calls.clear()
         await store.append(sid, [reply("fenced")], fence=lease.token)
         assert calls == unfenced, (calls, unfenced)
+        await other.append(sid, [customer("meanwhile, from another worker")])
+        calls.clear()
+        await store.append(sid, [reply("after the other")], fence=lease.token)
+        # the guarded statement wrote nothing; then (in a transaction) the locked read, the append
+        assert calls == ["fetch", "fetchrow", "fetch"], calls
         calls.clear()
         await store.append(sid, [reply("last")], release=lease)
         assert calls == unfenced and lease.token is None, (calls, unfenced)
-        assert [i.text for i in await store.latest(sid, 3)] == ["unfenced", "fenced", "last"]
+        assert [i.text for i in await store.latest(sid, 5)] == [
+            "unfenced", "fenced", "meanwhile, from another worker", "after the other", "last"
+        ]
+        assert [i.seq for i in await store.latest(sid, 7)] == list(range(1, 8))

@@ -204,6 +204,49 @@ MIGRATIONS: list[str] = [
     UPDATE sessions SET figure_summary = NULL;
     DELETE FROM figure_rollup;
     """,
+    # 11: the turn's start read of migration 9, written into a function of its own as a static
+    # query (issue 34): `EXECUTE read_sql` parsed and planned the read on every turn (0.6-0.9 ms
+    # of the server's CPU a turn, more than running it); a static query's plan is kept by the
+    # connection, generic (its shape, a walk back of the primary key, is right for any n). The
+    # claim is 9's; the read still runs in a statement of its own after it.
+    """
+    CREATE OR REPLACE FUNCTION supportdesk_take_turn_start(sid text, who text, ttl double precision, n integer)
+    RETURNS TABLE (
+        id text, title text, created_at timestamptz, updated_at timestamptz, entry_agent text, active_agent text,
+        status text, item_count integer, handoff_count integer, forked_from text, forked_at integer, channel text,
+        meta text, tail text[], context text[], held_by text)
+    LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $fn$
+    #variable_conflict use_column
+    BEGIN
+        INSERT INTO turn_leases (session_id, holder, expires_at, server_started, locked)
+        VALUES (sid, who, clock_timestamp() + make_interval(secs => ttl), pg_postmaster_start_time(), false)
+        ON CONFLICT (session_id) DO UPDATE
+            SET holder = excluded.holder, expires_at = excluded.expires_at,
+                server_started = excluded.server_started, locked = excluded.locked
+            WHERE turn_leases.expires_at <= clock_timestamp() OR turn_leases.holder = excluded.holder
+               OR (turn_leases.server_started = excluded.server_started AND supportdesk_owner_gone(turn_leases.holder));
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+        -- one row, NULLs when there is no such session
+        RETURN QUERY SELECT t.* FROM (SELECT 1) AS one LEFT JOIN (
+            SELECT s.id, s.title, s.created_at, s.updated_at, s.entry_agent, s.active_agent, s.status, s.item_count, s.handoff_count, s.forked_from, s.forked_at, s.channel, s.meta,
+            ARRAY(SELECT doc FROM (SELECT '{"session_id":' || to_json(session_id)::text || ',"seq":' || seq || ',"kind":' || to_json(kind)::text || ',"agent":' || to_json(agent)::text || ',"created_at":' || to_json(created_at)::text || ',"meta":' || coalesce(meta, '{}') || CASE WHEN body = '{}' THEN '}' ELSE ',' || substr(body, 2) END AS doc, seq FROM items WHERE session_id = sid
+            ORDER BY seq DESC LIMIT n) AS newest ORDER BY seq) AS tail,
+            ARRAY(SELECT json_build_array(k.key, i.body, i.seq, i.created_at)::text
+            FROM context_keys AS k
+            CROSS JOIN LATERAL (
+            SELECT body, seq, created_at FROM items
+            WHERE session_id = k.session_id AND ctx_key = k.key ORDER BY seq DESC LIMIT 1) AS i
+            WHERE k.session_id = sid ORDER BY k.key) AS context,
+            (SELECT body::json ->> 'person' FROM items WHERE session_id = sid AND kind = 'takeover'
+            AND seq > coalesce((SELECT max(seq) FROM items WHERE session_id = sid AND kind = 'release'), 0)
+            ORDER BY seq DESC LIMIT 1) AS held_by
+            FROM sessions AS s WHERE s.id = sid
+        ) AS t ON true;
+    END
+    $fn$;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

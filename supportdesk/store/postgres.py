@@ -7,7 +7,11 @@ differs from SQLite:
 - An append is one statement (data-modifying CTEs): it moves the session's head, whose row
   lock orders appends to one session, inserts the items, keeps the context keys and usage
   totals, and sends a NOTIFY with the new head, all in one transaction and one round trip.
-  Appends to different sessions never wait for each other.
+  Appends to different sessions never wait for each other. When this process made the
+  session's last append (or created it), the append is that one statement on its own, guarded
+  by where that append left the row (`_Kept`, SQL_APPEND_KEPT): one round trip, no BEGIN, no
+  locked read, no COMMIT; a guard that fails writes nothing and the transaction that reads the
+  row first runs instead.
 - A turn lease is a fenced row of `turn_leases`, renewed while the turn runs, that every
   append of the turn checks; a turn takes it with its start read in one statement and gives it
   back in its last append. Its holder's life is the store's one advisory lock on a connection of
@@ -20,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import random
 import time
@@ -191,23 +194,11 @@ def sql_turn_start(n: int) -> str:
     """
 
 
-# The same read for `supportdesk_take_turn`: always one row (NULL columns: no such session),
-# typed by the column list the function's record is read with.
-_TURN_START_TYPES = (
-    "id text, title text, created_at timestamptz, updated_at timestamptz, entry_agent text, active_agent text, "
-    "status text, item_count integer, handoff_count integer, forked_from text, forked_at integer, channel text, "
-    "meta text, tail text[], context text[], held_by text"
-)
+# The lease claimed and the same read (with n newest items) run after it, by migration 11's
+# function: always one row when taken (NULL columns: no such session), none when another holder
+# has the lease.
+SQL_TAKE_TURN_START = "SELECT * FROM supportdesk_take_turn_start($1, $2, $3, $4)"
 
-
-@functools.cache
-def sql_take_turn(n: int) -> str:
-    read = f"SELECT t.* FROM (SELECT 1) AS one LEFT JOIN ({sql_turn_start(n)}) AS t ON true"
-    return f"SELECT * FROM supportdesk_take_turn($1, $2, $3, {_literal(read)}) AS t({_TURN_START_TYPES})"
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 # Where the session stood before an append, its row locked until the append commits, so two
 # appends to one session advance the state one after the other (SQL_APPEND then sets it).
@@ -283,7 +274,11 @@ READS = ReadSql(
 )
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
-SQL_APPEND = f"""
+# `guard`: more of the UPDATE's WHERE clause (the guarded append below); `more`: CTEs after head.
+def _append_sql(guard: str = "", more: str = "") -> str:
+    # Every write is of a row of `head`'s (the roll-up's too): when the guard fails nothing is written.
+    rollup = _rollup_add(28).replace(" ORDER BY grain", " WHERE EXISTS (SELECT 1 FROM head) ORDER BY grain")
+    return f"""
 WITH head AS (
     UPDATE sessions SET
         item_count = item_count + $2,
@@ -301,9 +296,9 @@ WITH head AS (
         resolution_ms = CASE WHEN $19::boolean THEN $25::bigint ELSE resolution_ms END,
         figure_summary = CASE WHEN $19::boolean THEN $26::text ELSE figure_summary END,
         sla_summary = CASE WHEN $19::boolean THEN $27::text ELSE sla_summary END
-    WHERE id = $1
+    WHERE id = $1{guard}
     RETURNING item_count - $2 AS last
-), rollup AS ({_rollup_add(28)}), new AS (
+), rollup AS ({rollup}), new AS (
     SELECT head.last + t.n AS seq, t.kind, t.agent, t.body, t.meta, t.ctx_key, t.words
     FROM head, unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
         WITH ORDINALITY AS t(kind, agent, body, meta, ctx_key, words, n)
@@ -322,9 +317,33 @@ WITH head AS (
         input_tokens = usage_totals.input_tokens + excluded.input_tokens,
         output_tokens = usage_totals.output_tokens + excluded.output_tokens,
         reported = least(usage_totals.reported, excluded.reported)
-)
+){more}
 SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1) FROM head
 """
+
+
+SQL_APPEND = _append_sql()
+# The guarded append: the same statement on its own (autocommit, one round trip, no BEGIN, no
+# read, no COMMIT), for when the process still knows where the session stood after its own last
+# append (PostgresStore._kept). It writes only if the row still holds exactly that ($39-$44:
+# the head, status, creation time and the three kept summaries; any other writer moves one of
+# them) and, for a turn's append, the lease is still the turn's ($45; its row share-locked, or
+# locked and deleted by the last append, before the session's row, as in the transaction).
+# No row back: nothing was written, and the append runs as the transaction that reads first.
+_KEPT_GUARD = (
+    " AND item_count = $39 AND status = $40 AND created_at = $41 AND desk_summary IS NOT DISTINCT FROM $42"
+    " AND figure_summary IS NOT DISTINCT FROM $43 AND sla_summary IS NOT DISTINCT FROM $44"
+)
+SQL_APPEND_KEPT = _append_sql(_KEPT_GUARD)
+SQL_APPEND_KEPT_FENCED = _append_sql(
+    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR SHARE) = $45"
+)
+SQL_APPEND_KEPT_RELEASE = _append_sql(
+    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR UPDATE) = $45",
+    ", dropped AS (DELETE FROM turn_leases WHERE session_id = $1 AND holder = $45 AND EXISTS (SELECT 1 FROM head))",
+)
+# How many sessions' kept state a store remembers (the least recently appended forgotten first).
+KEPT_SESSIONS = 4096
 # Search: the newest `limit` messages holding every word, in one total order (time, seq,
 # session), with headlines built and sessions joined for the page only. PostgreSQL cannot be
 # trusted to choose between its two ways to find them: its estimate for a prefix term is a
@@ -456,7 +475,7 @@ async def _keep_whole_log_state(conn: asyncpg.Connection, session_id: str, desk:
 
 
 def _turn_start_of(row: asyncpg.Record) -> TurnStart:
-    """A `TurnStart` of one row of `sql_turn_start` (or of `sql_take_turn`: id NULL, no session)."""
+    """A `TurnStart` of one row of `sql_turn_start` (or of SQL_TAKE_TURN_START: id NULL, no session)."""
     if row["id"] is None:
         return turn_start_of(None, (), (), None)
     return turn_start_of(row, row["tail"], (json.loads(entry) for entry in row["context"]), row["held_by"])
@@ -538,6 +557,59 @@ async def _migrate(conn: asyncpg.Connection, where: str) -> None:
             "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             str(CURRENT_VERSION),
         )
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """Where a session stood after an append: its row's columns that an append reads (as the
+    text the row holds: the guarded append compares them) and their parses (all frozen)."""
+
+    count: int
+    summary: str | None
+    entry_agent: str
+    figures: str | None
+    created_at: datetime
+    clocks: str | None
+    status: str
+    state: ConversationState
+    share: FigureSummary | None
+    progress: SlaProgress | None
+
+    @classmethod
+    def of_row(
+        cls, count: int, summary: str | None, entry_agent: str, figures: str | None, created_at: datetime,
+        clocks: str | None, status: str,
+    ) -> _Kept:
+        state = ConversationState.from_json(summary) if summary else start(entry_agent)
+        progress = SlaProgress.from_json(clocks) if clocks else None
+        return cls(count, summary, entry_agent, figures, created_at, clocks, status, state, _share(figures), progress)
+
+    def folds(self) -> tuple[ConversationState, FigureSummary, SlaProgress] | None:
+        return current(self.count, self.state, self.share, self.progress)
+
+    def advanced(
+        self, folds: tuple[ConversationState, FigureSummary, SlaProgress], items: Sequence[Item], now: datetime
+    ) -> tuple[tuple[Any, ...], tuple[list[Any], ...], _Kept]:
+        """The kept state advanced over the items: SQL_APPEND's parameters from $17 on, the
+        roll-up rows the append empties (SQL_ROLLUP_DROP_EMPTY's parameters, empty: none), and
+        where the session stands after it."""
+        count = self.count
+        stamped = [replace(item, seq=count + n, created_at=now) for n, item in enumerate(items, start=1)]
+        state, share, progress = advance_all(*folds, stamped)
+        # The session's share of the figures and the roll-up rows it moves ride in the same
+        # statement (they were two or three more round trips an append); a roll-up row the
+        # append empties (rare: a status moving a share) is dropped by a statement of its own.
+        delta = rollup_delta(self.share, share)
+        figures = figure_columns(share, progress)
+        rollup = [list(column) for column in zip(*delta)] if delta else [[] for _ in range(11)]
+        emptied = [row for row in delta if row[7] < 0]
+        summary = state.to_json()
+        after = _Kept(
+            count + len(items), summary, self.entry_agent, figures[6], self.created_at, figures[7], self.status,
+            state, share, progress,
+        )
+        tail = (state.state, summary, True, *figures, *rollup)
+        return tail, tuple(list(column) for column in zip(*emptied)), after
 
 
 @dataclass
@@ -767,6 +839,9 @@ class PostgresStore(StoreCore):
         self._owner_key: int | None = None
         # How long a turn lease's row outlives its holder's last renewal (seconds).
         self.lease_ttl = LEASE_TTL
+        # Where this process's last append left each session (the newest KEPT_SESSIONS), for
+        # the guarded one-statement append; never trusted: that statement checks it.
+        self._kept: dict[str, _Kept] = {}
 
     @classmethod
     async def open(cls, location: StoreLocation, *, pool_size: int = 8) -> PostgresStore:
@@ -857,7 +932,7 @@ class PostgresStore(StoreCore):
             if n is None:
                 rows = await self._pool.fetch(_TAKE, session_id, holder, self.lease_ttl)
                 return _TAKEN if rows else None
-            rows = await self._pool.fetch(sql_take_turn(max(0, int(n))), session_id, holder, self.lease_ttl)
+            rows = await self._pool.fetch(SQL_TAKE_TURN_START, session_id, holder, self.lease_ttl, max(0, min(int(n), _NO_LIMIT)))
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
             raise self._failed(exc) from None
         return _turn_start_of(rows[0]) if rows else None
@@ -918,16 +993,22 @@ class PostgresStore(StoreCore):
                 info = await self.get_session(sid)
                 assert info is not None
                 return info
+            share = figure_summary.start(entry_agent, now)
             try:
                 async with self._pool.acquire() as conn, conn.transaction():
                     rows = await conn.fetch(insert, *params)
-                    await _keep_share(conn, sid, None, figure_summary.start(entry_agent, now))
+                    await _keep_share(conn, sid, None, share)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
                 raise self._failed(exc) from None
         except StoreError:
             if await self.get_session(sid) is not None:
                 raise StoreError(f"a session {sid!r} already exists") from None
             raise
+        # What the row now holds (the kept share as `_keep_share` wrote it): its first append
+        # can be the guarded statement.
+        figures = figure_columns(share, None)
+        self._remember(sid, _Kept(0, params[7], entry_agent, figures[6], now, figures[7], rows[0]["status"],
+                                  fresh, share, SlaProgress()))
         return session_info({k: v for k, v in dict(rows[0]).items() if k != "pg_notify"})
 
     async def set_status(self, session_id: str, status: str) -> None:
@@ -996,7 +1077,7 @@ class PostgresStore(StoreCore):
 
     async def _append_on(
         self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime,
-        fence: str | None = None, release: bool = False,
+        fence: str | None = None, release: bool = False, args: tuple[Any, ...] | None = None,
     ) -> int:
         """The append inside the caller's transaction; returns the last seq before the items.
 
@@ -1004,8 +1085,9 @@ class PostgresStore(StoreCore):
         (a fold of a few items), then SQL_APPEND writes it with the head it moves. The items are
         serialized (and so validated) first: a wrong one fails before anything is read or locked.
         `fence`: the turn lease's token, checked by that same read (`release`: its row deleted);
-        `LeaseLost` when it is no longer current."""
-        args = self._append_args(session_id, items, now)
+        `LeaseLost` when it is no longer current; `args`: `_append_args`' if already made."""
+        if args is None:
+            args = self._append_args(session_id, items, now)
         if fence is None:
             before = await conn.fetchrow(SQL_DESK_BEFORE, session_id)
         else:
@@ -1021,26 +1103,49 @@ class PostgresStore(StoreCore):
         if before is None:
             raise StoreError(f"no session {session_id!r}")
         count, summary, entry_agent, figures, created_at, clocks, status = before
-        state = ConversationState.from_json(summary) if summary else start(entry_agent)
-        kept = share = _share(figures)
-        progress = SlaProgress.from_json(clocks) if clocks else None
-        folds = current(count, state, share, progress)
+        kept = _Kept.of_row(count, summary, entry_agent, figures, created_at, clocks, status)
+        folds = kept.folds()
         if folds is None:
             folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
-        state, share, progress = folds
-        stamped = [replace(item, seq=count + n, created_at=now) for n, item in enumerate(items, start=1)]
-        state, share, progress = advance_all(state, share, progress, stamped)
-        # The session's share of the figures and the roll-up rows it moves ride in the same
-        # statement (they were two or three more round trips an append); a roll-up row the
-        # append empties (rare: a status moving a share) is dropped by a statement of its own.
-        delta = rollup_delta(kept, share)
-        figures = figure_columns(share, progress) if share is not None else (None,) * 8
-        rollup = [list(column) for column in zip(*delta)] if delta else [[] for _ in range(11)]
-        rows = await conn.fetch(SQL_APPEND, *args, state.state, state.to_json(), share is not None, *figures, *rollup)
-        emptied = [row for row in delta if row[7] < 0]
+        tail, emptied, after = kept.advanced(folds, items, now)
+        rows = await conn.fetch(SQL_APPEND, *args, *tail)
         if emptied:
-            await conn.execute(SQL_ROLLUP_DROP_EMPTY, *[list(column) for column in zip(*emptied)])
+            await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
+        self._remember(session_id, after)
         return int(rows[0][0])
+
+    async def _append_kept(
+        self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime,
+        fence: str | None, release: bool, args: tuple[Any, ...],
+    ) -> int | None:
+        """The append as one statement on its own, from where this process's last append left
+        the session (SQL_APPEND_KEPT); the last seq before the items, or None when it wrote
+        nothing (no kept state, the row moved since, the lease not the turn's, a roll-up row to
+        drop): then the caller runs `_append_on` in a transaction, which decides."""
+        kept = self._kept.get(session_id)
+        if kept is None:
+            return None
+        folds = kept.folds()
+        if folds is None:
+            return None
+        tail, emptied, after = kept.advanced(folds, items, now)
+        if emptied:
+            return None
+        sql = SQL_APPEND_KEPT if fence is None else SQL_APPEND_KEPT_RELEASE if release else SQL_APPEND_KEPT_FENCED
+        guard = (kept.count, kept.status, kept.created_at, kept.summary, kept.figures, kept.clocks)
+        rows = await conn.fetch(sql, *args, *tail, *guard, *(() if fence is None else (fence,)))
+        if not rows:
+            self._kept.pop(session_id, None)
+            return None
+        self._remember(session_id, after)
+        return int(rows[0][0])
+
+    def _remember(self, session_id: str, after: _Kept) -> None:
+        kept = self._kept
+        kept.pop(session_id, None)
+        kept[session_id] = after
+        if len(kept) > KEPT_SESSIONS:
+            del kept[next(iter(kept))]
 
     async def append(
         self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None
@@ -1048,7 +1153,9 @@ class PostgresStore(StoreCore):
         """Append items as one transaction; returns them stamped with seq and time. `fence`:
         the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current);
         `release`: the lease given back in that transaction too, its row deleted by the statement
-        that checks the fence (`Store.append`)."""
+        that checks the fence (`Store.append`). One statement and one round trip when this
+        process's last append to the session is still its head (`_append_kept`), else a
+        transaction that reads the session's row first."""
         if release is not None:
             fence = release_token(session_id, release)
         if not items:
@@ -1057,9 +1164,18 @@ class PostgresStore(StoreCore):
             return []
         external = external_ids(session_id, items)
         now = self.clock()
+        # The items serialized (and so validated) first: a wrong one fails before anything is sent.
+        args = self._append_args(session_id, items, now)
         try:
-            async with self._pool.acquire() as conn, conn.transaction():
-                last = await self._append_on(conn, session_id, items, now, fence, release is not None)
+            async with self._pool.acquire() as conn:
+                last = await self._append_kept(conn, session_id, items, now, fence, release is not None, args)
+                if last is None:
+                    try:
+                        async with conn.transaction():
+                            last = await self._append_on(conn, session_id, items, now, fence, release is not None, args)
+                    except BaseException:
+                        self._kept.pop(session_id, None)
+                        raise
         except asyncpg.UniqueViolationError as exc:
             # Two workers given the same delivery: the unique index refuses the second copy in
             # its own transaction, which rolled back whole.
