@@ -577,7 +577,8 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = Fal
         version = _refuse_strangers((app_id, version, tables), path)
         for number in range(version + 1, CURRENT_VERSION + 1):
             for statement in _split_script(MIGRATIONS[number - 1]):
-                conn.execute(statement)
+                if not _column_already_there(conn, statement):
+                    conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
         if version < DESK_FOLD_VERSION or version < FIGURES_VERSION:
             backfill_summaries(conn)
@@ -587,6 +588,19 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = Fal
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+_ADD_COLUMN = re.compile(r"ALTER TABLE (\w+) ADD COLUMN (\w+)", re.IGNORECASE)
+
+
+def _column_already_there(conn: sqlite3.Connection, statement: str) -> bool:
+    """An ADD COLUMN of a column the table has (SQLite has no IF NOT EXISTS for it): a database
+    taken back to an older version keeps the columns a later migration added."""
+    added = _ADD_COLUMN.match(statement.strip())
+    if added is None:
+        return False
+    table, column = added.groups()
+    return any(row[1] == column for row in conn.execute(f"PRAGMA table_info({table})"))
 
 
 # Waiting for another process's lock is left to SQLite's busy handler (busy_timeout). We
