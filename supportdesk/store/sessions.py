@@ -619,8 +619,9 @@ def _column_already_there(conn: sqlite3.Connection, statement: str) -> bool:
 # fold (~200 us, more when another process wrote the summaries last: they are parsed again) and
 # its COMMIT (~170-330 us under load), which wrote 8 WAL pages (the session row, its indexes by
 # activity, change and span start and end, feed_counter, the item and its (session_id, seq) key)
-# against the equal-feature peer's 3.4; since schema migration 14 it writes 6 (no feed_counter,
-# the span-start index left alone: tests/test_store_pages.py pins it). Letting the append stamp `sessions.changed` itself instead
+# against the plain SDK's 3.1 (the equal-feature peer writes 7.3); since schema migration 14 it
+# writes 5.1 (no feed_counter; the span indexes moved only when the span's start or end hour
+# does: tests/test_store_pages.py pins it, bench_store prints it). Letting the append stamp `sessions.changed` itself instead
 # of the feed's trigger was measured too (median 2,388 against 2,396 items/s): the trigger's
 # second UPDATE dirties no page the append has not.
 # benchmarks/bench_store.py measures the result.
