@@ -51,6 +51,7 @@ sys.path.insert(0, str(REPO))
 
 from supportdesk.items import ContextSet, Item, Message, item_body_json  # noqa: E402
 from supportdesk.store import SessionStore  # noqa: E402
+from supportdesk.store.sqlite_pages import pages_by_btree, wal_commits  # noqa: E402
 
 FULL = {
     "single": 3_000,
@@ -414,6 +415,58 @@ def four_writer_processes(side: str, folder: Path, sizes: dict[str, int], level:
     if side == "theirs":
         verdict += "; " + peer_check(db, sid, total, "writer")
     return total / elapsed, verdict
+
+
+# --- WAL pages per append: the commit's size, which the 4-writer row waits on (issue 34) -------
+
+PAGE_APPENDS = 300
+
+
+async def wal_pages(side: str, folder: Path, level: str) -> tuple[float, dict[str, float]]:
+    """WAL pages per single-item append (frames per commit, counted from the WAL's frame
+    headers: the same on any machine) and their b-trees, for one side, after a few warm-up
+    appends, with automatic checkpoints off so every commit of the run stays in the WAL."""
+    db = folder / f"{side}_pages.db"
+    if side == "ours":
+        store = await ours_open(db, level)
+        try:
+            sid = (await store.create_session("triage")).id
+            for n in range(20):
+                await store.append(sid, [our_message(n)])
+
+            def no_checkpoints(conn: sqlite3.Connection) -> None:
+                conn.execute("PRAGMA wal_autocheckpoint = 0").fetchall()
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+            await store._run(no_checkpoints)
+            for n in range(PAGE_APPENDS):
+                await store.append(sid, [our_message(n)])
+            commits = wal_commits(f"{db}-wal")
+        finally:
+            await store.close()
+    else:
+        base = sdk_side(side, level)
+
+        class NoCheckpoints(base):  # type: ignore[misc, valid-type]
+            @staticmethod
+            def _configure_connection(conn: Any) -> None:
+                base._configure_connection(conn)
+                conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+        session = NoCheckpoints("pages", db)
+        try:
+            for n in range(20):
+                await session.add_items([their_message(n)])
+            with sqlite3.connect(db) as conn:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            for n in range(PAGE_APPENDS):
+                await session.add_items([their_message(n)])
+            commits = wal_commits(f"{db}-wal")
+        finally:
+            session.close()
+    if len(commits) != PAGE_APPENDS:
+        raise SystemExit(f"{side}: {len(commits)} commits in the WAL for {PAGE_APPENDS} appends")
+    return sum(len(c) for c in commits) / len(commits), pages_by_btree(db, commits)
 
 
 async def verify_ours(db: Path, sid: str, sizes: dict[str, int]) -> str:
@@ -1006,6 +1059,12 @@ def sqlite_main(quick: bool, only: tuple[str, ...] = PARTS, levels: tuple[str, .
                 f"plain SDK in processes {', '.join(f'{r:,.0f}' for r in rates['plain'])}; "
                 f"SDK in tasks {', '.join(f'{r:,.0f}' for r in rates['tasks'])}"
             )
+            if "writers" in only:
+                pages = {side: asyncio.run(wal_pages(side, folder, level)) for side in ("ours", "theirs", "plain")}
+                print(f"  WAL pages per single-item append (deterministic; {PAGE_APPENDS} appends, by b-tree):")
+                for side, name in (("ours", "ours"), ("theirs", "SDK + index + summary"), ("plain", "plain SDK")):
+                    per, trees = pages[side]
+                    print(f"    {name}: {per:.2f} ({', '.join(f'{t} {n:.2f}' for t, n in trees.items() if n >= 0.005)})")
             if level == "NORMAL":  # the bars (issue 34 item 5): against the equal-feature peer, at NORMAL
                 if "appends" in only:
                     bars.append((f"synchronous={level}: 100-item appends, ours >= the equal-feature peer's rate",

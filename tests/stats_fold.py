@@ -192,11 +192,13 @@ FIGURE_COLUMNS = (
 
 
 def drop_figure_summaries_sqlite(conn) -> None:
-    """Undo SQLite's migration 10 on an open sqlite3 connection (the caller sets user_version)."""
+    """Undo SQLite's migration 10 on an open sqlite3 connection (the caller sets user_version),
+    with what migration 14 built on its columns (the span's end hour, its trigger)."""
+    conn.execute("DROP TRIGGER sessions_span_hour")
     for index in FIGURE_INDEXES:
         conn.execute(f"DROP INDEX {index}")
     conn.execute("DROP TABLE figure_rollup")
-    for column in FIGURE_COLUMNS:
+    for column in (*FIGURE_COLUMNS, "span_hour"):
         conn.execute(f"ALTER TABLE sessions DROP COLUMN {column}")
 
 

@@ -35,6 +35,7 @@ from supportdesk.business.core import (
     row_of,
 )
 from supportdesk.business.protocol import Row, call_key
+from supportdesk.store.sqlite_tx import write_transaction
 
 T = TypeVar("T")
 
@@ -162,16 +163,9 @@ def _drive(conn: sqlite3.Connection, steps: Steps[T]) -> T:
 
 
 def _drive_written(conn: sqlite3.Connection, steps: Steps[T]) -> T:
-    """`steps` in one BEGIN IMMEDIATE transaction (one writer at a time), rolled back on any error."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        result = _drive(conn, steps)
-        conn.execute("COMMIT")
-        return result
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
+    """`steps` in one BEGIN IMMEDIATE transaction (one writer at a time), rolled back on any error
+    (the session store's transaction frame: `store/sqlite_tx.py`)."""
+    return write_transaction(conn, lambda c: _drive(c, steps))
 
 
 def _insert(conn: sqlite3.Connection, table: str, rows: list[Row]) -> None:
@@ -289,16 +283,9 @@ class SqliteBusiness(BusinessCore):
 
     async def restore(self, tables: dict[str, list[Row]]) -> None:
         def write(conn: sqlite3.Connection) -> None:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                for table in reversed(demo.TABLES):
-                    conn.execute(f"DELETE FROM {table}")
-                for table in demo.TABLES:
-                    _insert(conn, table, tables.get(table, []))
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
+            for table in reversed(demo.TABLES):
+                conn.execute(f"DELETE FROM {table}")
+            for table in demo.TABLES:
+                _insert(conn, table, tables.get(table, []))
 
-        await self._run(write)
+        await self._run(write_transaction, write)

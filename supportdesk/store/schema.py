@@ -235,6 +235,57 @@ MIGRATIONS: list[str] = [
     UPDATE sessions SET figure_summary = NULL;
     DELETE FROM figure_rollup;
     """,
+    # 14: fewer pages per append (issue 34: with 4 writer processes on one session the write lock
+    # is held for the commit, whose cost is its WAL pages; `store/sqlite_pages.py` counts them and
+    # tests/test_store_pages.py pins them). The change feed's count was a one-row table every
+    # append rewrote (a page of its own); it is now the highest `changed` stamped, on a session
+    # row or on a delete's tombstone, which the feed's triggers read by two index probes from
+    # pages the append writes anyway (`sessions_by_change`'s last leaf). No stamp is ever removed,
+    # so that highest stamp is the counter's value and never goes back. `sessions_by_span_start`
+    # held the span's end too, which moves at every append: it is the span's start alone now,
+    # which the figures' edge read is all that asks for, and the append sets `span_first` only
+    # when it moved (a session's first own item), so the index is left alone otherwise. The
+    # figures' other edge read (sessions whose span ends at or after an hour) read an index on the
+    # span's end, which moves at every append too: it reads `span_hour` now, the hour the span
+    # ends in (span_last // one hour in microseconds, the roll-up's grain), which a trigger moves
+    # only when that hour changes, so most appends leave its index alone; the exact end is
+    # checked on the rows found (store/sqlite_figures.py). (IF EXISTS: a database a test took back
+    # to an older version may have some of this already; an ADD COLUMN of a column already there
+    # is skipped, `sessions._check_and_migrate`.)
+    """
+    DROP TRIGGER IF EXISTS sessions_feed_insert;
+    DROP TRIGGER IF EXISTS sessions_feed_update;
+    DROP TRIGGER IF EXISTS sessions_feed_delete;
+    DROP TABLE IF EXISTS feed_counter;
+    CREATE TRIGGER sessions_feed_insert AFTER INSERT ON sessions BEGIN
+        UPDATE sessions SET changed = (
+            SELECT max((SELECT coalesce(max(changed), 0) FROM sessions),
+                       (SELECT coalesce(max(changed), 0) FROM deleted_sessions)) + 1)
+        WHERE id = new.id;
+    END;
+    CREATE TRIGGER sessions_feed_update AFTER UPDATE OF item_count, status, title ON sessions BEGIN
+        UPDATE sessions SET changed = (
+            SELECT max((SELECT coalesce(max(changed), 0) FROM sessions),
+                       (SELECT coalesce(max(changed), 0) FROM deleted_sessions)) + 1)
+        WHERE id = new.id;
+    END;
+    CREATE TRIGGER sessions_feed_delete AFTER DELETE ON sessions BEGIN
+        INSERT INTO deleted_sessions (changed, session_id) SELECT max(
+            (SELECT coalesce(max(changed), 0) FROM sessions),
+            (SELECT coalesce(max(changed), 0) FROM deleted_sessions), old.changed) + 1, old.id;
+    END;
+    DROP INDEX IF EXISTS sessions_by_span_start;
+    CREATE INDEX sessions_by_span_start ON sessions (span_first);
+    ALTER TABLE sessions ADD COLUMN span_hour INTEGER;
+    UPDATE sessions SET span_hour = span_last / 3600000000;
+    DROP INDEX IF EXISTS sessions_by_span_end;
+    CREATE INDEX sessions_by_span_end ON sessions (span_hour, span_first);
+    DROP TRIGGER IF EXISTS sessions_span_hour;
+    CREATE TRIGGER sessions_span_hour AFTER UPDATE OF span_last ON sessions
+        WHEN new.span_last / 3600000000 IS NOT old.span_hour BEGIN
+        UPDATE sessions SET span_hour = new.span_last / 3600000000 WHERE id = new.id;
+    END;
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -78,6 +78,7 @@ from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_
 from supportdesk.store.figures import DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.kept_folds import advance_all
+from supportdesk.store.sqlite_tx import write_transaction
 from supportdesk.store.sqlite_live import LEASE_TTL, SQL_DROP_LEASE, SqliteFeed, SqliteLease, check_fence
 
 T = TypeVar("T")
@@ -153,13 +154,14 @@ SQL_DESK_BEFORE = (
 
 
 @functools.cache
-def append_head_sql(state: bool = True, asked: bool = True, resolved: bool = True) -> str:
-    """The append's UPDATE of the session row, setting `desk_state`, the first answer's columns
-    and the resolution's only when they moved: a column in SET rewrites the entries of every
-    index holding it (one more page written to the WAL per index at each commit), even when the
-    value is the same, and most appends move none of them."""
+def append_head_sql(state: bool = True, asked: bool = True, resolved: bool = True, first: bool = True) -> str:
+    """The append's UPDATE of the session row, setting `desk_state`, the span's start, the first
+    answer's columns and the resolution's only when they moved: a column in SET rewrites the
+    entries of every index holding it (one more page written to the WAL per index at each
+    commit), even when the value is the same, and most appends move none of them."""
     moved = [
         "desk_state = :state" if state else "",
+        "span_first = :span_first" if first else "",
         "asked_us = :asked_us, answer_ms = :answer_ms" if asked else "",
         "resolved_us = :resolved_us, resolution_ms = :resolution_ms" if resolved else "",
     ]
@@ -167,7 +169,7 @@ def append_head_sql(state: bool = True, asked: bool = True, resolved: bool = Tru
         "UPDATE sessions SET item_count = :count + :n, handoff_count = handoff_count + :handoffs, "
         "active_agent = coalesce(:active, active_agent), "
         "title = CASE WHEN title = '' AND :title IS NOT NULL THEN :title ELSE title END, "
-        "updated_at = :now, desk_summary = :summary, span_first = :span_first, span_last = :span_last, "
+        "updated_at = :now, desk_summary = :summary, span_last = :span_last, "
         + "".join(f"{part}, " for part in moved if part)
         + "figure_summary = :figures, sla_summary = :clocks WHERE id = :sid"
     )
@@ -575,7 +577,8 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = Fal
         version = _refuse_strangers((app_id, version, tables), path)
         for number in range(version + 1, CURRENT_VERSION + 1):
             for statement in _split_script(MIGRATIONS[number - 1]):
-                conn.execute(statement)
+                if not _column_already_there(conn, statement):
+                    conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number}")
         if version < DESK_FOLD_VERSION or version < FIGURES_VERSION:
             backfill_summaries(conn)
@@ -585,6 +588,19 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = Fal
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+_ADD_COLUMN = re.compile(r"ALTER TABLE (\w+) ADD COLUMN (\w+)", re.IGNORECASE)
+
+
+def _column_already_there(conn: sqlite3.Connection, statement: str) -> bool:
+    """An ADD COLUMN of a column the table has (SQLite has no IF NOT EXISTS for it): a database
+    taken back to an older version keeps the columns a later migration added."""
+    added = _ADD_COLUMN.match(statement.strip())
+    if added is None:
+        return False
+    table, column = added.groups()
+    return any(row[1] == column for row in conn.execute(f"PRAGMA table_info({table})"))
 
 
 # Waiting for another process's lock is left to SQLite's busy handler (busy_timeout). We
@@ -601,9 +617,11 @@ def _check_and_migrate(conn: sqlite3.Connection, path: str, readonly: bool = Fal
 # last writer changed; the busy handler lets one process run many appends in a row meanwhile.
 # Where the 4 writers' time goes: the lock is held nearly all the time, for the append's SQL and
 # fold (~200 us, more when another process wrote the summaries last: they are parsed again) and
-# its COMMIT (~170-330 us under load), which writes 8 WAL pages (the session row, its indexes by
+# its COMMIT (~170-330 us under load), which wrote 8 WAL pages (the session row, its indexes by
 # activity, change and span start and end, feed_counter, the item and its (session_id, seq) key)
-# against the equal-feature peer's 3.4. Letting the append stamp `sessions.changed` itself instead
+# against the plain SDK's 3.1 (the equal-feature peer writes 7.3); since schema migration 14 it
+# writes 5.1 (no feed_counter; the span indexes moved only when the span's start or end hour
+# does: tests/test_store_pages.py pins it, bench_store prints it). Letting the append stamp `sessions.changed` itself instead
 # of the feed's trigger was measured too (median 2,388 against 2,396 items/s): the trigger's
 # second UPDATE dirties no page the append has not.
 # benchmarks/bench_store.py measures the result.
@@ -714,20 +732,7 @@ def _write_transaction(
 ) -> T:
     """BEGIN IMMEDIATE takes the write lock up front, so the seq read inside is final."""
 
-    def run() -> T:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            result = fn(conn)
-            conn.execute("COMMIT")
-            return result
-        except BaseException:
-            # Some errors (disk full, I/O) already rolled back; a second ROLLBACK would raise
-            # and hide the real error.
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-
-    return _explained(run, path, timeout_s)
+    return _explained(lambda: write_transaction(conn, fn), path, timeout_s)
 
 
 def _entry_error(exc: Exception, path: str, timeout_s: float) -> Exception:
@@ -884,6 +889,7 @@ class _PreparedAppend:
             state=state.state != stored,
             asked=kept is None or (kept.asked_us, kept.answer_ms) != (share.asked_us, share.answer_ms),
             resolved=kept is None or (kept.resolved_us, kept.resolution_ms) != (share.resolved_us, share.resolution_ms),
+            first=kept is None or kept.first_us != share.first_us,
         )
         conn.execute(
             head,

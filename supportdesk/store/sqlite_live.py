@@ -14,9 +14,9 @@ append of the turn carries it and is refused unless the row still names it (a ho
 stopped past its lease finds another's name there), and a waiter on the same machine takes
 the lease at once from a holder whose process is gone (the TTL stays for holders elsewhere).
 
-The change feed polls a one-row counter that triggers bump on every change to a session row;
-when it moved, one index range read (`sessions.changed > last count`, plus delete tombstones)
-says which sessions changed and their heads. Cheap enough to run every POLL seconds.
+The change feed polls a count that triggers move on every change to a session row (the highest
+change stamped, schema migration 14); when it moved, one index range read (`sessions.changed >
+last count`, plus delete tombstones) says which sessions changed and their heads. Cheap enough to run every POLL seconds.
 """
 
 from __future__ import annotations
@@ -53,7 +53,12 @@ SQL_LEASE_HOLDER = "SELECT holder FROM turn_leases WHERE session_id = ?"
 # Taking the lease from a holder found dead: only if the row still names that holder.
 SQL_TAKE_FROM = "UPDATE turn_leases SET holder = :holder, expires_at = :until WHERE session_id = :sid AND holder = :dead"
 SQL_DROP_LEASE = "DELETE FROM turn_leases WHERE session_id = ? AND holder = ?"
-SQL_FEED_COUNT = "SELECT value FROM feed_counter"
+# The feed's count: the highest change stamped on a session row or on a delete's tombstone
+# (schema migration 14), two index probes.
+SQL_FEED_COUNT = (
+    "SELECT max((SELECT coalesce(max(changed), 0) FROM sessions), "
+    "(SELECT coalesce(max(changed), 0) FROM deleted_sessions))"
+)
 SQL_CHANGES_SINCE = """
     SELECT id, item_count, 0, changed FROM sessions WHERE changed > ?1
     UNION ALL
