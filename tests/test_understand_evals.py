@@ -9,8 +9,8 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -33,7 +33,18 @@ KNOWN_MISSES = {
     # its failure kinds: questions about a change, changes inside a yes, duplicates told without
     # the word, charge ids, disputes, deletions, a single consonant). What each still misses:
     'understand 4 (held): no article: scheduled sending',  # "automatically" in the signed-out article's steps clears the threshold
-    'understand 4 config (held): sync trouble, then a login alert',  # technical keeps a security matter
+    # Route-5 (before: tune 6/8, held 6/6, config tune 8/10, config held 5/8). "sync trouble, then
+    # a login alert" passes since a peer sharing the specialist's skill gets its matter back (the
+    # router decides whose it is, not the skill). What still misses:
+    # the default desk has no security agent, and "never made" is billing's word for charges not
+    # made (Banking77's card fraud): "account email changed, i never made that change" leans billing.
+    'route 5 (tune): email change never made',
+    # technical's two hundred examples say "password" and "changed" far more than security's eight:
+    # with the disowning folded onto "someone" the two are a coin toss, and triage asks which.
+    'route 5 config (tune): password changed, not by me',
+    'route 5 config (held): password changed, wasnt me, typo',  # the same, "pasword ... chnaged" typed
+    # "somebody stole my account": "stole" is the technical agent's stolen-phone word.
+    'route 5 config (held): stolen account told to billing',
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
