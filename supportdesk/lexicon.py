@@ -92,8 +92,6 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "someone": (
         "someone", "somebody", "someone else", "somebody else", "other person", "another person",
         "other people", "other user", "stranger", "strangers",
-        # an action the customer disowns: someone else did it ("it was not me", "without my permission")
-        "not by me", "not done by me", "did not do", "never did", "not do this", "not do that", "without me",
     ),
     "details": (
         "personal details", "personal information", "personal info", "my details", "my address", "my name", "surname",
@@ -138,6 +136,9 @@ _LEXICON_RE, _PHRASE_TO_CONCEPT = _build()
 _MONEY = re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
 _EMAIL = re.compile(r"\b[\w.%+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
+# An action the customer disowns says that someone else did it ("it was not me", "i did not do
+# it", "not by me"): read as "someone", and its "not" is no problem word ("not working").
+_DISOWNED = re.compile(r"\b(?:(?:was|is) not me|not (?:done )?by me|did not do|never did|not do (?:this|that)|without me)\b")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
 
 
@@ -153,5 +154,6 @@ def normalise(text: str) -> str:
     t = _EMAIL.sub(" ", t)  # an address says who, not what about
     t = _MONEY.sub(" amount ", t)
     t = _NUMBER.sub(" number ", t)
+    t = _DISOWNED.sub(" someone ", t)
     t = _LEXICON_RE.sub(lambda m: f" {m.group(0)} {_PHRASE_TO_CONCEPT[m.group(0)]}_c ", t)
     return t

@@ -223,6 +223,9 @@ def test_a_disowned_action_and_a_takeover_are_each_one_concept():
     assert "someone_c" in normalise("email changed, not by me") and "someone_c" in normalise("a login i never did")
     assert normalise("it wasnt me") == normalise("it wasn't me")
     assert normalise("i didnt") == normalise("i did not")
+    # the disowning "not" is no problem word (technical's "not working" outvoted security with it)
+    assert "not" not in normalise("my email got changed and it was not me").split()
+    assert "not" in normalise("my email does not update").split()
     for word in ("hacked", "compromised", "breached", "hijacked"):
         assert "hacked_c" in normalise(f"my account was {word}"), word
     assert "login_c" in normalise("someone loged into my account") and "login_c" in normalise("he signed in")
@@ -233,6 +236,8 @@ def test_a_disowned_change_reaches_the_config_only_security_agent():
     "someone logged into my account" now hears "a login to my account that i did not do"."""
     desk = load_desk(REPO / "evals" / "config-agent.toml")
     router = Router([desk.agents[n] for n in ("billing", "security", "technical")], use_disk_cache=False)
-    for text in ("there was a login to my account that i did not do", "somebody is in my account, i did not do this"):
+    for text in ("there was a login to my account that i did not do", "somebody is in my account, i did not do this",
+                 "my password got changed yesterday and i did not do it"):
         route = router.route(text)
         assert route.agent == "security" and route.confidence >= 0.8, (text, route.confidence)
+    assert router.best("my email adress got changed and it wasnt me who did it").agent == "security"
