@@ -123,3 +123,18 @@ def test_two_problems_told_with_a_bare_dont_are_two_problems():
     router = Router([desk.agents["billing"], desk.agents["technical"]], use_disk_cache=False)
     found = issues("my files dont sync between laptop and phone, and also i need my last invoice. dana@example.com", router)
     assert [route.agent for route, _ in found] == ["technical", "billing"]
+
+
+async def test_a_clarifying_question_names_only_the_agents_the_message_could_be_for():
+    """With a config-only agent the desk has three; "my password" is technical's or security's,
+    never billing's, so the customer is asked between those two."""
+    from supportdesk.commands.evals import evaluate_conversations
+
+    convo = {"name": "t", "turns": [{"customer": "my password", "expect": {
+        "agent": "triage", "reply": ["technical (", "security ("], "reply_not": ["billing ("]}}]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
+    assert not result.failures, result.failures
+    # the shipped desk's two agents are both named, however the message leans
+    two = {"name": "t", "turns": [{"customer": "my account", "expect": {"reply": ["billing (", "technical ("]}}]}
+    [result] = await evaluate_conversations([two], config=str(REPO / "agents.toml"))
+    assert not result.failures, result.failures
