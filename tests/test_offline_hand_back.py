@@ -138,3 +138,14 @@ async def test_a_clarifying_question_names_only_the_agents_the_message_could_be_
     two = {"name": "t", "turns": [{"customer": "my account", "expect": {"reply": ["billing (", "technical ("]}}]}
     [result] = await evaluate_conversations([two], config=str(REPO / "agents.toml"))
     assert not result.failures, result.failures
+
+
+async def test_a_follow_up_on_the_security_agents_own_reset_stays_with_it(tmp_path):
+    """The peer switch leaves alone a message about what this agent itself did: "the reset link
+    never arrived" after security sent one is security's, though the router leans technical."""
+    # (talk_on says yes to the reset offered, so the first turn sends it)
+    reported, missing = await talk_on(
+        tmp_path, "evals/config-agent.toml", "someone logged into my account, not me. dana@example.com", "the reset link never arrived"
+    )
+    assert reported.agent == "security" and reported.calls("send_password_reset")
+    assert missing.handoffs() == [] and missing.agent == "security"

@@ -213,7 +213,21 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return None
         if other.level != self.me.level or not (skills_of(other) & self.skills):
             return None  # someone to escalate to or back from, or another skill (the skill test tells those)
+        if self._about_my_calls(text):
+            return None  # "the reset link never arrived" after this agent sent one: a follow-up of ours
         return other.name
+
+    def _about_my_calls(self, text: str) -> bool:
+        """The text names the object of a tool this agent ran in this conversation (the words of
+        its name but the verb: "send_password_reset" -> password, reset)."""
+        said = {w[:5] for w in re.findall(r"[a-z]+", text.lower())}
+        for call in self.view.tools:
+            if call.agent != self.me.name or call.name in ("request_human",):
+                continue
+            objects = {w[:5] for w in call.name.split("_")[1:] if len(w) > 2}
+            if objects & said:
+                return True
+        return False
 
     def topic_texts(self) -> list[str]:
         """The customer's messages on the current topic: since triage last routed it."""
