@@ -15,9 +15,13 @@ from functools import lru_cache
 
 # Contractions first, so "didn't" and "did not" become the same tokens.
 _IRREGULAR = {"can't": "can not", "cant": "can not", "cannot": "can not", "won't": "will not", "wont": "will not",
-              "ain't": "is not", "i'm": "i am"}
+              "ain't": "is not", "i'm": "i am",
+              # the same contractions typed without the apostrophe ("it wasnt me", "i didnt do it")
+              "didnt": "did not", "doesnt": "does not", "dont": "do not", "isnt": "is not", "wasnt": "was not",
+              "werent": "were not", "havent": "have not", "hasnt": "has not", "couldnt": "could not",
+              "wouldnt": "would not", "shouldnt": "should not", "arent": "are not"}
 _SUFFIXES = {"n't": " not", "'ve": " have", "'ll": " will", "'re": " are", "'d": " would", "'s": ""}
-_CONTRACTION = re.compile(r"\b(?:can'?t|cannot|won'?t|ain't|i'm)\b|\b(\w+)(n't|'ve|'ll|'re|'d|'s)\b")
+_CONTRACTION = re.compile(r"\b(?:can'?t|cannot|won'?t|ain't|i'm|(?:did|does|do|is|was|were|have|has|could|would|should|are)nt)\b|\b(\w+)(n't|'ve|'ll|'re|'d|'s)\b")
 
 
 def _expand(m: re.Match[str]) -> str:
@@ -44,6 +48,11 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "not know what", "unknown", "unfamiliar", "unauthorised", "unauthorized", "not authorise",
         "not authorize", "never made", "not make", "did not make", "never authorised", "suspicious",
     ),
+    # someone else took the account over
+    "hacked": (
+        "hacked", "hack", "hacker", "hackers", "compromised", "breached", "breach", "hijacked", "taken over",
+        "took over", "broke into", "broken into", "break into",
+    ),
     "autopay": ("direct debit", "direct debits", "standing order", "autopay", "auto pay", "automatic payment", "recurring payment"),
     "currency": ("exchange rate", "exchange rates", "currency conversion", "conversion rate", "foreign currency", "currency", "exchange"),
     "statement": ("statement", "bank statement", "transaction history", "account history"),
@@ -59,7 +68,8 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "wallet": ("apple pay", "google pay", "android pay", "samsung pay", "gpay", "wallet", "contactless", "tap to pay", "nfc"),
     # account access
     # signing in, however it is spelt ("the login page", "when I try to sign in", "the log-in screen")
-    "login": ("login", "logins", "log in", "logging in", "log-in", "sign in", "signing in", "sign-in", "signin"),
+    "login": ("login", "logins", "log in", "logging in", "log-in", "sign in", "signing in", "sign-in", "signin",
+              "logged in", "logged into", "loged in", "loged into", "signed in", "signed into", "log on", "logon"),
     # (A password is not the app's passcode: folded together, "change my password" found the PIN article.)
     "passcode": ("pin number", "pin code", "pin", "passcode", "pass code"),
     "password": ("password", "passwords", "passphrase", "pass word"),
@@ -126,6 +136,9 @@ _LEXICON_RE, _PHRASE_TO_CONCEPT = _build()
 _MONEY = re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
 _EMAIL = re.compile(r"\b[\w.%+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
+# An action the customer disowns says that someone else did it ("it was not me", "i did not do
+# it", "not by me"): read as "someone", and its "not" is no problem word ("not working").
+_DISOWNED = re.compile(r"\b(?:(?:was|is) not me|not (?:done )?by me|did not do|never did|not do (?:this|that)|without me)\b")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
 
 
@@ -141,5 +154,6 @@ def normalise(text: str) -> str:
     t = _EMAIL.sub(" ", t)  # an address says who, not what about
     t = _MONEY.sub(" amount ", t)
     t = _NUMBER.sub(" number ", t)
+    t = _DISOWNED.sub(" someone ", t)
     t = _LEXICON_RE.sub(lambda m: f" {m.group(0)} {_PHRASE_TO_CONCEPT[m.group(0)]}_c ", t)
     return t

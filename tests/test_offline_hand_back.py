@@ -81,3 +81,71 @@ async def test_a_sign_in_from_abroad_after_the_next_payment_goes_back_to_triage(
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert not result.failures, result.failures
+
+
+async def test_technical_hands_a_login_alert_back_for_the_config_only_security_agent(tmp_path):
+    """Issue 38 (route-5): technical and the config-only security agent share the tech skill, so a
+    switch by skill never left technical; whose matter a message is follows the router, trained
+    on each agent's own description and examples."""
+    synced, alert = await talk_on(
+        tmp_path, "evals/config-agent.toml", "the app crashes when i open it on my phone", "and now i got an alert about a login i dont know"
+    )
+    assert synced.agent == "technical"
+    assert alert.handoffs() == ["technical>triage", "triage>security"]
+    back = next(i for i in alert.items if isinstance(i, Handoff))
+    assert back.handoff_kind == "return" and "login" in back.reason
+    assert not any(alert.calls(name) for name in MONEY_ACTIONS)
+
+
+async def test_senior_is_no_peer_of_billing_a_refund_stays_with_senior(tmp_path):
+    """The peer switch is between agents of one level: senior (level 2) holding a large refund
+    does not pass the customer's money words back to billing (level 1), whose skill it shares."""
+    from supportdesk.commands.evals import evaluate_conversations
+
+    convo = {"name": "t", "turns": [
+        {"customer": "Hi, I was charged twice for my subscription this month.", "expect": {"handoffs": ["triage>billing"]}},
+        {"customer": "Yes, I can see two charges of $129.99 on March 1st and March 3rd. My email is marco@example.com.", "expect": {"agent": "senior"}},
+        {"customer": "I'd like a refund for the duplicate charge.", "expect": {"handoffs": [], "agent": "senior"}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert not result.failures, result.failures
+
+
+def test_two_problems_told_with_a_bare_dont_are_two_problems():
+    """ "my files dont sync ..., and also i need my last invoice": the negation typed without its
+    apostrophe ("dont", "do not") is a problem told like "doesn't" is, so the second matter waits
+    its turn instead of being lost."""
+    from supportdesk.config import load_desk
+    from supportdesk.models.offline.router import Router
+    from supportdesk.models.offline.triage import issues
+
+    desk = load_desk(REPO / "agents.toml")
+    router = Router([desk.agents["billing"], desk.agents["technical"]], use_disk_cache=False)
+    found = issues("my files dont sync between laptop and phone, and also i need my last invoice. dana@example.com", router)
+    assert [route.agent for route, _ in found] == ["technical", "billing"]
+
+
+async def test_a_clarifying_question_names_only_the_agents_the_message_could_be_for():
+    """With a config-only agent the desk has three; "my password" is technical's or security's,
+    never billing's, so the customer is asked between those two."""
+    from supportdesk.commands.evals import evaluate_conversations
+
+    convo = {"name": "t", "turns": [{"customer": "my password", "expect": {
+        "agent": "triage", "reply": ["technical (", "security ("], "reply_not": ["billing ("]}}]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
+    assert not result.failures, result.failures
+    # the shipped desk's two agents are both named, however the message leans
+    two = {"name": "t", "turns": [{"customer": "my account", "expect": {"reply": ["billing (", "technical ("]}}]}
+    [result] = await evaluate_conversations([two], config=str(REPO / "agents.toml"))
+    assert not result.failures, result.failures
+
+
+async def test_a_follow_up_on_the_security_agents_own_reset_stays_with_it(tmp_path):
+    """The peer switch leaves alone a message about what this agent itself did: "the reset link
+    never arrived" after security sent one is security's, though the router leans technical."""
+    # (talk_on says yes to the reset offered, so the first turn sends it)
+    reported, missing = await talk_on(
+        tmp_path, "evals/config-agent.toml", "someone logged into my account, not me. dana@example.com", "the reset link never arrived"
+    )
+    assert reported.agent == "security" and reported.calls("send_password_reset")
+    assert missing.handoffs() == [] and missing.agent == "security"

@@ -213,3 +213,31 @@ def test_an_agent_only_the_desk_file_knows_is_heard_like_a_built_in_one():
     for text in ("i forgot my password", "i can't log in", "how do i change my password"):
         assert router.route(text).agent == "technical", text
     assert "someone_c" in normalise("other person") and "someone_c" in normalise("a stranger")
+
+
+def test_a_disowned_action_and_a_takeover_are_each_one_concept():
+    """Issue 38 (route-5): "it was not me" / "i did not do it" say someone else did it, folded with
+    the other ways of naming another person; "hacked", "compromised", "breached" are one idea; a
+    contraction typed without its apostrophe reads as the one typed with it."""
+    assert "someone_c" in normalise("my password got changed and i did not do it")
+    assert "someone_c" in normalise("email changed, not by me") and "someone_c" in normalise("a login i never did")
+    assert normalise("it wasnt me") == normalise("it wasn't me")
+    assert normalise("i didnt") == normalise("i did not")
+    # the disowning "not" is no problem word (technical's "not working" outvoted security with it)
+    assert "not" not in normalise("my email got changed and it was not me").split()
+    assert "not" in normalise("my email does not update").split()
+    for word in ("hacked", "compromised", "breached", "hijacked"):
+        assert "hacked_c" in normalise(f"my account was {word}"), word
+    assert "login_c" in normalise("someone loged into my account") and "login_c" in normalise("he signed in")
+
+
+def test_a_disowned_change_reaches_the_config_only_security_agent():
+    """The disowning words feed the same router as every agent's examples: the security agent's
+    "someone logged into my account" now hears "a login to my account that i did not do"."""
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    router = Router([desk.agents[n] for n in ("billing", "security", "technical")], use_disk_cache=False)
+    for text in ("there was a login to my account that i did not do", "somebody is in my account, i did not do this",
+                 "my password got changed yesterday and i did not do it"):
+        route = router.route(text)
+        assert route.agent == "security" and route.confidence >= 0.8, (text, route.confidence)
+    assert router.best("my email adress got changed and it wasnt me who did it").agent == "security"

@@ -9,8 +9,8 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -21,19 +21,21 @@ KNOWN_MISSES = {
     # "overwrited my notes by mistake ... go back" leans billing ("mistake", "back") in the router
     # and in the agents' job words alike, so billing keeps it and asks for the email.
     'article choice (tune): non-native, overwrited notes',
-    # Written with the router's fairness to config-only agents (which fixed the two config hand
-    # backs once listed here): "it wasn't me" is a negation a bag of words does not read, and
-    # the words left ("email address changed") are the technical agent's.
-    'config hand back (tune): typo, email changed not by me',
-    # Held-3 (17/37 and 6/9 before its round, 26/37 and 8/9 on its first run after, now seen):
-    # the same negation ("it wasnt me") of a password change reads as the technical agent's words.
-    'understand 3 config (held): password changed, not by me',
     # Held-4 (32/45 and 7/9 before, 32/45 and 8/9 on its first run after the round that fixed
     # held-3's misses; then the gate learnt a bare month, so it is seen; 44/45 after the round on
     # its failure kinds: questions about a change, changes inside a yes, duplicates told without
     # the word, charge ids, disputes, deletions, a single consonant). What each still misses:
     'understand 4 (held): no article: scheduled sending',  # "automatically" in the signed-out article's steps clears the threshold
-    'understand 4 config (held): sync trouble, then a login alert',  # technical keeps a security matter
+    # Route-5 (before: tune 6/8, held 6/6, config tune 8/10, config held 5/8). "sync trouble, then
+    # a login alert" passes since a peer sharing the specialist's skill gets its matter back (the
+    # router decides whose it is, not the skill); "email changed not by me", "password changed,
+    # not by me" (held-3's and config hand back's) since a disowned action reads as "someone" and
+    # its "not" no longer votes as the technical agent's "not working". What still misses:
+    # the default desk has no security agent, and "never made" is billing's word for charges not
+    # made (Banking77's card fraud): "account email changed, i never made that change" leans billing.
+    'route 5 (tune): email change never made',
+    # "somebody stole my account": "stole" is the technical agent's stolen-phone word.
+    'route 5 config (held): stolen account told to billing',
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -21,7 +21,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
 
@@ -107,6 +107,8 @@ class Prediction:
     # How many of the message's features the model had seen in training.
     known_features: int
     scores: dict[str, float]
+    # Each candidate's share of that probability (the label's is `confidence`).
+    shares: dict[str, float] = field(default_factory=dict)
 
 
 class TextClassifier:
@@ -173,8 +175,9 @@ class TextClassifier:
         # Per-feature average log-odds -> a calibrated-enough confidence for "should I ask?".
         n = max(sum(weights), 1.0)
         top = scores[best]
-        z = sum(math.exp((s - top) / math.sqrt(n)) for s in scores.values())
-        return Prediction(best, 1.0 / z, len(known), scores)
+        spread = {label: math.exp((s - top) / math.sqrt(n)) for label, s in scores.items()}
+        z = sum(spread.values())
+        return Prediction(best, 1.0 / z, len(known), scores, {label: e / z for label, e in spread.items()})
 
     # --- persistence ---------------------------------------------------------------------
 

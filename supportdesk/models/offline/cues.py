@@ -398,7 +398,7 @@ def setup_only(text: str) -> bool:
 # A part of a message that states a problem or a request of its own (a symptom, or something to
 # do), as opposed to context around one ("I was checking the app") or a plea ("asap please").
 PROBLEM = _any(
-    r"\b(?:not|never|no longer|stopped|stops|won'?t|can'?t|cannot|can ?not|couldn'?t|unable to|doesn'?t|does not|isn'?t|didn'?t) "
+    r"\b(?:not|never|no longer|stopped|stops|won'?t|can'?t|cannot|can ?not|couldn'?t|unable to|doesn'?t|does not|don'?t|do not|isn'?t|didn'?t|did not) "
     r"(?:\w+ )?(?:work|working|sync|syncing|load|loading|open|opening|log|sign|arrive|arrived|arrives|connect|save|start|update|upload|download|export)",
     r"\bstopped \w+ing\b", r"\bcrash", r"\bfreez", r"\bfroze\b", r"\berror\b", r"\bbroken\b", r"\bstuck\b", r"\bfail",
     r"\blogged out\b", r"\blocked out\b", r"\bhacked\b", r"\bkeeps? (?:\w+ing|getting)\b",

@@ -199,6 +199,36 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return None
         return self.skill_for_agent(route.agent)
 
+    def peer_for(self, text: str, min_confidence: float) -> str | None:
+        """Another agent at this agent's level that the entry agent's router sends `text` to
+        surely, though it holds the same skill as this one: a config-only "security" agent
+        with the tech skill, while the technical agent holds the conversation. Whose matter it
+        is follows the router (trained on each agent's own description and examples), not the
+        skill the two share (issue 38: no built-in rule outranks a config agent)."""
+        if self.router is None or not text.strip():
+            return None
+        route = self.router.route(text)
+        other = self.view.desk.agents.get(route.agent or "")
+        if other is None or other.name == self.me.name or route.confidence < min_confidence:
+            return None
+        if other.level != self.me.level or not (skills_of(other) & self.skills):
+            return None  # someone to escalate to or back from, or another skill (the skill test tells those)
+        if self._about_my_calls(text):
+            return None  # "the reset link never arrived" after this agent sent one: a follow-up of ours
+        return other.name
+
+    def _about_my_calls(self, text: str) -> bool:
+        """The text names the object of a tool this agent ran in this conversation (the words of
+        its name but the verb: "send_password_reset" -> password, reset)."""
+        said = {w[:5] for w in re.findall(r"[a-z]+", text.lower())}
+        for call in self.view.tools:
+            if call.agent != self.me.name or call.name in ("request_human",):
+                continue
+            objects = {w[:5] for w in call.name.split("_")[1:] if len(w) > 2}
+            if objects & said:
+                return True
+        return False
+
     def topic_texts(self) -> list[str]:
         """The customer's messages on the current topic: since triage last routed it."""
         entry = self.view.desk.desk.entry
@@ -383,12 +413,17 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                     and not self._has_own_request(clause, any_skill=True)
                 )
                 skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
+                peer = None if answer else self.peer_for(clause, TOPIC_SWITCH_CONFIDENCE)
                 if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):
                     switch_clause = clause
+                elif peer is not None and switch_clause is None:
+                    switch_clause = clause  # a peer's matter, in words its request cues share with ours
                 elif not (dropping and cues.DROP.search(clause) and not cues.REAL_ISSUE.search(clause)):
                     own.append(clause)
         own_text: str | None = " ".join(own) if switch_clause is not None else text
-        if switch_clause is not None and not any(self.topic(c) in self.skills or self._has_own_request(c) for c in own):
+        if switch_clause is not None and not any(
+            (self.topic(c) in self.skills or self._has_own_request(c)) and self.peer_for(c, TOPIC_SWITCH_CONFIDENCE) is None for c in own
+        ):
             own_text = None
         if len(self.skills) == 1:
             return next(iter(self.skills)), switch_clause, own_text

@@ -20,6 +20,25 @@ def _describe(view: View, name: str) -> str:
     return f"{agent.title.lower()} ({agent.description.rstrip('.').lower()})"
 
 
+# Asked "which?", the customer hears only the agents the message could be for: those whose share of
+# the router's belief is at least this (never fewer than two). With the two shipped agents that
+# is both; a desk with more agents no longer lists one the message has nothing to do with.
+CLARIFY_MIN_SHARE = 0.1
+
+
+def close_candidates(route: Route, candidates: list[str]) -> list[str]:
+    """The candidates the router is torn between, in the desk's order (at least two)."""
+    p = route.prediction
+    if p is None or len(candidates) <= 2:
+        return candidates
+    shares = {c: p.shares.get(c, 0.0) for c in candidates}
+    close = [c for c in candidates if shares[c] >= CLARIFY_MIN_SHARE]
+    if len(close) >= 2:
+        return close
+    best_two = sorted(candidates, key=lambda c: -shares[c])[:2]
+    return [c for c in candidates if c in best_two]
+
+
 def clarifying_question(view: View, candidates: list[str]) -> str:
     options = [_describe(view, n) for n in candidates]
     listed = ", or ".join(options) if len(options) <= 2 else ", ".join(options[:-1]) + ", or " + options[-1]
@@ -307,5 +326,8 @@ def decide(view: View, router: Router):
                 "I can't set aside how this desk works: our policies are enforced by our systems for every "
                 "customer. Tell me what you need with your account and I'll get the right person on it."
             )
-        return Answer(clarifying_question(view, candidates), meta={"router": "offline", "routing_confidence": round(route.confidence, 3), "clarifying": True})
+        return Answer(
+            clarifying_question(view, close_candidates(route, candidates)),
+            meta={"router": "offline", "routing_confidence": round(route.confidence, 3), "clarifying": True},
+        )
     return _transfer(view, route, text)
