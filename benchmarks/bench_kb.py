@@ -55,14 +55,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supportdesk.tools.kb import Article, KnowledgeBase, _terms, knowledge_base  # noqa: E402
+from supportdesk.tools.kb import EXAMPLES, Article, KnowledgeBase, _terms, knowledge_base  # noqa: E402
 
 Row = dict[str, Any]
 Pick = Callable[[str], "tuple[str | None, float]"]  # question -> (best article or None, its confidence)
 WRONG_COSTS = 3  # a wrong article costs three missed ones (tools/kb.py's calibration)
 
 
-FAMILIES = ("kb-questions", "kb-customer-words")
+FAMILIES = ("kb-questions", "kb-customer-words", "kb-5")
 
 
 def rows(half: str, family: str = "kb-questions") -> list[Row]:
@@ -321,7 +321,25 @@ def report(name: str, tune_scored: list[tuple[Row, str | None]], held_scored: li
     print(f"{name:<16} {threshold:>10}  {cells[0]}  |  {cells[1]}  {load * 1000:7.0f} ms {query_ms:6.2f} ms  {installed}")
 
 
+EXAMPLES_HEADER = """\
+# The desk's example questions for tools/kb.py's example model: the questions of the tune halves
+# evals/kb-questions-tune.jsonl, kb-customer-words-tune.jsonl and kb-5-tune.jsonl (never a held
+# half), one "slug: question" a line, "none: question" for one no article answers.
+# Rebuilt by: python benchmarks/bench_kb.py --examples
+"""
+
+
+def examples_text() -> str:
+    """tools/kb/examples.txt as the tune halves make it."""
+    lines = [f"{r['article'] or 'none'}: {' '.join(r['text'].split())}" for f in FAMILIES for r in rows("tune", f)]
+    return EXAMPLES_HEADER + "\n".join(lines) + "\n"
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--examples"]:
+        EXAMPLES.write_text(examples_text(), encoding="utf-8")
+        print(f"wrote {EXAMPLES.relative_to(REPO)}")
+        return 0
     for family in FAMILIES:
         bench_family(family)
     return 0
