@@ -33,9 +33,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from collections.abc import Sequence
 from pathlib import Path
 
 from supportdesk.lexicon import normalise
@@ -182,9 +182,10 @@ class KnowledgeBase:
         confident = [(a, score) for a, score in hits if score >= MIN_SCORE and self.coverage(query, a) >= MIN_COVERAGE]
         if self._model is None:
             return confident
-        # The example model reads the question as customers ask (issue 38.2): BM25's answer
-        # stands when the model gives it AGREE; otherwise the model's own article when it is
-        # SURE of it; otherwise nothing (a question like the "none" examples is answered by none).
+        # The example model reads the question as customers ask (issue 38.2): it judges BM25's
+        # answer (VETO, EDGE and AGREE below), and answers alone when BM25 has none (SURE,
+        # MIN_ASSIST); a wrong article costing more than a missed one, each rule may only abstain
+        # or choose among articles the question's words support.
         probability = self._model.probabilities(query)
         best = max(probability, key=lambda label: (probability[label], label))
         if confident:
