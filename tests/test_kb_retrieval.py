@@ -183,3 +183,21 @@ def test_a_mobile_number_is_a_personal_detail():
     for said in ("my mobile number", "cell number", "telephone number"):
         assert "details_c" in normalise(said), said
     assert _answer("my mobile number is different now, where do i fix it") == "personal-details"
+
+
+async def test_the_technical_agent_says_it_does_not_know_when_the_knowledge_base_abstains():
+    # A feature nobody documents, in words BM25 alone answered with unrelated articles (the
+    # export one, the signed-out one): the desk admits it does not know and offers a person.
+    from supportdesk.commands.evals import evaluate_conversations
+
+    questions = ("can a spreadsheet be mailed out automatically on fridays?", "is it possible to email a folder automatically every evening")
+    for question in questions:
+        assert _answer_with(_bare())(question) is not None and _answer(question) is None
+    convos = [
+        {"name": f"no article: {q}", "turns": [{"customer": q, "expect": {
+            "agent": "technical", "tools": [{"name": "search_kb"}], "reply": ["person"],
+            "reply_not": ["covers this", "usually fixes", "Exporting your data", "Signed out again"]}}]}
+        for q in questions
+    ]
+    results = await evaluate_conversations(convos, config=str(REPO / "agents.toml"))
+    assert all(r.passed for r in results), [r.failures for r in results]
