@@ -11,7 +11,7 @@ import dataclasses
 import json
 
 from supportdesk.lexicon import normalise
-from supportdesk.tools.kb import MIN_COVERAGE, MIN_SCORE, KnowledgeBase, knowledge_base
+from supportdesk.tools.kb import EXAMPLES, MIN_COVERAGE, MIN_SCORE, KnowledgeBase, knowledge_base, parse_examples
 from tests.conftest import REPO
 
 
@@ -44,7 +44,9 @@ def _best_match(text: str) -> str | None:  # the search before abstention: its b
 def test_held_precision_and_abstention():
     # Measured on the held half (40 questions, 13 that no article answers): precision 27/28
     # (96 %), abstention 12/13 (92 %), recall 27/27 (26/27 before other forms of an article's
-    # words were found: "overwrote" for "overwritten"). Without abstention the best match was
+    # words were found: "overwrote" for "overwritten"); with the example model (issue 38.2)
+    # 26/27, 12/13, 26/27 ("webhook not firing anymore" now gets none; the one wrong article,
+    # a file deleted on a schedule, stays). Without abstention the best match was
     # right 26 times out of 33 articles shown (79 %), and said nothing only 7 times in 13.
     now, before = _measure(_rows("held"), _answer), _measure(_rows("held"), _best_match)
     assert now["precision"] >= 0.95 and now["abstention"] >= 0.9 and now["recall"] >= 0.9
@@ -94,13 +96,67 @@ def _answer_with(kb: KnowledgeBase):
     return pick
 
 
+def _bare() -> KnowledgeBase:
+    """The knowledge base without the desk's example questions: BM25 alone, as before issue 38.2."""
+    return KnowledgeBase(knowledge_base().articles)
+
+
 def test_customer_words_held_half_keeps_its_floor():
     # The held half of evals/kb-customer-words (48 questions, 2 per article, and 8 no article
-    # answers), never used to choose a tag, a lexicon entry or a threshold. Before the tags said
-    # what customers call things: precision 15/28, abstention 7/8, recall 15/48. Now: precision
-    # 20/33, abstention 7/8, recall 20/48. The floor is that figure: a regression fails.
+    # answers), never used to choose a tag, a lexicon entry, an example or a threshold. Before
+    # the tags said what customers call things: precision 15/28, abstention 7/8, recall 15/48.
+    # BM25 with the tags: 22/35, 7/8, 22/48. With the example model judging BM25 (issue 38.2):
+    # 25/33, 7/8, 25/48: eight wrong articles instead of thirteen. The floor is that figure.
     held = _measure(_rows("held", "kb-customer-words"), _answer)
-    assert held["precision"] >= 20 / 33 and held["abstention"] >= 7 / 8 and held["recall"] >= 20 / 48
+    assert held["precision"] >= 25 / 33 and held["abstention"] >= 7 / 8 and held["recall"] >= 25 / 48
+    bare = _measure(_rows("held", "kb-customer-words"), _answer_with(_bare()))
+    assert bare["precision"] < 0.7  # what the example model is for
+
+
+def test_kb5_held_half_keeps_its_floor():
+    # evals/kb-5-held.jsonl (30 questions an article answers in customers' own words, 10 none
+    # does), written with its tune half before the example model, measured once on BM25 alone:
+    # precision 23/28, abstention 8/10, recall 23/30. With the example model: 24/27, 8/10, 24/30.
+    held = _measure(_rows("held", "kb-5"), _answer)
+    assert held["precision"] >= 24 / 27 and held["abstention"] >= 8 / 10 and held["recall"] >= 24 / 30
+    bare = _measure(_rows("held", "kb-5"), _answer_with(_bare()))
+    assert bare["precision"] < 24 / 27
+
+
+def test_the_example_model_answers_when_bm25_does_not():
+    # No article says "robbed" or "log it out"; the lost-phone examples do.
+    question = "someone robbed my phone, can i log it out from here"
+    assert _bare().answer(question) == []
+    assert _answer(question) == "lost-phone"
+
+
+def test_a_question_covered_only_just_needs_the_models_agreement():
+    # "automatically" is in the signed-out article's steps: BM25 found it, covering the
+    # question only just (understand-held-4's "no article: scheduled sending").
+    question = "can i schedule a document to be emailed automatically every monday?"
+    assert _answer_with(_bare())(question) == "signed-out"
+    assert knowledge_base().answer(question) == []
+
+
+def test_the_model_puts_the_article_it_is_sure_of_first():
+    # BM25 finds the slow-pages article first and the sign-in one too; the model is sure of
+    # the sign-in one.
+    question = "the sign-in page just spins forever"
+    assert [a.slug for a, _ in _bare().answer(question)][:1] == ["performance"]
+    assert _answer(question) == "login-problems"
+
+
+def test_the_examples_are_the_tune_halves_and_never_a_held_one():
+    import sys
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import bench_kb
+
+    assert EXAMPLES.read_text(encoding="utf-8") == bench_kb.examples_text()
+    shipped = {" ".join(q.split()).lower() for _, q in parse_examples(EXAMPLES.read_text(encoding="utf-8"))}
+    for family in bench_kb.FAMILIES:
+        for row in _rows("held", family):
+            assert " ".join(row["text"].split()).lower() not in shipped, row["text"]
 
 
 def test_customers_words_are_found_through_the_articles_tags():
@@ -127,3 +183,21 @@ def test_a_mobile_number_is_a_personal_detail():
     for said in ("my mobile number", "cell number", "telephone number"):
         assert "details_c" in normalise(said), said
     assert _answer("my mobile number is different now, where do i fix it") == "personal-details"
+
+
+async def test_the_technical_agent_says_it_does_not_know_when_the_knowledge_base_abstains():
+    # A feature nobody documents, in words BM25 alone answered with unrelated articles (the
+    # export one, the signed-out one): the desk admits it does not know and offers a person.
+    from supportdesk.commands.evals import evaluate_conversations
+
+    questions = ("can a spreadsheet be mailed out automatically on fridays?", "is it possible to email a folder automatically every evening")
+    for question in questions:
+        assert _answer_with(_bare())(question) is not None and _answer(question) is None
+    convos = [
+        {"name": f"no article: {q}", "turns": [{"customer": q, "expect": {
+            "agent": "technical", "tools": [{"name": "search_kb"}], "reply": ["person"],
+            "reply_not": ["covers this", "usually fixes", "Exporting your data", "Signed out again"]}}]}
+        for q in questions
+    ]
+    results = await evaluate_conversations(convos, config=str(REPO / "agents.toml"))
+    assert all(r.passed for r in results), [r.failures for r in results]
