@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supportdesk.readers.acts import DATA, FORMAT, features, tokens  # noqa: E402
+from supportdesk.readers.acts import DATA, EMAIL, FORMAT, features, tokens  # noqa: E402
 
 # Banking77 intents by the act their messages perform. Intents whose messages mix acts
 # ("how do I change my PIN" and "change my PIN") are left out rather than guessed.
@@ -45,7 +45,8 @@ B77_QUESTION = """exchange_rate fiat_currency_support card_delivery_estimate aut
 age_limit top_up_limits supported_cards_and_currencies card_acceptance why_verify_identity visa_or_mastercard
 topping_up_by_card disposable_card_limits atm_support transfer_timing receiving_money transfer_into_account
 verify_top_up top_up_by_cash_or_cheque country_support apple_pay_or_google_pay card_about_to_expire
-verify_source_of_funds getting_spare_card card_linking""".split()
+verify_source_of_funds getting_spare_card card_linking
+top_up_by_bank_transfer_charge top_up_by_card_charge exchange_charge verify_my_identity""".split()
 B77_REQUEST = """request_refund terminate_account cancel_transfer""".split()
 # Banking77 intents by the desk tool's intent they ask for (the rest are not the desk's).
 B77_INTENTS = {
@@ -167,7 +168,8 @@ def _jsonl(path: Path) -> list[dict]:
 
 def desk_examples() -> list[Row]:
     """The desk's own labelled messages: evals/acts-tune.jsonl (the held half is never read
-    here), and the specialists' routing examples in agents.toml, all in scope."""
+    here), the opening messages of the conversation evals' tune halves (`conversation_acts`),
+    and the specialists' routing examples in agents.toml, all in scope."""
     import tomllib
 
     rows = [json.loads(line) for line in (REPO / "evals" / "acts-tune.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -176,10 +178,42 @@ def desk_examples() -> list[Row]:
         act = r["act"]
         scope = "out_of_scope" if act == "out_of_scope" else None if act in ("thanks", "greeting", "goodbye") else "in_scope"
         out.append((r["text"], None if act == "out_of_scope" else act, scope))
+    out += [(text, act, "in_scope") for text, act in conversation_acts()]
     agents = tomllib.loads((REPO / "agents.toml").read_text(encoding="utf-8"))["agents"]
     for name, agent in sorted(agents.items()):
         if name != "triage":
             out += [(text, None, "in_scope") for text in agent.get("examples", [])]
+    return out
+
+
+# The tools that change an account or move money (models/offline/dialogue.py's, and the card's).
+ACCOUNT_TOOLS = {"refund_charge", "issue_credit", "change_plan", "cancel_subscription", "update_payment_method"}
+OFFER_WORDS = ("shall i", "before i do anything")
+
+
+def conversation_acts() -> list[tuple[str, str]]:
+    """The acts the desk's conversation evals (the tune halves of the families,
+    evals/*-tune.jsonl; never a held half, nor conversations.jsonl, whose openings some held
+    halves repeat) give
+    an opening message by what they expect of the reply: one answered with an account or money
+    action offered or made is a request ("can I switch to Team?" is asked for, by the desk's
+    convention), unless it tells of a charge made twice: that is a problem the desk answers with
+    an offer ("you charged me twice"); one whose reply must neither make such an action nor
+    offer it is a question about it."""
+    from supportdesk.models.offline import cues
+
+    out: list[tuple[str, str]] = []
+    for path in sorted((REPO / "evals").glob("*-tune.jsonl")):
+        for convo in _jsonl(path):
+            turns = convo.get("turns") or []
+            if not turns or not isinstance(turns[0], dict):
+                continue
+            text, expect = turns[0].get("customer", ""), turns[0].get("expect", {})
+            made = set(expect.get("offers", [])) | {t.get("name") for t in expect.get("tools", [])}
+            if made & ACCOUNT_TOOLS:
+                out.append((text, "problem" if cues.DUPLICATE.search(text) else "request"))
+            elif set(expect.get("not_tools", [])) >= ACCOUNT_TOOLS and any(w in expect.get("reply_not", []) for w in OFFER_WORDS):
+                out.append((text, "question"))
     return out
 
 
@@ -248,7 +282,9 @@ def main(argv: list[str]) -> int:
     data = {
         "format": FORMAT,
         "sources": {name: len(rows) for name, rows in corpora.items()},
-        "acts": naive_bayes(acts, [(t, a) for t, a, _ in desk if a is not None]),
+        # An email address says who writes, not what they do: the desk's examples carry one far
+        # more often than the corpora, and would teach the act reader that an address is an act.
+        "acts": naive_bayes(acts, [(EMAIL.sub(" ", t), a) for t, a, _ in desk if a is not None]),
         "scope": naive_bayes(scopes, [(t, s) for t, _, s in desk if s is not None]),
         "intents": naive_bayes(
             {intent: {"banking77": texts} for intent, texts in banking77_intents(b77).items()},

@@ -22,7 +22,8 @@ def _accuracy(rows: list[dict]) -> float:
 
 
 def test_the_act_reader_on_the_held_half():
-    # Measured: tune 44/45 (97.8 %), held 36/43 (83.7 %); chance among six acts is 17 %.
+    # Measured: tune 86/87 (98.9 %), held 37/43 (86.0 %); chance among six acts is 17 %. (Before
+    # issue 38's acts-5 round: tune 44/45, held 36/43.)
     assert _accuracy(_rows("held")) >= 0.80
     assert _accuracy(_rows("tune")) >= 0.95
 
@@ -41,8 +42,9 @@ def test_the_scope_reader_on_the_held_half():
 @pytest.mark.parametrize("half", ["tune", "held"])
 def test_question_or_problem_reads_better_than_the_cue(half):
     """The reader replaces cues.asks_how where a search result is presented: it must do better
-    on the messages that are a question or a problem report (tune 27 v 24, held 23 v 19; held
-    was 22 before topic words were left out of this reading)."""
+    on the messages that are a question or a problem report (tune 53/53 v 33, held 24/25 v 19;
+    before issue 38's acts-5 round tune 27/27 v 24 and held 23 v 19; held was 22 before topic
+    words were left out of this reading)."""
     rows = [r for r in _rows(half) if r["act"] in ("question", "problem")]
     reader = sum(acts.asks_rather_than_reports(r["text"]) == (r["act"] == "question") for r in rows)
     cue = sum(bool(cues.asks_how(r["text"])) == (r["act"] == "question") for r in rows)
@@ -142,3 +144,63 @@ def test_a_consonant_left_single_is_read_as_the_doubled_form_meant():
     assert corrected("we planed to move", words_of(("planned",))) == "we planned to move"
     for text in ("it opened", "we visited", "i edited it", "it listed them"):  # vowels around: nothing doubles
         assert corrected(text, desk) == text, text
+
+
+def test_a_question_about_an_action_is_not_the_request_for_it():
+    """acts.asks_about_rather_than_for (issue 38, acts-5): a question about cancelling, a refund,
+    a plan or a card is told from the request for it and from a problem told; the desk's
+    convention that asking whether one may ("can I switch to Team?") asks for it holds."""
+    about = [
+        "quick question - if I cancel before the 1st, will I be billed for april?",
+        "Just asking for now, not asking you to do anything: if a refund is made, how long until the money is back on my card?",
+        "what does the team plan cost a year and do i have to pay it all upfront",
+        "if i cancel today do i still get charged for next month??",
+    ]
+    not_about = [
+        "I think I'd like to cancel my subscription now",
+        "ok I've decided, please cancel the plan.",
+        "i guess i would like to switch to the yearly billing",
+        "can I switch to the team plan?",
+        "is it possible to cancel my plan?",
+        "you charged me twice in march!!",
+        "How do I stop my subscription from auto-renewing?",
+    ]
+    assert [t for t in about if not acts.asks_about_rather_than_for(t)] == []
+    assert [t for t in not_about if acts.asks_about_rather_than_for(t)] == []
+
+
+def test_an_email_address_is_no_act():
+    """The desk's examples carry an address far more often than the corpora: trained with it, the
+    act reader took "double charge on my card, dana@example.com" for a question."""
+    reader = acts.act_reader()
+    assert not any(f in reader._vocab for f in ("zzemail", "^^zzemail", "zzemail_$"))
+    assert acts.read_act("double charge on my card, dana@example.com").act == "problem"
+
+
+def test_the_readers_learn_from_no_held_half():
+    """scripts/build_readers.py reads the conversation evals' tune halves, never a held one."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import build_readers
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    held = {
+        c["turns"][0]["customer"]
+        for path in (REPO / "evals").glob("*held*.jsonl")
+        if "understand-held-5" not in path.name
+        for c in (json.loads(line) for line in path.read_text().splitlines() if line.strip())
+        if isinstance(c, dict) and c.get("turns")
+    }
+    read = build_readers.conversation_acts()
+    assert {a for _, a in read} == {"request", "question", "problem"}
+    assert not {t for t, _ in read} & held - {t for p in (REPO / "evals").glob("*-tune.jsonl") for t in _openings(p)}
+
+
+def _openings(path) -> set[str]:
+    return {
+        c["turns"][0]["customer"]
+        for c in (json.loads(line) for line in path.read_text().splitlines() if line.strip())
+        if isinstance(c, dict) and c.get("turns")
+    }

@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -37,6 +37,13 @@ KNOWN_MISSES = {
     'route 5 (tune): email change never made',
     # "somebody stole my account": "stole" is the technical agent's stolen-phone word.
     'route 5 config (held): stolen account told to billing',
+    # acts-5 (questions about an action v. requests; tune 8/14 and held 6/10 before the act reader
+    # learnt it, tune 14/14 and held 8/10 after; tune's openings are trained on):
+    # "does cancelling delete my files" routes to technical on "delete my files" (routing, not the act).
+    'acts 5 (held): does cancelling delete my files',
+    # A long preamble ("money is tight ... my partner asked me to check") outweighs the question
+    # in a bag of words: the act reader reads the whole message as a problem.
+    'acts 5 (held): rambling, what starter would cost and what is lost',
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
@@ -86,6 +93,21 @@ async def test_the_plan_question_is_answered_once_not_for_every_later_message():
     convo = {"name": "plan then something else", "turns": [
         {"customer": "what plan am i on? dana@example.com", "expect": {"agent": "billing", "reply": ["Pro plan"]}},
         {"customer": "my account's been compromised", "expect": {"reply_not": ["You're on the Pro plan"]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_question_about_cancelling_is_answered_then_the_request_offered_and_done():
+    """acts-5: the question gets the facts and nothing held for a yes; asked for next, the same
+    action is offered, and made on the yes."""
+    money = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
+    convo = {"name": "asked about, then asked for", "turns": [
+        {"customer": "if i cancel today do i still get charged for next month?? dana@example.com",
+         "expect": {"agent": "billing", "reply": ["won't be charged"], "reply_not": ["shall i"], "not_tools": money,
+                    "context_absent": ["pending_offer"]}},
+        {"customer": "ok then please cancel it", "expect": {"offers": ["cancel_subscription"], "not_tools": money}},
+        {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1001"}}]}},
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)

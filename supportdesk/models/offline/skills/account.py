@@ -22,6 +22,23 @@ NEEDS_EMAIL_FOR_CHARGES = "To look at your charges, I need the email address on 
 PLAN_FIELDS = {"code", "name", "monthly_price", "annual_price"}
 
 
+# What an action would mean, for a customer who asks about it rather than for it (issue 38): the
+# facts, with nothing done and nothing put to them as an offer a "yes" would set off.
+ABOUT_CANCELLING = (
+    "If you cancel, your subscription won't renew and you won't be charged again, next month included; "
+    "you keep access until the end of the period you've already paid for."
+)
+ABOUT_REFUNDS = (
+    "A refund goes back to the payment method the charge was made with and reaches it within 5-10 business days. "
+    "Whether a charge can be refunded depends on the charge, so I'd check that one when you ask."
+)
+ABOUT_CARDS = (
+    "Changing the card on file costs nothing and isn't charged anything at the time: your next payment is simply "
+    "taken from the new card."
+)
+NOTHING_DONE = "I haven't changed anything: just tell me if you'd like me to go ahead."
+
+
 def _not_named(call: ToolEvent) -> bool:
     """Whether the account tool refused because the customer has not named the account."""
     return call.done and call.is_error and str(call.output).startswith("refused by policy: to confirm the account is yours")
@@ -384,6 +401,31 @@ class AccountSkill(SkillBase):
             "I can't read our price list just now, and I'd rather not quote a price from memory. "
             "Could you ask me again in a moment?",
         )
+
+    def _about_action(self, intents: set[str], text: str, plan_answer: Callable[[str], str]):
+        """A question about cancelling, a refund, a plan change or the card (`acts.asks_about_rather_than_for`):
+        the facts of each asked about, and a price named in it, with nothing done or offered."""
+        parts = []
+        if "cancel" in intents:
+            parts.append(ABOUT_CANCELLING)
+        if intents & {"refund", "duplicate"}:
+            parts.append(ABOUT_REFUNDS)
+        if "payment" in intents:
+            parts.append(ABOUT_CARDS)
+        if "plan" in intents:
+            parts.append(plan_answer(text))  # it says itself that nothing was changed
+        else:
+            parts.append(NOTHING_DONE)
+        facts = " ".join(parts)
+        if not (cues.PRICING.search(text) and cues.PLAN_NAME.search(text)):
+            return self.step.answer(facts)
+
+        def say(prices: str, plans: list[dict[str, Any]]) -> str:
+            named = {m.group(1).lower() for m in cues.PLAN_NAME.finditer(text)}
+            listed = [f"The {p['name']} plan is {self._plan_price(p)}." for p in plans if p.get("code") in named]
+            return " ".join(listed + [facts])
+
+        return self._with_prices(say, facts)
 
     def _with_prices(self, say: Callable[[str, list[dict[str, Any]]], str], no_prices: str):
         """Answer from the price list `list_plans` returned this turn, reading it first.

@@ -3,6 +3,7 @@ what each skill mixin may use of the others (the specialist in ../specialist.py 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,7 @@ class SkillBase:
         def _next_payment(self, customer_id: str): ...  # account
         def _my_plan(self, customer_id: str): ...  # account
         def _pricing(self, text: str): ...  # account
+        def _about_action(self, intents: set[str], text: str, plan_answer: Callable[[str], str]): ...  # account
         def _payment_method(self, customer_id: str, text: str): ...  # account
         def _invoices_answer(self, event: ToolEvent | None, text: str): ...  # account
         def _bug_summary(self, issue: str, text: str, searched: list[ToolEvent]) -> str: ...  # technical

@@ -14,6 +14,7 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import SkillBase, nice_date
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
+from supportdesk.readers import acts
 from supportdesk.text import money
 
 # A card on file cannot just be taken away: the subscription is paid with it.
@@ -25,6 +26,8 @@ REMOVE_CARD_REPLY = (
 CREDIT_AMOUNT_QUESTION = "What amount of credit are you asking for?"
 
 
+# The intents whose action a question can be about rather than ask for (`acts.asks_about_rather_than_for`).
+ACTION_INTENTS = {"cancel", "refund", "plan", "payment"}
 ANYTHING_ELSE = "Is there anything else I can help with?"
 WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
 
@@ -115,6 +118,10 @@ class MoneySkill(SkillBase):
             return self._hand_back(text)
         if intents == {"pricing"}:
             return self._pricing(text)
+        if asked & ACTION_INTENTS and acts.asks_about_rather_than_for(text):
+            # "if I cancel today, am I billed for May?", "how would a refund work?": asked about,
+            # not asked for (the act reader's reading; issue 38): the facts, nothing done or offered.
+            return self._about_action(asked, text, plan_change_answer)
         if "plan" in asked and cues.PLAN_CHANGE_QUESTION.search(text):
             # "if I downgrade now do I lose what I paid?": what a change would mean, not the change.
             return step.answer(plan_change_answer(text))
