@@ -204,3 +204,13 @@ def _openings(path) -> set[str]:
         for c in (json.loads(line) for line in path.read_text().splitlines() if line.strip())
         if isinstance(c, dict) and c.get("turns")
     }
+
+
+def test_a_reading_shares_its_probability_among_the_acts_it_could_be():
+    # "Someone else uses my account, not me, please help" reads between a problem and a request;
+    # the specialist's "a matter of its own" needs the two together (issue 38), not either alone.
+    reading = acts.read_act("other person use my account, not me, please help")
+    both = reading.share(("problem", "request"))
+    assert both >= 0.9 > reading.confidence
+    assert both == pytest.approx(reading.share(("problem",)) + reading.share(("request",)))
+    assert reading.share(reading.scores) == pytest.approx(1.0)

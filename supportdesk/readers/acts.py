@@ -31,7 +31,7 @@ import gzip
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -90,6 +90,13 @@ class Reading:
     act: str
     confidence: float  # probability of the act among all acts (0..1)
     scores: dict[str, float]
+
+    def share(self, labels: Iterable[str]) -> float:
+        """The probability that the text is any of `labels` (0..1): "a problem told or a
+        request made" is one reading when the reader cannot tell which of the two it is."""
+        top = max(self.scores.values())
+        weights = {label: math.exp(score - top) for label, score in self.scores.items()}
+        return sum(weights.get(label, 0.0) for label in labels) / sum(weights.values())
 
 
 class ActReader:

@@ -523,7 +523,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return True
         # The router leans nowhere, or here only a little: a new matter only when the message
         # reads clearly as a problem told or a request made ("So, any news?" reads as neither).
-        if act.act not in ("problem", "request") or act.confidence < STRAY_ACT_CONFIDENCE:
+        if act.share(("problem", "request")) < STRAY_ACT_CONFIDENCE:
             return False
         if route.agent is None:
             return True
