@@ -93,6 +93,9 @@ class MoneySkill(SkillBase):
 
         asked = self._asked(text)
         offer = dialogue.open_offer(v.context, len(v.customer_messages))
+        instead = self._another_plan_named(offer, text) if text and v.offer_answer != "yes" else None
+        if instead is not None:
+            return instead
         if offer is not None and text:
             answer = self._answer_offer(offer, asked, text)
             if answer is not None:
@@ -312,6 +315,28 @@ class MoneySkill(SkillBase):
         if not (wants or reading == "yes"):
             return None
         return self._carry_out(offer, pointed)
+
+    def _another_plan_named(self, offer: dialogue.Offer | None, text: str):
+        """A reply to a plan change we offered (or the desk's gate held) that names another plan
+        ("yes but starter pls, not team", "yes, though make it starter"): whatever its yes/no
+        reading, that plan is offered in the offered one's place; never the offered change run,
+        nor the new one without its own yes. The plan they are on ("no, I'll stay on pro") is
+        no other plan."""
+        v = self.view
+        if offer is not None and offer.intent == "plan":
+            offered = offer.arguments.get("plan")
+        elif v.declined_tool == "change_plan":
+            held = next((t for t in reversed(v.tools) if t.name == "change_plan"), None)
+            offered = held.arguments.get("plan") if held else None
+        else:
+            return None
+        plan, _ = cues.plan_request(text)
+        customer_id = self._customer_id()
+        if plan is None or plan == offered or customer_id is None:
+            return None
+        if plan == (self._customer_record(customer_id) or {}).get("plan"):
+            return None
+        return self._plan_change(customer_id, text, set())
 
     def _charge_named(
         self, text: str, charges: list[dict[str, Any]], months: list[int], duplicate: bool
@@ -749,12 +774,15 @@ class MoneySkill(SkillBase):
         first = next((c for c in charges if c["id"] == target.get("duplicate_of")), None)
         options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
         offered = self._refund_args(target)
-        if not explicit or not pointed:
+        if not explicit or not pointed or target.get("status") == "disputed":
             if offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()) and not v.context.get("refund_reason"):
                 # No reason the desk refunds for fits this charge: say so, and why, instead of
                 # offering a refund the policy would refuse. (Asked outright, the refund tool is
-                # called and its refusal says why: the tool, not the model, decides policy.)
+                # called and its refusal says why: the tool, not the model, decides policy; but
+                # a charge the data shows disputed with the bank is not put to it at all: the
+                # customer hears that, not a list of reasons.)
                 return step.answer(self._refund_refused(target, label, when, dups))
+        if not explicit or not pointed:
             if is_dup and first:
                 return self._offer_refund(
                     f"I found it: two charges of {money(target['amount'])} for \"{target['description']}\", on "

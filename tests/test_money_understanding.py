@@ -1,0 +1,55 @@
+"""Billing understanding made general (issue 38, evals/money-5-*): a plan named in a reply to a
+plan offer, a charge the data shows disputed, the learned intent reader for a money request told
+without the cue words, two requests in one message. Each runs the real desk on a fresh demo
+database (tests/test_offline_skills.py's `_converse`)."""
+
+from __future__ import annotations
+
+from supportdesk.models.offline import cues
+from tests.test_offline_skills import ACTIONS, _converse
+
+MONEY = ACTIONS + ["update_payment_method"]
+
+
+def test_a_plan_named_as_not_wanted_is_no_plan_request():
+    assert cues.plan_request("yes but starter pls, not team")[0] == "starter"
+    assert cues.plan_request("make it pro instead of team")[0] == "pro"
+    assert cues.plan_request("rather than the starter plan, pro")[0] == "pro"
+    assert cues.plan_request("move me to team")[0] == "team"
+
+
+async def test_a_no_that_names_another_plan_offers_that_plan_and_runs_none():
+    # The confirmation reader reads "yes but starter pls, not team" as a no (it says "not"):
+    # whatever the reading, the plan it names is offered in the offered one's place.
+    assert not await _converse(
+        ("can i switch to the team plan? dana@example.com", {"offers": ["change_plan"]}),
+        ("yes but starter pls, not team", {"offers": ["change_plan"], "reply": ["Starter"], "not_tools": MONEY,
+                                           "context_includes": {"pending_offer": {"arguments": {"plan": "starter"}}}}),
+        ("yes", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1001", "plan": "starter"}}]}),
+    )
+
+
+async def test_another_plan_named_after_the_gate_held_the_change_is_offered():
+    # "move down to pro" is asked outright: the desk's gate holds the call and asks in its own
+    # words (no offer of the skill's in the context). The reply naming starter still replaces it.
+    assert not await _converse(
+        ("please move me down to pro, marco@example.com", {"offers": ["change_plan"]}),
+        ("ok, though make it starter", {"offers": ["change_plan"], "reply": ["Starter"], "not_tools": MONEY}),
+        ("yep", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1002", "plan": "starter"}}]}),
+    )
+
+
+async def test_the_plan_they_stay_on_is_no_other_plan():
+    assert not await _converse(
+        ("can i switch to the team plan? dana@example.com", {"offers": ["change_plan"]}),
+        ("no, i'll stay on pro", {"offers": [], "reply_not": ["Shall I"], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )
+
+
+async def test_a_refund_asked_outright_of_a_disputed_charge_is_not_put_to_the_tool():
+    # The charge is disputed in the data (CH-9103); the customer never says "dispute".
+    assert not await _converse(
+        ("ada.lovelace32@example.com please refund the 9.99 from march 23, i reported it to my bank",
+         {"agent": "billing", "reply": ["already disputed with your bank"], "not_tools": MONEY,
+          "context_absent": ["pending_offer"]}),
+    )
