@@ -53,3 +53,25 @@ async def test_a_refund_asked_outright_of_a_disputed_charge_is_not_put_to_the_to
          {"agent": "billing", "reply": ["already disputed with your bank"], "not_tools": MONEY,
           "context_absent": ["pending_offer"]}),
     )
+
+
+def test_the_learned_reader_hears_a_duplicate_no_cue_lists():
+    from supportdesk.models.offline.skills.money import MoneySkill
+
+    told = "grace.tanaka6@example.com you took 9.99 on 5 march and then on 6 march again for the same month, one of them is an error"
+    assert MoneySkill._intents_of(told) == {"duplicate"}
+    assert MoneySkill._intents_of("i was charged 2 times in march") == {"duplicate"}
+    # Not a request of money: the reader's guess is not heard where cues read another intent,
+    # nor where nothing speaks of charges.
+    assert "duplicate" not in MoneySkill._intents_of("i was going to cancel but changed my mind")
+    assert MoneySkill._intents_of("what did you take from me on feb 26?") == set()
+
+
+async def test_a_duplicate_told_without_the_cue_words_is_offered_and_taken_on_yes():
+    # Above billing's limit: passed to senior at once, who asks the one question (before, the
+    # duplicate was only mentioned, and the yes to that mention was asked again by senior).
+    assert not await _converse(
+        ("maya.farouk12@example.com hello, i was billed two time for the month of march, on 24 and 25, please give back one",
+         {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9040", "amount": 129.99}}]}),
+    )

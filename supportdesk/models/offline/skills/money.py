@@ -14,6 +14,7 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import SkillBase, nice_date
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
+from supportdesk.readers import acts
 from supportdesk.text import money
 
 # A card on file cannot just be taken away: the subscription is paid with it.
@@ -45,6 +46,21 @@ def plan_change_answer(text: str) -> str:
         "If you'd rather keep everything you've paid for, the change can be made at your next renewal instead, and nothing "
         f"changes until then. I haven't changed anything: just tell me if you'd like to {verb}, and when."
     )
+
+# How sure the learned intent reader (readers/acts.py: Banking77's train split and the desk's
+# labelled examples) must be that a message tells of a duplicate charge for it to count when no
+# cue heard any request, and the message speaks of charges or names a month: "charged two time
+# for march month, the 24 and 25, give back one", "i was charged 2 times". Only its "duplicate"
+# is heard: its "refund" is where Banking77's money messages fall by default ("what do i pay a
+# month for my plan?" reads refund 0.975).
+LEARNED_DUPLICATE_CONFIDENCE = 0.95
+
+
+def heard_duplicate(text: str) -> bool:
+    """The learned intent reader hears a duplicate charge told in words no cue lists."""
+    reading = acts.read_intent(text)
+    return reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE
+
 
 class MoneySkill(SkillBase):
     def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
@@ -194,6 +210,9 @@ class MoneySkill(SkillBase):
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
         if cues.plan_step(t):
             found.add("plan")  # "I'd like the cheapest plan"
+        if not found and (cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t)) and heard_duplicate(t):
+            # A duplicate told in the customer's own words, about charges or the month they were taken in.
+            found.add("duplicate")
         if "payment" in found and "refund" in found:
             found.discard("payment")  # "refund to my card" is a refund
         if found & {"refund", "duplicate"}:
