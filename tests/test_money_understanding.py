@@ -75,3 +75,13 @@ async def test_a_duplicate_told_without_the_cue_words_is_offered_and_taken_on_ye
          {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": MONEY}),
         ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9040", "amount": 129.99}}]}),
     )
+
+
+async def test_an_invoice_and_a_card_change_in_one_message_are_both_answered():
+    assert not await _converse(
+        ("hi, i need the invoice for january, and please switch my card to mastercard ending 7777. dana@example.com",
+         {"agent": "billing", "reply": ["INV-5001", "ending 7777"], "offers": ["update_payment_method"],
+          "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "update_payment_method", "arguments": {"method": "mastercard ending 7777"}}],
+                 "reply_not": ["INV-5001"]}),
+    )

@@ -4,11 +4,12 @@ level (above it, passed up: see senior.py), credits, and the offers a "yes" take
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from supportdesk.engine.confirmation import read_answer
-from supportdesk.engine.protocol import Answer, Transfer
+from supportdesk.engine.protocol import Answer, CallTools, Transfer
 from supportdesk.items import Notice
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
@@ -60,6 +61,23 @@ def heard_duplicate(text: str) -> bool:
     """The learned intent reader hears a duplicate charge told in words no cue lists."""
     reading = acts.read_intent(text)
     return reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE
+
+
+# What changes the account (as against what is only read: invoices, prices, the next payment).
+_CHANGES = {"payment", "cancel", "plan"}
+_LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
+
+
+def _said_first(said: str, action: Any) -> Any:
+    """`action` with `said` said before it (its own text after, or before its calls)."""
+    if not said:
+        return action
+    if isinstance(action, Answer):
+        return dataclasses.replace(action, text=f"{said} {action.text}".strip())
+    if isinstance(action, CallTools) and not action.text and any(c.name not in _LOOKUPS for c in action.calls):
+        # (Before a lookup nothing is said: the step after it says it, with what it leads to.)
+        return dataclasses.replace(action, text=said)
+    return action
 
 
 class MoneySkill(SkillBase):
@@ -152,7 +170,22 @@ class MoneySkill(SkillBase):
         if customer_id is None:
             return self._identify(intents)
         ctx = {"customer_id": customer_id}
+        if "invoice" in asked and asked & _CHANGES:
+            # Two requests in one message ("send me my february invoice and change my card to
+            # ..."): the invoices are shown (they change nothing), then the change is put to the
+            # customer in the same reply, as it would be alone.
+            listed = v.last_call("list_invoices", this_turn=True)
+            if listed is None:
+                return step.call("list_invoices", {"customer_id": customer_id}, **ctx)
+            shown = self._invoices_answer(listed, text)
+            rest = self._money_for(intents - {"invoice"}, asked - {"invoice"}, customer_id, text)
+            return _said_first(shown.text if isinstance(shown, Answer) else "", rest)
+        return self._money_for(intents, asked, customer_id, text)
 
+    def _money_for(self, intents: set[str], asked: set[str], customer_id: str, text: str):
+        """What the customer asks of an account we know, by what they ask for."""
+        v, step = self.view, self.step
+        ctx = {"customer_id": customer_id}
         if "next_payment" in intents and not intents & {"refund", "duplicate", "cancel", "plan"}:
             return self._next_payment(customer_id)
         if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
