@@ -85,3 +85,16 @@ async def test_an_invoice_and_a_card_change_in_one_message_are_both_answered():
         ("yes", {"tools": [{"name": "update_payment_method", "arguments": {"method": "mastercard ending 7777"}}],
                  "reply_not": ["INV-5001"]}),
     )
+
+
+async def test_a_question_about_refunds_naming_no_charge_is_answered_and_offers_nothing():
+    # Dana has a duplicate on record: the question is still no request to refund it.
+    assert not await _converse(
+        ("how many days until a refund shows on my bank statement? dana@example.com",
+         {"agent": "billing", "reply": ["5-10 business days"], "offers": [], "not_tools": MONEY,
+          "context_absent": ["pending_offer"]}),
+    )
+    # Asked for ("can i get a refund?" reads as a request), or a charge named: still offered.
+    assert not await _converse(
+        ("can i get a refund for the march 3 charge? dana@example.com", {"offers": ["refund_charge"], "not_tools": MONEY}),
+    )

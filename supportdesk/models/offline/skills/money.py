@@ -63,6 +63,9 @@ def heard_duplicate(text: str) -> bool:
     return reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE
 
 
+# How sure the act reader (readers/acts.py) must be that a message about refunds is no request.
+QUESTION_CONFIDENCE = 0.9
+_CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
 # What changes the account (as against what is only read: invoices, prices, the next payment).
 _CHANGES = {"payment", "cancel", "plan"}
 _LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
@@ -150,6 +153,10 @@ class MoneySkill(SkillBase):
         intents = asked or (self._carried_intents() - {"my_plan"})
         if not intents and self._outside_my_scope(text):
             return self._hand_back(text)
+        if asked == {"refund"} and self._asks_how_refunds_work(text):
+            # "how long does a refund take to reach my card?": a question about refunds, naming
+            # no charge; answered as asked, with nothing offered that a "yes" would set off.
+            return step.answer(self._refunds_explained())
         if intents == {"pricing"}:
             return self._pricing(text)
         if "plan" in asked and cues.PLAN_CHANGE_QUESTION.search(text):
@@ -219,6 +226,27 @@ class MoneySkill(SkillBase):
                 "What would you like me to do?"
             )
         return self._charges_answer(charges, text)
+
+    def _asks_how_refunds_work(self, text: str) -> bool:
+        """The message asks about refunds (the act reader reads no request: "can I get a refund?"
+        reads as one; and between question and problem, a question) and names no charge of theirs."""
+        reading = acts.read_act(text)
+        if reading.act not in ("question", "problem") or reading.confidence < QUESTION_CONFIDENCE:
+            return False
+        if not acts.asks_rather_than_reports(text):
+            return False  # "where is my refund, it's been two weeks": something wrong, not a question
+        said = slot_extraction.extract(text)
+        return not (said.amounts or said.dates or said.invoice_ids or slot_extraction.months_named(text)
+                    or _CHARGE_ID.search(text) or cues.DUPLICATE.search(text))
+
+    def _refunds_explained(self) -> str:
+        reasons = list(self.view.tool_limits("refund_charge").reasons or ())
+        which = f"Refunds are made for these reasons only: {', '.join(reasons)}. " if reasons else ""
+        return (
+            "A refund goes back to the original payment method and usually shows there within 5-10 business days "
+            f"of being made. {which}If you're asking about a particular charge, tell me which one (its date or amount) "
+            "and I'll look at it. I haven't changed anything."
+        )
 
     def _about_charges(self, text: str = "") -> bool:
         """The topic is about charges: it speaks of them, or names a day (to billing, "how much
