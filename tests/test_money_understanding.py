@@ -98,3 +98,23 @@ async def test_a_question_about_refunds_naming_no_charge_is_answered_and_offers_
     assert not await _converse(
         ("can i get a refund for the march 3 charge? dana@example.com", {"offers": ["refund_charge"], "not_tools": MONEY}),
     )
+
+
+async def test_a_yes_to_would_you_like_to_change_your_plan_is_the_change_not_the_price_again():
+    # The price answer asks "Would you like to change your plan?": the yes (or "move me to it")
+    # is the change of the plan just quoted, offered once; never the price quoted again.
+    assert not await _converse(
+        ("how much is the team plan? dana@example.com", {"reply": ["$129.99", "change your plan?"], "not_tools": MONEY}),
+        ("yes", {"offers": ["change_plan"], "reply": ["Team"], "not_tools": MONEY,
+                 "context_includes": {"pending_offer": {"arguments": {"plan": "team"}}}}),
+        ("yes", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1001", "plan": "team"}}]}),
+    )
+    assert not await _converse(
+        ("whats the price of starter? marco@example.com", {"reply": ["$9.99"], "not_tools": MONEY}),
+        ("ok move me to it", {"offers": ["change_plan"], "reply": ["Starter"], "not_tools": MONEY}),
+    )
+    # No: nothing offered.
+    assert not await _converse(
+        ("how much is the team plan? dana@example.com", {"reply": ["$129.99"]}),
+        ("no thanks", {"offers": [], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )

@@ -13,7 +13,7 @@ from supportdesk.engine.protocol import Answer, CallTools, Transfer
 from supportdesk.items import Notice
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
-from supportdesk.models.offline.skills.common import SkillBase, nice_date
+from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED, SkillBase, nice_date
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
 from supportdesk.text import money
@@ -66,6 +66,8 @@ def heard_duplicate(text: str) -> bool:
 # How sure the act reader (readers/acts.py) must be that a message about refunds is no request.
 QUESTION_CONFIDENCE = 0.9
 _CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
+# A move asked for without the plan's name ("ok move me to it", "switch me then").
+_MOVE = re.compile(r"\b(?:move|switch|put|upgrade|downgrade|change)\b", re.I)
 # What changes the account (as against what is only read: invoices, prices, the next payment).
 _CHANGES = {"payment", "cancel", "plan"}
 _LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
@@ -141,6 +143,10 @@ class MoneySkill(SkillBase):
         declined = self._after_decline(asked, text)
         if declined is not None:
             return declined
+
+        taken = self._plan_question_taken(asked, text)
+        if taken is not None:
+            return taken
 
         if not asked and self._strays(text):
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
@@ -226,6 +232,22 @@ class MoneySkill(SkillBase):
                 "What would you like me to do?"
             )
         return self._charges_answer(charges, text)
+
+    def _plan_question_taken(self, asked: set[str], text: str):
+        """Our last reply quoted a plan's price and asked whether they'd like to change plans: a
+        yes, a move asked with no plan named ("ok move me to it": the plan just quoted), or another
+        plan named ("actually, starter instead") is that change, offered with the plan the topic
+        holds, never the price quoted again (a clear yes is not asked twice)."""
+        v = self.view
+        if not v.last_agent_text().endswith(PLAN_CHANGE_ASKED) or asked - {"plan", "pricing"}:
+            return None
+        reading = read_answer(text)
+        if not (reading == "yes" or "plan" in asked or _MOVE.search(text) or (cues.plan_request(text)[0] and reading != "no")):
+            return None
+        customer_id = self._customer_id()
+        if customer_id is None:
+            return self._identify({"plan"})  # the account first (a price needs none): then the change
+        return self._plan_change(customer_id, text, set())
 
     def _asks_how_refunds_work(self, text: str) -> bool:
         """The message asks about refunds (the act reader reads no request: "can I get a refund?"
