@@ -118,3 +118,16 @@ async def test_a_yes_to_would_you_like_to_change_your_plan_is_the_change_not_the
         ("how much is the team plan? dana@example.com", {"reply": ["$129.99"]}),
         ("no thanks", {"offers": [], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
     )
+
+
+async def test_two_actions_in_one_message_are_taken_one_after_the_other():
+    # The gate asks one question at a time: the cancellation first, then, with its result, the
+    # refund the same message asked for (never dropped, never run without its own yes).
+    assert not await _converse(
+        ("refund the duplicate from march 3 and cancel my subscription please. dana@example.com",
+         {"offers": ["cancel_subscription"], "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1001"}}],
+                 "offers": ["refund_charge"], "reply": ["cancelled", "$29.99"], "not_tools": ["refund_charge"]}),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9004", "amount": 29.99}}],
+                 "not_tools": ["cancel_subscription"]}),
+    )

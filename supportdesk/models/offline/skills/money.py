@@ -73,16 +73,24 @@ _CHANGES = {"payment", "cancel", "plan"}
 _LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
 
 
-def _said_first(said: str, action: Any) -> Any:
-    """`action` with `said` said before it (its own text after, or before its calls)."""
+def _said_first(said: str, action: Any, *, before_lookup: bool = False) -> Any:
+    """`action` with `said` said before it (its own text after, or before its calls). Before a
+    lookup nothing is said unless `before_lookup` (otherwise the step after it says it, with
+    what it leads to)."""
     if not said:
         return action
     if isinstance(action, Answer):
         return dataclasses.replace(action, text=f"{said} {action.text}".strip())
-    if isinstance(action, CallTools) and not action.text and any(c.name not in _LOOKUPS for c in action.calls):
-        # (Before a lookup nothing is said: the step after it says it, with what it leads to.)
-        return dataclasses.replace(action, text=said)
+    if isinstance(action, CallTools) and (before_lookup or any(c.name not in _LOOKUPS for c in action.calls)):
+        return dataclasses.replace(action, text=f"{said} {action.text}".strip())
     return action
+
+
+# The request each account action carries out (a refund answers a duplicate too).
+_INTENT_OF = {
+    "refund_charge": "refund", "cancel_subscription": "cancel", "change_plan": "plan",
+    "update_payment_method": "payment", "issue_credit": "credit",
+}
 
 
 class MoneySkill(SkillBase):
@@ -124,7 +132,7 @@ class MoneySkill(SkillBase):
         v, step = self.view, self.step
         latest_results = self._money_results()
         if latest_results is not None:
-            return latest_results
+            return self._and_the_rest(latest_results)
 
         escalated = self._escalated_refund()
         if escalated is not None:
@@ -183,6 +191,11 @@ class MoneySkill(SkillBase):
         if customer_id is None:
             return self._identify(intents)
         ctx = {"customer_id": customer_id}
+        done = self._done_this_turn()
+        if done:
+            # What this turn already carried out is not asked about again (two requests in one
+            # message: after the first is done, the step goes on with the other; held-5 money).
+            intents, asked = intents - done, asked - done
         if "invoice" in asked and asked & _CHANGES:
             # Two requests in one message ("send me my february invoice and change my card to
             # ..."): the invoices are shown (they change nothing), then the change is put to the
@@ -232,6 +245,24 @@ class MoneySkill(SkillBase):
                 "What would you like me to do?"
             )
         return self._charges_answer(charges, text)
+
+    def _done_this_turn(self) -> set[str]:
+        """The requests an account action carried out this turn ("refund" covers "duplicate")."""
+        done = {_INTENT_OF[t.name] for t in self.view.turn_tools if t.name in _INTENT_OF and t.ok and not t.waiting}
+        return done | {"duplicate"} if "refund" in done else done
+
+    def _and_the_rest(self, action: Any) -> Any:
+        """After an action's result, the other action the same message asked for ("refund the
+        duplicate and cancel my subscription"): said after the result, and put to the customer
+        as it would be alone (one offer at a time: the desk's gate asks one question)."""
+        done = self._done_this_turn()
+        if not done or not isinstance(action, Answer):
+            return action
+        left = (self._intents_of(self.view.latest) & (set(_INTENT_OF.values()) | {"duplicate"})) - done
+        customer_id = self._customer_id()
+        if not left or customer_id is None:
+            return action
+        return _said_first(action.text, self._money_for(left, left, customer_id, self.view.latest), before_lookup=True)
 
     def _plan_question_taken(self, asked: set[str], text: str):
         """Our last reply quoted a plan's price and asked whether they'd like to change plans: a
