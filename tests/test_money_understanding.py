@@ -131,3 +131,12 @@ async def test_two_actions_in_one_message_are_taken_one_after_the_other():
         ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9004", "amount": 29.99}}],
                  "not_tools": ["cancel_subscription"]}),
     )
+
+
+async def test_a_question_about_refunds_when_cancelling_is_answered_not_a_cancellation_offered():
+    assert not await _converse(
+        ("do you give refunds if i cancel in the middle of the month? marco@example.com",
+         {"agent": "billing", "reply": ["isn't refunded"], "offers": [], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )
+    # Asked for, it is still the cancellation's offer.
+    assert not await _converse(("please cancel my subscription. marco@example.com", {"offers": ["cancel_subscription"]}))

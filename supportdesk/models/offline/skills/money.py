@@ -167,10 +167,11 @@ class MoneySkill(SkillBase):
         intents = asked or (self._carried_intents() - {"my_plan"})
         if not intents and self._outside_my_scope(text):
             return self._hand_back(text)
-        if asked == {"refund"} and self._asks_how_refunds_work(text):
-            # "how long does a refund take to reach my card?": a question about refunds, naming
-            # no charge; answered as asked, with nothing offered that a "yes" would set off.
-            return step.answer(self._refunds_explained())
+        if "refund" in asked and asked <= {"refund", "cancel"} and self._asks_how_refunds_work(text):
+            # "how long does a refund take to reach my card?", "do you give refunds if i cancel
+            # mid month?": a question about refunds, naming no charge; answered as asked, with
+            # nothing offered that a "yes" would set off.
+            return step.answer(self._refunds_explained(cancelling="cancel" in asked))
         if intents == {"pricing"}:
             return self._pricing(text)
         if "plan" in asked and cues.PLAN_CHANGE_QUESTION.search(text):
@@ -292,8 +293,15 @@ class MoneySkill(SkillBase):
         return not (said.amounts or said.dates or said.invoice_ids or slot_extraction.months_named(text)
                     or _CHARGE_ID.search(text) or cues.DUPLICATE.search(text))
 
-    def _refunds_explained(self) -> str:
+    def _refunds_explained(self, cancelling: bool = False) -> str:
         reasons = list(self.view.tool_limits("refund_charge").reasons or ())
+        if cancelling:
+            return (
+                "If you cancel, your plan doesn't renew and nothing more is charged; you keep access until the end of the "
+                "period you've already paid for, and that period isn't refunded. "
+                + (f"Refunds are made for these reasons only: {', '.join(reasons)}. " if reasons else "")
+                + "I haven't changed anything: just tell me if you'd like to cancel."
+            )
         which = f"Refunds are made for these reasons only: {', '.join(reasons)}. " if reasons else ""
         return (
             "A refund goes back to the original payment method and usually shows there within 5-10 business days "
