@@ -140,3 +140,10 @@ async def test_a_question_about_refunds_when_cancelling_is_answered_not_a_cancel
     )
     # Asked for, it is still the cancellation's offer.
     assert not await _converse(("please cancel my subscription. marco@example.com", {"offers": ["cancel_subscription"]}))
+
+
+async def test_a_plan_change_and_the_next_payment_in_one_message_are_both_answered():
+    assert not await _converse(
+        ("i want to upgrade to team and also what's my next payment date? dana@example.com",
+         {"agent": "billing", "reply": ["April 1, 2026"], "offers": ["change_plan"], "not_tools": MONEY}),
+    )

@@ -70,6 +70,7 @@ _CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
 _MOVE = re.compile(r"\b(?:move|switch|put|upgrade|downgrade|change)\b", re.I)
 # What changes the account (as against what is only read: invoices, prices, the next payment).
 _CHANGES = {"payment", "cancel", "plan"}
+_READS = {"invoice", "next_payment", "my_plan"}
 _LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
 
 
@@ -197,17 +198,33 @@ class MoneySkill(SkillBase):
             # What this turn already carried out is not asked about again (two requests in one
             # message: after the first is done, the step goes on with the other; held-5 money).
             intents, asked = intents - done, asked - done
-        if "invoice" in asked and asked & _CHANGES:
+        reads = asked & _READS
+        if reads and asked & _CHANGES:
             # Two requests in one message ("send me my february invoice and change my card to
-            # ..."): the invoices are shown (they change nothing), then the change is put to the
-            # customer in the same reply, as it would be alone.
-            listed = v.last_call("list_invoices", this_turn=True)
-            if listed is None:
-                return step.call("list_invoices", {"customer_id": customer_id}, **ctx)
-            shown = self._invoices_answer(listed, text)
-            rest = self._money_for(intents - {"invoice"}, asked - {"invoice"}, customer_id, text)
-            return _said_first(shown.text if isinstance(shown, Answer) else "", rest)
+            # ...", "upgrade me to team, and when's my next payment?"): what is only read (it
+            # changes nothing) is answered first, then the change is put to the customer in the
+            # same reply, as it would be alone.
+            said = []
+            for read in sorted(reads):
+                shown = self._read_only(read, customer_id, text)
+                if not isinstance(shown, Answer):
+                    return shown  # a lookup first; the next step answers with what it read
+                said.append(shown.text)
+            step.resolved = False  # the change is still to come
+            rest = self._money_for(intents - reads, asked - reads, customer_id, text)
+            return _said_first(" ".join(said), rest)
         return self._money_for(intents, asked, customer_id, text)
+
+    def _read_only(self, read: str, customer_id: str, text: str):
+        """The answer to a request that changes nothing (invoices, the next payment, the plan)."""
+        if read == "invoice":
+            listed = self.view.last_call("list_invoices", this_turn=True)
+            if listed is None:
+                return self.step.call("list_invoices", {"customer_id": customer_id}, customer_id=customer_id)
+            return self._invoices_answer(listed, text)
+        if read == "next_payment":
+            return self._next_payment(customer_id)
+        return self._my_plan(customer_id)
 
     def _money_for(self, intents: set[str], asked: set[str], customer_id: str, text: str):
         """What the customer asks of an account we know, by what they ask for."""
