@@ -727,7 +727,8 @@ def plan_request(text: str) -> tuple[str | None, str | None]:
     """(the plan asked for, the billing period asked for). In "from Team to Pro" it is Pro, and in
     "I'm on Starter and want to downgrade" none."""
     current = {m.start(1) if m.group(1) else m.start(2) for m in _PLAN_FROM.finditer(text)}
-    named = [m for m in PLAN_NAME.finditer(text) if m.start() not in current]
+    # A plan named as the one left or not wanted ("starter, not team", "instead of pro") is no request.
+    named = [m for m in PLAN_NAME.finditer(text) if m.start() not in current and not _PERIOD_LEFT.search(text, 0, m.start())]
     plan = named[-1] if named else None
     # "from yearly to monthly", "yearly instead of monthly": the period they leave is no request.
     # Of the rest, one named as where to go ("to annual") before the first named.

@@ -12,7 +12,7 @@ from typing import Any
 from supportdesk.engine.protocol import Answer
 from supportdesk.models.offline import cues
 from supportdesk.models.offline import slots as slot_extraction
-from supportdesk.models.offline.skills.common import CARD_NUMBER_WARNING, SkillBase, nice_date
+from supportdesk.models.offline.skills.common import CARD_NUMBER_WARNING, PLAN_CHANGE_ASKED, SkillBase, nice_date
 from supportdesk.models.offline.view import ToolEvent
 from supportdesk.text import money
 
@@ -363,7 +363,7 @@ class AccountSkill(SkillBase):
         return "Which plan would you like?" in self.view.last_agent_text()
 
     def _pricing(self, text: str):
-        offer = " Would you like to change your plan?" if self.view.has_tool("change_plan") else ""
+        offer = f" {PLAN_CHANGE_ASKED}" if self.view.has_tool("change_plan") else ""
         named = list(dict.fromkeys(m.group(1).lower() for m in cues.PLAN_NAME.finditer(text)))
         below, above = cues.CHEAPER_THAN.search(text), cues.DEARER_THAN.search(text)
         if not named:  # "how much will that cost?": the plan named last before it

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 # How an article given as the answer to a question ends; a "yes" to it settles the question.
 ANSWERS_QUESTION = "Does that answer your question?"
+# How a price quoted to a customer who could change plans ends; a yes to it asks for the change.
+PLAN_CHANGE_ASKED = "Would you like to change your plan?"
 CARD_NUMBER_WARNING = (
     "Please don't send full card numbers in chat. Tell me the card brand and its last four digits "
     "(for example \"visa ending 1234\"), and add the card itself under Settings > Billing."

@@ -1,0 +1,149 @@
+"""Billing understanding made general (issue 38, evals/money-5-*): a plan named in a reply to a
+plan offer, a charge the data shows disputed, the learned intent reader for a money request told
+without the cue words, two requests in one message. Each runs the real desk on a fresh demo
+database (tests/test_offline_skills.py's `_converse`)."""
+
+from __future__ import annotations
+
+from supportdesk.models.offline import cues
+from tests.test_offline_skills import ACTIONS, _converse
+
+MONEY = ACTIONS + ["update_payment_method"]
+
+
+def test_a_plan_named_as_not_wanted_is_no_plan_request():
+    assert cues.plan_request("yes but starter pls, not team")[0] == "starter"
+    assert cues.plan_request("make it pro instead of team")[0] == "pro"
+    assert cues.plan_request("rather than the starter plan, pro")[0] == "pro"
+    assert cues.plan_request("move me to team")[0] == "team"
+
+
+async def test_a_no_that_names_another_plan_offers_that_plan_and_runs_none():
+    # The confirmation reader reads "yes but starter pls, not team" as a no (it says "not"):
+    # whatever the reading, the plan it names is offered in the offered one's place.
+    assert not await _converse(
+        ("can i switch to the team plan? dana@example.com", {"offers": ["change_plan"]}),
+        ("yes but starter pls, not team", {"offers": ["change_plan"], "reply": ["Starter"], "not_tools": MONEY,
+                                           "context_includes": {"pending_offer": {"arguments": {"plan": "starter"}}}}),
+        ("yes", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1001", "plan": "starter"}}]}),
+    )
+
+
+async def test_another_plan_named_after_the_gate_held_the_change_is_offered():
+    # "move down to pro" is asked outright: the desk's gate holds the call and asks in its own
+    # words (no offer of the skill's in the context). The reply naming starter still replaces it.
+    assert not await _converse(
+        ("please move me down to pro, marco@example.com", {"offers": ["change_plan"]}),
+        ("ok, though make it starter", {"offers": ["change_plan"], "reply": ["Starter"], "not_tools": MONEY}),
+        ("yep", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1002", "plan": "starter"}}]}),
+    )
+
+
+async def test_the_plan_they_stay_on_is_no_other_plan():
+    assert not await _converse(
+        ("can i switch to the team plan? dana@example.com", {"offers": ["change_plan"]}),
+        ("no, i'll stay on pro", {"offers": [], "reply_not": ["Shall I"], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )
+
+
+async def test_a_refund_asked_outright_of_a_disputed_charge_is_not_put_to_the_tool():
+    # The charge is disputed in the data (CH-9103); the customer never says "dispute".
+    assert not await _converse(
+        ("ada.lovelace32@example.com please refund the 9.99 from march 23, i reported it to my bank",
+         {"agent": "billing", "reply": ["already disputed with your bank"], "not_tools": MONEY,
+          "context_absent": ["pending_offer"]}),
+    )
+
+
+def test_the_learned_reader_hears_a_duplicate_no_cue_lists():
+    from supportdesk.models.offline.skills.money import MoneySkill
+
+    told = "grace.tanaka6@example.com you took 9.99 on 5 march and then on 6 march again for the same month, one of them is an error"
+    assert MoneySkill._intents_of(told) == {"duplicate"}
+    assert MoneySkill._intents_of("i was charged 2 times in march") == {"duplicate"}
+    # Not a request of money: the reader's guess is not heard where cues read another intent,
+    # nor where nothing speaks of charges.
+    assert "duplicate" not in MoneySkill._intents_of("i was going to cancel but changed my mind")
+    assert MoneySkill._intents_of("what did you take from me on feb 26?") == set()
+
+
+async def test_a_duplicate_told_without_the_cue_words_is_offered_and_taken_on_yes():
+    # Above billing's limit: passed to senior at once, who asks the one question (before, the
+    # duplicate was only mentioned, and the yes to that mention was asked again by senior).
+    assert not await _converse(
+        ("maya.farouk12@example.com hello, i was billed two time for the month of march, on 24 and 25, please give back one",
+         {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9040", "amount": 129.99}}]}),
+    )
+
+
+async def test_an_invoice_and_a_card_change_in_one_message_are_both_answered():
+    assert not await _converse(
+        ("hi, i need the invoice for january, and please switch my card to mastercard ending 7777. dana@example.com",
+         {"agent": "billing", "reply": ["INV-5001", "ending 7777"], "offers": ["update_payment_method"],
+          "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "update_payment_method", "arguments": {"method": "mastercard ending 7777"}}],
+                 "reply_not": ["INV-5001"]}),
+    )
+
+
+async def test_a_question_about_refunds_naming_no_charge_is_answered_and_offers_nothing():
+    # Dana has a duplicate on record: the question is still no request to refund it.
+    assert not await _converse(
+        ("how many days until a refund shows on my bank statement? dana@example.com",
+         {"agent": "billing", "reply": ["5-10 business days"], "offers": [], "not_tools": MONEY,
+          "context_absent": ["pending_offer"]}),
+    )
+    # Asked for ("can i get a refund?" reads as a request), or a charge named: still offered.
+    assert not await _converse(
+        ("can i get a refund for the march 3 charge? dana@example.com", {"offers": ["refund_charge"], "not_tools": MONEY}),
+    )
+
+
+async def test_a_yes_to_would_you_like_to_change_your_plan_is_the_change_not_the_price_again():
+    # The price answer asks "Would you like to change your plan?": the yes (or "move me to it")
+    # is the change of the plan just quoted, offered once; never the price quoted again.
+    assert not await _converse(
+        ("how much is the team plan? dana@example.com", {"reply": ["$129.99", "change your plan?"], "not_tools": MONEY}),
+        ("yes", {"offers": ["change_plan"], "reply": ["Team"], "not_tools": MONEY,
+                 "context_includes": {"pending_offer": {"arguments": {"plan": "team"}}}}),
+        ("yes", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1001", "plan": "team"}}]}),
+    )
+    assert not await _converse(
+        ("whats the price of starter? marco@example.com", {"reply": ["$9.99"], "not_tools": MONEY}),
+        ("ok move me to it", {"offers": ["change_plan"], "reply": ["Starter"], "not_tools": MONEY}),
+    )
+    # No: nothing offered.
+    assert not await _converse(
+        ("how much is the team plan? dana@example.com", {"reply": ["$129.99"]}),
+        ("no thanks", {"offers": [], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )
+
+
+async def test_two_actions_in_one_message_are_taken_one_after_the_other():
+    # The gate asks one question at a time: the cancellation first, then, with its result, the
+    # refund the same message asked for (never dropped, never run without its own yes).
+    assert not await _converse(
+        ("refund the duplicate from march 3 and cancel my subscription please. dana@example.com",
+         {"offers": ["cancel_subscription"], "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1001"}}],
+                 "offers": ["refund_charge"], "reply": ["cancelled", "$29.99"], "not_tools": ["refund_charge"]}),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9004", "amount": 29.99}}],
+                 "not_tools": ["cancel_subscription"]}),
+    )
+
+
+async def test_a_question_about_refunds_when_cancelling_is_answered_not_a_cancellation_offered():
+    assert not await _converse(
+        ("do you give refunds if i cancel in the middle of the month? marco@example.com",
+         {"agent": "billing", "reply": ["isn't refunded"], "offers": [], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )
+    # Asked for, it is still the cancellation's offer.
+    assert not await _converse(("please cancel my subscription. marco@example.com", {"offers": ["cancel_subscription"]}))
+
+
+async def test_a_plan_change_and_the_next_payment_in_one_message_are_both_answered():
+    assert not await _converse(
+        ("i want to upgrade to team and also what's my next payment date? dana@example.com",
+         {"agent": "billing", "reply": ["April 1, 2026"], "offers": ["change_plan"], "not_tools": MONEY}),
+    )
