@@ -289,14 +289,22 @@ class EventStream:
             sent = backlog[-1].seq
         if events:
             yield events
+        queue = self._queue
         while True:
-            try:
-                waiting = [await asyncio.wait_for(self._queue.get(), idle)]
-            except TimeoutError:
-                yield []
-                continue
-            while not self._queue.empty():
-                waiting.append(self._queue.get_nowait())
+            if queue.empty():
+                # Waited for under a timeout, not `wait_for`: on Python 3.11 that wraps each wait
+                # in a task of its own, one per wake of every stream (issue 34: a served message
+                # wakes each of its conversation's streams a few times).
+                try:
+                    async with asyncio.timeout(idle):
+                        waiting = [await queue.get()]
+                except TimeoutError:
+                    yield []
+                    continue
+            else:
+                waiting = [queue.get_nowait()]
+            while not queue.empty():
+                waiting.append(queue.get_nowait())
             batch: list[CustomerEvent] = []
             for event in waiting:
                 if event is None:
