@@ -436,7 +436,8 @@ runpy.run_module("supportdesk.cli", run_name="__main__")
 """
 
 # The parts of a served message, each the main thread's CPU under these functions (cumulative: a
-# part's children are in it, and the rows overlap where one part calls another).
+# part's children are in it, and the rows overlap where one part calls another); a file is matched
+# by its path's end, a uvicorn protocol by its folder (h11, or httptools when installed).
 PROFILE_PARTS = [
     ("the engine's turn (Runner.resume)", "supportdesk/engine/runner.py", "resume"),
     ("turn fan-out of stored items (Hub.stored)", "supportdesk/channels/hub.py", "stored"),
@@ -449,9 +450,9 @@ PROFILE_PARTS = [
     ("SSE writes, all streams (StreamingResponse.stream_response)", "starlette/responses.py", "stream_response"),
     ("  the streams' queues and batches (EventStream._run)", "supportdesk/channels/hub.py", "_run"),
     ("  JSON encoding of events (web _sse)", "supportdesk/channels/web.py", "_sse"),
-    ("  the HTTP writes (uvicorn send)", "uvicorn/protocols/http/h11_impl.py", "send"),
-    ("request parsing (uvicorn handle_events)", "uvicorn/protocols/http/h11_impl.py", "handle_events"),
-    ("ASGI app calls incl. POST handler (uvicorn run_asgi)", "uvicorn/protocols/http/h11_impl.py", "run_asgi"),
+    ("  the HTTP writes, POST answers too (uvicorn send)", "uvicorn/protocols/http/", "send"),
+    ("request parsing (uvicorn data_received)", "uvicorn/protocols/http/", "data_received"),
+    ("ASGI app calls incl. POST handler (uvicorn run_asgi)", "uvicorn/protocols/http/", "run_asgi"),
     ("change feed (Hub._follow, _catch_up)", "supportdesk/channels/hub.py", "_follow"),
     ("", "supportdesk/channels/hub.py", "_catch_up"),
     ("turn lease renewal (SqliteLease._renew)", "supportdesk/store/sqlite_live.py", "_renew"),
@@ -508,7 +509,10 @@ async def run_profile(conversations: int, clients_per: int, messages: int, gap: 
     label = ""
     for name, file, function in PROFILE_PARTS:
         label = name or label
-        spent = sum(row[3] for (path, _, func), row in entries.items() if path.endswith(file) and func == function)
+        spent = sum(
+            row[3] for (path, _, func), row in entries.items()
+            if func == function and (path.endswith(file) or (file.endswith("/") and file in path))
+        )
         if name:
             print(f"    {1000 * spent / sent:6.2f} ms  {100 * spent / total:5.1f} %  {label}")
         else:
