@@ -18,6 +18,7 @@ customer: zero lost and zero duplicated events is the bar (exit status 1 otherwi
     python benchmarks/bench_serve.py --pg URL --workers 2   # PostgreSQL, two workers
     python benchmarks/bench_serve.py --quick                # 10 conversations, 40 clients
     python benchmarks/bench_serve.py --relay                # one SQLite worker beside the relay peer
+    python benchmarks/bench_serve.py --profile              # where a served message's CPU goes
 
 `--relay` (issue 34): 50 conversations x 4 event-stream clients, each conversation's customer
 sending 10 messages 50 ms apart without waiting for answers, against `benchmarks/sse_relay.py`
@@ -29,6 +30,11 @@ through the engine headless (the runner in this process, no HTTP) for the messag
 Bars: POST -> answer p50 and p95 <= 2x the relay's, every answer delivered; serve's messages/s
 >= 1/2 the headless rate. Each server's CPU a message is printed too: it hardly moves with the
 machine's load, which the latencies do.
+
+`--profile` (issue 34): one `serve` worker under the --relay load (20 conversations unless told),
+after a warm-up; its CPU a message per thread (from /proc) and its main thread's cProfile on the
+thread's own CPU clock, summed by part of a served message (the POST, the turn, the fan-out, the
+SSE writes, request parsing, the feed, the lease, logging).
 """
 
 from __future__ import annotations
@@ -413,6 +419,118 @@ async def run_relay(conversations: int, clients_per: int, messages: int, gap: fl
     return 0 if all(met.values()) and bad == 0 else 1
 
 
+# --- `--profile`: where a served message's CPU goes (issue 34) --------------------------------------
+
+# Run in the worker: `supportdesk.cli` with a cProfile on the main thread's CPU clock (time.thread_time,
+# so waiting for the GIL or the machine's other work is not counted), on at SIGUSR1, written at SIGUSR2.
+PROFILED_CLI = """
+import cProfile, os, runpy, signal, sys, time
+profile = cProfile.Profile(time.thread_time)
+signal.signal(signal.SIGUSR1, lambda *_: profile.enable())
+def written(*_):
+    profile.disable()
+    profile.dump_stats(os.environ["BENCH_SERVE_PROFILE"])
+signal.signal(signal.SIGUSR2, written)
+sys.argv = ["supportdesk", *sys.argv[1:]]
+runpy.run_module("supportdesk.cli", run_name="__main__")
+"""
+
+# The parts of a served message, each the main thread's CPU under these functions (cumulative: a
+# part's children are in it, and the rows overlap where one part calls another); a file is matched
+# by its path's end, a uvicorn protocol by its folder (h11, or httptools when installed).
+PROFILE_PARTS = [
+    ("the engine's turn (Runner.resume)", "supportdesk/engine/runner.py", "resume"),
+    ("turn fan-out of stored items (Hub.stored)", "supportdesk/channels/hub.py", "stored"),
+    ("turn deltas (Hub.publish_delta)", "supportdesk/channels/hub.py", "publish_delta"),
+    ("reads for the streams (Hub.poke)", "supportdesk/channels/hub.py", "poke"),
+    ("POST handler (web post_message)", "supportdesk/channels/web.py", "post_message"),
+    ("  its token check (Conversations.authorize)", "supportdesk/channels/conversations.py", "authorize"),
+    ("  its body (web _read_body)", "supportdesk/channels/web.py", "_read_body"),
+    ("  store + limit + hand-out (Conversations.post)", "supportdesk/channels/conversations.py", "post"),
+    ("SSE writes, all streams (StreamingResponse.stream_response)", "starlette/responses.py", "stream_response"),
+    ("  the streams' queues and batches (EventStream._run)", "supportdesk/channels/hub.py", "_run"),
+    ("  JSON encoding of events (web _sse)", "supportdesk/channels/web.py", "_sse"),
+    ("  the HTTP writes, POST answers too (uvicorn send)", "uvicorn/protocols/http/", "send"),
+    ("request parsing (uvicorn data_received)", "uvicorn/protocols/http/", "data_received"),
+    ("ASGI app calls incl. POST handler (uvicorn run_asgi)", "uvicorn/protocols/http/", "run_asgi"),
+    ("change feed (Hub._follow, _catch_up)", "supportdesk/channels/hub.py", "_follow"),
+    ("", "supportdesk/channels/hub.py", "_catch_up"),
+    ("turn lease renewal (SqliteLease._renew)", "supportdesk/store/sqlite_live.py", "_renew"),
+    ("logging (Logger.handle)", "logging/__init__.py", "handle"),
+]
+
+
+async def run_profile(conversations: int, clients_per: int, messages: int, gap: float, folder: Path, logs: Path, keep: Path | None) -> int:
+    """One `serve` worker on a fresh SQLite file under the --relay load (after a warm-up load of 5
+    conversations: the offline model compiles its patterns on first use), its CPU a message per
+    thread from /proc, and the main thread's profile by part of a served message."""
+    import pstats
+
+    texts = [STREAM_SCRIPT[k % len(STREAM_SCRIPT)] for k in range(messages)]
+    out = keep or folder / "serve.prof"
+    db = str(folder / "profile.db")
+    os.environ["BENCH_SERVE_PROFILE"] = str(out)
+    proc, url = start_server(
+        [sys.executable, "-c", PROFILED_CLI, "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
+         "--client-conversations-per-minute", "100000", "--client-messages-per-minute", "100000"],
+        logs / "profile.log",
+    )
+    try:
+        await stream_load(url, 5, clients_per, texts, gap)
+        before = _thread_cpu(proc.pid)
+        proc.send_signal(signal.SIGUSR1)
+        load, clients, made = await stream_load(url, conversations, clients_per, texts, gap)
+        proc.send_signal(signal.SIGUSR2)
+        after = _thread_cpu(proc.pid)
+        while not out.exists():
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)  # (written by now: a small file)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    lost, duplicated = await check_log(db, clients, made, seen_only=True)
+    _trouble(logs / "profile.log", "serve")
+    sent = conversations * messages
+    used = {tid: cpu - before.get(tid, 0.0) for tid, cpu in after.items()}
+    main = used.pop(proc.pid, 0.0)
+    print(f"serve under the --relay load: {conversations} conversations x {clients_per} streams x {messages} messages "
+          f"{gap * 1000:.0f} ms apart; load average {_loadavg()}")
+    print(f"  CPU a message, all threads   {1000 * (main + sum(used.values())) / sent:6.2f} ms   (the main thread profiled: "
+          f"it runs slower than unprofiled)")
+    print(f"    main thread (event loop)   {1000 * main / sent:6.2f} ms")
+    for tid, cpu in sorted(used.items(), key=lambda t: -t[1])[:4]:
+        if cpu > 0:
+            print(f"    thread {tid:<10}          {1000 * cpu / sent:6.2f} ms   (the SQLite connection's, or a worker thread's)")
+    print(f"  answers undelivered {load.undelivered}; events lost {lost}, duplicated {duplicated}")
+    stats = pstats.Stats(str(out))
+    total = stats.total_tt  # type: ignore[attr-defined]
+    print(f"  the main thread's profiled CPU: {1000 * total / sent:.2f} ms a message; by part (cumulative):")
+    entries = stats.stats  # type: ignore[attr-defined]
+    label = ""
+    for name, file, function in PROFILE_PARTS:
+        label = name or label
+        spent = sum(
+            row[3] for (path, _, func), row in entries.items()
+            if func == function and (path.endswith(file) or (file.endswith("/") and file in path))
+        )
+        if name:
+            print(f"    {1000 * spent / sent:6.2f} ms  {100 * spent / total:5.1f} %  {label}")
+        else:
+            print(f"    {1000 * spent / sent:6.2f} ms  {100 * spent / total:5.1f} %    (and {function})")
+    print(f"  profile in {out}" if keep else "  (--profile-out FILE keeps the profile for pstats)")
+    return 0 if lost == duplicated == load.undelivered == 0 else 1
+
+
+def _thread_cpu(pid: int) -> dict[int, float]:
+    """Each thread's CPU seconds so far, user + system (Linux)."""
+    found: dict[int, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            found[int(task.name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return found
+
+
 def _trouble(log: Path, name: str) -> None:
     said = log.read_text(errors="replace").splitlines()
     trouble = [line for line in said if "Traceback" in line or "ERROR" in line or "WARNING" in line]
@@ -447,7 +565,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pg", metavar="URL", help="a PostgreSQL database URL (default: a fresh SQLite file)")
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--conversations", type=int, default=50)
+    parser.add_argument("--conversations", type=int, help="default 50 (--profile: 20)")
     parser.add_argument("--clients-per-conversation", type=int, default=4)
     parser.add_argument("--quick", action="store_true", help="10 conversations, 40 clients")
     parser.add_argument("--logs", metavar="DIR", type=Path, help="keep the workers' logs in DIR (default: a temporary folder)")
@@ -456,14 +574,22 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=10, help="with --relay: messages per conversation (default 10)")
     parser.add_argument("--gap", type=float, default=0.05, help="with --relay: seconds between a customer's messages (default 0.05)")
     parser.add_argument("--rounds", type=int, default=2, help="with --relay: alternating rounds of relay, engine, serve (default 2)")
+    parser.add_argument("--profile", action="store_true", help="one `serve` worker under the --relay load (default 20 "
+                        "conversations), its CPU a message per thread and its main thread's profile by part")
+    parser.add_argument("--profile-out", metavar="FILE", type=Path, help="with --profile: keep the pstats file")
     args = parser.parse_args()
-    conversations = 10 if args.quick else args.conversations
+    conversations = 10 if args.quick else (args.conversations or 50)
     if args.relay and (args.pg or args.workers != 1):
         parser.error("--relay measures one SQLite worker; leave out --pg and --workers")
     with tempfile.TemporaryDirectory() as folder:
         db = args.pg or str(Path(folder) / "bench.db")
         logs = args.logs or Path(folder)
         logs.mkdir(parents=True, exist_ok=True)
+        if args.profile:
+            return asyncio.run(run_profile(
+                10 if args.quick else (args.conversations or 20), args.clients_per_conversation, args.messages, args.gap,
+                Path(folder), logs, args.profile_out,
+            ))
         if args.relay:
             return asyncio.run(run_relay(
                 conversations, args.clients_per_conversation, args.messages, args.gap, args.rounds, Path(folder), logs

@@ -40,3 +40,36 @@ async def test_events_queued_while_the_backlog_is_read_are_not_sent_twice(db_pat
         finally:
             await hub.close()
     assert seen == [(1, "one"), (2, "two"), (3, "three")]
+
+
+async def test_a_quiet_live_stream_gets_keep_alives_and_then_every_event(db_path):
+    """The keep-alive (an empty batch) comes from the stream's own timer once it has been quiet
+    for `idle`/2 to `idle` s, never while events flow, and the events after it all arrive in order."""
+    config = repo_desk()
+    idle = 0.2
+    async with await SessionStore.open(db_path) as store:
+        session = await store.create_session("triage")
+        hub = Hub(store, lambda item: customer_event(item, config))
+        try:
+            stream = await hub.stream(session.id, 0, idle=idle)
+            loop = asyncio.get_running_loop()
+            got: list[object] = []
+            quiet_since = loop.time()
+            async with asyncio.timeout(10):
+                async for batch in stream:
+                    if not batch:
+                        assert loop.time() - quiet_since >= idle / 2 - 0.02  # (timer slack)
+                        got.append("keep-alive")
+                        if got.count("keep-alive") == 2:
+                            for text in ("one", "two", "three"):
+                                await store.append(session.id, [said(text)])
+                                await hub.poke(session.id)
+                        continue
+                    got += [event.data["text"] for event in batch]
+                    quiet_since = loop.time()
+                    if "three" in got:
+                        break
+            await stream.aclose()
+        finally:
+            await hub.close()
+    assert got == ["keep-alive", "keep-alive", "one", "two", "three"]

@@ -125,8 +125,9 @@ async def test_another_writers_items_reach_each_session_without_waiting_for_anot
 
 async def test_a_post_reads_the_conversation_once_and_its_limit_still_holds(db_path, monkeypatch):
     """A customer's POST reads the conversation's row once (`authorize`, which says where it
-    ends) and the recent messages its per-conversation limit counts; no read of the head of its
-    own. The limit still refuses the message over it."""
+    ends); the recent messages its per-conversation limit counts are read only when what this
+    worker knows of them, plus the items it has not seen, could reach the limit; no read of the
+    head of its own. The limit still refuses the message over it."""
     import httpx
 
     from supportdesk.store import SessionStore as Sqlite
@@ -148,8 +149,32 @@ async def test_a_post_reads_the_conversation_once_and_its_limit_still_holds(db_p
         conversation = await new_conversation(client)
         reads.clear()
         first = await say(client, conversation, "hello")
-        assert reads == ["get_session", "of_kind"], reads
+        assert reads == ["get_session"], reads  # nothing stored yet, one message allowed: no count read
+        reads.clear()
         assert await say(client, conversation, "hello again") == first + 1
+        assert reads == ["get_session"], reads  # its own "hello" known, nothing unseen: 1 < 2
+        reads.clear()
         cid, token = conversation
         refused = await client.post(f"/api/conversations/{cid}/messages", json={"text": "a third"}, headers={"Authorization": f"Bearer {token}"})
         assert refused.status_code == 429 and "2 messages" in refused.json()["error"]
+        assert reads == ["get_session", "of_kind"], reads  # at the limit: counted in the store
+
+
+async def test_the_stored_limit_counts_another_workers_messages_this_worker_never_saw(db_path):
+    """The per-conversation limit holds across workers: messages another worker stored (here the
+    runner on the same store, not through this app) count, though this worker's cache of what it
+    has read knows only its own. Fails if the POST trusts what it has seen without the items it has not."""
+    import httpx
+
+    from tests.serve_harness import new_conversation, say, serving
+
+    async with serving(db_path, repo_desk(), messages_per_minute=3) as served, httpx.AsyncClient(base_url=served.url, timeout=30) as client:
+        conversations = served.conversations
+        conversations.want_turn = lambda session_id: None  # no turns: only customer messages in the log
+        conversation = await new_conversation(client)
+        cid, token = conversation
+        await say(client, conversation, "from this worker")
+        for n in range(2):  # another worker's customer messages: this one never handled them
+            await served.desk.runner.receive(cid, f"from another worker {n}")
+        refused = await client.post(f"/api/conversations/{cid}/messages", json={"text": "a fourth"}, headers={"Authorization": f"Bearer {token}"})
+        assert refused.status_code == 429 and "3 messages" in refused.json()["error"], refused.text

@@ -20,6 +20,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from supportdesk.channels.hub import EventStream, Hub
 from supportdesk.channels.protocol import Channel, Delivers
@@ -28,7 +29,7 @@ from supportdesk.channels.view import DELAYED, CustomerEvent, customer_event, de
 from supportdesk.engine.desk import Desk
 from supportdesk.engine.events import Appended, Token
 from supportdesk.engine.log import SessionInfo
-from supportdesk.items import Message, Notice
+from supportdesk.items import Item, Message, Notice
 
 log = logging.getLogger("supportdesk.serve")
 
@@ -92,6 +93,47 @@ class RateLimit:
         sent.append(now)
 
 
+@dataclass
+class _Seen:
+    """One conversation's customer messages of the last minute as this worker knows them
+    (seq -> created_at), and the seq up to which it has looked at every item."""
+
+    upto: int = 0
+    times: dict[int, datetime] = field(default_factory=dict)
+
+    def forget(self, floor: int, now: datetime) -> None:
+        """Drop what the stored limit no longer counts: older than a minute, or behind its look-back."""
+        self.times = {seq: at for seq, at in self.times.items() if seq > floor and (now - at).total_seconds() < 60.0}
+
+
+class _RateSeen:
+    """What the stored per-conversation limit has read, kept per conversation, so a POST reads only
+    what it has not seen, and nothing when what it knows plus what it has not seen is under the limit
+    (issue 34: the read was one of the three store hops of every served message)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, _Seen] = {}
+
+    def get(self, session_id: str, head: int, floor: int, now: datetime) -> _Seen:
+        seen = self._seen.get(session_id)
+        if seen is None or head < seen.upto:  # (unknown, or not the log it read: start over)
+            if len(self._seen) >= MAX_TRACKED_KEYS:
+                self._seen = {sid: s for sid, s in self._seen.items() if s.times}
+                if len(self._seen) >= MAX_TRACKED_KEYS:
+                    self._seen.clear()
+            seen = self._seen[session_id] = _Seen()
+        seen.forget(floor, now)
+        return seen
+
+    def stored(self, session_id: str, item: Item) -> None:
+        """The customer message this worker has just stored counts from now on."""
+        seen = self._seen.get(session_id)
+        if seen is not None:
+            seen.times[item.seq] = item.created_at
+            if item.seq == seen.upto + 1:
+                seen.upto = item.seq
+
+
 def too_many(per_minute: int, what: str, wait_seconds: float) -> ApiError:
     wait = max(1, math.ceil(wait_seconds))
     return ApiError(429, f"more than {per_minute} {what} a minute; try again in {wait} s", {"Retry-After": str(wait)})
@@ -120,6 +162,7 @@ class Conversations:
         self.client_messages = RateLimit(client_limits.messages_per_minute, "messages from one client")
         self.staff_actions = RateLimit(client_limits.staff_actions_per_minute, "staff actions with one token")
         self.hub = Hub(desk.store, lambda item: customer_event(item, desk.config))
+        self._rate_seen = _RateSeen()
         self._wanted: dict[str, int] = {}  # session -> turns asked for and not yet started
         self._workers: dict[str, asyncio.Task[None]] = {}
         # Called with the session id after each turn (a channel that relays replies elsewhere).
@@ -236,6 +279,7 @@ class Conversations:
         if client is not None:
             self.client_messages.check(client)
         item = await self.desk.runner.receive(session_id, text, meta=meta, session=session)
+        self._rate_seen.stored(session_id, item)
         await self.hub.stored(session_id, [item])  # no read back of what it stored
         self.want_turn(session_id)
         return item.seq
@@ -246,12 +290,20 @@ class Conversations:
         the session ended a moment ago (the look-back starts from it; what came since is read too)."""
         store = self.desk.store
         last = head if head is not None else await store.last_seq(session_id)
-        messages = await store.of_kind(session_id, "message", after=max(0, last - RATE_LOOKBACK_ITEMS_PER_MESSAGE * self.messages_per_minute))
+        floor = max(0, last - RATE_LOOKBACK_ITEMS_PER_MESSAGE * self.messages_per_minute)
         now = store.clock()
-        recent = [
-            m.created_at for m in messages
-            if isinstance(m, Message) and m.role == "customer" and (now - m.created_at).total_seconds() < 60.0
-        ]
+        seen = self._rate_seen.get(session_id, last, floor, now)
+        # The customer messages this worker knows of, plus every item it has not looked at (each
+        # could be one, from another worker): under the limit, the store cannot say otherwise.
+        if len(seen.times) + (last - seen.upto) < self.messages_per_minute:
+            return
+        messages = await store.of_kind(session_id, "message", after=max(floor, seen.upto))
+        for m in messages:
+            if isinstance(m, Message) and m.role == "customer":
+                seen.times[m.seq] = m.created_at
+        seen.upto = max([last, seen.upto, *(m.seq for m in messages)])
+        seen.forget(floor, now)
+        recent = sorted(seen.times.values())
         if len(recent) >= self.messages_per_minute:
             oldest = recent[-self.messages_per_minute]
             raise too_many(self.messages_per_minute, "messages", 60.0 - (now - oldest).total_seconds())

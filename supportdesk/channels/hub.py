@@ -263,23 +263,46 @@ class Hub:
 class EventStream:
     """One reader's events (see `Hub.stream`), in batches: each is everything that was waiting,
     so a busy stream is written in a few large chunks rather than one per streamed word. Yields
-    an empty batch after `idle` seconds of silence (a keep-alive tick); ends when the hub closes or
-    the reader fell too far behind, and the reader resumes from the last seq it got."""
+    an empty batch (a keep-alive tick) once the live stream has been silent for between `idle`/2
+    and `idle` seconds; ends when the hub closes or the reader fell too far behind, and the reader
+    resumes from the last seq it got."""
 
     def __init__(self, hub: Hub, session_id: str, queue: asyncio.Queue[Queued], after: int, idle: float | None):
         self._hub = hub
         self._session_id = session_id
         self._queue = queue
-        self._events = self._run(after, idle)
+        self._idle = idle
+        # Half-`idle` ticks with nothing taken from the queue since the last event (`_tick`).
+        self._quiet_ticks = 0
+        self._timer: asyncio.TimerHandle | None = None
+        self._events = self._run(after)
 
     def __aiter__(self) -> AsyncIterator[list[CustomerEvent]]:
         return self._events
 
     async def aclose(self) -> None:
+        self._stop_ticking()
         await self._events.aclose()
         self._hub.unsubscribe(self._session_id, self._queue)
 
-    async def _run(self, after: int, idle: float | None) -> AsyncGenerator[list[CustomerEvent], None]:
+    def _tick(self) -> None:
+        """Every `idle`/2 s while live: the second tick in a row without an event puts a keep-alive
+        in the queue. One timer a stream, moved on only when it fires, instead of a timeout armed
+        and cancelled at every wake of every stream (issue 34)."""
+        assert self._idle is not None
+        self._quiet_ticks += 1
+        if self._quiet_ticks >= 2:
+            self._quiet_ticks = 0
+            with contextlib.suppress(asyncio.QueueFull):  # (a full queue is no quiet stream)
+                self._queue.put_nowait(_KEEP_ALIVE)
+        self._timer = asyncio.get_running_loop().call_later(self._idle / 2, self._tick)
+
+    def _stop_ticking(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def _run(self, after: int) -> AsyncGenerator[list[CustomerEvent], None]:
         store, view = self._hub.store, self._hub.view
         sent = after
         last = await store.last_seq(self._session_id)
@@ -289,27 +312,40 @@ class EventStream:
             sent = backlog[-1].seq
         if events:
             yield events
-        while True:
-            try:
-                waiting = [await asyncio.wait_for(self._queue.get(), idle)]
-            except TimeoutError:
-                yield []
-                continue
-            while not self._queue.empty():
-                waiting.append(self._queue.get_nowait())
-            batch: list[CustomerEvent] = []
-            for event in waiting:
-                if event is None:
-                    if batch:
-                        yield batch
-                    return
-                if event.seq is not None:
-                    if event.seq <= sent:
-                        continue  # already in the backlog
-                    sent = event.seq
-                batch.append(event)
-            if batch:
-                yield batch
+        queue = self._queue
+        if self._idle is not None:
+            self._timer = asyncio.get_running_loop().call_later(self._idle / 2, self._tick)
+        try:
+            while True:
+                waiting = [await queue.get() if queue.empty() else queue.get_nowait()]
+                while not queue.empty():
+                    waiting.append(queue.get_nowait())
+                batch: list[CustomerEvent] = []
+                keep_alive = False
+                for event in waiting:
+                    if event is _KEEP_ALIVE:
+                        keep_alive = True
+                        continue
+                    self._quiet_ticks = 0
+                    if event is None:
+                        if batch:
+                            yield batch
+                        return
+                    if event.seq is not None:
+                        if event.seq <= sent:
+                            continue  # already in the backlog
+                        sent = event.seq
+                    batch.append(event)
+                if batch:
+                    yield batch
+                elif keep_alive:
+                    yield []
+        finally:
+            self._stop_ticking()
+
+
+# Put in a quiet stream's own queue by its timer (`EventStream._tick`); never handed to the hub.
+_KEEP_ALIVE = CustomerEvent("keep-alive", {})
 
 
 def _end(queue: asyncio.Queue[Queued]) -> None:
