@@ -1,132 +1,47 @@
-"""What an append does while it holds SQLite's write lock (issue 34, the 4-writer row of
-`benchmarks/bench_store.py`): other processes wait for that lock, so the append's Python work (the
-fold of the kept summaries over its items, their JSON, the roll-up's rows) is done before
-`BEGIN IMMEDIATE` whenever this store wrote the session's row last, and used only if the row read
-under the lock is still that row. Here: the fold runs with the lock free (a second connection
-probes it), the summaries stay equal to a fold of the whole log when another connection, or a
-status change, wrote in between, and the parsed-summary cache never frees itself all at once."""
+"""What a single-item append runs while it holds SQLite's write lock (issue 34, the 4-writer row
+of `benchmarks/bench_store.py`): five statements (BEGIN IMMEDIATE, the session row's read, its
+update, the item's insert, COMMIT) and, inside the update, the change feed's trigger and the span
+hour's, counted with a trace callback on the store's own connection. A statement or a trigger added
+to the append's path (a separate seq read, a roll-up upsert at every append, a counter row) fails
+here; the search index and the figures' roll-up are written only in batches or when a figure
+moves, which these appends never reach."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 
-import pytest
+from supportdesk.items import Message
+from supportdesk.store.sessions import SEARCH_BATCH, SessionStore
 
-from supportdesk.items import ContextSet, Handoff, Message, Notice, ToolCall, ToolResult
-from supportdesk.store import sessions
-from supportdesk.store.sessions import SessionStore
-
-CONVERSATION = [
-    [Message(role="customer", text="I was charged twice", agent="triage")],
-    [ContextSet(key="customer_email", value="dana@example.com", writer="triage", agent="triage"),
-     Handoff(from_agent="triage", to_agent="billing", reason="duplicate charge", agent="triage")],
-    [ToolCall(call_id="c1", name="refund", arguments={"charge_id": "CH-26"}, agent="billing"),
-     ToolResult(call_id="c1", name="refund", output="waiting for staff approval", agent="billing", awaits_approval=True),
-     Notice(notice_kind="approval_requested", text="Billing asks staff to approve refund", agent="billing",
-            data={"approval_id": "ap1", "tool": "refund", "arguments": {"charge_id": "CH-26"}})],
-    [Message(role="agent", text="I've asked a colleague to approve the refund.", agent="billing")],
-    [Notice(notice_kind="approval_granted", text="Staff granted refund.", agent="billing", data={"approval_id": "ap1"}),
-     Message(role="agent", text="Refunded $29.00.", agent="billing")],
-    [Message(role="customer", text="thanks, that's all", agent="billing")],
-]
+APPENDS = 60
+# The statements one append runs, in order (consecutive repeats folded: SQLite's trace reports
+# each trigger program's statements under the text of the statement that fired them).
+STATEMENTS = ["BEGIN IMMEDIATE", "SELECT item_count", "UPDATE sessions", "INSERT INTO items", "COMMIT"]
+# Trace events per append: the five, plus the update's trigger statements (sessions_feed_update's
+# UPDATE and what it fires). Measured 8 on SQLite 3.40.
+EVENTS_PER_APPEND = 8
 
 
-def _write_lock_held(path: Path) -> bool:
-    """Whether some connection holds the database's write lock right now (a second connection
-    asks for it without waiting)."""
-    probe = sqlite3.connect(path, timeout=0, isolation_level=None)
-    try:
-        probe.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        assert "locked" in str(exc) or "busy" in str(exc), exc
-        return True
-    else:
-        probe.execute("ROLLBACK")
-        return False
-    finally:
-        probe.close()
-
-
-@pytest.fixture
-def folds(monkeypatch: pytest.MonkeyPatch, db_path: Path) -> list[bool]:
-    """Whether the write lock was held during each fold of the kept summaries an append made."""
-    seen: list[bool] = []
-    real = sessions.advance_all
-
-    def watched(*args: Any) -> Any:
-        seen.append(_write_lock_held(db_path))
-        return real(*args)
-
-    monkeypatch.setattr(sessions, "advance_all", watched)
-    return seen
-
-
-def _stored_equals_whole_log(path: Path, session_id: str) -> None:
-    """The three kept summaries are, to the byte, those folded from the session's whole log."""
-    with sqlite3.connect(path) as conn:
-        entry, created, status, summary, figures, clocks, state_col = conn.execute(
-            "SELECT entry_agent, created_at, status, desk_summary, figure_summary, sla_summary, desk_state "
-            "FROM sessions WHERE id = ?",
-            (session_id,),
-        ).fetchone()
-        state, share, progress = sessions._whole_log(conn, session_id, entry, created, status)
-    assert (summary, figures, clocks, state_col) == (state.to_json(), share.to_json(), progress.to_json(), state.state)
-
-
-async def test_an_append_after_this_store_s_own_folds_without_the_write_lock(db_path: Path, folds: list[bool]) -> None:
+async def test_a_single_item_append_runs_five_statements(db_path: Path) -> None:
+    events: list[str] = []
     async with await SessionStore.open(db_path) as store:
-        await store.create_session("triage", session_id="s1")
-        for batch in CONVERSATION:
-            await store.append("s1", batch)
-            _stored_equals_whole_log(db_path, "s1")
-        assert await store.last_seq("s1") == sum(map(len, CONVERSATION))
-    # The first append knows no row of the session's yet: it folds under the lock. Every later
-    # one folds from the row its predecessor left, before taking the lock (folding under the
-    # lock again would make these True).
-    assert folds[0] is True
-    assert folds[1:] == [False] * (len(CONVERSATION) - 1)
+        sid = (await store.create_session("triage")).id
+        await store.append(sid, [Message(role="customer", text="my card was charged twice", agent="triage")])
+        for n in range(10):  # the summaries kept, the roll-up's rows in place
+            await store.append(sid, [Message(role="agent", text=f"warming up {n}", agent="triage")])
 
+        def trace(conn: sqlite3.Connection) -> None:
+            conn.set_trace_callback(events.append)
 
-async def test_a_row_another_connection_or_a_status_change_moved_is_folded_again_under_the_lock(
-    db_path: Path, folds: list[bool]
-) -> None:
-    a, b = await SessionStore.open(db_path), await SessionStore.open(db_path)
-    try:
-        await a.create_session("triage", session_id="s1")
-        await a.append("s1", CONVERSATION[0])
-        await a.append("s1", CONVERSATION[1])
-        del folds[:]
-        # b (another process, say) appends: the row a folded ahead from is gone; a's next append
-        # folds once ahead (from its stale row, then thrown away) and once under the lock.
-        await b.append("s1", CONVERSATION[2])
-        await a.append("s1", CONVERSATION[3])
-        _stored_equals_whole_log(db_path, "s1")
-        assert folds == [True, False, True]  # b's (it knew no row), a's ahead, a's under the lock
-        # A status change moves the figures' share without moving the head: folded again too.
-        del folds[:]
-        await a.set_status("s1", "needs_human")
-        await a.append("s1", CONVERSATION[4])
-        _stored_equals_whole_log(db_path, "s1")
-        assert folds == [False, True]
-        del folds[:]
-        await a.append("s1", CONVERSATION[5])
-        _stored_equals_whole_log(db_path, "s1")
-        assert folds == [False]
-        items = await a.range("s1", 1, 99)
-        assert [i.seq for i in items] == list(range(1, sum(map(len, CONVERSATION)) + 1))
-        assert [i.kind for i in items] == [i.kind for batch in CONVERSATION for i in batch]
-    finally:
-        await a.close()
-        await b.close()
-
-
-def test_the_parsed_summaries_cache_lets_its_oldest_go_one_at_a_time() -> None:
-    # It is written under the write lock: clearing it whole there freed 256 parsed summaries at
-    # once (~3 ms with the lock held, every ~85 appends of 4 writer processes).
-    kept = sessions._KeptStates()
-    for n in range(kept.SIZE + 10):
-        kept._put(kept.states, f"text {n}", n)  # type: ignore[arg-type]
-    assert len(kept.states) == kept.SIZE
-    assert "text 9" not in kept.states and "text 10" in kept.states and f"text {kept.SIZE + 9}" in kept.states
+        await store._run(trace)
+        per_append: list[list[str]] = []
+        for n in range(APPENDS):
+            events.clear()
+            await store.append(sid, [Message(role="agent", text=f"answer {n}", agent="triage", meta={"n": n})])
+            per_append.append(list(events))
+        assert await store.last_seq(sid) == 11 + APPENDS < SEARCH_BATCH  # no search batch ran
+    for seen in per_append:
+        folded = [s for i, s in enumerate(seen) if i == 0 or s != seen[i - 1]]
+        assert [next((p for p in STATEMENTS if s.lstrip().startswith(p)), s[:60]) for s in folded] == STATEMENTS
+        assert len(seen) <= EVENTS_PER_APPEND, seen

@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -311,11 +311,6 @@ class _KeptStates:
         self.states: dict[str, ConversationState] = {}
         self.shares: dict[str, FigureSummary] = {}
         self.clocks: dict[str, SlaProgress] = {}
-        # Per session, the row the last append of this store left (SQL_DESK_BEFORE's head,
-        # summary, desk_state, figures and clocks) and its summaries parsed: what the next append
-        # folds ahead of the write lock (`_PreparedAppend`). Written on the connection's thread,
-        # read on the event loop's (one dict operation each way).
-        self.after: dict[str, tuple[tuple[int, str, str | None, str, str], ConversationState, FigureSummary, SlaProgress]] = {}
 
     def parse(self, text: str) -> ConversationState:
         return self._parsed(self.states, text, ConversationState.from_json)
@@ -341,40 +336,29 @@ class _KeptStates:
         self._put(self.shares, texts[1], share)
         self._put(self.clocks, texts[2], progress)
 
-    def keep_after(
-        self,
-        session_id: str,
-        row: tuple[int, str, str | None, str, str],
-        state: ConversationState,
-        share: FigureSummary,
-        progress: SlaProgress,
-    ) -> None:
-        self._put(self.after, session_id, (row, state, share, progress))
-
     def _put(self, cache: dict[str, Any], text: str, value: Any) -> None:
-        # When full, the oldest entry goes (dicts keep insertion order). Not all of them: this
-        # runs under the write lock, and freeing 256 parsed summaries at once took ~3 ms there,
-        # once every ~85 appends of 4 writer processes (each append keeps three new texts).
         if len(cache) >= self.SIZE:
-            del cache[next(iter(cache))]
+            cache.clear()
         cache[text] = value
 
 
 def _state_before(
-    conn: sqlite3.Connection, session_id: str, kept_states: _KeptStates, row: Sequence[Any]
-) -> tuple[int, ConversationState, str | None, FigureSummary | None, FigureSummary, SlaProgress]:
-    """From the session's row as `SQL_DESK_BEFORE` read it: its head, its state as kept (or
-    folded, if none was kept or it lags), the `desk_state` column as stored, the figures' share
-    the roll-up holds now (None: none yet), and the share and SLA clocks to advance (folded from
-    the log if either lags)."""
-    count, summary, entry_agent, stored, figures, created_at, clocks, status, _backlog = row
+    conn: sqlite3.Connection, session_id: str, kept_states: _KeptStates
+) -> tuple[int, ConversationState, str | None, FigureSummary | None, FigureSummary, SlaProgress, int]:
+    """The session's head, its state as kept (or folded, if none was kept or it lags), the
+    `desk_state` column as stored, the figures' share the roll-up holds now (None: none yet), the
+    share and SLA clocks to advance (folded from the log if either lags), and the search backlog."""
+    row = conn.execute(SQL_DESK_BEFORE, (session_id,)).fetchone()
+    if row is None:
+        raise StoreError(f"no session {session_id!r}")
+    count, summary, entry_agent, stored, figures, created_at, clocks, status, backlog = row
     state = kept_states.parse(summary) if summary else start(entry_agent)
     kept = share = kept_states.share(figures) if figures else None
     progress = kept_states.progress(clocks) if clocks else None
     state, share, progress = current(count, state, share, progress) or _whole_log(
         conn, session_id, entry_agent, created_at, status
     )
-    return count, state, stored, kept, share, progress
+    return count, state, stored, kept, share, progress, backlog
 
 
 def _keep_share(
@@ -392,14 +376,9 @@ def _keep_share(
 
 
 def _move_rollup(conn: sqlite3.Connection, kept: FigureSummary | None, share: FigureSummary | None) -> None:
-    """Move a session's share in the roll-up from `kept` to `share`."""
-    _apply_rollup(conn, rollup_delta(kept, share))
-
-
-def _apply_rollup(conn: sqlite3.Connection, rows: Iterable[Sequence[Any]]) -> None:
-    """Apply a share's move in the roll-up (`rollup_delta`'s rows): one upsert per changed row,
+    """Move a session's share in the roll-up from `kept` to `share`: one upsert per changed row,
     and a row it empties dropped (the upsert returns the row's count: no delete tried in vain)."""
-    for row in rows:
+    for row in rollup_delta(kept, share):
         ((left,),) = conn.execute(SQL_ROLLUP_ADD, row).fetchall()
         if left == 0:
             conn.execute(SQL_ROLLUP_DROP_EMPTY, row[:7])
@@ -645,6 +624,24 @@ def _column_already_there(conn: sqlite3.Connection, statement: str) -> bool:
 # does: tests/test_store_pages.py pins it, bench_store prints it). Letting the append stamp `sessions.changed` itself instead
 # of the feed's trigger was measured too (median 2,388 against 2,396 items/s): the trigger's
 # second UPDATE dirties no page the append has not.
+# What the append does under the lock (issue 34, measured on a loaded 2-CPU machine, 2,000
+# single-item appends; tests/test_store_append_lock.py pins the statements): BEGIN IMMEDIATE, the
+# row read (SQL_DESK_BEFORE), the row update (its two trigger programs: the feed's stamp and the span
+# hour's), the item insert, COMMIT; no roll-up row and no search batch at most appends. Between
+# BEGIN and COMMIT one process alone spends 107-156 us median (SQL ~50: the read ~10, the update and
+# insert; Python ~80: the fold ~20, the three summaries' JSON ~25, the roll-up's delta ~3, the
+# stamped copies), and 170-220 us when another connection wrote the row last (its three summaries
+# parsed again, ~30, and SQLite's page cache reloaded). The COMMIT is ~30 us.
+# Folding ahead of the lock was measured and dropped: the append read `PRAGMA data_version` just
+# before BEGIN and, when no other connection had committed since its own last append, folded from
+# the row it had left (used only if the row read under the lock was still that one). Under the
+# lock an append after its own fell from 128-144 to 47-59 us median, but the 4-writer rate fell
+# (1,870 against 2,190 items/s, 8 alternating runs, /tmp driver; bench_store 0.82x): the writers'
+# loop is serial (the others sleep in the busy handler), so work moved out of the lock lands in the
+# gap before the next BEGIN, where a waking writer takes the lock instead; writer switches rose
+# from 772-1,606 to 1,650-2,685 of 4,000, and an append after another process's costs 220-290 us
+# under the lock against 130-145. What helps that row is less work per append in all (the thread
+# hop, the fold, the JSON), not work moved out of the lock.
 # benchmarks/bench_store.py measures the result.
 
 
@@ -863,70 +860,11 @@ SQL_EXTERNAL_ID_SEEN = """
 """
 
 
-class _Fold:
-    """An append's fold over one session row: everything its transaction writes but the rows."""
-
-    __slots__ = ("count", "stamped", "texts", "state", "share", "progress", "head", "params", "rollup")
-
-    def __init__(
-        self,
-        prepared: _PreparedAppend,
-        count: int,
-        state: ConversationState,
-        stored: str | None,
-        kept: FigureSummary | None,
-        share: FigureSummary,
-        progress: SlaProgress,
-    ):
-        session_id, when = prepared.session_id, prepared.when
-        self.count = count
-        # One copy per item, folded here and handed back to the caller as stored.
-        self.stamped = [
-            replace(item, session_id=session_id, seq=count + n, created_at=when)
-            for n, item in enumerate(prepared.items, start=1)
-        ]
-        state, share, progress = advance_all(state, share, progress, self.stamped)
-        self.state, self.share, self.progress = state, share, progress
-        self.texts = (state.to_json(), share.to_json(), progress.to_json())
-        self.head = append_head_sql(
-            state=state.state != stored,
-            asked=kept is None or (kept.asked_us, kept.answer_ms) != (share.asked_us, share.answer_ms),
-            resolved=kept is None or (kept.resolved_us, kept.resolution_ms) != (share.resolved_us, share.resolution_ms),
-            first=kept is None or kept.first_us != share.first_us,
-        )
-        self.params = {
-            **prepared.head,
-            "count": count,
-            "state": state.state,
-            "summary": self.texts[0],
-            "span_first": share.first_us,
-            "span_last": share.last_us,
-            "asked_us": share.asked_us,
-            "answer_ms": share.answer_ms,
-            "resolved_us": share.resolved_us,
-            "resolution_ms": share.resolution_ms,
-            "figures": self.texts[1],
-            "clocks": self.texts[2],
-        }
-        # The roll-up rows the share moves (most appends: none).
-        self.rollup = list(rollup_delta(kept, share))
-
-    def row(self) -> tuple[int, str, str | None, str, str]:
-        """The session row as this fold leaves it (`_PreparedAppend.expects`' shape)."""
-        return (self.count + len(self.stamped), self.texts[0], self.state.state, self.texts[1], self.texts[2])
-
-
 class _PreparedAppend:
     """An append's rows, serialized before the write lock is taken.
 
     Everything that costs Python time happens here: other processes wait for the lock,
-    so it is held only for the SQL itself (`run`, inside the transaction). That includes the
-    fold of the kept summaries when this store wrote the session's row last (`_KeptStates.after`:
-    a serving worker's sessions, one writer process running appends in a row): the fold is made
-    here from the row as that append left it, and `run` uses it only if the row read under the
-    lock is still exactly that row (head, summaries' texts, `desk_state`), so the result is the
-    fold the lock holder would have made. Otherwise (another process or connection wrote since)
-    `run` folds under the lock from what it reads, as before."""
+    so it is held only for the SQL itself (`run`, inside the transaction)."""
 
     def __init__(self, session_id: str, items: Sequence[Item], when: datetime, kept: _KeptStates):
         self.kept = kept
@@ -948,39 +886,47 @@ class _PreparedAppend:
             "title": plan.title,
             "now": stamp,
         }
-        # The fold made ahead of the lock, and the row (SQL_DESK_BEFORE's first columns) it
-        # was made from; None when this store knows no row of the session's.
-        self.ahead: _Fold | None = None
-        self.expects: tuple[int, str, str | None, str, str] | None = None
-        # Whether `run` used the fold made ahead (tests/test_store_append_lock.py reads it).
-        self.folded_ahead = False
-        last = kept.after.get(session_id)
-        if last is not None and current(last[0][0], *last[1:]) is not None:
-            row, state, share, progress = last
-            self.ahead = _Fold(self, row[0], state, row[2], share, share, progress)
-            self.expects = row
 
     def run(self, conn: sqlite3.Connection) -> int:
-        """Write the session's row once (its head and the summaries folded over the items)
-        and insert the rows; returns the last seq before them.
+        """Fold the items into the session's summaries, write its row once and insert the rows;
+        returns the last seq before them.
 
-        The session's state advances over the new items from the row read here, under the
-        write lock (a read by primary key, and a fold of a few items unless it was made ahead
-        from this very row), so two processes appending to one session can never both advance
-        from the same state."""
-        session_id = self.session_id
-        row = conn.execute(SQL_DESK_BEFORE, (session_id,)).fetchone()
-        if row is None:
-            raise StoreError(f"no session {session_id!r}")
-        count, summary, _entry, stored, figures, _created, clocks, _status, backlog = row
-        fold = self.ahead
-        self.folded_ahead = fold is not None and self.expects == (count, summary, stored, figures, clocks)
-        if fold is None or not self.folded_ahead:
-            fold = _Fold(self, *_state_before(conn, session_id, self.kept, row))
-        self.stamped = fold.stamped
-        conn.execute(fold.head, fold.params)
-        self.kept.keep_all(fold.texts, fold.state, fold.share, fold.progress)
-        self.kept.keep_after(session_id, fold.row(), fold.state, fold.share, fold.progress)
+        The session's state advances over the new items here, under the write lock: a read of
+        the kept summaries by primary key and a fold of a few items, so two processes appending
+        to one session can never both advance from the same state."""
+        session_id, when = self.session_id, self.when
+        count, state, stored, kept, share, progress, backlog = _state_before(conn, session_id, self.kept)
+        # One copy per item, folded here and handed back to the caller as stored.
+        self.stamped = [
+            replace(item, session_id=session_id, seq=count + n, created_at=when)
+            for n, item in enumerate(self.items, start=1)
+        ]
+        state, share, progress = advance_all(state, share, progress, self.stamped)
+        texts = (state.to_json(), share.to_json(), progress.to_json())
+        head = append_head_sql(
+            state=state.state != stored,
+            asked=kept is None or (kept.asked_us, kept.answer_ms) != (share.asked_us, share.answer_ms),
+            resolved=kept is None or (kept.resolved_us, kept.resolution_ms) != (share.resolved_us, share.resolution_ms),
+            first=kept is None or kept.first_us != share.first_us,
+        )
+        conn.execute(
+            head,
+            {
+                **self.head,
+                "count": count,
+                "state": state.state,
+                "summary": texts[0],
+                "span_first": share.first_us,
+                "span_last": share.last_us,
+                "asked_us": share.asked_us,
+                "answer_ms": share.answer_ms,
+                "resolved_us": share.resolved_us,
+                "resolution_ms": share.resolution_ms,
+                "figures": texts[1],
+                "clocks": texts[2],
+            },
+        )
+        self.kept.keep_all(texts, state, share, progress)
         conn.executemany(
             SQL_INSERT_ITEM, [(session_id, count + n, *fields) for n, fields in enumerate(self.rows, start=1)]
         )
@@ -988,10 +934,10 @@ class _PreparedAppend:
             conn.executemany(SQL_ADD_CONTEXT_KEY, [(session_id, key) for key in self.new_keys])
         if self.usage:
             conn.executemany(SQL_ADD_USAGE, [(session_id, *row) for row in self.usage])
-        _apply_rollup(conn, fold.rollup)
+        _move_rollup(conn, kept, share)
         if backlog + len(self.rows) >= SEARCH_BATCH:
             _index_new_messages(conn)
-        return int(count)
+        return count
 
 
 class SessionStore(StoreCore):
