@@ -624,6 +624,24 @@ def _column_already_there(conn: sqlite3.Connection, statement: str) -> bool:
 # does: tests/test_store_pages.py pins it, bench_store prints it). Letting the append stamp `sessions.changed` itself instead
 # of the feed's trigger was measured too (median 2,388 against 2,396 items/s): the trigger's
 # second UPDATE dirties no page the append has not.
+# What the append does under the lock (issue 34, measured on a loaded 2-CPU machine, 2,000
+# single-item appends; tests/test_store_append_lock.py pins the statements): BEGIN IMMEDIATE, the
+# row read (SQL_DESK_BEFORE), the row update (its two trigger programs: the feed's stamp and the span
+# hour's), the item insert, COMMIT; no roll-up row and no search batch at most appends. Between
+# BEGIN and COMMIT one process alone spends 107-156 us median (SQL ~50: the read ~10, the update and
+# insert; Python ~80: the fold ~20, the three summaries' JSON ~25, the roll-up's delta ~3, the
+# stamped copies), and 170-220 us when another connection wrote the row last (its three summaries
+# parsed again, ~30, and SQLite's page cache reloaded). The COMMIT is ~30 us.
+# Folding ahead of the lock was measured and dropped: the append read `PRAGMA data_version` just
+# before BEGIN and, when no other connection had committed since its own last append, folded from
+# the row it had left (used only if the row read under the lock was still that one). Under the
+# lock an append after its own fell from 128-144 to 47-59 us median, but the 4-writer rate fell
+# (1,870 against 2,190 items/s, 8 alternating runs, /tmp driver; bench_store 0.82x): the writers'
+# loop is serial (the others sleep in the busy handler), so work moved out of the lock lands in the
+# gap before the next BEGIN, where a waking writer takes the lock instead; writer switches rose
+# from 772-1,606 to 1,650-2,685 of 4,000, and an append after another process's costs 220-290 us
+# under the lock against 130-145. What helps that row is less work per append in all (the thread
+# hop, the fold, the JSON), not work moved out of the lock.
 # benchmarks/bench_store.py measures the result.
 
 
