@@ -147,3 +147,14 @@ async def test_a_plan_change_and_the_next_payment_in_one_message_are_both_answer
         ("i want to upgrade to team and also what's my next payment date? dana@example.com",
          {"agent": "billing", "reply": ["April 1, 2026"], "offers": ["change_plan"], "not_tools": MONEY}),
     )
+
+
+async def test_a_duplicate_told_by_its_amount_in_non_native_words_is_offered_and_the_yes_refunds():
+    # No charge word, no month: the amount with a plain "take" ("you take my 9.99 ...") is the
+    # charge, and the learned reader hears the duplicate (issue 38, held-5's kind, new words).
+    assert not await _converse(
+        ("grace.tanaka6@example.com why you take 9.99 from me two time this week?",
+         {"agent": "billing", "offers": ["refund_charge"], "not_tools": MONEY}),
+        ("ok yes give back", {"tools": [{"name": "refund_charge", "arguments": {"amount": 9.99}}],
+                              "reply_not": ["just to be sure"]}),
+    )

@@ -355,8 +355,11 @@ class MoneySkill(SkillBase):
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
         if cues.plan_step(t):
             found.add("plan")  # "I'd like the cheapest plan"
-        if not found and (cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t)) and heard_duplicate(t):
-            # A duplicate told in the customer's own words, about charges or the month they were taken in.
+        if not found and (
+            cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
+        ) and heard_duplicate(t):
+            # A duplicate told in the customer's own words, about charges, the month they were
+            # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
             found.add("duplicate")
         if "payment" in found and "refund" in found:
             found.discard("payment")  # "refund to my card" is a refund
