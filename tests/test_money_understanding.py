@@ -158,3 +158,23 @@ async def test_a_duplicate_told_by_its_amount_in_non_native_words_is_offered_and
         ("ok yes give back", {"tools": [{"name": "refund_charge", "arguments": {"amount": 9.99}}],
                               "reply_not": ["just to be sure"]}),
     )
+
+
+async def test_a_plan_change_asked_informally_is_offered_and_the_yes_makes_it():
+    # Told by direction ("down to starter"), by a plain "cheap" for the lowest plan, and the
+    # billing period as "paying once a year" with the email in the middle (issue 38).
+    assert not await _converse(
+        ("pls take me down to starter, rosa.chen17@example.com",
+         {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}),
+        ("sure", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1017", "plan": "starter"}}]}),
+    )
+    assert not await _converse(
+        ("too pricey for us, we want the cheap plan. dev.lindqvist3@example.com",
+         {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}),
+        ("yes ok", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1003", "plan": "starter"}}]}),
+    )
+    assert not await _converse(
+        ("hello, could you put keiko.hopper10@example.com over to paying once a year",
+         {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}),
+        ("yes please", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1010", "billing_period": "annual"}}]}),
+    )

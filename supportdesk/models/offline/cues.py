@@ -470,11 +470,14 @@ CANCEL = _any(
 # "Team" the plan, not the customer's own team ("on our team", "my team's logins").
 _TEAM_PLAN = r"(?:team(?=\s+plan)|(?<!\bour )(?<!\bmy )(?<!\bwhole )team)"
 PLAN_CHANGE = _any(
-    rf"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|{_TEAM_PLAN}|annual|yearly|monthly)\b",
+    rf"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|{_TEAM_PLAN}|annual|yearly|monthly"
+    r"|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b",
     r"\b(?:upgrade|downgrade)\b", r"\bfrom (?:the )?(?:starter|pro|team)\b.*\bto (?:the )?(?:starter|pro|team)\b",
+    # where to, told by direction: "take me down to starter", "bring us up to the team plan"
+    rf"\b(?:down|up)\s+to\s+(?:the\s+)?(?:starter|pro|{_TEAM_PLAN})\b",
     r"\b(?:cheaper|different|another|bigger|smaller|larger|better|new|other) (?:plan|tier|subscription)\b",
     # the billing period asked for: "can I pay yearly", "I'd like to be billed annually"
-    r"\b(?:switch|change|move|go|want|like|prefer|rather|can i|could i|can we|could we) (?:to )?(?:pay|be billed|be charged)"
+    r"\b(?:switch|change|move|go|want|like|prefer|rather|can i|could i|can we|could we) (?:to )?(?:pay(?:ing)?|be billed|be charged|being billed)"
     r"(?:\s+\w+){0,2}?\s+(?:annually|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b",
     r"\b(?:annual(?:ly)?|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b.{0,20}\b(?:instead of|rather than)\b",
 )
@@ -497,7 +500,7 @@ PLAN_CHANGE_QUESTION = _any(
 # the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").
 _TIER = r"(?:plans?|tiers?|levels?|packages?|options?|subscriptions?|ones?)"
 _MOST = r"(?:[- ](?:priced|price|cost|tier|end))?"
-_LOWEST = r"(?:cheapest|lowest|least expensive|most basic|smallest|entry[- ]level|bottom)"
+_LOWEST = r"(?:cheapest|cheap|lowest|least expensive|most basic|smallest|entry[- ]level|bottom)"
 _HIGHEST = r"(?:most expensive|priciest|highest|biggest|largest|top)"
 # "the cheapest plan", and "(move me) to the cheapest" with the plan left unsaid
 PLAN_LOWEST = _any(rf"\b{_LOWEST}{_MOST}\s+{_TIER}\b", rf"\b(?:to|onto) the {_LOWEST}\b(?!\s+(?!{_TIER})[a-z])")
