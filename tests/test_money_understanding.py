@@ -178,3 +178,16 @@ async def test_a_plan_change_asked_informally_is_offered_and_the_yes_makes_it():
          {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}),
         ("yes please", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1010", "billing_period": "annual"}}]}),
     )
+
+
+async def test_which_card_is_on_file_is_read_from_the_account_and_nothing_changed():
+    # A read-only question about the payment method: the account's card, not the capability
+    # list, and no change offered (issue 38).
+    assert not await _converse(
+        ("hi, what payment method are you using for liam.larsen11@example.com",
+         {"agent": "billing", "reply": ["paypal"], "reply_not": ["what would you like me to do"], "not_tools": MONEY}),
+    )
+    assert not await _converse(
+        ("are you still charging my mastercard ending 5454? rosa.chen17@example.com",
+         {"agent": "billing", "reply": ["mastercard ending 5454"], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )

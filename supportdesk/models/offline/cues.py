@@ -555,6 +555,14 @@ REMOVE_CARD = _any(
     rf"\btake (?:my|the|our) {_CARD_ON_FILE} off\b",
     rf"\b(?:do not|don'?t) want (?:my|the|our) {_CARD_ON_FILE} (?:stored|saved|kept|on file)\b",
 )
+# Which card is on file, asked and not changed: "which card do you have for me?", "is it still the
+# visa ending 4242?", "what payment method is on my account?" (read from the account; issue 38).
+CARD_ON_FILE_QUESTION = _any(
+    rf"\b(?:which|what)\b[^.!?]{{0,25}}\b{_CARD_ON_FILE}\b[^.!?]{{0,40}}\b(?:on file|on (?:my|the|our) account|"
+    r"you (?:have|use|charge|bill)|(?:do|are) (?:you|we) (?:have|use|using|charg\w*|bill\w*)|(?:is|are) (?:registered|saved|stored|linked|set|used))",
+    rf"\b(?:is|are)\b[^.!?]{{0,10}}\b{_CARD_ON_FILE}\b[^.!?]{{0,40}}\bstill\b[^.!?]{{0,30}}\b(?:ending|ends|one)\b",
+    rf"\b(?:is|are) (?:you|we) still (?:charging|billing|using)\b[^.!?]{{0,30}}\b{_CARD_ON_FILE}\b",
+)
 # When the next payment is taken, and how much: the account's renewal, not a charge already made.
 NEXT_PAYMENT = _any(
     # ("next renewal" is left out: "from my next renewal" says when a change takes effect)

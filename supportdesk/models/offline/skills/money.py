@@ -72,7 +72,7 @@ _CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
 _MOVE = re.compile(r"\b(?:move|switch|put|upgrade|downgrade|change)\b", re.I)
 # What changes the account (as against what is only read: invoices, prices, the next payment).
 _CHANGES = {"payment", "cancel", "plan"}
-_READS = {"invoice", "next_payment", "my_plan"}
+_READS = {"invoice", "next_payment", "my_plan", "card_on_file"}
 _LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
 
 
@@ -230,6 +230,8 @@ class MoneySkill(SkillBase):
             return self._invoices_answer(listed, text)
         if read == "next_payment":
             return self._next_payment(customer_id)
+        if read == "card_on_file":
+            return self._card_on_file(customer_id)
         return self._my_plan(customer_id)
 
     def _money_for(self, intents: set[str], asked: set[str], customer_id: str, text: str):
@@ -240,6 +242,8 @@ class MoneySkill(SkillBase):
             return self._next_payment(customer_id)
         if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
             return self._my_plan(customer_id)
+        if intents == {"card_on_file"}:
+            return self._card_on_file(customer_id)
         if "credit" in intents:
             return self._credit(customer_id, text)
         if "cancel" in intents:
@@ -351,6 +355,8 @@ class MoneySkill(SkillBase):
         if cues.REMOVE_CARD.search(t) and not cues.card_description(t):
             found.add("remove_card")  # taken away, no card named to put in its place
             found.discard("payment")
+        if cues.CARD_ON_FILE_QUESTION.search(t) and not found & {"payment", "remove_card"}:
+            found.add("card_on_file")  # which card pays: read from the account, nothing changed
         if "next_payment" in found:
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
         if cues.plan_step(t):
