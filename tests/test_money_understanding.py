@@ -191,3 +191,19 @@ async def test_which_card_is_on_file_is_read_from_the_account_and_nothing_change
         ("are you still charging my mastercard ending 5454? rosa.chen17@example.com",
          {"agent": "billing", "reply": ["mastercard ending 5454"], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
     )
+
+
+async def test_a_long_message_that_says_it_asks_for_no_change_gets_the_price_not_an_offer():
+    # The message talks of an upgrade and says outright it asks for none: a question about the
+    # plan's price, answered; nothing offered that a later "yes" would set off (issue 38).
+    for said in (
+        "hey, long story short our company grew and my manager wants numbers for next year. we're on starter "
+        "today and we are not planning to upgrade to the team plan yet, i need the monthly cost of team for a "
+        "budget sheet. bruno.garcia27@example.com",
+        "currently on starter, thinking about team maybe next quarter, just wondering what it costs per month, "
+        "dont switch anything please. bruno.garcia27@example.com",
+    ):
+        assert not await _converse(
+            (said, {"agent": "billing", "reply": ["$129.99"], "reply_not": ["shall i"], "not_tools": MONEY,
+                    "context_absent": ["pending_offer"]}),
+        ), said

@@ -555,6 +555,16 @@ REMOVE_CARD = _any(
     rf"\btake (?:my|the|our) {_CARD_ON_FILE} off\b",
     rf"\b(?:do not|don'?t) want (?:my|the|our) {_CARD_ON_FILE} (?:stored|saved|kept|on file)\b",
 )
+# The customer says outright that they ask for no change (yet): "I'm not asking you to change
+# anything", "don't switch anything yet", "no changes for now", "just wondering", "only curious":
+# what follows is a question about the action, never a request for it (issue 38).
+_ACTION_VERB = r"(?:change|switch|move|cancel|upgrade|downgrade|refund|touch|do)"
+DISCLAIMS_ACTION = _any(
+    rf"\b(?:not|n'?t|never)\s+(?:asking|wanting|want|looking|trying|planning|going|ready|here)\s+(?:you\s+)?(?:to|for you to)\s+{_ACTION_VERB}\b",
+    rf"\b(?:do not|don'?t|please don'?t|no need to)\s+{_ACTION_VERB}\s+(?:anything|it|my plan|the plan|my account)\b",
+    r"\bno changes?\b[^.!?]{0,15}\b(?:yet|for now|right now|at the moment|please)\b",
+    r"\b(?:just|only|merely)\s+(?:wondering|curious|asking|checking|looking|need(?:ing)? (?:the|a|to know)|want(?:ing)? (?:the|to know))\b",
+)
 # Which card is on file, asked and not changed: "which card do you have for me?", "is it still the
 # visa ending 4242?", "what payment method is on my account?" (read from the account; issue 38).
 CARD_ON_FILE_QUESTION = _any(
@@ -591,6 +601,8 @@ PRICING = _any(
     r"\b(?:what|which)\b[^.?!]{0,40}\b(?:cheapest|cheaper|most expensive|priciest|least expensive)\b[^.!]*\?",
     # "how much will that cost?", "what will that cost me?": the price of what is being talked about
     r"\bhow much (?:will|is that going to)\b", r"\bwhat (?:will|would) (?:that|it|this) cost\b",
+    # "what it costs per month", "what each one costs a year"
+    r"\bwhat (?:it|that|this|they|each(?: one)?)\b[^.!?]{0,10}\bcosts?\b", r"\bcosts? (?:per|a|each) (?:month|year)\b",
     # non-native word order, a plan named: "how much cost the pro plan?", "how much for team?" (held-4)
     r"\bhow much (?:costs?|for)\b(?=[^.!?]*\b(?:plans?|starter|pro|team|tiers?)\b)",
 )

@@ -379,6 +379,12 @@ class MoneySkill(SkillBase):
             # cheaper plan than mine" is about their own plan: the plan change's offer.)
             found.discard("plan")
             found.add("pricing")
+        if found & ACTION_INTENTS and cues.DISCLAIMS_ACTION.search(t):
+            # "I'm not asking you to change anything, I just need Team's monthly price": no
+            # action asked for; a plan talked of is asked about for its price.
+            if "plan" in found or cues.PRICING.search(t):
+                found.add("pricing")
+            found -= ACTION_INTENTS
         if "plan" in found:
             found.discard("pricing")  # "how much would the Team plan cost if I switch"
             found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
