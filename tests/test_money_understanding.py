@@ -207,3 +207,13 @@ async def test_a_long_message_that_says_it_asks_for_no_change_gets_the_price_not
             (said, {"agent": "billing", "reply": ["$129.99"], "reply_not": ["shall i"], "not_tools": MONEY,
                     "context_absent": ["pending_offer"]}),
         ), said
+
+
+async def test_a_refund_the_policy_refuses_is_refused_with_the_reason_before_any_offer():
+    # Asked outright for a charge no listed reason fits (a renewal not cancelled in time): the
+    # reason it can't be refunded, never "shall I refund ...?" first (issue 38).
+    assert not await _converse(
+        ("the renewal slipped my mind and you billed me on feb 21 though i barely use it, refund that please. jonas.klein9@example.com",
+         {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i"], "not_tools": MONEY,
+          "context_absent": ["pending_offer"]}),
+    )

@@ -953,13 +953,17 @@ class MoneySkill(SkillBase):
         first = next((c for c in charges if c["id"] == target.get("duplicate_of")), None)
         options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
         offered = self._refund_args(target)
-        if not explicit or not pointed or target.get("status") == "disputed":
-            if offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()) and not v.context.get("refund_reason"):
-                # No reason the desk refunds for fits this charge: say so, and why, instead of
-                # offering a refund the policy would refuse. (Asked outright, the refund tool is
-                # called and its refusal says why: the tool, not the model, decides policy; but
-                # a charge the data shows disputed with the bank is not put to it at all: the
-                # customer hears that, not a list of reasons.)
+        if offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()) and not v.context.get("refund_reason"):
+            # No reason the desk refunds for fits this charge: say so, and why, before anything
+            # is offered or put to the gate ("I forgot to cancel before it renewed, refund it":
+            # a "shall I refund?" that the policy then refuses reads as a promise broken; issue
+            # 38). This only declines: a refund is still the tool's to allow. Whether the account
+            # is cancelled (a reason that fits) is read from the account first.
+            read, _record = self._read_account(customer_id)
+            if read is not None:
+                return read
+            offered = self._refund_args(target)
+            if offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()):
                 return step.answer(self._refund_refused(target, label, when, dups))
         if not explicit or not pointed:
             if is_dup and first:
