@@ -953,12 +953,19 @@ class MoneySkill(SkillBase):
         first = next((c for c in charges if c["id"] == target.get("duplicate_of")), None)
         options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
         offered = self._refund_args(target)
-        if offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()) and not v.context.get("refund_reason"):
-            # No reason the desk refunds for fits this charge: say so, and why, before anything
-            # is offered or put to the gate ("I forgot to cancel before it renewed, refund it":
-            # a "shall I refund?" that the policy then refuses reads as a promise broken; issue
-            # 38). This only declines: a refund is still the tool's to allow. Whether the account
-            # is cancelled (a reason that fits) is read from the account first.
+        # Offered, or asked outright but held by the desk's gate for a yes (within this agent's
+        # limit): either way the customer would hear "shall I refund?" first.
+        would_offer = (
+            not explicit or not pointed or target.get("status") == "disputed"
+            or (target["refundable"] <= v.amount_limit("refund_charge") + 1e-9 and step.gated("refund_charge", offered))
+        )
+        if would_offer and offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()) and not v.context.get("refund_reason"):
+            # No reason the desk refunds for fits this charge: say so, and why, instead of
+            # offering a refund the policy would refuse ("I forgot to cancel before it renewed,
+            # refund it": a "shall I refund?" the policy then refuses reads as a promise broken;
+            # issue 38). This only declines: a refund is still the tool's to allow (not held
+            # for a yes, or passed up, the tool is called and its refusal says why). Whether
+            # the account is cancelled (a reason that fits) is read from the account first.
             read, _record = self._read_account(customer_id)
             if read is not None:
                 return read
