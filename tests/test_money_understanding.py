@@ -217,3 +217,14 @@ async def test_a_refund_the_policy_refuses_is_refused_with_the_reason_before_any
          {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i"], "not_tools": MONEY,
           "context_absent": ["pending_offer"]}),
     )
+
+
+async def test_the_original_of_a_pair_whose_duplicate_was_refunded_is_said_to_be_paid_once_not_offered():
+    # After the duplicate's refund, the customer asks for the other charge of the pair too: it
+    # is the period's one payment (the duplicate already refunded), never offered (issue 38).
+    assert not await _converse(
+        ("marco@example.com you billed us twice in march, on the 1st and on the 3rd", {"offers": ["refund_charge"], "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"amount": 129.99}}]}),
+        ("could you also refund the charge from march 1st?",
+         {"reply": ["already", "March 1, 2026"], "reply_not": ["shall i"], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )

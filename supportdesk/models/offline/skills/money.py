@@ -900,6 +900,12 @@ class MoneySkill(SkillBase):
         target = None
         if ctx_charge:
             target = next((c for c in charges if c["id"] == ctx_charge), None)
+            if target is not None and latest.dates and not any(
+                target["charged_on"].endswith(d.iso()[1:]) or target["charged_on"] == d.iso() for d in latest.dates
+            ):
+                # The latest message names another day than the charge talked of ("could you also
+                # refund the one from march 1st?" after the 3rd's refund): that day's charge it is.
+                target = None
         if target is None:
             named = self._charge_named(text, charges, months, "duplicate" in intents)
             if isinstance(named, list):
@@ -949,6 +955,20 @@ class MoneySkill(SkillBase):
             return step.answer(
                 f"That's already taken care of: {label} of {money(target['amount'])} on {when} has been refunded{ref}. "
                 "There's nothing more you need to do; it reaches your original payment method within 5-10 business days."
+            )
+        refunded_copy = next(
+            (c for c in charges if c.get("duplicate_of") == target["id"] and (self._refunded(c["id"]) or c["refundable"] <= 0.004)), None
+        )
+        if refunded_copy is not None:
+            # The original of a pair whose duplicate was already refunded ("and the march 1 one
+            # too"): it is the one payment for the period, not a second duplicate; said so, with
+            # nothing offered (issue 38).
+            step.resolved = True
+            return step.answer(
+                f"The charge of {money(target['amount'])} on {when} is the original payment for \"{target['description']}\": "
+                f"its duplicate on {nice_date(refunded_copy['charged_on'])} has already been refunded, so you've now paid once "
+                "for that period. Refunding this one too would leave it unpaid, so I haven't refunded it. "
+                "If something else about it looks wrong, tell me what happened."
             )
         first = next((c for c in charges if c["id"] == target.get("duplicate_of")), None)
         options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
