@@ -228,3 +228,20 @@ async def test_the_original_of_a_pair_whose_duplicate_was_refunded_is_said_to_be
         ("could you also refund the charge from march 1st?",
          {"reply": ["already", "March 1, 2026"], "reply_not": ["shall i"], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
     )
+
+
+async def test_when_the_annual_plan_comes_round_again_is_its_next_annual_charge():
+    # The demo calendar: the next annual charge from the account (renewing on its anniversary),
+    # never a date from the machine's clock (issue 38).
+    for said in ("our annual subscription, when does it come round again? priya@example.com",
+                 "how long till we have to pay for the yearly plan again, priya@example.com"):
+        assert not await _converse(
+            (said, {"agent": "billing", "reply": ["January 15, 2027"], "reply_not": ["December"], "not_tools": MONEY}),
+        ), said
+
+
+async def test_a_past_month_charge_and_the_next_payment_asked_together_are_both_answered():
+    assert not await _converse(
+        ("what did you charge me in january and when's the next bill? rosa.chen17@example.com",
+         {"agent": "billing", "reply": ["January 17, 2026", "April 17, 2026"], "reply_not": ["December"], "not_tools": MONEY}),
+    )

@@ -580,6 +580,11 @@ NEXT_PAYMENT = _any(
     r"\b(?:take|charge|bill|debit|pay)\b[^.?!]{0,20}\bnext time\b",
     r"\b(?:when|what date|what day)\b[^.?!]{0,40}\b(?:renew(?:s|al)?|(?:billed|charged|debited) again|charge me|bill me|take (?:the )?(?:next )?payment)\b",
     r"\b(?:charged|billed|debited) next (?:month|year)\b",
+    # how long until it is due again: "how long until the plan comes up for payment again?",
+    # "how many days till we renew", "when does the yearly one come up again?" (issue 38)
+    r"\bhow (?:long|many (?:days|weeks|months))\b[^.?!]{0,20}\b(?:until|till|til|before)\b[^.?!]{0,60}"
+    r"\b(?:renew\w*|pay\w*|charg\w*|bill\w*|due|debit\w*|comes? (?:up|round|around))\b",
+    r"\b(?:comes?|coming) (?:up|round|around|due) (?:again|for (?:payment|renewal)(?: again)?)\b",
 )
 # Which plan the account is on now: "what plan am I on?", "which subscription do we have?".
 MY_PLAN = _any(

@@ -4,6 +4,7 @@ level (above it, passed up: see senior.py), credits, and the offers a "yes" take
 
 from __future__ import annotations
 
+import calendar
 import dataclasses
 import re
 from typing import Any
@@ -239,7 +240,18 @@ class MoneySkill(SkillBase):
         v, step = self.view, self.step
         ctx = {"customer_id": customer_id}
         if "next_payment" in intents and not intents & {"refund", "duplicate", "cancel", "plan"}:
-            return self._next_payment(customer_id)
+            past = self._past_charge_asked(text)
+            if past is None:
+                return self._next_payment(customer_id)
+            # Two questions in one message ("when was I charged in feb, and when is the next
+            # one?"): the charges asked about, then the next payment, in one reply.
+            charges = self._charges(customer_id)
+            if charges is None:
+                return step.call("find_charges", {"customer_id": customer_id}, **ctx)
+            said = self._charges_answer(charges, past)
+            if not isinstance(said, Answer):
+                return said
+            return _said_first(said.text, self._next_payment(customer_id))
         if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
             return self._my_plan(customer_id)
         if intents == {"card_on_file"}:
@@ -273,6 +285,17 @@ class MoneySkill(SkillBase):
                 "What would you like me to do?"
             )
         return self._charges_answer(charges, text)
+
+    @staticmethod
+    def _past_charge_asked(text: str) -> str | None:
+        """The part of a message that asks about a charge already taken, by its day or month,
+        beside a question about the next payment; None when there is none."""
+        past = [
+            c for c in re.split(r"[;?!]+|,\s*(?=(?:and|but|also|plus)\b)|\s+(?:and|also|plus)\s+(?=when\b|what\b|how\b)", text)
+            if not cues.NEXT_PAYMENT.search(c) and not _NEXT_ONE.search(c)
+            and (slot_extraction.extract_dates(c) or slot_extraction.months_named(c)) and cues.ABOUT_CHARGES.search(c)
+        ]
+        return " ".join(past) or None
 
     def _done_this_turn(self) -> set[str]:
         """The requests an account action carried out this turn ("refund" covers "duplicate")."""
@@ -1133,11 +1156,17 @@ class MoneySkill(SkillBase):
         # "what was the charge on february 1st?": the charges of the days asked about, not the list.
         days = self._days_asked(text)
         on_days = [c for c in charges if any(d.matches(str(c["charged_on"])) for d in days)]
+        # "when was I charged in feb?": no day named, a month is: that month's charges.
+        months = [] if days else slot_extraction.months_named(text)
+        if months:
+            on_days = [c for c in charges if str(c["charged_on"])[5:7].isdigit() and int(str(c["charged_on"])[5:7]) in months]
         lead, missing = "Your recent charges: ", ""
         if on_days:
             lead = "Here is that charge — " if len(on_days) == 1 else "Here are those charges — "
         elif days:
             missing = f"I don't see a charge on {' or '.join(d.spoken() for d in days)}. "
+        elif months:
+            missing = f"I don't see a charge in {' or '.join(calendar.month_name[m] for m in months)}. "
         shown = on_days or charges
         dups = [c for c in shown if c.get("duplicate_of") and c["refundable"] > 0]
         failed = [c for c in shown if c["status"] == "failed"]
