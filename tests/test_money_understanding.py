@@ -245,3 +245,13 @@ async def test_a_past_month_charge_and_the_next_payment_asked_together_are_both_
         ("what did you charge me in january and when's the next bill? rosa.chen17@example.com",
          {"agent": "billing", "reply": ["January 17, 2026", "April 17, 2026"], "reply_not": ["December"], "not_tools": MONEY}),
     )
+
+
+async def test_a_refund_asked_in_plain_words_for_an_unused_month_is_refused_with_the_reason():
+    # "give me back my money" asks for a refund as "refund" does; no listed reason fits an
+    # unused month: refused with the reason, nothing offered (issue 38).
+    assert not await _converse(
+        ("pls give me back my money for january, i did not open the app at all that month. wes.dubois22@example.com",
+         {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i"], "not_tools": MONEY,
+          "context_absent": ["pending_offer"]}),
+    )

@@ -446,7 +446,10 @@ AT_RENEWAL = _any(
 RIGHT_NOW = _any(r"\b(?:right )?now\b", r"\bright away\b", r"\bimmediately\b", r"\btoday\b", r"\basap\b")
 
 # Billing requests (the money skill's own vocabulary).
-REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|my) money\b", r"\breverse (?:the|that) charge\b")
+REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|my) money\b",
+               # non-native and plain: "return of money", "give me back my money", "send the money back"
+               r"\b(?:return|returning) of (?:the |my |our )?money\b", r"\b(?:give|send|pay) (?:me |us )?(?:back )?(?:the |my |our )?money back\b",
+               r"\b(?:give|send|pay) (?:me |us )?back (?:the |my |our )?money\b", r"\breverse (?:the|that) charge\b")
 DUPLICATE = _any(
     r"\btwice\b", r"\bdouble[- ]?(?:charged?|billed|payments?)\b", r"\bduplicate", r"\b(?:two|2) (?:identical |same |equal )?(?:charges|payments)\b",
     r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",
