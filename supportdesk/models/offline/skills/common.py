@@ -56,6 +56,7 @@ class SkillBase:
         def _refund_call(self, args: dict[str, Any]): ...  # money
         def _customer_id(self) -> str | None: ...  # account
         def _customer_record(self, customer_id: str) -> dict[str, Any] | None: ...  # account
+        def _read_account(self, customer_id: str) -> tuple[Any, dict[str, Any]]: ...  # account
         def _identify(self, intents: set[str]) -> Any: ...  # account
         def _cancel(self, customer_id: str, explicit: bool): ...  # account
         def _plan_change(self, customer_id: str, text: str, asked: set[str]): ...  # account
