@@ -147,3 +147,111 @@ async def test_a_plan_change_and_the_next_payment_in_one_message_are_both_answer
         ("i want to upgrade to team and also what's my next payment date? dana@example.com",
          {"agent": "billing", "reply": ["April 1, 2026"], "offers": ["change_plan"], "not_tools": MONEY}),
     )
+
+
+async def test_a_duplicate_told_by_its_amount_in_non_native_words_is_offered_and_the_yes_refunds():
+    # No charge word, no month: the amount with a plain "take" ("you take my 9.99 ...") is the
+    # charge, and the learned reader hears the duplicate (issue 38, held-5's kind, new words).
+    assert not await _converse(
+        ("grace.tanaka6@example.com why you take 9.99 from me two time this week?",
+         {"agent": "billing", "offers": ["refund_charge"], "not_tools": MONEY}),
+        ("ok yes give back", {"tools": [{"name": "refund_charge", "arguments": {"amount": 9.99}}],
+                              "reply_not": ["just to be sure"]}),
+    )
+
+
+async def test_a_plan_change_asked_informally_is_offered_and_the_yes_makes_it():
+    # Told by direction ("down to starter"), by a plain "cheap" for the lowest plan, and the
+    # billing period as "paying once a year" with the email in the middle (issue 38).
+    assert not await _converse(
+        ("pls take me down to starter, rosa.chen17@example.com",
+         {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}),
+        ("sure", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1017", "plan": "starter"}}]}),
+    )
+    assert not await _converse(
+        ("too pricey for us, we want the cheap plan. dev.lindqvist3@example.com",
+         {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}),
+        ("yes ok", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1003", "plan": "starter"}}]}),
+    )
+    assert not await _converse(
+        ("hello, could you put keiko.hopper10@example.com over to paying once a year",
+         {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}),
+        ("yes please", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1010", "billing_period": "annual"}}]}),
+    )
+
+
+async def test_which_card_is_on_file_is_read_from_the_account_and_nothing_changed():
+    # A read-only question about the payment method: the account's card, not the capability
+    # list, and no change offered (issue 38).
+    assert not await _converse(
+        ("hi, what payment method are you using for liam.larsen11@example.com",
+         {"agent": "billing", "reply": ["paypal"], "reply_not": ["what would you like me to do"], "not_tools": MONEY}),
+    )
+    assert not await _converse(
+        ("are you still charging my mastercard ending 5454? rosa.chen17@example.com",
+         {"agent": "billing", "reply": ["mastercard ending 5454"], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )
+
+
+async def test_a_long_message_that_says_it_asks_for_no_change_gets_the_price_not_an_offer():
+    # The message talks of an upgrade and says outright it asks for none: a question about the
+    # plan's price, answered; nothing offered that a later "yes" would set off (issue 38).
+    for said in (
+        "hey, long story short our company grew and my manager wants numbers for next year. we're on starter "
+        "today and we are not planning to upgrade to the team plan yet, i need the monthly cost of team for a "
+        "budget sheet. bruno.garcia27@example.com",
+        "currently on starter, thinking about team maybe next quarter, just wondering what it costs per month, "
+        "dont switch anything please. bruno.garcia27@example.com",
+    ):
+        assert not await _converse(
+            (said, {"agent": "billing", "reply": ["$129.99"], "reply_not": ["shall i"], "not_tools": MONEY,
+                    "context_absent": ["pending_offer"]}),
+        ), said
+
+
+async def test_a_refund_the_policy_refuses_is_refused_with_the_reason_before_any_offer():
+    # Asked outright for a charge no listed reason fits (a renewal not cancelled in time): the
+    # reason it can't be refunded, never "shall I refund ...?" first (issue 38).
+    assert not await _converse(
+        ("the renewal slipped my mind and you billed me on feb 21 though i barely use it, refund that please. jonas.klein9@example.com",
+         {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i"], "not_tools": MONEY,
+          "context_absent": ["pending_offer"]}),
+    )
+
+
+async def test_the_original_of_a_pair_whose_duplicate_was_refunded_is_said_to_be_paid_once_not_offered():
+    # After the duplicate's refund, the customer asks for the other charge of the pair too: it
+    # is the period's one payment (the duplicate already refunded), never offered (issue 38).
+    assert not await _converse(
+        ("marco@example.com you billed us twice in march, on the 1st and on the 3rd", {"offers": ["refund_charge"], "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"amount": 129.99}}]}),
+        ("could you also refund the charge from march 1st?",
+         {"reply": ["already", "March 1, 2026"], "reply_not": ["shall i"], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )
+
+
+async def test_when_the_annual_plan_comes_round_again_is_its_next_annual_charge():
+    # The demo calendar: the next annual charge from the account (renewing on its anniversary),
+    # never a date from the machine's clock (issue 38).
+    for said in ("our annual subscription, when does it come round again? priya@example.com",
+                 "how long till we have to pay for the yearly plan again, priya@example.com"):
+        assert not await _converse(
+            (said, {"agent": "billing", "reply": ["January 15, 2027"], "reply_not": ["December"], "not_tools": MONEY}),
+        ), said
+
+
+async def test_a_past_month_charge_and_the_next_payment_asked_together_are_both_answered():
+    assert not await _converse(
+        ("what did you charge me in january and when's the next bill? rosa.chen17@example.com",
+         {"agent": "billing", "reply": ["January 17, 2026", "April 17, 2026"], "reply_not": ["December"], "not_tools": MONEY}),
+    )
+
+
+async def test_a_refund_asked_in_plain_words_for_an_unused_month_is_refused_with_the_reason():
+    # "give me back my money" asks for a refund as "refund" does; no listed reason fits an
+    # unused month: refused with the reason, nothing offered (issue 38).
+    assert not await _converse(
+        ("pls give me back my money for january, i did not open the app at all that month. wes.dubois22@example.com",
+         {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i"], "not_tools": MONEY,
+          "context_absent": ["pending_offer"]}),
+    )

@@ -446,7 +446,10 @@ AT_RENEWAL = _any(
 RIGHT_NOW = _any(r"\b(?:right )?now\b", r"\bright away\b", r"\bimmediately\b", r"\btoday\b", r"\basap\b")
 
 # Billing requests (the money skill's own vocabulary).
-REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|my) money\b", r"\breverse (?:the|that) charge\b")
+REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|my) money\b",
+               # non-native and plain: "return of money", "give me back my money", "send the money back"
+               r"\b(?:return|returning) of (?:the |my |our )?money\b", r"\b(?:give|send|pay) (?:me |us )?(?:back )?(?:the |my |our )?money back\b",
+               r"\b(?:give|send|pay) (?:me |us )?back (?:the |my |our )?money\b", r"\breverse (?:the|that) charge\b")
 DUPLICATE = _any(
     r"\btwice\b", r"\bdouble[- ]?(?:charged?|billed|payments?)\b", r"\bduplicate", r"\b(?:two|2) (?:identical |same |equal )?(?:charges|payments)\b",
     r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",
@@ -470,11 +473,14 @@ CANCEL = _any(
 # "Team" the plan, not the customer's own team ("on our team", "my team's logins").
 _TEAM_PLAN = r"(?:team(?=\s+plan)|(?<!\bour )(?<!\bmy )(?<!\bwhole )team)"
 PLAN_CHANGE = _any(
-    rf"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|{_TEAM_PLAN}|annual|yearly|monthly)\b",
+    rf"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|{_TEAM_PLAN}|annual|yearly|monthly"
+    r"|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b",
     r"\b(?:upgrade|downgrade)\b", r"\bfrom (?:the )?(?:starter|pro|team)\b.*\bto (?:the )?(?:starter|pro|team)\b",
+    # where to, told by direction: "take me down to starter", "bring us up to the team plan"
+    rf"\b(?:down|up)\s+to\s+(?:the\s+)?(?:starter|pro|{_TEAM_PLAN})\b",
     r"\b(?:cheaper|different|another|bigger|smaller|larger|better|new|other) (?:plan|tier|subscription)\b",
     # the billing period asked for: "can I pay yearly", "I'd like to be billed annually"
-    r"\b(?:switch|change|move|go|want|like|prefer|rather|can i|could i|can we|could we) (?:to )?(?:pay|be billed|be charged)"
+    r"\b(?:switch|change|move|go|want|like|prefer|rather|can i|could i|can we|could we) (?:to )?(?:pay(?:ing)?|be billed|be charged|being billed)"
     r"(?:\s+\w+){0,2}?\s+(?:annually|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b",
     r"\b(?:annual(?:ly)?|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b.{0,20}\b(?:instead of|rather than)\b",
 )
@@ -497,7 +503,7 @@ PLAN_CHANGE_QUESTION = _any(
 # the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").
 _TIER = r"(?:plans?|tiers?|levels?|packages?|options?|subscriptions?|ones?)"
 _MOST = r"(?:[- ](?:priced|price|cost|tier|end))?"
-_LOWEST = r"(?:cheapest|lowest|least expensive|most basic|smallest|entry[- ]level|bottom)"
+_LOWEST = r"(?:cheapest|cheap|lowest|least expensive|most basic|smallest|entry[- ]level|bottom)"
 _HIGHEST = r"(?:most expensive|priciest|highest|biggest|largest|top)"
 # "the cheapest plan", and "(move me) to the cheapest" with the plan left unsaid
 PLAN_LOWEST = _any(rf"\b{_LOWEST}{_MOST}\s+{_TIER}\b", rf"\b(?:to|onto) the {_LOWEST}\b(?!\s+(?!{_TIER})[a-z])")
@@ -552,6 +558,24 @@ REMOVE_CARD = _any(
     rf"\btake (?:my|the|our) {_CARD_ON_FILE} off\b",
     rf"\b(?:do not|don'?t) want (?:my|the|our) {_CARD_ON_FILE} (?:stored|saved|kept|on file)\b",
 )
+# The customer says outright that they ask for no change (yet): "I'm not asking you to change
+# anything", "don't switch anything yet", "no changes for now", "just wondering", "only curious":
+# what follows is a question about the action, never a request for it (issue 38).
+_ACTION_VERB = r"(?:change|switch|move|cancel|upgrade|downgrade|refund|touch|do)"
+DISCLAIMS_ACTION = _any(
+    rf"\b(?:not|n'?t|never)\s+(?:asking|wanting|want|looking|trying|planning|going|ready|here)\s+(?:you\s+)?(?:to|for you to)\s+{_ACTION_VERB}\b",
+    rf"\b(?:do not|don'?t|please don'?t|no need to)\s+{_ACTION_VERB}\s+(?:anything|it|my plan|the plan|my account)\b",
+    r"\bno changes?\b[^.!?]{0,15}\b(?:yet|for now|right now|at the moment|please)\b",
+    r"\b(?:just|only|merely)\s+(?:wondering|curious|asking|checking|looking|need(?:ing)? (?:the|a|to know)|want(?:ing)? (?:the|to know))\b",
+)
+# Which card is on file, asked and not changed: "which card do you have for me?", "is it still the
+# visa ending 4242?", "what payment method is on my account?" (read from the account; issue 38).
+CARD_ON_FILE_QUESTION = _any(
+    rf"\b(?:which|what)\b[^.!?]{{0,25}}\b{_CARD_ON_FILE}\b[^.!?]{{0,40}}\b(?:on file|on (?:my|the|our) account|"
+    r"you (?:have|use|charge|bill)|(?:do|are) (?:you|we) (?:have|use|using|charg\w*|bill\w*)|(?:is|are) (?:registered|saved|stored|linked|set|used))",
+    rf"\b(?:is|are)\b[^.!?]{{0,10}}\b{_CARD_ON_FILE}\b[^.!?]{{0,40}}\bstill\b[^.!?]{{0,30}}\b(?:ending|ends|one)\b",
+    rf"\b(?:is|are) (?:you|we) still (?:charging|billing|using)\b[^.!?]{{0,30}}\b{_CARD_ON_FILE}\b",
+)
 # When the next payment is taken, and how much: the account's renewal, not a charge already made.
 NEXT_PAYMENT = _any(
     # ("next renewal" is left out: "from my next renewal" says when a change takes effect)
@@ -559,6 +583,11 @@ NEXT_PAYMENT = _any(
     r"\b(?:take|charge|bill|debit|pay)\b[^.?!]{0,20}\bnext time\b",
     r"\b(?:when|what date|what day)\b[^.?!]{0,40}\b(?:renew(?:s|al)?|(?:billed|charged|debited) again|charge me|bill me|take (?:the )?(?:next )?payment)\b",
     r"\b(?:charged|billed|debited) next (?:month|year)\b",
+    # how long until it is due again: "how long until the plan comes up for payment again?",
+    # "how many days till we renew", "when does the yearly one come up again?" (issue 38)
+    r"\bhow (?:long|many (?:days|weeks|months))\b[^.?!]{0,20}\b(?:until|till|til|before)\b[^.?!]{0,60}"
+    r"\b(?:renew\w*|pay\w*|charg\w*|bill\w*|due|debit\w*|comes? (?:up|round|around))\b",
+    r"\b(?:comes?|coming) (?:up|round|around|due) (?:again|for (?:payment|renewal)(?: again)?)\b",
 )
 # Which plan the account is on now: "what plan am I on?", "which subscription do we have?".
 MY_PLAN = _any(
@@ -580,6 +609,8 @@ PRICING = _any(
     r"\b(?:what|which)\b[^.?!]{0,40}\b(?:cheapest|cheaper|most expensive|priciest|least expensive)\b[^.!]*\?",
     # "how much will that cost?", "what will that cost me?": the price of what is being talked about
     r"\bhow much (?:will|is that going to)\b", r"\bwhat (?:will|would) (?:that|it|this) cost\b",
+    # "what it costs per month", "what each one costs a year"
+    r"\bwhat (?:it|that|this|they|each(?: one)?)\b[^.!?]{0,10}\bcosts?\b", r"\bcosts? (?:per|a|each) (?:month|year)\b",
     # non-native word order, a plan named: "how much cost the pro plan?", "how much for team?" (held-4)
     r"\bhow much (?:costs?|for)\b(?=[^.!?]*\b(?:plans?|starter|pro|team|tiers?)\b)",
 )

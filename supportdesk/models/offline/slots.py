@@ -58,7 +58,7 @@ _AMOUNT_CODE_FIRST = re.compile(
 # ("12.50 MB") or a date ("on 03.03") is not read as one. It is in the desk's currency.
 _CENTS = r"(?<![\w.,$€£])(?P<num>\d{1,3}(?:,\d{3})+\.\d\d|\d+\.\d\d)(?![\d.,]\d|\s*(?:%|[kmgt]b\b))"
 _MONEY_VERB = (
-    r"charg\w*|bill(?:ed|ing)?|paid|pay(?:ing|ment)?s?|debit\w*|took|taken|tak(?:es|ing)|deduct\w*|"
+    r"charg\w*|bill(?:ed|ing)?|paid|pay(?:ing|ment)?s?|debit\w*|took|taken|tak(?:e|es|ing)|deduct\w*|"
     r"withdr[ae]w\w*|cost(?:s|ing)?|spent|refund(?:ed)?|fee"
 )
 _AMOUNT_AFTER_WORD = re.compile(rf"\b(?:{_MONEY_VERB})\b(?:\s+(?!on\b)[a-z']{{1,8}}){{0,3}}\s+{_CENTS}", re.IGNORECASE)

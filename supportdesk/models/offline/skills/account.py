@@ -85,7 +85,7 @@ class AccountSkill(SkillBase):
         if f.customer_ids or f.emails:
             query = (f.emails or f.customer_ids)[-1]
             # Questions about charges start from the charges (one lookup, not two).
-            about_charges = not intents & {"cancel", "plan", "payment", "invoice", "credit", "next_payment"}
+            about_charges = not intents & {"cancel", "plan", "payment", "invoice", "credit", "next_payment", "card_on_file"}
             if about_charges and v.has_tool("find_charges"):
                 if not v.called_with("find_charges", {"customer": query}):
                     return self.step.call("find_charges", {"customer": query})
@@ -314,6 +314,20 @@ class AccountSkill(SkillBase):
         status = " (cancelled: it won't renew)" if record.get("status") == "cancelled" else ""
         self.step.resolved = True
         return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}. Anything else I can help with?")
+
+    def _card_on_file(self, customer_id: str):
+        """Which payment method the account pays with: read from the account, nothing changed."""
+        read, record = self._read_account(customer_id)
+        if read is not None:
+            return read
+        method = str(record.get("payment_method") or "")
+        if not method:
+            return self.step.answer("I couldn't read the payment method on your account just now. Could you try again in a moment?")
+        self.step.resolved = True
+        return self.step.answer(
+            f"The payment method on your account is {method}; your charges are taken from it. "
+            "If you'd like to use another card, tell me which one (for example \"visa ending 4242\"). I haven't changed anything."
+        )
 
     def _done(
         self, tool: str, customer_id: str, where: Callable[[ToolEvent], bool] = lambda _: True

@@ -56,11 +56,13 @@ class SkillBase:
         def _refund_call(self, args: dict[str, Any]): ...  # money
         def _customer_id(self) -> str | None: ...  # account
         def _customer_record(self, customer_id: str) -> dict[str, Any] | None: ...  # account
+        def _read_account(self, customer_id: str) -> tuple[Any, dict[str, Any]]: ...  # account
         def _identify(self, intents: set[str]) -> Any: ...  # account
         def _cancel(self, customer_id: str, explicit: bool): ...  # account
         def _plan_change(self, customer_id: str, text: str, asked: set[str]): ...  # account
         def _next_payment(self, customer_id: str): ...  # account
         def _my_plan(self, customer_id: str): ...  # account
+        def _card_on_file(self, customer_id: str): ...  # account
         def _pricing(self, text: str): ...  # account
         def _about_action(self, intents: set[str], text: str, plan_answer: Callable[[str], str]): ...  # account
         def _payment_method(self, customer_id: str, text: str): ...  # account

@@ -4,6 +4,7 @@ level (above it, passed up: see senior.py), credits, and the offers a "yes" take
 
 from __future__ import annotations
 
+import calendar
 import dataclasses
 import re
 from typing import Any
@@ -72,7 +73,7 @@ _CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
 _MOVE = re.compile(r"\b(?:move|switch|put|upgrade|downgrade|change)\b", re.I)
 # What changes the account (as against what is only read: invoices, prices, the next payment).
 _CHANGES = {"payment", "cancel", "plan"}
-_READS = {"invoice", "next_payment", "my_plan"}
+_READS = {"invoice", "next_payment", "my_plan", "card_on_file"}
 _LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
 
 
@@ -230,6 +231,8 @@ class MoneySkill(SkillBase):
             return self._invoices_answer(listed, text)
         if read == "next_payment":
             return self._next_payment(customer_id)
+        if read == "card_on_file":
+            return self._card_on_file(customer_id)
         return self._my_plan(customer_id)
 
     def _money_for(self, intents: set[str], asked: set[str], customer_id: str, text: str):
@@ -237,9 +240,22 @@ class MoneySkill(SkillBase):
         v, step = self.view, self.step
         ctx = {"customer_id": customer_id}
         if "next_payment" in intents and not intents & {"refund", "duplicate", "cancel", "plan"}:
-            return self._next_payment(customer_id)
+            past = self._past_charge_asked(text)
+            if past is None:
+                return self._next_payment(customer_id)
+            # Two questions in one message ("when was I charged in feb, and when is the next
+            # one?"): the charges asked about, then the next payment, in one reply.
+            charges = self._charges(customer_id)
+            if charges is None:
+                return step.call("find_charges", {"customer_id": customer_id}, **ctx)
+            said = self._charges_answer(charges, past)
+            if not isinstance(said, Answer):
+                return said
+            return _said_first(said.text, self._next_payment(customer_id))
         if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
             return self._my_plan(customer_id)
+        if intents == {"card_on_file"}:
+            return self._card_on_file(customer_id)
         if "credit" in intents:
             return self._credit(customer_id, text)
         if "cancel" in intents:
@@ -269,6 +285,17 @@ class MoneySkill(SkillBase):
                 "What would you like me to do?"
             )
         return self._charges_answer(charges, text)
+
+    @staticmethod
+    def _past_charge_asked(text: str) -> str | None:
+        """The part of a message that asks about a charge already taken, by its day or month,
+        beside a question about the next payment; None when there is none."""
+        past = [
+            c for c in re.split(r"[;?!]+|,\s*(?=(?:and|but|also|plus)\b)|\s+(?:and|also|plus)\s+(?=when\b|what\b|how\b)", text)
+            if not cues.NEXT_PAYMENT.search(c) and not _NEXT_ONE.search(c)
+            and (slot_extraction.extract_dates(c) or slot_extraction.months_named(c)) and cues.ABOUT_CHARGES.search(c)
+        ]
+        return " ".join(past) or None
 
     def _done_this_turn(self) -> set[str]:
         """The requests an account action carried out this turn ("refund" covers "duplicate")."""
@@ -351,12 +378,17 @@ class MoneySkill(SkillBase):
         if cues.REMOVE_CARD.search(t) and not cues.card_description(t):
             found.add("remove_card")  # taken away, no card named to put in its place
             found.discard("payment")
+        if cues.CARD_ON_FILE_QUESTION.search(t) and not found & {"payment", "remove_card"}:
+            found.add("card_on_file")  # which card pays: read from the account, nothing changed
         if "next_payment" in found:
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
         if cues.plan_step(t):
             found.add("plan")  # "I'd like the cheapest plan"
-        if not found and (cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t)) and heard_duplicate(t):
-            # A duplicate told in the customer's own words, about charges or the month they were taken in.
+        if not found and (
+            cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
+        ) and heard_duplicate(t):
+            # A duplicate told in the customer's own words, about charges, the month they were
+            # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
             found.add("duplicate")
         if "payment" in found and "refund" in found:
             found.discard("payment")  # "refund to my card" is a refund
@@ -370,6 +402,12 @@ class MoneySkill(SkillBase):
             # cheaper plan than mine" is about their own plan: the plan change's offer.)
             found.discard("plan")
             found.add("pricing")
+        if found & ACTION_INTENTS and cues.DISCLAIMS_ACTION.search(t):
+            # "I'm not asking you to change anything, I just need Team's monthly price": no
+            # action asked for; a plan talked of is asked about for its price.
+            if "plan" in found or cues.PRICING.search(t):
+                found.add("pricing")
+            found -= ACTION_INTENTS
         if "plan" in found:
             found.discard("pricing")  # "how much would the Team plan cost if I switch"
             found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
@@ -885,6 +923,12 @@ class MoneySkill(SkillBase):
         target = None
         if ctx_charge:
             target = next((c for c in charges if c["id"] == ctx_charge), None)
+            if target is not None and latest.dates and not any(
+                target["charged_on"].endswith(d.iso()[1:]) or target["charged_on"] == d.iso() for d in latest.dates
+            ):
+                # The latest message names another day than the charge talked of ("could you also
+                # refund the one from march 1st?" after the 3rd's refund): that day's charge it is.
+                target = None
         if target is None:
             named = self._charge_named(text, charges, months, "duplicate" in intents)
             if isinstance(named, list):
@@ -935,16 +979,41 @@ class MoneySkill(SkillBase):
                 f"That's already taken care of: {label} of {money(target['amount'])} on {when} has been refunded{ref}. "
                 "There's nothing more you need to do; it reaches your original payment method within 5-10 business days."
             )
+        refunded_copy = next(
+            (c for c in charges if c.get("duplicate_of") == target["id"] and (self._refunded(c["id"]) or c["refundable"] <= 0.004)), None
+        )
+        if refunded_copy is not None:
+            # The original of a pair whose duplicate was already refunded ("and the march 1 one
+            # too"): it is the one payment for the period, not a second duplicate; said so, with
+            # nothing offered (issue 38).
+            step.resolved = True
+            return step.answer(
+                f"The charge of {money(target['amount'])} on {when} is the original payment for \"{target['description']}\": "
+                f"its duplicate on {nice_date(refunded_copy['charged_on'])} has already been refunded, so you've now paid once "
+                "for that period. Refunding this one too would leave it unpaid, so I haven't refunded it. "
+                "If something else about it looks wrong, tell me what happened."
+            )
         first = next((c for c in charges if c["id"] == target.get("duplicate_of")), None)
         options = [first["id"], target["id"]] if is_dup and first else [target["id"]]
         offered = self._refund_args(target)
-        if not explicit or not pointed or target.get("status") == "disputed":
-            if offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()) and not v.context.get("refund_reason"):
-                # No reason the desk refunds for fits this charge: say so, and why, instead of
-                # offering a refund the policy would refuse. (Asked outright, the refund tool is
-                # called and its refusal says why: the tool, not the model, decides policy; but
-                # a charge the data shows disputed with the bank is not put to it at all: the
-                # customer hears that, not a list of reasons.)
+        # Offered, or asked outright but held by the desk's gate for a yes (within this agent's
+        # limit): either way the customer would hear "shall I refund?" first.
+        would_offer = (
+            not explicit or not pointed or target.get("status") == "disputed"
+            or (target["refundable"] <= v.amount_limit("refund_charge") + 1e-9 and step.gated("refund_charge", offered))
+        )
+        if would_offer and offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()) and not v.context.get("refund_reason"):
+            # No reason the desk refunds for fits this charge: say so, and why, instead of
+            # offering a refund the policy would refuse ("I forgot to cancel before it renewed,
+            # refund it": a "shall I refund?" the policy then refuses reads as a promise broken;
+            # issue 38). This only declines: a refund is still the tool's to allow (not held
+            # for a yes, or passed up, the tool is called and its refusal says why). Whether
+            # the account is cancelled (a reason that fits) is read from the account first.
+            read, _record = self._read_account(customer_id)
+            if read is not None:
+                return read
+            offered = self._refund_args(target)
+            if offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()):
                 return step.answer(self._refund_refused(target, label, when, dups))
         if not explicit or not pointed:
             if is_dup and first:
@@ -1087,11 +1156,17 @@ class MoneySkill(SkillBase):
         # "what was the charge on february 1st?": the charges of the days asked about, not the list.
         days = self._days_asked(text)
         on_days = [c for c in charges if any(d.matches(str(c["charged_on"])) for d in days)]
+        # "when was I charged in feb?": no day named, a month is: that month's charges.
+        months = [] if days else slot_extraction.months_named(text)
+        if months:
+            on_days = [c for c in charges if str(c["charged_on"])[5:7].isdigit() and int(str(c["charged_on"])[5:7]) in months]
         lead, missing = "Your recent charges: ", ""
         if on_days:
             lead = "Here is that charge — " if len(on_days) == 1 else "Here are those charges — "
         elif days:
             missing = f"I don't see a charge on {' or '.join(d.spoken() for d in days)}. "
+        elif months:
+            missing = f"I don't see a charge in {' or '.join(calendar.month_name[m] for m in months)}. "
         shown = on_days or charges
         dups = [c for c in shown if c.get("duplicate_of") and c["refundable"] > 0]
         failed = [c for c in shown if c["status"] == "failed"]
