@@ -1,7 +1,7 @@
 """The specialists' skills, one module each (the specialist in ../specialist.py combines them).
 
-- `money`: charges, duplicates, refunds within the level's limit, credits, invoices' charges, and
-  the offers a "yes" takes up;
+- `money` (a package of its own, split by what each part does): charges, duplicates, refunds
+  within the level's limit, credits, invoices' charges, and the offers a "yes" takes up;
 - `account`: who the customer is (find the account, ask for its email), cancellations, plan
   changes and prices, payment methods, the next payment, invoices;
 - `technical`: the knowledge base's steps, password resets, bug reports and tickets;

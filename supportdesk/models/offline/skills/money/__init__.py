@@ -1,0 +1,244 @@
+"""The money skill (an agent holding `refund_charge` / `find_charges`): what the customer asks of
+their money, the charges as read, duplicates, refunds within the desk's limit for the agent's
+level (above it, passed up: see ../senior.py), credits, and the offers a "yes" takes up.
+
+This module holds the skill's entry (`MoneySkill._money`) and its dispatch by what is asked;
+the parts it dispatches to are modules of this folder, each a mixin of `MoneySkill`:
+`intents.py` (what a message asks), `plans.py` (plan changes met here), `offers.py` (the reply
+to an offer), `reads.py` (the charges as read and named), `refunds.py` (which charge, the offer,
+the call, the policy's refusals), `results.py` (what a tool did), `credit.py` (account credits);
+`base.py` declares what the parts use of one another."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from supportdesk.engine.protocol import Answer, CallTools
+from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline.skills.money.credit import CREDIT_AMOUNT_QUESTION, MoneyCredit
+from supportdesk.models.offline.skills.money.intents import (
+    _NEXT_ONE,
+    ACTION_INTENTS,
+    LEARNED_DUPLICATE_CONFIDENCE,
+    QUESTION_CONFIDENCE,
+    MoneyIntents,
+    heard_duplicate,
+)
+from supportdesk.models.offline.skills.money.offers import ANYTHING_ELSE, MoneyOffers
+from supportdesk.models.offline.skills.money.plans import MoneyPlans, plan_change_answer
+from supportdesk.models.offline.skills.money.reads import WHICH_CHARGE, MoneyReads
+from supportdesk.models.offline.skills.money.refunds import MoneyRefunds
+from supportdesk.models.offline.skills.money.results import MoneyResults
+from supportdesk.readers import acts
+
+# The names the module had before it was split, still importable from here.
+__all__ = [
+    "ACTION_INTENTS", "ANYTHING_ELSE", "CREDIT_AMOUNT_QUESTION", "LEARNED_DUPLICATE_CONFIDENCE", "QUESTION_CONFIDENCE",
+    "REMOVE_CARD_REPLY", "WHICH_CHARGE", "MoneySkill", "heard_duplicate", "plan_change_answer",
+]
+
+# A card on file cannot just be taken away: the subscription is paid with it.
+REMOVE_CARD_REPLY = (
+    "I can't remove the card on file while your subscription is active: the plan is paid with it. "
+    "I can replace it with another card: tell me which one (for example \"visa ending 4242\"). "
+    "If you'd rather stop paying altogether, I can cancel the subscription instead."
+)
+# What changes the account (as against what is only read: invoices, prices, the next payment).
+_CHANGES = {"payment", "cancel", "plan"}
+_READS = {"invoice", "next_payment", "my_plan", "card_on_file"}
+_LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
+
+
+def _said_first(said: str, action: Any, *, before_lookup: bool = False) -> Any:
+    """`action` with `said` said before it (its own text after, or before its calls). Before a
+    lookup nothing is said unless `before_lookup` (otherwise the step after it says it, with
+    what it leads to)."""
+    if not said:
+        return action
+    if isinstance(action, Answer):
+        return dataclasses.replace(action, text=f"{said} {action.text}".strip())
+    if isinstance(action, CallTools) and (before_lookup or any(c.name not in _LOOKUPS for c in action.calls)):
+        return dataclasses.replace(action, text=f"{said} {action.text}".strip())
+    return action
+
+
+# The request each account action carries out (a refund answers a duplicate too).
+_INTENT_OF = {
+    "refund_charge": "refund", "cancel_subscription": "cancel", "change_plan": "plan",
+    "update_payment_method": "payment", "issue_credit": "credit",
+}
+
+
+class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds, MoneyResults, MoneyCredit):
+    def _money(self, text: str):
+        v, step = self.view, self.step
+        latest_results = self._money_results()
+        if latest_results is not None:
+            return self._and_the_rest(latest_results)
+
+        escalated = self._escalated_refund()
+        if escalated is not None:
+            return escalated
+
+        asked = self._asked(text)
+        offer = dialogue.open_offer(v.context, len(v.customer_messages))
+        instead = self._another_plan_named(offer, text) if text and v.offer_answer != "yes" else None
+        if instead is not None:
+            return instead
+        if offer is not None and text:
+            answer = self._answer_offer(offer, asked, text)
+            if answer is not None:
+                return answer
+
+        declined = self._after_decline(asked, text)
+        if declined is not None:
+            return declined
+
+        taken = self._plan_question_taken(asked, text)
+        if taken is not None:
+            return taken
+
+        if not asked and self._strays(text):
+            # A new matter of its own that asks nothing of money ("my account's been compromised"):
+            # not a follow-up to carry the last request into, and not ours to answer.
+            return self._hand_back(text)
+        if not asked and _NEXT_ONE.search(text) and self._about_charges():
+            # "and when is the next one?" after a charge: the one after it is the next payment.
+            asked = {"next_payment"}
+        # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
+        intents = asked or (self._carried_intents() - {"my_plan"})
+        if not intents and self._outside_my_scope(text):
+            return self._hand_back(text)
+        if "refund" in asked and asked <= {"refund", "cancel"} and self._asks_how_refunds_work(text):
+            # "how long does a refund take to reach my card?", "do you give refunds if i cancel
+            # mid month?": a question about refunds, naming no charge; answered as asked, with
+            # nothing offered that a "yes" would set off.
+            return step.answer(self._refunds_explained(cancelling="cancel" in asked))
+        if intents == {"pricing"}:
+            return self._pricing(text)
+        if asked & ACTION_INTENTS and acts.asks_about_rather_than_for(text):
+            # "if I cancel today, am I billed for May?", "how would a refund work?": asked about,
+            # not asked for (the act reader's reading; issue 38): the facts, nothing done or offered.
+            return self._about_action(asked, text, plan_change_answer)
+        if "plan" in asked and cues.PLAN_CHANGE_QUESTION.search(text):
+            # "if I downgrade now do I lose what I paid?": what a change would mean, not the change.
+            return step.answer(plan_change_answer(text))
+        if intents == {"remove_card"}:
+            # No tool removes a card, and nothing is changed: what can be done, so they can choose.
+            return step.answer(REMOVE_CARD_REPLY)
+        known = self._customer_id() or v.facts.emails or v.facts.customer_ids
+        if intents == {"invoice"} and cues.WHERE_TO_FIND.search(text) and not known:
+            # Where invoices are needs no account; listing them does (and is done once we know it).
+            return step.answer(
+                "You can download every invoice and receipt as a PDF under Settings > Billing > Invoices. "
+                "If you'd like, tell me the email on your account and I'll list them here."
+            )
+
+        customer_id = self._customer_id()
+        if customer_id is None:
+            return self._identify(intents)
+        ctx = {"customer_id": customer_id}
+        done = self._done_this_turn()
+        if done:
+            # What this turn already carried out is not asked about again (two requests in one
+            # message: after the first is done, the step goes on with the other; held-5 money).
+            intents, asked = intents - done, asked - done
+        reads = asked & _READS
+        if reads and asked & _CHANGES:
+            # Two requests in one message ("send me my february invoice and change my card to
+            # ...", "upgrade me to team, and when's my next payment?"): what is only read (it
+            # changes nothing) is answered first, then the change is put to the customer in the
+            # same reply, as it would be alone.
+            said = []
+            for read in sorted(reads):
+                shown = self._read_only(read, customer_id, text)
+                if not isinstance(shown, Answer):
+                    return shown  # a lookup first; the next step answers with what it read
+                said.append(shown.text)
+            step.resolved = False  # the change is still to come
+            rest = self._money_for(intents - reads, asked - reads, customer_id, text)
+            return _said_first(" ".join(said), rest)
+        return self._money_for(intents, asked, customer_id, text)
+
+    def _read_only(self, read: str, customer_id: str, text: str):
+        """The answer to a request that changes nothing (invoices, the next payment, the plan)."""
+        if read == "invoice":
+            listed = self.view.last_call("list_invoices", this_turn=True)
+            if listed is None:
+                return self.step.call("list_invoices", {"customer_id": customer_id}, customer_id=customer_id)
+            return self._invoices_answer(listed, text)
+        if read == "next_payment":
+            return self._next_payment(customer_id)
+        if read == "card_on_file":
+            return self._card_on_file(customer_id)
+        return self._my_plan(customer_id)
+
+    def _money_for(self, intents: set[str], asked: set[str], customer_id: str, text: str):
+        """What the customer asks of an account we know, by what they ask for."""
+        v, step = self.view, self.step
+        ctx = {"customer_id": customer_id}
+        if "next_payment" in intents and not intents & {"refund", "duplicate", "cancel", "plan"}:
+            past = self._past_charge_asked(text)
+            if past is None:
+                return self._next_payment(customer_id)
+            # Two questions in one message ("when was I charged in feb, and when is the next
+            # one?"): the charges asked about, then the next payment, in one reply.
+            charges = self._charges(customer_id)
+            if charges is None:
+                return step.call("find_charges", {"customer_id": customer_id}, **ctx)
+            said = self._charges_answer(charges, past)
+            if not isinstance(said, Answer):
+                return said
+            return _said_first(said.text, self._next_payment(customer_id))
+        if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
+            return self._my_plan(customer_id)
+        if intents == {"card_on_file"}:
+            return self._card_on_file(customer_id)
+        if "credit" in intents:
+            return self._credit(customer_id, text)
+        if "cancel" in intents:
+            # "is it possible to cancel?" asks whether, not yet to: offered first, as a plan change is.
+            return self._cancel(customer_id, explicit="cancel" in asked and not cues.ASKS_IF_POSSIBLE.search(text))
+        if "plan" in intents:
+            return self._plan_change(customer_id, text, asked)
+        if "payment" in intents:
+            return self._payment_method(customer_id, text)
+        if "invoice" in intents:
+            if not v.last_call("list_invoices", this_turn=True):
+                return step.call("list_invoices", {"customer_id": customer_id}, **ctx)
+            return self._invoices_answer(v.last_call("list_invoices", this_turn=True), text)
+
+        charges = self._charges(customer_id)
+        if charges is None:
+            if v.called_with("find_charges", {"customer_id": customer_id}):
+                return step.answer(f"I can't find any charges for account {customer_id}. Could you check the email address on the account?")
+            return step.call("find_charges", {"customer_id": customer_id}, **ctx)
+        if "refund" in intents or "duplicate" in intents:
+            return self._refund_flow(customer_id, charges, intents, text, explicit="refund" in asked)
+        if not self._about_charges(text):
+            # Nothing says what they want, nor that it is about a charge: ask, rather than
+            # propose something of our own that a "yes" would then set off.
+            return step.answer(
+                "I can help with charges and refunds, invoices, plan changes, cancellations and payment methods. "
+                "What would you like me to do?"
+            )
+        return self._charges_answer(charges, text)
+
+    def _done_this_turn(self) -> set[str]:
+        """The requests an account action carried out this turn ("refund" covers "duplicate")."""
+        done = {_INTENT_OF[t.name] for t in self.view.turn_tools if t.name in _INTENT_OF and t.ok and not t.waiting}
+        return done | {"duplicate"} if "refund" in done else done
+
+    def _and_the_rest(self, action: Any) -> Any:
+        """After an action's result, the other action the same message asked for ("refund the
+        duplicate and cancel my subscription"): said after the result, and put to the customer
+        as it would be alone (one offer at a time: the desk's gate asks one question)."""
+        done = self._done_this_turn()
+        if not done or not isinstance(action, Answer):
+            return action
+        left = (self._intents_of(self.view.latest) & (set(_INTENT_OF.values()) | {"duplicate"})) - done
+        customer_id = self._customer_id()
+        if not left or customer_id is None:
+            return action
+        return _said_first(action.text, self._money_for(left, left, customer_id, self.view.latest), before_lookup=True)

@@ -1,0 +1,33 @@
+"""What the money skill's parts use of one another (./__init__.py combines them into
+`MoneySkill`): declared here for the type checker only, as ../common.py's `SkillBase` does for
+the skills, so each part reads on its own and none imports another's class."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from supportdesk.models.offline.skills.common import SkillBase
+
+
+class MoneyBase(SkillBase):
+    """The base of each part of the money skill (set up, like every skill, by `Specialist`)."""
+
+    if TYPE_CHECKING:
+        # Defined in the module the comment names.
+        def _asked(self, text: str) -> set[str]: ...  # intents
+        def _offer_batch(self, each: list[dict[str, Any]], options: list[str], done: str = ""): ...  # offers
+        def _batch_rest(self) -> tuple[list[dict[str, Any]], list[str]]: ...  # offers
+        def _charges(self, customer_id: str) -> list[dict[str, Any]] | None: ...  # reads
+        def _charge_label(self, charge_id: str) -> str: ...  # reads
+        def _charge_named(
+            self, text: str, charges: list[dict[str, Any]], months: list[int], duplicate: bool
+        ) -> dict[str, Any] | list[dict[str, Any]] | None: ...  # reads
+        def _last_named_charges(self, charges: list[dict[str, Any]], text: str) -> list[dict[str, Any]] | None: ...  # reads
+        def _charges_summary(self, charges: list[dict[str, Any]], lead: str = "Your recent charges: ") -> str: ...  # reads
+        def _which_charge(self, charges: list[dict[str, Any]]): ...  # reads
+        def _refunded(self, charge_id: str | None) -> bool: ...  # refunds
+        def _refund_args(self, charge: dict[str, Any]) -> dict[str, Any]: ...  # refunds
+        def _offer_refund(
+            self, found: str, question: str, args: dict[str, Any], options: list[str], asked_for: bool = True, **context: Any
+        ): ...  # refunds
+        def _credit(self, customer_id: str, text: str, confirmed: bool = False): ...  # credit

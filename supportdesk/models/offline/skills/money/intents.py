@@ -1,0 +1,136 @@
+"""What a message asks of money (part of the money skill, ./__init__.py): the intents its cues and
+the learned readers hear, carried over from the topic or dropped after a "no", and whether it
+asks about refunds rather than for one. Apart because reading the request is one job and
+answering it another."""
+
+from __future__ import annotations
+
+import re
+
+from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.readers import acts
+
+# The intents whose action a question can be about rather than ask for (`acts.asks_about_rather_than_for`).
+ACTION_INTENTS = {"cancel", "refund", "plan", "payment"}
+# "the next one" / "the next 1": after a charge, the charge that comes next.
+_NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
+
+
+# How sure the learned intent reader (readers/acts.py: Banking77's train split and the desk's
+# labelled examples) must be that a message tells of a duplicate charge for it to count when no
+# cue heard any request, and the message speaks of charges or names a month: "charged two time
+# for march month, the 24 and 25, give back one", "i was charged 2 times". Only its "duplicate"
+# is heard: its "refund" is where Banking77's money messages fall by default ("what do i pay a
+# month for my plan?" reads refund 0.975).
+LEARNED_DUPLICATE_CONFIDENCE = 0.95
+
+
+def heard_duplicate(text: str) -> bool:
+    """The learned intent reader hears a duplicate charge told in words no cue lists."""
+    reading = acts.read_intent(text)
+    return reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE
+
+
+# How sure the act reader (readers/acts.py) must be that a message about refunds is no request.
+QUESTION_CONFIDENCE = 0.9
+_CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
+
+
+class MoneyIntents(MoneyBase):
+    @staticmethod
+    def _past_charge_asked(text: str) -> str | None:
+        """The part of a message that asks about a charge already taken, by its day or month,
+        beside a question about the next payment; None when there is none."""
+        past = [
+            c for c in re.split(r"[;?!]+|,\s*(?=(?:and|but|also|plus)\b)|\s+(?:and|also|plus)\s+(?=when\b|what\b|how\b)", text)
+            if not cues.NEXT_PAYMENT.search(c) and not _NEXT_ONE.search(c)
+            and (slot_extraction.extract_dates(c) or slot_extraction.months_named(c)) and cues.ABOUT_CHARGES.search(c)
+        ]
+        return " ".join(past) or None
+
+    def _asks_how_refunds_work(self, text: str) -> bool:
+        """The message asks about refunds (the act reader reads no request: "can I get a refund?"
+        reads as one; and between question and problem, a question) and names no charge of theirs."""
+        reading = acts.read_act(text)
+        if reading.act not in ("question", "problem") or reading.confidence < QUESTION_CONFIDENCE:
+            return False
+        if not acts.asks_rather_than_reports(text):
+            return False  # "where is my refund, it's been two weeks": something wrong, not a question
+        said = slot_extraction.extract(text)
+        return not (said.amounts or said.dates or said.invoice_ids or slot_extraction.months_named(text)
+                    or _CHARGE_ID.search(text) or cues.DUPLICATE.search(text))
+
+    def _about_charges(self, text: str = "") -> bool:
+        """The topic is about charges: it speaks of them, or names a day (to billing, "how much
+        did you take on 5 feb?" asks about that day's charge; issue 38)."""
+        return any(cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) for t in self.topic_texts() + [text])
+
+    @staticmethod
+    def _intents_of(t: str) -> set[str]:
+        found = set()
+        for name, pattern in (
+            ("refund", cues.REFUND), ("duplicate", cues.DUPLICATE), ("cancel", cues.CANCEL),
+            ("plan", cues.PLAN_CHANGE), ("payment", cues.PAYMENT_METHOD), ("invoice", cues.INVOICE),
+            ("pricing", cues.PRICING), ("credit", cues.CREDIT), ("next_payment", cues.NEXT_PAYMENT),
+            ("my_plan", cues.MY_PLAN),
+        ):
+            if pattern.search(t):
+                found.add(name)
+        if cues.REMOVE_CARD.search(t) and not cues.card_description(t):
+            found.add("remove_card")  # taken away, no card named to put in its place
+            found.discard("payment")
+        if cues.CARD_ON_FILE_QUESTION.search(t) and not found & {"payment", "remove_card"}:
+            found.add("card_on_file")  # which card pays: read from the account, nothing changed
+        if "next_payment" in found:
+            found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
+        if cues.plan_step(t):
+            found.add("plan")  # "I'd like the cheapest plan"
+        if not found and (
+            cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
+        ) and heard_duplicate(t):
+            # A duplicate told in the customer's own words, about charges, the month they were
+            # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
+            found.add("duplicate")
+        if "payment" in found and "refund" in found:
+            found.discard("payment")  # "refund to my card" is a refund
+        if found & {"refund", "duplicate"}:
+            found -= {"pricing", "invoice"}
+        if (
+            cues.PRICE_COMPARISON.search(t) and cues.PLAN_NAME.search(t)
+            and not re.search(r"\b(?:switch|move|upgrade|downgrade|change|put)\b", t, re.I)
+        ):
+            # "is there a cheaper plan than pro?" weighs named plans; it moves nothing. ("A
+            # cheaper plan than mine" is about their own plan: the plan change's offer.)
+            found.discard("plan")
+            found.add("pricing")
+        if found & ACTION_INTENTS and cues.DISCLAIMS_ACTION.search(t):
+            # "I'm not asking you to change anything, I just need Team's monthly price": no
+            # action asked for; a plan talked of is asked about for its price.
+            if "plan" in found or cues.PRICING.search(t):
+                found.add("pricing")
+            found -= ACTION_INTENTS
+        if "plan" in found:
+            found.discard("pricing")  # "how much would the Team plan cost if I switch"
+            found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
+        return found
+
+    def _asked(self, text: str) -> set[str]:
+        """What the customer's latest message itself asks for (nothing carried over)."""
+        return self._intents_of(text) if text else set()
+
+    def _carried_intents(self) -> set[str]:
+        """Nothing new in this message: carry on with what the topic is about, latest first.
+        An offer answered with no yes is not carried past that answer: an "ok" after a "no" is
+        no request for what was declined (issue 38)."""
+        dropped: set[str] = set()
+        for t in reversed(self.topic_texts()):
+            found = self._intents_of(t) - dropped
+            if found:
+                return found
+            for text, tool in self.view.said_no:
+                intent = dialogue.ACCOUNT_ACTIONS.get(tool)
+                if text == t and intent is not None:
+                    dropped |= {intent, "duplicate"} if intent == "refund" else {intent}
+        return set()

@@ -1,0 +1,156 @@
+"""The customer's charges (part of the money skill, ./__init__.py): as last read (refunds made since
+subtracted), which one the customer's words name, and the answer to a question about them. Apart
+because it only reads: nothing here changes an account."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from typing import Any
+
+from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.models.offline.skills.common import nice_date
+from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.text import money
+
+WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
+
+
+class MoneyReads(MoneyBase):
+    def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
+        """The customer's charges as last read, with refunds made since subtracted."""
+        found: dict[str, dict[str, Any]] = {}
+        for t in self.view.tools:
+            if t.ok and t.name == "find_charges" and isinstance(t.output, dict):
+                for ch in t.output.get("charges", []):
+                    if ch.get("customer_id") == customer_id:
+                        found[ch["id"]] = dict(ch)
+        if not found:
+            return None
+        for t in self.view.tools:
+            if t.name == "refund_charge" and t.ok and isinstance(t.output, dict) and not t.output.get("replayed"):
+                ch = found.get(t.output.get("charge_id", ""))
+                if ch is not None and t.seq > 0:
+                    ch["refundable"] = round(ch["amount"] - t.output.get("refunded_total", 0.0), 2)
+        return sorted(found.values(), key=lambda c: (c["charged_on"], c["id"]))
+
+    def _charge_label(self, charge_id: str) -> str:
+        for t in reversed(self.view.tools):
+            if t.ok and t.name == "find_charges" and isinstance(t.output, dict):
+                for ch in t.output.get("charges", []):
+                    if ch.get("id") == charge_id:
+                        kind = "the duplicate charge" if ch.get("duplicate_of") else "the charge"
+                        return f"{kind} on {nice_date(ch['charged_on'])} (charge {charge_id})"
+        return f"charge {charge_id}"
+
+    def _charge_named(
+        self, text: str, charges: list[dict[str, Any]], months: list[int], duplicate: bool
+    ) -> dict[str, Any] | list[dict[str, Any]] | None:
+        """The one charge the customer's words name by its id, date, amount or day of the month
+        ("the one on the 1st is the double", of the months they named); the charges it may be
+        when a day of the month fits several (to ask which; of a duplicate pair, when they speak
+        of one, the one of the pair on that day); None when they name none (issue 38): the
+        named charge is the one offered, never its neighbour."""
+        wanted = [c for c in re.split(r"[,;.!?]+|\bbut\b", text) if not re.search(r"\b(?:not|don'?t|never)\b", c, re.I)]
+        said = " ".join(wanted)
+        asked = self.view.last_agent_text()
+        if asked.startswith(WHICH_CHARGE):
+            # The answer to our question which: one of the charges it listed, by month or place.
+            listed = [c for c in charges if c["id"] in asked]
+            in_month = [c for c in listed if int(c["charged_on"][5:7]) in slot_extraction.months_named(text)]
+            picked = in_month if len(in_month) == 1 else dialogue.point_at(said, listed)
+            if picked is not None and len(picked) == 1:
+                return picked[0]
+        pool = [c for c in charges if not months or int(c["charged_on"][5:7]) in months]
+        if len(pool) < 2 or dialogue.days_named(said) > 1 or dialogue.BOTH.search(text):
+            return None
+        # Named outright (id, date, amount, day): a position ("the later one", "the duplicate")
+        # leaves the choice to the duplicate found below.
+        named = dialogue.point_at(said, pool, positions=False)
+        if named is not None and len(named) == 1:
+            return named[0]
+        days = dialogue.bare_days(said)
+        on_day = [c for c in pool if int(c["charged_on"][8:10]) in days]
+        if len(on_day) < 2:
+            return None
+        family = {c["id"] for c in pool if c.get("duplicate_of")} | {c.get("duplicate_of") for c in pool}
+        paired = [c for c in on_day if c["id"] in family]
+        if duplicate and len(paired) == 1:
+            return paired[0]
+        return on_day
+
+    def _last_named_charges(self, charges: list[dict[str, Any]], text: str) -> list[dict[str, Any]] | None:
+        """The charges the customer's latest earlier message about charges named (by id, date,
+        amount or day); None when that message spoke of charges by no single one ("charged twice
+        in march") or none named any."""
+        earlier = self.topic_texts()
+        # This message is not an earlier one, whole or in part ("both for the Team plan, could
+        # someone sort that out?" points at nothing before it; held-4).
+        whole = self.view.customer_messages[-1].text if self.view.customer_messages else text
+        while earlier and (earlier[-1] in (text, whole) or text in earlier[-1] or earlier[-1].strip() in whole):
+            earlier = earlier[:-1]
+        for said in reversed(earlier):
+            hits = dialogue.point_at(dialogue.without_repeated(said), charges, positions=False)
+            if hits:
+                return hits
+            if slot_extraction.months_named(said) or cues.DUPLICATE.search(said):
+                return None
+        return None
+
+    def _which_charge(self, charges: list[dict[str, Any]]):
+        """Several charges fit what the customer named: ask which, offering none."""
+        each = [f"{money(c['amount'])} on {nice_date(c['charged_on'])} ({c['id']})" for c in charges]
+        listed = ", ".join(each[:-1]) + f" or {each[-1]}"
+        return self.step.answer(f"{WHICH_CHARGE} {listed}. Which one do you mean?")
+
+    def _charges_summary(self, charges: list[dict[str, Any]], lead: str = "Your recent charges: ") -> str:
+        lines = []
+        for c in charges[-6:]:
+            flags = []
+            if c.get("duplicate_of"):
+                flags.append("duplicate")
+            if c["status"] in ("failed", "disputed"):
+                flags.append(c["status"])
+            if c["refundable"] < c["amount"] and c["status"] != "failed":
+                flags.append("refunded" if c["refundable"] <= 0 else "partly refunded")
+            extra = f" ({', '.join(flags)})" if flags else ""
+            lines.append(f"{nice_date(c['charged_on'])}: {money(c['amount'])}, {c['description']}{extra}")
+        return lead + "; ".join(lines) + "."
+
+    def _days_asked(self, text: str) -> list[slot_extraction.Date]:
+        """The days the customer asks about charges on: this message's, else the topic's latest."""
+        return next((d for d in (slot_extraction.extract_dates(t) for t in [text, *reversed(self.topic_texts())]) if d), [])
+
+    def _charges_answer(self, charges: list[dict[str, Any]], text: str = ""):
+        # "what was the charge on february 1st?": the charges of the days asked about, not the list.
+        days = self._days_asked(text)
+        on_days = [c for c in charges if any(d.matches(str(c["charged_on"])) for d in days)]
+        # "when was I charged in feb?": no day named, a month is: that month's charges.
+        months = [] if days else slot_extraction.months_named(text)
+        if months:
+            on_days = [c for c in charges if str(c["charged_on"])[5:7].isdigit() and int(str(c["charged_on"])[5:7]) in months]
+        lead, missing = "Your recent charges: ", ""
+        if on_days:
+            lead = "Here is that charge — " if len(on_days) == 1 else "Here are those charges — "
+        elif days:
+            missing = f"I don't see a charge on {' or '.join(d.spoken() for d in days)}. "
+        elif months:
+            missing = f"I don't see a charge in {' or '.join(calendar.month_name[m] for m in months)}. "
+        shown = on_days or charges
+        dups = [c for c in shown if c.get("duplicate_of") and c["refundable"] > 0]
+        failed = [c for c in shown if c["status"] == "failed"]
+        summary = missing + self._charges_summary(shown, lead)
+        if dups and any(cues.CHARGE_TROUBLE.search(t) for t in self.topic_texts()):
+            # The offer is about the duplicated pair: "the second one" is the second of those two.
+            dup = dups[-1]
+            pair = [c["id"] for c in charges if c["id"] == dup.get("duplicate_of")] + [dup["id"]]
+            tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate."
+            return self._offer_refund(summary + tail, "Would you like me to refund it?", self._refund_args(dup), pair, asked_for=False)
+        if dups:
+            tail = f" The charge on {nice_date(dups[-1]['charged_on'])} looks like a duplicate; tell me if you'd like it refunded."
+            return self.step.answer(summary + tail)
+        tail = ""
+        if failed:
+            tail = f" The payment on {nice_date(failed[-1]['charged_on'])} failed, so you weren't charged for it; updating your payment method will settle that invoice."
+        return self.step.answer(summary + tail)
