@@ -4,7 +4,7 @@ This module holds what every specialist shares (the `Step` a decision is built o
 the dispatch to a skill, hand-backs to triage, requests for a person); each skill is a module of
 `skills/`:
 
-- money (`skills/money.py`, it holds `refund_charge` / `find_charges`): explain charges, spot
+- money (`skills/money/`, it holds `refund_charge` / `find_charges`): explain charges, spot
   duplicates, refund within the desk's limit for its level, credits;
 - account (`skills/account.py`): find the customer, plans (their prices read from the store with
   `list_plans`), payment methods, cancellations, the next payment, invoices;
@@ -43,7 +43,7 @@ from supportdesk.text import clip_words
 
 __all__ = ["ANSWERS_QUESTION", "OTHER_LANGUAGE_REPLY", "Specialist", "Step", "next_billing_date", "nice_date", "skills_of"]
 
-# The tools whose holder the skills below drive as a money agent (skills/money.py) or a technical
+# The tools whose holder the skills below drive as a money agent (skills/money/) or a technical
 # one (skills/technical.py): what `skills_of` reads. Not the tools that move money (those
 # declare effect="money": engine/tools.py; the figures' copy is store/figures.MONEY_TOOLS).
 MONEY_SKILL_TOOLS = ("refund_charge", "find_charges")
