@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from supportdesk.lexicon import normalise
 from supportdesk.models.offline import literals
 from supportdesk.models.offline.kept import keep
 
@@ -738,3 +739,34 @@ def plan_request(text: str) -> tuple[str | None, str | None]:
     if period:
         period_value = "monthly" if "month" in period.group(1).lower() else "annual"
     return (plan.group(1).lower() if plan else None, period_value)
+
+
+# What makes a message billing's at all: money in some form. A charge or a payment, a fee, a
+# price or a cost, a plan or a subscription, an invoice, a card, a refund, an amount, a purchase or
+# an order, a balance, a currency, a discount (and the lexicon's money concepts: "billed",
+# "top up", "direct debit", "exchange rate"). General money vocabulary, not any test's sentences.
+# A message with none of it ("can I print from the app?", "the site shows a white page") is a
+# product question or a problem, however its other words lean the router (issue 38).
+_MONEY_WORDS = _any(
+    r"\bcharg", r"\bbill", r"\bpaid\b", r"\bpay(?:s|ing|ments?|out)?\b", r"\bstatements?\b", r"\btransactions?\b", r"\bdebit",
+    r"\bfees?\b", r"\bmoney\b", r"\bcosts?\b", r"\bcosting\b", r"\bpric(?:e|es|ed|ing|ey|ier|iest)\b", r"\bexpensive\b", r"\bcheap",
+    r"\bplans?\b", r"\btiers?\b", r"\bsubscri", r"\brenew", r"\binvoic", r"\breceipts?\b", r"\bcards?\b", r"\brefund",
+    r"\breimburs", r"\bpurchas", r"\bbought\b", r"\bbuy(?:ing)?\b", r"\border(?:s|ed)?\b", r"\breturn(?:s|ed|ing)?\b(?! to\b)",
+    r"\bfunds?\b", r"\bspen[dt]", r"\bdeposit", r"\bdiscount", r"\bcurrenc", r"\bbalance\b", r"\btax\b", r"\bvat\b",
+    r"\bcredit\b", r"\bcompensat", r"\bcancel", r"\bunsubscribe\b", r"\bupgrade", r"\bdowngrade",
+    r"\bdollars?\b", r"\beuros?\b", r"\bpounds?\b", r"[$€£]", r"\b\d+[.,]\d\d\b", r"\bhow much\b",
+    # money taken, said without naming it: "what did you take from me on the 5th?", "how much was taken"
+    r"\b(?:you|u|they) (?:take|took|taken)\b", r"\b(?:take|took|taken)\b[^.?!]{0,20}\bfrom (?:me|my|us|our)\b", r"\b(?:was|were) taken\b",
+)
+_MONEY_CONCEPTS = frozenset(
+    f"{c}_c" for c in ("charged", "fee", "refund", "autopay", "currency", "statement", "topup", "card", "transfer", "cash", "wallet")
+)
+
+
+def names_money(text: str) -> bool:
+    """The message speaks of money in some form: the evidence a billing agent needs to be the one
+    a message is for (see _MONEY_WORDS). A plan named ("Pro") or a charge's id counts too."""
+    if _MONEY_WORDS.search(text) or CHARGE_ID.search(text) or PLAN_NAME.search(text) or PERIOD.search(text) or CARD_NUMBER.search(text):
+        return True
+    folded = set(normalise(text).split())
+    return bool(folded & _MONEY_CONCEPTS) or "amount" in folded

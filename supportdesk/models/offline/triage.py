@@ -169,6 +169,11 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
 )
 
 
+def _money_without_money(view: View, agent: str, text: str) -> bool:
+    """`agent` has only the money skill and the message names no money (cues.names_money)."""
+    return skills_of(view.desk.agents[agent]) == {"money"} and not cues.names_money(text)
+
+
 def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
     skills = {skill for skill, patterns in _SKILL_REQUESTS.items() if any(p.search(text) for p in patterns)}
     if len(skills) != 1:
@@ -290,6 +295,13 @@ def decide(view: View, router: Router):
     )
     for skill, asks in _SKILL_BY_CUE:
         owner = _skill_owner(view, skill, candidates) if asks(text) else None
+        if owner is not None:
+            return _transfer(view, Route(owner, route.confidence, route.prediction), text)
+    if route.agent is not None and _money_without_money(view, route.agent, text):
+        # The words lean to billing, yet the message speaks of no money at all ("can I print from
+        # the app?", "the site shows a blank page"): a product question or a problem is the
+        # technical agent's, who answers it from the articles or says it doesn't know.
+        owner = _skill_owner(view, "tech", candidates)
         if owner is not None:
             return _transfer(view, Route(owner, route.confidence, route.prediction), text)
     if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan):
