@@ -312,8 +312,14 @@ _SLOT_VALUES = re.compile(
 def only_facts(text: str) -> bool:
     """The text gives who the customer is ("the email on the account is dana@example.com",
     "email's dana@...") and nothing about what they need."""
-    about = _SLOT_VALUES.sub(" ", text).strip(" ,.;:!?")
+    about = beside_facts(text)
     return not about or vague(about)
+
+
+def beside_facts(text: str) -> str:
+    """What the text says besides who the customer is: "someone is in" of "someone is in my
+    account, dana@example.com"."""
+    return _SLOT_VALUES.sub(" ", text).strip(" ,.;:!?")
 
 
 # Another language: the embedded model reads English only, so a message in another language goes
