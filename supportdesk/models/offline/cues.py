@@ -147,9 +147,15 @@ APP_TROUBLE = _any(
 )
 # Files the customer removed or overwrote, wanted back: the restore article's, however much "get
 # it back" sounds like money back ("I deleted a folder by mistake, can I get it back?").
-_FILE_THINGS = r"(?:files?|folders?|photos?|pictures?|images?|documents?|docs?|projects?|spreadsheets?|notes?|trash|bin)"
+_FILE_THINGS = (
+    r"(?:files?|folders?|photos?|pictures?|images?|documents?|docs?|projects?|spreadsheets?|sheets?|slides?|presentations?"
+    r"|decks?|notes?|trash|bin)"
+)
 FILES_BACK = _any(
     rf"\b(?:deleted|removed|erased|lost|overwrote|overwritten|emptied)\b[^.!?]{{0,30}}\b{_FILE_THINGS}\b",
+    # a file someone spoilt, wanted as it was: "X messed up our sheet, can I roll it back?"
+    rf"\b(?:messed up|mess(?:ed)? with|broke|ruined|wrecked|screwed up|changed|edited)\b[^.!?]{{0,40}}\b{_FILE_THINGS}\b"
+    r"(?=.*\b(?:roll(?:ed)? (?:it |them |that )?back|revert\w*|undo|the way it was|how it was|as it was)\b)",
     rf"\b{_FILE_THINGS}\b[^.!?]{{0,30}}\b(?:deleted|removed|erased|overwritten)\b",
     r"\b(?:restore|recover|undelete|undo)\b[^.!?]{0,20}\b(?:a |the |my )?(?:delet\w*|files?|folders?|versions?)\b",
     r"\b(?:old|older|earlier|previous|yesterday's|last week's) versions?\b",
@@ -776,3 +782,12 @@ def names_money(text: str) -> bool:
         return True
     folded = set(normalise(text).split())
     return bool(folded & _MONEY_CONCEPTS) or "amount" in folded
+
+
+_FILE_NAMED = re.compile(rf"\b(?:[a-z]+ ){{1,2}}(?={_FILE_THINGS}\b)", _FLAGS)
+
+
+def without_file_names(text: str) -> str:
+    """The text with the words that name a file taken out ("our pricing sheet" -> "our sheet"): a
+    money word naming a document is no money matter."""
+    return _FILE_NAMED.sub("", text)

@@ -156,7 +156,7 @@ def _asks_money(text: str) -> bool:
 # trouble named keep a request off).
 _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
     # files removed or overwritten, wanted back: the restore article ("get it back" sounds like money)
-    ("tech", lambda t: cues.FILES_BACK.search(t) and not _asks_money(t)),
+    ("tech", lambda t: cues.FILES_BACK.search(t) and not _asks_money(cues.without_file_names(t))),
     # a charge named by its id ("what is CH-9006?"): only billing's tools read charges
     ("money", lambda t: cues.CHARGE_ID.search(t) and not cues.APP_TROUBLE.search(t)),
     # the card on file taken away ("delete my card details" leans towards the app's card troubles)
