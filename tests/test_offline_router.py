@@ -241,3 +241,24 @@ def test_a_disowned_change_reaches_the_config_only_security_agent():
         route = router.route(text)
         assert route.agent == "security" and route.confidence >= 0.8, (text, route.confidence)
     assert router.best("my email adress got changed and it wasnt me who did it").agent == "security"
+
+
+@pytest.mark.parametrize(
+    "text, money",
+    [
+        ("you billed me twice last month", True),
+        ("how much is the pro plan per year?", True),
+        ("i want to return my purchase", True),
+        ("what did you take from my account on the 3rd?", True),
+        ("is there a fee for exchanging currencies?", True),
+        ("can acme cloud translate my documents to spanish?", False),
+        ("the page is all white, reloaded it twice", False),
+        ("how do I invite my team to a shared folder?", False),
+    ],
+)
+def test_money_named_or_not(text, money):
+    """Billing's evidence (issue 38, held-5): money in some form. "twice" alone, "my team", the
+    product's own name are none of it."""
+    from supportdesk.models.offline.cues import names_money
+
+    assert names_money(text) is money

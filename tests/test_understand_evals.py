@@ -15,12 +15,9 @@ CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config")  # run 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
     # starts passing moves out of this set.
-    # Written with the fixes of issue 38's article-choice misses (which fixed "an older copy saved
-    # over" and "previous version overwritten"; "bring back the earlier one" of a "presentation"
-    # passes since the restore article's tags say "earlier version"):
-    # "overwrited my notes by mistake ... go back" leans billing ("mistake", "back") in the router
-    # and in the agents' job words alike, so billing keeps it and asks for the email.
-    'article choice (tune): non-native, overwrited notes',
+    # ("overwrited my notes by mistake ... go back" and "account email changed, i never made that
+    # change" lean billing in the router but name no money: since billing needs money named
+    # (cues.names_money, held-5), they reach the technical agent and pass.)
     # Held-4 (32/45 and 7/9 before, 32/45 and 8/9 on its first run after the round that fixed
     # held-3's misses; then the gate learnt a bare month, so it is seen; 44/45 after the round on
     # its failure kinds: questions about a change, changes inside a yes, duplicates told without
@@ -32,9 +29,9 @@ KNOWN_MISSES = {
     # router decides whose it is, not the skill); "email changed not by me", "password changed,
     # not by me" (held-3's and config hand back's) since a disowned action reads as "someone" and
     # its "not" no longer votes as the technical agent's "not working". What still misses:
-    # the default desk has no security agent, and "never made" is billing's word for charges not
-    # made (Banking77's card fraud): "account email changed, i never made that change" leans billing.
-    'route 5 (tune): email change never made',
+    # Routed right since billing needs money named (it went to billing's email question before), but
+    # the knowledge base then answers "send a fax" with the password reset article ("send").
+    'route 5 (tune): no article: sending a fax, no money in it',
     # "somebody stole my account": "stole" is the technical agent's stolen-phone word.
     'route 5 config (held): stolen account told to billing',
     # acts-5 (questions about an action v. requests; tune 8/14 and held 6/10 before the act reader

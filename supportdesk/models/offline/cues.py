@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from supportdesk.lexicon import normalise
 from supportdesk.models.offline import literals
 from supportdesk.models.offline.kept import keep
 
@@ -146,9 +147,15 @@ APP_TROUBLE = _any(
 )
 # Files the customer removed or overwrote, wanted back: the restore article's, however much "get
 # it back" sounds like money back ("I deleted a folder by mistake, can I get it back?").
-_FILE_THINGS = r"(?:files?|folders?|photos?|pictures?|images?|documents?|docs?|projects?|spreadsheets?|notes?|trash|bin)"
+_FILE_THINGS = (
+    r"(?:files?|folders?|photos?|pictures?|images?|documents?|docs?|projects?|spreadsheets?|sheets?|slides?|presentations?"
+    r"|decks?|notes?|trash|bin)"
+)
 FILES_BACK = _any(
     rf"\b(?:deleted|removed|erased|lost|overwrote|overwritten|emptied)\b[^.!?]{{0,30}}\b{_FILE_THINGS}\b",
+    # a file someone spoilt, wanted as it was: "X messed up our sheet, can I roll it back?"
+    rf"\b(?:messed up|mess(?:ed)? with|broke|ruined|wrecked|screwed up|changed|edited)\b[^.!?]{{0,40}}\b{_FILE_THINGS}\b"
+    r"(?=.*\b(?:roll(?:ed)? (?:it |them |that )?back|revert\w*|undo|the way it was|how it was|as it was)\b)",
     rf"\b{_FILE_THINGS}\b[^.!?]{{0,30}}\b(?:deleted|removed|erased|overwritten)\b",
     r"\b(?:restore|recover|undelete|undo)\b[^.!?]{0,20}\b(?:a |the |my )?(?:delet\w*|files?|folders?|versions?)\b",
     r"\b(?:old|older|earlier|previous|yesterday's|last week's) versions?\b",
@@ -311,8 +318,14 @@ _SLOT_VALUES = re.compile(
 def only_facts(text: str) -> bool:
     """The text gives who the customer is ("the email on the account is dana@example.com",
     "email's dana@...") and nothing about what they need."""
-    about = _SLOT_VALUES.sub(" ", text).strip(" ,.;:!?")
+    about = beside_facts(text)
     return not about or vague(about)
+
+
+def beside_facts(text: str) -> str:
+    """What the text says besides who the customer is: "someone is in" of "someone is in my
+    account, dana@example.com"."""
+    return _SLOT_VALUES.sub(" ", text).strip(" ,.;:!?")
 
 
 # Another language: the embedded model reads English only, so a message in another language goes
@@ -769,3 +782,43 @@ def plan_request(text: str) -> tuple[str | None, str | None]:
     if period:
         period_value = "monthly" if "month" in period.group(1).lower() else "annual"
     return (plan.group(1).lower() if plan else None, period_value)
+
+
+# What makes a message billing's at all: money in some form. A charge or a payment, a fee, a
+# price or a cost, a plan or a subscription, an invoice, a card, a refund, an amount, a purchase or
+# an order, a balance, a currency, a discount (and the lexicon's money concepts: "billed",
+# "top up", "direct debit", "exchange rate"). General money vocabulary, not any test's sentences.
+# A message with none of it ("can I print from the app?", "the site shows a white page") is a
+# product question or a problem, however its other words lean the router (issue 38).
+_MONEY_WORDS = _any(
+    r"\bcharg", r"\bbill", r"\bpaid\b", r"\bpay(?:s|ing|ments?|out)?\b", r"\bstatements?\b", r"\btransactions?\b", r"\bdebit",
+    r"\bfees?\b", r"\bmoney\b", r"\bcosts?\b", r"\bcosting\b", r"\bpric(?:e|es|ed|ing|ey|ier|iest)\b", r"\bexpensive\b", r"\bcheap",
+    r"\bplans?\b", r"\btiers?\b", r"\bsubscri", r"\brenew", r"\binvoic", r"\breceipts?\b", r"\bcards?\b", r"\brefund",
+    r"\breimburs", r"\bpurchas", r"\bbought\b", r"\bbuy(?:ing)?\b", r"\border(?:s|ed)?\b", r"\breturn(?:s|ed|ing)?\b(?! to\b)",
+    r"\bfunds?\b", r"\bspen[dt]", r"\bdeposit", r"\bdiscount", r"\bcurrenc", r"\bbalance\b", r"\btax\b", r"\bvat\b",
+    r"\bcredit\b", r"\bcompensat", r"\bcancel", r"\bunsubscribe\b", r"\bupgrade", r"\bdowngrade",
+    r"\bdollars?\b", r"\beuros?\b", r"\bpounds?\b", r"[$€£]", r"\b\d+[.,]\d\d\b", r"\bhow much\b",
+    # money taken, said without naming it: "what did you take from me on the 5th?", "how much was taken"
+    r"\b(?:you|u|they) (?:take|took|taken)\b", r"\b(?:take|took|taken)\b[^.?!]{0,20}\bfrom (?:me|my|us|our)\b", r"\b(?:was|were) taken\b",
+)
+_MONEY_CONCEPTS = frozenset(
+    f"{c}_c" for c in ("charged", "fee", "refund", "autopay", "currency", "statement", "topup", "card", "transfer", "cash", "wallet")
+)
+
+
+def names_money(text: str) -> bool:
+    """The message speaks of money in some form: the evidence a billing agent needs to be the one
+    a message is for (see _MONEY_WORDS). A plan named ("Pro") or a charge's id counts too."""
+    if _MONEY_WORDS.search(text) or CHARGE_ID.search(text) or PLAN_NAME.search(text) or PERIOD.search(text) or CARD_NUMBER.search(text):
+        return True
+    folded = set(normalise(text).split())
+    return bool(folded & _MONEY_CONCEPTS) or "amount" in folded
+
+
+_FILE_NAMED = re.compile(rf"\b(?:[a-z]+ ){{1,2}}(?={_FILE_THINGS}\b)", _FLAGS)
+
+
+def without_file_names(text: str) -> str:
+    """The text with the words that name a file taken out ("our pricing sheet" -> "our sheet"): a
+    money word naming a document is no money matter."""
+    return _FILE_NAMED.sub("", text)

@@ -207,8 +207,18 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         skill the two share (issue 38: no built-in rule outranks a config agent)."""
         if self.router is None or not text.strip():
             return None
-        route = self.router.route(text)
-        other = self.view.desk.agents.get(route.agent or "")
+        # Whose matter it is among this agent's peers (same level, a skill shared): an agent at
+        # another level the words also lean to ("the app closes by itself" leans a little to the
+        # senior agent) must not hide that the technical agent's examples know it, not security's.
+        agents = self.view.desk.agents
+        others = [
+            n for n in self.router.targets
+            if n != self.me.name and (n not in agents or agents[n].level != self.me.level or not (skills_of(agents[n]) & self.skills))
+        ]
+        if len(others) >= len(self.router.targets) - 1:
+            return None  # no peer at all
+        route = self.router.route(text, exclude=others)
+        other = agents.get(route.agent or "")
         if other is None or other.name == self.me.name or route.confidence < min_confidence:
             return None
         if other.level != self.me.level or not (skills_of(other) & self.skills):

@@ -22,6 +22,7 @@ from supportdesk.engine.confirmation import rest_after_yes
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.kept import keep
+from supportdesk.lexicon import CONCEPTS
 from supportdesk.readers.spelling import corrected, words_of
 
 # The limits of a tool an agent does not hold.
@@ -171,7 +172,10 @@ def _vocabulary(desk: Any) -> frozenset[str]:
     known = _VOCABULARIES.get(id(desk))
     if known is not None and known[0] is desk:
         return known[1]
-    words = words_of(tuple(e for a in desk.agents.values() for e in (*a.examples, a.description)))
+    # The domain lexicon's phrasings are the desk's words too: "breach" (a hacked account) is rare
+    # among bank and assistant messages, and read as "beach" it told the router nothing (issue 38).
+    lexicon_words = tuple(p for phrases in CONCEPTS.values() for p in phrases)
+    words = words_of(tuple(e for a in desk.agents.values() for e in (*a.examples, a.description)) + lexicon_words)
     if len(_VOCABULARIES) >= 8:
         _VOCABULARIES.clear()
     _VOCABULARIES[id(desk)] = (desk, words)
