@@ -255,3 +255,18 @@ async def test_a_refund_asked_in_plain_words_for_an_unused_month_is_refused_with
          {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i"], "not_tools": MONEY,
           "context_absent": ["pending_offer"]}),
     )
+
+
+async def test_a_charge_named_by_its_day_while_billing_holds_it_stays_with_billing():
+    # A clause that only names a charge's day ("the one on the 1st as well") is the money agent's
+    # matter, whatever the router makes of the words around it; a problem told with a date is not.
+    assert not await _converse(
+        ("dana@example.com i paid twice for march, on the 1st and the 3rd", {"offers": ["refund_charge"], "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"amount": 29.99}}]}),
+        ("oh and the one on the 1st of march as well while we're on it",
+         {"agent": "billing", "handoffs": [], "reply": ["already"], "not_tools": MONEY}),
+    )
+    assert not await _converse(
+        ("dana@example.com what did you charge me in march?", {"agent": "billing", "not_tools": MONEY}),
+        ("also since march 3 my files don't sync at all", {"agent": "technical", "not_tools": MONEY}),
+    )

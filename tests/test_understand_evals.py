@@ -46,11 +46,16 @@ KNOWN_MISSES = {
     # are not in it) and the example model agrees at 0.52, under AGREE, so the desk abstains and
     # offers a person: safe, and a miss. Title words as a guard cost wrong articles on the tune halves.
     'acts 5 (held): sync stopped after the update',
+    # Held-5 (32/46 and 6/12 before this round, 32/46 and 9/12 on its first run after it; then
+    # seen, its misses fixed as kinds). What it still misses: "roll back a sheet to last week's
+    # state" reaches technical, but no article's words cover a spreadsheet put back as it was, so
+    # the desk says it does not know (safe, and a miss).
+    "understand 5 (held): roll back a sheet to last week's state",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:

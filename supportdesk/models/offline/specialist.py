@@ -227,6 +227,11 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return None  # "the reset link never arrived" after this agent sent one: a follow-up of ours
         return other.name
 
+    @staticmethod
+    def _names_charge_facts(text: str) -> bool:
+        facts = slot_extraction.extract(text)
+        return bool(facts.dates or facts.amounts or facts.invoice_ids)
+
     def _about_my_calls(self, text: str) -> bool:
         """The text names the object of a tool this agent ran in this conversation (the words of
         its name but the verb: "send_password_reset" -> password, reset)."""
@@ -421,6 +426,13 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                 answer = answer or (
                     not dropping and acts.read_act(clause).act in ("greeting", "thanks", "goodbye")
                     and not self._has_own_request(clause, any_skill=True)
+                )
+                # Nor is a charge named by its day or amount while the money agent holds it ("and
+                # the march 1 one too"), when nothing in it is a problem: a charge's facts are this
+                # agent's matter, whatever the router makes of the words around them.
+                answer = answer or (
+                    not dropping and "money" in self.skills and self._names_charge_facts(clause)
+                    and not cues.PROBLEM.search(clause)
                 )
                 skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
                 peer = None if answer else self.peer_for(clause, TOPIC_SWITCH_CONFIDENCE)
