@@ -12,6 +12,21 @@ from __future__ import annotations
 # Our tables; a database that has one of them but no supportdesk_meta belongs to someone else.
 TABLES = ("sessions", "items", "context_keys", "usage_totals")
 
+# A turn lease's claim inside a PL/pgSQL function taking (sid, who, ttl): the row taken when free,
+# expired, already ours, or held by an owner whose lock is gone (migration 9); the function returns
+# nothing when it is not. One text, put into migrations 9 and 11 alike.
+_CLAIM_TURN = """        INSERT INTO turn_leases (session_id, holder, expires_at, server_started, locked)
+        VALUES (sid, who, clock_timestamp() + make_interval(secs => ttl), pg_postmaster_start_time(), false)
+        ON CONFLICT (session_id) DO UPDATE
+            SET holder = excluded.holder, expires_at = excluded.expires_at,
+                server_started = excluded.server_started, locked = excluded.locked
+            WHERE turn_leases.expires_at <= clock_timestamp() OR turn_leases.holder = excluded.holder
+               OR (turn_leases.server_started = excluded.server_started AND supportdesk_owner_gone(turn_leases.holder));
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+"""
+
 MIGRATIONS: list[str] = [
     # 1: the session log as the SQLite schema has it at its v5 (sessions with channel and meta,
     # items, context keys, usage totals), with full-text search over message text.
@@ -183,17 +198,7 @@ MIGRATIONS: list[str] = [
     CREATE OR REPLACE FUNCTION supportdesk_take_turn(sid text, who text, ttl double precision, read_sql text)
     RETURNS SETOF record LANGUAGE plpgsql VOLATILE AS $fn$
     BEGIN
-        INSERT INTO turn_leases (session_id, holder, expires_at, server_started, locked)
-        VALUES (sid, who, clock_timestamp() + make_interval(secs => ttl), pg_postmaster_start_time(), false)
-        ON CONFLICT (session_id) DO UPDATE
-            SET holder = excluded.holder, expires_at = excluded.expires_at,
-                server_started = excluded.server_started, locked = excluded.locked
-            WHERE turn_leases.expires_at <= clock_timestamp() OR turn_leases.holder = excluded.holder
-               OR (turn_leases.server_started = excluded.server_started AND supportdesk_owner_gone(turn_leases.holder));
-        IF NOT FOUND THEN
-            RETURN;
-        END IF;
-        RETURN QUERY EXECUTE read_sql USING sid;
+""" + _CLAIM_TURN + """        RETURN QUERY EXECUTE read_sql USING sid;
     END
     $fn$;
     """,
@@ -218,17 +223,7 @@ MIGRATIONS: list[str] = [
     LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $fn$
     #variable_conflict use_column
     BEGIN
-        INSERT INTO turn_leases (session_id, holder, expires_at, server_started, locked)
-        VALUES (sid, who, clock_timestamp() + make_interval(secs => ttl), pg_postmaster_start_time(), false)
-        ON CONFLICT (session_id) DO UPDATE
-            SET holder = excluded.holder, expires_at = excluded.expires_at,
-                server_started = excluded.server_started, locked = excluded.locked
-            WHERE turn_leases.expires_at <= clock_timestamp() OR turn_leases.holder = excluded.holder
-               OR (turn_leases.server_started = excluded.server_started AND supportdesk_owner_gone(turn_leases.holder));
-        IF NOT FOUND THEN
-            RETURN;
-        END IF;
-        -- one row, NULLs when there is no such session
+""" + _CLAIM_TURN + """        -- one row, NULLs when there is no such session
         RETURN QUERY SELECT t.* FROM (SELECT 1) AS one LEFT JOIN (
             SELECT s.id, s.title, s.created_at, s.updated_at, s.entry_agent, s.active_agent, s.status, s.item_count, s.handoff_count, s.forked_from, s.forked_at, s.channel, s.meta,
             ARRAY(SELECT doc FROM (SELECT '{"session_id":' || to_json(session_id)::text || ',"seq":' || seq || ',"kind":' || to_json(kind)::text || ',"agent":' || to_json(agent)::text || ',"created_at":' || to_json(created_at)::text || ',"meta":' || coalesce(meta, '{}') || CASE WHEN body = '{}' THEN '}' ELSE ',' || substr(body, 2) END AS doc, seq FROM items WHERE session_id = sid
