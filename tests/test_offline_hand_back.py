@@ -125,6 +125,21 @@ def test_two_problems_told_with_a_bare_dont_are_two_problems():
     assert [route.agent for route, _ in found] == ["technical", "billing"]
 
 
+def test_a_problem_and_a_question_in_one_message_are_two_matters():
+    """A question is a matter as much as a problem: "sync stopped ..., and also what did you
+    charge me in ...?" keeps the question for billing instead of searching the articles with
+    both (issue 38: two questions in one message); a greeting beside a problem is no matter."""
+    from supportdesk.config import load_desk
+    from supportdesk.models.offline.router import Router
+    from supportdesk.models.offline.triage import issues
+
+    desk = load_desk(REPO / "agents.toml")
+    router = Router([desk.agents["billing"], desk.agents["technical"]], use_disk_cache=False)
+    found = issues("hey, sync stopped on my macbook, and also what did you charge me in february?", router)
+    assert [route.agent for route, _ in found] == ["technical", "billing"]
+    assert issues("my files stopped syncing on the laptop, and also thanks for the quick help last time", router) == []
+
+
 async def test_a_clarifying_question_names_only_the_agents_the_message_could_be_for():
     """With a config-only agent the desk has three; "my password" is technical's or security's,
     never billing's, so the customer is asked between those two."""

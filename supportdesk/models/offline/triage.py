@@ -11,6 +11,7 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, Router, content_words
 from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
+from supportdesk.readers import acts
 
 CLARIFY_OPENING = "So I can bring in the right colleague:"
 
@@ -108,6 +109,7 @@ _ISSUE_SPLIT = re.compile(
 # Each part must route this surely, and say enough, to count as a problem of its own.
 ISSUE_CONFIDENCE = 0.8
 ISSUE_MIN_WORDS = 1
+ISSUE_ASK_SHARE = 0.6  # the act reader's: a part asks, requests or tells a problem (no greeting, no thanks)
 
 
 def issues(text: str, router: Router) -> list[tuple[Route, str]]:
@@ -121,7 +123,11 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     loose: list[str] = []  # parts about nothing in particular ("dana@example.com") join a neighbour
     for part in parts:
         # "my email is dana@example.com" is a fact, not a problem of its own.
-        substantial = bool(cues.PROBLEM.search(part)) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
+        # A part is a matter of its own when it tells a problem or asks something of the desk
+        # ("... and also what did you charge me in march?"): a question is a matter as much as a
+        # problem is (issue 38: two questions in one message).
+        asks = cues.PROBLEM.search(part) or _asks_money(part) or acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
+        substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
         if route is not None and route.agent is not None and route.confidence >= ISSUE_CONFIDENCE:
             if found and found[-1][0].agent == route.agent:
