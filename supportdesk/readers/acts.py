@@ -94,9 +94,16 @@ class Reading:
     def share(self, labels: Iterable[str]) -> float:
         """The probability that the text is any of `labels` (0..1): "a problem told or a
         request made" is one reading when the reader cannot tell which of the two it is."""
-        top = max(self.scores.values())
-        weights = {label: math.exp(score - top) for label, score in self.scores.items()}
-        return sum(weights.get(label, 0.0) for label in labels) / sum(weights.values())
+        probability = probabilities(self.scores)
+        return sum(probability.get(label, 0.0) for label in labels)
+
+
+def probabilities(scores: dict[str, float]) -> dict[str, float]:
+    """Log scores as probabilities that sum to 1 (the best one's is a Reading's confidence)."""
+    top = max(scores.values())
+    weights = {label: math.exp(score - top) for label, score in scores.items()}
+    z = sum(weights.values())
+    return {label: w / z for label, w in weights.items()}
 
 
 class ActReader:
@@ -123,9 +130,7 @@ class ActReader:
             c, d = self._counts[label], self._denominator[label]
             scores[label] = self._log_prior[label] + sum(math.log((c.get(f, 0) + self._alpha) / d) for f in feats)
         best = max(self.labels, key=lambda l: scores[l])
-        top = scores[best]
-        z = sum(math.exp(s - top) for s in scores.values())
-        return Reading(best, 1.0 / z, scores)
+        return Reading(best, probabilities(scores)[best], scores)
 
 
 @lru_cache(maxsize=1)
