@@ -114,7 +114,10 @@ def test_the_reader_on_labelled_answers(part, capsys):
      # a yes whose second part may change the offer.
      "please make it the annual one", "I'd like 2 seats please", "please change the date to the 12th",
      "ok that's all I needed", "I'm good for now thanks", "for now it's fine", "let's do it at 3pm",
-     "ok change to annual", "good morning", "ok, i understand", "ah i see, thanks", "got it", "yes, and I'd like the annual plan", "yes. refund the second one"],
+     "ok change to annual", "good morning", "ok, i understand", "ah i see, thanks", "got it", "yes, and I'd like the annual plan", "yes. refund the second one",
+     # Taking leave, and a weak "ok" beside words of its own, acknowledge: they do not consent.
+     "ok thanks, bye", "ok bye", "k ty bye", "great, cheers, bye", "alright, have a nice day", "ok see you",
+     "ok. night", "ok noted, cheers mate", "great, speak soon"],
 )
 def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     assert read_answer(text) != "yes"
@@ -125,7 +128,7 @@ def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     # Issue 38: informal, misspelt and non-native yeses, and an obstacle denied ("no problem").
     ["okey, you can do it", "i dont mind, go ahead", "no problem, go on with it", "not a problem, do it", "yesss",
      "shure, go ahead", "ok sure, make it", "why not, go ahead", "oki doki, u can proceed", "okey", "shure", "yeh",
-     "cool, do it", "exactly", "please refund it"],
+     "cool, do it", "exactly", "please refund it", "fine by me", "ok, refund it", "yes do it, bye", "ok great"],
 )
 def test_an_informal_yes_is_a_yes(text):
     assert read_answer(text) == "yes"
@@ -293,7 +296,8 @@ async def test_yes_runs_exactly_the_offered_call_and_the_agent_reads_the_result(
 @pytest.mark.parametrize(
     ("answer", "why"),
     [("no", "no"), ("hold on", "no"), ("not yet", "no"), ("never mind", "no"),
-     ("no, the other plan instead", "change_of_mind"), ("will I lose my files?", "question"), ("my app crashes", "other")],
+     ("no, the other plan instead", "change_of_mind"), ("will I lose my files?", "question"), ("my app crashes", "other"),
+     ("ok thanks, bye", "other")],
 )
 async def test_anything_but_a_yes_closes_the_offer_and_runs_nothing(db_path, answer, why):
     desk, sid, _, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=5), Answer("ok")])

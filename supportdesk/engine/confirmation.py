@@ -49,7 +49,7 @@ _FILLER = {
     "there", "team", "pro", "starter", "monthly", "annual", "annually", "yearly", "in", "as", "offered", "said",
     "described", "was", "its", "it's", "money", "back", "yes,", "amount", "full",
     # Permission in the customer's own words ("you can go on with it", "u may proceed", "pls").
-    "you", "u", "can", "may", "pls", "plz", "make", "happen", "feel", "free", "yourself",
+    "you", "u", "can", "may", "pls", "plz", "make", "happen", "feel", "free", "yourself", "by",
 }
 # A no, or not yet: any of these anywhere and the answer is not a yes.
 _NEGATION = re.compile(
@@ -185,6 +185,8 @@ def read_answer(text: str) -> Reading:
         return "no" if _short(said) or _starts_no(said) else ("question" if _asks(said) else "no")
     if _ATTEMPT.search(said) or _ONLY_THANKS.match(said) or _ONLY_HEARD.match(said):
         return "other"  # (the agent asks again: a message, not an action nobody agreed to)
+    if _CLOSING.search(said) and not _STRONG_YES.search(said):
+        return "other"  # "ok thanks, bye" takes leave of the offer; it does not take it up
     asked_to_act = _ASKED_TO_ACT.search(said)
     if asked_to_act is not None and not _others(said[: asked_to_act.start()], allowed=0):
         return "yes"
@@ -212,7 +214,24 @@ def _plain_yes(said: str) -> bool:
         counts = len(re.findall(r"(?<![\w$€£.,])\d+(?![\w.,]*\d)(?!\w)", said))
         dated = _MONTH.sub(" ", said)  # "the 3rd march one": a date is one pointer, its month no word more
         return not _others(dated, 1 - counts) and len(_words(said)) <= 14 and not _MORE_ASKED.search(said)
+    if found <= _WEAK_ASSENT and _others(said, 0):
+        # "ok" or "great" beside words of its own ("ok see you", "great, noted") may only
+        # acknowledge what was said; alone, or with the offer's own words ("ok, refund it"), it
+        # agrees. A stronger word ("yes", "go ahead") carries a few words more.
+        return False
     return _rest_is_filler(said)
+
+
+# Assent that is also how people acknowledge or close: a yes only alone or with the offer's words.
+_WEAK_ASSENT = frozenset({
+    "ok", "okay", "k", "kk", "alright", "all right", "right", "correct", "great", "perfect", "fine", "cool",
+    "excellent", "awesome", "exactly", "indeed", "sounds good", "sounds great", "that's right", "thats right",
+})
+# Taking leave: never consent unless an unmistakable yes stands beside it ("yes do it, bye").
+_CLOSING = re.compile(
+    r"\b(?:bye+|goodbye|good bye|cya|see (?:you|ya|u)|ttyl|take care|good ?night|night|"
+    r"have a (?:good|nice|great|lovely) (?:day|one|evening|night|weekend))\b"
+)
 
 
 _MONTH = re.compile(
