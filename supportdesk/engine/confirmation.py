@@ -214,22 +214,14 @@ def _plain_yes(said: str) -> bool:
         counts = len(re.findall(r"(?<![\w$€£.,])\d+(?![\w.,]*\d)(?!\w)", said))
         dated = _MONTH.sub(" ", said)  # "the 3rd march one": a date is one pointer, its month no word more
         return not _others(dated, 1 - counts) and len(_words(said)) <= 14 and not _MORE_ASKED.search(said)
-    if found <= _WEAK_ASSENT and _others(said, 0):
-        # "ok" or "great" beside words of its own ("ok see you", "great, noted") may only
-        # acknowledge what was said; alone, or with the offer's own words ("ok, refund it"), it
-        # agrees. A stronger word ("yes", "go ahead") carries a few words more.
-        return False
     return _rest_is_filler(said)
 
 
-# Assent that is also how people acknowledge or close: a yes only alone or with the offer's words.
-_WEAK_ASSENT = frozenset({
-    "ok", "okay", "k", "kk", "alright", "all right", "right", "correct", "great", "perfect", "fine", "cool",
-    "excellent", "awesome", "exactly", "indeed", "sounds good", "sounds great", "that's right", "thats right",
-})
-# Taking leave: never consent unless an unmistakable yes stands beside it ("yes do it, bye").
+# Taking leave, or only noting what was said: never consent unless an unmistakable yes stands
+# beside it ("yes do it, bye"; "noted, go ahead").
 _CLOSING = re.compile(
-    r"\b(?:bye+|goodbye|good bye|cya|see (?:you|ya|u)|ttyl|take care|good ?night|night|"
+    r"\b(?:bye+|goodbye|good bye|cya|see (?:you|ya|u)|ttyl|take care|good ?night|night|noted|"
+    r"(?:speak|talk|chat) (?:soon|later|tomorrow)|catch you|"
     r"have a (?:good|nice|great|lovely) (?:day|one|evening|night|weekend))\b"
 )
 
