@@ -1,6 +1,8 @@
 """Knowledge-base retrieval with abstention: the desk's BM25 beside its peers, same run, same sets.
 
     python benchmarks/bench_kb.py
+    python benchmarks/bench_kb.py --calibrate   # the example model's thresholds, from the tune halves
+    python benchmarks/bench_kb.py --examples    # tools/kb/examples.txt, from the tune halves
 
 Every option answers each question of evals/kb-questions-tune.jsonl and -held.jsonl, then of
 evals/kb-customer-words-tune.jsonl and -held.jsonl and of evals/kb-5-tune.jsonl and -held.jsonl
@@ -58,14 +60,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supportdesk.tools.kb import EXAMPLES, Article, KnowledgeBase, _terms, knowledge_base, parse_examples  # noqa: E402
+from supportdesk.tools.kb import CALIBRATED, EXAMPLES, Article, KnowledgeBase, Reading, Thresholds, _terms, knowledge_base, parse_examples  # noqa: E402
 
 Row = dict[str, Any]
 Pick = Callable[[str], "tuple[str | None, float]"]  # question -> (best article or None, its confidence)
 WRONG_COSTS = 3  # a wrong article costs three missed ones (tools/kb.py's calibration)
 
 
-FAMILIES = ("kb-questions", "kb-customer-words", "kb-5")
+FAMILIES = ("kb-questions", "kb-customer-words", "kb-5", "kb-6-questions")
 
 
 def rows(half: str, family: str = "kb-questions") -> list[Row]:
@@ -340,7 +342,7 @@ def report(name: str, tune_scored: list[tuple[Row, str | None]], held_scored: li
 
 EXAMPLES_HEADER = """\
 # The desk's example questions for tools/kb.py's example model: the questions of the tune halves
-# evals/kb-questions-tune.jsonl, kb-customer-words-tune.jsonl and kb-5-tune.jsonl (never a held
+# evals/kb-questions-tune.jsonl, kb-customer-words-tune.jsonl, kb-5-tune.jsonl and kb-6-questions-tune.jsonl (never a held
 # half), one "slug: question" a line, "none: question" for one no article answers.
 # Rebuilt by: python benchmarks/bench_kb.py --examples
 """
@@ -352,7 +354,68 @@ def examples_text() -> str:
     return EXAMPLES_HEADER + "\n".join(lines) + "\n"
 
 
+# --- calibrating the example model's thresholds (tools/kb.py CALIBRATED) ---------------------
+#
+# The procedure: every question of every family's tune half (never a held half) is read once by
+# a knowledge base whose examples leave that question out (`KnowledgeBase.read`: what the
+# thresholds are applied to). Then each combination of the grids below decides every question
+# (`KnowledgeBase.decide`); the combination with the best utility (right + abstained - WRONG_COSTS
+# x wrong) wins, on a tie the one showing fewer wrong articles, then the first in grid order (the
+# grids run from low to high, so the lowest thresholds). The rules judging BM25's answer (veto,
+# edge, agree) and the rule answering without it (sure, assist) apply to disjoint questions
+# (BM25 confident or not), so each part is chosen on its own questions.
+GRID_VETO = (0.7, 0.8, 0.9, 0.95, 0.99)
+GRID_EDGE = tuple(round(0.25 + 0.05 * i, 2) for i in range(10))  # 0.25 .. 0.70
+GRID_AGREE = tuple(round(0.3 + 0.05 * i, 2) for i in range(14))  # 0.30 .. 0.95
+GRID_SURE = (0.7, 0.8, 0.9, 0.95, 0.99)
+GRID_ASSIST = tuple(round(0.2 + 0.05 * i, 2) for i in range(7))  # 0.20 .. 0.50
+
+
+def tune_readings(families: Sequence[str] = FAMILIES) -> list[tuple[Row, KnowledgeBase, Reading]]:
+    """Each tune question read by a knowledge base trained without it (leave-one-out)."""
+    base = knowledge_base()
+    examples = parse_examples(EXAMPLES.read_text(encoding="utf-8"))
+    out = []
+    for family in families:
+        for r in rows("tune", family):
+            key = (r["article"], " ".join(r["text"].split()))
+            kb = KnowledgeBase(base.articles, [e for e in examples if e != key])
+            out.append((r, kb, kb.read(r["text"])))
+    return out
+
+
+def _score(readings: Sequence[tuple[Row, KnowledgeBase, Reading]], t: Thresholds) -> tuple[int, int]:
+    scored = []
+    for r, kb, reading in readings:
+        hits = kb.decide(reading, t)
+        scored.append((r, hits[0][0].slug if hits else None))
+    m = measure(scored)
+    return utility(m), -(m["shown"] - m["right"])
+
+
+def calibrate(readings: Sequence[tuple[Row, KnowledgeBase, Reading]]) -> Thresholds:
+    """The thresholds the procedure above chooses on `readings` (`tune_readings`)."""
+    judged = [x for x in readings if x[2].confident]
+    alone = [x for x in readings if not x[2].confident]
+    first = max(
+        ((v, e, a) for v in GRID_VETO for e in GRID_EDGE for a in GRID_AGREE),
+        key=lambda c: _score(judged, Thresholds(veto=c[0], edge=c[1], agree=c[2], sure=1.0, assist=1.0)),
+    )
+    second = max(
+        ((s, a) for s in GRID_SURE for a in GRID_ASSIST),
+        key=lambda c: _score(alone, Thresholds(veto=1.0, edge=0.0, agree=0.0, sure=c[0], assist=c[1])),
+    )
+    return Thresholds(veto=first[0], edge=first[1], agree=first[2], sure=second[0], assist=second[1])
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--calibrate"]:
+        readings = tune_readings()
+        chosen = calibrate(readings)
+        for name, t in (("tools/kb.py CALIBRATED", CALIBRATED), ("chosen on the tune halves", chosen)):
+            u, wrong = _score(readings, t)
+            print(f"{name:<26} {t}: utility {u}, wrong {-wrong} (tune, leave-one-out)")
+        return 0
     if sys.argv[1:] == ["--examples"]:
         EXAMPLES.write_text(examples_text(), encoding="utf-8")
         print(f"wrote {EXAMPLES.relative_to(REPO)}")
