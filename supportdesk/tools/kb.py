@@ -354,8 +354,15 @@ class _Folder:
     def __init__(self, df: Counter[str]):
         self._df = df
         self._by_stem: dict[str, list[str]] = {}
+        # the words sharing a word's first six letters, and its first letter: the only ones
+        # `_fold_new` can choose (a pure speed-up: calibrating builds a knowledge base per question)
+        self._by_start: dict[str, list[str]] = {}
+        self._by_first: dict[str, list[str]] = {}
         for t in df:
             self._by_stem.setdefault(_stem(t), []).append(t)
+            if len(t) >= 6:
+                self._by_start.setdefault(t[:6], []).append(t)
+            self._by_first.setdefault(t[:1], []).append(t)
         self._folded: dict[str, str] = {}  # the vocabulary never changes: a word folds one way
 
     def fold(self, term: str) -> str:
@@ -378,8 +385,8 @@ class _Folder:
         if same_stem:  # forms of one word: the one used most ("restore", not "restored")
             return max(same_stem, key=lambda w: (self._df[w], w))
         for forms in (
-            {w for w in self._df if _shared_start(w, term) >= max(6, math.ceil(len(term) * 2 / 3))},
-            {w for w in self._df if len(term) >= 5 and abs(len(w) - len(term)) <= 1 and w[0] == term[0] and _one_edit(w, term)},
+            {w for w in self._by_start.get(term[:6], ()) if _shared_start(w, term) >= max(6, math.ceil(len(term) * 2 / 3))},
+            {w for w in self._by_first.get(term[:1], ()) if len(term) >= 5 and abs(len(w) - len(term)) <= 1 and _one_edit(w, term)},
         ):
             if len(forms) == 1:
                 return forms.pop()
