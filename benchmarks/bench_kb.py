@@ -1,17 +1,21 @@
 """Knowledge-base retrieval with abstention: the desk's BM25 beside its peers, same run, same sets.
 
     python benchmarks/bench_kb.py
+    python benchmarks/bench_kb.py --calibrate   # the example model's thresholds, from the tune halves
+    python benchmarks/bench_kb.py --examples    # tools/kb/examples.txt, from the tune halves
 
 Every option answers each question of evals/kb-questions-tune.jsonl and -held.jsonl, then of
-evals/kb-customer-words-tune.jsonl and -held.jsonl and of evals/kb-5-tune.jsonl and -held.jsonl
-(each article asked for in customers' own words, as few of its title's and tags' as possible;
-kb-5 written before the example model), with one article or with nothing; a table per family. Any threshold is chosen on the tune half (a wrong article costing
+evals/kb-customer-words-tune.jsonl and -held.jsonl, of evals/kb-5-tune.jsonl and -held.jsonl
+and of evals/kb-6-questions-tune.jsonl and -held.jsonl (each article asked for in customers' own
+words, as few of its title's and tags' as possible; kb-5 written before the example model, kb-6
+before its thresholds were calibrated), with one article or with nothing; a table per family. Any threshold is chosen on the tune half (a wrong article costing
 three missed ones, as for tools/kb.py's thresholds); the figures that count are the held half's.
 
 - desk (bm25+nb): the desk (supportdesk/tools/kb.py `answer`): BM25 over title, tags and body,
   with its score and coverage thresholds, judged by the example model (a naive Bayes over the
   articles and the desk's example questions, tools/kb/examples.txt: the tune halves' questions,
   so the tune figures are leave-one-out: each question answered by a model trained without it).
+  Its five thresholds come from `--calibrate` (the procedure is written above `calibrate`).
 - bm25 alone: the same BM25 without the example model (the desk before issue 38.2).
 - wordllama: the cosine between the question's and each article's (title + tags + body)
   embedding from wordllama 0.4's weights shipped in the wheel (256 dimensions); answered when the
@@ -58,14 +62,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supportdesk.tools.kb import EXAMPLES, Article, KnowledgeBase, _terms, knowledge_base, parse_examples  # noqa: E402
+from supportdesk.tools.kb import CALIBRATED, EXAMPLES, Article, KnowledgeBase, Reading, Thresholds, _terms, knowledge_base, parse_examples  # noqa: E402
 
 Row = dict[str, Any]
 Pick = Callable[[str], "tuple[str | None, float]"]  # question -> (best article or None, its confidence)
 WRONG_COSTS = 3  # a wrong article costs three missed ones (tools/kb.py's calibration)
 
 
-FAMILIES = ("kb-questions", "kb-customer-words", "kb-5")
+FAMILIES = ("kb-questions", "kb-customer-words", "kb-5", "kb-6-questions")
 
 
 def rows(half: str, family: str = "kb-questions") -> list[Row]:
@@ -340,7 +344,7 @@ def report(name: str, tune_scored: list[tuple[Row, str | None]], held_scored: li
 
 EXAMPLES_HEADER = """\
 # The desk's example questions for tools/kb.py's example model: the questions of the tune halves
-# evals/kb-questions-tune.jsonl, kb-customer-words-tune.jsonl and kb-5-tune.jsonl (never a held
+# evals/kb-questions-tune.jsonl, kb-customer-words-tune.jsonl, kb-5-tune.jsonl and kb-6-questions-tune.jsonl (never a held
 # half), one "slug: question" a line, "none: question" for one no article answers.
 # Rebuilt by: python benchmarks/bench_kb.py --examples
 """
@@ -352,7 +356,110 @@ def examples_text() -> str:
     return EXAMPLES_HEADER + "\n".join(lines) + "\n"
 
 
+# --- calibrating the example model's thresholds (tools/kb.py CALIBRATED) ---------------------
+#
+# The procedure: every question of every family's tune half (never a held half) is read once by
+# a knowledge base whose examples leave that question out (`KnowledgeBase.read`: what the
+# thresholds are applied to), and so is the first message of each conversation eval that expects
+# an article's title in the reply (`conversation_questions`: evals the desk keeps passing, kb-6's
+# held half and the unseen understand-held-6 excepted). Then each combination of the grids below
+# decides every question (`KnowledgeBase.decide`). The winner keeps the most conversation evals'
+# articles (they must keep passing), then has the best utility on the tune halves (right +
+# abstained - WRONG_COSTS x wrong), then shows fewer wrong articles there, then comes first in grid
+# order (the grids run from low to high: the lowest thresholds). The rules judging BM25's answer
+# (veto, edge, agree) and the rule answering without it (sure, assist) apply to disjoint questions
+# (BM25 confident or not), so each part is chosen on its own questions.
+GRID_VETO = (0.7, 0.8, 0.9, 0.95, 0.99)
+GRID_EDGE = tuple(round(0.25 + 0.05 * i, 2) for i in range(10))  # 0.25 .. 0.70
+GRID_AGREE = tuple(round(0.3 + 0.05 * i, 2) for i in range(14))  # 0.30 .. 0.95
+GRID_SURE = (0.7, 0.8, 0.9, 0.95, 0.99)
+GRID_ASSIST = tuple(round(0.2 + 0.05 * i, 2) for i in range(7))  # 0.20 .. 0.50
+NOT_FOR_CALIBRATION = ("kb-6-held.jsonl",)  # and never understand-held-6*: another's unseen set
+Readings = Sequence[tuple[Row, KnowledgeBase, Reading]]
+
+
+def tune_readings(families: Sequence[str] = FAMILIES) -> list[tuple[Row, KnowledgeBase, Reading]]:
+    """Each tune question read by a knowledge base trained without it (leave-one-out)."""
+    base = knowledge_base()
+    examples = parse_examples(EXAMPLES.read_text(encoding="utf-8"))
+    out = []
+    for family in families:
+        for r in rows("tune", family):
+            key = (r["article"], " ".join(r["text"].split()))
+            kb = KnowledgeBase(base.articles, [e for e in examples if e != key])
+            out.append((r, kb, kb.read(r["text"])))
+    return out
+
+
+def conversation_questions() -> list[Row]:
+    """The first message of each conversation eval whose reply must hold one article's title,
+    labelled with that article."""
+    titles = {a.title: a.slug for a in knowledge_base().articles}
+    out = []
+    for path in sorted((REPO / "evals").glob("*.jsonl")):
+        if path.name in NOT_FOR_CALIBRATION or path.name.startswith("understand-held-6"):
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            convo = json.loads(line) if line.strip() else {}
+            if not convo.get("turns"):
+                continue
+            turn = convo["turns"][0]
+            said = turn.get("expect", {}).get("reply", [])
+            slugs = {slug for title, slug in titles.items() for part in said if len(part) > 6 and title.startswith(part)}
+            if len(slugs) == 1:
+                out.append({"text": turn["customer"], "article": slugs.pop()})
+    return out
+
+
+def conversation_readings() -> list[tuple[Row, KnowledgeBase, Reading]]:
+    kb = knowledge_base()
+    return [(r, kb, kb.read(r["text"])) for r in conversation_questions()]
+
+
+def _score(readings: Readings, t: Thresholds) -> tuple[int, int]:
+    scored = []
+    for r, kb, reading in readings:
+        hits = kb.decide(reading, t)
+        scored.append((r, hits[0][0].slug if hits else None))
+    m = measure(scored)
+    return utility(m), -(m["shown"] - m["right"])
+
+
+def _kept(readings: Readings, t: Thresholds) -> int:
+    return sum(1 for r, kb, reading in readings if (hits := kb.decide(reading, t)) and hits[0][0].slug == r["article"])
+
+
+def calibrate(readings: Readings, conversations: Readings = ()) -> Thresholds:
+    """The thresholds the procedure above chooses on `readings` (`tune_readings`) and
+    `conversations` (`conversation_readings`)."""
+    def judged(x: Readings) -> list[tuple[Row, KnowledgeBase, Reading]]:
+        return [y for y in x if y[2].confident]
+
+    def alone(x: Readings) -> list[tuple[Row, KnowledgeBase, Reading]]:
+        return [y for y in x if not y[2].confident]
+
+    def first_key(c: tuple[float, float, float]) -> tuple[int, int, int]:
+        t = Thresholds(veto=c[0], edge=c[1], agree=c[2], sure=1.0, assist=1.0)
+        return (_kept(judged(conversations), t), *_score(judged(readings), t))
+
+    def second_key(c: tuple[float, float]) -> tuple[int, int, int]:
+        t = Thresholds(veto=1.0, edge=0.0, agree=0.0, sure=c[0], assist=c[1])
+        return (_kept(alone(conversations), t), *_score(alone(readings), t))
+
+    first = max(((v, e, a) for v in GRID_VETO for e in GRID_EDGE for a in GRID_AGREE), key=first_key)
+    second = max(((s, a) for s in GRID_SURE for a in GRID_ASSIST), key=second_key)
+    return Thresholds(veto=first[0], edge=first[1], agree=first[2], sure=second[0], assist=second[1])
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--calibrate"]:
+        readings, conversations = tune_readings(), conversation_readings()
+        chosen = calibrate(readings, conversations)
+        for name, t in (("tools/kb.py CALIBRATED", CALIBRATED), ("chosen on the tune halves", chosen)):
+            u, wrong = _score(readings, t)
+            print(f"{name:<26} {t}: utility {u}, wrong {-wrong} (tune, leave-one-out); "
+                  f"conversation evals' articles kept {_kept(conversations, t)}/{len(conversations)}")
+        return 0
     if sys.argv[1:] == ["--examples"]:
         EXAMPLES.write_text(examples_text(), encoding="utf-8")
         print(f"wrote {EXAMPLES.relative_to(REPO)}")

@@ -11,7 +11,7 @@ import dataclasses
 import json
 
 from supportdesk.lexicon import normalise
-from supportdesk.tools.kb import EXAMPLES, MIN_COVERAGE, MIN_SCORE, KnowledgeBase, knowledge_base, parse_examples
+from supportdesk.tools.kb import AGREE, CALIBRATED, EDGE, EXAMPLES, MIN_COVERAGE, MIN_SCORE, KnowledgeBase, Thresholds, _stem, knowledge_base, parse_examples
 from tests.conftest import REPO
 
 
@@ -106,9 +106,11 @@ def test_customer_words_held_half_keeps_its_floor():
     # answers), never used to choose a tag, a lexicon entry, an example or a threshold. Before
     # the tags said what customers call things: precision 15/28, abstention 7/8, recall 15/48.
     # BM25 with the tags: 22/35, 7/8, 22/48. With the example model judging BM25 (issue 38.2):
-    # 25/33, 7/8, 25/48: eight wrong articles instead of thirteen. The floor is that figure.
+    # 25/33, 7/8, 25/48: eight wrong articles instead of thirteen. With the thresholds
+    # calibrated (kb-6) and the words learned from the examples: 24/29, 7/8, 24/48: five wrong
+    # articles instead of eight, for one right one fewer. The floor is that.
     held = _measure(_rows("held", "kb-customer-words"), _answer)
-    assert held["precision"] >= 25 / 33 and held["abstention"] >= 7 / 8 and held["recall"] >= 25 / 48
+    assert held["precision"] >= 24 / 29 and held["abstention"] >= 7 / 8 and held["recall"] >= 24 / 48
     bare = _measure(_rows("held", "kb-customer-words"), _answer_with(_bare()))
     assert bare["precision"] < 0.7  # what the example model is for
 
@@ -116,7 +118,8 @@ def test_customer_words_held_half_keeps_its_floor():
 def test_kb5_held_half_keeps_its_floor():
     # evals/kb-5-held.jsonl (30 questions an article answers in customers' own words, 10 none
     # does), written with its tune half before the example model, measured once on BM25 alone:
-    # precision 23/28, abstention 8/10, recall 23/30. With the example model: 24/27, 8/10, 24/30.
+    # precision 23/28, abstention 8/10, recall 23/30. With the example model: 24/27, 8/10, 24/30
+    # (25/28 by kb-6's start); calibrated (kb-6): 24/26, 8/10, 24/30.
     held = _measure(_rows("held", "kb-5"), _answer)
     assert held["precision"] >= 24 / 27 and held["abstention"] >= 8 / 10 and held["recall"] >= 24 / 30
     bare = _measure(_rows("held", "kb-5"), _answer_with(_bare()))
@@ -201,3 +204,67 @@ async def test_the_technical_agent_says_it_does_not_know_when_the_knowledge_base
     ]
     results = await evaluate_conversations(convos, config=str(REPO / "agents.toml"))
     assert all(r.passed for r in results), [r.failures for r in results]
+
+
+def _bench():
+    import sys
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import bench_kb
+
+    return bench_kb
+
+
+HAND_SET = Thresholds(veto=0.9, edge=0.5, agree=0.6, sure=0.9, assist=0.3)  # before kb-6
+
+
+def test_the_thresholds_are_what_the_tune_halves_choose():
+    # tools/kb.py's five thresholds are the procedure's choice (benchmarks/bench_kb.py
+    # --calibrate): on the tune halves, each question read leave-one-out, keeping the conversation
+    # evals' articles; the hand-set ones keep fewer of those and show more wrong articles on tune.
+    bench = _bench()
+    readings, conversations = bench.tune_readings(), bench.conversation_readings()
+    assert bench.calibrate(readings, conversations) == CALIBRATED
+    chosen, hand = bench._score(readings, CALIBRATED), bench._score(readings, HAND_SET)
+    assert chosen > hand and -chosen[1] < -hand[1]
+    assert bench._kept(conversations, CALIBRATED) > bench._kept(conversations, HAND_SET)
+
+
+def test_kb6_held_half_keeps_its_floor():
+    # evals/kb-6-questions-held.jsonl, written before the calibration and the learned words:
+    # 15/16, 7/8, 15/16 before, and after (the one wrong article: "how many people can join a
+    # video call" is no question about inviting people).
+    held = _measure(_rows("held", "kb-6-questions"), _answer)
+    assert held["precision"] >= 15 / 16 and held["abstention"] >= 7 / 8 and held["recall"] >= 15 / 16
+
+
+def test_the_held_halves_show_fewer_wrong_articles_than_the_hand_set_thresholds():
+    kb = knowledge_base()
+
+    def wrong(thresholds: Thresholds) -> int:
+        count = 0
+        for family in _bench().FAMILIES:
+            for r in _rows("held", family):
+                hits = kb.answer(r["text"], thresholds=thresholds)
+                count += bool(hits) and hits[0][0].slug != r["article"]
+        return count
+
+    # 9 of 160 held questions (13 on kb-6's start, 12 with the hand-set thresholds now)
+    assert wrong(CALIBRATED) <= 9 < wrong(HAND_SET)
+
+
+def test_words_customers_use_for_one_article_count_as_covered():
+    # No article says "office" or "people"; the team-invites examples do, and no other article's
+    # examples: with them the question is covered enough for BM25's answer to stand without the
+    # model's full agreement (a conversation eval's first message, never an example).
+    kb = knowledge_base()
+    question = "I want to add two more people from my office"
+    team = kb.get("team-invites")
+    assert team is not None
+    assert kb.coverage(question, team) < EDGE <= kb.coverage(question, team, learned=True)
+    assert kb.read(question).probability["team-invites"] < AGREE
+    assert _answer(question) == "team-invites"
+    # a word the examples use for several articles says nothing of which: not learned
+    for term in kb.query_terms("phone"):
+        assert all(_stem(term) not in learned for learned in kb._learned), term
+    assert _stem("office") in kb._learned[kb.articles.index(team)]

@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -51,6 +51,10 @@ KNOWN_MISSES = {
     # state" reaches technical, but no article's words cover a spreadsheet put back as it was, so
     # the desk says it does not know (safe, and a miss).
     "understand 5 (held): roll back a sheet to last week's state",
+    # kb-6 (before the calibrated thresholds and learned words: tune 10/10, held 6/8; after: 10/10,
+    # 7/8). "documents i edit on my ipad never appear on the pc" shares no word with the sync
+    # article and the example model reads it as no article's: the desk abstains (safe, a miss).
+    "kb 6 (held): ipad edits never reach the pc",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
