@@ -237,7 +237,9 @@ def test_a_doubt_beside_a_no_a_condition_or_a_question_is_not_a_yes(text):
     "text",
     ["yes, but not the duplicate", "yes if it doesn't cost more", "ok sure, the cheaper one", "yes? what does it cost",
      "ok, bye now", "yes, talk to a manager", "yes please wait", "ok thanks", "ah i see, thank you", "sure, let me try it first",
-     "yes, and the january one instead", "thanks a lot"],
+     "yes, and the january one instead", "thanks a lot",
+     # "please" is politeness, not assent: a request of its own is no yes to the offer.
+     "please add my colleague to the account", "please order me a new card"],
 )
 def test_the_vetoes_stand_against_a_learned_reader_that_reads_every_answer_as_a_yes(text, monkeypatch):
     """The learned reader may only add a yes where no veto stands: a reader that says yes to

@@ -238,11 +238,12 @@ def _leaves(said: str) -> bool:
 
 def _vetoed(said: str) -> bool:
     """Whether anything in the answer stands against reading it as a yes, whatever a learned
-    reader thinks of it: no word of assent at all, a negation or not-yet, another option, a
+    reader thinks of it: no word of assent but "please" ("please buy me the insurance" asks
+    for something else: SGD's test split), a negation or not-yet, another option, a
     question, a condition, taking leave, thanks or "i see" alone, an attempt, a person or
     something more asked for, or a second part that may change the offer."""
     return (
-        _ASSENT_RE.search(said) is None
+        {m.group(0) for m in _ASSENT_RE.finditer(said)} <= {"please"}
         or _NEGATION.search(said) is not None
         or _ALTERNATIVE.search(said) is not None
         or _asks(said)
