@@ -3,10 +3,14 @@ something else. Every model's offers are answered through it (the runner's gate)
 model and is the same on every desk.
 
 The error that matters is a "no" read as a yes: a yes runs the offered call, moving money or
-changing an account. So a yes is read only from a short answer made of assent and the
-offer's own words, with no negation, hesitation, condition, alternative or question anywhere in
-it; anything doubtful is not a yes (the agent then asks again, which costs a message, not a
-refund). evals/confirmation-tune.jsonl and -held.jsonl measure it (tests/test_confirmation.py).
+changing an account. The hand-written rules read a yes only from a short answer made of assent
+and the offer's own words, with no negation, hesitation, condition, alternative or question
+anywhere in it. The next error is a clear yes read as not-a-yes (the desk asks twice): a learned
+reader (naive Bayes trained on the Schema-Guided Dialogue's user answers and the tune halves,
+readers/data/confirmation.json.gz, read on first use) may read a hedged or wordy go-ahead the
+rules missed as a yes, but only with a word of assent and with none of the rules' vetoes
+(`_vetoed`) against it: the vetoes can only turn a yes into not-a-yes. evals/confirmation-tune,
+-held, -6-tune and -6-held measure it (tests/test_confirmation.py).
 """
 
 from __future__ import annotations
