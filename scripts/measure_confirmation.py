@@ -7,9 +7,8 @@ SGD_GIT is a git directory of github.com/google-research-datasets/dstc8-schema-g
 right after a system turn that asks to confirm something or offers an intent (CONFIRM,
 OFFER_INTENT): AFFIRM turns (a yes, perhaps with thanks) should read "yes"; NEGATE turns (a
 no, often with a correction: "please make that 3 rooms") must never read "yes". The two
-errors are printed apart; the sentences are printed, never stored. Nothing here is trained:
-the reader is rules over the customer's words plus the corpora's word frequencies
-(supportdesk/readers), so every split is a held-out measurement.
+errors are printed apart; the sentences are printed, never stored. The reader's learned part
+(scripts/build_confirmation.py) is trained on SGD's train split only: dev and test are held out.
 """
 
 from __future__ import annotations

@@ -117,7 +117,9 @@ def test_the_reader_on_labelled_answers(part, capsys):
      "ok change to annual", "good morning", "ok, i understand", "ah i see, thanks", "got it", "yes, and I'd like the annual plan", "yes. refund the second one",
      # Taking leave, and a weak "ok" beside words of its own, acknowledge: they do not consent.
      "ok thanks, bye", "ok bye", "k ty bye", "great, cheers, bye", "alright, have a nice day", "ok see you",
-     "ok. night", "ok noted, cheers mate", "great, speak soon"],
+     "ok. night", "ok noted, cheers mate", "great, speak soon",
+     # The "ya" of "see ya" is no yes beside the goodbye (confirmation-6's held half caught it).
+     "cool, see ya", "sure, see ya later", "ok cya"],
 )
 def test_a_yes_with_anything_against_it_is_not_a_yes(text):
     assert read_answer(text) != "yes"
@@ -183,6 +185,103 @@ def test_a_yes_that_names_another_charge_than_the_offered_one_is_caught():
     # A date nothing in the log can check is taken as another (asked again, nothing run).
     assert names_another("yes, the one on the 3rd", offered, [])
 
+
+# --- the learned reader and its vetoes (issue 38) ------------------------------------------------
+
+
+def _offered_rows(part: str) -> list[dict[str, str]]:
+    return [json.loads(line) for line in (EVALS / f"confirmation-{part}.jsonl").read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("part", ["6-tune", "6-held"])
+def test_the_reader_on_answers_written_before_it_learned(part, capsys):
+    """evals/confirmation-6-*.jsonl were written before the reader learned (commit "evals:
+    confirmation-6, ..."): on the held half the rules alone read 6 of 27 yeses as not-a-yes and
+    one goodbye ("cool, see ya") as a yes."""
+    rows = _offered_rows(part)
+    got = [(r, read_answer(r["text"], r.get("offer", ""))) for r in rows]
+    right = sum(r["label"] == answer for r, answer in got)
+    not_yes_as_yes = [r["text"] for r, answer in got if answer == "yes" and r["label"] != "yes"]
+    yes_missed = [r["text"] for r, answer in got if r["label"] == "yes" and answer != "yes"]
+    with capsys.disabled():
+        print(f"\nconfirmation reader, {part}: {right}/{len(rows)} right ({right / len(rows):.0%}); "
+              f"not-yes read as yes: {len(not_yes_as_yes)}; yes missed: {len(yes_missed)}")
+    assert not_yes_as_yes == []
+    assert right / len(rows) >= 0.9
+    assert len(yes_missed) <= len([r for r in rows if r["label"] == "yes"]) // 10
+
+
+@pytest.mark.parametrize(
+    "text",
+    # Hedged, but plainly a go-ahead: before issue 38 "guess", "suppose", "probably" or "think"
+    # anywhere made the answer a no, and the desk asked twice.
+    ["i guess so, do it", "ok i suppose, go ahead", "probably for the best, yes please", "i think so, yes go ahead",
+     "yes please, and thank you so much for sorting this out",
+     "yeah go ahead, give it back"],
+)
+def test_a_hedged_or_wordy_yes_is_a_yes(text):
+    assert read_answer(text) == "yes"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["i guess not", "probably not, thanks", "i suppose i could wait", "i think i'll leave it", "i guess, but not today",
+     "i suppose so?", "probably yes, if it is free", "i think so, but let me ask my wife first", "i guess the other one",
+     "probably, bye", "i suppose thanks"],
+)
+def test_a_doubt_beside_a_no_a_condition_or_a_question_is_not_a_yes(text):
+    assert read_answer(text) != "yes"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["yes, but not the duplicate", "yes if it doesn't cost more", "ok sure, the cheaper one", "yes? what does it cost",
+     "ok, bye now", "yes, talk to a manager", "yes please wait", "ok thanks", "ah i see, thank you", "sure, let me try it first",
+     "yes, and the january one instead", "thanks a lot",
+     # "please" is politeness, not assent: a request of its own is no yes to the offer.
+     "please add my colleague to the account", "please order me a new card"],
+)
+def test_the_vetoes_stand_against_a_learned_reader_that_reads_every_answer_as_a_yes(text, monkeypatch):
+    """The learned reader may only add a yes where no veto stands: a reader that says yes to
+    everything still cannot make these a yes."""
+    from supportdesk.engine import confirmation
+
+    always_yes = confirmation.AnswerReader({"yes": {"<len:1>": 1}, "no": {"<len:3>": 1}}, {"yes": 1000, "no": 1})
+    monkeypatch.setattr(confirmation, "answer_reader", lambda: always_yes)
+    assert always_yes.read(text)[0] == "yes"
+    assert read_answer(text) != "yes"
+    assert read_answer("yes, thank you so much for explaining all of that to me") == "yes"  # (no veto: the yes stands)
+
+
+SECOND = "You have two charges of $29.99. Shall I refund the second one, CH-9005 (March 3)? Please answer yes or no."
+
+
+@pytest.mark.parametrize("text", ["yes, the second one", "the second charge, go ahead", "yeah the second one please"])
+def test_a_yes_that_points_at_what_the_offer_names_is_a_yes(text):
+    assert read_answer(text, SECOND) == "yes"
+    assert read_answer(text) != "yes"  # without the offer it may point at another
+    assert read_answer(text, SECOND.replace("second", "first")) != "yes"
+    assert read_answer("ok, just a second", SECOND) != "yes"  # a moment, not a pointer
+
+
+def test_a_change_of_mind_that_names_the_other_option_is_one():
+    for text in ["not pro, i want team", "no i meant the starter plan", "nope, the annual plan"]:
+        assert read_answer(text) == "change_of_mind", text
+    assert read_answer("no, leave my plan alone") == "no"
+
+
+def test_the_learned_reader_is_read_on_first_use_not_on_import():
+    probe = (
+        "from supportdesk.engine import confirmation as c\n"
+        "assert c.answer_reader.cache_info().currsize == 0\n"
+        "assert c.read_answer('yes') == 'yes' and c.answer_reader.cache_info().currsize == 0\n"
+        "assert c.read_answer('i guess so, go ahead') == 'yes' and c.answer_reader.cache_info().currsize == 1\n"
+    )
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 # --- the gate on a desk with a scripted model ----------------------------------------------------
 
@@ -307,6 +406,26 @@ async def test_anything_but_a_yes_closes_the_offer_and_runs_nothing(db_path, ans
         assert (decline.why, decline.source) == (why, "text")
         await items_of(desk.runner.send(sid, "yes"))  # a yes to an offer already closed
         assert ran == []
+
+
+async def test_the_gate_reads_a_pointer_at_what_the_offer_names_as_its_yes(db_path):
+    """The runner gives the reader the offer's words: "yes, the second one" runs the refund
+    whose offer names the second charge, and no other."""
+    registry = ToolRegistry()
+    ran: list[float] = []
+
+    @registry.tool("refund", "Refund", RefundArgs, effect="money", confirm="customer", limits=TEST_REFUND_LIMITS,
+                   describe=lambda a: f"refund ${a.amount:.2f} on the second of your two charges")
+    def refund(ctx, args: RefundArgs):
+        ran.append(args.amount)
+        return {"refunded": args.amount}
+
+    script = [Transfer("billing", "money"), call("refund", amount=5), Answer("refunded")]
+    desk = await open_desk(db_path, gated_desk(), provider=ScriptedModel(script), tools=registry, customers=False)
+    async with desk:
+        first = await items_of(desk.runner.send(None, "refund the duplicate please"))
+        items = await items_of(desk.runner.send(first[0].session_id, "yes, the second one"))
+        assert [i for i in items if isinstance(i, Confirmation)] and ran == [5]
 
 
 async def test_an_explicit_request_after_a_no_is_offered_again(db_path):

@@ -3,19 +3,27 @@ something else. Every model's offers are answered through it (the runner's gate)
 model and is the same on every desk.
 
 The error that matters is a "no" read as a yes: a yes runs the offered call, moving money or
-changing an account. So a yes is read only from a short answer made of assent and the
-offer's own words, with no negation, hesitation, condition, alternative or question anywhere in
-it; anything doubtful is not a yes (the agent then asks again, which costs a message, not a
-refund). evals/confirmation-tune.jsonl and -held.jsonl measure it (tests/test_confirmation.py).
+changing an account. The hand-written rules read a yes only from a short answer made of assent
+and the offer's own words, with no negation, hesitation, condition, alternative or question
+anywhere in it. The next error is a clear yes read as not-a-yes (the desk asks twice): a learned
+reader (naive Bayes trained on the Schema-Guided Dialogue's user answers and the tune halves,
+readers/data/confirmation.json.gz, read on first use) may read a hedged or wordy go-ahead the
+rules missed as a yes, but only with a word of assent and with none of the rules' vetoes
+(`_vetoed`) against it: the vetoes can only turn a yes into not-a-yes. evals/confirmation-tune,
+-held, -6-tune and -6-held measure it (tests/test_confirmation.py).
 """
 
 from __future__ import annotations
 
+import functools
+import gzip
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from supportdesk.items import Confirmation, Decline, Item, Message, Offer, Takeover
@@ -55,16 +63,19 @@ _FILLER = {
 _NEGATION = re.compile(
     r"\b(?:no|nope|nah|not|never|don'?t|do not|doesn'?t|didn'?t|won'?t|can'?t|cannot|shouldn'?t|wouldn'?t|"
     r"isn'?t|aren'?t|stop|wait|hold|hang|cancel that|forget|skip|later|maybe|perhaps|unsure|"
-    r"think|thinking|changed my mind|change of mind|rather not|leave it|leave things|hmm+|hm+|"
+    r"think about|think it over|thinking|let me think|changed my mind|change of mind|rather not|leave it|leave things|hmm+|hm+|"
     r"nevermind|mind|moment|sec|second|minute|first|before|until|yet|refuse|decline|reject|no thanks|"
     r"but|however|though|although|except|unless|if|only if|depends|worried|concerned|afraid|"
-    r"dunno|idk|guess|suppose|probably|possibly|kinda|sort of|whatever|either way|whichever|up to you|your call|"
+    r"dunno|idk|possibly|kinda|sort of|whatever|either way|whichever|up to you|your call|"
     # Another time than now.
     r"tomorrow|tonight|next (?:week|month|year|time)|after|afterwards|weekend|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|at \d{1,2}(?::\d\d)?(?: ?[ap]m)?|"
     # Nothing more wanted: "that's all I needed" declines what is offered.
     r"that'?s all|that is all|for now)\b"
 )
+# A word of doubt: the rules read it as not a yes; the learned reader may still read a plain
+# go-ahead around it ("i guess that's fine, go ahead") as one (read_answer).
+_DOUBT = re.compile(r"\b(?:think|guess|suppose|probably)\b")
 # Another choice than the one offered.
 _ALTERNATIVE = re.compile(
     r"\b(?:instead|other|another(?! question)|rather|different|cheaper|dearer|pricier|bigger|smaller|wrong|"
@@ -171,21 +182,43 @@ def _known_word(word: str) -> bool:
     return df.get(word, 0) > _KNOWN_DF
 
 
-def read_answer(text: str) -> Reading:
-    """How a customer's message answers the offer made right before it."""
-    said = _NO_OBSTACLE.sub("sure", _respelled(normalise(text)))
+def read_answer(text: str, offer: str = "") -> Reading:
+    """How a customer's message answers the offer made right before it (`offer`: what the
+    customer was asked, when known: a pointer at what it names, "the second one", is then
+    that offer, no other choice).
+
+    The hand-written rules read first; a yes of theirs stands. What they do not read as a yes
+    the learned reader (naive Bayes on public dialogues' answers and the desk's tune halves,
+    `answer_reader`) may read as one, a yes hedged or wordy ("i guess that's fine, go ahead",
+    "yes, thank you so much, please refund the $29.99"), but only when it holds a word of
+    assent and no veto stands against it (`_vetoed`: a negation, a condition, another time or
+    option, a question, a goodbye, thanks alone, a person asked for). The vetoes can only turn
+    a yes into not-a-yes; they never make one."""
+    said = _pointed(_NO_OBSTACLE.sub("sure", _respelled(normalise(text))), normalise(offer))
     if not said:
         return "other"
+    ruled = _by_rules(said)
+    if ruled == "yes":
+        return "yes"
+    learned, confidence = answer_reader().read(said)
+    if learned == "yes" and confidence >= _LEARNED_YES and not _vetoed(said):
+        return "yes"
+    if ruled == "no" and learned == "change_of_mind" and _OPTION.search(said) and not _starts_wait(said):
+        return "change_of_mind"  # "not pro, i want team": another choice named, not only a no
+    return ruled
+
+
+def _by_rules(said: str) -> Reading:
     if _ALTERNATIVE.search(said) and not re.search(r"\brather not\b", said):
         # Another choice, whatever else it says: never this offer's yes (asked about, a question).
         return "question" if _asks(said) else "change_of_mind"
-    negated = _NEGATION.search(said) is not None
+    negated = _NEGATION.search(said) is not None or _DOUBT.search(said) is not None
     if negated:
         # A "no" (or not yet) about the offer; a question that says no is still a no.
         return "no" if _short(said) or _starts_no(said) else ("question" if _asks(said) else "no")
     if _ATTEMPT.search(said) or _ONLY_THANKS.match(said) or _ONLY_HEARD.match(said):
         return "other"  # (the agent asks again: a message, not an action nobody agreed to)
-    if _CLOSING.search(said) and not _STRONG_YES.search(said):
+    if _leaves(said):
         return "other"  # "ok thanks, bye" takes leave of the offer; it does not take it up
     asked_to_act = _ASKED_TO_ACT.search(said)
     if asked_to_act is not None and not _others(said[: asked_to_act.start()], allowed=0):
@@ -200,6 +233,118 @@ def read_answer(text: str) -> Reading:
     if _plain_yes(said):
         return "yes"
     return "other"
+
+
+def _leaves(said: str) -> bool:
+    """Taking leave, with no unmistakable yes beside it (the "ya" of "see ya" is none)."""
+    return _CLOSING.search(said) is not None and not _STRONG_YES.search(_CLOSING.sub(" ", said))
+
+
+def _vetoed(said: str) -> bool:
+    """Whether anything in the answer stands against reading it as a yes, whatever a learned
+    reader thinks of it: no word of assent but "please" ("please buy me the insurance" asks
+    for something else: SGD's test split), a negation or not-yet, another option, a
+    question, a condition, taking leave, thanks or "i see" alone, an attempt, a person or
+    something more asked for, or a second part that may change the offer."""
+    return (
+        {m.group(0) for m in _ASSENT_RE.finditer(said)} <= {"please"}
+        or _NEGATION.search(said) is not None
+        or _ALTERNATIVE.search(said) is not None
+        or _asks(said)
+        or _leaves(said)
+        or _ONLY_THANKS.match(said) is not None
+        or _ONLY_HEARD.match(said) is not None
+        or _ATTEMPT.search(said) is not None
+        or _MORE_ASKED.search(said) is not None
+        or _split_yes(said) is False
+    )
+
+
+def _starts_wait(said: str) -> bool:
+    return re.match(r"^(?:wait|hold|hang|stop)\b", said) is not None
+
+
+# How sure the learned reader must be of a yes the rules did not read (chosen on the tune halves).
+_LEARNED_YES = 0.8
+# Another option named: a plan, a billing period, a card or charge, a number.
+_OPTION = re.compile(
+    r"\d|\b(?:starter|pro|team|basic|premium|business|enterprise|annual|annually|yearly|monthly|weekly|card|charge|"
+    r"(?:first|second|third|last|other|cheaper) (?:one|charge|card|plan))\b"
+)
+# Pointers at one of several things listed: the offer's own when the offer says it ("shall I
+# refund the second one, CH-9005?" answered "yes, the second one").
+_ORDINALS = ("first", "second", "third", "fourth", "last", "latter", "former")
+_THING = "(?:one|charge|payment|card|plan|option)"
+
+
+def _pointed(said: str, offer: str) -> str:
+    """`said` with a pointer that names what the offer itself names put as "that one"."""
+    for word in _ORDINALS:
+        if offer and re.search(rf"\b{word}\b", offer):
+            said = re.sub(rf"\b(?:the {word}(?: {_THING})?|{word} {_THING})\b", "that one", said)
+    return said
+
+
+# --- the learned reader --------------------------------------------------------------------------
+
+# Its parameters: per-label feature counts of a naive Bayes, built by scripts/build_confirmation.py
+# from the Schema-Guided Dialogue's user answers (CC BY-SA 4.0; readers/data/CONFIRMATION.md)
+# and the desk's tune halves. Read on the first answer to an offer, never at start-up.
+ANSWER_DATA = Path(__file__).resolve().parent.parent / "readers" / "data" / "confirmation.json.gz"
+ANSWER_FORMAT = 1
+_ANSWER_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[?!]|[\u2600-\u27bf\U0001f300-\U0001faff]")
+_ANSWER_MONEY = re.compile(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
+_ANSWER_NUMBER = re.compile(r"\b\d+(?:st|nd|rd|th)?\b")
+
+
+def answer_features(text: str) -> list[str]:
+    """Words and word pairs of an answer (its start and end marked), amounts and numbers
+    folded to one token each, whether it asks, and how long it is."""
+    t = _ANSWER_NUMBER.sub(" zznum ", _ANSWER_MONEY.sub(" zzmoney ", normalise(text)))
+    words = [w.replace("'", "") for w in _ANSWER_TOKEN.findall(t)]
+    plain = [w for w in words if w not in ("?", "!")]
+    out = list(plain)
+    out += [f"{a}_{b}" for a, b in zip(["^", *plain], [*plain, "$"])]
+    if "?" in words:
+        out.append("<?>")
+    n = len(plain)
+    out.append("<len:1>" if n <= 1 else "<len:3>" if n <= 3 else "<len:8>" if n <= 8 else "<len:many>")
+    return out
+
+
+class AnswerReader:
+    """Multinomial naive Bayes with add-alpha smoothing over `answer_features`."""
+
+    def __init__(self, counts: dict[str, dict[str, int]], docs: dict[str, int], alpha: float = 0.5) -> None:
+        self.labels = sorted(counts)
+        self._counts = counts
+        self._alpha = alpha
+        self._vocab = frozenset(f for c in counts.values() for f in c)
+        self._denominator = {l: sum(counts[l].values()) + alpha * len(self._vocab) for l in self.labels}
+        n = sum(docs.values()) or 1
+        # A flattened prior: the corpus's mix of answers is not the desk's.
+        self._log_prior = {l: 0.3 * math.log(max(docs.get(l, 0), 1) / n) for l in self.labels}
+
+    def read(self, text: str) -> tuple[str, float]:
+        """The most likely label and its probability among all labels (0..1)."""
+        feats = [f for f in answer_features(text) if f in self._vocab]
+        scores = {
+            l: self._log_prior[l] + sum(math.log((self._counts[l].get(f, 0) + self._alpha) / self._denominator[l]) for f in feats)
+            for l in self.labels
+        }
+        top = max(scores.values())
+        weights = {l: math.exp(v - top) for l, v in scores.items()}
+        best = max(self.labels, key=lambda l: scores[l])
+        return best, weights[best] / sum(weights.values())
+
+
+@functools.cache
+def answer_reader() -> AnswerReader:
+    with gzip.open(ANSWER_DATA, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    if data.get("format") != ANSWER_FORMAT:
+        raise RuntimeError(f"{ANSWER_DATA}: format {data.get('format')}, expected {ANSWER_FORMAT}: run scripts/build_confirmation.py")
+    return AnswerReader(data["counts"], data["docs"])
 
 
 def _plain_yes(said: str) -> bool:

@@ -995,7 +995,7 @@ class Runner:
                 # A button under another (older) offer never confirms this one.
                 reading = ("yes" if yes else "no") if offer_id == offer.offer_id else "other"
             else:
-                source, reading = "text", read_answer(answer.text)
+                source, reading = "text", read_answer(answer.text, offer.text)
                 if reading == "yes" and await self._names_another(session_id, answer.text, offer):
                     reading = "change_of_mind"  # "yes, the one on the 1st": not the charge offered
             if reading == "yes" and vetoed:
