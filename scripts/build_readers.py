@@ -1,6 +1,7 @@
-"""Rebuild supportdesk/readers/data/readers.json.gz from the public corpora.
+"""Rebuild supportdesk/readers/data/readers.json.gz and gates.json.gz from the public corpora.
 
     python scripts/build_readers.py BANKING77_GIT CLINC_GIT SGD_GIT
+    python scripts/build_readers.py --gates BANKING77_GIT CLINC_GIT SGD_GIT   (data/gates.json.gz only)
 
 Each argument is a git directory (a bare clone or a checkout's .git) of, in order:
 github.com/PolyAI-LDN/task-specific-datasets (Banking77, CC BY 4.0),
@@ -8,6 +9,9 @@ github.com/clinc/oos-eval (CLINC150, CC BY 3.0) and
 github.com/google-research-datasets/dstc8-schema-guided-dialogue (SGD, CC BY-SA 4.0).
 Files are read with `git show HEAD:path`, so no checkout is needed. Only training splits are
 read: Banking77's test split measures routing and must never be trained or tuned on.
+
+`--gates` rebuilds gates.json.gz alone (readers/gates.py: money named or not, an action
+disclaimed or not); without it both files are rebuilt.
 
 What is kept: per-act feature counts of a naive Bayes (features no act saw 3 times dropped),
 and each word's document frequency over every message read (words seen in at least two).
@@ -28,6 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from supportdesk.readers import gates  # noqa: E402
 from supportdesk.readers.acts import DATA, EMAIL, FORMAT, features, tokens  # noqa: E402
 
 # Banking77 intents by the act their messages perform. Intents whose messages mix acts
@@ -232,7 +237,9 @@ def balanced(by_source: dict[str, list[str]], cap: int) -> list[str]:
     return chosen
 
 
-def naive_bayes(labelled: dict[str, dict[str, list[str]]], desk: list[tuple[str, str]]) -> dict:
+def naive_bayes(  # type: ignore[no-untyped-def]
+    labelled: dict[str, dict[str, list[str]]], desk: list[tuple[str, str]], features=features, desk_weight: int = 0
+) -> dict:
     """Per-label feature counts: each label takes up to PER_ACT_CAP corpus sentences (see
     `balanced`), plus the desk's examples DESK_WEIGHT times each."""
     counts: dict[str, Counter[str]] = {}
@@ -245,9 +252,9 @@ def naive_bayes(labelled: dict[str, dict[str, list[str]]], desk: list[tuple[str,
         counts[label] = c
         docs[label] = len(chosen)
     for text, label in desk:
-        for _ in range(DESK_WEIGHT):
+        for _ in range(desk_weight or DESK_WEIGHT):
             counts.setdefault(label, Counter()).update(features(text))
-        docs[label] = docs.get(label, 0) + DESK_WEIGHT
+        docs[label] = docs.get(label, 0) + (desk_weight or DESK_WEIGHT)
     total_by_feature: Counter[str] = Counter()
     for c in counts.values():
         total_by_feature.update(c)
@@ -260,11 +267,140 @@ def naive_bayes(labelled: dict[str, dict[str, list[str]]], desk: list[tuple[str,
     }
 
 
+# --- the gates (readers/gates.py): money named or not, an action disclaimed or not ------------------
+
+# Banking77 intents that speak of money. The 24 intents of /work/shared/data/triage/dev.jsonl (how
+# routing is measured) are never read here, nor are the intents about cards, PINs and identity
+# (whether "my card hasn't arrived" is money is the desk's call, not the corpus's).
+B77_MONEY = """balance_not_updated_after_bank_transfer balance_not_updated_after_cheque_or_cash_deposit cancel_transfer
+card_payment_wrong_exchange_rate cash_withdrawal_not_recognised declined_card_payment declined_cash_withdrawal
+declined_transfer exchange_rate failed_transfer pending_card_payment pending_cash_withdrawal pending_top_up
+pending_transfer receiving_money reverted_card_payment? top_up_limits top_up_reverted transfer_not_received_by_recipient
+transfer_timing wrong_amount_of_cash_received wrong_exchange_rate_for_cash_withdrawal automatic_top_up topping_up_by_card
+top_up_by_cash_or_cheque verify_source_of_funds transfer_into_account beneficiary_not_allowed fiat_currency_support
+exchange_via_app""".split()
+# CLINC150 intents that speak of money, and the domains whose talk is none (the rest are left out).
+CLINC_MONEY = """bill_due pay_bill interest_rate min_payment bill_balance transfer balance spending_history transactions
+credit_limit_change apr redeem_rewards credit_limit rewards_balance international_fees payday taxes income
+rollover_401k w2 direct_deposit exchange_rate order order_status""".split()
+# (Not "meta": its "change the volume", "change your name" would teach that a change is never
+# money, and a plan change is.)
+CLINC_NO_MONEY_DOMAINS = ("utility", "home", "auto_and_commute", "kitchen_and_dining", "small_talk", "travel", "work")
+CLINC_NOT_NONE = {"gas", "book_flight", "book_hotel", "car_rental", "restaurant_reservation", "shopping_list",
+                  "shopping_list_update", "cancel", "insurance", "insurance_change", "cancel_reservation"}
+
+
+# The desk's own messages weigh more in the gates than in the act reader: what money and a
+# disclaimer sound like on a software desk ("change plan", "dont need it anymore") is the desk's.
+GATE_DESK_WEIGHT = 10
+
+
+def money_corpora(b77: str, clinc_dir: str) -> dict[str, dict[str, list[str]]]:
+    rows = list(csv.DictReader(io.StringIO(show(b77, "banking_data/train.csv"))))
+    out: dict[str, dict[str, list[str]]] = {gates.MONEY: {}, gates.NO_MONEY: {}}
+    out[gates.MONEY]["banking77"] = [r["text"] for r in rows if r["category"] in B77_MONEY]
+    data = json.loads(show(clinc_dir, "data/data_full.json"))
+    domains = json.loads(show(clinc_dir, "data/domains.json"))
+    none = {i for d in CLINC_NO_MONEY_DOMAINS for i in domains[d]} - set(CLINC_MONEY) - CLINC_NOT_NONE
+    out[gates.MONEY]["clinc150"] = [t for t, i in data["train"] if i in CLINC_MONEY]
+    out[gates.NO_MONEY]["clinc150"] = [t for t, i in data["train"] if i in none]
+    return out
+
+
+def desk_money() -> list[tuple[str, str]]:
+    """The desk's own messages, money or not: the specialists' examples (billing's are money,
+    technical's none), the opening messages of the conversation evals' tune halves by the agent
+    they must reach, and evals/money-gate-tune.jsonl (its held half is never read)."""
+    import tomllib
+
+    out: list[tuple[str, str]] = []
+    agents = tomllib.loads((REPO / "agents.toml").read_text(encoding="utf-8"))["agents"]
+    for name, label in (("billing", gates.MONEY), ("technical", gates.NO_MONEY)):
+        out += [(t, label) for t in agents[name].get("examples", [])]
+    for path in sorted((REPO / "evals").glob("*-tune.jsonl")):
+        if path.name.startswith("money-gate"):
+            continue
+        for convo in _jsonl(path):
+            turns = convo.get("turns") or []
+            if turns and isinstance(turns[0], dict) and isinstance(turns[0].get("customer"), str):
+                agent = turns[0].get("expect", {}).get("agent")
+                if agent in ("billing", "technical"):
+                    out.append((turns[0]["customer"], gates.MONEY if agent == "billing" else gates.NO_MONEY))
+    out += [(r["text"], gates.MONEY if r["money"] else gates.NO_MONEY) for r in _jsonl(REPO / "evals" / "money-gate-tune.jsonl")]
+    # An address says who writes, not whether money is spoken of.
+    return [(EMAIL.sub(" ", t), label) for t, label in out]
+
+
+def disclaim_corpora(sgd_dir: str) -> dict[str, dict[str, list[str]]]:
+    """SGD's user turns that decline an offered action ("no, I don't want to buy them now") and
+    those that ask for one ("I'd like to book a table")."""
+    out: dict[str, dict[str, list[str]]] = {gates.DISCLAIMS: {"sgd": []}, gates.ASKS: {"sgd": []}}
+    for path in ls(sgd_dir, "train"):
+        if not path.rsplit("/", 1)[-1].startswith("dialogues_"):
+            continue
+        try:
+            text = show(sgd_dir, path)
+        except subprocess.CalledProcessError:
+            continue
+        for dialogue in json.loads(text):
+            for turn in dialogue["turns"]:
+                if turn["speaker"] != "USER":
+                    continue
+                acts = {a["act"] for f in turn["frames"] for a in f["actions"]}
+                if "NEGATE_INTENT" in acts:
+                    out[gates.DISCLAIMS]["sgd"].append(turn["utterance"])
+                elif "INFORM_INTENT" in acts or "AFFIRM_INTENT" in acts:
+                    out[gates.ASKS]["sgd"].append(turn["utterance"])
+    return out
+
+
+def desk_disclaims() -> list[tuple[str, str]]:
+    """evals/disclaims-tune.jsonl, and the desk's messages that disclaim nothing."""
+    out = [(r["text"], gates.DISCLAIMS if r["disclaims"] else gates.ASKS) for r in _jsonl(REPO / "evals" / "disclaims-tune.jsonl")]
+    # Every turn of the tune halves but those whose reply must neither make nor offer an action
+    # (a question about one, which may disclaim it): "hmm fine, just cancel it then", "ok do
+    # it", "how much is team", "the app won't open" say nothing against acting.
+    for path in sorted((REPO / "evals").glob("*-tune.jsonl")):
+        if path.name.startswith("disclaims"):
+            continue
+        for convo in _jsonl(path):
+            for turn in convo.get("turns") or []:
+                if not isinstance(turn, dict) or not isinstance(turn.get("customer"), str):
+                    continue
+                expect = turn.get("expect", {})
+                about = set(expect.get("not_tools", [])) >= ACCOUNT_TOOLS and any(
+                    w in expect.get("reply_not", []) for w in OFFER_WORDS
+                )
+                if not about:
+                    out.append((turn["customer"], gates.ASKS))
+    # A request's clauses ask for nothing to be held back either: "dont need it anymore" beside
+    # "cancel my plan" is a reason, and gates.disclaims_action reads clauses one by one.
+    out += [(c, gates.ASKS) for t, label in list(out) if label == gates.ASKS for c in gates.clauses(t)[1:]]
+    return [(EMAIL.sub(" ", t), label) for t, label in out]
+
+
+def build_gates(b77: str, clinc_dir: str, sgd_dir: str) -> None:
+    data = {
+        "format": gates.FORMAT,
+        "money": naive_bayes(money_corpora(b77, clinc_dir), desk_money(), gates.FEATURES["money"], GATE_DESK_WEIGHT),
+        "disclaims": naive_bayes(disclaim_corpora(sgd_dir), desk_disclaims(), gates.FEATURES["disclaims"], GATE_DESK_WEIGHT),
+    }
+    blob = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
+    with open(gates.DATA, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
+        fh.write(blob)
+    print(f"{gates.DATA}: {gates.DATA.stat().st_size:,} bytes; money {data['money']['docs']}; disclaims {data['disclaims']['docs']}")
+
+
 def main(argv: list[str]) -> int:
+    only_gates = argv[:1] == ["--gates"]
+    argv = argv[1:] if only_gates else argv
     if len(argv) != 3:
-        print("usage: python scripts/build_readers.py BANKING77_GIT CLINC_GIT SGD_GIT", file=sys.stderr)
+        print("usage: python scripts/build_readers.py [--gates] BANKING77_GIT CLINC_GIT SGD_GIT", file=sys.stderr)
         return 2
     b77, clinc_dir, sgd_dir = argv
+    build_gates(b77, clinc_dir, sgd_dir)
+    if only_gates:
+        return 0
     corpora = {"banking77": banking77(b77), "clinc150": clinc(clinc_dir), "sgd": sgd(sgd_dir)}
     df: Counter[str] = Counter()
     n_messages = 0

@@ -105,7 +105,7 @@ class MoneyIntents(MoneyBase):
             # cheaper plan than mine" is about their own plan: the plan change's offer.)
             found.discard("plan")
             found.add("pricing")
-        if found & ACTION_INTENTS and cues.DISCLAIMS_ACTION.search(t):
+        if found & ACTION_INTENTS and cues.disclaims_action(t):
             # "I'm not asking you to change anything, I just need Team's monthly price": no
             # action asked for; a plan talked of is asked about for its price.
             if "plan" in found or cues.PRICING.search(t):

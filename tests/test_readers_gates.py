@@ -1,0 +1,73 @@
+"""The learned gates that replaced word lists in models/offline/cues.py (readers/gates.py, issue 38),
+measured on labelled messages: evals/money-gate-*.jsonl and evals/disclaims-*.jsonl (the tune
+halves are trained on, the held halves never)."""
+
+from __future__ import annotations
+
+import json
+
+from supportdesk.models.offline import cues
+from supportdesk.readers import gates
+from tests.conftest import REPO
+
+
+def _rows(name: str, half: str) -> list[dict]:
+    return [json.loads(line) for line in (REPO / "evals" / f"{name}-{half}.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_the_money_gate_on_its_held_half_errs_neither_way():
+    # Measured: held 30/30 (0 false billing, 0 false technical); the word list it replaced, 25/30
+    # (2 false billing: "do you have plans for a dark mode", "how to order the folders"; 3 false
+    # technical: "acme cloud hit my account two times", "my online banking shows acme cloud twice").
+    rows = _rows("money-gate", "held")
+    false_billing = [r["text"] for r in rows if not r["money"] and cues.names_money(r["text"])]
+    false_technical = [r["text"] for r in rows if r["money"] and not cues.names_money(r["text"])]
+    assert len(false_billing) <= 1, false_billing
+    assert len(false_technical) <= 1, false_technical
+    # the reader itself, without the rules beside it (amounts, plan names ...)
+    reader = sum(gates.reads_money(r["text"]) == r["money"] for r in rows)
+    assert reader / len(rows) >= 0.9
+
+
+def test_money_without_a_money_word_and_money_words_that_are_none():
+    assert cues.names_money("acme cloud hit my account two times")
+    assert cues.names_money("whats this second acme line on my bank")
+    assert not cues.names_money("do you have plans for a dark mode")
+    assert not cues.names_money("how to order the folders alphabetically")
+
+
+def test_the_rules_stay_for_what_rules_read_well():
+    assert cues.names_money("what is CH-9006")  # a charge's id
+    assert cues.names_money("the 29.99 thing")  # an amount
+    assert cues.names_money("move me to starter")  # a plan's name
+
+
+def test_the_disclaimer_reader_on_its_held_half():
+    # Measured: held 13/16, every request read as one (8/8) and 3 of 8 disclaimers missed ("keep
+    # everything as is, just a question about prices", "nothing should be changed, tell me when i
+    # renew", "i am not wanting to cancel, only to know ..."); the cue it replaced: 13/16 too.
+    # A missed disclaimer costs an offer the customer can decline; a request read as one, an
+    # action asked for and not offered: the reader errs the first way.
+    rows = _rows("disclaims", "held")
+    right = sum(gates.disclaims_action(r["text"]) == r["disclaims"] for r in rows)
+    assert right / len(rows) >= 0.7
+    assert sum(not gates.disclaims_action(r["text"]) for r in rows if not r["disclaims"]) >= 7
+    assert sum(gates.disclaims_action(r["text"]) for r in rows if r["disclaims"]) >= 4
+
+
+def test_a_request_said_casually_is_no_disclaimer():
+    assert not cues.disclaims_action("hmm fine, just cancel it then")
+    assert not cues.disclaims_action("maybe i should move to team")
+    assert cues.disclaims_action("dont switch nothing pls, only curious")
+
+
+def test_the_gates_are_read_on_first_use_not_at_import():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, supportdesk.models.offline.cues, supportdesk.readers.gates as g;"
+        "assert g._data.cache_info().currsize == 0; print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
