@@ -262,3 +262,38 @@ def test_money_named_or_not(text, money):
     from supportdesk.models.offline.cues import names_money
 
     assert names_money(text) is money
+
+
+# --- route-6 (issue 38) -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "does cancelling delete my files or do they stay?",
+    "will upgrading to team lose any of my files?",
+    "if i delete the app from my phone do i still keep paying?",
+])
+def test_a_question_about_what_an_account_action_does_is_about_the_action(text):
+    from supportdesk.models.offline import triage
+
+    assert triage.asks_what_an_account_action_does(text)
+
+
+@pytest.mark.parametrize("text", [
+    "the app deletes my files when i cancel the upload",  # trouble told, no question
+    "can i use apple pay with acme cloud?",  # no account action asked about
+    "please cancel my subscription",  # the request itself
+])
+def test_a_problem_or_a_request_is_not_a_question_about_an_action(text):
+    from supportdesk.models.offline import triage
+
+    assert not triage.asks_what_an_account_action_does(text)
+
+
+def test_chit_chat_no_agent_is_for_is_outside_every_job_but_a_product_question_is_not():
+    from supportdesk.models.offline import scope
+
+    desk = load_desk(REPO / "agents.toml")
+    agents = [desk.agents["billing"], desk.agents["technical"]]
+    assert scope.outside_every_job(agents, "whats the best pizza place near me lol")
+    assert not scope.outside_every_job(agents, "What type of ID do you accept?")
+    assert not scope.outside_every_job(agents, "does it run on a chromebook?")

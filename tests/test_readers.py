@@ -214,3 +214,28 @@ def test_a_reading_shares_its_probability_among_the_acts_it_could_be():
     assert both >= 0.9 > reading.confidence
     assert both == pytest.approx(reading.share(("problem",)) + reading.share(("request",)))
     assert reading.share(reading.scores) == pytest.approx(1.0)
+
+
+# --- route-6: the clause that carries the question (issue 38) ----------------------------------
+
+_RAMBLING = (
+    "Hello, so I have been a customer for a while and I'm generally happy, but money is tight this year and my "
+    "partner asked me to check something: if we downgraded to the starter plan, would we lose anything we already "
+    "paid for? Not deciding today. dana@example.com"
+)
+
+
+def test_the_question_is_read_in_its_own_clause_not_drowned_by_a_preamble():
+    # A bag of words hears the preamble as a problem; the clause after the colon asks.
+    assert acts.question_clauses(_RAMBLING)[-1] == "would we lose anything we already paid for?"
+    assert acts.carries_its_question(_RAMBLING)
+    assert acts.asks_about_rather_than_for(_RAMBLING)
+    assert acts.asks_rather_than_tells("if i delete the app from my phone do i still keep paying? dana@example.com")
+
+
+def test_a_question_that_opens_the_message_or_follows_a_request_is_read_with_the_rest():
+    # "can I get a refund?" opens the message: asking whether one may is asking for it.
+    assert acts.question_clauses("can i get a refund for february? the app was slow. marco@example.com") == []
+    # The rest asks for something: the question is a second matter, not the message's act.
+    assert not acts.carries_its_question("I want to cancel my plan. Will I get a refund?")
+    assert not acts.asks_about_rather_than_for("I want to cancel my plan. Will I get a refund?")

@@ -9,8 +9,8 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -32,14 +32,17 @@ KNOWN_MISSES = {
     # Routed right since billing needs money named (it went to billing's email question before), but
     # the knowledge base then answers "send a fax" with the password reset article ("send").
     'route 5 (tune): no article: sending a fax, no money in it',
-    # "somebody stole my account": "stole" is the technical agent's stolen-phone word.
+    # "somebody stole my account": billing now hands it back (route-6: a charge's "took" is no
+    # charge without money named), but "stole" is the technical agent's stolen-phone word.
     'route 5 config (held): stolen account told to billing',
     # acts-5 (questions about an action v. requests; tune 8/14 and held 6/10 before the act reader
     # learnt it, tune 14/14 and held 8/10 after; tune's openings are trained on):
-    # "does cancelling delete my files" routes to technical on "delete my files" (routing, not the act).
-    'acts 5 (held): does cancelling delete my files',
-    # A long preamble ("money is tight ... my partner asked me to check") outweighs the question
-    # in a bag of words: the act reader reads the whole message as a problem.
+    # ("does cancelling delete my files" passes since route-6: a question about what an account
+    # action does is about the action, triage.asks_what_an_account_action_does.)
+    # The preamble no longer outweighs the question (route-6: the act reader reads the clause that
+    # carries it, and triage keeps a preamble from being a matter of its own), so it reaches
+    # billing; but the money skill answers with the recent charges ("paid for"), not what a
+    # downgrade would keep.
     'acts 5 (held): rambling, what starter would cost and what is lost',
     # Passed before the knowledge base's example model (kb-5) met it: "sync stopped working on my
     # mac since the update yesterday" covers the sync article only 0.41 (mac, update, yesterday
@@ -55,6 +58,20 @@ KNOWN_MISSES = {
     # 7/8). "documents i edit on my ipad never appear on the pc" shares no word with the sync
     # article and the example model reads it as no article's: the desk abstains (safe, a miss).
     "kb 6 (held): ipad edits never reach the pc",
+    # Route-6 and acts-6 (before: route tune 4/8, held 6/6; config tune 6/8, held 4/6; acts tune
+    # 6/10, held 6/8). What still misses after the round:
+    # "stole" / "nicked" an account: the technical agent's examples say "someone stole my phone,
+    # please lock my account", and the security agent's eight examples never say "stole"; the
+    # router follows the words (technical 0.87). Routing by the object of the verb is not learnt.
+    'route 6 config (tune): stole my account, with an email',
+    'route 6 config (tune): stolen login while technical holds',
+    'route 6 config (held): account nicked, locked out',
+    # A hedged yes ("yeah i suppose so, go on", "ok i think yes, do it") after an offer: the
+    # confirmation reader (engine/confirmation.py) does not read it as a yes; nothing is done.
+    'acts 6 (tune): hedged yes to a cancel',
+    'acts 6 (held): hedged yes to a downgrade',
+    # "great thank you, that was all i needed" after a plan's price: billing says the price again.
+    'acts 6 (held): thanks and goodbye',
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
@@ -119,6 +136,21 @@ async def test_a_question_about_cancelling_is_answered_then_the_request_offered_
                     "context_absent": ["pending_offer"]}},
         {"customer": "ok then please cancel it", "expect": {"offers": ["cancel_subscription"], "not_tools": money}},
         {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1001"}}]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_preamble_before_the_question_is_no_matter_of_its_own():
+    """route-6: "Hello, so I have been a customer for a while" reads as a problem to the act reader
+    (it knows no plain statement); before the one question the message carries it is a preamble,
+    not a second matter for the technical agent."""
+    convo = {"name": "preamble, then the question", "turns": [
+        {"customer": "Hello, so I have been a customer for a while and I'm generally happy, but money is tight this "
+                     "year and my partner asked me to check something: if we downgraded to the starter plan, would we "
+                     "lose anything we already paid for? Not deciding today. dana@example.com",
+         "expect": {"agent": "billing", "context_absent": ["pending_issues"],
+                    "not_tools": ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]}},
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)

@@ -191,8 +191,75 @@ def asks_about_rather_than_for(text: str) -> bool:
     asking whether one may is asking for it), "you charged me twice" do not. The question must
     outscore both the request and the problem, read without the words that name a topic
     (`TOPIC_SPECIFICITY`): "refund" and "cancel" say what is talked about, not how."""
+    return _question_margin(text) > ABOUT_MARGIN or any(
+        _question_margin(clause) > ABOUT_MARGIN * _share_of(clause, text) for clause in _carried(text)
+    )
+
+
+# The sentence that asks ends with "?"; what comes before it in a long message ("money is tight
+# this year and my partner asked me to check something: ...") is a preamble, and a bag of words
+# hears the preamble as loudly as the question. Inside that sentence, the question starts after
+# a colon or a dash, or, in a conditional, at the auxiliary that opens its main clause ("if I
+# delete the app from my phone | do I still keep paying?").
+_SENTENCE = re.compile(r"[^.?!]*\?+", re.S)
+_INTRODUCED = re.compile(r".*(?::|\s[-\u2013\u2014]+)\s+", re.S)
+_CONDITION = re.compile(
+    r"^\s*(?:and\s+|but\s+|so\s+)?if\b.*?(?:,\s*|\s)(?=(?:do|does|did|will|would|can|could|am|is|are|should|shall|may)\s+(?:i|we|it|they|you|that|my|our)\b)",
+    re.I | re.S,
+)
+QUESTION_MIN_WORDS = 3
+
+
+def question_clauses(text: str) -> list[str]:
+    """The clauses that carry a message's question, when something comes before them: its last
+    sentence ending in "?" without a preamble before a colon or a dash, and that without the
+    condition before a conditional's main clause. Empty when there is no such clause."""
+    asked = [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip(" ?")]
+    if not asked:
+        return []
+    sentence = _INTRODUCED.sub("", asked[-1], count=1).strip()
+    main = _CONDITION.sub("", sentence, count=1).strip()
+    # A question that opens the message is read with what follows it (a reason, an email): only
+    # a question after something else is read apart from it.
+    return [
+        c for c in dict.fromkeys((sentence, main))
+        if len(tokens(c)) >= QUESTION_MIN_WORDS and not text.lstrip().startswith(c)
+    ]
+
+
+def _carried(text: str) -> list[str]:
+    """The question's clauses when they carry the message: what the rest of it says asks for
+    nothing ("I want to cancel. Will I get a refund?" asks for a cancellation, then a question)."""
+    clauses = question_clauses(text)
+    if not clauses:
+        return []
+    rest = text.replace(clauses[0], " ")
+    if tokens(rest) and act_reader().read(rest).act == "request":
+        return []
+    return clauses
+
+
+def carries_its_question(text: str) -> bool:
+    """The message's question is said in a clause of its own and the rest asks for nothing: the
+    rest is a preamble to it (a bag of words would hear the preamble as loudly)."""
+    return bool(_carried(text))
+
+
+def _share_of(clause: str, text: str) -> float:
+    """How much of the message a clause is, in features: a margin in log-odds grows with the
+    words read, so a clause's question is held to its share of the whole message's margin."""
+    return len(features(clause)) / max(len(features(text)), 1)
+
+
+def _question_margin(text: str) -> float:
     scores = act_reader().read(text, ignore=_topical).scores
-    return scores["question"] - max(scores["request"], scores["problem"]) > ABOUT_MARGIN
+    return scores["question"] - max(scores["request"], scores["problem"])
+
+
+def asks_rather_than_tells(text: str) -> bool:
+    """The question outscores both the request and the problem (read as `asks_about_rather_than_for`
+    reads, with no margin): a message that asks rather than asks for or reports, for routing."""
+    return any(_question_margin(part) > 0 for part in (text, *_carried(text)))
 
 
 @lru_cache(maxsize=1)

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from supportdesk.config import AgentConfig
 from supportdesk.lexicon import normalise
-from supportdesk.readers.acts import commonness
+from supportdesk.readers.acts import commonness, read_scope
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 # Below this weighted share of its meaning-bearing words in the job's words, a message is
@@ -55,3 +55,19 @@ def share_in_scope(agent: AgentConfig, text: str) -> tuple[float, float]:
 def outside_scope(agent: AgentConfig, text: str) -> bool:
     share, weight = share_in_scope(agent, text)
     return weight >= MIN_WEIGHT and share < MIN_SHARE
+
+
+# How sure the scope reader (CLINC150's out-of-scope examples against the in-scope corpora) must
+# be before a message that no agent's job covers is called outside the desk.
+OUT_OF_SCOPE_CONFIDENCE = 0.99
+
+
+def outside_every_job(agents: list[AgentConfig], text: str) -> bool:
+    """Chit-chat nobody at this desk is for ("whats the best pizza place near me"): the scope
+    reader reads it as out of scope, surely, and no agent's job uses its meaning-bearing words.
+    Both: the reader alone calls "what type of ID do you accept?" out of scope (CLINC150 has
+    travel documents), the job words alone know nothing of "does it run on a chromebook?"."""
+    reading = read_scope(text)
+    if reading.act != "out_of_scope" or reading.confidence < OUT_OF_SCOPE_CONFIDENCE:
+        return False
+    return bool(agents) and all(outside_scope(agent, text) for agent in agents)

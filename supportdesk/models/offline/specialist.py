@@ -520,7 +520,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         v = self.view
         if self.return_target() is None or self.router is None or len(v.customer_messages) < 2 or v.turn_tools or v.turn_handoffs:
             return False
-        if self._has_own_request(text) or about_charges(text):
+        # A charge is spoken of with money named: "someone took over my account" says "took" as a
+        # charge's "you took $29.99" would, and names no money (a hand-back, issue 38).
+        if self._has_own_request(text) or (about_charges(text) and cues.names_money(text)):
             return False
         if POINTS_BACK.search(text) and scope.share_in_scope(self.me, text)[1] < scope.MIN_WEIGHT:
             return False

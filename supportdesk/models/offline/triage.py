@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
-from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline import cues, dialogue, scope
 from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, Router, content_words
 from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
@@ -103,7 +103,10 @@ def topic(text: str, target_title: str) -> str:
 _ISSUE_SPLIT = re.compile(
     r"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?)\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*+"
     r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
-    r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+:\s*+",
+    r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+:\s*+"
+    # one question asked, then another ("how much is starter? and can i use it on two phones?")
+    # (the next sentence a question too: "... sort that out? My login is <email>" is a fact told)
+    r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)",
     re.IGNORECASE,
 )
 # Each part must route this surely, and say enough, to count as a problem of its own.
@@ -121,12 +124,18 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         return []
     found: list[tuple[Route, str]] = []
     loose: list[str] = []  # parts about nothing in particular ("dana@example.com") join a neighbour
+    # A message whose question is said in one clause, the rest asking for nothing ("I've been a
+    # customer for years and money is tight: if we downgraded, would we lose anything?"): the rest
+    # is its preamble, a matter of its own only where it tells a problem or names money.
+    preamble_only = acts.carries_its_question(text)
     for part in parts:
         # "my email is dana@example.com" is a fact, not a problem of its own.
         # A part is a matter of its own when it tells a problem or asks something of the desk
         # ("... and also what did you charge me in march?"): a question is a matter as much as a
         # problem is (issue 38: two questions in one message).
-        asks = cues.PROBLEM.search(part) or _asks_money(part) or acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
+        asks = cues.PROBLEM.search(part) or _asks_money(part) or (
+            (not preamble_only or "?" in part) and acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
+        )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
         if route is not None and route.agent is not None and route.confidence >= ISSUE_CONFIDENCE:
@@ -161,6 +170,8 @@ def _asks_money(text: str) -> bool:
 # it says; the first that matches and whose skill an agent holds decides (money words or
 # trouble named keep a request off).
 _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
+    # what an account action would do, asked: the action is the matter, whatever it would touch
+    ("money", lambda t: asks_what_an_account_action_does(t)),
     # files removed or overwritten, wanted back: the restore article ("get it back" sounds like money)
     ("tech", lambda t: cues.FILES_BACK.search(t) and not _asks_money(cues.without_file_names(t))),
     # a charge named by its id ("what is CH-9006?"): only billing's tools read charges
@@ -173,6 +184,29 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
     # someone to add to the team, with no money in it: how to invite them (the team article)
     ("tech", lambda t: cues.ADDS_A_PERSON.search(t) and not cues.ABOUT_CHARGES.search(t) and not _asks_money(t)),
 )
+
+
+# A question about what an account action would do ("does cancelling delete my files?", "if I
+# delete the app, do I keep paying?", "will upgrading lose anything?"): the action asked about is
+# the matter, not the words of the consequence it wonders about ("delete my files" is the
+# technical agent's words when it is a problem told). Grammar only: a conditional, or an action
+# named by its -ing form after an auxiliary, in a message the act reader reads as a question.
+_CONSEQUENCE_QUESTION = re.compile(
+    r"\bif\b|\bwhat happens\b|\b(?:does|do|will|would|could|can|might|is)\s+(?!the\b|anything\b|something\b|nothing\b)[a-z]+ing\b",
+    re.IGNORECASE,
+)
+# The account actions and their money, in any form ("cancelling", "subscripton", "keep paying").
+_ACCOUNT_ACTION = re.compile(r"\b(?:cancel\w*|subscri\w*|plans?|upgrad\w*|downgrad\w*|renew\w*|paying|billed|charged)\b", re.IGNORECASE)
+
+
+def asks_what_an_account_action_does(text: str) -> bool:
+    """A question about the consequences of an account action, with no trouble told."""
+    return bool(
+        _CONSEQUENCE_QUESTION.search(text)
+        and (_ACCOUNT_ACTION.search(text) or _asks_money(text))
+        and not cues.APP_TROUBLE.search(text)
+        and acts.asks_rather_than_tells(text)
+    )
 
 
 def _placed_surely(router: Router, text: str) -> bool:
@@ -269,7 +303,10 @@ def decide(view: View, router: Router):
             "plans, invoices) and technical problems (login, passwords, sync, the app). What do you need help with?"
         )
 
-    if cues.OUT_OF_SCOPE.search(text) and not _domain_request(text):
+    about_nothing_here = not _domain_request(text) and not cues.names_money(text) and scope.outside_every_job(
+        [view.desk.agents[n] for n in candidates if n in view.desk.agents], text
+    )
+    if (cues.OUT_OF_SCOPE.search(text) and not _domain_request(text)) or about_nothing_here:
         return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
     known, category = view.context.get("issue"), view.context.get("category")
     if isinstance(known, str) and known and category in candidates and cues.only_facts(text) and not cues.THANKS.search(text):
