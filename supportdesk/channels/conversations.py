@@ -365,8 +365,12 @@ class Conversations:
         except Exception:  # the message is stored: retried with backoff (`_work`), staff see the session
             log.exception("the turn on session %s failed", session_id)
             await self._park_if_tried_out(session_id)
-        with contextlib.suppress(Exception):  # (the store may still be what fails)
-            await self.hub.poke(session_id)
+        # What the turn stored reached the streams as stored (`Hub.stored`), and while the
+        # change feed is heard anything else does through it: the turn's end reads nothing
+        # (issue 34: a last_seq read a turn). A failed turn, or no feed, and the hub reads.
+        if not ok or not self.hub.following.is_set():
+            with contextlib.suppress(Exception):  # (the store may still be what fails)
+                await self.hub.poke(session_id)
         for hook in self.after_turn:
             try:
                 await hook(session_id)

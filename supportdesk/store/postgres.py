@@ -764,22 +764,24 @@ class PostgresFeed:
     """LISTEN on a connection of its own: every NOTIFY an append, create, status change, fork
     or delete sent in its transaction, from any machine, as it commits."""
 
-    def __init__(self, conn: asyncpg.Connection):
+    def __init__(self, conn: asyncpg.Connection, own: set[int] | frozenset[int] = frozenset()):
         self._conn = conn
         self._queue: asyncio.Queue[Change | None] = asyncio.Queue()
         self._closed = False
+        # The server process ids of the store's own pooled connections (`Change.own`).
+        self._own = own
 
     @classmethod
-    async def start(cls, location: StoreLocation) -> PostgresFeed:
+    async def start(cls, location: StoreLocation, own: set[int] | frozenset[int] = frozenset()) -> PostgresFeed:
         conn = await _connect(location)
-        feed = cls(conn)
+        feed = cls(conn, own)
         conn.add_termination_listener(feed._lost)
         await conn.add_listener(CHANNEL, feed._heard)
         return feed
 
     def _heard(self, conn: object, pid: int, channel: str, payload: str) -> None:
         head, deleted, session_id = payload.split(" ", 2)
-        self._queue.put_nowait(Change(session_id, int(head), deleted == "1"))
+        self._queue.put_nowait(Change(session_id, int(head), deleted == "1", own=pid in self._own))
 
     def _lost(self, conn: object) -> None:
         self._queue.put_nowait(None)
@@ -842,6 +844,10 @@ class PostgresStore(StoreCore):
         # Where this process's last append left each session (the newest KEPT_SESSIONS), for
         # the guarded one-statement append; never trusted: that statement checks it.
         self._kept: dict[str, _Kept] = {}
+        # The server process ids of this store's pooled connections (filled as the pool opens
+        # them): a NOTIFY from one of them is this process's own write (`Change.own`). A pid a
+        # closed connection had may come back as another process's: `own` is only a hint.
+        self._pids: set[int] = set()
 
     @classmethod
     async def open(cls, location: StoreLocation, *, pool_size: int = 8) -> PostgresStore:
@@ -852,6 +858,11 @@ class PostgresStore(StoreCore):
             raise StoreError(f"{location.display}: cannot set up the database: {scrub(str(exc), location.target)}") from None
         finally:
             await conn.close()
+        pids: set[int] = set()
+
+        async def opened(conn: asyncpg.Connection) -> None:
+            pids.add(conn.get_server_pid())
+
         try:
             pool = await asyncpg.create_pool(
                 location.target,
@@ -860,6 +871,7 @@ class PostgresStore(StoreCore):
                 timeout=CONNECT_TIMEOUT_S,
                 server_settings=_SERVER_SETTINGS,
                 reset=_end_open_transaction,
+                init=opened,
             )
         except (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise _connect_error(location, exc) from None
@@ -874,7 +886,9 @@ class PostgresStore(StoreCore):
             reset=_end_open_transaction,
         )
         await search_pool  # min_size 0: connects nothing yet
-        return cls(pool, search_pool, location)
+        store = cls(pool, search_pool, location)
+        store._pids = pids
+        return store
 
     async def close(self) -> None:
         if self._lease_conn is not None and not self._lease_conn.is_closed():
@@ -891,7 +905,7 @@ class PostgresStore(StoreCore):
         return PostgresLease(self, session_id)
 
     async def follow(self) -> PostgresFeed:
-        return await PostgresFeed.start(self._where)
+        return await PostgresFeed.start(self._where, self._pids)
 
     def _local_lease(self, session_id: str) -> asyncio.Lock:
         """The in-process lock of a session's turn, for one more lease that wants it (paired
