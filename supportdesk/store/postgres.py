@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import random
 import time
 import unicodedata
@@ -88,6 +89,8 @@ from supportdesk.store.protocol import (
     search_words,
     session_info,
 )
+
+log = logging.getLogger("supportdesk.store")
 
 # The NOTIFY channel of the change feed; payload "<head> <0|1 deleted> <session id>".
 CHANNEL = "supportdesk_changes"
@@ -1134,8 +1137,15 @@ class PostgresStore(StoreCore):
     ) -> int | None:
         """The append as one statement on its own, from where this process's last append left
         the session (SQL_APPEND_KEPT); the last seq before the items, or None when it wrote
-        nothing (no kept state, the row moved since, the lease not the turn's, a roll-up row to
-        drop): then the caller runs `_append_on` in a transaction, which decides."""
+        nothing (no kept state, the row moved since, the lease not the turn's): then the caller
+        runs `_append_on` in a transaction, which decides.
+
+        Roll-up rows the append empties (a session's share moving on: once a conversation, when
+        it is first answered) are dropped by one statement after it, outside its transaction
+        (they were BEGIN, the locked read, the append, the drop and COMMIT: five round trips,
+        issue 34). An empty row counts nothing in any figure, so one left for that moment, or
+        for good when the drop fails, changes no figure; the drop takes a row only while it is
+        still empty, under its lock (another session may have moved into it since)."""
         kept = self._kept.get(session_id)
         if kept is None:
             return None
@@ -1143,8 +1153,6 @@ class PostgresStore(StoreCore):
         if folds is None:
             return None
         tail, emptied, after = kept.advanced(folds, items, now)
-        if emptied:
-            return None
         sql = SQL_APPEND_KEPT if fence is None else SQL_APPEND_KEPT_RELEASE if release else SQL_APPEND_KEPT_FENCED
         guard = (kept.count, kept.status, kept.created_at, kept.summary, kept.figures, kept.clocks)
         rows = await conn.fetch(sql, *args, *tail, *guard, *(() if fence is None else (fence,)))
@@ -1152,6 +1160,11 @@ class PostgresStore(StoreCore):
             self._kept.pop(session_id, None)
             return None
         self._remember(session_id, after)
+        if emptied:
+            try:  # (the items are stored: a failed drop must not say otherwise)
+                await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+                log.warning("%s: dropping emptied figure roll-up rows failed (%s); they count nothing", self.location, exc)
         return int(rows[0][0])
 
     def _remember(self, session_id: str, after: _Kept) -> None:
