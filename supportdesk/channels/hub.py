@@ -67,6 +67,10 @@ class Hub:
         # is lost): what is written meanwhile reaches the streams without a poll or a poke.
         self.following = asyncio.Event()
         self._feed_reads = asyncio.Semaphore(FEED_READS)
+        # Told of each session the feed says was deleted, and with None whenever the feed (re)starts
+        # following (a deletion may have gone unheard before): what a caller keeps per session
+        # (`Conversations`' token digests) goes with it.
+        self.forgotten: list[Callable[[str | None], None]] = []
 
     async def subscribe(self, session_id: str) -> asyncio.Queue[Queued]:
         """A queue of the session's new events, from now on (read the backlog after this)."""
@@ -177,6 +181,7 @@ class Hub:
         while True:
             try:
                 async with await follow() as feed:
+                    self._forget(None)
                     self.following.set()
                     if lost:
                         # Listening again: what moved while the feed was down, each followed
@@ -186,6 +191,8 @@ class Hub:
                             await self.poke(session_id)
                         lost = False
                     async for change in feed:
+                        if change.deleted:
+                            self._forget(change.session_id)
                         self._changed(change.session_id, change.head, own=change.own)
             except asyncio.CancelledError:
                 raise
@@ -194,6 +201,10 @@ class Hub:
                 self.following.clear()
                 lost = True
                 await asyncio.sleep(1.0)
+
+    def _forget(self, session_id: str | None) -> None:
+        for forget in self.forgotten:
+            forget(session_id)
 
     def _changed(self, session_id: str, head: int, *, own: bool = False) -> None:
         """The feed says `session_id` now ends at `head`: its streams get the new items from a
