@@ -6,7 +6,8 @@ its own NOTIFY read every item twice. The store marks a change sent by one of it
 connections (`Change.own`, by the server process id the NOTIFY names): the hub then reads
 nothing at once, and looks again a moment later (`hub.OWN_RECHECK`), reading only if the streams
 still lack the items (an own write nobody handed over still reaches them). Another process's
-change is read at once. And a served turn's end reads nothing while the feed is heard.
+change carries its items when they are small (`Change.items`): handed to the streams without a
+read; a larger one is read at once. And a served turn's end reads nothing while the feed is heard.
 """
 
 from __future__ import annotations
@@ -123,17 +124,39 @@ async def test_an_own_append_nobody_handed_over_still_reaches_the_stream(pg_url:
             await hub.close()
 
 
-async def test_another_stores_append_is_not_own_and_is_read_at_once(pg_url: str, monkeypatch):
-    monkeypatch.setattr(hub_module, "OWN_RECHECK", 3600.0)  # only an immediate read can bring it
+async def test_the_feed_marks_its_own_changes_and_carries_small_appends_items(pg_url: str):
+    async with await open_store(pg_url) as store, await open_store(pg_url) as other:
+        sid = (await store.create_session("triage")).id
+        async with await store.follow() as feed:
+            await store.append(sid, [Message(role="agent", text="ours", agent="triage")])
+            await other.append(sid, [Message(role="customer", text="theirs\nwith a line", agent="triage")])
+            await other.append(sid, [Message(role="agent", text="big " * 2_000, agent="triage")])
+            changes = []
+            async with asyncio.timeout(10):
+                async for change in feed:
+                    changes.append(change)
+                    if change.head == 3:
+                        break
+        assert [(c.session_id, c.head, c.own) for c in changes] == [(sid, 1, True), (sid, 2, False), (sid, 3, False)]
+        # Ours: the writer hands it over (not parsed); theirs, small: its items as a read gives
+        # them; too big for a NOTIFY: the head alone.
+        assert changes[0].items == () and changes[2].items == ()
+        assert list(changes[1].items) == await store.range(sid, 2, 2)
+
+
+async def test_another_workers_small_append_reaches_the_stream_without_a_read(pg_url: str, monkeypatch):
+    monkeypatch.setattr(hub_module, "OWN_RECHECK", 3600.0)  # only the other worker's NOTIFY can bring it
     async with await open_store(pg_url) as store, await open_store(pg_url) as other:
         info = await store.create_session("triage")
-        hub, heard, _ = await _open_hub(store)
+        hub, _, reads = await _open_hub(store)
         try:
             queue = await hub.subscribe(info.id)
             await other.append(info.id, [Message(role="agent", text="from another worker", agent="triage")])
             assert await _queued(queue, "from another worker") == ["from another worker"]
-            changes = [heard.get_nowait() for _ in range(heard.qsize())]
-            assert (info.id, 1, False) in changes, changes
+            assert reads == ["last_seq"], reads  # the subscription's (removed protection: a range read)
+            await other.append(info.id, [Message(role="agent", text="long " * 2_000, agent="triage")])
+            assert (await _queued(queue, "long"))[0].startswith("long long")
+            assert reads == ["last_seq", "range"], reads  # too big to carry: read at once
         finally:
             await hub.close()
 

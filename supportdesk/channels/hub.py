@@ -193,6 +193,8 @@ class Hub:
                     async for change in feed:
                         if change.deleted:
                             self._forget(change.session_id)
+                        if change.items and not change.own and self._handed(change.session_id, change.head, change.items):
+                            continue
                         self._changed(change.session_id, change.head, own=change.own)
             except asyncio.CancelledError:
                 raise
@@ -201,6 +203,25 @@ class Hub:
                 self.following.clear()
                 lost = True
                 await asyncio.sleep(1.0)
+
+    def _handed(self, session_id: str, head: int, items: tuple[Item, ...]) -> bool:
+        """The feed brought the items that moved the session to `head` (PostgreSQL's NOTIFY, for
+        small appends): handed to its streams as they are, without a read, when they follow what
+        the streams have and no read of the session is under way. False: not handed (a gap, a
+        read in flight, not followed), and the change is read as any other."""
+        followed = self._sessions.get(session_id)
+        if followed is None or followed.lock.locked() or (followed.reader is not None and not followed.reader.done()):
+            return followed is None
+        if head <= followed.head:
+            return True  # (already handed out)
+        if items[0].seq != followed.head + 1 or items[-1].seq != head:
+            return False
+        followed.head = head
+        for item in items:
+            event = self.view(item)
+            if event is not None:
+                self._put_all(followed, event)
+        return True
 
     def _forget(self, session_id: str | None) -> None:
         for forget in self.forgotten:

@@ -58,6 +58,7 @@ from supportdesk.store.core import (
     import_rows,
     insert_session_sql,
     item_of_row as _item,
+    window_item,
     window_item_of_row as _window_item,
     newer_schema,
     plan_append,
@@ -275,6 +276,14 @@ READS = ReadSql(
     agent_at=SQL_AGENT_AT,
     context_at=SQL_CONTEXT_AT,
 )
+# The change feed's NOTIFY carries the appended items' documents (as `_ITEM_DOC` makes them from
+# their rows, one a line after the head's) when together they fit in this many bytes (a payload
+# must stay under 8,000): a worker following the session hands them to its streams without a read
+# (issue 34: a range read for nearly every append another worker made). Larger: the head alone.
+NOTIFY_ITEMS_BYTES = 7_000
+_NEW_DOC = (
+    _ITEM_DOC.replace("to_json(session_id)", "to_json($1::text)").replace("to_json(created_at)", "to_json($6::timestamptz)")
+)
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
 # `guard`: more of the UPDATE's WHERE clause (the guarded append below); `more`: CTEs after head.
@@ -321,7 +330,9 @@ WITH head AS (
         output_tokens = usage_totals.output_tokens + excluded.output_tokens,
         reported = least(usage_totals.reported, excluded.reported)
 ){more}
-SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1) FROM head
+SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || coalesce((
+    SELECT string_agg(E'\\n' || doc, '' ORDER BY seq) FROM (SELECT {_NEW_DOC} AS doc, seq FROM new) AS d
+    HAVING sum(octet_length(doc) + 1) <= {NOTIFY_ITEMS_BYTES}), '')) FROM head
 """
 
 
@@ -783,8 +794,12 @@ class PostgresFeed:
         return feed
 
     def _heard(self, conn: object, pid: int, channel: str, payload: str) -> None:
-        head, deleted, session_id = payload.split(" ", 2)
-        self._queue.put_nowait(Change(session_id, int(head), deleted == "1", own=pid in self._own))
+        first, *docs = payload.split("\n")
+        head, deleted, session_id = first.split(" ", 2)
+        own = pid in self._own
+        # (An own change's items are the writer's to hand over: not parsed.)
+        items = tuple(window_item(doc) for doc in docs) if docs and not own else ()
+        self._queue.put_nowait(Change(session_id, int(head), deleted == "1", own=own, items=items))
 
     def _lost(self, conn: object) -> None:
         self._queue.put_nowait(None)
