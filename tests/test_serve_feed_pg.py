@@ -185,3 +185,19 @@ async def test_a_served_turn_ends_without_a_read_while_the_feed_is_heard(pg_url:
             await stream.aclose()
         finally:
             await conversations.close()
+
+
+async def test_a_notify_with_items_this_version_cannot_read_is_still_a_change(pg_url: str):
+    """(A newer worker's item kind, say): the change comes with no items, and the follower reads."""
+    import asyncpg
+
+    async with await open_store(pg_url) as store:
+        async with await store.follow() as feed:
+            conn = await asyncpg.connect(pg_url)
+            try:
+                await conn.execute("SELECT pg_notify('supportdesk_changes', $1)", '5 0 abc\n{"kind":"from_the_future"}')
+            finally:
+                await conn.close()
+            async with asyncio.timeout(10):
+                change = await anext(aiter(feed))
+        assert (change.session_id, change.head, change.own, change.items) == ("abc", 5, False, ())

@@ -797,8 +797,12 @@ class PostgresFeed:
         first, *docs = payload.split("\n")
         head, deleted, session_id = first.split(" ", 2)
         own = pid in self._own
-        # (An own change's items are the writer's to hand over: not parsed.)
-        items = tuple(window_item(doc) for doc in docs) if docs and not own else ()
+        items: tuple[Item, ...] = ()
+        if docs and not own:  # (an own change's items are the writer's to hand over: not parsed)
+            try:
+                items = tuple(window_item(doc) for doc in docs)
+            except Exception:  # noqa: BLE001 (one this version cannot read: the follower reads the log)
+                items = ()
         self._queue.put_nowait(Change(session_id, int(head), deleted == "1", own=own, items=items))
 
     def _lost(self, conn: object) -> None:
