@@ -125,3 +125,28 @@ async def test_the_turn_taken_with_its_start_reads_what_turn_start_reads(pg_url:
             await lease.release()
         missing = await store.turn("no-such-session").try_start(10)
         assert missing is not None and missing.session is None and missing.items == []
+
+
+async def test_an_append_that_empties_a_rollup_row_is_the_one_statement_and_the_drop(pg_url: str):
+    """A conversation's first answer moves its share out of a roll-up row it alone filled: the
+    append is still the one guarded statement, and the emptied row goes in one statement after it
+    (no BEGIN, no locked read, no COMMIT: five round trips were two fewer than that, issue 34).
+    No empty row is left, and the roll-up is the fold's."""
+    from tests.test_store_turn_lease import _CountingPool
+
+    async with await open_store(pg_url) as store:
+        sid = (await store.create_session("triage", first=[customer("I was charged twice")])).id
+        calls: list[str] = []
+        store._pool = _CountingPool(store._pool, calls)  # type: ignore[attr-defined]
+        kept = store._kept[sid]
+        assert kept.folds() is not None
+        _, emptied, _ = kept.advanced(kept.folds(), [reply("Let me look.")], store.clock())
+        assert emptied, "the first answer empties a roll-up row (else this test proves nothing)"
+        await store.append(sid, [reply("Let me look.")])
+        assert calls == ["fetch", "execute"], calls
+        conn = await asyncpg.connect(pg_url)
+        try:
+            assert await conn.fetchval("SELECT count(*) FROM figure_rollup WHERE n = 0") == 0
+        finally:
+            await conn.close()
+        await assert_kept_is_the_fold(pg_url, sid)

@@ -191,3 +191,31 @@ async def test_a_turns_reads_go_to_the_store_once_something_was_stored_behind_th
         assert not reads.fresh
         assert [i.seq for i in await reads.latest(info.id, 5)] == [1, 2, 3, 4]
         assert {k: e.value for k, e in (await reads.context_at(info.id)).items()} == {"a": 1, "b": 2}
+
+
+async def test_a_served_turn_goes_to_the_store_steps_plus_one_times_after_its_message(where: str):
+    """serve's path: the customer's message stored on its own (`Runner.receive`, the POST's one
+    append, the session as its token check read it), then the turn (`Runner.resume`): the lease
+    with its one read, a step each. Whether the message's turn is unfinished, and whether the
+    session is a fork cut inside it, is answered from that read: no `get_session` of its own (it
+    was one more statement for every served message, issue 34)."""
+    desk = await open_desk(where, load_desk(REPO / "agents.toml"))
+    try:
+        counting = Counting(desk.store)
+        desk.runner.store = counting
+        info = await desk.store.create_session("triage", channel="web")
+        await desk.runner.receive(info.id, SEED, session=info)
+        assert counting.calls == ["append"], counting.calls
+        counting.calls.clear()
+        events = [e async for e in desk.runner.resume(info.id)]
+        steps = sum(isinstance(e, StepStarted) for e in events)
+        assert steps == 3 and any(isinstance(e, Done) for e in events)
+        assert counting.calls == ["lease.try_start"] + ["append"] * steps, counting.calls
+        assert await _lease_free(desk.store, info.id)
+        # A second resume finds the turn answered, from its one read: nothing is written, the
+        # lease given back.
+        counting.calls.clear()
+        assert [e async for e in desk.runner.resume(info.id)] == []
+        assert counting.calls == ["lease.try_start", "lease.release"], counting.calls
+    finally:
+        await desk.close()

@@ -163,6 +163,11 @@ class Conversations:
         self.staff_actions = RateLimit(client_limits.staff_actions_per_minute, "staff actions with one token")
         self.hub = Hub(desk.store, lambda item: customer_event(item, desk.config))
         self._rate_seen = _RateSeen()
+        # Each conversation's token digest as this worker last read or made it (a digest never
+        # changes while its conversation lives; a deleted one is forgotten when the change feed
+        # says so): an event stream's token check reads nothing (`check_token`).
+        self._digests: dict[str, str] = {}
+        self.hub.forgotten.append(self._forget_digest)
         self._wanted: dict[str, int] = {}  # session -> turns asked for and not yet started
         self._workers: dict[str, asyncio.Task[None]] = {}
         # Called with the session id after each turn (a channel that relays replies elsewhere).
@@ -250,6 +255,7 @@ class Conversations:
         info = await self.desk.store.create_session(
             self.desk.config.desk.entry, channel=channel, meta={**(meta or {}), "token_sha256": token_digest(token)}
         )
+        self._keep_digest(info.id, token_digest(token))
         return info.id, token
 
     async def authorize(self, session_id: str, token: str | None) -> SessionInfo:
@@ -258,11 +264,31 @@ class Conversations:
         digest = info.meta.get("token_sha256") if info is not None else None
         if info is None or not isinstance(digest, str):
             raise ApiError(404, "no such conversation")
-        if not token:
-            raise ApiError(401, "this conversation needs its token: send Authorization: Bearer TOKEN")
-        if not hmac.compare_digest(token_digest(token), digest):
-            raise ApiError(403, "that token is not this conversation's")
+        self._keep_digest(session_id, digest)
+        _check_digest(token, digest)
         return info
+
+    async def check_token(self, session_id: str, token: str | None) -> None:
+        """`authorize` for a caller that needs no more than the answer (an event stream): from the
+        digest this worker knows while the change feed is heard (it would hear the conversation
+        deleted), else read. A wrong token is refused as at once either way (issue 34: every
+        stream's connect read the session on PostgreSQL)."""
+        digest = self._digests.get(session_id) if self.hub.following.is_set() else None
+        if digest is None:
+            await self.authorize(session_id, token)
+            return
+        _check_digest(token, digest)
+
+    def _keep_digest(self, session_id: str, digest: str) -> None:
+        if len(self._digests) >= MAX_TRACKED_KEYS and session_id not in self._digests:
+            self._digests.clear()
+        self._digests[session_id] = digest
+
+    def _forget_digest(self, session_id: str | None) -> None:
+        if session_id is None:
+            self._digests.clear()
+        else:
+            self._digests.pop(session_id, None)
 
     # --- messages and turns ---------------------------------------------------------------------
 
@@ -365,8 +391,12 @@ class Conversations:
         except Exception:  # the message is stored: retried with backoff (`_work`), staff see the session
             log.exception("the turn on session %s failed", session_id)
             await self._park_if_tried_out(session_id)
-        with contextlib.suppress(Exception):  # (the store may still be what fails)
-            await self.hub.poke(session_id)
+        # What the turn stored reached the streams as stored (`Hub.stored`), and while the
+        # change feed is heard anything else does through it: the turn's end reads nothing
+        # (issue 34: a last_seq read a turn). A failed turn, or no feed, and the hub reads.
+        if not ok or not self.hub.following.is_set():
+            with contextlib.suppress(Exception):  # (the store may still be what fails)
+                await self.hub.poke(session_id)
         for hook in self.after_turn:
             try:
                 await hook(session_id)
@@ -453,6 +483,14 @@ class WebChannel:
 
     async def close(self) -> None:
         """Nothing to close: the host ends the streams and turns (`Conversations.close`)."""
+
+
+def _check_digest(token: str | None, digest: str) -> None:
+    """401 without a token, 403 when it is not the one whose SHA-256 is `digest` (constant time)."""
+    if not token:
+        raise ApiError(401, "this conversation needs its token: send Authorization: Bearer TOKEN")
+    if not hmac.compare_digest(token_digest(token), digest):
+        raise ApiError(403, "that token is not this conversation's")
 
 
 def _plausible_id(session_id: str) -> bool:

@@ -29,6 +29,12 @@ QUEUE_LIMIT = 1000
 # (both adapters have a feed: on PostgreSQL LISTEN/NOTIFY, so no poll at all; see `_follow`).
 FOLLOW_INTERVAL = 0.25
 
+# A change the store says this process wrote itself (`Change.own`) is not read at once: the
+# writer hands its items to the streams as stored (`Hub.stored`), and a read racing it was a
+# range read of every item twice (issue 34). This long after, the session is looked at again and
+# read only if its streams still lack what the change announced.
+OWN_RECHECK = 0.05
+
 # At most this many sessions are read at once for the change feed (`Hub._catch_up`): the reads
 # share the store's connections with this worker's turns (PostgreSQL's pool holds 8).
 FEED_READS = 3
@@ -57,10 +63,14 @@ class Hub:
         self.view = view
         self._sessions: dict[str, _Followed] = {}
         self._follower: asyncio.Task[None] | None = None
-        # Set once the follower hears other writers (the change feed is open): what is written
-        # from then on reaches the streams without a poll.
+        # Set while the follower hears every writer (the change feed is open; cleared while it
+        # is lost): what is written meanwhile reaches the streams without a poll or a poke.
         self.following = asyncio.Event()
         self._feed_reads = asyncio.Semaphore(FEED_READS)
+        # Told of each session the feed says was deleted, and with None whenever the feed (re)starts
+        # following (a deletion may have gone unheard before): what a caller keeps per session
+        # (`Conversations`' token digests) goes with it.
+        self.forgotten: list[Callable[[str | None], None]] = []
 
     async def subscribe(self, session_id: str) -> asyncio.Queue[Queued]:
         """A queue of the session's new events, from now on (read the backlog after this)."""
@@ -171,6 +181,7 @@ class Hub:
         while True:
             try:
                 async with await follow() as feed:
+                    self._forget(None)
                     self.following.set()
                     if lost:
                         # Listening again: what moved while the feed was down, each followed
@@ -180,22 +191,55 @@ class Hub:
                             await self.poke(session_id)
                         lost = False
                     async for change in feed:
-                        self._changed(change.session_id, change.head)
+                        if change.deleted:
+                            self._forget(change.session_id)
+                        if change.items and not change.own and self._handed(change.session_id, change.head, change.items):
+                            continue
+                        self._changed(change.session_id, change.head, own=change.own)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a lost connection must not end live follow for every stream
                 log.warning("the change feed failed (%s: %s); following again", type(exc).__name__, exc)
+                self.following.clear()
                 lost = True
                 await asyncio.sleep(1.0)
 
-    def _changed(self, session_id: str, head: int) -> None:
+    def _handed(self, session_id: str, head: int, items: tuple[Item, ...]) -> bool:
+        """The feed brought the items that moved the session to `head` (PostgreSQL's NOTIFY, for
+        small appends): handed to its streams as they are, without a read, when they follow what
+        the streams have and no read of the session is under way. False: not handed (a gap, a
+        read in flight, not followed), and the change is read as any other."""
+        followed = self._sessions.get(session_id)
+        if followed is None or followed.lock.locked() or (followed.reader is not None and not followed.reader.done()):
+            return followed is None
+        if head <= followed.head:
+            return True  # (already handed out)
+        if items[0].seq != followed.head + 1 or items[-1].seq != head:
+            return False
+        followed.head = head
+        for item in items:
+            event = self.view(item)
+            if event is not None:
+                self._put_all(followed, event)
+        return True
+
+    def _forget(self, session_id: str | None) -> None:
+        for forget in self.forgotten:
+            forget(session_id)
+
+    def _changed(self, session_id: str, head: int, *, own: bool = False) -> None:
         """The feed says `session_id` now ends at `head`: its streams get the new items from a
         reader of that session's own. The feed is not held up by one session's read (50 busy
         conversations followed from another worker were read one after another, each a round
         trip, and the streams fell seconds behind), and the changes that arrive while a read is
-        in flight are taken by one more read, not one each."""
+        in flight are taken by one more read, not one each. `own`: this process wrote it, and
+        its writer hands the items over itself; looked at again after OWN_RECHECK, and read
+        then only if the streams still lack them (a write nobody handed over)."""
         followed = self._sessions.get(session_id)
         if followed is None or head <= followed.head:
+            return
+        if own:
+            asyncio.get_running_loop().call_later(OWN_RECHECK, self._changed, session_id, head)
             return
         followed.announced = max(followed.announced, head)
         if followed.reader is None or followed.reader.done():

@@ -127,7 +127,7 @@ def create_app(
 
     async def events(request: Request) -> Response:
         session_id = request.path_params["id"]
-        await conversations.authorize(session_id, _bearer(request) or request.query_params.get("token"))
+        await conversations.check_token(session_id, _bearer(request) or request.query_params.get("token"))
         after = _last_event_id(request)
         events = await conversations.hub.stream(session_id, after, idle=KEEPALIVE_SECONDS)
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import random
 import time
 import unicodedata
@@ -57,6 +58,7 @@ from supportdesk.store.core import (
     import_rows,
     insert_session_sql,
     item_of_row as _item,
+    window_item,
     window_item_of_row as _window_item,
     newer_schema,
     plan_append,
@@ -88,6 +90,8 @@ from supportdesk.store.protocol import (
     search_words,
     session_info,
 )
+
+log = logging.getLogger("supportdesk.store")
 
 # The NOTIFY channel of the change feed; payload "<head> <0|1 deleted> <session id>".
 CHANNEL = "supportdesk_changes"
@@ -272,6 +276,14 @@ READS = ReadSql(
     agent_at=SQL_AGENT_AT,
     context_at=SQL_CONTEXT_AT,
 )
+# The change feed's NOTIFY carries the appended items' documents (as `_ITEM_DOC` makes them from
+# their rows, one a line after the head's) when together they fit in this many bytes (a payload
+# must stay under 8,000): a worker following the session hands them to its streams without a read
+# (issue 34: a range read for nearly every append another worker made). Larger: the head alone.
+NOTIFY_ITEMS_BYTES = 7_000
+_NEW_DOC = (
+    _ITEM_DOC.replace("to_json(session_id)", "to_json($1::text)").replace("to_json(created_at)", "to_json($6::timestamptz)")
+)
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
 # `guard`: more of the UPDATE's WHERE clause (the guarded append below); `more`: CTEs after head.
@@ -318,7 +330,9 @@ WITH head AS (
         output_tokens = usage_totals.output_tokens + excluded.output_tokens,
         reported = least(usage_totals.reported, excluded.reported)
 ){more}
-SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1) FROM head
+SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || coalesce((
+    SELECT string_agg(E'\\n' || doc, '' ORDER BY seq) FROM (SELECT {_NEW_DOC} AS doc, seq FROM new) AS d
+    HAVING sum(octet_length(doc) + 1) <= {NOTIFY_ITEMS_BYTES}), '')) FROM head
 """
 
 
@@ -764,22 +778,32 @@ class PostgresFeed:
     """LISTEN on a connection of its own: every NOTIFY an append, create, status change, fork
     or delete sent in its transaction, from any machine, as it commits."""
 
-    def __init__(self, conn: asyncpg.Connection):
+    def __init__(self, conn: asyncpg.Connection, own: set[int] | frozenset[int] = frozenset()):
         self._conn = conn
         self._queue: asyncio.Queue[Change | None] = asyncio.Queue()
         self._closed = False
+        # The server process ids of the store's own pooled connections (`Change.own`).
+        self._own = own
 
     @classmethod
-    async def start(cls, location: StoreLocation) -> PostgresFeed:
+    async def start(cls, location: StoreLocation, own: set[int] | frozenset[int] = frozenset()) -> PostgresFeed:
         conn = await _connect(location)
-        feed = cls(conn)
+        feed = cls(conn, own)
         conn.add_termination_listener(feed._lost)
         await conn.add_listener(CHANNEL, feed._heard)
         return feed
 
     def _heard(self, conn: object, pid: int, channel: str, payload: str) -> None:
-        head, deleted, session_id = payload.split(" ", 2)
-        self._queue.put_nowait(Change(session_id, int(head), deleted == "1"))
+        first, *docs = payload.split("\n")
+        head, deleted, session_id = first.split(" ", 2)
+        own = pid in self._own
+        items: tuple[Item, ...] = ()
+        if docs and not own:  # (an own change's items are the writer's to hand over: not parsed)
+            try:
+                items = tuple(window_item(doc) for doc in docs)
+            except Exception:  # noqa: BLE001 (one this version cannot read: the follower reads the log)
+                items = ()
+        self._queue.put_nowait(Change(session_id, int(head), deleted == "1", own=own, items=items))
 
     def _lost(self, conn: object) -> None:
         self._queue.put_nowait(None)
@@ -842,6 +866,10 @@ class PostgresStore(StoreCore):
         # Where this process's last append left each session (the newest KEPT_SESSIONS), for
         # the guarded one-statement append; never trusted: that statement checks it.
         self._kept: dict[str, _Kept] = {}
+        # The server process ids of this store's pooled connections (filled as the pool opens
+        # them): a NOTIFY from one of them is this process's own write (`Change.own`). A pid a
+        # closed connection had may come back as another process's: `own` is only a hint.
+        self._pids: set[int] = set()
 
     @classmethod
     async def open(cls, location: StoreLocation, *, pool_size: int = 8) -> PostgresStore:
@@ -852,6 +880,11 @@ class PostgresStore(StoreCore):
             raise StoreError(f"{location.display}: cannot set up the database: {scrub(str(exc), location.target)}") from None
         finally:
             await conn.close()
+        pids: set[int] = set()
+
+        async def opened(conn: asyncpg.Connection) -> None:
+            pids.add(conn.get_server_pid())
+
         try:
             pool = await asyncpg.create_pool(
                 location.target,
@@ -860,6 +893,7 @@ class PostgresStore(StoreCore):
                 timeout=CONNECT_TIMEOUT_S,
                 server_settings=_SERVER_SETTINGS,
                 reset=_end_open_transaction,
+                init=opened,
             )
         except (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise _connect_error(location, exc) from None
@@ -874,7 +908,9 @@ class PostgresStore(StoreCore):
             reset=_end_open_transaction,
         )
         await search_pool  # min_size 0: connects nothing yet
-        return cls(pool, search_pool, location)
+        store = cls(pool, search_pool, location)
+        store._pids = pids
+        return store
 
     async def close(self) -> None:
         if self._lease_conn is not None and not self._lease_conn.is_closed():
@@ -891,7 +927,7 @@ class PostgresStore(StoreCore):
         return PostgresLease(self, session_id)
 
     async def follow(self) -> PostgresFeed:
-        return await PostgresFeed.start(self._where)
+        return await PostgresFeed.start(self._where, self._pids)
 
     def _local_lease(self, session_id: str) -> asyncio.Lock:
         """The in-process lock of a session's turn, for one more lease that wants it (paired
@@ -1120,8 +1156,15 @@ class PostgresStore(StoreCore):
     ) -> int | None:
         """The append as one statement on its own, from where this process's last append left
         the session (SQL_APPEND_KEPT); the last seq before the items, or None when it wrote
-        nothing (no kept state, the row moved since, the lease not the turn's, a roll-up row to
-        drop): then the caller runs `_append_on` in a transaction, which decides."""
+        nothing (no kept state, the row moved since, the lease not the turn's): then the caller
+        runs `_append_on` in a transaction, which decides.
+
+        Roll-up rows the append empties (a session's share moving on: once a conversation, when
+        it is first answered) are dropped by one statement after it, outside its transaction
+        (they were BEGIN, the locked read, the append, the drop and COMMIT: five round trips,
+        issue 34). An empty row counts nothing in any figure, so one left for that moment, or
+        for good when the drop fails, changes no figure; the drop takes a row only while it is
+        still empty, under its lock (another session may have moved into it since)."""
         kept = self._kept.get(session_id)
         if kept is None:
             return None
@@ -1129,8 +1172,6 @@ class PostgresStore(StoreCore):
         if folds is None:
             return None
         tail, emptied, after = kept.advanced(folds, items, now)
-        if emptied:
-            return None
         sql = SQL_APPEND_KEPT if fence is None else SQL_APPEND_KEPT_RELEASE if release else SQL_APPEND_KEPT_FENCED
         guard = (kept.count, kept.status, kept.created_at, kept.summary, kept.figures, kept.clocks)
         rows = await conn.fetch(sql, *args, *tail, *guard, *(() if fence is None else (fence,)))
@@ -1138,6 +1179,11 @@ class PostgresStore(StoreCore):
             self._kept.pop(session_id, None)
             return None
         self._remember(session_id, after)
+        if emptied:
+            try:  # (the items are stored: a failed drop must not say otherwise)
+                await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+                log.warning("%s: dropping emptied figure roll-up rows failed (%s); they count nothing", self.location, exc)
         return int(rows[0][0])
 
     def _remember(self, session_id: str, after: _Kept) -> None:

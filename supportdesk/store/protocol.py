@@ -238,11 +238,17 @@ class TurnStart:
 class Change:
     """One entry of the change feed: session `session_id` now ends at `head` (its item count).
 
-    `head` is 0 with `deleted` set when the session was deleted."""
+    `head` is 0 with `deleted` set when the session was deleted. `own`: sent by one of the
+    store's own connections (this process wrote it, and most likely handed it to its streams
+    itself); only a hint, never trusted for delivery (`Hub._changed` checks it a moment later).
+    `items`: the items that moved the head there, when the writer sent them (PostgreSQL, for an
+    append whose items are small), oldest first; else empty, and a follower reads them."""
 
     session_id: str
     head: int
     deleted: bool = False
+    own: bool = False
+    items: tuple[Item, ...] = ()
 
 
 @runtime_checkable
