@@ -114,14 +114,25 @@ class Hub:
             if event is not None:
                 self._put_all(followed, event)
 
-    async def stored(self, session_id: str, items: list[Item]) -> None:
+    async def stored(self, session_id: str, items: list[Item], *, piece: CustomerEvent | None = None) -> None:
         """Items this process has just stored (a turn's `Appended`), handed to the session's
         streams as they are: no read of the log, when they follow what the streams have.
-        Anything else (a gap: some other writer's items came first) is a poke, which reads."""
+        Anything else (a gap: some other writer's items came first) is a poke, which reads.
+
+        `piece`: a streamed piece of the turn (`publish_delta`) that comes before the items: put
+        in the streams' queues with them, so each stream takes both in one wake and one write,
+        or at once, alone, when a read holds the session (it is never held behind a read)."""
         followed = self._sessions.get(session_id)
-        if followed is None or not items:
+        if followed is None:
+            return
+        if piece is not None and (followed.lock.locked() or not items):
+            self._put_all(followed, piece)
+            piece = None
+        if not items:
             return
         async with followed.lock:
+            if piece is not None:
+                self._put_all(followed, piece)
             if items[-1].seq <= followed.head:
                 return  # already handed out (a poke read them)
             if items[0].seq == followed.head + 1:
