@@ -92,3 +92,61 @@ async def test_a_piece_the_turn_ends_on_still_reaches_every_stream(tmp_path):
         finally:
             for stream in streams:
                 await stream.aclose()
+
+
+async def test_a_piece_never_follows_its_stored_reply_on_a_stream(tmp_path):
+    """The change feed's read may hand a stored reply out before the turn does (`Hub.stored`
+    finds it handed out): the reply's piece is then not handed out after it (the chat page would
+    draw it as a reply still being written, under the reply)."""
+    from supportdesk.channels.hub import Hub
+    from supportdesk.channels.view import CustomerEvent
+    from supportdesk.items import Message
+    from supportdesk.store import SessionStore
+
+    def view(item: Any) -> CustomerEvent:
+        return CustomerEvent("message", {"text": item.text}, item.seq)
+
+    async with await SessionStore.open(tmp_path / "desk.db") as store:
+        session = await store.create_session("triage")
+        hub = Hub(store, view)
+        queue = await hub.subscribe(session.id)
+        [reply] = await store.append(session.id, [Message(role="agent", text="Here is your answer.", agent="triage")])
+        await hub.poke(session.id)  # the feed's read came first: the reply is handed out
+        await hub.stored(session.id, [reply], piece=CustomerEvent("delta", {"text": "Here is your answer."}))
+        got = [queue.get_nowait() for _ in range(queue.qsize())]
+        assert [(e.type if e else None) for e in got] == ["message"]
+        # In order, a piece and its reply go together, the piece first.
+        [second] = await store.append(session.id, [Message(role="agent", text="And more.", agent="triage")])
+        await hub.stored(session.id, [second], piece=CustomerEvent("delta", {"text": "And more."}))
+        assert [(e.type, e.data["text"]) for e in (queue.get_nowait() for _ in range(queue.qsize())) if e] == [
+            ("delta", "And more."), ("message", "And more."),
+        ]
+
+
+async def test_a_stream_opened_as_a_reply_is_stored_gets_no_piece_after_the_reply(tmp_path):
+    """A stream subscribed before a reply's append whose backlog is read after it has the reply
+    in its backlog; the piece put before the reply in its queue is not sent after it."""
+    from supportdesk.channels.hub import Hub
+    from supportdesk.channels.view import CustomerEvent
+    from supportdesk.items import Message
+    from supportdesk.store import SessionStore
+
+    def view(item: Any) -> CustomerEvent:
+        return CustomerEvent("message", {"text": item.text}, item.seq)
+
+    async with await SessionStore.open(tmp_path / "desk.db") as store:
+        session = await store.create_session("triage")
+        hub = Hub(store, view)
+        stream = await hub.stream(session.id, 0)  # subscribed now; its backlog is read when first iterated
+        [reply] = await store.append(session.id, [Message(role="agent", text="Here is your answer.", agent="triage")])
+        try:
+            await hub.stored(session.id, [reply], piece=CustomerEvent("delta", {"text": "Here is your answer."}))
+            hub.publish_delta(session.id, CustomerEvent("delta", {"text": "Next."}))
+            seen = []
+            async for batch in stream:
+                seen.append([(e.type, e.data["text"]) for e in batch])
+                if any(text == "Next." for _, text in seen[-1]):
+                    break
+            assert seen == [[("message", "Here is your answer.")], [("delta", "Next.")]]
+        finally:
+            await stream.aclose()
