@@ -78,6 +78,11 @@ class Client:
     replied: asyncio.Condition = field(default_factory=asyncio.Condition)
 
 
+# The event loop of every server this runs (`serve --loop`, `sse_relay.py --loop`): one for both
+# sides, auto (uvloop's when installed) unless `--loop` says otherwise.
+LOOP = ["auto"]
+
+
 def start_worker(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     """A `serve` worker whose output goes to `log` (a pipe nobody reads after start-up would
     fill and stall the worker the first time it logs much)."""
@@ -85,7 +90,8 @@ def start_worker(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     # to profile a served turn under the load ({worker}: the worker's log name, one file each).
     wrap = os.environ.get("BENCH_SERVE_WRAP", "").replace("{worker}", log.stem)
     return start_server(
-        [*shlex.split(wrap), sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
+        [*shlex.split(wrap), sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--loop", LOOP[0],
+         "--messages-per-minute", "100000",
          # The load generator is one client (127.0.0.1) opening every conversation.
          "--client-conversations-per-minute", "100000", "--client-messages-per-minute", "100000"],
         log,
@@ -379,7 +385,9 @@ async def run_relay(conversations: int, clients_per: int, messages: int, gap: fl
     for n in range(rounds):
         for side in ("relay", "serve"):
             if side == "relay":
-                proc, url = start_server([sys.executable, str(relay_dir / "sse_relay.py"), "--port", "0"], logs / f"relay-{n}.log")
+                proc, url = start_server(
+                    [sys.executable, str(relay_dir / "sse_relay.py"), "--port", "0", "--loop", LOOP[0]], logs / f"relay-{n}.log"
+                )
             else:
                 engine.append(await headless_rate(texts, conversations))
                 print(f"  round {n + 1} engine headless     {engine[-1]:8.1f} messages/s")
@@ -471,7 +479,7 @@ async def run_profile(conversations: int, clients_per: int, messages: int, gap: 
     db = str(folder / "profile.db")
     os.environ["BENCH_SERVE_PROFILE"] = str(out)
     proc, url = start_server(
-        [sys.executable, "-c", PROFILED_CLI, "--db", db, "serve", "--port", "0", "--messages-per-minute", "100000",
+        [sys.executable, "-c", PROFILED_CLI, "--db", db, "serve", "--port", "0", "--loop", LOOP[0], "--messages-per-minute", "100000",
          "--client-conversations-per-minute", "100000", "--client-messages-per-minute", "100000"],
         logs / "profile.log",
     )
@@ -577,7 +585,10 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="one `serve` worker under the --relay load (default 20 "
                         "conversations), its CPU a message per thread and its main thread's profile by part")
     parser.add_argument("--profile-out", metavar="FILE", type=Path, help="with --profile: keep the pstats file")
+    parser.add_argument("--loop", choices=("auto", "uvloop", "asyncio"), default="auto",
+                        help="the servers' event loop, serve's and the relay's alike (default auto: uvloop's when installed)")
     args = parser.parse_args()
+    LOOP[0] = args.loop
     conversations = 10 if args.quick else (args.conversations or 50)
     if args.relay and (args.pg or args.workers != 1):
         parser.error("--relay measures one SQLite worker; leave out --pg and --workers")

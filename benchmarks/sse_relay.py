@@ -93,11 +93,26 @@ def create_app() -> Starlette:
     ])
 
 
+def _loop_factory(choice: str):  # type: ignore[no-untyped-def]
+    """uvloop's loop for auto (when installed) and uvloop, asyncio's own otherwise: as serve picks it."""
+    if choice == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        if choice == "uvloop":
+            raise
+        return None
+    return uvloop.new_event_loop
+
+
 def main() -> int:
     import uvicorn
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--loop", choices=("auto", "uvloop", "asyncio"), default="auto",
+                        help="the event loop, as `supportdesk serve --loop` takes it (default auto: uvloop's when installed)")
     args = parser.parse_args()
     # Served as `supportdesk serve` is: uvicorn on a socket bound first, access log off.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -106,8 +121,9 @@ def main() -> int:
     sock.listen(2048)
     server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning", access_log=False, timeout_graceful_shutdown=2))
     print(f"relay on http://127.0.0.1:{sock.getsockname()[1]}/ ", file=sys.stderr, flush=True)
-    with sock:
-        asyncio.run(server.serve(sockets=[sock]))
+    # On the event loop serve would run on (`supportdesk serve --loop`): the peer gets what serve gets.
+    with sock, asyncio.Runner(loop_factory=_loop_factory(args.loop)) as runner:
+        runner.run(server.serve(sockets=[sock]))
     return 0
 
 

@@ -234,3 +234,27 @@ async def test_an_openai_compatible_server_writes_the_summary_once_per_cut(tmp_p
     assert "My invoice INV-1" in request["messages"][1]["content"]
     assert first.items[0].text.endswith("Customer disputes INV-1; billing refunded $1 twice.")
     assert again.items[0].text == first.items[0].text
+
+
+# --- counting a window's tokens once per item (issue 34) ------------------------------------------
+
+
+def test_an_items_tokens_are_counted_once_while_kept_and_always_its_own(monkeypatch):
+    """Every model step re-counts its window; a kept item is counted once (its text is not made
+    again), and a count is only ever an item's own: an equal-looking item of another size, or one
+    built after the first is gone, gets its own count."""
+    import supportdesk.engine.history_window as hw
+
+    made: list[object] = []
+    real = hw.item_text
+    monkeypatch.setattr(hw, "item_text", lambda item: made.append(item) or real(item))
+    call = ToolCall(call_id="c1", name="find_charges", arguments={"email": "dana@example.com"}, seq=7, session_id="s")
+    first = item_tokens(call)
+    assert first == (len(real(call)) + 3) // 4 + 4
+    assert [item_tokens(call) for _ in range(3)] == [first] * 3
+    assert made == [call]  # counted once
+    longer = replace(call, arguments={"email": "dana@example.com", "note": "x" * 400})  # same session and seq
+    assert item_tokens(longer) == (len(real(longer)) + 3) // 4 + 4 > first
+    for n in range(50):  # items made and dropped: a freed item's id may be reused by the next
+        short = Message(role="customer", text="y" * n, seq=1, session_id="s")
+        assert item_tokens(short) == (n + 3) // 4 + 4

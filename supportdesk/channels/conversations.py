@@ -373,15 +373,30 @@ class Conversations:
         """Run one turn; whether it ended (False: it failed or timed out, and was logged)."""
         config = self.desk.config
         ok = False
+        # A streamed piece is handed to the streams with what comes next of the turn (the next
+        # piece, or the item stored after it: `Hub.stored`'s `piece`), not alone: the offline
+        # model's reply comes as one piece right before the reply is stored, and the two went to
+        # every stream as two writes, one store round trip apart (issue 34). A model streaming
+        # word by word is a piece behind; a piece the turn ends on is handed on as it ends
+        # (`finally`), however it ends.
+        held: CustomerEvent | None = None
         try:
             # Only an unanswered message gets a turn, checked under the turn lease: a message
             # another worker's turn already answered (two workers, a restart) is answered once.
             async with asyncio.timeout(self.turn_seconds):
-                async for event in self.desk.runner.resume(session_id):
-                    if isinstance(event, Token):
-                        self.hub.publish_delta(session_id, delta_event(config, event.agent, event.text))
-                    elif isinstance(event, Appended):
-                        await self.hub.stored(session_id, [event.item])  # no read back of what it stored
+                try:
+                    async for event in self.desk.runner.resume(session_id):
+                        if isinstance(event, Appended):
+                            piece, held = held, None
+                            # No read back of what it stored; the held piece goes with it.
+                            await self.hub.stored(session_id, [event.item], piece=piece)
+                        elif isinstance(event, Token):
+                            if held is not None:
+                                self.hub.publish_delta(session_id, held)
+                            held = delta_event(config, event.agent, event.text)
+                finally:
+                    if held is not None:
+                        self.hub.publish_delta(session_id, held)
             ok = True
         except asyncio.CancelledError:
             raise

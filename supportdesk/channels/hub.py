@@ -124,16 +124,30 @@ class Hub:
             if event is not None:
                 self._put_all(followed, event)
 
-    async def stored(self, session_id: str, items: list[Item]) -> None:
+    async def stored(self, session_id: str, items: list[Item], *, piece: CustomerEvent | None = None) -> None:
         """Items this process has just stored (a turn's `Appended`), handed to the session's
         streams as they are: no read of the log, when they follow what the streams have.
-        Anything else (a gap: some other writer's items came first) is a poke, which reads."""
+        Anything else (a gap: some other writer's items came first) is a poke, which reads.
+
+        `piece`: a streamed piece of the turn (`publish_delta`) that comes before the items: put
+        in the streams' queues with them, so each stream takes both in one wake and one write,
+        or at once, alone, when a read holds the session (it is never held behind a read); never
+        after the items (when a read handed them out first, the piece is not handed out)."""
         followed = self._sessions.get(session_id)
-        if followed is None or not items:
+        if followed is None:
+            return
+        if piece is not None and (followed.lock.locked() or not items):
+            self._put_all(followed, piece)
+            piece = None
+        if not items:
             return
         async with followed.lock:
             if items[-1].seq <= followed.head:
-                return  # already handed out (a poke read them)
+                # Already handed out (a poke read them). Their piece would come after them (a
+                # page draws a piece after its reply as a reply still being written): dropped.
+                return
+            if piece is not None:
+                self._put_all(followed, piece)  # (before the items, or before the poke's read of them)
             if items[0].seq == followed.head + 1:
                 followed.head = items[-1].seq
                 for item in items:
@@ -377,7 +391,11 @@ class EventStream:
                         return
                     if event.seq is not None:
                         if event.seq <= sent:
-                            continue  # already in the backlog
+                            # Already in the backlog, and so is what its piece says (`Hub.stored`
+                            # puts a reply's piece right before it): the piece is not sent after it.
+                            while batch and batch[-1].seq is None and batch[-1].type == "delta":
+                                batch.pop()
+                            continue
                         sent = event.seq
                     batch.append(event)
                 if batch:

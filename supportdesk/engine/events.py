@@ -96,10 +96,13 @@ RESUME_WINDOW = 200
 async def _not_copied(store: Store, session_id: str, seq: int) -> int | None:
     """`seq`, unless it is part of what a fork copied: a fork cut at a turn's middle starts
     where staff chose to try something else, not where a process died (one read, and only for
-    an unfinished turn; none when `store` is a turn's reads holding the session's row: where a
-    session was forked from never changes, and every served turn asks this)."""
-    held = getattr(store, "session", None)  # (`TurnReads.session`, read with the turn's lease)
-    info = held if held is not None and getattr(held, "id", None) == session_id else await store.get_session(session_id)
+    an unfinished turn; none when `store` is a running turn's reads, which hold the session's
+    row as read with the turn's lease: where a session was forked, and from where, never changes,
+    and every served turn asks this)."""
+    held = getattr(store, "held_session", None)  # (`TurnReads.held_session`; a store has none)
+    info = held(session_id) if held is not None else None
+    if info is None:
+        info = await store.get_session(session_id)
     if info is not None and info.forked_from and info.forked_at is not None and seq <= info.forked_at:
         return None
     return seq

@@ -78,7 +78,24 @@ def item_text(item: Item) -> str:
 
 
 def item_tokens(item: Item) -> int:
-    return estimate_tokens(item_text(item)) + 4  # a message's framing
+    """The item's estimated tokens, its framing included. Counted once while kept: every model
+    step of every turn re-counts its window, whose items the store hands back as the same objects
+    while it keeps them parsed (`store.core.window_item`), and an item never changes (frozen).
+    Kept by identity, the item held beside its count, so an id is never read for another item."""
+    found = _counted.get(id(item))
+    if found is not None and found[0] is item:
+        return found[1]
+    tokens = estimate_tokens(item_text(item)) + 4  # a message's framing
+    if len(_counted) >= _COUNTED_MAX:
+        _counted.clear()
+    _counted[id(item)] = (item, tokens)
+    return tokens
+
+
+# Items' token counts (`item_tokens`), for about the items of the windows a busy worker builds
+# (the store keeps 8,192 window items parsed); dropped all at once when full.
+_COUNTED_MAX = 16_384
+_counted: dict[int, tuple[Item, int]] = {}
 
 
 def settings_for(desk: DeskConfig, agent: AgentConfig) -> HistorySettings:

@@ -105,6 +105,12 @@ class TurnReads:
             active = item.to_agent if isinstance(item, Handoff) else self.session.active_agent
             self.session = replace(self.session, item_count=item.seq, active_agent=active, updated_at=item.created_at)
 
+    def held_session(self, session_id: str) -> SessionInfo | None:
+        """The session's row as the turn read it with its lease (its counts moved on by what the
+        turn stored since), or None: another session, or none was read. For what a turn never
+        changes (where the session was forked from, its channel): no read of the store."""
+        return self.session if session_id == self.session_id else None
+
     def since_last_offer(self) -> list[Item] | None:
         """The held items from the newest offer on; [] when no offer can still be open (none
         is held, and the whole log is here or two customer messages came after whatever older
