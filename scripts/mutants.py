@@ -64,7 +64,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "events-token",
         "supportdesk/channels/web.py",
-        '        await conversations.authorize(session_id, _bearer(request) or request.query_params.get("token"))\n'
+        '        await conversations.check_token(session_id, _bearer(request) or request.query_params.get("token"))\n'
         "        after = _last_event_id(request)\n",
         "        after = _last_event_id(request)\n",
         ("tests/test_serve_errors.py",),
@@ -121,8 +121,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "conversation-token-compare",
         "supportdesk/channels/conversations.py",
-        "        if not hmac.compare_digest(token_digest(token), digest):\n",
-        "        if not token_digest(token):\n",
+        "    if not hmac.compare_digest(token_digest(token), digest):\n",
+        "    if not token_digest(token):\n",
         ("tests/test_serve_errors.py",),
         "a conversation's token must be its own: else any conversation's token opens every conversation",
     ),
