@@ -29,10 +29,10 @@ async def test_thanks_in_words_of_its_own_settles_the_first_matter_and_hands_ove
 
 
 async def test_thanks_with_an_email_in_it_is_no_thanks_for_a_fix():
-    # "sure its <email>" answers the email question: the card named before is offered.
+    # "ok thanks, its <email>" answers the email question: the card named before is offered.
     assert not await _converse(
         ("pls swap the card you charge to amex ending 3005", {"reply": ["email"]}),
-        ("sure its farid.patel5@example.com", {"offers": ["update_payment_method"], "reply_not": ["you're welcome"]}),
+        ("ok thanks, its farid.patel5@example.com", {"offers": ["update_payment_method"], "reply_not": ["you're welcome"]}),
     )
 
 
@@ -76,4 +76,13 @@ async def test_a_change_the_senior_agent_holds_no_tool_for_goes_to_its_holder_wi
         ("also update my card to visa ending 7777", {"agent": "billing", "offers": ["update_payment_method"],
                                                      "reply_not": ["email address", "which card"], "not_tools": MONEY}),
         ("yes", {"tools": [{"name": "update_payment_method", "arguments": {"customer_id": "CUS-1002", "method": "visa ending 7777"}}]}),
+    )
+
+
+async def test_the_other_charge_after_an_offer_is_the_listed_one_not_offered():
+    # "actually the other charge" re-offered the same charge; a yes then refunded it.
+    assert not await _converse(
+        ("i was charged twice in march dana@example.com", {"offers": ["refund_charge"]}),
+        ("actually the other charge, not that one", {"offers": ["refund_charge"], "reply": ["March 1, 2026"], "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9003", "amount": 29.99}}]}),
     )

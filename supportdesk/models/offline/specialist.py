@@ -344,7 +344,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         offer_open = dialogue.open_offer(v.context, len(v.customer_messages)) is not None and v.offer_answer in (None, "yes")
         if tried_later and v.last_agent_text() and not offer_open:
             return self.step.answer(TRYING_REPLY)
-        thanks = cues.courtesy_only(text) or self._thanks_for_a_fix(text)
+        # A thanks that gives what we asked for ("ok thanks, its <email>") answers the question:
+        # what the customer asked for goes on with it, not a "you're welcome" (issue 38).
+        gives = self._names_charge_facts(text) or bool(slot_extraction.extract(text).emails)
+        thanks = not gives and (cues.courtesy_only(text) or self._thanks_for_a_fix(text))
         # "yes" to "Does that answer your question?": what they asked is answered.
         answered = v.last_agent_text().endswith(ANSWERS_QUESTION) and read_answer(text) == "yes"
         if (thanks or answered) and not offer_open:
@@ -364,8 +367,8 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         "restarting fixed it, thx"): the act reader hears thanks, clearly, and nothing in it is a
         problem, a failed step, a request or a question. What was solved is settled, so a matter
         that waited its turn is handed over (issue 38)."""
-        if not _THANKS_WORD.search(text) or self._names_charge_facts(text) or slot_extraction.extract(text).emails:
-            return False  # thanks said in so many words, and no fact given with it
+        if not _THANKS_WORD.search(text):
+            return False  # thanks said in so many words
         if "?" in text or dialogue.refuses(text) or cues.PROBLEM.search(text) or cues.STEPS_FAILED.search(text) or self._has_own_request(text, any_skill=True):
             return False
         reading = acts.read_act(text)

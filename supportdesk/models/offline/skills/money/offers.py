@@ -198,7 +198,7 @@ class MoneyOffers(MoneyBase):
             return None
         by_id = {c["id"]: c for c in charges}
         options = [by_id[o] for o in offer.options if o in by_id]
-        return dialogue.point_at(text, options)
+        return dialogue.point_at(text, options, offered=str(offer.arguments.get("charge_id", "")) or None)
 
     def _carry_out(self, offer: dialogue.Offer, pointed: list[dict[str, Any]] | None):
         """Do exactly what was offered (or, for a refund, the listed charges the customer picked)."""
