@@ -86,3 +86,15 @@ async def test_the_other_charge_after_an_offer_is_the_listed_one_not_offered():
         ("actually the other charge, not that one", {"offers": ["refund_charge"], "reply": ["March 1, 2026"], "not_tools": MONEY}),
         ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9003", "amount": 29.99}}]}),
     )
+
+
+async def test_the_card_had_before_is_the_one_the_change_replaced():
+    # "put back the card i had before" answered that the new card was on file; it names the card
+    # the change replaced (its result says which), offered, and run only on a yes.
+    assert not await _converse(
+        ("change my card to visa ending 1111 dana@example.com", {"offers": ["update_payment_method"]}),
+        ("yes", {"tools": [{"name": "update_payment_method", "arguments": {"customer_id": "CUS-1001", "method": "visa ending 1111"}}]}),
+        ("hmm actually put back the card i had before", {"offers": ["update_payment_method"], "reply": ["visa ending 4242"],
+                                                         "not_tools": MONEY}),
+        ("yes", {"tools": [{"name": "update_payment_method", "arguments": {"customer_id": "CUS-1001", "method": "visa ending 4242"}}]}),
+    )
