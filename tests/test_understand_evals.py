@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -72,6 +72,15 @@ KNOWN_MISSES = {
     'acts 6 (held): hedged yes to a downgrade',
     # "great thank you, that was all i needed" after a plan's price: billing says the price again.
     'acts 6 (held): thanks and goodbye',
+    # money-6 (what was said stays said; tune 7/12 and held 7/10 before, 11/12 and 8/10 after).
+    # Routing, not what billing keeps: "whats on my account for march?" names no money word the
+    # triage money test knows, so it reaches the technical agent (which says it doesn't know).
+    'money 6 (tune): the first one of two, only asked about',
+    # "ok it works now ty" reads to the act reader as a request (0.65), not thanks: the technical
+    # matter is not settled, so the february question waiting behind it is never handed over.
+    'money 6 (held): two things, the ipad and a february bill',
+    # Routing: "what did i pay in march" leans to the technical agent's Apple Pay / Google Pay article.
+    'money 6 (held): the 2nd of two march charges, refund that',
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

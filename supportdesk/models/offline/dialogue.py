@@ -142,8 +142,12 @@ def days_named(text: str) -> int:
     return len(slot_extraction.extract(text).dates) + len(set(_BARE_DAY.findall(slot_extraction.without_dates(text))))
 
 
+# "the other one", "the other charge": of two listed, the one not offered.
+_THE_OTHER = re.compile(r"\b(?:the\s+)?other\s+(?:one|charge|payment|1)\b|\bthe\s+other\b(?!\s+(?:day|thing|way|team|issue|problem|matter|question))", re.I)
+
+
 def point_at(
-    text: str, options: list[dict[str, Any]], date_key: str = "charged_on", *, positions: bool = True
+    text: str, options: list[dict[str, Any]], date_key: str = "charged_on", *, positions: bool = True, offered: str | None = None
 ) -> list[dict[str, Any]] | None:
     """Which of `options` (what the agent last listed, in order) the customer points at.
 
@@ -177,6 +181,12 @@ def point_at(
         hits = [o for o in options if str(o.get(date_key, ""))[8:10].isdigit() and int(str(o.get(date_key))[8:10]) in days]
         if len(hits) == 1:
             return hits
+    # "actually the other charge": of two listed, the one not offered (issue 38: a change of
+    # mind about which charge re-offered the same one).
+    if offered and len(options) == 2 and _THE_OTHER.search(text):
+        rest = [o for o in options if str(o.get("id", "")) != offered]
+        if len(rest) == 1:
+            return rest
     if not positions:
         return None
     # Ordinals without a date beside them ("the 3rd" alone is a date only with a month).

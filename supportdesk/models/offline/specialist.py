@@ -55,6 +55,8 @@ TOPIC_SWITCH_CONFIDENCE = 0.8
 # another agent's job covers its words this much better (scope.share_in_scope).
 STRAY_CONFIDENCE = 0.5
 STRAY_SHARE_MARGIN = 0.2
+_THANKS_WORD = re.compile(r"\b(?:thanks|thank you|thank u|thx|ty|tysm|cheers)\b", re.I)
+THANKS_FOR_A_FIX_CONFIDENCE = 0.85  # the act reader's: thanks, and nothing else asked or told
 STRAY_ACT_CONFIDENCE = 0.6  # the act reader's (supportdesk/readers): a problem or a request, clearly
 # Words that point back at what was just said ("is that the cheapest?", "why is it so high?"):
 # a short message with one follows up on our answer; one that says much on its own (at least
@@ -342,7 +344,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         offer_open = dialogue.open_offer(v.context, len(v.customer_messages)) is not None and v.offer_answer in (None, "yes")
         if tried_later and v.last_agent_text() and not offer_open:
             return self.step.answer(TRYING_REPLY)
-        thanks = cues.courtesy_only(text)
+        # A thanks that gives what we asked for ("ok thanks, its <email>") answers the question:
+        # what the customer asked for goes on with it, not a "you're welcome" (issue 38).
+        gives = self._names_charge_facts(text) or bool(slot_extraction.extract(text).emails)
+        thanks = not gives and (cues.courtesy_only(text) or self._thanks_for_a_fix(text))
         # "yes" to "Does that answer your question?": what they asked is answered.
         answered = v.last_agent_text().endswith(ANSWERS_QUESTION) and read_answer(text) == "yes"
         if (thanks or answered) and not offer_open:
@@ -356,6 +361,18 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                 "Is there anything there I can do for you?"
             )
         return None
+
+    def _thanks_for_a_fix(self, text: str) -> bool:
+        """Thanks for what worked, in words of its own ("good, it sync now, thank you",
+        "restarting fixed it, thx"): the act reader hears thanks, clearly, and nothing in it is a
+        problem, a failed step, a request or a question. What was solved is settled, so a matter
+        that waited its turn is handed over (issue 38)."""
+        if not _THANKS_WORD.search(text):
+            return False  # thanks said in so many words
+        if "?" in text or dialogue.refuses(text) or cues.PROBLEM.search(text) or cues.STEPS_FAILED.search(text) or self._has_own_request(text, any_skill=True):
+            return False
+        reading = acts.read_act(text)
+        return reading.act == "thanks" and reading.confidence >= THANKS_FOR_A_FIX_CONFIDENCE
 
     def _covered(self, ground: str) -> bool:
         """Some tool this agent holds is about `ground` (a desk with a privacy tool handles privacy)."""
@@ -470,11 +487,24 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                 return "tech", switch_clause, own_text
             if last not in ("request_human",):
                 return "money", switch_clause, own_text
+        if text and self._asks_skill(text) == "money":
+            # "also update my card to visa ending 7777" to a senior agent: a request of the money
+            # skill's (a card named, a refund, a plan) is money's, however the words lean ("card"
+            # leans to the app's card troubles); the slots it holds are read there (issue 38).
+            return "money", switch_clause, own_text
         now = self.topic(text) if text else None
         if now in self.skills:
             return now, switch_clause, own_text
         category = self.skill_for_agent(ctx.get("category"))
         return (category if category in self.skills else sorted(self.skills)[0]), switch_clause, own_text
+
+    def _asks_skill(self, text: str) -> str | None:
+        """The one skill whose requests the text makes ("money" or "tech"), None for none or both."""
+        money = any(p.search(text) for p in (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.INVOICE, cues.CREDIT)) or bool(
+            cues.PAYMENT_METHOD.search(text) and cues.card_description(text)
+        )
+        tech = any(p.search(text) for p in (cues.RESET, cues.LOGIN, cues.BUG)) or bool(cues.APP_TROUBLE.search(text))
+        return "money" if money and not tech else "tech" if tech and not money else None
 
     def _has_own_request(self, clause: str, any_skill: bool = False) -> bool:
         if ("money" in self.skills or any_skill) and any(

@@ -60,17 +60,57 @@ def next_billing_date(today: date, billing_day: int, annual: bool, created_on: s
     return on(today.year + (today.month == 12), today.month % 12 + 1)
 
 
+# The card the account had before: "the old card", "same card as before", "put it back".
+_PREVIOUS_CARD = re.compile(
+    r"\b(?:same|old|previous|former|original|earlier)\s+(?:card|one|payment method)\b|\bcard\s+(?:i\s+)?had\s+before\b"
+    r"|\b(?:put|switch|change|set)\s+(?:it\s+|that\s+)?back\b",
+    re.I,
+)
+
+
+def _account_found(t: ToolEvent) -> str | None:
+    """The one account a lookup (find_customer, or find_charges by the customer) found."""
+    if not (t.ok and isinstance(t.output, dict)):
+        return None
+    if t.name == "find_customer":
+        found = t.output.get("id")
+        return str(found) if found else None
+    if t.name == "find_charges" and len(t.output.get("customers", [])) == 1:
+        return str(t.output["customers"][0])
+    return None
+
+
 class AccountSkill(SkillBase):
     def _customer_id(self) -> str | None:
         v = self.view
+        # The account follows the email the customer gave last: "oops, wrong account, i meant
+        # marco@..." changes it (issue 38: what was said stays said until the customer changes
+        # it, and then the change holds). An email looked up already names its account; one not
+        # yet looked up, beside a lookup by another email, is looked up first (None here).
+        if v.facts.emails:
+            latest = v.facts.emails[-1].lower()
+            by_email = self._accounts_by_email()
+            if latest in by_email:
+                return by_email[latest]
+            if by_email:
+                return None
         if v.context.get("customer_id"):
             return v.context["customer_id"]
         for t in reversed(v.tools):
-            if t.ok and t.name == "find_customer" and isinstance(t.output, dict):
-                return t.output.get("id")
-            if t.ok and t.name == "find_charges" and isinstance(t.output, dict) and len(t.output.get("customers", [])) == 1:
-                return t.output["customers"][0]
+            found = _account_found(t)
+            if found is not None:
+                return found
         return None
+
+    def _accounts_by_email(self) -> dict[str, str]:
+        """{email the customer gave: the account its lookup found}, the latest lookup winning."""
+        out: dict[str, str] = {}
+        for t in self.view.tools:
+            asked = str(t.arguments.get("query") or t.arguments.get("customer") or "").lower()
+            found = _account_found(t)
+            if "@" in asked and found is not None:
+                out[asked] = found
+        return out
 
     def _customer_record(self, customer_id: str) -> dict[str, Any] | None:
         for t in reversed(self.view.tools):
@@ -467,6 +507,17 @@ class AccountSkill(SkillBase):
         # The card named now, else the one named earlier in this topic (asked for the email first,
         # the customer gave it: the card they had already named is not asked for again).
         done = self._done("update_payment_method", customer_id)
+        if not cues.card_description(text) and _PREVIOUS_CARD.search(text):
+            # "put back the card i had before", "same card as before": the card the account had
+            # before the change made here (the change's own result says which), never a card
+            # named earlier for the change itself (issue 38: replies that refer back).
+            before = done.output.get("previous") if done is not None and isinstance(done.output, dict) else None
+            if before:
+                return step.call("update_payment_method", {"customer_id": customer_id, "method": str(before)})
+            record = self._customer_record(customer_id)
+            on_file = record.get("payment_method") if record else None
+            if done is None and on_file:
+                return step.answer(f"Nothing has changed: your payment method is still {on_file}. Anything else?")
         method = cues.card_description(text) or (
             None if done is not None else next(
                 (d for d in map(cues.card_description, reversed(self.topic_texts())) if d), None

@@ -41,6 +41,23 @@ class SkillBase:
     skills: set[str]
     step: Step
 
+    def handed_matter(self) -> str | None:
+        """The matter triage just handed this agent, when the customer's latest message does not
+        say it: a second matter that waited its turn ("... and also what was the charge in
+        february?") is handed over after the first is settled, on a message about that first one
+        ("thanks, that fixed it"). The skill answers what the waiting text asked, read again as
+        the customer wrote it, not the thanks (issue 38: the waiting month was lost, and every
+        charge on the account was listed). None when the latest message says the matter itself
+        (routed as it came, or one part of it) or no handoff brought the conversation here."""
+        v = self.view
+        if not any(h.to_agent == self.me.name and h.handoff_kind == "route" for h in v.turn_handoffs):
+            return None
+        issue = v.context.get("issue")
+        if not isinstance(issue, str) or not issue.strip():
+            return None
+        said = " ".join(v.latest.lower().split())
+        return None if " ".join(issue.lower().split()) in said else issue
+
     if TYPE_CHECKING:
         # What one skill calls of another (or of the specialist's shared part); defined where the
         # comment says, declared here for the type checker only.
@@ -49,6 +66,7 @@ class SkillBase:
         def _outside_my_scope(self, text: str) -> bool: ...  # core
         def _strays(self, text: str) -> bool: ...  # core
         def _hand_back(self, text: str): ...  # core
+        def return_target(self) -> str | None: ...  # core
         def _ask_human(self, why: str, context: dict[str, Any]): ...  # core
         def escalation_target(self, tool: str) -> str | None: ...  # senior
         def _escalated_refund(self): ...  # senior

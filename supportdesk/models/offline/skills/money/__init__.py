@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from supportdesk.engine.protocol import Answer, CallTools
+from supportdesk.engine.protocol import Answer, CallTools, Transfer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.skills.money.credit import CREDIT_AMOUNT_QUESTION, MoneyCredit
 from supportdesk.models.offline.skills.money.intents import (
@@ -70,9 +70,19 @@ _INTENT_OF = {
 }
 
 
+_TOOL_OF = {intent: tool for tool, intent in _INTENT_OF.items()}
+
+
 class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds, MoneyResults, MoneyCredit):
     def _money(self, text: str):
         v, step = self.view, self.step
+        # A matter that waited its turn, handed here on a message about the one before it: what
+        # the waiting text asks is what is answered (its month, its charge), not the thanks.
+        # (A request for an action is carried from the topic as before, and offered, not taken
+        # as asked by the thanks: only what it reads is read from it.)
+        handed = self.handed_matter()
+        if handed and not self._intents_of(handed) & (ACTION_INTENTS | {"credit", "duplicate"}):
+            text = handed
         latest_results = self._money_results()
         if latest_results is not None:
             return self._and_the_rest(latest_results)
@@ -193,6 +203,12 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return _said_first(said.text, self._next_payment(customer_id))
         if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
             return self._my_plan(customer_id)
+        unheld = [i for i in ("cancel", "plan", "payment") if i in asked and not v.has_tool(_TOOL_OF[i])]
+        if unheld and self.return_target() is not None and not intents & {"refund", "duplicate", "credit"}:
+            # A change this agent holds no tool for (a senior agent asked for a new card): back to
+            # triage with the request, for the agent that holds it; the account found stays in
+            # the shared context, so nobody asks for the email again (issue 38).
+            return self._hand_to_holder(text, _TOOL_OF[unheld[0]])
         if intents == {"card_on_file"}:
             return self._card_on_file(customer_id)
         if "credit" in intents:
@@ -224,6 +240,16 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
                 "What would you like me to do?"
             )
         return self._charges_answer(charges, text)
+
+    def _hand_to_holder(self, text: str, tool: str):
+        """Back to triage with a request for `tool`, naming the agent triage hands to that holds it."""
+        v = self.view
+        action = self._hand_back(text)
+        entry = v.desk.agents.get(v.desk.desk.entry)
+        holders = [n for n in (entry.handoffs if entry else []) if n in v.desk.agents and tool in v.desk.agents[n].tools]
+        if len(holders) == 1 and isinstance(action, Transfer):
+            action.context = {**action.context, "pending_agent": holders[0]}
+        return action
 
     def _done_this_turn(self) -> set[str]:
         """The requests an account action carried out this turn ("refund" covers "duplicate")."""

@@ -17,6 +17,14 @@ from supportdesk.text import money
 ANYTHING_ELSE = "Is there anything else I can help with?"
 
 
+# A question word in a reply ("why", "how come", "what ... for"): it asks something of its own.
+_ASKS_BESIDE = re.compile(r"\b(?:why|how come|how much|what|when|which|where)\b|\?", re.I)
+
+
+# A question about what a reply points at ("is that my normal one", "what was it for").
+_ASKS_ABOUT = re.compile(r"\b(?:why|how come|what|which|when)\b|\b(?:is|was|are|were|does|did)\s+(?:that|this|it|these|those)\b", re.I)
+
+
 class MoneyOffers(MoneyBase):
     # --- after a no (issue 38) ----------------------------------------------------------------
     _STAYS = {
@@ -69,6 +77,14 @@ class MoneyOffers(MoneyBase):
             other -= {"duplicate"}
         if other:
             return None  # a new request replaces the offer (the reply to it clears it)
+        if (
+            offer.intent == "refund" and offer.options and reading != "yes" and offer.intent not in asked
+            and _ASKS_ABOUT.search(text) and not dialogue.refuses(text) and self._options_pointed(offer, text)
+        ):
+            # "the first charge - is that my normal monthly one", "the first one, what was it
+            # for?": a question about a charge the reply listed, answered as asked (the charges'
+            # answer reads the list); nothing offered on it (issue 38).
+            return None
         other_charge = self._other_charge_named(offer, reading, text)
         if other_charge is not None:
             return other_charge
@@ -102,7 +118,19 @@ class MoneyOffers(MoneyBase):
             return self._offer_refund_of(pointed, offer)
         if not (wants or reading == "yes"):
             return None
+        if not wants and self._question_beside_statement(text):
+            return None
         return self._carry_out(offer, pointed)
+
+    def _question_beside_statement(self, text: str) -> bool:
+        """An "ok" with a question of its own ("ok and why is it so much"), after a reply that
+        asked nothing ("if you'd like it refunded, just say so"): the ok acknowledges what was
+        said and the question is what they want answered; no yes to the action (issue 38: a
+        refund was put to a senior colleague on "ok and why is it so much"). Only where the desk's
+        gate held no call: a yes the gate read is its reading."""
+        if self.view.offer_answer is not None or self.view.last_agent_text().rstrip().endswith("?"):
+            return False
+        return bool(_ASKS_BESIDE.search(text))
 
     def _other_charge_named(self, offer: dialogue.Offer, reading: str, text: str):
         """"no, not that one: the one on the 1st is the double": not a yes to the offered refund,
@@ -170,7 +198,7 @@ class MoneyOffers(MoneyBase):
             return None
         by_id = {c["id"]: c for c in charges}
         options = [by_id[o] for o in offer.options if o in by_id]
-        return dialogue.point_at(text, options)
+        return dialogue.point_at(text, options, offered=str(offer.arguments.get("charge_id", "")) or None)
 
     def _carry_out(self, offer: dialogue.Offer, pointed: list[dict[str, Any]] | None):
         """Do exactly what was offered (or, for a refund, the listed charges the customer picked)."""

@@ -14,6 +14,10 @@ from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.text import money
 
+# A reply that points back at what was just shown ("why is it so much", "what's that for").
+_POINTS_BACK = re.compile(r"\b(?:it|its|it's|that|this|that one|this one)\b", re.I)
+# "why is it so much", "how come it's that high": a question about a charge's amount.
+_WHY_AMOUNT = re.compile(r"\b(?:why|how come)\b.*\b(?:much|high|expensive|big|large|more)\b|\bso (?:much|high|expensive)\b", re.I)
 WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
 
 
@@ -122,12 +126,34 @@ class MoneyReads(MoneyBase):
         """The days the customer asks about charges on: this message's, else the topic's latest."""
         return next((d for d in (slot_extraction.extract_dates(t) for t in [text, *reversed(self.topic_texts())]) if d), [])
 
+    def _last_listed(self, charges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The charges the desk's last reply listed, in its order (by the day each was taken)."""
+        said = self.view.last_agent_text()
+        return [c for c in charges if nice_date(str(c["charged_on"])) in said]
+
+    def _pointed_back(self, charges: list[dict[str, Any]], text: str) -> list[dict[str, Any]] | None:
+        """The charges of the desk's last list a reply points back at when it names no day or
+        month of its own: "the first one, what was that for?", "the 2nd", "the duplicate", or
+        "why is it so much" when one charge was shown (issue 38: what was said stays said)."""
+        if not text or slot_extraction.extract_dates(text) or slot_extraction.months_named(text):
+            return None
+        listed = self._last_listed(charges)
+        if not listed:
+            return None
+        pointed = dialogue.point_at(text, listed)
+        if pointed:
+            return pointed
+        if len(listed) == 1 and _POINTS_BACK.search(text):
+            return listed
+        return None
+
     def _charges_answer(self, charges: list[dict[str, Any]], text: str = ""):
+        pointed = self._pointed_back(charges, text)
         # "what was the charge on february 1st?": the charges of the days asked about, not the list.
-        days = self._days_asked(text)
-        on_days = [c for c in charges if any(d.matches(str(c["charged_on"])) for d in days)]
+        days = [] if pointed else self._days_asked(text)
+        on_days = pointed or [c for c in charges if any(d.matches(str(c["charged_on"])) for d in days)]
         # "when was I charged in feb?": no day named, a month is: that month's charges.
-        months = [] if days else slot_extraction.months_named(text)
+        months = [] if days or pointed else slot_extraction.months_named(text)
         if months:
             on_days = [c for c in charges if str(c["charged_on"])[5:7].isdigit() and int(str(c["charged_on"])[5:7]) in months]
         lead, missing = "Your recent charges: ", ""
@@ -141,6 +167,14 @@ class MoneyReads(MoneyBase):
         dups = [c for c in shown if c.get("duplicate_of") and c["refundable"] > 0]
         failed = [c for c in shown if c["status"] == "failed"]
         summary = missing + self._charges_summary(shown, lead)
+        if pointed and len(shown) == 1 and _WHY_AMOUNT.search(text):
+            # "why is it so much": what the amount pays for.
+            summary += f" {money(shown[0]['amount'])} is the price of the {shown[0]['description']}."
+        said = self.view.last_agent_text()
+        if pointed and dups and f"on {nice_date(dups[-1]['charged_on'])} is a duplicate" in said:
+            # Pointed back at what the last reply showed: its duplicate was told, and its refund
+            # put to the customer, already; said once, not offered again on a question about it.
+            return self.step.answer(f"{summary} As I said, the charge on {nice_date(dups[-1]['charged_on'])} is a duplicate.")
         if dups and any(cues.CHARGE_TROUBLE.search(t) for t in self.topic_texts()):
             # The offer is about the duplicated pair: "the second one" is the second of those two.
             dup = dups[-1]
