@@ -78,7 +78,6 @@ from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_
 from supportdesk.store.figures import DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.kept_folds import advance_all
-from supportdesk.store.sqlite_tx import write_transaction
 from supportdesk.store.sqlite_live import LEASE_TTL, SQL_DROP_LEASE, SqliteFeed, SqliteLease, check_fence
 
 T = TypeVar("T")
@@ -603,7 +602,9 @@ def _column_already_there(conn: sqlite3.Connection, statement: str) -> bool:
     return any(row[1] == column for row in conn.execute(f"PRAGMA table_info({table})"))
 
 
-# Waiting for another process's lock is left to SQLite's busy handler (busy_timeout). We
+# Waiting for another process's write lock: `_begin_immediate` polls every LOCK_POLL_S (issue 34,
+# with small appends committed on the caller's thread, `SessionStore._write_now`; counted below and in
+# the final report of that issue). Before that it was left to SQLite's busy handler. We
 # measured our own retry of BEGIN IMMEDIATE (busy_timeout 0, random sleeps from 50 µs
 # doubling to 2 ms, and other steps) against it with 4 writer processes on 2 CPUs: ours was
 # 10-20% slower, because waiters that wake often burn the CPU the lock holder needs, while
@@ -750,7 +751,49 @@ def _write_transaction(
 ) -> T:
     """BEGIN IMMEDIATE takes the write lock up front, so the seq read inside is final."""
 
-    return _explained(lambda: write_transaction(conn, fn), path, timeout_s)
+    def run() -> T:
+        _begin_immediate(conn, timeout_s)
+        try:
+            result = fn(conn)
+            conn.execute("COMMIT")
+            return result
+        except BaseException:
+            # Some errors (disk full, I/O) already rolled back; a second ROLLBACK would hide them.
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    return _explained(run, path, timeout_s)
+
+
+# How often a writer that found the write lock taken tries again (`_begin_immediate`).
+LOCK_POLL_S = 0.0005
+
+
+def _begin_immediate(conn: sqlite3.Connection, timeout_s: float) -> None:
+    """BEGIN IMMEDIATE, waiting for another connection's write lock by trying again every
+    LOCK_POLL_S, up to the busy timeout, instead of in SQLite's busy handler.
+
+    SQLite's handler sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms between tries: one
+    append holds the lock for well under a millisecond, so a writer that met the lock once slept
+    through tens of other appends and, when its turn came, often woke into an idle lock (counted
+    with 4 writer processes on one session: `benchmarks/bench_store.py --only writers`). A try
+    costs a few microseconds; the wait stays bounded by the same timeout, and its failure is the
+    same SQLITE_BUSY."""
+    busy_ms = int(timeout_s * 1000)
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(LOCK_POLL_S)
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
 
 
 def _entry_error(exc: Exception, path: str, timeout_s: float) -> Exception:
@@ -772,7 +815,7 @@ def _group_transaction(
     I/O error) or a failed COMMIT is raised: then nothing of the group was stored."""
 
     def run() -> list[tuple[Exception | None, Any]]:
-        conn.execute("BEGIN IMMEDIATE")
+        _begin_immediate(conn, timeout_s)
         outcomes: list[tuple[Exception | None, Any]] = []
         try:
             for fn in fns:
@@ -940,6 +983,12 @@ class _PreparedAppend:
         return count
 
 
+# The most items an append commits on the caller's thread when it can (`SessionStore._write_now`):
+# a turn's step writes a few; a bigger append (an import, a bulk load) takes the hop, so the event
+# loop is never held for its whole transaction.
+APPEND_NOW_MOST = 16
+
+
 class SessionStore(StoreCore):
     """One connection to a session database. Open with `await SessionStore.open(path)`."""
 
@@ -968,6 +1017,12 @@ class SessionStore(StoreCore):
         # thread, and how many groups of two or more that thread committed.
         self._queued: collections.deque[_QueuedWrite] = collections.deque()
         self.groups_committed = 0
+        # Hops sent to the connection's thread and hops it finished (each counter written by one
+        # thread only): equal when that thread is idle, so the caller may use the connection itself.
+        self._hops_sent = 0
+        self._hops_done = 0
+        # Small appends committed on the caller's thread (`_write_now`), for the tests and benchmarks.
+        self.writes_now = 0
 
     @classmethod
     async def open(
@@ -1000,7 +1055,9 @@ class SessionStore(StoreCore):
             if readonly:
                 db = await aiosqlite.connect(_readonly_uri(target), uri=True, isolation_level=None)
             else:
-                db = await aiosqlite.connect(str(target), isolation_level=None)
+                # check_same_thread off: a small append runs on the caller's thread when the
+                # connection's own thread is idle (`SessionStore._write_now`).
+                db = await aiosqlite.connect(str(target), isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise StoreError(_error_line(exc, str(target), timeout_s) or f"{target}: cannot open database: {exc}") from None
         try:
@@ -1029,7 +1086,7 @@ class SessionStore(StoreCore):
     def closed(self) -> bool:
         return getattr(self, "_closed", False)
 
-    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+    async def _write(self, fn: Callable[[sqlite3.Connection], T], now: bool = False) -> T:
         """Run fn inside one BEGIN IMMEDIATE transaction, in one hop to the connection thread.
 
         Group commit: every write joins a queue and sends a hop to the connection's thread; the
@@ -1044,6 +1101,10 @@ class SessionStore(StoreCore):
                 f"{self.path}: the database is read-only for this user, so nothing can be saved to it; "
                 "use a database you can write (--db) or fix its permissions"
             )
+        if now and not self._queued and self._hops_sent == self._hops_done:
+            done, value = self._write_now(fn)
+            if done:
+                return cast(T, value)
         entry = _QueuedWrite(fn)
         self._queued.append(entry)  # a deque: appended here, taken on the connection's thread
         return cast(T, await self._run(self._commit_queued, entry))
@@ -1081,6 +1142,47 @@ class SessionStore(StoreCore):
             raise mine.error
         return mine.value
 
+    def _write_now(self, fn: Callable[[sqlite3.Connection], T]) -> tuple[bool, T | None]:
+        """Commit `fn` on the caller's thread if the write lock is free this instant: (True, its
+        value); (False, None) when another connection holds the lock, or the file syncs at every
+        commit (`synchronous` FULL or more), and the write goes the usual way (`_write`).
+
+        Only while the connection's own thread is idle (no hop in flight, none queued), so the
+        connection is never used from two threads at once. It saves the two thread switches of a
+        hop (most of a one-item append's time outside SQLite, and CPU the other writers of a
+        shared file want), and takes the lock without SQLite's busy handler: a writer that finds
+        the lock free commits at once; one that finds it held waits as before."""
+        conn = self._db._conn
+        busy_ms = int(self._busy_timeout_s * 1000)
+        try:
+            if conn.execute("PRAGMA synchronous").fetchone()[0] > 1:
+                return False, None  # a commit syncs: never on the caller's (event loop's) thread
+            # No busy handler for this one try (inside the transaction nothing waits for a lock:
+            # the write lock is held); the timeout is put back once the write is over.
+            conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError as exc:
+                    if _is_busy(exc):
+                        return False, None
+                    raise
+                try:
+                    value = fn(conn)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
+        except sqlite3.Error as exc:
+            raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"{self.path}: {exc.strerror or exc}; check the disk and the file's permissions") from None
+        self.writes_now += 1
+        return True, value
+
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return await self._fetch(sql, params)
 
@@ -1092,6 +1194,9 @@ class SessionStore(StoreCore):
         # A whole transaction runs in one hop to the connection's thread: with one hop per
         # statement, an append would pay six thread round trips instead of one.
         db = db or self._db
+        if db is self._db:
+            fn = functools.partial(self._counted_hop, fn)
+            self._hops_sent += 1
         try:
             # aiosqlite's one-hop call is private and untyped: it returns what `fn` returns.
             return cast(T, await db._execute(fn, db._conn, *args))  # type: ignore[no-untyped-call]
@@ -1100,6 +1205,13 @@ class SessionStore(StoreCore):
             raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
 
     # --- sessions ---------------------------------------------------------------------------
+
+    def _counted_hop(self, fn: Callable[..., T], conn: sqlite3.Connection, *args: Any) -> T:
+        """On the connection's thread: `fn`, then the hop counted done (`_write_now` waits for it)."""
+        try:
+            return fn(conn, *args)
+        finally:
+            self._hops_done += 1
 
     async def create_session(
         self,
@@ -1188,7 +1300,7 @@ class SessionStore(StoreCore):
                     raise duplicate_item(session_id, external_id)
             return prepared.run(conn)
 
-        await self._write(run)
+        await self._write(run, now=len(items) <= APPEND_NOW_MOST)
         if release is not None:
             release.let_go()
         return prepared.stamped
