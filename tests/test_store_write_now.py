@@ -1,11 +1,11 @@
-"""Small appends on the caller's thread, and the write lock waited for by polling (issue 34, the
+"""Small appends on the caller's thread, and when they take the hop (issue 34, the
 4-writer row of `benchmarks/bench_store.py`).
 
 A one-item append spent more time in the hop to the connection's thread (two thread switches)
 than in SQLite; when that thread is idle and the write lock is free, `SessionStore._write_now`
 commits on the caller's thread instead: the same transaction, tried once without the busy
-handler. A writer that finds the lock taken goes the usual way, where `_begin_immediate` tries
-again every `LOCK_POLL_S` instead of sleeping SQLite's 1, 2, 5, 10 ... ms steps."""
+handler. A writer that finds the lock taken, or finds that another connection wrote since its last
+try, goes the usual way (the hop, SQLite's busy handler)."""
 
 from __future__ import annotations
 
@@ -61,32 +61,31 @@ async def test_a_commit_that_syncs_never_runs_on_the_callers_thread(db_path: Pat
         assert hops == ["hop"] and store.writes_now == 0
 
 
-async def test_an_append_that_meets_another_writers_lock_polls_for_it_and_is_stored_once(db_path: Path) -> None:
+async def test_an_append_that_meets_another_writers_lock_waits_for_it_and_is_stored_once(db_path: Path) -> None:
     """Another connection holds the write lock: the append's one try on the caller's thread fails,
-    it goes to the connection's thread and tries again there until the lock is let go (traced as
-    a BEGIN IMMEDIATE per try: SQLite's own busy handler retries inside one). The holder lets go
-    only once it has seen that second try on the connection's thread, so without the polling it
-    would wait its 5 s out and the count below fails."""
+    and it waits on the connection's thread (SQLite's busy handler) until the lock is let go; the
+    holder lets go once it has seen that second try. Stored once, and the busy timeout is back."""
     async with await SessionStore.open(db_path, busy_timeout_ms=8000) as store:
         sid = (await store.create_session("triage")).id
         await store.append(sid, [Message(role="customer", text="first")])
         begins: list[str] = []
-        polled, holding = threading.Event(), threading.Event()
+        waiting, holding = threading.Event(), threading.Event()
 
         def trace(sql: str) -> None:
             if sql == "BEGIN IMMEDIATE":
                 begins.append(sql)
-                if len(begins) >= 3:  # the try on the caller's thread, then two on the connection's
-                    polled.set()
+                if len(begins) >= 2:  # the try on the caller's thread, then the connection's
+                    waiting.set()
 
         await store._run(lambda conn: conn.set_trace_callback(trace))
+        now_before = store.writes_now
 
         def hold() -> None:
             other = sqlite3.connect(db_path, isolation_level=None)
             try:
                 other.execute("BEGIN IMMEDIATE")
                 holding.set()
-                polled.wait(5)
+                waiting.wait(5)
                 other.execute("COMMIT")
             finally:
                 other.close()
@@ -97,11 +96,28 @@ async def test_an_append_that_meets_another_writers_lock_polls_for_it_and_is_sto
             assert await asyncio.to_thread(holding.wait, 5)
             stored = await store.append(sid, [Message(role="agent", text="second", agent="triage")])
         finally:
-            polled.set()
+            waiting.set()
             await asyncio.to_thread(holder.join, 5)
         await store._run(lambda conn: conn.set_trace_callback(None))
         assert [i.seq for i in stored] == [2]
-        assert len(begins) >= 3, begins  # polled: not one long sleep in SQLite's busy handler
+        assert begins == ["BEGIN IMMEDIATE"] * 2 and store.writes_now == now_before  # tried once, then waited
         assert await store._run(lambda conn: conn.execute("PRAGMA busy_timeout").fetchone()[0]) == 8000
         assert [i.text for i in await store.latest(sid, 5)] == ["first", "second"]
         assert (await store.get_session(sid)).item_count == 2  # type: ignore[union-attr]
+
+
+async def test_after_another_connection_wrote_the_append_takes_the_hop(db_path: Path) -> None:
+    """Writers sharing the file wait in SQLite's busy handler alike: once another connection has
+    written since this one's last try, the next append goes to the connection's thread (a writer
+    skipping the hop between its appends kept the lock from the others, asleep in that handler)."""
+    async with await SessionStore.open(db_path) as store, await SessionStore.open(db_path) as other:
+        sid = (await store.create_session("triage")).id
+        await store.append(sid, [Message(role="customer", text="one")])
+        assert store.writes_now == 1
+        await other.append(sid, [Message(role="agent", text="two", agent="triage")])
+        hops = _hops(store)
+        stored = await store.append(sid, [Message(role="customer", text="three")])
+        assert [i.seq for i in stored] == [3] and hops == ["hop"] and store.writes_now == 1
+        stored = await store.append(sid, [Message(role="customer", text="four")])  # alone again
+        assert [i.seq for i in stored] == [4] and hops == ["hop"] and store.writes_now == 2
+        assert [i.text for i in await other.latest(sid, 5)] == ["one", "two", "three", "four"]

@@ -78,6 +78,7 @@ from supportdesk.store.schema import APPLICATION_ID, CURRENT_VERSION, DESK_FOLD_
 from supportdesk.store.figures import DeskFigures
 from supportdesk.store.sqlite_figures import read_figures
 from supportdesk.store.kept_folds import advance_all
+from supportdesk.store.sqlite_tx import write_transaction
 from supportdesk.store.sqlite_live import LEASE_TTL, SQL_DROP_LEASE, SqliteFeed, SqliteLease, check_fence
 
 T = TypeVar("T")
@@ -602,9 +603,7 @@ def _column_already_there(conn: sqlite3.Connection, statement: str) -> bool:
     return any(row[1] == column for row in conn.execute(f"PRAGMA table_info({table})"))
 
 
-# Waiting for another process's write lock: `_begin_immediate` polls every LOCK_POLL_S (issue 34,
-# with small appends committed on the caller's thread, `SessionStore._write_now`; counted below and in
-# the final report of that issue). Before that it was left to SQLite's busy handler. We
+# Waiting for another process's lock is left to SQLite's busy handler (busy_timeout). We
 # measured our own retry of BEGIN IMMEDIATE (busy_timeout 0, random sleeps from 50 µs
 # doubling to 2 ms, and other steps) against it with 4 writer processes on 2 CPUs: ours was
 # 10-20% slower, because waiters that wake often burn the CPU the lock holder needs, while
@@ -751,49 +750,7 @@ def _write_transaction(
 ) -> T:
     """BEGIN IMMEDIATE takes the write lock up front, so the seq read inside is final."""
 
-    def run() -> T:
-        _begin_immediate(conn, timeout_s)
-        try:
-            result = fn(conn)
-            conn.execute("COMMIT")
-            return result
-        except BaseException:
-            # Some errors (disk full, I/O) already rolled back; a second ROLLBACK would hide them.
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-
-    return _explained(run, path, timeout_s)
-
-
-# How often a writer that found the write lock taken tries again (`_begin_immediate`).
-LOCK_POLL_S = 0.0005
-
-
-def _begin_immediate(conn: sqlite3.Connection, timeout_s: float) -> None:
-    """BEGIN IMMEDIATE, waiting for another connection's write lock by trying again every
-    LOCK_POLL_S, up to the busy timeout, instead of in SQLite's busy handler.
-
-    SQLite's handler sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms between tries: one
-    append holds the lock for well under a millisecond, so a writer that met the lock once slept
-    through tens of other appends and, when its turn came, often woke into an idle lock (counted
-    with 4 writer processes on one session: `benchmarks/bench_store.py --only writers`). A try
-    costs a few microseconds; the wait stays bounded by the same timeout, and its failure is the
-    same SQLITE_BUSY."""
-    busy_ms = int(timeout_s * 1000)
-    conn.execute("PRAGMA busy_timeout = 0")
-    try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or time.monotonic() >= deadline:
-                    raise
-            time.sleep(LOCK_POLL_S)
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
+    return _explained(lambda: write_transaction(conn, fn), path, timeout_s)
 
 
 def _entry_error(exc: Exception, path: str, timeout_s: float) -> Exception:
@@ -815,7 +772,7 @@ def _group_transaction(
     I/O error) or a failed COMMIT is raised: then nothing of the group was stored."""
 
     def run() -> list[tuple[Exception | None, Any]]:
-        _begin_immediate(conn, timeout_s)
+        conn.execute("BEGIN IMMEDIATE")
         outcomes: list[tuple[Exception | None, Any]] = []
         try:
             for fn in fns:
@@ -1023,6 +980,9 @@ class SessionStore(StoreCore):
         self._hops_done = 0
         # Small appends committed on the caller's thread (`_write_now`), for the tests and benchmarks.
         self.writes_now = 0
+        # `PRAGMA data_version` when this connection last tried a write on the caller's thread
+        # (None: never): unchanged at the next try means no other connection wrote in between.
+        self._now_version: int | None = None
 
     @classmethod
     async def open(
@@ -1157,6 +1117,14 @@ class SessionStore(StoreCore):
         try:
             if conn.execute("PRAGMA synchronous").fetchone()[0] > 1:
                 return False, None  # a commit syncs: never on the caller's (event loop's) thread
+            # Another connection wrote since this one's last write here: writers share the file,
+            # and this one goes the usual way, waiting in SQLite's busy handler like the others.
+            # (A writer that skips the hop's gap between its appends keeps the lock from the
+            # others' handlers, which then sleep longer: 4 writer processes ran slower.)
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if self._now_version is not None and version != self._now_version:
+                self._now_version = version
+                return False, None
             # No busy handler for this one try (inside the transaction nothing waits for a lock:
             # the write lock is held); the timeout is put back once the write is over.
             conn.execute("PRAGMA busy_timeout = 0")
@@ -1165,6 +1133,7 @@ class SessionStore(StoreCore):
                     conn.execute("BEGIN IMMEDIATE")
                 except sqlite3.OperationalError as exc:
                     if _is_busy(exc):
+                        self._now_version = version
                         return False, None
                     raise
                 try:
@@ -1181,6 +1150,7 @@ class SessionStore(StoreCore):
         except OSError as exc:
             raise StoreError(f"{self.path}: {exc.strerror or exc}; check the disk and the file's permissions") from None
         self.writes_now += 1
+        self._now_version = version
         return True, value
 
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
