@@ -251,6 +251,8 @@ def test_a_disowned_change_reaches_the_config_only_security_agent():
         ("i want to return my purchase", True),
         ("what did you take from my account on the 3rd?", True),
         ("is there a fee for exchanging currencies?", True),
+        ("I want to change plan", True),  # the desk's own billing action, however short
+        ("is there a plan to support linux?", False),
         ("can acme cloud translate my documents to spanish?", False),
         ("the page is all white, reloaded it twice", False),
         ("how do I invite my team to a shared folder?", False),
@@ -297,3 +299,6 @@ def test_chit_chat_no_agent_is_for_is_outside_every_job_but_a_product_question_i
     assert scope.outside_every_job(agents, "whats the best pizza place near me lol")
     assert not scope.outside_every_job(agents, "What type of ID do you accept?")
     assert not scope.outside_every_job(agents, "does it run on a chromebook?")
+    # Pointed at the product, whatever its topic words: the scope reader learnt "out of scope"
+    # from other domains (held in kb-6 found it: a video call's size asked of "your tool").
+    assert not scope.outside_every_job(agents, "how many people fit on one video call with your tool?")

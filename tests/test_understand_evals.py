@@ -66,12 +66,8 @@ KNOWN_MISSES = {
     'route 6 config (tune): stole my account, with an email',
     'route 6 config (tune): stolen login while technical holds',
     'route 6 config (held): account nicked, locked out',
-    # A hedged yes ("yeah i suppose so, go on", "ok i think yes, do it") after an offer: the
-    # confirmation reader (engine/confirmation.py) does not read it as a yes; nothing is done.
-    'acts 6 (tune): hedged yes to a cancel',
-    'acts 6 (held): hedged yes to a downgrade',
-    # "great thank you, that was all i needed" after a plan's price: billing says the price again.
-    'acts 6 (held): thanks and goodbye',
+    # (A hedged yes after an offer and "great thank you, that was all i needed" after a price
+    # pass since the confirmation reader learnt a hedged go-ahead and leave-taking: confirmation-6.)
     # money-6 (what was said stays said; tune 7/12 and held 7/10 before, 11/12 and 8/10 after).
     # Routing, not what billing keeps: "whats on my account for march?" names no money word the
     # triage money test knows, so it reaches the technical agent (which says it doesn't know).
