@@ -59,6 +59,7 @@ def test_a_request_said_casually_is_no_disclaimer():
     assert not cues.disclaims_action("hmm fine, just cancel it then")
     assert not cues.disclaims_action("maybe i should move to team")
     assert cues.disclaims_action("dont switch nothing pls, only curious")
+    assert not cues.disclaims_action("no wait, make it the cheaper one")  # a correction, not "no action"
 
 
 def test_the_gates_are_read_on_first_use_not_at_import():

@@ -138,10 +138,10 @@ def clauses(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def disclaims_action(text: str) -> bool:
-    """The customer says they ask for no action (yet), in the message or one of its clauses:
-    what they ask is a question about it."""
+def disclaims_action(text: str, clause_counts: Callable[[str], bool] = lambda clause: True) -> bool:
+    """The customer says they ask for no action (yet), in the message or one of its clauses (those
+    `clause_counts` lets speak for the message): what they ask is a question about it."""
     if disclaims_probability(text) >= DISCLAIMS_THRESHOLD:
         return True
     parts = clauses(text)
-    return len(parts) > 1 and any(disclaims_probability(c) >= DISCLAIMS_CLAUSE_THRESHOLD for c in parts)
+    return len(parts) > 1 and any(clause_counts(c) and disclaims_probability(c) >= DISCLAIMS_CLAUSE_THRESHOLD for c in parts)

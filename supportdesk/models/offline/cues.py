@@ -573,10 +573,25 @@ REMOVE_CARD = _any(
 # The customer says outright that they ask for no change (yet): "I'm not asking you to change
 # anything", "dont switch nothing pls, only curious", "no changes for now": what follows is a
 # question about the action, never a request for it (issue 38). Learned (readers/gates.py).
+# The customer says outright that they ask for no change (yet): "I'm not asking you to change
+# anything", "don't switch anything yet", "just wondering". Rules read the plain shapes; the
+# learned reader (readers/gates.py) the rest, a clause speaking for the message only when it names
+# an action: "no wait" before "make it the cheaper one" disclaims nothing (the reader alone moved
+# with each rebuild on such short clauses, and read the plain shapes no better: held 13/16 each).
+_ACTION_VERB = r"(?:change|switch|move|cancel|upgrade|downgrade|refund|touch|do)"
+_NAMES_ACTION = re.compile(rf"\b{_ACTION_VERB}\b", _FLAGS)
+DISCLAIMS_ACTION = _any(
+    rf"\b(?:not|n'?t|never)\s+(?:asking|wanting|want|looking|trying|planning|going|ready|here)\s+(?:you\s+)?(?:to|for you to)\s+{_ACTION_VERB}\b",
+    rf"\b(?:do not|don'?t|please don'?t|no need to)\s+{_ACTION_VERB}\s+(?:anything|it|my plan|the plan|my account)\b",
+    r"\bno changes?\b[^.!?]{0,15}\b(?:yet|for now|right now|at the moment|please)\b",
+    r"\b(?:just|only|merely)\s+(?:wondering|curious|asking|checking|looking|need(?:ing)? (?:the|a|to know)|want(?:ing)? (?:the|to know))\b",
+)
+
+
 def disclaims_action(text: str) -> bool:
     from supportdesk.readers import gates
 
-    return gates.disclaims_action(text)
+    return DISCLAIMS_ACTION.search(text) is not None or gates.disclaims_action(text, clause_counts=_NAMES_ACTION.search)
 
 
 # Which card is on file, asked and not changed: "which card do you have for me?", "is it still the
