@@ -12,6 +12,7 @@ from supportdesk.engine.confirmation import read_answer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.models.offline.skills.money.plans import corrected_request
 from supportdesk.text import money
 
 ANYTHING_ELSE = "Is there anything else I can help with?"
@@ -107,7 +108,7 @@ class MoneyOffers(MoneyBase):
             # place (never the old one run, nor the new one run without its own yes).
             customer_id = str(offer.arguments.get("customer_id", "")) or self._customer_id()
             if customer_id:
-                return self._plan_change(customer_id, text, set())
+                return self._plan_change(customer_id, corrected_request(dict(offer.arguments), text), set())
         if reading == "change_of_mind" and not pointed:
             # "no wait, make it the cheaper one": another choice than the one offered. Read as a
             # request of its own (a new offer, if it comes to one), never this offer carried out.

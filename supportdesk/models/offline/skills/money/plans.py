@@ -6,6 +6,7 @@ whatever its yes/no reading."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from supportdesk.engine.confirmation import read_answer
 from supportdesk.models.offline import cues, dialogue
@@ -47,22 +48,44 @@ class MoneyPlans(MoneyBase):
 
     def _another_plan_named(self, offer: dialogue.Offer | None, text: str):
         """A reply to a plan change we offered (or the desk's gate held) that names another plan
-        ("yes but starter pls, not team", "yes, though make it starter"): whatever its yes/no
-        reading, that plan is offered in the offered one's place; never the offered change run,
-        nor the new one without its own yes. The plan they are on ("no, I'll stay on pro") is
-        no other plan."""
+        or another billing period ("yes but starter pls, not team", "actually no, the yearly
+        one"): whatever its yes/no reading, the offer corrected is offered in the offered one's
+        place, with what the reply does not name kept from the offer it corrects (issue 38: "the
+        yearly one" after Pro monthly is Pro yearly, never the account's own plan yearly); never
+        the offered change run, nor the new one without its own yes. The plan and period they are
+        on ("no, I'll stay on pro", "no, I'll stay monthly") are no correction."""
         v = self.view
         if offer is not None and offer.intent == "plan":
-            offered = offer.arguments.get("plan")
+            offered = dict(offer.arguments)
         elif v.declined_tool == "change_plan":
             held = next((t for t in reversed(v.tools) if t.name == "change_plan"), None)
-            offered = held.arguments.get("plan") if held else None
+            offered = dict(held.arguments) if held else {}
         else:
             return None
-        plan, _ = cues.plan_request(text)
+        plan, period = cues.plan_request(text)
         customer_id = self._customer_id()
-        if plan is None or plan == offered or customer_id is None:
+        if customer_id is None or (plan is None and period is None):
             return None
-        if plan == (self._customer_record(customer_id) or {}).get("plan"):
+        record = self._customer_record(customer_id) or {}
+        if plan is None or plan == offered.get("plan"):
+            # Only the period named: a correction when it is not the one offered (nor, offered
+            # none, the one they are billed by now).
+            if period is None or period == (offered.get("billing_period") or record.get("billing_period")):
+                return None
+        elif plan == record.get("plan") and period is None:
             return None
-        return self._plan_change(customer_id, text, set())
+        return self._plan_change(customer_id, corrected_request(offered, text), set())
+
+
+def corrected_request(offered: dict[str, Any], text: str) -> str:
+    """A correction's words with the offer's parts it does not name said after them: the plan,
+    the billing period and when (read by the plan change as one request)."""
+    plan, period = cues.plan_request(text)
+    said = [text]
+    if plan is None and offered.get("plan"):
+        said.append(f"to the {offered['plan']} plan")
+    if period is None and offered.get("billing_period"):
+        said.append("billed annually" if offered["billing_period"] == "annual" else "billed monthly")
+    if offered.get("when") == "renewal" and not cues.AT_RENEWAL.search(text) and not re.search(r"\b(?:now|today|right away)\b", text, re.I):
+        said.append("at renewal")
+    return " ".join(said)

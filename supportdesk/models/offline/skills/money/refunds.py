@@ -21,6 +21,14 @@ from supportdesk.text import money
 _ANAPHOR = re.compile(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.I)
 
 
+def charge_ids_not_held(text: str, charges: list[dict[str, Any]]) -> list[str]:
+    """The charge ids a message names ("CH-9999", "ch 9040") that are not among the account's
+    charges, in the order named (issue 38: such an id is no charge of theirs)."""
+    held = {str(c["id"]).upper() for c in charges}
+    named = dict.fromkeys("CH-" + re.sub(r"\D", "", m.group(0)) for m in cues.CHARGE_ID.finditer(text))
+    return [i for i in named if i not in held]
+
+
 class MoneyRefunds(MoneyBase):
     def _refunds(self) -> list[ToolEvent]:
         return [t for t in self.view.tools if t.name == "refund_charge" and t.ok]
@@ -153,6 +161,17 @@ class MoneyRefunds(MoneyBase):
             return step.answer(
                 f"The refund of {money(pending.arguments.get('amount', 0))} is waiting for a supervisor's approval; "
                 "you'll see the result here as soon as they decide."
+            )
+        unheld = charge_ids_not_held(text, charges)
+        if unheld:
+            # "refund CH-9999": an id this account does not hold (a typo, or another customer's
+            # charge) is said to be no charge of theirs, and their own charges listed to choose
+            # from; never another charge offered in its place, and nothing read of whose it is.
+            ids_said = " and ".join(unheld)
+            return step.answer(
+                f"{ids_said} {'is not a charge' if len(unheld) == 1 else 'are not charges'} on this account, so I can't refund "
+                f"{'it' if len(unheld) == 1 else 'them'}. " + self._charges_summary(charges)
+                + " Which of these would you like refunded, and why?"
             )
         ctx_charge = v.context.get("charge_id")
         dups = [c for c in charges if c.get("duplicate_of")]
