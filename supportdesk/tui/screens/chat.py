@@ -358,8 +358,11 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
     async def _drive(self, start: Any) -> None:
         """Run one turn (or approval decision) to its end, folding its events into the panes."""
         async with self._turn_lock:  # turns queue up; the input stays usable meanwhile
-            conversation = self.query_one(Conversation)
-            bar = self.query_one(AgentBar)
+            try:
+                conversation = self.query_one(Conversation)
+                bar = self.query_one(AgentBar)
+            except NoMatches:
+                return  # the screen closed while this waited (a resume asked of the store): the log keeps all
             bar.set_working(bar.agent or self.desk.config.desk.entry)
             showing = self._showing
             try:
