@@ -11,7 +11,20 @@ import dataclasses
 import json
 
 from supportdesk.lexicon import normalise
-from supportdesk.tools.kb import AGREE, CALIBRATED, EDGE, EXAMPLES, MIN_COVERAGE, MIN_SCORE, KnowledgeBase, Thresholds, _stem, knowledge_base, parse_examples
+from supportdesk.tools.kb import (
+    CALIBRATED,
+    EDGE,
+    EXAMPLES,
+    MIN_COVERAGE,
+    MIN_SCORE,
+    NONE,
+    KnowledgeBase,
+    Reading,
+    Thresholds,
+    _stem,
+    knowledge_base,
+    parse_examples,
+)
 from tests.conftest import REPO
 
 
@@ -108,9 +121,12 @@ def test_customer_words_held_half_keeps_its_floor():
     # BM25 with the tags: 22/35, 7/8, 22/48. With the example model judging BM25 (issue 38.2):
     # 25/33, 7/8, 25/48: eight wrong articles instead of thirteen. With the thresholds
     # calibrated (kb-6) and the words learned from the examples: 24/29, 7/8, 24/48: five wrong
-    # articles instead of eight, for one right one fewer. The floor is that.
+    # articles instead of eight, for one right one fewer. Recalibrated with the questions that
+    # share only a generic word with an article (issue 38.2): 26/32, 7/8, 26/48, two right
+    # articles more for one wrong one more (the lower agree threshold the tune halves chose). The
+    # floor is that.
     held = _measure(_rows("held", "kb-customer-words"), _answer)
-    assert held["precision"] >= 24 / 29 and held["abstention"] >= 7 / 8 and held["recall"] >= 24 / 48
+    assert held["precision"] >= 26 / 32 and held["abstention"] >= 7 / 8 and held["recall"] >= 26 / 48
     bare = _measure(_rows("held", "kb-customer-words"), _answer_with(_bare()))
     assert bare["precision"] < 0.7  # what the example model is for
 
@@ -249,8 +265,10 @@ def test_the_held_halves_show_fewer_wrong_articles_than_the_hand_set_thresholds(
                 count += bool(hits) and hits[0][0].slug != r["article"]
         return count
 
-    # 9 of 160 held questions (13 on kb-6's start, 12 with the hand-set thresholds now)
-    assert wrong(CALIBRATED) <= 9 < wrong(HAND_SET)
+    # 11 of 160 held questions (13 on kb-6's start; 9 before the recalibration with the questions
+    # that share only a generic word with an article, for three right articles more; 13 with
+    # the hand-set thresholds now)
+    assert wrong(CALIBRATED) <= 11 < wrong(HAND_SET)
 
 
 def test_words_customers_use_for_one_article_count_as_covered():
@@ -262,9 +280,38 @@ def test_words_customers_use_for_one_article_count_as_covered():
     team = kb.get("team-invites")
     assert team is not None
     assert kb.coverage(question, team) < EDGE <= kb.coverage(question, team, learned=True)
-    assert kb.read(question).probability["team-invites"] < AGREE
     assert _answer(question) == "team-invites"
+    # and stands even when the model's agreement is out of reach
+    no_agreement = dataclasses.replace(CALIBRATED, agree=1.0)
+    assert [a.slug for a, _ in kb.answer(question, thresholds=no_agreement)][:1] == ["team-invites"]
     # a word the examples use for several articles says nothing of which: not learned
     for term in kb.query_terms("phone"):
         assert all(_stem(term) not in learned for learned in kb._learned), term
     assert _stem("office") in kb._learned[kb.articles.index(team)]
+
+
+def test_an_article_lacking_the_questions_rare_words_is_no_answer():
+    # Issue 38.2: a question sharing generic words with an article ("password", "link", "open")
+    # while its subject ("share", "folder", "stranger") is in no article's answer. The
+    # team-invites article scores and covers enough of it, and lacks three of its rare words
+    # that other articles hold: not an answer.
+    kb = knowledge_base()
+    question = "i want a password on the link i share, so a stranger with the link cant open my folder"
+    top, score = kb.search(question)[0]
+    assert score >= MIN_SCORE and kb.coverage(question, top) >= MIN_COVERAGE
+    assert kb.missed(question, top) >= 3
+    assert kb.answer(question) == []
+
+
+def test_the_model_sure_no_article_answers_withdraws_bm25s_answer():
+    # BM25 confident of an article, the example model as sure (veto) that no article answers:
+    # nothing ("can my clients send files without an account, like a file request link?" shares
+    # five words with the password-reset article).
+    kb = knowledge_base()
+    article = kb.get("password-reset")
+    assert article is not None
+    sure_none = {a.slug: 0.0 for a in kb.articles} | {NONE: CALIBRATED.veto}
+    reading = Reading(((article, 12.0),), sure_none, 0.9, None, 0.0, 0.0)
+    assert kb.decide(reading, CALIBRATED) == []
+    unsure = sure_none | {NONE: CALIBRATED.veto - 0.01, "password-reset": 0.01}
+    assert [a.slug for a, _ in kb.decide(dataclasses.replace(reading, probability=unsure), CALIBRATED)] == ["password-reset"]
