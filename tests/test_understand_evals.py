@@ -74,11 +74,46 @@ KNOWN_MISSES = {
     'money 6 (held): two things, the ipad and a february bill',
     # Routing: "what did i pay in march" leans to the technical agent's Apple Pay / Google Pay article.
     'money 6 (held): the 2nd of two march charges, refund that',
+    # Held-6 (26/48 + 8/13 before this round, 29/48 + 7/13 on its first run after it, then seen;
+    # its wrong-plan correction, unknown charge id and two unrelated articles fixed as kinds).
+    # Routing of money questions the money test misses, or told beside another matter:
+    "understand 6 (held): question: cancel on the 25th, april payment?",
+    "understand 6 (held): next payment first, sync second",
+    "understand 6 (held): team price and the accountant, two questions",
+    "understand 6 (held): ipad not showing laptop changes, 'same story'",
+    # The money skill answers with the charge list or its capabilities, not what was asked
+    # (a day with no charge, the renewal's date and price, a price asked with no change wanted):
+    "understand 6 (held): anything charged yesterday?",
+    "understand 6 (held): annual renewal this year or next, and how much",
+    "understand 6 (held): yearly team price for marco, no change",
+    # Plans named in words ("the big plan for teams") or a change at renewal asked without the
+    # word "change": no offer is made (nothing runs unasked):
+    "understand 6 (held): the big plan for teams, 'ok fine'",
+    "understand 6 (held): team down to pro at renewal, 'correct'",
+    # A yes that does not reach the offer: "the second one" / "go on then" after a list, a yes
+    # with thanks to senior's offer, a reset asked beside a duplicate:
+    "understand 6 (held): march charges listed, 'the second one'",
+    "understand 6 (held): team charged 10 and 11 march, yes with thanks",
+    "understand 6 (held): double 9.99 and a reset link in one message",
+    # Ground no tool covers answered as a billing question or a deletion not handed to a person;
+    # an article the desk abstains on ("Apps and devices" for working offline):
+    "understand 6 (held): no article: invoices in german, non-native",
+    "understand 6 (held): close for good, files already downloaded",
+    "understand 6 (held): question: working on a plane",
+    # Config desk: security told without its examples' words goes to technical; security not
+    # offering its tools; billing's capability list; the two-factor question now abstains
+    # (the knowledge base's calibrated thresholds, kb-6).
+    "understand 6 config (held): the ex knows my password",
+    "understand 6 config (held): recovery phone swapped",
+    "understand 6 config (held): a windows session, email later, hedged yes",
+    "understand 6 config (held): customer id given, unknown browser",
+    "understand 6 config (held): billing holds it, then a tablet I don't own",
+    "understand 6 config (held): turning on two-step is a question, not a hack",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
