@@ -28,6 +28,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+# The loop serve picks for the same --loop, so the bar compares like with like.
+from supportdesk.channels.command import loop_factory
+
 
 @dataclass
 class Conversation:
@@ -93,19 +96,6 @@ def create_app() -> Starlette:
     ])
 
 
-def _loop_factory(choice: str):  # type: ignore[no-untyped-def]
-    """uvloop's loop for auto (when installed) and uvloop, asyncio's own otherwise: as serve picks it."""
-    if choice == "asyncio":
-        return None
-    try:
-        import uvloop
-    except ImportError:
-        if choice == "uvloop":
-            raise
-        return None
-    return uvloop.new_event_loop
-
-
 def main() -> int:
     import uvicorn
 
@@ -122,7 +112,7 @@ def main() -> int:
     server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning", access_log=False, timeout_graceful_shutdown=2))
     print(f"relay on http://127.0.0.1:{sock.getsockname()[1]}/ ", file=sys.stderr, flush=True)
     # On the event loop serve would run on (`supportdesk serve --loop`): the peer gets what serve gets.
-    with sock, asyncio.Runner(loop_factory=_loop_factory(args.loop)) as runner:
+    with sock, asyncio.Runner(loop_factory=loop_factory(args.loop)) as runner:
         runner.run(server.serve(sockets=[sock]))
     return 0
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -35,34 +34,20 @@ sys.path.insert(0, str(REPO))
 
 from supportdesk.engine.confirmation import ANSWER_DATA, ANSWER_FORMAT, answer_features  # noqa: E402
 
-ASKING = {"CONFIRM", "OFFER_INTENT"}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measure_confirmation import ASKING, user_turns  # noqa: E402  (the one reader of SGD's user turns)
+
 TUNE = ("confirmation-tune.jsonl", "confirmation-6-tune.jsonl")
 WEIGHT = 10
 CAP = 3000  # answers kept per label from SGD (its mix is not the desk's)
 
 
 def sgd_answers(git_dir: str) -> dict[str, list[str]]:
-    listing = subprocess.run(
-        ["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", "HEAD", "train/"],
-        capture_output=True, text=True, check=True,
-    ).stdout.split()
     found: dict[str, set[str]] = {label: set() for label in ("yes", "no", "change_of_mind", "question", "other")}
-    for path in listing:
-        if not path.rsplit("/", 1)[-1].startswith("dialogues_"):
-            continue
-        shown = subprocess.run(["git", "--git-dir", git_dir, "show", f"HEAD:{path}"], capture_output=True, text=True)
-        if shown.returncode or not shown.stdout.strip():
-            print(f"skipped {path}: not in this copy of the repository", file=sys.stderr)
-            continue
-        for dialogue in json.loads(shown.stdout):
-            before: set[str] = set()
-            for turn in dialogue["turns"]:
-                acts = {a["act"] for f in turn["frames"] for a in f["actions"]}
-                if turn["speaker"] == "USER":
-                    label = _label(acts, asked=bool(before & ASKING))
-                    if label:
-                        found[label].add(turn["utterance"])
-                before = acts
+    for acts, before, text in user_turns(git_dir, "train"):
+        label = _label(acts, asked=bool(before & ASKING))
+        if label:
+            found[label].add(text)
     rng = random.Random(38)
     return {label: rng.sample(sorted(texts), min(CAP, len(texts))) for label, texts in found.items()}
 

@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -26,30 +27,38 @@ from supportdesk.engine.confirmation import read_answer  # noqa: E402
 ASKING = {"CONFIRM", "OFFER_INTENT"}
 
 
-def answers(git_dir: str, split: str) -> tuple[list[str], list[str]]:
+def user_turns(git_dir: str, split: str) -> Iterator[tuple[set[str], set[str], str]]:
+    """(the user turn's acts, the acts of the turn before it, its words) for every user turn of a
+    split, read with `git show` (a file missing from the copy is skipped with a message)."""
     listing = subprocess.run(
         ["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", "HEAD", f"{split}/"],
         capture_output=True, text=True, check=True,
     ).stdout.split()
-    affirm: set[str] = set()
-    negate: set[str] = set()
     for path in listing:
         if not path.rsplit("/", 1)[-1].startswith("dialogues_"):
             continue
         shown = subprocess.run(["git", "--git-dir", git_dir, "show", f"HEAD:{path}"], capture_output=True, text=True)
-        if shown.returncode:
+        if shown.returncode or not shown.stdout.strip():
             print(f"skipped {path}: not in this copy of the repository", file=sys.stderr)
             continue
         for dialogue in json.loads(shown.stdout):
             before: set[str] = set()
             for turn in dialogue["turns"]:
                 acts = {a["act"] for f in turn["frames"] for a in f["actions"]}
-                if turn["speaker"] == "USER" and before & ASKING:
-                    if acts & {"AFFIRM", "AFFIRM_INTENT"} and acts <= {"AFFIRM", "AFFIRM_INTENT", "THANK_YOU"}:
-                        affirm.add(turn["utterance"])
-                    elif acts & {"NEGATE", "NEGATE_INTENT"}:
-                        negate.add(turn["utterance"])
+                if turn["speaker"] == "USER":
+                    yield acts, before, turn["utterance"]
                 before = acts
+
+
+def answers(git_dir: str, split: str) -> tuple[list[str], list[str]]:
+    affirm: set[str] = set()
+    negate: set[str] = set()
+    for acts, before, text in user_turns(git_dir, split):
+        if before & ASKING:
+            if acts & {"AFFIRM", "AFFIRM_INTENT"} and acts <= {"AFFIRM", "AFFIRM_INTENT", "THANK_YOU"}:
+                affirm.add(text)
+            elif acts & {"NEGATE", "NEGATE_INTENT"}:
+                negate.add(text)
     return sorted(affirm), sorted(negate)
 
 

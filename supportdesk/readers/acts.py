@@ -133,13 +133,19 @@ class ActReader:
         return Reading(best, probabilities(scores)[best], scores)
 
 
+def load_parameters(path: Path, expected: int) -> dict[str, Any]:
+    """A readers' data file, refused with the one line that says how to rebuild it when its
+    format is not the one this code reads."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    if data.get("format") != expected:
+        raise ValueError(f"{path.name}: format {data.get('format')!r}, expected {expected}; rebuild it with scripts/build_readers.py")
+    return data
+
+
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    with gzip.open(DATA, "rt", encoding="utf-8") as fh:
-        data = json.load(fh)
-    if data.get("format") != FORMAT:
-        raise ValueError(f"{DATA.name}: format {data.get('format')!r}, expected {FORMAT}; rebuild it with scripts/build_readers.py")
-    return data
+    return load_parameters(DATA, FORMAT)
 
 
 @lru_cache(maxsize=1)

@@ -27,8 +27,6 @@ read on first use, never at import.
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import re
 from collections.abc import Callable
@@ -91,11 +89,7 @@ FEATURES: dict[str, Callable[[str], list[str]]] = {"money": features, "disclaims
 
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
-    with gzip.open(DATA, "rt", encoding="utf-8") as fh:
-        data = json.load(fh)
-    if data.get("format") != FORMAT:
-        raise ValueError(f"{DATA.name}: format {data.get('format')!r}, expected {FORMAT}; rebuild it with scripts/build_readers.py")
-    return data
+    return acts.load_parameters(DATA, FORMAT)
 
 
 def _reader(name: str) -> GateReader:
