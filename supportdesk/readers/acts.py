@@ -123,8 +123,11 @@ class ActReader:
     def likelihood(self, label: str, feature: str) -> float:
         return (self._counts[label].get(feature, 0) + self._alpha) / self._denominator[label]
 
+    def featurize(self, text: str) -> list[str]:
+        return features(text)
+
     def read(self, text: str, ignore: Callable[[str], bool] | None = None) -> Reading:
-        feats = [f for f in features(text) if f in self._vocab and not (ignore is not None and ignore(f))]
+        feats = [f for f in self.featurize(text) if f in self._vocab and not (ignore is not None and ignore(f))]
         scores = {}
         for label in self.labels:
             c, d = self._counts[label], self._denominator[label]

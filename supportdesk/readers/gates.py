@@ -27,7 +27,6 @@ read on first use, never at import.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -35,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from supportdesk.readers import acts
-from supportdesk.readers.acts import EMAIL, ActReader, Reading, probabilities, tokens
+from supportdesk.readers.acts import EMAIL, ActReader, tokens
 
 DATA = Path(__file__).resolve().parent / "data" / "gates.json.gz"
 FORMAT = 1
@@ -74,14 +73,8 @@ class GateReader(ActReader):
         super().__init__(part["counts"], part["totals"], part["docs"], part["alpha"])
         self._featurize = featurize
 
-    def read(self, text: str, ignore: Callable[[str], bool] | None = None) -> Reading:
-        feats = [f for f in self._featurize(text) if f in self._vocab]
-        scores = {}
-        for label in self.labels:
-            c, d = self._counts[label], self._denominator[label]
-            scores[label] = self._log_prior[label] + sum(math.log((c.get(f, 0) + self._alpha) / d) for f in feats)
-        best = max(self.labels, key=lambda l: scores[l])
-        return Reading(best, probabilities(scores)[best], scores)
+    def featurize(self, text: str) -> list[str]:
+        return self._featurize(text)
 
 
 FEATURES: dict[str, Callable[[str], list[str]]] = {"money": features, "disclaims": acts.features}
