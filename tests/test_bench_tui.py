@@ -101,10 +101,16 @@ def _measured(table: DataTable) -> bool:
     idle, and a snapshot taken before that (on a loaded machine) drew every column as wide as its
     header, cutting the cells."""
     rows = [table.get_row_at(i) for i in range(table.row_count)]
-    return all(
+    widths_known = all(
         column.content_width >= max((len(str(row[j])) for row in rows), default=0)
         for j, column in enumerate(table.ordered_columns)
     )
+    # ... and laid out: the widths reach the table's size only on its next update (a snapshot
+    # between the two, seen under load, drew the columns header-wide).
+    laid_out = not table._require_update_dimensions and table.virtual_size.width >= sum(
+        column.get_render_width(table) for column in table.ordered_columns
+    )
+    return widths_known and laid_out
 
 
 def _row(table: DataTable, i: int) -> list[str]:
