@@ -27,6 +27,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -135,8 +136,8 @@ def clinc(git_dir: str) -> list[Row]:
     return out
 
 
-def sgd(git_dir: str) -> list[Row]:
-    out: list[Row] = []
+def sgd_user_turns(git_dir: str) -> Iterator[tuple[set[str], str]]:
+    """(the acts, the words) of every user turn of SGD's train split."""
     for path in ls(git_dir, "train"):
         if not path.rsplit("/", 1)[-1].startswith("dialogues_"):
             continue
@@ -149,21 +150,25 @@ def sgd(git_dir: str) -> list[Row]:
             continue
         for dialogue in json.loads(text):
             for turn in dialogue["turns"]:
-                if turn["speaker"] != "USER":
-                    continue
-                acts = {a["act"] for f in turn["frames"] for a in f["actions"]}
-                if acts <= {"THANK_YOU", "GOODBYE"} and "THANK_YOU" in acts:
-                    act: str | None = "thanks"
-                elif acts == {"GOODBYE"}:
-                    act = "goodbye"
-                elif "INFORM_INTENT" in acts:
-                    act = "request"
-                elif "REQUEST" in acts and not acts & {"AFFIRM", "NEGATE", "SELECT"}:
-                    act = "question"
-                else:
-                    act = None
-                # Restaurants, trains and films: not a software desk's business.
-                out.append((turn["utterance"], act, "out_of_scope" if act in ("request", "question") else None))
+                if turn["speaker"] == "USER":
+                    yield {a["act"] for f in turn["frames"] for a in f["actions"]}, turn["utterance"]
+
+
+def sgd(git_dir: str) -> list[Row]:
+    out: list[Row] = []
+    for acts, utterance in sgd_user_turns(git_dir):
+        if acts <= {"THANK_YOU", "GOODBYE"} and "THANK_YOU" in acts:
+            act: str | None = "thanks"
+        elif acts == {"GOODBYE"}:
+            act = "goodbye"
+        elif "INFORM_INTENT" in acts:
+            act = "request"
+        elif "REQUEST" in acts and not acts & {"AFFIRM", "NEGATE", "SELECT"}:
+            act = "question"
+        else:
+            act = None
+        # Restaurants, trains and films: not a software desk's business.
+        out.append((utterance, act, "out_of_scope" if act in ("request", "question") else None))
     return out
 
 
@@ -335,22 +340,11 @@ def disclaim_corpora(sgd_dir: str) -> dict[str, dict[str, list[str]]]:
     """SGD's user turns that decline an offered action ("no, I don't want to buy them now") and
     those that ask for one ("I'd like to book a table")."""
     out: dict[str, dict[str, list[str]]] = {gates.DISCLAIMS: {"sgd": []}, gates.ASKS: {"sgd": []}}
-    for path in ls(sgd_dir, "train"):
-        if not path.rsplit("/", 1)[-1].startswith("dialogues_"):
-            continue
-        try:
-            text = show(sgd_dir, path)
-        except subprocess.CalledProcessError:
-            continue
-        for dialogue in json.loads(text):
-            for turn in dialogue["turns"]:
-                if turn["speaker"] != "USER":
-                    continue
-                acts = {a["act"] for f in turn["frames"] for a in f["actions"]}
-                if "NEGATE_INTENT" in acts:
-                    out[gates.DISCLAIMS]["sgd"].append(turn["utterance"])
-                elif "INFORM_INTENT" in acts or "AFFIRM_INTENT" in acts:
-                    out[gates.ASKS]["sgd"].append(turn["utterance"])
+    for acts, utterance in sgd_user_turns(sgd_dir):
+        if "NEGATE_INTENT" in acts:
+            out[gates.DISCLAIMS]["sgd"].append(utterance)
+        elif "INFORM_INTENT" in acts or "AFFIRM_INTENT" in acts:
+            out[gates.ASKS]["sgd"].append(utterance)
     return out
 
 

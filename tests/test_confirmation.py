@@ -81,11 +81,7 @@ def _rows(part: str) -> list[dict[str, str]]:
     return [json.loads(line) for line in (EVALS / f"confirmation-{part}.jsonl").read_text().splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("part", ["tune", "held"])
-def test_the_reader_on_labelled_answers(part, capsys):
-    rows = _rows(part)
-    assert {r["label"] for r in rows} == {"yes", "no", "change_of_mind", "question", "other"}
-    got = [(r, read_answer(r["text"])) for r in rows]
+def _holds_the_bar(part: str, rows: list[dict[str, str]], got: list[tuple[dict[str, str], str]], capsys) -> None:  # type: ignore[no-untyped-def]
     right = sum(r["label"] == answer for r, answer in got)
     # The error that matters, reported apart: an answer that is not a yes read as a yes.
     not_yes_as_yes = [r["text"] for r, answer in got if answer == "yes" and r["label"] != "yes"]
@@ -96,6 +92,14 @@ def test_the_reader_on_labelled_answers(part, capsys):
     assert not_yes_as_yes == []
     assert right / len(rows) >= 0.9
     assert len(yes_missed) <= len([r for r in rows if r["label"] == "yes"]) // 10
+
+
+@pytest.mark.parametrize("part", ["tune", "held"])
+def test_the_reader_on_labelled_answers(part, capsys):
+    rows = _rows(part)
+    assert {r["label"] for r in rows} == {"yes", "no", "change_of_mind", "question", "other"}
+    got = [(r, read_answer(r["text"])) for r in rows]
+    _holds_the_bar(part, rows, got, capsys)
 
 
 @pytest.mark.parametrize(
@@ -200,15 +204,7 @@ def test_the_reader_on_answers_written_before_it_learned(part, capsys):
     one goodbye ("cool, see ya") as a yes."""
     rows = _offered_rows(part)
     got = [(r, read_answer(r["text"], r.get("offer", ""))) for r in rows]
-    right = sum(r["label"] == answer for r, answer in got)
-    not_yes_as_yes = [r["text"] for r, answer in got if answer == "yes" and r["label"] != "yes"]
-    yes_missed = [r["text"] for r, answer in got if r["label"] == "yes" and answer != "yes"]
-    with capsys.disabled():
-        print(f"\nconfirmation reader, {part}: {right}/{len(rows)} right ({right / len(rows):.0%}); "
-              f"not-yes read as yes: {len(not_yes_as_yes)}; yes missed: {len(yes_missed)}")
-    assert not_yes_as_yes == []
-    assert right / len(rows) >= 0.9
-    assert len(yes_missed) <= len([r for r in rows if r["label"] == "yes"]) // 10
+    _holds_the_bar(part, rows, got, capsys)
 
 
 @pytest.mark.parametrize(
