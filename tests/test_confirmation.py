@@ -816,3 +816,33 @@ async def test_the_gate_on_postgresql(pg_url):
         items = await items_of(desk.runner.send(sid, "yes"))
         assert [i.offer_id for i in items if isinstance(i, Confirmation)] == [offer.offer_id]
         assert ran == [("refund", {"amount": 5})]
+
+
+# --- issue 38 (offers-7): a yes in the offer's own words, with no word of assent ------------------
+
+_RESET_OFFER = ("I can email a password reset link to the address on file for your account; it's valid for 30 minutes. "
+                "Shall I send the reset link now?")
+_REFUND_OFFER = "Just to be sure: shall I refund $29.99 for the charge on March 3, 2026?"
+
+
+@pytest.mark.parametrize(
+    ("text", "offer"),
+    [("go on then", _REFUND_OFFER), ("fine, go on", _REFUND_OFFER), ("now the reset link pls", _RESET_OFFER),
+     ("the reset link now please", _RESET_OFFER), ("can you send me the reset link please", _RESET_OFFER),
+     ("could u send the link now?", _RESET_OFFER)],
+)
+def test_the_offers_own_words_asked_for_are_a_yes(text, offer):
+    """No assent word, but nothing beyond the offer's own words and a learned go-ahead (or a
+    request for the offered action): held-6's "go on then" after a list, "now the reset link pls"."""
+    assert read_answer(text, offer) == "yes"
+
+
+@pytest.mark.parametrize(
+    ("text", "offer"),
+    [("can you send it to my other email", _RESET_OFFER), ("can you tell me more?", _RESET_OFFER),
+     ("please buy me the insurance", "Shall I book the hotel?"), ("could you refund the other one?", _REFUND_OFFER),
+     ("can you send the reset link to my phone instead", _RESET_OFFER), ("can you do it tomorrow?", _REFUND_OFFER),
+     ("now the invoice pls", _RESET_OFFER), ("can you send me my invoice", _RESET_OFFER)],
+)
+def test_words_beyond_the_offer_are_no_yes(text, offer):
+    assert read_answer(text, offer) != "yes"

@@ -90,11 +90,10 @@ KNOWN_MISSES = {
     # word "change": no offer is made (nothing runs unasked):
     "understand 6 (held): the big plan for teams, 'ok fine'",
     "understand 6 (held): team down to pro at renewal, 'correct'",
-    # A yes that does not reach the offer: "the second one" / "go on then" after a list, a yes
-    # with thanks to senior's offer, a reset asked beside a duplicate:
-    "understand 6 (held): march charges listed, 'the second one'",
+    # A yes that does not reach the offer: a yes with thanks to senior's offer ("go on then"
+    # after a list and "now the reset link pls" pass since offers-7: the offer's own words are
+    # a yes, engine/confirmation.py _beyond_the_offer):
     "understand 6 (held): team charged 10 and 11 march, yes with thanks",
-    "understand 6 (held): double 9.99 and a reset link in one message",
     # Ground no tool covers answered as a billing question or a deletion not handed to a person;
     # an article the desk abstains on ("Apps and devices" for working offline):
     "understand 6 (held): no article: invoices in german, non-native",
