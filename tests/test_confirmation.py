@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from supportdesk.config import ConfigError, parse_desk
-from supportdesk.engine.confirmation import answer_meta, names_another, read_answer, records_in, rest_after_yes
+from supportdesk.engine.confirmation import answer_meta, hedged, names_another, read_answer, records_in, rest_after_yes
 from supportdesk.engine.errors import TurnError
 from supportdesk.engine.events import Appended
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
@@ -846,3 +846,18 @@ def test_the_offers_own_words_asked_for_are_a_yes(text, offer):
 )
 def test_words_beyond_the_offer_are_no_yes(text, offer):
     assert read_answer(text, offer) != "yes"
+
+
+@pytest.mark.parametrize("text", ["i guess so?", "if that's the only way i guess", "if that's the only way", "i suppose so", "i think so"])
+def test_a_hedge_is_neither_a_yes_nor_a_no(text):
+    """offers-7: a reluctant leaning to yes runs nothing, and is no refusal either: it is read as
+    a question, and the money skill puts the same offer once more, plainly."""
+    assert hedged(text)
+    assert read_answer(text, _REFUND_OFFER) == "question"
+
+
+@pytest.mark.parametrize("text", ["i guess not", "maybe", "only if it is free", "if it's free, later", "i think i'll wait",
+                                  "i guess the other one", "probably not, thanks"])
+def test_doubt_beside_a_refusal_or_another_choice_is_no_hedge(text):
+    assert not hedged(text)
+    assert read_answer(text, _REFUND_OFFER) != "yes"

@@ -208,7 +208,34 @@ def read_answer(text: str, offer: str = "") -> Reading:
         return "yes"
     if ruled == "no" and learned == "change_of_mind" and _OPTION.search(said) and not _starts_wait(said):
         return "change_of_mind"  # "not pro, i want team": another choice named, not only a no
+    if ruled == "no" and hedged(said):
+        return "question"  # "i guess so?": neither a yes nor a no; the offer is put again, plainly
     return ruled
+
+
+# A condition: "if that's the only way", "only if it's free".
+_CONDITION = re.compile(r"\b(?:if|only if)\b")
+
+
+def hedged(text: str) -> bool:
+    """A reluctant, doubtful leaning to yes with nothing refusing in it ("i guess so?", "if
+    that's the only way i guess", "i suppose so"): not a yes (nothing runs on it), and not a
+    no either; the offer is asked again in plain words (issue 38, offers-7). Any refusal, other
+    time or option ("i guess not", "if it's free, later") makes it no hedge."""
+    said = normalise(text)
+    if _DOUBT.search(said) is None and _CONDITION.search(said) is None:
+        return False
+    rest = _CONDITION.sub(" ", said)
+    return _NEGATION.search(rest) is None and _ALTERNATIVE.search(said) is None and not _beyond_hedge(rest)
+
+
+# What a hedge may say besides its doubt: "that's the only way", "it's fine", "so".
+_HEDGE_WORDS = frozenset({"so", "that's", "thats", "the", "only", "way", "it's", "its", "it", "is", "fine", "ok", "okay", "i",
+                          "guess", "think", "suppose", "probably", "then", "well", "yes", "yeah", "sure", "alright"})
+
+
+def _beyond_hedge(said: str) -> bool:
+    return any(w.strip(".,!?") not in _HEDGE_WORDS for w in _words(said) if w.strip(".,!?"))
 
 
 def _by_rules(said: str) -> Reading:
