@@ -117,8 +117,9 @@ KNOWN_MISSES = {
     # so" (a refund above billing's limit): the yes passes it up and the senior agent asks the
     # one question the desk's gate needs, so the refund runs on the next yes, not this one.
     "offers 7 (tune): a charge asked about, then refund it with thanks, senior's",
-    # Both days of a team double charge named in a question: the senior agent now takes it at
-    # once and asks (the yes then runs it), but the held half expected billing to hold it first.
+    # Both days of a team double charge asked about in a question: billing tells the duplicate
+    # ("just say so", above its limit), the yes passes it up, and the senior agent asks the one
+    # question the desk's gate needs (the same kind as the tune half's miss above).
     "offers 7 (held): charges of two days asked, then ya refund it thank you",
     # Two matters joined by "+" ("two 29.99 charges in march on my card + i want to change my
     # password, send reset link"): triage does not split there, the whole message goes to the

@@ -524,6 +524,12 @@ _CLAUSE_QUESTION = re.compile(
 )
 
 
+def asks(text: str) -> bool:
+    """Whether a customer's message is put as a question (a question mark, or a clause that
+    opens with a question word or an auxiliary), its email addresses aside."""
+    return _asks(normalise(re.sub(r"\S+@\S+", " ", text)).strip(" ,.;:"))
+
+
 def _asks(said: str) -> bool:
     return "?" in said or _QUESTION_START.match(said) is not None or _CLAUSE_QUESTION.search(said) is not None
 
