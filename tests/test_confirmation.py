@@ -842,7 +842,10 @@ def test_the_offers_own_words_asked_for_are_a_yes(text, offer):
     [("can you send it to my other email", _RESET_OFFER), ("can you tell me more?", _RESET_OFFER),
      ("please buy me the insurance", "Shall I book the hotel?"), ("could you refund the other one?", _REFUND_OFFER),
      ("can you send the reset link to my phone instead", _RESET_OFFER), ("can you do it tomorrow?", _REFUND_OFFER),
-     ("now the invoice pls", _RESET_OFFER), ("can you send me my invoice", _RESET_OFFER)],
+     ("now the invoice pls", _RESET_OFFER), ("can you send me my invoice", _RESET_OFFER),
+     # Another action, in words the rules let stand beside a yes: no yes without one.
+     ("i want to cancel", _REFUND_OFFER), ("update my card", _REFUND_OFFER), ("send me the link", _REFUND_OFFER),
+     ("i want my money back", _RESET_OFFER), ("me", _REFUND_OFFER), ("reset my password", _REFUND_OFFER)],
 )
 def test_words_beyond_the_offer_are_no_yes(text, offer):
     assert read_answer(text, offer) != "yes"

@@ -279,7 +279,7 @@ def _vetoed(said: str, offered: str = "") -> bool:
     taking leave, thanks or "i see" alone, an attempt, a person or something more asked for,
     or a second part that may change the offer."""
     return (
-        ({m.group(0) for m in _ASSENT_RE.finditer(said)} <= {"please"} and _beyond_the_offer(said, offered))
+        ({m.group(0) for m in _ASSENT_RE.finditer(said)} <= {"please"} and not _only_the_offer(said, offered))
         or _NEGATION.search(said) is not None
         or _ALTERNATIVE.search(said) is not None
         or _asks(said)
@@ -298,15 +298,26 @@ def _offer_words(offered: str) -> set[str]:
 
 
 def _beyond_the_offer(said: str, offered: str) -> bool:
-    """Whether the answer says a word that is neither assent, filler, an amount or id, nor one
-    of the offer's own words (or asks): something else than the offer is spoken of."""
+    """Whether the answer says a word that is neither assent, a word that names no action
+    (`_FILLER_ONLY`), an amount or id, nor one of the offer's own words (or asks): something
+    else than the offer is spoken of ("i want to cancel", "update my card" after a refund's offer)."""
     own = _offer_words(offered)
     rest = _ASSENT_RE.sub(" ", said)
     others = [
         w for w in (w.strip(".,!-—") for w in _words(rest))
-        if w and w not in _FILLER and w not in own and not _MONEY_OR_ID.match(w)
+        if w and w not in _FILLER_ONLY and w not in own and not _MONEY_OR_ID.match(w)
     ]
     return bool(others) or "?" in said
+
+
+def _only_the_offer(said: str, offered: str) -> bool:
+    """An answer with no word of assent that still takes the offer up: nothing beyond the
+    offer's own words, and either one of its action's words ("now the reset link pls" after
+    "shall I send the reset link now?") or a go ("go on then")."""
+    if _beyond_the_offer(said, offered):
+        return False
+    named = {w.strip(".,!") for w in _words(said)} & (_offer_words(offered) - _FILLER_ONLY)
+    return bool(named) or _STRONG_YES.search(said) is not None
 
 
 # "can you send me the reset link please": asking for the action, in the offer's own words.
