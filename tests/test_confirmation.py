@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from supportdesk.config import ConfigError, parse_desk
-from supportdesk.engine.confirmation import answer_meta, names_another, read_answer, records_in, rest_after_yes
+from supportdesk.engine.confirmation import answer_meta, hedged, names_another, read_answer, records_in, rest_after_yes
 from supportdesk.engine.errors import TurnError
 from supportdesk.engine.events import Appended
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
@@ -816,3 +816,51 @@ async def test_the_gate_on_postgresql(pg_url):
         items = await items_of(desk.runner.send(sid, "yes"))
         assert [i.offer_id for i in items if isinstance(i, Confirmation)] == [offer.offer_id]
         assert ran == [("refund", {"amount": 5})]
+
+
+# --- issue 38 (offers-7): a yes in the offer's own words, with no word of assent ------------------
+
+_RESET_OFFER = ("I can email a password reset link to the address on file for your account; it's valid for 30 minutes. "
+                "Shall I send the reset link now?")
+_REFUND_OFFER = "Just to be sure: shall I refund $29.99 for the charge on March 3, 2026?"
+
+
+@pytest.mark.parametrize(
+    ("text", "offer"),
+    [("go on then", _REFUND_OFFER), ("fine, go on", _REFUND_OFFER), ("now the reset link pls", _RESET_OFFER),
+     ("the reset link now please", _RESET_OFFER), ("can you send me the reset link please", _RESET_OFFER),
+     ("could u send the link now?", _RESET_OFFER)],
+)
+def test_the_offers_own_words_asked_for_are_a_yes(text, offer):
+    """No assent word, but nothing beyond the offer's own words and a learned go-ahead (or a
+    request for the offered action): held-6's "go on then" after a list, "now the reset link pls"."""
+    assert read_answer(text, offer) == "yes"
+
+
+@pytest.mark.parametrize(
+    ("text", "offer"),
+    [("can you send it to my other email", _RESET_OFFER), ("can you tell me more?", _RESET_OFFER),
+     ("please buy me the insurance", "Shall I book the hotel?"), ("could you refund the other one?", _REFUND_OFFER),
+     ("can you send the reset link to my phone instead", _RESET_OFFER), ("can you do it tomorrow?", _REFUND_OFFER),
+     ("now the invoice pls", _RESET_OFFER), ("can you send me my invoice", _RESET_OFFER),
+     # Another action, in words the rules let stand beside a yes: no yes without one.
+     ("i want to cancel", _REFUND_OFFER), ("update my card", _REFUND_OFFER), ("send me the link", _REFUND_OFFER),
+     ("i want my money back", _RESET_OFFER), ("me", _REFUND_OFFER), ("reset my password", _REFUND_OFFER)],
+)
+def test_words_beyond_the_offer_are_no_yes(text, offer):
+    assert read_answer(text, offer) != "yes"
+
+
+@pytest.mark.parametrize("text", ["i guess so?", "if that's the only way i guess", "if that's the only way", "i suppose so", "i think so"])
+def test_a_hedge_is_neither_a_yes_nor_a_no(text):
+    """offers-7: a reluctant leaning to yes runs nothing, and is no refusal either: it is read as
+    a question, and the money skill puts the same offer once more, plainly."""
+    assert hedged(text)
+    assert read_answer(text, _REFUND_OFFER) == "question"
+
+
+@pytest.mark.parametrize("text", ["i guess not", "maybe", "only if it is free", "if it's free, later", "i think i'll wait",
+                                  "i guess the other one", "probably not, thanks"])
+def test_doubt_beside_a_refusal_or_another_choice_is_no_hedge(text):
+    assert not hedged(text)
+    assert read_answer(text, _REFUND_OFFER) != "yes"

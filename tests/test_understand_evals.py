@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -90,11 +90,10 @@ KNOWN_MISSES = {
     # word "change": no offer is made (nothing runs unasked):
     "understand 6 (held): the big plan for teams, 'ok fine'",
     "understand 6 (held): team down to pro at renewal, 'correct'",
-    # A yes that does not reach the offer: "the second one" / "go on then" after a list, a yes
-    # with thanks to senior's offer, a reset asked beside a duplicate:
-    "understand 6 (held): march charges listed, 'the second one'",
-    "understand 6 (held): team charged 10 and 11 march, yes with thanks",
-    "understand 6 (held): double 9.99 and a reset link in one message",
+    # ("go on then" after a list and "now the reset link pls" pass since offers-7: the offer's
+    # own words are a yes, engine/confirmation.py _beyond_the_offer; a yes with thanks after a
+    # team double charge told by both its days since the senior agent asks the one question
+    # at once, money/reads.py `told`.)
     # Ground no tool covers answered as a billing question or a deletion not handed to a person;
     # an article the desk abstains on ("Apps and devices" for working offline):
     "understand 6 (held): no article: invoices in german, non-native",
@@ -109,6 +108,23 @@ KNOWN_MISSES = {
     "understand 6 config (held): customer id given, unknown browser",
     "understand 6 config (held): billing holds it, then a tablet I don't own",
     "understand 6 config (held): turning on two-step is a question, not a hack",
+    # offers-7 (a yes reaching the offer it answers; tune 5/10 and held 5/8 before, 8/10 and
+    # 6/8 after). What still misses:
+    # The money skill refunds the first of the two days named ("on the 24th and 25th"), not the
+    # duplicate of the pair (the refund target's choice, money/refunds.py, not the yes).
+    "offers 7 (tune): team double charge, senior asks, yes with thanks",
+    # A charge asked about (one day named) is told with "if you'd like it refunded, just say
+    # so" (a refund above billing's limit): the yes passes it up and the senior agent asks the
+    # one question the desk's gate needs, so the refund runs on the next yes, not this one.
+    "offers 7 (tune): a charge asked about, then refund it with thanks, senior's",
+    # Both days of a team double charge asked about in a question: billing tells the duplicate
+    # ("just say so", above its limit), the yes passes it up, and the senior agent asks the one
+    # question the desk's gate needs (the same kind as the tune half's miss above).
+    "offers 7 (held): charges of two days asked, then ya refund it thank you",
+    # Two matters joined by "+" ("two 29.99 charges in march on my card + i want to change my
+    # password, send reset link"): triage does not split there, the whole message goes to the
+    # technical agent, the reset is offered and "ok yes" sends it; the charges are never seen.
+    "offers 7 (held): two 29.99 and a password reset link",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -194,18 +194,48 @@ def read_answer(text: str, offer: str = "") -> Reading:
     assent and no veto stands against it (`_vetoed`: a negation, a condition, another time or
     option, a question, a goodbye, thanks alone, a person asked for). The vetoes can only turn
     a yes into not-a-yes; they never make one."""
-    said = _pointed(_NO_OBSTACLE.sub("sure", _respelled(normalise(text))), normalise(offer))
+    offered = normalise(offer)
+    said = _pointed(_NO_OBSTACLE.sub("sure", _respelled(normalise(text))), offered)
     if not said:
         return "other"
     ruled = _by_rules(said)
     if ruled == "yes":
         return "yes"
+    if ruled == "question" and _asks_for_the_offer(said, offered):
+        return "yes"  # "can you send me the reset link please" after "shall I send the reset link?"
     learned, confidence = answer_reader().read(said)
-    if learned == "yes" and confidence >= _LEARNED_YES and not _vetoed(said):
+    if learned == "yes" and confidence >= _LEARNED_YES and not _vetoed(said, offered):
         return "yes"
     if ruled == "no" and learned == "change_of_mind" and _OPTION.search(said) and not _starts_wait(said):
         return "change_of_mind"  # "not pro, i want team": another choice named, not only a no
+    if ruled == "no" and hedged(said):
+        return "question"  # "i guess so?": neither a yes nor a no; the offer is put again, plainly
     return ruled
+
+
+# A condition: "if that's the only way", "only if it's free".
+_CONDITION = re.compile(r"\b(?:if|only if)\b")
+
+
+def hedged(text: str) -> bool:
+    """A reluctant, doubtful leaning to yes with nothing refusing in it ("i guess so?", "if
+    that's the only way i guess", "i suppose so"): not a yes (nothing runs on it), and not a
+    no either; the offer is asked again in plain words (issue 38, offers-7). Any refusal, other
+    time or option ("i guess not", "if it's free, later") makes it no hedge."""
+    said = normalise(text)
+    if _DOUBT.search(said) is None and _CONDITION.search(said) is None:
+        return False
+    rest = _CONDITION.sub(" ", said)
+    return _NEGATION.search(rest) is None and _ALTERNATIVE.search(said) is None and not _beyond_hedge(rest)
+
+
+# What a hedge may say besides its doubt: "that's the only way", "it's fine", "so".
+_HEDGE_WORDS = frozenset({"so", "that's", "thats", "the", "only", "way", "it's", "its", "it", "is", "fine", "ok", "okay", "i",
+                          "guess", "think", "suppose", "probably", "then", "well", "yes", "yeah", "sure", "alright"})
+
+
+def _beyond_hedge(said: str) -> bool:
+    return any(w.strip(".,!?") not in _HEDGE_WORDS for w in _words(said) if w.strip(".,!?"))
 
 
 def _by_rules(said: str) -> Reading:
@@ -240,14 +270,16 @@ def _leaves(said: str) -> bool:
     return _CLOSING.search(said) is not None and not _STRONG_YES.search(_CLOSING.sub(" ", said))
 
 
-def _vetoed(said: str) -> bool:
+def _vetoed(said: str, offered: str = "") -> bool:
     """Whether anything in the answer stands against reading it as a yes, whatever a learned
-    reader thinks of it: no word of assent but "please" ("please buy me the insurance" asks
-    for something else: SGD's test split), a negation or not-yet, another option, a
-    question, a condition, taking leave, thanks or "i see" alone, an attempt, a person or
-    something more asked for, or a second part that may change the offer."""
+    reader thinks of it: no word of assent but "please" and words of something else than the
+    offer ("please buy me the insurance" asks for something else: SGD's test split; "go on
+    then" and "now the reset link pls" after "shall I send the reset link?" say only the
+    offer's own words), a negation or not-yet, another option, a question, a condition,
+    taking leave, thanks or "i see" alone, an attempt, a person or something more asked for,
+    or a second part that may change the offer."""
     return (
-        {m.group(0) for m in _ASSENT_RE.finditer(said)} <= {"please"}
+        ({m.group(0) for m in _ASSENT_RE.finditer(said)} <= {"please"} and not _only_the_offer(said, offered))
         or _NEGATION.search(said) is not None
         or _ALTERNATIVE.search(said) is not None
         or _asks(said)
@@ -258,6 +290,59 @@ def _vetoed(said: str) -> bool:
         or _MORE_ASKED.search(said) is not None
         or _split_yes(said) is False
     )
+
+
+def _offer_words(offered: str) -> set[str]:
+    """The words the offer itself says ("shall I send the reset link now?")."""
+    return {w.strip(".,!?:;()\"") for w in _words(offered)} - {""}
+
+
+def _beyond_the_offer(said: str, offered: str) -> bool:
+    """Whether the answer says a word that is neither assent, a word that names no action
+    (`_FILLER_ONLY`), an amount or id, nor one of the offer's own words (or asks): something
+    else than the offer is spoken of ("i want to cancel", "update my card" after a refund's offer)."""
+    own = _offer_words(offered)
+    rest = _ASSENT_RE.sub(" ", said)
+    others = [
+        w for w in (w.strip(".,!-—") for w in _words(rest))
+        if w and w not in _FILLER_ONLY and w not in own and not _MONEY_OR_ID.match(w)
+    ]
+    return bool(others) or "?" in said
+
+
+def _only_the_offer(said: str, offered: str) -> bool:
+    """An answer with no word of assent that still takes the offer up: nothing beyond the
+    offer's own words, and either one of its action's words ("now the reset link pls" after
+    "shall I send the reset link now?") or a go ("go on then")."""
+    if _beyond_the_offer(said, offered):
+        return False
+    named = {w.strip(".,!") for w in _words(said)} & (_offer_words(offered) - _FILLER_ONLY)
+    return bool(named) or _STRONG_YES.search(said) is not None
+
+
+# "can you send me the reset link please": asking for the action, in the offer's own words.
+_ASKS_YOU_TO = re.compile(r"^(?:(?:ok|okay|so|then|and|well)[ ,]+)?(?:can|could|would|will) (?:you|u)\b(?P<rest>.*)$")
+
+
+def _asks_for_the_offer(said: str, offered: str) -> bool:
+    """A question that asks the desk to do what it offered, in the offer's own words and
+    nothing else ("could you send the link now please?" after "shall I send the reset link
+    now?"): the offered action asked for is a yes to it. It must name a word of the offer's
+    action (not only "it"), and say nothing the offer does not."""
+    m = _ASKS_YOU_TO.match(said.strip())
+    if m is None or not offered:
+        return False
+    rest = m.group("rest").replace("?", " ")
+    own = _offer_words(offered) - _FILLER_ONLY
+    named = {w.strip(".,!") for w in _words(rest)} & own
+    return bool(named) and not _beyond_the_offer(rest, offered) and not _vetoed(rest, offered)
+
+
+# Filler that names no action: a question made only of these asks nothing in particular.
+_FILLER_ONLY = frozenset(
+    {"the", "a", "it", "that", "this", "them", "now", "please", "pls", "plz", "me", "my", "for", "to", "with", "i", "you",
+     "u", "so", "then", "just", "shall", "go", "ahead", "on", "and", "of", "is", "be", "do"}
+)
 
 
 def _starts_wait(said: str) -> bool:
@@ -448,6 +533,12 @@ _CLAUSE_QUESTION = re.compile(
     r"[,;.!]\s*(?:(?:can|could|will|would|do|does|did|is|are|should|shall|may|might|have|has)\s+(?:i|you|u|we|they|he|she)\b"
     r"|(?:how|what|when|where|why|which|who)\b)"
 )
+
+
+def asks(text: str) -> bool:
+    """Whether a customer's message is put as a question (a question mark, or a clause that
+    opens with a question word or an auxiliary), its email addresses aside."""
+    return _asks(normalise(re.sub(r"\S+@\S+", " ", text)).strip(" ,.;:"))
 
 
 def _asks(said: str) -> bool:

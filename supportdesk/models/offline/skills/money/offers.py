@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from supportdesk.engine.confirmation import read_answer
+from supportdesk.engine.confirmation import hedged, read_answer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money.base import MoneyBase
@@ -72,6 +72,8 @@ class MoneyOffers(MoneyBase):
         reading = self.view.offer_answer or read_answer(text)
         if reading == "yes" and self.view.offer_answer == "yes":
             return None  # the desk ran the offered call: its result is answered, not asked again
+        if reading == "question" and hedged(text) and offer.intent is not None:
+            return self._asked_plainly(offer)
         actions = {"refund", "cancel", "plan", "credit", "payment", "invoice", "pricing"}
         other = (asked & actions) - {offer.intent}
         if offer.intent == "refund":
@@ -122,6 +124,22 @@ class MoneyOffers(MoneyBase):
         if not wants and self._question_beside_statement(text):
             return None
         return self._carry_out(offer, pointed)
+
+    def _asked_plainly(self, offer: dialogue.Offer):
+        """A hedge ("i guess so?", "if that's the only way i guess") is neither a yes nor a no
+        (engine/confirmation.py `hedged`): nothing runs on it, and the same offer is put once
+        more in plain words, with its amount or plan, for a clear yes or no (issue 38)."""
+        args = offer.arguments
+        what = {
+            "refund": f"refund {money(float(args.get('amount') or 0))} on charge {args.get('charge_id')}",
+            "credit": f"add a credit of {money(float(args.get('amount') or 0))}",
+            "plan": f"move you to the {str(args.get('plan', '')).title()} plan",
+            "cancel": "cancel your subscription",
+        }.get(offer.intent or "", "go ahead")
+        return self.step.offer(
+            f"I'll only do it if you're sure, and nothing has changed yet. Shall I {what}? A plain yes or no is all I need.",
+            offer.action, dict(args), list(offer.options),
+        )
 
     def _question_beside_statement(self, text: str) -> bool:
         """An "ok" with a question of its own ("ok and why is it so much"), after a reply that

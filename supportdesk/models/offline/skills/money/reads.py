@@ -8,6 +8,7 @@ import calendar
 import re
 from typing import Any
 
+from supportdesk.engine.confirmation import asks
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
@@ -180,7 +181,12 @@ class MoneyReads(MoneyBase):
             dup = dups[-1]
             pair = [c["id"] for c in charges if c["id"] == dup.get("duplicate_of")] + [dup["id"]]
             tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate."
-            return self._offer_refund(summary + tail, "Would you like me to refund it?", self._refund_args(dup), pair, asked_for=False)
+            # The customer told both days of the pair ("it hit my card on 10 and 11 march, same
+            # amount"; a question about them only asks): they came about the duplicate, so a refund above this agent's limit goes
+            # up at once and the agent that may make it asks the one question, which their yes
+            # then answers (issue 38, offers-7: a yes to a stated offer was asked again).
+            told = bool(days) and set(pair) <= {c["id"] for c in on_days} and not asks(text)
+            return self._offer_refund(summary + tail, "Would you like me to refund it?", self._refund_args(dup), pair, asked_for=told)
         if dups:
             tail = f" The charge on {nice_date(dups[-1]['charged_on'])} looks like a duplicate; tell me if you'd like it refunded."
             return self.step.answer(summary + tail)
