@@ -140,7 +140,11 @@ class Generic:
         if "invoice" in key:
             return f.invoice_ids[-1] if f.invoice_ids else None
         if "email" in key:
-            return f.emails[-1] if f.emails else v.context.get("customer_email")
+            email = f.emails[-1] if f.emails else v.context.get("customer_email")
+            # A parameter that takes either ("customer id or the account's email address") is
+            # filled by whichever the customer gave: "account CUS-1020 - a login i didn't do".
+            if email is not None or not ("customer" in key or "account" in key):
+                return email
         if "customer" in key or "account" in key:
             return v.context.get("customer_id") or (f.customer_ids[-1] if f.customer_ids else None) or (f.emails[-1] if f.emails else None)
         if "amount" in key or "price" in key:
