@@ -60,9 +60,10 @@ def ceded(examples: dict[str, list[str]], use_disk: bool = True) -> dict[str, li
     given to that agent as well."""
     model = classifier_for(examples, use_disk=use_disk)
     out = {label: list(texts) for label, texts in examples.items()}
+    labels = list(examples)
     for label, texts in examples.items():
         for text in texts:
-            p = model.predict(text)
+            p = model.predict(text, labels)
             if p.label != label and p.confidence >= CEDE_CONFIDENCE:
                 out[p.label].append(text)
     return out
