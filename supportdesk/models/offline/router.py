@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from supportdesk.config import AgentConfig
-from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for
+from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for, examples_key
 from supportdesk.models.offline.cues import without_introduction
 from supportdesk.models.offline.kept import keep
 from supportdesk.lexicon import normalise
@@ -55,9 +55,23 @@ def training_examples(targets: Sequence[AgentConfig]) -> dict[str, list[str]]:
 CEDE_CONFIDENCE = 0.95
 
 
+# The examples each desk's router was taught, by the key of the examples it was given: every desk
+# opened in a process (an eval opens one a conversation) reads its examples once, not each time.
+_CEDED: dict[str, dict[str, list[str]]] = {}
+DESKS_KEPT = 16
+
+
 def ceded(examples: dict[str, list[str]], use_disk: bool = True) -> dict[str, list[str]]:
     """`examples` with each example the desk's own model places surely with another agent
     given to that agent as well."""
+    key = examples_key(examples)
+    known = _CEDED.get(key)
+    if known is None:
+        known = keep(_CEDED, key, _ceded(examples, use_disk), DESKS_KEPT)
+    return {label: list(texts) for label, texts in known.items()}
+
+
+def _ceded(examples: dict[str, list[str]], use_disk: bool) -> dict[str, list[str]]:
     model = classifier_for(examples, use_disk=use_disk)
     out = {label: list(texts) for label, texts in examples.items()}
     labels = list(examples)
