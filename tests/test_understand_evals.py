@@ -107,13 +107,16 @@ KNOWN_MISSES = {
     "understand 6 config (held): a windows session, email later, hedged yes",
     "understand 6 config (held): billing holds it, then a tablet I don't own",
     "understand 6 config (held): turning on two-step is a question, not a hack",
-    # Route-7-config (security7; before: tune 5/10, held 3/8). ("customer id given, unknown
+    # Route-7-config (security7; before: tune 5/10, held 3/8; after: tune 6/10, held 4/8; held-6
+    # config 7/13 -> 8/13). ("customer id given, unknown
     # browser" passes since a tool parameter taking an id or an email is filled by either; route-6's
     # "stolen login while technical holds" since an example the desk's own model places surely
     # with the security agent teaches it too: router.ceded.)
     # What still misses: the security agent told only by a disowning with no "someone" in it
     # ("a number i dont know", "isnt mine", "i never seen", "i did not change it"): the router
-    # hears technical's phone, email, password and device words.
+    # hears technical's phone, email, password and device words. (Held-6's "windows session,
+    # hedged yes" misses on that too, and its "hmm ok sure" reads as a no to the confirmation
+    # reader: "hmm" is one of its hesitations, engine/confirmation._NEGATION.)
     "route 7 config (tune): ex-boyfriend still has my login",
     "route 7 config (tune): password-changed mail i never asked for, email given",
     "route 7 config (tune): session in a city i never been, then yes",
