@@ -118,3 +118,15 @@ async def test_a_config_agent_hands_a_matter_outside_its_job_back(tmp_path):
     assert first_agent == "privacy"
     assert handoffs(second) == ["privacy>triage", "triage>billing"] and second_agent == "billing"
     assert "personal data requests" not in replies(second).lower()
+
+
+async def test_a_config_agent_says_what_its_tool_would_do_when_it_needs_a_detail():
+    """Told a problem with no account named, the security agent says what its tool does, in the
+    tool's own description's words, and asks for the account; nothing runs, nothing is offered."""
+    from supportdesk.commands.evals import evaluate_conversations
+
+    convo = {"name": "t", "turns": [{"customer": "someone is using my account", "expect": {
+        "agent": "security", "reply": ["I can email a password reset link to the address on file", "email address"],
+        "reply_not": ["I can do that", "never to an address"], "not_tools": ["send_password_reset"]}}]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
+    assert result.passed, result.failures

@@ -80,10 +80,22 @@ class Generic:
         args, missing = self._fill(tool, request)
         if missing:
             wanted = " and ".join(desc for _, desc in missing)
-            return self.step.answer(f"I can do that. To go ahead I need {self._article(wanted)}: could you tell me?")
+            return self.step.answer(f"{self._offer_line(tool)} To go ahead I need {self._article(wanted)}: could you tell me?")
         if v.made_with(tool.name, args):
             return self.step.answer("That's already done (see above). Is there anything else I can help with?")
         return self.step.call(tool.name, args)
+
+    @staticmethod
+    def _offer_line(tool: ToolSpec) -> str:
+        """What the tool does, in its description's words ("Email a password reset link to the
+        address on file (never ...)." -> "I can email a password reset link to the address on
+        file."): the customer who told a problem hears what would be done, not "I can do that"
+        about nothing they asked for."""
+        first = re.split(r"(?<=[.!?])\s", tool.description.strip(), maxsplit=1)[0]
+        said = re.sub(r"\s*\([^)]*\)", "", first).strip().rstrip(".!?")
+        if not said:
+            return "I can do that."
+        return f"I can {said[0].lower()}{said[1:]}."
 
     @staticmethod
     def _article(wanted: str) -> str:
