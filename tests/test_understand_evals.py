@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -61,7 +61,6 @@ KNOWN_MISSES = {
     # please lock my account", and the security agent's eight examples never say "stole"; the
     # router follows the words (technical 0.87). Routing by the object of the verb is not learnt.
     'route 6 config (tune): stole my account, with an email',
-    'route 6 config (tune): stolen login while technical holds',
     'route 6 config (held): account nicked, locked out',
     # (A hedged yes after an offer and "great thank you, that was all i needed" after a price
     # pass since the confirmation reader learnt a hedged go-ahead and leave-taking: confirmation-6.)
@@ -105,7 +104,6 @@ KNOWN_MISSES = {
     "understand 6 config (held): the ex knows my password",
     "understand 6 config (held): recovery phone swapped",
     "understand 6 config (held): a windows session, email later, hedged yes",
-    "understand 6 config (held): customer id given, unknown browser",
     "understand 6 config (held): billing holds it, then a tablet I don't own",
     "understand 6 config (held): turning on two-step is a question, not a hack",
     # offers-7 (a yes reaching the offer it answers; tune 5/10 and held 5/8 before, 8/10 and
@@ -125,6 +123,25 @@ KNOWN_MISSES = {
     # password, send reset link"): triage does not split there, the whole message goes to the
     # technical agent, the reset is offered and "ok yes" sends it; the charges are never seen.
     "offers 7 (held): two 29.99 and a password reset link",
+    # Route-7-config (security7; before: tune 5/10, held 3/8; after: tune 6/10, held 4/8; held-6
+    # config 7/13 -> 8/13). ("customer id given, unknown
+    # browser" passes since a tool parameter taking an id or an email is filled by either; route-6's
+    # "stolen login while technical holds" since an example the desk's own model places surely
+    # with the security agent teaches it too: router.ceded.)
+    # What still misses: the security agent told only by a disowning with no "someone" in it
+    # ("a number i dont know", "isnt mine", "i never seen", "i did not change it"): the router
+    # hears technical's phone, email, password and device words. (Held-6's "windows session,
+    # hedged yes" misses on that too, and its "hmm ok sure" reads as a no to the confirmation
+    # reader: "hmm" is one of its hesitations, engine/confirmation._NEGATION.)
+    "route 7 config (tune): ex-boyfriend still has my login",
+    "route 7 config (tune): password-changed mail i never asked for, email given",
+    "route 7 config (tune): session in a city i never been, then yes",
+    "route 7 config (tune): iphone in my devices not mine, email later, 'ok go on'",
+    "route 7 config (held): profile email swapped to a gmail i never seen",
+    "route 7 config (held): entering from brazil, non-native, email later",
+    "route 7 config (held): customer id, files shared to strangers",
+    # The knowledge base abstains on the two-factor question (its calibration is gates7's).
+    "route 7 config (held): 2fa for extra safety is a question",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

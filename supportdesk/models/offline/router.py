@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from supportdesk.config import AgentConfig
-from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for
+from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for, examples_key
 from supportdesk.models.offline.cues import without_introduction
 from supportdesk.models.offline.kept import keep
 from supportdesk.lexicon import normalise
@@ -43,6 +43,46 @@ def training_examples(targets: Sequence[AgentConfig]) -> dict[str, list[str]]:
     return {a.name: [*a.examples, a.description] if a.examples else [a.description, a.title] for a in targets}
 
 
+# An example one agent holds that the model taught by every agent's examples (that example
+# included, so it leans its own way) still places with another agent this surely teaches that
+# agent too: a desk file that adds a `security` agent ("my account has been compromised") hears the
+# technical agent's "I think my account was hacked" as its own as well, without anyone editing the
+# technical agent's list, so no example of the built-in agents outranks the new agent's own
+# description (issue 38). Taught to both, not moved: "nothing's wrong, no hack or anything, i just
+# want to change my password. how?" is still the technical agent's how-to (understand-held-5).
+# On the shipped desk no example is that sure of another agent (the closest, 0.54), so its
+# routing is unchanged; on evals/config-agent.toml two examples teach security too (0.99 each).
+CEDE_CONFIDENCE = 0.95
+
+
+# The examples each desk's router was taught, by the key of the examples it was given: every desk
+# opened in a process (an eval opens one a conversation) reads its examples once, not each time.
+_CEDED: dict[str, dict[str, list[str]]] = {}
+DESKS_KEPT = 16
+
+
+def ceded(examples: dict[str, list[str]], use_disk: bool = True) -> dict[str, list[str]]:
+    """`examples` with each example the desk's own model places surely with another agent
+    given to that agent as well."""
+    key = examples_key(examples)
+    known = _CEDED.get(key)
+    if known is None:
+        known = keep(_CEDED, key, _ceded(examples, use_disk), DESKS_KEPT)
+    return {label: list(texts) for label, texts in known.items()}
+
+
+def _ceded(examples: dict[str, list[str]], use_disk: bool) -> dict[str, list[str]]:
+    model = classifier_for(examples, use_disk=use_disk)
+    out = {label: list(texts) for label, texts in examples.items()}
+    labels = list(examples)
+    for label, texts in examples.items():
+        for text in texts:
+            p = model.predict(text, labels)
+            if p.label != label and p.confidence >= CEDE_CONFIDENCE:
+                out[p.label].append(text)
+    return out
+
+
 # How many recent (text, candidates) routes a router remembers. A turn routes its customer's
 # message more than once (triage, then the specialist telling topics apart), each time the same
 # pure function of the same text; a few hundred covers every turn in flight in one worker.
@@ -52,7 +92,8 @@ ROUTES_KEPT = 256
 class Router:
     def __init__(self, targets: Sequence[AgentConfig], use_disk_cache: bool = True):
         self.targets = [a.name for a in targets]
-        self.model: TextClassifier = classifier_for(training_examples(targets), use_disk=use_disk_cache)
+        examples = ceded(training_examples(targets), use_disk=use_disk_cache)
+        self.model: TextClassifier = classifier_for(examples, use_disk=use_disk_cache)
         self._routes: dict[tuple[str, tuple[str, ...]], Route] = {}
 
     def route(self, text: str, exclude: Sequence[str] = ()) -> Route:

@@ -80,10 +80,22 @@ class Generic:
         args, missing = self._fill(tool, request)
         if missing:
             wanted = " and ".join(desc for _, desc in missing)
-            return self.step.answer(f"I can do that. To go ahead I need {self._article(wanted)}: could you tell me?")
+            return self.step.answer(f"{self._offer_line(tool)} To go ahead I need {self._article(wanted)}: could you tell me?")
         if v.made_with(tool.name, args):
             return self.step.answer("That's already done (see above). Is there anything else I can help with?")
         return self.step.call(tool.name, args)
+
+    @staticmethod
+    def _offer_line(tool: ToolSpec) -> str:
+        """What the tool does, in its description's words ("Email a password reset link to the
+        address on file (never ...)." -> "I can email a password reset link to the address on
+        file."): the customer who told a problem hears what would be done, not "I can do that"
+        about nothing they asked for."""
+        first = re.split(r"(?<=[.!?])\s", tool.description.strip(), maxsplit=1)[0]
+        said = re.sub(r"\s*\([^)]*\)", "", first).strip().rstrip(".!?")
+        if not said:
+            return "I can do that."
+        return f"I can {said[0].lower()}{said[1:]}."
 
     @staticmethod
     def _article(wanted: str) -> str:
@@ -140,7 +152,11 @@ class Generic:
         if "invoice" in key:
             return f.invoice_ids[-1] if f.invoice_ids else None
         if "email" in key:
-            return f.emails[-1] if f.emails else v.context.get("customer_email")
+            email = f.emails[-1] if f.emails else v.context.get("customer_email")
+            # A parameter that takes either ("customer id or the account's email address") is
+            # filled by whichever the customer gave: "account CUS-1020 - a login i didn't do".
+            if email is not None or not ("customer" in key or "account" in key):
+                return email
         if "customer" in key or "account" in key:
             return v.context.get("customer_id") or (f.customer_ids[-1] if f.customer_ids else None) or (f.emails[-1] if f.emails else None)
         if "amount" in key or "price" in key:

@@ -1,0 +1,132 @@
+"""Issue 38 item 4: an agent defined only in the desk file is first-class.
+
+Two config-only agents of different domains: the `security` agent of evals/config-agent.toml
+(its tools are built-in ones), and a `privacy` agent whose `export_personal_data` tool exists only
+in this test. The rules hold for any agent a desk file defines: the router learns from its
+examples and description with no other agent's example outranking them, it uses its tools by
+their parameters' descriptions, and a matter outside its job goes back to triage.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from supportdesk.config import load_desk, parse_desk
+from supportdesk.engine.events import Appended
+from supportdesk.engine.tools import ToolOutput, ToolRegistry
+from supportdesk.items import Handoff, Message, ToolCall
+from supportdesk.models.offline.router import Router, ceded, training_examples
+from supportdesk.tools import registry as desk_tools
+from supportdesk.wiring import open_desk
+from tests.conftest import REPO
+
+
+class ExportArgs(BaseModel):
+    customer: str = Field(min_length=1, description="customer id or the account's email address")
+
+
+PRIVACY = '''
+[agents.privacy]
+title = "Privacy"
+description = "Personal data requests: a copy of everything stored about the customer, who can see their data, data protection (GDPR) requests."
+level = 1
+instructions = "You handle personal data requests. Look the customer up and export a copy of their personal data."
+tools = ["find_customer", "export_personal_data", "request_human"]
+handoffs = ["triage"]
+examples = [
+  "send me a copy of all the personal data you hold about me",
+  "I'm making a GDPR subject access request",
+  "what personal information do you store about me",
+  "I want to know which data you keep on me",
+  "who at your company can see my data",
+  "under data protection law I want my records",
+  "give me an export of the data you have on me",
+  "do you share my data with anyone",
+]
+'''
+
+
+def privacy_desk():
+    exports: list[str] = []
+    tools = ToolRegistry()
+    for name in desk_tools.names():
+        tools.add(desk_tools.get(name))
+
+    @tools.tool("export_personal_data", "Export a copy of the personal data stored about a customer.", ExportArgs)
+    async def export_personal_data(ctx, args: ExportArgs) -> ToolOutput:
+        exports.append(args.customer)
+        return ToolOutput({"export": f"EXP-{len(exports):04d}", "customer": args.customer})
+
+    text = (REPO / "agents.toml").read_text(encoding="utf-8")
+    text = text.replace('handoffs = ["billing", "technical"]', 'handoffs = ["billing", "technical", "privacy"]', 1)
+    return parse_desk(text + PRIVACY, tool_names=tools.names()), tools, exports
+
+
+async def converse(tmp_path, config, tools, messages):
+    turns = []
+    async with await open_desk(tmp_path / "desk.db", config, tools=tools) as desk:
+        session = await desk.runner.new_session()
+        for text in messages:
+            items = [e.item async for e in desk.runner.send(session, text) if isinstance(e, Appended)]
+            info = await desk.store.get_session(session)
+            turns.append((items, info.active_agent))
+    return turns
+
+
+def handoffs(items):
+    return [f"{h.from_agent}>{h.to_agent}" for h in items if isinstance(h, Handoff)]
+
+
+def replies(items):
+    return " ".join(i.text for i in items if isinstance(i, Message) and i.role == "agent")
+
+
+def test_an_example_the_desk_places_surely_with_a_config_agent_is_its():
+    """The technical agent's "I think my account was hacked" is the security agent's ground too
+    once the desk file defines one: the model taught by every example (that one included) places
+    it with security at 0.99, so the example teaches security as well. "I can't sign in" stays
+    technical's alone (0.80 < CEDE_CONFIDENCE), and on the shipped desk nothing changes."""
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    agents = [desk.agents[n] for n in ("billing", "technical", "security")]
+    out = ceded(training_examples(agents), use_disk=False)
+    for text in ("I think my account was hacked", "someone else logged into my account"):
+        assert text in out["security"] and text in out["technical"], text
+    assert "I can't sign in to my account" not in out["security"]
+    router = Router(agents, use_disk_cache=False)
+    # the ex who knows the password: technical's ("password") before the examples moved
+    assert router.route("i think my sister knows my pasword and logs in when im not looking").agent == "security"
+    shipped = load_desk(REPO / "agents.toml")
+    plain = training_examples([shipped.agents[n] for n in ("billing", "technical")])
+    assert ceded(plain, use_disk=False) == plain
+
+
+async def test_a_second_config_agent_of_another_domain_is_reached_and_uses_its_tool(tmp_path):
+    """The privacy agent is routed to from its own examples' ground, fills its tool's parameter
+    from a customer id (the parameter takes an id or an email: either one given is enough), and
+    hands a billing matter back to triage with no capability list."""
+    config, tools, exports = privacy_desk()
+    [(first, agent)] = await converse(tmp_path, config, tools, ["under gdpr, what info do you keep on me? i want all of it. CUS-1003"])
+    assert handoffs(first) == ["triage>privacy"] and agent == "privacy"
+    assert [c.arguments for c in first if isinstance(c, ToolCall) and c.name == "export_personal_data"] == [{"customer": "CUS-1003"}]
+    assert exports == ["CUS-1003"] and "need the customer id" not in replies(first)
+
+
+async def test_a_config_agent_hands_a_matter_outside_its_job_back(tmp_path):
+    config, tools, exports = privacy_desk()
+    turns = await converse(tmp_path, config, tools, ["what personal data do you store about me? dana@example.com", "also, i was charged twice this month"])
+    (_, first_agent), (second, second_agent) = turns
+    assert first_agent == "privacy"
+    assert handoffs(second) == ["privacy>triage", "triage>billing"] and second_agent == "billing"
+    assert "personal data requests" not in replies(second).lower()
+
+
+async def test_a_config_agent_says_what_its_tool_would_do_when_it_needs_a_detail():
+    """Told a problem with no account named, the security agent says what its tool does, in the
+    tool's own description's words, and asks for the account; nothing runs, nothing is offered."""
+    from supportdesk.commands.evals import evaluate_conversations
+
+    convo = {"name": "t", "turns": [{"customer": "someone is using my account", "expect": {
+        "agent": "security", "reply": ["I can email a password reset link to the address on file", "email address"],
+        "reply_not": ["I can do that", "never to an address"], "not_tools": ["send_password_reset"]}}]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
+    assert result.passed, result.failures
