@@ -36,7 +36,7 @@ from supportdesk.models.offline.skills.account import AccountSkill, next_billing
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date, with_article
 from supportdesk.models.offline.skills.money import MoneySkill
 from supportdesk.models.offline.skills.senior import SeniorSkill
-from supportdesk.models.offline.skills.technical import TechSkill
+from supportdesk.models.offline.skills.technical import POINTS_BACK, REPORT_BACK, TechSkill, points_back
 from supportdesk.models.offline.view import View
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
@@ -61,7 +61,6 @@ STRAY_ACT_CONFIDENCE = 0.6  # the act reader's (supportdesk/readers): a problem 
 # Words that point back at what was just said ("is that the cheapest?", "why is it so high?"):
 # a short message with one follows up on our answer; one that says much on its own (at least
 # scope.MIN_WEIGHT of rare words: "someone changed my password and it wasn't me") is read on its own.
-POINTS_BACK = re.compile(r"\b(?:that|this|it|its|those|these|them|one|ones)\b", re.I)
 POLICY_NOTE = (
     "Just so you know, I can't set aside our policies: they are enforced by our systems for every customer. "
 )
@@ -422,7 +421,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         )
         # "forget the money, the real issue is ...": the customer moves on; follow at once.
         dropping = bool(cues.DROP.search(text))
-        if text and self.router is not None and not arrived and not (confirming and not dropping):
+        if text and self.router is not None and not arrived and not (confirming and not dropping) and not self._points_back(text):
             # Dropping something, the customer names what they drop and what they want instead,
             # often in one sentence: weigh each part, and follow the one that is not dropped.
             parts = cues.parts(text) if dropping else cues.clauses(text)
@@ -498,6 +497,13 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         category = self.skill_for_agent(ctx.get("category"))
         return (category if category in self.skills else sorted(self.skills)[0]), switch_clause, own_text
 
+    def _points_back(self, text: str) -> bool:
+        """Asked how the steps went, the customer points back at them ("did all of those, same
+        story"): nothing in it is asked of any skill, so it is no new topic, whatever the router
+        makes of its other words (issue 38, held-6). ("Anything else?" invites a new matter.)"""
+        told_the_steps = self.view.last_agent_text().rstrip().endswith(REPORT_BACK)
+        return told_the_steps and points_back(text) and not self._has_own_request(text, any_skill=True)
+
     def _asks_skill(self, text: str) -> str | None:
         """The one skill whose requests the text makes ("money" or "tech"), None for none or both."""
         money = any(p.search(text) for p in (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.INVOICE, cues.CREDIT)) or bool(
@@ -554,7 +560,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         # charge's "you took $29.99" would, and names no money (a hand-back, issue 38).
         if self._has_own_request(text) or (about_charges(text) and cues.names_money(text)):
             return False
-        if POINTS_BACK.search(text) and scope.share_in_scope(self.me, text)[1] < scope.MIN_WEIGHT:
+        # Pointing back at what we said ("did all of those, same story") with nothing asked of any
+        # skill: an answer to our question, or too little said to be a matter of its own.
+        if self._points_back(text) or (POINTS_BACK.search(text) and scope.share_in_scope(self.me, text)[1] < scope.MIN_WEIGHT):
             return False
         # Read as the view reads it: a bare number answers our question for the amount.
         latest = slot_extraction.extract(text, amount_asked=bool(slot_extraction.ASKS_FOR_AMOUNT.search(v.last_agent_text())))

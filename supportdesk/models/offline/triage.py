@@ -103,7 +103,10 @@ def topic(text: str, target_title: str) -> str:
 _ISSUE_SPLIT = re.compile(
     r"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?)\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*+"
     r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
-    r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+:\s*+"
+    r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+[:.,]\s*+"
+    # matters counted off at the start of a sentence ("first, ... second, my laptop ...", "second
+    # thing my app ..."): an ordinal that numbers a matter, not a charge ("the second one")
+    r"|(?:^|(?<=[.;!?]))\s*+(?:first|second|third|then|finally)(?:ly)?(?:\s*+[,:]|\s++(?:thing|question|issue|problem)\b[,:]?)\s*+"
     # one question asked, then another ("how much is starter? and can i use it on two phones?")
     # (the next sentence a question too: "... sort that out? My login is <email>" is a fact told)
     r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)",
