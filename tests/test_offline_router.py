@@ -348,3 +348,14 @@ def test_ground_no_tool_covers_a_language_asked_for_and_a_named_account_closed(t
     from supportdesk.models.offline import cues
 
     assert cues.unknown_ground(text) == ground
+
+
+def test_a_question_sentence_of_its_own_is_a_matter_wherever_it_leans(router):
+    """Held-6: "..., and can i add my accountant to our workspace?" leans technical only a little
+    (0.57), yet it asks something of its own: the second matter, not part of the price question."""
+    from supportdesk.models.offline import triage
+
+    text = "how much is the team plan per month, and can i add my accountant to our workspace?"
+    assert [r.agent for r, _ in triage.issues(text, router)] == ["billing", "technical"]
+    # the same clause told, not asked, must still be placed surely to be a matter of its own
+    assert triage.issues("how much is the team plan per month, and my accountant has a workspace", router) == []

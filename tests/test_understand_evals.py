@@ -74,9 +74,6 @@ KNOWN_MISSES = {
     'money 6 (held): two things, the ipad and a february bill',
     # Held-6 (26/48 + 8/13 before this round, 29/48 + 7/13 on its first run after it, then seen;
     # its wrong-plan correction, unknown charge id and two unrelated articles fixed as kinds).
-    # Two questions in one message: the team-plan part is billing's, but "can i add my accountant
-    # to our workspace?" is not placed surely enough (technical 0.57) to be a matter of its own.
-    "understand 6 (held): team price and the accountant, two questions",
     # The money skill answers with the charge list or its capabilities, not what was asked
     # (a day with no charge, the renewal's date and price, a price asked with no change wanted):
     "understand 6 (held): anything charged yesterday?",

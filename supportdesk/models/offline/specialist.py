@@ -30,7 +30,7 @@ from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transf
 from supportdesk.items import Handoff, Message
 from supportdesk.models.offline import cues, dialogue, scope
 from supportdesk.models.offline import slots as slot_extraction
-from supportdesk.models.offline.router import Router
+from supportdesk.models.offline.router import Router, content_words
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.account import AccountSkill, next_billing_date
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date, with_article
@@ -293,6 +293,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             beyond = self._beyond_me(text)
             if beyond is not None:
                 return beyond
+            waiting = self._waiting_matter_asked(text)
+            if waiting is not None:
+                return waiting
 
         return self._hand_over_next(self._decide_topic(text))
 
@@ -402,6 +405,28 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             f"I'm passing you to our {title} team.",
             context=context,
         )
+
+    def _waiting_matter_asked(self, text: str):
+        """The customer asks for a matter that waits its turn ("and the accountant thing?"): its
+        words, and none of the matter in hand's, are in the message. It is taken up now, as it
+        would be once the matter in hand is settled (issue 38, held-6)."""
+        waiting = dialogue.pending_issues(self.view.context)
+        target = self.return_target()
+        if not waiting or target is None or any(h.to_agent == self.me.name for h in self.view.turn_handoffs):
+            return None  # (the message that raised it is the one just handed here)
+        said = set(content_words(text)) - set(content_words(str(self.view.context.get("issue") or "")))
+        for n, matter in enumerate(waiting):
+            if matter.get("agent") != self.me.name and said & set(content_words(str(matter.get("text", "")))):
+                rest = waiting[:n] + waiting[n + 1:]
+                title = self.view.desk.agents[matter["agent"]].title.lower() if matter["agent"] in self.view.desk.agents else "the right"
+                return Transfer(
+                    to_agent=target,
+                    reason=f"next issue: {matter.get('topic') or str(matter['text'])[:80]}",
+                    handoff_kind="return",
+                    text=f"Now for the other thing you mentioned ({matter.get('topic') or 'your other question'}): I'm passing you to our {title} team.",
+                    context=self.step.context({"pending_topic": matter["text"], "pending_agent": matter["agent"], dialogue.PENDING_ISSUES: rest or None}),
+                )
+        return None
 
     def _focus(self, text: str) -> tuple[str | None, str | None, str | None]:
         """(skill to use, a clause on a topic this agent has no skill for, the rest of the text)."""

