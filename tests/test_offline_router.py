@@ -302,3 +302,60 @@ def test_chit_chat_no_agent_is_for_is_outside_every_job_but_a_product_question_i
     # Pointed at the product, whatever its topic words: the scope reader learnt "out of scope"
     # from other domains (held in kb-6 found it: a video call's size asked of "your tool").
     assert not scope.outside_every_job(agents, "how many people fit on one video call with your tool?")
+
+
+@pytest.mark.parametrize("text", ["what did i pay in march, maya.farouk12@example.com", "what did i pay in march?", "wat did i pay for feb"])
+def test_a_month_named_is_a_date_not_its_letters(router, text):
+    """route-7 (issue 38): "march" shares "arch" with "search", which leaned a question about what
+    was paid to the app's Apple Pay troubles; a month's name votes as "month" does."""
+    assert clf.features("march") == clf.features("month")
+    assert router.route(text).agent == "billing"
+
+
+# --- route-7 (issue 38) -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "two things. first, when is my next payment? rosa.chen17@example.com. second, my laptop stopped syncing since monday",
+    "first the money: how much is my next bill? nils.costa13@example.com. second thing my desktop app wont open",
+])
+def test_matters_counted_off_are_two_matters(router, text):
+    """Held-6: "first, ... second, ..." numbers two matters as "also" joins them; the first goes
+    to its agent, the second waits its turn."""
+    from supportdesk.models.offline import triage
+
+    assert [r.agent for r, _ in triage.issues(text, router)] == ["billing", "technical"]
+
+
+def test_an_ordinal_naming_a_charge_numbers_no_matter(router):
+    from supportdesk.models.offline import triage
+
+    assert triage.issues("the second one looks like a dupe, refund that. my app crashes too", router) == []
+    assert triage._ISSUE_SPLIT.search("march 24 and 25. second one is a dupe, refund it") is None
+
+
+@pytest.mark.parametrize("text, ground", [
+    ("Hello, it is possible to receive the invoices of Acme in german language? My accountant need this.", "request for another language"),
+    ("can my receipts come in the Spanish language please", "request for another language"),
+    ("Please close my Acme account permanently and get rid of all the files you store for me.", "request to delete the account"),
+    ("permanently close our Acme Cloud account", "request to delete the account"),
+    ("I live in Spain, why was I charged twice?", None),
+    ("can acme cloud translate my documents to spanish?", None),
+])
+def test_ground_no_tool_covers_a_language_asked_for_and_a_named_account_closed(text, ground):
+    """Held-6: the desk writes English only, so an invoice in German is a person's; an account
+    closed for good is a deletion whatever name stands before "account"."""
+    from supportdesk.models.offline import cues
+
+    assert cues.unknown_ground(text) == ground
+
+
+def test_a_question_sentence_of_its_own_is_a_matter_wherever_it_leans(router):
+    """Held-6: "..., and can i add my accountant to our workspace?" leans technical only a little
+    (0.57), yet it asks something of its own: the second matter, not part of the price question."""
+    from supportdesk.models.offline import triage
+
+    text = "how much is the team plan per month, and can i add my accountant to our workspace?"
+    assert [r.agent for r, _ in triage.issues(text, router)] == ["billing", "technical"]
+    # the same clause told, not asked, must still be placed surely to be a matter of its own
+    assert triage.issues("how much is the team plan per month, and my accountant has a workspace", router) == []

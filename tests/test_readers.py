@@ -239,3 +239,17 @@ def test_a_question_that_opens_the_message_or_follows_a_request_is_read_with_the
     # The rest asks for something: the question is a second matter, not the message's act.
     assert not acts.carries_its_question("I want to cancel my plan. Will I get a refund?")
     assert not acts.asks_about_rather_than_for("I want to cancel my plan. Will I get a refund?")
+
+
+def test_a_conditional_question_supposes_its_action_whatever_opens_the_condition():
+    """route-7 (issue 38, held-6): "say i cancel ..." and "suppose i stop ..." open a condition as
+    "if" does; the condition supposes the action (no request for it), so a main clause that reads
+    as a question is a question about the action. A request after the condition stays a request."""
+    about = [
+        "say i cancel on the 25th, does the april payment still go out? nils.costa13@example.com",
+        "if i cancel on the 20th will i still be charged on april 1? dana@example.com",
+        "suppose i stop my subscription next week, is the april 1 charge still taken? dana@example.com",
+    ]
+    not_about = ["if it is possible, can you cancel my plan?", "if i cancel now, can you refund me the last payment?"]
+    assert [t for t in about if not acts.asks_about_rather_than_for(t)] == []
+    assert [t for t in not_about if acts.asks_about_rather_than_for(t)] == []

@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -65,21 +65,14 @@ KNOWN_MISSES = {
     # (A hedged yes after an offer and "great thank you, that was all i needed" after a price
     # pass since the confirmation reader learnt a hedged go-ahead and leave-taking: confirmation-6.)
     # money-6 (what was said stays said; tune 7/12 and held 7/10 before, 11/12 and 8/10 after).
-    # Routing, not what billing keeps: "whats on my account for march?" names no money word the
-    # triage money test knows, so it reaches the technical agent (which says it doesn't know).
+    # "whats on my account for march?" reaches billing since route-7 (a month's name votes as
+    # "month", not as the letters of "search"), but the money skill answers with its capabilities.
     'money 6 (tune): the first one of two, only asked about',
     # "ok it works now ty" reads to the act reader as a request (0.65), not thanks: the technical
     # matter is not settled, so the february question waiting behind it is never handed over.
     'money 6 (held): two things, the ipad and a february bill',
-    # Routing: "what did i pay in march" leans to the technical agent's Apple Pay / Google Pay article.
-    'money 6 (held): the 2nd of two march charges, refund that',
     # Held-6 (26/48 + 8/13 before this round, 29/48 + 7/13 on its first run after it, then seen;
     # its wrong-plan correction, unknown charge id and two unrelated articles fixed as kinds).
-    # Routing of money questions the money test misses, or told beside another matter:
-    "understand 6 (held): question: cancel on the 25th, april payment?",
-    "understand 6 (held): next payment first, sync second",
-    "understand 6 (held): team price and the accountant, two questions",
-    "understand 6 (held): ipad not showing laptop changes, 'same story'",
     # The money skill answers with the charge list or its capabilities, not what was asked
     # (a day with no charge, the renewal's date and price, a price asked with no change wanted):
     "understand 6 (held): anything charged yesterday?",
@@ -97,6 +90,12 @@ KNOWN_MISSES = {
     # an article the desk abstains on ("Apps and devices" for working offline):
     "understand 6 (held): no article: invoices in german, non-native",
     "understand 6 (held): close for good, files already downloaded",
+    # A yes that does not reach the offer: "the second one" / "go on then" after a list, a yes
+    # with thanks to senior's offer, a reset asked beside a duplicate:
+    "understand 6 (held): march charges listed, 'the second one'",
+    "understand 6 (held): team charged 10 and 11 march, yes with thanks",
+    "understand 6 (held): double 9.99 and a reset link in one message",
+    # An article the desk abstains on ("Apps and devices" for working offline):
     "understand 6 (held): question: working on a plane",
     # Config desk: security told without its examples' words goes to technical; security not
     # offering its tools; billing's capability list; the two-factor question now abstains
@@ -142,6 +141,12 @@ KNOWN_MISSES = {
     "route 7 config (held): customer id, files shared to strangers",
     # The knowledge base abstains on the two-factor question (its calibration is gates7's).
     "route 7 config (held): 2fa for extra safety is a question",
+    # route-7 (before: tune 7/10, held 5/8; after: 9/10, 7/8). Routing and the refer-back pass;
+    # what misses is the knowledge base's choice of article (tools/kb): "my phone doesnt show the
+    # notes i wrote on my laptop" gets no article (the desk abstains), so "same as before" follows
+    # no steps; "my desktop app wont open", handed over second, gets "Apps and devices".
+    "route 7 (tune): phone missing laptop notes, 'same as before'",
+    "route 7 (held): next bill first, desktop app second",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -200,8 +200,13 @@ def asks_about_rather_than_for(text: str) -> bool:
     asking whether one may is asking for it), "you charged me twice" do not. The question must
     outscore both the request and the problem, read without the words that name a topic
     (`TOPIC_SPECIFICITY`): "refund" and "cancel" say what is talked about, not how."""
+    carried = _carried(text)
+    # A conditional's action is supposed, not asked for ("say i cancel on the 25th, does the april
+    # payment still go out?"): its main clause need only read as a question.
+    if carried and _condition(text):
+        return any(_question_margin(clause) > 0 for clause in carried)
     return _question_margin(text) > ABOUT_MARGIN or any(
-        _question_margin(clause) > ABOUT_MARGIN * _share_of(clause, text) for clause in _carried(text)
+        _question_margin(clause) > ABOUT_MARGIN * _share_of(clause, text) for clause in carried
     )
 
 
@@ -212,8 +217,12 @@ def asks_about_rather_than_for(text: str) -> bool:
 # delete the app from my phone | do I still keep paying?").
 _SENTENCE = re.compile(r"[^.?!]*\?+", re.S)
 _INTRODUCED = re.compile(r".*(?::|\s[-\u2013\u2014]+)\s+", re.S)
+# The words that open a condition are a closed class of grammar ("if", "say", "suppose",
+# "assuming", "in case", "what if"), not a phrasing: "say i cancel on the 25th, does the april
+# payment still go out?" is as conditional as "if i cancel ..." (issue 38, held-6).
 _CONDITION = re.compile(
-    r"^\s*(?:and\s+|but\s+|so\s+)?if\b.*?(?:,\s*|\s)(?=(?:do|does|did|will|would|can|could|am|is|are|should|shall|may)\s+(?:i|we|it|they|you|that|my|our)\b)",
+    r"^\s*(?:and\s+|but\s+|so\s+)?(?:what\s+if|if|say|suppose|supposing|assuming|imagine|in\s+case)\b.*?(?:,\s*|\s)"
+    r"(?=(?:do|does|did|will|would|can|could|am|is|are|should|shall|may)\s+(?:i|we|it|they|you|that|my|our|the|this|there|your)\b)",
     re.I | re.S,
 )
 QUESTION_MIN_WORDS = 3
@@ -236,6 +245,16 @@ def question_clauses(text: str) -> list[str]:
     ]
 
 
+def _condition(text: str) -> str:
+    """The condition before the main clause of the message's question ("if i cancel on the 20th"),
+    or "" when it asks no conditional question."""
+    asked = [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip(" ?")]
+    if not asked:
+        return ""
+    found = _CONDITION.match(_INTRODUCED.sub("", asked[-1], count=1).strip())
+    return found.group(0).strip(" ,") if found else ""
+
+
 def _carried(text: str) -> list[str]:
     """The question's clauses when they carry the message: what the rest of it says asks for
     nothing ("I want to cancel. Will I get a refund?" asks for a cancellation, then a question)."""
@@ -243,6 +262,11 @@ def _carried(text: str) -> list[str]:
     if not clauses:
         return []
     rest = text.replace(clauses[0], " ")
+    # The condition of a conditional question ("if i cancel on the 20th, will i still be charged?")
+    # supposes an action, it does not ask for it: only what comes outside the condition counts.
+    condition = _condition(text)
+    if condition:
+        rest = rest.replace(condition, " ")
     if tokens(rest) and act_reader().read(rest).act == "request":
         return []
     return clauses

@@ -28,7 +28,7 @@ from itertools import repeat
 from supportdesk.folders import cache_dir
 from supportdesk.lexicon import CONCEPTS, normalise
 
-_FORMAT = 4  # bump when features or the model change, so stale disk caches are ignored
+_FORMAT = 5  # bump when features or the model change, so stale disk caches are ignored
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
 # Words that carry no routing signal whatever the desk.
 STOPWORDS = frozenset(
@@ -68,6 +68,16 @@ def _char_pieces(word: str) -> tuple[str, ...]:
     return tuple("#" + padded[i : i + n] for n in (4, 5) for i in range(len(padded) - n + 1))
 
 
+# A calendar month named is a date, whatever its letters: "march" is no kin of "search" (its
+# character pieces leaned "what did i pay in march" to the app's troubles, issue 38), and the
+# examples say "last month", "this month". A month's name votes as the word "month" does, its
+# letters not at all. ("may" is left out: it is mostly the verb.)
+MONTHS = frozenset(
+    """january february march april june july august september october november december
+    jan feb febuary mar apr jun jul aug sep sept oct nov dec""".split()
+)
+
+
 @lru_cache(maxsize=8192)
 def _word_votes(word: str) -> tuple[tuple[str, float], ...]:
     """The (feature, weight) pairs one word adds, in the order `features` adds them."""
@@ -75,6 +85,8 @@ def _word_votes(word: str) -> tuple[tuple[str, float], ...]:
         return ()
     if word.endswith("_c"):
         return ((word, CONCEPT_WEIGHT),)
+    if word in MONTHS:
+        return _word_votes("month")
     pieces = _char_pieces(word)
     if not pieces:
         return ((word, WORD_WEIGHT),)

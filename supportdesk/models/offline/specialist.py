@@ -30,13 +30,13 @@ from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transf
 from supportdesk.items import Handoff, Message
 from supportdesk.models.offline import cues, dialogue, scope
 from supportdesk.models.offline import slots as slot_extraction
-from supportdesk.models.offline.router import Router
+from supportdesk.models.offline.router import Router, content_words
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.account import AccountSkill, next_billing_date
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date, with_article
 from supportdesk.models.offline.skills.money import MoneySkill
 from supportdesk.models.offline.skills.senior import SeniorSkill
-from supportdesk.models.offline.skills.technical import TechSkill
+from supportdesk.models.offline.skills.technical import POINTS_BACK, REPORT_BACK, TechSkill, points_back
 from supportdesk.models.offline.view import View
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
@@ -61,7 +61,6 @@ STRAY_ACT_CONFIDENCE = 0.6  # the act reader's (supportdesk/readers): a problem 
 # Words that point back at what was just said ("is that the cheapest?", "why is it so high?"):
 # a short message with one follows up on our answer; one that says much on its own (at least
 # scope.MIN_WEIGHT of rare words: "someone changed my password and it wasn't me") is read on its own.
-POINTS_BACK = re.compile(r"\b(?:that|this|it|its|those|these|them|one|ones)\b", re.I)
 POLICY_NOTE = (
     "Just so you know, I can't set aside our policies: they are enforced by our systems for every customer. "
 )
@@ -294,6 +293,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             beyond = self._beyond_me(text)
             if beyond is not None:
                 return beyond
+            waiting = self._waiting_matter_asked(text)
+            if waiting is not None:
+                return waiting
 
         return self._hand_over_next(self._decide_topic(text))
 
@@ -404,6 +406,28 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             context=context,
         )
 
+    def _waiting_matter_asked(self, text: str):
+        """The customer asks for a matter that waits its turn ("and the accountant thing?"): its
+        words, and none of the matter in hand's, are in the message. It is taken up now, as it
+        would be once the matter in hand is settled (issue 38, held-6)."""
+        waiting = dialogue.pending_issues(self.view.context)
+        target = self.return_target()
+        if not waiting or target is None or any(h.to_agent == self.me.name for h in self.view.turn_handoffs):
+            return None  # (the message that raised it is the one just handed here)
+        said = set(content_words(text)) - set(content_words(str(self.view.context.get("issue") or "")))
+        for n, matter in enumerate(waiting):
+            if matter.get("agent") != self.me.name and said & set(content_words(str(matter.get("text", "")))):
+                rest = waiting[:n] + waiting[n + 1:]
+                title = self.view.desk.agents[matter["agent"]].title.lower() if matter["agent"] in self.view.desk.agents else "the right"
+                return Transfer(
+                    to_agent=target,
+                    reason=f"next issue: {matter.get('topic') or str(matter['text'])[:80]}",
+                    handoff_kind="return",
+                    text=f"Now for the other thing you mentioned ({matter.get('topic') or 'your other question'}): I'm passing you to our {title} team.",
+                    context=self.step.context({"pending_topic": matter["text"], "pending_agent": matter["agent"], dialogue.PENDING_ISSUES: rest or None}),
+                )
+        return None
+
     def _focus(self, text: str) -> tuple[str | None, str | None, str | None]:
         """(skill to use, a clause on a topic this agent has no skill for, the rest of the text)."""
         v = self.view
@@ -422,7 +446,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         )
         # "forget the money, the real issue is ...": the customer moves on; follow at once.
         dropping = bool(cues.DROP.search(text))
-        if text and self.router is not None and not arrived and not (confirming and not dropping):
+        if text and self.router is not None and not arrived and not (confirming and not dropping) and not self._points_back(text):
             # Dropping something, the customer names what they drop and what they want instead,
             # often in one sentence: weigh each part, and follow the one that is not dropped.
             parts = cues.parts(text) if dropping else cues.clauses(text)
@@ -498,6 +522,13 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         category = self.skill_for_agent(ctx.get("category"))
         return (category if category in self.skills else sorted(self.skills)[0]), switch_clause, own_text
 
+    def _points_back(self, text: str) -> bool:
+        """Asked how the steps went, the customer points back at them ("did all of those, same
+        story"): nothing in it is asked of any skill, so it is no new topic, whatever the router
+        makes of its other words (issue 38, held-6). ("Anything else?" invites a new matter.)"""
+        told_the_steps = self.view.last_agent_text().rstrip().endswith(REPORT_BACK)
+        return told_the_steps and points_back(text) and not self._has_own_request(text, any_skill=True)
+
     def _asks_skill(self, text: str) -> str | None:
         """The one skill whose requests the text makes ("money" or "tech"), None for none or both."""
         money = any(p.search(text) for p in (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.INVOICE, cues.CREDIT)) or bool(
@@ -554,7 +585,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         # charge's "you took $29.99" would, and names no money (a hand-back, issue 38).
         if self._has_own_request(text) or (about_charges(text) and cues.names_money(text)):
             return False
-        if POINTS_BACK.search(text) and scope.share_in_scope(self.me, text)[1] < scope.MIN_WEIGHT:
+        # Pointing back at what we said ("did all of those, same story") with nothing asked of any
+        # skill: an answer to our question, or too little said to be a matter of its own.
+        if self._points_back(text) or (POINTS_BACK.search(text) and scope.share_in_scope(self.me, text)[1] < scope.MIN_WEIGHT):
             return False
         # Read as the view reads it: a bare number answers our question for the amount.
         latest = slot_extraction.extract(text, amount_asked=bool(slot_extraction.ASKS_FOR_AMOUNT.search(v.last_agent_text())))

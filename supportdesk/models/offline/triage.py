@@ -103,7 +103,10 @@ def topic(text: str, target_title: str) -> str:
 _ISSUE_SPLIT = re.compile(
     r"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?)\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*+"
     r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
-    r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+:\s*+"
+    r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+[:.,]\s*+"
+    # matters counted off at the start of a sentence ("first, ... second, my laptop ...", "second
+    # thing my app ..."): an ordinal that numbers a matter, not a charge ("the second one")
+    r"|(?:^|(?<=[.;!?]))\s*+(?:first|second|third|then|finally)(?:ly)?(?:\s*+[,:]|\s++(?:thing|question|issue|problem)\b[,:]?)\s*+"
     # one question asked, then another ("how much is starter? and can i use it on two phones?")
     # (the next sentence a question too: "... sort that out? My login is <email>" is a fact told)
     r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)",
@@ -111,6 +114,10 @@ _ISSUE_SPLIT = re.compile(
 )
 # Each part must route this surely, and say enough, to count as a problem of its own.
 ISSUE_CONFIDENCE = 0.8
+# A part that is a question sentence of its own needs only the router's placing (it asks something
+# whoever it is for; held-6: "how much is the team plan per month, and can i add my accountant to
+# our workspace?", technical 0.57).
+ISSUE_QUESTION_CONFIDENCE = 0.0
 ISSUE_MIN_WORDS = 1
 ISSUE_ASK_SHARE = 0.6  # the act reader's: a part asks, requests or tells a problem (no greeting, no thanks)
 
@@ -138,7 +145,11 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
-        if route is not None and route.agent is not None and route.confidence >= ISSUE_CONFIDENCE:
+        # A question asked in a sentence of its own ("..., and can i add my accountant to our
+        # workspace?") is a matter of its own wherever the router places it, surely or not.
+        own_question = part.endswith("?") and acts.read_act(part).act == "question"
+        needed = ISSUE_QUESTION_CONFIDENCE if own_question else ISSUE_CONFIDENCE
+        if route is not None and route.agent is not None and route.confidence >= needed:
             if found and found[-1][0].agent == route.agent:
                 found[-1] = (found[-1][0], f"{found[-1][1]}. {part}")
             else:

@@ -23,6 +23,20 @@ _TROUBLE = re.compile(
     re.I,
 )
 
+# How the steps end: the customer is asked to tell how they went (an answer is pointed back at them).
+REPORT_BACK = "Let me know whether that works."
+# Words that point back at what was said before ("did all of those", "tried it").
+POINTS_BACK = re.compile(r"\b(?:that|this|it|its|those|these|them|one|ones)\b", re.I)
+# A reply pointing back is terse ("did all of those, same story", 6 words); a longer message that
+# says "that" tells a matter of its own ("another thing: there was a login to my account that i
+# did not do", 13, route-5 config).
+REPLY_MAX_WORDS = 8
+
+
+def points_back(text: str) -> bool:
+    """A terse reply that points back at what was said before."""
+    return bool(POINTS_BACK.search(text)) and len(text.split()) <= REPLY_MAX_WORDS
+
 
 # The opening of a how-to question: "how do I ...", "how can we ...", "how should I ...".
 _HOW_TO = re.compile(r"\s*how (?:do|can|could|should|would|will|to)\b(?: (?:i|we|you|my|our|one)\b)?", re.I)
@@ -66,6 +80,14 @@ SETUP_NOTED = (
 
 
 class TechSkill(SkillBase):
+    def _told_the_steps_failed(self, text: str) -> bool:
+        """Asked how the steps went, the customer points back at them and tells of trouble in
+        words no cue lists ("did all of those, same story"): the act reader hears a problem,
+        and nothing in it is a setup detail (issue 38, held-6)."""
+        if not self.view.last_agent_text().rstrip().endswith(REPORT_BACK) or not points_back(text):
+            return False
+        return not cues.setup_only(text) and acts.read_act(text).act == "problem"
+
     def _tech(self, text: str):
         v, step = self.view, self.step
         results = self._tech_results()
@@ -78,7 +100,7 @@ class TechSkill(SkillBase):
         # Troubleshoot first: only a report the customer calls a bug, or lost data, goes
         # straight to engineering; a first crash report gets the help article's steps.
         bug = bool(cues.BUG.search(text) or cues.DATA_LOSS.search(text))
-        failed = bool(cues.STEPS_FAILED.search(text)) and bool(searched_before) and not v.turn_tools
+        failed = bool(cues.STEPS_FAILED.search(text) or self._told_the_steps_failed(text)) and bool(searched_before) and not v.turn_tools
         if v.context.get("bug_summary") and not v.calls("create_ticket") and v.has_tool("create_ticket"):
             return self._ticket(v.context["bug_summary"])
         login_issue = any(cues.LOGIN.search(t) or cues.RESET.search(t) for t in topic_texts + [text]) or any(
@@ -254,7 +276,7 @@ class TechSkill(SkillBase):
                 return step.answer(
                     f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"
                 )
-            closing = "Let me know whether that works."
+            closing = REPORT_BACK
             said = f"Here's what usually fixes this (from our article \"{top['title']}\"):\n\n{steps}\n\n"
             if top["id"] in LOGIN_ARTICLES and v.has_tool("send_password_reset"):
                 who = self._reset_account()
