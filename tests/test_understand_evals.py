@@ -86,15 +86,8 @@ KNOWN_MISSES = {
     # own words are a yes, engine/confirmation.py _beyond_the_offer; a yes with thanks after a
     # team double charge told by both its days since the senior agent asks the one question
     # at once, money/reads.py `told`.)
-    # Ground no tool covers answered as a billing question or a deletion not handed to a person;
-    # an article the desk abstains on ("Apps and devices" for working offline):
-    "understand 6 (held): no article: invoices in german, non-native",
-    "understand 6 (held): close for good, files already downloaded",
-    # A yes that does not reach the offer: "the second one" / "go on then" after a list, a yes
-    # with thanks to senior's offer, a reset asked beside a duplicate:
-    "understand 6 (held): march charges listed, 'the second one'",
-    "understand 6 (held): team charged 10 and 11 march, yes with thanks",
-    "understand 6 (held): double 9.99 and a reset link in one message",
+    # (Route-7: "invoices in german" and "close for good" go to a person since another language
+    # and a named account closed for good are ground no tool covers, triage/cues.UNKNOWN_GROUND.)
     # An article the desk abstains on ("Apps and devices" for working offline):
     "understand 6 (held): question: working on a plane",
     # Config desk: security told without its examples' words goes to technical; security not
