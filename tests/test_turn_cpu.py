@@ -1,0 +1,156 @@
+"""Issue 34: what a turn costs in CPU besides the model, cut without changing what it does.
+
+- The session's row a turn holds (`TurnReads.session`) moves with each item the turn stores,
+  but is copied when it is read, not once per item (a dozen copies a message before).
+- A turn builds an agent's tool specs once, however many steps the agent takes; the next turn
+  builds them again, so a desk changed between turns is what the model is told.
+- A step whose window and context come from the turn's memory reads them in turn, without a
+  task each and a trip round the event loop (`asyncio.gather`); a turn whose reads went stale
+  still asks the store for both together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+import supportdesk.engine.turn_reads as turn_reads
+from supportdesk.config import ToolLimits
+from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+from supportdesk.engine.runner import drain
+from supportdesk.engine.turn_reads import TurnReads
+from supportdesk.items import ContextSet, Handoff, Message
+from supportdesk.store import open_store
+from supportdesk.wiring import open_desk
+from tests.conftest import make_test_tools
+from tests.scripted import ScriptedModel
+
+
+async def test_the_turns_row_moves_with_what_it_stores_and_is_copied_only_when_read(db_path, monkeypatch) -> None:
+    copies: list[Any] = []
+    real = turn_reads.replace
+
+    def counted(obj: Any, **changes: Any) -> Any:
+        copies.append(changes)
+        return real(obj, **changes)
+
+    monkeypatch.setattr(turn_reads, "replace", counted)
+    async with await open_store(db_path) as store:
+        info = await store.create_session("triage", first=[Message(role="customer", text="charged twice", agent="triage")])
+        reads = await TurnReads.read(store, info.id, 10)
+        stored = await store.append(info.id, [
+            Message(role="agent", text="Bringing in billing.", agent="triage"),
+            Handoff(from_agent="triage", to_agent="billing", reason="refund", agent="triage"),
+        ])
+        stored += await store.append(info.id, [
+            ContextSet(key="category", value="billing", writer="billing", agent="billing"),
+            Message(role="agent", text="Found it.", agent="billing"),
+        ])
+        for item in stored:
+            reads.add(item)
+        assert copies == []  # four items stored, the row not copied once
+        held, row = reads.session, await store.get_session(info.id)
+        assert held is not None and row is not None
+        # The row as the store has it now: the handoff's agent kept past the items after it.
+        assert (held.item_count, held.active_agent, held.updated_at) == (row.item_count, row.active_agent, row.updated_at) == (
+            5, "billing", stored[-1].created_at,
+        )
+        assert reads.session is held and len(copies) == 1  # read again: no copy
+
+
+async def test_a_turn_builds_an_agents_tool_specs_once_and_the_next_turn_anew(db_path, test_desk) -> None:
+    tools, refunds = make_test_tools()
+    built: list[str] = []
+    real = tools.specs
+
+    def specs(names: list[str], desk: Any = None) -> Any:
+        built.append(",".join(names))
+        return real(names, desk)
+
+    tools.specs = specs  # type: ignore[method-assign]
+    script = [
+        Transfer("billing", "charged twice"),
+        CallTools([RequestedCall("c1", "refund", {"amount": 5.0})]),
+        CallTools([RequestedCall("c2", "refund", {"amount": 6.0})]),
+        Answer("Refunded."),
+        Answer("Anything else?"),
+    ]
+    model = ScriptedModel(script)
+    async with await open_desk(db_path, test_desk, provider=model, tools=tools, customers=False) as desk:
+        events = await drain(desk.runner.send(None, "I was charged twice"))
+        sid = events[0].session_id
+        assert [r.agent.name for r in model.requests] == ["triage", "billing", "billing", "billing"]
+        assert built == ["", "refund,explode"]  # billing's three steps: built once
+        assert refunds == [5.0, 6.0]
+        # Each request has its own list, equal to a fresh build (a model may keep or change it).
+        lists = [r.tools for r in model.requests[1:]]
+        assert lists[0] == lists[1] == lists[2] == real(["refund", "explode"], desk.config)
+        assert lists[0] is not lists[1]
+        # Changed between turns: the next turn's model is told the new limit.
+        desk.config.tools["refund"] = ToolLimits(approval_threshold=3.0)  # as `[tools.refund]` says
+        await drain(desk.runner.send(sid, "thanks"))
+        assert built == ["", "refund,explode", "refund,explode"]
+        [refund] = [t for t in model.requests[-1].tools if t.name == "refund"]
+        assert refund.limits.approval_threshold == 3.0
+
+
+@pytest.fixture
+def gathered(monkeypatch) -> list[int]:
+    """Calls of asyncio.gather made by the runner."""
+    import supportdesk.engine.runner as runner
+
+    calls: list[int] = []
+    real = asyncio.gather
+
+    class Asyncio:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(asyncio, name)
+
+        @staticmethod
+        def gather(*aws: Any, **kw: Any) -> Any:
+            calls.append(len(aws))
+            return real(*aws, **kw)
+
+    monkeypatch.setattr(runner, "asyncio", Asyncio())
+    return calls
+
+
+async def test_a_step_reads_its_window_and_context_from_the_turn_without_gathering(db_path, test_desk, gathered) -> None:
+    tools, _ = make_test_tools()
+    model = ScriptedModel([Transfer("billing", "charged twice", context={"category": "billing"}), Answer("Refunded.")])
+    async with await open_desk(db_path, test_desk, provider=model, tools=tools, customers=False) as desk:
+        await drain(desk.runner.send(None, "I was charged twice"))
+        assert [len(r.history) for r in model.requests] == [1, 3]  # (the message; + the context, the handoff)
+        assert model.requests[1].context == {"category": "billing"}
+        assert gathered == []
+
+
+async def test_a_stale_turn_still_reads_both_from_the_store_together(db_path, test_desk, gathered) -> None:
+    """Something stored behind the turn's back (a status the turn was not shown): its reads
+    go to the store, the window and the context asked together, and the step sees both."""
+    tools, _ = make_test_tools()
+    desk_box: dict[str, Any] = {}
+
+    def behind_its_back(request: Any) -> Any:
+        return Transfer("billing", "charged twice", context={"category": "billing"})
+
+    async def stored_meanwhile(request: Any) -> None:
+        store = desk_box["desk"].store
+        await store.append(request.session_id, [ContextSet(key="note", value="x", writer="staff", agent="triage")])
+
+    class Sneaky(ScriptedModel):
+        async def stream(self, request: Any):  # type: ignore[override]
+            if len(self.requests) == 0:
+                await stored_meanwhile(request)
+            async for out in super().stream(request):
+                yield out
+
+    model = Sneaky([behind_its_back, Answer("Refunded.")])
+    async with await open_desk(db_path, test_desk, provider=model, tools=tools, customers=False) as desk:
+        desk_box["desk"] = desk
+        await drain(desk.runner.send(None, "I was charged twice"))
+        assert model.requests[1].context == {"category": "billing", "note": "x"}
+        assert [i.kind for i in model.requests[1].history] == ["message", "context_set", "context_set", "handoff"]
+        assert gathered == [2]
