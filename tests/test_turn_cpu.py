@@ -154,3 +154,23 @@ async def test_a_stale_turn_still_reads_both_from_the_store_together(db_path, te
         assert model.requests[1].context == {"category": "billing", "note": "x"}
         assert [i.kind for i in model.requests[1].history] == ["message", "context_set", "context_set", "handoff"]
         assert gathered == [2]
+
+
+async def test_a_call_reads_its_tools_limits_once(db_path, test_desk) -> None:
+    """A call's checks and its run share one context with the tool's limits on the desk: read
+    once a call (and once for the spec the model is told), not once by the checks and again by
+    the run."""
+    tools, refunds = make_test_tools()
+    read: list[str] = []
+    real = test_desk.limits_of
+
+    def limits_of(tool: str, declared: ToolLimits) -> ToolLimits:
+        read.append(tool)
+        return real(tool, declared)
+
+    test_desk.limits_of = limits_of  # type: ignore[method-assign]
+    model = ScriptedModel([Transfer("billing", "charged twice"), CallTools([RequestedCall("c1", "refund", {"amount": 5.0})]), Answer("Done.")])
+    async with await open_desk(db_path, test_desk, provider=model, tools=tools, customers=False) as desk:
+        await drain(desk.runner.send(None, "I was charged twice"))
+        assert refunds == [5.0]
+        assert read.count("refund") == 2  # the spec billing's steps are told, the call
