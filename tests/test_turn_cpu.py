@@ -174,3 +174,41 @@ async def test_a_call_reads_its_tools_limits_once(db_path, test_desk) -> None:
         await drain(desk.runner.send(None, "I was charged twice"))
         assert refunds == [5.0]
         assert read.count("refund") == 2  # the spec billing's steps are told, the call
+
+
+async def test_the_offline_model_finds_a_texts_slots_once(tmp_path) -> None:
+    """The refund step reads the days and charges the customer's words name (dialogue.days_named,
+    point_at) from the same texts the view read: slots and dates found once per text, kept like
+    the view's (a second message with the same words finds nothing anew), and the same answer."""
+    from supportdesk.config import load_desk
+    from supportdesk.engine.events import Appended
+    from supportdesk.models.offline import OfflineModel, slots
+    from tests.conftest import REPO
+
+    found: list[str] = []
+    real = slots.extract_dates
+
+    def counted(text: str) -> Any:
+        found.append(text)
+        return real(text)
+
+    cfg = load_desk(REPO / "agents.toml")
+    text = "I was charged twice this month (kept-slots test), my email is dana@example.com"
+    async with await open_desk(tmp_path / "desk.db", cfg, provider=OfflineModel(cfg)) as desk:
+        answers = []
+        for n in range(2):
+            sid = await desk.runner.new_session()
+            slots.extract_dates = counted  # type: ignore[assignment]
+            try:
+                items = [e.item async for e in desk.runner.send(sid, text) if isinstance(e, Appended)]
+            finally:
+                slots.extract_dates = real
+            answers.append([(i.kind, getattr(i, "text", "")) for i in items])
+            if n == 0:
+                assert found and len(found) == len(set(found))  # the first message: each text once
+                assert any(i.kind == "offer" for i in items)
+                found.clear()
+        assert found == []  # the same words again: nothing found anew
+        assert answers[0] == answers[1]
+    assert slots.extract("the 3rd one") is slots.extract("".join(["the 3rd ", "one"]))
+    assert slots.extract("the 3rd one", amount_asked=True) is not slots.extract("the 3rd one")
