@@ -210,7 +210,8 @@ PROFILE_PARTS = [
     ("step requests: window + context (Runner._request)", "supportdesk/engine/runner.py", "_request"),
     ("appends (SessionStore.append)", "supportdesk/store/sessions.py", "append"),
     ("  their plan and item encoding (plan_append)", "supportdesk/store/core.py", "plan_append"),
-    ("  the write on the connection (_PreparedAppend.run)", "supportdesk/store/sessions.py", "run"),
+    ("  committed on the event loop's thread (SessionStore._write_now)", "supportdesk/store/sessions.py", "_write_now"),
+    ("    the kept summaries' folds (kept_folds.advance_all)", "supportdesk/store/kept_folds.py", "advance_all"),
     ("the lease and start read (SqliteLease.try_start)", "supportdesk/store/sqlite_live.py", "try_start"),
     ("the turn's reads kept (TurnReads.add)", "supportdesk/engine/turn_reads.py", "add"),
     ("tools: checks, gate, calls (Runner._run_tools)", "supportdesk/engine/runner.py", "_run_tools"),
@@ -283,6 +284,8 @@ def bench_profile(runs: int, keep: Path | None) -> None:
             cpu, main, others = asyncio.run(_profiled(factory, runs, out))
             stats = pstats.Stats(str(out))
             total = stats.total_tt  # type: ignore[attr-defined]
+            calls = sum(row[1] for row in stats.stats.values()) / runs  # type: ignore[attr-defined]
+            print(f"{name}: {calls:,.0f} Python calls a message (the profile's count: the same whatever the load)")
             print(f"{name}: process CPU {cpu:.2f} ms a message (main thread {main:.2f}, other threads {others:.2f}: "
                   f"the SQLite connection's); profiled main thread {1000 * total / runs:.2f} ms, by part (cumulative, "
                   f"% of the profiled main thread):")
