@@ -1,6 +1,7 @@
 """Routing and offline-model benchmarks, each figure beside a peer measured in the same run.
 
     .venv/bin/python benchmarks/bench_routing.py [--dev PATH] [--runs N] [--only latency]
+    .venv/bin/python benchmarks/bench_routing.py --profile [--runs N] [--profile-out FILE]
 
 - routing accuracy on the dev set: the desk's router vs the one-line regex baseline;
 - `eval routing` throughput (messages/second through the runner) vs the regex baseline
@@ -11,6 +12,11 @@
   a new text every message (the model's kept reads then help only within a turn);
 - classifier start-up ms (import + training, fresh process, no cache; and with the disk
   cache warm) vs compiling the regex baseline in a fresh process.
+
+`--profile` (issue 34): where one message's CPU goes through the engine, for both models: process
+CPU a message unprofiled, the SQLite connection thread's share, then the main thread under
+cProfile on its own CPU clock, by part (the model's step, the appends and their encoding, the
+lease with the turn's start read, the tools, ...).
 
 Bars: accuracy >= 97 %, >= 1,000 messages/second, one message <= 1.2x the peer's median (issue 34),
 <= 100 ms start-up.
@@ -193,6 +199,109 @@ def bench_latency(runs: int) -> None:
         print(f"{'':<44} {bar('a new text takes the same path', False)} path: {' '.join(fresh_path)}")
 
 
+# --- `--profile`: one message's CPU by part (issue 34) ------------------------------------------------
+
+# Each part is the main thread's CPU under these functions (cumulative: a part's children are in
+# it, and rows overlap where one part calls another); a file is matched by its path's end.
+PROFILE_PARTS = [
+    ("the model's steps (provider stream)", "supportdesk/models/offline/model.py", "stream"),
+    ("", "benchmarks/bench_routing.py", "stream"),
+    ("  the offline model's reading (decide)", "supportdesk/models/offline/model.py", "decide"),
+    ("step requests: window + context (Runner._request)", "supportdesk/engine/runner.py", "_request"),
+    ("appends (SessionStore.append)", "supportdesk/store/sessions.py", "append"),
+    ("  their plan and item encoding (plan_append)", "supportdesk/store/core.py", "plan_append"),
+    ("  committed on the event loop's thread (SessionStore._write_now)", "supportdesk/store/sessions.py", "_write_now"),
+    ("    the kept summaries' folds (kept_folds.advance_all)", "supportdesk/store/kept_folds.py", "advance_all"),
+    ("the lease and start read (SqliteLease.try_start)", "supportdesk/store/sqlite_live.py", "try_start"),
+    ("the turn's reads kept (TurnReads.add)", "supportdesk/engine/turn_reads.py", "add"),
+    ("tools: checks, gate, calls (Runner._run_tools)", "supportdesk/engine/runner.py", "_run_tools"),
+    ("  the business store's queries (business/sqlite _run)", "supportdesk/business/sqlite.py", "_run"),
+    ("a new session (the driver's, outside the turn)", "supportdesk/engine/runner.py", "new_session"),
+    ("the whole of Runner.send", "supportdesk/engine/runner.py", "send"),
+]
+
+
+def _thread_cpu() -> dict[int, float]:
+    """CPU seconds of each of this process's threads (Linux /proc; {} elsewhere)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    used: dict[int, float] = {}
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return used
+    for tid in tids:
+        try:
+            fields = open(f"/proc/self/task/{tid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used[int(tid)] = (int(fields[11]) + int(fields[12])) / ticks
+    return used
+
+
+async def _profiled(factory, runs: int, out: Path) -> tuple[float, float, float]:
+    """Process CPU ms a message unprofiled, the main thread's part of it, then `runs` messages
+    under cProfile on the main thread's CPU clock (written to `out`): the profile's ms a message."""
+    import cProfile
+    import threading
+
+    from supportdesk.wiring import open_desk
+
+    cfg = load_desk(CONFIG)
+    text = "I was charged twice this month, my email is dana@example.com"
+    with tempfile.TemporaryDirectory() as tmp:
+        async with await open_desk(Path(tmp) / "profile.db", cfg, provider=factory(cfg)) as desk:
+            async def one() -> None:
+                sid = await desk.runner.new_session()
+                async for _ in desk.runner.send(sid, text):
+                    pass
+
+            for _ in range(20):
+                await one()
+            me = threading.get_native_id()
+            before, cpu, main = _thread_cpu(), time.process_time(), time.thread_time()
+            for _ in range(runs):
+                await one()
+            cpu, main = time.process_time() - cpu, time.thread_time() - main
+            after = _thread_cpu()
+            others = sum(v - before.get(t, 0.0) for t, v in after.items() if t != me)
+            profile = cProfile.Profile(time.thread_time)
+            profile.enable()
+            for _ in range(runs):
+                await one()
+            profile.disable()
+            profile.dump_stats(str(out))
+    return 1000 * cpu / runs, 1000 * main / runs, 1000 * others / runs
+
+
+def bench_profile(runs: int, keep: Path | None) -> None:
+    import pstats
+    from supportdesk.models.offline import OfflineModel
+
+    print(f"one message (the same text each time), {runs} messages each; load average {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, factory in (("offline", lambda cfg: OfflineModel(cfg)), ("peer", lambda cfg: RegexRouted(cfg.desk.entry))):
+            out = (keep.with_suffix(f".{name}{keep.suffix}") if keep else Path(tmp) / f"{name}.prof")
+            cpu, main, others = asyncio.run(_profiled(factory, runs, out))
+            stats = pstats.Stats(str(out))
+            total = stats.total_tt  # type: ignore[attr-defined]
+            calls = sum(row[1] for row in stats.stats.values()) / runs  # type: ignore[attr-defined]
+            print(f"{name}: {calls:,.0f} Python calls a message (the profile's count: the same whatever the load)")
+            print(f"{name}: process CPU {cpu:.2f} ms a message (main thread {main:.2f}, other threads {others:.2f}: "
+                  f"the SQLite connection's); profiled main thread {1000 * total / runs:.2f} ms, by part (cumulative, "
+                  f"% of the profiled main thread):")
+            entries = stats.stats  # type: ignore[attr-defined]
+            label = ""
+            for part, file, function in PROFILE_PARTS:
+                label = part or label
+                spent = sum(row[3] for (path, _, func), row in entries.items() if func == function and path.endswith(file))
+                if spent and part:
+                    print(f"    {100 * spent / total:5.1f} %  ~{main * spent / total:5.2f} ms  {label}")
+                elif spent:
+                    print(f"    {100 * spent / total:5.1f} %  ~{main * spent / total:5.2f} ms  {label} (the peer's)")
+            if keep:
+                print(f"  profile in {out}")
+
+
 # The desk itself (config, pydantic, the engine protocol) is loaded whichever provider is
 # configured, so start-up is timed from there: importing the offline model, training the
 # router on the desk's examples (or loading it from the disk cache) and routing once.
@@ -251,7 +360,12 @@ def main() -> int:
     parser.add_argument("--dev", default=str(DEFAULT_DEV), help="labelled routing file (JSONL)")
     parser.add_argument("--runs", type=int, default=200, help="messages for the latency median")
     parser.add_argument("--only", choices=("latency",), help="run only this figure")
+    parser.add_argument("--profile", action="store_true", help="one message's CPU by part, both models (issue 34)")
+    parser.add_argument("--profile-out", metavar="FILE", type=Path, help="with --profile: keep the pstats files")
     args = parser.parse_args()
+    if args.profile:
+        bench_profile(args.runs, args.profile_out)
+        return 0
     if args.only == "latency":
         row("", "ours", "peer")
         bench_latency(args.runs)

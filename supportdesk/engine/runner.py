@@ -55,6 +55,7 @@ from supportdesk.engine.protocol import (
     ProviderError,
     StepRequest,
     TextDelta,
+    ToolSpec,
     Transfer,
 )
 from supportdesk.engine.services import Services
@@ -509,6 +510,7 @@ class Runner:
         else:
             active = await self._active_agent(session_id)
         holders = [active]  # who held the conversation this turn, for ping-pong detection
+        specs: dict[str, list[ToolSpec]] = {}  # the turn's tool specs by agent (`_request`)
         handoffs = 0
         statuses: set[str] = set()
 
@@ -559,7 +561,7 @@ class Runner:
                 if budget <= 0:
                     raise TimeoutError
                 async with asyncio.timeout(budget):
-                    request = await self._request(session_id, agent)
+                    request = await self._request(session_id, agent, specs)
                     seen = ModelStep(
                         session_id, active, step, len(request.history),
                         request.history[-1].seq if request.history else 0, self._model_name(agent),
@@ -761,20 +763,37 @@ class Runner:
 
     # --- one step's parts --------------------------------------------------------------------------
 
-    async def _request(self, session_id: str, agent: AgentConfig) -> StepRequest:
-        # The two reads are independent: asked together, they cost one wait for the store, not
-        # two (SQLite runs them back to back on its thread, PostgreSQL on two pooled connections).
+    async def _request(
+        self, session_id: str, agent: AgentConfig, specs: dict[str, list[ToolSpec]] | None = None
+    ) -> StepRequest:
+        """One step's request. `specs`: the turn's tool specs by agent, filled here (an agent's
+        tools and the desk do not change within a turn, and building them costs about as much
+        as the step's window)."""
         reads = self._reads(session_id)  # (a running turn's: from memory, no store read)
-        window, context = await asyncio.gather(
-            self.windows.build(reads, session_id, settings_for(self.config, agent)),
-            reads.context_at(session_id),
-        )
+        settings = settings_for(self.config, agent)
+        if isinstance(reads, TurnReads) and reads.in_memory(session_id, read_depth(settings)):
+            # Both answered from memory: awaited in turn, with no task each and no trip round
+            # the event loop for the two to finish.
+            window = await self.windows.build(reads, session_id, settings)
+            context = await reads.context_at(session_id)
+        else:
+            # The two reads are independent: asked together, they cost one wait for the store,
+            # not two (SQLite runs them back to back on its thread, PostgreSQL on two pooled
+            # connections).
+            window, context = await asyncio.gather(
+                self.windows.build(reads, session_id, settings), reads.context_at(session_id),
+            )
         history = window.items
+        tools = specs.get(agent.name) if specs is not None else None
+        if tools is None:
+            tools = self.tools.specs(agent.tools, self.config)
+            if specs is not None:
+                specs[agent.name] = tools
         return StepRequest(
             session_id=session_id,
             agent=agent,
             desk=self.config,
-            tools=self.tools.specs(agent.tools, self.config),
+            tools=list(tools),
             handoff_targets=[self.config.agents[n] for n in agent.handoffs if n in self.config.agents],
             history=history,
             context={k: e.value for k, e in context.items()},

@@ -257,10 +257,13 @@ class Tool:
         nothing: (args, None) when the call may run, (args, pending output) when it waits for
         staff, (None, error output) when refused. The confirmation gate asks this before it
         offers a call: a call the desk would refuse is never put to the customer."""
+        return await self._check(self._with_limits(ctx), arguments)
+
+    async def _check(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> tuple[BaseModel | None, ToolOutput | None]:
+        """`check`, in a context that has this tool's limits on the desk already (`_with_limits`)."""
         args, problem = check_arguments(self.name, self.args, arguments)
         if problem is not None or args is None:
             return None, ToolOutput(problem or f"{self.name}: invalid arguments", is_error=True)
-        ctx = self._with_limits(ctx)
         waits: str | None = None  # why staff must approve, once every refusal is ruled out
         try:
             if self.policy is not None:  # the tool's own checks first: a refused call is not put to staff
@@ -288,10 +291,10 @@ class Tool:
 
     async def invoke(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> ToolOutput:
         """Validate, check policy, run. Never raises: every failure is an error output."""
-        args, held = await self.check(ctx, arguments)
+        ctx = self._with_limits(ctx)  # (once: the checks and the run see the same limits)
+        args, held = await self._check(ctx, arguments)
         if held is not None or args is None:
             return held or ToolOutput(f"{self.name}: invalid arguments", is_error=True)
-        ctx = self._with_limits(ctx)
         try:
             result = self.run(ctx, args)
             if inspect.isawaitable(result):

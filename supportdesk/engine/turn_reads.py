@@ -42,7 +42,11 @@ class TurnReads:
         self.session_id = session_id
         # How many of the newest items are kept (the most any read of the turn asks for).
         self.depth = depth
-        self.session: SessionInfo | None = None
+        self._session: SessionInfo | None = None
+        # What the items added since `_session` was last built moved (item count, active agent,
+        # last update), applied when `session` is next read: a turn adds a dozen items and reads
+        # the row two or three times, so the row is not copied once per item.
+        self._moved: tuple[int, str, Any] | None = None
         self.holder: str | None = None
         self._items: list[Item] = []
         self._whole = True
@@ -65,6 +69,19 @@ class TurnReads:
         reads._items, reads._whole, reads._context = list(start.items), start.whole_log, dict(start.context)
         reads.fresh = start.session is not None
         return reads
+
+    @property
+    def session(self) -> SessionInfo | None:
+        """The session's row as read with the lease, moved on by the items the turn added."""
+        if self._moved is not None and self._session is not None:
+            count, active, when = self._moved
+            self._session = replace(self._session, item_count=count, active_agent=active, updated_at=when)
+            self._moved = None
+        return self._session
+
+    @session.setter
+    def session(self, info: SessionInfo | None) -> None:
+        self._session, self._moved = info, None
 
     @property
     def head(self) -> int:
@@ -101,9 +118,10 @@ class TurnReads:
             self.holder = item.person
         elif isinstance(item, Release):
             self.holder = None
-        if self.session is not None:
-            active = item.to_agent if isinstance(item, Handoff) else self.session.active_agent
-            self.session = replace(self.session, item_count=item.seq, active_agent=active, updated_at=item.created_at)
+        if self._session is not None:
+            before = self._moved[1] if self._moved is not None else self._session.active_agent
+            active = item.to_agent if isinstance(item, Handoff) else before
+            self._moved = (item.seq, active, item.created_at)
 
     def held_session(self, session_id: str) -> SessionInfo | None:
         """The session's row as the turn read it with its lease (its counts moved on by what the
@@ -161,6 +179,14 @@ class TurnReads:
         finally:
             if self._catching is task and task.done():
                 self._catching = None
+
+    def in_memory(self, session_id: str, n: int) -> bool:
+        """Whether `latest(session_id, n)` and `context_at(session_id)` (a step's window and
+        context) are answered from what this holds, with no read of the store to wait for."""
+        return (
+            session_id == self.session_id and self.fresh and self._catching is None and not self._after_gap
+            and (n <= len(self._items) or self._whole)
+        )
 
     async def latest(self, session_id: str, n: int) -> list[Item]:
         if session_id == self.session_id:

@@ -13,6 +13,8 @@ import calendar
 import re
 from dataclasses import dataclass, field
 
+from supportdesk.models.offline.kept import kept_by_text
+
 MONTHS = {
     name: i
     for i, names in enumerate(
@@ -265,6 +267,7 @@ def emails_in(text: str) -> list[str]:
     return list(dict.fromkeys(m.group("address").lower() for m in _EMAIL.finditer(text)))
 
 
+@kept_by_text(256)
 def extract(text: str, *, amount_asked: bool = False) -> Slots:
     """Every slot found in `text`, each list in order of appearance, without repeats.
     `amount_asked`: the text answers an agent that asked for the amount."""
@@ -295,6 +298,7 @@ def months_named(text: str) -> list[int]:
     return found
 
 
+@kept_by_text(256)
 def without_dates(text: str) -> str:
     """`text` with its dates blanked out, so "March 3rd" is not read as "the third one"."""
     for pattern in (_ISO_DATE, _SLASH_DATE, _MONTH_DAY, _DAY_MONTH):
