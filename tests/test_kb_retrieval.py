@@ -315,3 +315,17 @@ def test_the_model_sure_no_article_answers_withdraws_bm25s_answer():
     assert kb.decide(reading, CALIBRATED) == []
     unsure = sure_none | {NONE: CALIBRATED.veto - 0.01, "password-reset": 0.01}
     assert [a.slug for a, _ in kb.decide(dataclasses.replace(reading, probability=unsure), CALIBRATED)] == ["password-reset"]
+
+
+def test_the_articles_are_read_when_the_tools_are_built_not_by_the_first_search():
+    # A server builds its tools when it opens its desk; the first turn that searches must not
+    # parse every article on the event loop (~0.2 s). A fresh interpreter: nothing read before.
+    import subprocess
+    import sys
+
+    code = (
+        "from supportdesk.wiring import shipped_tools; shipped_tools(); "
+        "from supportdesk.tools.kb import knowledge_base; print(knowledge_base.cache_info().currsize)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "1"

@@ -36,6 +36,9 @@ registry.tool(
 )(
     _search_kb
 )
+# The articles are read when the tools are built (a desk's warm-up, or `serve` opening its desk),
+# not inside the first turn that searches them: that was ~0.2 s on a server's event loop.
+knowledge_base()
 
 
 class PasswordResetArgs(BaseModel):
