@@ -231,7 +231,7 @@ def _bench():
     return bench_kb
 
 
-HAND_SET = Thresholds(veto=0.9, edge=0.5, agree=0.6, sure=0.9, assist=0.3)  # before kb-6
+HAND_SET = Thresholds(veto=0.9, edge=0.5, agree=0.6, sure=0.9, assist=0.3)  # before kb-6 (rare 0.4, misses 3 as set by hand then)
 
 
 def test_the_thresholds_are_what_the_tune_halves_choose():
@@ -299,8 +299,21 @@ def test_an_article_lacking_the_questions_rare_words_is_no_answer():
     question = "i want a password on the link i share, so a stranger with the link cant open my folder"
     top, score = kb.search(question)[0]
     assert score >= MIN_SCORE and kb.coverage(question, top) >= MIN_COVERAGE
-    assert kb.missed(question, top) >= 3
+    assert kb.missed(question, top) >= CALIBRATED.misses
     assert kb.answer(question) == []
+
+
+def test_a_question_told_with_more_around_it_is_covered_by_what_it_asks():
+    # The config desk's held-6 "how do i turn on two-step login? nothing happened, just want my
+    # account safer" abstained: the context's words halve the two-factor article's coverage.
+    # What the question asks covers it, when the question alone finds that article first; the
+    # context never makes another article the answer ("wrong" finds login-problems).
+    kb = knowledge_base()
+    question = "how can i switch on two factor? a friend told me about it, i only want my account to be safer"
+    assert [a.slug for a, _ in kb.answer(question)][:1] == ["two-factor"]
+    context_finds_another = "where do i change my password? nothing wrong, just doing it every few months"
+    assert kb.search(context_finds_another, 1)[0][0].slug == "login-problems"
+    assert kb.answer(context_finds_another) == []
 
 
 def test_the_model_sure_no_article_answers_withdraws_bm25s_answer():

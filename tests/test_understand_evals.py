@@ -101,14 +101,14 @@ KNOWN_MISSES = {
     "understand 6 (held): close for good, files already downloaded",
     "understand 6 (held): question: working on a plane",
     # Config desk: security told without its examples' words goes to technical; security not
-    # offering its tools; billing's capability list; the two-factor question now abstains
-    # (the knowledge base's calibrated thresholds, kb-6).
+    # offering its tools; billing's capability list. (The two-factor question, which abstained
+    # since kb-6's calibrated thresholds, passes since the knowledge base covers a question by
+    # what it asks: tools/kb.py _ASKED.)
     "understand 6 config (held): the ex knows my password",
     "understand 6 config (held): recovery phone swapped",
     "understand 6 config (held): a windows session, email later, hedged yes",
     "understand 6 config (held): customer id given, unknown browser",
     "understand 6 config (held): billing holds it, then a tablet I don't own",
-    "understand 6 config (held): turning on two-step is a question, not a hack",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
