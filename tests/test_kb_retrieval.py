@@ -328,3 +328,17 @@ def test_the_model_sure_no_article_answers_withdraws_bm25s_answer():
     assert kb.decide(reading, CALIBRATED) == []
     unsure = sure_none | {NONE: CALIBRATED.veto - 0.01, "password-reset": 0.01}
     assert [a.slug for a, _ in kb.decide(dataclasses.replace(reading, probability=unsure), CALIBRATED)] == ["password-reset"]
+
+
+def test_kb7_questions_told_with_context_keep_their_article_and_gain_no_wrong_one():
+    # evals/kb-7-*.jsonl: questions with something told around them, written after the asked
+    # clause's coverage was first tried (so seen): held 5 right, 0 wrong, 2 of 2 abstentions
+    # without it; 6 right and 1 wrong with it alone ("is there a calendar view? would help my
+    # team ..." found integrations by its "calendar" tag); 6 right, 0 wrong, 2 abstentions with
+    # the model's lean to the article over none required too. Tune: 7 right, 0 wrong, 2 of 2.
+    kb = knowledge_base()
+    for half, right_at_least in (("tune", 7), ("held", 6)):
+        rows = [json.loads(line) for line in (REPO / "evals" / f"kb-7-{half}.jsonl").read_text().splitlines() if line.strip()]
+        shown = [(r, hits[0][0].slug) for r in rows if (hits := kb.answer(r["text"]))]
+        assert not [r["text"] for r, slug in shown if slug != r["article"]], half
+        assert sum(slug == r["article"] for r, slug in shown) >= right_at_least, half

@@ -309,8 +309,11 @@ class KnowledgeBase:
         # of the article that answers the question (`decide`'s edge) without saying what is asked.
         # Only for the article the question alone finds first: the context's words must not make
         # another article the answer ("where do i change my password? nothing wrong, just ..."
-        # finds login-problems by "wrong", and the question alone finds change-password).
-        if confident:
+        # finds login-problems by "wrong", and the question alone finds change-password); and only
+        # when the example model, reading the whole message, leans to that article rather than to
+        # none ("is there a calendar view? would help my team a lot" asks of no article, and
+        # "calendar" is one of the integrations article's tags).
+        if confident and probability.get(confident[0][0].slug, 0.0) > probability.get(NONE, 0.0):
             first = confident[0][0]
             for m in _ASKED.finditer(query):
                 asked = m.group(0)
