@@ -374,6 +374,11 @@ GRID_EDGE = tuple(round(0.25 + 0.05 * i, 2) for i in range(10))  # 0.25 .. 0.70
 GRID_AGREE = tuple(round(0.3 + 0.05 * i, 2) for i in range(14))  # 0.30 .. 0.95
 GRID_SURE = (0.7, 0.8, 0.9, 0.95, 0.99)
 GRID_ASSIST = tuple(round(0.2 + 0.05 * i, 2) for i in range(7))  # 0.20 .. 0.50
+# tools/kb.py's rare-word check (`KnowledgeBase.missed`): a rare word's commonness at most, and how
+# many the first article may lack; chosen with veto, edge and agree (it judges BM25's answer too).
+GRID_RARE = (0.2, 0.3, 0.4, 0.5)
+GRID_MISSES = (2, 3, 4)
+NEVER_MISSES = 1000  # the check off: no question has that many rare words
 NOT_FOR_CALIBRATION = ("kb-6-held.jsonl",)  # and never understand-held-6*: another's unseen set
 Readings = Sequence[tuple[Row, KnowledgeBase, Reading]]
 
@@ -438,17 +443,25 @@ def calibrate(readings: Readings, conversations: Readings = ()) -> Thresholds:
     def alone(x: Readings) -> list[tuple[Row, KnowledgeBase, Reading]]:
         return [y for y in x if not y[2].confident]
 
-    def first_key(c: tuple[float, float, float]) -> tuple[int, int, int]:
-        t = Thresholds(veto=c[0], edge=c[1], agree=c[2], sure=1.0, assist=1.0)
+    def first_key(c: tuple[float, float, float, float, int]) -> tuple[int, int, int]:
+        t = Thresholds(veto=c[0], edge=c[1], agree=c[2], sure=1.0, assist=1.0, rare=c[3], misses=c[4])
         return (_kept(judged(conversations), t), *_score(judged(readings), t))
 
     def second_key(c: tuple[float, float]) -> tuple[int, int, int]:
         t = Thresholds(veto=1.0, edge=0.0, agree=0.0, sure=c[0], assist=c[1])
         return (_kept(alone(conversations), t), *_score(alone(readings), t))
 
-    first = max(((v, e, a) for v in GRID_VETO for e in GRID_EDGE for a in GRID_AGREE), key=first_key)
+    # The rare-word check and the three thresholds judging BM25's answer, by coordinate ascent
+    # (the full product of the grids is twelve times the search, too slow for a test): the three
+    # chosen with the check off, the check chosen given them, the three chosen again given it.
+    def thresholds(rare: float, misses: int) -> tuple[float, float, float, float, int]:
+        return max(((v, e, a, rare, misses) for v in GRID_VETO for e in GRID_EDGE for a in GRID_AGREE), key=first_key)
+
+    off = thresholds(GRID_RARE[0], NEVER_MISSES)
+    check = max(((*off[:3], r, m) for r in GRID_RARE for m in GRID_MISSES), key=first_key)
+    first = thresholds(check[3], check[4])
     second = max(((s, a) for s in GRID_SURE for a in GRID_ASSIST), key=second_key)
-    return Thresholds(veto=first[0], edge=first[1], agree=first[2], sure=second[0], assist=second[1])
+    return Thresholds(veto=first[0], edge=first[1], agree=first[2], sure=second[0], assist=second[1], rare=first[3], misses=first[4])
 
 
 def main() -> int:

@@ -16,12 +16,20 @@ disclaimed or not); without it both files are rebuilt.
 What is kept: per-act feature counts of a naive Bayes (features no act saw 3 times dropped),
 and each word's document frequency over every message read (words seen in at least two).
 The corpora's sentences themselves are not shipped.
+
+The desk's own files each reader trains on (agents.toml, the eval families' tune halves, the
+labelled tune files) are pinned in supportdesk/readers/data/TRAINING.json, not globbed: a family
+added to evals/ changes no reader until it is named there and the readers rebuilt. Each output
+records the digests of the files it was built from (and of the manifest and this script) under
+"trained_on"; tests/test_readers.py fails when the committed data are not what this script
+builds from the pinned set.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import io
 import json
 import subprocess
@@ -87,6 +95,46 @@ PER_ACT_CAP = 4000
 DESK_WEIGHT = 5  # the desk's own labelled examples count five times a corpus sentence
 MIN_FEATURE_COUNT = 3
 ALPHA = 0.5
+
+
+TRAINING = DATA.parent / "TRAINING.json"
+# Which of the manifest's roles each output reads (its "trained_on" digests cover these files).
+READERS_ROLES = ("desk", "conversations", "acts", "intents", "scope", "products")
+GATES_ROLES = ("desk", "tools", "conversations", "money", "disclaims")
+
+
+def pinned(role: str) -> list[Path]:
+    """The files the manifest names for `role` (desk, conversations, acts, intents, money, disclaims)."""
+    return [REPO / p for p in json.loads(TRAINING.read_text(encoding="utf-8"))[role]]
+
+
+def trained_on(roles: tuple[str, ...]) -> dict:
+    """The digests of what an output is built from: the manifest, this script, and each file the
+    manifest names for `roles` (tests/test_readers.py compares them with the files' own)."""
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    files = sorted({p for role in roles for p in pinned(role)} | {Path(__file__).resolve()})
+    return {
+        "manifest": digest(TRAINING),
+        "files": {p.relative_to(REPO).as_posix(): digest(p) for p in files},
+    }
+
+
+def corpus_commit(git_dir: str) -> str:
+    return subprocess.run(
+        ["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def _desk_agents() -> dict:
+    import tomllib
+
+    agents: dict = {}
+    for path in pinned("desk"):
+        agents.update(tomllib.loads(path.read_text(encoding="utf-8"))["agents"])
+    return agents
 
 
 def show(git_dir: str, path: str) -> str:
@@ -177,22 +225,39 @@ def _jsonl(path: Path) -> list[dict]:
 
 
 def desk_examples() -> list[Row]:
-    """The desk's own labelled messages: evals/acts-tune.jsonl (the held half is never read
-    here), the opening messages of the conversation evals' tune halves (`conversation_acts`),
-    and the specialists' routing examples in agents.toml, all in scope."""
-    import tomllib
-
-    rows = [json.loads(line) for line in (REPO / "evals" / "acts-tune.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The desk's own labelled messages: the pinned acts files (evals/acts-tune.jsonl; the held
+    half is never read here), the opening messages of the pinned conversation evals' tune halves
+    (`conversation_acts`), and the specialists' routing examples in agents.toml, all in scope;
+    the product's own questions (`product_questions`) in scope, and the pinned scope files'
+    labelled lines ({"text", "in_scope"}: evals/gates-7-tune.jsonl)."""
+    rows = [r for path in pinned("acts") for r in _jsonl(path)]
     out: list[Row] = []
     for r in rows:
         act = r["act"]
         scope = "out_of_scope" if act == "out_of_scope" else None if act in ("thanks", "greeting", "goodbye") else "in_scope"
         out.append((r["text"], None if act == "out_of_scope" else act, scope))
     out += [(text, act, "in_scope") for text, act in conversation_acts()]
-    agents = tomllib.loads((REPO / "agents.toml").read_text(encoding="utf-8"))["agents"]
+    agents = _desk_agents()
     for name, agent in sorted(agents.items()):
         if name != "triage":
             out += [(text, None, "in_scope") for text in agent.get("examples", [])]
+    out += [(text, None, "in_scope") for text in product_questions()]
+    out += [(r["text"], None, "in_scope" if r["in_scope"] else "out_of_scope") for path in pinned("scope") for r in _jsonl(path) if "in_scope" in r]
+    return out
+
+
+def product_questions() -> list[str]:
+    """Questions asked of the product itself: the knowledge base's example questions (the pinned
+    "products" files, "slug: question" a line; tools/kb/examples.txt, drawn from the kb families'
+    tune halves), those no article answers ("none: ...") as much as the rest. Without them the
+    scope reader learns out of scope from CLINC150's other domains only, and a question about what
+    the product can do in words those domains use ("a video call with your tool") reads as
+    chit-chat."""
+    out: list[str] = []
+    for path in pinned("products"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#") and ":" in line:
+                out.append(line.split(":", 1)[1].strip())
     return out
 
 
@@ -213,7 +278,7 @@ def conversation_acts() -> list[tuple[str, str]]:
     from supportdesk.models.offline import cues
 
     out: list[tuple[str, str]] = []
-    for path in sorted((REPO / "evals").glob("*-tune.jsonl")):
+    for path in pinned("conversations"):
         for convo in _jsonl(path):
             turns = convo.get("turns") or []
             if not turns or not isinstance(turns[0], dict):
@@ -314,26 +379,46 @@ def money_corpora(b77: str, clinc_dir: str) -> dict[str, dict[str, list[str]]]:
 
 def desk_money() -> list[tuple[str, str]]:
     """The desk's own messages, money or not: the specialists' examples (billing's are money,
-    technical's none), the opening messages of the conversation evals' tune halves by the agent
-    they must reach, and evals/money-gate-tune.jsonl (its held half is never read)."""
-    import tomllib
-
+    technical's none), what their own tools say they do (`tool_descriptions`), the opening messages of the conversation evals' tune halves by the agent
+    they must reach, and the pinned money files (evals/money-gate-tune.jsonl; its held half is
+    never read)."""
     out: list[tuple[str, str]] = []
-    agents = tomllib.loads((REPO / "agents.toml").read_text(encoding="utf-8"))["agents"]
+    agents = _desk_agents()
     for name, label in (("billing", gates.MONEY), ("technical", gates.NO_MONEY)):
         out += [(t, label) for t in agents[name].get("examples", [])]
-    for path in sorted((REPO / "evals").glob("*-tune.jsonl")):
-        if path.name.startswith("money-gate"):
-            continue
+    out += tool_descriptions(agents)
+    for path in pinned("conversations"):
         for convo in _jsonl(path):
             turns = convo.get("turns") or []
             if turns and isinstance(turns[0], dict) and isinstance(turns[0].get("customer"), str):
                 agent = turns[0].get("expect", {}).get("agent")
                 if agent in ("billing", "technical"):
                     out.append((turns[0]["customer"], gates.MONEY if agent == "billing" else gates.NO_MONEY))
-    out += [(r["text"], gates.MONEY if r["money"] else gates.NO_MONEY) for r in _jsonl(REPO / "evals" / "money-gate-tune.jsonl")]
+    out += [(r["text"], gates.MONEY if r["money"] else gates.NO_MONEY) for path in pinned("money") for r in _jsonl(path) if "money" in r]
     # An address says who writes, not whether money is spoken of.
     return [(EMAIL.sub(" ", t), label) for t, label in out]
+
+
+def tool_descriptions(agents: dict) -> list[tuple[str, str]]:
+    """The desk's own actions in its own words: each tool only billing has (a refund, a plan
+    change, a cancellation, a card replaced, charges and prices read) is money, each tool only
+    technical has is none; its name in words, its description whole and clause by clause. The corpora know money as banking
+    (transfers, top-ups): "change plan" and "cancel my subscription" are the desk's, and its
+    tools say them. The tools' modules are pinned ("tools") so that a description changed is a
+    rebuild."""
+    import supportdesk.tools  # noqa: F401  (registers the shipped tools)
+    from supportdesk.tools.shipped import registry
+
+    billing, technical = set(agents["billing"].get("tools", [])), set(agents["technical"].get("tools", []))
+    out: list[tuple[str, str]] = []
+    for names, label in ((billing - technical, gates.MONEY), (technical - billing, gates.NO_MONEY)):
+        for name in sorted(names):
+            tool = registry.get(name)
+            if tool is not None:
+                # its name too, in words ("change plan", "cancel subscription"): the action itself
+                said = (name.replace("_", " "), tool.description, *gates.clauses(tool.description))
+                out += [(text, label) for text in said]
+    return out
 
 
 def disclaim_corpora(sgd_dir: str) -> dict[str, dict[str, list[str]]]:
@@ -349,14 +434,12 @@ def disclaim_corpora(sgd_dir: str) -> dict[str, dict[str, list[str]]]:
 
 
 def desk_disclaims() -> list[tuple[str, str]]:
-    """evals/disclaims-tune.jsonl, and the desk's messages that disclaim nothing."""
-    out = [(r["text"], gates.DISCLAIMS if r["disclaims"] else gates.ASKS) for r in _jsonl(REPO / "evals" / "disclaims-tune.jsonl")]
+    """The pinned disclaims files (evals/disclaims-tune.jsonl), and the desk's messages that disclaim nothing."""
+    out = [(r["text"], gates.DISCLAIMS if r["disclaims"] else gates.ASKS) for path in pinned("disclaims") for r in _jsonl(path)]
     # Every turn of the tune halves but those whose reply must neither make nor offer an action
     # (a question about one, which may disclaim it): "hmm fine, just cancel it then", "ok do
     # it", "how much is team", "the app won't open" say nothing against acting.
-    for path in sorted((REPO / "evals").glob("*-tune.jsonl")):
-        if path.name.startswith("disclaims"):
-            continue
+    for path in pinned("conversations"):
         for convo in _jsonl(path):
             for turn in convo.get("turns") or []:
                 if not isinstance(turn, dict) or not isinstance(turn.get("customer"), str):
@@ -376,6 +459,7 @@ def desk_disclaims() -> list[tuple[str, str]]:
 def build_gates(b77: str, clinc_dir: str, sgd_dir: str) -> None:
     data = {
         "format": gates.FORMAT,
+        "trained_on": {**trained_on(GATES_ROLES), "corpora": {"banking77": corpus_commit(b77), "clinc150": corpus_commit(clinc_dir), "sgd": corpus_commit(sgd_dir)}},
         "money": naive_bayes(money_corpora(b77, clinc_dir), desk_money(), gates.FEATURES["money"], GATE_DESK_WEIGHT),
         "disclaims": naive_bayes(disclaim_corpora(sgd_dir), desk_disclaims(), gates.FEATURES["disclaims"], GATE_DESK_WEIGHT),
     }
@@ -411,6 +495,7 @@ def main(argv: list[str]) -> int:
     desk = desk_examples()
     data = {
         "format": FORMAT,
+        "trained_on": {**trained_on(READERS_ROLES), "corpora": {"banking77": corpus_commit(b77), "clinc150": corpus_commit(clinc_dir), "sgd": corpus_commit(sgd_dir)}},
         "sources": {name: len(rows) for name, rows in corpora.items()},
         # An email address says who writes, not what they do: the desk's examples carry one far
         # more often than the corpora, and would teach the act reader that an address is an act.
@@ -418,7 +503,7 @@ def main(argv: list[str]) -> int:
         "scope": naive_bayes(scopes, [(t, s) for t, _, s in desk if s is not None]),
         "intents": naive_bayes(
             {intent: {"banking77": texts} for intent, texts in banking77_intents(b77).items()},
-            [(r["text"], r["intent"]) for r in _jsonl(REPO / "evals" / "intents-tune.jsonl")],
+            [(r["text"], r["intent"]) for path in pinned("intents") for r in _jsonl(path)],
         ),
         "background": {"n": n_messages, "df": {w: n for w, n in sorted(df.items()) if n >= 2}},
     }

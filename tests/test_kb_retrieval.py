@@ -231,7 +231,7 @@ def _bench():
     return bench_kb
 
 
-HAND_SET = Thresholds(veto=0.9, edge=0.5, agree=0.6, sure=0.9, assist=0.3)  # before kb-6
+HAND_SET = Thresholds(veto=0.9, edge=0.5, agree=0.6, sure=0.9, assist=0.3)  # before kb-6 (rare 0.4, misses 3 as set by hand then)
 
 
 def test_the_thresholds_are_what_the_tune_halves_choose():
@@ -299,8 +299,21 @@ def test_an_article_lacking_the_questions_rare_words_is_no_answer():
     question = "i want a password on the link i share, so a stranger with the link cant open my folder"
     top, score = kb.search(question)[0]
     assert score >= MIN_SCORE and kb.coverage(question, top) >= MIN_COVERAGE
-    assert kb.missed(question, top) >= 3
+    assert kb.missed(question, top) >= CALIBRATED.misses
     assert kb.answer(question) == []
+
+
+def test_a_question_told_with_more_around_it_is_covered_by_what_it_asks():
+    # The config desk's held-6 "how do i turn on two-step login? nothing happened, just want my
+    # account safer" abstained: the context's words halve the two-factor article's coverage.
+    # What the question asks covers it, when the question alone finds that article first; the
+    # context never makes another article the answer ("wrong" finds login-problems).
+    kb = knowledge_base()
+    question = "how can i switch on two factor? a friend told me about it, i only want my account to be safer"
+    assert [a.slug for a, _ in kb.answer(question)][:1] == ["two-factor"]
+    context_finds_another = "where do i change my password? nothing wrong, just doing it every few months"
+    assert kb.search(context_finds_another, 1)[0][0].slug == "login-problems"
+    assert kb.answer(context_finds_another) == []
 
 
 def test_the_model_sure_no_article_answers_withdraws_bm25s_answer():
@@ -329,3 +342,17 @@ def test_the_articles_are_read_when_the_tools_are_built_not_by_the_first_search(
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "1"
+
+
+def test_kb7_questions_told_with_context_keep_their_article_and_gain_no_wrong_one():
+    # evals/kb-7-*.jsonl: questions with something told around them, written after the asked
+    # clause's coverage was first tried (so seen): held 5 right, 0 wrong, 2 of 2 abstentions
+    # without it; 6 right and 1 wrong with it alone ("is there a calendar view? would help my
+    # team ..." found integrations by its "calendar" tag); 6 right, 0 wrong, 2 abstentions with
+    # the model's lean to the article over none required too. Tune: 7 right, 0 wrong, 2 of 2.
+    kb = knowledge_base()
+    for half, right_at_least in (("tune", 7), ("held", 6)):
+        rows = [json.loads(line) for line in (REPO / "evals" / f"kb-7-{half}.jsonl").read_text().splitlines() if line.strip()]
+        shown = [(r, hits[0][0].slug) for r in rows if (hits := kb.answer(r["text"]))]
+        assert not [r["text"] for r, slug in shown if slug != r["article"]], half
+        assert sum(slug == r["article"] for r, slug in shown) >= right_at_least, half

@@ -253,3 +253,58 @@ def test_a_conditional_question_supposes_its_action_whatever_opens_the_condition
     not_about = ["if it is possible, can you cancel my plan?", "if i cancel now, can you refund me the last payment?"]
     assert [t for t in about if not acts.asks_about_rather_than_for(t)] == []
     assert [t for t in not_about if acts.asks_about_rather_than_for(t)] == []
+
+
+def _build_readers_module():
+    import sys
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import build_readers
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    return build_readers
+
+
+@pytest.mark.parametrize("output", ["readers.json.gz", "gates.json.gz"])
+def test_the_committed_readers_are_what_the_script_builds_from_the_pinned_files(output):
+    """Each output records the digests of what it was built from (scripts/build_readers.py
+    `trained_on`): the manifest readers/data/TRAINING.json, the script, and every file the
+    manifest pins for its readers. A pinned file edited, a family added to or taken from the
+    manifest, or the script changed, without a rebuild, fails here (rebuild with the command in
+    scripts/build_readers.py's docstring)."""
+    import gzip
+    import hashlib
+
+    build_readers = _build_readers_module()
+    data_dir = REPO / "supportdesk" / "readers" / "data"
+    recorded = json.loads(gzip.decompress((data_dir / output).read_bytes()))["trained_on"]
+
+    def digest(path):
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    assert recorded["manifest"] == digest(data_dir / "TRAINING.json"), f"{output}: TRAINING.json changed since the build"
+    roles = build_readers.READERS_ROLES if output == "readers.json.gz" else build_readers.GATES_ROLES
+    manifest = json.loads((data_dir / "TRAINING.json").read_text())
+    pinned = {p for role in roles for p in manifest[role]} | {"scripts/build_readers.py"}
+    assert set(recorded["files"]) == pinned
+    changed = [p for p, sha in sorted(recorded["files"].items()) if not (REPO / p).exists() or digest(REPO / p) != sha]
+    assert not changed, f"{output} was built from other versions of {changed}: rebuild the readers"
+
+
+def test_the_readers_train_on_the_pinned_files_not_on_every_tune_half(tmp_path, monkeypatch):
+    """A family added to evals/ trains nothing until the manifest names it."""
+    build_readers = _build_readers_module()
+    manifest = json.loads(build_readers.TRAINING.read_text())
+    full = {t for t, _ in build_readers.conversation_acts()}
+
+    def openings(path):
+        return {c["turns"][0]["customer"] for c in map(json.loads, (REPO / path).read_text().splitlines()) if c.get("turns")}
+
+    dropped = next(p for p in manifest["conversations"] if openings(p) & full)
+    left_out = openings(dropped)
+    fewer = dict(manifest, conversations=[p for p in manifest["conversations"] if p != dropped])
+    monkeypatch.setattr(build_readers, "TRAINING", tmp_path / "TRAINING.json")
+    build_readers.TRAINING.write_text(json.dumps(fewer))
+    read = {t for t, _ in build_readers.conversation_acts()}
+    assert (full - read) & left_out and read

@@ -12,8 +12,11 @@ much about money as a complaint), the disclaimer reads the act reader's features
   however the router leans. Trained on Banking77's train split (money intents only, and none of
   the 24 intents /work/shared/data/triage/dev.jsonl measures routing on), CLINC150's train split
   (its banking, card, bill and pay intents as money; its assistant and travel talk as none), and
-  the desk's own messages: the specialists' examples in agents.toml, the opening messages of the
-  conversation evals' tune halves by the agent they must reach, and evals/money-gate-tune.jsonl.
+  the desk's own messages: the specialists' examples in agents.toml, what the billing and
+  technical tools say they do (their names and descriptions: "change plan", "cancel
+  subscription", a refund), the opening messages of the conversation evals' tune halves by the
+  agent they must reach, and evals/money-gate-tune.jsonl and gates-7-tune.jsonl. The files read
+  are pinned in data/TRAINING.json (tests/test_readers.py checks the data were built from them).
 - disclaims: does the customer say outright that they ask for no action (yet) ("i'm not asking
   you to change anything", "dont switch nothing, only curious", "no, not right now")? Trained on
   the Schema-Guided Dialogue user turns that decline an offered action (NEGATE_INTENT) against

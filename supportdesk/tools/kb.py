@@ -110,13 +110,16 @@ NONE = "<none>"
 # more ordinary than RARE in customers' messages) that other articles hold (`missed`): "a password
 # on a share link so only people with the code can open the folder" shares "password" and "link"
 # with the reset article and lacks "share", "code" and "folder". Such an answer stands only when
-# the example model is sure of it (veto): `decide`. Chosen on the tune halves by --calibrate's
-# order (conversation evals' articles kept, then utility) among RARE 0.2/0.3/0.4 and MISSES 2/3
-# (as a hard rule, before the model could keep such an answer: 0.4 and 3 kept 88 of 91 and
-# scored 116; 0.4 and 2 scored 118 keeping 87); as it is now, 112 keeping 88.
+# the example model is sure of it (veto): `decide`. Both are CALIBRATED's (Thresholds.rare,
+# .misses), chosen inside benchmarks/bench_kb.py --calibrate with veto, edge and agree (RARE
+# 0.2..0.5, MISSES 2..4; conversation evals' articles kept, then utility): 0.4 and 3, 112 on tune
+# with 10 wrong, 88 of 91 kept (tests/test_kb_retrieval.py fails on a value set by hand).
 RARE = 0.4
 MISSES = 3
 _STEP = re.compile(r"^\s*\d+\.\s+(.*)$")
+# A question mark ends what was asked: "how do i turn on two-step login? nothing happened, just
+# want my account safer" asks the first clause, and tells the rest.
+_ASKED = re.compile(r"[^.?!;]*\?")
 
 
 @dataclass(frozen=True)
@@ -128,9 +131,13 @@ class Thresholds:
     agree: float
     sure: float
     assist: float
+    # What a question's rare word is (commonness at most `rare`) and how many of them BM25's first
+    # article may lack (`misses`) before it needs the model's veto (`KnowledgeBase.missed`).
+    rare: float = 0.4
+    misses: int = 3
 
 
-CALIBRATED = Thresholds(veto=VETO, edge=EDGE, agree=AGREE, sure=SURE, assist=MIN_ASSIST)
+CALIBRATED = Thresholds(veto=VETO, edge=EDGE, agree=AGREE, sure=SURE, assist=MIN_ASSIST, rare=RARE, misses=MISSES)
 
 
 @dataclass(frozen=True)
@@ -148,7 +155,8 @@ class Reading:
     coverage reached), the example model's probability of each article (and of NONE), the
     learned coverage of BM25's first article, the model's best article, its learned coverage
     and its BM25 score; how many of the question's rare words BM25's first article lacks
-    (`missed`)."""
+    (`missed`): the commonness of each question word BM25's first article lacks and another
+    holds, so that `decide` counts those no more ordinary than its thresholds' `rare`."""
 
     confident: tuple[tuple[Article, float], ...]
     probability: dict[str, float]
@@ -156,7 +164,10 @@ class Reading:
     best: Article | None
     best_coverage: float
     best_score: float
-    top_missed: int = 0
+    top_lacks: tuple[float, ...] = ()
+
+    def top_missed(self, rare: float) -> int:
+        return sum(1 for c in self.top_lacks if c <= rare)
 
 
 def _terms(text: str) -> list[str]:
@@ -256,16 +267,21 @@ class KnowledgeBase:
         total = sum(weights.values())
         return sum(w for t, w in weights.items() if t in held) / total if total else 0.0
 
-    def missed(self, query: str, article: Article) -> int:
-        """How many of the question's rare words (commonness at most RARE, lexicon concepts
+    def missed(self, query: str, article: Article, rare: float = RARE) -> int:
+        """How many of the question's rare words (commonness at most `rare`, lexicon concepts
         aside) the article lacks, learned words included, that another article holds: words no
         article holds (a typo, "ppl") say nothing of which article, one held elsewhere does."""
+        return sum(1 for c in self.lacks(query, article) if c <= rare)
+
+    def lacks(self, query: str, article: Article) -> tuple[float, ...]:
+        """The commonness of each of the question's words (lexicon concepts aside) the article
+        lacks, learned words included, that another article holds."""
         index = self.articles.index(article)
         doc, extra = self._docs[index], self._learned[index]
-        return sum(
-            1
+        return tuple(
+            commonness(t)
             for t in self.query_terms(query)
-            if not t.endswith("_c") and t in self._df and commonness(t) <= RARE and t not in doc and _stem(t) not in extra
+            if not t.endswith("_c") and t in self._df and t not in doc and _stem(t) not in extra
         )
 
     def answer(self, query: str, limit: int = 3, thresholds: Thresholds | None = None) -> list[tuple[Article, float]]:
@@ -280,16 +296,32 @@ class KnowledgeBase:
         model's probabilities, and how much of the question its candidates cover."""
         hits = self.search(query, limit)
         confident = tuple((a, score) for a, score in hits if score >= MIN_SCORE and self.coverage(query, a) >= MIN_COVERAGE)
-        missed = self.missed(query, confident[0][0]) if confident else 0
+        lacks = self.lacks(query, confident[0][0]) if confident else ()
         if self._model is None:
-            return Reading(confident if missed < MISSES else (), {}, 0.0, None, 0.0, 0.0, missed)
+            missed = sum(1 for c in lacks if c <= CALIBRATED.rare)
+            return Reading(confident if missed < CALIBRATED.misses else (), {}, 0.0, None, 0.0, 0.0, lacks)
         probability = self._model.probabilities(query)
         best = max(probability, key=lambda label: (probability[label], label))
         article = self.get(best)
         top = self.coverage(query, confident[0][0], learned=True) if confident else 0.0
+        # A question told with more around it ("..., just want my account safer") is covered by
+        # what it asks as much as by the whole message: the context's words dilute the coverage
+        # of the article that answers the question (`decide`'s edge) without saying what is asked.
+        # Only for the article the question alone finds first: the context's words must not make
+        # another article the answer ("where do i change my password? nothing wrong, just ..."
+        # finds login-problems by "wrong", and the question alone finds change-password); and only
+        # when the example model, reading the whole message, leans to that article rather than to
+        # none ("is there a calendar view? would help my team a lot" asks of no article, and
+        # "calendar" is one of the integrations article's tags).
+        if confident and probability.get(confident[0][0].slug, 0.0) > probability.get(NONE, 0.0):
+            first = confident[0][0]
+            for m in _ASKED.finditer(query):
+                asked = m.group(0)
+                if asked.strip() != query.strip() and (hits := self.search(asked, 1)) and hits[0][0] is first:
+                    top = max(top, self.coverage(asked, first, learned=True))
         alone = self.coverage(query, article, learned=True) if article is not None else 0.0
         score = dict((a.slug, s) for a, s in self.search(query, len(self.articles))).get(best, 0.0) if article else 0.0
-        return Reading(confident, probability, top, article, alone, score, missed)
+        return Reading(confident, probability, top, article, alone, score, lacks)
 
     def decide(self, reading: Reading, t: Thresholds) -> list[tuple[Article, float]]:
         """The answer to a `read` question under thresholds `t` (CALIBRATED at the desk; others
@@ -317,7 +349,7 @@ class KnowledgeBase:
             # stands only when the model is as sure of it (veto): "a password on a share link so
             # only people with the code can open the folder" is no password reset, "the desktop
             # app freezes every time I upload a file" is a crash.
-            if reading.top_missed >= MISSES and probability[top.slug] < t.veto:
+            if reading.top_missed(t.rare) >= t.misses and probability[top.slug] < t.veto:
                 return []
             # An answer that covers the question only just (below edge) needs the model's
             # agreement (agree): "a document emailed automatically every monday" is no

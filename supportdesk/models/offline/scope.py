@@ -62,20 +62,14 @@ def outside_scope(agent: AgentConfig, text: str) -> bool:
 OUT_OF_SCOPE_CONFIDENCE = 0.99
 
 
-# A message that points at the product it is asking about is the product's question, whatever
-# its topic words (the scope reader learnt out of scope from other domains' questions).
-_ABOUT_THE_PRODUCT = re.compile(
-    r"\b(?:your|ur|the|this) (?:app|apps|tool|product|service|software|site|website|platform|program)\b", re.IGNORECASE
-)
-
-
 def outside_every_job(agents: list[AgentConfig], text: str) -> bool:
     """Chit-chat nobody at this desk is for ("whats the best pizza place near me"): the scope
     reader reads it as out of scope, surely, and no agent's job uses its meaning-bearing words.
     Both: the reader alone calls "what type of ID do you accept?" out of scope (CLINC150 has
-    travel documents), the job words alone know nothing of "does it run on a chromebook?"."""
-    if _ABOUT_THE_PRODUCT.search(text):
-        return False  # "how many fit on one video call with your tool?": asked of the product
+    travel documents), the job words alone know nothing of "does it run on a chromebook?". A
+    question asked of the product in other domains' words ("how many fit on one video call with
+    your tool?") is in scope because the reader learnt the product's own questions (the
+    knowledge base's examples, scripts/build_readers.py `product_questions`), not by a rule."""
     reading = read_scope(text)
     if reading.act != "out_of_scope" or reading.confidence < OUT_OF_SCOPE_CONFIDENCE:
         return False
