@@ -83,7 +83,6 @@ KNOWN_MISSES = {
     "understand 6 (held): ipad not showing laptop changes, 'same story'",
     # The money skill answers with the charge list or its capabilities, not what was asked
     # (a day with no charge, the renewal's date and price, a price asked with no change wanted):
-    "understand 6 (held): anything charged yesterday?",
     "understand 6 (held): annual renewal this year or next, and how much",
     "understand 6 (held): yearly team price for marco, no change",
     # Plans named in words ("the big plan for teams") or a change at renewal asked without the

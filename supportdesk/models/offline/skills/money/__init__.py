@@ -225,6 +225,9 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
                 return step.call("list_invoices", {"customer_id": customer_id}, **ctx)
             return self._invoices_answer(v.last_call("list_invoices", this_turn=True), text)
 
+        today = self._reads_today_first(customer_id, text)
+        if today is not None:
+            return today  # "yesterday" is a day of the business data's calendar: read it first
         charges = self._charges(customer_id)
         if charges is None:
             if v.called_with("find_charges", {"customer_id": customer_id}):
