@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "money-7")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -81,14 +81,10 @@ KNOWN_MISSES = {
     "understand 6 (held): next payment first, sync second",
     "understand 6 (held): team price and the accountant, two questions",
     "understand 6 (held): ipad not showing laptop changes, 'same story'",
-    # The money skill answers with the charge list or its capabilities, not what was asked
-    # (a day with no charge, the renewal's date and price, a price asked with no change wanted):
-    "understand 6 (held): annual renewal this year or next, and how much",
-    "understand 6 (held): yearly team price for marco, no change",
-    # Plans named in words ("the big plan for teams") or a change at renewal asked without the
-    # word "change": no offer is made (nothing runs unasked):
-    "understand 6 (held): the big plan for teams, 'ok fine'",
-    "understand 6 (held): team down to pro at renewal, 'correct'",
+    # (A day with no charge, the renewal's date and price, a price asked with no change wanted,
+    # plans named in words and a change at renewal told without "change" pass since money-7:
+    # skills/money/asks.py reads what a question is about, plans.py resolves a plan against
+    # the price list and offers a change told in words.)
     # A yes that does not reach the offer: "the second one" / "go on then" after a list, a yes
     # with thanks to senior's offer, a reset asked beside a duplicate:
     "understand 6 (held): march charges listed, 'the second one'",
@@ -108,6 +104,10 @@ KNOWN_MISSES = {
     "understand 6 config (held): customer id given, unknown browser",
     "understand 6 config (held): billing holds it, then a tablet I don't own",
     "understand 6 config (held): turning on two-step is a question, not a hack",
+    # money-7 (tune 3/10 and held 1/8 before, 10/10 and 7/8 after). Routing, not the money
+    # skill: "i want the biggest plan you have pls" names no money word triage's money test
+    # knows, so it reaches the technical agent.
+    "money 7 (held): the biggest one, ok",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -109,6 +109,10 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         if taken is not None:
             return taken
 
+        told = self._plan_told(asked, text)
+        if told is not None:
+            return told
+
         if not asked and self._strays(text):
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
             # not a follow-up to carry the last request into, and not ours to answer.

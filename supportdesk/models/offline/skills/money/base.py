@@ -32,3 +32,4 @@ class MoneyBase(SkillBase):
             self, found: str, question: str, args: dict[str, Any], options: list[str], asked_for: bool = True, **context: Any
         ): ...  # refunds
         def _credit(self, customer_id: str, text: str, confirmed: bool = False): ...  # credit
+        def _price_list(self) -> tuple[Any, list[dict[str, Any]]]: ...  # ../account.py
