@@ -82,6 +82,12 @@ class MoneyPlans(MoneyBase):
         else:
             if not _HAVE.search(text) or not (_PLAN_NOUN.search(text) or _PRICE.search(text)):
                 return None
+            if cues.PLAN_NAME.search(text):
+                return None  # a plan named as the rules know it ("I'm on team, down one plan"): theirs
+            if cues.CHARGE_TROUBLE.search(text) or slot_extraction.extract_dates(text) or slot_extraction.months_named(text):
+                return None  # "you took 9.99 on march 18, i want it back": a charge's amount, no plan
+            if self._customer_id() is None:
+                return None  # the account first (asked for as any plan change asks): then this
             read, plans = self._price_list()
             if read is not None:
                 return read
