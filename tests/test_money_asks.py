@@ -78,3 +78,12 @@ async def test_a_change_at_renewal_told_without_the_word_change_is_offered_then_
         {"customer": "yes", "expect": {"tools": [{"name": "change_plan",
                                                   "arguments": {"customer_id": "CUS-1002", "plan": "starter", "when": "renewal"}}]}},
     ], {"change_plan": 1})
+
+
+async def test_a_plan_told_before_the_email_is_offered_once_the_email_comes():
+    await _passes([
+        {"customer": "from my next renewal i want pro, not team anymore.", "expect": {"agent": "billing", "reply": ["email"], "not_tools": MONEY}},
+        {"customer": "vera.reyes21@example.com", "expect": {"offers": ["change_plan"], "not_tools": MONEY}},
+        {"customer": "correct", "expect": {"tools": [{"name": "change_plan",
+                                                      "arguments": {"customer_id": "CUS-1021", "plan": "pro", "when": "renewal"}}]}},
+    ], {"change_plan": 1})

@@ -64,6 +64,18 @@ def plan_in_catalogue(text: str, plans: list[dict[str, Any]]) -> str | None:
 
 class MoneyPlans(MoneyBase):
     def _plan_told(self, asked: set[str], text: str):
+        """`_plan_told_in` this message; or, when it only gives the account the desk asked for
+        ("dev@example.com" after "what's the email on your account?"), the message before it:
+        what was said stays said (issue 38), the change told there is offered now."""
+        told = self._plan_told_in(asked, text)
+        if told is not None or asked or not text or not cues.only_facts(text):
+            return told
+        if "email" not in self.view.last_agent_text().lower():
+            return None
+        earlier = [t for t in self.topic_texts() if t != text]
+        return self._plan_told_in(self._asked(earlier[-1]), earlier[-1]) if earlier else None
+
+    def _plan_told_in(self, asked: set[str], text: str):
         """A plan change told in words the request cues do not read as one (issue 38): a plan
         named with when it should start ("from my next renewal i want pro, not team anymore"), or
         a plan named by what it is ("the big plan for teams", "the 9.99 one"), resolved against
