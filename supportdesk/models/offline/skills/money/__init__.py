@@ -4,7 +4,8 @@ level (above it, passed up: see ../senior.py), credits, and the offers a "yes" t
 
 This module holds the skill's entry (`MoneySkill._money`) and its dispatch by what is asked;
 the parts it dispatches to are modules of this folder, each a mixin of `MoneySkill`:
-`intents.py` (what a message asks), `plans.py` (plan changes met here), `offers.py` (the reply
+`intents.py` (what a message asks, with `asks.py`: what a question is about), `plans.py` (plan
+changes met here, a plan found in the price list by its words), `offers.py` (the reply
 to an offer), `reads.py` (the charges as read and named), `refunds.py` (which charge, the offer,
 the call, the policy's refusals), `results.py` (what a tool did), `credit.py` (account credits);
 `base.py` declares what the parts use of one another."""
