@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -71,23 +71,12 @@ KNOWN_MISSES = {
     # "ok it works now ty" reads to the act reader as a request (0.65), not thanks: the technical
     # matter is not settled, so the february question waiting behind it is never handed over.
     'money 6 (held): two things, the ipad and a february bill',
-    # Held-6 (26/48 + 8/13 before this round, 29/48 + 7/13 on its first run after it, then seen;
-    # its wrong-plan correction, unknown charge id and two unrelated articles fixed as kinds).
-    # The money skill answers with the charge list or its capabilities, not what was asked
-    # (a day with no charge, the renewal's date and price, a price asked with no change wanted):
-    "understand 6 (held): anything charged yesterday?",
-    "understand 6 (held): annual renewal this year or next, and how much",
-    "understand 6 (held): yearly team price for marco, no change",
-    # Plans named in words ("the big plan for teams") or a change at renewal asked without the
-    # word "change": no offer is made (nothing runs unasked):
-    "understand 6 (held): the big plan for teams, 'ok fine'",
-    "understand 6 (held): team down to pro at renewal, 'correct'",
-    # ("go on then" after a list and "now the reset link pls" pass since offers-7: the offer's
-    # own words are a yes, engine/confirmation.py _beyond_the_offer; a yes with thanks after a
-    # team double charge told by both its days since the senior agent asks the one question
-    # at once, money/reads.py `told`.)
-    # (Route-7: "invoices in german" and "close for good" go to a person since another language
-    # and a named account closed for good are ground no tool covers, triage/cues.UNKNOWN_GROUND.)
+    # Held-6 (26/48 + 8/13 before round 6, 29/48 + 7/13 on its first run after it, then seen).
+    # Passing since round 7: what a money question asks, plans in words, a change at renewal
+    # (money-7: skills/money/asks.py, plans.py); the offer's own words as a yes and a double
+    # charge told by both its days (offers-7: engine/confirmation.py, money/reads.py); money
+    # questions inside a condition, matters counted off, a refer-back, another language and a
+    # named account closed for good (route-7: readers/acts.py, triage.py, cues.UNKNOWN_GROUND).
     # An article the desk abstains on ("Apps and devices" for working offline):
     "understand 6 (held): question: working on a plane",
     # Config desk: security told without its examples' words goes to technical; security not
@@ -98,7 +87,6 @@ KNOWN_MISSES = {
     "understand 6 config (held): recovery phone swapped",
     "understand 6 config (held): a windows session, email later, hedged yes",
     "understand 6 config (held): billing holds it, then a tablet I don't own",
-    "understand 6 config (held): turning on two-step is a question, not a hack",
     # offers-7 (a yes reaching the offer it answers; tune 5/10 and held 5/8 before, 8/10 and
     # 6/8 after). What still misses:
     # The money skill refunds the first of the two days named ("on the 24th and 25th"), not the
@@ -141,6 +129,10 @@ KNOWN_MISSES = {
     # no steps; "my desktop app wont open", handed over second, gets "Apps and devices".
     "route 7 (tune): phone missing laptop notes, 'same as before'",
     "route 7 (held): next bill first, desktop app second",
+    # money-7 (tune 3/10 and held 1/8 before, 10/10 and 7/8 after). Routing, not the money
+    # skill: "i want the biggest plan you have pls" names no money word triage's money test
+    # knows, so it reaches the technical agent.
+    "money 7 (held): the biggest one, ok",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -460,7 +460,7 @@ CHARGE_ID = re.compile(r"\bch-?\s?\d{4,}\b", _FLAGS)
 
 # When a plan change takes effect: at the next renewal, or now.
 AT_RENEWAL = _any(
-    r"\b(?:at|on|from|after|with|by) (?:the |my |our )?(?:next |upcoming )?(?:renewal|billing (?:date|cycle|period)|next (?:billing|invoice|cycle|period|month))\b",
+    r"\b(?:at|on|from|after|with|by|starting|beginning) (?:the |my |our )?(?:next |upcoming )?(?:renewal|billing (?:date|cycle|period)|next (?:billing|invoice|cycle|period|month))\b",
     r"\bwhen (?:my |the |our )?(?:current )?(?:period|subscription|plan|billing period|month|year|cycle) (?:ends|runs out|is over|renews)\b",
     r"\b(?:end|close) of (?:the |my |our )?(?:current )?(?:billing )?(?:period|cycle|month|term|year)\b", r"\bnext renewal\b", r"\bat renewal\b",
 )

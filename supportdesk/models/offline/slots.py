@@ -12,6 +12,7 @@ import bisect
 import calendar
 import re
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 from supportdesk.models.offline.kept import kept_by_text
 
@@ -251,6 +252,41 @@ def extract_dates(text: str) -> list[Date]:
             year = int(m.group("year")) if m.group("year") else None
             keep(*m.span(listed), Date(MONTHS[m.group("month").lower()], int(m.group(listed)), year))
     return list(dict.fromkeys(date for _, date in sorted(found, key=lambda pair: pair[0])))
+
+
+# A day named from the day it is said on: "today", "yesterday", "the day before yesterday",
+# "3 days ago", "this morning" (dates: what rules read well). Counted from a calendar the caller
+# gives (the business data's today), never from the machine's clock.
+_WORD_NUMBER = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_RELATIVE_DAY = re.compile(
+    r"\b(?P<before>(?:the )?day before yesterday)\b|\b(?P<yesterday>yesterday(?:'?s)?|yday)\b"
+    r"|\b(?P<today>today(?:'?s)?|tonight|this (?:morning|afternoon|evening))\b"
+    r"|\b(?P<n>\d{1,2}|one|a|two|three|four|five|six|seven) days? ago\b",
+    re.IGNORECASE,
+)
+
+
+def names_relative_day(text: str) -> bool:
+    """Whether `text` names a day by how far back it is from today ("yesterday", "2 days ago")."""
+    return _RELATIVE_DAY.search(text) is not None
+
+
+def relative_days(text: str, today: date) -> list[Date]:
+    """The days `text` names from `today` ("yesterday" is the day before it), in order."""
+    found: list[Date] = []
+    for m in _RELATIVE_DAY.finditer(text):
+        if m.group("before"):
+            back = 2
+        elif m.group("yesterday"):
+            back = 1
+        elif m.group("today"):
+            back = 0
+        else:
+            n = m.group("n").lower()
+            back = int(n) if n.isdigit() else _WORD_NUMBER[n]
+        day = today - timedelta(days=back)
+        _add_unique(found, Date(day.month, day.day, day.year))
+    return found
 
 
 def _ids(pattern: re.Pattern[str], prefix: str, text: str) -> list[str]:

@@ -4,7 +4,8 @@ level (above it, passed up: see ../senior.py), credits, and the offers a "yes" t
 
 This module holds the skill's entry (`MoneySkill._money`) and its dispatch by what is asked;
 the parts it dispatches to are modules of this folder, each a mixin of `MoneySkill`:
-`intents.py` (what a message asks), `plans.py` (plan changes met here), `offers.py` (the reply
+`intents.py` (what a message asks, with `asks.py`: what a question is about), `plans.py` (plan
+changes met here, a plan found in the price list by its words), `offers.py` (the reply
 to an offer), `reads.py` (the charges as read and named), `refunds.py` (which charge, the offer,
 the call, the policy's refusals), `results.py` (what a tool did), `credit.py` (account credits);
 `base.py` declares what the parts use of one another."""
@@ -108,6 +109,10 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         taken = self._plan_question_taken(asked, text)
         if taken is not None:
             return taken
+
+        told = self._plan_told(asked, text)
+        if told is not None:
+            return told
 
         if not asked and self._strays(text):
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
@@ -225,6 +230,9 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
                 return step.call("list_invoices", {"customer_id": customer_id}, **ctx)
             return self._invoices_answer(v.last_call("list_invoices", this_turn=True), text)
 
+        today = self._reads_today_first(customer_id, text)
+        if today is not None:
+            return today  # "yesterday" is a day of the business data's calendar: read it first
         charges = self._charges(customer_id)
         if charges is None:
             if v.called_with("find_charges", {"customer_id": customer_id}):

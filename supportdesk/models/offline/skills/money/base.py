@@ -25,9 +25,11 @@ class MoneyBase(SkillBase):
         def _last_named_charges(self, charges: list[dict[str, Any]], text: str) -> list[dict[str, Any]] | None: ...  # reads
         def _charges_summary(self, charges: list[dict[str, Any]], lead: str = "Your recent charges: ") -> str: ...  # reads
         def _which_charge(self, charges: list[dict[str, Any]]): ...  # reads
+        def _reads_today_first(self, customer_id: str, text: str): ...  # reads
         def _refunded(self, charge_id: str | None) -> bool: ...  # refunds
         def _refund_args(self, charge: dict[str, Any]) -> dict[str, Any]: ...  # refunds
         def _offer_refund(
             self, found: str, question: str, args: dict[str, Any], options: list[str], asked_for: bool = True, **context: Any
         ): ...  # refunds
         def _credit(self, customer_id: str, text: str, confirmed: bool = False): ...  # credit
+        def _price_list(self) -> tuple[Any, list[dict[str, Any]]]: ...  # ../account.py

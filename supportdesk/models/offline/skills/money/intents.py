@@ -9,6 +9,7 @@ import re
 
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.readers import acts
 
@@ -33,6 +34,8 @@ def heard_duplicate(text: str) -> bool:
     return reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE
 
 
+# Requests of their own that a question's topic (./asks.py) does not replace.
+_NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan"}
 # How sure the act reader (readers/acts.py) must be that a message about refunds is no request.
 QUESTION_CONFIDENCE = 0.9
 _CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
@@ -83,6 +86,10 @@ class MoneyIntents(MoneyBase):
             found.discard("payment")
         if cues.CARD_ON_FILE_QUESTION.search(t) and not found & {"payment", "remove_card"}:
             found.add("card_on_file")  # which card pays: read from the account, nothing changed
+        if "next_payment" in found and not cues.NEXT_PAYMENT.search(cues.AT_RENEWAL.sub(" ", t)):
+            # "starting next billing cycle we only need starter": when a change should start,
+            # not a question about the next payment.
+            found.discard("next_payment")
         if "next_payment" in found:
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
         if cues.plan_step(t):
@@ -114,6 +121,17 @@ class MoneyIntents(MoneyBase):
         if "plan" in found:
             found.discard("pricing")  # "how much would the Team plan cost if I switch"
             found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
+        if not found & (ACTION_INTENTS | _NAMED_REQUESTS):
+            # No request heard: what the question is about answers it (./asks.py). The renewal
+            # asked about ("does our yearly plan renew this year or next, and for how much?") is
+            # the next payment, its day and price; a plan of the price list asked about ("whats
+            # team if we paid yearly instead?") is its price, nothing changed.
+            what = asks.read(t)
+            if what.question and what.renewal:
+                found.add("next_payment")
+                found -= {"invoice", "pricing"}
+            elif what.question and what.plan and "next_payment" not in found:
+                found.add("pricing")
         return found
 
     def _asked(self, text: str) -> set[str]:

@@ -10,8 +10,11 @@ from typing import Any
 
 from supportdesk.engine.confirmation import read_answer
 from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
+from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.readers import acts
 
 
 def plan_change_answer(text: str) -> str:
@@ -27,9 +30,89 @@ def plan_change_answer(text: str) -> str:
 
 # A move asked for without the plan's name ("ok move me to it", "switch me then").
 _MOVE = re.compile(r"\b(?:move|switch|put|upgrade|downgrade|change)\b", re.I)
+# A plan had: moved to, or wanted ("put me on ...", "we only need ...", "i'd like ...").
+_HAVE = re.compile(r"\b(?:move|switch|put|upgrade|downgrade|change|swap|go|want|wanna|need|like|prefer|take|choose|pick)\b", re.I)
+# What a plan is spoken of as when its name is not said: "the big plan for teams", "the 9.99 one".
+_PLAN_NOUN = re.compile(r"\b(?:plans?|tiers?|ones?|packages?|options?|subscriptions?|levels?)\b", re.I)
+# A price written bare ("the 9.99 one"), its cents always said; an email's digits are no price.
+_PRICE = re.compile(r"(?<![\w.@-])(\d{1,5}\.\d\d)(?![\w@-]|\.\d)")
+# The plan wanted, right after the verb that wants it ("we want pro, team is too much"): the
+# plan's name is a rule's (cues.PLAN_NAME); which one is wanted, the sentence's shape.
+_WANTED = re.compile(
+    r"\b(?:want|wanna|need|like|prefer|take|choose|pick)\s+(?:to\s+(?:be\s+on|have|go\s+(?:to|with))\s+)?(?:only\s+|just\s+)?"
+    r"(?:the\s+)?(starter|pro|team)\b", re.I,
+)
+
+
+def plan_in_catalogue(text: str, plans: list[dict[str, Any]]) -> str | None:
+    """The one plan of the price list `plans` the words name by what it is rather than by its
+    name as the rules know it: the catalogue's own name in another form ("the big plan for
+    teams", "the pro one"), or its monthly or annual price ("the 9.99 one", "the one that costs
+    29.99 a month"). None when no plan, or more than one, fits."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+(?:'s)?", text)]
+    stems = {re.sub(r"(?:'s|s)$", "", w) for i, w in enumerate(words) if i == 0 or words[i - 1] not in ("my", "our", "whole")}
+    # A price said bare is a price here ("the 9.99 one"): the words are about plans.
+    amounts = {a.value for a in slot_extraction.extract(text).amounts} | {float(n) for n in _PRICE.findall(text)}
+    fits = set()
+    for p in plans:
+        names = {str(p.get("code", "")).lower(), str(p.get("name", "")).lower()}
+        prices = {round(float(p["monthly_price"]), 2), round(float(p["annual_price"]), 2)}
+        if names & stems or prices & amounts:
+            fits.add(str(p["code"]))
+    return fits.pop() if len(fits) == 1 else None
 
 
 class MoneyPlans(MoneyBase):
+    def _plan_told(self, asked: set[str], text: str):
+        """`_plan_told_in` this message; or, when it only gives the account the desk asked for
+        ("dev@example.com" after "what's the email on your account?"), the message before it:
+        what was said stays said (issue 38), the change told there is offered now."""
+        told = self._plan_told_in(asked, text)
+        if told is not None or asked or not text or not cues.only_facts(text):
+            return told
+        if "email" not in self.view.last_agent_text().lower():
+            return None
+        earlier = [t for t in self.topic_texts() if t != text]
+        return self._plan_told_in(self._asked(earlier[-1]), earlier[-1]) if earlier else None
+
+    def _plan_told_in(self, asked: set[str], text: str):
+        """A plan change told in words the request cues do not read as one (issue 38): a plan
+        named with when it should start ("from my next renewal i want pro, not team anymore"), or
+        a plan named by what it is ("the big plan for teams", "the 9.99 one"), resolved against
+        the price list. The customer named no change in the desk's words, so it is offered and
+        waits for a yes; a question about a plan is not one (./asks.py answers it)."""
+        if not text or asked - {"plan", "pricing"} or "pricing" in asked and asks.is_question(text):
+            return None
+        if cues.PLAN_CHANGE_QUESTION.search(text) or acts.asks_about_rather_than_for(text):
+            return None  # asked about ("can I"... is asking for it: the desk's convention)
+        plan, _period = cues.plan_request(text)
+        wanted = _WANTED.search(text)
+        if plan is not None:
+            if "plan" in asked or not cues.AT_RENEWAL.search(text):
+                return None
+            plan = wanted.group(1).lower() if wanted else plan  # "we want pro, team is too much"
+        else:
+            if not _HAVE.search(text) or not (_PLAN_NOUN.search(text) or _PRICE.search(text)):
+                return None
+            if cues.PLAN_NAME.search(text):
+                return None  # a plan named as the rules know it ("I'm on team, down one plan"): theirs
+            if cues.CHARGE_TROUBLE.search(text) or slot_extraction.extract_dates(text) or slot_extraction.months_named(text):
+                return None  # "you took 9.99 on march 18, i want it back": a charge's amount, no plan
+            if self._customer_id() is None:
+                return None  # the account first (asked for as any plan change asks): then this
+            read, plans = self._price_list()
+            if read is not None:
+                return read
+            # (By its name in the catalogue's words before its place: "upgrade me to the big plan
+            # for teams" names Team; "the cheapest" alone is read by the plan change.)
+            plan = plan_in_catalogue(text, plans)
+            if plan is None:
+                return None
+        customer_id = self._customer_id()
+        if customer_id is None:
+            return self._identify({"plan"})
+        return self._plan_change(customer_id, f"{text} (to the {plan} plan)", set())
+
     def _plan_question_taken(self, asked: set[str], text: str):
         """Our last reply quoted a plan's price and asked whether they'd like to change plans: a
         yes, a move asked with no plan named ("ok move me to it": the plan just quoted), or another

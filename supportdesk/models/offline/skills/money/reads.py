@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from datetime import date
 from typing import Any
 
 from supportdesk.engine.confirmation import asks
@@ -124,8 +125,35 @@ class MoneyReads(MoneyBase):
         return lead + "; ".join(lines) + "."
 
     def _days_asked(self, text: str) -> list[slot_extraction.Date]:
-        """The days the customer asks about charges on: this message's, else the topic's latest."""
-        return next((d for d in (slot_extraction.extract_dates(t) for t in [text, *reversed(self.topic_texts())]) if d), [])
+        """The days the customer asks about charges on: this message's, else the topic's latest.
+        A day named from today ("yesterday") is counted on the business data's calendar."""
+        today = self._business_today()
+
+        def days(t: str) -> list[slot_extraction.Date]:
+            named = slot_extraction.extract_dates(t)
+            return named + slot_extraction.relative_days(t, today) if today is not None else named
+
+        return next((d for d in (days(t) for t in [text, *reversed(self.topic_texts())]) if d), [])
+
+    def _business_today(self) -> date | None:
+        """The business data's today (find_customer's "as_of": the demo company's calendar), once
+        the account is read; None before (the machine's clock is never the customer's today)."""
+        customer_id = self._customer_id()
+        record = self._customer_record(customer_id) if customer_id else None
+        try:
+            return date.fromisoformat(str((record or {}).get("as_of") or ""))
+        except ValueError:
+            return None
+
+    def _reads_today_first(self, customer_id: str, text: str):
+        """A day named from today ("anything charged yesterday?") needs the business data's
+        calendar: the step that reads the account for it, or None when nothing is to be read."""
+        if not any(slot_extraction.names_relative_day(t) for t in [text, *self.topic_texts()[-1:]]):
+            return None
+        if self._customer_record(customer_id) is not None:
+            return None
+        read, _record = self._read_account(customer_id)
+        return read
 
     def _last_listed(self, charges: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The charges the desk's last reply listed, in its order (by the day each was taken)."""

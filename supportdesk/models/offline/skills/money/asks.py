@@ -1,0 +1,55 @@
+"""What a money question asks (part of the money skill, ./__init__.py): which thing it is about
+(the renewal, a plan of the price list, the charges) and whether it asks at all, so the answer
+is the one asked for (the renewal's date and price, a plan's price) rather than the charge list
+or the skill's capabilities. Issue 38: read by the message's shape (a question, what it is
+about), not by one phrasing at a time; the question itself is the act reader's
+(readers/acts.py, learned), the things talked of are the desk's own nouns.
+
+Apart from intents.py because reading what a question is about is one job, and which request
+it makes of the account (intents.py) another."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from supportdesk.models.offline import cues
+from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.readers import acts
+
+# The renewal as the thing asked about: the account renewing, or being billed again. (Said as
+# when a change takes effect, "from my next renewal", it is a time: cues.AT_RENEWAL, cut first.)
+_RENEWAL = re.compile(
+    r"\brenew(?:s|ed|ing|al|als)?\b|\b(?:bill|charg|debit|pay|tak)\w*\b[^.?!]{0,40}\bagain\b", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a message asks about money: `question` (it asks rather than asks for or reports),
+    `renewal` (the account's renewal is what it is about), `plan` (a plan of the price list is
+    what it is about: its name said, no day, month, amount or charge of the customer's)."""
+
+    question: bool
+    renewal: bool
+    plan: bool
+
+
+def is_question(text: str) -> bool:
+    """The message asks: a sentence ends with "?", or the act reader reads a question by its
+    margin over a request and a problem (a bare "when ..." opening a statement of when a change
+    should start reads as a question without it: "when our period ends we want pro")."""
+    return "?" in text or acts.asks_about_rather_than_for(text)
+
+
+def read(text: str) -> Asked:
+    """What `text` asks about money (see `Asked`)."""
+    untimed = cues.AT_RENEWAL.sub(" ", text)
+    said = slot_extraction.extract(text)
+    own_charge = bool(said.dates or said.amounts or said.invoice_ids or slot_extraction.months_named(text)
+                      or cues.CHARGE_ID.search(text))
+    return Asked(
+        question=is_question(text),
+        renewal=_RENEWAL.search(untimed) is not None,
+        plan=cues.PLAN_NAME.search(text) is not None and not own_charge,
+    )
