@@ -100,7 +100,7 @@ ALPHA = 0.5
 TRAINING = DATA.parent / "TRAINING.json"
 # Which of the manifest's roles each output reads (its "trained_on" digests cover these files).
 READERS_ROLES = ("desk", "conversations", "acts", "intents", "scope", "products")
-GATES_ROLES = ("desk", "tools", "conversations", "money", "disclaims")
+GATES_ROLES = ("desk", "conversations", "money", "disclaims")
 
 
 def pinned(role: str) -> list[Path]:
@@ -120,6 +120,12 @@ def trained_on(roles: tuple[str, ...]) -> dict:
         "manifest": digest(TRAINING),
         "files": {p.relative_to(REPO).as_posix(): digest(p) for p in files},
     }
+
+
+def tools_said() -> str:
+    """The digest of what the shipped tools say they do, as the gates read it (`tool_descriptions`):
+    a tool's description changed is a rebuild, its code changed is not."""
+    return hashlib.sha256(json.dumps(tool_descriptions(_desk_agents())).encode()).hexdigest()
 
 
 def corpus_commit(git_dir: str) -> str:
@@ -404,8 +410,8 @@ def tool_descriptions(agents: dict) -> list[tuple[str, str]]:
     change, a cancellation, a card replaced, charges and prices read) is money, each tool only
     technical has is none; its name in words, its description whole and clause by clause. The corpora know money as banking
     (transfers, top-ups): "change plan" and "cancel my subscription" are the desk's, and its
-    tools say them. The tools' modules are pinned ("tools") so that a description changed is a
-    rebuild."""
+    tools say them. What they say is digested in the data (`tools_said`), so that a description
+    changed is a rebuild."""
     import supportdesk.tools  # noqa: F401  (registers the shipped tools)
     from supportdesk.tools.shipped import registry
 
@@ -459,7 +465,7 @@ def desk_disclaims() -> list[tuple[str, str]]:
 def build_gates(b77: str, clinc_dir: str, sgd_dir: str) -> None:
     data = {
         "format": gates.FORMAT,
-        "trained_on": {**trained_on(GATES_ROLES), "corpora": {"banking77": corpus_commit(b77), "clinc150": corpus_commit(clinc_dir), "sgd": corpus_commit(sgd_dir)}},
+        "trained_on": {**trained_on(GATES_ROLES), "tools_said": tools_said(), "corpora": {"banking77": corpus_commit(b77), "clinc150": corpus_commit(clinc_dir), "sgd": corpus_commit(sgd_dir)}},
         "money": naive_bayes(money_corpora(b77, clinc_dir), desk_money(), gates.FEATURES["money"], GATE_DESK_WEIGHT),
         "disclaims": naive_bayes(disclaim_corpora(sgd_dir), desk_disclaims(), gates.FEATURES["disclaims"], GATE_DESK_WEIGHT),
     }
