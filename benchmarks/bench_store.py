@@ -35,6 +35,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import sqlite3
 import statistics
 import subprocess
@@ -379,8 +380,11 @@ def writer_text(writer: int, n: int) -> str:
     return f"writer {writer} item {n} " + message_text(n)
 
 
-def four_writer_processes(side: str, folder: Path, sizes: dict[str, int], level: str) -> tuple[float, str]:
-    """N OS processes append single items into one session; returns items/s and a verdict."""
+def four_writer_processes(
+    side: str, folder: Path, sizes: dict[str, int], level: str
+) -> tuple[float, str, dict[str, float]]:
+    """N OS processes append single items into one session; returns items/s, a verdict and what
+    each append cost its process on average, counted by the OS over the timed loop (`WRITER_COUNTS`)."""
     db = folder / f"{side}_writers.db"
     if side == "ours":
 
@@ -392,17 +396,20 @@ def four_writer_processes(side: str, folder: Path, sizes: dict[str, int], level:
     else:
         sid = "writers"
         sdk_side(side, level)(sid, db).close()  # the SDK's tables exist before the writers start
-    go = folder / f"go-{side}"
     procs = []
     for writer in range(sizes["writers"]):
         proc = subprocess.Popen(
-            [sys.executable, __file__, "--writer", side, str(db), sid, str(writer), str(sizes["per_writer"]), str(go), level],
+            [sys.executable, __file__, "--writer", side, str(db), sid, str(writer), str(sizes["per_writer"]), level],
             stdout=subprocess.PIPE,
+            stdin=subprocess.PIPE,
             text=True,
         )
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         procs.append(proc)
-    go.touch()
+    for proc in procs:  # the start: each writer blocks reading this line (no polling sleeps to count)
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
     spans = []
     for proc in procs:
         out, _ = proc.communicate(timeout=600)
@@ -416,7 +423,8 @@ def four_writer_processes(side: str, folder: Path, sizes: dict[str, int], level:
         verdict += f"; {sum(s.get('now', 0) for s in spans):,} of {total:,} committed on the caller's thread"
     if side == "theirs":
         verdict += "; " + peer_check(db, sid, total, "writer")
-    return total / elapsed, verdict
+    counts = {key: sum(s[key] for s in spans) / total for key in WRITER_COUNTS}
+    return total / elapsed, verdict, counts
 
 
 # --- WAL pages per append: the commit's size, which the 4-writer row waits on (issue 34) -------
@@ -505,7 +513,13 @@ async def verify_theirs(db: Path, sid: str, sizes: dict[str, int]) -> str:
     return f"{total:,} items, each writer in order"
 
 
-async def writer_process(side: str, db: str, sid: str, writer: int, count: int, go: str, level: str) -> None:
+# What each append cost its writer process, from getrusage over the timed loop (the same on any
+# machine's load, unlike the rate): CPU, sleeps (voluntary switches: SQLite's busy handler, a hop to
+# a connection's thread) and preemptions (involuntary switches).
+WRITER_COUNTS = {"cpu_ms": "CPU ms", "waits": "sleeps", "preempted": "preemptions"}
+
+
+async def writer_process(side: str, db: str, sid: str, writer: int, count: int, level: str) -> None:
     if side == "ours":
         store = await ours_open(db, level)
         items = [
@@ -532,15 +546,21 @@ async def writer_process(side: str, db: str, sid: str, writer: int, count: int, 
             session.close()
 
     print("ready", flush=True)
-    while not os.path.exists(go):
-        time.sleep(0.0005)
+    sys.stdin.readline()  # the go
+    used = resource.getrusage(resource.RUSAGE_SELF)
     start = time.time()
     for n in range(count):
         await append(n)
     end = time.time()
+    after = resource.getrusage(resource.RUSAGE_SELF)
     now = store.writes_now if side == "ours" else 0
     await close()
-    print(json.dumps({"start": start, "end": end, "now": now}), flush=True)
+    counts = {
+        "cpu_ms": (after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) * 1000,
+        "waits": after.ru_nvcsw - used.ru_nvcsw,
+        "preempted": after.ru_nivcsw - used.ru_nivcsw,
+    }
+    print(json.dumps({"start": start, "end": end, "now": now, **counts}), flush=True)
 
 
 async def theirs_four_tasks(folder: Path, sizes: dict[str, int], level: str) -> tuple[float, str]:
@@ -1019,13 +1039,15 @@ def sqlite_main(quick: bool, only: tuple[str, ...] = PARTS, levels: tuple[str, .
                 theirs_once, theirs_once_verdict = asyncio.run(theirs_at_once(folder, sizes, level))
                 verdicts += [f"{sizes['at_once']} sessions at once at {level}: ours {ours_once_verdict}; peer {theirs_once_verdict}"]
             rates: dict[str, list[float]] = {"ours": [], "theirs": [], "plain": [], "tasks": []}
+            costs: dict[str, list[dict[str, float]]] = {"ours": [], "theirs": [], "plain": []}
             for round_ in range(sizes["writer_rounds"] if "writers" in only else 0):
                 progress(f"synchronous={level}: {writers}, round {round_ + 1} of {sizes['writer_rounds']}")
                 sub = folder / f"writers-{level}-{round_}"
                 sub.mkdir()
                 for side in ("ours", "theirs", "plain"):
-                    rate, verdict = four_writer_processes(side, sub, sizes, level)
+                    rate, verdict, cost = four_writer_processes(side, sub, sizes, level)
                     rates[side].append(rate)
+                    costs[side].append(cost)
                     verdicts.append(f"{side} at {level}, round {round_ + 1}: {verdict}")
                 rate, verdict = asyncio.run(theirs_four_tasks(sub, sizes, level))
                 rates["tasks"].append(rate)
@@ -1063,6 +1085,10 @@ def sqlite_main(quick: bool, only: tuple[str, ...] = PARTS, levels: tuple[str, .
                 f"SDK in tasks {', '.join(f'{r:,.0f}' for r in rates['tasks'])}"
             )
             if "writers" in only:
+                print("  per append, each writer process over its timed loop (getrusage; median of the rounds):")
+                for side, name in (("ours", "ours"), ("theirs", "SDK + index + summary"), ("plain", "plain SDK")):
+                    per = {key: statistics.median(c[key] for c in costs[side]) for key in WRITER_COUNTS}
+                    print(f"    {name}: " + ", ".join(f"{per[key]:.3f} {label}" for key, label in WRITER_COUNTS.items()))
                 pages = {side: asyncio.run(wal_pages(side, folder, level)) for side in ("ours", "theirs", "plain")}
                 print(f"  WAL pages per single-item append (deterministic; {PAGE_APPENDS} appends, by b-tree):")
                 for side, name in (("ours", "ours"), ("theirs", "SDK + index + summary"), ("plain", "plain SDK")):
@@ -1138,7 +1164,7 @@ def finish(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (the bars are still checked)")
-    parser.add_argument("--writer", nargs=7, help=argparse.SUPPRESS)
+    parser.add_argument("--writer", nargs=6, help=argparse.SUPPRESS)
     parser.add_argument("--postgres", metavar="URL", help="the PostgreSQL section, on this server (an admin URL)")
     parser.add_argument("--big", action="store_true", help="with --postgres: latest-50 and search at 1,000,000 items")
     parser.add_argument("--only", action="append", choices=PARTS,
@@ -1164,8 +1190,8 @@ def main() -> int:
         asyncio.run(turn_worker_process(db, int(turns), go))
         return 0
     if args.writer:
-        side, db, sid, writer, count, go, level = args.writer
-        asyncio.run(writer_process(side, db, sid, int(writer), int(count), go, level))
+        side, db, sid, writer, count, level = args.writer
+        asyncio.run(writer_process(side, db, sid, int(writer), int(count), level))
         return 0
     if args.postgres:
         return postgres_main(args.postgres, args.big)

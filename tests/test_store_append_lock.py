@@ -44,7 +44,7 @@ async def test_a_single_item_append_runs_five_statements(db_path: Path) -> None:
     for seen in per_append:
         begin, commit = seen.index("BEGIN IMMEDIATE"), seen.index("COMMIT")
         # Outside the lock only the set-up of the one try on the caller's thread (`_write_now`:
-        # the sync level read, the busy timeout off and back on).
+        # `data_version`; after a hop also the sync level and the busy timeout switched off).
         assert all(s.startswith("PRAGMA") for s in seen[:begin] + seen[commit + 1 :]), seen
         locked = seen[begin : commit + 1]
         folded = [s for i, s in enumerate(locked) if i == 0 or s != locked[i - 1]]

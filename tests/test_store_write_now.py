@@ -121,3 +121,54 @@ async def test_after_another_connection_wrote_the_append_takes_the_hop(db_path: 
         stored = await store.append(sid, [Message(role="customer", text="four")])  # alone again
         assert [i.seq for i in stored] == [4] and hops == ["hop"] and store.writes_now == 2
         assert [i.text for i in await other.latest(sid, 5)] == ["one", "two", "three", "four"]
+
+
+async def test_back_to_back_small_appends_read_only_the_data_version_outside_the_lock(db_path: Path) -> None:
+    """Between two small appends on the caller's thread nothing else used the connection: the
+    sync level read at the first still holds and the busy timeout stays off, so the next append
+    runs one PRAGMA (`data_version`) before BEGIN and none after COMMIT (the 4 writers' loop)."""
+    async with await SessionStore.open(db_path) as store:
+        sid = (await store.create_session("triage")).id
+        await store.append(sid, [Message(role="customer", text="first")])
+        seen: list[str] = []
+        await store._run(lambda conn: conn.set_trace_callback(seen.append))
+        await store.append(sid, [Message(role="agent", text="after a hop", agent="triage")])
+        first = list(seen)
+        seen.clear()
+        for n in range(5):
+            await store.append(sid, [Message(role="agent", text=f"answer {n}", agent="triage")])
+        five = list(seen)
+        await store._run(lambda conn: conn.set_trace_callback(None))
+        assert seen[len(five) :] == ["PRAGMA busy_timeout = 10000"]  # the next hop puts it back first
+        assert store.writes_now == 7
+    # After a hop: the sync level read again and the timeout switched off once.
+    assert [s for s in first if s.startswith("PRAGMA")] == [
+        "PRAGMA synchronous", "PRAGMA data_version", "PRAGMA busy_timeout = 0"
+    ]
+    assert [s for s in five if s.startswith("PRAGMA")] == ["PRAGMA data_version"] * 5
+    assert five.count("BEGIN IMMEDIATE") == five.count("COMMIT") == 5
+
+
+async def test_a_hop_after_small_appends_waits_for_locks_again(db_path: Path) -> None:
+    """The busy timeout `_write_now` left off is back before a hop runs anything: a read or a
+    write on the connection's thread waits for another process's lock instead of failing at once."""
+    async with await SessionStore.open(db_path, busy_timeout_ms=7000) as store:
+        sid = (await store.create_session("triage")).id
+        for n in range(3):
+            await store.append(sid, [Message(role="customer", text=f"line {n}")])
+        assert store.writes_now == 3
+        assert await store._run(lambda conn: conn.execute("PRAGMA busy_timeout").fetchone()[0]) == 7000
+
+
+async def test_a_sync_level_set_between_small_appends_is_seen_by_the_next(db_path: Path) -> None:
+    """The sync level is read once for back-to-back small appends, but any hop forgets it: set to
+    FULL between two appends, the next one's commit (a sync) stays off the caller's thread."""
+    async with await SessionStore.open(db_path) as store:
+        sid = (await store.create_session("triage")).id
+        await store.append(sid, [Message(role="customer", text="one")])
+        await store.append(sid, [Message(role="customer", text="two")])
+        assert store.writes_now == 2
+        await store._run(lambda conn: conn.execute("PRAGMA synchronous = FULL"))
+        hops = _hops(store)
+        stored = await store.append(sid, [Message(role="customer", text="three")])
+        assert [i.seq for i in stored] == [3] and hops == ["hop"] and store.writes_now == 2

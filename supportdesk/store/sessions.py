@@ -983,6 +983,14 @@ class SessionStore(StoreCore):
         # `PRAGMA data_version` when this connection last tried a write on the caller's thread
         # (None: never): unchanged at the next try means no other connection wrote in between.
         self._now_version: int | None = None
+        # `PRAGMA synchronous` as `_write_now` last read it (None: read it again). Only a statement
+        # run on this connection changes it, and every other use of the connection is a hop, which
+        # forgets it (`_counted_hop`): consecutive small appends read it once, not at every append.
+        self._now_sync: int | None = None
+        # The busy timeout is off (0) since `_write_now`'s last try: left so between tries on the
+        # caller's thread, and put back by the next hop before it runs anything (`_counted_hop`).
+        # Two PRAGMAs less per small append; nothing on the connection's thread ever runs without it.
+        self._busy_off = False
 
     @classmethod
     async def open(
@@ -1113,9 +1121,10 @@ class SessionStore(StoreCore):
         shared file want), and takes the lock without SQLite's busy handler: a writer that finds
         the lock free commits at once; one that finds it held waits as before."""
         conn = self._db._conn
-        busy_ms = int(self._busy_timeout_s * 1000)
         try:
-            if conn.execute("PRAGMA synchronous").fetchone()[0] > 1:
+            if self._now_sync is None:
+                self._now_sync = conn.execute("PRAGMA synchronous").fetchone()[0]
+            if self._now_sync > 1:
                 return False, None  # a commit syncs: never on the caller's (event loop's) thread
             # Another connection wrote since this one's last write here: writers share the file,
             # and this one goes the usual way, waiting in SQLite's busy handler like the others.
@@ -1125,26 +1134,26 @@ class SessionStore(StoreCore):
             if self._now_version is not None and version != self._now_version:
                 self._now_version = version
                 return False, None
-            # No busy handler for this one try (inside the transaction nothing waits for a lock:
-            # the write lock is held); the timeout is put back once the write is over.
-            conn.execute("PRAGMA busy_timeout = 0")
+            # No busy handler for this try (inside the transaction nothing waits for a lock: the
+            # write lock is held). The timeout stays off until the next hop puts it back
+            # (`_counted_hop`), so back-to-back small appends do not switch it at each one.
+            if not self._busy_off:
+                conn.execute("PRAGMA busy_timeout = 0")
+                self._busy_off = True
             try:
-                try:
-                    conn.execute("BEGIN IMMEDIATE")
-                except sqlite3.OperationalError as exc:
-                    if _is_busy(exc):
-                        self._now_version = version
-                        return False, None
-                    raise
-                try:
-                    value = fn(conn)
-                    conn.execute("COMMIT")
-                except BaseException:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise
-            finally:
-                conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc):
+                    self._now_version = version
+                    return False, None
+                raise
+            try:
+                value = fn(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
         except sqlite3.Error as exc:
             raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
         except OSError as exc:
@@ -1177,8 +1186,15 @@ class SessionStore(StoreCore):
     # --- sessions ---------------------------------------------------------------------------
 
     def _counted_hop(self, fn: Callable[..., T], conn: sqlite3.Connection, *args: Any) -> T:
-        """On the connection's thread: `fn`, then the hop counted done (`_write_now` waits for it)."""
+        """On the connection's thread: `fn`, then the hop counted done (`_write_now` waits for it).
+
+        First the busy timeout `_write_now` left off is put back, so whatever the hop runs waits for
+        another process's lock as usual; and the sync level it read is forgotten (`fn` may set it)."""
         try:
+            if self._busy_off:
+                conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
+                self._busy_off = False
+            self._now_sync = None
             return fn(conn, *args)
         finally:
             self._hops_done += 1
