@@ -133,11 +133,38 @@ KNOWN_MISSES = {
     # skill: "i want the biggest plan you have pls" names no money word triage's money test
     # knows, so it reaches the technical agent.
     "money 7 (held): the biggest one, ok",
+    # Held-7 (41/50 + 9/14 before round 7, written before it; 41/50 + 10/14 on its first run
+    # after it: round 7's fixes were held-6's kinds, and held-7's misses are other kinds).
+    # Which article: an uncovered question given the sync article; notes a child deleted not
+    # found by the restore article (the knowledge base abstains: "I don't know"):
+    "understand 7 (held): no article: keyboard shortcuts",
+    "understand 7 (held): notes deleted by a child on the tablet",
+    # A reset link asked for as a request ("email me a link to set a new password") searched
+    # as a question; asked later with the email given earlier, offered and not sent:
+    "understand 7 (held): request: a link to set a new password, email after a dash",
+    "understand 7 (held): email given with a sync problem, kept for the reset link",
+    # A refund for a slow app (no duplicate, policy refuses) shown the charge without the why:
+    "understand 7 (held): refused: slow app, non-native",
+    # Plans and cancellation told in words the price list and the money skill do not read
+    # ("the middle plan", "stop paying from now on"): no offer, so the yes does nothing:
+    "understand 7 (held): the middle plan in words, 'yes'",
+    "understand 7 (held): stop paying from now on, 'yes that's right'",
+    # A list reference with its yes in one answer ("the second one, yes") asked again:
+    "understand 7 (held): two 9.99s, 'the second one, yes'",
+    # "what card do you have on file" not placed with billing; triage asks which team:
+    "understand 7 (held): which card is on file, a question",
+    # Config desk: a denial in capitals and a stolen laptop with "log me out everywhere" go to
+    # technical; a person asked for beside a hack is not called; "nobody hacked me" (a denial of
+    # the security matter) goes to security:
+    "understand 7 config (held): negation: I did NOT sign in from brazil",
+    "understand 7 config (held): customer id first, stolen laptop, sign out everything",
+    "understand 7 config (held): a person, someone is changing my files",
+    "understand 7 config (held): negation: nobody hacked me, longer password",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
