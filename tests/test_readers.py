@@ -146,6 +146,21 @@ def test_a_consonant_left_single_is_read_as_the_doubled_form_meant():
         assert corrected(text, desk) == text, text
 
 
+def test_a_word_of_english_is_kept_however_rare_among_customers():
+    """readers/spelling.py (issue 38, held-7): "tablet" is no "table", nor "auction" "action",
+    though customers in general rarely write them: the shipped English word list knows them. A
+    misspelling is still read as meant, and the doubled consonant still doubles ("stoped" is an
+    English word too)."""
+    from supportdesk.readers.spelling import corrected, english, words_of
+
+    assert "tablet" in english() and "table" not in english()  # the background knows "table"
+    assert corrected("my kid hit delete on the tablet") == "my kid hit delete on the tablet"
+    for text in ("an auction house", "the applies button", "my thumbnails"):
+        assert corrected(text) == text, text
+    assert corrected("refnd my febuary charge") == "refund my february charge"
+    assert corrected("sync stoped working", words_of(("sync stopped working",))) == "sync stopped working"
+
+
 def test_a_question_about_an_action_is_not_the_request_for_it():
     """acts.asks_about_rather_than_for (issue 38, acts-5): a question about cancelling, a refund,
     a plan or a card is told from the request for it and from a problem told; the desk's

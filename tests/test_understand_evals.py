@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -139,9 +139,10 @@ KNOWN_MISSES = {
     # found by the restore article (the knowledge base abstains: "I don't know"):
     "understand 7 (held): no article: keyboard shortcuts",
     "understand 7 (held): notes deleted by a child on the tablet",
-    # A reset link asked for as a request ("email me a link to set a new password") searched
-    # as a question; asked later with the email given earlier, offered and not sent:
-    "understand 7 (held): request: a link to set a new password, email after a dash",
+    # A reset link asked later with the email given earlier is offered for that account and sent
+    # on the yes (tech-7b), but this conversation ends at the request, with no yes: the reset
+    # waits for the customer's yes (confirm = "customer"), so it never runs here (its
+    # tool_counts expects a send without a yes; the lead decides whether the expectation changes).
     "understand 7 (held): email given with a sync problem, kept for the reset link",
     # A refund for a slow app (no duplicate, policy refuses) shown the charge without the why:
     "understand 7 (held): refused: slow app, non-native",
@@ -160,6 +161,17 @@ KNOWN_MISSES = {
     "understand 7 config (held): customer id first, stolen laptop, sign out everything",
     "understand 7 config (held): a person, someone is changing my files",
     "understand 7 config (held): negation: nobody hacked me, longer password",
+    # tech-7b (tune 3/9 and held 4/7 before; a reset link asked for, the speller keeping English).
+    # "a whole folder got deleted" is lost data to cues.DATA_LOSS, so an engineering ticket
+    # before any article (not the technical skill's to change here):
+    "tech 7b (tune): my dog on the laptop, a folder deleted",
+    # Which article: "dark mode" shares "desktop app" with the apps article (BM25 confident, the
+    # example model leaning to no article but not sure); "photos wiped on my tablet ... get them
+    # back" and "emptied the trash ... recoverable" name the restore article's matter in words
+    # its tags lack (the model reads "shared", "coworker" as team invites):
+    "tech 7b (tune): no article: dark mode",
+    "tech 7b (tune): a tablet, photos wiped by mistake",
+    "tech 7b (held): a colleague emptied the bin",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -6,13 +6,20 @@ the one frequent word a single edit away from it (a letter dropped, added, chang
 swapped: "refund", "february"), when exactly one such word is frequent enough. Everything else
 is left as written: short words (too many words are one letter from "data"), words with digits
 or inside an email address, other forms of a known word ("relates"), and words with no or several
-likely neighbours sharing their first letter.
+likely neighbours sharing their first letter. A word of English is never corrected either, however
+rare among customers ("tablet" is not "table", "auction" not "action"): the English words of at
+least MIN_LENGTH letters that the background lacks ship in words/english.txt.gz (SCOWL's size-50
+American list, as Debian's wamerican package has it; licence in words/LICENSE.md), rebuilt by
+`python -m supportdesk.readers.spelling /usr/share/dict/american-english`.
 """
 
 from __future__ import annotations
 
+import gzip
 import re
+import sys
 from functools import lru_cache
+from pathlib import Path
 
 from supportdesk.readers.acts import _background
 
@@ -27,6 +34,21 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _INFLECTIONS = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"), ("er", ""), ("ers", ""), ("ly", ""))
 # Whole addresses and words: an address's parts are never corrected.
 _TOKEN = re.compile(r"\S+@\S+|[A-Za-z]+(?:'[A-Za-z]+)?")
+ENGLISH = Path(__file__).resolve().parent / "words" / "english.txt.gz"
+
+
+@lru_cache(maxsize=1)
+def english() -> frozenset[str]:
+    """The English words (lower case, MIN_LENGTH letters or more) customers in general rarely write."""
+    return frozenset(gzip.decompress(ENGLISH.read_bytes()).decode("utf-8").split())
+
+
+def build_english(source: Path) -> list[str]:
+    """From a word list (one word a line, such as /usr/share/dict/american-english): its plain
+    lower-case words of MIN_LENGTH letters or more that the background does not already know."""
+    df, _ = _background()
+    words = (w.strip() for w in source.read_text(encoding="utf-8").splitlines())
+    return sorted({w for w in words if len(w) >= MIN_LENGTH and w.isascii() and w.isalpha() and w.islower() and df.get(w, 0) < UNKNOWN_BELOW})
 
 
 def _one_edit(word: str) -> set[str]:
@@ -58,6 +80,10 @@ def correction(word: str, vocabulary: frozenset[str] = frozenset()) -> str:
                 doubled = stem + stem[-1] + end
                 if doubled in vocabulary or df.get(doubled, 0) >= LIKELY_FROM:
                     return doubled
+    if word in english():
+        # A word of English, however rare among customers ("tablet" is no "table"; issue 38,
+        # held-7): after the doubled consonant, since "stoped" is a mining word too.
+        return word
     if known(word) or any(
         (word.endswith(end) and known(word[: -len(end)] + back)) or (word.endswith(back) and known(word[: len(word) - len(back)] + end))
         for end, back in _INFLECTIONS
@@ -85,3 +111,9 @@ def corrected(text: str, vocabulary: frozenset[str] = frozenset()) -> str:
 def words_of(texts: tuple[str, ...]) -> frozenset[str]:
     """The lower-case words of some texts (a desk's examples: its vocabulary)."""
     return frozenset(w.lower() for t in texts for w in re.findall(r"[A-Za-z]+", t))
+
+
+if __name__ == "__main__":  # rebuild words/english.txt.gz from a word list
+    built = build_english(Path(sys.argv[1] if len(sys.argv) > 1 else "/usr/share/dict/american-english"))
+    ENGLISH.write_bytes(gzip.compress(("\n".join(built) + "\n").encode("utf-8"), 9, mtime=0))
+    print(f"{len(built)} words -> {ENGLISH}")

@@ -58,6 +58,8 @@ def asks_how(query: str) -> bool:
 
 
 LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
+# The article whose step the reset tool carries out: a request it answers is the tool's to do.
+RESET_ARTICLE = "password-reset"
 NO_ARTICLE = (
     "I'm sorry, I don't know: none of our help articles answers that, and I'd rather not guess. "
     "A person from our team can find out for you: just say if you'd like me to bring one in."
@@ -128,20 +130,9 @@ class TechSkill(SkillBase):
             "reset link" in v.last_agent_text().lower() and (read_answer(text) == "yes" or bool(slot_extraction.emails_in(text)))
         )
         if wants_reset and v.has_tool("send_password_reset"):
-            who = self._reset_account()
-            if who is None:
-                return step.answer(
-                    "I can send you a password reset link. What's the email address on your account? "
-                    "The link always goes to the address we have on file."
-                )
-            sent = [t for t in v.tools if t.name == "send_password_reset" and t.ok]
-            if sent and not v.facts.emails[-1:] == [who]:
-                return step.answer(
-                    f"I've already sent a reset link to {self._mask(sent[-1].output.get('email', ''))}; it's valid for 30 minutes. "
-                    "Only the newest link works, so use the latest email."
-                )
-            if not self._reset_made({"customer": who}):
-                return self._reset(who)
+            asked = self._reset_asked()
+            if asked is not None:
+                return asked
         if searched_before and not v.turn_tools and cues.setup_only(text):
             # "I'm on iOS 17" after the steps: a detail of this problem, kept for the case (and an
             # engineer's ticket), not a new search.
@@ -162,6 +153,26 @@ class TechSkill(SkillBase):
             # among its own): use the tool its description and instructions say fits.
             return generic.Generic(self).decide(text)
         return step.answer("Could you tell me a bit more about what happens, and what you see on screen?")
+
+    def _reset_asked(self):
+        """A reset link the customer wants: the email asked for when no account is known, the
+        link already sent said so, else the offer (or the call); None when this reset was made."""
+        v, step = self.view, self.step
+        who = self._reset_account()
+        if who is None:
+            return step.answer(
+                "I can send you a password reset link. What's the email address on your account? "
+                "The link always goes to the address we have on file."
+            )
+        sent = [t for t in v.tools if t.name == "send_password_reset" and t.ok]
+        if sent and not v.facts.emails[-1:] == [who]:
+            return step.answer(
+                f"I've already sent a reset link to {self._mask(sent[-1].output.get('email', ''))}; it's valid for 30 minutes. "
+                "Only the newest link works, so use the latest email."
+            )
+        if not self._reset_made({"customer": who}):
+            return self._reset(who)
+        return None
 
     def _reset_account(self) -> str | None:
         """Whose password a reset would be for: the account found, else the email they gave."""
@@ -258,6 +269,14 @@ class TechSkill(SkillBase):
                 # the personal details one); trouble signing in is answered by a sign-in article
                 # when the search found one at all.
                 top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
+            if top["id"] == RESET_ARTICLE and v.has_tool("send_password_reset") and acts.read_act(str(last.arguments.get("query", ""))).act == "request":
+                # The article found is the one whose step the reset tool carries out ("support can
+                # send the reset link"), and the customer asks for it to be done, not how to do it
+                # ("pls email me a link to set a new password", issue 38, held-7): the link is
+                # offered (or the email asked for), not the article's steps shown.
+                asked = self._reset_asked()
+                if asked is not None:
+                    return asked
             # A Markdown list: the TUI renders agent text as Markdown, so each step gets its own line.
             steps = "\n".join(f"{i}. {s}" for i, s in enumerate(top["steps"][:5], start=1))
             if steps and any(steps in m.text for m in v.agent_messages):
