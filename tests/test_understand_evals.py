@@ -139,11 +139,6 @@ KNOWN_MISSES = {
     # found by the restore article (the knowledge base abstains: "I don't know"):
     "understand 7 (held): no article: keyboard shortcuts",
     "understand 7 (held): notes deleted by a child on the tablet",
-    # A reset link asked later with the email given earlier is offered for that account and sent
-    # on the yes (tech-7b), but this conversation ends at the request, with no yes: the reset
-    # waits for the customer's yes (confirm = "customer"), so it never runs here (its
-    # tool_counts expects a send without a yes; the lead decides whether the expectation changes).
-    "understand 7 (held): email given with a sync problem, kept for the reset link",
     # A refund for a slow app (no duplicate, policy refuses) shown the charge without the why:
     "understand 7 (held): refused: slow app, non-native",
     # Plans and cancellation told in words the price list and the money skill do not read
