@@ -1,0 +1,55 @@
+"""Issue 38 (money-7b): a plan named by its place in the price list ("the middle plan", "the one
+in between", "the second cheapest") is offered and made on the yes; a request to stop paying is
+a cancellation request, offered; a list reference with its yes in one answer ("the second one,
+yes") is the yes to that item; a refund the policy refuses is said so, and why."""
+
+from __future__ import annotations
+
+from supportdesk.commands.evals import evaluate_conversations
+from supportdesk.models.offline import slots
+from tests.conftest import REPO
+
+MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
+
+
+async def _passes(turns: list[dict], counts: dict | None = None) -> None:
+    convo: dict = {"name": "money 7b", "turns": turns}
+    if counts is not None:
+        convo["expect"] = {"tool_counts": counts}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+def test_a_place_in_an_ordered_list_is_read_from_ordinals_and_ends():
+    assert slots.place_named("id like the middle plan") == slots.Place(0, "middle")
+    assert slots.place_named("the one in between") == slots.Place(0, "middle")
+    assert slots.place_named("the second cheapest plan") == slots.Place(2, "low")
+    assert slots.place_named("the 2nd most expensive one") == slots.Place(2, "high")
+    assert slots.place_named("third from the top") == slots.Place(3, "high")
+    assert slots.place_named("the cheapest plan") is None  # an end alone: the plan change's own reading
+    assert slots.place_named("first i want to know") is None
+    four = [1, 2, 3, 4]
+    assert slots.Place(2, "high").pick(four) == 3 and slots.Place(0, "middle").pick(four) is None
+    assert slots.Place(0, "middle").pick([1, 2, 3]) == 2 and slots.Place(5, "low").pick(four) is None
+
+
+def test_a_plan_is_found_in_the_price_list_by_its_place():
+    from supportdesk.models.offline.skills.money.plans import plan_in_catalogue
+
+    # Another catalogue than the demo's, listed out of price order: the place is read by price.
+    plans = [{"code": "crew", "name": "Crew", "monthly_price": 49.0, "annual_price": 490.0},
+             {"code": "basic", "name": "Basic", "monthly_price": 5.0, "annual_price": 50.0},
+             {"code": "plus", "name": "Plus", "monthly_price": 15.0, "annual_price": 150.0}]
+    assert plan_in_catalogue("the middle plan please", plans) == "plus"
+    assert plan_in_catalogue("the second most expensive tier", plans) == "plus"
+    assert plan_in_catalogue("the third cheapest one", plans) == "crew"
+    assert plan_in_catalogue("the middle plan please", plans[:2]) is None  # two plans: no middle
+
+
+async def test_a_plan_named_by_its_place_is_offered_then_made_on_the_yes():
+    # ben is on Team: "the one in between" is Pro, whatever plan the message also names.
+    await _passes([
+        {"customer": "the team plan is too much for us now, i want the one in between. ben.martin33@example.com",
+         "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1033", "plan": "pro"}}]}},
+    ], {"change_plan": 1})
