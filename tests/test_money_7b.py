@@ -53,3 +53,36 @@ async def test_a_plan_named_by_its_place_is_offered_then_made_on_the_yes():
          "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1033", "plan": "pro"}}]}},
     ], {"change_plan": 1})
+
+
+_LISTED_OFFER = (
+    "Here are those charges — March 5, 2026: $9.99, Acme Cloud Starter plan, March 2026; March 6, 2026: $9.99, "
+    "Acme Cloud Starter plan, March 2026 (duplicate). The charge on March 6, 2026 is a duplicate. Would you like me to refund it?"
+)
+
+
+def test_a_pointer_into_the_offers_own_list_with_a_yes_is_the_yes_to_that_item_only():
+    from supportdesk.engine.confirmation import read_answer
+
+    # The offer lists two days and asks about the second: its place in the list is the offer's.
+    assert read_answer("the second one, yes", _LISTED_OFFER) == "yes"
+    assert read_answer("yes the 2nd one", _LISTED_OFFER) == "yes"
+    assert read_answer("the last one yes", _LISTED_OFFER) == "yes"
+    # A pointer at the other listed item is no yes to this one, however it says yes.
+    assert read_answer("the first one, yes", _LISTED_OFFER) != "yes"
+    assert read_answer("1st one yes please", _LISTED_OFFER) != "yes"
+    assert read_answer("the second one", _LISTED_OFFER) != "yes"  # which one, not whether
+
+
+async def test_a_list_reference_and_its_yes_in_one_answer_refunds_that_charge_once():
+    await _passes([
+        {"customer": "i was billed twice in march?? sami.meyer18@example.com",
+         "expect": {"agent": "billing", "reply": ["$29.99"], "not_tools": MONEY}},
+        {"customer": "yes the second one", "expect": {
+            "tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9059", "amount": 29.99}}],
+            "reply_not": ["just to be sure"]}},
+    ], {"refund_charge": 1})
+    await _passes([
+        {"customer": "i was billed twice in march?? sami.meyer18@example.com", "expect": {"not_tools": MONEY}},
+        {"customer": "the first one, yes", "expect": {"not_tools": MONEY}},
+    ], {"refund_charge": 0})
