@@ -86,3 +86,23 @@ async def test_a_list_reference_and_its_yes_in_one_answer_refunds_that_charge_on
         {"customer": "i was billed twice in march?? sami.meyer18@example.com", "expect": {"not_tools": MONEY}},
         {"customer": "the first one, yes", "expect": {"not_tools": MONEY}},
     ], {"refund_charge": 0})
+
+
+def test_a_request_to_stop_paying_is_heard_as_a_cancellation_and_a_period_change_is_not():
+    from supportdesk.models.offline.skills.money.intents import MoneyIntents
+
+    for said in ("stop billing me.", "i'd like to stop paying for acme from now on.",
+                 "I no longer want to be charged for Acme every month, please stop it."):
+        assert MoneyIntents._intents_of(said) == {"cancel"}, said
+    # A billing period wanted, a problem told, a plan by its place: no cancellation heard.
+    assert "cancel" not in MoneyIntents._intents_of("I want to be charged every year, not every month")
+    assert "cancel" not in MoneyIntents._intents_of("I am not happy with speed of the app, please return me the money of february.")
+    assert MoneyIntents._intents_of("id like the middle plan please") == {"plan"}
+
+
+async def test_a_cancellation_in_other_words_is_offered_and_made_only_on_the_yes():
+    await _passes([
+        {"customer": "stop billing me. esther.kowalski30@example.com",
+         "expect": {"agent": "billing", "offers": ["cancel_subscription"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1030"}}]}},
+    ], {"cancel_subscription": 1, "refund_charge": 0})
