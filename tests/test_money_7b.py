@@ -106,3 +106,40 @@ async def test_a_cancellation_in_other_words_is_offered_and_made_only_on_the_yes
          "expect": {"agent": "billing", "offers": ["cancel_subscription"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1030"}}]}},
     ], {"cancel_subscription": 1, "refund_charge": 0})
+
+
+def test_a_choice_pointed_at_is_no_cancellation_nor_a_plan_unless_a_plan_is_named():
+    from supportdesk.models.offline.skills.money.intents import MoneyIntents
+
+    # The intent reader reads short "i want ..." requests as cancel; a pointer asks for what it points at.
+    for said in ("i want the second one", "id like the other one", "i want the 9.99 one"):
+        assert "cancel" not in MoneyIntents._intents_of(said), said
+    # "the second one" points into any list shown (here the charges): no plan change heard.
+    assert MoneyIntents._intents_of("you charged me twice in march, the second one on march 3 is a duplicate") == {"duplicate"}
+
+
+def test_money_back_asked_in_other_words_is_heard_clause_by_clause_and_a_question_is_not():
+    from supportdesk.models.offline.skills.money.intents import MoneyIntents
+
+    assert MoneyIntents._intents_of("I am not happy with speed of the app, please return me the money of february.") == {"refund"}
+    for said in ("what did i pay in february?", "how much was the february charge", "show me my charges from february"):
+        assert "refund" not in MoneyIntents._intents_of(said), said
+
+
+async def test_a_refund_the_policy_refuses_is_said_so_and_why_never_offered():
+    # farid's february charge is no duplicate: money back asked for in other words is refused, with why.
+    await _passes([
+        {"customer": "I am not happy with speed of the app, please return me the money of february. farid.patel5@example.com",
+         "expect": {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i refund"],
+                    "context_absent": ["pending_offer"], "not_tools": MONEY}},
+    ], {"refund_charge": 0})
+    # No charge named, and none of vera's fits a listed reason: refused, not "which one?".
+    await _passes([
+        {"customer": "i dont really use the app anymore, can i get a refund for my last payment? vera.reyes21@example.com",
+         "expect": {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["which of these would you like refunded"],
+                    "context_absent": ["pending_offer"], "not_tools": MONEY}},
+    ], {"refund_charge": 0})
+    # A duplicate among the charges: a refund could go through, so which one is asked (nothing refused).
+    await _passes([
+        {"customer": "can i get a refund please? sami.meyer18@example.com", "expect": {"reply_not": ["can't refund"], "not_tools": MONEY}},
+    ])

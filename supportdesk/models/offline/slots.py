@@ -363,6 +363,9 @@ class Place:
 
     rank: int
     end: str
+    # Counted in the order a list was shown ("the second one"), not by an end or a middle its
+    # words name: any list's pointer, so what list it points into is the reply's to say.
+    by_order: bool = False
 
     def pick(self, ordered: list) -> object | None:
         """The item at this place of `ordered` (listed from low to high); None when the place
@@ -386,5 +389,5 @@ def place_named(text: str) -> Place | None:
         return Place(0, "middle")
     m = _PLACE_IN_LIST.search(text)
     if m:
-        return Place(_ORDINALS[m.group("ord").lower()], "low")
+        return Place(_ORDINALS[m.group("ord").lower()], "low", by_order=True)
     return None

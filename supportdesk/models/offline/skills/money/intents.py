@@ -11,6 +11,7 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.models.offline.skills.money.plans import names_plan_by_place
 from supportdesk.readers import acts, gates
 
 # The intents whose action a question can be about rather than ask for (`acts.asks_about_rather_than_for`).
@@ -28,6 +29,27 @@ _NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
 LEARNED_DUPLICATE_CONFIDENCE = 0.95
 
 
+# How sure the learned intent reader must be that one clause asks for money back, told in words no
+# cue lists ("I am not happy with speed of the app, please return me the money of february": the
+# whole message reads cancel, its second clause refund 0.996). Its "refund" is where money
+# questions fall by default (above), so only a clause that asks nothing (no question), names the
+# charge (its month, an amount, a charge word) and passes the money gate counts.
+LEARNED_REFUND_CONFIDENCE = 0.98
+
+
+def heard_refund(text: str) -> bool:
+    """A clause of the message asks for a named charge's money back in words no cue lists."""
+    for clause in gates.clauses(text):
+        if asks.is_question(clause) or acts.asks_about_rather_than_for(clause):
+            continue
+        if not (cues.ABOUT_CHARGES.search(clause) or slot_extraction.months_named(clause) or slot_extraction.extract(clause).amounts):
+            continue
+        reading = acts.read_intent(clause)
+        if reading.act == "refund" and reading.confidence >= LEARNED_REFUND_CONFIDENCE and gates.reads_money(clause):
+            return True
+    return False
+
+
 def heard_duplicate(text: str) -> bool:
     """The learned intent reader hears a duplicate charge told in words no cue lists."""
     reading = acts.read_intent(text)
@@ -42,6 +64,10 @@ def heard_duplicate(text: str) -> bool:
 # surer than any period change of the tune halves ("we dont want to pay monthly anymore, yearly
 # please" 0.96, "I want to be charged every year, not every month" 0.84).
 LEARNED_CANCEL_OVER_PERIOD = 0.99
+# A choice pointed at ("i want the second one", "id like the other one", "the 9.99 one"): the intent
+# reader reads any short "i want ..." as cancel (0.85-0.95), but a pointer asks for the thing it
+# points at (what the reply resolves), never to end paying. A closed class of words, as ordinals are.
+_POINTS = re.compile(r"\b(?:one|ones|other|another|former|latter|either|neither|both)\b", re.I)
 
 
 def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
@@ -51,6 +77,8 @@ def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
     money gate (trained with what the billing tools say they do) reads money. Like any
     cancellation it is offered and waits for the customer's yes (cancel_subscription's
     confirm="customer")."""
+    if _POINTS.search(text) or slot_extraction.place_named(text):
+        return False  # "i want the second one", "id like the other one": a choice among things shown
     act = acts.read_act(text)
     if act.act != "request" or act.confidence < QUESTION_CONFIDENCE:
         return False
@@ -58,11 +86,6 @@ def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
     if intent.act != "cancel" or (over_period and intent.confidence < LEARNED_CANCEL_OVER_PERIOD):
         return False
     return gates.reads_money(text)
-
-
-# A plan spoken of without its name ("the middle plan", "the one in between"): with a place in
-# the price list named (slots.place_named), a plan is what is asked for.
-_PLAN_SPOKEN_OF = re.compile(r"\b(?:plans?|tiers?|ones?|packages?|options?|levels?)\b|\bin[- ]?between\b", re.I)
 
 
 # Requests of their own that a question's topic (./asks.py) does not replace.
@@ -123,7 +146,7 @@ class MoneyIntents(MoneyBase):
             found.discard("next_payment")
         if "next_payment" in found:
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
-        placed = bool(slot_extraction.place_named(t) and _PLAN_SPOKEN_OF.search(t))
+        placed = names_plan_by_place(t)
         if cues.plan_step(t) or (placed and not asks.is_question(t)):
             found.add("plan")  # "I'd like the cheapest plan", "the middle plan please" (asked about: its price)
         if not found and (
@@ -132,6 +155,8 @@ class MoneyIntents(MoneyBase):
             # A duplicate told in the customer's own words, about charges, the month they were
             # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
             found.add("duplicate")
+        if not found and heard_refund(t):
+            found.add("refund")  # "please return me the money of february": money back asked for
         if "payment" in found and "refund" in found:
             found.discard("payment")  # "refund to my card" is a refund
         if found & {"refund", "duplicate"}:

@@ -44,6 +44,20 @@ _WANTED = re.compile(
 )
 
 
+# A plan's own nouns, without "one": "the second one" points into whatever list was shown last.
+_PLAN_ITSELF = re.compile(r"\b(?:plans?|tiers?|packages?|levels?|subscriptions?)\b", re.I)
+
+
+def names_plan_by_place(text: str) -> bool:
+    """The words name a plan by its place in the price list: a middle or an end counted from
+    ("the middle plan", "the one in between", "the second cheapest one"), or an ordinal with a
+    plan's own noun ("the second plan"; "the second one" alone points into any list)."""
+    place = slot_extraction.place_named(text)
+    if place is None:
+        return False
+    return bool(_PLAN_ITSELF.search(text)) or (not place.by_order and bool(_PLAN_NOUN.search(text) or place.end == "middle"))
+
+
 def plan_in_catalogue(text: str, plans: list[dict[str, Any]]) -> str | None:
     """The one plan of the price list `plans` the words name by what it is rather than by its
     name as the rules know it: the catalogue's own name in another form ("the big plan for
@@ -95,7 +109,7 @@ class MoneyPlans(MoneyBase):
         wanted = _WANTED.search(text)
         # A plan named by its place in the price list ("the team plan is too much, i want the
         # one in between"): the place is the plan wanted, whatever plan the words also name.
-        placed = slot_extraction.place_named(text) is not None and bool(_HAVE.search(text) and _PLAN_NOUN.search(text))
+        placed = names_plan_by_place(text) and bool(_HAVE.search(text))
         if plan is not None and not placed:
             if "plan" in asked or not cues.AT_RENEWAL.search(text):
                 return None
