@@ -72,6 +72,7 @@ def test_a_pointer_into_the_offers_own_list_with_a_yes_is_the_yes_to_that_item_o
     assert read_answer("the first one, yes", _LISTED_OFFER) != "yes"
     assert read_answer("1st one yes please", _LISTED_OFFER) != "yes"
     assert read_answer("the second one", _LISTED_OFFER) != "yes"  # which one, not whether
+    assert read_answer("yes, the one on the third", _LISTED_OFFER.replace("6,", "3,")) == "yes"  # a day, no pointer
 
 
 async def test_a_list_reference_and_its_yes_in_one_answer_refunds_that_charge_once():
@@ -111,8 +112,8 @@ async def test_a_cancellation_in_other_words_is_offered_and_made_only_on_the_yes
 def test_a_choice_pointed_at_is_no_cancellation_nor_a_plan_unless_a_plan_is_named():
     from supportdesk.models.offline.skills.money.intents import MoneyIntents
 
-    # The intent reader reads short "i want ..." requests as cancel; a pointer asks for what it points at.
-    for said in ("i want the second one", "id like the other one", "i want the 9.99 one"):
+    # The intent reader reads short "i want ..." requests as cancel: no verb of ending, no cancellation.
+    for said in ("i want the second one", "id like the other one", "Starter please", "oops wrong account, i meant marco@example.com"):
         assert "cancel" not in MoneyIntents._intents_of(said), said
     # "the second one" points into any list shown (here the charges): no plan change heard.
     assert MoneyIntents._intents_of("you charged me twice in march, the second one on march 3 is a duplicate") == {"duplicate"}

@@ -372,18 +372,24 @@ def _pointed(said: str, offer: str) -> str:
     listed, asked = _listed_and_asked(offer)
     if asked is None:
         return said
+    # The offered item pointed at is the offer's yes only beside a word of assent ("the second
+    # one, yes"); without one ("refund the second one") the reply is read as before.
+    assents = {m.group(0) for m in _ASSENT_RE.finditer(said)} - {"please"}
 
     def placed(m: re.Match[str]) -> str:
         rank = _RANKS[m.group("rank")]
         at = rank - 1 if rank > 0 else len(listed) + rank
-        return "that one" if 0 <= at < len(listed) and listed[at] == asked else "another one"
+        if 0 <= at < len(listed) and listed[at] == asked:
+            return "that one" if assents else m.group(0)
+        return "another one"
 
     return _LIST_POINTER.sub(placed, said)
 
 
-# A pointer into a list by its place ("the second one", "2nd charge", "the last one").
+# A pointer into a list by its place, with the thing pointed at ("the second one", "2nd charge",
+# "the last one"); "on the third" is a day of the month, no pointer.
 _RANKS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1}
-_LIST_POINTER = re.compile(rf"\b(?:the )?(?P<rank>{'|'.join(_RANKS)})(?: {_THING})?\b")
+_LIST_POINTER = re.compile(rf"\b(?:the )?(?P<rank>{'|'.join(_RANKS)}) {_THING}\b")
 
 
 def _listed_and_asked(offer: str) -> tuple[list[tuple[int, int]], tuple[int, int] | None]:

@@ -64,10 +64,12 @@ def heard_duplicate(text: str) -> bool:
 # surer than any period change of the tune halves ("we dont want to pay monthly anymore, yearly
 # please" 0.96, "I want to be charged every year, not every month" 0.84).
 LEARNED_CANCEL_OVER_PERIOD = 0.99
-# A choice pointed at ("i want the second one", "id like the other one", "the 9.99 one"): the intent
-# reader reads any short "i want ..." as cancel (0.85-0.95), but a pointer asks for the thing it
-# points at (what the reply resolves), never to end paying. A closed class of words, as ordinals are.
-_POINTS = re.compile(r"\b(?:one|ones|other|another|former|latter|either|neither|both)\b", re.I)
+# What cancel_subscription does, as its description says ("no further renewals"): paying comes
+# to an end. A request to end paying says so with a verb of ending, a closed class of words as
+# ordinals are ("stop billing me", "I no longer want to be charged", "end my subscription"); the
+# intent reader alone reads any short "i want ..." as cancel ("Starter please" 0.84, "i want the
+# second one" 0.85), so it is not enough without one.
+_ENDING = re.compile(r"\b(?:stop|quit|cease|discontinue|terminate|end)\b(?!\s+of\b)|\bno longer\b", re.I)
 
 
 def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
@@ -77,8 +79,8 @@ def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
     money gate (trained with what the billing tools say they do) reads money. Like any
     cancellation it is offered and waits for the customer's yes (cancel_subscription's
     confirm="customer")."""
-    if _POINTS.search(text) or slot_extraction.place_named(text):
-        return False  # "i want the second one", "id like the other one": a choice among things shown
+    if not _ENDING.search(text):
+        return False
     act = acts.read_act(text)
     if act.act != "request" or act.confidence < QUESTION_CONFIDENCE:
         return False
