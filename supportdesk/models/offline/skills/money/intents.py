@@ -40,9 +40,10 @@ LEARNED_REFUND_CONFIDENCE = 0.98
 def heard_refund(text: str) -> bool:
     """A clause of the message asks for a named charge's money back in words no cue lists."""
     for clause in gates.clauses(text):
-        if asks.is_question(clause) or acts.asks_about_rather_than_for(clause):
-            continue
+        # (The rules first: they are cheap, and most clauses name no charge.)
         if not (cues.ABOUT_CHARGES.search(clause) or slot_extraction.months_named(clause) or slot_extraction.extract(clause).amounts):
+            continue
+        if asks.is_question(clause) or acts.asks_about_rather_than_for(clause):
             continue
         reading = acts.read_intent(clause)
         if reading.act == "refund" and reading.confidence >= LEARNED_REFUND_CONFIDENCE and gates.reads_money(clause):
@@ -59,8 +60,9 @@ def heard_duplicate(text: str) -> bool:
 # How sure the learned intent reader must be that a request (the act reader's reading) asks to
 # end the subscription, when the cues heard nothing ("i'd like to stop paying for acme from now
 # on" reads cancel 0.65 against refund 0.35; "stop billing me" 0.95): its top reading is enough,
-# what it is heard as is offered, never done without a yes. Where a cue heard only a billing period ("I no longer want
-# to be charged every month, please stop it": 0.9998), the reading replaces the cue's only when
+# what it is heard as is offered, never done without a yes. Where a cue heard only a billing
+# period ("I no longer want to be charged every month, please stop it": 0.9998), the reading
+# replaces the cue's only when
 # surer than any period change of the tune halves ("we dont want to pay monthly anymore, yearly
 # please" 0.96, "I want to be charged every year, not every month" 0.84).
 LEARNED_CANCEL_OVER_PERIOD = 0.99
