@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -139,14 +139,9 @@ KNOWN_MISSES = {
     # found by the restore article (the knowledge base abstains: "I don't know"):
     "understand 7 (held): no article: keyboard shortcuts",
     "understand 7 (held): notes deleted by a child on the tablet",
-    # A refund for a slow app (no duplicate, policy refuses) shown the charge without the why:
-    "understand 7 (held): refused: slow app, non-native",
-    # Plans and cancellation told in words the price list and the money skill do not read
-    # ("the middle plan", "stop paying from now on"): no offer, so the yes does nothing:
-    "understand 7 (held): the middle plan in words, 'yes'",
-    "understand 7 (held): stop paying from now on, 'yes that's right'",
-    # A list reference with its yes in one answer ("the second one, yes") asked again:
-    "understand 7 (held): two 9.99s, 'the second one, yes'",
+    # (Passing since round 7b: a refused refund said why, plans by their place and cancellation
+    # in other words, a list reference with its yes (money-7b); a reset link asked for, and the
+    # account's email kept for it (tech-7b).)
     # "what card do you have on file" not placed with billing; triage asks which team:
     "understand 7 (held): which card is on file, a question",
     # Config desk: a denial in capitals and a stolen laptop with "log me out everywhere" go to

@@ -363,11 +363,45 @@ _THING = "(?:one|charge|payment|card|plan|option)"
 
 
 def _pointed(said: str, offer: str) -> str:
-    """`said` with a pointer that names what the offer itself names put as "that one"."""
+    """`said` with a pointer that names what the offer itself names put as "that one"; a
+    pointer at another item the offer lists ("the first one, yes" when it asks about the second)
+    put as "another one" (no yes to the offered item)."""
     for word in _ORDINALS:
         if offer and re.search(rf"\b{word}\b", offer):
             said = re.sub(rf"\b(?:the {word}(?: {_THING})?|{word} {_THING})\b", "that one", said)
-    return said
+    listed, asked = _listed_and_asked(offer)
+    if asked is None:
+        return said
+    # The offered item pointed at is the offer's yes only beside a word of assent ("the second
+    # one, yes"); without one ("refund the second one") the reply is read as before.
+    assents = {m.group(0) for m in _ASSENT_RE.finditer(said)} - {"please"}
+
+    def placed(m: re.Match[str]) -> str:
+        rank = _RANKS[m.group("rank")]
+        at = rank - 1 if rank > 0 else len(listed) + rank
+        if 0 <= at < len(listed) and listed[at] == asked:
+            return "that one" if assents else m.group(0)
+        return "another one"
+
+    return _LIST_POINTER.sub(placed, said)
+
+
+# A pointer into a list by its place, with the thing pointed at ("the second one", "2nd charge",
+# "the last one"); "on the third" is a day of the month, no pointer.
+_RANKS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1}
+_LIST_POINTER = re.compile(rf"\b(?:the )?(?P<rank>{'|'.join(_RANKS)}) {_THING}\b")
+
+
+def _listed_and_asked(offer: str) -> tuple[list[tuple[int, int]], tuple[int, int] | None]:
+    """The days an offer's own text lists, in its order, and the one its question is about: the
+    last day it names, named again after the list ("March 5: ...; March 6: ... The charge on
+    March 6 is a duplicate. Would you like me to refund it?"). None for the second when the text
+    lists fewer than two days or names none again: a pointer then points at nothing of the offer."""
+    named = [(_MONTHS.index((m1 or m2)[:3]) + 1, int(d1 or d2)) for m1, d1, d2, m2 in _MONTH_DAY.findall(offer)]
+    listed = list(dict.fromkeys(named))
+    if len(listed) < 2 or named.count(named[-1]) < 2:
+        return listed, None
+    return listed, named[-1]
 
 
 # --- the learned reader --------------------------------------------------------------------------

@@ -340,3 +340,54 @@ def without_dates(text: str) -> str:
     for pattern in (_ISO_DATE, _SLASH_DATE, _MONTH_DAY, _DAY_MONTH):
         text = pattern.sub(" ", text)
     return text
+
+
+# A place in an ordered list, named instead of the item (issue 38): "the middle plan", "the one in
+# between", "the second cheapest", "2nd most expensive", "the second one from the top". Ordinals
+# and the two ends of an order are a closed set of words, like months: a rule reads them; which
+# item sits at the place is read from the list itself (the price list's prices, say).
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_ORDINAL = r"(?P<ord>first|1st|second|2nd|third|3rd|fourth|4th)"
+_LOW_END = r"cheapest|lowest|smallest|least expensive|most basic|bottom"
+_HIGH_END = r"most expensive|priciest|highest|biggest|largest|top"
+_END = rf"(?:(?P<low>{_LOW_END})|(?P<high>{_HIGH_END}))"
+_PLACE_MIDDLE = re.compile(r"\b(?:middle|mid(?:[- ]?(?:priced|price|range|level|tier|size|sized))?|in[- ]?between|intermediate)\b", re.I)
+_PLACE_FROM_END = re.compile(rf"\b{_ORDINAL}[- ](?:{_END}|(?:one|plan|tier|option)?\s*from the (?P<end>top|bottom))\b", re.I)
+_PLACE_IN_LIST = re.compile(rf"\b{_ORDINAL}\s+(?:one|plan|tier|option|package|level)s?\b", re.I)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where in an ordered list: `rank` counted from `end` ("low": the cheapest or the first
+    listed; "high": the dearest; "middle": the one between the others)."""
+
+    rank: int
+    end: str
+    # Counted in the order a list was shown ("the second one"), not by an end or a middle its
+    # words name: any list's pointer, so what list it points into is the reply's to say.
+    by_order: bool = False
+
+    def pick(self, ordered: list) -> object | None:
+        """The item at this place of `ordered` (listed from low to high); None when the place
+        is not in it, or the list has no one middle."""
+        if self.end == "middle":
+            return ordered[len(ordered) // 2] if len(ordered) % 2 == 1 and len(ordered) > 1 else None
+        if not 1 <= self.rank <= len(ordered):
+            return None
+        return ordered[self.rank - 1] if self.end == "low" else ordered[-self.rank]
+
+
+def place_named(text: str) -> Place | None:
+    """The place in an ordered list the words name instead of an item ("the middle plan", "the
+    second cheapest", "2nd from the top"); None when they name none. An end alone ("the
+    cheapest") is no place here: the plan change reads it against the customer's own plan."""
+    m = _PLACE_FROM_END.search(text)
+    if m:
+        high = bool(m.group("high")) or (m.group("end") or "").lower() == "top"
+        return Place(_ORDINALS[m.group("ord").lower()], "high" if high else "low")
+    if _PLACE_MIDDLE.search(text):
+        return Place(0, "middle")
+    m = _PLACE_IN_LIST.search(text)
+    if m:
+        return Place(_ORDINALS[m.group("ord").lower()], "low", by_order=True)
+    return None

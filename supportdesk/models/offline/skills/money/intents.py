@@ -11,7 +11,8 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
-from supportdesk.readers import acts
+from supportdesk.models.offline.skills.money.plans import names_plan_by_place
+from supportdesk.readers import acts, gates
 
 # The intents whose action a question can be about rather than ask for (`acts.asks_about_rather_than_for`).
 ACTION_INTENTS = {"cancel", "refund", "plan", "payment"}
@@ -28,10 +29,67 @@ _NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
 LEARNED_DUPLICATE_CONFIDENCE = 0.95
 
 
+# How sure the learned intent reader must be that one clause asks for money back, told in words no
+# cue lists ("I am not happy with speed of the app, please return me the money of february": the
+# whole message reads cancel, its second clause refund 0.996). Its "refund" is where money
+# questions fall by default (above), so only a clause that asks nothing (no question), names the
+# charge (its month, an amount, a charge word) and passes the money gate counts.
+LEARNED_REFUND_CONFIDENCE = 0.98
+
+
+def heard_refund(text: str) -> bool:
+    """A clause of the message asks for a named charge's money back in words no cue lists."""
+    for clause in gates.clauses(text):
+        # (The rules first: they are cheap, and most clauses name no charge.)
+        if not (cues.ABOUT_CHARGES.search(clause) or slot_extraction.months_named(clause) or slot_extraction.extract(clause).amounts):
+            continue
+        if asks.is_question(clause) or acts.asks_about_rather_than_for(clause):
+            continue
+        reading = acts.read_intent(clause)
+        if reading.act == "refund" and reading.confidence >= LEARNED_REFUND_CONFIDENCE and gates.reads_money(clause):
+            return True
+    return False
+
+
 def heard_duplicate(text: str) -> bool:
     """The learned intent reader hears a duplicate charge told in words no cue lists."""
     reading = acts.read_intent(text)
     return reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE
+
+
+# How sure the learned intent reader must be that a request (the act reader's reading) asks to
+# end the subscription, when the cues heard nothing ("i'd like to stop paying for acme from now
+# on" reads cancel 0.65 against refund 0.35; "stop billing me" 0.95): its top reading is enough,
+# what it is heard as is offered, never done without a yes. Where a cue heard only a billing
+# period ("I no longer want to be charged every month, please stop it": 0.9998), the reading
+# replaces the cue's only when
+# surer than any period change of the tune halves ("we dont want to pay monthly anymore, yearly
+# please" 0.96, "I want to be charged every year, not every month" 0.84).
+LEARNED_CANCEL_OVER_PERIOD = 0.99
+# What cancel_subscription does, as its description says ("no further renewals"): paying comes
+# to an end. A request to end paying says so with a verb of ending, a closed class of words as
+# ordinals are ("stop billing me", "I no longer want to be charged", "end my subscription"); the
+# intent reader alone reads any short "i want ..." as cancel ("Starter please" 0.84, "i want the
+# second one" 0.85), so it is not enough without one.
+_ENDING = re.compile(r"\b(?:stop|quit|cease|discontinue|terminate|end)\b(?!\s+of\b)|\bno longer\b", re.I)
+
+
+def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
+    """A request to stop paying told in words no cue lists ("stop billing me", "end my
+    subscription", "i'd like to stop paying for acme from now on"): the act reader reads a request,
+    the intent reader (Banking77's train split and the desk's examples) reads cancel, and the
+    money gate (trained with what the billing tools say they do) reads money. Like any
+    cancellation it is offered and waits for the customer's yes (cancel_subscription's
+    confirm="customer")."""
+    if not _ENDING.search(text):
+        return False
+    act = acts.read_act(text)
+    if act.act != "request" or act.confidence < QUESTION_CONFIDENCE:
+        return False
+    intent = acts.read_intent(text)
+    if intent.act != "cancel" or (over_period and intent.confidence < LEARNED_CANCEL_OVER_PERIOD):
+        return False
+    return gates.reads_money(text)
 
 
 # Requests of their own that a question's topic (./asks.py) does not replace.
@@ -92,14 +150,17 @@ class MoneyIntents(MoneyBase):
             found.discard("next_payment")
         if "next_payment" in found:
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
-        if cues.plan_step(t):
-            found.add("plan")  # "I'd like the cheapest plan"
+        placed = names_plan_by_place(t)
+        if cues.plan_step(t) or (placed and not asks.is_question(t)):
+            found.add("plan")  # "I'd like the cheapest plan", "the middle plan please" (asked about: its price)
         if not found and (
             cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
         ) and heard_duplicate(t):
             # A duplicate told in the customer's own words, about charges, the month they were
             # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
             found.add("duplicate")
+        if not found and heard_refund(t):
+            found.add("refund")  # "please return me the money of february": money back asked for
         if "payment" in found and "refund" in found:
             found.discard("payment")  # "refund to my card" is a refund
         if found & {"refund", "duplicate"}:
@@ -121,6 +182,13 @@ class MoneyIntents(MoneyBase):
         if "plan" in found:
             found.discard("pricing")  # "how much would the Team plan cost if I switch"
             found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
+        plan_named, period_named = cues.plan_request(t)
+        period_only = found == {"plan"} and plan_named is None and period_named is not None
+        period_only = period_only and not cues.plan_step(t) and not placed
+        if (not found or period_only) and heard_cancel_request(t, over_period=period_only):
+            # "stop billing me", "I no longer want to be charged every month, please stop it": a
+            # request to end paying is a cancellation request (offered, done on the yes).
+            found = {"cancel"}
         if not found & (ACTION_INTENTS | _NAMED_REQUESTS):
             # No request heard: what the question is about answers it (./asks.py). The renewal
             # asked about ("does our yearly plan renew this year or next, and for how much?") is

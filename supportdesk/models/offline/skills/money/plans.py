@@ -44,11 +44,31 @@ _WANTED = re.compile(
 )
 
 
+# A plan's own nouns, without "one": "the second one" points into whatever list was shown last.
+_PLAN_ITSELF = re.compile(r"\b(?:plans?|tiers?|packages?|levels?|subscriptions?)\b", re.I)
+
+
+def names_plan_by_place(text: str) -> bool:
+    """The words name a plan by its place in the price list: a middle or an end counted from
+    ("the middle plan", "the one in between", "the second cheapest one"), or an ordinal with a
+    plan's own noun ("the second plan"; "the second one" alone points into any list)."""
+    place = slot_extraction.place_named(text)
+    if place is None:
+        return False
+    return bool(_PLAN_ITSELF.search(text)) or (not place.by_order and bool(_PLAN_NOUN.search(text) or place.end == "middle"))
+
+
 def plan_in_catalogue(text: str, plans: list[dict[str, Any]]) -> str | None:
     """The one plan of the price list `plans` the words name by what it is rather than by its
     name as the rules know it: the catalogue's own name in another form ("the big plan for
     teams", "the pro one"), or its monthly or annual price ("the 9.99 one", "the one that costs
-    29.99 a month"). None when no plan, or more than one, fits."""
+    29.99 a month"), or its place in the price list's order of prices ("the middle plan", "the
+    one in between", "the second cheapest": slots.place_named). None when no plan, or more than
+    one, fits."""
+    place = slot_extraction.place_named(text)
+    if place is not None:
+        picked = place.pick(sorted(plans, key=lambda p: float(p["monthly_price"])))
+        return str(picked["code"]) if isinstance(picked, dict) else None
     words = [w.lower() for w in re.findall(r"[A-Za-z]+(?:'s)?", text)]
     stems = {re.sub(r"(?:'s|s)$", "", w) for i, w in enumerate(words) if i == 0 or words[i - 1] not in ("my", "our", "whole")}
     # A price said bare is a price here ("the 9.99 one"): the words are about plans.
@@ -87,14 +107,17 @@ class MoneyPlans(MoneyBase):
             return None  # asked about ("can I"... is asking for it: the desk's convention)
         plan, _period = cues.plan_request(text)
         wanted = _WANTED.search(text)
-        if plan is not None:
+        # A plan named by its place in the price list ("the team plan is too much, i want the
+        # one in between"): the place is the plan wanted, whatever plan the words also name.
+        placed = names_plan_by_place(text) and bool(_HAVE.search(text))
+        if plan is not None and not placed:
             if "plan" in asked or not cues.AT_RENEWAL.search(text):
                 return None
             plan = wanted.group(1).lower() if wanted else plan  # "we want pro, team is too much"
         else:
             if not _HAVE.search(text) or not (_PLAN_NOUN.search(text) or _PRICE.search(text)):
                 return None
-            if cues.PLAN_NAME.search(text):
+            if cues.PLAN_NAME.search(text) and not placed:
                 return None  # a plan named as the rules know it ("I'm on team, down one plan"): theirs
             if cues.CHARGE_TROUBLE.search(text) or slot_extraction.extract_dates(text) or slot_extraction.months_named(text):
                 return None  # "you took 9.99 on march 18, i want it back": a charge's amount, no plan

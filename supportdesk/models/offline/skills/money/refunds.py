@@ -218,6 +218,9 @@ class MoneyRefunds(MoneyBase):
                     "I've checked your account and I don't see a duplicate charge. " + self._charges_summary(charges)
                     + " Which charge looks wrong to you?"
                 )
+            refused = self._refused_for_every_charge(customer_id, charges)
+            if refused is not None:
+                return refused
             return step.answer(
                 self._charges_summary(charges) + " Which of these would you like refunded, and why?"
             )
@@ -294,6 +297,32 @@ class MoneyRefunds(MoneyBase):
         amount = round(min(requested[-1] if requested and not is_dup else target["refundable"], target["refundable"]), 2)
         return self._refund_call(offered | {"amount": amount})
 
+    def _refused_for_every_charge(self, customer_id: str, charges: list[dict[str, Any]]):
+        """A refund asked for with no charge named ("can i get a refund for my last payment? i
+        dont use the app anymore"), when no charge of the account fits a reason the policy lists
+        (none a duplicate, the account not cancelled, no ticket): whichever they meant, the refund
+        would be refused, so that is said, and why, with the charges; never "which one?" as if
+        one could go through (issue 38). None when one could, or a reason was told."""
+        v = self.view
+        reasons = v.tool_limits("refund_charge").reasons
+        taken = [c for c in charges if c["refundable"] > 0 and c.get("status") != "failed"]
+        if not reasons or not taken or v.context.get("refund_reason"):
+            return None
+        read, _record = self._read_account(customer_id)
+        if read is not None:
+            return read  # whether the account is cancelled (a reason that fits) is read first
+        if any(self._refund_reason(c) in reasons for c in taken):
+            return None
+        return self.step.answer(
+            f"I'm sorry, I can't refund these: our policy allows refunds only for a {self._reasons_listed()}, and your "
+            "account doesn't show any of its charges as one of those. " + self._charges_summary(charges)
+            + " If you think one of them is, tell me what happened; or I can ask a member of our staff to review it."
+        )
+
+    def _reasons_listed(self) -> str:
+        reasons = list(self.view.tool_limits("refund_charge").reasons or ())
+        return ", ".join(reasons[:-1]) + f" or {reasons[-1]}" if len(reasons) > 1 else "".join(reasons) or "no reason at all"
+
     def _refund_refused(self, target: dict[str, Any], label: str, when: str, dups: list[dict[str, Any]]) -> str:
         if target.get("status") == "disputed":
             # Already disputed with the bank (held-4): that, not the list of reasons, is why.
@@ -302,8 +331,7 @@ class MoneyRefunds(MoneyBase):
                 "your bank, and while a dispute is open the bank decides it, so a refund from us as well would pay it back "
                 "twice. If you withdraw the dispute, I can look at it again; or I can ask a member of our staff to review it."
             )
-        reasons = list(self.view.tool_limits("refund_charge").reasons or ())
-        listed = ", ".join(reasons[:-1]) + f" or {reasons[-1]}" if len(reasons) > 1 else "".join(reasons) or "no reason at all"
+        listed = self._reasons_listed()
         other = next((d for d in dups if d["id"] != target["id"] and d.get("refundable", 0) > 0), None)
         also = (
             f" The charge of {money(other['amount'])} on {nice_date(other['charged_on'])} is a duplicate, though: I can refund that one if you'd like."
