@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from supportdesk.engine.protocol import ToolSpec
 from supportdesk.models.offline.router import content_words
 from supportdesk.models.offline.view import ON_OUR_SIDE
+from supportdesk.readers import acts
 from supportdesk.text import clip_words
 
 if TYPE_CHECKING:
@@ -66,6 +67,9 @@ class Generic:
         reported = self._report()
         if reported is not None:
             return reported
+        person = self._person_asked_for(text)
+        if person is not None:
+            return self.step.call(person.name, {"reason": text[:300]})
         tools = self.tools()
         if not tools:
             return self.step.answer(
@@ -84,6 +88,30 @@ class Generic:
         if v.made_with(tool.name, args):
             return self.step.answer("That's already done (see above). Is there anything else I can help with?")
         return self.step.call(tool.name, args)
+
+    def _person_asked_for(self, text: str) -> ToolSpec | None:
+        """The agent's tool for bringing in a person, when a clause of the message asks for what
+        that tool brings ("i need a person now, someone is inside my account"): read by the act
+        reader as a request, in words of the tool's own name, description and defaults (issue 38:
+        a config-only agent uses its tools by their descriptions). Once a turn."""
+        v = self.view
+        aside = [t for t in v.request.tools if t.name in _ASIDE]
+        if not aside or v.calls(aside[0].name, this_turn=True):
+            return None
+        tool = aside[0]
+        for clause in acts.clauses(text):
+            if acts.read_act(clause).act == "request" and _words(" ".join(content_words(clause))) & self._brings(tool):
+                return tool
+        return None
+
+    def _brings(self, tool: ToolSpec) -> set[str]:
+        """What a tool brings, in its own words: its name, description and parameters' defaults
+        without the verb each opens with ("request", "ask", "customer asked for"), filler, and
+        the words of the agent's own job (a security agent's "account" is no call for a person)."""
+        defaults = " ".join(str(f.default) for f in tool.args_model.model_fields.values() if isinstance(f.default, str))
+        verbs = {tool.name.split("_")[0][:5], *(_words(tool.description.split()[0]) if tool.description.split() else set())}
+        said = _words(f"{tool.name} {tool.description} {defaults}") - _FILLER - _words(self.view.agent.description)
+        return {w for w in said if not any(w.startswith(verb[:3]) for verb in verbs)} - _words(defaults.split()[0] if defaults else "")
 
     @staticmethod
     def _offer_line(tool: ToolSpec) -> str:
