@@ -160,7 +160,7 @@ KNOWN_MISSES = {
     # password to something longer" as a fix ("usually fixes"), not a question it answers:
     "understand 7 config (held): customer id first, stolen laptop, sign out everything",
     "understand 7 config (held): negation: nobody hacked me, longer password",
-    # route-7b (card questions; before: tune 3/6, held 1/5 (its fifth added after the change, a miss both before and after); config: tune 2/8, held 2/6). What
+    # route-7b (card questions; before: tune 3/6, held 1/5 (its fifth added after the change, a miss both before and after); config: tune 2/8, held 2/6; after: tune 4/6, held 1/5; config tune 6/8, held 3/6; held-7 41/50 -> 42/50, held-7-config 10/14 -> 12/14). What
     # still misses: the money skill, reached, reads "which card" only in the shapes of
     # cues.CARD_ON_FILE_QUESTION and answers with the recent charges or its capabilities; "card
     # on record?" is two words the router leans only mildly on (billing 0.59), so triage asks.

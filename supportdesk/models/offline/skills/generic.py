@@ -92,7 +92,7 @@ class Generic:
     def _person_asked_for(self, text: str) -> ToolSpec | None:
         """The agent's tool for bringing in a person, when a clause of the message asks for what
         that tool brings ("i need a person now, someone is inside my account"): read by the act
-        reader as a request, in words of the tool's own name, description and defaults (issue 38:
+        reader as a request, in the words of the tool's own name and defaults (issue 38:
         a config-only agent uses its tools by their descriptions). Once a turn."""
         v = self.view
         aside = [t for t in v.request.tools if t.name in _ASIDE]
@@ -105,13 +105,15 @@ class Generic:
         return None
 
     def _brings(self, tool: ToolSpec) -> set[str]:
-        """What a tool brings, in its own words: its name, description and parameters' defaults
-        without the verb each opens with ("request", "ask", "customer asked for"), filler, and
-        the words of the agent's own job (a security agent's "account" is no call for a person)."""
+        """Whom a tool brings, in its own words: its name and its parameters' defaults
+        ("request_human", "customer asked for a person") without the verb each opens with, the
+        words of asking, filler, and the words of the agent's own job (a security agent's
+        "account" is no call for a person). Not its description's "member ... join the
+        conversation": "add a team member" or "join the team plan" asks for no person."""
         defaults = " ".join(str(f.default) for f in tool.args_model.model_fields.values() if isinstance(f.default, str))
-        verbs = {tool.name.split("_")[0][:5], *(_words(tool.description.split()[0]) if tool.description.split() else set())}
-        said = _words(f"{tool.name} {tool.description} {defaults}") - _FILLER - _words(self.view.agent.description)
-        return {w for w in said if not any(w.startswith(verb[:3]) for verb in verbs)} - _words(defaults.split()[0] if defaults else "")
+        opening = {tool.name.split("_")[0], *(defaults.split()[:1])}
+        said = _words(f"{tool.name} {defaults}") - _FILLER - _words(self.view.agent.description) - _words(" ".join(opening))
+        return {w for w in said if not w.startswith(("ask", "req"))}
 
     @staticmethod
     def _offer_line(tool: ToolSpec) -> str:
