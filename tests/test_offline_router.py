@@ -359,3 +359,50 @@ def test_a_question_sentence_of_its_own_is_a_matter_wherever_it_leans(router):
     assert [r.agent for r, _ in triage.issues(text, router)] == ["billing", "technical"]
     # the same clause told, not asked, must still be placed surely to be a matter of its own
     assert triage.issues("how much is the team plan per month, and my accountant has a workspace", router) == []
+
+
+# --- route-7b: denials read for what they deny (issue 38) -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def config_router():
+    cfg = load_desk(REPO / "evals" / "config-agent.toml")
+    return Router([cfg.agents[n] for n in ("billing", "technical", "security")], use_disk_cache=False)
+
+
+@pytest.mark.parametrize("text, denied", [
+    ("nobody hacked me, i just want to change my password", "not_hacked_c"),
+    ("no one broke into anything, i only want a new password", "not_hacked_c"),
+    ("i wasnt hacked or anything i just forgot my password", "not_hacked_c"),
+])
+def test_a_denied_matter_votes_as_its_denial(text, denied):
+    feats = clf.message_features(text)
+    assert denied in feats and "hacked_c" not in feats
+    assert "password_c" in feats  # what follows the denial's clause still votes
+
+
+@pytest.mark.parametrize("text", [
+    "make sure nobody else can get into my account",  # a wish, no denial
+    "i can not log in",  # inability, not a denial
+    "the sync did not work",  # not the customer's own doing
+])
+def test_what_is_no_denial_keeps_its_words(text):
+    feats = clf.message_features(text)
+    assert not any(f.startswith("not_") for f in feats)
+
+
+@pytest.mark.parametrize("text, disowns", [
+    ("i did NOT sign in from brazil last night", True),
+    ("there is a laptop in my sessions that isnt mine", True),
+    ("a number i dont know", True),
+    ("i never received the reset email", False),  # receiving is no doing of the customer's
+    ("i do not know what this charge is", False),  # a question about a charge
+])
+def test_a_disowning_votes_as_someone(text, disowns):
+    assert ("someone_c" in clf.message_features(text)) is disowns
+    assert "someone_c" not in clf.features(text)  # examples are trained on their own words
+
+
+def test_a_disowned_sign_in_and_a_denied_hack_route_by_what_they_mean(config_router):
+    assert config_router.route("i did NOT sign in from brazil last night but the email says i did").agent == "security"
+    assert config_router.route("nobody hacked me, i just want to change my password to something longer").agent == "technical"

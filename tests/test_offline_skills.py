@@ -418,3 +418,48 @@ async def test_a_duplicate_told_in_a_long_message_is_offered_not_asked_which():
         ("hi, charged me 129.99 on march 24 and then again on march 25, that 2nd one is wrong. maya.farouk12@example.com",
          {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": ACTIONS}),
     )
+
+
+# --- route-7b (issue 38) ----------------------------------------------------------------------
+
+_CONFIG_DESK = str(REPO / "evals" / "config-agent.toml")
+_NO_MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method", "send_password_reset"]
+
+
+async def test_a_config_only_agent_calls_its_tool_for_a_person_asked_for_beside_the_matter():
+    """"i need a person now" is no phrase cues.HUMAN knows; the security agent reached with it
+    calls request_human because a clause requests what that tool's own words say it brings."""
+    convo = {"name": "a person beside a hack", "turns": [
+        {"customer": "i need a person now, someone is inside my account changing my files",
+         "expect": {"tools": [{"name": "request_human"}], "notices": ["human_requested"], "not_tools": _NO_MONEY}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=_CONFIG_DESK)
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_person_is_not_called_for_a_matter_told_without_asking_for_one():
+    convo = {"name": "a hack, no person asked", "turns": [
+        {"customer": "someone is inside my account changing my files", "expect": {"agent": "security", "not_tools": ["request_human", *_NO_MONEY]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=_CONFIG_DESK)
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_which_card_is_on_file_is_billings_however_card_leans():
+    convo = {"name": "card saved, rambling", "turns": [
+        {"customer": "so my wife says we might have changed cards at some point and i honestly cant remember, "
+                     "what card do you have saved for me? marco@example.com",
+         "expect": {"agent": "billing", "reply": ["5454"], "not_tools": _NO_MONEY}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_torn_with_no_money_named_the_money_agent_steps_aside_among_three():
+    """billing 0.28, technical 0.27, security 0.45: no money named, billing steps aside and the
+    router places it between the two left (security), instead of asking which of three."""
+    convo = {"name": "recovery email unknown", "turns": [
+        {"customer": "the recovery email on my account is one i dont know", "expect": {"agent": "security", "not_tools": _NO_MONEY}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=_CONFIG_DESK)
+    assert result.passed, "\n".join(result.failures)

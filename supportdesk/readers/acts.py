@@ -50,6 +50,11 @@ _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[?!]")
 _CLAUSE = re.compile(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+")
 
 
+def clauses(text: str) -> list[str]:
+    """The message's clauses (split at punctuation, dashes and line breaks), non-empty."""
+    return [c.strip() for c in _CLAUSE.split(text) if c.strip()]
+
+
 def tokens(text: str) -> list[str]:
     """Lower-case words with emails, amounts and numbers folded to one token each
     ("don't" -> "dont", "$29.99" -> "<money>")."""

@@ -28,7 +28,7 @@ from itertools import repeat
 from supportdesk.folders import cache_dir
 from supportdesk.lexicon import CONCEPTS, normalise
 
-_FORMAT = 5  # bump when features or the model change, so stale disk caches are ignored
+_FORMAT = 7  # bump when features or the model change, so stale disk caches are ignored
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
 # Words that carry no routing signal whatever the desk.
 STOPWORDS = frozenset(
@@ -85,6 +85,8 @@ def _word_votes(word: str) -> tuple[tuple[str, float], ...]:
         return ()
     if word.endswith("_c"):
         return ((word, CONCEPT_WEIGHT),)
+    if word.startswith("not_"):
+        return ((word, WORD_WEIGHT),)  # a denied word: one vote as its denial, no letters
     if word in MONTHS:
         return _word_votes("month")
     pieces = _char_pieces(word)
@@ -94,9 +96,87 @@ def _word_votes(word: str) -> tuple[tuple[str, float], ...]:
     return ((word, WORD_WEIGHT), *((piece, share) for piece in pieces))
 
 
-def features(text: str) -> dict[str, float]:
-    """The weighted features of one message."""
-    words = _WORD.findall(normalise(text))
+# Denials, read by their grammar (issue 38): what a negation does to the words it governs.
+# - A matter denied ("nobody hacked me", "no one broke into anything", "i was not hacked"): a
+#   negated subject, or the customer's own negated passive, says the thing did NOT happen, so the words it governs
+#   up to the clause's end vote as their denial ("not_hacked"), not as the matter itself.
+# - A thing disowned ("i did NOT sign in from brazil", "i never asked for that", "a number i do
+#   not know", "that laptop is not mine"): the customer's own doing or owning negated says someone
+#   else did it, so the words keep their votes and the message also votes as the concept the
+#   desk's examples use for it ("a sign-in I don't recognise", "a login I never made").
+# A concept whose phrasings are themselves a negation ("not working", "not recognise") is what the
+# negation says, never denied. Receiving verbs are no doing of the customer's ("i never got the
+# email" is a problem, not a disowning); "can not" / "will not" / "does not" are inability, read
+# by the lexicon ("not working") and left alone.
+_CLAUSE_END = frozenset(".,;:!?")
+_SCOPE_END = frozenset({"but", "and", "just", "only", "i", "we", "so", "because", "cause", "though"})
+_NEGATED_SUBJECTS = frozenset({"nobody", "noone"})
+_PASSIVE = frozenset({"was", "were"})
+_FIRST_PERSON = frozenset({"i", "we"})
+# "nobody else can get in", "no one should see it": a wish about who may, no denial of what did
+_WISHED = frozenset({"else", "can", "could", "will", "would", "should", "may", "must"})
+_WH = frozenset({"what", "why", "how", "where", "when", "who", "which", "if", "whether"})
+_OWN = frozenset({"mine", "ours"})
+_RECEIVING = frozenset({"get", "got", "gotten", "receive", "received", "recieve", "recieved", "arrive", "arrived", "see", "saw"})
+DISOWNED_CONCEPTS = ("someone_c",)
+_NOT_DENIED = frozenset(
+    f"{concept}_c" for concept, phrases in CONCEPTS.items()
+    if any(p.startswith(("not ", "never ", "un")) or " not " in p for p in phrases)
+)
+_TOKEN = re.compile(r"[a-z][a-z0-9_]*|[.,;:!?]")
+
+
+def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
+    """`tokens` (words and clause punctuation) as words, those a denial governs as "not_<word>",
+    and whether the message disowns something (see above)."""
+    words: list[str] = []
+    denied = False
+    disowns = False
+    n = len(tokens)
+    for i, t in enumerate(tokens):
+        if t in _CLAUSE_END:
+            denied = False
+            continue
+        prev = tokens[i - 1] if i else ""
+        nxt = tokens[i + 1] if i + 1 < n else ""
+        if denied and t in _SCOPE_END:
+            denied = False
+        if (t in _NEGATED_SUBJECTS or (t == "one" and prev == "no")) and nxt not in _WISHED:
+            denied = True
+            words.append(t)
+            continue
+        if t == "not" and prev in _PASSIVE and i >= 2 and tokens[i - 2] in _FIRST_PERSON:
+            denied = True
+            words.append(t)
+            continue
+        if t in ("not", "never") and not denied:
+            # the customer's own doing ("i did not", "i never", "we have not") or owning negated
+            subject = tokens[i - 2] if t == "not" and i >= 2 else prev
+            helper = prev if t == "not" else "did"
+            verb = nxt
+            if verb in _OWN:
+                disowns = True
+            elif subject in _FIRST_PERSON and helper in ("did", "have", "had", "never", "do") and verb not in _RECEIVING:
+                # "a number i do not know" disowns; "i do not know what this charge is" asks
+                after = tokens[i + 2] if i + 2 < n else ""
+                if helper != "do" or (verb in ("know", "recognise", "recognize") and after not in _WH):
+                    disowns = True
+            elif t == "never" and prev in _FIRST_PERSON and verb not in _RECEIVING:
+                disowns = True
+        if denied and t not in STOPWORDS and t not in _NOT_DENIED:
+            words.append("not_" + t)
+        else:
+            words.append(t)
+    return words, disowns
+
+
+def features(text: str, read_disowning: bool = False) -> dict[str, float]:
+    """The weighted features of one message (a customer's, read for what it disowns, when
+    `read_disowning`: see `message_features`)."""
+    words, disowns = read_denials(_TOKEN.findall(normalise(text)))
+    if disowns and read_disowning and "unrecognised_c" not in words:
+        # (what the lexicon already reads as not recognised says it: "logins i do not recognise")
+        words.extend(c for c in DISOWNED_CONCEPTS if c not in words)
     out: dict[str, float] = {}
     get = out.get
     # Each word's votes are worked out once per word (_word_votes), then added in order: the
@@ -109,6 +189,14 @@ def features(text: str) -> dict[str, float]:
             bigram = f"{a}+{b}"
             out[bigram] = get(bigram, 0.0) + BIGRAM_WEIGHT
     return out
+
+
+def message_features(text: str) -> dict[str, float]:
+    """A customer's message's features: a disowning in it also votes as "someone" (another's
+    doing, the concept the examples use for it). Examples are trained on their words alone: the
+    desk's examples disown mostly charges ("a payment I never made"), and their words already say
+    so; taught "someone" too, every disowned sign-in or message leaned towards billing."""
+    return features(text, read_disowning=True)
 
 
 @dataclass(frozen=True)
@@ -171,7 +259,7 @@ class TextClassifier:
 
     def predict(self, text: str, candidates: Iterable[str] | None = None) -> Prediction:
         labels = [l for l in (candidates or self.labels) if l in self._log_prior] or self.labels
-        feats = features(text)
+        feats = message_features(text)
         vocabulary = self._vocabulary
         known = [f for f in feats if f in vocabulary]
         weights = [feats[f] for f in known]

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from supportdesk.engine.protocol import ToolSpec
 from supportdesk.models.offline.router import content_words
 from supportdesk.models.offline.view import ON_OUR_SIDE
+from supportdesk.readers import acts
 from supportdesk.text import clip_words
 
 if TYPE_CHECKING:
@@ -66,6 +67,9 @@ class Generic:
         reported = self._report()
         if reported is not None:
             return reported
+        person = self._person_asked_for(text)
+        if person is not None:
+            return self.step.call(person.name, {"reason": text[:300]})
         tools = self.tools()
         if not tools:
             return self.step.answer(
@@ -84,6 +88,32 @@ class Generic:
         if v.made_with(tool.name, args):
             return self.step.answer("That's already done (see above). Is there anything else I can help with?")
         return self.step.call(tool.name, args)
+
+    def _person_asked_for(self, text: str) -> ToolSpec | None:
+        """The agent's tool for bringing in a person, when a clause of the message asks for what
+        that tool brings ("i need a person now, someone is inside my account"): read by the act
+        reader as a request, in the words of the tool's own name and defaults (issue 38:
+        a config-only agent uses its tools by their descriptions). Once a turn."""
+        v = self.view
+        aside = [t for t in v.request.tools if t.name in _ASIDE]
+        if not aside or v.calls(aside[0].name, this_turn=True):
+            return None
+        tool = aside[0]
+        for clause in acts.clauses(text):
+            if acts.read_act(clause).act == "request" and _words(" ".join(content_words(clause))) & self._brings(tool):
+                return tool
+        return None
+
+    def _brings(self, tool: ToolSpec) -> set[str]:
+        """Whom a tool brings, in its own words: its name and its parameters' defaults
+        ("request_human", "customer asked for a person") without the verb each opens with, the
+        words of asking, filler, and the words of the agent's own job (a security agent's
+        "account" is no call for a person). Not its description's "member ... join the
+        conversation": "add a team member" or "join the team plan" asks for no person."""
+        defaults = " ".join(str(f.default) for f in tool.args_model.model_fields.values() if isinstance(f.default, str))
+        opening = {tool.name.split("_")[0], *(defaults.split()[:1])}
+        said = _words(f"{tool.name} {defaults}") - _FILLER - _words(self.view.agent.description) - _words(" ".join(opening))
+        return {w for w in said if not w.startswith(("ask", "req"))}
 
     @staticmethod
     def _offer_line(tool: ToolSpec) -> str:
