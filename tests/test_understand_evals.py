@@ -188,11 +188,47 @@ KNOWN_MISSES = {
     # now votes "someone" and the router is torn (security 0.46, billing 0.45), and the message
     # reads as naming money to the gates reader (billing stays a candidate), so triage asks.
     "route 7 config (tune): customer id, messages i never wrote",
+    # Held-8 (32/51 + 12/15 before round 7b, written before it; 31/51 + 12/15 on its first run
+    # after it; then a plan wanted at renewal no longer heard as money back, 32/51 seen).
+    # Which article: questions no article answers met by triage's "billing or technical?";
+    # a spreadsheet saved over, a Mac app quitting, documents not reaching a phone (the restore,
+    # crash and sync articles) abstained on or sent to billing first:
+    "understand 8 (held): no article: right-to-left text",
+    "understand 8 (held): no article: gantt view, lowercase",
+    "understand 8 (held): spreadsheet saved over with wrong numbers",
+    "understand 8 (held): problem: mac app quits on big files",
+    "understand 8 (held): problem: documents not arriving on the phone, non-native",
+    "understand 8 (held): february invoice and phone notifications in one message",
+    "understand 8 (held): azure ad sso error, then steps failed",
+    # A reset asked for outright, with the email, expected sent with no yes: the desk holds
+    # send_password_reset for the customer's yes to its offer (confirm = "customer"); the set's
+    # writer expects the request itself to be consent (a policy question, left open):
+    "understand 8 (held): request: reset link with the email up front",
+    "understand 8 (held): reset without email, email next, thanks sends nothing more",
+    # Money: a yes after "just say so" / a senior's second question; "the second one" on the
+    # price list; a duplicate already refunded asked again; a date in words; plans in words
+    # ("the biggest plan", "mid tier") and "never charge me again"; questions answered with the
+    # charge list (the payment method, the plan's price):
+    "understand 8 (held): day and reason first, email after, a team-sized duplicate",
+    "understand 8 (held): team charged twice, 'cheers, go for it'",
+    "understand 8 (held): price list, 'the second one' with email, 'yep'",
+    "understand 8 (held): refused: the same duplicate again after its refund",
+    "understand 8 (held): the tenth of february in words",
+    "understand 8 (held): the biggest plan in words, yes with thanks",
+    "understand 8 (held): never charge me again in words, 'yes please'",
+    "understand 8 (held): control: is paypal still on file",
+    "understand 8 (held): control: what plan am I on, id first",
+    "understand 8 (held): control: the mid tier yearly price in words",
+    # Config desk: a breached password and a session from an unused browser go to technical;
+    # "somebody else has been in my account" left with triage:
+    "understand 8 config (held): password in a breach list, 'sure thing thanks'",
+    "understand 8 config (held): reset offered, 'not now, later myself'",
+    "understand 8 config (held): security holds it, then where invoices are",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
