@@ -266,6 +266,7 @@ _RELATIVE_DAY = re.compile(
 )
 
 
+@kept_by_text(256)
 def names_relative_day(text: str) -> bool:
     """Whether `text` names a day by how far back it is from today ("yesterday", "2 days ago")."""
     return _RELATIVE_DAY.search(text) is not None
