@@ -369,6 +369,6 @@ def test_pure_readings_of_a_message_are_made_once_per_text(monkeypatch) -> None:
     other = text + " please"
     cues.names_money(other)
     assert asked == [text, other]  # a changed text is read anew
-    for reading in (cues.vague, cues.beside_facts, cues.other_language, slots.names_relative_day):
+    for reading in (cues.vague, cues.beside_facts, cues.other_language, slots.names_relative_day, slots.months_named):
         found = reading(text)
         assert reading.kept[text] == found  # type: ignore[attr-defined]
