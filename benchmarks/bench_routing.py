@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/bench_routing.py [--dev PATH] [--runs N] [--only latency]
     .venv/bin/python benchmarks/bench_routing.py --profile [--runs N] [--profile-out FILE]
+    .venv/bin/python benchmarks/bench_routing.py --dump-evals FILE [--evals GLOB]
+    .venv/bin/python benchmarks/bench_routing.py --same-answers BEFORE AFTER
 
 - routing accuracy on the dev set: the desk's router vs the one-line regex baseline;
 - `eval routing` throughput (messages/second through the runner) vs the regex baseline
@@ -17,6 +19,9 @@
 CPU a message unprofiled, the SQLite connection thread's share, then the main thread under
 cProfile on its own CPU clock, by part (the model's step, the appends and their encoding, the
 lease with the turn's start read, the tools, ...).
+
+`--dump-evals` / `--same-answers` (issue 34): a change meant to cut cost only is shown to change no
+answer: every eval conversation's stored items, dumped before and after, are the same.
 
 Bars: accuracy >= 97 %, >= 1,000 messages/second, one message <= 1.2x the peer's median (issue 34),
 <= 100 ms start-up.
@@ -207,6 +212,10 @@ PROFILE_PARTS = [
     ("the model's steps (provider stream)", "supportdesk/models/offline/model.py", "stream"),
     ("", "benchmarks/bench_routing.py", "stream"),
     ("  the offline model's reading (decide)", "supportdesk/models/offline/model.py", "decide"),
+    ("    the view of the log (View.__init__)", "supportdesk/models/offline/view.py", "__init__"),
+    ("    the entry agent's routing (triage.decide)", "supportdesk/models/offline/triage.py", "decide"),
+    ("    a specialist's step (Specialist.decide)", "supportdesk/models/offline/specialist.py", "decide"),
+    ("      the refund flow (_refund_flow)", "supportdesk/models/offline/skills/money/refunds.py", "_refund_flow"),
     ("step requests: window + context (Runner._request)", "supportdesk/engine/runner.py", "_request"),
     ("appends (SessionStore.append)", "supportdesk/store/sessions.py", "append"),
     ("  their plan and item encoding (plan_append)", "supportdesk/store/core.py", "plan_append"),
@@ -355,6 +364,78 @@ def bench_startup() -> None:
     row("  whole process incl. desk config + pydantic", f"{cold_total:.0f} / {warm_total:.0f}", "", "cold / warm cache")
 
 
+# --- `--dump-evals` / `--same-answers`: a cost cut changes no answer (issue 34) ---------------------------
+
+# The eval families run on the config desk (tests/test_understand_evals.py names the same ones).
+_CONFIG_DESK_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config",
+                         "understand-held-3-config", "understand-held-4-config", "understand-held-5-config",
+                         "understand-held-6-config", "understand-held-7-config")
+# What differs from run to run whatever the code: ids, a session's id inside a tool's output, times.
+_RUN_SPECIFIC = [
+    (re.compile(r'"(id|approval_id|session_id|call_id)": "[^"]*"'), ""),
+    (re.compile(r"session_id[^0-9a-f]{1,8}[0-9a-f]{12}"), "session_id<id>"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<id>"),
+    (re.compile(r"(?<=_)[0-9a-f]{8,}\b|\b[0-9a-f]{16,}\b"), "<id>"),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(\+00:00|Z)?"), "<time>"),
+]
+
+
+def _as_compared(item) -> str:
+    import dataclasses
+
+    fields = {k: v for k, v in dataclasses.asdict(item).items() if k not in ("id", "seq", "created_at", "session_id")}
+    text = json.dumps({**fields, "kind": item.kind}, sort_keys=True, default=str)
+    for pattern, replacement in _RUN_SPECIFIC:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def dump_evals(out: Path, only: str) -> None:
+    """Every eval conversation (evals/*.jsonl matching `only`, not the unopened held-8 set) run
+    through `evaluate_conversations`, each one's stored items written to `out` as one JSON line,
+    with what differs from run to run (ids, times) taken out."""
+    import supportdesk.commands.evals as evals
+
+    real = evals.run_conversation
+    files = sorted(p for p in (REPO / "evals").glob(only) if not p.name.startswith("understand-held-8"))
+    with open(out, "w", encoding="utf-8") as sink:
+        for f in files:
+            family = f.stem.removesuffix("-held").removesuffix("-tune")
+            config = REPO / ("evals/config-agent.toml" if f.stem in _CONFIG_DESK_FAMILIES or family in _CONFIG_DESK_FAMILIES else "agents.toml")
+            for n, convo in enumerate(evals.read_jsonl(str(f))):
+                stored: list[str] = []
+
+                async def kept(desk, convo, stored=stored):
+                    result = await real(desk, convo)
+                    for info in await desk.store.list_sessions(limit=100):
+                        stored.extend(_as_compared(i) for i in await desk.store.range(info.id, 1, 10**9))
+                    return result
+
+                evals.run_conversation = kept
+                try:
+                    [result] = asyncio.run(evals.evaluate_conversations([convo], config=str(config)))
+                finally:
+                    evals.run_conversation = real
+                sink.write(json.dumps({"file": f.name, "n": n, "failures": result.failures, "items": stored}) + "\n")
+            print(f"{f.name}", flush=True)
+
+
+def same_answers(before: Path, after: Path) -> int:
+    """0 when two dumps hold the same items for every conversation, else 1 and the first difference."""
+    def read(path: Path) -> dict:
+        rows = (json.loads(line) for line in open(path, encoding="utf-8"))
+        return {(r["file"], r["n"]): (r["failures"], r["items"]) for r in rows}
+
+    a, b = read(before), read(after)
+    differ = [key for key in a.keys() | b.keys() if a.get(key) != b.get(key)]
+    print(f"{len(a):,} conversations, {sum(len(v[1]) for v in a.values()):,} items; {len(differ)} differ")
+    for key in sorted(differ)[:5]:
+        (fa, ia), (fb, ib) = a.get(key, ([], [])), b.get(key, ([], []))
+        first = next((n for n, (x, y) in enumerate(zip(ia, ib)) if x != y), min(len(ia), len(ib)))
+        print(f"  {key[0]} #{key[1]}, item {first}: {ia[first:first + 1]} vs {ib[first:first + 1]}" + (f"; failures {fa} vs {fb}" if fa != fb else ""))
+    return 1 if differ else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev", default=str(DEFAULT_DEV), help="labelled routing file (JSONL)")
@@ -362,7 +443,17 @@ def main() -> int:
     parser.add_argument("--only", choices=("latency",), help="run only this figure")
     parser.add_argument("--profile", action="store_true", help="one message's CPU by part, both models (issue 34)")
     parser.add_argument("--profile-out", metavar="FILE", type=Path, help="with --profile: keep the pstats files")
+    parser.add_argument("--dump-evals", metavar="FILE", type=Path,
+                        help="write every eval conversation's stored items (ids and times out) to FILE, to compare")
+    parser.add_argument("--evals", default="*.jsonl", help="with --dump-evals: which evals/ files (a glob)")
+    parser.add_argument("--same-answers", nargs=2, metavar=("BEFORE", "AFTER"), type=Path,
+                        help="compare two --dump-evals files; exit 1 when any conversation differs")
     args = parser.parse_args()
+    if args.dump_evals:
+        dump_evals(args.dump_evals, args.evals)
+        return 0
+    if args.same_answers:
+        return same_answers(*args.same_answers)
     if args.profile:
         bench_profile(args.runs, args.profile_out)
         return 0

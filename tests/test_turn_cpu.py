@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import pytest
@@ -212,3 +213,162 @@ async def test_the_offline_model_finds_a_texts_slots_once(tmp_path) -> None:
         assert answers[0] == answers[1]
     assert slots.extract("the 3rd one") is slots.extract("".join(["the 3rd ", "one"]))
     assert slots.extract("the 3rd one", amount_asked=True) is not slots.extract("the 3rd one")
+
+
+# --- the offline model's own CPU per message (issue 34) ---------------------------------------------
+# What depends only on a text is read once per text, what depends only on the desk once per desk;
+# every answer stays the same (the eval conversations' stored items were compared before/after).
+
+
+def _offline_request(cfg: Any, agent: str, history: list[Any], tools: list[Any] | None = None) -> Any:
+    from supportdesk.engine.protocol import StepRequest
+
+    return StepRequest(
+        session_id="s", agent=cfg.agents[agent], desk=cfg, tools=tools or [], handoff_targets=[], history=history, context={}
+    )
+
+
+def _charges_log(output: str) -> list[Any]:
+    from supportdesk.items import ToolCall, ToolResult
+
+    return [
+        Message(role="customer", text="I was charged twice (parse-once test)", agent="billing", seq=1),
+        ToolCall(call_id="c1", name="find_charges", arguments={"customer_id": "cus_1"}, agent="billing", seq=2),
+        ToolResult(call_id="c1", name="find_charges", output=output, agent="billing", seq=3),
+    ]
+
+
+def test_a_stored_tool_output_is_parsed_once_per_text_and_a_changed_text_anew(monkeypatch) -> None:
+    import json as real_json
+
+    import supportdesk.models.offline.view as view_module
+    from supportdesk.config import load_desk
+    from tests.conftest import REPO
+
+    parsed: list[str] = []
+
+    class CountingJson:
+        @staticmethod
+        def loads(text: str) -> Any:
+            parsed.append(text)
+            return real_json.loads(text)
+
+    monkeypatch.setattr(view_module, "json", CountingJson)
+    cfg = load_desk(REPO / "agents.toml")
+    first = '{"charges": [{"id": "ch_parse_once_1", "amount": 5.0}]}'
+    views = [view_module.View(_offline_request(cfg, "billing", _charges_log(first))) for _ in range(3)]
+    assert parsed == [first]  # three steps read the log: the output parsed once
+    assert [v.tools[0].output for v in views] == [{"charges": [{"id": "ch_parse_once_1", "amount": 5.0}]}] * 3
+    # A changed text is parsed anew, and read as what it now says.
+    changed = first.replace("5.0", "7.0")
+    view = view_module.View(_offline_request(cfg, "billing", _charges_log(changed)))
+    assert parsed == [first, changed]
+    assert view.tools[0].output["charges"][0]["amount"] == 7.0
+    # Text that holds no JSON stays the text (and is not parsed again either).
+    for _ in range(2):
+        view = view_module.View(_offline_request(cfg, "billing", _charges_log("no charges found (parse-once)")))
+        assert view.tools[0].output == "no charges found (parse-once)"
+    assert parsed == [first, changed, "no charges found (parse-once)"]
+
+
+def test_an_agents_message_is_read_for_an_amount_asked_once_per_text(monkeypatch) -> None:
+    import supportdesk.models.offline.view as view_module
+    from supportdesk.config import load_desk
+    from tests.conftest import REPO
+
+    read: list[str] = []
+    real = view_module.slot_extraction.ASKS_FOR_AMOUNT
+
+    class Counting:
+        @staticmethod
+        def search(text: str) -> Any:
+            read.append(text)
+            return real.search(text)
+
+    monkeypatch.setattr(view_module.slot_extraction, "ASKS_FOR_AMOUNT", Counting)
+    cfg = load_desk(REPO / "agents.toml")
+    asked = "How much was the charge you want refunded? (asked-once test)"
+    history = [
+        Message(role="customer", text="refund please", agent="billing", seq=1),
+        Message(role="agent", text=asked, agent="billing", seq=2),
+        Message(role="customer", text="it was 12.50", agent="billing", seq=3),
+    ]
+    views = [view_module.View(_offline_request(cfg, "billing", history)) for _ in range(3)]
+    assert read == [asked]
+    assert all(v.facts.amounts == [12.5] for v in views)  # read as the amount asked for, each time
+
+
+def test_the_offline_model_plans_a_desk_once_and_a_new_or_changed_desk_anew(monkeypatch) -> None:
+    from supportdesk.config import load_desk
+    from supportdesk.engine.protocol import Transfer as TransferAction
+    from supportdesk.models.offline import OfflineModel
+    from tests.conftest import REPO
+
+    cfg = load_desk(REPO / "agents.toml")
+    model = OfflineModel(cfg)
+    planned: list[str] = []
+    real = model._router
+
+    def counted(desk: Any, agent: Any) -> Any:
+        planned.append(agent.name)
+        return real(desk, agent)
+
+    monkeypatch.setattr(model, "_router", counted)
+    entry = cfg.desk.entry
+    request = _offline_request(cfg, entry, [Message(role="customer", text="I was charged twice for my plan", agent=entry, seq=1)])
+    actions = [model.decide(request) for _ in range(3)]
+    assert planned == [entry]  # three steps on one desk: its routing worked out once
+    assert all(isinstance(a, TransferAction) and a.to_agent == "billing" for a in actions)
+    # A new desk (another config object) is worked out anew, and routes the same.
+    fresh = load_desk(REPO / "agents.toml")
+    again = model.decide(_offline_request(fresh, entry, list(request.history)))
+    assert planned == [entry, entry]
+    assert isinstance(again, TransferAction) and again.to_agent == "billing"
+    # The same desk changed in place (the entry agent loses its handoffs): worked out anew, and
+    # the entry agent no longer routes.
+    fresh.agents[entry].handoffs = []
+    changed = model.decide(_offline_request(fresh, entry, list(request.history)))
+    assert planned == [entry, entry, entry]
+    assert not isinstance(changed, TransferAction)
+    # A desk whose id was another's, freed: the other's plan is not taken for it.
+    reused = load_desk(REPO / "agents.toml")
+    model._by_desk[id(reused)] = (fresh, {(entry, tuple(reused.agents[entry].handoffs)): (None, False)})
+    routed = model.decide(_offline_request(reused, entry, list(request.history)))
+    assert isinstance(routed, TransferAction) and routed.to_agent == "billing"
+
+
+def test_an_agents_skills_are_kept_by_its_tools() -> None:
+    from supportdesk.config import load_desk
+    from supportdesk.models.offline.specialist import skills_of
+    from tests.conftest import REPO
+
+    cfg = load_desk(REPO / "agents.toml")
+    billing = cfg.agents["billing"]
+    assert "money" in skills_of(billing)
+    assert skills_of(billing) is skills_of(billing)  # kept, not worked out per call
+    other = dataclasses.replace(billing, tools=["request_human"])  # the same name, other tools
+    assert "money" not in skills_of(other)
+    assert "money" in skills_of(billing)
+
+
+def test_pure_readings_of_a_message_are_made_once_per_text(monkeypatch) -> None:
+    from supportdesk.models.offline import cues, slots
+    from supportdesk.readers import gates
+
+    asked: list[str] = []
+    real = gates.reads_money
+
+    def counted(text: str) -> Any:
+        asked.append(text)
+        return real(text)
+
+    monkeypatch.setattr(gates, "reads_money", counted)
+    text = "can you help me change how my thing works (kept-readings test)"
+    first = [cues.names_money(text) for _ in range(3)]
+    assert asked == [text] and first == [first[0]] * 3
+    other = text + " please"
+    cues.names_money(other)
+    assert asked == [text, other]  # a changed text is read anew
+    for reading in (cues.vague, cues.beside_facts, cues.other_language, slots.names_relative_day, slots.months_named):
+        found = reading(text)
+        assert reading.kept[text] == found  # type: ignore[attr-defined]

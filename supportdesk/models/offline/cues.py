@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from supportdesk.models.offline import literals
-from supportdesk.models.offline.kept import keep
+from supportdesk.models.offline.kept import keep, kept_by_text
 
 _FLAGS = re.IGNORECASE
 
@@ -303,6 +303,7 @@ _VAGUE_WORDS = frozenset(
 _WORD = re.compile(r"[a-z']+")
 
 
+@kept_by_text(256)
 def vague(text: str) -> bool:
     words = _WORD.findall(text.lower().replace("’", "'"))
     return bool(words) and not re.search(r"\d|@", text) and all(w in _VAGUE_WORDS or re.sub(r"'s$|'", "", w) in _VAGUE_WORDS for w in words)
@@ -322,6 +323,7 @@ def only_facts(text: str) -> bool:
     return not about or vague(about)
 
 
+@kept_by_text(256)
 def beside_facts(text: str) -> str:
     """What the text says besides who the customer is: "someone is in" of "someone is in my
     account, dana@example.com"."""
@@ -359,6 +361,7 @@ _ENGLISH_WORDS = frozenset(
 )
 
 
+@kept_by_text(256)
 def other_language(text: str) -> str | None:
     """The language a message is written in when it reads as another one than English, else None."""
     words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower())
@@ -816,6 +819,7 @@ def plan_request(text: str) -> tuple[str | None, str | None]:
 _AMOUNT = re.compile(r"[$€£]|\b\d+[.,]\d\d\b")
 
 
+@kept_by_text(256)
 def names_money(text: str) -> bool:
     """The message speaks of money in some form: the evidence a billing agent needs to be the one
     a message is for."""

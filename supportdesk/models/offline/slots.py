@@ -266,6 +266,7 @@ _RELATIVE_DAY = re.compile(
 )
 
 
+@kept_by_text(256)
 def names_relative_day(text: str) -> bool:
     """Whether `text` names a day by how far back it is from today ("yesterday", "2 days ago")."""
     return _RELATIVE_DAY.search(text) is not None
@@ -323,6 +324,7 @@ def extract(text: str, *, amount_asked: bool = False) -> Slots:
 _MONTH_WORD = re.compile(rf"\b({_MONTH_RE})\b", re.IGNORECASE)
 
 
+@kept_by_text(256)  # (shared by every reader of the same text: read, never changed)
 def months_named(text: str) -> list[int]:
     """The months a text names, dated or not ("my invoice for february", "the March 1st one"),
     in order, without repeats. "may" counts only written "May": it is also a verb."""

@@ -38,6 +38,7 @@ from supportdesk.models.offline.skills.money import MoneySkill
 from supportdesk.models.offline.skills.senior import SeniorSkill
 from supportdesk.models.offline.skills.technical import POINTS_BACK, REPORT_BACK, TechSkill, points_back
 from supportdesk.models.offline.view import View
+from supportdesk.models.offline.kept import keep
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
 
@@ -84,17 +85,29 @@ UNKNOWN_GROUND_REPLY = (
 )
 
 
-def skills_of(agent: AgentConfig) -> set[str]:
+def skills_of(agent: AgentConfig) -> frozenset[str]:
     """What an agent can do, from the tools it holds: "money", "tech", or, for an agent with
-    tools of its own that are neither (defined only in the desk file), "own:<name>"."""
-    out = set()
+    tools of its own that are neither (defined only in the desk file), "own:<name>".
+    Asked several times a step: kept by the agent's name and tools (issue 34)."""
+    key = (agent.name, tuple(agent.tools))
+    found = _SKILLS.get(key)
+    if found is None:
+        found = keep(_SKILLS, key, _skills_of(agent), 256)
+    return found
+
+
+_SKILLS: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
+
+
+def _skills_of(agent: AgentConfig) -> frozenset[str]:
+    out: set[str] = set()
     if any(t in agent.tools for t in MONEY_SKILL_TOOLS):
         out.add("money")
     if any(t in agent.tools for t in TECH_SKILL_TOOLS):
         out.add("tech")
     if not out and any(t not in GENERAL_TOOLS for t in agent.tools):
         out.add(f"own:{agent.name}")
-    return out
+    return frozenset(out)
 
 
 

@@ -21,7 +21,7 @@ from supportdesk.config import ToolLimits
 from supportdesk.engine.confirmation import rest_after_yes
 from supportdesk.engine.protocol import StepRequest
 from supportdesk.models.offline import slots as slot_extraction
-from supportdesk.models.offline.kept import keep
+from supportdesk.models.offline.kept import keep, kept_by_text
 from supportdesk.lexicon import CONCEPTS
 from supportdesk.readers.spelling import corrected, words_of
 
@@ -162,6 +162,36 @@ def _read_as_meant(text: str, vocabulary: frozenset[str]) -> str:
     return found
 
 
+# A tool's stored output is parsed each step that reads the log (a turn's steps, every later
+# turn's): parsed once per text instead, for this many recent outputs of up to OUTPUTS_KEPT_CHARS
+# characters. The parsed value is shared by every view that reads the same text, so no reader
+# changes it (they copy what they change: skills/money/reads.py `_charges`).
+OUTPUTS_KEPT = 256
+OUTPUTS_KEPT_CHARS = 64_000
+_NOT_JSON = object()
+
+
+@kept_by_text(OUTPUTS_KEPT, OUTPUTS_KEPT_CHARS)
+def _parsed_json(output: str) -> Any:
+    """The JSON value a tool's output holds, or _NOT_JSON when it holds none."""
+    try:
+        return json.loads(output)
+    except ValueError:
+        return _NOT_JSON
+
+
+def _parsed_output(output: str) -> Any:
+    """A tool's output as the agents read it: its JSON value parsed, else the text."""
+    found = _parsed_json(output)
+    return output if found is _NOT_JSON else found
+
+
+@kept_by_text(SLOTS_KEPT, SLOTS_KEPT_CHARS)
+def _asks_for_amount(text: str) -> bool:
+    """The agent's message asks the customer for the amount (read once per text, not per step)."""
+    return bool(slot_extraction.ASKS_FOR_AMOUNT.search(text))
+
+
 # The desk's own words (its agents' examples and descriptions), by desk: a desk is read each
 # step, its words once. (A config is not hashable; its id is kept with it, so a new config
 # that reuses a freed id is not taken for the old one.)
@@ -185,6 +215,7 @@ def _vocabulary(desk: Any) -> frozenset[str]:
 class View:
     def __init__(self, request: StepRequest):
         self.request = request
+        self._tool_names: frozenset[str] | None = None
         self.agent = request.agent
         self.desk = request.desk
         self.context = dict(request.context)
@@ -220,7 +251,7 @@ class View:
                     asked_amount = False
                 case k.Message(role="agent"):
                     self.agent_messages.append(i)
-                    asked_amount = bool(slot_extraction.ASKS_FOR_AMOUNT.search(i.text))
+                    asked_amount = _asks_for_amount(i.text)
                 case k.Message():
                     pass  # staff notes and system lines are not the customer's facts
                 case k.ToolCall():
@@ -231,10 +262,7 @@ class View:
                     if i.call_id in by_id:
                         ev = by_id[i.call_id]
                         ev.done, ev.is_error, ev.waiting = True, i.is_error, i.awaits_approval
-                        try:
-                            ev.output = json.loads(i.output)
-                        except ValueError:
-                            ev.output = i.output
+                        ev.output = _parsed_output(i.output)
                 case k.Handoff() | k.Notice():
                     pass  # read per turn, below
                 case k.ContextSet():
@@ -313,10 +341,20 @@ class View:
     # --- questions the agents ask of the log ----------------------------------------------------
 
     def tool_names(self) -> set[str]:
-        return {t.name for t in self.request.tools}
+        # Asked many times a step (has_tool, amount_limit, the skills' checks): the set is made
+        # once per view, from this step's tool specs. (A copy is returned: callers may change it.)
+        names = self._tool_names
+        if names is None:
+            names = self._tool_names = frozenset(t.name for t in self.request.tools)
+        return set(names)
 
     def has_tool(self, name: str) -> bool:
-        return name in self.tool_names()
+        names = self._tool_names
+        if names is None:
+            self.tool_names()
+            names = self._tool_names
+            assert names is not None
+        return name in names
 
     def tool_limits(self, name: str) -> ToolLimits:
         """A tool's limits on this desk as this agent is told them (ToolSpec.limits, from the

@@ -38,7 +38,7 @@ class SkillBase:
     view: View
     router: Router | None
     me: AgentConfig
-    skills: set[str]
+    skills: frozenset[str]
     step: Step
 
     def handed_matter(self) -> str | None:
