@@ -356,3 +356,24 @@ def test_kb7_questions_told_with_context_keep_their_article_and_gain_no_wrong_on
         shown = [(r, hits[0][0].slug) for r in rows if (hits := kb.answer(r["text"]))]
         assert not [r["text"] for r, slug in shown if slug != r["article"]], half
         assert sum(slug == r["article"] for r, slug in shown) >= right_at_least, half
+
+
+def test_the_thresholds_are_chosen_on_the_pinned_conversations_only(tmp_path, monkeypatch):
+    # benchmarks/kb_calibration.json pins the conversation evals --calibrate reads: each exists,
+    # and a family not named there (a new one, or a held-back set) is read by nothing.
+    import json
+
+    bench = _bench()
+    files = bench.calibration_files()
+    assert files and all(p.exists() for p in files)
+    assert not [p.name for p in files if p.name.startswith(("understand-held-7", "understand-held-8"))]
+    full = bench.conversation_questions()
+    fewer = json.loads(bench.CALIBRATION.read_text())
+    dropped = next(name for name in fewer["files"] if name != "conversations.jsonl" and any(
+        json.loads(line)["turns"][0]["customer"] in {r["text"] for r in full}
+        for line in (REPO / "evals" / name).read_text().splitlines() if line.strip() and json.loads(line).get("turns")
+    ))
+    fewer["files"].remove(dropped)
+    monkeypatch.setattr(bench, "CALIBRATION", tmp_path / "pinned.json")
+    bench.CALIBRATION.write_text(json.dumps(fewer))
+    assert len(bench.conversation_questions()) < len(full)
