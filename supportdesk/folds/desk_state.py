@@ -122,6 +122,11 @@ LAST_LINE_CHARS = 160
 # Context keys that name the customer, best first.
 _CUSTOMER_KEYS = ("customer_name", "customer_email", "customer_id")
 
+# One encoder made once: `json.dumps` with any option builds a new JSONEncoder at every call, and the
+# stores encode the three summaries at every append, inside the write lock. Same text as
+# `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 @dataclass(frozen=True)
 class PendingApproval:
@@ -191,7 +196,7 @@ class ConversationState:
         out["since"] = self.since.isoformat() if self.since else None
         out["snoozed_until"] = self.snoozed_until.isoformat() if self.snoozed_until else None
         out["waiting_since"] = self.waiting_since.isoformat() if self.waiting_since else None
-        return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        return _encode(out)
 
     @classmethod
     def from_json(cls, text: str) -> ConversationState:

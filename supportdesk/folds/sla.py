@@ -34,6 +34,11 @@ WaitingOn = Literal["ai", "staff", "customer"]
 Target = Literal["first_response", "next_response", "resolution"]
 TARGETS: tuple[Target, ...] = ("first_response", "next_response", "resolution")
 
+# One encoder made once: `json.dumps` with any option builds a new JSONEncoder at every call, and the
+# stores encode the three summaries at every append, inside the write lock. Same text as
+# `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 @dataclass(frozen=True)
 class SlaClock:
@@ -167,7 +172,7 @@ class SlaProgress:
             "called": self.called,
             "last_at": stamp(self.last_at),
         }
-        head = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        head = _encode(out)
         return f'{head[:-1]},"answered":{_waits(self.answered).json()}}}'
 
     @classmethod

@@ -1,0 +1,77 @@
+"""The Python work an append does while it holds the write lock (issue 34, the 4-writer row of
+`benchmarks/bench_store.py`), made cheaper without changing what is kept: the figures' share
+built without the frozen dataclass's __init__ (every field still there), its durations' tallies
+moved in place, an unchanged share moving no roll-up row, and the summaries' JSON through one
+encoder made once (the same text as `json.dumps` gave)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from datetime import datetime, timedelta, timezone
+
+from supportdesk.folds.desk_state import start
+from supportdesk.folds.sla import SlaProgress
+from supportdesk.items import Item, Message, ToolCall
+from supportdesk.store import figure_summary
+from supportdesk.store.figure_summary import FigureSummary, rollup_delta
+from supportdesk.store.kept_folds import advance_all
+
+T0 = datetime(2026, 11, 2, 9, 30, tzinfo=timezone.utc)
+
+
+def _stamped(items: list[Item], first_seq: int = 1) -> list[Item]:
+    from dataclasses import replace
+
+    return [
+        replace(item, session_id="s", seq=first_seq + n, created_at=T0 + timedelta(seconds=first_seq + n))
+        for n, item in enumerate(items)
+    ]
+
+
+def _folded(items: list[Item]) -> tuple:
+    state, share, progress = start("triage"), figure_summary.start("triage", T0), SlaProgress()
+    return advance_all(state, share, progress, _stamped(items))
+
+
+def test_the_folded_share_has_every_field_and_equals_one_built_the_usual_way() -> None:
+    _, share, _ = _folded([Message(role="customer", text="charged twice", agent="triage")])
+    assert set(vars(share)) == {f.name for f in fields(FigureSummary)}
+    assert FigureSummary(**vars(share)) == share
+    assert FigureSummary.from_json(share.to_json()) == share
+
+
+def test_the_durations_tallies_follow_the_last_fold() -> None:
+    # Asked and not answered: "unanswered"; once answered, it goes and the first answer comes.
+    _, asked, _ = _folded([Message(role="customer", text="charged twice", agent="triage")])
+    assert ("unanswered", "", "", "") in asked.tallies
+    answered = figure_summary.fold(
+        _stamped([Message(role="agent", text="let me look", agent="triage")], first_seq=2), asked, [False]
+    )
+    assert ("unanswered", "", "", "") not in answered.tallies
+    assert [key[0] for key in answered.tallies if key[0] == "first_answer"] == ["first_answer"]
+    assert ("unanswered", "", "", "") in asked.tallies  # the share folded from is left as it was
+
+
+def test_an_unchanged_share_moves_no_rollup_row_and_a_changed_one_moves_its_tallies() -> None:
+    _, before, _ = _folded([Message(role="customer", text="hi", agent="triage")])
+    same = figure_summary.fold(_stamped([Message(role="customer", text="again", agent="triage")], 2), before, [False])
+    assert same.tallies == before.tallies and rollup_delta(before, same) == []
+    call = ToolCall(call_id="c1", name="refund", arguments={"amount": 5}, agent="billing")
+    answer = Message(role="agent", text="done", agent="billing", meta={"usage": {"input_tokens": 7, "output_tokens": 3}})
+    moved = figure_summary.fold(_stamped([call, answer], 2), before, [False, False])
+    rows = rollup_delta(before, moved)
+    whole: dict = {}
+    for summary, sign in ((before, -1), (moved, 1)):
+        for key, value in summary.rollup(sign).items():
+            whole[key] = [a + b for a, b in zip(whole.get(key, [0, 0, 0, 0]), value)]
+    assert rows == [(*key, *value) for key, value in sorted(whole.items()) if any(value)] != []
+
+
+def test_the_summaries_json_is_the_text_json_dumps_gave() -> None:
+    # Non-ASCII kept as it is (ensure_ascii off) and no spaces: the text other processes parse and
+    # the SQL reads with json_extract is unchanged by the encoder made once.
+    state, share, progress = _folded([Message(role="customer", text="Grüße, mein Konto — 請求", agent="triage")])
+    for text in (state.to_json(), share.to_json(), progress.to_json()):
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+    assert "Grüße, mein Konto — 請求" in state.to_json()
