@@ -75,3 +75,24 @@ def test_the_summaries_json_is_the_text_json_dumps_gave() -> None:
     for text in (state.to_json(), share.to_json(), progress.to_json()):
         assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
     assert "Grüße, mein Konto — 請求" in state.to_json()
+
+
+def test_summaries_parse_to_every_field_and_fill_what_an_older_text_lacks() -> None:
+    from supportdesk.folds.desk_state import ConversationState
+
+    state, share, progress = _folded(
+        [Message(role="customer", text="charged twice", agent="triage"), Message(role="agent", text="on it", agent="triage")]
+    )
+    for cls, value in ((ConversationState, state), (FigureSummary, share), (SlaProgress, progress)):
+        parsed = cls.from_json(value.to_json())
+        assert set(vars(parsed)) == {f.name for f in fields(cls)} and parsed == value
+        assert cls(**vars(parsed)) == parsed
+    # A text from before a field existed: the field's default, as the dataclass gives it.
+    old = json.loads(state.to_json())
+    del old["offer"], old["customer_rank"]
+    assert ConversationState.from_json(json.dumps(old)) == ConversationState(**{**vars(state), "offer": None, "customer_rank": 3})
+    assert FigureSummary.from_json('{"seq": 4}') == FigureSummary(seq=4)
+    assert SlaProgress.from_json("{}") == SlaProgress()
+    # The mutable defaults are made fresh for each parse, never shared between parsed values.
+    assert FigureSummary.from_json("{}").calls is not FigureSummary.from_json("{}").calls
+    assert SlaProgress.from_json("{}").waits is not SlaProgress.from_json("{}").waits

@@ -208,7 +208,17 @@ class ConversationState:
                 raw[key] = datetime.fromisoformat(raw[key])
         raw["pending"] = tuple(PendingApproval(**p) for p in raw.get("pending", ()))
         raw["tags"] = tuple(raw.get("tags", ()))
-        return cls(**raw)
+        # Without the frozen __init__ (one object.__setattr__ per field): an append parses the
+        # state again under the write lock whenever another process appended last.
+        fields = dict(_STATE_DEFAULTS)
+        fields.update(raw)
+        new = object.__new__(cls)
+        object.__setattr__(new, "__dict__", fields)
+        return new
+
+
+# Every field's default (all immutable), for `from_json`'s fields a stored state lacks.
+_STATE_DEFAULTS: dict[str, Any] = dict(ConversationState().__dict__)
 
 
 def replace(current: ConversationState, /, **changes: Any) -> ConversationState:

@@ -184,7 +184,18 @@ class SlaProgress:
         for key in ("takeovers", "called"):
             raw[key] = tuple(raw.get(key, ()))
         raw["answered"] = Waits(raw.get("answered", ()))
-        return cls(**raw)
+        if not raw.keys() <= _PROGRESS_DEFAULTS.keys():
+            return cls(**raw)  # (a field this code does not know: refused as before)
+        # Without the frozen __init__ (one object.__setattr__ per field): an append parses the
+        # clocks again under the write lock whenever another process appended last.
+        fields = {**_PROGRESS_DEFAULTS, "waits": {}, **raw}
+        new = object.__new__(cls)
+        object.__setattr__(new, "__dict__", fields)
+        return new
+
+
+# Every field's default, for `from_json`'s fields a stored progress lacks (`waits` made fresh).
+_PROGRESS_DEFAULTS: dict[str, Any] = dict(SlaProgress().__dict__)
 
 
 def advance(

@@ -119,7 +119,10 @@ class FigureSummary:
     def from_json(cls, text: str) -> FigureSummary:
         raw: dict[str, Any] = json.loads(text)
         tallies = {tuple(row[:4]): tuple(row[4:]) for row in raw.pop("tallies", [])}
-        return cls(tallies=tallies, **raw)
+        if not raw.keys() <= _SHARE_DEFAULTS.keys():
+            return cls(tallies=tallies, **raw)  # (a field this code does not know: refused as before)
+        # (Without the frozen __init__: parsed again under the write lock when another process appended last.)
+        return _made(**{**_SHARE_DEFAULTS, "calls": {}, **raw, "tallies": tallies})
 
     def buckets(self) -> list[tuple[str, int, int]]:
         """The roll-up buckets the session counts in: per grain, where its span begins and ends."""
@@ -200,6 +203,10 @@ def _set_durations(
 
 
 _DURATION_KINDS = frozenset((*DURATIONS, "unanswered"))
+
+
+# Every field's default, for `from_json`'s fields a stored share lacks (`calls` made fresh).
+_SHARE_DEFAULTS: dict[str, Any] = dict(FigureSummary().__dict__)
 
 
 def _made(**fields: Any) -> FigureSummary:
