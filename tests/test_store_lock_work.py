@@ -10,10 +10,13 @@ import json
 from dataclasses import fields
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from supportdesk.folds.desk_state import start
 from supportdesk.folds.sla import SlaProgress
 from supportdesk.items import Item, Message, ToolCall
 from supportdesk.store import figure_summary
+from supportdesk.store.protocol import StoreError
 from supportdesk.store.figure_summary import FigureSummary, rollup_delta
 from supportdesk.store.kept_folds import advance_all
 
@@ -96,3 +99,27 @@ def test_summaries_parse_to_every_field_and_fill_what_an_older_text_lacks() -> N
     # The mutable defaults are made fresh for each parse, never shared between parsed values.
     assert FigureSummary.from_json("{}").calls is not FigureSummary.from_json("{}").calls
     assert SlaProgress.from_json("{}").waits is not SlaProgress.from_json("{}").waits
+
+
+async def test_the_store_counts_each_committed_writes_hold_of_the_lock(tmp_path) -> None:
+    # bench_store's "the write lock held per append" reads these: each committed write counted once,
+    # whether it committed on the caller's thread (`_write_now`), in a hop alone or in a group.
+    import asyncio
+
+    from supportdesk.store.sessions import APPEND_NOW_MOST, SessionStore
+
+    async with await SessionStore.open(tmp_path / "desk.db") as store:
+        sid = (await store.create_session("triage")).id  # a hop
+        assert store.lock_holds == 1
+        for n in range(5):  # on the caller's thread
+            await store.append(sid, [Message(role="agent", text=f"line {n}", agent="triage")])
+        assert store.writes_now >= 1 and store.lock_holds == 6
+        big = [Message(role="agent", text=f"bulk {n}", agent="triage") for n in range(APPEND_NOW_MOST + 1)]
+        await store.append(sid, big)  # a hop
+        assert store.lock_holds == 7
+        await asyncio.gather(*(store.append(sid, big) for _ in range(3)))  # queued: alone or grouped
+        holds, held = store.lock_holds, store.lock_held_ns
+        assert 8 <= holds <= 10 - store.groups_committed and held > 0
+        with pytest.raises(StoreError):
+            await store.append("no-such-session", [Message(role="agent", text="x", agent="triage")])
+        assert (store.lock_holds, store.lock_held_ns) == (holds, held)  # a failed write is not counted

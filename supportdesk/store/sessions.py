@@ -980,6 +980,10 @@ class SessionStore(StoreCore):
         self._hops_done = 0
         # Small appends committed on the caller's thread (`_write_now`), for the tests and benchmarks.
         self.writes_now = 0
+        # The write lock held by this connection's committed writes: nanoseconds from inside
+        # BEGIN IMMEDIATE through COMMIT, and how many (`bench_store --only writers` prints it per append).
+        self.lock_held_ns = 0
+        self.lock_holds = 0
         # `PRAGMA data_version` when this connection last tried a write on the caller's thread
         # (None: never): unchanged at the next try means no other connection wrote in between.
         self._now_version: int | None = None
@@ -1086,15 +1090,23 @@ class SessionStore(StoreCore):
                 while True:
                     group.append(self._queued.popleft())
             try:
+                held_from = [0]
+
+                def first(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], Any] = group[0].fn) -> Any:
+                    held_from[0] = time.perf_counter_ns()  # BEGIN IMMEDIATE returned: the lock is ours
+                    return fn(conn)
+
                 if len(group) == 1:
                     try:
-                        group[0].settle(None, _write_transaction(conn, group[0].fn, self.path, self._busy_timeout_s))
+                        group[0].settle(None, _write_transaction(conn, first, self.path, self._busy_timeout_s))
+                        self._held(held_from[0])
                     except Exception as exc:
                         group[0].settle(exc, None)
                 elif group:
                     self.groups_committed += 1
                     try:
-                        outcomes = _group_transaction(conn, [w.fn for w in group], self.path, self._busy_timeout_s)
+                        outcomes = _group_transaction(conn, [first, *(w.fn for w in group[1:])], self.path, self._busy_timeout_s)
+                        self._held(held_from[0])
                     except Exception as exc:  # nothing of the group was stored
                         outcomes = [(exc, None)] * len(group)
                     for write, (error, value) in zip(group, outcomes):
@@ -1147,6 +1159,7 @@ class SessionStore(StoreCore):
                     self._now_version = version
                     return False, None
                 raise
+            held_from = time.perf_counter_ns()
             try:
                 value = fn(conn)
                 conn.execute("COMMIT")
@@ -1154,6 +1167,7 @@ class SessionStore(StoreCore):
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+            self._held(held_from)
         except sqlite3.Error as exc:
             raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
         except OSError as exc:
@@ -1161,6 +1175,12 @@ class SessionStore(StoreCore):
         self.writes_now += 1
         self._now_version = version
         return True, value
+
+    def _held(self, since_ns: int) -> None:
+        """Count one committed write's hold of the write lock, from `since_ns` until now."""
+        if since_ns:
+            self.lock_held_ns += time.perf_counter_ns() - since_ns
+            self.lock_holds += 1
 
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return await self._fetch(sql, params)
