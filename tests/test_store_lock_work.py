@@ -123,3 +123,38 @@ async def test_the_store_counts_each_committed_writes_hold_of_the_lock(tmp_path)
         with pytest.raises(StoreError):
             await store.append("no-such-session", [Message(role="agent", text="x", agent="triage")])
         assert (store.lock_holds, store.lock_held_ns) == (holds, held)  # a failed write is not counted
+
+
+def test_an_items_stamped_copy_is_what_dataclasses_replace_would_make() -> None:
+    # `_copied` skips the frozen __init__: right only while no item kind has a __post_init__ or a
+    # field outside __init__ (a kind that grows one fails here, and the copy must go back to replace).
+    import dataclasses
+    import typing
+
+    from supportdesk.store.sessions import _copied
+
+    kinds = typing.get_args(Item)
+    assert len(kinds) >= 10
+    for kind in kinds:
+        assert not hasattr(kind, "__post_init__"), kind
+        assert all(f.init for f in dataclasses.fields(kind)), kind
+    item = Message(role="customer", text="charged twice", agent="triage", meta={"n": 1})
+    copy = _copied(item, "s1", T0)
+    assert copy == dataclasses.replace(item, session_id="s1", seq=0, created_at=T0)
+    assert (item.session_id, item.seq) == ("", 0) and copy is not item
+
+
+async def test_an_append_returns_its_own_stamped_copies_and_leaves_the_callers_items(tmp_path) -> None:
+    import dataclasses
+
+    from supportdesk.store.sessions import SessionStore
+
+    async with await SessionStore.open(tmp_path / "desk.db") as store:
+        sid = (await store.create_session("triage")).id
+        items = [Message(role="customer", text=f"line {n}", agent="triage") for n in range(3)]
+        first = await store.append(sid, items)
+        again = await store.append(sid, items)  # the same objects appended twice: new copies each time
+        assert [i.seq for i in first] == [1, 2, 3] and [i.seq for i in again] == [4, 5, 6]
+        assert all(i.seq == 0 and i.session_id == "" for i in items)
+        assert first == [dataclasses.replace(i, session_id=sid, seq=n, created_at=first[0].created_at) for n, i in enumerate(items, 1)]
+        assert await store.range(sid, 1, 6) == [*first, *again]

@@ -23,7 +23,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -860,6 +859,15 @@ SQL_EXTERNAL_ID_SEEN = """
 """
 
 
+def _copied(item: Item, session_id: str, when: datetime) -> Item:
+    """A copy of `item` in `session_id` at `when` (seq 0 until the append's `run` sets it):
+    `dataclasses.replace` without the frozen __init__ (items have no __post_init__ and no
+    init=False fields), made before the write lock is taken."""
+    copy = object.__new__(type(item))
+    object.__setattr__(copy, "__dict__", {**item.__dict__, "session_id": session_id, "seq": 0, "created_at": when})
+    return copy
+
+
 class _PreparedAppend:
     """An append's rows, serialized before the write lock is taken.
 
@@ -871,8 +879,9 @@ class _PreparedAppend:
         self.session_id = session_id
         self.items = items
         self.when = when
-        # The items as stored (seq, time, session), made under the write lock by `run`.
-        self.stamped: list[Item] = []
+        # The items as stored (session, time, seq), copied here before the lock; `run` sets their
+        # seqs under it. The copies are this append's own until `append` returns them.
+        self.stamped: list[Item] = [_copied(item, session_id, when) for item in items]
         stamp = when.isoformat()
         plan = plan_append(items)
         self.rows = list(zip(plan.kinds, plan.agents, [stamp] * len(items), plan.bodies, plan.metas, plan.keys))
@@ -896,11 +905,9 @@ class _PreparedAppend:
         to one session can never both advance from the same state."""
         session_id, when = self.session_id, self.when
         count, state, stored, kept, share, progress, backlog = _state_before(conn, session_id, self.kept)
-        # One copy per item, folded here and handed back to the caller as stored.
-        self.stamped = [
-            replace(item, session_id=session_id, seq=count + n, created_at=when)
-            for n, item in enumerate(self.items, start=1)
-        ]
+        # The copies made before the lock get their seqs (the only part that needs the row read).
+        for n, item in enumerate(self.stamped, start=1):
+            object.__setattr__(item, "seq", count + n)
         state, share, progress = advance_all(state, share, progress, self.stamped)
         texts = (state.to_json(), share.to_json(), progress.to_json())
         head = append_head_sql(
