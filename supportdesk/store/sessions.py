@@ -641,6 +641,15 @@ def _column_already_there(conn: sqlite3.Connection, statement: str) -> bool:
 # from 772-1,606 to 1,650-2,685 of 4,000, and an append after another process's costs 220-290 us
 # under the lock against 130-145. What helps that row is less work per append in all (the thread
 # hop, the fold, the JSON), not work moved out of the lock.
+# Less work in all, then (issue 34, counted with callgrind, deterministic): the share built and
+# parsed without the frozen dataclasses' __init__, its durations moved in place, an unchanged
+# share's roll-up delta empty at once, the summaries' JSON through encoders made once, the stamped
+# copies made before the lock (only their seqs set under it). The fold, JSON, roll-up delta and
+# stamping of a single-item append fell from ~529k to ~413k instructions, parsing the three
+# summaries another process wrote from ~312k to ~232k, a whole one-process append from ~1,360k to
+# ~1,233k. The store counts its own hold of the lock (`lock_held_ns`, `lock_holds`; bench_store
+# prints it per append): at load 5-11 it was 370-1,160 us per append against ~100 us of work
+# alone, so on a loaded machine the holder's preemptions, not its Python, set the 4-writer row.
 # benchmarks/bench_store.py measures the result.
 
 
