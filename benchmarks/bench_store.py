@@ -421,6 +421,8 @@ def four_writer_processes(
     verdict = asyncio.run(verify_ours(db, sid, sizes) if side == "ours" else verify_theirs(db, sid, sizes))
     if side == "ours":  # counted, not timed: how many appends skipped the hop (`SessionStore._write_now`)
         verdict += f"; {sum(s.get('now', 0) for s in spans):,} of {total:,} committed on the caller's thread"
+        # counted by the store: BEGIN IMMEDIATE returned .. COMMIT done, the mean of the writers' means
+        verdict += f"; the write lock held {sum(s.get('held_us', 0.0) for s in spans) / len(spans):.0f} us per append"
     if side == "theirs":
         verdict += "; " + peer_check(db, sid, total, "writer")
     counts = {key: sum(s[key] for s in spans) / total for key in WRITER_COUNTS}
@@ -554,13 +556,15 @@ async def writer_process(side: str, db: str, sid: str, writer: int, count: int, 
     end = time.time()
     after = resource.getrusage(resource.RUSAGE_SELF)
     now = store.writes_now if side == "ours" else 0
+    # ours: the write lock held per append, counted by the store (BEGIN IMMEDIATE returned .. COMMIT)
+    held_us = store.lock_held_ns / 1000 / max(1, store.lock_holds) if side == "ours" else 0.0
     await close()
     counts = {
         "cpu_ms": (after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) * 1000,
         "waits": after.ru_nvcsw - used.ru_nvcsw,
         "preempted": after.ru_nivcsw - used.ru_nivcsw,
     }
-    print(json.dumps({"start": start, "end": end, "now": now, **counts}), flush=True)
+    print(json.dumps({"start": start, "end": end, "now": now, "held_us": held_us, **counts}), flush=True)
 
 
 async def theirs_four_tasks(folder: Path, sizes: dict[str, int], level: str) -> tuple[float, str]:

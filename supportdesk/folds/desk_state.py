@@ -122,6 +122,11 @@ LAST_LINE_CHARS = 160
 # Context keys that name the customer, best first.
 _CUSTOMER_KEYS = ("customer_name", "customer_email", "customer_id")
 
+# One encoder made once: `json.dumps` with any option builds a new JSONEncoder at every call, and the
+# stores encode the three summaries at every append, inside the write lock. Same text as
+# `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 @dataclass(frozen=True)
 class PendingApproval:
@@ -191,7 +196,7 @@ class ConversationState:
         out["since"] = self.since.isoformat() if self.since else None
         out["snoozed_until"] = self.snoozed_until.isoformat() if self.snoozed_until else None
         out["waiting_since"] = self.waiting_since.isoformat() if self.waiting_since else None
-        return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        return _encode(out)
 
     @classmethod
     def from_json(cls, text: str) -> ConversationState:
@@ -203,7 +208,17 @@ class ConversationState:
                 raw[key] = datetime.fromisoformat(raw[key])
         raw["pending"] = tuple(PendingApproval(**p) for p in raw.get("pending", ()))
         raw["tags"] = tuple(raw.get("tags", ()))
-        return cls(**raw)
+        # Without the frozen __init__ (one object.__setattr__ per field): an append parses the
+        # state again under the write lock whenever another process appended last.
+        fields = dict(_STATE_DEFAULTS)
+        fields.update(raw)
+        new = object.__new__(cls)
+        object.__setattr__(new, "__dict__", fields)
+        return new
+
+
+# Every field's default (all immutable), for `from_json`'s fields a stored state lacks.
+_STATE_DEFAULTS: dict[str, Any] = dict(ConversationState().__dict__)
 
 
 def replace(current: ConversationState, /, **changes: Any) -> ConversationState:

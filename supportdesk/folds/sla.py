@@ -34,6 +34,11 @@ WaitingOn = Literal["ai", "staff", "customer"]
 Target = Literal["first_response", "next_response", "resolution"]
 TARGETS: tuple[Target, ...] = ("first_response", "next_response", "resolution")
 
+# One encoder made once: `json.dumps` with any option builds a new JSONEncoder at every call, and the
+# stores encode the three summaries at every append, inside the write lock. Same text as
+# `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 @dataclass(frozen=True)
 class SlaClock:
@@ -167,7 +172,7 @@ class SlaProgress:
             "called": self.called,
             "last_at": stamp(self.last_at),
         }
-        head = json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        head = _encode(out)
         return f'{head[:-1]},"answered":{_waits(self.answered).json()}}}'
 
     @classmethod
@@ -179,7 +184,18 @@ class SlaProgress:
         for key in ("takeovers", "called"):
             raw[key] = tuple(raw.get(key, ()))
         raw["answered"] = Waits(raw.get("answered", ()))
-        return cls(**raw)
+        if not raw.keys() <= _PROGRESS_DEFAULTS.keys():
+            return cls(**raw)  # (a field this code does not know: refused as before)
+        # Without the frozen __init__ (one object.__setattr__ per field): an append parses the
+        # clocks again under the write lock whenever another process appended last.
+        fields = {**_PROGRESS_DEFAULTS, "waits": {}, **raw}
+        new = object.__new__(cls)
+        object.__setattr__(new, "__dict__", fields)
+        return new
+
+
+# Every field's default, for `from_json`'s fields a stored progress lacks (`waits` made fresh).
+_PROGRESS_DEFAULTS: dict[str, Any] = dict(SlaProgress().__dict__)
 
 
 def advance(

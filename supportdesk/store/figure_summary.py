@@ -55,6 +55,11 @@ from supportdesk.store.figures import (
 # A tally's key: (what, a, b, c); its value: [n, x, y, z] (see `FigureSummary.tallies`).
 Key = tuple[str, str, str, str]
 
+# One encoder made once: `json.dumps` with any option builds a new JSONEncoder at every call, and the
+# stores encode the three summaries at every append, inside the write lock. Same text as
+# `json.dumps(value, ensure_ascii=False, separators=(",", ":"))`.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 def millis(later: int, earlier: int) -> int:
     """Whole milliseconds between two microsecond times, as the fold measures them."""
@@ -108,13 +113,16 @@ class FigureSummary:
             "copied": self.copied,
             "entry": self.entry,
         }
-        return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+        return _encode(out)
 
     @classmethod
     def from_json(cls, text: str) -> FigureSummary:
         raw: dict[str, Any] = json.loads(text)
         tallies = {tuple(row[:4]): tuple(row[4:]) for row in raw.pop("tallies", [])}
-        return cls(tallies=tallies, **raw)
+        if not raw.keys() <= _SHARE_DEFAULTS.keys():
+            return cls(tallies=tallies, **raw)  # (a field this code does not know: refused as before)
+        # (Without the frozen __init__: parsed again under the write lock when another process appended last.)
+        return _made(**{**_SHARE_DEFAULTS, "calls": {}, **raw, "tallies": tallies})
 
     def buckets(self) -> list[tuple[str, int, int]]:
         """The roll-up buckets the session counts in: per grain, where its span begins and ends."""
@@ -134,6 +142,8 @@ def rollup_delta(before: FigureSummary | None, after: FigureSummary | None) -> l
     rows (grain, lo, hi, what, a, b, c, n, x, y, z), sorted so concurrent writers lock rows in
     one order."""
     if before is not None and after is not None and before.buckets() == after.buckets():
+        if before.tallies == after.tallies:
+            return []  # most appends (a message, a tool call): nothing in the roll-up moves
         # The same buckets (most appends): only the tallies that changed move, by their change.
         # (The same rows as the general case below, which takes every tally out and puts it back.)
         changed: dict[Key, tuple[int, ...]] = {}
@@ -171,15 +181,40 @@ def with_status(summary: FigureSummary, status: str) -> FigureSummary:
 def _with_durations(summary: FigureSummary) -> FigureSummary:
     """The durations' tallies from the duration fields: a first answer or the unanswered, and a
     resolution while the conversation is resolved; (bucket) n = 1, x = milliseconds."""
-    tallies = {key: value for key, value in summary.tallies.items() if key[0] not in (*DURATIONS, "unanswered")}
-    if summary.asked_us is not None:
-        if summary.answer_ms is None:
+    tallies = dict(summary.tallies)
+    _set_durations(tallies, summary.asked_us, summary.answer_ms, summary.resolution_ms)
+    return replace(summary, tallies=tallies)
+
+
+def _set_durations(
+    tallies: dict[Key, tuple[int, int, int, int]], asked_us: int | None, answer_ms: int | None, resolution_ms: int | None
+) -> None:
+    """Put the durations' tallies that follow from these fields into `tallies` (in place, in a
+    copy the caller owns), dropping those that no longer do."""
+    for key in [key for key in tallies if key[0] in _DURATION_KINDS]:
+        del tallies[key]
+    if asked_us is not None:
+        if answer_ms is None:
             tallies["unanswered", "", "", ""] = (1, 0, 0, 0)
         else:
-            tallies["first_answer", str(bucket_of(summary.answer_ms, DURATION_EDGES_MS)), "", ""] = (1, summary.answer_ms, 0, 0)
-    if summary.resolution_ms is not None:
-        tallies["resolution", str(bucket_of(summary.resolution_ms, DURATION_EDGES_MS)), "", ""] = (1, summary.resolution_ms, 0, 0)
-    return replace(summary, tallies=tallies)
+            tallies["first_answer", str(bucket_of(answer_ms, DURATION_EDGES_MS)), "", ""] = (1, answer_ms, 0, 0)
+    if resolution_ms is not None:
+        tallies["resolution", str(bucket_of(resolution_ms, DURATION_EDGES_MS)), "", ""] = (1, resolution_ms, 0, 0)
+
+
+_DURATION_KINDS = frozenset((*DURATIONS, "unanswered"))
+
+
+# Every field's default, for `from_json`'s fields a stored share lacks (`calls` made fresh).
+_SHARE_DEFAULTS: dict[str, Any] = dict(FigureSummary().__dict__)
+
+
+def _made(**fields: Any) -> FigureSummary:
+    """A FigureSummary from every one of its fields, without the frozen dataclass's __init__ (one
+    `object.__setattr__` per field): the append folds the share inside the write lock."""
+    new = object.__new__(FigureSummary)
+    object.__setattr__(new, "__dict__", fields)
+    return new
 
 
 def _add(tallies: dict[Key, tuple[int, int, int, int]], key: Key, n: int = 1, x: int = 0, y: int = 0, z: int = 0) -> None:
@@ -285,21 +320,20 @@ def fold(items: Iterable[Item], summary: FigureSummary, resolved: Iterable[bool]
             )
     if not folded:
         return summary
-    return _with_durations(
-        FigureSummary(
-            seq=seq,
-            first_us=first_us,
-            last_us=last_us,
-            tallies=tallies,
-            calls=calls,
-            asked_us=asked_us,
-            asked_seq=asked_seq,
-            answer_ms=answer_ms,
-            resolved_us=resolved_us,
-            resolution_ms=resolution_ms,
-            resolved=was_resolved,
-            waiting=summary.waiting,
-            copied=copied,
-            entry=summary.entry,
-        )
+    _set_durations(tallies, asked_us, answer_ms, resolution_ms)
+    return _made(
+        seq=seq,
+        first_us=first_us,
+        last_us=last_us,
+        tallies=tallies,
+        calls=calls,
+        asked_us=asked_us,
+        asked_seq=asked_seq,
+        answer_ms=answer_ms,
+        resolved_us=resolved_us,
+        resolution_ms=resolution_ms,
+        resolved=was_resolved,
+        waiting=summary.waiting,
+        copied=copied,
+        entry=summary.entry,
     )

@@ -23,7 +23,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -642,6 +641,15 @@ def _column_already_there(conn: sqlite3.Connection, statement: str) -> bool:
 # from 772-1,606 to 1,650-2,685 of 4,000, and an append after another process's costs 220-290 us
 # under the lock against 130-145. What helps that row is less work per append in all (the thread
 # hop, the fold, the JSON), not work moved out of the lock.
+# Less work in all, then (issue 34, counted with callgrind, deterministic): the share built and
+# parsed without the frozen dataclasses' __init__, its durations moved in place, an unchanged
+# share's roll-up delta empty at once, the summaries' JSON through encoders made once, the stamped
+# copies made before the lock (only their seqs set under it). The fold, JSON, roll-up delta and
+# stamping of a single-item append fell from ~529k to ~413k instructions, parsing the three
+# summaries another process wrote from ~312k to ~232k, a whole one-process append from ~1,360k to
+# ~1,233k. The store counts its own hold of the lock (`lock_held_ns`, `lock_holds`; bench_store
+# prints it per append): at load 5-11 it was 370-1,160 us per append against ~100 us of work
+# alone, so on a loaded machine the holder's preemptions, not its Python, set the 4-writer row.
 # benchmarks/bench_store.py measures the result.
 
 
@@ -860,6 +868,15 @@ SQL_EXTERNAL_ID_SEEN = """
 """
 
 
+def _copied(item: Item, session_id: str, when: datetime) -> Item:
+    """A copy of `item` in `session_id` at `when` (seq 0 until the append's `run` sets it):
+    `dataclasses.replace` without the frozen __init__ (items have no __post_init__ and no
+    init=False fields), made before the write lock is taken."""
+    copy = object.__new__(type(item))
+    object.__setattr__(copy, "__dict__", {**item.__dict__, "session_id": session_id, "seq": 0, "created_at": when})
+    return copy
+
+
 class _PreparedAppend:
     """An append's rows, serialized before the write lock is taken.
 
@@ -871,8 +888,9 @@ class _PreparedAppend:
         self.session_id = session_id
         self.items = items
         self.when = when
-        # The items as stored (seq, time, session), made under the write lock by `run`.
-        self.stamped: list[Item] = []
+        # The items as stored (session, time, seq), copied here before the lock; `run` sets their
+        # seqs under it. The copies are this append's own until `append` returns them.
+        self.stamped: list[Item] = [_copied(item, session_id, when) for item in items]
         stamp = when.isoformat()
         plan = plan_append(items)
         self.rows = list(zip(plan.kinds, plan.agents, [stamp] * len(items), plan.bodies, plan.metas, plan.keys))
@@ -896,11 +914,9 @@ class _PreparedAppend:
         to one session can never both advance from the same state."""
         session_id, when = self.session_id, self.when
         count, state, stored, kept, share, progress, backlog = _state_before(conn, session_id, self.kept)
-        # One copy per item, folded here and handed back to the caller as stored.
-        self.stamped = [
-            replace(item, session_id=session_id, seq=count + n, created_at=when)
-            for n, item in enumerate(self.items, start=1)
-        ]
+        # The copies made before the lock get their seqs (the only part that needs the row read).
+        for n, item in enumerate(self.stamped, start=1):
+            object.__setattr__(item, "seq", count + n)
         state, share, progress = advance_all(state, share, progress, self.stamped)
         texts = (state.to_json(), share.to_json(), progress.to_json())
         head = append_head_sql(
@@ -980,6 +996,10 @@ class SessionStore(StoreCore):
         self._hops_done = 0
         # Small appends committed on the caller's thread (`_write_now`), for the tests and benchmarks.
         self.writes_now = 0
+        # The write lock held by this connection's committed writes: nanoseconds from inside
+        # BEGIN IMMEDIATE through COMMIT, and how many (`bench_store --only writers` prints it per append).
+        self.lock_held_ns = 0
+        self.lock_holds = 0
         # `PRAGMA data_version` when this connection last tried a write on the caller's thread
         # (None: never): unchanged at the next try means no other connection wrote in between.
         self._now_version: int | None = None
@@ -1086,15 +1106,23 @@ class SessionStore(StoreCore):
                 while True:
                     group.append(self._queued.popleft())
             try:
+                held_from = [0]
+
+                def first(conn: sqlite3.Connection, fn: Callable[[sqlite3.Connection], Any] = group[0].fn) -> Any:
+                    held_from[0] = time.perf_counter_ns()  # BEGIN IMMEDIATE returned: the lock is ours
+                    return fn(conn)
+
                 if len(group) == 1:
                     try:
-                        group[0].settle(None, _write_transaction(conn, group[0].fn, self.path, self._busy_timeout_s))
+                        group[0].settle(None, _write_transaction(conn, first, self.path, self._busy_timeout_s))
+                        self._held(held_from[0])
                     except Exception as exc:
                         group[0].settle(exc, None)
                 elif group:
                     self.groups_committed += 1
                     try:
-                        outcomes = _group_transaction(conn, [w.fn for w in group], self.path, self._busy_timeout_s)
+                        outcomes = _group_transaction(conn, [first, *(w.fn for w in group[1:])], self.path, self._busy_timeout_s)
+                        self._held(held_from[0])
                     except Exception as exc:  # nothing of the group was stored
                         outcomes = [(exc, None)] * len(group)
                     for write, (error, value) in zip(group, outcomes):
@@ -1147,6 +1175,7 @@ class SessionStore(StoreCore):
                     self._now_version = version
                     return False, None
                 raise
+            held_from = time.perf_counter_ns()
             try:
                 value = fn(conn)
                 conn.execute("COMMIT")
@@ -1154,6 +1183,7 @@ class SessionStore(StoreCore):
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+            self._held(held_from)
         except sqlite3.Error as exc:
             raise StoreError(_error_line(exc, self.path, self._busy_timeout_s) or f"{self.path}: {exc}") from None
         except OSError as exc:
@@ -1161,6 +1191,12 @@ class SessionStore(StoreCore):
         self.writes_now += 1
         self._now_version = version
         return True, value
+
+    def _held(self, since_ns: int) -> None:
+        """Count one committed write's hold of the write lock, from `since_ns` until now."""
+        if since_ns:
+            self.lock_held_ns += time.perf_counter_ns() - since_ns
+            self.lock_holds += 1
 
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return await self._fetch(sql, params)
