@@ -276,6 +276,7 @@ class Load:
     lost: int = 0
     duplicated: int = 0
     cpu: float = float("nan")  # the server process's CPU seconds (all its threads) under the load
+    generator: float = float("nan")  # the load generator's (this process's) CPU seconds: it shares the cores
 
 
 async def stream_load(url: str, conversations: int, clients_per: int, texts: list[str], gap: float) -> tuple[Load, list[Client], list[tuple[str, str]]]:
@@ -397,9 +398,10 @@ async def run_relay(conversations: int, clients_per: int, messages: int, gap: fl
                 db = str(folder / f"serve-{n}.db")
                 proc, url = start_worker(db, logs / f"serve-{n}.log")
             try:
-                cpu = _cpu_seconds(proc.pid)
+                cpu, mine = _cpu_seconds(proc.pid), time.process_time()
                 load, clients, made = await stream_load(url, conversations, clients_per, texts, gap)
                 load.cpu = _cpu_seconds(proc.pid) - cpu
+                load.generator = time.process_time() - mine
             finally:
                 proc.send_signal(signal.SIGINT)  # (what a profiler wrapping the worker writes its profile on)
                 proc.wait(timeout=30)
@@ -409,7 +411,7 @@ async def run_relay(conversations: int, clients_per: int, messages: int, gap: fl
             (ours if side == "serve" else peers).append(load)
             print(f"  round {n + 1} {side:5}  POST -> answer p50 {_ms(load.answers, 50):8.1f} ms  p95 {_ms(load.answers, 95):8.1f} ms"
                   f"  {load.rate:7.1f} messages/s  CPU {1000 * load.cpu / (len(load.answers) / clients_per or 1):5.2f} ms a message"
-                  f"  undelivered {load.undelivered}"
+                  f" (load generator {1000 * load.generator / (len(load.answers) / clients_per or 1):5.2f})  undelivered {load.undelivered}"
                   + (f"  events lost {load.lost}, duplicated {load.duplicated}" if side == "serve" else ""))
     mine = [a for load in ours for a in load.answers]
     theirs = [a for load in peers for a in load.answers]
@@ -425,6 +427,11 @@ async def run_relay(conversations: int, clients_per: int, messages: int, gap: fl
     print(f"  POST -> answer p95  {_ms(mine, 95):8.1f} ms vs {_ms(theirs, 95):8.1f} ms  {p95:5.2f}x  (bar <= 2x)")
     print(f"  answers never delivered {undelivered} of {len(mine) + undelivered} (bar: 0); events lost {sum(l.lost for l in ours)}, duplicated {sum(l.duplicated for l in ours)}")
     print(f"  -> {'met' if met['answer'] else 'MISSED'}")
+    cpu = {side: sorted(1000 * load.cpu * clients_per / (len(load.answers) or 1) for load in loads)
+           for side, loads in (("serve", ours), ("relay", peers))}
+    print(f"  CPU a message (information; it moves less with the machine's load than the times): serve "
+          f"{cpu['serve'][0]:.2f}-{cpu['serve'][-1]:.2f} ms vs relay {cpu['relay'][0]:.2f}-{cpu['relay'][-1]:.2f} ms "
+          f"({cpu['serve'][0] / cpu['relay'][-1]:.1f}-{cpu['serve'][-1] / cpu['relay'][0]:.1f}x)")
     print(f"serve messages/s under that load (median) vs the engine headless (median): {rate:.1f} vs {headless:.1f}  "
           f"{rate / headless:.2f}x  (bar >= 0.5x) -> {'met' if met['rate'] else 'MISSED'}")
     return 0 if all(met.values()) and bad == 0 else 1
