@@ -32,9 +32,12 @@ Bars: POST -> answer p50 and p95 <= 2x the relay's, every answer delivered; serv
 machine's load, which the latencies do.
 
 `--profile` (issue 34): one `serve` worker under the --relay load (20 conversations unless told),
-after a warm-up; its CPU a message per thread (from /proc) and its main thread's cProfile on the
-thread's own CPU clock, summed by part of a served message (the POST, the turn, the fan-out, the
-SSE writes, request parsing, the feed, the lease, logging).
+after a warm-up; the same load once unprofiled (its CPU a message per thread from /proc, and the
+load generator's own: it shares the machine's cores with the worker), then once with its main
+thread's cProfile on the thread's own CPU clock, summed by part of a served message (the POST,
+the turn, the fan-out, the SSE writes, request parsing, the feed, the lease, logging), each part
+also as its share of the unprofiled main thread; the turns run and messages a turn (a turn
+answers every message waiting), the main thread's CPU a turn and the rest a message.
 """
 
 from __future__ import annotations
@@ -273,6 +276,7 @@ class Load:
     lost: int = 0
     duplicated: int = 0
     cpu: float = float("nan")  # the server process's CPU seconds (all its threads) under the load
+    generator: float = float("nan")  # the load generator's (this process's) CPU seconds: it shares the cores
 
 
 async def stream_load(url: str, conversations: int, clients_per: int, texts: list[str], gap: float) -> tuple[Load, list[Client], list[tuple[str, str]]]:
@@ -394,9 +398,10 @@ async def run_relay(conversations: int, clients_per: int, messages: int, gap: fl
                 db = str(folder / f"serve-{n}.db")
                 proc, url = start_worker(db, logs / f"serve-{n}.log")
             try:
-                cpu = _cpu_seconds(proc.pid)
+                cpu, mine = _cpu_seconds(proc.pid), time.process_time()
                 load, clients, made = await stream_load(url, conversations, clients_per, texts, gap)
                 load.cpu = _cpu_seconds(proc.pid) - cpu
+                load.generator = time.process_time() - mine
             finally:
                 proc.send_signal(signal.SIGINT)  # (what a profiler wrapping the worker writes its profile on)
                 proc.wait(timeout=30)
@@ -406,7 +411,7 @@ async def run_relay(conversations: int, clients_per: int, messages: int, gap: fl
             (ours if side == "serve" else peers).append(load)
             print(f"  round {n + 1} {side:5}  POST -> answer p50 {_ms(load.answers, 50):8.1f} ms  p95 {_ms(load.answers, 95):8.1f} ms"
                   f"  {load.rate:7.1f} messages/s  CPU {1000 * load.cpu / (len(load.answers) / clients_per or 1):5.2f} ms a message"
-                  f"  undelivered {load.undelivered}"
+                  f" (load generator {1000 * load.generator / (len(load.answers) / clients_per or 1):5.2f})  undelivered {load.undelivered}"
                   + (f"  events lost {load.lost}, duplicated {load.duplicated}" if side == "serve" else ""))
     mine = [a for load in ours for a in load.answers]
     theirs = [a for load in peers for a in load.answers]
@@ -422,6 +427,11 @@ async def run_relay(conversations: int, clients_per: int, messages: int, gap: fl
     print(f"  POST -> answer p95  {_ms(mine, 95):8.1f} ms vs {_ms(theirs, 95):8.1f} ms  {p95:5.2f}x  (bar <= 2x)")
     print(f"  answers never delivered {undelivered} of {len(mine) + undelivered} (bar: 0); events lost {sum(l.lost for l in ours)}, duplicated {sum(l.duplicated for l in ours)}")
     print(f"  -> {'met' if met['answer'] else 'MISSED'}")
+    cpu = {side: sorted(1000 * load.cpu * clients_per / (len(load.answers) or 1) for load in loads)
+           for side, loads in (("serve", ours), ("relay", peers))}
+    print(f"  CPU a message (information; it moves less with the machine's load than the times): serve "
+          f"{cpu['serve'][0]:.2f}-{cpu['serve'][-1]:.2f} ms vs relay {cpu['relay'][0]:.2f}-{cpu['relay'][-1]:.2f} ms "
+          f"({cpu['serve'][0] / cpu['relay'][-1]:.1f}-{cpu['serve'][-1] / cpu['relay'][0]:.1f}x)")
     print(f"serve messages/s under that load (median) vs the engine headless (median): {rate:.1f} vs {headless:.1f}  "
           f"{rate / headless:.2f}x  (bar >= 0.5x) -> {'met' if met['rate'] else 'MISSED'}")
     return 0 if all(met.values()) and bad == 0 else 1
@@ -485,6 +495,13 @@ async def run_profile(conversations: int, clients_per: int, messages: int, gap: 
     )
     try:
         await stream_load(url, 5, clients_per, texts, gap)
+        # The same load unprofiled first: the CPU a message each part stands for (`~ ms` below) is
+        # its share of the profiled main thread times this run's unprofiled main thread.
+        plain = _thread_cpu(proc.pid)
+        bench = time.process_time()
+        await stream_load(url, conversations, clients_per, texts, gap)
+        bench = time.process_time() - bench
+        unprofiled = _thread_cpu(proc.pid)
         before = _thread_cpu(proc.pid)
         proc.send_signal(signal.SIGUSR1)
         load, clients, made = await stream_load(url, conversations, clients_per, texts, gap)
@@ -499,32 +516,54 @@ async def run_profile(conversations: int, clients_per: int, messages: int, gap: 
     lost, duplicated = await check_log(db, clients, made, seen_only=True)
     _trouble(logs / "profile.log", "serve")
     sent = conversations * messages
+    plain_main = (unprofiled.get(proc.pid, 0.0) - plain.get(proc.pid, 0.0)) / sent
+    plain_all = sum(cpu - plain.get(tid, 0.0) for tid, cpu in unprofiled.items()) / sent
     used = {tid: cpu - before.get(tid, 0.0) for tid, cpu in after.items()}
     main = used.pop(proc.pid, 0.0)
     print(f"serve under the --relay load: {conversations} conversations x {clients_per} streams x {messages} messages "
           f"{gap * 1000:.0f} ms apart; load average {_loadavg()}")
-    print(f"  CPU a message, all threads   {1000 * (main + sum(used.values())) / sent:6.2f} ms   (the main thread profiled: "
+    print(f"  unprofiled: CPU a message, all threads {1000 * plain_all:6.2f} ms, main thread (event loop) {1000 * plain_main:6.2f} ms; "
+          f"the load generator (this process: 200 streams' reads, the POSTs) {1000 * bench / sent:6.2f} ms")
+    print(f"  profiled: CPU a message, all threads   {1000 * (main + sum(used.values())) / sent:6.2f} ms   (the main thread profiled: "
           f"it runs slower than unprofiled)")
     print(f"    main thread (event loop)   {1000 * main / sent:6.2f} ms")
     for tid, cpu in sorted(used.items(), key=lambda t: -t[1])[:4]:
         if cpu > 0:
             print(f"    thread {tid:<10}          {1000 * cpu / sent:6.2f} ms   (the SQLite connection's, or a worker thread's)")
+    others = sorted(((cpu - plain.get(tid, 0.0), tid) for tid, cpu in unprofiled.items() if tid != proc.pid), reverse=True)
+    print("  unprofiled, the other threads: " + ", ".join(f"{tid} {1000 * cpu / sent:.2f} ms" for cpu, tid in others[:4] if cpu > 0))
     print(f"  answers undelivered {load.undelivered}; events lost {lost}, duplicated {duplicated}")
     stats = pstats.Stats(str(out))
     total = stats.total_tt  # type: ignore[attr-defined]
-    print(f"  the main thread's profiled CPU: {1000 * total / sent:.2f} ms a message; by part (cumulative):")
     entries = stats.stats  # type: ignore[attr-defined]
+
+    def spent_in(file: str, function: str, column: int = 3) -> float:
+        return sum(
+            row[column] for (path, _, func), row in entries.items()
+            if func == function and (path.endswith(file) or (file.endswith("/") and file in path))
+        )
+
+    scale = plain_main / (total / sent) if total else float("nan")  # unprofiled CPU per profiled second
+    calls = sum(row[1] for row in entries.values())
+    print(f"  the main thread's profiled CPU: {1000 * total / sent:.2f} ms a message ({calls / sent:,.0f} Python calls); by part "
+          f"(cumulative; ~ ms: the share of the unprofiled main thread):")
     label = ""
     for name, file, function in PROFILE_PARTS:
         label = name or label
-        spent = sum(
-            row[3] for (path, _, func), row in entries.items()
-            if func == function and (path.endswith(file) or (file.endswith("/") and file in path))
-        )
+        spent = spent_in(file, function)
         if name:
-            print(f"    {1000 * spent / sent:6.2f} ms  {100 * spent / total:5.1f} %  {label}")
+            print(f"    {1000 * spent / sent:6.2f} ms  {100 * spent / total:5.1f} %  ~ {1000 * spent * scale / sent:5.2f} ms  {label}")
         else:
-            print(f"    {1000 * spent / sent:6.2f} ms  {100 * spent / total:5.1f} %    (and {function})")
+            print(f"    {1000 * spent / sent:6.2f} ms  {100 * spent / total:5.1f} %  ~ {1000 * spent * scale / sent:5.2f} ms    (and {function})")
+    # The turns run (each takes the session's lease once: `SessionStore.turn`, a plain function
+    # cProfile counts once a call) and the ASGI messages sent (each HTTP write's `send`).
+    turns = spent_in("supportdesk/store/sessions.py", "turn", 1)
+    turn_cpu = spent_in("supportdesk/engine/runner.py", "resume") * scale
+    writes = spent_in("uvicorn/protocols/http/", "send", 1)
+    print(f"  turns: {turns:.0f} for {sent} messages ({sent / turns if turns else float('nan'):.1f} messages a turn: a turn answers every "
+          f"message waiting), ~ {1000 * turn_cpu / turns if turns else float('nan'):.2f} ms of the main thread a turn")
+    print(f"  the rest of the main thread (HTTP, the POSTs' store hops, fan-out, SSE writes, the loop): "
+          f"~ {1000 * (plain_main - turn_cpu / sent):.2f} ms a message; ASGI sends {writes / sent:.1f} a message")
     print(f"  profile in {out}" if keep else "  (--profile-out FILE keeps the profile for pstats)")
     return 0 if lost == duplicated == load.undelivered == 0 else 1
 

@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 # The loop serve picks for the same --loop, so the bar compares like with like.
-from supportdesk.channels.command import loop_factory
+from supportdesk.channels.command import loop_factory, tune_gc
 
 
 @dataclass
@@ -110,6 +110,7 @@ def main() -> int:
     sock.bind(("127.0.0.1", args.port))
     sock.listen(2048)
     server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning", access_log=False, timeout_graceful_shutdown=2))
+    tune_gc()  # (what serve does once it has built its app)
     print(f"relay on http://127.0.0.1:{sock.getsockname()[1]}/ ", file=sys.stderr, flush=True)
     # On the event loop serve would run on (`supportdesk serve --loop`): the peer gets what serve gets.
     with sock, asyncio.Runner(loop_factory=loop_factory(args.loop)) as runner:

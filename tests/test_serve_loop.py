@@ -3,6 +3,8 @@ and a served message answered on either; uvloop asked for by name and missing is
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 
@@ -10,7 +12,7 @@ import httpx
 import pytest
 
 from tests.serve_harness import final_agent_reply, new_conversation, read_events, say
-from tests.test_serve_process import CHARGED_TWICE, ServeProcess
+from tests.test_serve_process import CHARGED_TWICE, LISTENING, ServeProcess
 
 pytestmark = pytest.mark.slow
 
@@ -61,3 +63,40 @@ def test_uvloop_asked_for_by_name_and_missing_is_one_line(db_path):
         import uvloop
 
         assert loop_factory("auto") is uvloop.new_event_loop
+
+
+REPORT_GC = """
+import atexit, gc, sys
+atexit.register(lambda: print(f"gc at exit: young {gc.get_threshold()[0]} frozen {gc.get_freeze_count()}", flush=True))
+from supportdesk.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+async def test_serve_tunes_the_collector_once_built_and_still_answers(db_path):
+    """serve's collector (issue 34): what it built at start frozen out of the collector's passes
+    and the young generation collected every GC_YOUNG allocations, not Python's 700."""
+    from supportdesk.channels.command import GC_YOUNG
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", REPORT_GC, "--db", str(db_path), "serve", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        url = next((found.group(1) for line in proc.stdout if (found := LISTENING.search(line))), None)
+        assert url is not None, "serve did not start"
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            conversation = await new_conversation(client)
+            events = await read_events(
+                client, conversation, lambda ev: final_agent_reply(ev, "duplicate"), on_open=lambda: say(client, conversation, CHARGED_TWICE)
+            )
+        assert any(e.event == "message" and e.data.get("from") == "agent" for e in events)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 0, out
+    [said] = [line for line in out.splitlines() if line.startswith("gc at exit:")]
+    young, frozen = int(said.split()[4]), int(said.split()[6])
+    assert young == GC_YOUNG
+    assert frozen > 10_000  # the desk's objects: config, model, readers
