@@ -30,7 +30,7 @@ import random
 import time
 import unicodedata
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -158,7 +158,7 @@ def sql_latest(n: int) -> str:
 SQL_LATEST = sql_latest(50)  # the pane's read
 SQL_RANGE = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq"
 SQL_ITEM = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = $2"
-SQL_ITEMS_AT = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = ANY($2::integer[]) ORDER BY seq"
+SQL_ITEMS_AT = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = ANY($2::text[]::integer[]) ORDER BY seq"
 SQL_OF_KIND = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND kind = $2 AND seq > $3 AND seq <= $4 ORDER BY seq"
 SQL_KIND_SEQS = "SELECT seq FROM items WHERE session_id = $1 AND kind = $2 ORDER BY seq"
 SQL_AGENT_AT = (
@@ -217,6 +217,20 @@ SQL_FENCED_DROP_DESK_BEFORE = (
     f"SELECT (SELECT holder FROM dropped), {_DESK_BEFORE_COLS} FROM sessions WHERE id = $1 FOR UPDATE"
 )
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
+# Every array parameter of the store's statements is sent as text[] and cast by the server
+# (`$n::text[]::bigint[]`): asyncpg knows text[] without asking, but looks up any other array type
+# with a catalog query on each new connection before its first statement using it (12-16 ms of
+# server CPU, with its JIT switched off and on around it: in `bench_serve` on PostgreSQL that
+# was 2 ms a message of the server's ~7, once per pooled connection, issue 34).
+def _texts(values: Iterable[Any]) -> list[str | None]:
+    return [None if v is None else str(v) for v in values]
+
+
+def _rollup_columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
+    """Roll-up rows (figure_summary.rollup_delta) as `_rollup_rows`' 11 array parameters."""
+    return [_texts(column) for column in zip(*rows)] if rows else [[] for _ in range(11)]
+
+
 # The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
 # rows it moves (store/figure_summary.py), in the order of the roll-up's key so concurrent appends
 # lock rows in one order. A roll-up row emptied by a session moving on is dropped.
@@ -224,8 +238,9 @@ def _rollup_rows(first: int) -> str:
     """The roll-up rows (figure_summary.rollup_delta), one array parameter a column from `first` on."""
     p = [f"${first + i}" for i in range(11)]
     return (
-        f"unnest({p[0]}::text[], {p[1]}::bigint[], {p[2]}::bigint[], {p[3]}::text[], {p[4]}::text[], {p[5]}::text[], "
-        f"{p[6]}::text[], {p[7]}::bigint[], {p[8]}::bigint[], {p[9]}::bigint[], {p[10]}::bigint[]) "
+        f"unnest({p[0]}::text[], {p[1]}::text[]::bigint[], {p[2]}::text[]::bigint[], {p[3]}::text[], {p[4]}::text[], "
+        f"{p[5]}::text[], {p[6]}::text[], {p[7]}::text[]::bigint[], {p[8]}::text[]::bigint[], {p[9]}::text[]::bigint[], "
+        f"{p[10]}::text[]::bigint[]) "
         "AS t(grain, lo, hi, what, a, b, c, n, x, y, z)"
     )
 
@@ -324,7 +339,8 @@ WITH head AS (
 ), usage AS (
     INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported)
     SELECT $1, u.agent, u.tokens_in, u.tokens_out, u.reported
-    FROM head, unnest($13::text[], $14::bigint[], $15::bigint[], $16::integer[]) AS u(agent, tokens_in, tokens_out, reported)
+    FROM head, unnest($13::text[], $14::text[]::bigint[], $15::text[]::bigint[], $16::text[]::integer[])
+        AS u(agent, tokens_in, tokens_out, reported)
     ON CONFLICT (session_id, agent) DO UPDATE SET
         input_tokens = usage_totals.input_tokens + excluded.input_tokens,
         output_tokens = usage_totals.output_tokens + excluded.output_tokens,
@@ -468,10 +484,10 @@ async def _keep_share(
     (None: the session is going away)."""
     delta = rollup_delta(kept, share)
     if delta:
-        await conn.execute(SQL_ROLLUP_ADD, *[list(column) for column in zip(*delta)])
+        await conn.execute(SQL_ROLLUP_ADD, *_rollup_columns(delta))
         emptied = [row for row in delta if row[7] < 0]
         if emptied:
-            await conn.execute(SQL_ROLLUP_DROP_EMPTY, *[list(column) for column in zip(*emptied)])
+            await conn.execute(SQL_ROLLUP_DROP_EMPTY, *_rollup_columns(emptied))
     if share is not None:
         await conn.execute(SUMMARY_SQL.set_figures, *figure_columns(share, progress), session_id)
 
@@ -615,7 +631,7 @@ class _Kept:
         # append empties (rare: a status moving a share) is dropped by a statement of its own.
         delta = rollup_delta(self.share, share)
         figures = figure_columns(share, progress)
-        rollup = [list(column) for column in zip(*delta)] if delta else [[] for _ in range(11)]
+        rollup = _rollup_columns(delta)
         emptied = [row for row in delta if row[7] < 0]
         summary = state.to_json()
         after = _Kept(
@@ -623,7 +639,7 @@ class _Kept:
             state, share, progress,
         )
         tail = (state.state, summary, True, *figures, *rollup)
-        return tail, tuple(list(column) for column in zip(*emptied)), after
+        return tail, tuple(_rollup_columns(emptied)) if emptied else (), after
 
 
 @dataclass
@@ -1106,9 +1122,9 @@ class PostgresStore(StoreCore):
             plan.keys,
             words,
             [u[0] for u in usage],
-            [u[1] for u in usage],
-            [u[2] for u in usage],
-            [u[3] for u in usage],
+            _texts(u[1] for u in usage),
+            _texts(u[2] for u in usage),
+            _texts(u[3] for u in usage),
         )
 
     async def _append_on(
@@ -1246,7 +1262,7 @@ class PostgresStore(StoreCore):
         wanted = sorted({int(seq) for seq in seqs if -_NO_LIMIT <= int(seq) <= _NO_LIMIT})
         if not wanted:
             return []
-        return [_item(r) for r in await self._fetch(SQL_ITEMS_AT, session_id, wanted)]
+        return [_item(r) for r in await self._fetch(SQL_ITEMS_AT, session_id, _texts(wanted))]
 
     async def turn_start(self, session_id: str, n: int) -> TurnStart:
         """The session's row, newest `n` items, context and holder: one statement."""
