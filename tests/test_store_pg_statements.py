@@ -12,6 +12,7 @@ look a type up.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import asyncpg
@@ -59,3 +60,53 @@ async def test_a_served_turns_statements_need_no_type_lookup_on_a_new_connection
         assert await conn.fetchval("SELECT count(*) FROM figure_rollup WHERE n > 0") > 0
     finally:
         await conn.close()
+
+
+async def test_the_notify_carries_the_documents_a_read_of_the_log_gives(pg_url: str):
+    """The append's NOTIFY documents are made by the writer, not by the server (issue 34: building
+    them in SQL was most of the server's time executing an append). They must be the very text a
+    read of the log gives (the follower keeps its parse of each for its own reads): quotes,
+    control characters, non-ASCII, meta or none, a time with trailing zeros in its fraction or
+    none, and over the size limit no documents at all."""
+    from datetime import datetime, timezone
+
+    from supportdesk.store import postgres as pg
+
+    # No document is built by the statement any more: the payload is the writer's parameter.
+    for sql in (pg.SQL_APPEND, pg.SQL_APPEND_KEPT, pg.SQL_APPEND_KEPT_FENCED, pg.SQL_APPEND_KEPT_RELEASE):
+        assert "to_json" not in sql and "string_agg" not in sql
+
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    listener = await asyncpg.connect(pg_url)
+    await listener.add_listener(pg.CHANNEL, lambda *args: heard.put_nowait(args[3]))
+    try:
+        async with await open_store(pg_url) as store:
+            sid = (await store.create_session("triage")).id
+            times = iter([
+                datetime(2026, 3, 1, 9, 30, 5, 56600, tzinfo=timezone.utc),
+                datetime(2026, 3, 1, 9, 30, 6, tzinfo=timezone.utc),
+                datetime(2026, 3, 1, 9, 30, 7, 1, tzinfo=timezone.utc),
+                datetime(2026, 3, 1, 9, 30, 8, 120000, tzinfo=timezone.utc),
+            ])
+            store.clock = lambda: next(times)
+            await store.append(sid, [
+                Message(role="customer", text='a "quote", a \\ back\\slash, \x01\x7f é ü 中文 / tab\there\nnew line', agent="triage"),
+                Message(role="agent", text="noted", agent="triage", meta={"usage": {"input_tokens": 3}, "ünï": "cödé"}),
+            ])
+            await store.append(sid, [Handoff(from_agent="triage", to_agent="billing", reason="", agent="triage")])
+            await store.append(sid, [ToolCall(call_id="c", name="find_charges", arguments={"e": "x\u2028y"}, agent="billing")])
+            await store.append(sid, [Message(role="agent", text="x" * 8000, agent="billing")])  # over the limit
+            conn = await asyncpg.connect(pg_url)
+            try:
+                await conn.execute("SET timezone = 'UTC'")
+                stored = [r[0] for r in await conn.fetch(pg.SQL_RANGE, sid, 1, 99)]
+            finally:
+                await conn.close()
+        said = [await asyncio.wait_for(heard.get(), 10) for _ in range(5)]  # the create's, then an append's each
+        mine = [p for p in said if p.split("\n", 1)[0].split(" ", 2)[2] == sid and not p.startswith("0 ")]
+        docs = [doc for payload in mine for doc in payload.split("\n")[1:]]
+        assert [p.split("\n", 1)[0] for p in mine] == [f"2 0 {sid}", f"3 0 {sid}", f"4 0 {sid}", f"5 0 {sid}"]
+        assert docs == stored[:4]  # textually, byte for byte
+        assert "\n" not in mine[-1]  # the large item: the head alone, the follower reads it
+    finally:
+        await listener.close()

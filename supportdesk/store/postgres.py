@@ -32,7 +32,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import asyncpg
@@ -231,6 +231,37 @@ def _rollup_columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
     return [_texts(column) for column in zip(*rows)] if rows else [[] for _ in range(11)]
 
 
+def _notify_docs(args: tuple[Any, ...], last: int) -> str:
+    """The append's NOTIFY tail: each item's document as `_ITEM_DOC` makes it of the row the
+    append stores (the same text, so a follower's parse of it is kept for its reads of the log,
+    `store/core.window_item`), a newline before each, after `last` (where the append's guard or
+    locked read says the session ends); empty when they are over NOTIFY_ITEMS_BYTES together.
+    `args`: `PostgresStore._append_args`'."""
+    session_id, now, kinds, agents, bodies, metas = args[0], args[5], args[6], args[7], args[8], args[9]
+    head = '{"session_id":' + json.dumps(session_id, ensure_ascii=False) + ',"seq":'
+    at = ',"created_at":"' + _json_time(now) + '","meta":'
+    out: list[str] = []
+    size = 0
+    for n, (kind, agent, body, meta) in enumerate(zip(kinds, agents, bodies, metas), start=1):
+        doc = (
+            f'{head}{last + n},"kind":{json.dumps(kind, ensure_ascii=False)},"agent":{json.dumps(agent, ensure_ascii=False)}'
+            f'{at}{meta if meta is not None else "{}"}{"}" if body == "{}" else "," + body[1:]}'
+        )
+        size += len(doc.encode()) + 1
+        if size > NOTIFY_ITEMS_BYTES:
+            return ""
+        out.append("\n" + doc)
+    return "".join(out)
+
+
+def _json_time(at: datetime) -> str:
+    """A time as PostgreSQL's to_json writes a timestamptz in UTC: ISO 8601, the fraction's
+    trailing zeros left out (none at all on a whole second), and +00:00."""
+    at = at.astimezone(timezone.utc)
+    fraction = f".{at.microsecond:06d}".rstrip("0") if at.microsecond else ""
+    return f"{at:%Y-%m-%dT%H:%M:%S}{fraction}+00:00"
+
+
 # The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
 # rows it moves (store/figure_summary.py), in the order of the roll-up's key so concurrent appends
 # lock rows in one order. A roll-up row emptied by a session moving on is dropped.
@@ -291,14 +322,14 @@ READS = ReadSql(
     agent_at=SQL_AGENT_AT,
     context_at=SQL_CONTEXT_AT,
 )
-# The change feed's NOTIFY carries the appended items' documents (as `_ITEM_DOC` makes them from
+# The change feed's NOTIFY carries the appended items' documents (the text `_ITEM_DOC` makes of
 # their rows, one a line after the head's) when together they fit in this many bytes (a payload
 # must stay under 8,000): a worker following the session hands them to its streams without a read
 # (issue 34: a range read for nearly every append another worker made). Larger: the head alone.
+# The writer makes them (`_notify_docs`, $39), from the texts it sends anyway and the seqs its
+# append is guarded to (or has locked the row for): built in SQL they were 0.17 ms of the
+# server's 0.28 ms executing an append (issue 34, the server's CPU a message on PostgreSQL).
 NOTIFY_ITEMS_BYTES = 7_000
-_NEW_DOC = (
-    _ITEM_DOC.replace("to_json(session_id)", "to_json($1::text)").replace("to_json(created_at)", "to_json($6::timestamptz)")
-)
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
 # `guard`: more of the UPDATE's WHERE clause (the guarded append below); `more`: CTEs after head.
@@ -346,31 +377,29 @@ WITH head AS (
         output_tokens = usage_totals.output_tokens + excluded.output_tokens,
         reported = least(usage_totals.reported, excluded.reported)
 ){more}
-SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || coalesce((
-    SELECT string_agg(E'\\n' || doc, '' ORDER BY seq) FROM (SELECT {_NEW_DOC} AS doc, seq FROM new) AS d
-    HAVING sum(octet_length(doc) + 1) <= {NOTIFY_ITEMS_BYTES}), '')) FROM head
+SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || $39::text) FROM head
 """
 
 
 SQL_APPEND = _append_sql()
 # The guarded append: the same statement on its own (autocommit, one round trip, no BEGIN, no
 # read, no COMMIT), for when the process still knows where the session stood after its own last
-# append (PostgresStore._kept). It writes only if the row still holds exactly that ($39-$44:
+# append (PostgresStore._kept). It writes only if the row still holds exactly that ($40-$45:
 # the head, status, creation time and the three kept summaries; any other writer moves one of
-# them) and, for a turn's append, the lease is still the turn's ($45; its row share-locked, or
+# them) and, for a turn's append, the lease is still the turn's ($46; its row share-locked, or
 # locked and deleted by the last append, before the session's row, as in the transaction).
 # No row back: nothing was written, and the append runs as the transaction that reads first.
 _KEPT_GUARD = (
-    " AND item_count = $39 AND status = $40 AND created_at = $41 AND desk_summary IS NOT DISTINCT FROM $42"
-    " AND figure_summary IS NOT DISTINCT FROM $43 AND sla_summary IS NOT DISTINCT FROM $44"
+    " AND item_count = $40 AND status = $41 AND created_at = $42 AND desk_summary IS NOT DISTINCT FROM $43"
+    " AND figure_summary IS NOT DISTINCT FROM $44 AND sla_summary IS NOT DISTINCT FROM $45"
 )
 SQL_APPEND_KEPT = _append_sql(_KEPT_GUARD)
 SQL_APPEND_KEPT_FENCED = _append_sql(
-    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR SHARE) = $45"
+    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR SHARE) = $46"
 )
 SQL_APPEND_KEPT_RELEASE = _append_sql(
-    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR UPDATE) = $45",
-    ", dropped AS (DELETE FROM turn_leases WHERE session_id = $1 AND holder = $45 AND EXISTS (SELECT 1 FROM head))",
+    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR UPDATE) = $46",
+    ", dropped AS (DELETE FROM turn_leases WHERE session_id = $1 AND holder = $46 AND EXISTS (SELECT 1 FROM head))",
 )
 # How many sessions' kept state a store remembers (the least recently appended forgotten first).
 KEPT_SESSIONS = 4096
@@ -1160,7 +1189,7 @@ class PostgresStore(StoreCore):
         if folds is None:
             folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
         tail, emptied, after = kept.advanced(folds, items, now)
-        rows = await conn.fetch(SQL_APPEND, *args, *tail)
+        rows = await conn.fetch(SQL_APPEND, *args, *tail, _notify_docs(args, count))
         if emptied:
             await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
         self._remember(session_id, after)
@@ -1190,7 +1219,8 @@ class PostgresStore(StoreCore):
         tail, emptied, after = kept.advanced(folds, items, now)
         sql = SQL_APPEND_KEPT if fence is None else SQL_APPEND_KEPT_RELEASE if release else SQL_APPEND_KEPT_FENCED
         guard = (kept.count, kept.status, kept.created_at, kept.summary, kept.figures, kept.clocks)
-        rows = await conn.fetch(sql, *args, *tail, *guard, *(() if fence is None else (fence,)))
+        docs = _notify_docs(args, kept.count)
+        rows = await conn.fetch(sql, *args, *tail, docs, *guard, *(() if fence is None else (fence,)))
         if not rows:
             self._kept.pop(session_id, None)
             return None
