@@ -829,6 +829,10 @@ class PostgresFeed:
         self._closed = False
         # The server process ids of the store's own pooled connections (`Change.own`).
         self._own = own
+        # Whether the reader wants a session's items (`Hub` sets it: the sessions it follows).
+        # A change of any other session comes without them: its documents are not parsed (every
+        # worker hears every append of the desk; each parsed all of them, issue 34). None: all.
+        self.wanted: Callable[[str], bool] | None = None
 
     @classmethod
     async def start(cls, location: StoreLocation, own: set[int] | frozenset[int] = frozenset()) -> PostgresFeed:
@@ -843,7 +847,9 @@ class PostgresFeed:
         head, deleted, session_id = first.split(" ", 2)
         own = pid in self._own
         items: tuple[Item, ...] = ()
-        if docs and not own:  # (an own change's items are the writer's to hand over: not parsed)
+        wanted = self.wanted
+        # (an own change's items are the writer's to hand over, an unwanted session's nobody's: not parsed)
+        if docs and not own and (wanted is None or wanted(session_id)):
             try:
                 items = tuple(window_item(doc) for doc in docs)
             except Exception:  # noqa: BLE001 (one this version cannot read: the follower reads the log)
