@@ -219,9 +219,10 @@ SQL_FENCED_DROP_DESK_BEFORE = (
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
 # Every array parameter of the store's statements is sent as text[] and cast by the server
 # (`$n::text[]::bigint[]`): asyncpg knows text[] without asking, but looks up any other array type
-# with a catalog query on each new connection before its first statement using it (12-16 ms of
-# server CPU, with its JIT switched off and on around it: in `bench_serve` on PostgreSQL that
-# was 2 ms a message of the server's ~7, once per pooled connection, issue 34).
+# with a recursive catalog query (its JIT switched off and on around it) on each new connection
+# before its first statement using it. Measured preparing the four appends on a new connection:
+# 12 ms of server CPU and 2.2 ms of ours with the lookup, 3.4 ms and 1.1 ms without (issue 34;
+# `bench_serve --pg` opens about 20 pooled connections for its 150 messages).
 def _texts(values: Iterable[Any]) -> list[str | None]:
     return [None if v is None else str(v) for v in values]
 
@@ -327,8 +328,9 @@ READS = ReadSql(
 # must stay under 8,000): a worker following the session hands them to its streams without a read
 # (issue 34: a range read for nearly every append another worker made). Larger: the head alone.
 # The writer makes them (`_notify_docs`, $39), from the texts it sends anyway and the seqs its
-# append is guarded to (or has locked the row for): built in SQL they were 0.17 ms of the
-# server's 0.28 ms executing an append (issue 34, the server's CPU a message on PostgreSQL).
+# append is guarded to (or has locked the row for): built in SQL (to_json and concatenation per
+# item) they cost the server about 45 µs an append of two items against 14 µs of ours in Python
+# (measured apart, issue 34: the server's CPU a message on PostgreSQL).
 NOTIFY_ITEMS_BYTES = 7_000
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
