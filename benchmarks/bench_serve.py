@@ -200,11 +200,18 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
                         except TimeoutError:
                             raise SystemExit(f"conversation {i}, message {step + 1}: the final reply never reached every client") from None
 
+        if os.environ.get("BENCH_SERVE_MARK_LOAD"):
+            # Told to a profiler wrapping the workers ($BENCH_SERVE_WRAP): the load starts now
+            # (what came before, start-up and the streams' connects, is left out of its profile).
+            for proc, _ in procs:
+                proc.send_signal(signal.SIGUSR1)
         cpu = sum(_cpu_seconds(proc.pid) for proc, _ in procs)
+        server = await _pg_server(db, settle=1.5) if db.startswith("postgres") else None
         started = time.perf_counter()
         await asyncio.gather(*(customer(i) for i in range(conversations)))
         elapsed = time.perf_counter() - started
         cpu = sum(_cpu_seconds(proc.pid) for proc, _ in procs) - cpu
+        server_after = await _pg_server(db, settle=1.5) if db.startswith("postgres") else None
         stop.set()
         for task in readers:
             task.cancel()
@@ -227,6 +234,13 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
         print(f"supportdesk serve, offline model, {kind}, {workers} worker(s): {conversations} conversations x {len(SCRIPT)} messages, {len(clients)} SSE clients")
         print(f"  customer messages/s               {messages / elapsed:8.1f}   ({messages} in {elapsed:.2f} s; load average {_loadavg()})")
         print(f"  workers' CPU a message            {1000 * cpu / messages:8.1f} ms  (all workers, all threads)")
+        if server is not None and server_after is not None:
+            # The backends that served this database (the workers' pools, their feeds), from /proc
+            # on this machine, those opened during the run whole; one that ended during it is missed.
+            backend_cpu = sum(cpu - server.cpu.get(pid, 0.0) for pid, cpu in server_after.cpu.items())
+            print(f"  server's CPU a message            {1000 * backend_cpu / messages:8.1f} ms  "
+                  f"({len(server.cpu)} backends of this database, {len(server_after.cpu)} after; transactions a message "
+                  f"{(server_after.transactions - server.transactions) / messages:.1f})")
         print(f"  POST -> first agent event   p50 {_ms(first, 50):8.1f} ms   p95 {_ms(first, 95):8.1f} ms   ({len(first)} client x message samples)")
         print(f"  POST -> final reply         p50 {_ms(final, 50):8.1f} ms   p95 {_ms(final, 95):8.1f} ms")
         print(f"  events lost {lost}, duplicated {duplicated} (bar: 0 and 0)")
@@ -584,6 +598,31 @@ def _trouble(log: Path, name: str) -> None:
     if trouble:
         print(f"{name} logged {len(trouble)} error/warning line(s); its last lines:", file=sys.stderr)
         print("\n".join(said[-40:]), file=sys.stderr)
+
+
+@dataclass
+class _PgServer:
+    cpu: dict[int, float]  # backend pid -> CPU seconds so far
+    transactions: int  # committed + rolled back in the database (a statement outside a transaction is one)
+
+
+async def _pg_server(url: str, *, settle: float = 0.0) -> _PgServer:
+    """The database's backends' CPU (those on this machine) and its transaction count so far
+    (`settle`: seconds to let the backends report their counts first, at most a second stale)."""
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        pids = [r["pid"] for r in await conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")]
+        cpu = {pid: _cpu_seconds(pid) for pid in pids}
+        await asyncio.sleep(settle)
+        await conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = await conn.fetchrow(
+            "SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()")
+        return _PgServer(cpu, int(row["n"]) if row else 0)
+    finally:
+        await conn.close()
 
 
 def _cpu_seconds(pid: int) -> float:

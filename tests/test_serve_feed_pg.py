@@ -206,3 +206,33 @@ async def test_a_notify_with_items_this_version_cannot_read_is_still_a_change(pg
             async with asyncio.timeout(10):
                 change = await anext(aiter(feed))
         assert (change.session_id, change.head, change.own, change.items) == ("abc", 5, False, ())
+
+
+async def test_the_items_of_a_session_nobody_here_follows_are_not_parsed(pg_url: str, monkeypatch):
+    """Every worker hears every append of the desk; the documents a NOTIFY carries are parsed only
+    for the sessions this worker's hub follows (issue 34: each worker parsed all of them)."""
+    from supportdesk.store import postgres as pg
+
+    parsed: list[str] = []
+    parse = pg.window_item
+
+    def counted(doc: Any) -> Any:
+        item = parse(doc)
+        parsed.append(item.session_id)
+        return item
+
+    monkeypatch.setattr(pg, "window_item", counted)
+    async with await open_store(pg_url) as store, await open_store(pg_url) as other:
+        followed = await store.create_session("triage")
+        elsewhere = await other.create_session("triage")
+        hub, _, reads = await _open_hub(store)
+        try:
+            queue = await hub.subscribe(followed.id)
+            await other.append(elsewhere.id, [Message(role="agent", text="not followed here", agent="triage")])
+            await other.append(followed.id, [Message(role="agent", text="followed here", agent="triage")])
+            # (the feed is heard in order: the other session's change came first)
+            assert await _queued(queue, "followed here") == ["followed here"]
+            assert parsed == [followed.id], parsed  # (removed protection: the other session's item too)
+            assert reads == ["last_seq"], reads  # the followed one's items came with its NOTIFY
+        finally:
+            await hub.close()

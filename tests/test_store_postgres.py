@@ -111,7 +111,7 @@ async def test_the_pane_reads_are_index_lookups(pg_url: str, name: str):
         "SQL_LATEST": (sid,),
         "SQL_RANGE": (sid, 10, 60),
         "SQL_ITEM": (sid, 7),
-        "SQL_ITEMS_AT": (sid, [1, 2, 3]),
+        "SQL_ITEMS_AT": (sid, ["1", "2", "3"]),  # (sent as text[], cast by the server)
         "SQL_OF_KIND": (sid, "handoff", 0, 2**31 - 1),
         "SQL_AGENT_AT": (sid, 100),
         "SQL_CONTEXT_AT": (100, sid),

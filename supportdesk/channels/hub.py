@@ -195,6 +195,8 @@ class Hub:
         while True:
             try:
                 async with await follow() as feed:
+                    if hasattr(feed, "wanted"):  # (a feed that can leave out the items of sessions nobody here follows)
+                        feed.wanted = self._sessions.__contains__
                     self._forget(None)
                     self.following.set()
                     if lost:

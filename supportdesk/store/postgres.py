@@ -30,9 +30,9 @@ import random
 import time
 import unicodedata
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import asyncpg
@@ -158,7 +158,7 @@ def sql_latest(n: int) -> str:
 SQL_LATEST = sql_latest(50)  # the pane's read
 SQL_RANGE = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq"
 SQL_ITEM = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = $2"
-SQL_ITEMS_AT = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = ANY($2::integer[]) ORDER BY seq"
+SQL_ITEMS_AT = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND seq = ANY($2::text[]::integer[]) ORDER BY seq"
 SQL_OF_KIND = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 AND kind = $2 AND seq > $3 AND seq <= $4 ORDER BY seq"
 SQL_KIND_SEQS = "SELECT seq FROM items WHERE session_id = $1 AND kind = $2 ORDER BY seq"
 SQL_AGENT_AT = (
@@ -217,6 +217,52 @@ SQL_FENCED_DROP_DESK_BEFORE = (
     f"SELECT (SELECT holder FROM dropped), {_DESK_BEFORE_COLS} FROM sessions WHERE id = $1 FOR UPDATE"
 )
 SQL_WHOLE_LOG = f"SELECT {_ITEM_DOC} FROM items WHERE session_id = $1 ORDER BY seq"
+# Every array parameter of the store's statements is sent as text[] and cast by the server
+# (`$n::text[]::bigint[]`): asyncpg knows text[] without asking, but looks up any other array type
+# with a recursive catalog query (its JIT switched off and on around it) on each new connection
+# before its first statement using it. Measured preparing the four appends on a new connection:
+# 12 ms of server CPU and 2.2 ms of ours with the lookup, 3.4 ms and 1.1 ms without (issue 34;
+# `bench_serve --pg` opens about 20 pooled connections for its 150 messages).
+def _texts(values: Iterable[Any]) -> list[str | None]:
+    return [None if v is None else str(v) for v in values]
+
+
+def _rollup_columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
+    """Roll-up rows (figure_summary.rollup_delta) as `_rollup_rows`' 11 array parameters."""
+    return [_texts(column) for column in zip(*rows)] if rows else [[] for _ in range(11)]
+
+
+def _notify_docs(args: tuple[Any, ...], last: int) -> str:
+    """The append's NOTIFY tail: each item's document as `_ITEM_DOC` makes it of the row the
+    append stores (the same text, so a follower's parse of it is kept for its reads of the log,
+    `store/core.window_item`), a newline before each, after `last` (where the append's guard or
+    locked read says the session ends); empty when they are over NOTIFY_ITEMS_BYTES together.
+    `args`: `PostgresStore._append_args`'."""
+    session_id, now, kinds, agents, bodies, metas = args[0], args[5], args[6], args[7], args[8], args[9]
+    head = '{"session_id":' + json.dumps(session_id, ensure_ascii=False) + ',"seq":'
+    at = ',"created_at":"' + _json_time(now) + '","meta":'
+    out: list[str] = []
+    size = 0
+    for n, (kind, agent, body, meta) in enumerate(zip(kinds, agents, bodies, metas), start=1):
+        doc = (
+            f'{head}{last + n},"kind":{json.dumps(kind, ensure_ascii=False)},"agent":{json.dumps(agent, ensure_ascii=False)}'
+            f'{at}{meta if meta is not None else "{}"}{"}" if body == "{}" else "," + body[1:]}'
+        )
+        size += len(doc.encode()) + 1
+        if size > NOTIFY_ITEMS_BYTES:
+            return ""
+        out.append("\n" + doc)
+    return "".join(out)
+
+
+def _json_time(at: datetime) -> str:
+    """A time as PostgreSQL's to_json writes a timestamptz in UTC: ISO 8601, the fraction's
+    trailing zeros left out (none at all on a whole second), and +00:00."""
+    at = at.astimezone(timezone.utc)
+    fraction = f".{at.microsecond:06d}".rstrip("0") if at.microsecond else ""
+    return f"{at:%Y-%m-%dT%H:%M:%S}{fraction}+00:00"
+
+
 # The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
 # rows it moves (store/figure_summary.py), in the order of the roll-up's key so concurrent appends
 # lock rows in one order. A roll-up row emptied by a session moving on is dropped.
@@ -224,8 +270,9 @@ def _rollup_rows(first: int) -> str:
     """The roll-up rows (figure_summary.rollup_delta), one array parameter a column from `first` on."""
     p = [f"${first + i}" for i in range(11)]
     return (
-        f"unnest({p[0]}::text[], {p[1]}::bigint[], {p[2]}::bigint[], {p[3]}::text[], {p[4]}::text[], {p[5]}::text[], "
-        f"{p[6]}::text[], {p[7]}::bigint[], {p[8]}::bigint[], {p[9]}::bigint[], {p[10]}::bigint[]) "
+        f"unnest({p[0]}::text[], {p[1]}::text[]::bigint[], {p[2]}::text[]::bigint[], {p[3]}::text[], {p[4]}::text[], "
+        f"{p[5]}::text[], {p[6]}::text[], {p[7]}::text[]::bigint[], {p[8]}::text[]::bigint[], {p[9]}::text[]::bigint[], "
+        f"{p[10]}::text[]::bigint[]) "
         "AS t(grain, lo, hi, what, a, b, c, n, x, y, z)"
     )
 
@@ -276,14 +323,15 @@ READS = ReadSql(
     agent_at=SQL_AGENT_AT,
     context_at=SQL_CONTEXT_AT,
 )
-# The change feed's NOTIFY carries the appended items' documents (as `_ITEM_DOC` makes them from
+# The change feed's NOTIFY carries the appended items' documents (the text `_ITEM_DOC` makes of
 # their rows, one a line after the head's) when together they fit in this many bytes (a payload
 # must stay under 8,000): a worker following the session hands them to its streams without a read
 # (issue 34: a range read for nearly every append another worker made). Larger: the head alone.
+# The writer makes them (`_notify_docs`, $39), from the texts it sends anyway and the seqs its
+# append is guarded to (or has locked the row for): built in SQL (to_json and concatenation per
+# item) they cost the server about 45 µs an append of two items against 14 µs of ours in Python
+# (measured apart, issue 34: the server's CPU a message on PostgreSQL).
 NOTIFY_ITEMS_BYTES = 7_000
-_NEW_DOC = (
-    _ITEM_DOC.replace("to_json(session_id)", "to_json($1::text)").replace("to_json(created_at)", "to_json($6::timestamptz)")
-)
 # The whole append in one statement. The UPDATE takes the session row's lock, so a second
 # append to the same session waits for this one's commit and then reads the moved head.
 # `guard`: more of the UPDATE's WHERE clause (the guarded append below); `more`: CTEs after head.
@@ -324,37 +372,36 @@ WITH head AS (
 ), usage AS (
     INSERT INTO usage_totals (session_id, agent, input_tokens, output_tokens, reported)
     SELECT $1, u.agent, u.tokens_in, u.tokens_out, u.reported
-    FROM head, unnest($13::text[], $14::bigint[], $15::bigint[], $16::integer[]) AS u(agent, tokens_in, tokens_out, reported)
+    FROM head, unnest($13::text[], $14::text[]::bigint[], $15::text[]::bigint[], $16::text[]::integer[])
+        AS u(agent, tokens_in, tokens_out, reported)
     ON CONFLICT (session_id, agent) DO UPDATE SET
         input_tokens = usage_totals.input_tokens + excluded.input_tokens,
         output_tokens = usage_totals.output_tokens + excluded.output_tokens,
         reported = least(usage_totals.reported, excluded.reported)
 ){more}
-SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || coalesce((
-    SELECT string_agg(E'\\n' || doc, '' ORDER BY seq) FROM (SELECT {_NEW_DOC} AS doc, seq FROM new) AS d
-    HAVING sum(octet_length(doc) + 1) <= {NOTIFY_ITEMS_BYTES}), '')) FROM head
+SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || $39::text) FROM head
 """
 
 
 SQL_APPEND = _append_sql()
 # The guarded append: the same statement on its own (autocommit, one round trip, no BEGIN, no
 # read, no COMMIT), for when the process still knows where the session stood after its own last
-# append (PostgresStore._kept). It writes only if the row still holds exactly that ($39-$44:
+# append (PostgresStore._kept). It writes only if the row still holds exactly that ($40-$45:
 # the head, status, creation time and the three kept summaries; any other writer moves one of
-# them) and, for a turn's append, the lease is still the turn's ($45; its row share-locked, or
+# them) and, for a turn's append, the lease is still the turn's ($46; its row share-locked, or
 # locked and deleted by the last append, before the session's row, as in the transaction).
 # No row back: nothing was written, and the append runs as the transaction that reads first.
 _KEPT_GUARD = (
-    " AND item_count = $39 AND status = $40 AND created_at = $41 AND desk_summary IS NOT DISTINCT FROM $42"
-    " AND figure_summary IS NOT DISTINCT FROM $43 AND sla_summary IS NOT DISTINCT FROM $44"
+    " AND item_count = $40 AND status = $41 AND created_at = $42 AND desk_summary IS NOT DISTINCT FROM $43"
+    " AND figure_summary IS NOT DISTINCT FROM $44 AND sla_summary IS NOT DISTINCT FROM $45"
 )
 SQL_APPEND_KEPT = _append_sql(_KEPT_GUARD)
 SQL_APPEND_KEPT_FENCED = _append_sql(
-    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR SHARE) = $45"
+    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR SHARE) = $46"
 )
 SQL_APPEND_KEPT_RELEASE = _append_sql(
-    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR UPDATE) = $45",
-    ", dropped AS (DELETE FROM turn_leases WHERE session_id = $1 AND holder = $45 AND EXISTS (SELECT 1 FROM head))",
+    _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR UPDATE) = $46",
+    ", dropped AS (DELETE FROM turn_leases WHERE session_id = $1 AND holder = $46 AND EXISTS (SELECT 1 FROM head))",
 )
 # How many sessions' kept state a store remembers (the least recently appended forgotten first).
 KEPT_SESSIONS = 4096
@@ -468,10 +515,10 @@ async def _keep_share(
     (None: the session is going away)."""
     delta = rollup_delta(kept, share)
     if delta:
-        await conn.execute(SQL_ROLLUP_ADD, *[list(column) for column in zip(*delta)])
+        await conn.execute(SQL_ROLLUP_ADD, *_rollup_columns(delta))
         emptied = [row for row in delta if row[7] < 0]
         if emptied:
-            await conn.execute(SQL_ROLLUP_DROP_EMPTY, *[list(column) for column in zip(*emptied)])
+            await conn.execute(SQL_ROLLUP_DROP_EMPTY, *_rollup_columns(emptied))
     if share is not None:
         await conn.execute(SUMMARY_SQL.set_figures, *figure_columns(share, progress), session_id)
 
@@ -615,7 +662,7 @@ class _Kept:
         # append empties (rare: a status moving a share) is dropped by a statement of its own.
         delta = rollup_delta(self.share, share)
         figures = figure_columns(share, progress)
-        rollup = [list(column) for column in zip(*delta)] if delta else [[] for _ in range(11)]
+        rollup = _rollup_columns(delta)
         emptied = [row for row in delta if row[7] < 0]
         summary = state.to_json()
         after = _Kept(
@@ -623,7 +670,7 @@ class _Kept:
             state, share, progress,
         )
         tail = (state.state, summary, True, *figures, *rollup)
-        return tail, tuple(list(column) for column in zip(*emptied)), after
+        return tail, tuple(_rollup_columns(emptied)) if emptied else (), after
 
 
 @dataclass
@@ -784,6 +831,10 @@ class PostgresFeed:
         self._closed = False
         # The server process ids of the store's own pooled connections (`Change.own`).
         self._own = own
+        # Whether the reader wants a session's items (`Hub` sets it: the sessions it follows).
+        # A change of any other session comes without them: its documents are not parsed (every
+        # worker hears every append of the desk; each parsed all of them, issue 34). None: all.
+        self.wanted: Callable[[str], bool] | None = None
 
     @classmethod
     async def start(cls, location: StoreLocation, own: set[int] | frozenset[int] = frozenset()) -> PostgresFeed:
@@ -798,7 +849,9 @@ class PostgresFeed:
         head, deleted, session_id = first.split(" ", 2)
         own = pid in self._own
         items: tuple[Item, ...] = ()
-        if docs and not own:  # (an own change's items are the writer's to hand over: not parsed)
+        wanted = self.wanted
+        # (an own change's items are the writer's to hand over, an unwanted session's nobody's: not parsed)
+        if docs and not own and (wanted is None or wanted(session_id)):
             try:
                 items = tuple(window_item(doc) for doc in docs)
             except Exception:  # noqa: BLE001 (one this version cannot read: the follower reads the log)
@@ -1106,9 +1159,9 @@ class PostgresStore(StoreCore):
             plan.keys,
             words,
             [u[0] for u in usage],
-            [u[1] for u in usage],
-            [u[2] for u in usage],
-            [u[3] for u in usage],
+            _texts(u[1] for u in usage),
+            _texts(u[2] for u in usage),
+            _texts(u[3] for u in usage),
         )
 
     async def _append_on(
@@ -1144,7 +1197,7 @@ class PostgresStore(StoreCore):
         if folds is None:
             folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
         tail, emptied, after = kept.advanced(folds, items, now)
-        rows = await conn.fetch(SQL_APPEND, *args, *tail)
+        rows = await conn.fetch(SQL_APPEND, *args, *tail, _notify_docs(args, count))
         if emptied:
             await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
         self._remember(session_id, after)
@@ -1174,7 +1227,8 @@ class PostgresStore(StoreCore):
         tail, emptied, after = kept.advanced(folds, items, now)
         sql = SQL_APPEND_KEPT if fence is None else SQL_APPEND_KEPT_RELEASE if release else SQL_APPEND_KEPT_FENCED
         guard = (kept.count, kept.status, kept.created_at, kept.summary, kept.figures, kept.clocks)
-        rows = await conn.fetch(sql, *args, *tail, *guard, *(() if fence is None else (fence,)))
+        docs = _notify_docs(args, kept.count)
+        rows = await conn.fetch(sql, *args, *tail, docs, *guard, *(() if fence is None else (fence,)))
         if not rows:
             self._kept.pop(session_id, None)
             return None
@@ -1246,7 +1300,7 @@ class PostgresStore(StoreCore):
         wanted = sorted({int(seq) for seq in seqs if -_NO_LIMIT <= int(seq) <= _NO_LIMIT})
         if not wanted:
             return []
-        return [_item(r) for r in await self._fetch(SQL_ITEMS_AT, session_id, wanted)]
+        return [_item(r) for r in await self._fetch(SQL_ITEMS_AT, session_id, _texts(wanted))]
 
     async def turn_start(self, session_id: str, n: int) -> TurnStart:
         """The session's row, newest `n` items, context and holder: one statement."""

@@ -1,0 +1,112 @@
+"""What a new PostgreSQL connection costs before a served turn's statements run (issue 34).
+
+asyncpg knows text[] without asking the server, but any other array type (bigint[], integer[])
+it looks up with a recursive catalog query, with the server's JIT switched off and back on
+around it, on every new connection before the first statement that uses it: 12-16 ms of server
+CPU per pooled connection, about 2 ms a message of the server's ~7 in `bench_serve --pg`. The
+store sends every array as text[] and casts it in SQL; this test runs the statements of a served
+turn (the appends with token usage and roll-up moves, a status change that empties a roll-up row,
+the turn's lease and read, items by seq) on a fresh store and fails if any of them made asyncpg
+look a type up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import asyncpg
+import pytest
+
+from supportdesk.items import Handoff, Message, ToolCall, ToolResult
+from supportdesk.store import open_store
+
+pytestmark = pytest.mark.postgres
+
+
+async def test_a_served_turns_statements_need_no_type_lookup_on_a_new_connection(pg_url: str, monkeypatch: Any):
+    looked_up: list[list[int]] = []
+    original = asyncpg.Connection._introspect_types
+
+    async def spy(self: asyncpg.Connection, oids: Any, timeout: Any) -> Any:
+        looked_up.append(list(oids))
+        return await original(self, oids, timeout)
+
+    monkeypatch.setattr(asyncpg.Connection, "_introspect_types", spy)
+    async with await open_store(pg_url) as store:
+        info = await store.create_session("triage", first=[Message(role="customer", text="charged twice", agent="triage")])
+        sid = info.id
+        usage = {"usage": {"input_tokens": 120, "output_tokens": 30}}
+        await store.append(sid, [Handoff(from_agent="triage", to_agent="billing", reason="billing", agent="triage", meta=usage)])
+        lease = store.turn(sid)
+        start = await lease.try_start(20)
+        assert start is not None
+        await store.append(sid, [
+            ToolCall(call_id="c1", name="find_charges", arguments={"email": "dana@example.com"}, agent="billing", meta=usage),
+            ToolResult(call_id="c1", name="find_charges", output="no charges", agent="billing"),
+        ], fence=lease.token)
+        await store.append(sid, [Message(role="agent", text="I found two charges.", agent="billing", meta=usage)], release=lease)
+        await store.set_status(sid, "resolved")  # the session's share moves: roll-up rows emptied and dropped
+        await store.append(sid, [Message(role="customer", text="one more thing", agent="billing")])
+        assert [i.seq for i in await store.items_at(sid, [2, 4, 99])] == [2, 4]
+    assert looked_up == [], f"asyncpg looked up types {looked_up}: an array parameter that is not text[]"
+    # What the casts carried arrived as numbers: the usage totals, the roll-up's tallies.
+    conn = await asyncpg.connect(pg_url)
+    try:
+        assert tuple(await conn.fetchrow(
+            "SELECT agent, input_tokens, output_tokens FROM usage_totals WHERE session_id = $1 AND agent = 'billing'", sid
+        )) == ("billing", 240, 60)
+        assert await conn.fetchval("SELECT count(*) FROM figure_rollup WHERE n < 0") == 0
+        assert await conn.fetchval("SELECT count(*) FROM figure_rollup WHERE n > 0") > 0
+    finally:
+        await conn.close()
+
+
+async def test_the_notify_carries_the_documents_a_read_of_the_log_gives(pg_url: str):
+    """The append's NOTIFY documents are made by the writer, not by the server (issue 34: building
+    them in SQL was most of the server's time executing an append). They must be the very text a
+    read of the log gives (the follower keeps its parse of each for its own reads): quotes,
+    control characters, non-ASCII, meta or none, a time with trailing zeros in its fraction or
+    none, and over the size limit no documents at all."""
+    from datetime import datetime, timezone
+
+    from supportdesk.store import postgres as pg
+
+    # No document is built by the statement any more: the payload is the writer's parameter.
+    for sql in (pg.SQL_APPEND, pg.SQL_APPEND_KEPT, pg.SQL_APPEND_KEPT_FENCED, pg.SQL_APPEND_KEPT_RELEASE):
+        assert "to_json" not in sql and "string_agg" not in sql
+
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    listener = await asyncpg.connect(pg_url)
+    await listener.add_listener(pg.CHANNEL, lambda *args: heard.put_nowait(args[3]))
+    try:
+        async with await open_store(pg_url) as store:
+            sid = (await store.create_session("triage")).id
+            times = iter([
+                datetime(2026, 3, 1, 9, 30, 5, 56600, tzinfo=timezone.utc),
+                datetime(2026, 3, 1, 9, 30, 6, tzinfo=timezone.utc),
+                datetime(2026, 3, 1, 9, 30, 7, 1, tzinfo=timezone.utc),
+                datetime(2026, 3, 1, 9, 30, 8, 120000, tzinfo=timezone.utc),
+            ])
+            store.clock = lambda: next(times)
+            await store.append(sid, [
+                Message(role="customer", text='a "quote", a \\ back\\slash, \x01\x7f é ü 中文 / tab\there\nnew line', agent="triage"),
+                Message(role="agent", text="noted", agent="triage", meta={"usage": {"input_tokens": 3}, "ünï": "cödé"}),
+            ])
+            await store.append(sid, [Handoff(from_agent="triage", to_agent="billing", reason="", agent="triage")])
+            await store.append(sid, [ToolCall(call_id="c", name="find_charges", arguments={"e": "x\u2028y"}, agent="billing")])
+            await store.append(sid, [Message(role="agent", text="x" * 8000, agent="billing")])  # over the limit
+            conn = await asyncpg.connect(pg_url)
+            try:
+                await conn.execute("SET timezone = 'UTC'")
+                stored = [r[0] for r in await conn.fetch(pg.SQL_RANGE, sid, 1, 99)]
+            finally:
+                await conn.close()
+        said = [await asyncio.wait_for(heard.get(), 10) for _ in range(5)]  # the create's, then an append's each
+        mine = [p for p in said if p.split("\n", 1)[0].split(" ", 2)[2] == sid and not p.startswith("0 ")]
+        docs = [doc for payload in mine for doc in payload.split("\n")[1:]]
+        assert [p.split("\n", 1)[0] for p in mine] == [f"2 0 {sid}", f"3 0 {sid}", f"4 0 {sid}", f"5 0 {sid}"]
+        assert docs == stored[:4]  # textually, byte for byte
+        assert "\n" not in mine[-1]  # the large item: the head alone, the follower reads it
+    finally:
+        await listener.close()
