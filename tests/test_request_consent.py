@@ -176,3 +176,49 @@ async def test_the_offline_model_sends_a_reset_asked_for_at_once_and_nothing_mor
     ], "expect": {"tool_counts": {"send_password_reset": 1}}}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)
+
+
+# --- what was said stays said: a request before the account, a plan picked from the list -------------
+
+
+async def test_a_duplicate_asked_to_be_sorted_is_passed_up_once_and_refunded_on_the_yes():
+    """The customer asked for something about the charges ("pls fix", "i want it back") without
+    both days in words the date rules read: that request stays said, so a refund above billing's limit goes up at once and the
+    senior agent's one question is answered by the yes (money/reads.py `came_for`)."""
+    convo = {"name": "team duplicate, asked to sort it", "turns": [
+        {"customer": "marco@example.com: our team subscription got charged 2x in march (1st & 3rd), pls fix",
+         "expect": {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": MONEY}},
+        {"customer": "go for it, cheers", "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9008", "amount": 129.99}}],
+                                              "reply_not": ["just to be sure"]}},
+    ], "expect": {"tool_counts": {"refund_charge": 1}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_plan_picked_by_its_place_in_the_list_just_given_is_offered_then_made_on_the_yes():
+    convo = {"name": "the third one from the price list", "turns": [
+        {"customer": "how much are your plans a month?", "expect": {"reply": ["$129.99"], "not_tools": MONEY}},
+        {"customer": "I'll take the third one please, dana@example.com", "expect": {"offers": ["change_plan"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1001", "plan": "team"}}]}},
+    ], "expect": {"tool_counts": {"change_plan": 1}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_repeat_charge_asked_back_before_the_email_is_offered_once_the_account_is_found():
+    """"i want it back" before the email: the request and the day stay said, so the charges
+    found on the email are answered with the refund's offer, not "tell me if you'd like it"."""
+    convo = {"name": "a repeat, asked back, email after", "turns": [
+        {"customer": "the 29.99 from march 11 is a repeat of the one before it, i want it back", "expect": {"not_tools": MONEY}},
+        {"customer": "sami.meyer18@example.com", "expect": {"offers": ["refund_charge"], "reply": ["$29.99"], "not_tools": MONEY}},
+        {"customer": "yes please", "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9059", "amount": 29.99}}]}},
+    ], "expect": {"tool_counts": {"refund_charge": 1}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+def test_days_in_brackets_after_their_month_are_dates():
+    from supportdesk.models.offline.slots import Date, extract_dates
+
+    assert extract_dates("charged 2x in march (10th & 11th) pls sort") == [Date(3, 10), Date(3, 11)]
+    assert extract_dates("the one from april (the 2nd)") == [Date(4, 2)]
