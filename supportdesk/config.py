@@ -334,9 +334,12 @@ class DeskConfig(_Strict):
     # Where customers come from besides the terminal and the web chat (`supportdesk serve`).
     channels: Channels = field(default_factory=Channels)
     # `[confirm]`: per tool, whether this desk makes a call wait for the customer's yes
-    # ("customer") or not ("none"), over the tool's own declaration (engine/tools.py).
-    # A tool that only reads never waits, whatever this says.
-    confirm: dict[str, Literal["customer", "none"]] = field(default_factory=dict)
+    # ("customer"), runs it at once when the customer's latest messages asked for its action
+    # and else waits for a yes ("request": for an action that changes nothing by itself, such
+    # as a reset link), or not ("none"), over the tool's own declaration (engine/tools.py).
+    # A tool that only reads never waits, whatever this says; a money tool is never run on a
+    # request alone ("request" on one means "customer").
+    confirm: dict[str, Literal["customer", "request", "none"]] = field(default_factory=dict)
     # Where it was read from; shown in messages and `doctor` (parse_desk sets it).
     source: str = ""
 

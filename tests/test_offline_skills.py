@@ -106,21 +106,23 @@ async def test_technical_walks_through_the_article_steps(tmp_path):
     assert "1. " in turn.said()
 
 
-async def test_a_reset_link_asked_for_is_offered_and_sent_on_the_yes_not_searched():
+async def test_a_reset_link_asked_for_is_sent_not_searched():
     """technical.RESET_ARTICLE (issue 38, held-7): a request the password-reset article answers
-    ("pls email me a link to set a new password") is the reset tool's to do: offered for the
-    account (given now, or earlier in the conversation) and sent on the yes, not the article's
-    steps shown; a question how to reset still gets the steps."""
+    ("pls email me a link to set a new password") is the reset tool's to do: sent for the
+    account (given now, or earlier in the conversation) at once, the request being the consent
+    (the lead's policy, confirm = "request"), not the article's steps shown; a question how to
+    reset still gets the steps."""
     money = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
     asked = {"name": "a link asked for", "turns": [
         {"customer": "pls email me a link to set a new password - hugo.silva39@example.com",
-         "expect": {"offers": ["send_password_reset"], "reply_not": ["covers this"], "not_tools": money + ["send_password_reset"]}},
-        {"customer": "yes", "expect": {"tools": [{"name": "send_password_reset", "arguments": {"customer": "hugo.silva39@example.com"}}]}}],
+         "expect": {"tools": [{"name": "send_password_reset", "arguments": {"customer": "hugo.silva39@example.com"}}],
+                    "reply_not": ["covers this", "shall i"], "not_tools": money}}],
         "expect": {"tool_counts": {"send_password_reset": 1}}}
     later = {"name": "the email given earlier", "turns": [
         {"customer": "olga.nguyen14@example.com - push notifications stopped on my android", "expect": {"reply": ["Notifications"]}},
-        {"customer": "also could u email me a link to set a new pw", "expect": {"offers": ["send_password_reset"], "reply_not": ["email address"]}},
-        {"customer": "ok", "expect": {"reply": ["sent a password reset link"]}}],
+        {"customer": "also could u email me a link to set a new pw",
+         "expect": {"reply": ["sent a password reset link"], "reply_not": ["email address", "shall i"]}},
+        {"customer": "ok", "expect": {"not_tools": ["send_password_reset"]}}],
         "expect": {"tool_counts": {"send_password_reset": 1}}}
     how = {"name": "how, a question", "turns": [
         {"customer": "how long is the link to set a new password valid?", "expect": {"reply": ["Forgot password"], "not_tools": ["send_password_reset"]}}]}

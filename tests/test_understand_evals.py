@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -200,18 +200,16 @@ KNOWN_MISSES = {
     "understand 8 (held): problem: documents not arriving on the phone, non-native",
     "understand 8 (held): february invoice and phone notifications in one message",
     "understand 8 (held): azure ad sso error, then steps failed",
-    # A reset asked for outright, with the email, expected sent with no yes: the desk holds
-    # send_password_reset for the customer's yes to its offer (confirm = "customer"); the set's
-    # writer expects the request itself to be consent (a policy question, left open):
-    "understand 8 (held): request: reset link with the email up front",
-    "understand 8 (held): reset without email, email next, thanks sends nothing more",
-    # Money: a yes after "just say so" / a senior's second question; "the second one" on the
-    # price list; a duplicate already refunded asked again; a date in words; plans in words
+    # (A reset asked for outright, with the email up front or given next, passes since the lead
+    # decided the request is the consent: send_password_reset is confirm = "request", consent-8.)
+    # Money: a duplicate already refunded asked again; a date in words; plans in words
     # ("the biggest plan", "mid tier") and "never charge me again"; questions answered with the
-    # charge list (the payment method, the plan's price):
-    "understand 8 (held): day and reason first, email after, a team-sized duplicate",
-    "understand 8 (held): team charged twice, 'cheers, go for it'",
-    "understand 8 (held): price list, 'the second one' with email, 'yep'",
+    # charge list (the payment method, the plan's price). (Passing since consent-8: a duplicate
+    # asked back before the email, or told with its days in brackets and "pls sort", goes up at
+    # once so the senior's one question takes the yes; "the second one" after the price list is
+    # that plan, offered: money/reads.py came_for, slots.py, money/plans.py.) "two 9.99s went
+    # out" reads to the money skill as nothing it does (its capability list), and "refund the
+    # other 9.99 as well" is offered for the original charge rather than refused:
     "understand 8 (held): refused: the same duplicate again after its refund",
     "understand 8 (held): the tenth of february in words",
     "understand 8 (held): the biggest plan in words, yes with thanks",

@@ -21,12 +21,12 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from supportdesk.items import Confirmation, Decline, Item, Message, Offer, Takeover
+from supportdesk.items import Confirmation, Decline, Item, Message, Offer, Takeover, ToolResult
 
 Reading = Literal["yes", "no", "change_of_mind", "question", "other"]
 READINGS: tuple[Reading, ...] = ("yes", "no", "change_of_mind", "question", "other")
@@ -681,6 +681,81 @@ def records_in(outputs: Sequence[str]) -> list[dict[str, Any]]:
         except ValueError:
             continue
     return found
+
+
+# --- an action asked for: confirm = "request" (engine/tools.py) ---------------------------------
+
+# How many of the customer's latest messages a request is looked for in: the request, then the
+# email the desk asked for, then perhaps a correction of it.
+REQUEST_WINDOW = 3
+
+
+def asks_for_something(clause: str) -> bool:
+    """Whether one clause of a customer's message asks for something to be done, as the act
+    reader (readers/acts.py: trained on public dialogues and the desk's examples) reads it: read
+    as a request, or, when it is not put as a question, more a request than a problem told
+    (a short fragment such as "reset link pls" or "need a new one" the reader is unsure of)."""
+    from supportdesk.readers import acts  # lazy: its data is read on first use
+
+    reading = acts.read_act(clause)
+    if reading.act == "request":
+        return True
+    if asks(clause):
+        return False
+    said = acts.probabilities(reading.scores)
+    request = said.get("request", 0.0)
+    return request >= _FRAGMENT_REQUEST and request > said.get("problem", 0.0)
+
+
+_FRAGMENT_REQUEST = 0.1
+
+
+def request_clauses(text: str) -> list[str]:
+    """The clauses of a message that ask for something (`asks_for_something`)."""
+    from supportdesk.readers import acts
+
+    return [c for c in acts.clauses(text) if asks_for_something(c)]
+
+
+def _stem_of(word: str) -> str:
+    return re.sub(r"(?:ing|ed|es|s)$", "", word) if len(word) > 4 else word
+
+
+def asks_for_by_name(tool: str, text: str) -> bool:
+    """A tool with no reader of its own is asked for when a clause that asks for something
+    names its verb and another word of its name ("unlock_account": "please unlock my account")."""
+    words = [_stem_of(w) for w in tool.casefold().split("_") if w]
+    if len(words) < 2:
+        return False
+    for clause in request_clauses(text):
+        said = {_stem_of(w) for w in _WORD_RE.findall(normalise(clause))}
+        if words[0] in said and any(w in said for w in words[1:]):
+            return True
+    return False
+
+
+def requested(items: Sequence[Item], tool: str, asked: Callable[[str], bool]) -> bool:
+    """Whether the customer's latest messages ask for `tool`'s action (`asked` reads one
+    message): the last REQUEST_WINDOW of them since the action was last done or its offer
+    answered (a request is spent once it ran, or once the customer said no to it). The latest
+    message taking it back ("no, don't") withdraws it."""
+    said: list[str] = []
+    for item in reversed(items):
+        if isinstance(item, ToolResult) and item.name == tool and not item.is_error:
+            break
+        if isinstance(item, Confirmation | Decline) and item.tool == tool:
+            break
+        if isinstance(item, Message) and item.role == "customer":
+            said.append(item.text)
+            if len(said) >= REQUEST_WINDOW:
+                break
+    if not said:
+        return False
+    if asked(said[0]):
+        return True
+    if read_answer(said[0]) in ("no", "change_of_mind"):
+        return False  # the latest message, not asking for it, takes it back
+    return any(asked(text) for text in said[1:])
 
 
 # --- where an offer stands, from the log --------------------------------------------------------

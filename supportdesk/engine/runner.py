@@ -22,6 +22,7 @@ from supportdesk.engine.confirmation import (
     Reading,
     names_another,
     open_offer,
+    requested,
     offer_sentence,
     states_the_call,
     read_answer,
@@ -786,7 +787,9 @@ class Runner:
         history = window.items
         tools = specs.get(agent.name) if specs is not None else None
         if tools is None:
-            tools = self.tools.specs(agent.tools, self.config)
+            tools = self.tools.specs(
+                agent.tools, self.config, asked=lambda tool: requested(history, tool.name, tool.requested_in)
+            )
             if specs is not None:
                 specs[agent.name] = tools
         return StepRequest(
@@ -968,6 +971,13 @@ class Runner:
             return None
         words = tool.action_words(arguments)
         if words is None:
+            return None
+        if tool.confirm_kind(self.config) == "request" and requested(
+            await self.store.range(session_id, 0, 1 << 62), name, tool.requested_in
+        ):
+            # An action that changes nothing by itself, asked for in the customer's latest
+            # messages (as the desk reads them, whatever the model thinks): the request is the
+            # consent; it runs now. Asked for by nobody, it waits for a yes like any other.
             return None
         if self.services is not None:
             await self.services.ready()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from supportdesk.config import ToolLimits
+from supportdesk.engine.confirmation import asks_for_by_name
 from supportdesk.engine.services import Services
 from supportdesk.engine.protocol import ToolSpec
 from supportdesk.items import Notice, ToolResult, pending_text
@@ -131,8 +132,14 @@ MONEY_ARGUMENT = "amount"
 # to or from the customer (its calls carry `amount`); "account" changes the customer's account.
 Effect = Literal["reads", "money", "account", "desk"]
 # Who must say yes before the call runs: "customer" (the runner's gate makes an offer and runs
-# the call only on the customer's yes to it, engine/confirmation.py), or "none".
-Confirm = Literal["customer", "none"]
+# the call only on the customer's yes to it, engine/confirmation.py), "request" (for an action
+# that changes nothing by itself, a reset link say: the call runs at once when the customer's
+# latest messages asked for it, as the desk reads them (`Tool.requested_in`), else it waits for
+# a yes like "customer"; never for money: a money tool marked so waits for a yes), or "none".
+Confirm = Literal["customer", "request", "none"]
+# How the desk recognises a customer's message that asks for a tool's action (a confirm =
+# "request" tool's own reader; without one, `asks_for_by_name`).
+Asked = Callable[[str], bool]
 # The action and its amount / plan / target in words the customer can check ("refund $29.99 on
 # charge CH-9004"), from the call's validated arguments.
 Describe = Callable[[Any], str]
@@ -163,6 +170,8 @@ class Tool:
     confirm: Confirm = "none"
     describe: Describe | None = None
     checks: Checks | None = None
+    # For confirm = "request": whether a customer's message asks for this action.
+    asked: Asked | None = None
     # What the tool's calls may do without staff, declared with it (config.ToolLimits: the keys
     # it has and their values); the desk file overrides the values (`limits_on`).
     limits: ToolLimits = field(default_factory=ToolLimits)
@@ -173,6 +182,8 @@ class Tool:
     def __post_init__(self) -> None:
         if self.effect == "reads" and self.confirm != "none":
             raise ValueError(f"tool {self.name!r} only reads: it never needs a confirmation")
+        if self.effect == "money" and self.confirm == "request":
+            raise ValueError(f"tool {self.name!r} moves money: a request alone never runs it; declare confirm=\"customer\"")
         amount_limits = [key for key in self.limits.declared() if key in AMOUNT_LIMITS]
         if amount_limits and self.effect != "money":
             raise ValueError(f"tool {self.name!r} limits amounts ({', '.join(amount_limits)}): declare it effect=\"money\"")
@@ -213,10 +224,22 @@ class Tool:
     def needs_confirmation(self, desk: DeskConfig | None = None) -> bool:
         """Whether a call must wait for the customer's yes on this desk (`[confirm]` in the desk
         file overrides the definition; a tool that only reads never waits)."""
+        return self.confirm_kind(desk) != "none"
+
+    def confirm_kind(self, desk: DeskConfig | None = None) -> Confirm:
+        """Who must say yes on this desk: the desk file's `[confirm]` over the definition; a
+        tool that only reads never waits, and a money tool is never run on a request alone
+        (a desk that says "request" for one gets "customer")."""
         if self.effect == "reads":
-            return False
+            return "none"
         said = desk.confirm.get(self.name) if desk is not None else None
-        return (said or self.confirm) == "customer"
+        kind: Confirm = said or self.confirm
+        return "customer" if kind == "request" and self.effect == "money" else kind
+
+    def requested_in(self, text: str) -> bool:
+        """Whether a customer's message asks for this tool's action (confirm = "request"): its
+        own reader when the definition gives one, else `asks_for_by_name`."""
+        return self.asked(text) if self.asked is not None else asks_for_by_name(self.name, text)
 
     def action_words(self, arguments: dict[str, Any] | None) -> str | None:
         """The call as the customer is asked to confirm it, or None when its arguments are invalid."""
@@ -246,11 +269,13 @@ class Tool:
             out.append((str(value), f"{value:.2f}") if isinstance(value, float) else (str(value),))
         return out
 
-    def spec_for(self, desk: DeskConfig | None = None) -> ToolSpec:
-        """What a model is told of this tool on this desk (whether its calls wait for a yes)."""
-        return ToolSpec(
-            self.name, self.description, self.args, confirm=self.needs_confirmation(desk), limits=self.limits_on(desk)
-        )
+    def spec_for(self, desk: DeskConfig | None = None, asked: bool = False) -> ToolSpec:
+        """What a model is told of this tool on this desk (whether its calls wait for a yes;
+        `asked`: the customer's latest messages asked for it, so a confirm = "request" call
+        runs at once)."""
+        kind = self.confirm_kind(desk)
+        waits = kind == "customer" or (kind == "request" and not asked)
+        return ToolSpec(self.name, self.description, self.args, confirm=waits, limits=self.limits_on(desk))
 
     async def check(self, ctx: ToolContext, arguments: dict[str, Any] | None) -> tuple[BaseModel | None, ToolOutput | None]:
         """Validate and check policy (the tool's own, then its declared amount limits), running
@@ -327,6 +352,7 @@ class ToolRegistry:
         confirm: Confirm = "none",
         describe: Describe | None = None,
         checks: Checks | None = None,
+        asked: Asked | None = None,
         limits: ToolLimits | None = None,
         what: str = "",
     ) -> Callable[[Runner], Runner]:
@@ -335,7 +361,7 @@ class ToolRegistry:
         def register(fn: Runner) -> Runner:
             tool = Tool(
                 name, description, args, fn, policy, effect=effect, confirm=confirm, describe=describe, checks=checks,
-                limits=limits if limits is not None else ToolLimits(), what=what,
+                asked=asked, limits=limits if limits is not None else ToolLimits(), what=what,
             )
             self.add(tool)
             return fn
@@ -357,7 +383,15 @@ class ToolRegistry:
         """The names of the tools declared with one of these effects (figures, the dashboard)."""
         return sorted(name for name, tool in self._tools.items() if tool.effect in effects)
 
-    def specs(self, names: list[str], desk: DeskConfig | None = None) -> list[ToolSpec]:
+    def specs(
+        self, names: list[str], desk: DeskConfig | None = None, asked: Callable[[Tool], bool] | None = None
+    ) -> list[ToolSpec]:
         """What a model is told of these tools, each marked when its calls wait for the
-        customer's yes on this desk (the tool's own declaration when no desk is given)."""
-        return [self._tools[n].spec_for(desk) for n in names if n in self._tools]
+        customer's yes on this desk (the tool's own declaration when no desk is given).
+        `asked`: whether the customer's latest messages asked for a tool's action (read only
+        for a confirm = "request" tool)."""
+        return [
+            tool.spec_for(desk, asked=asked is not None and tool.confirm_kind(desk) == "request" and asked(tool))
+            for n in names
+            if (tool := self._tools.get(n)) is not None
+        ]

@@ -62,13 +62,56 @@ async def _send_password_reset(ctx: ToolContext, args: PasswordResetArgs) -> Too
     return ToolOutput(result, context={"customer_id": found["id"], "customer_email": found["email"]})
 
 
+# The knowledge-base article whose step this tool carries out ("support can send you a reset link").
+RESET_ARTICLE = "password-reset"
+
+
+def _reset_asked_for(text: str) -> bool:
+    """Whether a customer's message asks for a reset link (confirm = "request": the request is
+    the consent, the lead's policy of issue 38): a clause of it asks for something (the act
+    reader, engine/confirmation.py) and the message, or that clause, is about what the reset
+    article answers (the knowledge base's confident answer). "how do I reset my password?" asks
+    how, "I can't log in" tells a problem, "lock things down" asks for something else: none is
+    a request for the link."""
+    from supportdesk.engine.confirmation import request_clauses  # (the engine's reader of acts)
+
+    asking = request_clauses(text)
+    if not asking:
+        return False
+    kb = knowledge_base()
+
+    def topic(said: str) -> str | None:
+        answers = kb.answer(said)
+        return answers[0][0].slug if answers else None
+
+    # The clause that asks is about the reset; or it names no matter of its own ("need a new
+    # one") and the message around it is. A request for something else beside a forgotten
+    # password ("I forgot my password, and I also need last month's invoice") asks for no link.
+    # (The knowledge base has no billing articles: a clause about money is a matter of its own
+    # however the articles read it, as the money reader, readers/gates.py, is sure of.)
+    from supportdesk.readers.gates import money_probability
+
+    whole = topic(text)
+    return any(
+        (mine := topic(clause)) == RESET_ARTICLE
+        or (mine is None and whole == RESET_ARTICLE and money_probability(clause) < _SURELY_MONEY)
+        for clause in asking
+    )
+
+
+_SURELY_MONEY = 0.9
+
+
 registry.tool(
     "send_password_reset",
     "Email a password reset link to the address on file (never to an address the customer gives).",
     PasswordResetArgs,
     policy=_reset_policy,
     effect="account",
-    confirm="customer",
+    # The link changes nothing until the customer uses it, and goes only to the address on
+    # file: a customer who asks for it has said yes; offered unasked, it waits for a yes.
+    confirm="request",
+    asked=_reset_asked_for,
     describe=lambda a: f"email a password reset link for {a.customer} to the address on file",
     checks=lambda a: [("reset link", "password reset", "reset your password")],
 )(safe(_send_password_reset))

@@ -84,7 +84,8 @@ ASKS_FOR_AMOUNT = re.compile(
 )
 
 _ISO_DATE = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b")
-_MONTH_DAY = re.compile(rf"\b(?P<month>{_MONTH_RE})\.?\s+(?:the\s+)?{_DAY}\b{_YEAR}", re.IGNORECASE)
+# (A day may stand in brackets after its month: "march (10th & 11th)".)
+_MONTH_DAY = re.compile(rf"\b(?P<month>{_MONTH_RE})\.?\s+\(?(?:the\s+)?{_DAY}\b{_YEAR}", re.IGNORECASE)
 _DAY_MONTH = re.compile(
     rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH_RE})\b{_YEAR}", re.IGNORECASE
 )
@@ -95,7 +96,7 @@ _DAY_MONTH = re.compile(
 _LISTED = r"\s*(?:,|&|\band\b|\bor\b)\s+(?:[a-z]+\s+){0,2}?(?:the\s+)?"
 _COUNTED = r"(?!\s*(?:more|other|times?|days?|weeks?|months?|years?|hours?|minutes?|charges?|payments?|x)\b)"
 _MONTH_DAYS = re.compile(
-    rf"\b(?P<month>{_MONTH_RE})\.?\s+(?:the\s+)?(?P<first>[0-3]?\d)(?:st|nd|rd|th)?{_LISTED}"
+    rf"\b(?P<month>{_MONTH_RE})\.?\s+\(?(?:the\s+)?(?P<first>[0-3]?\d)(?:st|nd|rd|th)?{_LISTED}"
     rf"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\b{_COUNTED}{_YEAR}",
     re.IGNORECASE,
 )

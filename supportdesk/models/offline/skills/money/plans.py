@@ -145,11 +145,21 @@ class MoneyPlans(MoneyBase):
         if not v.last_agent_text().endswith(PLAN_CHANGE_ASKED) or asked - {"plan", "pricing"}:
             return None
         reading = read_answer(text)
-        if not (reading == "yes" or "plan" in asked or _MOVE.search(text) or (cues.plan_request(text)[0] and reading != "no")):
+        # A plan picked by its place in the list just given ("the second one sounds right for
+        # me"): that plan (issue 38, what was said stays said: the list is the one shown).
+        placed = slot_extraction.place_named(text) is not None and reading != "no" and not asks.is_question(text)
+        if not (reading == "yes" or "plan" in asked or _MOVE.search(text) or placed or (cues.plan_request(text)[0] and reading != "no")):
             return None
         customer_id = self._customer_id()
         if customer_id is None:
             return self._identify({"plan"})  # the account first (a price needs none): then the change
+        if placed and cues.plan_request(text)[0] is None:
+            read, plans = self._price_list()
+            if read is not None:
+                return read
+            plan = plan_in_catalogue(text, plans)
+            if plan is not None:
+                return self._plan_change(customer_id, f"{text} (to the {plan} plan)", set())
         return self._plan_change(customer_id, text, set())
 
     def _another_plan_named(self, offer: dialogue.Offer | None, text: str):

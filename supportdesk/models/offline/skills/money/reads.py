@@ -9,10 +9,11 @@ import re
 from datetime import date
 from typing import Any
 
-from supportdesk.engine.confirmation import asks
+from supportdesk.engine.confirmation import asks, request_clauses
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
+from supportdesk.readers import acts
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.text import money
 
@@ -204,16 +205,27 @@ class MoneyReads(MoneyBase):
             # Pointed back at what the last reply showed: its duplicate was told, and its refund
             # put to the customer, already; said once, not offered again on a question about it.
             return self.step.answer(f"{summary} As I said, the charge on {nice_date(dups[-1]['charged_on'])} is a duplicate.")
-        if dups and any(cues.CHARGE_TROUBLE.search(t) for t in self.topic_texts()):
+        # What the customer asked for on this matter stays said (issue 38), in the message that
+        # named the charges or one before the email that found them: something done ("pls sort",
+        # as the act reader reads a request) about the duplicate's own day they named, or the
+        # money back ("i want it back": a request the intent reader reads as a refund). A request
+        # to list charges names no day of a duplicate and asks for no refund.
+        texts = [text, *self.topic_texts()]
+        trouble = any(cues.CHARGE_TROUBLE.search(t) for t in texts)
+        asking = [c for t in texts for c in request_clauses(t)]
+        dup_day = any(d.matches(str(c["charged_on"])) for d in days for c in dups)
+        came_for = not asks(text) and bool(asking) and (dup_day or any(acts.read_intent(c).act == "refund" for c in asking))
+        if dups and (came_for or trouble):
             # The offer is about the duplicated pair: "the second one" is the second of those two.
             dup = dups[-1]
             pair = [c["id"] for c in charges if c["id"] == dup.get("duplicate_of")] + [dup["id"]]
             tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate."
             # The customer told both days of the pair ("it hit my card on 10 and 11 march, same
-            # amount"; a question about them only asks): they came about the duplicate, so a refund above this agent's limit goes
+            # amount"; a question about them only asks), or asked for something about them: they
+            # came about the duplicate, so a refund above this agent's limit goes
             # up at once and the agent that may make it asks the one question, which their yes
             # then answers (issue 38, offers-7: a yes to a stated offer was asked again).
-            told = bool(days) and set(pair) <= {c["id"] for c in on_days} and not asks(text)
+            told = (came_for or bool(days) and set(pair) <= {c["id"] for c in on_days}) and not asks(text)
             return self._offer_refund(summary + tail, "Would you like me to refund it?", self._refund_args(dup), pair, asked_for=told)
         if dups:
             tail = f" The charge on {nice_date(dups[-1]['charged_on'])} looks like a duplicate; tell me if you'd like it refunded."

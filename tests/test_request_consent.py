@@ -1,0 +1,224 @@
+"""Issue 38, the lead's policy: a customer's request naming a reset link is consent to
+`send_password_reset` (confirm = "request", engine/tools.py): the desk reads the request, not the
+model, so every model gets the same gate; a money or account tool marked confirm = "customer" is
+never run on a request alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from supportdesk.commands.evals import evaluate_conversations
+from supportdesk.config import parse_desk
+from supportdesk.engine.confirmation import requested
+from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+from supportdesk.engine.tools import Tool, ToolRegistry
+from supportdesk.items import Decline, Message, Offer, ToolResult
+from supportdesk.wiring import open_desk
+from tests.conftest import REPO, TEST_DESK
+from tests.scripted import ScriptedModel
+from tests.test_confirmation import items_of
+
+MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
+
+
+def call(name: str, **arguments: Any) -> CallTools:
+    return CallTools([RequestedCall(f"call_{name}", name, arguments)])
+
+
+# --- the shipped tools ----------------------------------------------------------------------------
+
+
+def test_the_reset_link_alone_is_a_request_tool_and_money_stays_with_the_customers_yes():
+    from supportdesk.tools import registry
+
+    desk = parse_desk((REPO / "agents.toml").read_text(), "agents.toml", tool_names=registry.names())
+    kinds = {name: registry.get(name).confirm_kind(desk) for name in registry.names()}  # type: ignore[union-attr]
+    assert kinds["send_password_reset"] == "request"
+    assert {name for name, kind in kinds.items() if kind == "customer"} == set(MONEY)
+
+
+def test_a_money_tool_cannot_be_run_on_a_request():
+    class Amount(BaseModel):
+        amount: float
+
+    with pytest.raises(ValueError, match="moves money"):
+        Tool("refund", "refund", Amount, lambda ctx, args: None, effect="money", confirm="request")
+    from supportdesk.tools import registry
+
+    text = (REPO / "agents.toml").read_text() + '\n[confirm]\nrefund_charge = "request"\n'
+    desk = parse_desk(text, "a.toml", tool_names=registry.names())
+    assert registry.get("refund_charge").confirm_kind(desk) == "customer"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("text", [
+    "hey can u send me a password reset link? sami.meyer18@example.com",
+    "forgot my pw again, send the reset thing",
+    "cant remember my password, need a new one",
+    "Please, I want that you mail me the link for make a new password",
+])
+def test_the_reset_tool_reads_a_request_for_the_link(text):
+    from supportdesk.tools import registry
+
+    assert registry.get("send_password_reset").requested_in(text)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("text", [
+    "how do I change my password?",
+    "i cant log in, it keeps saying wrong password",
+    "my password turned up in a breach list, i want to lock things down",
+    "refund my duplicate charge please",
+    "i never got the reset email",
+])
+def test_the_reset_tool_reads_no_request_in_questions_problems_or_other_asks(text):
+    from supportdesk.tools import registry
+
+    assert not registry.get("send_password_reset").requested_in(text)  # type: ignore[union-attr]
+
+
+def _said(*texts: str) -> list[Message]:
+    return [Message(role="customer", text=t) for t in texts]
+
+
+def test_a_request_is_spent_once_done_and_taken_back_by_a_no():
+    asked = lambda text: "reset link" in text  # noqa: E731  (the reader is not what this tests)
+    assert requested(_said("send me a reset link", "dana@example.com"), "send_password_reset", asked)
+    done = ToolResult(call_id="c", name="send_password_reset", output="{}")
+    assert not requested([*_said("send me a reset link"), done, *_said("thanks!")], "send_password_reset", asked)
+    declined = Decline(offer_id="o", tool="send_password_reset", why="no", source="text")
+    assert not requested([*_said("send me a reset link"), declined, *_said("ok")], "send_password_reset", asked)
+    assert not requested(_said("send me a reset link", "no wait, don't"), "send_password_reset", asked)
+    assert not requested(_said("send me a reset link", "a", "b", "c"), "send_password_reset", asked)  # too long ago
+
+
+# --- every model: the desk's gate -------------------------------------------------------------------
+
+
+async def _reset_turn(db_path, text: str):
+    """A scripted model (no reader of its own) that calls the reset tool whatever was said."""
+    from supportdesk.wiring import load_config
+
+    model = ScriptedModel([Transfer("technical", "password"), call("send_password_reset", customer="dana@example.com"),
+                           Answer("done")])
+    desk = await open_desk(db_path, load_config(str(REPO / "agents.toml")), provider=model)
+    async with desk:
+        items = await items_of(desk.runner.send(None, text))
+    ran = [i for i in items if isinstance(i, ToolResult) and i.name == "send_password_reset" and not i.is_error]
+    offers = [i for i in items if isinstance(i, Offer)]
+    return ran, offers, model
+
+
+async def test_a_model_calling_the_reset_unasked_is_held_for_a_yes(db_path):
+    ran, offers, model = await _reset_turn(db_path, "i cant log in, it says my password is wrong. dana@example.com")
+    assert ran == [] and [o.tool for o in offers] == ["send_password_reset"]
+    spec = next(t for t in model.requests[-1].tools if t.name == "send_password_reset")
+    assert spec.confirm  # the model is told the call waits for a yes
+
+
+async def test_a_model_calling_the_reset_the_customer_asked_for_sends_it_at_once(db_path):
+    ran, offers, model = await _reset_turn(db_path, "please send me a password reset link, dana@example.com")
+    assert len(ran) == 1 and offers == []
+    spec = next(t for t in model.requests[1].tools if t.name == "send_password_reset")
+    assert not spec.confirm  # told it may run
+
+
+async def test_a_request_alone_never_runs_a_refund(db_path):
+    from supportdesk.wiring import load_config
+
+    model = ScriptedModel([Transfer("billing", "money"), call("refund_charge", charge_id="CH-9004", amount=29.99, reason="duplicate charge"),
+                           Answer("asked")])
+    desk = await open_desk(db_path, load_config(str(REPO / "agents.toml")), provider=model)
+    async with desk:
+        items = await items_of(desk.runner.send(
+            None, "please refund my duplicate charge CH-9004, you can go ahead, dana@example.com"))
+    assert not [i for i in items if isinstance(i, ToolResult) and i.name == "refund_charge" and not i.is_error]
+    assert [i.tool for i in items if isinstance(i, Offer)] == ["refund_charge"]
+
+
+# --- a desk file chooses it for a tool of its own -----------------------------------------------------
+
+
+class Account(BaseModel):
+    account: str
+
+
+async def test_a_desk_file_marks_its_tool_request_and_a_request_in_its_words_runs_it(db_path):
+    registry = ToolRegistry()
+    ran: list[str] = []
+
+    @registry.tool("unlock_account", "Unlock an account", Account, effect="account", confirm="customer")
+    def unlock(ctx, args: Account):
+        ran.append(args.account)
+        return {"unlocked": args.account}
+
+    text = TEST_DESK.replace('tools = ["refund", "explode"]', 'tools = ["unlock_account"]') + '\n[confirm]\nunlock_account = "request"\n'
+    desk_cfg = parse_desk(text, "d.toml", tool_names=["unlock_account", "refund", "explode"])
+    for said, runs in (("could you please unlock my account", True), ("my account seems locked since this morning", False)):
+        script = [Transfer("billing", "x"), call("unlock_account", account="a1"), Answer("ok")]
+        async with await open_desk(db_path, desk_cfg, provider=ScriptedModel(script), tools=registry, customers=False) as desk:
+            items = await items_of(desk.runner.send(None, said))
+        assert bool([i for i in items if isinstance(i, Offer)]) is not runs, said
+    assert ran == ["a1"]
+
+
+# --- the offline model, end to end ----------------------------------------------------------------------
+
+
+async def test_the_offline_model_sends_a_reset_asked_for_at_once_and_nothing_more_on_thanks():
+    convo = {"name": "reset asked for", "turns": [
+        {"customer": "cant remember my password, need a new one", "expect": {"not_tools": MONEY + ["send_password_reset"]}},
+        {"customer": "oh right, tara.haddad19@example.com",
+         "expect": {"tools": [{"name": "send_password_reset", "arguments": {"customer": "tara.haddad19@example.com"}}],
+                    "reply_not": ["shall i"]}},
+        {"customer": "got it, thanks!", "expect": {"not_tools": MONEY + ["send_password_reset"]}},
+    ], "expect": {"tool_counts": {"send_password_reset": 1}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+# --- what was said stays said: a request before the account, a plan picked from the list -------------
+
+
+async def test_a_duplicate_asked_to_be_sorted_is_passed_up_once_and_refunded_on_the_yes():
+    """The customer asked for something about the charges ("pls fix", "i want it back") without
+    both days in words the date rules read: that request stays said, so a refund above billing's limit goes up at once and the
+    senior agent's one question is answered by the yes (money/reads.py `came_for`)."""
+    convo = {"name": "team duplicate, asked to sort it", "turns": [
+        {"customer": "marco@example.com: our team subscription got charged 2x in march (1st & 3rd), pls fix",
+         "expect": {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": MONEY}},
+        {"customer": "go for it, cheers", "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9008", "amount": 129.99}}],
+                                              "reply_not": ["just to be sure"]}},
+    ], "expect": {"tool_counts": {"refund_charge": 1}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_plan_picked_by_its_place_in_the_list_just_given_is_offered_then_made_on_the_yes():
+    convo = {"name": "the third one from the price list", "turns": [
+        {"customer": "how much are your plans a month?", "expect": {"reply": ["$129.99"], "not_tools": MONEY}},
+        {"customer": "I'll take the third one please, dana@example.com", "expect": {"offers": ["change_plan"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1001", "plan": "team"}}]}},
+    ], "expect": {"tool_counts": {"change_plan": 1}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_repeat_charge_asked_back_before_the_email_is_offered_once_the_account_is_found():
+    """"i want it back" before the email: the request and the day stay said, so the charges
+    found on the email are answered with the refund's offer, not "tell me if you'd like it"."""
+    convo = {"name": "a repeat, asked back, email after", "turns": [
+        {"customer": "the 29.99 from march 11 is a repeat of the one before it, i want it back", "expect": {"not_tools": MONEY}},
+        {"customer": "sami.meyer18@example.com", "expect": {"offers": ["refund_charge"], "reply": ["$29.99"], "not_tools": MONEY}},
+        {"customer": "yes please", "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9059", "amount": 29.99}}]}},
+    ], "expect": {"tool_counts": {"refund_charge": 1}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+def test_days_in_brackets_after_their_month_are_dates():
+    from supportdesk.models.offline.slots import Date, extract_dates
+
+    assert extract_dates("charged 2x in march (10th & 11th) pls sort") == [Date(3, 10), Date(3, 11)]
+    assert extract_dates("the one from april (the 2nd)") == [Date(4, 2)]
