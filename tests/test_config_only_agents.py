@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from supportdesk.config import load_desk, parse_desk
-from supportdesk.engine.events import Appended
-from supportdesk.engine.tools import ToolOutput, ToolRegistry
-from supportdesk.items import Handoff, Message, ToolCall
+from supportdesk.config import load_desk
+from supportdesk.engine.tools import ToolOutput
+from supportdesk.items import ToolCall
 from supportdesk.models.offline.router import Router, ceded, training_examples
-from supportdesk.tools import registry as desk_tools
-from supportdesk.wiring import open_desk
 from tests.conftest import REPO
+from tests.config_desk import converse, desk_with_agent, handoffs, replies
 
 
 class ExportArgs(BaseModel):
@@ -48,37 +46,14 @@ examples = [
 
 def privacy_desk():
     exports: list[str] = []
-    tools = ToolRegistry()
-    for name in desk_tools.names():
-        tools.add(desk_tools.get(name))
 
-    @tools.tool("export_personal_data", "Export a copy of the personal data stored about a customer.", ExportArgs)
     async def export_personal_data(ctx, args: ExportArgs) -> ToolOutput:
         exports.append(args.customer)
         return ToolOutput({"export": f"EXP-{len(exports):04d}", "customer": args.customer})
 
-    text = (REPO / "agents.toml").read_text(encoding="utf-8")
-    text = text.replace('handoffs = ["billing", "technical"]', 'handoffs = ["billing", "technical", "privacy"]', 1)
-    return parse_desk(text + PRIVACY, tool_names=tools.names()), tools, exports
-
-
-async def converse(tmp_path, config, tools, messages):
-    turns = []
-    async with await open_desk(tmp_path / "desk.db", config, tools=tools) as desk:
-        session = await desk.runner.new_session()
-        for text in messages:
-            items = [e.item async for e in desk.runner.send(session, text) if isinstance(e, Appended)]
-            info = await desk.store.get_session(session)
-            turns.append((items, info.active_agent))
-    return turns
-
-
-def handoffs(items):
-    return [f"{h.from_agent}>{h.to_agent}" for h in items if isinstance(h, Handoff)]
-
-
-def replies(items):
-    return " ".join(i.text for i in items if isinstance(i, Message) and i.role == "agent")
+    tool = ("export_personal_data", "Export a copy of the personal data stored about a customer.", ExportArgs, export_personal_data)
+    config, tools = desk_with_agent("privacy", PRIVACY, tool)
+    return config, tools, exports
 
 
 def test_an_example_the_desk_places_surely_with_a_config_agent_is_its():
