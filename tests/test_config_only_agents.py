@@ -105,3 +105,41 @@ async def test_a_config_agent_says_what_its_tool_would_do_when_it_needs_a_detail
         "reply_not": ["I can do that", "never to an address"], "not_tools": ["send_password_reset"]}}]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
     assert result.passed, result.failures
+
+
+def test_a_config_agent_is_reached_by_its_matter_told_in_words_its_examples_never_use(monkeypatch):
+    """An agent taught a handful of examples is smoothed towards the desk's background, not by a
+    uniform pseudo-count: a word its examples never say ("phone", "profile", "files") no longer
+    counts as surely not its own, so its matter told in other words reaches it, on either desk
+    (security on evals/config-agent.toml; privacy beside the shipped agents leans its way more
+    than with a uniform pseudo-count); the agents taught hundreds of examples keep their ground
+    ("how do i change my password" stays technical's)."""
+    from supportdesk.models.offline import classifier
+
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    security = Router([desk.agents[n] for n in ("billing", "technical", "security")], use_disk_cache=False)
+    assert security.route("my profile has a phone number i dont recognise").agent == "security"
+    assert security.route("someone nicked my account and now i cant log in").agent == "security"
+    assert security.route("how do i change my password").agent == "technical"
+    assert security.route("i was charged twice this month").agent == "billing"
+    config, _, _ = privacy_desk()
+    agents = [config.agents[n] for n in ("billing", "technical", "privacy")]
+    asked = "who can see the files in my account at your company"
+    privacy = Router(agents, use_disk_cache=False)
+    assert privacy.route("the desktop app crashes on startup").agent == "technical"
+    monkeypatch.setattr(classifier, "BACKGROUND_MASS", 0.0)
+    uniform = Router(agents, use_disk_cache=False)
+    assert uniform.route(asked).prediction.shares["privacy"] + 0.1 < privacy.route(asked).prediction.shares["privacy"]
+
+
+def test_a_thing_named_with_no_is_denied_and_a_how_to_stays_technicals():
+    """"no hack or anything" denies the hack (the noun "no" determines, and its concept), not the
+    rest of the clause: the how-to after it is the technical agent's, not the security agent's."""
+    from supportdesk.lexicon import normalise
+    from supportdesk.models.offline.classifier import read_denials
+
+    words, _ = read_denials(normalise("no hack or anything, i want a new password").replace(",", " , ").split())
+    assert "not_hack" in words and "hack" not in words and "password" in words and "not_password" not in words
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    router = Router([desk.agents[n] for n in ("billing", "technical", "security")], use_disk_cache=False)
+    assert router.route("nothing's wrong, no hack or anything, i just want to change my password to a new one. how?").agent == "technical"
