@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from supportdesk.config import load_desk, parse_desk
-from supportdesk.engine.events import Appended
-from supportdesk.engine.tools import ToolOutput, ToolRegistry
-from supportdesk.items import Handoff, Message, ToolCall
+from supportdesk.config import load_desk
+from supportdesk.engine.tools import ToolOutput
+from supportdesk.items import ToolCall
 from supportdesk.models.offline.router import Router, ceded, training_examples
-from supportdesk.tools import registry as desk_tools
-from supportdesk.wiring import open_desk
 from tests.conftest import REPO
+from tests.config_desk import converse, desk_with_agent, handoffs, replies
 
 
 class ExportArgs(BaseModel):
@@ -48,37 +46,14 @@ examples = [
 
 def privacy_desk():
     exports: list[str] = []
-    tools = ToolRegistry()
-    for name in desk_tools.names():
-        tools.add(desk_tools.get(name))
 
-    @tools.tool("export_personal_data", "Export a copy of the personal data stored about a customer.", ExportArgs)
     async def export_personal_data(ctx, args: ExportArgs) -> ToolOutput:
         exports.append(args.customer)
         return ToolOutput({"export": f"EXP-{len(exports):04d}", "customer": args.customer})
 
-    text = (REPO / "agents.toml").read_text(encoding="utf-8")
-    text = text.replace('handoffs = ["billing", "technical"]', 'handoffs = ["billing", "technical", "privacy"]', 1)
-    return parse_desk(text + PRIVACY, tool_names=tools.names()), tools, exports
-
-
-async def converse(tmp_path, config, tools, messages):
-    turns = []
-    async with await open_desk(tmp_path / "desk.db", config, tools=tools) as desk:
-        session = await desk.runner.new_session()
-        for text in messages:
-            items = [e.item async for e in desk.runner.send(session, text) if isinstance(e, Appended)]
-            info = await desk.store.get_session(session)
-            turns.append((items, info.active_agent))
-    return turns
-
-
-def handoffs(items):
-    return [f"{h.from_agent}>{h.to_agent}" for h in items if isinstance(h, Handoff)]
-
-
-def replies(items):
-    return " ".join(i.text for i in items if isinstance(i, Message) and i.role == "agent")
+    tool = ("export_personal_data", "Export a copy of the personal data stored about a customer.", ExportArgs, export_personal_data)
+    config, tools = desk_with_agent("privacy", PRIVACY, tool)
+    return config, tools, exports
 
 
 def test_an_example_the_desk_places_surely_with_a_config_agent_is_its():
@@ -130,3 +105,41 @@ async def test_a_config_agent_says_what_its_tool_would_do_when_it_needs_a_detail
         "reply_not": ["I can do that", "never to an address"], "not_tools": ["send_password_reset"]}}]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
     assert result.passed, result.failures
+
+
+def test_a_config_agent_is_reached_by_its_matter_told_in_words_its_examples_never_use(monkeypatch):
+    """An agent taught a handful of examples is smoothed towards the desk's background, not by a
+    uniform pseudo-count: a word its examples never say ("phone", "profile", "files") no longer
+    counts as surely not its own, so its matter told in other words reaches it, on either desk
+    (security on evals/config-agent.toml; privacy beside the shipped agents leans its way more
+    than with a uniform pseudo-count); the agents taught hundreds of examples keep their ground
+    ("how do i change my password" stays technical's)."""
+    from supportdesk.models.offline import classifier
+
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    security = Router([desk.agents[n] for n in ("billing", "technical", "security")], use_disk_cache=False)
+    assert security.route("my profile has a phone number i dont recognise").agent == "security"
+    assert security.route("someone nicked my account and now i cant log in").agent == "security"
+    assert security.route("how do i change my password").agent == "technical"
+    assert security.route("i was charged twice this month").agent == "billing"
+    config, _, _ = privacy_desk()
+    agents = [config.agents[n] for n in ("billing", "technical", "privacy")]
+    asked = "who can see the files in my account at your company"
+    privacy = Router(agents, use_disk_cache=False)
+    assert privacy.route("the desktop app crashes on startup").agent == "technical"
+    monkeypatch.setattr(classifier, "BACKGROUND_MASS", 0.0)
+    uniform = Router(agents, use_disk_cache=False)
+    assert uniform.route(asked).prediction.shares["privacy"] + 0.1 < privacy.route(asked).prediction.shares["privacy"]
+
+
+def test_a_thing_named_with_no_is_denied_and_a_how_to_stays_technicals():
+    """"no hack or anything" denies the hack (the noun "no" determines, and its concept), not the
+    rest of the clause: the how-to after it is the technical agent's, not the security agent's."""
+    from supportdesk.lexicon import normalise
+    from supportdesk.models.offline.classifier import read_denials
+
+    words, _ = read_denials(normalise("no hack or anything, i want a new password").replace(",", " , ").split())
+    assert "not_hack" in words and "hack" not in words and "password" in words and "not_password" not in words
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    router = Router([desk.agents[n] for n in ("billing", "technical", "security")], use_disk_cache=False)
+    assert router.route("nothing's wrong, no hack or anything, i just want to change my password to a new one. how?").agent == "technical"

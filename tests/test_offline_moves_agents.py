@@ -10,13 +10,10 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, Field
 
-from supportdesk.config import parse_desk
-from supportdesk.wiring import open_desk
-from supportdesk.engine.events import Appended
-from supportdesk.engine.tools import ToolOutput, ToolRegistry
-from supportdesk.items import Handoff, Message, ToolCall, ToolResult
-from supportdesk.tools import registry as desk_tools
-from tests.conftest import REPO
+from supportdesk.engine.tools import ToolOutput
+from supportdesk.items import ToolResult
+from tests.config_desk import calls, desk_with_agent, handoffs, replies
+from tests.config_desk import converse as converse_on
 
 
 class ReturnLabelArgs(BaseModel):
@@ -48,11 +45,7 @@ examples = [
 def returns_desk():
     """The default desk plus the returns agent, with the tool registered for this test only."""
     labels: list[dict] = []
-    tools = ToolRegistry()
-    for name in desk_tools.names():
-        tools.add(desk_tools.get(name))
 
-    @tools.tool("create_return_label", "Create a prepaid return label (RMA) for an order.", ReturnLabelArgs)
     async def create_return_label(ctx, args: ReturnLabelArgs) -> ToolOutput:
         if args.order_id == "ORD-404":
             return ToolOutput(f"no order {args.order_id}", is_error=True)
@@ -60,36 +53,20 @@ def returns_desk():
         labels.append(label | {"reason": args.reason})
         return ToolOutput(label)
 
-    text = (REPO / "agents.toml").read_text(encoding="utf-8")
-    text = text.replace('handoffs = ["billing", "technical"]', 'handoffs = ["billing", "technical", "returns"]', 1)
-    config = parse_desk(text + RETURNS, tool_names=tools.names())
+    tool = ("create_return_label", "Create a prepaid return label (RMA) for an order.", ReturnLabelArgs, create_return_label)
+    config, tools = desk_with_agent("returns", RETURNS, tool)
     return config, tools, labels
 
 
 async def converse(tmp_path, messages):
     config, tools, labels = returns_desk()
-    turns = []
-    async with await open_desk(tmp_path / "desk.db", config, tools=tools) as desk:
-        session = await desk.runner.new_session()
-        for text in messages:
-            items = [e.item async for e in desk.runner.send(session, text) if isinstance(e, Appended)]
-            info = await desk.store.get_session(session)
-            turns.append((items, info.active_agent))
-    return turns, labels
-
-
-def calls(items, name):
-    return [i for i in items if isinstance(i, ToolCall) and i.name == name]
-
-
-def replies(items):
-    return " ".join(i.text for i in items if isinstance(i, Message) and i.role == "agent")
+    return await converse_on(tmp_path, config, tools, messages), labels
 
 
 async def test_routed_to_returns_and_the_label_is_made_from_the_order_given(tmp_path):
     turns, labels = await converse(tmp_path, ["hi, the blender from order ORD-5521 arrived broken, I need to send it back"])
     items, active = turns[0]
-    assert [f"{h.from_agent}>{h.to_agent}" for h in items if isinstance(h, Handoff)] == ["triage>returns"]
+    assert handoffs(items) == ["triage>returns"]
     [call] = calls(items, "create_return_label")
     assert call.arguments["order_id"] == "ORD-5521" and "broken" in call.arguments["reason"]
     assert active == "returns" and labels[0]["order_id"] == "ORD-5521"
@@ -113,7 +90,7 @@ async def test_a_request_outside_its_description_goes_back_to_triage(tmp_path):
         tmp_path, ["please send me a return label for order ORD-900, it arrived damaged", "also, I was charged twice, dana@example.com"]
     )
     second, active = turns[1]
-    assert [f"{h.from_agent}>{h.to_agent}" for h in second if isinstance(h, Handoff)] == ["returns>triage", "triage>billing"]
+    assert handoffs(second) == ["returns>triage", "triage>billing"]
     assert active == "billing" and calls(second, "find_charges")
     assert not calls(second, "create_return_label")
 

@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -60,8 +60,9 @@ KNOWN_MISSES = {
     # "stole" / "nicked" an account: the technical agent's examples say "someone stole my phone,
     # please lock my account", and the security agent's eight examples never say "stole"; the
     # router follows the words (technical 0.87). Routing by the object of the verb is not learnt.
+    # ("account nicked, locked out" passes since security8: an agent taught few examples is
+    # smoothed towards the desk's background, classifier.BACKGROUND_MASS.)
     'route 6 config (tune): stole my account, with an email',
-    'route 6 config (held): account nicked, locked out',
     # (A hedged yes after an offer and "great thank you, that was all i needed" after a price
     # pass since the confirmation reader learnt a hedged go-ahead and leave-taking: confirmation-6.)
     # money-6 (what was said stays said; tune 7/12 and held 7/10 before, 11/12 and 8/10 after).
@@ -116,7 +117,6 @@ KNOWN_MISSES = {
     # reader: "hmm" is one of its hesitations, engine/confirmation._NEGATION.)
     "route 7 config (tune): ex-boyfriend still has my login",
     "route 7 config (tune): password-changed mail i never asked for, email given",
-    "route 7 config (tune): iphone in my devices not mine, email later, 'ok go on'",
     "route 7 config (held): profile email swapped to a gmail i never seen",
     "route 7 config (held): entering from brazil, non-native, email later",
     # The knowledge base abstains on the two-factor question (its calibration is gates7's).
@@ -182,7 +182,6 @@ KNOWN_MISSES = {
     "route 7b config (held): log out every session, tablet stolen",
     # "a phone number i dont recognise": the lexicon reads "not recognise" as unrecognised (the
     # desk's unknown charges), so the disowning adds no "someone" and the phone words win.
-    "route 7b config (held): phone number on profile i dont know",
     # Route-7's "CUS-1001 here, my account sent messages to my contacts that i never wrote"
     # passed before route-7b by billing's sure lean (0.54) and billing's hand-back; the disowning
     # now votes "someone" and the router is torn (security 0.46, billing 0.45), and the message
@@ -222,6 +221,21 @@ KNOWN_MISSES = {
     "understand 8 config (held): password in a breach list, 'sure thing thanks'",
     "understand 8 config (held): reset offered, 'not now, later myself'",
     "understand 8 config (held): security holds it, then where invoices are",
+    # security-8 (security8; before: tune 5/10, held 6/8; after: tune 6/10, held 6/8). An agent
+    # taught few examples is smoothed towards the desk's background (classifier.BACKGROUND_MASS),
+    # so a word it never heard no longer counts as surely not its own: "someone is reading my
+    # stuff" reaches security (and route-6's nicked account, route-7's iphone not mine, route-7b's
+    # phone number on the profile). What still misses: a lost or stolen
+    # device with "log out everywhere" / "kick it out" (the technical agent's lost and stolen
+    # phones outweigh "out" and "every"); a leaked password (the router has no word for a leak in
+    # security's examples but "leaked" itself); an address on the profile "never added" or "not
+    # mine" (the technical agent's email and profile words).
+    "security 8 (tune): laptop stolen at the airport, log out everything, email",
+    "security 8 (tune): password leaked on a forum, non-native",
+    "security 8 (tune): recovery email is not mine, rambling",
+    "security 8 (tune): phone lost, nothing else, forgot nothing",
+    "security 8 (held): my password was in a leak",
+    "security 8 (held): an email address on my profile i never added",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

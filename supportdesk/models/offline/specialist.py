@@ -233,7 +233,12 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return None  # no peer at all
         route = self.router.route(text, exclude=others)
         other = agents.get(route.agent or "")
-        if other is None or other.name == self.me.name or route.confidence < min_confidence:
+        if other is None or other.name == self.me.name:
+            return None
+        # Leaning to the peer less surely, the message is still the peer's when this agent's job
+        # (its description and examples) has none of its meaning-bearing words: an agent taught a
+        # handful of examples is never surely wrong about a matter (classifier: BACKGROUND_MASS).
+        if route.confidence < min_confidence and not (route.confidence >= STRAY_CONFIDENCE and scope.outside_scope(self.me, text)):
             return None
         if other.level != self.me.level or not (skills_of(other) & self.skills):
             return None  # someone to escalate to or back from, or another skill (the skill test tells those)
