@@ -198,9 +198,10 @@ class AccountSkill(SkillBase):
         explicit = (
             bool(plan or period) and ("plan" in asked or self._asked_which_plan()) and not cues.ASKS_IF_POSSIBLE.search(text)
         )
-        unknown = cues.unknown_plan(text) if plan is None else None
+        # (a plan named by its place is no name the desk lacks: "up to the biggest plan you've got")
+        unknown = cues.unknown_plan(text) if plan is None and cues.plan_step(text) is None else None
         if unknown is None and plan is None and period is None:  # named earlier, asked about since?
-            unknown = next((found for t in reversed(self.topic_texts()) if not any(cues.plan_request(t))
+            unknown = next((found for t in reversed(self.topic_texts()) if not any(cues.plan_request(t)) and cues.plan_step(t) is None
                             for found in [cues.unknown_plan(t)] if found), None)
             if unknown is not None and self._asked_which_plan():
                 unknown = None  # asked already: what they say now decides
@@ -440,6 +441,14 @@ class AccountSkill(SkillBase):
                     listed = "; ".join(f"{p['name']} is {self._plan_price(p)}" for p in found)
                     return f"{'Cheaper' if below else 'Dearer'} than {pivot['name']} ({self._plan_price(pivot)}): {listed}.{offer}"
             asked = [by_code[code] for code in named if code in by_code]
+            if not asked:
+                # a plan named by its place in the price list ("the top plan", "the mid tier")
+                by_price = sorted(plans, key=lambda p: float(p["monthly_price"]))
+                place, step = slot_extraction.place_named(text), cues.plan_step(text)
+                picked = place.pick(by_price) if place is not None else None
+                if not isinstance(picked, dict) and step in ("lowest", "highest") and by_price:
+                    picked = by_price[0 if step == "lowest" else -1]
+                asked = [picked] if isinstance(picked, dict) else []
             if len(asked) >= 2:
                 low, high = sorted(asked[:2], key=lambda p: float(p["monthly_price"]))
                 month = float(high["monthly_price"]) - float(low["monthly_price"])
