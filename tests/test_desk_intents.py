@@ -71,3 +71,19 @@ def test_a_plan_named_by_its_place_is_priced_when_its_price_is_asked():
     assert MoneyIntents._intents_of("the mid tier, paid yearly - what's that come to?") == {"pricing"}
     assert MoneyIntents._intents_of("move me up to the biggest plan you've got.") == {"plan"}
     assert MoneyIntents._intents_of("downgrade me to the middle tier please") == {"plan"}
+
+
+def test_a_charge_asked_in_words_no_rule_lists_is_about_charges():
+    # "take" is no charge word of cues.ABOUT_CHARGES; the desk intents reader reads "charges"
+    # and the month is named (held-8's "the tenth of february in words").
+    from supportdesk.models.offline.skills.money.intents import asks_charges
+
+    assert asks_charges("what did you take from me on the tenth of february?")
+    assert not asks_charges("what did you take from me?")  # no day or month of a charge named
+    assert not asks_charges("when is my next payment in april?")
+
+
+def test_the_plan_asked_with_what_it_costs_is_both():
+    assert MoneyIntents._intents_of("what plan am i on and what does it cost me") == {"my_plan", "pricing"}
+    assert "next_payment" in MoneyIntents._intents_of("CUS-1022 — what plan am i on and what do i pay for it")
+    assert MoneyIntents._intents_of("what plan am i on?") == {"my_plan"}

@@ -206,8 +206,6 @@ KNOWN_MISSES = {
     "understand 8 (held): team charged twice, 'cheers, go for it'",
     "understand 8 (held): price list, 'the second one' with email, 'yep'",
     "understand 8 (held): refused: the same duplicate again after its refund",
-    "understand 8 (held): the tenth of february in words",
-    "understand 8 (held): control: what plan am I on, id first",
     # Config desk: a breached password and a session from an unused browser go to technical;
     # "somebody else has been in my account" left with triage:
     "understand 8 config (held): password in a breach list, 'sure thing thanks'",

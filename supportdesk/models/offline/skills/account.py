@@ -343,8 +343,9 @@ class AccountSkill(SkillBase):
             f"on {nice_date(due.isoformat())}."
         )
 
-    def _my_plan(self, customer_id: str):
-        """Which plan the account is on, and how it is billed: read from the account."""
+    def _my_plan(self, customer_id: str, with_price: bool = False):
+        """Which plan the account is on, and how it is billed: read from the account; `with_price`:
+        and what it costs (the price list read too: "what plan am i on and what do i pay for it")."""
         read, record = self._read_account(customer_id)
         if read is not None:
             return read
@@ -353,8 +354,16 @@ class AccountSkill(SkillBase):
             return self.step.answer("I couldn't read your plan just now. Could you try again in a moment?")
         period = "annually" if record.get("billing_period") == "annual" else "monthly"
         status = " (cancelled: it won't renew)" if record.get("status") == "cancelled" else ""
+        price = ""
+        if with_price:
+            listed, plans = self._price_list()
+            if listed is not None:
+                return listed
+            plan = next((p for p in plans if p.get("code") == code), None)
+            if plan is not None:
+                price = f": {money(plan['annual_price' if period == 'annually' else 'monthly_price'])} a {'year' if period == 'annually' else 'month'}"
         self.step.resolved = True
-        return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}. Anything else I can help with?")
+        return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}{price}. Anything else I can help with?")
 
     def _card_on_file(self, customer_id: str):
         """Which payment method the account pays with: read from the account, nothing changed."""

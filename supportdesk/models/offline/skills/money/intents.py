@@ -116,6 +116,23 @@ def asks_price(text: str) -> bool:
     )
 
 
+# Two questions joined by a conjunction before the second's question word ("what plan am i on and
+# what do i pay for it"): grammar, a closed class, as in `_past_charge_asked`.
+_QUESTIONS_JOINED = re.compile(r"\s+(?:and|also|plus)\s+(?=(?:what|how|when|which)\b)", re.I)
+# How sure the desk intents reader must be that a message asks what was charged ("what did you
+# take from me on the tenth of february?": no charge word a rule lists) for it to be about charges.
+CHARGES_ASKED_CONFIDENCE = 0.95
+
+
+def asks_charges(text: str) -> bool:
+    """The message asks what was charged, read by the desk intents reader, with a month or a day
+    of the charge named (the rules read those)."""
+    if not (slot_extraction.months_named(text) or slot_extraction.extract_dates(text)):
+        return False
+    reading = acts.read_desk_intent(text)
+    return reading.act == "charges" and reading.confidence >= CHARGES_ASKED_CONFIDENCE
+
+
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan"}
 # How sure the act reader (readers/acts.py) must be that a message about refunds is no request.
@@ -150,7 +167,7 @@ class MoneyIntents(MoneyBase):
     def _about_charges(self, text: str = "") -> bool:
         """The topic is about charges: it speaks of them, or names a day (to billing, "how much
         did you take on 5 feb?" asks about that day's charge; issue 38)."""
-        return any(cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) for t in self.topic_texts() + [text])
+        return any(cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) or asks_charges(t) for t in self.topic_texts() + [text])
 
     @staticmethod
     def _intents_of(t: str) -> set[str]:
@@ -179,6 +196,14 @@ class MoneyIntents(MoneyBase):
             found.discard("next_payment")
         if "next_payment" in found:
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
+        if "my_plan" in found:
+            # "what plan am i on and what do i pay for it": what it costs, or the next payment
+            # (its day and price), asked too, as the desk intents reader reads the second question
+            for part in _QUESTIONS_JOINED.split(t)[1:]:
+                if asks_price(part):
+                    found.add("pricing")
+                elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
+                    found.add("next_payment")
         placed = names_plan_by_place(t)
         if (cues.plan_step(t) or placed) and asks_price(t):
             # "how much is the top plan a month?", "the mid tier, paid yearly - what's that come
@@ -236,14 +261,9 @@ class MoneyIntents(MoneyBase):
         return found
 
     def _asked(self, text: str) -> set[str]:
-        """What the customer's latest message itself asks for (nothing carried over). A message
-        the gate read as no yes to an offer asks for no cancellation heard only by the learned
-        reader ("keep my subscription" reads cancel by its topic): a no is never a request for
-        the very action it turned down."""
-        found = self._intents_of(text) if text else set()
-        if "cancel" in found and not cues.CANCEL.search(text) and (text, "cancel_subscription") in self.view.said_no:
-            found.discard("cancel")
-        return found
+        """What the customer's latest message itself asks for (nothing carried over; nothing it
+        turned down: `_without_declined`)."""
+        return self._without_declined(text, self._intents_of(text)) if text else set()
 
     def _carried_intents(self) -> set[str]:
         """Nothing new in this message: carry on with what the topic is about, latest first.
@@ -251,13 +271,20 @@ class MoneyIntents(MoneyBase):
         no request for what was declined (issue 38)."""
         dropped: set[str] = set()
         for t in reversed(self.topic_texts()):
-            # (the answer itself carries nothing it turned down: "keep my subscription" reads
-            # cancel to the learned reader by its topic)
+            found = self._without_declined(t, self._intents_of(t)) - dropped
+            if found:
+                return found
             for text, tool in self.view.said_no:
                 intent = dialogue.ACCOUNT_ACTIONS.get(tool)
                 if text == t and intent is not None:
                     dropped |= {intent, "duplicate"} if intent == "refund" else {intent}
-            found = self._intents_of(t) - dropped
-            if found:
-                return found
         return set()
+
+    def _without_declined(self, text: str, found: set[str]) -> set[str]:
+        """`found` without a cancellation the learned reader alone heard in a message the gate read
+        as no yes to the offer of it: "keep my subscription" reads cancel by its topic, and a no
+        is never a request for the very action it turned down. (One that says it in a cue's
+        words, "no, I said cancel it", still asks.)"""
+        if "cancel" in found and not cues.CANCEL.search(text) and (text, "cancel_subscription") in self.view.said_no:
+            return found - {"cancel"}
+        return found
