@@ -99,7 +99,7 @@ ALPHA = 0.5
 
 TRAINING = DATA.parent / "TRAINING.json"
 # Which of the manifest's roles each output reads (its "trained_on" digests cover these files).
-READERS_ROLES = ("desk", "conversations", "acts", "intents", "scope", "products")
+READERS_ROLES = ("desk", "conversations", "acts", "intents", "desk_intents", "scope", "products")
 GATES_ROLES = ("desk", "conversations", "money", "disclaims")
 
 
@@ -343,6 +343,109 @@ def naive_bayes(  # type: ignore[no-untyped-def]
     }
 
 
+# --- the desk's own intents (readers/acts.py `read_desk_intent`) ------------------------------------
+
+# Banking77's train intents by the desk intent they ask (acts.DESK_INTENTS); the rest of its
+# intents are banking the desk does not do ("other"), but for those whose messages sit between
+# the two (a fee on a statement, a card payment's rate), which are left out rather than guessed.
+B77_DESK = {
+    "refund": "request_refund Refund_not_showing_up",
+    "cancel": "terminate_account",
+    "unrecognised": "card_payment_not_recognised direct_debit_payment_not_recognised",
+    "duplicate": "transaction_charged_twice",
+    "reset": "passcode_forgotten",
+    "update_card": "card_linking",
+}
+B77_DESK_LEFT_OUT = set("""extra_charge_on_statement card_payment_fee_charged reverted_card_payment? pending_card_payment
+declined_card_payment card_payment_wrong_exchange_rate cash_withdrawal_not_recognised change_pin
+edit_personal_details compromised_card lost_or_stolen_card""".split())
+# CLINC150's train intents by desk intent (a bill's due date is the next payment; the
+# transactions made are the charges asked about); its out-of-scope train split and the domains
+# that are no money at all are "other".
+CLINC_DESK = {"next_payment": "bill_due", "charges": "transactions spending_history"}
+CLINC_DESK_OTHER_DOMAINS = ("utility", "home", "auto_and_commute", "kitchen_and_dining", "small_talk", "travel", "work")
+# Each corpus gives a desk intent at most this many sentences: the desk's own examples are a few
+# dozen a label, and a corpus's thousands would drown them (its "terminate_account" speaks of
+# bank accounts, the desk of subscriptions).
+DESK_INTENT_CAP = 300
+KB_RESET_SLUGS = {"password-reset", "change-password"}
+KB_MONEY_SLUGS = {"credits-top-up", "wallet-payments"}
+# Each tool's own description says which desk intent asks for it (see `tool_descriptions`).
+TOOL_DESK_INTENT = {
+    "refund_charge": "refund", "update_payment_method": "update_card", "change_plan": "plan_change",
+    "cancel_subscription": "cancel", "find_charges": "charges", "list_invoices": "invoice", "list_plans": "pricing",
+    "send_password_reset": "reset", "search_kb": "other",
+}
+# The conversation evals' tune halves: an opening answered with this tool offered or made asks
+# for that intent (a duplicate told is refunded: it stays "duplicate" when the cue says so).
+OFFER_DESK_INTENT = {"refund_charge": "refund", "change_plan": "plan_change", "cancel_subscription": "cancel",
+                     "update_payment_method": "update_card"}
+
+
+def desk_intent_corpora(b77: str, clinc_dir: str) -> dict[str, dict[str, list[str]]]:
+    of = {cat: intent for intent, cats in B77_DESK.items() for cat in cats.split()}
+    out: dict[str, dict[str, list[str]]] = {}
+    for row in csv.DictReader(io.StringIO(show(b77, "banking_data/train.csv"))):
+        cat = row["category"]
+        if cat in B77_DESK_LEFT_OUT:
+            continue
+        out.setdefault(of.get(cat, "other"), {}).setdefault("banking77", []).append(row["text"])
+    data = json.loads(show(clinc_dir, "data/data_full.json"))
+    domains = json.loads(show(clinc_dir, "data/domains.json"))
+    clinc_of = {i: intent for intent, names in CLINC_DESK.items() for i in names.split()}
+    other = {i for d in CLINC_DESK_OTHER_DOMAINS for i in domains[d]} - set(CLINC_MONEY) - CLINC_NOT_NONE
+    for text, intent in data["train"] + data["oos_train"]:
+        label = clinc_of.get(intent) or ("other" if intent in other or intent == "oos" else None)
+        if label is not None:
+            out.setdefault(label, {}).setdefault("clinc150", []).append(text)
+    return out
+
+
+def desk_intent_examples() -> list[tuple[str, str]]:
+    """The desk's own messages by intent: the pinned labelled files (evals/desk-intents-tune.jsonl;
+    its held half is never read), what the desk's tools say they do (`TOOL_DESK_INTENT`), and the
+    opening messages of the pinned conversation evals' tune halves by the action they must be
+    offered or done (`OFFER_DESK_INTENT`)."""
+    import supportdesk.tools  # noqa: F401  (registers the shipped tools)
+    from supportdesk.models.offline import cues
+    from supportdesk.tools.shipped import registry
+
+    out = [(r["text"], r["intent"]) for path in pinned("desk_intents") for r in _jsonl(path)]
+    # The product's own questions (the knowledge base's examples, `product_questions`'s files):
+    # a password reset's are "reset", money's own (top-ups, wallets) are left out, the rest ask
+    # nothing of money ("do you have keyboard shortcuts?", "which datacenter keeps my files?").
+    for path in pinned("products"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#") and ":" in line:
+                slug, question = (part.strip() for part in line.split(":", 1))
+                if slug not in KB_MONEY_SLUGS:
+                    out.append((question, "reset" if slug in KB_RESET_SLUGS else "other"))
+    for name, intent in sorted(TOOL_DESK_INTENT.items()):
+        tool = registry.get(name)
+        if tool is not None:
+            out += [(t, intent) for t in (name.replace("_", " "), tool.description, *gates.clauses(tool.description))]
+    for path in pinned("conversations"):
+        for convo in _jsonl(path):
+            turns = convo.get("turns") or []
+            if not turns or not isinstance(turns[0], dict) or not isinstance(turns[0].get("customer"), str):
+                continue
+            text, expect = turns[0]["customer"], turns[0].get("expect", {})
+            made = [t for t in [*expect.get("offers", []), *(x.get("name") for x in expect.get("tools", []))] if t in OFFER_DESK_INTENT]
+            if len(set(made)) == 1:
+                intent = OFFER_DESK_INTENT[made[0]]
+                out.append((text, "duplicate" if intent == "refund" and cues.DUPLICATE.search(text) else intent))
+            elif expect.get("agent") == "technical":
+                out.append((text, "other"))
+    # An address says who writes, not what they ask.
+    return [(EMAIL.sub(" ", t), label) for t, label in out]
+
+
+def desk_intents(b77: str, clinc_dir: str) -> dict:
+    corpora = {label: {src: balanced({src: texts}, DESK_INTENT_CAP) for src, texts in by.items()}
+               for label, by in desk_intent_corpora(b77, clinc_dir).items()}
+    return naive_bayes(corpora, desk_intent_examples())
+
+
 # --- the gates (readers/gates.py): money named or not, an action disclaimed or not ------------------
 
 # Banking77 intents that speak of money. The 24 intents of /work/shared/data/triage/dev.jsonl (how
@@ -511,6 +614,7 @@ def main(argv: list[str]) -> int:
             {intent: {"banking77": texts} for intent, texts in banking77_intents(b77).items()},
             [(r["text"], r["intent"]) for path in pinned("intents") for r in _jsonl(path)],
         ),
+        "desk_intents": desk_intents(b77, clinc_dir),
         "background": {"n": n_messages, "df": {w: n for w, n in sorted(df.items()) if n >= 2}},
     }
     DATA.parent.mkdir(parents=True, exist_ok=True)
@@ -518,7 +622,7 @@ def main(argv: list[str]) -> int:
     with open(DATA, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
         fh.write(blob)
     print(f"{DATA}: {DATA.stat().st_size:,} bytes; acts {data['acts']['docs']}; scope {data['scope']['docs']}; "
-          f"intents {data['intents']['docs']}; "
+          f"intents {data['intents']['docs']}; desk intents {data['desk_intents']['docs']}; "
           f"background over {n_messages:,} messages")
     return 0
 

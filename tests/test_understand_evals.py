@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -162,16 +162,9 @@ KNOWN_MISSES = {
     "tech 7b (tune): no article: dark mode",
     "tech 7b (tune): a tablet, photos wiped by mistake",
     "tech 7b (held): a colleague emptied the bin",
-    # route-7b (card questions; before: tune 3/6, held 1/5 (its fifth added after the change, a miss both before and after); config: tune 2/8, held 2/6; after: tune 4/6, held 1/5; config tune 6/8, held 3/6; held-7 41/50 -> 42/50, held-7-config 10/14 -> 12/14). What
-    # still misses: the money skill, reached, reads "which card" only in the shapes of
-    # cues.CARD_ON_FILE_QUESTION and answers with the recent charges or its capabilities; "card
-    # on record?" is two words the router leans only mildly on (billing 0.59), so triage asks.
-    "route 7b (tune): non-native, which card you take money from",
-    "route 7b (tune): is it still my visa, typo",
-    "route 7b (held): card on record, terse",
-    "route 7b (held): how am i paying, email first",
-    "route 7b (held): which card is billed, non-native",
-    "route 7b (held): still charging my mastercard?, lowercase",
+    # route-7b (card questions; before: tune 3/6, held 1/5 (its fifth added after the change, a miss both before and after); config: tune 2/8, held 2/6; after: tune 4/6, held 1/5; config tune 6/8, held 3/6; held-7 41/50 -> 42/50, held-7-config 10/14 -> 12/14).
+    # Round 8 (intents8): tune 6/6, held 5/5: the card on file asked is read by the learned desk
+    # intents reader (cues.asks_card_on_file), no longer by the shapes of a phrase rule.
     # Config desk: a phone or a device "not mine" is the technical agent's (its lost and stolen
     # phones' words outweigh the disowning's "someone"); "sign me out on all devices" beside a
     # lost phone or tablet too; "nobody got in ... how do i change it" reaches technical, which
@@ -210,12 +203,6 @@ KNOWN_MISSES = {
     # out" reads to the money skill as nothing it does (its capability list), and "refund the
     # other 9.99 as well" is offered for the original charge rather than refused:
     "understand 8 (held): refused: the same duplicate again after its refund",
-    "understand 8 (held): the tenth of february in words",
-    "understand 8 (held): the biggest plan in words, yes with thanks",
-    "understand 8 (held): never charge me again in words, 'yes please'",
-    "understand 8 (held): control: is paypal still on file",
-    "understand 8 (held): control: what plan am I on, id first",
-    "understand 8 (held): control: the mid tier yearly price in words",
     # Config desk: a breached password and a session from an unused browser go to technical;
     # "somebody else has been in my account" left with triage:
     "understand 8 config (held): password in a breach list, 'sure thing thanks'",
@@ -236,6 +223,12 @@ KNOWN_MISSES = {
     "security 8 (tune): phone lost, nothing else, forgot nothing",
     "security 8 (held): my password was in a leak",
     "security 8 (held): an email address on my profile i never added",
+    # intents-8 (written before the desk intents reader: tune 6/12, held 5/10; after: tune 10/12,
+    # held 10/10). "shut it down pls" beside "dont want to pay for acme anymore" leans the router
+    # to technical (its app words), and the money skill never sees it; "how am i billed, card or
+    # paypal?" reads update_card (0.62) over card_on_file, so the recent charges answer it:
+    "intents 8 (tune): dont want to pay anymore",
+    "intents 8 (tune): how am i billed",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data" / "readers.json.gz"
-FORMAT = 2  # 2: clause-initial words are features (issue 38)
+FORMAT = 3  # 2: clause-initial words are features (issue 38); 3: the desk intents reader
 ACTS = ("question", "problem", "request", "thanks", "greeting", "goodbye")
 SCOPES = ("in_scope", "out_of_scope")
 
@@ -311,6 +311,42 @@ def read_intent(text: str) -> Reading:
     unrecognised, card_in_app, top_up, pin, identity, personal_details, lost_phone, wallet),
     learned from Banking77's train split and evals/intents-tune.jsonl."""
     return intent_reader().read(text)
+
+
+# The desk's own intents: what its money tools do and the questions it answers from the account.
+DESK_INTENTS = (
+    "card_on_file",  # which card or payment method pays (read, nothing changed)
+    "my_plan",  # which plan the account is on
+    "pricing",  # what a plan costs
+    "next_payment",  # when the next payment or renewal is, and how much
+    "charges",  # what was charged (on a day, in a month)
+    "invoice",  # invoices and receipts
+    "cancel",  # stop paying: end the subscription
+    "plan_change",  # another plan or billing period
+    "remove_card",  # the card taken off the account
+    "update_card",  # another card put on the account
+    "refund",  # money back for a charge
+    "unrecognised",  # a charge the customer does not recognise
+    "duplicate",  # a charge taken twice
+    "reset",  # a password reset
+    "other",  # none of the desk's money intents
+)
+
+
+@lru_cache(maxsize=1)
+def desk_intent_reader() -> ActReader:
+    desk = _data()["desk_intents"]
+    return ActReader(desk["counts"], desk["totals"], desk["docs"], desk["alpha"])
+
+
+@lru_cache(maxsize=4096)
+def read_desk_intent(text: str) -> Reading:
+    """Which of the desk's own intents (`DESK_INTENTS`) a message is about, learned from the
+    desk's labelled examples (evals/desk-intents-tune.jsonl), what its tools say they do, the
+    conversation evals' tune halves by the action they are offered, and the Banking77 and
+    CLINC150 train intents that are the desk's (scripts/build_readers.py: `B77_DESK`,
+    `CLINC_DESK`). An email address says who writes, not what they ask: it is not read."""
+    return desk_intent_reader().read(EMAIL.sub(" ", text))
 
 
 @lru_cache(maxsize=1)

@@ -168,15 +168,14 @@ _SKILL_REQUESTS = {
     "money": (
         cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.CREDIT, cues.PRICING,
         cues.PLAN_LOWEST, cues.PLAN_HIGHEST, cues.PLAN_DOWN, cues.PLAN_UP,
-        # which card pays, asked: the money skill reads it from the account (its "card_on_file")
-        cues.CARD_ON_FILE_QUESTION,
     ),
     "tech": (cues.RESET, cues.LOGIN, cues.BUG, cues.DATA_LOSS),
 }
 
 
 def _asks_money(text: str) -> bool:
-    return any(p.search(text) for p in _SKILL_REQUESTS["money"])
+    # (or which card pays, asked: the money skill reads it from the account, its "card_on_file")
+    return any(p.search(text) for p in _SKILL_REQUESTS["money"]) or cues.asks_card_on_file(text)
 
 
 # Requests whose words lean the router the wrong way, and the skill that answers them whatever
@@ -252,6 +251,8 @@ def _without_money_agents(view: View, router: Router, text: str, candidates: lis
 
 def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
     skills = {skill for skill, patterns in _SKILL_REQUESTS.items() if any(p.search(text) for p in patterns)}
+    if cues.asks_card_on_file(text):
+        skills.add("money")  # which card pays, asked (the learned desk intents reader)
     if len(skills) != 1:
         return None
     (skill,) = skills
@@ -375,7 +376,7 @@ def decide(view: View, router: Router):
         (cues.PAYMENT_METHOD.search(text) and cues.card_description(text))
         # or asks which card pays ("what card do you have saved for me?"): the account's payment
         # method is billing's to read, though "card" leans to the app's card troubles (held-7)
-        or cues.CARD_ON_FILE_QUESTION.search(text)
+        or cues.asks_card_on_file(text)
     )
     # So is a question or a change about one of the plans by name ("on pro right now, what's
     # cheaper?"): "team" and "pro" lean the router towards the app's team features.

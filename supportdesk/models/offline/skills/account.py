@@ -198,9 +198,10 @@ class AccountSkill(SkillBase):
         explicit = (
             bool(plan or period) and ("plan" in asked or self._asked_which_plan()) and not cues.ASKS_IF_POSSIBLE.search(text)
         )
-        unknown = cues.unknown_plan(text) if plan is None else None
+        # (a plan named by its place is no name the desk lacks: "up to the biggest plan you've got")
+        unknown = cues.unknown_plan(text) if plan is None and cues.plan_step(text) is None else None
         if unknown is None and plan is None and period is None:  # named earlier, asked about since?
-            unknown = next((found for t in reversed(self.topic_texts()) if not any(cues.plan_request(t))
+            unknown = next((found for t in reversed(self.topic_texts()) if not any(cues.plan_request(t)) and cues.plan_step(t) is None
                             for found in [cues.unknown_plan(t)] if found), None)
             if unknown is not None and self._asked_which_plan():
                 unknown = None  # asked already: what they say now decides
@@ -342,8 +343,9 @@ class AccountSkill(SkillBase):
             f"on {nice_date(due.isoformat())}."
         )
 
-    def _my_plan(self, customer_id: str):
-        """Which plan the account is on, and how it is billed: read from the account."""
+    def _my_plan(self, customer_id: str, with_price: bool = False):
+        """Which plan the account is on, and how it is billed: read from the account; `with_price`:
+        and what it costs (the price list read too: "what plan am i on and what do i pay for it")."""
         read, record = self._read_account(customer_id)
         if read is not None:
             return read
@@ -352,8 +354,16 @@ class AccountSkill(SkillBase):
             return self.step.answer("I couldn't read your plan just now. Could you try again in a moment?")
         period = "annually" if record.get("billing_period") == "annual" else "monthly"
         status = " (cancelled: it won't renew)" if record.get("status") == "cancelled" else ""
+        price = ""
+        if with_price:
+            listed, plans = self._price_list()
+            if listed is not None:
+                return listed
+            plan = next((p for p in plans if p.get("code") == code), None)
+            if plan is not None:
+                price = f": {money(plan['annual_price' if period == 'annually' else 'monthly_price'])} a {'year' if period == 'annually' else 'month'}"
         self.step.resolved = True
-        return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}. Anything else I can help with?")
+        return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}{price}. Anything else I can help with?")
 
     def _card_on_file(self, customer_id: str):
         """Which payment method the account pays with: read from the account, nothing changed."""
@@ -440,6 +450,14 @@ class AccountSkill(SkillBase):
                     listed = "; ".join(f"{p['name']} is {self._plan_price(p)}" for p in found)
                     return f"{'Cheaper' if below else 'Dearer'} than {pivot['name']} ({self._plan_price(pivot)}): {listed}.{offer}"
             asked = [by_code[code] for code in named if code in by_code]
+            if not asked:
+                # a plan named by its place in the price list ("the top plan", "the mid tier")
+                by_price = sorted(plans, key=lambda p: float(p["monthly_price"]))
+                place, step = slot_extraction.place_named(text), cues.plan_step(text)
+                picked = place.pick(by_price) if place is not None else None
+                if not isinstance(picked, dict) and step in ("lowest", "highest") and by_price:
+                    picked = by_price[0 if step == "lowest" else -1]
+                asked = [picked] if isinstance(picked, dict) else []
             if len(asked) >= 2:
                 low, high = sorted(asked[:2], key=lambda p: float(p["monthly_price"]))
                 month = float(high["monthly_price"]) - float(low["monthly_price"])

@@ -207,7 +207,17 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
                 return said
             return _said_first(said.text, self._next_payment(customer_id))
         if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
-            return self._my_plan(customer_id)
+            return self._my_plan(customer_id, with_price="pricing" in intents)
+        if len(intents) > 1 and intents <= _READS:
+            # Two questions that change nothing in one message ("which card is on my account and
+            # what plan am i on?"): each read from the account, answered in one reply.
+            said = []
+            for read in sorted(intents):
+                shown = self._read_only(read, customer_id, text)
+                if not isinstance(shown, Answer):
+                    return shown  # a lookup first; the next step answers with what it read
+                said.append(shown.text)
+            return _said_first(" ".join(said[:-1]), shown)
         unheld = [i for i in ("cancel", "plan", "payment") if i in asked and not v.has_tool(_TOOL_OF[i])]
         if unheld and self.return_target() is not None and not intents & {"refund", "duplicate", "credit"}:
             # A change this agent holds no tool for (a senior agent asked for a new card): back to

@@ -62,39 +62,75 @@ def heard_duplicate(text: str) -> bool:
     return reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE
 
 
-# How sure the learned intent reader must be that a request (the act reader's reading) asks to
-# end the subscription, when the cues heard nothing ("i'd like to stop paying for acme from now
-# on" reads cancel 0.65 against refund 0.35; "stop billing me" 0.95): its top reading is enough,
-# what it is heard as is offered, never done without a yes. Where a cue heard only a billing
-# period ("I no longer want to be charged every month, please stop it": 0.9998), the reading
-# replaces the cue's only when
-# surer than any period change of the tune halves ("we dont want to pay monthly anymore, yearly
-# please" 0.96, "I want to be charged every year, not every month" 0.84).
+# How sure the desk intents reader (readers/acts.py `read_desk_intent`: the desk's labelled
+# examples, what its tools say they do, Banking77's terminate_account) must be that a request
+# asks to stop paying, when the cues heard nothing ("i'd like to stop paying for acme from now
+# on", "stop billing me", "make sure acme never takes money from me again"). Its plan_change is
+# a label of its own, so "Starter please" and "i want the second one" read plan_change, not
+# cancel: no list of verbs of ending is needed beside it. Where a cue heard only a billing period
+# ("I no longer want to be charged every month, please stop it"), the reading replaces the cue's
+# only when surer than any period change of the tune halves ("we dont want to pay monthly
+# anymore, yearly please" reads plan_change).
+LEARNED_CANCEL_CONFIDENCE = 0.6
 LEARNED_CANCEL_OVER_PERIOD = 0.99
-# What cancel_subscription does, as its description says ("no further renewals"): paying comes
-# to an end. A request to end paying says so with a verb of ending, a closed class of words as
-# ordinals are ("stop billing me", "I no longer want to be charged", "end my subscription"); the
-# intent reader alone reads any short "i want ..." as cancel ("Starter please" 0.84, "i want the
-# second one" 0.85), so it is not enough without one.
-_ENDING = re.compile(r"\b(?:stop|quit|cease|discontinue|terminate|end)\b(?!\s+of\b)|\bno longer\b", re.I)
 
 
 def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
     """A request to stop paying told in words no cue lists ("stop billing me", "end my
-    subscription", "i'd like to stop paying for acme from now on"): the act reader reads a request,
-    the intent reader (Banking77's train split and the desk's examples) reads cancel, and the
-    money gate (trained with what the billing tools say they do) reads money. Like any
-    cancellation it is offered and waits for the customer's yes (cancel_subscription's
-    confirm="customer")."""
-    if not _ENDING.search(text):
+    subscription", "never take money from me again"): the desk intents reader reads cancel, the
+    act reader no question, the disclaims reader no "leave it", and the money gate (trained with what the billing tools
+    say they do) reads money ("stop the sync" is no money). Like any cancellation it is offered
+    and waits for the customer's yes (cancel_subscription's confirm="customer")."""
+    intent = acts.read_desk_intent(text)
+    if intent.act != "cancel" or intent.confidence < (LEARNED_CANCEL_OVER_PERIOD if over_period else LEARNED_CANCEL_CONFIDENCE):
         return False
     act = acts.read_act(text)
-    if act.act != "request" or act.confidence < QUESTION_CONFIDENCE:
-        return False
-    intent = acts.read_intent(text)
-    if intent.act != "cancel" or (over_period and intent.confidence < LEARNED_CANCEL_OVER_PERIOD):
-        return False
+    if act.act == "question" and act.confidence >= QUESTION_CONFIDENCE:
+        return False  # asked about, not asked for
+    if cues.disclaims_action(text):
+        return False  # "no actually leave it", "no, dont cancel": the disclaims reader's no action
     return gates.reads_money(text)
+
+
+# How sure the desk intents reader (readers/acts.py `read_desk_intent`) must be that the message, or
+# one of its clauses, asks what a plan costs. Chosen on evals/desk-intents-tune.jsonl and the
+# intents-8 tune half: price questions read 0.95 to 1.0, a change asked for reads plan_change.
+PRICE_ASKED_CONFIDENCE = 0.9
+
+
+def _parts(text: str) -> list[str]:
+    """The message, the clauses that carry its question, and its clauses of four words or more:
+    what the desk intents reader reads (a bag of words hears a preamble as loudly as the question)."""
+    parts = [text, *acts.question_clauses(text), *(c for c in acts.clauses(text) if len(acts.tokens(c)) > 3)]
+    return list(dict.fromkeys(parts))
+
+
+def asks_price(text: str) -> bool:
+    """The message asks what a plan costs, and asks for no change: the whole of it does not read
+    plan_change, and it or one of its clauses reads pricing."""
+    if acts.read_desk_intent(text).act == "plan_change":
+        return False
+    return any(
+        (r := acts.read_desk_intent(part)).act == "pricing" and r.confidence >= PRICE_ASKED_CONFIDENCE
+        for part in _parts(text)
+    )
+
+
+# Two questions joined by a conjunction before the second's question word ("what plan am i on and
+# what do i pay for it"): grammar, a closed class, as in `_past_charge_asked`.
+_QUESTIONS_JOINED = re.compile(r"\s+(?:and|also|plus)\s+(?=(?:what|how|when|which)\b)", re.I)
+# How sure the desk intents reader must be that a message asks what was charged ("what did you
+# take from me on the tenth of february?": no charge word a rule lists) for it to be about charges.
+CHARGES_ASKED_CONFIDENCE = 0.95
+
+
+def asks_charges(text: str) -> bool:
+    """The message asks what was charged, read by the desk intents reader, with a month or a day
+    of the charge named (the rules read those)."""
+    if not (slot_extraction.months_named(text) or slot_extraction.extract_dates(text)):
+        return False
+    reading = acts.read_desk_intent(text)
+    return reading.act == "charges" and reading.confidence >= CHARGES_ASKED_CONFIDENCE
 
 
 # Requests of their own that a question's topic (./asks.py) does not replace.
@@ -131,7 +167,7 @@ class MoneyIntents(MoneyBase):
     def _about_charges(self, text: str = "") -> bool:
         """The topic is about charges: it speaks of them, or names a day (to billing, "how much
         did you take on 5 feb?" asks about that day's charge; issue 38)."""
-        return any(cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) for t in self.topic_texts() + [text])
+        return any(cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) or asks_charges(t) for t in self.topic_texts() + [text])
 
     @staticmethod
     def _intents_of(t: str) -> set[str]:
@@ -147,17 +183,34 @@ class MoneyIntents(MoneyBase):
         if cues.REMOVE_CARD.search(t) and not cues.card_description(t):
             found.add("remove_card")  # taken away, no card named to put in its place
             found.discard("payment")
-        if cues.CARD_ON_FILE_QUESTION.search(t) and not found & {"payment", "remove_card"}:
-            found.add("card_on_file")  # which card pays: read from the account, nothing changed
+        if "remove_card" not in found and cues.asks_card_on_file(t) and not ("payment" in found and cues.card_description(t)):
+            # Which card pays: read from the account, nothing changed. The learned reader tells
+            # it from a change (its update_card) where the payment cue hears "card" either way
+            # ("i got a new bank last year, what card is paying now?"); a card named after a
+            # change word is the change ("switch to paypal").
+            found.discard("payment")
+            found.add("card_on_file")
         if "next_payment" in found and not cues.NEXT_PAYMENT.search(cues.AT_RENEWAL.sub(" ", t)):
             # "starting next billing cycle we only need starter": when a change should start,
             # not a question about the next payment.
             found.discard("next_payment")
         if "next_payment" in found:
             found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
+        if "my_plan" in found:
+            # "what plan am i on and what do i pay for it": what it costs, or the next payment
+            # (its day and price), asked too, as the desk intents reader reads the second question
+            for part in _QUESTIONS_JOINED.split(t)[1:]:
+                if asks_price(part):
+                    found.add("pricing")
+                elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
+                    found.add("next_payment")
         placed = names_plan_by_place(t)
-        if cues.plan_step(t) or (placed and not asks.is_question(t)):
-            found.add("plan")  # "I'd like the cheapest plan", "the middle plan please" (asked about: its price)
+        if (cues.plan_step(t) or placed) and asks_price(t):
+            # "how much is the top plan a month?", "the mid tier, paid yearly - what's that come
+            # to?": a plan named by its place, its price asked (the desk intents reader's pricing)
+            found.add("pricing")
+        elif cues.plan_step(t) or (placed and not asks.is_question(t)):
+            found.add("plan")  # "I'd like the cheapest plan", "the middle plan please"
         if not found and (
             cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
         ) and heard_duplicate(t):
@@ -208,8 +261,9 @@ class MoneyIntents(MoneyBase):
         return found
 
     def _asked(self, text: str) -> set[str]:
-        """What the customer's latest message itself asks for (nothing carried over)."""
-        return self._intents_of(text) if text else set()
+        """What the customer's latest message itself asks for (nothing carried over; nothing it
+        turned down: `_without_declined`)."""
+        return self._without_declined(text, self._intents_of(text)) if text else set()
 
     def _carried_intents(self) -> set[str]:
         """Nothing new in this message: carry on with what the topic is about, latest first.
@@ -217,7 +271,7 @@ class MoneyIntents(MoneyBase):
         no request for what was declined (issue 38)."""
         dropped: set[str] = set()
         for t in reversed(self.topic_texts()):
-            found = self._intents_of(t) - dropped
+            found = self._without_declined(t, self._intents_of(t)) - dropped
             if found:
                 return found
             for text, tool in self.view.said_no:
@@ -225,3 +279,12 @@ class MoneyIntents(MoneyBase):
                 if text == t and intent is not None:
                     dropped |= {intent, "duplicate"} if intent == "refund" else {intent}
         return set()
+
+    def _without_declined(self, text: str, found: set[str]) -> set[str]:
+        """`found` without a cancellation the learned reader alone heard in a message the gate read
+        as no yes to the offer of it: "keep my subscription" reads cancel by its topic, and a no
+        is never a request for the very action it turned down. (One that says it in a cue's
+        words, "no, I said cancel it", still asks.)"""
+        if "cancel" in found and not cues.CANCEL.search(text) and (text, "cancel_subscription") in self.view.said_no:
+            return found - {"cancel"}
+        return found
