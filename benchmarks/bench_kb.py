@@ -386,6 +386,9 @@ GRID_ASSIST = tuple(round(0.2 + 0.05 * i, 2) for i in range(7))  # 0.20 .. 0.50
 GRID_RARE = (0.2, 0.3, 0.4, 0.5)
 GRID_MISSES = (2, 3, 4)
 NEVER_MISSES = 1000  # the check off: no question has that many rare words
+# tools/kb.py ASKED (a question BM25 answers given up when the model reads it as no article's),
+# chosen given the other three (it judges BM25's answer too); 1.0 is the rule off.
+GRID_ASKED = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 # The conversation evals the thresholds are chosen on, pinned (as the readers' training files
 # are): a family added to evals/ moves no threshold until it is named there.
 CALIBRATION = Path(__file__).resolve().parent / "kb_calibration.json"
@@ -456,8 +459,8 @@ def calibrate(readings: Readings, conversations: Readings = ()) -> Thresholds:
     def alone(x: Readings) -> list[tuple[Row, KnowledgeBase, Reading]]:
         return [y for y in x if not y[2].confident]
 
-    def first_key(c: tuple[float, float, float, float, int]) -> tuple[int, int, int]:
-        t = Thresholds(veto=c[0], edge=c[1], agree=c[2], sure=1.0, assist=1.0, rare=c[3], misses=c[4])
+    def first_key(c: tuple[float, float, float, float, int], asked: float = 1.0) -> tuple[int, int, int]:
+        t = Thresholds(veto=c[0], edge=c[1], agree=c[2], sure=1.0, assist=1.0, rare=c[3], misses=c[4], asked=asked)
         return (_kept(judged(conversations), t), *_score(judged(readings), t))
 
     def second_key(c: tuple[float, float]) -> tuple[int, int, int]:
@@ -473,8 +476,9 @@ def calibrate(readings: Readings, conversations: Readings = ()) -> Thresholds:
     off = thresholds(GRID_RARE[0], NEVER_MISSES)
     check = max(((*off[:3], r, m) for r in GRID_RARE for m in GRID_MISSES), key=first_key)
     first = thresholds(check[3], check[4])
+    asked = max(GRID_ASKED, key=lambda a: first_key(first, a))
     second = max(((s, a) for s in GRID_SURE for a in GRID_ASSIST), key=second_key)
-    return Thresholds(veto=first[0], edge=first[1], agree=first[2], sure=second[0], assist=second[1], rare=first[3], misses=first[4])
+    return Thresholds(veto=first[0], edge=first[1], agree=first[2], sure=second[0], assist=second[1], rare=first[3], misses=first[4], asked=asked)
 
 
 def main() -> int:

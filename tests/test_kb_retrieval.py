@@ -392,3 +392,18 @@ def test_a_problem_told_is_covered_by_what_the_articles_know_a_question_is_not()
     assert [a.slug for a, _ in kb.answer(told)][:1] == ["app-crashes"]
     asked = "is there a timeline or gantt view for projects"
     assert not kb.told(asked) and kb.answer(asked) == []
+
+
+def test_a_question_the_model_reads_as_no_articles_gets_none_a_problem_told_keeps_it():
+    # kb-8 (issue 38.2): a question asks about its words no article holds, so BM25's answer
+    # sharing its other words gives way when the example model gives NONE `asked` (chosen by
+    # bench_kb --calibrate, not set by hand); a problem told at the same probabilities keeps it.
+    kb = knowledge_base()
+    article = kb.get("apps-devices")
+    assert article is not None and CALIBRATED.asked < CALIBRATED.veto
+    leaning_none = {a.slug: 0.0 for a in kb.articles} | {NONE: CALIBRATED.asked, "apps-devices": 1.0 - CALIBRATED.asked}
+    question = Reading(((article, 12.0),), leaning_none, 0.9, None, 0.0, 0.0, asked=True)
+    assert kb.decide(question, CALIBRATED) == []
+    told = dataclasses.replace(question, asked=False)
+    assert [a.slug for a, _ in kb.decide(told, CALIBRATED)] == ["apps-devices"]
+    assert kb.read("is there a word count somewhere??").asked
