@@ -258,8 +258,8 @@ def _product_matter(view: View, text: str, candidates: list[str]) -> str | None:
     articles or says it does not know and offers a person; asking "billing or technical?" first
     would be one question more about a matter the message already placed. A request is left to
     the request's own readers (`_by_request`, the clarifying question), thanks and goodbyes to
-    triage; several agents left, to the router (`_without_money_agents`). Money named in a file's name ("my budget sheet") is no
-    money (cues.without_file_names)."""
+    triage; several agents left, to the router (`_without_money_agents`). Money named in a
+    file's name ("my budget sheet") is no money (cues.without_file_names)."""
     if acts.read_act(text).act not in ("question", "problem") or _asks_money(text) or cues.names_money(cues.without_file_names(text)):
         return None
     rest = [n for n in candidates if not _money_without_money(view, n, text)]
