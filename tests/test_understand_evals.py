@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -182,15 +182,20 @@ KNOWN_MISSES = {
     "route 7 config (tune): customer id, messages i never wrote",
     # Held-8 (32/51 + 12/15 before round 7b, written before it; 31/51 + 12/15 on its first run
     # after it; then a plan wanted at renewal no longer heard as money back, 32/51 seen).
-    # Which article: questions no article answers met by triage's "billing or technical?";
-    # a spreadsheet saved over, a Mac app quitting, documents not reaching a phone (the restore,
-    # crash and sync articles) abstained on or sent to billing first:
-    "understand 8 (held): no article: right-to-left text",
-    "understand 8 (held): no article: gantt view, lowercase",
-    "understand 8 (held): spreadsheet saved over with wrong numbers",
-    "understand 8 (held): problem: mac app quits on big files",
+    # Which article: (questions no article answers met by triage's "billing or technical?" pass
+    # since kb-8: a question or a problem naming no money, unsure between billing and the one
+    # technical agent, is technical's: triage._product_matter; so do a spreadsheet saved over, a
+    # Mac app quitting and the notifications half, since a problem told is covered by the words
+    # the articles know, tools/kb.py `told`). Documents not reaching a phone (the sync article)
+    # are still abstained on: the example model reads "not arriving ... phone" as the two-factor
+    # codes' (and the desk abstains rather than show that article, since the told coverage reads
+    # BM25's first alone):
     "understand 8 (held): problem: documents not arriving on the phone, non-native",
-    "understand 8 (held): february invoice and phone notifications in one message",
+    # "sign in through azure ad fails ... with an error": BM25 finds single sign-on first, the
+    # example model is sure (0.93) of "Can't log in" and moves it first, so "same error" after its
+    # steps is met with a reset link, not the senior agent. (A veto kept from an article lacking
+    # more of the rare words fixed it, but recalibrated with it the thresholds lost six other
+    # conversations' articles: not kept.)
     "understand 8 (held): azure ad sso error, then steps failed",
     # (A reset asked for outright, with the email up front or given next, passes since the lead
     # decided the request is the consent: send_password_reset is confirm = "request", consent-8.)
@@ -229,6 +234,28 @@ KNOWN_MISSES = {
     # paypal?" reads update_card (0.62) over card_on_file, so the recent charges answer it:
     "intents 8 (tune): dont want to pay anymore",
     "intents 8 (tune): how am i billed",
+    # kb-8 (which article answers; before: tune 4/10, held 2/8; after: tune 4/10, held 3/8).
+    # Product questions whose words an article holds in another sense ("comments" is the
+    # notifications article's, "company" single sign-on's): BM25 confident, the example model
+    # not sure enough that no article answers to withdraw it:
+    "kb 8 (tune): no article: comments on a pdf",
+    "kb 8 (held): no article: company logo and colours, non-native",
+    # An article's matter told only in words no article nor example holds ("the one from friday
+    # back", "dies", "buzz ... silent", "goes black and shuts", "the old one again", "boots me
+    # back"): the desk abstains (safe, a miss); "my son cleared out ... lost forever" reads as the
+    # lost phone's. Word meaning beyond the articles' and examples' words is not learnt (wordllama
+    # 0.4 measured in benchmarks/bench_kb.py did worse on the held halves):
+    "kb 8 (tune): thesis saved blank, the friday one back",
+    "kb 8 (tune): laptop edit on the train, phone shows old text",
+    "kb 8 (tune): windows app dies when printing",
+    "kb 8 (tune): phone used to buzz on replies, now silent",
+    "kb 8 (held): son cleared recipes on the ipad",
+    "kb 8 (held): android goes black after the logo",
+    "kb 8 (held): changes at work, old file at home",
+    "kb 8 (held): web app boots me to the start page",
+    # "opening any board takes like a full minute now, the spinner just goes round" reads to
+    # triage as outside every agent's job (scope.py, not this family's to change):
+    "kb 8 (tune): a board takes a minute, spinner forever",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
@@ -308,6 +335,19 @@ async def test_a_preamble_before_the_question_is_no_matter_of_its_own():
                      "lose anything we already paid for? Not deciding today. dana@example.com",
          "expect": {"agent": "billing", "context_absent": ["pending_issues"],
                     "not_tools": ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_product_question_naming_no_money_reaches_technical_without_billing_or_technical():
+    """kb-8: the router unsure, a question about what the product does that names no money is the
+    technical agent's (billing needs money named), who says it does not know and offers a person;
+    one that names money is still not sent there."""
+    money = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
+    convo = {"name": "product question, no money", "turns": [
+        {"customer": "is there a timeline or gantt view for projects or nah",
+         "expect": {"agent": "technical", "reply": ["person"], "reply_not": ["is this about billing", "covers this"], "not_tools": money}},
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)

@@ -31,6 +31,14 @@ BM25's first article lacking MISSES of the question's rare words that other arti
 (`missed`: "share", "code", "folder" for the password-reset article) stands only when the model is
 sure of it; the model sure that no article answers withdraws BM25's answer. Trained when the knowledge base first loads (on the first
 search, not at start-up), in a few milliseconds.
+
+A problem told is not a question asked (issue 38.2, kb-8): the act reader (trained on public
+dialogue data, supportdesk/readers) tells which a message is, and for a problem told BM25's
+coverage gate on its first article weighs only the words some article holds, for what happened
+is told around the customer's own things ("my budget sheet with wrong figures", "anything bigger
+than 50mb") that no article could name; a question's word no article holds is what it asks about
+("is there a dark mode?", "a gantt view?") and still counts against every article
+(`KnowledgeBase.told`). bench_kb --calibrate chooses the same thresholds with it.
 """
 
 from __future__ import annotations
@@ -44,7 +52,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from supportdesk.lexicon import normalise
-from supportdesk.readers.acts import commonness
+from supportdesk.readers.acts import asks_rather_than_reports, commonness
 
 KB_DIR = Path(__file__).resolve().parent / "kb"
 # Words that find no article. The knowledge base's own list (it began as the router's): search
@@ -100,6 +108,10 @@ NB_ALPHA = 0.1
 # answers, `missed` and the veto of NONE: 112 on tune with 10 wrong (without the two, chosen
 # alike: 100, 13 wrong), 88 conversations kept. Held right/wrong: kb-questions 26/1 -> 27/1, kb-customer-words
 # 24/5 -> 26/6, kb-5 24/2 -> 25/3, kb-6-questions 15/1 both, abstentions unchanged.
+# Chosen again with kb-8's told coverage (`KnowledgeBase.told`): unchanged; tune 112 -> 113 with
+# 10 wrong, 88 kept; held right/wrong over the five labelled sets 96/12 -> 97/12 (kb-8-questions
+# 3/1 -> 4/1), abstentions 44 of 49 both. With ASKED (0.7, its grid 0.4..1.0): tune 117 with 9
+# wrong, 88 kept; held 97 right, 11 wrong, 45 of 49 abstentions.
 SURE = 0.95  # the model's own best article answers, when BM25 gives none, at this probability
 VETO = 0.9  # BM25's answer gives way when the model gives another article (or none) this probability
 EDGE = 0.4  # BM25's answer covering less of the question than this ...
@@ -135,9 +147,16 @@ class Thresholds:
     # article may lack (`misses`) before it needs the model's veto (`KnowledgeBase.missed`).
     rare: float = 0.4
     misses: int = 3
+    # The example model's probability that no article answers (NONE) at which BM25's answer to a
+    # question (not a problem told: `Reading.asked`) gives way (1.0: never).
+    asked: float = 1.0
 
 
-CALIBRATED = Thresholds(veto=VETO, edge=EDGE, agree=AGREE, sure=SURE, assist=MIN_ASSIST, rare=RARE, misses=MISSES)
+# A question asks about its words no article holds ("is there a dark mode in the desktop app?"):
+# BM25's answer sharing its other words gives way when the example model gives NONE this much
+# (`decide`); CALIBRATED's, chosen inside bench_kb --calibrate with veto, edge and agree.
+ASKED = 0.7
+CALIBRATED = Thresholds(veto=VETO, edge=EDGE, agree=AGREE, sure=SURE, assist=MIN_ASSIST, rare=RARE, misses=MISSES, asked=ASKED)
 
 
 @dataclass(frozen=True)
@@ -165,6 +184,8 @@ class Reading:
     best_coverage: float
     best_score: float
     top_lacks: tuple[float, ...] = ()
+    # the act reader reads the message as a question rather than a problem told (`KnowledgeBase.told`)
+    asked: bool = False
 
     def top_missed(self, rare: float) -> int:
         return sum(1 for c in self.top_lacks if c <= rare)
@@ -231,17 +252,24 @@ class KnowledgeBase:
     def query_terms(self, query: str) -> set[str]:
         return {self._fold(t) for t in _terms(query)}
 
-    def coverage(self, query: str, article: Article, learned: bool = False) -> float:
+    def coverage(self, query: str, article: Article, learned: bool = False, told: bool = False) -> float:
         """The share of what the query names that the article holds, each word weighed by
         how rare it is in customers' messages in general (0..1). `learned`: a word customers
         used for the article in the desk's examples counts as held (`_learned`), so "an older
-        copy of a spreadsheet from monday" is covered by the restore article as customers ask."""
+        copy of a spreadsheet from monday" is covered by the restore article as customers ask.
+        `told`: the query tells a problem rather than asks (`told`), and a word no article holds
+        is weighed not at all: what happened is told around the customer's own things ("my
+        budget sheet", "anything bigger than 50mb"), which no article could name, while a
+        question's word no article holds is what it asks about ("is there a dark mode?")."""
         index = self.articles.index(article)
         doc = self._docs[index]
         extra = self._learned[index] if learned else frozenset()
 
         def holds(term: str) -> bool:
             return term in doc or _stem(term) in extra
+
+        def known(term: str) -> bool:
+            return not told or term in self._df
 
         # A lexicon concept and the word it was folded from, right before it, are one thing the
         # customer named: weighed once, as the concept ("colleague" with "teammate_c"), held
@@ -259,7 +287,7 @@ class KnowledgeBase:
                     held.add(previous)
                 previous = ""
                 continue
-            if t:
+            if t and known(t):
                 weights[t] = 1.0 - commonness(t)
                 if holds(t):
                     held.add(t)
@@ -284,6 +312,11 @@ class KnowledgeBase:
             if not t.endswith("_c") and t in self._df and t not in doc and _stem(t) not in extra
         )
 
+    def told(self, query: str) -> bool:
+        """The query tells what happened rather than asks (the act reader, learned from public
+        dialogue data, between a problem report and a question only): `coverage`'s `told`."""
+        return not asks_rather_than_reports(query)
+
     def answer(self, query: str, limit: int = 3, thresholds: Thresholds | None = None) -> list[tuple[Article, float]]:
         """`search`, abstaining: the articles that are confident answers (score and coverage both
         reached), best first; nothing when none is. An article that matches more words but
@@ -295,12 +328,30 @@ class KnowledgeBase:
         """What `decide` needs to know of a question: BM25's confident articles, the example
         model's probabilities, and how much of the question its candidates cover."""
         hits = self.search(query, limit)
-        confident = tuple((a, score) for a, score in hits if score >= MIN_SCORE and self.coverage(query, a) >= MIN_COVERAGE)
+        # BM25's first article is a confident answer to a problem told when it covers what the
+        # articles know of the message (`coverage`'s `told`): "the mac app just quits on me whenever
+        # i open anything bigger than like 50mb" is the crash article's. Only BM25's first: another
+        # covering the problem only so would be a second guess the example model could prefer
+        # ("documents not arriving on the phone" is the sync article's, not the two-factor codes'
+        # "arrives"); and only here: the example model's rules (`decide`'s edge, assist) read the
+        # whole message, so a told problem BM25 is unsure of still needs the model's agreement.
+        # (Told coverage there too, recalibrated, scored worse on the tune halves: 100 against 113.)
+        # And only when the example model's best article is that one too: two readers agreeing on
+        # what happened; else BM25's first stays judged by all the question's words, and the model
+        # may answer alone ("documents i edit on my ipad never appear on the pc").
+        probability = self._model.probabilities(query) if self._model is not None else {}
+        asked = not self.told(query)
+        told = bool(hits) and not asked and (
+            not probability or max(probability, key=lambda label: (probability[label], label)) == hits[0][0].slug
+        )
+        confident = tuple(
+            (a, score) for i, (a, score) in enumerate(hits)
+            if score >= MIN_SCORE and self.coverage(query, a, told=told and i == 0) >= MIN_COVERAGE
+        )
         lacks = self.lacks(query, confident[0][0]) if confident else ()
         if self._model is None:
             missed = sum(1 for c in lacks if c <= CALIBRATED.rare)
             return Reading(confident if missed < CALIBRATED.misses else (), {}, 0.0, None, 0.0, 0.0, lacks)
-        probability = self._model.probabilities(query)
         best = max(probability, key=lambda label: (probability[label], label))
         article = self.get(best)
         top = self.coverage(query, confident[0][0], learned=True) if confident else 0.0
@@ -321,7 +372,7 @@ class KnowledgeBase:
                     top = max(top, self.coverage(asked, first, learned=True))
         alone = self.coverage(query, article, learned=True) if article is not None else 0.0
         score = dict((a.slug, s) for a, s in self.search(query, len(self.articles))).get(best, 0.0) if article else 0.0
-        return Reading(confident, probability, top, article, alone, score, lacks)
+        return Reading(confident, probability, top, article, alone, score, lacks, asked)
 
     def decide(self, reading: Reading, t: Thresholds) -> list[tuple[Article, float]]:
         """The answer to a `read` question under thresholds `t` (CALIBRATED at the desk; others
@@ -350,6 +401,10 @@ class KnowledgeBase:
             # only people with the code can open the folder" is no password reset, "the desktop
             # app freezes every time I upload a file" is a crash.
             if reading.top_missed(t.rare) >= t.misses and probability[top.slug] < t.veto:
+                return []
+            # A question the model reads as no article's (asked): "is there a dark mode in the
+            # desktop app?" shares "desktop app" with the apps article and asks about neither.
+            if reading.asked and probability.get(NONE, 0.0) >= t.asked:
                 return []
             # An answer that covers the question only just (below edge) needs the model's
             # agreement (agree): "a document emailed automatically every monday" is no

@@ -249,6 +249,24 @@ def _without_money_agents(view: View, router: Router, text: str, candidates: lis
     return again if again.agent is not None else None
 
 
+def _product_matter(view: View, text: str, candidates: list[str]) -> str | None:
+    """Unsure between agents, for a question about the product or a problem with it that names
+    no money ("is there a timeline or gantt view?", "does it handle right-to-left text?"): the
+    money-only agents step aside (billing needs money named, `_money_without_money`) and, when
+    the one agent left holds the technical skill, it is that agent's, who answers from the
+    articles or says it does not know and offers a person; asking "billing or technical?" first
+    would be one question more about a matter the message already placed. A request is left to
+    the request's own readers (`_by_request`, the clarifying question), thanks and goodbyes to
+    triage; several agents left, to the router (`_without_money_agents`). Money named in a
+    file's name ("my budget sheet") is no money (cues.without_file_names)."""
+    if acts.read_act(text).act not in ("question", "problem") or _asks_money(text) or cues.names_money(cues.without_file_names(text)):
+        return None
+    rest = [n for n in candidates if not _money_without_money(view, n, text)]
+    if len(rest) != 1 or len(rest) == len(candidates):
+        return None
+    return _skill_owner(view, "tech", rest)
+
+
 def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
     skills = {skill for skill, patterns in _SKILL_REQUESTS.items() if any(p.search(text) for p in patterns)}
     if cues.asks_card_on_file(text):
@@ -416,6 +434,8 @@ def decide(view: View, router: Router):
         by_request = _by_request(view, text, candidates)
         if by_request is not None:
             return _transfer(view, Route(by_request, route.confidence, route.prediction), text)
+    if route.agent is None and not asked_before and (owner := _product_matter(view, text, candidates)) is not None:
+        return _transfer(view, Route(owner, route.confidence, route.prediction), text)
     if route.agent is None and cues.unknown_ground(text) is not None:
         # Ground no tool or article covers ("delete my account"): whoever takes it brings in a
         # person, so asking "billing or technical?" first would only be one question more.
