@@ -34,7 +34,6 @@ KNOWN_MISSES = {
     'route 5 (tune): no article: sending a fax, no money in it',
     # "somebody stole my account": billing now hands it back (route-6: a charge's "took" is no
     # charge without money named), but "stole" is the technical agent's stolen-phone word.
-    'route 5 config (held): stolen account told to billing',
     # acts-5 (questions about an action v. requests; tune 8/14 and held 6/10 before the act reader
     # learnt it, tune 14/14 and held 8/10 after; tune's openings are trained on):
     # ("does cancelling delete my files" passes since route-6: a question about what an account
@@ -62,7 +61,6 @@ KNOWN_MISSES = {
     # router follows the words (technical 0.87). Routing by the object of the verb is not learnt.
     # ("account nicked, locked out" passes since security8: an agent taught few examples is
     # smoothed towards the desk's background, classifier.BACKGROUND_MASS.)
-    'route 6 config (tune): stole my account, with an email',
     # (A hedged yes after an offer and "great thank you, that was all i needed" after a price
     # pass since the confirmation reader learnt a hedged go-ahead and leave-taking: confirmation-6.)
     # money-6 (what was said stays said; tune 7/12 and held 7/10 before, 11/12 and 8/10 after).
@@ -169,17 +167,13 @@ KNOWN_MISSES = {
     # phones' words outweigh the disowning's "someone"); "sign me out on all devices" beside a
     # lost phone or tablet too; "nobody got in ... how do i change it" reaches technical, which
     # frames the how-to as a fix (as held-7's "nobody hacked me" above).
-    "route 7b config (tune): a device i dont own",
-    "route 7b config (tune): sign me out on all devices, phone lost",
     "route 7b config (held): nobody got in, change password please",
-    "route 7b config (held): log out every session, tablet stolen",
     # "a phone number i dont recognise": the lexicon reads "not recognise" as unrecognised (the
     # desk's unknown charges), so the disowning adds no "someone" and the phone words win.
     # Route-7's "CUS-1001 here, my account sent messages to my contacts that i never wrote"
     # passed before route-7b by billing's sure lean (0.54) and billing's hand-back; the disowning
     # now votes "someone" and the router is torn (security 0.46, billing 0.45), and the message
     # reads as naming money to the gates reader (billing stays a candidate), so triage asks.
-    "route 7 config (tune): customer id, messages i never wrote",
     # Held-8 (32/51 + 12/15 before round 7b, written before it; 31/51 + 12/15 on its first run
     # after it; then a plan wanted at renewal no longer heard as money back, 32/51 seen).
     # Which article: (questions no article answers met by triage's "billing or technical?" pass
@@ -210,24 +204,25 @@ KNOWN_MISSES = {
     "understand 8 (held): refused: the same duplicate again after its refund",
     # Config desk: a breached password and a session from an unused browser go to technical;
     # "somebody else has been in my account" left with triage:
-    "understand 8 config (held): password in a breach list, 'sure thing thanks'",
     "understand 8 config (held): reset offered, 'not now, later myself'",
     "understand 8 config (held): security holds it, then where invoices are",
-    # security-8 (security8; before: tune 5/10, held 6/8; after: tune 6/10, held 6/8). An agent
-    # taught few examples is smoothed towards the desk's background (classifier.BACKGROUND_MASS),
-    # so a word it never heard no longer counts as surely not its own: "someone is reading my
-    # stuff" reaches security (and route-6's nicked account, route-7's iphone not mine, route-7b's
-    # phone number on the profile). What still misses: a lost or stolen
-    # device with "log out everywhere" / "kick it out" (the technical agent's lost and stolen
-    # phones outweigh "out" and "every"); a leaked password (the router has no word for a leak in
-    # security's examples but "leaked" itself); an address on the profile "never added" or "not
-    # mine" (the technical agent's email and profile words).
-    "security 8 (tune): laptop stolen at the airport, log out everything, email",
+    # security-8 (security8; before: tune 5/10, held 6/8; after: tune 6/10, held 6/8; 8/10 and
+    # 8/8 once the config desk's securing examples moved to security, below). An agent taught few
+    # examples is smoothed towards the desk's background (classifier.BACKGROUND_MASS), so a word
+    # it never heard no longer counts as surely not its own: "someone is reading my stuff"
+    # reaches security (and route-6's nicked account, route-7's iphone not mine, route-7b's phone
+    # number on the profile). What still misses: a leaked password told without "leaked" (the
+    # router has no other word for a leak in security's examples); a recovery address "not mine"
+    # (the technical agent's email and profile words):
     "security 8 (tune): password leaked on a forum, non-native",
     "security 8 (tune): recovery email is not mine, rambling",
-    "security 8 (tune): phone lost, nothing else, forgot nothing",
-    "security 8 (held): my password was in a leak",
-    "security 8 (held): an email address on my profile i never added",
+    # The config desk's file (evals/config-agent.toml) gave the technical agent "someone stole my
+    # phone, please lock my account" and "I lost my mobile, how do I secure my account", copied
+    # from the shipped desk, which has no security agent; on this desk securing the account is
+    # security's by its own description, so the two examples moved there (seven security misses
+    # above pass since). "also pls log me out everywhere, my ex knows my password" after an
+    # invoice question now leans technical (its password words) once billing hands it back:
+    "understand 3 config (held): invoices, then sign me out everywhere",
     # intents-8 (written before the desk intents reader: tune 6/12, held 5/10; after: tune 10/12,
     # held 10/10). "shut it down pls" beside "dont want to pay for acme anymore" leans the router
     # to technical (its app words), and the money skill never sees it; "how am i billed, card or
