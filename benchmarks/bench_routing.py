@@ -368,8 +368,9 @@ def bench_startup() -> None:
 
 # The eval families run on the config desk (tests/test_understand_evals.py names the same ones).
 _CONFIG_DESK_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config",
-                         "understand-held-3-config", "understand-held-4-config", "understand-held-5-config",
-                         "understand-held-6-config", "understand-held-7-config")
+                         "route-7b-config", "security-8", "understand-held-3-config", "understand-held-4-config",
+                         "understand-held-5-config", "understand-held-6-config", "understand-held-7-config",
+                         "understand-held-8-config", "understand-held-9-config")
 # What differs from run to run whatever the code: ids, a session's id inside a tool's output, times.
 _RUN_SPECIFIC = [
     (re.compile(r'"(id|approval_id|session_id|call_id)": "[^"]*"'), ""),
@@ -391,13 +392,13 @@ def _as_compared(item) -> str:
 
 
 def dump_evals(out: Path, only: str) -> None:
-    """Every eval conversation (evals/*.jsonl matching `only`, not the unopened held-8 set) run
+    """Every eval conversation (evals/*.jsonl matching `only`) run
     through `evaluate_conversations`, each one's stored items written to `out` as one JSON line,
     with what differs from run to run (ids, times) taken out."""
     import supportdesk.commands.evals as evals
 
     real = evals.run_conversation
-    files = sorted(p for p in (REPO / "evals").glob(only) if not p.name.startswith("understand-held-8"))
+    files = sorted((REPO / "evals").glob(only))
     with open(out, "w", encoding="utf-8") as sink:
         for f in files:
             family = f.stem.removesuffix("-held").removesuffix("-tune")

@@ -251,11 +251,36 @@ KNOWN_MISSES = {
     # "opening any board takes like a full minute now, the spinner just goes round" reads to
     # triage as outside every agent's job (scope.py, not this family's to change):
     "kb 8 (tune): a board takes a minute, spinner forever",
+    # Held-9 (36/52 + 9/15 before round 8, written before it under the reset-link policy;
+    # 41/52 + 11/15 on its first run after it). Which article: a matter told in words no article
+    # or example holds is abstained on (safe, a miss): restore, sync, crash, export, team:
+    "understand 9 (held): older version: a colleague replaced the shared price list",
+    "understand 9 (held): tablet shows stale notes",
+    "understand 9 (held): window goes white then shuts on windows 11",
+    "understand 9 (held): question: a csv for the auditor",
+    "understand 9 (held): question: bookkeeper sees only one folder",
+    # Money: "change how i pay" after the email goes to technical (the wallets article's "pay");
+    # an invoice asked by its month gets all three; a charge called a duplicate that is not one
+    # is escalated and offered, then refused in the same turn; a change at renewal offered only
+    # after "correct"; "the last one, yearly" read as the first plan; a question about the
+    # billing period met with the skill's capabilities:
+    "understand 9 (held): email first, card next, 'go ahead'",
+    "understand 9 (held): email told once, then the january invoice",
+    "understand 9 (held): refused: a charge id that is no duplicate",
+    "understand 9 (held): team when the month ends, 'correct, thx'",
+    "understand 9 (held): price list, 'the last one, yearly', 'sure'",
+    "understand 9 (held): control: monthly or yearly, annual account",
+    # Config desk: a pickpocketed phone still signed in, phishing, an ex who knows the login and
+    # a reset "already changed myself" go to technical, not security:
+    "understand 9 config (held): pickpocketed phone still signed in",
+    "understand 9 config (held): phishing, email up front, 'yes pls'",
+    "understand 9 config (held): ex knows my login, email next, 'do it'",
+    "understand 9 config (held): reset offered, 'already changed it myself'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
