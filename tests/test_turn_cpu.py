@@ -66,9 +66,9 @@ async def test_a_turn_builds_an_agents_tool_specs_once_and_the_next_turn_anew(db
     built: list[str] = []
     real = tools.specs
 
-    def specs(names: list[str], desk: Any = None) -> Any:
+    def specs(names: list[str], desk: Any = None, **kw: Any) -> Any:
         built.append(",".join(names))
-        return real(names, desk)
+        return real(names, desk, **kw)
 
     tools.specs = specs  # type: ignore[method-assign]
     script = [

@@ -635,7 +635,7 @@ def asks_card_on_file(text: str) -> bool:
     # the payment on the 24th for?").
     from supportdesk.models.offline import slots
 
-    if slots.extract_dates(text) or slots.months_named(text):
+    if slots.names_a_day_or_month(text):
         return False
     return any(
         (r := acts.read_desk_intent(part)).act == "card_on_file" and r.confidence >= CARD_ON_FILE_CONFIDENCE

@@ -325,6 +325,13 @@ def extract(text: str, *, amount_asked: bool = False) -> Slots:
 _MONTH_WORD = re.compile(rf"\b({_MONTH_RE})\b", re.IGNORECASE)
 
 
+@kept_by_text(256)
+def names_a_day_or_month(text: str) -> bool:
+    """Whether a text names a charge's day or a month ("the 24th", "in february"): asked by the
+    desk intents' guards of every step for the same texts, so found once per text."""
+    return bool(extract_dates(text) or months_named(text))
+
+
 @kept_by_text(256)  # (shared by every reader of the same text: read, never changed)
 def months_named(text: str) -> list[int]:
     """The months a text names, dated or not ("my invoice for february", "the March 1st one"),

@@ -80,6 +80,12 @@ def _account_found(t: ToolEvent) -> str | None:
     return None
 
 
+def _names_an_end(text: str) -> bool:
+    """The text names a plan by an end of the price list ("the biggest plan", "the cheapest"),
+    not only a step from the customer's own ("downgrade")."""
+    return cues.plan_step(text) in ("lowest", "highest")
+
+
 class AccountSkill(SkillBase):
     def _customer_id(self) -> str | None:
         v = self.view
@@ -198,10 +204,11 @@ class AccountSkill(SkillBase):
         explicit = (
             bool(plan or period) and ("plan" in asked or self._asked_which_plan()) and not cues.ASKS_IF_POSSIBLE.search(text)
         )
-        # (a plan named by its place is no name the desk lacks: "up to the biggest plan you've got")
-        unknown = cues.unknown_plan(text) if plan is None and cues.plan_step(text) is None else None
+        # (a plan named by its place is no name the desk lacks: "up to the biggest plan you've got";
+        # a step alone is: "downgrade from Pro to the Basic plan" names a plan the desk lacks)
+        unknown = cues.unknown_plan(text) if plan is None and not _names_an_end(text) else None
         if unknown is None and plan is None and period is None:  # named earlier, asked about since?
-            unknown = next((found for t in reversed(self.topic_texts()) if not any(cues.plan_request(t)) and cues.plan_step(t) is None
+            unknown = next((found for t in reversed(self.topic_texts()) if not any(cues.plan_request(t)) and not _names_an_end(t)
                             for found in [cues.unknown_plan(t)] if found), None)
             if unknown is not None and self._asked_which_plan():
                 unknown = None  # asked already: what they say now decides

@@ -127,7 +127,7 @@ CHARGES_ASKED_CONFIDENCE = 0.95
 def asks_charges(text: str) -> bool:
     """The message asks what was charged, read by the desk intents reader, with a month or a day
     of the charge named (the rules read those)."""
-    if not (slot_extraction.months_named(text) or slot_extraction.extract_dates(text)):
+    if not slot_extraction.names_a_day_or_month(text):
         return False
     reading = acts.read_desk_intent(text)
     return reading.act == "charges" and reading.confidence >= CHARGES_ASKED_CONFIDENCE
