@@ -58,6 +58,7 @@ def test_a_money_tool_cannot_be_run_on_a_request():
     "forgot my pw again, send the reset thing",
     "cant remember my password, need a new one",
     "Please, I want that you mail me the link for make a new password",
+    "my password reset link please, dana@example.com",  # a thing named and "please" asks for it
 ])
 def test_the_reset_tool_reads_a_request_for_the_link(text):
     from supportdesk.tools import registry
@@ -71,6 +72,7 @@ def test_the_reset_tool_reads_a_request_for_the_link(text):
     "my password turned up in a breach list, i want to lock things down",
     "refund my duplicate charge please",
     "i never got the reset email",
+    "why does my password keep expiring please?",  # a question, "please" or not
 ])
 def test_the_reset_tool_reads_no_request_in_questions_problems_or_other_asks(text):
     from supportdesk.tools import registry
