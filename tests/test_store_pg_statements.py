@@ -110,3 +110,43 @@ async def test_the_notify_carries_the_documents_a_read_of_the_log_gives(pg_url: 
         assert "\n" not in mine[-1]  # the large item: the head alone, the follower reads it
     finally:
         await listener.close()
+
+
+async def test_the_appends_connections_are_prepared_at_open_and_planned_generically_from_the_first_run(pg_url: str):
+    """A worker pays a connection's start-up before it serves (issue 34): `bench_serve --pg`
+    opened ~20 pooled connections during its load, each parsing the appends the first time
+    (2-6 ms of server CPU) and planning each append afresh for its first five runs (0.85 ms)
+    before keeping a generic plan (0.09 ms). The store's write connections are all open when
+    `open_store` returns, every append statement already prepared on each, and say
+    force_generic_plan, so the very first append runs a generic plan; the main pool's reads
+    (the inbox's pages) are still planned for their parameters."""
+    from supportdesk.store import postgres as pg
+
+    async def on_every_write_connection(store: Any, sql: str, *args: Any) -> list[list[Any]]:
+        pool = store._write_pool
+        conns = [await pool.acquire() for _ in range(pg.WRITE_CONNECTIONS)]
+        try:
+            return [[tuple(r) for r in await conn.fetch(sql, *args)] for conn in conns]
+        finally:
+            for conn in conns:
+                await pool.release(conn)
+
+    texts = " ".join(" ".join(sql.split()) for sql in pg.WRITE_STATEMENTS)
+    assert "LIMIT $" not in texts and "OFFSET" not in texts  # nothing a parameter's value should plan
+    async with await open_store(pg_url) as store:
+        assert store._write_pool.get_size() == pg.WRITE_CONNECTIONS  # all opened by open_store, none later
+        prepared_at_open = await on_every_write_connection(store, "SELECT statement FROM pg_prepared_statements")
+        assert len(prepared_at_open) == pg.WRITE_CONNECTIONS
+        for rows in prepared_at_open:
+            assert {" ".join(r[0].split()) for r in rows} >= {" ".join(sql.split()) for sql in pg.WRITE_STATEMENTS}
+        modes = await on_every_write_connection(store, "SHOW plan_cache_mode")
+        assert modes == [[("force_generic_plan",)]] * pg.WRITE_CONNECTIONS
+        async with store._pool.acquire() as conn:
+            assert await conn.fetchval("SHOW plan_cache_mode") == "auto"
+
+        sid = (await store.create_session("triage")).id
+        await store.append(sid, [Message(role="customer", text="charged twice", agent="triage")])
+        plans = await on_every_write_connection(
+            store, "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", pg.SQL_APPEND_KEPT
+        )
+        assert sorted(p for rows in plans for p in rows) == [(0, 0)] * (pg.WRITE_CONNECTIONS - 1) + [(1, 0)], plans

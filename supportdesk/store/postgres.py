@@ -403,6 +403,20 @@ SQL_APPEND_KEPT_RELEASE = _append_sql(
     _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR UPDATE) = $46",
     ", dropped AS (DELETE FROM turn_leases WHERE session_id = $1 AND holder = $46 AND EXISTS (SELECT 1 FROM head))",
 )
+# The appends' own connections (issue 34). A new backend pays for its first statements: catalog
+# caches warmed, each append parsed (2-6 ms of server CPU), and its first five runs planned afresh
+# (0.85 ms each) before PostgreSQL keeps a generic plan (0.09 ms); `bench_serve --pg` paid that on
+# the ~20 connections it opened during the load. So the store opens these WRITE_CONNECTIONS at
+# once, prepares WRITE_STATEMENTS on each as it connects, and plans them generically from the
+# first run (every one is keyed by the session's primary key: no parameter changes the best
+# plan). Only these connections say force_generic_plan: the main pool's reads (the inbox's
+# LIMIT/OFFSET pages, windows) are planned for their parameters as before.
+WRITE_CONNECTIONS = 3
+WRITE_SETTINGS = {**_SERVER_SETTINGS, "plan_cache_mode": "force_generic_plan"}
+WRITE_STATEMENTS = (
+    SQL_APPEND_KEPT, SQL_APPEND_KEPT_FENCED, SQL_APPEND_KEPT_RELEASE, SQL_APPEND,
+    SQL_DESK_BEFORE, SQL_FENCED_DESK_BEFORE, SQL_FENCED_DROP_DESK_BEFORE, SQL_ROLLUP_DROP_EMPTY,
+)
 # How many sessions' kept state a store remembers (the least recently appended forgotten first).
 KEPT_SESSIONS = 4096
 # Search: the newest `limit` messages holding every word, in one total order (time, seq,
@@ -897,8 +911,14 @@ class PostgresStore(StoreCore):
     dialect = DIALECT
     reads = READS
 
-    def __init__(self, pool: asyncpg.Pool, search_pool: asyncpg.Pool, location: StoreLocation):
+    def __init__(
+        self, pool: asyncpg.Pool, search_pool: asyncpg.Pool, location: StoreLocation,
+        write_pool: asyncpg.Pool | None = None,
+    ):
         self._pool = pool
+        # The appends' connections (`WRITE_SETTINGS`, `_opened_for_appends`): opened, their
+        # statements prepared and planned generically, before the store is handed out.
+        self._write_pool = write_pool if write_pool is not None else pool
         # Searches have connections of their own (opened by the first search), so a burst of
         # them from many browsers never holds every connection a conversation read waits for.
         self._search_pool = search_pool
@@ -925,7 +945,9 @@ class PostgresStore(StoreCore):
         self._pids: set[int] = set()
 
     @classmethod
-    async def open(cls, location: StoreLocation, *, pool_size: int = 8) -> PostgresStore:
+    async def open(
+        cls, location: StoreLocation, *, pool_size: int = 8, write_connections: int = WRITE_CONNECTIONS
+    ) -> PostgresStore:
         conn = await _connect(location)
         try:
             await _migrate(conn, location.display)
@@ -938,6 +960,14 @@ class PostgresStore(StoreCore):
         async def opened(conn: asyncpg.Connection) -> None:
             pids.add(conn.get_server_pid())
 
+        async def opened_for_appends(conn: asyncpg.Connection) -> None:
+            pids.add(conn.get_server_pid())
+            for sql in WRITE_STATEMENTS:
+                # Into the connection's statement cache, where every fetch of the same text
+                # finds it (asyncpg's own prepare would make a second, uncached statement).
+                await conn._get_statement(sql, CONNECT_TIMEOUT_S)
+
+        pool: asyncpg.Pool | None = None
         try:
             pool = await asyncpg.create_pool(
                 location.target,
@@ -948,7 +978,19 @@ class PostgresStore(StoreCore):
                 reset=_end_open_transaction,
                 init=opened,
             )
+            # All of them opened now (min = max): a worker pays their start-up before it serves.
+            write_pool = await asyncpg.create_pool(
+                location.target,
+                min_size=write_connections,
+                max_size=write_connections,
+                timeout=CONNECT_TIMEOUT_S,
+                server_settings=WRITE_SETTINGS,
+                reset=_end_open_transaction,
+                init=opened_for_appends,
+            )
         except (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            if pool is not None:
+                await pool.close()
             raise _connect_error(location, exc) from None
         search_pool = asyncpg.create_pool(
             location.target,
@@ -961,7 +1003,7 @@ class PostgresStore(StoreCore):
             reset=_end_open_transaction,
         )
         await search_pool  # min_size 0: connects nothing yet
-        store = cls(pool, search_pool, location)
+        store = cls(pool, search_pool, location, write_pool)
         store._pids = pids
         return store
 
@@ -972,6 +1014,8 @@ class PostgresStore(StoreCore):
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
                 self._lease_conn.terminate()
         await self._search_pool.close()
+        if self._write_pool is not self._pool:
+            await self._write_pool.close()
         await self._pool.close()
 
     # --- one turn at a time, and the change feed -----------------------------------------------
@@ -1267,7 +1311,7 @@ class PostgresStore(StoreCore):
         # The items serialized (and so validated) first: a wrong one fails before anything is sent.
         args = self._append_args(session_id, items, now)
         try:
-            async with self._pool.acquire() as conn:
+            async with self._write_pool.acquire() as conn:
                 last = await self._append_kept(conn, session_id, items, now, fence, release is not None, args)
                 if last is None:
                     try:
