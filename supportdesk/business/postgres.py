@@ -233,7 +233,9 @@ class PostgresBusiness(BusinessCore):
     async def open(cls, location: StoreLocation, *, pool_size: int = 4) -> PostgresBusiness:
         try:
             pool = await asyncpg.create_pool(
-                location.target, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT_S,
+                # All opened now: a served load uses every one, and a connection opened during it
+                # is a backend's start-up paid while customers wait (issue 34).
+                location.target, min_size=pool_size, max_size=pool_size, timeout=CONNECT_TIMEOUT_S,
                 server_settings={"application_name": "supportdesk-business"},
                 reset=_nothing_to_reset,
             )

@@ -417,6 +417,14 @@ WRITE_STATEMENTS = (
     SQL_APPEND_KEPT, SQL_APPEND_KEPT_FENCED, SQL_APPEND_KEPT_RELEASE, SQL_APPEND,
     SQL_DESK_BEFORE, SQL_FENCED_DESK_BEFORE, SQL_FENCED_DROP_DESK_BEFORE, SQL_ROLLUP_DROP_EMPTY,
 )
+# A served turn's reads on the main pool, prepared by each of its connections as it connects (a
+# new backend's first parse of each warms its catalog caches too).
+READ_STATEMENTS = (
+    SQL_TAKE_TURN_START, READS.session, READS.last_seq, SQL_LATEST, SQL_RANGE, SQL_OF_KIND, SQL_ITEMS_AT,
+)
+# How many of the main pool's connections `warm` opens before a desk serves: what the
+# `bench_serve` load has open at once on one worker (its 8, with the appends on these pools).
+SERVE_CONNECTIONS = 8
 # How many sessions' kept state a store remembers (the least recently appended forgotten first).
 KEPT_SESSIONS = 4096
 # Search: the newest `limit` messages holding every word, in one total order (time, seq,
@@ -959,6 +967,8 @@ class PostgresStore(StoreCore):
 
         async def opened(conn: asyncpg.Connection) -> None:
             pids.add(conn.get_server_pid())
+            for sql in READ_STATEMENTS:
+                await conn._get_statement(sql, CONNECT_TIMEOUT_S)
 
         async def opened_for_appends(conn: asyncpg.Connection) -> None:
             pids.add(conn.get_server_pid())
@@ -1006,6 +1016,15 @@ class PostgresStore(StoreCore):
         store = cls(pool, search_pool, location, write_pool)
         store._pids = pids
         return store
+
+    async def warm(self, connections: int = SERVE_CONNECTIONS) -> None:
+        """Pay the start-up a served load would pay, before serving (issue 34): `connections`
+        of the main pool opened (each prepares READ_STATEMENTS as it connects), and the lease's
+        lock connection with its owner lock. A desk that serves calls it once, after opening."""
+        conns = [await self._pool.acquire(timeout=CONNECT_TIMEOUT_S) for _ in range(min(connections, self._pool.get_max_size()))]
+        for conn in conns:
+            await self._pool.release(conn)
+        await self._owner()
 
     async def close(self) -> None:
         if self._lease_conn is not None and not self._lease_conn.is_closed():
