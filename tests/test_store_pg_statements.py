@@ -150,3 +150,24 @@ async def test_the_appends_connections_are_prepared_at_open_and_planned_generica
             store, "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", pg.SQL_APPEND_KEPT
         )
         assert sorted(p for rows in plans for p in rows) == [(0, 0)] * (pg.WRITE_CONNECTIONS - 1) + [(1, 0)], plans
+
+
+async def test_warm_opens_the_main_pool_with_a_served_turns_reads_prepared_and_the_lease_connection(pg_url: str):
+    """What `serve` calls before its first customer (issue 34): the main pool's SERVE_CONNECTIONS
+    opened, each with the turn's reads (its start, the session, the head, windows, ranges)
+    already parsed, and the turn lease's lock connection with its owner lock."""
+    from supportdesk.store import postgres as pg
+
+    async with await open_store(pg_url) as store:
+        assert store._pool.get_size() < pg.SERVE_CONNECTIONS and store._lease_conn is None  # (a TUI opens few)
+        await store.warm()
+        assert store._pool.get_size() == pg.SERVE_CONNECTIONS
+        assert store._lease_conn is not None and not store._lease_conn.is_closed()
+        conns = [await store._pool.acquire() for _ in range(pg.SERVE_CONNECTIONS)]
+        try:
+            for conn in conns:
+                prepared = {" ".join(r[0].split()) for r in await conn.fetch("SELECT statement FROM pg_prepared_statements")}
+                assert prepared >= {" ".join(sql.split()) for sql in pg.READ_STATEMENTS}
+        finally:
+            for conn in conns:
+                await store._pool.release(conn)
