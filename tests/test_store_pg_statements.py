@@ -168,6 +168,14 @@ async def test_warm_opens_the_main_pool_with_a_served_turns_reads_prepared_and_t
             for conn in conns:
                 prepared = {" ".join(r[0].split()) for r in await conn.fetch("SELECT statement FROM pg_prepared_statements")}
                 assert prepared >= {" ".join(sql.split()) for sql in pg.READ_STATEMENTS}
+                # The turn start's function already called once on this backend (compiled, planned).
+                runs = await conn.fetchval(
+                    "SELECT generic_plans + custom_plans FROM pg_prepared_statements WHERE statement = $1", pg.SQL_TAKE_TURN_START
+                )
+                assert runs == 1, runs
         finally:
             for conn in conns:
                 await store._pool.release(conn)
+        # Its claim was rolled back: no lease row left for anyone to wait on.
+        async with store._pool.acquire() as conn:
+            assert await conn.fetchval("SELECT count(*) FROM turn_leases") == 0
