@@ -179,3 +179,17 @@ async def test_warm_opens_the_main_pool_with_a_served_turns_reads_prepared_and_t
         # Its claim was rolled back: no lease row left for anyone to wait on.
         async with store._pool.acquire() as conn:
             assert await conn.fetchval("SELECT count(*) FROM turn_leases") == 0
+        # And no idle connection was left inside a transaction by its statements' parse (it
+        # would hold its snapshot and table locks, and a transaction with an isolation level
+        # could not begin on it).
+        outside = await asyncpg.connect(pg_url)
+        try:
+            stuck = await outside.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'"
+            )
+        finally:
+            await outside.close()
+        assert stuck == 0
+        for pool in (store._pool, store._write_pool):
+            async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+                await conn.fetchval("SELECT 1")

@@ -256,8 +256,11 @@ class PostgresBusiness(BusinessCore):
             conns = [await pool.acquire(timeout=CONNECT_TIMEOUT_S) for _ in range(pool_size)]
             try:
                 for conn in conns:
-                    for sql in SERVED_READS:
-                        await conn._get_statement(sql, CONNECT_TIMEOUT_S)
+                    # (in a transaction: a parse alone leaves the server in an implicit one,
+                    # holding its snapshot and locks, until the next statement)
+                    async with conn.transaction():
+                        for sql in SERVED_READS:
+                            await conn._get_statement(sql, CONNECT_TIMEOUT_S)
             finally:
                 for conn in conns:
                     await pool.release(conn)

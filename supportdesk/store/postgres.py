@@ -490,6 +490,16 @@ SEARCH_CONNECTIONS = 2
 _HEADLINE = f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords=14, MinWords=6, ShortWord=0, MaxFragments=1"
 
 
+async def _prepare(conn: asyncpg.Connection, statements: Iterable[str]) -> None:
+    """The statements parsed into the connection's statement cache, where every fetch of the same
+    text finds them (asyncpg's public prepare makes a second, uncached statement). In a
+    transaction: a parse alone leaves the server inside an implicit one, holding its snapshot
+    and table locks while the connection idles, until the next statement's sync."""
+    async with conn.transaction():
+        for sql in statements:
+            await conn._get_statement(sql, CONNECT_TIMEOUT_S)
+
+
 async def _end_open_transaction(conn: asyncpg.Connection) -> None:
     """What our pools do to a connection given back: roll back a transaction left open (a
     cancelled or failed caller's), and nothing else. asyncpg's default reset sends a statement
@@ -967,15 +977,11 @@ class PostgresStore(StoreCore):
 
         async def opened(conn: asyncpg.Connection) -> None:
             pids.add(conn.get_server_pid())
-            for sql in READ_STATEMENTS:
-                await conn._get_statement(sql, CONNECT_TIMEOUT_S)
+            await _prepare(conn, READ_STATEMENTS)
 
         async def opened_for_appends(conn: asyncpg.Connection) -> None:
             pids.add(conn.get_server_pid())
-            for sql in WRITE_STATEMENTS:
-                # Into the connection's statement cache, where every fetch of the same text
-                # finds it (asyncpg's own prepare would make a second, uncached statement).
-                await conn._get_statement(sql, CONNECT_TIMEOUT_S)
+            await _prepare(conn, WRITE_STATEMENTS)
 
         pool: asyncpg.Pool | None = None
         try:
