@@ -41,3 +41,25 @@ async def test_a_connection_given_back_sends_nothing_and_a_left_transaction_is_r
     finally:
         await watch.close()
         await business.close()
+
+
+async def test_every_pooled_connection_is_open_with_a_served_turns_reads_prepared(pg_url: str):
+    """Opened, the business data has all its connections and each has parsed the reads a served
+    turn's tools make (issue 34: `bench_serve --pg` opened 3 of each worker's 4 during its load,
+    and every one parsed these the first time there)."""
+    from supportdesk.business import postgres as bp
+
+    business = await PostgresBusiness.open(parse_location(pg_url))
+    try:
+        pool = business._pool
+        assert pool.get_size() == 4
+        conns = [await pool.acquire() for _ in range(4)]
+        try:
+            for conn in conns:
+                prepared = {" ".join(r[0].split()) for r in await conn.fetch("SELECT statement FROM pg_prepared_statements")}
+                assert prepared >= {" ".join(sql.split()) for sql in bp.SERVED_READS}
+        finally:
+            for conn in conns:
+                await pool.release(conn)
+    finally:
+        await business.close()

@@ -103,3 +103,31 @@ async def test_more_conversations_at_once_than_the_pool_has_connections_all_reac
         logs = first.stop() + second.stop()
         print(logs)  # shown when the test fails
     assert "Traceback" not in logs and "ERROR" not in logs, logs
+
+
+async def test_a_worker_opens_and_prepares_its_connections_before_it_serves(pg_url):
+    """A `serve` worker pays its PostgreSQL connections' start-up before its first customer
+    (issue 34): `bench_serve --pg` opened 8 backends during its load, each warming its catalog
+    caches and parsing the turn's statements while customers waited. When the worker says it is
+    listening, the store's main pool (its reads prepared), its append connections, its lease's
+    lock connection and the business pool are all open."""
+    import asyncpg
+
+    from supportdesk.store import postgres as pg
+
+    worker = ServeProcess(pg_url)
+    try:
+        conn = await asyncpg.connect(pg_url)
+        try:
+            rows = await conn.fetch(
+                "SELECT application_name, count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY application_name"
+            )
+        finally:
+            await conn.close()
+    finally:
+        worker.stop()
+    opened = dict((r[0], r[1]) for r in rows)
+    # The main pool, the append connections, the lease's lock connection (the feed's may be there too).
+    assert opened.get("supportdesk", 0) >= pg.SERVE_CONNECTIONS + pg.WRITE_CONNECTIONS + 1, opened
+    assert opened.get("supportdesk-business") == 4, opened

@@ -138,6 +138,7 @@ async def test_an_append_that_empties_a_rollup_row_is_the_one_statement_and_the_
         sid = (await store.create_session("triage", first=[customer("I was charged twice")])).id
         calls: list[str] = []
         store._pool = _CountingPool(store._pool, calls)  # type: ignore[attr-defined]
+        store._write_pool = _CountingPool(store._write_pool, calls)  # type: ignore[attr-defined]
         kept = store._kept[sid]
         assert kept.folds() is not None
         _, emptied, _ = kept.advanced(kept.folds(), [reply("Let me look.")], store.clock())

@@ -110,3 +110,86 @@ async def test_the_notify_carries_the_documents_a_read_of_the_log_gives(pg_url: 
         assert "\n" not in mine[-1]  # the large item: the head alone, the follower reads it
     finally:
         await listener.close()
+
+
+async def test_the_appends_connections_are_prepared_at_open_and_planned_generically_from_the_first_run(pg_url: str):
+    """A worker pays a connection's start-up before it serves (issue 34): `bench_serve --pg`
+    opened ~20 pooled connections during its load, each parsing the appends the first time
+    (2-6 ms of server CPU) and planning each append afresh for its first five runs (0.85 ms)
+    before keeping a generic plan (0.09 ms). The store's write connections are all open when
+    `open_store` returns, every append statement already prepared on each, and say
+    force_generic_plan, so the very first append runs a generic plan; the main pool's reads
+    (the inbox's pages) are still planned for their parameters."""
+    from supportdesk.store import postgres as pg
+
+    async def on_every_write_connection(store: Any, sql: str, *args: Any) -> list[list[Any]]:
+        pool = store._write_pool
+        conns = [await pool.acquire() for _ in range(pg.WRITE_CONNECTIONS)]
+        try:
+            return [[tuple(r) for r in await conn.fetch(sql, *args)] for conn in conns]
+        finally:
+            for conn in conns:
+                await pool.release(conn)
+
+    texts = " ".join(" ".join(sql.split()) for sql in pg.WRITE_STATEMENTS)
+    assert "LIMIT $" not in texts and "OFFSET" not in texts  # nothing a parameter's value should plan
+    async with await open_store(pg_url) as store:
+        assert store._write_pool.get_size() == pg.WRITE_CONNECTIONS  # all opened by open_store, none later
+        prepared_at_open = await on_every_write_connection(store, "SELECT statement FROM pg_prepared_statements")
+        assert len(prepared_at_open) == pg.WRITE_CONNECTIONS
+        for rows in prepared_at_open:
+            assert {" ".join(r[0].split()) for r in rows} >= {" ".join(sql.split()) for sql in pg.WRITE_STATEMENTS}
+        modes = await on_every_write_connection(store, "SHOW plan_cache_mode")
+        assert modes == [[("force_generic_plan",)]] * pg.WRITE_CONNECTIONS
+        async with store._pool.acquire() as conn:
+            assert await conn.fetchval("SHOW plan_cache_mode") == "auto"
+
+        sid = (await store.create_session("triage")).id
+        await store.append(sid, [Message(role="customer", text="charged twice", agent="triage")])
+        plans = await on_every_write_connection(
+            store, "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", pg.SQL_APPEND_KEPT
+        )
+        assert sorted(p for rows in plans for p in rows) == [(0, 0)] * (pg.WRITE_CONNECTIONS - 1) + [(1, 0)], plans
+
+
+async def test_warm_opens_the_main_pool_with_a_served_turns_reads_prepared_and_the_lease_connection(pg_url: str):
+    """What `serve` calls before its first customer (issue 34): the main pool's SERVE_CONNECTIONS
+    opened, each with the turn's reads (its start, the session, the head, windows, ranges)
+    already parsed, and the turn lease's lock connection with its owner lock."""
+    from supportdesk.store import postgres as pg
+
+    async with await open_store(pg_url) as store:
+        assert store._pool.get_size() < pg.SERVE_CONNECTIONS and store._lease_conn is None  # (a TUI opens few)
+        await store.warm()
+        assert store._pool.get_size() == pg.SERVE_CONNECTIONS
+        assert store._lease_conn is not None and not store._lease_conn.is_closed()
+        conns = [await store._pool.acquire() for _ in range(pg.SERVE_CONNECTIONS)]
+        try:
+            for conn in conns:
+                prepared = {" ".join(r[0].split()) for r in await conn.fetch("SELECT statement FROM pg_prepared_statements")}
+                assert prepared >= {" ".join(sql.split()) for sql in pg.READ_STATEMENTS}
+                # The turn start's function already called once on this backend (compiled, planned).
+                runs = await conn.fetchval(
+                    "SELECT generic_plans + custom_plans FROM pg_prepared_statements WHERE statement = $1", pg.SQL_TAKE_TURN_START
+                )
+                assert runs == 1, runs
+        finally:
+            for conn in conns:
+                await store._pool.release(conn)
+        # Its claim was rolled back: no lease row left for anyone to wait on.
+        async with store._pool.acquire() as conn:
+            assert await conn.fetchval("SELECT count(*) FROM turn_leases") == 0
+        # And no idle connection was left inside a transaction by its statements' parse (it
+        # would hold its snapshot and table locks, and a transaction with an isolation level
+        # could not begin on it).
+        outside = await asyncpg.connect(pg_url)
+        try:
+            stuck = await outside.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'"
+            )
+        finally:
+            await outside.close()
+        assert stuck == 0
+        for pool in (store._pool, store._write_pool):
+            async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+                await conn.fetchval("SELECT 1")

@@ -221,6 +221,7 @@ async def test_a_postgresql_append_is_one_statement_fenced_or_not(pg_url: str):
         sid = (await store.create_session("triage", first=[customer("hi")])).id
         calls: list[str] = []
         store._pool = _CountingPool(store._pool, calls)  # type: ignore[attr-defined]
+        store._write_pool = _CountingPool(store._write_pool, calls)  # type: ignore[attr-defined]
         await store.append(sid, [reply("warm")])  # (the figures' first rows for this session)
         calls.clear()
         await store.append(sid, [reply("unfenced")])

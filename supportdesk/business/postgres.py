@@ -160,6 +160,12 @@ SQL = BusinessSql(
     DIALECT, refund_charge=SQL_REFUND_CHARGE, lock_session_money=SQL_LOCK_SESSION_MONEY, lock_tickets=SQL_LOCK_TICKETS
 )
 
+# The reads a served turn's tools make (who the customer is, their charges, invoices, plans),
+# prepared on every pooled connection when the business data opens.
+SERVED_READS = (
+    SQL.customer_by_query, SQL.customer, SQL.charges, SQL.charge_with_siblings, SQL.invoices, SQL.invoice, SQL.plans,
+)
+
 
 async def _drive(conn: asyncpg.Connection, steps: Steps[T]) -> T:
     """Run the statements `steps` yields on the connection, sending each its rows."""
@@ -233,7 +239,9 @@ class PostgresBusiness(BusinessCore):
     async def open(cls, location: StoreLocation, *, pool_size: int = 4) -> PostgresBusiness:
         try:
             pool = await asyncpg.create_pool(
-                location.target, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT_S,
+                # All opened now: a served load uses every one, and a connection opened during it
+                # is a backend's start-up paid while customers wait (issue 34).
+                location.target, min_size=pool_size, max_size=pool_size, timeout=CONNECT_TIMEOUT_S,
                 server_settings={"application_name": "supportdesk-business"},
                 reset=_nothing_to_reset,
             )
@@ -243,6 +251,19 @@ class PostgresBusiness(BusinessCore):
         try:
             async with pool.acquire() as conn:
                 await _setup(conn)
+            # Each connection parses a served turn's reads now, not during the load (issue 34:
+            # a backend's first parse of each, with its catalog caches warming, was paid then).
+            conns = [await pool.acquire(timeout=CONNECT_TIMEOUT_S) for _ in range(pool_size)]
+            try:
+                for conn in conns:
+                    # (in a transaction: a parse alone leaves the server in an implicit one,
+                    # holding its snapshot and locks, until the next statement)
+                    async with conn.transaction():
+                        for sql in SERVED_READS:
+                            await conn._get_statement(sql, CONNECT_TIMEOUT_S)
+            finally:
+                for conn in conns:
+                    await pool.release(conn)
         except asyncpg.PostgresError as exc:
             await pool.close()
             raise StoreError(f"{location.display}: cannot set up the business data: {scrub(str(exc), location.target)}") from None

@@ -128,6 +128,11 @@ async def _serve_on_loop(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     logging.getLogger("supportdesk.serve.access").setLevel(logging.INFO if args.access_log else logging.WARNING)
     async with await open_desk(args.db, args.config) as desk:
+        # A PostgreSQL store opens and prepares the connections a served load uses now, before
+        # the first customer, not during the load (issue 34); SQLite has nothing to warm.
+        warm = getattr(desk.store, "warm", None)
+        if warm is not None:
+            await warm()
         # Staff act over the API with this token as the bearer; it is read here once and never
         # printed or logged (the access log writes method, path and status only).
         staff_token = os.environ.get(STAFF_TOKEN_VARIABLE, "").strip() or None

@@ -403,6 +403,28 @@ SQL_APPEND_KEPT_RELEASE = _append_sql(
     _KEPT_GUARD + " AND (SELECT holder FROM turn_leases WHERE session_id = $1 FOR UPDATE) = $46",
     ", dropped AS (DELETE FROM turn_leases WHERE session_id = $1 AND holder = $46 AND EXISTS (SELECT 1 FROM head))",
 )
+# The appends' own connections (issue 34). A new backend pays for its first statements: catalog
+# caches warmed, each append parsed (2-6 ms of server CPU), and its first five runs planned afresh
+# (0.85 ms each) before PostgreSQL keeps a generic plan (0.09 ms); `bench_serve --pg` paid that on
+# the ~20 connections it opened during the load. So the store opens these WRITE_CONNECTIONS at
+# once, prepares WRITE_STATEMENTS on each as it connects, and plans them generically from the
+# first run (every one is keyed by the session's primary key: no parameter changes the best
+# plan). Only these connections say force_generic_plan: the main pool's reads (the inbox's
+# LIMIT/OFFSET pages, windows) are planned for their parameters as before.
+WRITE_CONNECTIONS = 3
+WRITE_SETTINGS = {**_SERVER_SETTINGS, "plan_cache_mode": "force_generic_plan"}
+WRITE_STATEMENTS = (
+    SQL_APPEND_KEPT, SQL_APPEND_KEPT_FENCED, SQL_APPEND_KEPT_RELEASE, SQL_APPEND,
+    SQL_DESK_BEFORE, SQL_FENCED_DESK_BEFORE, SQL_FENCED_DROP_DESK_BEFORE, SQL_ROLLUP_DROP_EMPTY,
+)
+# A served turn's reads on the main pool, prepared by each of its connections as it connects (a
+# new backend's first parse of each warms its catalog caches too).
+READ_STATEMENTS = (
+    SQL_TAKE_TURN_START, READS.session, READS.last_seq, SQL_LATEST, SQL_RANGE, SQL_OF_KIND, SQL_ITEMS_AT,
+)
+# How many of the main pool's connections `warm` opens before a desk serves: what the
+# `bench_serve` load has open at once on one worker (its 8, with the appends on these pools).
+SERVE_CONNECTIONS = 8
 # How many sessions' kept state a store remembers (the least recently appended forgotten first).
 KEPT_SESSIONS = 4096
 # Search: the newest `limit` messages holding every word, in one total order (time, seq,
@@ -466,6 +488,16 @@ SEARCH_MATCH_CAP = 5_000
 SEARCH_CONNECTIONS = 2
 # As SQLite's snippet(): about a dozen words around the match, the match between the marks.
 _HEADLINE = f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords=14, MinWords=6, ShortWord=0, MaxFragments=1"
+
+
+async def _prepare(conn: asyncpg.Connection, statements: Iterable[str]) -> None:
+    """The statements parsed into the connection's statement cache, where every fetch of the same
+    text finds them (asyncpg's public prepare makes a second, uncached statement). In a
+    transaction: a parse alone leaves the server inside an implicit one, holding its snapshot
+    and table locks while the connection idles, until the next statement's sync."""
+    async with conn.transaction():
+        for sql in statements:
+            await conn._get_statement(sql, CONNECT_TIMEOUT_S)
 
 
 async def _end_open_transaction(conn: asyncpg.Connection) -> None:
@@ -897,8 +929,14 @@ class PostgresStore(StoreCore):
     dialect = DIALECT
     reads = READS
 
-    def __init__(self, pool: asyncpg.Pool, search_pool: asyncpg.Pool, location: StoreLocation):
+    def __init__(
+        self, pool: asyncpg.Pool, search_pool: asyncpg.Pool, location: StoreLocation,
+        write_pool: asyncpg.Pool | None = None,
+    ):
         self._pool = pool
+        # The appends' connections (`WRITE_SETTINGS`, `_opened_for_appends`): opened, their
+        # statements prepared and planned generically, before the store is handed out.
+        self._write_pool = write_pool if write_pool is not None else pool
         # Searches have connections of their own (opened by the first search), so a burst of
         # them from many browsers never holds every connection a conversation read waits for.
         self._search_pool = search_pool
@@ -925,7 +963,9 @@ class PostgresStore(StoreCore):
         self._pids: set[int] = set()
 
     @classmethod
-    async def open(cls, location: StoreLocation, *, pool_size: int = 8) -> PostgresStore:
+    async def open(
+        cls, location: StoreLocation, *, pool_size: int = 8, write_connections: int = WRITE_CONNECTIONS
+    ) -> PostgresStore:
         conn = await _connect(location)
         try:
             await _migrate(conn, location.display)
@@ -937,7 +977,13 @@ class PostgresStore(StoreCore):
 
         async def opened(conn: asyncpg.Connection) -> None:
             pids.add(conn.get_server_pid())
+            await _prepare(conn, READ_STATEMENTS)
 
+        async def opened_for_appends(conn: asyncpg.Connection) -> None:
+            pids.add(conn.get_server_pid())
+            await _prepare(conn, WRITE_STATEMENTS)
+
+        pool: asyncpg.Pool | None = None
         try:
             pool = await asyncpg.create_pool(
                 location.target,
@@ -948,7 +994,19 @@ class PostgresStore(StoreCore):
                 reset=_end_open_transaction,
                 init=opened,
             )
+            # All of them opened now (min = max): a worker pays their start-up before it serves.
+            write_pool = await asyncpg.create_pool(
+                location.target,
+                min_size=write_connections,
+                max_size=write_connections,
+                timeout=CONNECT_TIMEOUT_S,
+                server_settings=WRITE_SETTINGS,
+                reset=_end_open_transaction,
+                init=opened_for_appends,
+            )
         except (OSError, TimeoutError, asyncio.TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            if pool is not None:
+                await pool.close()
             raise _connect_error(location, exc) from None
         search_pool = asyncpg.create_pool(
             location.target,
@@ -961,9 +1019,32 @@ class PostgresStore(StoreCore):
             reset=_end_open_transaction,
         )
         await search_pool  # min_size 0: connects nothing yet
-        store = cls(pool, search_pool, location)
+        store = cls(pool, search_pool, location, write_pool)
         store._pids = pids
         return store
+
+    async def warm(self, connections: int = SERVE_CONNECTIONS) -> None:
+        """Pay the start-up a served load would pay, before serving (issue 34): `connections`
+        of the main pool opened (each prepares READ_STATEMENTS as it connects), and the lease's
+        lock connection with its owner lock. A desk that serves calls it once, after opening."""
+        conns = [await self._pool.acquire(timeout=CONNECT_TIMEOUT_S) for _ in range(min(connections, self._pool.get_max_size()))]
+        try:
+            for conn in conns:
+                # The turn's start (migration 11's PL/pgSQL function) compiled and its queries
+                # planned on this backend, by a call in a transaction rolled back (it claims a
+                # lease row for no session): a backend's first call cost 20-25 ms, the next 0.8.
+                warming = conn.transaction()
+                await warming.start()
+                try:
+                    await conn.fetch(SQL_TAKE_TURN_START, "", "", 0.0, 1)
+                finally:
+                    await warming.rollback()
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
+            raise self._failed(exc) from None
+        finally:
+            for conn in conns:
+                await self._pool.release(conn)
+        await self._owner()
 
     async def close(self) -> None:
         if self._lease_conn is not None and not self._lease_conn.is_closed():
@@ -972,6 +1053,8 @@ class PostgresStore(StoreCore):
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
                 self._lease_conn.terminate()
         await self._search_pool.close()
+        if self._write_pool is not self._pool:
+            await self._write_pool.close()
         await self._pool.close()
 
     # --- one turn at a time, and the change feed -----------------------------------------------
@@ -1267,7 +1350,7 @@ class PostgresStore(StoreCore):
         # The items serialized (and so validated) first: a wrong one fails before anything is sent.
         args = self._append_args(session_id, items, now)
         try:
-            async with self._pool.acquire() as conn:
+            async with self._write_pool.acquire() as conn:
                 last = await self._append_kept(conn, session_id, items, now, fence, release is not None, args)
                 if last is None:
                     try:
