@@ -243,6 +243,23 @@ def test_a_disowned_change_reaches_the_config_only_security_agent():
     assert router.best("my email adress got changed and it wasnt me who did it").agent == "security"
 
 
+def test_the_desks_own_name_and_an_account_id_do_not_route():
+    """Issue 38 (security-9): every agent serves the desk's company, and an id says who writes. The
+    config desk's technical examples say "Acme" a dozen times and the security agent's never, so
+    "... into my acme" leaned to technical; "CUS-1005" voted as "number" (the phone number's)."""
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    agents = [desk.agents[n] for n in ("billing", "security", "technical")]
+    router = Router(agents, use_disk_cache=False, desk_name=desk.desk.name)
+    for text in ("my ex knows my login and keeps getting into my acme",
+                 "my phone got pickpocketed on the metro and acme is still logged in on it. CUS-1005"):
+        assert router.route(text).agent == "security", text
+        assert router.route(text).confidence == router.route(re.sub(r"acme|CUS-\d+", " ", text)).confidence
+    for text in ("i forgot my password and the login page of acme says it's wrong", "CUS-1005 here, the acme app keeps crashing"):
+        assert router.route(text).agent == "technical", text
+    # (the name is the desk's: a desk called something else still hears "acme" as a word)
+    assert Router(agents, use_disk_cache=False, desk_name="Other desk").route("my ex knows my login and keeps getting into my acme").agent != "security"
+
+
 @pytest.mark.parametrize(
     "text, money",
     [
