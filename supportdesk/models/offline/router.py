@@ -45,14 +45,17 @@ def training_examples(targets: Sequence[AgentConfig]) -> dict[str, list[str]]:
 
 
 # An example one agent holds that the model taught by every agent's examples (that example
-# included, so it leans its own way) still places with another agent this surely teaches that
-# agent too: a desk file that adds a `security` agent ("my account has been compromised") hears the
-# technical agent's "I think my account was hacked" as its own as well, without anyone editing the
-# technical agent's list, so no example of the built-in agents outranks the new agent's own
-# description (issue 38). Taught to both, not moved: "nothing's wrong, no hack or anything, i just
-# want to change my password. how?" is still the technical agent's how-to (understand-held-5).
-# On the shipped desk no example is that sure of another agent (the closest, 0.54), so its
-# routing is unchanged; on evals/config-agent.toml two examples teach security too (0.99 each).
+# included, so it leans its own way) still places with another agent this surely is that agent's:
+# a desk file that adds a `security` agent ("my account has been compromised") hears the technical
+# agent's "I think my account was hacked" as its own, without anyone editing the technical agent's
+# list, so no example of the built-in agents outranks the new agent's own description (issue 38).
+# Moved, not taught to both (security-9): kept with the technical agent too, "hacked" and
+# "someone" stayed half its words, and a stranger's sign-in told beside a phone or a password
+# leaned to it ("the recovery phone number on my account got swapped to a number i dont know").
+# A denial still keeps a how-to where it was: "no hack or anything, i just want to change my
+# password" (classifier.read_denials). On the shipped desk no example is that sure of another
+# agent (the closest, 0.54), so its routing is unchanged; on evals/config-agent.toml two examples
+# move to security (0.99 each).
 CEDE_CONFIDENCE = 0.95
 
 
@@ -64,7 +67,7 @@ DESKS_KEPT = 16
 
 def ceded(examples: dict[str, list[str]], use_disk: bool = True) -> dict[str, list[str]]:
     """`examples` with each example the desk's own model places surely with another agent
-    given to that agent as well."""
+    moved to that agent."""
     key = examples_key(examples)
     known = _CEDED.get(key)
     if known is None:
@@ -81,6 +84,8 @@ def _ceded(examples: dict[str, list[str]], use_disk: bool) -> dict[str, list[str
             p = model.predict(text, labels)
             if p.label != label and p.confidence >= CEDE_CONFIDENCE:
                 out[p.label].append(text)
+                if len(out[label]) > 1:  # (an agent keeps one example at least)
+                    out[label].remove(text)
     return out
 
 
