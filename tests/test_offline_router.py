@@ -260,6 +260,9 @@ def test_the_desks_own_name_and_an_account_id_do_not_route():
     pickpocketed = "my phone got pickpocketed on the metro and acme is still logged in on it. CUS-1005"
     other = Router(agents, use_disk_cache=False, desk_name="Other desk").route(pickpocketed)
     assert other.confidence != router.route(pickpocketed).confidence
+    # a word of the name that says what an agent is for still routes
+    named = Router(agents, use_disk_cache=False, desk_name="Acme Billing support")
+    assert named.route("question about billing").confidence == router.route("question about billing").confidence
 
 
 @pytest.mark.parametrize(

@@ -102,8 +102,11 @@ ROUTES_KEPT = 256
 # normaliser already drops emails; "CUS-1005" voted as "number", the phone number's word). The
 # words of the desk's name and the customer and charge ids are taken out of a message before it
 # is routed (issue 38, security-9).
-def _name_pattern(name: str) -> re.Pattern[str] | None:
-    words = sorted({w for w in _WORD.findall(name.lower()) if len(w) >= 3}, key=len, reverse=True)
+# (A word of the name that says what an agent is for, in its title or description, is kept: a
+# desk called "Acme Billing" still routes "billing".)
+def _name_pattern(name: str, targets: Sequence[AgentConfig] = ()) -> re.Pattern[str] | None:
+    jobs = {w for a in targets for w in _WORD.findall(f"{a.title} {a.description}".lower())}
+    words = sorted({w for w in _WORD.findall(name.lower()) if len(w) >= 3} - jobs, key=len, reverse=True)
     return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE) if words else None
 
 
@@ -116,7 +119,7 @@ def without_names(text: str, names: re.Pattern[str] | None) -> str:
 class Router:
     def __init__(self, targets: Sequence[AgentConfig], use_disk_cache: bool = True, desk_name: str = ""):
         self.targets = [a.name for a in targets]
-        self._names = _name_pattern(desk_name)
+        self._names = _name_pattern(desk_name, targets)
         examples = ceded(training_examples(targets), use_disk=use_disk_cache)
         self.model: TextClassifier = classifier_for(examples, use_disk=use_disk_cache)
         self._routes: dict[tuple[str, tuple[str, ...]], Route] = {}
