@@ -462,3 +462,17 @@ def test_not_before_an_article_denies_the_thing_it_names():
     desk = load_desk(REPO / "evals" / "config-agent.toml")
     router = Router([desk.agents[n] for n in ("billing", "security", "technical")], use_disk_cache=False, desk_name=desk.desk.name)
     assert router.route("this isnt a hacking thing, the app just logs me out every hour or so").agent == "technical"
+
+
+def test_a_thing_named_then_the_customers_use_of_it_denied_disowns_it():
+    """"a browser i dont use" disowns the browser as "a number i do not know" does (a relative
+    clause: nothing after the verb, a thing before the customer), so the session reads as someone
+    else's; "i dont use the app" and ", i dont understand" disown nothing."""
+    def disowns(text: str) -> bool:
+        return clf.read_denials(clf._TOKEN.findall(normalise(text)))[1]
+
+    assert disowns("there's a session open on my account from a browser i dont use. wes.dubois22@example.com")
+    assert not disowns("i dont use the app") and not disowns("everything fails, i dont understand")
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    router = Router([desk.agents[n] for n in ("billing", "security", "technical")], use_disk_cache=False, desk_name=desk.desk.name)
+    assert router.route("there's a session open on my account from a browser i dont use. wes.dubois22@example.com").agent == "security"

@@ -201,7 +201,6 @@ KNOWN_MISSES = {
     "understand 8 (held): refused: the same duplicate again after its refund",
     # Config desk: a breached password and a session from an unused browser go to technical;
     # "somebody else has been in my account" left with triage:
-    "understand 8 config (held): reset offered, 'not now, later myself'",
     "understand 8 config (held): security holds it, then where invoices are",
     # security-8 (security8; before: tune 5/10, held 6/8; after: tune 6/10, held 6/8; 8/10 and
     # 8/8 once the config desk's securing examples moved to security, below). An agent taught few

@@ -194,7 +194,14 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
             elif subject in _FIRST_PERSON and helper in ("did", "have", "had", "never", "do") and verb not in _RECEIVING:
                 # "a number i do not know" disowns; "i do not know what this charge is" asks
                 after = tokens[i + 2] if i + 2 < n else ""
-                if helper != "do" or (verb in ("know", "recognise", "recognize") and after not in _WH):
+                # "a browser i do not use", "a phone i dont own": a thing named, then the customer's
+                # own use of it denied with nothing after the verb (the thing is its object, said
+                # before it: a relative clause), disowns that thing as "a number i do not know" does;
+                # "i do not use the app" (an object after the verb) and ", i dont understand" (no
+                # thing before) tell a habit or a state, no one else's doing
+                thing = tokens[i - 3] if i >= 3 else ""
+                relative = (after == "" or after in _CLAUSE_END) and thing not in STOPWORDS and thing not in _CLAUSE_END and thing != ""
+                if helper != "do" or (verb in ("know", "recognise", "recognize") and after not in _WH) or relative:
                     disowns = True
             elif t == "never" and prev in _FIRST_PERSON and verb not in _RECEIVING:
                 disowns = True
