@@ -57,15 +57,16 @@ def privacy_desk():
 
 
 def test_an_example_the_desk_places_surely_with_a_config_agent_is_its():
-    """The technical agent's "I think my account was hacked" is the security agent's ground too
+    """The technical agent's "I think my account was hacked" is the security agent's ground
     once the desk file defines one: the model taught by every example (that one included) places
-    it with security at 0.99, so the example teaches security as well. "I can't sign in" stays
-    technical's alone (0.80 < CEDE_CONFIDENCE), and on the shipped desk nothing changes."""
+    it with security at 0.99, so the example moves to security (security-9: taught to both, its
+    words stayed half technical's). "I can't sign in" stays technical's alone (0.80 <
+    CEDE_CONFIDENCE), and on the shipped desk nothing changes."""
     desk = load_desk(REPO / "evals" / "config-agent.toml")
     agents = [desk.agents[n] for n in ("billing", "technical", "security")]
     out = ceded(training_examples(agents), use_disk=False)
     for text in ("I think my account was hacked", "someone else logged into my account"):
-        assert text in out["security"] and text in out["technical"], text
+        assert text in out["security"] and text not in out["technical"], text
     assert "I can't sign in to my account" not in out["security"]
     router = Router(agents, use_disk_cache=False)
     # the ex who knows the password: technical's ("password") before the examples moved

@@ -141,8 +141,10 @@ def test_a_problem_and_a_question_in_one_message_are_two_matters():
 
 
 async def test_a_clarifying_question_names_only_the_agents_the_message_could_be_for():
-    """With a config-only agent the desk has three; "my password thing" is technical's or security's,
-    never billing's, so the customer is asked between those two."""
+    """With a config-only agent the desk has three; "my password thing" is technical's or
+    security's, never billing's, so the customer is asked between those two. (Since the config
+    desk's securing examples sit with its security agent, a bare "my password" leans to the
+    technical agent surely enough for a two-word message, 0.62, and is placed there.)"""
     from supportdesk.commands.evals import evaluate_conversations
 
     convo = {"name": "t", "turns": [{"customer": "my password thing", "expect": {

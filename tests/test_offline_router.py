@@ -243,6 +243,28 @@ def test_a_disowned_change_reaches_the_config_only_security_agent():
     assert router.best("my email adress got changed and it wasnt me who did it").agent == "security"
 
 
+def test_the_desks_own_name_and_an_account_id_do_not_route():
+    """Issue 38 (security-9): every agent serves the desk's company, and an id says who writes. The
+    config desk's technical examples say "Acme" a dozen times and the security agent's never, so
+    "... into my acme" leaned to technical; "CUS-1005" voted as "number" (the phone number's)."""
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    agents = [desk.agents[n] for n in ("billing", "security", "technical")]
+    router = Router(agents, use_disk_cache=False, desk_name=desk.desk.name)
+    for text in ("my ex knows my login and keeps getting into my acme",
+                 "my phone got pickpocketed on the metro and acme is still logged in on it. CUS-1005"):
+        assert router.route(text).agent == "security", text
+        assert router.route(text).confidence == router.route(re.sub(r"acme|CUS-\d+", " ", text)).confidence
+    for text in ("i forgot my password and the login page of acme says it's wrong", "CUS-1005 here, the acme app keeps crashing"):
+        assert router.route(text).agent == "technical", text
+    # (the name is the desk's: a desk called something else still hears "acme" as a word)
+    pickpocketed = "my phone got pickpocketed on the metro and acme is still logged in on it. CUS-1005"
+    other = Router(agents, use_disk_cache=False, desk_name="Other desk").route(pickpocketed)
+    assert other.confidence != router.route(pickpocketed).confidence
+    # a word of the name that says what an agent is for still routes
+    named = Router(agents, use_disk_cache=False, desk_name="Acme Billing support")
+    assert named.route("question about billing").confidence == router.route("question about billing").confidence
+
+
 @pytest.mark.parametrize(
     "text, money",
     [
@@ -406,3 +428,51 @@ def test_a_disowning_votes_as_someone(text, disowns):
 def test_a_disowned_sign_in_and_a_denied_hack_route_by_what_they_mean(config_router):
     assert config_router.route("i did NOT sign in from brazil last night but the email says i did").agent == "security"
     assert config_router.route("nobody hacked me, i just want to change my password to something longer").agent == "technical"
+
+
+def test_an_example_surely_another_agents_moves_to_it():
+    """Issue 38 (security-9): the config desk's technical examples "someone else logged into my
+    account" and "I think my account was hacked" are the security agent's by the desk's own model,
+    and are moved there, not taught to both: kept with technical, "someone" and "hacked" stayed
+    half its words and a stranger's doing told beside a phone leaned to it."""
+    from supportdesk.models.offline.router import ceded, training_examples
+
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    agents = [desk.agents[n] for n in ("billing", "security", "technical")]
+    examples = ceded(training_examples(agents), use_disk=False)
+    for text in ("someone else logged into my account", "I think my account was hacked"):
+        assert text in examples["security"] and text not in examples["technical"], text
+    router = Router(agents, use_disk_cache=False, desk_name=desk.desk.name)
+    assert router.route("the recovery phone number on my account got swapped to a number i dont know").agent == "security"
+    # a denial keeps its how-to with the technical agent
+    assert router.route("nothing's wrong, no hack or anything, i just want to change my password. how?").agent == "technical"
+    # the shipped desk has no example that sure of another agent: nothing moves
+    shipped = load_desk(REPO / "agents.toml")
+    plain = training_examples([shipped.agents["billing"], shipped.agents["technical"]])
+    assert ceded(plain, use_disk=False) == plain
+
+
+def test_not_before_an_article_denies_the_thing_it_names():
+    """"this isnt a hacking thing" denies the hacking as "no hack" does (security-9: with the
+    takeover examples moved to the security agent, the undenied "hacking" asked billing-or-what)."""
+    words, _ = clf.read_denials(clf._TOKEN.findall(normalise("this isnt a hacking thing, the app just logs me out every hour")))
+    assert "not_hacking" in words and "app" in words and "logs" in words
+    words, _ = clf.read_denials(clf._TOKEN.findall(normalise("it is not a big deal but the app crashes")))
+    assert "not_big" in words and "crashes" in words
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    router = Router([desk.agents[n] for n in ("billing", "security", "technical")], use_disk_cache=False, desk_name=desk.desk.name)
+    assert router.route("this isnt a hacking thing, the app just logs me out every hour or so").agent == "technical"
+
+
+def test_a_thing_named_then_the_customers_use_of_it_denied_disowns_it():
+    """"a browser i dont use" disowns the browser as "a number i do not know" does (a relative
+    clause: nothing after the verb, a thing before the customer), so the session reads as someone
+    else's; "i dont use the app" and ", i dont understand" disown nothing."""
+    def disowns(text: str) -> bool:
+        return clf.read_denials(clf._TOKEN.findall(normalise(text)))[1]
+
+    assert disowns("there's a session open on my account from a browser i dont use. wes.dubois22@example.com")
+    assert not disowns("i dont use the app") and not disowns("everything fails, i dont understand")
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    router = Router([desk.agents[n] for n in ("billing", "security", "technical")], use_disk_cache=False, desk_name=desk.desk.name)
+    assert router.route("there's a session open on my account from a browser i dont use. wes.dubois22@example.com").agent == "security"

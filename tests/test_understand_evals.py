@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -83,7 +83,6 @@ KNOWN_MISSES = {
     # since kb-6's calibrated thresholds, passes since the knowledge base covers a question by
     # what it asks: tools/kb.py _ASKED.)
     "understand 6 config (held): the ex knows my password",
-    "understand 6 config (held): recovery phone swapped",
     "understand 6 config (held): a windows session, email later, hedged yes",
     "understand 6 config (held): billing holds it, then a tablet I don't own",
     # offers-7 (a yes reaching the offer it answers; tune 5/10 and held 5/8 before, 8/10 and
@@ -114,8 +113,6 @@ KNOWN_MISSES = {
     # hedged yes" misses on that too, and its "hmm ok sure" reads as a no to the confirmation
     # reader: "hmm" is one of its hesitations, engine/confirmation._NEGATION.)
     "route 7 config (tune): ex-boyfriend still has my login",
-    "route 7 config (tune): password-changed mail i never asked for, email given",
-    "route 7 config (held): profile email swapped to a gmail i never seen",
     "route 7 config (held): entering from brazil, non-native, email later",
     # The knowledge base abstains on the two-factor question (its calibration is gates7's).
     "route 7 config (held): 2fa for extra safety is a question",
@@ -204,7 +201,6 @@ KNOWN_MISSES = {
     "understand 8 (held): refused: the same duplicate again after its refund",
     # Config desk: a breached password and a session from an unused browser go to technical;
     # "somebody else has been in my account" left with triage:
-    "understand 8 config (held): reset offered, 'not now, later myself'",
     "understand 8 config (held): security holds it, then where invoices are",
     # security-8 (security8; before: tune 5/10, held 6/8; after: tune 6/10, held 6/8; 8/10 and
     # 8/8 once the config desk's securing examples moved to security, below). An agent taught few
@@ -270,10 +266,25 @@ KNOWN_MISSES = {
     "understand 9 (held): team when the month ends, 'correct, thx'",
     "understand 9 (held): price list, 'the last one, yearly', 'sure'",
     "understand 9 (held): control: monthly or yearly, annual account",
-    # Config desk: a pickpocketed phone still signed in, phishing, an ex who knows the login and
-    # a reset "already changed myself" go to technical, not security:
-    "understand 9 config (held): pickpocketed phone still signed in",
-    "understand 9 config (held): phishing, email up front, 'yes pls'",
+    # Config desk: (a pickpocketed phone still signed in and phishing reach security since
+    # security-9, below.)
+    # security-9 (security8b; before: tune 3/8, held 4/6; after: tune 6/8, held 4/6; held-9 config
+    # 11/15 -> 13/15). The desk's own name and account ids no longer route ("... into my acme"
+    # leaned technical: router.without_names), and an example the desk's model places surely with
+    # the security agent moves there (router.ceded), so route-7's password-changed mail and
+    # profile email, and held-6's recovery phone, pass too. What still misses: someone the customer
+    # knows with the password told in words no agent's examples hold ("flatmate figured out",
+    # "sister ... keeps getting in" beside technical's password and login words), and a password
+    # typed into a fake page told without "phished" or "fake" in security's words ("click link in
+    # mail that look like acme", "a scam website"): the word model has no word for the kind.
+    "security 9 (tune): flatmate reads my notes",
+    "security 9 (tune): clicked a fake login mail, non-native",
+    "security 9 (held): sister keeps getting in",
+    "security 9 (held): typed password into a scam page",
+    # Held-9 config (11/15 before security8b, 13/15 after): routing passes for the ex who knows the
+    # login, but "do it" after the reset offer reads to the confirmation reader as a question
+    # (engine/confirmation.py, a Decline), so the reset is offered again; a session from an
+    # android phone when the customer has an iphone leans technical (its phone words):
     "understand 9 config (held): ex knows my login, email next, 'do it'",
     "understand 9 config (held): reset offered, 'already changed it myself'",
 }

@@ -28,7 +28,7 @@ from itertools import repeat
 from supportdesk.folders import cache_dir
 from supportdesk.lexicon import CONCEPTS, normalise
 
-_FORMAT = 8  # bump when features or the model change, so stale disk caches are ignored
+_FORMAT = 9  # bump when features or the model change, so stale disk caches are ignored
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
 # Words that carry no routing signal whatever the desk.
 STOPWORDS = frozenset(
@@ -134,6 +134,7 @@ _FIRST_PERSON = frozenset({"i", "we"})
 _WISHED = frozenset({"else", "can", "could", "will", "would", "should", "may", "must"})
 _WH = frozenset({"what", "why", "how", "where", "when", "who", "which", "if", "whether"})
 _OWN = frozenset({"mine", "ours"})
+_ARTICLES = frozenset({"a", "an", "any"})
 _RECEIVING = frozenset({"get", "got", "gotten", "receive", "received", "recieve", "recieved", "arrive", "arrived", "see", "saw"})
 DISOWNED_CONCEPTS = ("someone_c",)
 _NOT_DENIED = frozenset(
@@ -163,16 +164,18 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
             denied = True
             words.append(t)
             continue
-        if t == "no" and nxt != "one" and nxt not in STOPWORDS and nxt not in _CLAUSE_END:
-            # "no" as a determiner ("no hack or anything"): the thing it names did not happen;
-            # only that noun (and the concept the lexicon reads in it) is denied, not the clause
+        negated_article = t == "not" and nxt in _ARTICLES and i + 2 < n and tokens[i + 2] not in STOPWORDS and tokens[i + 2] not in _CLAUSE_END
+        if (t == "no" and nxt != "one" and nxt not in STOPWORDS and nxt not in _CLAUSE_END) or negated_article:
+            # "no" as a determiner ("no hack or anything"), or "not" before an article ("this isnt a
+            # hacking thing", the same denial): the thing it names did not happen; only that noun
+            # (and the concept the lexicon reads in it) is denied, not the clause
             words.append(t)
-            j = i + 1
+            j = i + 2 if negated_article else i + 1
             nouns = 0
             while j < n and tokens[j] not in _CLAUSE_END and (nouns == 0 or tokens[j].endswith("_c")):
                 nouns += 1
                 j += 1
-            determined = set(range(i + 1, j))
+            determined = set(range(j - nouns, j))
             continue
         if i in determined:
             words.append(t if t in _NOT_DENIED else "not_" + t)
@@ -191,7 +194,14 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
             elif subject in _FIRST_PERSON and helper in ("did", "have", "had", "never", "do") and verb not in _RECEIVING:
                 # "a number i do not know" disowns; "i do not know what this charge is" asks
                 after = tokens[i + 2] if i + 2 < n else ""
-                if helper != "do" or (verb in ("know", "recognise", "recognize") and after not in _WH):
+                # "a browser i do not use", "a phone i dont own": a thing named, then the customer's
+                # own use of it denied with nothing after the verb (the thing is its object, said
+                # before it: a relative clause), disowns that thing as "a number i do not know" does;
+                # "i do not use the app" (an object after the verb) and ", i dont understand" (no
+                # thing before) tell a habit or a state, no one else's doing
+                thing = tokens[i - 3] if i >= 3 else ""
+                relative = (after == "" or after in _CLAUSE_END) and thing not in STOPWORDS and thing not in _CLAUSE_END and thing != ""
+                if helper != "do" or (verb in ("know", "recognise", "recognize") and after not in _WH) or relative:
                     disowns = True
             elif t == "never" and prev in _FIRST_PERSON and verb not in _RECEIVING:
                 disowns = True

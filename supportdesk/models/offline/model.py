@@ -92,10 +92,10 @@ class OfflineModel:
         targets = [desk.agents[n] for n in agent.handoffs if n in desk.agents and skills_of(desk.agents[n])]
         if not targets:
             return None
-        key = tuple(sorted(a.name for a in targets))
+        key = (desk.desk.name, *sorted(a.name for a in targets))
         router = self._routers.get(key)
         if router is None:
-            router = Router(targets, use_disk_cache=self._use_disk_cache)
+            router = Router(targets, use_disk_cache=self._use_disk_cache, desk_name=desk.desk.name)
             self._routers[key] = router
         return router
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from supportdesk.config import AgentConfig
 from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for, examples_key
-from supportdesk.models.offline.cues import without_introduction
+from supportdesk.models.offline.cues import CHARGE_ID, without_introduction
+from supportdesk.models.offline.slots import _CUSTOMER_ID as CUSTOMER_ID
 from supportdesk.models.offline.kept import keep
 from supportdesk.lexicon import normalise
 
@@ -44,14 +45,17 @@ def training_examples(targets: Sequence[AgentConfig]) -> dict[str, list[str]]:
 
 
 # An example one agent holds that the model taught by every agent's examples (that example
-# included, so it leans its own way) still places with another agent this surely teaches that
-# agent too: a desk file that adds a `security` agent ("my account has been compromised") hears the
-# technical agent's "I think my account was hacked" as its own as well, without anyone editing the
-# technical agent's list, so no example of the built-in agents outranks the new agent's own
-# description (issue 38). Taught to both, not moved: "nothing's wrong, no hack or anything, i just
-# want to change my password. how?" is still the technical agent's how-to (understand-held-5).
-# On the shipped desk no example is that sure of another agent (the closest, 0.54), so its
-# routing is unchanged; on evals/config-agent.toml two examples teach security too (0.99 each).
+# included, so it leans its own way) still places with another agent this surely is that agent's:
+# a desk file that adds a `security` agent ("my account has been compromised") hears the technical
+# agent's "I think my account was hacked" as its own, without anyone editing the technical agent's
+# list, so no example of the built-in agents outranks the new agent's own description (issue 38).
+# Moved, not taught to both (security-9): kept with the technical agent too, "hacked" and
+# "someone" stayed half its words, and a stranger's sign-in told beside a phone or a password
+# leaned to it ("the recovery phone number on my account got swapped to a number i dont know").
+# A denial still keeps a how-to where it was: "no hack or anything, i just want to change my
+# password" (classifier.read_denials). On the shipped desk no example is that sure of another
+# agent (the closest, 0.54), so its routing is unchanged; on evals/config-agent.toml two examples
+# move to security (0.99 each).
 CEDE_CONFIDENCE = 0.95
 
 
@@ -63,7 +67,7 @@ DESKS_KEPT = 16
 
 def ceded(examples: dict[str, list[str]], use_disk: bool = True) -> dict[str, list[str]]:
     """`examples` with each example the desk's own model places surely with another agent
-    given to that agent as well."""
+    moved to that agent."""
     key = examples_key(examples)
     known = _CEDED.get(key)
     if known is None:
@@ -80,6 +84,8 @@ def _ceded(examples: dict[str, list[str]], use_disk: bool) -> dict[str, list[str
             p = model.predict(text, labels)
             if p.label != label and p.confidence >= CEDE_CONFIDENCE:
                 out[p.label].append(text)
+                if len(out[label]) > 1:  # (an agent keeps one example at least)
+                    out[label].remove(text)
     return out
 
 
@@ -89,9 +95,31 @@ def _ceded(examples: dict[str, list[str]], use_disk: bool) -> dict[str, list[str
 ROUTES_KEPT = 256
 
 
+# Who the customer writes to and who they are say nothing of which agent a matter is for: every
+# agent serves the desk's own company ("acme", in the config desk's technical examples a dozen
+# times and in the security agent's ten never, leaned "my ex knows my login and keeps getting into
+# my acme" to the technical agent), and an account id says who writes, as an email does (the
+# normaliser already drops emails; "CUS-1005" voted as "number", the phone number's word). The
+# words of the desk's name and the customer and charge ids are taken out of a message before it
+# is routed (issue 38, security-9).
+# (A word of the name that says what an agent is for, in its title or description, is kept: a
+# desk called "Acme Billing" still routes "billing".)
+def _name_pattern(name: str, targets: Sequence[AgentConfig] = ()) -> re.Pattern[str] | None:
+    jobs = {w for a in targets for w in _WORD.findall(f"{a.title} {a.description}".lower())}
+    words = sorted({w for w in _WORD.findall(name.lower()) if len(w) >= 3} - jobs, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE) if words else None
+
+
+def without_names(text: str, names: re.Pattern[str] | None) -> str:
+    """`text` without the desk's own name's words and the account and charge ids in it."""
+    text = CHARGE_ID.sub(" ", CUSTOMER_ID.sub(" ", text))
+    return names.sub(" ", text) if names is not None else text
+
+
 class Router:
-    def __init__(self, targets: Sequence[AgentConfig], use_disk_cache: bool = True):
+    def __init__(self, targets: Sequence[AgentConfig], use_disk_cache: bool = True, desk_name: str = ""):
         self.targets = [a.name for a in targets]
+        self._names = _name_pattern(desk_name, targets)
         examples = ceded(training_examples(targets), use_disk=use_disk_cache)
         self.model: TextClassifier = classifier_for(examples, use_disk=use_disk_cache)
         self._routes: dict[tuple[str, tuple[str, ...]], Route] = {}
@@ -107,7 +135,7 @@ class Router:
         return known
 
     def _route(self, text: str, candidates: list[str]) -> Route:
-        text = without_introduction(text)
+        text = without_names(without_introduction(text), self._names)
         p = self.model.predict(text, candidates)
         n_words = len(content_words(text))
         unsure = (
@@ -120,5 +148,5 @@ class Router:
     def best(self, text: str, exclude: Sequence[str] = ()) -> Route:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
-        p = self.model.predict(without_introduction(text), candidates)
+        p = self.model.predict(without_names(without_introduction(text), self._names), candidates)
         return Route(p.label, p.confidence, p)
