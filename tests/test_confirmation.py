@@ -825,6 +825,14 @@ _RESET_OFFER = ("I can email a password reset link to the address on file for yo
 _REFUND_OFFER = "Just to be sure: shall I refund $29.99 for the charge on March 3, 2026?"
 
 
+@pytest.mark.parametrize("text", ["do it", "do it.", "do it please", "do that now"])
+def test_do_it_is_an_imperative_not_a_question(text):
+    """"do it" after an offer is a yes (held-9 config: "do it" was read as a question opened by
+    the auxiliary "do", so the reset link was offered again); "do it?" and "does it work" still ask."""
+    assert read_answer(text, _RESET_OFFER) == "yes"
+    assert read_answer(text + "?", _RESET_OFFER) == "question" and read_answer("does it work", _RESET_OFFER) == "question"
+
+
 @pytest.mark.parametrize(
     ("text", "offer"),
     [("go on then", _REFUND_OFFER), ("fine, go on", _REFUND_OFFER), ("now the reset link pls", _RESET_OFFER),

@@ -281,11 +281,9 @@ KNOWN_MISSES = {
     "security 9 (tune): clicked a fake login mail, non-native",
     "security 9 (held): sister keeps getting in",
     "security 9 (held): typed password into a scam page",
-    # Held-9 config (11/15 before security8b, 13/15 after): routing passes for the ex who knows the
-    # login, but "do it" after the reset offer reads to the confirmation reader as a question
-    # (engine/confirmation.py, a Decline), so the reset is offered again; a session from an
-    # android phone when the customer has an iphone leans technical (its phone words):
-    "understand 9 config (held): ex knows my login, email next, 'do it'",
+    # Held-9 config (11/15 before security8b, 13/15 after; the ex who knows the login passes since
+    # "do it" is an imperative, not a question opened by "do": engine/confirmation._QUESTION_START).
+    # A session from an android phone when the customer has an iphone leans technical (its phone words):
     "understand 9 config (held): reset offered, 'already changed it myself'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured

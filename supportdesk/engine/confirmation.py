@@ -84,9 +84,9 @@ _ALTERNATIVE = re.compile(
 )
 # Asked, not answered.
 _QUESTION_START = re.compile(
-    r"^(?:will|would|can|could|is|are|am|do|does|did|how|what|when|where|why|which|who|whom|whose|"
-    r"should|shall|may|might|has|have|was|were)\b"
-)
+    r"^(?:will|would|can|could|is|are|am|do(?! (?:it|that|this)\b)|does|did|how|what|when|where|why|which|"
+    r"who|whom|whose|should|shall|may|might|has|have|was|were)\b"
+)  # ("do it", "do that": an imperative; asked, it would be "does it")
 # "could you go ahead?" asks for the action: a yes however it is punctuated (when the rest of
 # the message is only the offer's own words: "the amount is $29.99, can you process that?").
 _ASKED_TO_ACT = re.compile(
