@@ -64,7 +64,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from supportdesk.tools.kb import CALIBRATED, EXAMPLES, Article, KnowledgeBase, Reading, Thresholds, _terms, knowledge_base, parse_examples  # noqa: E402
+from supportdesk.tools.kb import CALIBRATED, EXAMPLES, TOLD_EXAMPLES, Article, KnowledgeBase, Reading, Thresholds, _terms, examples, knowledge_base, parse_examples  # noqa: E402
 
 Row = dict[str, Any]
 Pick = Callable[[str], "tuple[str | None, float]"]  # question -> (best article or None, its confidence)
@@ -212,11 +212,11 @@ def veto_loader(threshold: float) -> Pick:
 def desk_leave_one_out(tune: list[Row]) -> list[tuple[Row, str | None]]:
     """Each tune question answered by the desk with its example model trained without it."""
     base = knowledge_base()
-    examples = parse_examples(EXAMPLES.read_text(encoding="utf-8"))
+    shipped = examples()
     out = []
     for r in tune:
         key = (r["article"], " ".join(r["text"].split()))
-        kb = KnowledgeBase(base.articles, [e for e in examples if e != key])
+        kb = KnowledgeBase(base.articles, [e for e in shipped if e != key])
         hits = kb.answer(r["text"])
         out.append((r, hits[0][0].slug if hits else None))
     return out
@@ -352,8 +352,13 @@ def report(name: str, tune_scored: list[tuple[Row, str | None]], held_scored: li
 EXAMPLES_HEADER = """\
 # The desk's example questions for tools/kb.py's example model: the questions of the tune halves
 # evals/kb-questions-tune.jsonl, kb-customer-words-tune.jsonl, kb-5-tune.jsonl and kb-6-questions-tune.jsonl (never a held
-# half), then the first messages of kb-8-tune.jsonl's conversations labelled by the article their
-# reply must name; one "slug: question" a line, "none: question" for one no article answers.
+# half), one "slug: question" a line, "none: question" for one no article answers.
+# Rebuilt by: python benchmarks/bench_kb.py --examples
+"""
+TOLD_HEADER = """\
+# More examples for tools/kb.py's example model (TOLD_EXAMPLES; not the readers' training): the
+# first messages of the kb-8-tune.jsonl conversations (never a held half), each by the article its
+# reply must name, one "slug: message" a line.
 # Rebuilt by: python benchmarks/bench_kb.py --examples
 """
 
@@ -386,9 +391,14 @@ def conversation_examples(families: Sequence[str] = EXAMPLE_CONVERSATIONS) -> li
 
 def examples_text() -> str:
     """tools/kb/examples.txt as the tune halves make it."""
-    questions = [r for f in FAMILIES for r in rows("tune", f)] + conversation_examples()
-    lines = [f"{r['article'] or 'none'}: {' '.join(r['text'].split())}" for r in questions]
+    lines = [f"{r['article'] or 'none'}: {' '.join(r['text'].split())}" for f in FAMILIES for r in rows("tune", f)]
     return EXAMPLES_HEADER + "\n".join(lines) + "\n"
+
+
+def told_examples_text() -> str:
+    """tools/kb/examples-told.txt as the tune conversations make it."""
+    lines = [f"{r['article']}: {' '.join(r['text'].split())}" for r in conversation_examples()]
+    return TOLD_HEADER + "\n".join(lines) + "\n"
 
 
 # --- calibrating the example model's thresholds (tools/kb.py CALIBRATED) ---------------------
@@ -432,12 +442,12 @@ Readings = Sequence[tuple[Row, KnowledgeBase, Reading]]
 def tune_readings(families: Sequence[str] = FAMILIES) -> list[tuple[Row, KnowledgeBase, Reading]]:
     """Each tune question read by a knowledge base trained without it (leave-one-out)."""
     base = knowledge_base()
-    examples = parse_examples(EXAMPLES.read_text(encoding="utf-8"))
+    shipped = examples()
     out = []
     for family in families:
         for r in rows("tune", family):
             key = (r["article"], " ".join(r["text"].split()))
-            kb = KnowledgeBase(base.articles, [e for e in examples if e != key])
+            kb = KnowledgeBase(base.articles, [e for e in shipped if e != key])
             out.append((r, kb, kb.read(r["text"])))
     return out
 
@@ -520,7 +530,8 @@ def main() -> int:
         return 0
     if sys.argv[1:] == ["--examples"]:
         EXAMPLES.write_text(examples_text(), encoding="utf-8")
-        print(f"wrote {EXAMPLES.relative_to(REPO)}")
+        TOLD_EXAMPLES.write_text(told_examples_text(), encoding="utf-8")
+        print(f"wrote {EXAMPLES.relative_to(REPO)} and {TOLD_EXAMPLES.relative_to(REPO)}")
         return 0
     for family in MEASURED:
         bench_family(family)
