@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -231,15 +231,13 @@ KNOWN_MISSES = {
     # not sure enough that no article answers to withdraw it:
     "kb 8 (tune): no article: comments on a pdf",
     "kb 8 (held): no article: company logo and colours, non-native",
-    # An article's matter told only in words no article nor example holds ("the one from friday
-    # back", "dies", "buzz ... silent", "goes black and shuts", "the old one again", "boots me
-    # back"): the desk abstains (safe, a miss); "my son cleared out ... lost forever" reads as the
-    # lost phone's. Word meaning beyond the articles' and examples' words is not learnt (wordllama
-    # 0.4 measured in benchmarks/bench_kb.py did worse on the held halves):
-    "kb 8 (tune): thesis saved blank, the friday one back",
-    "kb 8 (tune): laptop edit on the train, phone shows old text",
-    "kb 8 (tune): windows app dies when printing",
-    "kb 8 (tune): phone used to buzz on replies, now silent",
+    # An article's matter told only in words no article nor example holds ("goes black and
+    # shuts", "the old one again", "boots me back"): the desk abstains (safe, a miss); "my son
+    # cleared out ... lost forever" reads as the lost phone's. Word meaning beyond the articles'
+    # and examples' words is not learnt (wordllama 0.4 measured in benchmarks/bench_kb.py did worse
+    # on the held halves). (The tune half's four such, "the friday one back", "dies", "phone shows
+    # old text", "buzz ... silent", pass since kb-9: the example model learns the tune
+    # conversations' first messages, benchmarks/bench_kb.py EXAMPLE_CONVERSATIONS.)
     "kb 8 (held): son cleared recipes on the ipad",
     "kb 8 (held): android goes black after the logo",
     "kb 8 (held): changes at work, old file at home",
@@ -249,10 +247,9 @@ KNOWN_MISSES = {
     "kb 8 (tune): a board takes a minute, spinner forever",
     # Held-9 (36/52 + 9/15 before round 8, written before it under the reset-link policy;
     # 41/52 + 11/15 on its first run after it). Which article: a matter told in words no article
-    # or example holds is abstained on (safe, a miss): restore, sync, crash, export, team:
+    # or example holds is abstained on (safe, a miss): restore, export, team (sync and crash pass
+    # since kb-9):
     "understand 9 (held): older version: a colleague replaced the shared price list",
-    "understand 9 (held): tablet shows stale notes",
-    "understand 9 (held): window goes white then shuts on windows 11",
     "understand 9 (held): question: a csv for the auditor",
     "understand 9 (held): question: bookkeeper sees only one folder",
     # Money: "change how i pay" after the email goes to technical (the wallets article's "pay");
@@ -285,6 +282,24 @@ KNOWN_MISSES = {
     # "do it" is an imperative, not a question opened by "do": engine/confirmation._QUESTION_START).
     # A session from an android phone when the customer has an iphone leans technical (its phone words):
     "understand 9 config (held): reset offered, 'already changed it myself'",
+    # kb-9 (an article's matter told in words no article or example holds; before: tune 4/8,
+    # held 2/6; after: tune 4/8, held 2/6, and held-9 41/52 -> 43/52: its stale tablet and white
+    # window learnt from kb-8's tune conversations). Still abstained on: a sheet typed over ("the
+    # tuesday one again"), drafts out of step between laptop and phone, the ipad behind the
+    # desktop (the model sure of sync, 0.91, below SURE 0.95), a spreadsheet of contacts for the
+    # accountant (BM25's export article covering 0.31 of it, below MIN_COVERAGE):
+    "kb 9 (tune): intern typed over the budget sheet, want tuesdays",
+    "kb 9 (tune): laptop has old draft, phone has new",
+    "kb 9 (held): the ipad is behind the desktop",
+    "kb 9 (held): spreadsheet of all our contacts for the accountant",
+    # A wrong article: "let my assistant open just the invoices folder" is the crash article's to
+    # BM25 and to the model ("open" is its word: "won't open"); letting someone in is not learnt.
+    "kb 9 (held): my assistant should only see the invoices folder",
+    # Routing, not the knowledge base: records for a lawyer go to the senior agent as a legal
+    # matter; "any ready made templates" reads to triage as outside the desk's scope ("print
+    # address labels" leaned billing; it reaches technical since security-9's router changes):
+    "kb 9 (tune): hand every record to our lawyer, non-native",
+    "kb 9 (tune): no article: templates gallery, terse",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
