@@ -464,8 +464,14 @@ CHARGE_ID = re.compile(r"\bch-?\s?\d{4,}\b", _FLAGS)
 # When a plan change takes effect: at the next renewal, or now.
 AT_RENEWAL = _any(
     r"\b(?:at|on|from|after|with|by|starting|beginning) (?:the |my |our )?(?:next |upcoming )?(?:renewal|billing (?:date|cycle|period)|next (?:billing|invoice|cycle|period|month))\b",
-    r"\bwhen (?:my |the |our )?(?:current )?(?:period|subscription|plan|billing period|month|year|cycle) (?:ends|runs out|is over|renews)\b",
-    r"\b(?:end|close) of (?:the |my |our )?(?:current )?(?:billing )?(?:period|cycle|month|term|year)\b", r"\bnext renewal\b", r"\bat renewal\b",
+    # A time told by the end of the period the customer is in: a subordinator, any determiner, the
+    # period's noun and a verb of ending ("once this billing cycle is over", "when our current month
+    # runs out", "after my term expires"); or "the end of" it.
+    r"\b(?:when|once|after|as soon as)\s+(?:my|the|our|this|that|the current|my current|our current)\s+(?:current\s+)?"
+    r"(?:billing\s+|paid\s+)?(?:period|subscription|plan|month|year|cycle|term)\s+"
+    r"(?:ends|has ended|runs out|has run out|is over|is up|is done|expires|has expired|finishes|renews|closes)\b",
+    r"\b(?:end|close) of (?:the |my |our |this |that )?(?:current )?(?:billing |paid )?(?:period|cycle|month|term|year|subscription)\b",
+    r"\bnext renewal\b", r"\bat renewal\b",
 )
 RIGHT_NOW = _any(r"\b(?:right )?now\b", r"\bright away\b", r"\bimmediately\b", r"\btoday\b", r"\basap\b")
 
@@ -614,6 +620,24 @@ _NAMES_PAYMENT_METHOD = _any(rf"\b{_CARD_ON_FILE}\b")
 # card questions of the tune halves (route-7b, intents-8): their readings are 0.9 to 1.0, a card
 # change or removal reads its own intent (update_card, remove_card), a card page crashing "other".
 CARD_ON_FILE_CONFIDENCE = 0.8
+
+
+# How sure the desk intents reader must be that a request, read with the card told after it, asks
+# for the card to be changed (`card_change_told`).
+CARD_CHANGE_CONFIDENCE = 0.9
+
+
+def card_change_told(earlier: str, text: str) -> bool:
+    """`text` names a card (the rules read it: "visa ending 6612") after a request the cues do not
+    hear as a change of payment method ("need to change how i pay you", "need to update my payment
+    details"), and the desk intents reader, reading the request with the card, hears the change of
+    card (its update_card): the card is the one to put on file (issue 38: what was said stays said)."""
+    from supportdesk.readers import acts
+
+    if card_description(text) is None or not earlier.strip():
+        return False
+    reading = acts.read_desk_intent(f"{earlier} {text}")
+    return reading.act == "update_card" and reading.confidence >= CARD_CHANGE_CONFIDENCE
 
 
 def asks_card_on_file(text: str) -> bool:
