@@ -123,3 +123,19 @@ async def test_a_card_told_to_the_technical_agent_goes_to_billing_with_its_reque
         {"customer": "yes", "expect": {"tools": [
             {"name": "update_payment_method", "arguments": {"customer_id": "CUS-1001", "method": "mastercard ending 8080"}}]}},
     ], {"update_payment_method": 1})
+
+
+def test_another_card_asked_for_in_words_no_cue_lists_is_read_by_the_desk_intents_reader():
+    assert cues.asks_card_change("i would like to pay with my other card")
+    assert not cues.asks_card_change("how do i add a card in the app")  # a how-to question: the app's
+    assert not cues.asks_card_change("my card is not working in the app")  # trouble told
+
+
+async def test_another_card_asked_for_goes_to_billing_and_is_offered_with_the_card():
+    await _passes([
+        {"customer": "i would like to pay with my other card. dana@example.com",
+         "expect": {"agent": "billing", "not_tools": MONEY}},
+        {"customer": "amex ending 1005", "expect": {"offers": ["update_payment_method"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [
+            {"name": "update_payment_method", "arguments": {"customer_id": "CUS-1001", "method": "amex ending 1005"}}]}},
+    ], {"update_payment_method": 1})

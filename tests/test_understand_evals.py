@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "money-9")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -251,6 +251,10 @@ KNOWN_MISSES = {
     # "opening any board takes like a full minute now, the spinner just goes round" reads to
     # triage as outside every agent's job (scope.py, not this family's to change):
     "kb 8 (tune): a board takes a minute, spinner forever",
+    # money-9 (held-9's money kinds; tune 3/8 and held 3/6 before, 7/8 and 6/6 after). "what plans
+    # do you have?" names no plan, and the money gate does not read "plans" as money, so billing
+    # (which needs money named) steps aside and the technical agent abstains:
+    "money 9 (tune): the first one of the list, annually",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

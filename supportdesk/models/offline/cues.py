@@ -640,6 +640,24 @@ def card_change_told(earlier: str, text: str) -> bool:
     return reading.act == "update_card" and reading.confidence >= CARD_CHANGE_CONFIDENCE
 
 
+# How sure the desk intents reader must be that a message asks for another card on file when no
+# card is named yet (`asks_card_change`): the tune halves' requests read 0.99 and more.
+CARD_CHANGE_ASKED_CONFIDENCE = 0.99
+
+
+def asks_card_change(text: str) -> bool:
+    """A request for another card or payment method on the account, told in words no cue lists
+    ("i'd like to pay with a different card from now on", "use paypal instead of my card"): the
+    desk intents reader reads its update_card, the act reader a request (a how-to question about
+    adding a card in the app is the app's), and a payment method's noun is named (issue 38)."""
+    from supportdesk.readers import acts
+
+    if APP_TROUBLE.search(text) or not _NAMES_PAYMENT_METHOD.search(text):
+        return False
+    reading = acts.read_desk_intent(text)
+    return reading.act == "update_card" and reading.confidence >= CARD_CHANGE_ASKED_CONFIDENCE and acts.read_act(text).act == "request"
+
+
 def asks_card_on_file(text: str) -> bool:
     """Which card is on file, asked and not changed: "which card do you have for me?", "is it
     still the visa?", "how am i paying you at the moment?" (read from the account; issue 38). Read

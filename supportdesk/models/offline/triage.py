@@ -175,7 +175,7 @@ _SKILL_REQUESTS = {
 
 def _asks_money(text: str) -> bool:
     # (or which card pays, asked: the money skill reads it from the account, its "card_on_file")
-    return any(p.search(text) for p in _SKILL_REQUESTS["money"]) or cues.asks_card_on_file(text)
+    return any(p.search(text) for p in _SKILL_REQUESTS["money"]) or cues.asks_card_on_file(text) or cues.asks_card_change(text)
 
 
 # Requests whose words lean the router the wrong way, and the skill that answers them whatever
@@ -269,8 +269,8 @@ def _product_matter(view: View, text: str, candidates: list[str]) -> str | None:
 
 def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
     skills = {skill for skill, patterns in _SKILL_REQUESTS.items() if any(p.search(text) for p in patterns)}
-    if cues.asks_card_on_file(text):
-        skills.add("money")  # which card pays, asked (the learned desk intents reader)
+    if cues.asks_card_on_file(text) or cues.asks_card_change(text):
+        skills.add("money")  # which card pays, asked, or another asked for (the learned desk intents reader)
     if len(skills) != 1:
         return None
     (skill,) = skills
@@ -395,6 +395,9 @@ def decide(view: View, router: Router):
         # or asks which card pays ("what card do you have saved for me?"): the account's payment
         # method is billing's to read, though "card" leans to the app's card troubles (held-7)
         or cues.asks_card_on_file(text)
+        # or another card asked for in words no cue lists ("i'd like to pay with a different card
+        # from now on"): the learned desk intents reader's update_card, as a request (held-9)
+        or cues.asks_card_change(text)
     )
     # So is a question or a change about one of the plans by name ("on pro right now, what's
     # cheaper?"): "team" and "pro" lean the router towards the app's team features.
