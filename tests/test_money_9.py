@@ -139,3 +139,14 @@ async def test_another_card_asked_for_goes_to_billing_and_is_offered_with_the_ca
         {"customer": "yes", "expect": {"tools": [
             {"name": "update_payment_method", "arguments": {"customer_id": "CUS-1001", "method": "amex ending 1005"}}]}},
     ], {"update_payment_method": 1})
+
+
+def test_two_payment_methods_offered_as_alternatives_ask_which_one_pays():
+    assert MoneyIntents._intents_of("how am i charged, visa or paypal?") == {"card_on_file"}
+    assert "card_on_file" not in MoneyIntents._intents_of("can i pay by card or paypal?")  # what is possible
+
+
+async def test_which_of_two_payment_methods_pays_is_read_from_the_account():
+    await _passes([{"customer": "how am i charged, visa or paypal? marco@example.com",
+                    "expect": {"agent": "billing", "reply": ["5454"], "reply_not": ["shall i"], "not_tools": MONEY}}],
+                  {"update_payment_method": 0})

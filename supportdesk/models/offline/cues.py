@@ -584,6 +584,8 @@ _CARD_ON_FILE = (
     r"(?:(?:credit |debit )?cards?(?: details| number| info(?:rmation)?)?|payment (?:method|details|info(?:rmation)?)s?|"
     r"visa|mastercard|master card|amex|american express|paypal)"
 )
+# (The payment methods' nouns, for the money skill's grammar over them.)
+CARD_ON_FILE_WORDS = _CARD_ON_FILE
 REMOVE_CARD = _any(
     rf"\b(?:remove|removing|delete|deleting|unlink|detach|forget|get rid of|erase|wipe)\b[^.!?]{{0,25}}\b{_CARD_ON_FILE}\b",
     rf"\btake (?:my|the|our) {_CARD_ON_FILE} off\b",

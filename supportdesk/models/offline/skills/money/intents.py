@@ -124,6 +124,13 @@ _QUESTIONS_JOINED = re.compile(r"\s+(?:and|also|plus)\s+(?=(?:what|how|when|whic
 _ASKS_WHETHER = re.compile(
     r"\s*(?:(?:hi|hello|hey|so|ok|quick question)[,!.:]?\s+)?(?:am|are|is|do|does|did|will|was|were|how often)\b", re.I
 )
+# Two payment methods offered as alternatives ("card or paypal", "visa or the amex"): grammar (a
+# disjunction) over the payment methods' nouns the rules know (cues.NAMES_PAYMENT_METHOD).
+_METHODS_OFFERED = re.compile(
+    rf"\b{cues.CARD_ON_FILE_WORDS}\s*(?:,\s*)?or\s+(?:(?:the|a|my|by|via|with)\s+)?{cues.CARD_ON_FILE_WORDS}\b", re.I
+)
+# "can i pay by card or paypal?" asks what is possible, not which one pays now.
+_ASKS_POSSIBLE = re.compile(r"\s*(?:can|could|may|do you (?:take|accept))\b", re.I)
 # How sure the desk intents reader must be that a message asks what was charged ("what did you
 # take from me on the tenth of february?": no charge word a rule lists) for it to be about charges.
 CHARGES_ASKED_CONFIDENCE = 0.95
@@ -193,6 +200,16 @@ class MoneyIntents(MoneyBase):
             # it from a change (its update_card) where the payment cue hears "card" either way
             # ("i got a new bank last year, what card is paying now?"); a card named after a
             # change word is the change ("switch to paypal").
+            found.discard("payment")
+            found.add("card_on_file")
+        if (
+            "remove_card" not in found and _METHODS_OFFERED.search(t) and asks.is_question(t)
+            and not _ASKS_POSSIBLE.match(t) and not re.search(r"\d{4}", t)
+        ):
+            # "how am i billed, card or paypal?": two payment methods offered as the answer's
+            # alternatives (the rules name them) in a question: which one pays, read from the
+            # account (the desk intents reader hears "billed" and a card as a change of card; the
+            # payment cue hears the card either way).
             found.discard("payment")
             found.add("card_on_file")
         if "next_payment" in found and not cues.NEXT_PAYMENT.search(cues.AT_RENEWAL.sub(" ", t)):
