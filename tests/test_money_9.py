@@ -150,3 +150,13 @@ async def test_which_of_two_payment_methods_pays_is_read_from_the_account():
     await _passes([{"customer": "how am i charged, visa or paypal? marco@example.com",
                     "expect": {"agent": "billing", "reply": ["5454"], "reply_not": ["shall i"], "not_tools": MONEY}}],
                   {"update_payment_method": 0})
+
+
+async def test_a_request_to_stop_paying_in_the_apps_words_goes_to_billing_and_is_offered():
+    # "shut it down" leans to the app's crash article; the money skill's learned reading of a
+    # request to stop paying decides (intents-8)
+    await _passes([
+        {"customer": "dont want to pay for this anymore, shut it down. marco@example.com",
+         "expect": {"agent": "billing", "offers": ["cancel_subscription"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1002"}}]}},
+    ], {"cancel_subscription": 1})

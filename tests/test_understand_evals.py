@@ -224,11 +224,9 @@ KNOWN_MISSES = {
     # invoice question now leans technical (its password words) once billing hands it back:
     "understand 3 config (held): invoices, then sign me out everywhere",
     # intents-8 (written before the desk intents reader: tune 6/12, held 5/10; after: tune 10/12,
-    # held 10/10). "shut it down pls" beside "dont want to pay for acme anymore" leans the router
-    # to technical (its app words), and the money skill never sees it. ("how am i billed, card or
-    # paypal?" passes since money-9: two payment methods offered as a question's alternatives ask
-    # which one pays.)
-    "intents 8 (tune): dont want to pay anymore",
+    # held 10/10). (Both tune misses pass since money-9: "shut it down pls" beside "dont want to pay
+    # for acme anymore" reaches billing by the money skill's learned reading of a request to stop
+    # paying, triage._stops_paying; "how am i billed, card or paypal?" asks which one pays.)
     # kb-8 (which article answers; before: tune 4/10, held 2/8; after: tune 4/10, held 3/8).
     # Product questions whose words an article holds in another sense ("comments" is the
     # notifications article's, "company" single sign-on's): BM25 confident, the example model
