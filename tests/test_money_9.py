@@ -160,3 +160,8 @@ async def test_a_request_to_stop_paying_in_the_apps_words_goes_to_billing_and_is
          "expect": {"agent": "billing", "offers": ["cancel_subscription"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1002"}}]}},
     ], {"cancel_subscription": 1})
+
+
+async def test_a_change_of_account_details_is_no_request_to_stop_paying():
+    await _passes([{"customer": "I want to change my account details. dana@example.com",
+                    "expect": {"agent": "technical", "context_absent": ["pending_offer"], "not_tools": MONEY}}])

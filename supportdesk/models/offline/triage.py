@@ -176,10 +176,11 @@ _SKILL_REQUESTS = {
 def _stops_paying(text: str) -> bool:
     from supportdesk.models.offline.skills.money.intents import heard_cancel_request
 
-    # (Read as a request by the act reader: to triage, where every message arrives, the learned
-    # cancel reading alone also hears "problem verifying my account" and "how do you protect my
-    # account" as ending the account; the dev set's Banking77 messages measured it.)
-    return acts.read_act(text).act == "request" and heard_cancel_request(text)
+    # (Read as a request by the act reader, paying or billing spoken of (cues.ABOUT_CHARGES): to
+    # triage, where every message arrives, the learned cancel reading alone also hears "problem
+    # verifying my account" and "I want to change my account details" as ending the account; the
+    # dev set's Banking77 messages measured it.)
+    return bool(cues.ABOUT_CHARGES.search(text)) and acts.read_act(text).act == "request" and heard_cancel_request(text)
 
 
 def _asks_money(text: str) -> bool:
