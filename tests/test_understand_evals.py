@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -220,11 +220,9 @@ KNOWN_MISSES = {
     # invoice question now leans technical (its password words) once billing hands it back:
     "understand 3 config (held): invoices, then sign me out everywhere",
     # intents-8 (written before the desk intents reader: tune 6/12, held 5/10; after: tune 10/12,
-    # held 10/10). "shut it down pls" beside "dont want to pay for acme anymore" leans the router
-    # to technical (its app words), and the money skill never sees it; "how am i billed, card or
-    # paypal?" reads update_card (0.62) over card_on_file, so the recent charges answer it:
-    "intents 8 (tune): dont want to pay anymore",
-    "intents 8 (tune): how am i billed",
+    # held 10/10). (Both tune misses pass since money-9: "shut it down pls" beside "dont want to pay
+    # for acme anymore" reaches billing by the money skill's learned reading of a request to stop
+    # paying, triage._stops_paying; "how am i billed, card or paypal?" asks which one pays.)
     # kb-8 (which article answers; before: tune 4/10, held 2/8; after: tune 4/10, held 3/8).
     # Product questions whose words an article holds in another sense ("comments" is the
     # notifications article's, "company" single sign-on's): BM25 confident, the example model
@@ -252,17 +250,11 @@ KNOWN_MISSES = {
     "understand 9 (held): older version: a colleague replaced the shared price list",
     "understand 9 (held): question: a csv for the auditor",
     "understand 9 (held): question: bookkeeper sees only one folder",
-    # Money: "change how i pay" after the email goes to technical (the wallets article's "pay");
-    # an invoice asked by its month gets all three; a charge called a duplicate that is not one
-    # is escalated and offered, then refused in the same turn; a change at renewal offered only
-    # after "correct"; "the last one, yearly" read as the first plan; a question about the
-    # billing period met with the skill's capabilities:
+    # Money: "need to change how i pay you" after the email goes to technical (no reader hears it
+    # as money; the card told next is then handed back to billing and offered). (An invoice asked
+    # by its month, a charge called a duplicate that is not one, a change at renewal, "the last
+    # one, yearly" and the billing period asked pass since money-9.)
     "understand 9 (held): email first, card next, 'go ahead'",
-    "understand 9 (held): email told once, then the january invoice",
-    "understand 9 (held): refused: a charge id that is no duplicate",
-    "understand 9 (held): team when the month ends, 'correct, thx'",
-    "understand 9 (held): price list, 'the last one, yearly', 'sure'",
-    "understand 9 (held): control: monthly or yearly, annual account",
     # Config desk: (a pickpocketed phone still signed in and phishing reach security since
     # security-9, below.)
     # security-9 (security8b; before: tune 3/8, held 4/6; after: tune 6/8, held 4/6; held-9 config
@@ -300,6 +292,10 @@ KNOWN_MISSES = {
     # address labels" leaned billing; it reaches technical since security-9's router changes):
     "kb 9 (tune): hand every record to our lawyer, non-native",
     "kb 9 (tune): no article: templates gallery, terse",
+    # money-9 (held-9's money kinds; tune 3/8 and held 3/6 before, 7/8 and 6/6 after). "what plans
+    # do you have?" names no plan, and the money gate does not read "plans" as money, so billing
+    # (which needs money named) steps aside and the technical agent abstains:
+    "money 9 (tune): the first one of the list, annually",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

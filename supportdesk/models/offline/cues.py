@@ -464,8 +464,14 @@ CHARGE_ID = re.compile(r"\bch-?\s?\d{4,}\b", _FLAGS)
 # When a plan change takes effect: at the next renewal, or now.
 AT_RENEWAL = _any(
     r"\b(?:at|on|from|after|with|by|starting|beginning) (?:the |my |our )?(?:next |upcoming )?(?:renewal|billing (?:date|cycle|period)|next (?:billing|invoice|cycle|period|month))\b",
-    r"\bwhen (?:my |the |our )?(?:current )?(?:period|subscription|plan|billing period|month|year|cycle) (?:ends|runs out|is over|renews)\b",
-    r"\b(?:end|close) of (?:the |my |our )?(?:current )?(?:billing )?(?:period|cycle|month|term|year)\b", r"\bnext renewal\b", r"\bat renewal\b",
+    # A time told by the end of the period the customer is in: a subordinator, any determiner, the
+    # period's noun and a verb of ending ("once this billing cycle is over", "when our current month
+    # runs out", "after my term expires"); or "the end of" it.
+    r"\b(?:when|once|after|as soon as)\s+(?:my|the|our|this|that|the current|my current|our current)\s+(?:current\s+)?"
+    r"(?:billing\s+|paid\s+)?(?:period|subscription|plan|month|year|cycle|term)\s+"
+    r"(?:ends|has ended|runs out|has run out|is over|is up|is done|expires|has expired|finishes|renews|closes)\b",
+    r"\b(?:end|close) of (?:the |my |our |this |that )?(?:current )?(?:billing |paid )?(?:period|cycle|month|term|year|subscription)\b",
+    r"\bnext renewal\b", r"\bat renewal\b",
 )
 RIGHT_NOW = _any(r"\b(?:right )?now\b", r"\bright away\b", r"\bimmediately\b", r"\btoday\b", r"\basap\b")
 
@@ -578,6 +584,8 @@ _CARD_ON_FILE = (
     r"(?:(?:credit |debit )?cards?(?: details| number| info(?:rmation)?)?|payment (?:method|details|info(?:rmation)?)s?|"
     r"visa|mastercard|master card|amex|american express|paypal)"
 )
+# (The payment methods' nouns, for the money skill's grammar over them.)
+CARD_ON_FILE_WORDS = _CARD_ON_FILE
 REMOVE_CARD = _any(
     rf"\b(?:remove|removing|delete|deleting|unlink|detach|forget|get rid of|erase|wipe)\b[^.!?]{{0,25}}\b{_CARD_ON_FILE}\b",
     rf"\btake (?:my|the|our) {_CARD_ON_FILE} off\b",
@@ -614,6 +622,42 @@ _NAMES_PAYMENT_METHOD = _any(rf"\b{_CARD_ON_FILE}\b")
 # card questions of the tune halves (route-7b, intents-8): their readings are 0.9 to 1.0, a card
 # change or removal reads its own intent (update_card, remove_card), a card page crashing "other".
 CARD_ON_FILE_CONFIDENCE = 0.8
+
+
+# How sure the desk intents reader must be that a request, read with the card told after it, asks
+# for the card to be changed (`card_change_told`).
+CARD_CHANGE_CONFIDENCE = 0.9
+
+
+def card_change_told(earlier: str, text: str) -> bool:
+    """`text` names a card (the rules read it: "visa ending 6612") after a request the cues do not
+    hear as a change of payment method ("need to change how i pay you", "need to update my payment
+    details"), and the desk intents reader, reading the request with the card, hears the change of
+    card (its update_card): the card is the one to put on file (issue 38: what was said stays said)."""
+    from supportdesk.readers import acts
+
+    if card_description(text) is None or not earlier.strip():
+        return False
+    reading = acts.read_desk_intent(f"{earlier} {text}")
+    return reading.act == "update_card" and reading.confidence >= CARD_CHANGE_CONFIDENCE
+
+
+# How sure the desk intents reader must be that a message asks for another card on file when no
+# card is named yet (`asks_card_change`): the tune halves' requests read 0.99 and more.
+CARD_CHANGE_ASKED_CONFIDENCE = 0.99
+
+
+def asks_card_change(text: str) -> bool:
+    """A request for another card or payment method on the account, told in words no cue lists
+    ("i'd like to pay with a different card from now on", "use paypal instead of my card"): the
+    desk intents reader reads its update_card, the act reader a request (a how-to question about
+    adding a card in the app is the app's), and a payment method's noun is named (issue 38)."""
+    from supportdesk.readers import acts
+
+    if APP_TROUBLE.search(text) or not _NAMES_PAYMENT_METHOD.search(text):
+        return False
+    reading = acts.read_desk_intent(text)
+    return reading.act == "update_card" and reading.confidence >= CARD_CHANGE_ASKED_CONFIDENCE and acts.read_act(text).act == "request"
 
 
 def asks_card_on_file(text: str) -> bool:

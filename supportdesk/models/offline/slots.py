@@ -322,7 +322,10 @@ def extract(text: str, *, amount_asked: bool = False) -> Slots:
     )
 
 
-_MONTH_WORD = re.compile(rf"\b({_MONTH_RE})\b", re.IGNORECASE)
+# (A full month's name may carry a possessive, its apostrophe typed or not: "januarys invoice",
+# "february's bill"; an abbreviation may not: "mars", "jans" are other words.)
+_FULL_MONTH_RE = "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))
+_MONTH_WORD = re.compile(rf"\b({_MONTH_RE})\b|\b({_FULL_MONTH_RE})['\u2019]?s\b", re.IGNORECASE)
 
 
 @kept_by_text(256)
@@ -338,9 +341,10 @@ def months_named(text: str) -> list[int]:
     in order, without repeats. "may" counts only written "May": it is also a verb."""
     found: list[int] = []
     for m in _MONTH_WORD.finditer(text):
-        if m.group(1).lower() == "may" and m.group(1) != "May":
+        word = m.group(1) or m.group(2)
+        if word.lower() == "may" and word != "May":
             continue
-        _add_unique(found, MONTHS[m.group(1).lower()])
+        _add_unique(found, MONTHS[word.lower()])
     return found
 
 
@@ -364,6 +368,12 @@ _END = rf"(?:(?P<low>{_LOW_END})|(?P<high>{_HIGH_END}))"
 _PLACE_MIDDLE = re.compile(r"\b(?:middle|mid(?:[- ]?(?:priced|price|range|level|tier|size|sized))?|in[- ]?between|intermediate)\b", re.I)
 _PLACE_FROM_END = re.compile(rf"\b{_ORDINAL}[- ](?:{_END}|(?:one|plan|tier|option)?\s*from the (?P<end>top|bottom))\b", re.I)
 _PLACE_IN_LIST = re.compile(rf"\b{_ORDINAL}\s+(?:one|plan|tier|option|package|level)s?\b", re.I)
+# The list's own end, counted the other way: "the last one", "the final option", "the second to
+# last plan" (an ordinal, a closed class of the grammar like "first" and "second"; a noun of the
+# list follows, so "last month" is a date's word, not a place).
+_PLACE_LAST = re.compile(
+    r"\b(?P<second>second[- ](?:to[- ])?)?(?:last|final)\s+(?:one|plan|tier|option|package|level)s?\b", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -400,4 +410,7 @@ def place_named(text: str) -> Place | None:
     m = _PLACE_IN_LIST.search(text)
     if m:
         return Place(_ORDINALS[m.group("ord").lower()], "low", by_order=True)
+    m = _PLACE_LAST.search(text)
+    if m:
+        return Place(2 if m.group("second") else 1, "high", by_order=True)
     return None

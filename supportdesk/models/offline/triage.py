@@ -173,9 +173,19 @@ _SKILL_REQUESTS = {
 }
 
 
+def _stops_paying(text: str) -> bool:
+    from supportdesk.models.offline.skills.money.intents import heard_cancel_request
+
+    # (Read as a request by the act reader, paying or billing spoken of (cues.ABOUT_CHARGES): to
+    # triage, where every message arrives, the learned cancel reading alone also hears "problem
+    # verifying my account" and "I want to change my account details" as ending the account; the
+    # dev set's Banking77 messages measured it.)
+    return bool(cues.ABOUT_CHARGES.search(text)) and acts.read_act(text).act == "request" and heard_cancel_request(text)
+
+
 def _asks_money(text: str) -> bool:
     # (or which card pays, asked: the money skill reads it from the account, its "card_on_file")
-    return any(p.search(text) for p in _SKILL_REQUESTS["money"]) or cues.asks_card_on_file(text)
+    return any(p.search(text) for p in _SKILL_REQUESTS["money"]) or cues.asks_card_on_file(text) or cues.asks_card_change(text)
 
 
 # Requests whose words lean the router the wrong way, and the skill that answers them whatever
@@ -269,8 +279,10 @@ def _product_matter(view: View, text: str, candidates: list[str]) -> str | None:
 
 def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
     skills = {skill for skill, patterns in _SKILL_REQUESTS.items() if any(p.search(text) for p in patterns)}
-    if cues.asks_card_on_file(text):
-        skills.add("money")  # which card pays, asked (the learned desk intents reader)
+    if cues.asks_card_on_file(text) or cues.asks_card_change(text):
+        skills.add("money")  # which card pays, asked, or another asked for (the learned desk intents reader)
+    if _stops_paying(text):
+        skills.add("money")  # paying no more, asked for (the money skill's learned reading)
     if len(skills) != 1:
         return None
     (skill,) = skills
@@ -395,9 +407,16 @@ def decide(view: View, router: Router):
         # or asks which card pays ("what card do you have saved for me?"): the account's payment
         # method is billing's to read, though "card" leans to the app's card troubles (held-7)
         or cues.asks_card_on_file(text)
+        # or another card asked for in words no cue lists ("i'd like to pay with a different card
+        # from now on"): the learned desk intents reader's update_card, as a request (held-9)
+        or cues.asks_card_change(text)
     )
     # So is a question or a change about one of the plans by name ("on pro right now, what's
     # cheaper?"): "team" and "pro" lean the router towards the app's team features.
+    # So is a request to stop paying in words no cue lists ("i dont want to pay for acme anymore,
+    # shut it down pls"): the money skill's learned reading of one (the desk intents reader's
+    # cancel, read as no question, money read by the gate), though "shut it down" leans to the app.
+    stops_paying = not trouble and _stops_paying(text)
     names_a_plan = not trouble and bool(
         cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
     )
@@ -412,7 +431,7 @@ def decide(view: View, router: Router):
         owner = _skill_owner(view, "tech", candidates)
         if owner is not None:
             return _transfer(view, Route(owner, route.confidence, route.prediction), text)
-    if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan):
+    if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan or stops_paying):
         # Only mildly leaning, against what the request itself names: the request wins.
         by_request = _by_request(view, text, candidates)
         if by_request is not None and by_request != route.agent:

@@ -90,8 +90,32 @@ class TechSkill(SkillBase):
             return False
         return not cues.setup_only(text) and acts.read_act(text).act == "problem"
 
+    def _card_change_elsewhere(self, text: str):
+        """A card named after a request to change how the customer pays (cues.card_change_told),
+        with no tool here to change it: back to triage with the request and its card, for the
+        agent whose tools put a card on file (issue 38: the apple-pay article's "pay" words had
+        brought "need to change how i pay you" here)."""
+        v = self.view
+        target = self.return_target()
+        if target is None or v.has_tool("update_payment_method") or v.turn_tools or v.turn_handoffs:
+            return None
+        earlier = [t for t in self.topic_texts() if t != text]
+        if not earlier or not cues.card_change_told(earlier[-1], text):
+            return None
+        request = f"{earlier[-1]} {text}"
+        return Transfer(
+            to_agent=target,
+            reason=f"outside {self.me.title.lower()}'s scope: {clip_words(request, 120)}",
+            handoff_kind="return",
+            text="That's one for a different team, so I'm passing you back to triage.",
+            context=self.step.context({"pending_topic": request}),
+        )
+
     def _tech(self, text: str):
         v, step = self.view, self.step
+        elsewhere = self._card_change_elsewhere(text)
+        if elsewhere is not None:
+            return elsewhere
         results = self._tech_results()
         if results is not None:
             return results

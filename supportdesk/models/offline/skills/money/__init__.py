@@ -26,6 +26,7 @@ from supportdesk.models.offline.skills.money.intents import (
     MoneyIntents,
     heard_duplicate,
 )
+from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.offers import ANYTHING_ELSE, MoneyOffers
 from supportdesk.models.offline.skills.money.plans import MoneyPlans, plan_change_answer
 from supportdesk.models.offline.skills.money.reads import WHICH_CHARGE, MoneyReads
@@ -123,6 +124,8 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             asked = {"next_payment"}
         # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
         intents = asked or (self._carried_intents() - {"my_plan"})
+        if not intents and self._card_for_the_change(text):
+            intents = {"payment"}
         if not intents and self._outside_my_scope(text):
             return self._hand_back(text)
         if "refund" in asked and asked <= {"refund", "cancel"} and self._asks_how_refunds_work(text):
@@ -132,7 +135,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return step.answer(self._refunds_explained(cancelling="cancel" in asked))
         if intents == {"pricing"}:
             return self._pricing(text)
-        if asked & ACTION_INTENTS and acts.asks_about_rather_than_for(text):
+        if asked & ACTION_INTENTS and asks.asks_about(text):
             # "if I cancel today, am I billed for May?", "how would a refund work?": asked about,
             # not asked for (the act reader's reading; issue 38): the facts, nothing done or offered.
             return self._about_action(asked, text, plan_change_answer)

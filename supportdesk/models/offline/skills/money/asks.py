@@ -35,11 +35,20 @@ class Asked:
     plan: bool
 
 
+def asks_about(text: str) -> bool:
+    """The act reader reads the message as asking about an action rather than for it, once the
+    time the change should start is cut (cues.AT_RENEWAL: a date, read by the rules): "when my
+    current month runs out, move us up to team" opens with a time's "when", and asks for the move."""
+    return acts.asks_about_rather_than_for(cues.AT_RENEWAL.sub(" ", text))
+
+
 def is_question(text: str) -> bool:
     """The message asks: a sentence ends with "?", or the act reader reads a question by its
     margin over a request and a problem (a bare "when ..." opening a statement of when a change
     should start reads as a question without it: "when our period ends we want pro")."""
-    return "?" in text or acts.asks_about_rather_than_for(text)
+    # (The time a change should start is cut first: "when my current month runs out, move us up to
+    # team" asks for the move; its opening "when" is a time, not a question word.)
+    return "?" in text or asks_about(text)
 
 
 def read(text: str) -> Asked:

@@ -119,6 +119,18 @@ def asks_price(text: str) -> bool:
 # Two questions joined by a conjunction before the second's question word ("what plan am i on and
 # what do i pay for it"): grammar, a closed class, as in `_past_charge_asked`.
 _QUESTIONS_JOINED = re.compile(r"\s+(?:and|also|plus)\s+(?=(?:what|how|when|which)\b)", re.I)
+# A question whose answer is yes, no or how often: it opens with an auxiliary verb or "how often"
+# (grammar, a closed class), not with a question word asking for an amount or a day.
+_ASKS_WHETHER = re.compile(
+    r"\s*(?:(?:hi|hello|hey|so|ok|quick question)[,!.:]?\s+)?(?:am|are|is|do|does|did|will|was|were|how often)\b", re.I
+)
+# Two payment methods offered as alternatives ("card or paypal", "visa or the amex"): grammar (a
+# disjunction) over the payment methods' nouns the rules know (cues.NAMES_PAYMENT_METHOD).
+_METHODS_OFFERED = re.compile(
+    rf"\b{cues.CARD_ON_FILE_WORDS}\s*(?:,\s*)?or\s+(?:(?:the|a|my|by|via|with)\s+)?{cues.CARD_ON_FILE_WORDS}\b", re.I
+)
+# "can i pay by card or paypal?" asks what is possible, not which one pays now.
+_ASKS_POSSIBLE = re.compile(r"\s*(?:can|could|may|do you (?:take|accept))\b", re.I)
 # How sure the desk intents reader must be that a message asks what was charged ("what did you
 # take from me on the tenth of february?": no charge word a rule lists) for it to be about charges.
 CHARGES_ASKED_CONFIDENCE = 0.95
@@ -190,6 +202,16 @@ class MoneyIntents(MoneyBase):
             # change word is the change ("switch to paypal").
             found.discard("payment")
             found.add("card_on_file")
+        if (
+            "remove_card" not in found and _METHODS_OFFERED.search(t) and asks.is_question(t)
+            and not _ASKS_POSSIBLE.match(t) and not re.search(r"\d{4}", t)
+        ):
+            # "how am i billed, card or paypal?": two payment methods offered as the answer's
+            # alternatives (the rules name them) in a question: which one pays, read from the
+            # account (the desk intents reader hears "billed" and a card as a change of card; the
+            # payment cue hears the card either way).
+            found.discard("payment")
+            found.add("card_on_file")
         if "next_payment" in found and not cues.NEXT_PAYMENT.search(cues.AT_RENEWAL.sub(" ", t)):
             # "starting next billing cycle we only need starter": when a change should start,
             # not a question about the next payment.
@@ -213,7 +235,8 @@ class MoneyIntents(MoneyBase):
             found.add("plan")  # "I'd like the cheapest plan", "the middle plan please"
         if not found and (
             cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
-        ) and heard_duplicate(t):
+        ) and heard_duplicate(t) and slot_extraction.place_named(t) is None:
+            # (A place in a list is a pointer, not a second charge: "the second one, yearly billing".)
             # A duplicate told in the customer's own words, about charges, the month they were
             # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
             found.add("duplicate")
@@ -258,7 +281,19 @@ class MoneyIntents(MoneyBase):
                 found -= {"invoice", "pricing"}
             elif what.question and what.plan and "next_payment" not in found:
                 found.add("pricing")
+            elif what.question and not found and period_named is not None and plan_named is None and _ASKS_WHETHER.match(t):
+                # "am i paying monthly or yearly?", "do you bill me every month?": a billing period
+                # named (the rules read it) in a yes/no or how-often question that asks nothing
+                # else and names no plan is about the account's own period, which the plan's
+                # answer states. ("what do i pay every month?" asks an amount: not this.)
+                found.add("my_plan")
         return found
+
+    def _card_for_the_change(self, text: str) -> bool:
+        """A card named alone after a request to change how the customer pays, told in words the
+        cues do not hear as one (cues.card_change_told): the card to put on file."""
+        earlier = [t for t in self.topic_texts() if t != text]
+        return bool(earlier) and cues.card_change_told(earlier[-1], text)
 
     def _asked(self, text: str) -> set[str]:
         """What the customer's latest message itself asks for (nothing carried over; nothing it

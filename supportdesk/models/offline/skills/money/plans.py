@@ -14,7 +14,6 @@ from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
-from supportdesk.readers import acts
 
 
 def plan_change_answer(text: str) -> str:
@@ -103,7 +102,7 @@ class MoneyPlans(MoneyBase):
         waits for a yes; a question about a plan is not one (./asks.py answers it)."""
         if not text or asked - {"plan", "pricing"} or "pricing" in asked and asks.is_question(text):
             return None
-        if cues.PLAN_CHANGE_QUESTION.search(text) or acts.asks_about_rather_than_for(text):
+        if cues.PLAN_CHANGE_QUESTION.search(text) or asks.asks_about(text):
             return None  # asked about ("can I"... is asking for it: the desk's convention)
         plan, _period = cues.plan_request(text)
         wanted = _WANTED.search(text)
