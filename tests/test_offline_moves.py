@@ -249,9 +249,9 @@ def test_what_says_a_sent_link_never_arrived(text, missing):
 
 
 async def test_a_reset_link_that_never_arrived_goes_to_senior_not_sent_again(tmp_path):
-    # The agent asks once, in its own words, with the call: the customer's yes sends the link.
-    (asked, sent, missing), _ = await talk(tmp_path, "reset my password please, dana@example.com", "yes", "still nothing, I checked spam")
-    assert not asked.calls("send_password_reset") and sent.calls("send_password_reset")
+    # The link asked for is sent on the request (the reset link's policy: confirm = "request").
+    (sent, missing), _ = await talk(tmp_path, "reset my password please, dana@example.com", "still nothing, I checked spam")
+    assert sent.calls("send_password_reset")
     assert missing.handoffs() == ["technical>senior"] and not missing.calls("send_password_reset")
     assert "already sent" not in missing.said()
 
