@@ -647,6 +647,7 @@ def card_change_told(earlier: str, text: str) -> bool:
 CARD_CHANGE_ASKED_CONFIDENCE = 0.99
 
 
+@kept_by_text(256)  # (a pure reading, asked by triage and the money skill each step)
 def asks_card_change(text: str) -> bool:
     """A request for another card or payment method on the account, told in words no cue lists
     ("i'd like to pay with a different card from now on", "use paypal instead of my card"): the
@@ -660,6 +661,7 @@ def asks_card_change(text: str) -> bool:
     return reading.act == "update_card" and reading.confidence >= CARD_CHANGE_ASKED_CONFIDENCE and acts.read_act(text).act == "request"
 
 
+@kept_by_text(256)  # (a pure reading, asked by triage and the money skill each step)
 def asks_card_on_file(text: str) -> bool:
     """Which card is on file, asked and not changed: "which card do you have for me?", "is it
     still the visa?", "how am i paying you at the moment?" (read from the account; issue 38). Read

@@ -8,6 +8,7 @@ from typing import Any
 
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.models.offline import cues, dialogue, scope
+from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, Router, content_words
 from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
@@ -173,6 +174,7 @@ _SKILL_REQUESTS = {
 }
 
 
+@kept_by_text(256)  # (a pure reading of the message, asked again each step)
 def _stops_paying(text: str) -> bool:
     from supportdesk.models.offline.skills.money.intents import heard_cancel_request
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
@@ -183,111 +184,7 @@ class MoneyIntents(MoneyBase):
 
     @staticmethod
     def _intents_of(t: str) -> set[str]:
-        found = set()
-        for name, pattern in (
-            ("refund", cues.REFUND), ("duplicate", cues.DUPLICATE), ("cancel", cues.CANCEL),
-            ("plan", cues.PLAN_CHANGE), ("payment", cues.PAYMENT_METHOD), ("invoice", cues.INVOICE),
-            ("pricing", cues.PRICING), ("credit", cues.CREDIT), ("next_payment", cues.NEXT_PAYMENT),
-            ("my_plan", cues.MY_PLAN),
-        ):
-            if pattern.search(t):
-                found.add(name)
-        if cues.REMOVE_CARD.search(t) and not cues.card_description(t):
-            found.add("remove_card")  # taken away, no card named to put in its place
-            found.discard("payment")
-        if "remove_card" not in found and cues.asks_card_on_file(t) and not ("payment" in found and cues.card_description(t)):
-            # Which card pays: read from the account, nothing changed. The learned reader tells
-            # it from a change (its update_card) where the payment cue hears "card" either way
-            # ("i got a new bank last year, what card is paying now?"); a card named after a
-            # change word is the change ("switch to paypal").
-            found.discard("payment")
-            found.add("card_on_file")
-        if (
-            "remove_card" not in found and _METHODS_OFFERED.search(t) and asks.is_question(t)
-            and not _ASKS_POSSIBLE.match(t) and not re.search(r"\d{4}", t)
-        ):
-            # "how am i billed, card or paypal?": two payment methods offered as the answer's
-            # alternatives (the rules name them) in a question: which one pays, read from the
-            # account (the desk intents reader hears "billed" and a card as a change of card; the
-            # payment cue hears the card either way).
-            found.discard("payment")
-            found.add("card_on_file")
-        if "next_payment" in found and not cues.NEXT_PAYMENT.search(cues.AT_RENEWAL.sub(" ", t)):
-            # "starting next billing cycle we only need starter": when a change should start,
-            # not a question about the next payment.
-            found.discard("next_payment")
-        if "next_payment" in found:
-            found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
-        if "my_plan" in found:
-            # "what plan am i on and what do i pay for it": what it costs, or the next payment
-            # (its day and price), asked too, as the desk intents reader reads the second question
-            for part in _QUESTIONS_JOINED.split(t)[1:]:
-                if asks_price(part):
-                    found.add("pricing")
-                elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
-                    found.add("next_payment")
-        placed = names_plan_by_place(t)
-        if (cues.plan_step(t) or placed) and asks_price(t):
-            # "how much is the top plan a month?", "the mid tier, paid yearly - what's that come
-            # to?": a plan named by its place, its price asked (the desk intents reader's pricing)
-            found.add("pricing")
-        elif cues.plan_step(t) or (placed and not asks.is_question(t)):
-            found.add("plan")  # "I'd like the cheapest plan", "the middle plan please"
-        if not found and (
-            cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
-        ) and heard_duplicate(t) and slot_extraction.place_named(t) is None:
-            # (A place in a list is a pointer, not a second charge: "the second one, yearly billing".)
-            # A duplicate told in the customer's own words, about charges, the month they were
-            # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
-            found.add("duplicate")
-        if not found and heard_refund(t):
-            found.add("refund")  # "please return me the money of february": money back asked for
-        if "payment" in found and "refund" in found:
-            found.discard("payment")  # "refund to my card" is a refund
-        if found & {"refund", "duplicate"}:
-            found -= {"pricing", "invoice"}
-        if (
-            cues.PRICE_COMPARISON.search(t) and cues.PLAN_NAME.search(t)
-            and not re.search(r"\b(?:switch|move|upgrade|downgrade|change|put)\b", t, re.I)
-        ):
-            # "is there a cheaper plan than pro?" weighs named plans; it moves nothing. ("A
-            # cheaper plan than mine" is about their own plan: the plan change's offer.)
-            found.discard("plan")
-            found.add("pricing")
-        if found & ACTION_INTENTS and cues.disclaims_action(t):
-            # "I'm not asking you to change anything, I just need Team's monthly price": no
-            # action asked for; a plan talked of is asked about for its price.
-            if "plan" in found or cues.PRICING.search(t):
-                found.add("pricing")
-            found -= ACTION_INTENTS
-        if "plan" in found:
-            found.discard("pricing")  # "how much would the Team plan cost if I switch"
-            found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
-        plan_named, period_named = cues.plan_request(t)
-        period_only = found == {"plan"} and plan_named is None and period_named is not None
-        period_only = period_only and not cues.plan_step(t) and not placed
-        if (not found or period_only) and heard_cancel_request(t, over_period=period_only):
-            # "stop billing me", "I no longer want to be charged every month, please stop it": a
-            # request to end paying is a cancellation request (offered, done on the yes).
-            found = {"cancel"}
-        if not found & (ACTION_INTENTS | _NAMED_REQUESTS):
-            # No request heard: what the question is about answers it (./asks.py). The renewal
-            # asked about ("does our yearly plan renew this year or next, and for how much?") is
-            # the next payment, its day and price; a plan of the price list asked about ("whats
-            # team if we paid yearly instead?") is its price, nothing changed.
-            what = asks.read(t)
-            if what.question and what.renewal:
-                found.add("next_payment")
-                found -= {"invoice", "pricing"}
-            elif what.question and what.plan and "next_payment" not in found:
-                found.add("pricing")
-            elif what.question and not found and period_named is not None and plan_named is None and _ASKS_WHETHER.match(t):
-                # "am i paying monthly or yearly?", "do you bill me every month?": a billing period
-                # named (the rules read it) in a yes/no or how-often question that asks nothing
-                # else and names no plan is about the account's own period, which the plan's
-                # answer states. ("what do i pay every month?" asks an amount: not this.)
-                found.add("my_plan")
-        return found
+        return set(_intents_in(t))  # (a copy: the kept reading is shared by every step)
 
     def _card_for_the_change(self, text: str) -> bool:
         """A card named alone after a request to change how the customer pays, told in words the
@@ -323,3 +220,114 @@ class MoneyIntents(MoneyBase):
         if "cancel" in found and not cues.CANCEL.search(text) and (text, "cancel_subscription") in self.view.said_no:
             return found - {"cancel"}
         return found
+
+
+@kept_by_text(256)
+def _intents_in(t: str) -> frozenset[str]:
+    """The money intents a text's words name (rules, and the desk intents reader behind guards),
+    read once per text: every step of a turn asks again for the same messages."""
+    found = set()
+    for name, pattern in (
+        ("refund", cues.REFUND), ("duplicate", cues.DUPLICATE), ("cancel", cues.CANCEL),
+        ("plan", cues.PLAN_CHANGE), ("payment", cues.PAYMENT_METHOD), ("invoice", cues.INVOICE),
+        ("pricing", cues.PRICING), ("credit", cues.CREDIT), ("next_payment", cues.NEXT_PAYMENT),
+        ("my_plan", cues.MY_PLAN),
+    ):
+        if pattern.search(t):
+            found.add(name)
+    if cues.REMOVE_CARD.search(t) and not cues.card_description(t):
+        found.add("remove_card")  # taken away, no card named to put in its place
+        found.discard("payment")
+    if "remove_card" not in found and cues.asks_card_on_file(t) and not ("payment" in found and cues.card_description(t)):
+        # Which card pays: read from the account, nothing changed. The learned reader tells
+        # it from a change (its update_card) where the payment cue hears "card" either way
+        # ("i got a new bank last year, what card is paying now?"); a card named after a
+        # change word is the change ("switch to paypal").
+        found.discard("payment")
+        found.add("card_on_file")
+    if (
+        "remove_card" not in found and _METHODS_OFFERED.search(t) and asks.is_question(t)
+        and not _ASKS_POSSIBLE.match(t) and not re.search(r"\d{4}", t)
+    ):
+        # "how am i billed, card or paypal?": two payment methods offered as the answer's
+        # alternatives (the rules name them) in a question: which one pays, read from the
+        # account (the desk intents reader hears "billed" and a card as a change of card; the
+        # payment cue hears the card either way).
+        found.discard("payment")
+        found.add("card_on_file")
+    if "next_payment" in found and not cues.NEXT_PAYMENT.search(cues.AT_RENEWAL.sub(" ", t)):
+        # "starting next billing cycle we only need starter": when a change should start,
+        # not a question about the next payment.
+        found.discard("next_payment")
+    if "next_payment" in found:
+        found -= {"invoice", "pricing"}  # "how much is my next invoice going to be?"
+    if "my_plan" in found:
+        # "what plan am i on and what do i pay for it": what it costs, or the next payment
+        # (its day and price), asked too, as the desk intents reader reads the second question
+        for part in _QUESTIONS_JOINED.split(t)[1:]:
+            if asks_price(part):
+                found.add("pricing")
+            elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
+                found.add("next_payment")
+    placed = names_plan_by_place(t)
+    if (cues.plan_step(t) or placed) and asks_price(t):
+        # "how much is the top plan a month?", "the mid tier, paid yearly - what's that come
+        # to?": a plan named by its place, its price asked (the desk intents reader's pricing)
+        found.add("pricing")
+    elif cues.plan_step(t) or (placed and not asks.is_question(t)):
+        found.add("plan")  # "I'd like the cheapest plan", "the middle plan please"
+    if not found and (
+        cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
+    ) and heard_duplicate(t) and slot_extraction.place_named(t) is None:
+        # (A place in a list is a pointer, not a second charge: "the second one, yearly billing".)
+        # A duplicate told in the customer's own words, about charges, the month they were
+        # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
+        found.add("duplicate")
+    if not found and heard_refund(t):
+        found.add("refund")  # "please return me the money of february": money back asked for
+    if "payment" in found and "refund" in found:
+        found.discard("payment")  # "refund to my card" is a refund
+    if found & {"refund", "duplicate"}:
+        found -= {"pricing", "invoice"}
+    if (
+        cues.PRICE_COMPARISON.search(t) and cues.PLAN_NAME.search(t)
+        and not re.search(r"\b(?:switch|move|upgrade|downgrade|change|put)\b", t, re.I)
+    ):
+        # "is there a cheaper plan than pro?" weighs named plans; it moves nothing. ("A
+        # cheaper plan than mine" is about their own plan: the plan change's offer.)
+        found.discard("plan")
+        found.add("pricing")
+    if found & ACTION_INTENTS and cues.disclaims_action(t):
+        # "I'm not asking you to change anything, I just need Team's monthly price": no
+        # action asked for; a plan talked of is asked about for its price.
+        if "plan" in found or cues.PRICING.search(t):
+            found.add("pricing")
+        found -= ACTION_INTENTS
+    if "plan" in found:
+        found.discard("pricing")  # "how much would the Team plan cost if I switch"
+        found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
+    plan_named, period_named = cues.plan_request(t)
+    period_only = found == {"plan"} and plan_named is None and period_named is not None
+    period_only = period_only and not cues.plan_step(t) and not placed
+    if (not found or period_only) and heard_cancel_request(t, over_period=period_only):
+        # "stop billing me", "I no longer want to be charged every month, please stop it": a
+        # request to end paying is a cancellation request (offered, done on the yes).
+        found = {"cancel"}
+    if not found & (ACTION_INTENTS | _NAMED_REQUESTS):
+        # No request heard: what the question is about answers it (./asks.py). The renewal
+        # asked about ("does our yearly plan renew this year or next, and for how much?") is
+        # the next payment, its day and price; a plan of the price list asked about ("whats
+        # team if we paid yearly instead?") is its price, nothing changed.
+        what = asks.read(t)
+        if what.question and what.renewal:
+            found.add("next_payment")
+            found -= {"invoice", "pricing"}
+        elif what.question and what.plan and "next_payment" not in found:
+            found.add("pricing")
+        elif what.question and not found and period_named is not None and plan_named is None and _ASKS_WHETHER.match(t):
+            # "am i paying monthly or yearly?", "do you bill me every month?": a billing period
+            # named (the rules read it) in a yes/no or how-often question that asks nothing
+            # else and names no plan is about the account's own period, which the plan's
+            # answer states. ("what do i pay every month?" asks an amount: not this.)
+            found.add("my_plan")
+    return frozenset(found)
