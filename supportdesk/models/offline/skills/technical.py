@@ -102,14 +102,7 @@ class TechSkill(SkillBase):
         earlier = [t for t in self.topic_texts() if t != text]
         if not earlier or not cues.card_change_told(earlier[-1], text):
             return None
-        request = f"{earlier[-1]} {text}"
-        return Transfer(
-            to_agent=target,
-            reason=f"outside {self.me.title.lower()}'s scope: {clip_words(request, 120)}",
-            handoff_kind="return",
-            text="That's one for a different team, so I'm passing you back to triage.",
-            context=self.step.context({"pending_topic": request}),
-        )
+        return self._hand_back(f"{earlier[-1]} {text}")
 
     def _tech(self, text: str):
         v, step = self.view, self.step

@@ -168,16 +168,24 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # ...", "upgrade me to team, and when's my next payment?"): what is only read (it
             # changes nothing) is answered first, then the change is put to the customer in the
             # same reply, as it would be alone.
-            said = []
-            for read in sorted(reads):
-                shown = self._read_only(read, customer_id, text)
-                if not isinstance(shown, Answer):
-                    return shown  # a lookup first; the next step answers with what it read
-                said.append(shown.text)
+            answers, lookup = self._reads_answered(reads, customer_id, text)
+            if lookup is not None:
+                return lookup
             step.resolved = False  # the change is still to come
             rest = self._money_for(intents - reads, asked - reads, customer_id, text)
-            return _said_first(" ".join(said), rest)
+            return _said_first(" ".join(a.text for a in answers), rest)
         return self._money_for(intents, asked, customer_id, text)
+
+    def _reads_answered(self, reads: set[str], customer_id: str, text: str) -> tuple[list[Answer], Any]:
+        """Each request that changes nothing answered in turn, or the lookup one of them needs
+        first (the next step answers with what it read)."""
+        answers: list[Answer] = []
+        for read in sorted(reads):
+            shown = self._read_only(read, customer_id, text)
+            if not isinstance(shown, Answer):
+                return answers, shown
+            answers.append(shown)
+        return answers, None
 
     def _read_only(self, read: str, customer_id: str, text: str):
         """The answer to a request that changes nothing (invoices, the next payment, the plan)."""
@@ -214,13 +222,10 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         if len(intents) > 1 and intents <= _READS:
             # Two questions that change nothing in one message ("which card is on my account and
             # what plan am i on?"): each read from the account, answered in one reply.
-            said = []
-            for read in sorted(intents):
-                shown = self._read_only(read, customer_id, text)
-                if not isinstance(shown, Answer):
-                    return shown  # a lookup first; the next step answers with what it read
-                said.append(shown.text)
-            return _said_first(" ".join(said[:-1]), shown)
+            answers, lookup = self._reads_answered(intents, customer_id, text)
+            if lookup is not None:
+                return lookup
+            return _said_first(" ".join(a.text for a in answers[:-1]), answers[-1])
         unheld = [i for i in ("cancel", "plan", "payment") if i in asked and not v.has_tool(_TOOL_OF[i])]
         if unheld and self.return_target() is not None and not intents & {"refund", "duplicate", "credit"}:
             # A change this agent holds no tool for (a senior agent asked for a new card): back to
