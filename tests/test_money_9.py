@@ -6,6 +6,8 @@ refuses is said so by billing, never passed to a senior colleague because of its
 
 from __future__ import annotations
 
+import pytest
+
 from supportdesk.commands.evals import evaluate_conversations
 from supportdesk.models.offline import cues, slots
 from supportdesk.models.offline.skills.money import asks
@@ -165,3 +167,28 @@ async def test_a_request_to_stop_paying_in_the_apps_words_goes_to_billing_and_is
 async def test_a_change_of_account_details_is_no_request_to_stop_paying():
     await _passes([{"customer": "I want to change my account details. dana@example.com",
                     "expect": {"agent": "technical", "context_absent": ["pending_offer"], "not_tools": MONEY}}])
+
+
+@pytest.mark.parametrize(("text", "amount"), [
+    ("two 9.99s went out in march, 24th and 25th", 9.99), ("both 29.99's on my statement", 29.99),
+    ("the 1.50s timeout", None), ("version 2.13s broke it", None),
+])
+def test_an_amount_made_plural_is_counted_charges_of_it(text, amount):
+    """held-8: "two 9.99s went out" names charges of $9.99 (a count before it); seconds and
+    versions are not money."""
+    from supportdesk.models.offline import slots
+
+    found = [a.value for a in slots.extract_amounts(text)]
+    assert found == ([amount] if amount is not None else [])
+
+
+def test_a_duplicate_told_in_the_desks_own_words_is_heard():
+    """The desk intents reader hears "two 9.99s went out in march, 24th and 25th" as a duplicate
+    where Banking77's intent reader does not: the money skill finds and offers it (held-8's
+    'the same duplicate again after its refund', first turn), and a plain question is no
+    duplicate."""
+    from supportdesk.models.offline.skills.money.intents import heard_duplicate
+
+    assert heard_duplicate("two 9.99s went out in march, 24th and 25th")
+    assert not heard_duplicate("what did you charge me in march?")
+    assert not heard_duplicate("did acme bill me anything on 4 march? nils.costa13@example.com")

@@ -195,10 +195,9 @@ KNOWN_MISSES = {
     # charge list (the payment method, the plan's price). (Passing since consent-8: a duplicate
     # asked back before the email, or told with its days in brackets and "pls sort", goes up at
     # once so the senior's one question takes the yes; "the second one" after the price list is
-    # that plan, offered: money/reads.py came_for, slots.py, money/plans.py.) "two 9.99s went
-    # out" reads to the money skill as nothing it does (its capability list), and "refund the
-    # other 9.99 as well" is offered for the original charge rather than refused:
-    "understand 8 (held): refused: the same duplicate again after its refund",
+    # that plan, offered: money/reads.py came_for, slots.py, money/plans.py. "two 9.99s went
+    # out" passes since an amount made plural is charges of it and a duplicate told in the desk's
+    # own words is heard by the desk intents reader: slots._AMOUNT_PLURAL, intents.heard_duplicate.)
     # Config desk: a breached password and a session from an unused browser go to technical;
     # "somebody else has been in my account" left with triage:
     "understand 8 config (held): security holds it, then where invoices are",

@@ -65,6 +65,12 @@ _MONEY_VERB = (
     r"withdr[ae]w\w*|cost(?:s|ing)?|spent|refund(?:ed)?|fee"
 )
 _AMOUNT_AFTER_WORD = re.compile(rf"\b(?:{_MONEY_VERB})\b(?:\s+(?!on\b)[a-z']{{1,8}}){{0,3}}\s+{_CENTS}", re.IGNORECASE)
+# An amount with cents made plural ("two 9.99s went out", "both 29.99s"): several charges of it.
+# (Counted: "the 1.50s timeout" is seconds, "version 2.13s" no money.)
+_AMOUNT_PLURAL = re.compile(
+    r"\b(?:two|three|both|2|3|several|multiple|those|these)\s+(?P<num>\d{1,3}(?:,\d{3})+\.\d\d|\d+\.\d\d)'?s\b",
+    re.IGNORECASE,
+)
 _AMOUNT_BEFORE_WORD = re.compile(
     rf"{_CENTS}\s+(?:(?:charge|payment|debit|fee|transaction|refund)s?\b"
     r"|(?:was|were|got|has been|have been|had been)\s+(?:charged|debited|billed|taken|deducted|withdrawn)\b)",
@@ -203,7 +209,7 @@ def extract_amounts(text: str, *, asked: bool = False) -> list[Amount]:
     """The amounts of money in `text`; `asked`: the text answers a question for the amount."""
     found: list[tuple[int, Amount]] = []
     taken = _Spans()
-    patterns = (_AMOUNT_SYMBOL, _AMOUNT_CODE_FIRST, _AMOUNT_CODE, _AMOUNT_AFTER_WORD, _AMOUNT_BEFORE_WORD)
+    patterns = (_AMOUNT_SYMBOL, _AMOUNT_CODE_FIRST, _AMOUNT_CODE, _AMOUNT_AFTER_WORD, _AMOUNT_BEFORE_WORD, _AMOUNT_PLURAL)
     for pattern in (*patterns, _ASKED_CENTS) if asked else patterns:
         for m in pattern.finditer(text):
             start, end = m.span("num")

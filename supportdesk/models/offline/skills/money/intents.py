@@ -58,9 +58,21 @@ def heard_refund(text: str) -> bool:
 
 
 def heard_duplicate(text: str) -> bool:
-    """The learned intent reader hears a duplicate charge told in words no cue lists."""
+    """A learned reader hears a duplicate charge told in words no cue lists: Banking77's intent
+    reader, or the desk's own (its duplicate examples: "two 9.99s went out in march, 24th and
+    25th" is no Banking77 wording)."""
     reading = acts.read_intent(text)
-    return reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE
+    if reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE:
+        return True
+    if asks.is_question(text):
+        return False  # (the desk's reader hears "did acme bill me anything on 4 march?" as one)
+    desk = acts.read_desk_intent(text)
+    return desk.act == "duplicate" and desk.confidence >= DESK_DUPLICATE_CONFIDENCE
+
+
+# The desk intents reader's duplicate, heard only in a statement where the caller found charges,
+# a month or an amount spoken of: as sure as its held examples' duplicates read (0.99 and above).
+DESK_DUPLICATE_CONFIDENCE = 0.99
 
 
 # How sure the desk intents reader (readers/acts.py `read_desk_intent`: the desk's labelled
