@@ -483,6 +483,42 @@ async def test_typing_before_the_desk_opens_is_kept(db_path, test_desk):
         assert said[:2] == ["hi there", "Hello there, how can I help?"]
 
 
+async def test_typing_while_the_chat_screen_gets_ready_is_kept(db_path, test_desk, monkeypatch):
+    """The chat screen takes keys as soon as it shows, before its panes are all in place; the
+    start screen's draft, carried over once it is ready, goes in front of them, not over them."""
+    from supportdesk.tui.app import StartScreen
+    from supportdesk.tui.screens.chat import ChatScreen
+
+    opened, inspector = asyncio.Event(), asyncio.Event()
+    then_ready = ChatScreen._inspector_then_ready
+
+    def ready_later(self):
+        async def when_let():
+            await inspector.wait()
+            await then_ready(self)
+
+        self.run_worker(when_let())  # a worker: the screen goes on taking keys meanwhile
+
+    monkeypatch.setattr(ChatScreen, "_inspector_then_ready", ready_later)
+
+    async def open_later():
+        await opened.wait()
+        desk, _, _ = await scripted_desk(db_path, test_desk, [Answer("Hello")])
+        return desk
+
+    app = SupportDeskApp(desk_factory=open_later)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, StartScreen))
+        await pilot.press(*"charged ")
+        opened.set()
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen) and app.screen.focused is not None)
+        assert app.chat is None  # not ready yet
+        await pilot.press(*"twice")
+        inspector.set()
+        await until(pilot, lambda: app.chat is not None)
+        assert app.chat.query_one(Prompt).value == "charged twice"
+
+
 async def test_the_desk_opens_as_the_start_screens_first_frame_is_out(db_path, test_desk):
     """The start screen starts the desk opening once its first frame is drawn, not the app at its
     next refresh tick after that frame (~15 ms of nothing in bench_tui's cold start). The app's

@@ -290,10 +290,11 @@ class SupportDeskApp(App[int]):
         from supportdesk.tui.screens.chat import ChatScreen
 
         session_id = await self._resolve(self._session_id) if self._session_id else None
-        # What was typed while the desk opened, read before the start screen goes away.
-        draft, queued = "", []
+        # What is typed while the desk opens: the start screen's input and queue are read once
+        # the chat screen is ready, so keys that reached them during the switch are kept too.
+        start_input, queued = None, []
         if isinstance(self.screen, StartScreen):
-            draft, queued = self.screen.query_one(Input).value, list(self.screen.queued)
+            start_input, queued = self.screen.query_one(Input), self.screen.queued
         assert self.desk is not None  # _open opened it before starting
         chat = ChatScreen(self.desk, self.look, session_id)
         await self.switch_screen(chat)
@@ -302,7 +303,7 @@ class SupportDeskApp(App[int]):
         await chat.ready.wait()
         self.chat = chat
         self.call_after_refresh(self._warm_up)
-        await chat.take_over(draft, queued)
+        await chat.take_over(start_input.value if start_input is not None else "", list(queued))
         self._start_badges()
         if self._open_inbox:
             self.action_open_inbox()

@@ -303,8 +303,11 @@ class ChatScreen(PaneActions, FollowsChanges[None]):
     async def take_over(self, draft: str, queued: Sequence[str]) -> None:
         """Carry on from the start screen: keep the half-typed draft, send what was queued."""
         prompt = self.query_one(Prompt)
-        prompt.value = draft
-        prompt.cursor_position = len(draft)
+        # Keys typed here since the screen showed (it takes them before it is ready) follow the
+        # draft: the typist went on from the start screen's input to this one.
+        if draft:
+            prompt.value = draft + prompt.value
+            prompt.cursor_position = len(prompt.value)
         for text in queued:
             await self.submit_text(text)
 
