@@ -270,9 +270,9 @@ KNOWN_MISSES = {
     "security 9 (held): sister keeps getting in",
     "security 9 (held): typed password into a scam page",
     # Held-9 config (11/15 before security8b, 13/15 after; the ex who knows the login passes since
-    # "do it" is an imperative, not a question opened by "do": engine/confirmation._QUESTION_START).
-    # A session from an android phone when the customer has an iphone leans technical (its phone words):
-    "understand 9 config (held): reset offered, 'already changed it myself'",
+    # "do it" is an imperative, not a question opened by "do": engine/confirmation._QUESTION_START;
+    # a session from an android phone when the customer has an iphone since scope-9: the
+    # customer's own thing of a kind named otherwise disowns the one seen, classifier._owns_another).
     # kb-9 (an article's matter told in words no article or example holds; before: tune 4/8,
     # held 2/6; after: tune 4/8, held 2/6, and held-9 41/52 -> 43/52: its stale tablet and white
     # window learnt from kb-8's tune conversations). Still abstained on: a sheet typed over ("the
