@@ -476,7 +476,7 @@ def decide(view: View, router: Router):
             return _transfer(view, Route(by_request, route.confidence, route.prediction), text)
     if route.agent is None and not asked_before and (owner := _product_matter(view, text, candidates)) is not None:
         return _transfer(view, Route(owner, route.confidence, route.prediction), text)
-    if route.agent is None and cues.unknown_ground(text) is not None:
+    if route.agent is None and cues.unknown_ground(text, view.desk.desk.name) is not None:
         # Ground no tool or article covers ("delete my account"): whoever takes it brings in a
         # person, so asking "billing or technical?" first would only be one question more.
         return _transfer(view, router.best(text), text)
