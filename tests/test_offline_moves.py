@@ -941,3 +941,17 @@ async def test_a_question_about_devices_gets_the_apps_article_and_a_crash_still_
     assert asked.handoffs() == ["triage>technical"] and "Apps and devices" in asked.said()
     [crash], _ = await talk(tmp_path / "crash", "the android app keeps crashing")
     assert "Apps and devices" not in crash.said() and "crashes" in crash.said()
+
+
+def test_the_desks_own_name_is_taken_out_before_the_ground_is_read():
+    """"close my Acme account permanently" is a deletion because Acme is the desk's own name (the
+    shipped desk's, or the name a desk file gives), not because any word may stand before
+    "account": another company's account closed for good is no request to delete this desk's."""
+    from supportdesk.models.offline import cues
+
+    deletion = "request to delete the account"
+    assert cues.unknown_ground("permanently close our Acme Cloud account") == deletion
+    assert cues.unknown_ground("close my Globex account for good", "Globex Files") == deletion
+    assert cues.unknown_ground("close my Globex account for good") is None
+    assert cues.unknown_ground("my netflix account, close it for good? no: close my netflix account for good") is None
+    assert cues.unknown_ground("close my whole account for good") == deletion

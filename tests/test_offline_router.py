@@ -476,3 +476,30 @@ def test_a_thing_named_then_the_customers_use_of_it_denied_disowns_it():
     desk = load_desk(REPO / "evals" / "config-agent.toml")
     router = Router([desk.agents[n] for n in ("billing", "security", "technical")], use_disk_cache=False, desk_name=desk.desk.name)
     assert router.route("there's a session open on my account from a browser i dont use. wes.dubois22@example.com").agent == "security"
+
+
+def test_the_customers_own_thing_of_a_kind_disowns_another_of_that_kind():
+    """"a session from an android phone, i have an iphone": the customer's own phone named
+    otherwise says the one seen is someone else's (held-9 config); a thing said to be theirs too
+    or referred back to ("my phone", "the phone") is no other thing."""
+    def disowns(text: str) -> bool:
+        return clf.read_denials(clf._TOKEN.findall(normalise(text)))[1]
+
+    assert disowns("weird - my account shows a session from an android phone, i have an iphone.")
+    assert not disowns("i have an iphone and the app crashes on my phone")
+    assert not disowns("i use an iphone, the app crashes on the phone")
+    assert not disowns("i got a new phone and my old phone has the codes")
+    assert not disowns("i have a new phone and cant get my verification codes")
+
+
+def test_who_did_what_the_part_before_told_is_no_matter_of_its_own(config_router):
+    """"the recovery phone number on my account was changed and it was not me who did it": the
+    second part names nothing but who did it, so it is the first part's (the whole message reaches
+    security), not a second matter that sends the first alone to the technical agent (scope-9)."""
+    from supportdesk.models.offline import triage
+
+    text = "the recovery phone number on my account was changed and it was not me who did it"
+    assert triage.issues(text, config_router) == []
+    assert config_router.route(text).agent == "security"
+    # a part that names a matter of its own is still one
+    assert [r.agent for r, _ in triage.issues("my invoice shows a double charge and my app crashes on start", config_router)] == ["billing", "technical"]

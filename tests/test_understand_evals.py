@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -270,9 +270,9 @@ KNOWN_MISSES = {
     "security 9 (held): sister keeps getting in",
     "security 9 (held): typed password into a scam page",
     # Held-9 config (11/15 before security8b, 13/15 after; the ex who knows the login passes since
-    # "do it" is an imperative, not a question opened by "do": engine/confirmation._QUESTION_START).
-    # A session from an android phone when the customer has an iphone leans technical (its phone words):
-    "understand 9 config (held): reset offered, 'already changed it myself'",
+    # "do it" is an imperative, not a question opened by "do": engine/confirmation._QUESTION_START;
+    # a session from an android phone when the customer has an iphone since scope-9: the
+    # customer's own thing of a kind named otherwise disowns the one seen, classifier._owns_another).
     # kb-9 (an article's matter told in words no article or example holds; before: tune 4/8,
     # held 2/6; after: tune 4/8, held 2/6, and held-9 41/52 -> 43/52: its stale tablet and white
     # window learnt from kb-8's tune conversations). Still abstained on: a sheet typed over ("the
@@ -295,6 +295,18 @@ KNOWN_MISSES = {
     # do you have?" names no plan, and the money gate does not read "plans" as money, so billing
     # (which needs money named) steps aside and the technical agent abstains:
     "money 9 (tune): the first one of the list, annually",
+    # scope-9 (the config desk's security matter in new words; before: tune 6/8, held 3/6; after:
+    # tune 6/8, held 4/6, held-9 config 14/15 -> 15/15). What still misses: a password exposed
+    # told without "leaked" ("sitting in some public paste site", "in a list on internet"), and a
+    # phone sold with the app still signed in: the router hears the technical agent's password,
+    # phone and "log out" words, and no public labelled intent says it (Banking77's
+    # compromised_card taught to security pulled card charges from billing: not kept). Another
+    # company's account closed for good no longer reads as a deletion of this desk's
+    # (cues.without_desk_name), but the router still places it with security:
+    "scope 9 (tune): password posted in a public paste",
+    "scope 9 (tune): a closed account elsewhere is not ours",
+    "scope 9 (held): work password dumped online, non-native",
+    "scope 9 (held): sold my phone, still signed in",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -209,7 +209,63 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
             words.append("not_" + t)
         else:
             words.append(t)
-    return words, disowns
+    return words, disowns or _owns_another(tokens)
+
+
+# A thing of one kind seen, and the customer's own thing of that kind named otherwise ("a session
+# from an android phone, i have an iphone", "a login from a chromebook, i only use a macbook"):
+# the thing seen is not theirs, so the message disowns it as "that phone is not mine" does. The
+# kind is the lexicon's concept both nouns read as (the concept follows its noun in the tokens);
+# what the customer owns is told by their own verb of having or using with the noun as its object.
+# The other thing is brought in as new, with "a", "an" or "some"; one said to be the customer's
+# too ("my phone") or referred back to ("the phone") is no other thing: "i have an iphone and the
+# app crashes on my phone" disowns nothing, nor "i got a new phone and my old phone has the codes"
+# (one noun said twice names no other thing).
+_OWNING = frozenset({"have", "use", "own"})
+_OWNING_BEFORE = frozenset({"only", "just", "do", "also", "still", "actually"})
+_THEIRS = frozenset({"my", "our", "mine", "ours"})
+_DETERMINERS = frozenset({"the", "this", "that", "from", "on", "of", "in", "some"})
+# the other thing is one brought in as new ("an android phone", "some tablet"), not one referred
+# back to ("the phone": the customer's own, said before)
+_NEW_THING = frozenset({"a", "an", "some", "another"})
+
+
+def _noun_phrase(tokens: Sequence[str], concept_at: int) -> tuple[tuple[str, ...], str]:
+    """The words before a concept back to its determiner, and that determiner ("" if none)."""
+    j = concept_at - 1
+    phrase: list[str] = []
+    while j >= 0 and len(phrase) < 3 and tokens[j] not in _CLAUSE_END and not tokens[j].endswith("_c"):
+        if tokens[j] in _ARTICLES or tokens[j] in _THEIRS or tokens[j] in _DETERMINERS or tokens[j] in _NEW_THING:
+            return tuple(reversed(phrase)), tokens[j]
+        phrase.append(tokens[j])
+        j -= 1
+    return tuple(reversed(phrase)), ""
+
+
+def _owns_another(tokens: Sequence[str]) -> bool:
+    owned: dict[str, set[tuple[str, ...]]] = {}
+    for i, t in enumerate(tokens):
+        if t not in _OWNING or i == 0:
+            continue
+        k = i - 1
+        while k > 0 and tokens[k] in _OWNING_BEFORE:
+            k -= 1
+        if tokens[k] not in _FIRST_PERSON:
+            continue
+        for c in range(i + 1, min(i + 5, len(tokens))):
+            if tokens[c] in _CLAUSE_END:
+                break
+            if tokens[c].endswith("_c"):
+                owned.setdefault(tokens[c], set()).add(_noun_phrase(tokens, c)[0])
+                break
+    if not owned:
+        return False
+    for c, t in enumerate(tokens):
+        if t in owned:
+            phrase, determiner = _noun_phrase(tokens, c)
+            if phrase and determiner in _NEW_THING and phrase not in owned[t]:
+                return True
+    return False
 
 
 def features(text: str, read_disowning: bool = False) -> dict[str, float]:

@@ -298,7 +298,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         text = v.latest
 
         if v.turn_tools and v.turn_tools[-1].name == "request_human" and v.turn_tools[-1].done:
-            ground = cues.unknown_ground(text) if text else None
+            ground = cues.unknown_ground(text, v.desk.desk.name) if text else None
             if ground is not None and not self._covered(ground):
                 return self.step.answer(UNKNOWN_GROUND_REPLY.format(what=with_article(ground)))
             if text and cues.other_language(text):

@@ -13,6 +13,7 @@ from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, R
 from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
 from supportdesk.readers import acts
+from supportdesk.lexicon import CONCEPTS
 
 CLARIFY_OPENING = "So I can bring in the right colleague:"
 
@@ -123,6 +124,16 @@ ISSUE_MIN_WORDS = 1
 ISSUE_ASK_SHARE = 0.6  # the act reader's: a part asks, requests or tells a problem (no greeting, no thanks)
 
 
+# The words of the lexicon's "someone" (a disowning, "not me", reads as it too): a part that names
+# nothing but who did it names no matter of its own.
+_WHO_WORDS = frozenset(w for phrase in CONCEPTS["someone"] for w in phrase.split())
+
+
+def _only_who(part: str) -> bool:
+    words = content_words(part)
+    return bool(words) and all(w in _WHO_WORDS for w in words)
+
+
 def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     """[(route, part of the message)] when the message raises problems for more than one agent."""
     if not _ISSUE_SPLIT.search(text):
@@ -137,6 +148,14 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     # is its preamble, a matter of its own only where it tells a problem or names money.
     preamble_only = acts.carries_its_question(text)
     for part in parts:
+        if _only_who(part) and (found or loose):
+            # "... was changed, and it was not me who did it": who did what the part before told,
+            # naming nothing else, is that part's, not a matter of its own (scope-9)
+            if found:
+                found[-1] = (found[-1][0], f"{found[-1][1]}, {part}")
+            else:
+                loose.append(part)
+            continue
         # "my email is dana@example.com" is a fact, not a problem of its own.
         # A part is a matter of its own when it tells a problem or asks something of the desk
         # ("... and also what did you charge me in march?"): a question is a matter as much as a
@@ -457,7 +476,7 @@ def decide(view: View, router: Router):
             return _transfer(view, Route(by_request, route.confidence, route.prediction), text)
     if route.agent is None and not asked_before and (owner := _product_matter(view, text, candidates)) is not None:
         return _transfer(view, Route(owner, route.confidence, route.prediction), text)
-    if route.agent is None and cues.unknown_ground(text) is not None:
+    if route.agent is None and cues.unknown_ground(text, view.desk.desk.name) is not None:
         # Ground no tool or article covers ("delete my account"): whoever takes it brings in a
         # person, so asking "billing or technical?" first would only be one question more.
         return _transfer(view, router.best(text), text)

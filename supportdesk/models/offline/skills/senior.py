@@ -24,7 +24,7 @@ class SeniorSkill(SkillBase):
         """What a level-1 agent should not handle alone: ground no tool or article covers, a
         repeat contact, lost data. Up to a higher level when there is one; else a person."""
         v = self.view
-        ground = cues.unknown_ground(text)
+        ground = cues.unknown_ground(text, v.desk.desk.name)
         repeat = bool(cues.REPEAT_CONTACT.search(text))
         lost = bool(cues.DATA_LOSS.search(text))
         if ground is not None and self._covered(ground):
