@@ -406,8 +406,9 @@ def told_examples_text() -> str:
 # The procedure: every question of every family's tune half (never a held half) is read once by
 # a knowledge base whose examples leave that question out (`KnowledgeBase.read`: what the
 # thresholds are applied to), and so is the first message of each conversation eval that expects
-# an article's title in the reply (`conversation_questions`: evals the desk keeps passing, kb-6's
-# held half and the unseen understand-held-6 excepted). Then each combination of the grids below
+# an article's title in the reply (`conversation_questions`: the evals pinned in kb_calibration.json,
+# which the desk keeps passing; never understand-held-7, -8 or -9, nor the EXAMPLE_CONVERSATIONS
+# families the model learns). Then each combination of the grids below
 # decides every question (`KnowledgeBase.decide`). The winner keeps the most conversation evals'
 # articles (they must keep passing), then has the best utility on the tune halves (right +
 # abstained - WRONG_COSTS x wrong), then shows fewer wrong articles there, then comes first in grid
@@ -467,7 +468,16 @@ def conversation_questions() -> list[Row]:
             slugs = {slug for title, slug in titles.items() for part in said if len(part) > 6 and title.startswith(part)}
             if len(slugs) == 1:
                 out.append({"text": turn["customer"], "article": slugs.pop()})
+            elif not slugs and NO_ARTICLE in turn.get("expect", {}).get("reply_not", []):
+                # a first message no article answers (the reply must not present one): an
+                # article shown for it is a wrong one (`_wrong`, printed by --calibrate)
+                out.append({"text": turn["customer"], "article": None})
     return out
+
+
+# What the desk says presenting an article ('our article "..." covers this'): a conversation eval
+# whose first reply must not say it expects no article.
+NO_ARTICLE = "covers this"
 
 
 def conversation_readings() -> list[tuple[Row, KnowledgeBase, Reading]]:
@@ -486,6 +496,12 @@ def _score(readings: Readings, t: Thresholds) -> tuple[int, int]:
 
 def _kept(readings: Readings, t: Thresholds) -> int:
     return sum(1 for r, kb, reading in readings if (hits := kb.decide(reading, t)) and hits[0][0].slug == r["article"])
+
+
+def _wrong(readings: Readings, t: Thresholds) -> int:
+    """Conversation evals' first messages shown an article their reply must not name: another
+    article than the expected one, or any for a message no article answers."""
+    return sum(1 for r, kb, reading in readings if (hits := kb.decide(reading, t)) and hits[0][0].slug != r["article"])
 
 
 def calibrate(readings: Readings, conversations: Readings = ()) -> Thresholds:
@@ -526,7 +542,8 @@ def main() -> int:
         for name, t in (("tools/kb.py CALIBRATED", CALIBRATED), ("chosen on the tune halves", chosen)):
             u, wrong = _score(readings, t)
             print(f"{name:<26} {t}: utility {u}, wrong {-wrong} (tune, leave-one-out); "
-                  f"conversation evals' articles kept {_kept(conversations, t)}/{len(conversations)}")
+                  f"conversation evals' articles kept {_kept(conversations, t)}/{sum(1 for r, _, _ in conversations if r['article'])}, "
+                  f"wrong {_wrong(conversations, t)} (of them {sum(1 for r, _, _ in conversations if not r['article'])} no article answers)")
         return 0
     if sys.argv[1:] == ["--examples"]:
         EXAMPLES.write_text(examples_text(), encoding="utf-8")

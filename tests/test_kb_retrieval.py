@@ -452,3 +452,12 @@ def test_the_example_model_learns_the_kb8_tune_conversations():
     ):
         assert _answer(question) == slug
         assert _answer_with(without)(question) is None
+
+
+def test_calibration_reads_the_first_messages_no_article_answers_as_none():
+    # kb-10: --calibrate counts the wrong articles it would show in conversation evals, among them
+    # any article for a first message whose reply must not present one ("covers this").
+    bench = _bench()
+    rows = {r["text"]: r["article"] for r in bench.conversation_questions()}
+    assert rows["is there a way to put a password on a share link so only ppl with the code can open the folder?"] is None
+    assert any(article is None for article in rows.values()) and any(rows.values())

@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -307,6 +307,20 @@ KNOWN_MISSES = {
     "scope 9 (tune): a closed account elsewhere is not ours",
     "scope 9 (held): work password dumped online, non-native",
     "scope 9 (held): sold my phone, still signed in",
+    # kb-10 (an article's matter told in words no article or example holds; written before the
+    # model changed: tune 5/8, held 2/6). Missed: "pasted over the quarterly forecast ...
+    # yesterdays numbers", "without internet on a long flight" and "erased half of the guest list
+    # ... how it was on saturday" share too few words with the restore and apps articles or their
+    # examples (abstained, safe); a move to another tool, an auditor's download and an
+    # accountant's receipts folder read as money by triage (billing); "will my notes still open in
+    # the subway when there is no signal?" gets the crash article ("open"):
+    "kb 10 (tune): teammate pasted over the forecast, yesterday's numbers",
+    "kb 10 (tune): leaving for another tool, take everything",
+    "kb 10 (tune): without internet on a long flight",
+    "kb 10 (held): brother erased half the guest list, saturday's",
+    "kb 10 (held): auditor wants everything in one download, non-native",
+    "kb 10 (held): accountant should see the receipts folder too",
+    "kb 10 (held): notes underground with no signal",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
