@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import random
@@ -239,13 +240,13 @@ def _notify_docs(args: tuple[Any, ...], last: int) -> str:
     locked read says the session ends); empty when they are over NOTIFY_ITEMS_BYTES together.
     `args`: `PostgresStore._append_args`'."""
     session_id, now, kinds, agents, bodies, metas = args[0], args[5], args[6], args[7], args[8], args[9]
-    head = '{"session_id":' + json.dumps(session_id, ensure_ascii=False) + ',"seq":'
+    head = '{"session_id":' + _json_name(session_id) + ',"seq":'
     at = ',"created_at":"' + _json_time(now) + '","meta":'
     out: list[str] = []
     size = 0
     for n, (kind, agent, body, meta) in enumerate(zip(kinds, agents, bodies, metas), start=1):
         doc = (
-            f'{head}{last + n},"kind":{json.dumps(kind, ensure_ascii=False)},"agent":{json.dumps(agent, ensure_ascii=False)}'
+            f'{head}{last + n},"kind":{_json_name(kind)},"agent":{_json_name(agent)}'
             f'{at}{meta if meta is not None else "{}"}{"}" if body == "{}" else "," + body[1:]}'
         )
         size += len(doc.encode()) + 1
@@ -253,6 +254,13 @@ def _notify_docs(args: tuple[Any, ...], last: int) -> str:
             return ""
         out.append("\n" + doc)
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _json_name(name: str) -> str:
+    """A name as a JSON string (an item kind, an agent, a session id): the few a worker writes
+    again and again, encoded once each."""
+    return json.dumps(name, ensure_ascii=False)
 
 
 def _json_time(at: datetime) -> str:
@@ -511,7 +519,12 @@ async def _end_open_transaction(conn: asyncpg.Connection) -> None:
 
 
 def _fold(text: str) -> str:
-    """Lower case without accents, as SQLite's unicode61 tokenizer with remove_diacritics."""
+    """Lower case without accents, as SQLite's unicode61 tokenizer with remove_diacritics.
+    ASCII text (most messages) is its own NFKD form and has no combining marks, and its
+    casefold is its lower case: it skips the walk over every character (SQLite's tokenizer does
+    this in C; here it was a Python call a character, on every stored message)."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
