@@ -257,6 +257,23 @@ def _notify_docs(args: tuple[Any, ...], last: int) -> str:
     return "".join(out)
 
 
+# The documents of the append last sent (its parameters, by identity, and its base seq): the
+# append keeps the parse of what it sent after the statement (`PostgresStore.append`), without
+# making the same text twice. One entry: an append in between makes them again, the same text.
+_last_sent: tuple[tuple[Any, ...], int, str] | None = None
+
+
+def _sent_docs(args: tuple[Any, ...], last: int) -> str:
+    """`_notify_docs(args, last)`, made once for the statement and the keeping of its parses."""
+    global _last_sent
+    sent = _last_sent
+    if sent is not None and sent[0] is args and sent[1] == last:
+        return sent[2]
+    docs = _notify_docs(args, last)
+    _last_sent = (args, last, docs)
+    return docs
+
+
 @functools.lru_cache(maxsize=1024)
 def _json_name(name: str) -> str:
     """A name as a JSON string (an item kind, an agent, a session id): the few a worker writes
@@ -1294,7 +1311,7 @@ class PostgresStore(StoreCore):
         if folds is None:
             folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
         tail, emptied, after = kept.advanced(folds, items, now)
-        rows = await conn.fetch(SQL_APPEND, *args, *tail, _notify_docs(args, count))
+        rows = await conn.fetch(SQL_APPEND, *args, *tail, _sent_docs(args, count))
         if emptied:
             await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
         self._remember(session_id, after)
@@ -1324,7 +1341,7 @@ class PostgresStore(StoreCore):
         tail, emptied, after = kept.advanced(folds, items, now)
         sql = SQL_APPEND_KEPT if fence is None else SQL_APPEND_KEPT_RELEASE if release else SQL_APPEND_KEPT_FENCED
         guard = (kept.count, kept.status, kept.created_at, kept.summary, kept.figures, kept.clocks)
-        docs = _notify_docs(args, kept.count)
+        docs = _sent_docs(args, kept.count)
         rows = await conn.fetch(sql, *args, *tail, docs, *guard, *(() if fence is None else (fence,)))
         if not rows:
             self._kept.pop(session_id, None)
@@ -1390,7 +1407,7 @@ class PostgresStore(StoreCore):
         # The items as this process's next reads of the session will get them (the same text
         # its NOTIFY carried): kept as their parse, so the next turn's start, which reads them
         # back as documents, parses none of them (about 12 items a served message).
-        docs = _notify_docs(args, last)
+        docs = _sent_docs(args, last)
         if docs:
             for doc, item in zip(docs.split("\n")[1:], stamped):
                 keep_parsed(doc, item)
