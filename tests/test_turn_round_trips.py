@@ -20,7 +20,7 @@ context the turn keeps in memory are the ones a read would have returned.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ import pytest
 
 from supportdesk.config import load_desk
 from supportdesk.engine.events import Appended, Done, StepStarted
+from supportdesk.items import Message
 from supportdesk.wiring import open_desk
 from tests.conftest import REPO
 
@@ -219,3 +220,76 @@ async def test_a_served_turn_goes_to_the_store_steps_plus_one_times_after_its_me
         assert counting.calls == ["lease.try_start", "lease.release"], counting.calls
     finally:
         await desk.close()
+
+
+async def test_a_call_the_customers_request_allows_is_gated_from_the_turns_read_not_the_whole_log(where: str):
+    """A confirm = "request" call (send_password_reset) asks `confirmation.requested` whether the
+    customer asked for it: that reads the newest items the turn's one read holds, not the whole
+    log (a read of every item for every gated call, one more round trip on PostgreSQL). Asked
+    for, it runs at once; not asked for, it is offered: both with no read of the log."""
+    from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+    from supportdesk.items import Offer, ToolResult
+    from tests.scripted import ScriptedModel
+
+    for said, runs in (("please send me a password reset link, dana@example.com", True),
+                       ("i cant log in, it says my password is wrong. dana@example.com", False)):
+        script = [Transfer("technical", "password"),
+                  CallTools([RequestedCall("call_reset", "send_password_reset", {"customer": "dana@example.com"})]),
+                  Answer("done")]
+        desk = await open_desk(where, load_desk(REPO / "agents.toml"), provider=ScriptedModel(script))
+        try:
+            counting = Counting(desk.store)
+            desk.runner.store = counting
+            # Earlier talk on the session, so the log is longer than the request's reach.
+            info = await desk.store.create_session("triage")
+            for text in ("hello", "are you there?", "ok"):
+                await desk.store.append(info.id, [Message(role="customer", text=text, agent="triage"),
+                                                  Message(role="agent", text="Hi, how can I help?", agent="triage")])
+            counting.calls.clear()
+            events = [e async for e in desk.runner.send(info.id, said)]
+            stored = [e.item for e in events if isinstance(e, Appended)]
+            ran = [i for i in stored if isinstance(i, ToolResult) and i.name == "send_password_reset" and not i.is_error]
+            assert bool(ran) is runs and bool([i for i in stored if isinstance(i, Offer)]) is not runs, said
+            steps = sum(isinstance(e, StepStarted) for e in events)
+            assert "range" not in counting.calls, counting.calls
+            assert counting.calls[0] == "lease.try_start" and set(counting.calls[1:]) == {"append"}, counting.calls
+            assert len(counting.calls) <= steps + 2, counting.calls
+        finally:
+            await desk.close()
+
+
+async def test_the_held_items_say_what_the_whole_log_says_about_a_request_or_nothing():
+    """`TurnReads.since_request` answers only when `requested` over what it returns is
+    `requested` over the whole log: every log of a few kinds, held at every depth."""
+    import itertools
+
+    from supportdesk.engine.confirmation import requested
+    from supportdesk.engine.turn_reads import TurnReads
+    from supportdesk.items import Decline, ToolResult
+
+    tool = "send_password_reset"
+    kinds = {
+        "ask": Message(role="customer", text="send me a reset link"),
+        "chat": Message(role="customer", text="hello"),
+        "no": Message(role="customer", text="no, don't"),
+        "agent": Message(role="agent", text="sure"),
+        "ran": ToolResult(call_id="c", name=tool, output="{}"),
+        "failed": ToolResult(call_id="c", name=tool, output="x", is_error=True),
+        "declined": Decline(offer_id="o", tool=tool, why="no", source="text"),
+    }
+    asked = lambda text: "reset link" in text  # noqa: E731
+    answered = unknown = 0
+    for n in range(1, 6):
+        for names in itertools.product(kinds, repeat=n):
+            log = [replace(kinds[k], seq=seq, session_id="s") for seq, k in enumerate(names, 1)]
+            for depth in range(1, n + 1):
+                reads = TurnReads(None, "s", depth)  # type: ignore[arg-type]
+                reads._items, reads._whole, reads.fresh = log[-depth:], depth == n, True
+                held = await reads.since_request(tool)
+                if held is None:
+                    unknown += 1
+                    assert depth < n
+                    continue
+                answered += 1
+                assert requested(held, tool, asked) == requested(log, tool, asked), (names, depth)
+    assert answered > unknown > 0

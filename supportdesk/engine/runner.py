@@ -973,7 +973,7 @@ class Runner:
         if words is None:
             return None
         if tool.confirm_kind(self.config) == "request" and requested(
-            await self.store.range(session_id, 0, 1 << 62), name, tool.requested_in
+            await self._request_reads(session_id, name), name, tool.requested_in
         ):
             # An action that changes nothing by itself, asked for in the customer's latest
             # messages (as the desk reads them, whatever the model thinks): the request is the
@@ -985,6 +985,18 @@ class Runner:
         if held is not None and held.is_error:
             return held
         return words  # (a call that waits for staff is offered: the yes comes first, then staff)
+
+    async def _request_reads(self, session_id: str, tool: str) -> Sequence[Item]:
+        """What `requested` reads for `tool`: the newest items the running turn holds when they
+        reach back to where its scan stops (the tool's last run or answered offer, or
+        REQUEST_WINDOW customer messages); the whole log from the store only when they do not
+        (a turn's read holds hundreds of items, so hardly ever: it was one read of the whole
+        log for every gated call, a round trip on PostgreSQL)."""
+        reads = self._turn_reads.get(session_id)
+        held = await reads.since_request(tool) if reads is not None else None
+        if held is not None:
+            return held
+        return await self.store.range(session_id, 0, 1 << 62)
 
     async def _open_offer(self, session_id: str) -> OpenOffer | None:
         """The session's last offer while it is open: from the turn's reads when they can say

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from supportdesk.items import ContextSet, Handoff, Item, Message, Offer, Release, Takeover
+from supportdesk.engine.confirmation import REQUEST_WINDOW
+from supportdesk.items import Confirmation, ContextSet, Decline, Handoff, Item, Message, Offer, Release, Takeover, ToolResult
 from supportdesk.store import ContextEntry, SessionInfo, Store, TurnStart
 
 
@@ -141,6 +142,30 @@ class TurnReads:
                 return self._items[at:]
         customer = sum(1 for i in self._items if isinstance(i, Message) and i.role == "customer")
         return [] if self._whole or customer >= 2 else None
+
+    async def since_request(self, tool: str) -> list[Item] | None:
+        """The held items `confirmation.requested` reads for `tool` (a confirm = "request" call
+        the gate asks about), when they are enough to say what the whole log would: from the
+        tool's last successful run, offer answer or the REQUEST_WINDOW-th customer message back,
+        whichever is newest (where `requested`'s backward scan stops), or all of them when the
+        whole log is here. None when that point is older than what is held (or the held log is
+        stale): only the store can say. A gap of customer messages stored meanwhile is read
+        first (`_catch_up`), as for a step's window."""
+        await self._caught_up()
+        if not self.fresh:
+            return None
+        customer = 0
+        for at in range(len(self._items) - 1, -1, -1):
+            item = self._items[at]
+            if isinstance(item, ToolResult) and item.name == tool and not item.is_error:
+                return self._items[at:]
+            if isinstance(item, Confirmation | Decline) and item.tool == tool:
+                return self._items[at:]
+            if isinstance(item, Message) and item.role == "customer":
+                customer += 1
+                if customer >= REQUEST_WINDOW:
+                    return self._items[at:]
+        return list(self._items) if self._whole else None
 
     def customer_words(self) -> list[str] | None:
         """`customer_words` of the log, when the whole log is here; else None."""

@@ -289,12 +289,19 @@ def window_item(doc: str | bytes) -> Item:
     item = _parsed.get(doc)
     if item is None:
         item = item_from_json(doc)
-        if len(doc) <= PARSED_LONGEST:
-            if len(_parsed) >= PARSED_KEPT:
-                for oldest in list(itertools.islice(_parsed, max(1, PARSED_KEPT // 4))):
-                    del _parsed[oldest]
-            _parsed[doc] = item
+        keep_parsed(doc, item)
     return item
+
+
+def keep_parsed(doc: str | bytes, item: Item) -> None:
+    """`item` kept as the parse of `doc`, its document as a read of the log gives it: by
+    `window_item`, and by a writer for the items it has just stored (PostgreSQL's append makes
+    their documents for its NOTIFY), so its next turn's start does not parse back what it wrote."""
+    if len(doc) <= PARSED_LONGEST and doc not in _parsed:
+        if len(_parsed) >= PARSED_KEPT:
+            for oldest in list(itertools.islice(_parsed, max(1, PARSED_KEPT // 4))):
+                del _parsed[oldest]
+        _parsed[doc] = item
 
 
 def window_item_of_row(row: Sequence[Any]) -> Item:

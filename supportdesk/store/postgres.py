@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import random
@@ -58,6 +59,7 @@ from supportdesk.store.core import (
     import_rows,
     insert_session_sql,
     item_of_row as _item,
+    keep_parsed,
     window_item,
     window_item_of_row as _window_item,
     newer_schema,
@@ -239,13 +241,13 @@ def _notify_docs(args: tuple[Any, ...], last: int) -> str:
     locked read says the session ends); empty when they are over NOTIFY_ITEMS_BYTES together.
     `args`: `PostgresStore._append_args`'."""
     session_id, now, kinds, agents, bodies, metas = args[0], args[5], args[6], args[7], args[8], args[9]
-    head = '{"session_id":' + json.dumps(session_id, ensure_ascii=False) + ',"seq":'
+    head = '{"session_id":' + _json_name(session_id) + ',"seq":'
     at = ',"created_at":"' + _json_time(now) + '","meta":'
     out: list[str] = []
     size = 0
     for n, (kind, agent, body, meta) in enumerate(zip(kinds, agents, bodies, metas), start=1):
         doc = (
-            f'{head}{last + n},"kind":{json.dumps(kind, ensure_ascii=False)},"agent":{json.dumps(agent, ensure_ascii=False)}'
+            f'{head}{last + n},"kind":{_json_name(kind)},"agent":{_json_name(agent)}'
             f'{at}{meta if meta is not None else "{}"}{"}" if body == "{}" else "," + body[1:]}'
         )
         size += len(doc.encode()) + 1
@@ -253,6 +255,30 @@ def _notify_docs(args: tuple[Any, ...], last: int) -> str:
             return ""
         out.append("\n" + doc)
     return "".join(out)
+
+
+# The documents of the append last sent (its parameters, by identity, and its base seq): the
+# append keeps the parse of what it sent after the statement (`PostgresStore.append`), without
+# making the same text twice. One entry: an append in between makes them again, the same text.
+_last_sent: tuple[tuple[Any, ...], int, str] | None = None
+
+
+def _sent_docs(args: tuple[Any, ...], last: int) -> str:
+    """`_notify_docs(args, last)`, made once for the statement and the keeping of its parses."""
+    global _last_sent
+    sent = _last_sent
+    if sent is not None and sent[0] is args and sent[1] == last:
+        return sent[2]
+    docs = _notify_docs(args, last)
+    _last_sent = (args, last, docs)
+    return docs
+
+
+@functools.lru_cache(maxsize=1024)
+def _json_name(name: str) -> str:
+    """A name as a JSON string (an item kind, an agent, a session id): the few a worker writes
+    again and again, encoded once each."""
+    return json.dumps(name, ensure_ascii=False)
 
 
 def _json_time(at: datetime) -> str:
@@ -511,7 +537,12 @@ async def _end_open_transaction(conn: asyncpg.Connection) -> None:
 
 
 def _fold(text: str) -> str:
-    """Lower case without accents, as SQLite's unicode61 tokenizer with remove_diacritics."""
+    """Lower case without accents, as SQLite's unicode61 tokenizer with remove_diacritics.
+    ASCII text (most messages) is its own NFKD form and has no combining marks, and its
+    casefold is its lower case: it skips the walk over every character (SQLite's tokenizer does
+    this in C; here it was a Python call a character, on every stored message)."""
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -1280,7 +1311,7 @@ class PostgresStore(StoreCore):
         if folds is None:
             folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
         tail, emptied, after = kept.advanced(folds, items, now)
-        rows = await conn.fetch(SQL_APPEND, *args, *tail, _notify_docs(args, count))
+        rows = await conn.fetch(SQL_APPEND, *args, *tail, _sent_docs(args, count))
         if emptied:
             await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
         self._remember(session_id, after)
@@ -1310,7 +1341,7 @@ class PostgresStore(StoreCore):
         tail, emptied, after = kept.advanced(folds, items, now)
         sql = SQL_APPEND_KEPT if fence is None else SQL_APPEND_KEPT_RELEASE if release else SQL_APPEND_KEPT_FENCED
         guard = (kept.count, kept.status, kept.created_at, kept.summary, kept.figures, kept.clocks)
-        docs = _notify_docs(args, kept.count)
+        docs = _sent_docs(args, kept.count)
         rows = await conn.fetch(sql, *args, *tail, docs, *guard, *(() if fence is None else (fence,)))
         if not rows:
             self._kept.pop(session_id, None)
@@ -1369,10 +1400,18 @@ class PostgresStore(StoreCore):
             raise self._failed(exc) from None
         if release is not None:
             release.let_go()
-        return [
+        stamped = [
             replace(item, session_id=session_id, seq=last + n, created_at=now)
             for n, item in enumerate(items, start=1)
         ]
+        # The items as this process's next reads of the session will get them (the same text
+        # its NOTIFY carried): kept as their parse, so the next turn's start, which reads them
+        # back as documents, parses none of them (about 12 items a served message).
+        docs = _sent_docs(args, last)
+        if docs:
+            for doc, item in zip(docs.split("\n")[1:], stamped):
+                keep_parsed(doc, item)
+        return stamped
 
     async def latest(self, session_id: str, n: int) -> list[Item]:
         """The last n items, oldest first."""
