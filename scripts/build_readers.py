@@ -633,7 +633,8 @@ def build_gates(b77: str, clinc_dir: str, sgd_dir: str) -> None:
     blob = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
     with open(gates.DATA, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
         fh.write(blob)
-    print(f"{gates.DATA}: {gates.DATA.stat().st_size:,} bytes; money {data['money']['docs']}; disclaims {data['disclaims']['docs']}; ground {data['ground']['docs']}")
+    print(f"{gates.DATA}: {gates.DATA.stat().st_size:,} bytes; money {data['money']['docs']}; disclaims {data['disclaims']['docs']}; "
+          f"ground {len(data['ground']['docs'])} labels, of them {({k: v for k, v in data['ground']['docs'].items() if ':' not in k})}")
 
 
 def main(argv: list[str]) -> int:

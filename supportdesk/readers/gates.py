@@ -1,6 +1,6 @@
 """Learned readers that replace word lists in models/offline/cues.py (issue 38).
 
-Two yes/no readings of a customer message, each a multinomial naive Bayes (acts.ActReader's),
+Readings of a customer message (two yes/no, one of a few grounds), each a multinomial naive Bayes (acts.ActReader's),
 trained by `scripts/build_readers.py`; the money gate reads what the message is about (`features`:
 its words, their first five letters, word pairs; not its shape: a question about refunds is as
 much about money as a complaint), the disclaimer reads the act reader's features, clause by clause:
