@@ -32,6 +32,7 @@ import gzip
 import hashlib
 import io
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -100,7 +101,7 @@ ALPHA = 0.5
 TRAINING = DATA.parent / "TRAINING.json"
 # Which of the manifest's roles each output reads (its "trained_on" digests cover these files).
 READERS_ROLES = ("desk", "conversations", "acts", "intents", "desk_intents", "scope", "products")
-GATES_ROLES = ("desk", "conversations", "money", "disclaims")
+GATES_ROLES = ("desk", "conversations", "money", "disclaims", "ground", "desk_intents")
 
 
 def pinned(role: str) -> list[Path]:
@@ -565,17 +566,75 @@ def desk_disclaims() -> list[tuple[str, str]]:
     return [(EMAIL.sub(" ", t), label) for t, label in out]
 
 
+# --- ground no tool or article covers (readers/gates.py `ground`) ----------------------------------
+# CLINC150 train intents that ask for the same ground as the desk's unknown grounds (cues.py
+# UNKNOWN_GROUND): an account a provider holds, blocked, frozen or on hold, is a suspension staff
+# review; a translation or another language for the replies is a language the desk does not write.
+# Its "freeze_account" (asking for a block) is left out: it shares every word with a block told.
+CLINC_GROUND = {gates.SUSPENDED: "account_blocked", gates.LANGUAGE: "translate change_language"}
+CLINC_GROUND_LEFT_OUT = {"freeze_account"}
+
+
+def ground_corpora(b77: str, clinc_dir: str) -> dict[str, dict[str, list[str]]]:
+    """Each ground's CLINC150 train intents (`CLINC_GROUND`), and every other intent of CLINC150's
+    and Banking77's train splits as a label of its own ("clinc:pin_blocked" ...). A naive Bayes
+    with one label for "everything else" spreads that label's counts over every topic, so any
+    message near a ground's words ("my PIN is blocked", "why is there a fee on my account") reads
+    as the ground; each topic its own label is read against the ground on equal terms, and the
+    reading is a ground only when a ground is the likeliest of them all."""
+    data = json.loads(show(clinc_dir, "data/data_full.json"))
+    of = {i: ground for ground, names in CLINC_GROUND.items() for i in names.split()}
+    out: dict[str, dict[str, list[str]]] = {}
+    for text, intent in data["train"] + data["oos_train"]:
+        if intent in CLINC_GROUND_LEFT_OUT:
+            continue
+        if intent == "translate":
+            # "how do i say 'hotel' in finnish": the phrase to translate is any words at all
+            # ("thank you"); what asks for another language is the rest.
+            text = _QUOTED.sub(" ", text)
+        out.setdefault(of.get(intent, f"clinc:{intent}"), {}).setdefault("clinc150", []).append(text)
+    for row in csv.DictReader(io.StringIO(show(b77, "banking_data/train.csv"))):
+        out.setdefault(f"b77:{row['category']}", {}).setdefault("banking77", []).append(row["text"])
+    return out
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def desk_ground() -> list[tuple[str, str]]:
+    """The pinned ground files' labelled lines (evals/unknown-ground-tune.jsonl: {"text", "ground"};
+    its held half is never read), the desk's money intents (evals/desk-intents-tune.jsonl: none of
+    them is a ground no tool covers), and each turn of the conversation tune halves that must not
+    reach a person, or must reach a level-1 agent or make a call without one: none of them a ground, each
+    labelled by the agent or the tool it must reach ("desk:billing", "desk:search_kb")."""
+    out = [(r["text"], r["ground"] if r["ground"] != gates.NO_GROUND else "desk:other") for path in pinned("ground") for r in _jsonl(path)]
+    out += [(r["text"], f"desk:{r['intent']}") for path in pinned("desk_intents") for r in _jsonl(path)]
+    for path in pinned("conversations"):
+        for convo in _jsonl(path):
+            for turn in convo.get("turns") or []:
+                if not isinstance(turn, dict) or not isinstance(turn.get("customer"), str):
+                    continue
+                expect = turn.get("expect", {})
+                made = [t.get("name") for t in expect.get("tools", []) if isinstance(t, dict)]
+                taken = expect.get("agent") not in (None, "senior", "triage") or made
+                if "request_human" in expect.get("not_tools", []) or (taken and "request_human" not in made):
+                    out.append((turn["customer"], f"desk:{expect.get('agent') or (made[0] if made else 'other')}"))
+    return [(EMAIL.sub(" ", t), label) for t, label in out]
+
+
 def build_gates(b77: str, clinc_dir: str, sgd_dir: str) -> None:
     data = {
         "format": gates.FORMAT,
         "trained_on": {**trained_on(GATES_ROLES), "tools_said": tools_said(), "corpora": {"banking77": corpus_commit(b77), "clinc150": corpus_commit(clinc_dir), "sgd": corpus_commit(sgd_dir)}},
         "money": naive_bayes(money_corpora(b77, clinc_dir), desk_money(), gates.FEATURES["money"], GATE_DESK_WEIGHT),
         "disclaims": naive_bayes(disclaim_corpora(sgd_dir), desk_disclaims(), gates.FEATURES["disclaims"], GATE_DESK_WEIGHT),
+        "ground": naive_bayes(ground_corpora(b77, clinc_dir), desk_ground(), gates.FEATURES["ground"], GATE_DESK_WEIGHT),
     }
     blob = json.dumps(data, separators=(",", ":"), sort_keys=True).encode()
     with open(gates.DATA, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as fh:
         fh.write(blob)
-    print(f"{gates.DATA}: {gates.DATA.stat().st_size:,} bytes; money {data['money']['docs']}; disclaims {data['disclaims']['docs']}")
+    print(f"{gates.DATA}: {gates.DATA.stat().st_size:,} bytes; money {data['money']['docs']}; disclaims {data['disclaims']['docs']}; "
+          f"ground {len(data['ground']['docs'])} labels, of them {({k: v for k, v in data['ground']['docs'].items() if ':' not in k})}")
 
 
 def main(argv: list[str]) -> int:

@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -321,6 +321,14 @@ KNOWN_MISSES = {
     "kb 10 (held): auditor wants everything in one download, non-native",
     "kb 10 (held): accountant should see the receipts folder too",
     "kb 10 (held): notes underground with no signal",
+    # unknown-ground-10 (an account blocked, frozen or on hold, another language asked for, read by
+    # the learned ground reader, readers/gates.py `ground`; before: tune 4/8, held 3/6; after: tune
+    # 7/8, held 5/6). What still misses: "the help articles translated to french" is read as the
+    # language ground, but the scope reader (CLINC150's translate is out of scope) answers it as
+    # outside the desk first; "someone who speaks portuguese" the ground reader reads below its
+    # threshold (Banking77 hears "help me with the billing"):
+    "unknown-ground-10 (tune): articles translated",
+    "unknown-ground-10 (held): someone who speaks portuguese",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

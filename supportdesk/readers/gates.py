@@ -1,6 +1,6 @@
 """Learned readers that replace word lists in models/offline/cues.py (issue 38).
 
-Two yes/no readings of a customer message, each a multinomial naive Bayes (acts.ActReader's),
+Readings of a customer message (two yes/no, one of a few grounds), each a multinomial naive Bayes (acts.ActReader's),
 trained by `scripts/build_readers.py`; the money gate reads what the message is about (`features`:
 its words, their first five letters, word pairs; not its shape: a question about refunds is as
 much about money as a complaint), the disclaimer reads the act reader's features, clause by clause:
@@ -17,6 +17,13 @@ much about money as a complaint), the disclaimer reads the act reader's features
   subscription", a refund), the opening messages of the conversation evals' tune halves by the
   agent they must reach, and evals/money-gate-tune.jsonl and gates-7-tune.jsonl. The files read
   are pinned in data/TRAINING.json (tests/test_readers.py checks the data were built from them).
+- ground: does the message ask for ground no tool or article of the desk covers, of a kind
+  public data holds: an account the provider blocked, froze, suspended or put on hold (CLINC150's
+  account_blocked), or another language than the desk's English (CLINC150's translate and
+  change_language); every other CLINC150 and Banking77 train message is none, and so are the
+  desk's own money intents and the tune halves' openings that must not reach a person; plus the
+  desk's labelled evals/unknown-ground-tune.jsonl (its held half, unknown-ground-held.jsonl, is
+  never read). cues.unknown_ground asks it beside the rules kept for grounds no public data holds.
 - disclaims: does the customer say outright that they ask for no action (yet) ("i'm not asking
   you to change anything", "dont switch nothing, only curious", "no, not right now")? Trained on
   the Schema-Guided Dialogue user turns that decline an offered action (NEGATE_INTENT) against
@@ -30,6 +37,7 @@ read on first use, never at import.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -43,6 +51,8 @@ DATA = Path(__file__).resolve().parent / "data" / "gates.json.gz"
 FORMAT = 1
 MONEY, NO_MONEY = "money", "no_money"
 DISCLAIMS, ASKS = "disclaims", "asks"
+# The grounds no tool or article covers that a reader learns (cues.UNKNOWN_GROUND names them).
+SUSPENDED, LANGUAGE, NO_GROUND = "suspended", "language", "none"
 
 # The probability of money a message needs to pass billing's gate. Chosen on
 # evals/money-gate-tune.jsonl and the conversation evals' tune halves: a false billing sends a
@@ -80,7 +90,7 @@ class GateReader(ActReader):
         return self._featurize(text)
 
 
-FEATURES: dict[str, Callable[[str], list[str]]] = {"money": features, "disclaims": acts.features}
+FEATURES: dict[str, Callable[[str], list[str]]] = {"money": features, "disclaims": acts.features, "ground": features}
 
 
 @lru_cache(maxsize=1)
@@ -135,3 +145,51 @@ def disclaims_action(text: str, clause_counts: Callable[[str], bool] = lambda cl
         return True
     parts = clauses(text)
     return len(parts) > 1 and any(clause_counts(c) and disclaims_probability(c) >= DISCLAIMS_CLAUSE_THRESHOLD for c in parts)
+
+
+# A ground no tool covers sends the message to a person instead of an article or a tool: chosen on
+# evals/unknown-ground-tune.jsonl and the conversation tune halves, where a locked sign-in, a
+# frozen app or a PIN blocked must stay the desk's.
+GROUND_THRESHOLD = 0.9
+
+
+class SparseReader(GateReader):
+    """The same naive Bayes, scored through the features a label saw: a label's score is what an
+    unseen feature gives it, times the message's features, plus what each seen one adds. The
+    ground reader has some 300 labels (each topic of the corpora its own), and a message's few
+    features were seen by few of them: a read costs their count, not labels x features."""
+
+    def __init__(self, part: dict[str, Any], featurize: Callable[[str], list[str]]):
+        super().__init__(part, featurize)
+        alpha = part["alpha"]
+        self._unseen = {label: math.log(alpha / self._denominator[label]) for label in self.labels}
+        self._seen: dict[str, list[tuple[str, float]]] = {}
+        for label, counts in part["counts"].items():
+            for feature, n in counts.items():
+                self._seen.setdefault(feature, []).append((label, math.log((n + alpha) / alpha)))
+
+    def read(self, text: str, ignore: Callable[[str], bool] | None = None) -> acts.Reading:
+        feats = [f for f in self.featurize(text) if f in self._vocab and not (ignore is not None and ignore(f))]
+        scores = {label: self._log_prior[label] + len(feats) * self._unseen[label] for label in self.labels}
+        for f in feats:
+            for label, gain in self._seen[f]:
+                scores[label] += gain
+        best = max(self.labels, key=lambda label: scores[label])
+        return acts.Reading(best, acts.probabilities(scores)[best], scores)
+
+
+@lru_cache(maxsize=1)
+def ground_reader() -> GateReader | None:
+    """None when the shipped data predate the ground reader (built before it: rebuild them)."""
+    part = _data().get("ground")
+    return SparseReader(part, FEATURES["ground"]) if part else None
+
+
+@lru_cache(maxsize=4096)
+def ground(text: str) -> str | None:
+    """The ground no tool covers the message asks for (SUSPENDED, LANGUAGE), or None."""
+    reader = ground_reader()
+    if reader is None:
+        return None
+    reading = reader.read(EMAIL.sub(" ", text))
+    return reading.act if reading.act in (SUSPENDED, LANGUAGE) and reading.confidence >= GROUND_THRESHOLD else None
