@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -329,6 +329,24 @@ KNOWN_MISSES = {
     # threshold (Banking77 hears "help me with the billing"):
     "unknown-ground-10 (tune): articles translated",
     "unknown-ground-10 (held): someone who speaks portuguese",
+    # kb-11 (written before the model changes: tune 2/8, held 1/6; unchanged after, since neither
+    # a logistic regression in naive Bayes' place nor kb-9's and kb-10's told examples kept the
+    # held halves' articles: benchmarks/bench_kb.py LogisticModel). Abstained on (safe): a rota
+    # wiped, a bookkeeper's or a temp's folder, two devices disagreeing, a program vanishing, a
+    # flatmate's typing over; routed away from the technical agent (triage or billing): leaving
+    # with every note, switching providers, a gantt chart; a wrong article: emoji reactions get
+    # the notifications article.
+    "kb 11 (tune): intern wiped the rota, want tuesday's",
+    "kb 11 (tune): quitting acme, want a copy of all notes",
+    "kb 11 (tune): bookkeeper should see the tax folder too",
+    "kb 11 (tune): laptop and phone disagree about a recipe",
+    "kb 11 (tune): windows program vanishes on pasting a table",
+    "kb 11 (tune): no article: a gantt chart of tasks",
+    "kb 11 (held): flatmate typed over the budget, want last week's",
+    "kb 11 (held): switching providers, download everything",
+    "kb 11 (held): a temp should open only the contracts folder",
+    "kb 11 (held): ipad still shows the old to-do list",
+    "kb 11 (held): no article: emoji reactions on comments",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
