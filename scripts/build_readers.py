@@ -242,15 +242,17 @@ def short_requests(clinc_dir: str, sgd_dir: str) -> list[str]:
     """Requests said in a few words, often without a verb ("timer for 5 minutes", "one room 3 star
     hotel", "a table for two please"), as their own source of the act reader's requests: CLINC150's
     short train utterances of the intents that ask for something done (`CLINC_REQUESTS`), and SGD's
-    short user turns that state an intent (INFORM_INTENT) and ask no question, answer no offer and
-    thank for nothing. Among the corpora's thousands of requests with their verb, the few short
+    short user turns that state an intent (INFORM_INTENT), not put as a question, and ask no
+    question, answer no offer and thank for nothing. Among the corpora's thousands of requests with their verb, the few short
     ones are drawn as rarely as the rest (`balanced`); a source of their own keeps them heard, so
     that "reset link please" reads as the request it is, not as the problem its topic words tell."""
     data = json.loads(show(clinc_dir, "data/data_full.json"))
     out = [t for t, intent in data["train"] if intent in CLINC_REQUESTS and len(t.split()) <= SHORT_REQUEST_WORDS]
     for acts, utterance in sgd_user_turns(sgd_dir):
         if "INFORM_INTENT" in acts and not acts & {"REQUEST", "AFFIRM", "NEGATE", "SELECT", "THANK_YOU", "NEGATE_INTENT"}:
-            if len(utterance.split()) <= SHORT_REQUEST_WORDS:
+            # (Not one put as a question: "any events?" is a search asked for in SGD, and "any
+            # update?" on a support desk asks where a matter stands.)
+            if len(utterance.split()) <= SHORT_REQUEST_WORDS and not utterance.rstrip().endswith("?"):
                 out.append(utterance)
     return out
 

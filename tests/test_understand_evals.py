@@ -285,10 +285,10 @@ KNOWN_MISSES = {
     # BM25 and to the model ("open" is its word: "won't open"); letting someone in is not learnt.
     "kb 9 (held): my assistant should only see the invoices folder",
     # Routing, not the knowledge base: records for a lawyer go to the senior agent as a legal
-    # matter; "any ready made templates" reads to triage as outside the desk's scope ("print
-    # address labels" leaned billing; it reaches technical since security-9's router changes):
+    # matter ("print address labels" leaned billing; it reaches technical since security-9's router
+    # changes; "any ready made templates", read as outside the desk's scope before, reaches the
+    # technical agent since money-10's readers):
     "kb 9 (tune): hand every record to our lawyer, non-native",
-    "kb 9 (tune): no article: templates gallery, terse",
     # money-9 (held-9's money kinds; tune 3/8 and held 3/6 before, 7/8 and 6/6 after). "what plans
     # do you have?" names no plan, and the money gate does not read "plans" as money, so billing
     # (which needs money named) steps aside and the technical agent abstains:
