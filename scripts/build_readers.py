@@ -89,6 +89,14 @@ CLINC_ACTS = {
         "question",
     ),
 }
+# CLINC's intents whose messages ask for something to be done (a call made, a timer set, a ride
+# ordered), read for the act reader in their short utterances only (`short_requests`): a request
+# said in a few words, often without its verb ("timer for 5 minutes", "money transfer request").
+CLINC_REQUESTS = """uber order play_music update_playlist shopping_list_update todo_list_update reminder_update
+calendar_update make_call text share_location alarm timer restaurant_reservation book_flight book_hotel car_rental
+order_checks pay_bill transfer""".split()
+# How many words a short request holds at most (`short_requests`).
+SHORT_REQUEST_WORDS = 5
 # CLINC's banking and card intents are the desk's own kind of business, and its meta intents
 # talk to the assistant itself: neither is out of scope for a support desk.
 CLINC_SKIP_DOMAINS = {"banking", "credit_cards", "meta"}
@@ -229,6 +237,25 @@ def sgd(git_dir: str) -> list[Row]:
 
 def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def short_requests(clinc_dir: str, sgd_dir: str) -> list[str]:
+    """Requests said in a few words, often without a verb ("timer for 5 minutes", "one room 3 star
+    hotel", "a table for two please"), as their own source of the act reader's requests: CLINC150's
+    short train utterances of the intents that ask for something done (`CLINC_REQUESTS`), and SGD's
+    short user turns that state an intent (INFORM_INTENT), not put as a question, and ask no
+    question, answer no offer and thank for nothing. Among the corpora's thousands of requests with their verb, the few short
+    ones are drawn as rarely as the rest (`balanced`); a source of their own keeps them heard, so
+    that "reset link please" reads as the request it is, not as the problem its topic words tell."""
+    data = json.loads(show(clinc_dir, "data/data_full.json"))
+    out = [t for t, intent in data["train"] if intent in CLINC_REQUESTS and len(t.split()) <= SHORT_REQUEST_WORDS]
+    for acts, utterance in sgd_user_turns(sgd_dir):
+        if "INFORM_INTENT" in acts and not acts & {"REQUEST", "AFFIRM", "NEGATE", "SELECT", "THANK_YOU", "NEGATE_INTENT"}:
+            # (Not one put as a question: "any events?" is a search asked for in SGD, and "any
+            # update?" on a support desk asks where a matter stands.)
+            if len(utterance.split()) <= SHORT_REQUEST_WORDS and not utterance.rstrip().endswith("?"):
+                out.append(utterance)
+    return out
 
 
 def desk_examples() -> list[Row]:
@@ -660,6 +687,7 @@ def main(argv: list[str]) -> int:
                 acts.setdefault(act, {}).setdefault(name, []).append(text)
             if scope is not None:
                 scopes.setdefault(scope, {}).setdefault(name, []).append(text)
+    acts["request"]["short"] = short_requests(clinc_dir, sgd_dir)
     desk = desk_examples()
     data = {
         "format": FORMAT,

@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -249,11 +249,9 @@ KNOWN_MISSES = {
     "understand 9 (held): older version: a colleague replaced the shared price list",
     "understand 9 (held): question: a csv for the auditor",
     "understand 9 (held): question: bookkeeper sees only one folder",
-    # Money: "need to change how i pay you" after the email goes to technical (no reader hears it
-    # as money; the card told next is then handed back to billing and offered). (An invoice asked
-    # by its month, a charge called a duplicate that is not one, a change at renewal, "the last
-    # one, yearly" and the billing period asked pass since money-9.)
-    "understand 9 (held): email first, card next, 'go ahead'",
+    # (Money: an invoice asked by its month, a charge called a duplicate that is not one, a change
+    # at renewal, "the last one, yearly" and the billing period asked pass since money-9; "need to
+    # change how i pay you" after the email reaches billing since money-10.)
     # Config desk: (a pickpocketed phone still signed in and phishing reach security since
     # security-9, below.)
     # security-9 (security8b; before: tune 3/8, held 4/6; after: tune 6/8, held 4/6; held-9 config
@@ -287,10 +285,10 @@ KNOWN_MISSES = {
     # BM25 and to the model ("open" is its word: "won't open"); letting someone in is not learnt.
     "kb 9 (held): my assistant should only see the invoices folder",
     # Routing, not the knowledge base: records for a lawyer go to the senior agent as a legal
-    # matter; "any ready made templates" reads to triage as outside the desk's scope ("print
-    # address labels" leaned billing; it reaches technical since security-9's router changes):
+    # matter ("print address labels" leaned billing; it reaches technical since security-9's router
+    # changes; "any ready made templates", read as outside the desk's scope before, reaches the
+    # technical agent since money-10's readers):
     "kb 9 (tune): hand every record to our lawyer, non-native",
-    "kb 9 (tune): no article: templates gallery, terse",
     # money-9 (held-9's money kinds; tune 3/8 and held 3/6 before, 7/8 and 6/6 after). "what plans
     # do you have?" names no plan, and the money gate does not read "plans" as money, so billing
     # (which needs money named) steps aside and the technical agent abstains:
@@ -347,6 +345,12 @@ KNOWN_MISSES = {
     "kb 11 (held): a temp should open only the contracts folder",
     "kb 11 (held): ipad still shows the old to-do list",
     "kb 11 (held): no article: emoji reactions on comments",
+    # money-10 (a change of how the customer pays told without a payment method's noun, verbless
+    # requests; before: tune 6/8, held 4/6; after: tune 8/8, held 5/6). "how i pay for acme needs to
+    # change", the matter said as the sentence's subject, is read by the desk intents reader as a
+    # change of card below its bar (0.96 < cues.CARD_CHANGE_ASKED_CONFIDENCE), so it goes to the
+    # technical agent and the card told next gets the card-troubles article:
+    "money 10 (held): how i pay needs to change, card, 'yep'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

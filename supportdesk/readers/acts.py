@@ -289,6 +289,12 @@ def _share_of(clause: str, text: str) -> float:
     return len(features(clause)) / max(len(features(text)), 1)
 
 
+def topic_free_scores(text: str) -> dict[str, float]:
+    """The act reader's log scores of a message read without the words that name a topic
+    (`TOPIC_SPECIFICITY`): how it is said, not what about ("card" leans to a problem told)."""
+    return act_reader().read(text, ignore=_topical).scores
+
+
 def _question_margin(text: str) -> float:
     scores = act_reader().read(text, ignore=_topical).scores
     return scores["question"] - max(scores["request"], scores["problem"])

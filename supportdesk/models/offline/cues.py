@@ -688,18 +688,36 @@ def card_change_told(earlier: str, text: str) -> bool:
 CARD_CHANGE_ASKED_CONFIDENCE = 0.99
 
 
+# How much likelier (in log-odds, read without topic words: acts.topic_free_scores) the question
+# may be than the request and the problem in a message the desk intents reader hears as a change
+# of card, for it to be the change asked for rather than a how-to question about paying (the app's
+# wallet article: "how do i pay with apple pay" reads 8.4). Chosen on the tune halves: money-10's
+# requests to pay another way read -5.7 to 0.6 (a statement of want, "want to change the way i
+# pay", leans to a question by its "way"); Banking77's "Any charges applicable for new card?" 2.6.
+CARD_CHANGE_QUESTION_MARGIN = 2.0
+# Paying itself, the verb: "change how i pay you" names no payment method's noun, yet what pays
+# is the matter (a closed family of one verb's forms, as the payment methods' nouns are).
+_PAYING = re.compile(r"\b(?:pay|pays|paying|paid)\b", re.I)
+
+
 @kept_by_text(256)  # (a pure reading, asked by triage and the money skill each step)
 def asks_card_change(text: str) -> bool:
     """A request for another card or payment method on the account, told in words no cue lists
-    ("i'd like to pay with a different card from now on", "use paypal instead of my card"): the
-    desk intents reader reads its update_card, the act reader a request (a how-to question about
-    adding a card in the app is the app's), and a payment method's noun is named (issue 38)."""
+    ("i'd like to pay with a different card from now on", "use paypal instead of my card", "need
+    to change how i pay you"): the desk intents reader reads its update_card, the act reader a
+    request rather than a problem and no question (`CARD_CHANGE_QUESTION_MARGIN`: a how-to question
+    about paying in the app is the app's), and a payment method's noun or paying itself is named
+    (issue 38)."""
     from supportdesk.readers import acts
 
-    if APP_TROUBLE.search(text) or not _NAMES_PAYMENT_METHOD.search(text):
+    if APP_TROUBLE.search(text) or not (_NAMES_PAYMENT_METHOD.search(text) or _PAYING.search(text)):
         return False
     reading = acts.read_desk_intent(text)
-    return reading.act == "update_card" and reading.confidence >= CARD_CHANGE_ASKED_CONFIDENCE and acts.read_act(text).act == "request"
+    if reading.act != "update_card" or reading.confidence < CARD_CHANGE_ASKED_CONFIDENCE:
+        return False
+    # Asked for, not told as a problem ("I got a fee when paying with my card") nor asked about.
+    said = acts.topic_free_scores(text)
+    return said["request"] > said["problem"] and said["question"] - max(said["request"], said["problem"]) < CARD_CHANGE_QUESTION_MARGIN
 
 
 @kept_by_text(256)  # (a pure reading, asked by triage and the money skill each step)

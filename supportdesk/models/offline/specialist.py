@@ -188,6 +188,14 @@ class Step:
         return CallTools(requested, context=self.context(context))
 
 
+def asks_where_we_are(text: str) -> bool:
+    """"any update?", "so, any news?", "ok what now": the act reader hears a greeting, thanks or
+    goodbye, or a question naming one thing at most (a status check is the question it is to the act
+    reader since money-10's short requests; the router alone hears "update" as the app's)."""
+    act = acts.read_act(text).act
+    return act in ("greeting", "thanks", "goodbye") or (act == "question" and len(content_words(text)) <= 1)
+
+
 class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
     def __init__(self, view: View, router: Router | None):
         self.view = view
@@ -480,11 +488,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                     )
                     and not self._has_own_request(clause, any_skill=True)
                 )
-                # Nor is "any update?": it asks where we are (the act reader hears a greeting, thanks
-                # or goodbye in it, no problem or request), whatever the router's words lean to.
+                # Nor is "any update?": it asks where we are (`asks_where_we_are`), whatever the
+                # router's words lean to.
                 answer = answer or (
-                    not dropping and acts.read_act(clause).act in ("greeting", "thanks", "goodbye")
-                    and not self._has_own_request(clause, any_skill=True)
+                    not dropping and asks_where_we_are(clause) and not self._has_own_request(clause, any_skill=True)
                 )
                 # Nor is a charge named by its day or amount while the money agent holds it ("and
                 # the march 1 one too"), when nothing in it is a problem: a charge's facts are this
@@ -622,7 +629,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return False
         route = self.router.route(text)
         act = acts.read_act(text)
-        if act.act in ("greeting", "thanks", "goodbye"):
+        if asks_where_we_are(text):
             return False  # "any update?", "ok what now": about where we are, no matter of its own
         if route.agent not in (None, self.me.name) and route.confidence >= STRAY_CONFIDENCE:
             return True
