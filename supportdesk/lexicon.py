@@ -134,7 +134,9 @@ def _by_first_letter(phrases: list[str]) -> str:
 
 _LEXICON_RE, _PHRASE_TO_CONCEPT = _build()
 _MONEY = re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
-_EMAIL = re.compile(r"\b[\w.%+-]+@[\w-]+(?:\.[\w-]+)+\b")
+# An address, with the words that only label it ("email dana@…", "my e-mail is …"): the label
+# names the address told, not what the message is about ("change how i pay you, email …").
+_EMAIL = re.compile(r"(?:\b(?:my\s+)?e-?mail(?:\s+address)?(?:\s+is|\s*[:=])?\s*)?\b[\w.%+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 # An action the customer disowns says that someone else did it ("it was not me", "i did not do
 # it", "not by me"): read as "someone", and its "not" is no problem word ("not working").
