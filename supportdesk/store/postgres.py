@@ -229,9 +229,25 @@ def _texts(values: Iterable[Any]) -> list[str | None]:
     return [None if v is None else str(v) for v in values]
 
 
-def _rollup_columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
-    """Roll-up rows (figure_summary.rollup_delta) as `_rollup_rows`' 11 array parameters."""
-    return [_texts(column) for column in zip(*rows)] if rows else [[] for _ in range(11)]
+def _rollup_columns(rows: Sequence[tuple[Any, ...]]) -> Sequence[list[Any] | None]:
+    """Roll-up rows (figure_summary.rollup_delta) as `_rollup_rows`' 11 array parameters; no
+    rows (most appends): 11 NULLs, which unnest as no rows."""
+    return [_texts(column) for column in zip(*rows)] if rows else _NO_ROLLUP
+
+
+# A column of an append's unnest that would hold only NULLs is sent as NULL: unnest pads it with
+# NULLs to the longest array (all NULL: no rows). asyncpg checks each element of an array
+# parameter against three abstract base classes before encoding it (about 90 such checks an
+# append of three items, issue 34); a NULL is one byte of the message and no check.
+_NO_ROLLUP: tuple[None, ...] = (None,) * 11
+
+
+def _column(values: list[Any]) -> list[Any] | None:
+    """An array parameter of the append, or None when every value is None (see _NO_ROLLUP)."""
+    for value in values:
+        if value is not None:
+            return values
+    return None
 
 
 def _notify_docs(args: tuple[Any, ...], last: int) -> str:
@@ -241,6 +257,8 @@ def _notify_docs(args: tuple[Any, ...], last: int) -> str:
     locked read says the session ends); empty when they are over NOTIFY_ITEMS_BYTES together.
     `args`: `PostgresStore._append_args`'."""
     session_id, now, kinds, agents, bodies, metas = args[0], args[5], args[6], args[7], args[8], args[9]
+    if metas is None:
+        metas = [None] * len(kinds)
     head = '{"session_id":' + _json_name(session_id) + ',"seq":'
     at = ',"created_at":"' + _json_time(now) + '","meta":'
     out: list[str] = []
@@ -256,6 +274,8 @@ def _notify_docs(args: tuple[Any, ...], last: int) -> str:
         out.append("\n" + doc)
     return "".join(out)
 
+
+_NO_USAGE: tuple[None, ...] = (None,) * 4  # an append no item of which reports usage: its 4 columns NULL
 
 # The documents of the append last sent (its parameters, by identity, and its base seq): the
 # append keeps the parse of what it sent after the statement (`PostgresStore.append`), without
@@ -284,9 +304,10 @@ def _json_name(name: str) -> str:
 def _json_time(at: datetime) -> str:
     """A time as PostgreSQL's to_json writes a timestamptz in UTC: ISO 8601, the fraction's
     trailing zeros left out (none at all on a whole second), and +00:00."""
-    at = at.astimezone(timezone.utc)
-    fraction = f".{at.microsecond:06d}".rstrip("0") if at.microsecond else ""
-    return f"{at:%Y-%m-%dT%H:%M:%S}{fraction}+00:00"
+    if at.tzinfo is not timezone.utc:
+        at = at.astimezone(timezone.utc)
+    text = at.isoformat()  # ...THH:MM:SS[.ffffff]+00:00, the fraction only when not zero
+    return text[:-6].rstrip("0") + "+00:00" if at.microsecond else text
 
 
 # The session's share of the figures (migration 5): its columns (SUMMARY_SQL), and the roll-up
@@ -712,13 +733,20 @@ class _Kept:
         return current(self.count, self.state, self.share, self.progress)
 
     def advanced(
-        self, folds: tuple[ConversationState, FigureSummary, SlaProgress], items: Sequence[Item], now: datetime
-    ) -> tuple[tuple[Any, ...], tuple[list[Any], ...], _Kept]:
+        self, folds: tuple[ConversationState, FigureSummary, SlaProgress], items: Sequence[Item], now: datetime,
+        session_id: str = "", stamped_out: list[Item] | None = None,
+    ) -> tuple[tuple[Any, ...], tuple[list[Any] | None, ...], _Kept]:
         """The kept state advanced over the items: SQL_APPEND's parameters from $17 on, the
         roll-up rows the append empties (SQL_ROLLUP_DROP_EMPTY's parameters, empty: none), and
-        where the session stands after it."""
+        where the session stands after it. `stamped_out`: given the items as stamped for the fold
+        (with `session_id`, their seqs after this state's head and `now`): what the append returns
+        when it lands there, so they are not stamped twice (a dataclass replace each, issue 34)."""
         count = self.count
-        stamped = [replace(item, seq=count + n, created_at=now) for n, item in enumerate(items, start=1)]
+        stamped = [
+            replace(item, session_id=session_id, seq=count + n, created_at=now) for n, item in enumerate(items, start=1)
+        ]
+        if stamped_out is not None:
+            stamped_out[:] = stamped
         state, share, progress = advance_all(*folds, stamped)
         # The session's share of the figures and the roll-up rows it moves ride in the same
         # statement (they were two or three more round trips an append); a roll-up row the
@@ -988,6 +1016,11 @@ class PostgresStore(StoreCore):
         # Where this process's last append left each session (the newest KEPT_SESSIONS), for
         # the guarded one-statement append; never trusted: that statement checks it.
         self._kept: dict[str, _Kept] = {}
+        # Connections of the appends' pool kept between appends (`_writer`), how many appends
+        # wait in the pool for one, and whether the store is closing (it keeps none then).
+        self._writers_idle: list[asyncpg.Connection] = []
+        self._writers_waiting = 0
+        self._closing = False
         # The server process ids of this store's pooled connections (filled as the pool opens
         # them): a NOTIFY from one of them is this process's own write (`Change.own`). A pid a
         # closed connection had may come back as another process's: `own` is only a hint.
@@ -1078,6 +1111,9 @@ class PostgresStore(StoreCore):
         await self._owner()
 
     async def close(self) -> None:
+        self._closing = True
+        while self._writers_idle:
+            await self._write_pool.release(self._writers_idle.pop())
         if self._lease_conn is not None and not self._lease_conn.is_closed():
             try:
                 await self._lease_conn.close(timeout=2)
@@ -1269,18 +1305,19 @@ class PostgresStore(StoreCore):
             plan.kinds,
             plan.agents,
             plan.bodies,
-            plan.metas,
-            plan.keys,
-            words,
-            [u[0] for u in usage],
-            _texts(u[1] for u in usage),
-            _texts(u[2] for u in usage),
-            _texts(u[3] for u in usage),
+            _column(plan.metas),
+            _column(plan.keys),
+            _column(words),
+            *(
+                ([u[0] for u in usage], _texts(u[1] for u in usage), _texts(u[2] for u in usage), _texts(u[3] for u in usage))
+                if usage else _NO_USAGE
+            ),
         )
 
     async def _append_on(
         self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime,
         fence: str | None = None, release: bool = False, args: tuple[Any, ...] | None = None,
+        stamped_out: list[Item] | None = None,
     ) -> int:
         """The append inside the caller's transaction; returns the last seq before the items.
 
@@ -1310,7 +1347,7 @@ class PostgresStore(StoreCore):
         folds = kept.folds()
         if folds is None:
             folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
-        tail, emptied, after = kept.advanced(folds, items, now)
+        tail, emptied, after = kept.advanced(folds, items, now, session_id, stamped_out)
         rows = await conn.fetch(SQL_APPEND, *args, *tail, _sent_docs(args, count))
         if emptied:
             await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
@@ -1319,7 +1356,7 @@ class PostgresStore(StoreCore):
 
     async def _append_kept(
         self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime,
-        fence: str | None, release: bool, args: tuple[Any, ...],
+        fence: str | None, release: bool, args: tuple[Any, ...], stamped_out: list[Item] | None = None,
     ) -> int | None:
         """The append as one statement on its own, from where this process's last append left
         the session (SQL_APPEND_KEPT); the last seq before the items, or None when it wrote
@@ -1338,7 +1375,7 @@ class PostgresStore(StoreCore):
         folds = kept.folds()
         if folds is None:
             return None
-        tail, emptied, after = kept.advanced(folds, items, now)
+        tail, emptied, after = kept.advanced(folds, items, now, session_id, stamped_out)
         sql = SQL_APPEND_KEPT if fence is None else SQL_APPEND_KEPT_RELEASE if release else SQL_APPEND_KEPT_FENCED
         guard = (kept.count, kept.status, kept.created_at, kept.summary, kept.figures, kept.clocks)
         docs = _sent_docs(args, kept.count)
@@ -1353,6 +1390,37 @@ class PostgresStore(StoreCore):
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
                 log.warning("%s: dropping emptied figure roll-up rows failed (%s); they count nothing", self.location, exc)
         return int(rows[0][0])
+
+    async def _writer(self) -> asyncpg.Connection:
+        """A connection of the appends' pool: one this store kept after its last clean append
+        when there is one (no pool acquire, and no release after: about 20 µs of the event loop's
+        an append, issue 34), else the pool's."""
+        idle = self._writers_idle
+        while idle:
+            conn = idle.pop()
+            if not conn.is_closed():
+                return conn
+            await self._write_pool.release(conn)  # (the pool opens a new one in its place)
+        self._writers_waiting += 1
+        try:
+            conn = await self._write_pool.acquire()
+        finally:
+            self._writers_waiting -= 1
+        return conn
+
+    async def _writer_back(self, conn: asyncpg.Connection, clean: bool) -> None:
+        """A connection an append is done with: kept for the next append when the append ended
+        cleanly on it and no append waits in the pool for one (a waiter is woken by the pool's
+        release only), else given back to the pool, which cleans up after a failed or cancelled
+        statement. Only a store with a pool of its own for appends keeps them (the main pool's
+        other users would wait on a kept connection)."""
+        if (
+            clean and self._write_pool is not self._pool and not self._writers_waiting and not self._closing
+            and not conn.is_closed() and not conn.is_in_transaction()
+        ):
+            self._writers_idle.append(conn)
+            return
+        await self._write_pool.release(conn)
 
     def _remember(self, session_id: str, after: _Kept) -> None:
         kept = self._kept
@@ -1380,16 +1448,24 @@ class PostgresStore(StoreCore):
         now = self.clock()
         # The items serialized (and so validated) first: a wrong one fails before anything is sent.
         args = self._append_args(session_id, items, now)
+        made: list[Item] = []  # the items as the fold stamped them, for the head the append landed on
         try:
-            async with self._write_pool.acquire() as conn:
-                last = await self._append_kept(conn, session_id, items, now, fence, release is not None, args)
+            conn = await self._writer()
+            clean = False
+            try:
+                last = await self._append_kept(conn, session_id, items, now, fence, release is not None, args, made)
                 if last is None:
                     try:
                         async with conn.transaction():
-                            last = await self._append_on(conn, session_id, items, now, fence, release is not None, args)
+                            last = await self._append_on(
+                                conn, session_id, items, now, fence, release is not None, args, made
+                            )
                     except BaseException:
                         self._kept.pop(session_id, None)
                         raise
+                clean = True
+            finally:
+                await self._writer_back(conn, clean)
         except asyncpg.UniqueViolationError as exc:
             # Two workers given the same delivery: the unique index refuses the second copy in
             # its own transaction, which rolled back whole.
@@ -1400,10 +1476,13 @@ class PostgresStore(StoreCore):
             raise self._failed(exc) from None
         if release is not None:
             release.let_go()
-        stamped = [
-            replace(item, session_id=session_id, seq=last + n, created_at=now)
-            for n, item in enumerate(items, start=1)
-        ]
+        if len(made) == len(items) and made[0].seq == last + 1:
+            stamped = made
+        else:  # (not reached: the statement that wrote them is the one whose fold made them)
+            stamped = [
+                replace(item, session_id=session_id, seq=last + n, created_at=now)
+                for n, item in enumerate(items, start=1)
+            ]
         # The items as this process's next reads of the session will get them (the same text
         # its NOTIFY carried): kept as their parse, so the next turn's start, which reads them
         # back as documents, parses none of them (about 12 items a served message).
