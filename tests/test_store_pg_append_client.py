@@ -15,7 +15,6 @@ Two costs are kept off it, each tested here on a real database:
 
 from __future__ import annotations
 
-import asyncio
 import collections.abc
 import dataclasses
 import sys
@@ -25,7 +24,7 @@ import asyncpg
 import pytest
 
 from supportdesk.items import ContextSet, Handoff, Message, ToolCall, ToolResult
-from supportdesk.store import StoreError, open_store
+from supportdesk.store import open_store
 from supportdesk.store import postgres
 
 pytestmark = pytest.mark.postgres
@@ -119,48 +118,3 @@ async def test_an_append_returns_the_items_its_fold_stamped_not_a_second_stampin
             assert [(i.session_id, i.seq) for i in stored] == [(info.id, head + n) for n in (1, 2, 3)]
             assert len({i.created_at for i in stored}) == 1
             assert [i.text for i in await store.range(info.id, head + 1, head + 3) if i.kind == "message"] == ["I found two charges."]
-
-
-async def test_appends_keep_their_connection_between_them_and_never_starve_a_waiting_append(pg_url: str, monkeypatch: Any):
-    """Lever (c) of issue 34's profile: an append takes a connection this store kept from its last
-    clean append, not the pool's acquire and release each time; more appends at once than the
-    appends' pool holds all finish (a waiter is woken by a connection given back to the pool);
-    a failed append's connection goes back to the pool; closing the store returns the kept ones."""
-    store = await open_store(pg_url)
-    assert isinstance(store, postgres.PostgresStore)
-    try:
-        acquired = [0]
-        original = asyncpg.pool.Pool.acquire
-        appends_pool = store._write_pool
-
-        def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
-            acquired[0] += self is appends_pool
-            return original(self, *args, **kwargs)
-
-        monkeypatch.setattr(asyncpg.pool.Pool, "acquire", counting)
-        sessions = [
-            (await store.create_session("billing", first=[Message(role="customer", text=f"hi {n}", agent="billing")])).id
-            for n in range(3 * postgres.WRITE_CONNECTIONS)
-        ]
-        await store.append(sessions[0], [Message(role="agent", text="hello", agent="billing")])
-        before = acquired[0]
-        for n in range(5):
-            await store.append(sessions[0], [Message(role="agent", text=f"again {n}", agent="billing")])
-        assert acquired[0] == before, "each append acquired a connection from the pool"
-        # All at once: more than the pool's connections; every one stored, none left waiting.
-        stored = await asyncio.wait_for(asyncio.gather(*(
-            store.append(sid, [Message(role="agent", text="at once", agent="billing")]) for sid in sessions
-        )), 20)
-        assert [s[0].seq for s in stored] == [8] + [2] * (len(sessions) - 1)
-        assert 1 <= len(store._writers_idle) <= postgres.WRITE_CONNECTIONS
-        assert store._writers_waiting == 0
-        # A failed append (no such session) gives its connection back to the pool, not to the kept ones.
-        kept = len(store._writers_idle)
-        with pytest.raises(StoreError):
-            await store.append("no-such-session", [Message(role="agent", text="lost", agent="billing")])
-        assert len(store._writers_idle) == kept - 1
-        await store.append(sessions[1], [Message(role="agent", text="after the failure", agent="billing")])
-        assert [i.text for i in await store.latest(sessions[1], 1)] == ["after the failure"]
-    finally:
-        await asyncio.wait_for(store.close(), 10)  # (a kept connection not given back: the pool's close waits for it)
-    assert store._writers_idle == []

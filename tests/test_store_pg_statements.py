@@ -124,8 +124,6 @@ async def test_the_appends_connections_are_prepared_at_open_and_planned_generica
 
     async def on_every_write_connection(store: Any, sql: str, *args: Any) -> list[list[Any]]:
         pool = store._write_pool
-        while store._writers_idle:  # (connections the store kept after its last append: the pool's again)
-            await pool.release(store._writers_idle.pop())
         conns = [await pool.acquire() for _ in range(pg.WRITE_CONNECTIONS)]
         try:
             return [[tuple(r) for r in await conn.fetch(sql, *args)] for conn in conns]

@@ -207,16 +207,7 @@ class _CountingPool:
             async def __aexit__(self, *exc: Any) -> Any:
                 return await self._cm.__aexit__(*exc)
 
-            def __await__(self) -> Any:  # (`await pool.acquire()`, given back by `release`)
-                async def acquired() -> Any:
-                    return _Counting(await pool.acquire(), calls)
-
-                return acquired().__await__()
-
         return Acquired()
-
-    async def release(self, conn: Any) -> None:
-        await self._pool.release(conn._inner if isinstance(conn, _Counting) else conn)
 
 
 @pytest.mark.postgres

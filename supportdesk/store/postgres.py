@@ -1016,11 +1016,6 @@ class PostgresStore(StoreCore):
         # Where this process's last append left each session (the newest KEPT_SESSIONS), for
         # the guarded one-statement append; never trusted: that statement checks it.
         self._kept: dict[str, _Kept] = {}
-        # Connections of the appends' pool kept between appends (`_writer`), how many appends
-        # wait in the pool for one, and whether the store is closing (it keeps none then).
-        self._writers_idle: list[asyncpg.Connection] = []
-        self._writers_waiting = 0
-        self._closing = False
         # The server process ids of this store's pooled connections (filled as the pool opens
         # them): a NOTIFY from one of them is this process's own write (`Change.own`). A pid a
         # closed connection had may come back as another process's: `own` is only a hint.
@@ -1111,9 +1106,6 @@ class PostgresStore(StoreCore):
         await self._owner()
 
     async def close(self) -> None:
-        self._closing = True
-        while self._writers_idle:
-            await self._write_pool.release(self._writers_idle.pop())
         if self._lease_conn is not None and not self._lease_conn.is_closed():
             try:
                 await self._lease_conn.close(timeout=2)
@@ -1391,37 +1383,6 @@ class PostgresStore(StoreCore):
                 log.warning("%s: dropping emptied figure roll-up rows failed (%s); they count nothing", self.location, exc)
         return int(rows[0][0])
 
-    async def _writer(self) -> asyncpg.Connection:
-        """A connection of the appends' pool: one this store kept after its last clean append
-        when there is one (no pool acquire, and no release after: about 20 µs of the event loop's
-        an append, issue 34), else the pool's."""
-        idle = self._writers_idle
-        while idle:
-            conn = idle.pop()
-            if not conn.is_closed():
-                return conn
-            await self._write_pool.release(conn)  # (the pool opens a new one in its place)
-        self._writers_waiting += 1
-        try:
-            conn = await self._write_pool.acquire()
-        finally:
-            self._writers_waiting -= 1
-        return conn
-
-    async def _writer_back(self, conn: asyncpg.Connection, clean: bool) -> None:
-        """A connection an append is done with: kept for the next append when the append ended
-        cleanly on it and no append waits in the pool for one (a waiter is woken by the pool's
-        release only), else given back to the pool, which cleans up after a failed or cancelled
-        statement. Only a store with a pool of its own for appends keeps them (the main pool's
-        other users would wait on a kept connection)."""
-        if (
-            clean and self._write_pool is not self._pool and not self._writers_waiting and not self._closing
-            and not conn.is_closed() and not conn.is_in_transaction()
-        ):
-            self._writers_idle.append(conn)
-            return
-        await self._write_pool.release(conn)
-
     def _remember(self, session_id: str, after: _Kept) -> None:
         kept = self._kept
         kept.pop(session_id, None)
@@ -1450,9 +1411,7 @@ class PostgresStore(StoreCore):
         args = self._append_args(session_id, items, now)
         made: list[Item] = []  # the items as the fold stamped them, for the head the append landed on
         try:
-            conn = await self._writer()
-            clean = False
-            try:
+            async with self._write_pool.acquire() as conn:
                 last = await self._append_kept(conn, session_id, items, now, fence, release is not None, args, made)
                 if last is None:
                     try:
@@ -1463,9 +1422,6 @@ class PostgresStore(StoreCore):
                     except BaseException:
                         self._kept.pop(session_id, None)
                         raise
-                clean = True
-            finally:
-                await self._writer_back(conn, clean)
         except asyncpg.UniqueViolationError as exc:
             # Two workers given the same delivery: the unique index refuses the second copy in
             # its own transaction, which rolled back whole.
