@@ -180,6 +180,66 @@ async def test_the_offline_model_sends_a_reset_asked_for_at_once_and_nothing_mor
     assert result.passed, "\n".join(result.failures)
 
 
+async def test_a_reset_link_asked_with_a_customer_id_is_sent_to_that_account():
+    """A customer id told in the request is a slot like an email (consent-10): the link goes to
+    that account at once, and the tool's lookup writes `customer_id` to the shared context."""
+    convo = {"name": "reset with an id", "turns": [
+        {"customer": "reset link for my password please, i'm customer CUS-1015",
+         "expect": {"tools": [{"name": "send_password_reset", "arguments": {"customer": "CUS-1015"}}],
+                    "context": {"customer_id": "CUS-1015"}, "reply_not": ["shall i", "email address on your account"],
+                    "not_tools": MONEY}},
+    ], "expect": {"tool_counts": {"send_password_reset": 1}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+@pytest.mark.parametrize("text", ["got it, thx", "received, ta"])
+async def test_thanks_heard_clause_by_clause_after_the_link_closes_without_a_search(text):
+    """Thanks after the finished action is a closing even when the whole short message leans to
+    neither act (the act reader reads "got it" as leave-taking and "thx" as thanks, clause by
+    clause): no help-article search, no "I don't know" (consent-10)."""
+    convo = {"name": "thanks after the link", "turns": [
+        {"customer": "could you send me a password reset link", "expect": {}},
+        {"customer": "nils.costa13@example.com", "expect": {"tools": [{"name": "send_password_reset"}]}},
+        {"customer": text, "expect": {"reply": ["welcome"], "reply_not": ["I don't know"],
+                                      "not_tools": MONEY + ["send_password_reset", "search_kb"]}},
+    ], "expect": {"tool_counts": {"send_password_reset": 1}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+def test_a_closing_is_thanks_and_leave_taking_in_every_clause():
+    from supportdesk.models.offline.specialist import closing_clauses
+
+    assert closing_clauses("got it, thx")
+    assert not closing_clauses("got it")  # no thanks in it
+    assert not closing_clauses("thx, and send me my invoice")
+
+
+@pytest.mark.parametrize("answer", ["no, don't, that was my daughter on her tablet", "no"])
+async def test_a_config_agent_offered_the_reset_takes_a_no_with_a_reason_as_the_answer(answer):
+    """A desk-file agent (the generic skill) whose offer of a call was turned down does not put
+    the same call to the customer again on the next step (consent-10, held-10's 'my son')."""
+    convo = {"name": "sign-in, offer, no", "turns": [
+        {"customer": "i got a sign-in alert from a windows laptop i don't own. zane.shah25@example.com",
+         "expect": {"agent": "security", "offers": ["send_password_reset"], "not_tools": MONEY + ["send_password_reset"]}},
+        {"customer": answer, "expect": {"reply": ["nothing has been done"], "reply_not": ["shall i"],
+                                        "not_tools": MONEY + ["send_password_reset"]}},
+    ], "expect": {"tool_counts": {"send_password_reset": 0}}}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_the_consent_10_config_pair_passes_on_the_config_desk():
+    """The config desk's half of the consent-10 pair (2 tune + 2 held, too few for a family of
+    tests/test_understand_evals.py)."""
+    from supportdesk.commands.evals import read_jsonl
+
+    convos = [c for half in ("tune", "held") for c in read_jsonl(REPO / "evals" / f"consent-10-config-{half}.jsonl")]
+    results = await evaluate_conversations(convos, config=str(REPO / "evals" / "config-agent.toml"))
+    assert [r.name for r in results if not r.passed] == []
+
+
 # --- what was said stays said: a request before the account, a plan picked from the list -------------
 
 

@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -67,9 +67,8 @@ KNOWN_MISSES = {
     # "whats on my account for march?" reaches billing since route-7 (a month's name votes as
     # "month", not as the letters of "search"), but the money skill answers with its capabilities.
     'money 6 (tune): the first one of two, only asked about',
-    # "ok it works now ty" reads to the act reader as a request (0.65), not thanks: the technical
-    # matter is not settled, so the february question waiting behind it is never handed over.
-    'money 6 (held): two things, the ipad and a february bill',
+    # ("two things, the ipad and a february bill" passes since consent-10: "ok it works now ty"
+    # is thanks clause by clause to the act reader, so the february question is handed over.)
     # Held-6 (26/48 + 8/13 before round 6, 29/48 + 7/13 on its first run after it, then seen).
     # Passing since round 7: what a money question asks, plans in words, a change at renewal
     # (money-7: skills/money/asks.py, plans.py); the offer's own words as a yes and a double

@@ -196,6 +196,15 @@ def asks_where_we_are(text: str) -> bool:
     return act in ("greeting", "thanks", "goodbye") or (act == "question" and len(content_words(text)) <= 1)
 
 
+def closing_clauses(text: str) -> bool:
+    """"got it, thx", "received, ta": each clause is, to the act reader, thanks or leave-taking
+    (an acknowledgement reads as a goodbye), and one is thanks. Read clause by clause, since the
+    whole short message may lean to neither ("got it, thx" leans to goodbye, "received, ta" to
+    nothing clearly): with nothing asked or told beside it, it closes what the desk did."""
+    said = [acts.read_act(clause).act for clause in acts.clauses(text)]
+    return bool(said) and "thanks" in said and all(act in ("thanks", "goodbye") for act in said)
+
+
 class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
     def __init__(self, view: View, router: Router | None):
         self.view = view
@@ -395,12 +404,18 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         "restarting fixed it, thx"): the act reader hears thanks, clearly, and nothing in it is a
         problem, a failed step, a request or a question. What was solved is settled, so a matter
         that waited its turn is handed over (issue 38)."""
-        if not _THANKS_WORD.search(text):
-            return False  # thanks said in so many words
-        if "?" in text or dialogue.refuses(text) or cues.PROBLEM.search(text) or cues.STEPS_FAILED.search(text) or self._has_own_request(text, any_skill=True):
+        # Thanks said in so many words, or heard as thanks in a clause of its own (`closing_clauses`)
+        # after a reply of ours that asked nothing: "ok" or "sure" to our question answers it.
+        worded = bool(_THANKS_WORD.search(text))
+        heard = not self.view.last_agent_text().rstrip().endswith("?") and closing_clauses(text)
+        if "?" in text or not (worded or heard):
             return False
-        reading = acts.read_act(text)
-        return reading.act == "thanks" and reading.confidence >= THANKS_FOR_A_FIX_CONFIDENCE
+        if dialogue.refuses(text) or cues.PROBLEM.search(text) or cues.STEPS_FAILED.search(text) or self._has_own_request(text, any_skill=True):
+            return False
+        reading = acts.read_act(text) if worded else None
+        if reading is not None and reading.act == "thanks" and reading.confidence >= THANKS_FOR_A_FIX_CONFIDENCE:
+            return True
+        return heard
 
     def _covered(self, ground: str) -> bool:
         """Some tool this agent holds is about `ground` (a desk with a privacy tool handles privacy)."""

@@ -81,6 +81,10 @@ class Generic:
             return self.step.answer(
                 f"I can help with {self.view.agent.description.rstrip('.').lower()}. What would you like me to do?"
             )
+        if self._turned_down(tool):
+            # The customer said no to this very call (the desk's gate read the answer: "no, that
+            # was my son"): nothing is done, and it is not put to them again in this reply.
+            return self.step.answer("No problem, I'll leave it: nothing has been done. Is there anything else I can help with?")
         args, missing = self._fill(tool, request)
         if missing:
             wanted = " and ".join(desc for _, desc in missing)
@@ -88,6 +92,24 @@ class Generic:
         if v.made_with(tool.name, args):
             return self.step.answer("That's already done (see above). Is there anything else I can help with?")
         return self.step.call(tool.name, args)
+
+    def _turned_down(self, tool: ToolSpec) -> bool:
+        """The customer answered the desk's offer of this tool with anything but a yes (the gate's
+        reading, `View.said_no`), and no message since asks for it anew: a clause the act reader
+        hears as a request, in the words of what the tool is for. The request that led to the
+        offer is not carried on past that answer (issue 38)."""
+        v = self.view
+        declined = [said for said, name in v.said_no if name == tool.name]
+        if not declined:
+            return False
+        texts = [m.text for m in v.customer_messages]
+        last = max((i for i, t in enumerate(texts) if t in declined), default=len(texts) - 1)
+        about = self._about(tool)
+        for later in texts[last + 1 :]:
+            for clause in acts.clauses(later):
+                if acts.read_act(clause).act == "request" and _words(" ".join(content_words(clause))) & about:
+                    return False
+        return True
 
     def _person_asked_for(self, text: str) -> ToolSpec | None:
         """The agent's tool for bringing in a person, when a clause of the message asks for what

@@ -192,9 +192,12 @@ class TechSkill(SkillBase):
         return None
 
     def _reset_account(self) -> str | None:
-        """Whose password a reset would be for: the account found, else the email they gave."""
+        """Whose password a reset would be for: the account found, else the email or the customer
+        id they gave (an id told anywhere in the conversation is a slot like an email; the tool
+        takes either, and its policy checks that an account matches before anything is sent)."""
         v = self.view
-        return v.context.get("customer_id") or (v.facts.emails[-1] if v.facts.emails else None) or v.context.get("customer_email")
+        told = v.facts.emails[-1:] or v.facts.customer_ids[-1:]
+        return v.context.get("customer_id") or (told[0] if told else None) or v.context.get("customer_email")
 
     def _reset_made(self, args: dict[str, Any]) -> bool:
         """This reset ran (or was refused); a call only offered, whose offer was turned down, did not."""
