@@ -1,0 +1,25 @@
+"""The money skill answers what a message asks as a whole (issue 38, evals/money-11-*): a charge id
+the account does not hold however short, a refund asked in words only the desk's own reader
+hears, a price set against what the customer pays now, a change with its price, and two reads in
+one message. Conversations run the real desk on a fresh demo database."""
+
+from __future__ import annotations
+
+from supportdesk.models.offline.skills.money.refunds import charge_ids_not_held
+from tests.test_offline_skills import ACTIONS, _converse
+
+MONEY = ACTIONS + ["update_payment_method"]
+
+
+def test_a_short_charge_id_is_still_an_id_the_account_may_not_hold():
+    charges = [{"id": "CH-9004"}]
+    assert charge_ids_not_held("refund CH-12, it was double", charges) == ["CH-12"]
+    assert charge_ids_not_held("refund ch 2 please", charges) == []  # spaced and short: words
+
+
+async def test_a_short_unknown_charge_id_is_named_not_the_policy():
+    assert not await _converse(
+        ("give me back CH-31, you took it twice. quinn.adams16@example.com",
+         {"agent": "billing", "reply": ["CH-31 is not a charge on this account"],
+          "reply_not": ["Shall I refund", "our policy allows"], "not_tools": MONEY}),
+    )
