@@ -23,3 +23,11 @@ async def test_a_short_unknown_charge_id_is_named_not_the_policy():
          {"agent": "billing", "reply": ["CH-31 is not a charge on this account"],
           "reply_not": ["Shall I refund", "our policy allows"], "not_tools": MONEY}),
     )
+
+
+async def test_money_back_in_the_customers_words_for_a_disputed_charge_is_refused_with_the_reason():
+    # CH-9046 (March 15, Team) is under a bank dispute: asked back in words no refund cue lists.
+    assert not await _converse(
+        ("CUS-1014, i need the 129.99 from march 15 returned. my card issuer is checking it too",
+         {"agent": "billing", "reply": ["disput", "refund"], "reply_not": ["Shall I refund"], "not_tools": MONEY}),
+    )

@@ -54,6 +54,15 @@ def heard_refund(text: str) -> bool:
         reading = acts.read_intent(clause)
         if reading.act == "refund" and reading.confidence >= LEARNED_REFUND_CONFIDENCE and gates.reads_money(clause):
             return True
+        # Banking77's reader knows money back in a bank's words; the desk intents reader, trained
+        # on the desk's own examples too, hears it in a customer's ("give back the 129.99 from
+        # march 13th"): either, on a clause the act reader reads as a request.
+        desk = acts.read_desk_intent(clause)
+        if (
+            desk.act == "refund" and desk.confidence >= LEARNED_REFUND_CONFIDENCE
+            and acts.read_act(clause).act == "request" and gates.reads_money(clause)
+        ):
+            return True
     return False
 
 
