@@ -28,6 +28,22 @@ async def test_a_short_unknown_charge_id_is_named_not_the_policy():
 async def test_money_back_in_the_customers_words_for_a_disputed_charge_is_refused_with_the_reason():
     # CH-9046 (March 15, Team) is under a bank dispute: asked back in words no refund cue lists.
     assert not await _converse(
-        ("CUS-1014, i need the 129.99 from march 15 returned. my card issuer is checking it too",
+        ("CUS-1014, i want the 129.99 from march 15 given back. my card issuer is checking it too",
          {"agent": "billing", "reply": ["disput", "refund"], "reply_not": ["Shall I refund"], "not_tools": MONEY}),
     )
+
+
+async def test_a_change_asked_with_its_price_is_offered_with_the_price_and_the_yes_stays_with_billing():
+    assert not await _converse(
+        ("can i move pro to yearly billing? it should work out lower, correct? liam.larsen11@example.com",
+         {"agent": "billing", "offers": ["change_plan"], "reply": ["$299.99"], "not_tools": MONEY}),
+        ("perfect, please do", {"agent": "billing", "reply_not": ["other thing you mentioned"],
+                                "tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1011", "plan": "pro", "billing_period": "annual"}}]}),
+    )
+
+
+def test_a_month_named_in_a_request_for_a_document_is_no_refund():
+    from supportdesk.models.offline.skills.money.intents import heard_refund
+
+    assert not heard_refund("could you send me the february one")  # the desk's reader alone reads refund
+    assert heard_refund("i want the 129.99 from march 15 given back")  # both readers lean to refund

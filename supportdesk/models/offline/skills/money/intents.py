@@ -56,10 +56,11 @@ def heard_refund(text: str) -> bool:
             return True
         # Banking77's reader knows money back in a bank's words; the desk intents reader, trained
         # on the desk's own examples too, hears it in a customer's ("give back the 129.99 from
-        # march 13th"): either, on a clause the act reader reads as a request.
+        # march 13th"): when both lean to refund (Banking77's, less surely: "send me the february
+        # one" reads refund to the desk's alone) on a clause the act reader reads as a request.
         desk = acts.read_desk_intent(clause)
         if (
-            desk.act == "refund" and desk.confidence >= LEARNED_REFUND_CONFIDENCE
+            reading.act == "refund" and desk.act == "refund" and desk.confidence >= LEARNED_REFUND_CONFIDENCE
             and acts.read_act(clause).act == "request" and gates.reads_money(clause)
         ):
             return True
