@@ -47,3 +47,18 @@ def test_a_month_named_in_a_request_for_a_document_is_no_refund():
 
     assert not heard_refund("could you send me the february one")  # the desk's reader alone reads refund
     assert heard_refund("i want the 129.99 from march 15 given back")  # both readers lean to refund
+
+
+async def test_a_price_asked_with_the_account_is_set_against_what_they_pay_now():
+    # CUS-1016 is on Starter, monthly ($9.99).
+    assert not await _converse(
+        ("what's the damage per month for pro compared with my bill today? CUS-1016",
+         {"agent": "billing", "reply": ["$29.99", "$9.99", "$20.00"], "reply_not": ["Shall I"], "not_tools": MONEY}),
+    )
+
+
+async def test_another_plan_beside_the_current_one_gets_both_prices():
+    assert not await _converse(
+        ("what would team set me back monthly next to my current plan? CUS-1016",
+         {"agent": "billing", "reply": ["$129.99", "$9.99", "Starter"], "reply_not": ["Shall I"], "not_tools": MONEY}),
+    )

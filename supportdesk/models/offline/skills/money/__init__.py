@@ -218,7 +218,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
                 return said
             return _said_first(said.text, self._next_payment(customer_id))
         if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
-            return self._my_plan(customer_id, with_price="pricing" in intents)
+            return self._my_plan(customer_id, with_price="pricing" in intents, text=text)
         if len(intents) > 1 and intents <= _READS:
             # Two questions that change nothing in one message ("which card is on my account and
             # what plan am i on?"): each read from the account, answered in one reply.

@@ -291,6 +291,10 @@ def _intents_in(t: str) -> frozenset[str]:
                 found.add("pricing")
             elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
                 found.add("next_payment")
+        if asks.is_question(t) and asks_price(t) and cues.PLAN_NAME.search(t):
+            # "what would pro run me per month next to my current plan?": a plan of the price
+            # list named beside their own, its price asked (the desk intents reader's pricing).
+            found.add("pricing")
     placed = names_plan_by_place(t)
     if (cues.plan_step(t) or placed) and asks_price(t):
         # "how much is the top plan a month?", "the mid tier, paid yearly - what's that come
