@@ -62,3 +62,18 @@ async def test_another_plan_beside_the_current_one_gets_both_prices():
         ("what would team set me back monthly next to my current plan? CUS-1016",
          {"agent": "billing", "reply": ["$129.99", "$9.99", "Starter"], "reply_not": ["Shall I"], "not_tools": MONEY}),
     )
+
+
+async def test_two_reads_in_one_message_the_period_and_the_last_payment_are_both_answered():
+    # CUS-1016: Starter, monthly; its latest charge March 7, 2026.
+    assert not await _converse(
+        ("do you charge me monthly or yearly? also when did my previous payment go out? CUS-1016",
+         {"agent": "billing", "reply": ["monthly", "March 7, 2026"], "reply_not": ["Shall I"], "not_tools": MONEY}),
+    )
+
+
+def test_the_last_payment_is_asked_in_the_past_and_the_next_is_not():
+    from supportdesk.models.offline.skills.money.intents import asks_last_payment
+
+    assert asks_last_payment("and what day did my latest payment go through?")
+    assert not asks_last_payment("when is my next payment due?")

@@ -168,6 +168,31 @@ def asks_charges(text: str) -> bool:
     return reading.act == "charges" and reading.confidence >= CHARGES_ASKED_CONFIDENCE
 
 
+# A time gone by, as grammar says it (a closed class): the payment asked about is one taken.
+_PAST = re.compile(r"\b(?:last|latest|most recent|previous|did|was|were|went)\b", re.I)
+# How sure the desk intents reader must be that a clause asks about a payment (its next_payment
+# or charges) for the clause to ask about the last one taken (the past said in the clause, and
+# another read asked beside it, keep it narrow; "what was the date of the previous payment?"
+# reads charges 0.67).
+PAYMENT_ASKED_CONFIDENCE = 0.6
+
+
+def asks_last_payment(text: str) -> bool:
+    """One of the message's questions asks about the payment last taken: the desk intents reader
+    reads a payment asked about (next_payment or charges: it does not tell a time), the clause
+    speaks of it in the past, and names no day or month (those are the charges of that day) nor
+    the next one (cues.NEXT_PAYMENT)."""
+    if not asks.is_question(text) or slot_extraction.names_a_day_or_month(text):
+        return False
+    for clause in dict.fromkeys([*acts.question_clauses(text), *acts.clauses(text)]):
+        if not _PAST.search(clause) or cues.NEXT_PAYMENT.search(clause) or _NEXT_ONE.search(clause):
+            continue
+        reading = acts.read_desk_intent(clause)
+        if reading.act in ("next_payment", "charges") and reading.confidence >= PAYMENT_ASKED_CONFIDENCE:
+            return True
+    return False
+
+
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan"}
 # How sure the act reader (readers/acts.py) must be that a message about refunds is no request.
@@ -356,4 +381,9 @@ def _intents_in(t: str) -> frozenset[str]:
             # else and names no plan is about the account's own period, which the plan's
             # answer states. ("what do i pay every month?" asks an amount: not this.)
             found.add("my_plan")
+    if found and not found - {"my_plan", "card_on_file", "pricing"} and asks_last_payment(t):
+        # "am i on monthly or annual? and what's the date of my last payment?": a read too,
+        # beside whatever else the message asks (each answered in one reply)
+        found -= {"pricing", "invoice"}
+        found.add("last_payment")
     return frozenset(found)
