@@ -129,6 +129,12 @@ ISSUE_ASK_SHARE = 0.6  # the act reader's: a part asks, requests or tells a prob
 _WHO_WORDS = frozenset(w for phrase in CONCEPTS["someone"] for w in phrase.split())
 
 
+# A question whose subject points back at the part before it ("can i pay for starter yearly
+# instead? it works out cheaper right?"): its matter is that part's, whatever its own words lean
+# the router to. Grammar, a closed class (the pronouns that point back).
+_POINTS_BACK = re.compile(r"^\s*(?:and\s+|so\s+)?(?:it|that|this)(?:'s|'d|'ll)?\b", re.IGNORECASE)
+
+
 def _only_who(part: str) -> bool:
     words = content_words(part)
     return bool(words) and all(w in _WHO_WORDS for w in words)
@@ -155,6 +161,9 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
                 found[-1] = (found[-1][0], f"{found[-1][1]}, {part}")
             else:
                 loose.append(part)
+            continue
+        if found and "?" in part and _POINTS_BACK.match(part):
+            found[-1] = (found[-1][0], f"{found[-1][1]} {part}")  # the question before it, asked on
             continue
         # "my email is dana@example.com" is a fact, not a problem of its own.
         # A part is a matter of its own when it tells a problem or asks something of the desk

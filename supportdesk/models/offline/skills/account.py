@@ -267,9 +267,33 @@ class AccountSkill(SkillBase):
         if plan == record.get("plan") and period:
             # The same plan, another period ("once a year instead, same plan"): only the billing changes.
             change = f"keep you on the {plan.title()} plan{billed} instead of {'monthly' if period == 'annual' else 'annually'}"
+        priced = ""
+        if "?" in source:
+            # The change asked as a question ("can i pay for starter yearly instead? it works out
+            # cheaper right?"): what it would cost is part of what was asked, so the offer says
+            # it, read from the price list (never quoted from memory; unread, the offer alone).
+            read, plans = self._price_list()
+            if read is not None:
+                return read
+            priced = self._change_priced(plans, plan, period or str(record.get("billing_period") or "monthly"))
         return step.offer(
-            f"To confirm: I'll {change}, {timing}. Shall I go ahead?",
+            f"{priced}To confirm: I'll {change}, {timing}. Shall I go ahead?",
             "change_plan", args, customer_id=customer_id,
+        )
+
+    @staticmethod
+    def _change_priced(plans: list[dict[str, Any]], plan: str, period: str) -> str:
+        """The price of `plan` billed by `period`, as the price list has it, with the other
+        period's price beside it ("" when the list holds no such plan)."""
+        found = next((p for p in plans if p.get("code") == plan), None)
+        if found is None:
+            return ""
+        annual = period == "annual"
+        price = money(found["annual_price" if annual else "monthly_price"])
+        other = money(found["monthly_price" if annual else "annual_price"])
+        return (
+            f"The {found['name']} plan billed {'annually' if annual else 'monthly'} is {price} a {'year' if annual else 'month'} "
+            f"({other} a {'month' if annual else 'year'} billed {'monthly' if annual else 'annually'}). "
         )
 
     def _plan_by_place(self, customer_id: str, source: str, place: str):
@@ -350,7 +374,7 @@ class AccountSkill(SkillBase):
             f"on {nice_date(due.isoformat())}."
         )
 
-    def _my_plan(self, customer_id: str, with_price: bool = False):
+    def _my_plan(self, customer_id: str, with_price: bool = False, text: str = ""):
         """Which plan the account is on, and how it is billed: read from the account; `with_price`:
         and what it costs (the price list read too: "what plan am i on and what do i pay for it")."""
         read, record = self._read_account(customer_id)
@@ -369,6 +393,12 @@ class AccountSkill(SkillBase):
             plan = next((p for p in plans if p.get("code") == code), None)
             if plan is not None:
                 price = f": {money(plan['annual_price' if period == 'annually' else 'monthly_price'])} a {'year' if period == 'annually' else 'month'}"
+            # Another plan named beside their own ("what would pro run me next to my current
+            # plan?"): its price, set against theirs.
+            named = [p for p in plans if p.get("code") in {m.group(1).lower() for m in cues.PLAN_NAME.finditer(text)}]
+            if len(named) == 1 and named[0].get("code") != code:
+                price += f". The {named[0]['name']} plan is {self._plan_price(named[0])}.{self._against_current(record, plans, named)}"
+                price = price.rstrip(".")
         self.step.resolved = True
         return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}{price}. Anything else I can help with?")
 
@@ -433,9 +463,46 @@ class AccountSkill(SkillBase):
         """Our last reply asked which plan: a plan named now is the answer, so the request."""
         return "Which plan would you like?" in self.view.last_agent_text()
 
+    def _own_account_beside(self, text: str) -> tuple[Any, dict[str, Any] | None]:
+        """(the step that reads the account first, or None; the account as read, or None): a price
+        question that names its account in the same message asks about the customer's own case,
+        so its answer sets the price against what they pay now (issue 38: "how much more would
+        team cost me?" states both prices). No account named with it: None, nothing read."""
+        v, latest = self.view, self.view.latest_facts()
+        if not (latest.emails or latest.customer_ids) or not v.has_tool("find_customer"):
+            return None, None
+        customer_id = self._customer_id()
+        query = customer_id or (latest.customer_ids or latest.emails)[-1]
+        record = self._customer_record(customer_id) if customer_id else None
+        if record is None and not v.called_with("find_customer", {"query": query}):
+            return self.step.call("find_customer", {"query": query}), None
+        # (Read, or refused: a refusal leaves the price answered alone.)
+        customer_id = self._customer_id()
+        return None, self._customer_record(customer_id) if customer_id else None
+
+    def _against_current(self, record: dict[str, Any] | None, plans: list[dict[str, Any]], asked: list[dict[str, Any]]) -> str:
+        """What the customer pays now beside the one plan asked about, and the difference, by the
+        period they are billed by ("" when no account was read, or it is that plan already)."""
+        if record is None or len(asked) != 1 or asked[0].get("code") == record.get("plan"):
+            return ""
+        current = next((p for p in plans if p.get("code") == record.get("plan")), None)
+        if current is None:
+            return ""
+        annual = record.get("billing_period") == "annual"
+        key, unit = ("annual_price", "year") if annual else ("monthly_price", "month")
+        now, then = float(current[key]), float(asked[0][key])
+        more = "more" if then > now else "less"
+        return (
+            f" You pay {money(now)} a {unit} now on the {current['name']} plan, so {asked[0]['name']} would be "
+            f"{money(abs(then - now))} a {unit} {more}."
+        )
+
     def _pricing(self, text: str):
         offer = f" {PLAN_CHANGE_ASKED}" if self.view.has_tool("change_plan") else ""
         named = list(dict.fromkeys(m.group(1).lower() for m in cues.PLAN_NAME.finditer(text)))
+        read, own = self._own_account_beside(text) if len(named) == 1 else (None, None)
+        if read is not None:
+            return read
         below, above = cues.CHEAPER_THAN.search(text), cues.DEARER_THAN.search(text)
         if not named:  # "how much will that cost?": the plan named last before it
             for said in reversed(self.topic_texts()):
@@ -472,7 +539,7 @@ class AccountSkill(SkillBase):
                 listed = "; ".join(f"{p['name']} is {self._plan_price(p)}" for p in (low, high))
                 return f"{listed}. {high['name']} costs {money(month)} a month ({money(year)} a year) more than {low['name']}.{offer}"
             if asked:
-                return f"The {asked[0]['name']} plan is {self._plan_price(asked[0])}.{offer}"
+                return f"The {asked[0]['name']} plan is {self._plan_price(asked[0])}.{self._against_current(own, plans, asked)}{offer}"
             return f"{prices}{offer}"
 
         return self._with_prices(

@@ -79,7 +79,7 @@ class SkillBase:
         def _cancel(self, customer_id: str, explicit: bool): ...  # account
         def _plan_change(self, customer_id: str, text: str, asked: set[str]): ...  # account
         def _next_payment(self, customer_id: str): ...  # account
-        def _my_plan(self, customer_id: str, with_price: bool = False): ...  # account
+        def _my_plan(self, customer_id: str, with_price: bool = False, text: str = ""): ...  # account
         def _card_on_file(self, customer_id: str): ...  # account
         def _pricing(self, text: str): ...  # account
         def _about_action(self, intents: set[str], text: str, plan_answer: Callable[[str], str]): ...  # account

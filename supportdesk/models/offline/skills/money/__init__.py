@@ -48,7 +48,7 @@ REMOVE_CARD_REPLY = (
 )
 # What changes the account (as against what is only read: invoices, prices, the next payment).
 _CHANGES = {"payment", "cancel", "plan"}
-_READS = {"invoice", "next_payment", "my_plan", "card_on_file"}
+_READS = {"invoice", "next_payment", "my_plan", "card_on_file", "last_payment"}
 _LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
 
 
@@ -198,6 +198,8 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return self._next_payment(customer_id)
         if read == "card_on_file":
             return self._card_on_file(customer_id)
+        if read == "last_payment":
+            return self._last_payment(customer_id)
         return self._my_plan(customer_id)
 
     def _money_for(self, intents: set[str], asked: set[str], customer_id: str, text: str):
@@ -218,7 +220,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
                 return said
             return _said_first(said.text, self._next_payment(customer_id))
         if intents == {"my_plan"} or intents == {"my_plan", "pricing"}:
-            return self._my_plan(customer_id, with_price="pricing" in intents)
+            return self._my_plan(customer_id, with_price="pricing" in intents, text=text)
         if len(intents) > 1 and intents <= _READS:
             # Two questions that change nothing in one message ("which card is on my account and
             # what plan am i on?"): each read from the account, answered in one reply.
@@ -234,6 +236,8 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return self._hand_to_holder(text, _TOOL_OF[unheld[0]])
         if intents == {"card_on_file"}:
             return self._card_on_file(customer_id)
+        if intents == {"last_payment"}:
+            return self._last_payment(customer_id)
         if "credit" in intents:
             return self._credit(customer_id, text)
         if "cancel" in intents:

@@ -54,6 +54,16 @@ def heard_refund(text: str) -> bool:
         reading = acts.read_intent(clause)
         if reading.act == "refund" and reading.confidence >= LEARNED_REFUND_CONFIDENCE and gates.reads_money(clause):
             return True
+        # Banking77's reader knows money back in a bank's words; the desk intents reader, trained
+        # on the desk's own examples too, hears it in a customer's ("give back the 129.99 from
+        # march 13th"): when both lean to refund (Banking77's, less surely: "send me the february
+        # one" reads refund to the desk's alone) on a clause the act reader reads as a request.
+        desk = acts.read_desk_intent(clause)
+        if (
+            reading.act == "refund" and desk.act == "refund" and desk.confidence >= LEARNED_REFUND_CONFIDENCE
+            and acts.read_act(clause).act == "request" and gates.reads_money(clause)
+        ):
+            return True
     return False
 
 
@@ -156,6 +166,31 @@ def asks_charges(text: str) -> bool:
         return False
     reading = acts.read_desk_intent(text)
     return reading.act == "charges" and reading.confidence >= CHARGES_ASKED_CONFIDENCE
+
+
+# A time gone by, as grammar says it (a closed class): the payment asked about is one taken.
+_PAST = re.compile(r"\b(?:last|latest|most recent|previous|did|was|were|went)\b", re.I)
+# How sure the desk intents reader must be that a clause asks about a payment (its next_payment
+# or charges) for the clause to ask about the last one taken (the past said in the clause, and
+# another read asked beside it, keep it narrow; "what was the date of the previous payment?"
+# reads charges 0.67).
+PAYMENT_ASKED_CONFIDENCE = 0.6
+
+
+def asks_last_payment(text: str) -> bool:
+    """One of the message's questions asks about the payment last taken: the desk intents reader
+    reads a payment asked about (next_payment or charges: it does not tell a time), the clause
+    speaks of it in the past, and names no day or month (those are the charges of that day) nor
+    the next one (cues.NEXT_PAYMENT)."""
+    if not asks.is_question(text) or slot_extraction.names_a_day_or_month(text):
+        return False
+    for clause in dict.fromkeys([*acts.question_clauses(text), *acts.clauses(text)]):
+        if not _PAST.search(clause) or cues.NEXT_PAYMENT.search(clause) or _NEXT_ONE.search(clause):
+            continue
+        reading = acts.read_desk_intent(clause)
+        if reading.act in ("next_payment", "charges") and reading.confidence >= PAYMENT_ASKED_CONFIDENCE:
+            return True
+    return False
 
 
 # Requests of their own that a question's topic (./asks.py) does not replace.
@@ -281,6 +316,10 @@ def _intents_in(t: str) -> frozenset[str]:
                 found.add("pricing")
             elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
                 found.add("next_payment")
+        if asks.is_question(t) and asks_price(t) and cues.PLAN_NAME.search(t):
+            # "what would pro run me per month next to my current plan?": a plan of the price
+            # list named beside their own, its price asked (the desk intents reader's pricing).
+            found.add("pricing")
     placed = names_plan_by_place(t)
     if (cues.plan_step(t) or placed) and asks_price(t):
         # "how much is the top plan a month?", "the mid tier, paid yearly - what's that come
@@ -342,4 +381,9 @@ def _intents_in(t: str) -> frozenset[str]:
             # else and names no plan is about the account's own period, which the plan's
             # answer states. ("what do i pay every month?" asks an amount: not this.)
             found.add("my_plan")
+    if found and not found - {"my_plan", "card_on_file", "pricing"} and asks_last_payment(t):
+        # "am i on monthly or annual? and what's the date of my last payment?": a read too,
+        # beside whatever else the message asks (each answered in one reply)
+        found -= {"pricing", "invoice"}
+        found.add("last_payment")
     return frozenset(found)

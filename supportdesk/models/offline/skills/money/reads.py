@@ -42,6 +42,25 @@ class MoneyReads(MoneyBase):
                     ch["refundable"] = round(ch["amount"] - t.output.get("refunded_total", 0.0), 2)
         return sorted(found.values(), key=lambda c: (c["charged_on"], c["id"]))
 
+    def _last_payment(self, customer_id: str):
+        """The payment last taken from the account (its day, amount and what it paid for), read
+        from its charges; a later payment that failed is said too."""
+        charges = self._charges(customer_id)
+        if charges is None:
+            if self.view.called_with("find_charges", {"customer_id": customer_id}):
+                return self.step.answer(f"I can't find any payments for account {customer_id}.")
+            return self.step.call("find_charges", {"customer_id": customer_id}, customer_id=customer_id)
+        paid = [c for c in charges if c["status"] != "failed"]
+        if not paid:
+            return self.step.answer("I don't see a payment taken from your account yet.")
+        last = paid[-1]
+        said = f"Your last payment was {money(last['amount'])} on {nice_date(last['charged_on'])} ({last['description']})."
+        failed = [c for c in charges if c["status"] == "failed" and c["charged_on"] > last["charged_on"]]
+        if failed:
+            said += f" The payment on {nice_date(failed[-1]['charged_on'])} failed, so you weren't charged for it."
+        self.step.resolved = True
+        return self.step.answer(said)
+
     def _charge_label(self, charge_id: str) -> str:
         for t in reversed(self.view.tools):
             if t.ok and t.name == "find_charges" and isinstance(t.output, dict):

@@ -21,11 +21,18 @@ from supportdesk.text import money
 _ANAPHOR = re.compile(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.I)
 
 
+# A charge id written in the desk's own form, however short its number ("CH-12": a typo or a
+# truncated id is still an id the customer names; an id is a rule's, issue 38). Spaced or
+# unhyphenated, an id needs the length of a real one (cues.CHARGE_ID), so "ch 2" stays words.
+_SHORT_CHARGE_ID = re.compile(r"\bch-\d{1,3}\b", re.I)
+
+
 def charge_ids_not_held(text: str, charges: list[dict[str, Any]]) -> list[str]:
-    """The charge ids a message names ("CH-9999", "ch 9040") that are not among the account's
-    charges, in the order named (issue 38: such an id is no charge of theirs)."""
+    """The charge ids a message names ("CH-9999", "ch 9040", "CH-12") that are not among the
+    account's charges, in the order named (issue 38: such an id is no charge of theirs)."""
     held = {str(c["id"]).upper() for c in charges}
-    named = dict.fromkeys("CH-" + re.sub(r"\D", "", m.group(0)) for m in cues.CHARGE_ID.finditer(text))
+    found = sorted([*cues.CHARGE_ID.finditer(text), *_SHORT_CHARGE_ID.finditer(text)], key=lambda m: m.start())
+    named = dict.fromkeys("CH-" + re.sub(r"\D", "", m.group(0)) for m in found)
     return [i for i in named if i not in held]
 
 
