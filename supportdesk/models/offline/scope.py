@@ -15,7 +15,8 @@ from functools import lru_cache
 
 from supportdesk.config import AgentConfig
 from supportdesk.lexicon import normalise
-from supportdesk.readers.acts import background_counts, commonness, read_scope
+from supportdesk.readers import gates
+from supportdesk.readers.acts import background_counts, clauses, commonness, read_scope
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 # Below this weighted share of its meaning-bearing words in the job's words, a message is
@@ -73,7 +74,7 @@ def outside_every_job(agents: list[AgentConfig], text: str) -> bool:
     if known_share(text) < MIN_KNOWN_SHARE:
         return False
     reading = read_scope(text)
-    if reading.share(OUTSIDE_THE_DESK) < OUT_OF_SCOPE_CONFIDENCE:
+    if reading.act != "out_of_scope" or reading.confidence < OUT_OF_SCOPE_CONFIDENCE:
         return False
     return bool(agents) and all(outside_scope(agent, text) for agent in agents)
 
@@ -100,9 +101,6 @@ def known_share(text: str) -> float:
     return sum(wt for w, wt in weights.items() if df.get(w, 0) >= KNOWN_MIN_MESSAGES) / total if total else 1.0
 
 
-# The scope reader's labels for a message the desk is not for: another domain's matter, or
-# chit-chat said to the assistant itself (CLINC150's small talk, scripts/build_readers.py).
-OUTSIDE_THE_DESK = ("out_of_scope", "chit_chat")
 # How sure the scope reader must be that a message is chit-chat ("do you like your job?")
 # before the desk answers it as such. A question about the company's service ("what uptime do
 # you guarantee?") is in scope: the reader learnt such questions as the desk's own
@@ -122,7 +120,12 @@ def chit_chat(agents: list[AgentConfig], text: str) -> bool:
     your job"), so any weight of words counts here, unlike `outside_scope`'s MIN_WEIGHT."""
     if known_share(text) < MIN_KNOWN_SHARE:
         return False
-    reading = read_scope(text)
-    if not agents or reading.act != "chit_chat" or reading.confidence < CHIT_CHAT_CONFIDENCE:
-        return False
+    if not agents or gates.ground(text) is not None:
+        return False  # a ground the desk hands to a person ("support in german?"): the desk's matter
+    for part in clauses(text):
+        # every clause is said to the assistant ("our admin account was taken over, get me a real
+        # person" tells a matter before asking for a person)
+        reading = read_scope(part)
+        if reading.act != "chit_chat" or reading.confidence < CHIT_CHAT_CONFIDENCE:
+            return False
     return not any(share_in_scope(agent, text)[0] >= CLAIMED_SHARE for agent in agents)
