@@ -100,6 +100,11 @@ SHORT_REQUEST_WORDS = 5
 # CLINC's banking and card intents are the desk's own kind of business, and its meta intents
 # talk to the assistant itself: neither is out of scope for a support desk.
 CLINC_SKIP_DOMAINS = {"banking", "credit_cards", "meta"}
+# CLINC's small talk (its intents other than greetings, goodbyes and thanks: "what are your
+# hobbies", "who do you work for", "how old are you") is chit-chat said to the assistant itself:
+# the scope reader learns it as its own label, read apart from questions about other domains,
+# so the desk answers it as chit-chat and never searches the articles for it.
+CLINC_CHIT_CHAT_DOMAIN = "small_talk"
 PER_ACT_CAP = 4000
 DESK_WEIGHT = 5  # the desk's own labelled examples count five times a corpus sentence
 MIN_FEATURE_COUNT = 3
@@ -192,9 +197,10 @@ def clinc(git_dir: str) -> list[Row]:
     data = json.loads(show(git_dir, "data/data_full.json"))
     domains = json.loads(show(git_dir, "data/domains.json"))
     skip = {intent for d in CLINC_SKIP_DOMAINS for intent in domains.get(d, [])}
+    chit_chat = set(domains.get(CLINC_CHIT_CHAT_DOMAIN, []))
     out: list[Row] = []
     for text, intent in data["train"] + data["oos_train"]:
-        scope = None if intent in skip or intent in CLINC_OWN else "out_of_scope"
+        scope = None if intent in skip or intent in CLINC_OWN else "chit_chat" if intent in chit_chat else "out_of_scope"
         out.append((text, CLINC_OWN.get(intent) or CLINC_ACTS.get(intent), scope))
     return out
 
@@ -263,7 +269,8 @@ def desk_examples() -> list[Row]:
     half is never read here), the opening messages of the pinned conversation evals' tune halves
     (`conversation_acts`), and the specialists' routing examples in agents.toml, all in scope;
     the product's own questions (`product_questions`) in scope, and the pinned scope files'
-    labelled lines ({"text", "in_scope"}: evals/gates-7-tune.jsonl)."""
+    labelled lines ({"text", "in_scope"}: evals/gates-7-tune.jsonl, evals/scope-labels-tune.jsonl;
+    a line may name its label instead, {"text", "scope": "chit_chat"})."""
     rows = [r for path in pinned("acts") for r in _jsonl(path)]
     out: list[Row] = []
     for r in rows:
@@ -276,7 +283,10 @@ def desk_examples() -> list[Row]:
         if name != "triage":
             out += [(text, None, "in_scope") for text in agent.get("examples", [])]
     out += [(text, None, "in_scope") for text in product_questions()]
-    out += [(r["text"], None, "in_scope" if r["in_scope"] else "out_of_scope") for path in pinned("scope") for r in _jsonl(path) if "in_scope" in r]
+    out += [
+        (r["text"], None, r.get("scope") or ("in_scope" if r["in_scope"] else "out_of_scope"))
+        for path in pinned("scope") for r in _jsonl(path) if "in_scope" in r or "scope" in r
+    ]
     return out
 
 

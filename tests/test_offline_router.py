@@ -503,3 +503,26 @@ def test_who_did_what_the_part_before_told_is_no_matter_of_its_own(config_router
     assert config_router.route(text).agent == "security"
     # a part that names a matter of its own is still one
     assert [r.agent for r, _ in triage.issues("my invoice shows a double charge and my app crashes on start", config_router)] == ["billing", "technical"]
+
+
+# --- scope-11: a denial's grammar, the adverb and the negative determiner (issue 38) ------------
+
+
+def test_a_word_between_the_customer_and_their_denied_doing_still_disowns(config_router):
+    """"i definitely did not change my password" disowns the change as "i did not change" does: one
+    word between the subject and its verb (an adverb) leaves the subject the customer's."""
+    for text in ("i really did not reset my password", "we honestly never asked for a new login code"):
+        _, disowns = clf.read_denials(clf._TOKEN.findall(normalise(text)))
+        assert disowns, text
+    assert config_router.route("i certainly did not change my password last night, yet an email says it was changed").agent == "security"
+
+
+def test_nothing_before_a_matter_denies_it_with_its_concept(config_router):
+    """"nothing suspicious" denies the matter "suspicious" names, its concept too (the concept read
+    from a plain word is denied with it; "unrecognised" itself stays what it says), so the how-to
+    after it reaches the technical agent."""
+    words, _ = clf.read_denials(clf._TOKEN.findall(normalise("nothing suspicious here, i want to set a passcode on the app")))
+    assert "not_suspicious" in words and "unrecognised_c" not in words and "passcode" in words
+    words, _ = clf.read_denials(clf._TOKEN.findall(normalise("no unrecognised login, just a question")))
+    assert "unrecognised_c" in words  # a concept phrased as a negation is never denied
+    assert config_router.route("nothing suspicious at all, i'd just like to switch on two factor for my login").agent == "technical"

@@ -209,7 +209,6 @@ KNOWN_MISSES = {
     # router has no other word for a leak in security's examples); a recovery address "not mine"
     # (the technical agent's email and profile words):
     "security 8 (tune): password leaked on a forum, non-native",
-    "security 8 (tune): recovery email is not mine, rambling",
     # The config desk's file (evals/config-agent.toml) gave the technical agent "someone stole my
     # phone, please lock my account" and "I lost my mobile, how do I secure my account", copied
     # from the shipped desk, which has no security agent; on this desk securing the account is
@@ -324,7 +323,6 @@ KNOWN_MISSES = {
     # language ground, but the scope reader (CLINC150's translate is out of scope) answers it as
     # outside the desk first; "someone who speaks portuguese" the ground reader reads below its
     # threshold (Banking77 hears "help me with the billing"):
-    "unknown-ground-10 (tune): articles translated",
     "unknown-ground-10 (held): someone who speaks portuguese",
     # kb-11 (written before the model changes: tune 2/8, held 1/6; unchanged after, since neither
     # a logistic regression in naive Bayes' place nor kb-9's and kb-10's told examples kept the
@@ -338,7 +336,6 @@ KNOWN_MISSES = {
     "kb 11 (tune): bookkeeper should see the tax folder too",
     "kb 11 (tune): laptop and phone disagree about a recipe",
     "kb 11 (tune): windows program vanishes on pasting a table",
-    "kb 11 (tune): no article: a gantt chart of tasks",
     "kb 11 (held): flatmate typed over the budget, want last week's",
     "kb 11 (held): switching providers, download everything",
     "kb 11 (held): a temp should open only the contracts folder",

@@ -128,6 +128,9 @@ def _word_votes(word: str) -> tuple[tuple[str, float], ...]:
 _CLAUSE_END = frozenset(".,;:!?")
 _SCOPE_END = frozenset({"but", "and", "just", "only", "i", "we", "so", "because", "cause", "though"})
 _NEGATED_SUBJECTS = frozenset({"nobody", "noone"})
+# The negative determiners: "no hack", and "nothing" before what it names ("nothing suspicious"):
+# the thing named did not happen.
+_NEGATED_DETERMINERS = frozenset({"no", "nothing"})
 _PASSIVE = frozenset({"was", "were"})
 _FIRST_PERSON = frozenset({"i", "we"})
 # "nobody else can get in", "no one should see it": a wish about who may, no denial of what did
@@ -141,6 +144,16 @@ _NOT_DENIED = frozenset(
     f"{concept}_c" for concept, phrases in CONCEPTS.items()
     if any(p.startswith(("not ", "never ", "un")) or " not " in p for p in phrases)
 )
+def _said_as_negation(tokens: Sequence[str], i: int) -> bool:
+    """Whether the concept token at `i` was read from a phrasing that is itself a negation ("not
+    working", "unrecognised"): that concept is what the negation says, never denied. The same
+    concept read from a plain word ("suspicious") is denied with it ("nothing suspicious")."""
+    if tokens[i] not in _NOT_DENIED:
+        return False
+    before = tokens[max(0, i - 3):i]
+    return any(w in ("not", "never") or (w.startswith("un") and not w.endswith("_c")) for w in before)
+
+
 _TOKEN = re.compile(r"[a-z][a-z0-9_]*|[.,;:!?]")
 
 
@@ -165,7 +178,7 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
             words.append(t)
             continue
         negated_article = t == "not" and nxt in _ARTICLES and i + 2 < n and tokens[i + 2] not in STOPWORDS and tokens[i + 2] not in _CLAUSE_END
-        if (t == "no" and nxt != "one" and nxt not in STOPWORDS and nxt not in _CLAUSE_END) or negated_article:
+        if (t in _NEGATED_DETERMINERS and nxt != "one" and nxt not in STOPWORDS and nxt not in _CLAUSE_END) or negated_article:
             # "no" as a determiner ("no hack or anything"), or "not" before an article ("this isnt a
             # hacking thing", the same denial): the thing it names did not happen; only that noun
             # (and the concept the lexicon reads in it) is denied, not the clause
@@ -178,7 +191,7 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
             determined = set(range(j - nouns, j))
             continue
         if i in determined:
-            words.append(t if t in _NOT_DENIED else "not_" + t)
+            words.append(t if _said_as_negation(tokens, i) else "not_" + t)
             continue
         if t == "not" and prev in _PASSIVE and i >= 2 and tokens[i - 2] in _FIRST_PERSON:
             denied = True
@@ -187,6 +200,10 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
         if t in ("not", "never") and not denied:
             # the customer's own doing ("i did not", "i never", "we have not") or owning negated
             subject = tokens[i - 2] if t == "not" and i >= 2 else prev
+            if subject not in _FIRST_PERSON and i >= 2 and tokens[i - 2] not in _CLAUSE_END:
+                # one word between the customer and their verb ("i definitely did not", "i honestly
+                # never"): the subject is the word before it
+                subject = tokens[i - 3] if t == "not" and i >= 3 else tokens[i - 2]
             helper = prev if t == "not" else "did"
             verb = nxt
             if verb in _OWN:

@@ -15,7 +15,8 @@ from functools import lru_cache
 
 from supportdesk.config import AgentConfig
 from supportdesk.lexicon import normalise
-from supportdesk.readers.acts import commonness, read_scope
+from supportdesk.readers import gates
+from supportdesk.readers.acts import background_counts, clauses, commonness, read_scope
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 # Below this weighted share of its meaning-bearing words in the job's words, a message is
@@ -70,7 +71,61 @@ def outside_every_job(agents: list[AgentConfig], text: str) -> bool:
     question asked of the product in other domains' words ("how many fit on one video call with
     your tool?") is in scope because the reader learnt the product's own questions (the
     knowledge base's examples, scripts/build_readers.py `product_questions`), not by a rule."""
+    if known_share(text) < MIN_KNOWN_SHARE:
+        return False
     reading = read_scope(text)
     if reading.act != "out_of_scope" or reading.confidence < OUT_OF_SCOPE_CONFIDENCE:
         return False
     return bool(agents) and all(outside_scope(agent, text) for agent in agents)
+
+
+# Below this weighted share of its meaning-bearing words known to the scope reader, the reader's
+# reading rests on the message's small words alone ("whats your guaranteed uptime, like 99.9%?
+# procurement needs a number": uptime, procurement and guaranteed are words it never learnt), and
+# it cannot tell the desk's own business from another's: the message is not refused as outside
+# the desk; its agent says what it knows, or that it does not know and offers a person.
+MIN_KNOWN_SHARE = 0.5
+
+
+# A word the public corpora hold in fewer messages than this is one the reader never learnt (the
+# desk's own labelled lines are no background: they are weighed five times in training).
+KNOWN_MIN_MESSAGES = 3
+
+
+def known_share(text: str) -> float:
+    """The weighted share (rarer words weigh more, as in `share_in_scope`) of the message's words
+    that the public corpora the scope reader learnt from hold; 1.0 for common words only."""
+    df, _ = background_counts()
+    weights = {w: max(0.0, 1.0 - commonness(w)) ** 2 for w in _WORD.findall(normalise(text))}
+    total = sum(weights.values())
+    return sum(wt for w, wt in weights.items() if df.get(w, 0) >= KNOWN_MIN_MESSAGES) / total if total else 1.0
+
+
+# How sure the scope reader must be that a message is chit-chat ("do you like your job?")
+# before the desk answers it as such. A question about the company's service ("what uptime do
+# you guarantee?") is in scope: the reader learnt such questions as the desk's own
+# (evals/scope-labels-tune.jsonl), so the desk says it does not know and offers a person.
+CHIT_CHAT_CONFIDENCE = 0.9
+# At or above this weighted share of its meaning-bearing words in one agent's job, a message is
+# that agent's whatever the scope reader says (the dev set's three identity-check questions).
+CLAIMED_SHARE = 0.75
+
+
+def chit_chat(agents: list[AgentConfig], text: str) -> bool:
+    """Said to the assistant about itself, not about anything the desk does: the scope reader's
+    learned reading, not a list of phrasings, made on words it knows ("what uptime do you
+    guarantee in your sla?" is asked of "you" too, in words it never learnt), and not mostly in
+    one agent's job words ("what type of ID do you accept?" is the technical agent's: CLINC150's
+    small talk knows "you" but not the desk's identity checks). Chit-chat is short ("do u like
+    your job"), so any weight of words counts here, unlike `outside_scope`'s MIN_WEIGHT."""
+    if known_share(text) < MIN_KNOWN_SHARE:
+        return False
+    if not agents or gates.ground(text) is not None:
+        return False  # a ground the desk hands to a person ("support in german?"): the desk's matter
+    for part in clauses(text):
+        # every clause is said to the assistant ("our admin account was taken over, get me a real
+        # person" tells a matter before asking for a person)
+        reading = read_scope(part)
+        if reading.act != "chit_chat" or reading.confidence < CHIT_CHAT_CONFIDENCE:
+            return False
+    return not any(share_in_scope(agent, text)[0] >= CLAIMED_SHARE for agent in agents)

@@ -391,10 +391,14 @@ def decide(view: View, router: Router):
             "plans, invoices) and technical problems (login, passwords, sync, the app). What do you need help with?"
         )
 
-    about_nothing_here = not _domain_request(text) and not cues.names_money(text) and scope.outside_every_job(
-        [view.desk.agents[n] for n in candidates if n in view.desk.agents], text
-    )
-    if (cues.OUT_OF_SCOPE.search(text) and not _domain_request(text)) or about_nothing_here:
+    desk_agents = [view.desk.agents[n] for n in candidates if n in view.desk.agents]
+    about_nothing_here = not _domain_request(text) and not cues.names_money(text) and scope.outside_every_job(desk_agents, text)
+    # Chit-chat said to the assistant ("do you like your job?"), as the scope reader reads it surely
+    # (it learnt the desk's money requests as in scope, so the learned money gate's weaker reading
+    # is not asked; an amount, a charge or a plan named still is): the friendly out-of-scope word,
+    # never an article search.
+    chatting = not _domain_request(text) and not cues.names_money_literally(text) and scope.chit_chat(desk_agents, text)
+    if (cues.OUT_OF_SCOPE.search(text) and not _domain_request(text)) or about_nothing_here or chatting:
         return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
     known, category = view.context.get("issue"), view.context.get("category")
     if isinstance(known, str) and known and category in candidates and cues.only_facts(text) and not cues.THANKS.search(text):
