@@ -319,18 +319,18 @@ KNOWN_MISSES = {
     "kb 10 (held): notes underground with no signal",
     # unknown-ground-10 (an account blocked, frozen or on hold, another language asked for, read by
     # the learned ground reader, readers/gates.py `ground`; before: tune 4/8, held 3/6; after: tune
-    # 7/8, held 5/6). What still misses: "the help articles translated to french" is read as the
-    # language ground, but the scope reader (CLINC150's translate is out of scope) answers it as
-    # outside the desk first; "someone who speaks portuguese" the ground reader reads below its
-    # threshold (Banking77 hears "help me with the billing"):
+    # 7/8, held 5/6; "the help articles translated to french" passes since scope-11: the scope
+    # reader decides "outside the desk" only on words the corpora know). What still misses:
+    # "someone who speaks portuguese" the ground reader reads below its threshold (Banking77 hears
+    # "help me with the billing"):
     "unknown-ground-10 (held): someone who speaks portuguese",
     # kb-11 (written before the model changes: tune 2/8, held 1/6; unchanged after, since neither
     # a logistic regression in naive Bayes' place nor kb-9's and kb-10's told examples kept the
     # held halves' articles: benchmarks/bench_kb.py LogisticModel). Abstained on (safe): a rota
     # wiped, a bookkeeper's or a temp's folder, two devices disagreeing, a program vanishing, a
     # flatmate's typing over; routed away from the technical agent (triage or billing): leaving
-    # with every note, switching providers, a gantt chart; a wrong article: emoji reactions get
-    # the notifications article.
+    # with every note, switching providers; a wrong article: emoji reactions get the notifications
+    # article. (The gantt chart reaches the technical agent, which abstains, since scope-11.)
     "kb 11 (tune): intern wiped the rota, want tuesday's",
     "kb 11 (tune): quitting acme, want a copy of all notes",
     "kb 11 (tune): bookkeeper should see the tax folder too",
@@ -347,11 +347,30 @@ KNOWN_MISSES = {
     # change of card below its bar (0.96 < cues.CARD_CHANGE_ASKED_CONFIDENCE), so it goes to the
     # technical agent and the card told next gets the card-troubles article:
     "money 10 (held): how i pay needs to change, card, 'yep'",
+    # Held-10 (40/53 + 11/15 before round 9, 41/53 + 11/15 on its first run after it; then seen,
+    # its kinds fixed: a reset asked with a customer id, thanks clause by clause, a no with a
+    # reason to a desk-file agent (consent-10); prices against the current plan, two reads in one,
+    # short charge ids, money back in the customer's words (money-11); service questions, chit-chat,
+    # "nothing" and "i definitely did not" as denials (scope-11)). What still misses: the apple
+    # watch and a mac app spinning share no word with "Apps and devices" and the crash article
+    # (abstained, safe); "thinking about cancelling, what happens to my files" gets billing's list
+    # of what it can do (no reader hears a question about what cancelling does to files, and no
+    # article says it):
+    "understand 10 (held): question: an apple watch app",
+    "understand 10 (held): problem: mac app spins forever on a big folder",
+    "understand 10 (held): control: thinking about cancelling, what happens to files",
+    # money-11 (a price against the current plan, two reads in one, a change asked with its price,
+    # a disputed charge's refund refused with the reason, a short unknown charge id; 6 + 4, run as
+    # held-only sets; before: 1/6, 1/4; after 5/6, 3/4): a question about what cancelling does to
+    # documents is offered the cancellation (an offer, nothing done); "billing cycle" is not read
+    # as a question about the plan:
+    "money 11 (tune): what cancelling would do to my documents",
+    "money 11 (held): billing cycle and the most recent payment's day",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
