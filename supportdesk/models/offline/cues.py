@@ -960,6 +960,7 @@ def names_money_literally(text: str) -> bool:
     return bool(_AMOUNT.search(text) or CHARGE_ID.search(text) or PLAN_NAME.search(text) or PERIOD.search(text) or CARD_NUMBER.search(text))
 
 
+@kept_by_text(256)  # a pure reading asked several times a turn (tests/test_turn_cpu.py)
 def names_money(text: str) -> bool:
     """The message speaks of money in some form: the evidence a billing agent needs to be the one
     a message is for."""
