@@ -77,3 +77,14 @@ def test_the_sparse_ground_reader_reads_as_the_plain_naive_bayes():
     for text in [*texts, "", "zzqq xxvv", "thanks!"]:
         a, b = sparse.read(text), plain.read(text)
         assert a.act == b.act and abs(a.confidence - b.confidence) < 1e-9, text
+
+
+def test_another_language_is_asked_for_only_when_one_is_named():
+    """The ground reader learnt the request's shape ("does anyone there speak ...") and is as sure
+    of a customer checking someone is there: no language named, no language ground."""
+    from supportdesk.models.offline import cues
+
+    for text in ("hello? is anyone there?", "can someone answer me", "anyone there?"):
+        assert cues.unknown_ground(text) is None, text
+    for text in ("does anyone there speak polish", "can i get help in spanish"):
+        assert cues.unknown_ground(text) == "request for another language", text

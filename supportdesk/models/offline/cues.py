@@ -325,7 +325,23 @@ def unknown_ground(text: str, desk_name: str | None = None) -> str | None:
     from supportdesk.readers import gates
 
     learned = gates.ground(text)
+    if learned == gates.LANGUAGE and not (LANGUAGE_NAMED.search(text) or other_language(text)):
+        # The reader learnt the request's shape ("does anyone there speak …") and is as sure of
+        # "hello? is anyone there?": another language is asked for only when one is named (or
+        # the message is written in one). Names are a rule's job, like plan names.
+        return None
     return LEARNED_GROUND[learned] if learned is not None else None
+
+
+# A language named, in English or its own name, or the words for one ("language", "translate").
+LANGUAGE_NAMED = re.compile(
+    r"\b(?:languages?|translat\w*|interpret\w*|spanish|french|german|italian|portuguese|dutch|polish|korean|"
+    r"japanese|chinese|mandarin|cantonese|arabic|hindi|russian|turkish|swedish|norwegian|danish|finnish|greek|"
+    r"hebrew|czech|hungarian|romanian|ukrainian|vietnamese|thai|indonesian|malay|tagalog|filipino|bengali|urdu|"
+    r"punjabi|persian|farsi|swahili|catalan|croatian|serbian|bulgarian|slovak|slovenian|estonian|latvian|"
+    r"lithuanian|icelandic|irish|welsh|español|espanol|deutsch|français|francais|italiano|português|nederlands|polski)\b",
+    re.IGNORECASE,
+)
 
 
 # Vague openers: nothing in the message says what about. A message is vague when every word is
