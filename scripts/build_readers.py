@@ -245,6 +245,16 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def _customer_turns(openings: bool = False) -> Iterator[tuple[str, dict]]:
+    """Each customer turn of the pinned conversation tune halves with what it expects (only each
+    conversation's first, its opening, when `openings`): what the desk's own labels are read from."""
+    for path in pinned("conversations"):
+        for convo in _jsonl(path):
+            for turn in (convo.get("turns") or [])[: 1 if openings else None]:
+                if isinstance(turn, dict) and isinstance(turn.get("customer"), str):
+                    yield turn["customer"], turn.get("expect", {})
+
+
 def short_requests(clinc_dir: str, sgd_dir: str) -> list[str]:
     """Requests said in a few words, often without a verb ("timer for 5 minutes", "one room 3 star
     hotel", "a table for two please"), as their own source of the act reader's requests: CLINC150's
@@ -322,17 +332,12 @@ def conversation_acts() -> list[tuple[str, str]]:
     from supportdesk.models.offline import cues
 
     out: list[tuple[str, str]] = []
-    for path in pinned("conversations"):
-        for convo in _jsonl(path):
-            turns = convo.get("turns") or []
-            if not turns or not isinstance(turns[0], dict):
-                continue
-            text, expect = turns[0].get("customer", ""), turns[0].get("expect", {})
-            made = set(expect.get("offers", [])) | {t.get("name") for t in expect.get("tools", [])}
-            if made & ACCOUNT_TOOLS:
-                out.append((text, "problem" if cues.DUPLICATE.search(text) else "request"))
-            elif set(expect.get("not_tools", [])) >= ACCOUNT_TOOLS and any(w in expect.get("reply_not", []) for w in OFFER_WORDS):
-                out.append((text, "question"))
+    for text, expect in _customer_turns(openings=True):
+        made = set(expect.get("offers", [])) | {t.get("name") for t in expect.get("tools", [])}
+        if made & ACCOUNT_TOOLS:
+            out.append((text, "problem" if cues.DUPLICATE.search(text) else "request"))
+        elif set(expect.get("not_tools", [])) >= ACCOUNT_TOOLS and any(w in expect.get("reply_not", []) for w in OFFER_WORDS):
+            out.append((text, "question"))
     return out
 
 
@@ -462,18 +467,13 @@ def desk_intent_examples() -> list[tuple[str, str]]:
         tool = registry.get(name)
         if tool is not None:
             out += [(t, intent) for t in (name.replace("_", " "), tool.description, *gates.clauses(tool.description))]
-    for path in pinned("conversations"):
-        for convo in _jsonl(path):
-            turns = convo.get("turns") or []
-            if not turns or not isinstance(turns[0], dict) or not isinstance(turns[0].get("customer"), str):
-                continue
-            text, expect = turns[0]["customer"], turns[0].get("expect", {})
-            made = [t for t in [*expect.get("offers", []), *(x.get("name") for x in expect.get("tools", []))] if t in OFFER_DESK_INTENT]
-            if len(set(made)) == 1:
-                intent = OFFER_DESK_INTENT[made[0]]
-                out.append((text, "duplicate" if intent == "refund" and cues.DUPLICATE.search(text) else intent))
-            elif expect.get("agent") == "technical":
-                out.append((text, "other"))
+    for text, expect in _customer_turns(openings=True):
+        made = [t for t in [*expect.get("offers", []), *(x.get("name") for x in expect.get("tools", []))] if t in OFFER_DESK_INTENT]
+        if len(set(made)) == 1:
+            intent = OFFER_DESK_INTENT[made[0]]
+            out.append((text, "duplicate" if intent == "refund" and cues.DUPLICATE.search(text) else intent))
+        elif expect.get("agent") == "technical":
+            out.append((text, "other"))
     # An address says who writes, not what they ask.
     return [(EMAIL.sub(" ", t), label) for t, label in out]
 
@@ -534,13 +534,10 @@ def desk_money() -> list[tuple[str, str]]:
     for name, label in (("billing", gates.MONEY), ("technical", gates.NO_MONEY)):
         out += [(t, label) for t in agents[name].get("examples", [])]
     out += tool_descriptions(agents)
-    for path in pinned("conversations"):
-        for convo in _jsonl(path):
-            turns = convo.get("turns") or []
-            if turns and isinstance(turns[0], dict) and isinstance(turns[0].get("customer"), str):
-                agent = turns[0].get("expect", {}).get("agent")
-                if agent in ("billing", "technical"):
-                    out.append((turns[0]["customer"], gates.MONEY if agent == "billing" else gates.NO_MONEY))
+    for text, expect in _customer_turns(openings=True):
+        agent = expect.get("agent")
+        if agent in ("billing", "technical"):
+            out.append((text, gates.MONEY if agent == "billing" else gates.NO_MONEY))
     out += [(r["text"], gates.MONEY if r["money"] else gates.NO_MONEY) for path in pinned("money") for r in _jsonl(path) if "money" in r]
     # An address says who writes, not whether money is spoken of.
     return [(EMAIL.sub(" ", t), label) for t, label in out]
@@ -586,17 +583,12 @@ def desk_disclaims() -> list[tuple[str, str]]:
     # Every turn of the tune halves but those whose reply must neither make nor offer an action
     # (a question about one, which may disclaim it): "hmm fine, just cancel it then", "ok do
     # it", "how much is team", "the app won't open" say nothing against acting.
-    for path in pinned("conversations"):
-        for convo in _jsonl(path):
-            for turn in convo.get("turns") or []:
-                if not isinstance(turn, dict) or not isinstance(turn.get("customer"), str):
-                    continue
-                expect = turn.get("expect", {})
-                about = set(expect.get("not_tools", [])) >= ACCOUNT_TOOLS and any(
-                    w in expect.get("reply_not", []) for w in OFFER_WORDS
-                )
-                if not about:
-                    out.append((turn["customer"], gates.ASKS))
+    for text, expect in _customer_turns():
+        about = set(expect.get("not_tools", [])) >= ACCOUNT_TOOLS and any(
+            w in expect.get("reply_not", []) for w in OFFER_WORDS
+        )
+        if not about:
+            out.append((text, gates.ASKS))
     # A request's clauses ask for nothing to be held back either: "dont need it anymore" beside
     # "cancel my plan" is a reason, and gates.disclaims_action reads clauses one by one.
     out += [(c, gates.ASKS) for t, label in list(out) if label == gates.ASKS for c in gates.clauses(t)[1:]]
@@ -646,16 +638,11 @@ def desk_ground() -> list[tuple[str, str]]:
     labelled by the agent or the tool it must reach ("desk:billing", "desk:search_kb")."""
     out = [(r["text"], r["ground"] if r["ground"] != gates.NO_GROUND else "desk:other") for path in pinned("ground") for r in _jsonl(path)]
     out += [(r["text"], f"desk:{r['intent']}") for path in pinned("desk_intents") for r in _jsonl(path)]
-    for path in pinned("conversations"):
-        for convo in _jsonl(path):
-            for turn in convo.get("turns") or []:
-                if not isinstance(turn, dict) or not isinstance(turn.get("customer"), str):
-                    continue
-                expect = turn.get("expect", {})
-                made = [t.get("name") for t in expect.get("tools", []) if isinstance(t, dict)]
-                taken = expect.get("agent") not in (None, "senior", "triage") or made
-                if "request_human" in expect.get("not_tools", []) or (taken and "request_human" not in made):
-                    out.append((turn["customer"], f"desk:{expect.get('agent') or (made[0] if made else 'other')}"))
+    for text, expect in _customer_turns():
+        made = [t.get("name") for t in expect.get("tools", []) if isinstance(t, dict)]
+        taken = expect.get("agent") not in (None, "senior", "triage") or made
+        if "request_human" in expect.get("not_tools", []) or (taken and "request_human" not in made):
+            out.append((text, f"desk:{expect.get('agent') or (made[0] if made else 'other')}"))
     return [(EMAIL.sub(" ", t), label) for t, label in out]
 
 
