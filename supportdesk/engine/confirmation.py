@@ -737,21 +737,32 @@ def asks_for_by_name(tool: str, text: str) -> bool:
     return False
 
 
+def request_scan_start(items: Sequence[Item], tool: str) -> int | None:
+    """Where `requested` stops reading back for `tool`: the index of the tool's last successful
+    run, of the last answer to its offer, or of the REQUEST_WINDOW-th customer message back,
+    whichever is newest; None when `items` hold none of these (all of them are read). A turn's
+    held items answer for the whole log when this is not None (`TurnReads.since_request`)."""
+    customer = 0
+    for at in range(len(items) - 1, -1, -1):
+        item = items[at]
+        if isinstance(item, ToolResult) and item.name == tool and not item.is_error:
+            return at
+        if isinstance(item, Confirmation | Decline) and item.tool == tool:
+            return at
+        if isinstance(item, Message) and item.role == "customer":
+            customer += 1
+            if customer >= REQUEST_WINDOW:
+                return at
+    return None
+
+
 def requested(items: Sequence[Item], tool: str, asked: Callable[[str], bool]) -> bool:
     """Whether the customer's latest messages ask for `tool`'s action (`asked` reads one
     message): the last REQUEST_WINDOW of them since the action was last done or its offer
     answered (a request is spent once it ran, or once the customer said no to it). The latest
     message taking it back ("no, don't") withdraws it."""
-    said: list[str] = []
-    for item in reversed(items):
-        if isinstance(item, ToolResult) and item.name == tool and not item.is_error:
-            break
-        if isinstance(item, Confirmation | Decline) and item.tool == tool:
-            break
-        if isinstance(item, Message) and item.role == "customer":
-            said.append(item.text)
-            if len(said) >= REQUEST_WINDOW:
-                break
+    start = request_scan_start(items, tool)
+    said = [i.text for i in reversed(items[start or 0:]) if isinstance(i, Message) and i.role == "customer"]
     if not said:
         return False
     if asked(said[0]):

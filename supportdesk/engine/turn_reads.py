@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from supportdesk.engine.confirmation import REQUEST_WINDOW
-from supportdesk.items import Confirmation, ContextSet, Decline, Handoff, Item, Message, Offer, Release, Takeover, ToolResult
+from supportdesk.engine.confirmation import request_scan_start
+from supportdesk.items import ContextSet, Handoff, Item, Message, Offer, Release, Takeover
 from supportdesk.store import ContextEntry, SessionInfo, Store, TurnStart
 
 
@@ -154,17 +154,9 @@ class TurnReads:
         await self._caught_up()
         if not self.fresh:
             return None
-        customer = 0
-        for at in range(len(self._items) - 1, -1, -1):
-            item = self._items[at]
-            if isinstance(item, ToolResult) and item.name == tool and not item.is_error:
-                return self._items[at:]
-            if isinstance(item, Confirmation | Decline) and item.tool == tool:
-                return self._items[at:]
-            if isinstance(item, Message) and item.role == "customer":
-                customer += 1
-                if customer >= REQUEST_WINDOW:
-                    return self._items[at:]
+        start = request_scan_start(self._items, tool)
+        if start is not None:
+            return self._items[start:]
         return list(self._items) if self._whole else None
 
     def customer_words(self) -> list[str] | None:
