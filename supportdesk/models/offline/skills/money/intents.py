@@ -193,6 +193,9 @@ def asks_last_payment(text: str) -> bool:
     return False
 
 
+# A billing period named by its own noun rather than by which one it is ("billing cycle", "billing
+# frequency"): what a customer calls the period they are billed by.
+_BILLING_PERIOD_ITSELF = re.compile(r"\bbilling\s+(?:cycle|period|frequency|interval|schedule)s?\b", re.I)
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan"}
 # How sure the act reader (readers/acts.py) must be that a message about refunds is no request.
@@ -375,6 +378,12 @@ def _intents_in(t: str) -> frozenset[str]:
             found -= {"invoice", "pricing"}
         elif what.question and what.plan and "next_payment" not in found:
             found.add("pricing")
+        elif what.question and not found and plan_named is None and _BILLING_PERIOD_ITSELF.search(cues.AT_RENEWAL.sub(" ", t)):
+            # "what's my billing cycle?", "which billing period am i on": the period asked for by
+            # its own noun (a rule's, as a period's name is), no plan named and not as when a
+            # change starts ("from the next billing cycle", cut first): the account's own period,
+            # which the plan's answer states.
+            found.add("my_plan")
         elif what.question and not found and period_named is not None and plan_named is None and _ASKS_WHETHER.match(t):
             # "am i paying monthly or yearly?", "do you bill me every month?": a billing period
             # named (the rules read it) in a yes/no or how-often question that asks nothing
