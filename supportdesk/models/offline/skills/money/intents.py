@@ -337,6 +337,12 @@ def _intents_in(t: str) -> frozenset[str]:
         # A duplicate told in the customer's own words, about charges, the month they were
         # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
         found.add("duplicate")
+    if not found and cues.asks_card_change(t):
+        # "i'd like to pay with paypal from now on, my account is <email>": another way to pay
+        # asked for in words the payment cue does not list (no change verb before the method),
+        # read as triage reads it to route here (the desk intents reader's update_card, asked
+        # for rather than asked about); put to the customer as any change of card is.
+        found.add("payment")
     if not found and heard_refund(t):
         found.add("refund")  # "please return me the money of february": money back asked for
     if "payment" in found and "refund" in found:
