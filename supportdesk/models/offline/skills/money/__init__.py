@@ -117,6 +117,10 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         if told is not None:
             return told
 
+        if not asked and asks.cancelling_asked_about(text):
+            # What cancelling would do, asked in words no cue reads as the cancellation: the
+            # facts of it, before the message is taken for another team's matter (issue 38).
+            return self._about_action({"cancel"}, text, plan_change_answer)
         if not asked and self._strays(text):
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
             # not a follow-up to carry the last request into, and not ours to answer.

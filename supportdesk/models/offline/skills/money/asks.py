@@ -78,6 +78,18 @@ def asks_what_it_would_do(text: str) -> bool:
     return asks_about(text) or asks_what_an_account_action_does(text)
 
 
+# Cancelling named in any of its forms ("cancelling", "cancellation", "unsubscribing"): the action's
+# name, as a plan's name is a rule's; the cancel cue lists how it is asked for, not how it is talked of.
+_CANCELLING_NAMED = re.compile(r"\b(?:cancel\w*|unsubscrib\w*)", re.IGNORECASE)
+
+
+def cancelling_asked_about(text: str) -> bool:
+    """A question about what cancelling would do that names it in words no request cue lists ("im
+    thinking about cancelling at some point, what happens to all my files if i do?"): answered with
+    what cancelling means, nothing offered (the capability list answered it before)."""
+    return bool(_CANCELLING_NAMED.search(text)) and asks_what_it_would_do(text)
+
+
 def is_question(text: str) -> bool:
     """The message asks: a sentence ends with "?", or the act reader reads a question by its
     margin over a request and a problem (a bare "when ..." opening a statement of when a change
