@@ -79,6 +79,9 @@ async def test_a_question_naming_a_month_is_about_its_charges():
         ("whats on my account for march? dana@example.com",
          {"agent": "billing", "reply": ["March 1, 2026", "March 3, 2026"], "reply_not": ["I can help with charges"],
           "not_tools": MONEY}),
+        ("the first one, what was that for?",  # a pointer into the charges the month's question listed
+         {"agent": "billing", "reply": ["March 1, 2026"], "reply_not": ["I can help with charges", "March 3, 2026"],
+          "not_tools": MONEY}),
     )
 
 

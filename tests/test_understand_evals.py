@@ -61,9 +61,8 @@ KNOWN_MISSES = {
     # (A hedged yes after an offer and "great thank you, that was all i needed" after a price
     # pass since the confirmation reader learnt a hedged go-ahead and leave-taking: confirmation-6.)
     # money-6 (what was said stays said; tune 7/12 and held 7/10 before, 11/12 and 8/10 after).
-    # "whats on my account for march?" reaches billing since route-7 (a month's name votes as
-    # "month", not as the letters of "search"), but the money skill answers with its capabilities.
-    'money 6 (tune): the first one of two, only asked about',
+    # ("whats on my account for march?" reaches billing since route-7, and is answered from
+    # March's charges since money-12: a question about a month is about its charges.)
     # ("two things, the ipad and a february bill" passes since consent-10: "ok it works now ty"
     # is thanks clause by clause to the act reader, so the february question is handed over.)
     # Held-6 (26/48 + 8/13 before round 6, 29/48 + 7/13 on its first run after it, then seen).

@@ -17,7 +17,6 @@ from typing import Any
 
 from supportdesk.engine.protocol import Answer, CallTools, Transfer
 from supportdesk.models.offline import cues, dialogue
-from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
 from supportdesk.models.offline.skills.money.credit import CREDIT_AMOUNT_QUESTION, MoneyCredit
 from supportdesk.models.offline.skills.money.intents import (
@@ -275,9 +274,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return step.call("find_charges", {"customer_id": customer_id}, **ctx)
         if "refund" in intents or "duplicate" in intents:
             return self._refund_flow(customer_id, charges, intents, text, explicit="refund" in asked)
-        if not self._about_charges(text) and not (asks.is_question(text) and slot_extraction.names_a_day_or_month(text)):
-            # (A question naming a month or a day and asking nothing else, "whats on my account
-            # for march?", is about what was charged then: answered from the charges.)
+        if not self._about_charges(text):
             # Nothing says what they want, nor that it is about a charge: ask, rather than
             # propose something of our own that a "yes" would then set off.
             return step.answer(

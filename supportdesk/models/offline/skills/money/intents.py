@@ -228,9 +228,15 @@ class MoneyIntents(MoneyBase):
                     or _CHARGE_ID.search(text) or cues.DUPLICATE.search(text))
 
     def _about_charges(self, text: str = "") -> bool:
-        """The topic is about charges: it speaks of them, or names a day (to billing, "how much
-        did you take on 5 feb?" asks about that day's charge; issue 38)."""
-        return any(cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) or asks_charges(t) for t in self.topic_texts() + [text])
+        """The topic is about charges: it speaks of them, names a day (to billing, "how much
+        did you take on 5 feb?" asks about that day's charge; issue 38), or asks about a month
+        and nothing else of money ("whats on my account for march?": what was charged then, and
+        "the first one, what was that for?" after it points into those charges)."""
+        return any(
+            cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) or asks_charges(t)
+            or (asks.is_question(t) and slot_extraction.months_named(t))
+            for t in self.topic_texts() + [text]
+        )
 
     @staticmethod
     def _intents_of(t: str) -> set[str]:
