@@ -78,6 +78,17 @@ def asks_what_it_would_do(text: str) -> bool:
     return asks_about(text) or asks_what_an_account_action_does(text)
 
 
+# A billing period named by its own noun rather than by which one it is ("billing cycle", "billing
+# frequency"): what a customer calls the period they are billed by (a rule's, as a period's name is).
+_BILLING_PERIOD_ITSELF = re.compile(r"\bbilling\s+(?:cycle|period|frequency|interval|schedule)s?\b", re.IGNORECASE)
+
+
+def names_the_billing_period(text: str) -> bool:
+    """The billing period is talked of by its own noun ("what's my billing cycle?"), not as the
+    time a change starts ("from the next billing cycle", cues.AT_RENEWAL, cut first)."""
+    return _BILLING_PERIOD_ITSELF.search(cues.AT_RENEWAL.sub(" ", text)) is not None
+
+
 # Cancelling named in any of its forms ("cancelling", "cancellation", "unsubscribing"): the action's
 # name, as a plan's name is a rule's; the cancel cue lists how it is asked for, not how it is talked of.
 _CANCELLING_NAMED = re.compile(r"\b(?:cancel\w*|unsubscrib\w*)", re.IGNORECASE)

@@ -193,9 +193,6 @@ def asks_last_payment(text: str) -> bool:
     return False
 
 
-# A billing period named by its own noun rather than by which one it is ("billing cycle", "billing
-# frequency"): what a customer calls the period they are billed by.
-_BILLING_PERIOD_ITSELF = re.compile(r"\bbilling\s+(?:cycle|period|frequency|interval|schedule)s?\b", re.I)
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan"}
 # How sure the act reader (readers/acts.py) must be that a message about refunds is no request.
@@ -228,10 +225,8 @@ class MoneyIntents(MoneyBase):
                     or _CHARGE_ID.search(text) or cues.DUPLICATE.search(text))
 
     def _about_charges(self, text: str = "") -> bool:
-        """The topic is about charges: it speaks of them, names a day (to billing, "how much
-        did you take on 5 feb?" asks about that day's charge; issue 38), or asks about a month
-        and nothing else of money ("whats on my account for march?": what was charged then, and
-        "the first one, what was that for?" after it points into those charges)."""
+        """The topic is about charges: it speaks of them, names a day ("how much did you take on 5
+        feb?"; issue 38), or asks about a month ("whats on my account for march?")."""
         return any(
             cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) or asks_charges(t)
             or (asks.is_question(t) and slot_extraction.months_named(t))
@@ -344,10 +339,8 @@ def _intents_in(t: str) -> frozenset[str]:
         # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
         found.add("duplicate")
     if not found and cues.asks_card_change(t):
-        # "i'd like to pay with paypal from now on, my account is <email>": another way to pay
-        # asked for in words the payment cue does not list (no change verb before the method),
-        # read as triage reads it to route here (the desk intents reader's update_card, asked
-        # for rather than asked about); put to the customer as any change of card is.
+        # "i'd like to pay with paypal from now on": another way to pay asked for with no change
+        # verb the payment cue lists, read as triage reads it to route here (learned, update_card).
         found.add("payment")
     if not found and heard_refund(t):
         found.add("refund")  # "please return me the money of february": money back asked for
@@ -390,12 +383,8 @@ def _intents_in(t: str) -> frozenset[str]:
             found -= {"invoice", "pricing"}
         elif what.question and what.plan and "next_payment" not in found:
             found.add("pricing")
-        elif what.question and not found and plan_named is None and _BILLING_PERIOD_ITSELF.search(cues.AT_RENEWAL.sub(" ", t)):
-            # "what's my billing cycle?", "which billing period am i on": the period asked for by
-            # its own noun (a rule's, as a period's name is), no plan named and not as when a
-            # change starts ("from the next billing cycle", cut first): the account's own period,
-            # which the plan's answer states.
-            found.add("my_plan")
+        elif what.question and not found and plan_named is None and asks.names_the_billing_period(t):
+            found.add("my_plan")  # "what's my billing cycle?": the account's period, the plan's answer states it
         elif what.question and not found and period_named is not None and plan_named is None and _ASKS_WHETHER.match(t):
             # "am i paying monthly or yearly?", "do you bill me every month?": a billing period
             # named (the rules read it) in a yes/no or how-often question that asks nothing
