@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -38,11 +38,8 @@ KNOWN_MISSES = {
     # learnt it, tune 14/14 and held 8/10 after; tune's openings are trained on):
     # ("does cancelling delete my files" passes since route-6: a question about what an account
     # action does is about the action, triage.asks_what_an_account_action_does.)
-    # The preamble no longer outweighs the question (route-6: the act reader reads the clause that
-    # carries it, and triage keeps a preamble from being a matter of its own), so it reaches
-    # billing; but the money skill answers with the recent charges ("paid for"), not what a
-    # downgrade would keep.
-    'acts 5 (held): rambling, what starter would cost and what is lost',
+    # (The preamble no longer outweighs the question (route-6), so it reaches billing; since
+    # money-12 the price is followed by what a downgrade does to the period paid for, and it passes.)
     # ("sync stopped after the update" passes again since the thresholds were recalibrated with
     # kb-6's questions that share only a generic word with an article: AGREE 0.75, tools/kb.py.)
     # Held-5 (32/46 and 6/12 before this round, 32/46 and 9/12 on its first run after it; then
@@ -64,9 +61,8 @@ KNOWN_MISSES = {
     # (A hedged yes after an offer and "great thank you, that was all i needed" after a price
     # pass since the confirmation reader learnt a hedged go-ahead and leave-taking: confirmation-6.)
     # money-6 (what was said stays said; tune 7/12 and held 7/10 before, 11/12 and 8/10 after).
-    # "whats on my account for march?" reaches billing since route-7 (a month's name votes as
-    # "month", not as the letters of "search"), but the money skill answers with its capabilities.
-    'money 6 (tune): the first one of two, only asked about',
+    # ("whats on my account for march?" reaches billing since route-7, and is answered from
+    # March's charges since money-12: a question about a month is about its charges.)
     # ("two things, the ipad and a february bill" passes since consent-10: "ok it works now ty"
     # is thanks clause by clause to the act reader, so the february question is handed over.)
     # Held-6 (26/48 + 8/13 before round 6, 29/48 + 7/13 on its first run after it, then seen).
@@ -86,9 +82,8 @@ KNOWN_MISSES = {
     "understand 6 config (held): billing holds it, then a tablet I don't own",
     # offers-7 (a yes reaching the offer it answers; tune 5/10 and held 5/8 before, 8/10 and
     # 6/8 after). What still misses:
-    # The money skill refunds the first of the two days named ("on the 24th and 25th"), not the
-    # duplicate of the pair (the refund target's choice, money/refunds.py, not the yes).
-    "offers 7 (tune): team double charge, senior asks, yes with thanks",
+    # (The first of two days named, "on the 24th and 25th", was the refund's target until
+    # money-12 read days said in one list, dialogue._BARE_DAY: it passes.)
     # A charge asked about (one day named) is told with "if you'd like it refunded, just say
     # so" (a refund above billing's limit): the yes passes it up and the senior agent asks the
     # one question the desk's gate needs, so the refund runs on the next yes, not this one.
@@ -353,19 +348,35 @@ KNOWN_MISSES = {
     # short charge ids, money back in the customer's words (money-11); service questions, chit-chat,
     # "nothing" and "i definitely did not" as denials (scope-11)). What still misses: the apple
     # watch and a mac app spinning share no word with "Apps and devices" and the crash article
-    # (abstained, safe); "thinking about cancelling, what happens to my files" gets billing's list
-    # of what it can do (no reader hears a question about what cancelling does to files, and no
-    # article says it):
+    # (abstained, safe). ("thinking about cancelling, what happens to my files" passes since
+    # money-12: cancelling named in any form in a question about what it would do is answered.)
     "understand 10 (held): question: an apple watch app",
     "understand 10 (held): problem: mac app spins forever on a big folder",
-    "understand 10 (held): control: thinking about cancelling, what happens to files",
     # money-11 (a price against the current plan, two reads in one, a change asked with its price,
     # a disputed charge's refund refused with the reason, a short unknown charge id; 6 + 4, run as
-    # held-only sets; before: 1/6, 1/4; after 5/6, 3/4): a question about what cancelling does to
-    # documents is offered the cancellation (an offer, nothing done); "billing cycle" is not read
-    # as a question about the plan:
-    "money 11 (tune): what cancelling would do to my documents",
-    "money 11 (held): billing cycle and the most recent payment's day",
+    # held-only sets; before: 1/6, 1/4; after 5/6, 3/4). (Its two misses pass since money-12: a
+    # question about what cancelling does to documents is answered, not offered; "billing cycle"
+    # is the account's period by its own noun.)
+    # money-12 (a question about what an action would do answered with nothing offered, a price
+    # with what a change loses, the billing cycle by its noun, a month's charges asked, another way
+    # to pay asked without a change verb, a duplicate told by both days; tune 2/8 and held 3/8
+    # before, 7/8 and 4/8 after; 5/8 held once cancelling talked of in any form was answered for
+    # understand-10's seen miss). A refund above billing's limit that billing put to the customer
+    # (a duplicate seen while answering a question about a charge) and that the customer then
+    # said yes to is asked again by the senior: the desk's gate runs a confirmed call only as its
+    # offer's agent, and billing may not offer a call above its limit, so the yes finds no offer
+    # to confirm (an engine change, not the skill's: a gated offer made for the agent the refund
+    # is passed up to):
+    "money 12 (tune): the march 11 charge asked, then refund that one with thanks",
+    "money 12 (held): the charge from 3rd march, then refund it thanks",
+    # "whats on my acount for march" (a misspelt "acount") is read by the skill's scope reader as
+    # another team's matter before the month it asks about is read, so billing hands it back and
+    # the technical agent abstains:
+    "money 12 (held): whats on my acount for march",
+    # "If I moved from team down to pro, what would I pay and would I lose any of what I already
+    # paid?" is read as a plan change asked about (cues.PLAN_CHANGE_QUESTION), whose answer says
+    # what a change does to the period paid for but not the price also asked:
+    "money 12 (held): team down to pro, what i'd pay and what i'd lose",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -17,6 +17,7 @@ from typing import Any
 
 from supportdesk.engine.protocol import Answer, CallTools, Transfer
 from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
 from supportdesk.models.offline.skills.money.credit import CREDIT_AMOUNT_QUESTION, MoneyCredit
 from supportdesk.models.offline.skills.money.intents import (
     _NEXT_ONE,
@@ -115,6 +116,10 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         if told is not None:
             return told
 
+        if not asked and asks.cancelling_asked_about(text):
+            # What cancelling would do, asked in words no cue reads as the cancellation: the
+            # facts of it, before the message is taken for another team's matter (issue 38).
+            return self._about_action({"cancel"}, text, plan_change_answer)
         if not asked and self._strays(text):
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
             # not a follow-up to carry the last request into, and not ours to answer.
@@ -134,8 +139,15 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # nothing offered that a "yes" would set off.
             return step.answer(self._refunds_explained(cancelling="cancel" in asked))
         if intents == {"pricing"}:
-            return self._pricing(text)
-        if asked & ACTION_INTENTS and asks.asks_about(text):
+            priced = self._pricing(text)
+            if isinstance(priced, Answer) and asks.asks_what_is_lost(text):
+                # "how much would starter be, and would we lose what we already paid?": two
+                # questions, the price and what a change does to the period paid for; both are
+                # answered (the change's facts end with their own "tell me if you'd like to").
+                said = priced.text.removesuffix(f" {PLAN_CHANGE_ASKED}")
+                return dataclasses.replace(priced, text=f"{said} {plan_change_answer(text)}")
+            return priced
+        if asked & ACTION_INTENTS and asks.asks_what_it_would_do(text):
             # "if I cancel today, am I billed for May?", "how would a refund work?": asked about,
             # not asked for (the act reader's reading; issue 38): the facts, nothing done or offered.
             return self._about_action(asked, text, plan_change_answer)

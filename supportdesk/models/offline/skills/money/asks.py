@@ -24,6 +24,28 @@ _RENEWAL = re.compile(
 )
 
 
+# A yes/no question about losing money already paid ("would we lose what we already paid?", "do
+# i get the rest of the month back?", "is anything prorated?"): an auxiliary and its subject
+# (grammar, a closed class), then a word of money lost or given back (cues' consequences of a
+# change, the same class `cues.PLAN_CHANGE_QUESTION` reads after an "if").
+_ASKS_WHAT_IS_LOST = re.compile(
+    r"\b(?:do|does|did|will|would|could|can|am|are|is|was)\s+(?:i|we|it|that|this|anything|my|our)\b[^.?!]*"
+    r"\b(?:lose|lost|losing|forfeit\w*|refund\w*|prorat\w*|back|wasted?)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_what_is_lost(text: str) -> bool:
+    """One of the message's questions asks whether money already paid is lost or given back: beside
+    a plan's price ("how much would starter be and would we lose what we already paid?"), what a
+    change does to the period paid for is asked too, and answered (`plans.plan_change_answer`)."""
+    return any(_ASKS_WHAT_IS_LOST.search(m.group(0)) for m in _QUESTION_SENTENCE.finditer(text))
+
+
+# A sentence that ends with a question mark (what a question asks is said in it).
+_QUESTION_SENTENCE = re.compile(r"[^.?!]*\?")
+
+
 @dataclass(frozen=True)
 class Asked:
     """What a message asks about money: `question` (it asks rather than asks for or reports),
@@ -40,6 +62,43 @@ def asks_about(text: str) -> bool:
     time the change should start is cut (cues.AT_RENEWAL: a date, read by the rules): "when my
     current month runs out, move us up to team" opens with a time's "when", and asks for the move."""
     return acts.asks_about_rather_than_for(cues.AT_RENEWAL.sub(" ", text))
+
+
+def asks_what_it_would_do(text: str) -> bool:
+    """The message asks about an action rather than for it: the act reader's reading
+    (`asks_about`), or a question about what the action would do, which triage already tells
+    apart ("if i cancel my plan whats gonna happen with all my notes and files?", "what would
+    cancelling do to my documents?": its grammar of a consequence asked about, with the act reader
+    reading a question). The act reader's margin alone (`acts.ABOUT_MARGIN`, kept high so "how do
+    I stop my subscription from auto-renewing?" is offered) reads those at 5 to 9, and they were
+    offered the very action they wonder about (issue 38, money-12)."""
+    # (Imported here: triage imports the skills, through the specialist, at import time.)
+    from supportdesk.models.offline.triage import asks_what_an_account_action_does
+
+    return asks_about(text) or asks_what_an_account_action_does(text)
+
+
+# A billing period named by its own noun rather than by which one it is ("billing cycle", "billing
+# frequency"): what a customer calls the period they are billed by (a rule's, as a period's name is).
+_BILLING_PERIOD_ITSELF = re.compile(r"\bbilling\s+(?:cycle|period|frequency|interval|schedule)s?\b", re.IGNORECASE)
+
+
+def names_the_billing_period(text: str) -> bool:
+    """The billing period is talked of by its own noun ("what's my billing cycle?"), not as the
+    time a change starts ("from the next billing cycle", cues.AT_RENEWAL, cut first)."""
+    return _BILLING_PERIOD_ITSELF.search(cues.AT_RENEWAL.sub(" ", text)) is not None
+
+
+# Cancelling named in any of its forms ("cancelling", "cancellation", "unsubscribing"): the action's
+# name, as a plan's name is a rule's; the cancel cue lists how it is asked for, not how it is talked of.
+_CANCELLING_NAMED = re.compile(r"\b(?:cancel\w*|unsubscrib\w*)", re.IGNORECASE)
+
+
+def cancelling_asked_about(text: str) -> bool:
+    """A question about what cancelling would do that names it in words no request cue lists ("im
+    thinking about cancelling at some point, what happens to all my files if i do?"): answered with
+    what cancelling means, nothing offered (the capability list answered it before)."""
+    return bool(_CANCELLING_NAMED.search(text)) and asks_what_it_would_do(text)
 
 
 def is_question(text: str) -> bool:

@@ -225,9 +225,13 @@ class MoneyIntents(MoneyBase):
                     or _CHARGE_ID.search(text) or cues.DUPLICATE.search(text))
 
     def _about_charges(self, text: str = "") -> bool:
-        """The topic is about charges: it speaks of them, or names a day (to billing, "how much
-        did you take on 5 feb?" asks about that day's charge; issue 38)."""
-        return any(cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) or asks_charges(t) for t in self.topic_texts() + [text])
+        """The topic is about charges: it speaks of them, names a day ("how much did you take on 5
+        feb?"; issue 38), or asks about a month ("whats on my account for march?")."""
+        return any(
+            cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) or asks_charges(t)
+            or (asks.is_question(t) and slot_extraction.months_named(t))
+            for t in self.topic_texts() + [text]
+        )
 
     @staticmethod
     def _intents_of(t: str) -> set[str]:
@@ -334,6 +338,10 @@ def _intents_in(t: str) -> frozenset[str]:
         # A duplicate told in the customer's own words, about charges, the month they were
         # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
         found.add("duplicate")
+    if not found and cues.asks_card_change(t):
+        # "i'd like to pay with paypal from now on": another way to pay asked for with no change
+        # verb the payment cue lists, read as triage reads it to route here (learned, update_card).
+        found.add("payment")
     if not found and heard_refund(t):
         found.add("refund")  # "please return me the money of february": money back asked for
     if "payment" in found and "refund" in found:
@@ -375,6 +383,8 @@ def _intents_in(t: str) -> frozenset[str]:
             found -= {"invoice", "pricing"}
         elif what.question and what.plan and "next_payment" not in found:
             found.add("pricing")
+        elif what.question and not found and plan_named is None and asks.names_the_billing_period(t):
+            found.add("my_plan")  # "what's my billing cycle?": the account's period, the plan's answer states it
         elif what.question and not found and period_named is not None and plan_named is None and _ASKS_WHETHER.match(t):
             # "am i paying monthly or yearly?", "do you bill me every month?": a billing period
             # named (the rules read it) in a yes/no or how-often question that asks nothing
