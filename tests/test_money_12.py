@@ -120,3 +120,14 @@ async def test_cancelling_talked_of_in_words_no_cue_lists_is_still_answered_as_a
          {"reply": ["keep access"], "reply_not": ["shall i", "I can help with charges"],
           "context_absent": ["pending_offer"], "not_tools": MONEY}),
     )
+
+
+async def test_a_refund_above_billings_limit_that_no_reason_fits_is_refused_by_billing_not_passed_up():
+    """held-11: "not happy with the team plan, refund march's 129.99" is above billing's limit and
+    no reason the desk refunds for fits it (the reasons are the desk's, the same at every level):
+    billing says why, and nothing is passed up to be offered by the senior and then refused."""
+    assert not await _converse(
+        ("we're not happy with what the team plan gives us, refund march's 129.99 please. CUS-1005",
+         {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i"],
+          "context_absent": ["pending_offer"], "not_tools": MONEY}),
+    )

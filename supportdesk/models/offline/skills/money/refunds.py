@@ -267,12 +267,11 @@ class MoneyRefunds(MoneyBase):
             not explicit or not pointed or target.get("status") == "disputed"
             or (target["refundable"] <= v.amount_limit("refund_charge") + 1e-9 and step.gated("refund_charge", offered))
         )
-        # Above this agent's limit, the refund would go to a senior colleague. Called a duplicate
-        # by the customer, yet find_charges shows no copy of it ("refund CH-9066, duplicate"): the
-        # account's own record answers the claim, so it is said here why it is no duplicate, not
-        # passed on to be refused there (issue 38). Any other reason goes on, and the tool (the
-        # policy's enforcer) decides at the senior's level.
-        escalated = target["refundable"] > v.amount_limit("refund_charge") + 1e-9 and "duplicate" in intents and not is_dup
+        # Above this agent's limit, the refund would go to a senior colleague. No reason the desk
+        # refunds for fits it (no copy of a charge called a duplicate, "not happy with the
+        # features, refund march"): the desk's reasons are the same at every level, so it is said
+        # here why, not passed up to be offered there and refused by the tool (issue 38, held-11).
+        escalated = target["refundable"] > v.amount_limit("refund_charge") + 1e-9
         if (would_offer or escalated) and offered["reason"] not in (v.tool_limits("refund_charge").reasons or ()) and not v.context.get("refund_reason"):
             # No reason the desk refunds for fits this charge: say so, and why, instead of
             # offering a refund the policy would refuse ("I forgot to cancel before it renewed,
