@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -77,11 +77,11 @@ KNOWN_MISSES = {
     # named account closed for good (route-7: readers/acts.py, triage.py, cues.UNKNOWN_GROUND).
     # An article the desk abstains on ("Apps and devices" for working offline):
     "understand 6 (held): question: working on a plane",
-    # Config desk: security told without its examples' words goes to technical; security not
-    # offering its tools; billing's capability list. (The two-factor question, which abstained
+    # Config desk: security not offering its tools; billing's capability list. (The ex who knows
+    # the password passes since security-12: the learned access reader, router.access_owner.)
+    # (The two-factor question, which abstained
     # since kb-6's calibrated thresholds, passes since the knowledge base covers a question by
     # what it asks: tools/kb.py _ASKED.)
-    "understand 6 config (held): the ex knows my password",
     "understand 6 config (held): a windows session, email later, hedged yes",
     "understand 6 config (held): billing holds it, then a tablet I don't own",
     # offers-7 (a yes reaching the offer it answers; tune 5/10 and held 5/8 before, 8/10 and
@@ -111,7 +111,6 @@ KNOWN_MISSES = {
     # hears technical's phone, email, password and device words. (Held-6's "windows session,
     # hedged yes" misses on that too, and its "hmm ok sure" reads as a no to the confirmation
     # reader: "hmm" is one of its hesitations, engine/confirmation._NEGATION.)
-    "route 7 config (tune): ex-boyfriend still has my login",
     "route 7 config (held): entering from brazil, non-native, email later",
     # The knowledge base abstains on the two-factor question (its calibration is gates7's).
     "route 7 config (held): 2fa for extra safety is a question",
@@ -139,11 +138,10 @@ KNOWN_MISSES = {
     # Config desk: ("I did NOT sign in from brazil" passes since a disowning votes as "someone",
     # and "a person, someone is changing my files" since the security agent calls its tool for a
     # person when a clause requests it in that tool's words: route-7b, classifier.read_denials,
-    # skills/generic.py.) A stolen laptop with "log me out everywhere" still goes to technical
-    # (its examples' stolen phones); "nobody hacked me" reaches technical since route-7b (a denied
+    # skills/generic.py.) (A stolen laptop with "log me out everywhere" reaches security since
+    # security-12: readers/gates.py tells_access, router.access_owner.) "nobody hacked me" reaches technical since route-7b (a denied
     # matter votes as its denial), but the technical skill frames "i just want to change my
     # password to something longer" as a fix ("usually fixes"), not a question it answers:
-    "understand 7 config (held): customer id first, stolen laptop, sign out everything",
     "understand 7 config (held): negation: nobody hacked me, longer password",
     # tech-7b (tune 3/9 and held 4/7 before; a reset link asked for, the speller keeping English).
     # "a whole folder got deleted" is lost data to cues.DATA_LOSS, so an engineering ticket
@@ -208,14 +206,13 @@ KNOWN_MISSES = {
     # number on the profile). What still misses: a leaked password told without "leaked" (the
     # router has no other word for a leak in security's examples); a recovery address "not mine"
     # (the technical agent's email and profile words):
-    "security 8 (tune): password leaked on a forum, non-native",
     # The config desk's file (evals/config-agent.toml) gave the technical agent "someone stole my
     # phone, please lock my account" and "I lost my mobile, how do I secure my account", copied
     # from the shipped desk, which has no security agent; on this desk securing the account is
     # security's by its own description, so the two examples moved there (seven security misses
     # above pass since). "also pls log me out everywhere, my ex knows my password" after an
-    # invoice question now leans technical (its password words) once billing hands it back:
-    "understand 3 config (held): invoices, then sign me out everywhere",
+    # invoice question leaned technical (its password words) once billing hands it back; it
+    # reaches security since security-12 (router.access_owner), as do the leaked password above.
     # intents-8 (written before the desk intents reader: tune 6/12, held 5/10; after: tune 10/12,
     # held 10/10). (Both tune misses pass since money-9: "shut it down pls" beside "dont want to pay
     # for acme anymore" reaches billing by the money skill's learned reading of a request to stop
@@ -261,10 +258,9 @@ KNOWN_MISSES = {
     # "sister ... keeps getting in" beside technical's password and login words), and a password
     # typed into a fake page told without "phished" or "fake" in security's words ("click link in
     # mail that look like acme", "a scam website"): the word model has no word for the kind.
-    "security 9 (tune): flatmate reads my notes",
-    "security 9 (tune): clicked a fake login mail, non-native",
-    "security 9 (held): sister keeps getting in",
-    "security 9 (held): typed password into a scam page",
+    # (All four pass since security-12: the learned access reader reads the kind,
+    # readers/gates.py tells_access, and the message goes to the agent whose examples tell of it,
+    # router.access_owner.)
     # Held-9 config (11/15 before security8b, 13/15 after; the ex who knows the login passes since
     # "do it" is an imperative, not a question opened by "do": engine/confirmation._QUESTION_START;
     # a session from an android phone when the customer has an iphone since scope-9: the
@@ -298,11 +294,9 @@ KNOWN_MISSES = {
     # phone and "log out" words, and no public labelled intent says it (Banking77's
     # compromised_card taught to security pulled card charges from billing: not kept). Another
     # company's account closed for good no longer reads as a deletion of this desk's
-    # (cues.without_desk_name), but the router still places it with security:
-    "scope 9 (tune): password posted in a public paste",
+    # (cues.without_desk_name), but the router still places it with security. (The paste site,
+    # the dump and the phone sold pass since security-12: router.access_owner.)
     "scope 9 (tune): a closed account elsewhere is not ours",
-    "scope 9 (held): work password dumped online, non-native",
-    "scope 9 (held): sold my phone, still signed in",
     # kb-10 (an article's matter told in words no article or example holds; written before the
     # model changed: tune 5/8, held 2/6). Missed: "pasted over the quarterly forecast ...
     # yesterdays numbers", "without internet on a long flight" and "erased half of the guest list
@@ -359,6 +353,17 @@ KNOWN_MISSES = {
     "understand 10 (held): question: an apple watch app",
     "understand 10 (held): problem: mac app spins forever on a big folder",
     "understand 10 (held): control: thinking about cancelling, what happens to files",
+    # security-12 (the config desk's security matter told without the security agent's words, and
+    # securing questions with nothing wrong; before: tune 5/11, held 8/10). Someone else having the
+    # account is read by the learned access reader (readers/gates.py tells_access) and goes to the
+    # agent whose examples tell of it (router.access_owner). What still misses: an ipad sold with
+    # the app signed in, read as no one else's access (0.26 with "acme", 0.00 without: the reader's
+    # devices given away are the desk's few lines); the technical skill frames a how-to asked
+    # beside "nothing happened" / "no one got in" as a fix ("usually fixes"):
+    "security 12 (tune): two-step verification, nothing happened",
+    "security 12 (tune): no one got in, a stronger password",
+    "security 12 (held): ipad sold, forgot to sign out",
+    "security 12 (held): nothing wrong, how to change the password",
     # money-11 (a price against the current plan, two reads in one, a change asked with its price,
     # a disputed charge's refund refused with the reason, a short unknown charge id; 6 + 4, run as
     # held-only sets; before: 1/6, 1/4; after 5/6, 3/4): a question about what cancelling does to
