@@ -112,8 +112,6 @@ KNOWN_MISSES = {
     # hedged yes" misses on that too, and its "hmm ok sure" reads as a no to the confirmation
     # reader: "hmm" is one of its hesitations, engine/confirmation._NEGATION.)
     "route 7 config (held): entering from brazil, non-native, email later",
-    # The knowledge base abstains on the two-factor question (its calibration is gates7's).
-    "route 7 config (held): 2fa for extra safety is a question",
     # route-7 (before: tune 7/10, held 5/8; after: 9/10, 7/8). Routing and the refer-back pass;
     # what misses is the knowledge base's choice of article (tools/kb): "my phone doesnt show the
     # notes i wrote on my laptop" gets no article (the desk abstains), so "same as before" follows
@@ -140,9 +138,9 @@ KNOWN_MISSES = {
     # person when a clause requests it in that tool's words: route-7b, classifier.read_denials,
     # skills/generic.py.) (A stolen laptop with "log me out everywhere" reaches security since
     # security-12: readers/gates.py tells_access, router.access_owner.) "nobody hacked me" reaches technical since route-7b (a denied
-    # matter votes as its denial), but the technical skill frames "i just want to change my
-    # password to something longer" as a fix ("usually fixes"), not a question it answers:
-    "understand 7 config (held): negation: nobody hacked me, longer password",
+    # matter votes as its denial); the technical skill framed "i just want to change my
+    # password to something longer" as a fix ("usually fixes") until security-12: a trouble denied
+    # is set aside and a want with nothing failing is answered (skills/technical.tells_trouble).
     # tech-7b (tune 3/9 and held 4/7 before; a reset link asked for, the speller keeping English).
     # "a whole folder got deleted" is lost data to cues.DATA_LOSS, so an engineering ticket
     # before any article (not the technical skill's to change here):
@@ -160,8 +158,8 @@ KNOWN_MISSES = {
     # Config desk: a phone or a device "not mine" is the technical agent's (its lost and stolen
     # phones' words outweigh the disowning's "someone"); "sign me out on all devices" beside a
     # lost phone or tablet too; "nobody got in ... how do i change it" reaches technical, which
-    # frames the how-to as a fix (as held-7's "nobody hacked me" above).
-    "route 7b config (held): nobody got in, change password please",
+    # framed the how-to as a fix (as held-7's "nobody hacked me" above; answered since security-12,
+    # as is route-7's two-factor question beside "nothing is wrong").
     # "a phone number i dont recognise": the lexicon reads "not recognise" as unrecognised (the
     # desk's unknown charges), so the disowning adds no "someone" and the phone words win.
     # Route-7's "CUS-1001 here, my account sent messages to my contacts that i never wrote"
@@ -358,10 +356,13 @@ KNOWN_MISSES = {
     # account is read by the learned access reader (readers/gates.py tells_access) and goes to the
     # agent whose examples tell of it (router.access_owner). What still misses: an ipad sold with
     # the app signed in, read as no one else's access (0.26 with "acme", 0.00 without: the reader's
-    # devices given away are the desk's few lines); the technical skill frames a how-to asked
-    # beside "nothing happened" / "no one got in" as a fix ("usually fixes"):
+    # devices given away are the desk's few lines). A how-to beside a trouble denied ("no one got
+    # in", "nothing is wrong") is answered, not framed as a fix (skills/technical.tells_trouble;
+    # tune 9/11 -> 10/11, held 8/10 -> 8/10), but "nothing happened" is no denial of a trouble
+    # (after a click it is the trouble), so that one is still a fix; and "nothing is wrong and
+    # nobody hacked me, how do i change my password" is answered with the "Can't log in" article
+    # (the knowledge base's choice):
     "security 12 (tune): two-step verification, nothing happened",
-    "security 12 (tune): no one got in, a stronger password",
     "security 12 (held): ipad sold, forgot to sign out",
     "security 12 (held): nothing wrong, how to change the password",
     # money-11 (a price against the current plan, two reads in one, a change asked with its price,
