@@ -193,9 +193,8 @@ KNOWN_MISSES = {
     # that plan, offered: money/reads.py came_for, slots.py, money/plans.py. "two 9.99s went
     # out" passes since an amount made plural is charges of it and a duplicate told in the desk's
     # own words is heard by the desk intents reader: slots._AMOUNT_PLURAL, intents.heard_duplicate.)
-    # Config desk: a breached password and a session from an unused browser go to technical;
-    # "somebody else has been in my account" left with triage:
-    "understand 8 config (held): security holds it, then where invoices are",
+    # (Config desk: "somebody else has been in my account", left with triage as vague, reaches
+    # security since security-12: the access reader read it, router.access_agent.)
     # security-8 (security8; before: tune 5/10, held 6/8; after: tune 6/10, held 6/8; 8/10 and
     # 8/8 once the config desk's securing examples moved to security, below). An agent taught few
     # examples is smoothed towards the desk's background (classifier.BACKGROUND_MASS), so a word
@@ -466,4 +465,20 @@ async def test_a_product_question_naming_no_money_reaches_technical_without_bill
          "expect": {"agent": "technical", "reply": ["person"], "reply_not": ["is this about billing", "covers this"], "not_tools": money}},
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_someone_else_in_the_account_told_in_few_words_is_not_asked_about():
+    """security-12: "somebody else has been in my account i'm sure of it" names nothing triage's
+    vagueness test knows, so it asked "billing, technical or security?"; the learned access reader
+    reads it, and on a desk with an agent whose examples tell of that (router.access_agent) it goes
+    there. The shipped desk, with no such agent, still asks."""
+    told = "somebody else has been in my account i'm sure of it"
+    convo = {"name": "someone in the account, few words", "turns": [
+        {"customer": told, "expect": {"agent": "security", "reply_not": ["So I can bring in the right colleague"]}}]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
+    assert result.passed, "\n".join(result.failures)
+    shipped = {"name": "someone in the account, few words, shipped desk", "turns": [
+        {"customer": told, "expect": {"agent": "triage", "reply": ["So I can bring in the right colleague"]}}]}
+    [result] = await evaluate_conversations([shipped], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)

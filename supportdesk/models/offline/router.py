@@ -151,13 +151,23 @@ class Router:
         self.model: TextClassifier = classifier_for(self._examples, use_disk=use_disk_cache)
         self._routes: dict[tuple[str, tuple[str, ...]], Route] = {}
 
-    def _by_access(self, text: str, candidates: Sequence[str], p: Prediction) -> Route | None:
-        """To the candidate whose examples tell of someone else's access, when the message does
-        and the words placed it elsewhere (how surely: the access reader's probability)."""
+    def access_agent(self, text: str, candidates: Sequence[str] | None = None) -> str | None:
+        """The candidate whose examples tell of someone else's access, when the message does (and
+        names no money), or None."""
+        text = without_names(without_introduction(text), self._names)
+        return self._access_agent(text, self.targets if candidates is None else candidates)
+
+    def _access_agent(self, text: str, candidates: Sequence[str]) -> str | None:
         if not gates.tells_access(text) or gates.reads_money(text):
             return None
         owner = access_owner(self._examples)
-        return Route(owner, gates.access_probability(text), p) if owner in candidates and owner != p.label else None
+        return owner if owner in candidates else None
+
+    def _by_access(self, text: str, candidates: Sequence[str], p: Prediction) -> Route | None:
+        """To the candidate whose examples tell of someone else's access, when the message does
+        and the words placed it elsewhere (how surely: the access reader's probability)."""
+        owner = self._access_agent(text, candidates)
+        return Route(owner, gates.access_probability(text), p) if owner is not None and owner != p.label else None
 
     def route(self, text: str, exclude: Sequence[str] = ()) -> Route:
         candidates = [t for t in self.targets if t not in exclude] or self.targets
