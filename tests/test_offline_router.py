@@ -562,3 +562,20 @@ def test_a_desk_without_an_agent_for_someone_elses_access_routes_by_the_words(de
 
     assert access_owner(router._examples) is None
     assert router.route("my cousin found out my password and keeps logging in as me").agent == "technical"
+
+
+def test_a_desk_with_no_agent_taught_little_never_reads_for_access(desk, monkeypatch):
+    """Only an agent taught little (a desk file's own, beside built-in agents with two hundred
+    examples) can be the one for someone else's access: the shipped desk's router never loads the
+    access reader (its parameters are most of the gates' file: start-up and every route would pay)."""
+    from supportdesk.models.offline import router as router_module
+    from supportdesk.readers import gates
+
+    def never(text):
+        raise AssertionError(f"the access reader was asked about {text!r}")
+
+    monkeypatch.setattr(router_module, "_OWNERS", {})
+    monkeypatch.setattr(gates, "tells_access", never)
+    shipped = Router([desk.agents["billing"], desk.agents["technical"]], use_disk_cache=False)
+    for text in ("my cousin found out my password and keeps logging in as me", "I was charged twice"):
+        assert shipped.route(text).agent is not None and shipped.best(text).agent is not None

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from supportdesk.config import AgentConfig
-from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for, examples_key
+from supportdesk.models.offline.classifier import SMALL_CLASS, STOPWORDS, Prediction, TextClassifier, classifier_for, examples_key
 from supportdesk.models.offline.cues import CHARGE_ID, without_introduction
 from supportdesk.models.offline.slots import _CUSTOMER_ID as CUSTOMER_ID
 from supportdesk.models.offline.kept import keep
@@ -122,22 +122,28 @@ def without_names(text: str, names: re.Pattern[str] | None) -> str:
 # handful of examples holds, and the word model hears the technical agent's password, login and
 # device words in it (issue 38.4). The learned access reader (readers/gates.py `tells_access`)
 # reads that kind, and the message goes to the agent whose own examples (and description) tell of
-# it: the one agent the reader reads at least OWNER_SHARE of whose examples as someone else's
-# access. That agent is found in the desk file's words, never by its name: on the shipped desk no
-# agent is one (its technical agent's few hacked accounts are a sliver of its examples), so its
-# routing is unchanged; on evals/config-agent.toml the security agent is. A message that speaks of
-# money (gates.reads_money: "someone used my card to buy a plan") stays the router's.
+# it: the one agent taught little (fewer than the classifier's SMALL_CLASS of the most taught
+# agent's examples: one defined only in the desk file, beside built-in agents with two hundred)
+# the reader reads at least OWNER_SHARE of whose examples as someone else's access. That agent is
+# found in the desk file's words, never by its name. An agent taught much holds the words of its
+# matters itself, and the shipped desk has none taught little, so its routing is unchanged and its
+# router never loads the reader; on evals/config-agent.toml the security agent is the one. A
+# message that speaks of money (gates.reads_money: "someone has my card number and is paying for
+# things with it") stays the router's.
 OWNER_SHARE = 0.5
 _OWNERS: dict[str, str | None] = {}
 
 
 def access_owner(examples: dict[str, list[str]]) -> str | None:
-    """The one agent whose examples mostly tell of someone else having the account, or None."""
+    """The one agent taught little whose examples mostly tell of someone else having the account,
+    or None (without reading anything when no agent is taught little)."""
     key = examples_key(examples)
     if key not in _OWNERS:
+        largest = max((len(texts) for texts in examples.values()), default=0)
         owners = [
             label for label, texts in examples.items()
-            if texts and sum(gates.tells_access(t) for t in texts) >= OWNER_SHARE * len(texts)
+            if texts and len(texts) < SMALL_CLASS * largest
+            and sum(gates.tells_access(t) for t in texts) >= OWNER_SHARE * len(texts)
         ]
         keep(_OWNERS, key, owners[0] if len(owners) == 1 else None, DESKS_KEPT)
     return _OWNERS[key]
@@ -150,6 +156,7 @@ class Router:
         self._examples = ceded(training_examples(targets), use_disk=use_disk_cache)
         self.model: TextClassifier = classifier_for(self._examples, use_disk=use_disk_cache)
         self._routes: dict[tuple[str, tuple[str, ...]], Route] = {}
+        self._owner: list[str | None] = []  # access_owner(self._examples), found on first need
 
     def access_agent(self, text: str, candidates: Sequence[str] | None = None) -> str | None:
         """The candidate whose examples tell of someone else's access, when the message does (and
@@ -158,10 +165,12 @@ class Router:
         return self._access_agent(text, self.targets if candidates is None else candidates)
 
     def _access_agent(self, text: str, candidates: Sequence[str]) -> str | None:
-        if not gates.tells_access(text) or gates.reads_money(text):
+        if not self._owner:
+            self._owner.append(access_owner(self._examples))
+        owner = self._owner[0]
+        if owner is None or owner not in candidates or not gates.tells_access(text) or gates.reads_money(text):
             return None
-        owner = access_owner(self._examples)
-        return owner if owner in candidates else None
+        return owner
 
     def _by_access(self, text: str, candidates: Sequence[str], p: Prediction) -> Route | None:
         """To the candidate whose examples tell of someone else's access, when the message does
