@@ -936,6 +936,31 @@ async def test_an_answered_question_is_settled_by_a_yes_and_a_problem_still_asks
     assert "usually fixes" in problem.said() and "Glad that helped" not in yes.said()
 
 
+@pytest.mark.parametrize(
+    "text, trouble",
+    [
+        ("nobody hacked me, i just want to change my password to something longer", False),
+        ("is there a way to turn on 2fa for extra safety? nothing is wrong", False),
+        ("no one got in my account, i'd like to set a stronger password", False),
+        # an inability, a trouble said with "nothing", and a plain problem are still told
+        ("no one on my team can log in, where is the setting for single sign-on?", True),
+        ("nothing works, how do i reset the app", True),
+        ("the app keeps crashing when I open it", True),
+    ],
+)
+def test_a_trouble_denied_is_no_trouble_told(text, trouble):
+    """security-12: "here's what usually fixes this" presupposes a trouble; a clause that denies one
+    (someone's doing, "nobody got in"; a trouble named with "nothing") is set aside first."""
+    from supportdesk.models.offline.skills.technical import tells_trouble
+
+    assert tells_trouble(text) is trouble
+
+
+async def test_a_want_beside_a_trouble_denied_is_answered_not_fixed(tmp_path):
+    [asked], _ = await talk(tmp_path, "nobody hacked me, i just want to change my password to something longer")
+    assert "covers this" in asked.said() and "usually fixes" not in asked.said()
+
+
 async def test_a_question_about_devices_gets_the_apps_article_and_a_crash_still_the_crash_one(tmp_path):
     [asked], _ = await talk(tmp_path, "can I use acme cloud on my ipad")
     assert asked.handoffs() == ["triage>technical"] and "Apps and devices" in asked.said()

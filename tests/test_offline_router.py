@@ -526,3 +526,56 @@ def test_nothing_before_a_matter_denies_it_with_its_concept(config_router):
     words, _ = clf.read_denials(clf._TOKEN.findall(normalise("no unrecognised login, just a question")))
     assert "unrecognised_c" in words  # a concept phrased as a negation is never denied
     assert config_router.route("nothing suspicious at all, i'd just like to switch on two factor for my login").agent == "technical"
+
+
+def test_someone_else_having_the_account_goes_to_the_agent_whose_examples_say_so():
+    """Issue 38.4 (security-12): a password a relative found out is told in the technical agent's
+    password and login words, and the word model places it there; the learned access reader
+    (readers/gates.py tells_access) reads the kind, and the message goes to the agent whose own
+    examples tell of it, found by reading them, never by its name: the config desk's security agent
+    renamed is found the same. A charge someone else made (money) and a sign-in problem stay put."""
+    import dataclasses
+
+    from supportdesk.models.offline.router import access_owner
+    from supportdesk.readers import gates
+
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    guardian = dataclasses.replace(desk.agents["security"], name="guardian", title="Account safety")
+    router = Router([desk.agents["billing"], guardian, desk.agents["technical"]], use_disk_cache=False, desk_name=desk.desk.name)
+    assert access_owner(router._examples) == "guardian"
+    told = "my cousin found out my password and keeps logging in as me"
+    assert router.model.predict(told, router.targets).label == "technical"  # the words alone
+    assert router.route(told).agent == "guardian" and router.best(told).agent == "guardian"
+    assert router.route(told, exclude=["guardian"]).agent != "guardian"  # handed back: never to it again
+    # (a card's details compromised is the access reader's kind too, but it speaks of money: the words decide)
+    assert gates.tells_access("someone has my card number and is paying for things with it")
+    for text, agent in (("someone used my card to pay for a plan i never bought", "billing"),
+                        ("someone has my card number and is paying for things with it", "billing"),
+                        ("i forgot my password", "technical"), ("the app crashes when i open it", "technical")):
+        assert router.route(text).agent == agent, text
+
+
+def test_a_desk_without_an_agent_for_someone_elses_access_routes_by_the_words(desk, router):
+    """The shipped desk's technical agent holds a few hacked accounts among two hundred examples:
+    no agent's examples mostly tell of someone else's access, so its routing is the words'."""
+    from supportdesk.models.offline.router import access_owner
+
+    assert access_owner(router._examples) is None
+    assert router.route("my cousin found out my password and keeps logging in as me").agent == "technical"
+
+
+def test_a_desk_with_no_agent_taught_little_never_reads_for_access(desk, monkeypatch):
+    """Only an agent taught little (a desk file's own, beside built-in agents with two hundred
+    examples) can be the one for someone else's access: the shipped desk's router never loads the
+    access reader (its parameters are most of the gates' file: start-up and every route would pay)."""
+    from supportdesk.models.offline import router as router_module
+    from supportdesk.readers import gates
+
+    def never(text):
+        raise AssertionError(f"the access reader was asked about {text!r}")
+
+    monkeypatch.setattr(router_module, "_OWNERS", {})
+    monkeypatch.setattr(gates, "tells_access", never)
+    shipped = Router([desk.agents["billing"], desk.agents["technical"]], use_disk_cache=False)
+    for text in ("my cousin found out my password and keeps logging in as me", "I was charged twice"):
+        assert shipped.route(text).agent is not None and shipped.best(text).agent is not None

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from supportdesk.models.offline import cues
 from supportdesk.readers import gates
 from tests.conftest import REPO
@@ -94,3 +96,20 @@ def test_the_gates_learnt_the_desks_billing_actions_and_its_products_questions()
     assert sum(cues.names_money(r["text"]) == r["money"] for r in money) >= 12
     in_scope = [r for r in rows if "in_scope" in r]
     assert all((acts.read_scope(r["text"]).act == "in_scope") == r["in_scope"] for r in in_scope)
+
+
+@pytest.mark.parametrize("text, told", [
+    ("my cousin found out my password and keeps logging in as me", True),
+    ("my login details ended up on a leak site", True),
+    ("left my laptop unlocked at a friend's place and he went through my files", True),
+    ("someone used my card to pay for a plan i never bought", False),
+    ("I lost my phone with the authenticator app", False),
+    ("i forgot my password and the reset email never comes", False),
+    ("how do i turn on two-factor? nothing is wrong", False),
+])
+def test_someone_else_having_the_account_is_read_by_the_access_reader(text, told):
+    """Issue 38.4 (security-12): trained on Banking77's compromised cards, CLINC150's frozen
+    accounts and the desk's own lines, against every other topic of the corpora, the desk's
+    articles and its billing and technical lines: a disowned charge is money, a lost authenticator
+    phone a sign-in problem."""
+    assert gates.tells_access(text) is told

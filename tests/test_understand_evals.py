@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -73,11 +73,11 @@ KNOWN_MISSES = {
     # named account closed for good (route-7: readers/acts.py, triage.py, cues.UNKNOWN_GROUND).
     # An article the desk abstains on ("Apps and devices" for working offline):
     "understand 6 (held): question: working on a plane",
-    # Config desk: security told without its examples' words goes to technical; security not
-    # offering its tools; billing's capability list. (The two-factor question, which abstained
+    # Config desk: security not offering its tools; billing's capability list. (The ex who knows
+    # the password passes since security-12: the learned access reader, router.access_owner.)
+    # (The two-factor question, which abstained
     # since kb-6's calibrated thresholds, passes since the knowledge base covers a question by
     # what it asks: tools/kb.py _ASKED.)
-    "understand 6 config (held): the ex knows my password",
     "understand 6 config (held): a windows session, email later, hedged yes",
     "understand 6 config (held): billing holds it, then a tablet I don't own",
     # offers-7 (a yes reaching the offer it answers; tune 5/10 and held 5/8 before, 8/10 and
@@ -106,10 +106,7 @@ KNOWN_MISSES = {
     # hears technical's phone, email, password and device words. (Held-6's "windows session,
     # hedged yes" misses on that too, and its "hmm ok sure" reads as a no to the confirmation
     # reader: "hmm" is one of its hesitations, engine/confirmation._NEGATION.)
-    "route 7 config (tune): ex-boyfriend still has my login",
     "route 7 config (held): entering from brazil, non-native, email later",
-    # The knowledge base abstains on the two-factor question (its calibration is gates7's).
-    "route 7 config (held): 2fa for extra safety is a question",
     # route-7 (before: tune 7/10, held 5/8; after: 9/10, 7/8). Routing and the refer-back pass;
     # what misses is the knowledge base's choice of article (tools/kb): "my phone doesnt show the
     # notes i wrote on my laptop" gets no article (the desk abstains), so "same as before" follows
@@ -134,12 +131,11 @@ KNOWN_MISSES = {
     # Config desk: ("I did NOT sign in from brazil" passes since a disowning votes as "someone",
     # and "a person, someone is changing my files" since the security agent calls its tool for a
     # person when a clause requests it in that tool's words: route-7b, classifier.read_denials,
-    # skills/generic.py.) A stolen laptop with "log me out everywhere" still goes to technical
-    # (its examples' stolen phones); "nobody hacked me" reaches technical since route-7b (a denied
-    # matter votes as its denial), but the technical skill frames "i just want to change my
-    # password to something longer" as a fix ("usually fixes"), not a question it answers:
-    "understand 7 config (held): customer id first, stolen laptop, sign out everything",
-    "understand 7 config (held): negation: nobody hacked me, longer password",
+    # skills/generic.py.) (A stolen laptop with "log me out everywhere" reaches security since
+    # security-12: readers/gates.py tells_access, router.access_owner.) "nobody hacked me" reaches technical since route-7b (a denied
+    # matter votes as its denial); the technical skill framed "i just want to change my
+    # password to something longer" as a fix ("usually fixes") until security-12: a trouble denied
+    # is set aside and a want with nothing failing is answered (skills/technical.tells_trouble).
     # tech-7b (tune 3/9 and held 4/7 before; a reset link asked for, the speller keeping English).
     # "a whole folder got deleted" is lost data to cues.DATA_LOSS, so an engineering ticket
     # before any article (not the technical skill's to change here):
@@ -157,8 +153,8 @@ KNOWN_MISSES = {
     # Config desk: a phone or a device "not mine" is the technical agent's (its lost and stolen
     # phones' words outweigh the disowning's "someone"); "sign me out on all devices" beside a
     # lost phone or tablet too; "nobody got in ... how do i change it" reaches technical, which
-    # frames the how-to as a fix (as held-7's "nobody hacked me" above).
-    "route 7b config (held): nobody got in, change password please",
+    # framed the how-to as a fix (as held-7's "nobody hacked me" above; answered since security-12,
+    # as is route-7's two-factor question beside "nothing is wrong").
     # "a phone number i dont recognise": the lexicon reads "not recognise" as unrecognised (the
     # desk's unknown charges), so the disowning adds no "someone" and the phone words win.
     # Route-7's "CUS-1001 here, my account sent messages to my contacts that i never wrote"
@@ -192,9 +188,8 @@ KNOWN_MISSES = {
     # that plan, offered: money/reads.py came_for, slots.py, money/plans.py. "two 9.99s went
     # out" passes since an amount made plural is charges of it and a duplicate told in the desk's
     # own words is heard by the desk intents reader: slots._AMOUNT_PLURAL, intents.heard_duplicate.)
-    # Config desk: a breached password and a session from an unused browser go to technical;
-    # "somebody else has been in my account" left with triage:
-    "understand 8 config (held): security holds it, then where invoices are",
+    # (Config desk: "somebody else has been in my account", left with triage as vague, reaches
+    # security since security-12: the access reader read it, router.access_agent.)
     # security-8 (security8; before: tune 5/10, held 6/8; after: tune 6/10, held 6/8; 8/10 and
     # 8/8 once the config desk's securing examples moved to security, below). An agent taught few
     # examples is smoothed towards the desk's background (classifier.BACKGROUND_MASS), so a word
@@ -203,14 +198,13 @@ KNOWN_MISSES = {
     # number on the profile). What still misses: a leaked password told without "leaked" (the
     # router has no other word for a leak in security's examples); a recovery address "not mine"
     # (the technical agent's email and profile words):
-    "security 8 (tune): password leaked on a forum, non-native",
     # The config desk's file (evals/config-agent.toml) gave the technical agent "someone stole my
     # phone, please lock my account" and "I lost my mobile, how do I secure my account", copied
     # from the shipped desk, which has no security agent; on this desk securing the account is
     # security's by its own description, so the two examples moved there (seven security misses
     # above pass since). "also pls log me out everywhere, my ex knows my password" after an
-    # invoice question now leans technical (its password words) once billing hands it back:
-    "understand 3 config (held): invoices, then sign me out everywhere",
+    # invoice question leaned technical (its password words) once billing hands it back; it
+    # reaches security since security-12 (router.access_owner), as do the leaked password above.
     # intents-8 (written before the desk intents reader: tune 6/12, held 5/10; after: tune 10/12,
     # held 10/10). (Both tune misses pass since money-9: "shut it down pls" beside "dont want to pay
     # for acme anymore" reaches billing by the money skill's learned reading of a request to stop
@@ -256,10 +250,9 @@ KNOWN_MISSES = {
     # "sister ... keeps getting in" beside technical's password and login words), and a password
     # typed into a fake page told without "phished" or "fake" in security's words ("click link in
     # mail that look like acme", "a scam website"): the word model has no word for the kind.
-    "security 9 (tune): flatmate reads my notes",
-    "security 9 (tune): clicked a fake login mail, non-native",
-    "security 9 (held): sister keeps getting in",
-    "security 9 (held): typed password into a scam page",
+    # (All four pass since security-12: the learned access reader reads the kind,
+    # readers/gates.py tells_access, and the message goes to the agent whose examples tell of it,
+    # router.access_owner.)
     # Held-9 config (11/15 before security8b, 13/15 after; the ex who knows the login passes since
     # "do it" is an imperative, not a question opened by "do": engine/confirmation._QUESTION_START;
     # a session from an android phone when the customer has an iphone since scope-9: the
@@ -293,11 +286,9 @@ KNOWN_MISSES = {
     # phone and "log out" words, and no public labelled intent says it (Banking77's
     # compromised_card taught to security pulled card charges from billing: not kept). Another
     # company's account closed for good no longer reads as a deletion of this desk's
-    # (cues.without_desk_name), but the router still places it with security:
-    "scope 9 (tune): password posted in a public paste",
+    # (cues.without_desk_name), but the router still places it with security. (The paste site,
+    # the dump and the phone sold pass since security-12: router.access_owner.)
     "scope 9 (tune): a closed account elsewhere is not ours",
-    "scope 9 (held): work password dumped online, non-native",
-    "scope 9 (held): sold my phone, still signed in",
     # kb-10 (an article's matter told in words no article or example holds; written before the
     # model changed: tune 5/8, held 2/6). Missed: "pasted over the quarterly forecast ...
     # yesterdays numbers", "without internet on a long flight" and "erased half of the guest list
@@ -352,6 +343,20 @@ KNOWN_MISSES = {
     # money-12: cancelling named in any form in a question about what it would do is answered.)
     "understand 10 (held): question: an apple watch app",
     "understand 10 (held): problem: mac app spins forever on a big folder",
+    # security-12 (the config desk's security matter told without the security agent's words, and
+    # securing questions with nothing wrong; before: tune 5/11, held 8/10). Someone else having the
+    # account is read by the learned access reader (readers/gates.py tells_access) and goes to the
+    # agent whose examples tell of it (router.access_owner). What still misses: an ipad sold with
+    # the app signed in, read as no one else's access (0.26 with "acme", 0.00 without: the reader's
+    # devices given away are the desk's few lines). A how-to beside a trouble denied ("no one got
+    # in", "nothing is wrong") is answered, not framed as a fix (skills/technical.tells_trouble;
+    # tune 9/11 -> 10/11, held 8/10 -> 8/10), but "nothing happened" is no denial of a trouble
+    # (after a click it is the trouble), so that one is still a fix; and "nothing is wrong and
+    # nobody hacked me, how do i change my password" is answered with the "Can't log in" article
+    # (the knowledge base's choice):
+    "security 12 (tune): two-step verification, nothing happened",
+    "security 12 (held): ipad sold, forgot to sign out",
+    "security 12 (held): nothing wrong, how to change the password",
     # money-11 (a price against the current plan, two reads in one, a change asked with its price,
     # a disputed charge's refund refused with the reason, a short unknown charge id; 6 + 4, run as
     # held-only sets; before: 1/6, 1/4; after 5/6, 3/4). (Its two misses pass since money-12: a
@@ -471,4 +476,20 @@ async def test_a_product_question_naming_no_money_reaches_technical_without_bill
          "expect": {"agent": "technical", "reply": ["person"], "reply_not": ["is this about billing", "covers this"], "not_tools": money}},
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_someone_else_in_the_account_told_in_few_words_is_not_asked_about():
+    """security-12: "somebody else has been in my account i'm sure of it" names nothing triage's
+    vagueness test knows, so it asked "billing, technical or security?"; the learned access reader
+    reads it, and on a desk with an agent whose examples tell of that (router.access_agent) it goes
+    there. The shipped desk, with no such agent, still asks."""
+    told = "somebody else has been in my account i'm sure of it"
+    convo = {"name": "someone in the account, few words", "turns": [
+        {"customer": told, "expect": {"agent": "security", "reply_not": ["So I can bring in the right colleague"]}}]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
+    assert result.passed, "\n".join(result.failures)
+    shipped = {"name": "someone in the account, few words, shipped desk", "turns": [
+        {"customer": told, "expect": {"agent": "triage", "reply": ["So I can bring in the right colleague"]}}]}
+    [result] = await evaluate_conversations([shipped], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)

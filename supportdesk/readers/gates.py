@@ -53,6 +53,8 @@ MONEY, NO_MONEY = "money", "no_money"
 DISCLAIMS, ASKS = "disclaims", "asks"
 # The grounds no tool or article covers that a reader learns (cues.UNKNOWN_GROUND names them).
 SUSPENDED, LANGUAGE, NO_GROUND = "suspended", "language", "none"
+# Someone else has the account or what opens it (the access reader's label; its other labels are topics).
+ACCESS = "access"
 
 # The probability of money a message needs to pass billing's gate. Chosen on
 # evals/money-gate-tune.jsonl and the conversation evals' tune halves: a false billing sends a
@@ -90,7 +92,7 @@ class GateReader(ActReader):
         return self._featurize(text)
 
 
-FEATURES: dict[str, Callable[[str], list[str]]] = {"money": features, "disclaims": acts.features, "ground": features}
+FEATURES: dict[str, Callable[[str], list[str]]] = {"money": features, "disclaims": acts.features, "ground": features, "access": features}
 
 
 @lru_cache(maxsize=1)
@@ -193,3 +195,31 @@ def ground(text: str) -> str | None:
         return None
     reading = reader.read(EMAIL.sub(" ", text))
     return reading.act if reading.act in (SUSPENDED, LANGUAGE) and reading.confidence >= GROUND_THRESHOLD else None
+
+
+# Someone else has the account or what opens it: the probability the access reader must give
+# ACCESS, among all its topics, for the message to tell it. Chosen on evals/security-12-tune.jsonl
+# and the config desk's other tune halves (where a forgotten password, a lost authenticator phone
+# told as a sign-in problem and a charge disowned must not read so).
+ACCESS_THRESHOLD = 0.5
+
+
+@lru_cache(maxsize=1)
+def access_reader() -> GateReader | None:
+    """None when the shipped data predate the access reader (built before it: rebuild them)."""
+    part = _data().get("access")
+    return SparseReader(part, FEATURES["access"]) if part else None
+
+
+def access_probability(text: str) -> float:
+    reader = access_reader()
+    return 0.0 if reader is None else reader.read(EMAIL.sub(" ", text)).share((ACCESS,))
+
+
+@lru_cache(maxsize=4096)
+def tells_access(text: str) -> bool:
+    """The message tells of someone else having the account or what opens it (a password known,
+    leaked or typed into a fake page, a device gone with the account signed in), in words the
+    reader learnt from Banking77's compromised cards and lost phones, CLINC150's frozen accounts
+    and the desk's own lines."""
+    return access_probability(text) >= ACCESS_THRESHOLD

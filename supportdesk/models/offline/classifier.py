@@ -285,10 +285,15 @@ def _owns_another(tokens: Sequence[str]) -> bool:
     return False
 
 
+def denials(text: str) -> tuple[list[str], bool]:
+    """`read_denials` of a message as the router reads it (normalised: the lexicon's concepts in)."""
+    return read_denials(_TOKEN.findall(normalise(text)))
+
+
 def features(text: str, read_disowning: bool = False) -> dict[str, float]:
     """The weighted features of one message (a customer's, read for what it disowns, when
     `read_disowning`: see `message_features`)."""
-    words, disowns = read_denials(_TOKEN.findall(normalise(text)))
+    words, disowns = denials(text)
     if disowns and read_disowning and "unrecognised_c" not in words:
         # (what the lexicon already reads as not recognised says it: "logins i do not recognise")
         words.extend(c for c in DISOWNED_CONCEPTS if c not in words)

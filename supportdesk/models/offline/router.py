@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from supportdesk.config import AgentConfig
-from supportdesk.models.offline.classifier import STOPWORDS, Prediction, TextClassifier, classifier_for, examples_key
+from supportdesk.models.offline.classifier import SMALL_CLASS, STOPWORDS, Prediction, TextClassifier, classifier_for, examples_key
 from supportdesk.models.offline.cues import CHARGE_ID, without_introduction
 from supportdesk.models.offline.slots import _CUSTOMER_ID as CUSTOMER_ID
 from supportdesk.models.offline.kept import keep
 from supportdesk.lexicon import normalise
+from supportdesk.readers import gates
 
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -104,7 +105,7 @@ ROUTES_KEPT = 256
 # is routed (issue 38, security-9).
 # (A word of the name that says what an agent is for, in its title or description, is kept: a
 # desk called "Acme Billing" still routes "billing".)
-def _name_pattern(name: str, targets: Sequence[AgentConfig] = ()) -> re.Pattern[str] | None:
+def name_pattern(name: str, targets: Sequence[AgentConfig] = ()) -> re.Pattern[str] | None:
     jobs = {w for a in targets for w in _WORD.findall(f"{a.title} {a.description}".lower())}
     words = sorted({w for w in _WORD.findall(name.lower()) if len(w) >= 3} - jobs, key=len, reverse=True)
     return re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE) if words else None
@@ -116,13 +117,66 @@ def without_names(text: str, names: re.Pattern[str] | None) -> str:
     return names.sub(" ", text) if names is not None else text
 
 
+# Someone else having the account or what opens it (a password known to a flatmate, leaked on a
+# forum or typed into a fake page, a laptop gone with the account signed in) is told in words no
+# handful of examples holds, and the word model hears the technical agent's password, login and
+# device words in it (issue 38.4). The learned access reader (readers/gates.py `tells_access`)
+# reads that kind, and the message goes to the agent whose own examples (and description) tell of
+# it: the one agent taught little (fewer than the classifier's SMALL_CLASS of the most taught
+# agent's examples: one defined only in the desk file, beside built-in agents with two hundred)
+# the reader reads at least OWNER_SHARE of whose examples as someone else's access. That agent is
+# found in the desk file's words, never by its name. An agent taught much holds the words of its
+# matters itself, and the shipped desk has none taught little, so its routing is unchanged and its
+# router never loads the reader; on evals/config-agent.toml the security agent is the one. A
+# message that speaks of money (gates.reads_money: "someone has my card number and is paying for
+# things with it") stays the router's.
+OWNER_SHARE = 0.5
+_OWNERS: dict[str, str | None] = {}
+
+
+def access_owner(examples: dict[str, list[str]]) -> str | None:
+    """The one agent taught little whose examples mostly tell of someone else having the account,
+    or None (without reading anything when no agent is taught little)."""
+    key = examples_key(examples)
+    if key not in _OWNERS:
+        largest = max((len(texts) for texts in examples.values()), default=0)
+        owners = [
+            label for label, texts in examples.items()
+            if texts and len(texts) < SMALL_CLASS * largest
+            and sum(gates.tells_access(t) for t in texts) >= OWNER_SHARE * len(texts)
+        ]
+        keep(_OWNERS, key, owners[0] if len(owners) == 1 else None, DESKS_KEPT)
+    return _OWNERS[key]
+
+
 class Router:
     def __init__(self, targets: Sequence[AgentConfig], use_disk_cache: bool = True, desk_name: str = ""):
         self.targets = [a.name for a in targets]
-        self._names = _name_pattern(desk_name, targets)
-        examples = ceded(training_examples(targets), use_disk=use_disk_cache)
-        self.model: TextClassifier = classifier_for(examples, use_disk=use_disk_cache)
+        self._names = name_pattern(desk_name, targets)
+        self._examples = ceded(training_examples(targets), use_disk=use_disk_cache)
+        self.model: TextClassifier = classifier_for(self._examples, use_disk=use_disk_cache)
         self._routes: dict[tuple[str, tuple[str, ...]], Route] = {}
+        self._owner: list[str | None] = []  # access_owner(self._examples), found on first need
+
+    def access_agent(self, text: str, candidates: Sequence[str] | None = None) -> str | None:
+        """The candidate whose examples tell of someone else's access, when the message does (and
+        names no money), or None."""
+        text = without_names(without_introduction(text), self._names)
+        return self._access_agent(text, self.targets if candidates is None else candidates)
+
+    def _access_agent(self, text: str, candidates: Sequence[str]) -> str | None:
+        if not self._owner:
+            self._owner.append(access_owner(self._examples))
+        owner = self._owner[0]
+        if owner is None or owner not in candidates or not gates.tells_access(text) or gates.reads_money(text):
+            return None
+        return owner
+
+    def _by_access(self, text: str, candidates: Sequence[str], p: Prediction) -> Route | None:
+        """To the candidate whose examples tell of someone else's access, when the message does
+        and the words placed it elsewhere (how surely: the access reader's probability)."""
+        owner = self._access_agent(text, candidates)
+        return Route(owner, gates.access_probability(text), p) if owner is not None and owner != p.label else None
 
     def route(self, text: str, exclude: Sequence[str] = ()) -> Route:
         candidates = [t for t in self.targets if t not in exclude] or self.targets
@@ -137,6 +191,9 @@ class Router:
     def _route(self, text: str, candidates: list[str]) -> Route:
         text = without_names(without_introduction(text), self._names)
         p = self.model.predict(text, candidates)
+        placed = self._by_access(text, candidates, p)
+        if placed is not None:
+            return placed
         n_words = len(content_words(text))
         unsure = (
             p.known_features == 0
@@ -148,5 +205,6 @@ class Router:
     def best(self, text: str, exclude: Sequence[str] = ()) -> Route:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
-        p = self.model.predict(without_names(without_introduction(text), self._names), candidates)
-        return Route(p.label, p.confidence, p)
+        text = without_names(without_introduction(text), self._names)
+        p = self.model.predict(text, candidates)
+        return self._by_access(text, candidates, p) or Route(p.label, p.confidence, p)

@@ -416,8 +416,10 @@ def decide(view: View, router: Router):
                 "Thanks, I've noted that. What can I help you with today?",
                 context=view.facts.context_writes(view.context),
             )
-    if not asked_before and cues.vague(text) and not cues.THANKS.search(text):
+    if not asked_before and cues.vague(text) and not cues.THANKS.search(text) and router.access_agent(text) is None:
         # Nothing says what about ("I have a problem", "it doesn't work"): ask, don't guess.
+        # (Someone else in the account, told in few words, says it: "somebody else has been in my
+        # account i'm sure of it" goes to the agent whose examples tell of that, router.access_agent.)
         return Answer(clarifying_question(view, candidates), meta={"router": "offline", "clarifying": True})
     several = issues(text, router)
     if several:

@@ -9,6 +9,7 @@ from typing import Any
 from supportdesk.engine.confirmation import read_answer
 from supportdesk.engine.protocol import Transfer
 from supportdesk.models.offline import cues
+from supportdesk.models.offline.classifier import denials
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
@@ -40,6 +41,41 @@ def points_back(text: str) -> bool:
 
 # The opening of a how-to question: "how do I ...", "how can we ...", "how should I ...".
 _HOW_TO = re.compile(r"\s*how (?:do|can|could|should|would|will|to)\b(?: (?:i|we|you|my|our|one)\b)?", re.I)
+
+
+# Where a message's clauses end, a question's mark included ("is there a way to turn on 2fa? nothing
+# is wrong"): the clauses `without_denied_trouble` reads one by one.
+_ANY_CLAUSE = re.compile(r"(?<=[,;.!?])\s+")
+_NO_ONE = re.compile(r"^\W*(?:nobody|noone|no one|no-one)\b", re.I)
+_NOTHING = re.compile(r"^\W*nothing\b", re.I)
+# "no one on my team can log in" is an inability told, not a denial of anyone's doing
+_MODAL = re.compile(r"\b(?:can|could|will|would|should|may|might|must)\b", re.I)
+
+
+def denies_trouble(clause: str) -> bool:
+    """The clause says a trouble did not happen: someone's doing denied ("nobody got into my
+    account", "no one hacked me": classifier.denials reads what the negated subject governs),
+    or a trouble named with "nothing" ("nothing is wrong"). "nothing works" names no trouble of
+    its own (it is one), and "no one on my team can log in" tells an inability: neither is set aside."""
+    if _NO_ONE.match(clause):
+        words, _ = denials(clause)
+        return not _MODAL.search(clause) and any(w.startswith("not_") for w in words)
+    return bool(_NOTHING.match(clause) and _TROUBLE.search(clause))
+
+
+def without_denied_trouble(query: str) -> str:
+    """`query` without the clauses that deny a trouble (`denies_trouble`), unless nothing else is
+    left: "nobody got in, i just want a new password" asks for a new password, and tells no trouble."""
+    clauses = _ANY_CLAUSE.split(query.strip())
+    kept = [c for c in clauses if not denies_trouble(c)]
+    return " ".join(kept) if kept and len(kept) < len(clauses) else query
+
+
+def tells_trouble(query: str) -> bool:
+    """Something fails in what the customer tells (the act reader's problem, or a word of failure),
+    the trouble they deny set aside: only then are an article's steps "what usually fixes this"."""
+    told = without_denied_trouble(query)
+    return bool(_TROUBLE.search(told)) or acts.read_act(told).act == "problem"
 
 
 def asks_how(query: str) -> bool:
@@ -310,8 +346,10 @@ class TechSkill(SkillBase):
                     issue = v.context.get("issue") or (topic_texts[0] if topic_texts else v.latest)
                     return self._take_further(v.latest, str(issue), searched)
                 return step.answer(given)
-            if asks_how(str(last.arguments.get("query", ""))):
-                # A question, not a problem: the article answers it; nothing is there to "fix".
+            query = str(last.arguments.get("query", ""))
+            if asks_how(without_denied_trouble(query)) or not tells_trouble(query):
+                # A question, not a problem (or a want with nothing failing: "nobody hacked me, i
+                # just want a longer password"): the article answers it; nothing is there to "fix".
                 return step.answer(
                     f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"
                 )
