@@ -653,14 +653,21 @@ def desk_ground() -> list[tuple[str, str]]:
     them is a ground no tool covers), and each turn of the conversation tune halves that must not
     reach a person, or must reach a level-1 agent or make a call without one: none of them a ground, each
     labelled by the agent or the tool it must reach ("desk:billing", "desk:search_kb")."""
-    out = [(r["text"], r["ground"] if r["ground"] != gates.NO_GROUND else "desk:other") for path in pinned("ground") for r in _jsonl(path)]
+    # The lines written near a ground that are the desk's ("the 2fa code is not accepted" beside a
+    # promo code not accepted) are a label of their own: among the catch-all of the desk's other
+    # messages their few shared words would be outweighed by the ground's.
+    out = [(r["text"], r["ground"] if r["ground"] != gates.NO_GROUND else "desk:near") for path in pinned("ground") for r in _jsonl(path)]
     out += [(r["text"], f"desk:{r['intent']}") for path in pinned("desk_intents") for r in _jsonl(path)]
     for text, expect in _customer_turns():
         made = [t.get("name") for t in expect.get("tools", []) if isinstance(t, dict)]
         taken = expect.get("agent") not in (None, "senior", "triage") or made
         if "request_human" in expect.get("not_tools", []) or (taken and "request_human" not in made):
             out.append((text, f"desk:{expect.get('agent') or (made[0] if made else 'other')}"))
-    return [(EMAIL.sub(" ", t), label) for t, label in out]
+    # The desk's own name is taken out before the ground is read (cues.without_desk_name: "close my
+    # acme account for good" is "close my account for good"), so the desk's lines lose it too.
+    from supportdesk.models.offline.cues import without_desk_name
+
+    return [(without_desk_name(EMAIL.sub(" ", t)), label) for t, label in out]
 
 
 # --- someone else has the account or its keys (readers/gates.py `access`) ------------------------------

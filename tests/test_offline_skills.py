@@ -296,11 +296,13 @@ def test_a_need_told_then_a_question_how_is_a_question_but_trouble_then_how_is_a
 def test_an_account_closed_for_good_is_a_deletion_and_a_plan_cancelled_is_not():
     from supportdesk.models.offline import cues
 
-    deletion = cues.UNKNOWN_GROUND["request to delete the account"]
+    def deletion(said: str) -> bool:
+        return cues.unknown_ground(said) == "request to delete the account"
+
     for said in ("I want close my account for ever and delete all my datas from your servers",
                  "pls shut down our account for good, and wipe the files", "permanently close my account"):
-        assert deletion.search(said), said
-    assert not deletion.search("cancel my subscription please") and not deletion.search("close my account's open ticket")
+        assert deletion(said), said
+    assert not deletion("cancel my subscription please") and not deletion("close my account's open ticket")
 
 
 def test_an_app_that_wont_open_finds_the_crash_article_and_an_old_version_the_restore_one():
@@ -395,11 +397,13 @@ async def test_a_refund_refused_for_a_charge_disputed_with_the_bank_says_it_is_d
 async def test_an_account_wanted_closed_for_good_with_its_data_erased_is_a_deletion_not_lost_files():
     from supportdesk.models.offline import cues
 
-    deletion = cues.UNKNOWN_GROUND["request to delete the account"]
+    def deletion(said: str) -> bool:
+        return cues.unknown_ground(said) == "request to delete the account"
+
     for said in ("i want my account closed permanently and all my data erased", "need the workspace shut down for good, files wiped"):
-        assert deletion.search(said), said
+        assert deletion(said), said
     for said in ("my account was deleted by mistake, can you restore it?", "my account closed itself yesterday"):
-        assert not deletion.search(said), said
+        assert not deletion(said), said
     assert not await _converse(
         ("i'd like my profile deleted and everything erased, for good",
          {"reply": ["person"], "reply_not": ["lost files", "Restoring deleted files"], "not_tools": ACTIONS}),

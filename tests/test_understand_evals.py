@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -270,11 +270,10 @@ KNOWN_MISSES = {
     # A wrong article: "let my assistant open just the invoices folder" is the crash article's to
     # BM25 and to the model ("open" is its word: "won't open"); letting someone in is not learnt.
     "kb 9 (held): my assistant should only see the invoices folder",
-    # Routing, not the knowledge base: records for a lawyer go to the senior agent as a legal
-    # matter ("print address labels" leaned billing; it reaches technical since security-9's router
+    # ("print address labels" leaned billing; it reaches technical since security-9's router
     # changes; "any ready made templates", read as outside the desk's scope before, reaches the
-    # technical agent since money-10's readers):
-    "kb 9 (tune): hand every record to our lawyer, non-native",
+    # technical agent since money-10's readers; records for a lawyer, a legal matter to the
+    # "lawyer" rule, reach the export article since ground-12's learned grounds.)
     # money-9 (held-9's money kinds; tune 3/8 and held 3/6 before, 7/8 and 6/6 after). "what plans
     # do you have?" names no plan, and the money gate does not read "plans" as money, so billing
     # (which needs money named) steps aside and the technical agent abstains:
@@ -306,10 +305,14 @@ KNOWN_MISSES = {
     # unknown-ground-10 (an account blocked, frozen or on hold, another language asked for, read by
     # the learned ground reader, readers/gates.py `ground`; before: tune 4/8, held 3/6; after: tune
     # 7/8, held 5/6; "the help articles translated to french" passes since scope-11: the scope
-    # reader decides "outside the desk" only on words the corpora know). What still misses:
-    # "someone who speaks portuguese" the ground reader reads below its threshold (Banking77 hears
-    # "help me with the billing"):
-    "unknown-ground-10 (held): someone who speaks portuguese",
+    # reader decides "outside the desk" only on words the corpora know; "someone who speaks
+    # portuguese", read below the threshold, passes since ground-12 taught the reader a person who
+    # speaks a language named).
+    # ground-12 (privacy, ownership, legal matters, discounts, invoice details and deletion learnt
+    # by the ground reader from the desk's labelled lines, the phrase rules gone; before: tune
+    # 4/11, held 6/11; after: 11/11, 10/11). A percentage told without "off" ("a 20% code in
+    # your newsletter") is no amount off to the rule and too few taught words to the reader:
+    "ground-12 (held): a code from a newsletter",
     # kb-11 (written before the model changes: tune 2/8, held 1/6; unchanged after, since neither
     # a logistic regression in naive Bayes' place nor kb-9's and kb-10's told examples kept the
     # held halves' articles: benchmarks/bench_kb.py LogisticModel). Abstained on (safe): a rota

@@ -1,9 +1,10 @@
-"""Ground no tool covers, read by a learned reader where public data holds that ground (issue 38,
-scope-10): an account the provider blocked, froze or put on hold, and another language than the
-desk's, are read by readers/gates.py `ground` (CLINC150's account_blocked, translate and
-change_language against every other CLINC150 and Banking77 intent and the desk's own messages),
-not by rules of words. The rules' grounds with no public data (privacy, ownership, legal,
-discounts, deletion, invoice details) stay cues.UNKNOWN_GROUND's."""
+"""Ground no tool covers, read by a learned reader (issue 38, scope-10 and 38.1, ground-12): an
+account the provider blocked, froze or put on hold, and another language than the desk's, from
+public data (CLINC150's account_blocked, translate and change_language); privacy, ownership,
+legal matters, discounts, invoice details and an account deleted from the desk's own labelled
+lines (evals/unknown-ground-tune.jsonl, ground-lines-12-tune.jsonl); each against every other
+CLINC150 and Banking77 intent and the desk's own messages: readers/gates.py `ground`, not rules of
+words. Rules keep names and amounts: a language named, another service's account, "30% off"."""
 
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
-def test_the_learned_grounds_have_no_rules_left():
+def test_every_ground_the_reader_learns_is_named_for_the_customer():
     from supportdesk.models.offline import cues
+    from supportdesk.readers import gates
 
-    assert set(cues.LEARNED_GROUND.values()).isdisjoint(cues.UNKNOWN_GROUND)
+    assert set(cues.LEARNED_GROUND) == set(gates.GROUNDS)
+    # no phrase rules of grounds are left beside the reader
+    assert not hasattr(cues, "UNKNOWN_GROUND")
     # the callers' check of a desk whose tools do cover the ground still knows their words
     assert set(cues.LEARNED_GROUND.values()) <= set(cues.UNKNOWN_GROUND_WORDS)
 
@@ -88,3 +92,93 @@ def test_another_language_is_asked_for_only_when_one_is_named():
         assert cues.unknown_ground(text) is None, text
     for text in ("does anyone there speak polish", "can i get help in spanish"):
         assert cues.unknown_ground(text) == "request for another language", text
+
+
+def test_the_ground_reader_on_its_held_lines_of_the_desks_own_grounds():
+    """evals/ground-lines-12-held.jsonl (never trained on): 35 of its 44 lines read right when the
+    reader learnt privacy, ownership, legal matters, discounts, invoice details and deletion
+    (misses under the threshold, or read as a public intent: a server's place 'for our privacy
+    policy', an account transferred 'to my daughter', 'legal proceedings', a promotion this month),
+    and none of its 14 desk matters (an export for an auditor, a plan stopped, a profile's
+    address, an invoice's amount) is sent to a person."""
+    from supportdesk.readers import gates
+
+    rows = [json.loads(line) for line in (REPO / "evals" / "ground-lines-12-held.jsonl").read_text().splitlines() if line.strip()]
+    right = sum((gates.ground(r["text"]) or gates.NO_GROUND) == r["ground"] for r in rows)
+    assert right >= 35, f"{right}/{len(rows)}"
+    assert [r["text"] for r in rows if r["ground"] == gates.NO_GROUND and gates.ground(r["text"]) is not None] == []
+    training = json.loads((REPO / "supportdesk" / "readers" / "data" / "TRAINING.json").read_text())
+    assert "evals/ground-lines-12-tune.jsonl" in training["ground"] and "evals/ground-lines-12-held.jsonl" not in training["ground"]
+
+
+@pytest.mark.parametrize(
+    ("text", "ground"),
+    [
+        # grounds the phrase rules had no slot for (ground-12's tune half)
+        ("in which country are our files physically stored? compliance needs to know", "privacy request"),
+        ("our founder left and the workspace is registered on her, we need it in my name", "ownership transfer"),
+        ("this is unacceptable, our attorney will be in touch", "legal matter"),
+        ("do u have a reduced price for schools?", "discount or promo code"),
+        ("i dont want to exist in your system anymore, remove my account and all of it", "request to delete the account"),
+        # the desk's own matters beside them
+        ("We must give to our lawyer a file with all records we have in acme, how I can do this?", None),
+        ("i dont want to pay for acme anymore, shut it down pls", None),
+        ("the 2fa code is not accepted", None),
+    ],
+)
+def test_the_desks_own_grounds_read_by_the_learned_reader(text, ground):
+    from supportdesk.models.offline import cues
+
+    assert cues.unknown_ground(text) == ground
+
+
+def test_a_ground_is_read_from_words_that_say_something():
+    """A message read on its function words alone ("is there a ... for ... or") takes the label
+    whose lines are short and alike (the desk's discount questions) at 0.95: no ground unless
+    one of its uncommon words was taught the ground (gates._said_in_words_that_mean)."""
+    from supportdesk.readers import gates
+
+    assert gates.ground("is there a timeline or gantt view for projects or nah") is None
+    assert gates.ground("is there a student discount?") == gates.DISCOUNT
+
+
+def test_a_word_of_letters_and_digits_is_one_feature_of_the_ground_reader():
+    """"2fa" is a word of its own (acts.tokens keeps only "fa"), a promo code one "<code>"
+    whatever it spells ("SPRING20" is no season)."""
+    from supportdesk.readers import gates
+
+    feats = gates.ground_features("my 2fa code and SPRING20 on the 3rd")
+    assert "2fa" in feats and "<code>" in feats and "3rd" not in feats and "spring20" not in feats
+
+
+def test_the_desks_name_is_taken_out_as_it_is_said_from_its_first_word():
+    """"Acme Cloud support": "acme", "acme cloud" and the whole are its name; "support" or "cloud"
+    alone are everyday words ("the support in german" asks for a language)."""
+    from supportdesk.models.offline import cues
+
+    assert cues.without_desk_name("close my Acme Cloud account", "Acme Cloud support") == "close my account"
+    assert cues.without_desk_name("the support in german, my files in the cloud", "Acme Cloud support") == "the support in german, my files in the cloud"
+    assert cues.unknown_ground("do you offer the interface or the support in german") == "request for another language"
+    # a name of no word of three letters takes nothing out
+    assert cues.without_desk_name("close my account for good", "X") == "close my account for good"
+
+
+def test_the_desks_lines_are_learnt_without_the_desks_name():
+    """The ground is read without the desk's name (cues.without_desk_name), so it is learnt without
+    it: "can acme cloud translate my documents" trained with "acme cloud" was read as another
+    language once the name was taken out."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    import build_readers
+
+    lines = build_readers.desk_ground()
+    assert lines and not [t for t, _ in lines if "acme" in t.lower()]
+
+
+def test_an_amount_off_is_a_discount_whatever_else_is_said():
+    """Amounts are a rule's (cues.AMOUNT_OFF): "30% off" asks for a price no tool sets."""
+    from supportdesk.models.offline import cues
+
+    assert cues.unknown_ground("can i get 30% off if i pay yearly?") == "discount or promo code"
+    assert cues.unknown_ground("can i pay yearly?") is None
