@@ -288,11 +288,6 @@ def desk_examples() -> list[Row]:
         scope = "out_of_scope" if act == "out_of_scope" else None if act in ("thanks", "greeting", "goodbye") else "in_scope"
         out.append((r["text"], None if act == "out_of_scope" else act, scope))
     out += [(text, act, "in_scope") for text, act in conversation_acts()]
-    # An opening the desk's agents must take up (an agent named, or an article searched) is the
-    # desk's business, whatever other domain its words share ("the recipe i fixed on my laptop
-    # still has the old ingredients on my phone" is a sync problem, not CLINC150's cooking):
-    # without it only the openings that ask for an account action were in scope (issue 38, route-12).
-    out += [(text, None, "in_scope") for text, expect in _customer_turns(openings=True) if _taken_up(expect)]
     agents = _desk_agents()
     for name, agent in sorted(agents.items()):
         if name != "triage":
@@ -303,12 +298,6 @@ def desk_examples() -> list[Row]:
         for path in pinned("scope") for r in _jsonl(path) if "in_scope" in r or "scope" in r
     ]
     return out
-
-
-def _taken_up(expect: dict) -> bool:
-    """A turn's expectation says an agent of the desk takes the matter up: it must reach a
-    specialist, or an article must be searched for it."""
-    return expect.get("agent") not in (None, "triage") or any(isinstance(t, dict) and t.get("name") == "search_kb" for t in expect.get("tools", []))
 
 
 def product_questions() -> list[str]:
