@@ -76,3 +76,12 @@ async def test_triage_takes_a_sync_problem_that_names_a_recipe():
     await _run({"name": "recipe", "turns": [
         {"customer": "the recipe i fixed on my laptop still has the old ingredients on my phone",
          "expect": {"agent": "technical", "tools": [{"name": "search_kb"}], "not_tools": MONEY_TOOLS}}]})
+
+
+async def test_a_terse_reply_of_nine_words_points_back_at_the_steps():
+    """technical.REPLY_MAX_WORDS: "done every one of them, it's the same as before" answers how the
+    steps went; read clause by clause, "it's the same as before" went to billing's "same" charges."""
+    await _run({"name": "nine words", "turns": [
+        {"customer": "my tablet doesnt show the files i saved on my pc", "expect": {"agent": "technical"}},
+        {"customer": "done every one of them, it's the same as before",
+         "expect": {"handoffs": ["technical>senior"], "agent": "senior", "not_tools": MONEY_TOOLS}}]})

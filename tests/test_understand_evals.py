@@ -118,8 +118,8 @@ KNOWN_MISSES = {
     # route-7 (before: tune 7/10, held 5/8; after: 9/10, 7/8). Routing and the refer-back pass;
     # what misses is the knowledge base's choice of article (tools/kb): "my phone doesnt show the
     # notes i wrote on my laptop" gets no article (the desk abstains), so "same as before" follows
-    # no steps; "my desktop app wont open", handed over second, gets "Apps and devices".
-    "route 7 (tune): phone missing laptop notes, 'same as before'",
+    # no steps; "my desktop app wont open", handed over second, gets "Apps and devices". ("same as
+    # before" passes since route-12: a terse reply is up to technical.REPLY_MAX_WORDS = 10 words.)
     "route 7 (held): next bill first, desktop app second",
     # (money-7's "i want the biggest plan you have pls" passes since route-12: a plan named by its
     # place names money by rule, cues.PLAN_PLACED.)

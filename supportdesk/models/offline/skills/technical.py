@@ -27,10 +27,11 @@ _TROUBLE = re.compile(
 REPORT_BACK = "Let me know whether that works."
 # Words that point back at what was said before ("did all of those", "tried it").
 POINTS_BACK = re.compile(r"\b(?:that|this|it|its|those|these|them|one|ones)\b", re.I)
-# A reply pointing back is terse ("did all of those, same story", 6 words); a longer message that
-# says "that" tells a matter of its own ("another thing: there was a login to my account that i
-# did not do", 13, route-5 config).
-REPLY_MAX_WORDS = 8
+# A reply pointing back is terse ("did all of those, same story", 6 words; "done all of it, it's
+# the same as before", 9, route-7: at 8 its clause "it's the same as before" was read alone, as
+# billing's "same" charge, and handed back); a longer message that says "that" tells a matter of
+# its own ("another thing: there was a login to my account that i did not do", 13, route-5 config).
+REPLY_MAX_WORDS = 10
 # The yes a reply to "did the steps help?" may open with (a closed class of answer words).
 _OPENING_YES = re.compile(r"^\W*(?:yes|yeah|yea|yep|yup|ya|sure|ok(?:ay)?)\b[\s,.!]*", re.I)
 
