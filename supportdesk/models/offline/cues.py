@@ -588,14 +588,19 @@ _HIGHEST = r"(?:most expensive|priciest|highest|biggest|largest|top)"
 PLAN_LOWEST = _any(rf"\b{_LOWEST}{_MOST}\s+{_TIER}\b", rf"\b(?:to|onto) the {_LOWEST}\b(?!\s+(?!{_TIER})[a-z])")
 PLAN_HIGHEST = _any(rf"\b{_HIGHEST}{_MOST}\s+{_TIER}\b", rf"\b(?:to|onto) the {_HIGHEST}\b(?!\s+(?!{_TIER})[a-z])")
 _ONE_STEP = r"(?:a|one|the next)"
-PLAN_DOWN = _any(
-    r"\bdowngrade\b", rf"\b(?:cheaper|smaller|lower|less expensive)\s+{_TIER}\b",
+_DOWN_NAMED = (
+    rf"\b(?:cheaper|smaller|lower|less expensive)\s+{_TIER}\b",
     rf"\bdown\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:lower|down|cheaper)\b",
 )
-PLAN_UP = _any(
-    r"\bupgrade\b", rf"\b(?:bigger|larger|higher|better|more expensive)\s+{_TIER}\b",
+_UP_NAMED = (
+    rf"\b(?:bigger|larger|higher|better|more expensive)\s+{_TIER}\b",
     rf"\bup\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:up|higher)\b",
 )
+PLAN_DOWN = _any(r"\bdowngrade\b", *_DOWN_NAMED)
+PLAN_UP = _any(r"\bupgrade\b", *_UP_NAMED)
+# A plan named by its place, the plan itself said ("the biggest plan", "your priciest option", "one
+# tier up"): a plan's name, as "pro" is; the bare verbs ("upgrade the app") name no plan.
+PLAN_PLACED = _any(*(p.source for p in (PLAN_LOWEST, PLAN_HIGHEST)), *_DOWN_NAMED, *_UP_NAMED)
 # One step, not "any plan below": "down a tier", "one plan lower", "the next plan up".
 PLAN_ONE_STEP = _any(rf"\b(?:down|up)\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:lower|down|cheaper|up|higher)\b")
 # A question about plans ("is there a cheaper plan than mine?") asks for prices, not a change.
@@ -819,6 +824,12 @@ LOGIN = _any(
     r"\b(?:can ?not|can't|cant|cannot|unable to|couldn't|can't) (?:even )?(?:log|sign) ?in\b", r"\b(?:log|sign) ?in (?:fails?|problem|issue)",
     r"\blocked out\b", r"\b(?:log|sign) ?in (?:is(?:n't| not)|does(?:n't| not)|won'?t|keeps? failing)", r"\bcan'?t (?:get|access) (?:in|into) my account\b",
 )
+# Single sign-on named, or the identity provider it goes through (names, as plan names are: a
+# rule's job): the password is the provider's, not ours.
+PROVIDER_SIGN_IN = _any(
+    r"\bsso\b", r"\bsingle[- ]sign[- ]on\b", r"\bsaml\b", r"\bokta\b", r"\bazure(?: ad)?\b", r"\bentra(?: id)?\b",
+    r"\bonelogin\b", r"\badfs\b", r"\bidentity provider\b", r"\bidp\b", r"\bgoogle workspace\b",
+)
 # Trouble at the sign-in step, told any way ("every time I try logging in it throws an error",
 # "won't let me sign in", "stuck at the signin form"): of the articles a search finds, the
 # sign-in ones answer it. Not when signing in works and something after it does not.
@@ -962,9 +973,12 @@ _AMOUNT = re.compile(r"[$€£]|\b\d+[.,]\d\d\b")
 
 @kept_by_text(256)
 def names_money_literally(text: str) -> bool:
-    """An amount, a charge id, a plan's name, a billing period or a card number: the rules' part
+    """An amount, a charge id, a plan's name or place, a billing period or a card number: the rules' part
     of `names_money`, without the learned money gate's reading."""
-    return bool(_AMOUNT.search(text) or CHARGE_ID.search(text) or PLAN_NAME.search(text) or PERIOD.search(text) or CARD_NUMBER.search(text))
+    return bool(
+        _AMOUNT.search(text) or CHARGE_ID.search(text) or PLAN_NAME.search(text) or PLAN_PLACED.search(text) or PERIOD.search(text)
+        or CARD_NUMBER.search(text)
+    )
 
 
 @kept_by_text(256)  # a pure reading asked several times a turn (tests/test_turn_cpu.py)

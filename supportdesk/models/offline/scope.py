@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from supportdesk.config import AgentConfig
 from supportdesk.lexicon import normalise
+from supportdesk.models.offline import cues
 from supportdesk.readers import gates
 from supportdesk.readers.acts import background_counts, clauses, commonness, read_scope
 
@@ -77,6 +78,14 @@ def outside_every_job(agents: list[AgentConfig], text: str) -> bool:
     if reading.act != "out_of_scope" or reading.confidence < OUT_OF_SCOPE_CONFIDENCE:
         return False
     return bool(agents) and all(outside_scope(agent, text) for agent in agents)
+
+
+def listed_outside(text: str) -> bool:
+    """A word of the off-topic list (cues.OUT_OF_SCOPE: "weather", "recipe", "joke") in a message
+    the scope reader does not read as the desk's own: "a recipe for lasagna" is outside, "the
+    recipe i fixed on my laptop still has the old ingredients on my phone" is a sync problem that
+    names what the file holds (issue 38, kb-11: it was refused as outside the desk)."""
+    return bool(cues.OUT_OF_SCOPE.search(text)) and read_scope(text).act != "in_scope"
 
 
 # Below this weighted share of its meaning-bearing words known to the scope reader, the reader's

@@ -392,7 +392,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             self.step.resolved = True
             glad = "You're welcome!" if thanks else "Glad that helped!"
             return self.step.answer(f"{glad} Is there anything else I can help with?")
-        if cues.OUT_OF_SCOPE.search(text) and not self._has_own_request(text, any_skill=True):
+        if scope.listed_outside(text) and not self._has_own_request(text, any_skill=True):
             return self.step.answer(
                 "I'm afraid that's outside what I can help with: I can only help with your account, billing and the app. "
                 "Is there anything there I can do for you?"

@@ -398,7 +398,7 @@ def decide(view: View, router: Router):
     # is not asked; an amount, a charge or a plan named still is): the friendly out-of-scope word,
     # never an article search.
     chatting = not _domain_request(text) and not cues.names_money_literally(text) and scope.chit_chat(desk_agents, text)
-    if (cues.OUT_OF_SCOPE.search(text) and not _domain_request(text)) or about_nothing_here or chatting:
+    if (scope.listed_outside(text) and not _domain_request(text)) or about_nothing_here or chatting:
         return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
     known, category = view.context.get("issue"), view.context.get("category")
     if isinstance(known, str) and known and category in candidates and cues.only_facts(text) and not cues.THANKS.search(text):

@@ -28,10 +28,13 @@ _TROUBLE = re.compile(
 REPORT_BACK = "Let me know whether that works."
 # Words that point back at what was said before ("did all of those", "tried it").
 POINTS_BACK = re.compile(r"\b(?:that|this|it|its|those|these|them|one|ones)\b", re.I)
-# A reply pointing back is terse ("did all of those, same story", 6 words); a longer message that
-# says "that" tells a matter of its own ("another thing: there was a login to my account that i
-# did not do", 13, route-5 config).
-REPLY_MAX_WORDS = 8
+# A reply pointing back is terse ("did all of those, same story", 6 words; "done all of it, it's
+# the same as before", 9, route-7: at 8 its clause "it's the same as before" was read alone, as
+# billing's "same" charge, and handed back); a longer message that says "that" tells a matter of
+# its own ("another thing: there was a login to my account that i did not do", 13, route-5 config).
+REPLY_MAX_WORDS = 10
+# The yes a reply to "did the steps help?" may open with (a closed class of answer words).
+_OPENING_YES = re.compile(r"^\W*(?:yes|yeah|yea|yep|yup|ya|sure|ok(?:ay)?)\b[\s,.!]*", re.I)
 
 
 def points_back(text: str) -> bool:
@@ -124,7 +127,10 @@ class TechSkill(SkillBase):
         and nothing in it is a setup detail (issue 38, held-6)."""
         if not self.view.last_agent_text().rstrip().endswith(REPORT_BACK) or not points_back(text):
             return False
-        return not cues.setup_only(text) and acts.read_act(text).act == "problem"
+        # A yes first says the steps were done ("yes did all of those, nothing"); how they went is
+        # told after it (the act reader, hearing "yes", reads the whole as thanks).
+        told = _OPENING_YES.sub("", text) or text
+        return not cues.setup_only(text) and acts.read_act(told).act == "problem"
 
     def _card_change_elsewhere(self, text: str):
         """A card named after a request to change how the customer pays (cues.card_change_told),
@@ -168,7 +174,11 @@ class TechSkill(SkillBase):
         missing = reset_sent and bool(cues.NOT_ARRIVED.search(text)) and not v.turn_tools
         reset_done = bool(cues.RESET_DONE.search(text))
         failed = failed or missing
-        if failed and login_issue and not bug and not reset_sent and not reset_done and v.has_tool("send_password_reset"):
+        # Signing in through the company's identity provider, no password of ours is in it: a
+        # reset link is no next step when the steps failed (issue 38: "sign in through azure ad
+        # fails ... same error" was offered a reset instead of being taken further).
+        through_provider = any(cues.PROVIDER_SIGN_IN.search(t) for t in topic_texts + [text])
+        if failed and login_issue and not through_provider and not bug and not reset_sent and not reset_done and v.has_tool("send_password_reset"):
             # The usual next step for a refused password is a reset, not an engineering ticket.
             failed = False
             force_reset = True
