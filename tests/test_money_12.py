@@ -131,3 +131,24 @@ async def test_a_refund_above_billings_limit_that_no_reason_fits_is_refused_by_b
          {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i"],
           "context_absent": ["pending_offer"], "not_tools": MONEY}),
     )
+
+
+def test_a_bare_go_ahead_is_never_a_request_to_cancel_of_its_own(monkeypatch):
+    """"please do" names nothing to stop: the desk intents reader reads cancel on "please" alone,
+    so with the money gate's reading left to chance (here: sure of money) it must still not be
+    heard as a cancellation asked for (test_offline_moves_property caught billing turning "please
+    do", after "if you'd like it refunded, just say so", into a cancel)."""
+    from supportdesk.models.offline.skills.money import intents
+    from supportdesk.readers import gates
+
+    monkeypatch.setattr(gates, "reads_money", lambda text: True)
+    assert not intents.heard_cancel_request("please do")
+    assert not intents.heard_cancel_request("yes please")
+    assert intents.heard_cancel_request("stop billing me please")
+
+
+async def test_please_do_after_a_refund_passed_up_is_that_refund_not_a_cancellation():
+    assert not await _converse(
+        ("marco@example.com here. there's a charge I don't recognise", {"agent": "billing", "not_tools": MONEY}),
+        ("please do", {"reply_not": ["cancel"], "not_tools": MONEY}),
+    )

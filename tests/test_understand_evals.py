@@ -288,8 +288,6 @@ KNOWN_MISSES = {
     # (cues.without_desk_name), but the router still places it with security. (The paste site,
     # the dump and the phone sold pass since security-12: router.access_owner.)
     "scope 9 (tune): a closed account elsewhere is not ours",
-    "scope 9 (held): work password dumped online, non-native",
-    "scope 9 (held): sold my phone, still signed in",
     # (Since route-12 the money gate learnt the product's own questions as no money: the move to
     # another tool passes, the auditor's download reaches the technical agent, which abstains (the
     # article is the knowledge base's); the accountant's receipts folder still reads as money, 0.70.)
@@ -317,10 +315,6 @@ KNOWN_MISSES = {
     # 4/11, held 6/11; after: 11/11, 10/11). A percentage told without "off" ("a 20% code in
     # your newsletter") is no amount off to the rule and too few taught words to the reader:
     "ground-12 (held): a code from a newsletter",
-    # reader decides "outside the desk" only on words the corpora know). What still misses:
-    # "someone who speaks portuguese" the ground reader reads below its threshold (Banking77 hears
-    # "help me with the billing"):
-    "unknown-ground-10 (held): someone who speaks portuguese",
     # (Since route-12: switching providers and the two devices about a recipe pass (the gate; the
     # off-topic word list yields to the scope reader, scope.listed_outside); quitting acme with
     # every note still reads as money, "at the end of the month" 0.99.)
@@ -346,16 +340,21 @@ KNOWN_MISSES = {
     # technical agent and the card told next gets the card-troubles article:
     "money 10 (held): how i pay needs to change, card, 'yep'",
     # route-12 (wording that leans to another agent's words; before: tune 12/18, held 19/23; after:
-    # tune 15/18, held 21/23). What still misses: an auditors' read-only access the learned ground
-    # reader reads as a blocked account (CLINC150's "read only"); "the plan with the most features"
+    # tune 15/18, held 21/23). (An auditors' read-only access, read as a blocked account by the ground
+    # reader before, passes since ground-12's reader.) What still misses: "the plan with the most features"
     # names no place by rule and billing hands it back (its "features" are the technical agent's
     # job words); a company card that "replaced" the "personal" one is the technical agent's words
     # to the gate (0.00); payments from a new bank account lean the router to technical; "we did
     # each step and the error is still there" points back with no pronoun, so it is searched again:
-    "route 12 (tune): auditors read-only on the finance workspace",
     "route 12 (tune): the plan with the most features",
     "route 12 (tune): company card replaced the personal one",
     "route 12 (held): new bank, payments from the new account",
+    # Since ground-12's learned grounds (merged after route-12 was measured): "closing the business,
+    # need a copy of all data for our records" reads as privacy (1.00: a copy of one's data is a
+    # data-access request in its lines) and "view access to the invoices folder" as invoice details
+    # (1.00), so both go to a person; the export and team articles never get a word in.
+    "route 12 (held): closing the business, copy of all data",
+    "route 12 (held): finance guy view access to invoices folder",
     "route 12 (held): microsoft sso AADSTS error, each step done",
     # Held-10 (40/53 + 11/15 before round 9, 41/53 + 11/15 on its first run after it; then seen,
     # its kinds fixed: a reset asked with a customer id, thanks clause by clause, a no with a

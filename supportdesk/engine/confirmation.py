@@ -537,6 +537,13 @@ def _split_yes(said: str) -> tuple[str, str] | None | Literal[False]:
     return None
 
 
+def assents_only(text: str) -> bool:
+    """A yes and nothing more ("please do", "yes please", "go on then"): it answers what was
+    said before it, and names nothing to do of its own ("yes, cancel it" does)."""
+    said = _NO_OBSTACLE.sub("sure", _respelled(normalise(text)))
+    return read_answer(text) == "yes" and not _beyond_the_offer(said, "")
+
+
 def rest_after_yes(text: str) -> str:
     """What a yes to an offer asks for besides ("yes go ahead, and also when is my next
     payment?" -> "when is my next payment?"); "" when the answer is a yes and nothing more, or

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from supportdesk.engine import confirmation
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.models.offline import slots as slot_extraction
@@ -104,6 +105,12 @@ def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
     act reader no question, the disclaims reader no "leave it", and the money gate (trained with what the billing tools
     say they do) reads money ("stop the sync" is no money). Like any cancellation it is offered
     and waits for the customer's yes (cancel_subscription's confirm="customer")."""
+    if confirmation.assents_only(text):
+        # A bare go-ahead ("please do", after "if you'd like it refunded, just say so") names
+        # nothing to stop: it answers what was said before it. The desk intents reader reads it
+        # cancel 0.97 on "please" alone, and whether the money gate passes it is a coin toss
+        # (0.45 or 0.55 as its training moves), so it is never a request of its own.
+        return False
     intent = acts.read_desk_intent(text)
     if intent.act != "cancel" or intent.confidence < (LEARNED_CANCEL_OVER_PERIOD if over_period else LEARNED_CANCEL_CONFIDENCE):
         return False
