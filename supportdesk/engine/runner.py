@@ -1120,7 +1120,12 @@ class Runner:
             else:
                 why: DeclineWhy = reading
                 items = [self._decline(offer, why, source, active, answer.seq)]
-        for item in await self._append(session_id, items):
+        # A decline runs nothing: held for the next step's append (`_append`'s hold) when the
+        # turn's reads hold the whole log, where the step's every look at the offer (is one
+        # open, what did the customer ask for since) finds it; the store would not yet.
+        reads = self._turn_reads.get(session_id)
+        closing = isinstance(items[0], Decline) and reads is not None and reads.whole
+        for item in await self._append(session_id, items, hold=closing):
             yield Appended(item)
 
     async def _names_another(self, session_id: str, text: str, offer: Offer) -> bool:

@@ -190,6 +190,12 @@ class TurnReads:
             return self._items[start:]
         return list(self._items) if self._whole else None
 
+    @property
+    def whole(self) -> bool:
+        """Whether this holds the session's whole log, fresh: every read of the turn's session
+        is answered here, none by the store."""
+        return self.fresh and self._whole and not self._after_gap
+
     def customer_words(self) -> list[str] | None:
         """`customer_words` of the log, when the whole log is here; else None."""
         if not (self.fresh and self._whole):
