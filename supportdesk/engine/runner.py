@@ -155,6 +155,11 @@ def _stamp(message: Item) -> tuple[Any, str]:
     return message.created_at, getattr(message, "text", "")
 
 
+class _StepNotStored(Exception):
+    """A tool step's append failed (its cause): raised through the step's catch-all for model
+    failures, which would otherwise report the store's failure as the model's."""
+
+
 def _saw_upto(item: Item, seq: int) -> Item:
     """A model step's item marked as having seen the log only up to `seq` (`events.seen_upto`)."""
     history = item.meta.get("history") if item.meta else None
@@ -655,6 +660,13 @@ class Runner:
                     yield ev
                 active, outcome = self.config.desk.fallback, "limit"
                 break
+            except _StepNotStored as failed:
+                # The store refused the step's append (a full disk, the database away, the lease
+                # lost): the turn fails as at any other append (serve retries it), not as the
+                # model's failure, whose notice would not be stored either. (The held handoff
+                # goes with a tool step's append, so this is the turn's first write then.)
+                assert failed.__cause__ is not None
+                raise failed.__cause__ from None
             except ProviderError as exc:
                 notice = Notice(
                     notice_kind="provider_error", text=provider_error_text(exc), data={"error": exc.kind}, agent=active
@@ -973,7 +985,10 @@ class Runner:
             results += [Message(role="agent", text=offer.text, agent=active, meta={"offer_id": offer.offer_id}), offer]
         # An offer ends the turn (it waits for the customer's answer): its lease goes with it.
         last = offer is not None and ending is not None and ending(items + results)
-        return await self._append(session_id, items + results, last=last)
+        try:
+            return await self._append(session_id, items + results, last=last)
+        except Exception as exc:
+            raise _StepNotStored() from exc
 
     async def _call(
         self,

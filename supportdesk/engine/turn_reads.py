@@ -96,7 +96,7 @@ class TurnReads:
         by its steps meanwhile as if stored: stamped with the seqs they are to get (the append
         is told them, `Store.append(at=)`) and the time now. Only while this is fresh; returns
         them as stamped."""
-        assert self.fresh and not self._after_gap, "items are held only while the turn's reads are whole"
+        assert self.fresh and not self._after_gap, "items are held only while the turn's reads are fresh"
         now = self._store.clock()
         stamped = [
             replace(item, session_id=self.session_id, seq=self.head + n, created_at=now)
