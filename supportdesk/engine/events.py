@@ -111,10 +111,16 @@ async def _not_copied(store: Store, session_id: str, seq: int) -> int | None:
 def seen_upto(answer: Item) -> int | None:
     """The last seq the model step that made `answer` saw (its `meta["history"]`, a window of
     the log's newest items: the `dropped` before it and its `items`), or None when unknown (an
-    answer no model step made: a limit's, a hook's, an older log's)."""
+    answer no model step made: a limit's, a hook's, an older log's). `upto`, when there: the
+    window's items did not all land where the step saw them (items its turn held back were
+    stored after a customer message that came meanwhile, `HeadMoved`): the step saw the log
+    up to that seq, and the held items, not what came between."""
     history = answer.meta.get("history") if answer.meta else None
     if not isinstance(history, dict):
         return None
+    upto = history.get("upto")
+    if type(upto) is int:
+        return upto
     items, dropped = history.get("items"), history.get("dropped", 0)
     if type(items) is not int or type(dropped) is not int:
         return None

@@ -86,7 +86,7 @@ from supportdesk.items import (
 )
 from supportdesk.staff import Actor
 from supportdesk.staff import acts as staff_acts
-from supportdesk.store import EXTERNAL_ID, SessionInfo, Store, TurnLease
+from supportdesk.store import EXTERNAL_ID, HeadMoved, SessionInfo, Store, TurnLease
 # Channels (which do not import the store) catch a redelivery the store refused by this name.
 from supportdesk.store import DuplicateItem as DuplicateItem
 
@@ -155,6 +155,19 @@ def _stamp(message: Item) -> tuple[Any, str]:
     return message.created_at, getattr(message, "text", "")
 
 
+class _StepNotStored(Exception):
+    """A tool step's append failed (its cause): raised through the step's catch-all for model
+    failures, which would otherwise report the store's failure as the model's."""
+
+
+def _saw_upto(item: Item, seq: int) -> Item:
+    """A model step's item marked as having seen the log only up to `seq` (`events.seen_upto`)."""
+    history = item.meta.get("history") if item.meta else None
+    if not isinstance(history, dict):
+        return item
+    return replace(item, meta={**item.meta, "history": {**history, "upto": seq}})
+
+
 class Runner:
     def __init__(
         self,
@@ -190,6 +203,9 @@ class Runner:
         # The running turns' reads (engine/turn_reads.py): one read when a turn starts, then
         # what it stores, so its steps do not read the window and the context again.
         self._turn_reads: dict[str, TurnReads] = {}
+        # Items a running turn holds back for its next append (`_append(hold=True)`): the seq
+        # the first is to get (its steps read them there meanwhile), and the items.
+        self._held: dict[str, tuple[int, list[Item]]] = {}
 
     @property
     def provider(self) -> ModelProvider:
@@ -373,15 +389,63 @@ class Runner:
                 del self._fences[session_id]
                 del self._leases[session_id]
 
-    async def _append(self, session_id: str, items: Sequence[Item], *, last: bool = False) -> list[Item]:
+    async def _append(
+        self, session_id: str, items: Sequence[Item], *, last: bool = False, hold: bool = False
+    ) -> list[Item]:
         """Append fenced by the session's turn lease when this runner holds it. `last`: nothing
         of the turn is written after these items, so the lease goes back in their transaction
         (`Store.append(release=)`), saving the turn a round trip; a later append of the turn
-        would then be refused (`LeaseLost`), never written unfenced."""
+        would then be refused (`LeaseLost`), never written unfenced.
+
+        `hold`: items nothing outside the turn acts on before its next step ends (a handoff),
+        kept for the turn's next append when `_may_hold` (one round trip and one commit less a
+        handoff, issue 34); [] is returned then, and the next append stores and returns them
+        first, told the seq they were shown at (`Store.append(at=)`)."""
+        held = self._held.pop(session_id, None)
+        if hold and not last and self._may_hold(session_id):
+            reads = self._turn_reads[session_id]
+            at, waiting = held if held is not None else (reads.head + 1, [])
+            reads.hold(items)
+            self._held[session_id] = (at, [*waiting, *items])
+            return []
+        if held is None:
+            return await self._store_append(session_id, items, last)
+        at, waiting = held
+        try:
+            return await self._store_append(session_id, [*waiting, *items], last, at=at)
+        except HeadMoved:
+            # A customer's message was stored while the held items waited (issue 32): they go
+            # where the log ends now, then this step's items, marked as having seen the log up to
+            # where the held items were shown, so the message the step never saw is answered
+            # by the next turn (`events.seen_upto`).
+            stored = await self._store_append(session_id, waiting, False)
+            return stored + await self._store_append(session_id, [_saw_upto(item, at - 1) for item in items], last)
+
+    async def _store_append(
+        self, session_id: str, items: Sequence[Item], last: bool, *, at: int | None = None
+    ) -> list[Item]:
         lease = self._leases.get(session_id)
         if last and lease is not None and lease.token is not None:
-            return await self.store.append(session_id, items, release=lease)
-        return await self.store.append(session_id, items, fence=self._fences.get(session_id))
+            return await self.store.append(session_id, items, release=lease, at=at)
+        return await self.store.append(session_id, items, fence=self._fences.get(session_id), at=at)
+
+    def _may_hold(self, session_id: str) -> bool:
+        """Whether a turn's items may wait for its next append: it holds the session's lease (so
+        only a customer's message can land meanwhile, which `at` catches), its reads hold the
+        log whole in memory (its steps read the held items there, `TurnReads.hold`), no hook
+        watches (hooks are told each stored item's seq) and its model says its steps come at
+        once (`instant_steps`: the embedded model's take milliseconds; a model server's can take
+        seconds, and the customer's page would wait that long for the handoff).
+
+        What it costs: a customer's message stored within that moment is answered by the next
+        turn, not by the step after the handoff (`HeadMoved` below), and a crash within it
+        loses the handoff with the step, so the resumed turn hands off again (a handoff runs no
+        tool)."""
+        reads = self._turn_reads.get(session_id)
+        return (
+            session_id in self._fences and reads is not None and reads.in_memory(session_id, 0)
+            and not self.hooks and getattr(self.provider, "instant_steps", False) is True
+        )
 
     async def resume(self, session_id: str, *, idle_for: float | None = None) -> AsyncGenerator[Event, None]:
         """Finish the last turn if a crash stopped it before any agent answered; else nothing.
@@ -481,6 +545,9 @@ class Runner:
                     reads.add(event.item)
                 yield event
         finally:
+            # (held items a failed turn never stored are gone with it, as in a crash: the turn is
+            # unfinished and runs again)
+            self._held.pop(session_id, None)
             if self._turn_reads.get(session_id) is reads:
                 del self._turn_reads[session_id]
 
@@ -593,6 +660,13 @@ class Runner:
                     yield ev
                 active, outcome = self.config.desk.fallback, "limit"
                 break
+            except _StepNotStored as failed:
+                # The store refused the step's append (a full disk, the database away, the lease
+                # lost): the turn fails as at any other append (serve retries it), not as the
+                # model's failure, whose notice would not be stored either. (The held handoff
+                # goes with a tool step's append, so this is the turn's first write then.)
+                assert failed.__cause__ is not None
+                raise failed.__cause__ from None
             except ProviderError as exc:
                 notice = Notice(
                     notice_kind="provider_error", text=provider_error_text(exc), data={"error": exc.kind}, agent=active
@@ -686,16 +760,22 @@ class Runner:
                     meta=meta,
                 )
             )
-            stored_items = await self._append(session_id, items)
+            # Held for the next step's append when it may be: the handoff's seq is known then,
+            # and a held handoff has no hook to tell (`_may_hold`).
+            stored_items = await self._append(session_id, items, hold=True)
             for item in stored_items:
                 yield Appended(item)
             handoffs += 1
-            handed = HandoffDone(session_id, active, action.to_agent, action.reason, stored_items[-1].seq)
-            for item in await self._hook_notices(session_id, "after_handoff", handed, active):
-                yield Appended(item)
+            if stored_items:
+                handed = HandoffDone(session_id, active, action.to_agent, action.reason, stored_items[-1].seq)
+                for item in await self._hook_notices(session_id, "after_handoff", handed, active):
+                    yield Appended(item)
             active = action.to_agent
             holders.append(active)
 
+        if session_id in self._held:  # (each way out of a step after a handoff appends; one that did not)
+            for item in await self._append(session_id, []):
+                yield Appended(item)
         status = _turn_status(statuses)
         lease = self._leases.get(session_id)
         if lease is not None and lease.token is None:
@@ -905,7 +985,10 @@ class Runner:
             results += [Message(role="agent", text=offer.text, agent=active, meta={"offer_id": offer.offer_id}), offer]
         # An offer ends the turn (it waits for the customer's answer): its lease goes with it.
         last = offer is not None and ending is not None and ending(items + results)
-        return await self._append(session_id, items + results, last=last)
+        try:
+            return await self._append(session_id, items + results, last=last)
+        except Exception as exc:
+            raise _StepNotStored() from exc
 
     async def _call(
         self,
@@ -1052,7 +1135,12 @@ class Runner:
             else:
                 why: DeclineWhy = reading
                 items = [self._decline(offer, why, source, active, answer.seq)]
-        for item in await self._append(session_id, items):
+        # A decline runs nothing: held for the next step's append (`_append`'s hold) when the
+        # turn's reads hold the whole log, where the step's every look at the offer (is one
+        # open, what did the customer ask for since) finds it; the store would not yet.
+        reads = self._turn_reads.get(session_id)
+        closing = isinstance(items[0], Decline) and reads is not None and reads.whole
+        for item in await self._append(session_id, items, hold=closing):
             yield Appended(item)
 
     async def _names_another(self, session_id: str, text: str, offer: Offer) -> bool:

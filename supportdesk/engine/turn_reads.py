@@ -57,6 +57,9 @@ class TurnReads:
         # until a read fills the gap (`_catch_up`); while any are held, `fresh` is False.
         self._after_gap: list[Item] = []
         self._catching: asyncio.Task[None] | None = None  # the read filling it (reads at once share it)
+        # The seq of the first item the turn holds back for its next append (`hold`), shown to
+        # its steps at the seqs they are to get; None: none held.
+        self._held_from: int | None = None
 
     @classmethod
     async def read(cls, store: Store, session_id: str, depth: int) -> TurnReads:
@@ -88,10 +91,38 @@ class TurnReads:
     def head(self) -> int:
         return self._items[-1].seq if self._items else 0
 
+    def hold(self, items: Sequence[Item]) -> list[Item]:
+        """Items the turn stores with its next append (the runner's `_append(hold=True)`), read
+        by its steps meanwhile as if stored: stamped with the seqs they are to get (the append
+        is told them, `Store.append(at=)`) and the time now. Only while this is fresh; returns
+        them as stamped."""
+        assert self.fresh and not self._after_gap, "items are held only while the turn's reads are fresh"
+        now = self._store.clock()
+        stamped = [
+            replace(item, session_id=self.session_id, seq=self.head + n, created_at=now)
+            for n, item in enumerate(items, start=1)
+        ]
+        held_from = self._held_from if self._held_from is not None else self.head + 1
+        self._held_from = None  # (added as the turn's own, below)
+        for item in stamped:
+            self.add(item)
+        self._held_from = held_from
+        return stamped
+
     def add(self, item: Item) -> None:
         """An item the turn has just stored."""
         if item.session_id != self.session_id:
             return
+        if self._held_from is not None:
+            # The turn's next append, which stores the held items first: they replace their
+            # stand-ins when they landed at the seqs shown; anywhere else (`HeadMoved`: a
+            # customer message came first) only the store knows the log from here on.
+            held_from, self._held_from = self._held_from, None
+            del self._items[next((at for at, i in enumerate(self._items) if i.seq >= held_from), len(self._items)):]
+            if item.seq != held_from:
+                self.fresh = False
+                self._after_gap = []
+                return
         if self._after_gap:
             if item.seq == self._after_gap[-1].seq + 1:
                 self._after_gap.append(item)
@@ -158,6 +189,12 @@ class TurnReads:
         if start is not None:
             return self._items[start:]
         return list(self._items) if self._whole else None
+
+    @property
+    def whole(self) -> bool:
+        """Whether this holds the session's whole log, fresh: every read of the turn's session
+        is answered here, none by the store."""
+        return self.fresh and self._whole and not self._after_gap
 
     def customer_words(self) -> list[str] | None:
         """`customer_words` of the log, when the whole log is here; else None."""

@@ -78,6 +78,7 @@ from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
     Change,
+    HeadMoved,
     LeaseLost,
     SearchHit,
     SessionInfo,
@@ -1309,7 +1310,7 @@ class PostgresStore(StoreCore):
     async def _append_on(
         self, conn: asyncpg.Connection, session_id: str, items: Sequence[Item], now: datetime,
         fence: str | None = None, release: bool = False, args: tuple[Any, ...] | None = None,
-        stamped_out: list[Item] | None = None,
+        stamped_out: list[Item] | None = None, at: int | None = None,
     ) -> int:
         """The append inside the caller's transaction; returns the last seq before the items.
 
@@ -1317,7 +1318,8 @@ class PostgresStore(StoreCore):
         (a fold of a few items), then SQL_APPEND writes it with the head it moves. The items are
         serialized (and so validated) first: a wrong one fails before anything is read or locked.
         `fence`: the turn lease's token, checked by that same read (`release`: its row deleted);
-        `LeaseLost` when it is no longer current; `args`: `_append_args`' if already made."""
+        `LeaseLost` when it is no longer current; `args`: `_append_args`' if already made;
+        `at`: the seq the first item must get (`HeadMoved` when the locked row ends elsewhere)."""
         if args is None:
             args = self._append_args(session_id, items, now)
         if fence is None:
@@ -1335,6 +1337,8 @@ class PostgresStore(StoreCore):
         if before is None:
             raise StoreError(f"no session {session_id!r}")
         count, summary, entry_agent, figures, created_at, clocks, status = before
+        if at is not None and count + 1 != at:
+            raise HeadMoved(f"session {session_id}: the log ends at {count}, not at {at - 1}; nothing was written")
         kept = _Kept.of_row(count, summary, entry_agent, figures, created_at, clocks, status)
         folds = kept.folds()
         if folds is None:
@@ -1391,14 +1395,16 @@ class PostgresStore(StoreCore):
             del kept[next(iter(kept))]
 
     async def append(
-        self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None
+        self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None,
+        at: int | None = None,
     ) -> list[Item]:
         """Append items as one transaction; returns them stamped with seq and time. `fence`:
         the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current);
         `release`: the lease given back in that transaction too, its row deleted by the statement
-        that checks the fence (`Store.append`). One statement and one round trip when this
-        process's last append to the session is still its head (`_append_kept`), else a
-        transaction that reads the session's row first."""
+        that checks the fence (`Store.append`); `at`: the seq the first item must get
+        (`HeadMoved` otherwise). One statement and one round trip when this process's last
+        append to the session is still its head (`_append_kept`, whose guard holds the head
+        where `at` wants it), else a transaction that reads the session's row first."""
         if release is not None:
             fence = release_token(session_id, release)
         if not items:
@@ -1412,12 +1418,16 @@ class PostgresStore(StoreCore):
         made: list[Item] = []  # the items as the fold stamped them, for the head the append landed on
         try:
             async with self._write_pool.acquire() as conn:
-                last = await self._append_kept(conn, session_id, items, now, fence, release is not None, args, made)
+                kept = self._kept.get(session_id)
+                last = (
+                    await self._append_kept(conn, session_id, items, now, fence, release is not None, args, made)
+                    if at is None or (kept is not None and kept.count + 1 == at) else None
+                )
                 if last is None:
                     try:
                         async with conn.transaction():
                             last = await self._append_on(
-                                conn, session_id, items, now, fence, release is not None, args, made
+                                conn, session_id, items, now, fence, release is not None, args, made, at
                             )
                     except BaseException:
                         self._kept.pop(session_id, None)

@@ -58,6 +58,12 @@ def release_token(session_id: str, lease: TurnLease) -> str:
     return token
 
 
+class HeadMoved(StoreError):
+    """An append told where its first item lands (`Store.append(at=)`) found the session's log
+    ending elsewhere: something was stored since the caller last looked (a customer's message,
+    stored without the turn lease, issue 32). Nothing was written."""
+
+
 class DuplicateItem(StoreError):
     """An append carrying a message whose `meta["external_id"]` (a channel's own id for it, say
     Chatwoot's message id) is already on a message of the same session: a redelivery, or the
@@ -393,11 +399,17 @@ class Store(Protocol):
 
     # --- the log ---
     async def append(
-        self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None
+        self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None,
+        at: int | None = None,
     ) -> list[Item]:
         """Append items as one transaction. `fence`: the token of the turn lease the caller
         holds; the append is refused (`LeaseLost`, nothing written) unless it is still the
         session's current lease, checked in the append's own transaction.
+
+        `at`: the seq the first item must get, checked in the same transaction: refused
+        (`HeadMoved`, nothing written) when the log no longer ends right before it. A turn that
+        held items back for its next append (engine/runner.py) showed them to its next step at
+        those seqs.
 
         `release`: a turn's last append gives its lease back in the same transaction (fenced by
         the lease's token, so `fence` need not be given): the next holder's `try_start` reads

@@ -35,6 +35,7 @@ from supportdesk.store.protocol import (
     MATCH_END,
     MATCH_START,
     ContextEntry,
+    HeadMoved,
     SearchHit,
     SessionInfo,
     StoreError,
@@ -1296,11 +1297,13 @@ class SessionStore(StoreCore):
     # --- the log --------------------------------------------------------------------------------
 
     async def append(
-        self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None
+        self, session_id: str, items: Sequence[Item], *, fence: str | None = None, release: TurnLease | None = None,
+        at: int | None = None,
     ) -> list[Item]:
         """Append items as one transaction; returns them stamped with seq and time. `fence`:
         the turn lease's token, checked in the same transaction (`LeaseLost` if no longer current);
-        `release`: the lease given back in that transaction too (`Store.append`)."""
+        `release`: the lease given back in that transaction too; `at`: the seq the first item
+        must get (`HeadMoved` otherwise; `Store.append`)."""
         if release is not None:
             fence = release_token(session_id, release)
         if not items:
@@ -1313,6 +1316,10 @@ class SessionStore(StoreCore):
 
         def run(conn: sqlite3.Connection) -> int:
             check_fence(conn, session_id, fence)
+            if at is not None:
+                head = conn.execute(SQL_LAST_SEQ, (session_id,)).fetchone()
+                if head is not None and head[0] + 1 != at:
+                    raise HeadMoved(f"session {session_id}: the log ends at {head[0]}, not at {at - 1}; nothing was written")
             if release is not None:
                 conn.execute(SQL_DROP_LEASE, (session_id, fence))
             # Under the write lock (BEGIN IMMEDIATE): a copy another process stored a moment ago

@@ -58,6 +58,9 @@ def _capped(request: StepRequest) -> StepRequest:
 
 class OfflineModel:
     name = "offline"
+    # Its steps run in this process and take milliseconds: a turn may hold a handoff back for
+    # the next step's append (engine/runner.py `Runner._may_hold`), which comes at once.
+    instant_steps = True
 
     def __init__(self, config: DeskConfig, *, use_disk_cache: bool = True):
         self.config = config
