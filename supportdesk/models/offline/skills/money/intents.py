@@ -86,33 +86,26 @@ def heard_duplicate(text: str) -> bool:
 DESK_DUPLICATE_CONFIDENCE = 0.99
 
 
-# How sure the desk intents reader (readers/acts.py `read_desk_intent`: the desk's labelled
-# examples, what its tools say they do, Banking77's terminate_account) must be that a request
-# asks to stop paying, when the cues heard nothing ("i'd like to stop paying for acme from now
-# on", "stop billing me", "make sure acme never takes money from me again"). Its plan_change is
-# a label of its own, so "Starter please" and "i want the second one" read plan_change, not
-# cancel: no list of verbs of ending is needed beside it. Where a cue heard only a billing period
-# ("I no longer want to be charged every month, please stop it"), the reading replaces the cue's
-# only when surer than any period change of the tune halves ("we dont want to pay monthly
-# anymore, yearly please" reads plan_change).
+# How sure the desk intents reader (readers/acts.py `read_desk_intent`: the desk's labelled examples, what its tools
+# say they do, Banking77's terminate_account) must be that a request asks to stop paying, when the cues heard
+# nothing ("i'd like to stop paying for acme from now on", "stop billing me", "make sure acme never takes money from
+# me again"). Its plan_change is a label of its own, so "Starter please" and "i want the second one" read
+# plan_change, not cancel: no list of verbs of ending is needed beside it. Where a cue heard only a billing period
+# ("I no longer want to be charged every month, please stop it"), the reading replaces the cue's only when surer
+# than any period change of the tune halves ("we dont want to pay monthly anymore, yearly please" reads
+# plan_change).
 LEARNED_CANCEL_CONFIDENCE = 0.6
 LEARNED_CANCEL_OVER_PERIOD = 0.99
 
 
 def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
-    """A request to stop paying told in words no cue lists ("stop billing me", "end my
-    subscription", "never take money from me again"): the desk intents reader reads cancel, the
-    act reader no question, the disclaims reader no "leave it", and the money gate (trained with what the billing tools
-    say they do) reads money ("stop the sync" is no money). Like any cancellation it is offered
-    and waits for the customer's yes (cancel_subscription's confirm="customer")."""
-    if confirmation.assents_only(text):
-        # A bare go-ahead ("please do", after "if you'd like it refunded, just say so") names
-        # nothing to stop: it answers what was said before it. The desk intents reader reads it
-        # cancel 0.97 on "please" alone, and whether the money gate passes it is a coin toss
-        # (0.45 or 0.55 as its training moves), so it is never a request of its own.
-        return False
+    """A request to stop paying told in words no cue lists ("stop billing me"): the desk intents reader
+    reads cancel, the act reader no question, the disclaims reader no "leave it", the money gate reads
+    money ("stop the sync" is none), and it is more than a bare go-ahead ("please do", read cancel 0.97
+    on "please" alone, answers what came before). Like any cancellation it is offered, for a yes."""
     intent = acts.read_desk_intent(text)
-    if intent.act != "cancel" or intent.confidence < (LEARNED_CANCEL_OVER_PERIOD if over_period else LEARNED_CANCEL_CONFIDENCE):
+    floor = LEARNED_CANCEL_OVER_PERIOD if over_period else LEARNED_CANCEL_CONFIDENCE
+    if intent.act != "cancel" or intent.confidence < floor or confirmation.assents_only(text):
         return False
     act = acts.read_act(text)
     if act.act == "question" and act.confidence >= QUESTION_CONFIDENCE:
