@@ -351,6 +351,10 @@ KNOWN_MISSES = {
     # A wrong article: "sign", "clients" and "electronically" lean to the devices article's words
     # in the example model, and BM25 finds it confident; no example asks about e-signatures.
     "kb 12 (held): no article: signatures on contracts",
+    # BM25 abstains, and the example model reads "moving files between folders" as a sync
+    # question (0.96): no example asks about shortcuts (one that did, a near copy of this held
+    # question's, was taken out of the written examples so as not to teach a held half).
+    "understand 7 (held): no article: keyboard shortcuts",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
