@@ -72,7 +72,6 @@ KNOWN_MISSES = {
     # questions inside a condition, matters counted off, a refer-back, another language and a
     # named account closed for good (route-7: readers/acts.py, triage.py, cues.UNKNOWN_GROUND).
     # An article the desk abstains on ("Apps and devices" for working offline):
-    "understand 6 (held): question: working on a plane",
     # Config desk: security not offering its tools; billing's capability list. (The ex who knows
     # the password passes since security-12: the learned access reader, router.access_owner.)
     # (The two-factor question, which abstained
@@ -114,15 +113,12 @@ KNOWN_MISSES = {
     # notes i wrote on my laptop" gets no article (the desk abstains), so "same as before" follows
     # no steps; "my desktop app wont open", handed over second, gets "Apps and devices". ("same as
     # before" passes since route-12: a terse reply is up to technical.REPLY_MAX_WORDS = 10 words.)
-    "route 7 (held): next bill first, desktop app second",
     # (money-7's "i want the biggest plan you have pls" passes since route-12: a plan named by its
     # place names money by rule, cues.PLAN_PLACED.)
     # no steps; "my desktop app wont open", handed over second, gets "Apps and devices".
-    "route 7 (tune): phone missing laptop notes, 'same as before'",
     # money-7 (tune 3/10 and held 1/8 before, 10/10 and 7/8 after). Routing, not the money
     # skill: "i want the biggest plan you have pls" names no money word triage's money test
     # knows, so it reaches the technical agent.
-    "money 7 (held): the biggest one, ok",
     # Held-7 (41/50 + 9/14 before round 7, written before it; 41/50 + 10/14 on its first run
     # after it: round 7's fixes were held-6's kinds, and held-7's misses are other kinds).
     # Which article: an uncovered question given the sync article; notes a child deleted not
@@ -262,7 +258,6 @@ KNOWN_MISSES = {
     # accountant (BM25's export article covering 0.31 of it, below MIN_COVERAGE):
     # A wrong article: "let my assistant open just the invoices folder" is the crash article's to
     # BM25 and to the model ("open" is its word: "won't open"); letting someone in is not learnt.
-    "kb 9 (held): my assistant should only see the invoices folder",
     # ("print address labels" leaned billing; it reaches technical since security-9's router
     # Routing, not the knowledge base: records for a lawyer go to the senior agent as a legal
     # matter ("print address labels" leaned billing; it reaches technical since security-9's router
@@ -293,11 +288,7 @@ KNOWN_MISSES = {
     # examples (abstained, safe); a move to another tool, an auditor's download and an
     # accountant's receipts folder read as money by triage (billing); "will my notes still open in
     # the subway when there is no signal?" gets the crash article ("open"):
-    "kb 10 (tune): teammate pasted over the forecast, yesterday's numbers",
-    "kb 10 (tune): without internet on a long flight",
-    "kb 10 (tune): leaving for another tool, take everything",
     "kb 10 (held): brother erased half the guest list, saturday's",
-    "kb 10 (held): auditor wants everything in one download, non-native",
     "kb 10 (held): accountant should see the receipts folder too",
     # unknown-ground-10 (an account blocked, frozen or on hold, another language asked for, read by
     # the learned ground reader, readers/gates.py `ground`; before: tune 4/8, held 3/6; after: tune
@@ -321,12 +312,6 @@ KNOWN_MISSES = {
     # with every note, switching providers; a wrong article: emoji reactions get the notifications
     # article. (The gantt chart reaches the technical agent, which abstains, since scope-11.)
     "kb 11 (tune): quitting acme, want a copy of all notes",
-    "kb 11 (tune): bookkeeper should see the tax folder too",
-    "kb 11 (tune): windows program vanishes on pasting a table",
-    "kb 11 (held): flatmate typed over the budget, want last week's",
-    "kb 11 (held): a temp should open only the contracts folder",
-    "kb 11 (tune): laptop and phone disagree about a recipe",
-    "kb 11 (held): switching providers, download everything",
     "kb 11 (held): ipad still shows the old to-do list",
     # money-10 (a change of how the customer pays told without a payment method's noun, verbless
     # requests; before: tune 6/8, held 4/6; after: tune 8/8, held 5/6). "how i pay for acme needs to
@@ -349,6 +334,9 @@ KNOWN_MISSES = {
     # data-access request in its lines) and "view access to the invoices folder" as invoice details
     # (1.00), so both go to a person; the export and team articles never get a word in.
     "route 12 (held): closing the business, copy of all data",
+    # Since ground-12 too: "our company logo and colours on the workspace" reads as a deletion (0.95;
+    # "workspace" is its lines' word), so it goes to a person rather than "I don't know".
+    "kb 8 (held): no article: company logo and colours, non-native",
     "route 12 (held): finance guy view access to invoices folder",
     "route 12 (held): microsoft sso AADSTS error, each step done",
     # Held-10 (40/53 + 11/15 before round 9, 41/53 + 11/15 on its first run after it; then seen,
@@ -360,7 +348,6 @@ KNOWN_MISSES = {
     # (abstained, safe). ("thinking about cancelling, what happens to my files" passes since
     # money-12: cancelling named in any form in a question about what it would do is answered.)
     "understand 10 (held): question: an apple watch app",
-    "understand 10 (held): problem: mac app spins forever on a big folder",
     # security-12 (the config desk's security matter told without the security agent's words, and
     # securing questions with nothing wrong; before: tune 5/11, held 8/10). Someone else having the
     # account is read by the learned access reader (readers/gates.py tells_access) and goes to the
@@ -400,14 +387,11 @@ KNOWN_MISSES = {
     # paid?" is read as a plan change asked about (cues.PLAN_CHANGE_QUESTION), whose answer says
     # what a change does to the period paid for but not the price also asked:
     "money 12 (held): team down to pro, what i'd pay and what i'd lose",
-    "understand 10 (held): control: thinking about cancelling, what happens to files",
     # money-11 (a price against the current plan, two reads in one, a change asked with its price,
     # a disputed charge's refund refused with the reason, a short unknown charge id; 6 + 4, run as
     # held-only sets; before: 1/6, 1/4; after 5/6, 3/4): a question about what cancelling does to
     # documents is offered the cancellation (an offer, nothing done); "billing cycle" is not read
     # as a question about the plan:
-    "money 11 (tune): what cancelling would do to my documents",
-    "money 11 (held): billing cycle and the most recent payment's day",
     # kb-12 (tune 4/9 -> 7/9, held 4/9 -> 5/9 with the written examples). Routing, not the
     # knowledge base (route12's): a stylus question reaches billing; a pasted-over list stays with
     # triage as out of scope; two devices disagreeing on a plan reaches billing ("plan"); records
