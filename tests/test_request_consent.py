@@ -73,6 +73,9 @@ def test_the_reset_tool_reads_a_request_for_the_link(text):
     "refund my duplicate charge please",
     "i never got the reset email",
     "why does my password keep expiring please?",  # a question, "please" or not
+    # A problem told beside who writes: the id alone read as a verbless request (held-11).
+    "i clicked a link in a fake acme email and typed my password in, dumb i know. CUS-1018",
+    "someone phished my password. dana@example.com",
 ])
 def test_the_reset_tool_reads_no_request_in_questions_problems_or_other_asks(text):
     from supportdesk.tools import registry
