@@ -302,10 +302,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "release-append-fenced-sqlite",
         "supportdesk/store/sessions.py",
-        "            check_fence(conn, session_id, fence)\n            if release is not None:\n"
-        "                conn.execute(SQL_DROP_LEASE, (session_id, fence))\n",
-        "            if release is not None:\n                conn.execute(SQL_DROP_LEASE, (session_id, fence))\n"
-        "            else:\n                check_fence(conn, session_id, fence)\n",
+        "            check_fence(conn, session_id, fence)\n            if at is not None:\n",
+        "            if release is None:\n                check_fence(conn, session_id, fence)\n            if at is not None:\n",
         ("tests/test_store_turn_lease.py",),
         "the append that gives the lease back is fenced (SQLite): else a holder that lost its lease writes its last answer beside the next turn",
         group="ours",

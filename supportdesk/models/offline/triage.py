@@ -9,6 +9,7 @@ from typing import Any
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.models.offline import cues, dialogue, scope
 from supportdesk.models.offline.kept import kept_by_text
+from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, Router, content_words
 from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
@@ -238,27 +239,10 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
 )
 
 
-# A question about what an account action would do ("does cancelling delete my files?", "if I
-# delete the app, do I keep paying?", "will upgrading lose anything?"): the action asked about is
-# the matter, not the words of the consequence it wonders about ("delete my files" is the
-# technical agent's words when it is a problem told). Grammar only: a conditional, or an action
-# named by its -ing form after an auxiliary, in a message the act reader reads as a question.
-_CONSEQUENCE_QUESTION = re.compile(
-    r"\bif\b|\bwhat happens\b|\b(?:does|do|will|would|could|can|might|is)\s+(?!the\b|anything\b|something\b|nothing\b)[a-z]+ing\b",
-    re.IGNORECASE,
-)
-# The account actions and their money, in any form ("cancelling", "subscripton", "keep paying").
-_ACCOUNT_ACTION = re.compile(r"\b(?:cancel\w*|subscri\w*|plans?|upgrad\w*|downgrad\w*|renew\w*|paying|billed|charged)\b", re.IGNORECASE)
-
-
 def asks_what_an_account_action_does(text: str) -> bool:
-    """A question about the consequences of an account action, with no trouble told."""
-    return bool(
-        _CONSEQUENCE_QUESTION.search(text)
-        and (_ACCOUNT_ACTION.search(text) or _asks_money(text))
-        and not cues.APP_TROUBLE.search(text)
-        and acts.asks_rather_than_tells(text)
-    )
+    """A question about the consequences of an account action, with no trouble told (the money
+    skill's reading, `asks.asks_what_an_account_action_does`, with triage's money requests too)."""
+    return asks.asks_what_an_account_action_does(text, _asks_money)
 
 
 def _placed_surely(router: Router, text: str) -> bool:

@@ -11,6 +11,7 @@ it makes of the account (intents.py) another."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from supportdesk.models.offline import cues
@@ -72,10 +73,31 @@ def asks_what_it_would_do(text: str) -> bool:
     reading a question). The act reader's margin alone (`acts.ABOUT_MARGIN`, kept high so "how do
     I stop my subscription from auto-renewing?" is offered) reads those at 5 to 9, and they were
     offered the very action they wonder about (issue 38, money-12)."""
-    # (Imported here: triage imports the skills, through the specialist, at import time.)
-    from supportdesk.models.offline.triage import asks_what_an_account_action_does
-
     return asks_about(text) or asks_what_an_account_action_does(text)
+
+
+# A question about what an account action would do ("does cancelling delete my files?", "if I
+# delete the app, do I keep paying?", "will upgrading lose anything?"): the action asked about is
+# the matter, not the words of the consequence it wonders about ("delete my files" is the
+# technical agent's words when it is a problem told). Grammar only: a conditional, or an action
+# named by its -ing form after an auxiliary, in a message the act reader reads as a question.
+_CONSEQUENCE_QUESTION = re.compile(
+    r"\bif\b|\bwhat happens\b|\b(?:does|do|will|would|could|can|might|is)\s+(?!the\b|anything\b|something\b|nothing\b)[a-z]+ing\b",
+    re.IGNORECASE,
+)
+# The account actions and their money, in any form ("cancelling", "subscripton", "keep paying").
+_ACCOUNT_ACTION = re.compile(r"\b(?:cancel\w*|subscri\w*|plans?|upgrad\w*|downgrad\w*|renew\w*|paying|billed|charged)\b", re.IGNORECASE)
+
+
+def asks_what_an_account_action_does(text: str, names_money: Callable[[str], bool] = lambda text: False) -> bool:
+    """A question about the consequences of an account action, with no trouble told (`names_money`:
+    what else the caller hears as money asked about, triage's requests)."""
+    return bool(
+        _CONSEQUENCE_QUESTION.search(text)
+        and (_ACCOUNT_ACTION.search(text) or names_money(text))
+        and not cues.APP_TROUBLE.search(text)
+        and acts.asks_rather_than_tells(text)
+    )
 
 
 # A billing period named by its own noun rather than by which one it is ("billing cycle", "billing
