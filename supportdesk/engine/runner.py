@@ -665,8 +665,12 @@ class Runner:
                 # lost): the turn fails as at any other append (serve retries it), not as the
                 # model's failure, whose notice would not be stored either. (The held handoff
                 # goes with a tool step's append, so this is the turn's first write then.)
-                assert failed.__cause__ is not None
-                raise failed.__cause__ from None
+                # Raised with what it came from (the driver's error, by which `supportdesk run`
+                # tells a database gone from one that refused): raising it here makes this
+                # handler its context, in place of the one it had.
+                refused = failed.__cause__
+                assert refused is not None
+                raise refused from (refused.__cause__ or refused.__context__)
             except ProviderError as exc:
                 notice = Notice(
                     notice_kind="provider_error", text=provider_error_text(exc), data={"error": exc.kind}, agent=active
