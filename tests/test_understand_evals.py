@@ -410,11 +410,31 @@ KNOWN_MISSES = {
     # question (0.96): no example asks about shortcuts (one that did, a near copy of this held
     # question's, was taken out of the written examples so as not to teach a held half).
     "understand 7 (held): no article: keyboard shortcuts",
+    # Held-11 (41/54 + 13/15 before round 10, 44/54 + 14/15 on its first run after it; one of those
+    # three, a refund no reason fits above billing's limit, fixed after the before-run showed it, and
+    # the config desk's phishing conversation since the gate's fix of a reset sent on an id alone).
+    # What it still misses: articles told in new words (webhooks stopped, a sign-in email swapped:
+    # the knowledge base abstains or picks the password article; credits bought with no balance go to
+    # billing's charges); "leaving one day, everything out" left with triage; the next payment's day
+    # asked with "team" or "yearly" in it answered with the price list, and "the 15th" of this month
+    # with billing's list of what it can do; a duplicate of two 9.99s refunded on the first day; a
+    # cancellation asked as "stop the subscription" routed to technical; a yearly team price asked
+    # with the change offered and its price left out:
+    "understand 11 (held): article: our server gets no webhook events since friday",
+    "understand 11 (held): article: credits bought, bank paid, balance still zero, no refund",
+    "understand 11 (held): question: leaving one day, everything out in a standard format",
+    "understand 11 (held): question: swap the sign-in email for a new work one",
+    "understand 11 (held): calendar: next team payment, amount and day",
+    "understand 11 (held): calendar: the yearly bill, when next",
+    "understand 11 (held): calendar: 'the 15th' of this month",
+    "understand 11 (held): rambling: two 9.99s spotted by the partner, 'yes, sort it pls'",
+    "understand 11 (held): control: stop the subscription, 'ok go ahead with it'",
+    "understand 11 (held): control: team paid once a year, price asked, 'yes please do'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
