@@ -395,8 +395,8 @@ class Runner:
         (`Store.append(release=)`), saving the turn a round trip; a later append of the turn
         would then be refused (`LeaseLost`), never written unfenced.
 
-        `hold`: items nothing outside the turn acts on before its next step ends (a handoff),
-        kept for the turn's next append when `_may_hold` (one round trip and one commit less a
+        `hold`: items nothing outside the turn acts on before its next step ends (a handoff, a
+        step whose calls only read), kept for the turn's next append when `_may_hold` (one round trip and one commit less a
         handoff, issue 34); [] is returned then, and the next append stores and returns them
         first, told the seq they were shown at (`Store.append(at=)`)."""
         reads = self._turn_reads.get(session_id)
@@ -985,8 +985,16 @@ class Runner:
             results += [Message(role="agent", text=offer.text, agent=active, meta={"offer_id": offer.offer_id}), offer]
         # An offer ends the turn (it waits for the customer's answer): its lease goes with it.
         last = offer is not None and ending is not None and ending(items + results)
+        # A step whose every call only reads (`Tool.effect`) changed nothing outside the log:
+        # held for the next step's append when it may be (`_may_hold`: one round trip and one
+        # commit less a looked-up answer, issue 34); a crash before that append loses only reads,
+        # which the resumed turn makes again. Not one with a notice: the turn's status is read
+        # from the notices each step's append returns.
+        reads_only = offer is None and all(
+            (tool := self.tools.get(call.name)) is not None and tool.effect == "reads" for call in action.calls
+        ) and not any(isinstance(item, Notice) for item in results)
         try:
-            return await self._append(session_id, items + results, last=last)
+            return await self._append(session_id, items + results, last=last, hold=reads_only)
         except Exception as exc:
             raise _StepNotStored() from exc
 
