@@ -130,3 +130,51 @@ async def test_items_stored_after_a_gap_reach_the_stream_through_a_read(db_path)
         await hub.stored(info.id, [mine])  # handed again: nothing twice
         await stream.aclose()
         await hub.close()
+
+
+async def test_a_stream_reads_its_backlog_up_to_the_hubs_hand_out_and_no_head_of_its_own(db_path):
+    """A stream's backlog ends where the hub's hand-out stood as the stream's queue joined (every
+    later item reaches the queue): no read of where the log ends besides the subscription's (one
+    statement less a stream, issue 34), and every event once, in order, however the item stored
+    meanwhile falls."""
+    from supportdesk.items import Message
+    from supportdesk.store import SessionStore
+
+    desk = repo_desk()
+
+    def said(text: str) -> Message:
+        return Message(role="customer", text=text, agent="triage")
+
+    async def texts(stream, n: int) -> list[str]:
+        got: list[str] = []
+        async with asyncio.timeout(10):
+            async for batch in stream:
+                got += [e.data["text"] for e in batch]
+                if len(got) >= n:
+                    return got
+        return got
+
+    async with await SessionStore.open(db_path) as store:
+        info = await store.create_session("triage")
+        await store.append(info.id, [said("one"), said("two")])
+        reads: list[str] = []
+        hub = Hub(CountingReads(store, reads), lambda item: customer_event(item, desk))
+        try:
+            first = await hub.stream(info.id, 0)  # the session's first stream: the hub reads its head
+            assert await texts(first, 2) == ["one", "two"]
+            assert reads == ["last_seq", "range"], reads
+            [three] = await store.append(info.id, [said("three")])
+            await hub.stored(info.id, [three])
+            reads.clear()
+            second = await hub.stream(info.id, 1)  # the hub's hand-out is at 3: the backlog is 2-3
+            late = await hub.stream(info.id, 0)
+            [four] = await store.append(info.id, [said("four")])  # after both joined, before their backlogs
+            await hub.stored(info.id, [four])
+            assert await texts(second, 3) == ["two", "three", "four"]
+            assert await texts(late, 4) == ["one", "two", "three", "four"]
+            assert await texts(first, 2) == ["three", "four"]
+            assert reads == ["range", "range"], reads
+            for stream in (first, second, late):
+                await stream.aclose()
+        finally:
+            await hub.close()

@@ -117,3 +117,48 @@ async def test_a_message_stored_while_a_handoff_was_held_is_answered_by_the_next
         last = (await desk.store.latest(sid, 1))[0]
         assert isinstance(last, Message) and (last.agent, last.text) == ("billing", "Hurrying.")
         assert await desk.runner.unfinished_turn(sid) is None
+
+
+async def test_a_step_whose_calls_only_read_goes_with_the_next_append_and_one_that_acts_does_not(where: str):
+    """A step of calls that only read (`Tool.effect` "reads") is held like a handoff: the next
+    step reads its call and result in memory at the seqs they get, and they are stored with that
+    step's append (issue 34: a looked-up answer's round trip and commit). A step with a call that
+    acts outside the log (here a desk action) is stored at once, before the next step runs."""
+    from pydantic import BaseModel
+
+    from supportdesk.config import parse_desk
+    from supportdesk.engine.protocol import CallTools, RequestedCall
+    from supportdesk.engine.tools import ToolOutput, ToolRegistry
+    from supportdesk.items import Notice
+    from tests.conftest import TEST_DESK
+
+    class Nothing(BaseModel):
+        pass
+
+    registry = ToolRegistry()
+    registry.tool("look_up", "Reads a fact", Nothing)(lambda ctx, args: {"fact": "two charges"})
+    registry.tool("note_down", "Writes a desk note", Nothing, effect="desk")(lambda ctx, args: {"noted": True})
+    # A call that only reads but leaves a notice: the turn's status is read from the notices
+    # each append returns, so its step is stored at once too (held, the session stayed "open").
+    registry.tool("look_and_flag", "Reads, and asks for a person", Nothing)(lambda ctx, args: ToolOutput(
+        {"fact": "odd"}, notices=[Notice(notice_kind="human_requested", text="a person, please", agent="triage")]
+    ))
+    desk_config = parse_desk(
+        TEST_DESK.replace('description = "routes"', 'description = "routes"\ntools = ["look_up", "note_down", "look_and_flag"]'),
+        "test.toml", tool_names=["refund", "explode", "look_up", "note_down", "look_and_flag"],
+    )
+    cases = (("look_up", [1, 3], "open"), ("note_down", [1, 2, 1], "open"), ("look_and_flag", [1, 3, 1], "needs_human"))
+    for tool, appends, status in cases:
+        model = Instant([CallTools(calls=[RequestedCall("call_1", tool, {})]), Answer("Done.")])
+        async with await open_desk(where, desk_config, provider=model, tools=registry, customers=False) as desk:
+            sizes = _counting_appends(desk)
+            sid = await desk.runner.new_session()
+            await drain(desk.runner.send(sid, "look it up please"))
+            log = await desk.store.range(sid, 1, 100)
+            info = await desk.store.get_session(sid)
+        assert sizes == appends, (tool, sizes)
+        assert info is not None and info.status == status, (tool, info)
+        kinds = ["message", "tool_call", "tool_result", *(["notice"] if tool == "look_and_flag" else []), "message"]
+        assert [(i.seq, i.kind) for i in log] == list(enumerate(kinds, start=1))
+        # The answer's step was shown the call and its result at the seqs they got.
+        assert [(i.seq, i.kind) for i in model.requests[1].history] == [(i.seq, i.kind) for i in log[:-1]]

@@ -98,7 +98,11 @@ class Hub:
         Subscribed when this returns (so a caller may answer "listening" at once); the backlog
         is read after subscribing and seqs already sent are skipped, so nothing falls between the
         two and nothing comes twice. Close it with `aclose()`."""
-        return EventStream(self, session_id, await self.subscribe(session_id), after, idle)
+        queue = await self.subscribe(session_id)
+        # Where the hub's hand-out stands as the queue joins (no await since): every item up to it
+        # was handed out before, and every later one reaches the queue, so the backlog is read up
+        # to it, with no read of where the log ends (one statement less a stream, issue 34).
+        return EventStream(self, session_id, queue, after, idle, self._sessions[session_id].head)
 
     def publish_delta(self, session_id: str, event: CustomerEvent) -> None:
         followed = self._sessions.get(session_id)
@@ -327,7 +331,9 @@ class EventStream:
     and `idle` seconds; ends when the hub closes or the reader fell too far behind, and the reader
     resumes from the last seq it got."""
 
-    def __init__(self, hub: Hub, session_id: str, queue: asyncio.Queue[Queued], after: int, idle: float | None):
+    def __init__(
+        self, hub: Hub, session_id: str, queue: asyncio.Queue[Queued], after: int, idle: float | None, head: int
+    ):
         self._hub = hub
         self._session_id = session_id
         self._queue = queue
@@ -335,7 +341,7 @@ class EventStream:
         # Half-`idle` ticks with nothing taken from the queue since the last event (`_tick`).
         self._quiet_ticks = 0
         self._timer: asyncio.TimerHandle | None = None
-        self._events = self._run(after)
+        self._events = self._run(after, head)
 
     def __aiter__(self) -> AsyncIterator[list[CustomerEvent]]:
         return self._events
@@ -362,11 +368,12 @@ class EventStream:
             self._timer.cancel()
             self._timer = None
 
-    async def _run(self, after: int) -> AsyncGenerator[list[CustomerEvent], None]:
+    async def _run(self, after: int, head: int) -> AsyncGenerator[list[CustomerEvent], None]:
+        """`head`: where the hub's hand-out stood when the queue joined (`Hub.stream`): the backlog
+        ends there, and the queue has everything after it."""
         store, view = self._hub.store, self._hub.view
         sent = after
-        last = await store.last_seq(self._session_id)
-        backlog = await store.range(self._session_id, after + 1, last) if last > after else []
+        backlog = await store.range(self._session_id, after + 1, head) if head > after else []
         events = [event for event in map(view, backlog) if event is not None]
         if backlog:
             sent = backlog[-1].seq

@@ -202,10 +202,8 @@ class Runner:
         self._leases: dict[str, TurnLease] = {}
         # The running turns' reads (engine/turn_reads.py): one read when a turn starts, then
         # what it stores, so its steps do not read the window and the context again.
+        # A turn's reads also hold what it holds back for its next append (`_append(hold=True)`).
         self._turn_reads: dict[str, TurnReads] = {}
-        # Items a running turn holds back for its next append (`_append(hold=True)`): the seq
-        # the first is to get (its steps read them there meanwhile), and the items.
-        self._held: dict[str, tuple[int, list[Item]]] = {}
 
     @property
     def provider(self) -> ModelProvider:
@@ -397,17 +395,16 @@ class Runner:
         (`Store.append(release=)`), saving the turn a round trip; a later append of the turn
         would then be refused (`LeaseLost`), never written unfenced.
 
-        `hold`: items nothing outside the turn acts on before its next step ends (a handoff),
-        kept for the turn's next append when `_may_hold` (one round trip and one commit less a
+        `hold`: items nothing outside the turn acts on before its next step ends (a handoff, a
+        step whose calls only read), kept for the turn's next append when `_may_hold` (one round trip and one commit less a
         handoff, issue 34); [] is returned then, and the next append stores and returns them
         first, told the seq they were shown at (`Store.append(at=)`)."""
-        held = self._held.pop(session_id, None)
+        reads = self._turn_reads.get(session_id)
         if hold and not last and self._may_hold(session_id):
-            reads = self._turn_reads[session_id]
-            at, waiting = held if held is not None else (reads.head + 1, [])
-            reads.hold(items)
-            self._held[session_id] = (at, [*waiting, *items])
+            assert reads is not None
+            reads.hold(items)  # (after any held before: all go with the next append)
             return []
+        held = reads.take_held() if reads is not None else None
         if held is None:
             return await self._store_append(session_id, items, last)
         at, waiting = held
@@ -545,9 +542,8 @@ class Runner:
                     reads.add(event.item)
                 yield event
         finally:
-            # (held items a failed turn never stored are gone with it, as in a crash: the turn is
-            # unfinished and runs again)
-            self._held.pop(session_id, None)
+            # (held items a failed turn never stored go with its reads, as in a crash: the turn
+            # is unfinished and runs again; a turn that fails ends its caller's use of the reads)
             if self._turn_reads.get(session_id) is reads:
                 del self._turn_reads[session_id]
 
@@ -777,7 +773,7 @@ class Runner:
             active = action.to_agent
             holders.append(active)
 
-        if session_id in self._held:  # (each way out of a step after a handoff appends; one that did not)
+        if reads.holding:  # (each way out of a step after a handoff appends; one that did not)
             for item in await self._append(session_id, []):
                 yield Appended(item)
         status = _turn_status(statuses)
@@ -989,8 +985,16 @@ class Runner:
             results += [Message(role="agent", text=offer.text, agent=active, meta={"offer_id": offer.offer_id}), offer]
         # An offer ends the turn (it waits for the customer's answer): its lease goes with it.
         last = offer is not None and ending is not None and ending(items + results)
+        # A step whose every call only reads (`Tool.effect`) changed nothing outside the log:
+        # held for the next step's append when it may be (`_may_hold`: one round trip and one
+        # commit less a looked-up answer, issue 34); a crash before that append loses only reads,
+        # which the resumed turn makes again. Not one with a notice: the turn's status is read
+        # from the notices each step's append returns.
+        reads_only = offer is None and all(
+            (tool := self.tools.get(call.name)) is not None and tool.effect == "reads" for call in action.calls
+        ) and not any(isinstance(item, Notice) for item in results)
         try:
-            return await self._append(session_id, items + results, last=last)
+            return await self._append(session_id, items + results, last=last, hold=reads_only)
         except Exception as exc:
             raise _StepNotStored() from exc
 

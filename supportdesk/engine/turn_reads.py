@@ -58,8 +58,12 @@ class TurnReads:
         self._after_gap: list[Item] = []
         self._catching: asyncio.Task[None] | None = None  # the read filling it (reads at once share it)
         # The seq of the first item the turn holds back for its next append (`hold`), shown to
-        # its steps at the seqs they are to get; None: none held.
+        # its steps at the seqs they are to get; None: none held. Kept until the append's items
+        # are added (they replace their stand-ins), after `take_held` gave the items away.
         self._held_from: int | None = None
+        # The held items as the runner gave them (unstamped: the append stamps them), waiting
+        # for the turn's next append (`take_held`). The one owner of what a turn holds back.
+        self._held_items: list[Item] = []
 
     @classmethod
     async def read(cls, store: Store, session_id: str, depth: int) -> TurnReads:
@@ -107,7 +111,23 @@ class TurnReads:
         for item in stamped:
             self.add(item)
         self._held_from = held_from
+        self._held_items += items
         return stamped
+
+    @property
+    def holding(self) -> bool:
+        """Whether items wait for the turn's next append (`hold`)."""
+        return bool(self._held_items)
+
+    def take_held(self) -> tuple[int, list[Item]] | None:
+        """The held items for the append that stores them now, with the seq the first was shown
+        at (`Store.append(at=)`), or None: none held. Their stand-ins stay until that append's
+        items are added (`add`)."""
+        if not self._held_items:
+            return None
+        assert self._held_from is not None
+        items, self._held_items = self._held_items, []
+        return self._held_from, items
 
     def add(self, item: Item) -> None:
         """An item the turn has just stored."""

@@ -336,6 +336,16 @@ def _rollup_add(first: int) -> str:
 
 _ROLLUP_ROWS = _rollup_rows(1)
 SQL_ROLLUP_ADD = _rollup_add(1)
+# A new session without items (`PostgresStore.create_session`): the row ($1-$8), its share of the
+# figures (`figure_columns`, $9-$16) and the roll-up rows the share adds ($17-$27), one statement.
+_SQL_CREATE_SESSION = f"""WITH s AS (
+        INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta,
+                              desk_state, desk_summary, span_first, span_last, asked_us, answer_ms,
+                              resolved_us, resolution_ms, figure_summary, sla_summary)
+        VALUES ($1, $2, $3, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+        RETURNING {_SESSION_COLS}),
+    rolled AS ({_rollup_add(17)})
+    SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id) FROM s"""
 SQL_ROLLUP_DROP_EMPTY = f"""
     DELETE FROM figure_rollup AS r USING {_ROLLUP_ROWS}
     WHERE r.n = 0 AND (r.grain, r.lo, r.hi, r.what, r.a, r.b, r.c) = (t.grain, t.lo, t.hi, t.what, t.a, t.b, t.c)
@@ -1226,19 +1236,25 @@ class PostgresStore(StoreCore):
                 assert info is not None
                 return info
             share = figure_summary.start(entry_agent, now)
+            # One statement (issue 34: every served conversation starts here): the row with its
+            # share of the figures, and the roll-up rows that share adds, where a transaction of
+            # three statements (the row, the roll-up, the share) was five round trips. A
+            # statement is atomic: an id taken already writes neither. A new share only adds to
+            # the roll-up, so no row of it is emptied (`_keep_share`'s drop).
+            figures = figure_columns(share, None)
+            rollup = rollup_delta(None, share)
+            assert all(row[7] > 0 for row in rollup)
             try:
-                async with self._pool.acquire() as conn, conn.transaction():
-                    rows = await conn.fetch(insert, *params)
-                    await _keep_share(conn, sid, None, share)
+                async with self._pool.acquire() as conn:
+                    rows = await conn.fetch(_SQL_CREATE_SESSION, *params, *figures, *_rollup_columns(rollup))
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
                 raise self._failed(exc) from None
         except StoreError:
             if await self.get_session(sid) is not None:
                 raise StoreError(f"a session {sid!r} already exists") from None
             raise
-        # What the row now holds (the kept share as `_keep_share` wrote it): its first append
+        # What the row now holds (the kept share as the statement wrote it): its first append
         # can be the guarded statement.
-        figures = figure_columns(share, None)
         self._remember(sid, _Kept(0, params[7], entry_agent, figures[6], now, figures[7], rows[0]["status"],
                                   fresh, share, SlaProgress()))
         return session_info({k: v for k, v in dict(rows[0]).items() if k != "pg_notify"})
