@@ -568,10 +568,11 @@ _VERB = re.compile(r"\b(?:refund|cancel|change|switch|update|reset|send|remove|a
 _NO_VERB = re.compile(r"^(?:the|my|that|this|those|these|them|our)\b")
 
 
-# A question asked after a first clause ("ok, can i get a discount"): an auxiliary and a
-# person, or a question word, at a clause's start.
+# A question asked after a first clause ("ok, can i get a discount"; "ok and why is it so much",
+# unpunctuated: an acknowledgement, then the question, is no yes to anything): an auxiliary and
+# a person, or a question word, at a clause's start.
 _CLAUSE_QUESTION = re.compile(
-    r"[,;.!]\s*(?:(?:can|could|will|would|do|does|did|is|are|should|shall|may|might|have|has)\s+(?:i|you|u|we|they|he|she)\b"
+    r"(?:[,;.!]\s*|\b(?:and|so|then)\s+|^(?:(?:ok|okay|k|alright|right|oh|ah|hmm+|well)[ ,]+)+)(?:(?:can|could|will|would|do|does|did|is|are|should|shall|may|might|have|has)\s+(?:i|you|u|we|they|he|she)\b"
     r"|(?:how|what|when|where|why|which|who)\b)"
 )
 
@@ -621,7 +622,8 @@ _MORE_ASKED = re.compile(
 # --- whether a yes names the offered thing or another ---------------------------------------------
 
 _ID = re.compile(r"\b([a-z]{2,4})[- ]?(\d{3,})\b")
-_AMOUNT = re.compile(r"(?<![\w.])[$€£]?(\d+\.\d\d)(?![\d])")
+# An amount: with its cents, or with its currency sign ("$70": a yes to another sum than offered).
+_AMOUNT = re.compile(r"(?<![\w.])(?:[$€£](\d[\d,]*(?:\.\d\d)?)|(\d+\.\d\d))(?![\d])")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_DAY = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:the\s+)?([0-3]?\d)(?:st|nd|rd|th)?\b"
@@ -649,7 +651,8 @@ def names_another(text: str, arguments: dict[str, Any], records: Sequence[dict[s
         if f"{prefix}-{num}" not in values:
             return True
     amounts = [float(v) for v in arguments.values() if isinstance(v, int | float) and not isinstance(v, bool)]
-    if amounts and any(all(abs(float(a) - b) > 0.005 for b in amounts) for a in _AMOUNT.findall(said)):
+    said_amounts = [float((signed or cents).replace(",", "")) for signed, cents in _AMOUNT.findall(said)]
+    if amounts and any(all(abs(a - b) > 0.005 for b in amounts) for a in said_amounts):
         return True
     dates = [(_MONTHS.index((m1 or m2)[:3]) + 1, int(d1 or d2)) for m1, d1, d2, m2 in _MONTH_DAY.findall(said)]
     days = [int(d) for d in _DAY.findall(_MONTH_DAY.sub(" ", said))]
