@@ -168,3 +168,15 @@ def test_a_yes_naming_another_sum_by_its_currency_sign_names_another_than_the_of
     assert names_another("yes but only €1,000", {"amount": 1299.99}, [])
     assert not names_another("yes refund the $120 please", {"amount": 120}, [])
     assert not names_another("yes, $1,299.99 is right", {"amount": 1299.99}, [])
+
+
+def test_the_offers_own_action_asked_for_with_thanks_is_a_yes_and_nothing_beside_it_is():
+    """"refund it then, thanks a lot" after the offer of that refund asks for exactly it (money-12's
+    held conversation: read as no answer, the senior asked again); a time, a condition, another
+    choice or a question beside it, or thanks alone, is no yes."""
+    offer = "Shall I have them refund $129.99 for the duplicate charge on March 3, 2026 (charge CH-9008)?"
+    for text in ("refund it then, thanks a lot", "ok refund it, cheers", "Refund it please, thank you very much"):
+        assert read_answer(text, offer) == "yes", text
+    for text in ("thanks a lot", "refund it tomorrow thanks", "refund it if you can", "refund it?",
+                 "refund the other one thanks", "cancel it thanks"):
+        assert read_answer(text, offer) != "yes", text
