@@ -241,6 +241,10 @@ class Offer(_ItemBase):
     text: str
     # The model's call that asked (its tool_call/tool_result pair is in the log before this).
     call_id: str = ""
+    # The agent the action is passed up to, when the offering agent may not make it (a refund
+    # above its limit): the yes hands the conversation to this agent, which runs the call. Empty:
+    # the offering agent (`agent`) runs it.
+    for_agent: str = ""
 
 
 @dataclass(frozen=True, kw_only=True, eq=False, repr=False)

@@ -102,7 +102,10 @@ SAMPLES: dict[str, list[Item]] = {
     ],
     "offer": [
         Offer(seq=70, offer_id="of1", tool="refund", arguments={"amount": 12.5}, action="refund $12.50",
-              text="Before I do anything: shall I refund $12.50? Please answer yes or no.", call_id="c3", **ENVELOPE)
+              text="Before I do anything: shall I refund $12.50? Please answer yes or no.", call_id="c3", **ENVELOPE),
+        # Offered on behalf of the agent it is passed up to (its limit covers it): that one runs it.
+        Offer(seq=71, offer_id="of2", tool="refund", arguments={"amount": 129.99}, action="refund $129.99",
+              text="Shall I have our senior colleague refund $129.99?", call_id="c4", for_agent="senior", **ENVELOPE),
     ],
     "confirmation": [
         Confirmation(seq=72, offer_id="of1", tool="refund", arguments={"amount": 12.5}, source=source, answer_seq=71, **ENVELOPE)

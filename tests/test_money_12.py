@@ -148,7 +148,9 @@ def test_a_bare_go_ahead_is_never_a_request_to_cancel_of_its_own(monkeypatch):
 
 
 async def test_please_do_after_a_refund_passed_up_is_that_refund_not_a_cancellation():
+    # (Since money-13 billing offers the refund on the senior's behalf: "please do" runs it there.)
     assert not await _converse(
-        ("marco@example.com here. there's a charge I don't recognise", {"agent": "billing", "not_tools": MONEY}),
-        ("please do", {"reply_not": ["cancel"], "not_tools": MONEY}),
+        ("marco@example.com here. there's a charge I don't recognise", {"agent": "billing", "offers": ["refund_charge"], "not_tools": MONEY}),
+        ("please do", {"agent": "senior", "reply_not": ["cancel"], "not_tools": [t for t in MONEY if t != "refund_charge"],
+                       "tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9008", "amount": 129.99}}]}),
     )

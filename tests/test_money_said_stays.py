@@ -44,10 +44,10 @@ async def test_the_account_follows_the_email_given_last():
 
 
 async def test_an_ok_with_a_question_after_a_stated_offer_is_no_yes():
-    # "If you'd like it refunded, just say so" asked nothing: "ok and why is it so much" asks why,
-    # and puts no refund to a senior colleague.
+    # The refund offered on the senior's behalf (money-13): "ok and why is it so much" asks why,
+    # runs nothing and puts no refund to a senior colleague.
     assert not await _converse(
-        ("can u explain the charge of 3 march? marco@example.com", {"agent": "billing", "reply": ["just say so"]}),
+        ("can u explain the charge of 3 march? marco@example.com", {"agent": "billing", "offers": ["refund_charge"]}),
         ("ok and why is it so much", {"agent": "billing", "reply": ["$129.99"], "reply_not": ["senior colleague", "shall i"],
                                       "not_tools": MONEY}),
     )

@@ -123,23 +123,24 @@ async def test_a_reset_asked_for_after_the_email_is_one_question_in_the_agents_w
     assert len(_ran(third, "send_password_reset")) == 1 and _questions(third) == []
 
 
-async def test_a_duplicate_seen_while_answering_about_charges_is_mentioned_and_asked_once_by_senior(db_path):
-    """The customer asked what a charge was, not for a refund: billing stays, mentions the
-    duplicate without a question; their yes passes it up, and senior asks the one question."""
+async def test_a_duplicate_seen_while_answering_about_charges_is_asked_once_by_billing_for_senior(db_path):
+    """The customer asked what a charge was, not for a refund: billing stays and asks the one
+    question, the exact refund, on the senior's behalf (money-13); the yes hands over and the
+    senior makes exactly that refund, asking nothing more."""
     desk = await open_desk(db_path, REPO / "agents.toml")
     async with desk:
         first = await _say(desk, None, "what did you charge me on May 5th? marco@example.com")
         sid = first[0].session_id
         second = await _say(desk, sid, "yes")
-        third = await _say(desk, sid, "yes")
         info = await desk.store.get_session(sid)
-    assert _questions(first) == [] and not [i for i in first if isinstance(i, Offer)]
     assert not [i for i in first if isinstance(i, Handoff) and i.to_agent == "senior"]
-    [asked] = _questions(second)
-    assert "$129.99" in asked.text and asked.agent == "senior"
-    [offer] = [i for i in second if isinstance(i, Offer)]
-    [refund] = _ran(third, "refund_charge")
-    assert refund.call_id == f"{offer.offer_id}-yes" and info.active_agent == "senior"
+    [asked] = _questions(first)
+    assert "$129.99" in asked.text and asked.agent == "billing"
+    [offer] = [i for i in first if isinstance(i, Offer)]
+    assert (offer.agent, offer.for_agent) == ("billing", "senior")
+    [refund] = _ran(second, "refund_charge")
+    assert refund.call_id == f"{offer.offer_id}-yes" and refund.agent == "senior" and info.active_agent == "senior"
+    assert _questions(second) == []
 
 
 async def test_thanks_after_the_reset_offered_beside_the_steps_is_thanks(db_path):

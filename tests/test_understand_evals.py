@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "money-13")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -85,14 +85,8 @@ KNOWN_MISSES = {
     # 6/8 after). What still misses:
     # (The first of two days named, "on the 24th and 25th", was the refund's target until
     # money-12 read days said in one list, dialogue._BARE_DAY: it passes.)
-    # A charge asked about (one day named) is told with "if you'd like it refunded, just say
-    # so" (a refund above billing's limit): the yes passes it up and the senior agent asks the
-    # one question the desk's gate needs, so the refund runs on the next yes, not this one.
-    "offers 7 (tune): a charge asked about, then refund it with thanks, senior's",
-    # Both days of a team double charge asked about in a question: billing tells the duplicate
-    # ("just say so", above its limit), the yes passes it up, and the senior agent asks the one
-    # question the desk's gate needs (the same kind as the tune half's miss above).
-    "offers 7 (held): charges of two days asked, then ya refund it thank you",
+    # (A charge above billing's limit asked about, then a yes, asked again by the senior, passes
+    # since money-13: billing offers the refund on the senior's behalf, Offer.for_agent.)
     # Two matters joined by "+" ("two 29.99 charges in march on my card + i want to change my
     # password, send reset link"): triage does not split there, the whole message goes to the
     # technical agent, the reset is offered and "ok yes" sends it; the charges are never seen.
@@ -371,14 +365,9 @@ KNOWN_MISSES = {
     # with what a change loses, the billing cycle by its noun, a month's charges asked, another way
     # to pay asked without a change verb, a duplicate told by both days; tune 2/8 and held 3/8
     # before, 7/8 and 4/8 after; 5/8 held once cancelling talked of in any form was answered for
-    # understand-10's seen miss). A refund above billing's limit that billing put to the customer
-    # (a duplicate seen while answering a question about a charge) and that the customer then
-    # said yes to is asked again by the senior: the desk's gate runs a confirmed call only as its
-    # offer's agent, and billing may not offer a call above its limit, so the yes finds no offer
-    # to confirm (an engine change, not the skill's: a gated offer made for the agent the refund
-    # is passed up to):
-    "money 12 (tune): the march 11 charge asked, then refund that one with thanks",
-    "money 12 (held): the charge from 3rd march, then refund it thanks",
+    # understand-10's seen miss). (A refund above billing's limit said yes to and asked again by
+    # the senior passes since money-13: billing offers it on the senior's behalf, Offer.for_agent,
+    # and "refund it then, thanks a lot" asks for the offer's own action.)
     # "whats on my acount for march" (a misspelt "acount") is read by the skill's scope reader as
     # another team's matter before the month it asks about is read, so billing hands it back and
     # the technical agent abstains:
@@ -417,9 +406,15 @@ KNOWN_MISSES = {
     # the knowledge base abstains or picks the password article; credits bought with no balance go to
     # billing's charges); "leaving one day, everything out" left with triage; the next payment's day
     # asked with "team" or "yearly" in it answered with the price list, and "the 15th" of this month
-    # with billing's list of what it can do; a duplicate of two 9.99s refunded on the first day; a
+    # with billing's list of what it can do; (a duplicate of two 9.99s refunded on the first day passes since money-13); a
     # cancellation asked as "stop the subscription" routed to technical; a yearly team price asked
     # with the change offered and its price left out:
+    # money-13 (a yes to a refund passed up; tune 1/9 and held 1/10 before, 9/9 and 9/10 after).
+    # "hey what was the 24 march and 25 march payments" (no question mark) is read as the
+    # duplicate reported, so billing passes the refund up at once and the senior asks the one
+    # question (an offer made for the senior is for a duplicate seen while answering a question);
+    # the yes then runs it once, only the first turn's agent misses:
+    "money 13 (held): the 24 and 25 march payments, 'ya refund it thank you very much'",
     "understand 11 (held): article: our server gets no webhook events since friday",
     "understand 11 (held): article: credits bought, bank paid, balance still zero, no refund",
     "understand 11 (held): question: leaving one day, everything out in a standard format",
@@ -427,7 +422,6 @@ KNOWN_MISSES = {
     "understand 11 (held): calendar: next team payment, amount and day",
     "understand 11 (held): calendar: the yearly bill, when next",
     "understand 11 (held): calendar: 'the 15th' of this month",
-    "understand 11 (held): rambling: two 9.99s spotted by the partner, 'yes, sort it pls'",
     "understand 11 (held): control: stop the subscription, 'ok go ahead with it'",
     "understand 11 (held): control: team paid once a year, price asked, 'yes please do'",
 }

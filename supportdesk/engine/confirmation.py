@@ -43,6 +43,8 @@ _ASSENT = (
     # ("good" and "nice" are not: "I'm good for now" declines, "good morning" greets.)
     "cool", "exactly", "indeed", "excellent", "awesome",
 )
+# The verbs of the desk's actions, as a yes or a request names them ("yes please refund it").
+_VERB_WORDS = "refund|cancel|change|switch|update|reset|send|remove|add|credit"
 # Words that may stand next to the assent without changing it: politeness, the offer's own
 # action named back ("yes, refund it"), pointers at the offer.
 _FILLER = {
@@ -206,11 +208,28 @@ def read_answer(text: str, offer: str = "") -> Reading:
     learned, confidence = answer_reader().read(said)
     if learned == "yes" and confidence >= _LEARNED_YES and not _vetoed(said, offered):
         return "yes"
+    if ruled == "other" and _asks_the_offered_action(said, offered):
+        return "yes"  # "refund it then, thanks a lot" after "shall I have them refund $129.99 ...?"
     if ruled == "no" and learned == "change_of_mind" and _OPTION.search(said) and not _starts_wait(said):
         return "change_of_mind"  # "not pro, i want team": another choice named, not only a no
     if ruled == "no" and hedged(said):
         return "question"  # "i guess so?": neither a yes nor a no; the offer is put again, plainly
     return ruled
+
+
+# The offer's action asked for in the imperative ("refund it then", "ok send it pls").
+_ACTION_FIRST = re.compile(r"^(?:(?:ok|okay|so|then|please|pls|plz|oh|well)[ ,]+)*(" + _VERB_WORDS + r")\b")
+
+
+def _asks_the_offered_action(said: str, offered: str) -> bool:
+    """An answer that asks for the offer's own action in its own words and nothing else beside
+    politeness ("refund it then, thanks a lot"): the verb opens it and is the offer's, and no
+    veto stands against it (`_vetoed`: another amount or time, a condition, a question ...)."""
+    first = _ACTION_FIRST.match(said)
+    return (
+        first is not None and first.group(1) in _offer_words(offered)
+        and _only_the_offer(said, offered) and not _vetoed(said, offered)
+    )
 
 
 # A condition: "if that's the only way", "only if it's free".
@@ -341,7 +360,10 @@ def _asks_for_the_offer(said: str, offered: str) -> bool:
 # Filler that names no action: a question made only of these asks nothing in particular.
 _FILLER_ONLY = frozenset(
     {"the", "a", "it", "that", "this", "them", "now", "please", "pls", "plz", "me", "my", "for", "to", "with", "i", "you",
-     "u", "so", "then", "just", "shall", "go", "ahead", "on", "and", "of", "is", "be", "do"}
+     "u", "so", "then", "just", "shall", "go", "ahead", "on", "and", "of", "is", "be", "do",
+     # Thanks beside the offer's own words ("refund it then, thanks a lot"): politeness, no other
+     # matter (thanks alone is still no yes: `_ONLY_THANKS`).
+     "thanks", "thank", "thx", "ty", "cheers", "lot", "much", "very", "many"}
 )
 
 
@@ -564,14 +586,15 @@ def rest_after_yes(text: str) -> str:
 
 # The verb of a yes that says what to do ("yes please refund it"), and a rest that has none of
 # its own ("the february one as well").
-_VERB = re.compile(r"\b(?:refund|cancel|change|switch|update|reset|send|remove|add|credit)\b")
+_VERB = re.compile(r"\b(?:" + _VERB_WORDS + r")\b")
 _NO_VERB = re.compile(r"^(?:the|my|that|this|those|these|them|our)\b")
 
 
-# A question asked after a first clause ("ok, can i get a discount"): an auxiliary and a
-# person, or a question word, at a clause's start.
+# A question asked after a first clause ("ok, can i get a discount"; "ok and why is it so much",
+# unpunctuated: an acknowledgement, then the question, is no yes to anything): an auxiliary and
+# a person, or a question word, at a clause's start.
 _CLAUSE_QUESTION = re.compile(
-    r"[,;.!]\s*(?:(?:can|could|will|would|do|does|did|is|are|should|shall|may|might|have|has)\s+(?:i|you|u|we|they|he|she)\b"
+    r"(?:[,;.!]\s*|\b(?:and|so|then)\s+|^(?:(?:ok|okay|k|alright|right|oh|ah|hmm+|well)[ ,]+)+)(?:(?:can|could|will|would|do|does|did|is|are|should|shall|may|might|have|has)\s+(?:i|you|u|we|they|he|she)\b"
     r"|(?:how|what|when|where|why|which|who)\b)"
 )
 
@@ -621,7 +644,8 @@ _MORE_ASKED = re.compile(
 # --- whether a yes names the offered thing or another ---------------------------------------------
 
 _ID = re.compile(r"\b([a-z]{2,4})[- ]?(\d{3,})\b")
-_AMOUNT = re.compile(r"(?<![\w.])[$€£]?(\d+\.\d\d)(?![\d])")
+# An amount: with its cents, or with its currency sign ("$70": a yes to another sum than offered).
+_AMOUNT = re.compile(r"(?<![\w.])(?:[$€£](\d[\d,]*(?:\.\d\d)?)|(\d+\.\d\d))(?![\d])")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH_DAY = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:the\s+)?([0-3]?\d)(?:st|nd|rd|th)?\b"
@@ -649,7 +673,8 @@ def names_another(text: str, arguments: dict[str, Any], records: Sequence[dict[s
         if f"{prefix}-{num}" not in values:
             return True
     amounts = [float(v) for v in arguments.values() if isinstance(v, int | float) and not isinstance(v, bool)]
-    if amounts and any(all(abs(float(a) - b) > 0.005 for b in amounts) for a in _AMOUNT.findall(said)):
+    said_amounts = [float((signed or cents).replace(",", "")) for signed, cents in _AMOUNT.findall(said)]
+    if amounts and any(all(abs(a - b) > 0.005 for b in amounts) for a in said_amounts):
         return True
     dates = [(_MONTHS.index((m1 or m2)[:3]) + 1, int(d1 or d2)) for m1, d1, d2, m2 in _MONTH_DAY.findall(said)]
     days = [int(d) for d in _DAY.findall(_MONTH_DAY.sub(" ", said))]

@@ -81,6 +81,10 @@ class RequestedCall:
     # Parsed arguments; None when the model sent something that is not a JSON object.
     arguments: dict[str, Any] | None
     raw_arguments: str = ""
+    # The agent this call is passed up to (a handoff target whose tool limit covers it, such as
+    # a refund above this agent's): the call is only offered, on that agent's behalf, and on the
+    # customer's yes the conversation passes to it and it runs the call. Never run by the caller.
+    for_agent: str = ""
 
 
 @dataclass

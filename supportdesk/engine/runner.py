@@ -54,6 +54,7 @@ from supportdesk.engine.protocol import (
     CallTools,
     ModelProvider,
     ProviderError,
+    RequestedCall,
     StepRequest,
     TextDelta,
     ToolSpec,
@@ -606,6 +607,11 @@ class Runner:
         async for ev in self._settle_offer(session_id, active, turn, vetoed=vetoed):
             if isinstance(ev, Appended) and isinstance(ev.item, Notice):
                 statuses.add(ev.item.notice_kind)  # (the confirmed call may wait for staff)
+            if isinstance(ev, Appended) and isinstance(ev.item, Handoff):
+                # A yes to an action passed up: the agent that ran it answers.
+                active = ev.item.to_agent
+                holders.append(active)
+                handoffs += 1
             yield ev
 
         for step in range(1, limits.max_steps_per_message + 2):
@@ -939,9 +945,22 @@ class Runner:
             items.append(ToolCall(call_id=call_id, name=call.name, arguments=arguments, agent=active, meta=meta))
             meta = {}  # usage belongs to the step once, not to each call
             key = turn.next_key(call.name)  # every call counts, vetoed or not, as the log does
-            gated = await self._gated(session_id, agent, call_id, call.name, call.arguments, context)
+            # A call passed up is checked as the agent it is passed up to (its tools, its limit)
+            # and is only ever offered: the caller never runs it (`_passed_up`).
+            runs_as = self._passed_up(agent, call)
+            if isinstance(runs_as, str):
+                results.append(ToolResult(call_id=call_id, name=call.name, output=runs_as, is_error=True, agent=active))
+                continue
+            gated = await self._gated(session_id, runs_as, call_id, call.name, call.arguments, context)
             if isinstance(gated, ToolOutput):  # refused by the tool's policy: never offered
                 results.append(ToolResult(call_id=call_id, name=call.name, output=gated.text(), is_error=True, agent=active))
+                continue
+            if gated is None and runs_as is not agent:
+                results.append(ToolResult(
+                    call_id=call_id, name=call.name, is_error=True, agent=active,
+                    output=f"not run: {call.name} passed up to {runs_as.name} runs only on the customer's yes to its offer, "
+                    f"and this desk does not wait for one; hand the conversation to {runs_as.name}",
+                ))
                 continue
             if gated is not None and offer is not None:
                 # One offer at a time: the customer answers one question with one message.
@@ -970,6 +989,7 @@ class Runner:
                 offer = Offer(
                     offer_id=f"offer_{uuid.uuid4().hex[:10]}", tool=call.name, arguments=dict(call.arguments or {}),
                     action=gated, text=action.text if asked else offer_sentence(gated), call_id=call_id, agent=active,
+                    for_agent="" if runs_as is agent else runs_as.name,
                 )
                 results.append(ToolResult(
                     call_id=call_id, name=call.name, is_error=True, agent=active,
@@ -1044,6 +1064,20 @@ class Runner:
         return results
 
     # --- the confirmation gate (engine/confirmation.py) -------------------------------------------
+
+    def _passed_up(self, agent: AgentConfig, call: RequestedCall) -> AgentConfig | str:
+        """The agent a call is checked and offered as: the caller, or the agent it passes the
+        call up to (`RequestedCall.for_agent`: one of its handoff targets that has the tool), or
+        why it may not pass it there (the model reads it as the call's error result)."""
+        if not call.for_agent or call.for_agent == agent.name:
+            return agent
+        target = self.config.agents.get(call.for_agent)
+        if target is None or call.for_agent not in agent.handoffs:
+            valid = ", ".join(agent.handoffs) or "none"
+            return f"refused: {agent.name} cannot pass {call.name} up to {call.for_agent!r}; valid targets: {valid}"
+        if call.name not in target.tools:
+            return f"refused: {target.name} has no tool {call.name!r} to pass up to"
+        return target
 
     async def _gated(
         self,
@@ -1132,14 +1166,21 @@ class Runner:
                     reading = "change_of_mind"  # "yes, the one on the 1st": not the charge offered
             if reading == "yes" and vetoed:
                 reading = "other"  # a message a hook stopped confirms nothing
-            if reading == "yes":
-                items = [
-                    Confirmation(
-                        offer_id=offer.offer_id, tool=offer.tool, arguments=offer.arguments, source=source,
-                        answer_seq=answer.seq, agent=active,
-                    ),
-                    *await self._run_offered(session_id, offer, active, turn),
-                ]
+            runs_as = self._runs_offer(offer, active) if reading == "yes" else None
+            if reading == "yes" and isinstance(runs_as, AgentConfig):
+                confirmed = Confirmation(
+                    offer_id=offer.offer_id, tool=offer.tool, arguments=offer.arguments, source=source,
+                    answer_seq=answer.seq, agent=active,
+                )
+                handed, allowed = await self._hand_over(session_id, active, runs_as, offer)
+                if allowed:
+                    items = [confirmed, *handed, *await self._run_offered(session_id, offer, runs_as, turn)]
+                else:  # a before_handoff hook stopped the handoff the yes needs: nothing runs
+                    items = [self._decline(offer, "withdrawn", "desk", active, answer.seq), *handed]
+            elif reading == "yes":
+                # A yes to an action passed up to an agent the desk no longer lets run it (its
+                # file changed since the offer): nothing runs, and never as the agent that asked.
+                items = [self._decline(offer, "withdrawn", "desk", active, answer.seq)]
             else:
                 why: DeclineWhy = reading
                 items = [self._decline(offer, why, source, active, answer.seq)]
@@ -1148,8 +1189,14 @@ class Runner:
         # open, what did the customer ask for since) finds it; the store would not yet.
         reads = self._turn_reads.get(session_id)
         closing = isinstance(items[0], Decline) and reads is not None and reads.whole
-        for item in await self._append(session_id, items, hold=closing):
+        stored = await self._append(session_id, items, hold=closing)
+        for item in stored:
             yield Appended(item)
+        for item in stored:
+            if isinstance(item, Handoff):
+                done = HandoffDone(session_id, item.from_agent, item.to_agent, item.reason, item.seq)
+                for notice in await self._hook_notices(session_id, "after_handoff", done, item.from_agent):
+                    yield Appended(notice)
 
     async def _names_another(self, session_id: str, text: str, offer: Offer) -> bool:
         """Whether the yes names another thing than the offered call's (confirmation.names_another),
@@ -1159,11 +1206,34 @@ class Runner:
         results = await self.store.of_kind(session_id, "tool_result", upto=offer.seq)
         return names_another(text, offer.arguments, records_in([r.output for r in results if isinstance(r, ToolResult)]))
 
-    async def _run_offered(self, session_id: str, offer: Offer, active: str, turn: _TurnKeys) -> list[Item]:
-        """The confirmed call, with the offer's arguments exactly, by the agent that offered it
+    def _runs_offer(self, offer: Offer, active: str) -> AgentConfig | None:
+        """The agent that runs a confirmed offer: the one it was passed up to (`for_agent`), if
+        the desk still has it with the tool, else None (never the agent that asked instead);
+        for an offer not passed up, the agent that offered it (or the one holding it now)."""
+        if offer.for_agent:
+            target = self.config.agents.get(offer.for_agent)
+            return target if target is not None and offer.tool in target.tools else None
+        return self.config.agents.get(offer.agent) or self.config.agents[active]
+
+    async def _hand_over(
+        self, session_id: str, active: str, runs_as: AgentConfig, offer: Offer
+    ) -> tuple[list[Item], bool]:
+        """The handoff a yes to an offer passed up makes (none when the agent that runs it holds
+        the conversation already), through the before_handoff hooks like any other: its items,
+        and whether it may go ahead (a hook's veto or wait for staff stops the call too)."""
+        if not offer.for_agent or runs_as.name == active:
+            return [], True
+        reason = f"the customer said yes to {offer.action}, passed up by {offer.agent or active} to {runs_as.name}"
+        said = await self.hooks.call("before_handoff", HandoffAsked(session_id, active, runs_as.name, reason), agent=active)
+        if said.decision is not None:
+            return [*said.notices, veto_notice(said.hook, said.decision, f"the handoff to {runs_as.name}", active)], False
+        handoff = Handoff(from_agent=active, to_agent=runs_as.name, reason=reason, handoff_kind="escalate", agent=active)
+        return [*said.notices, handoff], True
+
+    async def _run_offered(self, session_id: str, offer: Offer, agent: AgentConfig, turn: _TurnKeys) -> list[Item]:
+        """The confirmed call, with the offer's arguments exactly, by `agent` (`_runs_offer`)
         (then staff approval, where the tool's policy asks for it). Keyed by the offer, so a turn
         resumed after a crash does not run it twice."""
-        agent = self.config.agents.get(offer.agent) or self.config.agents[active]
         call_id = f"{offer.offer_id}-yes"
         reads = self._turn_reads.get(session_id) or self.store  # (the turn's one read, where it has one)
         context = {k: e.value for k, e in (await reads.context_at(session_id)).items()}

@@ -147,34 +147,43 @@ class Step:
 
     def offer(
         self, text: str, action: str, arguments: dict[str, Any], options: list[str] | None = None,
-        batch: list[dict[str, Any]] | None = None, **context: Any,
+        batch: list[dict[str, Any]] | None = None, for_agent: str = "", **context: Any,
     ) -> Answer | CallTools:
         """A reply that proposes one account action and waits for the customer's yes.
 
         Where the desk's gate holds the call (issue 33), the call goes with the question: the
         question is the desk's offer, the customer is asked once, and the gate runs the call on
-        their yes. Otherwise (a desk that turned the gate off for the tool, an amount above this
-        agent's limit) only the question is sent, and the yes is read next turn."""
+        their yes. `for_agent`: the agent the action is passed up to (a refund above this
+        agent's limit); the gate offers it on that agent's behalf, and the yes hands over to it
+        and it runs the call. Otherwise (a desk that turned the gate off for the tool, an amount
+        above the limit of the agent that would run it) only the question is sent, and the yes
+        is read next turn."""
         v = self.view
         made = dialogue.Offer(
             action, dict(arguments), text[:300], len(v.customer_messages), v.agent.name, list(options or []), list(batch or [])
         )
         context[dialogue.PENDING_OFFER] = made.as_context()
-        if self.gated(action, arguments):
+        if self.gated(action, arguments, for_agent):
             return CallTools(
-                [RequestedCall(v.call_id(), action, dict(arguments))], text=self.note + text, context=self.context(context)
+                [RequestedCall(v.call_id(), action, dict(arguments), for_agent=for_agent)], text=self.note + text,
+                context=self.context(context),
             )
         return Answer(self.note + text, context=self.context(context))
 
-    def gated(self, action: str, arguments: dict[str, Any]) -> bool:
+    def gated(self, action: str, arguments: dict[str, Any], for_agent: str = "") -> bool:
         """Whether the desk's gate will hold this call for the customer's yes (rather than run
-        it, or refuse it for an amount above this agent's limit)."""
+        it, or refuse it for an amount above the limit of the agent that would run it: this
+        one, or `for_agent`, the one it is passed up to)."""
         v = self.view
         if not any(t.name == action and t.confirm for t in v.request.tools):
             return False
+        runs_as = v.desk.agents.get(for_agent) if for_agent else v.agent
+        if runs_as is None or action not in runs_as.tools:
+            return False
         amount = arguments.get("amount")
-        if v.tool_limits(action).per_call(v.agent.level) is not None:  # a tool whose amounts are limited
-            if not isinstance(amount, int | float) or amount > v.amount_limit(action) + 1e-9:
+        limit = v.tool_limits(action).per_call(runs_as.level)
+        if limit is not None:  # a tool whose amounts are limited
+            if not isinstance(amount, int | float) or amount > limit + 1e-9:
                 return False
         return True
 

@@ -28,6 +28,7 @@ class MoneyBase(SkillBase):
         def _reads_today_first(self, customer_id: str, text: str): ...  # reads
         def _refunded(self, charge_id: str | None) -> bool: ...  # refunds
         def _refund_args(self, charge: dict[str, Any]) -> dict[str, Any]: ...  # refunds
+        def _refund_passed_up_to(self, args: dict[str, Any]) -> str: ...  # refunds
         def _offer_refund(
             self, found: str, question: str, args: dict[str, Any], options: list[str], asked_for: bool = True, **context: Any
         ): ...  # refunds

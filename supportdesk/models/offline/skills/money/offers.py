@@ -136,9 +136,12 @@ class MoneyOffers(MoneyBase):
             "plan": f"move you to the {str(args.get('plan', '')).title()} plan",
             "cancel": "cancel your subscription",
         }.get(offer.intent or "", "go ahead")
+        # A refund above this agent's limit is put again on behalf of the agent it goes to, so
+        # the clear yes runs it there rather than being asked a third time (money-13).
+        up = self._refund_passed_up_to(args) if offer.intent == "refund" else ""
         return self.step.offer(
             f"I'll only do it if you're sure, and nothing has changed yet. Shall I {what}? A plain yes or no is all I need.",
-            offer.action, dict(args), list(offer.options),
+            offer.action, dict(args), list(offer.options), for_agent=up,
         )
 
     def _question_beside_statement(self, text: str) -> bool:

@@ -21,6 +21,9 @@ from supportdesk.text import money
 _POINTS_BACK = re.compile(r"\b(?:it|its|it's|that|this|that one|this one)\b", re.I)
 # "why is it so much", "how come it's that high": a question about a charge's amount.
 _WHY_AMOUNT = re.compile(r"\b(?:why|how come)\b.*\b(?:much|high|expensive|big|large|more)\b|\bso (?:much|high|expensive)\b", re.I)
+# A charge told as coming again after the day named ("on the 24th and then again the next day"):
+# both of a pair told, the day named being the first's (a relative day, a rule's to read).
+_AGAIN_LATER = re.compile(r"\b(?:again|the (?:next|following) day|the day after|a day later)\b", re.I)
 WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
 
 
@@ -95,7 +98,7 @@ class MoneyReads(MoneyBase):
         # leaves the choice to the duplicate found below.
         named = dialogue.point_at(said, pool, positions=False)
         if named is not None and len(named) == 1:
-            return named[0]
+            return self._the_duplicate_of(named[0], charges, said) if duplicate and _AGAIN_LATER.search(said) else named[0]
         days = dialogue.bare_days(said)
         on_day = [c for c in pool if int(c["charged_on"][8:10]) in days]
         if len(on_day) < 2:
@@ -105,6 +108,17 @@ class MoneyReads(MoneyBase):
         if duplicate and len(paired) == 1:
             return paired[0]
         return on_day
+
+    @staticmethod
+    def _the_duplicate_of(charge: dict[str, Any], charges: list[dict[str, Any]], said: str) -> dict[str, Any]:
+        """Of a duplicated pair told by its first day and the repeat after it ("9.99 on the 24th
+        and then again the next day"; issue 38, held-11), the charge the refund is for: the later
+        one (the repeat); the charge itself when it is no pair's first, its repeat is refunded
+        already, or the customer named it by its id."""
+        repeat = next((c for c in charges if c.get("duplicate_of") == charge["id"] and c["refundable"] > 0), None)
+        if repeat is None or str(charge["id"]).casefold() in said.casefold():
+            return charge
+        return repeat
 
     def _last_named_charges(self, charges: list[dict[str, Any]], text: str) -> list[dict[str, Any]] | None:
         """The charges the customer's latest earlier message about charges named (by id, date,
@@ -234,8 +248,11 @@ class MoneyReads(MoneyBase):
         asking = [c for t in texts for c in request_clauses(t)]
         dup_day = any(d.matches(str(c["charged_on"])) for d in days for c in dups)
         came_for = not asks(text) and bool(asking) and (dup_day or any(acts.read_intent(c).act == "refund" for c in asking))
-        if dups and (came_for or trouble):
+        if dups and (came_for or trouble or dup_day):
             # The offer is about the duplicated pair: "the second one" is the second of those two.
+            # A question about the duplicate's own day is answered with the offer too: the
+            # customer's "yes, refund it" then answers the desk's question, rather than asking
+            # for a refund that is put to them a second time (issue 38.1, money-13).
             dup = dups[-1]
             pair = [c["id"] for c in charges if c["id"] == dup.get("duplicate_of")] + [dup["id"]]
             tail = f" The charge on {nice_date(dup['charged_on'])} is a duplicate."
@@ -245,8 +262,11 @@ class MoneyReads(MoneyBase):
             # up at once and the agent that may make it asks the one question, which their yes
             # then answers (issue 38, offers-7: a yes to a stated offer was asked again).
             told = (came_for or bool(days) and set(pair) <= {c["id"] for c in on_days}) and not asks(text)
+            told = told and (came_for or trouble)
             return self._offer_refund(summary + tail, "Would you like me to refund it?", self._refund_args(dup), pair, asked_for=told)
         if dups:
+            # A duplicate seen in charges asked about for another reason ("what do i pay next
+            # month?", "just asking, not asking you to do anything"): said, not offered.
             tail = f" The charge on {nice_date(dups[-1]['charged_on'])} looks like a duplicate; tell me if you'd like it refunded."
             return self.step.answer(summary + tail)
         tail = ""

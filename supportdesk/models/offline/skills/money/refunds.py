@@ -75,26 +75,41 @@ class MoneyRefunds(MoneyBase):
     ):
         """Offer one refund: what was found, then the question, which goes with the call.
 
-        A refund above this agent's limit is not asked about here (the gate would not hold a call
-        this level may not make, so the yes would only pass it up, and the agent that may make it
-        would ask again). When the customer came about the charge (`asked_for`), it goes up a
-        level at once, saying why, and that agent asks the one question (senior.py's
-        `_escalated_refund`); a refund the customer did not come for (a duplicate seen while
-        answering a question about charges) is mentioned, not asked about: their "yes" or "refund
-        it" passes it up, and the agent that may make it asks."""
+        A refund above this agent's limit is made by the agent it passes refunds up to. When the
+        customer came about the charge (`asked_for`), it goes up a level at once, saying why, and
+        that agent asks the one question (senior.py's `_escalated_refund`). A refund the customer
+        did not come for (a duplicate seen while answering a question about charges) is put to
+        them here, the exact charge and amount, on that agent's behalf (the gate's offer for it,
+        issue 38: their yes hands over and that agent makes exactly this refund, never asking
+        again); where the gate would not hold it, it is mentioned and their "yes" passes it up."""
         limit = self.view.amount_limit("refund_charge")
         target = self.escalation_target("refund_charge")
         if float(args.get("amount") or 0) > limit + 1e-9 and target is not None:
             if asked_for:
                 return self._escalate_refund(target, args, f"above the {money(limit)} limit for level {self.me.level}", found=found)
             title = self.view.desk.agents[target].title.lower()
-            # (No call goes with it: the gate would refuse a refund above this level's limit.)
+            if self._refund_passed_up_to(args):
+                what = self._charge_label(str(args.get("charge_id", "")))
+                return self.step.offer(
+                    f"{found} Refunds above {money(limit)} are made by a {title} colleague, who makes it as soon as you "
+                    f"say yes: shall I have them refund {money(float(args['amount']))} for {what}?",
+                    "refund_charge", args, options, for_agent=target, **context,
+                )
             return self.step.offer(
                 f"{found} If you'd like it refunded, just say so: refunds above {money(limit)} are made by a {title} "
                 "colleague, and I'll pass it to them.",
                 "refund_charge", args, options, **context,
             )
         return self.step.offer(f"{found} {question}".strip(), "refund_charge", args, options, **context)
+
+    def _refund_passed_up_to(self, args: dict[str, Any]) -> str:
+        """The agent a refund above this agent's limit is offered on behalf of (the gate holds
+        it for that agent: its limit covers it), or "" when it is within this agent's limit or
+        no agent it hands to may make it."""
+        if float(args.get("amount") or 0) <= self.view.amount_limit("refund_charge") + 1e-9:
+            return ""
+        target = self.escalation_target("refund_charge")
+        return target if target is not None and self.step.gated("refund_charge", args, target) else ""
 
     @staticmethod
     def _failed_charge_text(charge: dict[str, Any], when: str) -> str:
