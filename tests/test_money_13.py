@@ -47,6 +47,10 @@ def test_the_next_payment_asked_beside_a_plan_or_a_period_is_the_payment():
     # A plan's price asked is still the price; a day of the month named is that day's charge.
     assert not asks.read("how much is team if we paid yearly?").payment
     assert not asks.read("what will i be charged on the 15th?").payment
+    # With no time asked and no next one named, the learned reader's payment is not enough
+    # ("explain my bill" and "what will that cost me" read next_payment too).
+    assert not asks.read("Can you explain my bill? I'm CUS-1007").payment
+    assert not asks.read("what will that cost me?").payment
     # The billing period by its noun and the next one: both read.
     assert set(_intents_in("whats my billing cycle and when does the next one start?")) == {"my_plan", "next_payment"}
 

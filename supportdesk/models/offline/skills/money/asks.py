@@ -74,6 +74,10 @@ def a_part_reads(text: str, intent: str, *, unless: re.Pattern[str] | None = Non
 # desk intents reader reads a payment asked about, not when: "what day did the last payment come
 # out?" reads next_payment).
 PAST = re.compile(r"\b(?:last|latest|most recent|previous|did|was|were|went)\b", re.I)
+# The time asked, or the next one named (grammar: a question word of time, a closed class): the
+# next payment is what the learned reader's next_payment asks only with one of them, since it
+# hears a payment in "can you explain my bill?" and "what will that cost me?" alike.
+_WHEN_OR_NEXT = re.compile(r"\b(?:when\w*|next|what (?:day|date)|which (?:day|date))\b", re.I)
 # Not the next payment: a payment told in the past, or how often one is taken ("how often do you
 # bill me?" asks the billing period, which the plan's answer states; the reader hears a payment).
 _NOT_THE_NEXT = re.compile(rf"{PAST.pattern}|\bhow often\b", re.I)
@@ -199,5 +203,8 @@ def read(text: str) -> Asked:
         # 15th?" asks about that day's charge, not the next payment; nor of a part told in the
         # past or asking how often; the time a change starts, "from my next payment", is cut
         # first as the renewal's is.)
-        payment=question and not own_charge and not dialogue.bare_days(text) and a_part_reads(untimed, "next_payment", unless=_NOT_THE_NEXT),
+        payment=(
+            question and _WHEN_OR_NEXT.search(untimed) is not None and not own_charge and not dialogue.bare_days(text)
+            and a_part_reads(untimed, "next_payment", unless=_NOT_THE_NEXT)
+        ),
     )
