@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "money-13")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "money-13", "money-13q")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -368,14 +368,10 @@ KNOWN_MISSES = {
     # understand-10's seen miss). (A refund above billing's limit said yes to and asked again by
     # the senior passes since money-13: billing offers it on the senior's behalf, Offer.for_agent,
     # and "refund it then, thanks a lot" asks for the offer's own action.)
-    # "whats on my acount for march" (a misspelt "acount") is read by the skill's scope reader as
-    # another team's matter before the month it asks about is read, so billing hands it back and
-    # the technical agent abstains:
-    "money 12 (held): whats on my acount for march",
-    # "If I moved from team down to pro, what would I pay and would I lose any of what I already
-    # paid?" is read as a plan change asked about (cues.PLAN_CHANGE_QUESTION), whose answer says
-    # what a change does to the period paid for but not the price also asked:
-    "money 12 (held): team down to pro, what i'd pay and what i'd lose",
+    # ("whats on my acount for march" passes since money-13q: a doubled letter written once is read
+    # as the word meant, and a question about a month's charges stays with billing; "team down to
+    # pro, what would I pay and would I lose ..." since the price asked beside what a change does
+    # is answered too.)
     # money-11 (a price against the current plan, two reads in one, a change asked with its price,
     # a disputed charge's refund refused with the reason, a short unknown charge id; 6 + 4, run as
     # held-only sets; before: 1/6, 1/4; after 5/6, 3/4): a question about what cancelling does to
@@ -404,26 +400,30 @@ KNOWN_MISSES = {
     # the config desk's phishing conversation since the gate's fix of a reset sent on an id alone).
     # What it still misses: articles told in new words (webhooks stopped, a sign-in email swapped:
     # the knowledge base abstains or picks the password article; credits bought with no balance go to
-    # billing's charges); "leaving one day, everything out" left with triage; the next payment's day
-    # asked with "team" or "yearly" in it answered with the price list, and "the 15th" of this month
-    # with billing's list of what it can do; (a duplicate of two 9.99s refunded on the first day passes since money-13); a
-    # cancellation asked as "stop the subscription" routed to technical; a yearly team price asked
-    # with the change offered and its price left out:
+    # billing's charges); "leaving one day, everything out" left with triage; a cancellation asked
+    # as "stop the subscription" routed to technical. (A duplicate of two 9.99s refunded on the first
+    # day passes since money-13; the next payment asked with "team" or "yearly" in it, "the 15th" of
+    # this month and a yearly team price asked with the change since money-13q.)
+    "understand 11 (held): article: our server gets no webhook events since friday",
+    "understand 11 (held): article: credits bought, bank paid, balance still zero, no refund",
+    "understand 11 (held): question: leaving one day, everything out in a standard format",
+    "understand 11 (held): question: swap the sign-in email for a new work one",
+    "understand 11 (held): control: stop the subscription, 'ok go ahead with it'",
     # money-13 (a yes to a refund passed up; tune 1/9 and held 1/10 before, 9/9 and 9/10 after).
     # "hey what was the 24 march and 25 march payments" (no question mark) is read as the
     # duplicate reported, so billing passes the refund up at once and the senior asks the one
     # question (an offer made for the senior is for a duplicate seen while answering a question);
     # the yes then runs it once, only the first turn's agent misses:
     "money 13 (held): the 24 and 25 march payments, 'ya refund it thank you very much'",
-    "understand 11 (held): article: our server gets no webhook events since friday",
-    "understand 11 (held): article: credits bought, bank paid, balance still zero, no refund",
-    "understand 11 (held): question: leaving one day, everything out in a standard format",
-    "understand 11 (held): question: swap the sign-in email for a new work one",
-    "understand 11 (held): calendar: next team payment, amount and day",
-    "understand 11 (held): calendar: the yearly bill, when next",
-    "understand 11 (held): calendar: 'the 15th' of this month",
-    "understand 11 (held): control: stop the subscription, 'ok go ahead with it'",
-    "understand 11 (held): control: team paid once a year, price asked, 'yes please do'",
+    # money-13q (money questions answered with what they ask: the next payment asked beside a plan
+    # or a period, a day of this month, a change asked with its price, a misspelt "acount", a
+    # downgrade's price and what it loses; tune 3/9 and held 2/9 before, 9/9 and 7/9 after). The
+    # price asked as a request ("..., and tell me how much the year costs.", no question) is not
+    # read as asked, so the gate's question comes without it:
+    "money 13q (held): starter yearly, the year's cost asked, then yes",
+    # "Thinking of going from pro down to starter. What would ... and would I lose ...?": the act
+    # reader reads the opening as the change asked for (route13's acts.py), so it is offered:
+    "money 13q (held): pro down to starter, monthly price and what is lost",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -265,24 +265,47 @@ def extract_dates(text: str) -> list[Date]:
 # "3 days ago", "this morning" (dates: what rules read well). Counted from a calendar the caller
 # gives (the business data's today), never from the machine's clock.
 _WORD_NUMBER = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+# A day of a month named from today's ("the 15th this month", "the 7th of last month"): the day is
+# said, its month is the calendar's (this one, the one before or after it).
+_DAY_OF_A_MONTH_FROM_TODAY = (
+    r"(?:\bthe\s+(?P<nth>\d{1,2})(?:st|nd|rd|th)?|\b(?P<nth_bare>\d{1,2})(?:st|nd|rd|th))"
+    r"\s+(?:of\s+)?(?P<month_from_today>this|last|next)\s+month\b"
+)
 _RELATIVE_DAY = re.compile(
     r"\b(?P<before>(?:the )?day before yesterday)\b|\b(?P<yesterday>yesterday(?:'?s)?|yday)\b"
     r"|\b(?P<today>today(?:'?s)?|tonight|this (?:morning|afternoon|evening))\b"
-    r"|\b(?P<n>\d{1,2}|one|a|two|three|four|five|six|seven) days? ago\b",
+    r"|\b(?P<n>\d{1,2}|one|a|two|three|four|five|six|seven) days? ago\b"
+    rf"|{_DAY_OF_A_MONTH_FROM_TODAY}",
     re.IGNORECASE,
 )
+_MONTH_DAY_FROM_TODAY = re.compile(_DAY_OF_A_MONTH_FROM_TODAY, re.IGNORECASE)
+_MONTHS_FROM_TODAY = {"last": -1, "this": 0, "next": 1}
+
+
+def _day_of_month_from(today: date, day: int, months_on: int) -> Date | None:
+    """Day `day` of the month `months_on` months from `today`'s; None when that month has no such day."""
+    year, month = divmod(today.year * 12 + today.month - 1 + months_on, 12)
+    if not 1 <= day <= calendar.monthrange(year, month + 1)[1]:
+        return None
+    return Date(month + 1, day, year)
 
 
 @kept_by_text(256)
 def names_relative_day(text: str) -> bool:
-    """Whether `text` names a day by how far back it is from today ("yesterday", "2 days ago")."""
+    """Whether `text` names a day from today ("yesterday", "2 days ago", "the 15th this month")."""
     return _RELATIVE_DAY.search(text) is not None
 
 
 def relative_days(text: str, today: date) -> list[Date]:
-    """The days `text` names from `today` ("yesterday" is the day before it), in order."""
+    """The days `text` names from `today` ("yesterday" is the day before it, "the 15th this
+    month" the 15th of its month), in order."""
     found: list[Date] = []
     for m in _RELATIVE_DAY.finditer(text):
+        if m.group("month_from_today"):
+            named = _day_of_month_from(today, int(m.group("nth") or m.group("nth_bare")), _MONTHS_FROM_TODAY[m.group("month_from_today").lower()])
+            if named is not None:
+                _add_unique(found, named)
+            continue
         if m.group("before"):
             back = 2
         elif m.group("yesterday"):
@@ -336,9 +359,10 @@ _MONTH_WORD = re.compile(rf"\b({_MONTH_RE})\b|\b({_FULL_MONTH_RE})['\u2019]?s\b"
 
 @kept_by_text(256)
 def names_a_day_or_month(text: str) -> bool:
-    """Whether a text names a charge's day or a month ("the 24th", "in february"): asked by the
+    """Whether a text names a charge's day or a month ("the 24th", "in february", "the 7th of this
+    month"): asked by the
     desk intents' guards of every step for the same texts, so found once per text."""
-    return bool(extract_dates(text) or months_named(text))
+    return bool(extract_dates(text) or months_named(text) or _MONTH_DAY_FROM_TODAY.search(text))
 
 
 @kept_by_text(256)  # (shared by every reader of the same text: read, never changed)

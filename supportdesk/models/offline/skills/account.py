@@ -548,9 +548,11 @@ class AccountSkill(SkillBase):
             "Could you ask me again in a moment?",
         )
 
-    def _about_action(self, intents: set[str], text: str, plan_answer: Callable[[str], str]):
+    def _about_action(self, intents: set[str], text: str, plan_answer: Callable[[str], str], *, priced: bool = False):
         """A question about cancelling, a refund, a plan change or the card (`acts.asks_about_rather_than_for`):
-        the facts of each asked about, and a price named in it, with nothing done or offered."""
+        the facts of each asked about, and the price of each plan named when a price is asked
+        (in the price list's words, or `priced`: the caller read a question for it), with
+        nothing done or offered."""
         parts = []
         if "cancel" in intents:
             parts.append(ABOUT_CANCELLING)
@@ -563,7 +565,7 @@ class AccountSkill(SkillBase):
         else:
             parts.append(NOTHING_DONE)
         facts = " ".join(parts)
-        if not (cues.PRICING.search(text) and cues.PLAN_NAME.search(text)):
+        if not ((priced or cues.PRICING.search(text)) and cues.PLAN_NAME.search(text)):
             return self.step.answer(facts)
 
         def say(prices: str, plans: list[dict[str, Any]]) -> str:

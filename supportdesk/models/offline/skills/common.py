@@ -78,11 +78,13 @@ class SkillBase:
         def _identify(self, intents: set[str]) -> Any: ...  # account
         def _cancel(self, customer_id: str, explicit: bool): ...  # account
         def _plan_change(self, customer_id: str, text: str, asked: set[str]): ...  # account
+        @staticmethod
+        def _change_priced(plans: list[dict[str, Any]], plan: str, period: str) -> str: ...  # account
         def _next_payment(self, customer_id: str): ...  # account
         def _my_plan(self, customer_id: str, with_price: bool = False, text: str = ""): ...  # account
         def _card_on_file(self, customer_id: str): ...  # account
         def _pricing(self, text: str): ...  # account
-        def _about_action(self, intents: set[str], text: str, plan_answer: Callable[[str], str]): ...  # account
+        def _about_action(self, intents: set[str], text: str, plan_answer: Callable[[str], str], *, priced: bool = False): ...  # account
         def _payment_method(self, customer_id: str, text: str): ...  # account
         def _invoices_answer(self, event: ToolEvent | None, text: str): ...  # account
         def _bug_summary(self, issue: str, text: str, searched: list[ToolEvent]) -> str: ...  # technical

@@ -131,7 +131,9 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         intents = asked or (self._carried_intents() - {"my_plan"})
         if not intents and self._card_for_the_change(text):
             intents = {"payment"}
-        if not intents and self._outside_my_scope(text):
+        if not intents and not self._about_charges(text) and self._outside_my_scope(text):
+            # (A question about a month's or a day's charges, "whats on my account for march?
+            # CUS-1018", is this job's with no charge word: answered from the charges below.)
             return self._hand_back(text)
         if "refund" in asked and asked <= {"refund", "cancel"} and self._asks_how_refunds_work(text):
             # "how long does a refund take to reach my card?", "do you give refunds if i cancel
@@ -150,7 +152,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         if asked & ACTION_INTENTS and asks.asks_what_it_would_do(text):
             # "if I cancel today, am I billed for May?", "how would a refund work?": asked about,
             # not asked for (the act reader's reading; issue 38): the facts, nothing done or offered.
-            return self._about_action(asked, text, plan_change_answer)
+            return self._about_action(asked, text, plan_change_answer, priced=asks.price_asked(text))
         if "plan" in asked and cues.PLAN_CHANGE_QUESTION.search(text):
             # "if I downgrade now do I lose what I paid?": what a change would mean, not the change.
             return step.answer(plan_change_answer(text))
@@ -256,7 +258,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # "is it possible to cancel?" asks whether, not yet to: offered first, as a plan change is.
             return self._cancel(customer_id, explicit="cancel" in asked and not cues.ASKS_IF_POSSIBLE.search(text))
         if "plan" in intents:
-            return self._plan_change(customer_id, text, asked)
+            return self._change_with_its_price(customer_id, text, asked)
         if "payment" in intents:
             return self._payment_method(customer_id, text)
         if "invoice" in intents:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from supportdesk.models.offline import cues
+from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.readers import acts
 
@@ -47,15 +47,71 @@ def asks_what_is_lost(text: str) -> bool:
 _QUESTION_SENTENCE = re.compile(r"[^.?!]*\?")
 
 
+# How sure the desk intents reader (readers/acts.py `read_desk_intent`) must be that the message,
+# or one of its clauses, asks what it is read to ask (a plan's price, the next payment). Chosen on
+# evals/desk-intents-tune.jsonl and the intents-8 tune half: price questions read 0.95 to 1.0, a
+# change asked for reads plan_change.
+PART_CONFIDENCE = 0.9
+
+
+def parts(text: str) -> list[str]:
+    """The message, the clauses that carry its question, and its clauses of four words or more:
+    what the desk intents reader reads (a bag of words hears a preamble as loudly as the question)."""
+    found = [text, *acts.question_clauses(text), *(c for c in acts.clauses(text) if len(acts.tokens(c)) > 3)]
+    return list(dict.fromkeys(found))
+
+
+def a_part_reads(text: str, intent: str, *, unless: re.Pattern[str] | None = None) -> bool:
+    """The desk intents reader reads `intent` surely in the message or one of its `parts` (of
+    those `unless` finds nothing in)."""
+    return any(
+        (r := acts.read_desk_intent(part)).act == intent and r.confidence >= PART_CONFIDENCE
+        for part in parts(text) if unless is None or not unless.search(part)
+    )
+
+
+# A time gone by, as grammar says it (a closed class): the payment asked about is one taken (the
+# desk intents reader reads a payment asked about, not when: "what day did the last payment come
+# out?" reads next_payment).
+PAST = re.compile(r"\b(?:last|latest|most recent|previous|did|was|were|went)\b", re.I)
+# The time asked, or the next one named (grammar: a question word of time, a closed class): the
+# next payment is what the learned reader's next_payment asks only with one of them, since it
+# hears a payment in "can you explain my bill?" and "what will that cost me?" alike.
+_WHEN_OR_NEXT = re.compile(r"\b(?:when\w*|next|what (?:day|date)|which (?:day|date))\b", re.I)
+# Not the next payment: a payment told in the past, or how often one is taken ("how often do you
+# bill me?" asks the billing period, which the plan's answer states; the reader hears a payment).
+_NOT_THE_NEXT = re.compile(rf"{PAST.pattern}|\bhow often\b", re.I)
+
+
+def price_asked(text: str) -> bool:
+    """One of the message's questions asks what something costs, whatever else it asks for or
+    about ("switch us to team billed annually - what's the total per year?", "if I moved down to
+    pro, what would I pay and would I lose what I paid?"): the desk intents reader reads pricing
+    in the clause that carries the question, or in a clause of four words or more of a sentence
+    that asks (two questions in one: "what would I pay and would I lose ..."; the whole message
+    when nothing comes before its question)."""
+    if not is_question(text):
+        return False
+    asking = [c for m in _QUESTION_SENTENCE.finditer(text) for c in acts.clauses(m.group(0)) if len(acts.tokens(c)) > 3]
+    return any(
+        (r := acts.read_desk_intent(part)).act == "pricing" and r.confidence >= PART_CONFIDENCE
+        for part in dict.fromkeys([*acts.question_clauses(text), *asking] or [text])
+    )
+
+
 @dataclass(frozen=True)
 class Asked:
     """What a message asks about money: `question` (it asks rather than asks for or reports),
     `renewal` (the account's renewal is what it is about), `plan` (a plan of the price list is
-    what it is about: its name said, no day, month, amount or charge of the customer's)."""
+    what it is about: its name said, no day, month, amount or charge of the customer's),
+    `payment` (the account's next payment is what one of its questions asks, its day or amount:
+    a plan or a period named in it is the payment's, "when's my next team payment and how much?",
+    "our yearly subscription, when does that come out next?")."""
 
     question: bool
     renewal: bool
     plan: bool
+    payment: bool = False
 
 
 def asks_about(text: str) -> bool:
@@ -138,8 +194,17 @@ def read(text: str) -> Asked:
     said = slot_extraction.extract(text)
     own_charge = bool(said.dates or said.amounts or said.invoice_ids or slot_extraction.months_named(text)
                       or cues.CHARGE_ID.search(text))
+    question = is_question(text)
     return Asked(
-        question=is_question(text),
+        question=question,
         renewal=_RENEWAL.search(untimed) is not None,
         plan=cues.PLAN_NAME.search(text) is not None and not own_charge,
+        # (Read only of a question that names no charge's day: "what will I be charged on the
+        # 15th?" asks about that day's charge, not the next payment; nor of a part told in the
+        # past or asking how often; the time a change starts, "from my next payment", is cut
+        # first as the renewal's is.)
+        payment=(
+            question and _WHEN_OR_NEXT.search(untimed) is not None and not own_charge and not dialogue.bare_days(text)
+            and a_part_reads(untimed, "next_payment", unless=_NOT_THE_NEXT)
+        ),
     )

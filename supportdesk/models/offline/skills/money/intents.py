@@ -115,17 +115,8 @@ def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
     return gates.reads_money(text)
 
 
-# How sure the desk intents reader (readers/acts.py `read_desk_intent`) must be that the message, or
-# one of its clauses, asks what a plan costs. Chosen on evals/desk-intents-tune.jsonl and the
-# intents-8 tune half: price questions read 0.95 to 1.0, a change asked for reads plan_change.
-PRICE_ASKED_CONFIDENCE = 0.9
-
-
-def _parts(text: str) -> list[str]:
-    """The message, the clauses that carry its question, and its clauses of four words or more:
-    what the desk intents reader reads (a bag of words hears a preamble as loudly as the question)."""
-    parts = [text, *acts.question_clauses(text), *(c for c in acts.clauses(text) if len(acts.tokens(c)) > 3)]
-    return list(dict.fromkeys(parts))
+# (How sure the desk intents reader must be of a part: ./asks.py, where the parts are read.)
+PRICE_ASKED_CONFIDENCE = asks.PART_CONFIDENCE
 
 
 def asks_price(text: str) -> bool:
@@ -133,10 +124,7 @@ def asks_price(text: str) -> bool:
     plan_change, and it or one of its clauses reads pricing."""
     if acts.read_desk_intent(text).act == "plan_change":
         return False
-    return any(
-        (r := acts.read_desk_intent(part)).act == "pricing" and r.confidence >= PRICE_ASKED_CONFIDENCE
-        for part in _parts(text)
-    )
+    return asks.a_part_reads(text, "pricing")
 
 
 # Two questions joined by a conjunction before the second's question word ("what plan am i on and
@@ -168,8 +156,8 @@ def asks_charges(text: str) -> bool:
     return reading.act == "charges" and reading.confidence >= CHARGES_ASKED_CONFIDENCE
 
 
-# A time gone by, as grammar says it (a closed class): the payment asked about is one taken.
-_PAST = re.compile(r"\b(?:last|latest|most recent|previous|did|was|were|went)\b", re.I)
+# A time gone by: the payment asked about is one taken (./asks.py, where the next one is read).
+_PAST = asks.PAST
 # How sure the desk intents reader must be that a clause asks about a payment (its next_payment
 # or charges) for the clause to ask about the last one taken (the past said in the clause, and
 # another read asked beside it, keep it narrow; "what was the date of the previous payment?"
@@ -378,9 +366,13 @@ def _intents_in(t: str) -> frozenset[str]:
         # the next payment, its day and price; a plan of the price list asked about ("whats
         # team if we paid yearly instead?") is its price, nothing changed.
         what = asks.read(t)
-        if what.question and what.renewal:
+        if what.question and (what.renewal or what.payment):
+            # (A plan or a period named in a question about the next payment is the payment's:
+            # "when's my next team payment and how much?" asks its day and amount, no price list.)
             found.add("next_payment")
             found -= {"invoice", "pricing"}
+            if asks.names_the_billing_period(t):
+                found.add("my_plan")  # "what's my billing cycle, and when does the next one start?"
         elif what.question and what.plan and "next_payment" not in found:
             found.add("pricing")
         elif what.question and not found and plan_named is None and asks.names_the_billing_period(t):

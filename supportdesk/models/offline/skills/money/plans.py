@@ -5,10 +5,12 @@ whatever its yes/no reading."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from supportdesk.engine.confirmation import read_answer
+from supportdesk.engine.protocol import CallTools
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
@@ -82,6 +84,25 @@ def plan_in_catalogue(text: str, plans: list[dict[str, Any]]) -> str | None:
 
 
 class MoneyPlans(MoneyBase):
+    def _change_with_its_price(self, customer_id: str, text: str, asked: set[str]):
+        """The plan change, and when one of the message's questions asks its price ("switch us to
+        team but billed annually - what's the total per year?"), that price too (every part asked
+        is answered): read from the price list and said before the desk's gate asks for the yes
+        to the change asked outright. (A change put as a question is offered with its price
+        already: account.py `_plan_change`.)"""
+        action = self._plan_change(customer_id, text, asked)
+        if not isinstance(action, CallTools) or action.text.strip() or not asks.price_asked(text):
+            return action
+        call = next((c for c in action.calls if c.name == "change_plan"), None)
+        if call is None:
+            return action
+        read, plans = self._price_list()
+        if read is not None:
+            return read
+        args, record = call.arguments or {}, self._customer_record(customer_id) or {}
+        period = str(args.get("billing_period") or record.get("billing_period") or "monthly")
+        return dataclasses.replace(action, text=self._change_priced(plans, str(args.get("plan")), period).strip())
+
     def _plan_told(self, asked: set[str], text: str):
         """`_plan_told_in` this message; or, when it only gives the account the desk asked for
         ("dev@example.com" after "what's the email on your account?"), the message before it:
