@@ -174,9 +174,15 @@ class Router:
 
     def _by_access(self, text: str, candidates: Sequence[str], p: Prediction) -> Route | None:
         """To the candidate whose examples tell of someone else's access, when the message does
-        and the words placed it elsewhere (how surely: the access reader's probability)."""
+        (how surely: the access reader's probability, or the words' when surer). Also when the
+        words lean there already but too little to be sure: "I have receive notification of
+        entering to my account from Brazil, I am not in Brazil" leaned 0.46 to the security agent
+        and was left unplaced, though the reader read someone else's access at 0.96."""
         owner = self._access_agent(text, candidates)
-        return Route(owner, gates.access_probability(text), p) if owner is not None and owner != p.label else None
+        if owner is None:
+            return None
+        surely = gates.access_probability(text)
+        return Route(owner, max(surely, p.confidence) if owner == p.label else surely, p)
 
     def route(self, text: str, exclude: Sequence[str] = ()) -> Route:
         candidates = [t for t in self.targets if t not in exclude] or self.targets
