@@ -722,20 +722,29 @@ def desk_access() -> list[tuple[str, str]]:
     opening, or a turn that must reach another agent than the turn before) of the pinned "access"
     files (the tune halves of the families run on a desk with an agent for account security,
     evals/config-agent.toml) is someone else's access when it must reach the agent the desk
-    file made for it, and that other agent's topic ("desk:technical") otherwise; the billing
+    file made for it, and that other agent's topic ("desk:technical") otherwise, as is each of
+    their labelled lines ({"text", "agent"}: evals/access-lines-13-tune.jsonl, a device given
+    away or sold still signed in, a session or a number not the customer's, beside their near
+    matters: a number of their own changed, another company's account); the billing
     agent's examples and the shipped desk's tune openings that must reach billing are money
     ("someone used my card to pay for ..." is a charge disowned, not a break-in). The shipped
     desk's technical examples are not read: with no agent for security there, its own hacked
     accounts are among them. Which agent is the security one is the eval files' label, read here
     once; the router finds its desk's own by reading each agent's examples (router.access_owner)."""
     out: list[tuple[str, str]] = []
+    def label(agent: str) -> str:
+        return gates.ACCESS if agent == ACCESS_AGENT else f"desk:{agent}"
+
     for path in pinned("access"):
         for convo in _jsonl(path):
+            if isinstance(convo.get("text"), str) and isinstance(convo.get("agent"), str):
+                out.append((convo["text"], label(convo["agent"])))  # a labelled line
+                continue
             before = None
             for turn in convo.get("turns") or []:
                 agent = turn.get("expect", {}).get("agent") if isinstance(turn, dict) else None
                 if agent and agent != before and isinstance(turn.get("customer"), str):
-                    out.append((turn["customer"], gates.ACCESS if agent == ACCESS_AGENT else f"desk:{agent}"))
+                    out.append((turn["customer"], label(agent)))
                 before = agent or before
     agents = _desk_agents()
     openings = list(_customer_turns(openings=True))

@@ -108,6 +108,18 @@ async def test_a_config_agent_says_what_its_tool_would_do_when_it_needs_a_detail
     assert result.passed, result.failures
 
 
+async def test_a_verbs_particle_picks_no_lookup_over_the_agents_action():
+    """security-13: "showed up" shared its "up" with find_customer's "look up", so the security
+    agent looked the customer up and reported it instead of offering its reset link."""
+    from supportdesk.commands.evals import evaluate_conversations
+
+    convo = {"name": "t", "turns": [
+        {"customer": "an alert about a sign in from a town i never visited showed up on my acct", "expect": {"agent": "security"}},
+        {"customer": "wes.dubois22@example.com", "expect": {"agent": "security", "offers": ["send_password_reset"], "not_tools": ["send_password_reset"]}}]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
+    assert result.passed, result.failures
+
+
 def test_a_config_agent_is_reached_by_its_matter_told_in_words_its_examples_never_use(monkeypatch):
     """An agent taught a handful of examples is smoothed towards the desk's background, not by a
     uniform pseudo-count: a word its examples never say ("phone", "profile", "files") no longer

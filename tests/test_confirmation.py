@@ -231,6 +231,33 @@ def test_a_doubt_beside_a_no_a_condition_or_a_question_is_not_a_yes(text):
 
 @pytest.mark.parametrize(
     "text",
+    # security-13: a hesitation that opens the answer is a pause, and a clear yes after it is a yes
+    # (before, "hmm" anywhere was a no: "hmm ok sure" closed the reset link's offer).
+    ["hmm ok sure", "mm ok go on then", "hmm ok fine", "umm yes please", "hm, yes", "hmmm yes do it"],
+)
+def test_a_clear_yes_after_a_hesitation_is_a_yes(text):
+    assert read_answer(text, "Shall I send the reset link now?") == "yes"
+
+
+@pytest.mark.parametrize(
+    "text",
+    # ... and anything less than a clear yes after it is none: a shrug, a no, a not-yet, a
+    # question, thanks, a condition, a hesitation in the middle.
+    ["hmm", "hmm ok", "hmm fine", "hmm ok ok", "ummm ok", "hmm, no wait", "hmm not sure yet, let me think", "hmm sure?",
+     "uh sure, but later", "hmm yes but not today", "hmm ok thanks", "hmm ok great thanks bye", "hmm, i guess so",
+     "hmm yes if it's free", "ok hmm sure", "yes umm wait", "hmm ok, what does SSO mean?"],
+)
+def test_a_hesitation_with_less_than_a_clear_yes_is_not_a_yes(text, monkeypatch):
+    """Even with a learned reader that says yes to everything (the pause's yes is the rules' alone)."""
+    from supportdesk.engine import confirmation
+
+    always_yes = confirmation.AnswerReader({"yes": {"<len:1>": 1}, "no": {"<len:3>": 1}}, {"yes": 1000, "no": 1})
+    monkeypatch.setattr(confirmation, "answer_reader", lambda: always_yes)
+    assert read_answer(text, "Shall I send the reset link now?") != "yes"
+
+
+@pytest.mark.parametrize(
+    "text",
     ["yes, but not the duplicate", "yes if it doesn't cost more", "ok sure, the cheaper one", "yes? what does it cost",
      "ok, bye now", "yes, talk to a manager", "yes please wait", "ok thanks", "ah i see, thank you", "sure, let me try it first",
      "yes, and the january one instead", "thanks a lot",

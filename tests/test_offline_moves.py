@@ -946,6 +946,12 @@ async def test_an_answered_question_is_settled_by_a_yes_and_a_problem_still_asks
         ("no one on my team can log in, where is the setting for single sign-on?", True),
         ("nothing works, how do i reset the app", True),
         ("the app keeps crashing when I open it", True),
+        # security-13: "nothing happened" opening a clause denies an incident, a trouble's noun
+        # negated denies one too; nothing coming of what the customer did is the trouble.
+        ("how can i turn on two step verification? nothing happened, i just want to be safer", False),
+        ("no problem with my account at all, just wanna know how to change password", False),
+        ("i clicked the export button and nothing happened", True),
+        ("nothing happened after i pressed save, any idea?", True),
     ],
 )
 def test_a_trouble_denied_is_no_trouble_told(text, trouble):
@@ -959,6 +965,13 @@ def test_a_trouble_denied_is_no_trouble_told(text, trouble):
 async def test_a_want_beside_a_trouble_denied_is_answered_not_fixed(tmp_path):
     [asked], _ = await talk(tmp_path, "nobody hacked me, i just want to change my password to something longer")
     assert "covers this" in asked.said() and "usually fixes" not in asked.said()
+
+
+async def test_the_knowledge_base_is_searched_without_the_trouble_denied(tmp_path):
+    """security-13: the denial's words ("wrong", "hacked") found the sign-in article or left the
+    search unsure; the how-to alone is what is searched."""
+    [asked], _ = await talk(tmp_path, "nothing is wrong and nobody hacked me, how do i change my password")
+    assert "Changing your password" in asked.said() and "usually fixes" not in asked.said()
 
 
 async def test_a_question_about_devices_gets_the_apps_article_and_a_crash_still_the_crash_one(tmp_path):

@@ -430,6 +430,23 @@ def test_a_disowned_sign_in_and_a_denied_hack_route_by_what_they_mean(config_rou
     assert config_router.route("nobody hacked me, i just want to change my password to something longer").agent == "technical"
 
 
+def test_someone_elses_access_is_placed_when_the_words_lean_there_too_little(config_router, monkeypatch):
+    """security-13: the words leaning to the security agent below the router's confidence left a
+    sign-in from a country the customer is not in unplaced ("I have receive notification of
+    entering to my account from Brazil", 0.46), though the access reader read it surely; only a
+    lean to another agent was overruled."""
+    from supportdesk.models.offline.classifier import Prediction
+
+    told = "i got an alert of a sign in to my account from a country i have never been to"
+    for leaning in ("security", "technical"):
+        weak = Prediction(leaning, 0.4, 3, {})
+        monkeypatch.setattr(config_router.model, "predict", lambda text, candidates, weak=weak: weak)
+        config_router._routes.clear()
+        placed = config_router.route(told)
+        assert placed.agent == "security" and placed.confidence >= 0.9
+        assert config_router.best(told).agent == "security"
+
+
 def test_an_example_surely_another_agents_moves_to_it():
     """Issue 38 (security-9): the config desk's technical examples "someone else logged into my
     account" and "I think my account was hacked" are the security agent's by the desk's own model,

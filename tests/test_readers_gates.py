@@ -113,3 +113,26 @@ def test_someone_else_having_the_account_is_read_by_the_access_reader(text, told
     articles and its billing and technical lines: a disowned charge is money, a lost authenticator
     phone a sign-in problem."""
     assert gates.tells_access(text) is told
+
+
+@pytest.mark.parametrize("text, told", [
+    # security-13: a number or an address not the customer's, told with no "someone" in it
+    ("the sign-in codes are sent to a phone number i dont know", True),
+    # the app's own trouble on the customer's own device, and another company's account
+    ("the app on my tablet keeps signing me out", False),
+    ("my account at another company was closed", False),
+])
+def test_a_number_not_the_customers_is_access_and_their_own_device_or_another_company_is_not(text, told):
+    """The desk's labelled lines (evals/access-lines-13-tune.jsonl) teach the kind in varied
+    wording; none of these is in them (before: 0.01, 1.00, 0.47)."""
+    assert gates.tells_access(text) is told
+
+
+def test_the_access_reader_on_its_held_lines():
+    """evals/access-lines-13-held.jsonl, never trained on: 17/19 before its tune half was learnt
+    (access 10/10, near matters read as access 2/9), 18/19 after (1/9)."""
+    rows = _rows("access-lines-13", "held")
+    told = [r for r in rows if r["agent"] == "security"]
+    near = [r for r in rows if r["agent"] != "security"]
+    assert all(gates.tells_access(r["text"]) for r in told)
+    assert sum(gates.tells_access(r["text"]) for r in near) <= 1

@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "money-13", "money-13q")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -78,8 +78,10 @@ KNOWN_MISSES = {
     # Config desk: security told without its examples' words goes to technical; security not
     # offering its tools; billing's capability list. (The two-factor question, which abstained
     # since kb-6's calibrated thresholds, passes since the knowledge base covers a question by
-    # what it asks: tools/kb.py _ASKED.)
-    "understand 6 config (held): a windows session, email later, hedged yes",
+    # what it asks: tools/kb.py _ASKED.) (The windows session with its hedged yes passes since
+    # security-13: "hmm ok sure" is a pause and a clear yes, engine/confirmation._clear_yes_after_pause.)
+    # Billing's capability list for "whats my plan, <email>" (the money skill reads no plan
+    # question in it; the tablet not owned, second, reaches security since security-13):
     "understand 6 config (held): billing holds it, then a tablet I don't own",
     # offers-7 (a yes reaching the offer it answers; tune 5/10 and held 5/8 before, 8/10 and
     # 6/8 after). What still misses:
@@ -96,12 +98,9 @@ KNOWN_MISSES = {
     # browser" passes since a tool parameter taking an id or an email is filled by either; route-6's
     # "stolen login while technical holds" since an example the desk's own model places surely
     # with the security agent teaches it too: router.ceded.)
-    # What still misses: the security agent told only by a disowning with no "someone" in it
-    # ("a number i dont know", "isnt mine", "i never seen", "i did not change it"): the router
-    # hears technical's phone, email, password and device words. (Held-6's "windows session,
-    # hedged yes" misses on that too, and its "hmm ok sure" reads as a no to the confirmation
-    # reader: "hmm" is one of its hesitations, engine/confirmation._NEGATION.)
-    "route 7 config (held): entering from brazil, non-native, email later",
+    # (A disowning with no "someone" in it passes since security-13: the access reader learnt the
+    # desk's labelled lines, and a lean to the security agent too weak to route is placed by it,
+    # router._by_access.)
     # route-7 (before: tune 7/10, held 5/8; after: 9/10, 7/8). Routing and the refer-back pass;
     # what misses is the knowledge base's choice of article (tools/kb): "my phone doesnt show the
     # notes i wrote on my laptop" gets no article (the desk abstains), so "same as before" follows
@@ -352,10 +351,17 @@ KNOWN_MISSES = {
     # tune 9/11 -> 10/11, held 8/10 -> 8/10), but "nothing happened" is no denial of a trouble
     # (after a click it is the trouble), so that one is still a fix; and "nothing is wrong and
     # nobody hacked me, how do i change my password" is answered with the "Can't log in" article
-    # (the knowledge base's choice):
-    "security 12 (tune): two-step verification, nothing happened",
-    "security 12 (held): ipad sold, forgot to sign out",
-    "security 12 (held): nothing wrong, how to change the password",
+    # (the knowledge base's choice). (All three pass since security-13: the access reader learnt
+    # devices given away or sold, "nothing happened" opening a clause denies an incident, and the
+    # knowledge base is searched without the trouble denied.)
+    # security-13 (the config desk's security matter told without its words, "nothing happened"
+    # after a click, a how-to beside "nothing is wrong", hedged yeses, another company's account;
+    # before: tune 10/13, held 10/13; after: tune 12/13, held 12/13). What still misses: an account
+    # at another company (an old employer's, a site's) is placed by the words (senior, security):
+    # nothing in triage reads an account named as another company's as outside the desk
+    # (cues.without_desk_name serves the deletion ground only), as scope-9's netflix above.
+    "security 13 (tune): an account at my old employer closed",
+    "security 13 (held): a closed account at another site",
     # money-11 (a price against the current plan, two reads in one, a change asked with its price,
     # a disputed charge's refund refused with the reason, a short unknown charge id; 6 + 4, run as
     # held-only sets; before: 1/6, 1/4; after 5/6, 3/4). (Its two misses pass since money-12: a

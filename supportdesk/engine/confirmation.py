@@ -61,11 +61,15 @@ _FILLER = {
     # Permission in the customer's own words ("you can go on with it", "u may proceed", "pls").
     "you", "u", "can", "may", "pls", "plz", "make", "happen", "feel", "free", "yourself", "by",
 }
+# A sound of hesitation ("hmm", "umm", "uh", "er"): the customer pauses. Anywhere in an answer it
+# is a not-yet (`_NEGATION`); opening one, it is only the pause before the answer, and what follows
+# is read for a clear yes (`_clear_yes_after_pause`).
+_HESITATION = r"(?:h?m{2,}|hm+|u+m+|u+h+|er+m?)"
 # A no, or not yet: any of these anywhere and the answer is not a yes.
 _NEGATION = re.compile(
     r"\b(?:no|nope|nah|not|never|don'?t|do not|doesn'?t|didn'?t|won'?t|can'?t|cannot|shouldn'?t|wouldn'?t|"
     r"isn'?t|aren'?t|stop|wait|hold|hang|cancel that|forget|skip|later|maybe|perhaps|unsure|"
-    r"think about|think it over|thinking|let me think|changed my mind|change of mind|rather not|leave it|leave things|hmm+|hm+|"
+    r"think about|think it over|thinking|let me think|changed my mind|change of mind|rather not|leave it|leave things|" + _HESITATION + "|"
     r"nevermind|mind|moment|sec|second|minute|first|before|until|yet|refuse|decline|reject|no thanks|"
     r"but|however|though|although|except|unless|if|only if|depends|worried|concerned|afraid|"
     r"dunno|idk|possibly|kinda|sort of|whatever|either way|whichever|up to you|your call|"
@@ -201,7 +205,7 @@ def read_answer(text: str, offer: str = "") -> Reading:
     if not said:
         return "other"
     ruled = _by_rules(said)
-    if ruled == "yes":
+    if ruled == "yes" or _clear_yes_after_pause(said):
         return "yes"
     if ruled == "question" and _asks_for_the_offer(said, offered):
         return "yes"  # "can you send me the reset link please" after "shall I send the reset link?"
@@ -230,6 +234,23 @@ def _asks_the_offered_action(said: str, offered: str) -> bool:
         first is not None and first.group(1) in _offer_words(offered)
         and _only_the_offer(said, offered) and not _vetoed(said, offered)
     )
+
+
+_PAUSE = re.compile(r"^" + _HESITATION + r"\b[\s,.!]*")
+
+
+def _clear_yes_after_pause(said: str) -> bool:
+    """An answer that opens with a hesitation ("hmm ok sure", "mm ok go on then", "hmm ok fine")
+    and then clearly assents: what follows the pause is a yes by the rules alone, said with an
+    unmistakable word of it (`_STRONG_YES`) or with two words of assent ("hmm ok" alone is no
+    more than a shrug): the same rules that read an answer with no pause. The learned reader is
+    not asked: a hesitation followed by anything less stays not-a-yes."""
+    pause = _PAUSE.match(said)
+    if pause is None:
+        return False
+    rest = said[pause.end():]
+    clear = _STRONG_YES.search(rest) is not None or len(set(_ASSENT_RE.findall(rest))) >= 2
+    return bool(rest) and clear and _by_rules(rest) == "yes"
 
 
 # A condition: "if that's the only way", "only if it's free".
@@ -354,7 +375,7 @@ def _asks_for_the_offer(said: str, offered: str) -> bool:
     rest = m.group("rest").replace("?", " ")
     own = _offer_words(offered) - _FILLER_ONLY
     named = {w.strip(".,!") for w in _words(rest)} & own
-    return bool(named) and not _beyond_the_offer(rest, offered) and not _vetoed(rest, offered)
+    return bool(named) and not _beyond_the_offer(rest, offered)
 
 
 # Filler that names no action: a question made only of these asks nothing in particular.

@@ -149,6 +149,16 @@ def access_owner(examples: dict[str, list[str]]) -> str | None:
     return _OWNERS[key]
 
 
+def _unsure(text: str, p: Prediction) -> bool:
+    """The words place the message too little to route it on them (it is asked about, or placed
+    by `Router.best` after a question)."""
+    return (
+        p.known_features == 0
+        or p.confidence < MIN_CONFIDENCE
+        or (len(content_words(text)) <= SHORT_MESSAGE_WORDS and p.confidence < SHORT_MESSAGE_CONFIDENCE)
+    )
+
+
 class Router:
     def __init__(self, targets: Sequence[AgentConfig], use_disk_cache: bool = True, desk_name: str = ""):
         self.targets = [a.name for a in targets]
@@ -174,9 +184,16 @@ class Router:
 
     def _by_access(self, text: str, candidates: Sequence[str], p: Prediction) -> Route | None:
         """To the candidate whose examples tell of someone else's access, when the message does
-        and the words placed it elsewhere (how surely: the access reader's probability)."""
+        and the words placed it elsewhere, or leaned there too little to place it (how surely:
+        the access reader's probability). "I have receive notification of entering to my account
+        from Brazil, I am not in Brazil" leaned 0.46 to the security agent and was left unplaced,
+        though the reader read someone else's access at 0.96. Where the words place it there
+        themselves, their route stands, confidence and all (triage's split of a message into
+        matters weighs it)."""
         owner = self._access_agent(text, candidates)
-        return Route(owner, gates.access_probability(text), p) if owner is not None and owner != p.label else None
+        if owner is None or (owner == p.label and not _unsure(text, p)):
+            return None
+        return Route(owner, gates.access_probability(text), p)
 
     def route(self, text: str, exclude: Sequence[str] = ()) -> Route:
         candidates = [t for t in self.targets if t not in exclude] or self.targets
@@ -194,13 +211,7 @@ class Router:
         placed = self._by_access(text, candidates, p)
         if placed is not None:
             return placed
-        n_words = len(content_words(text))
-        unsure = (
-            p.known_features == 0
-            or p.confidence < MIN_CONFIDENCE
-            or (n_words <= SHORT_MESSAGE_WORDS and p.confidence < SHORT_MESSAGE_CONFIDENCE)
-        )
-        return Route(None if unsure else p.label, p.confidence, p)
+        return Route(None if _unsure(text, p) else p.label, p.confidence, p)
 
     def best(self, text: str, exclude: Sequence[str] = ()) -> Route:
         """The most likely target even when unsure (after one clarifying question)."""

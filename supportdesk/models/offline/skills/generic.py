@@ -32,7 +32,10 @@ _LOOKUPS = ("find_", "list_", "get_", "search_", "lookup_")
 # Stems that say nothing of what a tool is for.
 _FILLER = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with", "they", "them", "their", "it",
            "is", "are", "be", "so", "can", "when", "what", "you", "your", "my", "me", "i", "we", "our", "has",
-           "have", "that", "this", "by", "as", "at", "from", "never", "else", "pleas", "help", "bring"}
+           "have", "that", "this", "by", "as", "at", "from", "never", "else", "pleas", "help", "bring",
+           # A verb's particle says nothing without its verb: find_customer's "look up" is no match
+           # for a login that "showed up" (security-13: the lookup was picked over the reset).
+           "up", "down", "off", "out", "over"}
 _WORD = re.compile(r"[a-z]+")
 
 

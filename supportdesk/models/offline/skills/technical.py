@@ -20,7 +20,10 @@ from supportdesk.text import clip_words
 _CLAUSES = re.compile(r"(?<=[,;.!])\s+")
 _TROUBLE = re.compile(
     r"\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|not|no longer|error\w*|fail\w*|broke\w*|stopped|"
-    r"crash\w*|freez\w*|stuck|missing|gone|lost|wrong)\b",
+    r"crash\w*|freez\w*|stuck|missing|gone|lost|wrong|"
+    # Nothing came of what the customer did ("clicked export and nothing happened"): the trouble.
+    # Opening a clause of its own, "nothing happened" denies an incident instead (`denies_trouble`).
+    r"nothing (?:\w+ )?happen\w*)\b",
     re.I,
 )
 
@@ -51,6 +54,11 @@ _HOW_TO = re.compile(r"\s*how (?:do|can|could|should|would|will|to)\b(?: (?:i|we
 _ANY_CLAUSE = re.compile(r"(?<=[,;.!?])\s+")
 _NO_ONE = re.compile(r"^\W*(?:nobody|noone|no one|no-one)\b", re.I)
 _NOTHING = re.compile(r"^\W*nothing\b", re.I)
+# "no problem with my account", "no issues at all": a trouble's own noun, negated.
+_NO_TROUBLE = re.compile(r"^\W*(?:there'?s |there is |i have |i've )?(?:no|not an?y?) (?:problems?|issues?|troubles?)\b", re.I)
+# What the customer did, told in the clause ("nothing happens when i tap sync"): what follows
+# "nothing" is that action's outcome, a trouble, not a denial.
+_UPON_AN_ACTION = re.compile(r"\b(?:when|whenever|after|once|if)\b", re.I)
 # "no one on my team can log in" is an inability told, not a denial of anyone's doing
 _MODAL = re.compile(r"\b(?:can|could|will|would|should|may|might|must)\b", re.I)
 
@@ -58,12 +66,16 @@ _MODAL = re.compile(r"\b(?:can|could|will|would|should|may|might|must)\b", re.I)
 def denies_trouble(clause: str) -> bool:
     """The clause says a trouble did not happen: someone's doing denied ("nobody got into my
     account", "no one hacked me": classifier.denials reads what the negated subject governs),
-    or a trouble named with "nothing" ("nothing is wrong"). "nothing works" names no trouble of
-    its own (it is one), and "no one on my team can log in" tells an inability: neither is set aside."""
+    a trouble named with "nothing" ("nothing is wrong", "nothing happened"), or a trouble's noun
+    negated ("no problem with my account"). "nothing works" names no trouble of its own (it is
+    one), "nothing happens when i tap sync" tells an action's outcome, and "no one on my team can
+    log in" tells an inability: none of them is set aside."""
     if _NO_ONE.match(clause):
         words, _ = denials(clause)
         return not _MODAL.search(clause) and any(w.startswith("not_") for w in words)
-    return bool(_NOTHING.match(clause) and _TROUBLE.search(clause))
+    if _NO_TROUBLE.match(clause):
+        return True
+    return bool(_NOTHING.match(clause) and _TROUBLE.search(clause) and not _UPON_AN_ACTION.search(clause))
 
 
 def without_denied_trouble(query: str) -> str:
@@ -209,6 +221,10 @@ class TechSkill(SkillBase):
                 query = v.context["issue"]  # what triage understood, without the small talk around it
             else:
                 query = text if len(text.split()) > 3 or not topic_texts else " ".join(topic_texts[-2:])
+            # A trouble denied is no topic: "nothing is wrong and nobody hacked me, how do i change
+            # my password" is searched as the how-to (its "wrong" and "hacked" found the sign-in
+            # article, or left the search unsure), and answered as a question (`tells_trouble`).
+            query = without_denied_trouble(query)
             if not v.called_with("search_kb", {"query": query}):
                 return step.call("search_kb", {"query": query}, issue=issue[:300])
         if not v.has_tool("search_kb"):
