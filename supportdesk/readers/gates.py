@@ -178,6 +178,10 @@ def disclaims_action(text: str, clause_counts: Callable[[str], bool] = lambda cl
 # trained without it), 0.9 reads 202 of 291 right and sends 5 of the 122 desk matters to a
 # person; 0.8 reads 210 right and sends 9.
 GROUND_THRESHOLD = 0.9
+# Naive Bayes counts each of a message's words as if it were news, so its probabilities sit at 0 and
+# 1 ("bring my business partner onto our workspace": ownership at 1.00); its log scores are
+# divided by this before they are read as probabilities, so the threshold has a range to choose in.
+GROUND_TEMPERATURE = 1.0
 
 
 class SparseReader(GateReader):
@@ -218,11 +222,21 @@ def ground(text: str) -> str | None:
     reader = ground_reader()
     if reader is None:
         return None
+    read = ground_reading(reader, text)
+    return read[0] if read is not None and read[1] >= GROUND_THRESHOLD else None
+
+
+def ground_reading(reader: GateReader, text: str, temperature: float | None = None) -> tuple[str, float] | None:
+    """The ground `reader` reads in `text` and how sure it is (its probability among all labels,
+    the scores divided by `temperature`, GROUND_TEMPERATURE unless given), or None when the
+    likeliest label is no ground or is not said in words taught it. (scripts/measure_ground.py
+    reads its folds' readers through this, so the measure is the desk's own reading.)"""
     text = EMAIL.sub(" ", text)
     reading = reader.read(text)
-    if reading.act not in GROUNDS or reading.confidence < GROUND_THRESHOLD:
+    if reading.act not in GROUNDS or not _said_in_words_that_mean(reader, text, reading):
         return None
-    return reading.act if _said_in_words_that_mean(reader, text, reading) else None
+    t = GROUND_TEMPERATURE if temperature is None else temperature
+    return reading.act, acts.probabilities({label: score / t for label, score in reading.scores.items()})[reading.act]
 
 
 # How common (acts.commonness: 0 never seen, 1 in every message) a word may be and still say what
