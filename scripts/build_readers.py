@@ -681,10 +681,16 @@ def desk_ground(leave_out: Collection[str] = ()) -> list[tuple[str, str]]:
     labelled by the agent or the tool it must reach ("desk:billing", "desk:search_kb")."""
     # The lines written near a ground that are the desk's ("the 2fa code is not accepted" beside a
     # promo code not accepted) are a label of their own: among the catch-all of the desk's other
-    # messages their few shared words would be outweighed by the ground's.
+    # messages their few shared words would be outweighed by the ground's. A line that names the
+    # desk matter it is ("topic": "invite", "branding", "export", "sharing", "files") is that
+    # matter's label ("near:invite"): one label of every near matter learns the words all of them
+    # share ("our company account", "who can") and outweighs a true ground said in them ("you
+    # locked our company account ..., who can lift it"), where each matter's own label holds only
+    # its own words (a partner invited, a logo put on) against the ground it is near.
     # (`leave_out`: labelled lines a measure reads with a reader that never saw them,
     # scripts/measure_ground.py.)
-    out = [(r["text"], r["ground"] if r["ground"] != gates.NO_GROUND else "desk:near") for r in ground_lines() if r["text"] not in leave_out]
+    out = [(r["text"], r["ground"] if r["ground"] != gates.NO_GROUND else f"near:{r['topic']}" if r.get("topic") else "desk:near")
+           for r in ground_lines() if r["text"] not in leave_out]
     out += [(r["text"], f"desk:{r['intent']}") for path in pinned("desk_intents") for r in _jsonl(path)]
     for text, expect in _customer_turns():
         made = [t.get("name") for t in expect.get("tools", []) if isinstance(t, dict)]
