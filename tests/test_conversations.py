@@ -34,12 +34,9 @@ HELD_AS_MEASURED = [
 KNOWN_MISSES = {
     # "Can't sign into the desktop app": the search found no sign-in article to prefer.
     "sign-in error (held-2): the desktop app, not the web",
-    # Since ground-12's learned ground reader took over the ownership and deletion rules (issue 38):
-    # "bring my business partner onto our workspace" reads as an ownership transfer (1.00: its
-    # lines hand an account to a partner), and "wipe my account completely" as none of the desk's
-    # grounds (Banking77's topics outweigh the deletion lines on "wipe ... completely").
-    "team invite (held): business partner onto the workspace",
-    "account deletion (held): wipe the account completely",
+    # (Since ground-13: "bring my business partner onto our workspace", read as an ownership
+    # transfer since ground-12, and "wipe my account completely", read as no ground, pass: the
+    # ground reader learnt a partner invited as its own near matter, and an account wiped.)
 }
 EVERY = (
     CONVERSATIONS + MOVES_TUNE + MOVES_HELD + AMOUNTS + [c for tune, held in PAIRS.values() for c in tune + held]

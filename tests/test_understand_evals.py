@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "money-13", "money-13q")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "money-13", "money-13q", "ground-13")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -291,9 +291,14 @@ KNOWN_MISSES = {
     # speaks a language named).
     # ground-12 (privacy, ownership, legal matters, discounts, invoice details and deletion learnt
     # by the ground reader from the desk's labelled lines, the phrase rules gone; before: tune
-    # 4/11, held 6/11; after: 11/11, 10/11). A percentage told without "off" ("a 20% code in
-    # your newsletter") is no amount off to the rule and too few taught words to the reader:
-    "ground-12 (held): a code from a newsletter",
+    # 4/11, held 6/11; after: 11/11, 10/11). ("a 20% code in your newsletter" passes since
+    # ground-13: a percentage a code is worth is a discount to the rule, cues.AMOUNT_OFF.)
+    # ground-13 (desk matters near a ground: a partner invited, a logo on the workspace, one's own
+    # export, a folder shared; the ground reader learnt each near matter as its own label,
+    # ground-lines-13-tune; before: tune 8/10, held 9/10; after: tune 9/10, held 10/10). The
+    # bookkeeper's receipts folder no longer goes to a person, but "read only is enough" tips the
+    # money gate (0.60: "enough" is money's word), so billing answers with the invoices' page:
+    "ground-13 (tune): the receipts folder shared with the bookkeeper is no invoice detail",
     # (Since route-12: switching providers and the two devices about a recipe pass (the gate; the
     # off-topic word list yields to the scope reader, scope.listed_outside); quitting acme with
     # every note still reads as money, "at the end of the month" 0.99.)
@@ -322,15 +327,9 @@ KNOWN_MISSES = {
     "route 12 (tune): the plan with the most features",
     "route 12 (tune): company card replaced the personal one",
     "route 12 (held): new bank, payments from the new account",
-    # Since ground-12's learned grounds (merged after route-12 was measured): "closing the business,
-    # need a copy of all data for our records" reads as privacy (1.00: a copy of one's data is a
-    # data-access request in its lines) and "view access to the invoices folder" as invoice details
-    # (1.00), so both go to a person; the export and team articles never get a word in.
-    "route 12 (held): closing the business, copy of all data",
-    # Since ground-12 too: "our company logo and colours on the workspace" reads as a deletion (0.95;
-    # "workspace" is its lines' word), so it goes to a person rather than "I don't know".
-    "kb 8 (held): no article: company logo and colours, non-native",
-    "route 12 (held): finance guy view access to invoices folder",
+    # (Closing the business with a copy of all data, read as privacy since ground-12, the finance
+    # guy's view access to the invoices folder, read as invoice details, and our logo and colours
+    # on the workspace, read as a deletion, pass since ground-13's near matters.)
     "route 12 (held): microsoft sso AADSTS error, each step done",
     # Held-10 (40/53 + 11/15 before round 9, 41/53 + 11/15 on its first run after it; then seen,
     # its kinds fixed: a reset asked with a customer id, thanks clause by clause, a no with a
@@ -386,11 +385,11 @@ KNOWN_MISSES = {
     # kb-12 (tune 4/9 -> 7/9, held 4/9 -> 5/9 with the written examples). Routing, not the
     # knowledge base (route12's): a stylus question reaches billing; a pasted-over list stays with
     # triage as out of scope; two devices disagreeing on a plan reaches billing ("plan"); records
-    # for the auditor reach senior as a suspended account.
+    # for the auditor reached senior as a suspended account (passes since ground-13's calibrated
+    # ground reader: no ground read).
     "kb 12 (tune): no article: handwriting with a stylus",
     "kb 12 (held): wife pasted a recipe over the shopping list",
     "kb 12 (held): tablet shows last week's plan, laptop the new one",
-    "kb 12 (held): all invoices in excel for the auditor",
     # The example model reads "replaced ... with gibberish, go back to thursday's copy" as no
     # article's: "replaced" and "gibberish" are in no example, "copy" is export's as much.
     "kb 12 (tune): cat on the keyboard replaced the minutes, want thursday's",

@@ -100,12 +100,14 @@ def test_the_ground_reader_on_its_held_lines_of_the_desks_own_grounds():
     (misses under the threshold, or read as a public intent: a server's place 'for our privacy
     policy', an account transferred 'to my daughter', 'legal proceedings', a promotion this month),
     and none of its 14 desk matters (an export for an auditor, a plan stopped, a profile's
-    address, an invoice's amount) is sent to a person."""
+    address, an invoice's amount) is sent to a person. 34 since ground-13's calibration (the
+    temperature 1.5 chosen on the dev readings, precision first: scripts/measure_ground.py): 36
+    at 1.0 with ground-13's near matters learnt."""
     from supportdesk.readers import gates
 
     rows = [json.loads(line) for line in (REPO / "evals" / "ground-lines-12-held.jsonl").read_text().splitlines() if line.strip()]
     right = sum((gates.ground(r["text"]) or gates.NO_GROUND) == r["ground"] for r in rows)
-    assert right >= 35, f"{right}/{len(rows)}"
+    assert right >= 34, f"{right}/{len(rows)}"
     assert [r["text"] for r in rows if r["ground"] == gates.NO_GROUND and gates.ground(r["text"]) is not None] == []
     training = json.loads((REPO / "supportdesk" / "readers" / "data" / "TRAINING.json").read_text())
     assert "evals/ground-lines-12-tune.jsonl" in training["ground"] and "evals/ground-lines-12-held.jsonl" not in training["ground"]
@@ -182,3 +184,78 @@ def test_an_amount_off_is_a_discount_whatever_else_is_said():
 
     assert cues.unknown_ground("can i get 30% off if i pay yearly?") == "discount or promo code"
     assert cues.unknown_ground("can i pay yearly?") is None
+
+
+def test_a_percentage_a_code_is_worth_is_a_discount_without_the_reader(monkeypatch):
+    """Percentages are a rule's (cues.AMOUNT_OFF): "a 20% code", "15 percent voucher" name a
+    discount whatever words surround them; a percentage of anything else names none."""
+    from supportdesk.models.offline import cues
+    from supportdesk.readers import gates
+
+    gates.ground.cache_clear()
+    monkeypatch.setattr(gates, "ground", lambda text: None)
+    assert cues.unknown_ground("i got a 20% code in your newsletter but where do i put it") == "discount or promo code"
+    assert cues.unknown_ground("I received 15 percent voucher in your email, how I use it?") == "discount or promo code"
+    assert cues.unknown_ground("my storage is 80% full, what happens then") is None
+
+
+def test_the_ground_reader_on_held_desk_matters_near_each_ground():
+    """evals/ground-lines-13-held.jsonl (never trained on): desk matters that share a ground's
+    words (a partner or colleague invited is no ownership, a logo and colours on the workspace no
+    deletion, one's own export before closing the business no privacy request, a folder of
+    invoices shared no invoice details) beside the grounds told in new words. Before the reader
+    learnt ground-lines-13-tune's near matters it sent 6 of the 24 desk matters to a person
+    (precision 0.81); after, 1 (a business partner brought into the workspace, still read as
+    ownership), precision 0.96, recall 0.96 (scripts/measure_ground.py)."""
+    from supportdesk.models.offline.cues import without_desk_name
+    from supportdesk.readers import gates
+
+    rows = [json.loads(line) for line in (REPO / "evals" / "ground-lines-13-held.jsonl").read_text().splitlines() if line.strip()]
+    read = [(r["ground"], gates.ground(without_desk_name(r["text"])) or gates.NO_GROUND) for r in rows]
+    sent = [r["text"] for r, (want, got) in zip(rows, read) if want == gates.NO_GROUND and got != gates.NO_GROUND]
+    assert len(sent) <= 1, sent
+    said = [(want, got) for want, got in read if got != gates.NO_GROUND]
+    assert sum(want == got for want, got in said) >= 0.95 * len(said)
+    grounds = [(want, got) for want, got in read if want != gates.NO_GROUND]
+    assert sum(want == got for want, got in grounds) >= 0.9 * len(grounds)
+    training = json.loads((REPO / "supportdesk" / "readers" / "data" / "TRAINING.json").read_text())
+    assert "evals/ground-lines-13-tune.jsonl" in training["ground"] and "evals/ground-lines-13-held.jsonl" not in training["ground"]
+
+
+def test_the_ground_reading_is_tempered_before_the_threshold(monkeypatch):
+    """gates.ground_reading divides the reader's log scores by the temperature before they are
+    read as probabilities (naive Bayes is sure to 1.00 of a word counted as news): the reading
+    is the same, its confidence lower, and gates.ground compares that confidence."""
+    from supportdesk.readers import gates
+
+    reader = gates.ground_reader()
+    assert reader is not None
+    text = "please forward this to your legal department and our attorneys"
+    plain = gates.ground_reading(reader, text, 1.0)
+    tempered = gates.ground_reading(reader, text, 40.0)
+    assert plain is not None and tempered is not None and plain[0] == tempered[0] == gates.LEGAL
+    assert plain[1] > tempered[1]
+    gates.ground.cache_clear()
+    assert gates.ground(text) == gates.LEGAL
+    gates.ground.cache_clear()
+    monkeypatch.setattr(gates, "GROUND_TEMPERATURE", 40.0)
+    assert gates.ground(text) is None
+    gates.ground.cache_clear()
+
+
+def test_each_near_matter_is_learnt_under_its_own_label():
+    """A labelled line that names the desk matter it is ("topic") is learnt under that matter
+    ("near:invite"), not the one label of every near matter, whose words shared by all of them
+    ("our company account", "who can") came to outweigh a ground said in them; and a measure's
+    fold leaves its own lines out (build_readers.desk_ground's leave_out)."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    import build_readers
+
+    lines = build_readers.desk_ground()
+    labels = {label for _, label in lines}
+    assert {"near:invite", "near:branding", "near:export", "near:sharing", "near:files"} <= labels
+    assert ("how do i bring a new coworker into our workspace", "near:invite") in lines
+    left = build_readers.desk_ground({"how do i bring a new coworker into our workspace"})
+    assert len(left) == len(lines) - 1 and "how do i bring a new coworker into our workspace" not in {t for t, _ in left}

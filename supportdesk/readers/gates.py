@@ -25,11 +25,14 @@ much about money as a complaint), the disclaimer reads the act reader's features
   (CLINC150's account_blocked), or another language than the desk's English (CLINC150's translate
   and change_language); of a kind only the desk's own lines hold, a privacy request, an account's
   ownership, a legal matter, a discount, what an invoice says about the customer, or the account
-  deleted (evals/unknown-ground-tune.jsonl and ground-lines-12-tune.jsonl; their held halves are
-  never read). Every other CLINC150 and Banking77 train message is none, each topic its own label,
-  and so are the desk's own money intents, the tune halves' turns that must not reach a person and
-  the labelled lines' near matters ("desk:near"). A ground is read only from a word taught it
-  (`_said_in_words_that_mean`); cues.unknown_ground keeps rules for names and amounts beside it.
+  deleted (evals/unknown-ground-tune.jsonl, ground-lines-12-tune.jsonl and ground-lines-13-tune.jsonl;
+  their held halves are never read). Every other CLINC150 and Banking77 train message is none, each
+  topic its own label, and so are the desk's own money intents, the tune halves' turns that must not
+  reach a person and the labelled lines' near matters, each named one under its own label ("near:invite"
+  for a partner brought onto the workspace, "near:branding", "near:export", "near:sharing",
+  "near:files"), the rest "desk:near". A ground is read only from a word taught it
+  (`_said_in_words_that_mean`), and only when sure at a calibrated temperature
+  (scripts/measure_ground.py); cues.unknown_ground keeps rules for names and amounts beside it.
 - disclaims: does the customer say outright that they ask for no action (yet) ("i'm not asking
   you to change anything", "dont switch nothing, only curious", "no, not right now")? Trained on
   the Schema-Guided Dialogue user turns that decline an offered action (NEGATE_INTENT) against
@@ -171,13 +174,20 @@ def disclaims_action(text: str, clause_counts: Callable[[str], bool] = lambda cl
     return len(parts) > 1 and any(clause_counts(c) and disclaims_probability(c) >= DISCLAIMS_CLAUSE_THRESHOLD for c in parts)
 
 
-# A ground no tool covers sends the message to a person instead of an article or a tool: chosen on
-# evals/unknown-ground-tune.jsonl and the conversation tune halves, where a locked sign-in, a
-# frozen app or a PIN blocked must stay the desk's. Kept for the grounds learnt from the desk's
-# own lines (ground-12): read five-fold across the labelled tune lines (each fifth by a reader
-# trained without it), 0.9 reads 202 of 291 right and sends 5 of the 122 desk matters to a
-# person; 0.8 reads 210 right and sends 9.
+# A ground no tool covers sends the message to a person instead of an article or a tool. The
+# threshold and the temperature (below) are chosen together by `scripts/measure_ground.py
+# --calibrate` on its dev readings: the labelled tune lines read five-fold (each fifth by a reader
+# trained without it) and the tune conversations' turns that must name a ground, precision first
+# (a desk matter sent to a person costs three grounds missed; among settings within 2 % of the
+# least cost, the fewest desk matters sent). Since ground-13's near matters: 0.9 at 1.5 reads 118
+# of 207 grounds right and sends 7 of the 176 desk matters to a person; 0.9 at 1.25 (the least
+# cost) reads 128 and sends 10; 0.9 at 1.0 (ground-12's setting) reads 133 and sends 13. The held lines (never read to choose):
+# ground-lines-13-held precision 1.00, recall 0.96, none of its 24 desk matters sent.
 GROUND_THRESHOLD = 0.9
+# Naive Bayes counts each of a message's words as if it were news, so its probabilities sit at 0
+# and 1 ("bring my business partner onto our workspace": ownership at 1.00); its log scores are
+# divided by this before they are read as probabilities, so the threshold has a range to choose in.
+GROUND_TEMPERATURE = 1.5
 
 
 class SparseReader(GateReader):
@@ -218,11 +228,21 @@ def ground(text: str) -> str | None:
     reader = ground_reader()
     if reader is None:
         return None
+    read = ground_reading(reader, text)
+    return read[0] if read is not None and read[1] >= GROUND_THRESHOLD else None
+
+
+def ground_reading(reader: GateReader, text: str, temperature: float | None = None) -> tuple[str, float] | None:
+    """The ground `reader` reads in `text` and how sure it is (its probability among all labels,
+    the scores divided by `temperature`, GROUND_TEMPERATURE unless given), or None when the
+    likeliest label is no ground or is not said in words taught it. (scripts/measure_ground.py
+    reads its folds' readers through this, so the measure is the desk's own reading.)"""
     text = EMAIL.sub(" ", text)
     reading = reader.read(text)
-    if reading.act not in GROUNDS or reading.confidence < GROUND_THRESHOLD:
+    if reading.act not in GROUNDS or not _said_in_words_that_mean(reader, text, reading):
         return None
-    return reading.act if _said_in_words_that_mean(reader, text, reading) else None
+    t = GROUND_TEMPERATURE if temperature is None else temperature
+    return reading.act, acts.probabilities({label: score / t for label, score in reading.scores.items()})[reading.act]
 
 
 # How common (acts.commonness: 0 never seen, 1 in every message) a word may be and still say what

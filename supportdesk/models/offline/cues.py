@@ -211,8 +211,9 @@ REPEAT_CONTACT = _any(
 # Ground no tool or help article on a software desk covers goes to a person, never to the nearest
 # article (an agent whose tools do cover it is found by `unknown_ground`'s caller). What the
 # customer asks for is read by a learned reader (`LEARNED_GROUND`); rules keep only what rules
-# read well: an amount off a price ("30% off") is a discount, however the rest is said.
-AMOUNT_OFF = re.compile(r"\b\d+ ?(?:%|percent) off\b", re.IGNORECASE)
+# read well: an amount off a price ("30% off"), or a percentage a code, coupon or voucher is worth
+# ("a 20% code in your newsletter"), is a discount, however the rest is said.
+AMOUNT_OFF = re.compile(r"\b\d+ ?(?:%|percent) (?:off|discount|code|coupon|voucher|promo)\b", re.IGNORECASE)
 
 
 # Words in a tool's name or description that show the desk does cover the ground after all.
@@ -269,7 +270,8 @@ def without_desk_name(text: str, desk_name: str | None = None) -> str:
 # provider blocked, froze or put on hold (CLINC150's account_blocked) and another language
 # (CLINC150's translate and change_language) of a kind public data holds; privacy, ownership,
 # legal matters, discounts, what an invoice says about the customer and an account deleted from
-# the desk's own labelled lines (evals/unknown-ground-tune.jsonl, ground-lines-12-tune.jsonl);
+# the desk's own labelled lines (evals/unknown-ground-tune.jsonl, ground-lines-12-tune.jsonl and
+# ground-lines-13-tune.jsonl, which also holds the desk matters near each ground);
 # each against every other intent of CLINC150 and Banking77 and the desk's own messages. Told in
 # any words ("acme shut off our access", "where do our files physically live", "our attorney will
 # be in touch"), not in a rule's.
