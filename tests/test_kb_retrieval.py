@@ -258,7 +258,8 @@ def test_the_thresholds_are_what_the_tune_halves_choose():
     readings, conversations = bench.tune_readings(), bench.conversation_readings()
     assert bench.calibrate(readings, conversations) == CALIBRATED
     chosen, hand = bench._score(readings, CALIBRATED), bench._score(readings, HAND_SET)
-    # (as many wrong tune articles since kb-12's examples: 9 both, 125 against 124)
+    # (as many wrong tune articles since kb-12's examples: 9 both, 129 against 126 since kb-13's;
+    # conversations' articles kept 139 against 133)
     assert chosen > hand and -chosen[1] <= -hand[1]
     assert bench._kept(conversations, CALIBRATED) > bench._kept(conversations, HAND_SET)
 
@@ -274,18 +275,22 @@ def test_kb6_held_half_keeps_its_floor():
 def test_the_held_halves_show_fewer_wrong_articles_than_the_hand_set_thresholds():
     kb = knowledge_base()
 
-    def wrong(thresholds: Thresholds) -> int:
-        count = 0
+    def wrong_and_right(thresholds: Thresholds) -> tuple[int, int]:
+        wrong = right = 0
         for family in _bench().FAMILIES:
             for r in _rows("held", family):
                 hits = kb.answer(r["text"], thresholds=thresholds)
-                count += bool(hits) and hits[0][0].slug != r["article"]
-        return count
+                wrong += bool(hits) and hits[0][0].slug != r["article"]
+                right += bool(hits) and hits[0][0].slug == r["article"]
+        return wrong, right
 
-    # 6 of 160 held questions (13 on kb-6's start; 9 before the recalibration with the questions
+    # 4 of 160 held questions (13 on kb-6's start; 9 before the recalibration with the questions
     # that share only a generic word with an article, for three right articles more; 10 before
-    # kb-12's written examples; 7 with the hand-set thresholds now)
-    assert wrong(CALIBRATED) <= 6 < wrong(HAND_SET)
+    # kb-12's written examples; 6 before kb-13's absent matters, 7 with the hand-set thresholds
+    # then). kb-13's rule withdrew the hand-set thresholds' extra wrong article too (4 both): the
+    # calibrated ones show no more wrong articles, and more right ones (104 against 101).
+    (wrong, right), (hand_wrong, hand_right) = wrong_and_right(CALIBRATED), wrong_and_right(HAND_SET)
+    assert wrong <= 4 and wrong <= hand_wrong and right > hand_right
 
 
 def test_words_customers_use_for_one_article_count_as_covered():
@@ -297,7 +302,9 @@ def test_words_customers_use_for_one_article_count_as_covered():
     assert sync is not None
     assert kb.coverage(question, sync) < CALIBRATED.assist <= kb.coverage(question, sync, learned=True)
     assert _answer(question) == "sync-issues"
-    assert kb.answer(question, thresholds=dataclasses.replace(CALIBRATED, assist=0.9)) == []
+    # (a problem told, covered by the words the desk knows: kb-13) and not above its coverage
+    above = kb.read(question).best_coverage + 0.01
+    assert kb.answer(question, thresholds=dataclasses.replace(CALIBRATED, assist=above)) == []
     # a word the examples use for several articles says nothing of which: not learned
     for term in kb.query_terms("phone"):
         assert all(_stem(term) not in learned for learned in kb._learned), term
@@ -556,3 +563,57 @@ def test_the_written_examples_copy_no_eval_message():
     written = parse_examples(WRITTEN_EXAMPLES.read_text(encoding="utf-8"))
     assert len(written) >= 400 and sum(slug is None for slug, _ in written) >= 80
     assert not [q for _, q in written if " ".join(q.split()).lower() in messages]
+
+
+def test_a_problem_the_model_answers_alone_is_covered_by_what_the_desk_knows():
+    # kb-13 (issue 38.2): a problem told is told around the customer's own things ("my old
+    # grocery list"), which no article and no example names; the example model's own article
+    # (`_alone`'s assist) is judged by the words the articles hold or the examples taught, as
+    # BM25's first article is by the articles' words (`coverage`'s `told` with `learned`). A
+    # question still counts every word it asks about.
+    kb = knowledge_base()
+    told = "the tablet keeps showing my old grocery list though i changed it on the phone this morning"
+    sync = kb.get("sync-issues")
+    assert sync is not None and kb.told(told)
+    assert kb.coverage(told, sync, learned=True) < CALIBRATED.assist <= kb.coverage(told, sync, learned=True, told=True)
+    assert kb.read(told).best_coverage >= CALIBRATED.assist
+    assert _answer(told) == "sync-issues"
+    # words the examples taught the article count as known, no article holding them: dropped,
+    # "my tablet is behind my pc" would weigh no word at all
+    assert kb.coverage("my tablet is behind my pc", sync, learned=True, told=True) == 1.0
+    asked = "is there a timeline or gantt view for projects"
+    reading = kb.read(asked)
+    assert reading.best is not None and reading.best_coverage == kb.coverage(asked, reading.best, learned=True)
+
+
+def test_a_problem_told_with_a_question_at_its_end_is_still_told():
+    # `Reading.asked` is the act reader's verdict (a bool), not the question clause read for
+    # coverage (`read` once stored the clause there, a non-empty string: every told problem
+    # ending in a question counted as asked in `decide`'s NONE rule).
+    reading = knowledge_base().read("the app freezes when i open a big photo, what should i do?")
+    assert reading.confident and reading.asked is False
+
+
+def test_a_question_naming_a_matter_no_article_covers_gets_none():
+    # kb-13 (issue 38.2): "dark" and "widget" are used only by examples no article answers (twice
+    # or more), so they name absent matters; a question asking for one gets no article sharing its
+    # other words ("android app", "mobile app"), whichever rule chose that article: BM25's first,
+    # or another put first by a veto ("does the mobile app have a dark mode": app-passcode).
+    kb = knowledge_base()
+    assert {_stem(t) for t in kb.query_terms("dark widget")} <= kb._absent
+    assert not {_stem(t) for t in kb.query_terms("phone sheet")} & kb._absent
+    # nor a word one such example uses: too few to say a matter is absent
+    assert sum("fax" in text.split() for _, text in examples()) == 1 and "fax" not in kb._absent
+    for question in ("does the android app have a widget", "does the mobile app have a dark mode"):
+        reading = kb.read(question)
+        assert reading.asked and kb.decide(dataclasses.replace(reading, absent={}), CALIBRATED) != []
+        assert kb.decide(reading, CALIBRATED) == []
+    # a problem told around such a thing keeps its article
+    told = "the desktop app crashes whenever i open a pdf"
+    assert kb.read(told).absent.get("app-crashes") and _answer(told) == "app-crashes"
+    # and an article the model is sure of (`sure`) answers a question naming such a thing as what
+    # it is about: "task" is an absent matter's word, a csv of the tasks is an export
+    asked = "can i export a csv listing every task in our workspace?"
+    reading = kb.read(asked)
+    assert reading.asked and reading.absent.get("export-data") and reading.probability["export-data"] >= CALIBRATED.sure
+    assert _answer(asked) == "export-data"

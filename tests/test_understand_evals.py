@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "money-13", "money-13q", "ground-13")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -133,12 +133,9 @@ KNOWN_MISSES = {
     # "a whole folder got deleted" is lost data to cues.DATA_LOSS, so an engineering ticket
     # before any article (not the technical skill's to change here):
     "tech 7b (tune): my dog on the laptop, a folder deleted",
-    # Which article: "dark mode" shares "desktop app" with the apps article (BM25 confident, the
-    # example model leaning to no article but not sure); "photos wiped on my tablet ... get them
-    # back" and "emptied the trash ... recoverable" name the restore article's matter in words
-    # its tags lack (the model reads "shared", "coworker" as team invites):
-    "tech 7b (tune): no article: dark mode",
-    "tech 7b (tune): a tablet, photos wiped by mistake",
+    # ("dark mode" in the desktop app passes since kb-13: a word only the examples no article
+    # answers use names an absent matter, tools/kb.py `absent`; "photos wiped on my tablet" since
+    # a problem the model answers alone is covered by the words the desk knows.)
     # route-7b (card questions; before: tune 3/6, held 1/5 (its fifth added after the change, a miss both before and after); config: tune 2/8, held 2/6; after: tune 4/6, held 1/5; config tune 6/8, held 3/6; held-7 41/50 -> 42/50, held-7-config 10/14 -> 12/14).
     # Round 8 (intents8): tune 6/6, held 5/5: the card on file asked is read by the learned desk
     # intents reader (cues.asks_card_on_file), no longer by the shapes of a phrase rule.
@@ -208,13 +205,13 @@ KNOWN_MISSES = {
     # not sure enough that no article answers to withdraw it:
     # An article's matter told only in words no article nor example holds ("goes black and
     # shuts", "the old one again", "boots me back"): the desk abstains (safe, a miss); "my son
-    # cleared out ... lost forever" reads as the lost phone's. Word meaning beyond the articles'
+    # cleared out ... lost forever" reads as the lost phone's ("the old one again" passes since
+    # kb-13's told coverage of the model's own article). Word meaning beyond the articles'
     # and examples' words is not learnt (wordllama 0.4 measured in benchmarks/bench_kb.py did worse
     # on the held halves). (The tune half's four such, "the friday one back", "dies", "phone shows
     # old text", "buzz ... silent", pass since kb-9: the example model learns the tune
     # conversations' first messages, benchmarks/bench_kb.py EXAMPLE_CONVERSATIONS.)
     "kb 8 (held): son cleared recipes on the ipad",
-    "kb 8 (held): changes at work, old file at home",
     # "opening any board takes like a full minute now, the spinner just goes round" reads to
     # triage as outside every agent's job (scope.py, not this family's to change):
     "kb 8 (tune): a board takes a minute, spinner forever",
@@ -280,8 +277,8 @@ KNOWN_MISSES = {
     # ... how it was on saturday" share too few words with the restore and apps articles or their
     # examples (abstained, safe); a move to another tool, an auditor's download and an
     # accountant's receipts folder read as money by triage (billing); "will my notes still open in
-    # the subway when there is no signal?" gets the crash article ("open"):
-    "kb 10 (held): brother erased half the guest list, saturday's",
+    # the subway when there is no signal?" gets the crash article ("open"). (The guest list
+    # erased passes since kb-13: told around the customer's own things, covered by what the desk knows.)
     "kb 10 (held): accountant should see the receipts folder too",
     # unknown-ground-10 (an account blocked, frozen or on hold, another language asked for, read by
     # the learned ground reader, readers/gates.py `ground`; before: tune 4/8, held 3/6; after: tune
@@ -310,7 +307,6 @@ KNOWN_MISSES = {
     # with every note, switching providers; a wrong article: emoji reactions get the notifications
     # article. (The gantt chart reaches the technical agent, which abstains, since scope-11.)
     "kb 11 (tune): quitting acme, want a copy of all notes",
-    "kb 11 (held): ipad still shows the old to-do list",
     # money-10 (a change of how the customer pays told without a payment method's noun, verbless
     # requests; before: tune 6/8, held 4/6; after: tune 8/8, held 5/6). "how i pay for acme needs to
     # change", the matter said as the sentence's subject, is read by the desk intents reader as a
@@ -389,30 +385,41 @@ KNOWN_MISSES = {
     # ground reader: no ground read).
     "kb 12 (tune): no article: handwriting with a stylus",
     "kb 12 (held): wife pasted a recipe over the shopping list",
-    "kb 12 (held): tablet shows last week's plan, laptop the new one",
-    # The example model reads "replaced ... with gibberish, go back to thursday's copy" as no
-    # article's: "replaced" and "gibberish" are in no example, "copy" is export's as much.
-    "kb 12 (tune): cat on the keyboard replaced the minutes, want thursday's",
+    # (The ipad's old to-do list, the tablet's last week's plan and the minutes replaced with
+    # gibberish pass since kb-13: the model's own article covers a problem told by the words the
+    # desk knows, and the examples hold more of one device behind another.)
     # A wrong article: "sign", "clients" and "electronically" lean to the devices article's words
-    # in the example model, and BM25 finds it confident; no example asks about e-signatures.
+    # in the example model, and BM25 finds it confident; kb-13's examples ask about e-signing and
+    # signatures (one near this held line's words, that made it pass, was reworded), but this
+    # question says neither: "sign" is the sign-in articles' word, "contracts" no example's.
     "kb 12 (held): no article: signatures on contracts",
-    # BM25 abstains, and the example model reads "moving files between folders" as a sync
-    # question (0.96): no example asks about shortcuts (one that did, a near copy of this held
-    # question's, was taken out of the written examples so as not to teach a held half).
-    "understand 7 (held): no article: keyboard shortcuts",
+    # ("keyboard shortcuts" passes since kb-13: its examples ask about shortcuts and hotkeys, as
+    # features the product lacks.)
     # Held-11 (41/54 + 13/15 before round 10, 44/54 + 14/15 on its first run after it; one of those
     # three, a refund no reason fits above billing's limit, fixed after the before-run showed it, and
     # the config desk's phishing conversation since the gate's fix of a reset sent on an id alone).
-    # What it still misses: articles told in new words (webhooks stopped, a sign-in email swapped:
-    # the knowledge base abstains or picks the password article; credits bought with no balance go to
-    # billing's charges); "leaving one day, everything out" left with triage; a cancellation asked
+    # What it still misses: credits bought with no balance go to billing's charges (webhooks stopped
+    # and a sign-in email swapped pass since kb-13); "leaving one day, everything out" left with triage; a cancellation asked
     # as "stop the subscription" routed to technical. (A duplicate of two 9.99s refunded on the first
     # day passes since money-13; the next payment asked with "team" or "yearly" in it, "the 15th" of
     # this month and a yearly team price asked with the change since money-13q.)
-    "understand 11 (held): article: our server gets no webhook events since friday",
     "understand 11 (held): article: credits bought, bank paid, balance still zero, no refund",
     "understand 11 (held): question: leaving one day, everything out in a standard format",
-    "understand 11 (held): question: swap the sign-in email for a new work one",
+    # (Webhooks stopped and a sign-in email swapped pass since kb-13's written examples of the
+    # API and personal-details articles' kinds.)
+    # kb-13 (before: tune 6/10, held 5/10; after: tune 8/10, held 7/10). Routing, not the
+    # knowledge base (route13's): credits paid for with no balance reach billing, which asks for
+    # the account or looks for the charge (find_charges) rather than searching the articles (the
+    # knowledge base alone gives the top-up article both times); e-signing a pdf reaches senior.
+    "kb 13 (tune): bought credits, none showing",
+    "kb 13 (held): credits paid for, balance zero, non-native",
+    "kb 13 (held): no article: sign documents",
+    # "log in with my new gmail adress instead of the old hotmail one": BM25 finds the login
+    # article confident, the model is sure of personal details but its article covers too little
+    # of the question ("gmail", "hotmail" weigh most: words the public corpora never hold);
+    # "a colleague erased the staff rota": the model's restore article at 0.89, below sure (0.9).
+    "kb 13 (tune): sign in with my new address",
+    "kb 13 (held): colleague erased the rota",
     "understand 11 (held): control: stop the subscription, 'ok go ahead with it'",
     # money-13 (a yes to a refund passed up; tune 1/9 and held 1/10 before, 9/9 and 9/10 after).
     # "hey what was the 24 march and 25 march payments" (no question mark) is read as the
