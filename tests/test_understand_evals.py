@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "route-13")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -94,8 +94,10 @@ KNOWN_MISSES = {
     # question the desk's gate needs (the same kind as the tune half's miss above).
     "offers 7 (held): charges of two days asked, then ya refund it thank you",
     # Two matters joined by "+" ("two 29.99 charges in march on my card + i want to change my
-    # password, send reset link"): triage does not split there, the whole message goes to the
-    # technical agent, the reset is offered and "ok yes" sends it; the charges are never seen.
+    # password, send reset link"): since route-13 triage splits there and the refund is offered
+    # first; on "ok yes" the waiting matter is handed over and the reset link sent in that turn, as
+    # offers-7's tune half ("double 9.99 and a reset link, both in turn") expects, where this held
+    # conversation expects it only when asked again (the two halves disagree: the lead's call).
     "offers 7 (held): two 29.99 and a password reset link",
     # Route-7-config (security7; before: tune 5/10, held 3/8; after: tune 6/10, held 4/8; held-6
     # config 7/13 -> 8/13). ("customer id given, unknown
@@ -222,9 +224,8 @@ KNOWN_MISSES = {
     # conversations' first messages, benchmarks/bench_kb.py EXAMPLE_CONVERSATIONS.)
     "kb 8 (held): son cleared recipes on the ipad",
     "kb 8 (held): changes at work, old file at home",
-    # "opening any board takes like a full minute now, the spinner just goes round" reads to
-    # triage as outside every agent's job (scope.py, not this family's to change):
-    "kb 8 (tune): a board takes a minute, spinner forever",
+    # ("opening any board takes like a full minute now, the spinner just goes round" passes since
+    # route-13: the scope reader learnt slowness told with a spinner as the desk's own.)
     # Held-9 (36/52 + 9/15 before round 8, written before it under the reset-link policy;
     # 41/52 + 11/15 on its first run after it). Which article: a matter told in words no article
     # or example holds is abstained on (safe, a miss): restore, export, team (sync and crash pass
@@ -321,22 +322,22 @@ KNOWN_MISSES = {
     "money 10 (held): how i pay needs to change, card, 'yep'",
     # route-12 (wording that leans to another agent's words; before: tune 12/18, held 19/23; after:
     # tune 15/18, held 21/23). (An auditors' read-only access, read as a blocked account by the ground
-    # reader before, passes since ground-12's reader.) What still misses: "the plan with the most features"
-    # names no place by rule and billing hands it back (its "features" are the technical agent's
-    # job words); a company card that "replaced" the "personal" one is the technical agent's words
-    # to the gate (0.00); payments from a new bank account lean the router to technical; "we did
-    # each step and the error is still there" points back with no pronoun, so it is searched again:
-    "route 12 (tune): the plan with the most features",
-    "route 12 (tune): company card replaced the personal one",
+    # reader before, passes since ground-12's reader; "the plan with the most features" and a company
+    # card that "replaced" the "personal" one pass since route-13: billing keeps a money intent told
+    # in the technical agent's words, and the gate learnt a card or bank told as a replacement.) What
+    # still misses: payments from a new bank account lean the router to technical (0.58) and the act
+    # reader reads the message as a problem told, so cues.asks_card_change (a request) does not hear
+    # the change the desk intents reader reads (update_card 1.00); "we did each
+    # step and the error is still there" points back with no pronoun, so it is searched again:
     "route 12 (held): new bank, payments from the new account",
     # Since ground-12's learned grounds (merged after route-12 was measured): "closing the business,
     # need a copy of all data for our records" reads as privacy (1.00: a copy of one's data is a
     # data-access request in its lines) and "view access to the invoices folder" as invoice details
     # (1.00), so both go to a person; the export and team articles never get a word in.
     "route 12 (held): closing the business, copy of all data",
-    # Since ground-12 too: "our company logo and colours on the workspace" reads as a deletion (0.95;
-    # "workspace" is its lines' word), so it goes to a person rather than "I don't know".
-    "kb 8 (held): no article: company logo and colours, non-native",
+    # (Since ground-12 "our company logo and colours on the workspace" read as a deletion and went
+    # to a person; since route-13's lines, "workspace" among the ground reader's near matters, it is
+    # the technical agent's "I don't know": it passes.)
     "route 12 (held): finance guy view access to invoices folder",
     "route 12 (held): microsoft sso AADSTS error, each step done",
     # Held-10 (40/53 + 11/15 before round 9, 41/53 + 11/15 on its first run after it; then seen,
@@ -379,10 +380,8 @@ KNOWN_MISSES = {
     # is passed up to):
     "money 12 (tune): the march 11 charge asked, then refund that one with thanks",
     "money 12 (held): the charge from 3rd march, then refund it thanks",
-    # "whats on my acount for march" (a misspelt "acount") is read by the skill's scope reader as
-    # another team's matter before the month it asks about is read, so billing hands it back and
-    # the technical agent abstains:
-    "money 12 (held): whats on my acount for march",
+    # ("whats on my acount for march" passes since route-13: billing keeps a first message the desk
+    # intents reader reads as a money intent, with money named, acts.reads_money_intent.)
     # "If I moved from team down to pro, what would I pay and would I lose any of what I already
     # paid?" is read as a plan change asked about (cues.PLAN_CHANGE_QUESTION), whose answer says
     # what a change does to the period paid for but not the price also asked:
@@ -415,14 +414,13 @@ KNOWN_MISSES = {
     # the config desk's phishing conversation since the gate's fix of a reset sent on an id alone).
     # What it still misses: articles told in new words (webhooks stopped, a sign-in email swapped:
     # the knowledge base abstains or picks the password article; credits bought with no balance go to
-    # billing's charges); "leaving one day, everything out" left with triage; the next payment's day
+    # billing's charges); ("leaving one day, everything out" passes since route-13); the next payment's day
     # asked with "team" or "yearly" in it answered with the price list, and "the 15th" of this month
     # with billing's list of what it can do; a duplicate of two 9.99s refunded on the first day; a
     # cancellation asked as "stop the subscription" routed to technical; a yearly team price asked
     # with the change offered and its price left out:
     "understand 11 (held): article: our server gets no webhook events since friday",
     "understand 11 (held): article: credits bought, bank paid, balance still zero, no refund",
-    "understand 11 (held): question: leaving one day, everything out in a standard format",
     "understand 11 (held): question: swap the sign-in email for a new work one",
     "understand 11 (held): calendar: next team payment, amount and day",
     "understand 11 (held): calendar: the yearly bill, when next",
@@ -430,6 +428,17 @@ KNOWN_MISSES = {
     "understand 11 (held): rambling: two 9.99s spotted by the partner, 'yes, sort it pls'",
     "understand 11 (held): control: stop the subscription, 'ok go ahead with it'",
     "understand 11 (held): control: team paid once a year, price asked, 'yes please do'",
+    # route-13 (wording that leans to another agent's words; tune 9/14 and held 9/13 before, 13/14
+    # and 10/13 after: the desk's labelled lines in the desk intents, money gate and scope readers,
+    # a money intent kept by billing, "+" as a second matter, a subscription's end as a cancellation).
+    # What still misses is the knowledge base's or the ground reader's, not routing's: leaving with
+    # a copy of everything reaches the technical agent, whose example model abstains (no article);
+    # an ipad a day behind likewise; "bookkeeper must also see the receipts board" reads to the
+    # ground reader as a change of invoice details (receipts), so it goes to a person:
+    "route 13 (tune): leaving next month, copy of all boards",
+    "route 13 (held): moving off acme in may, keep a copy of files",
+    "route 13 (held): ipad shows yesterday's list",
+    "route 13 (held): bookkeeper must see the receipts board",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
