@@ -335,9 +335,9 @@ KNOWN_MISSES = {
     # data-access request in its lines) and "view access to the invoices folder" as invoice details
     # (1.00), so both go to a person; the export and team articles never get a word in.
     "route 12 (held): closing the business, copy of all data",
-    # (Since ground-12 "our company logo and colours on the workspace" read as a deletion and went
-    # to a person; since route-13's lines, "workspace" among the ground reader's near matters, it is
-    # the technical agent's "I don't know": it passes.)
+    # Since ground-12 too: "our company logo and colours on the workspace" reads as a deletion (0.95;
+    # "workspace" is its lines' word), so it goes to a person rather than "I don't know".
+    "kb 8 (held): no article: company logo and colours, non-native",
     "route 12 (held): finance guy view access to invoices folder",
     "route 12 (held): microsoft sso AADSTS error, each step done",
     # Held-10 (40/53 + 11/15 before round 9, 41/53 + 11/15 on its first run after it; then seen,
@@ -434,7 +434,11 @@ KNOWN_MISSES = {
     # What still misses is the knowledge base's or the ground reader's, not routing's: leaving with
     # a copy of everything reaches the technical agent, whose example model abstains (no article);
     # an ipad a day behind likewise; "bookkeeper must also see the receipts board" reads to the
-    # ground reader as a change of invoice details (receipts), so it goes to a person:
+    # ground reader as a change of invoice details (receipts), and "if we leave acme someday, can
+    # we take all our data out as csv" as a privacy request, so both go to a person (route-13's
+    # lines are not the ground reader's near matters: as such they outweighed a deletion told
+    # beside a move to another tool, build_readers.labelled_intents):
+    "route 13 (tune): if we leave someday, data out as csv",
     "route 13 (tune): leaving next month, copy of all boards",
     "route 13 (held): moving off acme in may, keep a copy of files",
     "route 13 (held): ipad shows yesterday's list",
