@@ -119,8 +119,7 @@ def test_the_desks_lines_of_route_13_on_their_held_half():
     """route-13 (issue 38.4): a cancellation without "cancel", export asked while leaving, a folder
     for the accountant, slowness with a spinner, a device showing an old copy, a new card or bank
     told as a replacement, the plan with the most. evals/route-lines-13-tune.jsonl is trained on
-    (desk intents, hence the money gate and the ground reader's near matters; scope), the held half
-    never. Measured on the held half: before those lines, money 20/21, desk intent 16/21, in scope
+    (the desk intents reader and the money gate, as "desk_lines"; scope), the held half never. Measured on the held half: before those lines, money 20/21, desk intent 16/21, in scope
     19/21; after, 21/21, 20/21, 21/21."""
     from supportdesk.readers import acts
 
