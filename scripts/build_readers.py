@@ -115,8 +115,8 @@ ALPHA = 0.5
 
 TRAINING = DATA.parent / "TRAINING.json"
 # Which of the manifest's roles each output reads (its "trained_on" digests cover these files).
-READERS_ROLES = ("desk", "conversations", "acts", "intents", "desk_intents", "scope", "products")
-GATES_ROLES = ("desk", "conversations", "money", "disclaims", "ground", "desk_intents", "access", "products")
+READERS_ROLES = ("desk", "conversations", "acts", "intents", "desk_intents", "desk_lines", "scope", "products")
+GATES_ROLES = ("desk", "conversations", "money", "disclaims", "ground", "desk_intents", "desk_lines", "access", "products")
 
 
 def pinned(role: str) -> list[Path]:
@@ -459,6 +459,15 @@ def desk_intent_corpora(b77: str, clinc_dir: str) -> dict[str, dict[str, list[st
     return out
 
 
+def labelled_intents() -> list[Path]:
+    """The desk's files of lines labelled by desk intent: evals/desk-intents-tune.jsonl ("desk_intents",
+    also the ground reader's near matters) and the lines written for routing ("desk_lines":
+    evals/route-lines-13-tune.jsonl, read by the desk intents reader and the money gate only; as
+    near matters they outweighed a ground told beside them, "can you erase our workspace? we're
+    moving to another tool" read as an export's "other" rather than a person's matter)."""
+    return pinned("desk_intents") + pinned("desk_lines")
+
+
 def desk_intent_examples() -> list[tuple[str, str]]:
     """The desk's own messages by intent: the pinned labelled files (evals/desk-intents-tune.jsonl;
     its held half is never read), what the desk's tools say they do (`TOOL_DESK_INTENT`), and the
@@ -468,7 +477,7 @@ def desk_intent_examples() -> list[tuple[str, str]]:
     from supportdesk.models.offline import cues
     from supportdesk.tools.shipped import registry
 
-    out = [(r["text"], r["intent"]) for path in pinned("desk_intents") for r in _jsonl(path)]
+    out = [(r["text"], r["intent"]) for path in labelled_intents() for r in _jsonl(path)]
     # The product's own questions (the knowledge base's examples, `product_questions`'s files):
     # a password reset's are "reset", money's own (top-ups, wallets) are left out, the rest ask
     # nothing of money ("do you have keyboard shortcuts?", "which datacenter keeps my files?").
@@ -552,7 +561,7 @@ def desk_money() -> list[tuple[str, str]]:
     # ("what tier is our account on", "put me on the middle tier") is money, "reset" and "other"
     # (none of them) are not. Without them a plan asked about in words the product's questions
     # also use ("which plans can i pick from?") read as no money (issue 38, route-12).
-    out += [(r["text"], gates.NO_MONEY if r["intent"] in ("reset", "other") else gates.MONEY) for path in pinned("desk_intents") for r in _jsonl(path)]
+    out += [(r["text"], gates.NO_MONEY if r["intent"] in ("reset", "other") else gates.MONEY) for path in labelled_intents() for r in _jsonl(path)]
     out += [(r["text"], gates.MONEY if r["money"] else gates.NO_MONEY) for path in pinned("money") for r in _jsonl(path) if "money" in r]
     # An address says who writes, not whether money is spoken of.
     return [(EMAIL.sub(" ", t), label) for t, label in out]

@@ -166,3 +166,13 @@ async def test_a_follow_up_on_the_security_agents_own_reset_stays_with_it(tmp_pa
     )
     assert reported.agent == "security" and reported.calls("send_password_reset")
     assert missing.handoffs() == [] and missing.agent == "security"
+
+
+async def test_a_plan_asked_for_in_the_technical_agents_words_stays_with_billing(tmp_path):
+    """route-13: "the plan with the most features" is a plan change (the desk intents reader and
+    the money gate), though "features" are the technical agent's job words: billing keeps it
+    rather than handing it back to triage, who would send it to the technical agent."""
+    turns, _ = await talk(tmp_path, "give me the plan with the most features. CUS-1004")
+    (turn,) = turns
+    assert turn.agent == "billing"
+    assert not [i for i in turn.items if isinstance(i, Handoff) and i.handoff_kind == "return"]

@@ -383,6 +383,32 @@ def test_a_question_sentence_of_its_own_is_a_matter_wherever_it_leans(router):
     assert triage.issues("how much is the team plan per month, and my accountant has a workspace", router) == []
 
 
+# --- route-13 (issue 38.4) --------------------------------------------------------------------
+
+
+def test_a_plus_between_words_joins_two_matters_a_numbers_sign_does_not(router):
+    """route-13: "+" written for "plus" marks a second matter as "plus" does, so the password
+    link waits its turn instead of the technical skill sending it beside the refund."""
+    from supportdesk.models.offline import triage
+
+    text = "two charges of 29.99 in march + i want a new password, mail me the reset link"
+    assert [r.agent for r, _ in triage.issues(text, router)] == ["billing", "technical"]
+    assert triage._ISSUE_SPLIT.search("call me back on +44 20 7946 0000") is None
+    assert triage._ISSUE_SPLIT.search("is it 1+1 seats on starter") is None
+
+
+def test_the_end_of_what_is_paid_for_is_a_cancellation_the_end_of_an_account_is_not():
+    """route-13: a request the desk intents reader reads as cancel, with the subscription or plan
+    named and no charge word ("turn off my acme plan for good"), is billing's cancellation; the
+    account named instead is not what is paid for ("close my account" is a deletion, a person's),
+    nor is a bank account's trouble (the dev set's Banking77 messages)."""
+    from supportdesk.models.offline import triage
+
+    assert triage._stops_paying("can u turn off my acme plan for good, dont want it anymore")
+    assert not triage._stops_paying("I need to close my account")
+    assert not triage._stops_paying("problem verifying my account")
+
+
 # --- route-7b: denials read for what they deny (issue 38) -------------------------------------
 
 

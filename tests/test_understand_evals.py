@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -90,8 +90,10 @@ KNOWN_MISSES = {
     # (A charge above billing's limit asked about, then a yes, asked again by the senior, passes
     # since money-13: billing offers the refund on the senior's behalf, Offer.for_agent.)
     # Two matters joined by "+" ("two 29.99 charges in march on my card + i want to change my
-    # password, send reset link"): triage does not split there, the whole message goes to the
-    # technical agent, the reset is offered and "ok yes" sends it; the charges are never seen.
+    # password, send reset link"): since route-13 triage splits there and the refund is offered
+    # first; on "ok yes" the waiting matter is handed over and the reset link sent in that turn, as
+    # offers-7's tune half ("double 9.99 and a reset link, both in turn") expects, where this held
+    # conversation expects it only when asked again (the two halves disagree: the lead's call).
     "offers 7 (held): two 29.99 and a password reset link",
     # Route-7-config (security7; before: tune 5/10, held 3/8; after: tune 6/10, held 4/8; held-6
     # config 7/13 -> 8/13). ("customer id given, unknown
@@ -212,9 +214,8 @@ KNOWN_MISSES = {
     # old text", "buzz ... silent", pass since kb-9: the example model learns the tune
     # conversations' first messages, benchmarks/bench_kb.py EXAMPLE_CONVERSATIONS.)
     "kb 8 (held): son cleared recipes on the ipad",
-    # "opening any board takes like a full minute now, the spinner just goes round" reads to
-    # triage as outside every agent's job (scope.py, not this family's to change):
-    "kb 8 (tune): a board takes a minute, spinner forever",
+    # ("opening any board takes like a full minute now, the spinner just goes round" passes since
+    # route-13: the scope reader learnt slowness told with a spinner as the desk's own.)
     # Held-9 (36/52 + 9/15 before round 8, written before it under the reset-link policy;
     # 41/52 + 11/15 on its first run after it). Which article: a matter told in words no article
     # or example holds is abstained on (safe, a miss): restore, export, team (sync and crash pass
@@ -315,13 +316,13 @@ KNOWN_MISSES = {
     "money 10 (held): how i pay needs to change, card, 'yep'",
     # route-12 (wording that leans to another agent's words; before: tune 12/18, held 19/23; after:
     # tune 15/18, held 21/23). (An auditors' read-only access, read as a blocked account by the ground
-    # reader before, passes since ground-12's reader.) What still misses: "the plan with the most features"
-    # names no place by rule and billing hands it back (its "features" are the technical agent's
-    # job words); a company card that "replaced" the "personal" one is the technical agent's words
-    # to the gate (0.00); payments from a new bank account lean the router to technical; "we did
-    # each step and the error is still there" points back with no pronoun, so it is searched again:
-    "route 12 (tune): the plan with the most features",
-    "route 12 (tune): company card replaced the personal one",
+    # reader before, passes since ground-12's reader; "the plan with the most features" and a company
+    # card that "replaced" the "personal" one pass since route-13: billing keeps a money intent told
+    # in the technical agent's words, and the gate learnt a card or bank told as a replacement.) What
+    # still misses: payments from a new bank account lean the router to technical (0.58) and the act
+    # reader reads the message as a problem told, so cues.asks_card_change (a request) does not hear
+    # the change the desk intents reader reads (update_card 1.00); "we did each
+    # step and the error is still there" points back with no pronoun, so it is searched again:
     "route 12 (held): new bank, payments from the new account",
     # (Closing the business with a copy of all data, read as privacy since ground-12, the finance
     # guy's view access to the invoices folder, read as invoice details, and our logo and colours
@@ -399,12 +400,11 @@ KNOWN_MISSES = {
     # three, a refund no reason fits above billing's limit, fixed after the before-run showed it, and
     # the config desk's phishing conversation since the gate's fix of a reset sent on an id alone).
     # What it still misses: credits bought with no balance go to billing's charges (webhooks stopped
-    # and a sign-in email swapped pass since kb-13); "leaving one day, everything out" left with triage; a cancellation asked
-    # as "stop the subscription" routed to technical. (A duplicate of two 9.99s refunded on the first
+    # and a sign-in email swapped pass since kb-13, "leaving one day, everything out" since route-13);
+    # a cancellation asked as "stop the subscription" routed to technical. (A duplicate of two 9.99s refunded on the first
     # day passes since money-13; the next payment asked with "team" or "yearly" in it, "the 15th" of
     # this month and a yearly team price asked with the change since money-13q.)
     "understand 11 (held): article: credits bought, bank paid, balance still zero, no refund",
-    "understand 11 (held): question: leaving one day, everything out in a standard format",
     # (Webhooks stopped and a sign-in email swapped pass since kb-13's written examples of the
     # API and personal-details articles' kinds.)
     # kb-13 (before: tune 6/10, held 5/10; after: tune 8/10, held 7/10). Routing, not the
@@ -436,6 +436,21 @@ KNOWN_MISSES = {
     # "Thinking of going from pro down to starter. What would ... and would I lose ...?": the act
     # reader reads the opening as the change asked for (route13's acts.py), so it is offered:
     "money 13q (held): pro down to starter, monthly price and what is lost",
+    # route-13 (wording that leans to another agent's words; tune 9/14 and held 9/13 before, 13/14
+    # and 10/13 after: the desk's labelled lines in the desk intents, money gate and scope readers,
+    # a money intent kept by billing, "+" as a second matter, a subscription's end as a cancellation).
+    # What still misses is the knowledge base's or the ground reader's, not routing's: leaving with
+    # a copy of everything reaches the technical agent, whose example model abstains (no article);
+    # an ipad a day behind likewise; "bookkeeper must also see the receipts board" reads to the
+    # ground reader as a change of invoice details (receipts), and "if we leave acme someday, can
+    # we take all our data out as csv" as a privacy request, so both go to a person (route-13's
+    # lines are not the ground reader's near matters: as such they outweighed a deletion told
+    # beside a move to another tool, build_readers.labelled_intents):
+    "route 13 (tune): if we leave someday, data out as csv",
+    "route 13 (tune): leaving next month, copy of all boards",
+    "route 13 (held): moving off acme in may, keep a copy of files",
+    "route 13 (held): ipad shows yesterday's list",
+    "route 13 (held): bookkeeper must see the receipts board",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -355,6 +355,25 @@ def read_desk_intent(text: str) -> Reading:
     return desk_intent_reader().read(EMAIL.sub(" ", text))
 
 
+# The desk intents no money tool serves: a password reset, and none of them.
+UNPAID_DESK_INTENTS = frozenset(("reset", "other"))
+# How sure the desk intents reader must be that a message asks one of the money intents, any of
+# them, for `reads_money_intent`: chosen on the route-13 tune half ("which plan comes with the
+# most stuff? i want that one" is split between pricing and plan_change, together 0.9 and more); a
+# product matter told in money's neighbourhood ("how can my accountant see the receipts folder as
+# well") reads other.
+MONEY_INTENT_CONFIDENCE = 0.7
+
+
+def reads_money_intent(text: str) -> bool:
+    """The desk intents reader reads the message as one of the money tools' intents (a plan's
+    price or change, a card, a cancellation, a charge ...): their probabilities summed, as a
+    question between two plan intents is a money matter however it splits between them."""
+    reading = read_desk_intent(text)
+    shares = probabilities(reading.scores)
+    return sum(p for label, p in shares.items() if label not in UNPAID_DESK_INTENTS) >= MONEY_INTENT_CONFIDENCE
+
+
 @lru_cache(maxsize=1)
 def scope_reader() -> ActReader:
     scope = _data()["scope"]

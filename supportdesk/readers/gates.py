@@ -17,8 +17,9 @@ much about money as a complaint), the disclaimer reads the act reader's features
   subscription", a refund), the opening messages of the conversation evals' tune halves by the
   agent they must reach, the desk's labelled intents (evals/desk-intents-tune.jsonl: its money
   intents money, "reset" and "other" none), the product's own questions (tools/kb/examples.txt,
-  those of the articles about paying left out) as none, and evals/money-gate-tune.jsonl and
-  gates-7-tune.jsonl. The files read
+  those of the articles about paying left out) as none, the desk's lines written for routing
+  (evals/route-lines-13-tune.jsonl, by desk intent as desk-intents-tune's are), and
+  evals/money-gate-tune.jsonl and gates-7-tune.jsonl. The files read
   are pinned in data/TRAINING.json (tests/test_readers.py checks the data were built from them).
 - ground: does the message ask for ground no tool or article of the desk covers (`GROUNDS`):
   of a kind public data holds, an account the provider blocked, froze, suspended or put on hold

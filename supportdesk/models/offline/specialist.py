@@ -606,6 +606,11 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         latest = v.latest_facts()
         if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or cues.ABOUT_CHARGES.search(text):
             return False
+        # One of the money tools' own matters, read by the learned desk intents reader and the money
+        # gate, in words the money agent's job list lacks ("give me the plan with the most features":
+        # "features" is the technical agent's word; route-13): the money agent's, not a hand-back.
+        if "money" in self.skills and acts.reads_money_intent(text) and cues.names_money(text):
+            return False
         # As mid-conversation (`_strays`): another agent triage hands to has the message's words
         # in its job clearly more ("an older copy of a document someone saved over" is the
         # technical agent's words more than billing's, though billing's examples say "back").

@@ -97,7 +97,7 @@ def topic(text: str, target_title: str) -> str:
 
 
 # Where one message carries two problems: only where the customer marks a second one ("also",
-# "and also", ", and I ...", "plus", "by the way", "two things:"). Sentences that follow up on
+# "and also", ", and I ...", "plus" or "+", "by the way", "two things:"). Sentences that follow up on
 # one problem ("How can I fix this?") are not a second problem.
 # Linear in the text: a match takes a whitespace run whole (possessive \s*+) from where the run
 # starts ((?<!\s)), or begins where it ends (an earlier split took it), never inside it: so
@@ -106,6 +106,9 @@ def topic(text: str, target_title: str) -> str:
 _ISSUE_SPLIT = re.compile(
     r"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?)\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*+"
     r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
+    # "+" written between words for "plus" ("two 29.99 charges + i want a reset link"), never a
+    # number's sign ("+44 20 ...": no space after it)
+    r"|(?<!\s)\s++\+\s++"
     r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+[:.,]\s*+"
     # matters counted off at the start of a sentence ("first, ... second, my laptop ...", "second
     # thing my app ..."): an ordinal that numbers a matter, not a charge ("the second one")
@@ -207,11 +210,19 @@ _SKILL_REQUESTS = {
 def _stops_paying(text: str) -> bool:
     from supportdesk.models.offline.skills.money.intents import heard_cancel_request
 
-    # (Read as a request by the act reader, paying or billing spoken of (cues.ABOUT_CHARGES): to
+    # (Read as a request by the act reader, paying or billing spoken of (cues.ABOUT_CHARGES) or what
+    # the desk bills for named (`_PAID_FOR`: "can u turn off my acme plan for good", route-13): to
     # triage, where every message arrives, the learned cancel reading alone also hears "problem
     # verifying my account" and "I want to change my account details" as ending the account; the
-    # dev set's Banking77 messages measured it.)
-    return bool(cues.ABOUT_CHARGES.search(text)) and acts.read_act(text).act == "request" and heard_cancel_request(text)
+    # dev set's Banking77 messages measured it. An account is not what is paid for: "close my
+    # account" is its deletion, a person's matter.)
+    said_paying = cues.ABOUT_CHARGES.search(text) or _PAID_FOR.search(text)
+    return bool(said_paying) and acts.read_act(text).act == "request" and heard_cancel_request(text)
+
+
+# What the desk bills for, named: a closed class of nouns (the subscription, a plan, a membership,
+# its renewal), as a rule reads it; whether its end is asked for is the learned readers' call.
+_PAID_FOR = re.compile(r"\b(?:subscri(?:ption|bed|be)s?|plans?|membership|renewals?)\b", re.IGNORECASE)
 
 
 def _asks_money(text: str) -> bool:
