@@ -293,10 +293,8 @@ KNOWN_MISSES = {
     # ground-13: a percentage a code is worth is a discount to the rule, cues.AMOUNT_OFF.)
     # ground-13 (desk matters near a ground: a partner invited, a logo on the workspace, one's own
     # export, a folder shared; the ground reader learnt each near matter as its own label,
-    # ground-lines-13-tune; before: tune 8/10, held 9/10; after: tune 9/10, held 10/10). The
-    # bookkeeper's receipts folder no longer goes to a person, but "read only is enough" tips the
-    # money gate (0.60: "enough" is money's word), so billing answers with the invoices' page:
-    "ground-13 (tune): the receipts folder shared with the bookkeeper is no invoice detail",
+    # ground-lines-13-tune; before: tune 8/10, held 9/10; after: tune 9/10, held 10/10; the
+    # bookkeeper's receipts folder, which tipped the money gate, passes since route-13's lines).
     # (Since route-12: switching providers and the two devices about a recipe pass (the gate; the
     # off-topic word list yields to the scope reader, scope.listed_outside); quitting acme with
     # every note still reads as money, "at the end of the month" 0.99.)
@@ -439,18 +437,12 @@ KNOWN_MISSES = {
     # route-13 (wording that leans to another agent's words; tune 9/14 and held 9/13 before, 13/14
     # and 10/13 after: the desk's labelled lines in the desk intents, money gate and scope readers,
     # a money intent kept by billing, "+" as a second matter, a subscription's end as a cancellation).
-    # What still misses is the knowledge base's or the ground reader's, not routing's: leaving with
-    # a copy of everything reaches the technical agent, whose example model abstains (no article);
-    # an ipad a day behind likewise; "bookkeeper must also see the receipts board" reads to the
-    # ground reader as a change of invoice details (receipts), and "if we leave acme someday, can
-    # we take all our data out as csv" as a privacy request, so both go to a person (route-13's
-    # lines are not the ground reader's near matters: as such they outweighed a deletion told
-    # beside a move to another tool, build_readers.labelled_intents):
-    "route 13 (tune): if we leave someday, data out as csv",
+    # What still misses is the knowledge base's, not routing's: leaving with a copy of everything
+    # reaches the technical agent, whose example model abstains (no article). (The ipad a day
+    # behind passes since kb-13; the bookkeeper's receipts board and "if we leave acme someday,
+    # can we take all our data out as csv", read as grounds on route-13's branch, since ground-13.)
     "route 13 (tune): leaving next month, copy of all boards",
     "route 13 (held): moving off acme in may, keep a copy of files",
-    "route 13 (held): ipad shows yesterday's list",
-    "route 13 (held): bookkeeper must see the receipts board",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
