@@ -105,3 +105,40 @@ async def test_a_message_stored_mid_turn_is_seen_by_the_next_step_at_its_seq(whe
     assert [seen_upto(i) for i in steps] == [1 if n < pause_at else i.seq - 1 for n, i in enumerate(steps)]
     # The answer answers the message when its step saw it; else the next turn does.
     assert unfinished == (meanwhile.seq if pause_at == 3 else None)
+
+
+async def test_a_message_that_wins_the_race_with_the_held_items_append_is_placed_before_them(tmp_path: Path):
+    """The held items' append is on its way (`take_held`) when the message lands at the seq they
+    were shown at: the append is refused (`HeadMoved`) and stores them after the message, and the
+    reads, told of the message first, hold the log in its order with no read of the store. A
+    message landing anywhere else (after items of the turn not added yet) is left to the gap."""
+    from supportdesk.engine.turn_reads import TurnReads
+    from supportdesk.items import ContextSet, Handoff
+    from supportdesk.store import HeadMoved, open_store
+
+    async with await open_store(str(tmp_path / "desk.db")) as store:
+        info = await store.create_session("triage", first=[Message(role="customer", text="hi", agent="triage")])
+        reads = await TurnReads.read(store, info.id, 50)
+        held = [ContextSet(key="topic", value="billing", writer="triage", agent="triage"),
+                Handoff(from_agent="triage", to_agent="billing", reason="money", agent="triage")]
+        reads.hold(held)
+        at, waiting = reads.take_held() or (0, [])
+        assert at == 2
+        [message] = await store.append(info.id, [Message(role="customer", text="hurry", agent="triage")])
+        reads.stored_meanwhile(message)
+        with pytest.raises(HeadMoved):
+            await store.append(info.id, waiting, at=at)
+        for item in await store.append(info.id, waiting):
+            reads.add(item)
+        assert reads.whole and reads.step_saw_upto == 1
+        log = await store.range(info.id, 1, 100)
+        assert [_shown(i) for i in await reads.latest(info.id, 50)] == [_shown(i) for i in log]
+        assert (await reads.context_at(info.id))["topic"].seq == 3
+        # A message landing after an item of the turn not added here yet: not placed (the gap
+        # the turn's next add shows is read then, `_catch_up`), never placed out of order.
+        [ours] = await store.append(info.id, [ContextSet(key="k", value=1, writer="billing", agent="billing")])
+        [later] = await store.append(info.id, [Message(role="customer", text="still there?", agent="billing")])
+        reads.stored_meanwhile(later)
+        assert reads.head == 4 and reads.whole
+        reads.add(ours)
+        assert reads.head == 5 and later.seq == 6
