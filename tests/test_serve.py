@@ -109,21 +109,53 @@ async def test_a_stream_resumed_with_last_event_id_gets_exactly_what_follows(db_
         assert again[0].id == stored[0].id
 
 
-async def test_a_second_message_waits_its_turn_and_both_are_answered_in_order(db_path, desk_config):
+async def test_a_second_message_sent_while_the_first_turn_runs_is_answered_in_order(db_path, desk_config):
     async with serving(db_path, desk_config) as served, httpx.AsyncClient(base_url=served.url, timeout=30) as client:
+        # The first turn is held at billing's first step (triage's handoff held for the turn's
+        # next append, issue 34) while the second message is sent: "while the first turn runs"
+        # is a fact of the test, not of the machine's speed.
+        runner = served.desk.runner
+        entered, go = asyncio.Event(), asyncio.Event()
+        steps = 0
+        real = runner.provider.stream
+
+        async def stream(request):
+            nonlocal steps
+            steps += 1
+            if steps == 2:
+                entered.set()
+                await go.wait()
+            async for out in real(request):
+                yield out
+
+        runner.provider.stream = stream
         conversation = await new_conversation(client)
         first = await say(client, conversation, CHARGED_TWICE)
-        # Sent before the first is answered: it waits its turn, then answers the question the
-        # first reply asks (the desk's offer of the refund, issue 33), and its yes runs it.
+        await asyncio.wait_for(entered.wait(), 20)
         second = await say(client, conversation, "yes please refund the duplicate")
-        assert second > first
-        events = await read_events(client, conversation, lambda ev: final_agent_reply(ev, "refunded"))
+        go.set()
+        # Stored at once (issue 32), before anything of the turn: the turn's later steps read it
+        # there, and billing asks the question its yes cannot answer (a yes comes after the
+        # desk's offer), once; that question answers both messages.
+        events = await read_events(client, conversation, lambda ev: any(e.event == "offer" for e in ev))
         await served.conversations.idle()
-    customer_seqs = [e.id for e in events if e.event == "message" and e.data["from"] == "customer"]
-    assert customer_seqs == [first, second]
-    offer = next(e for e in events if e.event == "offer")
-    refund = next(e for e in events if e.event == "message" and "refunded" in e.data["text"])
-    assert first < offer.id < second < refund.id
+        assert await runner.unfinished_turn(conversation[0]) is None
+        assert not any(e.event == "message" and "not run" in e.data["text"] for e in events)
+        # The customer's yes after the question runs the refund.
+        third = await say(client, conversation, "yes")
+        after = await read_events(client, conversation, lambda ev: final_agent_reply(ev, "refunded"), last_event_id=events[-1].id)
+        await served.conversations.idle()
+    assert second == first + 1
+    customer_seqs = [e.id for e in events + after if e.event == "message" and e.data["from"] == "customer"]
+    assert customer_seqs == [first, second, third]
+    [offer] = [e for e in events + after if e.event == "offer"]
+    question = next(e for e in events if e.event == "message" and e.data["from"] == "agent" and e.id == offer.id - 1)
+    assert "$29.99" in question.data["text"] and question.data["text"].rstrip().endswith("?")
+    refund = next(e for e in after if e.event == "message" and "refunded" in e.data["text"])
+    assert first < second < offer.id < third < refund.id
+    # The question's step saw the second message: nothing was said between the offer and the yes
+    # (a turn that had not seen it would answer it after the offer, asking again).
+    assert [e.event for e in after if e.id is not None and offer.id < e.id < third] == []
 
 
 async def test_staff_approval_from_another_connection_reaches_the_stream(db_path, tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 from supportdesk.engine.protocol import Answer, Transfer
 from supportdesk.engine.runner import drain
-from supportdesk.items import Takeover
+from supportdesk.items import Message, Takeover
 from supportdesk.store import SessionStore
 from supportdesk.wiring import open_desk
 from tests.scripted import ScriptedModel
@@ -30,14 +30,23 @@ def reads(monkeypatch) -> list[str]:
     return seen
 
 
-async def test_a_message_stored_mid_turn_is_read_once_and_every_later_step_sees_it(db_path, test_desk, reads):
+@pytest.mark.parametrize("by", ["another process", "this runner"])
+async def test_a_message_stored_mid_turn_is_read_once_and_every_later_step_sees_it(db_path, test_desk, reads, by):
+    """Stored by another process (its append, straight to the store), the turn reads the gap
+    once; stored by this runner (`receive`), its running turn is told, and reads nothing."""
     tools, _ = keyed_tools()
     later: list[int] = []
 
     class Meanwhile(ScriptedModel):
         async def stream(self, request):
             if len(self.requests) == 1 and not later:  # the second step: the customer writes again
-                later.append((await desk.runner.receive(request.session_id, "and please hurry")).seq)
+                if by == "this runner":
+                    stored = await desk.runner.receive(request.session_id, "and please hurry")
+                else:
+                    [stored] = await desk.store.append(
+                        request.session_id, [Message(role="customer", text="and please hurry", agent="billing")]
+                    )
+                later.append(stored.seq)
                 reads.clear()
             async for out in super().stream(request):
                 yield out
@@ -47,7 +56,8 @@ async def test_a_message_stored_mid_turn_is_read_once_and_every_later_step_sees_
         await drain(desk.runner.send(None, "refund both charges"))
     [seq] = later
     assert [seq in [i.seq for i in request.history] for request in model.requests] == [False, False, True, True]
-    assert reads.count("range") == 1 and "latest" not in reads and "context_at" not in reads, reads
+    assert reads.count("range") == (1 if by == "another process" else 0), reads
+    assert "latest" not in reads and "context_at" not in reads, reads
 
 
 async def test_a_gap_holding_a_takeover_leaves_the_turn_reading_the_store(db_path, test_desk, reads):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal, assert_never
 
 from supportdesk.items import (
@@ -125,6 +125,19 @@ def seen_upto(answer: Item) -> int | None:
     if type(items) is not int or type(dropped) is not int:
         return None
     return dropped + items
+
+
+def saw_upto(item: Item, seq: int) -> Item:
+    """A model step's item marked as having seen the log only up to `seq` (`seen_upto`): items
+    its turn held back were placed after a customer message that came meanwhile. An earlier mark
+    stands (the step saw no further than the first)."""
+    history = item.meta.get("history") if item.meta else None
+    if not isinstance(history, dict):
+        return item
+    upto = history.get("upto")
+    if type(upto) is int and upto <= seq:
+        return item
+    return replace(item, meta={**item.meta, "history": {**history, "upto": seq}})
 
 
 def _offer_step_saw(tail: list[Item], at: int) -> int | None:

@@ -31,7 +31,9 @@ from supportdesk.engine.confirmation import (
     structured_answer,
 )
 from supportdesk.engine.errors import TurnError
-from supportdesk.engine.events import Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome, TurnWaiting, unfinished_turn
+from supportdesk.engine.events import (
+    Appended, Done, Event, SessionStarted, StepStarted, Token, TurnOutcome, TurnWaiting, saw_upto, unfinished_turn,
+)
 from supportdesk.engine.handoffs import transfer_tool_name
 from supportdesk.engine.history_window import HistoryWindows, read_depth, settings_for
 from supportdesk.engine.later import Later, ready
@@ -159,14 +161,6 @@ def _stamp(message: Item) -> tuple[Any, str]:
 class _StepNotStored(Exception):
     """A tool step's append failed (its cause): raised through the step's catch-all for model
     failures, which would otherwise report the store's failure as the model's."""
-
-
-def _saw_upto(item: Item, seq: int) -> Item:
-    """A model step's item marked as having seen the log only up to `seq` (`events.seen_upto`)."""
-    history = item.meta.get("history") if item.meta else None
-    if not isinstance(history, dict):
-        return item
-    return replace(item, meta={**item.meta, "history": {**history, "upto": seq}})
 
 
 class Runner:
@@ -310,8 +304,10 @@ class Runner:
         Stored at once, without the turn lease and unfenced (issue 32): a customer message is
         not a step of any turn, so no turn's lease has a say in it, and waiting for a running
         turn (a slow model: seconds) would delay "stored" by that long. A turn running on the
-        session meanwhile sees it from its next step on (its reads notice the item it was not
-        shown and go to the store); an answer whose step did not see it does not answer it
+        session meanwhile sees it from its next step on, at its seq: this runner's running turn
+        is told (`TurnReads.stored_meanwhile`), so items it holds for its next append move after
+        it; a turn in another process notices the item it was not shown at its next append
+        (a gap, or `HeadMoved` for held items); an answer whose step did not see it does not answer it
         (`events.unfinished_turn` reads what each answer's step saw), so the next turn does.
 
         `external_id`: the channel's own id of the message (Chatwoot's message id): the store
@@ -326,6 +322,9 @@ class Runner:
         agent = self._present(session.active_agent) if session is not None and session.id == session_id else await self._active_agent(session_id)
         message = Message(role="customer", text=text, agent=agent, meta=meta or {})
         [stored] = await self.store.append(session_id, [message])
+        running = self._turn_reads.get(session_id)
+        if running is not None:  # a turn of this runner reads the session: its next step sees it in place
+            running.stored_meanwhile(stored)
         return stored
 
     async def _store_message(
@@ -401,6 +400,11 @@ class Runner:
         handoff, issue 34); [] is returned then, and the next append stores and returns them
         first, told the seq they were shown at (`Store.append(at=)`)."""
         reads = self._turn_reads.get(session_id)
+        if reads is not None and reads.step_saw_upto is not None:
+            # A customer's message was placed before held items this step was shown
+            # (`TurnReads.stored_meanwhile`): it saw the log only up to there, so the message it
+            # never saw is answered by the next step or turn (`events.seen_upto`).
+            items = [saw_upto(item, reads.step_saw_upto) for item in items]
         if hold and not last and self._may_hold(session_id):
             assert reads is not None
             reads.hold(items)  # (after any held before: all go with the next append)
@@ -417,7 +421,7 @@ class Runner:
             # where the held items were shown, so the message the step never saw is answered
             # by the next turn (`events.seen_upto`).
             stored = await self._store_append(session_id, waiting, False)
-            return stored + await self._store_append(session_id, [_saw_upto(item, at - 1) for item in items], last)
+            return stored + await self._store_append(session_id, [saw_upto(item, at - 1) for item in items], last)
 
     async def _store_append(
         self, session_id: str, items: Sequence[Item], last: bool, *, at: int | None = None
@@ -857,6 +861,8 @@ class Runner:
         tools and the desk do not change within a turn, and building them costs about as much
         as the step's window)."""
         reads = self._reads(session_id)  # (a running turn's: from memory, no store read)
+        if isinstance(reads, TurnReads):
+            reads.viewed()
         settings = settings_for(self.config, agent)
         if isinstance(reads, TurnReads) and reads.in_memory(session_id, read_depth(settings)):
             # Both answered from memory: awaited in turn, with no task each and no trip round

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from supportdesk.engine.confirmation import request_scan_start
+from supportdesk.engine.events import saw_upto
 from supportdesk.items import ContextSet, Handoff, Item, Message, Offer, Release, Takeover
 from supportdesk.store import ContextEntry, SessionInfo, Store, TurnStart
 
@@ -64,6 +65,11 @@ class TurnReads:
         # The held items as the runner gave them (unstamped: the append stamps them), waiting
         # for the turn's next append (`take_held`). The one owner of what a turn holds back.
         self._held_items: list[Item] = []
+        # Where the log the running step was shown ended, when a customer message has since been
+        # placed before held items it was shown (`stored_meanwhile`): it saw the log up to this
+        # seq and the held items, not the message; None: its view is the log's order. Cleared as
+        # a step's view is built (`viewed`).
+        self.step_saw_upto: int | None = None
 
     @classmethod
     async def read(cls, store: Store, session_id: str, depth: int) -> TurnReads:
@@ -128,6 +134,39 @@ class TurnReads:
         assert self._held_from is not None
         items, self._held_items = self._held_items, []
         return self._held_from, items
+
+    def stored_meanwhile(self, item: Item) -> None:
+        """A customer's message this process stored without the lease while the turn runs
+        (`Runner.receive`, issue 32), placed at its seq so the turn's next step reads the log in
+        the log's order. Items held for the next append (`hold`) were shown at the seqs after
+        the stored log; the message took the first of them, so they move one seq on (their
+        append is told the new seq, `take_held`) and the message stands before them, as the log
+        will have it. A message that lands anywhere else (after an append of the turn not yet
+        added here) is left to the gap the turn's next append shows (`add`, `_catch_up`), as
+        one stored by another process is; a stale read ignores it (the store answers)."""
+        if item.session_id != self.session_id or not self.fresh or self._after_gap:
+            return
+        if self._held_from is None:
+            if item.seq == self.head + 1:
+                self.add(item)
+            return
+        if item.seq != self._held_from:
+            return
+        # The steps shown the held items (the held ones, and the one running now) saw the log up
+        # to the message, not it: marked so (`events.seen_upto`), their answers do not answer it.
+        saw = item.seq - 1
+        self.step_saw_upto = saw if self.step_saw_upto is None else self.step_saw_upto
+        self._held_items = [saw_upto(i, saw) for i in self._held_items]
+        at = next((n for n, i in enumerate(self._items) if i.seq >= item.seq), len(self._items))
+        shown, self._items = self._items[at:], self._items[:at]
+        self._held_from = None  # (the message and the moved stand-ins are added as the turn's own)
+        for each in [item, *(replace(saw_upto(i, saw), seq=i.seq + 1) for i in shown)]:
+            self.add(each)
+        self._held_from = item.seq + 1
+
+    def viewed(self) -> None:
+        """A step's view of the log is being built from this: it is in the log's order."""
+        self.step_saw_upto = None
 
     def add(self, item: Item) -> None:
         """An item the turn has just stored."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from supportdesk.engine.confirmation import offer_sentence
+from supportdesk.items import Confirmation, Decline, Offer
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.text import money
@@ -37,6 +39,12 @@ class MoneyResults(MoneyBase):
         if not v.turn_tools:
             return None
         last = v.turn_tools[-1]
+        standing = self._standing_offer(last)
+        if standing is not None:
+            # The desk's gate held the call for the customer's yes: asked, not refused. Its offer
+            # stands (a message before it cannot answer it: the one this turn answers came
+            # meanwhile, issue 34), so the reply asks the question, never the gate's words.
+            return step.answer(offer_sentence(standing.action))
         # Lookups feed the decision that follows rather than being answered on their own.
         if not last.done or last.name in ("find_customer", "find_charges", "list_invoices", "list_plans", "request_human"):
             return None
@@ -102,6 +110,15 @@ class MoneyResults(MoneyBase):
             return step.answer(f"Your payment method is now {out.get('payment_method')}; future charges will use it.")
         step.resolved = False
         return None
+
+    def _standing_offer(self, event: ToolEvent) -> Offer | None:
+        """The desk's offer of `event` (a call its gate held for a yes: the offer names the call)
+        when this turn shows it and nothing closed it since (a yes, a no, a newer question)."""
+        turn = self.view.turn
+        offer = next((i for i in turn if isinstance(i, Offer) and i.call_id == event.call_id), None)
+        if offer is None or any(isinstance(i, Confirmation | Decline) and i.offer_id == offer.offer_id for i in turn):
+            return None
+        return offer
 
     def _step_start(self, event: ToolEvent) -> int:
         """The seq of the first call requested in the same step as `event` (one batch)."""
