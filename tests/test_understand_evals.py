@@ -443,11 +443,45 @@ KNOWN_MISSES = {
     # can we take all our data out as csv", read as grounds on route-13's branch, since ground-13.)
     "route 13 (tune): leaving next month, copy of all boards",
     "route 13 (held): moving off acme in may, keep a copy of files",
+    # Held-12 (46/69 = 66.7 % before round 11, 47/69 = 68.1 % on its first run after it: 34/54 ->
+    # 35/54, config 12/15 -> 12/15; no money or account action without a yes in either run). What
+    # it misses, by kind: articles told in new words (an authenticator's codes invalid, a phone
+    # left in a taxi, how long the bin keeps files read as lost data, which id papers to billing,
+    # an old iOS version given the crash fix); dates (a US-style "2/16", a day in words, the next
+    # payment "due" answered with the charges); what was said kept across turns (the next payment
+    # after the card, a double fee told before the email, a customer id after a reset asked); a
+    # plan change's target and price (down to pro "from the next renewal" read as the current plan,
+    # a year's price asked with no question mark, a change of mind to team); a cancellation with no
+    # subscription noun to technical; two matters bounced or half answered; chit-chat about a film
+    # told "no article"; config desk: a denial of someone's access routed to security, "a staff
+    # member immediately" with no person asked:
+    "understand 12 (held): article: the phone's login codes always invalid",
+    "understand 12 (held): article: phone left in a taxi with the authenticator on it",
+    "understand 12 (held): question: how long binned files are kept",
+    "understand 12 (held): question: which papers the id check takes, non-native",
+    "understand 12 (held): question: an ipad stuck on ios 15",
+    "understand 12 (held): calendar: a US-style date, 2/16",
+    "understand 12 (held): calendar: next payment due, day and amount",
+    "understand 12 (held): calendar: the seventeenth of january in words",
+    "understand 12 (held): kept: email once, the card on file then the next payment",
+    "understand 12 (held): kept: both days of a double starter fee told, email after, 'yes refund it'",
+    "understand 12 (held): kept: the reset thingy asked, customer id next",
+    "understand 12 (held): changed mind: pro asked, then team for new hires, 'yup, team it is'",
+    "understand 12 (held): changed mind: cancel offered, a hedge, then 'ok fine, yes cancel it'",
+    "understand 12 (held): chit-chat: a favourite film, if bots have one",
+    "understand 12 (held): two matters: windows app won't start, and team's monthly price",
+    "understand 12 (held): two matters: my plan, and setting up authenticator codes",
+    "understand 12 (held): control: no longer need acme, cancel, 'yes confirmed'",
+    "understand 12 (held): control: starter paid per year, its price, 'sounds fair, do it'",
+    "understand 12 (held): control: team down to pro from the next renewal, 'ya'",
+    "understand 12 config (held): negation: not hacked, a longer password is all",
+    "understand 12 config (held): negation: nobody messing with it, chrome forgets the login hourly",
+    "understand 12 config (held): permissions flipped right now, a staff member immediately",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
