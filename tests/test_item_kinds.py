@@ -216,3 +216,15 @@ def test_items_are_equal_when_the_same_kind_holds_the_same_fields() -> None:
     assert repr(a).startswith("Message(session_id='', seq=0, created_at=") and "text='hi'" in repr(a)
     with pytest.raises(TypeError):
         hash(a)
+
+
+def test_an_offer_made_for_the_agent_it_is_passed_up_to_names_who_runs_it_on_screen_and_in_the_export() -> None:
+    """Staff see which agent runs an offered call on the customer's yes when it is not the agent
+    that asked (a refund above billing's limit, offered for the senior: `Offer.for_agent`)."""
+    own, passed_up = SAMPLES["offer"]
+    assert passed_up.for_agent and not own.for_agent
+    senior = _config().agents.get("senior")
+    title = senior.title if senior else "senior"
+    assert f"{title} runs it" in " ".join(_rendered(passed_up, expanded=False).split())
+    assert "runs it" not in _rendered(own, expanded=False)
+    assert "senior runs it" in item_line(passed_up) and "runs it" not in item_line(own)

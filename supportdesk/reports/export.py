@@ -74,7 +74,8 @@ def item_line(item: k.Item, config: DeskConfig | None = None) -> str:
         case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return f"✋ {describe(item)}"
         case k.Offer():
-            return f"? offer {item.tool}({json.dumps(item.arguments, ensure_ascii=False)}): {item.action}, waiting for the customer's yes"
+            runner = f", {item.for_agent} runs it" if item.for_agent else ""
+            return f"? offer {item.tool}({json.dumps(item.arguments, ensure_ascii=False)}): {item.action}{runner}, waiting for the customer's yes"
         case k.Confirmation():
             return f"✔ the customer confirmed {item.tool} ({item.source})"
         case k.Decline():

@@ -110,7 +110,9 @@ def renderable(item: k.Item, look: AgentLook, *, expanded: bool = False) -> Rend
         case k.Takeover() | k.Release() | k.StateChange() | k.TagChange():
             return Text.assemble((f"{STAFF_ICONS[item.kind]} ", "bold"), literal(describe(item)), (f"  {stamp(item)}", "dim"))
         case k.Offer():
-            words = f"{item.action} · waiting for the customer's yes (/withdraw to take it back)"
+            # An offer made for the agent it is passed up to says so: staff see who runs it on the yes.
+            runner = f" · {look.title(item.for_agent)} runs it" if item.for_agent else ""
+            words = f"{item.action}{runner} · waiting for the customer's yes (/withdraw to take it back)"
             return Text.assemble(("? offer ", "bold"), literal(words), (f"  {stamp(item)}", "dim"))
         case k.Confirmation():
             words = f"the customer said yes to {item.tool} ({item.source}); it runs as offered"
