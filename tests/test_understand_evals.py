@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -443,6 +443,17 @@ KNOWN_MISSES = {
     # can we take all our data out as csv", read as grounds on route-13's branch, since ground-13.)
     "route 13 (tune): leaving next month, copy of all boards",
     "route 13 (held): moving off acme in may, keep a copy of files",
+    # kb-14 (which article answers, told in new words; tune 4/6 and held 4/6 before, tune 5/6 and
+    # held 4/6 after: a loss supposed ("before it's gone") is no lost data, `cues.data_loss_told`).
+    # Written examples of the remaining kinds (codes refused, a phone left somewhere, an old OS)
+    # give the right articles, but move bench_kb --calibrate's choice to thresholds that show
+    # three conversation evals a wrong article: not landed. A device on an old OS asked about
+    # gets the apps article as troubleshooting steps ("usually fixes"), the technical skill reading
+    # "can't go past ios 12" as a problem told; authy codes refused find the login article (BM25,
+    # the model not sure of two-factor); an old android asked about, no article (model unsure).
+    "kb 14 (tune): old iphone stuck on ios 12",
+    "kb 14 (held): authy codes rejected",
+    "kb 14 (held): tablet stuck on an old android",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
