@@ -410,6 +410,25 @@ async def test_an_account_wanted_closed_for_good_with_its_data_erased_is_a_delet
     )
 
 
+async def test_a_question_about_how_long_the_bin_keeps_files_is_answered_not_escalated_as_lost_data():
+    # kb-14: "before it's gone" is a loss supposed, not told (`cues.data_loss_told`): the restore
+    # article answers, where lost data told goes to a senior colleague at once.
+    from supportdesk.models.offline import cues
+
+    for said in ("how many days before its gone for good?", "what if my files were deleted by someone?"):
+        assert not cues.data_loss_told(said), said
+    for said in ("all my files were deleted this morning", "when i came back my files were gone"):
+        assert cues.data_loss_told(said), said
+    assert not await _converse(
+        ("if i put a file in the trash, how long until it's gone for good?",
+         {"agent": "technical", "reply": ["Restoring deleted files"], "reply_not": ["senior colleague"], "not_tools": ACTIONS}),
+    )
+    assert not await _converse(
+        ("all our documents were deleted overnight, nobody here did it",
+         {"agent": "senior", "reply": ["senior"], "not_tools": ACTIONS}),
+    )
+
+
 async def test_a_duplicate_told_in_a_long_message_is_offered_not_asked_which():
     # "both for the Starter plan ... sort that out?" points at nothing said before this message,
     # and "charged me ... and again on ..." tells a duplicate without the word.

@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -446,7 +446,7 @@ KNOWN_MISSES = {
     # Held-12 (46/69 = 66.7 % before round 11, 47/69 = 68.1 % on its first run after it: 34/54 ->
     # 35/54, config 12/15 -> 12/15; no money or account action without a yes in either run). What
     # it misses, by kind: articles told in new words (an authenticator's codes invalid, a phone
-    # left in a taxi, how long the bin keeps files read as lost data, which id papers to billing,
+    # left in a taxi, which id papers to billing,
     # an old iOS version given the crash fix); dates (a US-style "2/16", a day in words, the next
     # payment "due" answered with the charges); what was said kept across turns (the next payment
     # after the card, a double fee told before the email, a customer id after a reset asked); a
@@ -454,10 +454,10 @@ KNOWN_MISSES = {
     # a year's price asked with no question mark, a change of mind to team); a cancellation with no
     # subscription noun to technical; two matters bounced or half answered; chit-chat about a film
     # told "no article"; config desk: a denial of someone's access routed to security, "a staff
-    # member immediately" with no person asked:
+    # member immediately" with no person asked. (How long the bin keeps files, read as lost data,
+    # passes since kb-14: a loss supposed is no loss told, cues.data_loss_told.)
     "understand 12 (held): article: the phone's login codes always invalid",
     "understand 12 (held): article: phone left in a taxi with the authenticator on it",
-    "understand 12 (held): question: how long binned files are kept",
     "understand 12 (held): question: which papers the id check takes, non-native",
     "understand 12 (held): question: an ipad stuck on ios 15",
     "understand 12 (held): calendar: a US-style date, 2/16",
@@ -477,6 +477,17 @@ KNOWN_MISSES = {
     "understand 12 config (held): negation: not hacked, a longer password is all",
     "understand 12 config (held): negation: nobody messing with it, chrome forgets the login hourly",
     "understand 12 config (held): permissions flipped right now, a staff member immediately",
+    # kb-14 (which article answers, told in new words; tune 4/6 and held 4/6 before, tune 5/6 and
+    # held 4/6 after: a loss supposed ("before it's gone") is no lost data, `cues.data_loss_told`).
+    # Written examples of the remaining kinds (codes refused, a phone left somewhere, an old OS)
+    # give the right articles, but move bench_kb --calibrate's choice to thresholds that show
+    # three conversation evals a wrong article: not landed. A device on an old OS asked about
+    # gets the apps article as troubleshooting steps ("usually fixes"), the technical skill reading
+    # "can't go past ios 12" as a problem told; authy codes refused find the login article (BM25,
+    # the model not sure of two-factor); an old android asked about, no article (model unsure).
+    "kb 14 (tune): old iphone stuck on ios 12",
+    "kb 14 (held): authy codes rejected",
+    "kb 14 (held): tablet stuck on an old android",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

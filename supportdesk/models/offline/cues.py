@@ -202,6 +202,18 @@ DATA_LOSS = _any(
     r"\b(?:files|data|folders?|documents) (?:were |was |got |have been |are )?(?:deleted|wiped|erased|gone|disappeared|vanished|missing)\b",
     r"\b(?:they'?re|they are|it'?s|everything(?:'s| is)?) (?:just )?(?:gone|vanished|disappeared)\b",
 )
+# A loss spoken of as what would happen, not what happened: "how long do binned files stay
+# before they're gone for good?", "what if a folder is deleted?" ask about the bin; the loss is
+# introduced by a word of time or condition just before it (its subject between at most).
+_LOSS_SUPPOSED = re.compile(r"\b(?:before|until|till|once|if|unless|whether|when)\s+(?:\S+\s+){0,2}$", _FLAGS)
+
+
+def data_loss_told(text: str) -> bool:
+    """Lost data told as what happened (`DATA_LOSS`), not as what would happen: engineering's
+    at once, where a question about the bin is the restore article's (kb-14)."""
+    return any(not _LOSS_SUPPOSED.search(text[: m.start()]) for m in DATA_LOSS.finditer(text))
+
+
 # "third time I'm writing", "I've contacted you 3 times": a repeat contact goes to someone senior.
 REPEAT_CONTACT = _any(
     r"\b(?:second|third|fourth|fifth|2nd|3rd|4th|5th|\d+(?:st|nd|rd|th)) time (?:i'?m |i am |i have |i've |that i |we )?(?:writing|contacting|asking|calling|messaging|reaching out|chatting|here|contacted|written|asked)",

@@ -26,7 +26,7 @@ class SeniorSkill(SkillBase):
         v = self.view
         ground = cues.unknown_ground(text, v.desk.desk.name)
         repeat = bool(cues.REPEAT_CONTACT.search(text))
-        lost = bool(cues.DATA_LOSS.search(text))
+        lost = cues.data_loss_told(text)
         if ground is not None and self._covered(ground):
             ground = None
         if ground is None and not repeat and not (lost and "tech" in self.skills):

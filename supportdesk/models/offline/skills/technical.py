@@ -172,7 +172,7 @@ class TechSkill(SkillBase):
 
         # Troubleshoot first: only a report the customer calls a bug, or lost data, goes
         # straight to engineering; a first crash report gets the help article's steps.
-        bug = bool(cues.BUG.search(text) or cues.DATA_LOSS.search(text))
+        bug = bool(cues.BUG.search(text) or cues.data_loss_told(text))
         failed = bool(cues.STEPS_FAILED.search(text) or self._told_the_steps_failed(text)) and bool(searched_before) and not v.turn_tools
         if v.context.get("bug_summary") and not v.calls("create_ticket") and v.has_tool("create_ticket"):
             return self._ticket(v.context["bug_summary"])
@@ -417,7 +417,7 @@ class TechSkill(SkillBase):
         if not v.context.get("customer_id") and email and v.has_tool("find_customer"):
             if not v.called_with("find_customer", {"query": email}):
                 return self.step.call("find_customer", {"query": email})
-        severity = "high" if cues.DATA_LOSS.search(summary) or (cues.BUG.search(summary) and any(w in summary.lower() for w in ("data", "lost", "deleted", "corrupt"))) else "normal"
+        severity = "high" if cues.data_loss_told(summary) or (cues.BUG.search(summary) and any(w in summary.lower() for w in ("data", "lost", "deleted", "corrupt"))) else "normal"
         args: dict[str, Any] = {"summary": clip_words(summary, 480), "severity": severity}
         customer = v.context.get("customer_id") or self._customer_id()
         if customer:
