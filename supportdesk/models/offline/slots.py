@@ -283,7 +283,8 @@ def extract_dates(text: str) -> list[Date]:
     for pattern in (_MONTH_THE_DAY_WORD, _DAY_WORD_OF_MONTH):
         for m in pattern.finditer(text):
             year = int(m.group("year")) if m.group("year") else None
-            said = m.group("day_word") or m.groupdict().get("day_word_of")
+            # (One of the two is always there: the month-first pattern has only the first.)
+            said = m.group("day_word") or m.group("day_word_of")
             keep(m.start(), m.end(), Date(MONTHS[m.group("month").lower()], _day_in_words(said), year))
     for pattern in (_MONTH_DAY, _DAY_MONTH):
         for m in pattern.finditer(text):
