@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "cal-14")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -443,6 +443,13 @@ KNOWN_MISSES = {
     # can we take all our data out as csv", read as grounds on route-13's branch, since ground-13.)
     "route 13 (tune): leaving next month, copy of all boards",
     "route 13 (held): moving off acme in may, keep a copy of files",
+    # cal-14 (dates and what was said: a US-style short date, a day in words, the next payment's
+    # day and amount, an email or id given once; tune 5/5 and held 4/5 before the date rules, the
+    # same after: a date not read, the whole list of charges was shown, which holds the day asked
+    # too; understand-held-12's 2/16 and seventeenth of january pass since). "is my
+    # plan billed monthly?" is read by the desk intents reader as a question about charges
+    # ("billed"), so the charges are listed, not the plan's period:
+    "cal 14 (held): kept: id once, the billing period then the next payment date",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
