@@ -36,6 +36,18 @@ def test_amounts(text, expected):
         ("on 13/01/2026", [Date(1, 13, 2026)]),
         ("it may be fine", []),
         ("march 45th", []),
+        # A US-style short date with no year, month first (cal-14): any year's February 16.
+        ("what's the 2/16 charge on my card?", [Date(2, 16)]),
+        ("the 1/21 payment and 3/4/2026", [Date(1, 21), Date(3, 4, 2026)]),
+        # A share, a rate or a run of numbers is no short date.
+        ("1/2 of my files are gone, support 24/7, ratio 10/20/30, 50/50", []),
+        # A day in words, with "the" before it or "of" after it.
+        ("on january the seventeenth", [Date(1, 17)]),
+        ("the twenty-first of march 2026 and thirty first of may", [Date(3, 21, 2026), Date(5, 31)]),
+        ("twentyfirst of march", [Date(3, 21)]),
+        # An ordinal counting charges beside a month is no day.
+        ("a second march payment, my first march invoice", []),
+        ("the thirty-second of march", []),
     ],
 )
 def test_dates(text, expected):

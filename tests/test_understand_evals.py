@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -447,8 +447,8 @@ KNOWN_MISSES = {
     # 35/54, config 12/15 -> 12/15; no money or account action without a yes in either run). What
     # it misses, by kind: articles told in new words (an authenticator's codes invalid, a phone
     # left in a taxi, which id papers to billing,
-    # an old iOS version given the crash fix); dates (a US-style "2/16", a day in words, the next
-    # payment "due" answered with the charges); what was said kept across turns (the next payment
+    # an old iOS version given the crash fix); dates (the next payment "due" answered with the
+    # charges; a US-style "2/16" and a day in words pass since cal-14); what was said kept across turns (the next payment
     # after the card, a double fee told before the email, a customer id after a reset asked); a
     # plan change's target and price (down to pro "from the next renewal" read as the current plan,
     # a year's price asked with no question mark, a change of mind to team); a cancellation with no
@@ -460,9 +460,7 @@ KNOWN_MISSES = {
     "understand 12 (held): article: phone left in a taxi with the authenticator on it",
     "understand 12 (held): question: which papers the id check takes, non-native",
     "understand 12 (held): question: an ipad stuck on ios 15",
-    "understand 12 (held): calendar: a US-style date, 2/16",
     "understand 12 (held): calendar: next payment due, day and amount",
-    "understand 12 (held): calendar: the seventeenth of january in words",
     "understand 12 (held): kept: email once, the card on file then the next payment",
     "understand 12 (held): kept: both days of a double starter fee told, email after, 'yes refund it'",
     "understand 12 (held): kept: the reset thingy asked, customer id next",
@@ -488,6 +486,13 @@ KNOWN_MISSES = {
     "kb 14 (tune): old iphone stuck on ios 12",
     "kb 14 (held): authy codes rejected",
     "kb 14 (held): tablet stuck on an old android",
+    # cal-14 (dates and what was said: a US-style short date, a day in words, the next payment's
+    # day and amount, an email or id given once; tune 5/5 and held 4/5 before the date rules, the
+    # same after: a date not read, the whole list of charges was shown, which holds the day asked
+    # too; understand-held-12's 2/16 and seventeenth of january pass since). "is my
+    # plan billed monthly?" is read by the desk intents reader as a question about charges
+    # ("billed"), so the charges are listed, not the plan's period:
+    "cal 14 (held): kept: id once, the billing period then the next payment date",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -112,6 +112,37 @@ _DAYS_MONTH = re.compile(
 )
 # 03/01/2026 is read month-first (the product bills in US format); 13/01/2026 is day-first.
 _SLASH_DATE = re.compile(r"\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<year>20\d\d)\b")
+# A short date with no year ("the 2/16 charge"): month first, as above (the product bills in US
+# format), in no year said (so any of the charges' years). Not a part of a longer run ("1/2/3",
+# "10/20/30"), a share ("1/2 of my files", "3/4 off") nor a rate ("24/7": no month 24).
+_SHORT_SLASH_DATE = re.compile(
+    r"(?<![\d/.])(?P<month>1[0-2]|0?[1-9])/(?P<day>[0-3]?\d)\b(?![/.]\d)(?!\s*(?:of|off|price|done|way)\b)",
+    re.IGNORECASE,
+)
+# A day said in words ("the seventeenth of january", "january the twenty-first"): the ordinal
+# words are a closed set, like months. Only with "the" before it or "of" after it, so "a second
+# march payment" or "my first march invoice" names no day.
+_FIRST_ORDINALS = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+    "eighteenth", "nineteenth",
+)
+# Keyed by the words run together ("twentyfirst"): said with a hyphen, a space or neither.
+_ORDINAL_WORDS = {word: i for i, word in enumerate(_FIRST_ORDINALS, start=1)} | {"twentieth": 20, "thirtieth": 30}
+_ORDINAL_WORDS |= {f"twenty{word}": 20 + i for i, word in enumerate(_FIRST_ORDINALS[:9], start=1)} | {"thirtyfirst": 31}
+_ONE_WORD_DAYS = "|".join(sorted((*_FIRST_ORDINALS, "twentieth", "thirtieth"), key=len, reverse=True))
+_DAY_WORD = rf"(?P<day_word>twenty[- ]?(?:{'|'.join(_FIRST_ORDINALS[:9])})|thirty[- ]?first|{_ONE_WORD_DAYS})"
+_MONTH_THE_DAY_WORD = re.compile(rf"\b(?P<month>{_MONTH_RE})\.?\s+the\s+{_DAY_WORD}\b{_YEAR}", re.IGNORECASE)
+_DAY_WORD_OF_MONTH = re.compile(
+    rf"(?:\bthe\s+{_DAY_WORD}\s+(?:of\s+)?|(?<!-)\b{_DAY_WORD.replace('day_word', 'day_word_of')}\s+of\s+)(?P<month>{_MONTH_RE})\b{_YEAR}",
+    re.IGNORECASE,
+)
+
+
+def _day_in_words(words: str) -> int:
+    """The day of the month an ordinal in words names ("twenty-first": 21)."""
+    return _ORDINAL_WORDS[re.sub(r"[- ]", "", words.lower())]
+
 
 # An address starts where a run of its characters starts (after any leading dots): tried from
 # every position inside a long run ("1.1.1.1...") it was quadratic in the run.
@@ -247,6 +278,14 @@ def extract_dates(text: str) -> list[Date]:
         a, b = int(m.group("a")), int(m.group("b"))
         month, day = (a, b) if a <= 12 else (b, a)
         keep(m.start(), m.end(), Date(month, day, int(m.group("year"))))
+    for m in _SHORT_SLASH_DATE.finditer(text):
+        keep(m.start(), m.end(), Date(int(m.group("month")), int(m.group("day"))))
+    for pattern in (_MONTH_THE_DAY_WORD, _DAY_WORD_OF_MONTH):
+        for m in pattern.finditer(text):
+            year = int(m.group("year")) if m.group("year") else None
+            # (One of the two is always there: the month-first pattern has only the first.)
+            said = m.group("day_word") or m.group("day_word_of")
+            keep(m.start(), m.end(), Date(MONTHS[m.group("month").lower()], _day_in_words(said), year))
     for pattern in (_MONTH_DAY, _DAY_MONTH):
         for m in pattern.finditer(text):
             month_word = m.group("month").lower()
@@ -381,7 +420,7 @@ def months_named(text: str) -> list[int]:
 @kept_by_text(256)
 def without_dates(text: str) -> str:
     """`text` with its dates blanked out, so "March 3rd" is not read as "the third one"."""
-    for pattern in (_ISO_DATE, _SLASH_DATE, _MONTH_DAY, _DAY_MONTH):
+    for pattern in (_ISO_DATE, _SLASH_DATE, _SHORT_SLASH_DATE, _MONTH_THE_DAY_WORD, _DAY_WORD_OF_MONTH, _MONTH_DAY, _DAY_MONTH):
         text = pattern.sub(" ", text)
     return text
 
