@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -427,10 +427,9 @@ KNOWN_MISSES = {
     "money 13 (held): the 24 and 25 march payments, 'ya refund it thank you very much'",
     # money-13q (money questions answered with what they ask: the next payment asked beside a plan
     # or a period, a day of this month, a change asked with its price, a misspelt "acount", a
-    # downgrade's price and what it loses; tune 3/9 and held 2/9 before, 9/9 and 7/9 after). The
-    # price asked as a request ("..., and tell me how much the year costs.", no question) is not
-    # read as asked, so the gate's question comes without it:
-    "money 13q (held): starter yearly, the year's cost asked, then yes",
+    # downgrade's price and what it loses; tune 3/9 and held 2/9 before, 9/9 and 7/9 after). (The
+    # price asked as a request, "..., and tell me how much the year costs.", passes since plan-14:
+    # asks.told_questions.)
     # "Thinking of going from pro down to starter. What would ... and would I lose ...?": the act
     # reader reads the opening as the change asked for (route13's acts.py), so it is offered:
     "money 13q (held): pro down to starter, monthly price and what is lost",
@@ -451,7 +450,8 @@ KNOWN_MISSES = {
     # charges; a US-style "2/16" and a day in words pass since cal-14); what was said kept across turns (the next payment
     # after the card, a double fee told before the email, a customer id after a reset asked); a
     # plan change's target and price (down to pro "from the next renewal" read as the current plan,
-    # a year's price asked with no question mark, a change of mind to team); a cancellation with no
+    # a year's price asked with no question mark, a change of mind to team; down to pro "from the next renewal" and the year's price pass since
+    # plan-14); a cancellation with no
     # subscription noun to technical; two matters bounced or half answered; chit-chat about a film
     # told "no article"; config desk: a denial of someone's access routed to security, "a staff
     # member immediately" with no person asked. (How long the bin keeps files, read as lost data,
@@ -470,8 +470,6 @@ KNOWN_MISSES = {
     "understand 12 (held): two matters: windows app won't start, and team's monthly price",
     "understand 12 (held): two matters: my plan, and setting up authenticator codes",
     "understand 12 (held): control: no longer need acme, cancel, 'yes confirmed'",
-    "understand 12 (held): control: starter paid per year, its price, 'sounds fair, do it'",
-    "understand 12 (held): control: team down to pro from the next renewal, 'ya'",
     "understand 12 config (held): negation: not hacked, a longer password is all",
     "understand 12 config (held): negation: nobody messing with it, chrome forgets the login hourly",
     "understand 12 config (held): permissions flipped right now, a staff member immediately",
@@ -493,6 +491,16 @@ KNOWN_MISSES = {
     # plan billed monthly?" is read by the desk intents reader as a question about charges
     # ("billed"), so the charges are listed, not the plan's period:
     "cal 14 (held): kept: id once, the billing period then the next payment date",
+    # plan-14 (a plan change read right; tune 4/6 and held 3/6 before, 5/6 and 4/6 after: a price
+    # asked as a request to be told, a wanted plan said as exchanged for another). A doubt ("not
+    # sure tbh...", "ugh i dunno, maybe not") is read by the confirmation reader as a no that
+    # closes the offer (tests/test_confirmation.py: "maybe" is no hedge), so the later "yes
+    # cancel it" answers no open offer and the gate asks again:
+    "plan 14 (tune): cancel offered, unsure, then 'alright, yes cancel it'",
+    "plan 14 (held): cancel offered, 'ugh i dunno', then 'ok yes, go ahead and cancel'",
+    # A plan asked for with no verb any cue lists ("i'd like starter from now"): triage is unsure
+    # and billing reads no request (the desk intents reader hears "from now" as a card change):
+    "plan 14 (held): starter asked, then team for the new staff",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

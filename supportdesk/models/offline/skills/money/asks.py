@@ -83,19 +83,37 @@ _WHEN_OR_NEXT = re.compile(r"\b(?:when\w*|next|what (?:day|date)|which (?:day|da
 _NOT_THE_NEXT = re.compile(rf"{PAST.pattern}|\bhow often\b", re.I)
 
 
+# A question said as a request to be told (grammar, a closed class: a verb of telling to the one
+# asking, or wanting to know): "..., and tell me how much the year costs", "let me know the price".
+_TELL_ME = re.compile(
+    r"\b(?:(?:tell|show|give)\s+(?:me|us)|let\s+(?:me|us)\s+know|(?:i'?d|i\s+would|we'?d)\s+like\s+to\s+know"
+    r"|(?:i|we)\s+(?:want|need)\s+to\s+know)\b[^.?!]*",
+    re.IGNORECASE,
+)
+
+
+def told_questions(text: str) -> list[str]:
+    """The message's questions said as requests to be told, from the verb of telling to the end
+    of their sentence ("switch me to pro and tell me how much the year costs": "tell me how much
+    the year costs"): a question asked as surely as one ending in "?", with no "?" to find it by."""
+    return [m.group(0).strip() for m in _TELL_ME.finditer(text) if len(acts.tokens(m.group(0))) > 3]
+
+
 def price_asked(text: str) -> bool:
     """One of the message's questions asks what something costs, whatever else it asks for or
     about ("switch us to team billed annually - what's the total per year?", "if I moved down to
     pro, what would I pay and would I lose what I paid?"): the desk intents reader reads pricing
     in the clause that carries the question, or in a clause of four words or more of a sentence
     that asks (two questions in one: "what would I pay and would I lose ..."; the whole message
-    when nothing comes before its question)."""
-    if not is_question(text):
+    when nothing comes before its question), or in a question said as a request to be told
+    (`told_questions`: "..., and tell me how much the year costs")."""
+    told = told_questions(text)
+    if not is_question(text) and not told:
         return False
     asking = [c for m in _QUESTION_SENTENCE.finditer(text) for c in acts.clauses(m.group(0)) if len(acts.tokens(c)) > 3]
     return any(
         (r := acts.read_desk_intent(part)).act == "pricing" and r.confidence >= PART_CONFIDENCE
-        for part in dict.fromkeys([*acts.question_clauses(text), *asking] or [text])
+        for part in dict.fromkeys([*acts.question_clauses(text), *asking, *told] or [text])
     )
 
 

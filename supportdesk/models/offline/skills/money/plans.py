@@ -44,6 +44,21 @@ _WANTED = re.compile(
     r"(?:the\s+)?(starter|pro|team)\b", re.I,
 )
 
+# The wanted verb's plan said as the one exchanged for another ("we'd like team swapped for pro",
+# "we need team changed to pro", "want team down to pro"): the plan it goes to is the one wanted.
+_EXCHANGED_FOR = re.compile(r"\s+(?:\w+\s+)?(?:for|to|with|into)\s+(?:the\s+)?(starter|pro|team)\b", re.I)
+
+
+def wanted_plan(text: str) -> str | None:
+    """The plan the wanting verb asks for (`_WANTED`: "we want pro, team is too much"), or the one
+    it is exchanged for when the words go on to say so (`_EXCHANGED_FOR`); None when no plan is
+    named right after a verb of wanting."""
+    wanted = _WANTED.search(text)
+    if wanted is None:
+        return None
+    exchanged = _EXCHANGED_FOR.match(text, wanted.end())
+    return (exchanged or wanted).group(1).lower()
+
 
 # A plan's own nouns, without "one": "the second one" points into whatever list was shown last.
 _PLAN_ITSELF = re.compile(r"\b(?:plans?|tiers?|packages?|levels?|subscriptions?)\b", re.I)
@@ -126,14 +141,13 @@ class MoneyPlans(MoneyBase):
         if cues.PLAN_CHANGE_QUESTION.search(text) or asks.asks_about(text):
             return None  # asked about ("can I"... is asking for it: the desk's convention)
         plan, _period = cues.plan_request(text)
-        wanted = _WANTED.search(text)
         # A plan named by its place in the price list ("the team plan is too much, i want the
         # one in between"): the place is the plan wanted, whatever plan the words also name.
         placed = names_plan_by_place(text) and bool(_HAVE.search(text))
         if plan is not None and not placed:
             if "plan" in asked or not cues.AT_RENEWAL.search(text):
                 return None
-            plan = wanted.group(1).lower() if wanted else plan  # "we want pro, team is too much"
+            plan = wanted_plan(text) or plan  # "we want pro, team is too much"
         else:
             if not _HAVE.search(text) or not (_PLAN_NOUN.search(text) or _PRICE.search(text)):
                 return None

@@ -1,0 +1,59 @@
+"""Issue 38 (plan-14): a plan change read right. A price asked as a request to be told, with no
+"?" ("..., and tell me how much the year costs"), is said with the gate's question; the plan
+after a verb of wanting said as the one exchanged for another ("we'd like team swapped for pro")
+is the one left, and the plan it goes to is the target."""
+
+from __future__ import annotations
+
+from supportdesk.commands.evals import evaluate_conversations
+from supportdesk.models.offline.skills.money import asks, plans
+from tests.conftest import REPO
+
+MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
+
+
+def test_a_price_asked_as_a_request_to_be_told_is_a_price_asked():
+    assert asks.told_questions("switch me to pro billed yearly and tell me how much the year costs") == [
+        "tell me how much the year costs"
+    ]
+    assert asks.price_asked("switch me to pro billed yearly and tell me how much the year costs. CUS-1008")
+    assert asks.price_asked("move us to starter, i'd like to know what it comes to per month")
+
+
+def test_a_request_to_be_told_about_something_else_is_no_price_asked():
+    assert not asks.price_asked("move me to team and tell me when it starts")
+    assert not asks.price_asked("tell me what you charged me in march")
+    assert not asks.price_asked("switch me to pro billed yearly please")  # nothing asked at all
+
+
+def test_the_plan_a_wanted_plan_is_exchanged_for_is_the_one_wanted():
+    assert plans.wanted_plan("from our next renewal we'd like team swapped for pro") == "pro"
+    assert plans.wanted_plan("we need team changed to starter at renewal") == "starter"
+    assert plans.wanted_plan("we want pro, team is too much") == "pro"
+    assert plans.wanted_plan("we want pro for the new hires") == "pro"
+    assert plans.wanted_plan("team is too much") is None
+
+
+async def _passes(turns: list[dict], counts: dict) -> None:
+    [result] = await evaluate_conversations(
+        [{"name": "plan 14", "turns": turns, "expect": {"tool_counts": counts}}], config=str(REPO / "agents.toml")
+    )
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_change_with_its_price_asked_to_be_told_says_the_price_before_the_yes():
+    await _passes([
+        {"customer": "put me on team billed annually and let me know what a year of it costs. CUS-1013",
+         "expect": {"agent": "billing", "offers": ["change_plan"], "reply": ["$1,299.99"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {
+            "customer_id": "CUS-1013", "plan": "team", "billing_period": "annual"}}]}},
+    ], {"change_plan": 1})
+
+
+async def test_a_plan_wanted_swapped_for_another_at_renewal_offers_the_other():
+    await _passes([
+        {"customer": "at our next renewal we want team swapped for starter. CUS-1020",
+         "expect": {"agent": "billing", "offers": ["change_plan"], "reply": ["Starter"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {
+            "customer_id": "CUS-1020", "plan": "starter", "when": "renewal"}}]}},
+    ], {"change_plan": 1})
