@@ -449,9 +449,8 @@ KNOWN_MISSES = {
     # an old iOS version given the crash fix); dates (the next payment "due" answered with the
     # charges; a US-style "2/16" and a day in words pass since cal-14); what was said kept across turns (the next payment
     # after the card, a double fee told before the email, a customer id after a reset asked); a
-    # plan change's target and price (down to pro "from the next renewal" read as the current plan,
-    # a year's price asked with no question mark, a change of mind to team; down to pro "from the next renewal" and the year's price pass since
-    # plan-14); a cancellation with no
+    # change of mind to team (down to pro "from the next renewal", read as the current plan, and a
+    # year's price asked with no question mark pass since plan-14); a cancellation with no
     # subscription noun to technical; two matters bounced or half answered; chit-chat about a film
     # told "no article"; config desk: a denial of someone's access routed to security, "a staff
     # member immediately" with no person asked. (How long the bin keeps files, read as lost data,
