@@ -360,6 +360,10 @@ def _intents_in(t: str) -> frozenset[str]:
         # "stop billing me", "I no longer want to be charged every month, please stop it": a
         # request to end paying is a cancellation request (offered, done on the yes).
         found = {"cancel"}
+    if not found and asks.is_question(t) and asks.a_part_reads(t, "my_plan"):
+        # Which plan the account is on, asked in words the rule (cues.MY_PLAN) does not list
+        # ("which of your plans am i paying for": the desk intents reader's my_plan, route-14)
+        found.add("my_plan")
     if not found & (ACTION_INTENTS | _NAMED_REQUESTS):
         # No request heard: what the question is about answers it (./asks.py). The renewal
         # asked about ("does our yearly plan renew this year or next, and for how much?") is
