@@ -6,10 +6,18 @@ agent's on a desk that has one."""
 from __future__ import annotations
 
 from supportdesk.commands.evals import evaluate_conversations
+from supportdesk.config import load_desk
+from supportdesk.models.offline import classifier
+from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.skills.money.intents import _intents_in
 from tests.conftest import REPO
 
 _NO_ACTIONS = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method", "send_password_reset"]
+
+
+def _config_router() -> Router:
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    return Router([a for n, a in desk.agents.items() if n != desk.desk.entry], desk_name=desk.desk.name)
 
 
 def test_which_plan_asked_in_words_no_rule_lists_is_the_plan_read():
@@ -25,3 +33,18 @@ async def test_the_plan_asked_beside_another_agents_matter_is_answered_not_hande
     }]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.failures == []
+
+
+def test_a_state_said_not_to_hold_is_denied_with_its_concept():
+    words, disowns = classifier.denials("my account is not compromised")
+    assert {"not_compromised", "not_hacked_c"} <= set(words) and not disowns
+    # a concept that is itself a negation ("not working") is what the message says, never denied
+    assert "not_broken_c" not in classifier.denials("the app is not working")[0]
+
+
+def test_a_denial_of_someone_elses_access_is_not_the_access_agents():
+    router = _config_router()
+    assert router.route("nobody is messing with my account, but chrome forgets my login after an hour, every day").agent == "technical"
+    assert router.best("nothing suspicious here, i just want a longer password. which menu?").agent == "technical"
+    # someone else's access told beside a denial is still the access agent's
+    assert router.route("i did not change my password, somebody else logged in and did it").agent == "security"
