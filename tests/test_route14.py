@@ -48,3 +48,16 @@ def test_a_denial_of_someone_elses_access_is_not_the_access_agents():
     assert router.best("nothing suspicious here, i just want a longer password. which menu?").agent == "technical"
     # someone else's access told beside a denial is still the access agent's
     assert router.route("i did not change my password, somebody else logged in and did it").agent == "security"
+
+
+def test_a_charge_asked_about_is_not_the_plan_read():
+    # the desk intents reader hears "which one ..." as the plan asked: a plan's noun must be said,
+    # and a charge's day or amount named makes it about that charge
+    assert "my_plan" not in _intents_in("which one is the real one?")
+    assert "my_plan" not in _intents_in("two plan charges of 129.99 on the 10th and 11th of march, which one is the real one?")
+
+
+def test_two_questions_joined_are_each_read_for_the_card_on_file():
+    from supportdesk.models.offline import cues
+
+    assert cues.asks_card_on_file("which card is on my account and what plan am i on? marco@example.com")
