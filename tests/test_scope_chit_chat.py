@@ -58,3 +58,12 @@ def test_a_question_mostly_in_an_agents_job_words_is_no_chit_chat():
     """CLINC150's small talk knows "you", not the desk's identity checks: "what type of ID do you
     accept?" reads as chit-chat to the scope reader, yet every word of it is the technical job's."""
     assert not scope.chit_chat(_agents(), "what kind of ID do you take for the identity check?")
+
+
+def test_chit_chat_with_an_afterthought_about_nothing_here_is_chit_chat():
+    """Route-14: a clause the reader reads as out of scope (an afterthought, another domain's
+    question) beside one surely said to the assistant leaves the message chit-chat; a clause the
+    desk does (in scope) still makes it a matter."""
+    for text in ("whats your favourite film, if bots are allowed one", "do you like music? whats ur favourite song"):
+        assert scope.chit_chat(_agents(), text), text
+    assert not scope.chit_chat(_agents(), "do you like music? also my files stopped syncing")

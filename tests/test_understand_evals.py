@@ -9,8 +9,8 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -80,9 +80,8 @@ KNOWN_MISSES = {
     # since kb-6's calibrated thresholds, passes since the knowledge base covers a question by
     # what it asks: tools/kb.py _ASKED.) (The windows session with its hedged yes passes since
     # security-13: "hmm ok sure" is a pause and a clear yes, engine/confirmation._clear_yes_after_pause.)
-    # Billing's capability list for "whats my plan, <email>" (the money skill reads no plan
-    # question in it; the tablet not owned, second, reaches security since security-13):
-    "understand 6 config (held): billing holds it, then a tablet I don't own",
+    # ("whats my plan, <email>", then a tablet not owned, passes since route-14: the desk intents
+    # reader's my_plan answers the plan; the tablet reaches security since security-13.)
     # offers-7 (a yes reaching the offer it answers; tune 5/10 and held 5/8 before, 8/10 and
     # 6/8 after). What still misses:
     # (The first of two days named, "on the 24th and 25th", was the refund's target until
@@ -454,7 +453,8 @@ KNOWN_MISSES = {
     # subscription noun to technical; two matters bounced or half answered; chit-chat about a film
     # told "no article"; config desk: a denial of someone's access routed to security, "a staff
     # member immediately" with no person asked. (How long the bin keeps files, read as lost data,
-    # passes since kb-14: a loss supposed is no loss told, cues.data_loss_told.)
+    # passes since kb-14: a loss supposed is no loss told, cues.data_loss_told; the plan and the
+    # authenticator, the film and "nobody messing with it" on the config desk since route-14.)
     "understand 12 (held): article: the phone's login codes always invalid",
     "understand 12 (held): article: phone left in a taxi with the authenticator on it",
     "understand 12 (held): question: which papers the id check takes, non-native",
@@ -465,12 +465,9 @@ KNOWN_MISSES = {
     "understand 12 (held): kept: the reset thingy asked, customer id next",
     "understand 12 (held): changed mind: pro asked, then team for new hires, 'yup, team it is'",
     "understand 12 (held): changed mind: cancel offered, a hedge, then 'ok fine, yes cancel it'",
-    "understand 12 (held): chit-chat: a favourite film, if bots have one",
     "understand 12 (held): two matters: windows app won't start, and team's monthly price",
-    "understand 12 (held): two matters: my plan, and setting up authenticator codes",
     "understand 12 (held): control: no longer need acme, cancel, 'yes confirmed'",
     "understand 12 config (held): negation: not hacked, a longer password is all",
-    "understand 12 config (held): negation: nobody messing with it, chrome forgets the login hourly",
     "understand 12 config (held): permissions flipped right now, a staff member immediately",
     # kb-14 (which article answers, told in new words; tune 4/6 and held 4/6 before, tune 5/6 and
     # held 4/6 after: a loss supposed ("before it's gone") is no lost data, `cues.data_loss_told`).
@@ -500,6 +497,15 @@ KNOWN_MISSES = {
     # A plan asked for with no verb any cue lists ("i'd like starter from now"): triage is unsure
     # and billing reads no request (the desk intents reader hears "from now" as a card change):
     "plan 14 (held): starter asked, then team for the new staff",
+    # route-14 (a cancellation without its noun, a reset's id given next, two matters led by the
+    # plan, chit-chat with an afterthought, a person now, denials on the config desk; tune 3/5 and
+    # held 5/5 before, 4/5 and 5/5 after; config tune 4/5 and held 4/5 before, 5/5 and 4/5 after).
+    # "what plan do i have right now, and ...": the router places the plan's clause with the
+    # senior agent (0.59: "right now" is urgency's word), so triage does not split the message:
+    "route 14 (tune): two matters: which plan, and turning on two factor",
+    # "my account isnt compromised or anything, safari just signs me out": the access reader reads
+    # someone else's access in it (0.96) despite the denial, so it stays the security agent's:
+    "route 14 config (held): negation: not compromised, safari signs me out all the time",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

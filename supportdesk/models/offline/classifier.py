@@ -132,6 +132,7 @@ _NEGATED_SUBJECTS = frozenset({"nobody", "noone"})
 # the thing named did not happen.
 _NEGATED_DETERMINERS = frozenset({"no", "nothing"})
 _PASSIVE = frozenset({"was", "were"})
+_COPULA = frozenset({"is", "are", "was", "were"})
 _FIRST_PERSON = frozenset({"i", "we"})
 # "nobody else can get in", "no one should see it": a wish about who may, no denial of what did
 _WISHED = frozenset({"else", "can", "could", "will", "would", "should", "may", "must"})
@@ -196,6 +197,12 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
         if t == "not" and prev in _PASSIVE and i >= 2 and tokens[i - 2] in _FIRST_PERSON:
             denied = True
             words.append(t)
+            continue
+        if t == "not" and prev in _COPULA and i + 2 < n and tokens[i + 2].endswith("_c") and tokens[i + 2] not in _NOT_DENIED:
+            # "my account is not compromised": a state the lexicon reads as a concept, said not to
+            # hold; the word and its concept are denied as "no hack" denies its noun (route-14)
+            words.append(t)
+            determined = {i + 1, i + 2}
             continue
         if t in ("not", "never") and not denied:
             # the customer's own doing ("i did not", "i never", "we have not") or owning negated

@@ -746,6 +746,12 @@ def asks_card_change(text: str) -> bool:
     return said["request"] > said["problem"] and said["question"] - max(said["request"], said["problem"]) < CARD_CHANGE_QUESTION_MARGIN
 
 
+# Two questions joined by a conjunction before the second's question word ("what plan am i on and
+# what do i pay for it", "which card is on my account and what plan am i on?"): grammar, a closed
+# class. Each is a part of its own to a bag of words, which hears the louder one alone in the whole.
+QUESTIONS_JOINED = re.compile(r"\s+(?:and|also|plus)\s+(?=(?:what|how|when|which)\b)", re.I)
+
+
 @kept_by_text(256)  # (a pure reading, asked by triage and the money skill each step)
 def asks_card_on_file(text: str) -> bool:
     """Which card is on file, asked and not changed: "which card do you have for me?", "is it
@@ -758,6 +764,7 @@ def asks_card_on_file(text: str) -> bool:
     # hears a preamble as loudly as the question. (A clause of three words or fewer is no
     # question of its own: "card on file?" is read whole.)
     parts = [text, *acts.question_clauses(text), *(c for c in acts.clauses(text) if len(acts.tokens(c)) > 3)]
+    parts += [q for part in list(parts) for q in QUESTIONS_JOINED.split(part)]
     # The reader knows the desk's few dozen card questions against thousands of other sentences,
     # and a naive Bayes hears words new to a small label softly: "do you have keyboard shortcuts?"
     # reads card_on_file too, and so does "is our annual subscription renewing in 2026 or 2027".

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from supportdesk.config import AgentConfig
-from supportdesk.models.offline.classifier import SMALL_CLASS, STOPWORDS, Prediction, TextClassifier, classifier_for, examples_key
+from supportdesk.models.offline.classifier import SMALL_CLASS, STOPWORDS, Prediction, TextClassifier, classifier_for, denials, examples_key
 from supportdesk.models.offline.cues import CHARGE_ID, without_introduction
 from supportdesk.models.offline.slots import _CUSTOMER_ID as CUSTOMER_ID
 from supportdesk.models.offline.kept import keep
@@ -182,6 +182,24 @@ class Router:
             return None
         return owner
 
+    def _without_denied_owner(self, text: str, candidates: list[str]) -> list[str]:
+        """`candidates` without the agent whose examples tell of someone else's access, when the
+        message denies something ("my account's safe, nothing weird happened - i just want a longer
+        password", "nobody's messing with my account, but chrome forgets my login"), disowns
+        nothing, and the access reader reads no one else's access in it: a denial of that matter
+        leaves the message's own words (a password, a login, a browser) to the agents they are
+        for, where the word model heard the denied matter's words and the owner's few examples
+        said "account" and "password" too (route-14). (Read on the message as routed: names out.)"""
+        if not self._owner:
+            self._owner.append(access_owner(self._examples))
+        owner = self._owner[0]
+        if owner is None or owner not in candidates or len(candidates) < 2:
+            return candidates
+        words, disowns = denials(text)
+        if disowns or not any(w.startswith("not_") for w in words) or gates.tells_access(text):
+            return candidates
+        return [c for c in candidates if c != owner]
+
     def _by_access(self, text: str, candidates: Sequence[str], p: Prediction) -> Route | None:
         """To the candidate whose examples tell of someone else's access, when the message does
         and the words placed it elsewhere, or leaned there too little to place it (how surely:
@@ -207,6 +225,7 @@ class Router:
 
     def _route(self, text: str, candidates: list[str]) -> Route:
         text = without_names(without_introduction(text), self._names)
+        candidates = self._without_denied_owner(text, candidates)
         p = self.model.predict(text, candidates)
         placed = self._by_access(text, candidates, p)
         if placed is not None:
@@ -217,5 +236,6 @@ class Router:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
         text = without_names(without_introduction(text), self._names)
+        candidates = self._without_denied_owner(text, candidates)
         p = self.model.predict(text, candidates)
         return self._by_access(text, candidates, p) or Route(p.label, p.confidence, p)

@@ -131,10 +131,14 @@ def chit_chat(agents: list[AgentConfig], text: str) -> bool:
         return False
     if not agents or gates.ground(text) is not None:
         return False  # a ground the desk hands to a person ("support in german?"): the desk's matter
-    for part in clauses(text):
-        # every clause is said to the assistant ("our admin account was taken over, get me a real
-        # person" tells a matter before asking for a person)
-        reading = read_scope(part)
-        if reading.act != "chit_chat" or reading.confidence < CHIT_CHAT_CONFIDENCE:
-            return False
+    readings = [read_scope(part) for part in clauses(text)]
+    # No clause is the desk's own ("our admin account was taken over, get me a real person" tells
+    # a matter before asking for a person), and one at least is surely said to the assistant; the
+    # others may be about nothing the desk does ("whats your favourite film, if bots are allowed
+    # one", "do you like music? whats ur favourite song": the reader reads the afterthought and a
+    # song asked about as out of scope, route-14), which no article answers either.
+    if any(r.act == "in_scope" for r in readings):
+        return False
+    if not any(r.act == "chit_chat" and r.confidence >= CHIT_CHAT_CONFIDENCE for r in readings):
+        return False
     return not any(share_in_scope(agent, text)[0] >= CLAIMED_SHARE for agent in agents)

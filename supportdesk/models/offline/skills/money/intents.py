@@ -127,9 +127,8 @@ def asks_price(text: str) -> bool:
     return asks.a_part_reads(text, "pricing")
 
 
-# Two questions joined by a conjunction before the second's question word ("what plan am i on and
-# what do i pay for it"): grammar, a closed class, as in `_past_charge_asked`.
-_QUESTIONS_JOINED = re.compile(r"\s+(?:and|also|plus)\s+(?=(?:what|how|when|which)\b)", re.I)
+# What the desk sells, by its nouns (cues' _TIER without "one" and "option", which point at anything)
+_PLAN_NOUN = re.compile(r"\b(?:plans?|tiers?|levels?|packages?|subscriptions?)\b", re.I)
 # A question whose answer is yes, no or how often: it opens with an auxiliary verb or "how often"
 # (grammar, a closed class), not with a question word asking for an amount or a day.
 _ASKS_WHETHER = re.compile(
@@ -303,7 +302,7 @@ def _intents_in(t: str) -> frozenset[str]:
     if "my_plan" in found:
         # "what plan am i on and what do i pay for it": what it costs, or the next payment
         # (its day and price), asked too, as the desk intents reader reads the second question
-        for part in _QUESTIONS_JOINED.split(t)[1:]:
+        for part in cues.QUESTIONS_JOINED.split(t)[1:]:
             if asks_price(part):
                 found.add("pricing")
             elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
@@ -360,6 +359,15 @@ def _intents_in(t: str) -> frozenset[str]:
         # "stop billing me", "I no longer want to be charged every month, please stop it": a
         # request to end paying is a cancellation request (offered, done on the yes).
         found = {"cancel"}
+    if (
+        not found and asks.is_question(t) and _PLAN_NOUN.search(t) and not slot_extraction.names_a_day_or_month(t)
+        and not slot_extraction.extract(t).amounts and asks.a_part_reads(t, "my_plan")
+    ):
+        # Which plan the account is on, asked in words the rule (cues.MY_PLAN) does not list
+        # ("which of your plans am i paying for": the desk intents reader's my_plan, route-14).
+        # A plan's noun said, and no charge's day or amount: the reader hears "which one is the
+        # real one?" of two charges of 129.99 as the plan asked too.
+        found.add("my_plan")
     if not found & (ACTION_INTENTS | _NAMED_REQUESTS):
         # No request heard: what the question is about answers it (./asks.py). The renewal
         # asked about ("does our yearly plan renew this year or next, and for how much?") is
