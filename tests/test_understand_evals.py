@@ -444,7 +444,7 @@ KNOWN_MISSES = {
     # Held-12 (46/69 = 66.7 % before round 11, 47/69 = 68.1 % on its first run after it: 34/54 ->
     # 35/54, config 12/15 -> 12/15; no money or account action without a yes in either run). What
     # it misses, by kind: articles told in new words (an authenticator's codes invalid, a phone
-    # left in a taxi, which id papers to billing,
+    # left in a taxi,
     # an old iOS version given the crash fix); dates (the next payment "due" answered with the
     # charges; a US-style "2/16" and a day in words pass since cal-14); what was said kept across turns (the next payment
     # after the card, a double fee told before the email, a customer id after a reset asked); a
@@ -454,10 +454,10 @@ KNOWN_MISSES = {
     # told "no article"; config desk: a denial of someone's access routed to security, "a staff
     # member immediately" with no person asked. (How long the bin keeps files, read as lost data,
     # passes since kb-14: a loss supposed is no loss told, cues.data_loss_told; the plan and the
-    # authenticator, the film and "nobody messing with it" on the config desk since route-14.)
+    # authenticator, the film and "nobody messing with it" on the config desk since route-14; the
+    # identity check's papers since a sure small-talk clause in an unsure whole is no chit-chat.)
     "understand 12 (held): article: the phone's login codes always invalid",
     "understand 12 (held): article: phone left in a taxi with the authenticator on it",
-    "understand 12 (held): question: which papers the id check takes, non-native",
     "understand 12 (held): question: an ipad stuck on ios 15",
     "understand 12 (held): calendar: next payment due, day and amount",
     "understand 12 (held): kept: email once, the card on file then the next payment",
