@@ -82,6 +82,18 @@ async def every_account_named() -> str:
     return " ".join(row["id"] for row in demo.seed_rows()["demo_customers"])
 
 
+class _Nothing(BaseModel):
+    pass
+
+
+def add_explode(registry: ToolRegistry) -> None:
+    """The test desks' `explode` tool: it always raises, for tests of a tool that fails."""
+
+    @registry.tool("explode", "Always fails", _Nothing)
+    def explode(ctx, args):
+        raise RuntimeError("boom")
+
+
 def make_test_tools() -> tuple[ToolRegistry, list[float]]:
     registry = ToolRegistry()
     refunds: list[float] = []
@@ -91,12 +103,7 @@ def make_test_tools() -> tuple[ToolRegistry, list[float]]:
         refunds.append(args.amount)
         return {"refunded": args.amount}
 
-    class Nothing(BaseModel):
-        pass
-
-    @registry.tool("explode", "Always fails", Nothing)
-    def explode(ctx, args):
-        raise RuntimeError("boom")
+    add_explode(registry)
 
     return registry, refunds
 

@@ -14,6 +14,7 @@ from supportdesk.engine.protocol import Answer, CallTools, ProviderError, Reques
 from supportdesk.engine.runner import drain
 from supportdesk.engine.tools import ToolRegistry
 from supportdesk.wiring import open_desk
+from tests.conftest import add_explode
 from tests.scripted import ScriptedModel
 
 
@@ -31,12 +32,7 @@ def keyed_tools() -> tuple[ToolRegistry, list[tuple[float, str]]]:
         calls.append((args.amount, ctx.idempotency_key))
         return {"refunded": args.amount}
 
-    class Nothing(BaseModel):
-        pass
-
-    @registry.tool("explode", "Always fails", Nothing)
-    def explode(ctx, args):
-        raise RuntimeError("boom")
+    add_explode(registry)
 
     return registry, calls
 

@@ -19,7 +19,7 @@ from supportdesk.engine.tools import ToolRegistry
 from supportdesk.items import Confirmation, Decline, Handoff, Item, Message, Offer, ToolCall, ToolResult
 from supportdesk.store.sessions import SessionStore
 from supportdesk.wiring import open_desk
-from tests.conftest import TEST_DESK, TEST_REFUND_LIMITS
+from tests.conftest import TEST_DESK, TEST_REFUND_LIMITS, add_explode
 from tests.scripted import ScriptedModel
 
 
@@ -39,12 +39,7 @@ def refund_tools() -> tuple[ToolRegistry, list[tuple[float, str, str]]]:
         ran.append((args.amount, ctx.agent.name, ctx.idempotency_key))
         return {"refunded": args.amount}
 
-    class Nothing(BaseModel):
-        pass
-
-    @registry.tool("explode", "Always fails", Nothing)
-    def explode(ctx, args):
-        raise RuntimeError("boom")
+    add_explode(registry)
 
     return registry, ran
 
