@@ -383,9 +383,9 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "receive-without-the-lease",
         "supportdesk/engine/runner.py",
-        "        [stored] = await self.store.append(session_id, [message])\n        return stored\n",
+        "        [stored] = await self.store.append(session_id, [message])\n        running = self._turn_reads.get(session_id)\n",
         "        async with self.store.turn(session_id):\n"
-        "            [stored] = await self.store.append(session_id, [message])\n        return stored\n",
+        "            [stored] = await self.store.append(session_id, [message])\n        running = self._turn_reads.get(session_id)\n",
         ("tests/test_serve_second_message.py", "tests/test_turn_joins.py"),
         "a customer message is stored at once, not after the running turn: else the second POST's 202 waits for a slow model",
         group="ours",

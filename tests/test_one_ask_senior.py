@@ -171,3 +171,13 @@ async def test_on_a_desk_without_the_gate_for_refunds_senior_still_asks_once_and
     assert "$129.99" in asked.text and asked.agent == "senior" and not _ran(first, "refund_charge")
     [refund] = _ran(second, "refund_charge")
     assert refund.agent == "senior" and _questions(second) == []
+
+
+def test_figures_alone_tell_no_duplicate():
+    """"$20", the amount a question asked for, is no duplicate charge told, though the desk
+    intents reader reads one in it (0.99, at its bar): the senior asking a credit's amount got
+    "$20" and offered a duplicate's refund instead (after route-13's lines)."""
+    from supportdesk.models.offline.skills.money.intents import _intents_in
+
+    assert "duplicate" not in _intents_in("$20")
+    assert "duplicate" in _intents_in("you took 9.99 two times in march")

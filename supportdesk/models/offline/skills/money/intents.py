@@ -320,8 +320,8 @@ def _intents_in(t: str) -> frozenset[str]:
         found.add("plan")  # "I'd like the cheapest plan", "the middle plan please"
     if not found and (
         cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
-    ) and heard_duplicate(t) and slot_extraction.place_named(t) is None:
-        # (A place in a list is a pointer, not a second charge: "the second one, yearly billing".)
+    ) and re.search(r"[^\W\d_]{2,}", t) and heard_duplicate(t) and slot_extraction.place_named(t) is None:
+        # (A place in a list is a pointer, not a second charge: "the second one, yearly"; nor figures alone: "$20".)
         # A duplicate told in the customer's own words, about charges, the month they were
         # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
         found.add("duplicate")
