@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from supportdesk.text import EMAIL_ADDRESS
+
 # Contractions first, so "didn't" and "did not" become the same tokens.
 _IRREGULAR = {"can't": "can not", "cant": "can not", "cannot": "can not", "won't": "will not", "wont": "will not",
               "ain't": "is not", "i'm": "i am",
@@ -136,7 +138,7 @@ _LEXICON_RE, _PHRASE_TO_CONCEPT = _build()
 _MONEY = re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
 # An address, with the words that only label it ("email dana@…", "my e-mail is …"): the label
 # names the address told, not what the message is about ("change how i pay you, email …").
-_EMAIL = re.compile(r"(?:\b(?:my\s+)?e-?mail(?:\s+address)?(?:\s+is|\s*[:=])?\s*)?\b[\w.%+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_EMAIL = re.compile(r"(?:\b(?:my\s+)?e-?mail(?:\s+address)?(?:\s+is|\s*[:=])?\s*)?" + EMAIL_ADDRESS.pattern)
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 # An action the customer disowns says that someone else did it ("it was not me", "i did not do
 # it", "not by me"): read as "someone", and its "not" is no problem word ("not working").

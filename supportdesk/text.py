@@ -10,6 +10,13 @@ from __future__ import annotations
 
 import re
 
+# An email address: the one definition the readers, the slots, the tools and the confirmation
+# reader share. It starts where a run of its characters starts (after any leading dots): tried
+# from every position inside a long run ("1.1.1.1...") it was quadratic in the run.
+EMAIL_ADDRESS = re.compile(
+    r"(?<![A-Za-z0-9._%+-])[.%+-]*+\b(?P<address>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b"
+)
+
 # C0 controls except tab and newline, DEL, and C1 controls (ESC, CSI, OSC ... live here),
 # and the invisible bidi controls: ALM, LRM, RLM, the embeddings/overrides and the isolates.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from supportdesk.items import Confirmation, Decline, Item, Message, Offer, Takeover, ToolResult
+from supportdesk.text import EMAIL_ADDRESS
 
 Reading = Literal["yes", "no", "change_of_mind", "question", "other"]
 READINGS: tuple[Reading, ...] = ("yes", "no", "change_of_mind", "question", "other")
@@ -623,7 +624,7 @@ _CLAUSE_QUESTION = re.compile(
 def asks(text: str) -> bool:
     """Whether a customer's message is put as a question (a question mark, or a clause that
     opens with a question word or an auxiliary), its email addresses aside."""
-    return _asks(normalise(re.sub(r"\S+@\S+", " ", text)).strip(" ,.;:"))
+    return _asks(normalise(EMAIL_ADDRESS.sub(" ", text)).strip(" ,.;:"))
 
 
 def _asks(said: str) -> bool:
@@ -769,7 +770,7 @@ _FRAGMENT_REQUEST = 0.1
 # A clause of customer ids and email addresses only: the act reader reads "CUS-1018" as a verbless
 # request, and a problem told beside it ("typed my password into a fake page. CUS-1018") counted as
 # asking for the reset link its article names, which then went out unasked (held-11, config desk).
-_WHO_ONLY = re.compile(r"^[\s.,;:!?()-]*(?:(?:[a-z]{2,4}-?\d{3,}|[^\s@]+@[^\s@]+\.[a-z]{2,})[\s.,;:!?()-]*)+$", re.IGNORECASE)
+_WHO_ONLY = re.compile(rf"^[\s.,;:!?()-]*(?:(?:[a-z]{{2,4}}-?\d{{3,}}|{EMAIL_ADDRESS.pattern})[\s.,;:!?()-]*)+$", re.IGNORECASE)
 
 
 def request_clauses(text: str) -> list[str]:

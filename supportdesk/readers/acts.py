@@ -37,12 +37,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from supportdesk.text import EMAIL_ADDRESS
+
 DATA = Path(__file__).resolve().parent / "data" / "readers.json.gz"
 FORMAT = 3  # 2: clause-initial words are features (issue 38); 3: the desk intents reader
 ACTS = ("question", "problem", "request", "thanks", "greeting", "goodbye")
 SCOPES = ("in_scope", "out_of_scope")
 
-EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+EMAIL = EMAIL_ADDRESS
 _MONEY = re.compile(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
 _NUMBER = re.compile(r"\b\d+(?:st|nd|rd|th)?\b")
 _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[?!]")

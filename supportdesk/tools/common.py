@@ -9,7 +9,7 @@ from typing import Any
 
 from supportdesk.engine.tools import PolicyDenied, ToolContext, ToolOutput
 from supportdesk.business import BusinessData, BusinessError, LimitReached, MoneyLimits, Row, call_key
-from supportdesk.text import money
+from supportdesk.text import EMAIL_ADDRESS, money
 
 
 class ToolFailure(Exception):
@@ -84,12 +84,9 @@ def _holds(said: str, mark: str) -> bool:
     return bool(mark) and re.search(rf"(?<![\w.+-]){re.escape(mark)}(?![\w-])", said) is not None
 
 
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-
-
 def emails_said(said: str) -> set[str]:
     """The email addresses in the customer's words."""
-    return set(_EMAIL.findall(said))
+    return {m.group("address") for m in EMAIL_ADDRESS.finditer(said)}
 
 
 def not_named() -> PolicyDenied:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from supportdesk.models.offline.kept import kept_by_text
+from supportdesk.text import EMAIL_ADDRESS
 
 MONTHS = {
     name: i
@@ -144,11 +145,7 @@ def _day_in_words(words: str) -> int:
     return _ORDINAL_WORDS[re.sub(r"[- ]", "", words.lower())]
 
 
-# An address starts where a run of its characters starts (after any leading dots): tried from
-# every position inside a long run ("1.1.1.1...") it was quadratic in the run.
-_EMAIL = re.compile(
-    r"(?<![A-Za-z0-9._%+-])[.%+-]*+\b(?P<address>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b"
-)
+_EMAIL = EMAIL_ADDRESS
 _INVOICE = re.compile(r"\b(?:INV|inv|Inv)[-#\s]?(?P<num>\d{3,})\b|\binvoice\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
 _ORDER = re.compile(r"\b(?:ORD|ord|Ord)[-#\s]?(?P<num>\d{2,})\b|\border\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
 _CUSTOMER_ID = re.compile(r"\bCUS[-_]?(?P<num>\d{3,})\b", re.IGNORECASE)
