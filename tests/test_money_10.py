@@ -14,8 +14,7 @@ from supportdesk.engine import confirmation
 from supportdesk.models.offline import cues
 from supportdesk.readers import acts
 from tests.conftest import REPO
-
-MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
+from tests.money_turns import MONEY
 
 
 def test_a_change_of_how_one_pays_is_a_change_of_card_without_a_cards_noun():

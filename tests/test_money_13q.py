@@ -9,22 +9,11 @@ from __future__ import annotations
 
 from datetime import date
 
-from supportdesk.commands.evals import evaluate_conversations
 from supportdesk.models.offline import slots
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.intents import _intents_in
 from supportdesk.readers.spelling import correction
-from tests.conftest import REPO
-
-MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
-
-
-async def _passes(turns: list[dict], counts: dict | None = None) -> None:
-    convo: dict = {"name": "money 13", "turns": turns}
-    if counts is not None:
-        convo["expect"] = {"tool_counts": counts}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+from tests.money_turns import MONEY, conversation_passes
 
 
 def test_a_day_of_a_month_named_from_today_is_counted_on_the_calendar_given():
@@ -70,20 +59,20 @@ def test_a_doubled_letter_written_once_is_the_word_meant():
 
 
 async def test_the_next_team_payment_is_its_day_and_amount_nothing_offered():
-    await _passes([{"customer": "when's my next team payment and how much? CUS-1010",
+    await conversation_passes([{"customer": "when's my next team payment and how much? CUS-1010",
                     "expect": {"agent": "billing", "reply": ["March 22, 2026", "$129.99"],
                                "reply_not": ["Would you like to change your plan", "2027"], "not_tools": MONEY,
                                "context_absent": ["pending_offer"]}}], {"change_plan": 0})
 
 
 async def test_a_day_of_this_month_is_answered_from_that_days_charge():
-    await _passes([{"customer": "what did u take on the 7th of this month CUS-1033",
+    await conversation_passes([{"customer": "what did u take on the 7th of this month CUS-1033",
                     "expect": {"agent": "billing", "reply": ["March 7, 2026", "$129.99"],
                                "reply_not": ["I can help with charges"], "not_tools": MONEY}}])
 
 
 async def test_a_change_asked_with_its_price_says_the_price_then_runs_on_the_yes():
-    await _passes([
+    await conversation_passes([
         {"customer": "switch us to team but billed annually - whats the total per year? CUS-1005",
          "expect": {"agent": "billing", "offers": ["change_plan"], "reply": ["$1,299.99"], "not_tools": MONEY}},
         {"customer": "yes go ahead",
@@ -92,11 +81,11 @@ async def test_a_change_asked_with_its_price_says_the_price_then_runs_on_the_yes
 
 
 async def test_a_change_asked_about_with_its_price_says_both_and_offers_nothing():
-    await _passes([{"customer": "If I moved from team down to pro, what would I pay and would I lose any of what I already paid? CUS-1021",
+    await conversation_passes([{"customer": "If I moved from team down to pro, what would I pay and would I lose any of what I already paid? CUS-1021",
                     "expect": {"agent": "billing", "reply": ["$29.99", "refunded"], "reply_not": ["shall i"],
                                "not_tools": MONEY, "context_absent": ["pending_offer"]}}], {"change_plan": 0})
 
 
 async def test_a_months_charges_asked_with_a_customer_id_stay_with_billing():
-    await _passes([{"customer": "whats on my acount for march? CUS-1018",
+    await conversation_passes([{"customer": "whats on my acount for march? CUS-1018",
                     "expect": {"agent": "billing", "reply": ["March 10, 2026", "March 11, 2026"], "not_tools": MONEY}}])

@@ -5,19 +5,8 @@ yes") is the yes to that item; a refund the policy refuses is said so, and why."
 
 from __future__ import annotations
 
-from supportdesk.commands.evals import evaluate_conversations
 from supportdesk.models.offline import slots
-from tests.conftest import REPO
-
-MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
-
-
-async def _passes(turns: list[dict], counts: dict | None = None) -> None:
-    convo: dict = {"name": "money 7b", "turns": turns}
-    if counts is not None:
-        convo["expect"] = {"tool_counts": counts}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+from tests.money_turns import MONEY, conversation_passes
 
 
 def test_a_place_in_an_ordered_list_is_read_from_ordinals_and_ends():
@@ -48,7 +37,7 @@ def test_a_plan_is_found_in_the_price_list_by_its_place():
 
 async def test_a_plan_named_by_its_place_is_offered_then_made_on_the_yes():
     # ben is on Team: "the one in between" is Pro, whatever plan the message also names.
-    await _passes([
+    await conversation_passes([
         {"customer": "the team plan is too much for us now, i want the one in between. ben.martin33@example.com",
          "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1033", "plan": "pro"}}]}},
@@ -76,14 +65,14 @@ def test_a_pointer_into_the_offers_own_list_with_a_yes_is_the_yes_to_that_item_o
 
 
 async def test_a_list_reference_and_its_yes_in_one_answer_refunds_that_charge_once():
-    await _passes([
+    await conversation_passes([
         {"customer": "i was billed twice in march?? sami.meyer18@example.com",
          "expect": {"agent": "billing", "reply": ["$29.99"], "not_tools": MONEY}},
         {"customer": "yes the second one", "expect": {
             "tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9059", "amount": 29.99}}],
             "reply_not": ["just to be sure"]}},
     ], {"refund_charge": 1})
-    await _passes([
+    await conversation_passes([
         {"customer": "i was billed twice in march?? sami.meyer18@example.com", "expect": {"not_tools": MONEY}},
         {"customer": "the first one, yes", "expect": {"not_tools": MONEY}},
     ], {"refund_charge": 0})
@@ -102,7 +91,7 @@ def test_a_request_to_stop_paying_is_heard_as_a_cancellation_and_a_period_change
 
 
 async def test_a_cancellation_in_other_words_is_offered_and_made_only_on_the_yes():
-    await _passes([
+    await conversation_passes([
         {"customer": "stop billing me. esther.kowalski30@example.com",
          "expect": {"agent": "billing", "offers": ["cancel_subscription"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1030"}}]}},
@@ -129,19 +118,19 @@ def test_money_back_asked_in_other_words_is_heard_clause_by_clause_and_a_questio
 
 async def test_a_refund_the_policy_refuses_is_said_so_and_why_never_offered():
     # farid's february charge is no duplicate: money back asked for in other words is refused, with why.
-    await _passes([
+    await conversation_passes([
         {"customer": "I am not happy with speed of the app, please return me the money of february. farid.patel5@example.com",
          "expect": {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["shall i refund"],
                     "context_absent": ["pending_offer"], "not_tools": MONEY}},
     ], {"refund_charge": 0})
     # No charge named, and none of vera's fits a listed reason: refused, not "which one?".
-    await _passes([
+    await conversation_passes([
         {"customer": "i dont really use the app anymore, can i get a refund for my last payment? vera.reyes21@example.com",
          "expect": {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["which of these would you like refunded"],
                     "context_absent": ["pending_offer"], "not_tools": MONEY}},
     ], {"refund_charge": 0})
     # A duplicate among the charges: a refund could go through, so which one is asked (nothing refused).
-    await _passes([
+    await conversation_passes([
         {"customer": "can i get a refund please? sami.meyer18@example.com", "expect": {"reply_not": ["can't refund"], "not_tools": MONEY}},
     ])
 

@@ -8,21 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from supportdesk.commands.evals import evaluate_conversations
 from supportdesk.models.offline import cues, slots
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.intents import MoneyIntents
-from tests.conftest import REPO
-
-MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
-
-
-async def _passes(turns: list[dict], counts: dict | None = None) -> None:
-    convo: dict = {"name": "money 9", "turns": turns}
-    if counts is not None:
-        convo["expect"] = {"tool_counts": counts}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+from tests.money_turns import MONEY, conversation_passes
 
 
 def test_the_end_of_the_current_period_is_a_time_in_any_words():
@@ -63,7 +52,7 @@ def test_a_months_possessive_without_its_apostrophe_names_the_month():
 
 
 async def test_a_change_for_when_the_period_ends_is_offered_for_the_renewal():
-    await _passes([
+    await conversation_passes([
         {"customer": "once our current year is over please put us on starter. marco@example.com",
          "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}},
         {"customer": "yes thats it", "expect": {"tools": [
@@ -72,13 +61,13 @@ async def test_a_change_for_when_the_period_ends_is_offered_for_the_renewal():
 
 
 async def test_the_billing_period_asked_is_answered_from_the_account():
-    await _passes([{"customer": "are we billed yearly or each month? priya@example.com",
+    await conversation_passes([{"customer": "are we billed yearly or each month? priya@example.com",
                     "expect": {"agent": "billing", "reply": ["annual"], "reply_not": ["shall i"],
                                "context_absent": ["pending_offer"], "not_tools": MONEY}}], {"change_plan": 0})
 
 
 async def test_the_last_plan_of_the_list_with_its_period():
-    await _passes([
+    await conversation_passes([
         {"customer": "what are the plans and what do they cost?", "expect": {"reply": ["$129.99"]}},
         {"customer": "i'll take the last option, billed yearly. dana@example.com", "expect": {"offers": ["change_plan"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [
@@ -87,7 +76,7 @@ async def test_the_last_plan_of_the_list_with_its_period():
 
 
 async def test_an_invoice_asked_by_its_month_without_the_apostrophe():
-    await _passes([
+    await conversation_passes([
         {"customer": "dana@example.com, invoice question", "expect": {"agent": "billing"}},
         {"customer": "can you send februarys invoice", "expect": {"reply": ["INV-5002"], "reply_not": ["INV-5001", "INV-5003"]}},
     ])
@@ -96,7 +85,7 @@ async def test_an_invoice_asked_by_its_month_without_the_apostrophe():
 async def test_a_refund_above_the_limit_the_policy_refuses_is_said_so_by_billing():
     # CH-9066 is a single $129.99 charge, no duplicate: above billing's limit, yet no senior is
     # asked to approve what the policy refuses.
-    await _passes([{"customer": "money back for CH-9066 please, you took it twice. vera.reyes21@example.com",
+    await conversation_passes([{"customer": "money back for CH-9066 please, you took it twice. vera.reyes21@example.com",
                     "expect": {"agent": "billing", "reply": ["duplicate"], "reply_not": ["shall i refund"],
                                "context_absent": ["pending_offer"], "not_tools": MONEY}}], {"refund_charge": 0})
 
@@ -109,7 +98,7 @@ def test_a_card_told_after_a_request_to_change_how_one_pays_is_that_change():
 
 
 async def test_a_card_told_after_the_request_is_offered_then_put_on_file():
-    await _passes([
+    await conversation_passes([
         {"customer": "i'd like to update the payment info on my account. dana@example.com", "expect": {"agent": "billing", "not_tools": MONEY}},
         {"customer": "mastercard ending 8080", "expect": {"offers": ["update_payment_method"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [
@@ -119,7 +108,7 @@ async def test_a_card_told_after_the_request_is_offered_then_put_on_file():
 
 async def test_a_card_told_to_the_technical_agent_goes_to_billing_with_its_request():
     # "the way i pay" leans to the app's payment articles; the card told next is billing's change
-    await _passes([
+    await conversation_passes([
         {"customer": "dana@example.com here, want to change the way i pay", "expect": {"not_tools": MONEY}},
         {"customer": "mastercard ending 8080", "expect": {"agent": "billing", "offers": ["update_payment_method"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [
@@ -134,7 +123,7 @@ def test_another_card_asked_for_in_words_no_cue_lists_is_read_by_the_desk_intent
 
 
 async def test_another_card_asked_for_goes_to_billing_and_is_offered_with_the_card():
-    await _passes([
+    await conversation_passes([
         {"customer": "i would like to pay with my other card. dana@example.com",
          "expect": {"agent": "billing", "not_tools": MONEY}},
         {"customer": "amex ending 1005", "expect": {"offers": ["update_payment_method"], "not_tools": MONEY}},
@@ -149,7 +138,7 @@ def test_two_payment_methods_offered_as_alternatives_ask_which_one_pays():
 
 
 async def test_which_of_two_payment_methods_pays_is_read_from_the_account():
-    await _passes([{"customer": "how am i charged, visa or paypal? marco@example.com",
+    await conversation_passes([{"customer": "how am i charged, visa or paypal? marco@example.com",
                     "expect": {"agent": "billing", "reply": ["5454"], "reply_not": ["shall i"], "not_tools": MONEY}}],
                   {"update_payment_method": 0})
 
@@ -157,7 +146,7 @@ async def test_which_of_two_payment_methods_pays_is_read_from_the_account():
 async def test_a_request_to_stop_paying_in_the_apps_words_goes_to_billing_and_is_offered():
     # "shut it down" leans to the app's crash article; the money skill's learned reading of a
     # request to stop paying decides (intents-8)
-    await _passes([
+    await conversation_passes([
         {"customer": "dont want to pay for this anymore, shut it down. marco@example.com",
          "expect": {"agent": "billing", "offers": ["cancel_subscription"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1002"}}]}},
@@ -165,7 +154,7 @@ async def test_a_request_to_stop_paying_in_the_apps_words_goes_to_billing_and_is
 
 
 async def test_a_change_of_account_details_is_no_request_to_stop_paying():
-    await _passes([{"customer": "I want to change my account details. dana@example.com",
+    await conversation_passes([{"customer": "I want to change my account details. dana@example.com",
                     "expect": {"agent": "technical", "context_absent": ["pending_offer"], "not_tools": MONEY}}])
 
 

@@ -7,19 +7,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from supportdesk.commands.evals import evaluate_conversations
 from supportdesk.models.offline import slots
-from tests.conftest import REPO
-
-MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
-
-
-async def _passes(turns: list[dict], counts: dict | None = None) -> None:
-    convo: dict = {"name": "money asks", "turns": turns}
-    if counts is not None:
-        convo["expect"] = {"tool_counts": counts}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+from tests.money_turns import MONEY, conversation_passes
 
 
 def test_a_day_named_from_today_is_counted_from_the_calendar_given():
@@ -32,19 +21,19 @@ def test_a_day_named_from_today_is_counted_from_the_calendar_given():
 
 async def test_yesterday_is_the_demo_calendars_and_its_missing_charge_said():
     # The demo company's today is March 20, 2026 (business/demo.py): its yesterday has no charge.
-    await _passes([{"customer": "did you charge me anything yesterday? dana@example.com",
+    await conversation_passes([{"customer": "did you charge me anything yesterday? dana@example.com",
                     "expect": {"agent": "billing", "reply": ["I don't see a charge on March 19, 2026"],
                                "reply_not": ["Here is that charge"], "not_tools": MONEY}}])
 
 
 async def test_the_renewal_asked_about_is_answered_with_its_day_and_price():
     # priya is billed yearly (created in January 2025): the next renewal is January 15, 2027.
-    await _passes([{"customer": "is our annual subscription renewing in 2026 or 2027, and what amount? priya@example.com",
+    await conversation_passes([{"customer": "is our annual subscription renewing in 2026 or 2027, and what amount? priya@example.com",
                     "expect": {"agent": "billing", "reply": ["January 15, 2027", "$1,299.99"], "not_tools": MONEY}}])
 
 
 async def test_a_plans_price_asked_with_no_change_wanted_is_the_price_and_nothing_changes():
-    await _passes([{"customer": "whats pro if we paid yearly? no switch, just comparing. marco@example.com",
+    await conversation_passes([{"customer": "whats pro if we paid yearly? no switch, just comparing. marco@example.com",
                     "expect": {"agent": "billing", "reply": ["$299.99"], "reply_not": ["I'll move you"], "not_tools": MONEY,
                                "context_absent": ["pending_offer"]}}], {"change_plan": 0})
 
@@ -63,7 +52,7 @@ def test_a_plan_is_found_in_the_price_list_by_its_own_name_or_price():
 
 
 async def test_a_plan_named_by_what_it_is_is_offered_then_made_on_the_yes():
-    await _passes([
+    await conversation_passes([
         {"customer": "could you move me to the plan for teams? dana@example.com",
          "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}},
         {"customer": "ok", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1001", "plan": "team"}}]}},
@@ -72,7 +61,7 @@ async def test_a_plan_named_by_what_it_is_is_offered_then_made_on_the_yes():
 
 async def test_a_change_at_renewal_told_without_the_word_change_is_offered_then_made():
     # marco is on Team: the plan wanted is the one after "want", not the one complained of.
-    await _passes([
+    await conversation_passes([
         {"customer": "starting next billing cycle we want starter, team is way too much. marco@example.com",
          "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "change_plan",
@@ -81,7 +70,7 @@ async def test_a_change_at_renewal_told_without_the_word_change_is_offered_then_
 
 
 async def test_a_plan_told_before_the_email_is_offered_once_the_email_comes():
-    await _passes([
+    await conversation_passes([
         {"customer": "from my next renewal i want pro, not team anymore.", "expect": {"agent": "billing", "reply": ["email"], "not_tools": MONEY}},
         {"customer": "vera.reyes21@example.com", "expect": {"offers": ["change_plan"], "not_tools": MONEY}},
         {"customer": "correct", "expect": {"tools": [{"name": "change_plan",

@@ -5,11 +5,10 @@ is the one left, and the plan it goes to is the target."""
 
 from __future__ import annotations
 
-from supportdesk.commands.evals import evaluate_conversations
-from supportdesk.models.offline.skills.money import asks, plans
-from tests.conftest import REPO
+import pytest
 
-MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
+from supportdesk.models.offline.skills.money import asks, plans
+from tests.money_turns import MONEY, conversation_passes
 
 
 def test_a_price_asked_as_a_request_to_be_told_is_a_price_asked():
@@ -34,26 +33,18 @@ def test_the_plan_a_wanted_plan_is_exchanged_for_is_the_one_wanted():
     assert plans.wanted_plan("team is too much") is None
 
 
-async def _passes(turns: list[dict], counts: dict) -> None:
-    [result] = await evaluate_conversations(
-        [{"name": "plan 14", "turns": turns, "expect": {"tool_counts": counts}}], config=str(REPO / "agents.toml")
-    )
-    assert result.passed, "\n".join(result.failures)
-
-
-async def test_a_change_with_its_price_asked_to_be_told_says_the_price_before_the_yes():
-    await _passes([
-        {"customer": "put me on team billed annually and let me know what a year of it costs. CUS-1013",
-         "expect": {"agent": "billing", "offers": ["change_plan"], "reply": ["$1,299.99"], "not_tools": MONEY}},
+@pytest.mark.parametrize(("message", "customer", "reply", "arguments"), [
+    # A change with its price asked to be told says the price before the yes.
+    ("put me on team billed annually and let me know what a year of it costs. CUS-1013", "CUS-1013", "$1,299.99",
+     {"plan": "team", "billing_period": "annual"}),
+    # A plan wanted swapped for another at renewal offers the other.
+    ("at our next renewal we want team swapped for starter. CUS-1020", "CUS-1020", "Starter",
+     {"plan": "starter", "when": "renewal"}),
+])
+async def test_a_plan_change_is_offered_as_asked_and_made_once_on_yes(message, customer, reply, arguments):
+    await conversation_passes([
+        {"customer": message,
+         "expect": {"agent": "billing", "offers": ["change_plan"], "reply": [reply], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {
-            "customer_id": "CUS-1013", "plan": "team", "billing_period": "annual"}}]}},
-    ], {"change_plan": 1})
-
-
-async def test_a_plan_wanted_swapped_for_another_at_renewal_offers_the_other():
-    await _passes([
-        {"customer": "at our next renewal we want team swapped for starter. CUS-1020",
-         "expect": {"agent": "billing", "offers": ["change_plan"], "reply": ["Starter"], "not_tools": MONEY}},
-        {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {
-            "customer_id": "CUS-1020", "plan": "starter", "when": "renewal"}}]}},
+            "customer_id": customer, **arguments}}]}},
     ], {"change_plan": 1})

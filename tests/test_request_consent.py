@@ -20,8 +20,7 @@ from supportdesk.wiring import open_desk
 from tests.conftest import REPO, TEST_DESK
 from tests.scripted import ScriptedModel
 from tests.test_confirmation import items_of
-
-MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
+from tests.money_turns import MONEY
 
 
 def call(name: str, **arguments: Any) -> CallTools:
