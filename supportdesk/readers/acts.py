@@ -382,6 +382,9 @@ def scope_reader() -> ActReader:
     return ActReader(scope["counts"], scope["totals"], scope["docs"], scope["alpha"])
 
 
+# Kept by text like the desk intents reader: one message is asked about its scope by several
+# checks of a turn (chit-chat, outside the desk, the off-topic list), each reading the whole of it.
+@lru_cache(maxsize=4096)
 def read_scope(text: str) -> Reading:
     return scope_reader().read(text)
 
