@@ -21,7 +21,7 @@ MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", 
 
 @pytest.mark.parametrize("text", [
     "hmm not sure tbh", "hmm let me think", "idk, maybe", "not sure honestly, my boss may still want it, let me think",
-    "i don't know yet", "hmm", "umm not sure, maybe", "i need to think about it",
+    "i don't know yet", "hmm", "maybe", "umm not sure, maybe", "i need to think about it",
 ])
 def test_still_deciding_is_a_hedge_and_never_a_yes(text):
     assert undecided(text) and hedged(text)
@@ -108,3 +108,10 @@ async def test_a_price_asked_and_the_move_to_it_asked_for_is_the_change_priced()
          "expect": {"offers": ["change_plan"], "reply": ["Starter", "$9.99"], "not_tools": MONEY}},
         {"customer": "ok", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1017", "plan": "starter"}}]}},
     ], {"change_plan": 1})
+
+
+async def test_a_price_asked_with_the_change_refused_outright_offers_nothing():
+    await _passes([
+        {"customer": "how much is team a month? only curious, don't change my plan. CUS-1013",
+         "expect": {"reply": ["$129.99"], "reply_not": ["shall i"], "context_absent": ["pending_offer"], "not_tools": MONEY}},
+    ], {"change_plan": 0})

@@ -124,7 +124,9 @@ class MoneyPlans(MoneyBase):
         are answered, the price said and the change asked for put to the desk's gate (issue 38,
         money-15), rather than the price alone with "would you like to change?" asked back. The
         clause is a request to the act reader with a verb of having or moving (`_HAVE`) and no
-        question of its own."""
+        question of its own, in a message that does not say it asks for no change."""
+        if cues.disclaims_action(text):
+            return None  # "just curious, dont switch me": a price asked, the change refused outright
         if not any(_HAVE.search(c) and not asks.is_question(c) for c in request_clauses(text)):
             return None
         customer_id = self._customer_id()
