@@ -894,8 +894,9 @@ def test_a_hedge_is_neither_a_yes_nor_a_no(text):
     assert read_answer(text, _REFUND_OFFER) == "question"
 
 
-@pytest.mark.parametrize("text", ["i guess not", "maybe", "only if it is free", "if it's free, later", "i think i'll wait",
+@pytest.mark.parametrize("text", ["i guess not", "only if it is free", "if it's free, later", "i think i'll wait",
                                   "i guess the other one", "probably not, thanks"])
 def test_doubt_beside_a_refusal_or_another_choice_is_no_hedge(text):
+    # ("maybe" alone is the customer still deciding, a hedge since money-15: tests/test_money_15.py)
     assert not hedged(text)
     assert read_answer(text, _REFUND_OFFER) != "yes"

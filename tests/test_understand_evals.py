@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -464,7 +464,6 @@ KNOWN_MISSES = {
     "understand 12 (held): kept: both days of a double starter fee told, email after, 'yes refund it'",
     "understand 12 (held): kept: the reset thingy asked, customer id next",
     "understand 12 (held): changed mind: pro asked, then team for new hires, 'yup, team it is'",
-    "understand 12 (held): changed mind: cancel offered, a hedge, then 'ok fine, yes cancel it'",
     "understand 12 (held): two matters: windows app won't start, and team's monthly price",
     "understand 12 (held): control: no longer need acme, cancel, 'yes confirmed'",
     "understand 12 config (held): negation: not hacked, a longer password is all",
@@ -488,15 +487,29 @@ KNOWN_MISSES = {
     # ("billed"), so the charges are listed, not the plan's period:
     "cal 14 (held): kept: id once, the billing period then the next payment date",
     # plan-14 (a plan change read right; tune 4/6 and held 3/6 before, 5/6 and 4/6 after: a price
-    # asked as a request to be told, a wanted plan said as exchanged for another). A doubt ("not
-    # sure tbh...", "ugh i dunno, maybe not") is read by the confirmation reader as a no that
-    # closes the offer (tests/test_confirmation.py: "maybe" is no hedge), so the later "yes
-    # cancel it" answers no open offer and the gate asks again:
-    "plan 14 (tune): cancel offered, unsure, then 'alright, yes cancel it'",
+    # asked as a request to be told, a wanted plan said as exchanged for another). ("not sure
+    # tbh..." then "alright, yes cancel it" passes since money-15: still deciding is a hedge, and
+    # the same offer is put again.) "ugh i dunno, maybe not" leans to no ("not"): the offer is
+    # turned down, so the later "ok yes, go ahead and cancel" is a new request the gate asks about:
     "plan 14 (held): cancel offered, 'ugh i dunno', then 'ok yes, go ahead and cancel'",
     # A plan asked for with no verb any cue lists ("i'd like starter from now"): triage is unsure
     # and billing reads no request (the desk intents reader hears "from now" as a card change):
     "plan 14 (held): starter asked, then team for the new staff",
+    # money-15 (plan changes, cancellations, hedges and changes of mind; tune 8/12 and held 6/12
+    # before, tune 18/19 (widened before fixing) and held 8/12 on its first run after, 9/12 once
+    # its credit check stopped taking "no credit has been added" for a credit added). What misses:
+    # "sync was broken all weekend, could i get a 15 dollar credit?": the router sends it to
+    # technical on "sync", so no credit is offered (routing, not the offer):
+    "money 15 (tune): a $15 credit offered, 'umm not sure, maybe' runs nothing, then 'yes go ahead' adds it once",
+    # "put us on the smaller plan, team is too much": Team is named as the plan left and "put" is
+    # no verb _plan_change reads as leaving it, so the named plan wins over the place ("already on team"):
+    "money 15 (held): 'the smaller plan' from team is pro, 'yes'",
+    # "cancel at the end of my billing period, not right now": the "not" turns the cancellation
+    # down (_without_declined) and "billing period" reads as charges, so the charges are listed:
+    "money 15 (held): cancel at the end of the period, not now, 'yep'",
+    # "how much will i pay on starter?" while the change waits: the desk intents reader hears the
+    # next payment, not a price (asks.price_asked is false), so the change is not put again:
+    "money 15 (held): starter offered, what it costs asked, 'alright yes'",
     # route-14 (a cancellation without its noun, a reset's id given next, two matters led by the
     # plan, chit-chat with an afterthought, a person now, denials on the config desk; tune 3/5 and
     # held 5/5 before, 4/5 and 5/5 after; config tune 4/5 and held 4/5 before, 5/5 and 4/5 after).

@@ -260,14 +260,47 @@ _CONDITION = re.compile(r"\b(?:if|only if)\b")
 
 def hedged(text: str) -> bool:
     """A reluctant, doubtful leaning to yes with nothing refusing in it ("i guess so?", "if
-    that's the only way i guess", "i suppose so"): not a yes (nothing runs on it), and not a
-    no either; the offer is asked again in plain words (issue 38, offers-7). Any refusal, other
-    time or option ("i guess not", "if it's free, later") makes it no hedge."""
+    that's the only way i guess", "i suppose so"), or the customer still deciding (`undecided`:
+    "hmm not sure tbh", "let me think"): not a yes (nothing runs on it), and not a no either; the
+    offer is asked again in plain words, so a clear yes after it runs that same action once
+    (issue 38, offers-7, money-15). Any refusal, other time or option ("i guess not", "if it's
+    free, later") makes it no hedge."""
     said = normalise(text)
+    if undecided(said):
+        return True
     if _DOUBT.search(said) is None and _CONDITION.search(said) is None:
         return False
     rest = _CONDITION.sub(" ", said)
     return _NEGATION.search(rest) is None and _ALTERNATIVE.search(said) is None and not _beyond_hedge(rest)
+
+
+# Still deciding: words that say the answer is not made yet, neither way ("not sure", "idk",
+# "let me think", a bare "hmm"). Alone in `_NEGATION` they make an answer no yes; with nothing
+# else refusing, they make it no "no" either (`undecided`).
+_UNDECIDED = re.compile(
+    r"\b(?:not (?:so |too |that |really |quite |100% )?sure|unsure|undecided|not decided|maybe|perhaps|"
+    r"idk|dunno|i don'?t know|i do not know|"
+    r"(?:let me |i(?:'ll| will| need to| have to| must| gotta)? ?)?(?:think(?:ing)? (?:about|it over|on)(?: it| that| this)?|think)|"
+    + _HESITATION + r")(?: yet)?\b"
+)
+# A question of its own ("not sure why i was charged"): asked, not undecided about the offer.
+_QUESTION_WORD = re.compile(r"\b(?:why|what|how|which|when|where|who|whose|whom)\b")
+
+
+def undecided(text: str) -> bool:
+    """The customer says they have not decided yet ("hmm not sure tbh", "idk, maybe", "not
+    sure honestly, my boss may still want it, let me think"), and nothing else in the message
+    refuses, defers to another time, names another option, asks a question of its own or asks
+    for something more: with the words of not deciding taken out, nothing of `_NEGATION`,
+    `_ALTERNATIVE`, a question word or `_MORE_ASKED` is left."""
+    said = normalise(text)
+    if _UNDECIDED.search(said) is None:
+        return False
+    rest = _UNDECIDED.sub(" ", said)
+    return (
+        _NEGATION.search(rest) is None and _ALTERNATIVE.search(said) is None and _QUESTION_WORD.search(rest) is None
+        and _QUESTION_START.match(rest.strip(" ,.;:!?")) is None and _MORE_ASKED.search(rest) is None
+    )
 
 
 # What a hedge may say besides its doubt: "that's the only way", "it's fine", "so".

@@ -616,7 +616,12 @@ PLAN_UP = _any(r"\bupgrade\b", *_UP_NAMED)
 # tier up"): a plan's name, as "pro" is; the bare verbs ("upgrade the app") name no plan.
 PLAN_PLACED = _any(*(p.source for p in (PLAN_LOWEST, PLAN_HIGHEST)), *_DOWN_NAMED, *_UP_NAMED)
 # One step, not "any plan below": "down a tier", "one plan lower", "the next plan up".
-PLAN_ONE_STEP = _any(rf"\b(?:down|up)\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:lower|down|cheaper|up|higher)\b")
+# ("the smaller plan", "the bigger one": one plan, so the next one that way, where "a cheaper
+# plan" is any of those below.)
+PLAN_ONE_STEP = _any(
+    rf"\b(?:down|up)\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:lower|down|cheaper|up|higher)\b",
+    rf"\bthe\s+(?:cheaper|smaller|lower|less expensive|bigger|larger|higher|more expensive)\s+{_TIER}\b",
+)
 # A question about plans ("is there a cheaper plan than mine?") asks for prices, not a change.
 PLAN_QUESTION = _any(
     r"(?:^|[.!?]\s*)(?:is there|are there|what(?:'s| is| are)?|which|do you have|how much)\b[^.!?]*\?",

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from supportdesk.config import AgentConfig
-from supportdesk.engine.confirmation import read_answer
+from supportdesk.engine.confirmation import hedged, read_answer
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
 from supportdesk.items import Handoff, Message
 from supportdesk.models.offline import cues, dialogue, scope
@@ -509,6 +509,8 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                     and (
                         read_answer(clause) == "yes" or dialogue.refuses(clause) or cues.STEPS_FAILED.search(clause)
                         or cues.TRYING.search(clause) or cues.setup_only(clause)
+                        # ("let me think" to the offer the gate just closed: still deciding about it)
+                        or (v.declined_tool is not None and hedged(clause))
                     )
                     and not self._has_own_request(clause, any_skill=True)
                 )
@@ -551,6 +553,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if ctx.get("refund_amount") and not self._refunded(ctx.get("charge_id")) and not self._pending_refund():
             return "money", switch_clause, own_text
         if ctx.get("credit_reason") and not v.calls("issue_credit"):
+            return "money", switch_clause, own_text
+        if v.declined_tool in dialogue.ACCOUNT_ACTIONS and text and hedged(text):
+            # "umm not sure, maybe" to the credit the gate held: the offer's matter, put again
+            # by the skill that made it (money/offers.py `_held_again`), not a new topic.
             return "money", switch_clause, own_text
         if ctx.get("bug_summary") and not v.calls("create_ticket"):
             return "tech", switch_clause, own_text

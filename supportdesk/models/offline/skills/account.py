@@ -217,7 +217,8 @@ class AccountSkill(SkillBase):
                 lambda prices, _plans: f"We don't have a plan called \"{unknown.title()}\". Which plan would you like? {prices}",
                 f"We don't have a plan called \"{unknown.title()}\". Which plan would you like to move to?",
             )
-        place = cues.plan_step(text) if plan is None and period is None else None
+        # ("the cheapest plan but paid once a year": the place names the plan, the period is its own)
+        place = cues.plan_step(text) if plan is None else None
         if place is not None:  # "now the cheapest one": the latest words over a plan named before
             return self._plan_by_place(customer_id, text, place)
         if plan is None and period is None:
@@ -335,12 +336,17 @@ class AccountSkill(SkillBase):
         when = "now"
         if cues.AT_RENEWAL.search(source):
             args["when"], when = "renewal", "at your next renewal (nothing changes until then)"
+        period = cues.plan_request(source)[1]
+        if period:  # the period said beside the place ("the cheapest one, billed yearly") goes with it
+            args["billing_period"] = period
         price = self._plan_price(target)
+        # (the offer says the period it carries: a yes agrees to exactly what it says)
+        billed = f", billed {'annually' if period == 'annual' else 'monthly'}," if period else ""
         if cues.PLAN_QUESTION.search(source):
             # Asked, not told: the answer, then the same offer a "yes" takes up.
-            said = f"You're on the {current.title()} plan; {target['name']} is {price}. Would you like me to move you to the {target['name']} plan {when}?"
+            said = f"You're on the {current.title()} plan; {target['name']} is {price}. Would you like me to move you to the {target['name']} plan{billed} {when}?"
         else:
-            said = f"To confirm: I'll move you from the {current.title()} plan to the {target['name']} plan ({price}) {when}. Shall I go ahead?"
+            said = f"To confirm: I'll move you from the {current.title()} plan to the {target['name']} plan ({price}){billed} {when}. Shall I go ahead?"
         return step.offer(said, "change_plan", args, customer_id=customer_id)
 
     def _next_payment(self, customer_id: str):

@@ -141,6 +141,9 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # nothing offered that a "yes" would set off.
             return step.answer(self._refunds_explained(cancelling="cancel" in asked))
         if intents == {"pricing"}:
+            moved = self._priced_and_asked_for(text)
+            if moved is not None:
+                return moved
             priced = self._pricing(text)
             if isinstance(priced, Answer) and asks.asks_what_is_lost(text):
                 # "how much would starter be, and would we lose what we already paid?": two

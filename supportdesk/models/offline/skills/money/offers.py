@@ -5,17 +5,21 @@ request."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from supportdesk.engine.confirmation import hedged, read_answer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.skills.common import nice_date
+from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.skills.money.plans import corrected_request
 from supportdesk.text import money
 
 ANYTHING_ELSE = "Is there anything else I can help with?"
+# Said to a hedge before the offer is put again (`_asked_plainly`, `_held_again`).
+NOT_YET = "I'll only do it if you're sure, and nothing has changed yet."
 
 
 # A question word in a reply ("why", "how come", "what ... for"): it asks something of its own.
@@ -24,6 +28,11 @@ _ASKS_BESIDE = re.compile(r"\b(?:why|how come|how much|what|when|which|where)\b|
 
 # A question about what a reply points at ("is that my normal one", "what was it for").
 _ASKS_ABOUT = re.compile(r"\b(?:why|how come|what|which|when)\b|\b(?:is|was|are|were|does|did)\s+(?:that|this|it|these|those)\b", re.I)
+
+
+# A pause the customer opens with to ask something ("wait, how much is pro?", "hold on - ..."):
+# it asks for time, it turns nothing down.
+_PAUSE_FIRST = re.compile(r"^\W*(?:wait|hold on|hang on)\b[\s,.!:-]*", re.I)
 
 
 class MoneyOffers(MoneyBase):
@@ -45,6 +54,9 @@ class MoneyOffers(MoneyBase):
             # "ok" to our "No problem: nothing has been refunded": an acknowledgement, no request.
             return self.step.answer("Alright. Is there anything else I can help with?")
         intent = dialogue.ACCOUNT_ACTIONS.get(v.declined_tool or "")
+        again = self._held_again(intent, asked, text)
+        if again is not None:
+            return again
         if v.offer_answer == "question" and intent == "plan" and not asked:
             return self._pricing(text)  # "hmm is starter cheaper?": what the plans cost, nothing changed
         if v.declined_tool is None or not (v.offer_answer == "no" or (v.offer_answer == "other" and dialogue.refuses(text))):
@@ -55,6 +67,39 @@ class MoneyOffers(MoneyBase):
             return None  # a request of its own: answered as such
         what = self._STAYS.get(intent or "", "nothing has changed")
         return self.step.answer(f"No problem: {what}. {ANYTHING_ELSE}")
+
+    def _held_again(self, intent: str | None, asked: set[str], text: str):
+        """The desk's gate held an action for a yes and this message neither took nor refused it:
+        a hedge or the customer still deciding ("hmm not sure tbh", "let me think": confirmation
+        `hedged`), or, for a plan change, its price asked ("wait how much is pro a month?"). The
+        gate closed that offer, so nothing ran; the same call, arguments and all, is put again
+        after the answer, and the gate asks for the yes once more: a clear yes then runs exactly
+        it, once; a no turns it down (issue 38, money-15). A message that asks for anything else
+        is read as its own request."""
+        v = self.view
+        # ("wait, how much is pro a month?" opens with a word of waiting: read as a no by the
+        # gate, which runs nothing either way; a price asked with nothing refused is no refusal.)
+        price_asked = intent == "plan" and asks.price_asked(text) and not dialogue.refuses(_PAUSE_FIRST.sub("", text))
+        if v.offer_answer not in ("question", "no") or v.offer_answer == "no" and not price_asked:
+            return None
+        if intent is None or asked - {intent, "pricing"}:
+            return None
+        held = next((t for t in reversed(v.tools) if t.name == v.declined_tool), None)
+        if held is None:
+            return None
+        args = dict(held.arguments)
+        if hedged(text) and "pricing" not in asked:
+            said = NOT_YET
+        elif price_asked and cues.plan_request(text)[0] in (None, args.get("plan")):
+            read, plans = self._price_list()
+            if read is not None:
+                return read
+            record = self._customer_record(str(args.get("customer_id", ""))) or {}
+            period = str(args.get("billing_period") or record.get("billing_period") or "monthly")
+            said = f"{self._change_priced(plans, str(args.get('plan')), period)}Nothing has changed yet."
+        else:
+            return None
+        return dataclasses.replace(self.step.call(held.name, args), text=said)
 
     def _after_a_no_reply(self) -> bool:
         """Our last reply said a declined offer changed nothing, and this message adds no fact."""
@@ -140,7 +185,7 @@ class MoneyOffers(MoneyBase):
         # the clear yes runs it there rather than being asked a third time (money-13).
         up = self._refund_passed_up_to(args) if offer.intent == "refund" else ""
         return self.step.offer(
-            f"I'll only do it if you're sure, and nothing has changed yet. Shall I {what}? A plain yes or no is all I need.",
+            f"{NOT_YET} Shall I {what}? A plain yes or no is all I need.",
             offer.action, dict(args), list(offer.options), for_agent=up,
         )
 

@@ -9,7 +9,7 @@ import dataclasses
 import re
 from typing import Any
 
-from supportdesk.engine.confirmation import read_answer
+from supportdesk.engine.confirmation import read_answer, request_clauses
 from supportdesk.engine.protocol import CallTools
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
@@ -117,6 +117,22 @@ class MoneyPlans(MoneyBase):
         args, record = call.arguments or {}, self._customer_record(customer_id) or {}
         period = str(args.get("billing_period") or record.get("billing_period") or "monthly")
         return dataclasses.replace(action, text=self._change_priced(plans, str(args.get("plan")), period).strip())
+
+    def _priced_and_asked_for(self, text: str):
+        """A plan's price asked and, in a clause of its own, the move to it asked for ("whats ur
+        cheapest plan? put me on that one", "how much is team, and switch me to it"): both parts
+        are answered, the price said and the change asked for put to the desk's gate (issue 38,
+        money-15), rather than the price alone with "would you like to change?" asked back. The
+        clause is a request to the act reader with a verb of having or moving (`_HAVE`) and no
+        question of its own, in a message that does not say it asks for no change."""
+        if cues.disclaims_action(text):
+            return None  # "just curious, dont switch me": a price asked, the change refused outright
+        if not any(_HAVE.search(c) and not asks.is_question(c) for c in request_clauses(text)):
+            return None
+        customer_id = self._customer_id()
+        if customer_id is None:
+            return self._identify({"plan"})
+        return self._change_with_its_price(customer_id, text, {"plan", "pricing"})
 
     def _plan_told(self, asked: set[str], text: str):
         """`_plan_told_in` this message; or, when it only gives the account the desk asked for
