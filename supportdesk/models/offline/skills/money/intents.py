@@ -213,8 +213,7 @@ class MoneyIntents(MoneyBase):
 
     def _about_charges(self, text: str = "") -> bool:
         """The topic is about charges: it speaks of them, names a day ("how much did you take on 5
-        feb?"; issue 38), or asks about a month or a day of the calendar's ("whats on my account
-        for march?", "what is the one on the 16th?")."""
+        feb?"; issue 38), or asks about a month or a day ("whats on march?", "the one on the 16th?")."""
         return any(
             cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) or asks_charges(t)
             or (asks.is_question(t) and slot_extraction.names_a_day_or_month(t))
