@@ -270,3 +270,28 @@ async def test_a_charge_named_by_its_day_while_billing_holds_it_stays_with_billi
         ("dana@example.com what did you charge me in march?", {"agent": "billing", "not_tools": MONEY}),
         ("also since march 3 my files don't sync at all", {"agent": "technical", "not_tools": MONEY}),
     )
+
+
+async def test_a_refund_asked_beside_a_plan_change_told_is_the_refund_and_a_change_asked_stays_offered():
+    # "went down from pro to starter": the plan the words would move to (pro) is the one the
+    # account holds, so the refund is the request and the policy refuses it, saying why, offering
+    # nothing (money-16). A change asked with a refund beside it is still put to the customer.
+    assert not await _converse(
+        ("i went down from pro to starter in the middle of march, pls refund me the pro days i didnt use. "
+         "hugo.silva39@example.com",
+         {"reply": ["policy"], "reply_not": ["nothing to change", "shall i"], "not_tools": MONEY, "context_absent": ["pending_offer"]}),
+    )
+    assert not await _converse(
+        ("downgrade me to starter and refund the difference. hugo.silva39@example.com", {"offers": ["change_plan"], "not_tools": MONEY}),
+    )
+
+
+async def test_a_charge_asked_by_a_weekday_or_a_day_without_its_month_is_that_days():
+    # The demo calendar's today is Friday March 20, 2026: "last tuesday" is March 17, "the one on
+    # the 16th" March 16 (money-16); each answered with that charge, not the whole list.
+    assert not await _converse(
+        ("whats last tuesdays charge? rosa.chen17@example.com", {"reply": ["March 17, 2026"], "reply_not": ["January 17, 2026"], "not_tools": MONEY}),
+    )
+    assert not await _converse(
+        ("what is the one on the 16th? yara.novak24@example.com", {"reply": ["March 16, 2026"], "reply_not": ["January 15, 2026"], "not_tools": MONEY}),
+    )

@@ -346,6 +346,9 @@ def test_the_next_billing_date(today, day, annual, created, due):
         ("how much will I be charged next month?", True),
         ("team, but only from my next renewal", False),  # when a change takes effect
         ("I was charged twice last month", False),
+        # asked in the past: a charge already taken (money-16)
+        ("when did you charge me in february and how much", False),
+        ("when will you charge me again", True),
     ],
 )
 def test_what_asks_for_the_next_payment(text, asks):

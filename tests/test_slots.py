@@ -41,6 +41,9 @@ def test_amounts(text, expected):
         ("the 1/21 payment and 3/4/2026", [Date(1, 21), Date(3, 4, 2026)]),
         # A share, a rate or a run of numbers is no short date.
         ("1/2 of my files are gone, support 24/7, ratio 10/20/30, 50/50", []),
+        # Written day-first when the first number cannot be a month (money-16): 21/3 is March 21.
+        ("what was taken 21/3? and the 15/03 one", [Date(3, 21), Date(3, 15)]),
+        ("the 3/4 charge", [Date(3, 4)]),
         # A day in words, with "the" before it or "of" after it.
         ("on january the seventeenth", [Date(1, 17)]),
         ("the twenty-first of march 2026 and thirty first of may", [Date(3, 21, 2026), Date(5, 31)]),
@@ -180,3 +183,30 @@ def test_months_named(text, months):
     from supportdesk.models.offline.slots import months_named
 
     assert months_named(text) == months
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A day of the week gone by: the latest one before the calendar's today (a Friday).
+        ("whats last tuesdays charge?", [Date(3, 17, 2026)]),
+        ("what did you charge me last friday??", [Date(3, 13, 2026)]),  # said on a Friday: a week back
+        ("monday's payment, and the one on sunday", [Date(3, 16, 2026), Date(3, 15, 2026)]),
+        ("we work mondays, see you friday", []),
+        # A day of the month with no month said: the calendar's month (money-16).
+        ("what is the one on the 16th?", [Date(3, 16, 2026)]),
+        ("the payment from the 8th", [Date(3, 8, 2026)]),
+        # A month said after it is a date of its own (extract_dates), and an ordinal pointing at a
+        # list ("the 2nd one") names no day.
+        ("charged on the 3rd of march", []),
+        ("the 2nd one looks like a dupe", []),
+    ],
+)
+def test_days_named_from_the_calendars_today(text, expected):
+    from datetime import date
+
+    from supportdesk.models.offline.slots import names_a_day_or_month, relative_days
+
+    assert relative_days(text, date(2026, 3, 20)) == expected
+    if expected:
+        assert names_a_day_or_month(text)

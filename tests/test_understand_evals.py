@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -519,6 +519,27 @@ KNOWN_MISSES = {
     # "my account isnt compromised or anything, safari just signs me out": the access reader reads
     # someone else's access in it (0.96) despite the denial, so it stays the security agent's:
     "route 14 config (held): negation: not compromised, safari signs me out all the time",
+    # money-16 (money answered from the demo data: refunds the policy refuses and allows, days of
+    # the demo calendar, invoices, failed payments; tune 6/12 and held 5/12 before, 11/12 and 7/12
+    # after the weekday, the day with no month, the day-first short date, a past "when did you
+    # charge me", and a refund beside a plan change told). A failed payment with the account's fate
+    # asked ("will my account get locked?", "i lose the acount?"): the router hears the technical
+    # agent's lock and lost-phone words (0.98); billing's examples tell no failed subscription payment:
+    "money 16 (tune): a failed payment, what happens next",
+    "money 16 (held): a failed payment, non-native, will i lose the account",
+    # A month with no charge on the account ("my payment from last november"): the refund flow
+    # refuses by policy and lists the charges, but does not say that month has none (the charges
+    # answer does, "I don't see a charge in ..."):
+    "money 16 (held): a refund from before the account's charges (november), refused with why",
+    # "pro got billed 2x ... the extra one returned": the plan's name with "billed" reads as the Pro
+    # plan's price asked; "2x" is no duplicate word and "returned" no refund word to the cues:
+    "money 16 (held): an allowed refund, the extra charge returned, '2x'",
+    # "please what is the one on the 8th, i not understand it.": not read as a question (asks.
+    # is_question), so the day of the calendar does not make it about charges:
+    "money 16 (held): the one on the 8th, non-native",
+    # "my card expired, will next months payment fail?": the card change is read (which card
+    # next?), the question about the next payment is left unanswered:
+    "money 16 (held): an expired card and the next payment",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -792,7 +792,9 @@ NEXT_PAYMENT = _any(
     # ("next renewal" is left out: "from my next renewal" says when a change takes effect)
     r"\bne?xt (?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
     r"\b(?:take|charge|bill|debit|pay)\b[^.?!]{0,20}\bnext time\b",
-    r"\b(?:when|what date|what day)\b[^.?!]{0,40}\b(?:renew(?:s|al)?|(?:billed|charged|debited) again|charge me|bill me|take (?:the )?(?:next )?payment)\b",
+    # (asked in the past, "when did you charge me in february?", it is a charge already taken)
+    r"\b(?:when|what date|what day)\b(?!\s+(?:did|was|were|have|had)\b)[^.?!]{0,40}"
+    r"\b(?:renew(?:s|al)?|(?:billed|charged|debited) again|charge me|bill me|take (?:the )?(?:next )?payment)\b",
     r"\b(?:charged|billed|debited) next (?:month|year)\b",
     # how long until it is due again: "how long until the plan comes up for payment again?",
     # "how many days till we renew", "when does the yearly one come up again?" (issue 38)

@@ -120,6 +120,14 @@ _SHORT_SLASH_DATE = re.compile(
     r"(?<![\d/.])(?P<month>1[0-2]|0?[1-9])/(?P<day>[0-3]?\d)\b(?![/.]\d)(?!\s*(?:of|off|price|done|way)\b)",
     re.IGNORECASE,
 )
+# The same short date written day-first, as most of the world writes it ("what was taken 21/3?"):
+# only when the first number cannot be a month (13 to 31), so "3/4" stays March 4; never "24/7"
+# (a rate, not July 24).
+_SHORT_SLASH_DAY_FIRST = re.compile(
+    r"(?<![\d/.])(?!24/7\b)(?P<day>1[3-9]|2\d|3[01])/(?P<month>1[0-2]|0?[1-9])\b(?![/.]\d)"
+    r"(?!\s*(?:of|off|price|done|way)\b)",
+    re.IGNORECASE,
+)
 # A day said in words ("the seventeenth of january", "january the twenty-first"): the ordinal
 # words are a closed set, like months. Only with "the" before it or "of" after it, so "a second
 # march payment" or "my first march invoice" names no day.
@@ -275,8 +283,9 @@ def extract_dates(text: str) -> list[Date]:
         a, b = int(m.group("a")), int(m.group("b"))
         month, day = (a, b) if a <= 12 else (b, a)
         keep(m.start(), m.end(), Date(month, day, int(m.group("year"))))
-    for m in _SHORT_SLASH_DATE.finditer(text):
-        keep(m.start(), m.end(), Date(int(m.group("month")), int(m.group("day"))))
+    for pattern in (_SHORT_SLASH_DATE, _SHORT_SLASH_DAY_FIRST):
+        for m in pattern.finditer(text):
+            keep(m.start(), m.end(), Date(int(m.group("month")), int(m.group("day"))))
     for pattern in (_MONTH_THE_DAY_WORD, _DAY_WORD_OF_MONTH):
         for m in pattern.finditer(text):
             year = int(m.group("year")) if m.group("year") else None
@@ -307,14 +316,33 @@ _DAY_OF_A_MONTH_FROM_TODAY = (
     r"(?:\bthe\s+(?P<nth>\d{1,2})(?:st|nd|rd|th)?|\b(?P<nth_bare>\d{1,2})(?:st|nd|rd|th))"
     r"\s+(?:of\s+)?(?P<month_from_today>this|last|next)\s+month\b"
 )
+# A day of the week gone by ("last tuesday's charge", "on friday", "monday's payment"): the latest
+# such day before today. Said with "last", "past" or "on" before it, or owning something after it,
+# so "I work mondays" names no day.
+_WEEKDAY_NAMES = tuple(name.lower() for name in calendar.day_name)
+_WEEKDAY_RE = "|".join(_WEEKDAY_NAMES)
+_WEEKDAY_GONE_BY = (
+    rf"\b(?:(?:last|past|on)\s+(?P<weekday>{_WEEKDAY_RE})(?:['\u2019]?s)?"
+    rf"|(?P<weekday_owns>{_WEEKDAY_RE})['\u2019]s)\b"
+)
+# A day of the month with no month said ("the one on the 16th", "what's the payment on the 24th
+# for?"): the calendar's month, as "the 16th this month" would say. Only after "on", "from", "for"
+# or "dated", so "the 2nd one" still points at a list, and never with a month after it (read as a
+# date above: "on the 3rd of march").
+_DAY_OF_THIS_MONTH = (
+    r"\b(?:on|from|for|dated)\s+the\s+(?P<bare_day>\d{1,2})(?:st|nd|rd|th)\b"
+    rf"(?!\s+(?:of\s+)?(?:{_MONTH_RE}|this|last|next)\b)"
+)
 _RELATIVE_DAY = re.compile(
     r"\b(?P<before>(?:the )?day before yesterday)\b|\b(?P<yesterday>yesterday(?:'?s)?|yday)\b"
     r"|\b(?P<today>today(?:'?s)?|tonight|this (?:morning|afternoon|evening))\b"
     r"|\b(?P<n>\d{1,2}|one|a|two|three|four|five|six|seven) days? ago\b"
-    rf"|{_DAY_OF_A_MONTH_FROM_TODAY}",
+    rf"|{_DAY_OF_A_MONTH_FROM_TODAY}|{_WEEKDAY_GONE_BY}|{_DAY_OF_THIS_MONTH}",
     re.IGNORECASE,
 )
-_MONTH_DAY_FROM_TODAY = re.compile(_DAY_OF_A_MONTH_FROM_TODAY, re.IGNORECASE)
+_MONTH_DAY_FROM_TODAY = re.compile(
+    rf"{_DAY_OF_A_MONTH_FROM_TODAY}|{_WEEKDAY_GONE_BY}|{_DAY_OF_THIS_MONTH}", re.IGNORECASE
+)
 _MONTHS_FROM_TODAY = {"last": -1, "this": 0, "next": 1}
 
 
@@ -334,15 +362,21 @@ def names_relative_day(text: str) -> bool:
 
 def relative_days(text: str, today: date) -> list[Date]:
     """The days `text` names from `today` ("yesterday" is the day before it, "the 15th this
-    month" the 15th of its month), in order."""
+    month" and "the one on the 15th" the 15th of its month, "last tuesday" the latest Tuesday
+    before it), in order."""
     found: list[Date] = []
     for m in _RELATIVE_DAY.finditer(text):
-        if m.group("month_from_today"):
-            named = _day_of_month_from(today, int(m.group("nth") or m.group("nth_bare")), _MONTHS_FROM_TODAY[m.group("month_from_today").lower()])
+        if m.group("month_from_today") or m.group("bare_day"):
+            months_on = _MONTHS_FROM_TODAY[m.group("month_from_today").lower()] if m.group("month_from_today") else 0
+            named = _day_of_month_from(today, int(m.group("nth") or m.group("nth_bare") or m.group("bare_day")), months_on)
             if named is not None:
                 _add_unique(found, named)
             continue
-        if m.group("before"):
+        weekday = m.group("weekday") or m.group("weekday_owns")
+        if weekday:
+            # The latest one before today: said on a Friday, "last friday" is a week back.
+            back = (today.weekday() - _WEEKDAY_NAMES.index(weekday.lower()) - 1) % 7 + 1
+        elif m.group("before"):
             back = 2
         elif m.group("yesterday"):
             back = 1

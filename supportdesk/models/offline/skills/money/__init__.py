@@ -260,6 +260,15 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         if "cancel" in intents:
             # "is it possible to cancel?" asks whether, not yet to: offered first, as a plan change is.
             return self._cancel(customer_id, explicit="cancel" in asked and not cues.ASKS_IF_POSSIBLE.search(text))
+        if "plan" in intents and "refund" in asked:
+            read, record = self._read_account(customer_id)
+            if read is not None:
+                return read
+            if cues.plan_request(text)[0] == record.get("plan"):
+                # "i went down from pro to starter mid march, refund me the pro days i didn't use":
+                # the plan the words would move to is the one the account holds, so no change is
+                # asked; the refund is, and the refund policy answers it (money-16).
+                intents = intents - {"plan"}
         if "plan" in intents:
             return self._change_with_its_price(customer_id, text, asked)
         if "payment" in intents:

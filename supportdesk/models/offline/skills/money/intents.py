@@ -213,10 +213,10 @@ class MoneyIntents(MoneyBase):
 
     def _about_charges(self, text: str = "") -> bool:
         """The topic is about charges: it speaks of them, names a day ("how much did you take on 5
-        feb?"; issue 38), or asks about a month ("whats on my account for march?")."""
+        feb?"; issue 38), or asks about a month or a day ("whats on march?", "the one on the 16th?")."""
         return any(
             cues.ABOUT_CHARGES.search(t) or slot_extraction.extract_dates(t) or asks_charges(t)
-            or (asks.is_question(t) and slot_extraction.months_named(t))
+            or (asks.is_question(t) and slot_extraction.names_a_day_or_month(t))
             for t in self.topic_texts() + [text]
         )
 
