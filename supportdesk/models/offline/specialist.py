@@ -524,6 +524,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                     not dropping and "money" in self.skills and self._names_charge_facts(clause)
                     and not cues.PROBLEM.search(clause)
                 )
+                # Nor is a person asked for in the words of this agent's own person tool, when the
+                # agent works through its tools' descriptions (generic's reading): it brings the
+                # person itself ("can a human from your team look at this" is no Team plan, config-15).
+                answer = answer or (not dropping and self._asks_my_person(clause))
                 skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
                 peer = None if answer else self.peer_for(clause, TOPIC_SWITCH_CONFIDENCE)
                 if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):
@@ -570,6 +574,16 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return now, switch_clause, own_text
         category = self.skill_for_agent(ctx.get("category"))
         return (category if category in self.skills else sorted(self.skills)[0]), switch_clause, own_text
+
+    def _asks_my_person(self, clause: str) -> bool:
+        """The clause asks for what this agent's person tool brings, read as the generic skill reads
+        it, for an agent that uses its tools by their descriptions: one with tools of its own, or
+        the tech skill without a knowledge base (a config-only security agent). The built-in
+        agents keep cues.HUMAN (their words are many: "my person", "a second person")."""
+        works_by_description = any(s.startswith("own:") for s in self.skills) or (
+            self.skills == {"tech"} and not self.view.has_tool("search_kb")
+        )
+        return works_by_description and generic.Generic(self).person_asked_for(clause) is not None
 
     def _points_back(self, text: str) -> bool:
         """Asked how the steps went, the customer points back at them ("did all of those, same
