@@ -9,7 +9,10 @@ their parameters' descriptions, and a matter outside its job goes back to triage
 
 from __future__ import annotations
 
+import pytest
 from pydantic import BaseModel, Field
+
+from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 
 from supportdesk.config import load_desk
 from supportdesk.engine.tools import ToolOutput
@@ -200,3 +203,29 @@ async def test_a_person_asked_for_while_the_security_agent_holds_it_is_brought_b
          "expect": {"agent": "security", "handoffs": [], "tools": [{"name": "request_human"}], "not_tools": ["list_plans", "send_password_reset"]}}]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
     assert result.passed, result.failures
+
+
+_PRIVACY_DESK = REPO / "evals" / "config-agent-2.toml"
+
+
+@pytest.mark.parametrize("conversation", read_jsonl(REPO / "evals" / "config-15-privacy.jsonl"), ids=lambda c: c["name"])
+async def test_a_second_desk_files_privacy_agent_conversation(conversation):
+    """config-15: a config-only agent of another domain, on a desk file of its own (shipped tools
+    only), is reached, uses its tools by their descriptions and hands back what is not its job."""
+    [result] = await evaluate_conversations([conversation], config=str(_PRIVACY_DESK))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_ground_another_agent_says_is_its_job_goes_back_to_triage_not_up_to_a_person():
+    """config-15: billing read "do you pass my info on to advertisers?" as a privacy request no tool
+    covers and escalated it to a person through senior; the desk file's privacy agent says in its
+    description that privacy is its job, so billing hands it back and triage brings it there. On
+    the shipped desk, with no such agent, it still goes up."""
+    turns = [{"customer": "what did you charge me in march? dana@example.com", "expect": {"agent": "billing"}},
+             {"customer": "one more thing, do you sell my personal details to marketing firms?",
+              "expect": {"handoffs": ["billing>triage", "triage>privacy"], "agent": "privacy"}}]
+    [result] = await evaluate_conversations([{"name": "t", "turns": turns}], config=str(_PRIVACY_DESK))
+    assert result.passed, "\n".join(result.failures)
+    shipped = [turns[0], {"customer": turns[1]["customer"], "expect": {"handoffs": ["billing>senior"]}}]
+    [result] = await evaluate_conversations([{"name": "t", "turns": shipped}], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)

@@ -431,6 +431,18 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         words = cues.UNKNOWN_GROUND_WORDS.get(ground, ())
         return any(any(w in f"{t.name} {t.description}".lower() for w in words) for t in self.view.request.tools)
 
+    def ground_owner(self, ground: str) -> str | None:
+        """The one other agent the entry agent hands to whose own description says `ground` is its
+        job (a desk file's privacy agent: "Personal data requests ... (GDPR)"): the matter goes back
+        to triage for that agent, not up to a person as ground no one covers (config-15). The
+        description, not the examples: it is the desk author's statement of the job."""
+        v = self.view
+        words = cues.UNKNOWN_GROUND_WORDS.get(ground, ())
+        entry = v.desk.agents.get(v.desk.desk.entry)
+        others = [v.desk.agents[n] for n in (entry.handoffs if entry else []) if n in v.desk.agents and n != self.me.name]
+        owners = [a.name for a in others if any(w in a.description.lower() for w in words)]
+        return owners[0] if len(owners) == 1 and self.return_target() is not None else None
+
     def _hand_over_next(self, action):
         """The problem is resolved: hand over the next one the customer raised, unasked."""
         if not (self.step.resolved and isinstance(action, Answer)):
@@ -686,16 +698,20 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return True
         return scope.outside_scope(self.me, text)
 
-    def _hand_back(self, text: str):
-        """Back to triage with the reason, so the message reaches whoever it is for."""
+    def _hand_back(self, text: str, for_agent: str | None = None):
+        """Back to triage with the reason, so the message reaches whoever it is for (`for_agent`,
+        when this agent knows whose it is: triage hands it there without routing it again)."""
         target = self.return_target()
-        assert target is not None  # _outside_my_scope / _strays checked it
+        assert target is not None  # _outside_my_scope / _strays / ground_owner checked it
+        pending: dict[str, Any] = {"pending_topic": text}
+        if for_agent is not None:
+            pending["pending_agent"] = for_agent
         return Transfer(
             to_agent=target,
             reason=f"outside {self.me.title.lower()}'s scope: {text[:120]}",
             handoff_kind="return",
             text="That's one for a different team, so I'm passing you back to triage.",
-            context=self.step.context({"pending_topic": text}),
+            context=self.step.context(pending),
         )
 
     def _return(self, clause: str, said: str, context: dict[str, Any] | None = None):
