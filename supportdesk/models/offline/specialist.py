@@ -440,7 +440,8 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         words = cues.UNKNOWN_GROUND_WORDS.get(ground, ())
         entry = v.desk.agents.get(v.desk.desk.entry)
         others = [v.desk.agents[n] for n in (entry.handoffs if entry else []) if n in v.desk.agents and n != self.me.name]
-        owners = [a.name for a in others if any(w in a.description.lower() for w in words)]
+        # (at a word's start: "vat" is no word of "private" or "activate")
+        owners = [a.name for a in others if any(re.search(rf"\b{re.escape(w)}", a.description.lower()) for w in words)]
         return owners[0] if len(owners) == 1 and self.return_target() is not None else None
 
     def _hand_over_next(self, action):
