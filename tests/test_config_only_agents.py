@@ -9,7 +9,10 @@ their parameters' descriptions, and a matter outside its job goes back to triage
 
 from __future__ import annotations
 
+import pytest
 from pydantic import BaseModel, Field
+
+from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 
 from supportdesk.config import load_desk
 from supportdesk.engine.tools import ToolOutput
@@ -156,3 +159,73 @@ def test_a_thing_named_with_no_is_denied_and_a_how_to_stays_technicals():
     desk = load_desk(REPO / "evals" / "config-agent.toml")
     router = Router([desk.agents[n] for n in ("billing", "technical", "security")], use_disk_cache=False)
     assert router.route("nothing's wrong, no hack or anything, i just want to change my password to a new one. how?").agent == "technical"
+
+
+def test_the_customers_own_state_denied_leaves_the_security_agent_out():
+    """config-15: "i'm not hacked" / "i am not compromised" deny the state as "my account is not
+    compromised" does (the copula rule knew is/are/was/were only), so a forgotten password told
+    beside the denial is the technical agent's."""
+    from supportdesk.models.offline.classifier import denials
+
+    for said in ("im not hacked or anything", "i am not compromised"):
+        words, _ = denials(said)
+        assert "not_hacked_c" in words and "hacked_c" not in words, said
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    router = Router([desk.agents[n] for n in ("billing", "technical", "security")], use_disk_cache=False)
+    assert router.route("im not hacked or anything, i just cant remember my password for the desktop app").agent == "technical"
+
+
+def test_someone_elses_access_in_a_clause_of_its_own_goes_to_its_owner_though_the_whole_reads_as_money():
+    """config-15: a phishing email told, then "is that from you?" (a charge's question to the money
+    gate): the message as a whole reads as money, but the clause telling the access names none, so
+    it reaches the security agent. One clause telling both (a card's number used to pay) stays the
+    router's (billing)."""
+    from supportdesk.readers import gates
+
+    phishing = "weird email asking me to 'verify my account' within 24h or it gets closed. didnt click anything. is that from you?"
+    assert gates.reads_money(phishing) and gates.tells_access(phishing)
+    desk = load_desk(REPO / "evals" / "config-agent.toml")
+    router = Router([desk.agents[n] for n in ("billing", "technical", "security")], use_disk_cache=False, desk_name=desk.desk.name)
+    assert router.route(phishing).agent == "security"
+    assert router.access_agent("someone has my card number and is paying for things with it") is None
+
+
+async def test_a_person_asked_for_while_the_security_agent_holds_it_is_brought_by_it():
+    """config-15: "can a human from your team look at this asap?" names no phrase cues.HUMAN knows and
+    "team" leans to the Team plan: the security agent handed it back and billing listed the plans.
+    A request for what its person tool brings (generic's reading of the tool's own words) is no
+    new topic: the holder calls request_human."""
+    from supportdesk.commands.evals import evaluate_conversations
+
+    convo = {"name": "t", "turns": [
+        {"customer": "someone is inside my account changing my settings, it wasnt me. dana@example.com", "expect": {"agent": "security"}},
+        {"customer": "can a human from your team look at this asap?",
+         "expect": {"agent": "security", "handoffs": [], "tools": [{"name": "request_human"}], "not_tools": ["list_plans", "send_password_reset"]}}]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
+    assert result.passed, result.failures
+
+
+_PRIVACY_DESK = REPO / "evals" / "config-agent-2.toml"
+
+
+@pytest.mark.parametrize("conversation", read_jsonl(REPO / "evals" / "config-15-privacy.jsonl"), ids=lambda c: c["name"])
+async def test_a_second_desk_files_privacy_agent_conversation(conversation):
+    """config-15: a config-only agent of another domain, on a desk file of its own (shipped tools
+    only), is reached, uses its tools by their descriptions and hands back what is not its job."""
+    [result] = await evaluate_conversations([conversation], config=str(_PRIVACY_DESK))
+    assert result.passed, "\n".join(result.failures)
+
+
+async def test_ground_another_agent_says_is_its_job_goes_back_to_triage_not_up_to_a_person():
+    """config-15: billing read "do you pass my info on to advertisers?" as a privacy request no tool
+    covers and escalated it to a person through senior; the desk file's privacy agent says in its
+    description that privacy is its job, so billing hands it back and triage brings it there. On
+    the shipped desk, with no such agent, it still goes up."""
+    turns = [{"customer": "what did you charge me in march? dana@example.com", "expect": {"agent": "billing"}},
+             {"customer": "one more thing, do you sell my personal details to marketing firms?",
+              "expect": {"handoffs": ["billing>triage", "triage>privacy"], "agent": "privacy"}}]
+    [result] = await evaluate_conversations([{"name": "t", "turns": turns}], config=str(_PRIVACY_DESK))
+    assert result.passed, "\n".join(result.failures)
+    shipped = [turns[0], {"customer": turns[1]["customer"], "expect": {"handoffs": ["billing>senior"]}}]
+    [result] = await evaluate_conversations([{"name": "t", "turns": shipped}], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)

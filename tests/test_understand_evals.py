@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -540,6 +540,19 @@ KNOWN_MISSES = {
     # "my card expired, will next months payment fail?": the card change is read (which card
     # next?), the question about the next payment is left unanswered:
     "money 16 (held): an expired card and the next payment",
+    # config-15 (the config desk's security agent in new words: compromise, unknown sign-ins,
+    # phishing, leaks, strangers' devices, look-alikes, hand backs, a person asked, two matters;
+    # before: tune 11/14, held 11/14; after: tune 14/14, held 11/14). What the held half misses:
+    # "a friend sent me the link" is read by the reset's consent rule (tools/technical.py
+    # _reset_asked_for) as the reset link asked for, so it is sent with no yes (to the address on
+    # file: confirm = "request"):
+    "config 15 (held): leaked password on a forum, then ok do it",
+    # the phisher's address quoted ("is support@acme-billing-help.com really you?") is taken as the
+    # customer's email, and a reset to it is tried (refused by policy: no such account):
+    "config 15 (held): phishing asked about in two questions",
+    # "the invoice page asks for my card's security code every time" reads as the app's card
+    # trouble (technical's card examples), though the request is a change of the card on file:
+    "config 15 (held): look-alike: the card's security code on the invoice page",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

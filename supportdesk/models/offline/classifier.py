@@ -132,7 +132,8 @@ _NEGATED_SUBJECTS = frozenset({"nobody", "noone"})
 # the thing named did not happen.
 _NEGATED_DETERMINERS = frozenset({"no", "nothing"})
 _PASSIVE = frozenset({"was", "were"})
-_COPULA = frozenset({"is", "are", "was", "were"})
+# ("im" and "am": the customer's own state, "i'm not hacked", "i am not compromised", config-15)
+_COPULA = frozenset({"is", "are", "was", "were", "am", "im"})
 _FIRST_PERSON = frozenset({"i", "we"})
 # "nobody else can get in", "no one should see it": a wish about who may, no denial of what did
 _WISHED = frozenset({"else", "can", "could", "will", "would", "should", "may", "must"})

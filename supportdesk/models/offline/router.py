@@ -149,6 +149,21 @@ def access_owner(examples: dict[str, list[str]]) -> str | None:
     return _OWNERS[key]
 
 
+def _tells_access_without_money(text: str) -> bool:
+    """The message tells of someone else's access and names no money, or money is read only
+    beside it: a clause of its own tells the access, naming no money ("weird email asking me to
+    verify my account or it gets closed. didnt click anything. is that from you?": the last
+    question reads as a charge's to the money gate, the message as a whole as money; config-15).
+    "someone has my card number and is paying for things with it" tells both in one clause: the
+    router's, as before."""
+    if not gates.tells_access(text):
+        return False
+    if not gates.reads_money(text):
+        return True
+    parts = gates.clauses(text)
+    return len(parts) > 1 and any(gates.tells_access(c) and not gates.reads_money(c) for c in parts)
+
+
 def _unsure(text: str, p: Prediction) -> bool:
     """The words place the message too little to route it on them (it is asked about, or placed
     by `Router.best` after a question)."""
@@ -178,7 +193,7 @@ class Router:
         if not self._owner:
             self._owner.append(access_owner(self._examples))
         owner = self._owner[0]
-        if owner is None or owner not in candidates or not gates.tells_access(text) or gates.reads_money(text):
+        if owner is None or owner not in candidates or not _tells_access_without_money(text):
             return None
         return owner
 

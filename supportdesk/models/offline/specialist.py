@@ -431,6 +431,19 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         words = cues.UNKNOWN_GROUND_WORDS.get(ground, ())
         return any(any(w in f"{t.name} {t.description}".lower() for w in words) for t in self.view.request.tools)
 
+    def ground_owner(self, ground: str) -> str | None:
+        """The one other agent the entry agent hands to whose own description says `ground` is its
+        job (a desk file's privacy agent: "Personal data requests ... (GDPR)"): the matter goes back
+        to triage for that agent, not up to a person as ground no one covers (config-15). The
+        description, not the examples: it is the desk author's statement of the job."""
+        v = self.view
+        words = cues.UNKNOWN_GROUND_WORDS.get(ground, ())
+        entry = v.desk.agents.get(v.desk.desk.entry)
+        others = [v.desk.agents[n] for n in (entry.handoffs if entry else []) if n in v.desk.agents and n != self.me.name]
+        # (at a word's start: "vat" is no word of "private" or "activate")
+        owners = [a.name for a in others if any(re.search(rf"\b{re.escape(w)}", a.description.lower()) for w in words)]
+        return owners[0] if len(owners) == 1 and self.return_target() is not None else None
+
     def _hand_over_next(self, action):
         """The problem is resolved: hand over the next one the customer raised, unasked."""
         if not (self.step.resolved and isinstance(action, Answer)):
@@ -526,6 +539,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                     not dropping and "money" in self.skills and self._names_charge_facts(clause)
                     and not cues.PROBLEM.search(clause)
                 )
+                # Nor is a person asked for in the words of this agent's own person tool, when the
+                # agent works through its tools' descriptions (generic's reading): it brings the
+                # person itself ("can a human from your team look at this" is no Team plan, config-15).
+                answer = answer or (not dropping and self._asks_my_person(clause))
                 skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
                 peer = None if answer else self.peer_for(clause, TOPIC_SWITCH_CONFIDENCE)
                 if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):
@@ -576,6 +593,16 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return now, switch_clause, own_text
         category = self.skill_for_agent(ctx.get("category"))
         return (category if category in self.skills else sorted(self.skills)[0]), switch_clause, own_text
+
+    def _asks_my_person(self, clause: str) -> bool:
+        """The clause asks for what this agent's person tool brings, read as the generic skill reads
+        it, for an agent that uses its tools by their descriptions: one with tools of its own, or
+        the tech skill without a knowledge base (a config-only security agent). The built-in
+        agents keep cues.HUMAN (their words are many: "my person", "a second person")."""
+        works_by_description = any(s.startswith("own:") for s in self.skills) or (
+            self.skills == {"tech"} and not self.view.has_tool("search_kb")
+        )
+        return works_by_description and generic.Generic(self).person_asked_for(clause) is not None
 
     def _points_back(self, text: str) -> bool:
         """Asked how the steps went, the customer points back at them ("did all of those, same
@@ -678,16 +705,20 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return True
         return scope.outside_scope(self.me, text)
 
-    def _hand_back(self, text: str):
-        """Back to triage with the reason, so the message reaches whoever it is for."""
+    def _hand_back(self, text: str, for_agent: str | None = None):
+        """Back to triage with the reason, so the message reaches whoever it is for (`for_agent`,
+        when this agent knows whose it is: triage hands it there without routing it again)."""
         target = self.return_target()
-        assert target is not None  # _outside_my_scope / _strays checked it
+        assert target is not None  # _outside_my_scope / _strays / ground_owner checked it
+        pending: dict[str, Any] = {"pending_topic": text}
+        if for_agent is not None:
+            pending["pending_agent"] = for_agent
         return Transfer(
             to_agent=target,
             reason=f"outside {self.me.title.lower()}'s scope: {text[:120]}",
             handoff_kind="return",
             text="That's one for a different team, so I'm passing you back to triage.",
-            context=self.step.context({"pending_topic": text}),
+            context=self.step.context(pending),
         )
 
     def _return(self, clause: str, said: str, context: dict[str, Any] | None = None):

@@ -63,9 +63,10 @@ class SkillBase:
         # comment says, declared here for the type checker only.
         def topic_texts(self) -> list[str]: ...  # core
         def _covered(self, ground: str) -> bool: ...  # core
+        def ground_owner(self, ground: str) -> str | None: ...  # core
         def _outside_my_scope(self, text: str) -> bool: ...  # core
         def _strays(self, text: str) -> bool: ...  # core
-        def _hand_back(self, text: str): ...  # core
+        def _hand_back(self, text: str, for_agent: str | None = None): ...  # core
         def return_target(self) -> str | None: ...  # core
         def _ask_human(self, why: str, context: dict[str, Any]): ...  # core
         def escalation_target(self, tool: str) -> str | None: ...  # senior

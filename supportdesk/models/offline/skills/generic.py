@@ -70,7 +70,7 @@ class Generic:
         reported = self._report()
         if reported is not None:
             return reported
-        person = self._person_asked_for(text)
+        person = self.person_asked_for(text)
         if person is not None:
             return self.step.call(person.name, {"reason": text[:300]})
         tools = self.tools()
@@ -114,7 +114,7 @@ class Generic:
                     return False
         return True
 
-    def _person_asked_for(self, text: str) -> ToolSpec | None:
+    def person_asked_for(self, text: str) -> ToolSpec | None:
         """The agent's tool for bringing in a person, when a clause of the message asks for what
         that tool brings ("i need a person now, someone is inside my account"): read by the act
         reader as a request, in the words of the tool's own name and defaults (issue 38:

@@ -29,6 +29,9 @@ class SeniorSkill(SkillBase):
         lost = cues.data_loss_told(text)
         if ground is not None and self._covered(ground):
             ground = None
+        owner = self.ground_owner(ground) if ground is not None else None
+        if owner is not None:
+            return self._hand_back(text, for_agent=owner)
         if ground is None and not repeat and not (lost and "tech" in self.skills):
             return None
         up = self._higher_agent()
