@@ -139,3 +139,51 @@ async def test_a_head_heard_before_the_feed_was_lost_or_the_session_deleted_is_r
             await second.aclose()
         finally:
             await hub.close()
+
+
+async def test_what_this_process_stored_moves_the_heard_head_at_once(db_path):
+    """Items this process stored on a session no stream follows yet (`Hub.stored`) move where it
+    is heard to end, so a stream joining next has them in its backlog before their change
+    arrives, and what another writer stored before them too (it was committed first)."""
+    async with await SessionStore.open(db_path) as store:
+        info = await store.create_session("triage")
+        reads: list[str] = []
+        hub, feeds = await hub_on(store, reads)
+        try:
+            await feeds[-1].tell(Change(info.id, 0))
+            mine = await store.append(info.id, [said("one")])
+            await hub.stored(info.id, mine)  # (its change is still on its way)
+            stream = await hub.stream(info.id, 0)
+            assert await texts(stream, 1) == ["one"]
+            assert reads == ["range"], reads
+            await stream.aclose()
+            await store.append(info.id, [said("two")])  # another writer's, not heard yet
+            mine = await store.append(info.id, [said("three")])
+            await hub.stored(info.id, mine)
+            reads.clear()
+            stream = await hub.stream(info.id, 0)
+            assert await texts(stream, 3) == ["one", "two", "three"]
+            assert reads == ["range"], reads
+            await stream.aclose()
+        finally:
+            await hub.close()
+
+
+async def test_what_this_process_stored_before_the_feed_listened_is_no_head_heard(db_path):
+    """Items stored before the feed started listening (a lost feed comes back, or the worker had
+    just started) on a session it has not announced: another writer may have stored after them,
+    unheard, so a stream joining reads where the log ends."""
+    async with await SessionStore.open(db_path) as store:
+        info = await store.create_session("triage")
+        mine = await store.append(info.id, [said("one")])
+        await store.append(info.id, [said("two")])  # another writer's, before the feed listened
+        reads: list[str] = []
+        hub, feeds = await hub_on(store, reads)
+        try:
+            await hub.stored(info.id, mine)  # (handed over late: after the feed started)
+            stream = await hub.stream(info.id, 0)
+            assert await texts(stream, 2) == ["one", "two"]
+            assert reads == ["last_seq", "range"], reads
+            await stream.aclose()
+        finally:
+            await hub.close()

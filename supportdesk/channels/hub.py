@@ -151,6 +151,12 @@ class Hub:
         after the items (when a read handed them out first, the piece is not handed out)."""
         followed = self._sessions.get(session_id)
         if followed is None:
+            heard = self._heard.get(session_id)
+            if heard is not None and items and items[-1].seq > heard:
+                # Where it ends now, at once (a stream joining next reads up to here without
+                # waiting for their change): whatever came before them is stored already. Only
+                # for a session the feed announced since it last started: it hears every later one.
+                self._heard[session_id] = items[-1].seq
             return
         if piece is not None and (followed.lock.locked() or not items):
             self._put_all(followed, piece)
