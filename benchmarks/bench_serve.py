@@ -86,6 +86,8 @@ class Client:
 # The event loop of every server this runs (`serve --loop`, `sse_relay.py --loop`): one for both
 # sides, auto (uvloop's when installed) unless `--loop` says otherwise.
 LOOP = ["auto"]
+# `--count-statements`: where the workers write their statement counts (a path prefix), if set.
+COUNT: list[str] = []
 
 
 def start_worker(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -94,8 +96,10 @@ def start_worker(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     # $BENCH_SERVE_WRAP: a command the worker runs under, e.g. "py-spy record -o {worker}.svg --"
     # to profile a served turn under the load ({worker}: the worker's log name, one file each).
     wrap = os.environ.get("BENCH_SERVE_WRAP", "").replace("{worker}", log.stem)
+    # With --count-statements: the worker's asyncpg statements counted (benchmarks/count_statements.py).
+    run = [str(REPO / "benchmarks" / "count_statements.py"), COUNT[0], "supportdesk.cli"] if COUNT else ["-m", "supportdesk.cli"]
     return start_server(
-        [*shlex.split(wrap), sys.executable, "-m", "supportdesk.cli", "--db", db, "serve", "--port", "0", "--loop", LOOP[0],
+        [*shlex.split(wrap), sys.executable, *run, "--db", db, "serve", "--port", "0", "--loop", LOOP[0],
          "--messages-per-minute", "100000",
          # The load generator is one client (127.0.0.1) opening every conversation.
          "--client-conversations-per-minute", "100000", "--client-messages-per-minute", "100000"],
@@ -169,6 +173,9 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
     for _, url in procs:
         if warm_up > 0:
             await stream_load(url, warm_up, 1, SCRIPT, 1.0)
+    for proc, _ in procs:
+        if COUNT:
+            proc.send_signal(signal.SIGUSR2)  # counted from here: the load's conversations, streams and messages
     limits = httpx.Limits(max_connections=conversations * clients_per + 100, max_keepalive_connections=100)
     https = [httpx.AsyncClient(base_url=url, timeout=120, limits=limits) for _, url in procs]
     stop = asyncio.Event()
@@ -262,6 +269,8 @@ async def run(db: str, workers: int, conversations: int, clients_per: int, logs:
         for proc, _ in procs:
             proc.send_signal(signal.SIGINT)  # (what a profiler wrapping the worker writes its profile on)
             proc.wait(timeout=30)
+        if COUNT:
+            _print_statements([proc.pid for proc, _ in procs], conversations * len(SCRIPT))
         # Whatever a worker logged (a failed turn, a lost feed) is part of the result.
         for n in range(workers):
             said = (logs / f"worker-{n}.log").read_text(errors="replace").splitlines()
@@ -646,6 +655,20 @@ def _cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
+def _print_statements(pids: list[int], messages: int) -> None:
+    """The workers' statements from the load's start (`--count-statements`), by kind."""
+    counts: dict[str, int] = {}
+    for pid in pids:
+        path = Path(f"{COUNT[0]}.{pid}")
+        if path.exists():
+            for text, n in json.loads(path.read_text()):
+                counts[text] = counts.get(text, 0) + n
+    total = sum(counts.values())
+    print(f"  statements (all workers, from the load's start)  {total}, {total / messages:.2f} a message")
+    for text, n in sorted(counts.items(), key=lambda kv: -kv[1])[:15]:
+        print(f"    {n:6d}  {text}")
+
+
 def _loadavg() -> str:
     try:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -678,6 +701,8 @@ def main() -> int:
                         "load, not measured (default 2; 0: workers measured cold, as before issue 34's round 9)")
     parser.add_argument("--loop", choices=("auto", "uvloop", "asyncio"), default="auto",
                         help="the servers' event loop, serve's and the relay's alike (default auto: uvloop's when installed)")
+    parser.add_argument("--count-statements", action="store_true", help="with --pg: count the workers' statements "
+                        "from the load's start (after the warm-up), by kind (benchmarks/count_statements.py)")
     args = parser.parse_args()
     LOOP[0] = args.loop
     conversations = 10 if args.quick else (args.conversations or 50)
@@ -687,6 +712,8 @@ def main() -> int:
         db = args.pg or str(Path(folder) / "bench.db")
         logs = args.logs or Path(folder)
         logs.mkdir(parents=True, exist_ok=True)
+        if args.count_statements:
+            COUNT.append(str(Path(folder) / "statements"))
         if args.profile:
             return asyncio.run(run_profile(
                 10 if args.quick else (args.conversations or 20), args.clients_per_conversation, args.messages, args.gap,

@@ -27,12 +27,13 @@ body or a SQL statement is written in both adapters. A back office that is not S
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any, ClassVar, TypeAlias, TypeVar
+from typing import Any, ClassVar, Self, TypeAlias, TypeVar
 
 from supportdesk.business import demo
 from supportdesk.business.protocol import BusinessError, MoneyLimits, Row
@@ -421,6 +422,11 @@ class BusinessCore:
     when `write`, else on one connection as they come) and `close`."""
 
     sql: ClassVar[BusinessSql]
+    # A turn's view (`for_turn`): each read's rows as first read, by (statement, parameters);
+    # None on the desk's own adapter, which every turn shares.
+    _kept: dict[tuple[str, tuple[Any, ...]], list[Row]] | None = None
+    # Moved at the start and at the end of each write through the view (odd: one is under way).
+    _writes: int = 0
 
     async def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Row]:
         raise NotImplementedError
@@ -432,7 +438,65 @@ class BusinessCore:
         raise NotImplementedError
 
     async def _write(self, key: str, tool: str, session_id: str, act: Steps[Row]) -> Row:
-        return await self._run_steps(write_once(self.sql, key, tool, session_id, act), write=True)
+        self._forget_reads()
+        try:
+            return await self._run_steps(write_once(self.sql, key, tool, session_id, act), write=True)
+        finally:
+            self._forget_reads()
+
+    # --- one turn's view -----------------------------------------------------------------------
+
+    def for_turn(self) -> Self:
+        """This adapter as one turn's tools read it: each read made once and its rows given again,
+        with what they tell of other reads (the customer a search found is that customer by id; a
+        charge's siblings, or the owners a charge search read whole, are those owners' charges),
+        until a write through the view, after which everything is read again (issue 34: a served
+        money turn read the same rows 6 times, 2.3 statements a message on PostgreSQL). The turn
+        sees each row as of its first read of it, as a turn whose reads all came at once would;
+        the money's rules are the write's own, checked in its transaction as before. It shares the
+        adapter's connections: it is not closed."""
+        view = copy.copy(self)
+        view._kept = {}
+        view._writes = 0
+        return view
+
+    def _forget_reads(self) -> None:
+        self._writes += 1
+        if self._kept is not None:
+            self._kept.clear()
+
+    async def _read(
+        self, sql: str, params: tuple[Any, ...] = (),
+        tells: Callable[[list[Row]], Iterable[tuple[str, tuple[Any, ...], list[Row]]]] | None = None,
+    ) -> list[Row]:
+        """`_query`, through a turn's kept rows when this is a turn's view; `tells`: the other
+        reads (statement, parameters, rows) these rows answer, kept too. Rows are handed out as
+        copies (the reads mark them, `demo.with_duplicates`). A read that a write overlapped is
+        not kept."""
+        kept = self._kept
+        if kept is None:
+            return await self._query(sql, params)
+        rows = kept.get((sql, params))
+        if rows is None:
+            writes = self._writes
+            rows = await self._query(sql, params)
+            if writes == self._writes and writes % 2 == 0:
+                kept[sql, params] = [dict(r) for r in rows]
+                for other, other_params, other_rows in tells(rows) if tells is not None else ():
+                    kept.setdefault((other, other_params), [dict(r) for r in other_rows])
+            return rows
+        return [dict(r) for r in rows]
+
+    def _owners_charges(self, rows: list[Row]) -> Iterable[tuple[str, tuple[Any, ...], list[Row]]]:
+        """What every charge of some owners (in `charged_on, id` order within each) tells: each
+        owner's charges, and each charge with its siblings."""
+        owners: dict[str, list[Row]] = {}
+        for r in rows:
+            owners.setdefault(r["customer_id"], []).append(r)
+        for owner, charges in owners.items():
+            yield self.sql.charges, (owner,), charges
+            for charge in charges:
+                yield self.sql.charge_with_siblings, (charge["id"],), charges
 
     # --- reads -------------------------------------------------------------------------------
 
@@ -441,18 +505,20 @@ class BusinessCore:
         return demo.TODAY
 
     async def find_customer(self, query: str) -> Row | None:
-        rows = await self._query(self.sql.customer_by_query, (query.strip(),))
+        rows = await self._read(
+            self.sql.customer_by_query, (query.strip(),), lambda found: [(self.sql.customer, (r["id"],), [r]) for r in found]
+        )
         return rows[0] if rows else None
 
     async def get_customer(self, customer_id: str) -> Row | None:
-        rows = await self._query(self.sql.customer, (customer_id,))
+        rows = await self._read(self.sql.customer, (customer_id,))
         return rows[0] if rows else None
 
     async def charges(self, customer_id: str) -> list[Row]:
-        return demo.with_duplicates(await self._query(self.sql.charges, (customer_id,)))
+        return demo.with_duplicates(await self._read(self.sql.charges, (customer_id,)))
 
     async def get_charge(self, charge_id: str) -> Row | None:
-        rows = await self._query(self.sql.charge_with_siblings, (charge_id,))
+        rows = await self._read(self.sql.charge_with_siblings, (charge_id,), self._owners_charges)
         return next((c for c in demo.with_duplicates(rows) if c["id"] == charge_id.upper()), None)
 
     async def find_charges(
@@ -461,33 +527,33 @@ class BusinessCore:
         read = self.sql.charges_matching(customer_id, amount, dates)
         if read is None:
             return []
-        return matching_charges(await self._query(*read), amount, dates)
+        return matching_charges(await self._read(*read, tells=self._owners_charges), amount, dates)
 
     async def invoices(self, customer_id: str) -> list[Row]:
-        return await self._query(self.sql.invoices, (customer_id,))
+        return await self._read(self.sql.invoices, (customer_id,))
 
     async def get_invoice(self, invoice_id: str) -> Row | None:
-        rows = await self._query(self.sql.invoice, (invoice_id,))
+        rows = await self._read(self.sql.invoice, (invoice_id,))
         return rows[0] if rows else None
 
     async def plans(self) -> list[Row]:
-        return await self._query(self.sql.plans)
+        return await self._read(self.sql.plans)
 
     async def refunds(self, customer_id: str | None = None) -> list[Row]:
         if customer_id:
-            return await self._query(self.sql.refunds, (customer_id,))
-        return await self._query(self.sql.all_refunds)
+            return await self._read(self.sql.refunds, (customer_id,))
+        return await self._read(self.sql.all_refunds)
 
     async def credits(self, customer_id: str) -> list[Row]:
-        return await self._query(self.sql.credits, (customer_id,))
+        return await self._read(self.sql.credits, (customer_id,))
 
     async def account_events(self, customer_id: str) -> list[Row]:
-        return await self._query(self.sql.account_events, (customer_id,))
+        return await self._read(self.sql.account_events, (customer_id,))
 
     async def tickets(self, customer_id: str | None = None) -> list[Row]:
         if customer_id:
-            return await self._query(self.sql.tickets, (customer_id,))
-        return await self._query(self.sql.all_tickets)
+            return await self._read(self.sql.tickets, (customer_id,))
+        return await self._read(self.sql.all_tickets)
 
     async def money_moved(self, *, session_id: str, customer_id: str, period_days: int) -> tuple[float, float]:
         return await self._run_steps(moved(self.sql, session_id, customer_id, period_days), write=False)

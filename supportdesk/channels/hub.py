@@ -42,6 +42,9 @@ FEED_READS = 3
 PAGE_MARGIN = 32
 # How far the writers' clocks (which stamp updated_at) may be from ours.
 CLOCK_SLACK = timedelta(seconds=5)
+# At most this many sessions' heads are kept as the change feed announced them (`Hub._heard`);
+# past it they are all forgotten and a session's first stream reads its head again.
+HEARD_LIMIT = 10_000
 
 # None in a queue means "this stream is over" (server shutting down, or the reader too slow).
 Queued = CustomerEvent | None
@@ -67,6 +70,13 @@ class Hub:
         # is lost): what is written meanwhile reaches the streams without a poll or a poke.
         self.following = asyncio.Event()
         self._feed_reads = asyncio.Semaphore(FEED_READS)
+        # Where each session ends, as the change feed last announced it, for every session it
+        # announced since it last (re)started following without a break (it hears every writer,
+        # in commit order): a session's first stream starts its hand-out there with no read of
+        # the log's end (issue 34: a statement a stream's session on PostgreSQL, where both
+        # workers hear each conversation's creation). A commit whose change is still on its way
+        # when the stream joins reaches it as any later change does (`_changed`).
+        self._heard: dict[str, int] = {}
         # Told of each session the feed says was deleted, and with None whenever the feed (re)starts
         # following (a deletion may have gone unheard before): what a caller keeps per session
         # (`Conversations`' token digests) goes with it.
@@ -77,8 +87,10 @@ class Hub:
         queue: asyncio.Queue[Queued] = asyncio.Queue(QUEUE_LIMIT)
         followed = self._sessions.get(session_id)
         if followed is None:
-            followed = _Followed(head=await self.store.last_seq(session_id))
-            followed = self._sessions.setdefault(session_id, followed)
+            head = self._heard.get(session_id) if self.following.is_set() else None
+            if head is None:
+                head = await self.store.last_seq(session_id)
+            followed = self._sessions.setdefault(session_id, _Followed(head=head))
         followed.subscribers.add(queue)
         return queue
 
@@ -139,6 +151,12 @@ class Hub:
         after the items (when a read handed them out first, the piece is not handed out)."""
         followed = self._sessions.get(session_id)
         if followed is None:
+            heard = self._heard.get(session_id)
+            if heard is not None and items and items[-1].seq > heard:
+                # Where it ends now, at once (a stream joining next reads up to here without
+                # waiting for their change): whatever came before them is stored already. Only
+                # for a session the feed announced since it last started: it hears every later one.
+                self._heard[session_id] = items[-1].seq
             return
         if piece is not None and (followed.lock.locked() or not items):
             self._put_all(followed, piece)
@@ -211,6 +229,7 @@ class Hub:
                             await self.poke(session_id)
                         lost = False
                     async for change in feed:
+                        self._hear(change.session_id, None if change.deleted else change.head)
                         if change.deleted:
                             self._forget(change.session_id)
                         if change.items and not change.own and self._handed(change.session_id, change.head, change.items):
@@ -243,7 +262,18 @@ class Hub:
                 self._put_all(followed, event)
         return True
 
+    def _hear(self, session_id: str, head: int | None) -> None:
+        """The feed's latest word on where a session ends (None: it was deleted)."""
+        if head is None:
+            self._heard.pop(session_id, None)
+            return
+        if len(self._heard) >= HEARD_LIMIT and session_id not in self._heard:
+            self._heard.clear()
+        self._heard[session_id] = head
+
     def _forget(self, session_id: str | None) -> None:
+        if session_id is None:
+            self._heard.clear()  # (the feed starts again: what it heard before may have moved since)
         for forget in self.forgotten:
             forget(session_id)
 

@@ -1281,6 +1281,7 @@ class Runner:
         approved: bool = False,
         key: str = "",
     ) -> ToolContext:
+        turn = self._turn_reads.get(session_id)
         return ToolContext(
             session_id=session_id,
             call_id=call_id,
@@ -1288,7 +1289,7 @@ class Runner:
             agent=agent,
             desk=self.config,
             context=context,
-            services=self.services,
+            services=turn.services(self.services) if turn is not None and self.services is not None else self.services,
             approved=approved,
             customer_words=lambda: self._customer_words(session_id),
         )

@@ -19,8 +19,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from supportdesk.business.core import BusinessCore
 from supportdesk.engine.confirmation import request_scan_start
 from supportdesk.engine.events import saw_upto
+from supportdesk.engine.services import Services
 from supportdesk.items import ContextSet, Handoff, Item, Message, Offer, Release, Takeover
 from supportdesk.store import ContextEntry, SessionInfo, Store, TurnStart
 
@@ -70,6 +72,19 @@ class TurnReads:
         # seq and the held items, not the message; None: its view is the log's order. Cleared as
         # a step's view is built (`viewed`).
         self.step_saw_upto: int | None = None
+        # The desk's business data as this turn's tools read it (`services`).
+        self._services: Services | None = None
+
+    def services(self, desk: Services) -> Services:
+        """What this turn's tools act on: the desk's business data through one view for the turn
+        (`BusinessCore.for_turn`: a row read once is not read again until a write), made at the
+        first tool's need (the data is open by then)."""
+        if self._services is None:
+            customers = desk.customers
+            if not isinstance(customers, BusinessCore):
+                return desk  # (not open yet, or a back office of its own: read as it reads)
+            self._services = Services(customers=customers.for_turn())
+        return self._services
 
     @classmethod
     async def read(cls, store: Store, session_id: str, depth: int) -> TurnReads:
