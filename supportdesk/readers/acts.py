@@ -335,6 +335,7 @@ DESK_INTENTS = (
     "unrecognised",  # a charge the customer does not recognise
     "duplicate",  # a charge taken twice
     "reset",  # a password reset
+    "person",  # a person asked for now: staff, a human, a manager, "escalate this"
     "other",  # none of the desk's money intents
 )
 
@@ -355,8 +356,8 @@ def read_desk_intent(text: str) -> Reading:
     return desk_intent_reader().read(EMAIL.sub(" ", text))
 
 
-# The desk intents no money tool serves: a password reset, and none of them.
-UNPAID_DESK_INTENTS = frozenset(("reset", "other"))
+# The desk intents no money tool serves: a password reset, a person asked for, and none of them.
+UNPAID_DESK_INTENTS = frozenset(("reset", "person", "other"))
 # How sure the desk intents reader must be that a message asks one of the money intents, any of
 # them, for `reads_money_intent`: chosen on the route-13 tune half ("which plan comes with the
 # most stuff? i want that one" is split between pricing and plan_change, together 0.9 and more); a
@@ -372,6 +373,20 @@ def reads_money_intent(text: str) -> bool:
     reading = read_desk_intent(text)
     shares = probabilities(reading.scores)
     return sum(p for label, p in shares.items() if label not in UNPAID_DESK_INTENTS) >= MONEY_INTENT_CONFIDENCE
+
+
+# How sure the desk intents reader must be that a message asks for a person (`reads_person_asked`).
+# Chosen on route-15's tune half and evals/route-lines-15-tune.jsonl's near lines ("can someone
+# explain why my bill is higher", "a stranger is using my account" stay below it).
+PERSON_CONFIDENCE = 0.8
+
+
+def reads_person_asked(text: str) -> bool:
+    """The desk intents reader reads the message as a person asked for, in the customer's own
+    words ("real person pls", "a staff member immediately", "escalate this"), learned from
+    evals/route-lines-15-tune.jsonl beside the desk's other intents."""
+    reading = read_desk_intent(text)
+    return reading.act == "person" and reading.confidence >= PERSON_CONFIDENCE
 
 
 @lru_cache(maxsize=1)
