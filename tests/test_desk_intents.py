@@ -110,3 +110,8 @@ def test_a_person_asked_for_is_read_in_words_no_rule_lists():
         "who am i talking to?",  # small talk
     ):
         assert not cues.asks_for_person(text), text
+    # Read on the person lines' short shape and function words alone ("<len:3>", "now", "not"):
+    # the reader leans to a person, but no word of the message means one (gates.said_in_words_that_mean).
+    for text in ("nope, not now", "yes pls now"):
+        assert acts.read_desk_intent(text).act == "person", text
+        assert not cues.asks_for_person(text), text

@@ -90,6 +90,15 @@ def features(text: str) -> list[str]:
     return out
 
 
+def feature_words(feature: str) -> list[str]:
+    """The words a feature (of `features`, or the gates' own) holds, without the marks of where
+    a clause opens or ends ("^", "$"), a stem's "~", or a feature of the message's shape alone
+    ("<len:3>", "<?>"), which holds none."""
+    if feature.startswith("<len:") or feature == "<?>":
+        return []
+    return [w for w in (part.strip("^$~") for part in feature.split("_")) if w]
+
+
 @dataclass(frozen=True)
 class Reading:
     act: str
@@ -373,20 +382,6 @@ def reads_money_intent(text: str) -> bool:
     reading = read_desk_intent(text)
     shares = probabilities(reading.scores)
     return sum(p for label, p in shares.items() if label not in UNPAID_DESK_INTENTS) >= MONEY_INTENT_CONFIDENCE
-
-
-# How sure the desk intents reader must be that a message asks for a person (`reads_person_asked`).
-# Chosen on route-15's tune half and evals/route-lines-15-tune.jsonl's near lines ("can someone
-# explain why my bill is higher", "a stranger is using my account" stay below it).
-PERSON_CONFIDENCE = 0.8
-
-
-def reads_person_asked(text: str) -> bool:
-    """The desk intents reader reads the message as a person asked for, in the customer's own
-    words ("real person pls", "a staff member immediately", "escalate this"), learned from
-    evals/route-lines-15-tune.jsonl beside the desk's other intents."""
-    reading = read_desk_intent(text)
-    return reading.act == "person" and reading.confidence >= PERSON_CONFIDENCE
 
 
 @lru_cache(maxsize=1)

@@ -105,9 +105,9 @@ def asks_for_person(text: str) -> bool:
     """The customer asks for a person now: the rules' plain forms ("talk to a human"), else the
     desk intents reader's person, learned from the desk's lines, for the forms rules never
     finish listing ("real person pls", "a staff member immediately", "escalate this")."""
-    from supportdesk.readers import acts
+    from supportdesk.readers import gates
 
-    return bool(HUMAN.search(text)) or acts.reads_person_asked(text)
+    return bool(HUMAN.search(text)) or gates.reads_person_asked(text)
 
 
 OUT_OF_SCOPE = _any(
