@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 
 from supportdesk.models.offline.router import name_pattern, without_names  # noqa: E402
 from supportdesk.readers import gates  # noqa: E402
-from supportdesk.readers.acts import DATA, EMAIL, FORMAT, features, tokens  # noqa: E402
+from supportdesk.readers.acts import DATA, EMAIL, FORMAT, UNPAID_DESK_INTENTS, features, tokens  # noqa: E402
 
 # Banking77 intents by the act their messages perform. Intents whose messages mix acts
 # ("how do I change my PIN" and "change my PIN") are left out rather than guessed.
@@ -558,10 +558,14 @@ def desk_money() -> list[tuple[str, str]]:
         if agent in ("billing", "technical"):
             out.append((text, gates.MONEY if agent == "billing" else gates.NO_MONEY))
     # The desk's labelled intents (evals/desk-intents-tune.jsonl): each of the desk's money intents
-    # ("what tier is our account on", "put me on the middle tier") is money, "reset" and "other"
-    # (none of them) are not. Without them a plan asked about in words the product's questions
+    # ("what tier is our account on", "put me on the middle tier") is money, the unpaid ones
+    # ("reset", "person", "other") are not. Without them a plan asked about in words the product's questions
     # also use ("which plans can i pick from?") read as no money (issue 38, route-12).
-    out += [(r["text"], gates.NO_MONEY if r["intent"] in ("reset", "other") else gates.MONEY) for path in labelled_intents() for r in _jsonl(path)]
+    # A person asked for ("real person pls") says nothing of money either way: taught as no money at
+    # the desk's weight its words thinned every other no-money word, and product questions read as
+    # money ("do you have gantt charts? and can tasks have due dates?" 0.41 -> 0.52, route-15).
+    out += [(r["text"], gates.NO_MONEY if r["intent"] in UNPAID_DESK_INTENTS else gates.MONEY)
+            for path in labelled_intents() for r in _jsonl(path) if r["intent"] != "person"]
     out += [(r["text"], gates.MONEY if r["money"] else gates.NO_MONEY) for path in pinned("money") for r in _jsonl(path) if "money" in r]
     # An address says who writes, not whether money is spoken of.
     return [(EMAIL.sub(" ", t), label) for t, label in out]

@@ -88,3 +88,30 @@ def test_the_plan_asked_with_what_it_costs_is_both():
     assert MoneyIntents._intents_of("what plan am i on and what does it cost me") == {"my_plan", "pricing"}
     assert "next_payment" in MoneyIntents._intents_of("CUS-1022 — what plan am i on and what do i pay for it")
     assert MoneyIntents._intents_of("what plan am i on?") == {"my_plan"}
+
+
+def test_a_person_asked_for_is_read_in_words_no_rule_lists():
+    # route-15's tune half and new words: a person asked for as the rules (cues.HUMAN) do not hear
+    # it; none of these sentences is in the reader's training files (evals/route-lines-15-tune.jsonl).
+    for text in (
+        "real person pls",
+        "i want a staff member immediately",
+        "this is useless, escalate this to a manager",
+        "get me a supervisor on the line",
+        "pls a human asap",
+    ):
+        assert not cues.HUMAN.search(text), text
+        assert cues.asks_for_person(text), text
+    for text in (
+        "can someone explain why my invoice went up?",  # a question about the bill
+        "someone logged into my account from another country",  # someone else's access
+        "how do i add my colleague to the team",  # a person of their own
+        "a person in my team cant log in",
+        "who am i talking to?",  # small talk
+    ):
+        assert not cues.asks_for_person(text), text
+    # Read on the person lines' short shape and function words alone ("<len:3>", "now", "not"):
+    # the reader leans to a person, but no word of the message means one (gates.said_in_words_that_mean).
+    for text in ("nope, not now", "yes pls now"):
+        assert acts.read_desk_intent(text).act == "person", text
+        assert not cues.asks_for_person(text), text

@@ -9,8 +9,8 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -452,7 +452,8 @@ KNOWN_MISSES = {
     # year's price asked with no question mark pass since plan-14); a cancellation with no
     # subscription noun to technical; two matters bounced or half answered; chit-chat about a film
     # told "no article"; config desk: a denial of someone's access routed to security, "a staff
-    # member immediately" with no person asked. (How long the bin keeps files, read as lost data,
+    # member immediately" with no person asked (passes since route-15: the desk intents reader's
+    # person, cues.asks_for_person). (How long the bin keeps files, read as lost data,
     # passes since kb-14: a loss supposed is no loss told, cues.data_loss_told; the plan and the
     # authenticator, the film and "nobody messing with it" on the config desk since route-14; the
     # identity check's papers since a sure small-talk clause in an unsure whole is no chit-chat.)
@@ -467,7 +468,6 @@ KNOWN_MISSES = {
     "understand 12 (held): two matters: windows app won't start, and team's monthly price",
     "understand 12 (held): control: no longer need acme, cancel, 'yes confirmed'",
     "understand 12 config (held): negation: not hacked, a longer password is all",
-    "understand 12 config (held): permissions flipped right now, a staff member immediately",
     # kb-14 (which article answers, told in new words; tune 4/6 and held 4/6 before, tune 5/6 and
     # held 4/6 after: a loss supposed ("before it's gone") is no lost data, `cues.data_loss_told`).
     # Written examples of the remaining kinds (codes refused, a phone left somewhere, an old OS)
@@ -553,6 +553,15 @@ KNOWN_MISSES = {
     # "the invoice page asks for my card's security code every time" reads as the app's card
     # trouble (technical's card examples), though the request is a change of the card on file:
     "config 15 (held): look-alike: the card's security code on the invoice page",
+    # route-15 (two matters either way round, a person now on each agent, credits, angry, terse,
+    # rambling, small talk first, non-native; tune 8/12 and held 11/12 before, 11/12 and 11/12
+    # after; config tune 5/5 and held 3/5 before, 5/5 and 5/5 after).
+    # Buying credits reads as money and goes to billing, which holds neither the credits article
+    # nor a tool that tops up; the article (technical's) tells of failed top-ups, not how to buy:
+    "route 15 (tune): non-native: how to buy more credits",
+    # A long story whose last clause asks only "can you help with that": the knowledge base reads
+    # no article in the story's sync words surely enough and says it does not know:
+    "route 15 (held): long rambling, sync asked at the end",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -137,7 +137,7 @@ def test_the_desks_own_grounds_read_by_the_learned_reader(text, ground):
 def test_a_ground_is_read_from_words_that_say_something():
     """A message read on its function words alone ("is there a ... for ... or") takes the label
     whose lines are short and alike (the desk's discount questions) at 0.95: no ground unless
-    one of its uncommon words was taught the ground (gates._said_in_words_that_mean)."""
+    one of its uncommon words was taught the ground (gates.said_in_words_that_mean)."""
     from supportdesk.readers import gates
 
     assert gates.ground("is there a timeline or gantt view for projects or nah") is None

@@ -92,6 +92,15 @@ def features(text: str) -> list[str]:
     return out
 
 
+def feature_words(feature: str) -> list[str]:
+    """The words a feature (of `features`, or the gates' own) holds, without the marks of where
+    a clause opens or ends ("^", "$"), a stem's "~", or a feature of the message's shape alone
+    ("<len:3>", "<?>"), which holds none."""
+    if feature.startswith("<len:") or feature == "<?>":
+        return []
+    return [w for w in (part.strip("^$~") for part in feature.split("_")) if w]
+
+
 @dataclass(frozen=True)
 class Reading:
     act: str
@@ -337,6 +346,7 @@ DESK_INTENTS = (
     "unrecognised",  # a charge the customer does not recognise
     "duplicate",  # a charge taken twice
     "reset",  # a password reset
+    "person",  # a person asked for now: staff, a human, a manager, "escalate this"
     "other",  # none of the desk's money intents
 )
 
@@ -357,8 +367,8 @@ def read_desk_intent(text: str) -> Reading:
     return desk_intent_reader().read(EMAIL.sub(" ", text))
 
 
-# The desk intents no money tool serves: a password reset, and none of them.
-UNPAID_DESK_INTENTS = frozenset(("reset", "other"))
+# The desk intents no money tool serves: a password reset, a person asked for, and none of them.
+UNPAID_DESK_INTENTS = frozenset(("reset", "person", "other"))
 # How sure the desk intents reader must be that a message asks one of the money intents, any of
 # them, for `reads_money_intent`: chosen on the route-13 tune half ("which plan comes with the
 # most stuff? i want that one" is split between pricing and plan_change, together 0.9 and more); a

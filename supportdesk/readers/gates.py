@@ -32,7 +32,7 @@ much about money as a complaint), the disclaimer reads the act reader's features
   reach a person and the labelled lines' near matters, each named one under its own label ("near:invite"
   for a partner brought onto the workspace, "near:branding", "near:export", "near:sharing",
   "near:files"), the rest "desk:near". A ground is read only from a word taught it
-  (`_said_in_words_that_mean`), and only when sure at a calibrated temperature
+  (`said_in_words_that_mean`), and only when sure at a calibrated temperature
   (scripts/measure_ground.py); cues.unknown_ground keeps rules for names and amounts beside it.
 - disclaims: does the customer say outright that they ask for no action (yet) ("i'm not asking
   you to change anything", "dont switch nothing, only curious", "no, not right now")? Trained on
@@ -240,7 +240,7 @@ def ground_reading(reader: GateReader, text: str, temperature: float | None = No
     reads its folds' readers through this, so the measure is the desk's own reading.)"""
     text = EMAIL.sub(" ", text)
     reading = reader.read(text)
-    if reading.act not in GROUNDS or not _said_in_words_that_mean(reader, text, reading):
+    if reading.act not in GROUNDS or not said_in_words_that_mean(reader, text, reading):
         return None
     t = GROUND_TEMPERATURE if temperature is None else temperature
     return reading.act, acts.probabilities({label: score / t for label, score in reading.scores.items()})[reading.act]
@@ -255,20 +255,39 @@ COMMON_WORD = 0.45
 WORD_EVIDENCE = 1.0
 
 
-def _said_in_words_that_mean(reader: GateReader, text: str, reading: acts.Reading) -> bool:
-    """One of the message's uncommon words (or a pair or stem with one) was taught the ground read
-    and is likelier under it than under the average label: a ground is asked for in words. A
-    message read on its function words alone ("is there a timeline or gantt view for projects or
-    nah": "is there a", "for", "or") takes the label whose lines are short and alike (the desk's
-    few discount questions), not what is asked."""
+def said_in_words_that_mean(reader: acts.ActReader, text: str, reading: acts.Reading) -> bool:
+    """One of the message's uncommon words (or a pair or stem with one) was taught the label read
+    (a ground, a person asked for) and is likelier under it than under the average label: it is
+    asked for in words. A message read on its function words alone ("is there a timeline or gantt
+    view for projects or nah": "is there a", "for", "or"; "yes please", "no, not now") takes the
+    label whose lines are short and alike (the desk's few discount questions, its lines asking
+    for a person), not what is asked."""
     ground = reading.act
     for f in reader.featurize(text):
-        if not reader._counts[ground].get(f) or all(acts.commonness(w.rstrip("~")) >= COMMON_WORD for w in f.split("_") if w):
+        if not reader._counts[ground].get(f) or all(acts.commonness(w) >= COMMON_WORD for w in acts.feature_words(f)):
             continue
         average = sum(reader.likelihood(label, f) for label in reader.labels) / len(reader.labels)
         if math.log(reader.likelihood(ground, f) / average) >= WORD_EVIDENCE:
             return True
     return False
+
+
+# How sure the desk intents reader must be that a message asks for a person (`reads_person_asked`).
+# Chosen on route-15's tune half and evals/route-lines-15-tune.jsonl's near lines ("can someone
+# explain why my bill is higher", "a stranger is using my account" stay below it).
+PERSON_CONFIDENCE = 0.8
+
+
+def reads_person_asked(text: str) -> bool:
+    """The desk intents reader reads the message as a person asked for ("real person pls", "a staff
+    member immediately", "escalate this"), learnt from evals/route-lines-15-tune.jsonl beside the
+    desk's other intents, and in words that mean it: its short lines' "please", "now", "right"
+    alone made answers to offers ("yes please", "no, not now") and "are there any exchange fees"
+    read as a person asked for."""
+    text = EMAIL.sub(" ", text)
+    reading = acts.read_desk_intent(text)
+    return (reading.act == "person" and reading.confidence >= PERSON_CONFIDENCE
+            and said_in_words_that_mean(acts.desk_intent_reader(), text, reading))
 
 
 # Someone else has the account or what opens it: the probability the access reader must give

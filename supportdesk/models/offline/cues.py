@@ -99,6 +99,17 @@ HUMAN = _any(
     r" (?:some(?:one|body)|any(?:one|body)|a (?:human|person))\b(?! (?:on|in|from|at) (?:my|our)\b)",
     r"\bis (?:there )?(?:some(?:one|body)|any(?:one|body)) (?:i|we) (?:can|could) (?:speak|talk|chat)\b",
 )
+
+
+def asks_for_person(text: str) -> bool:
+    """The customer asks for a person now: the rules' plain forms ("talk to a human"), else the
+    desk intents reader's person, learned from the desk's lines, for the forms rules never
+    finish listing ("real person pls", "a staff member immediately", "escalate this")."""
+    from supportdesk.readers import gates
+
+    return bool(HUMAN.search(text)) or gates.reads_person_asked(text)
+
+
 OUT_OF_SCOPE = _any(
     r"\bweather\b", r"\btell me a joke\b", r"\bjoke\b", r"\brecipe\b", r"\bpoem\b", r"\bhomework\b",
     r"\b(?:stock|crypto|bitcoin)\b", r"\bfootball\b|\bsoccer\b|\bbasketball\b", r"\belection\b|\bpolitic",

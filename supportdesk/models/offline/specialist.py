@@ -364,7 +364,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
     def _conversational(self, text: str):
         """A request for a person, small talk, thanks or out-of-scope questions."""
         v = self.view
-        if cues.HUMAN.search(text):
+        if cues.asks_for_person(text):
             if v.has_tool("request_human") and not v.calls("request_human", this_turn=True):
                 return self.step.call("request_human", {"reason": text[:300]})
         language = cues.other_language(text)
@@ -374,7 +374,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return self.step.answer(OTHER_LANGUAGE_REPLY)
         route = self.router.route(text) if self.router else None
         unsure = route is None or route.agent is None
-        if cues.HUMAN.search(text):
+        if cues.asks_for_person(text):
             return self.step.answer(HUMAN_REQUESTED)
         if cues.CARD_NUMBER.search(text):
             return self.step.answer(CARD_NUMBER_WARNING)

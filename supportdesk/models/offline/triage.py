@@ -360,7 +360,7 @@ def decide(view: View, router: Router):
 
     if not text.strip():
         return Answer(greeting(view))
-    if cues.HUMAN.search(text):
+    if cues.asks_for_person(text):
         if view.has_tool("request_human") and not view.calls("request_human", this_turn=True):
             return CallTools(
                 [RequestedCall(view.call_id(), "request_human", {"reason": text[:300]})],
