@@ -23,7 +23,8 @@ def _search_kb(ctx: ToolContext, args: SearchKbArgs) -> ToolOutput:
     return ToolOutput(
         {
             "articles": [
-                {"id": a.slug, "title": a.title, "score": score, "steps": list(a.steps)} for a, score in hits
+                {"id": a.slug, "title": a.title, "score": score, "steps": list(a.steps), "reference": a.reference}
+                for a, score in hits
             ]
         }
     )

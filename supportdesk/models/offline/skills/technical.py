@@ -373,9 +373,11 @@ class TechSkill(SkillBase):
                     return self._take_further(v.latest, str(issue), searched)
                 return step.answer(given)
             query = str(last.arguments.get("query", ""))
-            if asks_how(without_denied_trouble(query)) or not tells_trouble(query):
+            if top.get("reference") or asks_how(without_denied_trouble(query)) or not tells_trouble(query):
                 # A question, not a problem (or a want with nothing failing: "nobody hacked me, i
                 # just want a longer password"): the article answers it; nothing is there to "fix".
+                # Nor is there in an article saying what the product is (what it runs on), whatever
+                # was told: "my ipad is stuck on ios 14" gets what the app needs, not a fix.
                 return step.answer(
                     f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"
                 )
