@@ -645,9 +645,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return False
         # Read as the view reads it: a bare number answers our question for the amount.
         latest = slot_extraction.extract(text, amount_asked=bool(slot_extraction.ASKS_FOR_AMOUNT.search(v.last_agent_text())))
-        # (A day named without its month is a date when the view reads it in the charge's month:
-        # "sorry, I meant the one on the 3rd".)
-        if latest.emails or latest.amounts or latest.dates or v.latest_facts().dates or latest.invoice_ids or latest.customer_ids or not re.search(r"[a-z]{3}", text, re.I):
+        if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or latest.customer_ids or not re.search(r"[a-z]{3}", text, re.I):
             return False
         # A "no" is a reply only to something asked: "that was not me!!" after a statement of the
         # next payment is a matter of its own (issue 38).
