@@ -114,3 +114,22 @@ async def test_the_card_named_before_the_email_is_not_asked_for_again():
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "plan", "period"),
+    [
+        ("can you change me to annual billing?", "the pro one. my email, its rosa.chen17@example.com", "pro", "annual"),
+        ("want to go down to starter", "yearly pls, acct felix.walsh31@example.com", "starter", "annual"),
+    ],
+)
+async def test_a_plan_change_told_over_two_messages_keeps_both_parts(first, then, plan, period):
+    """The period asked for in one message and the plan in the next (or the other way round):
+    the offer carries both, never "you're already on that plan" for a change half read."""
+    convo = {"name": "plan in parts", "turns": [
+        {"customer": first, "expect": {"agent": "billing"}},
+        {"customer": then, "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": ["change_plan"],
+                                      "context": {"pending_offer": {"arguments": {"plan": plan, "billing_period": period}}}}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)

@@ -226,6 +226,15 @@ class AccountSkill(SkillBase):
                 if plan or period:
                     source = t
                     break
+        elif plan is None or period is None:
+            # A change told over several messages ("can you switch me to annual billing?", then
+            # "the pro one"): the part this message leaves unsaid is the one said of it before,
+            # in this topic (issue 38.3: the period asked for was lost once the plan was named).
+            for t in reversed(self.topic_texts()):
+                said_plan, said_period = cues.plan_request(t) if t != text else (None, None)
+                if plan is None and said_plan or period is None and said_period:
+                    plan, period = plan or said_plan, period or said_period
+                    break
         if plan is None and period is None:
             for said in reversed(self.topic_texts()):
                 place = cues.plan_step(said)
