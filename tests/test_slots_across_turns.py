@@ -133,3 +133,14 @@ async def test_a_plan_change_told_over_two_messages_keeps_both_parts(first, then
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)
+
+
+async def test_the_month_asked_about_stays_asked_when_the_account_is_given_after():
+    """"what did you take in march", then only the email: March's charges, not every charge."""
+    convo = {"name": "month then email", "turns": [
+        {"customer": "what did you take from my account in march", "expect": {"agent": "billing"}},
+        {"customer": "its maya.farouk12@example.com",
+         "expect": {"agent": "billing", "reply": ["March 24", "March 25"], "reply_not": ["February 24", "January 24"]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
