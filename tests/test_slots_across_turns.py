@@ -144,3 +144,21 @@ async def test_the_month_asked_about_stays_asked_when_the_account_is_given_after
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [
+        # two emails, neither taken back: the one the account has is the account's
+        ("dana@example.com is the account, but send stuff to dana.w@gmail.com", "April 1"),
+        # a correction: the one taken back is never looked up in its place
+        ("marco@example.com no wait, i meant dana@example.cm", "couldn't find"),
+    ],
+)
+async def test_of_two_emails_in_one_message_the_one_taken_back_is_never_the_account(said, reply):
+    convo = {"name": "two emails", "turns": [
+        {"customer": "whens my next payment", "expect": {"agent": "billing"}},
+        {"customer": said, "expect": {"agent": "billing", "reply": [reply]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
