@@ -162,3 +162,19 @@ async def test_of_two_emails_in_one_message_the_one_taken_back_is_never_the_acco
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)
+
+
+async def test_a_reset_for_another_account_named_later_is_that_accounts_not_the_first():
+    """After a reset for dana@, "also one for my other account, marco@...": marco's reset is put
+    to the customer (the gate's question), never "already sent" about dana's; a later word about
+    the first reset still reads the first account."""
+    convo = {"name": "second reset", "turns": [
+        {"customer": "send me a password reset, dana@example.com",
+         "expect": {"tools": [{"name": "send_password_reset", "arguments": {"customer": "dana@example.com"}}]}},
+        {"customer": "thanks. can you also send one for my other account, marco@example.com",
+         "expect": {"agent": "technical", "offers": ["send_password_reset"], "reply_not": ["already sent"],
+                    "context": {"pending_offer": {"arguments": {"customer": "marco@example.com"}}},
+                    "not_tools": ["send_password_reset"]}},
+    ]}
+    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
+    assert result.passed, "\n".join(result.failures)
