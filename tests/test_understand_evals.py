@@ -507,7 +507,8 @@ KNOWN_MISSES = {
     # someone else's access in it (0.96) despite the denial, so it stays the security agent's:
     "route 14 config (held): negation: not compromised, safari signs me out all the time",
     # slots-15 (what was said stays said across turns; tune 8/10 and held 6/10 before, 10/10 and
-    # 8/10 after). The reset asked beside the email ("cant remember my password, send me a link")
+    # 8/10 after; five tune conversations of kinds found by probing added while fixing, each a miss
+    # before its fix: tune 15/15). The reset asked beside the email ("cant remember my password, send me a link")
     # is read as a how-to and searched, not offered: the reset's request, not a slot, is missed.
     "slots 15 (held): the email first, then the reset asked in the same message",
     # "what was the feb 9 charge for?" after "a question about my bill" is answered as a refund
