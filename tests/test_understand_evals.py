@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -571,6 +571,14 @@ KNOWN_MISSES = {
     # A long story whose last clause asks only "can you help with that": the knowledge base reads
     # no article in the story's sync words surely enough and says it does not know:
     "route 15 (held): long rambling, sync asked at the end",
+    # slots-15 (what was said stays said across turns; tune 8/10 and held 6/10 before, 10/10 and
+    # 8/10 after; five tune conversations of kinds found by probing added while fixing, each a miss
+    # before its fix: tune 15/15). The reset asked beside the email ("cant remember my password, send me a link")
+    # is read as a how-to and searched, not offered: the reset's request, not a slot, is missed.
+    "slots 15 (held): the email first, then the reset asked in the same message",
+    # "what was the feb 9 charge for?" after "a question about my bill" is answered as a refund
+    # refused: a question about one charge is taken for the refund request it is not.
+    "slots 15 (held): the account in turn 2, a question about a charge in turn 3",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -918,8 +918,12 @@ CLAUSE_SPLIT = re.compile(
     r"(?<=[.!?;])\s++|(?:(?<!\s)\s*+(?:,|\.)?\s*+|(?<=\s)(?:[,.]\s*+)?)"
     r"\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*+", _FLAGS
 )
+# A card's brand, then its last four digits however they are introduced: "ending (in)", "ends
+# (in|with)", "last four/4 (digits) are", "****", "x" (issue 38: "my mastercard ends in 3141" named
+# no card, and the card was asked for again after the email).
 CARD_DESCRIPTION = re.compile(
-    r"\b(visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?(?:ending(?: in)?|last four(?: digits)?(?: are| is)?|\*+|x+)\s*(\d{4})\b|\b(paypal)\b",
+    r"\b(visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?"
+    r"(?:end(?:ing|s)(?: in| with)?|last (?:four|4)(?: digits| numbers)?(?: are| is| of it)?|\*+|x+)\s*(\d{4})\b|\b(paypal)\b",
     _FLAGS,
 )
 CARD_NUMBER = re.compile(r"\b(?:\d[ -]?){13,19}\b")

@@ -112,26 +112,8 @@ _ORDINALS = (
 )
 
 
-# A charge named by its id ("CH-9003"), and a day of the month named without its month.
+# A charge named by its id ("CH-9003").
 _CHARGE_ID = re.compile(r"\b(ch[- ]?\d{3,})\b", re.I)
-_BARE_DAY = re.compile(
-    r"\b(?:the|on|from|of|dated)\s+[0-3]?\d(?:st|nd|rd|th)\b"
-    # the days said with it in one list ("on the 24th and 25th", "the 10th, 11th"): grammar, a
-    # coordination, each day an ordinal of its own (issue 38, offers-7: the 25th went unread, and
-    # the refund went to the 24th's charge, the original of the pair, not the duplicate)
-    r"(?:\s*(?:,\s*and|,|and|&|or)\s*(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)\b)*"
-    r"(?!\s+(?:time|try|attempt))",
-    re.I,
-)
-_ORDINAL_DAY = re.compile(r"([0-3]?\d)(?:st|nd|rd|th)\b", re.I)
-
-
-def _bare_day_numbers(text: str) -> set[int]:
-    """Every day of the month `text` names without its month, in lists too (see `_BARE_DAY`)."""
-    untimed = slot_extraction.without_dates(text)
-    return {int(d) for m in _BARE_DAY.finditer(untimed) for d in _ORDINAL_DAY.findall(m.group(0))}
-
-
 # "a double of the march 1st one", "the same charge as march 1", "a copy of CH-9003": what follows
 # names the charge this one repeats, not the one meant (issue 38: "that's a double of the march
 # 1st one, refund it" refunded March 1). Read up to the end of its clause.
@@ -147,14 +129,14 @@ def without_repeated(text: str) -> str:
     return _REPEATED.sub(" ", text)
 
 
-def bare_days(text: str) -> set[int]:
-    """The days of the month a text names without their month ("the one on the 3rd")."""
-    return _bare_day_numbers(text)
+# The days of the month a text names without their month ("the one on the 3rd"): a slot rule,
+# read where the facts are read too (a bare day in the month of the date said before it).
+bare_days = slot_extraction.bare_days
 
 
 def days_named(text: str) -> int:
     """How many days (dated, or a day of the month alone: "on the 3rd") the text names."""
-    return len(slot_extraction.extract(text).dates) + len(_bare_day_numbers(text))
+    return len(slot_extraction.extract(text).dates) + len(slot_extraction.bare_days(text))
 
 
 # "the other one", "the other charge": of two listed, the one not offered.
@@ -191,7 +173,7 @@ def point_at(
             return hits
     # A day without its month ("the one on the 3rd"): the listed charge made on that day, when
     # exactly one was (issue 38); else it may be a position ("the 2nd one"), read below.
-    days = _bare_day_numbers(text)
+    days = slot_extraction.bare_days(text)
     if days:
         hits = [o for o in options if str(o.get(date_key, ""))[8:10].isdigit() and int(str(o.get(date_key))[8:10]) in days]
         if len(hits) == 1:

@@ -421,6 +421,44 @@ def extract(text: str, *, amount_asked: bool = False) -> Slots:
     )
 
 
+# A day of the month named without its month ("the one on the 3rd", "from the 16th", "on the 24th
+# and 25th"): an ordinal after a preposition or "the", so "3rd time" or "the 2nd try" is no day.
+_BARE_DAY = re.compile(
+    r"\b(?:the|on|from|of|dated)\s+[0-3]?\d(?:st|nd|rd|th)\b"
+    # the days said with it in one list ("on the 24th and 25th", "the 10th, 11th"): grammar, a
+    # coordination, each day an ordinal of its own (issue 38, offers-7: the 25th went unread, and
+    # the refund went to the 24th's charge, the original of the pair, not the duplicate)
+    r"(?:\s*(?:,\s*and|,|and|&|or)\s*(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)\b)*"
+    r"(?!\s+(?:time|try|attempt))",
+    re.I,
+)
+_ORDINAL_DAY = re.compile(r"([0-3]?\d)(?:st|nd|rd|th)\b", re.I)
+
+
+@kept_by_text(256)
+def bare_days(text: str) -> frozenset[int]:
+    """Every day of the month `text` names without its month, in lists too ("the 24th and 25th")."""
+    untimed = without_dates(text)
+    return frozenset(int(d) for m in _BARE_DAY.finditer(untimed) for d in _ORDINAL_DAY.findall(m.group(0)) if 1 <= int(d) <= 31)
+
+
+# A self-repair: the speaker takes back what they just said and says it again ("sorry, I meant the
+# 3rd", "no wait, the march one", "actually it's the work address", "wrong one", "typo, it's ...").
+# Its markers are a closed class of the language, like months and ordinals: a rule reads them, and
+# what the message names then replaces what was said of the same kind (an added fact keeps both).
+_REPAIR = re.compile(
+    r"\b(?:i\s+meant|i\s+mean|meant\s+to\s+(?:say|write|type)|no\s+wait|wait\s+no|actually|correction|my\s+(?:bad|mistake)"
+    r"|typo|scratch\s+that|wrong\s+(?:one|date|day|month|email|address|account|charge|amount))\b",
+    re.I,
+)
+
+
+@kept_by_text(256)
+def repairs(text: str) -> bool:
+    """Whether `text` corrects what the customer said before ("sorry, I meant the 3rd")."""
+    return _REPAIR.search(text) is not None
+
+
 # (A full month's name may carry a possessive, its apostrophe typed or not: "januarys invoice",
 # "february's bill"; an abbreviation may not: "mars", "jans" are other words.)
 _FULL_MONTH_RE = "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))

@@ -77,7 +77,9 @@ class Facts:
     # names, else the last such date on or before the day the customer wrote.
     years: dict[str, int] = field(default_factory=dict)
 
-    def add(self, found: slot_extraction.Slots, written_on: date | None = None) -> None:
+    def add(self, found: slot_extraction.Slots, written_on: date | None = None, *, repair: bool = False) -> None:
+        """Add what a message says; `repair`: the message takes back what was said before ("sorry,
+        I meant the 3rd"), so each kind of fact it names replaces that kind's earlier values."""
         targets: tuple[tuple[list[Any], list[Any]], ...] = (
             (self.emails, found.emails),
             (self.customer_ids, found.customer_ids),
@@ -87,6 +89,8 @@ class Facts:
             (self.order_ids, found.order_ids),
         )
         for target, values in targets:
+            if repair and values:
+                target.clear()
             for v in values:
                 if v in target:
                     target.remove(v)
@@ -96,6 +100,26 @@ class Facts:
                 if d.year is None and d.iso() not in self.years:
                     past = (d.month, d.day) > (written_on.month, written_on.day)
                     self.years[d.iso()] = written_on.year - 1 if past else written_on.year
+
+    def dated_days(self, text: str, found: slot_extraction.Slots) -> slot_extraction.Slots:
+        """`found` with the days `text` names without their month ("sorry, I meant the one on the
+        3rd") read as dates: in the month the text names ("the march one on the 16th"), else in the
+        month (and year) of the last date the customer gave, the charge being spoken of. With no
+        month to read them in, they stay the listed charges' to match (dialogue.point_at)."""
+        if found.dates or slot_extraction.names_relative_day(text):
+            return found
+        days = slot_extraction.bare_days(text)
+        if not days:
+            return found
+        months = slot_extraction.months_named(text)
+        if months:
+            month, year = months[0], None
+        elif self.dates:
+            last = self.dates[-1]  # "2026-03-01", or "--03-01" with no year said
+            month, year = int(last[-5:-3]), None if last.startswith("--") else int(last[:4])
+        else:
+            return found
+        return dataclasses.replace(found, dates=[slot_extraction.Date(month, day, year) for day in sorted(days)])
 
     def iso_dates(self) -> list[str]:
         """The dates as ISO 8601 calendar dates, for the shared context and for people."""
@@ -231,6 +255,9 @@ class View:
         by_id: dict[str, ToolEvent] = {}
         last_customer_at = -1
         self.facts = Facts()
+        # What each customer message says, its days without a month read in the month meant
+        # (`Facts.dated_days`): the latest message's facts are these, not its text's alone.
+        self._said: dict[str, slot_extraction.Slots] = {}
         vocabulary = _vocabulary(self.desk)
         asked_amount = False  # the agent's last message asked the customer for the amount
         offered_on = confirmed_request = ""
@@ -247,7 +274,9 @@ class View:
                         i = dataclasses.replace(i, text=text)
                     self.customer_messages.append(i)
                     last_customer_at = at
-                    self.facts.add(_slots(i.text, amount_asked=asked_amount), i.created_at.date())
+                    found = self.facts.dated_days(i.text, _slots(i.text, amount_asked=asked_amount))
+                    self._said[i.text] = found
+                    self.facts.add(found, i.created_at.date(), repair=slot_extraction.repairs(i.text))
                     asked_amount = False
                 case k.Message(role="agent"):
                     self.agent_messages.append(i)
@@ -397,7 +426,7 @@ class View:
         if not self.latest:
             return slot_extraction.Slots()
         # A copy: the kept one is shared by every step reading the same text.
-        found = _slots(self.latest)
+        found = self._said.get(self.latest) or _slots(self.latest)
         return dataclasses.replace(found, **{f.name: list(getattr(found, f.name)) for f in _SLOT_FIELDS})
 
     def call_id(self, index: int = 0) -> str:

@@ -98,6 +98,11 @@ class AccountSkill(SkillBase):
             by_email = self._accounts_by_email()
             if latest in by_email:
                 return by_email[latest]
+            if self._found_by_none(latest):
+                # The last one matched no account: another the same message gave beside it did.
+                beside = next((by_email[e] for e in self._emails_beside_the_last() if e in by_email), None)
+                if beside is not None:
+                    return beside
             if by_email:
                 return None
         if v.context.get("customer_id"):
@@ -107,6 +112,26 @@ class AccountSkill(SkillBase):
             if found is not None:
                 return found
         return None
+
+    def _emails_beside_the_last(self) -> list[str]:
+        """The other emails the message that gave the last one named, nearest first, when that
+        message takes none of them back: "dana@example.com is the account, but send stuff to
+        dana.w@gmail.com" gives two, and whichever the account has is the account's (issue 38.3).
+        A correction ("dana@exmaple.com, sorry typo: dana@example.com") leaves only the last."""
+        said = next((m.text for m in reversed(self.view.customer_messages) if "@" in m.text), "")
+        given = slot_extraction.emails_in(said)
+        if len(given) < 2 or slot_extraction.repairs(said):
+            return []
+        return [e for e in reversed(given[:-1])]
+
+    def _found_by_none(self, email: str) -> bool:
+        """A lookup by `email` ran and matched no account."""
+        return any(
+            t.done and t.name in ("find_customer", "find_charges")
+            and str(t.arguments.get("query") or t.arguments.get("customer") or "").lower() == email
+            and _account_found(t) is None
+            for t in self.view.tools
+        )
 
     def _accounts_by_email(self) -> dict[str, str]:
         """{email the customer gave: the account its lookup found}, the latest lookup winning."""
@@ -129,14 +154,17 @@ class AccountSkill(SkillBase):
         v, f = self.view, self.view.facts
         failed = [t for t in v.turn_tools if t.name in ("find_customer", "find_charges") and t.done]
         if f.customer_ids or f.emails:
-            query = (f.emails or f.customer_ids)[-1]
+            latest = (f.emails or f.customer_ids)[-1]
+            # The one given last, then (when it matched no account) those given beside it.
+            queries = [latest, *self._emails_beside_the_last()] if f.emails and self._found_by_none(latest) else [latest]
             # Questions about charges start from the charges (one lookup, not two).
             about_charges = not intents & {"cancel", "plan", "payment", "invoice", "credit", "next_payment", "card_on_file"}
-            if about_charges and v.has_tool("find_charges"):
-                if not v.called_with("find_charges", {"customer": query}):
-                    return self.step.call("find_charges", {"customer": query})
-            elif not v.called_with("find_customer", {"query": query}):
-                return self.step.call("find_customer", {"query": query})
+            for query in queries:
+                if about_charges and v.has_tool("find_charges"):
+                    if not v.called_with("find_charges", {"customer": query}):
+                        return self.step.call("find_charges", {"customer": query})
+                elif not v.called_with("find_customer", {"query": query}):
+                    return self.step.call("find_customer", {"query": query})
         if f.amounts:
             # The amount on the customer's statement, with its dates when they gave them: an
             # amount alone that fits several accounts is refused, and the answer asks for the email.
@@ -226,6 +254,15 @@ class AccountSkill(SkillBase):
                 plan, period = cues.plan_request(t)
                 if plan or period:
                     source = t
+                    break
+        elif plan is None or period is None:
+            # A change told over several messages ("can you switch me to annual billing?", then
+            # "the pro one"): the part this message leaves unsaid is the one said of it before,
+            # in this topic (issue 38.3: the period asked for was lost once the plan was named).
+            for t in reversed(self.topic_texts()):
+                said_plan, said_period = cues.plan_request(t) if t != text else (None, None)
+                if plan is None and said_plan or period is None and said_period:
+                    plan, period = plan or said_plan, period or said_period
                     break
         if plan is None and period is None:
             for said in reversed(self.topic_texts()):

@@ -259,7 +259,25 @@ class TechSkill(SkillBase):
         takes either, and its policy checks that an account matches before anything is sent)."""
         v = self.view
         told = v.facts.emails[-1:] or v.facts.customer_ids[-1:]
-        return v.context.get("customer_id") or (told[0] if told else None) or v.context.get("customer_email")
+        account = v.context.get("customer_id")
+        if told and account and not self._found_as(told[0], str(account)):
+            # Named after the account was found ("and one for my other account, marco@..."): the
+            # reset is for the one named last (issue 38.3: a changed slot replaces the old one).
+            return told[0]
+        return account or (told[0] if told else None) or v.context.get("customer_email")
+
+    def _found_as(self, told: str, account: str) -> bool:
+        """A tool of this conversation found `account` by the email or id `told` (or is it)."""
+        if told.lower() == account.lower():
+            return True
+        for t in self.view.tools:
+            if not (t.ok and isinstance(t.output, dict)):
+                continue
+            asked = str(t.arguments.get("query") or t.arguments.get("customer") or "").lower()
+            found = t.output.get("customer_id") or t.output.get("id") or (t.output.get("customers") or [None])[0]
+            if str(found) == account and told.lower() in (asked, str(t.output.get("email", "")).lower()):
+                return True
+        return False
 
     def _reset_made(self, args: dict[str, Any]) -> bool:
         """This reset ran (or was refused); a call only offered, whose offer was turned down, did not."""

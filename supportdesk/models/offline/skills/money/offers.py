@@ -11,6 +11,7 @@ from typing import Any
 
 from supportdesk.engine.confirmation import hedged, read_answer
 from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
@@ -208,6 +209,13 @@ class MoneyOffers(MoneyBase):
         wanted = [c for c in re.split(r"[,;:.!?]+|\bbut\b", text) if c.strip() and not cues.DECLINE.search(c)
                   and not re.search(r"\b(?:not|don'?t|never)\b", c, re.I)]
         pointed = self._options_pointed(offer, " ".join(wanted)) if wanted else None
+        if not pointed and slot_extraction.repairs(text):
+            # A repair ("sorry, I meant the one on the 3rd") names the charge meant instead of the
+            # one offered, among all the account's charges, not only those the reply listed; a day
+            # said without its month is read in the month of the charge spoken of (issue 38.3).
+            days = self.view.latest_facts().dates
+            charges = self._charges(self._customer_id() or "") or []
+            pointed = [c for c in charges if any(d.matches(str(c["charged_on"])) for d in days)] or None
         if not pointed or [c["id"] for c in pointed] == [offer.arguments.get("charge_id")]:
             return None
         return self._offer_refund_of(pointed, offer)

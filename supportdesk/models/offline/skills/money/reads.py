@@ -217,6 +217,11 @@ class MoneyReads(MoneyBase):
         on_days = pointed or [c for c in charges if any(d.matches(str(c["charged_on"])) for d in days)]
         # "when was I charged in feb?": no day named, a month is: that month's charges.
         months = [] if days or pointed else slot_extraction.months_named(text)
+        if not (days or pointed or months) and cues.only_facts(text):
+            # The account given in answer to our question ("how much was the february charge?",
+            # then the email): the month that question named is still the one asked about
+            # (issue 38.3), as its days are (`_days_asked`).
+            months = next((m for m in map(slot_extraction.months_named, reversed(self.topic_texts())) if m), [])
         if months:
             on_days = [c for c in charges if str(c["charged_on"])[5:7].isdigit() and int(str(c["charged_on"])[5:7]) in months]
         lead, missing = "Your recent charges: ", ""
