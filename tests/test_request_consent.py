@@ -75,9 +75,6 @@ def test_the_reset_tool_reads_a_request_for_the_link(text):
     # A problem told beside who writes: the id alone read as a verbless request (held-11).
     "i clicked a link in a fake acme email and typed my password in, dumb i know. CUS-1018",
     "someone phished my password. dana@example.com",
-    # Something another person sent told, not asked for ("sent me the link" is no "send me the
-    # link"): the act reader learns such reports (acts-tune), else the link went out unasked (config-15).
-    "My Acme password was posted on some forum, a friend sent me the link",
 ])
 def test_the_reset_tool_reads_no_request_in_questions_problems_or_other_asks(text):
     from supportdesk.tools import registry

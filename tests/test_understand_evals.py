@@ -553,9 +553,12 @@ KNOWN_MISSES = {
     "money 16 (held): an expired card and the next payment",
     # config-15 (the config desk's security agent in new words: compromise, unknown sign-ins,
     # phishing, leaks, strangers' devices, look-alikes, hand backs, a person asked, two matters;
-    # before: tune 11/14, held 11/14; after: tune 14/14, held 11/14; "a friend sent me the link", read as the reset link asked
-    # for and sent with no yes, passes since the act reader learnt reports of what others sent,
-    # acts-tune). What the held half misses:
+    # before: tune 11/14, held 11/14; after: tune 14/14, held 11/14). What the held half misses:
+    # "a friend sent me the link" is read by the reset's consent rule (tools/technical.py
+    # _reset_asked_for) as the reset link asked for, so it is sent with no yes (to the address on
+    # file: confirm = "request"). Teaching the act reader such reports (acts-held's six measure
+    # them) moved every clause with "link" in it: tried and taken back in round 12:
+    "config 15 (held): leaked password on a forum, then ok do it",
     # the phisher's address quoted ("is support@acme-billing-help.com really you?") is taken as the
     # customer's email, and a reset to it is tried (refused by policy: no such account):
     "config 15 (held): phishing asked about in two questions",
