@@ -360,6 +360,15 @@ def names_relative_day(text: str) -> bool:
     return _RELATIVE_DAY.search(text) is not None
 
 
+@kept_by_text(256)
+def counts_a_day_from_today(text: str) -> bool:
+    """Whether `text` names a day counted from today in words that say so ("yesterday", "last
+    tuesday", "the 15th this month"): a day with no month at all ("the one on the 3rd") is not
+    one. It is read in the month the conversation spoke of when there is one (a repair of a
+    March charge's day, `view.dated_days`), and in the calendar's month only when there is none."""
+    return any(m.group("bare_day") is None for m in _RELATIVE_DAY.finditer(text))
+
+
 def relative_days(text: str, today: date) -> list[Date]:
     """The days `text` names from `today` ("yesterday" is the day before it, "the 15th this
     month" and "the one on the 15th" the 15th of its month, "last tuesday" the latest Tuesday

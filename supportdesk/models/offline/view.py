@@ -106,7 +106,7 @@ class Facts:
         3rd") read as dates: in the month the text names ("the march one on the 16th"), else in the
         month (and year) of the last date the customer gave, the charge being spoken of. With no
         month to read them in, they stay the listed charges' to match (dialogue.point_at)."""
-        if found.dates or slot_extraction.names_relative_day(text):
+        if found.dates or slot_extraction.counts_a_day_from_today(text):
             return found
         days = slot_extraction.bare_days(text)
         if not days:
