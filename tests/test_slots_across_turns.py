@@ -13,6 +13,7 @@ from supportdesk.models.offline import cues
 from supportdesk.models.offline.slots import bare_days, extract, repairs
 from supportdesk.models.offline.view import Facts
 from tests.conftest import REPO
+from tests.money_turns import MONEY, conversation_passes
 
 WRITTEN_ON = date(2026, 3, 20)
 
@@ -114,6 +115,25 @@ async def test_the_card_named_before_the_email_is_not_asked_for_again():
     ]}
     [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
     assert result.passed, "\n".join(result.failures)
+
+
+def test_the_last_four_told_are_the_ones_not_taken_back():
+    assert cues.last_four_told("sorry, my mistake, it ends 7007 not 7070") == "7007"
+    assert cues.last_four_told("not ending 7070, ending 7007") == "7007"
+    assert cues.last_four_told("the last 4 digits are 1212") == "1212"
+    assert cues.last_four_told("it's the one from 2026") is None
+
+
+async def test_a_cards_digits_corrected_change_the_card_offered_and_the_yes_runs_the_corrected_one():
+    # The gate asks again with the digits told now, and the yes runs exactly that card, once.
+    await conversation_passes([
+        {"customer": "switch my billing to mastercard ending 7070, dana@example.com",
+         "expect": {"offers": ["update_payment_method"], "not_tools": MONEY}},
+        {"customer": "oops, typo: ending 7007 not 7070",
+         "expect": {"offers": ["update_payment_method"], "reply": ["7007"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "update_payment_method", "arguments": {
+            "customer_id": "CUS-1001", "method": "mastercard ending 7007"}}]}},
+    ], {"update_payment_method": 1})
 
 
 @pytest.mark.parametrize(

@@ -948,6 +948,21 @@ def clauses(text: str) -> list[str]:
     return [c.strip(" ,.") for c in CLAUSE_SPLIT.split(text) if c and c.strip(" ,.")]
 
 
+# The last four digits told without the card's brand ("sorry, it ends 4410 not 4401", "last four
+# are 4410"): a repair of a card named before. Digits after "not" or "instead of" are the ones
+# taken back (held-14: the card was changed to the digits the customer had just corrected).
+_LAST_FOUR_TOLD = re.compile(
+    r"(?<!not )(?<!instead of )\b(?:end(?:ing|s)(?: in| with)?|last (?:four|4)(?: digits| numbers)?(?: are| is)?)\s*(\d{4})\b",
+    _FLAGS,
+)
+
+
+def last_four_told(text: str) -> str | None:
+    """The last four digits of a card told without its brand, the ones not taken back."""
+    m = _LAST_FOUR_TOLD.search(text)
+    return m.group(1) if m else None
+
+
 def card_description(text: str) -> str | None:
     m = CARD_DESCRIPTION.search(text)
     if not m:

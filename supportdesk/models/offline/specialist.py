@@ -661,8 +661,8 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
     def _strays(self, text: str) -> bool:
         """Later in a conversation, the latest message raises a matter of its own that this agent
         has no part in: no request of its skills, no fact for it (an email, an amount, a date, an
-        invoice), no answer to what we asked, nothing pointing back at our last reply; and the
-        entry agent's router leans to someone else, or (the message reading clearly as a problem
+        invoice, a card's last four), no answer to what we asked, nothing pointing back at our last
+        reply; and the entry agent's router leans to someone else, or (the message reading clearly as a problem
         or a request to the act reader) to no one, or another agent's job words cover it better,
         or it is outside this agent's job altogether."""
         v = self.view
@@ -678,7 +678,8 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return False
         # Read as the view reads it: a bare number answers our question for the amount.
         latest = slot_extraction.extract(text, amount_asked=bool(slot_extraction.ASKS_FOR_AMOUNT.search(v.last_agent_text())))
-        if latest.emails or latest.amounts or latest.dates or latest.invoice_ids or latest.customer_ids or not re.search(r"[a-z]{3}", text, re.I):
+        if (latest.emails or latest.amounts or latest.dates or latest.invoice_ids or latest.customer_ids
+                or cues.last_four_told(text) or not re.search(r"[a-z]{3}", text, re.I)):
             return False
         # A "no" is a reply only to something asked: "that was not me!!" after a statement of the
         # next payment is a matter of its own (issue 38).

@@ -660,6 +660,10 @@ class AccountSkill(SkillBase):
                 (d for d in map(cues.card_description, reversed(self.topic_texts())) if d), None
             )
         )
+        digits = None if cues.card_description(text) else cues.last_four_told(text)
+        if method and method != "paypal" and digits:
+            # "it ends 4410 not 4401": the card named before, with the digits told now.
+            method = f"{method.rsplit(' ', 1)[0]} {digits}"
         if method is None and done is not None:
             # "yes", "great" after the change: it is made; asking for a card again would read as not.
             return step.answer(f"Your payment method is {done.arguments.get('method')} now; future charges will use it. Anything else?")
