@@ -582,11 +582,61 @@ KNOWN_MISSES = {
     # "what was the feb 9 charge for?" after "a question about my bill" is answered as a refund
     # refused: a question about one charge is taken for the refund request it is not.
     "slots 15 (held): the account in turn 2, a question about a charge in turn 3",
+    # understand-held-13 (written blind before round 12; 43/54 + 13/15 before the round and the
+    # same conversations after it: the round's families moved none of them). By kind: credits
+    # bought with no balance routed to billing, which asks for the email; a renewal forgotten
+    # shown, not refused with why; invoice details read as a ground for a person; "the second
+    # one" after two days told; a reset asked, then the address, offered instead of sent; a
+    # declined refund asked for again; chit-chat told "no article"; a failed payment's email
+    # routed to technical; access after cancelling asked, a cancellation offered; config desk: an
+    # unknown member to technical, a denial of hackers to security.
+    "understand 13 (held): article: credits bought two hours ago, balance still zero",
+    "understand 13 (held): refused: forgot to cancel before renewal, starter of march 13",
+    "understand 13 (held): kept: email once, latest invoice then the plan it is for",
+    "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
+    "understand 13 (held): kept: the reset email asked, the address next",
+    "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
+    "understand 13 (held): chit-chat: fast for a robot",
+    "understand 13 (held): chit-chat: raining again in glasgow",
+    "understand 13 (held): request: reset email, non-native, the address given",
+    "understand 13 (held): control: an email said the payment failed, what happened",
+    "understand 13 (held): control: access till the end of the paid month if cancelled, asking only",
+    "understand 13 config (held): a member 'admin2' nobody invited",
+    "understand 13 config (held): negation: not worried about hackers, turning on two-factor",
+    # understand-held-14 (written blind during round 12; first run 35/54 + 13/15, then the card's
+    # digits corrected fixed). By kind: a question no article covers given the sign-in article
+    # (self-hosting); @-mentions, a large upload, version history and sms codes not found or told
+    # as a fix; a month never used answered with the capability list; slots across turns (a card
+    # told before the id, the card paid with after an invoice, two days then the email read as a
+    # plan, a plan named before the email lost, a corrected email); a cancel offered then a plan
+    # chosen instead; chit-chat told "no article"; an invite plus a price; a plan's price not said
+    # (beside the plan, two plans compared, before the gate's question); a failed payment's email
+    # to technical; config desk: a holder keeping what is another agent's (notifications, an api key).
+    "understand 14 (held): no article: running acme on our own servers",
+    "understand 14 (held): article: nobody gets the email when @-mentioned in a comment",
+    "understand 14 (held): article: a 7gb video sits at 0% while the rest goes up",
+    "understand 14 (held): question: how far back version history goes on pro",
+    "understand 14 (held): question: login code by sms, no smartphone, non-native",
+    "understand 14 (held): refused: rude, a starter month never logged into",
+    "understand 14 (held): kept: new amex told first, id next, 'yes please'",
+    "understand 14 (held): kept: id once, february's invoice then what it is paid with",
+    "understand 14 (held): kept: team billed the 10th and the 11th told, email after, 'yes pls'",
+    "understand 14 (held): kept: starter named first, email next, 'yes that one'",
+    "understand 14 (held): kept: a mistyped email corrected, then the plan's yearly price",
+    "understand 14 (held): changed mind: cancel offered, then starter instead, 'yes'",
+    "understand 14 (held): chit-chat: tired of the same questions all day",
+    "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
+    "understand 14 (held): control: our plan and what it costs a month",
+    "understand 14 (held): control: an email said the payment didn't go through",
+    "understand 14 (held): control: pro against team per month, nothing changed",
+    "understand 14 (held): control: pro once a year instead, its price, 'sure'",
+    "understand 14 config (held): security holds it, then android push notifications stopped",
+    "understand 14 config (held): technical holds it, then an api key none of us created",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
