@@ -137,22 +137,10 @@ async def test_a_stream_reads_its_backlog_up_to_the_hubs_hand_out_and_no_head_of
     later item reaches the queue): no read of where the log ends besides the subscription's (one
     statement less a stream, issue 34), and every event once, in order, however the item stored
     meanwhile falls."""
-    from supportdesk.items import Message
     from supportdesk.store import SessionStore
+    from tests.stream_texts import said, texts
 
     desk = repo_desk()
-
-    def said(text: str) -> Message:
-        return Message(role="customer", text=text, agent="triage")
-
-    async def texts(stream, n: int) -> list[str]:
-        got: list[str] = []
-        async with asyncio.timeout(10):
-            async for batch in stream:
-                got += [e.data["text"] for e in batch]
-                if len(got) >= n:
-                    return got
-        return got
 
     async with await SessionStore.open(db_path) as store:
         info = await store.create_session("triage")

@@ -13,9 +13,9 @@ import asyncio
 
 from supportdesk.channels.hub import Hub
 from supportdesk.channels.view import customer_event
-from supportdesk.items import Message
 from supportdesk.store import SessionStore
 from supportdesk.store.protocol import Change
+from tests.stream_texts import said, texts
 from tests.serve_harness import repo_desk
 from tests.test_hub_feed import CountingReads
 
@@ -52,20 +52,6 @@ class ScriptedFeed:
         async with asyncio.timeout(10):  # fails, never hangs
             while not (self.waiting.is_set() and self.changes.empty()):
                 await self.waiting.wait()
-
-
-def said(text: str) -> Message:
-    return Message(role="customer", text=text, agent="triage")
-
-
-async def texts(stream, n: int) -> list[str]:
-    got: list[str] = []
-    async with asyncio.timeout(10):
-        async for batch in stream:
-            got += [e.data["text"] for e in batch]
-            if len(got) >= n:
-                return got
-    return got
 
 
 async def hub_on(store: SessionStore, reads: list[str]) -> tuple[Hub, list[ScriptedFeed]]:
