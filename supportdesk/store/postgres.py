@@ -395,7 +395,12 @@ NOTIFY_ITEMS_BYTES = 7_000
 # `guard`: more of the UPDATE's WHERE clause (the guarded append below); `more`: CTEs after head.
 def _append_sql(guard: str = "", more: str = "") -> str:
     # Every write is of a row of `head`'s (the roll-up's too): when the guard fails nothing is written.
-    rollup = _rollup_add(28).replace(" ORDER BY grain", " WHERE EXISTS (SELECT 1 FROM head) ORDER BY grain")
+    # The roll-up rows come back as this statement left them: under each row's lock, so the one
+    # writer that takes a row to n = 0 is the one told (the last column), and only it sends the
+    # drop (SQL_ROLLUP_DROP_EMPTY; once a conversation before, issue 34, for a row others still held).
+    rollup = _rollup_add(28).replace(" ORDER BY grain", " WHERE EXISTS (SELECT 1 FROM head) ORDER BY grain") + (
+        "    RETURNING r.n\n"
+    )
     return f"""
 WITH head AS (
     UPDATE sessions SET
@@ -437,7 +442,8 @@ WITH head AS (
         output_tokens = usage_totals.output_tokens + excluded.output_tokens,
         reported = least(usage_totals.reported, excluded.reported)
 ){more}
-SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || $39::text) FROM head
+SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || $39::text),
+    EXISTS (SELECT 1 FROM rollup WHERE n = 0) AS emptied FROM head
 """
 
 
@@ -1361,7 +1367,7 @@ class PostgresStore(StoreCore):
             folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
         tail, emptied, after = kept.advanced(folds, items, now, session_id, stamped_out)
         rows = await conn.fetch(SQL_APPEND, *args, *tail, _sent_docs(args, count))
-        if emptied:
+        if emptied and rows[0][2]:
             await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
         self._remember(session_id, after)
         return int(rows[0][0])
@@ -1375,10 +1381,11 @@ class PostgresStore(StoreCore):
         nothing (no kept state, the row moved since, the lease not the turn's): then the caller
         runs `_append_on` in a transaction, which decides.
 
-        Roll-up rows the append empties (a session's share moving on: once a conversation, when
-        it is first answered) are dropped by one statement after it, outside its transaction
-        (they were BEGIN, the locked read, the append, the drop and COMMIT: five round trips,
-        issue 34). An empty row counts nothing in any figure, so one left for that moment, or
+        Roll-up rows the append empties (a session's share moving on, when it is first answered,
+        out of a row no other session holds any more: the statement says so) are dropped by one
+        statement after it, outside its transaction (they were BEGIN, the locked read, the append,
+        the drop and COMMIT: five round trips, issue 34); a row the share left that others still
+        hold is not empty and costs no statement. An empty row counts nothing in any figure, so one left for that moment, or
         for good when the drop fails, changes no figure; the drop takes a row only while it is
         still empty, under its lock (another session may have moved into it since)."""
         kept = self._kept.get(session_id)
@@ -1396,7 +1403,7 @@ class PostgresStore(StoreCore):
             self._kept.pop(session_id, None)
             return None
         self._remember(session_id, after)
-        if emptied:
+        if emptied and rows[0][2]:
             try:  # (the items are stored: a failed drop must not say otherwise)
                 await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
