@@ -284,6 +284,15 @@ _NO_USAGE: tuple[None, ...] = (None,) * 4  # an append no item of which reports 
 _last_sent: tuple[tuple[Any, ...], int, str] | None = None
 
 
+def _created_notice(meta_json: str) -> str:
+    """What a creation's NOTIFY carries after its head line: the new session's meta as stored,
+    on a line of its own, when it fits (`Change.meta`; a worker that did not create the session
+    learns what it needs of it, a web conversation's token digest, without reading the row:
+    issue 34, a read for each stream that joined a conversation on another worker). The meta is
+    the row's, which every reader of the database may read anyway; larger: the head alone."""
+    return "" if len(meta_json.encode()) > NOTIFY_ITEMS_BYTES else "\n" + meta_json
+
+
 def _sent_docs(args: tuple[Any, ...], last: int) -> str:
     """`_notify_docs(args, last)`, made once for the statement and the keeping of its parses."""
     global _last_sent
@@ -345,7 +354,7 @@ _SQL_CREATE_SESSION = f"""WITH s AS (
         VALUES ($1, $2, $3, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
         RETURNING {_SESSION_COLS}),
     rolled AS ({_rollup_add(17)})
-    SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id) FROM s"""
+    SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id || $28::text) FROM s"""
 SQL_ROLLUP_DROP_EMPTY = f"""
     DELETE FROM figure_rollup AS r USING {_ROLLUP_ROWS}
     WHERE r.n = 0 AND (r.grain, r.lo, r.hi, r.what, r.a, r.b, r.c) = (t.grain, t.lo, t.hi, t.what, t.a, t.b, t.c)
@@ -929,6 +938,15 @@ class PostgresLease:
 _TAKEN = TurnStart(None, [], {}, None)
 
 
+def _created_meta(docs: list[str]) -> dict[str, Any] | None:
+    """A creation's meta from its NOTIFY (`_created_notice`); None when it did not come."""
+    try:
+        meta = json.loads(docs[0]) if docs else None
+    except ValueError:
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
 class PostgresFeed:
     """LISTEN on a connection of its own: every NOTIFY an append, create, status change, fork
     or delete sent in its transaction, from any machine, as it commits."""
@@ -957,6 +975,9 @@ class PostgresFeed:
         head, deleted, session_id = first.split(" ", 2)
         own = pid in self._own
         items: tuple[Item, ...] = ()
+        if head == "0" and deleted == "0":  # a creation: its line after the head's is the session's meta
+            self._queue.put_nowait(Change(session_id, 0, own=own, meta=_created_meta(docs)))
+            return
         wanted = self.wanted
         # (an own change's items are the writer's to hand over, an unwanted session's nobody's: not parsed)
         if docs and not own and (wanted is None or wanted(session_id)):
@@ -1226,14 +1247,15 @@ class PostgresStore(StoreCore):
                     INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta,
                                           desk_state, desk_summary)
                     VALUES ($1, $2, $3, $3, $4, $4, $5, $6, $7, $8) RETURNING {_SESSION_COLS})
-                SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id) FROM s"""
-        params = (sid, title, now, entry_agent, channel, json.dumps(meta or {}, ensure_ascii=False),
-                  fresh.state, fresh.to_json())
+                SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id || $9::text) FROM s"""
+        meta_json = json.dumps(meta or {}, ensure_ascii=False)
+        params = (sid, title, now, entry_agent, channel, meta_json, fresh.state, fresh.to_json())
+        notice = _created_notice(meta_json)
         try:
             if first:
                 try:
                     async with self._pool.acquire() as conn, conn.transaction():
-                        await conn.fetch(insert, *params)
+                        await conn.fetch(insert, *params, notice)
                         await _keep_share(conn, sid, None, figure_summary.start(entry_agent, now))
                         await self._append_on(conn, sid, first, now)
                 except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
@@ -1252,7 +1274,7 @@ class PostgresStore(StoreCore):
             assert all(row[7] > 0 for row in rollup)
             try:
                 async with self._pool.acquire() as conn:
-                    rows = await conn.fetch(_SQL_CREATE_SESSION, *params, *figures, *_rollup_columns(rollup))
+                    rows = await conn.fetch(_SQL_CREATE_SESSION, *params, *figures, *_rollup_columns(rollup), notice)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
                 raise self._failed(exc) from None
         except StoreError:
