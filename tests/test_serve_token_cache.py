@@ -129,3 +129,21 @@ async def test_a_conversation_created_on_another_worker_is_checked_without_a_rea
         finally:
             await joined.close()
             await creator.close()
+
+
+@pytest.mark.postgres
+async def test_a_creations_notify_carries_a_small_meta_and_a_large_one_not_at_all(pg_url: str):
+    """A NOTIFY payload must stay under 8,000 bytes or the statement fails: a session whose meta
+    is larger is still created, its creation heard with no meta (a joining stream reads)."""
+    async with await open_store(pg_url) as store, await open_store(pg_url) as other:
+        async with await other.follow() as feed:
+            small = (await store.create_session("triage", meta={"token_sha256": "ab" * 32, "note": "é\u2028\n"})).id
+            large = (await store.create_session("triage", meta={"token_sha256": "cd" * 32, "note": "x" * 9000})).id
+            heard: dict[str, Any] = {}
+            async with asyncio.timeout(30):
+                async for change in feed:
+                    heard[change.session_id] = change.meta
+                    if len(heard) == 2:
+                        break
+    assert heard[small] == {"token_sha256": "ab" * 32, "note": "é\u2028\n"}
+    assert heard[large] is None
