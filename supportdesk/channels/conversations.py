@@ -163,9 +163,9 @@ class Conversations:
         self.staff_actions = RateLimit(client_limits.staff_actions_per_minute, "staff actions with one token")
         self.hub = Hub(desk.store, lambda item: customer_event(item, desk.config))
         self._rate_seen = _RateSeen()
-        # Each conversation's token digest as this worker last read or made it (a digest never
-        # changes while its conversation lives; a deleted one is forgotten when the change feed
-        # says so): an event stream's token check reads nothing (`check_token`).
+        # Each conversation's token digest as this worker last read, made or heard created (a
+        # digest never changes while its conversation lives; a deleted one is forgotten when the
+        # change feed says so): an event stream's token check reads nothing (`check_token`).
         self._digests: dict[str, str] = {}
         self.hub.forgotten.append(self._forget_digest)
         self.hub.created.append(self._heard_created)
