@@ -98,3 +98,52 @@ async def test_without_the_feed_heard_every_check_reads(where: str):
         await conversations.check_token(ours, token)
         await _refused(conversations.check_token(ours, "wrong"), 403)
         assert reads == [ours, ours], reads
+
+
+@pytest.mark.postgres
+async def test_a_conversation_created_on_another_worker_is_checked_without_a_read(pg_url: str):
+    """Two workers on one PostgreSQL database: a conversation created on one, its streams joining
+    on the other (`bench_serve --pg --workers 2`: about 50 of a run's ~900 statements, one a
+    conversation). The creation's NOTIFY carries the session's meta, so the other worker keeps
+    the digest as it hears the creation; its streams' checks read nothing, and a wrong token is
+    still refused from it."""
+    async with await open_desk(pg_url, repo_desk()) as here, await open_desk(pg_url, repo_desk()) as there:
+        creator, joined = Conversations(here), Conversations(there)
+        await creator.start()
+        await joined.start()
+        try:
+            heard: dict[str, asyncio.Event] = {}
+            joined.hub.created.append(lambda sid, meta: heard.setdefault(sid, asyncio.Event()).set())
+            async with asyncio.timeout(30):
+                await joined.hub.following.wait()
+            ours, token = await creator.create()
+            _, their_token = await creator.create()
+            async with asyncio.timeout(30):
+                await heard.setdefault(ours, asyncio.Event()).wait()
+            reads: list[str] = []
+            there.store = CountingSessions(there.store, reads)  # type: ignore[misc]
+            await joined.check_token(ours, token)
+            await _refused(joined.check_token(ours, their_token), 403)
+            await _refused(joined.check_token(ours, None), 401)
+            assert reads == [], reads  # (removed protection: the joining worker read the session)
+        finally:
+            await joined.close()
+            await creator.close()
+
+
+@pytest.mark.postgres
+async def test_a_creations_notify_carries_a_small_meta_and_a_large_one_not_at_all(pg_url: str):
+    """A NOTIFY payload must stay under 8,000 bytes or the statement fails: a session whose meta
+    is larger is still created, its creation heard with no meta (a joining stream reads)."""
+    async with await open_store(pg_url) as store, await open_store(pg_url) as other:
+        async with await other.follow() as feed:
+            small = (await store.create_session("triage", meta={"token_sha256": "ab" * 32, "note": "é\u2028\n"})).id
+            large = (await store.create_session("triage", meta={"token_sha256": "cd" * 32, "note": "x" * 9000})).id
+            heard: dict[str, Any] = {}
+            async with asyncio.timeout(30):
+                async for change in feed:
+                    heard[change.session_id] = change.meta
+                    if len(heard) == 2:
+                        break
+    assert heard[small] == {"token_sha256": "ab" * 32, "note": "é\u2028\n"}
+    assert heard[large] is None

@@ -18,7 +18,7 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -163,11 +163,12 @@ class Conversations:
         self.staff_actions = RateLimit(client_limits.staff_actions_per_minute, "staff actions with one token")
         self.hub = Hub(desk.store, lambda item: customer_event(item, desk.config))
         self._rate_seen = _RateSeen()
-        # Each conversation's token digest as this worker last read or made it (a digest never
-        # changes while its conversation lives; a deleted one is forgotten when the change feed
-        # says so): an event stream's token check reads nothing (`check_token`).
+        # Each conversation's token digest as this worker last read, made or heard created (a
+        # digest never changes while its conversation lives; a deleted one is forgotten when the
+        # change feed says so): an event stream's token check reads nothing (`check_token`).
         self._digests: dict[str, str] = {}
         self.hub.forgotten.append(self._forget_digest)
+        self.hub.created.append(self._heard_created)
         self._wanted: dict[str, int] = {}  # session -> turns asked for and not yet started
         self._workers: dict[str, asyncio.Task[None]] = {}
         # Called with the session id after each turn (a channel that relays replies elsewhere).
@@ -283,6 +284,13 @@ class Conversations:
         if len(self._digests) >= MAX_TRACKED_KEYS and session_id not in self._digests:
             self._digests.clear()
         self._digests[session_id] = digest
+
+    def _heard_created(self, session_id: str, meta: Mapping[str, Any]) -> None:
+        """A conversation created by any worker, as the change feed tells it: its digest kept, so
+        its streams joining here read nothing either."""
+        digest = meta.get("token_sha256")
+        if isinstance(digest, str):
+            self._keep_digest(session_id, digest)
 
     def _forget_digest(self, session_id: str | None) -> None:
         if session_id is None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from datetime import datetime, timedelta
 
 from supportdesk.channels.view import CustomerEvent
@@ -81,6 +82,10 @@ class Hub:
         # following (a deletion may have gone unheard before): what a caller keeps per session
         # (`Conversations`' token digests) goes with it.
         self.forgotten: list[Callable[[str | None], None]] = []
+        # Told of each session the feed says was created, with the meta its writer sent along
+        # (`Change.meta`): what a caller keeps per session (`Conversations`' token digests) is
+        # known on every worker without a read of the session.
+        self.created: list[Callable[[str, Mapping[str, Any]], None]] = []
 
     async def subscribe(self, session_id: str) -> asyncio.Queue[Queued]:
         """A queue of the session's new events, from now on (read the backlog after this)."""
@@ -232,6 +237,9 @@ class Hub:
                         self._hear(change.session_id, None if change.deleted else change.head)
                         if change.deleted:
                             self._forget(change.session_id)
+                        elif change.meta is not None:
+                            for created in self.created:
+                                created(change.session_id, change.meta)
                         if change.items and not change.own and self._handed(change.session_id, change.head, change.items):
                             continue
                         self._changed(change.session_id, change.head, own=change.own)

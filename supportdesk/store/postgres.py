@@ -284,6 +284,15 @@ _NO_USAGE: tuple[None, ...] = (None,) * 4  # an append no item of which reports 
 _last_sent: tuple[tuple[Any, ...], int, str] | None = None
 
 
+def _created_notice(meta_json: str) -> str:
+    """What a creation's NOTIFY carries after its head line: the new session's meta as stored,
+    on a line of its own, when it fits (`Change.meta`; a worker that did not create the session
+    learns what it needs of it, a web conversation's token digest, without reading the row:
+    issue 34, a read for each stream that joined a conversation on another worker). The meta is
+    the row's, which every reader of the database may read anyway; larger: the head alone."""
+    return "" if len(meta_json.encode()) > NOTIFY_ITEMS_BYTES else "\n" + meta_json
+
+
 def _sent_docs(args: tuple[Any, ...], last: int) -> str:
     """`_notify_docs(args, last)`, made once for the statement and the keeping of its parses."""
     global _last_sent
@@ -345,7 +354,7 @@ _SQL_CREATE_SESSION = f"""WITH s AS (
         VALUES ($1, $2, $3, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
         RETURNING {_SESSION_COLS}),
     rolled AS ({_rollup_add(17)})
-    SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id) FROM s"""
+    SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id || $28::text) FROM s"""
 SQL_ROLLUP_DROP_EMPTY = f"""
     DELETE FROM figure_rollup AS r USING {_ROLLUP_ROWS}
     WHERE r.n = 0 AND (r.grain, r.lo, r.hi, r.what, r.a, r.b, r.c) = (t.grain, t.lo, t.hi, t.what, t.a, t.b, t.c)
@@ -395,7 +404,12 @@ NOTIFY_ITEMS_BYTES = 7_000
 # `guard`: more of the UPDATE's WHERE clause (the guarded append below); `more`: CTEs after head.
 def _append_sql(guard: str = "", more: str = "") -> str:
     # Every write is of a row of `head`'s (the roll-up's too): when the guard fails nothing is written.
-    rollup = _rollup_add(28).replace(" ORDER BY grain", " WHERE EXISTS (SELECT 1 FROM head) ORDER BY grain")
+    # The roll-up rows come back as this statement left them: under each row's lock, so the one
+    # writer that takes a row to n = 0 is the one told (the last column), and only it sends the
+    # drop (SQL_ROLLUP_DROP_EMPTY; once a conversation before, issue 34, for a row others still held).
+    rollup = _rollup_add(28).replace(" ORDER BY grain", " WHERE EXISTS (SELECT 1 FROM head) ORDER BY grain") + (
+        "    RETURNING r.n\n"
+    )
     return f"""
 WITH head AS (
     UPDATE sessions SET
@@ -437,7 +451,8 @@ WITH head AS (
         output_tokens = usage_totals.output_tokens + excluded.output_tokens,
         reported = least(usage_totals.reported, excluded.reported)
 ){more}
-SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || $39::text) FROM head
+SELECT last, pg_notify('{CHANNEL}', (last + $2) || ' 0 ' || $1 || $39::text),
+    EXISTS (SELECT 1 FROM rollup WHERE n = 0) AS emptied FROM head
 """
 
 
@@ -923,6 +938,15 @@ class PostgresLease:
 _TAKEN = TurnStart(None, [], {}, None)
 
 
+def _created_meta(docs: list[str]) -> dict[str, Any] | None:
+    """A creation's meta from its NOTIFY (`_created_notice`); None when it did not come."""
+    try:
+        meta = json.loads(docs[0]) if docs else None
+    except ValueError:
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
 class PostgresFeed:
     """LISTEN on a connection of its own: every NOTIFY an append, create, status change, fork
     or delete sent in its transaction, from any machine, as it commits."""
@@ -951,6 +975,9 @@ class PostgresFeed:
         head, deleted, session_id = first.split(" ", 2)
         own = pid in self._own
         items: tuple[Item, ...] = ()
+        if head == "0" and deleted == "0":  # a creation: its line after the head's is the session's meta
+            self._queue.put_nowait(Change(session_id, 0, own=own, meta=_created_meta(docs)))
+            return
         wanted = self.wanted
         # (an own change's items are the writer's to hand over, an unwanted session's nobody's: not parsed)
         if docs and not own and (wanted is None or wanted(session_id)):
@@ -1220,14 +1247,15 @@ class PostgresStore(StoreCore):
                     INSERT INTO sessions (id, title, created_at, updated_at, entry_agent, active_agent, channel, meta,
                                           desk_state, desk_summary)
                     VALUES ($1, $2, $3, $3, $4, $4, $5, $6, $7, $8) RETURNING {_SESSION_COLS})
-                SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id) FROM s"""
-        params = (sid, title, now, entry_agent, channel, json.dumps(meta or {}, ensure_ascii=False),
-                  fresh.state, fresh.to_json())
+                SELECT s.*, pg_notify('{CHANNEL}', '0 0 ' || s.id || $9::text) FROM s"""
+        meta_json = json.dumps(meta or {}, ensure_ascii=False)
+        params = (sid, title, now, entry_agent, channel, meta_json, fresh.state, fresh.to_json())
+        notice = _created_notice(meta_json)
         try:
             if first:
                 try:
                     async with self._pool.acquire() as conn, conn.transaction():
-                        await conn.fetch(insert, *params)
+                        await conn.fetch(insert, *params, notice)
                         await _keep_share(conn, sid, None, figure_summary.start(entry_agent, now))
                         await self._append_on(conn, sid, first, now)
                 except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
@@ -1246,7 +1274,7 @@ class PostgresStore(StoreCore):
             assert all(row[7] > 0 for row in rollup)
             try:
                 async with self._pool.acquire() as conn:
-                    rows = await conn.fetch(_SQL_CREATE_SESSION, *params, *figures, *_rollup_columns(rollup))
+                    rows = await conn.fetch(_SQL_CREATE_SESSION, *params, *figures, *_rollup_columns(rollup), notice)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:
                 raise self._failed(exc) from None
         except StoreError:
@@ -1361,7 +1389,7 @@ class PostgresStore(StoreCore):
             folds = await _whole_log(conn, session_id, entry_agent, created_at, status)
         tail, emptied, after = kept.advanced(folds, items, now, session_id, stamped_out)
         rows = await conn.fetch(SQL_APPEND, *args, *tail, _sent_docs(args, count))
-        if emptied:
+        if emptied and rows[0][2]:
             await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
         self._remember(session_id, after)
         return int(rows[0][0])
@@ -1375,10 +1403,11 @@ class PostgresStore(StoreCore):
         nothing (no kept state, the row moved since, the lease not the turn's): then the caller
         runs `_append_on` in a transaction, which decides.
 
-        Roll-up rows the append empties (a session's share moving on: once a conversation, when
-        it is first answered) are dropped by one statement after it, outside its transaction
-        (they were BEGIN, the locked read, the append, the drop and COMMIT: five round trips,
-        issue 34). An empty row counts nothing in any figure, so one left for that moment, or
+        Roll-up rows the append empties (a session's share moving on, when it is first answered,
+        out of a row no other session holds any more: the statement says so) are dropped by one
+        statement after it, outside its transaction (they were BEGIN, the locked read, the append,
+        the drop and COMMIT: five round trips, issue 34); a row the share left that others still
+        hold is not empty and costs no statement. An empty row counts nothing in any figure, so one left for that moment, or
         for good when the drop fails, changes no figure; the drop takes a row only while it is
         still empty, under its lock (another session may have moved into it since)."""
         kept = self._kept.get(session_id)
@@ -1396,7 +1425,7 @@ class PostgresStore(StoreCore):
             self._kept.pop(session_id, None)
             return None
         self._remember(session_id, after)
-        if emptied:
+        if emptied and rows[0][2]:
             try:  # (the items are stored: a failed drop must not say otherwise)
                 await conn.execute(SQL_ROLLUP_DROP_EMPTY, *emptied)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -248,13 +248,16 @@ class Change:
     store's own connections (this process wrote it, and most likely handed it to its streams
     itself); only a hint, never trusted for delivery (`Hub._changed` checks it a moment later).
     `items`: the items that moved the head there, when the writer sent them (PostgreSQL, for an
-    append whose items are small), oldest first; else empty, and a follower reads them."""
+    append whose items are small), oldest first; else empty, and a follower reads them.
+    `meta`: a creation's (head 0, not deleted) session meta, when the writer sent it (PostgreSQL,
+    a small meta); else None."""
 
     session_id: str
     head: int
     deleted: bool = False
     own: bool = False
     items: tuple[Item, ...] = ()
+    meta: Mapping[str, Any] | None = None
 
 
 @runtime_checkable
