@@ -573,7 +573,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return "money", switch_clause, own_text
         if v.declined_tool in dialogue.ACCOUNT_ACTIONS and text and hedged(text):
             # "umm not sure, maybe" to the credit the gate held: the offer's matter, put again
-            # by the skill that made it (money/offers.py `_held_again`), not a new topic.
+            # by the skill that made it (`skills/money/offers.py`, `_held_again`), not a new topic.
             return "money", switch_clause, own_text
         if ctx.get("bug_summary") and not v.calls("create_ticket"):
             return "tech", switch_clause, own_text
