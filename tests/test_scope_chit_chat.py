@@ -80,12 +80,3 @@ def test_small_talk_words_inside_a_matter_are_no_chit_chat():
     assert not scope.chit_chat(_agents(), text)
     assert scope.chit_chat(_agents(), "whats your favourite film, if bots are allowed one")
 
-
-def test_chat_words_the_desk_taught_the_reader_are_known():
-    """Route-16: chat words no public corpus writes ("ur", "lol") are learnt from the desk's own
-    chit-chat lines (evals/scope-labels-16-tune.jsonl), so small talk said in them is answered as
-    small talk; a word nobody taught the reader ("procurement") still is not known."""
-    text = "hows ur day goin so far"
-    assert scope.known_share(text) >= scope.MIN_KNOWN_SHARE
-    assert scope.chit_chat(_agents(), text)
-    assert scope.known_share("procurement") < scope.MIN_KNOWN_SHARE

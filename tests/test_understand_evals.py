@@ -596,6 +596,7 @@ KNOWN_MISSES = {
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
     "understand 13 (held): kept: the reset email asked, the address next",
     "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
+    "understand 13 (held): chit-chat: fast for a robot",
     "understand 13 (held): chit-chat: raining again in glasgow",
     "understand 13 (held): request: reset email, non-native, the address given",
     "understand 13 (held): control: an email said the payment failed, what happened",
@@ -622,13 +623,20 @@ KNOWN_MISSES = {
     "understand 14 (held): kept: starter named first, email next, 'yes that one'",
     "understand 14 (held): kept: a mistyped email corrected, then the plan's yearly price",
     "understand 14 (held): changed mind: cancel offered, then starter instead, 'yes'",
+    "understand 14 (held): chit-chat: tired of the same questions all day",
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
     "understand 14 (held): control: our plan and what it costs a month",
     "understand 14 (held): control: an email said the payment didn't go through",
     "understand 14 (held): control: pro against team per month, nothing changed",
     "understand 14 (held): control: pro once a year instead, its price, 'sure'",
     # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
-    # before, 7/7 and 3/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
+    # before, 5/7 and 2/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
+    # Chat words no public corpus writes ("lol", "ur", "goin", "tlaking") leave too little of the
+    # message known to the scope reader (scope.MIN_KNOWN_SHARE) for its sure chit-chat reading to
+    # be trusted; teaching them as chit-chat tipped "whats the best pizza place near me lol" too:
+    "route 16 (tune): chit-chat: hot weather, lowercase",
+    "route 16 (tune): chit-chat: typo: how is your day",
+    "route 16 (held): chit-chat: typo: nice talking",
     # A clause the scope reader reads as the desk's ("ha", "never tired?") beside the small talk
     # keeps the message a matter, and "windy and cold in chicago" is read chit-chat only unsurely:
     "route 16 (held): chit-chat: smart for a computer",

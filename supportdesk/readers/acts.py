@@ -139,11 +139,6 @@ class ActReader:
     def likelihood(self, label: str, feature: str) -> float:
         return (self._counts[label].get(feature, 0) + self._alpha) / self._denominator[label]
 
-    def count(self, feature: str) -> int:
-        """How many times the reader saw this feature (a word is its own feature) in training, over
-        all its labels (a desk line counts as many times as it is weighed)."""
-        return sum(c.get(feature, 0) for c in self._counts.values())
-
     def featurize(self, text: str) -> list[str]:
         return features(text)
 

@@ -17,7 +17,7 @@ from supportdesk.config import AgentConfig
 from supportdesk.lexicon import normalise
 from supportdesk.models.offline import cues
 from supportdesk.readers import gates
-from supportdesk.readers.acts import background_counts, clauses, commonness, read_scope, scope_reader
+from supportdesk.readers.acts import background_counts, clauses, commonness, read_scope
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 # Below this weighted share of its meaning-bearing words in the job's words, a message is
@@ -96,27 +96,18 @@ def listed_outside(text: str) -> bool:
 MIN_KNOWN_SHARE = 0.5
 
 
-# A word the public corpora hold in fewer messages than this is one they did not teach the reader.
+# A word the public corpora hold in fewer messages than this is one the reader never learnt (the
+# desk's own labelled lines are no background: they are weighed five times in training).
 KNOWN_MIN_MESSAGES = 3
-# A word the desk's own labelled lines teach the reader is known from as many lines (each weighed
-# five times in training, scripts/build_readers.py DESK_WEIGHT): "lol" and "ur" are said in several
-# chit-chat lines; "uptime" in one service question only, too little for "what uptime do you
-# guarantee in your sla?" to be read on it rather than on its "do you ... your".
-KNOWN_MIN_COUNT = KNOWN_MIN_MESSAGES * 5
 
 
 def known_share(text: str) -> float:
     """The weighted share (rarer words weigh more, as in `share_in_scope`) of the message's words
-    the scope reader learnt: held by the public corpora, or by several of the desk's own lines (chat
-    words the corpora never write, "lol", "ur", "tbh", are learnt there as chit-chat, route-16:
-    "hows ur day goin" was read surely as chit-chat yet refused the reading on its slang); 1.0 for
-    common words only. A word no one taught it ("procurement") still lowers the share."""
+    that the public corpora the scope reader learnt from hold; 1.0 for common words only."""
     df, _ = background_counts()
-    reader = scope_reader()
     weights = {w: max(0.0, 1.0 - commonness(w)) ** 2 for w in _WORD.findall(normalise(text))}
     total = sum(weights.values())
-    known = sum(wt for w, wt in weights.items() if df.get(w, 0) >= KNOWN_MIN_MESSAGES or reader.count(w) >= KNOWN_MIN_COUNT)
-    return known / total if total else 1.0
+    return sum(wt for w, wt in weights.items() if df.get(w, 0) >= KNOWN_MIN_MESSAGES) / total if total else 1.0
 
 
 # How sure the scope reader must be that a message is chit-chat ("do you like your job?")
