@@ -69,13 +69,14 @@ def test_chit_chat_with_an_afterthought_about_nothing_here_is_chit_chat():
     assert not scope.chit_chat(_agents(), "do you like music? also my files stopped syncing")
 
 
-def test_small_talk_words_inside_a_matter_read_unsurely_whole_are_no_chit_chat():
+def test_small_talk_words_inside_a_matter_are_no_chit_chat():
     """A clause the reader is sure is small talk ("... confirm who i am": CLINC150's "who are you")
-    inside a message it reads whole as chit-chat only unsurely is a matter, here the identity
-    check's papers, not talk to the assistant (it was answered as outside the desk once route-14
-    let one sure clause beside an out-of-scope one make a message chit-chat)."""
+    beside one it learnt as the desk's (the identity check's papers, evals/scope-labels-16-tune.jsonl)
+    is a matter, not talk to the assistant (it was answered as outside the desk once route-14 let
+    one sure clause beside an out-of-scope one make a message chit-chat; route-16 taught the reader
+    the papers' questions instead of reading the message a second time whole)."""
     text = "what kind of document you accept for confirm who i am, passport is ok?"
-    whole = scope.read_scope(text)
-    assert whole.act != "chit_chat" or whole.confidence < scope.CHIT_CHAT_CONFIDENCE
+    assert any(scope.read_scope(part).act == "in_scope" for part in scope.clauses(text))
     assert not scope.chit_chat(_agents(), text)
     assert scope.chit_chat(_agents(), "whats your favourite film, if bots are allowed one")
+

@@ -9,8 +9,8 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -601,7 +601,6 @@ KNOWN_MISSES = {
     "understand 13 (held): request: reset email, non-native, the address given",
     "understand 13 (held): control: an email said the payment failed, what happened",
     "understand 13 (held): control: access till the end of the paid month if cancelled, asking only",
-    "understand 13 config (held): a member 'admin2' nobody invited",
     "understand 13 config (held): negation: not worried about hackers, turning on two-factor",
     # understand-held-14 (written blind during round 12; first run 35/54 + 13/15, then the card's
     # digits corrected fixed). By kind: a question no article covers given the sign-in article
@@ -630,8 +629,25 @@ KNOWN_MISSES = {
     "understand 14 (held): control: an email said the payment didn't go through",
     "understand 14 (held): control: pro against team per month, nothing changed",
     "understand 14 (held): control: pro once a year instead, its price, 'sure'",
-    "understand 14 config (held): security holds it, then android push notifications stopped",
-    "understand 14 config (held): technical holds it, then an api key none of us created",
+    # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
+    # before, 5/7 and 2/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
+    # Chat words no public corpus writes ("lol", "ur", "goin", "tlaking") leave too little of the
+    # message known to the scope reader (scope.MIN_KNOWN_SHARE) for its sure chit-chat reading to
+    # be trusted; teaching them as chit-chat tipped "whats the best pizza place near me lol" too:
+    "route 16 (tune): chit-chat: hot weather, lowercase",
+    "route 16 (tune): chit-chat: typo: how is your day",
+    "route 16 (held): chit-chat: typo: nice talking",
+    # A clause the scope reader reads as the desk's ("ha", "never tired?") beside the small talk
+    # keeps the message a matter, and "windy and cold in chicago" is read chit-chat only unsurely:
+    "route 16 (held): chit-chat: smart for a computer",
+    "route 16 (held): chit-chat: non-native: you work all night",
+    "route 16 (held): chit-chat: windy and cold",
+    # The ground reader reads an access token nobody made as a suspended account's question, so
+    # technical escalates it to a person before its hand-back is asked (the ground lines' kind):
+    "route 16 config (tune): technical holds it, then a token we never made",
+    # "my account is fine" is no denied trouble to the technical skill (only "no one hacked it"
+    # is), so it stays in the knowledge-base query and no article is found for the 2fa how-to:
+    "route 16 config (tune): denial: account is fine, how to turn on 2fa",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -139,13 +139,10 @@ def chit_chat(agents: list[AgentConfig], text: str) -> bool:
     # song asked about as out of scope, route-14), which no article answers either.
     if any(r.act == "in_scope" for r in readings):
         return False
+    # Small talk's words inside a matter ("what kind of document you accept for confirm who i am,
+    # passport is ok?": "who i am" is CLINC150's small talk) are no chit-chat because the reader
+    # learnt the matter's own clause as the desk's (the identity check's papers,
+    # evals/scope-labels-16-tune.jsonl), not by reading the message a second time whole.
     if not any(r.act == "chit_chat" and r.confidence >= CHIT_CHAT_CONFIDENCE for r in readings):
-        return False
-    # A clause's small talk inside a message the reader, read whole, calls chit-chat only unsurely
-    # is a few words of it in a matter ("what kind of document you accept for confirm who i am,
-    # passport is ok?": "who i am" is CLINC150's small talk, the whole 0.58), not a message said
-    # to the assistant about itself.
-    whole = read_scope(text)
-    if whole.act == "chit_chat" and whole.confidence < CHIT_CHAT_CONFIDENCE:
         return False
     return not any(share_in_scope(agent, text)[0] >= CLAIMED_SHARE for agent in agents)
