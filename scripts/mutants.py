@@ -507,6 +507,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "a customer's refunds and credits add up across conversations: else a new conversation each time passes the cap",
         group="ours",
     ),
+    Mutant(
+        "spelling-max-length",
+        "supportdesk/readers/spelling.py",
+        "    if not MIN_LENGTH <= len(word) <= MAX_LENGTH or not word.isalpha() or word in vocabulary:\n",
+        "    if len(word) < MIN_LENGTH or not word.isalpha() or word in vocabulary:\n",
+        ("tests/test_readers.py::test_a_long_run_of_letters_is_never_spelled_out_edit_by_edit",),
+        "a long run of letters is never spelled out edit by edit: else one message of 5,000 x's held a turn for minutes",
+        group="ours",
+    ),
 )
 
 

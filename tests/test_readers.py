@@ -115,6 +115,23 @@ def test_a_topic_word_does_not_decide_question_or_problem():
     assert not acts.asks_rather_than_reports("the app keeps freezing when i open big files")
 
 
+def test_a_long_run_of_letters_is_never_spelled_out_edit_by_edit(monkeypatch):
+    """A word's one-edit neighbours cost about 54 strings of its length per letter: a message of
+    5,000 x's took minutes in the spelling reader and ran past a turn's step limit (probed by
+    tests/test_offline_robustness.py). No word longer than spelling.MAX_LENGTH is corrected."""
+    from supportdesk.readers import spelling
+
+    def one_edit(word: str) -> set[str]:
+        assert len(word) <= spelling.MAX_LENGTH, f"edits of a {len(word)}-letter word"
+        return set()
+
+    monkeypatch.setattr(spelling, "_one_edit", one_edit)
+    spelling.correction.cache_clear()
+    long_run = "x" * 5000
+    assert spelling.corrected(f"refund {long_run} please") == f"refund {long_run} please"
+    spelling.correction.cache_clear()
+
+
 def test_a_misspelt_word_is_read_as_the_word_meant():
     from supportdesk.readers.spelling import corrected, words_of
 

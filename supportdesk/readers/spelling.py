@@ -25,6 +25,9 @@ from supportdesk.readers.acts import _background
 
 # A word at least this long is corrected (four-letter words have too many neighbours: "dana").
 MIN_LENGTH = 5
+# ... and at most this long: no word customers write is longer, and a word's one-edit neighbours
+# are about 54 strings of its own length per letter, so a run of 5,000 letters took minutes.
+MAX_LENGTH = 30
 # A word seen in fewer messages than this is unknown; a neighbour needs at least this many to be
 # the word meant (the background keeps words seen twice or more, in about 137,000 messages).
 UNKNOWN_BELOW = 2
@@ -67,7 +70,7 @@ def _one_edit(word: str) -> set[str]:
 def correction(word: str, vocabulary: frozenset[str] = frozenset()) -> str:
     """The word meant by a (lower-case) word, or the word itself. `vocabulary`: the desk's own
     words (its agents' examples), known and likely however rare among customers in general."""
-    if len(word) < MIN_LENGTH or not word.isalpha() or word in vocabulary:
+    if not MIN_LENGTH <= len(word) <= MAX_LENGTH or not word.isalpha() or word in vocabulary:
         return word
     df, _ = _background()
 
