@@ -616,6 +616,7 @@ KNOWN_MISSES = {
     # to technical; config desk: a holder keeping what is another agent's (notifications, an api key).
     "understand 14 (held): no article: running acme on our own servers",
     "understand 14 (held): article: nobody gets the email when @-mentioned in a comment",
+    "understand 14 (held): article: a 7gb video sits at 0% while the rest goes up",
     "understand 14 (held): question: how far back version history goes on pro",
     "understand 14 (held): question: login code by sms, no smartphone, non-native",
     "understand 14 (held): refused: rude, a starter month never logged into",
@@ -635,12 +636,11 @@ KNOWN_MISSES = {
     "understand 14 config (held): technical holds it, then an api key none of us created",
     # kb-16 (articles and questions: abstention, new words, a question beside a trouble, a plan named;
     # tune 5/7 and held 4/7 before, tune 6/7 and held 6/7 after: a question of its own asked beside a
-    # trouble, read clause by clause, technical.asks_beside_trouble; kb-16's written examples of one
-    # huge upload stuck while the rest syncs, of @-mentions and of hosting acme oneself). Still:
-    # one huge backup stuck reads "backup" as the export article's word: the example model is 0.87
-    # sure of sync (under sure, 0.9), so the desk abstains where it gave the export article before;
-    # a product question naming a plan ("does pro keep version history?") is billing's to triage, as
-    # a plan's name is money named (cues.names_money).
+    # trouble, read clause by clause, technical.asks_beside_trouble). Still: one huge backup stuck
+    # while the rest uploads finds the export article ("backup" is its word; written examples of
+    # the kind moved it to abstaining but broke the calibrated thresholds, left for a calibration);
+    # a product question naming a plan ("does pro keep version history?") is billing's to triage,
+    # as a plan's name is money named (cues.names_money).
     "kb 16 (tune): article: one 12gb backup hangs at 3%, small docs fine",
     "kb 16 (held): question: version history on the pro plan, how long",
 }
