@@ -293,6 +293,38 @@ def test_a_need_told_then_a_question_how_is_a_question_but_trouble_then_how_is_a
     assert not technical.asks_how("the sync stopped, how do i get it working again?")
 
 
+def test_a_question_of_its_own_beside_a_trouble_is_asked_but_a_plea_for_the_fix_is_not():
+    # kb-16: "my colleague lost her phone ... cant sign in, can she use a backup code?" was framed
+    # as "what usually fixes this": the trouble told outweighed the question asked beside it.
+    lost_phone = "Lost or stolen phone. Sign in with a backup code and set up two-factor again."
+    two_factor = "Two-factor authentication codes. SMS codes can take a minute."
+    assert technical.asks_beside_trouble(
+        "my colleague lost her phone with the authenticator on it and now cant sign in, can she use a backup code?", lost_phone)
+    assert technical.asks_beside_trouble("i dont own a smartphone. can the sms code come to my old nokia?", two_factor)
+    # a failure asked about, the remedy asked for, a question the act reader hears as a problem,
+    # a failure told of the question after it, or a plea naming nothing the article names, is
+    # still the trouble's
+    assert not technical.asks_beside_trouble("the app is slow today, is the sms code broken?", two_factor)
+    assert not technical.asks_beside_trouble("the app is slow today, how do i fix the sms code?", two_factor)
+    assert not technical.asks_beside_trouble("the app is slow today, what do i do about the sms code?", two_factor)
+    assert not technical.asks_beside_trouble("the app is slow today, what happened to my sms codes?", two_factor)
+    assert not technical.asks_beside_trouble("can i use the sms code? it keeps failing", two_factor)
+    assert not technical.asks_beside_trouble("the sms code never came, any idea?", two_factor)
+
+
+async def test_the_article_answers_a_question_asked_beside_a_trouble_and_still_fixes_the_trouble():
+    # kb-16: the found article is given as the answer to the question asked, not as "what usually
+    # fixes" the trouble told beside it; a trouble with a plea for the fix is still framed as one.
+    assert not await _converse(
+        ("i left my phone with the authenticator in a taxi and now cant get in, is one of my backup codes enough?",
+         {"agent": "technical", "reply": ["Lost or stolen phone", "covers this"], "reply_not": ["usually fixes", "whether that works"]}),
+    )
+    assert not await _converse(
+        ("i left my phone with the authenticator in a taxi and now cant get in, what should i do?",
+         {"agent": "technical", "reply": ["Lost or stolen phone", "usually fixes"]}),
+    )
+
+
 def test_an_account_closed_for_good_is_a_deletion_and_a_plan_cancelled_is_not():
     from supportdesk.models.offline import cues
 

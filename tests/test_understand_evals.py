@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -481,10 +481,12 @@ KNOWN_MISSES = {
     # held 10/12 before, tune 11/12 and held 10/12 after). A question asked beside a trouble told
     # ("how do i get the intern in? the invite says expired", "she cannot see the folder, how i give
     # her access?", "is it still recoverable or too late") is framed as a fix: the technical skill
-    # reads the whole message as a problem told (`tells_trouble`), not the question asked.
+    # reads the whole message as a problem told (`tells_trouble`), not the question asked. (The
+    # colleague and the folder passes since kb-16: a question of its own beside a trouble,
+    # technical.asks_beside_trouble; "how do i get the intern into the workspace?" names nothing
+    # the invites article's title and steps name, "workspace" being only among its tags.)
     "kb 15 (tune): question: the intern's invite expired",
     "kb 15 (held): question: a day past the bin's month",
-    "kb 15 (held): question: a colleague can't see the folder, non-native",
     # (A regression of kb-15: the example model's probability of the devices article for notes
     # opened "in the subway when there is no signal" fell from 0.91 to 0.88, under sure 0.9, as
     # kb-15's written examples of a device on an old OS joined that article's: BM25's crash
@@ -648,6 +650,15 @@ KNOWN_MISSES = {
     # "my account is fine" is no denied trouble to the technical skill (only "no one hacked it"
     # is), so it stays in the knowledge-base query and no article is found for the 2fa how-to:
     "route 16 config (tune): denial: account is fine, how to turn on 2fa",
+    # kb-16 (articles and questions: abstention, new words, a question beside a trouble, a plan named;
+    # tune 5/7 and held 4/7 before, tune 6/7 and held 6/7 after: a question of its own asked beside a
+    # trouble, read clause by clause, technical.asks_beside_trouble). Still: one huge backup stuck
+    # while the rest uploads finds the export article ("backup" is its word; written examples of
+    # the kind moved it to abstaining but broke the calibrated thresholds, left for a calibration);
+    # a product question naming a plan ("does pro keep version history?") is billing's to triage,
+    # as a plan's name is money named (cues.names_money).
+    "kb 16 (tune): article: one 12gb backup hangs at 3%, small docs fine",
+    "kb 16 (held): question: version history on the pro plan, how long",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -256,6 +256,14 @@ def _terms(text: str) -> list[str]:
     return [w for w in _WORD.findall(normalise(text)) if w not in STOPWORDS and len(w) > 1]
 
 
+def shares_a_term(text: str, other: str) -> bool:
+    """`text` names something `other` names too: a word beyond the stopwords, in the same
+    lexicon and word form (`_stem`). The technical skill asks it of a question asked beside a
+    trouble and the article found ("can she use a backup code?" and the lost phone's steps), so a
+    plea for help ("any idea?", "can you help?") is not taken for a question of its own (kb-16)."""
+    return bool({_stem(t) for t in _terms(text)} & {_stem(t) for t in _terms(other)})
+
+
 def parse_article(slug: str, text: str) -> Article:
     lines = text.strip().splitlines()
     title = lines[0].lstrip("# ").strip() if lines else slug

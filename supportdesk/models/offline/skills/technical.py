@@ -15,6 +15,8 @@ from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
+# (mypy reads supportdesk/tools/kb/, the articles folder, as a namespace package: as tools/technical.py.)
+from supportdesk.tools.kb import shares_a_term  # type: ignore[attr-defined]
 from supportdesk.text import clip_words
 
 _CLAUSES = re.compile(r"(?<=[,;.!])\s+")
@@ -91,6 +93,39 @@ def tells_trouble(query: str) -> bool:
     the trouble they deny set aside: only then are an article's steps "what usually fixes this"."""
     told = without_denied_trouble(query)
     return bool(_TROUBLE.search(told)) or acts.read_act(told).act == "problem"
+
+
+# A question asking for the remedy ("how do i fix the sync?", "what should i do about the codes?",
+# "how do i get the app working again?"): the trouble's, however it is worded around it.
+_ASKS_FOR_THE_FIX = re.compile(
+    r"\b(?:fix\w*|repair\w*|solv\w*|resolv\w*|troubleshoot\w*|sort\w* (?:it|this|that|them) out|"
+    r"work\w* again|what (?:should|do|can|shall|must) (?:i|we) do)\b",
+    re.I,
+)
+
+
+def asks_beside_trouble(query: str, article: str) -> bool:
+    """A question of its own asked beside a trouble told, read clause by clause with the act
+    reader (issue 38.2, kb-16): "my colleague lost her phone and cant sign in, can she use a
+    backup code?", "i dont have a smartphone. can the code come by text message?". The asked
+    clause ends with a question mark, reads as a question or a request (not a problem: "what
+    happened to my codes?"), names no failure of its own ("how do i stop it crashing?") and asks
+    for no remedy ("how do i fix the sync?", `_ASKS_FOR_THE_FIX`), and no clause after it points
+    back at it to say it fails ("can i log in? it keeps failing"): then it asks about the product's
+    matter, if it names something `article` (the found article's title and steps) names: "the app
+    crashed, any idea?" and "my files won't sync, can you help?" ask for the fix. Then the article
+    answers the question rather than "usually fixes" the trouble told."""
+    clauses = _ANY_CLAUSE.split(query.strip())
+    for at, clause in enumerate(clauses):
+        if not clause.rstrip().endswith("?") or _TROUBLE.search(clause) or _ASKS_FOR_THE_FIX.search(clause):
+            continue
+        if not shares_a_term(clause, article):
+            continue
+        if acts.read_act(clause).act not in ("question", "request"):
+            continue
+        if not any(points_back(later) for later in clauses[at + 1:]):
+            return True
+    return False
 
 
 def asks_how(query: str) -> bool:
@@ -391,7 +426,12 @@ class TechSkill(SkillBase):
                     return self._take_further(v.latest, str(issue), searched)
                 return step.answer(given)
             query = str(last.arguments.get("query", ""))
-            if top.get("reference") or asks_how(without_denied_trouble(query)) or not tells_trouble(query):
+            if (
+                top.get("reference")
+                or asks_how(without_denied_trouble(query))
+                or asks_beside_trouble(query, " ".join([top["title"], *top["steps"]]))
+                or not tells_trouble(query)
+            ):
                 # A question, not a problem (or a want with nothing failing: "nobody hacked me, i
                 # just want a longer password"): the article answers it; nothing is there to "fix".
                 # Nor is there in an article saying what the product is (what it runs on), whatever
