@@ -127,6 +127,9 @@ def asks_price(text: str) -> bool:
     return asks.a_part_reads(text, "pricing")
 
 
+# The account's own plan, said by its owner ("our plan", "my current subscription"): grammar, a
+# possessive before the desk's nouns of what it sells.
+_OWN_PLAN = re.compile(r"\b(?:my|our)\s+(?:current\s+)?(?:plan|subscription|tier)\b", re.I)
 # What the desk sells, by its nouns (cues' _TIER without "one" and "option", which point at anything)
 _PLAN_NOUN = re.compile(r"\b(?:plans?|tiers?|levels?|packages?|subscriptions?)\b", re.I)
 # A question whose answer is yes, no or how often: it opens with an auxiliary verb or "how often"
@@ -368,6 +371,14 @@ def _intents_in(t: str) -> frozenset[str]:
         # A plan's noun said, and no charge's day or amount: the reader hears "which one is the
         # real one?" of two charges of 129.99 as the plan asked too.
         found.add("my_plan")
+    if (
+        not found and asks.is_question(t) and _OWN_PLAN.search(t) and cues.PLAN_NAME.search(t) is None
+        and not slot_extraction.names_a_day_or_month(t) and not slot_extraction.extract(t).amounts and asks_price(t)
+    ):
+        # What the account's own plan costs ("what are we paying per month on our plan, and which
+        # plan is it?"): the plan said by its owner, not by a name of the price list, with its
+        # price read by the desk intents reader: the account's plan and its price, read from both.
+        found |= {"my_plan", "pricing"}
     if not found & (ACTION_INTENTS | _NAMED_REQUESTS):
         # No request heard: what the question is about answers it (./asks.py). The renewal
         # asked about ("does our yearly plan renew this year or next, and for how much?") is
@@ -381,7 +392,9 @@ def _intents_in(t: str) -> frozenset[str]:
             found -= {"invoice", "pricing"}
             if asks.names_the_billing_period(t):
                 found.add("my_plan")  # "what's my billing cycle, and when does the next one start?"
-        elif what.question and what.plan and "next_payment" not in found:
+        elif what.plan and "next_payment" not in found and (what.question or asks_price(t)):
+            # (A price read by the desk intents reader asks as surely as a "?": "pro vs starter
+            # monthly, how much each" weighs the plans of the price list and moves nothing.)
             found.add("pricing")
         elif what.question and not found and plan_named is None and asks.names_the_billing_period(t):
             found.add("my_plan")  # "what's my billing cycle?": the account's period, the plan's answer states it
