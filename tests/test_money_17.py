@@ -44,3 +44,9 @@ async def test_a_month_never_used_is_refused_with_the_policys_why():
     await conversation_passes([{"customer": "never used it in february, give me the 29.99 back. CUS-1028",
                                 "expect": {"agent": "billing", "reply": ["duplicate"], "reply_not": ["shall i refund"],
                                            "context_absent": ["pending_offer"], "not_tools": MONEY}}], {"refund_charge": 0})
+
+
+def test_a_price_read_between_pricing_and_the_next_payment_is_the_plans_price():
+    # (The desk intents reader reads "what do i pay for it" half pricing, half next payment:
+    # together they ask what the plan costs.)
+    assert _intents_in("what plan do i have and what do i pay for it") >= {"my_plan", "pricing"}

@@ -207,13 +207,6 @@ _SKILL_REQUESTS = {
 
 
 @kept_by_text(256)  # (a pure reading of the message, asked again each step)
-def _plan_priced(text: str) -> bool:
-    from supportdesk.models.offline.skills.money.intents import asks_price
-
-    return asks_price(text)
-
-
-@kept_by_text(256)  # (a pure reading of the message, asked again each step)
 def _stops_paying(text: str) -> bool:
     from supportdesk.models.offline.skills.money.intents import heard_cancel_request
 
@@ -315,10 +308,6 @@ def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
         skills.add("money")  # which card pays, asked, or another asked for (the learned desk intents reader)
     if _stops_paying(text):
         skills.add("money")  # paying no more, asked for (the money skill's learned reading)
-    if cues.PLAN_NAME.search(text) and _plan_priced(text):
-        # a plan of the price list named, its price asked in words no cue lists ("team for 5
-        # people, what would that be?"): the money skill's learned reading of a price asked
-        skills.add("money")
     if len(skills) != 1:
         return None
     (skill,) = skills

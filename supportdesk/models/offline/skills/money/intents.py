@@ -5,6 +5,7 @@ answering it another."""
 
 from __future__ import annotations
 
+import math
 import re
 
 from supportdesk.engine import confirmation
@@ -263,6 +264,14 @@ class MoneyIntents(MoneyBase):
         return found
 
 
+def _amount_read(reading: acts.Reading) -> float:
+    """How sure the desk intents reader is that an amount the plan costs is asked: its pricing and
+    next_payment together (the scores are log-likelihoods; normalised over every intent)."""
+    top = max(reading.scores.values())
+    weights = {k: math.exp(v - top) for k, v in reading.scores.items()}
+    return (weights.get("pricing", 0.0) + weights.get("next_payment", 0.0)) / sum(weights.values())
+
+
 @kept_by_text(256)
 def _intents_in(t: str) -> frozenset[str]:
     """The money intents a text's words name (rules, and the desk intents reader behind guards),
@@ -310,6 +319,10 @@ def _intents_in(t: str) -> frozenset[str]:
                 found.add("pricing")
             elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
                 found.add("next_payment")
+            elif r.act in ("pricing", "next_payment") and _amount_read(r) >= PRICE_ASKED_CONFIDENCE:
+                # "what do i pay for it": the reader torn between the plan's price and the next
+                # payment, both an amount the plan costs; together sure of it: its price
+                found.add("pricing")
         if asks.is_question(t) and asks_price(t) and cues.PLAN_NAME.search(t):
             # "what would pro run me per month next to my current plan?": a plan of the price
             # list named beside their own, its price asked (the desk intents reader's pricing).
