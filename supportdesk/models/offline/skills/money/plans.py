@@ -112,8 +112,9 @@ class MoneyPlans(MoneyBase):
         # "put me on pro billed once a year" commits to $299.99 a year, and the customer should
         # hear that before answering, as a change put as a question already is.)
         call = next((c for c in action.calls if c.name == "change_plan"), None)
-        if call is None:
-            return action
+        shown_before = self.view.last_call("list_plans", this_turn=True) is None and self.view.last_call("list_plans") is not None
+        if call is None or (not asks.price_asked(text) and shown_before):
+            return action  # (unasked, and the prices shown in an earlier turn: not read again)
         read, plans = self._price_list()
         if read is not None:
             return read
