@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -584,6 +584,20 @@ KNOWN_MISSES = {
     # "what was the feb 9 charge for?" after "a question about my bill" is answered as a refund
     # refused: a question about one charge is taken for the refund request it is not.
     "slots 15 (held): the account in turn 2, a question about a charge in turn 3",
+    # money-17 (money answered from the data: a plan's price beside the plan, two plans compared,
+    # a period's price before the gate's question, refunds refused with why, a failed payment's
+    # email, access after cancelling asked, credits bought with no balance; tune 8/8 and held 5/8
+    # before; tune widened before fixing to 14 with six that missed, 8/14; after: 12/14 and 6/8).
+    # What misses is routing by the agents' examples: billing examples of a failed payment told by
+    # email, and technical ones of credits paid for, routed these, but any line added to either
+    # agent's examples moved the scope by examples that hands "before you do that, how many days
+    # until it shows on my card?" (understand-3) back out of billing: taken back out in round 12b.
+    # The failed payment's email reads the technical agent's card-in-app examples (0.6):
+    "money 17 (tune): an email that the payment failed, nothing asked",
+    "money 17 (held): non-native: an email that the payment was not successful",
+    # Credits paid for with the card charged read as money, so billing asks for the email:
+    "money 17 (tune): credits paid for an hour ago, card charged, balance 0",
+    "money 17 (held): credits topped up yesterday, card charged, nothing shown",
     # understand-held-13 (written blind before round 12; 43/54 + 13/15 before the round and the
     # same conversations after it: the round's families moved none of them). By kind: credits
     # bought with no balance routed to billing, which asks for the email; a renewal forgotten
@@ -592,7 +606,13 @@ KNOWN_MISSES = {
     # declined refund asked for again; chit-chat told "no article"; a failed payment's email
     # routed to technical; access after cancelling asked, a cancellation offered; config desk: an
     # unknown member to technical, a denial of hackers to security.
+    # (Since money-17 the
+    # access after cancelling asked with "say i cancel, ..." is answered, nothing offered: a
+    # supposition opening a clause is a conditional, asks._CONSEQUENCE_QUESTION. The renewal
+    # forgotten is still shown: "9.99 went out on march 13. i'd like it returned" names no money
+    # back to the refund cue or the intent readers, so the March 13 charge is shown, not refused.)
     "understand 13 (held): article: credits bought two hours ago, balance still zero",
+    "understand 13 (held): control: an email said the payment failed, what happened",
     "understand 13 (held): refused: forgot to cancel before renewal, starter of march 13",
     "understand 13 (held): kept: email once, latest invoice then the plan it is for",
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
@@ -601,8 +621,6 @@ KNOWN_MISSES = {
     "understand 13 (held): chit-chat: fast for a robot",
     "understand 13 (held): chit-chat: raining again in glasgow",
     "understand 13 (held): request: reset email, non-native, the address given",
-    "understand 13 (held): control: an email said the payment failed, what happened",
-    "understand 13 (held): control: access till the end of the paid month if cancelled, asking only",
     "understand 13 config (held): negation: not worried about hackers, turning on two-factor",
     # understand-held-14 (written blind during round 12; first run 35/54 + 13/15, then the card's
     # digits corrected fixed). By kind: a question no article covers given the sign-in article
@@ -613,12 +631,14 @@ KNOWN_MISSES = {
     # chosen instead; chit-chat told "no article"; an invite plus a price; a plan's price not said
     # (beside the plan, two plans compared, before the gate's question); a failed payment's email
     # to technical; config desk: a holder keeping what is another agent's (notifications, an api key).
+    # (Since money-17 the plan's price is said beside the plan, the two plans compared with no
+    # "?", the period's price before the gate's question, and the rude refusal of a month never
+    # used says why: an amount wanted back, "the 9.99 back", is money back to the refund cue.)
     "understand 14 (held): no article: running acme on our own servers",
     "understand 14 (held): article: nobody gets the email when @-mentioned in a comment",
     "understand 14 (held): article: a 7gb video sits at 0% while the rest goes up",
     "understand 14 (held): question: how far back version history goes on pro",
     "understand 14 (held): question: login code by sms, no smartphone, non-native",
-    "understand 14 (held): refused: rude, a starter month never logged into",
     "understand 14 (held): kept: new amex told first, id next, 'yes please'",
     "understand 14 (held): kept: id once, february's invoice then what it is paid with",
     "understand 14 (held): kept: team billed the 10th and the 11th told, email after, 'yes pls'",
@@ -627,7 +647,6 @@ KNOWN_MISSES = {
     "understand 14 (held): changed mind: cancel offered, then starter instead, 'yes'",
     "understand 14 (held): chit-chat: tired of the same questions all day",
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
-    "understand 14 (held): control: our plan and what it costs a month",
     "understand 14 (held): control: an email said the payment didn't go through",
     "understand 14 (held): control: pro against team per month, nothing changed",
     "understand 14 (held): control: pro once a year instead, its price, 'sure'",

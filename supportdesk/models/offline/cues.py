@@ -552,7 +552,10 @@ RIGHT_NOW = _any(r"\b(?:right )?now\b", r"\bright away\b", r"\bimmediately\b", r
 REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|my) money\b",
                # non-native and plain: "return of money", "give me back my money", "send the money back"
                r"\b(?:return|returning) of (?:the |my |our )?money\b", r"\b(?:give|send|pay) (?:me |us )?(?:back )?(?:the |my |our )?money back\b",
-               r"\b(?:give|send|pay) (?:me |us )?back (?:the |my |our )?money\b", r"\breverse (?:the|that) charge\b")
+               r"\b(?:give|send|pay) (?:me |us )?back (?:the |my |our )?money\b", r"\breverse (?:the|that) charge\b",
+               # an amount in money's place ("give me the 9.99 back", "can i have those $29.99 back"):
+               # the amount is the money wanted back (a price with cents, as the amount rules read one)
+               r"(?<![\w.,])[$€£]?\d+\.\d\d\s+back\b")
 DUPLICATE = _any(
     r"\btwice\b", r"\bdouble[- ]?(?:charged?|billed|payments?)\b", r"\bduplicate", r"\b(?:two|2) (?:identical |same |equal )?(?:charges|payments)\b",
     r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",

@@ -153,10 +153,11 @@ def asks_what_it_would_do(text: str) -> bool:
 # A question about what an account action would do ("does cancelling delete my files?", "if I
 # delete the app, do I keep paying?", "will upgrading lose anything?"): the action asked about is
 # the matter, not the words of the consequence it wonders about ("delete my files" is the
-# technical agent's words when it is a problem told). Grammar only: a conditional, or an action
-# named by its -ing form after an auxiliary, in a message the act reader reads as a question.
+# technical agent's words when it is a problem told). Grammar only: a conditional (with "if", or
+# a supposition opening a clause: "say i cancel, can i still ...?", "suppose we downgrade"), or an
+# action named by its -ing form after an auxiliary, in a message the act reader reads as a question.
 _CONSEQUENCE_QUESTION = re.compile(
-    r"\bif\b|\bwhat happens\b|\b(?:does|do|will|would|could|can|might|is)\s+(?!the\b|anything\b|something\b|nothing\b)[a-z]+ing\b",
+    r"\bif\b|(?:^|[,.;!?]\s*)(?:say|suppose|supposing|assuming)\s+(?:i|we)\b|\bwhat happens\b|\b(?:does|do|will|would|could|can|might|is)\s+(?!the\b|anything\b|something\b|nothing\b)[a-z]+ing\b",
     re.IGNORECASE,
 )
 # The account actions and their money, in any form ("cancelling", "subscripton", "keep paying").

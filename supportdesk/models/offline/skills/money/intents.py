@@ -5,6 +5,7 @@ answering it another."""
 
 from __future__ import annotations
 
+import math
 import re
 
 from supportdesk.engine import confirmation
@@ -127,6 +128,9 @@ def asks_price(text: str) -> bool:
     return asks.a_part_reads(text, "pricing")
 
 
+# The account's own plan, said by its owner ("our plan", "my current subscription"): grammar, a
+# possessive before the desk's nouns of what it sells.
+_OWN_PLAN = re.compile(r"\b(?:my|our)\s+(?:current\s+)?(?:plan|subscription|tier)\b", re.I)
 # What the desk sells, by its nouns (cues' _TIER without "one" and "option", which point at anything)
 _PLAN_NOUN = re.compile(r"\b(?:plans?|tiers?|levels?|packages?|subscriptions?)\b", re.I)
 # A question whose answer is yes, no or how often: it opens with an auxiliary verb or "how often"
@@ -260,6 +264,14 @@ class MoneyIntents(MoneyBase):
         return found
 
 
+def _amount_read(reading: acts.Reading) -> float:
+    """How sure the desk intents reader is that an amount the plan costs is asked: its pricing and
+    next_payment together (the scores are log-likelihoods; normalised over every intent)."""
+    top = max(reading.scores.values())
+    weights = {k: math.exp(v - top) for k, v in reading.scores.items()}
+    return (weights.get("pricing", 0.0) + weights.get("next_payment", 0.0)) / sum(weights.values())
+
+
 @kept_by_text(256)
 def _intents_in(t: str) -> frozenset[str]:
     """The money intents a text's words name (rules, and the desk intents reader behind guards),
@@ -307,6 +319,10 @@ def _intents_in(t: str) -> frozenset[str]:
                 found.add("pricing")
             elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
                 found.add("next_payment")
+            elif r.act in ("pricing", "next_payment") and _amount_read(r) >= PRICE_ASKED_CONFIDENCE:
+                # "what do i pay for it": the reader torn between the plan's price and the next
+                # payment, both an amount the plan costs; together sure of it: its price
+                found.add("pricing")
         if asks.is_question(t) and asks_price(t) and cues.PLAN_NAME.search(t):
             # "what would pro run me per month next to my current plan?": a plan of the price
             # list named beside their own, its price asked (the desk intents reader's pricing).
@@ -368,6 +384,14 @@ def _intents_in(t: str) -> frozenset[str]:
         # A plan's noun said, and no charge's day or amount: the reader hears "which one is the
         # real one?" of two charges of 129.99 as the plan asked too.
         found.add("my_plan")
+    if (
+        not found and asks.is_question(t) and _OWN_PLAN.search(t) and cues.PLAN_NAME.search(t) is None
+        and not slot_extraction.names_a_day_or_month(t) and not slot_extraction.extract(t).amounts and asks_price(t)
+    ):
+        # What the account's own plan costs ("what are we paying per month on our plan, and which
+        # plan is it?"): the plan said by its owner, not by a name of the price list, with its
+        # price read by the desk intents reader: the account's plan and its price, read from both.
+        found |= {"my_plan", "pricing"}
     if not found & (ACTION_INTENTS | _NAMED_REQUESTS):
         # No request heard: what the question is about answers it (./asks.py). The renewal
         # asked about ("does our yearly plan renew this year or next, and for how much?") is
@@ -381,7 +405,9 @@ def _intents_in(t: str) -> frozenset[str]:
             found -= {"invoice", "pricing"}
             if asks.names_the_billing_period(t):
                 found.add("my_plan")  # "what's my billing cycle, and when does the next one start?"
-        elif what.question and what.plan and "next_payment" not in found:
+        elif what.plan and "next_payment" not in found and (what.question or asks_price(t)):
+            # (A price read by the desk intents reader asks as surely as a "?": "pro vs starter
+            # monthly, how much each" weighs the plans of the price list and moves nothing.)
             found.add("pricing")
         elif what.question and not found and plan_named is None and asks.names_the_billing_period(t):
             found.add("my_plan")  # "what's my billing cycle?": the account's period, the plan's answer states it

@@ -100,17 +100,21 @@ def plan_in_catalogue(text: str, plans: list[dict[str, Any]]) -> str | None:
 
 class MoneyPlans(MoneyBase):
     def _change_with_its_price(self, customer_id: str, text: str, asked: set[str]):
-        """The plan change, and when one of the message's questions asks its price ("switch us to
-        team but billed annually - what's the total per year?"), that price too (every part asked
-        is answered): read from the price list and said before the desk's gate asks for the yes
-        to the change asked outright. (A change put as a question is offered with its price
-        already: account.py `_plan_change`.)"""
+        """The plan change with its price ("switch us to team but billed annually - what's the
+        total per year?" asks it; "put me on pro billed once a year" does not, and is told it
+        too): read from the price list and said before the desk's gate asks for the yes to the
+        change asked outright. (A change put as a question is offered with its price already:
+        account.py `_plan_change`.)"""
         action = self._plan_change(customer_id, text, asked)
-        if not isinstance(action, CallTools) or action.text.strip() or not asks.price_asked(text):
+        if not isinstance(action, CallTools) or action.text.strip():
             return action
+        # (Said whether or not it was asked: the yes the gate asks for is to a plan at its price,
+        # "put me on pro billed once a year" commits to $299.99 a year, and the customer should
+        # hear that before answering, as a change put as a question already is.)
         call = next((c for c in action.calls if c.name == "change_plan"), None)
-        if call is None:
-            return action
+        shown_before = self.view.last_call("list_plans", this_turn=True) is None and self.view.last_call("list_plans") is not None
+        if call is None or (not asks.price_asked(text) and shown_before):
+            return action  # (unasked, and the prices shown in an earlier turn: not read again)
         read, plans = self._price_list()
         if read is not None:
             return read
