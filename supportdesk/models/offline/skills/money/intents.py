@@ -367,7 +367,13 @@ def _intents_in(t: str) -> frozenset[str]:
         # action asked for; a plan talked of is asked about for its price.
         if "plan" in found or cues.PRICING.search(t):
             found.add("pricing")
-        found -= ACTION_INTENTS
+        # Only what the disclaiming clauses speak of is taken back: "no wait, don't cancel. just
+        # move me down to starter instead" asks the plan change in a clause of its own.
+        clauses = [c for c in acts.clauses(t) if c != t]
+        asked_beside = set().union(*(_intents_in(c) & ACTION_INTENTS for c in clauses if not cues.disclaims_action(c)))
+        found = (found - ACTION_INTENTS) | asked_beside
+        if asked_beside:
+            found.discard("pricing")
     if "plan" in found:
         found.discard("pricing")  # "how much would the Team plan cost if I switch"
         found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change
