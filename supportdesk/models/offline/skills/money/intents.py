@@ -246,8 +246,12 @@ class MoneyIntents(MoneyBase):
         noun (the desk intents reader alone hears "do you have keyboard shortcuts?" as
         card_on_file); here what was shown and the money gate stand in for it."""
         v = self.view
-        if not (v.calls("list_invoices") or v.calls("find_charges")) or not asks.is_question(text):
-            return False
+        this_turn = {id(t) for t in v.turn_tools}
+        shown = any(t.ok and t.name in ("list_invoices", "find_charges") and id(t) not in this_turn for t in v.tools)
+        if not shown or not asks.is_question(text):
+            return False  # (shown in an earlier turn: this turn's lookup only found the account)
+        if _CHARGE_ID.search(text) or slot_extraction.extract(text).amounts or slot_extraction.names_a_day_or_month(text):
+            return False  # "what's ch-9059 for?": a question about one charge, answered from it
         reading = acts.read_desk_intent(text)
         return reading.act == "card_on_file" and reading.confidence >= cues.CARD_ON_FILE_CONFIDENCE and gates.reads_money(text)
 
