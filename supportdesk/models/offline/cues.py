@@ -1009,9 +1009,7 @@ def plan_request(text: str) -> tuple[str | None, str | None]:
     current = {m.start(1) if m.group(1) else m.start(2) for m in _PLAN_FROM.finditer(text)}
     # A plan named as the one left or not wanted ("starter, not team", "instead of pro") is no request.
     named = [m for m in PLAN_NAME.finditer(text) if m.start() not in current and not _PERIOD_LEFT.search(text, 0, m.start())]
-    # Of the rest, one named as where to go ("down to starter, not using pro much") before the
-    # last named, as with the period below: the plan spoken of after it is the one they leave.
-    plan = next((m for m in named if _PERIOD_TO.search(text, 0, m.start())), named[-1] if named else None)
+    plan = named[-1] if named else None
     # "from yearly to monthly", "yearly instead of monthly": the period they leave is no request.
     # Of the rest, one named as where to go ("to annual") before the first named.
     periods = [m for m in PERIOD.finditer(text) if not _PERIOD_LEFT.search(text, 0, m.start())]
