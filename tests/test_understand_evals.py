@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -517,9 +517,6 @@ KNOWN_MISSES = {
     # "put us on the smaller plan, team is too much": Team is named as the plan left and "put" is
     # no verb _plan_change reads as leaving it, so the named plan wins over the place ("already on team"):
     "money 15 (held): 'the smaller plan' from team is pro, 'yes'",
-    # "cancel at the end of my billing period, not right now": the "not" turns the cancellation
-    # down (_without_declined) and "billing period" reads as charges, so the charges are listed:
-    "money 15 (held): cancel at the end of the period, not now, 'yep'",
     # "how much will i pay on starter?" while the change waits: the desk intents reader hears the
     # next payment, not a price (asks.price_asked is false), so the change is not put again:
     "money 15 (held): starter offered, what it costs asked, 'alright yes'",
@@ -598,6 +595,20 @@ KNOWN_MISSES = {
     # Credits paid for with the card charged read as money, so billing asks for the email:
     "money 17 (tune): credits paid for an hour ago, card charged, balance 0",
     "money 17 (held): credits topped up yesterday, card charged, nothing shown",
+    # slots-16 (tune 5/9 and held 6/8 before, 6/9 and 8/8 after). "refund the second one please"
+    # to the offer of that very charge has no word of assent, so the desk's gate reads a change of
+    # mind (engine/confirmation.py `_pointed` maps a pointer to the offer only beside a yes) and
+    # the refund is offered again: the gate's reading, not a slot, is missed.
+    "slots 16 (tune): two starter days told, the email, then 'refund the second one'",
+    # "downgrade to the starter plan pls, not using pro much": the plan asked for is read as the
+    # last one named (cues.plan_request), so pro, the plan held, is "already on". Preferring the
+    # plan after "to" fixed it but read "went down from pro to starter, refund me the pro days"
+    # (money-16) as a plan change: the plan left and the plan wanted need the sentence's roles.
+    "slots 16 (tune): starter named, the email next, 'yes do it'",
+    # "ok and what is it paid with?" after the invoice: the desk intents reader reads pricing
+    # (0.76); lines teaching it the noun-less card question moved "what do i pay for it" and "what
+    # day did the last payment come out" to card_on_file too, so they were taken back out.
+    "slots 16 (tune): the march invoice asked with the id, then what it is paid with",
     # understand-held-13 (written blind before round 12; 43/54 + 13/15 before the round and the
     # same conversations after it: the round's families moved none of them). By kind: credits
     # bought with no balance routed to billing, which asks for the email; a renewal forgotten
@@ -639,12 +650,7 @@ KNOWN_MISSES = {
     "understand 14 (held): article: a 7gb video sits at 0% while the rest goes up",
     "understand 14 (held): question: how far back version history goes on pro",
     "understand 14 (held): question: login code by sms, no smartphone, non-native",
-    "understand 14 (held): kept: new amex told first, id next, 'yes please'",
-    "understand 14 (held): kept: id once, february's invoice then what it is paid with",
-    "understand 14 (held): kept: team billed the 10th and the 11th told, email after, 'yes pls'",
     "understand 14 (held): kept: starter named first, email next, 'yes that one'",
-    "understand 14 (held): kept: a mistyped email corrected, then the plan's yearly price",
-    "understand 14 (held): changed mind: cancel offered, then starter instead, 'yes'",
     "understand 14 (held): chit-chat: tired of the same questions all day",
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
     "understand 14 (held): control: an email said the payment didn't go through",

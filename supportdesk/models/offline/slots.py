@@ -514,7 +514,9 @@ _HIGH_END = r"most expensive|priciest|highest|biggest|largest|top"
 _END = rf"(?:(?P<low>{_LOW_END})|(?P<high>{_HIGH_END}))"
 _PLACE_MIDDLE = re.compile(r"\b(?:middle|mid(?:[- ]?(?:priced|price|range|level|tier|size|sized))?|in[- ]?between|intermediate)\b", re.I)
 _PLACE_FROM_END = re.compile(rf"\b{_ORDINAL}[- ](?:{_END}|(?:one|plan|tier|option)?\s*from the (?P<end>top|bottom))\b", re.I)
-_PLACE_IN_LIST = re.compile(rf"\b{_ORDINAL}\s+(?:one|plan|tier|option|package|level)s?\b", re.I)
+# A place is definite ("the second one", "2nd one"): after "a" or "another" the ordinal counts one
+# more of the same ("took a second one on march 11": the charge again, no item of a list).
+_PLACE_IN_LIST = re.compile(rf"(?<!\ba\s)(?<!\banother\s)\b{_ORDINAL}\s+(?:one|plan|tier|option|package|level)s?\b", re.I)
 # The list's own end, counted the other way: "the last one", "the final option", "the second to
 # last plan" (an ordinal, a closed class of the grammar like "first" and "second"; a noun of the
 # list follows, so "last month" is a date's word, not a place).

@@ -133,6 +133,12 @@ class AccountSkill(SkillBase):
             for t in self.view.tools
         )
 
+    def _account_known_before_this_turn(self) -> bool:
+        """A lookup before this turn found the account: what was asked of it then was answered
+        (an email that matched nothing answered nothing, so the question still stands)."""
+        turn = {id(t) for t in self.view.turn_tools}
+        return any(_account_found(t) is not None for t in self.view.tools if id(t) not in turn)
+
     def _accounts_by_email(self) -> dict[str, str]:
         """{email the customer gave: the account its lookup found}, the latest lookup winning."""
         out: dict[str, str] = {}
@@ -540,6 +546,15 @@ class AccountSkill(SkillBase):
             f"{money(abs(then - now))} a {unit} {more}."
         )
 
+    def _own_plan_spoken_of(self) -> list[str]:
+        """[the account's plan] when the topic asked which plan it is on and the account was
+        read; [] otherwise."""
+        customer_id = self._customer_id()
+        record = self._customer_record(customer_id) if customer_id else None
+        if not record or not any(cues.MY_PLAN.search(t) for t in self.topic_texts()):
+            return []
+        return [str(record.get("plan") or "")] if record.get("plan") else []
+
     def _pricing(self, text: str):
         offer = f" {PLAN_CHANGE_ASKED}" if self.view.has_tool("change_plan") else ""
         named = list(dict.fromkeys(m.group(1).lower() for m in cues.PLAN_NAME.finditer(text)))
@@ -553,6 +568,10 @@ class AccountSkill(SkillBase):
                 if plans:
                     named = plans[-1:]
                     break
+            else:
+                # "and how much is that for a year?" after "which plan am i on?" was answered: the
+                # plan "that" is is the one the account holds (read already, nothing looked up).
+                named = self._own_plan_spoken_of()
 
         def say(prices: str, plans: list[dict[str, Any]]) -> str:
             by_code = {p.get("code"): p for p in plans}

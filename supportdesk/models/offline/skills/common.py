@@ -74,6 +74,7 @@ class SkillBase:
         def _escalate_refund(self, target: str, args: dict[str, Any], why: str, found: str | None = None): ...  # senior
         def _refund_call(self, args: dict[str, Any]): ...  # money
         def _customer_id(self) -> str | None: ...  # account
+        def _account_known_before_this_turn(self) -> bool: ...  # account
         def _customer_record(self, customer_id: str) -> dict[str, Any] | None: ...  # account
         def _read_account(self, customer_id: str) -> tuple[Any, dict[str, Any]]: ...  # account
         def _identify(self, intents: set[str]) -> Any: ...  # account

@@ -128,7 +128,10 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # "and when is the next one?" after a charge: the one after it is the next payment.
             asked = {"next_payment"}
         # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
-        intents = asked or (self._carried_intents() - {"my_plan"})
+        # Until the account is found it is not answered: "sorry typo: sami.meyer18@..." after an
+        # email that matched nothing is the question's account, and the question stands (issue 38).
+        answered = {"my_plan"} if self._account_known_before_this_turn() else set()
+        intents = asked or (self._carried_intents() - answered)
         if not intents and self._card_for_the_change(text):
             intents = {"payment"}
         if not intents and not self._about_charges(text) and self._outside_my_scope(text):

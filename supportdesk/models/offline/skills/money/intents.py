@@ -237,7 +237,27 @@ class MoneyIntents(MoneyBase):
     def _asked(self, text: str) -> set[str]:
         """What the customer's latest message itself asks for (nothing carried over; nothing it
         turned down: `_without_declined`)."""
-        return self._without_declined(text, self._intents_of(text)) if text else set()
+        if not text:
+            return set()
+        found = self._without_declined(text, self._intents_of(text))
+        if not found and self._card_asked_of_what_was_shown(text):
+            found = {"card_on_file"}
+        return found
+
+    def _card_asked_of_what_was_shown(self, text: str) -> bool:
+        """"and what is it paid with?" after an invoice or the charges were shown: which card pays,
+        asked of what was shown with no payment method's noun. `cues.asks_card_on_file` wants the
+        noun (the desk intents reader alone hears "do you have keyboard shortcuts?" as
+        card_on_file); here what was shown and the money gate stand in for it."""
+        v = self.view
+        this_turn = {id(t) for t in v.turn_tools}
+        shown = any(t.ok and t.name in ("list_invoices", "find_charges") and id(t) not in this_turn for t in v.tools)
+        if not shown or not asks.is_question(text):
+            return False  # (shown in an earlier turn: this turn's lookup only found the account)
+        if _CHARGE_ID.search(text) or slot_extraction.extract(text).amounts or slot_extraction.names_a_day_or_month(text):
+            return False  # "what's ch-9059 for?": a question about one charge, answered from it
+        reading = acts.read_desk_intent(text)
+        return reading.act == "card_on_file" and reading.confidence >= cues.CARD_ON_FILE_CONFIDENCE and gates.reads_money(text)
 
     def _carried_intents(self) -> set[str]:
         """Nothing new in this message: carry on with what the topic is about, latest first.
@@ -294,7 +314,10 @@ def _intents_in(t: str) -> frozenset[str]:
         # ("i got a new bank last year, what card is paying now?"); a card named after a
         # change word is the change ("switch to paypal").
         found.discard("payment")
-        found.add("card_on_file")
+        # A card told by its brand and last four, asked nothing ("the card on file is getting
+        # replaced, bill my amex ending 3007 going forward"): the card to put on file, not a
+        # question about the one there (the reader hears "card on file" loudest).
+        found.add("payment" if cues.card_description(t) and not asks.is_question(t) else "card_on_file")
     if (
         "remove_card" not in found and _METHODS_OFFERED.search(t) and asks.is_question(t)
         and not _ASKS_POSSIBLE.match(t) and not re.search(r"\d{4}", t)
@@ -364,7 +387,13 @@ def _intents_in(t: str) -> frozenset[str]:
         # action asked for; a plan talked of is asked about for its price.
         if "plan" in found or cues.PRICING.search(t):
             found.add("pricing")
-        found -= ACTION_INTENTS
+        # Only what the disclaiming clauses speak of is taken back: "no wait, don't cancel. just
+        # move me down to starter instead" asks the plan change in a clause of its own.
+        clauses = [c for c in acts.clauses(t) if c != t]
+        asked_beside = set().union(*(_intents_in(c) & ACTION_INTENTS for c in clauses if not cues.disclaims_action(c)))
+        found = (found - ACTION_INTENTS) | asked_beside
+        if asked_beside:
+            found.discard("pricing")
     if "plan" in found:
         found.discard("pricing")  # "how much would the Team plan cost if I switch"
         found.discard("cancel")  # "cancel my plan and move me to Starter" is a plan change

@@ -54,6 +54,9 @@ class MoneyOffers(MoneyBase):
         if v.declined_tool is None and not asked and self._after_a_no_reply():
             # "ok" to our "No problem: nothing has been refunded": an acknowledgement, no request.
             return self.step.answer("Alright. Is there anything else I can help with?")
+        taken_up = self._taken_up_again(asked, text)
+        if taken_up is not None:
+            return taken_up
         intent = dialogue.ACCOUNT_ACTIONS.get(v.declined_tool or "")
         again = self._held_again(intent, asked, text)
         if again is not None:
@@ -68,6 +71,24 @@ class MoneyOffers(MoneyBase):
             return None  # a request of its own: answered as such
         what = self._STAYS.get(intent or "", "nothing has changed")
         return self.step.answer(f"No problem: {what}. {ANYTHING_ELSE}")
+
+    def _taken_up_again(self, asked: set[str], text: str):
+        """A refund the customer turned down, asked for again in a later message that names no
+        charge of its own ("actually go ahead and refund it" after "leave it"): "it" is the
+        refund that was offered, so that very call is put to them again, and their yes runs it
+        once (the desk's gate asks for it: a request after a no is not the yes). A message that
+        names a charge, an amount or a day is read as its own request."""
+        v = self.view
+        if v.declined_tool is not None or not v.said_no or v.latest_facts():
+            return None
+        tool = v.said_no[-1][1]
+        intent = dialogue.ACCOUNT_ACTIONS.get(tool)
+        if intent != "refund" or intent not in asked or asked - {intent, "duplicate"}:
+            return None
+        held = v.last_call(tool)
+        if held is None or held.ok or self._refunded(str(held.arguments.get("charge_id", ""))):
+            return None  # (only the call the gate held for the yes, never one that ran)
+        return self._refund_call(dict(held.arguments))
 
     def _held_again(self, intent: str | None, asked: set[str], text: str):
         """The desk's gate held an action for a yes and this message neither took nor refused it:
