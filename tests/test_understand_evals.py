@@ -654,8 +654,6 @@ KNOWN_MISSES = {
     "understand 14 (held): chit-chat: tired of the same questions all day",
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
     "understand 14 (held): control: an email said the payment didn't go through",
-    "understand 14 (held): control: pro against team per month, nothing changed",
-    "understand 14 (held): control: pro once a year instead, its price, 'sure'",
     # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
     # before, 5/7 and 2/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
     # Chat words no public corpus writes ("lol", "ur", "goin", "tlaking") leave too little of the
