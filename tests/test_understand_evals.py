@@ -682,11 +682,31 @@ KNOWN_MISSES = {
     # as a plan's name is money named (cues.names_money).
     "kb 16 (tune): article: one 12gb backup hangs at 3%, small docs fine",
     "kb 16 (held): question: version history on the pro plan, how long",
+    # understand-held-15 (written blind during round 12b; its first run after it 42/54 + 14/15,
+    # 81.2 %, with no money or account action without a yes). By kind: a question no article
+    # covers (co-editing); a failed payment refused rudely, and a payment-failed email, not read as
+    # billing's; "a week ago"; a card told before the id; a long story's duplicate; a cancel
+    # offered, a question, then "fine, cancel it"; chit-chat told "no article"; a terse reset with
+    # an id, and "forgot the password again", not sent; an export with an invoice number; a yearly
+    # price before the gate's question; config desk: a forgotten app pin with "nobody hacked".
+    "understand 15 (held): no article: two people typing in one document at once",
+    "understand 15 (held): refused: rude, capitals, the failed march 8 starter payment",
+    "understand 15 (held): calendar: 'a week ago' is march 13",
+    "understand 15 (held): kept: a new visa 3318 told first, id next, 'yes thats it'",
+    "understand 15 (held): rambling: an architecture studio's accountant found team twice, 'alright, yes refund the extra'",
+    "understand 15 (held): changed mind: cancel offered, a question about files, then 'fine, cancel it'",
+    "understand 15 (held): chit-chat: raining in glasgow again",
+    "understand 15 (held): request: terse, an id and 'password reset.'",
+    "understand 15 (held): two matters: a csv of everything, and the february invoice number",
+    "understand 15 (held): control: forgot the password again, reset to the email",
+    "understand 15 (held): control: a payment-failed email, what now",
+    "understand 15 (held): control: team paid yearly, its price, 'sure, do that'",
+    "understand 15 config (held): negation: nobody hacked anything, forgot the app's pin",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
