@@ -161,3 +161,51 @@ def normalise(text: str) -> str:
     t = _DISOWNED.sub(" someone ", t)
     t = _LEXICON_RE.sub(lambda m: f" {m.group(0)} {_PHRASE_TO_CONCEPT[m.group(0)]}_c ", t)
     return t
+
+# --- search terms: the words a question and an article are matched on (the knowledge base's, tools/kb.py;
+# here so the offline model asks the same of an article it was handed, models never importing tools) ---
+
+# Words that find no article. The knowledge base's own list (it began as the router's): search
+# must not change, or break, when the offline model's classifier does.
+STOPWORDS = frozenset(
+    """a an the i me my mine we our you your it its is are was were be been being am to of in
+    on at for from by with and or but so if this that these those there here do does did
+    have has had will would can could should please hi hello hey thanks thank just
+    what why how when where which who whom whose some any something anything possible
+    get got need want like know help able also still yet very really
+    stopped working work works worked anymore""".split()
+)
+# ("stopped working" says that something fails, not what: in an article's title it outweighed
+# the thing the customer named, and "sync stopped working" found the notifications article.)
+WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
+
+
+_STEM_ENDINGS = ("'s", "ies", "es", "s", "ed", "ing", "en")
+
+
+def stem(word: str) -> str:
+    """The word without an inflection or a silent last "e" ("versions", "overwritten",
+    "restoring", "restore" -> "version", "overwrit", "restor", "restor"), a doubled last
+    consonant undone; short words are left whole."""
+    for suffix in _STEM_ENDINGS:
+        if suffix == "es" and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
+            continue  # "notes" is "note" + "s", not "not" + "es"
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]
+            break
+    # and without a silent last "e", so "restore" meets "restored" and "restoring"
+    return word[:-1] if word.endswith("e") and len(word) > 4 else word
+
+
+def terms(text: str) -> list[str]:
+    return [w for w in WORD.findall(normalise(text)) if w not in STOPWORDS and len(w) > 1]
+
+
+def shares_a_term(text: str, other: str) -> bool:
+    """`text` names something `other` names too: a word beyond the stopwords, in the same
+    lexicon and word form (`stem`). The technical skill asks it of a question asked beside a
+    trouble and the article found ("can she use a backup code?" and the lost phone's steps), so a
+    plea for help ("any idea?", "can you help?") is not taken for a question of its own (kb-16)."""
+    return bool({stem(t) for t in terms(text)} & {stem(t) for t in terms(other)})

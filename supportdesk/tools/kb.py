@@ -62,23 +62,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from supportdesk.lexicon import normalise
+from supportdesk.lexicon import STOPWORDS, normalise
+from supportdesk.lexicon import WORD as _WORD
+from supportdesk.lexicon import stem as _stem
+from supportdesk.lexicon import terms as _terms
 from supportdesk.readers.acts import asks_rather_than_reports, commonness
 
 KB_DIR = Path(__file__).resolve().parent / "kb"
-# Words that find no article. The knowledge base's own list (it began as the router's): search
-# must not change, or break, when the offline model's classifier does.
-STOPWORDS = frozenset(
-    """a an the i me my mine we our you your it its is are was were be been being am to of in
-    on at for from by with and or but so if this that these those there here do does did
-    have has had will would can could should please hi hello hey thanks thank just
-    what why how when where which who whom whose some any something anything possible
-    get got need want like know help able also still yet very really
-    stopped working work works worked anymore""".split()
-)
-# ("stopped working" says that something fails, not what: in an article's title it outweighed
-# the thing the customer named, and "sync stopped working" found the notifications article.)
-_WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
 # Calibrated on evals/kb-questions-tune.jsonl plus the questions of the conversation evals
 # that expect an article (a wrong article costing three missed ones): score 4.0, and coverage
 # 0.35, the highest at which each of those conversations still gets its article (0.38..0.43
@@ -250,18 +240,6 @@ class Reading:
 
     def top_missed(self, rare: float) -> int:
         return sum(1 for c in self.top_lacks if c <= rare)
-
-
-def _terms(text: str) -> list[str]:
-    return [w for w in _WORD.findall(normalise(text)) if w not in STOPWORDS and len(w) > 1]
-
-
-def shares_a_term(text: str, other: str) -> bool:
-    """`text` names something `other` names too: a word beyond the stopwords, in the same
-    lexicon and word form (`_stem`). The technical skill asks it of a question asked beside a
-    trouble and the article found ("can she use a backup code?" and the lost phone's steps), so a
-    plea for help ("any idea?", "can you help?") is not taken for a question of its own (kb-16)."""
-    return bool({_stem(t) for t in _terms(text)} & {_stem(t) for t in _terms(other)})
 
 
 def parse_article(slug: str, text: str) -> Article:
@@ -582,25 +560,6 @@ class KnowledgeBase:
 
     def get(self, slug: str) -> Article | None:
         return next((a for a in self.articles if a.slug == slug), None)
-
-
-_SUFFIXES = ("'s", "ies", "es", "s", "ed", "ing", "en")
-
-
-def _stem(word: str) -> str:
-    """The word without an inflection or a silent last "e" ("versions", "overwritten",
-    "restoring", "restore" -> "version", "overwrit", "restor", "restor"), a doubled last
-    consonant undone; short words are left whole."""
-    for suffix in _SUFFIXES:
-        if suffix == "es" and not word.endswith(("ses", "xes", "zes", "ches", "shes")):
-            continue  # "notes" is "note" + "s", not "not" + "es"
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-                word = word[:-1]
-            break
-    # and without a silent last "e", so "restore" meets "restored" and "restoring"
-    return word[:-1] if word.endswith("e") and len(word) > 4 else word
 
 
 def _shared_start(a: str, b: str) -> int:

@@ -13,10 +13,9 @@ from supportdesk.models.offline.classifier import denials
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
+from supportdesk.lexicon import shares_a_term
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
-# (mypy reads supportdesk/tools/kb/, the articles folder, as a namespace package: as tools/technical.py.)
-from supportdesk.tools.kb import shares_a_term  # type: ignore[attr-defined]
 from supportdesk.text import clip_words
 
 _CLAUSES = re.compile(r"(?<=[,;.!])\s+")
