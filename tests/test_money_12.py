@@ -138,13 +138,13 @@ def test_a_bare_go_ahead_is_never_a_request_to_cancel_of_its_own(monkeypatch):
     so with the money gate's reading left to chance (here: sure of money) it must still not be
     heard as a cancellation asked for (test_offline_moves_property caught billing turning "please
     do", after "if you'd like it refunded, just say so", into a cancel)."""
-    from supportdesk.models.offline.skills.money import intents
+    from supportdesk.models.offline.skills.money import heard
     from supportdesk.readers import gates
 
     monkeypatch.setattr(gates, "reads_money", lambda text: True)
-    assert not intents.heard_cancel_request("please do")
-    assert not intents.heard_cancel_request("yes please")
-    assert intents.heard_cancel_request("stop billing me please")
+    assert not heard.heard_cancel_request("please do")
+    assert not heard.heard_cancel_request("yes please")
+    assert heard.heard_cancel_request("stop billing me please")
 
 
 async def test_please_do_after_a_refund_passed_up_is_that_refund_not_a_cancellation():

@@ -139,8 +139,8 @@ def test_a_plan_or_a_period_wanted_is_no_money_back_however_the_intent_reader_le
     # The intent reader knows no plan change (Banking77's intents) and reads this as refund 0.99;
     # heard as money back it drew the policy's refusal of every charge instead of the change's
     # offer (held-8's "yearly starter from the next renewal").
-    from supportdesk.models.offline.skills.money import intents
+    from supportdesk.models.offline.skills.money import heard
 
-    assert not intents.heard_refund("from my next renewal onwards i want starter but paid yearly, not monthly. ada.lovelace32@example.com")
-    assert not intents.heard_refund("please put me on pro from march, carmen.rossi28@example.com")
-    assert intents.heard_refund("I am not happy with speed of the app, please return me the money of february")
+    assert not heard.heard_refund("from my next renewal onwards i want starter but paid yearly, not monthly. ada.lovelace32@example.com")
+    assert not heard.heard_refund("please put me on pro from march, carmen.rossi28@example.com")
+    assert heard.heard_refund("I am not happy with speed of the app, please return me the money of february")

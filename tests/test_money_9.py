@@ -176,7 +176,7 @@ def test_a_duplicate_told_in_the_desks_own_words_is_heard():
     where Banking77's intent reader does not: the money skill finds and offers it (held-8's
     'the same duplicate again after its refund', first turn), and a plain question is no
     duplicate."""
-    from supportdesk.models.offline.skills.money.intents import heard_duplicate
+    from supportdesk.models.offline.skills.money.heard import heard_duplicate
 
     assert heard_duplicate("two 9.99s went out in march, 24th and 25th")
     assert not heard_duplicate("what did you charge me in march?")

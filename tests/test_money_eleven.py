@@ -43,7 +43,7 @@ async def test_a_change_asked_with_its_price_is_offered_with_the_price_and_the_y
 
 
 def test_a_month_named_in_a_request_for_a_document_is_no_refund():
-    from supportdesk.models.offline.skills.money.intents import heard_refund
+    from supportdesk.models.offline.skills.money.heard import heard_refund
 
     assert not heard_refund("could you send me the february one")  # the desk's reader alone reads refund
     assert heard_refund("i want the 129.99 from march 15 given back")  # both readers lean to refund

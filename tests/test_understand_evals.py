@@ -178,7 +178,7 @@ KNOWN_MISSES = {
     # once so the senior's one question takes the yes; "the second one" after the price list is
     # that plan, offered: money/reads.py came_for, slots.py, money/plans.py. "two 9.99s went
     # out" passes since an amount made plural is charges of it and a duplicate told in the desk's
-    # own words is heard by the desk intents reader: slots._AMOUNT_PLURAL, intents.heard_duplicate.)
+    # own words is heard by the desk intents reader: slots._AMOUNT_PLURAL, heard.heard_duplicate.)
     # (Config desk: "somebody else has been in my account", left with triage as vague, reaches
     # security since security-12: the access reader read it, router.access_agent.)
     # security-8 (security8; before: tune 5/10, held 6/8; after: tune 6/10, held 6/8; 8/10 and

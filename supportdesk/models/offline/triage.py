@@ -208,7 +208,7 @@ _SKILL_REQUESTS = {
 
 @kept_by_text(256)  # (a pure reading of the message, asked again each step)
 def _stops_paying(text: str) -> bool:
-    from supportdesk.models.offline.skills.money.intents import heard_cancel_request
+    from supportdesk.models.offline.skills.money.heard import heard_cancel_request
 
     # (Read as a request by the act reader, paying or billing spoken of (cues.ABOUT_CHARGES) or what
     # the desk bills for named (`_PAID_FOR`: "can u turn off my acme plan for good", route-13): to

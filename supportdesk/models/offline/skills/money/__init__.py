@@ -19,14 +19,8 @@ from supportdesk.engine.protocol import Answer, CallTools, Transfer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
 from supportdesk.models.offline.skills.money.credit import CREDIT_AMOUNT_QUESTION, MoneyCredit
-from supportdesk.models.offline.skills.money.intents import (
-    _NEXT_ONE,
-    ACTION_INTENTS,
-    LEARNED_DUPLICATE_CONFIDENCE,
-    QUESTION_CONFIDENCE,
-    MoneyIntents,
-    heard_duplicate,
-)
+from supportdesk.models.offline.skills.money.heard import LEARNED_DUPLICATE_CONFIDENCE, QUESTION_CONFIDENCE, heard_duplicate
+from supportdesk.models.offline.skills.money.intents import _NEXT_ONE, ACTION_INTENTS, MoneyIntents
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.offers import ANYTHING_ELSE, MoneyOffers
 from supportdesk.models.offline.skills.money.plans import MoneyPlans, plan_change_answer

@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 import re
 
-from supportdesk.engine import confirmation
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.models.offline.skills.money.heard import QUESTION_CONFIDENCE, heard_cancel_request, heard_duplicate, heard_refund
 from supportdesk.models.offline.skills.money.plans import names_plan_by_place
 from supportdesk.readers import acts, gates
 
@@ -21,99 +21,6 @@ from supportdesk.readers import acts, gates
 ACTION_INTENTS = {"cancel", "refund", "plan", "payment"}
 # "the next one" / "the next 1": after a charge, the charge that comes next.
 _NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
-
-
-# How sure the learned intent reader (readers/acts.py: Banking77's train split and the desk's
-# labelled examples) must be that a message tells of a duplicate charge for it to count when no
-# cue heard any request, and the message speaks of charges or names a month: "charged two time
-# for march month, the 24 and 25, give back one", "i was charged 2 times". Only its "duplicate"
-# is heard: its "refund" is where Banking77's money messages fall by default ("what do i pay a
-# month for my plan?" reads refund 0.975).
-LEARNED_DUPLICATE_CONFIDENCE = 0.95
-
-
-# How sure the learned intent reader must be that one clause asks for money back, told in words no
-# cue lists ("I am not happy with speed of the app, please return me the money of february": the
-# whole message reads cancel, its second clause refund 0.996). Its "refund" is where money
-# questions fall by default (above), so only a clause that asks nothing (no question), names the
-# charge (its month, an amount, a charge word) and passes the money gate counts.
-LEARNED_REFUND_CONFIDENCE = 0.98
-
-
-def heard_refund(text: str) -> bool:
-    """A clause of the message asks for a named charge's money back in words no cue lists."""
-    for clause in gates.clauses(text):
-        # (The rules first: they are cheap, and most clauses name no charge.)
-        if not (cues.ABOUT_CHARGES.search(clause) or slot_extraction.months_named(clause) or slot_extraction.extract(clause).amounts):
-            continue
-        if asks.is_question(clause) or acts.asks_about_rather_than_for(clause):
-            continue
-        # A clause that names a plan or a billing period is about the plan: the intent reader
-        # has no plan change among its intents (Banking77's), and reads "from my next renewal i
-        # want starter but paid yearly" as refund 0.99 (held-8).
-        if cues.PLAN_NAME.search(clause) or cues.PERIOD.search(clause):
-            continue
-        reading = acts.read_intent(clause)
-        if reading.act == "refund" and reading.confidence >= LEARNED_REFUND_CONFIDENCE and gates.reads_money(clause):
-            return True
-        # Banking77's reader knows money back in a bank's words; the desk intents reader, trained
-        # on the desk's own examples too, hears it in a customer's ("give back the 129.99 from
-        # march 13th"): when both lean to refund (Banking77's, less surely: "send me the february
-        # one" reads refund to the desk's alone) on a clause the act reader reads as a request.
-        desk = acts.read_desk_intent(clause)
-        if (
-            reading.act == "refund" and desk.act == "refund" and desk.confidence >= LEARNED_REFUND_CONFIDENCE
-            and acts.read_act(clause).act == "request" and gates.reads_money(clause)
-        ):
-            return True
-    return False
-
-
-def heard_duplicate(text: str) -> bool:
-    """A learned reader hears a duplicate charge told in words no cue lists: Banking77's intent
-    reader, or the desk's own (its duplicate examples: "two 9.99s went out in march, 24th and
-    25th" is no Banking77 wording)."""
-    reading = acts.read_intent(text)
-    if reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE:
-        return True
-    if asks.is_question(text):
-        return False  # (the desk's reader hears "did acme bill me anything on 4 march?" as one)
-    desk = acts.read_desk_intent(text)
-    return desk.act == "duplicate" and desk.confidence >= DESK_DUPLICATE_CONFIDENCE
-
-
-# The desk intents reader's duplicate, heard only in a statement where the caller found charges,
-# a month or an amount spoken of: as sure as its held examples' duplicates read (0.99 and above).
-DESK_DUPLICATE_CONFIDENCE = 0.99
-
-
-# How sure the desk intents reader (readers/acts.py `read_desk_intent`: the desk's labelled examples, what its tools
-# say they do, Banking77's terminate_account) must be that a request asks to stop paying, when the cues heard
-# nothing ("i'd like to stop paying for acme from now on", "stop billing me", "make sure acme never takes money from
-# me again"). Its plan_change is a label of its own, so "Starter please" and "i want the second one" read
-# plan_change, not cancel: no list of verbs of ending is needed beside it. Where a cue heard only a billing period
-# ("I no longer want to be charged every month, please stop it"), the reading replaces the cue's only when surer
-# than any period change of the tune halves ("we dont want to pay monthly anymore, yearly please" reads
-# plan_change).
-LEARNED_CANCEL_CONFIDENCE = 0.6
-LEARNED_CANCEL_OVER_PERIOD = 0.99
-
-
-def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
-    """A request to stop paying told in words no cue lists ("stop billing me"): the desk intents reader
-    reads cancel, the act reader no question, the disclaims reader no "leave it", the money gate reads
-    money ("stop the sync" is none), and it is more than a bare go-ahead ("please do", read cancel 0.97
-    on "please" alone, answers what came before). Like any cancellation it is offered, for a yes."""
-    intent = acts.read_desk_intent(text)
-    floor = LEARNED_CANCEL_OVER_PERIOD if over_period else LEARNED_CANCEL_CONFIDENCE
-    if intent.act != "cancel" or intent.confidence < floor or confirmation.assents_only(text):
-        return False
-    act = acts.read_act(text)
-    if act.act == "question" and act.confidence >= QUESTION_CONFIDENCE:
-        return False  # asked about, not asked for
-    if cues.disclaims_action(text):
-        return False  # "no actually leave it", "no, dont cancel": the disclaims reader's no action
-    return gates.reads_money(text)
 
 
 # (How sure the desk intents reader must be of a part: ./asks.py, where the parts are read.)
@@ -186,8 +93,6 @@ def asks_last_payment(text: str) -> bool:
 
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan"}
-# How sure the act reader (readers/acts.py) must be that a message about refunds is no request.
-QUESTION_CONFIDENCE = 0.9
 _CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
 
 
