@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 
 from supportdesk.models.offline import cues
-from supportdesk.models.offline.skills.money.intents import MoneyIntents, heard_cancel_request
+from supportdesk.models.offline.skills.money.heard import heard_cancel_request
+from supportdesk.models.offline.skills.money.intents import MoneyIntents
 from supportdesk.readers import acts
 from tests.conftest import REPO
 
@@ -86,7 +87,9 @@ def test_a_charge_asked_in_words_no_rule_lists_is_about_charges():
 
 def test_the_plan_asked_with_what_it_costs_is_both():
     assert MoneyIntents._intents_of("what plan am i on and what does it cost me") == {"my_plan", "pricing"}
-    assert "next_payment" in MoneyIntents._intents_of("CUS-1022 — what plan am i on and what do i pay for it")
+    # "what do i pay for it" beside the plan: the plan's price (the reader torn between the price
+    # and the next payment reads them together as the price, money-17's intents._amount_read).
+    assert MoneyIntents._intents_of("CUS-1022 — what plan am i on and what do i pay for it") == {"my_plan", "pricing"}
     assert MoneyIntents._intents_of("what plan am i on?") == {"my_plan"}
 
 
