@@ -76,7 +76,7 @@ async def test_a_duplicate_within_the_window_is_refunded_once(desk, services):
 
 
 async def test_a_charge_outside_the_refund_window_is_refused(desk, services):
-    desk.policy.refund_window_days = 10  # the demo's today is 2026-03-20; CH-9004 is from March 3
+    desk.policy.refund_window_days = 10  # the demo's today is 2026-03-28; CH-9004 is from March 3
     out = await refund(desk, services, DUPLICATE, "duplicate charge")
     assert out.is_error and "outside the 10-day refund window" in out.output
     assert await services.customers.refunds() == []

@@ -60,7 +60,7 @@ def test_a_doubled_letter_written_once_is_the_word_meant():
 
 async def test_the_next_team_payment_is_its_day_and_amount_nothing_offered():
     await conversation_passes([{"customer": "when's my next team payment and how much? CUS-1010",
-                    "expect": {"agent": "billing", "reply": ["March 22, 2026", "$129.99"],
+                    "expect": {"agent": "billing", "reply": ["April 22, 2026", "$129.99"],
                                "reply_not": ["Would you like to change your plan", "2027"], "not_tools": MONEY,
                                "context_absent": ["pending_offer"]}}], {"change_plan": 0})
 

@@ -20,9 +20,9 @@ def test_a_day_named_from_today_is_counted_from_the_calendar_given():
 
 
 async def test_yesterday_is_the_demo_calendars_and_its_missing_charge_said():
-    # The demo company's today is March 20, 2026 (business/demo.py): its yesterday has no charge.
+    # The demo company's today is March 28, 2026 (business/demo.py): dana's yesterday has no charge.
     await conversation_passes([{"customer": "did you charge me anything yesterday? dana@example.com",
-                    "expect": {"agent": "billing", "reply": ["I don't see a charge on March 19, 2026"],
+                    "expect": {"agent": "billing", "reply": ["I don't see a charge on March 27, 2026"],
                                "reply_not": ["Here is that charge"], "not_tools": MONEY}}])
 
 

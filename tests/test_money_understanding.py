@@ -287,10 +287,10 @@ async def test_a_refund_asked_beside_a_plan_change_told_is_the_refund_and_a_chan
 
 
 async def test_a_charge_asked_by_a_weekday_or_a_day_without_its_month_is_that_days():
-    # The demo calendar's today is Friday March 20, 2026: "last tuesday" is March 17, "the one on
+    # The demo calendar's today is Saturday March 28, 2026: "last tuesday" is March 24, "the one on
     # the 16th" March 16 (money-16); each answered with that charge, not the whole list.
     assert not await _converse(
-        ("whats last tuesdays charge? rosa.chen17@example.com", {"reply": ["March 17, 2026"], "reply_not": ["January 17, 2026"], "not_tools": MONEY}),
+        ("whats last tuesdays charge? wes.dubois22@example.com", {"reply": ["March 24, 2026"], "reply_not": ["January 24, 2026"], "not_tools": MONEY}),
     )
     assert not await _converse(
         ("what is the one on the 16th? yara.novak24@example.com", {"reply": ["March 16, 2026"], "reply_not": ["January 15, 2026"], "not_tools": MONEY}),

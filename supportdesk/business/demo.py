@@ -45,9 +45,10 @@ PLANS = (
     ("team", "Team", 129.99, 1299.99),
 )
 SEED = 20260301
-# The demo world's today: a few weeks after its last charges (March 2026), so the refund window
-# (`[policy] refund_window_days`) means the same whenever the demo runs.
-TODAY = date(2026, 3, 20)
+# The demo world's today: the day after its last charges (March 27, 2026), so no charge or invoice
+# lies ahead of it and the refund window (`[policy] refund_window_days`) means the same whenever
+# the demo runs.
+TODAY = date(2026, 3, 28)
 SEED_VERSION = "2"
 # demo_meta's 'schema_version': 2 keys writes by an opaque idempotency key (demo_writes)
 # instead of (session, call id) (demo_tool_calls). Bump it with any change to either adapter's
