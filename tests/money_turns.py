@@ -1,5 +1,6 @@
-"""A conversation on the default desk, checked the way the evals check it: the money skill's tests
-drive whole conversations (an offer, the customer's yes or no, the call made once) through this."""
+"""A conversation on a desk, checked the way the evals check it: the skills' tests drive whole
+conversations (an offer, the customer's yes or no, the call made once) through these, so each test
+says only its turns and what it expects."""
 
 from __future__ import annotations
 
@@ -10,11 +11,26 @@ from tests.conftest import REPO
 MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
 
 
+async def failures(conversation: dict, config: str = "agents.toml") -> list[str]:
+    """The evaluator's reasons `conversation` fails on the desk file `config` (repository-relative)."""
+    [result] = await evaluate_conversations([conversation], config=str(REPO / config))
+    return result.failures
+
+
+async def passes(conversation: dict, config: str = "agents.toml") -> None:
+    """Fail with the evaluator's reasons unless `conversation` passes on `config`."""
+    assert not (found := await failures(conversation, config)), "\n".join(found)
+
+
+async def converse(*turns: tuple[str, dict]) -> list[str]:
+    """The reasons a conversation of (customer text, expectations) turns fails on agents.toml."""
+    return await failures({"name": "t", "turns": [{"customer": text, "expect": expect} for text, expect in turns]})
+
+
 async def conversation_passes(turns: list[dict], counts: dict | None = None) -> None:
     """Run `turns` on agents.toml; fail with the evaluator's reasons. `counts`: each tool's
     successful calls over the whole conversation (exactly-once checks)."""
     conversation: dict = {"name": "money turns", "turns": turns}
     if counts is not None:
         conversation["expect"] = {"tool_counts": counts}
-    [result] = await evaluate_conversations([conversation], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(conversation)

@@ -8,6 +8,7 @@ import pytest
 
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
+from tests.money_turns import passes
 
 CONVERSATIONS = read_jsonl(REPO / "evals" / "conversations.jsonl")
 # The conversational moves: the half tuned on and the half held back (evals/README.md).
@@ -85,8 +86,7 @@ def test_each_taught_pair_has_a_tune_and_a_held_half(name):
 
 @pytest.mark.parametrize("conversation", ALL, ids=[c["name"] for c in ALL])
 async def test_conversation(conversation):
-    [result] = await evaluate_conversations([conversation], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(conversation)
 
 
 @pytest.mark.parametrize(

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from supportdesk.commands.evals import evaluate_conversations
 from supportdesk.engine import confirmation
 from supportdesk.models.offline import cues
 from supportdesk.readers import acts
-from tests.conftest import REPO
-from tests.money_turns import MONEY
+from tests.money_turns import MONEY, passes
 
 
 def test_a_change_of_how_one_pays_is_a_change_of_card_without_a_cards_noun():
@@ -38,8 +36,7 @@ async def test_a_change_of_how_one_pays_goes_to_billing_and_the_card_told_next_i
         {"customer": "ok go ahead", "expect": {"tools": [
             {"name": "update_payment_method", "arguments": {"customer_id": "CUS-1014", "method": "visa ending 5151"}}]}},
     ], "expect": {"tool_counts": {"update_payment_method": 1}}}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 @pytest.mark.parametrize("text", ["my password reset link please", "password link pls", "the june invoice thx", "a receipt for february thx"])

@@ -6,7 +6,8 @@ one message. Conversations run the real desk on a fresh demo database."""
 from __future__ import annotations
 
 from supportdesk.models.offline.skills.money.refunds import charge_ids_not_held
-from tests.test_offline_skills import ACTIONS, _converse
+from tests.money_turns import converse
+from tests.test_offline_skills import ACTIONS
 
 MONEY = ACTIONS + ["update_payment_method"]
 
@@ -18,7 +19,7 @@ def test_a_short_charge_id_is_still_an_id_the_account_may_not_hold():
 
 
 async def test_a_short_unknown_charge_id_is_named_not_the_policy():
-    assert not await _converse(
+    assert not await converse(
         ("give me back CH-31, you took it twice. quinn.adams16@example.com",
          {"agent": "billing", "reply": ["CH-31 is not a charge on this account"],
           "reply_not": ["Shall I refund", "our policy allows"], "not_tools": MONEY}),
@@ -27,14 +28,14 @@ async def test_a_short_unknown_charge_id_is_named_not_the_policy():
 
 async def test_money_back_in_the_customers_words_for_a_disputed_charge_is_refused_with_the_reason():
     # CH-9046 (March 15, Team) is under a bank dispute: asked back in words no refund cue lists.
-    assert not await _converse(
+    assert not await converse(
         ("CUS-1014, i want the 129.99 from march 15 given back. my card issuer is checking it too",
          {"agent": "billing", "reply": ["disput", "refund"], "reply_not": ["Shall I refund"], "not_tools": MONEY}),
     )
 
 
 async def test_a_change_asked_with_its_price_is_offered_with_the_price_and_the_yes_stays_with_billing():
-    assert not await _converse(
+    assert not await converse(
         ("can i move pro to yearly billing? it should work out lower, correct? liam.larsen11@example.com",
          {"agent": "billing", "offers": ["change_plan"], "reply": ["$299.99"], "not_tools": MONEY}),
         ("perfect, please do", {"agent": "billing", "reply_not": ["other thing you mentioned"],
@@ -51,14 +52,14 @@ def test_a_month_named_in_a_request_for_a_document_is_no_refund():
 
 async def test_a_price_asked_with_the_account_is_set_against_what_they_pay_now():
     # CUS-1016 is on Starter, monthly ($9.99).
-    assert not await _converse(
+    assert not await converse(
         ("what's the damage per month for pro compared with my bill today? CUS-1016",
          {"agent": "billing", "reply": ["$29.99", "$9.99", "$20.00"], "reply_not": ["Shall I"], "not_tools": MONEY}),
     )
 
 
 async def test_another_plan_beside_the_current_one_gets_both_prices():
-    assert not await _converse(
+    assert not await converse(
         ("what would team set me back monthly next to my current plan? CUS-1016",
          {"agent": "billing", "reply": ["$129.99", "$9.99", "Starter"], "reply_not": ["Shall I"], "not_tools": MONEY}),
     )
@@ -66,7 +67,7 @@ async def test_another_plan_beside_the_current_one_gets_both_prices():
 
 async def test_two_reads_in_one_message_the_period_and_the_last_payment_are_both_answered():
     # CUS-1016: Starter, monthly; its latest charge March 7, 2026.
-    assert not await _converse(
+    assert not await converse(
         ("do you charge me monthly or yearly? also when did my previous payment go out? CUS-1016",
          {"agent": "billing", "reply": ["monthly", "March 7, 2026"], "reply_not": ["Shall I"], "not_tools": MONEY}),
     )

@@ -7,7 +7,8 @@ from __future__ import annotations
 from supportdesk.models.offline import cues
 from supportdesk.models.offline.skills.money.plans import corrected_request
 from supportdesk.models.offline.skills.money.refunds import charge_ids_not_held
-from tests.test_offline_skills import ACTIONS, _converse
+from tests.money_turns import converse
+from tests.test_offline_skills import ACTIONS
 
 MONEY = ACTIONS + ["update_payment_method"]
 
@@ -32,7 +33,7 @@ def test_charge_ids_the_account_does_not_hold_are_named_in_order():
 
 
 async def test_the_yearly_one_after_a_monthly_offer_keeps_its_plan():
-    assert not await _converse(
+    assert not await converse(
         ("pro costs what, monthly and yearly? grace.tanaka6@example.com", {"agent": "billing", "not_tools": MONEY}),
         ("ok move me to pro monthly", {"offers": ["change_plan"], "not_tools": MONEY}),
         ("no sorry, yearly", {"offers": ["change_plan"], "reply": ["Pro plan", "annually"],
@@ -42,7 +43,7 @@ async def test_the_yearly_one_after_a_monthly_offer_keeps_its_plan():
 
 
 async def test_another_plan_after_a_yearly_offer_keeps_the_year():
-    assert not await _converse(
+    assert not await converse(
         ("team and pro, how much per year? nils.costa13@example.com", {"agent": "billing", "not_tools": MONEY}),
         ("go with team, annually", {"offers": ["change_plan"], "not_tools": MONEY}),
         ("hmm, pro instead", {"offers": ["change_plan"], "reply": ["Pro plan", "annually"], "not_tools": MONEY}),
@@ -51,7 +52,7 @@ async def test_another_plan_after_a_yearly_offer_keeps_the_year():
 
 
 async def test_an_unknown_charge_id_is_said_to_be_none_of_the_accounts_and_nothing_else_is_offered():
-    assert not await _converse(
+    assert not await converse(
         ("ch-9500 is a duplicate, refund please. dana@example.com",
          {"agent": "billing", "reply": ["CH-9500 is not a charge on this account"],
           "reply_not": ["Shall I refund", "CH-9004"], "not_tools": MONEY}),
@@ -60,7 +61,7 @@ async def test_an_unknown_charge_id_is_said_to_be_none_of_the_accounts_and_nothi
 
 async def test_another_customers_charge_id_reveals_nothing_of_theirs():
     # CH-9040 is another customer's charge: neither offered nor described to Dana.
-    assert not await _converse(
+    assert not await converse(
         ("money back for CH-9040 please, double charged. dana@example.com",
          {"agent": "billing", "reply": ["CH-9040 is not a charge on this account"],
           "reply_not": ["Shall I refund", "$129.99", "March 25, 2026"], "not_tools": MONEY}),

@@ -15,6 +15,7 @@ from supportdesk.models.offline import specialist
 from supportdesk.models.offline.skills import account, common, money, senior, technical
 from supportdesk.commands.evals import evaluate_conversations
 from tests.conftest import REPO
+from tests.money_turns import converse, passes
 from tests.test_offline_moves import talk
 
 SKILLS = {
@@ -142,14 +143,8 @@ async def test_senior_takes_a_refund_above_the_level_one_limit(tmp_path):
 ACTIONS = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit"]
 
 
-async def _converse(*turns: tuple[str, dict]) -> list[str]:
-    convo = {"name": "t", "turns": [{"customer": text, "expect": expect} for text, expect in turns]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    return result.failures
-
-
 async def test_after_a_no_the_action_is_not_put_again_and_an_ok_takes_nothing():
-    assert not await _converse(
+    assert not await converse(
         ("i want to cancel my subscription. dana@example.com", {"offers": ["cancel_subscription"]}),
         ("no, i changed my mind, keep it", {"not_tools": ACTIONS, "reply": ["stays as it is"], "reply_not": ["shall i"]}),
         ("ok", {"not_tools": ACTIONS, "reply_not": ["shall i", "cancelled"]}),
@@ -160,7 +155,7 @@ async def test_an_answer_that_is_no_yes_carries_the_declined_action_into_no_new_
     # The gate reads "keep my subscription" as no yes ("other"); the reply must not put the
     # cancellation to the customer again, or their next "ok" would cancel.
     for declined in ("keep my subscription", "i'll keep it actually"):
-        assert not await _converse(
+        assert not await converse(
             ("cancel my subscription please, dana@example.com", {"offers": ["cancel_subscription"]}),
             (declined, {"not_tools": ACTIONS, "reply_not": ["shall i"]}),
             ("ok", {"not_tools": ACTIONS, "reply_not": ["shall i", "cancelled"]}),
@@ -168,7 +163,7 @@ async def test_an_answer_that_is_no_yes_carries_the_declined_action_into_no_new_
 
 
 async def test_an_ok_after_a_declined_refund_gets_no_new_question_about_it():
-    assert not await _converse(
+    assert not await converse(
         ("i was charged twice in march dana@example.com", {"offers": ["refund_charge"]}),
         ("no thanks", {"not_tools": ACTIONS, "reply": ["nothing has been refunded"]}),
         ("ok", {"not_tools": ACTIONS, "reply_not": ["refund it", "shall i"], "context_absent": ["pending_offer"]}),
@@ -177,19 +172,19 @@ async def test_an_ok_after_a_declined_refund_gets_no_new_question_about_it():
 
 async def test_a_charge_named_by_its_day_is_the_one_offered():
     named = {"context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}
-    assert not await _converse(
+    assert not await converse(
         ("i was charged twice in march, the one from the 1st is the double one. dana@example.com", named),
         ("yes", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9003"}}]}),
     )
     # After the offer of the other one: "not that one" names the charge wanted by its day.
-    assert not await _converse(
+    assert not await converse(
         ("i was charged twice in march dana@example.com", {"offers": ["refund_charge"]}),
         ("no not that one, the one on the 1st is the double", {"not_tools": ACTIONS, **named}),
     )
 
 
 async def test_a_yes_naming_another_charges_day_runs_nothing_and_that_charge_is_asked_about():
-    assert not await _converse(
+    assert not await converse(
         ("i was charged twice in march dana@example.com", {"offers": ["refund_charge"]}),
         ("yes, the one on the 1st", {"not_tools": ACTIONS, "offers": ["refund_charge"],
                                      "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
@@ -197,27 +192,27 @@ async def test_a_yes_naming_another_charges_day_runs_nothing_and_that_charge_is_
 
 
 async def test_a_day_that_fits_several_charges_is_asked_about_then_the_one_chosen_is_offered():
-    assert not await _converse(
+    assert not await converse(
         ("refund the charge from the 1st please. dana@example.com",
          {"not_tools": ACTIONS, "context_absent": ["pending_offer"], "reply": ["January 1, 2026", "March 1, 2026", "which one"]}),
         ("the march one", {"not_tools": ACTIONS, "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
     )
     # Spoken of as a double charge, the day picks the one of the duplicate pair.
-    assert not await _converse(
+    assert not await converse(
         ("i was charged twice, the one on the 1st is the extra one. dana@example.com",
          {"context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
     )
 
 
 async def test_a_failed_charge_is_never_said_to_be_refunded():
-    assert not await _converse(
+    assert not await converse(
         ("refund my march charge please hugo.silva7@example.com",
          {"not_tools": ACTIONS, "reply": ["failed", "nothing to refund"], "reply_not": ["has been refunded"]}),
     )
 
 
 async def test_a_change_the_gate_only_asked_about_is_never_said_made():
-    assert not await _converse(
+    assert not await converse(
         ("switch me to the starter plan, dana@example.com", {"offers": ["change_plan"]}),
         ("hmm is starter cheaper?", {"not_tools": ACTIONS, "reply": ["$9.99"], "reply_not": ["already made"]}),
         # The question answered, an "ok" to "Would you like to change your plan?" is asked once more.
@@ -226,13 +221,13 @@ async def test_a_change_the_gate_only_asked_about_is_never_said_made():
 
 
 async def test_a_yes_with_a_request_after_it_runs_the_offer_then_answers_the_request():
-    assert not await _converse(
+    assert not await converse(
         ("charged twice for march?? dana@example.com", {"offers": ["refund_charge"]}),
         ("yes do it, and also tell me when my next payment is too",
          {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9004"}}], "reply": ["refunded", "next payment"]}),
     )
     # Another team's request after the yes goes to that team, once the refund is made.
-    assert not await _converse(
+    assert not await converse(
         ("charged twice for march?? dana@example.com", {"offers": ["refund_charge"]}),
         ("yes refund it, and reset my password as well",
          {"tools": [{"name": "refund_charge"}], "reply": ["refunded"], "offers": ["send_password_reset"], "agent": "technical"}),
@@ -251,7 +246,7 @@ def test_a_charge_named_as_the_one_repeated_is_not_the_charge_pointed_at():
 async def test_that_one_after_a_day_named_is_refunded_not_the_charge_it_repeats():
     # Issue 38: the customer names a charge by its day, then says "that's a double of the march
     # 1st one, refund it": the refund is of the charge they asked about, never March 1.
-    assert not await _converse(
+    assert not await converse(
         ("what was the charge on the 3rd of march? dana@example.com", {"reply": ["March 3, 2026"]}),
         ("that's a double of the march 1st one, refund it", {"not_tools": ACTIONS,
          "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9004"}}}}),
@@ -262,7 +257,7 @@ async def test_that_one_after_a_day_named_is_refunded_not_the_charge_it_repeats(
 async def test_a_charge_asked_by_its_day_is_answered_and_the_next_one_is_the_next_payment():
     # Issue 38: "how much did you take on 5 feb?" names no charge word, but a day said to
     # billing is a charge's day; "the next one" after it is the next payment.
-    assert not await _converse(
+    assert not await converse(
         ("how much did you take on 5 feb? grace.tanaka6@example.com", {"reply": ["February 5, 2026", "$9.99"], "not_tools": ACTIONS}),
         ("and when is the next one", {"reply": ["April 5, 2026"], "not_tools": ACTIONS}),
     )
@@ -278,7 +273,7 @@ def test_a_period_said_in_words_is_a_billing_period_and_another_card_named_is_a_
 
 
 async def test_the_same_plan_paid_yearly_is_offered_on_the_current_plan():
-    assert not await _converse(
+    assert not await converse(
         ("i'd like to switch to paying once a year instead, same plan", {"agent": "billing", "not_tools": ACTIONS}),
         ("marco@example.com", {"offers": ["change_plan"], "reply": ["Team plan, billed annually"], "reply_not": ["which plan", "to the Team plan"]}),
         ("yes", {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1002", "plan": "team", "billing_period": "annual"}}]}),
@@ -316,11 +311,11 @@ def test_a_question_of_its_own_beside_a_trouble_is_asked_but_a_plea_for_the_fix_
 async def test_the_article_answers_a_question_asked_beside_a_trouble_and_still_fixes_the_trouble():
     # kb-16: the found article is given as the answer to the question asked, not as "what usually
     # fixes" the trouble told beside it; a trouble with a plea for the fix is still framed as one.
-    assert not await _converse(
+    assert not await converse(
         ("i left my phone with the authenticator in a taxi and now cant get in, is one of my backup codes enough?",
          {"agent": "technical", "reply": ["Lost or stolen phone", "covers this"], "reply_not": ["usually fixes", "whether that works"]}),
     )
-    assert not await _converse(
+    assert not await converse(
         ("i left my phone with the authenticator in a taxi and now cant get in, what should i do?",
          {"agent": "technical", "reply": ["Lost or stolen phone", "usually fixes"]}),
     )
@@ -354,24 +349,24 @@ def test_an_app_that_wont_open_finds_the_crash_article_and_an_old_version_the_re
 async def test_a_device_named_by_its_brand_is_a_question_for_technical():
     # Issue 38: "her school chromebook" leaned billing (a daughter, a school: family plans);
     # the lexicon folds computers named by brand onto "device", the technical agent's word.
-    assert not await _converse(
+    assert not await converse(
         ("can my daughter use acme on her school chromebook?",
          {"agent": "technical", "tools": [{"name": "search_kb"}], "reply": ["Apps and devices"], "not_tools": ACTIONS}),
     )
-    assert not await _converse(("can i use your app on my work thinkpad?", {"agent": "technical", "reply": ["Apps and devices"]}))
+    assert not await converse(("can i use your app on my work thinkpad?", {"agent": "technical", "reply": ["Apps and devices"]}))
 
 
 async def test_refund_it_is_the_charge_last_named_never_the_duplicate_found_for_them():
     # Issue 38: "ok refund it" after asking about February 1st offered the March duplicate; "it"
     # is the charge last named, and a charge the policy does not refund is refused with why.
-    assert not await _converse(
+    assert not await converse(
         ("what was the charge on march 3? dana@example.com", {"reply": ["March 3, 2026"]}),
         ("and the one on feb 1?", {"reply": ["February 1, 2026"], "not_tools": ACTIONS}),
         ("ok refund it", {"not_tools": ACTIONS, "reply": ["can't refund the charge of $29.99 on February 1, 2026"],
                           "context_absent": ["pending_offer"]}),
     )
     # Named and then pointed at: that charge is the one offered.
-    assert not await _converse(
+    assert not await converse(
         ("what was the charge on march 1? dana@example.com", {"reply": ["March 1, 2026"]}),
         ("refund that one", {"not_tools": ACTIONS, "context_includes": {"pending_offer": {"arguments": {"charge_id": "CH-9003"}}}}),
     )
@@ -383,17 +378,17 @@ async def test_refund_it_is_the_charge_last_named_never_the_duplicate_found_for_
 async def test_a_question_about_a_plan_change_is_answered_and_nothing_is_offered():
     # "if I downgrade now do I lose what I paid?" asks what a change would mean: the answer says
     # what happens to money paid, and no change waits for a "yes" that would set it off.
-    assert not await _converse(
+    assert not await converse(
         ("if i go down to starter now would i lose the rest of what i paid? dana@example.com",
          {"agent": "billing", "reply": ["isn't refunded", "next renewal"], "not_tools": ACTIONS,
           "context_absent": ["pending_offer"]}),
     )
     # Asked for, not asked about: still the plan change's offer.
-    assert not await _converse(("please downgrade me to starter, dana@example.com", {"offers": ["change_plan"]}))
+    assert not await converse(("please downgrade me to starter, dana@example.com", {"offers": ["change_plan"]}))
 
 
 async def test_a_yes_that_names_another_plan_offers_that_plan_and_runs_neither():
-    assert not await _converse(
+    assert not await converse(
         ("can i move to the pro plan? marco@example.com", {"offers": ["change_plan"]}),
         ("yes, though make it starter instead", {"not_tools": ACTIONS, "offers": ["change_plan"],
                                                  "context_includes": {"pending_offer": {"arguments": {"plan": "starter"}}}}),
@@ -402,25 +397,25 @@ async def test_a_yes_that_names_another_plan_offers_that_plan_and_runs_neither()
 
 
 async def test_just_cancel_it_then_after_a_price_answer_offers_the_cancellation():
-    assert not await _converse(
+    assert not await converse(
         ("how much is my plan a month? dana@example.com", {"reply": ["$29.99"], "not_tools": ACTIONS}),
         ("ok then just cancel it", {"offers": ["cancel_subscription"], "not_tools": ACTIONS, "reply_not": ["email address"]}),
     )
 
 
 async def test_a_plan_price_asked_in_non_native_order_is_answered_without_an_email():
-    assert not await _converse(("how much cost the starter plan?", {"agent": "billing", "reply": ["$9.99"], "reply_not": ["email address"]}))
+    assert not await converse(("how much cost the starter plan?", {"agent": "billing", "reply": ["$9.99"], "reply_not": ["email address"]}))
 
 
 async def test_a_charge_asked_about_by_its_id_goes_to_billing_and_is_described():
-    assert not await _converse(
+    assert not await converse(
         ("marco@example.com what is ch-9005?",
          {"agent": "billing", "reply": ["$129.99", "January 1, 2026"], "not_tools": ACTIONS}),
     )
 
 
 async def test_a_refund_refused_for_a_charge_disputed_with_the_bank_says_it_is_disputed():
-    assert not await _converse(
+    assert not await converse(
         ("aline.moreau26@example.com please refund my march payment, i opened a dispute with my bank about it",
          {"agent": "billing", "reply": ["already disputed with your bank"], "not_tools": ACTIONS,
           "context_absent": ["pending_offer"]}),
@@ -437,7 +432,7 @@ async def test_an_account_wanted_closed_for_good_with_its_data_erased_is_a_delet
         assert deletion(said), said
     for said in ("my account was deleted by mistake, can you restore it?", "my account closed itself yesterday"):
         assert not deletion(said), said
-    assert not await _converse(
+    assert not await converse(
         ("i'd like my profile deleted and everything erased, for good",
          {"reply": ["person"], "reply_not": ["lost files", "Restoring deleted files"], "not_tools": ACTIONS}),
     )
@@ -452,11 +447,11 @@ async def test_a_question_about_how_long_the_bin_keeps_files_is_answered_not_esc
         assert not cues.data_loss_told(said), said
     for said in ("all my files were deleted this morning", "when i came back my files were gone"):
         assert cues.data_loss_told(said), said
-    assert not await _converse(
+    assert not await converse(
         ("if i put a file in the trash, how long until it's gone for good?",
          {"agent": "technical", "reply": ["Restoring deleted files"], "reply_not": ["senior colleague"], "not_tools": ACTIONS}),
     )
-    assert not await _converse(
+    assert not await converse(
         ("all our documents were deleted overnight, nobody here did it",
          {"agent": "senior", "reply": ["senior"], "not_tools": ACTIONS}),
     )
@@ -465,13 +460,13 @@ async def test_a_question_about_how_long_the_bin_keeps_files_is_answered_not_esc
 async def test_a_duplicate_told_in_a_long_message_is_offered_not_asked_which():
     # "both for the Starter plan ... sort that out?" points at nothing said before this message,
     # and "charged me ... and again on ..." tells a duplicate without the word.
-    assert not await _converse(
+    assert not await converse(
         ("Long story, but I checked my bank app this month and saw two payments to you a day apart, both for the "
          "Starter plan, and I can't be paying for it double, could someone sort that out? My email is elena.ortiz36@example.com",
          {"offers": ["refund_charge"], "reply": ["$9.99"], "reply_not": ["More than one charge fits"], "not_tools": ACTIONS}),
         ("thank you so much, that would be great", {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9116"}}]}),
     )
-    assert not await _converse(
+    assert not await converse(
         # above billing's limit: the refund goes to senior, who offers it
         ("hi, charged me 129.99 on march 24 and then again on march 25, that 2nd one is wrong. maya.farouk12@example.com",
          {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": ACTIONS}),
@@ -509,8 +504,7 @@ async def test_which_card_is_on_file_is_billings_however_card_leans():
                      "what card do you have saved for me? marco@example.com",
          "expect": {"agent": "billing", "reply": ["5454"], "not_tools": _NO_MONEY}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_torn_with_no_money_named_the_money_agent_steps_aside_among_three():

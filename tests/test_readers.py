@@ -10,6 +10,7 @@ import pytest
 from supportdesk.models.offline import cues
 from supportdesk.readers import acts
 from tests.conftest import REPO
+from tests.money_turns import passes
 
 
 def _rows(half: str) -> list[dict]:
@@ -146,12 +147,10 @@ def test_a_misspelt_word_is_read_as_the_word_meant():
 
 
 async def test_the_offline_agents_read_a_misspelt_refund_as_a_refund(tmp_path):
-    from supportdesk.commands.evals import evaluate_conversations
 
     convo = {"name": "typos", "turns": [{"customer": "refnd my febuary charge, forgot to cancel it. dana@example.com",
                                          "expect": {"agent": "billing", "reply": ["can't refund the charge of $29.99 on February 1"]}}]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 def test_a_consonant_left_single_is_read_as_the_doubled_form_meant():

@@ -20,7 +20,7 @@ from supportdesk.wiring import open_desk
 from tests.conftest import REPO, TEST_DESK
 from tests.scripted import ScriptedModel
 from tests.test_confirmation import items_of
-from tests.money_turns import MONEY
+from tests.money_turns import MONEY, passes
 
 
 def call(name: str, **arguments: Any) -> CallTools:
@@ -178,8 +178,7 @@ async def test_the_offline_model_sends_a_reset_asked_for_at_once_and_nothing_mor
                     "reply_not": ["shall i"]}},
         {"customer": "got it, thanks!", "expect": {"not_tools": MONEY + ["send_password_reset"]}},
     ], "expect": {"tool_counts": {"send_password_reset": 1}}}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_a_reset_link_asked_with_a_customer_id_is_sent_to_that_account():
@@ -191,8 +190,7 @@ async def test_a_reset_link_asked_with_a_customer_id_is_sent_to_that_account():
                     "context": {"customer_id": "CUS-1015"}, "reply_not": ["shall i", "email address on your account"],
                     "not_tools": MONEY}},
     ], "expect": {"tool_counts": {"send_password_reset": 1}}}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 @pytest.mark.parametrize("text", ["got it, thx", "received, ta"])
@@ -206,8 +204,7 @@ async def test_thanks_heard_clause_by_clause_after_the_link_closes_without_a_sea
         {"customer": text, "expect": {"reply": ["welcome"], "reply_not": ["I don't know"],
                                       "not_tools": MONEY + ["send_password_reset", "search_kb"]}},
     ], "expect": {"tool_counts": {"send_password_reset": 1}}}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 def test_a_closing_is_thanks_and_leave_taking_in_every_clause():
@@ -228,8 +225,7 @@ async def test_a_config_agent_offered_the_reset_takes_a_no_with_a_reason_as_the_
         {"customer": answer, "expect": {"reply": ["nothing has been done"], "reply_not": ["shall i"],
                                         "not_tools": MONEY + ["send_password_reset"]}},
     ], "expect": {"tool_counts": {"send_password_reset": 0}}}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo, "evals/config-agent.toml")
 
 
 async def test_the_consent_10_config_pair_passes_on_the_config_desk():
@@ -255,8 +251,7 @@ async def test_a_duplicate_asked_to_be_sorted_is_passed_up_once_and_refunded_on_
         {"customer": "go for it, cheers", "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9008", "amount": 129.99}}],
                                               "reply_not": ["just to be sure"]}},
     ], "expect": {"tool_counts": {"refund_charge": 1}}}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_a_plan_picked_by_its_place_in_the_list_just_given_is_offered_then_made_on_the_yes():
@@ -265,8 +260,7 @@ async def test_a_plan_picked_by_its_place_in_the_list_just_given_is_offered_then
         {"customer": "I'll take the third one please, dana@example.com", "expect": {"offers": ["change_plan"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1001", "plan": "team"}}]}},
     ], "expect": {"tool_counts": {"change_plan": 1}}}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_a_repeat_charge_asked_back_before_the_email_is_offered_once_the_account_is_found():
@@ -277,8 +271,7 @@ async def test_a_repeat_charge_asked_back_before_the_email_is_offered_once_the_a
         {"customer": "sami.meyer18@example.com", "expect": {"offers": ["refund_charge"], "reply": ["$29.99"], "not_tools": MONEY}},
         {"customer": "yes please", "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9059", "amount": 29.99}}]}},
     ], "expect": {"tool_counts": {"refund_charge": 1}}}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 def test_days_in_brackets_after_their_month_are_dates():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from supportdesk.commands.evals import evaluate_conversations
+from tests.money_turns import passes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -19,8 +19,7 @@ async def test_a_peers_matter_the_router_is_torn_on_goes_to_the_peer_by_job_word
         {"customer": "other thing, push notifications on my android stopped completely",
          "expect": {"handoffs": ["security>triage", "triage>technical"], "agent": "technical"}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo, "evals/config-agent.toml")
 
 
 async def test_a_matter_in_the_holders_own_words_stays_with_it():
@@ -31,5 +30,4 @@ async def test_a_matter_in_the_holders_own_words_stays_with_it():
         {"customer": "and now another login i dont recognise, from a phone this time",
          "expect": {"handoffs": [], "agent": "security"}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo, "evals/config-agent.toml")

@@ -8,12 +8,10 @@ from datetime import date
 
 import pytest
 
-from supportdesk.commands.evals import evaluate_conversations
 from supportdesk.models.offline import cues
 from supportdesk.models.offline.slots import bare_days, extract, repairs
 from supportdesk.models.offline.view import Facts
-from tests.conftest import REPO
-from tests.money_turns import MONEY, conversation_passes
+from tests.money_turns import MONEY, conversation_passes, passes
 
 WRITTEN_ON = date(2026, 3, 20)
 
@@ -102,8 +100,7 @@ async def test_a_correction_names_a_charge_the_offer_did_not_list_and_that_one_i
          "expect": {"agent": "billing", "offers": ["refund_charge"], "reply": ["March 3"], "reply_not": ["March 1,"],
                     "context": {"dates": ["2026-03-03"]}, "not_tools": money}},
     ], "expect": {"tool_counts": {"refund_charge": 0}}}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_the_card_named_before_the_email_is_not_asked_for_again():
@@ -113,8 +110,7 @@ async def test_the_card_named_before_the_email_is_not_asked_for_again():
          "expect": {"agent": "billing", "offers": ["update_payment_method"], "reply": ["3141"], "reply_not": ["which card"],
                     "not_tools": ["update_payment_method"]}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 def test_the_last_four_told_are_the_ones_not_taken_back():
@@ -151,8 +147,7 @@ async def test_a_plan_change_told_over_two_messages_keeps_both_parts(first, then
         {"customer": then, "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": ["change_plan"],
                                       "context": {"pending_offer": {"arguments": {"plan": plan, "billing_period": period}}}}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_the_month_asked_about_stays_asked_when_the_account_is_given_after():
@@ -162,8 +157,7 @@ async def test_the_month_asked_about_stays_asked_when_the_account_is_given_after
         {"customer": "its maya.farouk12@example.com",
          "expect": {"agent": "billing", "reply": ["March 24", "March 25"], "reply_not": ["February 24", "January 24"]}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 @pytest.mark.parametrize(
@@ -180,8 +174,7 @@ async def test_of_two_emails_in_one_message_the_one_taken_back_is_never_the_acco
         {"customer": "whens my next payment", "expect": {"agent": "billing"}},
         {"customer": said, "expect": {"agent": "billing", "reply": [reply]}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_a_reset_for_another_account_named_later_is_that_accounts_not_the_first():
@@ -196,5 +189,4 @@ async def test_a_reset_for_another_account_named_later_is_that_accounts_not_the_
                     "context": {"pending_offer": {"arguments": {"customer": "marco@example.com"}}},
                     "not_tools": ["send_password_reset"]}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)

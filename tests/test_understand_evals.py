@@ -8,6 +8,7 @@ import pytest
 
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
+from tests.money_turns import passes
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config")  # run on evals/config-agent.toml: an agent only the config knows
@@ -730,14 +731,12 @@ def test_each_family_has_two_halves_in_varied_wording():
 
 @pytest.mark.parametrize("conversation", [c for c in DEFAULT if c["name"] not in KNOWN_MISSES], ids=lambda c: c["name"])
 async def test_conversation(conversation):
-    [result] = await evaluate_conversations([conversation], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(conversation)
 
 
 @pytest.mark.parametrize("conversation", [c for c in CONFIGURED if c["name"] not in KNOWN_MISSES], ids=lambda c: c["name"])
 async def test_config_only_agent_conversation(conversation):
-    [result] = await evaluate_conversations([conversation], config=str(REPO / "evals" / "config-agent.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(conversation, "evals/config-agent.toml")
 
 
 @pytest.mark.parametrize("conversation", [c for c in DEFAULT + CONFIGURED if c["name"] in KNOWN_MISSES], ids=lambda c: c["name"])
@@ -752,8 +751,7 @@ async def test_the_plan_question_is_answered_once_not_for_every_later_message():
         {"customer": "what plan am i on? dana@example.com", "expect": {"agent": "billing", "reply": ["Pro plan"]}},
         {"customer": "my account's been compromised", "expect": {"reply_not": ["You're on the Pro plan"]}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_a_question_about_cancelling_is_answered_then_the_request_offered_and_done():
@@ -767,8 +765,7 @@ async def test_a_question_about_cancelling_is_answered_then_the_request_offered_
         {"customer": "ok then please cancel it", "expect": {"offers": ["cancel_subscription"], "not_tools": money}},
         {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1001"}}]}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_a_preamble_before_the_question_is_no_matter_of_its_own():
@@ -782,8 +779,7 @@ async def test_a_preamble_before_the_question_is_no_matter_of_its_own():
          "expect": {"agent": "billing", "context_absent": ["pending_issues"],
                     "not_tools": ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_a_product_question_naming_no_money_reaches_technical_without_billing_or_technical():
@@ -795,8 +791,7 @@ async def test_a_product_question_naming_no_money_reaches_technical_without_bill
         {"customer": "is there a timeline or gantt view for projects or nah",
          "expect": {"agent": "technical", "reply": ["person"], "reply_not": ["is this about billing", "covers this"], "not_tools": money}},
     ]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo)
 
 
 async def test_someone_else_in_the_account_told_in_few_words_is_not_asked_about():
@@ -807,9 +802,7 @@ async def test_someone_else_in_the_account_told_in_few_words_is_not_asked_about(
     told = "somebody else has been in my account i'm sure of it"
     convo = {"name": "someone in the account, few words", "turns": [
         {"customer": told, "expect": {"agent": "security", "reply_not": ["So I can bring in the right colleague"]}}]}
-    [result] = await evaluate_conversations([convo], config=str(REPO / "evals" / "config-agent.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(convo, "evals/config-agent.toml")
     shipped = {"name": "someone in the account, few words, shipped desk", "turns": [
         {"customer": told, "expect": {"agent": "triage", "reply": ["So I can bring in the right colleague"]}}]}
-    [result] = await evaluate_conversations([shipped], config=str(REPO / "agents.toml"))
-    assert result.passed, "\n".join(result.failures)
+    await passes(shipped)
