@@ -223,7 +223,11 @@ def test_a_turn_holder_killed_mid_turn_loses_the_lease_and_the_session_goes_on(w
     items, active = run(_read_log(where, sid))
     customers = check_turns(items, active, unanswered={"worker 9 turn 0"})
     assert customers[0].startswith("worker 9 turn 0:"), "the killed turn's committed customer message is kept"
-    assert len(customers) == 1 + 3 * 2
+    # Exactly the victim's message and every one a worker was told was answered. On a loaded
+    # machine a worker descheduled past the 1.5 s lease is fenced off before its message is
+    # stored (it is told: "lease lost") and goes on with its next turn.
+    done = [line.split(" done")[0] for out in outputs for line in out if line.startswith("turn ") and " done" in line]
+    assert len(customers) == 1 + len(done)
 
 
 def test_a_holder_stopped_past_its_lease_is_fenced_off_when_it_resumes(where: str, tmp_path: Path):
