@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -317,11 +317,9 @@ KNOWN_MISSES = {
     # reader before, passes since ground-12's reader; "the plan with the most features" and a company
     # card that "replaced" the "personal" one pass since route-13: billing keeps a money intent told
     # in the technical agent's words, and the gate learnt a card or bank told as a replacement.) What
-    # still misses: payments from a new bank account lean the router to technical (0.58) and the act
-    # reader reads the message as a problem told, so cues.asks_card_change (a request) does not hear
-    # the change the desk intents reader reads (update_card 1.00); "we did each
-    # step and the error is still there" points back with no pronoun, so it is searched again:
-    "route 12 (held): new bank, payments from the new account",
+    # still misses: "we did each step and the error is still there" points back with no pronoun, so
+    # it is searched again. (Payments from a new bank account pass since bill-18: billing's examples
+    # of a failed subscription payment moved the router's lean.)
     # (Closing the business with a copy of all data, read as privacy since ground-12, the finance
     # guy's view access to the invoices folder, read as invoice details, and our logo and colours
     # on the workspace, read as a deletion, pass since ground-13's near matters.)
@@ -524,9 +522,7 @@ KNOWN_MISSES = {
     # route-14 (a cancellation without its noun, a reset's id given next, two matters led by the
     # plan, chit-chat with an afterthought, a person now, denials on the config desk; tune 3/5 and
     # held 5/5 before, 4/5 and 5/5 after; config tune 4/5 and held 4/5 before, 5/5 and 4/5 after).
-    # "what plan do i have right now, and ...": the router places the plan's clause with the
-    # senior agent (0.59: "right now" is urgency's word), so triage does not split the message:
-    "route 14 (tune): two matters: which plan, and turning on two factor",
+    # ("what plan do i have right now, and ..." is split since bill-18's billing examples.)
     # "my account isnt compromised or anything, safari just signs me out": the access reader reads
     # someone else's access in it (0.96) despite the denial, so it stays the security agent's:
     "route 14 config (held): negation: not compromised, safari signs me out all the time",
@@ -534,10 +530,8 @@ KNOWN_MISSES = {
     # the demo calendar, invoices, failed payments; tune 6/12 and held 5/12 before, 11/12 and 7/12
     # after the weekday, the day with no month, the day-first short date, a past "when did you
     # charge me", and a refund beside a plan change told). A failed payment with the account's fate
-    # asked ("will my account get locked?", "i lose the acount?"): the router hears the technical
-    # agent's lock and lost-phone words (0.98); billing's examples tell no failed subscription payment:
-    "money 16 (tune): a failed payment, what happens next",
-    "money 16 (held): a failed payment, non-native, will i lose the account",
+    # asked ("will my account get locked?", "i lose the acount?") passes since bill-18: triage gives
+    # a failed payment told to billing (asks.payment_failed_told), which answers with its charge.
     # A month with no charge on the account ("my payment from last november"): the refund flow
     # refuses by policy and lists the charges, but does not say that month has none (the charges
     # answer does, "I don't see a charge in ..."):
@@ -590,8 +584,10 @@ KNOWN_MISSES = {
     # email, and technical ones of credits paid for, routed these, but any line added to either
     # agent's examples moved the scope by examples that hands "before you do that, how many days
     # until it shows on my card?" (understand-3) back out of billing: taken back out in round 12b.
-    # The failed payment's email reads the technical agent's card-in-app examples (0.6):
-    "money 17 (tune): an email that the payment failed, nothing asked",
+    # (The failed payment's email passes since bill-18: triage gives a failed payment told to
+    # billing, and billing's examples tell one; understand-3 still passes with them.) "an email that
+    # the payment was not successful": "not successful" is no failure the rule reads (the reading
+    # holds "unsuccessful"; this one is spelt "succesful"), so the card-in-app examples (0.6) keep it:
     "money 17 (held): non-native: an email that the payment was not successful",
     # Credits paid for with the card charged read as money, so billing asks for the email:
     "money 17 (tune): credits paid for an hour ago, card charged, balance 0",
@@ -622,9 +618,9 @@ KNOWN_MISSES = {
     # access after cancelling asked with "say i cancel, ..." is answered, nothing offered: a
     # supposition opening a clause is a conditional, asks._CONSEQUENCE_QUESTION. The renewal
     # forgotten is still shown: "9.99 went out on march 13. i'd like it returned" names no money
-    # back to the refund cue or the intent readers, so the March 13 charge is shown, not refused.)
+    # back to the refund cue or the intent readers, so the March 13 charge is shown, not refused.
+    # Since bill-18 the failed payment's email is billing's, answered with the failed charge.)
     "understand 13 (held): article: credits bought two hours ago, balance still zero",
-    "understand 13 (held): control: an email said the payment failed, what happened",
     "understand 13 (held): refused: forgot to cancel before renewal, starter of march 13",
     "understand 13 (held): kept: email once, latest invoice then the plan it is for",
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
@@ -654,7 +650,6 @@ KNOWN_MISSES = {
     "understand 14 (held): kept: starter named first, email next, 'yes that one'",
     "understand 14 (held): chit-chat: tired of the same questions all day",
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
-    "understand 14 (held): control: an email said the payment didn't go through",
     # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
     # before, 5/7 and 2/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
     # Chat words no public corpus writes ("lol", "ur", "goin", "tlaking") leave too little of the
@@ -691,6 +686,10 @@ KNOWN_MISSES = {
     # an id, and "forgot the password again", not sent; an export with an invoice number; a yearly
     # price before the gate's question; config desk: a forgotten app pin with "nobody hacked".
     "understand 15 (held): no article: two people typing in one document at once",
+    # "THIRD time asking. refund the march 8th payment": a repeat contact goes to senior by design
+    # (cues.REPEAT_CONTACT, moves-tune's "3rd time I'm contacting you about being charged twice"),
+    # who says the charge failed with nothing to refund; billing keeping it needs the lead's word on
+    # which repeat contacts stay at level 1 (bill-18 left it):
     "understand 15 (held): refused: rude, capitals, the failed march 8 starter payment",
     "understand 15 (held): calendar: 'a week ago' is march 13",
     "understand 15 (held): kept: a new visa 3318 told first, id next, 'yes thats it'",
@@ -698,11 +697,18 @@ KNOWN_MISSES = {
     "understand 15 (held): changed mind: cancel offered, a question about files, then 'fine, cancel it'",
     "understand 15 (held): chit-chat: raining in glasgow again",
     "understand 15 (held): request: terse, an id and 'password reset.'",
-    "understand 15 (held): two matters: a csv of everything, and the february invoice number",
     "understand 15 (held): control: forgot the password again, reset to the email",
-    "understand 15 (held): control: a payment-failed email, what now",
     "understand 15 (held): control: team paid yearly, its price, 'sure, do that'",
     "understand 15 config (held): negation: nobody hacked anything, forgot the app's pin",
+    # bill-18 (billing's own matters: failed payments, declined renewals, invoice numbers and copies,
+    # VAT ids, an export beside an invoice number, credits bought; tune 5/9 and held 4/9 before, 9/9
+    # and 7/9 after). "INV number for feb pls CUS-1033": the router places it with billing (0.97) but
+    # cues.names_money hears no money ("INV" alone, a month; the money gate reads none), so triage
+    # gives it to the technical agent (_money_without_money), who has no article:
+    "bill 18 (held): terse, the INV for feb",
+    # Credits paid for, balance 0: "paid" leans the router to billing (0.78), which asks for the
+    # email; the intents reader's top_up (0.57) also reads top-up fee questions that are billing's:
+    "bill 18 (held): paid for extra credits, balance says 0",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

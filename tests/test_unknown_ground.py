@@ -126,6 +126,11 @@ def test_the_ground_reader_on_its_held_lines_of_the_desks_own_grounds():
         ("We must give to our lawyer a file with all records we have in acme, how I can do this?", None),
         ("i dont want to pay for acme anymore, shut it down pls", None),
         ("the 2fa code is not accepted", None),
+        # an invoice's number asked is read from the invoices; a number put on them is not
+        # (bill-18: "vat number", "registration number" taught "number" to invoice details)
+        ("and that invoice number?", None),
+        ("need the invoice number of my january bill", None),
+        ("can you print our VAT number on the invoices?", "request to change invoice details"),
     ],
 )
 def test_the_desks_own_grounds_read_by_the_learned_reader(text, ground):

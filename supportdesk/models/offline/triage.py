@@ -238,6 +238,10 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
     ("money", lambda t: asks_what_an_account_action_does(t)),
     # files removed or overwritten, wanted back: the restore article ("get it back" sounds like money)
     ("tech", lambda t: cues.FILES_BACK.search(t) and not _asks_money(cues.without_file_names(t))),
+    # a payment of the account's that failed, told ("you emailed me my payment didnt go
+    # through"): only billing's tools read the failed charge ("go through", "declined" lean to
+    # the in-app card article; a card refused at a checkout or a top-up names no such payment)
+    ("money", lambda t: asks.payment_failed_told(t) and not cues.APP_TROUBLE.search(t)),
     # a charge named by its id ("what is CH-9006?"): only billing's tools read charges
     ("money", lambda t: cues.CHARGE_ID.search(t) and not cues.APP_TROUBLE.search(t)),
     # the card on file taken away ("delete my card details" leans towards the app's card troubles)

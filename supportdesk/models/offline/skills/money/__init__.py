@@ -43,7 +43,7 @@ REMOVE_CARD_REPLY = (
 )
 # What changes the account (as against what is only read: invoices, prices, the next payment).
 _CHANGES = {"payment", "cancel", "plan"}
-_READS = {"invoice", "next_payment", "my_plan", "card_on_file", "last_payment"}
+_READS = {"invoice", "next_payment", "my_plan", "card_on_file", "last_payment", "failed_payment"}
 _LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
 
 
@@ -214,6 +214,8 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return self._card_on_file(customer_id)
         if read == "last_payment":
             return self._last_payment(customer_id)
+        if read == "failed_payment":
+            return self._failed_payment(customer_id)
         return self._my_plan(customer_id)
 
     def _money_for(self, intents: set[str], asked: set[str], customer_id: str, text: str):
@@ -252,6 +254,8 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return self._card_on_file(customer_id)
         if intents == {"last_payment"}:
             return self._last_payment(customer_id)
+        if intents == {"failed_payment"}:
+            return self._failed_payment(customer_id)
         if "credit" in intents:
             return self._credit(customer_id, text)
         if "cancel" in intents:

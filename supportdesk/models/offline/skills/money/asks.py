@@ -198,6 +198,39 @@ def cancelling_asked_about(text: str) -> bool:
     return bool(_CANCELLING_NAMED.search(text)) and asks_what_it_would_do(text)
 
 
+# A payment of the account's own that did not go through, told: a charge's status as the business
+# data records it ("failed") in the words customers use for it, said of what the desk bills (a
+# payment, a charge, the renewal, the subscription) in one clause. A card refused at a checkout
+# or a top-up that failed names no such payment: those are the app's (the card and top-up
+# articles), and `_NOT_THE_SUBSCRIPTION` keeps them out. (Issue 38, bill-18: "got an email saying
+# my payment failed", "my card was declined when pro renewed" were answered with the next
+# payment, or routed to the card article.)
+_FAILED = (
+    r"(?:fail(?:ed|s|ing|ure)?|declined?|bounced?|rejected|refused|unsuccessful|did(?:n'?t|nt| not) go through|"
+    r"(?:could|can|was|were)(?:n'?t|nt| not)(?: be)? (?:processed|collected|taken))"
+)
+_BILLED_THING = r"(?:payments?|charges?|renewals?|subscriptions?|invoices?)"
+# Grammar, not phrasings: the billed thing as the subject of the failure ("my payment failed",
+# "the renewal payment could not be processed"), the failure before it as its adjective or verb
+# ("a failed payment", "declined the team renewal"), or a failure at the renewal ("my card was
+# declined when pro renewed"). A card declined "and payment wouldn't go through" at a restaurant
+# is the card's trouble, told of a purchase elsewhere: no subject here, no match.
+_PAYMENT_FAILED = re.compile(
+    rf"\b{_BILLED_THING}\W{{0,2}}\s+(?:(?:was|were|got|has|had|is|did|just|been|have|apparently)\s+){{0,3}}{_FAILED}\b"
+    rf"|\b{_FAILED}\s+(?:(?:the|my|our|your|this|that|last|latest|recent|monthly|yearly|annual|starter|pro|team)\s+){{0,2}}{_BILLED_THING}\b"
+    rf"|\b{_FAILED}\s+(?:when|as|at)\s+(?:\w+\s+){{0,2}}renew\w*",
+    re.IGNORECASE,
+)
+_NOT_THE_SUBSCRIPTION = re.compile(r"\btop[- ]?ups?\b|\btopp?(?:ed|ing) up\b|\bcheckout\b|\bcredits?\b(?! card)", re.IGNORECASE)
+
+
+def payment_failed_told(text: str) -> bool:
+    """The message tells of a payment of the account's that failed (`_PAYMENT_FAILED`): its charge
+    is the answer (which one, when, how much, what settles it), not the next payment nor an
+    article about cards in the app."""
+    return bool(_PAYMENT_FAILED.search(text)) and not _NOT_THE_SUBSCRIPTION.search(text)
+
+
 def is_question(text: str) -> bool:
     """The message asks: a sentence ends with "?", or the act reader reads a question by its
     margin over a request and a problem (a bare "when ..." opening a statement of when a change

@@ -92,7 +92,7 @@ def asks_last_payment(text: str) -> bool:
 
 
 # Requests of their own that a question's topic (./asks.py) does not replace.
-_NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan"}
+_NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan", "failed_payment"}
 _CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
 
 
@@ -326,6 +326,11 @@ def _intents_in(t: str) -> frozenset[str]:
         # plan is it?"): the plan said by its owner, not by a name of the price list, with its
         # price read by the desk intents reader: the account's plan and its price, read from both.
         found |= {"my_plan", "pricing"}
+    if not found & (ACTION_INTENTS | _NAMED_REQUESTS) and asks.payment_failed_told(t):
+        # "my card was declined when pro renewed, what happens now?": the payment that failed is
+        # what is asked about, not the renewal to come (a refund or a new card asked beside it
+        # is its own request, read above).
+        found = (found - {"next_payment", "pricing"}) | {"failed_payment"}
     if not found & (ACTION_INTENTS | _NAMED_REQUESTS):
         # No request heard: what the question is about answers it (./asks.py). The renewal
         # asked about ("does our yearly plan renew this year or next, and for how much?") is

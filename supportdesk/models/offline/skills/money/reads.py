@@ -64,6 +64,32 @@ class MoneyReads(MoneyBase):
         self.step.resolved = True
         return self.step.answer(said)
 
+    def _failed_payment(self, customer_id: str):
+        """A payment the customer tells us failed (asks.payment_failed_told): the account's last
+        failed charge, its day and amount, that nothing was taken, and what settles its invoice
+        (a new payment method, which the desk changes only on the customer's yes); never the
+        in-app card article's steps, and never the next payment in its place (issue 38, bill-18)."""
+        charges = self._charges(customer_id)
+        if charges is None:
+            if self.view.called_with("find_charges", {"customer_id": customer_id}):
+                return self.step.answer(f"I can't find any payments for account {customer_id}.")
+            return self.step.call("find_charges", {"customer_id": customer_id}, customer_id=customer_id)
+        failed = [c for c in charges if c["status"] == "failed"]
+        if not failed:
+            return self.step.answer(
+                "I don't see a failed payment on your account. " + self._charges_summary(charges)
+                + " If your bank shows one that didn't go through, tell me its date and amount."
+            )
+        charge = failed[-1]
+        invoice = f", and invoice {charge['invoice_id']} is still unpaid" if charge.get("invoice_id") else ""
+        self.step.resolved = True
+        return self.step.answer(
+            f"The payment of {money(charge['amount'])} on {nice_date(charge['charged_on'])} ({charge['description']}) failed: "
+            f"it didn't go through, so no money was taken{invoice}. Updating your payment method will settle it: tell me "
+            "the card to use (for example \"visa ending 4242\") and I'll change it once you confirm, or change it yourself "
+            "under Settings > Billing."
+        )
+
     def _charge_label(self, charge_id: str) -> str:
         for t in reversed(self.view.tools):
             if t.ok and t.name == "find_charges" and isinstance(t.output, dict):

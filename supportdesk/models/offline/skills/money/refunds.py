@@ -226,8 +226,8 @@ class MoneyRefunds(MoneyBase):
                 pool = named  # the customer pointed at a charge that is not a duplicate
             elif not named and in_months and not f.amounts and not any(c["id"] in dup_family for c in in_months):
                 pool = [c for c in in_months if c["refundable"] > 0] or in_months  # a month with no duplicate in it
-            if not pool and "refund" in intents:
-                pool = self._charges_matching(charges)
+            if not pool and "refund" in intents:  # a day named with nothing to refund (failed, refunded) is still the one meant
+                pool = self._charges_matching(charges) or self._charges_named(charges)
             if f.amounts:
                 pool = [c for c in pool if any(abs(c["amount"] - a) < 0.005 for a in f.amounts)] or pool
             if f.dates:
