@@ -214,7 +214,7 @@ async def test_a_failed_charge_is_never_said_to_be_refunded():
 async def test_a_failed_payment_told_in_words_leaning_to_the_card_article_is_billings():
     # "go through" leans the router to the in-app card article: the failed charge is billing's to
     # read (triage's asks.payment_failed_told), told with its day and amount, nothing changed.
-    assert not await _converse(
+    assert not await converse(
         ("you emailed me that my payment didnt go through?? why. CUS-1025",
          {"agent": "billing", "not_tools": [*ACTIONS, "update_payment_method"], "reply": ["failed", "March 10", "$29.99"],
           "reply_not": ["usually fixes"]}),
@@ -222,7 +222,7 @@ async def test_a_failed_payment_told_in_words_leaning_to_the_card_article_is_bil
 
 
 async def test_a_renewal_that_failed_is_answered_with_the_failed_charge_not_the_next_payment():
-    assert not await _converse(
+    assert not await converse(
         ("my card was declined when pro renewed this month. what happens now? CUS-1025",
          {"agent": "billing", "not_tools": [*ACTIONS, "update_payment_method"],
           "reply": ["failed", "March 10", "$29.99", "INV-5075", "payment method"], "reply_not": ["next payment", "shall i"]}),
@@ -231,7 +231,7 @@ async def test_a_renewal_that_failed_is_answered_with_the_failed_charge_not_the_
 
 async def test_a_failed_top_up_told_stays_with_the_credits_article():
     # A top-up's payment that failed is the app's (the credits article), not the account's charge.
-    assert not await _converse(
+    assert not await converse(
         ("my credits top-up payment failed", {"agent": "technical", "not_tools": ACTIONS, "reply": ["Usage credits"]}),
     )
 
@@ -239,7 +239,7 @@ async def test_a_failed_top_up_told_stays_with_the_credits_article():
 async def test_a_refund_of_a_failed_charge_named_by_its_day_and_amount_says_it_failed():
     # Nothing can be refunded of a failed charge, so no refundable charge matches the day and the
     # amount: the charge named is still the one meant, not a refusal of every charge by policy.
-    assert not await _converse(
+    assert not await converse(
         ("i want a refund for the 29.99 from march 10, CUS-1025",
          {"not_tools": ACTIONS, "reply": ["failed", "nothing to refund"], "reply_not": ["policy allows"]}),
     )
