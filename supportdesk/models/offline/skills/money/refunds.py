@@ -17,6 +17,9 @@ from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.view import ToolEvent
 from supportdesk.text import money
 
+# Where a refund goes and when it shows there (said of refunds in general, and of one offered).
+REFUND_REACHES = "A refund goes back to the original payment method and usually shows there within 5-10 business days of being made."
+
 # "it", "that one", "this charge": a charge named before.
 _ANAPHOR = re.compile(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.I)
 
@@ -65,8 +68,7 @@ class MoneyRefunds(MoneyBase):
             )
         which = f"Refunds are made for these reasons only: {', '.join(reasons)}. " if reasons else ""
         return (
-            "A refund goes back to the original payment method and usually shows there within 5-10 business days "
-            f"of being made. {which}If you're asking about a particular charge, tell me which one (its date or amount) "
+            f"{REFUND_REACHES} {which}If you're asking about a particular charge, tell me which one (its date or amount) "
             "and I'll look at it. I haven't changed anything."
         )
 
