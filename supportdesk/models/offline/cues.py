@@ -933,8 +933,14 @@ CLAUSE_SPLIT = re.compile(
 CARD_DESCRIPTION = re.compile(_CARD_BRAND + r"[^.\d]{0,30}?" + _LAST_FOUR + r"|\b(paypal)\b", _FLAGS)
 CARD_NUMBER = re.compile(r"\b(?:\d[ -]?){13,19}\b")
 PLAN_NAME = re.compile(rf"\b(starter|pro|{_TEAM_PLAN})\b", _FLAGS)
-# ("once a year", "every month": the period said in words, issue 38.)
-PERIOD = re.compile(r"\b(annual(?:ly)?|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b", _FLAGS)
+# ("once a year", "every month": the period said in words, issue 38; "for a full year", "a whole
+# year paid in one go", "a year up front", "per annum": a year paid at once, money-18.)
+PERIOD = re.compile(
+    r"\b(annual(?:ly)?|yearly|monthly|per\s+annum|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month)"
+    r"|for\s+(?:a|one|the)\s+(?:full|whole|entire)\s+year|(?:a|one|the)\s+(?:full\s+|whole\s+|entire\s+)?year\s+"
+    r"(?:paid\s+)?(?:up\s?front|in\s+advance|at\s+once|in\s+one\s+go|in\s+one\s+payment))\b",
+    _FLAGS,
+)
 # Right before a period: the one they are on ("from", "instead of", "rather than", "not").
 _PERIOD_LEFT = re.compile(r"\b(?:from|instead of|rather than|not)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
 _PERIOD_TO = re.compile(r"\b(?:to|onto)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
