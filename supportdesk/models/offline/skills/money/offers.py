@@ -14,10 +14,9 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money import asks
-from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.models.offline.skills.money.base import REFUND_REACHES, MoneyBase
 from supportdesk.models.offline.skills.account import ABOUT_CANCELLING, ABOUT_CARDS
 from supportdesk.models.offline.skills.money.plans import corrected_request, plan_change_facts
-from supportdesk.models.offline.skills.money.refunds import REFUND_REACHES
 from supportdesk.text import money
 
 ANYTHING_ELSE = "Is there anything else I can help with?"

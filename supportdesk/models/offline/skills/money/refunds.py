@@ -13,12 +13,9 @@ from supportdesk.items import Notice
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
-from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.models.offline.skills.money.base import REFUND_REACHES, MoneyBase
 from supportdesk.models.offline.view import ToolEvent
 from supportdesk.text import money
-
-# Where a refund goes and when it shows there (said of refunds in general, and of one offered).
-REFUND_REACHES = "A refund goes back to the original payment method and usually shows there within 5-10 business days of being made."
 
 # "it", "that one", "this charge": a charge named before.
 _ANAPHOR = re.compile(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.I)
