@@ -8,10 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from supportdesk.models.offline.skills.common import SkillBase
 
-# Where a refund goes and when it shows there: said of refunds in general (refunds.py) and of one
-# offered and asked about before the yes (offers.py).
-REFUND_REACHES = "A refund goes back to the original payment method and usually shows there within 5-10 business days of being made."
-
 
 class MoneyBase(SkillBase):
     """The base of each part of the money skill (set up, like every skill, by `Specialist`)."""

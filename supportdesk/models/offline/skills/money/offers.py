@@ -14,7 +14,7 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money import asks
-from supportdesk.models.offline.skills.money.base import REFUND_REACHES, MoneyBase
+from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.skills.account import ABOUT_CANCELLING, ABOUT_CARDS
 from supportdesk.models.offline.skills.money.plans import corrected_request, plan_change_facts
 from supportdesk.text import money
@@ -38,8 +38,10 @@ _PAUSE_FIRST = re.compile(r"^\W*(?:wait|hold on|hang on)\b[\s,.!:-]*", re.I)
 
 
 # What the desk says of an offered action asked about before the yes (`_facts_of`; a plan change's
-# and a cancellation's are said from the message and the account).
-_FACTS_OF = {"refund": REFUND_REACHES, "payment": ABOUT_CARDS, "cancel": ABOUT_CANCELLING, "plan": ""}
+# and a cancellation's are said from the message and the account). Not a refund's: a question
+# after one offered points at the charges listed with it ("the first one, what was it for?"),
+# answered from them (`_answer_offer`), and one above this agent's limit is put on another's behalf.
+_FACTS_OF = {"payment": ABOUT_CARDS, "cancel": ABOUT_CANCELLING, "plan": ""}
 
 
 class MoneyOffers(MoneyBase):
@@ -118,7 +120,7 @@ class MoneyOffers(MoneyBase):
             return None
         args = dict(held.arguments)
         if about_it:
-            # "will i lose my files?", "when does it end?", "how long till the money's back?":
+            # "will i lose my files?", "when does it end?", "what does changing the card cost?":
             # a question about the very action put to them, nothing refused and nothing else
             # asked. Answered with what the desk knows of that action, and the offer stands:
             # the same call is put again, and a later yes in any words runs it once (money-18).

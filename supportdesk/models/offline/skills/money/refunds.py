@@ -13,7 +13,7 @@ from supportdesk.items import Notice
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
-from supportdesk.models.offline.skills.money.base import REFUND_REACHES, MoneyBase
+from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.view import ToolEvent
 from supportdesk.text import money
 
@@ -65,7 +65,8 @@ class MoneyRefunds(MoneyBase):
             )
         which = f"Refunds are made for these reasons only: {', '.join(reasons)}. " if reasons else ""
         return (
-            f"{REFUND_REACHES} {which}If you're asking about a particular charge, tell me which one (its date or amount) "
+            "A refund goes back to the original payment method and usually shows there within 5-10 business days "
+            f"of being made. {which}If you're asking about a particular charge, tell me which one (its date or amount) "
             "and I'll look at it. I haven't changed anything."
         )
 
