@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -691,14 +691,13 @@ KNOWN_MISSES = {
     # who says the charge failed with nothing to refund; billing keeping it needs the lead's word on
     # which repeat contacts stay at level 1 (bill-18 left it):
     "understand 15 (held): refused: rude, capitals, the failed march 8 starter payment",
-    "understand 15 (held): calendar: 'a week ago' is march 13",
-    "understand 15 (held): kept: a new visa 3318 told first, id next, 'yes thats it'",
+    # (money-18: the story's opening, "right, bear with me. i run a tiny architecture studio, five
+    # of us", is read by the act reader as a request and routed to technical as a matter of its
+    # own; the duplicate's part waits behind it. A story's preamble is the act reader's kind.)
     "understand 15 (held): rambling: an architecture studio's accountant found team twice, 'alright, yes refund the extra'",
-    "understand 15 (held): changed mind: cancel offered, a question about files, then 'fine, cancel it'",
     "understand 15 (held): chit-chat: raining in glasgow again",
     "understand 15 (held): request: terse, an id and 'password reset.'",
     "understand 15 (held): control: forgot the password again, reset to the email",
-    "understand 15 (held): control: team paid yearly, its price, 'sure, do that'",
     "understand 15 config (held): negation: nobody hacked anything, forgot the app's pin",
     # bill-18 (billing's own matters: failed payments, declined renewals, invoice numbers and copies,
     # VAT ids, an export beside an invoice number, credits bought; tune 5/9 and held 4/9 before, 9/9
@@ -709,6 +708,11 @@ KNOWN_MISSES = {
     # Credits paid for, balance 0: "paid" leans the router to billing (0.78), which asks for the
     # email; the intents reader's top_up (0.57) also reads top-up fee questions that are billing's:
     "bill 18 (held): paid for extra credits, balance says 0",
+    # money-18 (money over several turns: a question between the offer and the yes, a period's
+    # price before the gate, days counted back from today, a card told before the account, a
+    # long story; tune 7/10 and held 7/10 before, tune 10/10 and held 9/10 after). Still: a period
+    # misspelt ("billed anually") is no period to the rules, so pro monthly reads as no change.
+    "money 18 (held): pro billed anually, typo, already on pro monthly",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

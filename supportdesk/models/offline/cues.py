@@ -657,11 +657,17 @@ def plan_step(text: str) -> str | None:
     return None
 
 
+# How a card's last four digits are told after its brand: "ending 1234", "ends in 3318", "last 4
+# digits 7719", "****1234" (one definition for the payment cue and `card_description`).
+_LAST_FOUR = r"(?:end(?:ing|s)(?: in| with)?|last (?:four|4)(?: digits| numbers)?(?: are| is| of it)?|\*+|x+)\s*(\d{4})\b"
+_CARD_BRAND = r"\b(visa|mastercard|master card|amex|american express|discover)\b"
 PAYMENT_METHOD = _any(
     r"\b(?:update|change|replace|new|add|switch|swap)\b.*\b(?:payment method|card on file|billing card|credit card|card|paypal)\b",
     # a card named by its brand and last four digits: "put my new mastercard ending 1234 on the account"
-    # (or said to be another one to pay with: "pay with a different card - mastercard ending 7310")
-    r"\b(?:update|change|replace|new|add|switch|swap|different|another|other|pay with|use)\b.*\b(?:visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?ending\b",
+    # (or said to be another one to pay with: "pay with a different card - mastercard ending 7310";
+    # "new visa ends in 3318", "a new mastercard, last 4 digits 7719": the digits told any way
+    # `card_description` reads them)
+    r"\b(?:update|change|replace|new|add|switch|swap|different|another|other|pay with|use)\b.*" + _CARD_BRAND + r"[^.\d]{0,30}?" + _LAST_FOUR,
     r"\b(?:card|payment method) (?:has )?expired\b",
 )
 # The card on file taken away, not replaced by another: no tool removes one, and a subscription
@@ -924,15 +930,17 @@ CLAUSE_SPLIT = re.compile(
 # A card's brand, then its last four digits however they are introduced: "ending (in)", "ends
 # (in|with)", "last four/4 (digits) are", "****", "x" (issue 38: "my mastercard ends in 3141" named
 # no card, and the card was asked for again after the email).
-CARD_DESCRIPTION = re.compile(
-    r"\b(visa|mastercard|master card|amex|american express|discover)\b[^.\d]{0,30}?"
-    r"(?:end(?:ing|s)(?: in| with)?|last (?:four|4)(?: digits| numbers)?(?: are| is| of it)?|\*+|x+)\s*(\d{4})\b|\b(paypal)\b",
-    _FLAGS,
-)
+CARD_DESCRIPTION = re.compile(_CARD_BRAND + r"[^.\d]{0,30}?" + _LAST_FOUR + r"|\b(paypal)\b", _FLAGS)
 CARD_NUMBER = re.compile(r"\b(?:\d[ -]?){13,19}\b")
 PLAN_NAME = re.compile(rf"\b(starter|pro|{_TEAM_PLAN})\b", _FLAGS)
-# ("once a year", "every month": the period said in words, issue 38.)
-PERIOD = re.compile(r"\b(annual(?:ly)?|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b", _FLAGS)
+# ("once a year", "every month": the period said in words, issue 38; "for a full year", "a whole
+# year paid in one go", "a year up front", "per annum": a year paid at once, money-18.)
+PERIOD = re.compile(
+    r"\b(annual(?:ly)?|yearly|monthly|per\s+annum|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month)"
+    r"|for\s+(?:a|one|the)\s+(?:full|whole|entire)\s+year|(?:a|one|the)\s+(?:full\s+|whole\s+|entire\s+)?year\s+"
+    r"(?:paid\s+)?(?:up\s?front|in\s+advance|at\s+once|in\s+one\s+go|in\s+one\s+payment))\b",
+    _FLAGS,
+)
 # Right before a period: the one they are on ("from", "instead of", "rather than", "not").
 _PERIOD_LEFT = re.compile(r"\b(?:from|instead of|rather than|not)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
 _PERIOD_TO = re.compile(r"\b(?:to|onto)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)

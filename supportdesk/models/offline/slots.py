@@ -333,15 +333,34 @@ _DAY_OF_THIS_MONTH = (
     r"\b(?:on|from|for|dated)\s+the\s+(?P<bare_day>\d{1,2})(?:st|nd|rd|th)\b"
     rf"(?!\s+(?:of\s+)?(?:{_MONTH_RE}|this|last|next)\b)"
 )
-_RELATIVE_DAY = re.compile(
-    r"\b(?P<before>(?:the )?day before yesterday)\b|\b(?P<yesterday>yesterday(?:'?s)?|yday)\b"
-    r"|\b(?P<today>today(?:'?s)?|tonight|this (?:morning|afternoon|evening))\b"
+# Days spoken of together, counted from today (money-18): "last weekend" (the Saturday and Sunday
+# of the latest weekend gone by), "earlier this week" (this week's Monday to yesterday), "this
+# week" (to today), "last week" (the week before's Monday to Sunday), "at the start of the month"
+# (its first week: this month's, or last month's when said so).
+_DAYS_FROM_TODAY = (
+    r"\b(?P<weekend>last\s+weekend|(?:the\s+)?weekend\s+(?:just\s+)?gone)\b"
+    r"|\b(?P<earlier_week>earlier\s+this\s+week|(?:at\s+)?the\s+start\s+of\s+(?:this|the)\s+week)\b"
+    r"|\b(?P<this_week>this\s+week)\b|\b(?P<last_week>last\s+week|the\s+week\s+before\s+last)\b(?!\s*end)"
+    r"|\b(?P<month_start>(?:start|beginning|first\s+week)\s+of\s+(?:the|this|(?P<start_last>last))\s+month"
+    r"|early\s+(?:this|(?P<early_last>last))\s+month)\b"
+)
+# A day counted back from today by a number of days or weeks ("10 days ago", "a week ago", "the
+# day before yesterday").
+_DAYS_BACK = (
+    r"\b(?P<before>(?:the )?day before yesterday)\b"
     r"|\b(?P<n>\d{1,2}|one|a|two|three|four|five|six|seven) days? ago\b"
-    rf"|{_DAY_OF_A_MONTH_FROM_TODAY}|{_WEEKDAY_GONE_BY}|{_DAY_OF_THIS_MONTH}",
+    r"|\b(?P<weeks>\d|one|a|two|three|four) weeks? ago\b"
+)
+_RELATIVE_DAY = re.compile(
+    r"\b(?P<yesterday>yesterday(?:'?s)?|yday)\b"
+    r"|\b(?P<today>today(?:'?s)?|tonight|this (?:morning|afternoon|evening))\b"
+    rf"|{_DAYS_BACK}|{_DAYS_FROM_TODAY}|{_DAY_OF_A_MONTH_FROM_TODAY}|{_WEEKDAY_GONE_BY}|{_DAY_OF_THIS_MONTH}",
     re.IGNORECASE,
 )
+# The days named from today that only a charge's day is named by (not "today", which a change is
+# asked for too: "cancel it today"; nor "yesterday", which tells of anything that happened).
 _MONTH_DAY_FROM_TODAY = re.compile(
-    rf"{_DAY_OF_A_MONTH_FROM_TODAY}|{_WEEKDAY_GONE_BY}|{_DAY_OF_THIS_MONTH}", re.IGNORECASE
+    rf"{_DAYS_BACK}|{_DAYS_FROM_TODAY}|{_DAY_OF_A_MONTH_FROM_TODAY}|{_WEEKDAY_GONE_BY}|{_DAY_OF_THIS_MONTH}", re.IGNORECASE
 )
 _MONTHS_FROM_TODAY = {"last": -1, "this": 0, "next": 1}
 
@@ -375,6 +394,11 @@ def relative_days(text: str, today: date) -> list[Date]:
     before it), in order."""
     found: list[Date] = []
     for m in _RELATIVE_DAY.finditer(text):
+        spanned = _days_spanned(m, today)
+        if spanned is not None:
+            for day in spanned:
+                _add_unique(found, Date(day.month, day.day, day.year))
+            continue
         if m.group("month_from_today") or m.group("bare_day"):
             months_on = _MONTHS_FROM_TODAY[m.group("month_from_today").lower()] if m.group("month_from_today") else 0
             named = _day_of_month_from(today, int(m.group("nth") or m.group("nth_bare") or m.group("bare_day")), months_on)
@@ -391,12 +415,35 @@ def relative_days(text: str, today: date) -> list[Date]:
             back = 1
         elif m.group("today"):
             back = 0
+        elif m.group("weeks"):
+            n = m.group("weeks").lower()
+            back = 7 * (int(n) if n.isdigit() else _WORD_NUMBER[n])
         else:
             n = m.group("n").lower()
             back = int(n) if n.isdigit() else _WORD_NUMBER[n]
         day = today - timedelta(days=back)
         _add_unique(found, Date(day.month, day.day, day.year))
     return found
+
+
+def _days_spanned(m: re.Match[str], today: date) -> list[date] | None:
+    """The days a `_DAYS_FROM_TODAY` match names, none after today; None for a single day's match."""
+    monday = today - timedelta(days=today.weekday())
+    if m.group("weekend"):
+        # The latest Sunday before today (on a Sunday, the weekend before this one).
+        sunday = today - timedelta(days=(today.weekday() - 6) % 7 or 7)
+        return [sunday - timedelta(days=1), sunday]
+    if m.group("earlier_week") or m.group("this_week"):
+        last = today - timedelta(days=1) if m.group("earlier_week") else today
+        return [monday + timedelta(days=n) for n in range((last - monday).days + 1)]
+    if m.group("last_week"):
+        return [monday - timedelta(days=7 - n) for n in range(7)]
+    if m.group("month_start"):
+        first = today.replace(day=1)
+        if m.group("start_last") or m.group("early_last"):
+            first = (first - timedelta(days=1)).replace(day=1)
+        return [d for d in (first + timedelta(days=n) for n in range(7)) if d <= today]
+    return None
 
 
 def _ids(pattern: re.Pattern[str], prefix: str, text: str) -> list[str]:

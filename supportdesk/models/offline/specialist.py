@@ -537,6 +537,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                         or cues.TRYING.search(clause) or cues.setup_only(clause)
                         # ("let me think" to the offer the gate just closed: still deciding about it)
                         or (v.declined_tool is not None and hedged(clause))
+                        # ("when would i lose access then?": a question the gate closed its offer on,
+                        # telling no trouble: about the offer, answered with it standing; money-18)
+                        or self._asks_about_closed_offer(clause)
                     )
                     and not self._has_own_request(clause, any_skill=True)
                 )
@@ -584,7 +587,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return "money", switch_clause, own_text
         if ctx.get("credit_reason") and not v.calls("issue_credit"):
             return "money", switch_clause, own_text
-        if v.declined_tool in dialogue.ACCOUNT_ACTIONS and text and hedged(text):
+        if v.declined_tool in dialogue.ACCOUNT_ACTIONS and text and (hedged(text) or self._asks_about_closed_offer(text)):
             # "umm not sure, maybe" to the credit the gate held: the offer's matter, put again
             # by the skill that made it (`skills/money/offers.py`, `_held_again`), not a new topic.
             return "money", switch_clause, own_text
@@ -670,6 +673,12 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         entry = v.desk.agents.get(v.desk.desk.entry)
         others = [v.desk.agents[n] for n in (entry.handoffs if entry else []) if n in v.desk.agents and n != self.me.name]
         return any(scope.share_in_scope(a, text)[0] >= mine + STRAY_SHARE_MARGIN for a in others)
+
+    def _asks_about_closed_offer(self, text: str) -> bool:
+        """The desk's gate closed an account action's offer on this message as a question, and
+        it tells no trouble: a question about the action put to them, not a matter of its own."""
+        v = self.view
+        return v.declined_tool in dialogue.ACCOUNT_ACTIONS and v.offer_answer == "question" and not cues.PROBLEM.search(text)
 
     def _strays(self, text: str) -> bool:
         """Later in a conversation, the latest message raises a matter of its own that this agent

@@ -407,14 +407,7 @@ class AccountSkill(SkillBase):
             return read
         plan = next((p for p in plans if p["code"] == record.get("plan")), None)
         annual = record.get("billing_period") == "annual"
-        # Counted from the business data's today (find_customer's "as_of": the demo company's
-        # calendar), and only without one from the day the customer asked.
-        as_of = str(record.get("as_of") or "")
-        try:
-            asked_on = date.fromisoformat(as_of)
-        except ValueError:
-            asked_on = v.customer_messages[-1].created_at.date() if v.customer_messages else date.today()
-        due = next_billing_date(asked_on, int(record.get("billing_day") or 1), annual, str(record.get("created_on", "")))
+        due = self._next_due(record)
         price = f"{money(plan['annual_price' if annual else 'monthly_price'])} " if plan else ""
         name = plan["name"] if plan else str(record.get("plan", "")).title()
         step.resolved = True
@@ -422,6 +415,18 @@ class AccountSkill(SkillBase):
             f"Your next payment is {price}for the {name} plan, billed {'annually' if annual else 'monthly'}, "
             f"on {nice_date(due.isoformat())}."
         )
+
+    def _next_due(self, record: dict[str, Any]) -> date:
+        """The account's next billing day (the end of the period paid for), counted from the
+        business data's today (find_customer's "as_of": the demo company's calendar), and only
+        without one from the day the customer asked."""
+        v = self.view
+        try:
+            asked_on = date.fromisoformat(str(record.get("as_of") or ""))
+        except ValueError:
+            asked_on = v.customer_messages[-1].created_at.date() if v.customer_messages else date.today()
+        annual = record.get("billing_period") == "annual"
+        return next_billing_date(asked_on, int(record.get("billing_day") or 1), annual, str(record.get("created_on", "")))
 
     def _my_plan(self, customer_id: str, with_price: bool = False, text: str = ""):
         """Which plan the account is on, and how it is billed: read from the account; `with_price`:

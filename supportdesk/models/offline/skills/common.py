@@ -83,6 +83,7 @@ class SkillBase:
         @staticmethod
         def _change_priced(plans: list[dict[str, Any]], plan: str, period: str) -> str: ...  # account
         def _next_payment(self, customer_id: str): ...  # account
+        def _next_due(self, record: dict[str, Any]) -> date: ...  # account
         def _my_plan(self, customer_id: str, with_price: bool = False, text: str = ""): ...  # account
         def _card_on_file(self, customer_id: str): ...  # account
         def _pricing(self, text: str): ...  # account

@@ -15,7 +15,8 @@ from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
-from supportdesk.models.offline.skills.money.plans import corrected_request
+from supportdesk.models.offline.skills.account import ABOUT_CANCELLING, ABOUT_CARDS
+from supportdesk.models.offline.skills.money.plans import corrected_request, plan_change_facts
 from supportdesk.text import money
 
 ANYTHING_ELSE = "Is there anything else I can help with?"
@@ -34,6 +35,13 @@ _ASKS_ABOUT = re.compile(r"\b(?:why|how come|what|which|when)\b|\b(?:is|was|are|
 # A pause the customer opens with to ask something ("wait, how much is pro?", "hold on - ..."):
 # it asks for time, it turns nothing down.
 _PAUSE_FIRST = re.compile(r"^\W*(?:wait|hold on|hang on)\b[\s,.!:-]*", re.I)
+
+
+# What the desk says of an offered action asked about before the yes (`_facts_of`; a plan change's
+# and a cancellation's are said from the message and the account). Not a refund's: a question
+# after one offered points at the charges listed with it ("the first one, what was it for?"),
+# answered from them (`_answer_offer`), and one above this agent's limit is put on another's behalf.
+_FACTS_OF = {"payment": ABOUT_CARDS, "cancel": ABOUT_CANCELLING, "plan": ""}
 
 
 class MoneyOffers(MoneyBase):
@@ -102,15 +110,25 @@ class MoneyOffers(MoneyBase):
         # ("wait, how much is pro a month?" opens with a word of waiting: read as a no by the
         # gate, which runs nothing either way; a price asked with nothing refused is no refusal.)
         price_asked = intent == "plan" and asks.price_asked(text) and not dialogue.refuses(_PAUSE_FIRST.sub("", text))
-        if v.offer_answer not in ("question", "no") or v.offer_answer == "no" and not price_asked:
+        about_it = self._asks_about_the_offer(intent, asked, text) and not price_asked
+        if v.offer_answer not in ("question", "no") or v.offer_answer == "no" and not (price_asked or about_it):
             return None
-        if intent is None or asked - {intent, "pricing"}:
+        if intent is None or asked - {intent, "pricing"} and not about_it:
             return None
         held = next((t for t in reversed(v.tools) if t.name == v.declined_tool), None)
         if held is None:
             return None
         args = dict(held.arguments)
-        if hedged(text) and "pricing" not in asked:
+        if about_it:
+            # "will i lose my files?", "when does it end?", "what does changing the card cost?":
+            # a question about the very action put to them, nothing refused and nothing else
+            # asked. Answered with what the desk knows of that action, and the offer stands:
+            # the same call is put again, and a later yes in any words runs it once (money-18).
+            facts = self._facts_of(str(intent), args, text)
+            if not isinstance(facts, str):
+                return facts  # the account read first
+            said = f"{facts} Nothing has changed yet."
+        elif hedged(text) and "pricing" not in asked:
             said = NOT_YET
         elif price_asked and cues.plan_request(text)[0] in (None, args.get("plan")):
             read, plans = self._price_list()
@@ -122,6 +140,29 @@ class MoneyOffers(MoneyBase):
         else:
             return None
         return dataclasses.replace(self.step.call(held.name, args), text=said)
+
+    def _asks_about_the_offer(self, intent: str | None, asked: set[str], text: str) -> bool:
+        """The gate closed its offer on a question (or a "no" that is only the pause opening one,
+        "wait, will i lose my files if i switch?") that asks about the offered action itself: it
+        asks nothing else of money, names no charge of its own, and refuses nothing."""
+        rest = _PAUSE_FIRST.sub("", text)
+        return (
+            intent is not None and intent in _FACTS_OF and self.view.offer_answer in ("question", "no")
+            and asks.is_question(rest) and not dialogue.refuses(rest) and not hedged(text)
+            and not asked - {intent, "duplicate", "next_payment"} and not self.view.latest_facts()
+        )
+
+    def _facts_of(self, intent: str, args: dict[str, Any], text: str):
+        """What the desk knows of an offered action (a str), or the step that reads the account
+        first: a cancellation's end of the period paid for is the account's next billing day."""
+        if intent == "plan":
+            return plan_change_facts(text)
+        if intent != "cancel":
+            return _FACTS_OF[intent]
+        read, record = self._read_account(str(args.get("customer_id", "")))
+        if read is not None:
+            return read
+        return f"{ABOUT_CANCELLING} Your current period is paid until {nice_date(self._next_due(record).isoformat())}."
 
     def _after_a_no_reply(self) -> bool:
         """Our last reply said a declined offer changed nothing, and this message adds no fact."""

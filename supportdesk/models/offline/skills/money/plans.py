@@ -18,15 +18,24 @@ from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
 
 
-def plan_change_answer(text: str) -> str:
-    """What a plan change made now or at renewal means for money already paid (no change made)."""
-    verb = "downgrade" if cues.PLAN_DOWN.search(text) else "upgrade" if cues.PLAN_UP.search(text) else "change plans"
+def _change_verb(text: str) -> str:
+    return "downgrade" if cues.PLAN_DOWN.search(text) else "upgrade" if cues.PLAN_UP.search(text) else "change plans"
+
+
+def plan_change_facts(text: str) -> str:
+    """What a plan change made now or at renewal means for money already paid."""
+    verb = _change_verb(text)
     return (
         f"If you {verb} now, the change takes effect straight away: what you've already paid for this period "
         "isn't refunded or prorated, and nothing extra is charged today; from your next payment you pay the new plan's price. "
         "If you'd rather keep everything you've paid for, the change can be made at your next renewal instead, and nothing "
-        f"changes until then. I haven't changed anything: just tell me if you'd like to {verb}, and when."
+        "changes until then."
     )
+
+
+def plan_change_answer(text: str) -> str:
+    """What a plan change made now or at renewal means for money already paid (no change made)."""
+    return f"{plan_change_facts(text)} I haven't changed anything: just tell me if you'd like to {_change_verb(text)}, and when."
 
 
 # A move asked for without the plan's name ("ok move me to it", "switch me then").

@@ -254,7 +254,9 @@ class MoneyReads(MoneyBase):
         if on_days:
             lead = "Here is that charge — " if len(on_days) == 1 else "Here are those charges — "
         elif days:
-            missing = f"I don't see a charge on {' or '.join(d.spoken() for d in days)}. "
+            # (Days said together, "earlier this week": the span, not each of its days.)
+            spoken = [d.spoken() for d in days] if len(days) <= 2 else [f"between {days[0].spoken()} and {days[-1].spoken()}"]
+            missing = f"I don't see a charge {'on ' if len(days) <= 2 else ''}{' or '.join(spoken)}. "
         elif months:
             missing = f"I don't see a charge in {' or '.join(calendar.month_name[m] for m in months)}. "
         shown = on_days or charges
