@@ -132,6 +132,22 @@ async def test_a_reset_link_asked_for_is_sent_not_searched():
         assert result.passed, result.name + ": " + "\n".join(result.failures)
 
 
+async def test_a_forgotten_app_pin_gets_the_passcode_article_not_a_reset_link():
+    """cues.RESET (acct17): the app's pin is set again in the app after signing in with the
+    password (tools/kb/app-passcode.md), so "forgot the pin" asks for no reset link; read as the
+    password's, it was met with "what's the email on your account?" for a link. A forgotten
+    password beside it still is the reset's."""
+    pin = {"name": "pin forgotten", "turns": [
+        {"customer": "nobody hacked me, i just forgot the pin for the acme app on my phone",
+         "expect": {"agent": "technical", "reply": ["Setting or changing the app passcode"], "reply_not": ["email address"],
+                    "not_tools": ["send_password_reset"], "context_absent": ["pending_offer"]}}]}
+    password = {"name": "password forgotten", "turns": [
+        {"customer": "i forgot the password for the acme app on my phone. CUS-1010",
+         "expect": {"agent": "technical", "offers": ["send_password_reset"], "not_tools": ["send_password_reset"]}}]}
+    for result in await evaluate_conversations([pin, password], config=str(REPO / "agents.toml")):
+        assert result.passed, result.name + ": " + "\n".join(result.failures)
+
+
 async def test_senior_takes_a_refund_above_the_level_one_limit(tmp_path):
     # Priya's annual charge was taken twice: $1,299.99 is above billing's level-1 limit.
     turns, _ = await talk(tmp_path, "I was charged twice for my annual plan, please refund the duplicate", "priya@example.com", "yes")

@@ -13,8 +13,8 @@ from tests.conftest import REPO
 from tests.money_turns import passes
 
 
-def _rows(half: str) -> list[dict]:
-    return [json.loads(line) for line in (REPO / "evals" / f"acts-{half}.jsonl").read_text().splitlines() if line.strip()]
+def _rows(half: str, family: str = "acts") -> list[dict]:
+    return [json.loads(line) for line in (REPO / "evals" / f"{family}-{half}.jsonl").read_text().splitlines() if line.strip()]
 
 
 def _accuracy(rows: list[dict]) -> float:
@@ -343,3 +343,13 @@ def test_the_readers_train_on_the_pinned_files_not_on_every_tune_half(tmp_path, 
     build_readers.TRAINING.write_text(json.dumps(fewer))
     read = {t for t, _ in build_readers.conversation_acts()}
     assert (full - read) & left_out and read
+
+
+def test_the_act_reader_on_the_account_lines_held_half():
+    """evals/acct-lines-17-held.jsonl (never trained on): terse requests for a reset ("CUS-1026:
+    password reset", "Password reset - <email>") beside reports and questions of account trouble;
+    12/15 before evals/acct-lines-17-tune.jsonl was learnt (the verbless requests read as
+    greetings or problems), 13/15 after."""
+    rows = _rows("held", "acct-lines-17")
+    assert sum(acts.read_act(r["text"]).act == r["act"] for r in rows) >= 13
+    assert acts.clauses("forgot it again \U0001f644 reset to dana@example.com") == ["forgot it again", "reset to dana@example.com"]

@@ -58,6 +58,12 @@ def test_a_money_tool_cannot_be_run_on_a_request():
     "cant remember my password, need a new one",
     "Please, I want that you mail me the link for make a new password",
     "my password reset link please, dana@example.com",  # a thing named and "please" asks for it
+    # Verbless and terse, beside who writes (acct17: evals/acct-lines-17-tune.jsonl taught the
+    # act reader "password reset" as asked for; it read a greeting or a problem):
+    "CUS-1014 password reset.",
+    "Pw reset - olga.nguyen14@example.com",
+    # An emoji ends a clause (readers/acts.py _CLAUSE): the request after the report is one.
+    "forgot it AGAIN \U0001f629 reset to dana@example.com",
 ])
 def test_the_reset_tool_reads_a_request_for_the_link(text):
     from supportdesk.tools import registry
@@ -75,6 +81,9 @@ def test_the_reset_tool_reads_a_request_for_the_link(text):
     # A problem told beside who writes: the id alone read as a verbless request (held-11).
     "i clicked a link in a fake acme email and typed my password in, dumb i know. CUS-1018",
     "someone phished my password. dana@example.com",
+    # Told, not asked, with the address: the link is offered (understand-held-3), whatever the
+    # terse requests taught the reader.
+    "forgot my password, dana@example.com",
 ])
 def test_the_reset_tool_reads_no_request_in_questions_problems_or_other_asks(text):
     from supportdesk.tools import registry

@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -624,11 +624,9 @@ KNOWN_MISSES = {
     "understand 13 (held): refused: forgot to cancel before renewal, starter of march 13",
     "understand 13 (held): kept: email once, latest invoice then the plan it is for",
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
-    "understand 13 (held): kept: the reset email asked, the address next",
     "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
     "understand 13 (held): chit-chat: fast for a robot",
     "understand 13 (held): chit-chat: raining again in glasgow",
-    "understand 13 (held): request: reset email, non-native, the address given",
     "understand 13 config (held): negation: not worried about hackers, turning on two-factor",
     # understand-held-14 (written blind during round 12; first run 35/54 + 13/15, then the card's
     # digits corrected fixed). By kind: a question no article covers given the sign-in article
@@ -648,7 +646,6 @@ KNOWN_MISSES = {
     "understand 14 (held): question: how far back version history goes on pro",
     "understand 14 (held): question: login code by sms, no smartphone, non-native",
     "understand 14 (held): kept: starter named first, email next, 'yes that one'",
-    "understand 14 (held): chit-chat: tired of the same questions all day",
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
     # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
     # before, 5/7 and 2/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
@@ -696,9 +693,6 @@ KNOWN_MISSES = {
     # own; the duplicate's part waits behind it. A story's preamble is the act reader's kind.)
     "understand 15 (held): rambling: an architecture studio's accountant found team twice, 'alright, yes refund the extra'",
     "understand 15 (held): chit-chat: raining in glasgow again",
-    "understand 15 (held): request: terse, an id and 'password reset.'",
-    "understand 15 (held): control: forgot the password again, reset to the email",
-    "understand 15 config (held): negation: nobody hacked anything, forgot the app's pin",
     # bill-18 (billing's own matters: failed payments, declined renewals, invoice numbers and copies,
     # VAT ids, an export beside an invoice number, credits bought; tune 5/9 and held 4/9 before, 9/9
     # and 7/9 after). "INV number for feb pls CUS-1033": the router places it with billing (0.97) but
@@ -713,6 +707,21 @@ KNOWN_MISSES = {
     # long story; tune 7/10 and held 7/10 before, tune 10/10 and held 9/10 after). Still: a period
     # misspelt ("billed anually") is no period to the rules, so pro monthly reads as no change.
     "money 18 (held): pro billed anually, typo, already on pro monthly",
+    # (Since acct17 a reset asked for tersely or without its verb is sent at once ("CUS-1022
+    # password reset.", "can u send me the email to reset my password" then the address, "please to
+    # reset my password ... my mail is"): the act reader learnt evals/acct-lines-17-tune.jsonl's
+    # verbless requests, and an emoji ends a clause, so "forgot my password AGAIN, an eye-roll,
+    # reset to <email>" holds a request (readers/acts.py _CLAUSE). A forgotten app pin with "nobody
+    # hacked anything" gets the passcode article: a pin is no password to cues.RESET. "tired of the
+    # same questions" passes by a hair on the rebuilt scope reader: chit-chat 0.89 -> 0.90.)
+    # acct17 (account requests, terse or repeated; before: tune 8/11, held 9/12, config tune 3/5,
+    # held 5/6; after: 11/11, 12/12, 4/5, 5/6). The config desk's router leans "switch the email i
+    # log in with" to security (its examples' "someone else has my login"; the access reader reads
+    # no one else's access, 0.00, but only moves a matter towards security, never away):
+    "acct17 config (tune): sign-in email change",
+    # The knowledge base gives "Can't log in" for sms codes not arriving "past the login": the
+    # login words outweigh the two-factor article's (a knowledge-base choice, not this round's):
+    "acct17 config (held): sms codes not arriving",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

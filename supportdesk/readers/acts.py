@@ -48,8 +48,10 @@ EMAIL = EMAIL_ADDRESS
 _MONEY = re.compile(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
 _NUMBER = re.compile(r"\b\d+(?:st|nd|rd|th)?\b")
 _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[?!]")
-# Where a clause starts inside a message: after a sentence's end, a comma, a colon, a dash.
-_CLAUSE = re.compile(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+")
+# Where a clause starts inside a message: after a sentence's end, a comma, a colon, a dash, or
+# an emoji, which ends a sentence in chat as "!" does ("forgot my password AGAIN", an eye-roll, "reset to
+# <email>": a report, then a request; acct17).
+_CLAUSE = re.compile(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
 
 
 def clauses(text: str) -> list[str]:
