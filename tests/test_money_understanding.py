@@ -1,7 +1,7 @@
 """Billing understanding made general (issue 38, evals/money-5-*): a plan named in a reply to a
 plan offer, a charge the data shows disputed, the learned intent reader for a money request told
 without the cue words, two requests in one message. Each runs the real desk on a fresh demo
-database (tests/test_offline_skills.py's `_converse`)."""
+database (tests/money_turns.py's `converse`)."""
 
 from __future__ import annotations
 
