@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from supportdesk.config import AgentConfig
 from supportdesk.models.offline.classifier import SMALL_CLASS, STOPWORDS, Prediction, TextClassifier, classifier_for, denials, examples_key
 from supportdesk.models.offline.cues import CHARGE_ID, without_introduction
-from supportdesk.models.offline.slots import _CUSTOMER_ID as CUSTOMER_ID
+from supportdesk.models.offline.slots import CUSTOMER_ID
 from supportdesk.models.offline.kept import keep
 from supportdesk.lexicon import normalise
 from supportdesk.readers import gates

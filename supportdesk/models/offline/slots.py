@@ -156,7 +156,7 @@ def _day_in_words(words: str) -> int:
 _EMAIL = EMAIL_ADDRESS
 _INVOICE = re.compile(r"\b(?:INV|inv|Inv)[-#\s]?(?P<num>\d{3,})\b|\binvoice\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
 _ORDER = re.compile(r"\b(?:ORD|ord|Ord)[-#\s]?(?P<num>\d{2,})\b|\border\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
-_CUSTOMER_ID = re.compile(r"\bCUS[-_]?(?P<num>\d{3,})\b", re.IGNORECASE)
+CUSTOMER_ID = re.compile(r"\bCUS[-_]?(?P<num>\d{3,})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -473,7 +473,7 @@ def extract(text: str, *, amount_asked: bool = False) -> Slots:
         emails=emails,
         invoice_ids=_ids(_INVOICE, "INV", rest),
         order_ids=_ids(_ORDER, "ORD", rest),
-        customer_ids=_ids(_CUSTOMER_ID, "CUS", rest),
+        customer_ids=_ids(CUSTOMER_ID, "CUS", rest),
     )
 
 

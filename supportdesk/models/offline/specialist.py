@@ -357,7 +357,6 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         return self._hand_over_next(self._decide_topic(text))
 
     def _decide_topic(self, text: str):
-        v = self.view
         focus, switch_clause, own_text = self._focus(text)
         if switch_clause is not None and own_text is None:
             return self._return(switch_clause, "")

@@ -455,8 +455,8 @@ def decide(view: View, router: Router):
     names_a_plan = not trouble and bool(
         cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
     )
-    for skill, asks in _SKILL_BY_CUE:
-        owner = _skill_owner(view, skill, candidates) if asks(text) else None
+    for skill, told in _SKILL_BY_CUE:
+        owner = _skill_owner(view, skill, candidates) if told(text) else None
         if owner is not None:
             return _transfer(view, Route(owner, route.confidence, route.prediction), text)
     if route.agent is not None and _money_without_money(view, route.agent, text):

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from supportdesk.engine.protocol import Answer
 from supportdesk.models.offline import cues
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import CARD_NUMBER_WARNING, PLAN_CHANGE_ASKED, SkillBase, nice_date
@@ -344,7 +343,7 @@ class AccountSkill(SkillBase):
         """A plan named by where it sits ("downgrade", "the cheapest plan", "one tier up"), read
         against the customer's plan and the price list. The customer named no plan, so the one it
         resolves to is offered and waits for a yes; with several that fit, they are asked which."""
-        v, step = self.view, self.step
+        step = self.step
         read, record = self._read_account(customer_id)
         if read is not None:
             return read
@@ -395,7 +394,7 @@ class AccountSkill(SkillBase):
     def _next_payment(self, customer_id: str):
         """When the next payment is taken and how much: the account's billing day and period and
         its plan's price, counted from the day the customer asked."""
-        v, step = self.view, self.step
+        step = self.step
         read, record = self._read_account(customer_id)
         if read is not None:
             return read

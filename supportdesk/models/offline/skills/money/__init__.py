@@ -20,14 +20,13 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
 from supportdesk.models.offline.skills.money.credit import CREDIT_AMOUNT_QUESTION, MoneyCredit
 from supportdesk.models.offline.skills.money.heard import LEARNED_DUPLICATE_CONFIDENCE, QUESTION_CONFIDENCE, heard_duplicate
-from supportdesk.models.offline.skills.money.intents import _NEXT_ONE, ACTION_INTENTS, MoneyIntents
+from supportdesk.models.offline.skills.money.intents import NEXT_ONE, ACTION_INTENTS, MoneyIntents
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.offers import ANYTHING_ELSE, MoneyOffers
 from supportdesk.models.offline.skills.money.plans import MoneyPlans, plan_change_answer
 from supportdesk.models.offline.skills.money.reads import WHICH_CHARGE, MoneyReads
 from supportdesk.models.offline.skills.money.refunds import MoneyRefunds
 from supportdesk.models.offline.skills.money.results import MoneyResults
-from supportdesk.readers import acts
 
 # The names the module had before it was split, still importable from here.
 __all__ = [
@@ -118,7 +117,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
             # not a follow-up to carry the last request into, and not ours to answer.
             return self._hand_back(text)
-        if not asked and _NEXT_ONE.search(text) and self._about_charges():
+        if not asked and NEXT_ONE.search(text) and self._about_charges():
             # "and when is the next one?" after a charge: the one after it is the next payment.
             asked = {"next_payment"}
         # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
@@ -170,7 +169,6 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         customer_id = self._customer_id()
         if customer_id is None:
             return self._identify(intents)
-        ctx = {"customer_id": customer_id}
         done = self._done_this_turn()
         if done:
             # What this turn already carried out is not asked about again (two requests in one

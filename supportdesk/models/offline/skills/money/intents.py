@@ -20,7 +20,7 @@ from supportdesk.readers import acts, gates
 # The intents whose action a question can be about rather than ask for (`acts.asks_about_rather_than_for`).
 ACTION_INTENTS = {"cancel", "refund", "plan", "payment"}
 # "the next one" / "the next 1": after a charge, the charge that comes next.
-_NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
+NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
 
 
 # (How sure the desk intents reader must be of a part: ./asks.py, where the parts are read.)
@@ -83,7 +83,7 @@ def asks_last_payment(text: str) -> bool:
     if not asks.is_question(text) or slot_extraction.names_a_day_or_month(text):
         return False
     for clause in dict.fromkeys([*acts.question_clauses(text), *acts.clauses(text)]):
-        if not _PAST.search(clause) or cues.NEXT_PAYMENT.search(clause) or _NEXT_ONE.search(clause):
+        if not _PAST.search(clause) or cues.NEXT_PAYMENT.search(clause) or NEXT_ONE.search(clause):
             continue
         reading = acts.read_desk_intent(clause)
         if reading.act in ("next_payment", "charges") and reading.confidence >= PAYMENT_ASKED_CONFIDENCE:
@@ -103,7 +103,7 @@ class MoneyIntents(MoneyBase):
         beside a question about the next payment; None when there is none."""
         past = [
             c for c in re.split(r"[;?!]+|,\s*(?=(?:and|but|also|plus)\b)|\s+(?:and|also|plus)\s+(?=when\b|what\b|how\b)", text)
-            if not cues.NEXT_PAYMENT.search(c) and not _NEXT_ONE.search(c)
+            if not cues.NEXT_PAYMENT.search(c) and not NEXT_ONE.search(c)
             and (slot_extraction.extract_dates(c) or slot_extraction.months_named(c)) and cues.ABOUT_CHARGES.search(c)
         ]
         return " ".join(past) or None
