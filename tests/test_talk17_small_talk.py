@@ -1,0 +1,34 @@
+"""Talk-17 (issue 38): small talk in chat words no public corpus writes ("tbh", "ur", "muggy")
+is known to the scope reader as the desk's labelled lines taught it (evals/scope-labels-17-tune.jsonl),
+so its sure chit-chat reading is trusted; a word the desk also gives a matter ("uptime") is not,
+and a chat word beside another domain's question leaves it outside the desk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from supportdesk.config import load_desk
+from supportdesk.models.offline import scope
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _agents():
+    desk = load_desk(REPO / "agents.toml")
+    return [a for n, a in desk.agents.items() if n != "triage"]
+
+
+def test_chat_words_the_desk_taught_as_small_talk_are_known():
+    for text in ("tbh ur doing a great job", "ugh its so muggy today, cant sleep lol"):
+        assert scope.known_share(text) >= scope.MIN_KNOWN_SHARE, text
+        assert scope.chit_chat(_agents(), text), text
+    assert scope.taught_as_small_talk("lol")
+    # taught to the desk's matters too (evals/scope-labels-tune.jsonl): no small talk of its own
+    assert not scope.taught_as_small_talk("uptime")
+    assert not scope.chit_chat(_agents(), "whats your guaranteed uptime, like 99.9%? procurement needs a number")
+
+
+def test_a_chat_word_beside_another_domains_question_leaves_it_outside_the_desk():
+    """The matter is read without its chat words (`scope.read_matter`): "lol" says how, not what."""
+    assert scope.outside_every_job(_agents(), "where can i get good sushi around here lol")
+
