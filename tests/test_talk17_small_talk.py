@@ -32,3 +32,18 @@ def test_a_chat_word_beside_another_domains_question_leaves_it_outside_the_desk(
     """The matter is read without its chat words (`scope.read_matter`): "lol" says how, not what."""
     assert scope.outside_every_job(_agents(), "where can i get good sushi around here lol")
 
+
+async def test_small_talk_gets_a_friendly_line_and_another_domains_request_the_refusal():
+    """Triage answers small talk as a person at a desk would (triage.CHIT_CHAT_REPLY: a friendly
+    line and what the desk is for), never "outside what I can help with", which stays the reply
+    to a request of another domain; neither is handed to an agent."""
+    from supportdesk.commands.evals import evaluate_conversations
+    from supportdesk.models.offline import triage
+
+    friendly = triage.CHIT_CHAT_REPLY.split("!")[0]
+    convos = [
+        {"name": "small talk", "turns": [{"customer": "tbh ur doing a great job", "expect": {"agent": "triage", "reply": [friendly], "reply_not": ["outside what"]}}]},
+        {"name": "another domain", "turns": [{"customer": "where can i get good sushi around here lol", "expect": {"agent": "triage", "reply": ["outside what"]}}]},
+    ]
+    results = await evaluate_conversations(convos, config=str(REPO / "agents.toml"))
+    assert [r.failures for r in results if not r.passed] == []
