@@ -55,7 +55,8 @@ OUT_OF_SCOPE_REPLY = (
 )
 # Small talk said to the assistant (the weather, "how's your day", "are you a bot?", "you guys are
 # great"): answered as a person at a desk would, in a friendly line with what the desk is for,
-# never as a request refused (talk-17); another domain's request stays OUT_OF_SCOPE_REPLY's.
+# never as a request refused (talk-17); another domain's request, and a word of the off-topic
+# list (cues.OUT_OF_SCOPE: "tell me a joke about cats", the weather in Paris), stay OUT_OF_SCOPE_REPLY's.
 CHIT_CHAT_REPLY = (
     "Nice to hear from you! I'm the {desk} assistant, a program rather than a person. "
     "I'm here for charges, refunds, plans and invoices, and for anything in the app that isn't "
@@ -401,7 +402,7 @@ def decide(view: View, router: Router):
     # is not asked; an amount, a charge or a plan named still is): the friendly out-of-scope word,
     # never an article search.
     chatting = not _domain_request(text) and not cues.names_money_literally(text) and scope.chit_chat(desk_agents, text)
-    if about_nothing_here or (scope.listed_outside(text) and not _domain_request(text) and not chatting):
+    if about_nothing_here or (scope.listed_outside(text) and not _domain_request(text)):
         return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
     if chatting:
         return Answer(CHIT_CHAT_REPLY.format(desk=view.desk.desk.name))
