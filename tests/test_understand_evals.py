@@ -9,7 +9,7 @@ import pytest
 from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "talk-17")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -629,8 +629,6 @@ KNOWN_MISSES = {
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
     "understand 13 (held): kept: the reset email asked, the address next",
     "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
-    "understand 13 (held): chit-chat: fast for a robot",
-    "understand 13 (held): chit-chat: raining again in glasgow",
     "understand 13 (held): request: reset email, non-native, the address given",
     "understand 13 config (held): negation: not worried about hackers, turning on two-factor",
     # understand-held-14 (written blind during round 12; first run 35/54 + 13/15, then the card's
@@ -651,22 +649,16 @@ KNOWN_MISSES = {
     "understand 14 (held): question: how far back version history goes on pro",
     "understand 14 (held): question: login code by sms, no smartphone, non-native",
     "understand 14 (held): kept: starter named first, email next, 'yes that one'",
-    "understand 14 (held): chit-chat: tired of the same questions all day",
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
     "understand 14 (held): control: an email said the payment didn't go through",
     # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
     # before, 5/7 and 2/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
-    # Chat words no public corpus writes ("lol", "ur", "goin", "tlaking") leave too little of the
-    # message known to the scope reader (scope.MIN_KNOWN_SHARE) for its sure chit-chat reading to
-    # be trusted; teaching them as chit-chat tipped "whats the best pizza place near me lol" too:
-    "route 16 (tune): chit-chat: hot weather, lowercase",
-    "route 16 (tune): chit-chat: typo: how is your day",
-    "route 16 (held): chit-chat: typo: nice talking",
-    # A clause the scope reader reads as the desk's ("ha", "never tired?") beside the small talk
-    # keeps the message a matter, and "windy and cold in chicago" is read chit-chat only unsurely:
+    # (Since talk-17 the chat words no public corpus writes, "lol", "ur", "tbh", the weather's,
+    # are known to the scope reader as the desk's lines taught them, scope.taught_as_small_talk,
+    # and four chit-chat misses of route-16 pass.) A clause read as the desk's ("never
+    # tired?", "ha") beside the small talk keeps the message a matter:
     "route 16 (held): chit-chat: smart for a computer",
     "route 16 (held): chit-chat: non-native: you work all night",
-    "route 16 (held): chit-chat: windy and cold",
     # The ground reader reads an access token nobody made as a suspended account's question, so
     # technical escalates it to a person before its hand-back is asked (the ground lines' kind):
     "route 16 config (tune): technical holds it, then a token we never made",
@@ -695,13 +687,26 @@ KNOWN_MISSES = {
     "understand 15 (held): kept: a new visa 3318 told first, id next, 'yes thats it'",
     "understand 15 (held): rambling: an architecture studio's accountant found team twice, 'alright, yes refund the extra'",
     "understand 15 (held): changed mind: cancel offered, a question about files, then 'fine, cancel it'",
-    "understand 15 (held): chit-chat: raining in glasgow again",
     "understand 15 (held): request: terse, an id and 'password reset.'",
     "understand 15 (held): two matters: a csv of everything, and the february invoice number",
     "understand 15 (held): control: forgot the password again, reset to the email",
     "understand 15 (held): control: a payment-failed email, what now",
     "understand 15 (held): control: team paid yearly, its price, 'sure, do that'",
     "understand 15 config (held): negation: nobody hacked anything, forgot the app's pin",
+    # talk-17 (small talk in chat words, thanks after a resolved matter, product questions no
+    # article covers, one beside a covered trouble; tune 9/14 and held 9/14 before, 12/14 and
+    # 12/14 after: chat and weather words the desk's lines taught the scope reader count as known,
+    # scope.taught_as_small_talk, and chit-chat gets triage's friendly reply). Still:
+    # requests a minute to the api read the api article's words (api, script, requests); labelled
+    # "none:" lines for rate limits moved bench_kb --calibrate's asked threshold, left for a calibration:
+    "talk 17 (tune): no article: how many api calls a minute",
+    # a question no article answers beside a trouble one does, both the technical agent's: triage
+    # joins the two parts for one agent and the one search finds the trouble's article only; the
+    # question's own search and a "don't know" beside the fix are not written yet:
+    "talk 17 (tune): covered and not: sync trouble, and a dark theme asked",
+    "talk 17 (held): covered and not: cant log in, and co-editing asked",
+    # "hello friend" reads in scope to the scope reader (0.65), so the chat after it is a matter:
+    "talk 17 (held): chit-chat: non-native: how are you today",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
