@@ -47,3 +47,19 @@ async def test_small_talk_gets_a_friendly_line_and_another_domains_request_the_r
     ]
     results = await evaluate_conversations(convos, config=str(REPO / "agents.toml"))
     assert [r.failures for r in results if not r.passed] == []
+
+
+async def test_a_question_on_the_side_of_a_covered_trouble_is_searched_on_its_own():
+    """A question no article answers, asked beside a trouble one does (technical.aside_question):
+    the trouble's steps and, beside them, that the desk does not know and can bring a person; a
+    word of opinion asked after the trouble ("what do you think?"), or a question asked on after a
+    comma about what was told, is no question of its own."""
+    from supportdesk.commands.evals import evaluate_conversations
+
+    convos = [
+        {"name": "aside", "turns": [{"customer": "the app crashes every time i open a big pdf. also, is there a dark mode?", "expect": {"reply": ["crashes", "other question", "person"], "tools": [{"name": "search_kb"}]}}]},
+        {"name": "no aside", "turns": [{"customer": "the app crashes every time i open a big pdf. what do you think?", "expect": {"reply_not": ["other question"]}}]},
+        {"name": "asked on", "turns": [{"customer": "someone grabbed my phone at the bar, can they get into my workspace?", "expect": {"reply": ["Lost or stolen phone"], "reply_not": ["other question"]}}]},
+    ]
+    results = await evaluate_conversations(convos, config=str(REPO / "agents.toml"))
+    assert [r.failures for r in results if not r.passed] == []

@@ -694,17 +694,13 @@ KNOWN_MISSES = {
     "understand 15 (held): control: team paid yearly, its price, 'sure, do that'",
     "understand 15 config (held): negation: nobody hacked anything, forgot the app's pin",
     # talk-17 (small talk in chat words, thanks after a resolved matter, product questions no
-    # article covers, one beside a covered trouble; tune 9/14 and held 9/14 before, 12/14 and
-    # 12/14 after: chat and weather words the desk's lines taught the scope reader count as known,
-    # scope.taught_as_small_talk, and chit-chat gets triage's friendly reply). Still:
+    # article covers, one beside a covered trouble; tune 9/14 and held 9/14 before, 13/14 and
+    # 13/14 after: chat and weather words the desk's lines taught the scope reader count as known,
+    # scope.taught_as_small_talk; chit-chat gets triage's friendly reply; a question asked on the
+    # side of a covered one is searched on its own, technical.aside_question). Still:
     # requests a minute to the api read the api article's words (api, script, requests); labelled
     # "none:" lines for rate limits moved bench_kb --calibrate's asked threshold, left for a calibration:
     "talk 17 (tune): no article: how many api calls a minute",
-    # a question no article answers beside a trouble one does, both the technical agent's: triage
-    # joins the two parts for one agent and the one search finds the trouble's article only; the
-    # question's own search and a "don't know" beside the fix are not written yet:
-    "talk 17 (tune): covered and not: sync trouble, and a dark theme asked",
-    "talk 17 (held): covered and not: cant log in, and co-editing asked",
     # "hello friend" reads in scope to the scope reader (0.65), so the chat after it is a matter:
     "talk 17 (held): chit-chat: non-native: how are you today",
 }
