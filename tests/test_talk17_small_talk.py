@@ -58,6 +58,7 @@ async def test_a_question_on_the_side_of_a_covered_trouble_is_searched_on_its_ow
 
     convos = [
         {"name": "aside", "turns": [{"customer": "the app crashes every time i open a big pdf. also, is there a dark mode?", "expect": {"reply": ["crashes", "other question", "person"], "tools": [{"name": "search_kb"}]}}]},
+        {"name": "aside answered", "turns": [{"customer": "the app crashes every time i open a big pdf. also, how do i invite my accountant to our team?", "expect": {"reply": ["crashes", "other question", "Inviting team members"]}}]},
         {"name": "no aside", "turns": [{"customer": "the app crashes every time i open a big pdf. what do you think?", "expect": {"reply_not": ["other question"]}}]},
         {"name": "asked on", "turns": [{"customer": "someone grabbed my phone at the bar, can they get into my workspace?", "expect": {"reply": ["Lost or stolen phone"], "reply_not": ["other question"]}}]},
     ]
