@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -625,8 +625,6 @@ KNOWN_MISSES = {
     "understand 13 (held): kept: email once, latest invoice then the plan it is for",
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
     "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
-    "understand 13 (held): chit-chat: fast for a robot",
-    "understand 13 (held): chit-chat: raining again in glasgow",
     "understand 13 config (held): negation: not worried about hackers, turning on two-factor",
     # understand-held-14 (written blind during round 12; first run 35/54 + 13/15, then the card's
     # digits corrected fixed). By kind: a question no article covers given the sign-in article
@@ -649,17 +647,12 @@ KNOWN_MISSES = {
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
     # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
     # before, 5/7 and 2/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
-    # Chat words no public corpus writes ("lol", "ur", "goin", "tlaking") leave too little of the
-    # message known to the scope reader (scope.MIN_KNOWN_SHARE) for its sure chit-chat reading to
-    # be trusted; teaching them as chit-chat tipped "whats the best pizza place near me lol" too:
-    "route 16 (tune): chit-chat: hot weather, lowercase",
-    "route 16 (tune): chit-chat: typo: how is your day",
-    "route 16 (held): chit-chat: typo: nice talking",
-    # A clause the scope reader reads as the desk's ("ha", "never tired?") beside the small talk
-    # keeps the message a matter, and "windy and cold in chicago" is read chit-chat only unsurely:
+    # (Since talk-17 the chat words no public corpus writes, "lol", "ur", "tbh", the weather's,
+    # are known to the scope reader as the desk's lines taught them, scope.taught_as_small_talk,
+    # and four chit-chat misses of route-16 pass.) A clause read as the desk's ("never
+    # tired?", "ha") beside the small talk keeps the message a matter:
     "route 16 (held): chit-chat: smart for a computer",
     "route 16 (held): chit-chat: non-native: you work all night",
-    "route 16 (held): chit-chat: windy and cold",
     # The ground reader reads an access token nobody made as a suspended account's question, so
     # technical escalates it to a person before its hand-back is asked (the ground lines' kind):
     "route 16 config (tune): technical holds it, then a token we never made",
@@ -692,7 +685,6 @@ KNOWN_MISSES = {
     # of us", is read by the act reader as a request and routed to technical as a matter of its
     # own; the duplicate's part waits behind it. A story's preamble is the act reader's kind.)
     "understand 15 (held): rambling: an architecture studio's accountant found team twice, 'alright, yes refund the extra'",
-    "understand 15 (held): chit-chat: raining in glasgow again",
     # bill-18 (billing's own matters: failed payments, declined renewals, invoice numbers and copies,
     # VAT ids, an export beside an invoice number, credits bought; tune 5/9 and held 4/9 before, 9/9
     # and 7/9 after). "INV number for feb pls CUS-1033": the router places it with billing (0.97) but
@@ -722,6 +714,16 @@ KNOWN_MISSES = {
     # The knowledge base gives "Can't log in" for sms codes not arriving "past the login": the
     # login words outweigh the two-factor article's (a knowledge-base choice, not this round's):
     "acct17 config (held): sms codes not arriving",
+    # talk-17 (small talk in chat words, thanks after a resolved matter, product questions no
+    # article covers, one beside a covered trouble; tune 9/14 and held 9/14 before, 13/14 and
+    # 13/14 after: chat and weather words the desk's lines taught the scope reader count as known,
+    # scope.taught_as_small_talk; chit-chat gets triage's friendly reply; a question asked on the
+    # side of a covered one is searched on its own, technical.aside_question). Still:
+    # requests a minute to the api read the api article's words (api, script, requests); labelled
+    # "none:" lines for rate limits moved bench_kb --calibrate's asked threshold, left for a calibration:
+    "talk 17 (tune): no article: how many api calls a minute",
+    # "hello friend" reads in scope to the scope reader (0.65), so the chat after it is a matter:
+    "talk 17 (held): chit-chat: non-native: how are you today",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

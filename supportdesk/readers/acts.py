@@ -138,6 +138,10 @@ class ActReader:
         # A flattened prior: the corpora's mix of acts is not the desk's.
         self._log_prior = {l: 0.3 * math.log(max(docs[l], 1) / n) for l in self.labels}
 
+    def count(self, label: str, feature: str) -> float:
+        """How often the training gave `feature` to `label` (the desk's lines weighed as trained)."""
+        return self._counts[label].get(feature, 0)
+
     def likelihood(self, label: str, feature: str) -> float:
         return (self._counts[label].get(feature, 0) + self._alpha) / self._denominator[label]
 

@@ -17,7 +17,7 @@ from supportdesk.config import AgentConfig
 from supportdesk.lexicon import normalise
 from supportdesk.models.offline import cues
 from supportdesk.readers import gates
-from supportdesk.readers.acts import background_counts, clauses, commonness, read_scope
+from supportdesk.readers.acts import Reading, background_counts, clauses, commonness, feature_words, read_scope, scope_reader
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 # Below this weighted share of its meaning-bearing words in the job's words, a message is
@@ -74,7 +74,7 @@ def outside_every_job(agents: list[AgentConfig], text: str) -> bool:
     knowledge base's examples, scripts/build_readers.py `product_questions`), not by a rule."""
     if known_share(text) < MIN_KNOWN_SHARE:
         return False
-    reading = read_scope(text)
+    reading = read_matter(text)
     if reading.act != "out_of_scope" or reading.confidence < OUT_OF_SCOPE_CONFIDENCE:
         return False
     return bool(agents) and all(outside_scope(agent, text) for agent in agents)
@@ -103,11 +103,40 @@ KNOWN_MIN_MESSAGES = 3
 
 def known_share(text: str) -> float:
     """The weighted share (rarer words weigh more, as in `share_in_scope`) of the message's words
-    that the public corpora the scope reader learnt from hold; 1.0 for common words only."""
+    that the scope reader learnt: words the public corpora hold, or words the desk's own lines
+    taught it as small talk only (`taught_as_small_talk`); 1.0 for common words only."""
     df, _ = background_counts()
     weights = {w: max(0.0, 1.0 - commonness(w)) ** 2 for w in _WORD.findall(normalise(text))}
     total = sum(weights.values())
-    return sum(wt for w, wt in weights.items() if df.get(w, 0) >= KNOWN_MIN_MESSAGES) / total if total else 1.0
+    known = (wt for w, wt in weights.items() if df.get(w, 0) >= KNOWN_MIN_MESSAGES or taught_as_small_talk(w))
+    return sum(known) / total if total else 1.0
+
+
+# One of the desk's labelled lines (scripts/build_readers.py DESK_WEIGHT, five corpus sentences).
+SMALL_TALK_LINE_WEIGHT = 5
+
+
+def read_matter(text: str) -> Reading:
+    """The scope reader's reading of what a message is about, without its chat words ("lol",
+    "tbh": `taught_as_small_talk`), which say how it is said, not what about: "whats the best
+    pizza place near me lol" is another domain's question, outside the desk, not small talk."""
+    return scope_reader().read(text, ignore=_holds_a_chat_word)
+
+
+def _holds_a_chat_word(feature: str) -> bool:
+    return any(taught_as_small_talk(word) for word in feature_words(feature))
+
+
+@lru_cache(maxsize=4096)
+def taught_as_small_talk(word: str) -> bool:
+    """A word the desk's labelled lines gave the scope reader as chit-chat and never as the desk's
+    matter ("drizzle", "lol", "tbh": evals/scope-labels-17-tune.jsonl): chat words and the weather's
+    no public corpus writes, which the reader did learn, as small talk, so a chit-chat reading that
+    rests on them rests on what it learnt. A word the desk's lines or corpora also give a matter
+    ("uptime", "sla": evals/scope-labels-tune.jsonl) stays unknown unless the corpora hold it: a
+    service question in such words is still no chit-chat (talk-17)."""
+    reader = scope_reader()
+    return reader.count("chit_chat", word) >= SMALL_TALK_LINE_WEIGHT and not reader.count("in_scope", word)
 
 
 # How sure the scope reader must be that a message is chit-chat ("do you like your job?")

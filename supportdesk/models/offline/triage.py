@@ -53,6 +53,15 @@ OUT_OF_SCOPE_REPLY = (
     "I'm afraid that's outside what I can help with here: I'm the {desk} assistant. "
     "If there's anything about your account, billing or the app, I'm glad to help."
 )
+# Small talk said to the assistant (the weather, "how's your day", "are you a bot?", "you guys are
+# great"): answered as a person at a desk would, in a friendly line with what the desk is for,
+# never as a request refused (talk-17); another domain's request, and a word of the off-topic
+# list (cues.OUT_OF_SCOPE: "tell me a joke about cats", the weather in Paris), stay OUT_OF_SCOPE_REPLY's.
+CHIT_CHAT_REPLY = (
+    "Nice to hear from you! I'm the {desk} assistant, a program rather than a person. "
+    "I'm here for charges, refunds, plans and invoices, and for anything in the app that isn't "
+    "working. What can I do for you today?"
+)
 _DOMAIN_CUES = (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.RESET, cues.LOGIN, cues.BUG)
 
 
@@ -397,8 +406,10 @@ def decide(view: View, router: Router):
     # is not asked; an amount, a charge or a plan named still is): the friendly out-of-scope word,
     # never an article search.
     chatting = not _domain_request(text) and not cues.names_money_literally(text) and scope.chit_chat(desk_agents, text)
-    if (scope.listed_outside(text) and not _domain_request(text)) or about_nothing_here or chatting:
+    if about_nothing_here or (scope.listed_outside(text) and not _domain_request(text)):
         return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
+    if chatting:
+        return Answer(CHIT_CHAT_REPLY.format(desk=view.desk.desk.name))
     known, category = view.context.get("issue"), view.context.get("category")
     if isinstance(known, str) and known and category in candidates and cues.only_facts(text) and not cues.THANKS.search(text):
         # Back with triage (a release, a limit) on a problem already told, the customer says who

@@ -13,7 +13,7 @@ from supportdesk.models.offline.classifier import denials
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
-from supportdesk.lexicon import shares_a_term
+from supportdesk.lexicon import shares_a_term, terms
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
@@ -125,6 +125,40 @@ def asks_beside_trouble(query: str, article: str) -> bool:
         if not any(points_back(later) for later in clauses[at + 1:]):
             return True
     return False
+
+
+# A question asked on the side ("my files stopped syncing. also is there a dark mode?") needs this
+# many words of its own (`lexicon.terms`) to be a matter: "can you help with that?" holds one.
+ASIDE_MIN_TERMS = 2
+# ... and a sentence of its own: a question after a comma asks on about what was told ("someone
+# nicked my phone on the train, can they get into acme?" is the stolen phone's matter, kb-14).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+ASIDE_UNKNOWN = (
+    "\n\nAs for your other question: I'm sorry, I don't know, and I'd rather not "
+    "guess. A person from our team can find out for you: just say if you'd like me to bring one in."
+)
+ASIDE_ARTICLE = "\n\nAs for your other question: our article \"{title}\" answers it."
+
+
+def aside_question(query: str, article: str) -> str | None:
+    """A question of its own, in a sentence of its own, asked after a trouble or question the found article answers, about
+    nothing `article` (its title and steps) names (talk-17): "my files stopped syncing to my phone.
+    also is there a dark mode anywhere?". It ends with a question mark, reads as a question, tells
+    no trouble, asks for no fix and points back at nothing ("any idea?"), and says enough of its
+    own (ASIDE_MIN_TERMS). It is searched on its own, so the reply answers both, or says it does
+    not know the second, rather than leave it unanswered beside the first one's steps."""
+    for clause in _SENTENCE_END.split(query.strip())[1:]:
+        if not clause.rstrip().endswith("?") or _TROUBLE.search(clause) or _ASKS_FOR_THE_FIX.search(clause) or points_back(clause):
+            continue
+        if shares_a_term(clause, article) or len(set(terms(clause))) < ASIDE_MIN_TERMS:
+            continue
+        if acts.read_act(clause).act == "question":
+            return clause.strip()
+    return None
+
+
+def _article_text(article: dict[str, Any]) -> str:
+    return " ".join([str(article.get("title", "")), *map(str, article.get("steps", []))])
 
 
 def asks_how(query: str) -> bool:
@@ -392,6 +426,19 @@ class TechSkill(SkillBase):
                 )
             )
         if last.name == "search_kb":
+            aside_note = ""
+            searched = [t for t in v.turn_tools if t.name == "search_kb" and t.done and isinstance(t.output, dict)]
+            if len(searched) >= 2 and searched[-2].output.get("articles"):
+                # The search just made was for a question asked on the side of the one before it
+                # (`aside_question`): what it found, or that nothing was, goes beside that answer.
+                before = searched[-2]
+                aside = aside_question(str(before.arguments.get("query", "")), _article_text(before.output["articles"][0]))
+                if aside is not None and aside == str(last.arguments.get("query", "")):
+                    found = last.output.get("articles", []) if isinstance(last.output, dict) else []
+                    aside_note = (
+                        ASIDE_ARTICLE.format(title=found[0]["title"]) if found else ASIDE_UNKNOWN
+                    )
+                    last = before
             articles = last.output.get("articles", []) if isinstance(last.output, dict) else []
             if not articles:
                 # The knowledge base abstained: no article answers this with confidence. Say so,
@@ -425,6 +472,9 @@ class TechSkill(SkillBase):
                     return self._take_further(v.latest, str(issue), searched)
                 return step.answer(given)
             query = str(last.arguments.get("query", ""))
+            aside = None if aside_note else aside_question(query, _article_text(top))
+            if aside is not None and not v.called_with("search_kb", {"query": aside}):
+                return step.call("search_kb", {"query": aside})
             if (
                 top.get("reference")
                 or asks_how(without_denied_trouble(query))
@@ -436,10 +486,10 @@ class TechSkill(SkillBase):
                 # Nor is there in an article saying what the product is (what it runs on), whatever
                 # was told: "my ipad is stuck on ios 14" gets what the app needs, not a fix.
                 return step.answer(
-                    f"Our article \"{top['title']}\" covers this:\n\n{steps}\n\n{ANSWERS_QUESTION}"
+                    f"Our article \"{top['title']}\" covers this:\n\n{steps}{aside_note}\n\n{ANSWERS_QUESTION}"
                 )
             closing = REPORT_BACK
-            said = f"Here's what usually fixes this (from our article \"{top['title']}\"):\n\n{steps}\n\n"
+            said = f"Here's what usually fixes this (from our article \"{top['title']}\"):\n\n{steps}{aside_note}\n\n"
             if top["id"] in LOGIN_ARTICLES and v.has_tool("send_password_reset"):
                 who = self._reset_account()
                 reset = {"customer": who} if who else None
