@@ -516,6 +516,17 @@ MUTANTS: tuple[Mutant, ...] = (
         "a long run of letters is never spelled out edit by edit: else one message of 5,000 x's held a turn for minutes",
         group="ours",
     ),
+    Mutant(
+        "card-method-left",
+        "supportdesk/models/offline/cues.py",
+        "if not _METHOD_LEFT.search(text[max(0, m.start() - 40):m.start()])), None)",
+        "if True), None)",
+        ("tests/test_slots_across_turns.py::test_the_payment_method_being_left_is_not_the_one_used",
+         "tests/test_slots_across_turns.py::test_a_change_away_from_paypal_is_offered_and_made_with_the_new_card"),
+        "the payment method a customer is leaving is never the one offered: else 'no more paypal, charge my visa' "
+        "was offered, and on a yes made, as a change to paypal",
+        group="ours",
+    ),
 )
 
 

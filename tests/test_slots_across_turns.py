@@ -190,3 +190,22 @@ async def test_a_reset_for_another_account_named_later_is_that_accounts_not_the_
                     "not_tools": ["send_password_reset"]}},
     ]}
     await passes(convo)
+
+
+def test_the_payment_method_being_left_is_not_the_one_used():
+    # held-16: "no more paypal for me, charge my visa ending 2290" was offered as a change to
+    # paypal, and the customer's "that's right" ran it.
+    assert cues.card_description("not paypal anymore pls, put it on the mastercard ending 5454") == "mastercard ending 5454"
+    assert cues.card_description("move me off my amex ending 0005 and onto a visa ending 7001") == "visa ending 7001"
+    assert cues.card_description("stop charging paypal") is None
+    assert cues.card_description("use paypal instead of my card") == "paypal"
+
+
+async def test_a_change_away_from_paypal_is_offered_and_made_with_the_new_card():
+    await passes({"name": "leaving paypal", "turns": [
+        {"customer": "switch me from paypal over to my amex ending 0005 please, hugo.silva39@example.com",
+         "expect": {"agent": "billing", "offers": ["update_payment_method"], "reply": ["amex ending 0005"],
+                    "reply_not": ["with paypal"], "not_tools": MONEY}},
+        {"customer": "yep", "expect": {"tools": [
+            {"name": "update_payment_method", "arguments": {"customer_id": "CUS-1039", "method": "amex ending 0005"}}]}},
+    ], "expect": {"tool_counts": {"update_payment_method": 1}}})

@@ -976,8 +976,20 @@ def last_four_told(text: str) -> str | None:
     return m.group(1) if m else None
 
 
+# Right before a payment method: the one being left ("no more paypal", "switch from paypal",
+# "off the visa", "replace my amex", "instead of paypal"), as `_PERIOD_LEFT` is for periods.
+_METHOD_LEFT = re.compile(
+    r"\b(?:from|instead of|rather than|not|no more|no longer|off|away from|replace|ditch|drop"
+    r"|stop(?:ping)? (?:using|paying (?:with|by|through)|charging))\s+(?:(?:my|the|our|that|this|old|current|using)\s+)*$",
+    _FLAGS,
+)
+
+
 def card_description(text: str) -> str | None:
-    m = CARD_DESCRIPTION.search(text)
+    """The payment method to use that `text` names: the first not told as the one being left
+    (held-16: "no more paypal for me, charge my visa ending 2290" was offered as a change to
+    paypal, and the customer's "that's right" ran it). None when every method named is left."""
+    m = next((m for m in CARD_DESCRIPTION.finditer(text) if not _METHOD_LEFT.search(text[max(0, m.start() - 40):m.start()])), None)
     if not m:
         return None
     if m.group(3):
