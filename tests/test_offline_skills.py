@@ -237,6 +237,14 @@ async def test_a_failed_payment_told_in_words_leaning_to_the_card_article_is_bil
     )
 
 
+def test_a_payment_that_did_not_work_or_was_not_successful_is_a_failed_payment():
+    # held-16: "team payment didnt work??" went to the in-app card article.
+    from supportdesk.models.offline.skills.money import asks
+    for told in ("my pro payment didn't work this month", "the renewal wasnt succesful", "charge not successful??"):
+        assert asks.payment_failed_told(told), told
+    assert not asks.payment_failed_told("the app didnt work after the update")
+
+
 async def test_a_renewal_that_failed_is_answered_with_the_failed_charge_not_the_next_payment():
     assert not await converse(
         ("my card was declined when pro renewed this month. what happens now? CUS-1025",

@@ -206,7 +206,8 @@ def cancelling_asked_about(text: str) -> bool:
 # my payment failed", "my card was declined when pro renewed" were answered with the next
 # payment, or routed to the card article.)
 _FAILED = (
-    r"(?:fail(?:ed|s|ing|ure)?|declined?|bounced?|rejected|refused|unsuccessful|did(?:n'?t|nt| not) go through|"
+    r"(?:fail(?:ed|s|ing|ure)?|declined?|bounced?|rejected|refused|did(?:n'?t|nt| not) (?:go through|work)|"
+    r"(?:(?:was|were)(?:n'?t|nt)|not) succes+ful|unsucces+ful|"
     r"(?:could|can|was|were)(?:n'?t|nt| not)(?: be)? (?:processed|collected|taken))"
 )
 _BILLED_THING = r"(?:payments?|charges?|renewals?|subscriptions?|invoices?)"
