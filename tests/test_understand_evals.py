@@ -724,11 +724,39 @@ KNOWN_MISSES = {
     "talk 17 (tune): no article: how many api calls a minute",
     # "hello friend" reads in scope to the scope reader (0.65), so the chat after it is a matter:
     "talk 17 (held): chit-chat: non-native: how are you today",
+    # understand-held-16 (written blind during round 13): 39/54 + 9/15 before the round,
+    # 40/54 + 10/15 (72.5 %) on its first run after it, one account change on the wrong target (a card change to the method being left; fixed,
+    # cues.card_description), no money moved without a yes). By kind: a whole message in French
+    # (a member of our staff is offered; the eval asks for the word "person"); five articles
+    # missed in new words (an invitation lost, moving everything out, devices signed in at once,
+    # the notification sender, the largest file); bank-transfer credits; a duplicate told by its
+    # two days before the id; a plan asked instead of a cancel offered; a refund held for
+    # someone's word, then a yes; a slang reset with an id offered, not sent; a plan needed, told
+    # as a need (the desk intents reader reads it as a card change); config desk: a login alert
+    # that was me beside a sync trouble, reset emails nobody asked for, a person asked for now on
+    # security, a stranger's phone login while billing or technical holds the conversation.
+    "understand 16 (held): no article: a whole message in french about the last invoice",
+    "understand 16 (held): article: the bookkeeper's invitation never reached her, junk checked",
+    "understand 16 (held): article: moving to another vendor, everything out in one go",
+    "understand 16 (held): question: how many devices may stay signed in at once",
+    "understand 16 (held): question: which address notification emails come from, to allow it",
+    "understand 16 (held): question: the biggest single file sync will take",
+    "understand 16 (held): question: how long credits paid by bank transfer take, non-native",
+    "understand 16 (held): kept: team taken the 24th and the 25th told, id next, 'yep do it'",
+    "understand 16 (held): changed mind: cancel offered, then pro instead of team, 'yes pro please'",
+    "understand 16 (held): changed mind: refund offered, 'finance checks first', then 'she says yes, refund the second'",
+    "understand 16 (held): request: slang, locked out, a reset link for the id",
+    "understand 16 (held): control: six new hires, pro to team, 'yes go for team'",
+    "understand 16 config (held): negation: the login alert was me on the new laptop, it doesn't sync",
+    "understand 16 config (held): three reset emails this morning that i never asked for",
+    "understand 16 config (held): shared folders vanishing one by one right now, a person this minute",
+    "understand 16 config (held): billing holds it, then a samsung phone login i don't own",
+    "understand 16 config (held): technical holds it, then an email posing as acme asking for the password",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
