@@ -42,6 +42,31 @@ async def test_events_queued_while_the_backlog_is_read_are_not_sent_twice(db_pat
     assert seen == [(1, "one"), (2, "two"), (3, "three")]
 
 
+async def test_a_stream_resumed_past_what_this_hub_handed_out_skips_what_the_client_saw(db_path):
+    """A client that saw up to seq 2 on another worker resumes here (its Last-Event-ID) while this
+    hub has handed out nothing yet: the backlog is empty (it ends where the hub stood), and the
+    live events up to 2 are skipped by seq, so the last one it saw does not come again."""
+    config = repo_desk()
+    async with await SessionStore.open(db_path) as store:
+        session = await store.create_session("triage")
+        hub = Hub(store, lambda item: customer_event(item, config))  # not started: pokes by hand
+        try:
+            stream = await hub.stream(session.id, 2)
+            for text in ("one", "two", "three"):
+                await store.append(session.id, [said(text)])
+                await hub.poke(session.id)
+            seen: list[tuple[int | None, str]] = []
+            async with asyncio.timeout(10):
+                async for batch in stream:
+                    seen += [(event.seq, event.data["text"]) for event in batch]
+                    if any(text == "three" for _, text in seen):
+                        break
+            await stream.aclose()
+        finally:
+            await hub.close()
+    assert seen == [(3, "three")]
+
+
 async def test_a_quiet_live_stream_gets_keep_alives_and_then_every_event(db_path):
     """The keep-alive (an empty batch) comes from the stream's own timer once it has been quiet
     for `idle`/2 to `idle` s, never while events flow, and the events after it all arrive in order."""
