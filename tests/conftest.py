@@ -86,6 +86,14 @@ class _Nothing(BaseModel):
     pass
 
 
+def shipped_specialists() -> list:
+    """The shipped desk's agents (agents.toml) other than triage: what scope readings weigh."""
+    from supportdesk.config import load_desk
+
+    desk = load_desk(REPO / "agents.toml")
+    return [agent for name, agent in desk.agents.items() if name != "triage"]
+
+
 def add_explode(registry: ToolRegistry) -> None:
     """The test desks' `explode` tool: it always raises, for tests of a tool that fails."""
 

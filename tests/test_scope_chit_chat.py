@@ -4,32 +4,23 @@ the desk: the scope reader's learned label and the background's word counts, not
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from supportdesk.config import load_desk
 from supportdesk.models.offline import scope
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _agents():
-    desk = load_desk(REPO / "agents.toml")
-    return [a for n, a in desk.agents.items() if n != "triage"]
+from tests.conftest import REPO, shipped_specialists
 
 
 def test_chit_chat_to_the_assistant_reads_as_chit_chat():
     for text in ("do you enjoy your work", "how old are you anyway"):
-        assert scope.chit_chat(_agents(), text), text
-    assert not scope.chit_chat(_agents(), "how do i reset my password")
+        assert scope.chit_chat(shipped_specialists(), text), text
+    assert not scope.chit_chat(shipped_specialists(), "how do i reset my password")
 
 
 def test_a_service_question_in_words_no_corpus_holds_is_neither_chit_chat_nor_outside():
     text = "whats the sla uptime you commit to, procurement wants it documented"
     assert scope.known_share(text) < scope.MIN_KNOWN_SHARE
-    assert not scope.chit_chat(_agents(), text)
-    assert not scope.outside_every_job(_agents(), text)
+    assert not scope.chit_chat(shipped_specialists(), text)
+    assert not scope.outside_every_job(shipped_specialists(), text)
     # a matter of another domain in words the corpora hold is still outside the desk
-    assert scope.outside_every_job(_agents(), "whats the best pizza place near me")
+    assert scope.outside_every_job(shipped_specialists(), "whats the best pizza place near me")
 
 
 def _read(name: str) -> list[dict]:
@@ -57,7 +48,7 @@ async def test_the_scope_11_pair_passes_on_the_shipped_and_the_config_desk():
 def test_a_question_mostly_in_an_agents_job_words_is_no_chit_chat():
     """CLINC150's small talk knows "you", not the desk's identity checks: "what type of ID do you
     accept?" reads as chit-chat to the scope reader, yet every word of it is the technical job's."""
-    assert not scope.chit_chat(_agents(), "what kind of ID do you take for the identity check?")
+    assert not scope.chit_chat(shipped_specialists(), "what kind of ID do you take for the identity check?")
 
 
 def test_chit_chat_with_an_afterthought_about_nothing_here_is_chit_chat():
@@ -65,8 +56,8 @@ def test_chit_chat_with_an_afterthought_about_nothing_here_is_chit_chat():
     question) beside one surely said to the assistant leaves the message chit-chat; a clause the
     desk does (in scope) still makes it a matter."""
     for text in ("whats your favourite film, if bots are allowed one", "do you like music? whats ur favourite song"):
-        assert scope.chit_chat(_agents(), text), text
-    assert not scope.chit_chat(_agents(), "do you like music? also my files stopped syncing")
+        assert scope.chit_chat(shipped_specialists(), text), text
+    assert not scope.chit_chat(shipped_specialists(), "do you like music? also my files stopped syncing")
 
 
 def test_small_talk_words_inside_a_matter_are_no_chit_chat():
@@ -77,6 +68,6 @@ def test_small_talk_words_inside_a_matter_are_no_chit_chat():
     the papers' questions instead of reading the message a second time whole)."""
     text = "what kind of document you accept for confirm who i am, passport is ok?"
     assert any(scope.read_scope(part).act == "in_scope" for part in scope.clauses(text))
-    assert not scope.chit_chat(_agents(), text)
-    assert scope.chit_chat(_agents(), "whats your favourite film, if bots are allowed one")
+    assert not scope.chit_chat(shipped_specialists(), text)
+    assert scope.chit_chat(shipped_specialists(), "whats your favourite film, if bots are allowed one")
 

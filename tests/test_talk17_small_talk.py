@@ -5,32 +5,23 @@ and a chat word beside another domain's question leaves it outside the desk."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from supportdesk.config import load_desk
 from supportdesk.models.offline import scope
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _agents():
-    desk = load_desk(REPO / "agents.toml")
-    return [a for n, a in desk.agents.items() if n != "triage"]
+from tests.conftest import REPO, shipped_specialists
 
 
 def test_chat_words_the_desk_taught_as_small_talk_are_known():
     for text in ("tbh ur doing a great job", "ugh its so muggy today, cant sleep lol"):
         assert scope.known_share(text) >= scope.MIN_KNOWN_SHARE, text
-        assert scope.chit_chat(_agents(), text), text
+        assert scope.chit_chat(shipped_specialists(), text), text
     assert scope.taught_as_small_talk("lol")
     # taught to the desk's matters too (evals/scope-labels-tune.jsonl): no small talk of its own
     assert not scope.taught_as_small_talk("uptime")
-    assert not scope.chit_chat(_agents(), "whats your guaranteed uptime, like 99.9%? procurement needs a number")
+    assert not scope.chit_chat(shipped_specialists(), "whats your guaranteed uptime, like 99.9%? procurement needs a number")
 
 
 def test_a_chat_word_beside_another_domains_question_leaves_it_outside_the_desk():
     """The matter is read without its chat words (`scope.read_matter`): "lol" says how, not what."""
-    assert scope.outside_every_job(_agents(), "where can i get good sushi around here lol")
+    assert scope.outside_every_job(shipped_specialists(), "where can i get good sushi around here lol")
 
 
 async def test_small_talk_gets_a_friendly_line_and_another_domains_request_the_refusal():
