@@ -88,10 +88,15 @@ def without_denied_trouble(query: str) -> str:
 
 
 def tells_trouble(query: str) -> bool:
-    """Something fails in what the customer tells (the act reader's problem, or a word of failure),
-    the trouble they deny set aside: only then are an article's steps "what usually fixes this"."""
+    """Something fails in what the customer tells (the act reader's problem, of the whole or of a
+    clause, or a word of failure), the trouble they deny set aside: only then are an article's steps
+    "what usually fixes this". (A clause: "no one on my team can log in, where is the setting for
+    single sign-on?" reads as a question as a whole; its first clause tells the trouble.)"""
     told = without_denied_trouble(query)
-    return bool(_TROUBLE.search(told)) or acts.read_act(told).act == "problem"
+    if _TROUBLE.search(told) or acts.read_act(told).act == "problem":
+        return True
+    clauses = [c for c in _ANY_CLAUSE.split(told) if c.strip()]
+    return len(clauses) > 1 and any(acts.read_act(c).act == "problem" for c in clauses)
 
 
 # A question asking for the remedy ("how do i fix the sync?", "what should i do about the codes?",
