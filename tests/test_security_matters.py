@@ -21,6 +21,8 @@ def test_a_person_asked_in_a_clause_of_its_own_beside_a_long_trouble():
     # answers to an offer are still no person asked for, whole or by clause
     assert not gates.reads_person_asked("yes please, now")
     assert not gates.reads_person_asked("no, not now")
+    # a letter's salutation is a greeting, not a person asked for (moves-held-5)
+    assert not gates.reads_person_asked("Dear support, my card was debited twice this month. Regards, Marco")
 
 
 def test_a_sign_in_the_customer_owns_is_set_aside_from_the_search():

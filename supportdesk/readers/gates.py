@@ -286,10 +286,14 @@ def reads_person_asked(text: str) -> bool:
     read as a person asked for. Read whole, then clause by clause: a trouble told at length
     beside it ("our shared folders are disappearing one after another right now and nobody here is
     doing it. get me a human this minute") drowns the clause that asks (sec17), as a long message
-    drowns a disclaimer (`disclaims_action`)."""
+    drowns a disclaimer (`disclaims_action`). A clause alone speaks for the message only when the
+    act reader reads it as a request: a letter's "Dear support," reads as a person to the desk
+    intents reader, and is a greeting."""
     text = EMAIL.sub(" ", text)
     parts = clauses(text)
-    return _person_asked_in(text) or (len(parts) > 1 and any(_person_asked_in(c) for c in parts))
+    return _person_asked_in(text) or (
+        len(parts) > 1 and any(acts.read_act(c).act == "request" and _person_asked_in(c) for c in parts)
+    )
 
 
 @lru_cache(maxsize=4096)
