@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -587,6 +587,8 @@ KNOWN_MISSES = {
     # (The failed payment's email passes since bill-18: triage gives a failed payment told to
     # billing, and billing's examples tell one; understand-3 still passes with them; "not successful"
     # in any spelling is a failure since held-16's mend.)
+    # billing, and billing's examples tell one; understand-3 still passes with them. "an email that
+    # the payment was not successful" passes since asks._FAILED reads "wasn't successful", 15e3aa8.)
     # Credits paid for with the card charged read as money, so billing asks for the email:
     "money 17 (tune): credits paid for an hour ago, card charged, balance 0",
     "money 17 (held): credits topped up yesterday, card charged, nothing shown",
@@ -743,13 +745,15 @@ KNOWN_MISSES = {
     "understand 16 (held): kept: team taken the 24th and the 25th told, id next, 'yep do it'",
     "understand 16 (held): changed mind: cancel offered, then pro instead of team, 'yes pro please'",
     "understand 16 (held): changed mind: refund offered, 'finance checks first', then 'she says yes, refund the second'",
-    "understand 16 (held): request: slang, locked out, a reset link for the id",
     "understand 16 (held): control: six new hires, pro to team, 'yes go for team'",
-    "understand 16 config (held): negation: the login alert was me on the new laptop, it doesn't sync",
-    "understand 16 config (held): three reset emails this morning that i never asked for",
-    "understand 16 config (held): shared folders vanishing one by one right now, a person this minute",
+    # (sec17 fixed the login alert owned, the reset emails, the person asked for and the phishing
+    # email while technical holds it.) The money gate reads "a samsung galaxy" as Samsung Pay (its
+    # Banking77 wallets; 1.00), so the access reading yields to money and triage routes on words:
     "understand 16 config (held): billing holds it, then a samsung phone login i don't own",
-    "understand 16 config (held): technical holds it, then an email posing as acme asking for the password",
+    # sec17 (security on the config desk, resets in slang; before: tune 5/5 + 6/7, held 5/5 + 6/7;
+    # after: 5/5 + 7/7, 5/5 + 6/7): the owned alert is set aside, but the articles read "nothing
+    # syncs on that pc, folders stay empty" as exporting (its "pc" and "folders"), and find nothing sure:
+    "sec17 config (held): the new-device notice was me on the work pc, nothing syncs there",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -283,8 +283,21 @@ def reads_person_asked(text: str) -> bool:
     member immediately", "escalate this"), learnt from evals/route-lines-15-tune.jsonl beside the
     desk's other intents, and in words that mean it: its short lines' "please", "now", "right"
     alone made answers to offers ("yes please", "no, not now") and "are there any exchange fees"
-    read as a person asked for."""
+    read as a person asked for. Read whole, then clause by clause: a trouble told at length
+    beside it ("our shared folders are disappearing one after another right now and nobody here is
+    doing it. get me a human this minute") drowns the clause that asks (sec17), as a long message
+    drowns a disclaimer (`disclaims_action`). A clause alone speaks for the message only when the
+    act reader reads it as a request: a letter's "Dear support," reads as a person to the desk
+    intents reader, and is a greeting."""
     text = EMAIL.sub(" ", text)
+    parts = clauses(text)
+    return _person_asked_in(text) or (
+        len(parts) > 1 and any(acts.read_act(c).act == "request" and _person_asked_in(c) for c in parts)
+    )
+
+
+@lru_cache(maxsize=4096)
+def _person_asked_in(text: str) -> bool:
     reading = acts.read_desk_intent(text)
     return (reading.act == "person" and reading.confidence >= PERSON_CONFIDENCE
             and said_in_words_that_mean(acts.desk_intent_reader(), text, reading))

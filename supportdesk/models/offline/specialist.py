@@ -262,8 +262,13 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         # Leaning to the peer less surely, the message is still the peer's when this agent's job
         # (its description and examples) has none of its meaning-bearing words: an agent taught a
         # handful of examples is never surely wrong about a matter (classifier: BACKGROUND_MASS).
+        # Someone else's access told, and the peer is the agent whose examples tell of it
+        # (`Router.access_agent`, the access reader's reading): the peer's, however little the words
+        # lean ("got an email claiming to be from acme asking me to log in through their link" read
+        # 72 % security, under the switch's bar, while the technical agent held it; sec17).
         leans = other is not None and other.name != self.me.name and (
             route.confidence >= min_confidence or (route.confidence >= STRAY_CONFIDENCE and scope.outside_scope(self.me, text))
+            or self.router.access_agent(text, [other.name]) == other.name
         )
         if not leans:
             # The router torn between the peers (security's dozen examples against technical's
@@ -558,6 +563,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                 # agent works through its tools' descriptions (generic's reading): it brings the
                 # person itself ("can a human from your team look at this" is no Team plan, config-15).
                 answer = answer or (not dropping and self._asks_my_person(clause))
+                # Never an answer, though: someone else's access told, which a peer's examples tell
+                # of ("an email pretending to be acme just wanted my password confirmed": the answer
+                # reader heard "confirmed" as a yes, and the matter stayed with technical; sec17).
+                answer = answer and not (self.router.access_agent(clause) not in (None, self.me.name))
                 skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
                 peer = None if answer else self.peer_for(clause, TOPIC_SWITCH_CONFIDENCE)
                 if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):

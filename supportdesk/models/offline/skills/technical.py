@@ -56,7 +56,11 @@ _ANY_CLAUSE = re.compile(r"(?<=[,;.!?])\s+")
 _NO_ONE = re.compile(r"^\W*(?:nobody|noone|no one|no-one)\b", re.I)
 _NOTHING = re.compile(r"^\W*nothing\b", re.I)
 # "no problem with my account", "no issues at all": a trouble's own noun, negated.
-_NO_TROUBLE = re.compile(r"^\W*(?:there'?s |there is |i have |i've )?(?:no|not an?y?) (?:problems?|issues?|troubles?)\b", re.I)
+_NO_TROUBLE = re.compile(r"^\W*(?:there'?s |there is |i have |i've )?(?:no|not an?y?) (?:problems?|issues?|troubles?|worries|concerns?)\b", re.I)
+# "the login alert was me", "that sign-in was just us", "it was my own new computer": what was
+# seen owned as the customer's own doing, so no one else's (sec17: its "login alert" words left
+# the search for the sync trouble told beside it unsure, and it found nothing).
+_OWNED = re.compile(r"\b(?:was|were|is|'s)\s+(?:just |only |really |actually |all |in fact )?(?:me|us|mine|myself|my own)\b(?! who\b| that\b)", re.I)
 # What the customer did, told in the clause ("nothing happens when i tap sync"): what follows
 # "nothing" is that action's outcome, a trouble, not a denial.
 _UPON_AN_ACTION = re.compile(r"\b(?:when|whenever|after|once|if)\b", re.I)
@@ -68,7 +72,8 @@ def denies_trouble(clause: str) -> bool:
     """The clause says a trouble did not happen: someone's doing denied ("nobody got into my
     account", "no one hacked me": classifier.denials reads what the negated subject governs),
     a trouble named with "nothing" ("nothing is wrong", "nothing happened"), or a trouble's noun
-    negated ("no problem with my account"). "nothing works" names no trouble of its own (it is
+    negated ("no problem with my account"), or what was seen owned as the customer's own doing
+    ("the login alert was me", `_OWNED`). "nothing works" names no trouble of its own (it is
     one), "nothing happens when i tap sync" tells an action's outcome, and "no one on my team can
     log in" tells an inability: none of them is set aside."""
     if _NO_ONE.match(clause):
@@ -76,6 +81,8 @@ def denies_trouble(clause: str) -> bool:
         return not _MODAL.search(clause) and any(w.startswith("not_") for w in words)
     if _NO_TROUBLE.match(clause):
         return True
+    if _OWNED.search(clause) and not _TROUBLE.search(clause):
+        return True  # owned, and no failure told in the same clause ("it was me and now it won't open" is one)
     return bool(_NOTHING.match(clause) and _TROUBLE.search(clause) and not _UPON_AN_ACTION.search(clause))
 
 
