@@ -727,9 +727,13 @@ KNOWN_MISSES = {
     # kb17 (articles and facts in customers' words: an invite that never arrived, everything moved
     # to another provider, how many devices stay signed in, the notifications' sender, the largest
     # file sync takes, how long invitations and export links last, bank-transfer credits, a matter
-    # no article covers; before: tune 3/8, held 3/8; after: tune 6/8, held 5/8). Credits bought by
+    # no article covers; before: tune 3/8, held 3/8; after: tune 5/8, held 5/8). Credits bought by
     # bank transfer go to billing, which holds no knowledge base (routing, as route-15's):
     "kb 17 (tune): question: bank transfer top-up, how long, non-native",
+    # Devices signed in at once, told with the devices listed ("phone, ipad, 2 laptops and a
+    # desktop"): examples in those words took "desktop" from the sync article's learned words
+    # (kb-13's "desktop behind the phone" lost it) or moved the calibration; left out:
+    "kb 17 (tune): question: how many devices one account may be signed in on",
     # The largest file sync takes, as understand-16's above (the upload limit is labelled none):
     "kb 17 (tune): question: is there a size cap per file for syncing",
     "kb 17 (held): question: max file size sync handles, two questions",

@@ -163,7 +163,8 @@ NB_ALPHA = 0.1
 # 236, all labelled together 301 -> 310; held halves right/wrong 106/4 -> 107/4. (Examples of the
 # largest file sync takes made "what is the biggest file i can upload?", labelled none, the sync
 # article's, and moved veto to 0.7, a wrong held article more; devices logged in "at the same
-# time" made "my ipad and my phone at the same time" the signed-out article's: both left out.)
+# time" made "my ipad and my phone at the same time" the signed-out article's, and a desktop among
+# the devices signed in took "desktop" from the sync article's learned words: all left out.)
 SURE = 0.9  # the model's own best article answers, when BM25 gives none, at this probability
 VETO = 0.6  # BM25's answer gives way when the model gives another article (or none) this probability
 EDGE = 0.4  # BM25's answer covering less of the question than this ...
