@@ -486,11 +486,8 @@ KNOWN_MISSES = {
     # the invites article's title and steps name, "workspace" being only among its tags.)
     "kb 15 (tune): question: the intern's invite expired",
     "kb 15 (held): question: a day past the bin's month",
-    # (A regression of kb-15: the example model's probability of the devices article for notes
-    # opened "in the subway when there is no signal" fell from 0.91 to 0.88, under sure 0.9, as
-    # kb-15's written examples of a device on an old OS joined that article's: BM25's crash
-    # article is vetoed and the model no longer answers alone.)
-    "kb 10 (held): notes underground with no signal",
+    # (Notes opened "in the subway when there is no signal", a regression of kb-15, pass again
+    # since kb17's examples.)
     # cal-14 (dates and what was said: a US-style short date, a day in words, the next payment's
     # day and amount, an email or id given once; tune 5/5 and held 4/5 before the date rules, the
     # same after: a date not read, the whole list of charges was shown, which holds the day asked
@@ -585,10 +582,8 @@ KNOWN_MISSES = {
     # agent's examples moved the scope by examples that hands "before you do that, how many days
     # until it shows on my card?" (understand-3) back out of billing: taken back out in round 12b.
     # (The failed payment's email passes since bill-18: triage gives a failed payment told to
-    # billing, and billing's examples tell one; understand-3 still passes with them.) "an email that
-    # the payment was not successful": "not successful" is no failure the rule reads (the reading
-    # holds "unsuccessful"; this one is spelt "succesful"), so the card-in-app examples (0.6) keep it:
-    "money 17 (held): non-native: an email that the payment was not successful",
+    # billing, and billing's examples tell one; understand-3 still passes with them. "an email that
+    # the payment was not successful" passes since asks._FAILED reads a payment that wasn't successful.)
     # Credits paid for with the card charged read as money, so billing asks for the email:
     "money 17 (tune): credits paid for an hour ago, card charged, balance 0",
     "money 17 (held): credits topped up yesterday, card charged, nothing shown",
