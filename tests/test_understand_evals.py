@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -486,11 +486,8 @@ KNOWN_MISSES = {
     # the invites article's title and steps name, "workspace" being only among its tags.)
     "kb 15 (tune): question: the intern's invite expired",
     "kb 15 (held): question: a day past the bin's month",
-    # (A regression of kb-15: the example model's probability of the devices article for notes
-    # opened "in the subway when there is no signal" fell from 0.91 to 0.88, under sure 0.9, as
-    # kb-15's written examples of a device on an old OS joined that article's: BM25's crash
-    # article is vetoed and the model no longer answers alone.)
-    "kb 10 (held): notes underground with no signal",
+    # (Notes opened "in the subway when there is no signal", a regression of kb-15, pass again
+    # since kb17's examples.)
     # cal-14 (dates and what was said: a US-style short date, a day in words, the next payment's
     # day and amount, an email or id given once; tune 5/5 and held 4/5 before the date rules, the
     # same after: a date not read, the whole list of charges was shown, which holds the day asked
@@ -589,6 +586,8 @@ KNOWN_MISSES = {
     # in any spelling is a failure since held-16's mend.)
     # billing, and billing's examples tell one; understand-3 still passes with them. "an email that
     # the payment was not successful" passes since asks._FAILED reads "wasn't successful", 15e3aa8.)
+    # billing, and billing's examples tell one; understand-3 still passes with them. "an email that
+    # the payment was not successful" passes since asks._FAILED reads a payment that wasn't successful.)
     # Credits paid for with the card charged read as money, so billing asks for the email:
     "money 17 (tune): credits paid for an hour ago, card charged, balance 0",
     "money 17 (held): credits topped up yesterday, card charged, nothing shown",
@@ -724,6 +723,23 @@ KNOWN_MISSES = {
     "talk 17 (tune): no article: how many api calls a minute",
     # "hello friend" reads in scope to the scope reader (0.65), so the chat after it is a matter:
     "talk 17 (held): chit-chat: non-native: how are you today",
+    # kb17 (articles and facts in customers' words: an invite that never arrived, everything moved
+    # to another provider, how many devices stay signed in, the notifications' sender, the largest
+    # file sync takes, how long invitations and export links last, bank-transfer credits, a matter
+    # no article covers; before: tune 3/8, held 3/8; after: tune 5/8, held 5/8). Credits bought by
+    # bank transfer go to billing, which holds no knowledge base (routing, as route-15's):
+    "kb 17 (tune): question: bank transfer top-up, how long, non-native",
+    # Devices signed in at once, told with the devices listed ("phone, ipad, 2 laptops and a
+    # desktop"): examples in those words took "desktop" from the sync article's learned words
+    # (kb-13's "desktop behind the phone" lost it) or moved the calibration; left out:
+    "kb 17 (tune): question: how many devices one account may be signed in on",
+    # The largest file sync takes, as understand-16's above (the upload limit is labelled none):
+    "kb 17 (tune): question: is there a size cap per file for syncing",
+    "kb 17 (held): question: max file size sync handles, two questions",
+    "kb 17 (held): question: credits by wire transfer, how many days",
+    # "after i export my data how long does the download link keep working?" gets the export
+    # article framed as what usually fixes a trouble: the act reader reads it as a problem told:
+    "kb 17 (held): question: how long the export download link works",
     # understand-held-16 (written blind during round 13): 39/54 + 9/15 before the round,
     # 40/54 + 10/15 (72.5 %) on its first run after it, one account change on the wrong target (a card change to the method being left; fixed,
     # cues.card_description), no money moved without a yes). By kind: a whole message in French
@@ -736,11 +752,18 @@ KNOWN_MISSES = {
     # that was me beside a sync trouble, reset emails nobody asked for, a person asked for now on
     # security, a stranger's phone login while billing or technical holds the conversation.
     "understand 16 (held): no article: a whole message in french about the last invoice",
-    "understand 16 (held): article: the bookkeeper's invitation never reached her, junk checked",
-    "understand 16 (held): article: moving to another vendor, everything out in one go",
+    # (The invitation lost, moving everything out and the notification sender pass since kb17's
+    # written examples of those kinds.) Devices logged in "at the same time": examples in those
+    # words made "can i use the app on my ipad and my phone at the same time?" (acts-5, the devices
+    # article's) the signed-out article's and moved the calibration; left out:
     "understand 16 (held): question: how many devices may stay signed in at once",
-    "understand 16 (held): question: which address notification emails come from, to allow it",
+    # The largest file sync takes: the
+    # examples no article answers hold upload limits and video editing ("what is the biggest file
+    # i can upload?" is labelled none), so the model reads none; written examples of the sync
+    # limit made those upload questions the sync article's and were left out (kb.py, kb17):
     "understand 16 (held): question: the biggest single file sync will take",
+    # Credits bought by bank transfer: a question about buying credits reads as money and goes to
+    # billing, which holds no knowledge base (routing, as route-15's "how to buy more credits"):
     "understand 16 (held): question: how long credits paid by bank transfer take, non-native",
     "understand 16 (held): kept: team taken the 24th and the 25th told, id next, 'yep do it'",
     "understand 16 (held): changed mind: cancel offered, then pro instead of team, 'yes pro please'",
