@@ -261,3 +261,29 @@ def read(text: str) -> Asked:
             and a_part_reads(untimed, "next_payment", unless=_NOT_THE_NEXT)
         ),
     )
+
+
+# Someone else to be asked before the customer answers ("let me check with our finance person
+# before you do anything", "i need to run it past my partner first"): grammar, a verb of
+# consulting then, later in the clause, "first" or "before" (closed classes).
+CONSULTS_FIRST = re.compile(
+    r"\b(?:check|ask|asking|run (?:it|this|that) (?:past|by)|talk|speak|clear (?:it|this|that) with)\b"
+    r"[^.?!]*?\b(?:first|before)\b", re.I,
+)
+
+
+def waits_for_someone(text: str) -> bool:
+    """The answer to an offer waits on someone else's word: not a no to the action, which stays
+    offered for a later yes."""
+    return CONSULTS_FIRST.search(text) is not None
+
+
+def plan_needed(text: str) -> bool:
+    """A plan change told as a need or a consequence, no change verb a cue lists ("we hired 6
+    people so we need team now", "it's just me again, pro is plenty"; issue 38): a plan of the
+    price list named (the rules read it), the desk intents reader surely reading plan_change in
+    the message or one of its parts, and no card named (a card told "from now on" is the card's
+    change, whatever the reader hears)."""
+    if cues.PLAN_NAME.search(text) is None or cues.card_description(text):
+        return False
+    return a_part_reads(text, "plan_change")

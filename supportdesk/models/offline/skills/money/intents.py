@@ -273,6 +273,11 @@ def _intents_in(t: str) -> frozenset[str]:
         # "i'd like to pay with paypal from now on": another way to pay asked for with no change
         # verb the payment cue lists, read as triage reads it to route here (learned, update_card).
         found.add("payment")
+    if not found & ACTION_INTENTS and asks.plan_needed(t):
+        # "we hired 6 people so we need team now", "it's just me again, pro is plenty": a plan of
+        # the price list told as a need or a consequence, no change verb the plan cue lists
+        # (issue 38): offered like any plan change, done on the yes.
+        found = (found - {"pricing", "my_plan", "next_payment"}) | {"plan"}
     if not found and heard_refund(t):
         found.add("refund")  # "please return me the money of february": money back asked for
     if "payment" in found and "refund" in found:
