@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "plan19")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -735,6 +735,8 @@ KNOWN_MISSES = {
     # as a need (the desk intents reader reads it as a card change); config desk: a login alert
     # that was me beside a sync trouble, reset emails nobody asked for, a person asked for now on
     # security, a stranger's phone login while billing or technical holds the conversation.
+    # (plan19 moved out the duplicate told by its two days, the plan asked instead of the cancel,
+    # the refund held for someone's word and the plan told as a need.)
     "understand 16 (held): no article: a whole message in french about the last invoice",
     "understand 16 (held): article: the bookkeeper's invitation never reached her, junk checked",
     "understand 16 (held): article: moving to another vendor, everything out in one go",
@@ -742,16 +744,16 @@ KNOWN_MISSES = {
     "understand 16 (held): question: which address notification emails come from, to allow it",
     "understand 16 (held): question: the biggest single file sync will take",
     "understand 16 (held): question: how long credits paid by bank transfer take, non-native",
-    "understand 16 (held): kept: team taken the 24th and the 25th told, id next, 'yep do it'",
-    "understand 16 (held): changed mind: cancel offered, then pro instead of team, 'yes pro please'",
-    "understand 16 (held): changed mind: refund offered, 'finance checks first', then 'she says yes, refund the second'",
     "understand 16 (held): request: slang, locked out, a reset link for the id",
-    "understand 16 (held): control: six new hires, pro to team, 'yes go for team'",
     "understand 16 config (held): negation: the login alert was me on the new laptop, it doesn't sync",
     "understand 16 config (held): three reset emails this morning that i never asked for",
     "understand 16 config (held): shared folders vanishing one by one right now, a person this minute",
     "understand 16 config (held): billing holds it, then a samsung phone login i don't own",
     "understand 16 config (held): technical holds it, then an email posing as acme asking for the password",
+    # plan19 (held): the desk's gate (engine/confirmation.py) hears no yes in "accountant ok'd it,
+    # please refund the duplicate" ("ok'd" is no word of assent, the request does not open it):
+    # the refund is asked once more, nothing runs without the yes.
+    "plan 19 (held): refund offered, accountant first, 'accountant ok'd it'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from supportdesk.engine.confirmation import read_answer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.readers import acts
@@ -136,7 +137,18 @@ def asks_about(text: str) -> bool:
     """The act reader reads the message as asking about an action rather than for it, once the
     time the change should start is cut (cues.AT_RENEWAL: a date, read by the rules): "when my
     current month runs out, move us up to team" opens with a time's "when", and asks for the move."""
+    if goes_ahead_after(text):
+        return False
     return acts.asks_about_rather_than_for(cues.AT_RENEWAL.sub(" ", text))
+
+
+def goes_ahead_after(text: str) -> bool:
+    """A proposal asked, then its go-ahead told ("what if we just went down to pro instead of
+    leaving? do that"): the last clause, after others, is a yes as the desk's one reader of a yes
+    reads it (engine/confirmation.py), asking nothing. It asks for the action proposed; the act
+    reader alone hears the question."""
+    said = acts.clauses(text)
+    return len(said) > 1 and not is_question(said[-1]) and read_answer(said[-1]) == "yes"
 
 
 def asks_what_it_would_do(text: str) -> bool:

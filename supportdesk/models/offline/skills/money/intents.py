@@ -263,11 +263,12 @@ def _intents_in(t: str) -> frozenset[str]:
     elif cues.plan_step(t) or (placed and not asks.is_question(t)):
         found.add("plan")  # "I'd like the cheapest plan", "the middle plan please"
     if not found and (
-        cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
+        cues.ABOUT_CHARGES.search(t) or slot_extraction.names_a_day_or_month(t) or slot_extraction.extract(t).amounts
     ) and re.search(r"[^\W\d_]{2,}", t) and heard_duplicate(t) and slot_extraction.place_named(t) is None:
         # (A place in a list is a pointer, not a second charge: "the second one, yearly"; nor figures alone: "$20".)
-        # A duplicate told in the customer's own words, about charges, the month they were
-        # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
+        # A duplicate told in the customer's own words, about charges, the month or the days they
+        # were taken on ("hit the account on the 24th and a second time on the 25th"), or the
+        # amount taken ("you take my 9.99 two time": an amount is a charge).
         found.add("duplicate")
     if not found and cues.asks_card_change(t):
         # "i'd like to pay with paypal from now on": another way to pay asked for with no change
