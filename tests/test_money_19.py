@@ -11,15 +11,18 @@ from tests.money_turns import MONEY, conversation_passes
 def test_a_plan_told_as_a_need_is_a_plan_change_and_a_card_named_stays_the_cards():
     assert asks.plan_needed("our staff doubled this spring, so team is what we need")
     assert "plan" in _intents_in("our staff doubled this spring, so team is what we need")
-    # "from now on" with a card named is the card's change, whatever the reader hears of it.
-    assert not asks.plan_needed("we need pro, and from now on bill the visa ending 5151")
+    # "from now on" with a card named is the card's change: the reader hears plan_change in the
+    # first clause, yet no plan is read from it alone (the card change is what is offered).
+    assert asks.a_part_reads("team is what we need now, the amex ending 3007 from now on", "plan_change")
+    assert not asks.plan_needed("team is what we need now, the amex ending 3007 from now on")
     # No plan of the price list named: nothing to offer.
     assert not asks.plan_needed("we hired two people this month")
 
 
 def test_a_proposal_asked_then_a_go_ahead_asks_for_it_and_a_question_alone_does_not():
-    assert asks.goes_ahead_after("what if we moved down to starter? do that")
-    assert not asks.asks_about("what if we moved down to starter? do that")
+    # (The act reader alone reads this one as asking about the move.)
+    assert asks.goes_ahead_after("what if we went down to starter instead of cancelling? do that")
+    assert not asks.asks_about("what if we went down to starter instead of cancelling? do that")
     # A question alone, or one followed by a question, stays asked about.
     assert not asks.goes_ahead_after("what if we moved down to starter?")
     assert not asks.goes_ahead_after("what if we moved down to starter? would we lose files?")
@@ -66,7 +69,19 @@ async def test_after_a_wait_the_first_charge_pointed_at_is_no_yes_to_the_duplica
 
 async def test_a_duplicate_told_by_its_two_days_before_the_account_is_offered_when_the_id_comes():
     await conversation_passes([
-        {"customer": "the starter plan took money on the 5th and again the 6th", "expect": {"not_tools": MONEY}},
+        {"customer": "our starter subscription hit the account on the 5th and a second time on the 6th", "expect": {"not_tools": MONEY}},
         {"customer": "CUS-1006", "expect": {"offers": ["refund_charge"], "reply": ["$9.99"], "not_tools": MONEY}},
         {"customer": "yes", "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9021", "amount": 9.99}}]}},
+    ], {"refund_charge": 1})
+
+
+async def test_a_refund_passed_up_and_put_again_after_a_wait_still_points_at_the_second_charge():
+    # The senior colleague's offer names one charge; put again after the wait it lists both days,
+    # the duplicate's last, so "the second one" with a yes is the yes to it (CH-9097, March 11).
+    await conversation_passes([
+        {"customer": "esther.kowalski30@example.com team was billed on march 10, and march 11 too",
+         "expect": {"offers": ["refund_charge"], "reply": ["$129.99"], "not_tools": MONEY}},
+        {"customer": "hold on, i need to ask our finance lead before you do anything", "expect": {"not_tools": MONEY}},
+        {"customer": "ok she agrees, yes refund the second one",
+         "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9097", "amount": 129.99}}]}},
     ], {"refund_charge": 1})
