@@ -11,10 +11,15 @@ from tests.money_turns import MONEY, conversation_passes
 def test_a_plan_told_as_a_need_is_a_plan_change_and_a_card_named_stays_the_cards():
     assert asks.plan_needed("our staff doubled this spring, so team is what we need")
     assert "plan" in _intents_in("our staff doubled this spring, so team is what we need")
-    # "from now on" with a card named is the card's change: the reader hears plan_change in the
-    # first clause, yet no plan is read from it alone (the card change is what is offered).
+    # "from now on" with a card named is the card's change (the desk intents reader's training:
+    # evals/desk-intents-tune.jsonl), though its first clause alone reads plan_change.
     assert asks.a_part_reads("team is what we need now, the amex ending 3007 from now on", "plan_change")
     assert not asks.plan_needed("team is what we need now, the amex ending 3007 from now on")
+    assert not asks.plan_needed("we hired 6 people so we need team now, amex ending 3007 from now on")
+    # A part alone reading plan_change beside a price asked is no need told.
+    assert not asks.plan_needed("pro vs starter monthly, how much each")
+    # Asked about, not told.
+    assert not asks.plan_needed("would changing to the starter plan make me lose my storage?")
     # No plan of the price list named: nothing to offer.
     assert not asks.plan_needed("we hired two people this month")
 

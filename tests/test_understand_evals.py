@@ -587,8 +587,8 @@ KNOWN_MISSES = {
     # (The failed payment's email passes since bill-18: triage gives a failed payment told to
     # billing, and billing's examples tell one; understand-3 still passes with them.) "an email that
     # the payment was not successful": "not successful" is no failure the rule reads (the reading
-    # holds "unsuccessful"; this one is spelt "succesful"), so the card-in-app examples (0.6) keep it:
-    "money 17 (held): non-native: an email that the payment was not successful",
+    # holds "unsuccessful"; this one is spelt "succesful"), so the card-in-app examples (0.6) kept it;
+    # it passes since plan19 retrained the readers (evals/desk-intents-tune.jsonl).
     # Credits paid for with the card charged read as money, so billing asks for the email:
     "money 17 (tune): credits paid for an hour ago, card charged, balance 0",
     "money 17 (held): credits topped up yesterday, card charged, nothing shown",

@@ -294,8 +294,11 @@ def plan_needed(text: str) -> bool:
     """A plan change told as a need or a consequence, no change verb a cue lists ("we hired 6
     people so we need team now", "it's just me again, pro is plenty"; issue 38): a plan of the
     price list named (the rules read it), the desk intents reader surely reading plan_change in
-    the message or one of its parts, and no card named (a card told "from now on" is the card's
-    change, whatever the reader hears)."""
-    if cues.PLAN_NAME.search(text) is None or cues.card_description(text):
+    the whole message (a part alone reads it in "pro vs starter monthly, how much each"; a card
+    named "from now on" beside a plan reads update_card, the card's change). Told, not asked: a question naming a plan ("would changing to starter make me lose my storage?",
+    "pro cheaper if paid yearly?") is about it; a change asked for in a question has the plan
+    cue's verbs."""
+    if cues.PLAN_NAME.search(text) is None or is_question(text):
         return False
-    return a_part_reads(text, "plan_change")
+    reading = acts.read_desk_intent(text)
+    return reading.act == "plan_change" and reading.confidence >= PART_CONFIDENCE
