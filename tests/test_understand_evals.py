@@ -754,6 +754,10 @@ KNOWN_MISSES = {
     # please refund the duplicate" ("ok'd" is no word of assent, the request does not open it):
     # the refund is asked once more, nothing runs without the yes.
     "plan 19 (held): refund offered, accountant first, 'accountant ok'd it'",
+    # plan19 (held): the disclaims reader (cues.disclaims_action) hears "we have outgrown starter,
+    # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
+    # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
+    "plan 19 (held): need: outgrew starter, want pro, 'do it'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -298,7 +298,8 @@ def plan_needed(text: str) -> bool:
     named "from now on" beside a plan reads update_card, the card's change). Told, not asked: a question naming a plan ("would changing to starter make me lose my storage?",
     "pro cheaper if paid yearly?") is about it; a change asked for in a question has the plan
     cue's verbs."""
-    if cues.PLAN_NAME.search(text) is None or is_question(text):
+    if cues.PLAN_NAME.search(text) is None or is_question(text) or cues.disclaims_action(text):
+        # (nor one said not to be wanted: "thinking about team next quarter, dont switch anything")
         return False
     reading = acts.read_desk_intent(text)
     return reading.act == "plan_change" and reading.confidence >= PART_CONFIDENCE
