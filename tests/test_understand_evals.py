@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -588,6 +588,10 @@ KNOWN_MISSES = {
     # the payment was not successful" passes since asks._FAILED reads "wasn't successful", 15e3aa8.)
     # billing, and billing's examples tell one; understand-3 still passes with them. "an email that
     # the payment was not successful" passes since asks._FAILED reads a payment that wasn't successful.)
+    # billing, and billing's examples tell one; understand-3 still passes with them.) "an email that
+    # the payment was not successful": "not successful" is no failure the rule reads (the reading
+    # holds "unsuccessful"; this one is spelt "succesful"), so the card-in-app examples (0.6) kept it;
+    # it passes since plan19 retrained the readers (evals/desk-intents-tune.jsonl).
     # Credits paid for with the card charged read as money, so billing asks for the email:
     "money 17 (tune): credits paid for an hour ago, card charged, balance 0",
     "money 17 (held): credits topped up yesterday, card charged, nothing shown",
@@ -751,6 +755,8 @@ KNOWN_MISSES = {
     # as a need (the desk intents reader reads it as a card change); config desk: a login alert
     # that was me beside a sync trouble, reset emails nobody asked for, a person asked for now on
     # security, a stranger's phone login while billing or technical holds the conversation.
+    # (plan19 moved out the duplicate told by its two days, the plan asked instead of the cancel,
+    # the refund held for someone's word and the plan told as a need.)
     "understand 16 (held): no article: a whole message in french about the last invoice",
     # (The invitation lost, moving everything out and the notification sender pass since kb17's
     # written examples of those kinds.) Devices logged in "at the same time": examples in those
@@ -765,10 +771,6 @@ KNOWN_MISSES = {
     # Credits bought by bank transfer: a question about buying credits reads as money and goes to
     # billing, which holds no knowledge base (routing, as route-15's "how to buy more credits"):
     "understand 16 (held): question: how long credits paid by bank transfer take, non-native",
-    "understand 16 (held): kept: team taken the 24th and the 25th told, id next, 'yep do it'",
-    "understand 16 (held): changed mind: cancel offered, then pro instead of team, 'yes pro please'",
-    "understand 16 (held): changed mind: refund offered, 'finance checks first', then 'she says yes, refund the second'",
-    "understand 16 (held): control: six new hires, pro to team, 'yes go for team'",
     # (sec17 fixed the login alert owned, the reset emails, the person asked for and the phishing
     # email while technical holds it.) The money gate reads "a samsung galaxy" as Samsung Pay (its
     # Banking77 wallets; 1.00), so the access reading yields to money and triage routes on words:
@@ -777,6 +779,14 @@ KNOWN_MISSES = {
     # after: 5/5 + 7/7, 5/5 + 6/7): the owned alert is set aside, but the articles read "nothing
     # syncs on that pc, folders stay empty" as exporting (its "pc" and "folders"), and find nothing sure:
     "sec17 config (held): the new-device notice was me on the work pc, nothing syncs there",
+    # plan19 (held): the desk's gate (engine/confirmation.py) hears no yes in "accountant ok'd it,
+    # please refund the duplicate" ("ok'd" is no word of assent, the request does not open it):
+    # the refund is asked once more, nothing runs without the yes.
+    "plan 19 (held): refund offered, accountant first, 'accountant ok'd it'",
+    # plan19 (held): the disclaims reader (cues.disclaims_action) hears "we have outgrown starter,
+    # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
+    # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
+    "plan 19 (held): need: outgrew starter, want pro, 'do it'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

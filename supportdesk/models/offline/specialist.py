@@ -34,7 +34,7 @@ from supportdesk.models.offline.router import Router, content_words
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.account import AccountSkill, next_billing_date
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date, with_article
-from supportdesk.models.offline.skills.money import MoneySkill
+from supportdesk.models.offline.skills.money import MoneySkill, asks
 from supportdesk.models.offline.skills.senior import SeniorSkill
 from supportdesk.models.offline.skills.technical import POINTS_BACK, REPORT_BACK, TechSkill, points_back
 from supportdesk.models.offline.view import View
@@ -539,8 +539,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                     and (
                         read_answer(clause) == "yes" or dialogue.refuses(clause) or cues.STEPS_FAILED.search(clause)
                         or cues.TRYING.search(clause) or cues.setup_only(clause)
-                        # ("let me think" to the offer the gate just closed: still deciding about it)
-                        or (v.declined_tool is not None and hedged(clause))
+                        # ("let me think" to the offer the gate just closed: still deciding about it;
+                        # "let me check with my partner first": waiting for someone's word on it)
+                        or (v.declined_tool is not None and (hedged(clause) or asks.waits_for_someone(clause)))
                         # ("when would i lose access then?": a question the gate closed its offer on,
                         # telling no trouble: about the offer, answered with it standing; money-18)
                         or self._asks_about_closed_offer(clause)
@@ -595,7 +596,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return "money", switch_clause, own_text
         if ctx.get("credit_reason") and not v.calls("issue_credit"):
             return "money", switch_clause, own_text
-        if v.declined_tool in dialogue.ACCOUNT_ACTIONS and text and (hedged(text) or self._asks_about_closed_offer(text)):
+        if v.declined_tool in dialogue.ACCOUNT_ACTIONS and text and (
+            hedged(text) or asks.waits_for_someone(text) or self._asks_about_closed_offer(text)
+        ):
             # "umm not sure, maybe" to the credit the gate held: the offer's matter, put again
             # by the skill that made it (`skills/money/offers.py`, `_held_again`), not a new topic.
             return "money", switch_clause, own_text

@@ -236,7 +236,10 @@ _PAID_FOR = re.compile(r"\b(?:subscri(?:ption|bed|be)s?|plans?|membership|renewa
 
 def _asks_money(text: str) -> bool:
     # (or which card pays, asked: the money skill reads it from the account, its "card_on_file")
-    return any(p.search(text) for p in _SKILL_REQUESTS["money"]) or cues.asks_card_on_file(text) or cues.asks_card_change(text)
+    return (
+        any(p.search(text) for p in _SKILL_REQUESTS["money"]) or cues.asks_card_on_file(text) or cues.asks_card_change(text)
+        or asks.plan_needed(text)  # a plan told as a need ("we hired 6 people so we need team now")
+    )
 
 
 # Requests whose words lean the router the wrong way, and the skill that answers them whatever
@@ -319,6 +322,8 @@ def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
     skills = {skill for skill, patterns in _SKILL_REQUESTS.items() if any(p.search(text) for p in patterns)}
     if cues.asks_card_on_file(text) or cues.asks_card_change(text):
         skills.add("money")  # which card pays, asked, or another asked for (the learned desk intents reader)
+    if asks.plan_needed(text):
+        skills.add("money")  # a plan told as a need or a consequence (the learned desk intents reader)
     if _stops_paying(text):
         skills.add("money")  # paying no more, asked for (the money skill's learned reading)
     if len(skills) != 1:
@@ -465,6 +470,7 @@ def decide(view: View, router: Router):
     stops_paying = not trouble and _stops_paying(text)
     names_a_plan = not trouble and bool(
         cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
+        or asks.plan_needed(text)
     )
     for skill, told in _SKILL_BY_CUE:
         owner = _skill_owner(view, skill, candidates) if told(text) else None

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from supportdesk.engine.confirmation import read_answer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.readers import acts
@@ -136,7 +137,18 @@ def asks_about(text: str) -> bool:
     """The act reader reads the message as asking about an action rather than for it, once the
     time the change should start is cut (cues.AT_RENEWAL: a date, read by the rules): "when my
     current month runs out, move us up to team" opens with a time's "when", and asks for the move."""
+    if goes_ahead_after(text):
+        return False
     return acts.asks_about_rather_than_for(cues.AT_RENEWAL.sub(" ", text))
+
+
+def goes_ahead_after(text: str) -> bool:
+    """A proposal asked, then its go-ahead told ("what if we just went down to pro instead of
+    leaving? do that"): the last clause, after others, is a yes as the desk's one reader of a yes
+    reads it (engine/confirmation.py), asking nothing. It asks for the action proposed; the act
+    reader alone hears the question."""
+    said = acts.clauses(text)
+    return len(said) > 1 and not is_question(said[-1]) and read_answer(said[-1]) == "yes"
 
 
 def asks_what_it_would_do(text: str) -> bool:
@@ -261,3 +273,33 @@ def read(text: str) -> Asked:
             and a_part_reads(untimed, "next_payment", unless=_NOT_THE_NEXT)
         ),
     )
+
+
+# Someone else to be asked before the customer answers ("let me check with our finance person
+# before you do anything", "i need to run it past my partner first"): grammar, a verb of
+# consulting then, later in the clause, "first" or "before" (closed classes).
+CONSULTS_FIRST = re.compile(
+    r"\b(?:check|ask|asking|run (?:it|this|that) (?:past|by)|talk|speak|clear (?:it|this|that) with)\b"
+    r"[^.?!]*?\b(?:first|before)\b", re.I,
+)
+
+
+def waits_for_someone(text: str) -> bool:
+    """The answer to an offer waits on someone else's word: not a no to the action, which stays
+    offered for a later yes."""
+    return CONSULTS_FIRST.search(text) is not None
+
+
+def plan_needed(text: str) -> bool:
+    """A plan change told as a need or a consequence, no change verb a cue lists ("we hired 6
+    people so we need team now", "it's just me again, pro is plenty"; issue 38): a plan of the
+    price list named (the rules read it), the desk intents reader surely reading plan_change in
+    the whole message (a part alone reads it in "pro vs starter monthly, how much each"; a card
+    named "from now on" beside a plan reads update_card, the card's change). Told, not asked: a question naming a plan ("would changing to starter make me lose my storage?",
+    "pro cheaper if paid yearly?") is about it; a change asked for in a question has the plan
+    cue's verbs."""
+    if cues.PLAN_NAME.search(text) is None or is_question(text) or cues.disclaims_action(text):
+        # (nor one said not to be wanted: "thinking about team next quarter, dont switch anything")
+        return False
+    reading = acts.read_desk_intent(text)
+    return reading.act == "plan_change" and reading.confidence >= PART_CONFIDENCE

@@ -263,16 +263,24 @@ def _intents_in(t: str) -> frozenset[str]:
     elif cues.plan_step(t) or (placed and not asks.is_question(t)):
         found.add("plan")  # "I'd like the cheapest plan", "the middle plan please"
     if not found and (
-        cues.ABOUT_CHARGES.search(t) or slot_extraction.months_named(t) or slot_extraction.extract(t).amounts
+        cues.ABOUT_CHARGES.search(t) or slot_extraction.names_a_day_or_month(t) or slot_extraction.extract(t).amounts
     ) and re.search(r"[^\W\d_]{2,}", t) and heard_duplicate(t) and slot_extraction.place_named(t) is None:
         # (A place in a list is a pointer, not a second charge: "the second one, yearly"; nor figures alone: "$20".)
-        # A duplicate told in the customer's own words, about charges, the month they were
-        # taken in, or the amount taken ("you take my 9.99 two time": an amount is a charge).
+        # A duplicate told in the customer's own words, about charges, the month or the days they
+        # were taken on ("hit the account on the 24th and a second time on the 25th"), or the
+        # amount taken ("you take my 9.99 two time": an amount is a charge).
         found.add("duplicate")
     if not found and cues.asks_card_change(t):
         # "i'd like to pay with paypal from now on": another way to pay asked for with no change
         # verb the payment cue lists, read as triage reads it to route here (learned, update_card).
         found.add("payment")
+    if not found & ACTION_INTENTS and asks.plan_needed(t) and not cues.AT_RENEWAL.search(t):
+        # "we hired 6 people so we need team now", "it's just me again, pro is plenty": a plan of
+        # the price list told as a need or a consequence, no change verb the plan cue lists
+        # (issue 38): offered like any plan change, done on the yes. (Told with when it should
+        # start, "when our period ends we want pro, team is too much", it is plans._plan_told_in's,
+        # which reads which of the plans named is wanted.)
+        found = (found - {"pricing", "my_plan", "next_payment"}) | {"plan"}
     if not found and heard_refund(t):
         found.add("refund")  # "please return me the money of february": money back asked for
     if "payment" in found and "refund" in found:

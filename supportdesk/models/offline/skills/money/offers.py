@@ -22,6 +22,7 @@ from supportdesk.text import money
 ANYTHING_ELSE = "Is there anything else I can help with?"
 # Said to a hedge before the offer is put again (`_asked_plainly`, `_held_again`).
 NOT_YET = "I'll only do it if you're sure, and nothing has changed yet."
+TAKE_YOUR_TIME = "Of course, take your time: nothing has changed yet."
 
 
 # A question word in a reply ("why", "how come", "what ... for"): it asks something of its own.
@@ -188,6 +189,11 @@ class MoneyOffers(MoneyBase):
             other -= {"duplicate"}
         if other:
             return None  # a new request replaces the offer (the reply to it clears it)
+        if reading != "yes" and offer.intent is not None and asks.waits_for_someone(text):
+            # "let me check with our finance person first": no yes (the gate ran nothing) and no
+            # no either; the same offer waits for their word ("first" here is a time, not the
+            # first charge listed), and a later yes runs exactly it, once (issue 38).
+            return self._asked_plainly(offer, lead=TAKE_YOUR_TIME, question=self._put_again(offer))
         if (
             offer.intent == "refund" and offer.options and reading != "yes" and offer.intent not in asked
             and _ASKS_ABOUT.search(text) and not dialogue.refuses(text) and self._options_pointed(offer, text)
@@ -233,7 +239,20 @@ class MoneyOffers(MoneyBase):
             return None
         return self._carry_out(offer, pointed)
 
-    def _asked_plainly(self, offer: dialogue.Offer):
+    def _put_again(self, offer: dialogue.Offer) -> str:
+        """The offer's question put again after a wait, pointing where it did: a duplicate's
+        refund names both days, the duplicate's last, so "yes, refund the second one" later is
+        the yes to it (engine/confirmation.py reads a pointer against the days an offer lists)."""
+        charges = {c["id"]: c for c in self._charges(self._customer_id() or "") or []} if offer.intent == "refund" else {}
+        charge = charges.get(str(offer.arguments.get("charge_id")), {})
+        first = charges.get(str(charge.get("duplicate_of")))
+        if first is None:
+            return offer.summary
+        day, first_day = nice_date(charge["charged_on"]), nice_date(first["charged_on"])
+        return (f"Of the charges on {first_day} and {day}, the one on {day} is the duplicate: shall I refund "
+                f"{money(float(offer.arguments.get('amount') or 0))} for it (charge {charge['id']})?")
+
+    def _asked_plainly(self, offer: dialogue.Offer, lead: str = NOT_YET, question: str = ""):
         """A hedge ("i guess so?", "if that's the only way i guess") is neither a yes nor a no
         (engine/confirmation.py `hedged`): nothing runs on it, and the same offer is put once
         more in plain words, with its amount or plan, for a clear yes or no (issue 38)."""
@@ -248,7 +267,7 @@ class MoneyOffers(MoneyBase):
         # the clear yes runs it there rather than being asked a third time (money-13).
         up = self._refund_passed_up_to(args) if offer.intent == "refund" else ""
         return self.step.offer(
-            f"{NOT_YET} Shall I {what}? A plain yes or no is all I need.",
+            f"{lead} {question or f'Shall I {what}? A plain yes or no is all I need.'}",
             offer.action, dict(args), list(offer.options), for_agent=up,
         )
 
