@@ -787,11 +787,34 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-17 (written blind during round 14): 41/54 + 13/15 (78.3 %) before the
+    # round and the same conversations on its first run after it; no money or account action
+    # without a yes. By kind: an invite's expired link, two facts of the plans (version history,
+    # single sign-on); a month unused refused without why; "a fortnight ago", "this past
+    # wednesday"; a clinic's long story with two days' duplicate; a card's digits corrected after
+    # the offer; venting about a bad day; two short reset requests (an emoji, non-native) not read
+    # as asking for the link; two questions in one message; the plan and how it is paid; config
+    # desk: backup codes with "not a hack", a price asked while security holds it.
+    "understand 17 (held): article: three people added, the third's link is dead a week later",
+    "understand 17 (held): question: how far back version history reaches on team",
+    "understand 17 (held): question: which plan single sign-on comes with",
+    "understand 17 (held): refused: january unused, its pro fee back",
+    "understand 17 (held): calendar: anxious, 'a fortnight ago' is march 14, no charge that day",
+    "understand 17 (held): calendar: 'this past wednesday' is march 25",
+    "understand 17 (held): rambling: a dental clinic's team billed the 10th and 11th, 'alright yes go ahead'",
+    "understand 17 (held): changed mind: a card number corrected after the offer, 3308 then 3380, 'yes'",
+    "understand 17 (held): chit-chat: a rotten day, just venting",
+    "understand 17 (held): request: terse, forgot it again, link to the email",
+    "understand 17 (held): request: non-native, a mail to make a new password",
+    "understand 17 (held): two matters: how long the bin keeps files and the next bill date, in one message",
+    "understand 17 (held): control: the plan and how it's paid, paypal pro",
+    "understand 17 config (held): negation: not a hack, the 2fa phone left at home, backup codes",
+    "understand 17 config (held): security holds it, then pro's yearly price",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
