@@ -141,12 +141,15 @@ async def test_a_cards_digits_corrected_change_the_card_offered_and_the_yes_runs
 )
 async def test_a_plan_change_told_over_two_messages_keeps_both_parts(first, then, plan, period):
     """The period asked for in one message and the plan in the next (or the other way round):
-    the offer carries both, never "you're already on that plan" for a change half read."""
+    the offer carries both, never "you're already on that plan" for a change half read; the yes
+    runs the change with both, whichever way the offer was put (the skill's own offer, or the
+    desk's gate catching the call)."""
     convo = {"name": "plan in parts", "turns": [
         {"customer": first, "expect": {"agent": "billing"}},
         {"customer": then, "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": ["change_plan"],
-                                      "context": {"pending_offer": {"arguments": {"plan": plan, "billing_period": period}}}}},
-    ]}
+                                      "reply_not": ["already on"]}},
+        {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {"plan": plan, "billing_period": period}}]}},
+    ], "expect": {"tool_counts": {"change_plan": 1}}}
     await passes(convo)
 
 
