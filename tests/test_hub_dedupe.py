@@ -17,6 +17,21 @@ def said(text: str) -> Message:
     return Message(role="customer", text=text, agent="triage")
 
 
+async def collect_until_three(stream, after_batch=None) -> list[tuple[int | None, str]]:
+    """(seq, text) of every event the stream sends until "three" arrives; `after_batch(seen)` runs
+    after each batch (to store more once the backlog is in). Closes the stream; fails, not hangs."""
+    seen: list[tuple[int | None, str]] = []
+    async with asyncio.timeout(10):
+        async for batch in stream:
+            seen += [(event.seq, event.data["text"]) for event in batch]
+            if after_batch is not None:
+                await after_batch(seen)
+            if any(text == "three" for _, text in seen):
+                break
+    await stream.aclose()
+    return seen
+
+
 async def test_events_queued_while_the_backlog_is_read_are_not_sent_twice(db_path):
     config = repo_desk()
     async with await SessionStore.open(db_path) as store:
@@ -27,16 +42,13 @@ async def test_events_queued_while_the_backlog_is_read_are_not_sent_twice(db_pat
             for text in ("one", "two"):  # stored and queued live before the reader starts
                 await store.append(session.id, [said(text)])
                 await hub.poke(session.id)
-            seen: list[tuple[int | None, str]] = []
-            async with asyncio.timeout(10):
-                async for batch in stream:
-                    seen += [(event.seq, event.data["text"]) for event in batch]
-                    if len(seen) == 2:  # the backlog: now one more, live only
-                        await store.append(session.id, [said("three")])
-                        await hub.poke(session.id)
-                    if any(text == "three" for _, text in seen):
-                        break
-            await stream.aclose()
+
+            async def then_three(seen: list[tuple[int | None, str]]) -> None:
+                if len(seen) == 2:  # the backlog: now one more, live only
+                    await store.append(session.id, [said("three")])
+                    await hub.poke(session.id)
+
+            seen = await collect_until_three(stream, then_three)
         finally:
             await hub.close()
     assert seen == [(1, "one"), (2, "two"), (3, "three")]
@@ -55,13 +67,7 @@ async def test_a_stream_resumed_past_what_this_hub_handed_out_skips_what_the_cli
             for text in ("one", "two", "three"):
                 await store.append(session.id, [said(text)])
                 await hub.poke(session.id)
-            seen: list[tuple[int | None, str]] = []
-            async with asyncio.timeout(10):
-                async for batch in stream:
-                    seen += [(event.seq, event.data["text"]) for event in batch]
-                    if any(text == "three" for _, text in seen):
-                        break
-            await stream.aclose()
+            seen = await collect_until_three(stream)
         finally:
             await hub.close()
     assert seen == [(3, "three")]
