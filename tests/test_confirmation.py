@@ -461,6 +461,17 @@ async def test_an_explicit_request_after_a_no_is_offered_again(db_path):
         assert again.arguments == {"amount": 7} and ran == []
 
 
+async def test_a_yes_that_names_another_sum_runs_nothing(db_path):
+    """The runner asks `names_another` of a text yes: "yes, refund $7" to an offer of $5 is no yes
+    to the offer as it stands (a change of mind), so the $5 is never refunded on it."""
+    script = [Transfer("billing", "money"), call("refund", amount=5), Answer("asked again")]
+    desk, sid, _, ran = await offered(db_path, script)
+    async with desk:
+        items = await items_of(desk.runner.send(sid, "yes, refund $7"))
+        assert [i.why for i in items if isinstance(i, Decline)] == ["change_of_mind"]
+        assert not [i for i in items if isinstance(i, Confirmation)] and ran == []
+
+
 async def test_a_call_the_policy_refuses_is_not_offered(db_path):
     desk, _, items, ran = await offered(db_path, [Transfer("billing", "money"), call("refund", amount=100), Answer("no")])
     async with desk:
