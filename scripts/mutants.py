@@ -535,6 +535,15 @@ MUTANTS: tuple[Mutant, ...] = (
         group="ours",
     ),
     Mutant(
+        "serve-listens-locally",
+        "supportdesk/channels/command.py",
+        'serve.add_argument("--host", default="127.0.0.1",',
+        'serve.add_argument("--host", default="0.0.0.0",',
+        ("tests/test_serve_process.py::test_serve_binds_loopback_by_default",),
+        "serve listens on this machine only unless told otherwise: else a desk started to try it out answers anyone on the network",
+        group="ours",
+    ),
+    Mutant(
         "control-characters-visible",
         "supportdesk/text.py",
         "    return _CONTROL.sub(_visible, text)\n",
