@@ -544,6 +544,15 @@ MUTANTS: tuple[Mutant, ...] = (
         group="ours",
     ),
     Mutant(
+        "database-password-redacted",
+        "supportdesk/store/location.py",
+        '            netloc = f"{userinfo.split(\':\', 1)[0]}:{MASK}@{host}"\n',
+        "            pass\n",
+        ("tests/test_store_location.py::test_redact_url_keeps_everything_but_the_password",),
+        "a database URL is shown with its password masked: else every title bar, log line and error naming the desk's database prints the password",
+        group="ours",
+    ),
+    Mutant(
         "control-characters-visible",
         "supportdesk/text.py",
         "    return _CONTROL.sub(_visible, text)\n",
