@@ -523,6 +523,19 @@ def repairs(text: str) -> bool:
     return _REPAIR.search(text) is not None
 
 
+# Four digits (a card's last four) told right after a repair's "not": "it's 3380, not 3308", "not
+# 7721 but 7712". Those are the digits taken back; the others told are the ones meant.
+_FOUR_DIGITS = re.compile(r"(?<![\d.,/-])\b\d{4}\b(?![.,/-]?\d)")
+_TAKEN_BACK = re.compile(r"\b(?:not|instead\s+of|rather\s+than|isn'?t|wasn'?t)\s+(?:the\s+)?$", re.I)
+
+
+def four_digits_meant(text: str) -> str | None:
+    """The four digits `text` tells as the right ones, those not taken back after "not" or
+    "instead of" ("sorry typo, its 7712 not 7721" is 7712); None unless exactly one such number."""
+    meant = {m.group() for m in _FOUR_DIGITS.finditer(text) if not _TAKEN_BACK.search(text[max(0, m.start() - 20):m.start()])}
+    return meant.pop() if len(meant) == 1 else None
+
+
 # (A full month's name may carry a possessive, its apostrophe typed or not: "januarys invoice",
 # "february's bill"; an abbreviation may not: "mars", "jans" are other words.)
 _FULL_MONTH_RE = "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))

@@ -90,7 +90,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
 
         asked = self._asked(text)
         offer = dialogue.open_offer(v.context, len(v.customer_messages))
-        instead = self._another_plan_named(offer, text) if text and v.offer_answer != "yes" else None
+        instead = (self._another_plan_named(offer, text) or self._another_card_named(offer, text)) if text and v.offer_answer != "yes" else None
         if instead is not None:
             return instead
         if offer is not None and text:

@@ -256,6 +256,30 @@ class MoneyPlans(MoneyBase):
         return self._plan_change(customer_id, corrected_request(offered, text), set())
 
 
+    def _another_card_named(self, offer: dialogue.Offer | None, text: str):
+        """A reply to a card change we offered (or the desk's gate held) that names another card
+        or corrects its last four ("sorry typo, its 7712 not 7721", "wait, the visa ending
+        1881"): whatever its yes/no reading, the corrected card is offered in the offered one's
+        place, its brand kept when only the digits are told; the first card is never put on
+        file, nor the corrected one without its own yes (issue 38)."""
+        v = self.view
+        if offer is not None and offer.intent == "payment":
+            offered = dict(offer.arguments)
+        elif v.declined_tool == "update_payment_method":
+            held = next((t for t in reversed(v.tools) if t.name == "update_payment_method"), None)
+            offered = dict(held.arguments) if held else {}
+        else:
+            return None
+        before, customer_id = str(offered.get("method") or ""), self._customer_id()
+        method = cues.card_description(text)
+        digits = slot_extraction.four_digits_meant(text)
+        if method is None and digits and " ending " in before:
+            method = f"{before.rsplit(' ', 1)[0]} {digits}"
+        if method is None or method == before or customer_id is None:
+            return None
+        return self.step.call("update_payment_method", {"customer_id": customer_id, "method": method})
+
+
 def corrected_request(offered: dict[str, Any], text: str) -> str:
     """A correction's words with the offer's parts it does not name said after them: the plan,
     the billing period and when (read by the plan change as one request)."""
