@@ -253,7 +253,16 @@ class MoneyPlans(MoneyBase):
                 return None
         elif plan == record.get("plan") and period is None:
             return None
-        return self._plan_change(customer_id, corrected_request(offered, text), set())
+        changed = self._plan_change(customer_id, corrected_request(offered, text), set())
+        if period is None or period == offered.get("billing_period") or not getattr(changed, "text", ""):
+            return changed
+        # Another period is another price: the corrected offer says it ("wait, i meant the annual
+        # one" is $299.99 a year), so the yes agrees to a price it was told.
+        read, plans = self._price_list()
+        if read is not None:
+            return read
+        priced = self._change_priced(plans, str(plan or offered.get("plan") or record.get("plan")), period)
+        return dataclasses.replace(changed, text=f"{priced}{changed.text}")
 
 
     def _another_card_named(self, offer: dialogue.Offer | None, text: str):
