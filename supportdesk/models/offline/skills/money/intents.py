@@ -280,13 +280,12 @@ def _intents_in(t: str) -> frozenset[str]:
         # "i'd like to pay with paypal from now on": another way to pay asked for with no change
         # verb the payment cue lists, read as triage reads it to route here (learned, update_card).
         found.add("payment")
-    if not found & (ACTION_INTENTS | {"duplicate"}) and asks.plan_needed(t) and not cues.AT_RENEWAL.search(t):
+    if not found & ACTION_INTENTS and asks.plan_needed(t) and not cues.AT_RENEWAL.search(t):
         # "we hired 6 people so we need team now", "it's just me again, pro is plenty": a plan of
         # the price list told as a need or a consequence, no change verb the plan cue lists
         # (issue 38): offered like any plan change, done on the yes. (Told with when it should
         # start, "when our period ends we want pro, team is too much", it is plans._plan_told_in's,
-        # which reads which of the plans named is wanted. A plan named in telling of a duplicate,
-        # "the team subscription came out twice", is the charge's, not a need.)
+        # which reads which of the plans named is wanted.)
         found = (found - {"pricing", "my_plan", "next_payment"}) | {"plan"}
     if not found and heard_refund(t):
         found.add("refund")  # "please return me the money of february": money back asked for
