@@ -536,9 +536,8 @@ KNOWN_MISSES = {
     # "pro got billed 2x ... the extra one returned": the plan's name with "billed" reads as the Pro
     # plan's price asked; "2x" is no duplicate word and "returned" no refund word to the cues:
     "money 16 (held): an allowed refund, the extra charge returned, '2x'",
-    # "please what is the one on the 8th, i not understand it.": not read as a question (asks.
-    # is_question), so the day of the calendar does not make it about charges:
-    "money 16 (held): the one on the 8th, non-native",
+    # ("please what is the one on the 8th, i not understand it." passes since dates15: a day named
+    # to billing with nothing else asked shows that day's charge.)
     # "my card expired, will next months payment fail?": the card change is read (which card
     # next?), the question about the next payment is left unanswered:
     "money 16 (held): an expired card and the next payment",
@@ -620,11 +619,9 @@ KNOWN_MISSES = {
     # (Since money-17 the
     # access after cancelling asked with "say i cancel, ..." is answered, nothing offered: a
     # supposition opening a clause is a conditional, asks._CONSEQUENCE_QUESTION. The renewal
-    # forgotten is still shown: "9.99 went out on march 13. i'd like it returned" names no money
-    # back to the refund cue or the intent readers, so the March 13 charge is shown, not refused.
+    # forgotten is refused with why since dates15: its money back is heard on the message whole.
     # Since bill-18 the failed payment's email is billing's, answered with the failed charge.)
     "understand 13 (held): article: credits bought two hours ago, balance still zero",
-    "understand 13 (held): refused: forgot to cancel before renewal, starter of march 13",
     "understand 13 (held): kept: email once, latest invoice then the plan it is for",
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
     "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
