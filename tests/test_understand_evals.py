@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -536,9 +536,8 @@ KNOWN_MISSES = {
     # "pro got billed 2x ... the extra one returned": the plan's name with "billed" reads as the Pro
     # plan's price asked; "2x" is no duplicate word and "returned" no refund word to the cues:
     "money 16 (held): an allowed refund, the extra charge returned, '2x'",
-    # "please what is the one on the 8th, i not understand it.": not read as a question (asks.
-    # is_question), so the day of the calendar does not make it about charges:
-    "money 16 (held): the one on the 8th, non-native",
+    # ("please what is the one on the 8th, i not understand it." passes since dates15: a day named
+    # to billing with nothing else asked shows that day's charge.)
     # "my card expired, will next months payment fail?": the card change is read (which card
     # next?), the question about the next payment is left unanswered:
     "money 16 (held): an expired card and the next payment",
@@ -620,11 +619,9 @@ KNOWN_MISSES = {
     # (Since money-17 the
     # access after cancelling asked with "say i cancel, ..." is answered, nothing offered: a
     # supposition opening a clause is a conditional, asks._CONSEQUENCE_QUESTION. The renewal
-    # forgotten is still shown: "9.99 went out on march 13. i'd like it returned" names no money
-    # back to the refund cue or the intent readers, so the March 13 charge is shown, not refused.
+    # forgotten is refused with why since dates15: its money back is heard on the message whole.
     # Since bill-18 the failed payment's email is billing's, answered with the failed charge.)
     "understand 13 (held): article: credits bought two hours ago, balance still zero",
-    "understand 13 (held): refused: forgot to cancel before renewal, starter of march 13",
     "understand 13 (held): kept: email once, latest invoice then the plan it is for",
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
     "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
@@ -798,11 +795,11 @@ KNOWN_MISSES = {
     "understand 17 (held): article: three people added, the third's link is dead a week later",
     "understand 17 (held): question: how far back version history reaches on team",
     "understand 17 (held): question: which plan single sign-on comes with",
+    # (dates15 took off the fortnight, this past wednesday, the clinic's two days and the card's
+    # corrected digits. The month unused stays: "i'd like january's 29.99 returned" reads cancel
+    # to Banking77's reader and plan_change to the desk intents reader, so no money back is heard;
+    # the desk intents reader's training is where it is learnt.)
     "understand 17 (held): refused: january unused, its pro fee back",
-    "understand 17 (held): calendar: anxious, 'a fortnight ago' is march 14, no charge that day",
-    "understand 17 (held): calendar: 'this past wednesday' is march 25",
-    "understand 17 (held): rambling: a dental clinic's team billed the 10th and 11th, 'alright yes go ahead'",
-    "understand 17 (held): changed mind: a card number corrected after the offer, 3308 then 3380, 'yes'",
     "understand 17 (held): chit-chat: a rotten day, just venting",
     "understand 17 (held): request: terse, forgot it again, link to the email",
     "understand 17 (held): request: non-native, a mail to make a new password",
@@ -810,6 +807,13 @@ KNOWN_MISSES = {
     "understand 17 (held): control: the plan and how it's paid, paypal pro",
     "understand 17 config (held): negation: not a hack, the 2fa phone left at home, backup codes",
     "understand 17 config (held): security holds it, then pro's yearly price",
+    # dates15 (held): 9 tune 4/9 -> 9/9, held 5/9 -> 7/9. "same invoice it looks like" in a long
+    # duplicate story is heard as the invoice cue, and a duplicate is read only where nothing
+    # else was: the invoices are listed, nothing offered or run.
+    "dates15 (held): rambling: a bakery's bookkeeper, starter billed the 5th and 6th, 'ok yes please do'",
+    # "can i get back the money for the months we didnt use acme at all" reads other (1.00) to the
+    # desk intents reader: no money back heard, the charges are listed, nothing offered or run.
+    "dates15 (held): refused: the months the team did not use it",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -323,7 +323,7 @@ _WEEKDAY_NAMES = tuple(name.lower() for name in calendar.day_name)
 _WEEKDAY_RE = "|".join(_WEEKDAY_NAMES)
 _WEEKDAY_GONE_BY = (
     rf"\b(?:(?:last|past|on)\s+(?P<weekday>{_WEEKDAY_RE})(?:['\u2019]?s)?"
-    rf"|(?P<weekday_owns>{_WEEKDAY_RE})['\u2019]s)\b"
+    rf"|(?P<weekday_owns>{_WEEKDAY_RE})['\u2019]s|(?P<weekday_gone>{_WEEKDAY_RE})\s+(?:just\s+)?gone)\b"
 )
 # A day of the month with no month said ("the one on the 16th", "what's the payment on the 24th
 # for?"): the calendar's month, as "the 16th this month" would say. Only after "on", "from", "for"
@@ -331,6 +331,8 @@ _WEEKDAY_GONE_BY = (
 # date above: "on the 3rd of march").
 _DAY_OF_THIS_MONTH = (
     r"\b(?:on|from|for|dated)\s+the\s+(?P<bare_day>\d{1,2})(?:st|nd|rd|th)\b"
+    # A second day listed with it ("on the 10th and the 11th"): the same month's.
+    r"(?:\s*(?:,|&|\band\b|\bor\b)\s*(?:(?:on|then)\s+)?the\s+(?P<bare_day_listed>\d{1,2})(?:st|nd|rd|th)\b)?"
     rf"(?!\s+(?:of\s+)?(?:{_MONTH_RE}|this|last|next)\b)"
 )
 # Days spoken of together, counted from today (money-18): "last weekend" (the Saturday and Sunday
@@ -338,18 +340,20 @@ _DAY_OF_THIS_MONTH = (
 # week" (to today), "last week" (the week before's Monday to Sunday), "at the start of the month"
 # (its first week: this month's, or last month's when said so).
 _DAYS_FROM_TODAY = (
-    r"\b(?P<weekend>last\s+weekend|(?:the\s+)?weekend\s+(?:just\s+)?gone)\b"
+    r"\b(?P<weekend_before>(?:the\s+)?weekend\s+before\s+last)\b"
+    r"|\b(?P<weekend>last\s+weekend|(?:the\s+)?weekend\s+(?:just\s+)?gone)\b"
     r"|\b(?P<earlier_week>earlier\s+this\s+week|(?:at\s+)?the\s+start\s+of\s+(?:this|the)\s+week)\b"
     r"|\b(?P<this_week>this\s+week)\b|\b(?P<last_week>last\s+week|the\s+week\s+before\s+last)\b(?!\s*end)"
     r"|\b(?P<month_start>(?:start|beginning|first\s+week)\s+of\s+(?:the|this|(?P<start_last>last))\s+month"
     r"|early\s+(?:this|(?P<early_last>last))\s+month)\b"
 )
-# A day counted back from today by a number of days or weeks ("10 days ago", "a week ago", "the
-# day before yesterday").
+# A day counted back from today by a number of days or weeks ("10 days ago", "two weeks back", "a
+# fortnight ago", "the day before yesterday").
 _DAYS_BACK = (
     r"\b(?P<before>(?:the )?day before yesterday)\b"
-    r"|\b(?P<n>\d{1,2}|one|a|two|three|four|five|six|seven) days? ago\b"
-    r"|\b(?P<weeks>\d|one|a|two|three|four) weeks? ago\b"
+    r"|\b(?P<n>\d{1,2}|one|a|two|three|four|five|six|seven) days? (?:ago|back)\b"
+    r"|\b(?P<weeks>\d|one|a|two|three|four) weeks? (?:ago|back)\b"
+    r"|\b(?P<fortnight>a|one) fortnight (?:ago|back)\b"
 )
 _RELATIVE_DAY = re.compile(
     r"\b(?P<yesterday>yesterday(?:'?s)?|yday)\b"
@@ -401,11 +405,12 @@ def relative_days(text: str, today: date) -> list[Date]:
             continue
         if m.group("month_from_today") or m.group("bare_day"):
             months_on = _MONTHS_FROM_TODAY[m.group("month_from_today").lower()] if m.group("month_from_today") else 0
-            named = _day_of_month_from(today, int(m.group("nth") or m.group("nth_bare") or m.group("bare_day")), months_on)
-            if named is not None:
-                _add_unique(found, named)
+            days = [m.group("nth") or m.group("nth_bare") or m.group("bare_day"), m.group("bare_day_listed")]
+            for named in (_day_of_month_from(today, int(day), months_on) for day in days if day):
+                if named is not None:
+                    _add_unique(found, named)
             continue
-        weekday = m.group("weekday") or m.group("weekday_owns")
+        weekday = m.group("weekday") or m.group("weekday_owns") or m.group("weekday_gone")
         if weekday:
             # The latest one before today: said on a Friday, "last friday" is a week back.
             back = (today.weekday() - _WEEKDAY_NAMES.index(weekday.lower()) - 1) % 7 + 1
@@ -415,6 +420,8 @@ def relative_days(text: str, today: date) -> list[Date]:
             back = 1
         elif m.group("today"):
             back = 0
+        elif m.group("fortnight"):
+            back = 14
         elif m.group("weeks"):
             n = m.group("weeks").lower()
             back = 7 * (int(n) if n.isdigit() else _WORD_NUMBER[n])
@@ -429,9 +436,10 @@ def relative_days(text: str, today: date) -> list[Date]:
 def _days_spanned(m: re.Match[str], today: date) -> list[date] | None:
     """The days a `_DAYS_FROM_TODAY` match names, none after today; None for a single day's match."""
     monday = today - timedelta(days=today.weekday())
-    if m.group("weekend"):
-        # The latest Sunday before today (on a Sunday, the weekend before this one).
-        sunday = today - timedelta(days=(today.weekday() - 6) % 7 or 7)
+    if m.group("weekend") or m.group("weekend_before"):
+        # The latest Sunday before today (on a Sunday, the weekend before this one); a week
+        # earlier for "the weekend before last".
+        sunday = today - timedelta(days=((today.weekday() - 6) % 7 or 7) + (7 if m.group("weekend_before") else 0))
         return [sunday - timedelta(days=1), sunday]
     if m.group("earlier_week") or m.group("this_week"):
         last = today - timedelta(days=1) if m.group("earlier_week") else today
@@ -513,6 +521,19 @@ _REPAIR = re.compile(
 def repairs(text: str) -> bool:
     """Whether `text` corrects what the customer said before ("sorry, I meant the 3rd")."""
     return _REPAIR.search(text) is not None
+
+
+# Four digits (a card's last four) told right after a repair's "not": "it's 3380, not 3308", "not
+# 7721 but 7712". Those are the digits taken back; the others told are the ones meant.
+_FOUR_DIGITS = re.compile(r"(?<![\d.,/-])\b\d{4}\b(?![.,/-]?\d)")
+_TAKEN_BACK = re.compile(r"\b(?:not|instead\s+of|rather\s+than|isn'?t|wasn'?t)\s+(?:the\s+)?$", re.I)
+
+
+def four_digits_meant(text: str) -> str | None:
+    """The four digits `text` tells as the right ones, those not taken back after "not" or
+    "instead of" ("sorry typo, its 7712 not 7721" is 7712); None unless exactly one such number."""
+    meant = {m.group() for m in _FOUR_DIGITS.finditer(text) if not _TAKEN_BACK.search(text[max(0, m.start() - 20):m.start()])}
+    return meant.pop() if len(meant) == 1 else None
 
 
 # (A full month's name may carry a possessive, its apostrophe typed or not: "januarys invoice",

@@ -17,6 +17,7 @@ from typing import Any
 
 from supportdesk.engine.protocol import Answer, CallTools, Transfer
 from supportdesk.models.offline import cues, dialogue
+from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
 from supportdesk.models.offline.skills.money.credit import CREDIT_AMOUNT_QUESTION, MoneyCredit
 from supportdesk.models.offline.skills.money.heard import LEARNED_DUPLICATE_CONFIDENCE, QUESTION_CONFIDENCE, heard_duplicate
@@ -89,7 +90,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
 
         asked = self._asked(text)
         offer = dialogue.open_offer(v.context, len(v.customer_messages))
-        instead = self._another_plan_named(offer, text) if text and v.offer_answer != "yes" else None
+        instead = (self._another_plan_named(offer, text) or self._another_card_named(offer, text)) if text and v.offer_answer != "yes" else None
         if instead is not None:
             return instead
         if offer is not None and text:
@@ -287,7 +288,9 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return step.call("find_charges", {"customer_id": customer_id}, **ctx)
         if "refund" in intents or "duplicate" in intents:
             return self._refund_flow(customer_id, charges, intents, text, explicit="refund" in asked)
-        if not self._about_charges(text):
+        if not self._about_charges(text) and not slot_extraction.names_a_day_or_month(text):
+            # (A day or a month named to billing with nothing else asked, "this past wednesday,
+            # what came off my amex", is a charge's day: its charges are shown; issue 38.)
             # Nothing says what they want, nor that it is about a charge: ask, rather than
             # propose something of our own that a "yes" would then set off.
             return step.answer(

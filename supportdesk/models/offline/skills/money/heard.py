@@ -34,20 +34,25 @@ LEARNED_REFUND_CONFIDENCE = 0.98
 
 
 def heard_refund(text: str) -> bool:
-    """A clause of the message asks for a named charge's money back in words no cue lists."""
-    for clause in gates.clauses(text):
+    """A clause of the message, or the message whole, asks for a named charge's money back in
+    words no cue lists. (Whole, for a charge named in one clause and asked back in another:
+    "january i barely used it, can i get that month back?"; the refusal then says why.)"""
+    for clause in dict.fromkeys([*gates.clauses(text), text]):
         # (The rules first: they are cheap, and most clauses name no charge.)
         if not (cues.ABOUT_CHARGES.search(clause) or slot_extraction.months_named(clause) or slot_extraction.extract(clause).amounts):
             continue
-        if asks.is_question(clause) or acts.asks_about_rather_than_for(clause):
+        if acts.asks_about_rather_than_for(clause):
             continue
+        # A question counts only where both readers hear money back and the act reader a request
+        # ("can i get that month back?" asks for it), below; Banking77's alone hears any money question.
+        asked = asks.is_question(clause)
         # A clause that names a plan or a billing period is about the plan: the intent reader
         # has no plan change among its intents (Banking77's), and reads "from my next renewal i
         # want starter but paid yearly" as refund 0.99 (held-8).
         if cues.PLAN_NAME.search(clause) or cues.PERIOD.search(clause):
             continue
         reading = acts.read_intent(clause)
-        if reading.act == "refund" and reading.confidence >= LEARNED_REFUND_CONFIDENCE and gates.reads_money(clause):
+        if not asked and reading.act == "refund" and reading.confidence >= LEARNED_REFUND_CONFIDENCE and gates.reads_money(clause):
             return True
         # Banking77's reader knows money back in a bank's words; the desk intents reader, trained
         # on the desk's own examples too, hears it in a customer's ("give back the 129.99 from

@@ -255,7 +255,10 @@ def _intents_in(t: str) -> frozenset[str]:
             # "what would pro run me per month next to my current plan?": a plan of the price
             # list named beside their own, its price asked (the desk intents reader's pricing).
             found.add("pricing")
-    placed = names_plan_by_place(t)
+    # Two days or more told ("came out on the 10th and again on the 11th"): a place said after them,
+    # "i'd like the second one reversed", points at the second of those days, not at a plan.
+    days_listed = len(slot_extraction.bare_days(t)) + len(slot_extraction.extract_dates(t)) > 1
+    placed = names_plan_by_place(t) and not days_listed
     if (cues.plan_step(t) or placed) and asks_price(t):
         # "how much is the top plan a month?", "the mid tier, paid yearly - what's that come
         # to?": a plan named by its place, its price asked (the desk intents reader's pricing)
@@ -264,8 +267,11 @@ def _intents_in(t: str) -> frozenset[str]:
         found.add("plan")  # "I'd like the cheapest plan", "the middle plan please"
     if not found and (
         cues.ABOUT_CHARGES.search(t) or slot_extraction.names_a_day_or_month(t) or slot_extraction.extract(t).amounts
-    ) and re.search(r"[^\W\d_]{2,}", t) and heard_duplicate(t) and slot_extraction.place_named(t) is None:
-        # (A place in a list is a pointer, not a second charge: "the second one, yearly"; nor figures alone: "$20".)
+    ) and re.search(r"[^\W\d_]{2,}", t) and heard_duplicate(t) and (
+        slot_extraction.place_named(t) is None or days_listed
+    ):
+        # (A place in a list is a pointer, not a second charge: "the second one, yearly"; nor figures
+        # alone: "$20". Unless the list is the message's own days, above.)
         # A duplicate told in the customer's own words, about charges, the month or the days they
         # were taken on ("hit the account on the 24th and a second time on the 25th"), or the
         # amount taken ("you take my 9.99 two time": an amount is a charge).

@@ -253,7 +253,40 @@ class MoneyPlans(MoneyBase):
                 return None
         elif plan == record.get("plan") and period is None:
             return None
-        return self._plan_change(customer_id, corrected_request(offered, text), set())
+        changed = self._plan_change(customer_id, corrected_request(offered, text), set())
+        if period is None or period == offered.get("billing_period") or not getattr(changed, "text", ""):
+            return changed
+        # Another period is another price: the corrected offer says it ("wait, i meant the annual
+        # one" is $299.99 a year), so the yes agrees to a price it was told.
+        read, plans = self._price_list()
+        if read is not None:
+            return read
+        priced = self._change_priced(plans, str(plan or offered.get("plan") or record.get("plan")), period)
+        return dataclasses.replace(changed, text=f"{priced}{changed.text}")
+
+
+    def _another_card_named(self, offer: dialogue.Offer | None, text: str):
+        """A reply to a card change we offered (or the desk's gate held) that names another card
+        or corrects its last four ("sorry typo, its 7712 not 7721", "wait, the visa ending
+        1881"): whatever its yes/no reading, the corrected card is offered in the offered one's
+        place, its brand kept when only the digits are told; the first card is never put on
+        file, nor the corrected one without its own yes (issue 38)."""
+        v = self.view
+        if offer is not None and offer.intent == "payment":
+            offered = dict(offer.arguments)
+        elif v.declined_tool == "update_payment_method":
+            held = next((t for t in reversed(v.tools) if t.name == "update_payment_method"), None)
+            offered = dict(held.arguments) if held else {}
+        else:
+            return None
+        before, customer_id = str(offered.get("method") or ""), self._customer_id()
+        method = cues.card_description(text)
+        digits = slot_extraction.four_digits_meant(text)
+        if method is None and digits and " ending " in before:
+            method = f"{before.rsplit(' ', 1)[0]} {digits}"
+        if method is None or method == before or customer_id is None:
+            return None
+        return self.step.call("update_payment_method", {"customer_id": customer_id, "method": method})
 
 
 def corrected_request(offered: dict[str, Any], text: str) -> str:
