@@ -94,6 +94,22 @@ def without_denied_trouble(query: str) -> str:
     return " ".join(kept) if kept and len(kept) < len(clauses) else query
 
 
+def without_denied_matter(query: str) -> str:
+    """`query` without the clauses that deny a trouble (`without_denied_trouble`) and, in the
+    clauses kept, without the words a denial governs (classifier.denials: "not a hacking thing",
+    "nobody stole anything", "my phone isnt stolen"): the matter denied is not what is searched,
+    so "not a hack, i just left the phone with my 2fa app at home" asks about the codes, not about
+    a stolen phone (kbfacts15)."""
+    kept = []
+    for clause in _ANY_CLAUSE.split(without_denied_trouble(query).strip()):
+        words, _ = denials(clause)
+        denied = {w[4:] for w in words if w.startswith("not_") and not w.endswith("_c")}
+        if denied:
+            clause = re.sub(rf"\b(?:{'|'.join(map(re.escape, sorted(denied)))})\b", " ", clause, flags=re.I)
+        kept.append(" ".join(clause.split()))
+    return " ".join(c for c in kept if c) or query
+
+
 def tells_trouble(query: str) -> bool:
     """Something fails in what the customer tells (the act reader's problem, of the whole or of a
     clause, or a word of failure), the trouble they deny set aside: only then are an article's steps
@@ -173,12 +189,30 @@ def _article_text(article: dict[str, Any]) -> str:
     return " ".join([str(article.get("title", "")), *map(str, article.get("steps", []))])
 
 
+# A question asking a measure of the product (a time, a count, a size, how far back): its fact.
+_MEASURE = re.compile(
+    r"\b(?:how (?:long|many|much time|far(?: back)?|big|large|often|soon|old)|until when|what(?:'s| is) the "
+    r"(?:limit|maximum|max|oldest|biggest|largest|longest))\b",
+    re.I,
+)
+
+
+def asks_a_measure(query: str) -> bool:
+    """A measure asked ("how many days before an invitation stops working?", "if i bin something
+    by mistake how long until it's gone for good"), with nothing failing told before it: a trouble
+    named after the measure word is the measured event, a hypothetical, not one that happened
+    (kbfacts15); "my app crashes, how long until you fix it" tells its trouble first."""
+    found = _MEASURE.search(query)
+    return found is not None and not _TROUBLE.search(query[: found.start()])
+
+
 def asks_how(query: str) -> bool:
-    """A question rather than a problem report (acts.asks_rather_than_reports), or a situation
+    """A question rather than a problem report (acts.asks_rather_than_reports), a measure asked
+    (`asks_a_measure`), or a situation
     told and then a question asked about it, with nothing in it failing: "someone from
     marketing needs access to our shared folder, how do i give it to her?" asks how (issue 38),
     though a need told reads as a problem."""
-    if acts.asks_rather_than_reports(query):
+    if acts.asks_rather_than_reports(query) or asks_a_measure(query):
         return True
     *told, last = _CLAUSES.split(query.strip())
     if _HOW_TO.match(last) and last.rstrip().endswith("?") and not _TROUBLE.search(query):
@@ -304,7 +338,7 @@ class TechSkill(SkillBase):
             # A trouble denied is no topic: "nothing is wrong and nobody hacked me, how do i change
             # my password" is searched as the how-to (its "wrong" and "hacked" found the sign-in
             # article, or left the search unsure), and answered as a question (`tells_trouble`).
-            query = without_denied_trouble(query)
+            query = without_denied_matter(query)
             if not v.called_with("search_kb", {"query": query}):
                 return step.call("search_kb", {"query": query}, issue=issue[:300])
         if not v.has_tool("search_kb"):
