@@ -242,6 +242,28 @@ def _asks_money(text: str) -> bool:
     )
 
 
+# A plan named with what names it ("the team plan", "our pro tier", "starter"): taken out, what is
+# left of a question says whether it asks about the plan (its price, what it includes) or a feature.
+_PLAN_NAMED = re.compile(rf"(?:\b(?:the|our|a|your|my) )?{cues.PLAN_NAME.pattern}(?: (?:plans?|tiers?|subscriptions?)\b)?", re.I)
+
+
+@kept_by_text(256)  # (a pure reading of the message, asked again each step)
+def asks_feature_of_a_plan(text: str) -> bool:
+    """A question naming a plan that asks no price and no paying, about a feature: with the plan
+    named taken out, what is left names no money (the rules and the learned gate) and the learned
+    desk intents reader reads no money intent in it ("is sso something we get on the team plan?",
+    "how much storage do i get on pro?": the technical agent answers from the articles or says it
+    does not know). "team" and "pro" lean the router to billing, and "get on the team plan" reads
+    as a plan change (kbfacts15); "what does the team plan include?" (a plan's price to that
+    reader), "how much is team" and "can i switch to pro" (a request) stay billing's."""
+    if not cues.PLAN_NAME.search(text) or cues.PRICING.search(text) or cues.ABOUT_CHARGES.search(text):
+        return False
+    if acts.read_act(text).act == "request" or not acts.asks_rather_than_reports(text):
+        return False
+    feature = _PLAN_NAMED.sub(" ", text)
+    return not (_asks_money(feature) or cues.names_money(feature) or acts.reads_money_intent(feature))
+
+
 # The skill of answering from the knowledge base: holding its search tool.
 ARTICLES = "articles"
 
@@ -271,33 +293,6 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
     # (the agent with the articles: a desk file's security agent holds the reset tool, "tech", too)
     (ARTICLES, lambda t: asks_feature_of_a_plan(t)),
 )
-
-
-@kept_by_text(256)  # (a pure reading of the message, asked again each step)
-def asks_feature_of_a_plan(text: str) -> bool:
-    """A question naming a plan that asks no price and no paying, about a feature: what is left
-    with the plans' names taken out is a fact an article answers ("is sso something we get on the
-    team plan?": the single sign-on article) or names no money at all ("how much storage do i get
-    on pro?": the technical agent says it does not know). "team" and "pro" lean the router to
-    billing, and "get on the team plan" reads as a plan change (kbfacts15); "how much is team",
-    "what does the team plan include" (the plan word is money to the gate, and no article answers)
-    and "can i switch to pro" (a request) stay billing's."""
-    if not cues.PLAN_NAME.search(text) or cues.PRICING.search(text) or cues.ABOUT_CHARGES.search(text):
-        return False
-    if acts.read_act(text).act == "request" or not acts.asks_rather_than_reports(text):
-        return False
-    feature = cues.PLAN_NAME.sub(" ", text)
-    if not (_asks_money(feature) or cues.names_money(feature)):
-        return True
-    # Money words left beside the feature (the gate reads "plan" as money, "get on" reads as a
-    # change): an article must answer it, no amount or period named ("what would pro run me per
-    # month"), and the learned desk intents reader must not read it surely as a plan's price or
-    # change ("when my month runs out, move us up to team" finds an article too).
-    if cues.names_money_literally(feature) or acts.reads_money_intent(text):
-        return False
-    from supportdesk.tools.kb import knowledge_base  # (loaded on first use, never at import)
-
-    return bool(knowledge_base().answer(feature))
 
 
 def asks_what_an_account_action_does(text: str) -> bool:
