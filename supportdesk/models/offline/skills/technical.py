@@ -13,7 +13,7 @@ from supportdesk.models.offline.classifier import denials
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
-from supportdesk.lexicon import shares_a_term, terms
+from supportdesk.lexicon import normalise, shares_a_term, terms
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
@@ -94,9 +94,30 @@ def without_denied_trouble(query: str) -> str:
     return " ".join(kept) if kept and len(kept) < len(clauses) else query
 
 
+# The lexicon's concepts of what may have happened to an account or a device (someone else in it,
+# a theft, a loss): denied, the words that said them are not searched. Other things said with "no"
+# are what the customer lacks, the matter itself ("no push notifs since the update", "no signal").
+DENIED_MATTERS = ("hacked", "lost", "unrecognised", "someone")
+
+
+def denied_matters(text: str) -> set[str]:
+    """The `DENIED_MATTERS` concepts a clause of `text` denies ("nobody stole anything": lost)."""
+    found: set[str] = set()
+    for clause in _ANY_CLAUSE.split(text.strip()):
+        words, _ = denials(clause)
+        found.update(c for c in DENIED_MATTERS if f"not_{c}_c" in words)
+    return found
+
+
+def about_denied_matter(article: dict[str, Any], denied: set[str]) -> bool:
+    """The article's title names a matter the customer denied ("Lost or stolen phone" after "my
+    phone isnt stolen, its at home"): it answers what did not happen."""
+    return bool(denied) and any(f"{c}_c" in normalise(str(article.get("title", ""))).split() for c in denied)
+
+
 def without_denied_matter(query: str) -> str:
     """`query` without the clauses that deny a trouble (`without_denied_trouble`) and, in the
-    clauses kept, without the words a denial governs (classifier.denials: "not a hacking thing",
+    clauses kept, without the words a denial of one of `DENIED_MATTERS` governs (classifier.denials:
     "nobody stole anything", "my phone isnt stolen"): the matter denied is not what is searched,
     so "not a hack, i just left the phone with my 2fa app at home" asks about the codes, not about
     a stolen phone (kbfacts15)."""
@@ -104,7 +125,7 @@ def without_denied_matter(query: str) -> str:
     for clause in _ANY_CLAUSE.split(without_denied_trouble(query).strip()):
         words, _ = denials(clause)
         denied = {w[4:] for w in words if w.startswith("not_") and not w.endswith("_c")}
-        if denied:
+        if denied and any(f"not_{c}_c" in words for c in DENIED_MATTERS):
             clause = re.sub(rf"\b(?:{'|'.join(map(re.escape, sorted(denied)))})\b", " ", clause, flags=re.I)
         kept.append(" ".join(clause.split()))
     return " ".join(c for c in kept if c) or query
@@ -491,6 +512,11 @@ class TechSkill(SkillBase):
                 # and offer a person, rather than present a loosely related article.
                 return step.answer(NO_ARTICLE)
             top = articles[0]
+            denied = denied_matters(f"{v.context.get('issue') or ''}. {v.latest}")
+            if about_denied_matter(top, denied):
+                # The best match is about the matter the customer denied ("nobody stole it, my phone
+                # with the codes is just at home"): another the search found confidently answers.
+                top = next((a for a in articles if not about_denied_matter(a, denied)), top)
             if top["id"] not in LOGIN_ARTICLES and cues.sign_in_trouble(str(last.arguments.get("query", ""))):
                 # The search matches words ("logging" finds the signed-out article, "my details"
                 # the personal details one); trouble signing in is answered by a sign-in article
