@@ -509,7 +509,13 @@ class TechSkill(SkillBase):
             articles = last.output.get("articles", []) if isinstance(last.output, dict) else []
             if not articles:
                 # The knowledge base abstained: no article answers this with confidence. Say so,
-                # and offer a person, rather than present a loosely related article.
+                # and offer a person, rather than present a loosely related article. (Ground no
+                # tool covers, searched first for a question, goes up as that ground:
+                # `SeniorSkill._articles_first`.)
+                if v.latest and cues.unknown_ground(v.latest, v.desk.desk.name) is not None:
+                    beyond = self._beyond_me(v.latest, searched=True)
+                    if beyond is not None:
+                        return beyond
                 return step.answer(NO_ARTICLE)
             top = articles[0]
             denied = denied_matters(f"{v.context.get('issue') or ''}. {v.latest}")
