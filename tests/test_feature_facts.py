@@ -40,8 +40,9 @@ def test_a_measure_asked_is_a_question_unless_a_trouble_is_told_first():
 
 
 async def test_a_measure_asked_gets_the_article_as_an_answer_not_a_fix():
-    await passes({"name": "t", "turns": [{"customer": "how many days before an invitation to our workspace stops working?", "expect": {
-        "reply": ["Inviting team members", "7 days"], "reply_not": ["usually fixes"], "not_tools": NOT_TOOLS}}]})
+    # (the act reader hears "by mistake ... gone" as a problem told)
+    await passes({"name": "t", "turns": [{"customer": "if i throw a file in the bin how long until its gone for good", "expect": {
+        "reply": ["Restoring deleted files", "30 days"], "reply_not": ["usually fixes"], "not_tools": NOT_TOOLS}}]})
 
 
 def test_only_a_denied_loss_or_theft_is_taken_out_of_the_search():
@@ -74,3 +75,7 @@ async def test_a_plan_question_read_as_ground_is_searched_first_and_a_named_grou
         "reply": ["Single sign-on", "Team plan"], "reply_not": ["privacy request"], "not_tools": NOT_TOOLS}}]})
     await passes({"name": "t", "turns": [{"customer": "which plan gives me a copy of all the personal data you hold about me under gdpr?", "expect": {
         "tools": [{"name": "request_human"}], "not_tools": [*NOT_TOOLS, "search_kb"]}}]})
+    # searched first, no article answers: it goes up as the ground it is, not "I don't know"
+    await passes({"name": "t", "turns": [{"customer": "on starter who inside your company can read my files?", "expect": {
+        "tools": [{"name": "search_kb"}, {"name": "request_human"}], "reply": ["privacy request"], "reply_not": ["I don't know"],
+        "not_tools": NOT_TOOLS}}]})
