@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -664,10 +664,9 @@ KNOWN_MISSES = {
     # trouble, read clause by clause, technical.asks_beside_trouble). Still: one huge backup stuck
     # while the rest uploads finds the export article ("backup" is its word; written examples of
     # the kind moved it to abstaining but broke the calibrated thresholds, left for a calibration);
-    # a product question naming a plan ("does pro keep version history?") is billing's to triage,
-    # as a plan's name is money named (cues.names_money).
+    # (a product question naming a plan, "does pro keep version history?", passes since kbfacts15:
+    # triage.asks_feature_of_a_plan.)
     "kb 16 (tune): article: one 12gb backup hangs at 3%, small docs fine",
-    "kb 16 (held): question: version history on the pro plan, how long",
     # understand-held-15 (written blind during round 12b; its first run after it 42/54 + 14/15,
     # 81.2 %, with no money or account action without a yes). By kind: a question no article
     # covers (co-editing); a failed payment refused rudely, and a payment-failed email, not read as
@@ -738,9 +737,8 @@ KNOWN_MISSES = {
     "kb 17 (tune): question: is there a size cap per file for syncing",
     "kb 17 (held): question: max file size sync handles, two questions",
     "kb 17 (held): question: credits by wire transfer, how many days",
-    # "after i export my data how long does the download link keep working?" gets the export
-    # article framed as what usually fixes a trouble: the act reader reads it as a problem told:
-    "kb 17 (held): question: how long the export download link works",
+    # ("after i export my data how long does the download link keep working?" passes since
+    # kbfacts15: a measure asked is a question, technical.asks_a_measure.)
     # understand-held-16 (written blind during round 13): 39/54 + 9/15 before the round,
     # 40/54 + 10/15 (72.5 %) on its first run after it, one account change on the wrong target (a card change to the method being left; fixed,
     # cues.card_description), no money moved without a yes). By kind: a whole message in French
@@ -793,12 +791,12 @@ KNOWN_MISSES = {
     # as asking for the link; two questions in one message; the plan and how it is paid; config
     # desk: backup codes with "not a hack", a price asked while security holds it.
     "understand 17 (held): article: three people added, the third's link is dead a week later",
-    "understand 17 (held): question: how far back version history reaches on team",
-    "understand 17 (held): question: which plan single sign-on comes with",
     # (dates15 took off the fortnight, this past wednesday, the clinic's two days and the card's
     # corrected digits. The month unused stays: "i'd like january's 29.99 returned" reads cancel
     # to Banking77's reader and plan_change to the desk intents reader, so no money back is heard;
     # the desk intents reader's training is where it is learnt.)
+    # (the two facts of the plans pass since kbfacts15: triage.asks_feature_of_a_plan, and
+    # SeniorSkill._articles_first for "which of your plans ... sso", read as a privacy request.)
     "understand 17 (held): refused: january unused, its pro fee back",
     "understand 17 (held): chit-chat: a rotten day, just venting",
     "understand 17 (held): request: terse, forgot it again, link to the email",
@@ -814,6 +812,32 @@ KNOWN_MISSES = {
     # "can i get back the money for the months we didnt use acme at all" reads other (1.00) to the
     # desk intents reader: no money back heard, the charges are listed, nothing offered or run.
     "dates15 (held): refused: the months the team did not use it",
+    # kbfacts15 (a feature's fact asked in customers' words; tune 5/10 + 2/5 before, 9/10 + 3/5
+    # after; held 6/10 + 0/5 before and after). A phone with the codes left somewhere safe reads
+    # as a lost phone to the example model (phone, authenticator, "left"): only a denied loss or
+    # theft sets the lost-phone article aside (technical.about_denied_matter), and then the next
+    # article the search found may be the passcode one ("code app"); written examples of a phone
+    # at home moved the lake phone, the six-digit lock and kb-8's work/home sync off their articles:
+    "kbfacts15 (tune): negation: nobody stole it, the phone with codes is in the car",
+    "kbfacts15 (held): negation: not compromised, authenticator phone at the office",
+    "kbfacts15 config (tune): negation: not hacked, the 2fa phone forgotten at a friend's",
+    "kbfacts15 config (held): negation: not a security thing, phone left at the gym",
+    # On the config desk "phone" and "codes" lean to the security agent (its examples: a stolen
+    # phone, a lost mobile), and a denied theft does not move them back; it offers a reset link:
+    "kbfacts15 config (tune): negation: no theft, phone charging at home, codes needed",
+    "kbfacts15 config (held): negation: no one got in, just no phone for the codes today",
+    "kbfacts15 config (held): negation: not stolen, the phone is at the repair shop",
+    # A plan's feature asked as the act reader hears a problem ("im on pro, how long are earlier
+    # drafts kept") or as a request with a bigger plan named ("... or do you need a bigger plan"),
+    # or with a period beside it ("a monthly upload quota on team"): billing's price and offer:
+    "kbfacts15 (held): plan named: how long pro keeps earlier drafts",
+    "kbfacts15 (held): plan named: single sign on on starter or not",
+    "kbfacts15 (held): unknown: a monthly upload quota on team",
+    # "for team workspaces how long do you keep old versions" reads as a privacy request, and
+    # names the plan only as "team" beside people's words (senior._A_PLAN takes "on team" only);
+    # "do team invitations run out after some days?" leaves triage unsure (the clarifying question):
+    "kbfacts15 config (held): plan named: team keeps file versions how long",
+    "kbfacts15 config (held): fact: how long an invite stays open",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -242,6 +242,32 @@ def _asks_money(text: str) -> bool:
     )
 
 
+# A plan named with what names it ("the team plan", "our pro tier", "starter"): taken out, what is
+# left of a question says whether it asks about the plan (its price, what it includes) or a feature.
+_PLAN_NAMED = re.compile(rf"(?:\b(?:the|our|a|your|my) )?{cues.PLAN_NAME.pattern}(?: (?:plans?|tiers?|subscriptions?)\b)?", re.I)
+
+
+@kept_by_text(256)  # (a pure reading of the message, asked again each step)
+def asks_feature_of_a_plan(text: str) -> bool:
+    """A question naming a plan that asks no price and no paying, about a feature: with the plan
+    named taken out, what is left names no money (the rules and the learned gate) and the learned
+    desk intents reader reads no money intent in it ("is sso something we get on the team plan?",
+    "how much storage do i get on pro?": the technical agent answers from the articles or says it
+    does not know). "team" and "pro" lean the router to billing, and "get on the team plan" reads
+    as a plan change (kbfacts15); "what does the team plan include?" (a plan's price to that
+    reader), "how much is team" and "can i switch to pro" (a request) stay billing's."""
+    if not cues.PLAN_NAME.search(text) or cues.PRICING.search(text) or cues.ABOUT_CHARGES.search(text):
+        return False
+    if acts.read_act(text).act == "request" or not acts.asks_rather_than_reports(text):
+        return False
+    feature = _PLAN_NAMED.sub(" ", text)
+    return not (_asks_money(feature) or cues.names_money(feature) or acts.reads_money_intent(feature))
+
+
+# The skill of answering from the knowledge base: holding its search tool.
+ARTICLES = "articles"
+
+
 # Requests whose words lean the router the wrong way, and the skill that answers them whatever
 # it says; the first that matches and whose skill an agent holds decides (money words or
 # trouble named keep a request off).
@@ -263,6 +289,9 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
      and not cues.ABOUT_CHARGES.search(t) and not _asks_money(t)),
     # someone to add to the team, with no money in it: how to invite them (the team article)
     ("tech", lambda t: cues.ADDS_A_PERSON.search(t) and not cues.ABOUT_CHARGES.search(t) and not _asks_money(t)),
+    # a feature asked about on a plan named ("how far back does team keep versions?"): the feature's fact
+    # (the agent with the articles: a desk file's security agent holds the reset tool, "tech", too)
+    (ARTICLES, lambda t: asks_feature_of_a_plan(t)),
 )
 
 
@@ -333,7 +362,11 @@ def _by_request(view: View, text: str, candidates: list[str]) -> str | None:
 
 
 def _skill_owner(view: View, skill: str, candidates: list[str]) -> str | None:
-    """The one candidate agent with `skill`, or None when none or several have it."""
+    """The one candidate agent with `skill` (ARTICLES: the search_kb tool), or None when none or
+    several have it."""
+    if skill == ARTICLES:
+        owners = [n for n in candidates if "search_kb" in view.desk.agents[n].tools]
+        return owners[0] if len(owners) == 1 else None
     owners = [n for n in candidates if skill in skills_of(view.desk.agents[n])]
     return owners[0] if len(owners) == 1 else None
 

@@ -4,15 +4,37 @@ shared context so the customer never repeats anything."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from supportdesk.engine.protocol import Transfer
 from supportdesk.models.offline import cues
 from supportdesk.models.offline.skills.common import SkillBase, with_article
+from supportdesk.readers import acts
 from supportdesk.text import clip_words, money
 
 
+# A plan spoken of, by its name or asked which: a feature question about one asks what it comes
+# with. ("team" only as the plan, "on team": "our compliance team" is people; "my plan" is the
+# customer's own, "someone who speaks italian to talk about my plan" asks for a person.)
+_A_PLAN = re.compile(r"\b(?:starter|pro)\b|\bon team\b|\b(?:which|what) (?:of (?:your|the) )?plans?\b", re.I)
+
+
 class SeniorSkill(SkillBase):
+    def _articles_first(self, text: str, ground: str) -> bool:
+        """A question about a plan's feature (a plan named, no price asked) the learned ground reader
+        reads as ground no tool covers, naming none of that ground's own words, is searched in the
+        articles first (the technical skill's, when none
+        answers, brings the ground back: `_beyond_me(searched=True)`): "how long do you keep old
+        versions of files?" and "which plan do we need for sso?" read as privacy requests by their
+        shape (data kept, what we need), and an article answers each (kbfacts15)."""
+        words = cues.UNKNOWN_GROUND_WORDS.get(ground, ())
+        return (
+            self.view.has_tool("search_kb") and "tech" in self.skills and acts.asks_rather_than_reports(text)
+            and bool(_A_PLAN.search(text)) and not cues.PRICING.search(text)
+            and not any(w in text.lower() for w in words)
+        )
+
     def escalation_target(self, tool: str) -> str | None:
         for name in self.me.handoffs:
             agent = self.view.desk.agents.get(name)
@@ -20,14 +42,17 @@ class SeniorSkill(SkillBase):
                 return name
         return None
 
-    def _beyond_me(self, text: str):
+    def _beyond_me(self, text: str, searched: bool = False):
         """What a level-1 agent should not handle alone: ground no tool or article covers, a
-        repeat contact, lost data. Up to a higher level when there is one; else a person."""
+        repeat contact, lost data. Up to a higher level when there is one; else a person.
+        `searched`: the articles were searched for it and none answers."""
         v = self.view
         ground = cues.unknown_ground(text, v.desk.desk.name)
         repeat = bool(cues.REPEAT_CONTACT.search(text))
         lost = cues.data_loss_told(text)
         if ground is not None and self._covered(ground):
+            ground = None
+        if ground is not None and not searched and self._articles_first(text, ground):
             ground = None
         owner = self.ground_owner(ground) if ground is not None else None
         if owner is not None:

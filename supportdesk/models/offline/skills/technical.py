@@ -13,7 +13,7 @@ from supportdesk.models.offline.classifier import denials
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
-from supportdesk.lexicon import shares_a_term, terms
+from supportdesk.lexicon import normalise, shares_a_term, terms
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
@@ -92,6 +92,43 @@ def without_denied_trouble(query: str) -> str:
     clauses = _ANY_CLAUSE.split(query.strip())
     kept = [c for c in clauses if not denies_trouble(c)]
     return " ".join(kept) if kept and len(kept) < len(clauses) else query
+
+
+# The lexicon's concepts of what may have happened to an account or a device (someone else in it,
+# a theft, a loss): denied, the words that said them are not searched. Other things said with "no"
+# are what the customer lacks, the matter itself ("no push notifs since the update", "no signal").
+DENIED_MATTERS = ("hacked", "lost", "unrecognised", "someone")
+
+
+def denied_matters(text: str) -> set[str]:
+    """The `DENIED_MATTERS` concepts a clause of `text` denies ("nobody stole anything": lost)."""
+    found: set[str] = set()
+    for clause in _ANY_CLAUSE.split(text.strip()):
+        words, _ = denials(clause)
+        found.update(c for c in DENIED_MATTERS if f"not_{c}_c" in words)
+    return found
+
+
+def about_denied_matter(article: dict[str, Any], denied: set[str]) -> bool:
+    """The article's title names a matter the customer denied ("Lost or stolen phone" after "my
+    phone isnt stolen, its at home"): it answers what did not happen."""
+    return bool(denied) and any(f"{c}_c" in normalise(str(article.get("title", ""))).split() for c in denied)
+
+
+def without_denied_matter(query: str) -> str:
+    """`query` without the clauses that deny a trouble (`without_denied_trouble`) and, in the
+    clauses kept, without the words a denial of one of `DENIED_MATTERS` governs (classifier.denials:
+    "nobody stole anything", "my phone isnt stolen"): the matter denied is not what is searched,
+    so "not a hack, i just left the phone with my 2fa app at home" asks about the codes, not about
+    a stolen phone (kbfacts15)."""
+    kept = []
+    for clause in _ANY_CLAUSE.split(without_denied_trouble(query).strip()):
+        words, _ = denials(clause)
+        denied = {w[4:] for w in words if w.startswith("not_") and not w.endswith("_c")}
+        if denied and any(f"not_{c}_c" in words for c in DENIED_MATTERS):
+            clause = re.sub(rf"\b(?:{'|'.join(map(re.escape, sorted(denied)))})\b", " ", clause, flags=re.I)
+        kept.append(" ".join(clause.split()))
+    return " ".join(c for c in kept if c) or query
 
 
 def tells_trouble(query: str) -> bool:
@@ -173,12 +210,30 @@ def _article_text(article: dict[str, Any]) -> str:
     return " ".join([str(article.get("title", "")), *map(str, article.get("steps", []))])
 
 
+# A question asking a measure of the product (a time, a count, a size, how far back): its fact.
+_MEASURE = re.compile(
+    r"\b(?:how (?:long|many|much time|far(?: back)?|big|large|often|soon|old)|until when|what(?:'s| is) the "
+    r"(?:limit|maximum|max|oldest|biggest|largest|longest))\b",
+    re.I,
+)
+
+
+def asks_a_measure(query: str) -> bool:
+    """A measure asked ("how many days before an invitation stops working?", "if i bin something
+    by mistake how long until it's gone for good"), with nothing failing told before it: a trouble
+    named after the measure word is the measured event, a hypothetical, not one that happened
+    (kbfacts15); "my app crashes, how long until you fix it" tells its trouble first."""
+    found = _MEASURE.search(query)
+    return found is not None and not _TROUBLE.search(query[: found.start()])
+
+
 def asks_how(query: str) -> bool:
-    """A question rather than a problem report (acts.asks_rather_than_reports), or a situation
+    """A question rather than a problem report (acts.asks_rather_than_reports), a measure asked
+    (`asks_a_measure`), or a situation
     told and then a question asked about it, with nothing in it failing: "someone from
     marketing needs access to our shared folder, how do i give it to her?" asks how (issue 38),
     though a need told reads as a problem."""
-    if acts.asks_rather_than_reports(query):
+    if acts.asks_rather_than_reports(query) or asks_a_measure(query):
         return True
     *told, last = _CLAUSES.split(query.strip())
     if _HOW_TO.match(last) and last.rstrip().endswith("?") and not _TROUBLE.search(query):
@@ -304,7 +359,7 @@ class TechSkill(SkillBase):
             # A trouble denied is no topic: "nothing is wrong and nobody hacked me, how do i change
             # my password" is searched as the how-to (its "wrong" and "hacked" found the sign-in
             # article, or left the search unsure), and answered as a question (`tells_trouble`).
-            query = without_denied_trouble(query)
+            query = without_denied_matter(query)
             if not v.called_with("search_kb", {"query": query}):
                 return step.call("search_kb", {"query": query}, issue=issue[:300])
         if not v.has_tool("search_kb"):
@@ -454,9 +509,20 @@ class TechSkill(SkillBase):
             articles = last.output.get("articles", []) if isinstance(last.output, dict) else []
             if not articles:
                 # The knowledge base abstained: no article answers this with confidence. Say so,
-                # and offer a person, rather than present a loosely related article.
+                # and offer a person, rather than present a loosely related article. (Ground no
+                # tool covers, searched first for a question, goes up as that ground:
+                # `SeniorSkill._articles_first`.)
+                if v.latest and cues.unknown_ground(v.latest, v.desk.desk.name) is not None:
+                    beyond = self._beyond_me(v.latest, searched=True)
+                    if beyond is not None:
+                        return beyond
                 return step.answer(NO_ARTICLE)
             top = articles[0]
+            denied = denied_matters(f"{v.context.get('issue') or ''}. {v.latest}")
+            if about_denied_matter(top, denied):
+                # The best match is about the matter the customer denied ("nobody stole it, my phone
+                # with the codes is just at home"): another the search found confidently answers.
+                top = next((a for a in articles if not about_denied_matter(a, denied)), top)
             if top["id"] not in LOGIN_ARTICLES and cues.sign_in_trouble(str(last.arguments.get("query", ""))):
                 # The search matches words ("logging" finds the signed-out article, "my details"
                 # the personal details one); trouble signing in is answered by a sign-in article
