@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from supportdesk.engine.confirmation import read_answer
+from supportdesk.engine.confirmation import read_answer, request_clauses
 from supportdesk.engine.protocol import Transfer
 from supportdesk.models.offline import cues
 from supportdesk.models.offline.classifier import denials
@@ -462,11 +462,16 @@ class TechSkill(SkillBase):
                 # the personal details one); trouble signing in is answered by a sign-in article
                 # when the search found one at all.
                 top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
-            if top["id"] == RESET_ARTICLE and v.has_tool("send_password_reset") and acts.read_act(str(last.arguments.get("query", ""))).act == "request":
+            query = str(last.arguments.get("query", ""))
+            if top["id"] == RESET_ARTICLE and v.has_tool("send_password_reset") and (
+                acts.read_act(query).act == "request" or bool(request_clauses(query))
+            ):
                 # The article found is the one whose step the reset tool carries out ("support can
                 # send the reset link"), and the customer asks for it to be done, not how to do it
                 # ("pls email me a link to set a new password", issue 38, held-7): the link is
-                # offered (or the email asked for), not the article's steps shown.
+                # offered (or the email asked for), not the article's steps shown. Asked in a
+                # clause of its own, as the desk's gate reads a request: "forgot my pw again 🙄
+                # link to <email>" tells a problem, then asks (reset15).
                 asked = self._reset_asked()
                 if asked is not None:
                     return asked
