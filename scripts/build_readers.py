@@ -276,6 +276,23 @@ def short_requests(clinc_dir: str, sgd_dir: str) -> list[str]:
     return out
 
 
+def short_said(b77: str, clinc_dir: str, act: str) -> list[str]:
+    """Problems told or questions asked in a few words ("my card never arrived", "report lost
+    card", "what is an exchange rate?"), as their act's own source for the act reader, as
+    `short_requests` are the requests': Banking77's and CLINC150's train utterances of at most
+    SHORT_REQUEST_WORDS words of the intents whose act is `act` (B77_PROBLEM, B77_QUESTION,
+    CLINC_ACTS). Without them, the only short messages an act drew often were the greetings,
+    thanks and goodbyes: a short fragment on the desk's matter ("forgot my pw again", "login
+    problem") read as a goodbye or a greeting, whose few words leave every other word likelier
+    to them (reset15)."""
+    b77_acts = {"problem": B77_PROBLEM, "question": B77_QUESTION}[act]
+    rows = csv.DictReader(io.StringIO(show(b77, "banking_data/train.csv")))
+    out = [r["text"] for r in rows if r["category"] in b77_acts and len(r["text"].split()) <= SHORT_REQUEST_WORDS]
+    data = json.loads(show(clinc_dir, "data/data_full.json"))
+    out += [t for t, intent in data["train"] if CLINC_ACTS.get(intent) == act and len(t.split()) <= SHORT_REQUEST_WORDS]
+    return out
+
+
 def desk_examples() -> list[Row]:
     """The desk's own labelled messages: the pinned acts files (evals/acts-tune.jsonl; the held
     half is never read here), the opening messages of the pinned conversation evals' tune halves
@@ -436,8 +453,12 @@ TOOL_DESK_INTENT = {
 }
 # The conversation evals' tune halves: an opening answered with this tool offered or made asks
 # for that intent (a duplicate told is refunded: it stays "duplicate" when the cue says so).
+# (A reset link sent at once: the opening asked for it, however it is worded: "forgotten password
+# 😩 send a link", "new pass pls"; reset15. Offered only, it answers sign-in trouble told, which
+# asks for no link (`ASKED_ONLY`): "i can't log in, it says error 403" is no reset asked for.)
 OFFER_DESK_INTENT = {"refund_charge": "refund", "change_plan": "plan_change", "cancel_subscription": "cancel",
-                     "update_payment_method": "update_card"}
+                     "update_payment_method": "update_card", "send_password_reset": "reset"}
+ASKED_ONLY = {"send_password_reset"}
 
 
 def desk_intent_corpora(b77: str, clinc_dir: str) -> dict[str, dict[str, list[str]]]:
@@ -487,7 +508,8 @@ def desk_intent_examples() -> list[tuple[str, str]]:
         if tool is not None:
             out += [(t, intent) for t in (name.replace("_", " "), tool.description, *gates.clauses(tool.description))]
     for text, expect in _customer_turns(openings=True):
-        made = [t for t in [*expect.get("offers", []), *(x.get("name") for x in expect.get("tools", []))] if t in OFFER_DESK_INTENT]
+        offered = [t for t in expect.get("offers", []) if t not in ASKED_ONLY]
+        made = [t for t in [*offered, *(x.get("name") for x in expect.get("tools", []))] if t in OFFER_DESK_INTENT]
         if len(set(made)) == 1:
             intent = OFFER_DESK_INTENT[made[0]]
             out.append((text, "duplicate" if intent == "refund" and cues.DUPLICATE.search(text) else intent))
@@ -858,6 +880,8 @@ def main(argv: list[str]) -> int:
             if scope is not None:
                 scopes.setdefault(scope, {}).setdefault(name, []).append(text)
     acts["request"]["short"] = short_requests(clinc_dir, sgd_dir)
+    for told in ("problem", "question"):
+        acts[told]["short"] = short_said(b77, clinc_dir, told)
     desk = desk_examples()
     data = {
         "format": FORMAT,
