@@ -276,23 +276,6 @@ def short_requests(clinc_dir: str, sgd_dir: str) -> list[str]:
     return out
 
 
-def short_said(b77: str, clinc_dir: str, act: str) -> list[str]:
-    """Problems told or questions asked in a few words ("my card never arrived", "report lost
-    card", "what is an exchange rate?"), as their act's own source for the act reader, as
-    `short_requests` are the requests': Banking77's and CLINC150's train utterances of at most
-    SHORT_REQUEST_WORDS words of the intents whose act is `act` (B77_PROBLEM, B77_QUESTION,
-    CLINC_ACTS). Without them, the only short messages an act drew often were the greetings,
-    thanks and goodbyes: a short fragment on the desk's matter ("forgot my pw again", "login
-    problem") read as a goodbye or a greeting, whose few words leave every other word likelier
-    to them (reset15)."""
-    b77_acts = {"problem": B77_PROBLEM, "question": B77_QUESTION}[act]
-    rows = csv.DictReader(io.StringIO(show(b77, "banking_data/train.csv")))
-    out = [r["text"] for r in rows if r["category"] in b77_acts and len(r["text"].split()) <= SHORT_REQUEST_WORDS]
-    data = json.loads(show(clinc_dir, "data/data_full.json"))
-    out += [t for t, intent in data["train"] if CLINC_ACTS.get(intent) == act and len(t.split()) <= SHORT_REQUEST_WORDS]
-    return out
-
-
 def desk_examples() -> list[Row]:
     """The desk's own labelled messages: the pinned acts files (evals/acts-tune.jsonl; the held
     half is never read here), the opening messages of the pinned conversation evals' tune halves
@@ -880,8 +863,6 @@ def main(argv: list[str]) -> int:
             if scope is not None:
                 scopes.setdefault(scope, {}).setdefault(name, []).append(text)
     acts["request"]["short"] = short_requests(clinc_dir, sgd_dir)
-    for told in ("problem", "question"):
-        acts[told]["short"] = short_said(b77, clinc_dir, told)
     desk = desk_examples()
     data = {
         "format": FORMAT,
