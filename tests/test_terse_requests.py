@@ -26,6 +26,13 @@ async def test_a_reset_asked_in_a_clause_after_the_problem_is_sent_at_once():
         "expect": {"tool_counts": {"send_password_reset": 1}}})
 
 
+async def test_a_question_about_the_link_with_a_clause_heard_as_a_request_sends_none():
+    """"out of curiosity" reads as a request to the act reader; the message asks a question."""
+    await passes({"name": "t", "turns": [{"customer": "out of curiosity, when i get a reset email, how long does the link in it keep working?",
+        "expect": {"reply": ["30 minutes"], "reply_not": ["shall i"], "context_absent": ["pending_offer"],
+                   "not_tools": [*MONEY, "send_password_reset"]}}], "expect": {"tool_counts": {"send_password_reset": 0}}})
+
+
 async def test_how_to_change_a_password_still_gets_the_article_not_a_link():
     await passes({"name": "t", "turns": [{"customer": "how do i change my pw once i'm logged in?", "expect": {
         "reply": ["Changing your password"], "reply_not": ["shall i"], "not_tools": [*MONEY, "send_password_reset"]}}]})
