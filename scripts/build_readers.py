@@ -436,8 +436,12 @@ TOOL_DESK_INTENT = {
 }
 # The conversation evals' tune halves: an opening answered with this tool offered or made asks
 # for that intent (a duplicate told is refunded: it stays "duplicate" when the cue says so).
+# (A reset link sent at once: the opening asked for it, however it is worded: "forgotten password
+# 😩 send a link", "new pass pls"; reset15. Offered only, it answers sign-in trouble told, which
+# asks for no link (`ASKED_ONLY`): "i can't log in, it says error 403" is no reset asked for.)
 OFFER_DESK_INTENT = {"refund_charge": "refund", "change_plan": "plan_change", "cancel_subscription": "cancel",
-                     "update_payment_method": "update_card"}
+                     "update_payment_method": "update_card", "send_password_reset": "reset"}
+ASKED_ONLY = {"send_password_reset"}
 
 
 def desk_intent_corpora(b77: str, clinc_dir: str) -> dict[str, dict[str, list[str]]]:
@@ -487,7 +491,8 @@ def desk_intent_examples() -> list[tuple[str, str]]:
         if tool is not None:
             out += [(t, intent) for t in (name.replace("_", " "), tool.description, *gates.clauses(tool.description))]
     for text, expect in _customer_turns(openings=True):
-        made = [t for t in [*expect.get("offers", []), *(x.get("name") for x in expect.get("tools", []))] if t in OFFER_DESK_INTENT]
+        offered = [t for t in expect.get("offers", []) if t not in ASKED_ONLY]
+        made = [t for t in [*offered, *(x.get("name") for x in expect.get("tools", []))] if t in OFFER_DESK_INTENT]
         if len(set(made)) == 1:
             intent = OFFER_DESK_INTENT[made[0]]
             out.append((text, "duplicate" if intent == "refund" and cues.DUPLICATE.search(text) else intent))

@@ -74,7 +74,8 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
               "logged in", "logged into", "loged in", "loged into", "signed in", "signed into", "log on", "logon"),
     # (A password is not the app's passcode: folded together, "change my password" found the PIN article.)
     "passcode": ("pin number", "pin code", "pin", "passcode", "pass code"),
-    "password": ("password", "passwords", "passphrase", "pass word"),
+    # (and its chat abbreviations: "forgot my pw again", "new pwd pls"; reset15)
+    "password": ("password", "passwords", "passphrase", "pass word", "pw", "pwd", "passwd", "pword"),
     "locked": ("blocked", "locked out", "locked", "frozen", "suspended", "disabled", "deactivated"),
     "verify": ("verify", "verified", "verification", "verifying", "identity", "id check", "kyc", "proof of id", "identification", "id document", "passport", "driving licence", "driver license"),
     # the computer the app runs on, by its brand ("her school chromebook", "my thinkpad"); not

@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -566,9 +566,8 @@ KNOWN_MISSES = {
     "route 15 (held): long rambling, sync asked at the end",
     # slots-15 (what was said stays said across turns; tune 8/10 and held 6/10 before, 10/10 and
     # 8/10 after; five tune conversations of kinds found by probing added while fixing, each a miss
-    # before its fix: tune 15/15). The reset asked beside the email ("cant remember my password, send me a link")
-    # is read as a how-to and searched, not offered: the reset's request, not a slot, is missed.
-    "slots 15 (held): the email first, then the reset asked in the same message",
+    # before its fix: tune 15/15). (The reset asked beside the email passes since reset15: its clause "send me a link" asks for
+    # the reset article's link, read as the desk's gate reads a request.)
     # "what was the feb 9 charge for?" after "a question about my bill" is answered as a refund
     # refused: a question about one charge is taken for the refund request it is not.
     "slots 15 (held): the account in turn 2, a question about a charge in turn 3",
@@ -799,12 +798,13 @@ KNOWN_MISSES = {
     # SeniorSkill._articles_first for "which of your plans ... sso", read as a privacy request.)
     "understand 17 (held): refused: january unused, its pro fee back",
     "understand 17 (held): chit-chat: a rotten day, just venting",
-    "understand 17 (held): request: terse, forgot it again, link to the email",
+    # (The emoji reset passes since reset15: the reset article's link asked in a clause of its own.
+    # The non-native one is read as the change-password article's how-to, its "change password",
+    # and "sending me the mail" as no matter of the link's.)
     "understand 17 (held): request: non-native, a mail to make a new password",
     "understand 17 (held): two matters: how long the bin keeps files and the next bill date, in one message",
     "understand 17 (held): control: the plan and how it's paid, paypal pro",
     "understand 17 config (held): negation: not a hack, the 2fa phone left at home, backup codes",
-    "understand 17 config (held): security holds it, then pro's yearly price",
     # dates15 (held): 9 tune 4/9 -> 9/9, held 5/9 -> 7/9. "same invoice it looks like" in a long
     # duplicate story is heard as the invoice cue, and a duplicate is read only where nothing
     # else was: the invoices are listed, nothing offered or run.
@@ -838,6 +838,21 @@ KNOWN_MISSES = {
     # "do team invitations run out after some days?" leaves triage unsure (the clarifying question):
     "kbfacts15 config (held): plan named: team keeps file versions how long",
     "kbfacts15 config (held): fact: how long an invite stays open",
+    # (The price while security holds it passes since reset15: "other thing:" only announces the
+    # matter and is not routed, router.without_announcement.)
+    # reset15 (requests in few or odd words, a new matter while security holds it; written before
+    # the round: tune 9/10, held 8/10, config tune 3/5, config held 4/5; after: 9/10, 8/10, 4/5, 5/5).
+    # "send the thing" names nothing: a clause asking with no matter of its own beside a locked
+    # account would read "please help, i cant log in" as asking for the link too, and send one
+    # unasked; the link is offered:
+    "reset15 (tune): locked out, send the thing, an id",
+    "reset15 (held): locked out, send the thing, id first",
+    # "can you send?" reads as a question to the act reader (0.52 against a request's 0.48), and
+    # "i need new password" alone is no request for the link (test_security_matters): offered.
+    "reset15 (held): need new password, mail given, can you send",
+    # "new pw pls" (pw now a password, lexicon) finds the change-password article first, the
+    # how-to, not the link (the knowledge base's ranking):
+    "reset15 config (tune): new pw pls",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

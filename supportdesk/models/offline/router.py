@@ -164,6 +164,28 @@ def _tells_access_without_money(text: str) -> bool:
     return len(parts) > 1 and any(gates.tells_access(c) and not gates.reads_money(c) for c in parts)
 
 
+# Words that announce a new matter before saying it ("another question: ...", "other thing -",
+# "unrelated, ...", "diff topic, ..."): a closed class of discourse markers, as the words that
+# open a condition are (readers/acts.py _CONDITION), naming no matter. The word model heard them
+# as the agent taught the fewest examples (a word none of its examples says costs it least:
+# "another question" leaned 0.90 to a config-only security agent), and the matter after them
+# lost its lean ("another question: how much is pro per year?" 0.55 to billing, 0.91 without;
+# reset15). What follows them is routed.
+_ANNOUNCED = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|oh|also|but|thx|thanks)\W+)*"
+    r"(?:(?:(?:an)?other|different|diff|separate|unrelated|new|next|second|one\s+more)\s+"
+    r"(?:question|q|thing|topic|issue|matter|point|subject)s?|unrelated)\b[\s:,.;!\-\u2013\u2014]*",
+    re.I,
+)
+
+
+def without_announcement(text: str) -> str:
+    """The message without words that only announce a new matter (`_ANNOUNCED`), when more follows."""
+    found = _ANNOUNCED.match(text)
+    rest = text[found.end():] if found else ""
+    return rest if re.search(r"[a-z]{2}", rest, re.I) else text
+
+
 def _unsure(text: str, p: Prediction) -> bool:
     """The words place the message too little to route it on them (it is asked about, or placed
     by `Router.best` after a question)."""
@@ -239,7 +261,7 @@ class Router:
         return known
 
     def _route(self, text: str, candidates: list[str]) -> Route:
-        text = without_names(without_introduction(text), self._names)
+        text = without_names(without_introduction(without_announcement(text)), self._names)
         candidates = self._without_denied_owner(text, candidates)
         p = self.model.predict(text, candidates)
         placed = self._by_access(text, candidates, p)
@@ -250,7 +272,7 @@ class Router:
     def best(self, text: str, exclude: Sequence[str] = ()) -> Route:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
-        text = without_names(without_introduction(text), self._names)
+        text = without_names(without_introduction(without_announcement(text)), self._names)
         candidates = self._without_denied_owner(text, candidates)
         p = self.model.predict(text, candidates)
         return self._by_access(text, candidates, p) or Route(p.label, p.confidence, p)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from supportdesk.engine.confirmation import read_answer
+from supportdesk.engine.confirmation import asks, read_answer, request_clauses
 from supportdesk.engine.protocol import Transfer
 from supportdesk.models.offline import cues
 from supportdesk.models.offline.classifier import denials
@@ -241,6 +241,16 @@ def asks_how(query: str) -> bool:
         # failing; the act reader's bag of words heard "get all", "in to" as a problem (held-5).
         return True
     return bool(told) and last.rstrip().endswith("?") and acts.asks_rather_than_reports(last) and not _TROUBLE.search(query)
+
+
+def _asks_apart_for_something(text: str) -> bool:
+    """A clause of the message asks for something, as the desk's gate reads a request
+    (engine/confirmation.request_clauses), and no other clause asks a question: "forgot my pw
+    again 🙄 link to <email>" asks for the link after telling the problem; "out of curiosity, when
+    i get a reset email, how long does the link keep working?" asks about it (its "out of
+    curiosity" the act reader hears as a request)."""
+    requested = request_clauses(text)
+    return bool(requested) and not any(asks(c) for c in acts.clauses(text) if c not in requested)
 
 
 LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
@@ -528,11 +538,16 @@ class TechSkill(SkillBase):
                 # the personal details one); trouble signing in is answered by a sign-in article
                 # when the search found one at all.
                 top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
-            if top["id"] == RESET_ARTICLE and v.has_tool("send_password_reset") and acts.read_act(str(last.arguments.get("query", ""))).act == "request":
+            query = str(last.arguments.get("query", ""))
+            if top["id"] == RESET_ARTICLE and v.has_tool("send_password_reset") and (
+                acts.read_act(query).act == "request" or _asks_apart_for_something(query)
+            ):
                 # The article found is the one whose step the reset tool carries out ("support can
                 # send the reset link"), and the customer asks for it to be done, not how to do it
                 # ("pls email me a link to set a new password", issue 38, held-7): the link is
-                # offered (or the email asked for), not the article's steps shown.
+                # offered (or the email asked for), not the article's steps shown. Asked in a
+                # clause of its own, as the desk's gate reads a request: "forgot my pw again 🙄
+                # link to <email>" tells a problem, then asks (reset15).
                 asked = self._reset_asked()
                 if asked is not None:
                     return asked
