@@ -461,9 +461,24 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         owners = [a.name for a in others if any(re.search(rf"\b{re.escape(w)}", a.description.lower()) for w in words)]
         return owners[0] if len(owners) == 1 and self.return_target() is not None else None
 
+    def _question_answered(self, action) -> bool:
+        """The matter handed here this turn was a question and the reply answers it from what a
+        tool read, offering nothing: a question has no steps to try and nothing to wait for, so
+        another matter the same message raised is taken up in this same reply (multi-15: "how
+        long does the bin keep stuff and when's my next bill?" answers both)."""
+        v = self.view
+        issue = v.context.get("issue")
+        return (
+            isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER)
+            and any(h.to_agent == self.me.name for h in v.turn_handoffs)
+            and any(t.agent == self.me.name for t in v.turn_tools)
+            and isinstance(issue, str) and acts.read_act(issue).act == "question"
+        )
+
     def _hand_over_next(self, action):
-        """The problem is resolved: hand over the next one the customer raised, unasked."""
-        if not (self.step.resolved and isinstance(action, Answer)):
+        """The problem is resolved, or the question answered: hand over the next one the
+        customer raised, unasked."""
+        if not (isinstance(action, Answer) and (self.step.resolved or self._question_answered(action))):
             return action
         waiting = dialogue.pending_issues(self.view.context)
         if not waiting:

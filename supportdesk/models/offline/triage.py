@@ -153,11 +153,24 @@ def _only_who(part: str) -> bool:
     return bool(words) and all(w in _WHO_WORDS for w in words)
 
 
+def _asked(part: str, text: str) -> bool:
+    """The part is asked: its own "?", or the one after it that it shares with the question it
+    is joined to ("how long do deleted files stay, and when is my next payment?"), before who
+    the customer is too ("... due? <email>")."""
+    at = text.find(part)
+    return "?" in part or (at >= 0 and "?" in text[at:])
+
+
 def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     """[(route, part of the message)] when the message raises problems for more than one agent."""
-    if not _ISSUE_SPLIT.search(text):
+    if not (_ISSUE_SPLIT.search(text) or cues.QUESTIONS_JOINED.search(text)):
         return []
-    parts = [p.strip(" ,.;:") for p in _ISSUE_SPLIT.split(text) if p and p.strip(" ,.;:")]
+    # (two questions joined by "and", the second opening as a question does: "whats the price of
+    # team and can i use it on my ipad", multi-15; each part must still be a matter of its own)
+    parts = [
+        q.strip(" ,.;:") for p in _ISSUE_SPLIT.split(text) if p
+        for q in cues.QUESTIONS_JOINED.split(p) if q.strip(" ,.;:")
+    ]
     if len(parts) < 2:
         return []
     found: list[tuple[Route, str]] = []
@@ -183,13 +196,15 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         # ("... and also what did you charge me in march?"): a question is a matter as much as a
         # problem is (issue 38: two questions in one message).
         asks = cues.PROBLEM.search(part) or _asks_money(part) or (
-            (not preamble_only or "?" in part) and acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
+            (not preamble_only or _asked(part, text)) and acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
         # A question asked in a sentence of its own ("..., and can i add my accountant to our
         # workspace?") is a matter of its own wherever the router places it, surely or not.
-        own_question = part.endswith("?") and acts.read_act(part).act == "question"
+        # (Its "?" may be the message's last, after the question beside it, or before who the
+        # customer is: "how long do deleted files stay, and when is my next payment? <email>".)
+        own_question = _asked(part, text) and acts.read_act(part).act == "question"
         needed = ISSUE_QUESTION_CONFIDENCE if own_question else ISSUE_CONFIDENCE
         if route is not None and route.agent is not None and route.confidence >= needed:
             if found and found[-1][0].agent == route.agent:
