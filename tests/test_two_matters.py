@@ -9,7 +9,9 @@ Each test guards one protection and fails (never hangs) with it removed:
   (`triage._asked`);
 - the plan asked is said with how it is paid (`AccountSkill._my_plan`);
 - a day's trouble told in no agent's job words is venting, not the desk's matter (`scope.life_told`);
-- "deleted files" asked about in general is no data loss told (`cues._LOSS_SUPPOSED`).
+- "deleted files" asked about in general is no data loss told (`cues._LOSS_SUPPOSED`);
+- a matter that waits is said to follow, before the reply's closing question
+  (`Specialist._said_to_follow`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 
 from supportdesk.models.offline import cues, scope, triage
 from supportdesk.models.offline.router import Router
+from supportdesk.models.offline.specialist import OTHER_MATTER_FOLLOWS
 from supportdesk.wiring import load_config
 from tests.conftest import REPO
 from tests.test_offline_moves import talk
@@ -50,6 +53,15 @@ async def test_a_problem_told_beside_a_question_still_waits_for_its_steps(tmp_pa
     (turn,) = turns
     assert turn.agent == "technical" and "April 21, 2026" not in turn.said()
     assert [i["agent"] for i in turn.context["pending_issues"]] == ["billing"]
+    assert OTHER_MATTER_FOLLOWS in turn.said()  # the waiting matter is said to follow
+
+
+async def test_a_matter_said_to_follow_leaves_the_closing_question_last(tmp_path):
+    turns, _ = await talk(tmp_path, "how much is starter? and can i use the app on two phones?")
+    (turn,) = turns
+    said = turn.said()
+    assert turn.agent == "billing" and OTHER_MATTER_FOLLOWS in said
+    assert said.rstrip().endswith("?") and not said.rstrip().endswith(OTHER_MATTER_FOLLOWS)
 
 
 def test_a_yes_no_question_joined_by_and_is_a_matter_of_its_own():

@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "multi-15")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -794,7 +794,8 @@ KNOWN_MISSES = {
     # wednesday"; a clinic's long story with two days' duplicate; a card's digits corrected after
     # the offer; venting about a bad day; two short reset requests (an emoji, non-native) not read
     # as asking for the link; two questions in one message; the plan and how it is paid; config
-    # desk: backup codes with "not a hack", a price asked while security holds it.
+    # desk: backup codes with "not a hack", a price asked while security holds it. (multi-15
+    # moved out the venting, the two questions and the plan with how it is paid.)
     "understand 17 (held): article: three people added, the third's link is dead a week later",
     "understand 17 (held): question: how far back version history reaches on team",
     "understand 17 (held): question: which plan single sign-on comes with",
@@ -803,13 +804,24 @@ KNOWN_MISSES = {
     "understand 17 (held): calendar: 'this past wednesday' is march 25",
     "understand 17 (held): rambling: a dental clinic's team billed the 10th and 11th, 'alright yes go ahead'",
     "understand 17 (held): changed mind: a card number corrected after the offer, 3308 then 3380, 'yes'",
-    "understand 17 (held): chit-chat: a rotten day, just venting",
     "understand 17 (held): request: terse, forgot it again, link to the email",
     "understand 17 (held): request: non-native, a mail to make a new password",
-    "understand 17 (held): two matters: how long the bin keeps files and the next bill date, in one message",
-    "understand 17 (held): control: the plan and how it's paid, paypal pro",
     "understand 17 config (held): negation: not a hack, the 2fa phone left at home, backup codes",
     "understand 17 config (held): security holds it, then pro's yearly price",
+    # multi-15: "does it work on android phones", split from the team plan's price, is searched
+    # alone and the knowledge base abstains (the apps article scores under its calibrated bar on
+    # "it"): the question is passed on and answered "I don't know", never guessed (the kb's bar).
+    "multi 15 (tune): team's price and whether it runs on android",
+    # multi-15 (held): "how long is trash kept before its gone for good + when do u charge me
+    # next?": split at the "+", but the router places the bin's question with no agent (torn),
+    # so it rides with billing's part and only the next payment is answered.
+    "multi 15 (held): how long the trash keeps files and when the next charge is",
+    # multi-15 (held): venting whose clauses the scope reader reads as the desk's in the desk's
+    # own kind of words ("my kid drew on the walls": too few of its words known to the reader,
+    # scope.known_share; "i just want tell someone": a person asked for, in_scope), so it is
+    # searched and "I don't know" said; no action taken.
+    "multi 15 (held): venting: a child's drawing on the walls",
+    "multi 15 (held): venting in non-native english, no question",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -195,16 +195,14 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         # A part is a matter of its own when it tells a problem or asks something of the desk
         # ("... and also what did you charge me in march?"): a question is a matter as much as a
         # problem is (issue 38: two questions in one message).
+        # A question asked in a sentence of its own ("..., and can i add my accountant to our
+        # workspace?") is a matter of its own wherever the router places it, surely or not.
+        own_question = _asked(part, text) and acts.read_act(part).act == "question"
         asks = cues.PROBLEM.search(part) or _asks_money(part) or (
-            (not preamble_only or _asked(part, text)) and acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
+            (not preamble_only or "?" in part or own_question) and acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
-        # A question asked in a sentence of its own ("..., and can i add my accountant to our
-        # workspace?") is a matter of its own wherever the router places it, surely or not.
-        # (Its "?" may be the message's last, after the question beside it, or before who the
-        # customer is: "how long do deleted files stay, and when is my next payment? <email>".)
-        own_question = _asked(part, text) and acts.read_act(part).act == "question"
         needed = ISSUE_QUESTION_CONFIDENCE if own_question else ISSUE_CONFIDENCE
         if route is not None and route.agent is not None and route.confidence >= needed:
             if found and found[-1][0].agent == route.agent:
