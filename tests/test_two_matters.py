@@ -56,6 +56,15 @@ async def test_a_problem_told_beside_a_question_still_waits_for_its_steps(tmp_pa
     assert OTHER_MATTER_FOLLOWS in turn.said()  # the waiting matter is said to follow
 
 
+async def test_an_article_for_a_trouble_told_waits_for_the_customer_before_the_next_matter(tmp_path):
+    # The act reader may hear "... freezes on the start screen" as a question, and the article
+    # is given as an answer; a trouble is still told, so its steps are tried first.
+    turns, _ = await talk(tmp_path, "android app freezes on the start screen + when is my next payment? CUS-1009")
+    (turn,) = turns
+    assert turn.agent == "technical" and "April 21, 2026" not in turn.said()
+    assert [i["agent"] for i in turn.context["pending_issues"]] == ["billing"]
+
+
 async def test_a_matter_said_to_follow_leaves_the_closing_question_last(tmp_path):
     turns, _ = await talk(tmp_path, "how much is starter? and can i use the app on two phones?")
     (turn,) = turns

@@ -36,7 +36,7 @@ from supportdesk.models.offline.skills.account import AccountSkill, next_billing
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date, with_article
 from supportdesk.models.offline.skills.money import MoneySkill, asks
 from supportdesk.models.offline.skills.senior import SeniorSkill
-from supportdesk.models.offline.skills.technical import POINTS_BACK, REPORT_BACK, TechSkill, points_back
+from supportdesk.models.offline.skills.technical import POINTS_BACK, REPORT_BACK, TechSkill, points_back, tells_trouble
 from supportdesk.models.offline.view import View
 from supportdesk.models.offline.kept import keep
 from supportdesk.readers import acts
@@ -472,12 +472,12 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         message raised is taken up in this same reply (multi-15: "how long does the bin keep
         stuff and when's my next bill?" answers both). A reply that asks something else ("would
         you like to change your plan?"), or an article given for a trouble told ("the android app
-        freezes": `cues.PROBLEM`, however the act reader hears it), waits for the customer first."""
+        freezes": the technical skill's `tells_trouble`), waits for the customer first."""
         v = self.view
         issue = str(v.context.get("issue") or "")
         return (
             isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER)
-            and action.text.rstrip().endswith(ANSWERS_QUESTION) and not cues.PROBLEM.search(issue)
+            and action.text.rstrip().endswith(ANSWERS_QUESTION) and not tells_trouble(issue)
             and any(h.to_agent == self.me.name for h in v.turn_handoffs)
             and any(t.agent == self.me.name for t in v.turn_tools)
         )
