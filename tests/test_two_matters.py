@@ -82,10 +82,17 @@ def test_a_yes_no_question_joined_by_and_is_a_matter_of_its_own():
     assert not cues.QUESTIONS_JOINED.search("refund the charge and cancel it")
 
 
+def test_a_joined_question_naming_one_thing_asks_on_about_the_first():
+    desk = _desk()
+    router = Router([desk.agents[n] for n in desk.agents[desk.desk.entry].handoffs], desk_name=desk.desk.name)
+    assert triage.issues("what does two-factor do and how do i switch it on?", router) == []
+
+
 def test_a_part_asked_by_the_question_mark_after_it_counts_as_asked():
-    text = "how long are binned files kept, and what day do you bill me next? CUS-1013"
-    assert triage._asked("how long are binned files kept", text)
-    assert not triage._asked("my sync broke", "my sync broke. thanks")
+    assert triage._asked("how long are binned files kept", "what day do you bill me next? CUS-1013")
+    # (a preamble before a question is not asked by the question's "?")
+    assert not triage._asked("long time user here, i work from home", "my accountant asks, when is my next payment?")
+    assert not triage._asked("my sync broke", None)
 
 
 async def test_the_plan_asked_is_said_with_how_it_is_paid(tmp_path):

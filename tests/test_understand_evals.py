@@ -808,18 +808,23 @@ KNOWN_MISSES = {
     "understand 17 (held): request: non-native, a mail to make a new password",
     "understand 17 config (held): negation: not a hack, the 2fa phone left at home, backup codes",
     "understand 17 config (held): security holds it, then pro's yearly price",
-    # multi-15: "does it work on android phones", split from the team plan's price, is searched
-    # alone and the knowledge base abstains (the apps article scores under its calibrated bar on
-    # "it"): the question is passed on and answered "I don't know", never guessed (the kb's bar).
+    # multi-15: a plan's price asked first, then a matter of the technical agent's (a device, how
+    # to change a password, a reset link): the price's reply invites a plan change, so the other
+    # matter waits its turn and is said to follow (Specialist._said_to_follow; acts-6 pins that
+    # it waits), and is answered once the price is settled, not in the same reply.
     "multi 15 (tune): team's price and whether it runs on android",
+    "multi 15 (tune): pro's price asked and a reset link asked for",
+    "multi 15 (tune): pro's price and how to change a password: no link sent",
+    "multi 15 (held): starter's yearly price and a chromebook",
+    "multi 15 (held): team's price asked and a reset link asked for, the password forgotten",
     # multi-15 (held): "how long is trash kept before its gone for good + when do u charge me
     # next?": split at the "+", but the router places the bin's question with no agent (torn),
     # so it rides with billing's part and only the next payment is answered.
     "multi 15 (held): how long the trash keeps files and when the next charge is",
-    # multi-15 (held): venting whose clauses the scope reader reads as the desk's in the desk's
-    # own kind of words ("my kid drew on the walls": too few of its words known to the reader,
-    # scope.known_share; "i just want tell someone": a person asked for, in_scope), so it is
-    # searched and "I don't know" said; no action taken.
+    # multi-15 (held): venting whose clauses the scope reader reads as the desk's ("my kid drew
+    # on the walls": too few of its words known to the reader, scope.known_share; "i just want
+    # tell someone": a person asked for, in scope), so it is searched and "I don't know" said;
+    # no action taken.
     "multi 15 (held): venting: a child's drawing on the walls",
     "multi 15 (held): venting in non-native english, no question",
 }
