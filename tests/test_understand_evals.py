@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -788,7 +788,8 @@ KNOWN_MISSES = {
     # wednesday"; a clinic's long story with two days' duplicate; a card's digits corrected after
     # the offer; venting about a bad day; two short reset requests (an emoji, non-native) not read
     # as asking for the link; two questions in one message; the plan and how it is paid; config
-    # desk: backup codes with "not a hack", a price asked while security holds it.
+    # desk: backup codes with "not a hack", a price asked while security holds it. (multi-15
+    # moved out the venting, the two questions and the plan with how it is paid.)
     "understand 17 (held): article: three people added, the third's link is dead a week later",
     # (dates15 took off the fortnight, this past wednesday, the clinic's two days and the card's
     # corrected digits. The month unused stays: "i'd like january's 29.99 returned" reads cancel
@@ -797,13 +798,10 @@ KNOWN_MISSES = {
     # (the two facts of the plans pass since kbfacts15: triage.asks_feature_of_a_plan, and
     # SeniorSkill._articles_first for "which of your plans ... sso", read as a privacy request.)
     "understand 17 (held): refused: january unused, its pro fee back",
-    "understand 17 (held): chit-chat: a rotten day, just venting",
     # (The emoji reset passes since reset15: the reset article's link asked in a clause of its own.
     # The non-native one is read as the change-password article's how-to, its "change password",
     # and "sending me the mail" as no matter of the link's.)
     "understand 17 (held): request: non-native, a mail to make a new password",
-    "understand 17 (held): two matters: how long the bin keeps files and the next bill date, in one message",
-    "understand 17 (held): control: the plan and how it's paid, paypal pro",
     "understand 17 config (held): negation: not a hack, the 2fa phone left at home, backup codes",
     # dates15 (held): 9 tune 4/9 -> 9/9, held 5/9 -> 7/9. "same invoice it looks like" in a long
     # duplicate story is heard as the invoice cue, and a duplicate is read only where nothing
@@ -853,6 +851,25 @@ KNOWN_MISSES = {
     # "new pw pls" (pw now a password, lexicon) finds the change-password article first, the
     # how-to, not the link (the knowledge base's ranking):
     "reset15 config (tune): new pw pls",
+    # multi-15: a plan's price asked first, then a matter of the technical agent's (a device, how
+    # to change a password, a reset link): the price's reply invites a plan change, so the other
+    # matter waits its turn and is said to follow (Specialist._said_to_follow; acts-6 pins that
+    # it waits), and is answered once the price is settled, not in the same reply.
+    "multi 15 (tune): team's price and whether it runs on android",
+    "multi 15 (tune): pro's price asked and a reset link asked for",
+    "multi 15 (tune): pro's price and how to change a password: no link sent",
+    "multi 15 (held): starter's yearly price and a chromebook",
+    "multi 15 (held): team's price asked and a reset link asked for, the password forgotten",
+    # multi-15 (held): "how long is trash kept before its gone for good + when do u charge me
+    # next?": split at the "+", but the router places the bin's question with no agent (torn),
+    # so it rides with billing's part and only the next payment is answered.
+    "multi 15 (held): how long the trash keeps files and when the next charge is",
+    # multi-15 (held): venting whose clauses the scope reader reads as the desk's ("my kid drew
+    # on the walls": too few of its words known to the reader, scope.known_share; "i just want
+    # tell someone": a person asked for, in scope), so it is searched and "I don't know" said;
+    # no action taken.
+    "multi 15 (held): venting: a child's drawing on the walls",
+    "multi 15 (held): venting in non-native english, no question",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -215,8 +215,12 @@ DATA_LOSS = _any(
 )
 # A loss spoken of as what would happen, not what happened: "how long do binned files stay
 # before they're gone for good?", "what if a folder is deleted?" ask about the bin; the loss is
-# introduced by a word of time or condition just before it (its subject between at most).
-_LOSS_SUPPOSED = re.compile(r"\b(?:before|until|till|once|if|unless|whether|when)\s+(?:\S+\s+){0,2}$", _FLAGS)
+# introduced by a word of time or condition just before it (its subject between at most); or the
+# lost things are the subject of a question, asked in general right after its verb ("how long do
+# deleted files sit in the trash?", "are removed folders kept?": no one's files said lost, multi-15).
+_LOSS_SUPPOSED = re.compile(
+    r"\b(?:before|until|till|once|if|unless|whether|when)\s+(?:\S+\s+){0,2}$|\b(?:do|does|are|is|can|could|will|would|should)\s+$", _FLAGS
+)
 
 
 def data_loss_told(text: str) -> bool:
@@ -774,7 +778,12 @@ def asks_card_change(text: str) -> bool:
 # Two questions joined by a conjunction before the second's question word ("what plan am i on and
 # what do i pay for it", "which card is on my account and what plan am i on?"): grammar, a closed
 # class. Each is a part of its own to a bag of words, which hears the louder one alone in the whole.
-QUESTIONS_JOINED = re.compile(r"\s+(?:and|also|plus)\s+(?=(?:what|how|when|which)\b)", re.I)
+# (or a yes-no question's verb before its subject: "... and does it work on android?", "... and
+# can i use it on my ipad")
+_QUESTION_OPENS = r"(?:what|how|when|which|where|(?:does|do|can|could|will|is|are)\s+(?:it|i|you|we|they|that|this)\b)"
+QUESTIONS_JOINED = re.compile(rf"\s+(?:and|also|plus)\s+(?={_QUESTION_OPENS})", re.I)
+# A clause that opens as a question does (its words, not its "?").
+OPENS_AS_QUESTION = re.compile(rf"^\s*{_QUESTION_OPENS}", re.I)
 
 
 @kept_by_text(256)  # (a pure reading, asked by triage and the money skill each step)

@@ -17,7 +17,7 @@ from supportdesk.config import AgentConfig
 from supportdesk.lexicon import normalise
 from supportdesk.models.offline import cues
 from supportdesk.readers import gates
-from supportdesk.readers.acts import Reading, background_counts, clauses, commonness, feature_words, read_scope, scope_reader
+from supportdesk.readers.acts import Reading, background_counts, clauses, commonness, feature_words, read_act, read_scope, scope_reader
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 # Below this weighted share of its meaning-bearing words in the job's words, a message is
@@ -149,6 +149,16 @@ CHIT_CHAT_CONFIDENCE = 0.9
 CLAIMED_SHARE = 0.75
 
 
+def life_told(agents: list[AgentConfig], clause: str) -> bool:
+    """A clause that tells of the customer's day, not of the desk ("my car broke down on the way
+    in", beside "ugh what a week"): the scope reader hears a trouble told, which is how the desk's
+    problems are said, but no agent's job uses its meaning-bearing words (`outside_scope`, each
+    agent). Venting, not a matter (multi-15). A question stays the desk's whatever its words
+    ("does it run on a chromebook?" names nothing of any job either), and so does a trouble told
+    in a job's words ("and now i cant log in")."""
+    return read_act(clause).act == "problem" and bool(agents) and all(outside_scope(agent, clause) for agent in agents)
+
+
 def chit_chat(agents: list[AgentConfig], text: str) -> bool:
     """Said to the assistant about itself, not about anything the desk does: the scope reader's
     learned reading, not a list of phrasings, made on words it knows ("what uptime do you
@@ -160,13 +170,14 @@ def chit_chat(agents: list[AgentConfig], text: str) -> bool:
         return False
     if not agents or gates.ground(text) is not None:
         return False  # a ground the desk hands to a person ("support in german?"): the desk's matter
-    readings = [read_scope(part) for part in clauses(text)]
+    parts = clauses(text)
+    readings = [read_scope(part) for part in parts]
     # No clause is the desk's own ("our admin account was taken over, get me a real person" tells
     # a matter before asking for a person), and one at least is surely said to the assistant; the
     # others may be about nothing the desk does ("whats your favourite film, if bots are allowed
     # one", "do you like music? whats ur favourite song": the reader reads the afterthought and a
     # song asked about as out of scope, route-14), which no article answers either.
-    if any(r.act == "in_scope" for r in readings):
+    if any(r.act == "in_scope" and not life_told(agents, part) for part, r in zip(parts, readings)):
         return False
     # Small talk's words inside a matter ("what kind of document you accept for confirm who i am,
     # passport is ok?": "who i am" is CLINC150's small talk) are no chit-chat because the reader

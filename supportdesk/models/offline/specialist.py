@@ -36,7 +36,7 @@ from supportdesk.models.offline.skills.account import AccountSkill, next_billing
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date, with_article
 from supportdesk.models.offline.skills.money import MoneySkill, asks
 from supportdesk.models.offline.skills.senior import SeniorSkill
-from supportdesk.models.offline.skills.technical import POINTS_BACK, REPORT_BACK, TechSkill, points_back
+from supportdesk.models.offline.skills.technical import POINTS_BACK, REPORT_BACK, TechSkill, points_back, tells_trouble
 from supportdesk.models.offline.view import View
 from supportdesk.models.offline.kept import keep
 from supportdesk.readers import acts
@@ -212,6 +212,10 @@ def closing_clauses(text: str) -> bool:
     nothing clearly): with nothing asked or told beside it, it closes what the desk did."""
     said = [acts.read_act(clause).act for clause in acts.clauses(text)]
     return bool(said) and "thanks" in said and all(act in ("thanks", "goodbye") for act in said)
+
+
+# Said once, after the first reply to a message that raised another matter waiting its turn.
+OTHER_MATTER_FOLLOWS = "I haven't forgotten the other thing you mentioned: it comes next, once this is settled."
 
 
 class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
@@ -461,10 +465,28 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         owners = [a.name for a in others if any(re.search(rf"\b{re.escape(w)}", a.description.lower()) for w in words)]
         return owners[0] if len(owners) == 1 and self.return_target() is not None else None
 
+    def _question_answered(self, action) -> bool:
+        """The matter handed here this turn was a question, answered from what a tool read (the
+        reply asks only whether it answered, `ANSWERS_QUESTION`), offering nothing: an answer has
+        no steps to try and waits on no choice of the customer's, so another matter the same
+        message raised is taken up in this same reply (multi-15: "how long does the bin keep
+        stuff and when's my next bill?" answers both). A reply that asks something else ("would
+        you like to change your plan?"), or an article given for a trouble told ("the android app
+        freezes": the technical skill's `tells_trouble`), waits for the customer first."""
+        v = self.view
+        issue = str(v.context.get("issue") or "")
+        return (
+            isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER)
+            and action.text.rstrip().endswith(ANSWERS_QUESTION) and not tells_trouble(issue)
+            and any(h.to_agent == self.me.name for h in v.turn_handoffs)
+            and any(t.agent == self.me.name for t in v.turn_tools)
+        )
+
     def _hand_over_next(self, action):
-        """The problem is resolved: hand over the next one the customer raised, unasked."""
-        if not (self.step.resolved and isinstance(action, Answer)):
-            return action
+        """The problem is resolved, or the question answered: hand over the next one the
+        customer raised, unasked."""
+        if not (isinstance(action, Answer) and (self.step.resolved or self._question_answered(action))):
+            return self._said_to_follow(action)
         waiting = dialogue.pending_issues(self.view.context)
         if not waiting:
             return action
@@ -485,6 +507,22 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             f"I'm passing you to our {title} team.",
             context=context,
         )
+
+    def _said_to_follow(self, action):
+        """The first reply to a message that raised another matter, which waits for this one:
+        the customer hears that it is not forgotten (multi-15: "or the second said to follow")."""
+        v = self.view
+        if not (
+            isinstance(action, Answer) and dialogue.pending_issues(v.context)
+            and any(h.to_agent == self.me.name for h in v.turn_handoffs) and not v.answered_this_turn(self.me.name)
+        ):
+            return action
+        # (before a closing question, which stays last: the next message answers it, and the
+        # readers of our last reply look at how it ends, `ANSWERS_QUESTION`)
+        text = action.text.rstrip()
+        cut = max(text.rfind(". ", 0, len(text) - 1), text.rfind("\n")) + 1 if text.endswith("?") else 0
+        action.text = f"{text[:cut].rstrip()} {OTHER_MATTER_FOLLOWS} {text[cut:].lstrip()}" if cut else f"{text} {OTHER_MATTER_FOLLOWS}"
+        return action
 
     def _waiting_matter_asked(self, text: str):
         """The customer asks for a matter that waits its turn ("and the accountant thing?"): its

@@ -62,7 +62,9 @@ CHIT_CHAT_REPLY = (
     "I'm here for charges, refunds, plans and invoices, and for anything in the app that isn't "
     "working. What can I do for you today?"
 )
-_DOMAIN_CUES = (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.RESET, cues.LOGIN, cues.BUG)
+# (lost data named too: "all our documents were deleted overnight, nobody here did it" is never
+# small talk, however its other clause reads)
+_DOMAIN_CUES = (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.PAYMENT_METHOD, cues.INVOICE, cues.RESET, cues.LOGIN, cues.BUG, cues.DATA_LOSS)
 
 
 def _domain_request(text: str) -> bool:
@@ -134,6 +136,9 @@ ISSUE_CONFIDENCE = 0.8
 # our workspace?", technical 0.57).
 ISSUE_QUESTION_CONFIDENCE = 0.0
 ISSUE_MIN_WORDS = 1
+# A second question joined by "and" names at least this many things to be a matter of its own
+# ("and can i use it on my ipad": use, ipad; "and how much?" asks on about the first).
+JOINED_MIN_WORDS = 2
 ISSUE_ASK_SHARE = 0.6  # the act reader's: a part asks, requests or tells a problem (no greeting, no thanks)
 
 
@@ -153,11 +158,27 @@ def _only_who(part: str) -> bool:
     return bool(words) and all(w in _WHO_WORDS for w in words)
 
 
+def _asked(part: str, after: str | None) -> bool:
+    """The part is asked: its own "?", or the one it shares with the question joined right
+    after it (`after`, the next part, opening as a question and asked: "how long do deleted
+    files stay, and when is my next payment? <email>")."""
+    return "?" in part or (after is not None and "?" in after and bool(cues.OPENS_AS_QUESTION.search(after)))
+
+
 def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     """[(route, part of the message)] when the message raises problems for more than one agent."""
-    if not _ISSUE_SPLIT.search(text):
+    if not (_ISSUE_SPLIT.search(text) or cues.QUESTIONS_JOINED.search(text)):
         return []
-    parts = [p.strip(" ,.;:") for p in _ISSUE_SPLIT.split(text) if p and p.strip(" ,.;:")]
+    # (two questions joined by "and", the second opening as a question does: "whats the price of
+    # team and can i use it on my ipad", multi-15; each part must still be a matter of its own)
+    parts: list[str] = []
+    joined: set[int] = set()  # the parts that are the second of two questions joined by "and"
+    for piece in _ISSUE_SPLIT.split(text):
+        for k, question in enumerate(cues.QUESTIONS_JOINED.split(piece or "")):
+            if question.strip(" ,.;:"):
+                if k:
+                    joined.add(len(parts))
+                parts.append(question.strip(" ,.;:"))
     if len(parts) < 2:
         return []
     found: list[tuple[Route, str]] = []
@@ -166,7 +187,15 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     # customer for years and money is tight: if we downgraded, would we lose anything?"): the rest
     # is its preamble, a matter of its own only where it tells a problem or names money.
     preamble_only = acts.carries_its_question(text)
-    for part in parts:
+    for n, part in enumerate(parts):
+        if (found or loose) and n in joined and len(content_words(part)) < JOINED_MIN_WORDS:
+            # "when is my next payment and how much?", "what does two-factor do and how do i
+            # switch it on?": a joined question naming one thing at most asks on about the first
+            if found:
+                found[-1] = (found[-1][0], f"{found[-1][1]} and {part}")
+            else:
+                loose.append(part)
+            continue
         if _only_who(part) and (found or loose):
             # "... was changed, and it was not me who did it": who did what the part before told,
             # naming nothing else, is that part's, not a matter of its own (scope-9)
@@ -182,14 +211,14 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         # A part is a matter of its own when it tells a problem or asks something of the desk
         # ("... and also what did you charge me in march?"): a question is a matter as much as a
         # problem is (issue 38: two questions in one message).
+        # A question asked in a sentence of its own ("..., and can i add my accountant to our
+        # workspace?") is a matter of its own wherever the router places it, surely or not.
+        own_question = _asked(part, parts[n + 1] if n + 1 < len(parts) else None) and acts.read_act(part).act == "question"
         asks = cues.PROBLEM.search(part) or _asks_money(part) or (
-            (not preamble_only or "?" in part) and acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
+            (not preamble_only or "?" in part or own_question) and acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
-        # A question asked in a sentence of its own ("..., and can i add my accountant to our
-        # workspace?") is a matter of its own wherever the router places it, surely or not.
-        own_question = part.endswith("?") and acts.read_act(part).act == "question"
         needed = ISSUE_QUESTION_CONFIDENCE if own_question else ISSUE_CONFIDENCE
         if route is not None and route.agent is not None and route.confidence >= needed:
             if found and found[-1][0].agent == route.agent:

@@ -437,6 +437,12 @@ class AccountSkill(SkillBase):
         if not code:
             return self.step.answer("I couldn't read your plan just now. Could you try again in a moment?")
         period = "annually" if record.get("billing_period") == "annual" else "monthly"
+        # How the plan is paid is part of what the customer is on ("which plan am i on and how
+        # do i pay for it": the plan, its period and the method said together, multi-15; the
+        # desk intents reader hears "how do i pay for it" as a card change, so the question's
+        # words cannot be trusted to ask for it).
+        method = str(record.get("payment_method") or "")
+        paid = f" to {method}" if method else ""
         status = " (cancelled: it won't renew)" if record.get("status") == "cancelled" else ""
         price = ""
         if with_price:
@@ -453,7 +459,7 @@ class AccountSkill(SkillBase):
                 price += f". The {named[0]['name']} plan is {self._plan_price(named[0])}.{self._against_current(record, plans, named)}"
                 price = price.rstrip(".")
         self.step.resolved = True
-        return self.step.answer(f"You're on the {code.title()} plan, billed {period}{status}{price}. Anything else I can help with?")
+        return self.step.answer(f"You're on the {code.title()} plan, billed {period}{paid}{status}{price}. Anything else I can help with?")
 
     def _card_on_file(self, customer_id: str):
         """Which payment method the account pays with: read from the account, nothing changed."""

@@ -238,8 +238,10 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return self._my_plan(customer_id, with_price="pricing" in intents, text=text)
         if len(intents) > 1 and intents <= _READS:
             # Two questions that change nothing in one message ("which card is on my account and
-            # what plan am i on?"): each read from the account, answered in one reply.
-            answers, lookup = self._reads_answered(intents, customer_id, text)
+            # what plan am i on?"): each read from the account, answered in one reply (the plan's
+            # answer says the payment method too: `_my_plan`, so it is not read twice).
+            reads = intents - {"card_on_file"} if "my_plan" in intents else intents
+            answers, lookup = self._reads_answered(reads, customer_id, text)
             if lookup is not None:
                 return lookup
             return _said_first(" ".join(a.text for a in answers[:-1]), answers[-1])
