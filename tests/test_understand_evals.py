@@ -781,6 +781,33 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-18 (written blind during round 15): 40/54 + 9/15 (71.0 %) before the round,
+    # 41/54 + 10/15 (73.9 %) on its first run after it; no money or account action without a yes.
+    # By kind: an API credential's article and a lockout's length asked as a question; refusals
+    # (a month never used, a failed payment wanted back) without why; "yesterday" and "the 1st"
+    # not looked up; a plan asked by the year after the next payment; a yes after waiting for an
+    # accountant; two questions across agents (shortest password, next charge); controls: a cancel
+    # told with its reason, a card change away from paypal, two plans' yearly prices, the plan with
+    # its card; config desk: an authenticator that is not theirs and a lost phone not security's,
+    # two-factor with a denial, a hand-back from security to technical, a person asked for at once.
+    "understand 18 (held): article: a nightly job pushing invoices in, credentials refused since tuesday",
+    "understand 18 (held): question: how long a lockout lasts after wrong passcodes",
+    "understand 18 (held): refused: changed jobs, february's pro back though never logged in",
+    "understand 18 (held): refused: the team payment of the 9th that never went out, back anyway",
+    "understand 18 (held): calendar: 'yesterday' is march 27, a pro payment",
+    "understand 18 (held): calendar: the 1st of this month, no charge that day",
+    "understand 18 (held): kept: email once, the next payment, then starter by the year, 'go ahead'",
+    "understand 18 (held): changed mind: card offered, 'run it past our accountant', then 'ok'd it, go ahead'",
+    "understand 18 (held): two matters: the shortest password allowed and the next charge date, one message",
+    "understand 18 (held): control: closing a small business, cancel, 'yes, cancel it'",
+    "understand 18 (held): control: paypal dropped for a visa ending 4417, 'yep go ahead'",
+    "understand 18 (held): control: pro and team by the year, nothing changed",
+    "understand 18 (held): control: which plan and which card, starter on amex",
+    "understand 18 config (held): a second authenticator added that isn't mine",
+    "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
+    "understand 18 config (held): negation: nothing dodgy, just turning on two-factor",
+    "understand 18 config (held): security holds it, then the ipad app crashing on open",
+    "understand 18 config (held): shared folders wiped by an unknown account, staff now",
     # understand-held-17 (written blind during round 14): 41/54 + 13/15 (78.3 %) before the
     # round and the same conversations on its first run after it; no money or account action
     # without a yes. By kind: an invite's expired link, two facts of the plans (version history,
@@ -873,8 +900,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
