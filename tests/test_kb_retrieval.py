@@ -197,13 +197,14 @@ def test_the_examples_are_the_tune_halves_and_never_a_held_one():
 
 def test_customers_words_are_found_through_the_articles_tags():
     # The tune half chose the tags ("pw", "laggy", "excel", "zap", "ubuntu", "binned" ...): with
-    # them 44 of its 48 answerable questions get their article; with every tag removed, 12.
+    # them 44 of its 48 answerable questions get their article; with every tag removed, 17 (12
+    # before the lexicon folded "pw", "pwd" ... onto "password"): the tags still carry most of it.
     kb = knowledge_base()
     bare = KnowledgeBase([dataclasses.replace(a, tags=()) for a in kb.articles])
     rows = _rows("tune", "kb-customer-words")
     tagged, untagged = _measure(rows, _answer_with(kb)), _measure(rows, _answer_with(bare))
     assert tagged["recall"] >= 44 / 48 and tagged["precision"] >= 0.9
-    assert untagged["recall"] < 0.3
+    assert untagged["recall"] < tagged["recall"] / 2
     for slug, words in {
         "apps-devices": ("ubuntu", "chromeos", "ipados"), "performance": ("laggy", "sluggish"),
         "export-data": ("excel",), "integrations": ("zap", "msteams"), "restore-files": ("binned", "undelete"),
