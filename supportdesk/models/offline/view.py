@@ -165,7 +165,8 @@ def _slots(text: str, *, amount_asked: bool = False) -> slot_extraction.Slots:
     key = (text, amount_asked)
     found = _slots_found.get(key)
     if found is None:
-        found = slot_extraction.extract(text, amount_asked=amount_asked)
+        # (no option when none is asked: the skills' `extract(text)` finds the same kept reading)
+        found = slot_extraction.extract(text, amount_asked=True) if amount_asked else slot_extraction.extract(text)
         if len(text) <= SLOTS_KEPT_CHARS:
             keep(_slots_found, key, found, SLOTS_KEPT)
     return found

@@ -257,7 +257,7 @@ def _intents_in(t: str) -> frozenset[str]:
             found.add("pricing")
     # Two days or more told ("came out on the 10th and again on the 11th"): a place said after them,
     # "i'd like the second one reversed", points at the second of those days, not at a plan.
-    days_listed = len(slot_extraction.bare_days(t)) + len(slot_extraction.extract_dates(t)) > 1
+    days_listed = len(slot_extraction.bare_days(t)) + len(slot_extraction.extract(t).dates) > 1
     placed = names_plan_by_place(t) and not days_listed
     if (cues.plan_step(t) or placed) and asks_price(t):
         # "how much is the top plan a month?", "the mid tier, paid yearly - what's that come
