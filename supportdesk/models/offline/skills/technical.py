@@ -218,13 +218,22 @@ _MEASURE = re.compile(
 )
 
 
+# A condition opening what comes before the measure asked ("if my kid keeps typing the wrong
+# passcode, how long ..."): the trouble in it is supposed, the event measured, not one told.
+_SUPPOSED = re.compile(r"^\W*(?:(?:quick (?:one|q\w*)|out of curiosity|just wondering|hi|hey|hello)\W+)?(?:if|in case|suppos\w*|what if|whenever)\b", re.I)
+
+
 def asks_a_measure(query: str) -> bool:
     """A measure asked ("how many days before an invitation stops working?", "if i bin something
     by mistake how long until it's gone for good"), with nothing failing told before it: a trouble
     named after the measure word is the measured event, a hypothetical, not one that happened
-    (kbfacts15); "my app crashes, how long until you fix it" tells its trouble first."""
+    (kbfacts15), and so is one inside a condition before it (`_SUPPOSED`, tech-h18); "my app
+    crashes, how long until you fix it" tells its trouble first."""
     found = _MEASURE.search(query)
-    return found is not None and not _TROUBLE.search(query[: found.start()])
+    if found is None:
+        return False
+    before = query[: found.start()]
+    return not _TROUBLE.search(before) or bool(_SUPPOSED.match(before))
 
 
 def asks_how(query: str) -> bool:
@@ -344,7 +353,10 @@ class TechSkill(SkillBase):
         if bug or failed:
             return self._take_further(text, issue, searched_before, bug=bug, missing=missing)
 
-        wants_reset = force_reset or any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:])) or (
+        # A measure asked about the reset ("how long is the reset link good for?") is a question
+        # about the link, answered by its article, not a request for one.
+        measure_asked = asks_a_measure(text) and not _asks_apart_for_something(text)
+        wants_reset = force_reset or (not measure_asked and any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:]))) or (
             # Our offer ("just tell me the email") is taken by a yes or by an email in this reply;
             # one given earlier does not make any later reply a yes ("I'm on chrome on windows").
             "reset link" in v.last_agent_text().lower() and (read_answer(text) == "yes" or bool(slot_extraction.emails_in(text)))
