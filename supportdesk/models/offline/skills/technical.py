@@ -55,6 +55,9 @@ _HOW_TO = re.compile(r"\s*how (?:do|can|could|should|would|will|to)\b(?: (?:i|we
 _ANY_CLAUSE = re.compile(r"(?<=[,;.!?])\s+")
 _NO_ONE = re.compile(r"^\W*(?:nobody|noone|no one|no-one)\b", re.I)
 _NOTHING = re.compile(r"^\W*nothing\b", re.I)
+# "nothing dodgy going on", "nothing shady is going on": something denied to be going on at all, an
+# incident denied whatever word says what kind (tech-h18).
+_GOING_ON = re.compile(r"\b(?:(?:is |was )?go(?:ing|in'?) on|occurr\w*)\b", re.I)
 # "no problem with my account", "no issues at all": a trouble's own noun, negated.
 _NO_TROUBLE = re.compile(r"^\W*(?:there'?s |there is |i have |i've )?(?:no|not an?y?) (?:problems?|issues?|troubles?|worries|concerns?)\b", re.I)
 # "the login alert was me", "that sign-in was just us", "it was my own new computer": what was
@@ -71,7 +74,8 @@ _MODAL = re.compile(r"\b(?:can|could|will|would|should|may|might|must)\b", re.I)
 def denies_trouble(clause: str) -> bool:
     """The clause says a trouble did not happen: someone's doing denied ("nobody got into my
     account", "no one hacked me": classifier.denials reads what the negated subject governs),
-    a trouble named with "nothing" ("nothing is wrong", "nothing happened"), or a trouble's noun
+    a trouble named with "nothing" ("nothing is wrong", "nothing happened", "nothing dodgy going
+    on"), or a trouble's noun
     negated ("no problem with my account"), or what was seen owned as the customer's own doing
     ("the login alert was me", `_OWNED`). "nothing works" names no trouble of its own (it is
     one), "nothing happens when i tap sync" tells an action's outcome, and "no one on my team can
@@ -83,7 +87,7 @@ def denies_trouble(clause: str) -> bool:
         return True
     if _OWNED.search(clause) and not _TROUBLE.search(clause):
         return True  # owned, and no failure told in the same clause ("it was me and now it won't open" is one)
-    return bool(_NOTHING.match(clause) and _TROUBLE.search(clause) and not _UPON_AN_ACTION.search(clause))
+    return bool(_NOTHING.match(clause) and (_TROUBLE.search(clause) or _GOING_ON.search(clause)) and not _UPON_AN_ACTION.search(clause))
 
 
 def without_denied_trouble(query: str) -> str:
