@@ -812,7 +812,11 @@ KNOWN_MISSES = {
     "understand 18 config (held): security holds it, then the ipad app crashing on open",
     "understand 18 config (held): shared folders wiped by an unknown account, staff now",
     # tech-h18 (held-18's technical and security kinds in new wording; before: tune 2/3 + 5/5, held
-    # 2/3 + 3/5; after: tune 3/3 + 5/5, held 2/3 + 3/5 (held measured once, after):
+    # 2/3 + 3/5; after: tune 3/3 + 5/5, held 2/3 + 3/5; two more a half on the default desk, written
+    # after the fixes to reach five, measured once: tune 4/5 + 5/5, held 4/5 + 3/5):
+    # the ground reader (readers/gates.py) reads "did you revoke keys" as a suspended account, so
+    # a person is brought in before the API article is searched
+    "tech-h18 (tune): article: a build server's deploy step suddenly unauthorized, keys revoked?",
     # a measure the article holds in its lead sentence, not its steps ("6-digit"): the answer shows steps only
     "tech-h18 (held): question: how many digits the app passcode has",
     # "not worried about hackers" is no denial to the router's denials reader: "hackers" votes security
