@@ -45,6 +45,27 @@ async def test_a_measure_asked_gets_the_article_as_an_answer_not_a_fix():
         "reply": ["Restoring deleted files", "30 days"], "reply_not": ["usually fixes"], "not_tools": NOT_TOOLS}}]})
 
 
+def test_a_trouble_inside_a_condition_before_the_measure_is_supposed_not_told():
+    assert technical.asks_a_measure("if i type the wrong passcode five times, how long am i locked out?")
+    assert technical.asks_a_measure("quick one: in case my sync fails overnight how long do you keep the old version")
+    # a trouble told outright before the measure is still told
+    assert not technical.asks_a_measure("i typed the wrong passcode and now how long do i wait")
+
+
+async def test_a_measure_about_a_supposed_lockout_is_answered_not_fixed():
+    await passes({"name": "t", "turns": [{"customer": "if my kid keeps typing wrong passwords on my laptop, how long am i locked out of acme", "expect": {
+        "reply": ["30 minutes"], "reply_not": ["usually fixes", "shall i"], "context_absent": ["pending_offer"], "not_tools": NOT_TOOLS}}]})
+
+
+async def test_a_measure_asked_about_the_reset_link_is_no_request_for_one():
+    await passes({"name": "t", "turns": [{"customer": "how long does the password reset link stay valid once it's emailed?", "expect": {
+        "reply": ["30 minutes", "Resetting your password"], "reply_not": ["what's the email address", "shall i"],
+        "context_absent": ["pending_offer"], "not_tools": NOT_TOOLS}}]})
+    # asked for, the link is still offered
+    await passes({"name": "t", "turns": [{"customer": "please send me a password reset link", "expect": {
+        "reply": ["email address"], "not_tools": NOT_TOOLS}}]})
+
+
 def test_only_a_denied_loss_or_theft_is_taken_out_of_the_search():
     assert "stole" not in technical.without_denied_matter("nobody stole anything, my phone is in my car. how do i get in?")
     assert "stolen" not in technical.without_denied_matter("my phone isnt stolen, its at home. can i still log in")

@@ -706,3 +706,10 @@ def test_an_article_told_in_other_words_and_a_fact_it_states_are_found():
         hits = kb.answer(question)
         assert hits and hits[0][0].slug == slug, question
         assert fact in " ".join(hits[0][0].steps), question
+
+
+def test_an_integrations_credentials_refused_by_the_api_get_the_api_article():
+    # (tech-h18: a job or service of the customer's own whose key the API refuses, told without
+    # "401" or "api key", left the search unsure: its written examples teach the kind.)
+    assert _answer("the overnight integration that sends orders into acme via the api is being rejected, it says our credentials are not accepted") == "api-webhooks"
+    assert _answer("since thursday the api says our service account is not authorised, we didn't touch anything") == "api-webhooks"

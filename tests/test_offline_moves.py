@@ -977,6 +977,16 @@ async def test_the_knowledge_base_is_searched_without_the_trouble_denied(tmp_pat
     assert "Changing your password" in asked.said() and "usually fixes" not in asked.said()
 
 
+def test_something_denied_to_be_going_on_is_left_out_of_the_search():
+    """tech-h18: "nothing shady going on" denies an incident whatever word says its kind; its
+    words left the search for the how-to beside it unsure."""
+    from supportdesk.models.offline.skills.technical import without_denied_matter
+
+    assert without_denied_matter("nothing shady is going on, i just want to set up two-factor") == "i just want to set up two-factor"
+    # nothing coming of what the customer did is still the trouble
+    assert "nothing" in without_denied_matter("nothing is going on when i tap sync, the bar just sits there")
+
+
 async def test_a_question_about_devices_gets_the_apps_article_and_a_crash_still_the_crash_one(tmp_path):
     [asked], _ = await talk(tmp_path, "can I use acme cloud on my ipad")
     assert asked.handoffs() == ["triage>technical"] and "Apps and devices" in asked.said()

@@ -443,6 +443,9 @@ def test_what_is_no_denial_keeps_its_words(text):
     ("i did NOT sign in from brazil last night", True),
     ("there is a laptop in my sessions that isnt mine", True),
     ("a number i dont know", True),
+    # tech-h18: owning negated of one of several ("an authenticator that isn't one of mine")
+    ("there's a second authenticator on my account and it isnt one of mine", True),
+    ("that is not one of the options i wanted", False),
     ("i never received the reset email", False),  # receiving is no doing of the customer's
     ("i do not know what this charge is", False),  # a question about a charge
 ])

@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -790,8 +790,6 @@ KNOWN_MISSES = {
     # told with its reason, a card change away from paypal, two plans' yearly prices, the plan with
     # its card; config desk: an authenticator that is not theirs and a lost phone not security's,
     # two-factor with a denial, a hand-back from security to technical, a person asked for at once.
-    "understand 18 (held): article: a nightly job pushing invoices in, credentials refused since tuesday",
-    "understand 18 (held): question: how long a lockout lasts after wrong passcodes",
     "understand 18 (held): refused: changed jobs, february's pro back though never logged in",
     "understand 18 (held): refused: the team payment of the 9th that never went out, back anyway",
     "understand 18 (held): calendar: 'yesterday' is march 27, a pro payment",
@@ -803,11 +801,29 @@ KNOWN_MISSES = {
     "understand 18 (held): control: paypal dropped for a visa ending 4417, 'yep go ahead'",
     "understand 18 (held): control: pro and team by the year, nothing changed",
     "understand 18 (held): control: which plan and which card, starter on amex",
-    "understand 18 config (held): a second authenticator added that isn't mine",
+    # (tech-h18 fixed four by kind: the API credentials article (kb's written examples), a lockout's
+    # length asked inside a condition, "isn't one of mine" read as disowning, "nothing dodgy going
+    # on" read as a denial. Left: a phone lost with the app open reads as the authenticator's loss
+    # to the router's words (a security example for it moved "lost my phone with the authenticator"
+    # to security too); the password's refusal told beside the recovery email changed is split by
+    # triage into a technical matter first; "put me through to a member of staff" is no person asked
+    # to the desk intents reader.)
     "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
-    "understand 18 config (held): negation: nothing dodgy, just turning on two-factor",
     "understand 18 config (held): security holds it, then the ipad app crashing on open",
     "understand 18 config (held): shared folders wiped by an unknown account, staff now",
+    # tech-h18 (held-18's technical and security kinds in new wording; before: tune 2/3 + 5/5, held
+    # 2/3 + 3/5; after: tune 3/3 + 5/5, held 2/3 + 3/5; two more a half on the default desk, written
+    # after the fixes to reach five, measured once: tune 4/5 + 5/5, held 4/5 + 3/5):
+    # the ground reader (readers/gates.py) reads "did you revoke keys" as a suspended account, so
+    # a person is brought in before the API article is searched
+    "tech-h18 (tune): article: a build server's deploy step suddenly unauthorized, keys revoked?",
+    # a measure the article holds in its lead sentence, not its steps ("6-digit"): the answer shows steps only
+    "tech-h18 (held): question: how many digits the app passcode has",
+    # "not worried about hackers" is no denial to the router's denials reader: "hackers" votes security
+    "tech-h18 config (held): negation: not worried about hackers, how to turn on two step",
+    # security's stray test (specialist._strays) keeps the crash: the router leans nowhere surely
+    # (0.48 < 0.5) and security's config-only skill answers it with its reset question again
+    "tech-h18 config (held): security holds it, then the mac app freezing at start",
     # understand-held-17 (written blind during round 14): 41/54 + 13/15 (78.3 %) before the
     # round and the same conversations on its first run after it; no money or account action
     # without a yes. By kind: an invite's expired link, two facts of the plans (version history,

@@ -214,7 +214,8 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
                 subject = tokens[i - 3] if t == "not" and i >= 3 else tokens[i - 2]
             helper = prev if t == "not" else "did"
             verb = nxt
-            if verb in _OWN:
+            if verb in _OWN or (verb == "one" and tokens[i + 2 : i + 4] in (["of", "mine"], ["of", "ours"])):
+                # "it isn't mine", "it isn't one of mine": owning negated, one of a kind or not
                 disowns = True
             elif subject in _FIRST_PERSON and helper in ("did", "have", "had", "never", "do") and verb not in _RECEIVING:
                 # "a number i do not know" disowns; "i do not know what this charge is" asks

@@ -55,6 +55,9 @@ _HOW_TO = re.compile(r"\s*how (?:do|can|could|should|would|will|to)\b(?: (?:i|we
 _ANY_CLAUSE = re.compile(r"(?<=[,;.!?])\s+")
 _NO_ONE = re.compile(r"^\W*(?:nobody|noone|no one|no-one)\b", re.I)
 _NOTHING = re.compile(r"^\W*nothing\b", re.I)
+# "nothing dodgy going on", "nothing shady is going on": something denied to be going on at all, an
+# incident denied whatever word says what kind (tech-h18).
+_GOING_ON = re.compile(r"\b(?:(?:is |was )?go(?:ing|in'?) on|occurr\w*)\b", re.I)
 # "no problem with my account", "no issues at all": a trouble's own noun, negated.
 _NO_TROUBLE = re.compile(r"^\W*(?:there'?s |there is |i have |i've )?(?:no|not an?y?) (?:problems?|issues?|troubles?|worries|concerns?)\b", re.I)
 # "the login alert was me", "that sign-in was just us", "it was my own new computer": what was
@@ -71,7 +74,8 @@ _MODAL = re.compile(r"\b(?:can|could|will|would|should|may|might|must)\b", re.I)
 def denies_trouble(clause: str) -> bool:
     """The clause says a trouble did not happen: someone's doing denied ("nobody got into my
     account", "no one hacked me": classifier.denials reads what the negated subject governs),
-    a trouble named with "nothing" ("nothing is wrong", "nothing happened"), or a trouble's noun
+    a trouble named with "nothing" ("nothing is wrong", "nothing happened", "nothing dodgy going
+    on"), or a trouble's noun
     negated ("no problem with my account"), or what was seen owned as the customer's own doing
     ("the login alert was me", `_OWNED`). "nothing works" names no trouble of its own (it is
     one), "nothing happens when i tap sync" tells an action's outcome, and "no one on my team can
@@ -83,7 +87,7 @@ def denies_trouble(clause: str) -> bool:
         return True
     if _OWNED.search(clause) and not _TROUBLE.search(clause):
         return True  # owned, and no failure told in the same clause ("it was me and now it won't open" is one)
-    return bool(_NOTHING.match(clause) and _TROUBLE.search(clause) and not _UPON_AN_ACTION.search(clause))
+    return bool(_NOTHING.match(clause) and (_TROUBLE.search(clause) or _GOING_ON.search(clause)) and not _UPON_AN_ACTION.search(clause))
 
 
 def without_denied_trouble(query: str) -> str:
@@ -218,13 +222,22 @@ _MEASURE = re.compile(
 )
 
 
+# A condition opening what comes before the measure asked ("if my kid keeps typing the wrong
+# passcode, how long ..."): the trouble in it is supposed, the event measured, not one told.
+_SUPPOSED = re.compile(r"^\W*(?:(?:quick (?:one|q\w*)|out of curiosity|just wondering|hi|hey|hello)\W+)?(?:if|in case|suppos\w*|what if|whenever)\b", re.I)
+
+
 def asks_a_measure(query: str) -> bool:
     """A measure asked ("how many days before an invitation stops working?", "if i bin something
     by mistake how long until it's gone for good"), with nothing failing told before it: a trouble
     named after the measure word is the measured event, a hypothetical, not one that happened
-    (kbfacts15); "my app crashes, how long until you fix it" tells its trouble first."""
+    (kbfacts15), and so is one inside a condition before it (`_SUPPOSED`, tech-h18); "my app
+    crashes, how long until you fix it" tells its trouble first."""
     found = _MEASURE.search(query)
-    return found is not None and not _TROUBLE.search(query[: found.start()])
+    if found is None:
+        return False
+    before = query[: found.start()]
+    return not _TROUBLE.search(before) or bool(_SUPPOSED.match(before))
 
 
 def asks_how(query: str) -> bool:
@@ -344,7 +357,10 @@ class TechSkill(SkillBase):
         if bug or failed:
             return self._take_further(text, issue, searched_before, bug=bug, missing=missing)
 
-        wants_reset = force_reset or any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:])) or (
+        # A measure asked about the reset ("how long is the reset link good for?") is a question
+        # about the link, answered by its article, not a request for one.
+        measure_asked = asks_a_measure(text) and not _asks_apart_for_something(text)
+        wants_reset = force_reset or (not measure_asked and any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:]))) or (
             # Our offer ("just tell me the email") is taken by a yes or by an email in this reply;
             # one given earlier does not make any later reply a yes ("I'm on chrome on windows").
             "reset link" in v.last_agent_text().lower() and (read_answer(text) == "yes" or bool(slot_extraction.emails_in(text)))
