@@ -48,10 +48,11 @@ async def test_a_web_conversation_is_live_in_the_tui_and_staff_approve_it_there(
                 return any(predicate(i) for i in pane.items)
 
             await until(pilot, lambda: shown(lambda i: i.kind == "message" and i.role == "agent" and "duplicate" in i.text))
-            await say(web, conversation, "yes please refund the duplicate")
-            # The refund is offered first (issue 33): the terminal shows the offer; the customer's yes runs it.
+            # The refund is offered first (issue 33): the terminal shows the offer; the customer's
+            # one yes runs it. (A second message sent before the served turn read the first would
+            # be two answers to one offer, which lapses it: the test waits for the offer, says yes once.)
             await until(pilot, lambda: shown(lambda i: i.kind == "offer"))
-            await say(web, conversation, "yes")
+            await say(web, conversation, "yes please refund the duplicate")
             await until(pilot, lambda: shown(lambda i: i.kind == "notice" and i.notice_kind == "approval_requested"))
 
             outcome = asyncio.create_task(
