@@ -12,6 +12,7 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.money import asks
+from supportdesk.models.offline.skills.money.asks import asks_charges
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.skills.money.heard import QUESTION_CONFIDENCE, heard_cancel_request, heard_duplicate, heard_refund
 from supportdesk.models.offline.skills.money.plans import names_plan_by_place
@@ -52,20 +53,6 @@ _METHODS_OFFERED = re.compile(
 )
 # "can i pay by card or paypal?" asks what is possible, not which one pays now.
 _ASKS_POSSIBLE = re.compile(r"\s*(?:can|could|may|do you (?:take|accept))\b", re.I)
-# How sure the desk intents reader must be that a message asks what was charged ("what did you
-# take from me on the tenth of february?": no charge word a rule lists) for it to be about charges.
-CHARGES_ASKED_CONFIDENCE = 0.95
-
-
-def asks_charges(text: str) -> bool:
-    """The message asks what was charged, read by the desk intents reader, with a month or a day
-    of the charge named (the rules read those)."""
-    if not slot_extraction.names_a_day_or_month(text):
-        return False
-    reading = acts.read_desk_intent(text)
-    return reading.act == "charges" and reading.confidence >= CHARGES_ASKED_CONFIDENCE
-
-
 # A time gone by: the payment asked about is one taken (./asks.py, where the next one is read).
 _PAST = asks.PAST
 # How sure the desk intents reader must be that a clause asks about a payment (its next_payment
