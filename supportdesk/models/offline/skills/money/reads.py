@@ -129,13 +129,6 @@ class MoneyReads(MoneyBase):
         on_day = [c for c in pool if int(c["charged_on"][8:10]) in days]
         if len(on_day) < 2:
             return None
-        # A day with no month ("the team payment from the 9th") is the calendar's month's, as
-        # `slots.relative_days` reads "the one on the 15th", when the account was charged that day
-        # this month (the business data's calendar, read with the account).
-        today = self._business_today()
-        this_month = [] if months or today is None else [c for c in on_day if str(c["charged_on"])[:7] == today.isoformat()[:7]]
-        if len(this_month) == 1:
-            return this_month[0]
         family = {c["id"] for c in pool if c.get("duplicate_of")} | {c.get("duplicate_of") for c in pool}
         paired = [c for c in on_day if c["id"] in family]
         if duplicate and len(paired) == 1:
@@ -172,8 +165,13 @@ class MoneyReads(MoneyBase):
         return None
 
     def _which_charge(self, charges: list[dict[str, Any]]):
-        """Several charges fit what the customer named: ask which, offering none."""
-        each = [f"{money(c['amount'])} on {nice_date(c['charged_on'])} ({c['id']})" for c in charges]
+        """Several charges fit what the customer named: ask which, offering none. A failed one is
+        said to have failed as it is listed ("the team payment from the 9th", March's failed):
+        no money was taken, so it is no refund to choose (held-18)."""
+        each = [
+            f"{money(c['amount'])} on {nice_date(c['charged_on'])} ({c['id']}{', failed: no money was taken' if c['status'] == 'failed' else ''})"
+            for c in charges
+        ]
         listed = ", ".join(each[:-1]) + f" or {each[-1]}"
         return self.step.answer(f"{WHICH_CHARGE} {listed}. Which one do you mean?")
 
@@ -214,11 +212,8 @@ class MoneyReads(MoneyBase):
 
     def _reads_today_first(self, customer_id: str, text: str):
         """A day named from today ("anything charged yesterday?") needs the business data's
-        calendar: the step that reads the account for it, or None when nothing is to be read. So
-        does a day with no month ("the payment of the 9th"): where several months' charges fall
-        on it, the calendar's month's is the one meant (`_charge_named`)."""
-        said = [text, *self.topic_texts()[-1:]]
-        if not any(slot_extraction.names_relative_day(t) or slot_extraction.bare_days(t) for t in said):
+        calendar: the step that reads the account for it, or None when nothing is to be read."""
+        if not any(slot_extraction.names_relative_day(t) for t in [text, *self.topic_texts()[-1:]]):
             return None
         if self._customer_record(customer_id) is not None:
             return None
