@@ -13,6 +13,7 @@ from supportdesk.engine.confirmation import read_answer, request_clauses
 from supportdesk.engine.protocol import CallTools
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.models.offline.skills.account import PLAN_FIELDS
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
@@ -123,9 +124,15 @@ class MoneyPlans(MoneyBase):
         call = next((c for c in action.calls if c.name == "change_plan"), None)
         if call is None:
             return action
-        read, plans = self._price_list()
-        if read is not None:
-            return read
+        # The price list read in an earlier turn (for the next payment, say) still holds: read
+        # again only when none was (a plan's prices do not change within a conversation).
+        earlier = self.view.last_call("list_plans")
+        listing = earlier.output.get("plans") if earlier is not None and earlier.ok and isinstance(earlier.output, dict) else None
+        plans = [p for p in listing or [] if isinstance(p, dict) and PLAN_FIELDS <= p.keys()]
+        if not plans:
+            read, plans = self._price_list()
+            if read is not None:
+                return read
         args, record = call.arguments or {}, self._customer_record(customer_id) or {}
         period = str(args.get("billing_period") or record.get("billing_period") or "monthly")
         priced = self._change_priced(plans, str(args.get("plan")), period).strip()
