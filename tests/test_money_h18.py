@@ -1,6 +1,5 @@
-"""Issue 38 (money-h18, held-18's money misses by kind): a day of this month named without its
-month ("the payment from the 9th") is the calendar's month's when several months' charges fall on
-it; a day's charges asked for are not heard as a duplicate told; a charge asked about "yesterday";
+"""Issue 38 (money-h18, held-18's money misses by kind): a day named without its month that fits
+several charges is asked about, a failed one said to have failed as it is listed; a day's charges asked for are not heard as a duplicate told; a charge asked about "yesterday";
 an offer held while someone else approves it stays offered for the later yes, a card change too;
 a billing period said "by the year" or "for the whole year" is a period change; a plan change is
 told with its price unless that very price was already said."""
@@ -32,12 +31,15 @@ def test_a_days_charges_asked_for_are_no_duplicate_told():
     assert heard_duplicate("i was charged twice this month")
 
 
-async def test_a_failed_payment_named_by_its_day_alone_is_refused_with_why():
-    # CUS-1013's starter payment failed on March 10; January's and February's 10th went through.
+async def test_a_failed_payment_named_by_its_day_alone_is_listed_as_failed_then_refused_with_why():
+    # CUS-1013's starter payment failed on March 10; January's and February's 10th went through:
+    # which one is asked (a day fits three), the failed one said to have failed as it is listed.
     await passes({"name": "money h18", "turns": [
         {"customer": "CUS-1013 the starter payment of the 10th didnt go out, refund it anyway",
-         "expect": {"agent": "billing", "reply": ["March 10, 2026", "failed"], "reply_not": ["shall i refund", "which one"],
-                    "not_tools": MONEY}},
+         "expect": {"agent": "billing", "reply": ["Which one", "March 10, 2026 (CH-9043, failed: no money was taken)"],
+                    "reply_not": ["shall i refund"], "not_tools": MONEY}},
+        {"customer": "the march one",
+         "expect": {"reply": ["failed", "nothing to refund"], "reply_not": ["shall i refund"], "not_tools": MONEY}},
     ], "expect": {"tool_counts": {"refund_charge": 0}}})
 
 
@@ -65,3 +67,13 @@ async def test_a_period_change_after_the_next_payment_is_offered_with_its_price(
         {"customer": "then move me to starter billed yearly",
          "expect": {"offers": ["change_plan"], "reply": ["$99.99"], "not_tools": MONEY}},
     ], "expect": {"tool_counts": {"change_plan": 0}}})
+
+
+def test_a_month_unused_after_changing_jobs_asked_back_reads_as_a_refund():
+    # The desk intents reader read such a message "other" (0.70) before its refund lines of a month
+    # unused, so triage sent it to technical and no refusal with why was given (held-18).
+    from supportdesk.readers import acts
+
+    for text in ("switched jobs in january and never signed in again, so give back january's payment",
+                 "left the company in feb, never used acme after, return february's money please"):
+        assert acts.read_desk_intent(text).act == "refund", text
