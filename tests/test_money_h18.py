@@ -68,12 +68,3 @@ async def test_a_period_change_after_the_next_payment_is_offered_with_its_price(
          "expect": {"offers": ["change_plan"], "reply": ["$99.99"], "not_tools": MONEY}},
     ], "expect": {"tool_counts": {"change_plan": 0}}})
 
-
-def test_a_month_unused_after_changing_jobs_asked_back_reads_as_a_refund():
-    # The desk intents reader read such a message "other" (0.70) before its refund lines of a month
-    # unused, so triage sent it to technical and no refusal with why was given (held-18).
-    from supportdesk.readers import acts
-
-    for text in ("switched jobs in january and never signed in again, so give back january's payment",
-                 "left the company in feb, never used acme after, return february's money please"):
-        assert acts.read_desk_intent(text).act == "refund", text

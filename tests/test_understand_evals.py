@@ -799,6 +799,10 @@ KNOWN_MISSES = {
     "money h18 (held): kept: the next charge, then starter by the year, 'sure go ahead'",
     "understand 18 (held): article: a nightly job pushing invoices in, credentials refused since tuesday",
     "understand 18 (held): question: how long a lockout lasts after wrong passcodes",
+    # (money-h18: refund lines of a month unused fixed it, but turned understand-13's "charged me in
+    # january for something i never even opened. give it back" from a duplicate heard into an
+    # unheard refund: the desk reader's refund needs the act reader's request, a problem told here.)
+    "understand 18 (held): refused: changed jobs, february's pro back though never logged in",
     "understand 18 (held): two matters: the shortest password allowed and the next charge date, one message",
     "understand 18 (held): control: closing a small business, cancel, 'yes, cancel it'",
     "understand 18 (held): control: paypal dropped for a visa ending 4417, 'yep go ahead'",
