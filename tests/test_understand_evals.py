@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -790,12 +790,17 @@ KNOWN_MISSES = {
     # told with its reason, a card change away from paypal, two plans' yearly prices, the plan with
     # its card; config desk: an authenticator that is not theirs and a lost phone not security's,
     # two-factor with a denial, a hand-back from security to technical, a person asked for at once.
+    # money-h18: a go-ahead that reports another's word ("manager says its fine, do it") is vetoed
+    # by the confirmation gate's rules (engine/confirmation.py: the learned reader reads a yes), so
+    # the card waits for a plain yes; the gate's vetoes are not this family's to loosen.
+    "money h18 (tune): changed mind: paypal offered, 'check with my manager', then 'manager says fine, do it'",
+    # money-h18 held: "make it starter, by the year" has no change verb the plan cue lists ("make
+    # it"), so it reads as the plan's price asked and the change is asked about, not offered.
+    "money h18 (held): kept: the next charge, then starter by the year, 'sure go ahead'",
+    # (money-h18: refund lines of a month unused fixed it, but turned understand-13's "charged me in
+    # january for something i never even opened. give it back" from a duplicate heard into an
+    # unheard refund: the desk reader's refund needs the act reader's request, a problem told here.)
     "understand 18 (held): refused: changed jobs, february's pro back though never logged in",
-    "understand 18 (held): refused: the team payment of the 9th that never went out, back anyway",
-    "understand 18 (held): calendar: 'yesterday' is march 27, a pro payment",
-    "understand 18 (held): calendar: the 1st of this month, no charge that day",
-    "understand 18 (held): kept: email once, the next payment, then starter by the year, 'go ahead'",
-    "understand 18 (held): changed mind: card offered, 'run it past our accountant', then 'ok'd it, go ahead'",
     "understand 18 (held): two matters: the shortest password allowed and the next charge date, one message",
     "understand 18 (held): control: closing a small business, cancel, 'yes, cancel it'",
     "understand 18 (held): control: paypal dropped for a visa ending 4417, 'yep go ahead'",

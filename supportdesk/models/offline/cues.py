@@ -583,17 +583,25 @@ CANCEL = _any(
 )
 # "Team" the plan, not the customer's own team ("on our team", "my team's logins").
 _TEAM_PLAN = r"(?:team(?=\s+plan)|(?<!\bour )(?<!\bmy )(?<!\bwhole )team)"
+# A billing period said ("once a year", "every month": the period said in words, issue 38; "for
+# a full year", "a whole year paid in one go", "a year up front", "per annum": a year paid at once,
+# money-18; "by the year", "by the month": money-h18). One alternation, read by PERIOD and by the
+# plan change's cue (PLAN_CHANGE), so a period the one hears the other hears too.
+_PERIOD_WORDS = (
+    r"annual(?:ly)?|yearly|monthly|per\s+annum|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month)|by\s+the\s+(?:year|month)"
+    r"|for\s+(?:a|one|the)\s+(?:full|whole|entire)\s+year|(?:a|one|the)\s+(?:full\s+|whole\s+|entire\s+)?year\s+"
+    r"(?:paid\s+)?(?:up\s?front|in\s+advance|at\s+once|in\s+one\s+go|in\s+one\s+payment)"
+)
 PLAN_CHANGE = _any(
-    rf"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|{_TEAM_PLAN}|annual|yearly|monthly"
-    r"|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b",
+    rf"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|{_TEAM_PLAN}|{_PERIOD_WORDS})\b",
     r"\b(?:upgrade|downgrade)\b", r"\bfrom (?:the )?(?:starter|pro|team)\b.*\bto (?:the )?(?:starter|pro|team)\b",
     # where to, told by direction: "take me down to starter", "bring us up to the team plan"
     rf"\b(?:down|up)\s+to\s+(?:the\s+)?(?:starter|pro|{_TEAM_PLAN})\b",
     r"\b(?:cheaper|different|another|bigger|smaller|larger|better|new|other) (?:plan|tier|subscription)\b",
     # the billing period asked for: "can I pay yearly", "I'd like to be billed annually"
     r"\b(?:switch|change|move|go|want|like|prefer|rather|can i|could i|can we|could we) (?:to )?(?:pay(?:ing)?|be billed|be charged|being billed)"
-    r"(?:\s+\w+){0,2}?\s+(?:annually|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b",
-    r"\b(?:annual(?:ly)?|yearly|monthly|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month))\b.{0,20}\b(?:instead of|rather than)\b",
+    rf"(?:\s+\w+){{0,2}}?\s+(?:{_PERIOD_WORDS})\b",
+    rf"\b(?:{_PERIOD_WORDS})\b.{{0,20}}\b(?:instead of|rather than)\b",
 )
 # Whether something can be done, not yet a request to do it: "can I switch to team?", "is it
 # possible to move to starter?", "am I able to downgrade?". A plan change asked so is offered.
@@ -946,14 +954,7 @@ CLAUSE_SPLIT = re.compile(
 CARD_DESCRIPTION = re.compile(_CARD_BRAND + r"[^.\d]{0,30}?" + _LAST_FOUR + r"|\b(paypal)\b", _FLAGS)
 CARD_NUMBER = re.compile(r"\b(?:\d[ -]?){13,19}\b")
 PLAN_NAME = re.compile(rf"\b(starter|pro|{_TEAM_PLAN})\b", _FLAGS)
-# ("once a year", "every month": the period said in words, issue 38; "for a full year", "a whole
-# year paid in one go", "a year up front", "per annum": a year paid at once, money-18.)
-PERIOD = re.compile(
-    r"\b(annual(?:ly)?|yearly|monthly|per\s+annum|(?:once|every|each|per)\s+(?:a\s+)?(?:year|month)"
-    r"|for\s+(?:a|one|the)\s+(?:full|whole|entire)\s+year|(?:a|one|the)\s+(?:full\s+|whole\s+|entire\s+)?year\s+"
-    r"(?:paid\s+)?(?:up\s?front|in\s+advance|at\s+once|in\s+one\s+go|in\s+one\s+payment))\b",
-    _FLAGS,
-)
+PERIOD = re.compile(rf"\b({_PERIOD_WORDS})\b", _FLAGS)
 # Right before a period: the one they are on ("from", "instead of", "rather than", "not").
 _PERIOD_LEFT = re.compile(r"\b(?:from|instead of|rather than|not)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
 _PERIOD_TO = re.compile(r"\b(?:to|onto)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)

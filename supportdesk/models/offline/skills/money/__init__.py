@@ -23,6 +23,7 @@ from supportdesk.models.offline.skills.money.credit import CREDIT_AMOUNT_QUESTIO
 from supportdesk.models.offline.skills.money.heard import LEARNED_DUPLICATE_CONFIDENCE, QUESTION_CONFIDENCE, heard_duplicate
 from supportdesk.models.offline.skills.money.intents import NEXT_ONE, ACTION_INTENTS, MoneyIntents
 from supportdesk.models.offline.skills.money import asks
+from supportdesk.models.offline.skills.money.base import INTENT_OF
 from supportdesk.models.offline.skills.money.offers import ANYTHING_ELSE, MoneyOffers
 from supportdesk.models.offline.skills.money.plans import MoneyPlans, plan_change_answer
 from supportdesk.models.offline.skills.money.reads import WHICH_CHARGE, MoneyReads
@@ -60,14 +61,7 @@ def _said_first(said: str, action: Any, *, before_lookup: bool = False) -> Any:
     return action
 
 
-# The request each account action carries out (a refund answers a duplicate too).
-_INTENT_OF = {
-    "refund_charge": "refund", "cancel_subscription": "cancel", "change_plan": "plan",
-    "update_payment_method": "payment", "issue_credit": "credit",
-}
-
-
-_TOOL_OF = {intent: tool for tool, intent in _INTENT_OF.items()}
+_TOOL_OF = {intent: tool for tool, intent in INTENT_OF.items()}
 
 
 class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds, MoneyResults, MoneyCredit):
@@ -313,7 +307,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
 
     def _done_this_turn(self) -> set[str]:
         """The requests an account action carried out this turn ("refund" covers "duplicate")."""
-        done = {_INTENT_OF[t.name] for t in self.view.turn_tools if t.name in _INTENT_OF and t.ok and not t.waiting}
+        done = {INTENT_OF[t.name] for t in self.view.turn_tools if t.name in INTENT_OF and t.ok and not t.waiting}
         return done | {"duplicate"} if "refund" in done else done
 
     def _and_the_rest(self, action: Any) -> Any:
@@ -323,7 +317,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
         done = self._done_this_turn()
         if not done or not isinstance(action, Answer):
             return action
-        left = (self._intents_of(self.view.latest) & (set(_INTENT_OF.values()) | {"duplicate"})) - done
+        left = (self._intents_of(self.view.latest) & (set(INTENT_OF.values()) | {"duplicate"})) - done
         customer_id = self._customer_id()
         if not left or customer_id is None:
             return action

@@ -275,11 +275,27 @@ def read(text: str) -> Asked:
     )
 
 
+# How sure the desk intents reader must be that a message asks what was charged ("what did you
+# take from me on the tenth of february?": no charge word a rule lists) for it to be about charges.
+CHARGES_ASKED_CONFIDENCE = 0.95
+
+
+def asks_charges(text: str) -> bool:
+    """The message asks what was charged, read by the desk intents reader, with a month or a day
+    of the charge named (the rules read those)."""
+    if not (slot_extraction.names_a_day_or_month(text) or slot_extraction.names_relative_day(text)):
+        return False
+    reading = acts.read_desk_intent(text)
+    return reading.act == "charges" and reading.confidence >= CHARGES_ASKED_CONFIDENCE
+
+
 # Someone else to be asked before the customer answers ("let me check with our finance person
-# before you do anything", "i need to run it past my partner first"): grammar, a verb of
-# consulting then, later in the clause, "first" or "before" (closed classes).
+# before you do anything", "i need to run it past my partner first", "our finance guy has to
+# approve it first"): grammar, a verb of consulting or of another's approval then, later in the
+# clause, "first" or "before" (closed classes).
 CONSULTS_FIRST = re.compile(
-    r"\b(?:check|ask|asking|run (?:it|this|that) (?:past|by)|talk|speak|clear (?:it|this|that) with)\b"
+    r"\b(?:check|ask|asking|run (?:it|this|that) (?:past|by)|talk|speak|clear (?:it|this|that) with"
+    r"|approve|sign (?:it |this |that )?off)\b"
     r"[^.?!]*?\b(?:first|before)\b", re.I,
 )
 

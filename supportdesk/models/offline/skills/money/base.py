@@ -9,6 +9,13 @@ from typing import TYPE_CHECKING, Any
 from supportdesk.models.offline.skills.common import SkillBase
 
 
+# The request each account action carries out (a refund answers a duplicate too).
+INTENT_OF = {
+    "refund_charge": "refund", "cancel_subscription": "cancel", "change_plan": "plan",
+    "update_payment_method": "payment", "issue_credit": "credit",
+}
+
+
 class MoneyBase(SkillBase):
     """The base of each part of the money skill (set up, like every skill, by `Specialist`)."""
 

@@ -12,6 +12,7 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.money import asks
+from supportdesk.models.offline.skills.money.asks import asks_charges
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.skills.money.heard import QUESTION_CONFIDENCE, heard_cancel_request, heard_duplicate, heard_refund
 from supportdesk.models.offline.skills.money.plans import names_plan_by_place
@@ -52,26 +53,12 @@ _METHODS_OFFERED = re.compile(
 )
 # "can i pay by card or paypal?" asks what is possible, not which one pays now.
 _ASKS_POSSIBLE = re.compile(r"\s*(?:can|could|may|do you (?:take|accept))\b", re.I)
-# How sure the desk intents reader must be that a message asks what was charged ("what did you
-# take from me on the tenth of february?": no charge word a rule lists) for it to be about charges.
-CHARGES_ASKED_CONFIDENCE = 0.95
-
-
-def asks_charges(text: str) -> bool:
-    """The message asks what was charged, read by the desk intents reader, with a month or a day
-    of the charge named (the rules read those)."""
-    if not slot_extraction.names_a_day_or_month(text):
-        return False
-    reading = acts.read_desk_intent(text)
-    return reading.act == "charges" and reading.confidence >= CHARGES_ASKED_CONFIDENCE
-
-
 # A time gone by: the payment asked about is one taken (./asks.py, where the next one is read).
 _PAST = asks.PAST
 # How sure the desk intents reader must be that a clause asks about a payment (its next_payment
-# or charges) for the clause to ask about the last one taken (the past said in the clause, and
-# another read asked beside it, keep it narrow; "what was the date of the previous payment?"
-# reads charges 0.67).
+# and charges together: "and what day did my latest payment go through?" reads each 0.43) for the
+# clause to ask about the last one taken (the past said in the clause, and another read asked
+# beside it, keep it narrow; "what was the date of the previous payment?" reads charges 0.67).
 PAYMENT_ASKED_CONFIDENCE = 0.6
 
 
@@ -86,7 +73,7 @@ def asks_last_payment(text: str) -> bool:
         if not _PAST.search(clause) or cues.NEXT_PAYMENT.search(clause) or NEXT_ONE.search(clause):
             continue
         reading = acts.read_desk_intent(clause)
-        if reading.act in ("next_payment", "charges") and reading.confidence >= PAYMENT_ASKED_CONFIDENCE:
+        if reading.act in ("next_payment", "charges") and _share(reading, "next_payment", "charges") >= PAYMENT_ASKED_CONFIDENCE:
             return True
     return False
 
@@ -189,12 +176,13 @@ class MoneyIntents(MoneyBase):
         return found
 
 
-def _amount_read(reading: acts.Reading) -> float:
-    """How sure the desk intents reader is that an amount the plan costs is asked: its pricing and
-    next_payment together (the scores are log-likelihoods; normalised over every intent)."""
+def _share(reading: acts.Reading, *labels: str) -> float:
+    """How sure the desk intents reader is of any of `labels` together (the scores are
+    log-likelihoods; normalised over every intent): its pricing and next_payment are both an
+    amount the plan costs; its next_payment and charges both a payment, told apart by time only."""
     top = max(reading.scores.values())
     weights = {k: math.exp(v - top) for k, v in reading.scores.items()}
-    return (weights.get("pricing", 0.0) + weights.get("next_payment", 0.0)) / sum(weights.values())
+    return sum(weights.get(label, 0.0) for label in labels) / sum(weights.values())
 
 
 @kept_by_text(256)
@@ -247,7 +235,7 @@ def _intents_in(t: str) -> frozenset[str]:
                 found.add("pricing")
             elif (r := acts.read_desk_intent(part)).act == "next_payment" and r.confidence >= PRICE_ASKED_CONFIDENCE:
                 found.add("next_payment")
-            elif r.act in ("pricing", "next_payment") and _amount_read(r) >= PRICE_ASKED_CONFIDENCE:
+            elif r.act in ("pricing", "next_payment") and _share(r, "pricing", "next_payment") >= PRICE_ASKED_CONFIDENCE:
                 # "what do i pay for it": the reader torn between the plan's price and the next
                 # payment, both an amount the plan costs; together sure of it: its price
                 found.add("pricing")

@@ -14,7 +14,7 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money import asks
-from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.models.offline.skills.money.base import INTENT_OF, MoneyBase
 from supportdesk.models.offline.skills.account import ABOUT_CANCELLING, ABOUT_CARDS
 from supportdesk.models.offline.skills.money.plans import corrected_request, plan_change_facts
 from supportdesk.text import money
@@ -66,7 +66,7 @@ class MoneyOffers(MoneyBase):
         taken_up = self._taken_up_again(asked, text)
         if taken_up is not None:
             return taken_up
-        intent = dialogue.ACCOUNT_ACTIONS.get(v.declined_tool or "")
+        intent = INTENT_OF.get(v.declined_tool or "")
         again = self._held_again(intent, asked, text)
         if again is not None:
             return again
@@ -111,16 +111,20 @@ class MoneyOffers(MoneyBase):
         # ("wait, how much is pro a month?" opens with a word of waiting: read as a no by the
         # gate, which runs nothing either way; a price asked with nothing refused is no refusal.)
         price_asked = intent == "plan" and asks.price_asked(text) and not dialogue.refuses(_PAUSE_FIRST.sub("", text))
-        about_it = self._asks_about_the_offer(intent, asked, text) and not price_asked
-        if v.offer_answer not in ("question", "no") or v.offer_answer == "no" and not (price_asked or about_it):
+        # "let me run it past our accountant first": no refusal, the answer waits on someone's word.
+        waits = asks.waits_for_someone(text)
+        about_it = self._asks_about_the_offer(intent, asked, text) and not price_asked and not waits
+        if v.offer_answer not in ("question", "no") or v.offer_answer == "no" and not (price_asked or about_it or waits):
             return None
-        if intent is None or asked - {intent, "pricing"} and not about_it:
+        if intent is None or asked - {intent, "pricing"} and not (about_it or waits):
             return None
         held = next((t for t in reversed(v.tools) if t.name == v.declined_tool), None)
         if held is None:
             return None
         args = dict(held.arguments)
-        if about_it:
+        if waits:
+            said = TAKE_YOUR_TIME
+        elif about_it:
             # "will i lose my files?", "when does it end?", "what does changing the card cost?":
             # a question about the very action put to them, nothing refused and nothing else
             # asked. Answered with what the desk knows of that action, and the offer stands:

@@ -13,6 +13,7 @@ from supportdesk.engine.confirmation import read_answer, request_clauses
 from supportdesk.engine.protocol import CallTools
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.models.offline.skills.account import PLAN_FIELDS
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
@@ -121,15 +122,23 @@ class MoneyPlans(MoneyBase):
         # "put me on pro billed once a year" commits to $299.99 a year, and the customer should
         # hear that before answering, as a change put as a question already is.)
         call = next((c for c in action.calls if c.name == "change_plan"), None)
-        shown_before = self.view.last_call("list_plans", this_turn=True) is None and self.view.last_call("list_plans") is not None
-        if call is None or (not asks.price_asked(text) and shown_before):
-            return action  # (unasked, and the prices shown in an earlier turn: not read again)
-        read, plans = self._price_list()
-        if read is not None:
-            return read
+        if call is None:
+            return action
+        # The price list read in an earlier turn (for the next payment, say) still holds: read
+        # again only when none was (a plan's prices do not change within a conversation).
+        earlier = self.view.last_call("list_plans")
+        listing = earlier.output.get("plans") if earlier is not None and earlier.ok and isinstance(earlier.output, dict) else None
+        plans = [p for p in listing or [] if isinstance(p, dict) and PLAN_FIELDS <= p.keys()]
+        if not plans:
+            read, plans = self._price_list()
+            if read is not None:
+                return read
         args, record = call.arguments or {}, self._customer_record(customer_id) or {}
         period = str(args.get("billing_period") or record.get("billing_period") or "monthly")
-        return dataclasses.replace(action, text=self._change_priced(plans, str(args.get("plan")), period).strip())
+        priced = self._change_priced(plans, str(args.get("plan")), period).strip()
+        if not asks.price_asked(text) and any(priced in m.text for m in self.view.agent_messages):
+            return action  # (unasked, and this very price told in an earlier reply: not said again)
+        return dataclasses.replace(action, text=priced)
 
     def _priced_and_asked_for(self, text: str):
         """A plan's price asked and, in a clause of its own, the move to it asked for ("whats ur

@@ -165,8 +165,13 @@ class MoneyReads(MoneyBase):
         return None
 
     def _which_charge(self, charges: list[dict[str, Any]]):
-        """Several charges fit what the customer named: ask which, offering none."""
-        each = [f"{money(c['amount'])} on {nice_date(c['charged_on'])} ({c['id']})" for c in charges]
+        """Several charges fit what the customer named: ask which, offering none. A failed one is
+        said to have failed as it is listed ("the team payment from the 9th", March's failed):
+        no money was taken, so it is no refund to choose (held-18)."""
+        each = [
+            f"{money(c['amount'])} on {nice_date(c['charged_on'])} ({c['id']}{', failed: no money was taken' if c['status'] == 'failed' else ''})"
+            for c in charges
+        ]
         listed = ", ".join(each[:-1]) + f" or {each[-1]}"
         return self.step.answer(f"{WHICH_CHARGE} {listed}. Which one do you mean?")
 
