@@ -802,6 +802,20 @@ KNOWN_MISSES = {
     # the first is, but the articles find nothing sure for "whats the shortest password you
     # allow" (the knowledge base's examples: retrieval, not understanding), so "I don't know".)
     "understand 18 (held): two matters: the shortest password allowed and the next charge date, one message",
+    # (controls-h18: the act reader hears "closing my small business, pls cancel acme" as a
+    # question, so no cancel is offered; the desk intents reader hears "drop paypal, bill my visa
+    # ending 4417" as card_on_file 0.55 and "pro vs team, yearly prices pls" as plan_change.
+    # Lines teaching them were written, but each rebuild moved other families' readings: kb-8,
+    # money-12, understand-15/17 failed; left for a round with time to rebalance the lines.)
+    "understand 18 (held): control: closing a small business, cancel, 'yes, cancel it'",
+    "understand 18 (held): control: paypal dropped for a visa ending 4417, 'yep go ahead'",
+    "understand 18 (held): control: pro and team by the year, nothing changed",
+    # controls-h18: plan and card asked in a line the desk intents reader reads as the card (or a
+    # price) alone, so the plan is not said (same reader lines as above):
+    "controls h18 (tune): plan and card in one short line, pro on mastercard",
+    "controls h18 (held): my plan and the card it's on, starter on visa",
+    # controls-h18: the act reader hears "min password length?" as a request, so a reset is sent:
+    "controls h18 (held): two matters: min password length and the next bill",
     "understand 18 config (held): a second authenticator added that isn't mine",
     "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
     "understand 18 config (held): negation: nothing dodgy, just turning on two-factor",
