@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -801,11 +801,18 @@ KNOWN_MISSES = {
     # january for something i never even opened. give it back" from a duplicate heard into an
     # unheard refund: the desk reader's refund needs the act reader's request, a problem told here.)
     "understand 18 (held): refused: changed jobs, february's pro back though never logged in",
+    # (controls-h18: triage splits it into its two matters and the billing half is answered once
+    # the first is, but the articles find nothing sure for "whats the shortest password you
+    # allow" (the knowledge base's examples: retrieval, not understanding), so "I don't know".)
     "understand 18 (held): two matters: the shortest password allowed and the next charge date, one message",
+    # (controls-h18: the act reader hears "closing my small business, pls cancel acme" as a
+    # question, so no cancel is offered; the desk intents reader hears "drop paypal, bill my visa
+    # ending 4417" as card_on_file 0.55 and "pro vs team, yearly prices pls" as plan_change.
+    # Lines teaching them were written, but each rebuild moved other families' readings: kb-8,
+    # money-12, understand-15/17 failed; left for a round with time to rebalance the lines.)
     "understand 18 (held): control: closing a small business, cancel, 'yes, cancel it'",
     "understand 18 (held): control: paypal dropped for a visa ending 4417, 'yep go ahead'",
     "understand 18 (held): control: pro and team by the year, nothing changed",
-    "understand 18 (held): control: which plan and which card, starter on amex",
     # (tech-h18 fixed four by kind: the API credentials article (kb's written examples), a lockout's
     # length asked inside a condition, "isn't one of mine" read as disowning, "nothing dodgy going
     # on" read as a denial. Left: a phone lost with the app open reads as the authenticator's loss
@@ -813,6 +820,12 @@ KNOWN_MISSES = {
     # to security too); the password's refusal told beside the recovery email changed is split by
     # triage into a technical matter first; "put me through to a member of staff" is no person asked
     # to the desk intents reader.)
+    # controls-h18: plan and card asked in a line the desk intents reader reads as the card (or a
+    # price) alone, so the plan is not said (same reader lines as above):
+    "controls h18 (tune): plan and card in one short line, pro on mastercard",
+    "controls h18 (held): my plan and the card it's on, starter on visa",
+    # controls-h18: the act reader hears "min password length?" as a request, so a reset is sent:
+    "controls h18 (held): two matters: min password length and the next bill",
     "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
     "understand 18 config (held): security holds it, then the ipad app crashing on open",
     "understand 18 config (held): shared folders wiped by an unknown account, staff now",

@@ -951,7 +951,12 @@ CLAUSE_SPLIT = re.compile(
 # A card's brand, then its last four digits however they are introduced: "ending (in)", "ends
 # (in|with)", "last four/4 (digits) are", "****", "x" (issue 38: "my mastercard ends in 3141" named
 # no card, and the card was asked for again after the email).
-CARD_DESCRIPTION = re.compile(_CARD_BRAND + r"[^.\d]{0,30}?" + _LAST_FOUR + r"|\b(paypal)\b", _FLAGS)
+# (Between a brand and its digits, no other payment method: "replace the amex with my visa ending
+# 1881" names the visa's digits, not the amex's; controls-h18.)
+_OTHER_METHOD = r"(?:visa|mastercard|master card|amex|american express|discover|paypal)"
+CARD_DESCRIPTION = re.compile(
+    _CARD_BRAND + rf"(?:(?!\b{_OTHER_METHOD}\b)[^.\d]){{0,30}}?" + _LAST_FOUR + r"|\b(paypal)\b", _FLAGS
+)
 CARD_NUMBER = re.compile(r"\b(?:\d[ -]?){13,19}\b")
 PLAN_NAME = re.compile(rf"\b(starter|pro|{_TEAM_PLAN})\b", _FLAGS)
 PERIOD = re.compile(rf"\b({_PERIOD_WORDS})\b", _FLAGS)
@@ -997,11 +1002,19 @@ _METHOD_LEFT = re.compile(
 )
 
 
+# Right after a payment method: it is taken away ("take paypal off", "paypal out, visa in").
+_METHOD_LEFT_AFTER = re.compile(r"^\s+(?:(?:the|my|our)\s+account\s+)?(?:off|out)\b", _FLAGS)
+
+
 def card_description(text: str) -> str | None:
     """The payment method to use that `text` names: the first not told as the one being left
     (held-16: "no more paypal for me, charge my visa ending 2290" was offered as a change to
-    paypal, and the customer's "that's right" ran it). None when every method named is left."""
-    m = next((m for m in CARD_DESCRIPTION.finditer(text) if not _METHOD_LEFT.search(text[max(0, m.start() - 40):m.start()])), None)
+    paypal, and the customer's "that's right" ran it; controls-h18: "take paypal off the account
+    and charge visa ending 9921" was offered as paypal). None when every method named is left."""
+    m = next((
+        m for m in CARD_DESCRIPTION.finditer(text)
+        if not _METHOD_LEFT.search(text[max(0, m.start() - 40):m.start()]) and not _METHOD_LEFT_AFTER.match(text[m.end():])
+    ), None)
     if not m:
         return None
     if m.group(3):

@@ -85,9 +85,10 @@ _NOT_THE_NEXT = re.compile(rf"{PAST.pattern}|\bhow often\b", re.I)
 
 
 # A question said as a request to be told (grammar, a closed class: a verb of telling to the one
-# asking, or wanting to know): "..., and tell me how much the year costs", "let me know the price".
+# asking, or wanting to know): "..., and tell me how much the year costs", "let me know the price",
+# "remind me my plan".
 _TELL_ME = re.compile(
-    r"\b(?:(?:tell|show|give)\s+(?:me|us)|let\s+(?:me|us)\s+know|(?:i'?d|i\s+would|we'?d)\s+like\s+to\s+know"
+    r"\b(?:(?:tell|show|give|remind)\s+(?:me|us)|let\s+(?:me|us)\s+know|(?:i'?d|i\s+would|we'?d)\s+like\s+to\s+know"
     r"|(?:i|we)\s+(?:want|need)\s+to\s+know)\b[^.?!]*",
     re.IGNORECASE,
 )

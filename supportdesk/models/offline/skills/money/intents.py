@@ -312,13 +312,16 @@ def _intents_in(t: str) -> frozenset[str]:
         # request to end paying is a cancellation request (offered, done on the yes).
         found = {"cancel"}
     if (
-        not found and asks.is_question(t) and _PLAN_NOUN.search(t) and not slot_extraction.names_a_day_or_month(t)
-        and not slot_extraction.extract(t).amounts and asks.a_part_reads(t, "my_plan")
+        not found and (asks.is_question(t) or asks.told_questions(t)) and _PLAN_NOUN.search(t)
+        and not slot_extraction.names_a_day_or_month(t) and not slot_extraction.extract(t).amounts
+        and asks.a_part_reads(t, "my_plan")
     ):
         # Which plan the account is on, asked in words the rule (cues.MY_PLAN) does not list
         # ("which of your plans am i paying for": the desk intents reader's my_plan, route-14).
         # A plan's noun said, and no charge's day or amount: the reader hears "which one is the
-        # real one?" of two charges of 129.99 as the plan asked too.
+        # real one?" of two charges of 129.99 as the plan asked too. A question said as a request
+        # to be told asks as surely ("remind me my plan + the card it's billed to", controls-h18:
+        # the charges were listed; the plan's answer says the card too, account._my_plan).
         found.add("my_plan")
     if (
         not found and asks.is_question(t) and _OWN_PLAN.search(t) and cues.PLAN_NAME.search(t) is None
