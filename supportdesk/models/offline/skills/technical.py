@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from supportdesk.engine.confirmation import asks, read_answer, request_clauses
+from supportdesk.engine.confirmation import asks, asks_for_something, read_answer, request_clauses
 from supportdesk.engine.protocol import Transfer
 from supportdesk.models.offline import cues
 from supportdesk.models.offline.classifier import denials
@@ -556,7 +556,8 @@ class TechSkill(SkillBase):
                 top = next((a for a in articles if a["id"] in LOGIN_ARTICLES), top)
             query = str(last.arguments.get("query", ""))
             if top["id"] == RESET_ARTICLE and v.has_tool("send_password_reset") and (
-                acts.read_act(query).act == "request" or _asks_apart_for_something(query)
+                asks_for_something(query, put_as_question=query.rstrip().endswith("?")) and acts.read_act(query).act == "request"
+                or _asks_apart_for_something(query)
             ):
                 # The article found is the one whose step the reset tool carries out ("support can
                 # send the reset link"), and the customer asks for it to be done, not how to do it
