@@ -553,6 +553,15 @@ MUTANTS: tuple[Mutant, ...] = (
         group="ours",
     ),
     Mutant(
+        "asked-request-is-sure",
+        "supportdesk/engine/confirmation.py",
+        "        return not put_as_question or reading.confidence >= _SURE_ASKED_REQUEST or _ACTION_NAMED.search(clause) is not None\n",
+        "        return True\n",
+        ("tests/test_request_consent.py::test_the_reset_tool_reads_no_request_in_questions_problems_or_other_asks",),
+        "a clause put as a question is a request only when the act reader is sure of it: else 'min password length? <email>' sent a reset link nobody asked for",
+        group="ours",
+    ),
+    Mutant(
         "control-characters-visible",
         "supportdesk/text.py",
         "    return _CONTROL.sub(_visible, text)\n",
@@ -565,8 +574,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "card-method-left",
         "supportdesk/models/offline/cues.py",
-        "if not _METHOD_LEFT.search(text[max(0, m.start() - 40):m.start()])), None)",
-        "if True), None)",
+        "if not _METHOD_LEFT.search(text[max(0, m.start() - 40):m.start()]) and not _METHOD_LEFT_AFTER.match(text[m.end():])",
+        "if True",
         ("tests/test_slots_across_turns.py::test_the_payment_method_being_left_is_not_the_one_used",
          "tests/test_slots_across_turns.py::test_a_change_away_from_paypal_is_offered_and_made_with_the_new_card"),
         "the payment method a customer is leaving is never the one offered: else 'no more paypal, charge my visa' "

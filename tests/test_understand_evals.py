@@ -823,9 +823,6 @@ KNOWN_MISSES = {
     # controls-h18: plan and card asked in a line the desk intents reader reads as the card (or a
     # price) alone, so the plan is not said (same reader lines as above):
     "controls h18 (tune): plan and card in one short line, pro on mastercard",
-    "controls h18 (held): my plan and the card it's on, starter on visa",
-    # controls-h18: the act reader hears "min password length?" as a request, so a reset is sent:
-    "controls h18 (held): two matters: min password length and the next bill",
     "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
     "understand 18 config (held): security holds it, then the ipad app crashing on open",
     "understand 18 config (held): shared folders wiped by an unknown account, staff now",
