@@ -242,13 +242,8 @@ class MoneyPlans(MoneyBase):
         yearly one" after Pro monthly is Pro yearly, never the account's own plan yearly); never
         the offered change run, nor the new one without its own yes. The plan and period they are
         on ("no, I'll stay on pro", "no, I'll stay monthly") are no correction."""
-        v = self.view
-        if offer is not None and offer.intent == "plan":
-            offered = dict(offer.arguments)
-        elif v.declined_tool == "change_plan":
-            held = next((t for t in reversed(v.tools) if t.name == "change_plan"), None)
-            offered = dict(held.arguments) if held else {}
-        else:
+        offered = self._offered(offer, "plan", "change_plan")
+        if offered is None:
             return None
         plan, period = cues.plan_request(text)
         customer_id = self._customer_id()
@@ -273,6 +268,15 @@ class MoneyPlans(MoneyBase):
         priced = self._change_priced(plans, str(plan or offered.get("plan") or record.get("plan")), period)
         return dataclasses.replace(changed, text=f"{priced}{changed.text}")
 
+    def _offered(self, offer: dialogue.Offer | None, intent: str, tool: str) -> dict[str, Any] | None:
+        """The arguments of the change of `intent` we offered, or of `tool`'s call the desk's gate
+        held and the customer's reply declined; None when neither is there to correct."""
+        if offer is not None and offer.intent == intent:
+            return dict(offer.arguments)
+        if self.view.declined_tool == tool:
+            held = next((t for t in reversed(self.view.tools) if t.name == tool), None)
+            return dict(held.arguments) if held else {}
+        return None
 
     def _another_card_named(self, offer: dialogue.Offer | None, text: str):
         """A reply to a card change we offered (or the desk's gate held) that names another card
@@ -280,13 +284,8 @@ class MoneyPlans(MoneyBase):
         1881"): whatever its yes/no reading, the corrected card is offered in the offered one's
         place, its brand kept when only the digits are told; the first card is never put on
         file, nor the corrected one without its own yes (issue 38)."""
-        v = self.view
-        if offer is not None and offer.intent == "payment":
-            offered = dict(offer.arguments)
-        elif v.declined_tool == "update_payment_method":
-            held = next((t for t in reversed(v.tools) if t.name == "update_payment_method"), None)
-            offered = dict(held.arguments) if held else {}
-        else:
+        offered = self._offered(offer, "payment", "update_payment_method")
+        if offered is None:
             return None
         before, customer_id = str(offered.get("method") or ""), self._customer_id()
         method = cues.card_description(text)
