@@ -781,6 +781,19 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-19 (written blind after round 15b, before any change since): 49/54 + 14/15
+    # (91.3 %) on its first run; no money or account action without a yes. By kind: a product
+    # question no article answers given one that "covers this"; two questions about the reset link
+    # in one message; a hesitation after a cancel offer, then "decided, go ahead"; a top-up not
+    # arrived beside a duplicate, asked for the email first; the plan asked in chat spelling
+    # ("wat tier am i paying for rn"); config desk: a sync trouble handed back from security to
+    # technical, searched in words no article matches.
+    "understand 19 (held): no article: a colour for each folder",
+    "understand 19 (held): question: how long a reset link lasts, and whether an old one still works",
+    "understand 19 (held): changed mind: cancel offered, 'gimme a minute', then 'decided, go ahead and cancel'",
+    "understand 19 (held): two matters: a bank top-up not arrived, then starter taken the 24th and 25th, 'yep'",
+    "understand 19 (held): control: which plan, terse",
+    "understand 19 config (held): security holds it, then a 2gb folder the mac app won't sync",
     # understand-held-18 (written blind during round 15): 40/54 + 9/15 (71.0 %) before the round,
     # 41/54 + 10/15 (73.9 %) on its first run after it; no money or account action without a yes.
     # By kind: an API credential's article and a lockout's length asked as a question; refusals
@@ -931,8 +944,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
