@@ -68,3 +68,28 @@ async def test_a_period_change_after_the_next_payment_is_offered_with_its_price(
          "expect": {"offers": ["change_plan"], "reply": ["$99.99"], "not_tools": MONEY}},
     ], "expect": {"tool_counts": {"change_plan": 0}}})
 
+
+
+def test_time_asked_to_decide_is_undecided_not_a_no():
+    # "gimme a minute, not sure yet" to an offer: no yes and no refusal, so the offer is put again
+    # (held-19); time asked beside a refusal or another matter is still no hedge.
+    from supportdesk.engine.confirmation import hedged, read_answer
+
+    for text in ("hmm gimme a minute, not sure yet", "give me a sec", "one moment please"):
+        assert hedged(text) and read_answer(text) != "yes", text
+    for text in ("a minute ago i said no", "no, give me a minute to cancel the other thing", "hold on"):
+        assert not hedged(text), text
+
+
+async def test_a_cancel_turned_down_then_asked_for_by_its_verb_is_offered_again_and_runs_once_on_yes():
+    # held-19: "right, decided. go ahead and cancel it" after a no named no subscription and got
+    # "Alright."; the cancellation it points at is put again, and only the yes runs it, once.
+    nothing = [t for t in MONEY if t != "cancel_subscription"]
+    await passes({"name": "money h18 cancel again", "turns": [
+        {"customer": "cancel my subscription please, iris.haddad40@example.com",
+         "expect": {"offers": ["cancel_subscription"], "not_tools": MONEY}},
+        {"customer": "no, leave it", "expect": {"not_tools": MONEY}},
+        {"customer": "right, decided. go ahead and cancel it", "expect": {"offers": ["cancel_subscription"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "cancel_subscription", "arguments": {"customer_id": "CUS-1040"}}],
+                                       "not_tools": nothing}},
+    ], "tool_counts": {"cancel_subscription": 1}})

@@ -784,13 +784,13 @@ KNOWN_MISSES = {
     # understand-held-19 (written blind after round 15b, before any change since): 49/54 + 14/15
     # (91.3 %) on its first run; no money or account action without a yes. By kind: a product
     # question no article answers given one that "covers this"; two questions about the reset link
-    # in one message; a hesitation after a cancel offer, then "decided, go ahead"; a top-up not
+    # in one message (a hesitation after a cancel offer, then "decided, go ahead", passes since
+    # the time asked to decide is a hedge and a cancel's verb of "it" asks again); a top-up not
     # arrived beside a duplicate, asked for the email first; the plan asked in chat spelling
     # ("wat tier am i paying for rn"); config desk: a sync trouble handed back from security to
     # technical, searched in words no article matches.
     "understand 19 (held): no article: a colour for each folder",
     "understand 19 (held): question: how long a reset link lasts, and whether an old one still works",
-    "understand 19 (held): changed mind: cancel offered, 'gimme a minute', then 'decided, go ahead and cancel'",
     "understand 19 (held): two matters: a bank top-up not arrived, then starter taken the 24th and 25th, 'yep'",
     "understand 19 (held): control: which plan, terse",
     "understand 19 config (held): security holds it, then a 2gb folder the mac app won't sync",

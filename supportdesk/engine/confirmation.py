@@ -281,6 +281,9 @@ _UNDECIDED = re.compile(
     r"\b(?:not (?:so |too |that |really |quite |100% )?sure|unsure|undecided|not decided|maybe|perhaps|"
     r"idk|dunno|i don'?t know|i do not know|"
     r"(?:let me |i(?:'ll| will| need to| have to| must| gotta)? ?)?(?:think(?:ing)? (?:about|it over|on)(?: it| that| this)?|think)|"
+    # time asked for to decide: "gimme a minute", "give me a sec", "one moment" ("hold on" is a no:
+    # tests/test_confirmation.py labels it so)
+    r"(?:(?:give|gimme|gimmie) (?:me )?|just |one )?(?:a |one )?(?:min(?:ute)?s?|moment|sec(?:ond)?s?)(?= |$|[,.!])|"
     + _HESITATION + r")(?: yet)?\b"
 )
 # A question of its own ("not sure why i was charged"): asked, not undecided about the offer.

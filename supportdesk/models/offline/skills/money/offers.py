@@ -9,7 +9,7 @@ import dataclasses
 import re
 from typing import Any
 
-from supportdesk.engine.confirmation import hedged, read_answer
+from supportdesk.engine.confirmation import hedged, read_answer, request_clauses
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
@@ -60,12 +60,12 @@ class MoneyOffers(MoneyBase):
         the customer again in this reply (unless this very message asks for it anew, "no,
         refund the other one")."""
         v = self.view
-        if v.declined_tool is None and not asked and self._after_a_no_reply():
-            # "ok" to our "No problem: nothing has been refunded": an acknowledgement, no request.
-            return self.step.answer("Alright. Is there anything else I can help with?")
         taken_up = self._taken_up_again(asked, text)
         if taken_up is not None:
             return taken_up
+        if v.declined_tool is None and not asked and self._after_a_no_reply():
+            # "ok" to our "No problem: nothing has been refunded": an acknowledgement, no request.
+            return self.step.answer("Alright. Is there anything else I can help with?")
         intent = INTENT_OF.get(v.declined_tool or "")
         again = self._held_again(intent, asked, text)
         if again is not None:
@@ -82,7 +82,7 @@ class MoneyOffers(MoneyBase):
         return self.step.answer(f"No problem: {what}. {ANYTHING_ELSE}")
 
     def _taken_up_again(self, asked: set[str], text: str):
-        """A refund the customer turned down, asked for again in a later message that names no
+        """A refund (or a cancellation) the customer turned down, asked for again in a later message that names no
         charge of its own ("actually go ahead and refund it" after "leave it"): "it" is the
         refund that was offered, so that very call is put to them again, and their yes runs it
         once (the desk's gate asks for it: a request after a no is not the yes). A message that
@@ -92,12 +92,15 @@ class MoneyOffers(MoneyBase):
             return None
         tool = v.said_no[-1][1]
         intent = dialogue.ACCOUNT_ACTIONS.get(tool)
-        if intent != "refund" or intent not in asked or asked - {intent, "duplicate"}:
+        # Its verb said of "it" asks for it too ("go ahead and cancel it": no subscription named).
+        pointed = intent is not None and re.search(rf"\b{intent}\w* (?:it|that)\b", text, re.I) and request_clauses(text)
+        if intent not in ("refund", "cancel") or not (intent in asked or pointed) or asked - {intent, "duplicate"}:
             return None
         held = v.last_call(tool)
         if held is None or held.ok or self._refunded(str(held.arguments.get("charge_id", ""))):
             return None  # (only the call the gate held for the yes, never one that ran)
-        return self._refund_call(dict(held.arguments))
+        # (a cancel turned down, then "right, decided. go ahead and cancel it": held-19)
+        return self._refund_call(dict(held.arguments)) if intent == "refund" else self.step.call(tool, dict(held.arguments))
 
     def _held_again(self, intent: str | None, asked: set[str], text: str):
         """The desk's gate held an action for a yes and this message neither took nor refused it:
