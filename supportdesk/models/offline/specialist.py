@@ -20,6 +20,7 @@ out-of-scope requests politely and records a request for a person.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -521,8 +522,8 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         # readers of our last reply look at how it ends, `ANSWERS_QUESTION`)
         text = action.text.rstrip()
         cut = max(text.rfind(". ", 0, len(text) - 1), text.rfind("\n")) + 1 if text.endswith("?") else 0
-        action.text = f"{text[:cut].rstrip()} {OTHER_MATTER_FOLLOWS} {text[cut:].lstrip()}" if cut else f"{text} {OTHER_MATTER_FOLLOWS}"
-        return action
+        said = f"{text[:cut].rstrip()} {OTHER_MATTER_FOLLOWS} {text[cut:].lstrip()}" if cut else f"{text} {OTHER_MATTER_FOLLOWS}"
+        return dataclasses.replace(action, text=said)
 
     def _waiting_matter_asked(self, text: str):
         """The customer asks for a matter that waits its turn ("and the accountant thing?"): its

@@ -320,7 +320,7 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
     ("tech", lambda t: cues.ADDS_A_PERSON.search(t) and not cues.ABOUT_CHARGES.search(t) and not _asks_money(t)),
     # a feature asked about on a plan named ("how far back does team keep versions?"): the feature's fact
     # (the agent with the articles: a desk file's security agent holds the reset tool, "tech", too)
-    (ARTICLES, lambda t: asks_feature_of_a_plan(t)),
+    (ARTICLES, asks_feature_of_a_plan),
 )
 
 
