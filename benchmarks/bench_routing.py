@@ -1,6 +1,6 @@
 """Routing and offline-model benchmarks, each figure beside a peer measured in the same run.
 
-    .venv/bin/python benchmarks/bench_routing.py [--dev PATH] [--runs N] [--only latency]
+    .venv/bin/python benchmarks/bench_routing.py [--dev PATH] [--runs N] [--only latency|startup]
     .venv/bin/python benchmarks/bench_routing.py --profile [--runs N] [--profile-out FILE]
     .venv/bin/python benchmarks/bench_routing.py --dump-evals FILE [--evals GLOB]
     .venv/bin/python benchmarks/bench_routing.py --same-answers BEFORE AFTER
@@ -44,7 +44,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bytecode import compile_package  # noqa: E402
 from supportdesk.config import load_desk  # noqa: E402
 from supportdesk.engine.protocol import CallTools, RequestedCall, TextDelta, Transfer  # noqa: E402
 from supportdesk.commands.evals import evaluate_routing, route_in_processes  # noqa: E402
@@ -351,6 +353,7 @@ def _subprocess_ms(code: str, env: dict[str, str], runs: int = 5) -> tuple[float
 
 
 def bench_startup() -> None:
+    print(f"bytecode: {compile_package()}")
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, XDG_CACHE_HOME=cache)
         cold, cold_total = _subprocess_ms(STARTUP.format(repo=str(REPO), config=CONFIG, disk=False), env)
@@ -441,7 +444,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev", default=str(DEFAULT_DEV), help="labelled routing file (JSONL)")
     parser.add_argument("--runs", type=int, default=200, help="messages for the latency median")
-    parser.add_argument("--only", choices=("latency",), help="run only this figure")
+    parser.add_argument("--only", choices=("latency", "startup"), help="run only this figure")
     parser.add_argument("--profile", action="store_true", help="one message's CPU by part, both models (issue 34)")
     parser.add_argument("--profile-out", metavar="FILE", type=Path, help="with --profile: keep the pstats files")
     parser.add_argument("--dump-evals", metavar="FILE", type=Path,
@@ -461,6 +464,10 @@ def main() -> int:
     if args.only == "latency":
         row("", "ours", "peer")
         bench_latency(args.runs)
+        return 1 if MISSED else 0
+    if args.only == "startup":
+        row("", "ours", "peer")
+        bench_startup()
         return 1 if MISSED else 0
     rows = [json.loads(line) for line in open(args.dev, encoding="utf-8") if line.strip()]
     print(f"routing benchmarks on {len(rows):,} messages ({args.dev}), {os.cpu_count()} cores")

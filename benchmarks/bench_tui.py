@@ -56,6 +56,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from terminal import bare_argv, drop_caches, time_to_text  # noqa: E402
+from bytecode import compile_package  # noqa: E402
 
 SIZE = (120, 40)
 HANDOFF_EVERY = 50  # a handoff every 50 items: 200 stops at 10k, 2,000 at 100k
@@ -219,22 +220,6 @@ def run_child(env: dict[str, str], *argv: str) -> dict[str, Any]:
     raise SystemExit(f"child {argv} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
 
 
-def _compile_package(package: Path | None = None) -> str:
-    """Compile supportdesk's modules to bytecode, as `pip install` does for a wheel.
-
-    The peer's Textual was compiled when pip installed it. An editable install under
-    PYTHONDONTWRITEBYTECODE (set in some sandboxes and CI images) never writes ours, and would
-    recompile every module at every launch: ~100 ms that no installed copy pays."""
-    import compileall
-
-    if package is None:
-        import supportdesk.cli  # the package itself has no __init__ to locate it by
-
-        package = Path(supportdesk.cli.__file__).parent
-    ok = compileall.compile_dir(str(package), quiet=1)
-    return f"{package} compiled beforehand, as pip does on install" + ("" if ok else " (some files FAILED)")
-
-
 def cpu_line(ours: list[float], bare: list[float]) -> str:
     """CPU time used until the marker showed (medians), for reading a run on a busy machine."""
     mine, peer = statistics.median(ours), statistics.median(bare)
@@ -279,7 +264,7 @@ def main() -> int:
               f"(a handoff every {HANDOFF_EVERY} items); {args.runs} runs per figure, medians\n")
 
         command = shutil.which("supportdesk") or str(Path(sys.executable).with_name("supportdesk"))
-        print(f"bytecode: {_compile_package()}\n")
+        print(f"bytecode: {compile_package()}\n")
         # The older copy runs through the same command, its package found first on PYTHONPATH.
         # It keeps its own validated desk: the cache holds one entry per desk file, keyed by the
         # code that validated it, so two copies sharing a folder would each miss at every launch.
@@ -289,7 +274,7 @@ def main() -> int:
             else None
         )
         if args.before:
-            print(f"before: {_compile_package(args.before.resolve() / 'supportdesk')}\n")
+            print(f"before: {compile_package(args.before.resolve() / 'supportdesk')}\n")
         config = str(REPO / "agents.toml")
         cold = drop_caches()
         print(f"page cache {'dropped before every launch' if cold else 'NOT dropped (needs root): warm-cache figures'}; "
