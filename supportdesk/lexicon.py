@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from supportdesk.text import EMAIL_ADDRESS
+from supportdesk.patterns import LazyPattern
 
 # Contractions first, so "didn't" and "did not" become the same tokens.
 _IRREGULAR = {"can't": "can not", "cant": "can not", "cannot": "can not", "won't": "will not", "wont": "will not",
@@ -23,7 +24,7 @@ _IRREGULAR = {"can't": "can not", "cant": "can not", "cannot": "can not", "won't
               "werent": "were not", "havent": "have not", "hasnt": "has not", "couldnt": "could not",
               "wouldnt": "would not", "shouldnt": "should not", "arent": "are not"}
 _SUFFIXES = {"n't": " not", "'ve": " have", "'ll": " will", "'re": " are", "'d": " would", "'s": ""}
-_CONTRACTION = re.compile(r"\b(?:can'?t|cannot|won'?t|ain't|i'm|(?:did|does|do|is|was|were|have|has|could|would|should|are)nt)\b|\b(\w+)(n't|'ve|'ll|'re|'d|'s)\b")
+_CONTRACTION = LazyPattern(r"\b(?:can'?t|cannot|won'?t|ain't|i'm|(?:did|does|do|is|was|were|have|has|could|would|should|are)nt)\b|\b(\w+)(n't|'ve|'ll|'re|'d|'s)\b")
 
 
 def _expand(m: re.Match[str]) -> str:
@@ -136,14 +137,14 @@ def _by_first_letter(phrases: list[str]) -> str:
 
 
 _LEXICON_RE, _PHRASE_TO_CONCEPT = _build()
-_MONEY = re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
+_MONEY = LazyPattern(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b")
 # An address, with the words that only label it ("email dana@…", "my e-mail is …"): the label
 # names the address told, not what the message is about ("change how i pay you, email …").
-_EMAIL = re.compile(r"(?:\b(?:my\s+)?e-?mail(?:\s+address)?(?:\s+is|\s*[:=])?\s*)?" + EMAIL_ADDRESS.pattern)
-_NUMBER = re.compile(r"\b\d[\d,.]*\b")
+_EMAIL = LazyPattern(r"(?:\b(?:my\s+)?e-?mail(?:\s+address)?(?:\s+is|\s*[:=])?\s*)?" + EMAIL_ADDRESS.pattern)
+_NUMBER = LazyPattern(r"\b\d[\d,.]*\b")
 # An action the customer disowns says that someone else did it ("it was not me", "i did not do
 # it", "not by me"): read as "someone", and its "not" is no problem word ("not working").
-_DISOWNED = re.compile(r"\b(?:(?:was|is) not me|not (?:done )?by me|did not do|never did|not do (?:this|that)|without me)\b")
+_DISOWNED = LazyPattern(r"\b(?:(?:was|is) not me|not (?:done )?by me|did not do|never did|not do (?:this|that)|without me)\b")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "`": "'"})
 
 
@@ -178,7 +179,7 @@ STOPWORDS = frozenset(
 )
 # ("stopped working" says that something fails, not what: in an article's title it outweighed
 # the thing the customer named, and "sync stopped working" found the notifications article.)
-WORD = re.compile(r"[a-z0-9][a-z0-9_]*")
+WORD = LazyPattern(r"[a-z0-9][a-z0-9_]*")
 
 
 _STEM_ENDINGS = ("'s", "ies", "es", "s", "ed", "ing", "en")

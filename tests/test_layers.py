@@ -76,7 +76,7 @@ RULES: list[tuple[str, set[str], str]] = [
             "the log and its parts sit below the engine",
         )
         for base in (
-            "store", "business", "items", "config", "text", "lexicon", "reports", "records", "folders", "exact", "argtypes",
+            "store", "business", "items", "config", "text", "patterns", "lexicon", "reports", "records", "folders", "exact", "argtypes",
             "staff", "folds", "readers",
         )
     ),

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from supportdesk.items import Confirmation, Decline, Item, Message, Offer, Takeover, ToolResult
 from supportdesk.text import EMAIL_ADDRESS
+from supportdesk.patterns import LazyPattern
 
 Reading = Literal["yes", "no", "change_of_mind", "question", "other"]
 READINGS: tuple[Reading, ...] = ("yes", "no", "change_of_mind", "question", "other")
@@ -67,7 +68,7 @@ _FILLER = {
 # is read for a clear yes (`_clear_yes_after_pause`).
 _HESITATION = r"(?:h?m{2,}|hm+|u+m+|u+h+|er+m?)"
 # A no, or not yet: any of these anywhere and the answer is not a yes.
-_NEGATION = re.compile(
+_NEGATION = LazyPattern(
     r"\b(?:no|nope|nah|not|never|don'?t|do not|doesn'?t|didn'?t|won'?t|can'?t|cannot|shouldn'?t|wouldn'?t|"
     r"isn'?t|aren'?t|stop|wait|hold|hang|cancel that|forget|skip|later|maybe|perhaps|unsure|"
     r"think about|think it over|thinking|let me think|changed my mind|change of mind|rather not|leave it|leave things|" + _HESITATION + "|"
@@ -82,44 +83,44 @@ _NEGATION = re.compile(
 )
 # A word of doubt: the rules read it as not a yes; the learned reader may still read a plain
 # go-ahead around it ("i guess that's fine, go ahead") as one (read_answer).
-_DOUBT = re.compile(r"\b(?:think|guess|suppose|probably)\b")
+_DOUBT = LazyPattern(r"\b(?:think|guess|suppose|probably)\b")
 # Another choice than the one offered.
-_ALTERNATIVE = re.compile(
+_ALTERNATIVE = LazyPattern(
     r"\b(?:instead|other|another(?! question)|rather|different|cheaper|dearer|pricier|bigger|smaller|wrong|"
     r"(?:switch|change|move) (?:it |me |that |this )?to|make it(?! ?(?:$|[.,!]|please|pls|plz|now|happen|so\b))|change it to|prefer|not that one|the first|the second|"
     r"(?:rather|not) (?:than|that))\b"
 )
 # Asked, not answered.
-_QUESTION_START = re.compile(
+_QUESTION_START = LazyPattern(
     r"^(?:will|would|can|could|is|are|am|do(?! (?:it|that|this)\b)|does|did|how|what|when|where|why|which|"
     r"who|whom|whose|should|shall|may|might|has|have|was|were)\b"
 )  # ("do it", "do that": an imperative; asked, it would be "does it")
 # "could you go ahead?" asks for the action: a yes however it is punctuated (when the rest of
 # the message is only the offer's own words: "the amount is $29.99, can you process that?").
-_ASKED_TO_ACT = re.compile(
+_ASKED_TO_ACT = LazyPattern(
     r"(?:^|[^\w'])(?:can|could|would|will) you(?: please)? (?:go ahead|do it|do that|proceed|process it|process that)"
     r"(?: now)?(?: please)?[?.! ]*$"
 )
 # Said about nothing in particular: the assent phrases (a phrase before its words).
-_ASSENT_RE = re.compile(
+_ASSENT_RE = LazyPattern(
     r"(?<![\w'])(?:" + "|".join(re.escape(a) for a in sorted(_ASSENT, key=len, reverse=True)) + r")(?![\w'])"
 )
 # An answer longer than this, beyond its assent and filler, says something else too.
 _MAX_OTHER_WORDS = 3
-_MONEY_OR_ID = re.compile(r"^(?:[$€£]?\d[\d.,]*|[a-z]{2,4}-\d+)$")
+_MONEY_OR_ID = LazyPattern(r"^(?:[$€£]?\d[\d.,]*|[a-z]{2,4}-\d+)$")
 
 
 # Going to try something (the steps beside the offer, say): an answer about that, not the offer.
-_ATTEMPT = re.compile(r"\b(?:try|trying|tried|let me|give it a (?:go|try|shot)|attempt)\b")
+_ATTEMPT = LazyPattern(r"\b(?:try|trying|tried|let me|give it a (?:go|try|shot)|attempt)\b")
 # Thanks and nothing else ("ok thanks"): an acknowledgement of what was said, not consent.
-_ONLY_THANKS = re.compile(
+_ONLY_THANKS = LazyPattern(
     r"^(?:(?:ok|okay|k|alright|all right|great|perfect|cool|got it|noted|nice)[ ,!.]*)?"
     r"(?:thanks|thank you|thx|ty|cheers|many thanks)(?: (?:so much|a lot|very much))?[ !.]*$"
 )
 
 
 # "ok, i understand", "i see", "got it": what was said is heard, nothing is agreed to.
-_ONLY_HEARD = re.compile(
+_ONLY_HEARD = LazyPattern(
     r"^(?:(?:ok|okay|k|alright|all right|right|ah|oh)[ ,!.]*)*(?:i )?(?:see|understand|understood|got it|get it|noted|"
     r"know|makes sense|fair enough)[ ,!.]*(?:(?:thanks|thank you|thx|ty)[ !.]*)?$"
 )
@@ -135,13 +136,13 @@ def normalise(text: str) -> str:
 # worries", "i don't mind", "why not" say go ahead. Read as an assent word, unless a verb in
 # -ing follows ("i don't mind waiting": about something else) or a condition does ("no problem
 # if ...": the condition is read as one, below).
-_NO_OBSTACLE = re.compile(
+_NO_OBSTACLE = LazyPattern(
     r"\b(?:(?:no|not an?|never an?) (?:problem|problems|prob|probs|worries|worry|issue|issues|objections?|bother|trouble)"
     r"|(?:i )?(?:don'?t|do not|wouldn'?t|would not) mind|why not(?! ?\?))\b(?! \w+ing\b)"
 )
 # The words of assent a misspelling is read back to ("okey", "yess", "shure", "yeh").
 _ASSENT_WORDS = ("ok", "okay", "yes", "yeah", "yep", "yup", "sure", "alright")
-_WORD_RE = re.compile(r"[a-z]+")
+_WORD_RE = LazyPattern(r"[a-z]+")
 
 
 def _respelled(said: str) -> str:
@@ -223,7 +224,7 @@ def read_answer(text: str, offer: str = "") -> Reading:
 
 
 # The offer's action asked for in the imperative ("refund it then", "ok send it pls").
-_ACTION_FIRST = re.compile(r"^(?:(?:ok|okay|so|then|please|pls|plz|oh|well)[ ,]+)*(" + _VERB_WORDS + r")\b")
+_ACTION_FIRST = LazyPattern(r"^(?:(?:ok|okay|so|then|please|pls|plz|oh|well)[ ,]+)*(" + _VERB_WORDS + r")\b")
 
 
 def _asks_the_offered_action(said: str, offered: str) -> bool:
@@ -237,7 +238,7 @@ def _asks_the_offered_action(said: str, offered: str) -> bool:
     )
 
 
-_PAUSE = re.compile(r"^" + _HESITATION + r"\b[\s,.!]*")
+_PAUSE = LazyPattern(r"^" + _HESITATION + r"\b[\s,.!]*")
 
 
 def _clear_yes_after_pause(said: str) -> bool:
@@ -255,7 +256,7 @@ def _clear_yes_after_pause(said: str) -> bool:
 
 
 # A condition: "if that's the only way", "only if it's free".
-_CONDITION = re.compile(r"\b(?:if|only if)\b")
+_CONDITION = LazyPattern(r"\b(?:if|only if)\b")
 
 
 def hedged(text: str) -> bool:
@@ -277,7 +278,7 @@ def hedged(text: str) -> bool:
 # Still deciding: words that say the answer is not made yet, neither way ("not sure", "idk",
 # "let me think", a bare "hmm"). Alone in `_NEGATION` they make an answer no yes; with nothing
 # else refusing, they make it no "no" either (`undecided`).
-_UNDECIDED = re.compile(
+_UNDECIDED = LazyPattern(
     r"\b(?:not (?:so |too |that |really |quite |100% )?sure|unsure|undecided|not decided|maybe|perhaps|"
     r"idk|dunno|i don'?t know|i do not know|"
     r"(?:let me |i(?:'ll| will| need to| have to| must| gotta)? ?)?(?:think(?:ing)? (?:about|it over|on)(?: it| that| this)?|think)|"
@@ -287,7 +288,7 @@ _UNDECIDED = re.compile(
     + _HESITATION + r")(?: yet)?\b"
 )
 # A question of its own ("not sure why i was charged"): asked, not undecided about the offer.
-_QUESTION_WORD = re.compile(r"\b(?:why|what|how|which|when|where|who|whose|whom)\b")
+_QUESTION_WORD = LazyPattern(r"\b(?:why|what|how|which|when|where|who|whose|whom)\b")
 
 
 def undecided(text: str) -> bool:
@@ -398,7 +399,7 @@ def _only_the_offer(said: str, offered: str) -> bool:
 
 
 # "can you send me the reset link please": asking for the action, in the offer's own words.
-_ASKS_YOU_TO = re.compile(r"^(?:(?:ok|okay|so|then|and|well)[ ,]+)?(?:can|could|would|will) (?:you|u)\b(?P<rest>.*)$")
+_ASKS_YOU_TO = LazyPattern(r"^(?:(?:ok|okay|so|then|and|well)[ ,]+)?(?:can|could|would|will) (?:you|u)\b(?P<rest>.*)$")
 
 
 def _asks_for_the_offer(said: str, offered: str) -> bool:
@@ -432,7 +433,7 @@ def _starts_wait(said: str) -> bool:
 # How sure the learned reader must be of a yes the rules did not read (chosen on the tune halves).
 _LEARNED_YES = 0.8
 # Another option named: a plan, a billing period, a card or charge, a number.
-_OPTION = re.compile(
+_OPTION = LazyPattern(
     r"\d|\b(?:starter|pro|team|basic|premium|business|enterprise|annual|annually|yearly|monthly|weekly|card|charge|"
     r"(?:first|second|third|last|other|cheaper) (?:one|charge|card|plan))\b"
 )
@@ -469,7 +470,7 @@ def _pointed(said: str, offer: str) -> str:
 # A pointer into a list by its place, with the thing pointed at ("the second one", "2nd charge",
 # "the last one"); "on the third" is a day of the month, no pointer.
 _RANKS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1}
-_LIST_POINTER = re.compile(rf"\b(?:the )?(?P<rank>{'|'.join(_RANKS)}) {_THING}\b")
+_LIST_POINTER = LazyPattern(rf"\b(?:the )?(?P<rank>{'|'.join(_RANKS)}) {_THING}\b")
 
 
 def _listed_and_asked(offer: str) -> tuple[list[tuple[int, int]], tuple[int, int] | None]:
@@ -491,9 +492,9 @@ def _listed_and_asked(offer: str) -> tuple[list[tuple[int, int]], tuple[int, int
 # and the desk's tune halves. Read on the first answer to an offer, never at start-up.
 ANSWER_DATA = Path(__file__).resolve().parent.parent / "readers" / "data" / "confirmation.json.gz"
 ANSWER_FORMAT = 1
-_ANSWER_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[?!]|[\u2600-\u27bf\U0001f300-\U0001faff]")
-_ANSWER_MONEY = re.compile(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
-_ANSWER_NUMBER = re.compile(r"\b\d+(?:st|nd|rd|th)?\b")
+_ANSWER_TOKEN = LazyPattern(r"[a-z]+(?:'[a-z]+)?|[?!]|[\u2600-\u27bf\U0001f300-\U0001faff]")
+_ANSWER_MONEY = LazyPattern(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
+_ANSWER_NUMBER = LazyPattern(r"\b\d+(?:st|nd|rd|th)?\b")
 
 
 def answer_features(text: str) -> list[str]:
@@ -563,14 +564,14 @@ def _plain_yes(said: str) -> bool:
 
 # Taking leave, or only noting what was said: never consent unless an unmistakable yes stands
 # beside it ("yes do it, bye"; "noted, go ahead").
-_CLOSING = re.compile(
+_CLOSING = LazyPattern(
     r"\b(?:bye+|goodbye|good bye|cya|see (?:you|ya|u)|ttyl|take care|good ?night|night|noted|"
     r"(?:speak|talk|chat) (?:soon|later|tomorrow)|catch you|"
     r"have a (?:good|nice|great|lovely) (?:day|one|evening|night|weekend))\b"
 )
 
 
-_MONTH = re.compile(
+_MONTH = LazyPattern(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|"
     r"nov(?:ember)?|dec(?:ember)?)\b"
 )
@@ -578,24 +579,24 @@ _MONTH = re.compile(
 
 # A yes, then a request of its own ("yes do it, and also send me the invoice too"): the yes
 # answers the offer; the rest is a new request, answered after the offered call ran.
-_ADDED = re.compile(r"(?:[,;]\s*|\s)(?:and\s+(?:also\s+)?|also\s+|plus\s+|(?=and\b))|[.!]\s+(?=\w)")
+_ADDED = LazyPattern(r"(?:[,;]\s*|\s)(?:and\s+(?:also\s+)?|also\s+|plus\s+|(?=and\b))|[.!]\s+(?=\w)")
 # An unmistakable yes or go: a yes that goes on to something else must hold one ("ok, and
 # what happens to my files?" may be asking before deciding).
-_STRONG_YES = re.compile(
+_STRONG_YES = LazyPattern(
     r"\b(?:yes|yeah|yep|yup|ya|yea|sure|absolutely|definitely|of course|go ahead|go for it|go on|do it|do that|"
     r"please do|proceed|confirm(?:ed)?|refund it|cancel it|change it)\b"
 )
 # What may change the offer itself rather than add to it ("yes, and I'd like the annual one",
 # "yes and 3 tickets" in SGD's corrections): a plan, a billing period, a number, a date.
-_RESHAPES = re.compile(
+_RESHAPES = LazyPattern(
     r"\d|\b(?:starter|pro|team|basic|premium|business|enterprise|economy|annual|annually|yearly|monthly|weekly|"
     r"one|ones|instead|extra|more|less|fewer|first|second|third|last|later|earlier|"
     r"january|february|march|april|may|june|july|august|september|october|november|december)\b"
 )
 # Words that put the rest on top of the offer rather than in its place.
-_ADDITIVE = re.compile(r"\b(?:too|as well|also|in addition|besides|on top)\b")
-_INSTEAD = re.compile(r"\b(?:instead|rather|only|make it|change it)\b")
-_PERSON = re.compile(r"\b(?:person|people|human|someone|somebody|staff|manager|supervisor|agent|representative|operator)\b")
+_ADDITIVE = LazyPattern(r"\b(?:too|as well|also|in addition|besides|on top)\b")
+_INSTEAD = LazyPattern(r"\b(?:instead|rather|only|make it|change it)\b")
+_PERSON = LazyPattern(r"\b(?:person|people|human|someone|somebody|staff|manager|supervisor|agent|representative|operator)\b")
 
 
 def _split_yes(said: str) -> tuple[str, str] | None | Literal[False]:
@@ -644,14 +645,14 @@ def rest_after_yes(text: str) -> str:
 
 # The verb of a yes that says what to do ("yes please refund it"), and a rest that has none of
 # its own ("the february one as well").
-_VERB = re.compile(r"\b(?:" + _VERB_WORDS + r")\b")
-_NO_VERB = re.compile(r"^(?:the|my|that|this|those|these|them|our)\b")
+_VERB = LazyPattern(r"\b(?:" + _VERB_WORDS + r")\b")
+_NO_VERB = LazyPattern(r"^(?:the|my|that|this|those|these|them|our)\b")
 
 
 # A question asked after a first clause ("ok, can i get a discount"; "ok and why is it so much",
 # unpunctuated: an acknowledgement, then the question, is no yes to anything): an auxiliary and
 # a person, or a question word, at a clause's start.
-_CLAUSE_QUESTION = re.compile(
+_CLAUSE_QUESTION = LazyPattern(
     r"(?:[,;.!]\s*|\b(?:and|so|then)\s+|^(?:(?:ok|okay|k|alright|right|oh|ah|hmm+|well)[ ,]+)+)(?:(?:can|could|will|would|do|does|did|is|are|should|shall|may|might|have|has)\s+(?:i|you|u|we|they|he|she)\b"
     r"|(?:how|what|when|where|why|which|who)\b)"
 )
@@ -693,7 +694,7 @@ def _rest_is_filler(said: str) -> bool:
 
 # A yes that goes on to ask for something more is not only a yes ("yes, and also ..."), nor
 # is a request for a person with "please" in it ("I want to talk to a real person please").
-_MORE_ASKED = re.compile(
+_MORE_ASKED = LazyPattern(
     r"\b(?:also|another|too|as well|one more|else|besides|person|people|human|someone|somebody|anyone|staff|"
     r"manager|supervisor|agent|representative|rep|operator|talk|speak|call me|phone)\b"
 )
@@ -701,16 +702,16 @@ _MORE_ASKED = re.compile(
 
 # --- whether a yes names the offered thing or another ---------------------------------------------
 
-_ID = re.compile(r"\b([a-z]{2,4})[- ]?(\d{3,})\b")
+_ID = LazyPattern(r"\b([a-z]{2,4})[- ]?(\d{3,})\b")
 # An amount: with its cents, or with its currency sign ("$70": a yes to another sum than offered).
-_AMOUNT = re.compile(r"(?<![\w.])(?:[$€£](\d[\d,]*(?:\.\d\d)?)|(\d+\.\d\d))(?![\d])")
+_AMOUNT = LazyPattern(r"(?<![\w.])(?:[$€£](\d[\d,]*(?:\.\d\d)?)|(\d+\.\d\d))(?![\d])")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_MONTH_DAY = re.compile(
+_MONTH_DAY = LazyPattern(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:the\s+)?([0-3]?\d)(?:st|nd|rd|th)?\b"
     r"|\b([0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
 )
-_DAY = re.compile(r"\b(?:the|on|from|of|dated)\s+([0-3]?\d)(?:st|nd|rd|th)\b")
-_ISO = re.compile(r"^\d{4}-(\d\d)-(\d\d)")
+_DAY = LazyPattern(r"\b(?:the|on|from|of|dated)\s+([0-3]?\d)(?:st|nd|rd|th)\b")
+_ISO = LazyPattern(r"^\d{4}-(\d\d)-(\d\d)")
 
 
 def names_another(text: str, arguments: dict[str, Any], records: Sequence[dict[str, Any]]) -> bool:
@@ -808,11 +809,11 @@ def asks_for_something(clause: str, *, put_as_question: bool = False) -> bool:
 
 _FRAGMENT_REQUEST = 0.1
 _SURE_ASKED_REQUEST = 0.95
-_ACTION_NAMED = re.compile(rf"\b(?:{_VERB_WORDS}|e?mail)", re.IGNORECASE)
+_ACTION_NAMED = LazyPattern(rf"\b(?:{_VERB_WORDS}|e?mail)", re.IGNORECASE)
 # A clause of customer ids and email addresses only: the act reader reads "CUS-1018" as a verbless
 # request, and a problem told beside it ("typed my password into a fake page. CUS-1018") counted as
 # asking for the reset link its article names, which then went out unasked (held-11, config desk).
-_WHO_ONLY = re.compile(rf"^[\s.,;:!?()-]*(?:(?:[a-z]{{2,4}}-?\d{{3,}}|{EMAIL_ADDRESS.pattern})[\s.,;:!?()-]*)+$", re.IGNORECASE)
+_WHO_ONLY = LazyPattern(rf"^[\s.,;:!?()-]*(?:(?:[a-z]{{2,4}}-?\d{{3,}}|{EMAIL_ADDRESS.pattern})[\s.,;:!?()-]*)+$", re.IGNORECASE)
 
 
 def request_clauses(text: str) -> list[str]:

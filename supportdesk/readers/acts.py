@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from supportdesk.text import EMAIL_ADDRESS
+from supportdesk.patterns import LazyPattern
 
 DATA = Path(__file__).resolve().parent / "data" / "readers.json.gz"
 FORMAT = 3  # 2: clause-initial words are features (issue 38); 3: the desk intents reader
@@ -45,13 +46,13 @@ ACTS = ("question", "problem", "request", "thanks", "greeting", "goodbye")
 SCOPES = ("in_scope", "out_of_scope")
 
 EMAIL = EMAIL_ADDRESS
-_MONEY = re.compile(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
-_NUMBER = re.compile(r"\b\d+(?:st|nd|rd|th)?\b")
-_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[?!]")
+_MONEY = LazyPattern(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
+_NUMBER = LazyPattern(r"\b\d+(?:st|nd|rd|th)?\b")
+_TOKEN = LazyPattern(r"[a-z]+(?:'[a-z]+)?|[?!]")
 # Where a clause starts inside a message: after a sentence's end, a comma, a colon, a dash, or
 # an emoji, which ends a sentence in chat as "!" does ("forgot my password AGAIN", an eye-roll, "reset to
 # <email>": a report, then a request; acct17).
-_CLAUSE = re.compile(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
+_CLAUSE = LazyPattern(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
 
 
 def clauses(text: str) -> list[str]:
@@ -237,12 +238,12 @@ def asks_about_rather_than_for(text: str) -> bool:
 # hears the preamble as loudly as the question. Inside that sentence, the question starts after
 # a colon or a dash, or, in a conditional, at the auxiliary that opens its main clause ("if I
 # delete the app from my phone | do I still keep paying?").
-_SENTENCE = re.compile(r"[^.?!]*\?+", re.S)
-_INTRODUCED = re.compile(r".*(?::|\s[-\u2013\u2014]+)\s+", re.S)
+_SENTENCE = LazyPattern(r"[^.?!]*\?+", re.S)
+_INTRODUCED = LazyPattern(r".*(?::|\s[-\u2013\u2014]+)\s+", re.S)
 # The words that open a condition are a closed class of grammar ("if", "say", "suppose",
 # "assuming", "in case", "what if"), not a phrasing: "say i cancel on the 25th, does the april
 # payment still go out?" is as conditional as "if i cancel ..." (issue 38, held-6).
-_CONDITION = re.compile(
+_CONDITION = LazyPattern(
     r"^\s*(?:and\s+|but\s+|so\s+)?(?:what\s+if|if|say|suppose|supposing|assuming|imagine|in\s+case)\b.*?(?:,\s*|\s)"
     r"(?=(?:do|does|did|will|would|can|could|am|is|are|should|shall|may)\s+(?:i|we|it|they|you|that|my|our|the|this|there|your)\b)",
     re.I | re.S,

@@ -48,7 +48,6 @@ read on first use, never at import.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +55,7 @@ from typing import Any
 
 from supportdesk.readers import acts
 from supportdesk.readers.acts import EMAIL, ActReader, tokens
+from supportdesk.patterns import LazyPattern
 
 DATA = Path(__file__).resolve().parent / "data" / "gates.json.gz"
 FORMAT = 1
@@ -96,8 +96,8 @@ def features(text: str) -> list[str]:
 # A word of letters and digits both: "2fa" is a word of its own (`tokens` keeps only its "fa"),
 # and a code made of a word and a number ("SPRING20", "WELCOME10") is one whatever it spells (a
 # promo code named, not the season). Rules read such ids well (cues.names_money's charge ids).
-_MIXED = re.compile(r"\b(?!\d+(?:st|nd|rd|th)\b)(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]+\b")
-_CODE = re.compile(r"^[a-z]{3,}\d+$")
+_MIXED = LazyPattern(r"\b(?!\d+(?:st|nd|rd|th)\b)(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]+\b")
+_CODE = LazyPattern(r"^[a-z]{3,}\d+$")
 
 
 def ground_features(text: str) -> list[str]:
@@ -158,7 +158,7 @@ def disclaims_probability(text: str) -> float:
 # Where a clause ends: a disclaimer is said in one ("..., I'm not asking you to change anything
 # yet, I just need the monthly price ..."), and a long message's other words drown it when the
 # message is read whole. (An email's dots are followed by no space: it stays one clause.)
-_CLAUSE = re.compile(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+")
+_CLAUSE = LazyPattern(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+")
 
 
 def clauses(text: str) -> list[str]:

@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from supportdesk.readers.acts import _background
+from supportdesk.patterns import LazyPattern
 
 # A word at least this long is corrected (four-letter words have too many neighbours: "dana").
 MIN_LENGTH = 5
@@ -39,7 +40,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 # Endings of a word's other forms, and what the base ends with instead ("relates" <- "relate").
 _INFLECTIONS = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"), ("er", ""), ("ers", ""), ("ly", ""))
 # Whole addresses and words: an address's parts are never corrected.
-_TOKEN = re.compile(r"\S+@\S+|[A-Za-z]+(?:'[A-Za-z]+)?")
+_TOKEN = LazyPattern(r"\S+@\S+|[A-Za-z]+(?:'[A-Za-z]+)?")
 ENGLISH = Path(__file__).resolve().parent / "words" / "english.txt.gz"
 
 

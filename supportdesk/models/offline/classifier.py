@@ -18,7 +18,6 @@ import json
 import math
 import operator
 import os
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,9 +26,10 @@ from itertools import repeat
 
 from supportdesk.folders import cache_dir
 from supportdesk.lexicon import CONCEPTS, normalise
+from supportdesk.patterns import LazyPattern
 
 _FORMAT = 9  # bump when features or the model change, so stale disk caches are ignored
-_WORD = re.compile(r"[a-z][a-z0-9_]*")
+_WORD = LazyPattern(r"[a-z][a-z0-9_]*")
 # Words that carry no routing signal whatever the desk.
 STOPWORDS = frozenset(
     """a an the i me my mine we our you your it its is are was were be been being am to of in
@@ -156,7 +156,7 @@ def _said_as_negation(tokens: Sequence[str], i: int) -> bool:
     return any(w in ("not", "never") or (w.startswith("un") and not w.endswith("_c")) for w in before)
 
 
-_TOKEN = re.compile(r"[a-z][a-z0-9_]*|[.,;:!?]")
+_TOKEN = LazyPattern(r"[a-z][a-z0-9_]*|[.,;:!?]")
 
 
 def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:

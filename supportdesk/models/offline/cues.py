@@ -12,6 +12,7 @@ import re
 
 from supportdesk.models.offline import literals
 from supportdesk.models.offline.kept import keep, kept_by_text
+from supportdesk.patterns import LazyPattern
 
 _FLAGS = re.IGNORECASE
 
@@ -218,7 +219,7 @@ DATA_LOSS = _any(
 # introduced by a word of time or condition just before it (its subject between at most); or the
 # lost things are the subject of a question, asked in general right after its verb ("how long do
 # deleted files sit in the trash?", "are removed folders kept?": no one's files said lost, multi-15).
-_LOSS_SUPPOSED = re.compile(
+_LOSS_SUPPOSED = LazyPattern(
     r"\b(?:before|until|till|once|if|unless|whether|when)\s+(?:\S+\s+){0,2}$|\b(?:do|does|are|is|can|could|will|would|should)\s+$", _FLAGS
 )
 
@@ -240,7 +241,7 @@ REPEAT_CONTACT = _any(
 # customer asks for is read by a learned reader (`LEARNED_GROUND`); rules keep only what rules
 # read well: an amount off a price ("30% off"), or a percentage a code, coupon or voucher is worth
 # ("a 20% code in your newsletter"), is a discount, however the rest is said.
-AMOUNT_OFF = re.compile(r"\b\d+ ?(?:%|percent) (?:off|discount|code|coupon|voucher|promo)\b", re.IGNORECASE)
+AMOUNT_OFF = LazyPattern(r"\b\d+ ?(?:%|percent) (?:off|discount|code|coupon|voucher|promo)\b", re.IGNORECASE)
 
 
 # Words in a tool's name or description that show the desk does cover the ground after all.
@@ -342,7 +343,7 @@ _OWN_ACCOUNT_WORDS = frozenset(
     "whole entire company user personal team work business own old new main admin shared family primary "
     "org organisation organization current only".split()
 )
-_NAMED_ACCOUNT = re.compile(r"\b(?:my|our|the|this)\s+([a-z][\w.&-]*)\s+(?:account|profile|workspace)\b", re.IGNORECASE)
+_NAMED_ACCOUNT = LazyPattern(r"\b(?:my|our|the|this)\s+([a-z][\w.&-]*)\s+(?:account|profile|workspace)\b", re.IGNORECASE)
 
 
 def names_another_account(text: str) -> bool:
@@ -354,7 +355,7 @@ def names_another_account(text: str) -> bool:
 
 
 # A language named, in English or its own name, or the words for one ("language", "translate").
-LANGUAGE_NAMED = re.compile(
+LANGUAGE_NAMED = LazyPattern(
     r"\b(?:languages?|translat\w*|interpret\w*|spanish|french|german|italian|portuguese|dutch|polish|korean|"
     r"japanese|chinese|mandarin|cantonese|arabic|hindi|russian|turkish|swedish|norwegian|danish|finnish|greek|"
     r"hebrew|czech|hungarian|romanian|ukrainian|vietnamese|thai|indonesian|malay|tagalog|filipino|bengali|urdu|"
@@ -381,7 +382,7 @@ _VAGUE_WORDS = frozenset(
     matter happy unhappy angry upset frustrated annoyed disappointed satisfied pleased mad sad fed bit very so
     totally really hurry hurried quickly fast faster rush rushed urgently soon immediately promptly""".split()
 )
-_WORD = re.compile(r"[a-z']+")
+_WORD = LazyPattern(r"[a-z']+")
 
 
 @kept_by_text(256)
@@ -390,7 +391,7 @@ def vague(text: str) -> bool:
     return bool(words) and not re.search(r"\d|@", text) and all(w in _VAGUE_WORDS or re.sub(r"'s$|'", "", w) in _VAGUE_WORDS for w in words)
 
 
-_SLOT_VALUES = re.compile(
+_SLOT_VALUES = LazyPattern(
     r"(?<!\S)\S+@\S+|\b(?:cus|inv|ord)[-_#]?\d+\b|\b(?:my |the |our )?(?:e-?mail|email address|customer id|customer number|id|name|account)"
     r"(?: address)?(?:'s)?(?: on (?:the|my) account)?(?:\s*(?:is|:))?(?=\W|$)|\b(?:i'?m|i am|it'?s|this is|here)\b",
     re.IGNORECASE,
@@ -451,7 +452,7 @@ def other_language(text: str) -> str | None:
 
 # "My name is Dana Whitfield, ...", "my name's Lee": who is writing, not what it is about. The
 # word "name" would pull a message towards the profile article's "change my name".
-_INTRODUCTION = re.compile(
+_INTRODUCTION = LazyPattern(
     r"\b(?:my name is|my name's|the name is|the name's)\s+"
     # ("my name is wrong on the invoice" is about the name, and stays)
     r"(?!(?:wrong|incorrect|misspell\w*|spel\w*|not|missing|shown|showing|displayed|different|still|the|on|in|listed|"
@@ -473,7 +474,7 @@ TRYING = _any(
     r"(?:try|give (?:it|that|this|them|those)(?: steps)? a (?:go|try|shot)|do (?:that|this|it|those))\b[^?]*$",
 )
 # What the customer runs our app on: a system, a device, a browser, a version.
-_SETUP = re.compile(
+_SETUP = LazyPattern(
     r"\b(?:i ?os|ipad ?os|android|windows|win ?1[01]|mac ?os|macos|os ?x|linux|ubuntu|chrome ?os|iphone|ipad|pixel|samsung|"
     r"galaxy|macbook|imac|laptop|desktop|pc|chrome|chromium|firefox|safari|edge|opera|brave|sonoma|sequoia|ventura|monterey|"
     r"big sur)\b",
@@ -511,7 +512,7 @@ PROBLEM = _any(
 )
 
 
-_COURTESY = re.compile(
+_COURTESY = LazyPattern(
     r"\b(?:ok(?:ay)?|thanks|thank you|thx|ty|cheers|great|perfect|awesome|brilliant|wonderful|lovely|so much|very much|a lot|"
     rf"{_WORKED}|bye|goodbye|have a (?:good|nice) day|that's all|that is all)\b",
     _FLAGS,
@@ -535,7 +536,7 @@ ABOUT_CHARGES = _any(
     r"\bch-?\s?\d{4,}\b",  # a charge named by its id ("what is CH-9006?", held-4)
 )
 # A charge's id as the demo's charges are numbered: a literal only billing's tools read.
-CHARGE_ID = re.compile(r"\bch-?\s?\d{4,}\b", _FLAGS)
+CHARGE_ID = LazyPattern(r"\bch-?\s?\d{4,}\b", _FLAGS)
 
 
 # When a plan change takes effect: at the next renewal, or now.
@@ -704,7 +705,7 @@ REMOVE_CARD = _any(
 # an action: "no wait" before "make it the cheaper one" disclaims nothing (the reader alone moved
 # with each rebuild on such short clauses, and read the plain shapes no better: held 13/16 each).
 _ACTION_VERB = r"(?:change|switch|move|cancel|upgrade|downgrade|refund|touch|do)"
-_NAMES_ACTION = re.compile(rf"\b{_ACTION_VERB}\b", _FLAGS)
+_NAMES_ACTION = LazyPattern(rf"\b{_ACTION_VERB}\b", _FLAGS)
 DISCLAIMS_ACTION = _any(
     rf"\b(?:not|n'?t|never)\s+(?:asking|wanting|want|looking|trying|planning|going|ready|here)\s+(?:you\s+)?(?:to|for you to)\s+{_ACTION_VERB}\b",
     rf"\b(?:do not|don'?t|please don'?t|no need to)\s+{_ACTION_VERB}\s+(?:anything|it|my plan|the plan|my account)\b",
@@ -760,7 +761,7 @@ CARD_CHANGE_ASKED_CONFIDENCE = 0.99
 CARD_CHANGE_QUESTION_MARGIN = 2.0
 # Paying itself, the verb: "change how i pay you" names no payment method's noun, yet what pays
 # is the matter (a closed family of one verb's forms, as the payment methods' nouns are).
-_PAYING = re.compile(r"\b(?:pay|pays|paying|paid)\b", re.I)
+_PAYING = LazyPattern(r"\b(?:pay|pays|paying|paid)\b", re.I)
 
 
 @kept_by_text(256)  # (a pure reading, asked by triage and the money skill each step)
@@ -791,9 +792,9 @@ def asks_card_change(text: str) -> bool:
 _QUESTION_OPENS = r"(?:what|how|when|which|where|(?:does|do|can|could|will|is|are)\s++(?:it|i|you|we|they|that|this)\b)"
 # (the space run taken from its start and whole, possessively: tried from every space of a long
 # run and backtracked, "refund" + 16,000 spaces + "me" took seconds, tests/test_offline_linear.py)
-QUESTIONS_JOINED = re.compile(rf"(?<!\s)\s++(?:and|also|plus)\s++(?={_QUESTION_OPENS})", re.I)
+QUESTIONS_JOINED = LazyPattern(rf"(?<!\s)\s++(?:and|also|plus)\s++(?={_QUESTION_OPENS})", re.I)
 # A clause that opens as a question does (its words, not its "?").
-OPENS_AS_QUESTION = re.compile(rf"^\s*{_QUESTION_OPENS}", re.I)
+OPENS_AS_QUESTION = LazyPattern(rf"^\s*{_QUESTION_OPENS}", re.I)
 
 
 @kept_by_text(256)  # (a pure reading, asked by triage and the money skill each step)
@@ -877,8 +878,8 @@ PRICE_COMPARISON = _any(
 )
 # The price comparison's direction: plans below, or above, the one named after it.
 _THAN = r"(?: (?:plan|tier|option|one)s?)? than (?:the )?(starter|pro|team)\b"
-CHEAPER_THAN = re.compile(r"\b(?:cheaper|less expensive|smaller)" + _THAN, _FLAGS)
-DEARER_THAN = re.compile(r"\b(?:more expensive|pricier|bigger|larger)" + _THAN, _FLAGS)
+CHEAPER_THAN = LazyPattern(r"\b(?:cheaper|less expensive|smaller)" + _THAN, _FLAGS)
+DEARER_THAN = LazyPattern(r"\b(?:more expensive|pricier|bigger|larger)" + _THAN, _FLAGS)
 EXPLAIN = _any(r"\bexplain\b", r"\bwhat (?:is|was|are) (?:this|these|that) (?:charge|payment|fee)", r"\bdon'?t recogni[sz]e\b", r"\bnot recogni[sz]e\b", r"\bwhy (?:was|am|did|were) (?:i|we)\b.*\bcharged?\b")
 CREDIT = _any(r"\bcredit\b(?! card)", r"\bcompensat", r"\boutage\b", r"\bdowntime\b")
 
@@ -944,7 +945,7 @@ def asks_how(text: str) -> bool:
 
 # (Linear: a split takes a whitespace run whole from where it starts, or begins where the run
 # ends (after an earlier split took it); see triage._ISSUE_SPLIT.)
-CLAUSE_SPLIT = re.compile(
+CLAUSE_SPLIT = LazyPattern(
     r"(?<=[.!?;])\s++|(?:(?<!\s)\s*+(?:,|\.)?\s*+|(?<=\s)(?:[,.]\s*+)?)"
     r"\b(?:also|and also|another thing|one more thing|by the way|btw|plus)\b[,:]?\s*+", _FLAGS
 )
@@ -954,18 +955,18 @@ CLAUSE_SPLIT = re.compile(
 # (Between a brand and its digits, no other payment method: "replace the amex with my visa ending
 # 1881" names the visa's digits, not the amex's; controls-h18.)
 _OTHER_METHOD = r"(?:visa|mastercard|master card|amex|american express|discover|paypal)"
-CARD_DESCRIPTION = re.compile(
+CARD_DESCRIPTION = LazyPattern(
     _CARD_BRAND + rf"(?:(?!\b{_OTHER_METHOD}\b)[^.\d]){{0,30}}?" + _LAST_FOUR + r"|\b(paypal)\b", _FLAGS
 )
-CARD_NUMBER = re.compile(r"\b(?:\d[ -]?){13,19}\b")
-PLAN_NAME = re.compile(rf"\b(starter|pro|{_TEAM_PLAN})\b", _FLAGS)
-PERIOD = re.compile(rf"\b({_PERIOD_WORDS})\b", _FLAGS)
+CARD_NUMBER = LazyPattern(r"\b(?:\d[ -]?){13,19}\b")
+PLAN_NAME = LazyPattern(rf"\b(starter|pro|{_TEAM_PLAN})\b", _FLAGS)
+PERIOD = LazyPattern(rf"\b({_PERIOD_WORDS})\b", _FLAGS)
 # Right before a period: the one they are on ("from", "instead of", "rather than", "not").
-_PERIOD_LEFT = re.compile(r"\b(?:from|instead of|rather than|not)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
-_PERIOD_TO = re.compile(r"\b(?:to|onto)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
+_PERIOD_LEFT = LazyPattern(r"\b(?:from|instead of|rather than|not)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
+_PERIOD_TO = LazyPattern(r"\b(?:to|onto)\s+(?:the\s+)?(?:an?\s+)?$", _FLAGS)
 
 
-_PARTS = re.compile(r"[,;.!?]++\s*+|(?<!\s)\s++-++\s++|(?<!\s)\s++(?:but|instead)\s++", _FLAGS)
+_PARTS = LazyPattern(r"[,;.!?]++\s*+|(?<!\s)\s++-++\s++|(?<!\s)\s++(?:but|instead)\s++", _FLAGS)
 
 
 def parts(text: str) -> list[str]:
@@ -981,7 +982,7 @@ def clauses(text: str) -> list[str]:
 # The last four digits told without the card's brand ("sorry, it ends 4410 not 4401", "last four
 # are 4410"): a repair of a card named before. Digits after "not" or "instead of" are the ones
 # taken back (held-14: the card was changed to the digits the customer had just corrected).
-_LAST_FOUR_TOLD = re.compile(
+_LAST_FOUR_TOLD = LazyPattern(
     r"(?<!not )(?<!instead of )\b(?:end(?:ing|s)(?: in| with)?|last (?:four|4)(?: digits| numbers)?(?: are| is)?)\s*(\d{4})\b",
     _FLAGS,
 )
@@ -995,7 +996,7 @@ def last_four_told(text: str) -> str | None:
 
 # Right before a payment method: the one being left ("no more paypal", "switch from paypal",
 # "off the visa", "replace my amex", "instead of paypal"), as `_PERIOD_LEFT` is for periods.
-_METHOD_LEFT = re.compile(
+_METHOD_LEFT = LazyPattern(
     r"\b(?:from|instead of|rather than|not|no more|no longer|off|away from|replace|ditch|drop"
     r"|stop(?:ping)? (?:using|paying (?:with|by|through)|charging))\s+(?:(?:my|the|our|that|this|old|current|using)\s+)*$",
     _FLAGS,
@@ -1003,7 +1004,7 @@ _METHOD_LEFT = re.compile(
 
 
 # Right after a payment method: it is taken away ("take paypal off", "paypal out, visa in").
-_METHOD_LEFT_AFTER = re.compile(r"^\s+(?:(?:the|my|our)\s+account\s+)?(?:off|out)\b", _FLAGS)
+_METHOD_LEFT_AFTER = LazyPattern(r"^\s+(?:(?:the|my|our)\s+account\s+)?(?:off|out)\b", _FLAGS)
 
 
 def card_description(text: str) -> str | None:
@@ -1025,7 +1026,7 @@ def card_description(text: str) -> str | None:
 
 # The plan they are on, named beside a change: "from Team", "I'm on Starter", "currently on pro",
 # "we have the starter plan", "on pro right now". It is where they are, never the plan to move to.
-_PLAN_FROM = re.compile(
+_PLAN_FROM = LazyPattern(
     r"\b(?:from|(?:i'?m|i am|we'?re|we are)\s+(?:currently\s+|now\s+)?on|currently on|(?:i|we)\s+(?:currently\s+)?have"
     r"|my current plan is)\s+(?:the |my |our )?(starter|pro|team)\b"
     r"|\bon (?:the )?(starter|pro|team)(?: plan)? (?:right now|now|currently|at the moment)\b",
@@ -1035,8 +1036,8 @@ _PLAN_FROM = re.compile(
 
 # "to the Basic plan": a plan named as where to go. Words that say which by place or kind are
 # not names ("to the cheapest plan", "to a yearly plan").
-_PLAN_TARGET = re.compile(r"\b(?:to|onto|into|for) (?:the |a |an )?([a-z][\w-]*) (?:plan|tier|subscription)\b", _FLAGS)
-_NOT_A_NAME = re.compile(
+_PLAN_TARGET = LazyPattern(r"\b(?:to|onto|into|for) (?:the |a |an )?([a-z][\w-]*) (?:plan|tier|subscription)\b", _FLAGS)
+_NOT_A_NAME = LazyPattern(
     rf"^(?:{_LOWEST}|cheaper|cheapest|lower|higher|bigger|smaller|better|next|new|other|different|same|current|old|"
     r"paid|free|annual|yearly|monthly|family|business|individual|personal|top|premium|best|one|this|that|my|our|your)$",
     _FLAGS,
@@ -1076,7 +1077,7 @@ def plan_request(text: str) -> tuple[str | None, str | None]:
 # its other words lean the router (issue 38). Read by a learned reader (readers/gates.py), with
 # rules for what rules read well: an amount or a currency sign, a charge's id, a plan's name, a
 # billing period, a card's number.
-_AMOUNT = re.compile(r"[$€£]|\b\d+[.,]\d\d\b")
+_AMOUNT = LazyPattern(r"[$€£]|\b\d+[.,]\d\d\b")
 
 
 @kept_by_text(256)
@@ -1102,7 +1103,7 @@ def names_money(text: str) -> bool:
     return gates.reads_money(text)
 
 
-_FILE_NAMED = re.compile(rf"\b(?:[a-z]+ ){{1,2}}(?={_FILE_THINGS}\b)", _FLAGS)
+_FILE_NAMED = LazyPattern(rf"\b(?:[a-z]+ ){{1,2}}(?={_FILE_THINGS}\b)", _FLAGS)
 
 
 def without_file_names(text: str) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 
 from supportdesk.models.offline import cues
 from supportdesk.models.offline import slots as slot_extraction
+from supportdesk.patterns import LazyPattern
 
 PENDING_OFFER = "pending_offer"
 PENDING_ISSUES = "pending_issues"
@@ -103,21 +104,21 @@ def refuses(text: str) -> bool:
     return bool(cues.DECLINE.search(text))
 
 
-BOTH = re.compile(r"\b(?:both|all (?:of )?(?:them|those|these|the charges|the payments)|each of them|them all|the two of them)\b", re.I)
+BOTH = LazyPattern(r"\b(?:both|all (?:of )?(?:them|those|these|the charges|the payments)|each of them|them all|the two of them)\b", re.I)
 _ORDINALS = (
-    (re.compile(r"\b(?:first|1st|earlier|earliest|former|older|original)\b(?! time)", re.I), 0),
-    (re.compile(r"\b(?:second|2nd)\b(?! time)", re.I), 1),
-    (re.compile(r"\b(?:third|3rd)\b(?! time)(?=\s*(?:one|charge|payment)\b)", re.I), 2),
-    (re.compile(r"\b(?:last|later|latest|latter|newer|newest|most recent|duplicate|double|extra|repeat(?:ed)?)\b(?! (?:month|week|year|time))", re.I), -1),
+    (LazyPattern(r"\b(?:first|1st|earlier|earliest|former|older|original)\b(?! time)", re.I), 0),
+    (LazyPattern(r"\b(?:second|2nd)\b(?! time)", re.I), 1),
+    (LazyPattern(r"\b(?:third|3rd)\b(?! time)(?=\s*(?:one|charge|payment)\b)", re.I), 2),
+    (LazyPattern(r"\b(?:last|later|latest|latter|newer|newest|most recent|duplicate|double|extra|repeat(?:ed)?)\b(?! (?:month|week|year|time))", re.I), -1),
 )
 
 
 # A charge named by its id ("CH-9003").
-_CHARGE_ID = re.compile(r"\b(ch[- ]?\d{3,})\b", re.I)
+_CHARGE_ID = LazyPattern(r"\b(ch[- ]?\d{3,})\b", re.I)
 # "a double of the march 1st one", "the same charge as march 1", "a copy of CH-9003": what follows
 # names the charge this one repeats, not the one meant (issue 38: "that's a double of the march
 # 1st one, refund it" refunded March 1). Read up to the end of its clause.
-_REPEATED = re.compile(
+_REPEATED = LazyPattern(
     r"\b(?:same(?:\s+(?:charge|payment|amount|thing|one))?\s+as|(?:double|duplicate|dupe|copy|repeat|repetition|twin)\s+of)\b"
     r".*?(?=$|[,;:.!?]|\s[-\u2013\u2014]\s|\b(?:and|but|so|refund|please|i\s+want|i'?d\s+like|give|can|could)\b)",
     re.I,
@@ -140,7 +141,7 @@ def days_named(text: str) -> int:
 
 
 # "the other one", "the other charge": of two listed, the one not offered.
-_THE_OTHER = re.compile(r"\b(?:the\s+)?other\s+(?:one|charge|payment|1)\b|\bthe\s+other\b(?!\s+(?:day|thing|way|team|issue|problem|matter|question))", re.I)
+_THE_OTHER = LazyPattern(r"\b(?:the\s+)?other\s+(?:one|charge|payment|1)\b|\bthe\s+other\b(?!\s+(?:day|thing|way|team|issue|problem|matter|question))", re.I)
 
 
 def point_at(

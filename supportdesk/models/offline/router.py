@@ -17,8 +17,9 @@ from supportdesk.models.offline.slots import CUSTOMER_ID
 from supportdesk.models.offline.kept import keep
 from supportdesk.lexicon import normalise
 from supportdesk.readers import gates
+from supportdesk.patterns import LazyPattern
 
-_WORD = re.compile(r"[a-z][a-z0-9_]*")
+_WORD = LazyPattern(r"[a-z][a-z0-9_]*")
 
 # When is triage unsure enough to ask instead of guessing? The two classes are near a
 # coin toss, or the message holds (almost) nothing the examples know, or it is very short
@@ -171,7 +172,7 @@ def _tells_access_without_money(text: str) -> bool:
 # "another question" leaned 0.90 to a config-only security agent), and the matter after them
 # lost its lean ("another question: how much is pro per year?" 0.55 to billing, 0.91 without;
 # reset15). What follows them is routed.
-_ANNOUNCED = re.compile(
+_ANNOUNCED = LazyPattern(
     r"^\W*(?:(?:ok(?:ay)?|so|and|oh|also|but|thx|thanks)\W+)*"
     r"(?:(?:(?:an)?other|different|diff|separate|unrelated|new|next|second|one\s+more)\s+"
     r"(?:question|q|thing|topic|issue|matter|point|subject)s?|unrelated)\b[\s:,.;!\-\u2013\u2014]*",

@@ -10,7 +10,6 @@ with the reason instead of asking billing's first question.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from supportdesk.config import AgentConfig
@@ -18,8 +17,9 @@ from supportdesk.lexicon import normalise
 from supportdesk.models.offline import cues
 from supportdesk.readers import gates
 from supportdesk.readers.acts import Reading, background_counts, clauses, commonness, feature_words, read_act, read_scope, scope_reader
+from supportdesk.patterns import LazyPattern
 
-_WORD = re.compile(r"[a-z][a-z0-9]+")
+_WORD = LazyPattern(r"[a-z][a-z0-9]+")
 # Below this weighted share of its meaning-bearing words in the job's words, a message is
 # outside the job. Of the 22 opening messages the conversation evals send to billing without an
 # email or a charge word, three share less than 0.3 (0.22 to 0.26), and each names an amount or

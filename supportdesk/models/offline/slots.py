@@ -16,6 +16,7 @@ from datetime import date, timedelta
 
 from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.text import EMAIL_ADDRESS
+from supportdesk.patterns import LazyPattern
 
 MONTHS = {
     name: i
@@ -50,11 +51,11 @@ _CODE_TO_CURRENCY = {
     "gbp": "GBP", "pounds": "GBP", "pound": "GBP",
 }
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?"
-_AMOUNT_SYMBOL = re.compile(rf"(?P<sym>[$€£])\s?(?P<num>{_NUMBER})(?![\d])")
-_AMOUNT_CODE = re.compile(
+_AMOUNT_SYMBOL = LazyPattern(rf"(?P<sym>[$€£])\s?(?P<num>{_NUMBER})(?![\d])")
+_AMOUNT_CODE = LazyPattern(
     rf"(?<![\w.])(?P<num>{_NUMBER})\s?(?P<code>{'|'.join(_CODES)})\b", re.IGNORECASE
 )
-_AMOUNT_CODE_FIRST = re.compile(
+_AMOUNT_CODE_FIRST = LazyPattern(
     rf"\b(?P<code>usd|eur|gbp)\s?(?P<num>{_NUMBER})(?![\d])", re.IGNORECASE
 )
 # An amount written without a currency ("charged 49.99", "a 9.99 charge", "29.99 was debited"):
@@ -65,14 +66,14 @@ _MONEY_VERB = (
     r"charg\w*|bill(?:ed|ing)?|paid|pay(?:ing|ment)?s?|debit\w*|took|taken|tak(?:e|es|ing)|deduct\w*|"
     r"withdr[ae]w\w*|cost(?:s|ing)?|spent|refund(?:ed)?|fee"
 )
-_AMOUNT_AFTER_WORD = re.compile(rf"\b(?:{_MONEY_VERB})\b(?:\s+(?!on\b)[a-z']{{1,8}}){{0,3}}\s+{_CENTS}", re.IGNORECASE)
+_AMOUNT_AFTER_WORD = LazyPattern(rf"\b(?:{_MONEY_VERB})\b(?:\s+(?!on\b)[a-z']{{1,8}}){{0,3}}\s+{_CENTS}", re.IGNORECASE)
 # An amount with cents made plural ("two 9.99s went out", "both 29.99s"): several charges of it.
 # (Counted: "the 1.50s timeout" is seconds, "version 2.13s" no money.)
-_AMOUNT_PLURAL = re.compile(
+_AMOUNT_PLURAL = LazyPattern(
     r"\b(?:two|three|both|2|3|several|multiple|those|these)\s+(?P<num>\d{1,3}(?:,\d{3})+\.\d\d|\d+\.\d\d)'?s\b",
     re.IGNORECASE,
 )
-_AMOUNT_BEFORE_WORD = re.compile(
+_AMOUNT_BEFORE_WORD = LazyPattern(
     rf"{_CENTS}\s+(?:(?:charge|payment|debit|fee|transaction|refund)s?\b"
     r"|(?:was|were|got|has been|have been|had been)\s+(?:charged|debited|billed|taken|deducted|withdrawn)\b)",
     re.IGNORECASE,
@@ -81,19 +82,19 @@ _AMOUNT_BEFORE_WORD = re.compile(
 # In answer to a question for the amount, a number with cents is the amount even with no money
 # word beside it ("it was 29.99 each time", "129.99"); one that reads as a day and a month
 # ("03.01", "1.03") is left out: the question asked for dates too.
-_ASKED_CENTS = re.compile(_CENTS)
-_DAY_DOT_MONTH = re.compile(r"(?:0?[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])")
-_VERSION_BEFORE = re.compile(r"\b(?:version|update|build|release|v)\s*$", re.IGNORECASE)
+_ASKED_CENTS = LazyPattern(_CENTS)
+_DAY_DOT_MONTH = LazyPattern(r"(?:0?[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])")
+_VERSION_BEFORE = LazyPattern(r"\b(?:version|update|build|release|v)\s*$", re.IGNORECASE)
 # What an agent writes when it asks the customer for an amount ("tell me the amount and the dates",
 # "I need the email address on it, or the amount of the charge", "how much was it?").
-ASKS_FOR_AMOUNT = re.compile(
+ASKS_FOR_AMOUNT = LazyPattern(
     r"\b(?:tell me|I need|what(?:'s| is| was)|which|give me|share)\b[^.?!]*\bamount\b|\bhow much\b[^.!?]*\?", re.IGNORECASE
 )
 
-_ISO_DATE = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b")
+_ISO_DATE = LazyPattern(r"\b(?P<year>20\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b")
 # (A day may stand in brackets after its month: "march (10th & 11th)".)
-_MONTH_DAY = re.compile(rf"\b(?P<month>{_MONTH_RE})\.?\s+\(?(?:the\s+)?{_DAY}\b{_YEAR}", re.IGNORECASE)
-_DAY_MONTH = re.compile(
+_MONTH_DAY = LazyPattern(rf"\b(?P<month>{_MONTH_RE})\.?\s+\(?(?:the\s+)?{_DAY}\b{_YEAR}", re.IGNORECASE)
+_DAY_MONTH = LazyPattern(
     rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH_RE})\b{_YEAR}", re.IGNORECASE
 )
 # Two days sharing one month: "March 1st and 3rd", "march 1 & 3" (the month first), "the 1st and
@@ -102,28 +103,28 @@ _DAY_MONTH = re.compile(
 # more times", "2 days later") is no day.
 _LISTED = r"\s*(?:,|&|\band\b|\bor\b)\s+(?:[a-z]+\s+){0,2}?(?:the\s+)?"
 _COUNTED = r"(?!\s*(?:more|other|times?|days?|weeks?|months?|years?|hours?|minutes?|charges?|payments?|x)\b)"
-_MONTH_DAYS = re.compile(
+_MONTH_DAYS = LazyPattern(
     rf"\b(?P<month>{_MONTH_RE})\.?\s+\(?(?:the\s+)?(?P<first>[0-3]?\d)(?:st|nd|rd|th)?{_LISTED}"
     rf"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\b{_COUNTED}{_YEAR}",
     re.IGNORECASE,
 )
-_DAYS_MONTH = re.compile(
+_DAYS_MONTH = LazyPattern(
     rf"\b(?:the\s+)?(?P<first>[0-3]?\d)(?:st|nd|rd|th)?{_LISTED}{_DAY}\s+(?:of\s+)?(?P<month>{_MONTH_RE})\b{_YEAR}",
     re.IGNORECASE,
 )
 # 03/01/2026 is read month-first (the product bills in US format); 13/01/2026 is day-first.
-_SLASH_DATE = re.compile(r"\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<year>20\d\d)\b")
+_SLASH_DATE = LazyPattern(r"\b(?P<a>[0-3]?\d)/(?P<b>[0-3]?\d)/(?P<year>20\d\d)\b")
 # A short date with no year ("the 2/16 charge"): month first, as above (the product bills in US
 # format), in no year said (so any of the charges' years). Not a part of a longer run ("1/2/3",
 # "10/20/30"), a share ("1/2 of my files", "3/4 off") nor a rate ("24/7": no month 24).
-_SHORT_SLASH_DATE = re.compile(
+_SHORT_SLASH_DATE = LazyPattern(
     r"(?<![\d/.])(?P<month>1[0-2]|0?[1-9])/(?P<day>[0-3]?\d)\b(?![/.]\d)(?!\s*(?:of|off|price|done|way)\b)",
     re.IGNORECASE,
 )
 # The same short date written day-first, as most of the world writes it ("what was taken 21/3?"):
 # only when the first number cannot be a month (13 to 31), so "3/4" stays March 4; never "24/7"
 # (a rate, not July 24).
-_SHORT_SLASH_DAY_FIRST = re.compile(
+_SHORT_SLASH_DAY_FIRST = LazyPattern(
     r"(?<![\d/.])(?!24/7\b)(?P<day>1[3-9]|2\d|3[01])/(?P<month>1[0-2]|0?[1-9])\b(?![/.]\d)"
     r"(?!\s*(?:of|off|price|done|way)\b)",
     re.IGNORECASE,
@@ -141,8 +142,8 @@ _ORDINAL_WORDS = {word: i for i, word in enumerate(_FIRST_ORDINALS, start=1)} | 
 _ORDINAL_WORDS |= {f"twenty{word}": 20 + i for i, word in enumerate(_FIRST_ORDINALS[:9], start=1)} | {"thirtyfirst": 31}
 _ONE_WORD_DAYS = "|".join(sorted((*_FIRST_ORDINALS, "twentieth", "thirtieth"), key=len, reverse=True))
 _DAY_WORD = rf"(?P<day_word>twenty[- ]?(?:{'|'.join(_FIRST_ORDINALS[:9])})|thirty[- ]?first|{_ONE_WORD_DAYS})"
-_MONTH_THE_DAY_WORD = re.compile(rf"\b(?P<month>{_MONTH_RE})\.?\s+the\s+{_DAY_WORD}\b{_YEAR}", re.IGNORECASE)
-_DAY_WORD_OF_MONTH = re.compile(
+_MONTH_THE_DAY_WORD = LazyPattern(rf"\b(?P<month>{_MONTH_RE})\.?\s+the\s+{_DAY_WORD}\b{_YEAR}", re.IGNORECASE)
+_DAY_WORD_OF_MONTH = LazyPattern(
     rf"(?:\bthe\s+{_DAY_WORD}\s+(?:of\s+)?|(?<!-)\b{_DAY_WORD.replace('day_word', 'day_word_of')}\s+of\s+)(?P<month>{_MONTH_RE})\b{_YEAR}",
     re.IGNORECASE,
 )
@@ -154,9 +155,9 @@ def _day_in_words(words: str) -> int:
 
 
 _EMAIL = EMAIL_ADDRESS
-_INVOICE = re.compile(r"\b(?:INV|inv|Inv)[-#\s]?(?P<num>\d{3,})\b|\binvoice\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
-_ORDER = re.compile(r"\b(?:ORD|ord|Ord)[-#\s]?(?P<num>\d{2,})\b|\border\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
-CUSTOMER_ID = re.compile(r"\bCUS[-_]?(?P<num>\d{3,})\b", re.IGNORECASE)
+_INVOICE = LazyPattern(r"\b(?:INV|inv|Inv)[-#\s]?(?P<num>\d{3,})\b|\binvoice\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
+_ORDER = LazyPattern(r"\b(?:ORD|ord|Ord)[-#\s]?(?P<num>\d{2,})\b|\border\s+(?:no\.?|number|#)?\s*#?(?P<num2>\d{3,})\b", re.IGNORECASE)
+CUSTOMER_ID = LazyPattern(r"\bCUS[-_]?(?P<num>\d{3,})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -355,7 +356,7 @@ _DAYS_BACK = (
     r"|\b(?P<weeks>\d|one|a|two|three|four) weeks? (?:ago|back)\b"
     r"|\b(?P<fortnight>a|one) fortnight (?:ago|back)\b"
 )
-_RELATIVE_DAY = re.compile(
+_RELATIVE_DAY = LazyPattern(
     r"\b(?P<yesterday>yesterday(?:'?s)?|yday)\b"
     r"|\b(?P<today>today(?:'?s)?|tonight|this (?:morning|afternoon|evening))\b"
     rf"|{_DAYS_BACK}|{_DAYS_FROM_TODAY}|{_DAY_OF_A_MONTH_FROM_TODAY}|{_WEEKDAY_GONE_BY}|{_DAY_OF_THIS_MONTH}",
@@ -363,7 +364,7 @@ _RELATIVE_DAY = re.compile(
 )
 # The days named from today that only a charge's day is named by (not "today", which a change is
 # asked for too: "cancel it today"; nor "yesterday", which tells of anything that happened).
-_MONTH_DAY_FROM_TODAY = re.compile(
+_MONTH_DAY_FROM_TODAY = LazyPattern(
     rf"{_DAYS_BACK}|{_DAYS_FROM_TODAY}|{_DAY_OF_A_MONTH_FROM_TODAY}|{_WEEKDAY_GONE_BY}|{_DAY_OF_THIS_MONTH}", re.IGNORECASE
 )
 _MONTHS_FROM_TODAY = {"last": -1, "this": 0, "next": 1}
@@ -454,7 +455,7 @@ def _days_spanned(m: re.Match[str], today: date) -> list[date] | None:
     return None
 
 
-def _ids(pattern: re.Pattern[str], prefix: str, text: str) -> list[str]:
+def _ids(pattern: LazyPattern, prefix: str, text: str) -> list[str]:
     out: dict[str, None] = {}  # in order, without repeats, in linear time
     for m in pattern.finditer(text):
         num = m.groupdict().get("num") or m.groupdict().get("num2")
@@ -487,7 +488,7 @@ def extract(text: str, *, amount_asked: bool = False) -> Slots:
 
 # A day of the month named without its month ("the one on the 3rd", "from the 16th", "on the 24th
 # and 25th"): an ordinal after a preposition or "the", so "3rd time" or "the 2nd try" is no day.
-_BARE_DAY = re.compile(
+_BARE_DAY = LazyPattern(
     r"\b(?:the|on|from|of|dated)\s+[0-3]?\d(?:st|nd|rd|th)\b"
     # the days said with it in one list ("on the 24th and 25th", "the 10th, 11th"): grammar, a
     # coordination, each day an ordinal of its own (issue 38, offers-7: the 25th went unread, and
@@ -496,7 +497,7 @@ _BARE_DAY = re.compile(
     r"(?!\s+(?:time|try|attempt))",
     re.I,
 )
-_ORDINAL_DAY = re.compile(r"([0-3]?\d)(?:st|nd|rd|th)\b", re.I)
+_ORDINAL_DAY = LazyPattern(r"([0-3]?\d)(?:st|nd|rd|th)\b", re.I)
 
 
 @kept_by_text(256)
@@ -510,7 +511,7 @@ def bare_days(text: str) -> frozenset[int]:
 # 3rd", "no wait, the march one", "actually it's the work address", "wrong one", "typo, it's ...").
 # Its markers are a closed class of the language, like months and ordinals: a rule reads them, and
 # what the message names then replaces what was said of the same kind (an added fact keeps both).
-_REPAIR = re.compile(
+_REPAIR = LazyPattern(
     r"\b(?:i\s+meant|i\s+mean|meant\s+to\s+(?:say|write|type)|no\s+wait|wait\s+no|actually|correction|my\s+(?:bad|mistake)"
     r"|typo|scratch\s+that|wrong\s+(?:one|date|day|month|email|address|account|charge|amount))\b",
     re.I,
@@ -525,8 +526,8 @@ def repairs(text: str) -> bool:
 
 # Four digits (a card's last four) told right after a repair's "not": "it's 3380, not 3308", "not
 # 7721 but 7712". Those are the digits taken back; the others told are the ones meant.
-_FOUR_DIGITS = re.compile(r"(?<![\d.,/-])\b\d{4}\b(?![.,/-]?\d)")
-_TAKEN_BACK = re.compile(r"\b(?:not|instead\s+of|rather\s+than|isn'?t|wasn'?t)\s+(?:the\s+)?$", re.I)
+_FOUR_DIGITS = LazyPattern(r"(?<![\d.,/-])\b\d{4}\b(?![.,/-]?\d)")
+_TAKEN_BACK = LazyPattern(r"\b(?:not|instead\s+of|rather\s+than|isn'?t|wasn'?t)\s+(?:the\s+)?$", re.I)
 
 
 def four_digits_meant(text: str) -> str | None:
@@ -539,7 +540,7 @@ def four_digits_meant(text: str) -> str | None:
 # (A full month's name may carry a possessive, its apostrophe typed or not: "januarys invoice",
 # "february's bill"; an abbreviation may not: "mars", "jans" are other words.)
 _FULL_MONTH_RE = "|".join(sorted((m for m in MONTHS if len(m) > 3), key=len, reverse=True))
-_MONTH_WORD = re.compile(rf"\b({_MONTH_RE})\b|\b({_FULL_MONTH_RE})['\u2019]?s\b", re.IGNORECASE)
+_MONTH_WORD = LazyPattern(rf"\b({_MONTH_RE})\b|\b({_FULL_MONTH_RE})['\u2019]?s\b", re.IGNORECASE)
 
 
 @kept_by_text(256)
@@ -580,15 +581,15 @@ _ORDINAL = r"(?P<ord>first|1st|second|2nd|third|3rd|fourth|4th)"
 _LOW_END = r"cheapest|lowest|smallest|least expensive|most basic|bottom"
 _HIGH_END = r"most expensive|priciest|highest|biggest|largest|top"
 _END = rf"(?:(?P<low>{_LOW_END})|(?P<high>{_HIGH_END}))"
-_PLACE_MIDDLE = re.compile(r"\b(?:middle|mid(?:[- ]?(?:priced|price|range|level|tier|size|sized))?|in[- ]?between|intermediate)\b", re.I)
-_PLACE_FROM_END = re.compile(rf"\b{_ORDINAL}[- ](?:{_END}|(?:one|plan|tier|option)?\s*from the (?P<end>top|bottom))\b", re.I)
+_PLACE_MIDDLE = LazyPattern(r"\b(?:middle|mid(?:[- ]?(?:priced|price|range|level|tier|size|sized))?|in[- ]?between|intermediate)\b", re.I)
+_PLACE_FROM_END = LazyPattern(rf"\b{_ORDINAL}[- ](?:{_END}|(?:one|plan|tier|option)?\s*from the (?P<end>top|bottom))\b", re.I)
 # A place is definite ("the second one", "2nd one"): after "a" or "another" the ordinal counts one
 # more of the same ("took a second one on march 11": the charge again, no item of a list).
-_PLACE_IN_LIST = re.compile(rf"(?<!\ba\s)(?<!\banother\s)\b{_ORDINAL}\s+(?:one|plan|tier|option|package|level)s?\b", re.I)
+_PLACE_IN_LIST = LazyPattern(rf"(?<!\ba\s)(?<!\banother\s)\b{_ORDINAL}\s+(?:one|plan|tier|option|package|level)s?\b", re.I)
 # The list's own end, counted the other way: "the last one", "the final option", "the second to
 # last plan" (an ordinal, a closed class of the grammar like "first" and "second"; a noun of the
 # list follows, so "last month" is a date's word, not a place).
-_PLACE_LAST = re.compile(
+_PLACE_LAST = LazyPattern(
     r"\b(?P<second>second[- ](?:to[- ])?)?(?:last|final)\s+(?:one|plan|tier|option|package|level)s?\b", re.I
 )
 

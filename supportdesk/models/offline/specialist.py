@@ -42,6 +42,7 @@ from supportdesk.models.offline.view import View
 from supportdesk.models.offline.kept import keep
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
+from supportdesk.patterns import LazyPattern
 
 __all__ = ["ANSWERS_QUESTION", "OTHER_LANGUAGE_REPLY", "Specialist", "Step", "next_billing_date", "nice_date", "skills_of"]
 
@@ -57,7 +58,7 @@ TOPIC_SWITCH_CONFIDENCE = 0.8
 # another agent's job covers its words this much better (scope.share_in_scope).
 STRAY_CONFIDENCE = 0.5
 STRAY_SHARE_MARGIN = 0.2
-_THANKS_WORD = re.compile(r"\b(?:thanks|thank you|thank u|thx|ty|tysm|cheers)\b", re.I)
+_THANKS_WORD = LazyPattern(r"\b(?:thanks|thank you|thank u|thx|ty|tysm|cheers)\b", re.I)
 THANKS_FOR_A_FIX_CONFIDENCE = 0.85  # the act reader's: thanks, and nothing else asked or told
 STRAY_ACT_CONFIDENCE = 0.6  # the act reader's (supportdesk/readers): a problem or a request, clearly
 # Words that point back at what was just said ("is that the cheapest?", "why is it so high?"):
@@ -112,7 +113,7 @@ def _skills_of(agent: AgentConfig) -> frozenset[str]:
 
 
 
-_SIGNED_IN = re.compile(r"\b(?:log(?:ged|s)? ?(?:in|on)(?:to)?|logins?|sign(?:ed|s)? ?(?:in|on)(?:to)?|sign-?ins?)\b", re.I)
+_SIGNED_IN = LazyPattern(r"\b(?:log(?:ged|s)? ?(?:in|on)(?:to)?|logins?|sign(?:ed|s)? ?(?:in|on)(?:to)?|sign-?ins?)\b", re.I)
 
 
 def about_charges(text: str) -> bool:

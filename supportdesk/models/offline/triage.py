@@ -15,6 +15,7 @@ from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_o
 from supportdesk.models.offline.view import View
 from supportdesk.readers import acts
 from supportdesk.lexicon import CONCEPTS
+from supportdesk.patterns import LazyPattern
 
 CLARIFY_OPENING = "So I can bring in the right colleague:"
 
@@ -114,7 +115,7 @@ def topic(text: str, target_title: str) -> str:
 # starts ((?<!\s)), or begins where it ends (an earlier split took it), never inside it: so
 # "refund" + 16,000 spaces + "me" is one pass, not the cube of the run it was when every
 # position inside the run was tried with every split of it.
-_ISSUE_SPLIT = re.compile(
+_ISSUE_SPLIT = LazyPattern(
     r"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?)\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*+"
     r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
     # "+" written between words for "plus" ("two 29.99 charges + i want a reset link"), never a
@@ -150,7 +151,7 @@ _WHO_WORDS = frozenset(w for phrase in CONCEPTS["someone"] for w in phrase.split
 # A question whose subject points back at the part before it ("can i pay for starter yearly
 # instead? it works out cheaper right?"): its matter is that part's, whatever its own words lean
 # the router to. Grammar, a closed class (the pronouns that point back).
-_POINTS_BACK = re.compile(r"^\s*(?:and\s+|so\s+)?(?:it|that|this)(?:'s|'d|'ll)?\b", re.IGNORECASE)
+_POINTS_BACK = LazyPattern(r"^\s*(?:and\s+|so\s+)?(?:it|that|this)(?:'s|'d|'ll)?\b", re.IGNORECASE)
 
 
 def _only_who(part: str) -> bool:
@@ -260,7 +261,7 @@ def _stops_paying(text: str) -> bool:
 
 # What the desk bills for, named: a closed class of nouns (the subscription, a plan, a membership,
 # its renewal), as a rule reads it; whether its end is asked for is the learned readers' call.
-_PAID_FOR = re.compile(r"\b(?:subscri(?:ption|bed|be)s?|plans?|membership|renewals?)\b", re.IGNORECASE)
+_PAID_FOR = LazyPattern(r"\b(?:subscri(?:ption|bed|be)s?|plans?|membership|renewals?)\b", re.IGNORECASE)
 
 
 def _asks_money(text: str) -> bool:
@@ -273,7 +274,7 @@ def _asks_money(text: str) -> bool:
 
 # A plan named with what names it ("the team plan", "our pro tier", "starter"): taken out, what is
 # left of a question says whether it asks about the plan (its price, what it includes) or a feature.
-_PLAN_NAMED = re.compile(rf"(?:\b(?:the|our|a|your|my) )?{cues.PLAN_NAME.pattern}(?: (?:plans?|tiers?|subscriptions?)\b)?", re.I)
+_PLAN_NAMED = LazyPattern(rf"(?:\b(?:the|our|a|your|my) )?{cues.PLAN_NAME.pattern}(?: (?:plans?|tiers?|subscriptions?)\b)?", re.I)
 
 
 @kept_by_text(256)  # (a pure reading of the message, asked again each step)

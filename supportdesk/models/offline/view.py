@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, assert_never
@@ -24,6 +23,7 @@ from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.kept import keep, kept_by_text
 from supportdesk.lexicon import CONCEPTS
 from supportdesk.readers.spelling import corrected, words_of
+from supportdesk.patterns import LazyPattern
 
 # The limits of a tool an agent does not hold.
 NO_LIMITS = ToolLimits()
@@ -57,7 +57,7 @@ class ToolEvent:
 
 
 # How engine/tools.py and the runner word a call they failed themselves.
-_ENGINE_FAILURE = re.compile(r"(unknown tool |[\w.-]+ failed: [\w.]+: |[\w.-]+: invalid arguments|vetoed by )")
+_ENGINE_FAILURE = LazyPattern(r"(unknown tool |[\w.-]+ failed: [\w.]+: |[\w.-]+: invalid arguments|vetoed by )")
 # What the agent says instead of such words.
 ON_OUR_SIDE = "something went wrong on our side, so nothing was changed"
 

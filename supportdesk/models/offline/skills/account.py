@@ -14,6 +14,7 @@ from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import CARD_NUMBER_WARNING, PLAN_CHANGE_ASKED, SkillBase, nice_date
 from supportdesk.models.offline.view import ToolEvent
 from supportdesk.text import money
+from supportdesk.patterns import LazyPattern
 
 # A charge search refused, or shown nothing, because no account was named: the rule, not a miss.
 NEEDS_EMAIL_FOR_CHARGES = "To look at your charges, I need the email address on your account. What is it?"
@@ -60,7 +61,7 @@ def next_billing_date(today: date, billing_day: int, annual: bool, created_on: s
 
 
 # The card the account had before: "the old card", "same card as before", "put it back".
-_PREVIOUS_CARD = re.compile(
+_PREVIOUS_CARD = LazyPattern(
     r"\b(?:same|old|previous|former|original|earlier)\s+(?:card|one|payment method)\b|\bcard\s+(?:i\s+)?had\s+before\b"
     r"|\b(?:put|switch|change|set)\s+(?:it\s+|that\s+)?back\b",
     re.I,

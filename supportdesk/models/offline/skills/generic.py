@@ -21,6 +21,7 @@ from supportdesk.models.offline.router import content_words
 from supportdesk.models.offline.view import ON_OUR_SIDE
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
+from supportdesk.patterns import LazyPattern
 
 if TYPE_CHECKING:
     from supportdesk.models.offline.skills.common import SkillBase
@@ -36,7 +37,7 @@ _FILLER = {"the", "a", "an", "to", "of", "and", "or", "in", "on", "for", "with",
            # A verb's particle says nothing without its verb: find_customer's "look up" is no match
            # for a login that "showed up" (security-13: the lookup was picked over the reset).
            "up", "down", "off", "out", "over"}
-_WORD = re.compile(r"[a-z]+")
+_WORD = LazyPattern(r"[a-z]+")
 
 
 def _words(text: str) -> set[str]:

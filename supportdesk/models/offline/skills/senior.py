@@ -12,12 +12,13 @@ from supportdesk.models.offline import cues
 from supportdesk.models.offline.skills.common import SkillBase, with_article
 from supportdesk.readers import acts
 from supportdesk.text import clip_words, money
+from supportdesk.patterns import LazyPattern
 
 
 # A plan spoken of, by its name or asked which: a feature question about one asks what it comes
 # with. ("team" only as the plan, "on team": "our compliance team" is people; "my plan" is the
 # customer's own, "someone who speaks italian to talk about my plan" asks for a person.)
-_A_PLAN = re.compile(r"\b(?:starter|pro)\b|\bon team\b|\b(?:which|what) (?:of (?:your|the) )?plans?\b", re.I)
+_A_PLAN = LazyPattern(r"\b(?:starter|pro)\b|\bon team\b|\b(?:which|what) (?:of (?:your|the) )?plans?\b", re.I)
 
 
 class SeniorSkill(SkillBase):

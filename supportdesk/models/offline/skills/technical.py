@@ -17,9 +17,10 @@ from supportdesk.lexicon import normalise, shares_a_term, terms
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
+from supportdesk.patterns import LazyPattern
 
-_CLAUSES = re.compile(r"(?<=[,;.!])\s+")
-_TROUBLE = re.compile(
+_CLAUSES = LazyPattern(r"(?<=[,;.!])\s+")
+_TROUBLE = LazyPattern(
     r"\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|not|no longer|error\w*|fail\w*|broke\w*|stopped|"
     r"crash\w*|freez\w*|stuck|missing|gone|lost|wrong|"
     # Nothing came of what the customer did ("clicked export and nothing happened"): the trouble.
@@ -31,14 +32,14 @@ _TROUBLE = re.compile(
 # How the steps end: the customer is asked to tell how they went (an answer is pointed back at them).
 REPORT_BACK = "Let me know whether that works."
 # Words that point back at what was said before ("did all of those", "tried it").
-POINTS_BACK = re.compile(r"\b(?:that|this|it|its|those|these|them|one|ones)\b", re.I)
+POINTS_BACK = LazyPattern(r"\b(?:that|this|it|its|those|these|them|one|ones)\b", re.I)
 # A reply pointing back is terse ("did all of those, same story", 6 words; "done all of it, it's
 # the same as before", 9, route-7: at 8 its clause "it's the same as before" was read alone, as
 # billing's "same" charge, and handed back); a longer message that says "that" tells a matter of
 # its own ("another thing: there was a login to my account that i did not do", 13, route-5 config).
 REPLY_MAX_WORDS = 10
 # The yes a reply to "did the steps help?" may open with (a closed class of answer words).
-_OPENING_YES = re.compile(r"^\W*(?:yes|yeah|yea|yep|yup|ya|sure|ok(?:ay)?)\b[\s,.!]*", re.I)
+_OPENING_YES = LazyPattern(r"^\W*(?:yes|yeah|yea|yep|yup|ya|sure|ok(?:ay)?)\b[\s,.!]*", re.I)
 
 
 def points_back(text: str) -> bool:
@@ -47,28 +48,28 @@ def points_back(text: str) -> bool:
 
 
 # The opening of a how-to question: "how do I ...", "how can we ...", "how should I ...".
-_HOW_TO = re.compile(r"\s*how (?:do|can|could|should|would|will|to)\b(?: (?:i|we|you|my|our|one)\b)?", re.I)
+_HOW_TO = LazyPattern(r"\s*how (?:do|can|could|should|would|will|to)\b(?: (?:i|we|you|my|our|one)\b)?", re.I)
 
 
 # Where a message's clauses end, a question's mark included ("is there a way to turn on 2fa? nothing
 # is wrong"): the clauses `without_denied_trouble` reads one by one.
-_ANY_CLAUSE = re.compile(r"(?<=[,;.!?])\s+")
-_NO_ONE = re.compile(r"^\W*(?:nobody|noone|no one|no-one)\b", re.I)
-_NOTHING = re.compile(r"^\W*nothing\b", re.I)
+_ANY_CLAUSE = LazyPattern(r"(?<=[,;.!?])\s+")
+_NO_ONE = LazyPattern(r"^\W*(?:nobody|noone|no one|no-one)\b", re.I)
+_NOTHING = LazyPattern(r"^\W*nothing\b", re.I)
 # "nothing dodgy going on", "nothing shady is going on": something denied to be going on at all, an
 # incident denied whatever word says what kind (tech-h18).
-_GOING_ON = re.compile(r"\b(?:(?:is |was )?go(?:ing|in'?) on|occurr\w*)\b", re.I)
+_GOING_ON = LazyPattern(r"\b(?:(?:is |was )?go(?:ing|in'?) on|occurr\w*)\b", re.I)
 # "no problem with my account", "no issues at all": a trouble's own noun, negated.
-_NO_TROUBLE = re.compile(r"^\W*(?:there'?s |there is |i have |i've )?(?:no|not an?y?) (?:problems?|issues?|troubles?|worries|concerns?)\b", re.I)
+_NO_TROUBLE = LazyPattern(r"^\W*(?:there'?s |there is |i have |i've )?(?:no|not an?y?) (?:problems?|issues?|troubles?|worries|concerns?)\b", re.I)
 # "the login alert was me", "that sign-in was just us", "it was my own new computer": what was
 # seen owned as the customer's own doing, so no one else's (sec17: its "login alert" words left
 # the search for the sync trouble told beside it unsure, and it found nothing).
-_OWNED = re.compile(r"\b(?:was|were|is|'s)\s+(?:just |only |really |actually |all |in fact )?(?:me|us|mine|myself|my own)\b(?! who\b| that\b)", re.I)
+_OWNED = LazyPattern(r"\b(?:was|were|is|'s)\s+(?:just |only |really |actually |all |in fact )?(?:me|us|mine|myself|my own)\b(?! who\b| that\b)", re.I)
 # What the customer did, told in the clause ("nothing happens when i tap sync"): what follows
 # "nothing" is that action's outcome, a trouble, not a denial.
-_UPON_AN_ACTION = re.compile(r"\b(?:when|whenever|after|once|if)\b", re.I)
+_UPON_AN_ACTION = LazyPattern(r"\b(?:when|whenever|after|once|if)\b", re.I)
 # "no one on my team can log in" is an inability told, not a denial of anyone's doing
-_MODAL = re.compile(r"\b(?:can|could|will|would|should|may|might|must)\b", re.I)
+_MODAL = LazyPattern(r"\b(?:can|could|will|would|should|may|might|must)\b", re.I)
 
 
 def denies_trouble(clause: str) -> bool:
@@ -149,7 +150,7 @@ def tells_trouble(query: str) -> bool:
 
 # A question asking for the remedy ("how do i fix the sync?", "what should i do about the codes?",
 # "how do i get the app working again?"): the trouble's, however it is worded around it.
-_ASKS_FOR_THE_FIX = re.compile(
+_ASKS_FOR_THE_FIX = LazyPattern(
     r"\b(?:fix\w*|repair\w*|solv\w*|resolv\w*|troubleshoot\w*|sort\w* (?:it|this|that|them) out|"
     r"work\w* again|what (?:should|do|can|shall|must) (?:i|we) do)\b",
     re.I,
@@ -185,7 +186,7 @@ def asks_beside_trouble(query: str, article: str) -> bool:
 ASIDE_MIN_TERMS = 2
 # ... and a sentence of its own: a question after a comma asks on about what was told ("someone
 # nicked my phone on the train, can they get into acme?" is the stolen phone's matter, kb-14).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = LazyPattern(r"(?<=[.!?])\s+")
 ASIDE_UNKNOWN = (
     "\n\nAs for your other question: I'm sorry, I don't know, and I'd rather not "
     "guess. A person from our team can find out for you: just say if you'd like me to bring one in."
@@ -215,7 +216,7 @@ def _article_text(article: dict[str, Any]) -> str:
 
 
 # A question asking a measure of the product (a time, a count, a size, how far back): its fact.
-_MEASURE = re.compile(
+_MEASURE = LazyPattern(
     r"\b(?:how (?:long|many|much time|far(?: back)?|big|large|often|soon|old)|until when|what(?:'s| is) the "
     r"(?:limit|maximum|max|oldest|biggest|largest|longest))\b",
     re.I,
@@ -224,7 +225,7 @@ _MEASURE = re.compile(
 
 # A condition opening what comes before the measure asked ("if my kid keeps typing the wrong
 # passcode, how long ..."): the trouble in it is supposed, the event measured, not one told.
-_SUPPOSED = re.compile(r"^\W*(?:(?:quick (?:one|q\w*)|out of curiosity|just wondering|hi|hey|hello)\W+)?(?:if|in case|suppos\w*|what if|whenever)\b", re.I)
+_SUPPOSED = LazyPattern(r"^\W*(?:(?:quick (?:one|q\w*)|out of curiosity|just wondering|hi|hey|hello)\W+)?(?:if|in case|suppos\w*|what if|whenever)\b", re.I)
 
 
 def asks_a_measure(query: str) -> bool:

@@ -18,10 +18,11 @@ from supportdesk.engine.confirmation import read_answer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.readers import acts
+from supportdesk.patterns import LazyPattern
 
 # The renewal as the thing asked about: the account renewing, or being billed again. (Said as
 # when a change takes effect, "from my next renewal", it is a time: cues.AT_RENEWAL, cut first.)
-_RENEWAL = re.compile(
+_RENEWAL = LazyPattern(
     r"\brenew(?:s|ed|ing|al|als)?\b|\b(?:bill|charg|debit|pay|tak)\w*\b[^.?!]{0,40}\bagain\b", re.IGNORECASE
 )
 
@@ -30,7 +31,7 @@ _RENEWAL = re.compile(
 # i get the rest of the month back?", "is anything prorated?"): an auxiliary and its subject
 # (grammar, a closed class), then a word of money lost or given back (cues' consequences of a
 # change, the same class `cues.PLAN_CHANGE_QUESTION` reads after an "if").
-_ASKS_WHAT_IS_LOST = re.compile(
+_ASKS_WHAT_IS_LOST = LazyPattern(
     r"\b(?:do|does|did|will|would|could|can|am|are|is|was)\s+(?:i|we|it|that|this|anything|my|our)\b[^.?!]*"
     r"\b(?:lose|lost|losing|forfeit\w*|refund\w*|prorat\w*|back|wasted?)\b",
     re.IGNORECASE,
@@ -45,7 +46,7 @@ def asks_what_is_lost(text: str) -> bool:
 
 
 # A sentence that ends with a question mark (what a question asks is said in it).
-_QUESTION_SENTENCE = re.compile(r"[^.?!]*\?")
+_QUESTION_SENTENCE = LazyPattern(r"[^.?!]*\?")
 
 
 # How sure the desk intents reader (readers/acts.py `read_desk_intent`) must be that the message,
@@ -62,7 +63,7 @@ def parts(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def a_part_reads(text: str, intent: str, *, unless: re.Pattern[str] | None = None) -> bool:
+def a_part_reads(text: str, intent: str, *, unless: LazyPattern | None = None) -> bool:
     """The desk intents reader reads `intent` surely in the message or one of its `parts` (of
     those `unless` finds nothing in)."""
     return any(
@@ -74,20 +75,20 @@ def a_part_reads(text: str, intent: str, *, unless: re.Pattern[str] | None = Non
 # A time gone by, as grammar says it (a closed class): the payment asked about is one taken (the
 # desk intents reader reads a payment asked about, not when: "what day did the last payment come
 # out?" reads next_payment).
-PAST = re.compile(r"\b(?:last|latest|most recent|previous|did|was|were|went)\b", re.I)
+PAST = LazyPattern(r"\b(?:last|latest|most recent|previous|did|was|were|went)\b", re.I)
 # The time asked, or the next one named (grammar: a question word of time, a closed class): the
 # next payment is what the learned reader's next_payment asks only with one of them, since it
 # hears a payment in "can you explain my bill?" and "what will that cost me?" alike.
-_WHEN_OR_NEXT = re.compile(r"\b(?:when\w*|next|what (?:day|date)|which (?:day|date))\b", re.I)
+_WHEN_OR_NEXT = LazyPattern(r"\b(?:when\w*|next|what (?:day|date)|which (?:day|date))\b", re.I)
 # Not the next payment: a payment told in the past, or how often one is taken ("how often do you
 # bill me?" asks the billing period, which the plan's answer states; the reader hears a payment).
-_NOT_THE_NEXT = re.compile(rf"{PAST.pattern}|\bhow often\b", re.I)
+_NOT_THE_NEXT = LazyPattern(rf"{PAST.pattern}|\bhow often\b", re.I)
 
 
 # A question said as a request to be told (grammar, a closed class: a verb of telling to the one
 # asking, or wanting to know): "..., and tell me how much the year costs", "let me know the price",
 # "remind me my plan".
-_TELL_ME = re.compile(
+_TELL_ME = LazyPattern(
     r"\b(?:(?:tell|show|give|remind)\s+(?:me|us)|let\s+(?:me|us)\s+know|(?:i'?d|i\s+would|we'?d)\s+like\s+to\s+know"
     r"|(?:i|we)\s+(?:want|need)\s+to\s+know)\b[^.?!]*",
     re.IGNORECASE,
@@ -169,12 +170,12 @@ def asks_what_it_would_do(text: str) -> bool:
 # technical agent's words when it is a problem told). Grammar only: a conditional (with "if", or
 # a supposition opening a clause: "say i cancel, can i still ...?", "suppose we downgrade"), or an
 # action named by its -ing form after an auxiliary, in a message the act reader reads as a question.
-_CONSEQUENCE_QUESTION = re.compile(
+_CONSEQUENCE_QUESTION = LazyPattern(
     r"\bif\b|(?:^|[,.;!?]\s*)(?:say|suppose|supposing|assuming)\s+(?:i|we)\b|\bwhat happens\b|\b(?:does|do|will|would|could|can|might|is)\s+(?!the\b|anything\b|something\b|nothing\b)[a-z]+ing\b",
     re.IGNORECASE,
 )
 # The account actions and their money, in any form ("cancelling", "subscripton", "keep paying").
-_ACCOUNT_ACTION = re.compile(r"\b(?:cancel\w*|subscri\w*|plans?|upgrad\w*|downgrad\w*|renew\w*|paying|billed|charged)\b", re.IGNORECASE)
+_ACCOUNT_ACTION = LazyPattern(r"\b(?:cancel\w*|subscri\w*|plans?|upgrad\w*|downgrad\w*|renew\w*|paying|billed|charged)\b", re.IGNORECASE)
 
 
 def asks_what_an_account_action_does(text: str, names_money: Callable[[str], bool] = lambda text: False) -> bool:
@@ -190,7 +191,7 @@ def asks_what_an_account_action_does(text: str, names_money: Callable[[str], boo
 
 # A billing period named by its own noun rather than by which one it is ("billing cycle", "billing
 # frequency"): what a customer calls the period they are billed by (a rule's, as a period's name is).
-_BILLING_PERIOD_ITSELF = re.compile(r"\bbilling\s+(?:cycle|period|frequency|interval|schedule)s?\b", re.IGNORECASE)
+_BILLING_PERIOD_ITSELF = LazyPattern(r"\bbilling\s+(?:cycle|period|frequency|interval|schedule)s?\b", re.IGNORECASE)
 
 
 def names_the_billing_period(text: str) -> bool:
@@ -201,7 +202,7 @@ def names_the_billing_period(text: str) -> bool:
 
 # Cancelling named in any of its forms ("cancelling", "cancellation", "unsubscribing"): the action's
 # name, as a plan's name is a rule's; the cancel cue lists how it is asked for, not how it is talked of.
-_CANCELLING_NAMED = re.compile(r"\b(?:cancel\w*|unsubscrib\w*)", re.IGNORECASE)
+_CANCELLING_NAMED = LazyPattern(r"\b(?:cancel\w*|unsubscrib\w*)", re.IGNORECASE)
 
 
 def cancelling_asked_about(text: str) -> bool:
@@ -229,13 +230,13 @@ _BILLED_THING = r"(?:payments?|charges?|renewals?|subscriptions?|invoices?)"
 # ("a failed payment", "declined the team renewal"), or a failure at the renewal ("my card was
 # declined when pro renewed"). A card declined "and payment wouldn't go through" at a restaurant
 # is the card's trouble, told of a purchase elsewhere: no subject here, no match.
-_PAYMENT_FAILED = re.compile(
+_PAYMENT_FAILED = LazyPattern(
     rf"\b{_BILLED_THING}\W{{0,2}}\s+(?:(?:was|were|got|has|had|is|did|just|been|have|apparently)\s+){{0,3}}{_FAILED}\b"
     rf"|\b{_FAILED}\s+(?:(?:the|my|our|your|this|that|last|latest|recent|monthly|yearly|annual|starter|pro|team)\s+){{0,2}}{_BILLED_THING}\b"
     rf"|\b{_FAILED}\s+(?:when|as|at)\s+(?:\w+\s+){{0,2}}renew\w*",
     re.IGNORECASE,
 )
-_NOT_THE_SUBSCRIPTION = re.compile(r"\btop[- ]?ups?\b|\btopp?(?:ed|ing) up\b|\bcheckout\b|\bcredits?\b(?! card)", re.IGNORECASE)
+_NOT_THE_SUBSCRIPTION = LazyPattern(r"\btop[- ]?ups?\b|\btopp?(?:ed|ing) up\b|\bcheckout\b|\bcredits?\b(?! card)", re.IGNORECASE)
 
 
 def payment_failed_told(text: str) -> bool:
@@ -294,7 +295,7 @@ def asks_charges(text: str) -> bool:
 # before you do anything", "i need to run it past my partner first", "our finance guy has to
 # approve it first"): grammar, a verb of consulting or of another's approval then, later in the
 # clause, "first" or "before" (closed classes).
-CONSULTS_FIRST = re.compile(
+CONSULTS_FIRST = LazyPattern(
     r"\b(?:check|ask|asking|run (?:it|this|that) (?:past|by)|talk|speak|clear (?:it|this|that) with"
     r"|approve|sign (?:it |this |that )?off)\b"
     r"[^.?!]*?\b(?:first|before)\b", re.I,

@@ -17,11 +17,12 @@ from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.skills.money.heard import QUESTION_CONFIDENCE, heard_cancel_request, heard_duplicate, heard_refund
 from supportdesk.models.offline.skills.money.plans import names_plan_by_place
 from supportdesk.readers import acts, gates
+from supportdesk.patterns import LazyPattern
 
 # The intents whose action a question can be about rather than ask for (`acts.asks_about_rather_than_for`).
 ACTION_INTENTS = {"cancel", "refund", "plan", "payment"}
 # "the next one" / "the next 1": after a charge, the charge that comes next.
-NEXT_ONE = re.compile(r"\bnext (?:one|1)\b", re.I)
+NEXT_ONE = LazyPattern(r"\bnext (?:one|1)\b", re.I)
 
 
 # (How sure the desk intents reader must be of a part: ./asks.py, where the parts are read.)
@@ -38,21 +39,21 @@ def asks_price(text: str) -> bool:
 
 # The account's own plan, said by its owner ("our plan", "my current subscription"): grammar, a
 # possessive before the desk's nouns of what it sells.
-_OWN_PLAN = re.compile(r"\b(?:my|our)\s+(?:current\s+)?(?:plan|subscription|tier)\b", re.I)
+_OWN_PLAN = LazyPattern(r"\b(?:my|our)\s+(?:current\s+)?(?:plan|subscription|tier)\b", re.I)
 # What the desk sells, by its nouns (cues' _TIER without "one" and "option", which point at anything)
-_PLAN_NOUN = re.compile(r"\b(?:plans?|tiers?|levels?|packages?|subscriptions?)\b", re.I)
+_PLAN_NOUN = LazyPattern(r"\b(?:plans?|tiers?|levels?|packages?|subscriptions?)\b", re.I)
 # A question whose answer is yes, no or how often: it opens with an auxiliary verb or "how often"
 # (grammar, a closed class), not with a question word asking for an amount or a day.
-_ASKS_WHETHER = re.compile(
+_ASKS_WHETHER = LazyPattern(
     r"\s*(?:(?:hi|hello|hey|so|ok|quick question)[,!.:]?\s+)?(?:am|are|is|do|does|did|will|was|were|how often)\b", re.I
 )
 # Two payment methods offered as alternatives ("card or paypal", "visa or the amex"): grammar (a
 # disjunction) over the payment methods' nouns the rules know (cues.NAMES_PAYMENT_METHOD).
-_METHODS_OFFERED = re.compile(
+_METHODS_OFFERED = LazyPattern(
     rf"\b{cues.CARD_ON_FILE_WORDS}\s*(?:,\s*)?or\s+(?:(?:the|a|my|by|via|with)\s+)?{cues.CARD_ON_FILE_WORDS}\b", re.I
 )
 # "can i pay by card or paypal?" asks what is possible, not which one pays now.
-_ASKS_POSSIBLE = re.compile(r"\s*(?:can|could|may|do you (?:take|accept))\b", re.I)
+_ASKS_POSSIBLE = LazyPattern(r"\s*(?:can|could|may|do you (?:take|accept))\b", re.I)
 # A time gone by: the payment asked about is one taken (./asks.py, where the next one is read).
 _PAST = asks.PAST
 # How sure the desk intents reader must be that a clause asks about a payment (its next_payment
@@ -80,7 +81,7 @@ def asks_last_payment(text: str) -> bool:
 
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan", "failed_payment"}
-_CHARGE_ID = re.compile(r"\bch[- ]?\d{3,}\b", re.I)
+_CHARGE_ID = LazyPattern(r"\bch[- ]?\d{3,}\b", re.I)
 
 
 class MoneyIntents(MoneyBase):

@@ -18,6 +18,7 @@ from supportdesk.models.offline.skills.money.base import INTENT_OF, MoneyBase
 from supportdesk.models.offline.skills.account import ABOUT_CANCELLING, ABOUT_CARDS
 from supportdesk.models.offline.skills.money.plans import corrected_request, plan_change_facts
 from supportdesk.text import money
+from supportdesk.patterns import LazyPattern
 
 ANYTHING_ELSE = "Is there anything else I can help with?"
 # Said to a hedge before the offer is put again (`_asked_plainly`, `_held_again`).
@@ -26,16 +27,16 @@ TAKE_YOUR_TIME = "Of course, take your time: nothing has changed yet."
 
 
 # A question word in a reply ("why", "how come", "what ... for"): it asks something of its own.
-_ASKS_BESIDE = re.compile(r"\b(?:why|how come|how much|what|when|which|where)\b|\?", re.I)
+_ASKS_BESIDE = LazyPattern(r"\b(?:why|how come|how much|what|when|which|where)\b|\?", re.I)
 
 
 # A question about what a reply points at ("is that my normal one", "what was it for").
-_ASKS_ABOUT = re.compile(r"\b(?:why|how come|what|which|when)\b|\b(?:is|was|are|were|does|did)\s+(?:that|this|it|these|those)\b", re.I)
+_ASKS_ABOUT = LazyPattern(r"\b(?:why|how come|what|which|when)\b|\b(?:is|was|are|were|does|did)\s+(?:that|this|it|these|those)\b", re.I)
 
 
 # A pause the customer opens with to ask something ("wait, how much is pro?", "hold on - ..."):
 # it asks for time, it turns nothing down.
-_PAUSE_FIRST = re.compile(r"^\W*(?:wait|hold on|hang on)\b[\s,.!:-]*", re.I)
+_PAUSE_FIRST = LazyPattern(r"^\W*(?:wait|hold on|hang on)\b[\s,.!:-]*", re.I)
 
 
 # What the desk says of an offered action asked about before the yes (`_facts_of`; a plan change's

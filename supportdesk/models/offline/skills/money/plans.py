@@ -17,6 +17,7 @@ from supportdesk.models.offline.skills.account import PLAN_FIELDS
 from supportdesk.models.offline.skills.common import PLAN_CHANGE_ASKED
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import MoneyBase
+from supportdesk.patterns import LazyPattern
 
 
 def _change_verb(text: str) -> str:
@@ -40,23 +41,23 @@ def plan_change_answer(text: str) -> str:
 
 
 # A move asked for without the plan's name ("ok move me to it", "switch me then").
-_MOVE = re.compile(r"\b(?:move|switch|put|upgrade|downgrade|change)\b", re.I)
+_MOVE = LazyPattern(r"\b(?:move|switch|put|upgrade|downgrade|change)\b", re.I)
 # A plan had: moved to, or wanted ("put me on ...", "we only need ...", "i'd like ...").
-_HAVE = re.compile(r"\b(?:move|switch|put|upgrade|downgrade|change|swap|go|want|wanna|need|like|prefer|take|choose|pick)\b", re.I)
+_HAVE = LazyPattern(r"\b(?:move|switch|put|upgrade|downgrade|change|swap|go|want|wanna|need|like|prefer|take|choose|pick)\b", re.I)
 # What a plan is spoken of as when its name is not said: "the big plan for teams", "the 9.99 one".
-_PLAN_NOUN = re.compile(r"\b(?:plans?|tiers?|ones?|packages?|options?|subscriptions?|levels?)\b", re.I)
+_PLAN_NOUN = LazyPattern(r"\b(?:plans?|tiers?|ones?|packages?|options?|subscriptions?|levels?)\b", re.I)
 # A price written bare ("the 9.99 one"), its cents always said; an email's digits are no price.
-_PRICE = re.compile(r"(?<![\w.@-])(\d{1,5}\.\d\d)(?![\w@-]|\.\d)")
+_PRICE = LazyPattern(r"(?<![\w.@-])(\d{1,5}\.\d\d)(?![\w@-]|\.\d)")
 # The plan wanted, right after the verb that wants it ("we want pro, team is too much"): the
 # plan's name is a rule's (cues.PLAN_NAME); which one is wanted, the sentence's shape.
-_WANTED = re.compile(
+_WANTED = LazyPattern(
     r"\b(?:want|wanna|need|like|prefer|take|choose|pick)\s+(?:to\s+(?:be\s+on|have|go\s+(?:to|with))\s+)?(?:only\s+|just\s+)?"
     r"(?:the\s+)?(starter|pro|team)\b", re.I,
 )
 
 # The wanted verb's plan said as the one exchanged for another ("we'd like team swapped for pro",
 # "we need team changed to pro", "want team down to pro"): the plan it goes to is the one wanted.
-_EXCHANGED_FOR = re.compile(r"\s+(?:\w+\s+)?(?:for|to|with|into)\s+(?:the\s+)?(starter|pro|team)\b", re.I)
+_EXCHANGED_FOR = LazyPattern(r"\s+(?:\w+\s+)?(?:for|to|with|into)\s+(?:the\s+)?(starter|pro|team)\b", re.I)
 
 
 def wanted_plan(text: str) -> str | None:
@@ -71,7 +72,7 @@ def wanted_plan(text: str) -> str | None:
 
 
 # A plan's own nouns, without "one": "the second one" points into whatever list was shown last.
-_PLAN_ITSELF = re.compile(r"\b(?:plans?|tiers?|packages?|levels?|subscriptions?)\b", re.I)
+_PLAN_ITSELF = LazyPattern(r"\b(?:plans?|tiers?|packages?|levels?|subscriptions?)\b", re.I)
 
 
 def names_plan_by_place(text: str) -> bool:

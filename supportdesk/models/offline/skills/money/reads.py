@@ -16,14 +16,15 @@ from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.readers import acts
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.text import money
+from supportdesk.patterns import LazyPattern
 
 # A reply that points back at what was just shown ("why is it so much", "what's that for").
-_POINTS_BACK = re.compile(r"\b(?:it|its|it's|that|this|that one|this one)\b", re.I)
+_POINTS_BACK = LazyPattern(r"\b(?:it|its|it's|that|this|that one|this one)\b", re.I)
 # "why is it so much", "how come it's that high": a question about a charge's amount.
-_WHY_AMOUNT = re.compile(r"\b(?:why|how come)\b.*\b(?:much|high|expensive|big|large|more)\b|\bso (?:much|high|expensive)\b", re.I)
+_WHY_AMOUNT = LazyPattern(r"\b(?:why|how come)\b.*\b(?:much|high|expensive|big|large|more)\b|\bso (?:much|high|expensive)\b", re.I)
 # A charge told as coming again after the day named ("on the 24th and then again the next day"):
 # both of a pair told, the day named being the first's (a relative day, a rule's to read).
-_AGAIN_LATER = re.compile(r"\b(?:again|the (?:next|following) day|the day after|a day later)\b", re.I)
+_AGAIN_LATER = LazyPattern(r"\b(?:again|the (?:next|following) day|the day after|a day later)\b", re.I)
 WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
 
 

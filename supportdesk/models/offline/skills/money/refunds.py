@@ -16,15 +16,16 @@ from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.view import ToolEvent
 from supportdesk.text import money
+from supportdesk.patterns import LazyPattern
 
 # "it", "that one", "this charge": a charge named before.
-_ANAPHOR = re.compile(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.I)
+_ANAPHOR = LazyPattern(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.I)
 
 
 # A charge id written in the desk's own form, however short its number ("CH-12": a typo or a
 # truncated id is still an id the customer names; an id is a rule's, issue 38). Spaced or
 # unhyphenated, an id needs the length of a real one (cues.CHARGE_ID), so "ch 2" stays words.
-_SHORT_CHARGE_ID = re.compile(r"\bch-\d{1,3}\b", re.I)
+_SHORT_CHARGE_ID = LazyPattern(r"\bch-\d{1,3}\b", re.I)
 
 
 def charge_ids_not_held(text: str, charges: list[dict[str, Any]]) -> list[str]:
