@@ -781,6 +781,25 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-20 (written blind at the start of round 16, before its changes): 45/54 + 13/15
+    # (84.1 %) on its first run (46/54 with one expectation that pinned the email where the desk's
+    # call named the same account by id); no money or account action without a yes. By kind: a
+    # suspended account asked for the lockout article, a Dropbox import given the export article,
+    # a card top-up's pending time asked for the email first; a charge id that does not exist not
+    # said so; the failed payment asked after the card, a plan change's yearly price not in the
+    # offer; a greeting from Sydney searched as a question; a cancel with a project's end as its
+    # reason routed to technical; config desk: notification emails with "not phishing" routed to
+    # security, and a phishing email "from acme billing" with an invoice zip read as billing.
+    "understand 20 (held): article: the account page says suspended, worried",
+    "understand 20 (held): article: a dropbox import running for hours",
+    "understand 20 (held): question: how long a card top-up may sit pending",
+    "understand 20 (held): unknown charge: anxious, CH-4410, no such charge",
+    "understand 20 (held): kept: email once, the card asked, then why march's payment failed",
+    "understand 20 (held): kept: yearly team told first, id next, 'yes'",
+    "understand 20 (held): chit-chat: good morning from sydney",
+    "understand 20 (held): control: the project is over, cancel, 'yes end it'",
+    "understand 20 config (held): negation: not phishing, the notification emails never come",
+    "understand 20 config (held): security holds it, then the windows app freezing on start",
     # understand-held-19 (written blind after round 15b, before any change since): 49/54 + 14/15
     # (91.3 %) on its first run; no money or account action without a yes. By kind: a product
     # question no article answers given one that "covers this"; two questions about the reset link
@@ -944,8 +963,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
