@@ -48,3 +48,17 @@ async def test_a_plan_change_is_offered_as_asked_and_made_once_on_yes(message, c
         {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {
             "customer_id": customer, **arguments}}]}},
     ], {"change_plan": 1})
+
+
+@pytest.mark.parametrize(("first", "customer", "price"), [
+    ("id prefer to have our starter subscription on annual billing", "CUS-1013", "$99.99"),
+    ("i want to move my team subscription to yearly billing", "CUS-1010", "$1,299.99"),
+])
+async def test_a_plan_change_offered_says_what_it_will_cost(first, customer, price):
+    """The price is part of the action the customer says yes to: the offer says it, whether or
+    not the change was put as a question (an offer without it was a miss on unseen wording)."""
+    await conversation_passes([
+        {"customer": first, "expect": {"not_tools": MONEY}},
+        {"customer": customer, "expect": {"agent": "billing", "offers": ["change_plan"], "reply": [price], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": customer}}]}},
+    ], {"change_plan": 1})

@@ -786,8 +786,8 @@ KNOWN_MISSES = {
     # call named the same account by id); no money or account action without a yes. By kind: a
     # suspended account asked for the lockout article, a Dropbox import given the export article,
     # a card top-up's pending time asked for the email first; a charge id that does not exist not
-    # said so; the failed payment asked after the card, a plan change's yearly price not in the
-    # offer; a greeting from Sydney searched as a question; a cancel with a project's end as its
+    # said so; the failed payment asked after the card (a plan change's price missing from an offer
+    # not put as a question is fixed: every change offered says its price); a greeting from Sydney searched as a question; a cancel with a project's end as its
     # reason routed to technical; config desk: notification emails with "not phishing" routed to
     # security, and a phishing email "from acme billing" with an invoice zip read as billing.
     "understand 20 (held): article: the account page says suspended, worried",
@@ -795,7 +795,6 @@ KNOWN_MISSES = {
     "understand 20 (held): question: how long a card top-up may sit pending",
     "understand 20 (held): unknown charge: anxious, CH-4410, no such charge",
     "understand 20 (held): kept: email once, the card asked, then why march's payment failed",
-    "understand 20 (held): kept: yearly team told first, id next, 'yes'",
     "understand 20 (held): chit-chat: good morning from sydney",
     "understand 20 (held): control: the project is over, cancel, 'yes end it'",
     "understand 20 config (held): negation: not phishing, the notification emails never come",

@@ -311,34 +311,31 @@ class AccountSkill(SkillBase):
         if plan == record.get("plan") and period:
             # The same plan, another period ("once a year instead, same plan"): only the billing changes.
             change = f"keep you on the {plan.title()} plan{billed} instead of {'monthly' if period == 'annual' else 'annually'}"
-        priced = ""
-        if "?" in source:
-            # The change asked as a question ("can i pay for starter yearly instead? it works out
-            # cheaper right?"): what it would cost is part of what was asked, so the offer says
-            # it, read from the price list (never quoted from memory; unread, the offer alone).
-            read, plans = self._price_list()
-            if read is not None:
-                return read
-            priced = self._change_priced(plans, plan, period or str(record.get("billing_period") or "monthly"))
+        # What the change will cost is part of the action the customer says yes to, so the offer
+        # says it, read from the price list (never quoted from memory; unread, the offer alone).
+        read, plans = self._price_list()
+        if read is not None:
+            return read
+        # Asked as a question ("can i pay yearly instead? it works out cheaper right?"), the other
+        # period's price is part of the answer; told, the offer says the change's own price.
+        priced = self._change_priced(plans, plan, period or str(record.get("billing_period") or "monthly"), compared="?" in source)
         return step.offer(
             f"{priced}To confirm: I'll {change}, {timing}. Shall I go ahead?",
             "change_plan", args, customer_id=customer_id,
         )
 
     @staticmethod
-    def _change_priced(plans: list[dict[str, Any]], plan: str, period: str) -> str:
-        """The price of `plan` billed by `period`, as the price list has it, with the other
-        period's price beside it ("" when the list holds no such plan)."""
+    def _change_priced(plans: list[dict[str, Any]], plan: str, period: str, *, compared: bool = True) -> str:
+        """The price of `plan` billed by `period`, as the price list has it, and when `compared`
+        the other period's price beside it ("" when the list holds no such plan)."""
         found = next((p for p in plans if p.get("code") == plan), None)
         if found is None:
             return ""
         annual = period == "annual"
         price = money(found["annual_price" if annual else "monthly_price"])
         other = money(found["monthly_price" if annual else "annual_price"])
-        return (
-            f"The {found['name']} plan billed {'annually' if annual else 'monthly'} is {price} a {'year' if annual else 'month'} "
-            f"({other} a {'month' if annual else 'year'} billed {'monthly' if annual else 'annually'}). "
-        )
+        beside = f" ({other} a {'month' if annual else 'year'} billed {'monthly' if annual else 'annually'})" if compared else ""
+        return f"The {found['name']} plan billed {'annually' if annual else 'monthly'} is {price} a {'year' if annual else 'month'}{beside}. "
 
     def _plan_by_place(self, customer_id: str, source: str, place: str):
         """A plan named by where it sits ("downgrade", "the cheapest plan", "one tier up"), read

@@ -81,7 +81,7 @@ class SkillBase:
         def _cancel(self, customer_id: str, explicit: bool): ...  # account
         def _plan_change(self, customer_id: str, text: str, asked: set[str]): ...  # account
         @staticmethod
-        def _change_priced(plans: list[dict[str, Any]], plan: str, period: str) -> str: ...  # account
+        def _change_priced(plans: list[dict[str, Any]], plan: str, period: str, *, compared: bool = True) -> str: ...  # account
         def _next_payment(self, customer_id: str): ...  # account
         def _next_due(self, record: dict[str, Any]) -> date: ...  # account
         def _my_plan(self, customer_id: str, with_price: bool = False, text: str = ""): ...  # account
