@@ -787,8 +787,9 @@ KNOWN_MISSES = {
     # suspended account asked for the lockout article, a Dropbox import given the export article,
     # a card top-up's pending time asked for the email first; a charge id that does not exist not
     # said so; the failed payment asked after the card (a plan change's price missing from an offer
-    # not put as a question is fixed: every change offered says its price); a greeting from Sydney searched as a question; a cancel with a project's end as its
-    # reason routed to technical; config desk: notification emails with "not phishing" routed to
+    # not put as a question is fixed: every change offered says its price); a greeting from Sydney
+    # searched as a question; a cancel with a project's end as its reason routed to technical;
+    # config desk: notification emails with "not phishing" routed to
     # security, and a phishing email "from acme billing" with an invoice zip read as billing.
     "understand 20 (held): article: the account page says suspended, worried",
     "understand 20 (held): article: a dropbox import running for hours",
