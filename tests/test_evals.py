@@ -122,3 +122,21 @@ def test_read_jsonl_skips_blank_lines(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text('\n{"a": 1}\n\n', encoding="utf-8")
     assert read_jsonl(path) == [{"a": 1}]
+
+
+async def test_routing_stops_each_turn_before_the_specialist_works(tmp_path):
+    """Routing is the entry agent's decision: the specialist's step (its tools, its answer) is
+    not run for each routed message, which cost the eval most of its time."""
+    from supportdesk.items import Message, ToolCall
+    from supportdesk.wiring import load_config, open_desk
+
+    db = tmp_path / "routed.db"
+    report = await evaluate_routing(ROWS, config=str(REPO / "agents.toml"), db=str(db))
+    assert report.correct == 4
+    async with await open_desk(str(db), load_config(str(REPO / "agents.toml")), customers=False) as desk:
+        sessions = await desk.store.list_sessions()
+        assert len(sessions) == len(ROWS)
+        for info in sessions:
+            items = await desk.store.latest(info.id, 50)
+            assert not [i for i in items if isinstance(i, ToolCall)]
+            assert {i.agent for i in items if isinstance(i, Message) and i.role == "agent"} <= {"triage"}

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from supportdesk.config import DeskConfig
-from supportdesk.engine.events import Appended
+from supportdesk.engine.events import Appended, StepStarted
 from supportdesk.items import Handoff, Item, Message, Notice, Offer, ToolCall, ToolResult
 
 CONCURRENT_SESSIONS = 16
@@ -126,6 +126,11 @@ async def evaluate_routing(
                             if isinstance(event, Appended) and isinstance(event.item, Handoff) and event.item.from_agent == entry:
                                 routed = event.item.to_agent
                                 break  # the rest of the turn is the specialist's work, not routing
+                            if isinstance(event, StepStarted) and event.agent != entry:
+                                # The handoff is stored with the next agent's first step, so the
+                                # step's start is the first sign of it: stop before that step runs.
+                                routed = event.agent
+                                break
                     finally:
                         await events.aclose()
                 return routed
