@@ -13,6 +13,7 @@ from supportdesk.models.offline.skills.money.heard import card_told, plan_beside
 from supportdesk.models.offline.skills.money.intents import _intents_in
 from supportdesk.models.offline.skills.money.offers import MoneyOffers
 from supportdesk.models.offline.view import ToolEvent
+from supportdesk.readers import acts
 from tests.money_turns import MONEY, conversation_passes
 
 
@@ -51,6 +52,15 @@ def test_the_plan_asked_beside_the_card_is_asked_too():
 def test_the_plan_asked_with_its_verb_before_its_subject_needs_no_question_mark():
     assert _intents_in("wat tier am i paying for rn") == {"my_plan"}
     assert "my_plan" not in _intents_in("tier upgrades seem pricey")
+
+
+def test_the_plan_asked_in_chat_spelling_with_atm_reads_as_the_plan_not_a_card():
+    # The desk intents reader learned "atm" from Banking77's cash machines (card_on_file 0.49 on
+    # "wich plan im on atm?"); evals/money-lines-20-tune.jsonl teaches it as "at the moment".
+    assert acts.read_desk_intent("wich plan im on atm?").act == "my_plan"
+    assert acts.read_desk_intent("which tier r we on atm?").act == "my_plan"
+    # A cash machine is still no plan.
+    assert acts.read_desk_intent("my card got stuck in the atm").act != "my_plan"
 
 
 def test_a_plan_made_so_is_a_change_asked_for():

@@ -793,13 +793,10 @@ KNOWN_MISSES = {
     "understand 19 (held): two matters: a bank top-up not arrived, then starter taken the 24th and 25th, 'yep'",
     "understand 19 config (held): security holds it, then a 2gb folder the mac app won't sync",
     # money-20 (held-18/19's money and controls kinds in new wording; before: tune 4/8, held 5/8;
-    # after: tune 6/8, held 6/8). A top-up not arrived is routed to billing by triage (the router's
+    # after: tune 7/8, held 6/8). A top-up not arrived is routed to billing by triage (the router's
     # reading, not the money skill's), which asks for the email instead of the credits article:
     "money 20 (tune): two matters: a transferred top-up not showing, then pro taken the 10th and 11th, 'yes'",
     "money 20 (held): two matters: a wired top-up not arrived, then pro twice the 15th and 16th, 'yep do it'",
-    # "wich plan im on atm?": the desk intents reader hears Banking77's "atm" (card_on_file 0.99),
-    # so no part reads my_plan surely:
-    "money 20 (tune): plan in chat spelling: wich plan im on atm",
     # "plan and payment card pls": asked without a question's words or "?", and the reader reads
     # a duplicate (0.6): no plan or card heard, the charges are listed:
     "money 20 (held): plan and card in one line: team on the mastercard 5454",
