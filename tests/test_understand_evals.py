@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -465,7 +465,6 @@ KNOWN_MISSES = {
     "understand 12 (held): kept: the reset thingy asked, customer id next",
     "understand 12 (held): changed mind: pro asked, then team for new hires, 'yup, team it is'",
     "understand 12 (held): two matters: windows app won't start, and team's monthly price",
-    "understand 12 (held): control: no longer need acme, cancel, 'yes confirmed'",
     "understand 12 config (held): negation: not hacked, a longer password is all",
     # kb-14 (which article answers, told in new words; tune 4/6 and held 4/6 before, tune 5/6 and
     # held 4/6 after: a loss supposed ("before it's gone") is no lost data, `cues.data_loss_told`).
@@ -811,8 +810,15 @@ KNOWN_MISSES = {
     "understand 19 (held): no article: a colour for each folder",
     "understand 19 (held): question: how long a reset link lasts, and whether an old one still works",
     "understand 19 (held): two matters: a bank top-up not arrived, then starter taken the 24th and 25th, 'yep'",
-    "understand 19 (held): control: which plan, terse",
     "understand 19 config (held): security holds it, then a 2gb folder the mac app won't sync",
+    # money-20 (held-18/19's money and controls kinds in new wording; before: tune 4/8, held 5/8;
+    # after: tune 7/8, held 6/8). A top-up not arrived is routed to billing by triage (the router's
+    # reading, not the money skill's), which asks for the email instead of the credits article:
+    "money 20 (tune): two matters: a transferred top-up not showing, then pro taken the 10th and 11th, 'yes'",
+    "money 20 (held): two matters: a wired top-up not arrived, then pro twice the 15th and 16th, 'yep do it'",
+    # "plan and payment card pls": asked without a question's words or "?", and the reader reads
+    # a duplicate (0.6): no plan or card heard, the charges are listed:
+    "money 20 (held): plan and card in one line: team on the mastercard 5454",
     # understand-held-18 (written blind during round 15): 40/54 + 9/15 (71.0 %) before the round,
     # 41/54 + 10/15 (73.9 %) on its first run after it; no money or account action without a yes.
     # By kind: an API credential's article and a lockout's length asked as a question; refusals
@@ -826,9 +832,6 @@ KNOWN_MISSES = {
     # by the confirmation gate's rules (engine/confirmation.py: the learned reader reads a yes), so
     # the card waits for a plain yes; the gate's vetoes are not this family's to loosen.
     "money h18 (tune): changed mind: paypal offered, 'check with my manager', then 'manager says fine, do it'",
-    # money-h18 held: "make it starter, by the year" has no change verb the plan cue lists ("make
-    # it"), so it reads as the plan's price asked and the change is asked about, not offered.
-    "money h18 (held): kept: the next charge, then starter by the year, 'sure go ahead'",
     # (money-h18: refund lines of a month unused fixed it, but turned understand-13's "charged me in
     # january for something i never even opened. give it back" from a duplicate heard into an
     # unheard refund: the desk reader's refund needs the act reader's request, a problem told here.)
@@ -837,14 +840,11 @@ KNOWN_MISSES = {
     # the first is, but the articles find nothing sure for "whats the shortest password you
     # allow" (the knowledge base's examples: retrieval, not understanding), so "I don't know".)
     "understand 18 (held): two matters: the shortest password allowed and the next charge date, one message",
-    # (controls-h18: the act reader hears "closing my small business, pls cancel acme" as a
-    # question, so no cancel is offered; the desk intents reader hears "drop paypal, bill my visa
-    # ending 4417" as card_on_file 0.55 and "pro vs team, yearly prices pls" as plan_change.
-    # Lines teaching them were written, but each rebuild moved other families' readings: kb-8,
-    # money-12, understand-15/17 failed; left for a round with time to rebalance the lines.)
-    "understand 18 (held): control: closing a small business, cancel, 'yes, cancel it'",
-    "understand 18 (held): control: paypal dropped for a visa ending 4417, 'yep go ahead'",
-    "understand 18 (held): control: pro and team by the year, nothing changed",
+    # (money-20 moved out held-18's cancel told after its reason (a "cancel" opening a clause),
+    # paypal dropped for a visa (a card by its last four told, not asked, is the card to put on
+    # file), pro and team by the year (a price's noun asks, no need told), held-19's plan asked
+    # in chat spelling (a verb before its subject asks), money-h18's "make it starter" and
+    # controls-h18's plan beside the card; held-12's "no longer need acme, cancel" with them.)
     # (tech-h18 fixed four by kind: the API credentials article (kb's written examples), a lockout's
     # length asked inside a condition, "isn't one of mine" read as disowning, "nothing dodgy going
     # on" read as a denial. Left: a phone lost with the app open reads as the authenticator's loss
@@ -852,9 +852,6 @@ KNOWN_MISSES = {
     # to security too); the password's refusal told beside the recovery email changed is split by
     # triage into a technical matter first; "put me through to a member of staff" is no person asked
     # to the desk intents reader.)
-    # controls-h18: plan and card asked in a line the desk intents reader reads as the card (or a
-    # price) alone, so the plan is not said (same reader lines as above):
-    "controls h18 (tune): plan and card in one short line, pro on mastercard",
     "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
     "understand 18 config (held): security holds it, then the ipad app crashing on open",
     "understand 18 config (held): shared folders wiped by an unknown account, staff now",

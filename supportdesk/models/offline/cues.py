@@ -574,7 +574,9 @@ CANCEL = _any(
     r"\bcancel(?:l?ing|l?ed|lation)? (?:of )?(?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|plan|account|renewal|membership|service)\b",
     r"\b(?:end|stop|terminate|close|quit|discontinue|shut down) (?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|membership|account|service|plan)\b",
     r"\bstop (?:the )?(?:automatic |auto-?)?renew(?:al|ing)\b", r"\b(?:do not|don't|dont) (?:want (?:it )?to )?renew\b", r"\bunsubscribe\b",
-    r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"^\W*(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
+    # "cancel" opening the message or a clause of its own, told after its reason ("closing my small
+    # business, pls cancel acme": what is cancelled named as the product, no subscription's noun)
+    r"\bturn off (?:the )?(?:automatic |auto-?)?renewal\b", r"(?:^|[,;:.!]\s)\W*(?:so |and )?(?:please |pls |just )?cancel\b", r"\b(?:want|like|need|going) to cancel\b",
     # what stopping would mean: "if I stop now, do I still pay?" (a question: ASKS_IF_POSSIBLE)
     # (any opener of a condition: "say i cancel on the 25th, does ...", "suppose we stop ...")
     r"\b(?:if|say|suppose|supposing|assuming|imagine) (?:i|we) (?:cancel|stop|quit|unsubscribe)\b",
@@ -595,6 +597,9 @@ _PERIOD_WORDS = (
 )
 PLAN_CHANGE = _any(
     rf"\b(?:upgrade|downgrade|switch|change|move|go|drop|step|bump|put|get)\b.*\b(?:plan|starter|pro|{_TEAM_PLAN}|{_PERIOD_WORDS})\b",
+    # the plan told as what the account should be ("ok then make it starter, by the year", "make
+    # us team"): "make" with what it makes, then a plan of the price list (money-h18)
+    rf"\bmake\s+(?:it|that|mine|ours|me|us|the\s+plan|my\s+plan|our\s+plan)\s+(?:\w+\s+)?(?:the\s+)?(?:starter|pro|{_TEAM_PLAN})\b",
     r"\b(?:upgrade|downgrade)\b", r"\bfrom (?:the )?(?:starter|pro|team)\b.*\bto (?:the )?(?:starter|pro|team)\b",
     # where to, told by direction: "take me down to starter", "bring us up to the team plan"
     rf"\b(?:down|up)\s+to\s+(?:the\s+)?(?:starter|pro|{_TEAM_PLAN})\b",
@@ -720,7 +725,7 @@ def disclaims_action(text: str) -> bool:
     return DISCLAIMS_ACTION.search(text) is not None or gates.disclaims_action(text, clause_counts=_NAMES_ACTION.search)
 
 
-_NAMES_PAYMENT_METHOD = _any(rf"\b{_CARD_ON_FILE}\b")
+NAMES_PAYMENT_METHOD = _any(rf"\b{_CARD_ON_FILE}\b")
 # How sure the desk intents reader (readers/acts.py `read_desk_intent`: the desk's labelled
 # examples, its tools' descriptions, Banking77's and CLINC150's train intents) must be that a
 # message asks which card or payment method pays. Chosen on evals/desk-intents-tune.jsonl and the
@@ -774,7 +779,7 @@ def asks_card_change(text: str) -> bool:
     (issue 38)."""
     from supportdesk.readers import acts
 
-    if APP_TROUBLE.search(text) or not (_NAMES_PAYMENT_METHOD.search(text) or _PAYING.search(text)):
+    if APP_TROUBLE.search(text) or not (NAMES_PAYMENT_METHOD.search(text) or _PAYING.search(text)):
         return False
     reading = acts.read_desk_intent(text)
     if reading.act != "update_card" or reading.confidence < CARD_CHANGE_ASKED_CONFIDENCE:
@@ -822,7 +827,7 @@ def asks_card_on_file(text: str) -> bool:
         return False
     return any(
         (r := acts.read_desk_intent(part)).act == "card_on_file" and r.confidence >= CARD_ON_FILE_CONFIDENCE
-        and _NAMES_PAYMENT_METHOD.search(part) is not None
+        and NAMES_PAYMENT_METHOD.search(part) is not None
         for part in dict.fromkeys(parts)
     )
 

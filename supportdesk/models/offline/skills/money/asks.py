@@ -56,6 +56,16 @@ _QUESTION_SENTENCE = LazyPattern(r"[^.?!]*\?")
 PART_CONFIDENCE = 0.9
 
 
+# (Read of a reply to an offer, ./offers.py.)
+# A question word in a reply ("why", "how come", "what ... for"): it asks something of its own.
+ASKS_BESIDE = LazyPattern(r"\b(?:why|how come|how much|what|when|which|where)\b|\?", re.I)
+# A question about what a reply points at ("is that my normal one", "what was it for").
+ASKS_ABOUT = LazyPattern(r"\b(?:why|how come|what|which|when)\b|\b(?:is|was|are|were|does|did)\s+(?:that|this|it|these|those)\b", re.I)
+# A pause the customer opens with to ask something ("wait, how much is pro?", "hold on - ..."):
+# it asks for time, it turns nothing down.
+PAUSE_FIRST = LazyPattern(r"^\W*(?:wait|hold on|hang on)\b[\s,.!:-]*", re.I)
+
+
 def parts(text: str) -> list[str]:
     """The message, the clauses that carry its question, and its clauses of four words or more:
     what the desk intents reader reads (a bag of words hears a preamble as loudly as the question)."""
@@ -318,6 +328,10 @@ def plan_needed(text: str) -> bool:
     cue's verbs."""
     if cues.PLAN_NAME.search(text) is None or is_question(text) or cues.disclaims_action(text):
         # (nor one said not to be wanted: "thinking about team next quarter, dont switch anything")
+        return False
+    if cues.PRICING.search(text):
+        # A price asked for by its noun is asked, not told as a need ("pro vs team, yearly prices
+        # pls": the plans weighed, the reader's plan_change hearing the plans and the period).
         return False
     reading = acts.read_desk_intent(text)
     return reading.act == "plan_change" and reading.confidence >= PART_CONFIDENCE

@@ -5,11 +5,14 @@ money gate). Apart from ./intents.py, which carries what was heard over a conver
 
 from __future__ import annotations
 
+import re
+
 from supportdesk.engine import confirmation
 from supportdesk.models.offline import cues
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.readers import acts, gates
+from supportdesk.patterns import LazyPattern
 
 # How sure the act reader (readers/acts.py) must be that a message about refunds or a cancellation
 # is asked about, not asked for.
@@ -114,3 +117,38 @@ def heard_cancel_request(text: str, *, over_period: bool = False) -> bool:
     if cues.disclaims_action(text):
         return False  # "no actually leave it", "no, dont cancel": the disclaims reader's no action
     return gates.reads_money(text)
+
+
+# What the desk sells, by its nouns (cues' _TIER without "one" and "option", which point at anything)
+PLAN_NOUN = LazyPattern(r"\b(?:plans?|tiers?|levels?|packages?|subscriptions?)\b", re.I)
+# Things asked side by side in one line ("my plan and which card", "plan + card"): grammar, a
+# closed class of joining words.
+_SIDE_BY_SIDE = LazyPattern(r"\s*(?:\band\b|\+|&)\s*", re.I)
+
+
+def plan_beside_card(text: str) -> bool:
+    """The account's plan and the card that pays for it asked in one line ("my plan and which card
+    pays for it?", "whats my plan + card on file?"; controls-h18): asked (a question, or one said
+    as a request to be told), one of its joined parts naming the desk's plan noun and no payment
+    method, another a payment method; no plan of the price list nor a card by its last four named
+    (a change told, or a card asked about by name), no charge's day or amount."""
+    if not (asks.is_question(text) or asks.told_questions(text)):
+        return False
+    if cues.PLAN_NAME.search(text) or cues.card_description(text) or slot_extraction.names_a_day_or_month(text):
+        return False
+    if slot_extraction.extract(text).amounts:
+        return False
+    joined = _SIDE_BY_SIDE.split(text)
+    plan_alone = any(PLAN_NOUN.search(part) and not cues.NAMES_PAYMENT_METHOD.search(part) for part in joined)
+    return plan_alone and any(cues.NAMES_PAYMENT_METHOD.search(part) for part in joined)
+
+
+def card_told(text: str) -> bool:
+    """A payment method named by its brand and last four (the rules read it: cues.card_description,
+    which passes over the one being left) in a message that asks nothing, which the desk intents
+    reader hears about the card ("drop paypal, bill my visa ending in 4417 from now on": its
+    card_on_file, since "bill my" names no change verb): the card to put on file, as a card so
+    told beside "card on file" is (understand-18). A question about the card is its card_on_file."""
+    if cues.card_description(text) is None or asks.is_question(text):
+        return False
+    return acts.read_desk_intent(text).act in ("update_card", "card_on_file")

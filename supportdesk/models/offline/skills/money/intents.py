@@ -14,7 +14,9 @@ from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.asks import asks_charges
 from supportdesk.models.offline.skills.money.base import MoneyBase
-from supportdesk.models.offline.skills.money.heard import QUESTION_CONFIDENCE, heard_cancel_request, heard_duplicate, heard_refund
+from supportdesk.models.offline.skills.money.heard import (
+    PLAN_NOUN, QUESTION_CONFIDENCE, card_told, heard_cancel_request, heard_duplicate, heard_refund, plan_beside_card,
+)
 from supportdesk.models.offline.skills.money.plans import names_plan_by_place
 from supportdesk.readers import acts, gates
 from supportdesk.patterns import LazyPattern
@@ -29,6 +31,9 @@ NEXT_ONE = LazyPattern(r"\bnext (?:one|1)\b", re.I)
 PRICE_ASKED_CONFIDENCE = asks.PART_CONFIDENCE
 
 
+# A question by its word order: an auxiliary before its subject pronoun after the question's
+# opening words ("wat tier am i paying for", "which one are we on"): grammar, a closed class.
+_INVERTED = LazyPattern(r"^\W*\w+(?:\s+\w+)?\s+(?:am\s+i|are\s+(?:we|you)|do\s+(?:i|we)|does\s+(?:it|my|our))\b", re.I)
 def asks_price(text: str) -> bool:
     """The message asks what a plan costs, and asks for no change: the whole of it does not read
     plan_change, and it or one of its clauses reads pricing."""
@@ -40,8 +45,6 @@ def asks_price(text: str) -> bool:
 # The account's own plan, said by its owner ("our plan", "my current subscription"): grammar, a
 # possessive before the desk's nouns of what it sells.
 _OWN_PLAN = LazyPattern(r"\b(?:my|our)\s+(?:current\s+)?(?:plan|subscription|tier)\b", re.I)
-# What the desk sells, by its nouns (cues' _TIER without "one" and "option", which point at anything)
-_PLAN_NOUN = LazyPattern(r"\b(?:plans?|tiers?|levels?|packages?|subscriptions?)\b", re.I)
 # A question whose answer is yes, no or how often: it opens with an auxiliary verb or "how often"
 # (grammar, a closed class), not with a question word asking for an amount or a day.
 _ASKS_WHETHER = LazyPattern(
@@ -265,7 +268,7 @@ def _intents_in(t: str) -> frozenset[str]:
         # were taken on ("hit the account on the 24th and a second time on the 25th"), or the
         # amount taken ("you take my 9.99 two time": an amount is a charge).
         found.add("duplicate")
-    if not found and cues.asks_card_change(t):
+    if not found and (cues.asks_card_change(t) or card_told(t)):
         # "i'd like to pay with paypal from now on": another way to pay asked for with no change
         # verb the payment cue lists, read as triage reads it to route here (learned, update_card).
         found.add("payment")
@@ -313,7 +316,7 @@ def _intents_in(t: str) -> frozenset[str]:
         # request to end paying is a cancellation request (offered, done on the yes).
         found = {"cancel"}
     if (
-        not found and (asks.is_question(t) or asks.told_questions(t)) and _PLAN_NOUN.search(t)
+        not found and (asks.is_question(t) or asks.told_questions(t) or _INVERTED.search(t)) and PLAN_NOUN.search(t)
         and not slot_extraction.names_a_day_or_month(t) and not slot_extraction.extract(t).amounts
         and asks.a_part_reads(t, "my_plan")
     ):
@@ -322,8 +325,15 @@ def _intents_in(t: str) -> frozenset[str]:
         # A plan's noun said, and no charge's day or amount: the reader hears "which one is the
         # real one?" of two charges of 129.99 as the plan asked too. A question said as a request
         # to be told asks as surely ("remind me my plan + the card it's billed to", controls-h18:
-        # the charges were listed; the plan's answer says the card too, account._my_plan).
+        # the charges were listed; the plan's answer says the card too, account._my_plan), and so
+        # does one whose verb comes before its subject with no "?" and its question word in chat
+        # spelling ("wat tier am i paying for rn", held-19: the act reader, not knowing "wat",
+        # reads a problem by a hair).
         found.add("my_plan")
+    if found <= {"card_on_file"} and plan_beside_card(t):
+        # "my plan and which card pays for it?": the plan asked beside the card (the reader hears
+        # the card loudest); the plan's answer says the card too (account._my_plan).
+        found |= {"my_plan"}
     if (
         not found and asks.is_question(t) and _OWN_PLAN.search(t) and cues.PLAN_NAME.search(t) is None
         and not slot_extraction.names_a_day_or_month(t) and not slot_extraction.extract(t).amounts and asks_price(t)

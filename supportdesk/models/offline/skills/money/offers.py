@@ -17,26 +17,13 @@ from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import INTENT_OF, MoneyBase
 from supportdesk.models.offline.skills.account import ABOUT_CANCELLING, ABOUT_CARDS
 from supportdesk.models.offline.skills.money.plans import corrected_request, plan_change_facts
+from supportdesk.models.offline.view import ToolEvent
 from supportdesk.text import money
-from supportdesk.patterns import LazyPattern
 
 ANYTHING_ELSE = "Is there anything else I can help with?"
 # Said to a hedge before the offer is put again (`_asked_plainly`, `_held_again`).
 NOT_YET = "I'll only do it if you're sure, and nothing has changed yet."
 TAKE_YOUR_TIME = "Of course, take your time: nothing has changed yet."
-
-
-# A question word in a reply ("why", "how come", "what ... for"): it asks something of its own.
-_ASKS_BESIDE = LazyPattern(r"\b(?:why|how come|how much|what|when|which|where)\b|\?", re.I)
-
-
-# A question about what a reply points at ("is that my normal one", "what was it for").
-_ASKS_ABOUT = LazyPattern(r"\b(?:why|how come|what|which|when)\b|\b(?:is|was|are|were|does|did)\s+(?:that|this|it|these|those)\b", re.I)
-
-
-# A pause the customer opens with to ask something ("wait, how much is pro?", "hold on - ..."):
-# it asks for time, it turns nothing down.
-_PAUSE_FIRST = LazyPattern(r"^\W*(?:wait|hold on|hang on)\b[\s,.!:-]*", re.I)
 
 
 # What the desk says of an offered action asked about before the yes (`_facts_of`; a plan change's
@@ -97,11 +84,8 @@ class MoneyOffers(MoneyBase):
         pointed = intent is not None and re.search(rf"\b{intent}\w* (?:it|that)\b", text, re.I) and request_clauses(text)
         if intent not in ("refund", "cancel") or not (intent in asked or pointed) or asked - {intent, "duplicate"}:
             return None
-        held = v.last_call(tool)
-        if held is None or held.ok or self._refunded(str(held.arguments.get("charge_id", ""))):
-            return None  # (only the call the gate held for the yes, never one that ran)
-        # (a cancel turned down, then "right, decided. go ahead and cancel it": held-19)
-        return self._refund_call(dict(held.arguments)) if intent == "refund" else self.step.call(tool, dict(held.arguments))
+        held = self._held_call(tool)  # (a cancel turned down, then "right, decided. go ahead and cancel it": held-19)
+        return None if held is None else self._call_again(held)
 
     def _held_again(self, intent: str | None, asked: set[str], text: str):
         """The desk's gate held an action for a yes and this message neither took nor refused it:
@@ -114,7 +98,7 @@ class MoneyOffers(MoneyBase):
         v = self.view
         # ("wait, how much is pro a month?" opens with a word of waiting: read as a no by the
         # gate, which runs nothing either way; a price asked with nothing refused is no refusal.)
-        price_asked = intent == "plan" and asks.price_asked(text) and not dialogue.refuses(_PAUSE_FIRST.sub("", text))
+        price_asked = intent == "plan" and asks.price_asked(text) and not dialogue.refuses(asks.PAUSE_FIRST.sub("", text))
         # "let me run it past our accountant first": no refusal, the answer waits on someone's word.
         waits = asks.waits_for_someone(text)
         about_it = self._asks_about_the_offer(intent, asked, text) and not price_asked and not waits
@@ -122,7 +106,7 @@ class MoneyOffers(MoneyBase):
             return None
         if intent is None or asked - {intent, "pricing"} and not (about_it or waits):
             return None
-        held = next((t for t in reversed(v.tools) if t.name == v.declined_tool), None)
+        held = self._held_call(v.declined_tool)
         if held is None:
             return None
         args = dict(held.arguments)
@@ -148,13 +132,27 @@ class MoneyOffers(MoneyBase):
             said = f"{self._change_priced(plans, str(args.get('plan')), period)}Nothing has changed yet."
         else:
             return None
-        return dataclasses.replace(self.step.call(held.name, args), text=said)
+        return self._call_again(held, said)
+
+    def _held_call(self, tool: str | None) -> ToolEvent | None:
+        """The call of `tool` the gate held for the yes: the latest made, never one that ran nor a
+        refund of a charge refunded since (the one reading an offer put again puts)."""
+        held = self.view.last_call(tool) if tool else None
+        ran = held is None or held.ok or self._refunded(str(held.arguments.get("charge_id", "")))
+        return None if ran else held
+
+    def _call_again(self, held: ToolEvent, said: str | None = None):
+        """The held call put again, arguments and all, with the words `said` (else a refund is put
+        as any refund is, `_refund_call`): the gate asks for the yes once more."""
+        if said is not None:
+            return dataclasses.replace(self.step.call(held.name, dict(held.arguments)), text=said)
+        return self._refund_call(dict(held.arguments)) if held.name == "refund_charge" else self.step.call(held.name, dict(held.arguments))
 
     def _asks_about_the_offer(self, intent: str | None, asked: set[str], text: str) -> bool:
         """The gate closed its offer on a question (or a "no" that is only the pause opening one,
         "wait, will i lose my files if i switch?") that asks about the offered action itself: it
         asks nothing else of money, names no charge of its own, and refuses nothing."""
-        rest = _PAUSE_FIRST.sub("", text)
+        rest = asks.PAUSE_FIRST.sub("", text)
         return (
             intent is not None and intent in _FACTS_OF and self.view.offer_answer in ("question", "no")
             and asks.is_question(rest) and not dialogue.refuses(rest) and not hedged(text)
@@ -204,7 +202,7 @@ class MoneyOffers(MoneyBase):
             return self._asked_plainly(offer, lead=TAKE_YOUR_TIME, question=self._put_again(offer))
         if (
             offer.intent == "refund" and offer.options and reading != "yes" and offer.intent not in asked
-            and _ASKS_ABOUT.search(text) and not dialogue.refuses(text) and self._options_pointed(offer, text)
+            and asks.ASKS_ABOUT.search(text) and not dialogue.refuses(text) and self._options_pointed(offer, text)
         ):
             # "the first charge - is that my normal monthly one", "the first one, what was it
             # for?": a question about a charge the reply listed, answered as asked (the charges'
@@ -287,7 +285,7 @@ class MoneyOffers(MoneyBase):
         gate held no call: a yes the gate read is its reading."""
         if self.view.offer_answer is not None or self.view.last_agent_text().rstrip().endswith("?"):
             return False
-        return bool(_ASKS_BESIDE.search(text))
+        return bool(asks.ASKS_BESIDE.search(text))
 
     def _other_charge_named(self, offer: dialogue.Offer, reading: str, text: str):
         """"no, not that one: the one on the 1st is the double": not a yes to the offered refund,
