@@ -828,12 +828,16 @@ def requests_apart(text: str) -> list[str]:
     telling the problem; "out of curiosity, when i get a reset email, how long does the link keep
     working?" and "2 questions about the reset mail: is it valid for long, and is the first link
     still usable?" ask about it (the act reader hears "out of curiosity" and "2 questions about
-    ..." as requests). The one reading of a request for the reset link: the reset tool's
-    (tools/technical.py) and the technical skill's."""
-    from supportdesk.readers import acts
+    ..." as requests). A question about money beside the request is a matter of its own, as the
+    money reader reads it ("send a reset link to <email> please, and where would i find my
+    receipts?" asks for the link, held-9); so is a problem told ("can't get in at all, can you
+    send me one of those password emails", held-15). The one reading of a request for the reset link: the
+    reset tool's (tools/technical.py) and the technical skill's."""
+    from supportdesk.readers import acts, gates
 
     requested = request_clauses(text)
-    if any(asks(c) for c in acts.clauses(text) if c not in requested):
+    # (put as a question and read as one: "can't get in at all" opens with an auxiliary, a problem told)
+    if any(asks(c) and acts.read_act(c).act == "question" and not gates.reads_money(c) for c in acts.clauses(text) if c not in requested):
         return []
     return requested
 
