@@ -166,7 +166,9 @@ def _asked(part: str, after: str | None) -> bool:
 
 
 def issues(text: str, router: Router) -> list[tuple[Route, str]]:
-    """[(route, part of the message)] when the message raises problems for more than one agent."""
+    """[(route, part of the message)] when the message raises problems for more than one agent;
+    [(route, the message)] when those are someone else's access and the lockout it caused
+    (`_access_with_its_lockout`): one matter, for the access's agent."""
     if not (_ISSUE_SPLIT.search(text) or cues.QUESTIONS_JOINED.search(text)):
         return []
     # (two questions joined by "and", the second opening as a question does: "whats the price of
