@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "tech-20")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -789,11 +789,8 @@ KNOWN_MISSES = {
     # arrived beside a duplicate, asked for the email first; the plan asked in chat spelling
     # ("wat tier am i paying for rn"); config desk: a sync trouble handed back from security to
     # technical, searched in words no article matches.
-    "understand 19 (held): no article: a colour for each folder",
-    "understand 19 (held): question: how long a reset link lasts, and whether an old one still works",
     "understand 19 (held): two matters: a bank top-up not arrived, then starter taken the 24th and 25th, 'yep'",
     "understand 19 (held): control: which plan, terse",
-    "understand 19 config (held): security holds it, then a 2gb folder the mac app won't sync",
     # understand-held-18 (written blind during round 15): 40/54 + 9/15 (71.0 %) before the round,
     # 41/54 + 10/15 (73.9 %) on its first run after it; no money or account action without a yes.
     # By kind: an API credential's article and a lockout's length asked as a question; refusals
@@ -814,10 +811,6 @@ KNOWN_MISSES = {
     # january for something i never even opened. give it back" from a duplicate heard into an
     # unheard refund: the desk reader's refund needs the act reader's request, a problem told here.)
     "understand 18 (held): refused: changed jobs, february's pro back though never logged in",
-    # (controls-h18: triage splits it into its two matters and the billing half is answered once
-    # the first is, but the articles find nothing sure for "whats the shortest password you
-    # allow" (the knowledge base's examples: retrieval, not understanding), so "I don't know".)
-    "understand 18 (held): two matters: the shortest password allowed and the next charge date, one message",
     # (controls-h18: the act reader hears "closing my small business, pls cancel acme" as a
     # question, so no cancel is offered; the desk intents reader hears "drop paypal, bill my visa
     # ending 4417" as card_on_file 0.55 and "pro vs team, yearly prices pls" as plan_change.
@@ -836,9 +829,21 @@ KNOWN_MISSES = {
     # controls-h18: plan and card asked in a line the desk intents reader reads as the card (or a
     # price) alone, so the plan is not said (same reader lines as above):
     "controls h18 (tune): plan and card in one short line, pro on mastercard",
+    # (tech-20: the sign-in refused beside the recovery email changed is now one matter, security's
+    # (triage `_access_with_its_lockout`); left: "acme on my ipad quits the second it launches"
+    # leans to no agent surely (0.39), so security keeps it; the access reader reads "lost my phone
+    # ... the acme app was open on it" as no one's access (0.02; lines of lost devices with the app
+    # open moved it to 0.26 only, and were left out); "put me through to a member of staff" is no
+    # person asked to the desk intents reader, whose lines are money20's.)
     "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
     "understand 18 config (held): security holds it, then the ipad app crashing on open",
     "understand 18 config (held): shared folders wiped by an unknown account, staff now",
+    # tech-20 held (measured once, after the fixes): "how much time i get to use the reset mail"
+    # finds the signed-out article ("reset mail" is no word the reset article's examples use), and
+    # "my desktop app stopped syncing a big video folder" finds the crash article (its "desktop app"
+    # tag) where none was found before the announcement was set aside: both retrieval.
+    "tech-20 (held): one thing, two questions: time to use the reset mail, and an older mail",
+    "tech-20 config (held): security holds it, then the desktop app not syncing a video folder",
     # tech-h18 (held-18's technical and security kinds in new wording; before: tune 2/3 + 5/5, held
     # 2/3 + 3/5; after: tune 3/3 + 5/5, held 2/3 + 3/5; two more a half on the default desk, written
     # after the fixes to reach five, measured once: tune 4/5 + 5/5, held 4/5 + 3/5):
