@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -807,10 +807,7 @@ KNOWN_MISSES = {
     # arrived beside a duplicate, asked for the email first; the plan asked in chat spelling
     # ("wat tier am i paying for rn"); config desk: a sync trouble handed back from security to
     # technical, searched in words no article matches.
-    "understand 19 (held): no article: a colour for each folder",
-    "understand 19 (held): question: how long a reset link lasts, and whether an old one still works",
     "understand 19 (held): two matters: a bank top-up not arrived, then starter taken the 24th and 25th, 'yep'",
-    "understand 19 config (held): security holds it, then a 2gb folder the mac app won't sync",
     # money-20 (held-18/19's money and controls kinds in new wording; before: tune 4/8, held 5/8;
     # after: tune 7/8, held 6/8). A top-up not arrived is routed to billing by triage (the router's
     # reading, not the money skill's), which asks for the email instead of the credits article:
@@ -839,12 +836,16 @@ KNOWN_MISSES = {
     # (controls-h18: triage splits it into its two matters and the billing half is answered once
     # the first is, but the articles find nothing sure for "whats the shortest password you
     # allow" (the knowledge base's examples: retrieval, not understanding), so "I don't know".)
-    "understand 18 (held): two matters: the shortest password allowed and the next charge date, one message",
     # (money-20 moved out held-18's cancel told after its reason (a "cancel" opening a clause),
     # paypal dropped for a visa (a card by its last four told, not asked, is the card to put on
     # file), pro and team by the year (a price's noun asks, no need told), held-19's plan asked
     # in chat spelling (a verb before its subject asks), money-h18's "make it starter" and
     # controls-h18's plan beside the card; held-12's "no longer need acme, cancel" with them.)
+    # (controls-h18: the act reader hears "closing my small business, pls cancel acme" as a
+    # question, so no cancel is offered; the desk intents reader hears "drop paypal, bill my visa
+    # ending 4417" as card_on_file 0.55 and "pro vs team, yearly prices pls" as plan_change.
+    # Lines teaching them were written, but each rebuild moved other families' readings: kb-8,
+    # money-12, understand-15/17 failed; left for a round with time to rebalance the lines.)
     # (tech-h18 fixed four by kind: the API credentials article (kb's written examples), a lockout's
     # length asked inside a condition, "isn't one of mine" read as disowning, "nothing dodgy going
     # on" read as a denial. Left: a phone lost with the app open reads as the authenticator's loss
@@ -852,9 +853,23 @@ KNOWN_MISSES = {
     # to security too); the password's refusal told beside the recovery email changed is split by
     # triage into a technical matter first; "put me through to a member of staff" is no person asked
     # to the desk intents reader.)
+    # controls-h18: plan and card asked in a line the desk intents reader reads as the card (or a
+    # price) alone, so the plan is not said (same reader lines as above):
+    # (tech-20: the sign-in refused beside the recovery email changed is now one matter, security's
+    # (triage `_access_with_its_lockout`); left: "acme on my ipad quits the second it launches"
+    # leans to no agent surely (0.39), so security keeps it; the access reader reads "lost my phone
+    # ... the acme app was open on it" as no one's access (0.02; lines of lost devices with the app
+    # open moved it to 0.26 only, and were left out); "put me through to a member of staff" is no
+    # person asked to the desk intents reader, whose lines are money20's.)
     "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
     "understand 18 config (held): security holds it, then the ipad app crashing on open",
     "understand 18 config (held): shared folders wiped by an unknown account, staff now",
+    # tech-20 held (measured once, after the fixes): "how much time i get to use the reset mail"
+    # finds the signed-out article ("reset mail" is no word the reset article's examples use), and
+    # "my desktop app stopped syncing a big video folder" finds the crash article (its "desktop app"
+    # tag) where none was found before the announcement was set aside: both retrieval.
+    "tech-20 (held): one thing, two questions: time to use the reset mail, and an older mail",
+    "tech-20 config (held): security holds it, then the desktop app not syncing a video folder",
     # tech-h18 (held-18's technical and security kinds in new wording; before: tune 2/3 + 5/5, held
     # 2/3 + 3/5; after: tune 3/3 + 5/5, held 2/3 + 3/5; two more a half on the default desk, written
     # after the fixes to reach five, measured once: tune 4/5 + 5/5, held 4/5 + 3/5):

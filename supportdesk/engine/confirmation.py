@@ -823,6 +823,26 @@ def request_clauses(text: str) -> list[str]:
     return [c for c in acts.clauses(text) if asks_for_something(c, put_as_question=_put_as_question(text, c))]
 
 
+def requests_apart(text: str) -> list[str]:
+    """The clauses of a message that ask for something (`request_clauses`) when no other clause of
+    it asks a question, else none: "forgot my pw again 🙄 link to <email>" asks for the link after
+    telling the problem; "out of curiosity, when i get a reset email, how long does the link keep
+    working?" and "2 questions about the reset mail: is it valid for long, and is the first link
+    still usable?" ask about it (the act reader hears "out of curiosity" and "2 questions about
+    ..." as requests). A question about money beside the request is a matter of its own, as the
+    money reader reads it ("send a reset link to <email> please, and where would i find my
+    receipts?" asks for the link, held-9); so is a problem told ("can't get in at all, can you
+    send me one of those password emails", held-15). The one reading of a request for the reset link: the
+    reset tool's (tools/technical.py) and the technical skill's."""
+    from supportdesk.readers import acts, gates
+
+    requested = request_clauses(text)
+    # (put as a question and read as one: "can't get in at all" opens with an auxiliary, a problem told)
+    if any(asks(c) and acts.read_act(c).act == "question" and not gates.reads_money(c) for c in acts.clauses(text) if c not in requested):
+        return []
+    return requested
+
+
 def _put_as_question(text: str, clause: str) -> bool:
     """The clause ends with a "?", its own or the one right after it in the message (the clause
     reader leaves a clause's "?" out when more follows: "min password length? <email>")."""

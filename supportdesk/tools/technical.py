@@ -72,13 +72,15 @@ RESET_ARTICLE = "password-reset"
 def _reset_asked_for(text: str) -> bool:
     """Whether a customer's message asks for a reset link (confirm = "request": the request is
     the consent, the lead's policy of issue 38): a clause of it asks for something (the act
-    reader, engine/confirmation.py) and the message, or that clause, is about what the reset
+    reader, engine/confirmation.py), with no other clause asking a question, and the message, or that clause, is about what the reset
     article answers (the knowledge base's confident answer). "how do I reset my password?" asks
     how, "I can't log in" tells a problem, "lock things down" asks for something else: none is
     a request for the link."""
-    from supportdesk.engine.confirmation import request_clauses  # (the engine's reader of acts)
+    from supportdesk.engine.confirmation import requests_apart  # (the engine's reader of acts)
 
-    asking = request_clauses(text)
+    # A clause asking beside another that asks a question is no request for the link: the
+    # question is about it (`requests_apart`, the technical skill's reading too).
+    asking = requests_apart(text)
     if not asking:
         return False
     kb = knowledge_base()

@@ -171,10 +171,13 @@ def _tells_access_without_money(text: str) -> bool:
 # as the agent taught the fewest examples (a word none of its examples says costs it least:
 # "another question" leaned 0.90 to a config-only security agent), and the matter after them
 # lost its lean ("another question: how much is pro per year?" 0.55 to billing, 0.91 without;
-# reset15). What follows them is routed.
+# reset15). What follows them is routed; so is what follows the count of matters to come.
 _ANNOUNCED = LazyPattern(
     r"^\W*(?:(?:ok(?:ay)?|so|and|oh|also|but|thx|thanks)\W+)*"
-    r"(?:(?:(?:an)?other|different|diff|separate|unrelated|new|next|second|one\s+more)\s+"
+    r"(?:(?:(?:an)?other|different|diff|separate|unrelated|new|next|second|one\s+more|"
+    # how many matters follow ("two things: ...", "2 questions about the reset mail: ..."): their
+    # count names none of them ("two" read as the two-factor article's word; tech-20)
+    r"two|three|2|3|(?:a\s+)?(?:couple|few)(?:\s+of)?)\s+"
     r"(?:question|q|thing|topic|issue|matter|point|subject)s?|unrelated)\b[\s:,.;!\-\u2013\u2014]*",
     re.I,
 )

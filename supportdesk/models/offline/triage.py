@@ -14,7 +14,7 @@ from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, R
 from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
 from supportdesk.readers import acts
-from supportdesk.lexicon import CONCEPTS
+from supportdesk.lexicon import CONCEPTS, terms
 from supportdesk.patterns import LazyPattern
 
 CLARIFY_OPENING = "So I can bring in the right colleague:"
@@ -167,7 +167,9 @@ def _asked(part: str, after: str | None) -> bool:
 
 
 def issues(text: str, router: Router) -> list[tuple[Route, str]]:
-    """[(route, part of the message)] when the message raises problems for more than one agent."""
+    """[(route, part of the message)] when the message raises problems for more than one agent;
+    [(route, the message)] when those are someone else's access and the lockout it caused
+    (`_access_with_its_lockout`): one matter, for the access's agent."""
     if not (_ISSUE_SPLIT.search(text) or cues.QUESTIONS_JOINED.search(text)):
         return []
     # (two questions joined by "and", the second opening as a question does: "whats the price of
@@ -233,7 +235,30 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
             loose.append(part)
     if len({route.agent for route, _ in found}) < 2:
         return []
+    owner = _access_with_its_lockout(found, router)
+    if owner is not None:
+        return [(owner, text)]
     return found
+
+
+# The concepts of the account's way in (lexicon): a password or a sign-in.
+_WAY_IN = ("password_c", "login_c")
+
+
+def _access_with_its_lockout(found: list[tuple[Route, str]], router: Router) -> Route | None:
+    """The route of the matter that tells someone else's access (router.access_agent), when every
+    other matter tells the customer's own way in failing (a problem naming a password or a
+    sign-in): "my acme password stopped working and the recovery email was changed, not by me"
+    is one matter, the lockout what that access did, for the agent whose matter the access is
+    (a sign-in refused alone stays the technical agent's; tech-20 config)."""
+    owners = [route for route, part in found if route.agent is not None and router.access_agent(part) == route.agent]
+    if len(owners) != 1:
+        return None
+    others = [part for route, part in found if route is not owners[0]]
+    locked_out = all(
+        acts.read_act(part).act == "problem" and "?" not in part and any(t in _WAY_IN for t in terms(part)) for part in others
+    )
+    return owners[0] if locked_out else None
 
 
 _SKILL_REQUESTS = {

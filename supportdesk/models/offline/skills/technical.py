@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from supportdesk.engine.confirmation import asks, asks_for_something, read_answer, request_clauses
+from supportdesk.engine.confirmation import asks, asks_for_something, read_answer, requests_apart
 from supportdesk.engine.protocol import Transfer
 from supportdesk.models.offline import cues
 from supportdesk.models.offline.classifier import denials
+from supportdesk.models.offline.router import without_announcement
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
@@ -257,14 +258,18 @@ def asks_how(query: str) -> bool:
     return bool(told) and last.rstrip().endswith("?") and acts.asks_rather_than_reports(last) and not _TROUBLE.search(query)
 
 
-def _asks_apart_for_something(text: str) -> bool:
-    """A clause of the message asks for something, as the desk's gate reads a request
-    (engine/confirmation.request_clauses), and no other clause asks a question: "forgot my pw
-    again 🙄 link to <email>" asks for the link after telling the problem; "out of curiosity, when
-    i get a reset email, how long does the link keep working?" asks about it (its "out of
-    curiosity" the act reader hears as a request)."""
-    requested = request_clauses(text)
-    return bool(requested) and not any(asks(c) for c in acts.clauses(text) if c not in requested)
+def asks_about_the_reset(text: str) -> bool:
+    """The message asks about the reset link (how long it lasts, whether an older one still works)
+    and for nothing (engine/confirmation.requests_apart, the reset tool's reading of a request):
+    a measure asked, or a question with nothing failing told. A how-to ("how do i reset my
+    password?") is answered by the link offered; "does the reset link expire, and is the first one
+    dead once i ask for another?" by the article."""
+    if requests_apart(text):
+        return False
+    if asks_a_measure(text):
+        return True
+    said = without_announcement(text)
+    return asks(said) and not _HOW_TO.match(said) and not tells_trouble(said) and acts.read_act(said).act == "question"
 
 
 LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
@@ -358,10 +363,10 @@ class TechSkill(SkillBase):
         if bug or failed:
             return self._take_further(text, issue, searched_before, bug=bug, missing=missing)
 
-        # A measure asked about the reset ("how long is the reset link good for?") is a question
-        # about the link, answered by its article, not a request for one.
-        measure_asked = asks_a_measure(text) and not _asks_apart_for_something(text)
-        wants_reset = force_reset or (not measure_asked and any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:]))) or (
+        # A question about the reset ("how long is the reset link good for?", "is an older link
+        # dead once i ask for another?") is answered by its article, not taken for a request.
+        asked_about = asks_about_the_reset(text)
+        wants_reset = force_reset or (not asked_about and any(cues.RESET.search(t) for t in ([text] + topic_texts[-2:]))) or (
             # Our offer ("just tell me the email") is taken by a yes or by an email in this reply;
             # one given earlier does not make any later reply a yes ("I'm on chrome on windows").
             "reset link" in v.last_agent_text().lower() and (read_answer(text) == "yes" or bool(slot_extraction.emails_in(text)))
@@ -386,7 +391,10 @@ class TechSkill(SkillBase):
             # A trouble denied is no topic: "nothing is wrong and nobody hacked me, how do i change
             # my password" is searched as the how-to (its "wrong" and "hacked" found the sign-in
             # article, or left the search unsure), and answered as a question (`tells_trouble`).
-            query = without_denied_matter(query)
+            # Words that only announce a new matter ("also separate thing, ...", "different topic:")
+            # name nothing an article holds, and left the search unsure of the matter after them
+            # (tech-20 config: a folder the mac app won't sync found no article): the router's reading.
+            query = without_denied_matter(without_announcement(query))
             if not v.called_with("search_kb", {"query": query}):
                 return step.call("search_kb", {"query": query}, issue=issue[:300])
         if not v.has_tool("search_kb"):
@@ -558,7 +566,7 @@ class TechSkill(SkillBase):
             query = str(last.arguments.get("query", ""))
             if top["id"] == RESET_ARTICLE and v.has_tool("send_password_reset") and (
                 asks_for_something(query, put_as_question=query.rstrip().endswith("?")) and acts.read_act(query).act == "request"
-                or _asks_apart_for_something(query)
+                or bool(requests_apart(query))
             ):
                 # The article found is the one whose step the reset tool carries out ("support can
                 # send the reset link"), and the customer asks for it to be done, not how to do it
