@@ -23,8 +23,7 @@ def _accuracy(rows: list[dict]) -> float:
 
 
 def test_the_act_reader_on_the_held_half():
-    # Measured: tune 109/109, held 49/58 since an unseen word costs every act the same (issue 38,
-    # acts-20: "notifications stopped coming" no longer reads as a greeting). Before: tune 108/109 (99.1 %), held 49/58 (84.5 %; 44/52 before six reports of what someone else sent joined it); chance among six acts is 17 %. (Before
+    # Measured: tune 108/109 (99.1 %), held 49/58 (84.5 %; 44/52 before six reports of what someone else sent joined it); chance among six acts is 17 %. (Before
     # money-10's short requests: tune 86/87, held 37/43, and 41/52 once acts-held gained its nine
     # verbless requests and please-marked non-requests; before issue 38's acts-5 round: tune 44/45,
     # held 36/43.)
@@ -32,21 +31,28 @@ def test_the_act_reader_on_the_held_half():
     assert _accuracy(_rows("tune")) >= 0.95
 
 
+def _act_reader_with_background() -> acts.ActReader:
+    """The act reader's counts read with the uniform background mixed in (acts.mixed_likelihood),
+    at the weight chosen on the labelled sets (0.05), whatever acts.ACT_BACKGROUND ships."""
+    data = acts._data()["acts"]
+    return acts.ActReader(data["counts"], data["totals"], data["docs"], data["alpha"], background=0.05)
+
+
 def test_a_word_an_act_never_saw_costs_every_act_the_same():
-    """The act reader mixes each act's word frequencies with the pooled ones (acts.mixed_likelihood):
-    a feature an act never saw costs every such act the same, however little that act was trained
-    on. With add-alpha smoothing greeting and goodbye (some 1,100 words each, against some 100,000
-    for the other acts) paid 15 times less for it, so a message of words the readers rarely see read
-    as a goodbye or a greeting (acts-20's tune half). ("sync borked again" still reads as a goodbye:
-    goodbye saw "again" at a message's end, "see you again".)"""
-    reader = acts.act_reader()
+    """With the uniform background mixed in, a feature an act never saw costs every such act the
+    same, however little that act was trained on. With add-alpha smoothing greeting and goodbye
+    (some 1,100 words each, against some 100,000 for the other acts) pay 15 times less for it, so
+    a message of words the readers rarely see reads as a goodbye or a greeting (acts-20's tune
+    half). ("sync borked again" reads as a goodbye either way: goodbye saw "again" at a message's
+    end, "see you again".)"""
+    reader = _act_reader_with_background()
     # "pw" was trained as a request only ("pw reset pls"); "login" as a problem only.
     for feature, seen_by in (("pw", "request"), ("login", "problem")):
         assert {label for label in reader.labels if reader.count(label, feature)} == {seen_by}
         unseen = {reader.likelihood(label, feature) for label in reader.labels if label != seen_by}
         assert len(unseen) == 1
-    assert acts.read_act("forgot my pw again").act == "problem"  # a goodbye (0.89) with add-alpha
-    assert acts.read_act("login problem").act == "problem"  # a greeting (0.57)
+    assert reader.read("forgot my pw again").act == "problem"  # a goodbye (0.89) with add-alpha
+    assert reader.read("login problem").act == "problem"  # a greeting (0.57)
 
 
 def test_the_mixed_estimate_is_the_acts_own_frequency_beside_the_pooled_one():

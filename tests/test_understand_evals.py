@@ -941,20 +941,25 @@ KNOWN_MISSES = {
     # no action taken.
     "multi 15 (held): venting: a child's drawing on the walls",
     "multi 15 (held): venting in non-native english, no question",
-    # acts-20 (issue 38: the act reader's odds for words it never saw; 4/11 + 2/11 before, 5/11 +
-    # 5/11 once an unseen word costs every act the same). "pw" is no word the router or the desk
-    # intents reader was taught: the password is a change of password to them, and the article on
-    # changing it is given, not the reset link.
+    # acts-20 (issue 38: the act reader's odds for words it never saw; 4/11 + 2/11, and 5/11 +
+    # 5/11 with the uniform background mixed in, which is not switched on: readers/acts.py
+    # ACT_BACKGROUND). Add-alpha charges greeting and goodbye 15 times less for a word they never
+    # saw: "login problem" reads as a greeting, "signin issue", "acct locked out" and "sync borked
+    # again" lean the same way, and their articles are offered as answers to a question.
+    "acts 20 (tune): a problem in few words: 'login problem'",
+    "acts 20 (tune): a problem in few words: 'sync borked again'",
+    "acts 20 (held): a problem in few words: 'signin issue'",
+    "acts 20 (held): a problem in few words: 'acct locked out'",
+    # "pw" is no word the router or the desk intents reader was taught: the password is a change
+    # of password to them, and the article on changing it is given, not the reset link.
     "acts 20 (tune): forgotten password in slang: 'forgot my pw again'",
     "acts 20 (held): forgotten password in slang: 'forgot pw, again ugh'",
-    # Goodbye saw "again" at a message's end ("see you again"): "sync borked again" reads as one.
-    "acts 20 (tune): a problem in few words: 'sync borked again'",
     # No article speaks of uploads in these words ("borked", "yday"): none is found to answer.
     "acts 20 (held): a problem in few words: 'uploads borked since yday'",
     # Messages of words no act saw ("g'day", "heyyy", "hiya folks", "ta muchly", "kk cya", "much
-    # appreciated mate", "aight peace out"): every act pays the same for each, so only the message's
-    # length and the acts' prior decide, and no estimate of unseen words can tell a greeting from
-    # thanks there. They need training lines of their own (the acts files), not smoothing.
+    # appreciated mate", "aight peace out"): no estimate of unseen words tells a greeting from
+    # thanks there (with the background, only length and the acts' prior decide). They need
+    # training lines of their own (the acts files), not smoothing.
     "acts 20 (tune): a greeting in unusual words: \"g'day\"",
     "acts 20 (tune): a greeting in unusual words: 'heyyy'",
     "acts 20 (held): a greeting in unusual words: 'hiya folks'",
@@ -962,16 +967,11 @@ KNOWN_MISSES = {
     "acts 20 (held): thanks in unusual words: 'much appreciated mate'",
     "acts 20 (tune): goodbye in unusual words: 'kk cya'",
     "acts 20 (held): goodbye in unusual words: 'aight peace out'",
-    # "aye go on then": the confirmation reader's (engine/confirmation.py), not the act reader's:
-    # it hears no yes, and the turn is searched as a new matter. Nothing runs unasked.
+    # "aye go on then", "meh, skip it": the confirmation reader's (engine/confirmation.py), not the
+    # act reader's: it hears no yes and no no, and the turn is searched as a new matter. Nothing
+    # runs unasked.
     "acts 20 (held): a yes in unusual words runs the cancel once: 'aye go on then'",
-    # Lost when an unseen word costs every act the same (each passed by the old odds' accident):
-    # "our old contractor left in january" read as a goodbye (its words unseen there cost least)
-    # and so was no matter of its own; read as the question or problem it could be, triage makes
-    # it one, and the router sends it to billing. "received, ta": "received" read as a goodbye and
-    # "ta" as thanks by the same accident; now neither word is known to any act.
-    "understand 16 config (held): a former contractor's laptop still signed in, offer, 'yes pls'",
-    "consent 10 (held): reset link by email, 'received, ta' closes",
+    "acts 20 (held): a no in unusual words runs nothing: 'meh, skip it'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
