@@ -31,6 +31,35 @@ def test_the_act_reader_on_the_held_half():
     assert _accuracy(_rows("tune")) >= 0.95
 
 
+def _act_reader_with_background() -> acts.ActReader:
+    """The act reader's counts read with the uniform background mixed in (acts.mixed_likelihood),
+    at the weight chosen on the labelled sets (0.05), whatever acts.ACT_BACKGROUND ships."""
+    data = acts._data()["acts"]
+    return acts.ActReader(data["counts"], data["totals"], data["docs"], data["alpha"], background=0.05)
+
+
+def test_a_word_an_act_never_saw_costs_every_act_the_same():
+    """With the uniform background mixed in, a feature an act never saw costs every such act the
+    same, however little that act was trained on. With add-alpha smoothing greeting and goodbye
+    (some 1,100 words each, against some 100,000 for the other acts) pay 15 times less for it, so
+    a message of words the readers rarely see reads as a goodbye or a greeting (acts-20's tune
+    half). ("sync borked again" reads as a goodbye either way: goodbye saw "again" at a message's
+    end, "see you again".)"""
+    reader = _act_reader_with_background()
+    # "pw" was trained as a request only ("pw reset pls"); "login" as a problem only.
+    for feature, seen_by in (("pw", "request"), ("login", "problem")):
+        assert {label for label in reader.labels if reader.count(label, feature)} == {seen_by}
+        unseen = {reader.likelihood(label, feature) for label in reader.labels if label != seen_by}
+        assert len(unseen) == 1
+    assert reader.read("forgot my pw again").act == "problem"  # a goodbye (0.89) with add-alpha
+    assert reader.read("login problem").act == "problem"  # a greeting (0.57)
+
+
+def test_the_mixed_estimate_is_the_acts_own_frequency_beside_a_uniform_share():
+    assert acts.mixed_likelihood(0, 1_000, 10_000, 0.05) == acts.mixed_likelihood(0, 100_000, 10_000, 0.05) == 0.05 / 10_000
+    assert acts.mixed_likelihood(10, 1_000, 10_000, 0.05) == pytest.approx(0.95 * 10 / 1_000 + 0.05 / 10_000)
+
+
 def test_the_scope_reader_on_the_held_half():
     # Measured: held 37/39 messages in or out of the desk's scope (92.5 %).
     rows = [r for r in _rows("held") if r["act"] not in ("thanks", "greeting", "goodbye")]

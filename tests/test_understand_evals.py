@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -972,6 +972,37 @@ KNOWN_MISSES = {
     # no action taken.
     "multi 15 (held): venting: a child's drawing on the walls",
     "multi 15 (held): venting in non-native english, no question",
+    # acts-20 (issue 38: the act reader's odds for words it never saw; 4/11 + 2/11, and 5/11 +
+    # 5/11 with the uniform background mixed in, which is not switched on: readers/acts.py
+    # ACT_BACKGROUND). Add-alpha charges greeting and goodbye 15 times less for a word they never
+    # saw: "login problem" reads as a greeting, "signin issue", "acct locked out" and "sync borked
+    # again" lean the same way, and their articles are offered as answers to a question.
+    "acts 20 (tune): a problem in few words: 'login problem'",
+    "acts 20 (tune): a problem in few words: 'sync borked again'",
+    "acts 20 (held): a problem in few words: 'signin issue'",
+    "acts 20 (held): a problem in few words: 'acct locked out'",
+    # "pw" is no word the router or the desk intents reader was taught: the password is a change
+    # of password to them, and the article on changing it is given, not the reset link.
+    "acts 20 (tune): forgotten password in slang: 'forgot my pw again'",
+    "acts 20 (held): forgotten password in slang: 'forgot pw, again ugh'",
+    # No article speaks of uploads in these words ("borked", "yday"): none is found to answer.
+    "acts 20 (held): a problem in few words: 'uploads borked since yday'",
+    # Messages of words no act saw ("g'day", "heyyy", "hiya folks", "ta muchly", "kk cya", "much
+    # appreciated mate", "aight peace out"): no estimate of unseen words tells a greeting from
+    # thanks there (with the background, only length and the acts' prior decide). They need
+    # training lines of their own (the acts files), not smoothing.
+    "acts 20 (tune): a greeting in unusual words: \"g'day\"",
+    "acts 20 (tune): a greeting in unusual words: 'heyyy'",
+    "acts 20 (held): a greeting in unusual words: 'hiya folks'",
+    "acts 20 (tune): thanks in unusual words: 'ta muchly'",
+    "acts 20 (held): thanks in unusual words: 'much appreciated mate'",
+    "acts 20 (tune): goodbye in unusual words: 'kk cya'",
+    "acts 20 (held): goodbye in unusual words: 'aight peace out'",
+    # "aye go on then", "meh, skip it": the confirmation reader's (engine/confirmation.py), not the
+    # act reader's: it hears no yes and no no, and the turn is searched as a new matter. Nothing
+    # runs unasked.
+    "acts 20 (held): a yes in unusual words runs the cancel once: 'aye go on then'",
+    "acts 20 (held): a no in unusual words runs nothing: 'meh, skip it'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
