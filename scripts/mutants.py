@@ -555,10 +555,19 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "asked-request-is-sure",
         "supportdesk/engine/confirmation.py",
-        "        return not put_as_question or reading.confidence >= _SURE_ASKED_REQUEST or _ACTION_NAMED.search(clause) is not None\n",
+        "        return not put_as_question or _ACTION_ASKED.search(clause) is not None or _only_the_thing_asked(clause)\n",
         "        return True\n",
         ("tests/test_request_consent.py::test_the_reset_tool_reads_no_request_in_questions_problems_or_other_asks",),
-        "a clause put as a question is a request only when the act reader is sure of it: else 'min password length? <email>' sent a reset link nobody asked for",
+        "a clause put as a question is a request only with the action's verb or naming the thing asked alone: else 'reset link expiry? <email>' (read as a request, 1.00) and 'min password length? <email>' sent a reset link nobody asked for",
+        group="ours",
+    ),
+    Mutant(
+        "reset-asked-beside-question",
+        "supportdesk/engine/confirmation.py",
+        '    if any(asks(c) and acts.read_act(c).act == "question" and not gates.reads_money(c) for c in acts.clauses(text) if c not in requested):\n',
+        "    if False:\n",
+        ("tests/test_tech_20.py::test_a_request_beside_a_question_asks_for_nothing",),
+        "a clause that asks for something asks for the reset link only when no other clause asks a question: else 'how long does a reset link last, and does an old one still work? send it to <email> if needed' sends a link the customer only asked about",
         group="ours",
     ),
     Mutant(

@@ -64,6 +64,10 @@ def test_a_money_tool_cannot_be_run_on_a_request():
     "Pw reset - olga.nguyen14@example.com",
     # An emoji ends a clause (readers/acts.py _CLAUSE): the request after the report is one.
     "forgot it AGAIN \U0001f629 reset to dana@example.com",
+    # Put as a question: the thing asked for named alone, or the action's verb used as one.
+    "reset link? quinn.adams16@example.com",
+    "pw reset pls? CUS-1016",
+    "could i get a new password link?",
 ])
 def test_the_reset_tool_reads_a_request_for_the_link(text):
     from supportdesk.tools import registry
@@ -89,6 +93,10 @@ def test_the_reset_tool_reads_a_request_for_the_link(text):
     # question ("hey can u send me a password reset link?" above) is one the reader is sure of.
     "min password length? quinn.adams16@example.com",
     "min password length?",
+    # A noun phrase saying something about the link is a question about it, though the act reader
+    # reads it as a request, sure of it (1.00): each sent a link nobody asked for.
+    "reset link expiry? quinn.adams16@example.com",
+    "reset email from you guys legit? quinn.adams16@example.com",
 ])
 def test_the_reset_tool_reads_no_request_in_questions_problems_or_other_asks(text):
     from supportdesk.tools import registry

@@ -795,11 +795,13 @@ def asks_for_something(clause: str, *, put_as_question: bool = False) -> bool:
         return False  # "CUS-1018", "dana@example.com": who writes, not what to do (read as a request)
     reading = acts.read_act(clause)
     if reading.act == "request":
-        # Put with a "?", a request is one the reader is sure of ("can you send me a reset link?",
-        # "password reset?": 1.00) or one naming the action it asks for ("is possible you send me
-        # a link to make new one?", 0.79); a bare noun phrase asked ("min password length?", 0.76)
-        # is a question it half hears as a request, and a reset link went out unasked (controls-h18).
-        return not put_as_question or reading.confidence >= _SURE_ASKED_REQUEST or _ACTION_NAMED.search(clause) is not None
+        # Put with a "?", a request asks for the action with its verb ("can you send me a reset
+        # link?", "is possible you send me a link to make new one?") or names only the thing asked
+        # for ("password reset?", "reset link pls?"). A noun phrase saying something about that
+        # thing is a question about it, however sure the reader is: "min password length?" (0.76),
+        # "reset link expiry?" (1.00), "reset email from you guys legit?" (0.87) each sent a reset
+        # link nobody asked for (controls-h18; the mutation run after round 16).
+        return not put_as_question or _ACTION_ASKED.search(clause) is not None or _only_the_thing_asked(clause)
     if put_as_question or asks(clause):
         return False
     said = acts.probabilities(reading.scores)
@@ -808,8 +810,21 @@ def asks_for_something(clause: str, *, put_as_question: bool = False) -> bool:
 
 
 _FRAGMENT_REQUEST = 0.1
-_SURE_ASKED_REQUEST = 0.95
-_ACTION_NAMED = LazyPattern(rf"\b(?:{_VERB_WORDS}|e?mail)", re.IGNORECASE)
+# An action's verb used as one, on what it is done to or for: "send me", "reset my", "get a new".
+_ACTION_ASKED = LazyPattern(
+    rf"\b(?:{_VERB_WORDS}|e?mail|get|give|need|want)\s+(?:me|us|my|our|a|an|the|it|one|another|new)\b", re.IGNORECASE
+)
+# What a request put as a bare noun phrase may hold: the words of the thing asked for (the reset
+# link's: the one tool a request alone may run) and the words around any request.
+_THING_ASKED = frozenset(
+    "password passwords pw pwd passcode reset link links email mail new another one a an the my our "
+    "pls please plz thx thanks ty again now asap quick just hey hi hello ok".split()
+) | frozenset(_VERB_WORDS.split("|"))
+
+
+def _only_the_thing_asked(clause: str) -> bool:
+    words = [w.strip(".,!-'").lower() for w in _words(clause)]
+    return bool(words) and all(w in _THING_ASKED for w in words if w)
 # A clause of customer ids and email addresses only: the act reader reads "CUS-1018" as a verbless
 # request, and a problem told beside it ("typed my password into a fake page. CUS-1018") counted as
 # asking for the reset link its article names, which then went out unasked (held-11, config desk).
