@@ -97,11 +97,25 @@ def test_the_reset_tool_reads_a_request_for_the_link(text):
     # reads it as a request, sure of it (1.00): each sent a link nobody asked for.
     "reset link expiry? quinn.adams16@example.com",
     "reset email from you guys legit? quinn.adams16@example.com",
+    # Told and asked why: the act reader hears "reset link says expired" as a request (1.00), and
+    # "why" as a problem told.
+    "reset link says expired, why? quinn.adams16@example.com",
 ])
 def test_the_reset_tool_reads_no_request_in_questions_problems_or_other_asks(text):
     from supportdesk.tools import registry
 
     assert not registry.get("send_password_reset").requested_in(text)  # type: ignore[union-attr]
+
+
+def test_a_clause_put_as_a_question_asks_by_its_verb_or_the_thing_alone():
+    """Every reader of requests (the money skill's too) hears a noun phrase asked about a thing
+    as a question, though the act reader reads it as a request (1.00)."""
+    from supportdesk.engine.confirmation import asks_for_something
+
+    assert not asks_for_something("reset link expiry", put_as_question=True)
+    assert not asks_for_something("refund policy for annual plans", put_as_question=True)
+    assert asks_for_something("can you send me a reset link", put_as_question=True)
+    assert asks_for_something("password reset", put_as_question=True)
 
 
 def _said(*texts: str) -> list[Message]:

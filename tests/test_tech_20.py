@@ -49,6 +49,8 @@ def test_a_request_beside_a_question_asks_for_nothing():
     assert _reset_asked_for("send me a reset link for dana@example.com, and when do you bill me next?")
     # a problem told beside it, opening like a question ("can't ..."), is no question
     assert requests_apart("can't sign in at all, could you send me a reset link")
+    # asked for by its verb beside a question about it: the question is heard, the link waits for a yes
+    assert requests_apart("pls send a reset link to dana@example.com, and how long does the link keep working?") == []
 
 
 async def test_questions_about_the_reset_link_get_the_article_and_no_link():

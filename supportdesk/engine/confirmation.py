@@ -818,17 +818,26 @@ _ACTION_ASKED = LazyPattern(
 # link's: the one tool a request alone may run) and the words around any request.
 _THING_ASKED = frozenset(
     "password passwords pw pwd passcode reset link links email mail new another one a an the my our "
-    "pls please plz thx thanks ty again now asap quick just hey hi hello ok".split()
+    "pls please plz thx thanks ty again now asap quick just hey hi hello ok to for".split()
 ) | frozenset(_VERB_WORDS.split("|"))
 
 
-def _only_the_thing_asked(clause: str) -> bool:
-    words = [w.strip(".,!-'").lower() for w in _words(clause)]
-    return bool(words) and all(w in _THING_ASKED for w in words if w)
+# A question word asked on its own ("why?", "how come?").
+_WH_ALONE = LazyPattern(r"\W*(?:why|how come|how so|what for|since when)\W*$", re.IGNORECASE)
+# Who writes: a customer id or an email address.
+_WHO_PATTERN = rf"[a-z]{{2,4}}-?\d{{3,}}|{EMAIL_ADDRESS.pattern}"
+_WHO = LazyPattern(rf"\b(?:{_WHO_PATTERN})", re.IGNORECASE)
 # A clause of customer ids and email addresses only: the act reader reads "CUS-1018" as a verbless
 # request, and a problem told beside it ("typed my password into a fake page. CUS-1018") counted as
 # asking for the reset link its article names, which then went out unasked (held-11, config desk).
-_WHO_ONLY = LazyPattern(rf"^[\s.,;:!?()-]*(?:(?:[a-z]{{2,4}}-?\d{{3,}}|{EMAIL_ADDRESS.pattern})[\s.,;:!?()-]*)+$", re.IGNORECASE)
+_WHO_ONLY = LazyPattern(rf"^[\s.,;:!?()-]*(?:(?:{_WHO_PATTERN})[\s.,;:!?()-]*)+$", re.IGNORECASE)
+
+
+def _only_the_thing_asked(clause: str) -> bool:
+    """Whether the clause names only the thing asked for ("password reset", "Pw reset -
+    <email>", "reset to <email>"), who writes aside."""
+    words = [w.strip(".,!-'").lower() for w in _words(_WHO.sub(" ", clause))]
+    return any(words) and all(w in _THING_ASKED for w in words if w)
 
 
 def request_clauses(text: str) -> list[str]:
@@ -852,8 +861,14 @@ def requests_apart(text: str) -> list[str]:
     from supportdesk.readers import acts, gates
 
     requested = request_clauses(text)
-    # (put as a question and read as one: "can't get in at all" opens with an auxiliary, a problem told)
-    if any(asks(c) and acts.read_act(c).act == "question" and not gates.reads_money(c) for c in acts.clauses(text) if c not in requested):
+    # (put as a question and read as one: "can't get in at all" opens with an auxiliary, a problem
+    # told; a question word asked on its own is one however the reader hears it: "reset link says
+    # expired, why?" reads "why" as a problem, and a link went out)
+    if any(
+        asks(c) and acts.read_act(c).act == "question" and not gates.reads_money(c)
+        or _put_as_question(text, c) and _WH_ALONE.match(c)  # (naming no matter, money or other)
+        for c in acts.clauses(text) if c not in requested
+    ):
         return []
     return requested
 
