@@ -85,6 +85,11 @@ def asks_last_payment(text: str) -> bool:
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan", "failed_payment"}
 _CHARGE_ID = LazyPattern(r"\bch[- ]?\d{3,}\b", re.I)
+# The desk intents reader's reads of the account (nothing changed) and the money intents they are.
+_READ_OF_READER = {"next_payment": "next_payment", "my_plan": "my_plan", "card_on_file": "card_on_file", "invoice": "invoice"}
+# How sure the desk intents reader must be of a follow-up question's read for it to replace the
+# topic's: as sure as a read of a charge's day (asks.CHARGES_ASKED_CONFIDENCE).
+FOLLOW_UP_CONFIDENCE = asks.CHARGES_ASKED_CONFIDENCE
 
 
 class MoneyIntents(MoneyBase):
@@ -154,6 +159,20 @@ class MoneyIntents(MoneyBase):
             return False  # "what's ch-9059 for?": a question about one charge, answered from it
         reading = acts.read_desk_intent(text)
         return reading.act == "card_on_file" and reading.confidence >= cues.CARD_ON_FILE_CONFIDENCE and gates.reads_money(text)
+
+    def _read_asked_by_the_reader(self, text: str) -> set[str]:
+        """A question the rules hear nothing in, after the topic asked a read of the account: the
+        read the desk intents reader surely hears (next payment, plan, card, invoices) when it is
+        not the topic's: the account stays said, the new question is answered (issue 38: "which
+        card am i paying with", then "and when do you charge it next" got the card again)."""
+        carried = self._carried_intents()
+        if not carried or not carried <= _READ_OF_READER.keys() | {"last_payment", "failed_payment"}:
+            return set()
+        if acts.read_act(text).act != "question":
+            return set()
+        reading = acts.read_desk_intent(text)
+        read = _READ_OF_READER.get(reading.act) if reading.confidence >= FOLLOW_UP_CONFIDENCE else None
+        return {read} if read and read not in carried else set()
 
     def _carried_intents(self) -> set[str]:
         """Nothing new in this message: carry on with what the topic is about, latest first.
