@@ -179,6 +179,11 @@ class MoneyReads(MoneyBase):
             earlier = earlier[:-1]
         for said in reversed(earlier):
             hits = dialogue.point_at(dialogue.without_repeated(said), charges, positions=False)
+            repeats = [c for c in hits or [] if c.get("duplicate_of") in {h["id"] for h in hits or []}]
+            if hits and len(hits) == 2 and len(repeats) == 1:
+                # Both days of a duplicated pair told ("twice, on the 5th and on the 6th"): the
+                # charge meant is the repeat, as the duplicate is the one offered back (held-12).
+                return repeats
             if hits:
                 return hits
             if slot_extraction.months_named(said) or cues.DUPLICATE.search(said):
