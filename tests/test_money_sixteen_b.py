@@ -67,3 +67,10 @@ async def test_an_unused_month_asked_back_with_a_verb_of_returning_is_refused_wi
          {"agent": "billing", "reply": ["can't refund", "duplicate"], "reply_not": ["Shall I refund"],
           "context_absent": ["pending_offer"], "not_tools": MONEY}),
     )
+
+
+async def test_which_plan_asked_of_the_invoice_shown_is_the_plan():
+    assert not await converse(
+        ("jonas.klein9@example.com can u tell me my last invoice number", {"agent": "billing", "reply": ["INV-5027"], "not_tools": MONEY}),
+        ("and which plan is that invoice for?", {"reply": ["Starter plan"], "reply_not": ["INV-5025"], "not_tools": MONEY}),
+    )

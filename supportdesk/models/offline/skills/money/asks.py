@@ -339,3 +339,13 @@ def plan_needed(text: str) -> bool:
         return False
     reading = acts.read_desk_intent(text)
     return reading.act == "plan_change" and reading.confidence >= PART_CONFIDENCE
+
+
+# A question whose question word asks for a plan ("and which plan is that invoice for?", "what
+# tier was that one"): grammar, the interrogative's noun is what is asked (issue 38, held-13).
+_WHICH_PLAN = LazyPattern(r"^\W*(?:(?:and|so|ok|but)\W+)?(?:which|what)\s+(?:plan|tier|subscription|package)\b", re.I)
+
+
+def asks_which_plan(text: str) -> bool:
+    """The message opens by asking which plan (what it asks of an invoice or a charge shown)."""
+    return bool(_WHICH_PLAN.match(text))

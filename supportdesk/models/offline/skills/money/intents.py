@@ -161,10 +161,8 @@ class MoneyIntents(MoneyBase):
         return reading.act == "card_on_file" and reading.confidence >= cues.CARD_ON_FILE_CONFIDENCE and gates.reads_money(text)
 
     def _read_asked_by_the_reader(self, text: str) -> set[str]:
-        """A question the rules hear nothing in, after the topic asked a read of the account: the
-        read the desk intents reader surely hears (next payment, plan, card, invoices) when it is
-        not the topic's: the account stays said, the new question is answered (issue 38: "which
-        card am i paying with", then "and when do you charge it next" got the card again)."""
+        """A question no rule hears, after a read of the account: the read the desk intents reader
+        surely hears, when not the topic's ("and when do you charge it next" after the card)."""
         carried = self._carried_intents()
         if not carried or not carried <= _READ_OF_READER.keys() | {"last_payment", "failed_payment"}:
             return set()
@@ -349,6 +347,8 @@ def _intents_in(t: str) -> frozenset[str]:
         # spelling ("wat tier am i paying for rn", held-19: the act reader, not knowing "wat",
         # reads a problem by a hair).
         found.add("my_plan")
+    if found == {"invoice"} and asks.is_question(t) and asks.asks_which_plan(t):
+        found = {"my_plan"}  # "and which plan is that invoice for?": the plan asked, of what was shown
     if found <= {"card_on_file"} and plan_beside_card(t):
         # "my plan and which card pays for it?": the plan asked beside the card (the reader hears
         # the card loudest); the plan's answer says the card too (account._my_plan).
