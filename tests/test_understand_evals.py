@@ -462,6 +462,8 @@ KNOWN_MISSES = {
     # pair's two days and the email, pass: 'upcoming' is 'next', 'it' is the pair's repeat.)
     "understand 12 (held): question: an ipad stuck on ios 15",
     "understand 12 (held): kept: the reset thingy asked, customer id next",
+    # money-16b: "pro for me from now on please, CUS-1032" reads update_card to the desk intents
+    # reader (the id's token weighs; without it plan_change 0.7, under asks.PART_CONFIDENCE).
     "understand 12 (held): changed mind: pro asked, then team for new hires, 'yup, team it is'",
     "understand 12 (held): two matters: windows app won't start, and team's monthly price",
     "understand 12 config (held): negation: not hacked, a longer password is all",
@@ -619,8 +621,12 @@ KNOWN_MISSES = {
     # forgotten is refused with why since dates15: its money back is heard on the message whole.
     # Since bill-18 the failed payment's email is billing's, answered with the failed charge.)
     "understand 13 (held): article: credits bought two hours ago, balance still zero",
-    "understand 13 (held): kept: email once, latest invoice then the plan it is for",
+    # (Since money-16b "which plan is that invoice for?" is answered with the plan: asks.asks_which_plan.)
+    # money-16b: the senior's offer after the escalation names the duplicate alone (senior.py,
+    # options [its id]), so the gate reads "yes the second one" as another charge pointed at.
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
+    # money-16b: kept on purpose: a request after a no is not the yes (the desk's gate); the
+    # refund is put once more, and a yes runs it (money-16b tune's changed-mind conversation).
     "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
     "understand 13 config (held): negation: not worried about hackers, turning on two-factor",
     # understand-held-14 (written blind during round 12; first run 35/54 + 13/15, then the card's
@@ -640,6 +646,7 @@ KNOWN_MISSES = {
     "understand 14 (held): article: a 7gb video sits at 0% while the rest goes up",
     "understand 14 (held): question: how far back version history goes on pro",
     "understand 14 (held): question: login code by sms, no smartphone, non-native",
+    # money-16b: still the plan read as the last named (cues.plan_request), above.
     "understand 14 (held): kept: starter named first, email next, 'yes that one'",
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
     # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
@@ -676,10 +683,12 @@ KNOWN_MISSES = {
     # (cues.REPEAT_CONTACT, moves-tune's "3rd time I'm contacting you about being charged twice"),
     # who says the charge failed with nothing to refund; billing keeping it needs the lead's word on
     # which repeat contacts stay at level 1 (bill-18 left it):
+    # money-16b: triage routes the capitals and "not interested in excuses" to the senior (route's).
     "understand 15 (held): refused: rude, capitals, the failed march 8 starter payment",
     # (money-18: the story's opening, "right, bear with me. i run a tiny architecture studio, five
     # of us", is read by the act reader as a request and routed to technical as a matter of its
     # own; the duplicate's part waits behind it. A story's preamble is the act reader's kind.)
+    # money-16b: triage routes the studio's story to technical (route's); billing's part passes alone.
     "understand 15 (held): rambling: an architecture studio's accountant found team twice, 'alright, yes refund the extra'",
     # bill-18 (billing's own matters: failed payments, declined renewals, invoice numbers and copies,
     # VAT ids, an export beside an invoice number, credits bought; tune 5/9 and held 4/9 before, 9/9
