@@ -688,7 +688,7 @@ KNOWN_MISSES = {
     # (money-18: the story's opening, "right, bear with me. i run a tiny architecture studio, five
     # of us", is read by the act reader as a request and routed to technical as a matter of its
     # own; the duplicate's part waits behind it. A story's preamble is the act reader's kind.)
-    # money-16b: triage routes the studio's story to technical (route's); billing's part passes alone.
+    # money-16b: triage routes the studio's story to technical (route's matter, not money's).
     "understand 15 (held): rambling: an architecture studio's accountant found team twice, 'alright, yes refund the extra'",
     # bill-18 (billing's own matters: failed payments, declined renewals, invoice numbers and copies,
     # VAT ids, an export beside an invoice number, credits bought; tune 5/9 and held 4/9 before, 9/9
