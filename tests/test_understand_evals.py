@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -458,11 +458,12 @@ KNOWN_MISSES = {
     # identity check's papers since a sure small-talk clause in an unsure whole is no chit-chat;
     # an authenticator's codes invalid and a phone left in a taxi since kb-15's written examples,
     # landed by bench_kb --calibrate's one objective.)
+    # (Since money-16b the next payment "upcoming" and after the card, and "yes refund it" after a
+    # pair's two days and the email, pass: 'upcoming' is 'next', 'it' is the pair's repeat.)
     "understand 12 (held): question: an ipad stuck on ios 15",
-    "understand 12 (held): calendar: next payment due, day and amount",
-    "understand 12 (held): kept: email once, the card on file then the next payment",
-    "understand 12 (held): kept: both days of a double starter fee told, email after, 'yes refund it'",
     "understand 12 (held): kept: the reset thingy asked, customer id next",
+    # money-16b: "pro for me from now on please, CUS-1032" reads update_card to the desk intents
+    # reader (the id's token weighs; without it plan_change 0.7, under asks.PART_CONFIDENCE).
     "understand 12 (held): changed mind: pro asked, then team for new hires, 'yup, team it is'",
     "understand 12 (held): two matters: windows app won't start, and team's monthly price",
     "understand 12 config (held): negation: not hacked, a longer password is all",
@@ -620,8 +621,12 @@ KNOWN_MISSES = {
     # forgotten is refused with why since dates15: its money back is heard on the message whole.
     # Since bill-18 the failed payment's email is billing's, answered with the failed charge.)
     "understand 13 (held): article: credits bought two hours ago, balance still zero",
-    "understand 13 (held): kept: email once, latest invoice then the plan it is for",
+    # (Since money-16b "which plan is that invoice for?" is answered with the plan: asks.asks_which_plan.)
+    # money-16b: the senior's offer after the escalation names the duplicate alone (senior.py,
+    # options [its id]), so the gate reads "yes the second one" as another charge pointed at.
     "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
+    # money-16b: kept on purpose: a request after a no is not the yes (the desk's gate); the
+    # refund is put once more, and a yes runs it (money-16b tune's changed-mind conversation).
     "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
     "understand 13 config (held): negation: not worried about hackers, turning on two-factor",
     # understand-held-14 (written blind during round 12; first run 35/54 + 13/15, then the card's
@@ -641,6 +646,7 @@ KNOWN_MISSES = {
     "understand 14 (held): article: a 7gb video sits at 0% while the rest goes up",
     "understand 14 (held): question: how far back version history goes on pro",
     "understand 14 (held): question: login code by sms, no smartphone, non-native",
+    # money-16b: still the plan read as the last named (cues.plan_request), above.
     "understand 14 (held): kept: starter named first, email next, 'yes that one'",
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
     # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
@@ -677,10 +683,12 @@ KNOWN_MISSES = {
     # (cues.REPEAT_CONTACT, moves-tune's "3rd time I'm contacting you about being charged twice"),
     # who says the charge failed with nothing to refund; billing keeping it needs the lead's word on
     # which repeat contacts stay at level 1 (bill-18 left it):
+    # money-16b: triage routes the capitals and "not interested in excuses" to the senior (route's).
     "understand 15 (held): refused: rude, capitals, the failed march 8 starter payment",
     # (money-18: the story's opening, "right, bear with me. i run a tiny architecture studio, five
     # of us", is read by the act reader as a request and routed to technical as a matter of its
     # own; the duplicate's part waits behind it. A story's preamble is the act reader's kind.)
+    # money-16b: triage routes the studio's story to technical (route's matter, not money's).
     "understand 15 (held): rambling: an architecture studio's accountant found team twice, 'alright, yes refund the extra'",
     # bill-18 (billing's own matters: failed payments, declined renewals, invoice numbers and copies,
     # VAT ids, an export beside an invoice number, credits bought; tune 5/9 and held 4/9 before, 9/9
@@ -790,11 +798,11 @@ KNOWN_MISSES = {
     # searched as a question; a cancel with a project's end as its reason routed to technical;
     # config desk: notification emails with "not phishing" routed to
     # security, and a phishing email "from acme billing" with an invoice zip read as billing.
+    # (Since money-16b the charge id not held is said plainly, and the failed payment after the
+    # card answered: a follow-up question is read as asked, a failed payment with its month.)
     "understand 20 (held): article: the account page says suspended, worried",
     "understand 20 (held): article: a dropbox import running for hours",
     "understand 20 (held): question: how long a card top-up may sit pending",
-    "understand 20 (held): unknown charge: anxious, CH-4410, no such charge",
-    "understand 20 (held): kept: email once, the card asked, then why march's payment failed",
     "understand 20 (held): chit-chat: good morning from sydney",
     "understand 20 (held): control: the project is over, cancel, 'yes end it'",
     "understand 20 config (held): negation: not phishing, the notification emails never come",
@@ -896,10 +904,10 @@ KNOWN_MISSES = {
     # (dates15 took off the fortnight, this past wednesday, the clinic's two days and the card's
     # corrected digits. The month unused stays: "i'd like january's 29.99 returned" reads cancel
     # to Banking77's reader and plan_change to the desk intents reader, so no money back is heard;
-    # the desk intents reader's training is where it is learnt.)
+    # the desk intents reader's training is where it is learnt. It passes since money-16b: an
+    # amount given back by a verb of returning it is money back, cues.REFUND, then refused with why.)
     # (the two facts of the plans pass since kbfacts15: triage.asks_feature_of_a_plan, and
     # SeniorSkill._articles_first for "which of your plans ... sso", read as a privacy request.)
-    "understand 17 (held): refused: january unused, its pro fee back",
     # (The emoji reset passes since reset15: the reset article's link asked in a clause of its own.
     # The non-native one is read as the change-password article's how-to, its "change password",
     # and "sending me the mail" as no matter of the link's.)

@@ -560,7 +560,11 @@ REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|m
                r"\b(?:give|send|pay) (?:me |us )?back (?:the |my |our )?money\b", r"\breverse (?:the|that) charge\b",
                # an amount in money's place ("give me the 9.99 back", "can i have those $29.99 back"):
                # the amount is the money wanted back (a price with cents, as the amount rules read one)
-               r"(?<![\w.,])[$€£]?\d+\.\d\d\s+back\b")
+               r"(?<![\w.,])[$€£]?\d+\.\d\d\s+back\b",
+               # or given back by a verb of returning it ("return the 29.99 you took", "i'd like
+               # january's 29.99 returned"): the amount its object, before the verb or after it
+               r"\breturn\w*\s+(?:me\s+|us\s+)?(?:the\s+|my\s+|our\s+|that\s+|those\s+)?[$€£]?\d+\.\d\d\b",
+               r"(?<![\w.,])[$€£]?\d+\.\d\d\s+(?:returned|reversed)\b")
 DUPLICATE = _any(
     r"\btwice\b", r"\bdouble[- ]?(?:charged?|billed|payments?)\b", r"\bduplicate", r"\b(?:two|2) (?:identical |same |equal )?(?:charges|payments)\b",
     r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",
@@ -835,7 +839,8 @@ def asks_card_on_file(text: str) -> bool:
 # When the next payment is taken, and how much: the account's renewal, not a charge already made.
 NEXT_PAYMENT = _any(
     # ("next renewal" is left out: "from my next renewal" says when a change takes effect)
-    r"\bne?xt (?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
+    # ("upcoming" is "next" in other words: "date of my upcoming payment plus the amount")
+    r"\b(?:ne?xt|upcoming) (?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
     r"\b(?:take|charge|bill|debit|pay)\b[^.?!]{0,20}\bnext time\b",
     # (asked in the past, "when did you charge me in february?", it is a charge already taken)
     r"\b(?:when|what date|what day)\b(?!\s+(?:did|was|were|have|had)\b)[^.?!]{0,40}"

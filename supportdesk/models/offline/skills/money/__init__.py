@@ -112,9 +112,14 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # A new matter of its own that asks nothing of money ("my account's been compromised"):
             # not a follow-up to carry the last request into, and not ours to answer.
             return self._hand_back(text)
-        if not asked and NEXT_ONE.search(text) and self._about_charges():
-            # "and when is the next one?" after a charge: the one after it is the next payment.
+        if not asked and NEXT_ONE.search(text) and (self._about_charges() or self._carried_intents() & _READS):
+            # "and when is the next one?" after a charge, or after a read of how the account pays
+            # (its card, its invoices): the one after it is the next payment.
             asked = {"next_payment"}
+        if not asked:
+            # A follow-up question in words no rule lists ("ok and when do you charge it next"
+            # after the card): the desk intents reader's read of the account, not the topic's.
+            asked = self._read_asked_by_the_reader(text)
         # "Which plan am I on?" is answered once: a later message asking nothing is not it again.
         # Until the account is found it is not answered: "sorry typo: sami.meyer18@..." after an
         # email that matched nothing is the question's account, and the question stands (issue 38).

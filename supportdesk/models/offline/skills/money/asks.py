@@ -240,8 +240,12 @@ _BILLED_THING = r"(?:payments?|charges?|renewals?|subscriptions?|invoices?)"
 # ("a failed payment", "declined the team renewal"), or a failure at the renewal ("my card was
 # declined when pro renewed"). A card declined "and payment wouldn't go through" at a restaurant
 # is the card's trouble, told of a purchase elsewhere: no subject here, no match.
+# (The billed thing may carry its time, "my payment in march bounced", and a question may put
+# its auxiliary first, "why didn't the march payment go through?".)
+_WHEN_OF_IT = r"(?:\s+(?:in|for|on|from)\s+(?:the\s+)?\w+(?:\s+\d{1,2}\w{0,2})?)?"
 _PAYMENT_FAILED = LazyPattern(
-    rf"\b{_BILLED_THING}\W{{0,2}}\s+(?:(?:was|were|got|has|had|is|did|just|been|have|apparently)\s+){{0,3}}{_FAILED}\b"
+    rf"\b{_BILLED_THING}{_WHEN_OF_IT}\W{{0,2}}\s+(?:(?:was|were|got|has|had|is|did|just|been|have|apparently)\s+){{0,3}}{_FAILED}\b"
+    rf"|\bdid(?:n'?t|nt)\s+(?:(?:the|my|our|your|this|that|last|latest|\w+)\s+){{0,2}}{_BILLED_THING}{_WHEN_OF_IT}\s+(?:go through|work)\b"
     rf"|\b{_FAILED}\s+(?:(?:the|my|our|your|this|that|last|latest|recent|monthly|yearly|annual|starter|pro|team)\s+){{0,2}}{_BILLED_THING}\b"
     rf"|\b{_FAILED}\s+(?:when|as|at)\s+(?:\w+\s+){{0,2}}renew\w*",
     re.IGNORECASE,
@@ -335,3 +339,13 @@ def plan_needed(text: str) -> bool:
         return False
     reading = acts.read_desk_intent(text)
     return reading.act == "plan_change" and reading.confidence >= PART_CONFIDENCE
+
+
+# A question whose question word asks for a plan ("and which plan is that invoice for?", "what
+# tier was that one"): grammar, the interrogative's noun is what is asked (issue 38, held-13).
+_WHICH_PLAN = LazyPattern(r"^\W*(?:(?:and|so|ok|but)\W+)?(?:which|what)\s+(?:plan|tier|subscription|package)\b", re.I)
+
+
+def asks_which_plan(text: str) -> bool:
+    """The message opens by asking which plan (what it asks of an invoice or a charge shown)."""
+    return bool(_WHICH_PLAN.match(text))

@@ -85,6 +85,11 @@ def asks_last_payment(text: str) -> bool:
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan", "failed_payment"}
 _CHARGE_ID = LazyPattern(r"\bch[- ]?\d{3,}\b", re.I)
+# The desk intents reader's reads of the account (nothing changed) and the money intents they are.
+_READ_OF_READER = {"next_payment": "next_payment", "my_plan": "my_plan", "card_on_file": "card_on_file", "invoice": "invoice"}
+# How sure the desk intents reader must be of a follow-up question's read for it to replace the
+# topic's: as sure as a read of a charge's day (asks.CHARGES_ASKED_CONFIDENCE).
+FOLLOW_UP_CONFIDENCE = asks.CHARGES_ASKED_CONFIDENCE
 
 
 class MoneyIntents(MoneyBase):
@@ -154,6 +159,18 @@ class MoneyIntents(MoneyBase):
             return False  # "what's ch-9059 for?": a question about one charge, answered from it
         reading = acts.read_desk_intent(text)
         return reading.act == "card_on_file" and reading.confidence >= cues.CARD_ON_FILE_CONFIDENCE and gates.reads_money(text)
+
+    def _read_asked_by_the_reader(self, text: str) -> set[str]:
+        """A question no rule hears, after a read of the account: the read the desk intents reader
+        surely hears, when not the topic's ("and when do you charge it next" after the card)."""
+        carried = self._carried_intents()
+        if not carried or not carried <= _READ_OF_READER.keys() | {"last_payment", "failed_payment"}:
+            return set()
+        if acts.read_act(text).act != "question":
+            return set()
+        reading = acts.read_desk_intent(text)
+        read = _READ_OF_READER.get(reading.act) if reading.confidence >= FOLLOW_UP_CONFIDENCE else None
+        return {read} if read and read not in carried else set()
 
     def _carried_intents(self) -> set[str]:
         """Nothing new in this message: carry on with what the topic is about, latest first.
@@ -330,6 +347,8 @@ def _intents_in(t: str) -> frozenset[str]:
         # spelling ("wat tier am i paying for rn", held-19: the act reader, not knowing "wat",
         # reads a problem by a hair).
         found.add("my_plan")
+    if found == {"invoice"} and asks.is_question(t) and asks.asks_which_plan(t):
+        found = {"my_plan"}  # "and which plan is that invoice for?": the plan asked, of what was shown
     if found <= {"card_on_file"} and plan_beside_card(t):
         # "my plan and which card pays for it?": the plan asked beside the card (the reader hears
         # the card loudest); the plan's answer says the card too (account._my_plan).

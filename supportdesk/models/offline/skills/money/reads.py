@@ -28,6 +28,26 @@ _AGAIN_LATER = LazyPattern(r"\b(?:again|the (?:next|following) day|the day after
 WHICH_CHARGE = "More than one charge fits that:"  # (issue 38: a charge named ambiguously is asked about)
 
 
+# A charge id written in the desk's own form, however short its number ("CH-12": a typo or a
+# truncated id is still an id the customer names; an id is a rule's, issue 38). Spaced or
+# unhyphenated, an id needs the length of a real one (cues.CHARGE_ID), so "ch 2" stays words.
+_SHORT_CHARGE_ID = LazyPattern(r"\bch-\d{1,3}\b", re.I)
+
+
+def charge_ids_not_held(text: str, charges: list[dict[str, Any]]) -> list[str]:
+    """The charge ids a message names ("CH-9999", "ch 9040", "CH-12") that are not among the
+    account's charges, in the order named (issue 38: such an id is no charge of theirs)."""
+    held = {str(c["id"]).upper() for c in charges}
+    found = sorted([*cues.CHARGE_ID.finditer(text), *_SHORT_CHARGE_ID.finditer(text)], key=lambda m: m.start())
+    named = dict.fromkeys("CH-" + re.sub(r"\D", "", m.group(0)) for m in found)
+    return [i for i in named if i not in held]
+
+
+def not_held_said(unheld: list[str]) -> str:
+    """The charge ids named that the account does not hold, said plainly to be none of its charges."""
+    return f"{' and '.join(unheld)} {'is not a charge' if len(unheld) == 1 else 'are not charges'} on this account"
+
+
 class MoneyReads(MoneyBase):
     def _charges(self, customer_id: str) -> list[dict[str, Any]] | None:
         """The customer's charges as last read, with refunds made since subtracted."""
@@ -159,6 +179,11 @@ class MoneyReads(MoneyBase):
             earlier = earlier[:-1]
         for said in reversed(earlier):
             hits = dialogue.point_at(dialogue.without_repeated(said), charges, positions=False)
+            repeats = [c for c in hits or [] if c.get("duplicate_of") in {h["id"] for h in hits or []}]
+            if hits and len(hits) == 2 and len(repeats) == 1:
+                # Both days of a duplicated pair told ("twice, on the 5th and on the 6th"): the
+                # charge meant is the repeat, as the duplicate is the one offered back (held-12).
+                return repeats
             if hits:
                 return hits
             if slot_extraction.months_named(said) or cues.DUPLICATE.search(said):
@@ -243,6 +268,12 @@ class MoneyReads(MoneyBase):
         return None
 
     def _charges_answer(self, charges: list[dict[str, Any]], text: str = ""):
+        unheld = charge_ids_not_held(text, charges)
+        if unheld:
+            # "there's a charge CH-4410 i don't understand": an id the account does not hold is
+            # said to be none of its charges, and the account's own listed; no other charge is
+            # taken for it, nor offered back in its place (issue 38).
+            return self.step.answer(f"{not_held_said(unheld)}. " + self._charges_summary(charges) + " Which of these did you mean?")
         pointed = self._pointed_back(charges, text)
         # "what was the charge on february 1st?": the charges of the days asked about, not the list.
         days = [] if pointed else self._days_asked(text)

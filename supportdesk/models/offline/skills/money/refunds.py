@@ -14,27 +14,14 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money.base import MoneyBase
+# (charge_ids_not_held is read here, and importable from here as before the reads had it.)
+from supportdesk.models.offline.skills.money.reads import charge_ids_not_held, not_held_said
 from supportdesk.models.offline.view import ToolEvent
 from supportdesk.text import money
 from supportdesk.patterns import LazyPattern
 
 # "it", "that one", "this charge": a charge named before.
 _ANAPHOR = LazyPattern(r"\b(?:it|that|this)(?:\s+(?:one|charge|payment))?\b", re.I)
-
-
-# A charge id written in the desk's own form, however short its number ("CH-12": a typo or a
-# truncated id is still an id the customer names; an id is a rule's, issue 38). Spaced or
-# unhyphenated, an id needs the length of a real one (cues.CHARGE_ID), so "ch 2" stays words.
-_SHORT_CHARGE_ID = LazyPattern(r"\bch-\d{1,3}\b", re.I)
-
-
-def charge_ids_not_held(text: str, charges: list[dict[str, Any]]) -> list[str]:
-    """The charge ids a message names ("CH-9999", "ch 9040", "CH-12") that are not among the
-    account's charges, in the order named (issue 38: such an id is no charge of theirs)."""
-    held = {str(c["id"]).upper() for c in charges}
-    found = sorted([*cues.CHARGE_ID.finditer(text), *_SHORT_CHARGE_ID.finditer(text)], key=lambda m: m.start())
-    named = dict.fromkeys("CH-" + re.sub(r"\D", "", m.group(0)) for m in found)
-    return [i for i in named if i not in held]
 
 
 class MoneyRefunds(MoneyBase):
@@ -190,11 +177,9 @@ class MoneyRefunds(MoneyBase):
             # "refund CH-9999": an id this account does not hold (a typo, or another customer's
             # charge) is said to be no charge of theirs, and their own charges listed to choose
             # from; never another charge offered in its place, and nothing read of whose it is.
-            ids_said = " and ".join(unheld)
             return step.answer(
-                f"{ids_said} {'is not a charge' if len(unheld) == 1 else 'are not charges'} on this account, so I can't refund "
-                f"{'it' if len(unheld) == 1 else 'them'}. " + self._charges_summary(charges)
-                + " Which of these would you like refunded, and why?"
+                f"{not_held_said(unheld)}, so I can't refund {'it' if len(unheld) == 1 else 'them'}. "
+                + self._charges_summary(charges) + " Which of these would you like refunded, and why?"
             )
         ctx_charge = v.context.get("charge_id")
         dups = [c for c in charges if c.get("duplicate_of")]
