@@ -1,0 +1,48 @@
+"""Routing, hand-back and chit-chat understanding, family route-16b (issue 38): greetings and
+closings in words the act reader had not seen, and a circumstance told before what is asked
+("our project wrapped up so please end my subscription") that drowned the money in the request."""
+
+from __future__ import annotations
+
+from supportdesk.models.offline.triage import _names_money_somewhere, _only_social
+from supportdesk.readers.acts import read_act
+from tests.money_turns import MONEY, passes
+
+NOT_TOOLS = [*MONEY, "send_password_reset"]
+
+
+def test_a_circumstance_told_first_does_not_drown_the_money_asked_for():
+    """The learned money gate reads the whole message: the circumstance's words outweighed "end my
+    subscription" and billing was passed over for a message "naming no money"."""
+    assert _names_money_somewhere("our project wrapped up so please end my acme subscription")
+    assert _names_money_somewhere("changed jobs in feb and never logged in after that, so pls give back february's payment")
+    # a circumstance alone, or a product problem, still names none
+    assert not _names_money_somewhere("our project wrapped up so we archived the old folders")
+    assert not _names_money_somewhere("the app is so slow since the update")
+
+
+async def test_a_cancel_after_a_circumstance_is_billings_offer():
+    await passes({"name": "t", "turns": [
+        {"customer": "our client project is finished and the whole team moved to other work so please end my acme subscription. dana@example.com", "expect": {
+            "agent": "billing", "offers": ["cancel_subscription"], "not_tools": NOT_TOOLS}},
+    ]})
+
+
+def test_greetings_and_closings_in_unseen_words_are_read_as_such():
+    """The act reader's training lines (evals/act-lines-16b-tune.jsonl) and triage's clause by
+    clause reading of them: a hello with "just saying hi" in it was read as the desk's matter."""
+    assert read_act("ta very much").act == "thanks"
+    assert read_act("ok ttyl, cya").act == "goodbye"
+    assert _only_social("hey everyone, greetings from oslo, just saying hello")
+    assert _only_social("evening all, hope you're keeping well")
+    # a greeting beside a matter is no greeting only (read whole, the act reader hears a greeting)
+    assert not _only_social("hi there! my sync broke")
+    assert not _only_social("good morning, the app crashes")
+    assert not _only_social("hello! quick question about pricing")
+    assert not _only_social("hi there, CUS-1001 here")
+    assert not _only_social("talk me through modifying my details")  # (a dev-set matter the reader hears as goodbye)
+
+
+async def test_a_hello_with_nothing_wrong_gets_no_article():
+    await passes({"name": "t", "turns": [{"customer": "hey everyone, greetings from oslo, nothing broken, just saying hello", "expect": {
+        "reply_not": ["usually fixes", "covers this", "none of our help articles"], "not_tools": NOT_TOOLS}}]})
