@@ -4,7 +4,10 @@ closings in words the act reader had not seen, and a circumstance told before wh
 
 from __future__ import annotations
 
-from supportdesk.models.offline.triage import _names_money_somewhere, _only_social
+from supportdesk.config import load_desk
+from supportdesk.models.offline.router import Router
+from supportdesk.models.offline.specialist import skills_of
+from supportdesk.models.offline.triage import _names_money_somewhere, _only_social, issues
 from supportdesk.readers.acts import read_act
 from tests.money_turns import MONEY, passes
 
@@ -46,3 +49,22 @@ def test_greetings_and_closings_in_unseen_words_are_read_as_such():
 async def test_a_hello_with_nothing_wrong_gets_no_article():
     await passes({"name": "t", "turns": [{"customer": "hey everyone, greetings from oslo, nothing broken, just saying hello", "expect": {
         "reply_not": ["usually fixes", "covers this", "none of our help articles"], "not_tools": NOT_TOOLS}}]})
+
+
+def _entry_router() -> Router:
+    desk = load_desk("agents.toml")
+    entry = desk.agents[desk.desk.entry]
+    return Router([desk.agents[n] for n in entry.handoffs if skills_of(desk.agents[n])], use_disk_cache=False, desk_name=desk.desk.name)
+
+
+def test_a_problem_told_before_an_added_question_is_a_matter_of_its_own():
+    """The part before the question was heard as its preamble (carries_its_question) though the
+    customer added the question to it ("plus", "also") or counted the matters first."""
+    router = _entry_router()
+    added = issues("the person i invited says the invite email never showed up. plus what's pro per year?", router)
+    assert [route.agent for route, _ in added] == ["technical", "billing"]
+    # counted first, a problem the router places less surely is one of the matters too
+    counted = issues("two things: the windows app won't even start since yesterday's update, and how much is team a month?", router)
+    assert [route.agent for route, _ in counted] == ["technical", "billing"]
+    # a circumstance that leads to the question stays its preamble
+    assert issues("I've been a customer for years and money is tight: if we downgraded, would we lose anything?", router) == []

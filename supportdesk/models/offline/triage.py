@@ -10,7 +10,7 @@ from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transf
 from supportdesk.models.offline import cues, dialogue, scope
 from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.models.offline.skills.money import asks
-from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, Router, content_words
+from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, Router, content_words, without_announcement
 from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
 from supportdesk.readers import acts
@@ -137,8 +137,12 @@ def topic(text: str, target_title: str) -> str:
 # starts ((?<!\s)), or begins where it ends (an earlier split took it), never inside it: so
 # "refund" + 16,000 spaces + "me" is one pass, not the cube of the run it was when every
 # position inside the run was tried with every split of it.
+# Words that add one more matter to those told (a closed class of additive connectives): the
+# part before them is a matter too, not a preamble to the question after them.
+_ADDITIVE = r"\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b"
+_ADDS_A_MATTER = LazyPattern(_ADDITIVE, re.IGNORECASE)
 _ISSUE_SPLIT = LazyPattern(
-    r"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?)\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*+"
+    rf"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?){_ADDITIVE}[,:]?\s*+"
     r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
     # "+" written between words for "plus" ("two 29.99 charges + i want a reset link"), never a
     # number's sign ("+44 20 ...": no space after it)
@@ -211,7 +215,10 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     # A message whose question is said in one clause, the rest asking for nothing ("I've been a
     # customer for years and money is tight: if we downgraded, would we lose anything?"): the rest
     # is its preamble, a matter of its own only where it tells a problem or names money.
-    preamble_only = acts.carries_its_question(text)
+    # (Not when the customer adds a matter ("..., plus how much is starter per year?") or counts
+    # them ("two things: ..."): what they tell before the question is one of them.)
+    counted = without_announcement(text) != text
+    preamble_only = acts.carries_its_question(text) and not counted and not _ADDS_A_MATTER.search(text)
     for n, part in enumerate(parts):
         if (found or loose) and n in joined and len(content_words(part)) < JOINED_MIN_WORDS:
             # "when is my next payment and how much?", "what does two-factor do and how do i
@@ -244,7 +251,9 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
-        needed = ISSUE_QUESTION_CONFIDENCE if own_question else ISSUE_CONFIDENCE
+        # (matters counted first are each one, wherever the router places them: "two things: the
+        # windows app won't even start since yesterday's update, and ...", technical 0.74, held-12)
+        needed = ISSUE_QUESTION_CONFIDENCE if own_question or counted else ISSUE_CONFIDENCE
         if route is not None and route.agent is not None and route.confidence >= needed:
             if found and found[-1][0].agent == route.agent:
                 found[-1] = (found[-1][0], f"{found[-1][1]}. {part}")
