@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "route-16b")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -464,7 +464,6 @@ KNOWN_MISSES = {
     "understand 12 (held): kept: both days of a double starter fee told, email after, 'yes refund it'",
     "understand 12 (held): kept: the reset thingy asked, customer id next",
     "understand 12 (held): changed mind: pro asked, then team for new hires, 'yup, team it is'",
-    "understand 12 (held): two matters: windows app won't start, and team's monthly price",
     "understand 12 config (held): negation: not hacked, a longer password is all",
     # kb-14 (which article answers, told in new words; tune 4/6 and held 4/6 before, tune 5/6 and
     # held 4/6 after: a loss supposed ("before it's gone") is no lost data, `cues.data_loss_told`).
@@ -795,10 +794,20 @@ KNOWN_MISSES = {
     "understand 20 (held): question: how long a card top-up may sit pending",
     "understand 20 (held): unknown charge: anxious, CH-4410, no such charge",
     "understand 20 (held): kept: email once, the card asked, then why march's payment failed",
-    "understand 20 (held): chit-chat: good morning from sydney",
-    "understand 20 (held): control: the project is over, cancel, 'yes end it'",
     "understand 20 config (held): negation: not phishing, the notification emails never come",
     "understand 20 config (held): security holds it, then the windows app freezing on start",
+    # route-16b (greetings and closings in unseen words, a circumstance told before what it leads
+    # to, two matters added or counted; config desk: negated security and hand-backs; tune 4/6 and
+    # held 3/6 before, 6/6 and 3/6 after; config tune 4/4 and held 4/4 before and after):
+    # a hello whose clause "nothing wrong" the act reader hears as a problem told (0.92), so the
+    # message is no greeting only and the articles are searched:
+    "route 16b (held): chit-chat: hiya from cape town",
+    # a month unused wanted back (the money skill's refusal, not routing: billing holds it and
+    # shows the charge instead of saying only a duplicate is refunded; held-18's refusal kind):
+    "route 16b (held): refused: in hospital all february, february's charge back",
+    # "got two q's:" opens with a word before the count, so the matters are not read as counted
+    # and the invite's problem is heard as the question's preamble:
+    "route 16b (held): two matters: an invite to a colleague bounced, and team monthly",
     # understand-held-19 (written blind after round 15b, before any change since): 49/54 + 14/15
     # (91.3 %) on its first run; no money or account action without a yes. By kind: a product
     # question no article answers given one that "covers this"; two questions about the reset link
