@@ -544,13 +544,16 @@ def decide(view: View, router: Router):
                 context=view.facts.context_writes(view.context),
             )
         return Answer(OTHER_LANGUAGE_REPLY)
-    if cues.GREETING.search(text) or _only_social(text):
+    if cues.GREETING.search(text):
         return Answer(greeting(view))
     if cues.SMALL_TALK.search(text):
         return Answer(
             f"I'm the {view.desk.desk.name} assistant. I can sort out billing questions (charges, refunds, "
             "plans, invoices) and technical problems (login, passwords, sync, the app). What do you need help with?"
         )
+    if _only_social(text):
+        # (after small talk: "how are you?" is asked of the assistant, whom the reply introduces)
+        return Answer(greeting(view))
 
     desk_agents = [view.desk.agents[n] for n in candidates if n in view.desk.agents]
     about_nothing_here = not _domain_request(text) and not cues.names_money(text) and scope.outside_every_job(desk_agents, text)
