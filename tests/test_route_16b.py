@@ -44,10 +44,11 @@ def test_greetings_and_closings_in_unseen_words_are_read_as_such():
     assert not _only_social("hello! quick question about pricing")
     assert not _only_social("hi there, CUS-1001 here")
     assert not _only_social("talk me through modifying my details")  # (a dev-set matter the reader hears as goodbye)
+    assert not _only_social("weird login alert from lagos just now")  # (no place names in the greeting lines: "lagos" once leaned it to one)
 
 
-async def test_a_hello_with_nothing_wrong_gets_no_article():
-    await passes({"name": "t", "turns": [{"customer": "hey everyone, greetings from oslo, nothing broken, just saying hello", "expect": {
+async def test_a_hello_in_unseen_words_gets_no_article():
+    await passes({"name": "t", "turns": [{"customer": "hey everyone, warm greetings from oslo, just saying hello before work", "expect": {
         "reply_not": ["usually fixes", "covers this", "none of our help articles"], "not_tools": NOT_TOOLS}}]})
 
 

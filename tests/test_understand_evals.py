@@ -798,7 +798,8 @@ KNOWN_MISSES = {
     "understand 20 config (held): security holds it, then the windows app freezing on start",
     # route-16b (greetings and closings in unseen words, a circumstance told before what it leads
     # to, two matters added or counted; config desk: negated security and hand-backs; tune 4/6 and
-    # held 3/6 before, 6/6 and 3/6 after; config tune 4/4 and held 4/4 before and after):
+    # held 3/6 before, 6/6 and 3/6 after; config tune 4/4 and held 4/4 before and after, and a
+    # fifth each written after the fixes, tune 4/5 and held 5/5 on their one run):
     # a hello whose clause "nothing wrong" the act reader hears as a problem told (0.92), so the
     # message is no greeting only and the articles are searched:
     "route 16b (held): chit-chat: hiya from cape town",
@@ -808,6 +809,9 @@ KNOWN_MISSES = {
     # "got two q's:" opens with a word before the count, so the matters are not read as counted
     # and the invite's problem is heard as the question's preamble:
     "route 16b (held): two matters: an invite to a colleague bounced, and team monthly",
+    # "nothing's been hacked": a denial the config desk's router does not read ("nothing" as a
+    # subject, not "no hack"), so security takes a how-to (held-12/13/17/20's negation kind):
+    "route 16b config (tune): negation: nothing's been hacked, where the two-step settings are",
     # understand-held-19 (written blind after round 15b, before any change since): 49/54 + 14/15
     # (91.3 %) on its first run; no money or account action without a yes. By kind: a product
     # question no article answers given one that "covers this"; two questions about the reset link
@@ -1000,9 +1004,7 @@ KNOWN_MISSES = {
     # appreciated mate", "aight peace out"): no estimate of unseen words tells a greeting from
     # thanks there (with the background, only length and the acts' prior decide). They need
     # training lines of their own (the acts files), not smoothing.
-    "acts 20 (tune): a greeting in unusual words: \"g'day\"",
     "acts 20 (tune): a greeting in unusual words: 'heyyy'",
-    "acts 20 (held): a greeting in unusual words: 'hiya folks'",
     "acts 20 (tune): thanks in unusual words: 'ta muchly'",
     "acts 20 (held): thanks in unusual words: 'much appreciated mate'",
     "acts 20 (tune): goodbye in unusual words: 'kk cya'",
