@@ -798,11 +798,14 @@ KNOWN_MISSES = {
     "understand 20 config (held): security holds it, then the windows app freezing on start",
     # route-16b (greetings and closings in unseen words, a circumstance told before what it leads
     # to, two matters added or counted; config desk: negated security and hand-backs; tune 4/6 and
-    # held 3/6 before, 6/6 and 3/6 after; config tune 4/4 and held 4/4 before and after, and a
+    # held 3/6 before, 5/6 and 3/6 after; config tune 4/4 and held 4/4 before and after, and a
     # fifth each written after the fixes, tune 4/5 and held 5/5 on their one run):
     # a hello whose clause "nothing wrong" the act reader hears as a problem told (0.92), so the
     # message is no greeting only and the articles are searched:
     "route 16b (held): chit-chat: hiya from cape town",
+    # (its last clause, "nothing to report just saying hello", heard as a greeting at 0.79, under
+    # triage.SOCIAL_CONFIDENCE 0.8 since the greeting lines lost their place names; passed before)
+    "route 16b (tune): chit-chat: howdy folks, just waving",
     # a month unused wanted back (the money skill's refusal, not routing: billing holds it and
     # shows the charge instead of saying only a duplicate is refunded; held-18's refusal kind):
     "route 16b (held): refused: in hospital all february, february's charge back",
