@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -465,7 +465,6 @@ KNOWN_MISSES = {
     # money-16b: "pro for me from now on please, CUS-1032" reads update_card to the desk intents
     # reader (the id's token weighs; without it plan_change 0.7, under asks.PART_CONFIDENCE).
     "understand 12 (held): changed mind: pro asked, then team for new hires, 'yup, team it is'",
-    "understand 12 (held): two matters: windows app won't start, and team's monthly price",
     "understand 12 config (held): negation: not hacked, a longer password is all",
     # kb-14 (which article answers, told in new words; tune 4/6 and held 4/6 before, tune 5/6 and
     # held 4/6 after: a loss supposed ("before it's gone") is no lost data, `cues.data_loss_told`).
@@ -803,10 +802,27 @@ KNOWN_MISSES = {
     "understand 20 (held): article: the account page says suspended, worried",
     "understand 20 (held): article: a dropbox import running for hours",
     "understand 20 (held): question: how long a card top-up may sit pending",
-    "understand 20 (held): chit-chat: good morning from sydney",
-    "understand 20 (held): control: the project is over, cancel, 'yes end it'",
     "understand 20 config (held): negation: not phishing, the notification emails never come",
     "understand 20 config (held): security holds it, then the windows app freezing on start",
+    # route-16b (greetings and closings in unseen words, a circumstance told before what it leads
+    # to, two matters added or counted; config desk: negated security and hand-backs; tune 4/6 and
+    # held 3/6 before, 5/6 and 3/6 after; config tune 4/4 and held 4/4 before and after, and a
+    # fifth each written after the fixes, tune 4/5 and held 5/5 on their one run):
+    # a hello whose clause "nothing wrong" the act reader hears as a problem told (0.92), so the
+    # message is no greeting only and the articles are searched:
+    "route 16b (held): chit-chat: hiya from cape town",
+    # (its last clause, "nothing to report just saying hello", heard as a greeting at 0.79, under
+    # triage.SOCIAL_CONFIDENCE 0.8 since the greeting lines lost their place names; passed before)
+    "route 16b (tune): chit-chat: howdy folks, just waving",
+    # a month unused wanted back (the money skill's refusal, not routing: billing holds it and
+    # shows the charge instead of saying only a duplicate is refunded; held-18's refusal kind):
+    "route 16b (held): refused: in hospital all february, february's charge back",
+    # "got two q's:" opens with a word before the count, so the matters are not read as counted
+    # and the invite's problem is heard as the question's preamble:
+    "route 16b (held): two matters: an invite to a colleague bounced, and team monthly",
+    # "nothing's been hacked": a denial the config desk's router does not read ("nothing" as a
+    # subject, not "no hack"), so security takes a how-to (held-12/13/17/20's negation kind):
+    "route 16b config (tune): negation: nothing's been hacked, where the two-step settings are",
     # understand-held-19 (written blind after round 15b, before any change since): 49/54 + 14/15
     # (91.3 %) on its first run; no money or account action without a yes. By kind: a product
     # question no article answers given one that "covers this"; two questions about the reset link
@@ -999,9 +1015,7 @@ KNOWN_MISSES = {
     # appreciated mate", "aight peace out"): no estimate of unseen words tells a greeting from
     # thanks there (with the background, only length and the acts' prior decide). They need
     # training lines of their own (the acts files), not smoothing.
-    "acts 20 (tune): a greeting in unusual words: \"g'day\"",
     "acts 20 (tune): a greeting in unusual words: 'heyyy'",
-    "acts 20 (held): a greeting in unusual words: 'hiya folks'",
     "acts 20 (tune): thanks in unusual words: 'ta muchly'",
     "acts 20 (held): thanks in unusual words: 'much appreciated mate'",
     "acts 20 (tune): goodbye in unusual words: 'kk cya'",
