@@ -71,10 +71,6 @@ _OWNED = LazyPattern(r"\b(?:was|were|is|'s)\s+(?:just |only |really |actually |a
 _UPON_AN_ACTION = LazyPattern(r"\b(?:when|whenever|after|once|if)\b", re.I)
 # "no one on my team can log in" is an inability told, not a denial of anyone's doing
 _MODAL = LazyPattern(r"\b(?:can|could|will|would|should|may|might|must)\b", re.I)
-# "nobody on my team gets the email anymore": what used to happen has stopped, a trouble told
-# (held-14: the clause was set aside as a denial and the mention emails searched as "been like
-# that since monday"), not someone's doing denied ("nobody got into my account").
-_CEASED = LazyPattern(r"\b(?:any ?more|any longer|no longer)\b", re.I)
 
 
 def denies_trouble(clause: str) -> bool:
@@ -85,11 +81,10 @@ def denies_trouble(clause: str) -> bool:
     negated ("no problem with my account"), or what was seen owned as the customer's own doing
     ("the login alert was me", `_OWNED`). "nothing works" names no trouble of its own (it is
     one), "nothing happens when i tap sync" tells an action's outcome, and "no one on my team can
-    log in" tells an inability, and "nobody gets the email anymore" something that stopped: none
-    of them is set aside."""
+    log in" tells an inability: none of them is set aside."""
     if _NO_ONE.match(clause):
         words, _ = denials(clause)
-        return not _MODAL.search(clause) and not _CEASED.search(clause) and any(w.startswith("not_") for w in words)
+        return not _MODAL.search(clause) and any(w.startswith("not_") for w in words)
     if _NO_TROUBLE.match(clause):
         return True
     if _OWNED.search(clause) and not _TROUBLE.search(clause):
@@ -136,9 +131,7 @@ def without_denied_matter(query: str) -> str:
     for clause in _ANY_CLAUSE.split(without_denied_trouble(query).strip()):
         words, _ = denials(clause)
         denied = {w[4:] for w in words if w.startswith("not_") and not w.endswith("_c")}
-        # (what stopped is the trouble, not a matter denied: "nobody gets the email anymore when
-        # someone mentions them" searches the mention emails: `_CEASED`)
-        if denied and any(f"not_{c}_c" in words for c in DENIED_MATTERS) and not _CEASED.search(clause):
+        if denied and any(f"not_{c}_c" in words for c in DENIED_MATTERS):
             clause = re.sub(rf"\b(?:{'|'.join(map(re.escape, sorted(denied)))})\b", " ", clause, flags=re.I)
         kept.append(" ".join(clause.split()))
     return " ".join(c for c in kept if c) or query
