@@ -730,7 +730,6 @@ KNOWN_MISSES = {
     # (kb-13's "desktop behind the phone" lost it) or moved the calibration; left out:
     # The largest file sync takes, as understand-16's above (the upload limit is labelled none):
     "kb 17 (tune): question: is there a size cap per file for syncing",
-    "kb 17 (held): question: max file size sync handles, two questions",
     "kb 17 (held): question: credits by wire transfer, how many days",
     # ("after i export my data how long does the download link keep working?" passes since
     # kbfacts15: a measure asked is a question, technical.asks_a_measure.)
