@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -640,7 +640,6 @@ KNOWN_MISSES = {
     # (Since money-17 the plan's price is said beside the plan, the two plans compared with no
     # "?", the period's price before the gate's question, and the rude refusal of a month never
     # used says why: an amount wanted back, "the 9.99 back", is money back to the refund cue.)
-    "understand 14 (held): no article: running acme on our own servers",
     "understand 14 (held): article: nobody gets the email when @-mentioned in a comment",
     "understand 14 (held): article: a 7gb video sits at 0% while the rest goes up",
     "understand 14 (held): question: how far back version history goes on pro",
@@ -677,7 +676,6 @@ KNOWN_MISSES = {
     # offered, a question, then "fine, cancel it"; chit-chat told "no article"; a terse reset with
     # an id, and "forgot the password again", not sent; an export with an invoice number; a yearly
     # price before the gate's question; config desk: a forgotten app pin with "nobody hacked".
-    "understand 15 (held): no article: two people typing in one document at once",
     # "THIRD time asking. refund the march 8th payment": a repeat contact goes to senior by design
     # (cues.REPEAT_CONTACT, moves-tune's "3rd time I'm contacting you about being charged twice"),
     # who says the charge failed with nothing to refund; billing keeping it needs the lead's word on
@@ -737,10 +735,8 @@ KNOWN_MISSES = {
     # Devices signed in at once, told with the devices listed ("phone, ipad, 2 laptops and a
     # desktop"): examples in those words took "desktop" from the sync article's learned words
     # (kb-13's "desktop behind the phone" lost it) or moved the calibration; left out:
-    "kb 17 (tune): question: how many devices one account may be signed in on",
     # The largest file sync takes, as understand-16's above (the upload limit is labelled none):
     "kb 17 (tune): question: is there a size cap per file for syncing",
-    "kb 17 (held): question: max file size sync handles, two questions",
     "kb 17 (held): question: credits by wire transfer, how many days",
     # ("after i export my data how long does the download link keep working?" passes since
     # kbfacts15: a measure asked is a question, technical.asks_a_measure.)
@@ -762,7 +758,6 @@ KNOWN_MISSES = {
     # written examples of those kinds.) Devices logged in "at the same time": examples in those
     # words made "can i use the app on my ipad and my phone at the same time?" (acts-5, the devices
     # article's) the signed-out article's and moved the calibration; left out:
-    "understand 16 (held): question: how many devices may stay signed in at once",
     # The largest file sync takes: the
     # examples no article answers hold upload limits and video editing ("what is the biggest file
     # i can upload?" is labelled none), so the model reads none; written examples of the sync
@@ -800,7 +795,6 @@ KNOWN_MISSES = {
     # (Since money-16b the charge id not held is said plainly, and the failed payment after the
     # card answered: a follow-up question is read as asked, a failed payment with its month.)
     "understand 20 (held): article: the account page says suspended, worried",
-    "understand 20 (held): article: a dropbox import running for hours",
     "understand 20 (held): question: how long a card top-up may sit pending",
     "understand 20 config (held): negation: not phishing, the notification emails never come",
     "understand 20 config (held): security holds it, then the windows app freezing on start",
@@ -888,6 +882,37 @@ KNOWN_MISSES = {
     "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
     "understand 18 config (held): security holds it, then the ipad app crashing on open",
     "understand 18 config (held): shared folders wiped by an unknown account, staff now",
+    # kb-16b (held-12..20's article and question misses in new wording; before: tune 11/16, held
+    # 6/16; after: tune 12/16, held 7/16; fixed out of held-14..20: self-hosting and live co-editing
+    # answered by no article, the devices signed in at once, an import from dropbox taking hours,
+    # the kb's written examples. Held-14's mention emails stay a known miss: with "nobody ..."
+    # read as a trouble rather than a denial, the search found the invitations article, a wrong
+    # one, so that reading was left out).
+    # Credits bought and not arrived, a bank transfer's days: triage's and money's (billing asks
+    # for the email and never searches the articles).
+    "kb-16b (tune): article: paid for credits this morning, still none showing",
+    "kb-16b (held): article: credits purchased yesterday never arrived",
+    "kb-16b (held): question: a bank transfer for credits, how long",
+    # "suspended" is ground no tool covers (no-tool-ground's evals want a person), and held-20
+    # wants the account-locked article: the two are to be reconciled (the article and a person).
+    "kb-16b (tune): article: the app says account suspended, non-native",
+    "kb-16b (held): article: my account is suspended suddenly",
+    # another language: the desk answers "a member of our staff" will join, not "a person"
+    "kb-16b (tune): no article: a message in spanish about a charge",
+    "kb-16b (held): no article: a message in german about the bill",
+    # the largest file sync takes: examples of it made labelled "none" upload-size questions the
+    # sync article's (kb-6-questions, a conversation eval), so left out
+    "kb-16b (tune): question: the size limit for one file",
+    "kb-16b (held): question: the biggest file that syncs",
+    # a stale invitation: examples of it cost kb17's contractor invite lost in junk its article
+    "kb-16b (held): article: a contractor's join link is dead",
+    # "many files missing, is it stuck?" reads as data lost, escalated before any search
+    "kb-16b (held): article: a slack/drive import is taking forever",
+    # "installed on premises ... do you offer that" routes to billing (triage's), which asks for the email
+    "kb-16b (held): no article: install acme on premises",
+    # "It is possible the security code come by sms?" reads as a problem told to the act reader
+    # (the acts lines are route16b's), so the article's steps are "what usually fixes this"
+    "kb-16b (held): question: sms for the security code, non-native",
     # tech-20 held (measured once, after the fixes): "how much time i get to use the reset mail"
     # finds the signed-out article ("reset mail" is no word the reset article's examples use), and
     # "my desktop app stopped syncing a big video folder" finds the crash article (its "desktop app"
