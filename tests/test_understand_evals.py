@@ -782,6 +782,24 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-21 (written blind at the start of round 16b): 47/54 + 12/15 (85.5 %) before
+    # the round, 48/54 + 12/15 (87.0 %) on its first run after it; no money or account action without
+    # a yes. By kind: the biggest file sync takes answered with no article (its examples moved
+    # upload-size questions, kb16b); a cancel forgotten, March wanted back, offered the cancel instead
+    # of refused with why; an unpaid invoice's reason asked after the list; a card change declined
+    # ("forget it, stay on paypal") asked again; a thumbs-up closing searched; a duplicate told by
+    # its two days in an anxious ramble, no refund offered; config desk: a phishing "overdue
+    # invoice" email routed to billing, "nothing hacked, just a new app pin" asked which team, and
+    # an API key nobody made kept by technical.
+    "understand 21 (held): question: the biggest file sync will take",
+    "understand 21 (held): refused: forgot to cancel the team plan, wants march back",
+    "understand 21 (held): kept: email for the invoices, then why march's is unpaid",
+    "understand 21 (held): changed mind: a mastercard offered, 'forget it, stay on paypal'",
+    "understand 21 (held): chit-chat: a thumbs-up closing",
+    "understand 21 (held): rambling: anxious, a pro plan taken the 10th and 11th, 'oh thank you, yes please'",
+    "understand 21 config (held): an 'overdue invoice' email linking to a strange site",
+    "understand 21 config (held): negation: nothing hacked, just a new app pin",
+    "understand 21 config (held): technical holds it, then an api key nobody created",
     # understand-held-20 (written blind at the start of round 16, before its changes): 45/54 + 13/15
     # (84.1 %) on its first run (46/54 with one expectation that pinned the email where the desk's
     # call named the same account by id); no money or account action without a yes. By kind: a
@@ -1053,8 +1071,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
