@@ -246,8 +246,10 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         # A question asked in a sentence of its own ("..., and can i add my accountant to our
         # workspace?") is a matter of its own wherever the router places it, surely or not.
         own_question = _asked(part, parts[n + 1] if n + 1 < len(parts) else None) and acts.read_act(part).act == "question"
+        # (read clause by clause: "hey, sync stopped on my macbook" read whole is a greeting)
         asks = cues.PROBLEM.search(part) or _asks_money(part) or (
-            (not preamble_only or "?" in part or own_question) and acts.read_act(part).share(("question", "request", "problem")) >= ISSUE_ASK_SHARE
+            (not preamble_only or "?" in part or own_question)
+            and max(acts.read_act(c).share(("question", "request", "problem")) for c in acts.clauses(part) or [part]) >= ISSUE_ASK_SHARE
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
