@@ -782,6 +782,26 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-22 (written blind at the start of round 17, before its changes): 47/54 + 11/15
+    # (84.1 %) on its first run; no money or account action without a yes. By kind: a company login
+    # broken by a rotated signing certificate gets no article (single sign-on covers it); two
+    # questions about how long top-ups take go to billing's email ask; how long the export link lasts
+    # read as a problem; a Spanish hello searched; a cancel beside an app trouble and a cancel after
+    # its reason ("our studio is closing down, please end...") explained, not offered; a lone "go"
+    # after a plan change offer closes it as other; config desk: a deletion-threat text kept by
+    # triage, "not a hack, turning on the login codes" kept by security, billing keeping a phishing
+    # 2fa-code email, and an unrecognised starter charge sent to technical.
+    "understand 22 (held): article: company login broken since IT rotated the signing certificate",
+    "understand 22 (held): question: two in one, how long a card top-up may stay pending and a bank transfer takes",
+    "understand 22 (held): question: how long the export download link keeps working",
+    "understand 22 (held): chit-chat: a hello in spanish",
+    "understand 22 (held): two matters: the mac app won't open, and cancel, one message, 'yes'",
+    "understand 22 (held): control: closing the account after a studio shuts, 'confirmed'",
+    "understand 22 (held): control: starter up to team for eight people, 'go'",
+    "understand 22 config (held): a text threatening deletion unless a link is used",
+    "understand 22 config (held): negation: not a hack, turning on the login codes",
+    "understand 22 config (held): billing holds it, then an 'acme-support' email asking for the 2fa code",
+    "understand 22 config (held): a starter 9.99 on the 25th not recognised stays billing",
     # understand-held-21 (written blind at the start of round 16b): 47/54 + 12/15 (85.5 %) before
     # the round, 48/54 + 12/15 (87.0 %) on its first run after it; no money or account action without
     # a yes. By kind: the biggest file sync takes answered with no article (its examples moved
@@ -1071,8 +1091,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
