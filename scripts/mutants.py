@@ -580,6 +580,15 @@ MUTANTS: tuple[Mutant, ...] = (
         group="ours",
     ),
     Mutant(
+        "lone-go-beside-words",
+        "supportdesk/engine/confirmation.py",
+        '    r"(?:[ ,!]+(?:now|please|pls|plz|then))*[ !.]*$"\n',
+        '    r".*"\n',
+        ("tests/test_confirmation.py::test_go_beside_other_words_is_not_a_yes",),
+        "a lone go-ahead is a yes only alone: else 'go away' or 'make it so the plan is pro' runs the offered change",
+        group="ours",
+    ),
+    Mutant(
         "control-characters-visible",
         "supportdesk/text.py",
         "    return _CONTROL.sub(_visible, text)\n",

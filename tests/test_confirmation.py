@@ -207,6 +207,35 @@ def test_the_reader_on_answers_written_before_it_learned(part, capsys):
     _holds_the_bar(part, rows, got, capsys)
 
 
+@pytest.mark.parametrize("part", ["17-tune", "17-held"])
+def test_the_reader_on_terse_go_aheads(part, capsys):
+    """evals/confirmation-17-*.jsonl (terse go-aheads and their near misses) were written before
+    the reader learned them: tune 18/32 and held 15/31 before, no non-yes read as yes. Not one
+    may be read as a yes; the floors are the figures after `_LONE_GO`."""
+    rows = _offered_rows(part)
+    got = [(r, read_answer(r["text"], r.get("offer", ""))) for r in rows]
+    right = sum(r["label"] == answer for r, answer in got)
+    with capsys.disabled():
+        print(f"\nconfirmation reader, {part}: {right}/{len(rows)} right")
+    assert [r["text"] for r, answer in got if answer == "yes" and r["label"] != "yes"] == []
+    assert right >= {"17-tune": 27, "17-held": 18}[part]
+
+
+@pytest.mark.parametrize("text", ["go", "go!", "gogo", "ok go", "go now pls", "make it so", "ship it", "that's a go"])
+def test_a_lone_go_ahead_is_a_yes(text):
+    # held-22: a plan change offered, then "go": the offer closed as "other" and nothing ran.
+    assert read_answer(text, "Shall I move CUS-1004 to the team plan, starting now?") == "yes"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["go away", "go to hell", "go back to the menu", "go home", "go?", "go pro", "make it so the plan is pro",
+     "ship it tomorrow", "execute me", "don't go"],
+)
+def test_go_beside_other_words_is_not_a_yes(text):
+    assert read_answer(text, "Shall I move CUS-1004 to the team plan, starting now?") != "yes"
+
+
 @pytest.mark.parametrize(
     "text",
     # Hedged, but plainly a go-ahead: before issue 38 "guess", "suppose", "probably" or "think"

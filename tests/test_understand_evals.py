@@ -787,8 +787,8 @@ KNOWN_MISSES = {
     # broken by a rotated signing certificate gets no article (single sign-on covers it); two
     # questions about how long top-ups take go to billing's email ask; how long the export link lasts
     # read as a problem; a Spanish hello searched; a cancel beside an app trouble and a cancel after
-    # its reason ("our studio is closing down, please end...") explained, not offered; a lone "go"
-    # after a plan change offer closes it as other; config desk: a deletion-threat text kept by
+    # its reason ("our studio is closing down, please end...") explained, not offered (a lone "go"
+    # after a plan change offer closed it as other: `confirmation._LONE_GO` since); config desk: a deletion-threat text kept by
     # triage, "not a hack, turning on the login codes" kept by security, billing keeping a phishing
     # 2fa-code email, and an unrecognised starter charge sent to technical.
     "understand 22 (held): article: company login broken since IT rotated the signing certificate",
@@ -797,7 +797,6 @@ KNOWN_MISSES = {
     "understand 22 (held): chit-chat: a hello in spanish",
     "understand 22 (held): two matters: the mac app won't open, and cancel, one message, 'yes'",
     "understand 22 (held): control: closing the account after a studio shuts, 'confirmed'",
-    "understand 22 (held): control: starter up to team for eight people, 'go'",
     "understand 22 config (held): a text threatening deletion unless a link is used",
     "understand 22 config (held): negation: not a hack, turning on the login codes",
     "understand 22 config (held): billing holds it, then an 'acme-support' email asking for the 2fa code",

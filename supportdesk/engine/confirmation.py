@@ -45,6 +45,14 @@ _ASSENT = (
     # ("good" and "nice" are not: "I'm good for now" declines, "good morning" greets.)
     "cool", "exactly", "indeed", "excellent", "awesome",
 )
+# A go-ahead in a verb of its own ("go", "gogo", "make it so", "ship it"), with politeness and
+# nothing else: words beside it may say something else ("go away", "make it so the plan is pro"),
+# so it is no assent word but a whole answer.
+_LONE_GO = LazyPattern(
+    r"^(?:(?:ok|okay|so|just|then|yes|yeah|yep|sure)[ ,!]+)*"
+    r"(?:go+(?:[ ,!]*go+)*|goahead|make it so|that'?s a go|hit it|ship it|execute)"
+    r"(?:[ ,!]+(?:now|please|pls|plz|then))*[ !.]*$"
+)
 # The verbs of the desk's actions, as a yes or a request names them ("yes please refund it").
 _VERB_WORDS = "refund|cancel|change|switch|update|reset|send|remove|add|credit"
 # Words that may stand next to the assent without changing it: politeness, the offer's own
@@ -338,7 +346,7 @@ def _by_rules(said: str) -> Reading:
         return "other"
     if _asks(said):
         return "question"
-    if _plain_yes(said):
+    if _plain_yes(said) or _LONE_GO.match(said):
         return "yes"
     return "other"
 
