@@ -50,6 +50,13 @@ names an absent matter, and a question naming one gets no article that lacks it,
 chose that article (`KnowledgeBase.absent`, `decide`). The example model's own article for a
 problem told is covered by the words the desk knows (the articles' and those the examples taught):
 "my brother erased half of the wedding guest list" is told around the customer's own things.
+
+A quantity asked (kb-17): a question asking a size or a time (`lexicon.MEASURES`) is answered by
+the one article with a step stating that kind of quantity and sharing a word with the question,
+whose matter the question names by a rare word of that article's title alone ("whats the largest
+single file acme will sync?": "Files larger than 5 GB ... are skipped"), before whatever the
+readers chose (`KnowledgeBase.measured`, `decide`); "the biggest file i can upload?" names no
+title's own word and stays unanswered, as its labelled examples say.
 """
 
 from __future__ import annotations
