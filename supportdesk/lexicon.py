@@ -181,6 +181,26 @@ STOPWORDS = frozenset(
 # the thing the customer named, and "sync stopped working" found the notifications article.)
 WORD = LazyPattern(r"[a-z0-9][a-z0-9_]*")
 
+# A question asking a quantity of the product, by its kind (kb-17): a size ("the biggest single
+# file sync takes", "is there a size limit") or a time ("how long may a top-up sit pending", "how
+# far back does version history go", "how much days until the credits arrive"); and the same
+# kinds of quantity stated ("5 GB", "15 minutes", "1-2 business days"). The knowledge base answers
+# such a question from the step stating that kind of quantity (`tools/kb.py` `measured`); the
+# technical skill reads it as a question, not a problem (`asks_a_measure`).
+ASKS_SIZE = LazyPattern(
+    r"\b(?:how (?:big|large)|biggest|largest|max(?:imum)?(?: file)? size|size (?:limit|cap|ceiling)|file size)\b", re.I
+)
+ASKS_TIME = LazyPattern(
+    r"\b(?:how (?:long|much time|far(?: back)?|soon)|how (?:many|much) (?:seconds|minutes|hours|days|weeks|months)|until when)\b",
+    re.I,
+)
+STATES_SIZE = LazyPattern(r"\b\d+(?:\.\d+)?\s?(?:[kmgt]b|bytes?)\b", re.I)
+STATES_TIME = LazyPattern(
+    r"\b\d+(?:-\d+)?\s?(?:seconds?|minutes?|hours?|(?:business |working )?days?|weeks?|months?|years?)\b", re.I
+)
+# (the kind asked, the kind stated)
+MEASURES = ((ASKS_SIZE, STATES_SIZE), (ASKS_TIME, STATES_TIME))
+
 
 _STEM_ENDINGS = ("'s", "ies", "es", "s", "ed", "ing", "en")
 

@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -735,9 +735,9 @@ KNOWN_MISSES = {
     # Devices signed in at once, told with the devices listed ("phone, ipad, 2 laptops and a
     # desktop"): examples in those words took "desktop" from the sync article's learned words
     # (kb-13's "desktop behind the phone" lost it) or moved the calibration; left out:
-    # The largest file sync takes, as understand-16's above (the upload limit is labelled none):
-    "kb 17 (tune): question: is there a size cap per file for syncing",
     "kb 17 (held): question: credits by wire transfer, how many days",
+    # (The largest file sync takes passes since kb-17: the one article stating a size asked, of the
+    # matter the question names, answers it: tools/kb.py `measured`.)
     # ("after i export my data how long does the download link keep working?" passes since
     # kbfacts15: a measure asked is a question, technical.asks_a_measure.)
     # understand-held-16 (written blind during round 13): 39/54 + 9/15 before the round,
@@ -758,11 +758,9 @@ KNOWN_MISSES = {
     # written examples of those kinds.) Devices logged in "at the same time": examples in those
     # words made "can i use the app on my ipad and my phone at the same time?" (acts-5, the devices
     # article's) the signed-out article's and moved the calibration; left out:
-    # The largest file sync takes: the
-    # examples no article answers hold upload limits and video editing ("what is the biggest file
-    # i can upload?" is labelled none), so the model reads none; written examples of the sync
-    # limit made those upload questions the sync article's and were left out (kb.py, kb17):
-    "understand 16 (held): question: the biggest single file sync will take",
+    # (The largest file sync takes passes since kb-17: the examples no article answers hold upload
+    # limits, so the model reads none, and the one article stating the size asked, of the matter
+    # the question names, now answers it: tools/kb.py `measured`.)
     # Credits bought by bank transfer: a question about buying credits reads as money and goes to
     # billing, which holds no knowledge base (routing, as route-15's "how to buy more credits"):
     "understand 16 (held): question: how long credits paid by bank transfer take, non-native",
@@ -810,7 +808,7 @@ KNOWN_MISSES = {
     # its two days in an anxious ramble, no refund offered; config desk: a phishing "overdue
     # invoice" email routed to billing, "nothing hacked, just a new app pin" asked which team, and
     # an API key nobody made kept by technical.
-    "understand 21 (held): question: the biggest file sync will take",
+    # (The biggest file sync takes passes since kb-17: tools/kb.py `measured`.)
     "understand 21 (held): refused: forgot to cancel the team plan, wants march back",
     "understand 21 (held): kept: email for the invoices, then why march's is unpaid",
     "understand 21 (held): changed mind: a mastercard offered, 'forget it, stay on paypal'",
@@ -937,10 +935,8 @@ KNOWN_MISSES = {
     # another language: the desk answers "a member of our staff" will join, not "a person"
     "kb-16b (tune): no article: a message in spanish about a charge",
     "kb-16b (held): no article: a message in german about the bill",
-    # the largest file sync takes: examples of it made labelled "none" upload-size questions the
-    # sync article's (kb-6-questions, a conversation eval), so left out
-    "kb-16b (tune): question: the size limit for one file",
-    "kb-16b (held): question: the biggest file that syncs",
+    # (the largest file sync takes passes since kb-17: tools/kb.py `measured`, the article stating
+    # the size asked, of the matter named, where the examples' labelled upload sizes read none)
     # a stale invitation: examples of it cost kb17's contractor invite lost in junk its article
     "kb-16b (held): article: a contractor's join link is dead",
     # "many files missing, is it stuck?" reads as data lost, escalated before any search
@@ -1087,6 +1083,25 @@ KNOWN_MISSES = {
     # runs unasked.
     "acts 20 (held): a yes in unusual words runs the cancel once: 'aye go on then'",
     "acts 20 (held): a no in unusual words runs nothing: 'meh, skip it'",
+    # kb-17 (held-12..21's article and question misses by kind, in new words; before: tune 3/8,
+    # held 5/9; after: tune 4/8, held 5/9; the seen held misses: the biggest file sync takes, in
+    # held-16 and -21, pass). Questions about credits (how long a top-up stays pending, a bank
+    # transfer's days, credits paid and not arrived) and about a plan's versions ("not on team")
+    # reach billing, which holds no knowledge base (agents.toml) and asks for the email; the model
+    # cannot read the articles (tests/test_layers.py: it knows no tool), so the fix is the routing
+    # (triage's) or the knowledge base on billing's list (money's):
+    "kb-17 (tune): question: how long a top-up may stay pending",
+    "kb-17 (tune): question: credits paid by bank wire, when they show, non-native",
+    "kb-17 (tune): article: 500 credits paid, balance empty",
+    "kb-17 (held): question: credits payed by bank transfer, how long, non-native",
+    "kb-17 (held): question: how far back versions go off the team plan",
+    # "whats the normal wait while it says processing" asks a time by a noun, no measure the
+    # technical skill reads (`asks_a_measure`), and the act reader hears a problem: the article's
+    # steps are "what usually fixes this"
+    "kb-17 (held): question: the usual wait while a card top-up says processing",
+    # another language: the desk answers "a member of our staff" will join, not "a person"
+    "kb-17 (tune): no article: a german message about the bill",
+    "kb-17 (held): no article: a spanish message about the last invoice",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

@@ -50,6 +50,13 @@ names an absent matter, and a question naming one gets no article that lacks it,
 chose that article (`KnowledgeBase.absent`, `decide`). The example model's own article for a
 problem told is covered by the words the desk knows (the articles' and those the examples taught):
 "my brother erased half of the wedding guest list" is told around the customer's own things.
+
+A quantity asked (kb-17): a question asking a size or a time (`lexicon.MEASURES`) is answered by
+the one article with a step stating that kind of quantity and sharing a word with the question,
+whose matter the question names by a rare word of that article's title alone ("whats the largest
+single file acme will sync?": "Files larger than 5 GB ... are skipped"), before whatever the
+readers chose (`KnowledgeBase.measured`, `decide`); "the biggest file i can upload?" names no
+title's own word and stays unanswered, as its labelled examples say.
 """
 
 from __future__ import annotations
@@ -62,7 +69,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from supportdesk.lexicon import STOPWORDS, normalise
+from supportdesk.lexicon import MEASURES, STOPWORDS, normalise
 from supportdesk.lexicon import WORD as _WORD
 from supportdesk.lexicon import stem as _stem
 from supportdesk.lexicon import terms as _terms
@@ -253,6 +260,8 @@ class Reading:
     # for each article `decide` may give (BM25's confident ones, the model's best), the
     # commonness of each question word naming a matter no article covers that it lacks (`absent`)
     absent: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    # the one article stating the quantity the question asks, of the matter it names (`measured`)
+    measured: tuple[Article, float] | None = None
 
     def top_missed(self, rare: float) -> int:
         return sum(1 for c in self.top_lacks if c <= rare)
@@ -327,6 +336,12 @@ class KnowledgeBase:
         self._learned = [frozenset(learned[a.slug]) for a in articles]
         self._any_learned = frozenset().union(*self._learned)
         self._absent = frozenset(absent)
+        # The words of an article's title no other title holds (stems): what names its matter
+        # ("sync", "pending", "credits", "versions"; not "files", in two titles), `measured`.
+        titles = [{_stem(t) for t in self.query_terms(a.title) if not t.endswith("_c")} for a in articles]
+        self._own_title = [
+            frozenset(t for t in mine if sum(t in other for other in titles) == 1) for mine in titles
+        ]
 
     def _fold(self, term: str) -> str:
         return self._folder.fold(term)
@@ -408,6 +423,29 @@ class KnowledgeBase:
             if t not in doc and _stem(t) in self._absent and _stem(t) not in extra
         )
 
+    def measured(self, query: str, rare: float = RARE) -> Article | None:
+        """The article that states the quantity a question asks (kb-17: a size, a time;
+        `lexicon.MEASURES`), when one article alone does: a step of it states a quantity of that
+        kind and shares a word with the question, and the question names the article's matter by
+        a word of its title no other title holds, no more ordinary than `rare` ("whats the largest
+        single file acme will sync?": the sync article's "Files larger than 5 GB ... are skipped";
+        "how long can a top-up sit at pending?": "pending for up to 15 minutes"). "what is the
+        biggest file i can upload?" names no title's own word ("files" is two titles'), and "how
+        long do you keep my data after i cancel?" no step's word beside the export's "7 days"."""
+        kinds = [states for asks, states in MEASURES if asks.search(query)]
+        if not kinds:
+            return None
+        stems = {_stem(t): t for t in self.query_terms(query) if not t.endswith("_c")}
+        found = [
+            article for article, own in zip(self.articles, self._own_title)
+            if any(commonness(stems[s]) <= rare for s in own if s in stems)
+            and any(
+                states.search(step) and any(_stem(t) in stems for t in self.query_terms(step) if not t.endswith("_c"))
+                for step in article.steps for states in kinds
+            )
+        ]
+        return found[0] if len(found) == 1 else None
+
     def told(self, query: str) -> bool:
         """The query tells what happened rather than asks (the act reader, learned from public
         dialogue data, between a problem report and a question only): `coverage`'s `told`."""
@@ -477,12 +515,21 @@ class KnowledgeBase:
         score = dict((a.slug, s) for a, s in self.search(query, len(self.articles))).get(best, 0.0) if article else 0.0
         candidates = [a for a, _ in confident] + ([article] if article is not None else [])
         absent = {a.slug: self.absent(query, a) for a in candidates}
-        return Reading(confident, probability, top, article, alone, score, lacks, asked, absent)
+        quantity = self.measured(query)
+        measured = (quantity, dict((a.slug, s) for a, s in hits).get(quantity.slug, 0.0)) if quantity is not None else None
+        return Reading(confident, probability, top, article, alone, score, lacks, asked, absent, measured)
 
     def decide(self, reading: Reading, t: Thresholds) -> list[tuple[Article, float]]:
         """The answer to a `read` question under thresholds `t` (CALIBRATED at the desk; others
         only when benchmarks/bench_kb.py --calibrate tries them)."""
         hits = self._decide(reading, t)
+        if reading.measured is not None:
+            # A quantity asked that one article states, of the matter the question names
+            # (`measured`): that article, whatever the readers chose ("how large can a single file
+            # be for sync to take it?" found the export article first, by "large"). Not judged by
+            # the words no article covers: "4k videos" tell what the customer syncs, the question
+            # is the size sync takes (the model reads the examples' upload sizes as no article's).
+            return [reading.measured]
         # A question naming a matter no article covers (kb-13, an "absent matter": a dark mode, a
         # stylus, e-signatures) is answered by no article sharing its other words, whichever rule
         # chose it (BM25's, a veto's, the model's alone): a wrong article is worse than none. Only

@@ -14,7 +14,7 @@ from supportdesk.models.offline.router import without_announcement
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
-from supportdesk.lexicon import normalise, shares_a_term, terms
+from supportdesk.lexicon import ASKS_SIZE, ASKS_TIME, normalise, shares_a_term, terms
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
@@ -217,9 +217,10 @@ def _article_text(article: dict[str, Any]) -> str:
 
 
 # A question asking a measure of the product (a time, a count, a size, how far back): its fact.
+# A size and a time are asked as the knowledge base reads them (`lexicon.MEASURES`, kb-17).
 _MEASURE = LazyPattern(
-    r"\b(?:how (?:long|many|much time|far(?: back)?|big|large|often|soon|old)|until when|what(?:'s| is) the "
-    r"(?:limit|maximum|max|oldest|biggest|largest|longest))\b",
+    rf"{ASKS_SIZE.pattern}|{ASKS_TIME.pattern}|"
+    r"\b(?:how (?:many|often|old)|what(?:'?s| is) the (?:limit|maximum|max|oldest|longest))\b",
     re.I,
 )
 
