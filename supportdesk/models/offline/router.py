@@ -252,6 +252,13 @@ class Router:
         self._routes: dict[tuple[str, tuple[str, ...]], Route] = {}
         self._owner: list[str | None] = []  # access_owner(self._examples), found on first need
 
+    @property
+    def access_owner(self) -> str | None:
+        """The agent whose examples tell of someone else's access (`access_owner`), or None."""
+        if not self._owner:
+            self._owner.append(access_owner(self._examples))
+        return self._owner[0]
+
     def access_agent(self, text: str, candidates: Sequence[str] | None = None) -> str | None:
         """The candidate whose examples tell of someone else's access, when the message does (and
         names no money), or None."""
@@ -260,9 +267,7 @@ class Router:
         return self._access_agent(text, self.targets if candidates is None else candidates, dressed_up)
 
     def _access_agent(self, text: str, candidates: Sequence[str], dressed_up: bool = False) -> str | None:
-        if not self._owner:
-            self._owner.append(access_owner(self._examples))
-        owner = self._owner[0]
+        owner = self.access_owner
         if owner is None or owner not in candidates or not (dressed_up or _tells_access_without_money(text)):
             return None
         return owner
@@ -275,9 +280,7 @@ class Router:
         leaves the message's own words (a password, a login, a browser) to the agents they are
         for, where the word model heard the denied matter's words and the owner's few examples
         said "account" and "password" too (route-14). (Read on the message as routed: names out.)"""
-        if not self._owner:
-            self._owner.append(access_owner(self._examples))
-        owner = self._owner[0]
+        owner = self.access_owner
         if owner is None or owner not in candidates or len(candidates) < 2:
             return candidates
         words, disowns = denials(text)
