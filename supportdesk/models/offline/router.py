@@ -210,26 +210,19 @@ def without_announcement(text: str) -> str:
 
 
 # A denial is not the matter (issue 38, config-17): "it's not a phishing thing, i simply never get
-# your notification emails", "nothing's been hacked, i just want to change the pin". The clause
-# that denies something names the very words of the matter denied (phishing, hacked), and read
-# with the rest it pulled the message to the agent those words are for, the word model's and the
-# access reader's alike. A clause the denial reading (classifier.read_denials) finds denying a
-# thing is read as a clause of its own and left out, when another clause is left to say the
-# matter; a message that is only a denial ("nobody hacked me") is read whole, as before.
+# your notification emails", "this isn't about a scam email. your emails ... stopped arriving". The
+# clause that denies something names the very words of the matter denied (phishing, scam), and
+# read with the rest it pulled the message to the agent whose matter that is, the word model's
+# and the access reader's alike. A clause the denial reading (classifier.read_denials) finds
+# denying a thing, whose words alone place it with the agent whose examples tell of someone
+# else's access (`access_owner`), is read as a clause of its own and left out, when another
+# clause is left to say the matter; a message that is only a denial ("nobody hacked me") is read
+# whole, as before. A denial of anything else is left in: "no transactions are being accepted,
+# what's wrong with my card?" tells its trouble in it, and the shipped desk (no agent taught
+# little) reads every message whole as before.
 def _denies(clause: str) -> bool:
     words, disowns = denials(clause)
     return not disowns and any(w.startswith("not_") for w in words)
-
-
-def without_denials(text: str) -> str:
-    """`text` without its clauses that deny a thing (`_denies`), when a clause with words is left."""
-    parts = gates.clauses(text)
-    if len(parts) < 2:
-        return text
-    kept = [c for c in parts if not _denies(c)]
-    if len(kept) == len(parts) or not any(content_words(c) for c in kept):
-        return text
-    return ". ".join(kept)
 
 
 def _unsure(text: str, p: Prediction) -> bool:
@@ -272,6 +265,18 @@ class Router:
             return None
         return owner
 
+    def without_denials(self, text: str) -> str:
+        """`text` without its clauses that deny the access owner's matter (`_denies`, placed with
+        the owner on their own words), when a clause with words is left."""
+        owner = self.access_owner
+        parts = gates.clauses(text) if owner is not None else []
+        if len(parts) < 2:
+            return text
+        kept = [c for c in parts if not (_denies(c) and self.model.predict(c, self.targets).label == owner)]
+        if len(kept) == len(parts) or not any(content_words(c) for c in kept):
+            return text
+        return ". ".join(kept)
+
     def _without_denied_owner(self, text: str, candidates: list[str]) -> list[str]:
         """`candidates` without the agent whose examples tell of someone else's access, when the
         message denies something ("my account's safe, nothing weird happened - i just want a longer
@@ -284,7 +289,7 @@ class Router:
         if owner is None or owner not in candidates or len(candidates) < 2:
             return candidates
         words, disowns = denials(text)
-        if disowns or not any(w.startswith("not_") for w in words) or gates.tells_access(without_denials(text)):
+        if disowns or not any(w.startswith("not_") for w in words) or gates.tells_access(self.without_denials(text)):
             return candidates
         return [c for c in candidates if c != owner]
 
@@ -316,7 +321,7 @@ class Router:
         dressed_up = dressed_up_address(text, self._desk_name)
         text = without_names(without_introduction(without_announcement(text)), self._names)
         candidates = self._without_denied_owner(text, candidates)
-        text = without_denials(text)
+        text = self.without_denials(text)
         p = self.model.predict(text, candidates)
         placed = self._by_access(text, candidates, p, dressed_up)
         if placed is not None:
@@ -329,6 +334,6 @@ class Router:
         dressed_up = dressed_up_address(text, self._desk_name)
         text = without_names(without_introduction(without_announcement(text)), self._names)
         candidates = self._without_denied_owner(text, candidates)
-        text = without_denials(text)
+        text = self.without_denials(text)
         p = self.model.predict(text, candidates)
         return self._by_access(text, candidates, p, dressed_up) or Route(p.label, p.confidence, p)
