@@ -519,9 +519,9 @@ KNOWN_MISSES = {
     # plan, chit-chat with an afterthought, a person now, denials on the config desk; tune 3/5 and
     # held 5/5 before, 4/5 and 5/5 after; config tune 4/5 and held 4/5 before, 5/5 and 4/5 after).
     # ("what plan do i have right now, and ..." is split since bill-18's billing examples.)
-    # "my account isnt compromised or anything, safari just signs me out": the access reader reads
-    # someone else's access in it (0.96) despite the denial, so it stays the security agent's:
-    "route 14 config (held): negation: not compromised, safari signs me out all the time",
+    # ("my account isnt compromised or anything, safari just signs me out", which the access reader
+    # read as someone else's access (0.96) despite the denial, passes since config-17: the denial
+    # clause is read apart, router.Router.without_denials.)
     # money-16 (money answered from the demo data: refunds the policy refuses and allows, days of
     # the demo calendar, invoices, failed payments; tune 6/12 and held 5/12 before, 11/12 and 7/12
     # after the weekday, the day with no month, the day-first short date, a past "when did you
@@ -831,9 +831,7 @@ KNOWN_MISSES = {
     # "got two q's:" opens with a word before the count, so the matters are not read as counted
     # and the invite's problem is heard as the question's preamble:
     "route 16b (held): two matters: an invite to a colleague bounced, and team monthly",
-    # "nothing's been hacked": a denial the config desk's router does not read ("nothing" as a
-    # subject, not "no hack"), so security takes a how-to (held-12/13/17/20's negation kind):
-    "route 16b config (tune): negation: nothing's been hacked, where the two-step settings are",
+    # ("nothing's been hacked", "nothing" as a subject, is read as a denial since config-17.)
     # understand-held-19 (written blind after round 15b, before any change since): 49/54 + 14/15
     # (91.3 %) on its first run; no money or account action without a yes. By kind: a product
     # question no article answers given one that "covers this"; two questions about the reset link
