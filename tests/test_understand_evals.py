@@ -11,7 +11,7 @@ from tests.conftest import REPO
 from tests.money_turns import passes
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # Measured after the knowledge base's abstention and the demo calendar; each one that
@@ -519,9 +519,9 @@ KNOWN_MISSES = {
     # plan, chit-chat with an afterthought, a person now, denials on the config desk; tune 3/5 and
     # held 5/5 before, 4/5 and 5/5 after; config tune 4/5 and held 4/5 before, 5/5 and 4/5 after).
     # ("what plan do i have right now, and ..." is split since bill-18's billing examples.)
-    # "my account isnt compromised or anything, safari just signs me out": the access reader reads
-    # someone else's access in it (0.96) despite the denial, so it stays the security agent's:
-    "route 14 config (held): negation: not compromised, safari signs me out all the time",
+    # ("my account isnt compromised or anything, safari just signs me out", which the access reader
+    # read as someone else's access (0.96) despite the denial, passes since config-17: the denial
+    # clause is read apart, router.Router.without_denials.)
     # money-16 (money answered from the demo data: refunds the policy refuses and allows, days of
     # the demo calendar, invoices, failed payments; tune 6/12 and held 5/12 before, 11/12 and 7/12
     # after the weekday, the day with no month, the day-first short date, a past "when did you
@@ -765,9 +765,9 @@ KNOWN_MISSES = {
     # billing, which holds no knowledge base (routing, as route-15's "how to buy more credits"):
     "understand 16 (held): question: how long credits paid by bank transfer take, non-native",
     # (sec17 fixed the login alert owned, the reset emails, the person asked for and the phishing
-    # email while technical holds it.) The money gate reads "a samsung galaxy" as Samsung Pay (its
-    # Banking77 wallets; 1.00), so the access reading yields to money and triage routes on words:
-    "understand 16 config (held): billing holds it, then a samsung phone login i don't own",
+    # email while technical holds it. The samsung login i don't own, read as money by the money
+    # gate, passes since config-17: the config desk's security agent learnt a phone not owned in
+    # the recent sign-ins.)
     # sec17 (security on the config desk, resets in slang; before: tune 5/5 + 6/7, held 5/5 + 6/7;
     # after: 5/5 + 7/7, 5/5 + 6/7): the owned alert is set aside, but the articles read "nothing
     # syncs on that pc, folders stay empty" as exporting (its "pc" and "folders"), and find nothing sure:
@@ -807,16 +807,15 @@ KNOWN_MISSES = {
     # ("forget it, stay on paypal") asked again; a thumbs-up closing searched; a duplicate told by
     # its two days in an anxious ramble, no refund offered; config desk: a phishing "overdue
     # invoice" email routed to billing, "nothing hacked, just a new app pin" asked which team, and
-    # an API key nobody made kept by technical.
-    # (The biggest file sync takes passes since kb-17: tools/kb.py `measured`.)
+    # an API key nobody made kept by technical. (The biggest file sync takes passes since kb-17:
+    # tools/kb.py `measured`. All three config misses pass since config-17: an address dressed up
+    # as ours, router.dressed_up_address; a denial clause read apart, router.without_denials; "a
+    # token that no one on the team made" disowns, classifier.read_denials.)
     "understand 21 (held): refused: forgot to cancel the team plan, wants march back",
     "understand 21 (held): kept: email for the invoices, then why march's is unpaid",
     "understand 21 (held): changed mind: a mastercard offered, 'forget it, stay on paypal'",
     "understand 21 (held): chit-chat: a thumbs-up closing",
     "understand 21 (held): rambling: anxious, a pro plan taken the 10th and 11th, 'oh thank you, yes please'",
-    "understand 21 config (held): an 'overdue invoice' email linking to a strange site",
-    "understand 21 config (held): negation: nothing hacked, just a new app pin",
-    "understand 21 config (held): technical holds it, then an api key nobody created",
     # understand-held-20 (written blind at the start of round 16, before its changes): 45/54 + 13/15
     # (84.1 %) on its first run (46/54 with one expectation that pinned the email where the desk's
     # call named the same account by id); no money or account action without a yes. By kind: a
@@ -849,9 +848,7 @@ KNOWN_MISSES = {
     # "got two q's:" opens with a word before the count, so the matters are not read as counted
     # and the invite's problem is heard as the question's preamble:
     "route 16b (held): two matters: an invite to a colleague bounced, and team monthly",
-    # "nothing's been hacked": a denial the config desk's router does not read ("nothing" as a
-    # subject, not "no hack"), so security takes a how-to (held-12/13/17/20's negation kind):
-    "route 16b config (tune): negation: nothing's been hacked, where the two-step settings are",
+    # ("nothing's been hacked", "nothing" as a subject, is read as a denial since config-17.)
     # understand-held-19 (written blind after round 15b, before any change since): 49/54 + 14/15
     # (91.3 %) on its first run; no money or account action without a yes. By kind: a product
     # question no article answers given one that "covers this"; two questions about the reset link
@@ -913,9 +910,9 @@ KNOWN_MISSES = {
     # leans to no agent surely (0.39), so security keeps it; the access reader reads "lost my phone
     # ... the acme app was open on it" as no one's access (0.02; lines of lost devices with the app
     # open moved it to 0.26 only, and were left out); "put me through to a member of staff" is no
-    # person asked to the desk intents reader, whose lines are money20's.)
-    "understand 18 config (held): a phone lost at a festival with the app open, offer, 'yes go'",
-    "understand 18 config (held): security holds it, then the ipad app crashing on open",
+    # person asked to the desk intents reader, whose lines are money20's.) (The ipad app and the
+    # festival phone pass since config-17: security torn with a peer on a matter not its own hands
+    # back, specialist._not_my_access_matter; a phone gone while signed in is security's example.)
     "understand 18 config (held): shared folders wiped by an unknown account, staff now",
     # kb-16b (held-12..20's article and question misses in new wording; before: tune 11/16, held
     # 6/16; after: tune 12/16, held 7/16; fixed out of held-14..20: self-hosting and live co-editing
@@ -1102,6 +1099,17 @@ KNOWN_MISSES = {
     # another language: the desk answers "a member of our staff" will join, not "a person"
     "kb-17 (tune): no article: a german message about the bill",
     "kb-17 (held): no article: a spanish message about the last invoice",
+    # config-17 (the config desk's seen misses of held-12..21 by kind: a denial is not the matter,
+    # hand-backs, security's matters told without its words; before: tune 5/7, held 4/7; after:
+    # tune 7/7, held 4/7). Held left: the longer password reaches technical (the denial clause read
+    # apart) but the technical skill's search finds no article sure enough (kb's); "its not phishing"
+    # is no denial to read_denials (a bare noun after "its not", no article), and "the emails about
+    # new comments never arrive" leans to security on its own words (0.89) and to the access reader
+    # (0.53); "a webhook none of us ever set up": "none of us" is no negated subject to
+    # read_denials, so nothing disowns it, and technical keeps it.
+    "config 17 (held): denial: not a security problem, a longer password",
+    "config 17 (held): denial: not phishing, the comment emails never arrive",
+    "config 17 (held): technical holds it, then a webhook none of us set up",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

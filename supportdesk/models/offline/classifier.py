@@ -132,6 +132,8 @@ _NEGATED_SUBJECTS = frozenset({"nobody", "noone"})
 # the thing named did not happen.
 _NEGATED_DETERMINERS = frozenset({"no", "nothing"})
 _PASSIVE = frozenset({"was", "were"})
+_AUXILIARIES = frozenset({"been", "was", "is", "has", "had", "got", "gets"})
+_RELATIVE = frozenset({"that", "which"})
 # ("im" and "am": the customer's own state, "i'm not hacked", "i am not compromised", config-15)
 _COPULA = frozenset({"is", "are", "was", "were", "am", "im"})
 _FIRST_PERSON = frozenset({"i", "we"})
@@ -175,17 +177,28 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
         nxt = tokens[i + 1] if i + 1 < n else ""
         if denied and t in _SCOPE_END:
             denied = False
-        if (t in _NEGATED_SUBJECTS or (t == "one" and prev == "no")) and nxt not in _WISHED:
+        if (t in _NEGATED_SUBJECTS or (t == "one" and prev == "no")) and nxt not in _WISHED and _RELATIVE.intersection(tokens[max(0, i - 2):i]):
+            # "an api token that no one on the team made", "a rule which nobody added": the thing
+            # is there and the negated subject, in a clause about it, says none of the customer's
+            # side made it, so someone else did: a disowning, as "a login i never made" is
+            disowns = True
+            words.append(t)
+            continue
+        if (t in _NEGATED_SUBJECTS or (t == "one" and prev == "no") or (t == "nothing" and nxt in _AUXILIARIES)) and nxt not in _WISHED:
+            # ("nothing's been hacked": "nothing" the subject of what did not happen, as "nobody" is)
             denied = True
             words.append(t)
             continue
-        negated_article = t == "not" and nxt in _ARTICLES and i + 2 < n and tokens[i + 2] not in STOPWORDS and tokens[i + 2] not in _CLAUSE_END
+        # ("this isn't about a scam email": what the clause is about, denied as "not a" denies it)
+        after_about = 1 if t == "not" and nxt == "about" else 0
+        article = tokens[i + 1 + after_about] if i + 1 + after_about < n else ""
+        negated_article = t == "not" and article in _ARTICLES and i + 2 + after_about < n and tokens[i + 2 + after_about] not in STOPWORDS and tokens[i + 2 + after_about] not in _CLAUSE_END
         if (t in _NEGATED_DETERMINERS and nxt != "one" and nxt not in STOPWORDS and nxt not in _CLAUSE_END) or negated_article:
             # "no" as a determiner ("no hack or anything"), or "not" before an article ("this isnt a
             # hacking thing", the same denial): the thing it names did not happen; only that noun
             # (and the concept the lexicon reads in it) is denied, not the clause
             words.append(t)
-            j = i + 2 if negated_article else i + 1
+            j = i + 2 + after_about if negated_article else i + 1
             nouns = 0
             while j < n and tokens[j] not in _CLAUSE_END and (nouns == 0 or tokens[j].endswith("_c")):
                 nouns += 1

@@ -118,6 +118,25 @@ def without_names(text: str, names: re.Pattern[str] | None) -> str:
     return names.sub(" ", text) if names is not None else text
 
 
+# A web address dressed up as the desk's: the desk's own name joined by hyphens to other words
+# ("pay at acme-billing-help.xyz", "renew at acme-storage-renew.top") is how a message passing
+# for ours sends a customer elsewhere, whatever it asks them to do there (pay an invoice, renew
+# storage: money words the money reader hears; config-17). An address is a thing rules read well,
+# as an email is; the desk's real addresses do not join its name to other words with hyphens.
+# (Read before the name's words are taken out of the message for routing.)
+_HOST = LazyPattern(r"(?<![\w@.-])(?:[a-z0-9-]+\.)+[a-z]{2,}\b", re.IGNORECASE)
+
+
+def dressed_up_address(text: str, desk_name: str) -> bool:
+    """Whether `text` names a web address that joins a word of the desk's name to other words."""
+    name = {w for w in _WORD.findall(desk_name.lower()) if len(w) >= 3}
+    for host in _HOST.findall(text.lower()):
+        # (the name's own words hyphenated, "acme-cloud.com", is the desk's name, joined to nothing)
+        if any(name.intersection(label.split("-")) and set(label.split("-")) - name for label in host.split(".")[:-1]):
+            return True
+    return False
+
+
 # Someone else having the account or what opens it (a password known to a flatmate, leaked on a
 # forum or typed into a fake page, a laptop gone with the account signed in) is told in words no
 # handful of examples holds, and the word model hears the technical agent's password, login and
@@ -190,6 +209,22 @@ def without_announcement(text: str) -> str:
     return rest if re.search(r"[a-z]{2}", rest, re.I) else text
 
 
+# A denial is not the matter (issue 38, config-17): "it's not a phishing thing, i simply never get
+# your notification emails", "this isn't about a scam email. your emails ... stopped arriving". The
+# clause that denies something names the very words of the matter denied (phishing, scam), and
+# read with the rest it pulled the message to the agent whose matter that is, the word model's
+# and the access reader's alike. A clause the denial reading (classifier.read_denials) finds
+# denying a thing, whose words alone place it with the agent whose examples tell of someone
+# else's access (`access_owner`), is read as a clause of its own and left out, when another
+# clause is left to say the matter; a message that is only a denial ("nobody hacked me") is read
+# whole, as before. A denial of anything else is left in: "no transactions are being accepted,
+# what's wrong with my card?" tells its trouble in it, and the shipped desk (no agent taught
+# little) reads every message whole as before.
+def _denies(clause: str) -> bool:
+    words, disowns = denials(clause)
+    return not disowns and any(w.startswith("not_") for w in words)
+
+
 def _unsure(text: str, p: Prediction) -> bool:
     """The words place the message too little to route it on them (it is asked about, or placed
     by `Router.best` after a question)."""
@@ -204,24 +239,43 @@ class Router:
     def __init__(self, targets: Sequence[AgentConfig], use_disk_cache: bool = True, desk_name: str = ""):
         self.targets = [a.name for a in targets]
         self._names = name_pattern(desk_name, targets)
+        self._desk_name = desk_name
         self._examples = ceded(training_examples(targets), use_disk=use_disk_cache)
         self.model: TextClassifier = classifier_for(self._examples, use_disk=use_disk_cache)
         self._routes: dict[tuple[str, tuple[str, ...]], Route] = {}
         self._owner: list[str | None] = []  # access_owner(self._examples), found on first need
 
+    @property
+    def access_owner(self) -> str | None:
+        """The agent whose examples tell of someone else's access (`access_owner`), or None."""
+        if not self._owner:
+            self._owner.append(access_owner(self._examples))
+        return self._owner[0]
+
     def access_agent(self, text: str, candidates: Sequence[str] | None = None) -> str | None:
         """The candidate whose examples tell of someone else's access, when the message does (and
         names no money), or None."""
+        dressed_up = dressed_up_address(text, self._desk_name)
         text = without_names(without_introduction(text), self._names)
-        return self._access_agent(text, self.targets if candidates is None else candidates)
+        return self._access_agent(text, self.targets if candidates is None else candidates, dressed_up)
 
-    def _access_agent(self, text: str, candidates: Sequence[str]) -> str | None:
-        if not self._owner:
-            self._owner.append(access_owner(self._examples))
-        owner = self._owner[0]
-        if owner is None or owner not in candidates or not _tells_access_without_money(text):
+    def _access_agent(self, text: str, candidates: Sequence[str], dressed_up: bool = False) -> str | None:
+        owner = self.access_owner
+        if owner is None or owner not in candidates or not (dressed_up or _tells_access_without_money(text)):
             return None
         return owner
+
+    def without_denials(self, text: str) -> str:
+        """`text` without its clauses that deny the access owner's matter (`_denies`, placed with
+        the owner on their own words), when a clause with words is left."""
+        owner = self.access_owner
+        parts = gates.clauses(text) if owner is not None else []
+        if len(parts) < 2:
+            return text
+        kept = [c for c in parts if not (_denies(c) and self.model.predict(c, self.targets).label == owner)]
+        if len(kept) == len(parts) or not any(content_words(c) for c in kept):
+            return text
+        return ". ".join(kept)
 
     def _without_denied_owner(self, text: str, candidates: list[str]) -> list[str]:
         """`candidates` without the agent whose examples tell of someone else's access, when the
@@ -231,17 +285,15 @@ class Router:
         leaves the message's own words (a password, a login, a browser) to the agents they are
         for, where the word model heard the denied matter's words and the owner's few examples
         said "account" and "password" too (route-14). (Read on the message as routed: names out.)"""
-        if not self._owner:
-            self._owner.append(access_owner(self._examples))
-        owner = self._owner[0]
+        owner = self.access_owner
         if owner is None or owner not in candidates or len(candidates) < 2:
             return candidates
         words, disowns = denials(text)
-        if disowns or not any(w.startswith("not_") for w in words) or gates.tells_access(text):
+        if disowns or not any(w.startswith("not_") for w in words) or gates.tells_access(self.without_denials(text)):
             return candidates
         return [c for c in candidates if c != owner]
 
-    def _by_access(self, text: str, candidates: Sequence[str], p: Prediction) -> Route | None:
+    def _by_access(self, text: str, candidates: Sequence[str], p: Prediction, dressed_up: bool = False) -> Route | None:
         """To the candidate whose examples tell of someone else's access, when the message does
         and the words placed it elsewhere, or leaned there too little to place it (how surely:
         the access reader's probability). "I have receive notification of entering to my account
@@ -249,10 +301,11 @@ class Router:
         though the reader read someone else's access at 0.96. Where the words place it there
         themselves, their route stands, confidence and all (triage's split of a message into
         matters weighs it)."""
-        owner = self._access_agent(text, candidates)
+        owner = self._access_agent(text, candidates, dressed_up)
         if owner is None or (owner == p.label and not _unsure(text, p)):
             return None
-        return Route(owner, gates.access_probability(text), p)
+        # (an address dressed up as ours is read by rule, surely, as an email address is)
+        return Route(owner, 1.0 if dressed_up else gates.access_probability(text), p)
 
     def route(self, text: str, exclude: Sequence[str] = ()) -> Route:
         candidates = [t for t in self.targets if t not in exclude] or self.targets
@@ -265,10 +318,12 @@ class Router:
         return known
 
     def _route(self, text: str, candidates: list[str]) -> Route:
+        dressed_up = dressed_up_address(text, self._desk_name)
         text = without_names(without_introduction(without_announcement(text)), self._names)
         candidates = self._without_denied_owner(text, candidates)
+        text = self.without_denials(text)
         p = self.model.predict(text, candidates)
-        placed = self._by_access(text, candidates, p)
+        placed = self._by_access(text, candidates, p, dressed_up)
         if placed is not None:
             return placed
         return Route(None if _unsure(text, p) else p.label, p.confidence, p)
@@ -276,7 +331,9 @@ class Router:
     def best(self, text: str, exclude: Sequence[str] = ()) -> Route:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
+        dressed_up = dressed_up_address(text, self._desk_name)
         text = without_names(without_introduction(without_announcement(text)), self._names)
         candidates = self._without_denied_owner(text, candidates)
+        text = self.without_denials(text)
         p = self.model.predict(text, candidates)
-        return self._by_access(text, candidates, p) or Route(p.label, p.confidence, p)
+        return self._by_access(text, candidates, p, dressed_up) or Route(p.label, p.confidence, p)

@@ -276,6 +276,14 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             route.confidence >= min_confidence or (route.confidence >= STRAY_CONFIDENCE and scope.outside_scope(self.me, text))
             or self.router.access_agent(text, [other.name]) == other.name
         )
+        if not leans and route.agent is None and route.prediction is not None and self._not_my_access_matter(text):
+            # The agent whose matters are someone else's access holds it, and the message tells no
+            # one else's access in words none of its job uses: the word model torn between it and
+            # a peer ("acme on my ipad quits the second it launches": technical 0.50, security
+            # 0.50: no example of either says "quits") places it with the peer it leans to at all,
+            # as the router places a message after a question (config-17).
+            lean = agents.get(route.prediction.label)
+            other, leans = lean, lean is not None and lean.name != self.me.name
         if not leans:
             # The router torn between the peers (security's dozen examples against technical's
             # many: "push notifications on my android stopped" read 51 % security, route-16): the
@@ -295,6 +303,16 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if self._about_my_calls(text):
             return None  # "the reset link never arrived" after this agent sent one: a follow-up of ours
         return other.name
+
+    def _not_my_access_matter(self, text: str) -> bool:
+        """This agent is the one whose examples tell of someone else's access, and `text` tells
+        none (the access reader) in words outside this agent's job (`scope.outside_scope`)."""
+        assert self.router is not None
+        return (
+            self.router.access_owner == self.me.name
+            and self.router.access_agent(text) is None
+            and scope.outside_scope(self.me, text)
+        )
 
     @staticmethod
     def _names_charge_facts(text: str) -> bool:
