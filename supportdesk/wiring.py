@@ -115,8 +115,8 @@ async def open_desk(
     except BaseException:
         close_hooks()
         raise
+    services = Services()
     try:
-        services = Services()
         # A read-only database can be read (replay, export) but no tool may act on its data.
         if customers and not getattr(store, "readonly", False):
             if deferred:
@@ -130,9 +130,13 @@ async def open_desk(
         if not deferred:
             tool_registry, model = ready(tool_registry), ready(model)
     except BaseException:
+        # Everything opened so far is closed: an open connection's thread would keep the
+        # process from exiting (`supportdesk run` hung after the model failed to load).
         close_hooks()
+        await services.close()
         await store.close()
         raise
+
     def runner() -> Runner:
         from supportdesk.engine.runner import Runner
 
