@@ -191,7 +191,7 @@ ASKS_SIZE = LazyPattern(
     r"\b(?:how (?:big|large)|biggest|largest|max(?:imum)?(?: file)? size|size (?:limit|cap|ceiling)|file size)\b", re.I
 )
 ASKS_TIME = LazyPattern(
-    r"\b(?:how (?:long|much time|far(?: back)?|soon)|how (?:many|much) (?:seconds|minutes|hours|days|weeks|months)|until when)\b",
+    r"\b(?:how (?:long|(?:much|many) time|far(?: back)?|soon)|how (?:many|much) (?:seconds|minutes|hours|days|weeks|months)|until when)\b",
     re.I,
 )
 STATES_SIZE = LazyPattern(r"\b\d+(?:\.\d+)?\s?(?:[kmgt]b|bytes?)\b", re.I)

@@ -734,8 +734,8 @@ KNOWN_MISSES = {
     "kb 17 (tune): question: bank transfer top-up, how long, non-native",
     # Devices signed in at once, told with the devices listed ("phone, ipad, 2 laptops and a
     # desktop"): examples in those words took "desktop" from the sync article's learned words
-    # (kb-13's "desktop behind the phone" lost it) or moved the calibration; left out:
-    "kb 17 (held): question: credits by wire transfer, how many days",
+    # (kb-13's "desktop behind the phone" lost it) or moved the calibration. (Credits by wire
+    # transfer pass since triage's asks_how_long_credits_take.)
     # (The largest file sync takes passes since kb-17: the one article stating a size asked, of the
     # matter the question names, answers it: tools/kb.py `measured`.)
     # ("after i export my data how long does the download link keep working?" passes since
@@ -761,9 +761,7 @@ KNOWN_MISSES = {
     # (The largest file sync takes passes since kb-17: the examples no article answers hold upload
     # limits, so the model reads none, and the one article stating the size asked, of the matter
     # the question names, now answers it: tools/kb.py `measured`.)
-    # Credits bought by bank transfer: a question about buying credits reads as money and goes to
-    # billing, which holds no knowledge base (routing, as route-15's "how to buy more credits"):
-    "understand 16 (held): question: how long credits paid by bank transfer take, non-native",
+    # (How long credits paid by bank transfer take passes since triage's asks_how_long_credits_take.)
     # (sec17 fixed the login alert owned, the reset emails, the person asked for and the phishing
     # email while technical holds it. The samsung login i don't own, read as money by the money
     # gate, passes since config-17: the config desk's security agent learnt a phone not owned in
@@ -790,7 +788,6 @@ KNOWN_MISSES = {
     # triage, "not a hack, turning on the login codes" kept by security, billing keeping a phishing
     # 2fa-code email, and an unrecognised starter charge sent to technical.
     "understand 22 (held): article: company login broken since IT rotated the signing certificate",
-    "understand 22 (held): question: two in one, how long a card top-up may stay pending and a bank transfer takes",
     "understand 22 (held): question: how long the export download link keeps working",
     "understand 22 (held): chit-chat: a hello in spanish",
     "understand 22 (held): two matters: the mac app won't open, and cancel, one message, 'yes'",
@@ -829,7 +826,6 @@ KNOWN_MISSES = {
     # (Since money-16b the charge id not held is said plainly, and the failed payment after the
     # card answered: a follow-up question is read as asked, a failed payment with its month.)
     "understand 20 (held): article: the account page says suspended, worried",
-    "understand 20 (held): question: how long a card top-up may sit pending",
     "understand 20 config (held): negation: not phishing, the notification emails never come",
     "understand 20 config (held): security holds it, then the windows app freezing on start",
     # route-16b (greetings and closings in unseen words, a circumstance told before what it leads
@@ -1086,8 +1082,8 @@ KNOWN_MISSES = {
     # transfer's days, credits paid and not arrived) and about a plan's versions ("not on team")
     # reach billing, which holds no knowledge base (agents.toml) and asks for the email; the model
     # cannot read the articles (tests/test_layers.py: it knows no tool), so the fix is the routing
-    # (triage's) or the knowledge base on billing's list (money's):
-    "kb-17 (tune): question: how long a top-up may stay pending",
+    # (triage's) or the knowledge base on billing's list (money's). A time asked of them goes to the
+    # articles since triage's asks_how_long_credits_take; "when they show" asks none it reads:
     "kb-17 (tune): question: credits paid by bank wire, when they show, non-native",
     "kb-17 (tune): article: 500 credits paid, balance empty",
     "kb-17 (held): question: credits payed by bank transfer, how long, non-native",

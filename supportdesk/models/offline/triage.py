@@ -14,7 +14,7 @@ from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, R
 from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
 from supportdesk.readers import acts
-from supportdesk.lexicon import CONCEPTS, terms
+from supportdesk.lexicon import ASKS_TIME, CONCEPTS, terms
 from supportdesk.patterns import LazyPattern
 
 CLARIFY_OPENING = "So I can bring in the right colleague:"
@@ -356,6 +356,21 @@ def asks_feature_of_a_plan(text: str) -> bool:
     return not (_asks_money(feature) or cues.names_money(feature) or acts.reads_money_intent(feature))
 
 
+def asks_how_long_credits_take(text: str) -> bool:
+    """A time asked (`lexicon.ASKS_TIME`) of a top-up or a transfer's credits, with no charge, fee
+    or refund in it ("how long may a card top-up sit pending?", "credits payed by bank transfer,
+    how long it take?"); a top-up's fee or a refund of one stays billing's."""
+    if not ASKS_TIME.search(text):
+        return False
+    said = set(terms(text))
+    return bool(said & _CREDITS_TERMS) and not said & _CHARGE_TERMS and not cues.CHARGE_ID.search(text)
+
+
+# The lexicon's concepts (`lexicon.CONCEPTS`) of credits put in, and of money taken.
+_CREDITS_TERMS = frozenset({"topup_c", "transfer_c", "credits"})
+_CHARGE_TERMS = frozenset({"fee_c", "refund_c", "twice_c", "unrecognised_c"})
+
+
 # The skill of answering from the knowledge base: holding its search tool.
 ARTICLES = "articles"
 
@@ -384,7 +399,11 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
     # a feature asked about on a plan named ("how far back does team keep versions?"): the feature's fact
     # (the agent with the articles: a desk file's security agent holds the reset tool, "tech", too)
     (ARTICLES, asks_feature_of_a_plan),
+    # how long credits take to arrive or a top-up may stay pending: the credits article says;
+    # billing's tools read the account's charges, never its credits (held-16/20/22)
+    (ARTICLES, asks_how_long_credits_take),
 )
+
 
 
 def asks_what_an_account_action_does(text: str) -> bool:
