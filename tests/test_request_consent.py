@@ -68,6 +68,8 @@ def test_a_money_tool_cannot_be_run_on_a_request():
     "reset link? quinn.adams16@example.com",
     "pw reset pls? CUS-1016",
     "could i get a new password link?",
+    # The verb in another of its forms, as a learner writes it (understand-held-17): still asked.
+    "please can you sending me the reset link? CUS-1016",
 ])
 def test_the_reset_tool_reads_a_request_for_the_link(text):
     from supportdesk.tools import registry
