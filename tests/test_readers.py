@@ -385,3 +385,35 @@ def test_the_act_reader_on_the_account_lines_held_half():
     rows = _rows("held", "acct-lines-17")
     assert sum(acts.read_act(r["text"]).act == r["act"] for r in rows) >= 13
     assert acts.clauses("forgot it again \U0001f644 reset to dana@example.com") == ["forgot it again", "reset to dana@example.com"]
+
+
+def test_a_topic_word_is_no_request():
+    """"reset", "link" and "password" say what is talked about, not that anything is asked: a remark
+    or a question about the reset, with who writes beside it, sent a reset link nobody asked for
+    (the act reader read it as a request, 1.00; evals/act-lines-17-tune.jsonl, acts-17). Requests
+    are carried by their verbs, slang and learner English too."""
+    from supportdesk.engine.confirmation import requests_apart
+
+    for about in (
+        "dana@example.com curious how your password reset works",
+        "CUS-1041 wondering how the reset link thing works on your side",
+        "dana@example.com the link for new password, it is working also from the phone?",
+    ):
+        assert acts.read_act(about).act != "request", about
+        assert requests_apart(about) == [], about
+    for asked in ("pls mail me a new pw thing", "a mail to make a new password", "need the reset thingy for my password sent over"):
+        assert acts.read_act(asked).act == "request", asked
+        assert requests_apart(asked), asked
+
+
+def test_one_clause_splitter_for_every_reader():
+    """One definition of a message's clauses (supportdesk.text.clauses): the act reader's and the
+    gates' are it, so an emoji ends a clause for the money and access gates too; the offline
+    model's splits where the subject changes, with its own ends passed to it."""
+    from supportdesk import text
+    from supportdesk.readers import gates
+
+    assert acts.clauses is text.clauses and gates.clauses is text.clauses
+    said = "forgot it again \U0001f644 reset to dana@example.com, also how much is pro?"
+    assert gates.clauses(said) == ["forgot it again", "reset to dana@example.com", "also how much is pro?"]
+    assert cues.clauses(said) == ["forgot it again \U0001f644 reset to dana@example.com", "how much is pro?"]
