@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from supportdesk.patterns import LazyPattern
+
 # An email address: the one definition the readers, the slots, the tools and the confirmation
 # reader share. It starts where a run of its characters starts (after any leading dots): tried
 # from every position inside a long run ("1.1.1.1...") it was quadratic in the run.
@@ -76,3 +78,18 @@ def plain_line(text: str) -> str:
     """A Markdown line as plain words: `**strong**` and `__strong__` lose their marks, and so
     does `inline code`. Any other character stays, markers inside a span included."""
     return _CODE.sub(r"\1", _EMPHASIS.sub(r"\2", text))
+
+
+# Where a clause ends inside a message: after a sentence's end, a comma, a colon or a semicolon
+# followed by a space (an email's dots are followed by none: it stays in one clause), a dash
+# between spaces, a line break, or an emoji, which ends a sentence in chat as "!" does ("forgot
+# my password AGAIN", an eye-roll, "reset to <email>": a report, then a request; acct17). The
+# one definition of a message's clauses: the act reader's, the gates' and the offline model's
+# (models/offline/cues.py passes its own ends: where the subject changes).
+CLAUSE_END = LazyPattern(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
+
+
+def clauses(text: str, ends: LazyPattern = CLAUSE_END, strip: str | None = None) -> list[str]:
+    """The message's non-empty clauses, split where `ends` matches, each stripped of `strip`'s
+    characters (whitespace when None)."""
+    return [c.strip(strip) for c in ends.split(text) if c and c.strip(strip)]

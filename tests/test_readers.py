@@ -138,7 +138,10 @@ def test_the_intent_reader_on_the_held_half():
 
 def test_a_topic_word_does_not_decide_question_or_problem():
     """Banking77's PIN messages are mostly problems; asking how to set one is still a question."""
-    assert acts.read_act("pls how to set the passcode on phone app").act == "problem"  # the whole reading
+    # (acts-17's lines taught the reader "on phone app" as asked about: the whole reading of that
+    # phrasing became a question, so the topic word is shown deciding another one)
+    assert acts.read_act("pls how to set the passcode on the app").act == "problem"  # the whole reading
+    assert acts.asks_rather_than_reports("pls how to set the passcode on the app")
     assert acts.asks_rather_than_reports("pls how to set the passcode on phone app")
     assert acts.asks_rather_than_reports("please how i can to put a pin on the app?")
     assert not acts.asks_rather_than_reports("my pin is blocked after typing it wrong")
@@ -382,3 +385,35 @@ def test_the_act_reader_on_the_account_lines_held_half():
     rows = _rows("held", "acct-lines-17")
     assert sum(acts.read_act(r["text"]).act == r["act"] for r in rows) >= 13
     assert acts.clauses("forgot it again \U0001f644 reset to dana@example.com") == ["forgot it again", "reset to dana@example.com"]
+
+
+def test_a_topic_word_is_no_request():
+    """"reset", "link" and "password" say what is talked about, not that anything is asked: a remark
+    or a question about the reset, with who writes beside it, sent a reset link nobody asked for
+    (the act reader read it as a request, 1.00; evals/act-lines-17-tune.jsonl, acts-17). Requests
+    are carried by their verbs, slang and learner English too."""
+    from supportdesk.engine.confirmation import requests_apart
+
+    for about in (
+        "dana@example.com curious how your password reset works",
+        "CUS-1041 wondering how the reset link thing works on your side",
+        "dana@example.com the link for new password, it is working also from the phone?",
+    ):
+        assert acts.read_act(about).act != "request", about
+        assert requests_apart(about) == [], about
+    for asked in ("pls mail me a new pw thing", "a mail to make a new password", "need the reset thingy for my password sent over"):
+        assert acts.read_act(asked).act == "request", asked
+        assert requests_apart(asked), asked
+
+
+def test_one_clause_splitter_for_every_reader():
+    """One definition of a message's clauses (supportdesk.text.clauses): the act reader's and the
+    gates' are it, so an emoji ends a clause for the money and access gates too; the offline
+    model's splits where the subject changes, with its own ends passed to it."""
+    from supportdesk import text
+    from supportdesk.readers import gates
+
+    assert acts.clauses is text.clauses and gates.clauses is text.clauses
+    said = "forgot it again \U0001f644 reset to dana@example.com, also how much is pro?"
+    assert gates.clauses(said) == ["forgot it again", "reset to dana@example.com", "also how much is pro?"]
+    assert cues.clauses(said) == ["forgot it again \U0001f644 reset to dana@example.com", "how much is pro?"]

@@ -68,6 +68,8 @@ def test_a_money_tool_cannot_be_run_on_a_request():
     "reset link? quinn.adams16@example.com",
     "pw reset pls? CUS-1016",
     "could i get a new password link?",
+    # The verb in another of its forms, as a learner writes it (understand-held-17): still asked.
+    "please can you sending me the reset link? CUS-1016",
 ])
 def test_the_reset_tool_reads_a_request_for_the_link(text):
     from supportdesk.tools import registry
@@ -113,6 +115,9 @@ def test_a_clause_put_as_a_question_asks_by_its_verb_or_the_thing_alone():
     from supportdesk.engine.confirmation import asks_for_something
 
     assert not asks_for_something("reset link expiry", put_as_question=True)
+    # Since acts-17 the reader hears those two as the questions they are; this one it still reads
+    # as a request (0.91), a modal asking what is possible, naming no action done (kb-16):
+    assert not asks_for_something("can the 2 step code come as a text to my old nokia", put_as_question=True)
     assert not asks_for_something("refund policy for annual plans", put_as_question=True)
     assert asks_for_something("can you send me a reset link", put_as_question=True)
     assert asks_for_something("password reset", put_as_question=True)

@@ -10,10 +10,19 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
+    # acts-17 (topic words are no request: remarks and questions about a reset, a link, a card, a
+    # refund or a plan; tune 8/10 -> 10/10, held 6/9 -> 8/9): "yo hook me up with a fresh pw link"
+    # reads as a greeting to the act reader ("yo" opens greetings; a small label pays little for the
+    # words it never saw, acts.ACT_BACKGROUND), so the email after it answers nothing asked.
+    "acts 17 (held): request: slang, the pw link, email next",
+    # sec17 passed because the act reader heard "and it goes to my email on file right?" as a
+    # request (0.48); read as the question it is since acts-17, the rule of tech-20 applies (a
+    # question beside the request: the link waits for the customer's yes, engine/confirmation.requests_apart).
+    "sec17 (held): two questions, locked out and where the link goes",
     # Measured after the knowledge base's abstention and the demo calendar; each one that
     # starts passing moves out of this set. (kb-12: 31 conversations moved out once the
     # knowledge base's model learnt tools/kb/examples-written.txt: an older version typed over,
@@ -461,6 +470,9 @@ KNOWN_MISSES = {
     # (Since money-16b the next payment "upcoming" and after the card, and "yes refund it" after a
     # pair's two days and the email, pass: 'upcoming' is 'next', 'it' is the pair's repeat.)
     "understand 12 (held): question: an ipad stuck on ios 15",
+    # Since acts-17 the reset thingy is heard asked for (the link offered, the email asked); the
+    # customer id given instead of the email is noted as a fact, not taken as who (the technical
+    # skill's `_tech` takes only a yes or an email as the answer to its reset offer):
     "understand 12 (held): kept: the reset thingy asked, customer id next",
     # money-16b: "pro for me from now on please, CUS-1032" reads update_card to the desk intents
     # reader (the id's token weighs; without it plan_change 0.7, under asks.PART_CONFIDENCE).
@@ -543,11 +555,9 @@ KNOWN_MISSES = {
     # config-15 (the config desk's security agent in new words: compromise, unknown sign-ins,
     # phishing, leaks, strangers' devices, look-alikes, hand backs, a person asked, two matters;
     # before: tune 11/14, held 11/14; after: tune 14/14, held 11/14). What the held half misses:
-    # "a friend sent me the link" is read by the reset's consent rule (tools/technical.py
-    # _reset_asked_for) as the reset link asked for, so it is sent with no yes (to the address on
-    # file: confirm = "request"). Teaching the act reader such reports (acts-held's six measure
-    # them) moved every clause with "link" in it: tried and taken back in round 12:
-    "config 15 (held): leaked password on a forum, then ok do it",
+    # ("a friend sent me the link", read as the reset link asked for and sent with no yes, passes
+    # since acts-17: the act reader learnt reports and questions about a link, a reset, a card
+    # (evals/act-lines-17-tune.jsonl), and hears it told.)
     # the phisher's address quoted ("is support@acme-billing-help.com really you?") is taken as the
     # customer's email, and a reset to it is tried (refused by policy: no such account):
     "config 15 (held): phishing asked about in two questions",
@@ -976,8 +986,9 @@ KNOWN_MISSES = {
     # (the two facts of the plans pass since kbfacts15: triage.asks_feature_of_a_plan, and
     # SeniorSkill._articles_first for "which of your plans ... sso", read as a privacy request.)
     # (The emoji reset passes since reset15: the reset article's link asked in a clause of its own.
-    # The non-native one is read as the change-password article's how-to, its "change password",
-    # and "sending me the mail" as no matter of the link's.)
+    # The non-native one: since acts-17 the gate hears "can you sending me the mail" asked
+    # (engine/confirmation._ACTION_ASKED, the verb in any form), but the search's first article is
+    # change-password's how-to, and the technical skill offers the link only on the reset article.)
     "understand 17 (held): request: non-native, a mail to make a new password",
     "understand 17 config (held): negation: not a hack, the 2fa phone left at home, backup codes",
     # dates15 (held): 9 tune 4/9 -> 9/9, held 5/9 -> 7/9. "same invoice it looks like" in a long

@@ -818,9 +818,11 @@ def asks_for_something(clause: str, *, put_as_question: bool = False) -> bool:
 
 
 _FRAGMENT_REQUEST = 0.1
-# An action's verb used as one, on what it is done to or for: "send me", "reset my", "get a new".
+# An action's verb used as one, on what it is done to or for: "send me", "reset my", "get a new";
+# in any of its forms, as a learner writes it ("can you sending me the mail for to change
+# password?", understand-held-17: the verb's form is grammar, the request the same).
 _ACTION_ASKED = LazyPattern(
-    rf"\b(?:{_VERB_WORDS}|e?mail|get|give|need|want)\s+(?:me|us|my|our|a|an|the|it|one|another|new)\b", re.IGNORECASE
+    rf"\b(?:{_VERB_WORDS}|e?mail|get|give|need|want)(?:s|es|ed|ing|d)?\s+(?:me|us|my|our|a|an|the|it|one|another|new)\b", re.IGNORECASE
 )
 # What a request put as a bare noun phrase may hold: the words of the thing asked for (the reset
 # link's: the one tool a request alone may run) and the words around any request.

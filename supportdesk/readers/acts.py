@@ -37,7 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from supportdesk.text import EMAIL_ADDRESS
+from supportdesk.text import CLAUSE_END, EMAIL_ADDRESS, clauses
 from supportdesk.patterns import LazyPattern
 
 DATA = Path(__file__).resolve().parent / "data" / "readers.json.gz"
@@ -49,17 +49,6 @@ EMAIL = EMAIL_ADDRESS
 _MONEY = LazyPattern(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
 _NUMBER = LazyPattern(r"\b\d+(?:st|nd|rd|th)?\b")
 _TOKEN = LazyPattern(r"[a-z]+(?:'[a-z]+)?|[?!]")
-# Where a clause starts inside a message: after a sentence's end, a comma, a colon, a dash, or
-# an emoji, which ends a sentence in chat as "!" does ("forgot my password AGAIN", an eye-roll, "reset to
-# <email>": a report, then a request; acct17).
-_CLAUSE = LazyPattern(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
-
-
-def clauses(text: str) -> list[str]:
-    """The message's clauses (split at punctuation, dashes and line breaks), non-empty."""
-    return [c.strip() for c in _CLAUSE.split(text) if c.strip()]
-
-
 def tokens(text: str) -> list[str]:
     """Lower-case words with emails, amounts and numbers folded to one token each
     ("don't" -> "dont", "$29.99" -> "<money>")."""
@@ -84,7 +73,7 @@ def features(text: str) -> list[str]:
     # How each later clause opens: "quick question - if I cancel ... will I be billed?" opens its
     # second clause with "if" and its third with "will i"; "..., please cancel it" with "please".
     # The act is often said there, not at the message's first word.
-    for clause in _CLAUSE.split(text)[1:]:
+    for clause in CLAUSE_END.split(text)[1:]:
         cw = [w for w in tokens(clause) if w not in ("?", "!")]
         if cw:
             out.append(f"^^{cw[0]}")

@@ -56,6 +56,7 @@ from typing import Any
 from supportdesk.readers import acts
 from supportdesk.readers.acts import EMAIL, ActReader, tokens
 from supportdesk.patterns import LazyPattern
+from supportdesk.text import clauses
 
 DATA = Path(__file__).resolve().parent / "data" / "gates.json.gz"
 FORMAT = 1
@@ -153,16 +154,6 @@ def reads_money(text: str) -> bool:
 
 def disclaims_probability(text: str) -> float:
     return disclaims_reader().read(EMAIL.sub(" ", text)).share((DISCLAIMS,))
-
-
-# Where a clause ends: a disclaimer is said in one ("..., I'm not asking you to change anything
-# yet, I just need the monthly price ..."), and a long message's other words drown it when the
-# message is read whole. (An email's dots are followed by no space: it stays one clause.)
-_CLAUSE = LazyPattern(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+")
-
-
-def clauses(text: str) -> list[str]:
-    return [c for c in _CLAUSE.split(text) if c.strip()]
 
 
 @lru_cache(maxsize=4096)

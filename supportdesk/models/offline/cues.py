@@ -13,6 +13,7 @@ import re
 from supportdesk.models.offline import literals
 from supportdesk.models.offline.kept import keep, kept_by_text
 from supportdesk.patterns import LazyPattern
+from supportdesk.text import clauses as split_clauses
 
 _FLAGS = re.IGNORECASE
 
@@ -985,8 +986,10 @@ def parts(text: str) -> list[str]:
 
 
 def clauses(text: str) -> list[str]:
-    """A message split where customers change subject ("..., also I can't log in")."""
-    return [c.strip(" ,.") for c in CLAUSE_SPLIT.split(text) if c and c.strip(" ,.")]
+    """A message split where customers change subject ("..., also I can't log in"): at a
+    sentence's end (its mark kept) and before a word that turns to another matter, not at every
+    comma as the readers' clauses are (supportdesk.text.clauses, the one splitter)."""
+    return split_clauses(text, CLAUSE_SPLIT, strip=" ,.")
 
 
 # The last four digits told without the card's brand ("sorry, it ends 4410 not 4401", "last four

@@ -270,7 +270,10 @@ def asks_about_the_reset(text: str) -> bool:
     if asks_a_measure(text):
         return True
     said = without_announcement(text)
-    return asks(said) and not _HOW_TO.match(said) and not tells_trouble(said) and acts.read_act(said).act == "question"
+    # A how-to after a turn to it ("also how do I reset my password?", after a refund) is one
+    # still: it was "not a question" only while the act reader heard it as a problem (acts-17).
+    how_to = any(_HOW_TO.match(clause) for clause in cues.clauses(said) or [said])
+    return asks(said) and not how_to and not tells_trouble(said) and acts.read_act(said).act == "question"
 
 
 LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
