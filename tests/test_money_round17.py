@@ -76,3 +76,11 @@ async def test_a_month_forgotten_to_cancel_offers_no_cancellation():
         {"customer": "i forgot to cancel our team plan before it renewed on the 21st, can i have that month refunded? CUS-1021",
          "expect": {"agent": "billing", "reply_not": ["shall i"], "context_absent": ["pending_offer"], "not_tools": MONEY}},
     ], {"refund_charge": 0, "cancel_subscription": 0})
+
+
+def test_a_plan_named_from_when_is_a_plan_change_and_a_card_so_named_the_cards():
+    # The desk intents reader heard "from now on" as a card change only (evals/money-lines-17b-tune.jsonl).
+    assert asks.plan_needed("starter for the two of us from now on please, CUS-1016")
+    assert asks.plan_needed("team for our office from now on")
+    assert "payment" in _intents_in("the visa ending 1881 from now on please, CUS-1016")
+    assert not asks.plan_needed("team is what we need now, the amex ending 3007 from now on")
