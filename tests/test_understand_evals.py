@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -474,9 +474,8 @@ KNOWN_MISSES = {
     # customer id given instead of the email is noted as a fact, not taken as who (the technical
     # skill's `_tech` takes only a yes or an email as the answer to its reset offer):
     "understand 12 (held): kept: the reset thingy asked, customer id next",
-    # money-16b: "pro for me from now on please, CUS-1032" reads update_card to the desk intents
-    # reader (the id's token weighs; without it plan_change 0.7, under asks.PART_CONFIDENCE).
-    "understand 12 (held): changed mind: pro asked, then team for new hires, 'yup, team it is'",
+    # (Since money-17b "pro for me from now on please, CUS-1032" reads plan_change: desk intents
+    # lines of a plan named for whom and from when, evals/money-lines-17b-tune.jsonl.)
     "understand 12 config (held): negation: not hacked, a longer password is all",
     # kb-14 (which article answers, told in new words; tune 4/6 and held 4/6 before, tune 5/6 and
     # held 4/6 after: a loss supposed ("before it's gone") is no lost data, `cues.data_loss_told`).
@@ -512,9 +511,8 @@ KNOWN_MISSES = {
     # the same offer is put again.) "ugh i dunno, maybe not" leans to no ("not"): the offer is
     # turned down, so the later "ok yes, go ahead and cancel" is a new request the gate asks about:
     "plan 14 (held): cancel offered, 'ugh i dunno', then 'ok yes, go ahead and cancel'",
-    # A plan asked for with no verb any cue lists ("i'd like starter from now"): triage is unsure
-    # and billing reads no request (the desk intents reader hears "from now" as a card change):
-    "plan 14 (held): starter asked, then team for the new staff",
+    # (Since money-17b a plan asked for with no verb any cue lists, "i'd like starter from now", is
+    # offered: the desk intents reader's lines of a plan named from when, money-lines-17b.)
     # money-15 (plan changes, cancellations, hedges and changes of mind; tune 8/12 and held 6/12
     # before, tune 18/19 (widened before fixing) and held 8/12 on its first run after, 9/12 once
     # its credit check stopped taking "no credit has been added" for a credit added). What misses:
@@ -607,11 +605,9 @@ KNOWN_MISSES = {
     # mind (engine/confirmation.py `_pointed` maps a pointer to the offer only beside a yes) and
     # the refund is offered again: the gate's reading, not a slot, is missed.
     "slots 16 (tune): two starter days told, the email, then 'refund the second one'",
-    # "downgrade to the starter plan pls, not using pro much": the plan asked for is read as the
-    # last one named (cues.plan_request), so pro, the plan held, is "already on". Preferring the
-    # plan after "to" fixed it but read "went down from pro to starter, refund me the pro days"
-    # (money-16) as a plan change: the plan left and the plan wanted need the sentence's roles.
-    "slots 16 (tune): starter named, the email next, 'yes do it'",
+    # (Since money-17b "downgrade to the starter plan pls, not using pro much" offers starter: the
+    # plan named as where to go is the plan asked for (cues.plan_request), and a change the
+    # customer tells of, "went down from pro to starter", asks for none (asks.without_own_change_told).)
     # "ok and what is it paid with?" after the invoice: the desk intents reader reads pricing
     # (0.76); lines teaching it the noun-less card question moved "what do i pay for it" and "what
     # day did the last payment come out" to card_on_file too, so they were taken back out.
@@ -631,9 +627,8 @@ KNOWN_MISSES = {
     # Since bill-18 the failed payment's email is billing's, answered with the failed charge.)
     "understand 13 (held): article: credits bought two hours ago, balance still zero",
     # (Since money-16b "which plan is that invoice for?" is answered with the plan: asks.asks_which_plan.)
-    # money-16b: the senior's offer after the escalation names the duplicate alone (senior.py,
-    # options [its id]), so the gate reads "yes the second one" as another charge pointed at.
-    "understand 13 (held): kept: both days of a double team fee told, email after, 'yes the second one'",
+    # (Since money-17b the senior's offer after the escalation names both days of the pair, the
+    # duplicate's last (offers._duplicate_question), so "yes the second one" is the gate's yes.)
     # money-16b: kept on purpose: a request after a no is not the yes (the desk's gate); the
     # refund is put once more, and a yes runs it (money-16b tune's changed-mind conversation).
     "understand 13 (held): changed mind: refund offered, 'leave it', then 'actually go ahead and refund it'",
@@ -654,8 +649,8 @@ KNOWN_MISSES = {
     "understand 14 (held): article: a 7gb video sits at 0% while the rest goes up",
     "understand 14 (held): question: how far back version history goes on pro",
     "understand 14 (held): question: login code by sms, no smartphone, non-native",
-    # money-16b: still the plan read as the last named (cues.plan_request), above.
-    "understand 14 (held): kept: starter named first, email next, 'yes that one'",
+    # (Since money-17b the starter named first is offered after the email: cues.plan_request.)
+    # The invite's part is routed to technical, which finds no article (triage's and the kb's).
     "understand 14 (held): two matters: an invite expired before she clicked, and team per year",
     # route-16 (small talk to the assistant, hand-backs on the config desk; tune 4/7 and held 2/6
     # before, 5/7 and 2/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
@@ -817,11 +812,11 @@ KNOWN_MISSES = {
     # tools/kb.py `measured`. All three config misses pass since config-17: an address dressed up
     # as ours, router.dressed_up_address; a denial clause read apart, router.without_denials; "a
     # token that no one on the team made" disowns, classifier.read_denials.)
-    "understand 21 (held): refused: forgot to cancel the team plan, wants march back",
-    "understand 21 (held): kept: email for the invoices, then why march's is unpaid",
-    "understand 21 (held): changed mind: a mastercard offered, 'forget it, stay on paypal'",
     "understand 21 (held): chit-chat: a thumbs-up closing",
-    "understand 21 (held): rambling: anxious, a pro plan taken the 10th and 11th, 'oh thank you, yes please'",
+    # (Since money-17b the cancel forgotten offers no cancellation and the unpaid invoice's reason is
+    # its failed payment (asks.payment_failed_told); "forget it, stay on paypal" keeps paypal, the
+    # method on file; the anxious ramble's "i didn't upgrade" is no plan asked, so its duplicate is
+    # offered and "oh thank you, yes please" runs it.)
     # understand-held-20 (written blind at the start of round 16, before its changes): 45/54 + 13/15
     # (84.1 %) on its first run (46/54 with one expectation that pinned the email where the desk's
     # call named the same account by id); no money or account action without a yes. By kind: a
@@ -862,6 +857,8 @@ KNOWN_MISSES = {
     # arrived beside a duplicate, asked for the email first; the plan asked in chat spelling
     # ("wat tier am i paying for rn"); config desk: a sync trouble handed back from security to
     # technical, searched in words no article matches.
+    # (money-17b: the bank top-up is routed to billing, which asks for the email: triage's; the
+    # double starter after it is offered and refunded on "yep".)
     "understand 19 (held): two matters: a bank top-up not arrived, then starter taken the 24th and 25th, 'yep'",
     # money-20 (held-18/19's money and controls kinds in new wording; before: tune 4/8, held 5/8;
     # after: tune 7/8, held 6/8). A top-up not arrived is routed to billing by triage (the router's
@@ -884,10 +881,8 @@ KNOWN_MISSES = {
     # by the confirmation gate's rules (engine/confirmation.py: the learned reader reads a yes), so
     # the card waits for a plain yes; the gate's vetoes are not this family's to loosen.
     "money h18 (tune): changed mind: paypal offered, 'check with my manager', then 'manager says fine, do it'",
-    # (money-h18: refund lines of a month unused fixed it, but turned understand-13's "charged me in
-    # january for something i never even opened. give it back" from a duplicate heard into an
-    # unheard refund: the desk reader's refund needs the act reader's request, a problem told here.)
-    "understand 18 (held): refused: changed jobs, february's pro back though never logged in",
+    # (Since money-17b held-18's "changed jobs ..., so pls give back february's payment" is refused
+    # with why: a clause's opening "so" is not read with it (heard._OPENING_LINK).)
     # (controls-h18: triage splits it into its two matters and the billing half is answered once
     # the first is, but the articles find nothing sure for "whats the shortest password you
     # allow" (the knowledge base's examples: retrieval, not understanding), so "I don't know".)
@@ -1115,6 +1110,15 @@ KNOWN_MISSES = {
     "config 17 (held): denial: not a security problem, a longer password",
     "config 17 (held): denial: not phishing, the comment emails never arrive",
     "config 17 (held): technical holds it, then a webhook none of us set up",
+    # money-17b (the seen money misses of held-12..21 by kind; tune 7/8 and held 4/8 before, tune
+    # 7/8 and held 6/8 after). Each left is the desk's gate's reading (engine/confirmation.py), not
+    # the money skill's: nothing runs without a yes either way.
+    # "yes the later one": the gate reads "later" as another time than now, so no yes.
+    "money 17b (tune): kept: team taken the 24th and the 25th, email after, 'yes the later one'",
+    # "oh what a relief, ...": the gate reads the "what" opening it as a question, no yes.
+    "money 17b (held): rambling: not good with computers, starter the 5th and 6th, 'oh what a relief, thank you dear, yes please do'",
+    # "the 2nd charge": read as a charge on the 2nd of the month, another than the one offered.
+    "money 17b (held): kept: starter billed the 24th and 25th, email after, 'yes the 2nd charge'",
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.

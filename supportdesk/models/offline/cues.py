@@ -1073,7 +1073,15 @@ def plan_request(text: str) -> tuple[str | None, str | None]:
     current = {m.start(1) if m.group(1) else m.start(2) for m in _PLAN_FROM.finditer(text)}
     # A plan named as the one left or not wanted ("starter, not team", "instead of pro") is no request.
     named = [m for m in PLAN_NAME.finditer(text) if m.start() not in current and not _PERIOD_LEFT.search(text, 0, m.start())]
+    # The plan named as where to go ("go down to starter, pro is too pricey") rather than one
+    # named after it as the reason; unless what comes between takes it back ("to team, no wait,
+    # pro"): then the plan named last is the one meant (money-17).
+    from supportdesk.models.offline.slots import repairs
+
+    gone_to = [m for m in named if _PERIOD_TO.search(text, 0, m.start())]
     plan = named[-1] if named else None
+    if gone_to and plan is not None and not repairs(text[gone_to[-1].end() : plan.start()]):
+        plan = gone_to[-1]
     # "from yearly to monthly", "yearly instead of monthly": the period they leave is no request.
     # Of the rest, one named as where to go ("to annual") before the first named.
     periods = [m for m in PERIOD.finditer(text) if not _PERIOD_LEFT.search(text, 0, m.start())]

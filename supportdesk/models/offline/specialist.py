@@ -611,6 +611,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                 answer = answer or (
                     not dropping and asks_where_we_are(clause) and not self._has_own_request(clause, any_skill=True)
                 )
+                # Nor, dropping or not, the no itself to the offer the gate just closed ("nah forget
+                # it, leave it on paypal": "nah forget it" turns the card down; money-17).
+                answer = answer or bool(v.declined_tool is not None and self._only_turns_down(clause))
                 # Nor is a charge named by its day or amount while the money agent holds it ("and
                 # the march 1 one too"), when nothing in it is a problem: a charge's facts are this
                 # agent's matter, whatever the router makes of the words around them.
@@ -796,6 +799,12 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if self._others_job_fits_better(text):
             return True
         return scope.outside_scope(self.me, text)
+
+    def _only_turns_down(self, clause: str) -> bool:
+        """A part that only says no (the desk's reader reads it so, and it is a drop, a decline, or
+        three words at most: "hmm no"), asking nothing of any skill."""
+        said_no = cues.DROP.search(clause) or cues.DECLINE.search(clause) or len(clause.split()) <= 3
+        return bool(said_no) and read_answer(clause) == "no" and not self._has_own_request(clause, any_skill=True)
 
     def _hand_back(self, text: str, for_agent: str | None = None):
         """Back to triage with the reason, so the message reaches whoever it is for (`for_agent`,

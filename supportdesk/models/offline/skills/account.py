@@ -681,7 +681,7 @@ class AccountSkill(SkillBase):
             record = self._customer_record(customer_id)
             on_file = record.get("payment_method") if record else None
             if done is None and on_file:
-                return step.answer(f"Nothing has changed: your payment method is still {on_file}. Anything else?")
+                return step.answer(f"Your payment method is already {on_file}, so there's nothing to change. Anything else?")
         method = cues.card_description(text) or (
             None if done is not None else next(
                 (d for d in map(cues.card_description, reversed(self.topic_texts())) if d), None
@@ -691,6 +691,11 @@ class AccountSkill(SkillBase):
         if method and method != "paypal" and digits:
             # "it ends 4410 not 4401": the card named before, with the digits told now.
             method = f"{method.rsplit(' ', 1)[0]} {digits}"
+        on_file = (self._customer_record(customer_id) or {}).get("payment_method")
+        if method is not None and done is None and method == on_file and not digits:
+            # "leave it on paypal", "actually stay on paypal" with paypal on file: kept, nothing
+            # to change or to ask a yes for (money-17).
+            return step.answer(f"Your payment method is already {on_file}, so there's nothing to change. Anything else?")
         if method is None and done is not None:
             # "yes", "great" after the change: it is made; asking for a card again would read as not.
             return step.answer(f"Your payment method is {done.arguments.get('method')} now; future charges will use it. Anything else?")

@@ -73,6 +73,7 @@ class SkillBase:
         def _escalated_refund(self): ...  # senior
         def _escalate_refund(self, target: str, args: dict[str, Any], why: str, found: str | None = None): ...  # senior
         def _refund_call(self, args: dict[str, Any]): ...  # money
+        def _duplicate_question(self, charge_id: str, amount: float) -> str: ...  # money
         def _customer_id(self) -> str | None: ...  # account
         def _account_known_before_this_turn(self) -> bool: ...  # account
         def _customer_record(self, customer_id: str) -> dict[str, Any] | None: ...  # account

@@ -111,9 +111,13 @@ class SeniorSkill(SkillBase):
         over_mine = args["amount"] > v.amount_limit("refund_charge") + 1e-9
         if over_mine or (v.context.get("refund_asked") and not self.step.gated("refund_charge", args)):
             return self._refund_call(args)
+        # A duplicate's question names both days of its pair, as the reply that found them did:
+        # "yes, the second one" then answers it (money-17).
+        pair = self._duplicate_question(str(charge_id), args["amount"])
         what = self._charge_label(str(charge_id))
         return self.step.offer(
-            f"I can refund {money(args['amount'])} for {what} myself. Shall I go ahead with the refund?",
+            f"I can make this refund myself. {pair}" if pair
+            else f"I can refund {money(args['amount'])} for {what} myself. Shall I go ahead with the refund?",
             "refund_charge", args, [str(charge_id)], customer_id=self._customer_id(),
         )
 

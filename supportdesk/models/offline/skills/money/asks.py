@@ -247,7 +247,9 @@ _PAYMENT_FAILED = LazyPattern(
     rf"\b{_BILLED_THING}{_WHEN_OF_IT}\W{{0,2}}\s+(?:(?:was|were|got|has|had|is|did|just|been|have|apparently)\s+){{0,3}}{_FAILED}\b"
     rf"|\bdid(?:n'?t|nt)\s+(?:(?:the|my|our|your|this|that|last|latest|\w+)\s+){{0,2}}{_BILLED_THING}{_WHEN_OF_IT}\s+(?:go through|work)\b"
     rf"|\b{_FAILED}\s+(?:(?:the|my|our|your|this|that|last|latest|recent|monthly|yearly|annual|starter|pro|team)\s+){{0,2}}{_BILLED_THING}\b"
-    rf"|\b{_FAILED}\s+(?:when|as|at)\s+(?:\w+\s+){{0,2}}renew\w*",
+    rf"|\b{_FAILED}\s+(?:when|as|at)\s+(?:\w+\s+){{0,2}}renew\w*"
+    # why a thing billed is left unpaid ("why does the march one say unpaid?"): its payment failed
+    r"|\b(?:why|how come)\b[^.?!]{0,40}\b(?:unpaid|not paid|outstanding|overdue)\b",
     re.IGNORECASE,
 )
 _NOT_THE_SUBSCRIPTION = LazyPattern(r"\btop[- ]?ups?\b|\btopp?(?:ed|ing) up\b|\bcheckout\b|\bcredits?\b(?! card)", re.IGNORECASE)
@@ -349,3 +351,32 @@ _WHICH_PLAN = LazyPattern(r"^\W*(?:(?:and|so|ok|but)\W+)?(?:which|what)\s+(?:pla
 def asks_which_plan(text: str) -> bool:
     """The message opens by asking which plan (what it asks of an invoice or a charge shown)."""
     return bool(_WHICH_PLAN.match(text))
+
+
+# The customer's own change told, done, denied or left undone ("i didn't upgrade or buy anything",
+# "we never switched plans", "i went down from pro to starter in march", "i forgot to cancel before
+# it renewed"): a subject, at most one word, then a negated auxiliary, a verb of an intention not
+# carried out, or a change verb in the past (grammar, closed classes; "what if we went down to pro"
+# supposes, it tells nothing). Told beside a charge it says why the charge is wrong or what it is
+# about; it asks for no change (money-17).
+_OWN_CHANGE_TOLD = LazyPattern(
+    r"(?<!\bif )\b(?:i|we)\s+(?:\w+\s+)?(?:did\s*n[o']?t|didnt|never|have\s*n[o']?t|havent|had\s*n[o']?t|hadnt|forgot|meant\s+to"
+    r"|went|moved|switched|changed(?!\s+(?:my|our)\s+minds?)|upgraded|downgraded|dropped|stepped)\b",
+    re.IGNORECASE,
+)
+
+
+def without_own_change_told(text: str) -> str:
+    """`text` without the parts (`cues.parts`) that tell the customer's own change, done or not
+    (the rest as it was said: "instead of monthly" keeps its "instead")."""
+    for told in (p for p in cues.parts(text) if _OWN_CHANGE_TOLD.search(p)):
+        text = text.replace(told, " ")
+    return text
+
+
+def asks_price(text: str) -> bool:
+    """The message asks what a plan costs, and asks for no change: the whole of it does not read
+    plan_change, and it or one of its clauses reads pricing."""
+    if acts.read_desk_intent(text).act == "plan_change":
+        return False
+    return a_part_reads(text, "pricing")

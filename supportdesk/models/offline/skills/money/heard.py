@@ -36,11 +36,17 @@ LEARNED_DUPLICATE_CONFIDENCE = 0.95
 LEARNED_REFUND_CONFIDENCE = 0.98
 
 
+# A clause's opening connective ("so pls give back february's payment", "and then refund it"):
+# a closed class that links it to what came before; the act reader hears "so ..." as a problem
+# told, so the clause is read from the word after it (money-17).
+_OPENING_LINK = LazyPattern(r"^\W*(?:(?:so|and|but|then|anyway|therefore|thus)\b[\s,]*)+", re.I)
+
+
 def heard_refund(text: str) -> bool:
     """A clause of the message, or the message whole, asks for a named charge's money back in
     words no cue lists. (Whole, for a charge named in one clause and asked back in another:
     "january i barely used it, can i get that month back?"; the refusal then says why.)"""
-    for clause in dict.fromkeys([*gates.clauses(text), text]):
+    for clause in dict.fromkeys([*(_OPENING_LINK.sub("", c) for c in gates.clauses(text)), text]):
         # (The rules first: they are cheap, and most clauses name no charge.)
         if not (cues.ABOUT_CHARGES.search(clause) or slot_extraction.months_named(clause) or slot_extraction.extract(clause).amounts):
             continue

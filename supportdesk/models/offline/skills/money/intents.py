@@ -12,7 +12,7 @@ from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.money import asks
-from supportdesk.models.offline.skills.money.asks import asks_charges
+from supportdesk.models.offline.skills.money.asks import asks_charges, asks_price
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.skills.money.heard import (
     PLAN_NOUN, QUESTION_CONFIDENCE, card_told, heard_cancel_request, heard_duplicate, heard_refund, plan_beside_card,
@@ -34,12 +34,6 @@ PRICE_ASKED_CONFIDENCE = asks.PART_CONFIDENCE
 # A question by its word order: an auxiliary before its subject pronoun after the question's
 # opening words ("wat tier am i paying for", "which one are we on"): grammar, a closed class.
 _INVERTED = LazyPattern(r"^\W*\w+(?:\s+\w+)?\s+(?:am\s+i|are\s+(?:we|you)|do\s+(?:i|we)|does\s+(?:it|my|our))\b", re.I)
-def asks_price(text: str) -> bool:
-    """The message asks what a plan costs, and asks for no change: the whole of it does not read
-    plan_change, and it or one of its clauses reads pricing."""
-    if acts.read_desk_intent(text).act == "plan_change":
-        return False
-    return asks.a_part_reads(text, "pricing")
 
 
 # The account's own plan, said by its owner ("our plan", "my current subscription"): grammar, a
@@ -219,6 +213,10 @@ def _intents_in(t: str) -> frozenset[str]:
     ):
         if pattern.search(t):
             found.add(name)
+    # A change the customer tells of, made or not ("i didn't upgrade or buy anything", "i forgot to
+    # cancel"), says what a charge is about; it asks for no such change (./asks.py).
+    told = asks.without_own_change_told(t)
+    found -= {name for name, cue in (("plan", cues.PLAN_CHANGE), ("cancel", cues.CANCEL)) if not cue.search(told)}
     if cues.REMOVE_CARD.search(t) and not cues.card_description(t):
         found.add("remove_card")  # taken away, no card named to put in its place
         found.discard("payment")
@@ -267,12 +265,12 @@ def _intents_in(t: str) -> frozenset[str]:
     # Two days or more told ("came out on the 10th and again on the 11th"): a place said after them,
     # "i'd like the second one reversed", points at the second of those days, not at a plan.
     days_listed = len(slot_extraction.bare_days(t)) + len(slot_extraction.extract(t).dates) > 1
-    placed = names_plan_by_place(t) and not days_listed
-    if (cues.plan_step(t) or placed) and asks_price(t):
+    placed = names_plan_by_place(told) and not days_listed
+    if (cues.plan_step(told) or placed) and asks_price(t):
         # "how much is the top plan a month?", "the mid tier, paid yearly - what's that come
         # to?": a plan named by its place, its price asked (the desk intents reader's pricing)
         found.add("pricing")
-    elif cues.plan_step(t) or (placed and not asks.is_question(t)):
+    elif cues.plan_step(told) or (placed and not asks.is_question(t)):
         found.add("plan")  # "I'd like the cheapest plan", "the middle plan please"
     if not found and (
         cues.ABOUT_CHARGES.search(t) or slot_extraction.names_a_day_or_month(t) or slot_extraction.extract(t).amounts

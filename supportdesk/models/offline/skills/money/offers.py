@@ -246,17 +246,23 @@ class MoneyOffers(MoneyBase):
         return self._carry_out(offer, pointed)
 
     def _put_again(self, offer: dialogue.Offer) -> str:
-        """The offer's question put again after a wait, pointing where it did: a duplicate's
-        refund names both days, the duplicate's last, so "yes, refund the second one" later is
-        the yes to it (engine/confirmation.py reads a pointer against the days an offer lists)."""
-        charges = {c["id"]: c for c in self._charges(self._customer_id() or "") or []} if offer.intent == "refund" else {}
-        charge = charges.get(str(offer.arguments.get("charge_id")), {})
+        """The offer's question put again after a wait, pointing where it did (`_duplicate_question`)."""
+        args = offer.arguments
+        pair = self._duplicate_question(str(args.get("charge_id")), float(args.get("amount") or 0)) if offer.intent == "refund" else ""
+        return pair or offer.summary
+
+    def _duplicate_question(self, charge_id: str, amount: float) -> str:
+        """The question of a duplicate's refund naming both days of its pair, the duplicate's
+        last, so "yes, refund the second one" is the yes to it (engine/confirmation.py reads a
+        pointer against the days an offer lists); "" when the charge repeats none."""
+        charges = {c["id"]: c for c in self._charges(self._customer_id() or "") or []}
+        charge = charges.get(charge_id, {})
         first = charges.get(str(charge.get("duplicate_of")))
         if first is None:
-            return offer.summary
+            return ""
         day, first_day = nice_date(charge["charged_on"]), nice_date(first["charged_on"])
         return (f"Of the charges on {first_day} and {day}, the one on {day} is the duplicate: shall I refund "
-                f"{money(float(offer.arguments.get('amount') or 0))} for it (charge {charge['id']})?")
+                f"{money(amount)} for it (charge {charge['id']})?")
 
     def _asked_plainly(self, offer: dialogue.Offer, lead: str = NOT_YET, question: str = ""):
         """A hedge ("i guess so?", "if that's the only way i guess") is neither a yes nor a no

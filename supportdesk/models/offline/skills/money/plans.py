@@ -295,7 +295,17 @@ class MoneyPlans(MoneyBase):
             method = f"{before.rsplit(' ', 1)[0]} {digits}"
         if method is None or method == before or customer_id is None:
             return None
+        if self._keeps_method_on_file(text):
+            return None  # read as the answer it is
         return self.step.call("update_payment_method", {"customer_id": customer_id, "method": method})
+
+
+    def _keeps_method_on_file(self, text: str) -> bool:
+        """The one payment method the message names is the one already on file ("forget it, leave
+        it on paypal"): it is kept, no change asked for (money-17)."""
+        customer_id = self._customer_id()
+        method = cues.card_description(text)
+        return bool(method and customer_id and method == (self._customer_record(customer_id) or {}).get("payment_method"))
 
 
 def corrected_request(offered: dict[str, Any], text: str) -> str:
