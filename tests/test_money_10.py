@@ -23,6 +23,9 @@ def test_a_change_of_how_one_pays_is_a_change_of_card_without_a_cards_noun():
         "I got a fee when paying with my card",  # a problem told
         "what do i pay for it",  # an amount asked
         "is paypal still the way i pay you?",  # which method pays, asked
+        # a charge named by its id is that charge's matter, though the reader hears paypal's
+        # update_card in it (held-22: "already paypal, nothing to change" instead of the charge)
+        "paypal lists something called CH-9931 from you guys??",
     ):
         assert not cues.asks_card_change(text), text
 

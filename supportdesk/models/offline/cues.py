@@ -786,6 +786,8 @@ def asks_card_change(text: str) -> bool:
 
     if APP_TROUBLE.search(text) or not (NAMES_PAYMENT_METHOD.search(text) or _PAYING.search(text)):
         return False
+    if CHARGE_ID.search(text):
+        return False  # a charge named by its id is that charge's matter ("paypal lists CH-9931??")
     reading = acts.read_desk_intent(text)
     if reading.act != "update_card" or reading.confidence < CARD_CHANGE_ASKED_CONFIDENCE:
         return False
