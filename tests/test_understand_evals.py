@@ -785,7 +785,8 @@ KNOWN_MISSES = {
     # understand-held-22 (written blind at the start of round 17, before its changes): 47/54 + 11/15
     # (84.1 %) on its first run; no money or account action without a yes. By kind: a company login
     # broken by a rotated signing certificate gets no article (single sign-on covers it); two
-    # questions about how long top-ups take go to billing's email ask; how long the export link lasts
+    # questions about how long top-ups take went to billing's email ask (the articles' since
+    # triage.asks_how_long_credits_take); how long the export link lasts
     # read as a problem; a Spanish hello searched; a cancel beside an app trouble and a cancel after
     # its reason ("our studio is closing down, please end...") explained, not offered (a lone "go"
     # after a plan change offer closed it as other: `confirmation._LONE_GO` since); config desk: a deletion-threat text kept by
