@@ -11,7 +11,7 @@ import pytest
 from supportdesk.models.offline import cues
 from supportdesk.models.offline.skills.money import asks, heard
 from supportdesk.models.offline.skills.money.intents import _intents_in
-from tests.money_turns import MONEY, conversation_passes
+from tests.money_turns import MONEY, conversation_passes, passes
 
 
 def test_a_change_the_customer_tells_of_asks_for_none():
@@ -84,3 +84,15 @@ def test_a_plan_named_from_when_is_a_plan_change_and_a_card_so_named_the_cards()
     assert asks.plan_needed("team for our office from now on")
     assert "payment" in _intents_in("the visa ending 1881 from now on please, CUS-1016")
     assert not asks.plan_needed("team is what we need now, the amex ending 3007 from now on")
+
+
+async def test_the_method_on_file_named_beside_another_is_the_one_left():
+    """held-23: "paypal didn't work for march, bill my amex ending 1009 from now on" with paypal on
+    file was answered "already paypal, nothing to change": the method on file named beside another
+    is the one being left, however its failing is told; the other is offered, and runs on the yes."""
+    await passes({"name": "t", "turns": [
+        {"customer": "maya.farouk12@example.com our paypal keeps bouncing, charge the visa ending 7788 instead", "expect": {
+            "agent": "billing", "offers": ["update_payment_method"], "reply": ["7788"], "not_tools": MONEY}},
+        {"customer": "yes", "expect": {"tools": [
+            {"name": "update_payment_method", "arguments": {"customer_id": "CUS-1012", "method": "visa ending 7788"}}]}},
+    ], "expect": {"tool_counts": {"update_payment_method": 1}}})

@@ -782,6 +782,26 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-23 (written blind after round 17's changes): 45/54 + 13/15 (84.1 %) on its
+    # first run; no money or account action without a yes. By kind: an expired export link given
+    # the password reset article; an upload stuck at 63 % given none; an invoice number nobody holds
+    # answered with the customer's invoices, not said plainly; a plan's yearly price asked after
+    # the plan answered with the charges; a holiday question to the bot and a toddler's message
+    # searched; mention emails beside starter's yearly price: billing's part alone; a cancel for
+    # moving to another tool routed to technical; config desk: a workspace export nobody ran, and
+    # a son using the password, kept by technical. (A card named beside paypal on file, "paypal
+    # didn't work for march, bill my amex ending 1009", answered "already paypal", passes since:
+    # the method on file named beside another is the one left, account._payment_method.)
+    "understand 23 (held): article: a download link from an export two weeks old says expired",
+    "understand 23 (held): article: upload sits at 63 percent since lunch",
+    "understand 23 (held): unknown charge: an invoice number that is nobody's, INV-5300",
+    "understand 23 (held): kept: email in the greeting, the plan, then its yearly price",
+    "understand 23 (held): chit-chat: where the bot would go on holiday",
+    "understand 23 (held): chit-chat: a toddler typed the last message",
+    "understand 23 (held): two matters: mention emails stopped and starter's yearly price, one message",
+    "understand 23 (held): control: moving to another tool, cancel, 'yep, confirmed'",
+    "understand 23 config (held): a full workspace export last night that nobody here ran",
+    "understand 23 config (held): a son poking around with the password, offer, 'do it'",
     # understand-held-22 (written blind at the start of round 17, before its changes): 47/54 + 11/15
     # (84.1 %) on its first run; no money or account action without a yes. By kind: a company login
     # broken by a rotated signing certificate gets no article (single sign-on covers it); two
@@ -1123,8 +1143,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:

@@ -1027,16 +1027,23 @@ def card_description(text: str) -> str | None:
     (held-16: "no more paypal for me, charge my visa ending 2290" was offered as a change to
     paypal, and the customer's "that's right" ran it; controls-h18: "take paypal off the account
     and charge visa ending 9921" was offered as paypal). None when every method named is left."""
-    m = next((
-        m for m in CARD_DESCRIPTION.finditer(text)
-        if not _METHOD_LEFT.search(text[max(0, m.start() - 40):m.start()]) and not _METHOD_LEFT_AFTER.match(text[m.end():])
-    ), None)
-    if not m:
-        return None
-    if m.group(3):
-        return "paypal"
-    brand = m.group(1).lower().replace("master card", "mastercard").replace("american express", "amex")
-    return f"{brand} ending {m.group(2)}"
+    named = cards_named(text)
+    return named[0] if named else None
+
+
+def cards_named(text: str) -> list[str]:
+    """Every payment method `text` names that is not told as the one being left, in order
+    (`card_description` is the first)."""
+    out = []
+    for m in CARD_DESCRIPTION.finditer(text):
+        if _METHOD_LEFT.search(text[max(0, m.start() - 40):m.start()]) or _METHOD_LEFT_AFTER.match(text[m.end():]):
+            continue
+        if m.group(3):
+            out.append("paypal")
+        else:
+            brand = m.group(1).lower().replace("master card", "mastercard").replace("american express", "amex")
+            out.append(f"{brand} ending {m.group(2)}")
+    return out
 
 
 # The plan they are on, named beside a change: "from Team", "I'm on Starter", "currently on pro",

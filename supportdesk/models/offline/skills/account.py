@@ -692,6 +692,11 @@ class AccountSkill(SkillBase):
             # "it ends 4410 not 4401": the card named before, with the digits told now.
             method = f"{method.rsplit(' ', 1)[0]} {digits}"
         on_file = (self._customer_record(customer_id) or {}).get("payment_method")
+        others = [named for named in cues.cards_named(text) if named != on_file]
+        if method == on_file and others:
+            # "paypal didn't work for march, bill my amex ending 1009": the method on file named
+            # beside another is the one being left, however its failing is told (held-23).
+            method = others[0]
         if method is not None and done is None and method == on_file and not digits:
             # "leave it on paypal", "actually stay on paypal" with paypal on file: kept, nothing
             # to change or to ask a yes for (money-17).
