@@ -5,11 +5,12 @@ halves are trained on, the held halves never)."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
 from supportdesk.models.offline import cues
-from supportdesk.readers import gates
+from supportdesk.readers import acts, gates
 from tests.conftest import REPO
 
 
@@ -173,3 +174,29 @@ def test_a_money_intent_split_between_two_labels_is_still_money(monkeypatch):
     unpaid = reading({"other": 0.4, "reset": 0.35, "pricing": 0.25})
     monkeypatch.setattr(acts, "read_desk_intent", lambda text: unpaid)
     assert not acts.reads_money_intent("how can my accountant see the receipts folder as well")
+
+
+# The readers' fast paths (each feature's log row kept, the ground reader's common words added as
+# whole rows) must give the scores of naive Bayes written out label by label, to the last bit.
+READ_ALIKE = [
+    "", "yes", "hi there, my account says suspended and the card was charged twice",
+    "can you refund the 29.99 from march 3rd please", "where do i change my password on the ipad app",
+    "the the the my my account account",
+]
+
+
+def _naive_scores(reader: acts.ActReader, text: str) -> dict[str, float]:
+    feats = [f for f in reader.featurize(text) if f in reader._vocab]
+    return {label: reader._log_prior[label] + sum(math.log(reader.likelihood(label, f)) for f in feats) for label in reader.labels}
+
+
+@pytest.mark.parametrize("text", READ_ALIKE)
+def test_a_read_scores_what_naive_bayes_written_out_scores(text):
+    for reader in (acts.act_reader(), acts.desk_intent_reader(), gates.money_reader(), gates.ground_reader()):
+        assert reader is not None
+        got = reader.read(text)
+        want = _naive_scores(reader, text)
+        assert got.scores.keys() == want.keys()
+        for label, score in want.items():
+            assert got.scores[label] == pytest.approx(score, rel=1e-12, abs=1e-9), (type(reader).__name__, label)
+        assert got.act == max(want, key=lambda label: want[label])

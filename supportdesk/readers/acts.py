@@ -134,6 +134,11 @@ class ActReader:
         self._log_prior = {l: 0.3 * math.log(max(docs[l], 1) / n) for l in self.labels}
         self._background = background
         self._totals = totals
+        # Each feature's log likelihood under every label, in `labels` order, worked out the first
+        # time the feature is read: a read then sums a few rows instead of computing labels x
+        # features logarithms (`eval routing` spent a fifth of its time there). Bounded by the
+        # vocabulary, which the training fixed.
+        self._log_rows: dict[str, tuple[float, ...]] = {}
 
     def count(self, label: str, feature: str) -> float:
         """How often the training gave `feature` to `label` (the desk's lines weighed as trained)."""
@@ -147,15 +152,19 @@ class ActReader:
     def featurize(self, text: str) -> list[str]:
         return features(text)
 
+    def log_row(self, feature: str) -> tuple[float, ...]:
+        """log P(feature | label) for each of `labels`, in their order."""
+        row = self._log_rows.get(feature)
+        if row is None:
+            row = self._log_rows[feature] = tuple(math.log(self.likelihood(label, feature)) for label in self.labels)
+        return row
+
     def read(self, text: str, ignore: Callable[[str], bool] | None = None) -> Reading:
         feats = [f for f in self.featurize(text) if f in self._vocab and not (ignore is not None and ignore(f))]
-        scores = {}
-        for label in self.labels:
-            if self._background:
-                scores[label] = self._log_prior[label] + sum(math.log(self.likelihood(label, f)) for f in feats)
-                continue
-            c, d = self._counts[label], self._denominator[label]
-            scores[label] = self._log_prior[label] + sum(math.log((c.get(f, 0) + self._alpha) / d) for f in feats)
+        # A label's score is its prior plus its column of the features' rows, summed in the
+        # message's order (the same additions, so the same floats, as a sum per label).
+        columns = zip(*map(self.log_row, feats)) if feats else ((),) * len(self.labels)
+        scores = {label: self._log_prior[label] + sum(column) for label, column in zip(self.labels, columns)}
         best = max(self.labels, key=lambda l: scores[l])
         return Reading(best, probabilities(scores)[best], scores)
 

@@ -48,6 +48,7 @@ read on first use, never at import.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -191,20 +192,42 @@ class SparseReader(GateReader):
     def __init__(self, part: dict[str, Any], featurize: Callable[[str], list[str]]):
         super().__init__(part, featurize)
         alpha = part["alpha"]
-        self._unseen = {label: math.log(alpha / self._denominator[label]) for label in self.labels}
-        self._seen: dict[str, list[tuple[str, float]]] = {}
+        self._unseen = [math.log(alpha / self._denominator[label]) for label in self.labels]
+        self._prior_row = [self._log_prior[label] for label in self.labels]
+        index = {label: i for i, label in enumerate(self.labels)}
+        self._seen: dict[str, list[tuple[int, float]]] = {}
         for label, counts in part["counts"].items():
             for feature, n in counts.items():
-                self._seen.setdefault(feature, []).append((label, math.log((n + alpha) / alpha)))
+                self._seen.setdefault(feature, []).append((index[label], math.log((n + alpha) / alpha)))
+        # A word most labels saw ("my", "the", "account") is added as one row over all of them,
+        # zeros where unseen (x + 0.0 is x), in C's loop rather than one Python step per label:
+        # such words were most of a read's cost. Only for them, so the rows stay few (some 500).
+        self._dense: dict[str, list[float]] = {}
+        for feature, gains in self._seen.items():
+            if len(gains) >= DENSE_LABELS:
+                row = [0.0] * len(self.labels)
+                for i, gain in gains:
+                    row[i] = gain
+                self._dense[feature] = row
 
     def read(self, text: str, ignore: Callable[[str], bool] | None = None) -> acts.Reading:
         feats = [f for f in self.featurize(text) if f in self._vocab and not (ignore is not None and ignore(f))]
-        scores = {label: self._log_prior[label] + len(feats) * self._unseen[label] for label in self.labels}
+        n = len(feats)
+        scores = [prior + n * unseen for prior, unseen in zip(self._prior_row, self._unseen)]
         for f in feats:
-            for label, gain in self._seen[f]:
-                scores[label] += gain
-        best = max(self.labels, key=lambda label: scores[label])
-        return acts.Reading(best, acts.probabilities(scores)[best], scores)
+            dense = self._dense.get(f)
+            if dense is not None:
+                scores = list(map(operator.add, scores, dense))
+                continue
+            for i, gain in self._seen[f]:
+                scores[i] += gain
+        by_label = dict(zip(self.labels, scores))
+        best = max(self.labels, key=lambda label: by_label[label])
+        return acts.Reading(best, acts.probabilities(by_label)[best], by_label)
+
+
+# How many of the sparse reader's labels must have seen a feature for it to be added as a whole row.
+DENSE_LABELS = 64
 
 
 @lru_cache(maxsize=1)
