@@ -139,6 +139,17 @@ _COPULA = frozenset({"is", "are", "was", "were", "am", "im"})
 _FIRST_PERSON = frozenset({"i", "we"})
 # "nobody else can get in", "no one should see it": a wish about who may, no denial of what did
 _WISHED = frozenset({"else", "can", "could", "will", "would", "should", "may", "must"})
+# "nobody on our team", "no one here", "none of us", "nobody in the office": a negated subject
+# narrowed to the customer's own side says none of them did it, so someone outside did: a
+# disowning ("nobody on our team started an export", "a webhook none of us ever set up"), where a
+# bare negated subject ("nobody hacked me") denies the thing happened (config-18). The words that
+# narrow it are a closed class: "here", or a preposition before the customer's side.
+_OUR_SIDE_PREPOSITIONS = frozenset({"on", "in", "at", "from", "of"})
+_OUR_SIDE = frozenset({"us", "our", "my", "the", "this"})
+# what follows the narrowed subject is a deed, not a lack or a wish ("no one here can log in",
+# "nobody on the team has access" tell a problem): an auxiliary is passed over to its verb
+_PASSED_OVER = frozenset({"ever", "even", "actually", "has", "have", "had", "did"})
+_NO_DEED = frozenset({"is", "are", "was", "were", "am", "access", "permission", "permissions", "rights", "idea", "a", "an", "the", "any", "got", "gets", "get", "seems"})
 _WH = frozenset({"what", "why", "how", "where", "when", "who", "which", "if", "whether"})
 _OWN = frozenset({"mine", "ours"})
 _ARTICLES = frozenset({"a", "an", "any"})
@@ -161,6 +172,22 @@ def _said_as_negation(tokens: Sequence[str], i: int) -> bool:
 _TOKEN = LazyPattern(r"[a-z][a-z0-9_]*|[.,;:!?]")
 
 
+def _narrowed_to_our_side(tokens: Sequence[str], i: int) -> bool:
+    """Whether the negated subject at `i` is narrowed to the customer's side and does something
+    ("nobody on our team started", "none of us ever set up", "no one here ran")."""
+    j = i + 1
+    if j < len(tokens) and tokens[j] == "here":
+        j += 1
+    elif j + 1 < len(tokens) and tokens[j] in _OUR_SIDE_PREPOSITIONS and tokens[j + 1] in _OUR_SIDE:
+        # (the side's one noun, "our team", "the office", "my family"; "of us" names none)
+        j += 2 if tokens[j + 1] == "us" else 3
+    else:
+        return False
+    while j < len(tokens) and tokens[j] in _PASSED_OVER:
+        j += 1
+    return j < len(tokens) and tokens[j] not in _CLAUSE_END and tokens[j] not in _WISHED and tokens[j] not in _NO_DEED
+
+
 def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
     """`tokens` (words and clause punctuation) as words, those a denial governs as "not_<word>",
     and whether the message disowns something (see above)."""
@@ -177,7 +204,8 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
         nxt = tokens[i + 1] if i + 1 < n else ""
         if denied and t in _SCOPE_END:
             denied = False
-        if (t in _NEGATED_SUBJECTS or (t == "one" and prev == "no")) and nxt not in _WISHED and _RELATIVE.intersection(tokens[max(0, i - 2):i]):
+        negated_subject = t in _NEGATED_SUBJECTS or (t == "one" and prev == "no") or (t == "none" and nxt == "of")
+        if negated_subject and nxt not in _WISHED and (_RELATIVE.intersection(tokens[max(0, i - 2):i]) or _narrowed_to_our_side(tokens, i)):
             # "an api token that no one on the team made", "a rule which nobody added": the thing
             # is there and the negated subject, in a clause about it, says none of the customer's
             # side made it, so someone else did: a disowning, as "a login i never made" is

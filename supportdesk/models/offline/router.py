@@ -220,9 +220,22 @@ def without_announcement(text: str) -> str:
 # whole, as before. A denial of anything else is left in: "no transactions are being accepted,
 # what's wrong with my card?" tells its trouble in it, and the shipped desk (no agent taught
 # little) reads every message whole as before.
-def _denies(clause: str) -> bool:
+# The clause is placed on what it denies, its words with the denial undone: read as the denial
+# reading gives them ("not_phishing"), the denied words are words no example holds, and "it's not a
+# phishing thing" leaned to the technical agent on "thing" alone (0.34), "not a security issue" to
+# billing, so the clause stayed in and its denied word pulled the whole message to the security
+# agent (config-18).
+_NEGATIONS = frozenset({"not", "no", "never"})
+
+
+def _denied(clause: str) -> str:
+    """`clause` with its denial undone ("it's a phishing thing" for "it's not a phishing thing"), or
+    "" when it denies nothing or disowns something (someone else's doing is the matter, not a
+    denial of it). (The lexicon's concepts are left out: placing the words reads them again.)"""
     words, disowns = denials(clause)
-    return not disowns and any(w.startswith("not_") for w in words)
+    if disowns or not any(w.startswith("not_") for w in words):
+        return ""
+    return " ".join(w.removeprefix("not_") for w in words if w not in _NEGATIONS and not w.endswith("_c"))
 
 
 def _unsure(text: str, p: Prediction) -> bool:
@@ -272,7 +285,7 @@ class Router:
         parts = gates.clauses(text) if owner is not None else []
         if len(parts) < 2:
             return text
-        kept = [c for c in parts if not (_denies(c) and self.model.predict(c, self.targets).label == owner)]
+        kept = [c for c in parts if not ((denied := _denied(c)) and self.model.predict(denied, self.targets).label == owner)]
         if len(kept) == len(parts) or not any(content_words(c) for c in kept):
             return text
         return ". ".join(kept)

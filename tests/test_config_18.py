@@ -1,0 +1,51 @@
+"""The config desk's security agent, family config-18 (issue 38): a denial clause placed on what it
+denies, and a negated subject narrowed to the customer's side that disowns."""
+
+from __future__ import annotations
+
+import pytest
+
+from supportdesk.models.offline.classifier import denials
+from tests.test_config_17 import CONFIG, NOT_TOOLS, _entry_router
+from tests.money_turns import passes
+
+
+def test_a_denial_clause_is_placed_on_the_words_it_denies():
+    """Placed on its denial reading ("not_phishing": a word no example holds), "it's not a phishing
+    thing" leaned to technical on "thing" and stayed in, and its "phishing" pulled the whole
+    message to security (0.90)."""
+    router = _entry_router(CONFIG)
+    text = "it's not a phishing thing, the login codes never come by text"
+    assert router.without_denials(text) == "the login codes never come by text"
+    assert router.without_denials("this isn't a security scare, i'd like the login codes switched on") == "i'd like the login codes switched on"
+    # a clause denying something that is not security's matter keeps its words
+    kept = "no transactions are being accepted, what's wrong with my card?"
+    assert router.without_denials(kept) == kept
+
+
+@pytest.mark.parametrize("text", [
+    "nobody on our team started an export of the whole workspace",
+    "a webhook pointing somewhere none of us ever set up",
+    "no one here ran that import",
+    "nobody in the office has changed the billing email",
+])
+def test_a_negated_subject_narrowed_to_the_customers_side_disowns(text):
+    words, disowns = denials(text)
+    assert disowns and not any(w.startswith("not_") for w in words)
+
+
+@pytest.mark.parametrize("text", [
+    "nobody hacked me",  # a bare negated subject denies that the thing happened
+    "no one on my team can log in",  # a lack, not a deed
+    "nobody in the office has access to the invoices",
+    "nobody here is using the old plan",
+])
+def test_a_negated_subject_without_a_deed_by_our_side_disowns_nothing(text):
+    assert not denials(text)[1]
+
+
+async def test_a_workspace_export_nobody_on_the_team_started_reaches_security():
+    await passes({"name": "t", "turns": [
+        {"customer": "we got the 'export ready' mail but nobody on our team asked for a copy of all our projects",
+         "expect": {"agent": "security", "reply_not": ["Exporting your data"], "not_tools": NOT_TOOLS}},
+    ]}, config=CONFIG)
