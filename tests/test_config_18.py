@@ -49,3 +49,15 @@ async def test_a_workspace_export_nobody_on_the_team_started_reaches_security():
         {"customer": "we got the 'export ready' mail but nobody on our team asked for a copy of all our projects",
          "expect": {"agent": "security", "reply_not": ["Exporting your data"], "not_tools": NOT_TOOLS}},
     ]}, config=CONFIG)
+
+
+def test_a_person_named_in_a_condition_is_anyone_and_votes_for_no_one():
+    """"when someone mentions me": whoever does what the customer's setting is about, no one else
+    at work in the account; its "someone" (and the lexicon's someone_c) leaned the notification
+    emails to billing and security."""
+    words = denials("i never get your notification emails when someone mentions me")[0]
+    assert "someone" not in words and "someone_c" not in words
+    assert "someone_c" in denials("someone logged in from brazil")[0]
+    assert "someone_c" in denials("when i woke up someone had changed my password")[0]
+    router = _entry_router(CONFIG)
+    assert router.route("it's not a phishing thing, i simply never get your notification emails when someone mentions me").agent == "technical"

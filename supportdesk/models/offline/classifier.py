@@ -150,6 +150,13 @@ _OUR_SIDE = frozenset({"us", "our", "my", "the", "this"})
 # "nobody on the team has access" tell a problem): an auxiliary is passed over to its verb
 _PASSED_OVER = frozenset({"ever", "even", "actually", "has", "have", "had", "did"})
 _NO_DEED = frozenset({"is", "are", "was", "were", "am", "access", "permission", "permissions", "rights", "idea", "a", "an", "the", "any", "got", "gets", "get", "seems"})
+# "when someone mentions me", "if anybody shares a file with us": a person named in a condition is
+# anyone at all, whoever does the thing the customer's setting is about, not someone else at work
+# in the account: neither the word nor the concept the lexicon reads in it ("someone_c") votes
+# (the security agent's and billing's "someone used my card"; config-18: "i simply never get your
+# notification emails when someone mentions me" leaned to billing on them).
+_ANY_PERSON = frozenset({"someone", "somebody", "anyone", "anybody"})
+_CONDITIONS = frozenset({"when", "whenever", "if"})
 _WH = frozenset({"what", "why", "how", "where", "when", "who", "which", "if", "whether"})
 _OWN = frozenset({"mine", "ours"})
 _ARTICLES = frozenset({"a", "an", "any"})
@@ -233,6 +240,8 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
                 j += 1
             determined = set(range(j - nouns, j))
             continue
+        if (t in _ANY_PERSON and prev in _CONDITIONS) or (t == "someone_c" and prev in _ANY_PERSON and i >= 2 and tokens[i - 2] in _CONDITIONS):
+            continue  # anyone, in a condition (see _ANY_PERSON)
         if i in determined:
             words.append(t if _said_as_negation(tokens, i) else "not_" + t)
             continue
