@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from supportdesk.models.offline.classifier import denials
+from supportdesk.models.offline.router import with_bare_amount
 from tests.test_config_17 import CONFIG, NOT_TOOLS, _entry_router
 from tests.money_turns import passes
 
@@ -61,3 +62,14 @@ def test_a_person_named_in_a_condition_is_anyone_and_votes_for_no_one():
     assert "someone_c" in denials("when i woke up someone had changed my password")[0]
     router = _entry_router(CONFIG)
     assert router.route("it's not a phishing thing, i simply never get your notification emails when someone mentions me").agent == "technical"
+
+
+def test_a_bare_price_in_words_of_money_is_an_amount():
+    """"9.99" voted as a number, and the card's words placed the unplaced charge with technical."""
+    text = "my amex shows a 9.99 dated the 25th that i can't place"
+    assert with_bare_amount(text).endswith("(amount)")
+    # a version or a size beside no money stays a number; a price with its currency is the lexicon's
+    assert with_bare_amount("the app version 4.12 keeps crashing") == "the app version 4.12 keeps crashing"
+    assert with_bare_amount("a $9.99 charge i don't know") == "a $9.99 charge i don't know"
+    assert _entry_router("agents.toml").route(text).agent == "billing"
+    assert _entry_router(CONFIG).route(text).agent == "billing"
