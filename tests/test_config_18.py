@@ -73,3 +73,14 @@ def test_a_bare_price_in_words_of_money_is_an_amount():
     assert with_bare_amount("a $9.99 charge i don't know") == "a $9.99 charge i don't know"
     assert _entry_router("agents.toml").route(text).agent == "billing"
     assert _entry_router(CONFIG).route(text).agent == "billing"
+
+
+def test_the_customers_own_doing_going_on_negated_disowns():
+    """"i wasn't trying to sign in" is the customer's own doing negated, as "i did not" is: read as
+    a passive denied ("i wasn't hacked"), its clause was placed with security on its own login words
+    and left out, and the codes nobody asked for went to technical."""
+    assert denials("i wasn't trying to sign in when the codes came")[1]
+    words, disowns = denials("i wasn't hacked, i want a longer password")
+    assert "not_hacked" in words and not disowns
+    router = _entry_router(CONFIG)
+    assert router.route("two login code texts came at midnight and i wasn't trying to log in. worried?").agent == "security"

@@ -245,7 +245,11 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
         if i in determined:
             words.append(t if _said_as_negation(tokens, i) else "not_" + t)
             continue
-        if t == "not" and prev in _PASSIVE and i >= 2 and tokens[i - 2] in _FIRST_PERSON:
+        if t == "not" and prev in _PASSIVE and i >= 2 and tokens[i - 2] in _FIRST_PERSON and nxt.endswith("ing"):
+            # "i wasn't trying to sign in", "we were not using it": the customer's own doing going
+            # on, negated, as "i did not" is: someone else's doing (config-18), no passive denied
+            disowns = True
+        elif t == "not" and prev in _PASSIVE and i >= 2 and tokens[i - 2] in _FIRST_PERSON:
             denied = True
             words.append(t)
             continue
