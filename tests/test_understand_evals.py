@@ -11,7 +11,7 @@ from tests.conftest import REPO
 from tests.money_turns import passes
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # acts-17 (topic words are no request: remarks and questions about a reset, a link, a card, a
@@ -800,7 +800,6 @@ KNOWN_MISSES = {
     "understand 23 (held): chit-chat: a toddler typed the last message",
     "understand 23 (held): two matters: mention emails stopped and starter's yearly price, one message",
     "understand 23 (held): control: moving to another tool, cancel, 'yep, confirmed'",
-    "understand 23 config (held): a full workspace export last night that nobody here ran",
     "understand 23 config (held): a son poking around with the password, offer, 'do it'",
     # understand-held-22 (written blind at the start of round 17, before its changes): 47/54 + 11/15
     # (84.1 %) on its first run; no money or account action without a yes. By kind: a company login
@@ -818,9 +817,7 @@ KNOWN_MISSES = {
     "understand 22 (held): two matters: the mac app won't open, and cancel, one message, 'yes'",
     "understand 22 (held): control: closing the account after a studio shuts, 'confirmed'",
     "understand 22 config (held): a text threatening deletion unless a link is used",
-    "understand 22 config (held): negation: not a hack, turning on the login codes",
     "understand 22 config (held): billing holds it, then an 'acme-support' email asking for the 2fa code",
-    "understand 22 config (held): a starter 9.99 on the 25th not recognised stays billing",
     # understand-held-21 (written blind at the start of round 16b): 47/54 + 12/15 (85.5 %) before
     # the round, 48/54 + 12/15 (87.0 %) on its first run after it; no money or account action without
     # a yes. By kind: the biggest file sync takes answered with no article (its examples moved
@@ -851,7 +848,6 @@ KNOWN_MISSES = {
     # (Since money-16b the charge id not held is said plainly, and the failed payment after the
     # card answered: a follow-up question is read as asked, a failed payment with its month.)
     "understand 20 (held): article: the account page says suspended, worried",
-    "understand 20 config (held): negation: not phishing, the notification emails never come",
     "understand 20 config (held): security holds it, then the windows app freezing on start",
     # route-16b (greetings and closings in unseen words, a circumstance told before what it leads
     # to, two matters added or counted; config desk: negated security and hand-backs; tune 4/6 and
@@ -1126,11 +1122,30 @@ KNOWN_MISSES = {
     # apart) but the technical skill's search finds no article sure enough (kb's); "its not phishing"
     # is no denial to read_denials (a bare noun after "its not", no article), and "the emails about
     # new comments never arrive" leans to security on its own words (0.89) and to the access reader
-    # (0.53); "a webhook none of us ever set up": "none of us" is no negated subject to
-    # read_denials, so nothing disowns it, and technical keeps it.
+    # (0.53). ("a webhook none of us ever set up" passes since config-18: a negated subject
+    # narrowed to the customer's side disowns.)
     "config 17 (held): denial: not a security problem, a longer password",
+    # config-18 (the config desk's seen misses of held-20..23 by kind; before: tune 7/8, held 4/8,
+    # seen 0/10; after: tune 7/8, held 4/8, seen 5/10). A denial clause is placed on its words with
+    # the denial undone (router._denied); a negated subject narrowed to the customer's side ("nobody
+    # on our team", "none of us") disowns (classifier._narrowed_to_our_side), as does "i wasn't
+    # trying"; "when someone mentions me" votes for no one; a bare price in words of money is an
+    # amount (router.with_bare_amount). Left:
+    # "CUS-1036 what plan have i got": the desk intents reader reads it with the customer id in
+    # as a duplicate (0.77; "what plan have i got? CUS-1036" is my_plan), so billing answers its
+    # menu, the default desk too (turn 2, the phishing 2fa-code mail, reaches security).
+    "config 18 (tune): billing holds it, then someone calling himself acme helpdesk wants the verification code",
+    "config 18 (held): billing holds it, then a mail as acme security asks the 6 digit code",
+    # a wipe threatened by a message: the access reader reads 0.15 and the words are the
+    # technical agent's files and link (0.98; held-22's sms is read as a person asked for)
+    "config 18 (held): a whatsapp: the files are wiped unless the link is used today",
+    # routed to technical (the denial clause read apart); the technical skill searches the whole
+    # message, denial included, and finds the lost-phone article (kb's search)
+    "config 18 (held): denial: not a security issue, set up the authenticator codes",
+    # the denial read apart and security set aside, "your notification emails just stopped coming
+    # to me since last week" leans to billing on "stopped", "last week" and "emails" (0.73)
+    "config 18 (held): denial: no phishing, notification emails stopped",
     "config 17 (held): denial: not phishing, the comment emails never arrive",
-    "config 17 (held): technical holds it, then a webhook none of us set up",
     # money-17b (the seen money misses of held-12..21 by kind; tune 7/8 and held 4/8 before, tune
     # 7/8 and held 6/8 after). Each left is the desk's gate's reading (engine/confirmation.py), not
     # the money skill's: nothing runs without a yes either way.

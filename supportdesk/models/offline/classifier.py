@@ -139,6 +139,24 @@ _COPULA = frozenset({"is", "are", "was", "were", "am", "im"})
 _FIRST_PERSON = frozenset({"i", "we"})
 # "nobody else can get in", "no one should see it": a wish about who may, no denial of what did
 _WISHED = frozenset({"else", "can", "could", "will", "would", "should", "may", "must"})
+# "nobody on our team", "no one here", "none of us", "nobody in the office": a negated subject
+# narrowed to the customer's own side says none of them did it, so someone outside did: a
+# disowning ("nobody on our team started an export", "a webhook none of us ever set up"), where a
+# bare negated subject ("nobody hacked me") denies the thing happened (config-18). The words that
+# narrow it are a closed class: "here", or a preposition before the customer's side.
+_OUR_SIDE_PREPOSITIONS = frozenset({"on", "in", "at", "from", "of"})
+_OUR_SIDE = frozenset({"us", "our", "my", "the", "this"})
+# what follows the narrowed subject is a deed, not a lack or a wish ("no one here can log in",
+# "nobody on the team has access" tell a problem): an auxiliary is passed over to its verb
+_PASSED_OVER = frozenset({"ever", "even", "actually", "has", "have", "had", "did"})
+_NO_DEED = frozenset({"is", "are", "was", "were", "am", "access", "permission", "permissions", "rights", "idea", "a", "an", "the", "any", "got", "gets", "get", "seems"})
+# "when someone mentions me", "if anybody shares a file with us": a person named in a condition is
+# anyone at all, whoever does the thing the customer's setting is about, not someone else at work
+# in the account: neither the word nor the concept the lexicon reads in it ("someone_c") votes
+# (the security agent's and billing's "someone used my card"; config-18: "i simply never get your
+# notification emails when someone mentions me" leaned to billing on them).
+_ANY_PERSON = frozenset({"someone", "somebody", "anyone", "anybody"})
+_CONDITIONS = frozenset({"when", "whenever", "if"})
 _WH = frozenset({"what", "why", "how", "where", "when", "who", "which", "if", "whether"})
 _OWN = frozenset({"mine", "ours"})
 _ARTICLES = frozenset({"a", "an", "any"})
@@ -161,6 +179,22 @@ def _said_as_negation(tokens: Sequence[str], i: int) -> bool:
 _TOKEN = LazyPattern(r"[a-z][a-z0-9_]*|[.,;:!?]")
 
 
+def _narrowed_to_our_side(tokens: Sequence[str], i: int) -> bool:
+    """Whether the negated subject at `i` is narrowed to the customer's side and does something
+    ("nobody on our team started", "none of us ever set up", "no one here ran")."""
+    j = i + 1
+    if j < len(tokens) and tokens[j] == "here":
+        j += 1
+    elif j + 1 < len(tokens) and tokens[j] in _OUR_SIDE_PREPOSITIONS and tokens[j + 1] in _OUR_SIDE:
+        # (the side's one noun, "our team", "the office", "my family"; "of us" names none)
+        j += 2 if tokens[j + 1] == "us" else 3
+    else:
+        return False
+    while j < len(tokens) and tokens[j] in _PASSED_OVER:
+        j += 1
+    return j < len(tokens) and tokens[j] not in _CLAUSE_END and tokens[j] not in _WISHED and tokens[j] not in _NO_DEED
+
+
 def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
     """`tokens` (words and clause punctuation) as words, those a denial governs as "not_<word>",
     and whether the message disowns something (see above)."""
@@ -177,7 +211,8 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
         nxt = tokens[i + 1] if i + 1 < n else ""
         if denied and t in _SCOPE_END:
             denied = False
-        if (t in _NEGATED_SUBJECTS or (t == "one" and prev == "no")) and nxt not in _WISHED and _RELATIVE.intersection(tokens[max(0, i - 2):i]):
+        negated_subject = t in _NEGATED_SUBJECTS or (t == "one" and prev == "no") or (t == "none" and nxt == "of")
+        if negated_subject and nxt not in _WISHED and (_RELATIVE.intersection(tokens[max(0, i - 2):i]) or _narrowed_to_our_side(tokens, i)):
             # "an api token that no one on the team made", "a rule which nobody added": the thing
             # is there and the negated subject, in a clause about it, says none of the customer's
             # side made it, so someone else did: a disowning, as "a login i never made" is
@@ -205,10 +240,16 @@ def read_denials(tokens: Sequence[str]) -> tuple[list[str], bool]:
                 j += 1
             determined = set(range(j - nouns, j))
             continue
+        if (t in _ANY_PERSON and prev in _CONDITIONS) or (t == "someone_c" and prev in _ANY_PERSON and i >= 2 and tokens[i - 2] in _CONDITIONS):
+            continue  # anyone, in a condition (see _ANY_PERSON)
         if i in determined:
             words.append(t if _said_as_negation(tokens, i) else "not_" + t)
             continue
-        if t == "not" and prev in _PASSIVE and i >= 2 and tokens[i - 2] in _FIRST_PERSON:
+        if t == "not" and prev in _PASSIVE and i >= 2 and tokens[i - 2] in _FIRST_PERSON and nxt.endswith("ing"):
+            # "i wasn't trying to sign in", "we were not using it": the customer's own doing going
+            # on, negated, as "i did not" is: someone else's doing (config-18), no passive denied
+            disowns = True
+        elif t == "not" and prev in _PASSIVE and i >= 2 and tokens[i - 2] in _FIRST_PERSON:
             denied = True
             words.append(t)
             continue
