@@ -387,3 +387,10 @@ def asks_price(text: str) -> bool:
     if acts.read_desk_intent(text).act == "plan_change":
         return False
     return a_part_reads(text, "pricing")
+
+
+def invoice_asked(text: str) -> bool:
+    """An invoice named by its number (the slot rule) and asked about ("what is INV-7777 on my
+    statement?"): the invoice asked, shown when it is the account's and said plainly not found
+    when it is not (account._invoices_answer), with no other matter heard (issue 38, cancel-18)."""
+    return is_question(text) and bool(slot_extraction.extract(text).invoice_ids)

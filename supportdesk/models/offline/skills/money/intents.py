@@ -79,9 +79,7 @@ def asks_last_payment(text: str) -> bool:
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan", "failed_payment"}
 _CHARGE_ID = LazyPattern(r"\bch[- ]?\d{3,}\b", re.I)
-# The desk intents reader's reads of the account or the price list (nothing changed) and the money
-# intents they are (a price asked after the plan, "and if we paid for it by the year, how much?",
-# is the plan's price, not the charges the topic carried on to; issue 38, held-23).
+# The desk intents reader's reads of the account or price list ("and by the year, how much?": held-23).
 _READ_OF_READER = {"next_payment": "next_payment", "my_plan": "my_plan", "card_on_file": "card_on_file", "invoice": "invoice", "pricing": "pricing"}
 # How sure the desk intents reader must be of a follow-up question's read for it to replace the
 # topic's: as sure as a read of a charge's day (asks.CHARGES_ASKED_CONFIDENCE).
@@ -396,9 +394,6 @@ def _intents_in(t: str) -> frozenset[str]:
         # beside whatever else the message asks (each answered in one reply)
         found -= {"pricing", "invoice"}
         found.add("last_payment")
-    if not found and asks.is_question(t) and slot_extraction.extract(t).invoice_ids:
-        # "what is INV-7777 on my statement?": an invoice named by its number (the slot rule)
-        # and asked about, with no other matter heard, is the invoice asked about: shown when
-        # it is the account's, said plainly not found when it is not (account._invoices_answer).
+    if not found and asks.invoice_asked(t):
         found.add("invoice")
     return frozenset(found)
