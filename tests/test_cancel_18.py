@@ -76,3 +76,12 @@ async def test_a_price_asked_after_the_plan_in_words_no_rule_hears_is_the_plan_s
          "expect": {"reply": ["$1,299.99"], "reply_not": ["your recent charges", "email address"], "context_absent": ["pending_offer"],
                     "not_tools": MONEY}},
     ])
+
+
+async def test_a_past_month_s_payment_asked_after_the_plan_is_the_charge_not_a_price():
+    # The desk intents reader hears "what did the february payment come to" as a price too.
+    await conversation_passes([
+        {"customer": "what plan am i on right now? diego.murphy29@example.com", "expect": {"reply": ["Pro"], "not_tools": MONEY}},
+        {"customer": "and how much did the february payment come to",
+         "expect": {"reply": ["February 13, 2026"], "reply_not": ["a year"], "not_tools": MONEY}},
+    ])

@@ -436,9 +436,6 @@ KNOWN_MISSES = {
     # "a colleague erased the staff rota": the model's restore article at 0.89, below sure (0.9).
     "kb 13 (tune): sign in with my new address",
     "kb 13 (held): colleague erased the rota",
-    # "time to let my acme subscription go, please shut it off": the money gate reads 0.34 (the
-    # subscription in one clause, "shut it off" in the other), so triage sends it to technical.
-    "understand 11 (held): control: stop the subscription, 'ok go ahead with it'",
     # money-13 (a yes to a refund passed up; tune 1/9 and held 1/10 before, 9/9 and 9/10 after).
     # "hey what was the 24 march and 25 march payments" (no question mark) is read as the
     # duplicate reported, so billing passes the refund up at once and the senior asks the one

@@ -156,7 +156,7 @@ class MoneyIntents(MoneyBase):
 
     def _read_asked_by_the_reader(self, text: str) -> set[str]:
         """A question no rule hears, after a read of the account: the read the desk intents reader
-        surely hears, when not the topic's ("and when do you charge it next" after the card)."""
+        surely hears, when not the topic's ("and when do you charge it next" after the card; a price, but for a past month's charge)."""
         carried = self._carried_intents()
         if not carried or not carried <= _READ_OF_READER.keys() | {"last_payment", "failed_payment"}:
             return set()
@@ -164,7 +164,7 @@ class MoneyIntents(MoneyBase):
             return set()
         reading = acts.read_desk_intent(text)
         read = _READ_OF_READER.get(reading.act) if reading.confidence >= FOLLOW_UP_CONFIDENCE else None
-        return {read} if read and read not in carried else set()
+        return {read} if read and read not in carried and not (read == "pricing" and self._past_charge_asked(text)) else set()
 
     def _carried_intents(self) -> set[str]:
         """Nothing new in this message: carry on with what the topic is about, latest first.
