@@ -14,6 +14,17 @@ FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
+    # cancel-18 (a cancel told after its reason or beside an app trouble, kept facts; tune 3/8 and
+    # held 6/8 before, 7/8 and 6/8 after; held-22/23's studio, mac app, other tool, INV-5300 and
+    # yearly-price-after-the-plan pass since): a trouble told beside a price question gets the
+    # trouble's steps, which wait for the customer before the next matter (test_two_matters), so
+    # the price comes a turn later; told after a trouble with ". and" the price question is not
+    # split off at all (triage._ISSUE_SPLIT), and billing answers the price alone.
+    "cancel 18 (tune): two matters: files not syncing and pro's yearly price",
+    "cancel 18 (held): two matters: notifications gone quiet and team's yearly price",
+    # "can you tell me what INV-9001 is for? <email>": triage reads an invoice number and an email
+    # with a question around them as facts only (cues.only_facts) and asks what it can do.
+    "cancel 18 (held): unknown charge: an invoice number nobody holds, INV-9001",
     # acts-17 (topic words are no request: remarks and questions about a reset, a link, a card, a
     # refund or a plan; tune 8/10 -> 10/10, held 6/9 -> 8/9): "yo hook me up with a fresh pw link"
     # reads as a greeting to the act reader ("yo" opens greetings; a small label pays little for the
@@ -425,7 +436,6 @@ KNOWN_MISSES = {
     # "a colleague erased the staff rota": the model's restore article at 0.89, below sure (0.9).
     "kb 13 (tune): sign in with my new address",
     "kb 13 (held): colleague erased the rota",
-    "understand 11 (held): control: stop the subscription, 'ok go ahead with it'",
     # money-13 (a yes to a refund passed up; tune 1/9 and held 1/10 before, 9/9 and 9/10 after).
     # "hey what was the 24 march and 25 march payments" (no question mark) is read as the
     # duplicate reported, so billing passes the refund up at once and the senior asks the one
@@ -792,14 +802,13 @@ KNOWN_MISSES = {
     # a son using the password, kept by technical. (A card named beside paypal on file, "paypal
     # didn't work for march, bill my amex ending 1009", answered "already paypal", passes since:
     # the method on file named beside another is the one left, account._payment_method.)
+    # (Since cancel-18 the nobody's invoice, the yearly price after the plan and the other tool's
+    # cancel pass: account._invoices_answer, the reader's pricing follow-up, route-lines-18.)
     "understand 23 (held): article: a download link from an export two weeks old says expired",
     "understand 23 (held): article: upload sits at 63 percent since lunch",
-    "understand 23 (held): unknown charge: an invoice number that is nobody's, INV-5300",
-    "understand 23 (held): kept: email in the greeting, the plan, then its yearly price",
     "understand 23 (held): chit-chat: where the bot would go on holiday",
     "understand 23 (held): chit-chat: a toddler typed the last message",
     "understand 23 (held): two matters: mention emails stopped and starter's yearly price, one message",
-    "understand 23 (held): control: moving to another tool, cancel, 'yep, confirmed'",
     "understand 23 config (held): a son poking around with the password, offer, 'do it'",
     # understand-held-22 (written blind at the start of round 17, before its changes): 47/54 + 11/15
     # (84.1 %) on its first run; no money or account action without a yes. By kind: a company login
@@ -810,12 +819,12 @@ KNOWN_MISSES = {
     # its reason ("our studio is closing down, please end...") explained, not offered (a lone "go"
     # after a plan change offer closed it as other: `confirmation._LONE_GO` since); config desk: a deletion-threat text kept by
     # triage, "not a hack, turning on the login codes" kept by security, billing keeping a phishing
-    # 2fa-code email, and an unrecognised starter charge sent to technical.
+    # 2fa-code email, and an unrecognised starter charge sent to technical. (Since cancel-18 both
+    # cancels pass: a progressive told is no question, asks._CONSEQUENCE_QUESTION; a waiting
+    # cancellation is offered after the steps, Specialist._leaving_waits.)
     "understand 22 (held): article: company login broken since IT rotated the signing certificate",
     "understand 22 (held): question: how long the export download link keeps working",
     "understand 22 (held): chit-chat: a hello in spanish",
-    "understand 22 (held): two matters: the mac app won't open, and cancel, one message, 'yes'",
-    "understand 22 (held): control: closing the account after a studio shuts, 'confirmed'",
     "understand 22 config (held): a text threatening deletion unless a link is used",
     "understand 22 config (held): billing holds it, then an 'acme-support' email asking for the 2fa code",
     # understand-held-21 (written blind at the start of round 16b): 47/54 + 12/15 (85.5 %) before

@@ -78,6 +78,9 @@ def correction(word: str, vocabulary: frozenset[str] = frozenset()) -> str:
     def known(w: str) -> bool:
         return w in vocabulary or df.get(w, 0) >= UNKNOWN_BELOW
 
+    def known_often(w: str) -> bool:
+        return w in vocabulary or df.get(w, 0) >= LIKELY_FROM
+
     if not known(word):
         # A consonant left single where it doubles ("stoped", "droping"): the doubled form, when
         # frequent, is the word meant, not another form of the stem ("stop" + "ed"; held-4).
@@ -85,8 +88,14 @@ def correction(word: str, vocabulary: frozenset[str] = frozenset()) -> str:
             stem = word[: -len(end)]
             if word.endswith(end) and len(stem) >= 3 and stem[-1] not in "aeiouwxy" and stem[-2] in "aeiou":
                 doubled = stem + stem[-1] + end
-                if doubled in vocabulary or df.get(doubled, 0) >= LIKELY_FROM:
+                if known_often(doubled):
                     return doubled
+        # A letter written twice where it is single ("cancell", "refundd"): the one frequent word
+        # with it once. Such a slip reads as the stem of a form that doubles it ("cancelled"), so
+        # the check for another form of a known word below kept it (issue 38, cancel-18).
+        written_once = [w for w in _one_edit(word) if _one_letter_doubled(w, word) and known_often(w)]
+        if len(set(written_once)) == 1:
+            return written_once[0]
     if word in english():
         # A word of English, however rare among customers ("tablet" is no "table"; issue 38,
         # held-7): after the doubled consonant, since "stoped" is a mining word too.
@@ -106,7 +115,7 @@ def correction(word: str, vocabulary: frozenset[str] = frozenset()) -> str:
     ):
         return word  # a word, or another form of one ("debits", "enabled"; "nonprofit" of "nonprofits")
     # Typos keep the first letter: "tacked" is not "hacked", nor "crying" "trying".
-    likely = [w for w in _one_edit(word) if w[0] == word[0] and (w in vocabulary or df.get(w, 0) >= LIKELY_FROM)]
+    likely = [w for w in _one_edit(word) if w[0] == word[0] and known_often(w)]
     return likely[0] if len(likely) == 1 else word
 
 

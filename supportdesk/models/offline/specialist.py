@@ -505,7 +505,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
     def _hand_over_next(self, action):
         """The problem is resolved, or the question answered: hand over the next one the
         customer raised, unasked."""
-        if not (isinstance(action, Answer) and (self.step.resolved or self._question_answered(action))):
+        if not (isinstance(action, Answer) and (self.step.resolved or self._question_answered(action) or self._leaving_waits(action))):
             return self._said_to_follow(action)
         waiting = dialogue.pending_issues(self.view.context)
         if not waiting:
@@ -526,6 +526,19 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             text=f"{action.text} Now for the other thing you mentioned ({nxt.get('topic') or 'your other question'}): "
             f"I'm passing you to our {title} team.",
             context=context,
+        )
+
+    def _leaving_waits(self, action) -> bool:
+        """The next matter waiting is a cancellation asked for ("the mac app won't open, and
+        honestly i'm done, please cancel my subscription"): the customer has decided, whatever the
+        steps for the trouble do, so the cancellation is offered in this same reply, after the
+        steps, not held until the trouble is settled (issue 38, cancel-18). Only offered: the
+        desk's confirmation gate still waits for their yes to it."""
+        waiting = dialogue.pending_issues(self.view.context)
+        return (
+            isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER) and bool(waiting)
+            and bool(cues.CANCEL.search(str(waiting[0].get("text", ""))))
+            and any(h.to_agent == self.me.name for h in self.view.turn_handoffs)
         )
 
     def _said_to_follow(self, action):

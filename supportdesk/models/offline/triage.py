@@ -192,17 +192,36 @@ def _asked(part: str, after: str | None) -> bool:
     return "?" in part or (after is not None and "?" in after and bool(cues.OPENS_AS_QUESTION.search(after)))
 
 
+def _cancel_apart(piece: str) -> list[str]:
+    """The piece, with a cancellation asked for in a clause of its own after it taken apart: "the
+    windows app keeps crashing ... and tbh im over it, cancel my plan" joins the two matters with a
+    comma only, and read whole the trouble's words route it all to the technical agent, where the
+    cancellation is never offered (issue 38, cancel-18). Only a request of the clause's own (the
+    act reader's), so "... crashes when i try to cancel my plan" stays one matter."""
+    told = acts.clauses(piece)
+    for n, clause in enumerate(told[1:], start=1):
+        if cues.CANCEL.search(clause) and acts.read_act(clause).act == "request":
+            return [", ".join(told[:n]), ", ".join(told[n:])]
+    return [piece]
+
+
+def _pieces(text: str) -> list[str]:
+    """The message's pieces that may each be a matter (`_ISSUE_SPLIT`, then `_cancel_apart`)."""
+    return [part for piece in _ISSUE_SPLIT.split(text) for part in _cancel_apart(piece or "")]
+
+
 def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     """[(route, part of the message)] when the message raises problems for more than one agent;
     [(route, the message)] when those are someone else's access and the lockout it caused
     (`_access_with_its_lockout`): one matter, for the access's agent."""
-    if not (_ISSUE_SPLIT.search(text) or cues.QUESTIONS_JOINED.search(text)):
+    pieces = _pieces(text)
+    if not (len(pieces) > 1 or cues.QUESTIONS_JOINED.search(text)):
         return []
     # (two questions joined by "and", the second opening as a question does: "whats the price of
     # team and can i use it on my ipad", multi-15; each part must still be a matter of its own)
     parts: list[str] = []
     joined: set[int] = set()  # the parts that are the second of two questions joined by "and"
-    for piece in _ISSUE_SPLIT.split(text):
+    for piece in pieces:
         for k, question in enumerate(cues.QUESTIONS_JOINED.split(piece or "")):
             if question.strip(" ,.;:"):
                 if k:

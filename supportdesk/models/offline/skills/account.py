@@ -715,6 +715,16 @@ class AccountSkill(SkillBase):
             return self.step.answer("I couldn't read your invoices just now. Could you try again in a moment?")
         invoices = event.output.get("invoices", [])
         wanted = self.view.facts.invoice_ids
+        unknown = [n for n in wanted if n not in {str(i.get("id")) for i in invoices}]
+        if unknown and len(unknown) == len(wanted):
+            # An invoice number no invoice of the account has ("got an email mentioning INV-5300"):
+            # said plainly, not answered with the invoices the account does have (issue 38).
+            self.step.resolved = True
+            return self.step.answer(
+                f"I don't see {' or '.join(unknown)} on your account: it isn't one of your Acme invoices. "
+                "Every invoice of yours is under Settings > Billing > Invoices; if a message about it asked "
+                "you to pay or sign in somewhere, please don't."
+            )
         # The months asked for ("my invoice for february"): this message's, else the topic's.
         months = next((m for m in map(slot_extraction.months_named, [text, *reversed(self.topic_texts())]) if m), [])
         in_months = [i for i in invoices if str(i.get("period", ""))[5:7].isdigit() and int(str(i["period"])[5:7]) in months]

@@ -180,8 +180,15 @@ def asks_what_it_would_do(text: str) -> bool:
 # technical agent's words when it is a problem told). Grammar only: a conditional (with "if", or
 # a supposition opening a clause: "say i cancel, can i still ...?", "suppose we downgrade"), or an
 # action named by its -ing form after an auxiliary, in a message the act reader reads as a question.
+# "is" before an -ing word asks only in the question's order, opening its clause or after its
+# wh-word ("is cancelling instant?", "what is renewing going to cost"): after its subject it is a
+# progressive told ("our studio is closing down, please end the subscription"), the reason of a
+# request, not a question (issue 38, cancel-18).
+_NOT_ACTION = r"(?!the\b|anything\b|something\b|nothing\b)"
 _CONSEQUENCE_QUESTION = LazyPattern(
-    r"\bif\b|(?:^|[,.;!?]\s*)(?:say|suppose|supposing|assuming)\s+(?:i|we)\b|\bwhat happens\b|\b(?:does|do|will|would|could|can|might|is)\s+(?!the\b|anything\b|something\b|nothing\b)[a-z]+ing\b",
+    r"\bif\b|(?:^|[,.;!?]\s*)(?:say|suppose|supposing|assuming)\s+(?:i|we)\b|\bwhat happens\b"
+    rf"|\b(?:does|do|will|would|could|can|might)\s+{_NOT_ACTION}[a-z]+ing\b"
+    rf"|(?:^|[,.;:!?]\s*|\b(?:what|how|why|when|where|which|who)(?:\s+[a-z]+)?\s+)is\s+{_NOT_ACTION}[a-z]+ing\b",
     re.IGNORECASE,
 )
 # The account actions and their money, in any form ("cancelling", "subscripton", "keep paying").
@@ -380,3 +387,10 @@ def asks_price(text: str) -> bool:
     if acts.read_desk_intent(text).act == "plan_change":
         return False
     return a_part_reads(text, "pricing")
+
+
+def invoice_asked(text: str) -> bool:
+    """An invoice named by its number (the slot rule) and asked about ("what is INV-7777 on my
+    statement?"): the invoice asked, shown when it is the account's and said plainly not found
+    when it is not (account._invoices_answer), with no other matter heard (issue 38, cancel-18)."""
+    return is_question(text) and bool(slot_extraction.extract(text).invoice_ids)

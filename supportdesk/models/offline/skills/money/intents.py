@@ -79,8 +79,8 @@ def asks_last_payment(text: str) -> bool:
 # Requests of their own that a question's topic (./asks.py) does not replace.
 _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoice", "my_plan", "failed_payment"}
 _CHARGE_ID = LazyPattern(r"\bch[- ]?\d{3,}\b", re.I)
-# The desk intents reader's reads of the account (nothing changed) and the money intents they are.
-_READ_OF_READER = {"next_payment": "next_payment", "my_plan": "my_plan", "card_on_file": "card_on_file", "invoice": "invoice"}
+# The desk intents reader's reads of the account or price list ("and by the year, how much?": held-23).
+_READ_OF_READER = {"next_payment": "next_payment", "my_plan": "my_plan", "card_on_file": "card_on_file", "invoice": "invoice", "pricing": "pricing"}
 # How sure the desk intents reader must be of a follow-up question's read for it to replace the
 # topic's: as sure as a read of a charge's day (asks.CHARGES_ASKED_CONFIDENCE).
 FOLLOW_UP_CONFIDENCE = asks.CHARGES_ASKED_CONFIDENCE
@@ -156,7 +156,7 @@ class MoneyIntents(MoneyBase):
 
     def _read_asked_by_the_reader(self, text: str) -> set[str]:
         """A question no rule hears, after a read of the account: the read the desk intents reader
-        surely hears, when not the topic's ("and when do you charge it next" after the card)."""
+        surely hears, when not the topic's ("and when do you charge it next" after the card; a price, but for a past month's charge)."""
         carried = self._carried_intents()
         if not carried or not carried <= _READ_OF_READER.keys() | {"last_payment", "failed_payment"}:
             return set()
@@ -164,7 +164,7 @@ class MoneyIntents(MoneyBase):
             return set()
         reading = acts.read_desk_intent(text)
         read = _READ_OF_READER.get(reading.act) if reading.confidence >= FOLLOW_UP_CONFIDENCE else None
-        return {read} if read and read not in carried else set()
+        return {read} if read and read not in carried and not (read == "pricing" and self._past_charge_asked(text)) else set()
 
     def _carried_intents(self) -> set[str]:
         """Nothing new in this message: carry on with what the topic is about, latest first.
@@ -394,4 +394,6 @@ def _intents_in(t: str) -> frozenset[str]:
         # beside whatever else the message asks (each answered in one reply)
         found -= {"pricing", "invoice"}
         found.add("last_payment")
+    if not found and asks.invoice_asked(t):
+        found.add("invoice")
     return frozenset(found)
