@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -666,10 +666,8 @@ KNOWN_MISSES = {
     # before, 5/7 and 2/6 after; config tune 3/6 and held 5/6 before, 4/6 and 6/6 after).
     # (Since talk-17 the chat words no public corpus writes, "lol", "ur", "tbh", the weather's,
     # are known to the scope reader as the desk's lines taught them, scope.taught_as_small_talk,
-    # and four chit-chat misses of route-16 pass.) A clause read as the desk's ("never
-    # tired?", "ha") beside the small talk keeps the message a matter:
-    "route 16 (held): chit-chat: smart for a computer",
-    "route 16 (held): chit-chat: non-native: you work all night",
+    # and four chit-chat misses of route-16 pass. Since talk-18 the last two pass too: a short
+    # clause beside the small talk, "never tired?", "ha", leans on it, triage._fragment.)
     # The ground reader reads an access token nobody made as a suspended account's question, so
     # technical escalates it to a person before its hand-back is asked (the ground lines' kind):
     "route 16 config (tune): technical holds it, then a token we never made",
@@ -739,8 +737,8 @@ KNOWN_MISSES = {
     # requests a minute to the api read the api article's words (api, script, requests); labelled
     # "none:" lines for rate limits moved bench_kb --calibrate's asked threshold, left for a calibration:
     "talk 17 (tune): no article: how many api calls a minute",
-    # "hello friend" reads in scope to the scope reader (0.65), so the chat after it is a matter:
-    "talk 17 (held): chit-chat: non-native: how are you today",
+    # ("hello friend, how are you today? all good with you?" passes since talk-18: each clause is
+    # read as a hello or small talk by itself, triage.social_kind.)
     # kb17 (articles and facts in customers' words: an invite that never arrived, everything moved
     # to another provider, how many devices stay signed in, the notifications' sender, the largest
     # file sync takes, how long invitations and export links last, bank-transfer credits, a matter
@@ -807,7 +805,8 @@ KNOWN_MISSES = {
     "understand 23 (held): article: a download link from an export two weeks old says expired",
     "understand 23 (held): article: upload sits at 63 percent since lunch",
     "understand 23 (held): chit-chat: where the bot would go on holiday",
-    "understand 23 (held): chit-chat: a toddler typed the last message",
+    # (The toddler who typed the last message passes since talk-18: triage.social_kind reads
+    # "ignore the last msg" as small talk and the day told beside it, scope.life_told, as no matter.)
     "understand 23 (held): two matters: mention emails stopped and starter's yearly price, one message",
     "understand 23 config (held): a son poking around with the password, offer, 'do it'",
     # understand-held-22 (written blind at the start of round 17, before its changes): 47/54 + 11/15
@@ -824,7 +823,8 @@ KNOWN_MISSES = {
     # cancellation is offered after the steps, Specialist._leaving_waits.)
     "understand 22 (held): article: company login broken since IT rotated the signing certificate",
     "understand 22 (held): question: how long the export download link keeps working",
-    "understand 22 (held): chit-chat: a hello in spanish",
+    # (The spanish hello passes since talk-18: "buenos días" is small talk to the scope reader, read
+    # clause by clause, triage.social_kind.)
     "understand 22 config (held): a text threatening deletion unless a link is used",
     "understand 22 config (held): billing holds it, then an 'acme-support' email asking for the 2fa code",
     # understand-held-21 (written blind at the start of round 16b): 47/54 + 12/15 (85.5 %) before
@@ -839,7 +839,8 @@ KNOWN_MISSES = {
     # tools/kb.py `measured`. All three config misses pass since config-17: an address dressed up
     # as ours, router.dressed_up_address; a denial clause read apart, router.without_denials; "a
     # token that no one on the team made" disowns, classifier.read_denials.)
-    "understand 21 (held): chit-chat: a thumbs-up closing",
+    # (The thumbs-up closing passes since talk-18: "sweet" is an interjection leaning to thanks,
+    # triage._fragment, beside a sure thanks.)
     # (Since money-17b the cancel forgotten offers no cancellation and the unpaid invoice's reason is
     # its failed payment (asks.payment_failed_told); "forget it, stay on paypal" keeps paypal, the
     # method on file; the anxious ramble's "i didn't upgrade" is no plan asked, so its duplicate is
@@ -862,12 +863,16 @@ KNOWN_MISSES = {
     # to, two matters added or counted; config desk: negated security and hand-backs; tune 4/6 and
     # held 3/6 before, 5/6 and 3/6 after; config tune 4/4 and held 4/4 before and after, and a
     # fifth each written after the fixes, tune 4/5 and held 5/5 on their one run):
-    # a hello whose clause "nothing wrong" the act reader hears as a problem told (0.92), so the
-    # message is no greeting only and the articles are searched:
-    "route 16b (held): chit-chat: hiya from cape town",
+    # (a hello whose clause "nothing wrong" the act reader hears as a problem told, 0.92, passes
+    # since talk-18: a trouble denied, triage._trouble_denied, and "hiya team" greets the team)
     # (its last clause, "nothing to report just saying hello", heard as a greeting at 0.79, under
     # triage.SOCIAL_CONFIDENCE 0.8 since the greeting lines lost their place names; passed before)
     "route 16b (tune): chit-chat: howdy folks, just waving",
+    # talk-18 (a message only social, read clause by clause, triage.social_kind; tune 8/10 and held
+    # 8/10 before, 10/10 and 9/10 after). "my little one was pressing buttons" is said in the
+    # technical agent's job words (pressing, buttons: share 0.49), so it is no day told beside the
+    # apology (scope.life_told) and the app's steps are given:
+    "talk 18 (held): social: the little one pressed buttons",
     # a month unused wanted back (the money skill's refusal, not routing: billing holds it and
     # shows the charge instead of saying only a duplicate is refunded; held-18's refusal kind):
     "route 16b (held): refused: in hospital all february, february's charge back",

@@ -49,6 +49,10 @@ EMAIL = EMAIL_ADDRESS
 _MONEY = LazyPattern(r"[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*\.\d\d\b")
 _NUMBER = LazyPattern(r"\b\d+(?:st|nd|rd|th)?\b")
 _TOKEN = LazyPattern(r"[a-z]+(?:'[a-z]+)?|[?!]")
+# The tokens `tokens` folds an email, an amount and a number to: a fact named, not a word.
+FACT_TOKENS = frozenset(("zzemail", "zzmoney", "zznum"))
+
+
 def tokens(text: str) -> list[str]:
     """Lower-case words with emails, amounts and numbers folded to one token each
     ("don't" -> "dont", "$29.99" -> "<money>")."""
@@ -207,8 +211,14 @@ def _data() -> dict[str, Any]:
 # the seen held sets 12..19 went 506 -> 505/552 and consent-10's held half lost one, both passes
 # the old odds gave by the same accident ("our old contractor left in january" read as a goodbye
 # and so no matter of its own; read as the question or problem it could be, triage makes it one
-# and the router sends it to billing; "received, ta": neither word known to any act). Switch it on
-# once triage does not make a matter of a circumstance told (held-16 config).
+# and the router sends it to billing; "received, ta": neither word known to any act). Round 18
+# (talk-18) tried it again beside triage's clause by clause social reading: held-12..23 789/828
+# with it and without it (786 before the round), acts-20 7/11 + 6/11 against 5/11 + 3/11, but it
+# lost four seen passes, none of them triage's: consent-10's "received, ta" and money-6's "ok it
+# works now ty" are searched by the specialist instead of closed (its thanks reading), controls-h18's
+# "whats my plan and the card its on" gets billing's menu, and route-16b's "just saying hello
+# before work" reads as a problem ("before", "work": 0.96). Still off until those readings are
+# fixed by kind (the specialist's closing, the money skill's question).
 ACT_BACKGROUND = 0.0
 
 

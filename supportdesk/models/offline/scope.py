@@ -159,18 +159,20 @@ def life_told(agents: list[AgentConfig], clause: str) -> bool:
     return read_act(clause).act == "problem" and bool(agents) and all(outside_scope(agent, clause) for agent in agents)
 
 
-def chit_chat(agents: list[AgentConfig], text: str) -> bool:
+def chit_chat(agents: list[AgentConfig], text: str, whole: bool = False) -> bool:
     """Said to the assistant about itself, not about anything the desk does: the scope reader's
     learned reading, not a list of phrasings, made on words it knows ("what uptime do you
     guarantee in your sla?" is asked of "you" too, in words it never learnt), and not mostly in
     one agent's job words ("what type of ID do you accept?" is the technical agent's: CLINC150's
     small talk knows "you" but not the desk's identity checks). Chit-chat is short ("do u like
-    your job"), so any weight of words counts here, unlike `outside_scope`'s MIN_WEIGHT."""
+    your job"), so any weight of words counts here, unlike `outside_scope`'s MIN_WEIGHT. `whole`
+    reads the text as one clause: a clause with the short afterthought that leans on it ("you
+    working all the night, never tired?": "never tired?" alone reads as the desk's)."""
     if known_share(text) < MIN_KNOWN_SHARE:
         return False
     if not agents or gates.ground(text) is not None:
         return False  # a ground the desk hands to a person ("support in german?"): the desk's matter
-    parts = clauses(text)
+    parts = [text] if whole else clauses(text)
     readings = [read_scope(part) for part in parts]
     # No clause is the desk's own ("our admin account was taken over, get me a real person" tells
     # a matter before asking for a person), and one at least is surely said to the assistant; the

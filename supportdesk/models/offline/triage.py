@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
+from supportdesk.config import AgentConfig
 from supportdesk.models.offline import cues, dialogue, scope
+from supportdesk.models.offline.classifier import denials
 from supportdesk.models.offline.kept import kept_by_text
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.router import SHORT_MESSAGE_CONFIDENCE, Route, Router, content_words, without_announcement
 from supportdesk.models.offline.specialist import OTHER_LANGUAGE_REPLY, skills_of
 from supportdesk.models.offline.view import View
 from supportdesk.readers import acts
-from supportdesk.lexicon import ASKS_TIME, CONCEPTS, terms
+from supportdesk.lexicon import ASKS_TIME, CONCEPTS, normalise, terms
 from supportdesk.patterns import LazyPattern
 
 CLARIFY_OPENING = "So I can bring in the right colleague:"
@@ -76,22 +78,147 @@ def _domain_request(text: str) -> bool:
 # the message to say nothing else (a clause it is less sure of may ask something).
 SOCIAL_CONFIDENCE = 0.8
 _SOCIAL_ACTS = ("greeting", "thanks", "goodbye")
+# What a social message is answered as, by what its clauses say: a hello is welcomed, small talk
+# said to the assistant gets the friendly introduction, thanks or a goodbye alone "you're welcome".
+GREETED, CHATTED, THANKED = "greeting", "chit_chat", "thanks"
+THANKS_REPLY = "You're welcome! Is there anything else I can help you with?"
+
+
+def _trouble_denied(clause: str) -> bool:
+    """A trouble said not to be there ("nothing wrong", "no problems today", "no issues at all"):
+    the clause reads as a problem with the words the denial governs (the router's grammar of
+    denials, classifier.denials) and as no problem, question or request without them. A denied
+    word that carries no trouble ("no sync since monday", "no email came") still leaves a matter."""
+    words, _ = denials(clause)
+    denied = {w.removeprefix("not_") for w in words if w.startswith("not_")}
+    if not denied or acts.read_act(clause).act != "problem":
+        return False
+    rest = acts.act_reader().read(clause, ignore=lambda f: any(w in denied for w in acts.feature_words(f)))
+    return rest.act in _SOCIAL_ACTS and rest.confidence >= SOCIAL_CONFIDENCE
+
+
+# A clause of this many words or fewer may lean on its neighbour: an interjection before what it
+# reacts to ("sweet, all sorted now"), an afterthought after what it follows up ("you working all
+# the night, never tired?"). Read alone such a clause has too few words for the readers to place
+# ("never tired?" reads as the desk's): `_fragment`.
+FRAGMENT_WORDS = 3
+
+
+def _words(clause: str) -> list[str]:
+    return [w for w in acts.tokens(clause) if w not in ("?", "!")]
+
+
+def _surely(clause: str, act: str) -> bool:
+    reading = acts.read_act(clause)
+    return reading.act == act and reading.confidence >= SOCIAL_CONFIDENCE
+
+
+# The weight of meaning-bearing words (scope.share_in_scope: a rare word weighs about 1) below
+# which a clause's share of a job says nothing: "how are you today" (0.34) and "that did it"
+# (0.25) are all common words, one of which a job happens to use.
+JOB_WEIGHT = 0.5
+
+
+def _names_a_concept(clause: str) -> bool:
+    """Names one of the desk's matters as the lexicon folds them ("acct hacked": hacked)."""
+    return any(word.endswith("_c") for word in normalise(clause).split())
+
+
+def _in_a_job(clause: str, agents: Sequence[AgentConfig]) -> bool:
+    """Said mostly in one agent's job words (scope.CLAIMED_SHARE: "upload failing", "billing?",
+    "so slow?"), words enough to tell (JOB_WEIGHT)."""
+    for agent in agents:
+        share, weight = scope.share_in_scope(agent, clause)
+        if weight >= JOB_WEIGHT and share >= scope.CLAIMED_SHARE:
+            return True
+    return False
+
+
+def _social_clause(part: str, agents: Sequence[AgentConfig]) -> list[str] | None:
+    """What one clause says socially (the sure acts and small talk it holds; empty for a trouble
+    denied or the customer's day told), or None when it says something the desk acts on."""
+    # (a question asked mostly in one agent's job words asks of the desk's matter, however the
+    # act reader hears its few words: "so slow?" as a greeting; told, "no problems today" names
+    # the job's words to deny them)
+    asks_of_a_job = "?" in part and _in_a_job(part, agents)
+    kinds = [] if asks_of_a_job else [act for act in _SOCIAL_ACTS if _surely(part, act)]
+    if agents and _small_talk(part, agents):
+        kinds.append(CHATTED)
+    if kinds:
+        return kinds
+    # "nothing wrong", or the day told beside a hello ("my toddler grabbed my phone haha": no
+    # agent's job in its words, scope.life_told), is no matter of the desk's; a question is
+    # ("there is option for to put watermark on the photos?" names no job's words either)
+    if _trouble_denied(part) or ("?" not in part and agents and scope.life_told(list(agents), part)):
+        return []
+    return None
+
+
+def _small_talk(clause: str, agents: Sequence[AgentConfig]) -> bool:
+    """Small talk said to the assistant (scope.chit_chat, the clause read whole)."""
+    return scope.chit_chat(list(agents), clause, whole=True)
+
+
+def _fragment(part: str, neighbour: str, agents: Sequence[AgentConfig]) -> list[str] | None:
+    """A short clause the act reader is unsure of, beside social ones, said mostly in no agent's
+    job words (scope.CLAIMED_SHARE: "upload failing", "billing?" name the desk's matters however
+    unsure the act) and naming none of the lexicon's matters ("acct hacked"): an interjection that
+    leans to hello, thanks or goodbye ("sweet", "ha") says nothing more; an afterthought asked
+    ("never tired?") is small talk when the scope reader reads it, with the clause it follows up,
+    as small talk surely. Only the scope reader reads the pair: to the act reader a hello before
+    "app crashing" would make the pair a hello; and only a question is an afterthought ("do u
+    ever sleep? app keeps crashing" tells a matter after it)."""
+    reading = acts.read_act(part)
+    if reading.confidence >= SOCIAL_CONFIDENCE or not agents:
+        return None  # placed alone ("my sync broke"), and not socially
+    if _in_a_job(part, agents) or _names_a_concept(part):
+        return None
+    if reading.act in _SOCIAL_ACTS:
+        return []
+    if "?" in part and _small_talk(f"{neighbour}, {part}", agents):
+        return [CHATTED]
+    return None
+
+
+def social_kind(text: str, agents: Sequence[AgentConfig] = ()) -> str | None:
+    """What a message that says nothing the desk acts on says (GREETED, CHATTED or THANKED), or
+    None when it says something: every clause says hello, thanks or goodbye (the act reader's
+    learned reading, surely), is small talk said to the assistant (scope.chit_chat: "how are you
+    today", "you work all night?"), denies a trouble ("nothing wrong") or tells of the customer's
+    day, with no request of the desk's and no money named. Read clause by clause (read whole, "hi
+    there! my sync broke" is a greeting too; "hiya from cape town, nothing wrong, just waving" was
+    a problem told), a short clause with its neighbour when it is not placed alone
+    (`FRAGMENT_WORDS`). Read whole, the scope reader heard "just saying hi" as the desk's matter
+    and it was searched (held-20)."""
+    parts = acts.clauses(text)
+    # (a number, an address or an amount named is a fact for the desk: "hi there, CUS-1001 here",
+    # "hi its tara@example.com, what did you charge me in february" tell who is writing, for a
+    # matter; the scope reader hears small talk in a question asked of "you")
+    if not parts or _domain_request(text) or not acts.FACT_TOKENS.isdisjoint(acts.tokens(text)):
+        return None
+    kinds: list[str] = []
+    for i, part in enumerate(parts):
+        said = _social_clause(part, agents)
+        if said is None and len(parts) > 1 and len(_words(part)) <= FRAGMENT_WORDS:
+            said = _fragment(part, parts[i - 1] if i else parts[1], agents)
+        if said is None:
+            return None
+        if cues.names_money_literally(part) and not _surely(part, GREETED):
+            return None  # money named; in a hello, a plan's name is who is greeted ("hiya team")
+        kinds += said
+    # (a greeting, thanks or small talk among them: the act reader's goodbye, taught little, also
+    # hears "talk me through modifying my details", a matter of the dev set's)
+    for kind in (GREETED, CHATTED, THANKED):
+        if kind in kinds:
+            return kind
+    return None
 
 
 def _only_social(text: str) -> bool:
-    """Every clause says hello (one at least), thanks or goodbye, in words no greeting cue lists ("g'day from
-    sydney, just saying hi before my coffee"): the act reader's learned reading, clause by clause
-    (read whole, "hi there! my sync broke" is a greeting too), with no request of the desk's and
-    no money named. Read whole, the scope reader heard "just saying hi" as the desk's matter and
-    the message was searched in the articles (held-20)."""
-    parts = acts.clauses(text)
-    if not parts or _domain_request(text) or cues.names_money_literally(text):
-        return False
-    readings = [acts.read_act(part) for part in parts]
-    # (a greeting among them: the act reader's goodbye, taught little, also hears "talk me through
-    # modifying my details", a matter of the dev set's)
-    greets = any(r.act == "greeting" for r in readings)
-    return greets and all(r.act in _SOCIAL_ACTS and r.confidence >= SOCIAL_CONFIDENCE for r in readings)
+    """Every clause says hello (one at least), thanks or goodbye, or denies a trouble, in words no
+    greeting cue lists ("g'day from sydney, just saying hi before my coffee"): `social_kind`
+    without the small talk, which needs the desk's agents."""
+    return social_kind(text) is not None
 
 
 def greeting(view: View) -> str:
@@ -591,11 +718,13 @@ def decide(view: View, router: Router):
             f"I'm the {view.desk.desk.name} assistant. I can sort out billing questions (charges, refunds, "
             "plans, invoices) and technical problems (login, passwords, sync, the app). What do you need help with?"
         )
-    if _only_social(text):
-        # (after small talk: "how are you?" is asked of the assistant, whom the reply introduces)
-        return Answer(greeting(view))
-
     desk_agents = [view.desk.agents[n] for n in candidates if n in view.desk.agents]
+    social = social_kind(text, desk_agents)
+    # (after small talk's cue: "how are you?" is asked of the assistant, whom the reply introduces)
+    if social == GREETED:
+        return Answer(greeting(view))
+    if social == THANKED:
+        return Answer(THANKS_REPLY)
     about_nothing_here = not _domain_request(text) and not cues.names_money(text) and scope.outside_every_job(desk_agents, text)
     # Chit-chat said to the assistant ("do you like your job?"), as the scope reader reads it surely
     # (it learnt the desk's money requests as in scope, so the learned money gate's weaker reading
@@ -604,7 +733,9 @@ def decide(view: View, router: Router):
     chatting = not _domain_request(text) and not cues.names_money_literally(text) and scope.chit_chat(desk_agents, text)
     if about_nothing_here or (scope.listed_outside(text) and not _domain_request(text)):
         return Answer(OUT_OF_SCOPE_REPLY.format(desk=view.desk.desk.name))
-    if chatting:
+    if chatting or social == CHATTED:
+        # (small talk read clause by clause, `social_kind`, after the refusal: "can you tell me a
+        # joke about cats?" is said to the assistant, and a request of another domain)
         return Answer(CHIT_CHAT_REPLY.format(desk=view.desk.desk.name))
     known, category = view.context.get("issue"), view.context.get("category")
     if isinstance(known, str) and known and category in candidates and cues.only_facts(text) and not cues.THANKS.search(text):
@@ -704,7 +835,7 @@ def decide(view: View, router: Router):
         return _transfer(view, router.best(text), text)
     if route.agent is None:
         if cues.THANKS.search(text):
-            return Answer("You're welcome! Is there anything else I can help you with?")
+            return Answer(THANKS_REPLY)
         if cues.INJECTION.search(text):
             return Answer(
                 "I can't set aside how this desk works: our policies are enforced by our systems for every "
