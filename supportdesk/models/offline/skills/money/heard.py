@@ -80,6 +80,8 @@ def heard_duplicate(text: str) -> bool:
     """A learned reader hears a duplicate charge told in words no cue lists: Banking77's intent
     reader, or the desk's own (its duplicate examples: "two 9.99s went out in march, 24th and
     25th" is no Banking77 wording)."""
+    if asks.is_question(text) and _one_period_asked(text):
+        return False  # "and the one for january?" after an invoice: one month's, no second charge
     reading = acts.read_intent(text)
     if reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE:
         # (Banking77 hears "was anything taken on the 5th of this month" as one: a day's charges
@@ -89,6 +91,14 @@ def heard_duplicate(text: str) -> bool:
         return False  # (the desk's reader hears "did acme bill me anything on 4 march?" as one)
     desk = acts.read_desk_intent(text)
     return desk.act == "duplicate" and desk.confidence >= DESK_DUPLICATE_CONFIDENCE
+
+
+def _one_period_asked(text: str) -> bool:
+    """One month or day named and no amount: a duplicate is two charges, told by two days, an
+    amount or a word of twice (the cues'); a question about one period asks about its charge or
+    invoice (Banking77's reader hears "the one for january?" as a charge taken twice)."""
+    periods = len(slot_extraction.months_named(text)) + len(slot_extraction.bare_days(text)) + len(slot_extraction.extract(text).dates)
+    return periods == 1 and not slot_extraction.extract(text).amounts
 
 
 # The desk intents reader's duplicate, heard only in a statement where the caller found charges,

@@ -81,8 +81,7 @@ _NAMED_REQUESTS = {"credit", "duplicate", "remove_card", "card_on_file", "invoic
 _CHARGE_ID = LazyPattern(r"\bch[- ]?\d{3,}\b", re.I)
 # The desk intents reader's reads of the account or price list ("and by the year, how much?": held-23).
 _READ_OF_READER = {"next_payment": "next_payment", "my_plan": "my_plan", "card_on_file": "card_on_file", "invoice": "invoice", "pricing": "pricing"}
-# How sure the desk intents reader must be of a follow-up question's read for it to replace the
-# topic's: as sure as a read of a charge's day (asks.CHARGES_ASKED_CONFIDENCE).
+# How sure the reader must be of a follow-up's read to replace the topic's: as of a charge's day.
 FOLLOW_UP_CONFIDENCE = asks.CHARGES_ASKED_CONFIDENCE
 
 
@@ -156,7 +155,7 @@ class MoneyIntents(MoneyBase):
 
     def _read_asked_by_the_reader(self, text: str) -> set[str]:
         """A question no rule hears, after a read of the account: the read the desk intents reader
-        surely hears, when not the topic's ("and when do you charge it next" after the card; a price, but for a past month's charge)."""
+        surely hears, when not the topic's ("and when do you charge it next" after the card)."""
         carried = self._carried_intents()
         if not carried or not carried <= _READ_OF_READER.keys() | {"last_payment", "failed_payment"}:
             return set()
@@ -164,7 +163,8 @@ class MoneyIntents(MoneyBase):
             return set()
         reading = acts.read_desk_intent(text)
         read = _READ_OF_READER.get(reading.act) if reading.confidence >= FOLLOW_UP_CONFIDENCE else None
-        return {read} if read and read not in carried and not (read == "pricing" and self._past_charge_asked(text)) else set()
+        # A price has no month: one named ("and february's?") asks of that month's invoice or charge.
+        return {read} if read and read not in carried and not (read == "pricing" and slot_extraction.names_a_day_or_month(text)) else set()
 
     def _carried_intents(self) -> set[str]:
         """Nothing new in this message: carry on with what the topic is about, latest first.
