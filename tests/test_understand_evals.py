@@ -931,7 +931,9 @@ KNOWN_MISSES = {
     "kb-16b (held): no article: a message in german about the bill",
     # (the largest file sync takes passes since kb-17: tools/kb.py `measured`, the article stating
     # the size asked, of the matter named, where the examples' labelled upload sizes read none)
-    # (a stale invitation passes since kb-18's written examples of an invite's link dead)
+    # a stale invitation: examples of it cost kb17's contractor invite lost in junk its article, and
+    # kb-18's a wrong article to a held question or a pinned conversation (all but one left out)
+    "kb-16b (held): article: a contractor's join link is dead",
     # "many files missing, is it stuck?" reads as data lost, escalated before any search
     "kb-16b (held): article: a slack/drive import is taking forever",
     # "installed on premises ... do you offer that" routes to billing (triage's), which asks for the email
@@ -966,7 +968,9 @@ KNOWN_MISSES = {
     # the offer; venting about a bad day; two short reset requests (an emoji, non-native) not read
     # as asking for the link; two questions in one message; the plan and how it is paid; config
     # desk: backup codes with "not a hack", a price asked while security holds it. (multi-15
-    # moved out the venting, the two questions and the plan with how it is paid.)
+    # moved out the venting, the two questions and the plan with how it is paid.) The third
+    # person's dead link: no article sure enough (kb-18's examples of the kind, see kb-16b's).
+    "understand 17 (held): article: three people added, the third's link is dead a week later",
     # (dates15 took off the fortnight, this past wednesday, the clinic's two days and the card's
     # corrected digits. The month unused stays: "i'd like january's 29.99 returned" reads cancel
     # to Banking77's reader and plan_change to the desk intents reader, so no money back is heard;
@@ -1095,13 +1099,15 @@ KNOWN_MISSES = {
     "kb-17 (tune): no article: a german message about the bill",
     "kb-17 (held): no article: a spanish message about the last invoice",
     # kb-18 (held-12..23's article and question misses by kind, in new words; before: tune 10/12,
-    # held 8/12; after: tune 12/12, held 10/12). An export's link told as dead ("the page says it
+    # held 8/12; after: tune 12/12, held 9/12). An export's link told as dead ("the page says it
     # has expired") is read as the reset link's by the example model, which the written examples
     # of an export's expired link did not move far enough; "why does it say my account is
     # suspended??" is ground no tool covers to the learned ground reader (a person, as
     # no-tool-ground's "why is my account suspended" expects), though the locked-account article
     # speaks of a suspended account:
     "kb-18 (held): article: last month's export link says it expired",
+    # a new hire's invite called invalid: no article sure enough (see kb-16b's stale invitation)
+    "kb-18 (held): article: a new hire's invite link two weeks old says invalid",
     "kb-18 (held): article: why the account says suspended, two questions",
     # config-17 (the config desk's seen misses of held-12..21 by kind: a denial is not the matter,
     # hand-backs, security's matters told without its words; before: tune 5/7, held 4/7; after:
