@@ -94,6 +94,7 @@ def test_credits_not_arrived_are_the_articles(message):
     "why did my top up cost a fee",  # a fee
     "CH-9003 top up not showing",  # a charge named
     "how much do 100 credits cost?",  # a price, asked
+    "i made a transfer and the receiver got less than i sent",  # money sent, no credits: billing's
 ])
 def test_money_taken_or_asked_beside_credits_stays_billing_s(message):
     assert not triage.tells_of_credits_not_arrived(message)

@@ -381,7 +381,12 @@ def tells_of_credits_not_arrived(text: str) -> bool:
     billing's tools read the account's charges, never its credits, and it asked for the email.
     (Not triage's money rules whole: their "credit" is compensation asked, and "my credit balance
     hasnt moved" names the credits' balance.)"""
-    return _of_credits_alone(text) and acts.read_act(text).act == "problem" and not cues.asks_card_change(text)
+    # Credits or a top-up named, not a transfer alone: a transfer told as a trouble is money sent
+    # (a fee taken, less received: the routing eval's billing), a transfer's credits only asked of.
+    return (
+        bool(set(terms(text)) & _PUT_IN) and _of_credits_alone(text)
+        and acts.read_act(text).act == "problem" and not cues.asks_card_change(text)
+    )
 
 
 def _of_credits_alone(text: str) -> bool:
@@ -393,6 +398,7 @@ def _of_credits_alone(text: str) -> bool:
 
 # The lexicon's concepts (`lexicon.CONCEPTS`) of credits put in, and of money taken.
 _CREDITS_TERMS = frozenset({"topup_c", "transfer_c", "credits"})
+_PUT_IN = frozenset({"topup_c", "credits"})
 _CHARGE_TERMS = frozenset({"fee_c", "refund_c", "twice_c", "unrecognised_c"})
 
 
