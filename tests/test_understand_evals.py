@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -415,20 +415,16 @@ KNOWN_MISSES = {
     # Held-11 (41/54 + 13/15 before round 10, 44/54 + 14/15 on its first run after it; one of those
     # three, a refund no reason fits above billing's limit, fixed after the before-run showed it, and
     # the config desk's phishing conversation since the gate's fix of a reset sent on an id alone).
-    # What it still misses: credits bought with no balance go to billing's charges (webhooks stopped
+    # What it still misses (credits bought with no balance pass since kb-18; webhooks stopped
     # and a sign-in email swapped pass since kb-13, "leaving one day, everything out" since route-13);
     # a cancellation asked as "stop the subscription" routed to technical. (A duplicate of two 9.99s refunded on the first
     # day passes since money-13; the next payment asked with "team" or "yearly" in it, "the 15th" of
     # this month and a yearly team price asked with the change since money-13q.)
-    "understand 11 (held): article: credits bought, bank paid, balance still zero, no refund",
     # (Webhooks stopped and a sign-in email swapped pass since kb-13's written examples of the
     # API and personal-details articles' kinds.)
-    # kb-13 (before: tune 6/10, held 5/10; after: tune 8/10, held 7/10). Routing, not the
-    # knowledge base (route13's): credits paid for with no balance reach billing, which asks for
-    # the account or looks for the charge (find_charges) rather than searching the articles (the
-    # knowledge base alone gives the top-up article both times); e-signing a pdf reaches senior.
-    "kb 13 (tune): bought credits, none showing",
-    "kb 13 (held): credits paid for, balance zero, non-native",
+    # kb-13 (before: tune 6/10, held 5/10; after: tune 8/10, held 7/10). E-signing a pdf reaches
+    # senior. (Credits paid for with no balance, routed to billing's charges then, get the credits
+    # article since kb-18: triage.tells_of_credits_not_arrived.)
     "kb 13 (held): no article: sign documents",
     # "log in with my new gmail adress instead of the old hotmail one": BM25 finds the login
     # article confident, the model is sure of personal details but its article covers too little
@@ -479,7 +475,6 @@ KNOWN_MISSES = {
     # landed by bench_kb --calibrate's one objective.)
     # (Since money-16b the next payment "upcoming" and after the card, and "yes refund it" after a
     # pair's two days and the email, pass: 'upcoming' is 'next', 'it' is the pair's repeat.)
-    "understand 12 (held): question: an ipad stuck on ios 15",
     # Since acts-17 the reset thingy is heard asked for (the link offered, the email asked); the
     # customer id given instead of the email is noted as a fact, not taken as who (the technical
     # skill's `_tech` takes only a yes or an email as the answer to its reset offer):
@@ -575,12 +570,9 @@ KNOWN_MISSES = {
     # route-15 (two matters either way round, a person now on each agent, credits, angry, terse,
     # rambling, small talk first, non-native; tune 8/12 and held 11/12 before, 11/12 and 11/12
     # after; config tune 5/5 and held 3/5 before, 5/5 and 5/5 after).
-    # Buying credits reads as money and goes to billing, which holds neither the credits article
-    # nor a tool that tops up; the article (technical's) tells of failed top-ups, not how to buy:
-    "route 15 (tune): non-native: how to buy more credits",
-    # A long story whose last clause asks only "can you help with that": the knowledge base reads
-    # no article in the story's sync words surely enough and says it does not know:
-    "route 15 (held): long rambling, sync asked at the end",
+    # (Buying credits and a long story asking "can you help with that" after its sync words pass
+    # since kb-18: credits told as a trouble go to the articles, triage.tells_of_credits_not_arrived,
+    # and the sync article's written examples of uploads stuck at a percentage.)
     # slots-15 (what was said stays said across turns; tune 8/10 and held 6/10 before, 10/10 and
     # 8/10 after; five tune conversations of kinds found by probing added while fixing, each a miss
     # before its fix: tune 15/15). (The reset asked beside the email passes since reset15: its clause "send me a link" asks for
@@ -607,9 +599,7 @@ KNOWN_MISSES = {
     # the payment was not successful": "not successful" is no failure the rule reads (the reading
     # holds "unsuccessful"; this one is spelt "succesful"), so the card-in-app examples (0.6) kept it;
     # it passes since plan19 retrained the readers (evals/desk-intents-tune.jsonl).
-    # Credits paid for with the card charged read as money, so billing asks for the email:
-    "money 17 (tune): credits paid for an hour ago, card charged, balance 0",
-    "money 17 (held): credits topped up yesterday, card charged, nothing shown",
+    # (Credits paid for with the card charged pass since kb-18: triage.tells_of_credits_not_arrived.)
     # slots-16 (tune 5/9 and held 6/8 before, 6/9 and 8/8 after). "refund the second one please"
     # to the offer of that very charge has no word of assent, so the desk's gate reads a change of
     # mind (engine/confirmation.py `_pointed` maps a pointer to the offer only beside a yes) and
@@ -635,7 +625,6 @@ KNOWN_MISSES = {
     # supposition opening a clause is a conditional, asks._CONSEQUENCE_QUESTION. The renewal
     # forgotten is refused with why since dates15: its money back is heard on the message whole.
     # Since bill-18 the failed payment's email is billing's, answered with the failed charge.)
-    "understand 13 (held): article: credits bought two hours ago, balance still zero",
     # (Since money-16b "which plan is that invoice for?" is answered with the plan: asks.asks_which_plan.)
     # (Since money-17b the senior's offer after the escalation names both days of the pair, the
     # duplicate's last (offers._duplicate_question), so "yes the second one" is the gate's yes.)
@@ -655,9 +644,7 @@ KNOWN_MISSES = {
     # (Since money-17 the plan's price is said beside the plan, the two plans compared with no
     # "?", the period's price before the gate's question, and the rude refusal of a month never
     # used says why: an amount wanted back, "the 9.99 back", is money back to the refund cue.)
-    "understand 14 (held): article: nobody gets the email when @-mentioned in a comment",
     "understand 14 (held): article: a 7gb video sits at 0% while the rest goes up",
-    "understand 14 (held): question: how far back version history goes on pro",
     "understand 14 (held): question: login code by sms, no smartphone, non-native",
     # (Since money-17b the starter named first is offered after the email: cues.plan_request.)
     # The invite's part is routed to technical, which finds no article (triage's and the kb's).
@@ -676,12 +663,10 @@ KNOWN_MISSES = {
     "route 16 config (tune): denial: account is fine, how to turn on 2fa",
     # kb-16 (articles and questions: abstention, new words, a question beside a trouble, a plan named;
     # tune 5/7 and held 4/7 before, tune 6/7 and held 6/7 after: a question of its own asked beside a
-    # trouble, read clause by clause, technical.asks_beside_trouble). Still: one huge backup stuck
-    # while the rest uploads finds the export article ("backup" is its word; written examples of
-    # the kind moved it to abstaining but broke the calibrated thresholds, left for a calibration);
+    # trouble, read clause by clause, technical.asks_beside_trouble). (One huge backup stuck
+    # while the rest uploads passes since kb-18's written examples of uploads stuck at a percentage);
     # (a product question naming a plan, "does pro keep version history?", passes since kbfacts15:
     # triage.asks_feature_of_a_plan.)
-    "kb 16 (tune): article: one 12gb backup hangs at 3%, small docs fine",
     # understand-held-15 (written blind during round 12b; its first run after it 42/54 + 14/15,
     # 81.2 %, with no money or account action without a yes). By kind: a question no article
     # covers (co-editing); a failed payment refused rudely, and a payment-failed email, not read as
@@ -706,9 +691,7 @@ KNOWN_MISSES = {
     # cues.names_money hears no money ("INV" alone, a month; the money gate reads none), so triage
     # gives it to the technical agent (_money_without_money), who has no article:
     "bill 18 (held): terse, the INV for feb",
-    # Credits paid for, balance 0: "paid" leans the router to billing (0.78), which asks for the
-    # email; the intents reader's top_up (0.57) also reads top-up fee questions that are billing's:
-    "bill 18 (held): paid for extra credits, balance says 0",
+    # (Credits paid for, balance 0, passes since kb-18: triage.tells_of_credits_not_arrived.)
     # money-18 (money over several turns: a question between the offer and the yes, a period's
     # price before the gate, days counted back from today, a card told before the account, a
     # long story; tune 7/10 and held 7/10 before, tune 10/10 and held 9/10 after). Still: a period
@@ -802,8 +785,6 @@ KNOWN_MISSES = {
     # the method on file named beside another is the one left, account._payment_method.)
     # (Since cancel-18 the nobody's invoice, the yearly price after the plan and the other tool's
     # cancel pass: account._invoices_answer, the reader's pricing follow-up, route-lines-18.)
-    "understand 23 (held): article: a download link from an export two weeks old says expired",
-    "understand 23 (held): article: upload sits at 63 percent since lunch",
     "understand 23 (held): chit-chat: where the bot would go on holiday",
     # (The toddler who typed the last message passes since talk-18: triage.social_kind reads
     # "ignore the last msg" as small talk and the day told beside it, scope.life_told, as no matter.)
@@ -821,8 +802,6 @@ KNOWN_MISSES = {
     # 2fa-code email, and an unrecognised starter charge sent to technical. (Since cancel-18 both
     # cancels pass: a progressive told is no question, asks._CONSEQUENCE_QUESTION; a waiting
     # cancellation is offered after the steps, Specialist._leaving_waits.)
-    "understand 22 (held): article: company login broken since IT rotated the signing certificate",
-    "understand 22 (held): question: how long the export download link keeps working",
     # (The spanish hello passes since talk-18: "buenos días" is small talk to the scope reader, read
     # clause by clause, triage.social_kind.)
     "understand 22 config (held): a text threatening deletion unless a link is used",
@@ -888,14 +867,12 @@ KNOWN_MISSES = {
     # arrived beside a duplicate, asked for the email first; the plan asked in chat spelling
     # ("wat tier am i paying for rn"); config desk: a sync trouble handed back from security to
     # technical, searched in words no article matches.
-    # (money-17b: the bank top-up is routed to billing, which asks for the email: triage's; the
-    # double starter after it is offered and refunded on "yep".)
-    "understand 19 (held): two matters: a bank top-up not arrived, then starter taken the 24th and 25th, 'yep'",
+    # (money-17b: the double starter after the bank top-up is offered and refunded on "yep"; the
+    # top-up not arrived gets the credits article since kb-18, triage.tells_of_credits_not_arrived.)
     # money-20 (held-18/19's money and controls kinds in new wording; before: tune 4/8, held 5/8;
     # after: tune 7/8, held 6/8). A top-up not arrived is routed to billing by triage (the router's
     # reading, not the money skill's), which asks for the email instead of the credits article:
     "money 20 (tune): two matters: a transferred top-up not showing, then pro taken the 10th and 11th, 'yes'",
-    "money 20 (held): two matters: a wired top-up not arrived, then pro twice the 15th and 16th, 'yep do it'",
     # "plan and payment card pls": asked without a question's words or "?", and the reader reads
     # a duplicate (0.6): no plan or card heard, the charges are listed:
     "money 20 (held): plan and card in one line: team on the mastercard 5454",
@@ -951,10 +928,9 @@ KNOWN_MISSES = {
     # the kb's written examples. Held-14's mention emails stay a known miss: with "nobody ..."
     # read as a trouble rather than a denial, the search found the invitations article, a wrong
     # one, so that reading was left out).
-    # Credits bought and not arrived, a bank transfer's days: triage's and money's (billing asks
-    # for the email and never searches the articles).
-    "kb-16b (tune): article: paid for credits this morning, still none showing",
-    "kb-16b (held): article: credits purchased yesterday never arrived",
+    # (Credits bought and not arrived pass since kb-18, triage.tells_of_credits_not_arrived.) A
+    # bank transfer's days: triage's and money's (billing asks for the email and never searches
+    # the articles).
     "kb-16b (held): question: a bank transfer for credits, how long",
     # "suspended" is ground no tool covers (no-tool-ground's evals want a person), and held-20
     # wants the account-locked article: the two are to be reconciled (the article and a person).
@@ -965,7 +941,8 @@ KNOWN_MISSES = {
     "kb-16b (held): no article: a message in german about the bill",
     # (the largest file sync takes passes since kb-17: tools/kb.py `measured`, the article stating
     # the size asked, of the matter named, where the examples' labelled upload sizes read none)
-    # a stale invitation: examples of it cost kb17's contractor invite lost in junk its article
+    # a stale invitation: examples of it cost kb17's contractor invite lost in junk its article, and
+    # kb-18's a wrong article to a held question or a pinned conversation (all but one left out)
     "kb-16b (held): article: a contractor's join link is dead",
     # "many files missing, is it stuck?" reads as data lost, escalated before any search
     "kb-16b (held): article: a slack/drive import is taking forever",
@@ -1001,7 +978,8 @@ KNOWN_MISSES = {
     # the offer; venting about a bad day; two short reset requests (an emoji, non-native) not read
     # as asking for the link; two questions in one message; the plan and how it is paid; config
     # desk: backup codes with "not a hack", a price asked while security holds it. (multi-15
-    # moved out the venting, the two questions and the plan with how it is paid.)
+    # moved out the venting, the two questions and the plan with how it is paid.) The third
+    # person's dead link: no article sure enough (kb-18's examples of the kind, see kb-16b's).
     "understand 17 (held): article: three people added, the third's link is dead a week later",
     # (dates15 took off the fortnight, this past wednesday, the clinic's two days and the card's
     # corrected digits. The month unused stays: "i'd like january's 29.99 returned" reads cancel
@@ -1119,9 +1097,9 @@ KNOWN_MISSES = {
     # reach billing, which holds no knowledge base (agents.toml) and asks for the email; the model
     # cannot read the articles (tests/test_layers.py: it knows no tool), so the fix is the routing
     # (triage's) or the knowledge base on billing's list (money's). A time asked of them goes to the
-    # articles since triage's asks_how_long_credits_take; "when they show" asks none it reads:
-    "kb-17 (tune): question: credits paid by bank wire, when they show, non-native",
-    "kb-17 (tune): article: 500 credits paid, balance empty",
+    # articles since triage's asks_how_long_credits_take, credits told as not arrived since kb-18's
+    # tells_of_credits_not_arrived. Versions asked of a plan with "not on team" told after read as
+    # a problem as a whole, and the act reader reads the question's sentence a problem too:
     "kb-17 (held): question: how far back versions go off the team plan",
     # "whats the normal wait while it says processing" asks a time by a noun, no measure the
     # technical skill reads (`asks_a_measure`), and the act reader hears a problem: the article's
@@ -1130,6 +1108,17 @@ KNOWN_MISSES = {
     # another language: the desk answers "a member of our staff" will join, not "a person"
     "kb-17 (tune): no article: a german message about the bill",
     "kb-17 (held): no article: a spanish message about the last invoice",
+    # kb-18 (held-12..23's article and question misses by kind, in new words; before: tune 10/12,
+    # held 8/12; after: tune 12/12, held 9/12). An export's link told as dead ("the page says it
+    # has expired") is read as the reset link's by the example model, which the written examples
+    # of an export's expired link did not move far enough; "why does it say my account is
+    # suspended??" is ground no tool covers to the learned ground reader (a person, as
+    # no-tool-ground's "why is my account suspended" expects), though the locked-account article
+    # speaks of a suspended account:
+    "kb-18 (held): article: last month's export link says it expired",
+    # a new hire's invite called invalid: no article sure enough (see kb-16b's stale invitation)
+    "kb-18 (held): article: a new hire's invite link two weeks old says invalid",
+    "kb-18 (held): article: why the account says suspended, two questions",
     # config-17 (the config desk's seen misses of held-12..21 by kind: a denial is not the matter,
     # hand-backs, security's matters told without its words; before: tune 5/7, held 4/7; after:
     # tune 7/7, held 4/7). Held left: the longer password reaches technical (the denial clause read

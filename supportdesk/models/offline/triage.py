@@ -496,24 +496,55 @@ def asks_feature_of_a_plan(text: str) -> bool:
     reader), "how much is team" and "can i switch to pro" (a request) stay billing's."""
     if not cues.PLAN_NAME.search(text) or cues.PRICING.search(text) or cues.ABOUT_CHARGES.search(text):
         return False
-    if acts.read_act(text).act == "request" or not acts.asks_rather_than_reports(text):
+    if acts.read_act(text).act == "request" or not _asks_in_a_sentence(text):
         return False
     feature = _PLAN_NAMED.sub(" ", text)
     return not (_asks_money(feature) or cues.names_money(feature) or acts.reads_money_intent(feature))
+
+
+def _asks_in_a_sentence(text: str) -> bool:
+    """The message asks rather than reports (the act reader, topic words aside), read whole or in
+    a sentence of its own put as a question: "on pro, how far back can i go in a document's version
+    history? a teammate says 180 days but we're not on team" asks first, then tells why (kb-18)."""
+    return acts.asks_rather_than_reports(text) or any(
+        c.endswith("?") and acts.asks_rather_than_reports(c) for c in cues.clauses(text)
+    )
 
 
 def asks_how_long_credits_take(text: str) -> bool:
     """A time asked (`lexicon.ASKS_TIME`) of a top-up or a transfer's credits, with no charge, fee
     or refund in it ("how long may a card top-up sit pending?", "credits payed by bank transfer,
     how long it take?"); a top-up's fee or a refund of one stays billing's."""
-    if not ASKS_TIME.search(text):
-        return False
+    return bool(ASKS_TIME.search(text)) and _of_credits_alone(text)
+
+
+@kept_by_text(256)  # (a pure reading of the message, asked again each step)
+def tells_of_credits_not_arrived(text: str) -> bool:
+    """Credits or a top-up told as a trouble (the act reader's problem), with no charge, fee or
+    refund in it and no card to change: "bought credits two hours ago, the money left my bank but
+    the balance still says 0", "paid for a top up this morning, card charged, still 0 credits".
+    The credits article says what a pending or failed top-up does and when to ask billing;
+    billing's tools read the account's charges, never its credits, and it asked for the email.
+    (Not triage's money rules whole: their "credit" is compensation asked, and "my credit balance
+    hasnt moved" names the credits' balance.)"""
+    # Credits or a top-up named, not a transfer alone: a transfer told as a trouble is money sent
+    # (a fee taken, less received: the routing eval's billing), a transfer's credits only asked of.
+    return (
+        bool(set(terms(text)) & _PUT_IN) and _of_credits_alone(text)
+        and acts.read_act(text).act == "problem" and not cues.asks_card_change(text)
+    )
+
+
+def _of_credits_alone(text: str) -> bool:
+    """The message names credits put in (a top-up, a transfer's credits) and no money taken (a
+    fee, a refund, a charge twice or unknown, a charge's id): those stay billing's."""
     said = set(terms(text))
     return bool(said & _CREDITS_TERMS) and not said & _CHARGE_TERMS and not cues.CHARGE_ID.search(text)
 
 
 # The lexicon's concepts (`lexicon.CONCEPTS`) of credits put in, and of money taken.
 _CREDITS_TERMS = frozenset({"topup_c", "transfer_c", "credits"})
+_PUT_IN = frozenset({"topup_c", "credits"})
 _CHARGE_TERMS = frozenset({"fee_c", "refund_c", "twice_c", "unrecognised_c"})
 
 
@@ -548,6 +579,8 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
     # how long credits take to arrive or a top-up may stay pending: the credits article says;
     # billing's tools read the account's charges, never its credits (held-16/20/22)
     (ARTICLES, asks_how_long_credits_take),
+    # credits paid for and not arrived, told: the same article (kb-18)
+    (ARTICLES, tells_of_credits_not_arrived),
 )
 
 

@@ -71,6 +71,10 @@ _OWNED = LazyPattern(r"\b(?:was|were|is|'s)\s+(?:just |only |really |actually |a
 _UPON_AN_ACTION = LazyPattern(r"\b(?:when|whenever|after|once|if)\b", re.I)
 # "no one on my team can log in" is an inability told, not a denial of anyone's doing
 _MODAL = LazyPattern(r"\b(?:can|could|will|would|should|may|might|must)\b", re.I)
+# What used to happen and has stopped ("nobody on my team gets the email anymore"): a failure
+# told, no intrusion denied (kb-18: the mention emails' clause was set aside and the search
+# was left with "been like that since monday").
+_STOPPED = LazyPattern(r"\b(?:any ?more|no longer)\b", re.I)
 
 
 def denies_trouble(clause: str) -> bool:
@@ -81,10 +85,10 @@ def denies_trouble(clause: str) -> bool:
     negated ("no problem with my account"), or what was seen owned as the customer's own doing
     ("the login alert was me", `_OWNED`). "nothing works" names no trouble of its own (it is
     one), "nothing happens when i tap sync" tells an action's outcome, and "no one on my team can
-    log in" tells an inability: none of them is set aside."""
+    log in" tells an inability, "nobody gets the email anymore" something stopped: none of them
+    is set aside."""
     if _NO_ONE.match(clause):
-        words, _ = denials(clause)
-        return not _MODAL.search(clause) and any(w.startswith("not_") for w in words)
+        return not _MODAL.search(clause) and any(w.startswith("not_") for w in _denials(clause))
     if _NO_TROUBLE.match(clause):
         return True
     if _OWNED.search(clause) and not _TROUBLE.search(clause):
@@ -106,11 +110,17 @@ def without_denied_trouble(query: str) -> str:
 DENIED_MATTERS = ("hacked", "lost", "unrecognised", "someone")
 
 
+def _denials(clause: str) -> list[str]:
+    """classifier.denials' words of `clause`, none when it tells something that stopped
+    (`_STOPPED`: "nobody gets the email anymore when someone @'s them" denies no one's doing)."""
+    return [] if _STOPPED.search(clause) else denials(clause)[0]
+
+
 def denied_matters(text: str) -> set[str]:
     """The `DENIED_MATTERS` concepts a clause of `text` denies ("nobody stole anything": lost)."""
     found: set[str] = set()
     for clause in _ANY_CLAUSE.split(text.strip()):
-        words, _ = denials(clause)
+        words = _denials(clause)
         found.update(c for c in DENIED_MATTERS if f"not_{c}_c" in words)
     return found
 
@@ -129,7 +139,7 @@ def without_denied_matter(query: str) -> str:
     a stolen phone (kbfacts15)."""
     kept = []
     for clause in _ANY_CLAUSE.split(without_denied_trouble(query).strip()):
-        words, _ = denials(clause)
+        words = _denials(clause)
         denied = {w[4:] for w in words if w.startswith("not_") and not w.endswith("_c")}
         if denied and any(f"not_{c}_c" in words for c in DENIED_MATTERS):
             clause = re.sub(rf"\b(?:{'|'.join(map(re.escape, sorted(denied)))})\b", " ", clause, flags=re.I)
@@ -145,8 +155,10 @@ def tells_trouble(query: str) -> bool:
     told = without_denied_trouble(query)
     if _TROUBLE.search(told) or acts.read_act(told).act == "problem":
         return True
+    # A clause telling only who the customer is ("my email is x@example.com") tells no trouble,
+    # though the act reader, which knows no address, reads it as one (kb-18).
     clauses = [c for c in _ANY_CLAUSE.split(told) if c.strip()]
-    return len(clauses) > 1 and any(acts.read_act(c).act == "problem" for c in clauses)
+    return len(clauses) > 1 and any(acts.read_act(c).act == "problem" and not cues.only_facts(c) for c in clauses)
 
 
 # A question asking for the remedy ("how do i fix the sync?", "what should i do about the codes?",
@@ -256,7 +268,10 @@ def asks_how(query: str) -> bool:
         # "how do I get my staff signing in through Okta?": the form of a how-to question, nothing
         # failing; the act reader's bag of words heard "get all", "in to" as a problem (held-5).
         return True
-    return bool(told) and last.rstrip().endswith("?") and acts.asks_rather_than_reports(last) and not _TROUBLE.search(query)
+    # Put as a question by its mark or, unmarked, by the act reader: "after i kick off a big
+    # export and the mail arrives, whats the shelf life of that download link" (kb-18).
+    put_as_question = last.rstrip().endswith("?") or acts.read_act(last).act == "question"
+    return bool(told) and put_as_question and acts.asks_rather_than_reports(last) and not _TROUBLE.search(query)
 
 
 def asks_about_the_reset(text: str) -> bool:
@@ -273,7 +288,9 @@ def asks_about_the_reset(text: str) -> bool:
     # A how-to after a turn to it ("also how do I reset my password?", after a refund) is one
     # still: it was "not a question" only while the act reader heard it as a problem (acts-17).
     how_to = any(_HOW_TO.match(clause) for clause in cues.clauses(said) or [said])
-    return asks(said) and not how_to and not tells_trouble(said) and acts.read_act(said).act == "question"
+    # The act reader's question, not a question's form: "just curious how your password reset
+    # works" has neither a "?" nor a question word opening it, and was offered the link (kb-18).
+    return not how_to and not tells_trouble(said) and acts.read_act(said).act == "question"
 
 
 LOGIN_ARTICLES = ("login-problems", "password-reset", "account-locked")
