@@ -773,6 +773,25 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-24 (written blind before round 18): 44/54 + 13/15 (82.6 %) before the round,
+    # 46/54 + 13/15 (85.5 %) after it (84.1 % without the fix its own miss taught: "and february's?"
+    # after march's invoice, lost mid-round to cancel-18's pricing follow-up, tests/test_follow_up_month.py);
+    # no money or account action without a yes. By kind: two questions no article answers given steps
+    # or the single sign-on article; an app not assigned in Azure given the sign-in article; a tablet
+    # left on a train, and the biggest file that syncs, given none; the next debit's date and amount
+    # answered with the charges; the cheapest plan asked at the end of a long story asked which plan;
+    # expired invitations beside team's price: the price alone; config desk: a device the customer
+    # does not own sent to technical, and a cancel after a hack kept by security.
+    "understand 24 (held): no article: moving around only with the keyboard, no mouse",
+    "understand 24 (held): no article: how long the ip addresses of staff sign-ins are kept, privacy",
+    "understand 24 (held): article: a new starter not given the app in azure",
+    "understand 24 (held): article: a tablet left on the train still signed in, kick it out from the pc",
+    "understand 24 (held): question: the biggest single file that will sync, 8gb zips",
+    "understand 24 (held): calendar: the next payment after this month's on the 25th",
+    "understand 24 (held): rambling: a shrinking agency, team down to starter, long, 'yes please, thank you'",
+    "understand 24 (held): two matters: invitations expired before use, and team's monthly price, one message",
+    "understand 24 config (held): non-native, last active on an android phone but owns only an iphone",
+    "understand 24 config (held): security holds it, then cancel asked, the offer only",
     # understand-held-23 (written blind after round 17's changes): 45/54 + 13/15 (84.1 %) on its
     # first run; no money or account action without a yes. By kind: an expired export link given
     # the password reset article; an upload stuck at 63 % given none; an invoice number nobody holds
@@ -1161,8 +1180,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
