@@ -86,7 +86,11 @@ def plain_line(text: str) -> str:
 # my password AGAIN", an eye-roll, "reset to <email>": a report, then a request; acct17). The
 # one definition of a message's clauses: the act reader's, the gates' and the offline model's
 # (models/offline/cues.py passes its own ends: where the subject changes).
-CLAUSE_END = LazyPattern(r"[.?!;:,]+\s+|\s+[-\u2013\u2014]+\s+|\n+|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*")
+# A run of marks or spaces is read up to 64 long (longer runs are no punctuation anyone writes):
+# unbounded, every place in a run of 16,000 spaces or dots read the rest of it, seconds a split.
+CLAUSE_END = LazyPattern(
+    r"[.?!;:,]{1,64}\s+|\s{1,64}[-\u2013\u2014]{1,64}\s+|\n+|\s{0,64}[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*"
+)
 
 
 def clauses(text: str, ends: LazyPattern = CLAUSE_END, strip: str | None = None) -> list[str]:

@@ -21,6 +21,7 @@ from supportdesk.engine.events import Appended
 from supportdesk.items import ContextSet
 from supportdesk.models.offline import cues, slots, triage
 from supportdesk.models.offline.model import MAX_READ_CHARS
+from supportdesk.text import CLAUSE_END
 from supportdesk.wiring import open_desk
 from tests.conftest import REPO
 
@@ -61,7 +62,7 @@ CRAFTED = [
 ]
 
 
-@pytest.mark.parametrize("pattern", [triage._ISSUE_SPLIT, cues.CLAUSE_SPLIT, cues._PARTS, cues._SLOT_VALUES], ids=lambda p: p.pattern[:30])
+@pytest.mark.parametrize("pattern", [triage._ISSUE_SPLIT, cues.CLAUSE_SPLIT, cues._PARTS, cues._SLOT_VALUES, CLAUSE_END], ids=lambda p: p.pattern[:30])
 @pytest.mark.parametrize("text", CRAFTED, ids=lambda t: f"{t[:8]!r}x{len(t)}")
 def test_splitters_take_one_pass(pattern, text):
     with within(BUDGET):
