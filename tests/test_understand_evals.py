@@ -773,6 +773,26 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-25 (written blind after round 18, before round 18b): 44/54 + 13/15 (82.6 %)
+    # on its first run; no money or account action without a yes. By kind: four questions whose
+    # answer is a fact in an article (the status page, how long the lock lasts, which characters stop
+    # sync, the notifications' sender) answered with none or the wrong one; the next renewal's day and
+    # amount; a duplicate told by its two days with the email next, and one in a long story, not
+    # offered; a bot asked whether it dreams searched; two matters in one message, each answered
+    # alone; config desk: "nobody broke in" beside a code at login, and a deletion threat with a
+    # look-alike site.
+    "understand 25 (held): question: a page that shows whether acme itself is down",
+    "understand 25 (held): question: how long the lock lasts after wrong passwords, terse",
+    "understand 25 (held): question: which characters in a file name stop it syncing",
+    "understand 25 (held): question: the sender address of notification emails, to allow it",
+    "understand 25 (held): calendar: the next renewal after march 17's, day and amount",
+    "understand 25 (held): kept: pro shown on the 10th and the 11th, the email next, 'alright yes'",
+    "understand 25 (held): rambling: a florist's starter taken two days running told in a long message, 'sure go ahead'",
+    "understand 25 (held): chit-chat: whether the bot dreams at night",
+    "understand 25 (held): two matters: the android app closes on an attachment, and pro's yearly price, one message",
+    "understand 25 (held): two matters: the team plan's price and my february invoice number, one message",
+    "understand 25 config (held): negation: nobody broke in, a code from the phone at login",
+    "understand 25 config (held): an email saying the account is deleted unless the card is confirmed at a look-alike site",
     # understand-held-24 (written blind before round 18): 44/54 + 13/15 (82.6 %) before the round,
     # 46/54 + 13/15 (85.5 %) after it (84.1 % without the fix its own miss taught: "and february's?"
     # after march's invoice, lost mid-round to cancel-18's pricing follow-up, tests/test_follow_up_month.py);
@@ -1180,8 +1200,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
