@@ -11,7 +11,7 @@ from tests.conftest import REPO
 from tests.money_turns import passes
 
 FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18")  # run on evals/config-agent.toml: an agent only the config knows
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # cancel-18 (a cancel told after its reason or beside an app trouble, kept facts; tune 3/8 and
@@ -801,7 +801,8 @@ KNOWN_MISSES = {
     # left on a train, and the biggest file that syncs, given none; the next debit's date and amount
     # answered with the charges; the cheapest plan asked at the end of a long story asked which plan;
     # expired invitations beside team's price: the price alone; config desk: a device the customer
-    # does not own sent to technical, and a cancel after a hack kept by security.
+    # does not own sent to technical, and a cancel after a hack kept by security (config-24 hands
+    # the cancel back: a request in another skill's words follows the router's lean, however unsure).
     "understand 24 (held): no article: moving around only with the keyboard, no mouse",
     "understand 24 (held): no article: how long the ip addresses of staff sign-ins are kept, privacy",
     "understand 24 (held): article: a new starter not given the app in azure",
@@ -811,7 +812,6 @@ KNOWN_MISSES = {
     "understand 24 (held): rambling: a shrinking agency, team down to starter, long, 'yes please, thank you'",
     "understand 24 (held): two matters: invitations expired before use, and team's monthly price, one message",
     "understand 24 config (held): non-native, last active on an android phone but owns only an iphone",
-    "understand 24 config (held): security holds it, then cancel asked, the offer only",
     # understand-held-23 (written blind after round 17's changes): 45/54 + 13/15 (84.1 %) on its
     # first run; no money or account action without a yes. By kind: an expired export link given
     # the password reset article; an upload stuck at 63 % given none; an invoice number nobody holds

@@ -588,6 +588,9 @@ CANCEL = _any(
     # "ok actually just cancel it then" after talk of the plan (issue 38, held-4): "it" is the plan
     r"\b(?:just|then|actually|ok(?:ay)?|fine|so)\s+cancel (?:it|that|the whole thing|everything)\b",
     r"\bcancel (?:it|that)\s+(?:then|altogether|instead|for good)\b",
+    # the same request told object first ("i just want my subscription closed", "we'd like the
+    # membership cancelled"): wanted done, not told as done ("my subscription was cancelled")
+    r"\b(?:want|like|need|get) (?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|membership|plan) (?:cancell?ed|closed|ended|stopped|terminated)\b",
 )
 # "Team" the plan, not the customer's own team ("on our team", "my team's logins").
 _TEAM_PLAN = r"(?:team(?=\s+plan)|(?<!\bour )(?<!\bmy )(?<!\bwhole )team)"

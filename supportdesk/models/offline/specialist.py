@@ -643,6 +643,13 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                 # reader heard "confirmed" as a yes, and the matter stayed with technical; sec17).
                 answer = answer and not (self.router.access_agent(clause) not in (None, self.me.name))
                 skill = None if answer else self.topic(clause, 0.0 if dropping else TOPIC_SWITCH_CONFIDENCE)
+                if skill is None and not answer:
+                    # A request of a skill this agent lacks, in that skill's own request words ("i
+                    # just want to cancel acme" to security): the router leaning to that skill is
+                    # enough, unsure or not ("honestly after this" leaned billing 0.61; held-24).
+                    asked = self._asks_skill(clause)
+                    leaning = self.topic(clause)
+                    skill = leaning if asked is not None and asked not in self.skills and leaning == asked else None
                 peer = None if answer else self.peer_for(clause, TOPIC_SWITCH_CONFIDENCE)
                 if skill is not None and skill not in self.skills and switch_clause is None and not self._has_own_request(clause):
                     switch_clause = clause
