@@ -846,7 +846,8 @@ def asks_card_on_file(text: str) -> bool:
 NEXT_PAYMENT = _any(
     # ("next renewal" is left out: "from my next renewal" says when a change takes effect)
     # ("upcoming" is "next" in other words: "date of my upcoming payment plus the amount")
-    r"\b(?:ne?xt|upcoming) (?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
+    # (a word may name whose or which payment between them: "next acme debit", "next monthly debit")
+    r"\b(?:ne?xt|upcoming) (?:[a-z]+ )?(?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
     r"\b(?:take|charge|bill|debit|pay)\b[^.?!]{0,20}\bnext time\b",
     # (asked in the past, "when did you charge me in february?", it is a charge already taken)
     r"\b(?:when|what date|what day)\b(?!\s+(?:did|was|were|have|had)\b)[^.?!]{0,40}"

@@ -86,6 +86,11 @@ def _names_an_end(text: str) -> bool:
     return cues.plan_step(text) in ("lowest", "highest")
 
 
+def _named_as_target(plan: str | None, text: str) -> bool:
+    """The plan is named as where to go ("to the team plan"), not only mentioned ("the team features")."""
+    return plan is not None and re.search(rf"\b(?:to|onto|into|on) (?:the |a )?{plan}\b", text, re.I) is not None
+
+
 class AccountSkill(SkillBase):
     def _customer_id(self) -> str | None:
         v = self.view
@@ -251,8 +256,11 @@ class AccountSkill(SkillBase):
                 lambda prices, _plans: f"We don't have a plan called \"{unknown.title()}\". Which plan would you like? {prices}",
                 f"We don't have a plan called \"{unknown.title()}\". Which plan would you like to move to?",
             )
-        # ("the cheapest plan but paid once a year": the place names the plan, the period is its own)
-        place = cues.plan_step(text) if plan is None else None
+        # ("the cheapest plan but paid once a year": the place names the plan, the period is its own;
+        # "we don't need the team features ... move us to the cheapest plan": a plan only mentioned
+        # yields to an end of the price list asked for, held-24's shrinking agency)
+        ends_over_named = _names_an_end(text) and not _named_as_target(plan, text)
+        place = cues.plan_step(text) if plan is None or ends_over_named else None
         if place is not None:  # "now the cheapest one": the latest words over a plan named before
             return self._plan_by_place(customer_id, text, place)
         if plan is None and period is None:
@@ -283,8 +291,7 @@ class AccountSkill(SkillBase):
         read, record = self._read_account(customer_id)
         if read is not None:
             return read
-        named_as_target = plan is not None and re.search(rf"\b(?:to|onto|into|on) (?:the |a )?{plan}\b", source, re.I)
-        if plan == record.get("plan") and not period and not named_as_target and re.search(r"\b(?:upgrade|downgrade|switch|change|move)\b", source, re.I):
+        if plan == record.get("plan") and not period and not _named_as_target(plan, source) and re.search(r"\b(?:upgrade|downgrade|switch|change|move)\b", source, re.I):
             # "downgrade, Team is too expensive": the plan named is the one they are leaving.
             return self._with_prices(
                 lambda prices, _plans: f"You're on the {str(plan).title()} plan now. Which plan would you like? {prices}",
