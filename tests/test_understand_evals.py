@@ -782,11 +782,19 @@ KNOWN_MISSES = {
     # answered with the charges; the cheapest plan asked at the end of a long story asked which plan;
     # expired invitations beside team's price: the price alone; config desk: a device the customer
     # does not own sent to technical, and a cancel after a hack kept by security.
-    # (The five article misses pass since kb-24: the knowledge base's model learnt written examples
-    # of an app the identity provider has not assigned, a device left somewhere still signed in, and
-    # sign-in records' retention among questions no article answers; the ground reader learnt that
-    # retention as a privacy request and the SSO error as no ground (evals/ground-lines-24-tune.jsonl);
-    # "how huge" asks a size, lexicon.ASKS_SIZE. Keyboard-only use passes since the rebuild.)
+    # (Three article misses pass since kb-24: the knowledge base's model learnt written examples of
+    # an app the identity provider has not assigned; the ground reader learnt the SSO "not assigned"
+    # error as no ground (it read a change of invoice details; evals/ground-lines-24-tune.jsonl);
+    # "how huge" asks a size, lexicon.ASKS_SIZE; keyboard-only use gets no steps since. Sign-in IPs'
+    # retention still gets the SSO article, and a tablet left on a train no article: examples of
+    # either, in the model's or the ground reader's lines, took webhooks, an api key, an export for
+    # an audit, the notification mails' sender or "how many devices at once" from their articles.)
+    "understand 24 (held): article: a tablet left on the train still signed in, kick it out from the pc",
+    "understand 24 (held): no article: how long the ip addresses of staff sign-ins are kept, privacy",
+    # kb-24 (held): the same kind, sign-in IPs' retention, given the single sign-on article (above).
+    "kb-24 (held): no article: gdpr records, each login's ip adress logged and when deleted",
+    # kb-24 (tune): a device left somewhere still signed in, given the signed-out article (above).
+    "kb-24 (tune): article: a work ipad forgotten at a hotel, sign it out remotely",
     "understand 24 (held): calendar: the next payment after this month's on the 25th",
     "understand 24 (held): rambling: a shrinking agency, team down to starter, long, 'yes please, thank you'",
     "understand 24 (held): two matters: invitations expired before use, and team's monthly price, one message",
