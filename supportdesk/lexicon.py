@@ -182,13 +182,14 @@ STOPWORDS = frozenset(
 WORD = LazyPattern(r"[a-z0-9][a-z0-9_]*")
 
 # A question asking a quantity of the product, by its kind (kb-17): a size ("the biggest single
-# file sync takes", "is there a size limit") or a time ("how long may a top-up sit pending", "how
+# file sync takes", "is there a size limit", "how huge may one file be", "how heavy a file": any
+# adjective of size after "how") or a time ("how long may a top-up sit pending", "how
 # far back does version history go", "how much days until the credits arrive"); and the same
 # kinds of quantity stated ("5 GB", "15 minutes", "1-2 business days"). The knowledge base answers
 # such a question from the step stating that kind of quantity (`tools/kb.py` `measured`); the
 # technical skill reads it as a question, not a problem (`asks_a_measure`).
 ASKS_SIZE = LazyPattern(
-    r"\b(?:how (?:big|large)|biggest|largest|max(?:imum)?(?: file)? size|size (?:limit|cap|ceiling)|file size)\b", re.I
+    r"\b(?:how (?:big|large|huge|heavy)|biggest|largest|max(?:imum)?(?: file)? size|size (?:limit|cap|ceiling)|file size)\b", re.I
 )
 ASKS_TIME = LazyPattern(
     r"\b(?:how (?:long|(?:much|many) time|far(?: back)?|soon)|how (?:many|much) (?:seconds|minutes|hours|days|weeks|months)|until when)\b",

@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -815,15 +815,27 @@ KNOWN_MISSES = {
     # expired invitations beside team's price: the price alone; config desk: a device the customer
     # does not own sent to technical, and a cancel after a hack kept by security (config-24 hands
     # the cancel back: a request in another skill's words follows the router's lean, however unsure).
+    # (The 8gb zips pass since kb-24: "how huge" asks a size, lexicon.ASKS_SIZE. The ground reader
+    # learnt the SSO "not assigned" error as no ground (it read a change of invoice details;
+    # evals/ground-lines-24-tune.jsonl), but the article is still the sign-in one. Written examples
+    # of the SSO "not assigned" error fixed it and keyboard-only use, and showed a fifth wrong held
+    # article in tests/test_kb_retrieval.py; of a device left signed in took "how many devices at
+    # once" from the signed-out article; of sign-in IPs' retention took webhooks, an api key, an
+    # audit export and the mails' sender from their articles: all left out.)
     "understand 24 (held): no article: moving around only with the keyboard, no mouse",
-    "understand 24 (held): no article: how long the ip addresses of staff sign-ins are kept, privacy",
     "understand 24 (held): article: a new starter not given the app in azure",
     "understand 24 (held): article: a tablet left on the train still signed in, kick it out from the pc",
-    "understand 24 (held): question: the biggest single file that will sync, 8gb zips",
     # (round 18b, money-24: the next debit's date and amount (cues.NEXT_PAYMENT, a word between) and
     # the cheapest plan after a story (a plan only mentioned yields to an end of the price list) pass;
     # the expired invitations are now a matter of their own and given their article, and the
     # price, a question, waits for the steps' result as any matter behind a problem does)
+    "understand 24 (held): no article: how long the ip addresses of staff sign-ins are kept, privacy",
+    # kb-24 (held): the same kind, sign-in IPs' retention, given the single sign-on article (above).
+    "kb-24 (held): no article: gdpr records, each login's ip adress logged and when deleted",
+    # kb-24 (held): the SSO "not assigned" error given the sign-in article (above).
+    "kb-24 (held): article: new here, okta says acme is not assigned to me",
+    # kb-24 (tune): a device left somewhere still signed in, given the signed-out article (above).
+    "kb-24 (tune): article: a work ipad forgotten at a hotel, sign it out remotely",
     "understand 24 (held): two matters: invitations expired before use, and team's monthly price, one message",
     "understand 24 config (held): non-native, last active on an android phone but owns only an iphone",
     # understand-held-23 (written blind after round 17's changes): 45/54 + 13/15 (84.1 %) on its
