@@ -29,6 +29,7 @@ import socket
 import sqlite3
 import time
 import uuid
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from supportdesk.store.protocol import Change, LeaseLost, StoreError, TurnStart
@@ -87,8 +88,14 @@ def _zombie(pid: int) -> bool:
 
 def holder_name() -> str:
     """A new lease holder's name and fencing token: unique, and where its process runs."""
-    pid = os.getpid()
-    return f"{uuid.uuid4().hex}:{socket.gethostname()}:{pid}:{_process_start(pid)}"
+    return f"{uuid.uuid4().hex}:{_this_process(os.getpid())}"
+
+
+@lru_cache(maxsize=4)
+def _this_process(pid: int) -> str:
+    """host:pid:start of the process `pid` (this one): read from /proc once per process, not per
+    turn (keyed by pid, so a forked child reads its own)."""
+    return f"{socket.gethostname()}:{pid}:{_process_start(pid)}"
 
 
 def holder_is_dead(holder: str) -> bool:

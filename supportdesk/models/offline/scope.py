@@ -168,10 +168,8 @@ def chit_chat(agents: list[AgentConfig], text: str, whole: bool = False) -> bool
     your job"), so any weight of words counts here, unlike `outside_scope`'s MIN_WEIGHT. `whole`
     reads the text as one clause: a clause with the short afterthought that leans on it ("you
     working all the night, never tired?": "never tired?" alone reads as the desk's)."""
-    if known_share(text) < MIN_KNOWN_SHARE:
+    if not agents or known_share(text) < MIN_KNOWN_SHARE:
         return False
-    if not agents or gates.ground(text) is not None:
-        return False  # a ground the desk hands to a person ("support in german?"): the desk's matter
     parts = [text] if whole else clauses(text)
     readings = [read_scope(part) for part in parts]
     # No clause is the desk's own ("our admin account was taken over, get me a real person" tells
@@ -187,4 +185,8 @@ def chit_chat(agents: list[AgentConfig], text: str, whole: bool = False) -> bool
     # evals/scope-labels-16-tune.jsonl), not by reading the message a second time whole.
     if not any(r.act == "chit_chat" and r.confidence >= CHIT_CHAT_CONFIDENCE for r in readings):
         return False
-    return not any(share_in_scope(agent, text)[0] >= CLAIMED_SHARE for agent in agents)
+    if any(share_in_scope(agent, text)[0] >= CLAIMED_SHARE for agent in agents):
+        return False
+    # A ground the desk hands to a person ("support in german?") is the desk's matter. Read last:
+    # the ground reader costs most, and few messages get this far (issue 34: eval routing's CPU).
+    return gates.ground(text) is None
