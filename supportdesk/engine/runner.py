@@ -287,8 +287,9 @@ class Runner:
             stored = await self._store_message(session_id, text, active=active)
             reads.add(stored)
         yield Appended(stored)
-        async for event in self._turn(session_id, started=stored, reads=reads):
-            yield event
+        async with aclosing(self._turn(session_id, started=stored, reads=reads)) as events:
+            async for event in events:
+                yield event
 
     async def receive(
         self, session_id: str, text: str, *, meta: dict[str, Any] | None = None, external_id: str | None = None,
@@ -344,7 +345,7 @@ class Runner:
                 yield event
 
     async def _one_at_a_time(
-        self, session_id: str, turn: Callable[[TurnReads], AsyncIterator[Event]]
+        self, session_id: str, turn: Callable[[TurnReads], AsyncGenerator[Event, None]]
     ) -> AsyncGenerator[Event, None]:
         """Run a turn holding the session's turn lease: a turn another process (or machine)
         runs on this session ends before this one starts, and this one reads what it left.
@@ -364,8 +365,11 @@ class Runner:
                 yield TurnWaiting(session_id)
                 start = await lease.start(depth)
             reads = TurnReads.of(self.store, session_id, depth, start)
-            async with self._fenced(session_id, lease):
-                async for event in turn(reads):
+            # (each generator below is closed when its caller stops early, not left to the
+            # garbage collector, whose finaliser wakes the event loop through its self-pipe:
+            # eval routing stops every turn at the handoff)
+            async with self._fenced(session_id, lease), aclosing(turn(reads)) as events:
+                async for event in events:
                     yield event
         finally:
             if lease.token is not None:  # (not given back by the turn's last append)
@@ -542,10 +546,11 @@ class Runner:
         reads = reads or await self._start_reads(session_id)
         self._turn_reads[session_id] = reads
         try:
-            async for event in self._steps(session_id, reads, only_unfinished=only_unfinished, started=started, final=final):
-                if isinstance(event, Appended):
-                    reads.add(event.item)
-                yield event
+            async with aclosing(self._steps(session_id, reads, only_unfinished=only_unfinished, started=started, final=final)) as steps:
+                async for event in steps:
+                    if isinstance(event, Appended):
+                        reads.add(event.item)
+                    yield event
         finally:
             # (held items a failed turn never stored go with its reads, as in a crash: the turn
             # is unfinished and runs again; a turn that fails ends its caller's use of the reads)
