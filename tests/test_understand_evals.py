@@ -1053,10 +1053,8 @@ KNOWN_MISSES = {
     # change-password's how-to, and the technical skill offers the link only on the reset article.)
     "understand 17 (held): request: non-native, a mail to make a new password",
     "understand 17 config (held): negation: not a hack, the 2fa phone left at home, backup codes",
-    # dates15 (held): 9 tune 4/9 -> 9/9, held 5/9 -> 7/9. "same invoice it looks like" in a long
-    # duplicate story is heard as the invoice cue, and a duplicate is read only where nothing
-    # else was: the invoices are listed, nothing offered or run.
-    "dates15 (held): rambling: a bakery's bookkeeper, starter billed the 5th and 6th, 'ok yes please do'",
+    # dates15 (held): 9 tune 4/9 -> 9/9, held 5/9 -> 7/9. (The bakery's starter billed the 5th and
+    # 6th passes since money19: a duplicate told by its days is the duplicate cue's.)
     # "can i get back the money for the months we didnt use acme at all" reads other (1.00) to the
     # desk intents reader: no money back heard, the charges are listed, nothing offered or run.
     "dates15 (held): refused: the months the team did not use it",
