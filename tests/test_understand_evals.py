@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -780,14 +780,12 @@ KNOWN_MISSES = {
     # amount; a duplicate told by its two days with the email next, and one in a long story, not
     # offered; a bot asked whether it dreams searched; two matters in one message, each answered
     # alone; config desk: "nobody broke in" beside a code at login, and a deletion threat with a
-    # look-alike site.
+    # look-alike site. (The renewal's day and amount and both duplicates told by their days pass
+    # since money19.)
     "understand 25 (held): question: a page that shows whether acme itself is down",
     "understand 25 (held): question: how long the lock lasts after wrong passwords, terse",
     "understand 25 (held): question: which characters in a file name stop it syncing",
     "understand 25 (held): question: the sender address of notification emails, to allow it",
-    "understand 25 (held): calendar: the next renewal after march 17's, day and amount",
-    "understand 25 (held): kept: pro shown on the 10th and the 11th, the email next, 'alright yes'",
-    "understand 25 (held): rambling: a florist's starter taken two days running told in a long message, 'sure go ahead'",
     "understand 25 (held): chit-chat: whether the bot dreams at night",
     "understand 25 (held): two matters: the android app closes on an attachment, and pro's yearly price, one message",
     "understand 25 (held): two matters: the team plan's price and my february invoice number, one message",
@@ -801,10 +799,6 @@ KNOWN_MISSES = {
     "money 24 (held): two matters: sync stuck on the laptop, and pro's monthly price",
     # and the expired join link finds no article (kb's matter), the price not split from it:
     "money 24 (held): two matters: an invitation link that says expired, and team's yearly price",
-    # "coming debit" with no "next": the reader reads the charges, no rule hears a time to come
-    "money 24 (held): calendar: the coming debit, when and what amount",
-    # "i upgraded last year ... the entry level plan you offer": no offer made (not looked into: held half)
-    "money 24 (held): rambling: a freelancer who needs less, the entry-level plan",
     # understand-held-24 (written blind before round 18): 44/54 + 13/15 (82.6 %) before the round,
     # 46/54 + 13/15 (85.5 %) after it (84.1 % without the fix its own miss taught: "and february's?"
     # after march's invoice, lost mid-round to cancel-18's pricing follow-up, tests/test_follow_up_month.py);
@@ -1059,10 +1053,8 @@ KNOWN_MISSES = {
     # change-password's how-to, and the technical skill offers the link only on the reset article.)
     "understand 17 (held): request: non-native, a mail to make a new password",
     "understand 17 config (held): negation: not a hack, the 2fa phone left at home, backup codes",
-    # dates15 (held): 9 tune 4/9 -> 9/9, held 5/9 -> 7/9. "same invoice it looks like" in a long
-    # duplicate story is heard as the invoice cue, and a duplicate is read only where nothing
-    # else was: the invoices are listed, nothing offered or run.
-    "dates15 (held): rambling: a bakery's bookkeeper, starter billed the 5th and 6th, 'ok yes please do'",
+    # dates15 (held): 9 tune 4/9 -> 9/9, held 5/9 -> 7/9. (The bakery's starter billed the 5th and
+    # 6th passes since money19: a duplicate told by its days is the duplicate cue's.)
     # "can i get back the money for the months we didnt use acme at all" reads other (1.00) to the
     # desk intents reader: no money back heard, the charges are listed, nothing offered or run.
     "dates15 (held): refused: the months the team did not use it",

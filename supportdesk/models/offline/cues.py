@@ -566,6 +566,12 @@ REFUND = _any(r"\brefund", r"\bmoney back\b", r"\breimburs", r"\breturn (?:the|m
                # january's 29.99 returned"): the amount its object, before the verb or after it
                r"\breturn\w*\s+(?:me\s+|us\s+)?(?:the\s+|my\s+|our\s+|that\s+|those\s+)?[$€£]?\d+\.\d\d\b",
                r"(?<![\w.,])[$€£]?\d+\.\d\d\s+(?:returned|reversed)\b")
+# A word of money taken ("a pro payment", "came out of my card", "billed"), and a run of days
+# ("two days running", "back to back days", "on consecutive days"): a duplicate told by its days.
+_MONEY_TOLD = (
+    r"(?:charge[ds]?|payments?|paid|billed|debit(?:ed)?|taken|took|came out|withdrawn|fee|subscription|plan|starter|pro|card)"
+)
+_DAYS_RUNNING = r"(?:(?:two|2) days (?:running|in a row|straight)|(?:consecutive|successive|back[- ]to[- ]back) days)"
 DUPLICATE = _any(
     r"\btwice\b", r"\bdouble[- ]?(?:charged?|billed|payments?)\b", r"\bduplicate", r"\b(?:two|2) (?:identical |same |equal )?(?:charges|payments)\b",
     r"\bidentical (?:charges|payments)\b", r"\bcharged again\b", r"\btwo times\b", r"\bsame (?:charge|payment) (?:twice|two times|again)\b",
@@ -574,6 +580,14 @@ DUPLICATE = _any(
     r"\bcharged\b(?:[^.!?]|\.\d){0,60}?\b(?:and|then) (?:again|once more)\b", r"\b(?:paying|pay|paid|charged|billed) (?:me |us )?(?:double|twice)\b",
     r"\b(?:charges|payments)\b[^.!?]{0,40}\b(?:a|one|\d) days? apart\b",
     r"\b(?:charge|payment)\b(?:[^.!?]|\.\d){0,40}\band another (?:one )?\b(?:[^.!?]|\.\d){0,60}\bsame (?:amount|price|sum)\b",
+    # told by its days (issue 38, money19): a money word, then a day, a word of repeating and a
+    # second day ("a pro payment on the 10th and another one on the 11th", "came out of my card on
+    # the 24th and then the same amount again on the 25th"), or the days said as a run ("taken two
+    # days running", "billed on consecutive days"): a second charge, whichever days the account's
+    # charges show. (A money word first: "logged in on the 3rd and again on the 4th" is no charge.)
+    rf"\b{_MONEY_TOLD}\b(?:[^.!?]|\.\d){{0,80}}?\bthe \d{{1,2}}(?:st|nd|rd|th)\b(?:[^.!?]|\.\d){{0,60}}?"
+    rf"\b(?:again|another|a second)\b(?:[^.!?]|\.\d){{0,40}}?\bthe \d{{1,2}}(?:st|nd|rd|th)\b",
+    rf"\b{_MONEY_TOLD}\b(?:[^.!?]|\.\d){{0,80}}?\b{_DAYS_RUNNING}\b", rf"\b{_DAYS_RUNNING}\b[^.!?]{{0,60}}\b{_MONEY_TOLD}\b",
 )
 CANCEL = _any(
     r"\bcancel(?:l?ing|l?ed|lation)? (?:of )?(?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|plan|account|renewal|membership|service)\b",
@@ -636,11 +650,17 @@ PLAN_CHANGE_QUESTION = _any(
 # the customer's own ("downgrade", "a cheaper plan", "one tier lower", "the next plan up").
 _TIER = r"(?:plans?|tiers?|levels?|packages?|options?|subscriptions?|ones?)"
 _MOST = r"(?:[- ](?:priced|price|cost|tier|end))?"
-_LOWEST = r"(?:cheapest|cheap|lowest|least expensive|most basic|smallest|entry[- ]level|bottom)"
+# (A plan named by its role is an end too, money19: "the basic one", "the basic tier"; "the Basic
+# plan" stays a plan's name the desk lacks, asked about, never guessed: account._plan_change.)
+_LOWEST = r"(?:cheapest|cheap|lowest|least expensive|most basic|smallest|entry[- ]level|bottom|basic(?!\s+plans?\b))"
 _HIGHEST = r"(?:most expensive|priciest|highest|biggest|largest|top)"
 # "the cheapest plan", and "(move me) to the cheapest" with the plan left unsaid
 PLAN_LOWEST = _any(rf"\b{_LOWEST}{_MOST}\s+{_TIER}\b", rf"\b(?:to|onto) the {_LOWEST}\b(?!\s+(?!{_TIER})[a-z])")
 PLAN_HIGHEST = _any(rf"\b{_HIGHEST}{_MOST}\s+{_TIER}\b", rf"\b(?:to|onto) the {_HIGHEST}\b(?!\s+(?!{_TIER})[a-z])")
+# An end of the price list with a plan's own noun ("the entry-level tier", "your cheapest plan",
+# "the basic tier"): a plan named by its role, billing's however the story around it leans
+# (triage: a freelancer's files and clients lean to the app; money19). ("the top option" is a menu's.)
+PLAN_END_NAMED = _any(rf"\b(?:{_LOWEST}|{_HIGHEST}){_MOST}\s+(?:plans?|tiers?|subscriptions?|packages?)\b")
 _ONE_STEP = r"(?:a|one|the next)"
 _DOWN_NAMED = (
     rf"\b(?:cheaper|smaller|lower|less expensive)\s+{_TIER}\b",
@@ -723,7 +743,9 @@ DISCLAIMS_ACTION = _any(
     rf"\b(?:not|n'?t|never)\s+(?:asking|wanting|want|looking|trying|planning|going|ready|here)\s+(?:you\s+)?(?:to|for you to)\s+{_ACTION_VERB}\b",
     rf"\b(?:do not|don'?t|please don'?t|no need to)\s+{_ACTION_VERB}\s+(?:anything|it|my plan|the plan|my account)\b",
     r"\bno changes?\b[^.!?]{0,15}\b(?:yet|for now|right now|at the moment|please)\b",
-    r"\b(?:just|only|merely)\s+(?:wondering|curious|asking|checking|looking|need(?:ing)? (?:the|a|to know)|want(?:ing)? (?:the|to know))\b",
+    # ("only need the entry level plan" wants a plan, money19: a plan by its place is no disclaimer)
+    rf"\b(?:just|only|merely)\s+(?:wondering|curious|asking|checking|looking|need(?:ing)? (?:the|a|to know)|want(?:ing)? (?:the|to know))\b"
+    rf"(?!\s+(?:{_LOWEST}|{_HIGHEST})\b)",
 )
 
 
@@ -847,7 +869,10 @@ NEXT_PAYMENT = _any(
     # ("next renewal" is left out: "from my next renewal" says when a change takes effect)
     # ("upcoming" is "next" in other words: "date of my upcoming payment plus the amount")
     # (a word may name whose or which payment between them: "next acme debit", "next monthly debit")
-    r"\b(?:ne?xt|upcoming) (?:[a-z]+ )?(?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
+    r"\b(?:ne?xt|upcoming|coming) (?:[a-z]+ )?(?:payment|charge|bill(?:ing)?(?: date)?|invoice|debit)\b",
+    # a verb of charging said with "next" after it ("when does my card get hit next", "when will
+    # you bill me next"): when the account is charged again (money19; not "next to", "next month's")
+    r"\b(?:charged|billed|debited|hit|taken|charge|bill|debit|take)(?: (?:me|us|it))? next\b(?! to\b| (?:month|year)'?s\b)",
     r"\b(?:take|charge|bill|debit|pay)\b[^.?!]{0,20}\bnext time\b",
     # (asked in the past, "when did you charge me in february?", it is a charge already taken)
     r"\b(?:when|what date|what day)\b(?!\s+(?:did|was|were|have|had)\b)[^.?!]{0,40}"

@@ -831,7 +831,7 @@ def decide(view: View, router: Router):
     stops_paying = not trouble and _stops_paying(text)
     names_a_plan = not trouble and bool(
         cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
-        or asks.plan_needed(text)
+        or asks.plan_needed(text) or cues.PLAN_END_NAMED.search(text)
     )
     for skill, told in _SKILL_BY_CUE:
         owner = _skill_owner(view, skill, candidates) if told(text) else None
