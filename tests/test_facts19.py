@@ -30,8 +30,9 @@ def _steps(slug: str) -> str:
 
 def test_a_status_page_asked_finds_the_article_whose_step_names_it():
     kb = knowledge_base()
-    [(article, _)] = kb.answer("is there a page to check whether acme is down? nothing opens for anyone here")[:1]
-    assert article.slug == "performance"
+    # (Without the address asked, BM25 and the example model find none: "broken" leans elsewhere.)
+    hits = kb.answer("is there a status page for acme? stuff seems broken for the whole office")
+    assert hits and hits[0][0].slug == "performance"
 
 
 def test_a_sender_asked_finds_the_notifications_article():
@@ -41,7 +42,7 @@ def test_a_sender_asked_finds_the_notifications_article():
 
 def test_a_time_no_step_of_the_article_states_is_not_answered_by_it():
     kb = knowledge_base()
-    query = "do you log the ip address each employee signs in from, and how long is that kept?"
+    query = "the union asks: does acme keep the IP addresses our employees log in from, and for how long?"
     assert "single-sign-on" in kb.unstated(query)
     assert kb.answer(query) == []
 
@@ -70,4 +71,15 @@ async def test_a_lock_time_asked_after_the_lock_is_told_is_answered_not_fixed(tm
     (turn,) = turns
     said = turn.said()
     assert "30 minutes" in said and "usually fixes" not in said
+    assert not any(turn.calls(name) for name in NOT_RUN)
+
+
+async def test_a_sender_asked_around_a_mail_filter_reaches_the_articles_not_billing(tmp_path):
+    # Read apart, "so i can put it on the allowed list" is a charge to the learned money gate.
+    turns, _ = await talk(
+        tmp_path,
+        "our firewall eats every unknown mail. which address do the acme notification emails come from so i can put it on the allowed list",
+    )
+    (turn,) = turns
+    assert turn.agent == "technical" and "notifications@acmecloud.example" in turn.said()
     assert not any(turn.calls(name) for name in NOT_RUN)
