@@ -199,8 +199,17 @@ STATES_SIZE = LazyPattern(r"\b\d+(?:\.\d+)?\s?(?:[kmgt]b|bytes?)\b", re.I)
 STATES_TIME = LazyPattern(
     r"\b\d+(?:-\d+)?\s?(?:seconds?|minutes?|hours?|(?:business |working )?days?|weeks?|months?|years?)\b", re.I
 )
+# An address asked (facts19): the page to check, the sender to allow, the site to use ("is there a
+# status page", "what address do the emails come from", "which sender should i add"); stated as
+# the knowledge base writes one (status.acmecloud.example, notifications@acmecloud.example).
+ASKS_ADDRESS = LazyPattern(
+    r"\b(?:(?:what|which)(?:'?s| is)?(?: the)?(?: (?:e-?mail|sender|web))? (?:address|sender|domain|site|website|url)|"
+    r"(?:is|are) there (?:a|an|some|any)(?: [a-z-]+){0,2}? (?:page|site|website|url)|which (?:page|site|website|url))\b",
+    re.I,
+)
+STATES_ADDRESS = LazyPattern(r"\b[a-z0-9-]{1,40}(?:\.[a-z0-9-]{1,40}){0,3}\.example\b", re.I)
 # (the kind asked, the kind stated)
-MEASURES = ((ASKS_SIZE, STATES_SIZE), (ASKS_TIME, STATES_TIME))
+MEASURES = ((ASKS_SIZE, STATES_SIZE), (ASKS_TIME, STATES_TIME), (ASKS_ADDRESS, STATES_ADDRESS))
 
 
 _STEM_ENDINGS = ("'s", "ies", "es", "s", "ed", "ing", "en")

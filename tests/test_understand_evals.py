@@ -10,10 +10,17 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
+    # facts19 (a fact an article states asked as a question: a status page, how long a lock
+    # lasts, which characters sync skips, the notifications' sender; tune 6/8 and held 6/8 before,
+    # 7/8 and 8/8 after; held-25's four and held-24's sign-in IPs pass since): "where can i see if
+    # acme cloud is having an outage right now" is one sentence the learned money gate reads as
+    # money (1.0, as "where can i see if acme is down"), so triage sends it to billing; teaching the
+    # gate product-status questions needs its training lines and a rebuild.
+    "facts19 (tune): where to see an outage, the status page",
     # cancel-18 (a cancel told after its reason or beside an app trouble, kept facts; tune 3/8 and
     # held 6/8 before, 7/8 and 6/8 after; held-22/23's studio, mac app, other tool, INV-5300 and
     # yearly-price-after-the-plan pass since): a trouble told beside a price question gets the
@@ -781,11 +788,8 @@ KNOWN_MISSES = {
     # offered; a bot asked whether it dreams searched; two matters in one message, each answered
     # alone; config desk: "nobody broke in" beside a code at login, and a deletion threat with a
     # look-alike site. (The renewal's day and amount and both duplicates told by their days pass
-    # since money19.)
-    "understand 25 (held): question: a page that shows whether acme itself is down",
-    "understand 25 (held): question: how long the lock lasts after wrong passwords, terse",
-    "understand 25 (held): question: which characters in a file name stop it syncing",
-    "understand 25 (held): question: the sender address of notification emails, to allow it",
+    # since money19; the four fact questions since facts19: tools/kb.py `measured` reads an
+    # address asked, technical.asks_a_fact, triage._address_asked.)
     "understand 25 (held): chit-chat: whether the bot dreams at night",
     "understand 25 (held): two matters: the android app closes on an attachment, and pro's yearly price, one message",
     "understand 25 (held): two matters: the team plan's price and my february invoice number, one message",
@@ -823,7 +827,8 @@ KNOWN_MISSES = {
     # the cheapest plan after a story (a plan only mentioned yields to an end of the price list) pass;
     # the expired invitations are now a matter of their own and given their article, and the
     # price, a question, waits for the steps' result as any matter behind a problem does)
-    "understand 24 (held): no article: how long the ip addresses of staff sign-ins are kept, privacy",
+    # (the sign-in IPs' retention passes since facts19: a time asked that no step of the article
+    # states is not that article's, tools/kb.py `unstated`)
     # kb-24 (held): the same kind, sign-in IPs' retention, given the single sign-on article (above).
     "kb-24 (held): no article: gdpr records, each login's ip adress logged and when deleted",
     # kb-24 (held): the SSO "not assigned" error given the sign-in article (above).

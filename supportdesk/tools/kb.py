@@ -195,6 +195,7 @@ NONE = "<none>"
 # with 10 wrong, 88 of 91 kept (tests/test_kb_retrieval.py fails on a value set by hand).
 RARE = 0.4
 MISSES = 3
+_FIGURE = re.compile(r"\d")  # a figure in a step (`unstated`)
 _STEP = re.compile(r"^\s*\d+\.\s+(.*)$")
 # A question mark ends what was asked: "how do i turn on two-step login? nothing happened, just
 # want my account safer" asks the first clause, and tells the rest.
@@ -262,6 +263,8 @@ class Reading:
     absent: dict[str, tuple[float, ...]] = field(default_factory=dict)
     # the one article stating the quantity the question asks, of the matter it names (`measured`)
     measured: tuple[Article, float] | None = None
+    # the articles no step of which states a fact of the kind the question asks (`unstated`)
+    unstated: frozenset[str] = frozenset()
 
     def top_missed(self, rare: float) -> int:
         return sum(1 for c in self.top_lacks if c <= rare)
@@ -446,6 +449,21 @@ class KnowledgeBase:
         ]
         return found[0] if len(found) == 1 else None
 
+    def unstated(self, query: str) -> frozenset[str]:
+        """The articles none of whose steps states a fact of the kind the question asks (a size, a
+        time, an address: `lexicon.MEASURES`), passage by passage: "for how long are the ip
+        addresses kept?" is not answered by the single sign-on article, whose steps state no time
+        (facts19). A step stating any figure may state the one asked ("how long must a password
+        be?": "at least 12 characters"). Empty when the question asks no such kind."""
+        kinds = [states for asks, states in MEASURES if asks.search(query)]
+        if not kinds:
+            return frozenset()
+        kinds.append(_FIGURE)
+        return frozenset(
+            article.slug for article in self.articles
+            if not any(states.search(step) for step in article.steps for states in kinds)
+        )
+
     def told(self, query: str) -> bool:
         """The query tells what happened rather than asks (the act reader, learned from public
         dialogue data, between a problem report and a question only): `coverage`'s `told`."""
@@ -517,7 +535,7 @@ class KnowledgeBase:
         absent = {a.slug: self.absent(query, a) for a in candidates}
         quantity = self.measured(query)
         measured = (quantity, dict((a.slug, s) for a, s in hits).get(quantity.slug, 0.0)) if quantity is not None else None
-        return Reading(confident, probability, top, article, alone, score, lacks, asked, absent, measured)
+        return Reading(confident, probability, top, article, alone, score, lacks, asked, absent, measured, self.unstated(query))
 
     def decide(self, reading: Reading, t: Thresholds) -> list[tuple[Article, float]]:
         """The answer to a `read` question under thresholds `t` (CALIBRATED at the desk; others
@@ -545,6 +563,12 @@ class KnowledgeBase:
             hits and reading.asked and reading.probability.get(hits[0][0].slug, 0.0) < t.sure
             and any(c <= t.rare for c in reading.absent.get(hits[0][0].slug, ()))
         ):
+            return []
+        # A fact of a kind asked (a time, a size, an address) that no step of the article states is
+        # a fact the desk does not know (facts19): "does acme store the ip addresses our employees
+        # log in from, and for how long are they kept?" found the single sign-on article by
+        # "employees log in", and none of its steps says how long anything is kept.
+        if hits and reading.asked and hits[0][0].slug in reading.unstated:
             return []
         return hits
 

@@ -14,7 +14,7 @@ from supportdesk.models.offline.router import without_announcement
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, SkillBase
-from supportdesk.lexicon import ASKS_SIZE, ASKS_TIME, normalise, shares_a_term, terms
+from supportdesk.lexicon import ASKS_SIZE, ASKS_TIME, MEASURES, normalise, shares_a_term, terms
 from supportdesk.models.offline.view import ON_OUR_SIDE, ToolEvent
 from supportdesk.readers import acts
 from supportdesk.text import clip_words
@@ -183,15 +183,31 @@ def asks_beside_trouble(query: str, article: str) -> bool:
     answers the question rather than "usually fixes" the trouble told."""
     clauses = _ANY_CLAUSE.split(query.strip())
     for at, clause in enumerate(clauses):
-        if not clause.rstrip().endswith("?") or _TROUBLE.search(clause) or _ASKS_FOR_THE_FIX.search(clause):
+        marked = clause.rstrip().endswith("?")
+        fact = asks_a_fact(clause)
+        if not (marked or fact) or _TROUBLE.search(clause) or _ASKS_FOR_THE_FIX.search(clause):
             continue
         if not shares_a_term(clause, article):
             continue
-        if acts.read_act(clause).act not in ("question", "request"):
+        if acts.read_act(clause).act not in (("question", "request") if marked else ("question",)):
             continue
-        if not any(points_back(later) for later in clauses[at + 1:]):
+        if fact or not any(points_back(later) for later in clauses[at + 1:]):
             return True
     return False
+
+
+# A clause asking for a fact of the product (facts19): a measure or an address (`lexicon.MEASURES`:
+# "how long till i can try again", "what address do the emails come from"), a count, or which
+# thing, where, whether there is one ("which characters make it skip a file", "is there a page to
+# check"). Such a question is answered by the step stating the fact, however the trouble around it
+# is told, and even unmarked ("locked after too many wrong pw tries. how long till i can try
+# again"); a failure told after it ("got a few that never go up") is what it asks about, not a
+# sign that it fails, as after "can i log in?" (`points_back`).
+_ASKS_A_FACT = LazyPattern(r"^\W*(?:which|where (?:can|do|does|is|are|would|should)|(?:is|are) there|how many)\b", re.I)
+
+
+def asks_a_fact(clause: str) -> bool:
+    return bool(_ASKS_A_FACT.search(clause)) or any(kind.search(clause) for kind, _ in MEASURES)
 
 
 # A question asked on the side ("my files stopped syncing. also is there a dark mode?") needs this
