@@ -44,7 +44,7 @@ def test_a_device_not_owned_goes_to_security_though_the_words_are_technicals():
 
 async def test_a_phishing_email_asking_to_confirm_the_card_is_securitys_not_a_card_change():
     await passes({"name": "t", "turns": [
-        {"customer": "got a mail that my acme account is closed tomorrow unless i confirm my card at acme-pay-verify.net. real??",
+        {"customer": "mail says my acme subscription gets cancelled unless i confirm my card at acme-pay-verify.net",
          "expect": {"agent": "security", "not_tools": NOT_TOOLS}},
     ]}, config=CONFIG)
 
