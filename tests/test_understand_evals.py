@@ -15,7 +15,9 @@ CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-
 
 KNOWN_MISSES = {
     # config19 (the config desk's security matters told in new ways; tune 6/7 -> 7/7, held 5/7 ->
-    # 6/7): "where do I enable the 2fa thing for login" names "login" beside "2fa", and
+    # 6/7; seen since: held-24/25 config's android phone not owned, code at login beside "nobody
+    # broke in" and deletion threat at a look-alike site, config-18's authenticator codes beside a
+    # denial, held-23's holiday and held-25's dreaming bot, chit-chat the scope reader now knows): "where do I enable the 2fa thing for login" names "login" beside "2fa", and
     # the article search leans to the sign-in article and is left unsure (kb.answer abstains).
     "config19 (held): negation, terse: not a hack, enable the 2fa thing",
     # talk19 (chit-chat about the assistant, a terse matter after a hello; tune 5/6 -> 6/6, held
@@ -796,11 +798,8 @@ KNOWN_MISSES = {
     "understand 25 (held): calendar: the next renewal after march 17's, day and amount",
     "understand 25 (held): kept: pro shown on the 10th and the 11th, the email next, 'alright yes'",
     "understand 25 (held): rambling: a florist's starter taken two days running told in a long message, 'sure go ahead'",
-    "understand 25 (held): chit-chat: whether the bot dreams at night",
     "understand 25 (held): two matters: the android app closes on an attachment, and pro's yearly price, one message",
     "understand 25 (held): two matters: the team plan's price and my february invoice number, one message",
-    "understand 25 config (held): negation: nobody broke in, a code from the phone at login",
-    "understand 25 config (held): an email saying the account is deleted unless the card is confirmed at a look-alike site",
     # money-24 (issue 38, round 18b; before: tune 3/6, held 2/6; after: tune 4/6, held 2/6). A question
     # behind a problem waits for the steps' result (Specialist._hand_over_next: only a cancellation
     # is taken up in the same reply), so the price comes in the next reply:
@@ -845,7 +844,6 @@ KNOWN_MISSES = {
     # kb-24 (tune): a device left somewhere still signed in, given the signed-out article (above).
     "kb-24 (tune): article: a work ipad forgotten at a hotel, sign it out remotely",
     "understand 24 (held): two matters: invitations expired before use, and team's monthly price, one message",
-    "understand 24 config (held): non-native, last active on an android phone but owns only an iphone",
     # understand-held-23 (written blind after round 17's changes): 45/54 + 13/15 (84.1 %) on its
     # first run; no money or account action without a yes. By kind: an expired export link given
     # the password reset article; an upload stuck at 63 % given none; an invoice number nobody holds
@@ -858,7 +856,6 @@ KNOWN_MISSES = {
     # the method on file named beside another is the one left, account._payment_method.)
     # (Since cancel-18 the nobody's invoice, the yearly price after the plan and the other tool's
     # cancel pass: account._invoices_answer, the reader's pricing follow-up, route-lines-18.)
-    "understand 23 (held): chit-chat: where the bot would go on holiday",
     # (The toddler who typed the last message passes since talk-18: triage.social_kind reads
     # "ignore the last msg" as small talk and the day told beside it, scope.life_told, as no matter.)
     "understand 23 (held): two matters: mention emails stopped and starter's yearly price, one message",
@@ -1215,9 +1212,6 @@ KNOWN_MISSES = {
     # a wipe threatened by a message: the access reader reads 0.15 and the words are the
     # technical agent's files and link (0.98; held-22's sms is read as a person asked for)
     "config 18 (held): a whatsapp: the files are wiped unless the link is used today",
-    # routed to technical (the denial clause read apart); the technical skill searches the whole
-    # message, denial included, and finds the lost-phone article (kb's search)
-    "config 18 (held): denial: not a security issue, set up the authenticator codes",
     # the denial read apart and security set aside, "your notification emails just stopped coming
     # to me since last week" leans to billing on "stopped", "last week" and "emails" (0.73)
     "config 18 (held): denial: no phishing, notification emails stopped",

@@ -314,14 +314,14 @@ class Router:
             self._owner.append(access_owner(self._examples))
         return self._owner[0]
 
-    def _by_rule(self, text: str) -> bool:
+    def by_rule(self, text: str) -> bool:
         """Someone else's way in read by rule: an address dressed up as ours, a device not owned."""
         return dressed_up_address(text, self._desk_name) or device_not_owned(text)
 
     def access_agent(self, text: str, candidates: Sequence[str] | None = None) -> str | None:
         """The candidate whose examples tell of someone else's access, when the message does (and
         names no money), or None."""
-        dressed_up = self._by_rule(text)
+        dressed_up = self.by_rule(text)
         text = without_names(without_introduction(text), self._names)
         return self._access_agent(text, self.targets if candidates is None else candidates, dressed_up)
 
@@ -386,7 +386,7 @@ class Router:
         return known
 
     def _route(self, text: str, candidates: list[str]) -> Route:
-        dressed_up = self._by_rule(text)
+        dressed_up = self.by_rule(text)
         text = with_bare_amount(without_names(without_introduction(without_announcement(text)), self._names))
         candidates = self._without_denied_owner(text, candidates)
         text = self.without_denials(text)
@@ -399,7 +399,7 @@ class Router:
     def best(self, text: str, exclude: Sequence[str] = ()) -> Route:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
-        dressed_up = self._by_rule(text)
+        dressed_up = self.by_rule(text)
         text = with_bare_amount(without_names(without_introduction(without_announcement(text)), self._names))
         candidates = self._without_denied_owner(text, candidates)
         text = self.without_denials(text)

@@ -866,11 +866,13 @@ def decide(view: View, router: Router):
         owner = _skill_owner(view, "tech", candidates)
         if owner is not None:
             return _transfer(view, Route(owner, route.confidence, route.prediction), text)
-    # A message that tells of someone else's way in, placed with the agent for it (an email that
-    # passes for ours and asks to "confirm my card at acme-billing-verify.com or the account is
-    # deleted"), holds a request the customer never made: what the fake message asks (a card, a
-    # payment) is the phishing told, not a card change for billing (config19).
-    phished = route.agent is not None and router.access_agent(text) == route.agent
+    # A message that tells of someone else's way in by rule, placed with the agent for it (an email
+    # that passes for ours and asks to "confirm my card at acme-billing-verify.com or the account
+    # is deleted"), holds a request the customer never made: what the fake message asks (a card, a
+    # payment) is the phishing told, not a card change for billing (config19). (Only by rule: the
+    # learned reading also hears "an email titled 'security notice' says my invoice is overdue, is
+    # it unpaid?", a billing question the request reading rightly places; config-15.)
+    phished = route.agent is not None and router.by_rule(text) and router.access_agent(text) == route.agent
     if route.agent is not None and not phished and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan or stops_paying):
         # Only mildly leaning, against what the request itself names: the request wins.
         by_request = _by_request(view, text, candidates)
