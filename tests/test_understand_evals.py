@@ -10,8 +10,8 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24", "config19")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
     # facts19 (a fact an article states asked as a question: a status page, how long a lock
@@ -21,6 +21,16 @@ KNOWN_MISSES = {
     # money (1.0, as "where can i see if acme is down"), so triage sends it to billing; teaching the
     # gate product-status questions needs its training lines and a rebuild.
     "facts19 (tune): where to see an outage, the status page",
+    # config19 (the config desk's security matters told in new ways; tune 6/7 -> 7/7, held 5/7 ->
+    # 6/7; seen since: held-24/25 config's android phone not owned, code at login beside "nobody
+    # broke in" and deletion threat at a look-alike site, config-18's authenticator codes beside a
+    # denial, held-23's holiday and held-25's dreaming bot, chit-chat the scope reader now knows): "where do I enable the 2fa thing for login" names "login" beside "2fa", and
+    # the article search leans to the sign-in article and is left unsure (kb.answer abstains).
+    "config19 (held): negation, terse: not a hack, enable the 2fa thing",
+    # talk19 (chit-chat about the assistant, a terse matter after a hello; tune 5/6 -> 6/6, held
+    # 4/6 -> 5/6): "what do you do when nobody is writing to you?" is words the scope reader knows
+    # too few of to read (scope.known_share), and its "do" question goes to the technical agent.
+    "talk19 (held): social: what the bot does when nobody writes",
     # cancel-18 (a cancel told after its reason or beside an app trouble, kept facts; tune 3/8 and
     # held 6/8 before, 7/8 and 6/8 after; held-22/23's studio, mac app, other tool, INV-5300 and
     # yearly-price-after-the-plan pass since): a trouble told beside a price question gets the
@@ -789,12 +799,10 @@ KNOWN_MISSES = {
     # alone; config desk: "nobody broke in" beside a code at login, and a deletion threat with a
     # look-alike site. (The renewal's day and amount and both duplicates told by their days pass
     # since money19; the four fact questions since facts19: tools/kb.py `measured` reads an
-    # address asked, technical.asks_a_fact, triage._address_asked.)
-    "understand 25 (held): chit-chat: whether the bot dreams at night",
+    # address asked, technical.asks_a_fact, triage._address_asked; the dreaming bot and both
+    # config misses since config19.)
     "understand 25 (held): two matters: the android app closes on an attachment, and pro's yearly price, one message",
     "understand 25 (held): two matters: the team plan's price and my february invoice number, one message",
-    "understand 25 config (held): negation: nobody broke in, a code from the phone at login",
-    "understand 25 config (held): an email saying the account is deleted unless the card is confirmed at a look-alike site",
     # money-24 (issue 38, round 18b; before: tune 3/6, held 2/6; after: tune 4/6, held 2/6). A question
     # behind a problem waits for the steps' result (Specialist._hand_over_next: only a cancellation
     # is taken up in the same reply), so the price comes in the next reply:
@@ -836,7 +844,6 @@ KNOWN_MISSES = {
     # kb-24 (tune): a device left somewhere still signed in, given the signed-out article (above).
     "kb-24 (tune): article: a work ipad forgotten at a hotel, sign it out remotely",
     "understand 24 (held): two matters: invitations expired before use, and team's monthly price, one message",
-    "understand 24 config (held): non-native, last active on an android phone but owns only an iphone",
     # understand-held-23 (written blind after round 17's changes): 45/54 + 13/15 (84.1 %) on its
     # first run; no money or account action without a yes. By kind: an expired export link given
     # the password reset article; an upload stuck at 63 % given none; an invoice number nobody holds
@@ -849,7 +856,6 @@ KNOWN_MISSES = {
     # the method on file named beside another is the one left, account._payment_method.)
     # (Since cancel-18 the nobody's invoice, the yearly price after the plan and the other tool's
     # cancel pass: account._invoices_answer, the reader's pricing follow-up, route-lines-18.)
-    "understand 23 (held): chit-chat: where the bot would go on holiday",
     # (The toddler who typed the last message passes since talk-18: triage.social_kind reads
     # "ignore the last msg" as small talk and the day told beside it, scope.life_told, as no matter.)
     "understand 23 (held): two matters: mention emails stopped and starter's yearly price, one message",
@@ -1204,9 +1210,6 @@ KNOWN_MISSES = {
     # a wipe threatened by a message: the access reader reads 0.15 and the words are the
     # technical agent's files and link (0.98; held-22's sms is read as a person asked for)
     "config 18 (held): a whatsapp: the files are wiped unless the link is used today",
-    # routed to technical (the denial clause read apart); the technical skill searches the whole
-    # message, denial included, and finds the lost-phone article (kb's search)
-    "config 18 (held): denial: not a security issue, set up the authenticator codes",
     # the denial read apart and security set aside, "your notification emails just stopped coming
     # to me since last week" leans to billing on "stopped", "last week" and "emails" (0.73)
     "config 18 (held): denial: no phishing, notification emails stopped",

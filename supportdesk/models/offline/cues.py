@@ -103,13 +103,27 @@ HUMAN = _any(
 )
 
 
+# Asked what the assistant is ("r u a human or a bot lol", "is this a real person or a script?",
+# "am i chatting with a machine"): a question about the one answering, chit-chat, not a request
+# for a person (config19: the desk intents reader heard "human" and called a person in).
+ASKS_WHAT_YOU_ARE = _any(
+    r"^\W*(?:(?:so|wait|hey|hi|ok|okay|lol|quick question|just curious|be honest)\W+){0,3}"
+    r"(?:are|r|is)\s+(?:you|u|ya|this|it)\s+(?:(?:an?|even|actually|really|just|like)\s+){0,2}"
+    r"(?:real|human|person|people|bot|robot|ai|machine|program|script|chatbot|computer|live)\b",
+    r"^\W*am i (?:talking|chatting|speaking|writing) (?:to|with) (?:an? )?(?:real|human|person|bot|robot|ai|machine|program|script|chatbot|computer)\b",
+)
+
+
 def asks_for_person(text: str) -> bool:
     """The customer asks for a person now: the rules' plain forms ("talk to a human"), else the
     desk intents reader's person, learned from the desk's lines, for the forms rules never
-    finish listing ("real person pls", "a staff member immediately", "escalate this")."""
+    finish listing ("real person pls", "a staff member immediately", "escalate this"). A question
+    of what the assistant is (`ASKS_WHAT_YOU_ARE`) asks for no one unless a rule hears the ask."""
     from supportdesk.readers import gates
 
-    return bool(HUMAN.search(text)) or gates.reads_person_asked(text)
+    if HUMAN.search(text):
+        return True
+    return not ASKS_WHAT_YOU_ARE.search(text) and gates.reads_person_asked(text)
 
 
 OUT_OF_SCOPE = _any(

@@ -151,6 +151,41 @@ def dressed_up_address(text: str, desk_name: str) -> bool:
     return False
 
 
+
+# A device the customer does not own, seen on the account (config19): "acme shows 'last active on
+# Android phone', but I have only iPhone", "a pixel logged in to my account, never had a pixel" is a
+# stranger's session told by the device alone. The learned access reader heard it in some words
+# (a tablet on the devices list) and not in others (0.13 for the Android told in non-native
+# English), and the word model heard the technical agent's phone and app words in it (1.0). Three
+# things read by rule, as an address is: the account's own record of where it is used (sessions,
+# devices, last active, signed in), a device named, and the customer disowning a device (only
+# having another, never having had one, none at home). Each alone is a how-to ("which devices can
+# i use", "i only have an iphone, is there an app?"); together they are someone else's way in.
+_ACCOUNT_RECORD = LazyPattern(
+    r"\b(?:last\s+(?:active|seen|used|login|sign[\s-]?in)|active\s+now|sessions?|devices?\s+list|"
+    r"(?:my|the|our)\s+devices|login\s+history|sign[\s-]?in\s+history|activity|"
+    r"(?:logged|signed|signing|logging)\s+in(?:to)?|sign[\s-]?ins|logins)\b",
+    re.I,
+)
+_DEVICE = LazyPattern(
+    r"\b(?:android|iphone|ipad|pixel|samsung|galaxy|huawei|xiaomi|oneplus|windows|mac|macbook|imac|linux|"
+    r"ubuntu|chromebook|tablet|phone|laptop|pc|computer|desktop|device)s?\b",
+    re.I,
+)
+_DISOWNS_DEVICE = LazyPattern(
+    r"\b(?:(?:i|we)\s+(?:(?:only|just)\s+)?(?:have|own|use|got|possess)\s+only|"
+    r"(?:i|we)\s+(?:only|just)\s+(?:have|own|use|got|possess)|"
+    r"(?:never|not\s+ever)\s+(?:had|owned|have|own|used|bought)|"
+    r"(?:don'?t|dont|do\s+not|didn'?t|didnt|did\s+not)\s+(?:have|own|possess)\s+(?:an?|any|one)\b|"
+    r"no\s+\w{2,20}(?:\s+\w{2,20})?\s+(?:in|at)\s+(?:my|our|the)\s+(?:house|home|family|flat|place))",
+    re.I,
+)
+
+
+def device_not_owned(text: str) -> bool:
+    """Whether `text` tells of a device the customer does not own seen on the account (`_DISOWNS_DEVICE`)."""
+    return bool(_ACCOUNT_RECORD.search(text) and _DEVICE.search(text) and _DISOWNS_DEVICE.search(text))
+
 # Someone else having the account or what opens it (a password known to a flatmate, leaked on a
 # forum or typed into a fake page, a laptop gone with the account signed in) is told in words no
 # handful of examples holds, and the word model hears the technical agent's password, login and
@@ -279,10 +314,14 @@ class Router:
             self._owner.append(access_owner(self._examples))
         return self._owner[0]
 
+    def by_rule(self, text: str) -> bool:
+        """Someone else's way in read by rule: an address dressed up as ours, a device not owned."""
+        return dressed_up_address(text, self._desk_name) or device_not_owned(text)
+
     def access_agent(self, text: str, candidates: Sequence[str] | None = None) -> str | None:
         """The candidate whose examples tell of someone else's access, when the message does (and
         names no money), or None."""
-        dressed_up = dressed_up_address(text, self._desk_name)
+        dressed_up = self.by_rule(text)
         text = without_names(without_introduction(text), self._names)
         return self._access_agent(text, self.targets if candidates is None else candidates, dressed_up)
 
@@ -318,6 +357,8 @@ class Router:
         words, disowns = denials(text)
         if disowns or not any(w.startswith("not_") for w in words) or gates.tells_access(self.without_denials(text)):
             return candidates
+        if device_not_owned(text):
+            return candidates  # ("no android in my house" denies owning the device seen, not a break-in)
         return [c for c in candidates if c != owner]
 
     def _by_access(self, text: str, candidates: Sequence[str], p: Prediction, dressed_up: bool = False) -> Route | None:
@@ -331,7 +372,7 @@ class Router:
         owner = self._access_agent(text, candidates, dressed_up)
         if owner is None or (owner == p.label and not _unsure(text, p)):
             return None
-        # (an address dressed up as ours is read by rule, surely, as an email address is)
+        # (an address dressed up as ours or a device not owned is read by rule, surely, as an email address is)
         return Route(owner, 1.0 if dressed_up else gates.access_probability(text), p)
 
     def route(self, text: str, exclude: Sequence[str] = ()) -> Route:
@@ -345,7 +386,7 @@ class Router:
         return known
 
     def _route(self, text: str, candidates: list[str]) -> Route:
-        dressed_up = dressed_up_address(text, self._desk_name)
+        dressed_up = self.by_rule(text)
         text = with_bare_amount(without_names(without_introduction(without_announcement(text)), self._names))
         candidates = self._without_denied_owner(text, candidates)
         text = self.without_denials(text)
@@ -358,7 +399,7 @@ class Router:
     def best(self, text: str, exclude: Sequence[str] = ()) -> Route:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
-        dressed_up = dressed_up_address(text, self._desk_name)
+        dressed_up = self.by_rule(text)
         text = with_bare_amount(without_names(without_introduction(without_announcement(text)), self._names))
         candidates = self._without_denied_owner(text, candidates)
         text = self.without_denials(text)

@@ -134,6 +134,26 @@ def _in_a_job(clause: str, agents: Sequence[AgentConfig]) -> bool:
     return False
 
 
+# A terse matter after a hello ("hey, sync down?", "morning, 2fa broken") is heard as a second
+# hello by the act reader (0.87, 0.88: short clauses beside a greeting lean to it), yet its words
+# are a job's: words enough to weigh (TERSE_WEIGHT, about one rare word) leaning mostly to one
+# agent's job (TERSE_SHARE). A hello's own words weigh little ("happy friday!" 0.7, "hope you're
+# well" 0.85) and a greeting word is never a matter (config19).
+TERSE_WEIGHT = 1.0
+TERSE_SHARE = 0.6
+
+
+def _terse_matter(clause: str, agents: Sequence[AgentConfig]) -> bool:
+    """A clause the act reader hears as a hello that says a job's matter in few words."""
+    if cues.GREETING.search(clause):
+        return False
+    for agent in agents:
+        share, weight = scope.share_in_scope(agent, clause)
+        if weight >= TERSE_WEIGHT and share >= TERSE_SHARE:
+            return True
+    return False
+
+
 def _social_clause(part: str, agents: Sequence[AgentConfig]) -> list[str] | None:
     """What one clause says socially (the sure acts and small talk it holds; empty for a trouble
     denied or the customer's day told), or None when it says something the desk acts on."""
@@ -142,6 +162,8 @@ def _social_clause(part: str, agents: Sequence[AgentConfig]) -> list[str] | None
     # the job's words to deny them)
     asks_of_a_job = "?" in part and _in_a_job(part, agents)
     kinds = [] if asks_of_a_job else [act for act in _SOCIAL_ACTS if _surely(part, act)]
+    if kinds == [GREETED] and _terse_matter(part, agents):
+        kinds = []
     if agents and _small_talk(part, agents):
         kinds.append(CHATTED)
     if kinds:
@@ -866,7 +888,14 @@ def decide(view: View, router: Router):
         owner = _skill_owner(view, "tech", candidates)
         if owner is not None:
             return _transfer(view, Route(owner, route.confidence, route.prediction), text)
-    if route.agent is not None and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan or stops_paying):
+    # A message that tells of someone else's way in by rule, placed with the agent for it (an email
+    # that passes for ours and asks to "confirm my card at acme-billing-verify.com or the account
+    # is deleted"), holds a request the customer never made: what the fake message asks (a card, a
+    # payment) is the phishing told, not a card change for billing (config19). (Only by rule: the
+    # learned reading also hears "an email titled 'security notice' says my invoice is overdue, is
+    # it unpaid?", a billing question the request reading rightly places; config-15.)
+    phished = route.agent is not None and router.by_rule(text) and router.access_agent(text) == route.agent
+    if route.agent is not None and not phished and (route.confidence < SHORT_MESSAGE_CONFIDENCE or names_new_card or names_a_plan or stops_paying):
         # Only mildly leaning, against what the request itself names: the request wins.
         by_request = _by_request(view, text, candidates)
         if by_request is not None and by_request != route.agent:

@@ -62,6 +62,10 @@ _NOTHING = LazyPattern(r"^\W*nothing\b", re.I)
 _GOING_ON = LazyPattern(r"\b(?:(?:is |was )?go(?:ing|in'?) on|occurr\w*)\b", re.I)
 # "no problem with my account", "no issues at all": a trouble's own noun, negated.
 _NO_TROUBLE = LazyPattern(r"^\W*(?:there'?s |there is |i have |i've )?(?:no|not an?y?) (?:problems?|issues?|troubles?|worries|concerns?)\b", re.I)
+# "all good", "everything's fine": a reassurance said as a clause of its own, no trouble told
+# (config19: "no one hacked me, all good. how do i make acme ask for a one-time code" left "all
+# good" in the query, and the search was unsure of the two-factor article).
+_ALL_WELL = LazyPattern(r"^\W*(?:all|everything(?:'s| is)?|it'?s all)\s+(?:good|fine|ok|okay|well)\W*$", re.I)
 # "the login alert was me", "that sign-in was just us", "it was my own new computer": what was
 # seen owned as the customer's own doing, so no one else's (sec17: its "login alert" words left
 # the search for the sync trouble told beside it unsure, and it found nothing).
@@ -89,7 +93,7 @@ def denies_trouble(clause: str) -> bool:
     is set aside."""
     if _NO_ONE.match(clause):
         return not _MODAL.search(clause) and any(w.startswith("not_") for w in _denials(clause))
-    if _NO_TROUBLE.match(clause):
+    if _NO_TROUBLE.match(clause) or _ALL_WELL.match(clause):
         return True
     if _OWNED.search(clause) and not _TROUBLE.search(clause):
         return True  # owned, and no failure told in the same clause ("it was me and now it won't open" is one)
@@ -138,13 +142,26 @@ def without_denied_matter(query: str) -> str:
     so "not a hack, i just left the phone with my 2fa app at home" asks about the codes, not about
     a stolen phone (kbfacts15)."""
     kept = []
-    for clause in _ANY_CLAUSE.split(without_denied_trouble(query).strip()):
+    clauses = _ANY_CLAUSE.split(without_denied_trouble(query).strip())
+    for clause in clauses:
         words = _denials(clause)
         denied = {w[4:] for w in words if w.startswith("not_") and not w.endswith("_c")}
         if denied and any(f"not_{c}_c" in words for c in DENIED_MATTERS):
             clause = re.sub(rf"\b(?:{'|'.join(map(re.escape, sorted(denied)))})\b", " ", clause, flags=re.I)
+            # a clause that was only the denial ("not a hack or anything!!", "my account wasnt
+            # compromised or nothing") says nothing once its matter is out: left in, its "account"
+            # and "not" left the search unsure of the how-to asked beside it (config19)
+            if len(clauses) > 1 and not [w for w in normalise(clause).lower().split() if w.isalpha() and w not in _DENIAL_FILLER]:
+                continue
         kept.append(" ".join(clause.split()))
     return " ".join(c for c in kept if c) or query
+
+
+# What is left of a clause that only denied something: its negation, its filler, the account.
+_DENIAL_FILLER = frozenset(
+    "a an the my our me i it its is was wasnt isnt not no nobody noone nothing anything something or and "
+    "just like even at all account acct".split()
+)
 
 
 def tells_trouble(query: str) -> bool:
