@@ -217,7 +217,9 @@ def asks_information(text: str) -> bool:
     payment due?", "the invoice number for march"): the act reader hears a question, and no
     request of an action is in it (`_ACTION_ASKED`). Such a matter is answered beside a trouble's
     steps (`Specialist._question_waits`); anything else waits its turn."""
-    return acts.read_act(text).act == "question" and not any(p.search(text) for p in _ACTION_ASKED)
+    # (read beside who the customer is: "CUS-1003" or an email after the question leans the act
+    # reader, which knows no address, to a request or a problem)
+    return acts.read_act(cues.beside_facts(text) or text).act == "question" and not any(p.search(text) for p in _ACTION_ASKED)
 
 
 # A trouble's steps reported to have worked: "ok now it works", "that fixed it", "its syncing
