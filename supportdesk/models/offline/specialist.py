@@ -590,8 +590,13 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         needs its offer and the customer's yes. The steps' report comes back here
         (`_steps_report_elsewhere`): `STEPS_OUT` names whose steps await it."""
         waiting = dialogue.pending_issues(self.view.context)
+        # Only after a trouble's steps or article, which ask nothing but how they went: a reply
+        # asking a choice of its own ("would you like to change your plan?", "shall I bring in a
+        # person?") keeps its question last, and the next matter waits for the answer.
+        ends = action.text.rstrip() if isinstance(action, Answer) else ""
+        steps = tells_trouble(str(self.view.context.get("issue") or "")) and ends.endswith((REPORT_BACK, ANSWERS_QUESTION))
         return (
-            isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER) and bool(waiting)
+            isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER) and bool(waiting) and steps
             and asks_information(str(waiting[0].get("text", "")))
             and any(h.to_agent == self.me.name for h in self.view.turn_handoffs)
         )
