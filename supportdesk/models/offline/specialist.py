@@ -454,7 +454,12 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if cues.CARD_NUMBER.search(text):
             return self.step.answer(CARD_NUMBER_WARNING)
         # Just handed this conversation for a problem: that problem comes first, not the pleasantries.
-        if any(h.to_agent == self.me.name for h in v.turn_handoffs):
+        # (Not a report on our own steps handed back by another agent, "ok it works now, thanks":
+        # `_steps_report_elsewhere`; its thanks closes the trouble here.)
+        reported = any(h.handoff_kind == "return" for h in v.turn_handoffs) and any(
+            t.name == "search_kb" and t.agent == self.me.name for t in v.tools
+        ) and reports_on_steps(text)
+        if any(h.to_agent == self.me.name for h in v.turn_handoffs) and not reported:
             return None
         if unsure and cues.GREETING.search(text):
             return self.step.answer("Hello again! What else can I help you with?")
