@@ -23,6 +23,8 @@ def test_a_question_is_information_and_an_action_is_not():
     assert asks_information("also how much is starter a month?")
     assert asks_information("whats my march invoice number? CUS-1003")  # the id leans the reader to a request
     assert not asks_information("can you refund the march charge?")
+    # the act reader hears a question here; the credit asked is an action all the same
+    assert not asks_information("can i get a credit for the outage?")
     assert not asks_information("pls change my plan to pro. CUS-1004")
 
 
