@@ -219,7 +219,10 @@ def asks_information(text: str) -> bool:
     steps (`Specialist._question_waits`); anything else waits its turn."""
     # (read beside who the customer is: "CUS-1003" or an email after the question leans the act
     # reader, which knows no address, to a request or a problem)
-    return acts.read_act(cues.beside_facts(text) or text).act == "question" and not any(p.search(text) for p in _ACTION_ASKED)
+    # (and asked in a question's form: a "?" or a question's opening word; the act reader alone
+    # hears "made changes at work today, got home" as a question)
+    asked = "?" in text or bool(cues.OPENS_AS_QUESTION.search(text)) or asks.is_question(text)
+    return asked and acts.read_act(cues.beside_facts(text) or text).act == "question" and not any(p.search(text) for p in _ACTION_ASKED)
 
 
 # A trouble's steps reported to have worked: "ok now it works", "that fixed it", "its syncing

@@ -281,11 +281,7 @@ _ISSUE_SPLIT = LazyPattern(
     r"|(?:^|(?<=[.;!?]))\s*+(?:first|second|third|then|finally)(?:ly)?(?:\s*+[,:]|\s++(?:thing|question|issue|problem)\b[,:]?)\s*+"
     # one question asked, then another ("how much is starter? and can i use it on two phones?")
     # (the next sentence a question too: "... sort that out? My login is <email>" is a fact told)
-    r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)"
-    # a trouble told, then a sentence asking a fact of its own ("... dont match my laptop. whats my
-    # march invoice number?"): a question word for a fact opens it, not a follow-up on the trouble
-    # ("How can I fix this?", "what should i do?"), and it ends in "?" (two19)
-    r"|(?<=[.!])\s++(?=(?:what'?s|what (?:is|are|was|were)|when|which|how (?:much|many|long))\b[^.!?]*\?)",
+    r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)",
     re.IGNORECASE,
 )
 # Each part must route this surely, and say enough, to count as a problem of its own.
@@ -298,7 +294,6 @@ ISSUE_MIN_WORDS = 1
 # A second question joined by "and" names at least this many things to be a matter of its own
 # ("and can i use it on my ipad": use, ipad; "and how much?" asks on about the first).
 JOINED_MIN_WORDS = 2
-PREAMBLE_TROUBLE_CONFIDENCE = 0.95  # the act reader's: a part before the question tells a trouble, clearly (two19)
 ISSUE_ASK_SHARE = 0.6  # the act reader's: a part asks, requests or tells a problem (no greeting, no thanks)
 
 
@@ -400,10 +395,7 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         # workspace?") is a matter of its own wherever the router places it, surely or not.
         own_question = _asked(part, parts[n + 1] if n + 1 < len(parts) else None) and acts.read_act(part).act == "question"
         # (read clause by clause: "hey, sync stopped on my macbook" read whole is a greeting)
-        # (a preamble that reads clearly as a trouble told, "the files on my phone dont match my
-        # laptop. whats my march invoice number?", is a matter too: the router must place it surely)
-        trouble = (reading := acts.read_act(part)).act == "problem" and reading.confidence >= PREAMBLE_TROUBLE_CONFIDENCE
-        asks = cues.PROBLEM.search(part) or _asks_money(part) or trouble or (
+        asks = cues.PROBLEM.search(part) or _asks_money(part) or (
             (not preamble_only or "?" in part or own_question)
             and max(acts.read_act(c).share(("question", "request", "problem")) for c in acts.clauses(part) or [part]) >= ISSUE_ASK_SHARE
         )
