@@ -30,6 +30,11 @@ KNOWN_MISSES = {
     # seen conversations, "we're moving to another provider. what's the way to get ... out").
     "two19 (held): alert emails gone, and when the next charge comes, one message",
     "two19 (held): ipad files out of step with the computer, and february's invoice number, one message",
+    # route-6 (tune) pins the old wait (turn 1 with technical, the price pending) and is a pinned
+    # training file of the readers (its opening's "agent" is a routing example for technical): its
+    # expectation cannot move to the round-19 rule (the price now comes in the same reply, billing
+    # active after it) without teaching the router that a crash is billing's. It misses by design.
+    "route 6 (tune): crash on the ipad and a plan price",
     # cancel-18 (a cancel told after its reason or beside an app trouble, kept facts; tune 3/8 and
     # held 6/8 before, 7/8 and 6/8 after; held-22/23's studio, mac app, other tool, INV-5300 and
     # yearly-price-after-the-plan pass since, and since two19 the two prices beside a trouble).
