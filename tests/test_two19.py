@@ -8,7 +8,8 @@ Each test guards one protection and fails (never hangs) with it removed:
   (`Specialist._steps_report_elsewhere`, `reports_on_steps`), with the trouble kept as the issue
   (`triage.decide`'s hand-back branch, `dialogue.STEPS_OUT`);
 - a price and a read of the account asked together are both answered
-  (`MoneySkill._joined_reads` and the price said first in `MoneySkill._money`).
+  (`MoneySkill._joined_reads` and the price said first in `MoneySkill._money`), and a price asked
+  again after a price is no plan change (`MoneyPlans._plan_question_taken`).
 """
 
 from __future__ import annotations
@@ -82,3 +83,12 @@ async def test_a_price_and_the_next_payment_asked_together_are_both_answered(tmp
     (turn,) = turns
     said = turn.said()
     assert "$99.99" in said and "April 26, 2026" in said
+
+
+async def test_the_price_asked_again_after_the_price_is_no_plan_change(tmp_path):
+    # `MoneyPlans._plan_question_taken`: "and the pro price?" after "Would you like to change your
+    # plan?" asks the price again; it takes no change (the account is not asked for).
+    turns, _ = await talk(tmp_path, "what does pro cost per month?", "and the pro price?")
+    again = turns[1]
+    assert "$29.99" in again.said() and "email" not in again.said().lower()
+    assert not again.context.get("pending_offer")
