@@ -3,7 +3,8 @@ question (issue 38, the multi-15 family: evals/multi-15-tune.jsonl).
 
 Each test guards one protection and fails (never hangs) with it removed:
 - a question answered from a lookup passes the next matter on in the same reply
-  (`Specialist._question_answered`);
+  (`Specialist._question_answered`), and so do a trouble's steps when the matter waiting only asks
+  (`Specialist._question_waits`); a matter asking an action still waits;
 - a second question joined by "and", a yes-no question's verb opening it, is a matter of its own
   (`cues.QUESTIONS_JOINED` in `triage.issues`), and so is a part the message's later "?" asks
   (`triage._asked`);
@@ -46,23 +47,37 @@ async def test_an_article_question_and_the_next_payment_are_both_answered_in_one
     assert not any(turn.calls(name) for name in NOT_RUN)
 
 
-async def test_a_problem_told_beside_a_question_still_waits_for_its_steps(tmp_path):
-    # Steps to try are no answer yet: the question beside them waits its turn (the hand-over is
-    # only for a question answered).
+async def test_a_question_told_beside_a_problem_is_answered_after_its_steps(tmp_path):
+    # Round 19 (the lead's call): information costs the customer nothing to get now. A question
+    # answered from a lookup, waiting beside a trouble, is answered in the same reply, after the
+    # steps (`Specialist._question_waits`); the steps still wait for the customer's report.
     turns, _ = await talk(tmp_path, "my files stopped syncing on my laptop, and when is my next payment? CUS-1009")
     (turn,) = turns
-    assert turn.agent == "technical" and "April 21, 2026" not in turn.said()
-    assert [i["agent"] for i in turn.context["pending_issues"]] == ["billing"]
-    assert OTHER_MATTER_FOLLOWS in turn.said()  # the waiting matter is said to follow
+    said = turn.said()
+    assert "Files are not syncing" in said and "April 21, 2026" in said
+    assert turn.handoffs() == ["triage>technical", "technical>triage", "triage>billing"]
+    assert turn.context["steps_out"]["agent"] == "technical"
+    assert not any(turn.calls(name) for name in NOT_RUN)
 
 
-async def test_an_article_for_a_trouble_told_waits_for_the_customer_before_the_next_matter(tmp_path):
-    # The act reader may hear "... freezes on the start screen" as a question, and the article
-    # is given as an answer; a trouble is still told, so its steps are tried first.
+async def test_an_article_for_a_trouble_told_and_the_next_payment_in_one_reply(tmp_path):
+    # The act reader may hear "... freezes on the start screen" as a question; either way the
+    # question beside it is answered now, and the trouble's steps are the technical agent's.
     turns, _ = await talk(tmp_path, "android app freezes on the start screen + when is my next payment? CUS-1009")
     (turn,) = turns
-    assert turn.agent == "technical" and "April 21, 2026" not in turn.said()
+    assert "April 21, 2026" in turn.said() and turn.agent == "billing"
+    assert not turn.context.get("pending_issues")
+
+
+async def test_an_action_told_beside_a_problem_still_waits_for_its_steps(tmp_path):
+    # A waiting matter that asks for an action (a refund) is no information: it waits its turn,
+    # and nothing is offered in the reply that gives the steps.
+    turns, _ = await talk(tmp_path, "my files stopped syncing on my laptop, and please refund my last charge CUS-1009")
+    (turn,) = turns
+    assert turn.agent == "technical" and not turn.context.get("pending_offer")
     assert [i["agent"] for i in turn.context["pending_issues"]] == ["billing"]
+    assert OTHER_MATTER_FOLLOWS in turn.said()
+    assert not any(turn.calls(name) for name in NOT_RUN)
 
 
 async def test_a_matter_said_to_follow_leaves_the_closing_question_last(tmp_path):

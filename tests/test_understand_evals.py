@@ -10,10 +10,31 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19", "two19")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24", "config19")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
+    # two19 (two matters in one message, both answered: a question beside a trouble's steps is
+    # answered in the same reply, the steps' report goes back to their agent, a price and a read of
+    # the account asked together; tune 2/7 and held 2/7 before, 6/7 and 4/7 after): "my
+    # notifications stopped coming through on desktop" finds no article (the learned article reader
+    # hears "coming through" as webhooks' and abstains), so no steps are given; the question beside
+    # it waits with the offer of a person, as before.
+    "two19 (tune): desktop notifications stopped, and the next payment, one message",
+    # Held: phone notifications that no longer show up get the sync article (the article reader's
+    # pick, not the two matters'); the price beside it is answered after those steps all the same.
+    "two19 (held): phone notifications gone and pro's yearly price, 'still nothing', then 'fixed now, thank you'",
+    # Held: "im not getting any alert emails anymore. when do you charge me next?" and a sync told in
+    # a sentence before "what was my february invoice number?" are not split into two matters
+    # (triage.issues: a sentence told before a question is its preamble; splitting there cost
+    # seen conversations, "we're moving to another provider. what's the way to get ... out").
+    "two19 (held): alert emails gone, and when the next charge comes, one message",
+    "two19 (held): ipad files out of step with the computer, and february's invoice number, one message",
+    # route-6 (tune) pins the old wait (turn 1 with technical, the price pending) and is a pinned
+    # training file of the readers (its opening's "agent" is a routing example for technical): its
+    # expectation cannot move to the round-19 rule (the price now comes in the same reply, billing
+    # active after it) without teaching the router that a crash is billing's. It misses by design.
+    "route 6 (tune): crash on the ipad and a plan price",
     # facts19 (a fact an article states asked as a question: a status page, how long a lock
     # lasts, which characters sync skips, the notifications' sender; tune 6/8 and held 6/8 before,
     # 7/8 and 8/8 after; held-25's four and held-24's sign-in IPs pass since): "where can i see if
@@ -33,12 +54,7 @@ KNOWN_MISSES = {
     "talk19 (held): social: what the bot does when nobody writes",
     # cancel-18 (a cancel told after its reason or beside an app trouble, kept facts; tune 3/8 and
     # held 6/8 before, 7/8 and 6/8 after; held-22/23's studio, mac app, other tool, INV-5300 and
-    # yearly-price-after-the-plan pass since): a trouble told beside a price question gets the
-    # trouble's steps, which wait for the customer before the next matter (test_two_matters), so
-    # the price comes a turn later; told after a trouble with ". and" the price question is not
-    # split off at all (triage._ISSUE_SPLIT), and billing answers the price alone.
-    "cancel 18 (tune): two matters: files not syncing and pro's yearly price",
-    "cancel 18 (held): two matters: notifications gone quiet and team's yearly price",
+    # yearly-price-after-the-plan pass since, and since two19 the two prices beside a trouble).
     # "can you tell me what INV-9001 is for? <email>": triage reads an invoice number and an email
     # with a question around them as facts only (cues.only_facts) and asks what it can do.
     "cancel 18 (held): unknown charge: an invoice number nobody holds, INV-9001",
@@ -800,16 +816,9 @@ KNOWN_MISSES = {
     # look-alike site. (The renewal's day and amount and both duplicates told by their days pass
     # since money19; the four fact questions since facts19: tools/kb.py `measured` reads an
     # address asked, technical.asks_a_fact, triage._address_asked; the dreaming bot and both
-    # config misses since config19.)
-    "understand 25 (held): two matters: the android app closes on an attachment, and pro's yearly price, one message",
-    "understand 25 (held): two matters: the team plan's price and my february invoice number, one message",
-    # money-24 (issue 38, round 18b; before: tune 3/6, held 2/6; after: tune 4/6, held 2/6). A question
-    # behind a problem waits for the steps' result (Specialist._hand_over_next: only a cancellation
-    # is taken up in the same reply), so the price comes in the next reply:
-    "money 24 (tune): two matters: a link for a colleague that never arrived, and pro's yearly price",
-    "money 24 (tune): two matters: notifications gone silent, and starter's monthly price",
-    "money 24 (held): two matters: sync stuck on the laptop, and pro's monthly price",
-    # and the expired join link finds no article (kb's matter), the price not split from it:
+    # config misses since config19; the two matters since two19.)
+    # money-24 (issue 38, round 18b; before: tune 3/6, held 2/6; after: tune 4/6, held 2/6; the
+    # three prices behind a problem pass since two19, Specialist._question_waits). The expired join link finds no article (kb's matter), the price not split from it:
     "money 24 (held): two matters: an invitation link that says expired, and team's yearly price",
     # understand-held-24 (written blind before round 18): 44/54 + 13/15 (82.6 %) before the round,
     # 46/54 + 13/15 (85.5 %) after it (84.1 % without the fix its own miss taught: "and february's?"
@@ -855,10 +864,9 @@ KNOWN_MISSES = {
     # didn't work for march, bill my amex ending 1009", answered "already paypal", passes since:
     # the method on file named beside another is the one left, account._payment_method.)
     # (Since cancel-18 the nobody's invoice, the yearly price after the plan and the other tool's
-    # cancel pass: account._invoices_answer, the reader's pricing follow-up, route-lines-18.)
+    # cancel pass: account._invoices_answer, the reader's pricing follow-up, route-lines-18; the mention emails beside starter's price since two19.)
     # (The toddler who typed the last message passes since talk-18: triage.social_kind reads
     # "ignore the last msg" as small talk and the day told beside it, scope.life_told, as no matter.)
-    "understand 23 (held): two matters: mention emails stopped and starter's yearly price, one message",
     "understand 23 config (held): a son poking around with the password, offer, 'do it'",
     # understand-held-22 (written blind at the start of round 17, before its changes): 47/54 + 11/15
     # (84.1 %) on its first run; no money or account action without a yes. By kind: a company login

@@ -32,6 +32,10 @@ from supportdesk.patterns import LazyPattern
 
 PENDING_OFFER = "pending_offer"
 PENDING_ISSUES = "pending_issues"
+# Whose steps for a trouble still await the customer's report, after a question asked beside the
+# trouble was answered in the same reply by another agent: {"agent": ..., "at": customer messages
+# then}. The next message, if it reports on the steps, goes back to that agent (issue 38, two19).
+STEPS_OUT = "steps_out"
 
 # The actions that change an account or move money: executed only when the customer's latest
 # message asked for that action or confirmed that exact offer.

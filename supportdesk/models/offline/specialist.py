@@ -207,6 +207,40 @@ def asks_where_we_are(text: str) -> bool:
     return act in ("greeting", "thanks", "goodbye") or (act == "question" and len(content_words(text)) <= 1)
 
 
+# Requests for an action of the desk's tools (money's and the reset link): a matter asking one
+# waits for a trouble's steps, even worded as a question ("can you refund the march charge?").
+_ACTION_ASKED = (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.CREDIT, cues.RESET, cues.PAYMENT_METHOD)
+
+
+def asks_information(text: str) -> bool:
+    """A matter that only asks for information ("also whats team per month?", "when is my next
+    payment due?", "the invoice number for march"): the act reader hears a question, and no
+    request of an action is in it (`_ACTION_ASKED`). Such a matter is answered beside a trouble's
+    steps (`Specialist._question_waits`); anything else waits its turn."""
+    # (read beside who the customer is: "CUS-1003" or an email after the question leans the act
+    # reader, which knows no address, to a request or a problem)
+    # (and asked in a question's form: a "?" or a question's opening word; the act reader alone
+    # hears "made changes at work today, got home" as a question)
+    asked = "?" in text or bool(cues.OPENS_AS_QUESTION.search(text)) or asks.is_question(text)
+    return asked and acts.read_act(cues.beside_facts(text) or text).act == "question" and not any(p.search(text) for p in _ACTION_ASKED)
+
+
+# A trouble's steps reported to have worked: "ok now it works", "that fixed it", "its syncing
+# again", "sorted, thanks" (bounded: one word between the verb and "now"/"again").
+_WORKS_NOW = LazyPattern(
+    r"\b(?:works?|worked|working|fixed|sorted|solved|resolved)\b|\b\w+ing (?:\w+ )?(?:again|now)\b|\b(?:fine|ok|okay) now\b",
+    re.I,
+)
+
+
+def reports_on_steps(text: str) -> bool:
+    """The customer tells how a trouble's steps went: they failed (`cues.STEPS_FAILED`, "nope, still
+    crashes"), or worked ("ok now it works, thanks"), asking nothing."""
+    if cues.STEPS_FAILED.search(text):
+        return True
+    return "?" not in text and bool(_WORKS_NOW.search(text) or cues.THANKS.search(text) and acts.read_act(text).act != "thanks")
+
+
 def closing_clauses(text: str) -> bool:
     """"got it, thx", "received, ta": each clause is, to the act reader, thanks or leave-taking
     (an acknowledgement reads as a goodbye), and one is thanks. Read clause by clause, since the
@@ -373,6 +407,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                 return self.step.answer(OTHER_LANGUAGE_REPLY)
             return self.step.answer(HUMAN_REQUESTED)
         if text and not v.turn_tools:
+            report = self._steps_report_elsewhere(text)
+            if report is not None:
+                return report
             early = self._conversational(text)
             if early is not None:
                 return self._hand_over_next(early)
@@ -420,7 +457,12 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if cues.CARD_NUMBER.search(text):
             return self.step.answer(CARD_NUMBER_WARNING)
         # Just handed this conversation for a problem: that problem comes first, not the pleasantries.
-        if any(h.to_agent == self.me.name for h in v.turn_handoffs):
+        # (Not a report on our own steps handed back by another agent, "ok it works now, thanks":
+        # `_steps_report_elsewhere`; its thanks closes the trouble here.)
+        reported = any(h.handoff_kind == "return" for h in v.turn_handoffs) and any(
+            t.name == "search_kb" and t.agent == self.me.name for t in v.tools
+        ) and reports_on_steps(text)
+        if any(h.to_agent == self.me.name for h in v.turn_handoffs) and not reported:
             return None
         if unsure and cues.GREETING.search(text):
             return self.step.answer("Hello again! What else can I help you with?")
@@ -505,7 +547,8 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
     def _hand_over_next(self, action):
         """The problem is resolved, or the question answered: hand over the next one the
         customer raised, unasked."""
-        if not (isinstance(action, Answer) and (self.step.resolved or self._question_answered(action) or self._leaving_waits(action))):
+        if not (isinstance(action, Answer) and (self.step.resolved or self._question_answered(action) or self._leaving_waits(action)
+                                                 or self._question_waits(action))):
             return self._said_to_follow(action)
         waiting = dialogue.pending_issues(self.view.context)
         if not waiting:
@@ -519,6 +562,11 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         context.update(
             self.step.context({"pending_topic": nxt["text"], "pending_agent": nxt["agent"], dialogue.PENDING_ISSUES: rest or None})
         )
+        if not self.step.resolved and not self._question_answered(action) and not self._leaving_waits(action):
+            # Steps given, not yet tried: the customer's report on them is ours (`_steps_report_elsewhere`).
+            context[dialogue.STEPS_OUT] = {
+                "agent": self.me.name, "at": len(self.view.customer_messages), "issue": str(self.view.context.get("issue") or "")[:300],
+            }
         return Transfer(
             to_agent=target,
             reason=f"next issue: {nxt.get('topic') or nxt['text'][:80]}",
@@ -539,6 +587,50 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER) and bool(waiting)
             and bool(cues.CANCEL.search(str(waiting[0].get("text", ""))))
             and any(h.to_agent == self.me.name for h in self.view.turn_handoffs)
+        )
+
+    def _question_waits(self, action) -> bool:
+        """The next matter waiting only asks for information a lookup gives (a price, the next
+        payment, an invoice, a plan, an article's fact): it costs the customer nothing to have it
+        now, so it is taken up in this same reply, after a trouble's steps (issue 38, two19: "sync
+        stuck on the laptop, and pro's monthly price"). A matter asking for an action (a refund, a
+        plan change, a credit, a reset) still waits for the steps' outcome, and every action still
+        needs its offer and the customer's yes. The steps' report comes back here
+        (`_steps_report_elsewhere`): `STEPS_OUT` names whose steps await it."""
+        waiting = dialogue.pending_issues(self.view.context)
+        # Only after a trouble's steps or article, which ask nothing but how they went: a reply
+        # asking a choice of its own ("would you like to change your plan?", "shall I bring in a
+        # person?") keeps its question last, and the next matter waits for the answer.
+        ends = action.text.rstrip() if isinstance(action, Answer) else ""
+        steps = tells_trouble(str(self.view.context.get("issue") or "")) and ends.endswith((REPORT_BACK, ANSWERS_QUESTION))
+        return (
+            isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER) and bool(waiting) and steps
+            and asks_information(str(waiting[0].get("text", "")))
+            and any(h.to_agent == self.me.name for h in self.view.turn_handoffs)
+        )
+
+    def _steps_report_elsewhere(self, text: str):
+        """The message right after a reply that gave another agent's steps for a trouble and then
+        answered a question here (`_question_waits`) reports on those steps ("still crashing",
+        "ok it works now"): it goes back, through triage, to the agent whose steps they were, which
+        takes the trouble further or closes it (issue 38, two19). Only that next message: later
+        ones are read as usual."""
+        v = self.view
+        out = v.context.get(dialogue.STEPS_OUT)
+        if not isinstance(out, dict) or out.get("agent") == self.me.name or out.get("agent") not in v.desk.agents:
+            return None
+        target = self.return_target()
+        if target is None or out.get("at") != len(v.customer_messages) - 1 or v.turn_handoffs:
+            return None
+        if not reports_on_steps(text) or self._has_own_request(text, any_skill=True):
+            return None
+        title = v.desk.agents[out["agent"]].title.lower()
+        return Transfer(
+            to_agent=target,
+            reason=f"report on {title}'s steps: {clip_words(text, 100)}",
+            handoff_kind="return",
+            text=f"Thanks for telling me how the steps went: I'm passing you back to our {title} team, whose steps they were.",
+            context=self.step.context({"pending_topic": text, "pending_agent": out["agent"]}),
         )
 
     def _said_to_follow(self, action):

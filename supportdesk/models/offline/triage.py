@@ -772,7 +772,13 @@ def decide(view: View, router: Router):
             route = router.route(pending, exclude=returned_by)
             if route.agent is None:
                 route = router.best(pending, exclude=returned_by)
-        return _transfer(view, route, pending, {"pending_topic": None, "pending_agent": None})
+        extra: dict[str, Any] = {"pending_topic": None, "pending_agent": None}
+        out = view.context.get(dialogue.STEPS_OUT)
+        if isinstance(out, dict) and out.get("agent") == route.agent and out.get("issue"):
+            # The customer's report on that agent's steps (`Specialist._steps_report_elsewhere`):
+            # the trouble stays the issue, so a ticket it leads to names the trouble, not "still".
+            extra.update({"issue": str(out["issue"])[:300], dialogue.STEPS_OUT: None})
+        return _transfer(view, route, pending, extra)
 
     if not text.strip():
         return Answer(greeting(view))

@@ -83,6 +83,7 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return escalated
 
         asked = self._asked(text)
+        asked |= self._joined_reads(text, asked)
         offer = dialogue.open_offer(v.context, len(v.customer_messages))
         instead = (self._another_plan_named(offer, text) or self._another_card_named(offer, text)) if text and v.offer_answer != "yes" else None
         if instead is not None:
@@ -166,6 +167,22 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
                 "If you'd like, tell me the email on your account and I'll list them here."
             )
 
+        if "pricing" in intents and len(intents) > 1 and intents - {"pricing"} <= _READS - {"my_plan"}:
+            # A price and a read of the account asked together ("how much is team and what's my
+            # february invoice number?"): the price needs no account and is said first, then the
+            # rest is read as it would be alone, in the one reply (issue 38, two19).
+            priced = self._pricing(text)
+            if isinstance(priced, CallTools):
+                return priced  # the price list (or the account it is set against) is read first
+            if isinstance(priced, Answer):
+                said = priced.text.removesuffix(f" {PLAN_CHANGE_ASKED}")
+                customer_id = self._customer_id()
+                if customer_id is None:
+                    return _said_first(said, self._identify(intents - {"pricing"}))
+                answers, lookup = self._reads_answered(intents - {"pricing"}, customer_id, text)
+                if lookup is not None:
+                    return lookup  # (the step after it says the price and the read together)
+                return _said_first(" ".join([said] + [a.text for a in answers[:-1]]), answers[-1])
         customer_id = self._customer_id()
         if customer_id is None:
             return self._identify(intents)
@@ -187,6 +204,21 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             rest = self._money_for(intents - reads, asked - reads, customer_id, text)
             return _said_first(" ".join(a.text for a in answers), rest)
         return self._money_for(intents, asked, customer_id, text)
+
+    def _joined_reads(self, text: str, asked: set[str]) -> set[str]:
+        """Two questions joined in one message ("how much does pro cost monthly and when is my
+        next charge?"), each read on its own: what each part asks that only reads (a price, the next
+        payment, an invoice, the plan), though the whole's rules keep one ("next payment" drops the
+        price of "how much is my next invoice"). Nothing is added beside an action asked."""
+        parts = cues.QUESTIONS_JOINED.split(text)
+        if len(parts) < 2 or asked & (ACTION_INTENTS | {"duplicate", "credit"}):
+            return set()
+        found: set[str] = set()
+        for part in parts:
+            got = self._intents_of(part)
+            if got and got <= _READS | {"pricing"}:
+                found |= got
+        return found
 
     def _reads_answered(self, reads: set[str], customer_id: str, text: str) -> tuple[list[Answer], Any]:
         """Each request that changes nothing answered in turn, or the lookup one of them needs

@@ -218,6 +218,10 @@ class MoneyPlans(MoneyBase):
         if not v.last_agent_text().endswith(PLAN_CHANGE_ASKED) or asked - {"plan", "pricing"}:
             return None
         reading = read_answer(text)
+        if asked == {"pricing"} and asks.is_question(text) and reading != "yes" and not _MOVE.search(text):
+            # "and the pro price?": a plan named in a question asking its price asks the price
+            # (again), it takes no change (two19: the price answered beside a trouble's steps)
+            return None
         # A plan picked by its place in the list just given ("the second one sounds right for
         # me"): that plan (issue 38, what was said stays said: the list is the one shown).
         placed = slot_extraction.place_named(text) is not None and reading != "no" and not asks.is_question(text)
