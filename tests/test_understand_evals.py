@@ -806,6 +806,21 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-26 (written blind before round 19): 48/54 + 14/15 (89.9 %) before the round,
+    # and the same after it (round 19 fixed held-24/25's seen kinds, none of these); no money or
+    # account action without a yes. By kind: the next charge asked after naming the day billed
+    # (read as a duplicate asked about); a no to a small duplicate's refund handed to technical;
+    # three pairs of matters in one message (a price and where a setting is, the next payment and
+    # an invoice, a double charge and a crash: the second unanswered or the refund not offered);
+    # "bump me up a tier" routed to technical; config desk: a person asked at once for a hijacked
+    # account is called "a member of our support staff", not "a person".
+    "understand 26 (held): calendar: billed on the 26th, when is the next one",
+    "understand 26 (held): changed mind: a small duplicate's refund turned down",
+    "understand 26 (held): two matters: the pro price and where two-factor is switched on",
+    "understand 26 (held): two matters: next payment date and the january invoice",
+    "understand 26 (held): two matters: a double charge and an app that crashes",
+    "understand 26 (held): request: bump me up a tier",
+    "understand 26 config (held): a person at once, account hijacked",
     # understand-held-25 (written blind after round 18, before round 18b): 44/54 + 13/15 (82.6 %)
     # on its first run; no money or account action without a yes. By kind: four questions whose
     # answer is a fact in an article (the status page, how long the lock lasts, which characters stop
@@ -1234,8 +1249,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "understand-held-26", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config", "understand-held-26-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
