@@ -1102,9 +1102,9 @@ _PLAN_FROM = LazyPattern(
 # "to the Basic plan": a plan named as where to go. Words that say which by place or kind are
 # not names ("to the cheapest plan", "to a yearly plan").
 _PLAN_TARGET = LazyPattern(r"\b(?:to|onto|into|for) (?:the |a |an )?([a-z][\w-]*) (?:plan|tier|subscription)\b", _FLAGS)
-_NOT_A_NAME = LazyPattern(
-    rf"^(?:{_LOWEST}|cheaper|cheapest|lower|higher|bigger|smaller|better|next|new|other|different|same|current|old|"
-    r"paid|free|annual|yearly|monthly|family|business|individual|personal|top|premium|best|one|this|that|my|our|your)$",
+_NOT_A_NAME = LazyPattern(  # (matched at the word: `match` anchors there, "^" would not)
+    rf"(?:{_LOWEST}|cheaper|cheapest|lower|higher|bigger|smaller|better|next|new|other|different|same|current|old|"
+    r"paid|free|annual|yearly|monthly|family|business|individual|personal|top|premium|best|one|this|that|my|our|your)\s",
     _FLAGS,
 )
 
@@ -1114,7 +1114,8 @@ def unknown_plan(text: str) -> str | None:
     asked about, never mapped to the nearest plan."""
     for m in _PLAN_TARGET.finditer(text):
         word = m.group(1)
-        if not PLAN_NAME.fullmatch(word) and not _NOT_A_NAME.match(word):
+        # (read with the noun after it: "the basic tier" is the cheapest, "the Basic plan" a name)
+        if not PLAN_NAME.fullmatch(word) and not _NOT_A_NAME.match(text, m.start(1), m.end()):
             return word
     return None
 
