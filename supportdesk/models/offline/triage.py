@@ -297,6 +297,9 @@ _ISSUE_SPLIT = LazyPattern(
     # "+" written between words for "plus" ("two 29.99 charges + i want a reset link"), never a
     # number's sign ("+44 20 ...": no space after it)
     r"|(?<!\s)\s++\+\s++"
+    # matters numbered off ("1) two charges for march 2) the app crashes", "(a) ... (b) ..."): a
+    # list's marker, a digit or letter closed by ")" after a space or the start, never a price
+    r"|(?:^|(?<=\s))\(?+(?:[1-9]|[a-c])\)\s*+"
     r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+[:.,]\s*+"
     # matters counted off at the start of a sentence ("first, ... second, my laptop ...", "second
     # thing my app ..."): an ordinal that numbers a matter, not a charge ("the second one")
