@@ -885,6 +885,9 @@ def decide(view: View, router: Router):
     names_a_plan = not trouble and bool(
         cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
         or asks.plan_needed(text) or cues.PLAN_END_NAMED.search(text)
+        # or a plan one step from their own ("bump me up a tier", "my plan down a notch"): a plan
+        # named by its place, as the ends are (held-26: "bump" leaned the router to the app)
+        or cues.PLAN_ONE_STEP.search(text)
     )
     for skill, told in _SKILL_BY_CUE:
         owner = _skill_owner(view, skill, candidates) if told(text) else None
