@@ -676,13 +676,19 @@ PLAN_HIGHEST = _any(rf"\b{_HIGHEST}{_MOST}\s+{_TIER}\b", rf"\b(?:to|onto) the {_
 # (triage: a freelancer's files and clients lean to the app; money19). ("the top option" is a menu's.)
 PLAN_END_NAMED = _any(rf"\b(?:{_LOWEST}|{_HIGHEST}){_MOST}\s+(?:plans?|tiers?|subscriptions?|packages?)\b")
 _ONE_STEP = r"(?:a|one|the next)"
+# The plan itself moved by a step of any name ("kick my plan up a notch", "our subscription down
+# one level"): the plan said, so the step is a plan's, not a volume's or a screen's.
+_PLAN_MOVED = r"\b(?:plan|subscription|tier|package)\s+"
+_NOTCH = r"(?:notch|level|tier|step|rung)"
 _DOWN_NAMED = (
     rf"\b(?:cheaper|smaller|lower|less expensive)\s+{_TIER}\b",
     rf"\bdown\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:lower|down|cheaper)\b",
+    rf"{_PLAN_MOVED}down\s+{_ONE_STEP}\s+{_NOTCH}\b",
 )
 _UP_NAMED = (
     rf"\b(?:bigger|larger|higher|better|more expensive)\s+{_TIER}\b",
     rf"\bup\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:up|higher)\b",
+    rf"{_PLAN_MOVED}up\s+{_ONE_STEP}\s+{_NOTCH}\b",
 )
 PLAN_DOWN = _any(r"\bdowngrade\b", *_DOWN_NAMED)
 PLAN_UP = _any(r"\bupgrade\b", *_UP_NAMED)
@@ -694,6 +700,7 @@ PLAN_PLACED = _any(*(p.source for p in (PLAN_LOWEST, PLAN_HIGHEST)), *_DOWN_NAME
 # plan" is any of those below.)
 PLAN_ONE_STEP = _any(
     rf"\b(?:down|up)\s+{_ONE_STEP}\s+{_TIER}\b", rf"\b{_ONE_STEP}\s+{_TIER}\s+(?:lower|down|cheaper|up|higher)\b",
+    rf"{_PLAN_MOVED}(?:down|up)\s+{_ONE_STEP}\s+{_NOTCH}\b",
     rf"\bthe\s+(?:cheaper|smaller|lower|less expensive|bigger|larger|higher|more expensive)\s+{_TIER}\b",
 )
 # A question about plans ("is there a cheaper plan than mine?") asks for prices, not a change.

@@ -914,8 +914,12 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
 
     def _only_turns_down(self, clause: str) -> bool:
         """A part that only says no (the desk's reader reads it so, and it is a drop, a decline, or
-        three words at most: "hmm no"), asking nothing of any skill."""
-        said_no = cues.DROP.search(clause) or cues.DECLINE.search(clause) or len(clause.split()) <= 3
+        three words at most: "hmm no", or a reason for the no that tells no trouble: "not worth the
+        hassle", held-26, read as a request for the app), asking nothing of any skill."""
+        said_no = (
+            cues.DROP.search(clause) or cues.DECLINE.search(clause) or len(clause.split()) <= 3
+            or not (cues.PROBLEM.search(clause) or cues.APP_TROUBLE.search(clause))
+        )
         return bool(said_no) and read_answer(clause) == "no" and not self._has_own_request(clause, any_skill=True)
 
     def _hand_back(self, text: str, for_agent: str | None = None):

@@ -297,6 +297,9 @@ _ISSUE_SPLIT = LazyPattern(
     # "+" written between words for "plus" ("two 29.99 charges + i want a reset link"), never a
     # number's sign ("+44 20 ...": no space after it)
     r"|(?<!\s)\s++\+\s++"
+    # matters numbered off ("1) two charges for march 2) the app crashes", "(a) ... (b) ..."): a
+    # list's marker, a digit or letter closed by ")" after a space or the start, never a price
+    r"|(?:^|(?<=\s))\(?+(?:[1-9]|[a-c])\)\s*+"
     r"|^\s*+(?:two|2|a couple of) (?:things|problems|issues|questions)\s*+[:.,]\s*+"
     # matters counted off at the start of a sentence ("first, ... second, my laptop ...", "second
     # thing my app ..."): an ordinal that numbers a matter, not a charge ("the second one")
@@ -882,6 +885,9 @@ def decide(view: View, router: Router):
     names_a_plan = not trouble and bool(
         cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
         or asks.plan_needed(text) or cues.PLAN_END_NAMED.search(text)
+        # or a plan one step from their own ("bump me up a tier", "my plan down a notch"): a plan
+        # named by its place, as the ends are (held-26: "bump" leaned the router to the app)
+        or cues.PLAN_ONE_STEP.search(text)
     )
     for skill, told in _SKILL_BY_CUE:
         owner = _skill_owner(view, skill, candidates) if told(text) else None

@@ -46,6 +46,8 @@ def heard_refund(text: str) -> bool:
     """A clause of the message, or the message whole, asks for a named charge's money back in
     words no cue lists. (Whole, for a charge named in one clause and asked back in another:
     "january i barely used it, can i get that month back?"; the refusal then says why.)"""
+    if next_payment_asked(text):
+        return False  # (the day it was last taken, told beside the next one asked: its context)
     for clause in dict.fromkeys([*(_OPENING_LINK.sub("", c) for c in gates.clauses(text)), text]):
         # (The rules first: they are cheap, and most clauses name no charge.)
         if not (cues.ABOUT_CHARGES.search(clause) or slot_extraction.months_named(clause) or slot_extraction.extract(clause).amounts):
@@ -82,6 +84,8 @@ def heard_duplicate(text: str) -> bool:
     25th" is no Banking77 wording)."""
     if asks.is_question(text) and _one_period_asked(text):
         return False  # "and the one for january?" after an invoice: one month's, no second charge
+    if next_payment_asked(text):
+        return False  # "it usually goes out at the month's end. when is the next one?": a habit told
     reading = acts.read_intent(text)
     if reading.act == "duplicate" and reading.confidence >= LEARNED_DUPLICATE_CONFIDENCE:
         # (Banking77 hears "was anything taken on the 5th of this month" as one: a day's charges
@@ -91,6 +95,13 @@ def heard_duplicate(text: str) -> bool:
         return False  # (the desk's reader hears "did acme bill me anything on 4 march?" as one)
     desk = acts.read_desk_intent(text)
     return desk.act == "duplicate" and desk.confidence >= DESK_DUPLICATE_CONFIDENCE
+
+
+def next_payment_asked(text: str) -> bool:
+    """A sentence of the message asks when the next payment is ("when is the next one exactly?"):
+    what the others tell (when it usually goes out, the day it was last taken) is its context,
+    no second charge a learned reader may hear in the day or the month (held-26)."""
+    return any(asks.is_question(part) and asks.read(part).payment for part in cues.clauses(text))
 
 
 def _one_period_asked(text: str) -> bool:

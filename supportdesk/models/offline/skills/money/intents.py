@@ -15,7 +15,7 @@ from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.asks import asks_charges, asks_price
 from supportdesk.models.offline.skills.money.base import MoneyBase
 from supportdesk.models.offline.skills.money.heard import (
-    PLAN_NOUN, QUESTION_CONFIDENCE, card_told, heard_cancel_request, heard_duplicate, heard_refund, plan_beside_card,
+    PLAN_NOUN, QUESTION_CONFIDENCE, card_told, heard_cancel_request, heard_duplicate, heard_refund, next_payment_asked, plan_beside_card,
 )
 from supportdesk.models.offline.skills.money.plans import names_plan_by_place
 from supportdesk.readers import acts, gates
@@ -370,7 +370,7 @@ def _intents_in(t: str) -> frozenset[str]:
         # the next payment, its day and price; a plan of the price list asked about ("whats
         # team if we paid yearly instead?") is its price, nothing changed.
         what = asks.read(t)
-        if what.question and (what.renewal or what.payment):
+        if what.question and (what.renewal or what.payment or next_payment_asked(t)):
             # (A plan or a period named in a question about the next payment is the payment's:
             # "when's my next team payment and how much?" asks its day and amount, no price list.)
             found.add("next_payment")
