@@ -628,7 +628,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         issue = str(v.context.get("issue") or "")
         ends = action.text.rstrip()
         return (
-            ends.endswith((PLAN_CHANGE_ASKED, ANSWERS_QUESTION)) and not tells_trouble(issue) and asks_information(issue)
+            # (the answered matter asked no action: read by its requests, not the act reader, which
+            # hears "please how much cost the starter plan?" as a request)
+            ends.endswith((PLAN_CHANGE_ASKED, ANSWERS_QUESTION)) and not tells_trouble(issue)
+            and not any(p.search(issue) for p in _ACTION_ASKED)
             and asks_information(str(waiting[0].get("text", "")))
             and any(h.to_agent == self.me.name for h in v.turn_handoffs)
         )
