@@ -57,6 +57,11 @@ TOPIC_SWITCH_CONFIDENCE = 0.8
 # conversation goes back to triage when the router leans elsewhere at least this much, or when
 # another agent's job covers its words this much better (scope.share_in_scope).
 STRAY_CONFIDENCE = 0.5
+# A question waiting behind an answered one is taken up in the same reply only when the router
+# places it on its agent at least this surely (`Specialist._question_after_answer`): a part split
+# off unsurely ("and do i have to pay it all upfront", 0.90 technical's on three known words) is
+# the answered matter's own more often than another team's, and waits as before.
+WAITING_QUESTION_CONFIDENCE = 0.95
 STRAY_SHARE_MARGIN = 0.2
 _THANKS_WORD = LazyPattern(r"\b(?:thanks|thank you|thank u|thx|ty|tysm|cheers)\b", re.I)
 THANKS_FOR_A_FIX_CONFIDENCE = 0.85  # the act reader's: thanks, and nothing else asked or told
@@ -632,9 +637,18 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             # hears "please how much cost the starter plan?" as a request)
             ends.endswith((PLAN_CHANGE_ASKED, ANSWERS_QUESTION)) and not tells_trouble(issue)
             and not any(p.search(issue) for p in _ACTION_ASKED)
-            and asks_information(str(waiting[0].get("text", "")))
+            and asks_information(str(waiting[0].get("text", ""))) and self._placed_surely(waiting[0])
             and any(h.to_agent == self.me.name for h in v.turn_handoffs)
         )
+
+    def _placed_surely(self, matter: dict[str, Any]) -> bool:
+        """The router sends the waiting matter's words to its agent surely (`WAITING_QUESTION_CONFIDENCE`)."""
+        text = str(matter.get("text", ""))
+        about = cues.beside_facts(text) or text
+        if self.router is None or not about.strip():
+            return False
+        route = self.router.route(about)
+        return route.agent == matter.get("agent") and route.confidence >= WAITING_QUESTION_CONFIDENCE
 
     def _steps_report_elsewhere(self, text: str):
         """The message right after a reply that gave another agent's steps for a trouble and then

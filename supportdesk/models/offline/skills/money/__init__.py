@@ -192,10 +192,11 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # What this turn already carried out is not asked about again (two requests in one
             # message: after the first is done, the step goes on with the other; held-5 money).
             intents, asked = intents - done, asked - done
-        if len(joined & _READS) > 1 and intents <= _READS:
+        if len(joined & _READS) > 1 and intents <= _READS - {"my_plan"}:
             # Two reads of the account asked in one message ("when's our next payment, and can
             # you send me the january invoice too?"): each answered as it would be alone, in the
-            # one reply, not the first rule's one only (issue 38, held-26, two26).
+            # one reply, not the first rule's one only (issue 38, held-26, two26). (The plan's
+            # answer already says the card it bills, and is left to `_money_for`'s joined answer.)
             answers, lookup = self._reads_answered(intents, customer_id, text)
             if lookup is not None:
                 return lookup
