@@ -81,7 +81,9 @@ async def test_an_action_told_beside_a_problem_still_waits_for_its_steps(tmp_pat
 
 
 async def test_a_matter_said_to_follow_leaves_the_closing_question_last(tmp_path):
-    turns, _ = await talk(tmp_path, "how much is starter? and can i use the app on two phones?")
+    # (a trouble waits behind the price: since two26 a question placed surely on another agent,
+    # "can i use the app on two phones?", is taken up in the price's reply instead)
+    turns, _ = await talk(tmp_path, "how much is starter? also my app keeps crashing on my phone")
     (turn,) = turns
     said = turn.said()
     assert turn.agent == "billing" and OTHER_MATTER_FOLLOWS in said

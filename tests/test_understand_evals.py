@@ -10,10 +10,21 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19", "two19", "money26")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19", "two19", "money26", "two26")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24", "config19")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
+    # two26 (an information question waiting behind an answered question taken up in the same
+    # reply, two reads of the account asked together both answered, a person asked for called "a
+    # person"; tune 0/6 and held 0/6 before, 6/6 and 5/6 after): "what was my last payment and
+    # when is the next one" is not split into two questions (no joining word before "when": "and
+    # when is the next one" reads as the rule's one question), so only the next payment is said.
+    "two26 (held): two account reads: the last payment and the next one, lowercase",
+    # acts-6 (tune) pins the old wait (billing active after the price, the two-phones question
+    # pending for technical): since two26 an information question the router places surely on
+    # another agent is taken up in the price's reply (held-26's "the pro price and where two-factor
+    # is switched on" wants that), so it ends with technical. It misses by design, as route-6 does.
+    "acts 6 (tune): two matters, starter price and two phones",
     # two19 (two matters in one message, both answered: a question beside a trouble's steps is
     # answered in the same reply, the steps' report goes back to their agent, a price and a read of
     # the account asked together; tune 2/7 and held 2/7 before, 6/7 and 4/7 after): "my
@@ -814,9 +825,6 @@ KNOWN_MISSES = {
     # an invoice, a double charge and a crash: the second unanswered or the refund not offered);
     # "bump me up a tier" routed to technical; config desk: a person asked at once for a hijacked
     # account is called "a member of our support staff", not "a person".
-    "understand 26 (held): two matters: the pro price and where two-factor is switched on",
-    "understand 26 (held): two matters: next payment date and the january invoice",
-    "understand 26 config (held): a person at once, account hijacked",
     # understand-held-25 (written blind after round 18, before round 18b): 44/54 + 13/15 (82.6 %)
     # on its first run; no money or account action without a yes. By kind: four questions whose
     # answer is a fact in an article (the status page, how long the lock lasts, which characters stop
@@ -1131,12 +1139,12 @@ KNOWN_MISSES = {
     "reset15 config (tune): new pw pls",
     # multi-15: a plan's price asked first, then a matter of the technical agent's (a device, how
     # to change a password, a reset link): the price's reply invites a plan change, so the other
-    # matter waits its turn and is said to follow (Specialist._said_to_follow; acts-6 pins that
-    # it waits), and is answered once the price is settled, not in the same reply.
+    # matter waits its turn and is said to follow (Specialist._said_to_follow). Since two26 a
+    # question the router places surely is taken up in the same reply (the password's how-to and
+    # the chromebook pass); a reset link asked is an action and waits, and "does it run on android"
+    # is not placed surely enough (Specialist._question_after_answer).
     "multi 15 (tune): team's price and whether it runs on android",
     "multi 15 (tune): pro's price asked and a reset link asked for",
-    "multi 15 (tune): pro's price and how to change a password: no link sent",
-    "multi 15 (held): starter's yearly price and a chromebook",
     "multi 15 (held): team's price asked and a reset link asked for, the password forgotten",
     # multi-15 (held): "how long is trash kept before its gone for good + when do u charge me
     # next?": split at the "+", but the router places the bin's question with no agent (torn),

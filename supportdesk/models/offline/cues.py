@@ -850,7 +850,8 @@ def asks_card_change(text: str) -> bool:
 _QUESTION_OPENS = r"(?:what|how|when|which|where|(?:does|do|can|could|will|is|are)\s++(?:it|i|you|we|they|that|this)\b)"
 # (the space run taken from its start and whole, possessively: tried from every space of a long
 # run and backtracked, "refund" + 16,000 spaces + "me" took seconds, tests/test_offline_linear.py)
-QUESTIONS_JOINED = LazyPattern(rf"(?<!\s)\s++(?:and|also|plus)\s++(?={_QUESTION_OPENS})", re.I)
+# ("+" and "&" join as "and" does in terse messages: "which card is on file + when is next payment")
+QUESTIONS_JOINED = LazyPattern(rf"(?<!\s)\s++(?:and|also|plus|\+|&)\s++(?={_QUESTION_OPENS})", re.I)
 # A clause that opens as a question does (its words, not its "?").
 OPENS_AS_QUESTION = LazyPattern(rf"^\s*{_QUESTION_OPENS}", re.I)
 

@@ -34,7 +34,7 @@ from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router, content_words
 from supportdesk.models.offline.skills import generic
 from supportdesk.models.offline.skills.account import AccountSkill, next_billing_date
-from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, nice_date, with_article
+from supportdesk.models.offline.skills.common import ANSWERS_QUESTION, CARD_NUMBER_WARNING, PLAN_CHANGE_ASKED, nice_date, with_article
 from supportdesk.models.offline.skills.money import MoneySkill, asks
 from supportdesk.models.offline.skills.senior import SeniorSkill
 from supportdesk.models.offline.skills.technical import POINTS_BACK, REPORT_BACK, TechSkill, points_back, tells_trouble
@@ -57,6 +57,11 @@ TOPIC_SWITCH_CONFIDENCE = 0.8
 # conversation goes back to triage when the router leans elsewhere at least this much, or when
 # another agent's job covers its words this much better (scope.share_in_scope).
 STRAY_CONFIDENCE = 0.5
+# A question waiting behind an answered one is taken up in the same reply only when the router
+# places it on its agent at least this surely (`Specialist._question_after_answer`): a part split
+# off unsurely ("and do i have to pay it all upfront", 0.90 technical's on three known words) is
+# the answered matter's own more often than another team's, and waits as before.
+WAITING_QUESTION_CONFIDENCE = 0.95
 STRAY_SHARE_MARGIN = 0.2
 _THANKS_WORD = LazyPattern(r"\b(?:thanks|thank you|thank u|thx|ty|tysm|cheers)\b", re.I)
 THANKS_FOR_A_FIX_CONFIDENCE = 0.85  # the act reader's: thanks, and nothing else asked or told
@@ -547,8 +552,13 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
     def _hand_over_next(self, action):
         """The problem is resolved, or the question answered: hand over the next one the
         customer raised, unasked."""
+        after_answer = self._question_after_answer(action)
+        if after_answer:
+            # (the price's invitation to change plans gives way to the next question: a "yes"
+            # after it would otherwise answer an invitation no longer last in the reply)
+            action = dataclasses.replace(action, text=action.text.rstrip().removesuffix(PLAN_CHANGE_ASKED).rstrip())
         if not (isinstance(action, Answer) and (self.step.resolved or self._question_answered(action) or self._leaving_waits(action)
-                                                 or self._question_waits(action))):
+                                                 or self._question_waits(action) or after_answer)):
             return self._said_to_follow(action)
         waiting = dialogue.pending_issues(self.view.context)
         if not waiting:
@@ -562,7 +572,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         context.update(
             self.step.context({"pending_topic": nxt["text"], "pending_agent": nxt["agent"], dialogue.PENDING_ISSUES: rest or None})
         )
-        if not self.step.resolved and not self._question_answered(action) and not self._leaving_waits(action):
+        if not self.step.resolved and not self._question_answered(action) and not self._leaving_waits(action) and not after_answer:
             # Steps given, not yet tried: the customer's report on them is ours (`_steps_report_elsewhere`).
             context[dialogue.STEPS_OUT] = {
                 "agent": self.me.name, "at": len(self.view.customer_messages), "issue": str(self.view.context.get("issue") or "")[:300],
@@ -608,6 +618,37 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             and asks_information(str(waiting[0].get("text", "")))
             and any(h.to_agent == self.me.name for h in self.view.turn_handoffs)
         )
+
+    def _question_after_answer(self, action) -> bool:
+        """The matter handed here was a question only asking information, answered here (a price
+        quoted, ending with the invitation to change plans, or `ANSWERS_QUESTION`), and the next
+        matter waiting only asks information too (held-26: "how much is pro per month, and where
+        do i turn on two-factor?"): as after a trouble's steps (`_question_waits`), it is taken
+        up in this same reply, not said to follow. An offer made here (`PENDING_OFFER`) or a next
+        matter asking an action still waits: every action needs its offer and the customer's yes."""
+        v = self.view
+        waiting = dialogue.pending_issues(v.context)
+        if not (isinstance(action, Answer) and waiting and not action.context.get(dialogue.PENDING_OFFER)):
+            return False
+        issue = str(v.context.get("issue") or "")
+        ends = action.text.rstrip()
+        return (
+            # (the answered matter asked no action: read by its requests, not the act reader, which
+            # hears "please how much cost the starter plan?" as a request)
+            ends.endswith((PLAN_CHANGE_ASKED, ANSWERS_QUESTION)) and not tells_trouble(issue)
+            and not any(p.search(issue) for p in _ACTION_ASKED)
+            and asks_information(str(waiting[0].get("text", ""))) and self._placed_surely(waiting[0])
+            and any(h.to_agent == self.me.name for h in v.turn_handoffs)
+        )
+
+    def _placed_surely(self, matter: dict[str, Any]) -> bool:
+        """The router sends the waiting matter's words to its agent surely (`WAITING_QUESTION_CONFIDENCE`)."""
+        text = str(matter.get("text", ""))
+        about = cues.beside_facts(text) or text
+        if self.router is None or not about.strip():
+            return False
+        route = self.router.route(about)
+        return route.agent == matter.get("agent") and route.confidence >= WAITING_QUESTION_CONFIDENCE
 
     def _steps_report_elsewhere(self, text: str):
         """The message right after a reply that gave another agent's steps for a trouble and then

@@ -791,8 +791,10 @@ def decide(view: View, router: Router):
                 [RequestedCall(view.call_id(), "request_human", {"reason": text[:300]})],
                 context=view.facts.context_writes(view.context),
             )
+        # The customer asked for a person: the reply says "a person" plainly (understand-held-26
+        # config), not a title they must translate back into what they asked for.
         return Answer(
-            "I've asked a member of our support staff to join this conversation; they'll see everything "
+            "I've asked a person from our support staff to join this conversation; they'll see everything "
             "we've discussed. While you wait, feel free to tell me more about what's going on."
         )
     language = cues.other_language(text)

@@ -83,7 +83,8 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             return escalated
 
         asked = self._asked(text)
-        asked |= self._joined_reads(text, asked)
+        joined = self._joined_reads(text, asked)
+        asked |= joined
         offer = dialogue.open_offer(v.context, len(v.customer_messages))
         instead = (self._another_plan_named(offer, text) or self._another_card_named(offer, text)) if text and v.offer_answer != "yes" else None
         if instead is not None:
@@ -191,6 +192,15 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # What this turn already carried out is not asked about again (two requests in one
             # message: after the first is done, the step goes on with the other; held-5 money).
             intents, asked = intents - done, asked - done
+        if len(joined & _READS) > 1 and intents <= _READS - {"my_plan"}:
+            # Two reads of the account asked in one message ("when's our next payment, and can
+            # you send me the january invoice too?"): each answered as it would be alone, in the
+            # one reply, not the first rule's one only (issue 38, held-26, two26). (The plan's
+            # answer already says the card it bills, and is left to `_money_for`'s joined answer.)
+            answers, lookup = self._reads_answered(intents, customer_id, text)
+            if lookup is not None:
+                return lookup
+            return _said_first(" ".join(a.text for a in answers[:-1]), answers[-1])
         reads = asked & _READS
         if reads and asked & _CHANGES:
             # Two requests in one message ("send me my february invoice and change my card to
