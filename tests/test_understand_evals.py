@@ -824,7 +824,10 @@ KNOWN_MISSES = {
     # three pairs of matters in one message (a price and where a setting is, the next payment and
     # an invoice, a double charge and a crash: the second unanswered or the refund not offered);
     # "bump me up a tier" routed to technical; config desk: a person asked at once for a hijacked
-    # account is called "a member of our support staff", not "a person".
+    # account is called "a member of our support staff", not "a person". (All seven pass since
+    # round 19b: money26's numbered matters, a plan one notch up, a no with its reason and the next
+    # payment asked beside a day billed; two26's information question behind an answered one, two
+    # joined reads and "a person" said plainly.)
     # understand-held-25 (written blind after round 18, before round 18b): 44/54 + 13/15 (82.6 %)
     # on its first run; no money or account action without a yes. By kind: four questions whose
     # answer is a fact in an article (the status page, how long the lock lasts, which characters stop
