@@ -557,8 +557,11 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             # (the price's invitation to change plans gives way to the next question: a "yes"
             # after it would otherwise answer an invitation no longer last in the reply)
             action = dataclasses.replace(action, text=action.text.rstrip().removesuffix(PLAN_CHANGE_ASKED).rstrip())
-        if not (isinstance(action, Answer) and (self.step.resolved or self._question_answered(action) or self._leaving_waits(action)
-                                                 or self._question_waits(action) or after_answer)):
+        if not isinstance(action, Answer):
+            return self._said_to_follow(action)
+        # Settled here (resolved, a question answered, a cancellation offered): no report on steps is owed.
+        settled = self.step.resolved or after_answer or self._question_answered(action) or self._leaving_waits(action)
+        if not (settled or self._question_waits(action)):
             return self._said_to_follow(action)
         waiting = dialogue.pending_issues(self.view.context)
         if not waiting:
@@ -572,7 +575,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         context.update(
             self.step.context({"pending_topic": nxt["text"], "pending_agent": nxt["agent"], dialogue.PENDING_ISSUES: rest or None})
         )
-        if not self.step.resolved and not self._question_answered(action) and not self._leaving_waits(action) and not after_answer:
+        if not settled:
             # Steps given, not yet tried: the customer's report on them is ours (`_steps_report_elsewhere`).
             context[dialogue.STEPS_OUT] = {
                 "agent": self.me.name, "at": len(self.view.customer_messages), "issue": str(self.view.context.get("issue") or "")[:300],
@@ -592,12 +595,8 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         steps for the trouble do, so the cancellation is offered in this same reply, after the
         steps, not held until the trouble is settled (issue 38, cancel-18). Only offered: the
         desk's confirmation gate still waits for their yes to it."""
-        waiting = dialogue.pending_issues(self.view.context)
-        return (
-            isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER) and bool(waiting)
-            and bool(cues.CANCEL.search(str(waiting[0].get("text", ""))))
-            and any(h.to_agent == self.me.name for h in self.view.turn_handoffs)
-        )
+        nxt = self._next_matter_here(action)
+        return nxt is not None and bool(cues.CANCEL.search(str(nxt.get("text", ""))))
 
     def _question_waits(self, action) -> bool:
         """The next matter waiting only asks for information a lookup gives (a price, the next
@@ -607,17 +606,14 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         plan change, a credit, a reset) still waits for the steps' outcome, and every action still
         needs its offer and the customer's yes. The steps' report comes back here
         (`_steps_report_elsewhere`): `STEPS_OUT` names whose steps await it."""
-        waiting = dialogue.pending_issues(self.view.context)
+        nxt = self._next_matter_here(action)
+        if nxt is None:
+            return False
         # Only after a trouble's steps or article, which ask nothing but how they went: a reply
         # asking a choice of its own ("would you like to change your plan?", "shall I bring in a
         # person?") keeps its question last, and the next matter waits for the answer.
-        ends = action.text.rstrip() if isinstance(action, Answer) else ""
-        steps = tells_trouble(str(self.view.context.get("issue") or "")) and ends.endswith((REPORT_BACK, ANSWERS_QUESTION))
-        return (
-            isinstance(action, Answer) and not action.context.get(dialogue.PENDING_OFFER) and bool(waiting) and steps
-            and asks_information(str(waiting[0].get("text", "")))
-            and any(h.to_agent == self.me.name for h in self.view.turn_handoffs)
-        )
+        steps = tells_trouble(str(self.view.context.get("issue") or "")) and action.text.rstrip().endswith((REPORT_BACK, ANSWERS_QUESTION))
+        return steps and asks_information(str(nxt.get("text", "")))
 
     def _question_after_answer(self, action) -> bool:
         """The matter handed here was a question only asking information, answered here (a price
@@ -626,20 +622,29 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         do i turn on two-factor?"): as after a trouble's steps (`_question_waits`), it is taken
         up in this same reply, not said to follow. An offer made here (`PENDING_OFFER`) or a next
         matter asking an action still waits: every action needs its offer and the customer's yes."""
-        v = self.view
-        waiting = dialogue.pending_issues(v.context)
-        if not (isinstance(action, Answer) and waiting and not action.context.get(dialogue.PENDING_OFFER)):
+        nxt = self._next_matter_here(action)
+        if nxt is None:
             return False
-        issue = str(v.context.get("issue") or "")
-        ends = action.text.rstrip()
+        issue = str(self.view.context.get("issue") or "")
         return (
             # (the answered matter asked no action: read by its requests, not the act reader, which
             # hears "please how much cost the starter plan?" as a request)
-            ends.endswith((PLAN_CHANGE_ASKED, ANSWERS_QUESTION)) and not tells_trouble(issue)
+            action.text.rstrip().endswith((PLAN_CHANGE_ASKED, ANSWERS_QUESTION)) and not tells_trouble(issue)
             and not any(p.search(issue) for p in _ACTION_ASKED)
-            and asks_information(str(waiting[0].get("text", ""))) and self._placed_surely(waiting[0])
-            and any(h.to_agent == self.me.name for h in v.turn_handoffs)
+            and asks_information(str(nxt.get("text", ""))) and self._placed_surely(nxt)
         )
+
+    def _next_matter_here(self, action) -> dict[str, Any] | None:
+        """The next matter the customer raised, when this turn's reply could take it up too: the
+        reply answers (`Answer`) and offers nothing that waits for a yes, and the matter was handed
+        here this turn. The frame the three take-it-up-now rules share (`_leaving_waits`,
+        `_question_waits`, `_question_after_answer`); each adds what the reply and matter must be."""
+        if not isinstance(action, Answer) or action.context.get(dialogue.PENDING_OFFER):
+            return None
+        waiting = dialogue.pending_issues(self.view.context)
+        if not waiting or not any(h.to_agent == self.me.name for h in self.view.turn_handoffs):
+            return None
+        return waiting[0]
 
     def _placed_surely(self, matter: dict[str, Any]) -> bool:
         """The router sends the waiting matter's words to its agent surely (`WAITING_QUESTION_CONFIDENCE`)."""
