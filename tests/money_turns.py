@@ -9,6 +9,13 @@ from tests.conftest import REPO
 
 # The money and account tools an unasked turn must not call (each conversation's `not_tools`).
 MONEY = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method"]
+# ... and with the password reset, the six no turn may run unless the customer asked for it.
+UNASKED = [*MONEY, "send_password_reset"]
+
+
+def not_run(*allowed: str) -> list[str]:
+    """A turn's `not_tools`: the six, less the ones this turn runs on the customer's yes."""
+    return [t for t in UNASKED if t not in allowed]
 
 
 async def failures(conversation: dict, config: str = "agents.toml") -> list[str]:

@@ -17,10 +17,7 @@ from __future__ import annotations
 from supportdesk.models.offline import triage
 from supportdesk.models.offline.skills import technical
 from supportdesk.tools.kb import knowledge_base
-from tests.test_offline_moves import talk
-
-NOT_RUN = ("refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method", "send_password_reset")
-
+from tests.test_offline_moves import one_turn, talk
 
 def _steps(slug: str) -> str:
     article = knowledge_base().get(slug)
@@ -67,11 +64,10 @@ def test_an_address_asked_is_read_for_money_by_its_own_sentence():
 
 
 async def test_a_lock_time_asked_after_the_lock_is_told_is_answered_not_fixed(tmp_path):
-    turns, _ = await talk(tmp_path, "my account got locked, wrong password too many times. how long until i can sign in again")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "my account got locked, wrong password too many times. how long until i can sign in again")
     said = turn.said()
     assert "30 minutes" in said and "usually fixes" not in said
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_a_sender_asked_around_a_mail_filter_reaches_the_articles_not_billing(tmp_path):
@@ -82,4 +78,4 @@ async def test_a_sender_asked_around_a_mail_filter_reaches_the_articles_not_bill
     )
     (turn,) = turns
     assert turn.agent == "technical" and "notifications@acmecloud.example" in turn.said()
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()

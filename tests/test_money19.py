@@ -18,14 +18,7 @@ import pytest
 
 from supportdesk.models.offline import cues
 from supportdesk.models.offline.skills.money.intents import _intents_in
-from tests.money_turns import conversation_passes
-
-NOT_RUN = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method", "send_password_reset"]
-
-
-def _not(*allowed: str) -> list[str]:
-    return [t for t in NOT_RUN if t not in allowed]
-
+from tests.money_turns import conversation_passes, not_run
 
 @pytest.mark.parametrize("text", [
     "there's a starter charge on the 5th and again on the 6th",
@@ -69,10 +62,10 @@ def test_only_needing_a_plan_by_its_place_is_no_disclaimer():
 
 async def test_a_duplicate_told_by_two_days_is_offered_then_refunded_on_yes():
     await conversation_passes([
-        {"customer": "there is a pro payment on the 15th and another one on the 16th on my card", "expect": {"not_tools": _not()}},
-        {"customer": "yara.novak24@example.com", "expect": {"offers": ["refund_charge"], "reply": ["$29.99"], "not_tools": _not()}},
+        {"customer": "there is a pro payment on the 15th and another one on the 16th on my card", "expect": {"not_tools": not_run()}},
+        {"customer": "yara.novak24@example.com", "expect": {"offers": ["refund_charge"], "reply": ["$29.99"], "not_tools": not_run()}},
         {"customer": "yes", "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9078", "amount": 29.99}}],
-                                        "not_tools": _not("refund_charge")}},
+                                        "not_tools": not_run("refund_charge")}},
     ], counts={"refund_charge": 1})
 
 
@@ -80,7 +73,7 @@ async def test_a_plan_named_by_its_role_in_a_story_goes_to_billing_and_waits_for
     await conversation_passes([
         {"customer": "hello! i am a designer and i used to share big files with clients but now i mostly work on my own. "
                      "i think the entry-level tier would be enough for me. can you switch me over? CUS-1035",
-         "expect": {"agent": "billing", "offers": ["change_plan"], "reply": ["Starter"], "not_tools": _not()}},
+         "expect": {"agent": "billing", "offers": ["change_plan"], "reply": ["Starter"], "not_tools": not_run()}},
         {"customer": "ok", "expect": {"tools": [{"name": "change_plan", "arguments": {"customer_id": "CUS-1035", "plan": "starter"}}],
-                                       "not_tools": _not("change_plan")}},
+                                       "not_tools": not_run("change_plan")}},
     ], counts={"change_plan": 1})

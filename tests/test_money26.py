@@ -17,14 +17,7 @@ from __future__ import annotations
 
 from supportdesk.models.offline import cues, triage
 from supportdesk.models.offline.skills.money.intents import _intents_in
-from tests.money_turns import conversation_passes
-
-NOT_RUN = ["refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method", "send_password_reset"]
-
-
-def _not(*allowed: str) -> list[str]:
-    return [t for t in NOT_RUN if t not in allowed]
-
+from tests.money_turns import conversation_passes, not_run
 
 def test_matters_numbered_off_are_pieces_of_their_own():
     pieces = [p for p in triage._pieces("1) you charged me twice in march 2) the app freezes on my phone") if p.strip()]
@@ -36,9 +29,9 @@ def test_matters_numbered_off_are_pieces_of_their_own():
 async def test_a_numbered_double_charge_beside_a_crash_is_offered_first():
     await conversation_passes([
         {"customer": "two problems: 1) acme took 29.99 twice this march 2) the windows app freezes when i sync. dana@example.com",
-         "expect": {"agent": "billing", "offers": ["refund_charge"], "not_tools": _not()}},
+         "expect": {"agent": "billing", "offers": ["refund_charge"], "not_tools": not_run()}},
         {"customer": "yes", "expect": {"tools": [{"name": "refund_charge", "arguments": {"charge_id": "CH-9004"}}],
-                                       "not_tools": _not("refund_charge")}},
+                                       "not_tools": not_run("refund_charge")}},
     ])
 
 
@@ -51,17 +44,17 @@ def test_the_plan_moved_a_notch_is_one_step():
 async def test_a_plan_one_step_up_in_slang_is_billing_and_offered():
     await conversation_passes([
         {"customer": "can u push me up a tier? jonas.klein9@example.com",
-         "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": _not()}},
+         "expect": {"agent": "billing", "offers": ["change_plan"], "not_tools": not_run()}},
         {"customer": "yes", "expect": {"agent": "billing", "tools": [{"name": "change_plan", "arguments": {"plan": "pro"}}],
-                                       "not_tools": _not("change_plan")}},
+                                       "not_tools": not_run("change_plan")}},
     ])
 
 
 async def test_a_no_with_its_reason_stays_with_the_offer():
     await conversation_passes([
         {"customer": "you charged me 29.99 twice for march, yara.novak24@example.com",
-         "expect": {"agent": "billing", "offers": ["refund_charge"], "not_tools": _not()}},
-        {"customer": "nah forget it, not worth my time", "expect": {"agent": "billing", "not_tools": _not()}},
+         "expect": {"agent": "billing", "offers": ["refund_charge"], "not_tools": not_run()}},
+        {"customer": "nah forget it, not worth my time", "expect": {"agent": "billing", "not_tools": not_run()}},
     ])
 
 

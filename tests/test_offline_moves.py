@@ -18,6 +18,7 @@ from supportdesk.wiring import open_desk
 from supportdesk.engine.events import Appended
 from supportdesk.items import Confirmation, Decline, Handoff, Item, Message, Offer, ToolCall
 from tests.conftest import REPO, triage_dev_set
+from tests.money_turns import UNASKED
 
 ACCOUNT_ACTIONS = ("refund_charge", "issue_credit", "change_plan", "cancel_subscription")
 
@@ -45,6 +46,10 @@ class Turn:
     def said(self) -> str:
         return " ".join(i.text for i in self.items if isinstance(i, Message) and i.role == "agent")
 
+    def ran_unasked(self) -> bool:
+        """A money or account tool ran though this turn's customer asked for none (`UNASKED`)."""
+        return any(self.calls(name) for name in UNASKED)
+
 
 def open_offers(items: list[Item]) -> set[str]:
     """The desk's own offers still open: the engine asked (a call the model made at once). An
@@ -70,6 +75,12 @@ async def talk(tmp_path, *messages: str) -> tuple[list[Turn], object]:
             turns.append(Turn(items, info.active_agent, context))
         customer = await desk.services.customers.get_customer("CUS-1002")
     return turns, customer
+
+
+async def one_turn(tmp_path, text: str) -> Turn:
+    """The one turn a single customer message makes (`talk`)."""
+    (turn,), _ = await talk(tmp_path, text)
+    return turn
 
 
 async def test_yes_cancel_it_cancels_and_refunds_nothing(tmp_path):

@@ -15,10 +15,7 @@ Each test guards one protection and fails (never hangs) with it removed:
 from __future__ import annotations
 
 from supportdesk.models.offline.specialist import asks_information, reports_on_steps
-from tests.test_offline_moves import talk
-
-NOT_RUN = ("refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method", "send_password_reset")
-
+from tests.test_offline_moves import one_turn, talk
 
 def test_a_question_is_information_and_an_action_is_not():
     assert asks_information("also how much is starter a month?")
@@ -37,12 +34,11 @@ def test_a_report_on_the_steps_is_read_failed_or_worked():
 
 
 async def test_the_price_beside_a_crash_is_answered_after_the_steps(tmp_path):
-    turns, _ = await talk(tmp_path, "the android app crashes when i open a photo. also whats pro per month?")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "the android app crashes when i open a photo. also whats pro per month?")
     said = turn.said()
     assert "The app crashes or freezes" in said and "$29.99" in said
     assert turn.handoffs() == ["triage>technical", "technical>triage", "triage>billing"]
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_the_report_on_the_steps_goes_back_to_the_technical_agent(tmp_path):
@@ -60,27 +56,24 @@ async def test_the_steps_reported_to_work_close_at_the_technical_agent(tmp_path)
     turns, _ = await talk(tmp_path, "the iphone app freezes on startup. btw how much is team a month?", "ok it works now, thanks")
     worked = turns[1]
     assert worked.handoffs() == ["billing>triage", "triage>technical"] and "welcome" in worked.said().lower()
-    assert not any(worked.calls(name) for name in NOT_RUN)
+    assert not worked.ran_unasked()
 
 
 async def test_a_refund_beside_a_trouble_waits_and_nothing_is_offered(tmp_path):
-    turns, _ = await talk(tmp_path, "my app crashes whenever i upload a pdf, and please refund my last charge CUS-1003")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "my app crashes whenever i upload a pdf, and please refund my last charge CUS-1003")
     assert turn.agent == "technical" and not turn.context.get("pending_offer")
     assert [i["agent"] for i in turn.context["pending_issues"]] == ["billing"]
 
 
 async def test_a_price_and_an_invoice_asked_together_are_both_answered(tmp_path):
-    turns, _ = await talk(tmp_path, "how much is the team plan and what's my february invoice number? CUS-1003")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "how much is the team plan and what's my february invoice number? CUS-1003")
     said = turn.said()
     assert "$129.99" in said and "INV-5008" in said
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_a_price_and_the_next_payment_asked_together_are_both_answered(tmp_path):
-    turns, _ = await talk(tmp_path, "how much is starter per year and when do you bill me next? CUS-1003")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "how much is starter per year and when do you bill me next? CUS-1003")
     said = turn.said()
     assert "$99.99" in said and "April 26, 2026" in said
 

@@ -13,10 +13,7 @@ Each test guards one protection and fails (never hangs) with it removed:
 from __future__ import annotations
 
 from supportdesk.models.offline import cues
-from tests.test_offline_moves import talk
-
-NOT_RUN = ("refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method", "send_password_reset")
-
+from tests.test_offline_moves import one_turn
 
 def test_a_plus_joins_two_questions():
     assert len(cues.QUESTIONS_JOINED.split("which card is on file + when is next payment")) == 2
@@ -24,32 +21,28 @@ def test_a_plus_joins_two_questions():
 
 
 async def test_a_price_and_a_setting_asked_together_are_both_answered(tmp_path):
-    turns, _ = await talk(tmp_path, "whats the team plan a month? and how do i change my password")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "whats the team plan a month? and how do i change my password")
     said = turn.said()
     assert "$129.99" in said and "Changing your password" in said
     assert "change your plan?" not in said  # the invitation gave way to the next question
     assert not turn.context.get("pending_offer")
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_a_price_alone_keeps_its_invitation(tmp_path):
-    turns, _ = await talk(tmp_path, "how much is the pro plan per month?")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "how much is the pro plan per month?")
     assert "$29.99" in turn.said() and turn.said().rstrip().endswith("Would you like to change your plan?")
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_two_reads_of_the_account_are_both_answered(tmp_path):
-    turns, _ = await talk(tmp_path, "dana@example.com here. when will you charge me next and whats the invoice number for february?")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "dana@example.com here. when will you charge me next and whats the invoice number for february?")
     said = turn.said()
     assert "April 1, 2026" in said and "INV-5002" in said
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_a_person_asked_for_is_called_a_person(tmp_path):
-    turns, _ = await talk(tmp_path, "i want to talk to a human now. someone got into my acme account")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "i want to talk to a human now. someone got into my acme account")
     assert turn.calls("request_human") and "a person" in turn.said()
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()

@@ -24,10 +24,7 @@ from supportdesk.models.offline.router import Router
 from supportdesk.models.offline.specialist import OTHER_MATTER_FOLLOWS
 from supportdesk.wiring import load_config
 from tests.conftest import REPO
-from tests.test_offline_moves import talk
-
-NOT_RUN = ("refund_charge", "cancel_subscription", "change_plan", "issue_credit", "update_payment_method", "send_password_reset")
-
+from tests.test_offline_moves import one_turn
 
 def _desk():
     return load_config(str(REPO / "agents.toml"))
@@ -39,32 +36,29 @@ def _specialists():
 
 
 async def test_an_article_question_and_the_next_payment_are_both_answered_in_one_reply(tmp_path):
-    turns, _ = await talk(tmp_path, "how many days are trashed files kept, and when is my next payment? CUS-1009")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "how many days are trashed files kept, and when is my next payment? CUS-1009")
     said = turn.said()
     assert "30 days" in said and "April 21, 2026" in said
     assert turn.handoffs() == ["triage>technical", "technical>triage", "triage>billing"]
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_a_question_told_beside_a_problem_is_answered_after_its_steps(tmp_path):
     # Round 19 (the lead's call): information costs the customer nothing to get now. A question
     # answered from a lookup, waiting beside a trouble, is answered in the same reply, after the
     # steps (`Specialist._question_waits`); the steps still wait for the customer's report.
-    turns, _ = await talk(tmp_path, "my files stopped syncing on my laptop, and when is my next payment? CUS-1009")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "my files stopped syncing on my laptop, and when is my next payment? CUS-1009")
     said = turn.said()
     assert "Files are not syncing" in said and "April 21, 2026" in said
     assert turn.handoffs() == ["triage>technical", "technical>triage", "triage>billing"]
     assert turn.context["steps_out"]["agent"] == "technical"
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_an_article_for_a_trouble_told_and_the_next_payment_in_one_reply(tmp_path):
     # The act reader may hear "... freezes on the start screen" as a question; either way the
     # question beside it is answered now, and the trouble's steps are the technical agent's.
-    turns, _ = await talk(tmp_path, "android app freezes on the start screen + when is my next payment? CUS-1009")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "android app freezes on the start screen + when is my next payment? CUS-1009")
     assert "April 21, 2026" in turn.said() and turn.agent == "billing"
     assert not turn.context.get("pending_issues")
 
@@ -72,19 +66,17 @@ async def test_an_article_for_a_trouble_told_and_the_next_payment_in_one_reply(t
 async def test_an_action_told_beside_a_problem_still_waits_for_its_steps(tmp_path):
     # A waiting matter that asks for an action (a refund) is no information: it waits its turn,
     # and nothing is offered in the reply that gives the steps.
-    turns, _ = await talk(tmp_path, "my files stopped syncing on my laptop, and please refund my last charge CUS-1009")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "my files stopped syncing on my laptop, and please refund my last charge CUS-1009")
     assert turn.agent == "technical" and not turn.context.get("pending_offer")
     assert [i["agent"] for i in turn.context["pending_issues"]] == ["billing"]
     assert OTHER_MATTER_FOLLOWS in turn.said()
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_a_matter_said_to_follow_leaves_the_closing_question_last(tmp_path):
     # (a trouble waits behind the price: since two26 a question placed surely on another agent,
     # "can i use the app on two phones?", is taken up in the price's reply instead)
-    turns, _ = await talk(tmp_path, "how much is starter? also my app keeps crashing on my phone")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "how much is starter? also my app keeps crashing on my phone")
     said = turn.said()
     assert turn.agent == "billing" and OTHER_MATTER_FOLLOWS in said
     assert said.rstrip().endswith("?") and not said.rstrip().endswith(OTHER_MATTER_FOLLOWS)
@@ -113,20 +105,18 @@ def test_a_part_asked_by_the_question_mark_after_it_counts_as_asked():
 
 
 async def test_the_plan_asked_is_said_with_how_it_is_paid(tmp_path):
-    turns, _ = await talk(tmp_path, "CUS-1038 which plan do i have and how do i pay for it")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "CUS-1038 which plan do i have and how do i pay for it")
     said = turn.said()
     assert turn.agent == "billing"
     assert "Pro plan" in said and "monthly" in said and "paypal" in said
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 async def test_the_plan_and_the_card_asked_together_say_the_card_once(tmp_path):
-    turns, _ = await talk(tmp_path, "CUS-1038 what plan am i on, and which card is on file?")
-    (turn,) = turns
+    turn = await one_turn(tmp_path, "CUS-1038 what plan am i on, and which card is on file?")
     said = turn.said()
     assert "Pro plan" in said and said.count("paypal") == 1
-    assert not any(turn.calls(name) for name in NOT_RUN)
+    assert not turn.ran_unasked()
 
 
 @pytest.mark.parametrize(
