@@ -817,6 +817,22 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-27, -28 and -29 (written blind after round 19b, before round 20, by three
+    # writers at once): first runs 69/69, 67/69 and 59/69 as written (94.2 % together; 96.6 % with
+    # five expectations that were writing errors corrected: a reset link asked for is sent at once,
+    # a disputed charge's reason is its dispute, a team duplicate above billing's limit is the
+    # senior's); no money or account action without a yes. By kind: a price and where a setting is,
+    # numbered "1) 2)"; an article's fact and an invoice asked together; a double charge beside a
+    # trouble not offered until the trouble is settled; an id check tried four times read as a
+    # fourth contact and escalated; an unknown invoice id routed to technical; config desk: an
+    # alert the customer owns beside an invoice asked for, and a phishing email told to billing.
+    "understand 28 (held): two matters: starter's price and where two-factor is switched on",
+    "understand 29 (held): article: the selfie of the id check failing again and again",
+    "understand 29 (held): two matters: the export link's days and the march invoice",
+    "understand 29 (held): two matters: notifications silent and a starter charge doubled",
+    "understand 29 (held): unknown id: an invoice number that does not exist",
+    "understand 29 config (held): the login alert was me, the february invoice wanted",
+    "understand 29 config (held): an invoice then a fake email asking for the card, to security",
     # understand-held-26 (written blind before round 19): 48/54 + 14/15 (89.9 %) before the round,
     # and the same after it (round 19 fixed held-24/25's seen kinds, none of these); no money or
     # account action without a yes. By kind: the next charge asked after naming the day billed
@@ -1256,8 +1272,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "understand-held-26", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config", "understand-held-26-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "understand-held-26", "understand-held-27", "understand-held-28", "understand-held-29", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config", "understand-held-26-config", "understand-held-27-config", "understand-held-28-config", "understand-held-29-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
