@@ -246,10 +246,28 @@ def data_loss_told(text: str) -> bool:
 
 
 # "third time I'm writing", "I've contacted you 3 times": a repeat contact goes to someone senior.
+# A contact is the customer's writing to the desk, never an attempt at a thing: "tried 4 times
+# already", "rejected me 2 times now", "retried twice" count tries of the id check or a code, and a
+# count of times is a contact only after a verb of contacting (writing, asking, explaining, calling;
+# never one whose object is "me": "the app asked me 3 times already" is the app's doing;
+# understand-held-29, route20). A contact told with when it was ("i already asked you last week",
+# "wrote to you yesterday", "emailed support twice") is one too, but "i already told you" is said of
+# this conversation, so it is no repeat.
+_CONTACTING = (
+    r"(?:contact(?:ed|ing)?|writ(?:e|ten|ing)|wrote|explain(?:ed|ing)?|ask(?:ed|ing)?|told|messag(?:ed|ing)|"
+    r"e-?mail(?:ed|ing)|call(?:ed|ing)|chat(?:ted|ting)|reach(?:ed|ing) out)"
+)
+_SUPPORT = r"(?:you|u|you guys|support|your support|your team|the support team|your helpdesk)"
 REPEAT_CONTACT = _any(
     r"\b(?:second|third|fourth|fifth|2nd|3rd|4th|5th|\d+(?:st|nd|rd|th)) time (?:i'?m |i am |i have |i've |that i |we )?(?:writing|contacting|asking|calling|messaging|reaching out|chatting|here|contacted|written|asked)",
     r"\b(?:contacted|written to|messaged|called|asked) (?:you|support|you guys|your team)? ?(?:\w+ )?(?:three|four|five|several|many|multiple|\d+) times\b",
-    r"\b(?:three|four|five|several|multiple|\d+) times (?:already|now|before)\b", r"\bkeep (?:writing|contacting|asking) (?:you|support)\b",
+    rf"\b{_CONTACTING}\b(?! me\b)[^.?!\n]{{0,40}}?\b(?:three|four|five|several|multiple|\d+) times (?:already|now|before)\b",
+    r"\bkeep (?:writing|contacting|asking) (?:you|support)\b",
+    rf"\b(?:asked|contacted|wrote to|written to|messaged|e-?mailed|called|chatted with|reached out to|spoken? (?:to|with)|talked to|been in touch with) {_SUPPORT}\b"
+    r"[^.?!\n]{0,30}?\b(?:yesterday|last (?:week|month|time|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+    r"|(?:a few|a couple of|two|three|\d+) (?:days|weeks) ago|the other day|earlier this week|twice)\b",
+    rf"\balready (?:contacted|wrote to|written to|messaged|e-?mailed|called|reached out to) {_SUPPORT}\b",
+    rf"\b(?:i'?m|i am|we'?re|we are) (?:writing|contacting|messaging|e-?mailing) (?:to )?(?:{_SUPPORT} )?again\b",
 )
 # Ground no tool or help article on a software desk covers goes to a person, never to the nearest
 # article (an agent whose tools do cover it is found by `unknown_ground`'s caller). What the
