@@ -367,6 +367,11 @@ def unknown_ground(text: str, desk_name: str | None = None) -> str | None:
         # "close my netflix account for good": the reader reads what is asked of an account,
         # whoever's; another service's is no account of this desk's. Names are a rule's job.
         return None
+    if learned == gates.PRIVACY and (INVOICE_ID.search(text) or CHARGE_ID.search(text)):
+        # "could you send me a copy of INV-5002 again?": the reader hears a copy of one's data
+        # asked for; a copy of an invoice or a charge named by its id is that record, which
+        # billing's tools read (route20). Ids are a rule's job, like names.
+        return None
     return LEARNED_GROUND[learned] if learned is not None else None
 
 
@@ -570,6 +575,9 @@ ABOUT_CHARGES = _any(
 )
 # A charge's id as the demo's charges are numbered: a literal only billing's tools read.
 CHARGE_ID = LazyPattern(r"\bch-?\s?\d{4,}\b", _FLAGS)
+# An invoice's id ("INV-4420", "inv 5005"): as literal as a charge's, and only billing's tools read
+# invoices, whether the account holds it or not (an unknown one is said not found; route20).
+INVOICE_ID = LazyPattern(r"\binv[-#]?\s?\d{3,}\b", _FLAGS)
 
 
 # When a plan change takes effect: at the next renewal, or now.
@@ -1182,10 +1190,10 @@ _AMOUNT = LazyPattern(r"[$€£]|\b\d+[.,]\d\d\b")
 
 @kept_by_text(256)
 def names_money_literally(text: str) -> bool:
-    """An amount, a charge id, a plan's name or place, a billing period or a card number: the rules' part
+    """An amount, a charge or invoice id, a plan's name or place, a billing period or a card number: the rules' part
     of `names_money`, without the learned money gate's reading."""
     return bool(
-        _AMOUNT.search(text) or CHARGE_ID.search(text) or PLAN_NAME.search(text) or PLAN_PLACED.search(text) or PERIOD.search(text)
+        _AMOUNT.search(text) or CHARGE_ID.search(text) or INVOICE_ID.search(text) or PLAN_NAME.search(text) or PLAN_PLACED.search(text) or PERIOD.search(text)
         or CARD_NUMBER.search(text)
     )
 
