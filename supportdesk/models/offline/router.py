@@ -427,9 +427,9 @@ class Router:
 
     def _route(self, text: str, candidates: list[str]) -> Route:
         dressed_up = self.by_rule(text)
-        text = with_bare_amount(without_names(without_introduction(without_announcement(without_reassurance(text))), self._names))
+        text = with_bare_amount(without_names(without_introduction(without_announcement(text)), self._names))
         candidates = self._without_denied_owner(text, candidates)
-        text = self.without_denials(text)
+        text = without_reassurance(self.without_denials(text))  # (after the denials' reading of the candidates)
         p = self.model.predict(text, candidates)
         placed = self._by_access(text, candidates, p, dressed_up)
         if placed is not None:
@@ -440,8 +440,8 @@ class Router:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
         dressed_up = self.by_rule(text)
-        text = with_bare_amount(without_names(without_introduction(without_announcement(without_reassurance(text))), self._names))
+        text = with_bare_amount(without_names(without_introduction(without_announcement(text)), self._names))
         candidates = self._without_denied_owner(text, candidates)
-        text = self.without_denials(text)
+        text = without_reassurance(self.without_denials(text))  # (after the denials' reading of the candidates)
         p = self.model.predict(text, candidates)
         return self._by_access(text, candidates, p, dressed_up) or Route(p.label, p.confidence, p)
