@@ -6,7 +6,8 @@ Each test guards one protection and fails with it removed:
 - an invoice named by its id is billing's: money to the rules (`cues.names_money_literally`),
   billing's skill in triage (`triage._SKILL_BY_CUE`), no fact of who the customer is, asked for as
   much as asked about (`asks.invoice_asked`), and no privacy request (`cues.unknown_ground`);
-- a clause that sets an alarm aside names no matter for the router (`router.without_reassurance`);
+- a clause that disowns an alarm (owns what was seen, waves a worry off) names no matter for
+  the router (`router.without_reassurance`);
 - money only in what a received message asks of the customer is no money matter, so the phishing
   goes to the agent for someone else's access (`router._money_only_asked_of_them`).
 """
@@ -53,6 +54,8 @@ def test_a_copy_of_a_named_invoice_is_no_privacy_request():
 def test_a_reassuring_clause_is_set_aside_for_the_router():
     text = "the new login alert was me on my new laptop, no worries there. what i need is my february invoice"
     assert router.without_reassurance(text) == "what i need is my february invoice"
+    asking = "is there an option for 2 factor login? all fine, only asking"
+    assert router.without_reassurance(asking) == asking  # all said well stays the router's evidence
     assert router.without_reassurance("the alert was me") == "the alert was me"  # nothing else to place
 
 

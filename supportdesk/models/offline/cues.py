@@ -296,13 +296,13 @@ OWNED = LazyPattern(r"\b(?:was|were|is|'s)\s+(?:just |only |really |actually |al
 
 
 def reassures(clause: str) -> bool:
-    """The clause sets an alarm aside: what was seen owned ("the new login alert was me on my
-    laptop", no trouble told in it), a worry denied ("no worries there") or all said well. It names
-    no matter of its own, whatever words it says ("login alert" leans to the agents of sign-ins),
-    so the router reads the message without it (understand-held-29 config, route20)."""
-    return bool(
-        NO_TROUBLE.match(clause) or ALL_WELL.match(clause) or (OWNED.search(clause) and not TROUBLE_TOLD.search(clause))
-    )
+    """The clause disowns an alarm: what was seen owned ("the new login alert was me on my new
+    laptop", no trouble told in it) or a worry waved off ("no worries there"). It names no matter of
+    its own, whatever words it says ("login alert" leans to the agents of sign-ins), so the router
+    reads the message without it (understand-held-29 config, route20). (All said well is left in:
+    "all fine, only asking" is the router's evidence that nothing is wrong, and placed the
+    two-factor question with the technical agent; security-12.)"""
+    return bool(NO_TROUBLE.match(clause) or (OWNED.search(clause) and not TROUBLE_TOLD.search(clause)))
 
 
 # Ground no tool or help article on a software desk covers goes to a person, never to the nearest

@@ -284,11 +284,10 @@ def without_announcement(text: str) -> str:
 # An alarm set aside is not the matter (understand-held-29 config, route20): "the new login alert
 # was me on my new laptop, no worries there. what i need is my february invoice" names a sign-in's
 # words in a clause that only owns it, and they pulled the message to the technical agent (0.82)
-# though the invoice is all it asks. A clause that reassures (cues.reassures: what was seen owned,
-# a worry denied, all said well) names no agent's matter, and the message is placed on the rest,
-# when the rest says something.
+# though the invoice is all it asks. A clause that owns what was seen (cues.reassures) names no
+# agent's matter, and the message is placed on the rest, when the rest says something.
 def without_reassurance(text: str) -> str:
-    """`text` without the clauses that set an alarm aside (`cues.reassures`), when one with words is left."""
+    """`text` without the clauses that own what was seen (`cues.reassures`), when one with words is left."""
     parts = gates.clauses(text)
     if len(parts) < 2:
         return text
