@@ -10,10 +10,23 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19", "two19", "money26", "two26")
-CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24", "config19")  # run on evals/config-agent.toml: an agent only the config knows
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19", "two19", "money26", "two26", "route20")
+CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24", "config19", "route20-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
+    # route20 (who gets the message: tries counted are no repeat contact, an invoice id asked for or
+    # about is billing's known or not, a reassuring clause set aside, a phishing's bait no money;
+    # before: tune 1/6 + 2/5 config, held 1/6 + 1/5 config; after: 6/6 + 4/5, 5/6 + 3/5). The
+    # routing is right in both article misses; the articles abstain: "since tuesday" leans the
+    # article reader to restoring files (its one written example naming a weekday), and the
+    # authenticator code retried "2 times now" in non-native words finds no sure article.
+    "route20 config (tune): the login alert was me, no stress; the desktop sync is the matter",
+    "route20 (held): attempts: retried the authenticator code twice, non-native",
+    # Held, config desk: a phishing's ask told while billing or technical holds it, in words the
+    # access reader does not read as someone else's access, stays with billing or goes to it (the
+    # specialist's scope reading hears the card words as billing's matter; not the router's).
+    "route20 config (held): billing holds it, then a message wanting the card's security code",
+    "route20 config (held): technical holds it, then an email asking for the card and its expiry",
     # two26 (an information question waiting behind an answered question taken up in the same
     # reply, two reads of the account asked together both answered, a person asked for called "a
     # person"; tune 0/6 and held 0/6 before, 6/6 and 5/6 after): "what was my last payment and
@@ -66,9 +79,8 @@ KNOWN_MISSES = {
     # cancel-18 (a cancel told after its reason or beside an app trouble, kept facts; tune 3/8 and
     # held 6/8 before, 7/8 and 6/8 after; held-22/23's studio, mac app, other tool, INV-5300 and
     # yearly-price-after-the-plan pass since, and since two19 the two prices beside a trouble).
-    # "can you tell me what INV-9001 is for? <email>": triage reads an invoice number and an email
-    # with a question around them as facts only (cues.only_facts) and asks what it can do.
-    "cancel 18 (held): unknown charge: an invoice number nobody holds, INV-9001",
+    # ("can you tell me what INV-9001 is for? <email>" passes since route20: an invoice id asked
+    # about is no fact of who the customer is, and billing's.)
     # acts-17 (topic words are no request: remarks and questions about a reset, a link, a card, a
     # refund or a plan; tune 8/10 -> 10/10, held 6/9 -> 8/9): "yo hook me up with a fresh pw link"
     # reads as a greeting to the act reader ("yo" opens greetings; a small label pays little for the
@@ -826,13 +838,10 @@ KNOWN_MISSES = {
     # trouble not offered until the trouble is settled; an id check tried four times read as a
     # fourth contact and escalated; an unknown invoice id routed to technical; config desk: an
     # alert the customer owns beside an invoice asked for, and a phishing email told to billing.
+    # (The id check, the unknown invoice id, the owned alert and the phishing pass since route20.)
     "understand 28 (held): two matters: starter's price and where two-factor is switched on",
-    "understand 29 (held): article: the selfie of the id check failing again and again",
     "understand 29 (held): two matters: the export link's days and the march invoice",
     "understand 29 (held): two matters: notifications silent and a starter charge doubled",
-    "understand 29 (held): unknown id: an invoice number that does not exist",
-    "understand 29 config (held): the login alert was me, the february invoice wanted",
-    "understand 29 config (held): an invoice then a fake email asking for the card, to security",
     # understand-held-26 (written blind before round 19): 48/54 + 14/15 (89.9 %) before the round,
     # and the same after it (round 19 fixed held-24/25's seen kinds, none of these); no money or
     # account action without a yes. By kind: the next charge asked after naming the day billed

@@ -595,8 +595,9 @@ _SKILL_BY_CUE: tuple[tuple[str, Callable[[str], object]], ...] = (
     # through"): only billing's tools read the failed charge ("go through", "declined" lean to
     # the in-app card article; a card refused at a checkout or a top-up names no such payment)
     ("money", lambda t: asks.payment_failed_told(t) and not cues.APP_TROUBLE.search(t)),
-    # a charge named by its id ("what is CH-9006?"): only billing's tools read charges
-    ("money", lambda t: cues.CHARGE_ID.search(t) and not cues.APP_TROUBLE.search(t)),
+    # a charge or an invoice named by its id ("what is CH-9006?", "resend INV-4420"): only
+    # billing's tools read charges and invoices ("resend" and "a copy" lean elsewhere; route20)
+    ("money", lambda t: (cues.CHARGE_ID.search(t) or cues.INVOICE_ID.search(t)) and not cues.APP_TROUBLE.search(t)),
     # the card on file taken away ("delete my card details" leans towards the app's card troubles)
     ("money", lambda t: cues.REMOVE_CARD.search(t) and not cues.APP_TROUBLE.search(t)),
     # what the product runs on, asked with no money and no trouble in it: the apps article
@@ -839,8 +840,10 @@ def decide(view: View, router: Router):
     asked_before = view.last_agent_text().startswith("Happy to help. " + CLARIFY_OPENING)
     if (
         not asked_before and cues.only_facts(text) and not cues.THANKS.search(text) and not cues.GREETING.search(text) and text.strip()
-        and not _placed_surely(router, text)
+        and not _placed_surely(router, text) and not asks.invoice_asked(text)
     ):
+        # (An invoice's id asked about or for is no fact of who they are: "can you tell me what
+        # INV-9001 is for? <email>" asks after the invoice, billing's to look up; route20.)
         # Who they are, but not yet what about ("hi, my email is ..."): note it, and ask.
         if not cues.vague(text):
             return Answer(

@@ -21,14 +21,7 @@ from supportdesk.text import clip_words
 from supportdesk.patterns import LazyPattern
 
 _CLAUSES = LazyPattern(r"(?<=[,;.!])\s+")
-_TROUBLE = LazyPattern(
-    r"\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|not|no longer|error\w*|fail\w*|broke\w*|stopped|"
-    r"crash\w*|freez\w*|stuck|missing|gone|lost|wrong|"
-    # Nothing came of what the customer did ("clicked export and nothing happened"): the trouble.
-    # Opening a clause of its own, "nothing happened" denies an incident instead (`denies_trouble`).
-    r"nothing (?:\w+ )?happen\w*)\b",
-    re.I,
-)
+_TROUBLE = cues.TROUBLE_TOLD  # a failure's words (in cues: the router reads reassurances by it too)
 
 # How the steps end: the customer is asked to tell how they went (an answer is pointed back at them).
 REPORT_BACK = "Let me know whether that works."
@@ -60,16 +53,9 @@ _NOTHING = LazyPattern(r"^\W*nothing\b", re.I)
 # "nothing dodgy going on", "nothing shady is going on": something denied to be going on at all, an
 # incident denied whatever word says what kind (tech-h18).
 _GOING_ON = LazyPattern(r"\b(?:(?:is |was )?go(?:ing|in'?) on|occurr\w*)\b", re.I)
-# "no problem with my account", "no issues at all": a trouble's own noun, negated.
-_NO_TROUBLE = LazyPattern(r"^\W*(?:there'?s |there is |i have |i've )?(?:no|not an?y?) (?:problems?|issues?|troubles?|worries|concerns?)\b", re.I)
-# "all good", "everything's fine": a reassurance said as a clause of its own, no trouble told
-# (config19: "no one hacked me, all good. how do i make acme ask for a one-time code" left "all
-# good" in the query, and the search was unsure of the two-factor article).
-_ALL_WELL = LazyPattern(r"^\W*(?:all|everything(?:'s| is)?|it'?s all)\s+(?:good|fine|ok|okay|well)\W*$", re.I)
-# "the login alert was me", "that sign-in was just us", "it was my own new computer": what was
-# seen owned as the customer's own doing, so no one else's (sec17: its "login alert" words left
-# the search for the sync trouble told beside it unsure, and it found nothing).
-_OWNED = LazyPattern(r"\b(?:was|were|is|'s)\s+(?:just |only |really |actually |all |in fact )?(?:me|us|mine|myself|my own)\b(?! who\b| that\b)", re.I)
+_NO_TROUBLE = cues.NO_TROUBLE  # "no problem with my account", "no issues at all"
+_ALL_WELL = cues.ALL_WELL  # "all good", "everything's fine" (config19)
+_OWNED = cues.OWNED  # "the login alert was me", "that sign-in was just us" (sec17)
 # What the customer did, told in the clause ("nothing happens when i tap sync"): what follows
 # "nothing" is that action's outcome, a trouble, not a denial.
 _UPON_AN_ACTION = LazyPattern(r"\b(?:when|whenever|after|once|if)\b", re.I)

@@ -392,5 +392,8 @@ def asks_price(text: str) -> bool:
 def invoice_asked(text: str) -> bool:
     """An invoice named by its number (the slot rule) and asked about ("what is INV-7777 on my
     statement?"): the invoice asked, shown when it is the account's and said plainly not found
-    when it is not (account._invoices_answer), with no other matter heard (issue 38, cancel-18)."""
-    return is_question(text) and bool(slot_extraction.extract(text).invoice_ids)
+    when it is not (account._invoices_answer), with no other matter heard (issue 38, cancel-18);
+    asked for too, the act reader's request ("pls resend INV-7781": route20)."""
+    if not slot_extraction.extract(text).invoice_ids:
+        return False
+    return is_question(text) or acts.read_act(text).act == "request"
