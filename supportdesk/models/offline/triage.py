@@ -306,7 +306,10 @@ _ISSUE_SPLIT = LazyPattern(
     r"|(?:^|(?<=[.;!?]))\s*+(?:first|second|third|then|finally)(?:ly)?(?:\s*+[,:]|\s++(?:thing|question|issue|problem)\b[,:]?)\s*+"
     # one question asked, then another ("how much is starter? and can i use it on two phones?")
     # (the next sentence a question too: "... sort that out? My login is <email>" is a fact told)
-    r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)",
+    r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)"
+    # a sentence opened by "and" adds a matter (`_ADDS_A_MATTER`), asked or told ("... stay valid?
+    # and pls send me the march invoice", "... on my iphone. and you billed my pro plan twice")
+    r"|(?<=[.!?])\s++and\s++",
     re.IGNORECASE,
 )
 # Each part must route this surely, and say enough, to count as a problem of its own.
@@ -331,6 +334,15 @@ _WHO_WORDS = frozenset(w for phrase in CONCEPTS["someone"] for w in phrase.split
 # instead? it works out cheaper right?"): its matter is that part's, whatever its own words lean
 # the router to. Grammar, a closed class (the pronouns that point back).
 _POINTS_BACK = LazyPattern(r"^\s*(?:and\s+|so\s+)?(?:it|that|this)(?:'s|'d|'ll)?\b", re.IGNORECASE)
+
+
+# A list's marker ("1)", "(b)") before a matter, as `_ISSUE_SPLIT` reads one.
+_LIST_MARKER = LazyPattern(r"(?:^|(?<=\s))\(?(?:[1-9]|[a-c])\)", re.IGNORECASE)
+
+
+def counts_matters(text: str) -> bool:
+    """The customer counts their matters: announced ("two things: ...") or numbered off ("1) ... 2) ...")."""
+    return without_announcement(text) != text or len(_LIST_MARKER.findall(text)) >= 2
 
 
 def _only_who(part: str) -> bool:
@@ -363,10 +375,11 @@ def _pieces(text: str) -> list[str]:
     return [part for piece in _ISSUE_SPLIT.split(text) for part in _cancel_apart(piece or "")]
 
 
-def issues(text: str, router: Router) -> list[tuple[Route, str]]:
+def issues(text: str, router: Router, place: Callable[[str, Route], Route] | None = None) -> list[tuple[Route, str]]:
     """[(route, part of the message)] when the message raises problems for more than one agent;
     [(route, the message)] when those are someone else's access and the lockout it caused
-    (`_access_with_its_lockout`): one matter, for the access's agent."""
+    (`_access_with_its_lockout`): one matter, for the access's agent. `place` re-reads a part's
+    route as the message's would be (`decide`: a part naming no money is no money-only agent's)."""
     pieces = _pieces(text)
     if not (len(pieces) > 1 or cues.QUESTIONS_JOINED.search(text)):
         return []
@@ -426,6 +439,8 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
+        if route is not None and place is not None:
+            route = place(part, route)
         # (matters counted first are each one, wherever the router places them: "two things: the
         # windows app won't even start since yesterday's update, and ...", technical 0.74, held-12)
         # (so is what is told before a matter the customer adds, "..., also whats team per month?":
@@ -697,6 +712,17 @@ def _without_money_agents(view: View, router: Router, text: str, candidates: lis
     return again if again.agent is not None else None
 
 
+def _off_money_only(view: View, route: Route, text: str, candidates: list[str]) -> Route:
+    """The route, or the technical agent's when the words lean to a money-only agent yet name no
+    money (`_money_without_money`), as a whole message's route is read in `decide`: one of two
+    matters is placed as it would be said alone ("two things: 1) how much is starter a month 2)
+    where do i switch on 2fa": "switch" leans to billing's plan switches, understand-held-28)."""
+    if route.agent is None or not _money_without_money(view, route.agent, text):
+        return route
+    owner = _skill_owner(view, "tech", candidates)
+    return route if owner is None else Route(owner, route.confidence, route.prediction)
+
+
 def _product_matter(view: View, text: str, candidates: list[str]) -> str | None:
     """Unsure between agents, for a question about the product or a problem with it that names
     no money ("is there a timeline or gantt view?", "does it handle right-to-left text?"): the
@@ -852,13 +878,17 @@ def decide(view: View, router: Router):
         # (Someone else in the account, told in few words, says it: "somebody else has been in my
         # account i'm sure of it" goes to the agent whose examples tell of that, router.access_agent.)
         return Answer(clarifying_question(view, candidates), meta={"router": "offline", "clarifying": True})
-    several = issues(text, router)
+    several = issues(text, router, lambda part, route: _off_money_only(view, route, part, candidates))
     if several:
         # Two problems at once: the first goes to its agent now, the others wait their turn
         # in the shared context and are handed over when the first is resolved.
         (first, first_text), *rest = several
+        # (a matter the customer counted off, "two things: 1) ... 2) ...", is one by their word, not
+        # a part split off unsurely: `Specialist._question_after_answer` takes it up however the
+        # router leans, understand-held-28)
+        counted = {"counted": True} if counts_matters(text) else {}
         waiting = dialogue.pending_issues(view.context) + [
-            {"agent": r.agent, "topic": topic(part, view.desk.agents[r.agent].title), "text": part[:300]}  # type: ignore[index]
+            {"agent": r.agent, "topic": topic(part, view.desk.agents[r.agent].title), "text": part[:300], **counted}  # type: ignore[index]
             for r, part in rest
         ]
         return _transfer(view, first, first_text, {dialogue.PENDING_ISSUES: waiting})
