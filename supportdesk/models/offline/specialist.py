@@ -626,8 +626,11 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return True
         steps = action.text.rstrip().endswith((REPORT_BACK, ANSWERS_QUESTION))
         # (or charges told, which the money skill reads against the account: "i see two starter
-        # charges on the 24th and 25th" is a duplicate the charges show, offered back as one)
-        return steps and (any(p.search(text) for p in _MONEY_ACTION_ASKED) or about_charges(text))
+        # charges on the 24th and 25th" is a duplicate the charges show, offered back as one; a
+        # question about a charge, "how much did i pay on the 6th?", is information, and one the
+        # money skill may answer with an offer the customer never asked for: it waits as before)
+        told = about_charges(text) and "?" not in text and acts.read_act(cues.beside_facts(text) or text).act != "question"
+        return steps and (any(p.search(text) for p in _MONEY_ACTION_ASKED) or told)
 
     def _question_waits(self, action) -> bool:
         """The next matter waiting only asks for information a lookup gives (a price, the next
@@ -704,12 +707,22 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         if not reports_on_steps(text) or self._has_own_request(text, any_skill=True):
             return None
         title = v.desk.agents[out["agent"]].title.lower()
+        pending: dict[str, Any] = {"pending_topic": text, "pending_agent": out["agent"]}
+        issue = str(v.context.get("issue") or "")
+        if v.declined_tool in dialogue.ACCOUNT_ACTIONS and issue:
+            # The report closed the action offered here beside the steps ("ok the cache thing fixed
+            # it, thx" is no yes to the refund, the gate's reading): the customer asked for it, so
+            # it waits its turn again, offered anew once the steps' agent is done (issue 38, round 20).
+            came = [h for h in v.history if isinstance(h, Handoff) and h.to_agent == self.me.name]
+            topic = came[-1].reason if came else ""
+            mine = {"agent": self.me.name, "topic": topic, "text": issue[:300]}
+            pending[dialogue.PENDING_ISSUES] = [mine, *dialogue.pending_issues(v.context)]
         return Transfer(
             to_agent=target,
             reason=f"report on {title}'s steps: {clip_words(text, 100)}",
             handoff_kind="return",
             text=f"Thanks for telling me how the steps went: I'm passing you back to our {title} team, whose steps they were.",
-            context=self.step.context({"pending_topic": text, "pending_agent": out["agent"]}),
+            context=self.step.context(pending),
         )
 
     def _only_offers_answered_since(self, at: object) -> bool:

@@ -375,11 +375,10 @@ def _pieces(text: str) -> list[str]:
     return [part for piece in _ISSUE_SPLIT.split(text) for part in _cancel_apart(piece or "")]
 
 
-def issues(text: str, router: Router, place: Callable[[str, Route], Route] | None = None) -> list[tuple[Route, str]]:
+def issues(text: str, router: Router) -> list[tuple[Route, str]]:
     """[(route, part of the message)] when the message raises problems for more than one agent;
     [(route, the message)] when those are someone else's access and the lockout it caused
-    (`_access_with_its_lockout`): one matter, for the access's agent. `place` re-reads a part's
-    route as the message's would be (`decide`: a part naming no money is no money-only agent's)."""
+    (`_access_with_its_lockout`): one matter, for the access's agent."""
     pieces = _pieces(text)
     if not (len(pieces) > 1 or cues.QUESTIONS_JOINED.search(text)):
         return []
@@ -439,8 +438,6 @@ def issues(text: str, router: Router, place: Callable[[str, Route], Route] | Non
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
-        if route is not None and place is not None:
-            route = place(part, route)
         # (matters counted first are each one, wherever the router places them: "two things: the
         # windows app won't even start since yesterday's update, and ...", technical 0.74, held-12)
         # (so is what is told before a matter the customer adds, "..., also whats team per month?":
@@ -712,17 +709,6 @@ def _without_money_agents(view: View, router: Router, text: str, candidates: lis
     return again if again.agent is not None else None
 
 
-def _off_money_only(view: View, route: Route, text: str, candidates: list[str]) -> Route:
-    """The route, or the technical agent's when the words lean to a money-only agent yet name no
-    money (`_money_without_money`), as a whole message's route is read in `decide`: one of two
-    matters is placed as it would be said alone ("two things: 1) how much is starter a month 2)
-    where do i switch on 2fa": "switch" leans to billing's plan switches, understand-held-28)."""
-    if route.agent is None or not _money_without_money(view, route.agent, text):
-        return route
-    owner = _skill_owner(view, "tech", candidates)
-    return route if owner is None else Route(owner, route.confidence, route.prediction)
-
-
 def _product_matter(view: View, text: str, candidates: list[str]) -> str | None:
     """Unsure between agents, for a question about the product or a problem with it that names
     no money ("is there a timeline or gantt view?", "does it handle right-to-left text?"): the
@@ -878,7 +864,7 @@ def decide(view: View, router: Router):
         # (Someone else in the account, told in few words, says it: "somebody else has been in my
         # account i'm sure of it" goes to the agent whose examples tell of that, router.access_agent.)
         return Answer(clarifying_question(view, candidates), meta={"router": "offline", "clarifying": True})
-    several = issues(text, router, lambda part, route: _off_money_only(view, route, part, candidates))
+    several = issues(text, router)
     if several:
         # Two problems at once: the first goes to its agent now, the others wait their turn
         # in the shared context and are handed over when the first is resolved.
