@@ -136,12 +136,13 @@ def with_bare_amount(text: str) -> str:
 # off my notifications"): the phrasal verb is "turn on/off", no plan switched. Read as "switch" the
 # desk's plan switches pull it to billing (0.80 for "where do i switch on 2fa", a setting's place;
 # understand-held-28). English grammar, a closed class (the particle right after, or after "it"/"them").
-_TOGGLE = LazyPattern(r"\bswitch(?:ed|es|ing)?(?=\s{1,3}(?:(?:it|them|this|that)\s{1,3})?(?:on|off)\b)", re.IGNORECASE)
+_TOGGLE = LazyPattern(r"\bswitch(ed|es|ing)?(?=\s{1,3}(?:(?:it|them|this|that)\s{1,3})?(?:on|off)\b)", re.IGNORECASE)
+_TURNED = {None: "turn", "ed": "turned", "es": "turns", "ing": "turning"}
 
 
 def with_toggles_turned(text: str) -> str:
-    """`text` with "switch on/off" read as "turn on/off"."""
-    return _TOGGLE.sub("turn", text) if "switch" in text.lower() else text
+    """`text` with "switch on/off" read as "turn on/off" (in the same form: "switched" -> "turned")."""
+    return _TOGGLE.sub(lambda m: _TURNED[m.group(1) and m.group(1).lower()], text) if "switch" in text.lower() else text
 
 
 # A web address dressed up as the desk's: the desk's own name joined by hyphens to other words

@@ -236,7 +236,7 @@ def asks_information(text: str) -> bool:
     # (read beside who the customer is: "CUS-1003" or an email after the question leans the act
     # reader, which knows no address, to a request or a problem)
     act = acts.read_act(cues.beside_facts(text) or text).act
-    if act == "request" and any(p.search(text) for p in _READ_ASKED):
+    if act in ("request", "question") and any(p.search(text) for p in _READ_ASKED):
         return True
     # (and asked in a question's form: a "?" or a question's opening word; the act reader alone
     # hears "made changes at work today, got home" as a question)
@@ -683,13 +683,18 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         return waiting[0]
 
     def _placed_surely(self, matter: dict[str, Any]) -> bool:
-        """The router sends the waiting matter's words to its agent surely (`WAITING_QUESTION_CONFIDENCE`)."""
+        """The router sends the waiting matter's words to its agent surely (`WAITING_QUESTION_CONFIDENCE`),
+        or at all when this agent answered money and the matter names none (`cues.names_money`):
+        "how can i hook up slack to it?" (technical 0.84) after team's price is no follow-up on the
+        price, as "and do i have to pay it all upfront" is (two20)."""
         text = str(matter.get("text", ""))
         about = cues.beside_facts(text) or text
         if self.router is None or not about.strip():
             return False
         route = self.router.route(about)
-        return route.agent == matter.get("agent") and route.confidence >= WAITING_QUESTION_CONFIDENCE
+        if route.agent != matter.get("agent"):
+            return False
+        return route.confidence >= WAITING_QUESTION_CONFIDENCE or ("money" in self.skills and not cues.names_money(about))
 
     def _steps_report_elsewhere(self, text: str):
         """The message right after a reply that gave another agent's steps for a trouble and then
