@@ -66,9 +66,10 @@ async def test_numbered_price_and_a_toggle_asked_are_both_answered(tmp_path):
 
 
 async def test_a_question_naming_no_money_after_a_price_is_answered(tmp_path):
-    turn = await one_turn(tmp_path, "what does the pro plan cost a year, and how can i hook up google drive to it?")
+    # ("how do i invite my accountant?" reads technical 0.73 alone: no sure placing, no money named)
+    turn = await one_turn(tmp_path, "how much is starter a month, and how do i invite my accountant?")
     said = turn.said()
-    assert "$299.99" in said and "Connecting integrations" in said
+    assert "$9.99" in said and "Inviting team members" in said
     assert not turn.ran_unasked()
 
 
