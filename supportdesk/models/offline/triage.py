@@ -454,8 +454,8 @@ def issues(text: str, router: Router, unsure: Callable[[str], str | None] | None
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
-        if route is not None and route.agent is None and unsure is not None and (owner := unsure(part)) is not None:
-            route = Route(owner, route.confidence, route.prediction)
+        if route is not None and route.agent is None and unsure is not None and (placed := unsure(part)) is not None:
+            route = Route(placed, route.confidence, route.prediction)
         # (matters counted first are each one, wherever the router places them: "two things: the
         # windows app won't even start since yesterday's update, and ...", technical 0.74, held-12)
         # (so is what is told before a matter the customer adds, "..., also whats team per month?":
