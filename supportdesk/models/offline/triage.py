@@ -288,15 +288,18 @@ def topic(text: str, target_title: str) -> str:
 # position inside the run was tried with every split of it.
 # Words that add one more matter to those told (a closed class of additive connectives): the
 # part before them is a matter too, not a preamble to the question after them.
-_ADDITIVE = (
-    r"\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that"
-    # (two20: "... on my work laptop. Separately, I was charged twice ...")
-    r"|separately|additionally|in addition|apart from that|aside from that|on another note|unrelated(?: to that)?)\b"
+_ADDITIVE = r"\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b"
+# Sentence adverbs that add a matter, opening a sentence and followed by a comma ("... on my work
+# laptop. Separately, I was charged twice ...", two20); elsewhere they are no connective ("billed
+# separately", "an unrelated charge").
+_ADDED_APART = (
+    r"(?:^|(?<=[.!?;]))\s*+(?:separately|additionally|in addition|apart from that|aside from that|on another note"
+    r"|unrelated(?: to that)?),\s*+"
 )
 # ("... to our workspace. and how much is pro for a year?": a sentence opened by "and" adds one too)
 # (an interjection may come first: "... on my android anymore. oh and can you downgrade me")
 _AND_OPENS = r"(?:(?:oh|ah|um|so),?\s++)?and"
-_ADDS_A_MATTER = LazyPattern(rf"{_ADDITIVE}|[.!?]\s+{_AND_OPENS}\b", re.IGNORECASE)
+_ADDS_A_MATTER = LazyPattern(rf"{_ADDITIVE}|[.!?]\s+{_AND_OPENS}\b|{_ADDED_APART}", re.IGNORECASE)
 _ISSUE_SPLIT = LazyPattern(
     rf"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?){_ADDITIVE}[,:]?\s*+"
     r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
@@ -315,7 +318,7 @@ _ISSUE_SPLIT = LazyPattern(
     r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)"
     # a sentence opened by "and" adds a matter (`_ADDS_A_MATTER`), asked or told ("... stay valid?
     # and pls send me the march invoice", "... on my iphone. and you billed my pro plan twice")
-    rf"|(?<=[.!?])\s++{_AND_OPENS}\s++",
+    rf"|(?<=[.!?])\s++{_AND_OPENS}\s++|{_ADDED_APART}",
     re.IGNORECASE,
 )
 # Each part must route this surely, and say enough, to count as a problem of its own.
