@@ -33,6 +33,13 @@ HELD_AS_MEASURED = [
     for c in read_jsonl(REPO / "evals" / f"{name}.jsonl")
 ]
 KNOWN_MISSES = {
+    # Pins the old wait (technical active, the duplicate pending until the steps worked) and is a
+    # pinned training file of the readers (evals/moves-tune.jsonl: its opening's "agent" is a
+    # routing and money-gate example): since two20 (issue 38, the lead's call) a duplicate told
+    # beside a trouble is offered in the steps' reply, so turn 1 ends with billing. It misses by
+    # design; its later turns still go as before (the report on the steps to technical, the offer
+    # put again, the yes running exactly it), the charges not read a second time.
+    "two problems: sync first, then the duplicate charge without asking",
     # "Can't sign into the desktop app": the search found no sign-in article to prefer.
     "sign-in error (held-2): the desktop app, not the web",
     # (Since ground-13: "bring my business partner onto our workspace", read as an ownership

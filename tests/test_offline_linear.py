@@ -133,7 +133,9 @@ def test_run_answers_a_crafted_message_promptly(tmp_path, text):
 _OLD_ISSUE_SPLIT = re.compile(
     r"\s*[,;.]?\s*\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b[,:]?\s*"
     r"|\s*,\s*and\s+|\s+and\s+(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
-    r"|^\s*(?:two|2|a couple of) (?:things|problems|issues|questions)\s*:\s*",
+    r"|^\s*(?:two|2|a couple of) (?:things|problems|issues|questions)\s*:\s*"
+    # (two20: a sentence opened by "and" adds a matter)
+    r"|(?<=[.!?])\s+and\s+",
     re.IGNORECASE,
 )
 _OLD_CLAUSE_SPLIT = re.compile(

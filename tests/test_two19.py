@@ -3,7 +3,7 @@ evals/two19-tune.jsonl).
 
 Each test guards one protection and fails (never hangs) with it removed:
 - a question waiting beside a trouble's steps is answered in the same reply
-  (`Specialist._question_waits`, read by `asks_information`); an action waiting still waits;
+  (`Specialist._question_waits`, read by `asks_information`); an action waiting is offered after them (round 20);
 - the customer's next message, reporting on the steps, goes back to the steps' agent
   (`Specialist._steps_report_elsewhere`, `reports_on_steps`), with the trouble kept as the issue
   (`triage.decide`'s hand-back branch, `dialogue.STEPS_OUT`);
@@ -59,10 +59,12 @@ async def test_the_steps_reported_to_work_close_at_the_technical_agent(tmp_path)
     assert not worked.ran_unasked()
 
 
-async def test_a_refund_beside_a_trouble_waits_and_nothing_is_offered(tmp_path):
+async def test_a_refund_beside_a_trouble_is_taken_up_and_nothing_runs_unasked(tmp_path):
+    # (since round 20, `Specialist._action_waits`: the refund asked is billing's in the steps'
+    # reply; no charge of CUS-1003's is refundable, so nothing is offered and nothing runs)
     turn = await one_turn(tmp_path, "my app crashes whenever i upload a pdf, and please refund my last charge CUS-1003")
-    assert turn.agent == "technical" and not turn.context.get("pending_offer")
-    assert [i["agent"] for i in turn.context["pending_issues"]] == ["billing"]
+    assert turn.agent == "billing" and not turn.context.get("pending_offer")
+    assert not turn.context.get("pending_issues") and not turn.ran_unasked()
 
 
 async def test_a_price_and_an_invoice_asked_together_are_both_answered(tmp_path):

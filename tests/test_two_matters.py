@@ -4,7 +4,7 @@ question (issue 38, the multi-15 family: evals/multi-15-tune.jsonl).
 Each test guards one protection and fails (never hangs) with it removed:
 - a question answered from a lookup passes the next matter on in the same reply
   (`Specialist._question_answered`), and so do a trouble's steps when the matter waiting only asks
-  (`Specialist._question_waits`); a matter asking an action still waits;
+  (`Specialist._question_waits`); a matter asking an action is offered after them (round 20);
 - a second question joined by "and", a yes-no question's verb opening it, is a matter of its own
   (`cues.QUESTIONS_JOINED` in `triage.issues`), and so is a part the message's later "?" asks
   (`triage._asked`);
@@ -63,13 +63,13 @@ async def test_an_article_for_a_trouble_told_and_the_next_payment_in_one_reply(t
     assert not turn.context.get("pending_issues")
 
 
-async def test_an_action_told_beside_a_problem_still_waits_for_its_steps(tmp_path):
-    # A waiting matter that asks for an action (a refund) is no information: it waits its turn,
-    # and nothing is offered in the reply that gives the steps.
+async def test_an_action_told_beside_a_problem_is_taken_up_after_its_steps_and_nothing_runs(tmp_path):
+    # Since round 20 (the lead's call, `Specialist._action_waits`) a waiting matter that asks for
+    # an action (a refund) is taken up in the reply that gives the steps: billing reads it (no
+    # charge of CUS-1009's is refundable, so the policy is said), and nothing runs unasked.
     turn = await one_turn(tmp_path, "my files stopped syncing on my laptop, and please refund my last charge CUS-1009")
-    assert turn.agent == "technical" and not turn.context.get("pending_offer")
-    assert [i["agent"] for i in turn.context["pending_issues"]] == ["billing"]
-    assert OTHER_MATTER_FOLLOWS in turn.said()
+    assert turn.agent == "billing" and not turn.context.get("pending_issues")
+    assert "Files are not syncing" in turn.said() and OTHER_MATTER_FOLLOWS not in turn.said()
     assert not turn.ran_unasked()
 
 

@@ -10,7 +10,7 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19", "two19", "money26", "two26", "route20")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19", "two19", "money26", "two26", "route20", "two20")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24", "config19", "route20-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
@@ -27,6 +27,15 @@ KNOWN_MISSES = {
     # specialist's scope reading hears the card words as billing's matter; not the router's).
     "route20 config (held): billing holds it, then a message wanting the card's security code",
     "route20 config (held): technical holds it, then an email asking for the card and its expiry",
+    # two20 (two matters in one message, the second taken up in the same reply: a price and a
+    # setting's place numbered or joined, an article's fact and an invoice or the next payment, a
+    # trouble and a money action asked for, offered after the steps and run only on the yes; tune
+    # 4/7 and held 1/7 before): route-5 (tune) pins the old wait (technical active, the invoice
+    # pending) and is a pinned training file of the readers (its opening's "agent" is a routing
+    # and money-gate example for technical): since two20 an invoice asked for is information,
+    # answered after the steps in the same reply, billing active after it. It misses by design,
+    # as route-6 does.
+    "route 5 (tune): sync and an invoice in one message",
     # two26 (an information question waiting behind an answered question taken up in the same
     # reply, two reads of the account asked together both answered, a person asked for called "a
     # person"; tune 0/6 and held 0/6 before, 6/6 and 5/6 after): "what was my last payment and
@@ -838,10 +847,8 @@ KNOWN_MISSES = {
     # trouble not offered until the trouble is settled; an id check tried four times read as a
     # fourth contact and escalated; an unknown invoice id routed to technical; config desk: an
     # alert the customer owns beside an invoice asked for, and a phishing email told to billing.
-    # (The id check, the unknown invoice id, the owned alert and the phishing pass since route20.)
-    "understand 28 (held): two matters: starter's price and where two-factor is switched on",
-    "understand 29 (held): two matters: the export link's days and the march invoice",
-    "understand 29 (held): two matters: notifications silent and a starter charge doubled",
+    # (All seven pass since round 20: route20's id check, unknown invoice id, owned alert and
+    # phishing's bait; two20's three pairs of matters.)
     # understand-held-26 (written blind before round 19): 48/54 + 14/15 (89.9 %) before the round,
     # and the same after it (round 19 fixed held-24/25's seen kinds, none of these); no money or
     # account action without a yes. By kind: the next charge asked after naming the day billed

@@ -120,6 +120,14 @@ _MONEY_OR_ID = LazyPattern(r"^(?:[$€£]?\d[\d.,]*|[a-z]{2,4}-\d+)$")
 
 # Going to try something (the steps beside the offer, say): an answer about that, not the offer.
 _ATTEMPT = LazyPattern(r"\b(?:try|trying|tried|let me|give it a (?:go|try|shot)|attempt)\b")
+# How a try went (the steps beside the offer: issue 38, round 20 offers a refund asked beside a
+# trouble in the steps' reply): "ok that worked thanks", "ok, still crashing", "ok it works now"
+# report on the steps, not the offer's yes. A stricter gate, never a looser one: these only turn
+# a yes into not-a-yes. ("that works for me" is a yes: "works" counts only with "now"/"again".)
+_OUTCOME = LazyPattern(
+    r"\b(?:worked|fixed|solved|(?:works|working|syncing|loading|opening) (?:now|again)|crash(?:es|ed|ing)?|freez(?:es|ing)"
+    r"|still (?:not|no|nothing|the same|same|broken|stuck|crash\w*|freez\w*|fail\w*|doesn'?t|does not|won'?t|will not|isn'?t|is not|can'?t|can not|cannot))\b"
+)
 # Thanks and nothing else ("ok thanks"): an acknowledgement of what was said, not consent.
 _ONLY_THANKS = LazyPattern(
     r"^(?:(?:ok|okay|k|alright|all right|great|perfect|cool|got it|noted|nice)[ ,!.]*)?"
@@ -332,7 +340,7 @@ def _by_rules(said: str) -> Reading:
     if negated:
         # A "no" (or not yet) about the offer; a question that says no is still a no.
         return "no" if _short(said) or _starts_no(said) else ("question" if _asks(said) else "no")
-    if _ATTEMPT.search(said) or _ONLY_THANKS.match(said) or _ONLY_HEARD.match(said):
+    if _ATTEMPT.search(said) or _OUTCOME.search(said) or _ONLY_THANKS.match(said) or _ONLY_HEARD.match(said):
         return "other"  # (the agent asks again: a message, not an action nobody agreed to)
     if _leaves(said):
         return "other"  # "ok thanks, bye" takes leave of the offer; it does not take it up
@@ -373,6 +381,7 @@ def _vetoed(said: str, offered: str = "") -> bool:
         or _ONLY_THANKS.match(said) is not None
         or _ONLY_HEARD.match(said) is not None
         or _ATTEMPT.search(said) is not None
+        or _OUTCOME.search(said) is not None
         or _MORE_ASKED.search(said) is not None
         or _split_yes(said) is False
     )

@@ -132,6 +132,19 @@ def with_bare_amount(text: str) -> str:
     return f"{text} (amount)" if gates.reads_money(text) else text
 
 
+# "Switch" with "on" or "off" after it toggles a setting ("where do i switch on 2fa", "switched
+# off my notifications"): the phrasal verb is "turn on/off", no plan switched. Read as "switch" the
+# desk's plan switches pull it to billing (0.80 for "where do i switch on 2fa", a setting's place;
+# understand-held-28). English grammar, a closed class (the particle right after, or after "it"/"them").
+_TOGGLE = LazyPattern(r"\bswitch(ed|es|ing)?(?=\s{1,3}(?:(?:it|them|this|that)\s{1,3})?(?:on|off)\b)", re.IGNORECASE)
+_TURNED = {None: "turn", "ed": "turned", "es": "turns", "ing": "turning"}
+
+
+def with_toggles_turned(text: str) -> str:
+    """`text` with "switch on/off" read as "turn on/off" (in the same form: "switched" -> "turned")."""
+    return _TOGGLE.sub(lambda m: _TURNED[m.group(1) and m.group(1).lower()], text) if "switch" in text.lower() else text
+
+
 # A web address dressed up as the desk's: the desk's own name joined by hyphens to other words
 # ("pay at acme-billing-help.xyz", "renew at acme-storage-renew.top") is how a message passing
 # for ours sends a customer elsewhere, whatever it asks them to do there (pay an invoice, renew
@@ -426,7 +439,7 @@ class Router:
 
     def _route(self, text: str, candidates: list[str]) -> Route:
         dressed_up = self.by_rule(text)
-        text = with_bare_amount(without_names(without_introduction(without_announcement(text)), self._names))
+        text = with_bare_amount(without_names(without_introduction(without_announcement(with_toggles_turned(text))), self._names))
         candidates = self._without_denied_owner(text, candidates)
         text = without_reassurance(self.without_denials(text))  # (after the denials' reading of the candidates)
         p = self.model.predict(text, candidates)
@@ -439,7 +452,7 @@ class Router:
         """The most likely target even when unsure (after one clarifying question)."""
         candidates = [t for t in self.targets if t not in exclude] or self.targets
         dressed_up = self.by_rule(text)
-        text = with_bare_amount(without_names(without_introduction(without_announcement(text)), self._names))
+        text = with_bare_amount(without_names(without_introduction(without_announcement(with_toggles_turned(text))), self._names))
         candidates = self._without_denied_owner(text, candidates)
         text = without_reassurance(self.without_denials(text))  # (after the denials' reading of the candidates)
         p = self.model.predict(text, candidates)

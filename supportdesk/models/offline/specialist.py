@@ -28,7 +28,7 @@ from typing import Any
 from supportdesk.config import AgentConfig
 from supportdesk.engine.confirmation import hedged, read_answer
 from supportdesk.engine.protocol import Answer, CallTools, RequestedCall, Transfer
-from supportdesk.items import Handoff, Message
+from supportdesk.items import Confirmation, Decline, Handoff, Message
 from supportdesk.models.offline import cues, dialogue, scope
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.router import Router, content_words
@@ -215,19 +215,33 @@ def asks_where_we_are(text: str) -> bool:
 # Requests for an action of the desk's tools (money's and the reset link): a matter asking one
 # waits for a trouble's steps, even worded as a question ("can you refund the march charge?").
 _ACTION_ASKED = (cues.REFUND, cues.DUPLICATE, cues.CANCEL, cues.PLAN_CHANGE, cues.CREDIT, cues.RESET, cues.PAYMENT_METHOD)
+# Of those, the money skill's: an account action asked beside a trouble is offered in the same
+# reply (`Specialist._action_waits`); the reset link is the steps' own agent's to send.
+_MONEY_ACTION_ASKED = tuple(p for p in _ACTION_ASKED if p is not cues.RESET)
+# What the account's reads give (an invoice or receipt, the next payment, a price, the plan on):
+# asked for as a request ("pls send me the march invoice"), it is information all the same, a
+# look-up that moves no money (understand-held-29). Rules, as the desk's things are named by
+# rules: the learned desk intents reader hears "could you send me my february invoice" as a refund.
+_READ_ASKED = (cues.INVOICE, cues.NEXT_PAYMENT, cues.PRICING, cues.MY_PLAN)
 
 
 def asks_information(text: str) -> bool:
     """A matter that only asks for information ("also whats team per month?", "when is my next
-    payment due?", "the invoice number for march"): the act reader hears a question, and no
-    request of an action is in it (`_ACTION_ASKED`). Such a matter is answered beside a trouble's
-    steps (`Specialist._question_waits`); anything else waits its turn."""
+    payment due?", "the invoice number for march", "and pls send me the march invoice"): the act
+    reader hears a question, or a request of what the account's reads give (`_READ_ASKED`), and
+    no request of an action is in it (`_ACTION_ASKED`). Such a matter is answered beside a
+    trouble's steps (`Specialist._question_waits`); anything else waits its turn."""
+    if any(p.search(text) for p in _ACTION_ASKED):
+        return False
     # (read beside who the customer is: "CUS-1003" or an email after the question leans the act
     # reader, which knows no address, to a request or a problem)
+    act = acts.read_act(cues.beside_facts(text) or text).act
+    if act in ("request", "question") and any(p.search(text) for p in _READ_ASKED):
+        return True
     # (and asked in a question's form: a "?" or a question's opening word; the act reader alone
     # hears "made changes at work today, got home" as a question)
     asked = "?" in text or bool(cues.OPENS_AS_QUESTION.search(text)) or asks.is_question(text)
-    return asked and acts.read_act(cues.beside_facts(text) or text).act == "question" and not any(p.search(text) for p in _ACTION_ASKED)
+    return asked and act == "question"
 
 
 # A trouble's steps reported to have worked: "ok now it works", "that fixed it", "its syncing
@@ -559,9 +573,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             action = dataclasses.replace(action, text=action.text.rstrip().removesuffix(PLAN_CHANGE_ASKED).rstrip())
         if not isinstance(action, Answer):
             return self._said_to_follow(action)
-        # Settled here (resolved, a question answered, a cancellation offered): no report on steps is owed.
-        settled = self.step.resolved or after_answer or self._question_answered(action) or self._leaving_waits(action)
-        if not (settled or self._question_waits(action)):
+        # Settled here (resolved, a question answered): no report on steps is owed. Steps given
+        # with an action or a question taken up beside them still owe it (`STEPS_OUT`).
+        settled = self.step.resolved or after_answer or self._question_answered(action)
+        if not (settled or self._question_waits(action) or self._action_waits(action)):
             return self._said_to_follow(action)
         waiting = dialogue.pending_issues(self.view.context)
         if not waiting:
@@ -589,14 +604,33 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             context=context,
         )
 
-    def _leaving_waits(self, action) -> bool:
-        """The next matter waiting is a cancellation asked for ("the mac app won't open, and
-        honestly i'm done, please cancel my subscription"): the customer has decided, whatever the
-        steps for the trouble do, so the cancellation is offered in this same reply, after the
-        steps, not held until the trouble is settled (issue 38, cancel-18). Only offered: the
-        desk's confirmation gate still waits for their yes to it."""
+    def _action_waits(self, action) -> bool:
+        """The next matter waiting asks the money skill's agent for an account action (a
+        cancellation, a refund or a duplicate given back, a plan change, a credit, another card:
+        `_MONEY_ACTION_ASKED`, or charges told, `about_charges`): the customer has asked for it, whatever the trouble's steps do, so
+        it is offered in this same reply, after the steps (issue 38: cancel-18's "the mac app
+        won't open, and honestly i'm done, please cancel my subscription"; since round 20, the
+        lead's call, any money action: held-29's "push notifications stopped ... also you charged
+        my starter plan twice"). Only offered: the desk's confirmation gate still runs it on the
+        customer's yes to that exact action alone, and the report on the steps still goes back to
+        their agent (`STEPS_OUT`). A cancellation follows any answer; the others follow steps or
+        an article given (a reply asking a choice of its own keeps its question last)."""
         nxt = self._next_matter_here(action)
-        return nxt is not None and bool(cues.CANCEL.search(str(nxt.get("text", ""))))
+        if nxt is None:
+            return False
+        text = str(nxt.get("text", ""))
+        agent = self.view.desk.agents.get(str(nxt.get("agent") or ""))
+        if agent is None or "money" not in skills_of(agent):
+            return False
+        if cues.CANCEL.search(text):
+            return True
+        steps = action.text.rstrip().endswith((REPORT_BACK, ANSWERS_QUESTION))
+        # (or charges told, which the money skill reads against the account: "i see two starter
+        # charges on the 24th and 25th" is a duplicate the charges show, offered back as one; a
+        # question about a charge, "how much did i pay on the 6th?", is information, and one the
+        # money skill may answer with an offer the customer never asked for: it waits as before)
+        told = about_charges(text) and "?" not in text and acts.read_act(cues.beside_facts(text) or text).act != "question"
+        return steps and (any(p.search(text) for p in _MONEY_ACTION_ASKED) or told)
 
     def _question_waits(self, action) -> bool:
         """The next matter waiting only asks for information a lookup gives (a price, the next
@@ -621,7 +655,9 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         matter waiting only asks information too (held-26: "how much is pro per month, and where
         do i turn on two-factor?"): as after a trouble's steps (`_question_waits`), it is taken
         up in this same reply, not said to follow. An offer made here (`PENDING_OFFER`) or a next
-        matter asking an action still waits: every action needs its offer and the customer's yes."""
+        matter asking an action still waits: every action needs its offer and the customer's yes.
+        A matter the customer counted off ("two things: 1) ... 2) ...", `triage.counts_matters`)
+        is theirs by their word, placed surely or not (understand-held-28)."""
         nxt = self._next_matter_here(action)
         if nxt is None:
             return False
@@ -631,13 +667,13 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             # hears "please how much cost the starter plan?" as a request)
             action.text.rstrip().endswith((PLAN_CHANGE_ASKED, ANSWERS_QUESTION)) and not tells_trouble(issue)
             and not any(p.search(issue) for p in _ACTION_ASKED)
-            and asks_information(str(nxt.get("text", ""))) and self._placed_surely(nxt)
+            and asks_information(str(nxt.get("text", ""))) and (nxt.get("counted") is True or self._placed_surely(nxt))
         )
 
     def _next_matter_here(self, action) -> dict[str, Any] | None:
         """The next matter the customer raised, when this turn's reply could take it up too: the
         reply answers (`Answer`) and offers nothing that waits for a yes, and the matter was handed
-        here this turn. The frame the three take-it-up-now rules share (`_leaving_waits`,
+        here this turn. The frame the three take-it-up-now rules share (`_action_waits`,
         `_question_waits`, `_question_after_answer`); each adds what the reply and matter must be."""
         if not isinstance(action, Answer) or action.context.get(dialogue.PENDING_OFFER):
             return None
@@ -647,37 +683,63 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         return waiting[0]
 
     def _placed_surely(self, matter: dict[str, Any]) -> bool:
-        """The router sends the waiting matter's words to its agent surely (`WAITING_QUESTION_CONFIDENCE`)."""
+        """The router sends the waiting matter's words to its agent surely (`WAITING_QUESTION_CONFIDENCE`),
+        or at all when this agent answered money and the matter names none (`cues.names_money`):
+        "how can i hook up slack to it?" (technical 0.84) after team's price is no follow-up on the
+        price, as "and do i have to pay it all upfront" is (two20)."""
         text = str(matter.get("text", ""))
         about = cues.beside_facts(text) or text
         if self.router is None or not about.strip():
             return False
         route = self.router.route(about)
-        return route.agent == matter.get("agent") and route.confidence >= WAITING_QUESTION_CONFIDENCE
+        if route.agent != matter.get("agent"):
+            return False
+        return route.confidence >= WAITING_QUESTION_CONFIDENCE or ("money" in self.skills and not cues.names_money(about))
 
     def _steps_report_elsewhere(self, text: str):
         """The message right after a reply that gave another agent's steps for a trouble and then
         answered a question here (`_question_waits`) reports on those steps ("still crashing",
         "ok it works now"): it goes back, through triage, to the agent whose steps they were, which
-        takes the trouble further or closes it (issue 38, two19). Only that next message: later
-        ones are read as usual."""
+        takes the trouble further or closes it (issue 38, two19). Only that next message, or the
+        first after answers to offers alone (`_only_offers_answered_since`): later ones are read as usual."""
         v = self.view
         out = v.context.get(dialogue.STEPS_OUT)
         if not isinstance(out, dict) or out.get("agent") == self.me.name or out.get("agent") not in v.desk.agents:
             return None
         target = self.return_target()
-        if target is None or out.get("at") != len(v.customer_messages) - 1 or v.turn_handoffs:
+        if target is None or not self._only_offers_answered_since(out.get("at")) or v.turn_handoffs:
             return None
         if not reports_on_steps(text) or self._has_own_request(text, any_skill=True):
             return None
         title = v.desk.agents[out["agent"]].title.lower()
+        pending: dict[str, Any] = {"pending_topic": text, "pending_agent": out["agent"]}
+        issue = str(v.context.get("issue") or "")
+        if v.declined_tool in dialogue.ACCOUNT_ACTIONS and issue:
+            # The report closed the action offered here beside the steps ("ok the cache thing fixed
+            # it, thx" is no yes to the refund, the gate's reading): the customer asked for it, so
+            # it waits its turn again, offered anew once the steps' agent is done (issue 38, round 20).
+            came = [h for h in v.history if isinstance(h, Handoff) and h.to_agent == self.me.name]
+            topic = came[-1].reason if came else ""
+            mine = {"agent": self.me.name, "topic": topic, "text": issue[:300]}
+            pending[dialogue.PENDING_ISSUES] = [mine, *dialogue.pending_issues(v.context)]
         return Transfer(
             to_agent=target,
             reason=f"report on {title}'s steps: {clip_words(text, 100)}",
             handoff_kind="return",
             text=f"Thanks for telling me how the steps went: I'm passing you back to our {title} team, whose steps they were.",
-            context=self.step.context({"pending_topic": text, "pending_agent": out["agent"]}),
+            context=self.step.context(pending),
         )
+
+    def _only_offers_answered_since(self, at: object) -> bool:
+        """Every customer message since the reply that gave the steps (`at`: how many there were
+        then), but the latest, answered an offer made (a `Confirmation` or `Decline` names it): a
+        refund offered beside the steps and taken ("yes refund it") keeps the next report on the
+        steps ("the app still crashes though") theirs (issue 38, round 20)."""
+        v = self.view
+        if not isinstance(at, int) or not 0 < at < len(v.customer_messages):
+            return False
+        answered = {i.answer_seq for i in v.history if isinstance(i, Confirmation | Decline)}
+        return all(m.seq in answered for m in v.customer_messages[at:-1])
 
     def _said_to_follow(self, action):
         """The first reply to a message that raised another matter, which waits for this one:

@@ -289,8 +289,17 @@ def topic(text: str, target_title: str) -> str:
 # Words that add one more matter to those told (a closed class of additive connectives): the
 # part before them is a matter too, not a preamble to the question after them.
 _ADDITIVE = r"\b(?:and also|but also|also|plus|btw|by the way|another thing(?: is)?|one more thing|on top of that|as well as that)\b"
+# Sentence adverbs that add a matter, opening a sentence and followed by a comma ("... on my work
+# laptop. Separately, I was charged twice ...", two20); elsewhere they are no connective ("billed
+# separately", "an unrelated charge").
+_ADDED_APART = (
+    r"(?:^|(?<=[.!?;]))\s*+(?:separately|additionally|in addition|apart from that|aside from that|on another note"
+    r"|unrelated(?: to that)?),\s*+"
+)
 # ("... to our workspace. and how much is pro for a year?": a sentence opened by "and" adds one too)
-_ADDS_A_MATTER = LazyPattern(rf"{_ADDITIVE}|[.!?]\s+and\b", re.IGNORECASE)
+# (an interjection may come first: "... on my android anymore. oh and can you downgrade me")
+_AND_OPENS = r"(?:(?:oh|ah|um|so),?\s++)?and"
+_ADDS_A_MATTER = LazyPattern(rf"{_ADDITIVE}|[.!?]\s+{_AND_OPENS}\b|{_ADDED_APART}", re.IGNORECASE)
 _ISSUE_SPLIT = LazyPattern(
     rf"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?){_ADDITIVE}[,:]?\s*+"
     r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
@@ -306,7 +315,10 @@ _ISSUE_SPLIT = LazyPattern(
     r"|(?:^|(?<=[.;!?]))\s*+(?:first|second|third|then|finally)(?:ly)?(?:\s*+[,:]|\s++(?:thing|question|issue|problem)\b[,:]?)\s*+"
     # one question asked, then another ("how much is starter? and can i use it on two phones?")
     # (the next sentence a question too: "... sort that out? My login is <email>" is a fact told)
-    r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)",
+    r"|(?<=\?)\s++(?:and\s++)?(?=[a-z][^.!?]*\?)"
+    # a sentence opened by "and" adds a matter (`_ADDS_A_MATTER`), asked or told ("... stay valid?
+    # and pls send me the march invoice", "... on my iphone. and you billed my pro plan twice")
+    rf"|(?<=[.!?])\s++{_AND_OPENS}\s++|{_ADDED_APART}",
     re.IGNORECASE,
 )
 # Each part must route this surely, and say enough, to count as a problem of its own.
@@ -331,6 +343,15 @@ _WHO_WORDS = frozenset(w for phrase in CONCEPTS["someone"] for w in phrase.split
 # instead? it works out cheaper right?"): its matter is that part's, whatever its own words lean
 # the router to. Grammar, a closed class (the pronouns that point back).
 _POINTS_BACK = LazyPattern(r"^\s*(?:and\s+|so\s+)?(?:it|that|this)(?:'s|'d|'ll)?\b", re.IGNORECASE)
+
+
+# A list's marker ("1)", "(b)") before a matter, as `_ISSUE_SPLIT` reads one.
+_LIST_MARKER = LazyPattern(r"(?:^|(?<=\s))\(?(?:[1-9]|[a-c])\)", re.IGNORECASE)
+
+
+def counts_matters(text: str) -> bool:
+    """The customer counts their matters: announced ("two things: ...") or numbered off ("1) ... 2) ...", "1. ... 2. ...")."""
+    return without_announcement(text) != text or len(_LIST_MARKER.findall(text)) >= 2 or len(_DOTTED_MARKER.findall(text)) >= 2
 
 
 def _only_who(part: str) -> bool:
@@ -358,15 +379,25 @@ def _cancel_apart(piece: str) -> list[str]:
     return [piece]
 
 
+# A list's marker written with a full stop ("1. how much ... 2. where ..."): read as "1)" when the
+# message numbers two matters so, never one alone ("version 2. the app" is no list).
+_DOTTED_MARKER = LazyPattern(r"(?:^|(?<=\s))([1-9])\.(?=\s)")
+
+
 def _pieces(text: str) -> list[str]:
     """The message's pieces that may each be a matter (`_ISSUE_SPLIT`, then `_cancel_apart`)."""
+    if len(_DOTTED_MARKER.findall(text)) >= 2:
+        text = _DOTTED_MARKER.sub(r"\1)", text)
     return [part for piece in _ISSUE_SPLIT.split(text) for part in _cancel_apart(piece or "")]
 
 
-def issues(text: str, router: Router) -> list[tuple[Route, str]]:
+def issues(text: str, router: Router, unsure: Callable[[str], str | None] | None = None) -> list[tuple[Route, str]]:
     """[(route, part of the message)] when the message raises problems for more than one agent;
     [(route, the message)] when those are someone else's access and the lockout it caused
-    (`_access_with_its_lockout`): one matter, for the access's agent."""
+    (`_access_with_its_lockout`): one matter, for the access's agent. `unsure` places a part the
+    router cannot, as a whole message would be (`decide`: a product question naming no money is
+    the articles' agent's, `_product_matter`: "how long are old versions of files kept? and when
+    will i be billed next", two20)."""
     pieces = _pieces(text)
     if not (len(pieces) > 1 or cues.QUESTIONS_JOINED.search(text)):
         return []
@@ -426,6 +457,8 @@ def issues(text: str, router: Router) -> list[tuple[Route, str]]:
         )
         substantial = bool(asks) and not cues.only_facts(part) and len(content_words(part)) >= ISSUE_MIN_WORDS
         route = router.route(part) if substantial else None
+        if route is not None and route.agent is None and unsure is not None and (placed := unsure(part)) is not None:
+            route = Route(placed, route.confidence, route.prediction)
         # (matters counted first are each one, wherever the router places them: "two things: the
         # windows app won't even start since yesterday's update, and ...", technical 0.74, held-12)
         # (so is what is told before a matter the customer adds, "..., also whats team per month?":
@@ -855,13 +888,17 @@ def decide(view: View, router: Router):
         # (Someone else in the account, told in few words, says it: "somebody else has been in my
         # account i'm sure of it" goes to the agent whose examples tell of that, router.access_agent.)
         return Answer(clarifying_question(view, candidates), meta={"router": "offline", "clarifying": True})
-    several = issues(text, router)
+    several = issues(text, router, lambda part: _product_matter(view, part, candidates))
     if several:
         # Two problems at once: the first goes to its agent now, the others wait their turn
         # in the shared context and are handed over when the first is resolved.
         (first, first_text), *rest = several
+        # (a matter the customer counted off, "two things: 1) ... 2) ...", is one by their word, not
+        # a part split off unsurely: `Specialist._question_after_answer` takes it up however the
+        # router leans, understand-held-28)
+        counted = {"counted": True} if counts_matters(text) else {}
         waiting = dialogue.pending_issues(view.context) + [
-            {"agent": r.agent, "topic": topic(part, view.desk.agents[r.agent].title), "text": part[:300]}  # type: ignore[index]
+            {"agent": r.agent, "topic": topic(part, view.desk.agents[r.agent].title), "text": part[:300], **counted}  # type: ignore[index]
             for r, part in rest
         ]
         return _transfer(view, first, first_text, {dialogue.PENDING_ISSUES: waiting})
