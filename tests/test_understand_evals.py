@@ -838,6 +838,14 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-30 (written blind during round 20, before its changes merged): 63/69 before
+    # the round (91.3 %), 65/69 on its first run after it (94.2 %; 95.7 % with a disputed charge's
+    # reason corrected, as in held-29); no money or account action without a yes. By kind: a
+    # referral programme (no article) answered with the integrations article; a price and how long
+    # a reset link lasts (the second said to follow); "pull the plug on my sub" routed to technical.
+    "understand 30 (held): no article: a referral reward for bringing friends",
+    "understand 30 (held): two matters: team's price and how long a reset link lasts",
+    "understand 30 (held): request: pulling the plug on the subscription",
     # understand-held-27, -28 and -29 (written blind after round 19b, before round 20, by three
     # writers at once): first runs 69/69, 67/69 and 59/69 as written (94.2 % together; 96.6 % with
     # five expectations that were writing errors corrected: a reset link asked for is sent at once,
@@ -1288,8 +1296,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "understand-held-26", "understand-held-27", "understand-held-28", "understand-held-29", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config", "understand-held-26-config", "understand-held-27-config", "understand-held-28-config", "understand-held-29-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "understand-held-26", "understand-held-27", "understand-held-28", "understand-held-29", "understand-held-30", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config", "understand-held-26-config", "understand-held-27-config", "understand-held-28-config", "understand-held-29-config", "understand-held-30-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
