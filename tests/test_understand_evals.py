@@ -838,6 +838,11 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-31 (written blind after round 20, before round 20b): 68/69 on its first run
+    # (98.6 %); no money or account action without a yes. Config desk: "nobody else has access,
+    # the app just signs out" read as an access matter (security asks for the account to send a
+    # reset link) where the denial leaves the sign-outs, technical's article.
+    "understand 31 config (held): negation: nobody else has access, the app just signs out",
     # understand-held-30 (written blind during round 20, before its changes merged): 63/69 before
     # the round (91.3 %), 65/69 on its first run after it (94.2 %; 95.7 % with a disputed charge's
     # reason corrected, as in held-29); no money or account action without a yes. By kind: a
@@ -1296,8 +1301,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "understand-held-26", "understand-held-27", "understand-held-28", "understand-held-29", "understand-held-30", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config", "understand-held-26-config", "understand-held-27-config", "understand-held-28-config", "understand-held-29-config", "understand-held-30-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "understand-held-26", "understand-held-27", "understand-held-28", "understand-held-29", "understand-held-30", "understand-held-31", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config", "understand-held-26-config", "understand-held-27-config", "understand-held-28-config", "understand-held-29-config", "understand-held-30-config", "understand-held-31-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
