@@ -29,6 +29,7 @@ from supportdesk.models.offline.skills.money.plans import MoneyPlans, plan_chang
 from supportdesk.models.offline.skills.money.reads import WHICH_CHARGE, MoneyReads
 from supportdesk.models.offline.skills.money.refunds import MoneyRefunds
 from supportdesk.models.offline.skills.money.results import MoneyResults
+from supportdesk.readers import acts
 
 # The names the module had before it was split, still importable from here.
 __all__ = [
@@ -45,6 +46,7 @@ REMOVE_CARD_REPLY = (
 # What changes the account (as against what is only read: invoices, prices, the next payment).
 _CHANGES = {"payment", "cancel", "plan"}
 _READS = {"invoice", "next_payment", "my_plan", "card_on_file", "last_payment", "failed_payment"}
+_BESIDE = {"invoice", "next_payment", "pricing"}  # the reads said beside a refund's offer
 _LOOKUPS = {"find_customer", "find_charges", "list_invoices", "list_plans"}
 
 
@@ -213,7 +215,27 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             step.resolved = False  # the change is still to come
             rest = self._money_for(intents - reads, asked - reads, customer_id, text)
             return _said_first(" ".join(a.text for a in answers), rest)
+        beside = self._reads_beside_refund(text) if asked & {"refund", "duplicate"} else {}
+        if beside:
+            # A read of the account asked beside a refund ("billed twice in march, and when is my
+            # next payment?"): said first, the refund's offer after it, so its question is last
+            # and the customer's yes answers it (issue 38, h32). Each read from its own clause.
+            said = []
+            for read, part in sorted(beside.items()):
+                shown = self._pricing(part) if read == "pricing" else self._read_only(read, customer_id, part)
+                if not isinstance(shown, Answer):
+                    return shown  # (a lookup first: the step after it says the read and the offer)
+                said.append(shown.text.removesuffix(f" {PLAN_CHANGE_ASKED}"))
+            step.resolved = False  # the refund is still to come
+            rest = self._money_for(intents - set(beside), asked - set(beside), customer_id, text)
+            return _said_first(" ".join(said), rest)
         return self._money_for(intents, asked, customer_id, text)
+
+    def _reads_beside_refund(self, text: str) -> dict[str, str]:
+        """The reads (an invoice, the next payment, a price) asked in a clause of their own beside a
+        refund, each with its clause: the clause alone names what it reads ("pro" is the price's)."""
+        parts = [*acts.clauses(text), *cues.QUESTIONS_JOINED.split(text)]
+        return {i: p for p in parts if (got := self._intents_of(p)) and got <= _BESIDE for i in got}
 
     def _joined_reads(self, text: str, asked: set[str]) -> set[str]:
         """Two questions joined in one message ("how much does pro cost monthly and when is my
