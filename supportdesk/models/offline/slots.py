@@ -99,9 +99,9 @@ _DAY_MONTH = LazyPattern(
 )
 # Two days sharing one month: "March 1st and 3rd", "march 1 & 3" (the month first), "the 1st and
 # the 3rd of March", "1 and 3 March" (the month last). Between the days: a comma, "&", "and" or
-# "or", and up to two more words ("and again on the 3rd"). A number that counts something ("3
-# more times", "2 days later") is no day.
-_LISTED = r"\s*(?:,|&|\band\b|\bor\b)\s+(?:[a-z]+\s+){0,2}?(?:the\s+)?"
+# "or" ("+" as terse messages say "and": "mid march (15th + 16th)", h32), and up to two more words
+# ("and again on the 3rd"). A number that counts something ("3 more times", "2 days later") is no day.
+_LISTED = r"\s*(?:,|&|\+|\band\b|\bor\b)\s+(?:[a-z]+\s+){0,2}?(?:the\s+)?"
 _COUNTED = r"(?!\s*(?:more|other|times?|days?|weeks?|months?|years?|hours?|minutes?|charges?|payments?|x)\b)"
 _MONTH_DAYS = LazyPattern(
     rf"\b(?P<month>{_MONTH_RE})\.?\s+\(?(?:the\s+)?(?P<first>[0-3]?\d)(?:st|nd|rd|th)?{_LISTED}"
@@ -493,7 +493,7 @@ _BARE_DAY = LazyPattern(
     # the days said with it in one list ("on the 24th and 25th", "the 10th, 11th"): grammar, a
     # coordination, each day an ordinal of its own (issue 38, offers-7: the 25th went unread, and
     # the refund went to the 24th's charge, the original of the pair, not the duplicate)
-    r"(?:\s*(?:,\s*and|,|and|&|or)\s*(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)\b)*"
+    r"(?:\s*(?:,\s*and|,|and|&|\+|or)\s*(?:the\s+)?[0-3]?\d(?:st|nd|rd|th)\b)*"
     r"(?!\s+(?:time|try|attempt))",
     re.I,
 )
@@ -581,7 +581,13 @@ _ORDINAL = r"(?P<ord>first|1st|second|2nd|third|3rd|fourth|4th)"
 _LOW_END = r"cheapest|lowest|smallest|least expensive|most basic|bottom"
 _HIGH_END = r"most expensive|priciest|highest|biggest|largest|top"
 _END = rf"(?:(?P<low>{_LOW_END})|(?P<high>{_HIGH_END}))"
-_PLACE_MIDDLE = LazyPattern(r"\b(?:middle|mid(?:[- ]?(?:priced|price|range|level|tier|size|sized))?|in[- ]?between|intermediate)\b", re.I)
+# ("mid march", "the middle of the month": a time of a month or a week, not a place in a list: a
+# duplicate told as "two payments mid march, one has to go" named no plan; h32.)
+_PLACE_MIDDLE = LazyPattern(
+    r"\b(?:middle|mid(?:[- ]?(?:priced|price|range|level|tier|size|sized))?|in[- ]?between|intermediate)\b"
+    r"(?![- ]?(?:of\s{1,3})?(?:the\s{1,3}|this\s{1,3}|last\s{1,3})?(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}|month|week|year)\b)",
+    re.I,
+)
 _PLACE_FROM_END = LazyPattern(rf"\b{_ORDINAL}[- ](?:{_END}|(?:one|plan|tier|option)?\s*from the (?P<end>top|bottom))\b", re.I)
 # A place is definite ("the second one", "2nd one"): after "a" or "another" the ordinal counts one
 # more of the same ("took a second one on march 11": the charge again, no item of a list).
