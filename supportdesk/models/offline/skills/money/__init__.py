@@ -220,15 +220,15 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
             # A read of the account asked beside a refund ("billed twice in march, and when is my
             # next payment?"): said first, the refund's offer after it, so its question is last
             # and the customer's yes answers it (issue 38, h32). Each read from its own clause.
-            said = []
+            read_out: list[str] = []
             for read, part in sorted(beside.items()):
                 shown = self._pricing(part) if read == "pricing" else self._read_only(read, customer_id, part)
                 if not isinstance(shown, Answer):
                     return shown  # (a lookup first: the step after it says the read and the offer)
-                said.append(shown.text.removesuffix(f" {PLAN_CHANGE_ASKED}"))
+                read_out.append(shown.text.removesuffix(f" {PLAN_CHANGE_ASKED}"))
             step.resolved = False  # the refund is still to come
             rest = self._money_for(intents - set(beside), asked - set(beside), customer_id, text)
-            return _said_first(" ".join(said), rest)
+            return _said_first(" ".join(read_out), rest)
         return self._money_for(intents, asked, customer_id, text)
 
     def _reads_beside_refund(self, text: str) -> dict[str, str]:
