@@ -535,6 +535,15 @@ MUTANTS: tuple[Mutant, ...] = (
         group="ours",
     ),
     Mutant(
+        "yes-beside-another-question",
+        "supportdesk/engine/runner.py",
+        '                    reading = "other"  # which question a bare yes answers is unclear: asked again\n',
+        "                    pass\n",
+        ("tests/test_offer_beside.py::test_a_report_on_the_steps_runs_no_refund_offered_beside_them",),
+        "after a reply that gave another agent's steps and offered a refund, a yes must name the refund: else \"great, all sorted now\" (a report on the steps) runs it",
+        group="ours",
+    ),
+    Mutant(
         "serve-listens-locally",
         "supportdesk/channels/command.py",
         'serve.add_argument("--host", default="127.0.0.1",',

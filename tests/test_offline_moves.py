@@ -77,6 +77,18 @@ async def talk(tmp_path, *messages: str) -> tuple[list[Turn], object]:
     return turns, customer
 
 
+async def talk_raw(tmp_path, *messages: str) -> list[list[Item]]:
+    """Each message's stored items as the desk answered it: no yes said for the test (`talk` says
+    it), so the gate's reading of each message is what is tested."""
+    desk = await open_desk(tmp_path / "desk.db", str(REPO / "agents.toml"))
+    turns = []
+    async with desk:
+        session = await desk.runner.new_session()
+        for text in messages:
+            turns.append([e.item async for e in desk.runner.send(session, text) if isinstance(e, Appended)])
+    return turns
+
+
 async def one_turn(tmp_path, text: str) -> Turn:
     """The one turn a single customer message makes (`talk`)."""
     (turn,), _ = await talk(tmp_path, text)

@@ -968,6 +968,32 @@ class OpenOffer:
     expired: bool
 
 
+# A question put to the customer: "?", or the steps' "let me know whether that works".
+_ASKS_CUSTOMER = LazyPattern(r"\?|\blet me know\b")
+_ACTION_VERB = LazyPattern(rf"\b(?:{_VERB_WORDS})\b")
+
+
+def asked_beside(turn: Sequence[Item], offer: Offer) -> bool:
+    """Whether the turn that made `offer` (its items before the offer) also asked the customer
+    something of another agent's: the steps for a trouble ("let me know whether that works"),
+    then the refund or cancellation asked beside it offered by billing. A yes after such a reply
+    may answer either question ("great, all sorted now" reports on the steps), so it confirms the
+    offer only when it names the offer's action (`names_the_action`) or is assent and nothing
+    else (`assents_only`: "yes", "sure go ahead" answer the offer's question, asked last)."""
+    return any(
+        isinstance(i, Message) and i.role == "agent" and i.agent != offer.agent and _ASKS_CUSTOMER.search(i.text.lower()) is not None
+        for i in turn
+    )
+
+
+def names_the_action(text: str, offered: str) -> bool:
+    """The answer names a verb of the offer's own action ("yes refund it" after "would you like me
+    to refund it?"; "refunded" counts as "refund"): a yes that answers this offer, not another
+    question asked beside it. An offer that names no such verb is named by none."""
+    said = normalise(text)
+    return any(re.search(rf"\b{re.escape(verb)}", said) for verb in {m.group(0) for m in _ACTION_VERB.finditer(normalise(offered))})
+
+
 def open_offer(since: Sequence[Item]) -> OpenOffer | None:
     """The state of the offer `since` starts with (the log from the session's last offer on),
     or None when it is closed (or `since` does not start with an offer)."""

@@ -20,6 +20,9 @@ from supportdesk.config import AgentConfig, DeskConfig
 from supportdesk.engine.confirmation import (
     OpenOffer,
     Reading,
+    asked_beside,
+    assents_only,
+    names_the_action,
     names_another,
     open_offer,
     requested,
@@ -1175,6 +1178,11 @@ class Runner:
                 source, reading = "text", read_answer(answer.text, offer.text)
                 if reading == "yes" and await self._names_another(session_id, answer.text, offer):
                     reading = "change_of_mind"  # "yes, the one on the 1st": not the charge offered
+                if (
+                    reading == "yes" and not names_the_action(answer.text, offer.text) and not assents_only(answer.text)
+                    and asked_beside(await self._offers_turn(session_id, offer), offer)
+                ):
+                    reading = "other"  # which question a bare yes answers is unclear: asked again
             if reading == "yes" and vetoed:
                 reading = "other"  # a message a hook stopped confirms nothing
             runs_as = self._runs_offer(offer, active) if reading == "yes" else None
@@ -1208,6 +1216,17 @@ class Runner:
                 done = HandoffDone(session_id, item.from_agent, item.to_agent, item.reason, item.seq)
                 for notice in await self._hook_notices(session_id, "after_handoff", done, item.from_agent):
                     yield Appended(notice)
+
+    async def _offers_turn(self, session_id: str, offer: Offer) -> list[Item]:
+        """The items of the turn that made `offer`, before it: from the turn's reads when they
+        hold them, else one read of the log's tail before the offer."""
+        reads = self._turn_reads.get(session_id)
+        held = reads.offers_turn() if reads is not None else None
+        if held is not None:
+            return held
+        items = [i for i in await self.store.range(session_id, max(1, offer.seq - 60), offer.seq) if i.seq < offer.seq]
+        starts = [at for at, i in enumerate(items) if isinstance(i, Message) and i.role == "customer"]
+        return items[starts[-1]:] if starts else items
 
     async def _names_another(self, session_id: str, text: str, offer: Offer) -> bool:
         """Whether the yes names another thing than the offered call's (confirmation.names_another),

@@ -248,6 +248,21 @@ class TurnReads:
         customer = sum(1 for i in self._items if isinstance(i, Message) and i.role == "customer")
         return [] if self._whole or customer >= 2 else None
 
+    def offers_turn(self) -> list[Item] | None:
+        """The held items of the turn that made the newest offer, from the customer message it
+        answered up to the offer (`confirmation.asked_beside` reads them); None when only the
+        store can say."""
+        if not self.fresh:
+            return None
+        for at in range(len(self._items) - 1, -1, -1):
+            if isinstance(self._items[at], Offer):
+                for start in range(at - 1, -1, -1):
+                    item = self._items[start]
+                    if isinstance(item, Message) and item.role == "customer":
+                        return self._items[start:at]
+                return self._items[:at] if self._whole else None
+        return None
+
     async def since_request(self, tool: str) -> list[Item] | None:
         """The held items `confirmation.requested` reads for `tool` (a confirm = "request" call
         the gate asks about), when they are enough to say what the whole log would: from the
