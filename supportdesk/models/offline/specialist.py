@@ -223,6 +223,10 @@ _MONEY_ACTION_ASKED = tuple(p for p in _ACTION_ASKED if p is not cues.RESET)
 # look-up that moves no money (understand-held-29). Rules, as the desk's things are named by
 # rules: the learned desk intents reader hears "could you send me my february invoice" as a refund.
 _READ_ASKED = (cues.INVOICE, cues.NEXT_PAYMENT, cues.PRICING, cues.MY_PLAN)
+# A question of how long, how soon or how many about an action's thing ("how long is a password
+# reset link valid for?", "how many days does a refund take?") asks a fact of it, not the action:
+# the action's cue names its thing, and the question's opening says what is asked (held-30).
+_FACT_OF_ACTION = LazyPattern(r"^\W*(?:and |also |so |but )?(?:for )?how (?:long|soon|quickly|fast|many)\b", re.I)
 
 
 def asks_information(text: str) -> bool:
@@ -231,7 +235,8 @@ def asks_information(text: str) -> bool:
     reader hears a question, or a request of what the account's reads give (`_READ_ASKED`), and
     no request of an action is in it (`_ACTION_ASKED`). Such a matter is answered beside a
     trouble's steps (`Specialist._question_waits`); anything else waits its turn."""
-    if any(p.search(text) for p in _ACTION_ASKED):
+    fact_asked = bool(_FACT_OF_ACTION.search(text))
+    if not fact_asked and any(p.search(text) for p in _ACTION_ASKED):
         return False
     # (read beside who the customer is: "CUS-1003" or an email after the question leans the act
     # reader, which knows no address, to a request or a problem)
