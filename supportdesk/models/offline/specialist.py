@@ -275,6 +275,9 @@ def closing_clauses(text: str) -> bool:
 
 
 # Said once, after the first reply to a message that raised another matter waiting its turn.
+# The close of a settled matter; when another matter is taken up next in the same reply the
+# question gives way to it ("You're welcome! Now for the other thing ...", `_hand_over_next`).
+ANYTHING_ELSE = "Is there anything else I can help with?"
 OTHER_MATTER_FOLLOWS = "I haven't forgotten the other thing you mentioned: it comes next, once this is settled."
 
 
@@ -507,7 +510,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             # "that worked, thanks": what they came for is settled.
             self.step.resolved = True
             glad = "You're welcome!" if thanks else "Glad that helped!"
-            return self.step.answer(f"{glad} Is there anything else I can help with?")
+            return self.step.answer(f"{glad} {ANYTHING_ELSE}")
         if scope.listed_outside(text) and not self._has_own_request(text, any_skill=True):
             return self.step.answer(
                 "I'm afraid that's outside what I can help with: I can only help with your account, billing and the app. "
@@ -604,7 +607,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             to_agent=target,
             reason=f"next issue: {nxt.get('topic') or nxt['text'][:80]}",
             handoff_kind="return",
-            text=f"{action.text} Now for the other thing you mentioned ({nxt.get('topic') or 'your other question'}): "
+            text=f"{action.text.rstrip().removesuffix(ANYTHING_ELSE).rstrip()} Now for the other thing you mentioned ({nxt.get('topic') or 'your other question'}): "
             f"I'm passing you to our {title} team.",
             context=context,
         )
