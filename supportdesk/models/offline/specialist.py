@@ -529,7 +529,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         heard = not self.view.last_agent_text().rstrip().endswith("?") and closing_clauses(text)
         if "?" in text or not (worded or heard):
             return False
-        if dialogue.refuses(text) or cues.PROBLEM.search(text) or cues.STEPS_FAILED.search(text) or self._has_own_request(text, any_skill=True):
+        # (a trouble named in the clause that says it is fixed, "that fixed the crashing", is the
+        # one solved, not a new one told)
+        told = any(cues.PROBLEM.search(c) and not _WORKS_NOW.search(c) for c in acts.clauses(text))
+        if dialogue.refuses(text) or told or cues.STEPS_FAILED.search(text) or self._has_own_request(text, any_skill=True):
             return False
         reading = acts.read_act(text) if worded else None
         if reading is not None and reading.act == "thanks" and reading.confidence >= THANKS_FOR_A_FIX_CONFIDENCE:
