@@ -435,11 +435,6 @@ class TechSkill(SkillBase):
             # name nothing an article holds, and left the search unsure of the matter after them
             # (tech-20 config: a folder the mac app won't sync found no article): the router's reading.
             query = without_denied_matter(without_announcement(query))
-            # The desk's own name names no article's matter: every article is the product's, and
-            # the name, a word no customer message is ordinary in, weighed as much as what was
-            # asked ("a referral reward if my friends sign up for acme" found the integrations
-            # article on "sign up" and "acme" alone; held-30, h30).
-            query = cues.without_desk_name(query, v.desk.desk.name).strip() or query
             if not v.called_with("search_kb", {"query": query}):
                 return step.call("search_kb", {"query": query}, issue=issue[:300])
         if not v.has_tool("search_kb"):
