@@ -10,10 +10,16 @@ from supportdesk.commands.evals import evaluate_conversations, read_jsonl
 from tests.conftest import REPO
 from tests.money_turns import passes
 
-FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19", "two19", "money26", "two26", "route20", "two20", "h32")
+FAMILIES = ("article-choice", "act-kind", "said-stays", "refund-refused", "demo-calendar", "hand-back", "route-5", "acts-5", "money-5", "kb-6", "learned-6", "route-6", "acts-6", "money-6", "mind-6", "offers-7", "route-7", "money-7", "tech-7b", "money-7b", "route-7b", "consent-8", "intents-8", "kb-8", "kb-9", "money-9", "kb-10", "unknown-ground-10", "kb-11", "money-10", "consent-10", "money-12", "ground-12", "route-12", "kb-12", "kb-13", "money-13", "money-13q", "ground-13", "route-13", "kb-14", "cal-14", "plan-14", "route-14", "money-15", "money-16", "route-15", "kb-15", "slots-15", "route-16", "kb-16", "money-17", "slots-16", "bill-18", "money18", "acct17", "talk-17", "sec17", "kb17", "plan19", "dates15", "kbfacts15", "reset15", "multi-15", "tech-h18", "money-h18", "controls-h18", "money-20", "tech-20", "acts-20", "money-16b", "route-16b", "kb-16b", "kb-17", "acts-17", "money-17b", "cancel-18", "talk-18", "kb-18", "money-24", "kb-24", "money19", "facts19", "talk19", "two19", "money26", "two26", "route20", "two20", "h32", "h30")
 CONFIG_FAMILIES = ("config-agent", "config-hand-back", "route-5-config", "route-6-config", "route-7-config", "route-7b-config", "security-8", "security-9", "scope-9", "security-12", "security-13", "route-14-config", "config-15", "route-15-config", "route-16-config", "acct17-config", "sec17-config", "kbfacts15-config", "reset15-config", "tech-h18-config", "tech-20-config", "route-16b-config", "config-17", "config-18", "config-24", "config19", "route20-config")  # run on evals/config-agent.toml: an agent only the config knows
 
 KNOWN_MISSES = {
+    # h30 (held-30's three seen misses by kind and two20's polish; before: tune 5/8, held 4/8 with
+    # an expectation's "1,299.99" written "1299.99" fixed before the first run; after: 8/8, 7/8).
+    # A reward asked for bringing friends, in words with no programme's noun ("i get some reward or
+    # money back?"): the router leans to billing on "money back" and billing answers the refund
+    # policy; the ground reader learnt referral and affiliate programmes by their nouns only.
+    "h30 (held): no article: a reward for referring friends, non-native",
     # route20 (who gets the message: tries counted are no repeat contact, an invoice id asked for or
     # about is billing's known or not, a reassuring clause set aside, a phishing's bait no money;
     # before: tune 1/6 + 2/5 config, held 1/6 + 1/5 config; after: 6/6 + 4/5, 5/6 + 3/5). The
@@ -853,10 +859,7 @@ KNOWN_MISSES = {
     # the round (91.3 %), 65/69 on its first run after it (94.2 %; 95.7 % with a disputed charge's
     # reason corrected, as in held-29); no money or account action without a yes. By kind: a
     # referral programme (no article) answered with the integrations article; a price and how long
-    # a reset link lasts (the second said to follow); "pull the plug on my sub" routed to technical.
-    "understand 30 (held): no article: a referral reward for bringing friends",
-    "understand 30 (held): two matters: team's price and how long a reset link lasts",
-    "understand 30 (held): request: pulling the plug on the subscription",
+    # a reset link lasts (the second said to follow); "pull the plug on my sub" routed to technical. (All three pass since h30.)
     # understand-held-27, -28 and -29 (written blind after round 19b, before round 20, by three
     # writers at once): first runs 69/69, 67/69 and 59/69 as written (94.2 % together; 96.6 % with
     # five expectations that were writing errors corrected: a reset link asked for is sent at once,

@@ -123,9 +123,12 @@ _ATTEMPT = LazyPattern(r"\b(?:try|trying|tried|let me|give it a (?:go|try|shot)|
 # How a try went (the steps beside the offer: issue 38, round 20 offers a refund asked beside a
 # trouble in the steps' reply): "ok that worked thanks", "ok, still crashing", "ok it works now"
 # report on the steps, not the offer's yes. A stricter gate, never a looser one: these only turn
-# a yes into not-a-yes. ("that works for me" is a yes: "works" counts only with "now"/"again".)
+# a yes into not-a-yes. ("that works for me" is a yes: "works" counts only with "now"/"again";
+# "that sorted it, syncing fine now" and "that did the trick" report too: h30 found the first
+# running a refund offered beside the steps.)
 _OUTCOME = LazyPattern(
-    r"\b(?:worked|fixed|solved|(?:works|working|syncing|loading|opening) (?:now|again)|crash(?:es|ed|ing)?|freez(?:es|ing)"
+    r"\b(?:worked|fixed|solved|sorted it|did (?:it|the trick)|(?:works|working|syncing|loading|opening) (?:now|again|fine|properly)"
+    r"|crash(?:es|ed|ing)?|freez(?:es|ing)"
     r"|still (?:not|no|nothing|the same|same|broken|stuck|crash\w*|freez\w*|fail\w*|doesn'?t|does not|won'?t|will not|isn'?t|is not|can'?t|can not|cannot))\b"
 )
 # Thanks and nothing else ("ok thanks"): an acknowledgement of what was said, not consent.

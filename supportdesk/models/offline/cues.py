@@ -665,9 +665,18 @@ DUPLICATE = _any(
     rf"\b(?:again|another|a second)\b(?:[^.!?]|\.\d){{0,40}}?\bthe \d{{1,2}}(?:st|nd|rd|th)\b",
     rf"\b{_MONEY_TOLD}\b(?:[^.!?]|\.\d){{0,80}}?\b{_DAYS_RUNNING}\b", rf"\b{_DAYS_RUNNING}\b[^.!?]{{0,60}}\b{_MONEY_TOLD}\b",
 )
+# An idiom of ending said of what is paid for ("pull the plug on my acme sub", "ditch my
+# membership", "we're done with our subscription"): a cancellation however the router leans (the
+# plug pulled on an app or a sync names no plan; triage's `stops_paying`, h30).
+_CANCEL_IDIOM = (
+    r"\b(?:pull(?:s|ed|ing)? the plug on|(?:kill|ditch|dump|axe|scrap)(?:s|ed|ing)?|(?:i'?m|we'?re|i am|we are) (?:done|finished|through) with)"
+    r" (?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|membership|plan|subs?)\b"
+)
+CANCEL_IDIOM = LazyPattern(_CANCEL_IDIOM, re.I)
 CANCEL = _any(
     r"\bcancel(?:l?ing|l?ed|lation)? (?:of )?(?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|plan|account|renewal|membership|service)\b",
-    r"\b(?:end|stop|terminate|close|quit|discontinue|shut down) (?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|membership|account|service|plan)\b",
+    r"\b(?:end|stop|terminate|close|quit|discontinue|shut down) (?:my |the |our |this )?(?:[\w-]+ ){0,2}(?:subscription|membership|account|service|plan|sub)\b",
+    _CANCEL_IDIOM,
     r"\bstop (?:the )?(?:automatic |auto-?)?renew(?:al|ing)\b", r"\b(?:do not|don't|dont) (?:want (?:it )?to )?renew\b", r"\bunsubscribe\b",
     # "cancel" opening the message or a clause of its own, told after its reason ("closing my small
     # business, pls cancel acme": what is cancelled named as the product, no subscription's noun)

@@ -223,6 +223,10 @@ _MONEY_ACTION_ASKED = tuple(p for p in _ACTION_ASKED if p is not cues.RESET)
 # look-up that moves no money (understand-held-29). Rules, as the desk's things are named by
 # rules: the learned desk intents reader hears "could you send me my february invoice" as a refund.
 _READ_ASKED = (cues.INVOICE, cues.NEXT_PAYMENT, cues.PRICING, cues.MY_PLAN)
+# A question of how long, how soon or how many about an action's thing ("how long is a password
+# reset link valid for?", "how many days does a refund take?") asks a fact of it, not the action:
+# the action's cue names its thing, and the question's opening says what is asked (held-30).
+_FACT_OF_ACTION = LazyPattern(r"^\W*(?:and |also |so |but )?(?:for )?how (?:long|soon|quickly|fast|many)\b", re.I)
 
 
 def asks_information(text: str) -> bool:
@@ -231,7 +235,8 @@ def asks_information(text: str) -> bool:
     reader hears a question, or a request of what the account's reads give (`_READ_ASKED`), and
     no request of an action is in it (`_ACTION_ASKED`). Such a matter is answered beside a
     trouble's steps (`Specialist._question_waits`); anything else waits its turn."""
-    if any(p.search(text) for p in _ACTION_ASKED):
+    fact_asked = bool(_FACT_OF_ACTION.search(text))
+    if not fact_asked and any(p.search(text) for p in _ACTION_ASKED):
         return False
     # (read beside who the customer is: "CUS-1003" or an email after the question leans the act
     # reader, which knows no address, to a request or a problem)
@@ -270,6 +275,9 @@ def closing_clauses(text: str) -> bool:
 
 
 # Said once, after the first reply to a message that raised another matter waiting its turn.
+# The close of a settled matter; when another matter is taken up next in the same reply the
+# question gives way to it ("You're welcome! Now for the other thing ...", `_hand_over_next`).
+ANYTHING_ELSE = "Is there anything else I can help with?"
 OTHER_MATTER_FOLLOWS = "I haven't forgotten the other thing you mentioned: it comes next, once this is settled."
 
 
@@ -502,7 +510,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             # "that worked, thanks": what they came for is settled.
             self.step.resolved = True
             glad = "You're welcome!" if thanks else "Glad that helped!"
-            return self.step.answer(f"{glad} Is there anything else I can help with?")
+            return self.step.answer(f"{glad} {ANYTHING_ELSE}")
         if scope.listed_outside(text) and not self._has_own_request(text, any_skill=True):
             return self.step.answer(
                 "I'm afraid that's outside what I can help with: I can only help with your account, billing and the app. "
@@ -521,7 +529,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         heard = not self.view.last_agent_text().rstrip().endswith("?") and closing_clauses(text)
         if "?" in text or not (worded or heard):
             return False
-        if dialogue.refuses(text) or cues.PROBLEM.search(text) or cues.STEPS_FAILED.search(text) or self._has_own_request(text, any_skill=True):
+        # (a trouble named in the clause that says it is fixed, "that fixed the crashing", is the
+        # one solved, not a new one told)
+        told = any(cues.PROBLEM.search(c) and not _WORKS_NOW.search(c) for c in acts.clauses(text))
+        if dialogue.refuses(text) or told or cues.STEPS_FAILED.search(text) or self._has_own_request(text, any_skill=True):
             return False
         reading = acts.read_act(text) if worded else None
         if reading is not None and reading.act == "thanks" and reading.confidence >= THANKS_FOR_A_FIX_CONFIDENCE:
@@ -599,7 +610,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             to_agent=target,
             reason=f"next issue: {nxt.get('topic') or nxt['text'][:80]}",
             handoff_kind="return",
-            text=f"{action.text} Now for the other thing you mentioned ({nxt.get('topic') or 'your other question'}): "
+            text=f"{action.text.rstrip().removesuffix(ANYTHING_ELSE).rstrip()} Now for the other thing you mentioned ({nxt.get('topic') or 'your other question'}): "
             f"I'm passing you to our {title} team.",
             context=context,
         )

@@ -533,7 +533,8 @@ def _stops_paying(text: str) -> bool:
 
 # What the desk bills for, named: a closed class of nouns (the subscription, a plan, a membership,
 # its renewal), as a rule reads it; whether its end is asked for is the learned readers' call.
-_PAID_FOR = LazyPattern(r"\b(?:subscri(?:ption|bed|be)s?|plans?|membership|renewals?)\b", re.IGNORECASE)
+# ("my acme sub": the subscription's short form, a word of its own, h30)
+_PAID_FOR = LazyPattern(r"\b(?:subscri(?:ption|bed|be)s?|subs?|plans?|membership|renewals?)\b", re.IGNORECASE)
 
 
 def _asks_money(text: str) -> bool:
@@ -923,7 +924,9 @@ def decide(view: View, router: Router):
     # So is a request to stop paying in words no cue lists ("i dont want to pay for acme anymore,
     # shut it down pls"): the money skill's learned reading of one (the desk intents reader's
     # cancel, read as no question, money read by the gate), though "shut it down" leans to the app.
-    stops_paying = not trouble and _stops_paying(text)
+    # So is an idiom of ending said of the subscription ("pull the plug on my acme sub pls"), which
+    # the act reader hears as a problem told (cues.CANCEL_IDIOM, h30).
+    stops_paying = not trouble and (_stops_paying(text) or bool(cues.CANCEL_IDIOM.search(text)))
     names_a_plan = not trouble and bool(
         cues.PLAN_NAME.search(text) and (cues.PRICING.search(text) or cues.PLAN_CHANGE.search(text) or cues.plan_step(text))
         or asks.plan_needed(text) or cues.PLAN_END_NAMED.search(text)
