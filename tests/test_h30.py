@@ -81,3 +81,13 @@ def test_a_report_that_the_steps_worked_is_no_yes_to_the_offer_beside_them():
         assert read_answer(said) != "yes", said
     for said in ("yes please", "sure, that works for me", "go ahead"):
         assert read_answer(said) == "yes", said
+
+
+def test_a_link_for_a_password_is_no_reward_whatever_the_ground_reader_hears(monkeypatch):
+    # held-31: the ground reader, taught referral links (ground-lines-30), heard a reward's link
+    # in a non-native request for the reset link; a password named keeps it the reset's.
+    from supportdesk.readers import gates
+
+    monkeypatch.setattr(gates, "ground", lambda text: gates.DISCOUNT)
+    assert cues.unknown_ground("i would like that you send me the link for make new password") is None
+    assert cues.unknown_ground("is there a bonus when i refer a friend?") is not None

@@ -408,7 +408,15 @@ def unknown_ground(text: str, desk_name: str | None = None) -> str | None:
         # asked for; a copy of an invoice or a charge named by its id is that record, which
         # billing's tools read (route20). Ids are a rule's job, like names.
         return None
+    if learned == gates.DISCOUNT and PASSWORD_NAMED.search(text):
+        # "i would like that you are sending me the link for make new password, my mail is …":
+        # the reader, taught referral links and "sending customers" (ground-lines-30), hears a
+        # reward's link; a link for a password is the reset's, which the technical skill sends.
+        return None
     return LEARNED_GROUND[learned] if learned is not None else None
+
+
+PASSWORD_NAMED = _any(r"\bpass ?words?\b", r"\bpwd\b")
 
 
 # Which of the customer's own accounts ("our company account", "my whole account"): no other
