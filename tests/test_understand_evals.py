@@ -844,6 +844,14 @@ KNOWN_MISSES = {
     # pro would suit us better now" as asking for no change; asks.plan_needed defers to it since
     # "thinking about team next quarter, dont switch anything" must get the price, not an offer.
     "plan 19 (held): need: outgrew starter, want pro, 'do it'",
+    # understand-held-33 (written blind after round 20b, on this model): 66/69 on its first run
+    # (95.7 %); no money or account action without a yes. By kind: an authenticator's code refused
+    # at sign-in given the sign-in article, not the two-factor one; a double charge then a crash in
+    # one message: the refund offered, the crash's steps not given in the same reply; "nuke my sub"
+    # (an idiom of ending no rule names) routed to technical.
+    "understand 33 (held): article: the authy code refused at sign-in",
+    "understand 33 (held): two matters: a double starter charge and a crashing app",
+    "understand 33 (held): request: nuke my sub, then ya",
     # understand-held-32 (written blind after round 20, during round 20b): 67/69 before round 20b
     # (97.1 %); no money or account action without a yes. By kind: a duplicate told by its two days
     # with "one has to go" read as a plan change (the plans listed); a double charge and the next
@@ -1310,8 +1318,8 @@ KNOWN_MISSES = {
 }
 # Held-back sets with no tune half: written and committed before the model changed, measured
 # once (evals/README.md), then kept passing like the rest.
-HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "understand-held-26", "understand-held-27", "understand-held-28", "understand-held-29", "understand-held-30", "understand-held-31", "understand-held-32", "money-11-tune", "money-11-held")
-HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config", "understand-held-26-config", "understand-held-27-config", "understand-held-28-config", "understand-held-29-config", "understand-held-30-config", "understand-held-31-config", "understand-held-32-config")  # run on evals/config-agent.toml
+HELD_ONLY = ("understand-held-2", "understand-held-3", "understand-held-4", "understand-held-5", "understand-held-6", "understand-held-7", "understand-held-8", "understand-held-9", "understand-held-10", "understand-held-11", "understand-held-12", "understand-held-13", "understand-held-14", "understand-held-15", "understand-held-16", "understand-held-17", "understand-held-18", "understand-held-19", "understand-held-20", "understand-held-21", "understand-held-22", "understand-held-23", "understand-held-24", "understand-held-25", "understand-held-26", "understand-held-27", "understand-held-28", "understand-held-29", "understand-held-30", "understand-held-31", "understand-held-32", "understand-held-33", "money-11-tune", "money-11-held")
+HELD_ONLY_CONFIG = ("understand-held-3-config", "understand-held-4-config", "understand-held-5-config", "understand-held-6-config", "understand-held-7-config", "understand-held-8-config", "understand-held-9-config", "understand-held-10-config", "understand-held-11-config", "understand-held-12-config", "understand-held-13-config", "understand-held-14-config", "understand-held-15-config", "understand-held-16-config", "understand-held-17-config", "understand-held-18-config", "understand-held-19-config", "understand-held-20-config", "understand-held-21-config", "understand-held-22-config", "understand-held-23-config", "understand-held-24-config", "understand-held-25-config", "understand-held-26-config", "understand-held-27-config", "understand-held-28-config", "understand-held-29-config", "understand-held-30-config", "understand-held-31-config", "understand-held-32-config", "understand-held-33-config")  # run on evals/config-agent.toml
 
 
 def _load(names: tuple[str, ...]) -> list[dict]:
