@@ -547,8 +547,9 @@ _MONTH_WORD = LazyPattern(rf"\b({_MONTH_RE})\b|\b({_FULL_MONTH_RE})['\u2019]?s\b
 def names_a_day_or_month(text: str) -> bool:
     """Whether a text names a charge's day or a month ("the 24th", "in february", "the 7th of this
     month"): asked by the
-    desk intents' guards of every step for the same texts, so found once per text."""
-    return bool(extract_dates(text) or months_named(text) or _MONTH_DAY_FROM_TODAY.search(text))
+    desk intents' guards of every step for the same texts, so found once per text (its dates
+    are `extract`'s, kept for the same text: one extraction serves both)."""
+    return bool(extract(text).dates or months_named(text) or _MONTH_DAY_FROM_TODAY.search(text))
 
 
 @kept_by_text(256)  # (shared by every reader of the same text: read, never changed)

@@ -234,8 +234,10 @@ class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds
     def _reads_beside_refund(self, text: str) -> dict[str, str]:
         """The reads (an invoice, the next payment, a price) asked in a clause of their own beside a
         refund, each with its clause: the clause alone names what it reads ("pro" is the price's)."""
-        parts = [*acts.clauses(text), *cues.QUESTIONS_JOINED.split(text)]
-        return {i: p for p in parts if (got := self._intents_of(p)) and got <= _BESIDE for i in got}
+        # (each piece once, its edges' punctuation dropped: the two splits overlap, and a piece
+        # read twice costs a second extraction of its slots, tests/test_turn_cpu.py)
+        parts = dict.fromkeys(p.strip(" ,.;") for p in (*acts.clauses(text), *cues.QUESTIONS_JOINED.split(text)))
+        return {i: p for p in parts if p and (got := self._intents_of(p)) and got <= _BESIDE for i in got}
 
     def _joined_reads(self, text: str, asked: set[str]) -> set[str]:
         """Two questions joined in one message ("how much does pro cost monthly and when is my
