@@ -265,6 +265,12 @@ def reports_on_steps(text: str) -> bool:
     return "?" not in text and bool(_WORKS_NOW.search(text) or cues.THANKS.search(text) and acts.read_act(text).act != "thanks")
 
 
+def _gave_steps(action) -> bool:
+    """The reply ends with a trouble's steps or an article, asking nothing but how they went (a
+    reply asking a choice of its own keeps its question last, and what waits after it waits)."""
+    return action.text.rstrip().endswith((REPORT_BACK, ANSWERS_QUESTION))
+
+
 def closing_clauses(text: str) -> bool:
     """"got it, thx", "received, ta": each clause is, to the act reader, thanks or leave-taking
     (an acknowledgement reads as a goodbye), and one is thanks. Read clause by clause, since the
@@ -635,7 +641,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             return False
         if cues.CANCEL.search(text):
             return True
-        steps = action.text.rstrip().endswith((REPORT_BACK, ANSWERS_QUESTION))
+        steps = _gave_steps(action)
         # (or charges told, which the money skill reads against the account: "i see two starter
         # charges on the 24th and 25th" is a duplicate the charges show, offered back as one; a
         # question about a charge, "how much did i pay on the 6th?", is information, and one the
@@ -657,7 +663,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         # Only after a trouble's steps or article, which ask nothing but how they went: a reply
         # asking a choice of its own ("would you like to change your plan?", "shall I bring in a
         # person?") keeps its question last, and the next matter waits for the answer.
-        steps = tells_trouble(str(self.view.context.get("issue") or "")) and action.text.rstrip().endswith((REPORT_BACK, ANSWERS_QUESTION))
+        steps = tells_trouble(str(self.view.context.get("issue") or "")) and _gave_steps(action)
         return steps and asks_information(str(nxt.get("text", "")))
 
     def _question_after_answer(self, action) -> bool:
