@@ -4,6 +4,7 @@ The offline model's rules are a few hundred patterns across its modules; compili
 import was a third of the model's start-up, and a session reaches only some of them. A
 `LazyPattern` is written where `re.compile` would be and answers the same calls; its first call
 compiles the pattern, and from then on the calls go straight to the compiled pattern's methods.
+A warm-up (`compile_waiting`) compiles the ones not used yet off the first message's path.
 """
 
 from __future__ import annotations
@@ -11,10 +12,24 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 # The methods a rule is called by; after the first call each is the compiled pattern's own.
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
+
+
+class WaitsToCompile(Protocol):
+    def compile_now(self) -> None: ...
+
+
+# Every rule written since the last warm-up, in the order written (module-level rules, so the
+# list holds no more than the package's few hundred): this module's, and the cues' (`wait`).
+_WAITING: list[WaitsToCompile] = []
+
+
+def wait(rule: WaitsToCompile) -> None:
+    """`rule` compiled by the next warm-up (`compile_waiting`) if nothing used it before."""
+    _WAITING.append(rule)
 
 
 class LazyPattern:
@@ -23,6 +38,7 @@ class LazyPattern:
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self.pattern = pattern  # read by rules built from other rules, as a compiled one's is
         self.flags = flags
+        wait(self)
 
     def compiled(self) -> re.Pattern[str]:
         compiled = re.compile(self.pattern, self.flags)
@@ -31,6 +47,10 @@ class LazyPattern:
         for name in _METHODS:
             setattr(self, name, getattr(compiled, name))
         return compiled
+
+    def compile_now(self) -> None:
+        if "search" not in vars(self):
+            self.compiled()
 
     def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         return self.compiled().search(string, pos, endpos)
@@ -58,3 +78,15 @@ class LazyPattern:
 
     def __repr__(self) -> str:
         return f"LazyPattern({self.pattern!r}, {self.flags!r})"
+
+
+def compile_waiting() -> int:
+    """Compile every rule written so far and not used yet; how many were waiting. The model's
+    warm-up calls it off the first message's path (the TUI's thread once its first page is drawn,
+    `serve` before it listens): compiled on first use, they cost that message ~0.4 s, a frozen
+    screen or a server's loop held. Safe from a thread: a rule compiled twice is compiled alike."""
+    waiting = _WAITING[:]
+    del _WAITING[: len(waiting)]  # (a rule written meanwhile, on another thread, stays for the next)
+    for rule in waiting:
+        rule.compile_now()
+    return len(waiting)

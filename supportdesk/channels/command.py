@@ -133,11 +133,9 @@ async def _serve_on_loop(args: argparse.Namespace) -> int:
         warm = getattr(desk.store, "warm", None)
         if warm is not None:
             await warm()
-        # The model's one-off work too (the offline model trains its entry router), so the
+        # The model's one-off work too (the offline model's router, readers and rules), so the
         # first customer of each worker does not wait for it.
-        warm_model = getattr(desk.runner.provider, "warm_up", None)
-        if warm_model is not None:
-            warm_model()
+        desk.runner.warm()
         # Staff act over the API with this token as the bearer; it is read here once and never
         # printed or logged (the access log writes method, path and status only).
         staff_token = os.environ.get(STAFF_TOKEN_VARIABLE, "").strip() or None

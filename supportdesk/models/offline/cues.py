@@ -12,7 +12,7 @@ import re
 
 from supportdesk.models.offline import literals
 from supportdesk.models.offline.kept import keep, kept_by_text
-from supportdesk.patterns import LazyPattern
+from supportdesk.patterns import LazyPattern, wait
 from supportdesk.text import clauses as split_clauses
 
 _FLAGS = re.IGNORECASE
@@ -39,6 +39,10 @@ class Cue:
         self._found: dict[str, re.Match[str] | None] = {}
         # Strings one of which every match contains (literals.py): a text without any is not searched.
         self._needs: tuple[str, ...] | None = None
+        wait(self)
+
+    def compile_now(self) -> None:
+        self.pattern  # noqa: B018 (compiled on access)
 
     @property
     def pattern(self) -> re.Pattern[str]:
