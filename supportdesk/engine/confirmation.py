@@ -125,7 +125,10 @@ _ATTEMPT = LazyPattern(r"\b(?:try|trying|tried|let me|give it a (?:go|try|shot)|
 # report on the steps, not the offer's yes. A stricter gate, never a looser one: these only turn
 # a yes into not-a-yes. ("that works for me" is a yes: "works" counts only with "now"/"again";
 # "that sorted it, syncing fine now" and "that did the trick" report too: h30 found the first
-# running a refund offered beside the steps.)
+# running a refund offered beside the steps.) Since then `asked_beside` closes that hole as a
+# mechanism, in the runner: measured without this list, every conversation still passed, and only
+# the reader's own unit tests failed ("ok that worked thanks" read as a yes). It is kept for an
+# offer made alone, in a reply of its own, where a report on earlier steps is no yes either.
 _OUTCOME = LazyPattern(
     r"\b(?:worked|fixed|solved|sorted it|did (?:it|the trick)|(?:works|working|syncing|loading|opening) (?:now|again|fine|properly)"
     r"|crash(?:es|ed|ing)?|freez(?:es|ing)"
