@@ -329,10 +329,30 @@ cfg = load_desk({config!r}, tool_names=tools)  # the desk without importing the 
 t = time.perf_counter()
 from supportdesk.models.offline import OfflineModel
 model = OfflineModel(cfg, use_disk_cache={disk})
-model.warm_up()
-model.router_for(cfg, cfg.entry).route("I was charged twice")
+model.router_for(cfg, cfg.entry).route("I was charged twice")  # (the router trained: warm_up does more, FIRST_MESSAGE)
 done = time.perf_counter()
 print((done - t) * 1000, (done - t0) * 1000)
+"""
+# The first customer message in a fresh process, with the desk's warm-up (`Runner.warm`, as the
+# TUI's thread and `serve` run it) or without, beside a later message of the same process.
+FIRST_MESSAGE = r"""
+import asyncio, sys, time
+sys.path.insert(0, {repo!r})
+from supportdesk.wiring import open_desk
+
+async def main():
+    async with await open_desk(":memory:", {config!r}, deferred=True) as desk:
+        if {warm}:
+            desk.runner.warm()
+        took = []
+        for text in ("my app keeps crashing when I open it", "do you give a discount to students?", "the sync is stuck on my laptop"):
+            t = time.perf_counter()
+            async for _ in desk.runner.send(None, text):
+                pass
+            took.append((time.perf_counter() - t) * 1000)
+        print(took[0], took[1], took[2])
+
+asyncio.run(main())
 """
 REGEX_STARTUP = r"""
 import time
@@ -365,6 +385,10 @@ def bench_startup() -> None:
         f"{bar('classifier start-up', cold <= 100.0)} bar <= 100 ms; peer = regex compile")
     row("classifier start-up, ms (disk cache warm)", f"{warm:.1f}", "", "")
     row("  whole process incl. desk config + pydantic", f"{cold_total:.0f} / {warm_total:.0f}", "", "cold / warm cache")
+    warmed = _subprocess_ms(FIRST_MESSAGE.format(repo=str(REPO), config=CONFIG, warm=True), dict(os.environ))
+    cold_first = _subprocess_ms(FIRST_MESSAGE.format(repo=str(REPO), config=CONFIG, warm=False), dict(os.environ))
+    row("first messages of a fresh process, ms (after Runner.warm)", " / ".join(f"{v:.0f}" for v in warmed),
+        " / ".join(f"{v:.0f}" for v in cold_first), "peer = the same without the warm-up (informational)")
 
 
 # --- `--dump-evals` / `--same-answers`: a cost cut changes no answer (issue 34) ---------------------------

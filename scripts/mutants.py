@@ -562,6 +562,15 @@ MUTANTS: tuple[Mutant, ...] = (
         group="ours",
     ),
     Mutant(
+        "yes-beside-steps-before-the-email",
+        "supportdesk/engine/confirmation.py",
+        "            if not gives_only_details(item.text):\n",
+        "            if True:\n",
+        ("tests/test_offer_beside.py::test_a_report_after_the_email_turn_runs_nothing_and_the_refund_is_offered_again",),
+        "steps given, then the email asked and given, then a refund offered: \"great, all sorted now\" reports on the steps; without reaching back over the email it ran the refund",
+        group="ours",
+    ),
+    Mutant(
         "serve-listens-locally",
         "supportdesk/channels/command.py",
         'serve.add_argument("--host", default="127.0.0.1",',

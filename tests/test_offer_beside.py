@@ -5,15 +5,17 @@ Since round 20 a refund or cancellation asked beside a trouble is offered in the
 trouble's steps ("let me know whether that works"). A customer's "great, all sorted now" then
 reports on the steps; read as a yes it ran a refund nobody asked for. The gate now asks again
 unless the yes names the action ("yes refund it") or is assent alone ("yes", "sure go ahead": the
-offer's question is asked last). Each test fails with the guard removed.
+offer's question is asked last). The same holds when the offering agent first asked who the
+customer is: "what's your email?", "dana@example.com", then the offer, leave the steps' question
+unanswered beside it (`offers_exchange`). Each test fails with the guard removed.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from supportdesk.engine.confirmation import asked_beside, names_the_action
-from supportdesk.items import Confirmation, Message, Offer, ToolResult
+from supportdesk.engine.confirmation import asked_beside, gives_only_details, names_the_action, offers_exchange
+from supportdesk.items import Confirmation, Handoff, Message, Offer, ToolResult
 from tests.test_offline_moves import talk_raw
 
 TROUBLE_AND_DUPLICATE = (
@@ -51,3 +53,40 @@ async def test_a_yes_that_names_the_refund_or_says_only_yes_runs_it(tmp_path, ye
     _, then = await talk_raw(tmp_path, TROUBLE_AND_DUPLICATE, yes)
     assert any(isinstance(i, Confirmation) and i.tool == "refund_charge" for i in then)
     assert any(isinstance(i, ToolResult) and i.name == "refund_charge" and not i.is_error for i in then)
+
+
+# The steps and the duplicate told with no email: billing asks for it, and offers in the next turn.
+TROUBLE_AND_DUPLICATE_NO_EMAIL = "my app keeps crashing since the update, and I think I was charged twice for pro this month"
+
+
+def test_a_message_giving_only_who_the_customer_is_answers_no_other_question():
+    for said in ("dana@example.com", "sure, it's dana@example.com", "CUS-1001", "the email on the account is dana@example.com thanks"):
+        assert gives_only_details(said), said
+    for said in ("dana@example.com, and the app still crashes", "ok it works now", "yes", "great, all sorted now"):
+        assert not gives_only_details(said), said
+
+
+def test_the_offers_exchange_reaches_back_over_details_to_the_message_they_followed():
+    told = Message(role="customer", text=TROUBLE_AND_DUPLICATE_NO_EMAIL)
+    steps = Message(role="agent", agent="technical", text="1. Update the app. Let me know whether that works.")
+    ask = Message(role="agent", agent="billing", text="What's the email address on your account?")
+    email = Message(role="customer", text="dana@example.com")
+    # (the question the email answered is left out: answered, it is asked beside nothing)
+    assert offers_exchange([told, steps, ask, email]) == [told, steps, email]
+    still = Message(role="customer", text="it still crashes")
+    assert offers_exchange([told, steps, still, ask, email]) == [still, email]
+    assert offers_exchange([steps, ask]) is None
+
+
+@pytest.mark.parametrize("report", ["great, all sorted now", "ok the app works now after the update, thanks"])
+async def test_a_report_after_the_email_turn_runs_nothing_and_the_refund_is_offered_again(tmp_path, report):
+    first, email, then, yes = await talk_raw(tmp_path, TROUBLE_AND_DUPLICATE_NO_EMAIL, "dana@example.com", report, "yes")
+    assert not any(isinstance(i, Offer) for i in first)  # (billing asked for the email first)
+    assert any(isinstance(i, Offer) and i.tool == "refund_charge" for i in email)
+    assert not any(isinstance(i, Confirmation) for i in then)
+    assert not any(isinstance(i, ToolResult) and i.name == "refund_charge" and not i.is_error for i in then)
+    # The report goes back to the technical agent, whose steps they were; the refund asked for comes
+    # after it, offered again, and the yes to that runs it once.
+    assert [h.to_agent for h in then if isinstance(h, Handoff)][:2] == ["triage", "technical"]
+    assert any(isinstance(i, Offer) and i.tool == "refund_charge" for i in then)
+    assert [i.name for i in yes if isinstance(i, ToolResult) and not i.is_error] == ["refund_charge"]

@@ -980,7 +980,7 @@ _ACTION_VERB = LazyPattern(rf"\b(?:{_VERB_WORDS})\b")
 
 
 def asked_beside(turn: Sequence[Item], offer: Offer) -> bool:
-    """Whether the turn that made `offer` (its items before the offer) also asked the customer
+    """Whether the turn that made `offer` (its items before the offer, `offers_exchange`) also asked the customer
     something of another agent's: the steps for a trouble ("let me know whether that works"),
     then the refund or cancellation asked beside it offered by billing. A yes after such a reply
     may answer either question ("great, all sorted now" reports on the steps), so it confirms the
@@ -990,6 +990,46 @@ def asked_beside(turn: Sequence[Item], offer: Offer) -> bool:
         isinstance(i, Message) and i.role == "agent" and i.agent != offer.agent and _ASKS_CUSTOMER.search(i.text.lower()) is not None
         for i in turn
     )
+
+
+# What a customer gives when an agent asks who they are: an email, an id ("CUS-1001"), a card's
+# last four; and the words said around it ("sure, it's dana@example.com").
+_DETAIL = LazyPattern(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[a-z]{2,4}-\d+\b|\b\d{4}\b")
+_AROUND_DETAILS = frozenset(
+    "it's its it is my the email e-mail mail address account login on under registered i use used here you go "
+    "sure ok okay yes yeah thanks thank ty thx that this one".split()
+)
+
+
+def gives_only_details(text: str) -> bool:
+    """The message only gives an email, an id or a card's last four (and the words around them):
+    an answer to the agent that asked for it, and to no other question asked before it."""
+    said = normalise(text)
+    if _DETAIL.search(said) is None:
+        return False
+    return all(w in _AROUND_DETAILS for w in (w.strip(".,!?:;") for w in _DETAIL.sub(" ", said).split()) if w)
+
+
+def offers_exchange(before: Sequence[Item]) -> list[Item] | None:
+    """The items before an offer (`before`, oldest first, ending where the offer stands) that
+    `asked_beside` reads: from the customer message the offer's turn answered, or further back
+    while that message only gave details the offering agent asked for (`gives_only_details`):
+    steps given for a trouble, then "what's your email?", "dana@example.com", then the refund
+    offered, still leave the steps' "let me know whether that works" unanswered beside the offer.
+    The agent message each such detail answered (the last one before it, "what's your email?")
+    is left out: answered, it is asked beside nothing, whoever makes the offer (billing asks, a
+    senior offers). None when `before` holds no customer message to start from."""
+    start, answered = None, set()
+    for at in range(len(before) - 1, -1, -1):
+        item = before[at]
+        if isinstance(item, Message) and item.role == "customer":
+            start = at
+            if not gives_only_details(item.text):
+                break
+            asked = next((b for b in range(at - 1, -1, -1) if isinstance(before[b], Message) and before[b].role == "agent"), None)
+            if asked is not None:
+                answered.add(asked)
+    return [before[at] for at in range(start, len(before)) if at not in answered] if start is not None else None
 
 
 def names_the_action(text: str, offered: str) -> bool:

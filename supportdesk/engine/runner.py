@@ -24,6 +24,7 @@ from supportdesk.engine.confirmation import (
     assents_only,
     names_the_action,
     names_another,
+    offers_exchange,
     open_offer,
     requested,
     offer_sentence,
@@ -1223,15 +1224,15 @@ class Runner:
                     yield Appended(notice)
 
     async def _offers_turn(self, session_id: str, offer: Offer) -> list[Item]:
-        """The items of the turn that made `offer`, before it: from the turn's reads when they
-        hold them, else one read of the log's tail before the offer."""
+        """The items of the turn that made `offer` before it (`confirmation.offers_exchange`): from
+        the turn's reads when they hold them, else one read of the log's tail before the offer."""
         reads = self._turn_reads.get(session_id)
         held = reads.offers_turn() if reads is not None else None
         if held is not None:
             return held
         items = [i for i in await self.store.range(session_id, max(1, offer.seq - 60), offer.seq) if i.seq < offer.seq]
-        starts = [at for at, i in enumerate(items) if isinstance(i, Message) and i.role == "customer"]
-        return items[starts[-1]:] if starts else items
+        exchange = offers_exchange(items)
+        return exchange if exchange is not None else items
 
     async def _names_another(self, session_id: str, text: str, offer: Offer) -> bool:
         """Whether the yes names another thing than the offered call's (confirmation.names_another),

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from supportdesk.business.core import BusinessCore
-from supportdesk.engine.confirmation import request_scan_start
+from supportdesk.engine.confirmation import gives_only_details, offers_exchange, request_scan_start
 from supportdesk.engine.events import saw_upto
 from supportdesk.engine.services import Services
 from supportdesk.items import ContextSet, Handoff, Item, Message, Offer, Release, Takeover
@@ -256,11 +256,14 @@ class TurnReads:
             return None
         for at in range(len(self._items) - 1, -1, -1):
             if isinstance(self._items[at], Offer):
-                for start in range(at - 1, -1, -1):
-                    item = self._items[start]
-                    if isinstance(item, Message) and item.role == "customer":
-                        return self._items[start:at]
-                return self._items[:at] if self._whole else None
+                exchange = offers_exchange(self._items[:at])
+                if self._whole:
+                    return exchange if exchange is not None else self._items[:at]
+                # (an exchange that opens with the window's first item, a message giving only
+                # details, may go further back than the window: only the store can say)
+                first = exchange[0] if exchange else None
+                complete = first is not None and not (first is self._items[0] and gives_only_details(first.text))
+                return exchange if complete else None
         return None
 
     async def since_request(self, tool: str) -> list[Item] | None:

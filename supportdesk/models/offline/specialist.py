@@ -509,7 +509,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         # A thanks that gives what we asked for ("ok thanks, its <email>") answers the question:
         # what the customer asked for goes on with it, not a "you're welcome" (issue 38).
         gives = self._names_charge_facts(text) or bool(slot_extraction.extract(text).emails)
-        thanks = not gives and (cues.courtesy_only(text) or self._thanks_for_a_fix(text))
+        thanks = not gives and (cues.courtesy_only(text) or self._thanks_for_a_fix(text, reported=reported))
         # "yes" to "Does that answer your question?": what they asked is answered.
         answered = v.last_agent_text().endswith(ANSWERS_QUESTION) and read_answer(text) == "yes"
         if (thanks or answered) and not offer_open:
@@ -524,7 +524,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
             )
         return None
 
-    def _thanks_for_a_fix(self, text: str) -> bool:
+    def _thanks_for_a_fix(self, text: str, reported: bool = False) -> bool:
         """Thanks for what worked, in words of its own ("good, it sync now, thank you",
         "restarting fixed it, thx"): the act reader hears thanks, clearly, and nothing in it is a
         problem, a failed step, a request or a question. What was solved is settled, so a matter
@@ -533,7 +533,10 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         # after a reply of ours that asked nothing: "ok" or "sure" to our question answers it.
         worded = bool(_THANKS_WORD.search(text))
         heard = not self.view.last_agent_text().rstrip().endswith("?") and closing_clauses(text)
-        if "?" in text or not (worded or heard):
+        # Or our own steps' report handed back here (`reported`) says they worked: "ok the app works
+        # now after the update, thanks" (the act reader leans to a request there).
+        works = reported and _WORKS_NOW.search(text) is not None
+        if "?" in text or not (worded or heard or works):
             return False
         # (a trouble named in the clause that says it is fixed, "that fixed the crashing", is the
         # one solved, not a new one told)
@@ -543,7 +546,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         reading = acts.read_act(text) if worded else None
         if reading is not None and reading.act == "thanks" and reading.confidence >= THANKS_FOR_A_FIX_CONFIDENCE:
             return True
-        return heard
+        return heard or works
 
     def _covered(self, ground: str) -> bool:
         """Some tool this agent holds is about `ground` (a desk with a privacy tool handles privacy)."""
@@ -749,14 +752,17 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
 
     def _only_offers_answered_since(self, at: object) -> bool:
         """Every customer message since the reply that gave the steps (`at`: how many there were
-        then), but the latest, answered an offer made (a `Confirmation` or `Decline` names it): a
+        then), but the latest, answered an offer made (a `Confirmation` or `Decline` names it) or
+        only said who the customer is: a
         refund offered beside the steps and taken ("yes refund it") keeps the next report on the
         steps ("the app still crashes though") theirs (issue 38, round 20)."""
         v = self.view
         if not isinstance(at, int) or not 0 < at < len(v.customer_messages):
             return False
         answered = {i.answer_seq for i in v.history if isinstance(i, Confirmation | Decline)}
-        return all(m.seq in answered for m in v.customer_messages[at:-1])
+        # (or only gave who the customer is, asked by the agent the next matter went to: "what's
+        # your email?" answered between the steps and the offer leaves the steps unanswered)
+        return all(m.seq in answered or cues.only_facts(m.text) for m in v.customer_messages[at:-1])
 
     def _said_to_follow(self, action):
         """The first reply to a message that raised another matter, which waits for this one:

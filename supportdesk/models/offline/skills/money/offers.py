@@ -48,6 +48,11 @@ class MoneyOffers(MoneyBase):
         the customer again in this reply (unless this very message asks for it anew, "no,
         refund the other one")."""
         v = self.view
+        if any(h.from_agent == self.me.name for h in v.turn_handoffs):
+            # Passed on after the decline, in this turn, and back for the matter that pass queued
+            # again (the steps' report sent to their agent, `_steps_report_elsewhere`): the
+            # decline was answered then, and the matter is taken up anew, offered again.
+            return None
         taken_up = self._taken_up_again(asked, text)
         if taken_up is not None:
             return taken_up
@@ -214,12 +219,7 @@ class MoneyOffers(MoneyBase):
         # Not a yes (the reader's "no" is any doubt at all): whether it turns the offer down is
         # this model's understanding of the reply, as for any other message.
         if dialogue.refuses(text) and not (offer.intent in asked and not cues.DROP.search(text)):
-            what = {
-                "refund": "nothing has been refunded",
-                "cancel": "your subscription stays as it is",
-                "plan": "your plan stays as it is",
-                "credit": "no credit has been added",
-            }.get(offer.intent or "", "nothing has changed")
+            what = self._STAYS.get(offer.intent or "", "nothing has changed")
             return self.step.answer(f"No problem: {what}. Is there anything else I can help with?")
         wants = offer.intent in asked
         pointed = None
