@@ -571,6 +571,15 @@ MUTANTS: tuple[Mutant, ...] = (
         group="ours",
     ),
     Mutant(
+        "a-thing-told-running-is-no-yes",
+        "supportdesk/engine/confirmation.py",
+        '    r"|(?:it|it\'s|its|it is|everything(?:\'s| is)?|all|the \\w+(?: \\w+)?) (?:(?:is|are) )?(?:works|',
+        '    r"|(?!)(?:it|it\'s|its|it is|everything(?:\'s| is)?|all|the \\w+(?: \\w+)?) (?:(?:is|are) )?(?:works|',
+        ("tests/test_offer_beside.py::test_a_report_on_the_matter_waiting_runs_nothing_and_the_refund_is_put_again",),
+        "\"ok great it works\" after \"would you like me to refund it?\", a crash told beside the refund: read as a yes, it ran the refund",
+        group="ours",
+    ),
+    Mutant(
         "serve-listens-locally",
         "supportdesk/channels/command.py",
         'serve.add_argument("--host", default="127.0.0.1",',

@@ -11,7 +11,7 @@ from supportdesk.models.offline import cues
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.heard import card_told, plan_beside_card
 from supportdesk.models.offline.skills.money.intents import _intents_in
-from supportdesk.models.offline.skills.money.offers import MoneyOffers
+from supportdesk.models.offline.skills.money.declines import MoneyDeclines
 from supportdesk.models.offline.view import ToolEvent
 from supportdesk.readers import acts
 from tests.money_turns import MONEY, conversation_passes
@@ -99,9 +99,9 @@ def _offers(events: list[ToolEvent], refunded: frozenset[str] = frozenset()) -> 
 
 def test_the_held_call_put_again_is_one_the_gate_held_never_one_that_ran():
     held = _event(ok=False)
-    assert MoneyOffers._held_call(_offers([held]), "refund_charge") is held  # type: ignore[arg-type]
+    assert MoneyDeclines._held_call(_offers([held]), "refund_charge") is held  # type: ignore[arg-type]
     # The latest call ran: nothing held to put again (both readers of it, taken up and held again).
-    assert MoneyOffers._held_call(_offers([held, _event(ok=True)]), "refund_charge") is None  # type: ignore[arg-type]
+    assert MoneyDeclines._held_call(_offers([held, _event(ok=True)]), "refund_charge") is None  # type: ignore[arg-type]
     # Its charge refunded since: no second refund put.
-    assert MoneyOffers._held_call(_offers([held], frozenset({"CH-9059"})), "refund_charge") is None  # type: ignore[arg-type]
-    assert MoneyOffers._held_call(_offers([held]), None) is None  # type: ignore[arg-type]
+    assert MoneyDeclines._held_call(_offers([held], frozenset({"CH-9059"})), "refund_charge") is None  # type: ignore[arg-type]
+    assert MoneyDeclines._held_call(_offers([held]), None) is None  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from supportdesk.engine.confirmation import asked_beside, gives_only_details, names_the_action, offers_exchange
+from supportdesk.engine.confirmation import asked_beside, gives_only_details, names_the_action, offers_exchange, read_answer
 from supportdesk.items import Confirmation, Handoff, Message, Offer, ToolResult
 from tests.test_offline_moves import talk_raw
 
@@ -90,3 +90,37 @@ async def test_a_report_after_the_email_turn_runs_nothing_and_the_refund_is_offe
     assert [h.to_agent for h in then if isinstance(h, Handoff)][:2] == ["triage", "technical"]
     assert any(isinstance(i, Offer) and i.tool == "refund_charge" for i in then)
     assert [i.name for i in yes if isinstance(i, ToolResult) and not i.is_error] == ["refund_charge"]
+
+
+# The duplicate first, the crash beside it: billing offers the refund once it has the email, and
+# the crash waits its turn, with no steps given yet.
+DUPLICATE_AND_TROUBLE = "I was charged twice for pro this month, and my app keeps crashing since the update"
+REFUND_ASKED = "I found it. The one on March 3, 2026 is a duplicate. Would you like me to refund it?"
+
+
+def test_a_thing_told_running_is_no_yes_and_assent_in_other_words_still_is():
+    for said in ("ok great it works", "awesome, the app opens now", "cool, it's fine now", "great thanks, all working",
+                 "great, all sorted now", "yes!! it's working"):
+        assert read_answer(said, REFUND_ASKED) != "yes", said
+    for said in ("that works for me", "all good, go ahead", "yes please", "yes that would be great thanks"):
+        assert read_answer(said, REFUND_ASKED) == "yes", said
+
+
+@pytest.mark.parametrize("report", ["awesome, the app opens now", "ok great it works", "cool, it's fine now"])
+async def test_a_report_on_the_matter_waiting_runs_nothing_and_the_refund_is_put_again(tmp_path, report):
+    _, email, then, yes = await talk_raw(tmp_path, DUPLICATE_AND_TROUBLE, "dana@example.com", report, "yes")
+    assert any(isinstance(i, Offer) and i.tool == "refund_charge" for i in email)
+    assert not any(isinstance(i, Confirmation) for i in then)
+    [again] = [i for i in then if isinstance(i, Offer)]
+    assert again.tool == "refund_charge" and again.text.startswith("Glad to hear")
+    assert [i.name for i in yes if isinstance(i, ToolResult) and not i.is_error] == ["refund_charge"]
+    # (working now: the crash that waited is settled by their word, not answered with steps)
+    assert not any(isinstance(i, Handoff) for i in yes)
+
+
+async def test_a_report_that_it_still_fails_puts_the_refund_again_and_the_trouble_comes_after(tmp_path):
+    _, _, then, yes = await talk_raw(tmp_path, DUPLICATE_AND_TROUBLE, "dana@example.com", "still crashing though", "yes")
+    assert not any(isinstance(i, Confirmation) for i in then)
+    assert any(isinstance(i, Offer) and i.tool == "refund_charge" for i in then)
+    assert [i.name for i in yes if isinstance(i, ToolResult) and not i.is_error][:1] == ["refund_charge"]
+    assert [h.to_agent for h in yes if isinstance(h, Handoff)] == ["triage", "technical"]

@@ -14,7 +14,8 @@ Each test guards one protection and fails (never hangs) with it removed:
 
 from __future__ import annotations
 
-from supportdesk.models.offline.specialist import asks_information, reports_on_steps
+from supportdesk.models.offline.cues import reports_on_steps
+from supportdesk.models.offline.specialist import asks_information
 from tests.test_offline_moves import one_turn, talk
 
 def test_a_question_is_information_and_an_action_is_not():

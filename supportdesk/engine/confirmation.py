@@ -128,9 +128,16 @@ _ATTEMPT = LazyPattern(r"\b(?:try|trying|tried|let me|give it a (?:go|try|shot)|
 # running a refund offered beside the steps.) Since then `asked_beside` closes that hole as a
 # mechanism, in the runner: measured without this list, every conversation still passed, and only
 # the reader's own unit tests failed ("ok that worked thanks" read as a yes). It is kept for an
-# offer made alone, in a reply of its own, where a report on earlier steps is no yes either.
+# offer made alone, in a reply of its own, where a report on earlier steps is no yes either; so
+# is a thing told running (a subject, "it", "everything", "all", "the app", and a verb of running;
+# or fine again): "ok great it works", "awesome, the app opens now", "cool, it's fine now" after
+# "would you like me to refund it?" ran the refund while the crash told beside it waited its turn.
+# ("that works for me", "all good, go ahead": no state of a thing, a yes.)
 _OUTCOME = LazyPattern(
     r"\b(?:worked|fixed|solved|sorted it|did (?:it|the trick)|(?:works|working|syncing|loading|opening) (?:now|again|fine|properly)"
+    r"|(?:it|it's|its|it is|everything(?:'s| is)?|all|the \w+(?: \w+)?) (?:(?:is|are) )?(?:works|working|opens|opening|loads|loading|"
+    r"syncs|syncing|runs|running|launches|launching|starts|starting)(?! for (?:me|us))"
+    r"|(?:it's|its|it is|everything(?:'s| is)?|all) (?:fine|ok|okay|good|normal|sorted) (?:now|again)"
     r"|crash(?:es|ed|ing)?|freez(?:es|ing)"
     r"|still (?:not|no|nothing|the same|same|broken|stuck|crash\w*|freez\w*|fail\w*|doesn'?t|does not|won'?t|will not|isn'?t|is not|can'?t|can not|cannot))\b"
 )
@@ -1026,10 +1033,14 @@ def offers_exchange(before: Sequence[Item]) -> list[Item] | None:
             start = at
             if not gives_only_details(item.text):
                 break
-            asked = next((b for b in range(at - 1, -1, -1) if isinstance(before[b], Message) and before[b].role == "agent"), None)
+            asked = next((b for b in range(at - 1, -1, -1) if _said_by_an_agent(before[b])), None)
             if asked is not None:
                 answered.add(asked)
     return [before[at] for at in range(start, len(before)) if at not in answered] if start is not None else None
+
+
+def _said_by_an_agent(item: Item) -> bool:
+    return isinstance(item, Message) and item.role == "agent"
 
 
 def names_the_action(text: str, offered: str) -> bool:

@@ -262,7 +262,7 @@ class TurnReads:
                 # (an exchange that opens with the window's first item, a message giving only
                 # details, may go further back than the window: only the store can say)
                 first = exchange[0] if exchange else None
-                complete = first is not None and not (first is self._items[0] and gives_only_details(first.text))
+                complete = isinstance(first, Message) and not (first is self._items[0] and gives_only_details(first.text))
                 return exchange if complete else None
         return None
 

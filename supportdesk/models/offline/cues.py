@@ -13,6 +13,7 @@ import re
 from supportdesk.models.offline import literals
 from supportdesk.models.offline.kept import keep, kept_by_text
 from supportdesk.patterns import LazyPattern, wait
+from supportdesk.readers import acts
 from supportdesk.text import clauses as split_clauses
 
 _FLAGS = re.IGNORECASE
@@ -1275,3 +1276,19 @@ def without_file_names(text: str) -> str:
     """The text with the words that name a file taken out ("our pricing sheet" -> "our sheet"): a
     money word naming a document is no money matter."""
     return _FILE_NAMED.sub("", text)
+
+
+# A trouble's steps reported to have worked: "ok now it works", "that fixed it", "its syncing
+# again", "sorted, thanks" (bounded: one word between the verb and "now"/"again").
+WORKS_NOW = LazyPattern(
+    r"\b(?:works?|worked|working|fixed|sorted|solved|resolved)\b|\b\w+ing (?:\w+ )?(?:again|now)\b|\b(?:fine|ok|okay) now\b",
+    re.I,
+)
+
+
+def reports_on_steps(text: str) -> bool:
+    """The customer tells how a trouble's steps went: they failed (`STEPS_FAILED`, "nope, still
+    crashes"), or worked ("ok now it works, thanks"), asking nothing."""
+    if STEPS_FAILED.search(text):
+        return True
+    return "?" not in text and bool(WORKS_NOW.search(text) or THANKS.search(text) and acts.read_act(text).act != "thanks")

@@ -249,22 +249,6 @@ def asks_information(text: str) -> bool:
     return asked and act == "question"
 
 
-# A trouble's steps reported to have worked: "ok now it works", "that fixed it", "its syncing
-# again", "sorted, thanks" (bounded: one word between the verb and "now"/"again").
-_WORKS_NOW = LazyPattern(
-    r"\b(?:works?|worked|working|fixed|sorted|solved|resolved)\b|\b\w+ing (?:\w+ )?(?:again|now)\b|\b(?:fine|ok|okay) now\b",
-    re.I,
-)
-
-
-def reports_on_steps(text: str) -> bool:
-    """The customer tells how a trouble's steps went: they failed (`cues.STEPS_FAILED`, "nope, still
-    crashes"), or worked ("ok now it works, thanks"), asking nothing."""
-    if cues.STEPS_FAILED.search(text):
-        return True
-    return "?" not in text and bool(_WORKS_NOW.search(text) or cues.THANKS.search(text) and acts.read_act(text).act != "thanks")
-
-
 def _gave_steps(action) -> bool:
     """The reply ends with a trouble's steps or an article, asking nothing but how they went (a
     reply asking a choice of its own keeps its question last, and what waits after it waits)."""
@@ -440,7 +424,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
                 return self.step.answer(OTHER_LANGUAGE_REPLY)
             return self.step.answer(HUMAN_REQUESTED)
         if text and not v.turn_tools:
-            report = self._steps_report_elsewhere(text)
+            report = self._steps_report_elsewhere(text) or self._offer_put_again_on_report(text)
             if report is not None:
                 return report
             early = self._conversational(text)
@@ -494,7 +478,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         # `_steps_report_elsewhere`; its thanks closes the trouble here.)
         reported = any(h.handoff_kind == "return" for h in v.turn_handoffs) and any(
             t.name == "search_kb" and t.agent == self.me.name for t in v.tools
-        ) and reports_on_steps(text)
+        ) and cues.reports_on_steps(text)
         if any(h.to_agent == self.me.name for h in v.turn_handoffs) and not reported:
             return None
         if unsure and cues.GREETING.search(text):
@@ -535,12 +519,12 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         heard = not self.view.last_agent_text().rstrip().endswith("?") and closing_clauses(text)
         # Or our own steps' report handed back here (`reported`) says they worked: "ok the app works
         # now after the update, thanks" (the act reader leans to a request there).
-        works = reported and _WORKS_NOW.search(text) is not None
+        works = reported and cues.WORKS_NOW.search(text) is not None
         if "?" in text or not (worded or heard or works):
             return False
         # (a trouble named in the clause that says it is fixed, "that fixed the crashing", is the
         # one solved, not a new one told)
-        told = any(cues.PROBLEM.search(c) and not _WORKS_NOW.search(c) for c in acts.clauses(text))
+        told = any(cues.PROBLEM.search(c) and not cues.WORKS_NOW.search(c) for c in acts.clauses(text))
         if dialogue.refuses(text) or told or cues.STEPS_FAILED.search(text) or self._has_own_request(text, any_skill=True):
             return False
         reading = acts.read_act(text) if worded else None
@@ -729,7 +713,7 @@ class Specialist(MoneySkill, AccountSkill, TechSkill, SeniorSkill):
         target = self.return_target()
         if target is None or not self._only_offers_answered_since(out.get("at")) or v.turn_handoffs:
             return None
-        if not reports_on_steps(text) or self._has_own_request(text, any_skill=True):
+        if not cues.reports_on_steps(text) or self._has_own_request(text, any_skill=True):
             return None
         title = v.desk.agents[out["agent"]].title.lower()
         pending: dict[str, Any] = {"pending_topic": text, "pending_agent": out["agent"]}

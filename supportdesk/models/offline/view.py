@@ -305,9 +305,16 @@ class View:
                 case k.Takeover() | k.StateChange() | k.StaffReply() | k.TagChange():
                     pass  # staff acting: the runner runs no agent while a person holds the conversation
                 case k.Offer():
-                    # The request the desk's offer asked about (the customer's message before it).
-                    offered_on = self.customer_messages[-1].text if self.customer_messages else ""
-                    offered_at = last_customer_at
+                    # The request the desk's offer asked about (the customer's message before it),
+                    # unless that message only left the last offer open and this one puts it again
+                    # (the gate read it as neither a yes nor a no: "awesome, the app opens now"
+                    # tells of another matter; "i guess so?" hedges): the request stays the one
+                    # that led to the first asking, not the words it was put again on. (Another
+                    # action offered on those words is a request of theirs: "just cancel instead".)
+                    put_again = declined_at > last_customer_at >= 0 and declined_why in ("other", "question") and i.tool == declined_tool
+                    if not (offered_on and put_again):
+                        offered_on = self.customer_messages[-1].text if self.customer_messages else ""
+                        offered_at = last_customer_at
                 case k.Confirmation():
                     confirmed_request = offered_on  # a yes: the desk ran the call, its result follows
                     confirmed_at = offered_at

@@ -24,7 +24,9 @@ from supportdesk.models.offline.skills.money.heard import LEARNED_DUPLICATE_CONF
 from supportdesk.models.offline.skills.money.intents import NEXT_ONE, ACTION_INTENTS, MoneyIntents
 from supportdesk.models.offline.skills.money import asks
 from supportdesk.models.offline.skills.money.base import INTENT_OF
-from supportdesk.models.offline.skills.money.offers import ANYTHING_ELSE, MoneyOffers
+from supportdesk.models.offline.skills.money.base import ANYTHING_ELSE
+from supportdesk.models.offline.skills.money.declines import MoneyDeclines
+from supportdesk.models.offline.skills.money.offers import MoneyOffers
 from supportdesk.models.offline.skills.money.plans import MoneyPlans, plan_change_answer
 from supportdesk.models.offline.skills.money.reads import WHICH_CHARGE, MoneyReads
 from supportdesk.models.offline.skills.money.refunds import MoneyRefunds
@@ -66,7 +68,7 @@ def _said_first(said: str, action: Any, *, before_lookup: bool = False) -> Any:
 _TOOL_OF = {intent: tool for tool, intent in INTENT_OF.items()}
 
 
-class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyReads, MoneyRefunds, MoneyResults, MoneyCredit):
+class MoneySkill(MoneyIntents, MoneyPlans, MoneyOffers, MoneyDeclines, MoneyReads, MoneyRefunds, MoneyResults, MoneyCredit):
     def _money(self, text: str):
         v, step = self.view, self.step
         # A matter that waited its turn, handed here on a message about the one before it: what

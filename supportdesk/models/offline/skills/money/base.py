@@ -15,6 +15,18 @@ INTENT_OF = {
     "update_payment_method": "payment", "issue_credit": "credit",
 }
 
+ANYTHING_ELSE = "Is there anything else I can help with?"
+# Said to a hedge before the offer is put again (offers.py `_asked_plainly`, declines.py `_held_again`).
+NOT_YET = "I'll only do it if you're sure, and nothing has changed yet."
+TAKE_YOUR_TIME = "Of course, take your time: nothing has changed yet."
+# What stays as it was after a no, by the action declined.
+STAYS = {
+    "refund": "nothing has been refunded",
+    "cancel": "your subscription stays as it is",
+    "plan": "your plan stays as it is",
+    "credit": "no credit has been added",
+}
+
 
 class MoneyBase(SkillBase):
     """The base of each part of the money skill (set up, like every skill, by `Specialist`)."""
@@ -22,6 +34,8 @@ class MoneyBase(SkillBase):
     if TYPE_CHECKING:
         # Defined in the module the comment names.
         def _asked(self, text: str) -> set[str]: ...  # intents
+        def _asked_plainly(self, offer: Any, lead: str = NOT_YET, question: str = ""): ...  # offers
+        def _put_again(self, offer: Any) -> str: ...  # offers
         def _offer_batch(self, each: list[dict[str, Any]], options: list[str], done: str = ""): ...  # offers
         def _batch_rest(self) -> tuple[list[dict[str, Any]], list[str]]: ...  # offers
         def _charges(self, customer_id: str) -> list[dict[str, Any]] | None: ...  # reads

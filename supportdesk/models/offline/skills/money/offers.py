@@ -5,183 +5,23 @@ request."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any
 
-from supportdesk.engine.confirmation import hedged, read_answer, request_clauses
+from supportdesk.engine.confirmation import hedged, read_answer
 from supportdesk.models.offline import cues, dialogue
 from supportdesk.models.offline import slots as slot_extraction
 from supportdesk.models.offline.skills.common import nice_date
 from supportdesk.models.offline.skills.money import asks
-from supportdesk.models.offline.skills.money.base import INTENT_OF, MoneyBase
-from supportdesk.models.offline.skills.account import ABOUT_CANCELLING, ABOUT_CARDS
-from supportdesk.models.offline.skills.money.plans import corrected_request, plan_change_facts
-from supportdesk.models.offline.view import ToolEvent
+from supportdesk.models.offline.skills.money.base import NOT_YET, STAYS, TAKE_YOUR_TIME, MoneyBase
+from supportdesk.models.offline.skills.money.plans import corrected_request
 from supportdesk.text import money
 
-ANYTHING_ELSE = "Is there anything else I can help with?"
-# Said to a hedge before the offer is put again (`_asked_plainly`, `_held_again`).
-NOT_YET = "I'll only do it if you're sure, and nothing has changed yet."
-TAKE_YOUR_TIME = "Of course, take your time: nothing has changed yet."
 
 
-# What the desk says of an offered action asked about before the yes (`_facts_of`; a plan change's
-# and a cancellation's are said from the message and the account). Not a refund's: a question
-# after one offered points at the charges listed with it ("the first one, what was it for?"),
-# answered from them (`_answer_offer`), and one above this agent's limit is put on another's behalf.
-_FACTS_OF = {"payment": ABOUT_CARDS, "cancel": ABOUT_CANCELLING, "plan": ""}
 
 
 class MoneyOffers(MoneyBase):
-    # --- after a no (issue 38) ----------------------------------------------------------------
-    _STAYS = {
-        "refund": "nothing has been refunded",
-        "cancel": "your subscription stays as it is",
-        "plan": "your plan stays as it is",
-        "credit": "no credit has been added",
-    }
-
-    def _after_decline(self, asked: set[str], text: str):
-        """The desk's gate read this message as a "no" to its offer (or as no yes, and it turns
-        the offer down: "i'll keep it"): say nothing changed, and do not put the same action to
-        the customer again in this reply (unless this very message asks for it anew, "no,
-        refund the other one")."""
-        v = self.view
-        if any(h.from_agent == self.me.name for h in v.turn_handoffs):
-            # Passed on after the decline, in this turn, and back for the matter that pass queued
-            # again (the steps' report sent to their agent, `_steps_report_elsewhere`): the
-            # decline was answered then, and the matter is taken up anew, offered again.
-            return None
-        taken_up = self._taken_up_again(asked, text)
-        if taken_up is not None:
-            return taken_up
-        if v.declined_tool is None and not asked and self._after_a_no_reply():
-            # "ok" to our "No problem: nothing has been refunded": an acknowledgement, no request.
-            return self.step.answer("Alright. Is there anything else I can help with?")
-        intent = INTENT_OF.get(v.declined_tool or "")
-        again = self._held_again(intent, asked, text)
-        if again is not None:
-            return again
-        if v.offer_answer == "question" and intent == "plan" and not asked:
-            return self._pricing(text)  # "hmm is starter cheaper?": what the plans cost, nothing changed
-        if v.declined_tool is None or not (v.offer_answer == "no" or (v.offer_answer == "other" and dialogue.refuses(text))):
-            return None
-        if intent is not None and intent in asked and not cues.DROP.search(text):
-            return None
-        if asked - {intent, "duplicate"}:
-            return None  # a request of its own: answered as such
-        what = self._STAYS.get(intent or "", "nothing has changed")
-        return self.step.answer(f"No problem: {what}. {ANYTHING_ELSE}")
-
-    def _taken_up_again(self, asked: set[str], text: str):
-        """A refund (or a cancellation) the customer turned down, asked for again in a later message that names no
-        charge of its own ("actually go ahead and refund it" after "leave it"): "it" is the
-        refund that was offered, so that very call is put to them again, and their yes runs it
-        once (the desk's gate asks for it: a request after a no is not the yes). A message that
-        names a charge, an amount or a day is read as its own request."""
-        v = self.view
-        if v.declined_tool is not None or not v.said_no or v.latest_facts():
-            return None
-        tool = v.said_no[-1][1]
-        intent = dialogue.ACCOUNT_ACTIONS.get(tool)
-        # Its verb said of "it" asks for it too ("go ahead and cancel it": no subscription named).
-        pointed = intent is not None and re.search(rf"\b{intent}\w* (?:it|that)\b", text, re.I) and request_clauses(text)
-        if intent not in ("refund", "cancel") or not (intent in asked or pointed) or asked - {intent, "duplicate"}:
-            return None
-        held = self._held_call(tool)  # (a cancel turned down, then "right, decided. go ahead and cancel it": held-19)
-        return None if held is None else self._call_again(held)
-
-    def _held_again(self, intent: str | None, asked: set[str], text: str):
-        """The desk's gate held an action for a yes and this message neither took nor refused it:
-        a hedge or the customer still deciding ("hmm not sure tbh", "let me think": confirmation
-        `hedged`), or, for a plan change, its price asked ("wait how much is pro a month?"). The
-        gate closed that offer, so nothing ran; the same call, arguments and all, is put again
-        after the answer, and the gate asks for the yes once more: a clear yes then runs exactly
-        it, once; a no turns it down (issue 38, money-15). A message that asks for anything else
-        is read as its own request."""
-        v = self.view
-        # ("wait, how much is pro a month?" opens with a word of waiting: read as a no by the
-        # gate, which runs nothing either way; a price asked with nothing refused is no refusal.)
-        price_asked = intent == "plan" and asks.price_asked(text) and not dialogue.refuses(asks.PAUSE_FIRST.sub("", text))
-        # "let me run it past our accountant first": no refusal, the answer waits on someone's word.
-        waits = asks.waits_for_someone(text)
-        about_it = self._asks_about_the_offer(intent, asked, text) and not price_asked and not waits
-        if v.offer_answer not in ("question", "no") or v.offer_answer == "no" and not (price_asked or about_it or waits):
-            return None
-        if intent is None or asked - {intent, "pricing"} and not (about_it or waits):
-            return None
-        held = self._held_call(v.declined_tool)
-        if held is None:
-            return None
-        args = dict(held.arguments)
-        if waits:
-            said = TAKE_YOUR_TIME
-        elif about_it:
-            # "will i lose my files?", "when does it end?", "what does changing the card cost?":
-            # a question about the very action put to them, nothing refused and nothing else
-            # asked. Answered with what the desk knows of that action, and the offer stands:
-            # the same call is put again, and a later yes in any words runs it once (money-18).
-            facts = self._facts_of(str(intent), args, text)
-            if not isinstance(facts, str):
-                return facts  # the account read first
-            said = f"{facts} Nothing has changed yet."
-        elif hedged(text) and "pricing" not in asked:
-            said = NOT_YET
-        elif price_asked and cues.plan_request(text)[0] in (None, args.get("plan")):
-            read, plans = self._price_list()
-            if read is not None:
-                return read
-            record = self._customer_record(str(args.get("customer_id", ""))) or {}
-            period = str(args.get("billing_period") or record.get("billing_period") or "monthly")
-            said = f"{self._change_priced(plans, str(args.get('plan')), period)}Nothing has changed yet."
-        else:
-            return None
-        return self._call_again(held, said)
-
-    def _held_call(self, tool: str | None) -> ToolEvent | None:
-        """The call of `tool` the gate held for the yes: the latest made, never one that ran nor a
-        refund of a charge refunded since (the one reading an offer put again puts)."""
-        held = self.view.last_call(tool) if tool else None
-        ran = held is None or held.ok or self._refunded(str(held.arguments.get("charge_id", "")))
-        return None if ran else held
-
-    def _call_again(self, held: ToolEvent, said: str | None = None):
-        """The held call put again, arguments and all, with the words `said` (else a refund is put
-        as any refund is, `_refund_call`): the gate asks for the yes once more."""
-        if said is not None:
-            return dataclasses.replace(self.step.call(held.name, dict(held.arguments)), text=said)
-        return self._refund_call(dict(held.arguments)) if held.name == "refund_charge" else self.step.call(held.name, dict(held.arguments))
-
-    def _asks_about_the_offer(self, intent: str | None, asked: set[str], text: str) -> bool:
-        """The gate closed its offer on a question (or a "no" that is only the pause opening one,
-        "wait, will i lose my files if i switch?") that asks about the offered action itself: it
-        asks nothing else of money, names no charge of its own, and refuses nothing."""
-        rest = asks.PAUSE_FIRST.sub("", text)
-        return (
-            intent is not None and intent in _FACTS_OF and self.view.offer_answer in ("question", "no")
-            and asks.is_question(rest) and not dialogue.refuses(rest) and not hedged(text)
-            and not asked - {intent, "duplicate", "next_payment"} and not self.view.latest_facts()
-        )
-
-    def _facts_of(self, intent: str, args: dict[str, Any], text: str):
-        """What the desk knows of an offered action (a str), or the step that reads the account
-        first: a cancellation's end of the period paid for is the account's next billing day."""
-        if intent == "plan":
-            return plan_change_facts(text)
-        if intent != "cancel":
-            return _FACTS_OF[intent]
-        read, record = self._read_account(str(args.get("customer_id", "")))
-        if read is not None:
-            return read
-        return f"{ABOUT_CANCELLING} Your current period is paid until {nice_date(self._next_due(record).isoformat())}."
-
-    def _after_a_no_reply(self) -> bool:
-        """Our last reply said a declined offer changed nothing, and this message adds no fact."""
-        v = self.view
-        said = v.last_agent_text()
-        return said.startswith("No problem: ") and said.endswith(ANYTHING_ELSE) and not v.latest_facts()
-
     def _answer_offer(self, offer: dialogue.Offer, asked: set[str], text: str):
         """The customer's reply to an open offer, or None when it is a new request.
 
@@ -219,7 +59,7 @@ class MoneyOffers(MoneyBase):
         # Not a yes (the reader's "no" is any doubt at all): whether it turns the offer down is
         # this model's understanding of the reply, as for any other message.
         if dialogue.refuses(text) and not (offer.intent in asked and not cues.DROP.search(text)):
-            what = self._STAYS.get(offer.intent or "", "nothing has changed")
+            what = STAYS.get(offer.intent or "", "nothing has changed")
             return self.step.answer(f"No problem: {what}. Is there anything else I can help with?")
         wants = offer.intent in asked
         pointed = None
