@@ -16,6 +16,7 @@ import pytest
 
 from supportdesk.engine.confirmation import asked_beside, gives_only_details, names_the_action, offers_exchange, read_answer
 from supportdesk.items import Confirmation, Handoff, Message, Offer, ToolResult
+from supportdesk.models.offline import triage
 from tests.test_offline_moves import talk_raw
 
 TROUBLE_AND_DUPLICATE = (
@@ -124,3 +125,15 @@ async def test_a_report_that_it_still_fails_puts_the_refund_again_and_the_troubl
     assert any(isinstance(i, Offer) and i.tool == "refund_charge" for i in then)
     assert [i.name for i in yes if isinstance(i, ToolResult) and not i.is_error][:1] == ["refund_charge"]
     assert [h.to_agent for h in yes if isinstance(h, Handoff)] == ["triage", "technical"]
+
+
+async def test_a_cancellation_after_a_stance_word_is_a_matter_of_its_own_and_no_report_runs_it(tmp_path):
+    # ("and honestly i want to cancel": the stance word kept the two matters one, and the
+    # cancellation was never offered; now the crash's steps come first and the cancellation next)
+    told = "the app keeps crashing and honestly I want to cancel my subscription"
+    assert len(triage._pieces(told)) == 2
+    assert len(triage._pieces("the app crashes and really annoys me")) == 1
+    first, email, report = await talk_raw(tmp_path, told, "dana@example.com", "ok great it works")
+    assert [h.to_agent for h in first if isinstance(h, Handoff)] == ["technical", "triage", "billing"]
+    assert any(isinstance(i, Offer) and i.tool == "cancel_subscription" for i in email)
+    assert not any(isinstance(i, Confirmation) for i in report)

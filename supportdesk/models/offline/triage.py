@@ -302,7 +302,9 @@ _AND_OPENS = r"(?:(?:oh|ah|um|so),?\s++)?and"
 _ADDS_A_MATTER = LazyPattern(rf"{_ADDITIVE}|[.!?]\s+{_AND_OPENS}\b|{_ADDED_APART}", re.IGNORECASE)
 _ISSUE_SPLIT = LazyPattern(
     rf"(?:(?<!\s)\s*+[,;.]?\s*+|(?<=\s)(?:[,;.]\s*+)?){_ADDITIVE}[,:]?\s*+"
-    r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:i|i'm|im|i've|my|the|it|we|our)\b)"
+    # (a stance word may stand between "and" and the new subject: "... and honestly i want to cancel")
+    r"|(?:(?<!\s)\s*+|(?<=\s)),\s*+and\s++|(?<!\s)\s++and\s++(?=(?:(?:honestly|frankly|seriously|tbh|to be honest|quite frankly)[,]?\s++)?"
+    r"(?:i|i'm|im|i've|my|the|it|we|our)\b)"
     # "+" written between words for "plus" ("two 29.99 charges + i want a reset link"), never a
     # number's sign ("+44 20 ...": no space after it)
     r"|(?<!\s)\s++\+\s++"
