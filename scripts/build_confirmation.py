@@ -13,8 +13,9 @@ only its train split is read. The user turns are labelled by their dialogue acts
 - anywhere: REQUEST_ALTS alone -> change_of_mind; REQUEST alone -> question; THANK_YOU /
   GOODBYE alone -> other.
 
-The desk's own labelled answers are added: the tune halves evals/confirmation-tune.jsonl and
-evals/confirmation-6-tune.jsonl (each counted WEIGHT times). No held half is ever read.
+The desk's own labelled answers are added: the tune halves evals/confirmation-tune.jsonl,
+evals/confirmation-6-tune.jsonl and evals/confirmation-ack-tune.jsonl (an offer's finding
+acknowledged, not agreed to; each counted WEIGHT times). No held half is ever read.
 
 What is kept: per-label feature counts of a multinomial naive Bayes (a feature seen fewer
 than twice in all is dropped) and the number of answers per label. No sentence is stored.
@@ -37,7 +38,7 @@ from supportdesk.engine.confirmation import ANSWER_DATA, ANSWER_FORMAT, answer_f
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measure_confirmation import ASKING, user_turns  # noqa: E402  (the one reader of SGD's user turns)
 
-TUNE = ("confirmation-tune.jsonl", "confirmation-6-tune.jsonl")
+TUNE = ("confirmation-tune.jsonl", "confirmation-6-tune.jsonl", "confirmation-ack-tune.jsonl")
 WEIGHT = 10
 CAP = 3000  # answers kept per label from SGD (its mix is not the desk's)
 

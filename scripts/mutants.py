@@ -580,6 +580,15 @@ MUTANTS: tuple[Mutant, ...] = (
         group="ours",
     ),
     Mutant(
+        "a-finding-acknowledged-is-no-yes",
+        "supportdesk/engine/confirmation.py",
+        "        if not _doubted(said, offered):\n",
+        "        if True:\n",
+        ("tests/test_confirmation.py::test_the_reader_on_a_finding_acknowledged_not_agreed_to",),
+        "\"perfect, thanks for finding that\" or \"ok good to know\" after \"would you like me to refund it?\": the rules' assent word and short rest read as a yes, and the refund ran",
+        group="ours",
+    ),
+    Mutant(
         "serve-listens-locally",
         "supportdesk/channels/command.py",
         'serve.add_argument("--host", default="127.0.0.1",',

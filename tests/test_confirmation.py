@@ -221,6 +221,37 @@ def test_the_reader_on_terse_go_aheads(part, capsys):
     assert right >= {"17-tune": 27, "17-held": 18}[part]
 
 
+# The blind half's answers still read as a yes although they only confirm a fact the offer
+# named (a date, a code, a seat count): known, and never to grow.
+ACK_HELD_KNOWN_YES = {
+    "yep 5 seats, all taken",
+    "yes SPRING25 is the code I used, I still have the email with it",
+    "yes the 22nd, that's when it always comes out",
+    "right, June 2 is when we removed Mark's seat",
+    "yes that's the charge I saw on my statement",
+}
+
+
+@pytest.mark.parametrize("part", ["ack-tune", "ack-held"])
+def test_the_reader_on_a_finding_acknowledged_not_agreed_to(part, capsys):
+    """evals/confirmation-ack-*.jsonl: answers to an offer that acknowledge what it found
+    ("perfect, thanks for finding that", "ok good to know", "yes that's the charge I saw on my
+    statement") and yeses with words around them. The tune half is the probe that found the rules
+    reading 14 of its 20 acknowledgements as a yes (`_doubted`, `_ONLY_THANKS`); the held half was
+    written blind after it and read once: 68 / 90 (5 acknowledgements read as a yes, each naming
+    a charge, a day, a code or a count, which `_doubted` spares as a pointer at what the offer
+    listed, "go for it, the one from the 25th"; 17 yeses asked again). The reader read it the
+    same before this change: the acknowledgements the probe found are rarer in blind writing."""
+    rows = _offered_rows(part)
+    got = [(r, read_answer(r["text"], r.get("offer", ""))) for r in rows]
+    right = sum((r["label"] == "yes") == (answer == "yes") for r, answer in got)
+    with capsys.disabled():
+        print(f"\nconfirmation reader, {part}: {right}/{len(rows)} right")
+    read_as_yes = {r["text"] for r, answer in got if answer == "yes" and r["label"] != "yes"}
+    assert read_as_yes <= (ACK_HELD_KNOWN_YES if part == "ack-held" else set())
+    assert right >= {"ack-tune": 30, "ack-held": 68}[part]
+
+
 @pytest.mark.parametrize("text", ["go", "go!", "gogo", "ok go", "go now pls", "make it so", "ship it", "that's a go"])
 def test_a_lone_go_ahead_is_a_yes(text):
     # held-22: a plan change offered, then "go": the offer closed as "other" and nothing ran.

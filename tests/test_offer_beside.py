@@ -137,3 +137,17 @@ async def test_a_cancellation_after_a_stance_word_is_a_matter_of_its_own_and_no_
     assert [h.to_agent for h in first if isinstance(h, Handoff)] == ["technical", "triage", "billing"]
     assert any(isinstance(i, Offer) and i.tool == "cancel_subscription" for i in email)
     assert not any(isinstance(i, Confirmation) for i in report)
+
+
+SEED = "Hi, I was charged twice for my subscription this month. My email is dana@example.com."
+
+
+@pytest.mark.parametrize("ack", ["perfect, thanks for finding that", "great, thanks for checking", "ok good to know"])
+async def test_a_finding_acknowledged_runs_nothing_and_the_refund_is_asked_again(tmp_path, ack):
+    first, then, yes = await talk_raw(tmp_path, SEED, ack, "yes please")
+    assert any(isinstance(i, Offer) and i.tool == "refund_charge" for i in first)
+    assert not any(isinstance(i, Confirmation) for i in then)
+    assert not any(isinstance(i, ToolResult) and i.name == "refund_charge" and not i.is_error for i in then)
+    assert any(isinstance(i, Offer) and i.tool == "refund_charge" for i in then) or ack == "ok good to know"
+    if ack != "ok good to know":  # (no thanks in it: the offer is closed, and asked anew on the yes)
+        assert [i.name for i in yes if isinstance(i, ToolResult) and not i.is_error] == ["refund_charge"]

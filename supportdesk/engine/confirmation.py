@@ -142,9 +142,17 @@ _OUTCOME = LazyPattern(
     r"|still (?:not|no|nothing|the same|same|broken|stuck|crash\w*|freez\w*|fail\w*|doesn'?t|does not|won'?t|will not|isn'?t|is not|can'?t|can not|cannot))\b"
 )
 # Thanks and nothing else ("ok thanks"): an acknowledgement of what was said, not consent.
+# (Or thanks for what the desk did, "perfect, thanks for finding that", "great, thanks for
+# checking": for the finding, not the action offered after it.)
 _ONLY_THANKS = LazyPattern(
-    r"^(?:(?:ok|okay|k|alright|all right|great|perfect|cool|got it|noted|nice)[ ,!.]*)?"
-    r"(?:thanks|thank you|thx|ty|cheers|many thanks)(?: (?:so much|a lot|very much))?[ !.]*$"
+    r"^(?:(?:ok|okay|k|alright|all right|great|perfect|cool|got it|noted|nice|awesome|wow|brilliant)[ ,!.]*)*"
+    r"(?:thanks|thank you|thx|ty|cheers|many thanks)(?: (?:so much|a lot|very much))?"
+    r"(?: for (?:finding|checking|looking|spotting|explaining|clarifying|letting me know|the (?:info|information|update|explanation))\b[^,.!?]*)?[ !.]*$"
+)
+# Politeness, read past by the learned reader's doubt (`_doubted`): its thanks alone would tip
+# "that would be great thank you so much" to "other".
+_POLITENESS = LazyPattern(
+    r"\b(?:thanks|thank you|thank u|thx|ty|cheers|many thanks)\b(?: (?:so much|very much|a lot|a million|heaps|loads))?|\bso much\b"
 )
 
 
@@ -237,7 +245,9 @@ def read_answer(text: str, offer: str = "") -> Reading:
         return "other"
     ruled = _by_rules(said)
     if ruled == "yes" or _clear_yes_after_pause(said):
-        return "yes"
+        if not _doubted(said, offered):
+            return "yes"
+        ruled = "other"  # what the offer found acknowledged, not agreed to: it is put again
     if ruled == "question" and _asks_for_the_offer(said, offered):
         return "yes"  # "can you send me the reset link please" after "shall I send the reset link?"
     learned, confidence = answer_reader().read(said)
@@ -462,6 +472,24 @@ def _starts_wait(said: str) -> bool:
 
 # How sure the learned reader must be of a yes the rules did not read (chosen on the tune halves).
 _LEARNED_YES = 0.8
+# How sure it must be of anything else to stand against a wordy yes of the rules (`_doubted`).
+_LEARNED_DOUBT = 0.9
+
+
+def _doubted(said: str, offered: str) -> bool:
+    """A yes of the rules that says words beyond assent and the offer's own (`_beyond_the_offer`),
+    which the learned reader is sure is no yes: "perfect, thanks for finding that", "ok good to
+    know", "yes that's the one I saw on my statement" acknowledge what the offer found, with an
+    assent word and a short rest the rules allow. A veto, so a stricter reading only; a plain
+    "yes please" or "ok do it" says nothing beyond, and stands."""
+    if not _beyond_the_offer(said, offered):
+        return False
+    # (not a yes that names the action, points at a charge or day the offer listed, or asks for
+    # more after its yes: "yes do it, and also my next payment" is read with its rest, `rest_after_yes`)
+    if names_the_action(said, offered) or _OPTION.search(said) or _split_yes(said):
+        return False
+    learned, confidence = answer_reader().read(" ".join(_POLITENESS.sub(" ", said).split()))
+    return learned != "yes" and confidence >= _LEARNED_DOUBT
 # Another option named: a plan, a billing period, a card or charge, a number.
 _OPTION = LazyPattern(
     r"\d|\b(?:starter|pro|team|basic|premium|business|enterprise|annual|annually|yearly|monthly|weekly|card|charge|"

@@ -18,6 +18,7 @@ from supportdesk.models.offline.skills.money.base import ANYTHING_ELSE, INTENT_O
 from supportdesk.models.offline.skills.money.plans import plan_change_facts
 from supportdesk.models.offline.skills.technical import tells_trouble
 from supportdesk.models.offline.view import ToolEvent
+from supportdesk.readers import acts
 
 # Said before an offer put again when the reply told how another matter went (`_offer_put_again_on_report`).
 WORKING_NOW = "Glad to hear that's working now."
@@ -183,7 +184,13 @@ class MoneyDeclines(MoneyBase):
         if v.offer_answer not in ("other", "no" if failed else "other") or v.declined_tool not in dialogue.ACCOUNT_ACTIONS:
             return None
         offer = dialogue.open_offer(v.context, len(v.customer_messages))
-        if offer is None or not cues.reports_on_steps(text) or dialogue.refuses(text):
+        if offer is None or dialogue.refuses(text):
+            return None
+        if _thanks_for_the_finding(text) and not cues.WORKS_NOW.search(text):
+            # "perfect, thanks for finding that": thanks for what the offer found, no yes to it
+            # (the gate's reading); the action they came for is put to them again, not dropped.
+            return self._asked_plainly(offer, lead="You're welcome.", question=self._put_again(offer))
+        if not cues.reports_on_steps(text):
             return None
         if failed:
             return self._asked_plainly(offer, lead=STILL_TROUBLE, question=self._put_again(offer))
@@ -195,3 +202,14 @@ class MoneyDeclines(MoneyBase):
         if len(left) < len(waiting):
             action.context[dialogue.PENDING_ISSUES] = left or None
         return action
+
+
+def _thanks_for_the_finding(text: str) -> bool:
+    """Every clause of the message thanks, the act reader sure of each ("perfect, thanks for finding
+    that", "cool thanks for the info"), none taking leave ("ok thanks, bye", "thanks, that is all")."""
+    said = [acts.read_act(clause) for clause in acts.clauses(text)]
+    return bool(said) and all(r.act == "thanks" and r.confidence >= THANKS_SURE for r in said)
+
+
+# How sure the act reader must be that a clause thanks (`_thanks_for_the_finding`).
+THANKS_SURE = 0.9
