@@ -4,8 +4,8 @@ The offline model's rules compile on first use and its readers are built on firs
 desk's start-up (the TUI's first frame) does not pay for them. Before this warm-up took them
 over, the first customer message paid instead: ~0.7 s of compiling and building on the event
 loop (a frozen screen, or every other customer of a `serve` worker held). The check runs in a
-fresh process, since this one has long compiled everything: after `Runner.warm()`, a few first
-turns of different kinds compile no written rule and build no reader.
+fresh process, since this one has long compiled everything: after `Runner.warm()` and
+`Runner.warm_model()`, a few first turns of different kinds compile no written rule and build no reader.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ COLD = textwrap.dedent(
     async def main():
         async with await open_desk(":memory:", "agents.toml", deferred=True) as desk:
             desk.runner.warm()
+            desk.runner.warm_model()
             LazyPattern.compiled = counted
             Cue.pattern = property(cue_counted)
             builds = {id(f): f.cache_info().misses for f in readers.factories()}

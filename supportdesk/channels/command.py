@@ -136,6 +136,7 @@ async def _serve_on_loop(args: argparse.Namespace) -> int:
         # The model's one-off work too (the offline model's router, readers and rules), so the
         # first customer of each worker does not wait for it.
         desk.runner.warm()
+        desk.runner.warm_model()
         # Staff act over the API with this token as the bearer; it is read here once and never
         # printed or logged (the access log writes method, path and status only).
         staff_token = os.environ.get(STAFF_TOKEN_VARIABLE, "").strip() or None

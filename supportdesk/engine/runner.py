@@ -243,10 +243,13 @@ class Runner:
         return not any(isinstance(part, Later) and not part.built for part in (self._provider, self._tools, self._hooks))
 
     def warm(self) -> None:
-        """Build whatever was deferred (the model, the tools, the hooks), then let the model do
-        its one-off work (`warm_up`, when it has any: the offline model's readers and rules), so
-        the first message does not wait for it: safe to call from a thread."""
+        """Build whatever was deferred (the model, the tools, the hooks): safe to call from a thread."""
         self.provider, self.tools, self.hooks  # noqa: B018 (built on access)
+
+    def warm_model(self) -> None:
+        """Let the model do its one-off work now (`warm_up`, when it has any: the offline model's
+        readers and rules), so the first message does not wait for it on the event loop: `serve`
+        before it listens, the TUI on a thread once its first page is up. Safe from a thread."""
         warm_up = getattr(self.provider, "warm_up", None)
         if warm_up is not None:
             warm_up()

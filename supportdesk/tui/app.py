@@ -127,6 +127,12 @@ def _load_desk_modules() -> None:
     import supportdesk.tui.screens.chat  # noqa: F401
 
 
+# How long after the desk is up the model's own warm-up starts (`_warm_model`): its ~1,000 rules
+# compiled on a thread while the first pages drew slowed them by ~90 ms (bench_tui's cold start,
+# 1.44x -> 1.66x the bare app), and nobody has typed a message by then.
+MODEL_WARM_AFTER = 1.0
+
+
 def _warm(desk: Desk) -> None:
     """What the first page did without, built in a thread once it is drawn: the model, the
     tools, and pydantic's validator for stored items (the page's rows were read without it)."""
@@ -328,6 +334,9 @@ class SupportDeskApp(App[int]):
             # the collector's full passes need not walk it again. Each walked it all (200-470 ms
             # on a busy machine), a frozen frame and a late key echo while a reply streams.
             gc.freeze()
+            if not self._replay_id:
+                # (not under a replay: it runs no model, and its jumps would share the GIL with it)
+                self.set_timer(MODEL_WARM_AFTER, self._warm_model)
         except ConfigError as exc:  # an agent names a tool the desk does not have
             self._fail("\n".join(exc.problems))
         except StoreError as exc:  # the demo business data cannot be set up (a full disk, say)
@@ -336,6 +345,14 @@ class SupportDeskApp(App[int]):
             self._fail(f"cannot open the desk: {type(exc).__name__}: {exc}")
         finally:
             gc.enable()  # `supportdesk` starts with it off until the first page (cli._tui)
+
+    @work(group="warm-model", thread=True, exit_on_error=False)
+    def _warm_model(self) -> None:
+        """The model's one-off work (`Runner.warm_model`: the offline model's readers and rules),
+        which the first customer message otherwise did on the event loop, a screen frozen ~0.7 s.
+        Best effort: a failure here is met again, and told, by the turn that needs the model."""
+        if self.desk is not None:
+            self.desk.runner.warm_model()
 
     def _start_badges(self) -> None:
         """The needs-staff badge on every full screen, its count kept by the store's feed."""
