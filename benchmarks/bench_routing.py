@@ -333,8 +333,8 @@ model.router_for(cfg, cfg.entry).route("I was charged twice")  # (the router tra
 done = time.perf_counter()
 print((done - t) * 1000, (done - t0) * 1000)
 """
-# The first customer message in a fresh process, with the desk's warm-up (`Runner.warm`, as the
-# TUI's thread and `serve` run it) or without, beside a later message of the same process.
+# The first customer messages of a fresh process, with the model's warm-up (`Runner.warm_model`,
+# as `serve` and the TUI's thread run it) or without, beside later messages of the same process.
 FIRST_MESSAGE = r"""
 import asyncio, sys, time
 sys.path.insert(0, {repo!r})
@@ -344,6 +344,7 @@ async def main():
     async with await open_desk(":memory:", {config!r}, deferred=True) as desk:
         if {warm}:
             desk.runner.warm()
+            desk.runner.warm_model()
         took = []
         for text in ("my app keeps crashing when I open it", "do you give a discount to students?", "the sync is stuck on my laptop"):
             t = time.perf_counter()
@@ -387,7 +388,7 @@ def bench_startup() -> None:
     row("  whole process incl. desk config + pydantic", f"{cold_total:.0f} / {warm_total:.0f}", "", "cold / warm cache")
     warmed = _subprocess_ms(FIRST_MESSAGE.format(repo=str(REPO), config=CONFIG, warm=True), dict(os.environ))
     cold_first = _subprocess_ms(FIRST_MESSAGE.format(repo=str(REPO), config=CONFIG, warm=False), dict(os.environ))
-    row("first messages of a fresh process, ms (after Runner.warm)", " / ".join(f"{v:.0f}" for v in warmed),
+    row("first 3 messages of a fresh process, ms (warmed)", " / ".join(f"{v:.0f}" for v in warmed),
         " / ".join(f"{v:.0f}" for v in cold_first), "peer = the same without the warm-up (informational)")
 
 
