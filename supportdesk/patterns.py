@@ -82,8 +82,8 @@ class LazyPattern:
 
 def compile_waiting() -> int:
     """Compile every rule written so far and not used yet; how many were waiting. The model's
-    warm-up calls it off the first message's path (the TUI's thread once its first page is drawn,
-    `serve` before it listens): compiled on first use, they cost that message ~0.4 s, a frozen
+    warm-up calls it off the first message's path (`Runner.warm_model`: `serve` before it listens,
+    the TUI on a thread a second after its desk is up): compiled on first use, they cost that message ~0.4 s, a frozen
     screen or a server's loop held. Safe from a thread: a rule compiled twice is compiled alike."""
     waiting = _WAITING[:]
     del _WAITING[: len(waiting)]  # (a rule written meanwhile, on another thread, stays for the next)

@@ -490,6 +490,8 @@ def _doubted(said: str, offered: str) -> bool:
         return False
     learned, confidence = answer_reader().read(" ".join(_POLITENESS.sub(" ", said).split()))
     return learned != "yes" and confidence >= _LEARNED_DOUBT
+
+
 # Another option named: a plan, a billing period, a card or charge, a number.
 _OPTION = LazyPattern(
     r"\d|\b(?:starter|pro|team|basic|premium|business|enterprise|annual|annually|yearly|monthly|weekly|card|charge|"
